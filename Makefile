@@ -1,0 +1,40 @@
+# Two commands set everything up on a fresh machine:
+#   make demo   -- virtual environment, install, run every method on the embedded dataset
+#   make test   -- install the dev extras, run the test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
+
+.PHONY: demo test lint bench clean venv dev
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+$(VENV)/.core-installed: $(BIN)/python pyproject.toml
+	$(PIP) install -e '.[cli]'
+	touch $@
+
+$(VENV)/.dev-installed: $(BIN)/python pyproject.toml
+	$(PIP) install -e '.[dev,cli]'
+	touch $@
+
+venv: $(VENV)/.core-installed
+
+dev: $(VENV)/.dev-installed
+
+demo: venv
+	$(BIN)/skdp-synth demo
+
+test: dev
+	$(BIN)/python -m pytest
+
+lint: dev
+	$(BIN)/ruff check skdp_synth tests benchmarks examples
+
+bench: dev
+	$(BIN)/python -m benchmarks.run
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,1 @@
+"""Benchmarks: speed and quality, reported as ratios to baselines run alongside."""

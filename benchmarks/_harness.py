@@ -1,0 +1,49 @@
+"""Small helpers shared by the benchmarks: timing, peak memory, tables.
+
+Speed is always reported as a ratio to a baseline measured in the same run
+(for example one pass over the data, ``X.T @ X``), so the figures transfer
+between machines better than raw seconds.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+import tracemalloc
+
+
+def best_time(fn, repeat=3):
+    """Best wall-clock time (s) of ``repeat`` calls of ``fn()``, and its last result."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def peak_memory(fn):
+    """Peak bytes allocated by Python and NumPy while running ``fn()`` (tracemalloc)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        result = fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak, result
+
+
+def markdown_table(rows, columns):
+    """Render ``rows`` (list of dicts) as a GitHub markdown table."""
+
+    def fmt(v):
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return str(v)
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows:
+        lines.append("| " + " | ".join(fmt(row.get(c, "")) for c in columns) + " |")
+    return "\n".join(lines)

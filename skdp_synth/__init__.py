@@ -1,0 +1,33 @@
+"""skdp_synth: provably private synthetic data as scikit-learn estimators.
+
+Estimators (each ``fit / sample / transform / score``):
+
+* ``CovarianceLossMicroaggregator`` -- (n/k)-anonymous microaggregation with
+  a covariance-loss certificate (paper 000 §3-4, paper 003 §2).
+* ``DampedPrivateSynthesizer`` -- epsilon-DP synthetic data (000 §5).
+* ``PrivateSampler`` -- noiseless epsilon-DP sampling on the Boolean cube (001).
+* ``ProjectedGaussianRelease`` -- (epsilon, delta)-DP marginal release with
+  correlated Gaussian noise and exact invariants (002, 004).
+
+Shared pieces: :mod:`skdp_synth.preprocessing` (encoders),
+:mod:`skdp_synth.metrics` (marginal errors, scorers),
+:mod:`skdp_synth.mechanisms` (noise), :mod:`skdp_synth.privacy` (guarantees
+and budgets), :mod:`skdp_synth.geometry` (coverings and partitions).
+"""
+
+from .datasets import load_binary_digits
+from .pipeline import SynthesisPipeline, make_synthesis_pipeline
+from .privacy import BudgetAccountant, PrivacyGuarantee
+from .resampling import SyntheticResampler
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "BudgetAccountant",
+    "PrivacyGuarantee",
+    "SynthesisPipeline",
+    "SyntheticResampler",
+    "__version__",
+    "load_binary_digits",
+    "make_synthesis_pipeline",
+]

@@ -1,0 +1,89 @@
+"""The synthesis methods the CLI and ``make demo`` know about.
+
+One entry per estimator. Estimators are imported lazily, so the CLI starts
+fast and a method whose optional pieces are missing does not break the rest.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+__all__ = ["METHODS", "Method", "get_method"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """How to build one synthesizer from command-line options.
+
+    Attributes
+    ----------
+    name : str
+        Name used by ``--method``.
+    target : str
+        ``"module:Class"`` of the estimator.
+    summary : str
+        One line for ``skdp-synth list`` and the demo table.
+    guarantee : str
+        ``"epsilon-DP"``, ``"(epsilon, delta)-DP"`` or ``"anonymity"``.
+    demo_params : dict
+        Parameters used by ``skdp-synth demo`` (on the 1797 x 64 digits).
+    """
+
+    name: str
+    target: str
+    summary: str
+    guarantee: str
+    demo_params: dict = field(default_factory=dict)
+
+    @property
+    def private(self):
+        return self.guarantee != "anonymity"
+
+    @property
+    def estimator_class(self):
+        module, cls = self.target.split(":")
+        return getattr(importlib.import_module(module), cls)
+
+    def build(self, *, epsilon=None, delta=None, random_state=None, **params):
+        """Instantiate the estimator; privacy options only where they apply."""
+        cls = self.estimator_class
+        valid = cls().get_params()
+        if epsilon is not None:
+            if "epsilon" not in valid:
+                raise ValueError(
+                    f"method {self.name!r} takes no epsilon ({self.guarantee})"
+                )
+            params["epsilon"] = epsilon
+        if delta is not None:
+            if "delta" not in valid:
+                raise ValueError(f"method {self.name!r} takes no delta")
+            params["delta"] = delta
+        if "random_state" in valid:
+            params["random_state"] = random_state
+        unknown = sorted(set(params) - set(valid))
+        if unknown:
+            raise ValueError(
+                f"method {self.name!r} has no parameters {unknown}; "
+                f"valid: {sorted(valid)}"
+            )
+        return cls(**params)
+
+
+# Each estimator issue adds its entry here.
+METHODS: dict[str, Method] = {}
+
+
+def register(method):
+    """Add a method (used below and by tests)."""
+    METHODS[method.name] = method
+    return method
+
+
+def get_method(name):
+    try:
+        return METHODS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown method {name!r}; available: {sorted(METHODS)}"
+        ) from None

@@ -1,0 +1,301 @@
+"""The contract shared by every synthesizer: fit / sample / transform / score.
+
+Estimators inherit from :class:`SynthesizerMixin` (anonymity-based) or
+:class:`PrivateSynthesizerMixin` (differentially private), *left* of
+``BaseEstimator``, and implement three private hooks::
+
+    _fit(U, source)              # U: validated data mapped to the cube [0, 1]^p
+    _sample_cube(n, source)      # n synthetic rows in the cube [0, 1]^p
+    _synthetic_distribution()    # optional: (points in the cube, weights)
+
+The public methods validate and the hooks compute (the template-method
+pattern of imbalanced-learn). What the mixin guarantees:
+
+* a failed ``fit`` (bad input, refused budget, solver failure) leaves the
+  estimator exactly as it was and spends no budget;
+* every random draw comes from one :class:`~skdp_synth.mechanisms.NoiseSource`
+  per call, derived from ``random_state`` (secure when it is ``None``);
+* pandas in, pandas out: ``sample`` and ``transform`` return a DataFrame with
+  the training columns, and each column keeps its training dtype whenever the
+  values allow it without rounding (0/1 output of a Boolean column does; a
+  fractional group mean does not and stays float64).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import OneToOneFeatureMixin, TransformerMixin, _fit_context
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .mechanisms import NoiseSource
+from .privacy import PrivacyGuarantee
+from .validation import (
+    check_bounds,
+    check_in_domain,
+    check_n_samples,
+    check_non_numeric_columns,
+    from_cube,
+    infer_bounds,
+    to_cube,
+)
+
+__all__ = ["PrivateSynthesizerMixin", "SynthesizerMixin"]
+
+# Streams of an integer random_state: fit's draws and sample's draws must be
+# independent even though both derive from the same seed.
+FIT_STREAM = 0
+SAMPLE_STREAM = 1
+
+
+class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
+    """Mixin for estimators that learn a distribution and emit synthetic rows.
+
+    Subclasses declare ``domain`` (``"boolean"`` or ``"box"``) and ``bounds``
+    parameters, or set the class attribute ``_fixed_domain = "boolean"``.
+    """
+
+    _fixed_domain = None
+    #: whether inferring bounds from the data is a privacy leak for this estimator
+    _private = False
+
+    # ------------------------------------------------------------------ fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the synthetic distribution from ``X``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training data in the declared domain.
+        y : None
+            Ignored; present for pipeline compatibility. To synthesize a target
+            jointly with ``X``, use :class:`skdp_synth.SyntheticResampler`.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator. If ``fit`` raises, the estimator is left as
+            it was before the call.
+        """
+        saved_state = dict(self.__dict__)
+        try:
+            U = self._validate_fit_data(X)
+            self._before_fit(U)
+            self._fit(U, NoiseSource(self.random_state, stream=FIT_STREAM))
+            self._after_fit(U)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved_state)
+            raise
+        return self
+
+    def _before_fit(self, U):
+        """Hook run after validation and before ``_fit`` (budget checks)."""
+
+    def _after_fit(self, U):
+        """Hook run after a successful ``_fit`` (budget charging)."""
+
+    def _fit(self, U, source):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ----------------------------------------------------------- validation
+    def _domain(self):
+        return self._fixed_domain or self.domain
+
+    def _validate_fit_data(self, X):
+        """Validate ``X``, fix the domain's bounds and map ``X`` to ``[0, 1]^p``."""
+        check_non_numeric_columns(X)
+        output_spec = _output_spec(X)
+        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=2)
+        n_features = X.shape[1]
+        if self._domain() == "boolean":
+            lo, hi = np.zeros(n_features), np.ones(n_features)
+        elif getattr(self, "bounds", None) is None:
+            lo, hi = infer_bounds(X, warn=self._private)
+        else:
+            lo, hi = check_bounds(self.bounds, n_features)
+        check_in_domain(X, self._domain(), lo, hi)
+        self.bounds_ = (lo, hi)
+        self.n_samples_fit_ = X.shape[0]
+        self._output_spec = output_spec
+        return to_cube(X, lo, hi)
+
+    def _to_cube(self, X):
+        """Map new data with the fitted bounds, for ``score`` and ``transform``.
+
+        Boolean data must still be 0/1. Box data outside the fitted bounds is
+        mapped affinely outside ``[0, 1]`` (not clipped): it is never released,
+        only compared with, so the privacy argument does not need it inside.
+        """
+        check_is_fitted(self)
+        check_non_numeric_columns(X)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        lo, hi = self.bounds_
+        if self._domain() == "boolean":
+            check_in_domain(X, "boolean")
+        return (X - lo) / (hi - lo)
+
+    # --------------------------------------------------------------- sample
+    def sample(self, n_samples=None, random_state=None):
+        """Draw synthetic rows.
+
+        Parameters
+        ----------
+        n_samples : int, default=None
+            Number of rows; ``None`` uses the estimator's output size
+            (its ``m`` parameter when it has one).
+        random_state : None, int, RandomState or Generator, default=None
+            Overrides the estimator's ``random_state`` for this call. With an
+            integer (here or on the estimator), repeated calls return the same
+            rows.
+
+        Returns
+        -------
+        X_synthetic : ndarray or DataFrame of shape (n_samples, n_features)
+            In the units, columns and (where lossless) dtypes of the training
+            data. Synthetic rows are not aligned with any training row.
+        """
+        check_is_fitted(self)
+        n = self._check_sample_size(n_samples)
+        if random_state is None:
+            random_state = self.random_state
+        U = self._sample_cube(n, NoiseSource(random_state, stream=SAMPLE_STREAM))
+        return self._wrap_output(from_cube(U, *self.bounds_))
+
+    def _check_sample_size(self, n_samples):
+        if n_samples is None:
+            n_samples = self._default_n_samples()
+        return check_n_samples(n_samples)
+
+    def _default_n_samples(self):
+        m = getattr(self, "m", None)
+        return m if m is not None else self.n_samples_fit_
+
+    def _sample_cube(self, n_samples, source):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _synthetic_distribution(self):
+        """``(points, weights)`` in the cube whose expectation ``sample`` draws from.
+
+        Return ``None`` when the estimator has no such finite distribution; the
+        scorers then draw a sample instead.
+        """
+        return None
+
+    # ---------------------------------------------------- transform / score
+    def transform(self, X):
+        """A synthetic dataset with as many rows as ``X``.
+
+        For differentially private synthesizers the output is **not** aligned
+        with the rows of ``X``: it is ``sample(len(X))``. ``X`` is only
+        validated (feature names and count).
+        """
+        check_is_fitted(self)
+        check_non_numeric_columns(X)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.sample(X.shape[0])
+
+    def score(self, X, y=None):
+        """Minus the average 2-way marginal error between ``X`` and the synthetic data.
+
+        Greater is better, so ``GridSearchCV`` can tune the estimator without a
+        custom scorer. The error is that of paper 000, eq. (1.2), with ``d = 2``
+        on the cube scale; see :func:`skdp_synth.metrics.make_marginal_scorer`.
+        """
+        from .metrics import make_marginal_scorer
+
+        return make_marginal_scorer(d=2)(self, X, y)
+
+    # --------------------------------------------------------------- output
+    def _wrap_output(self, X):
+        return _apply_output_spec(X, self._output_spec)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+
+class PrivateSynthesizerMixin(SynthesizerMixin):
+    """A :class:`SynthesizerMixin` that records and charges its privacy cost.
+
+    Subclasses implement :meth:`_privacy_guarantee`, which states the
+    guarantee of a fit on ``n`` rows *before* the data is used (``n`` is public
+    under replace-one neighbours). ``fit`` checks it against the optional
+    ``accountant`` first and charges it only after success, and then sets
+
+    ``epsilon_``, ``delta_``, ``neighbouring_``
+        What was spent and for which neighbouring relation.
+    ``privacy_guarantee_``
+        The same as a :class:`~skdp_synth.privacy.PrivacyGuarantee`.
+    """
+
+    _private = True
+
+    def _privacy_guarantee(self, n_samples):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _before_fit(self, U):
+        guarantee = self._privacy_guarantee(U.shape[0])
+        if not isinstance(guarantee, PrivacyGuarantee):  # pragma: no cover
+            raise TypeError("_privacy_guarantee must return a PrivacyGuarantee")
+        accountant = getattr(self, "accountant", None)
+        if accountant is not None:
+            accountant.check(guarantee.epsilon, guarantee.delta, guarantee.neighbouring)
+        self._pending_guarantee = guarantee
+
+    def _after_fit(self, U):
+        guarantee = self.__dict__.pop("_pending_guarantee")
+        accountant = getattr(self, "accountant", None)
+        if accountant is not None:
+            accountant.spend(
+                guarantee.epsilon,
+                guarantee.delta,
+                guarantee.neighbouring,
+                mechanism=type(self).__name__,
+            )
+        self.privacy_guarantee_ = guarantee
+        self.epsilon_ = guarantee.epsilon
+        self.delta_ = guarantee.delta
+        self.neighbouring_ = guarantee.neighbouring
+
+
+# ---------------------------------------------------------------- helpers
+def _output_spec(X):
+    """Remember how the training data looked, to give the output the same look."""
+    if hasattr(X, "columns") and hasattr(X, "dtypes"):
+        return {"frame": True, "columns": list(X.columns), "dtypes": list(X.dtypes)}
+    dtype = getattr(X, "dtype", None)
+    return {"frame": False, "dtype": dtype if isinstance(dtype, np.dtype) else None}
+
+
+def _lossless(values, dtype):
+    """Whether ``values`` survive a cast to ``dtype`` unchanged."""
+    try:
+        cast = np.asarray(values).astype(dtype)
+    except (TypeError, ValueError):
+        return False
+    return bool(np.array_equal(cast.astype(np.float64), values))
+
+
+def _apply_output_spec(X, spec):
+    X = np.asarray(X, dtype=np.float64)
+    if not spec["frame"]:
+        dtype = spec["dtype"]
+        if dtype is not None and dtype.kind in "biu" and _lossless(X, dtype):
+            return X.astype(dtype)
+        return X
+    import pandas as pd
+
+    columns = {}
+    for j, (name, dtype) in enumerate(zip(spec["columns"], spec["dtypes"])):
+        col = X[:, j]
+        target = getattr(dtype, "numpy_dtype", dtype)
+        if isinstance(target, np.dtype) and target.kind == "f":
+            columns[name] = pd.Series(col, dtype=dtype)
+        elif _lossless(col, target):
+            columns[name] = pd.Series(col, dtype=dtype)
+        else:
+            columns[name] = pd.Series(col, dtype=np.float64)
+    return pd.DataFrame(columns, columns=spec["columns"])

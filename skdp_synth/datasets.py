@@ -1,0 +1,49 @@
+"""The embedded default dataset: scikit-learn's bundled digits, binarized.
+
+It ships with scikit-learn (no download), is real data, and is Boolean after
+a fixed, public threshold: 1797 images of 8x8 pixels with intensities 0..16,
+a pixel is 1 when its intensity is at least 8.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["load_binary_digits"]
+
+THRESHOLD = 8
+
+
+def load_binary_digits(*, return_y=False, as_frame=False):
+    """The 1797 x 64 Boolean matrix of binarized handwritten digits.
+
+    Parameters
+    ----------
+    return_y : bool, default=False
+        Also return the digit labels (0-9).
+    as_frame : bool, default=False
+        Return a DataFrame with columns ``pixel_0_0 ... pixel_7_7`` (uint8).
+
+    Returns
+    -------
+    X : ndarray of shape (1797, 64) with values in {0, 1}, or DataFrame
+    y : ndarray of shape (1797,), only if ``return_y``
+
+    Examples
+    --------
+    >>> X = load_binary_digits()
+    >>> X.shape, sorted(set(X.ravel().tolist()))
+    ((1797, 64), [0, 1])
+    """
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    X = (digits.data >= THRESHOLD).astype(np.uint8)
+    if as_frame:
+        import pandas as pd
+
+        names = [f"pixel_{i}_{j}" for i in range(8) for j in range(8)]
+        X = pd.DataFrame(X, columns=names)
+    if return_y:
+        return X, digits.target.copy()
+    return X

@@ -1,0 +1,41 @@
+"""Warnings and errors raised by skdp_synth.
+
+One module so that users can filter or catch everything we raise in one place.
+"""
+
+__all__ = [
+    "BudgetError",
+    "InfeasibleProblemError",
+    "PrivacyLeakWarning",
+    "PrivacyBudgetWarning",
+]
+
+
+class PrivacyLeakWarning(UserWarning):
+    """Something that should be public knowledge was inferred from the data.
+
+    Domains, categories, bin edges and bounds decide how a record is encoded;
+    if they are read off the private data, the release can reveal them (a
+    category seen only once, the exact maximum of a column) no matter how much
+    noise is added later. Pass them as parameters to silence this warning.
+    """
+
+
+class PrivacyBudgetWarning(UserWarning):
+    """A privacy guarantee is weak or vacuous for the requested sizes.
+
+    Raised, for example, when the epsilon that a requested number of private
+    samples costs is far above what is usually considered private.
+    """
+
+
+class BudgetError(ValueError):
+    """A privacy budget would be exceeded.
+
+    Raised by :class:`skdp_synth.privacy.BudgetAccountant` *before* any data is
+    touched, so a refused fit leaves both the estimator and the budget unchanged.
+    """
+
+
+class InfeasibleProblemError(ValueError):
+    """An optimisation problem that the algorithm requires has no solution."""

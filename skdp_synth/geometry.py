@@ -1,0 +1,194 @@
+"""Spectral projection, lattice coverings and nearest-point partitions.
+
+Shared by :class:`~skdp_synth.CovarianceLossMicroaggregator` (paper 000 §3,
+Algorithm 1) and :class:`~skdp_synth.DampedPrivateSynthesizer` (000 §5,
+Algorithm 4) -- one implementation for both.
+
+* 000 Lemma 3.3: projecting onto the ``t`` leading eigenvectors of the second
+  moment matrix ``S`` leaves ``||(I-P)S(I-P)||_F <= 1/sqrt(t)`` when
+  ``||x|| <= 1``.
+* 000 Proposition 3.7 / Algorithm 1 step 4: the lattice points
+  ``(alpha/sqrt(t)) Z^t  intersected with  B_2^t`` form an ``alpha``-covering
+  of the unit ball ``B_2^t`` with at most ``(7/alpha)^t`` points. (Every
+  ``z`` in the ball is within ``alpha`` of a lattice point *inside* the ball:
+  round ``(1 - alpha/2) z``, which is ``alpha/2`` from ``z``, to a lattice
+  point ``alpha/2`` away from it.)
+* 000 Definition 3.4: the nearest-point partition assigns each projected
+  record to its nearest covering point.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+__all__ = [
+    "LatticeCovering",
+    "leading_eigenvectors",
+    "residual_spectral_norm",
+    "second_moment",
+]
+
+
+def second_moment(X):
+    """``S = X^T X / n`` (not centred), 000 Algorithm 1 step 1."""
+    X = np.asarray(X, dtype=np.float64)
+    return X.T @ X / X.shape[0]
+
+
+def leading_eigenvectors(S, t):
+    """The ``t`` leading eigenvectors of the symmetric matrix ``S``.
+
+    Returns
+    -------
+    V : ndarray of shape (p, t)
+        Orthonormal columns, eigenvalues in decreasing order. Each column's sign
+        is fixed so that its largest-magnitude entry is positive, making the
+        result deterministic.
+    eigenvalues : ndarray of shape (p,)
+        All eigenvalues of ``S`` in decreasing order.
+    """
+    S = np.asarray(S, dtype=np.float64)
+    values, vectors = np.linalg.eigh((S + S.T) / 2)
+    order = np.argsort(values)[::-1]
+    values, vectors = values[order], vectors[:, order]
+    V = vectors[:, :t].copy()
+    if t:
+        idx = np.argmax(np.abs(V), axis=0)
+        V *= np.sign(V[idx, np.arange(t)])
+    return V, values
+
+
+def residual_spectral_norm(eigenvalues, t):
+    """``||(I-P)S(I-P)||_F = sqrt(sum_{i>t} lambda_i^2)`` for the spectral projection.
+
+    000 Lemma 3.3, eq. (3.2); bounded by ``1/sqrt(t)`` for data in the unit ball.
+    """
+    tail = np.asarray(eigenvalues, dtype=np.float64)[t:]
+    return float(np.sqrt(np.sum(np.clip(tail, 0.0, None) ** 2)))
+
+
+def _lattice_points(t, radius, max_points):
+    """Integer vectors ``z`` in ``Z^t`` with ``||z||_2 <= radius``, all of them."""
+    r_int = int(math.floor(radius + 1e-12))
+    r2 = radius * radius + 1e-9
+    partial = np.zeros((1, 0), dtype=np.int64)
+    used = np.zeros(1)
+    for _ in range(t):
+        steps = np.arange(-r_int, r_int + 1, dtype=np.int64)
+        new_used = used[:, None] + steps[None, :].astype(np.float64) ** 2
+        keep = new_used <= r2
+        rows, cols = np.nonzero(keep)
+        if rows.size > max_points:
+            raise ValueError(
+                f"the covering would have more than {max_points} points; choose a "
+                "larger alpha or fewer components"
+            )
+        partial = np.hstack([partial[rows], steps[cols][:, None]])
+        used = new_used[rows, cols]
+    return partial
+
+
+class LatticeCovering:
+    """The ``alpha``-covering ``(alpha/sqrt(t)) Z^t  intersected with  B_2^t``.
+
+    Parameters
+    ----------
+    t : int
+        Dimension (``t = 0`` gives the single point ``0`` of ``R^0``).
+    alpha : float
+        Covering radius, ``0 < alpha``.
+    max_points : int, default=2_000_000
+        Refuse to build coverings larger than this.
+
+    Attributes
+    ----------
+    points : ndarray of shape (s, t)
+        The covering points, in the ball.
+    n_points : int
+
+    Examples
+    --------
+    >>> cov = LatticeCovering(2, 0.8)
+    >>> cov.n_points            # (0.8/sqrt 2) Z^2 in the unit disc
+    9
+    >>> cov.nearest(np.array([[0.5, 0.0], [0.0, 0.0]])).tolist()
+    [7, 4]
+    """
+
+    def __init__(self, t, alpha, max_points=2_000_000):
+        t = int(t)
+        if t < 0:
+            raise ValueError(f"t must be >= 0, got {t}")
+        if not (alpha > 0 and math.isfinite(alpha)):
+            raise ValueError(f"alpha must be a finite number > 0, got {alpha!r}")
+        self.t = t
+        self.alpha = float(alpha)
+        if t == 0:
+            self._integer = np.zeros((1, 0), dtype=np.int64)
+            self.step = 1.0
+        else:
+            self.step = self.alpha / math.sqrt(t)
+            self._integer = _lattice_points(t, 1.0 / self.step, max_points)
+        self.points = self._integer * self.step
+        self.n_points = self.points.shape[0]
+        # keys of the integer points for exact O(log s) look-up of a rounded point
+        self._offset = int(np.abs(self._integer).max()) if t else 0
+        self._base = 2 * self._offset + 3
+        keys = self._keys(self._integer)
+        self._order = np.argsort(keys)
+        self._sorted_keys = keys[self._order]
+        self._tree = None
+
+    def _keys(self, Z):
+        if self.t == 0:
+            return np.zeros(Z.shape[0], dtype=np.int64)
+        shifted = Z + self._offset + 1
+        powers = self._base ** np.arange(self.t, dtype=np.int64)
+        return shifted @ powers
+
+    def nearest(self, Z):
+        """Index of the nearest covering point for each row of ``Z`` (shape (n, t)).
+
+        Rounds ``Z / step`` to the nearest lattice point; when that point lies
+        inside the ball it is the nearest point of the whole lattice, hence of
+        the covering. Otherwise (near the boundary, or outside the ball) a
+        KD-tree over the covering gives the exact nearest point. Deterministic.
+        """
+        Z = np.asarray(Z, dtype=np.float64)
+        n = Z.shape[0]
+        if self.t == 0:
+            return np.zeros(n, dtype=np.intp)
+        if Z.ndim != 2 or Z.shape[1] != self.t:
+            raise ValueError(f"expected points of dimension {self.t}, got {Z.shape}")
+        rounded = np.rint(Z / self.step).astype(np.int64)
+        radius_sq = (1.0 / self.step) ** 2 + 1e-9
+        inside = np.sum(rounded.astype(np.float64) ** 2, axis=1) <= radius_sq
+        inside &= np.all(np.abs(rounded) <= self._offset, axis=1)
+        out = np.empty(n, dtype=np.intp)
+        if np.any(inside):
+            keys = self._keys(rounded[inside])
+            pos = np.searchsorted(self._sorted_keys, keys)
+            pos = np.minimum(pos, len(self._sorted_keys) - 1)
+            found = self._sorted_keys[pos] == keys
+            idx = np.where(found, self._order[pos], -1)
+            out[inside] = idx
+            inside_idx = np.flatnonzero(inside)
+            missing = inside_idx[~found]
+        else:
+            missing = np.zeros(0, dtype=np.intp)
+        rest = np.concatenate([np.flatnonzero(~inside), missing])
+        if rest.size:
+            if self._tree is None:
+                self._tree = cKDTree(self.points)
+            _, idx = self._tree.query(Z[rest])
+            out[rest] = idx
+        return out
+
+    def __repr__(self):
+        return (
+            f"LatticeCovering(t={self.t}, alpha={self.alpha:g}, "
+            f"n_points={self.n_points})"
+        )

@@ -1,0 +1,14 @@
+"""Errors between real and synthetic data, and scorers built on them.
+
+* :func:`marginal_error` -- average d-way marginal error (paper 000 eq. 1.2)
+  for Boolean/cube data, exact for every ``d``; average total variation over
+  d-way contingency tables for categorical data.
+* :func:`moment_error` -- the full d-th moment tensor error (000 Thm 3.10, 5.9).
+* :func:`covariance_loss` -- ``||E XX^T - E YY^T||_F`` of a partition (000 §3).
+* :func:`make_marginal_scorer` -- ``scoring=`` for ``GridSearchCV``.
+"""
+
+from ._marginals import covariance_loss, marginal_error, moment_error
+from ._scorer import make_marginal_scorer
+
+__all__ = ["covariance_loss", "make_marginal_scorer", "marginal_error", "moment_error"]

@@ -1,0 +1,68 @@
+"""Pipelines whose ``sample`` decodes synthetic rows back to the input schema."""
+
+from __future__ import annotations
+
+from sklearn.pipeline import Pipeline, _name_estimators
+
+__all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
+
+
+class SynthesisPipeline(Pipeline):
+    """A ``Pipeline`` ending in a synthesizer, with a decoding ``sample``.
+
+    ``fit``, ``transform`` and ``score`` are scikit-learn's: the data passes
+    through the encoders' ``transform`` into the synthesizer.
+    :meth:`sample` draws from the last step and passes the rows back through
+    the earlier steps' ``inverse_transform``, in reverse order, so the
+    synthetic data comes out in the schema of the input (e.g. the original
+    categorical table after a :class:`~skdp_synth.preprocessing.BooleanEncoder`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.base import BaseEstimator, TransformerMixin
+    >>> from skdp_synth import make_synthesis_pipeline
+    >>> from skdp_synth.preprocessing import BooleanEncoder
+    >>> enc = BooleanEncoder(categories={"c": ["a", "b", "z"]})
+    >>> pipe = make_synthesis_pipeline(enc, "passthrough")
+    >>> [name for name, _ in pipe.steps]
+    ['booleanencoder', 'passthrough']
+    """
+
+    def sample(self, n_samples=None, random_state=None):
+        """Draw ``n_samples`` synthetic rows from the last step and decode them.
+
+        Parameters
+        ----------
+        n_samples : int, default=None
+            Passed to the last step's ``sample``.
+        random_state : None, int or RandomState, default=None
+            Passed to the last step's ``sample``. Decoding uses each encoder's
+            own ``random_state``.
+
+        Returns
+        -------
+        X_synthetic : ndarray or DataFrame
+            In the schema of the pipeline's input.
+        """
+        last = self._final_estimator
+        if not hasattr(last, "sample"):
+            raise TypeError(f"the last step {type(last).__name__} has no sample method")
+        Y = last.sample(n_samples, random_state=random_state)
+        for _, _, step in reversed(list(self._iter(with_final=False))):
+            if not hasattr(step, "inverse_transform"):
+                raise TypeError(
+                    f"step {type(step).__name__} has no inverse_transform, so "
+                    "synthetic rows cannot be decoded through it"
+                )
+            Y = step.inverse_transform(Y)
+        return Y
+
+
+def make_synthesis_pipeline(*steps, memory=None, verbose=False):
+    """Build a :class:`SynthesisPipeline` from estimators, naming them automatically.
+
+    Like :func:`sklearn.pipeline.make_pipeline`: step names are the lowercased
+    class names.
+    """
+    return SynthesisPipeline(_name_estimators(steps), memory=memory, verbose=verbose)

@@ -1,0 +1,635 @@
+"""Tabular data (categorical, ordinal, numeric, missing)  <->  ``{0, 1}^p``.
+
+The Boolean synthesizers of papers 000 and 001 work on the cube ``{0,1}^p``;
+this encoder is the bridge to real tables. Its design choices:
+
+* **Nominal columns** are one-hot encoded, and a missing value is one more
+  category, so every valid row has exactly one 1 per block. A nominal column
+  with exactly two categories and no missing value is a single bit (1 = the
+  second category): the second bit of a two-bit one-hot block is redundant
+  and would only add a perfectly anti-correlated column.
+* **Numeric and ordinal columns** are binned (user-given bin edges / level
+  order) and encoded by a *thermometer* code: bit ``i`` is ``1[x >= edge_i]``.
+  We prefer it to one-hot because the 1-way marginals of a thermometer block
+  are the column's empirical CDF at the edges and its 2-way marginals are
+  joint CDFs, so the synthesizers' marginal guarantees translate directly
+  into CDF (Kolmogorov-type) guarantees and ordinal closeness is kept;
+  one-hot loses the order. ``numeric_encoding="onehot"`` is available.
+* **Public domains.** Categories, level orders and bin edges are parameters;
+  anything not given is learned from the data with a
+  :class:`~skdp_synth.exceptions.PrivacyLeakWarning`.
+
+Decoding rule (:meth:`BooleanEncoder.inverse_transform`)
+--------------------------------------------------------
+Any row with entries in ``[0, 1]`` -- including rows with zero or several ones
+in a one-hot block, as randomized rounding produces -- decodes to a valid row:
+
+* one-hot block with exactly one 1: that category;
+* any other one-hot block (zero or several ones, fractional values):
+  ``decode="sample"`` (default) draws a category with probability
+  proportional to the block's values; an all-zero block draws proportionally
+  to the block's column means over the rows being decoded (the synthetic
+  data's own marginal: post-processing, no privacy cost), and uniformly if
+  those are zero too. ``decode="argmax"`` takes the largest value, ties and
+  all-zero blocks going to the most frequent category of the decoded rows;
+* single-bit binary column: ``1`` is the second category; a fractional value
+  ``v`` is the second category with probability ``v`` ("sample") or if
+  ``v >= 1/2`` ("argmax");
+* thermometer block: the level index is the number of ones (so ``1 0 1``
+  decodes to level 2); for fractional values the sum ``s`` is rounded to
+  ``floor(s) + Bernoulli(s - floor(s))`` ("sample", which keeps the mean
+  index) or to the nearest integer ("argmax");
+* a numeric bin decodes to its midpoint (``numeric_value="midpoint"``) or to
+  a uniform draw inside the bin (``"uniform"``); integer columns are rounded
+  to the nearest integer inside the bin;
+* the missing bit of a numeric or ordinal column, when set, decodes to a
+  missing value regardless of the other bits.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass, field
+from numbers import Integral
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..exceptions import PrivacyLeakWarning
+from ..mechanisms import make_generator
+
+__all__ = ["BooleanEncoder"]
+
+MISSING_LABEL = "<missing>"
+
+
+def _is_missing(values):
+    return pd.isna(values)
+
+
+@dataclass
+class _ColumnSpec:
+    """How one input column maps to a block of bits."""
+
+    name: object
+    kind: str  # "nominal", "binary", "ordinal", "numeric"
+    levels: list  # categories (nominal/binary/ordinal) or bin edges (numeric)
+    missing: bool  # whether the column has a missing indicator/category
+    dtype: object
+    encoding: str = "thermometer"  # for ordinal/numeric: thermometer or onehot
+    integer: bool = False
+    bits: list = field(default_factory=list)  # output feature names
+
+    @property
+    def n_levels(self):
+        return len(self.levels) - 1 if self.kind == "numeric" else len(self.levels)
+
+
+class BooleanEncoder(TransformerMixin, BaseEstimator):
+    """Encode a table of categorical, ordinal, numeric and missing values as 0/1.
+
+    See the module docstring for the encoding and the documented decoding rule
+    of :meth:`inverse_transform`.
+
+    Parameters
+    ----------
+    categories : dict, default=None
+        ``{column: list of categories}`` for nominal columns (one-hot). Include
+        ``None`` in the list to declare that the column can be missing.
+    ordinal : dict, default=None
+        ``{column: ordered list of levels}`` for ordinal columns (thermometer).
+    bin_edges : dict, default=None
+        ``{column: increasing edges e_0 < ... < e_B}`` for numeric columns:
+        ``B`` bins ``[e_{i-1}, e_i)``, the last one closed. Values outside
+        ``[e_0, e_B]`` are rejected.
+    numeric_encoding : {"thermometer", "onehot"}, default="thermometer"
+        Code for numeric and ordinal columns.
+    n_bins : int, default=10
+        Number of equal-width bins between the observed minimum and maximum
+        when a numeric column's edges are not given (inferred, with a warning).
+    missing : {"infer", "always", "never"}, default="infer"
+        Which columns get a missing category/bit. ``"always"``: every column
+        (data-independent). ``"never"``: none, missing values are an error.
+        ``"infer"``: columns whose declared categories contain ``None``, plus
+        columns where the training data has missing values -- the latter is
+        learned from the data and warns.
+    decode : {"sample", "argmax"}, default="sample"
+        Rule for ambiguous blocks in :meth:`inverse_transform`.
+    numeric_value : {"midpoint", "uniform"}, default="midpoint"
+        Value a decoded numeric bin takes.
+    random_state : None, int or RandomState, default=None
+        Randomness of ``decode="sample"`` and ``numeric_value="uniform"``.
+
+    Attributes
+    ----------
+    columns_ : list
+        Input columns, in order.
+    specs_ : list of _ColumnSpec
+        Per-column encoding (kind, levels, missing flag, output bits).
+    inferred_ : list
+        Columns whose domain was learned from the data.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skdp_synth.preprocessing import BooleanEncoder
+    >>> df = pd.DataFrame({"colour": ["red", "blue", "red"], "age": [23, 61, 45]})
+    >>> enc = BooleanEncoder(categories={"colour": ["red", "green", "blue"]},
+    ...                      bin_edges={"age": [0, 30, 60, 100]}).fit(df)
+    >>> enc.get_feature_names_out().tolist()
+    ['colour=red', 'colour=green', 'colour=blue', 'age>=30', 'age>=60']
+    >>> enc.transform(df)
+    array([[1, 0, 0, 0, 0],
+           [0, 0, 1, 1, 1],
+           [1, 0, 0, 1, 0]], dtype=uint8)
+    >>> enc.inverse_transform(enc.transform(df))
+      colour  age
+    0    red   15
+    1   blue   80
+    2    red   45
+    """
+
+    _parameter_constraints = {
+        "categories": [dict, None],
+        "ordinal": [dict, None],
+        "bin_edges": [dict, None],
+        "numeric_encoding": [StrOptions({"thermometer", "onehot"})],
+        "n_bins": [Interval(Integral, 1, None, closed="left")],
+        "missing": [StrOptions({"infer", "always", "never"})],
+        "decode": [StrOptions({"sample", "argmax"})],
+        "numeric_value": [StrOptions({"midpoint", "uniform"})],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        categories=None,
+        ordinal=None,
+        bin_edges=None,
+        numeric_encoding="thermometer",
+        n_bins=10,
+        missing="infer",
+        decode="sample",
+        numeric_value="midpoint",
+        random_state=None,
+    ):
+        self.categories = categories
+        self.ordinal = ordinal
+        self.bin_edges = bin_edges
+        self.numeric_encoding = numeric_encoding
+        self.n_bins = n_bins
+        self.missing = missing
+        self.decode = decode
+        self.numeric_value = numeric_value
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fix each column's domain and bit layout (learning what is not given)."""
+        df = self._as_frame(X, reset=True)
+        declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
+        for d in declared:
+            unknown = [c for c in d if c not in df.columns]
+            if unknown:
+                raise ValueError(
+                    f"columns {unknown} are declared in the encoder's parameters "
+                    f"but not present in X (columns: {list(df.columns)})"
+                )
+        specs, inferred = [], []
+        for col in df.columns:
+            spec, was_inferred = self._column_spec(col, df[col])
+            specs.append(spec)
+            if was_inferred:
+                inferred.append(col)
+        if inferred:
+            warnings.warn(
+                f"the domains of columns {inferred} (categories, bin edges or "
+                "whether values can be missing) were learned from the data and "
+                "are not protected. Declare them via categories=, ordinal=, "
+                "bin_edges= and missing=.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+        self.columns_ = list(df.columns)
+        self.specs_ = specs
+        self.inferred_ = inferred
+        # Validate the training data against the (now fixed) domain.
+        self._encode(df)
+        return self
+
+    def _column_spec(self, col, series):
+        """Domain of one column: declared if possible, else learned (flagged)."""
+        has_missing = bool(_is_missing(series).any())
+        inferred = False
+        cats = (self.categories or {}).get(col)
+        levels = (self.ordinal or {}).get(col)
+        edges = (self.bin_edges or {}).get(col)
+        if sum(v is not None for v in (cats, levels, edges)) > 1:
+            raise ValueError(
+                f"column {col!r} is declared in more than one of "
+                "categories=, ordinal= and bin_edges="
+            )
+
+        declared_missing = False
+        if cats is not None:
+            kind, values = "nominal", list(cats)
+        elif levels is not None:
+            kind, values = "ordinal", list(levels)
+        elif edges is not None:
+            kind, values = "numeric", _check_edges(col, edges)
+        elif isinstance(series.dtype, pd.CategoricalDtype) and series.cat.ordered:
+            kind, values, inferred = "ordinal", list(series.cat.categories), True
+        elif _is_numeric(series):
+            finite = series.dropna().to_numpy(dtype=np.float64)
+            if finite.size == 0:
+                raise ValueError(
+                    f"numeric column {col!r} has no observed values; "
+                    "declare its bin_edges"
+                )
+            lo, hi = float(finite.min()), float(finite.max())
+            if hi <= lo:
+                hi = lo + 1.0
+            kind, values, inferred = (
+                "numeric",
+                list(np.linspace(lo, hi, self.n_bins + 1)),
+                True,
+            )
+        else:
+            observed = series.dropna().unique().tolist()
+            try:
+                observed = sorted(observed)
+            except TypeError:
+                observed = sorted(observed, key=str)
+            kind, values, inferred = "nominal", observed, True
+
+        if kind in ("nominal", "ordinal"):
+            declared_missing = any(_is_missing_scalar(v) for v in values)
+            values = [v for v in values if not _is_missing_scalar(v)]
+            if len(values) != len(set(map(_hashable, values))):
+                raise ValueError(f"column {col!r}: categories/levels must be unique")
+            if not values:
+                raise ValueError(f"column {col!r} needs at least one category")
+
+        if self.missing == "always":
+            missing = True
+        elif self.missing == "never":
+            missing = False
+        else:
+            missing = declared_missing or has_missing
+            if has_missing and not declared_missing:
+                inferred = True
+        if kind == "nominal" and len(values) == 2 and not missing:
+            kind = "binary"
+        integer = pd.api.types.is_integer_dtype(series.dtype)
+        spec = _ColumnSpec(
+            name=col,
+            kind=kind,
+            levels=values,
+            missing=missing,
+            dtype=series.dtype,
+            encoding=self.numeric_encoding,
+            integer=integer,
+        )
+        spec.bits = _bit_names(spec)
+        return spec, inferred
+
+    # ------------------------------------------------------------ transform
+    def transform(self, X):
+        """Encode rows as 0/1 (``uint8``); unknown categories and values outside
+        the bin edges are rejected."""
+        check_is_fitted(self)
+        df = self._as_frame(X, reset=False)
+        return self._encode(df)
+
+    def _encode(self, df):
+        blocks = [self._encode_column(spec, df[spec.name]) for spec in self.specs_]
+        if not blocks:
+            return np.zeros((len(df), 0), dtype=np.uint8)
+        return np.hstack(blocks).astype(np.uint8)
+
+    def _encode_column(self, spec, series):
+        n = len(series)
+        miss = np.asarray(_is_missing(series), dtype=bool)
+        if miss.any() and not spec.missing:
+            raise ValueError(
+                f"column {spec.name!r} has missing values but its domain has no "
+                "missing category (missing='never', or categories without None)"
+            )
+        if spec.kind in ("nominal", "binary", "ordinal"):
+            index = _category_index(spec, series, miss)
+        else:
+            values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+            edges = np.asarray(spec.levels)
+            bad = ~miss & ((values < edges[0]) | (values > edges[-1]))
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raise ValueError(
+                    f"column {spec.name!r}: value {values[row]!r} (row {row}) lies "
+                    f"outside the bin edges [{edges[0]!r}, {edges[-1]!r}]"
+                )
+            index = np.clip(
+                np.searchsorted(edges, np.where(miss, edges[0], values), side="right")
+                - 1,
+                0,
+                len(edges) - 2,
+            )
+        index = np.where(miss, -1, index)
+
+        if spec.kind == "binary":
+            return (index == 1).astype(np.uint8)[:, None]
+        if spec.kind == "nominal" or spec.encoding == "onehot":
+            width = spec.n_levels + (1 if spec.missing else 0)
+            out = np.zeros((n, width), dtype=np.uint8)
+            col = np.where(miss, spec.n_levels, index)
+            out[np.arange(n), col] = 1
+            return out
+        # thermometer: bit i (i = 1..L-1) is 1[index >= i]; then the missing bit
+        thresholds = np.arange(1, spec.n_levels)
+        out = (index[:, None] >= thresholds[None, :]).astype(np.uint8)
+        out[miss] = 0
+        if spec.missing:
+            out = np.hstack([out, miss.astype(np.uint8)[:, None]])
+        return out
+
+    # ---------------------------------------------------- inverse transform
+    def inverse_transform(self, X):
+        """Decode 0/1 (or ``[0, 1]``-valued) rows to valid rows of the schema.
+
+        Any row decodes, by the rule in the module docstring. Returns a
+        DataFrame if the encoder was fitted on one, else an object ndarray.
+        """
+        check_is_fitted(self)
+        Z = np.asarray(X, dtype=np.float64)
+        if Z.ndim != 2 or Z.shape[1] != len(self.get_feature_names_out()):
+            raise ValueError(
+                f"expected an array with {len(self.get_feature_names_out())} columns, "
+                f"got shape {Z.shape}"
+            )
+        if np.any(~np.isfinite(Z)) or np.any((Z < 0) | (Z > 1)):
+            raise ValueError("encoded rows must have entries in [0, 1]")
+        rng = make_generator(self.random_state)
+        out, start = {}, 0
+        for spec in self.specs_:
+            width = len(spec.bits)
+            out[spec.name] = self._decode_column(spec, Z[:, start : start + width], rng)
+            start += width
+        df = pd.DataFrame(out, columns=self.columns_)
+        if not self._fitted_on_frame:
+            return df.to_numpy(dtype=object)
+        return df
+
+    def _decode_column(self, spec, B, rng):
+        n = B.shape[0]
+        sample = self.decode == "sample"
+        miss = np.zeros(n, dtype=bool)
+        if spec.kind == "binary":
+            v = B[:, 0]
+            index = (rng.random(n) < v) if sample else (v >= 0.5)
+            index = index.astype(int)
+        elif spec.kind == "nominal" or spec.encoding == "onehot":
+            index = _decode_onehot(B, sample, rng)
+            if spec.missing:
+                miss = index == spec.n_levels
+                index = np.where(miss, 0, index)
+        else:  # thermometer (+ missing bit)
+            if spec.missing:
+                miss = (rng.random(n) < B[:, -1]) if sample else (B[:, -1] >= 0.5)
+                B = B[:, :-1]
+            s = B.sum(axis=1)
+            if sample:
+                base = np.floor(s)
+                index = base + (rng.random(n) < (s - base))
+            else:
+                index = np.floor(s + 0.5)
+            index = np.clip(index.astype(int), 0, spec.n_levels - 1)
+        return self._values_from_index(spec, index, miss, rng)
+
+    def _values_from_index(self, spec, index, miss, rng):
+        if spec.kind == "numeric":
+            edges = np.asarray(spec.levels, dtype=np.float64)
+            left, right = edges[index], edges[index + 1]
+            if self.numeric_value == "uniform":
+                values = left + rng.random(len(index)) * (right - left)
+            else:
+                values = (left + right) / 2
+            if spec.integer:
+                # the nearest integer inside [left, right) (the last bin is closed)
+                last = index == len(edges) - 2
+                lo_int = np.ceil(left)
+                hi_int = np.where(last, np.floor(right), np.ceil(right) - 1)
+                has_int = hi_int >= lo_int
+                values = np.where(
+                    has_int,
+                    np.clip(np.rint(values), lo_int, np.maximum(hi_int, lo_int)),
+                    np.rint(values),
+                )
+            series = pd.Series(values, dtype=np.float64)
+            series[miss] = np.nan
+            return _cast_back(series, spec.dtype)
+        levels = np.empty(len(spec.levels), dtype=object)
+        levels[:] = spec.levels
+        values = levels[index]
+        if miss.any():
+            values = values.copy()
+            values[miss] = None
+        series = pd.Series(values, dtype=object)
+        return _cast_back(series, spec.dtype, categories=spec.levels)
+
+    # ------------------------------------------------------------- helpers
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output bits, e.g. ``colour=red``, ``age>=30``."""
+        check_is_fitted(self)
+        return np.asarray([b for spec in self.specs_ for b in spec.bits], dtype=object)
+
+    def _as_frame(self, X, *, reset):
+        if sp.issparse(X):
+            raise TypeError(
+                "Sparse data was passed, but dense data is required by "
+                "BooleanEncoder. Use X.toarray() to convert to a dense array."
+            )
+        if isinstance(X, pd.DataFrame):
+            df = X
+        else:
+            arr = np.asarray(X) if hasattr(X, "__array__") else None
+            ndim = arr.ndim if arr is not None else np.ndim(np.asarray(X, dtype=object))
+            if ndim != 2:
+                raise ValueError(
+                    f"Expected 2D array, got {ndim}D array instead. Reshape your "
+                    "data with array.reshape(-1, 1) for a single feature."
+                )
+            df = pd.DataFrame(arr if arr is not None else X)
+        if any(pd.api.types.is_complex_dtype(dt) for dt in df.dtypes):
+            raise ValueError("Complex data not supported")
+        if df.shape[0] < 1:
+            raise ValueError(
+                "Found array with 0 sample(s) while a minimum of 1 is required."
+            )
+        if df.shape[1] < 1:
+            raise ValueError(
+                f"Found array with 0 feature(s) (shape={df.shape}) while a "
+                "minimum of 1 is required."
+            )
+        validate_data(
+            self,
+            df if isinstance(X, pd.DataFrame) else np.asarray(df),
+            reset=reset,
+            skip_check_array=True,
+        )
+        if reset:
+            self._fitted_on_frame = isinstance(X, pd.DataFrame)
+        elif not isinstance(X, pd.DataFrame):
+            df.columns = self.columns_
+        return df
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        tags.input_tags.allow_nan = self.missing != "never"
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.transformer_tags.preserves_dtype = []
+        return tags
+
+
+# ------------------------------------------------------------------ helpers
+def _is_missing_scalar(v):
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _hashable(v):
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return repr(v)
+
+
+def _is_numeric(series):
+    dt = series.dtype
+    return pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
+
+
+def _check_edges(col, edges):
+    edges = np.asarray(edges, dtype=np.float64)
+    if edges.ndim != 1 or edges.size < 2:
+        raise ValueError(f"bin_edges[{col!r}] needs at least two edges")
+    if not np.all(np.isfinite(edges)) or np.any(np.diff(edges) <= 0):
+        raise ValueError(f"bin_edges[{col!r}] must be finite and strictly increasing")
+    return edges.tolist()
+
+
+def _bit_names(spec):
+    name = str(spec.name)
+    if spec.kind == "binary":
+        return [f"{name}={spec.levels[1]}"]
+    if spec.kind == "nominal":
+        bits = [f"{name}={c}" for c in spec.levels]
+        return bits + ([f"{name}={MISSING_LABEL}"] if spec.missing else [])
+    if spec.kind == "numeric":
+        e = spec.levels
+        if spec.encoding == "onehot":
+            closing = [")"] * (len(e) - 2) + ["]"]
+            bits = [
+                f"{name} in [{_fmt(e[i])}, {_fmt(e[i + 1])}{closing[i]}"
+                for i in range(len(e) - 1)
+            ]
+        else:
+            bits = [f"{name}>={_fmt(x)}" for x in e[1:-1]]
+    else:  # ordinal
+        if spec.encoding == "onehot":
+            bits = [f"{name}={c}" for c in spec.levels]
+        else:
+            bits = [f"{name}>={c}" for c in spec.levels[1:]]
+    return bits + ([f"{name}={MISSING_LABEL}"] if spec.missing else [])
+
+
+def _fmt(x):
+    return f"{x:g}"
+
+
+def _category_index(spec, series, miss):
+    lookup = {_hashable(v): i for i, v in enumerate(spec.levels)}
+    index = np.zeros(len(series), dtype=int)
+    unknown = []
+    for i, (v, m) in enumerate(zip(series.tolist(), miss)):
+        if m:
+            continue
+        j = lookup.get(_hashable(v))
+        if j is None:
+            # numbers may arrive as another numeric type (1 vs 1.0 vs np.int64)
+            if isinstance(v, numbers.Number):
+                j = next(
+                    (
+                        k
+                        for k, c in enumerate(spec.levels)
+                        if isinstance(c, numbers.Number) and c == v
+                    ),
+                    None,
+                )
+        if j is None:
+            unknown.append(v)
+        else:
+            index[i] = j
+    if unknown:
+        shown = list(dict.fromkeys(map(repr, unknown)))[:5]
+        raise ValueError(
+            f"column {spec.name!r} has values {', '.join(shown)} that are not among "
+            f"its declared categories {spec.levels}"
+        )
+    return index
+
+
+def _decode_onehot(B, sample, rng):
+    """Category index per row of a one-hot block, by the documented rule."""
+    n, width = B.shape
+    index = np.empty(n, dtype=int)
+    ones = B.sum(axis=1)
+    exact = (ones == 1) & np.all((B == 0) | (B == 1), axis=1)
+    index[exact] = np.argmax(B[exact], axis=1)
+    rest = np.flatnonzero(~exact)
+    if rest.size == 0:
+        return index
+    fallback = B.mean(axis=0)
+    if fallback.sum() <= 0:
+        fallback = np.ones(width)
+    if not sample:
+        rows = B[rest]
+        best = rows.max(axis=1, keepdims=True)
+        ties = rows == best
+        # break ties (and all-zero rows) towards the most frequent category
+        score = ties * (1.0 + fallback[None, :] / (fallback.max() + 1.0))
+        index[rest] = np.argmax(score, axis=1)
+        return index
+    weights = B[rest].copy()
+    zero = weights.sum(axis=1) <= 0
+    weights[zero] = fallback
+    weights /= weights.sum(axis=1, keepdims=True)
+    cum = np.cumsum(weights, axis=1)
+    u = rng.random(rest.size)[:, None]
+    index[rest] = np.minimum((u > cum).sum(axis=1), width - 1)
+    return index
+
+
+def _cast_back(series, dtype, categories=None):
+    """Return the decoded column in its training dtype where that is lossless."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return series.astype(dtype)
+    try:
+        cast = series.astype(dtype)
+    except (TypeError, ValueError):
+        return series
+    if series.isna().any() and not cast.isna().equals(series.isna()):
+        return series
+    return cast

@@ -1,0 +1,192 @@
+"""Privacy bookkeeping: what a mechanism guarantees, and a budget that it spends.
+
+Every private estimator states *which* neighbouring relation its guarantee is
+for. The two that occur in the source papers are
+
+``"replace-one"``
+    Datasets of the same, public size ``n`` that differ in one row (bounded
+    DP).  Papers 000 (Definition 2.2) and 004 use it.
+``"add-remove-one"``
+    One dataset is the other with one row added or removed (unbounded DP); as
+    histograms ``||x - x'||_1 <= 1``.  Paper 002 uses it.
+
+A mechanism that is ``(eps, delta)``-DP under add/remove is ``(2 eps, ...)``-DP
+under replace-one by the triangle inequality, but not conversely; the two must
+not be mixed silently, which is why the relation travels with every
+:class:`PrivacyGuarantee` and a :class:`BudgetAccountant` is tied to one
+relation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .exceptions import BudgetError
+
+__all__ = [
+    "ADD_REMOVE_ONE",
+    "NEIGHBOURING_RELATIONS",
+    "REPLACE_ONE",
+    "BudgetAccountant",
+    "PrivacyGuarantee",
+]
+
+REPLACE_ONE = "replace-one"
+ADD_REMOVE_ONE = "add-remove-one"
+NEIGHBOURING_RELATIONS = (REPLACE_ONE, ADD_REMOVE_ONE)
+
+
+def _check_epsilon_delta(epsilon, delta, *, allow_zero_epsilon=False):
+    """Validate a privacy level: finite epsilon > 0 (or >= 0) and 0 <= delta < 1."""
+    try:
+        epsilon = float(epsilon)
+        delta = float(delta)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"epsilon and delta must be real numbers, got {exc}") from None
+    lower_ok = epsilon >= 0 if allow_zero_epsilon else epsilon > 0
+    if not (math.isfinite(epsilon) and lower_ok):
+        raise ValueError(
+            f"epsilon must be a finite number > 0, got {epsilon!r}; an infinite "
+            "epsilon is no privacy guarantee and is not accepted."
+        )
+    if not (math.isfinite(delta) and 0.0 <= delta < 1.0):
+        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    return epsilon, delta
+
+
+@dataclass(frozen=True)
+class PrivacyGuarantee:
+    """An ``(epsilon, delta)``-DP guarantee under a stated neighbouring relation.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy-loss bound, finite and non-negative.
+    delta : float
+        Failure probability, ``0 <= delta < 1``; 0 for pure DP.
+    neighbouring : {"replace-one", "add-remove-one"}
+        The neighbouring relation the guarantee holds for.
+    mechanism : str
+        Short description of the mechanism and paper it comes from.
+
+    Examples
+    --------
+    >>> g = PrivacyGuarantee(1.0, 0.0, "replace-one", "Laplace")
+    >>> g
+    PrivacyGuarantee(epsilon=1.0, delta=0.0, neighbouring='replace-one',
+                     mechanism='Laplace')
+    """
+
+    epsilon: float
+    delta: float
+    neighbouring: str
+    mechanism: str = field(default="")
+
+    def __post_init__(self):
+        eps, delta = _check_epsilon_delta(
+            self.epsilon, self.delta, allow_zero_epsilon=True
+        )
+        object.__setattr__(self, "epsilon", eps)
+        object.__setattr__(self, "delta", delta)
+        if self.neighbouring not in NEIGHBOURING_RELATIONS:
+            raise ValueError(
+                f"neighbouring must be one of {NEIGHBOURING_RELATIONS}, "
+                f"got {self.neighbouring!r}"
+            )
+
+
+class BudgetAccountant:
+    """A privacy budget spent by sequential (basic) composition.
+
+    Estimators given an ``accountant`` call :meth:`check` before they touch
+    the data and :meth:`spend` after they succeed, so a refused or failed fit
+    costs nothing. Budgets compose by adding epsilons and deltas (000 Lemma 2.5,
+    basic composition), which is valid for any mechanisms but not tight.
+
+    Parameters
+    ----------
+    epsilon : float, default=inf
+        Total epsilon budget. ``inf`` only tracks spending.
+    delta : float, default=0.0
+        Total delta budget.
+    neighbouring : {"replace-one", "add-remove-one"}, default="replace-one"
+        Relation the budget is stated for. Spending a guarantee stated for the
+        other relation is refused, because the two are not interchangeable.
+
+    Examples
+    --------
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> acc.spend(0.4)
+    >>> acc.remaining()
+    (0.6, 0.0)
+    >>> acc.spend(0.7)
+    Traceback (most recent call last):
+    ...
+    skdp_synth.exceptions.BudgetError: spending epsilon=0.7, delta=0 would exceed ...
+    """
+
+    def __init__(self, epsilon=math.inf, delta=0.0, neighbouring=REPLACE_ONE):
+        epsilon = float(epsilon)
+        if not (epsilon > 0):
+            raise ValueError(f"epsilon budget must be > 0, got {epsilon!r}")
+        if not (0.0 <= float(delta) < 1.0):
+            raise ValueError(f"delta budget must lie in [0, 1), got {delta!r}")
+        if neighbouring not in NEIGHBOURING_RELATIONS:
+            raise ValueError(
+                f"neighbouring must be one of {NEIGHBOURING_RELATIONS}, "
+                f"got {neighbouring!r}"
+            )
+        self.epsilon = epsilon
+        self.delta = float(delta)
+        self.neighbouring = neighbouring
+        self.spent = []  # list of PrivacyGuarantee, in the order spent
+
+    # A tiny slack so that splitting a budget into floats that do not sum
+    # exactly (0.1 + 0.2) is not refused.
+    _TOLERANCE = 1e-12
+
+    @property
+    def total_spent(self):
+        """``(epsilon, delta)`` spent so far."""
+        return (
+            math.fsum(g.epsilon for g in self.spent),
+            math.fsum(g.delta for g in self.spent),
+        )
+
+    def remaining(self):
+        """``(epsilon, delta)`` left in the budget."""
+        eps, delta = self.total_spent
+        return (max(self.epsilon - eps, 0.0), max(self.delta - delta, 0.0))
+
+    def check(self, epsilon, delta=0.0, neighbouring=None):
+        """Raise :class:`BudgetError` if ``(epsilon, delta)`` would overspend."""
+        epsilon, delta = _check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
+        if neighbouring is not None and neighbouring != self.neighbouring:
+            raise BudgetError(
+                f"this budget is stated for {self.neighbouring!r} neighbours, but "
+                f"the mechanism guarantees privacy for {neighbouring!r} neighbours"
+            )
+        eps_left, delta_left = self.remaining()
+        if epsilon > eps_left + self._TOLERANCE or delta > delta_left + self._TOLERANCE:
+            raise BudgetError(
+                f"spending epsilon={epsilon:g}, delta={delta:g} would exceed the "
+                f"remaining budget epsilon={eps_left:g}, delta={delta_left:g}"
+            )
+        return True
+
+    def spend(self, epsilon, delta=0.0, neighbouring=None, mechanism=""):
+        """Record spending ``(epsilon, delta)``; refuses to overspend."""
+        self.check(epsilon, delta, neighbouring)
+        self.spent.append(
+            PrivacyGuarantee(
+                epsilon, delta, neighbouring or self.neighbouring, mechanism
+            )
+        )
+
+    def __repr__(self):
+        eps, delta = self.total_spent
+        return (
+            f"BudgetAccountant(epsilon={self.epsilon:g}, delta={self.delta:g}, "
+            f"neighbouring={self.neighbouring!r}, spent=({eps:g}, {delta:g}))"
+        )

@@ -1,0 +1,172 @@
+"""Train models on synthetic data inside cross-validation (imbalanced-learn steps).
+
+imbalanced-learn's ``Pipeline`` runs ``fit_resample`` steps only while
+fitting, so in ``GridSearchCV`` the synthesizer sees only the training fold
+and the model is evaluated on real held-out rows. It rejects steps that have
+both ``transform`` and ``fit_resample``, which every synthesizer has -- hence
+this wrapper, which exposes only ``fit_resample(X, y)``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, clone
+
+from .exceptions import PrivacyLeakWarning
+from .preprocessing import BooleanEncoder
+from .validation import check_n_samples
+
+__all__ = ["SyntheticResampler"]
+
+_TARGET = "__target__"
+
+
+class SyntheticResampler(BaseEstimator):
+    """Replace a training set by synthetic rows, with ``y`` synthesized jointly.
+
+    ``fit_resample(X, y)`` one-hot encodes the class labels (one bit if there
+    are two classes), appends them to ``X`` as 0/1 columns, fits a clone of
+    ``synthesizer`` on the joint table, samples, and splits the synthetic table
+    back into ``(X_synthetic, y_synthetic)``. Labels are decoded by the rule of
+    :class:`~skdp_synth.preprocessing.BooleanEncoder` (one 1: that class; zero
+    or several: drawn in proportion).
+
+    Parameters
+    ----------
+    synthesizer : estimator
+        A skdp_synth synthesizer (unfitted; it is cloned). For ``domain="box"``
+        with explicit ``bounds``, bounds ``[0, 1]`` are appended for the label
+        columns.
+    classes : array-like, default=None
+        The public list of class labels. ``None`` learns them from ``y`` with a
+        :class:`~skdp_synth.exceptions.PrivacyLeakWarning` (a class present
+        only in the private data would otherwise be revealed).
+    n_samples : int, default=None
+        Synthetic rows to return; ``None`` returns as many as ``X`` has
+        (``n`` is public under replace-one DP; state it as a parameter under
+        add/remove).
+    random_state : None, int or RandomState, default=None
+        For decoding the labels.
+
+    Attributes
+    ----------
+    synthesizer_ : estimator
+        The synthesizer fitted on the last ``fit_resample`` call. A private
+        synthesizer spends its budget at every call -- in cross-validation,
+        once per fold.
+    classes_ : ndarray
+
+    Examples
+    --------
+    >>> from imblearn.pipeline import Pipeline            # doctest: +SKIP
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> pipe = Pipeline([("synth", SyntheticResampler(some_synthesizer,
+    ...                                              classes=[0, 1])),
+    ...                  ("clf", LogisticRegression())])  # doctest: +SKIP
+    """
+
+    def __init__(self, synthesizer, *, classes=None, n_samples=None, random_state=None):
+        self.synthesizer = synthesizer
+        self.classes = classes
+        self.n_samples = n_samples
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Fit and discard the resampled data (for API completeness)."""
+        self.fit_resample(X, y)
+        return self
+
+    def fit_resample(self, X, y):
+        """Synthetic ``(X, y)`` with as many rows as ``n_samples`` (default ``len(X)``).
+
+        Returns
+        -------
+        X_synthetic : ndarray or DataFrame (as ``X``)
+        y_synthetic : ndarray or Series (as ``y``)
+        """
+        y_is_series = isinstance(y, pd.Series)
+        y_name = y.name if y_is_series else None
+        y_arr = np.asarray(y)
+        if y_arr.ndim != 1:
+            raise ValueError(f"y must be 1-dimensional, got shape {y_arr.shape}")
+        n = len(y_arr)
+        if len(X) != n:
+            raise ValueError(f"X has {len(X)} rows but y has {n}")
+        n_out = n if self.n_samples is None else check_n_samples(self.n_samples)
+        if self.classes is None:
+            warnings.warn(
+                "classes were not given and are learned from y; pass classes= as "
+                "public knowledge.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+            classes = np.unique(y_arr)
+        else:
+            classes = np.asarray(self.classes)
+            if len(classes) < 1 or len(np.unique(classes)) != len(classes):
+                raise ValueError("classes must be a non-empty list of distinct labels")
+
+        label_encoder = BooleanEncoder(
+            categories={_TARGET: list(classes)},
+            missing="never",
+            random_state=self.random_state,
+        )
+        y_bits = label_encoder.fit_transform(pd.DataFrame({_TARGET: y_arr}))
+        n_bits = y_bits.shape[1]
+
+        is_frame = isinstance(X, pd.DataFrame)
+        if is_frame:
+            bit_names = [f"{_TARGET}{i}" for i in range(n_bits)]
+            overlap = set(bit_names) & set(map(str, X.columns))
+            if overlap:
+                raise ValueError(f"X already has columns named {sorted(overlap)}")
+            joint = pd.concat(
+                [X.reset_index(drop=True), pd.DataFrame(y_bits, columns=bit_names)],
+                axis=1,
+            )
+        else:
+            joint = np.hstack([np.asarray(X, dtype=np.float64), y_bits])
+
+        synth = clone(self.synthesizer)
+        params = synth.get_params()
+        if params.get("domain") == "box" and params.get("bounds") is not None:
+            p = joint.shape[1] - n_bits
+            lo, hi = params["bounds"]
+            lo = np.broadcast_to(np.asarray(lo, dtype=float), (p,))
+            hi = np.broadcast_to(np.asarray(hi, dtype=float), (p,))
+            synth.set_params(
+                bounds=(
+                    np.concatenate([lo, np.zeros(n_bits)]),
+                    np.concatenate([hi, np.ones(n_bits)]),
+                )
+            )
+        synth.fit(joint)
+        sample = synth.sample(n_out)
+        sample_arr = np.asarray(sample, dtype=np.float64)
+        labels = label_encoder.inverse_transform(sample_arr[:, -n_bits:])[_TARGET]
+        y_out = labels.to_numpy()
+        if y_arr.dtype != object:
+            try:
+                y_out = y_out.astype(y_arr.dtype)
+            except (TypeError, ValueError):
+                pass
+        if is_frame:
+            if isinstance(sample, pd.DataFrame):
+                X_out = sample.iloc[:, :-n_bits]
+            else:
+                X_out = pd.DataFrame(sample_arr[:, :-n_bits], columns=X.columns)
+        else:
+            X_out = sample_arr[:, :-n_bits]
+        self.synthesizer_ = synth
+        self.classes_ = classes
+        if y_is_series:
+            y_out = pd.Series(y_out, name=y_name)
+        return X_out, y_out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

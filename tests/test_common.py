@@ -1,0 +1,230 @@
+"""scikit-learn's estimator checks over every estimator, plus the checks
+scikit-learn lacks for synthesizers (sample shape/dtype/columns,
+reproducibility, pandas round trip, privacy bookkeeping, failed fits).
+
+Each estimator issue adds its estimator to ``SKLEARN_CHECKED`` and
+``SYNTHESIZERS`` below.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from _dummy import BootstrapSynthesizer, NoisyMeanSynthesizer
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skdp_synth.exceptions import BudgetError, PrivacyLeakWarning
+from skdp_synth.preprocessing import BooleanEncoder, UnitBallScaler
+from skdp_synth.privacy import BudgetAccountant
+
+# Synthesizers whose transform is a synthetic sample (not row-aligned) cannot
+# pass the checks that compare transform outputs on permuted or sliced input.
+NOT_ROW_ALIGNED = {
+    "check_methods_sample_order_invariance": (
+        "transform returns a synthetic sample, not aligned with the input rows"
+    ),
+    "check_methods_subset_invariance": (
+        "transform returns a synthetic sample, not aligned with the input rows"
+    ),
+}
+
+SKLEARN_CHECKED = [
+    BooleanEncoder(n_bins=4, random_state=0),
+    UnitBallScaler(),
+    BootstrapSynthesizer(random_state=0),
+    NoisyMeanSynthesizer(random_state=0),
+]
+
+EXPECTED_FAILED = {
+    "BootstrapSynthesizer": NOT_ROW_ALIGNED,
+}
+
+
+def _expected_failed(estimator):
+    return EXPECTED_FAILED.get(type(estimator).__name__, {})
+
+
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.PrivacyLeakWarning")
+@parametrize_with_checks(SKLEARN_CHECKED, expected_failed_checks=_expected_failed)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# --------------------------------------------------------------------------
+# Synthesizer checks scikit-learn does not have. Each entry: an unfitted
+# estimator with a fixed integer random_state, and the kind of data it takes.
+SYNTHESIZERS = [
+    pytest.param(
+        BootstrapSynthesizer(domain="boolean", random_state=0),
+        "boolean",
+        id="BootstrapSynthesizer-boolean",
+    ),
+    pytest.param(
+        BootstrapSynthesizer(domain="box", bounds=(-1, 2), random_state=0),
+        "box",
+        id="BootstrapSynthesizer-box",
+    ),
+    pytest.param(
+        NoisyMeanSynthesizer(domain="boolean", random_state=0),
+        "boolean",
+        id="NoisyMeanSynthesizer-boolean",
+    ),
+]
+
+
+def _data(kind, n=120, p=5, seed=0):
+    rng = np.random.default_rng(seed)
+    if kind == "boolean":
+        X = (rng.random((n, p)) < 0.4).astype(np.int64)
+    else:
+        X = rng.uniform(-1, 2, size=(n, p))
+    return X
+
+
+def _frame(X):
+    df = pd.DataFrame(X, columns=[f"col{j}" for j in range(X.shape[1])])
+    if np.issubdtype(X.dtype, np.integer):
+        df["col0"] = df["col0"].astype(np.uint8)
+    return df
+
+
+@pytest.mark.parametrize("estimator, kind", SYNTHESIZERS)
+def test_sample_shape_dtype_and_columns(estimator, kind):
+    X = _data(kind)
+    est = clone(estimator).fit(X)
+    Y = est.sample(37)
+    assert isinstance(Y, np.ndarray) and Y.shape == (37, X.shape[1])
+    if kind == "boolean":
+        assert set(np.unique(Y)) <= {0, 1}
+    default = est.sample()
+    assert default.shape[1] == X.shape[1] and default.shape[0] >= 1
+
+
+@pytest.mark.parametrize("estimator, kind", SYNTHESIZERS)
+def test_sample_reproducible_with_fixed_random_state(estimator, kind):
+    X = _data(kind)
+    a = clone(estimator).fit(X)
+    b = clone(estimator).fit(X)
+    np.testing.assert_array_equal(a.sample(50), b.sample(50))
+    np.testing.assert_array_equal(a.sample(50), a.sample(50))
+    np.testing.assert_array_equal(
+        a.sample(50, random_state=3), b.sample(50, random_state=3)
+    )
+
+
+@pytest.mark.parametrize("estimator, kind", SYNTHESIZERS)
+def test_pandas_round_trip(estimator, kind):
+    df = _frame(_data(kind))
+    est = clone(estimator).fit(df)
+    Y = est.sample(40)
+    assert isinstance(Y, pd.DataFrame)
+    assert list(Y.columns) == list(df.columns)
+    if kind == "boolean":  # 0/1 output keeps integer dtypes exactly
+        assert list(Y.dtypes) == list(df.dtypes)
+    T = est.transform(df)
+    assert isinstance(T, pd.DataFrame) and list(T.columns) == list(df.columns)
+    assert list(est.get_feature_names_out()) == list(df.columns)
+
+
+@pytest.mark.parametrize("estimator, kind", SYNTHESIZERS)
+def test_failed_fit_changes_nothing(estimator, kind):
+    X = _data(kind)
+    est = clone(estimator).fit(X)
+    before = {
+        k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in vars(est).items()
+    }
+    bad = _data(kind, p=X.shape[1] + 1).astype(np.float64)
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError):
+        est.fit(bad)
+    assert set(vars(est)) == set(before)
+    for k, v in before.items():
+        if isinstance(v, np.ndarray):
+            np.testing.assert_array_equal(vars(est)[k], v)
+    assert est.n_features_in_ == X.shape[1]
+
+
+@pytest.mark.parametrize("estimator, kind", SYNTHESIZERS)
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (np.zeros((0, 3)), "0 sample"),
+        (np.zeros((1, 3)), "1 sample"),
+        (np.array([[0.0, np.inf], [1.0, 0.0]]), "infinity|inf"),
+        (np.zeros(5), "2D array"),
+    ],
+)
+def test_bad_input_rejected(estimator, kind, bad, match):
+    with pytest.raises(ValueError, match=match):
+        clone(estimator).fit(bad)
+
+
+@pytest.mark.parametrize("estimator, kind", SYNTHESIZERS)
+def test_non_numeric_columns_need_an_encoder(estimator, kind):
+    df = _frame(_data(kind))
+    df["colour"] = "red"
+    with pytest.raises(ValueError, match="BooleanEncoder"):
+        clone(estimator).fit(df)
+
+
+@pytest.mark.parametrize("estimator, kind", SYNTHESIZERS)
+def test_out_of_domain_rejected_not_clipped(estimator, kind):
+    X = _data(kind).astype(np.float64)
+    X[3, 1] = 0.5 if kind == "boolean" else 7.0
+    with pytest.raises(ValueError, match="row 3, column 1"):
+        clone(estimator).fit(X)
+
+
+PRIVATE = [p for p in SYNTHESIZERS if "accountant" in p.values[0].get_params()]
+
+
+@pytest.mark.parametrize("estimator, kind", PRIVATE)
+def test_privacy_budget_recorded_and_charged(estimator, kind):
+    X = _data(kind)
+    acc = BudgetAccountant(epsilon=100.0, delta=0.5)
+    est = clone(estimator).set_params(accountant=acc).fit(X)
+    g = est.privacy_guarantee_
+    assert (est.epsilon_, est.delta_, est.neighbouring_) == (
+        g.epsilon,
+        g.delta,
+        g.neighbouring,
+    )
+    assert est.neighbouring_ in ("replace-one", "add-remove-one")
+    assert acc.total_spent[0] == pytest.approx(est.epsilon_)
+    assert acc.total_spent[1] == pytest.approx(est.delta_)
+
+
+@pytest.mark.parametrize("estimator, kind", PRIVATE)
+def test_overspending_refused_before_touching_data(estimator, kind):
+    X = _data(kind)
+    probe = clone(estimator).fit(X)
+    acc = BudgetAccountant(
+        epsilon=probe.epsilon_ * 0.5, delta=0.5, neighbouring=probe.neighbouring_
+    )
+    est = clone(estimator).set_params(accountant=acc)
+    with pytest.raises(BudgetError):
+        est.fit(X)
+    assert acc.spent == []
+    assert not hasattr(est, "epsilon_")
+
+
+@pytest.mark.parametrize("estimator, kind", PRIVATE)
+def test_inferred_bounds_warn(estimator, kind):
+    if "bounds" not in estimator.get_params():
+        pytest.skip("estimator has no bounds parameter")
+    est = clone(estimator).set_params(domain="box", bounds=None)
+    with pytest.warns(PrivacyLeakWarning, match="bounds"):
+        est.fit(_data("box"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clone(estimator).set_params(domain="box", bounds=(-1, 2)).fit(_data("box"))
+
+
+@pytest.mark.parametrize("estimator, kind", SYNTHESIZERS)
+def test_score_is_minus_marginal_error(estimator, kind):
+    X = _data(kind)
+    est = clone(estimator).fit(X)
+    s = est.score(X)
+    assert np.isfinite(s) and s <= 0

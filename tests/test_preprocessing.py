@@ -1,0 +1,323 @@
+"""BooleanEncoder and UnitBallScaler."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from skdp_synth.exceptions import PrivacyLeakWarning
+from skdp_synth.preprocessing import BooleanEncoder, UnitBallScaler
+
+SCHEMA = dict(
+    categories={"colour": ["red", "green", "blue", None], "smoker": [False, True]},
+    ordinal={"size": ["S", "M", "L", "XL"]},
+    bin_edges={"age": [0, 18, 40, 65, 100], "income": [0.0, 1e4, 5e4, 1e6]},
+)
+
+
+def _table(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue", None], n),
+            "smoker": rng.choice([False, True], n),
+            "size": pd.Categorical(
+                rng.choice(["S", "M", "L", "XL"], n), categories=["S", "M", "L", "XL"]
+            ),
+            "age": rng.integers(0, 100, n),
+            "income": np.where(rng.random(n) < 0.1, np.nan, rng.uniform(0, 9e5, n)),
+        }
+    )
+
+
+def _fit(df, **kw):
+    params = {**SCHEMA, "missing": "infer", "random_state": 0, **kw}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the full schema is public: no warning
+        # income has missing values but no declared missing: that is inferred
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        return BooleanEncoder(**params).fit(df)
+
+
+def test_layout_and_names():
+    enc = _fit(_table())
+    names = enc.get_feature_names_out().tolist()
+    assert names == [
+        "colour=red",
+        "colour=green",
+        "colour=blue",
+        "colour=<missing>",
+        "smoker=True",
+        "size>=M",
+        "size>=L",
+        "size>=XL",
+        "age>=18",
+        "age>=40",
+        "age>=65",
+        "income>=10000",
+        "income>=50000",
+        "income=<missing>",
+    ]
+    assert enc.inferred_ == ["income"]  # missingness of income was learned
+
+
+def test_encoding_is_exact_and_valid_rows_round_trip():
+    df = _table(200)
+    enc = _fit(df)
+    Z = enc.transform(df)
+    assert Z.dtype == np.uint8 and set(np.unique(Z)) <= {0, 1}
+    # one-hot block: exactly one bit per row (missing is a category)
+    assert np.all(Z[:, 0:4].sum(axis=1) == 1)
+    # thermometer blocks are monotone
+    for block in (Z[:, 5:8], Z[:, 8:11], Z[:, 11:13]):
+        assert np.all(np.diff(block.astype(int), axis=1) <= 0)
+    back = enc.inverse_transform(Z)
+    assert list(back.columns) == list(df.columns)
+    assert back["colour"].tolist() == df["colour"].tolist()
+    assert back["smoker"].tolist() == df["smoker"].tolist()
+    assert back["size"].tolist() == df["size"].tolist()
+    assert back["size"].dtype == df["size"].dtype
+    assert back["age"].dtype == df["age"].dtype
+    # numeric values come back as the (integer) midpoint of their bin
+    edges = np.array(SCHEMA["bin_edges"]["age"])
+    idx = np.clip(np.searchsorted(edges, df["age"], side="right") - 1, 0, 3)
+    lo, hi = edges[idx], edges[idx + 1]
+    assert np.all((back["age"] >= lo) & ((back["age"] < hi) | (idx == 3)))
+    assert back["income"].isna().tolist() == df["income"].isna().tolist()
+
+
+def test_thermometer_bits_are_the_empirical_cdf():
+    df = _table(300, seed=2)
+    enc = _fit(df)
+    Z = enc.transform(df)
+    for j, edge in zip((8, 9, 10), (18, 40, 65)):
+        assert Z[:, j].mean() == pytest.approx(np.mean(df["age"] >= edge))
+
+
+def test_any_binary_row_decodes_to_a_valid_row():
+    df = _table()
+    enc = _fit(df)
+    rng = np.random.default_rng(0)
+    R = rng.integers(0, 2, size=(500, len(enc.get_feature_names_out())))
+    back = enc.inverse_transform(R)
+    assert (
+        back["colour"].isin(["red", "green", "blue"]).sum()
+        + back["colour"].isna().sum()
+        == 500
+    )
+    assert back["size"].isin(["S", "M", "L", "XL"]).all()
+    assert back["age"].between(0, 100).all()
+    assert back["smoker"].isin([False, True]).all()
+    # thermometer rule: the level is the number of ones (1 0 1 -> level 2 = "L")
+    row = np.zeros((1, R.shape[1]), dtype=int)
+    row[0, 0] = 1
+    row[0, [5, 7]] = 1
+    assert enc.inverse_transform(row)["size"].iloc[0] == "L"
+    # the missing bit wins for numeric columns
+    row[0, 13] = 1
+    assert np.isnan(enc.inverse_transform(row)["income"].iloc[0])
+
+
+def test_ambiguous_onehot_block_sampling_rule():
+    # several ones: uniform among them; fractional values: proportional
+    df = pd.DataFrame({"c": ["a", "b", "c"] * 10})
+    enc = BooleanEncoder(categories={"c": ["a", "b", "c"]}, random_state=0).fit(df)
+    two_ones = np.tile([1, 1, 0], (6000, 1))
+    counts = enc.inverse_transform(two_ones)["c"].value_counts()
+    assert set(counts.index) == {"a", "b"}
+    # binomial test, two-sided, false-failure rate 1e-3
+    assert stats.binomtest(int(counts["a"]), 6000, 0.5).pvalue > 1e-3
+    frac = np.tile([0.7, 0.2, 0.1], (6000, 1))
+    counts = enc.inverse_transform(frac)["c"].value_counts()
+    observed = [counts.get(c, 0) for c in "abc"]
+    # chi-square goodness of fit, false-failure rate 1e-3
+    assert stats.chisquare(observed, np.array([0.7, 0.2, 0.1]) * 6000).pvalue > 1e-3
+
+
+def test_all_zero_block_uses_the_decoded_rows_own_marginal():
+    df = pd.DataFrame({"c": ["a", "b", "c"] * 10})
+    enc = BooleanEncoder(categories={"c": ["a", "b", "c"]}, random_state=1).fit(df)
+    Z = np.vstack(
+        [
+            np.tile([1, 0, 0], (800, 1)),
+            np.tile([0, 0, 1], (200, 1)),
+            np.zeros((3000, 3)),
+        ]
+    )
+    out = enc.inverse_transform(Z)["c"].iloc[1000:].value_counts()
+    assert "b" not in out.index  # b never appears among the decoded rows
+    # proportional to (800, 0, 200): binomial test, false-failure rate 1e-3
+    assert stats.binomtest(int(out["a"]), 3000, 0.8).pvalue > 1e-3
+
+
+def test_argmax_decoding_is_deterministic():
+    df = pd.DataFrame({"c": ["a", "b", "b"]})
+    enc = BooleanEncoder(
+        categories={"c": ["a", "b"]}, decode="argmax", missing="always"
+    ).fit(df)
+    # three bits: a, b, <missing>; ties and empty rows go to the most frequent
+    Z = np.array([[0.2, 0.7, 0.1], [0, 0, 0], [1, 1, 0]])
+    out = enc.inverse_transform(Z)["c"].tolist()
+    assert out[0] == "b"
+    assert out == enc.inverse_transform(Z)["c"].tolist()
+
+
+def test_expected_marginals_preserved_by_sample_decoding():
+    # decoding fractional rows by sampling keeps the category frequencies
+    df = pd.DataFrame({"c": ["a", "b", "c", "a"]})
+    enc = BooleanEncoder(categories={"c": ["a", "b", "c"]}, random_state=5).fit(df)
+    Z = np.tile([0.5, 0.25, 0.25], (8000, 1))
+    counts = enc.inverse_transform(Z)["c"].value_counts()
+    observed = [counts.get(c, 0) for c in "abc"]
+    # chi-square, false-failure rate 1e-3
+    assert stats.chisquare(observed, [4000, 2000, 2000]).pvalue > 1e-3
+
+
+def test_inferred_domains_warn_and_list_columns():
+    df = _table()
+    with pytest.warns(PrivacyLeakWarning, match="colour") as record:
+        enc = BooleanEncoder(n_bins=3).fit(df)
+    assert len(record) == 1
+    assert set(enc.inferred_) == set(df.columns)
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (
+            lambda d: d.assign(colour=["purple"] + d["colour"].tolist()[1:]),
+            "not among its declared categories",
+        ),
+        (
+            lambda d: d.assign(age=[150] + d["age"].tolist()[1:]),
+            "outside the bin edges",
+        ),
+    ],
+)
+def test_values_outside_the_domain_are_rejected(change, match):
+    df = _table()
+    enc = _fit(df)
+    with pytest.raises(ValueError, match=match):
+        enc.transform(change(df))
+
+
+def test_missing_never_rejects_missing_values():
+    df = pd.DataFrame({"c": ["a", None]})
+    with pytest.raises(ValueError, match="missing"):
+        BooleanEncoder(categories={"c": ["a", "b"]}, missing="never").fit(df)
+
+
+def test_missing_always_adds_a_bit_everywhere():
+    df = pd.DataFrame({"c": ["a", "b"], "x": [1.0, 2.0]})
+    enc = BooleanEncoder(
+        categories={"c": ["a", "b"]}, bin_edges={"x": [0, 1.5, 3]}, missing="always"
+    ).fit(df)
+    assert enc.get_feature_names_out().tolist() == [
+        "c=a",
+        "c=b",
+        "c=<missing>",
+        "x>=1.5",
+        "x=<missing>",
+    ]
+
+
+def test_declaration_errors():
+    df = pd.DataFrame({"c": ["a", "b"]})
+    with pytest.raises(ValueError, match="not present in X"):
+        BooleanEncoder(categories={"zz": ["a"]}).fit(df)
+    with pytest.raises(ValueError, match="more than one"):
+        BooleanEncoder(categories={"c": ["a", "b"]}, ordinal={"c": ["a", "b"]}).fit(df)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        BooleanEncoder(bin_edges={"c": [1, 1]}).fit(pd.DataFrame({"c": [1.0]}))
+    with pytest.raises(ValueError, match="unique"):
+        BooleanEncoder(categories={"c": ["a", "a", "b"]}).fit(df)
+
+
+def test_onehot_numeric_encoding():
+    df = pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.0]})
+    enc = BooleanEncoder(bin_edges={"x": [0, 1, 2, 3]}, numeric_encoding="onehot").fit(
+        df
+    )
+    assert enc.get_feature_names_out().tolist() == [
+        "x in [0, 1)",
+        "x in [1, 2)",
+        "x in [2, 3]",
+    ]
+    np.testing.assert_array_equal(
+        enc.transform(df), [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 1]]
+    )
+    assert enc.inverse_transform(enc.transform(df))["x"].tolist() == [
+        0.5,
+        1.5,
+        2.5,
+        2.5,
+    ]
+
+
+def test_array_input_and_output():
+    X = np.array([["a", 1.0], ["b", 2.0]], dtype=object)
+    enc = BooleanEncoder(categories={0: ["a", "b"]}, bin_edges={1: [0, 1.5, 3]}).fit(X)
+    Z = enc.transform(X)
+    back = enc.inverse_transform(Z)
+    assert isinstance(back, np.ndarray) and back.shape == (2, 2)
+    assert back[:, 0].tolist() == ["a", "b"]
+
+
+def test_inverse_transform_input_checks():
+    enc = BooleanEncoder(categories={"c": ["a", "b", "z"]}).fit(
+        pd.DataFrame({"c": ["a"]})
+    )
+    with pytest.raises(ValueError, match="columns"):
+        enc.inverse_transform(np.zeros((2, 5)))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        enc.inverse_transform(np.full((2, 3), 2.0))
+
+
+def test_set_output_pandas():
+    df = pd.DataFrame({"c": ["a", "b"]})
+    enc = BooleanEncoder(categories={"c": ["a", "b", "z"]}).set_output(
+        transform="pandas"
+    )
+    out = enc.fit_transform(df)
+    assert isinstance(out, pd.DataFrame)
+    assert out.columns.tolist() == ["c=a", "c=b", "c=z"]
+
+
+# ---------------------------------------------------------------- scaler
+def test_unit_ball_scaler_maps_the_box_into_K_and_back():
+    rng = np.random.default_rng(0)
+    lo, hi = np.array([-1.0, 0.0, 10.0]), np.array([1.0, 5.0, 20.0])
+    X = lo + rng.random((50, 3)) * (hi - lo)
+    sc = UnitBallScaler(bounds=(lo, hi)).fit(X)
+    Z = sc.transform(X)
+    assert np.all(np.linalg.norm(Z, axis=1) <= 1 + 1e-12)
+    assert np.all((Z >= 0) & (Z <= 1 / np.sqrt(3)))
+    np.testing.assert_allclose(sc.inverse_transform(Z), X, rtol=1e-12, atol=1e-12)
+    # the corners of the box go to the corners of K
+    np.testing.assert_allclose(
+        sc.transform(hi[None, :]), np.full((1, 3), 1 / np.sqrt(3))
+    )
+
+
+def test_unit_ball_scaler_rejects_or_clips_outside_values():
+    sc = UnitBallScaler(bounds=(0, 1)).fit(np.array([[0.5, 0.5]]))
+    with pytest.raises(ValueError, match="outside the declared bounds"):
+        sc.transform(np.array([[0.5, 1.5]]))
+    clip = UnitBallScaler(bounds=(0, 1), on_outside="clip").fit(np.array([[0.5, 0.5]]))
+    np.testing.assert_allclose(
+        clip.transform(np.array([[0.5, 1.5]])), [[0.5 / np.sqrt(2), 1 / np.sqrt(2)]]
+    )
+
+
+def test_unit_ball_scaler_inferred_bounds_warn():
+    with pytest.warns(PrivacyLeakWarning, match="bounds"):
+        UnitBallScaler().fit(np.array([[0.0, 1.0], [2.0, 1.0]]))
+
+
+def test_unit_ball_scaler_bad_bounds():
+    with pytest.raises(ValueError, match="lo < hi"):
+        UnitBallScaler(bounds=(1, 0)).fit(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="pair"):
+        UnitBallScaler(bounds=(1, 2, 3)).fit(np.zeros((2, 2)))

@@ -1,0 +1,104 @@
+"""SyntheticResampler inside imbalanced-learn's Pipeline and GridSearchCV."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from _dummy import BootstrapSynthesizer, NoisyMeanSynthesizer
+from imblearn.pipeline import Pipeline as ImbPipeline
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+
+from skdp_synth import SyntheticResampler
+from skdp_synth.exceptions import PrivacyLeakWarning
+
+
+def _data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = (rng.random((n, 6)) < np.where(y[:, None] == 1, 0.8, 0.2)).astype(float)
+    return X, y
+
+
+def test_fit_resample_synthesizes_y_jointly():
+    X, y = _data()
+    res = SyntheticResampler(
+        BootstrapSynthesizer(domain="boolean", random_state=0),
+        classes=[0, 1],
+        random_state=0,
+    )
+    Xs, ys = res.fit_resample(X, y)
+    assert Xs.shape == X.shape and ys.shape == y.shape
+    assert set(np.unique(ys)) <= {0, 1}
+    # a bootstrap of the joint table: every synthetic (x, y) row is a real one
+    real = {tuple(r) + (c,) for r, c in zip(X, y)}
+    assert all(tuple(r) + (c,) in real for r, c in zip(Xs, ys))
+    assert ys.dtype == y.dtype
+
+
+def test_fit_resample_pandas_and_multiclass():
+    X, _ = _data()
+    y = pd.Series(np.random.default_rng(1).choice(["a", "b", "c"], len(X)), name="lbl")
+    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(6)])
+    res = SyntheticResampler(
+        BootstrapSynthesizer(domain="boolean", random_state=0),
+        classes=["a", "b", "c"],
+        n_samples=50,
+        random_state=0,
+    )
+    Xs, ys = res.fit_resample(df, y)
+    assert isinstance(Xs, pd.DataFrame) and list(Xs.columns) == list(df.columns)
+    assert isinstance(ys, pd.Series) and ys.name == "lbl" and len(ys) == 50
+    assert set(ys) <= {"a", "b", "c"}
+
+
+def test_box_bounds_are_extended_for_the_label_bits():
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(-5, 5, size=(100, 2)), rng.integers(0, 3, 100)
+    res = SyntheticResampler(
+        BootstrapSynthesizer(domain="box", bounds=(-5, 5), random_state=0),
+        classes=[0, 1, 2],
+    )
+    Xs, ys = res.fit_resample(X, y)
+    lo, hi = res.synthesizer_.bounds_
+    np.testing.assert_array_equal(lo, [-5, -5, 0, 0, 0])
+    np.testing.assert_array_equal(hi, [5, 5, 1, 1, 1])
+
+
+def test_inferred_classes_warn():
+    X, y = _data(50)
+    with pytest.warns(PrivacyLeakWarning, match="classes"):
+        SyntheticResampler(BootstrapSynthesizer(domain="boolean")).fit_resample(X, y)
+
+
+def test_resampler_in_imblearn_pipeline_grid_search():
+    X, y = _data(400)
+    pipe = ImbPipeline(
+        [
+            (
+                "synth",
+                SyntheticResampler(
+                    NoisyMeanSynthesizer(domain="boolean", random_state=0),
+                    classes=[0, 1],
+                    random_state=0,
+                ),
+            ),
+            ("clf", LogisticRegression()),
+        ]
+    )
+    search = GridSearchCV(pipe, {"synth__synthesizer__epsilon": [0.5, 5.0]}, cv=3)
+    search.fit(X, y)
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+    # the model is evaluated on real held-out rows, and the resampler only ran
+    # during fit: predict works on real data of the original width
+    assert search.predict(X).shape == y.shape
+
+
+def test_bad_inputs():
+    X, y = _data(20)
+    res = SyntheticResampler(BootstrapSynthesizer(domain="boolean"), classes=[0, 1])
+    with pytest.raises(ValueError, match="rows"):
+        res.fit_resample(X[:5], y)
+    with pytest.raises(ValueError, match="1-dimensional"):
+        res.fit_resample(X, y[:, None])
+    with pytest.raises(ValueError, match="distinct"):
+        SyntheticResampler(BootstrapSynthesizer(), classes=[0, 0]).fit_resample(X, y)

@@ -1,0 +1,112 @@
+"""make_marginal_scorer and SynthesizerMixin.score, inside GridSearchCV."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from _dummy import BootstrapSynthesizer, NoisyMeanSynthesizer
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import Binarizer
+
+from skdp_synth import make_synthesis_pipeline
+from skdp_synth.metrics import make_marginal_scorer, marginal_error
+from skdp_synth.preprocessing import BooleanEncoder
+
+
+def _boolean(n=200, p=6, seed=0):
+    rng = np.random.default_rng(seed)
+    z = rng.random((n, 1))
+    return (rng.random((n, p)) < 0.2 + 0.6 * z).astype(float)
+
+
+def test_score_uses_exact_distribution():
+    X = _boolean()
+    est = NoisyMeanSynthesizer(domain="boolean", epsilon=5.0, random_state=0).fit(X)
+    expected = -marginal_error(X, est.means_[None, :], 2)
+    assert est.score(X) == pytest.approx(expected, rel=1e-12)
+    assert make_marginal_scorer(d=3)(est, X) == pytest.approx(
+        -marginal_error(X, est.means_[None, :], 3), rel=1e-12
+    )
+
+
+def test_scorer_with_n_samples_draws_a_sample():
+    X = _boolean()
+    est = BootstrapSynthesizer(domain="boolean", random_state=0).fit(X)
+    scorer = make_marginal_scorer(d=2, n_samples=50, random_state=1)
+    sample = est.sample(50, random_state=1)
+    assert scorer(est, X) == pytest.approx(-marginal_error(X, sample, 2), rel=1e-12)
+    # the exact distribution of a bootstrap of X is X itself: zero error
+    assert make_marginal_scorer(d=2)(est, X) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_scorer_passes_held_out_data_through_the_pipeline():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(150, 5))
+    pipe = make_pipeline(
+        Binarizer(threshold=0.0),
+        NoisyMeanSynthesizer(domain="boolean", epsilon=2.0, random_state=0),
+    ).fit(X)
+    Xb = (X > 0).astype(float)
+    direct = make_marginal_scorer(d=2)(pipe[-1], Xb)
+    assert make_marginal_scorer(d=2)(pipe, X) == pytest.approx(direct, rel=1e-12)
+    assert pipe.score(X) == pytest.approx(direct, rel=1e-12)
+
+
+def test_gridsearch_with_default_score_and_scorer():
+    X = _boolean(n=300)
+    grid = {"epsilon": [0.05, 50.0]}
+    est = NoisyMeanSynthesizer(domain="boolean", random_state=0)
+    search = GridSearchCV(est, grid, cv=KFold(3, shuffle=True, random_state=0))
+    search.fit(X)
+    # more budget, less noise on the means: must win on every fold
+    assert search.best_params_ == {"epsilon": 50.0}
+
+    pipe = make_pipeline(
+        Binarizer(threshold=0.5),
+        NoisyMeanSynthesizer(domain="boolean", random_state=0),
+    )
+    search = GridSearchCV(
+        pipe,
+        {"noisymeansynthesizer__epsilon": [0.05, 50.0]},
+        scoring=make_marginal_scorer(d=2),
+        cv=3,
+    )
+    search.fit(X)
+    assert search.best_params_ == {"noisymeansynthesizer__epsilon": 50.0}
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+
+def test_tv_scorer_decodes_through_synthesis_pipeline():
+    df = pd.DataFrame(
+        {
+            "colour": ["red", "blue", "red", "green"] * 20,
+            "size": ["S", "M", "L", "M"] * 20,
+        }
+    )
+    enc = BooleanEncoder(
+        categories={"colour": ["red", "green", "blue"], "size": ["S", "M", "L"]},
+        random_state=0,
+    )
+    pipe = make_synthesis_pipeline(
+        enc, BootstrapSynthesizer(domain="boolean", random_state=0)
+    ).fit(df)
+    score = make_marginal_scorer(d=2, kind="tv", random_state=3)(pipe, df)
+    Y = pipe.sample(len(df), random_state=3)
+    assert score == pytest.approx(-marginal_error(df, Y, 2, kind="tv"))
+    assert -0.3 < score <= 0
+
+
+def test_scorer_errors():
+    with pytest.raises(ValueError, match="positive integer"):
+        make_marginal_scorer(d=0)
+    with pytest.raises(ValueError, match="n_samples"):
+        make_marginal_scorer(n_samples=0)
+    with pytest.raises(ValueError, match="kind"):
+        make_marginal_scorer(kind="l2")
+    from sklearn.linear_model import LinearRegression
+
+    with pytest.raises(TypeError, match="not a skdp_synth synthesizer"):
+        make_marginal_scorer()(LinearRegression(), np.zeros((3, 2)))
+    with pytest.raises(TypeError, match="no sample method"):
+        make_marginal_scorer(kind="tv")(LinearRegression(), np.zeros((3, 2)))
+    assert "d=2" in repr(make_marginal_scorer())

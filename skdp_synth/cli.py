@@ -89,7 +89,7 @@ def _progress(iterable, desc, total=None):
                 yield item
 
         return plain()
-    return tqdm(iterable, desc=desc, total=total, file=sys.stderr, leave=False)
+    return tqdm(iterable, desc=desc, total=total, file=sys.stderr)
 
 
 # ----------------------------------------------------------------- commands

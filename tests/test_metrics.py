@@ -26,18 +26,10 @@ def brute_tv(X, Y, d):
     X, Y = pd.DataFrame(X), pd.DataFrame(Y)
     total = []
     for cols in itertools.combinations(range(X.shape[1]), d):
-        px = (
-            X.iloc[:, list(cols)]
-            .astype(str)
-            .agg("|".join, axis=1)
-            .value_counts(normalize=True)
-        )
-        py = (
-            Y.iloc[:, list(cols)]
-            .astype(str)
-            .agg("|".join, axis=1)
-            .value_counts(normalize=True)
-        )
+        cols = list(cols)
+        px = X.iloc[:, cols].astype(object).map(repr).agg("|".join, axis=1)
+        py = Y.iloc[:, cols].astype(object).map(repr).agg("|".join, axis=1)
+        px, py = px.value_counts(normalize=True), py.value_counts(normalize=True)
         keys = set(px.index) | set(py.index)
         total.append(0.5 * sum(abs(px.get(k, 0) - py.get(k, 0)) for k in keys))
     return float(np.mean(total))

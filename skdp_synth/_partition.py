@@ -145,21 +145,24 @@ def spectral_cells(U, S_cube, t, alpha):
 
 # -------------------------------------------------------- pinning cells
 def pinning_depth(k):
-    """``L = floor(log2 k')``, ``k' = floor(sqrt(k))``: at most ``k'`` pinning cells.
+    """``L = floor(log2 k)``: at most ``2^L <= k`` pinning cells (003 §2, SPEC §1b).
 
-    Paper 003 §2 pins at most ``log2 k`` coordinates to get at most ``k``
-    cells. Before an equipartition into ``k`` groups we keep the ``k' =
-    floor(sqrt(k))`` cells of 000 §3.6 instead, so that the merged residuals
-    weigh at most about ``k'/k <= 1/sqrt(k)`` (Lemma 3.9); the loss rate
-    ``1/sqrt(log k')`` is ``1/sqrt(log k)`` up to a factor ``sqrt 2``.
+    The equipartition that follows merges the cells' residuals. A draw with
+    ``2^l`` cells leaves at most ``2^l (b + 1)`` rows of residual, mass about
+    ``2^l / k``; averaged over ``l`` uniform in ``{0..L}`` that is about
+    ``2 / (L + 1) = O(1/log k)``, below the ``O(1/sqrt(log k))`` of the
+    cells' own loss, so the rate of 003 survives the equipartition (and the
+    best of several draws is kept). Capping at ``k' = floor(sqrt(k))`` cells,
+    as 000 §3.6 does for the spectral cells, bounds the residual of every
+    draw by ``k'/k`` but gave no better losses on our data
+    (``benchmarks/bench_microaggregation.py``).
 
     Examples
     --------
-    >>> [pinning_depth(k) for k in (1, 3, 4, 15, 16, 1000)]
-    [0, 0, 1, 1, 2, 4]
+    >>> [pinning_depth(k) for k in (1, 2, 3, 4, 1000, 1024)]
+    [0, 1, 1, 2, 9, 10]
     """
-    k_prime = math.isqrt(int(k))
-    return int(math.floor(math.log2(k_prime))) if k_prime >= 1 else 0
+    return int(math.floor(math.log2(int(k))))
 
 
 def pinning_cells(U, n_pinned):
@@ -359,23 +362,21 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
             return order
         r0 = slot_start[s0] - base
         sizes = slot_start[s1] - base - r0
-        if batch and n > BATCH_ROWS and sizes.max() <= BATCH_ROWS // 2:
+        if batch and n > BATCH_ROWS and sizes.max() <= n // 2:
             return _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes)
         node_of_pos = np.repeat(np.arange(s0.size), sizes)
-        # node sums as one sparse product: far faster than reduceat on axis 0
-        indicator = sp.csr_matrix(
-            (np.ones(n, dtype=Zo.dtype), np.arange(n), np.append(r0, n)),
-            shape=(s0.size, n),
-        )
-        mean = (indicator @ Zo) / sizes[:, None]
-        var = (indicator @ (Zo * Zo)) / sizes[:, None] - mean * mean
+        indptr = np.append(r0, n)
+        ones = np.ones(n, dtype=Zo.dtype)
+        mean = _node_sums(ones, indptr, Zo) / sizes[:, None]
+        var = _node_sums(ones, indptr, Zo * Zo) / sizes[:, None]
+        var -= mean * mean
         v = np.zeros_like(var)
         v[np.arange(v.shape[0]), np.argmax(var, axis=1)] = 1.0
         for _ in range(POWER_ITERATIONS):
             # s = <z - mean, v>; then v <- sum (z - mean) s = sum z s (sum s = 0)
             s = np.einsum("ij,ij->i", Zo, v[node_of_pos])
             s -= np.einsum("ij,ij->i", mean, v)[node_of_pos]
-            v = indicator @ (Zo * s[:, None])
+            v = _node_sums(s, indptr, Zo)
             norm = np.linalg.norm(v, axis=1)
             v /= np.where(norm > 0, norm, 1.0)[:, None]
         s = np.einsum("ij,ij->i", Zo, v[node_of_pos]).astype(np.float64)
@@ -396,11 +397,29 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         s0, s1 = new_s0, new_s1
 
 
+def _node_sums(weights, indptr, A):
+    """``sum_{i in node} weights_i A_i`` for nodes of consecutive rows.
+
+    One sparse product (node x row matrix holding the weights): far faster
+    than ``np.add.reduceat`` on axis 0, and the weights need no ``n x q``
+    temporary.
+    """
+    n = A.shape[0]
+    matrix = sp.csr_matrix((weights, np.arange(n), indptr), shape=(indptr.size - 1, n))
+    return matrix @ A
+
+
 def _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes):
-    """Finish small nodes batch by batch (consecutive nodes, about BATCH_ROWS rows)."""
+    """Go on batch by batch: consecutive nodes, each batch a smaller problem.
+
+    Batches hold about ``max(BATCH_ROWS, largest node)`` rows and are split
+    the same way (recursively), so the working set shrinks with the nodes
+    and the late levels run in cache.
+    """
     ends = r0 + sizes
     cuts = [0]
-    limit = BATCH_ROWS
+    target = max(BATCH_ROWS, int(sizes.max()))
+    limit = target
     # first node index whose end passes each multiple of BATCH_ROWS
     while True:
         i = int(np.searchsorted(ends, limit, side="right"))
@@ -408,13 +427,13 @@ def _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes):
             break
         i = max(i, cuts[-1] + 1)
         cuts.append(i)
-        limit = ends[i - 1] + BATCH_ROWS
+        limit = ends[i - 1] + target
     cuts.append(s0.size)
     out = order.copy()
     for a, b in zip(cuts[:-1], cuts[1:]):
         lo, hi = r0[a], ends[b - 1]
         out[lo:hi] = _split_levels(
-            order[lo:hi], Zo[lo:hi], slot_start, s0[a:b], s1[a:b], batch=False
+            order[lo:hi], Zo[lo:hi], slot_start, s0[a:b], s1[a:b], batch=True
         )
     return out
 

@@ -366,14 +366,13 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         self._index_training_rows(U, boolean)
 
     def _pinning(self, U, S_cube, k, rng):
-        """003 §2: best of ``n_draws`` draws of ``(l, T)`` by certificate.
+        """003 §2: best of ``n_draws`` draws of ``(l, T)``, by certificate.
 
-        ``L = floor(log2 k')`` with ``k' = floor(sqrt(k))`` (not ``log2 k``):
-        at most ``k'`` cells, as in 000 §3.6, so that the merged residuals have
-        mass below ``k'/k <= 1/sqrt(k)``. With up to ``k`` cells (SPEC §1b
-        taken literally) the cells are about as small as the groups and the
-        merger term of Lemma 3.9 is of order one; the rate ``1/sqrt(log k')``
-        is ``1/sqrt(log k)`` up to the factor ``sqrt 2``.
+        ``l`` uniform in ``{0, ..., L}`` with ``L = floor(log2 k)`` (capped at
+        ``p``), ``T`` a uniform ``l``-subset of the columns; the cells are the
+        rows that agree on ``T``. Each draw is scored by its certificate
+        ``L(C) + |G|/n`` (cell loss plus the mass its equipartition would
+        merge), computed from the cell sums in one pass over the data.
         """
         n, p = U.shape
         L = min(_partition.pinning_depth(k), p)

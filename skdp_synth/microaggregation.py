@@ -40,6 +40,16 @@ spectral partition (``covariance_loss_bound_``), and
 ``|G|/n < k'/k <= 1/sqrt(k)`` when ``k`` divides ``n``; here ``|G|`` is
 simply counted, which also covers the remainder below.
 
+*How tight is it?* The paper's ``alpha = (log log k' / log k')^{1/4}`` falls
+very slowly: ``4 alpha^2 >= 1`` unless ``k' > 10^30``. So for every
+practical ``k`` with ``t >= 1`` the a-priori certificate exceeds 1 and says
+nothing (any loss is at most ``||Sigma_X||_F <= ||S||_F <= 1``). The
+data-dependent chain through the computed cell loss,
+``L(I) <= L(C) + |G|/n`` (``cell_loss_ + residual_mass_``), holds for both
+partitions and is the informative bound; ``covariance_loss_bound_`` keeps the
+paper's form for the spectral partition because it is the quantity the
+theorems control.
+
 Sizes (000 Remark 4.2)
 ----------------------
 With ``n = k b + r``, ``0 <= r < k``, the groups are ``r`` groups of ``b + 1``
@@ -174,7 +184,8 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         The smallest group size, ``floor(n/k)``: the release is
         ``anonymity_level_``-anonymous.
     privacy_summary_ : str
-        E.g. ``"10-anonymous (179 groups)"``.
+        ``"(n/k)=10-anonymous"`` for groups of at least 10 rows (the
+        privacy column of ``skdp-synth demo``).
     n_components_ : int
         ``t`` used by the spectral partition (0 for pinning).
     alpha_ : float or None
@@ -215,7 +226,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     >>> est = CovarianceLossMicroaggregator(k=100, domain="boolean",
     ...                                     random_state=0).fit(X)
     >>> est.anonymity_level_, est.privacy_summary_
-    (10, '10-anonymous (100 groups)')
+    (10, '(n/k)=10-anonymous')
     >>> bool(est.covariance_loss_ <= est.covariance_loss_bound_)
     True
     >>> release = est.transform(X)            # each row -> its group mean
@@ -352,7 +363,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         self.weights_ = sizes / n
         self.n_groups_ = k
         self.anonymity_level_ = int(sizes.min())
-        self.privacy_summary_ = f"{self.anonymity_level_}-anonymous ({k} groups)"
+        self.privacy_summary_ = f"(n/k)={self.anonymity_level_}-anonymous"
         self.n_components_ = t
         self.alpha_ = alpha
         self.n_cells_ = int(cells.max()) + 1

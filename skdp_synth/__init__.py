@@ -16,6 +16,7 @@ and budgets), :mod:`skdp_synth.geometry` (coverings and partitions).
 """
 
 from .datasets import load_binary_digits
+from .microaggregation import CovarianceLossMicroaggregator
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import BudgetAccountant, PrivacyGuarantee
 from .resampling import SyntheticResampler
@@ -24,6 +25,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "BudgetAccountant",
+    "CovarianceLossMicroaggregator",
     "PrivacyGuarantee",
     "SynthesisPipeline",
     "SyntheticResampler",

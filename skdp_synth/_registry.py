@@ -87,3 +87,14 @@ def get_method(name):
         raise ValueError(
             f"unknown method {name!r}; available: {sorted(METHODS)}"
         ) from None
+
+
+register(
+    Method(
+        name="microaggregation",
+        target="skdp_synth.microaggregation:CovarianceLossMicroaggregator",
+        summary="(n/k)-anonymous microaggregation, covariance-loss certificate (000)",
+        guarantee="anonymity",
+        demo_params={"k": 179, "domain": "boolean"},
+    )
+)

@@ -15,6 +15,7 @@ from _dummy import BootstrapSynthesizer, NoisyMeanSynthesizer
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skdp_synth import CovarianceLossMicroaggregator
 from skdp_synth.exceptions import BudgetError, PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder, UnitBallScaler
 from skdp_synth.privacy import BudgetAccountant
@@ -35,6 +36,8 @@ SKLEARN_CHECKED = [
     UnitBallScaler(),
     BootstrapSynthesizer(random_state=0),
     NoisyMeanSynthesizer(random_state=0),
+    CovarianceLossMicroaggregator(random_state=0),
+    CovarianceLossMicroaggregator(k=3, division="input_order", random_state=0),
 ]
 
 EXPECTED_FAILED = {
@@ -70,6 +73,25 @@ SYNTHESIZERS = [
         NoisyMeanSynthesizer(domain="boolean", random_state=0),
         "boolean",
         id="NoisyMeanSynthesizer-boolean",
+    ),
+    pytest.param(
+        CovarianceLossMicroaggregator(k=12, domain="boolean", random_state=0),
+        "boolean",
+        id="CovarianceLossMicroaggregator-boolean",
+    ),
+    pytest.param(
+        CovarianceLossMicroaggregator(
+            k=12, domain="boolean", partition="pinning", random_state=0
+        ),
+        "boolean",
+        id="CovarianceLossMicroaggregator-pinning",
+    ),
+    pytest.param(
+        CovarianceLossMicroaggregator(
+            k=12, domain="box", bounds=(-1, 2), random_state=0
+        ),
+        "box",
+        id="CovarianceLossMicroaggregator-box",
     ),
 ]
 

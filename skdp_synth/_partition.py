@@ -1,0 +1,506 @@
+"""Partitions for :class:`~skdp_synth.CovarianceLossMicroaggregator`.
+
+Pure functions on arrays; the estimator in :mod:`skdp_synth.microaggregation`
+strings them together. Everything works on the cube scale ``U`` in
+``[0, 1]^p`` that the shared mixin hands to ``_fit``; the unit-ball scale of
+paper 000 is ``U / sqrt(p)`` (SPEC §0) and enters only through the factor
+``1/p`` in second moments and ``1/sqrt(p)`` in projections, so the data is
+never copied to change scale.
+
+Pieces
+------
+:func:`paper_parameters`
+    ``k' = floor(sqrt(k))``, ``alpha`` and ``t`` of 000 Algorithm 1 step 2.
+:func:`spectral_cells`
+    000 Algorithm 1 steps 1-5: projection on the ``t`` leading eigenvectors of
+    ``S``, nearest point of the lattice covering.
+:func:`pinning_cells`
+    003 §2: cells of rows agreeing on a random set of coordinates.
+:func:`plan_equipartition` and :func:`equipartition`
+    000 §3.6 / Algorithm 1 step 6 with the remainder of Remark 4.2: cut each
+    cell into blocks of ``floor(n/k)`` or ``floor(n/k) + 1`` rows and a
+    residual, merge the residuals, cut the merged residual.
+:func:`row_keys`
+    Exact 64-bit keys of rows, used by ``transform`` to recognise training rows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from .geometry import LatticeCovering, leading_eigenvectors, residual_spectral_norm
+
+__all__ = [
+    "cell_loss",
+    "equipartition",
+    "group_sums",
+    "paper_parameters",
+    "pinning_cells",
+    "pinning_depth",
+    "plan_equipartition",
+    "row_keys",
+    "spectral_cells",
+]
+
+#: dimension of the principal sketch used to divide cells compactly
+SKETCH_DIM = 16
+#: power iterations per node and level of the recursive splitting
+POWER_ITERATIONS = 2
+#: parts per node and level of the recursive splitting
+FANOUT = 2
+#: rows per batch once the nodes are small (cache-sized work)
+BATCH_ROWS = 1 << 15
+
+
+# ------------------------------------------------------------ parameters
+def paper_parameters(k):
+    """``(k', alpha, t)`` of 000 Algorithm 1 step 2 (and eq. (3.5) with ``k'``).
+
+    ``k' = floor(sqrt(k))``. For ``k' < 3`` (``k < 9``) the algorithm uses a
+    single cell: ``alpha`` is ``None`` and ``t = 0``. Otherwise
+    ``alpha = (log log k' / log k')^{1/4}`` and
+    ``t = floor(log k' / log(7/alpha))``, so that the covering has at most
+    ``(7/alpha)^t <= k'`` points (000 Prop. 3.7).
+
+    Examples
+    --------
+    >>> paper_parameters(8)
+    (2, None, 0)
+    >>> kp, alpha, t = paper_parameters(10_000)
+    >>> kp, round(alpha, 4), t
+    (100, 0.7588, 2)
+    """
+    k_prime = math.isqrt(int(k))
+    if k_prime < 3:
+        return k_prime, None, 0
+    alpha = (math.log(math.log(k_prime)) / math.log(k_prime)) ** 0.25
+    t = int(math.floor(math.log(k_prime) / math.log(7.0 / alpha)))
+    return k_prime, alpha, t
+
+
+# ------------------------------------------------------------- sums, loss
+def group_sums(U, labels, n_groups):
+    """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``."""
+    n = U.shape[0]
+    indicator = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_groups, n))
+    sums = np.asarray(indicator @ U)
+    sizes = np.bincount(labels, minlength=n_groups)
+    return sums, sizes
+
+
+def cell_loss(S_cube, sums, sizes, n):
+    """Covariance loss ``||E XX^T - E YY^T||_F`` on the unit-ball scale.
+
+    ``S_cube = U^T U / n``; ``sums``/``sizes`` describe the groups (empty
+    groups allowed). ``Y`` takes the group mean ``sums_j / sizes_j`` with
+    probability ``sizes_j / n``, so ``E YY^T = sum_j sums_j sums_j^T /
+    (n sizes_j)`` (000 eq. (4.1)). Division by ``p`` moves both second moments
+    from the cube to the unit-ball scale (``x -> x / sqrt(p)``).
+    """
+    p = S_cube.shape[0]
+    nonempty = sizes > 0
+    s = sums[nonempty]
+    second_y = (s / sizes[nonempty, None]).T @ s / n
+    return float(np.linalg.norm(S_cube - second_y)) / p
+
+
+# ------------------------------------------------------- spectral cells
+def spectral_cells(U, S_cube, t, alpha):
+    """Nearest-point partition of the projected rows (000 Alg. 1 steps 3-5).
+
+    Parameters
+    ----------
+    U : ndarray (n, p)
+        Cube-scaled data; the unit-ball rows are ``U / sqrt(p)``.
+    S_cube : ndarray (p, p)
+        ``U^T U / n``; the unit-ball second moment is ``S_cube / p``.
+    t : int
+        Number of leading eigenvectors (``0``: one cell).
+    alpha : float or None
+        Covering radius (unused when ``t = 0``).
+
+    Returns
+    -------
+    cells : ndarray (n,) of int
+        Index of the nearest covering point of each ``P x_i``.
+    residual_norm : float
+        ``||(I-P) S (I-P)||_F = sqrt(sum_{i>t} lambda_i(S)^2)`` on the
+        unit-ball scale (000 Lemma 3.3, eq. (3.2)).
+    n_points : int
+        Size of the covering.
+    """
+    p = U.shape[1]
+    V, eigenvalues = leading_eigenvectors(S_cube / p, t)
+    residual_norm = residual_spectral_norm(eigenvalues, t)
+    if t == 0:
+        return np.zeros(U.shape[0], dtype=np.intp), residual_norm, 1
+    covering = LatticeCovering(t, alpha)
+    # Coordinates of P x in the orthonormal basis V of ran(P); ||V^T x|| <= 1.
+    Z = (U @ V) / math.sqrt(p)
+    return covering.nearest(Z), residual_norm, covering.n_points
+
+
+# -------------------------------------------------------- pinning cells
+def pinning_depth(k):
+    """``L = floor(log2 k)``: at most ``2^L <= k`` pinning cells (003 §2, SPEC §1b).
+
+    The equipartition that follows merges the cells' residuals. A draw with
+    ``2^l`` cells leaves at most ``2^l (b + 1)`` rows of residual, mass about
+    ``2^l / k``; averaged over ``l`` uniform in ``{0..L}`` that is about
+    ``2 / (L + 1) = O(1/log k)``, below the ``O(1/sqrt(log k))`` of the
+    cells' own loss, so the rate of 003 survives the equipartition (and the
+    best of several draws is kept). Capping at ``k' = floor(sqrt(k))`` cells,
+    as 000 §3.6 does for the spectral cells, bounds the residual of every
+    draw by ``k'/k`` but gave no better losses on our data
+    (``benchmarks/bench_microaggregation.py``).
+
+    Examples
+    --------
+    >>> [pinning_depth(k) for k in (1, 2, 3, 4, 1000, 1024)]
+    [0, 1, 1, 2, 9, 10]
+    """
+    return int(math.floor(math.log2(int(k))))
+
+
+def pinning_cells(U, n_pinned):
+    """Cells of rows that agree on the coordinates ``n_pinned`` (003 §2).
+
+    ``U`` is Boolean (0/1); the key of a row is the binary number formed by
+    its pinned coordinates, so there are at most ``2^len(n_pinned)`` cells.
+    Returns dense cell indices ``0..s-1``.
+    """
+    T = np.asarray(n_pinned, dtype=np.intp)
+    if T.size == 0:
+        return np.zeros(U.shape[0], dtype=np.intp)
+    weights = 2.0 ** np.arange(T.size)
+    keys = U[:, T] @ weights  # exact: integers below 2^53
+    _, cells = np.unique(keys, return_inverse=True)
+    return cells.ravel().astype(np.intp)
+
+
+# --------------------------------------------------------- equipartition
+def plan_equipartition(cell_sizes, n_groups):
+    """How many blocks each cell gives up, and what is left to merge.
+
+    With ``n = k b + r`` (``b = floor(n/k)``, ``0 <= r < k``) the final
+    partition has ``r`` groups of ``b + 1`` rows and ``k - r`` of ``b`` rows
+    (the remainder of 000 Remark 4.2 spread one row per group, so every group
+    has ``floor(n/k)`` or ``ceil(n/k)`` rows). A cell of ``c`` rows gives
+    ``floor(c/b)`` blocks, as many of them enlarged to ``b + 1`` as its own
+    leftover rows allow (000 §3.6, "division with residual"); the global
+    counts are then capped (at most ``r`` large and ``k - r`` small blocks
+    from cells) by shrinking large blocks or dissolving small ones into the
+    residual. The residual pieces are merged and cut into the remaining
+    blocks.
+
+    Returns
+    -------
+    small, large : ndarray of int
+        Blocks of ``b`` and ``b + 1`` rows carved from each cell.
+    residual : ndarray of int
+        Rows of each cell left to the merged residual.
+    merged : tuple (small, large)
+        Blocks cut from the merged residual.
+    """
+    c = np.asarray(cell_sizes, dtype=np.int64)
+    n = int(c.sum())
+    b, r = divmod(n, int(n_groups))
+    q = c // b
+    large = np.minimum(c - b * q, q)
+    small = q - large
+    excess = int(large.sum()) - r
+    if excess > 0:  # too many enlarged blocks: shrink some back to b rows
+        large, shrunk = _take(large, excess)
+        small = small + shrunk
+    excess = int(small.sum()) - (n_groups - r)
+    if excess > 0:  # too many blocks of b rows: dissolve some into the residual
+        small, _ = _take(small, excess)
+    residual = c - b * small - (b + 1) * large
+    merged = (n_groups - r - int(small.sum()), r - int(large.sum()))
+    assert residual.min() >= 0 and min(merged) >= 0
+    assert b * merged[0] + (b + 1) * merged[1] == residual.sum()
+    return small, large, residual, merged
+
+
+def _take(counts, amount):
+    """Remove ``amount`` units from ``counts``, largest counts first (deterministic).
+
+    Returns the new counts and how many units were taken from each entry.
+    """
+    counts = counts.copy()
+    taken = np.zeros_like(counts)
+    for i in np.argsort(-counts, kind="stable"):
+        if amount == 0:
+            break
+        d = min(int(counts[i]), amount)
+        counts[i] -= d
+        taken[i] += d
+        amount -= d
+    return counts, taken
+
+
+def equipartition(cells, n_groups, sketch=None):
+    """Cut a partition into ``n_groups`` groups of ``floor(n/k)`` or ``ceil(n/k)`` rows.
+
+    000 §3.6 / Algorithm 1 step 6 (see :func:`plan_equipartition` for the
+    sizes). *How* a cell is cut is left free by the theorem (any refinement
+    can only lower the loss, 000 Lemma 3.8). With ``sketch=None`` the blocks
+    are runs of rows in input order; with a sketch ``Z`` (rows in a few
+    principal coordinates) each cell is cut by recursive bisection along the
+    principal direction of its rows (:func:`_bisect`), which keeps the
+    blocks compact.
+
+    Parameters
+    ----------
+    cells : ndarray (n,) of int
+        Dense cell indices ``0..s-1`` (every index used).
+    n_groups : int
+        ``k``, with ``1 <= k <= n``.
+    sketch : ndarray (n, q) or None
+
+    Returns
+    -------
+    labels : ndarray (n,) of int
+        Group of each row, ``0..k-1``.
+    pieces : ndarray (n,) of int
+        The refinement of ``cells`` before the merger: carved blocks keep
+        their group label, the residual of cell ``i`` gets label ``k + i``.
+    residual_mass : float
+        ``|G| / n``, the probability of the merged residual ``G`` -- the
+        merger term of 000 Lemma 3.9.
+    """
+    cells = np.asarray(cells, dtype=np.intp)
+    n = cells.shape[0]
+    counts = np.bincount(cells)
+    b = n // n_groups
+    small, large, residual, (m_small, m_large) = plan_equipartition(counts, n_groups)
+
+    # Slots of phase 1, cell by cell: its blocks, then its residual piece.
+    per_cell = small + large + (residual > 0)
+    slot_cell = np.repeat(np.arange(counts.size), per_cell)
+    slot_sizes = np.empty(slot_cell.size, dtype=np.int64)
+    slot_is_residual = np.zeros(slot_cell.size, dtype=bool)
+    first = np.concatenate([[0], np.cumsum(per_cell)[:-1]])
+    rank = np.arange(slot_cell.size) - first[slot_cell]
+    sm, lg = small[slot_cell], large[slot_cell]
+    slot_sizes[:] = np.where(rank < sm, b, b + 1)
+    is_res = rank >= sm + lg
+    slot_sizes[is_res] = residual[slot_cell[is_res]]
+    slot_is_residual[is_res] = True
+    cell_slot_start = first
+
+    order = np.argsort(cells, kind="stable")  # rows by cell, input order inside
+    order = _divide(order, slot_sizes, cell_slot_start, sketch)
+    slot_of_pos = np.repeat(np.arange(slot_sizes.size), slot_sizes)
+
+    block_slots = np.flatnonzero(~slot_is_residual)
+    group_of_slot = np.full(slot_sizes.size, -1, dtype=np.intp)
+    group_of_slot[block_slots] = np.arange(block_slots.size)
+    labels = np.empty(n, dtype=np.intp)
+    labels[order] = group_of_slot[slot_of_pos]
+    pieces = labels.copy()
+    in_residual = labels < 0
+    pieces[order[slot_is_residual[slot_of_pos]]] = (
+        n_groups + slot_cell[slot_of_pos[slot_is_residual[slot_of_pos]]]
+    )
+
+    # Phase 2: merge the residual pieces into G and cut G into the rest.
+    g_rows = np.flatnonzero(in_residual)  # input order
+    if g_rows.size:
+        g_sizes = np.concatenate(
+            [np.full(m_small, b, dtype=np.int64), np.full(m_large, b + 1, np.int64)]
+        )
+        g_sketch = None if sketch is None else sketch[g_rows]
+        g_order = _divide(np.arange(g_rows.size), g_sizes, np.array([0]), g_sketch)
+        g_slot = np.repeat(np.arange(g_sizes.size), g_sizes)
+        labels[g_rows[g_order]] = block_slots.size + g_slot
+    return labels, pieces, g_rows.size / n
+
+
+# ----------------------------------------------------- compact division
+def _divide(order, slot_sizes, node_slot_start, sketch):
+    """Reorder ``order`` inside each node so that runs of ``slot_sizes`` are compact.
+
+    A node is a run of consecutive slots (initially: the slots of one cell,
+    starting at ``node_slot_start``); its rows are the matching run of
+    ``order``. Without a sketch nothing moves (input order).
+    """
+    if sketch is None or slot_sizes.size <= 1:
+        return order
+    slot_start = np.concatenate([[0], np.cumsum(slot_sizes)])
+    node_s0 = np.asarray(node_slot_start, dtype=np.int64)
+    node_s1 = np.concatenate([node_s0[1:], [slot_sizes.size]])
+    return _bisect(order, slot_start, node_s0, node_s1, sketch)
+
+
+def _bisect(order, slot_start, s0, s1, Z):
+    """Recursive principal splitting, all nodes of a level at once.
+
+    Each node with two or more slots is cut at slot boundaries into
+    ``min(FANOUT, slots)`` parts of (nearly) equal slot counts: its rows are
+    sorted by their coordinate along the node's principal direction (power
+    iterations on the node's covariance in the sketch ``Z``, started from the
+    sketch axis of largest variance) and consecutive runs go to the parts.
+    Cost per level: ``O(n q)`` for the directions plus one sort of ``n``
+    keys; ``ceil(log_FANOUT(slots per cell))`` levels. Once every node is
+    small, the nodes are finished in batches of about :data:`BATCH_ROWS` rows
+    that stay in cache.
+    """
+    Zo = Z[order]  # the sketch, kept in the current row order
+    return _split_levels(order.copy(), Zo, slot_start, s0, s1, batch=True)
+
+
+def _split_levels(order, Zo, slot_start, s0, s1, batch):
+    n = order.size
+    base = slot_start[s0[0]]
+    while True:
+        active = (s1 - s0) >= 2
+        if not active.any():
+            return order
+        r0 = slot_start[s0] - base
+        sizes = slot_start[s1] - base - r0
+        if batch and n > BATCH_ROWS and sizes.max() <= n // 2:
+            return _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes)
+        node_of_pos = np.repeat(np.arange(s0.size), sizes)
+        indptr = np.append(r0, n)
+        ones = np.ones(n, dtype=Zo.dtype)
+        mean = _node_sums(ones, indptr, Zo) / sizes[:, None]
+        var = _node_sums(ones, indptr, Zo * Zo) / sizes[:, None]
+        var -= mean * mean
+        v = np.zeros_like(var)
+        v[np.arange(v.shape[0]), np.argmax(var, axis=1)] = 1.0
+        for _ in range(POWER_ITERATIONS):
+            # s = <z - mean, v>; then v <- sum (z - mean) s = sum z s (sum s = 0)
+            s = np.einsum("ij,ij->i", Zo, v[node_of_pos])
+            s -= np.einsum("ij,ij->i", mean, v)[node_of_pos]
+            v = _node_sums(s, indptr, Zo)
+            norm = np.linalg.norm(v, axis=1)
+            v /= np.where(norm > 0, norm, 1.0)[:, None]
+        s = np.einsum("ij,ij->i", Zo, v[node_of_pos]).astype(np.float64)
+        s[~active[node_of_pos]] = 0.0
+        lo = np.minimum.reduceat(s, r0)
+        width = np.maximum.reduceat(s, r0) - lo
+        frac = (s - lo[node_of_pos]) / ((width * (1 + 1e-6))[node_of_pos] + 1e-300)
+        perm = np.argsort(node_of_pos + frac)
+        order = order[perm]
+        Zo = Zo[perm]
+        # cut every node into `parts` runs of slots
+        n_slots = s1 - s0
+        parts = np.minimum(n_slots, FANOUT)
+        node = np.repeat(np.arange(s0.size), parts)
+        j = np.arange(node.size) - np.repeat(np.cumsum(parts) - parts, parts)
+        new_s0 = s0[node] + (j * n_slots[node]) // parts[node]
+        new_s1 = s0[node] + ((j + 1) * n_slots[node]) // parts[node]
+        s0, s1 = new_s0, new_s1
+
+
+def _node_sums(weights, indptr, A):
+    """``sum_{i in node} weights_i A_i`` for nodes of consecutive rows.
+
+    One sparse product (node x row matrix holding the weights): far faster
+    than ``np.add.reduceat`` on axis 0, and the weights need no ``n x q``
+    temporary.
+    """
+    n = A.shape[0]
+    matrix = sp.csr_matrix((weights, np.arange(n), indptr), shape=(indptr.size - 1, n))
+    return matrix @ A
+
+
+def _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes):
+    """Go on batch by batch: consecutive nodes, each batch a smaller problem.
+
+    Batches hold about ``max(BATCH_ROWS, largest node)`` rows and are split
+    the same way (recursively), so the working set shrinks with the nodes
+    and the late levels run in cache.
+    """
+    ends = r0 + sizes
+    cuts = [0]
+    target = max(BATCH_ROWS, int(sizes.max()))
+    limit = target
+    # first node index whose end passes each multiple of BATCH_ROWS
+    while True:
+        i = int(np.searchsorted(ends, limit, side="right"))
+        if i >= s0.size:
+            break
+        i = max(i, cuts[-1] + 1)
+        cuts.append(i)
+        limit = ends[i - 1] + target
+    cuts.append(s0.size)
+    out = order.copy()
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        lo, hi = r0[a], ends[b - 1]
+        out[lo:hi] = _split_levels(
+            order[lo:hi], Zo[lo:hi], slot_start, s0[a:b], s1[a:b], batch=True
+        )
+    return out
+
+
+def principal_sketch(U, S_cube, mean, dim=None):
+    """Rows in the ``dim`` leading principal coordinates of the centred data.
+
+    ``dim=None`` uses :data:`SKETCH_DIM`.
+    """
+    p = U.shape[1]
+    q = min(SKETCH_DIM if dim is None else dim, p)
+    covariance = S_cube - np.outer(mean, mean)
+    W, _ = leading_eigenvectors(covariance, q)
+    return (U @ W - mean @ W).astype(np.float32)
+
+
+# ------------------------------------------------------------- row keys
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_CHUNK = 1 << 16
+
+
+def _mix(z):
+    """SplitMix64 finaliser (Steele, Lea & Flood 2014), vectorised, in place."""
+    z ^= z >> np.uint64(30)
+    z *= _M1
+    z ^= z >> np.uint64(27)
+    z *= _M2
+    z ^= z >> np.uint64(31)
+    return z
+
+
+def _hash_words(W):
+    """64-bit hash of each row of a uint64 matrix (order-dependent)."""
+    h = np.full(W.shape[0], _GOLDEN, dtype=np.uint64)
+    for j in range(W.shape[1]):
+        h ^= W[:, j]
+        h += _GOLDEN
+        _mix(h)
+    return h
+
+
+def row_keys(U, boolean):
+    """A 64-bit key per row; equal rows get equal keys.
+
+    Boolean rows (``p <= 64``) are packed into their bit pattern, which is
+    exact: different rows get different keys. Longer Boolean rows and box
+    data are hashed (SplitMix64 over the packed bytes or the IEEE bit
+    patterns, ``-0.0`` normalised to ``0.0``); distinct rows then share a key
+    with probability about ``2^-64`` per pair. A shared key never breaks
+    ``fit_transform(X) == fit(X).transform(X)`` (see the estimator's
+    ``transform``); it can only send a new row to the group of a different
+    training row instead of its nearest group.
+    """
+    n, p = U.shape
+    if boolean:
+        packed = np.packbits(U != 0, axis=1)
+        width = -(-packed.shape[1] // 8) * 8
+        if width != packed.shape[1]:
+            packed = np.pad(packed, ((0, 0), (0, width - packed.shape[1])))
+        words = np.ascontiguousarray(packed).view("<u8")
+        if words.shape[1] == 1:
+            return words[:, 0].astype(np.uint64)
+        return _hash_words(words)
+    out = np.empty(n, dtype=np.uint64)
+    for s in range(0, n, _CHUNK):
+        block = U[s : s + _CHUNK] + 0.0  # -0.0 -> 0.0, contiguous copy
+        out[s : s + _CHUNK] = _hash_words(block.view(np.uint64))
+    return out

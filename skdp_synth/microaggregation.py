@@ -1,0 +1,497 @@
+"""(n/k)-anonymous microaggregation with a covariance-loss certificate.
+
+Paper 000 (Boedihardjo, Strohmer & Vershynin, *Covariance's loss is
+privacy's gain*) §3-4 and Algorithm 1; paper 003 (Sah & Sawhney) §2 for the
+pinning partition. SPEC §1 and §1b.
+
+Microaggregation replaces every record by the mean of its group. If every
+group has at least ``g`` records, the release is ``g``-anonymous: each
+released row is shared by at least ``g`` people. Paper 000 parametrises by the
+**number of groups** ``k``: ``n`` records in ``k`` groups of (about) ``n/k``
+records give ``(n/k)``-anonymity -- *not* ``k``-anonymity.
+
+The certificate (000 §3)
+------------------------
+Write ``X`` for a uniformly random row on the unit-ball scale
+(``x_i = u_i / sqrt(p)``, ``||x_i|| <= 1``), ``S = E XX^T``, and for a
+partition ``F`` let ``Y = E[X | F]`` (the group means). The covariance loss is
+``L(F) = ||Sigma_X - Sigma_Y||_F = ||E XX^T - E YY^T||_F`` (Lemma 3.1). The
+estimator builds its groups in three steps and the bound follows them:
+
+1. **Cells** ``C`` (spectral): ``P`` projects on the ``t`` leading
+   eigenvectors of ``S``; each row goes to the nearest point of an
+   ``alpha``-covering of the unit ball of ``ran(P)``. Lemma 3.2 gives
+   ``L(C) <= E||PX - PY||^2 + ||(I-P)S(I-P)||_F`` and Lemma 3.6 gives
+   ``||PX - PY|| <= 2 alpha``, so ``L(C) <= 4 alpha^2 + ||(I-P)S(I-P)||_F``.
+   (``t = 0``: one cell and ``P = 0``, so ``L(C) <= ||S||_F``, no covering
+   term.) For the pinning cells there is no a-priori bound with a known
+   constant, so ``L(C)`` itself is computed.
+2. **Pieces** ``C'``: every cell is cut into blocks of ``b = floor(n/k)`` or
+   ``b + 1`` rows and one residual piece (see "Sizes" below). ``C'`` refines
+   ``C``, so ``L(C') <= L(C)`` (Lemma 3.8, monotonicity).
+3. **Groups** ``I``: the residual pieces are merged into one set ``G``
+   (``C''``) and ``G`` is cut into blocks. Lemma 3.9 (merger) gives
+   ``L(C'') <= L(C') + P(G)`` with ``P(G) = |G|/n``; ``I`` refines ``C''``, so
+   ``L(I) <= L(C'')`` (Lemma 3.8 again).
+
+Chained: ``L(I) <= 4 alpha^2 [t >= 1] + ||(I-P)S(I-P)||_F + |G|/n`` for the
+spectral partition (``covariance_loss_bound_``), and
+``L(I) <= L(C) + |G|/n`` for the pinning partition. 000 §3.6 bounds
+``|G|/n < k'/k <= 1/sqrt(k)`` when ``k`` divides ``n``; here ``|G|`` is
+simply counted, which also covers the remainder below.
+
+*How tight is it?* The paper's ``alpha = (log log k' / log k')^{1/4}`` falls
+very slowly: ``4 alpha^2 >= 1`` unless ``k' > 10^30``. So for every
+practical ``k`` with ``t >= 1`` the a-priori certificate exceeds 1 and says
+nothing (any loss is at most ``||Sigma_X||_F <= ||S||_F <= 1``). The
+data-dependent chain through the computed cell loss,
+``L(I) <= L(C) + |G|/n`` (``cell_loss_ + residual_mass_``), holds for both
+partitions and is the informative bound; ``covariance_loss_bound_`` keeps the
+paper's form for the spectral partition because it is the quantity the
+theorems control.
+
+Sizes (000 Remark 4.2)
+----------------------
+With ``n = k b + r``, ``0 <= r < k``, the groups are ``r`` groups of ``b + 1``
+rows and ``k - r`` groups of ``b`` rows: the remainder is spread one row per
+group instead of being added to a single group, so no group is larger than
+``ceil(n/k)``. The anonymity level is ``floor(n/k)`` (``anonymity_level_``).
+Blocks of ``b + 1`` rows are carved in cells whose leftover rows allow it;
+the rest come from the merged residual.
+
+Why the cells are cut compactly
+-------------------------------
+The theorem allows any cut of a cell into blocks (Lemma 3.8). The loss that
+remains is the within-block spread, so the estimator cuts along the data's
+remaining variance: recursive bisection along the principal direction of
+each node's rows (computed in a sketch of the ``16`` leading principal
+coordinates of the data). ``division="input_order"`` cuts runs of rows in
+input order instead, for comparison (see ``benchmarks/bench_microaggregation``).
+
+Cost (``n`` rows, ``p`` columns, ``k`` groups, ``q = min(p, 16)``)
+------------------------------------------------------------------
+``S = U^T U / n``: ``O(n p^2)`` (one pass, BLAS). Eigenvectors:
+``O(p^3)``. Projection and nearest covering point: ``O(n p t)`` plus a KD-tree
+query for the rows whose rounded lattice point leaves the ball. Pinning:
+``O(n p)`` per draw. Sizes plan: ``O(#cells)``. Sketch: ``O(n p q)``.
+Bisection: ``O(n q + n log n)`` per level, ``ceil(log2(k / #cells))`` levels
+(about ``log2 k``). Group means and the loss: ``O(n p + k p^2)``. Row keys
+for ``transform``: ``O(n p)`` plus one ``O(n log n)`` sort. ``transform`` of
+the training rows: ``O(n p + n log n)``; of new rows: ``O(n k p)`` for their
+nearest group mean. ``sample(m)``: ``O(m p)``.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.metrics import pairwise_distances_argmin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from . import _partition
+from .base import SynthesizerMixin
+from .mechanisms import NoiseSource
+from .validation import from_cube
+
+__all__ = ["CovarianceLossMicroaggregator"]
+
+#: random stream of ``transform``'s optional rounding (fit uses 0, sample 1)
+TRANSFORM_STREAM = 2
+#: default group size when ``k`` is not given
+DEFAULT_GROUP_SIZE = 10
+
+
+class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
+    """Microaggregation into ``k`` GROUPS (not k-anonymity's minimum group size ``k``).
+
+    Splits the ``n`` training rows into exactly ``k`` groups of
+    ``floor(n/k)`` or ``ceil(n/k)`` rows and releases the group means: the
+    release is ``floor(n/k)``-anonymous (``anonymity_level_``). For groups of
+    at least ``g`` rows, pass ``k = n // g``. Paper 000 (Boedihardjo,
+    Strohmer & Vershynin) Algorithm 1 with the certificate of its §3, and the
+    pinning partition of paper 003 (Sah & Sawhney) §2; see the module
+    docstring for the derivation of the bound.
+
+    This is anonymity, not differential privacy: the group means are exact
+    functions of small groups of records.
+
+    Parameters
+    ----------
+    k : int, default=None
+        **Number of groups** (paper 000's ``k``), ``1 <= k <= n_samples``.
+        Every group gets ``floor(n/k)`` or ``ceil(n/k)`` rows. ``None`` uses
+        ``max(1, n // 10)`` groups, i.e. groups of about 10 rows.
+    m : int, default=None
+        Default number of rows of :meth:`sample`; ``None`` gives ``n``.
+    partition : {"spectral", "pinning"}, default="spectral"
+        How the cells are formed before the equipartition.
+        ``"spectral"``: nearest point of a lattice covering after projecting on
+        the leading eigenvectors of the second-moment matrix (000 Alg. 1 steps
+        1-5). ``"pinning"`` (Boolean data only): rows that agree on a random set
+        of coordinates (003 §2), best of ``n_draws`` draws.
+    n_components : int, default=None
+        ``t``, the number of eigenvectors of the spectral partition. ``None``:
+        ``t = floor(log k' / log(7/alpha))`` with ``k' = floor(sqrt(k))``
+        (000 Alg. 1 step 2), and ``t = 0`` (one cell) when ``k' < 3``.
+    alpha : float, default=None
+        Covering radius in ``(0, 1]``. ``None``:
+        ``alpha = (log log k' / log k')^{1/4}`` (000 Alg. 1 step 2). That
+        formula needs ``k' >= 3``; when ``n_components >= 1`` is forced with
+        ``k < 9``, ``None`` gives ``alpha = 1``.
+    n_draws : int, default=16
+        Pinning partition: number of random draws ``(l, T)``; the draw with
+        the smallest certificate ``L(C) + |G|/n`` is kept (003 §2 argues by
+        Markov's inequality that each draw is within twice the expected loss
+        with probability at least 1/2).
+    division : {"bisection", "input_order"}, default="bisection"
+        How a cell is cut into blocks. ``"bisection"``: recursive bisection
+        along the principal direction of the remaining variance (compact
+        blocks). ``"input_order"``: runs of rows in input order (what the
+        theorem allows; kept for comparison).
+    rounding : {"none", "random"}, default="none"
+        :meth:`transform` on Boolean data: ``"none"`` releases the group means
+        (fractions; the k-anonymous release); ``"random"`` rounds each
+        coordinate to ``Bernoulli(mean)`` (000 §4.3). :meth:`sample` always
+        rounds Boolean data.
+    domain : {"boolean", "box"}, default="box"
+        ``"boolean"``: values in ``{0, 1}``. ``"box"``: values in ``bounds``.
+    bounds : tuple (lo, hi) or None, default=None
+        Box bounds (scalars or per-column arrays). ``None`` reads them off the
+        data, without a warning: the bounds are not part of the released group
+        means, but ``bounds_`` then holds the column minima and maxima.
+    random_state : None, int, RandomState or Generator, default=None
+        Randomness of the pinning draws, of :meth:`sample` and of the rounding
+        in :meth:`transform`. The spectral partition is deterministic.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Group of each training row, ``0..k-1``.
+    centroids_ : ndarray of shape (k, n_features)
+        Group means, in the units of the training data (inside the box:
+        000 Remark 4.5).
+    group_sizes_ : ndarray of shape (k,)
+        Rows per group; each is ``floor(n/k)`` or ``ceil(n/k)``.
+    weights_ : ndarray of shape (k,)
+        ``group_sizes_ / n``; ``weights_ @ centroids_`` is the data mean.
+    n_groups_ : int
+        ``k`` as used.
+    anonymity_level_ : int
+        The smallest group size, ``floor(n/k)``: the release is
+        ``anonymity_level_``-anonymous.
+    privacy_summary_ : str
+        ``"(n/k)=10-anonymous"`` for groups of at least 10 rows (the
+        privacy column of ``skdp-synth demo``).
+    n_components_ : int
+        ``t`` used by the spectral partition (0 for pinning).
+    alpha_ : float or None
+        Covering radius used (``None`` when ``t = 0`` or for pinning).
+    n_cells_ : int
+        Non-empty cells before the equipartition.
+    pinned_features_ : ndarray or None
+        The coordinates ``T`` of the chosen pinning draw.
+    cell_loss_ : float
+        ``L(C)``, covariance loss of the cells (unit-ball scale).
+    residual_norm_ : float
+        ``||(I-P)S(I-P)||_F`` (000 Lemma 3.3; ``<= 1/sqrt(t)``), spectral only
+        (``nan`` for pinning).
+    covering_term_ : float
+        ``4 alpha^2`` (000 Lemma 3.6), ``0`` when ``t = 0``; ``nan`` for pinning.
+    residual_mass_ : float
+        ``|G|/n``, the merger term of 000 Lemma 3.9.
+    covariance_loss_ : float
+        Achieved ``||Sigma_X - Sigma_Y||_F`` on the unit-ball scale.
+    covariance_loss_bound_ : float
+        The certificate: ``covering_term_ + residual_norm_ + residual_mass_``
+        (spectral) or ``cell_loss_ + residual_mass_`` (pinning).
+    bounds_ : tuple of ndarray
+        The box used (``(0, 1)`` per column for Boolean data).
+    n_features_in_, feature_names_in_, n_samples_fit_
+        As in scikit-learn.
+
+    See Also
+    --------
+    skdp_synth.metrics.covariance_loss : the loss of any partition.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_synth import CovarianceLossMicroaggregator
+    >>> rng = np.random.default_rng(0)
+    >>> X = (rng.random((1000, 8)) < 0.3).astype(int)
+    >>> est = CovarianceLossMicroaggregator(k=100, domain="boolean",
+    ...                                     random_state=0).fit(X)
+    >>> est.anonymity_level_, est.privacy_summary_
+    (10, '(n/k)=10-anonymous')
+    >>> bool(est.covariance_loss_ <= est.covariance_loss_bound_)
+    True
+    >>> release = est.transform(X)            # each row -> its group mean
+    >>> np.allclose(release.mean(axis=0), X.mean(axis=0))
+    True
+    >>> est.sample(5).shape                   # bootstrap + randomized rounding
+    (5, 8)
+    """
+
+    _parameter_constraints = {
+        "k": [Integral, None],
+        "m": [Interval(Integral, 1, None, closed="left"), None],
+        "partition": [StrOptions({"spectral", "pinning"})],
+        "n_components": [Interval(Integral, 0, None, closed="left"), None],
+        "alpha": [Interval(Real, 0, 1, closed="right"), None],
+        "n_draws": [Interval(Integral, 1, None, closed="left")],
+        "division": [StrOptions({"bisection", "input_order"})],
+        "rounding": [StrOptions({"none", "random"})],
+        "domain": [StrOptions({"boolean", "box"})],
+        "bounds": [tuple, list, None],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
+    def __init__(
+        self,
+        *,
+        k=None,
+        m=None,
+        partition="spectral",
+        n_components=None,
+        alpha=None,
+        n_draws=16,
+        division="bisection",
+        rounding="none",
+        domain="box",
+        bounds=None,
+        random_state=None,
+    ):
+        self.k = k
+        self.m = m
+        self.partition = partition
+        self.n_components = n_components
+        self.alpha = alpha
+        self.n_draws = n_draws
+        self.division = division
+        self.rounding = rounding
+        self.domain = domain
+        self.bounds = bounds
+        self.random_state = random_state
+
+    # ------------------------------------------------------------- fit
+    def _n_groups(self, n):
+        k = self.k
+        if k is None:
+            return max(1, n // DEFAULT_GROUP_SIZE)
+        if isinstance(k, bool) or not 1 <= k <= n:
+            raise ValueError(
+                f"k={k!r} is the NUMBER OF GROUPS (paper 000), not the minimum "
+                f"group size of k-anonymity; it must satisfy 1 <= k <= n_samples = "
+                f"{n}. For groups of at least g rows pass k = n_samples // g "
+                f"(e.g. k={max(1, n // DEFAULT_GROUP_SIZE)} for groups of "
+                f"{DEFAULT_GROUP_SIZE})."
+            )
+        return int(k)
+
+    def _check_options(self, p):
+        boolean = self._domain() == "boolean"
+        if self.partition == "pinning" and not boolean:
+            raise ValueError(
+                "partition='pinning' needs Boolean data (domain='boolean'): cells "
+                "are rows that agree on a set of 0/1 coordinates (paper 003 §2)"
+            )
+        if self.rounding == "random" and not boolean:
+            raise ValueError(
+                "rounding='random' rounds to {0, 1} and needs domain='boolean'"
+            )
+        if self.n_components is not None and self.n_components > p:
+            raise ValueError(
+                f"n_components={self.n_components} exceeds the number of features {p}"
+            )
+
+    def _spectral_parameters(self, k, p):
+        k_prime, alpha, t = _partition.paper_parameters(k)
+        if self.n_components is not None:
+            t = int(self.n_components)
+        t = min(t, p)
+        if self.alpha is not None:
+            alpha = float(self.alpha)
+            if self.n_components is None and k_prime >= 3:
+                t = min(int(math.floor(math.log(k_prime) / math.log(7.0 / alpha))), p)
+        if t >= 1 and alpha is None:
+            alpha = 1.0  # the paper's alpha needs k' >= 3; the coarsest allowed
+        return t, (alpha if t >= 1 else None)
+
+    def _fit(self, U, source):
+        n, p = U.shape
+        k = self._n_groups(n)
+        self._check_options(p)
+        boolean = self._domain() == "boolean"
+        S_cube = U.T @ U / n  # 000 Alg. 1 step 1, cube scale (ball scale: /p)
+
+        if self.partition == "spectral":
+            t, alpha = self._spectral_parameters(k, p)
+            cells, residual_norm, _ = _partition.spectral_cells(U, S_cube, t, alpha)
+            _, cells = np.unique(cells, return_inverse=True)
+            cells = cells.ravel()
+            sums, sizes = _partition.group_sums(U, cells, cells.max() + 1)
+            cell_loss = _partition.cell_loss(S_cube, sums, sizes, n)
+            covering_term = 4.0 * alpha**2 if t >= 1 else 0.0
+            pinned = None
+        else:
+            cells, pinned, cell_loss = self._pinning(U, S_cube, k, source.rng)
+            t, alpha, residual_norm, covering_term = 0, None, math.nan, math.nan
+
+        if self.division == "bisection":
+            sketch = _partition.principal_sketch(U, S_cube, U.mean(axis=0))
+        else:
+            sketch = None
+        labels, _, residual_mass = _partition.equipartition(cells, k, sketch)
+        del sketch
+
+        sums, sizes = _partition.group_sums(U, labels, k)
+        centroids_cube = sums / sizes[:, None]
+        loss = _partition.cell_loss(S_cube, sums, sizes, n)
+        if self.partition == "spectral":
+            bound = covering_term + residual_norm + residual_mass
+        else:
+            bound = cell_loss + residual_mass
+
+        self.labels_ = labels
+        self._centroids_cube = centroids_cube
+        self.centroids_ = from_cube(centroids_cube, *self.bounds_)
+        self.group_sizes_ = sizes
+        self.weights_ = sizes / n
+        self.n_groups_ = k
+        self.anonymity_level_ = int(sizes.min())
+        self.privacy_summary_ = f"(n/k)={self.anonymity_level_}-anonymous"
+        self.n_components_ = t
+        self.alpha_ = alpha
+        self.n_cells_ = int(cells.max()) + 1
+        self.pinned_features_ = pinned
+        self.cell_loss_ = cell_loss
+        self.residual_norm_ = residual_norm
+        self.covering_term_ = covering_term
+        self.residual_mass_ = residual_mass
+        self.covariance_loss_ = loss
+        self.covariance_loss_bound_ = bound
+        self._index_training_rows(U, boolean)
+
+    def _pinning(self, U, S_cube, k, rng):
+        """003 §2: best of ``n_draws`` draws of ``(l, T)``, by certificate.
+
+        ``l`` uniform in ``{0, ..., L}`` with ``L = floor(log2 k)`` (capped at
+        ``p``), ``T`` a uniform ``l``-subset of the columns; the cells are the
+        rows that agree on ``T``. Each draw is scored by its certificate
+        ``L(C) + |G|/n`` (cell loss plus the mass its equipartition would
+        merge), computed from the cell sums in one pass over the data.
+        """
+        n, p = U.shape
+        L = min(_partition.pinning_depth(k), p)
+        best = None
+        for _ in range(self.n_draws):
+            ell = int(rng.integers(0, L + 1))
+            T = np.sort(rng.choice(p, size=ell, replace=False))
+            cells = _partition.pinning_cells(U, T)
+            sums, sizes = _partition.group_sums(U, cells, cells.max() + 1)
+            loss = _partition.cell_loss(S_cube, sums, sizes, n)
+            *_, residual, _ = _partition.plan_equipartition(sizes, k)
+            score = loss + residual.sum() / n
+            if best is None or score < best[0]:
+                best = (score, cells, T, loss)
+        return best[1], best[2], best[3]
+
+    # ------------------------------------------------------ transform
+    def _index_training_rows(self, U, boolean):
+        """Keys of the training rows, in occurrence order per key, with labels."""
+        keys = _partition.row_keys(U, boolean)
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        uniq, start, count = np.unique(
+            sorted_keys, return_index=True, return_counts=True
+        )
+        self._train_keys = uniq
+        self._train_key_start = start
+        self._train_key_count = count
+        self._train_key_labels = self.labels_[order]
+
+    def transform(self, X):
+        """Replace each row by a group mean (row-aligned, unlike :meth:`sample`).
+
+        * A row equal to a training row gets that training row's group mean:
+          the ``j``-th occurrence of a value in ``X`` (in row order) gets the
+          group of the ``j``-th training row with that value. Hence
+          ``transform`` of the training data returns exactly
+          ``centroids_[labels_]`` -- the ``floor(n/k)``-anonymous release --
+          duplicated rows included, and ``fit_transform(X)`` equals
+          ``fit(X).transform(X)``.
+        * Any other row (new values, or more occurrences of a value than the
+          training data has) gets the nearest group mean in the cube scale
+          (Euclidean; ties to the lowest group index). A row seen in ``fit``
+          can thus not be told apart from its group by ``transform``.
+
+        With ``rounding="random"`` (Boolean data) each coordinate is then
+        rounded to ``Bernoulli(mean)`` (000 §4.3), from ``random_state``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+
+        Returns
+        -------
+        X_release : ndarray or DataFrame of shape (n_rows, n_features)
+            In the units, columns and (where lossless) dtypes of ``X``.
+        """
+        check_is_fitted(self)
+        U = self._to_cube(X)
+        boolean = self._domain() == "boolean"
+        labels = self._match_training_rows(_partition.row_keys(U, boolean))
+        unseen = labels < 0
+        if unseen.any():
+            labels[unseen] = pairwise_distances_argmin(U[unseen], self._centroids_cube)
+        if self.rounding == "random" and boolean:
+            rng = NoiseSource(self.random_state, stream=TRANSFORM_STREAM).rng
+            means = self._centroids_cube[labels]
+            out = (rng.random(means.shape) < means).astype(np.float64)
+            return self._wrap_output(from_cube(out, *self.bounds_))
+        return self._wrap_output(self.centroids_[labels])
+
+    def _match_training_rows(self, keys):
+        """Group of the training row matched by occurrence order, or ``-1``."""
+        m = keys.shape[0]
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        new_value = np.ones(m, dtype=bool)
+        new_value[1:] = sorted_keys[1:] != sorted_keys[:-1]
+        run_start = np.maximum.accumulate(np.where(new_value, np.arange(m), 0))
+        occurrence = np.empty(m, dtype=np.int64)
+        occurrence[order] = np.arange(m) - run_start
+        pos = np.empty(m, dtype=np.intp)  # sorted queries: cache-friendly search
+        pos[order] = np.searchsorted(self._train_keys, sorted_keys)
+        pos = np.minimum(pos, self._train_keys.size - 1)
+        found = (self._train_keys[pos] == keys) & (
+            occurrence < self._train_key_count[pos]
+        )
+        labels = np.full(m, -1, dtype=np.intp)
+        labels[found] = self._train_key_labels[
+            self._train_key_start[pos[found]] + occurrence[found]
+        ]
+        return labels
+
+    # ---------------------------------------------------------- sample
+    def _sample_cube(self, n_samples, source):
+        """Bootstrap from the group means (000 §4.2), then rounding (§4.3).
+
+        ``n_samples`` i.i.d. draws of a group ``j`` with probability
+        ``|I_j|/n``; Boolean data: each coordinate of the drawn mean rounded to
+        ``Bernoulli(value)`` independently.
+        """
+        rng = source.rng
+        idx = rng.choice(self.n_groups_, size=n_samples, p=self.weights_)
+        Y = self._centroids_cube[idx]
+        if self._domain() == "boolean":
+            Y = (rng.random(Y.shape) < Y).astype(np.float64)
+        return Y
+
+    def _synthetic_distribution(self):
+        """The group means (cube scale) with weights ``|I_j|/n`` (000 eq. (4.1))."""
+        return self._centroids_cube, self.weights_

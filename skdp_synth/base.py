@@ -4,7 +4,7 @@ Estimators inherit from :class:`SynthesizerMixin` (anonymity-based) or
 :class:`PrivateSynthesizerMixin` (differentially private), *left* of
 ``BaseEstimator``, and implement three private hooks::
 
-    _fit(U, source)              # U: validated data mapped to the cube [0, 1]^p
+    _fit(U, source)              # U: validated data in the cube [0, 1]^p (read-only)
     _sample_cube(n, source)      # n synthetic rows in the cube [0, 1]^p
     _synthetic_distribution()    # optional: (points in the cube, weights)
 
@@ -118,7 +118,12 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         self.bounds_ = (lo, hi)
         self.n_samples_fit_ = X.shape[0]
         self._output_spec = output_spec
-        return to_cube(X, lo, hi)
+        if self._domain() == "boolean":
+            U = X.view()  # already the cube; a read-only view, never a copy
+        else:
+            U = to_cube(X, lo, hi)
+        U.flags.writeable = False
+        return U
 
     def _to_cube(self, X):
         """Map new data with the fitted bounds, for ``score`` and ``transform``.
@@ -133,6 +138,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         lo, hi = self.bounds_
         if self._domain() == "boolean":
             check_in_domain(X, "boolean")
+            return X
         return (X - lo) / (hi - lo)
 
     # --------------------------------------------------------------- sample

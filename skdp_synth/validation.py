@@ -133,7 +133,8 @@ def check_in_domain(X, domain, lo=None, hi=None):
 
 def to_cube(X, lo, hi):
     """Affine map of the box ``[lo, hi]`` onto ``[0, 1]^p``."""
-    U = (X - lo) / (hi - lo)
+    U = X - lo
+    U /= hi - lo
     # Rounding can push values a hair outside [0, 1]; the domain check has
     # already guaranteed lo <= X <= hi, so clipping here changes nothing real.
     np.clip(U, 0.0, 1.0, out=U)

@@ -87,3 +87,14 @@ def get_method(name):
         raise ValueError(
             f"unknown method {name!r}; available: {sorted(METHODS)}"
         ) from None
+
+
+register(
+    Method(
+        name="damped",
+        target="skdp_synth.damped:DampedPrivateSynthesizer",
+        summary="private PCA + damped noisy microaggregation (000 §5)",
+        guarantee="epsilon-DP",
+        demo_params={"epsilon": 1.0},
+    )
+)

@@ -15,6 +15,7 @@ from _dummy import BootstrapSynthesizer, NoisyMeanSynthesizer
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skdp_synth import DampedPrivateSynthesizer
 from skdp_synth.exceptions import BudgetError, PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder, UnitBallScaler
 from skdp_synth.privacy import BudgetAccountant
@@ -35,10 +36,15 @@ SKLEARN_CHECKED = [
     UnitBallScaler(),
     BootstrapSynthesizer(random_state=0),
     NoisyMeanSynthesizer(random_state=0),
+    # epsilon=100: at the checks' n = 20 a smaller epsilon can leave a single
+    # cell with positive noisy weight, making transform constant (then the
+    # row-alignment checks below would pass by accident)
+    DampedPrivateSynthesizer(domain="box", epsilon=100.0, random_state=0),
 ]
 
 EXPECTED_FAILED = {
     "BootstrapSynthesizer": NOT_ROW_ALIGNED,
+    "DampedPrivateSynthesizer": NOT_ROW_ALIGNED,
 }
 
 
@@ -70,6 +76,18 @@ SYNTHESIZERS = [
         NoisyMeanSynthesizer(domain="boolean", random_state=0),
         "boolean",
         id="NoisyMeanSynthesizer-boolean",
+    ),
+    pytest.param(
+        DampedPrivateSynthesizer(domain="boolean", random_state=0),
+        "boolean",
+        id="DampedPrivateSynthesizer-boolean",
+    ),
+    pytest.param(
+        DampedPrivateSynthesizer(
+            domain="box", bounds=(-1, 2), n_components=1, random_state=0
+        ),
+        "box",
+        id="DampedPrivateSynthesizer-box",
     ),
 ]
 

@@ -92,7 +92,6 @@ from .base import PrivateSynthesizerMixin
 from .geometry import LatticeCovering, second_moment
 from .mechanisms.bingham import proj
 from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee
-from .validation import cube_to_unit_ball
 
 __all__ = [
     "DampedPrivateSynthesizer",
@@ -440,10 +439,13 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         n, p = U.shape
         epsilon = float(self.epsilon)
         alpha, t, b = self._resolve_parameters(n, p)
-        X = cube_to_unit_ball(U)
+        # The unit-ball scale X = U / sqrt(p) (validation.cube_to_unit_ball) is
+        # applied to the few derived quantities below rather than to a copy of
+        # the data: S, the projections X V and the cell sums are linear in X.
+        root_p = math.sqrt(p)
 
         # 1-2. private projection, eps/3 (000 Theorem 5.12, Algorithm 3)
-        S = second_moment(X)
+        S = second_moment(U) / p if (t > 0 or self.keep_diagnostics) else None
         if t > 0:
             scale = projection_scale(n, epsilon, t)
             V = proj(scale * S, t, source.rng)
@@ -452,23 +454,24 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             V = np.zeros((p, 0))
 
         # 3. data-independent covering of the unit ball of ran(P), and the
-        #    nearest-point partition (000 Algorithm 4 steps 6-7)
+        #    nearest-point partition of the P x_i (000 Algorithm 4 steps 6-7)
         covering = LatticeCovering(t, alpha)
-        labels = covering.nearest(X @ V)
+        labels = covering.nearest((U @ V) / root_p if t > 0 else np.zeros((n, 0)))
         s = covering.n_points
 
-        # 4. damped microaggregation (000 eq. 5.4)
-        w, y_tilde, _ = damped_microaggregation(X, labels, s, b)
+        # 4. damped microaggregation (000 eq. 5.4), on the unit-ball scale
+        w, y_tilde, _ = damped_microaggregation(U, labels, s, b)
+        y_tilde /= root_p
 
-        # 5. Laplace noise on every cell (000 Theorem 5.12)
+        # 5. Laplace noise on every cell, empty or not (000 Theorem 5.12)
         w_scale = weight_noise_scale(n, epsilon)
         y_scale = mean_noise_scale(p, b, epsilon)
         w_noisy = source.laplace(w, w_scale)
         y_noisy = source.laplace(y_tilde, y_scale)
 
-        # 6. metric projections (000 eqs. 5.5-5.6)
+        # 6. metric projections (000 eqs. 5.5-5.6): simplex (l1), K (l2: clip)
         w_bar = project_simplex_l1(w_noisy)
-        y_bar = np.clip(y_noisy, 0.0, 1.0 / math.sqrt(p))
+        y_bar = np.clip(y_noisy, 0.0, 1.0 / root_p)
 
         self.alpha_ = alpha
         self.n_components_ = t
@@ -478,7 +481,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.covering_ = covering
         self.n_cells_ = s
         self.weights_ = w_bar
-        self.cell_means_ = np.clip(y_bar * math.sqrt(p), 0.0, 1.0)
+        self.cell_means_ = np.clip(y_bar * root_p, 0.0, 1.0)
         self.projection_scale_ = scale
         self.weight_noise_scale_ = w_scale
         self.mean_noise_scale_ = y_scale

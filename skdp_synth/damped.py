@@ -348,6 +348,14 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     ``(p/eps)^{1+kappa}`` before the noise stops dominating (see
     ``benchmarks/bench_damped.py``).
 
+    Randomized rounding rounds every bit of a synthetic row independently.
+    For binned or categorical columns encoded with
+    :class:`~skdp_synth.preprocessing.BooleanEncoder`, prefer
+    ``numeric_encoding="onehot"``: a thermometer block then decodes through
+    its number of ones, which spreads bimodal columns over the middle levels
+    (on binned digits the 1-way TV error stays near 0.47 even at
+    ``epsilon = 1e6``, against 0.03 with one-hot bins).
+
     Examples
     --------
     >>> import numpy as np

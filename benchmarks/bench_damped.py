@@ -26,7 +26,10 @@ run:
    when it is missing. Data go through CSV files in a temporary directory
    (``benchmarks/_snsynth_runner.py`` runs in that virtualenv).
 
-``SKDP_BENCH_QUICK=1`` shrinks every size for a smoke run.
+``SKDP_BENCH_QUICK=1`` shrinks every size for a smoke run. On a shared
+machine run with ``OPENBLAS_NUM_THREADS=1``: multi-threaded BLAS on
+oversubscribed cores made the ``X.T @ X`` baseline vary between 0.1 s and
+7 s from one minute to the next, single-threaded it was stable at 0.13 s.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ Shared pieces: :mod:`skdp_synth.preprocessing` (encoders),
 and budgets), :mod:`skdp_synth.geometry` (coverings and partitions).
 """
 
+from .damped import DampedPrivateSynthesizer
 from .datasets import load_binary_digits
 from .microaggregation import CovarianceLossMicroaggregator
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
@@ -26,6 +27,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "BudgetAccountant",
     "CovarianceLossMicroaggregator",
+    "DampedPrivateSynthesizer",
     "PrivacyGuarantee",
     "SynthesisPipeline",
     "SyntheticResampler",

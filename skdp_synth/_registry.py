@@ -98,3 +98,13 @@ register(
         demo_params={"k": 179, "domain": "boolean"},
     )
 )
+
+register(
+    Method(
+        name="damped",
+        target="skdp_synth.damped:DampedPrivateSynthesizer",
+        summary="private PCA + damped noisy microaggregation (000 §5)",
+        guarantee="epsilon-DP",
+        demo_params={"epsilon": 1.0},
+    )
+)

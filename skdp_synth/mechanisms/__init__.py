@@ -3,6 +3,9 @@
 * :class:`NoiseSource` -- secure (OpenDP) or seeded (NumPy) Laplace and
   Gaussian noise, plus the generator for every other random draw.
 * :func:`analytic_gaussian_sigma` and friends -- Gaussian calibration.
+* :class:`BinghamSampler`, :func:`pvec`, :func:`proj` -- exact sampling of the
+  Bingham distribution (Kent, Ganeiber & Mardia 2013) and the private PCA of
+  paper 000 §5.1 (Algorithms 2-3).
 """
 
 from ._calibration import (
@@ -12,13 +15,18 @@ from ._calibration import (
     gaussian_sigma,
 )
 from ._noise import NoiseSource, check_noise_source, make_generator
+from .bingham import BinghamSampler, bingham_envelope, proj, pvec
 
 __all__ = [
+    "BinghamSampler",
     "NoiseSource",
     "analytic_gaussian_sigma",
+    "bingham_envelope",
     "check_noise_source",
     "classical_gaussian_sigma",
     "gaussian_delta",
     "gaussian_sigma",
     "make_generator",
+    "proj",
+    "pvec",
 ]

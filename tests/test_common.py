@@ -15,8 +15,7 @@ from _dummy import BootstrapSynthesizer, NoisyMeanSynthesizer
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skdp_synth import CovarianceLossMicroaggregator
-from skdp_synth import DampedPrivateSynthesizer
+from skdp_synth import CovarianceLossMicroaggregator, DampedPrivateSynthesizer
 from skdp_synth.exceptions import BudgetError, PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder, UnitBallScaler
 from skdp_synth.privacy import BudgetAccountant

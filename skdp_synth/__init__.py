@@ -16,6 +16,7 @@ and budgets), :mod:`skdp_synth.geometry` (coverings and partitions).
 """
 
 from .datasets import load_binary_digits
+from .gaussian_release import ProjectedGaussianRelease
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import BudgetAccountant, PrivacyGuarantee
 from .resampling import SyntheticResampler
@@ -25,6 +26,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "BudgetAccountant",
     "PrivacyGuarantee",
+    "ProjectedGaussianRelease",
     "SynthesisPipeline",
     "SyntheticResampler",
     "__version__",

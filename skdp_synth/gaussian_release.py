@@ -109,6 +109,11 @@ __all__ = ["AdditiveNoise", "ProjectedGaussianRelease", "distributed_privatize"]
 COORDINATE_MECHANISMS = ("correlated", "correlated-weighted", "mee")
 #: slack allowed on the numerically verified whitened sensitivity (rounding)
 _SENSITIVITY_SLACK = 1e-9
+#: Khachiyan's stopping rule for explicit workloads: max g <= (1 + tol) r or
+#: this many steps (002 §4.1: an O(1)-approximate MEE suffices; privacy never
+#: depends on it because the ellipsoid is scaled to contain every point)
+_MEE_TOL = 1e-6
+_MEE_MAX_ITER = 5_000
 
 
 # ====================================================================== noise
@@ -389,13 +394,13 @@ def _explicit_whitening(H, mechanism, tol):
     Hr = B.T @ H
     info = {}
     if mechanism == "mee":
-        E = mee_points(Hr, tol=tol)
+        E = mee_points(Hr, tol=tol, max_iter=_MEE_MAX_ITER)
         vals, vecs = E.semi_axes()
         T = (B @ vecs).T
         scales = np.sqrt(vals)
         info["ellipsoid"] = E
     else:
-        dec = base_decomposition_points(Hr, tol=tol)
+        dec = base_decomposition_points(Hr, tol=tol, max_iter=_MEE_MAX_ITER)
         rows, scales = [], []
         alphas = _piece_weights(dec, mechanism)
         for U, r_i, a_i in zip(dec.pieces, dec.radii, alphas):
@@ -683,7 +688,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         plan.decomposition = None
         plan.c, _ = self._noise_magnitude()
         nb, mech = self.neighbouring, self.mechanism
-        tol = 1e-7
+        tol = _MEE_TOL
         plan.lower_bound_factor = None  # max_pi tr(M^{1/2})^2 over the sensitivity set
 
         if mech in ("isotropic-gaussian", "laplace"):

@@ -375,30 +375,29 @@ def split_sorted_axes(values, *, rtol=1e-8):
     return min(cuts, key=lambda c: (abs(c - target), c))
 
 
-def base_decomposition_points(G, *, tol=1e-7, rtol=None):
+def base_decomposition_points(G, *, tol=1e-6, max_iter=20_000, rtol=None):
     """002 Algorithm 1 for explicit points (columns of ``G``, spanning ``R^r``).
 
     Each level computes the MEE of the current projection ``Vᵀ G``, splits its
     axes with :func:`split_sorted_axes`, emits the short axes as a piece and
-    recurses on the long ones. The MEE is approximate (``max g <= (1+tol) r``),
-    which perturbs tied axes by about ``sqrt(tol)`` relatively, so axes within
-    ``rtol = 10 sqrt(tol)`` count as tied (by default).
-
-    Returns
-    -------
-    BaseDecomposition
-        ``pieces`` are ``(r, d_i)`` orthonormal matrices.
+    recurses on the long ones. The MEE is approximate (Khachiyan stops at
+    ``max g <= (1 + tol) r`` or after ``max_iter`` steps; 002 §4.1 shows an
+    O(1)-approximate MEE keeps the decomposition near-optimal, and privacy
+    never depends on it). An approximate MEE perturbs tied axes by a few times
+    the achieved ``η = max g / r - 1`` (relatively), so unless ``rtol`` is
+    given, axes within ``100 η`` (clipped to ``[1e-8, 1e-2]``) count as tied.
     """
     G = np.asarray(G, dtype=np.float64)
     r = G.shape[0]
-    rtol = 10 * np.sqrt(tol) if rtol is None else rtol
     V = np.eye(r)
     pieces = []
     while V.shape[1] > 0:
         H = V.T @ G
-        E = mee_points(H, tol=tol)
+        E = mee_points(H, tol=tol, max_iter=max_iter)
         vals, vecs = E.semi_axes()
-        keep = split_sorted_axes(vals, rtol=rtol)
+        eta = max(E.radius / H.shape[0] - 1.0, 0.0)
+        level_rtol = min(1e-2, max(1e-8, 100 * eta)) if rtol is None else rtol
+        keep = split_sorted_axes(vals, rtol=level_rtol)
         pieces.append(V @ vecs[:, keep:])
         V = V @ vecs[:, :keep]
     dims = np.array([U.shape[1] for U in pieces])

@@ -682,3 +682,23 @@ def test_digits_scale_and_weighted_optimality():
     ).fit(X)
     assert rep.decomposition_.dims.tolist() == [2016, 64]  # the total is public
     assert rep.released_.reshape(-1, 4).sum(axis=1) == pytest.approx(len(X))
+
+
+def test_categorical_data_through_the_boolean_encoder():
+    from skdp_synth import make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], size=300),
+            "size": rng.choice(["S", "M", "L"], size=300),
+        }
+    )
+    enc = BooleanEncoder(
+        categories={"colour": ["red", "green", "blue"], "size": ["S", "M", "L"]}
+    )
+    pipe = make_synthesis_pipeline(enc, ProjectedGaussianRelease(random_state=0))
+    out = pipe.fit(df).sample(50)
+    assert list(out.columns) == ["colour", "size"] and len(out) == 50
+    assert set(out["colour"]) <= {"red", "green", "blue"}

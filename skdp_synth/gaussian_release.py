@@ -182,13 +182,18 @@ class _MatrixWhitening:
 class AdditiveNoise:
     """The data-independent noise of a fitted :class:`ProjectedGaussianRelease`.
 
-    A release is ``Π_R v + Π_N [ (I - TᵀT) v + Tᵀ diag(s) (t + w) ]`` with
+    A release is ``Π_R v + Π_N [ n o + Tᵀ diag(s) (t + w) ]`` with
     ``t = diag(s)⁻¹ T v`` (sensitivity 1), ``w`` i.i.d. ``N(0, scale²)`` or
-    ``Lap(scale)``, and ``Π_R``/``Π_N`` the projections onto the row and null
-    space of the invariants (projection framework; identity and zero
-    otherwise). ``v`` is the answer vector in ``space`` (``"cells"``: the
+    ``Lap(scale)``, ``Π_R``/``Π_N`` the projections onto the row and null
+    space of the invariants (``Π_N = I`` without invariants), and ``n o`` the
+    part of the answers that no neighbouring change moves: ``(I - TᵀT) v``,
+    which equals ``n (I - TᵀT) g_u`` for any record ``u`` under replace-one
+    (``n`` public) and vanishes under add/remove. It is computed from ``n``
+    and ``o = (I - TᵀT) g_0``, not from the data, so the release depends on
+    the data only through ``t`` (noised by the sampler) and ``Π_R v`` (the
+    invariants). ``v`` is the answer vector in ``space`` (``"cells"``: the
     ``q`` answers; ``"coords"``: their coordinates in a basis of
-    ``range(A)``). Every part of it is public: it depends on the workload,
+    ``range(A)``). Everything here is public: it depends on the workload,
     the invariants and the privacy parameters only.
 
     Attributes
@@ -201,13 +206,16 @@ class AdditiveNoise:
         Number of whitened coordinates that receive noise.
     """
 
-    def __init__(self, space, whitening, kind, scale, to_cells, invariant_basis=None):
+    def __init__(
+        self, space, whitening, kind, scale, to_cells, invariant_basis=None, offset=None
+    ):
         self.space = space
         self.whitening = whitening
         self.kind = kind
         self.scale = float(scale)
         self._to_cells = to_cells
         self.invariant_basis = invariant_basis
+        self.offset = offset
 
     @property
     def n_private(self):
@@ -222,12 +230,13 @@ class AdditiveNoise:
             out = out + Q @ (Q.T @ truth)
         return out
 
-    def privatize(self, v, source):
+    def privatize(self, v, source, n=None):
         """Release ``v`` (true answers in ``space``) with noise from ``source``.
 
         The noise is added by ``source.gaussian`` / ``source.laplace`` to the
         whitened true values, so the secure sampler applies; everything after
-        is post-processing.
+        is post-processing. ``n`` (the public number of rows) is needed under
+        replace-one neighbours, where part of the answers is a function of it.
         """
         W = self.whitening
         t = W.forward(v)
@@ -235,7 +244,11 @@ class AdditiveNoise:
             noisy = source.gaussian(t, self.scale)
         else:
             noisy = source.laplace(t, self.scale)
-        out = W.exact_part(v) + W.backward(noisy)
+        out = W.backward(noisy)
+        if self.offset is not None:
+            if n is None:
+                raise ValueError("replace-one releases need the public n")
+            out = out + n * self.offset
         return self._project(out, truth=v)
 
     def sample_noise(self, rng):
@@ -702,7 +715,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 H = _sensitivity_points(QN.T @ G, nb)
                 sens = float(np.max(np.linalg.norm(H, ord=ord_, axis=0)))
                 whitening = _MatrixWhitening(QN.T, np.full(QN.shape[1], sens))
-                inv_basis = None
+                inv_basis = _orth_basis(C.T)
             else:
                 sens = workload.sensitivity(nb, ord=ord_)
                 whitening = _MaskWhitening(q, np.arange(q), np.full(q, sens))
@@ -737,7 +750,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 plan.decomposition = info.get("decomposition")
                 whitening = _MatrixWhitening(T, scales)
             inv_basis = None
-            if C is not None and self.framework == "projection":
+            if C is not None:
                 inv_basis = _orth_basis(C_coords.T)
                 if inv_basis.shape[1] >= workload.rank:
                     raise ValueError(
@@ -747,8 +760,21 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 "coords", whitening, "gaussian", plan.c, to_cells, inv_basis
             )
             plan.verified_sensitivity = self._verify_coords(workload, plan.noise)
+        plan.noise.offset = self._offset(workload, plan)
         plan.lower_bound = self._lower_bound(workload, C, plan)
         return plan
+
+    def _offset(self, W, plan):
+        """``o = (I - TᵀT) g_0``: the part of one record's answers that no
+        replace-one change moves (``None`` under add/remove, where it is 0)."""
+        if self.neighbouring == "add-remove-one":
+            return None
+        g0 = W.point_coords(np.zeros((1, W.n_features), dtype=np.int8))[0]
+        if plan.space == "cells":
+            g0 = W.to_cells(g0)
+        offset = plan.noise.whitening.exact_part(g0)
+        offset[np.abs(offset) < 1e-12 * max(1.0, np.abs(g0).max())] = 0.0
+        return offset
 
     def _structured_whitening(self, W, plan, tol):
         """Whitening of the marginal workload from its orbit/block structure."""
@@ -898,7 +924,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         # ---- the only steps that read the data
         y = workload.answers(X)
         v = workload.to_coords(y) if plan.space == "coords" else y
-        released = plan.noise.privatize(v, source)
+        public_n = n if self.neighbouring == "replace-one" else None
+        released = plan.noise.privatize(v, source, n=public_n)
         del y, v
         # ---- post-processing from here on
         if sparse:

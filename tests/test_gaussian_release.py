@@ -48,9 +48,9 @@ def _truth(est, X):
     return est.workload_.to_coords(y) if est.noise_model_.space == "coords" else y
 
 
-def _releases(est, v, n_runs, seed):
+def _releases(est, v, n_runs, seed, n=None):
     source = NoiseSource(seed)
-    return np.array([est.noise_model_.privatize(v, source) for _ in range(n_runs)])
+    return np.array([est.noise_model_.privatize(v, source, n) for _ in range(n_runs)])
 
 
 # ------------------------------------------------------------ invariants
@@ -444,14 +444,10 @@ def _audit(est, relation, n_runs=20_000):
     v, v2, direction = _worst_neighbours(est, relation)
     wh = est.noise_model_.whitening
     src_a, src_b = NoiseSource(101), NoiseSource(202)
-    a = [
-        wh.forward(est.noise_model_.privatize(v, src_a)) @ direction
-        for _ in range(n_runs)
-    ]
-    b = [
-        wh.forward(est.noise_model_.privatize(v2, src_b)) @ direction
-        for _ in range(n_runs)
-    ]
+    n = 50 if relation == "replace-one" else None  # D, D' both have 50 rows
+    model = est.noise_model_
+    a = [wh.forward(model.privatize(v, src_a, n)) @ direction for _ in range(n_runs)]
+    b = [wh.forward(model.privatize(v2, src_b, n)) @ direction for _ in range(n_runs)]
     return audit_epsilon(a, b, delta=est.delta_, alpha=1e-3)
 
 
@@ -702,3 +698,20 @@ def test_categorical_data_through_the_boolean_encoder():
     out = pipe.fit(df).sample(50)
     assert list(out.columns) == ["colour", "size"] and len(out) == 50
     assert set(out["colour"]) <= {"red", "green", "blue"}
+
+
+def test_replace_one_exact_part_comes_from_public_n():
+    """Under replace-one the zero-sensitivity part (the total) is n * o,
+    computed from the public n, not read off the data."""
+    X = _data(n=80, p=4)
+    est = ProjectedGaussianRelease(neighbouring="replace-one", random_state=0).fit(X)
+    o = est.noise_model_.offset
+    assert np.count_nonzero(o) == 1 and o[0] == pytest.approx(
+        math.sqrt(est.workload_.eigenvalues[0])
+    )
+    v = _truth(est, X)
+    a = est.noise_model_.privatize(v, NoiseSource(1), n=80)
+    b = est.noise_model_.privatize(v + 0.5 * o, NoiseSource(1), n=80)
+    np.testing.assert_array_equal(a, b)  # a change along o is invisible
+    with pytest.raises(ValueError, match="public n"):
+        est.noise_model_.privatize(v, NoiseSource(1))

@@ -528,7 +528,13 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     n_estimate_ : float or None
         Released (noisy under add/remove) total count.
     candidates_, weights_ : ndarray
-        The weighted rows ``sample`` draws from.
+        The weighted rows ``sample`` draws from (``weights_`` is ``None`` when
+        the release does not determine the number of rows).
+    reweight_residual_ : float
+        ``||F h - z~/n~||`` left by the reweighting (0 when the candidates can
+        match the released marginals exactly).
+    workload_ : MarginalWorkload or ExplicitWorkload
+        The workload (public).
     epsilon_, delta_, neighbouring_, privacy_guarantee_
         What was spent (see :class:`~skdp_synth.base.PrivateSynthesizerMixin`).
 
@@ -993,12 +999,14 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         else:
             cand = rng.integers(0, 2, size=(m, p)).astype(np.int8)
         cand = np.unique(cand, axis=0)
-        if self.n_estimate_ is None or self.n_estimate_ <= 0:
+        if self.n_estimate_ is None:
             self.candidates_ = cand.astype(np.float64)
             self.weights_ = None
+            self.reweight_residual_ = None
             return
         F = W.point_coords(cand)
-        result = reweight_to_targets(F, coords / self.n_estimate_)
+        # a noisy total can be tiny or negative on small data: floor it at 1
+        result = reweight_to_targets(F, coords / max(self.n_estimate_, 1.0))
         self.candidates_ = cand.astype(np.float64)
         self.weights_ = result.weights
         self.reweight_residual_ = result.residual

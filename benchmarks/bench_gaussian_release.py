@@ -83,7 +83,7 @@ def table_errors(X, seeds=3):
                 "E||noise||^2": est.expected_error_,
                 "ratio to isotropic": est.expected_error_ / iso,
                 "ratio to Gaussian optimum": est.expected_error_
-                / est.error_lower_bound_,
+                / est.gaussian_optimal_error_,
                 "RMS noise per cell / n": np.sqrt(est.expected_error_ / W.n_queries)
                 / len(X),
                 "avg TV per table": float(np.mean(tvs)),

@@ -510,14 +510,20 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         ``q`` answers) of the noise-adding step; exact for the dense case,
         an upper bound after least squares (a projection onto a convex set
         containing the truth never increases the error).
-    error_lower_bound_ : float or None
-        The smallest expected squared error of *any* additive Gaussian
-        mechanism with the same ``(ε, δ)`` calibration, neighbouring relation
-        and invariants: ``c² max_π tr((Σ_u π_u h_u h_uᵀ)^{1/2})²`` over the
-        sensitivity set ``{h_u}`` (every design ``π`` gives a valid bound; we
-        report the best found). ``None`` when it needs an enumeration that is
-        too large. 002's own lower bounds hold only up to unspecified
-        constants, so they cannot be evaluated numerically.
+    gaussian_optimal_error_ : float or None
+        A lower bound on the expected squared error of *every* additive
+        Gaussian mechanism (any noise covariance, including the matrix
+        mechanism and all of 002's and 004's Gaussian mechanisms) with the same
+        ``(ε, δ)`` calibration, neighbouring relation and invariants:
+        ``c² max_π tr((Σ_u π_u h_u h_uᵀ)^{1/2})²`` over the sensitivity set
+        ``{h_u}`` (weak duality holds for every design ``π``; we report the best
+        found, which for the marginal workload is the exact optimum, attained
+        by ``mechanism="correlated-weighted"``). It is *not* a bound for
+        non-Gaussian mechanisms. 002's own lower bounds (spectral and
+        determinant) hold only up to unspecified absolute constants and for
+        "small enough" ε, δ, so they cannot be evaluated numerically. ``None``
+        for the Laplace mechanism or when the bound needs an enumeration that
+        is too large.
     noise_model_ : AdditiveNoise
         The public noise model (see :func:`distributed_privatize`).
     decomposition_ : BaseDecomposition or None
@@ -548,7 +554,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     (60,)
     >>> est.decomposition_.dims.tolist()         # degrees 2, 1 and 0
     [15, 6, 1]
-    >>> bool(est.error_lower_bound_ <= est.expected_error_)
+    >>> bool(est.gaussian_optimal_error_ <= est.expected_error_)
     True
     >>> est.marginal_table(["x0", "x1"]).shape
     (4,)
@@ -947,7 +953,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.decomposition_ = plan.decomposition
         self.sensitivity_ = plan.verified_sensitivity
         self.expected_error_ = plan.noise.expected_error()
-        self.error_lower_bound_ = plan.lower_bound
+        self.gaussian_optimal_error_ = plan.lower_bound
         self.released_ = cells
         self._released_coords = coords
         self.n_estimate_ = self._total_estimate(workload, coords, cells, n)

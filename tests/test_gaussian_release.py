@@ -359,7 +359,7 @@ def test_error_bounds_and_orderings():
                 est = ProjectedGaussianRelease(
                     workload=wl, mechanism=mech, neighbouring=relation, random_state=0
                 ).fit(X)
-                assert est.error_lower_bound_ <= est.expected_error_ * (1 + 1e-9)
+                assert est.gaussian_optimal_error_ <= est.expected_error_ * (1 + 1e-9)
                 errs[mech] = est.expected_error_
                 if est.decomposition_ is not None:
                     dec = est.decomposition_
@@ -411,7 +411,7 @@ def test_weighted_split_is_gaussian_optimal_for_all_marginals():
     W = est.workload_
     c = est.noise_model_.scale
     optimum = c**2 * np.sum(W.multiplicity * np.sqrt(W.eigenvalues)) ** 2
-    assert est.error_lower_bound_ == pytest.approx(optimum, rel=1e-9)
+    assert est.gaussian_optimal_error_ == pytest.approx(optimum, rel=1e-9)
     assert est.expected_error_ == pytest.approx(optimum, rel=1e-6)
 
 
@@ -672,7 +672,11 @@ def test_digits_scale_and_weighted_optimality():
     est = ProjectedGaussianRelease(random_state=0, n_candidates=200).fit(X)
     assert est.released_.shape == (8064,)
     assert est.decomposition_.dims.tolist() == [2016, 64, 1]
-    assert est.error_lower_bound_ <= est.expected_error_ <= 2 * est.error_lower_bound_
+    assert (
+        est.gaussian_optimal_error_
+        <= est.expected_error_
+        <= 2 * est.gaussian_optimal_error_
+    )
     rep = ProjectedGaussianRelease(
         neighbouring="replace-one", random_state=0, n_candidates=200
     ).fit(X)

@@ -17,6 +17,7 @@ and budgets), :mod:`skdp_synth.geometry` (coverings and partitions).
 
 from .damped import DampedPrivateSynthesizer
 from .datasets import load_binary_digits
+from .gaussian_release import ProjectedGaussianRelease
 from .microaggregation import CovarianceLossMicroaggregator
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import BudgetAccountant, PrivacyGuarantee
@@ -29,6 +30,7 @@ __all__ = [
     "CovarianceLossMicroaggregator",
     "DampedPrivateSynthesizer",
     "PrivacyGuarantee",
+    "ProjectedGaussianRelease",
     "SynthesisPipeline",
     "SyntheticResampler",
     "__version__",

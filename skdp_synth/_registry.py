@@ -108,3 +108,16 @@ register(
         demo_params={"epsilon": 1.0},
     )
 )
+
+register(
+    Method(
+        name="gaussian-release",
+        target="skdp_synth.gaussian_release:ProjectedGaussianRelease",
+        summary=(
+            "2-way marginals with correlated Gaussian noise (002 Alg. 1-2), "
+            "rows reweighted to match them"
+        ),
+        guarantee="(epsilon, delta)-DP",
+        demo_params={"epsilon": 1.0, "delta": 1e-6, "d": 2, "n_candidates": 500},
+    )
+)

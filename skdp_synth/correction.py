@@ -129,23 +129,44 @@ def reweight_to_targets(
     if hi is not None:
         box.append(h <= hi)
 
+    # Thin factorisation F = U S Vᵀ of rank k <= min(m, D), Fk = U S: then
+    # ||Fᵀh - b||² = ||Fkᵀh - Vᵀb||² + const and Fᵀh = c <=> Fkᵀh = Vᵀc for
+    # c in range(Fᵀ), so both phases are the same problems with k statistics
+    # (and full-rank equality constraints). When m <= k, phase 1 is posed as a
+    # dense m x m quadratic form, which the QP solvers handle much faster than
+    # k auxiliary residuals (seconds instead of minutes for m = 1000, D = 2081).
+    Uf, sf, Vtf = np.linalg.svd(F, full_matrices=False)
+    k = int(np.sum(sf > sf[0] * max(F.shape) * np.finfo(float).eps)) if sf.size else 0
+    k = max(k, 1)
+    Fk, Vk = Uf[:, :k] * sf[:k], Vtf[:k]
+    bk = Vk @ b
+
     # phase 1: closest achievable statistics
-    phase1 = cp.Problem(cp.Minimize(cp.sum_squares(F.T @ h - b)), box)
+    if m <= k:
+        quad = cp.quad_form(h, cp.psd_wrap(Fk @ Fk.T)) - 2 * (Fk @ bk) @ h
+    else:
+        quad = cp.sum_squares(Fk.T @ h - bk)
+    phase1 = cp.Problem(cp.Minimize(quad), box)
     _solve(phase1, solver)
     h1 = np.asarray(h.value, dtype=np.float64).copy()
     achieved = F.T @ h1
     residual = float(np.linalg.norm(achieved - b))
     exact = residual <= tol * max(1.0, float(np.linalg.norm(b)))
-    goal = b if exact else achieved
+    goal = bk if exact else Fk.T @ h1
 
-    # phase 2: closest to the prior among the weights achieving them
-    phase2 = cp.Problem(cp.Minimize(cp.sum_squares(h - u)), box + [F.T @ h == goal])
-    try:
-        _solve(phase2, solver)
-        weights = h.value
-    except RuntimeError:
-        # equality slightly inconsistent after phase 1's tolerance: keep phase 1
-        weights = h1
+    # phase 2: closest to the prior among the weights achieving them (when
+    # k = m the statistics determine h, so phase 1's h is the only choice)
+    weights = h1
+    if k < m:
+        phase2 = cp.Problem(
+            cp.Minimize(cp.sum_squares(h - u)), box + [Fk.T @ h == goal]
+        )
+        try:
+            _solve(phase2, solver)
+            weights = h.value
+        except RuntimeError:
+            # equality slightly inconsistent after phase 1's tolerance: keep phase 1
+            weights = h1
     weights = np.clip(
         np.asarray(weights, dtype=np.float64), lo, None if hi is None else hi
     )

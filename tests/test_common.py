@@ -15,7 +15,11 @@ from _dummy import BootstrapSynthesizer, NoisyMeanSynthesizer
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skdp_synth import CovarianceLossMicroaggregator, DampedPrivateSynthesizer
+from skdp_synth import (
+    CovarianceLossMicroaggregator,
+    DampedPrivateSynthesizer,
+    ProjectedGaussianRelease,
+)
 from skdp_synth.exceptions import BudgetError, PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder, UnitBallScaler
 from skdp_synth.privacy import BudgetAccountant
@@ -42,11 +46,49 @@ SKLEARN_CHECKED = [
     # cell with positive noisy weight, making transform constant (then the
     # row-alignment checks below would pass by accident)
     DampedPrivateSynthesizer(domain="box", epsilon=100.0, random_state=0),
+    ProjectedGaussianRelease(d=1, n_candidates=50, random_state=0),
 ]
+
+# Boolean-only synthesizers reject the continuous data that scikit-learn's
+# checks fit on (values must be 0/1; they are never rounded).
+_CONTINUOUS = (
+    "Boolean-only estimator: the check fits continuous data, which is rejected "
+    "(values must be 0/1 and are never rounded)"
+)
+BOOLEAN_ONLY = {
+    check: _CONTINUOUS
+    for check in (
+        "check_dict_unchanged",
+        "check_dont_overwrite_parameters",
+        "check_dtype_object",
+        "check_estimators_dtypes",
+        "check_estimators_fit_returns_self",
+        "check_estimators_nan_inf",
+        "check_estimators_overwrite_params",
+        "check_estimators_pickle",
+        "check_estimators_pickle(readonly_memmap=True)",
+        "check_f_contiguous_array_estimator",
+        "check_fit2d_1feature",
+        "check_fit2d_predict1d",
+        "check_fit_check_is_fitted",
+        "check_fit_idempotent",
+        "check_fit_score_takes_y",
+        "check_n_features_in",
+        "check_n_features_in_after_fitting",
+        "check_pipeline_consistency",
+        "check_positive_only_tag_during_fit",
+        "check_readonly_memmap_input",
+        "check_transformer_data_not_an_array",
+        "check_transformer_general",
+        "check_transformer_general(readonly_memmap=True)",
+        "check_transformer_preserve_dtypes",
+    )
+}
 
 EXPECTED_FAILED = {
     "BootstrapSynthesizer": NOT_ROW_ALIGNED,
     "DampedPrivateSynthesizer": NOT_ROW_ALIGNED,
+    "ProjectedGaussianRelease": {**BOOLEAN_ONLY, **NOT_ROW_ALIGNED},
 }
 
 
@@ -109,6 +151,18 @@ SYNTHESIZERS = [
         ),
         "box",
         id="DampedPrivateSynthesizer-box",
+    ),
+    pytest.param(
+        ProjectedGaussianRelease(n_candidates=64, random_state=0),
+        "boolean",
+        id="ProjectedGaussianRelease-boolean",
+    ),
+    pytest.param(
+        ProjectedGaussianRelease(
+            neighbouring="replace-one", mechanism="mee", n_candidates=64, random_state=0
+        ),
+        "boolean",
+        id="ProjectedGaussianRelease-replace-one",
     ),
 ]
 
@@ -222,7 +276,8 @@ PRIVATE = [p for p in SYNTHESIZERS if "accountant" in p.values[0].get_params()]
 @pytest.mark.parametrize("estimator, kind", PRIVATE)
 def test_privacy_budget_recorded_and_charged(estimator, kind):
     X = _data(kind)
-    acc = BudgetAccountant(epsilon=100.0, delta=0.5)
+    relation = estimator.get_params().get("neighbouring", "replace-one")
+    acc = BudgetAccountant(epsilon=100.0, delta=0.5, neighbouring=relation)
     est = clone(estimator).set_params(accountant=acc).fit(X)
     g = est.privacy_guarantee_
     assert (est.epsilon_, est.delta_, est.neighbouring_) == (

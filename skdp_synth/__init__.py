@@ -18,6 +18,7 @@ and budgets), :mod:`skdp_synth.geometry` (coverings and partitions).
 from .datasets import load_binary_digits
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import BudgetAccountant, PrivacyGuarantee
+from .private_sampling import PrivateSampler, marginal_correction
 from .resampling import SyntheticResampler
 
 __version__ = "0.1.0.dev0"
@@ -25,9 +26,11 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "BudgetAccountant",
     "PrivacyGuarantee",
+    "PrivateSampler",
     "SynthesisPipeline",
     "SyntheticResampler",
     "__version__",
     "load_binary_digits",
     "make_synthesis_pipeline",
+    "marginal_correction",
 ]

@@ -51,7 +51,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._ssn import SolverError, gram_rows, shrinkage_lp, ssn_box_qp
+from ._ssn import Gram, SolverError, shrinkage_lp, ssn_box_qp
 from .base import PrivateSynthesizerMixin
 from .exceptions import BudgetError, InfeasibleProblemError
 from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee
@@ -670,8 +670,8 @@ def marginal_correction(
     A = _walsh_pm(2.0 * S - 1.0, d)
     A *= 1.0 / math.sqrt(m)
     method = _check_solver(solver)
-    gram = gram_rows(A)
-    if np.linalg.eigvalsh(gram)[0] <= 1e-12:
+    gram = Gram(A)
+    if np.linalg.eigvalsh(gram.matrix)[0] <= 1e-12:
         raise InfeasibleProblemError(
             "the sample's Walsh matrix is rank deficient (too few distinct rows "
             f"for degree {d}): some marginals cannot be adjusted independently"
@@ -921,8 +921,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             theta = rng.integers(0, 2, size=(m, p), dtype=np.int8)
             _walsh_pm(2.0 * theta - 1.0, d, out=A)
             A *= 1.0 / math.sqrt(m)
-            gram = gram_rows(A)
-            eig = np.linalg.eigvalsh(gram)
+            gram = Gram(A)
+            eig = np.linalg.eigvalsh(gram.matrix)
             smin = math.sqrt(max(eig[0], 0.0))
             best = max(best, smin)
             if smin >= threshold:

@@ -587,3 +587,27 @@ def test_cg_and_direct_newton_systems_agree(monkeypatch):
     x_direct, *_ = ssn_box_qp(*args, gram=Gram(A), tol=1e-11)
     np.testing.assert_allclose(x_cg, x_direct, atol=1e-7)
     assert np.abs(A.T @ x_cg - c).max() / math.sqrt(3000) <= 1e-10
+
+
+def test_cached_factor_preconditioner_gives_the_newton_direction():
+    # After a direct factorisation, a nearby free set is solved by CG
+    # preconditioned with the cached factor; the direction must be the same.
+    import skdp_synth._ssn as ssn
+
+    rng = np.random.default_rng(0)
+    A = walsh_matrix(_bernoulli(2000, 24, 0.5, seed=6), 2) / math.sqrt(2000)
+    D = A.shape[1]  # 301 > _DIRECT_MAX_D
+    gram = Gram(A)
+    free = np.zeros(2000, dtype=bool)
+    free[rng.choice(2000, size=2 * D, replace=False)] = True
+    grad = rng.standard_normal(D)
+    ssn._newton_direction(A, free, gram, None, False, grad)  # direct, cached
+    assert gram.last_newton is not None
+    free2 = free.copy()
+    free2[np.flatnonzero(free)[:10]] = False
+    free2[np.flatnonzero(~free)[:15]] = True
+    d = ssn._newton_direction(A, free2, gram, None, False, grad)
+    H = A[free2].T @ A[free2]
+    np.testing.assert_allclose(H @ d, grad, atol=1e-8 * np.abs(grad).max())
+    assert gram.last_newton[0] is not free2  # the cache was not refreshed
+    np.testing.assert_array_equal(gram.last_newton[0], free)

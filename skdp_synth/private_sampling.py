@@ -701,10 +701,12 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     ``transform`` count the rows they release and refuse to release more
     than were paid for -- unless an ``accountant`` is given, which is then
     charged ``eps_1`` per extra row. **The guarantee is vacuous at realistic
-    sizes**: ``eps_1`` is below 1 only when ``n`` is astronomically large
-    (``n ~ 10^{11}`` for ``p = 10, d = 1``; see the table in
-    ``doc/privacy.md``); otherwise the cap ``log(Delta/delta)`` applies and
-    a single row costs about ``2.3`` with the default bounds.
+    sizes**: with the default bounds and ``m``, one row costs less than
+    epsilon = 1 only from about ``n = 2e7`` records for ``p = 10, d = 1``,
+    ``1e9`` for ``p = 64, d = 1`` and ``4e11`` for ``p = 20, d = 2``, and
+    0.01 per row needs ``n ~ 7e11``, ``2e13`` and ``1e16`` (table in
+    ``doc/privacy.md``); below that the cap ``log(Delta/delta) = 2.3``
+    applies to every row.
 
     What is *not* private: the fitted ``density_`` (and everything derived
     from it, like ``score``, which compares the exact density with held-out

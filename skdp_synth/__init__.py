@@ -21,6 +21,7 @@ from .gaussian_release import ProjectedGaussianRelease
 from .microaggregation import CovarianceLossMicroaggregator
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import BudgetAccountant, PrivacyGuarantee
+from .private_sampling import PrivateSampler, marginal_correction
 from .resampling import SyntheticResampler
 
 __version__ = "0.1.0.dev0"
@@ -31,9 +32,11 @@ __all__ = [
     "DampedPrivateSynthesizer",
     "PrivacyGuarantee",
     "ProjectedGaussianRelease",
+    "PrivateSampler",
     "SynthesisPipeline",
     "SyntheticResampler",
     "__version__",
     "load_binary_digits",
     "make_synthesis_pipeline",
+    "marginal_correction",
 ]

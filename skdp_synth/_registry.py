@@ -121,3 +121,19 @@ register(
         demo_params={"epsilon": 1.0, "delta": 1e-6, "d": 2, "n_candidates": 500},
     )
 )
+
+register(
+    Method(
+        name="private-sampling",
+        target="skdp_synth.private_sampling:PrivateSampler",
+        summary=(
+            "noiseless sampling from a reweighted random reduced space (001); "
+            "epsilon grows with every released row and is vacuous at these sizes"
+        ),
+        guarantee="epsilon-DP",
+        # The demo draws 1797 rows, so k = 1797 rows are paid for at fit:
+        # epsilon_ ~ 4.1e3 (2.3 per row, the log(Delta/delta) cap; Lemma 12.1
+        # gives nothing at n = 1797). d = 1 keeps it under a second.
+        demo_params={"d": 1, "k": 1797},
+    )
+)

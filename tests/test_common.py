@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from skdp_synth import (
     CovarianceLossMicroaggregator,
     DampedPrivateSynthesizer,
+    PrivateSampler,
     ProjectedGaussianRelease,
 )
 from skdp_synth.exceptions import BudgetError, PrivacyLeakWarning
@@ -47,6 +48,7 @@ SKLEARN_CHECKED = [
     # row-alignment checks below would pass by accident)
     DampedPrivateSynthesizer(domain="box", epsilon=100.0, random_state=0),
     ProjectedGaussianRelease(d=1, n_candidates=50, random_state=0),
+    PrivateSampler(d=1, k=1000, random_state=0),
 ]
 
 # Boolean-only synthesizers reject the continuous data that scikit-learn's
@@ -89,6 +91,7 @@ EXPECTED_FAILED = {
     "BootstrapSynthesizer": NOT_ROW_ALIGNED,
     "DampedPrivateSynthesizer": NOT_ROW_ALIGNED,
     "ProjectedGaussianRelease": {**BOOLEAN_ONLY, **NOT_ROW_ALIGNED},
+    "PrivateSampler": {**BOOLEAN_ONLY, **NOT_ROW_ALIGNED},
 }
 
 
@@ -163,6 +166,15 @@ SYNTHESIZERS = [
         ),
         "boolean",
         id="ProjectedGaussianRelease-replace-one",
+    ),
+    # PrivateSampler pays for k rows at fit and refuses more unless an
+    # accountant is charged: a tracking accountant (no limit) pays for the
+    # rows these checks draw beyond k (set_params replaces it where a test
+    # needs a finite budget).
+    pytest.param(
+        PrivateSampler(d=2, k=40, accountant=BudgetAccountant(), random_state=0),
+        "boolean",
+        id="PrivateSampler-boolean",
     ),
 ]
 

@@ -1,0 +1,1022 @@
+"""Private sampling: noiseless epsilon-DP synthetic Boolean data (paper 001).
+
+Boedihardjo, Strohmer and Vershynin, *Private sampling: a noiseless approach
+for generating differentially private synthetic data* (001), Algorithm 2:
+
+1. draw a *reduced space* ``S = (theta_1..theta_m)`` uniformly from
+   ``{-1, 1}^p``, independently of the data;
+2. form the Walsh matrix ``M[i, J] = w_J(theta_i) = prod_{j in J}
+   theta_i(j)`` over all ``|J| <= d`` (``m x D``, ``D = sum_{i<=d} C(p, i)``)
+   and accept ``S`` only if it is *well conditioned*,
+   ``sigma_min(M) >= sqrt(m) / (2 e^d)`` (001 §9, eq. 9.1);
+3. compute the data's Walsh coefficients ``mu_J = (1/n) sum_a w_J(x_a)``
+   (``mu_{emptyset} = 1``): ``M^T h = mu`` says that the density ``h`` on
+   ``S`` has all the data's marginals up to degree ``d`` (001 §4);
+4. shrink toward the uniform density ``u = 1/m``: ``lam*`` is the smallest
+   ``lam in [0, 1]`` such that ``M^T h = (1 - lam) mu + lam M^T u`` has a
+   solution with ``2 delta/m <= h <= (Delta - delta)/m`` (an LP);
+5. ``h* = argmin ||h - u||_2`` over ``M^T h = (1 - lam*) mu + lam* M^T u``,
+   ``delta/m <= h <= Delta/m`` (a QP);
+6. release ``k`` i.i.d. draws from ``S`` with probabilities ``h*``.
+
+``delta`` and ``Delta`` here are the paper's *density bounds* -- nothing to do
+with the ``delta`` of (epsilon, delta)-DP; the parameters are called
+``density_lower`` and ``density_upper``. The mechanism adds no noise: its
+privacy comes from the stability of ``h*`` (001 Lemma 12.1) and the
+private-sampling lemma (001 Lemma 3.3), and its cost grows linearly with the
+number of rows released -- see :func:`sampling_epsilon` and the privacy
+section of :class:`PrivateSampler`.
+
+Walsh helpers
+-------------
+Data are 0/1 here and mapped to ``s = 2x - 1 in {-1, 1}`` (``1 -> +1``).
+Columns of Walsh matrices and entries of Walsh coefficient vectors follow
+:func:`walsh_subsets`: the empty set, then subsets by size, each size in
+lexicographic order (``itertools.combinations``). Conjunction marginals
+``P(x_j = 1 for all j in J)`` and Walsh coefficients determine each other
+through ``prod_{j in J} x_j = 2^{-|J|} sum_{K subset J} w_K(s)``
+(:func:`walsh_to_marginals`, :func:`marginals_to_walsh`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ._ssn import Gram, SolverError, shrinkage_lp, ssn_box_qp
+from .base import PrivateSynthesizerMixin
+from .exceptions import BudgetError, InfeasibleProblemError
+from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee
+
+__all__ = [
+    "MAX_WALSH_BYTES",
+    "MarginalCorrection",
+    "PrivateSampler",
+    "density_sensitivity",
+    "marginal_correction",
+    "marginals_to_walsh",
+    "max_draws",
+    "sampling_epsilon",
+    "walsh_coefficients",
+    "walsh_dimension",
+    "walsh_matrix",
+    "walsh_subsets",
+    "walsh_to_marginals",
+]
+
+#: Largest Walsh matrix plus Gram matrix (``8 (m D + D^2)`` bytes) that
+#: :class:`PrivateSampler` and :func:`marginal_correction` will allocate.
+MAX_WALSH_BYTES = 2 * 1024**3
+
+#: Default reduced-space size ``m = ceil(DEFAULT_M_FACTOR * e^{2d} * D)``
+#: (001 Theorem 3.5: ``m ~ e^{2d} D``). Proposition 9.3's sufficient
+#: ``16 gamma^{-2} e^{2d} D`` is a worst-case bound; with the factor 1 the
+#: well-conditioning test of step 2 passed on every draw we measured
+#: (``benchmarks/bench_private_sampling.py``), and the privacy cost grows
+#: like ``m^{3/4}``, so a smaller ``m`` is also the more private one.
+DEFAULT_M_FACTOR = 1.0
+
+
+# ------------------------------------------------------------------- Walsh
+def walsh_dimension(p, d):
+    """``D = sum_{i=0}^{d} C(p, i)``: the number of Walsh functions of degree <= d.
+
+    Examples
+    --------
+    >>> walsh_dimension(64, 2)
+    2081
+    """
+    p, d = _check_p_d(p, d)
+    return sum(math.comb(p, i) for i in range(d + 1))
+
+
+def walsh_subsets(p, d):
+    """The subsets ``J`` (tuples) indexing Walsh functions of degree ``<= d``.
+
+    The empty set first, then by size, each size in lexicographic order.
+
+    Examples
+    --------
+    >>> walsh_subsets(3, 2)
+    [(), (0,), (1,), (2,), (0, 1), (0, 2), (1, 2)]
+    """
+    p, d = _check_p_d(p, d)
+    out = [()]
+    for r in range(1, d + 1):
+        out.extend(itertools.combinations(range(p), r))
+    return out
+
+
+def _check_p_d(p, d):
+    for name, v in (("p", p), ("d", d)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+    if d > p:
+        raise ValueError(f"the degree d = {d} exceeds the number of columns p = {p}")
+    return int(p), int(d)
+
+
+def _walsh_pm(S, d, out=None):
+    """Walsh matrix of rows ``S`` in ``{-1, 1}^p`` (float64), built degree by degree.
+
+    A column ``J = P + {j}`` (``j > max P``) is column ``P`` times ``S[:, j]``;
+    for a fixed prefix ``P`` its extensions are contiguous in the
+    lexicographic order, so each prefix costs one broadcasted product.
+    """
+    m, p = S.shape
+    D = sum(math.comb(p, i) for i in range(d + 1))
+    M = np.empty((m, D)) if out is None else out
+    M[:, 0] = 1.0
+    if d == 0:
+        return M
+    M[:, 1 : p + 1] = S
+    prev_start, prev_subsets = 1, [(j,) for j in range(p)]
+    col = p + 1
+    for _ in range(2, d + 1):
+        start, subsets = col, []
+        for offset, P in enumerate(prev_subsets):
+            last = P[-1]
+            width = p - last - 1
+            if width <= 0:
+                continue
+            M[:, col : col + width] = M[:, prev_start + offset, None] * S[:, last + 1 :]
+            subsets.extend(P + (j,) for j in range(last + 1, p))
+            col += width
+        prev_start, prev_subsets = start, subsets
+    return M
+
+
+def _as_binary(X, name="X"):
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array, got shape {X.shape}")
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} has no rows")
+    bad = ~((X == 0) | (X == 1))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"{name} must be Boolean (0/1); found {X[i, j]!r} at row {i}, column {j}"
+        )
+    return X
+
+
+def walsh_matrix(X, d):
+    """Walsh features ``w_J(2x - 1)`` of 0/1 rows, ``|J| <= d``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        Boolean (0/1) rows.
+    d : int
+        Largest degree.
+
+    Returns
+    -------
+    ndarray of shape (n, D)
+        Entries +-1; columns in the order of :func:`walsh_subsets`.
+
+    Examples
+    --------
+    >>> walsh_matrix([[1, 0, 1]], 2)
+    array([[ 1.,  1., -1.,  1., -1.,  1., -1.]])
+    """
+    X = _as_binary(X)
+    _check_p_d(X.shape[1], d)
+    return _walsh_pm(2.0 * X - 1.0, d)
+
+
+def walsh_coefficients(X, d, *, chunk=4096):
+    """The data's Walsh coefficients ``mu_J = (1/n) sum_a w_J(2 x_a - 1)``.
+
+    Up to the factor ``2^p`` these are the low-degree Fourier coefficients of
+    the empirical density ``f_n`` (001 §4); they determine all its marginals
+    up to degree ``d`` (see :func:`walsh_to_marginals`). Computed in row
+    blocks (memory ``chunk x D``).
+
+    Examples
+    --------
+    >>> walsh_coefficients([[1, 1], [0, 1]], 2)   # (), (0,), (1,), (0, 1)
+    array([1., 0., 1., 0.])
+    """
+    X = _as_binary(X)
+    _check_p_d(X.shape[1], d)
+    total = np.zeros(walsh_dimension(X.shape[1], d))
+    for s in range(0, X.shape[0], chunk):
+        total += _walsh_pm(2.0 * X[s : s + chunk] - 1.0, d).sum(axis=0)
+    return total / X.shape[0]
+
+
+def _subset_index(p, d):
+    return {J: i for i, J in enumerate(walsh_subsets(p, d))}
+
+
+def walsh_to_marginals(mu, p, d):
+    """Conjunction marginals ``E prod_{j in J} x_j`` from Walsh coefficients.
+
+    With ``x_j = (1 + s_j)/2``: ``prod_{j in J} x_j = 2^{-|J|} sum_{K subset J}
+    w_K(s)``, so the 0/1 marginal of ``J`` is ``2^{-|J|} sum_{K subset J}
+    mu_K``. Every marginal table of up to ``d`` columns (any values, not only
+    ones) follows from these by inclusion-exclusion.
+
+    Examples
+    --------
+    >>> mu = walsh_coefficients([[1, 1], [0, 1]], 2)
+    >>> walsh_to_marginals(mu, 2, 2)     # 1, P(x0=1), P(x1=1), P(x0=x1=1)
+    array([1. , 0.5, 1. , 0.5])
+    """
+    mu = np.asarray(mu, dtype=np.float64)
+    subsets = walsh_subsets(p, d)
+    if mu.shape != (len(subsets),):
+        raise ValueError(f"expected {len(subsets)} Walsh coefficients, got {mu.shape}")
+    index = _subset_index(p, d)
+    out = np.empty_like(mu)
+    for i, J in enumerate(subsets):
+        acc = 0.0
+        for r in range(len(J) + 1):
+            for K in itertools.combinations(J, r):
+                acc += mu[index[K]]
+        out[i] = acc / 2.0 ** len(J)
+    return out
+
+
+def marginals_to_walsh(marginals, p, d):
+    """Inverse of :func:`walsh_to_marginals`.
+
+    ``w_J(s) = prod_{j in J} (2 x_j - 1) = sum_{K subset J} (-1)^{|J - K|}
+    2^{|K|} prod_{j in K} x_j``.
+
+    Examples
+    --------
+    >>> marginals_to_walsh([1.0, 0.5, 1.0, 0.5], 2, 2)
+    array([1., 0., 1., 0.])
+    """
+    marg = np.asarray(marginals, dtype=np.float64)
+    subsets = walsh_subsets(p, d)
+    if marg.shape != (len(subsets),):
+        raise ValueError(f"expected {len(subsets)} marginals, got {marg.shape}")
+    index = _subset_index(p, d)
+    out = np.empty_like(marg)
+    for i, J in enumerate(subsets):
+        acc = 0.0
+        for r in range(len(J) + 1):
+            for K in itertools.combinations(J, r):
+                acc += (-1.0) ** (len(J) - r) * 2.0**r * marg[index[K]]
+        out[i] = acc
+    return out
+
+
+# ----------------------------------------------------------------- privacy
+def _check_density_bounds(density_lower, density_upper):
+    dl, du = float(density_lower), float(density_upper)
+    if not (0 < dl and 2 * dl < 1 < du - dl and math.isfinite(du)):
+        raise ValueError(
+            "the density bounds of 001 Algorithm 2 must satisfy "
+            "0 < 2*density_lower < 1 < density_upper - density_lower; got "
+            f"density_lower={dl!r}, density_upper={du!r}"
+        )
+    return dl, du
+
+
+def density_sensitivity(n, p, d, m, density_lower, density_upper):
+    """Bound ``eta`` on ``||h*_1 - h*_2||_inf`` for neighbours (001 Lemma 12.1).
+
+    The lemma chains four bounds (``a = 2 delta/m``, ``b = (Delta - delta)/m``,
+    ``c = 1/m``, ``lam = delta/m``; ``delta, Delta`` = ``density_lower,
+    density_upper``):
+
+    * (9.6) one changed row moves the low-degree part of ``f_n`` by at most
+      ``2 sqrt(D) / (n 2^p)`` in ``L^2`` -- for a *replaced* row as for an
+      added one, since ``||(1_x)^{<=d}||_{L^2} = sqrt(D) / 2^p``;
+    * Lemma 9.5 (``S`` well conditioned): ``d_inf(H_1, H_2) <= 2 e^d 2^p /
+      sqrt(m)`` times that, i.e. ``4 e^d sqrt(D) / (n sqrt(m))``;
+    * Lemma 11.3 (shrinkage): ``d_inf`` grows by ``(b - a) / min(c - a, b - c)
+      = (Delta - 3 delta) / min(1 - 2 delta, Delta - delta - 1)``;
+    * Lemma 10.4 (proximal selection): ``||h*_1 - h*_2||_inf^2 <= 4 m max(c -
+      a, b - c) ((b - a)/lam + 2) d_inf = 4 max(1 - 2 delta, Delta - delta -
+      1) (Delta - delta) / delta * d_inf``.
+
+    Hence ``eta^2 = 16 e^d sqrt(D) (Delta - delta) (Delta - 3 delta) R /
+    (delta n sqrt(m))`` with ``R = max(1 - 2 delta, Delta - delta - 1) /
+    min(1 - 2 delta, Delta - delta - 1)``.
+
+    The paper states Lemmas 10.4 and 11.3 for ``c < (a + b)/2``, i.e.
+    ``Delta + delta > 2``; the proofs give the ``max``/``min`` forms above for
+    any ``c`` inside ``(a, b)`` (``beta = 2 min(c - a, b - c)/(b - a)`` in
+    Lemma 11.1). The paper then simplifies to ``eta_paper^2 = 32 Delta^3 e^d
+    sqrt(D) / (delta n sqrt(m))``, using ``(b - a)/(c - a) <= 2 Delta``,
+    which needs ``delta <= Delta / (4 Delta - 3)`` (e.g. ``delta <= 1/4``);
+    for ``delta`` near ``1/2`` or ``Delta + delta <= 2`` the closed form is
+    *smaller* than what the proof supports. We use the unsimplified chain,
+    which is never larger than the closed form where the closed form is
+    valid.
+
+    Examples
+    --------
+    >>> round(density_sensitivity(10**6, 10, 1, 82, 0.25, 2.5), 6)
+    0.025044
+    """
+    dl, du = _check_density_bounds(density_lower, density_upper)
+    D = walsh_dimension(p, d)
+    lo_gap, hi_gap = 1 - 2 * dl, du - dl - 1
+    ratio = max(lo_gap, hi_gap) / min(lo_gap, hi_gap)
+    eta2 = (
+        16.0
+        * math.exp(d)
+        * math.sqrt(D)
+        * (du - dl)
+        * (du - 3 * dl)
+        * ratio
+        / (dl * n * math.sqrt(m))
+    )
+    return math.sqrt(eta2)
+
+
+def _epsilon_per_draw(n, p, d, m, density_lower, density_upper):
+    """``log min(1 + eta m / delta, Delta / delta)`` (001 Theorem 12.2's proof)."""
+    dl, du = _check_density_bounds(density_lower, density_upper)
+    eta = density_sensitivity(n, p, d, m, dl, du)
+    # h*_2 >= delta/m and |h*_1 - h*_2| <= eta give h*_1/h*_2 <= 1 + eta m/delta;
+    # h* in [delta/m, Delta/m] gives h*_1/h*_2 <= Delta/delta whatever the data.
+    return math.log(min(1.0 + eta * m / dl, du / dl))
+
+
+def sampling_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
+    """The epsilon that releasing ``n_draws`` rows costs (001 Lemma 3.3 + Theorem 12.2).
+
+    Replace-one neighbours (datasets of the same public size ``n``, one row
+    changed). If every ratio ``h*_1(s) / h*_2(s)`` between the densities of
+    neighbouring datasets is at most ``e^{eps_1}``, then ``k`` i.i.d. draws
+    are ``k eps_1``-DP (Lemma 3.3). With ``eta`` from
+    :func:`density_sensitivity` and ``h* >= delta/m``::
+
+        eps_1 = log min(1 + eta m / delta, Delta / delta)
+
+    The second term holds for *any* two densities in ``[delta/m, Delta/m]``
+    and caps the cost when Lemma 12.1 is vacuous. Theorem 12.2 states the
+    weaker ``eps_1 <= eta_paper m / delta``, i.e. ``eps(k) = 4 sqrt(2) k
+    (Delta/delta)^{3/2} e^{d/2} D^{1/4} m^{3/4} / sqrt(n)`` (SPEC §3); see
+    :func:`density_sensitivity` for where that closed form is (in)valid.
+
+    The guarantee is vacuous at realistic sizes: one row from ``n = 10^6``
+    records with ``p = 10``, ``d = 1`` and the default ``m = 82`` costs
+    epsilon ~2.2; see ``doc/privacy.md`` for a table.
+
+    Examples
+    --------
+    >>> round(sampling_epsilon(1, 10**6, 10, 1, 82, 0.25, 2.5), 4)
+    2.2208
+    >>> round(sampling_epsilon(1, 10**12, 10, 1, 82, 0.25, 2.5), 4)
+    0.0082
+    """
+    if isinstance(n_draws, bool) or not isinstance(n_draws, numbers.Integral):
+        raise ValueError(f"n_draws must be an integer, got {n_draws!r}")
+    if n_draws < 0:
+        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
+    return int(n_draws) * _epsilon_per_draw(n, p, d, m, density_lower, density_upper)
+
+
+def max_draws(epsilon, n, p, d, m, density_lower, density_upper):
+    """The largest number of rows whose release costs at most ``epsilon``.
+
+    Examples
+    --------
+    >>> max_draws(1.0, 10**12, 10, 1, 82, 0.25, 2.5)
+    122
+    >>> max_draws(1.0, 10**6, 10, 1, 82, 0.25, 2.5)    # not one row
+    0
+    """
+    epsilon = float(epsilon)
+    if not (math.isfinite(epsilon) and epsilon > 0):
+        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+    per = _epsilon_per_draw(n, p, d, m, density_lower, density_upper)
+    k = int(math.floor(epsilon / per))
+    while k > 0 and k * per > epsilon:  # guard against rounding up
+        k -= 1
+    return k
+
+
+def _theorem_12_2_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
+    """The paper's closed form of the cost of ``k`` draws (001 Theorem 12.2).
+
+    ``4 sqrt(2) k (Delta/delta)^{3/2} e^{d/2} D^{1/4} m^{3/4} / sqrt(n)``; for
+    reference and tests only (see :func:`density_sensitivity`).
+    """
+    dl, du = float(density_lower), float(density_upper)
+    D = walsh_dimension(p, d)
+    return (
+        4.0
+        * math.sqrt(2.0)
+        * n_draws
+        * (du / dl) ** 1.5
+        * math.exp(d / 2.0)
+        * D**0.25
+        * m**0.75
+        / math.sqrt(n)
+    )
+
+
+# --------------------------------------------------------------- the solve
+@dataclass(frozen=True)
+class _Solution:
+    weights: np.ndarray  # h*, sums to one
+    shrinkage: float  # lam actually used (feasible upper bound on lam*)
+    shrinkage_lower: float  # certified lower bound on lam*
+    residual: float  # ||M^T h - target(lam)||_inf
+    solver: str
+
+
+def _check_memory(m, D):
+    need = 8.0 * (m * D + D * D)
+    if need > MAX_WALSH_BYTES:
+        raise MemoryError(
+            f"the Walsh matrix of m={m} points and D={D} Walsh functions needs "
+            f"{need / 1024**3:.1f} GiB (limit skdp_synth.private_sampling."
+            f"MAX_WALSH_BYTES = {MAX_WALSH_BYTES / 1024**3:.1f} GiB): p is too large "
+            "for this degree d. Lower d, or pass a smaller m (at least D)."
+        )
+
+
+def _check_solver(solver):
+    if solver not in ("auto", "newton", "cvxpy"):
+        raise ValueError(f"solver must be 'auto', 'newton' or 'cvxpy', got {solver!r}")
+    return solver
+
+
+def _shrink_cvxpy(M, mu, nu, lp_lower, lp_upper):
+    """Step 4 as an LP in ``(h, lam)``, solved by HiGHS through cvxpy (exact vertex)."""
+    import cvxpy as cp
+
+    m = M.shape[0]
+    h = cp.Variable(m)
+    lam = cp.Variable()
+    problem = cp.Problem(
+        cp.Minimize(lam),
+        [
+            M.T @ h == mu + lam * (nu - mu),
+            h >= lp_lower / m,
+            h <= lp_upper / m,
+            lam >= 0,
+            lam <= 1,
+        ],
+    )
+    try:
+        problem.solve(solver="HIGHS")
+    except cp.error.SolverError as exc:  # pragma: no cover - solver specific
+        raise SolverError(f"HiGHS failed on the shrinkage LP: {exc}") from None
+    if problem.status not in ("optimal", "optimal_inaccurate"):  # pragma: no cover
+        raise SolverError(f"HiGHS returned status {problem.status} for the LP")
+    return float(np.clip(lam.value, 0.0, 1.0))
+
+
+def _project_cvxpy(M, target, qp_lower, qp_upper, tol):
+    """Step 5 via the shared QP :func:`skdp_synth.correction.reweight_to_targets`."""
+    from .correction import reweight_to_targets
+
+    m = M.shape[0]
+    result = reweight_to_targets(
+        M, target, lower=qp_lower / m, upper=qp_upper / m, tol=tol
+    )
+    return result.weights
+
+
+# The Newton solvers make many small BLAS calls on D x D matrices, where
+# OpenBLAS threads cost more than they bring (measured: m=11521, D=211 fits in
+# 0.5 s with one thread and 1.6 s with two on an idle 2-core machine; with
+# other load, 15 s). Up to this D they run single-threaded (threadpoolctl,
+# restored afterwards, as scikit-learn does in KMeans).
+_SINGLE_THREAD_MAX_D = 1024
+
+
+def _solve(A, gram, mu, lp_box, qp_box, *, solver, tol):
+    """Steps 4-5 on ``A = M / sqrt(m)``; ``"auto"``: Newton, cvxpy if it fails."""
+    if solver != "cvxpy" and A.shape[1] <= _SINGLE_THREAD_MAX_D:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _solve_any(A, gram, mu, lp_box, qp_box, solver=solver, tol=tol)
+    return _solve_any(A, gram, mu, lp_box, qp_box, solver=solver, tol=tol)
+
+
+def _solve_any(A, gram, mu, lp_box, qp_box, *, solver, tol):
+    if solver == "auto":
+        try:
+            return _solve_with(A, gram, mu, lp_box, qp_box, solver="newton", tol=tol)
+        except SolverError:
+            return _solve_with(A, gram, mu, lp_box, qp_box, solver="cvxpy", tol=tol)
+    return _solve_with(A, gram, mu, lp_box, qp_box, solver=solver, tol=tol)
+
+
+def _solve_with(A, gram, mu, lp_box, qp_box, *, solver, tol):
+    """Steps 4-5 with one solver (see :mod:`skdp_synth._ssn` for the scaling)."""
+    m, D = A.shape
+    root_m = math.sqrt(m)
+    c0 = root_m * mu
+    c1 = A.T @ np.ones(m)  # = sqrt(m) M^T u
+    nu = c1 / root_m
+    (lp_lo, lp_hi), (qp_lo, qp_hi) = lp_box, qp_box
+    if solver == "cvxpy":
+        M = A * root_m
+        lam = _shrink_cvxpy(M, mu, nu, lp_lo, lp_hi)
+        lam_lower = lam
+        target = mu + lam * (nu - mu)
+        h = _project_cvxpy(M, target, qp_lo, qp_hi, tol)
+    else:
+        lam, lam_lower, _ = shrinkage_lp(A, c0, c1, lp_lo, lp_hi, gram=gram, tol=tol)
+        target = mu + lam * (nu - mu)
+        x = None
+        # When the QP box equals the LP box (marginal_correction) lam may sit on
+        # the boundary of feasibility; nudge it inward until the QP converges.
+        for bump in (0.0, 1e-9, 1e-7, 1e-5):
+            lam_try = min(1.0, lam + bump)
+            target = mu + lam_try * (nu - mu)
+            try:
+                x, _, _, _ = ssn_box_qp(
+                    A,
+                    root_m * target,
+                    np.ones(m),
+                    np.full(m, float(qp_lo)),
+                    np.full(m, float(qp_hi)),
+                    gram=gram,
+                    tol=tol,
+                )
+            except SolverError:
+                continue
+            lam = lam_try
+            break
+        if x is None:
+            raise SolverError("the proximal QP (001 Algorithm 2, step 5) failed")
+        h = x / m
+    h = np.clip(h, qp_lo / m, qp_hi / m)
+    h = h / h.sum()
+    residual = float(np.abs(A.T @ h * root_m - target).max())
+    return _Solution(h, float(lam), float(min(lam_lower, lam)), residual, solver)
+
+
+# ------------------------------------------------------- marginal correction
+@dataclass(frozen=True)
+class MarginalCorrection:
+    """Result of :func:`marginal_correction`.
+
+    Attributes
+    ----------
+    weights : ndarray of shape (m,)
+        Probability weights on the sample's rows, in
+        ``[density_lower/m, density_upper/m]``.
+    shrinkage : float
+        ``lam`` in ``[0, 1]``: the weighted sample has the marginals of
+        ``(1 - lam) * target + lam * sample`` (0 when the target is met
+        exactly).
+    residual : float
+        ``max_J |sum_i weights_i w_J(s_i) - goal_J|`` in Walsh coefficients,
+        ``goal = (1 - lam) mu_target + lam mu_sample``: the solver's accuracy.
+    """
+
+    weights: np.ndarray
+    shrinkage: float
+    residual: float
+
+
+def marginal_correction(
+    sample,
+    target,
+    *,
+    d=2,
+    density_lower=0.0,
+    density_upper=np.inf,
+    solver="auto",
+    tol=1e-9,
+):
+    """Reweight a sample so that its marginals up to degree ``d`` match a target.
+
+    Paper 001, Theorems 3.6 and 8.2 (marginal correction): a sample of a
+    regular density can be reweighted *exactly* to the low-degree marginals of
+    another density, by weights close to uniform. This function finds the
+    weights closest to uniform (in ``L^2``) with ``density_lower/m <= h_i <=
+    density_upper/m`` whose marginals equal the target's -- the proximal QP
+    of 001 Algorithm 2, step 5. When no such weights exist, the target is
+    first moved toward the sample's own marginals by the smallest fraction
+    ``lam`` that makes it reachable (the shrinkage LP of step 4), and
+    ``lam`` is reported.
+
+    Marginal correction reads only ``sample`` and ``target``; applied to
+    released (DP) marginals it is post-processing.
+
+    Parameters
+    ----------
+    sample : array-like of shape (m, p)
+        Boolean (0/1) rows to reweight.
+    target : array-like of shape (n, p) or (D,)
+        Either Boolean rows, whose marginals are the target, or a vector of
+        conjunction marginals ``P(x_j = 1 for all j in J)`` for every
+        ``|J| <= d`` in the order of :func:`walsh_subsets` (``J = ()`` first,
+        value 1).
+    d : int, default=2
+        Degree of the marginals to match.
+    density_lower, density_upper : float, default=0.0 and inf
+        Bounds on the weights in units of ``1/m``; need ``0 <= density_lower
+        < 1 < density_upper``.
+    solver : {"auto", "newton", "cvxpy"}, default="auto"
+        ``"newton"``: the matrix-free semismooth Newton solvers of
+        ``skdp_synth._ssn``; ``"cvxpy"``: HiGHS (LP) and Clarabel through
+        :func:`skdp_synth.correction.reweight_to_targets` (QP), exact but slow
+        beyond ``m D ~ 10^6``; ``"auto"``: Newton, falling back to cvxpy if
+        Newton fails to converge.
+    tol : float, default=1e-9
+        Accuracy of the marginal constraints, in Walsh coefficients.
+
+    Returns
+    -------
+    MarginalCorrection
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> sample = (rng.random((400, 4)) < 0.5).astype(int)
+    >>> data = (rng.random((1000, 4)) < 0.6).astype(int)
+    >>> fix = marginal_correction(sample, data, d=2)
+    >>> fix.shrinkage
+    0.0
+    >>> got = walsh_matrix(sample, 2).T @ fix.weights
+    >>> bool(np.allclose(got, walsh_coefficients(data, 2), atol=1e-8))
+    True
+    """
+    S = _as_binary(sample, "sample")
+    m, p = S.shape
+    _check_p_d(p, d)
+    D = walsh_dimension(p, d)
+    target = np.asarray(target, dtype=np.float64)
+    if target.ndim == 2:
+        if target.shape[1] != p:
+            raise ValueError(
+                f"target has {target.shape[1]} columns, the sample has {p}"
+            )
+        mu = walsh_coefficients(target, d)
+    elif target.ndim == 1:
+        if target.shape[0] != D:
+            raise ValueError(
+                f"a target marginal vector for p={p}, d={d} has {D} entries "
+                f"(see walsh_subsets), got {target.shape[0]}"
+            )
+        if not np.all(np.isfinite(target)):
+            raise ValueError("target marginals must be finite")
+        mu = marginals_to_walsh(target, p, d)
+    else:
+        raise ValueError("target must be 2-D rows or a 1-D vector of marginals")
+    lo, hi = float(density_lower), float(density_upper)
+    if not (0.0 <= lo < 1.0 < hi):
+        raise ValueError(
+            "need 0 <= density_lower < 1 < density_upper (the uniform weights "
+            f"1/m must lie strictly inside), got {lo!r} and {hi!r}"
+        )
+    if m < D:
+        raise ValueError(
+            f"the sample has m={m} rows but there are D={D} marginal constraints "
+            f"of degree <= {d}; at least D rows are needed"
+        )
+    _check_memory(m, D)
+    A = _walsh_pm(2.0 * S - 1.0, d)
+    A *= 1.0 / math.sqrt(m)
+    method = _check_solver(solver)
+    gram = Gram(A)
+    if np.linalg.eigvalsh(gram.matrix)[0] <= 1e-12:
+        raise InfeasibleProblemError(
+            "the sample's Walsh matrix is rank deficient (too few distinct rows "
+            f"for degree {d}): some marginals cannot be adjusted independently"
+        )
+    sol = _solve(A, gram, mu, (lo, hi), (lo, hi), solver=method, tol=tol)
+    return MarginalCorrection(sol.weights, sol.shrinkage, sol.residual)
+
+
+# --------------------------------------------------------------- estimator
+class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
+    """Noiseless epsilon-DP synthetic Boolean data by private sampling (paper 001).
+
+    Draws a data-independent reduced space ``S`` of ``m`` points of the cube,
+    finds the density ``h*`` on ``S`` closest to uniform that has the data's
+    marginals up to degree ``d`` (shrunk toward uniform just enough to be
+    bounded in ``[delta/m, Delta/m]``), and releases rows drawn from ``S``
+    with probabilities ``h*`` -- 001 Algorithm 2; the module docstring lists
+    the steps.
+
+    Privacy. Pure epsilon-DP under **replace-one** neighbours (001 Definition
+    2.1: datasets of the same public size ``n`` differing in one row). The
+    cost is *per released row*: ``eps(k) = k * eps_1`` with ``eps_1 = log
+    min(1 + eta m/delta, Delta/delta)`` and ``eta`` the density sensitivity
+    of 001 Lemma 12.1 (:func:`sampling_epsilon`, :func:`density_sensitivity`,
+    ``doc/privacy.md``). ``fit`` pays for ``k`` rows (or for as many as a
+    target ``epsilon`` allows) and records ``epsilon_``; ``sample`` and
+    ``transform`` count the rows they release and refuse to release more
+    than were paid for -- unless an ``accountant`` is given, which is then
+    charged ``eps_1`` per extra row. **The guarantee is vacuous at realistic
+    sizes**: with the default bounds and ``m``, one row costs less than
+    epsilon = 1 only from about ``n = 2e7`` records for ``p = 10, d = 1``,
+    ``1e9`` for ``p = 64, d = 1`` and ``4e11`` for ``p = 20, d = 2``, and
+    0.01 per row needs ``n ~ 7e11``, ``2e13`` and ``1e16`` (table in
+    ``doc/privacy.md``); below that the cap ``log(Delta/delta) = 2.3``
+    applies to every row.
+
+    What is *not* private: the fitted ``density_`` (and everything derived
+    from it, like ``score``, which compares the exact density with held-out
+    data without drawing rows) is a function of the data and is never
+    released by the mechanism; only rows returned by ``sample``/``transform``
+    are covered by ``epsilon_``.
+
+    Parameters
+    ----------
+    m : int, default=None
+        Size of the reduced space. ``None``: ``ceil(e^{2d} D)``
+        (001 Theorem 3.5, ``DEFAULT_M_FACTOR = 1``). Must be at least ``D``.
+    d : int, default=2
+        Degree of the marginals to preserve (``1 <= d <= p``).
+    k : int, default=None
+        Number of synthetic rows to pay for at fit (and the default size of
+        ``sample()``). With ``epsilon`` also given, ``k`` must fit in it.
+    epsilon : float, default=None
+        Target budget; with ``k=None`` the estimator pays for the largest
+        ``k`` it allows (an error when that is zero). One of ``k`` and
+        ``epsilon`` is required.
+    density_lower : float, default=0.25
+        The paper's ``delta``: ``h* >= density_lower/m`` (and the shrinkage
+        targets ``>= 2 density_lower/m``). Not the ``delta`` of
+        (epsilon, delta)-DP.
+    density_upper : float, default=2.5
+        The paper's ``Delta``: ``h* <= density_upper/m``. The bounds must
+        satisfy ``2 delta < 1 < Delta - delta``.
+    max_redraws : int, default=10
+        Reduced spaces failing the well-conditioning test
+        ``sigma_min(M) >= sqrt(m)/(2 e^d)`` are redrawn (data-independently)
+        up to this many times, then ``fit`` fails.
+    solver : {"auto", "newton", "cvxpy"}, default="auto"
+        How steps 4-5 are solved: ``"newton"`` (matrix-free semismooth Newton
+        on the duals, ``skdp_synth._ssn``; ``m D`` memory, seconds for ``m`` in
+        the tens of thousands), ``"cvxpy"`` (HiGHS for the LP, Clarabel via
+        :func:`skdp_synth.correction.reweight_to_targets` for the QP; exact
+        but ~10 s already at ``m D ~ 2.4e6``), ``"auto"`` (Newton, falling
+        back to cvxpy if it does not converge).
+    tol : float, default=1e-9
+        Accuracy of the marginal constraints (Walsh coefficients) and of the
+        shrinkage ``lam*``. The privacy analysis assumes exact solutions; the
+        solvers deliver them up to ``tol``.
+    accountant : BudgetAccountant, default=None
+        Checked before and charged after ``fit``; charged again for every row
+        sampled beyond those paid for at fit.
+    random_state : None, int, RandomState or Generator, default=None
+        Reduced space (fit) and draws (sample). ``None``: fresh OS entropy.
+
+    Attributes
+    ----------
+    reduced_space_ : ndarray of shape (m, n_features_in_)
+        The points ``theta_i`` of ``S``, as 0/1 rows.
+    density_ : ndarray of shape (m,)
+        ``h*``: the probabilities with which rows are drawn (not private).
+    shrinkage_ : float
+        ``lam*`` used (0: the data's marginals are matched exactly).
+    shrinkage_lower_bound_ : float
+        Certified lower bound on the exact ``lam*`` (equal to ``shrinkage_``
+        for the cvxpy solver); the gap is the solver's tolerance.
+    condition_number_ : float
+        ``sigma_max(M) / sigma_min(M)`` of the accepted reduced space.
+    min_singular_value_ : float
+        ``sigma_min(M) / sqrt(m)`` (the test needs ``>= 1/(2 e^d)``).
+    n_redraws_ : int
+        Reduced spaces rejected before the accepted one.
+    m_ : int
+        Size of the reduced space.
+    n_walsh_ : int
+        ``D``, the number of Walsh functions (marginal constraints).
+    epsilon_per_draw_ : float
+        ``eps_1``, the cost of one released row.
+    n_draws_paid_ : int
+        Rows paid for so far (at fit, plus extra rows charged to the
+        accountant).
+    n_draws_released_ : int
+        Rows released so far by ``sample`` and ``transform``.
+    epsilon_, delta_, neighbouring_, privacy_guarantee_
+        What was spent: ``epsilon_ = n_draws_paid_ * epsilon_per_draw_``,
+        ``delta_ = 0``, ``"replace-one"``.
+    solver_ : str
+        The solver used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_synth import PrivateSampler
+    >>> rng = np.random.default_rng(0)
+    >>> X = (rng.random((2000, 6)) < 0.5).astype(int)
+    >>> ps = PrivateSampler(d=2, k=100, random_state=0).fit(X)
+    >>> ps.m_, ps.n_walsh_, ps.shrinkage_
+    (1202, 22, 0.0)
+    >>> Y = ps.sample()                       # the 100 rows paid for
+    >>> Y.shape
+    (100, 6)
+    >>> round(ps.epsilon_, 1)                 # honest, and far from private
+    230.3
+    >>> ps.sample(1)
+    Traceback (most recent call last):
+    ...
+    skdp_synth.exceptions.BudgetError: releasing 1 more rows needs epsilon=...
+    """
+
+    _fixed_domain = "boolean"
+
+    _parameter_constraints = {
+        "m": [Interval(Integral, 1, None, closed="left"), None],
+        "d": [Interval(Integral, 1, None, closed="left")],
+        "k": [Interval(Integral, 1, None, closed="left"), None],
+        "epsilon": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "density_lower": [Interval(Real, 0, 0.5, closed="neither")],
+        "density_upper": [Interval(Real, 1, np.inf, closed="neither")],
+        "max_redraws": [Interval(Integral, 0, None, closed="left")],
+        "solver": [StrOptions({"auto", "newton", "cvxpy"})],
+        "tol": [Interval(Real, 0, 1e-3, closed="neither")],
+        "accountant": [BudgetAccountant, None],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
+    def __init__(
+        self,
+        *,
+        m=None,
+        d=2,
+        k=None,
+        epsilon=None,
+        density_lower=0.25,
+        density_upper=2.5,
+        max_redraws=10,
+        solver="auto",
+        tol=1e-9,
+        accountant=None,
+        random_state=None,
+    ):
+        self.m = m
+        self.d = d
+        self.k = k
+        self.epsilon = epsilon
+        self.density_lower = density_lower
+        self.density_upper = density_upper
+        self.max_redraws = max_redraws
+        self.solver = solver
+        self.tol = tol
+        self.accountant = accountant
+        self.random_state = random_state
+
+    # ------------------------------------------------------------ privacy
+    def _resolve_sizes(self, p):
+        """``(m, D)`` from the parameters and the public ``p``; data-independent."""
+        if self.d > p:
+            raise ValueError(
+                f"d={self.d} exceeds the number of features p={p}; marginals of "
+                f"degree d need at least d columns"
+            )
+        D = walsh_dimension(p, self.d)
+        if self.m is None:
+            m = math.ceil(DEFAULT_M_FACTOR * math.exp(2 * self.d) * D)
+        else:
+            m = int(self.m)
+            if m < D:
+                raise ValueError(
+                    f"m={m} is smaller than the number of Walsh functions D={D} "
+                    f"for p={p}, d={self.d}: M cannot have full column rank, so no "
+                    "reduced space is well conditioned. Use m >= D (default "
+                    "ceil(e^{2d} D))."
+                )
+        _check_memory(m, D)
+        return m, D
+
+    def _privacy_guarantee(self, n):
+        dl, du = _check_density_bounds(self.density_lower, self.density_upper)
+        p = self.n_features_in_
+        m, D = self._resolve_sizes(p)
+        per = _epsilon_per_draw(n, p, self.d, m, dl, du)
+        if self.k is None and self.epsilon is None:
+            raise ValueError(
+                "PrivateSampler needs k (the number of synthetic rows to pay for) "
+                "or epsilon (a target budget); its privacy cost is per released "
+                f"row: here each row costs epsilon={per:.4g}"
+            )
+        if self.k is None:
+            k = max_draws(self.epsilon, n, p, self.d, m, dl, du)
+            if k == 0:
+                raise ValueError(
+                    f"epsilon={self.epsilon:g} does not pay for a single row: one "
+                    f"released row costs epsilon={per:.4g} with n={n}, p={p}, "
+                    f"d={self.d}, m={m} (001 Theorem 12.2; see doc/privacy.md)"
+                )
+        else:
+            k = int(self.k)
+            if self.epsilon is not None and k * per > self.epsilon:
+                allowed = max_draws(self.epsilon, n, p, self.d, m, dl, du)
+                raise ValueError(
+                    f"k={k} rows cost epsilon={k * per:.4g} > epsilon="
+                    f"{self.epsilon:g}, which allows at most {allowed} rows "
+                    f"(each costs {per:.4g})"
+                )
+        self._pending_sizes = (m, D, per, k)
+        return PrivacyGuarantee(
+            k * per, 0.0, REPLACE_ONE, f"private sampling, {k} draws (001 Thm 12.2)"
+        )
+
+    # ---------------------------------------------------------------- fit
+    def _fit(self, U, source):
+        m, D, per, k = self.__dict__.pop("_pending_sizes")
+        p, d = U.shape[1], self.d
+        dl, du = float(self.density_lower), float(self.density_upper)
+        rng = source.rng
+        threshold = 1.0 / (2.0 * math.exp(d))  # sigma_min(M)/sqrt(m), 001 eq. (9.1)
+        A = np.empty((m, D))
+        best, n_rejected = 0.0, 0
+        for _ in range(self.max_redraws + 1):
+            # Step 1-2: data-independent reduced space and its Walsh matrix.
+            theta = rng.integers(0, 2, size=(m, p), dtype=np.int8)
+            _walsh_pm(2.0 * theta - 1.0, d, out=A)
+            A *= 1.0 / math.sqrt(m)
+            gram = Gram(A)
+            eig = np.linalg.eigvalsh(gram.matrix)
+            smin = math.sqrt(max(eig[0], 0.0))
+            best = max(best, smin)
+            if smin >= threshold:
+                break
+            n_rejected += 1
+        else:
+            raise InfeasibleProblemError(
+                f"no well-conditioned reduced space in {self.max_redraws + 1} "
+                f"draws: sigma_min(M)/sqrt(m) reached {best:.3g} < 1/(2e^d) = "
+                f"{threshold:.3g} (001 Algorithm 2, step 2). Increase m "
+                f"(now {m}; D = {D}) or max_redraws."
+            )
+        # Step 3: the data's Walsh coefficients (U is 0/1).
+        mu = walsh_coefficients(U, d)
+        # Steps 4-5.
+        sol = _solve(
+            A,
+            gram,
+            mu,
+            (2 * dl, du - dl),
+            (dl, du),
+            solver=self.solver,
+            tol=float(self.tol),
+        )
+        self.reduced_space_ = theta.astype(np.float64)
+        self.density_ = sol.weights
+        self.shrinkage_ = sol.shrinkage
+        self.shrinkage_lower_bound_ = sol.shrinkage_lower
+        self.condition_number_ = math.sqrt(eig[-1] / eig[0])
+        self.min_singular_value_ = smin
+        self.n_redraws_ = n_rejected
+        self.m_ = m
+        self.n_walsh_ = D
+        self.epsilon_per_draw_ = per
+        self.n_draws_paid_ = k
+        self.n_draws_released_ = 0
+        self.solver_ = sol.solver
+
+    # ------------------------------------------------------------- sample
+    def _default_n_samples(self):
+        return self.n_draws_paid_
+
+    def _charge_draws(self, n):
+        """Count ``n`` released rows; pay for the excess or refuse (Lemma 3.3)."""
+        extra = self.n_draws_released_ + n - self.n_draws_paid_
+        if extra > 0:
+            cost = extra * self.epsilon_per_draw_
+            if self.accountant is None:
+                raise BudgetError(
+                    f"releasing {n} more rows needs epsilon={cost:.4g} beyond the "
+                    f"{self.n_draws_paid_} rows paid for at fit "
+                    f"({self.n_draws_released_} already released; each row costs "
+                    f"{self.epsilon_per_draw_:.4g}). Refit with a larger k, or "
+                    "pass an accountant to be charged."
+                )
+            self.accountant.spend(
+                cost, 0.0, REPLACE_ONE, mechanism=f"{type(self).__name__}.sample"
+            )
+            self.n_draws_paid_ += extra
+            self.epsilon_ = self.n_draws_paid_ * self.epsilon_per_draw_
+            self.privacy_guarantee_ = PrivacyGuarantee(
+                self.epsilon_,
+                0.0,
+                REPLACE_ONE,
+                f"private sampling, {self.n_draws_paid_} draws (001 Thm 12.2)",
+            )
+        self.n_draws_released_ += n
+
+    def _sample_cube(self, n, source):
+        check_is_fitted(self)
+        self._charge_draws(n)
+        idx = source.rng.choice(self.m_, size=n, p=self.density_)
+        return self.reduced_space_[idx]
+
+    def _synthetic_distribution(self):
+        # The exact density: scoring reads it without releasing rows (and is
+        # therefore not covered by epsilon_; see make_marginal_scorer Notes).
+        return self.reduced_space_, self.density_

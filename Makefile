@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint bench clean venv dev
+.PHONY: demo test lint bench clean venv dev compare-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,3 +38,10 @@ bench: dev
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
+
+# Benchmark-only comparators (smartnoise-synth), in their own environment.
+COMPARE_VENV ?= .venv-compare
+compare-venv:
+	$(PYTHON) -m venv $(COMPARE_VENV)
+	$(COMPARE_VENV)/bin/python -m pip install -q --upgrade pip
+	$(COMPARE_VENV)/bin/python -m pip install -q -r benchmarks/requirements-compare.txt

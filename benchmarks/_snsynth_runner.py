@@ -4,7 +4,7 @@ Runs in the separate comparison virtualenv (smartnoise-synth 1.0.x needs
 ``opacus<0.15``, ``mbi<2``, ``opendp<0.15``, ``pandas<3``), never imports
 skdp_synth. Usage::
 
-    python _snsynth_runner.py REAL.csv OUT_DIR METHOD EPSILON SEED AIM_ROUNDS
+    python _snsynth_runner.py REAL.csv OUT_DIR METHOD EPSILON SEED AIM_ROUNDS [DELTA]
 
 Prints one ``RESULT <label> <csv path> <fit+sample seconds>`` line per output.
 For MST and AIM two outputs from the *same* fitted model: smartnoise's own
@@ -23,8 +23,9 @@ import pandas as pd
 
 
 def main(argv):
-    src, out_dir, method, eps, seed, rounds = argv
+    src, out_dir, method, eps, seed, rounds = argv[:6]
     eps, seed, rounds = float(eps), int(seed), int(rounds)
+    delta = {"delta": float(argv[6])} if len(argv) > 6 else {}
     from snsynth import Synthesizer
 
     real = pd.read_csv(src)
@@ -36,7 +37,7 @@ def main(argv):
     # allocated (20 TiB): split the columns into groups of 4 (4^4 cells each;
     # groups of 8 took 280 s per fit here).
     kwargs = {"aim": {"rounds": rounds}, "mwem": {"split_factor": 4}}.get(method, {})
-    synth = Synthesizer.create(method, epsilon=eps, verbose=False, **kwargs)
+    synth = Synthesizer.create(method, epsilon=eps, verbose=False, **kwargs, **delta)
     t0 = time.perf_counter()
     synth.fit(real, categorical_columns=list(real.columns), preprocessor_eps=0.0)
     t_fit = time.perf_counter() - t0

@@ -15,36 +15,29 @@ run:
    ``eps in {0.5, 1, 2}``: average 1-way, 2-way and 3-way total-variation
    error of the decoded tables and fit+sample time. smartnoise-synth is a
    benchmark-only dependency living in its own virtualenv (it needs
-   ``opacus<0.15``, ``mbi<2``, ``opendp<0.15``, ``pandas<3``)::
+   ``opacus<0.15``, ``mbi<2``, ``opendp<0.15``, ``pandas<3``): build it with
+   ``make compare-venv`` or set ``SKDP_COMPARE_PYTHON`` (see
+   ``benchmarks/_compare.py``); the table is skipped with a message when it
+   is missing.
 
-       python3 -m venv /work/venv-compare-4
-       /work/venv-compare-4/bin/pip install torch smartnoise-synth \\
-           "opacus<0.15" "mbi<2" "opendp<0.15" "pandas<3"
-
-   Point ``SKDP_COMPARE_PYTHON`` at its interpreter (default
-   ``/work/venv-compare-4/bin/python``); the table is skipped with a message
-   when it is missing. Data go through CSV files in a temporary directory
-   (``benchmarks/_snsynth_runner.py`` runs in that virtualenv).
-
-``SKDP_BENCH_QUICK=1`` shrinks every size for a smoke run. On a shared
-machine run with ``OPENBLAS_NUM_THREADS=1``: multi-threaded BLAS on
-oversubscribed cores made the ``X.T @ X`` baseline vary between 0.1 s and
-7 s from one minute to the next, single-threaded it was stable at 0.13 s.
+``SKDP_BENCH_QUICK=1`` shrinks every size for a smoke run. On a machine
+shared with other jobs run with ``OPENBLAS_NUM_THREADS=1``: multi-threaded
+BLAS on oversubscribed cores made the ``X.T @ X`` baseline vary between
+0.1 s and 7 s from one minute to the next, single-threaded it was stable.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from benchmarks._compare import compare_unavailable, run_snsynth
 from benchmarks._harness import best_time, markdown_table
 from skdp_synth import DampedPrivateSynthesizer, make_synthesis_pipeline
 from skdp_synth.mechanisms import BinghamSampler
@@ -52,9 +45,6 @@ from skdp_synth.metrics import marginal_error
 from skdp_synth.preprocessing import BooleanEncoder
 
 QUICK = os.environ.get("SKDP_BENCH_QUICK", "") not in ("", "0")
-COMPARE_PYTHON = os.environ.get(
-    "SKDP_COMPARE_PYTHON", "/work/venv-compare-4/bin/python"
-)
 
 
 # ------------------------------------------------------------ 1. Bingham
@@ -275,48 +265,13 @@ OURS = (
 )
 
 
-def _compare_available():
-    if not Path(COMPARE_PYTHON).exists():
-        return f"no interpreter at {COMPARE_PYTHON}"
-    probe = subprocess.run(
-        [COMPARE_PYTHON, "-c", "import snsynth, mbi"],
-        capture_output=True,
-        text=True,
-    )
-    if probe.returncode:
-        return probe.stderr.strip().splitlines()[-1]
-    return None
-
-
 def _snsynth(codes, method, eps, seed, tmp, rounds):
-    src = Path(tmp) / "real.csv"
-    codes.to_csv(src, index=False)
-    runner = Path(__file__).with_name("_snsynth_runner.py")
-    proc = subprocess.run(
-        [
-            COMPARE_PYTHON,
-            str(runner),
-            str(src),
-            str(tmp),
-            method,
-            str(eps),
-            str(seed),
-            str(rounds),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=3600,
-    )
-    if proc.returncode:
-        raise RuntimeError(f"{method} failed:\n{proc.stderr[-2000:]}")
-    results = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("RESULT "):
-            _, kind, path, seconds = line.split()
-            kind = kind.replace("_", " ")
-            syn = pd.read_csv(path)[list(codes.columns)]
-            results[kind] = (_tv_errors(codes, syn), float(seconds))
-    return results
+    return {
+        kind: (_tv_errors(codes, syn), seconds)
+        for kind, (syn, seconds) in run_snsynth(
+            codes, method, eps, seed, tmp, rounds=rounds
+        ).items()
+    }
 
 
 def comparison_table():
@@ -324,7 +279,7 @@ def comparison_table():
     epsilons = (1.0,) if QUICK else (0.5, 1.0, 2.0)
     seeds = (0,) if QUICK else (0, 1)
     aim_rounds = 5 if QUICK else 20
-    why_not = _compare_available()
+    why_not = compare_unavailable()
     rows = []
     # non-private references
     rng = np.random.default_rng(0)
@@ -381,8 +336,8 @@ def _mean_row(label, eps, errs):
 
 def main():
     print(
-        "Machine shared with other jobs while measured: ratios to in-run "
-        "baselines are the figures to compare.\n"
+        "Ratios to baselines measured in the same run are the figures to "
+        "compare across machines.\n"
     )
     bingham_table()
     scale_table()

@@ -9,11 +9,10 @@ Three tables (``python -m benchmarks.run gaussian_release``):
    realised average total variation (TV) per table over a few seeds.
 2. **Against MST** (smartnoise-synth, benchmark-only): average TV over the
    2016 two-way tables of MST's synthetic data, of our released tables, and
-   of our sampled rows, at the same ``(ε, δ)``. MST runs in its own virtual
-   environment (its pins -- opacus<0.15, mbi, opendp<0.15, pandas<3 -- cannot
-   share ours) given by ``SKDP_MST_PYTHON`` (default
-   ``/work/venv-compare-6/bin/python``); data go through CSV files in a
-   temporary directory. Skipped with a message when it is missing.
+   of our sampled rows, at the same ``(ε, δ)``; MST's rows both from
+   smartnoise's own sampler and i.i.d. from the same fitted model. MST runs
+   in its own virtual environment (``make compare-venv``, see
+   ``benchmarks/_compare.py``); skipped with a message when it is missing.
 3. **Geometry cost**: building the noise model (MEE + base decomposition +
    verification, data-independent) as the number of queries and the universe
    grow -- closed form for all 2-way marginals (universe ``2^p``), Khachiyan for
@@ -21,28 +20,24 @@ Three tables (``python -m benchmarks.run gaussian_release``):
    the same run (computing the answers of the same workload on 1797 rows,
    i.e. one pass over the data).
 
-Timings on a shared machine are noisy; the ratios travel better than seconds.
+The ratios travel between machines better than seconds.
 """
 
 from __future__ import annotations
 
-import os
-import pathlib
-import subprocess
 import sys
 import tempfile
-import textwrap
-import time
 
 import numpy as np
+import pandas as pd
 
+from benchmarks._compare import compare_unavailable, run_snsynth
 from benchmarks._harness import best_time, markdown_table
 from skdp_synth import ProjectedGaussianRelease
 from skdp_synth.datasets import load_binary_digits
 from skdp_synth.workloads import ExplicitWorkload, MarginalWorkload
 
 EPS, DELTA = 1.0, 1e-6
-MST_PYTHON = os.environ.get("SKDP_MST_PYTHON", "/work/venv-compare-6/bin/python")
 
 
 def _tv_tables(W, counts, truth, n):
@@ -92,23 +87,6 @@ def table_errors(X, seeds=3):
     return rows
 
 
-MST_SCRIPT = textwrap.dedent(
-    """
-    import sys, warnings
-    import numpy as np, pandas as pd
-    warnings.simplefilter("ignore")
-    from snsynth import Synthesizer
-    src, dst, eps, delta, seed = sys.argv[1:6]
-    df = pd.read_csv(src).astype(str)
-    np.random.seed(int(seed))
-    synth = Synthesizer.create("mst", epsilon=float(eps), delta=float(delta))
-    cols = list(df.columns)
-    out = synth.fit_sample(df, preprocessor_eps=0.0, categorical_columns=cols)
-    out.to_csv(dst, index=False)
-    """
-)
-
-
 def mst_comparison(X, seeds=2):
     W = MarginalWorkload(X.shape[1], 2)
     truth = W.answers(X)
@@ -143,54 +121,27 @@ def mst_comparison(X, seeds=2):
             "avg TV": np.mean(ours_rows),
         }
     )
-    if not pathlib.Path(MST_PYTHON).exists():
-        print(
-            f"(MST skipped: no interpreter at {MST_PYTHON}; create a separate venv "
-            "with smartnoise-synth==1.0.8 and set SKDP_MST_PYTHON)"
-        )
+    why_not = compare_unavailable()
+    if why_not:
+        print(f"(MST skipped: {why_not})")
         return rows
-    tvs, secs = [], []
+    codes = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        src = pathlib.Path(tmp) / "digits.csv"
-        script = pathlib.Path(tmp) / "mst.py"
-        script.write_text(MST_SCRIPT)
-        np.savetxt(
-            src,
-            X,
-            fmt="%d",
-            delimiter=",",
-            comments="",
-            header=",".join(f"x{j}" for j in range(X.shape[1])),
-        )
         for s in range(seeds):
-            dst = pathlib.Path(tmp) / f"mst{s}.csv"
-            t0 = time.perf_counter()
-            proc = subprocess.run(
-                [
-                    MST_PYTHON,
-                    str(script),
-                    str(src),
-                    str(dst),
-                    str(EPS),
-                    str(DELTA),
-                    str(s),
-                ],
-                capture_output=True,
-                text=True,
-                timeout=3600,
-            )
-            secs.append(time.perf_counter() - t0)
-            if proc.returncode != 0:
-                print("(MST failed:", proc.stderr.strip().splitlines()[-1:], ")")
-                return rows
-            Y = np.loadtxt(dst, delimiter=",", skiprows=1).astype(np.int64)
-            tvs.append(_tv_rows(W, X, Y))
-    rows.append(
-        {
-            "method": f"MST (smartnoise-synth), rows, {np.mean(secs):.0f} s/fit",
-            "avg TV": np.mean(tvs),
-        }
-    )
+            for label, (syn, secs) in run_snsynth(
+                codes, "mst", EPS, s, tmp, delta=DELTA
+            ).items():
+                Y = syn.to_numpy(dtype=np.int64)
+                results.setdefault(label, []).append((_tv_rows(W, X, Y), secs))
+    for label, runs in results.items():
+        tv, secs = np.mean(runs, axis=0)
+        rows.append(
+            {
+                "method": f"{label} (smartnoise-synth), rows, {secs:.0f} s/fit",
+                "avg TV": tv,
+            }
+        )
     return rows
 
 
@@ -244,7 +195,7 @@ def main():
     X = np.asarray(load_binary_digits()).astype(np.int64)
     print(
         f"ProjectedGaussianRelease at epsilon={EPS}, delta={DELTA}, add/remove, "
-        f"digits {X.shape}; machine shared, timings indicative\n"
+        f"digits {X.shape}\n"
     )
     rows = table_errors(X)
     print(markdown_table(rows, list(rows[0])))

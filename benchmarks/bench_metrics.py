@@ -23,8 +23,13 @@ def main(sizes=((2000, 64), (10000, 64), (2000, 200))):
         Y = (rng.random((n, p)) < 0.3).astype(np.float64)
         base, _ = best_time(lambda X=X: X.T @ X, repeat=5)
         for d in (2, 3, 4):
-            row = {"n=m": n, "p": p, "d": d, "subsets": math.comb(p, d),
-                   "X.T@X (s)": base}
+            row = {
+                "n=m": n,
+                "p": p,
+                "d": d,
+                "subsets": math.comb(p, d),
+                "X.T@X (s)": base,
+            }
             for method in ("gram", "enumerate", "auto"):
                 # skip routes that would take minutes
                 if method == "enumerate" and math.comb(p, d - 2) * p > 2e6:
@@ -41,8 +46,11 @@ def main(sizes=((2000, 64), (10000, 64), (2000, 200))):
                 )
                 row[method] = f"{t:.3g}s ({t / base:.0f}x)"
             rows.append(row)
-    print(markdown_table(rows, ["n=m", "p", "d", "subsets", "X.T@X (s)", "gram",
-                                "enumerate", "auto"]))
+    print(
+        markdown_table(
+            rows, ["n=m", "p", "d", "subsets", "X.T@X (s)", "gram", "enumerate", "auto"]
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -306,8 +306,8 @@ def main():
     n = int(os.environ.get("BENCH_MICRO_N", 1_000_000))
     quick = os.environ.get("BENCH_MICRO_QUICK") == "1"
     print(
-        "Machine note: ratios are to baselines measured in the same process; the "
-        "development machine was shared (2 cores, other jobs running).\n"
+        "Ratios are to baselines measured in the same process; they are the "
+        "figures to compare across machines.\n"
     )
     scale_table(n)
     quality_table()

@@ -20,11 +20,14 @@ rng = np.random.default_rng(0)
 X = (rng.random((2000, 12)) < 0.3).astype(int)
 results = {}
 for mechanism in ("isotropic-gaussian", "mee", "correlated", "correlated-weighted"):
-    est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, d=2,
-                                   mechanism=mechanism, random_state=0).fit(X)
+    est = ProjectedGaussianRelease(
+        epsilon=1.0, delta=1e-6, d=2, mechanism=mechanism, random_state=0
+    ).fit(X)
     results[mechanism] = est.expected_error_ / est.gaussian_optimal_error_
-    print(f"{mechanism:>20}: expected squared error = "
-          f"{results[mechanism]:.2f} x the best Gaussian noise")
+    print(
+        f"{mechanism:>20}: expected squared error = "
+        f"{results[mechanism]:.2f} x the best Gaussian noise"
+    )
 
 # %%
 try:

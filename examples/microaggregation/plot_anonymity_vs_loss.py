@@ -20,17 +20,22 @@ X = load_binary_digits()
 n = X.shape[0]
 rows = []
 for group_size in (3, 5, 10, 25, 50, 100):
-    est = CovarianceLossMicroaggregator(k=n // group_size, domain="boolean",
-                                        random_state=0).fit(X)
+    est = CovarianceLossMicroaggregator(
+        k=n // group_size, domain="boolean", random_state=0
+    ).fit(X)
     release = est.transform(X)
-    rows.append((
-        est.anonymity_level_,
-        est.covariance_loss_,
-        est.cell_loss_ + est.residual_mass_,
-        marginal_error(X, release, d=2),
-    ))
-    print(f"{est.privacy_summary_:>22}  loss={est.covariance_loss_:.4f}  "
-          f"certificate={rows[-1][2]:.4f}  2-way error={rows[-1][3]:.4f}")
+    rows.append(
+        (
+            est.anonymity_level_,
+            est.covariance_loss_,
+            est.cell_loss_ + est.residual_mass_,
+            marginal_error(X, release, d=2),
+        )
+    )
+    print(
+        f"{est.privacy_summary_:>22}  loss={est.covariance_loss_:.4f}  "
+        f"certificate={rows[-1][2]:.4f}  2-way error={rows[-1][3]:.4f}"
+    )
 
 # %%
 try:

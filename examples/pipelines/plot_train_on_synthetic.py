@@ -27,12 +27,19 @@ X, y = X[keep], y[keep]
 real = cross_val_score(LogisticRegression(max_iter=1000), X, y, cv=3)
 print(f"trained on real rows:       accuracy {real.mean():.3f}")
 for group_size in (5, 20):
-    pipe = Pipeline([
-        ("synth", SyntheticResampler(
-            CovarianceLossMicroaggregator(domain="boolean", random_state=0),
-            classes=[0, 1], random_state=0)),
-        ("clf", LogisticRegression(max_iter=1000)),
-    ])
+    pipe = Pipeline(
+        [
+            (
+                "synth",
+                SyntheticResampler(
+                    CovarianceLossMicroaggregator(domain="boolean", random_state=0),
+                    classes=[0, 1],
+                    random_state=0,
+                ),
+            ),
+            ("clf", LogisticRegression(max_iter=1000)),
+        ]
+    )
     k = int(len(X) * 2 / 3) // group_size  # training folds hold 2/3 of the rows
     pipe.set_params(synth__synthesizer__k=k)
     scores = cross_val_score(pipe, X, y, cv=3)

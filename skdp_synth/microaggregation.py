@@ -94,6 +94,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _partition
 from .base import SynthesizerMixin
+from .geometry import second_moment
 from .mechanisms import NoiseSource
 from .validation import from_cube
 
@@ -326,7 +327,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         k = self._n_groups(n)
         self._check_options(p)
         boolean = self._domain() == "boolean"
-        S_cube = U.T @ U / n  # 000 Alg. 1 step 1, cube scale (ball scale: /p)
+        S_cube = second_moment(U)  # 000 Alg. 1 step 1, cube scale (ball scale: /p)
 
         if self.partition == "spectral":
             t, alpha = self._spectral_parameters(k, p)

@@ -1,0 +1,282 @@
+"""Marginal workloads over categorical attributes and their optimal Gaussian noise.
+
+A table of ``a`` categorical attributes with ``L_1, ..., L_a`` levels (e.g. the
+blocks of a :class:`~skdp_synth.preprocessing.BooleanEncoder`) has, for every
+set ``S`` of ``d`` attributes, a marginal table ``T_S`` of ``prod_{j in S} L_j``
+cells. Released on the *bits* of a one-hot encoding, the same information
+costs more: pairs of bits inside one block are structural zeros and a block's
+bits sum to ``n``, yet they are measured and charged. This module releases the
+attribute-level tables instead (SPEC §6, "attribute-level marginal workloads").
+
+Residual basis (ResidualPlanner; McKenna, Mullins, Sheldon & Miklau 2023)
+-------------------------------------------------------------------------
+For each attribute fix an orthonormal basis of ``R^{L_j}``: ``1/sqrt(L_j)``
+and the ``L_j - 1`` columns of ``Q_j`` (a Helmert basis, orthogonal to the
+ones vector). Then ``I = 11ᵀ/L_j + Q_j Q_jᵀ``, and expanding the Kronecker
+product gives, for every table ``S``::
+
+    T_S = Σ_{A ⊆ S} ( ⊗_{j∈A} Q_j  ⊗_{j∈S∖A} 1/L_j ) z_A,
+    z_A = ( ⊗_{j∈A} Q_jᵀ ) T_A        (the "residual" of A; z_∅ = n).
+
+``z_A`` depends only on ``A``, not on the table ``S`` it appears in, so the
+residuals ``{z_A : |A| <= d}`` determine every table of the workload, and
+tables rebuilt from noisy residuals agree on shared sub-marginals by
+construction.
+
+Noise and sensitivity. Each residual is released with i.i.d. Gaussian noise,
+``z~_A = z_A + τ_A c w_A``, ``w_A ~ N(0, I)``. Adding or removing one record of
+type ``u`` changes ``z_A`` by ``⊗ Q_jᵀ e_{u_j}``, of squared norm
+``s_A = Π_{j∈A} (1 - 1/L_j)`` (``Q_j Q_jᵀ`` is the projection orthogonal to 1),
+the same for every record. So the whitened vector ``(z_A / τ_A)_A`` has
+ℓ2-sensitivity ``sqrt(Σ_A s_A / τ_A²)``; we choose ``Σ_A s_A/τ_A² = 1`` and
+``c`` is the Gaussian-mechanism σ at sensitivity 1 (analytic calibration).
+Under replace-one the record changes from ``u`` to ``v``; if they differ on
+the attribute set ``D`` the change of ``z_A`` has squared norm
+``2 s_A (1 - Π_{j∈A} ρ_j)`` with ``ρ_j = 1`` for ``j ∉ D`` and
+``ρ_j = -1/(L_j - 1)`` for ``j ∈ D``; ``z_∅ = n`` is public. We maximise over
+``D`` exactly (enumeration, ``a <= 16``) or bound ``1 - Πρ <= 2``.
+
+Optimal variances. A cell of ``T_S`` receives the variance
+``Σ_{A⊆S} c² τ_A² Π_{j∈A}(1 - 1/L_j) Π_{j∈S∖A} 1/L_j²``, equal for all cells,
+so the total squared error over the workload is ``c² Σ_A v_A τ_A²`` with
+``v_A = Π_{j∈A}(L_j - 1) Σ_{S ⊇ A} Π_{j∈S∖A} 1/L_j``. Minimising it subject
+to ``Σ_A s_A/τ_A² = 1`` (Lagrange) gives ``τ_A² = K sqrt(s_A/v_A)`` with
+``K = Σ_A sqrt(s_A v_A)`` and the error ``c² K²`` -- ResidualPlanner's closed
+form for the sum of variances, which is optimal among all Gaussian linear
+mechanisms for this workload (McKenna et al. 2023, Theorem 3 and §5). On
+Boolean attributes (every ``L_j = 2``) the residual basis is the Walsh basis
+and ``c² K²`` equals the Gaussian optimum ``c² tr(M^{1/2})²`` of the bit-level
+:class:`~skdp_synth.workloads.MarginalWorkload` (tested).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+__all__ = ["AttributeMarginalWorkload", "helmert_basis"]
+
+#: attributes up to which replace-one sensitivity is maximised by enumeration
+MAX_EXACT_REPLACE_ATTRIBUTES = 16
+
+
+def helmert_basis(n_levels):
+    """``(L, L-1)`` orthonormal columns orthogonal to the ones vector.
+
+    Column ``k`` (``k = 1..L-1``) is the Helmert contrast: ``1/sqrt(k(k+1))`` on
+    the first ``k`` levels, ``-k/sqrt(k(k+1))`` on level ``k``, 0 after.
+    """
+    L = int(n_levels)
+    Q = np.zeros((L, L - 1))
+    for k in range(1, L):
+        norm = math.sqrt(k * (k + 1))
+        Q[:k, k - 1] = 1.0 / norm
+        Q[k, k - 1] = -k / norm
+    return Q
+
+
+class AttributeMarginalWorkload:
+    """All ``d``-way marginal tables over categorical attributes (public, data-free).
+
+    Parameters
+    ----------
+    n_levels : sequence of int
+        Number of levels ``L_j >= 2`` of each attribute (an attribute with one
+        level is constant and carries no information; it is allowed and gets
+        no residuals).
+    d : int
+        Arity of the tables (``1 <= d <= a``).
+
+    Attributes
+    ----------
+    tables : list of tuple
+        The ``C(a, d)`` attribute sets of the workload, in lexicographic order.
+    subsets : list of tuple
+        Every ``A`` with ``|A| <= d`` whose residual is non-trivial (all its
+        attributes have ``>= 2`` levels), ``()`` first.
+    """
+
+    def __init__(self, n_levels, d):
+        levels = np.asarray(n_levels, dtype=np.int64).ravel()
+        if levels.size == 0 or np.any(levels < 1):
+            raise ValueError("every attribute needs at least one level")
+        a = levels.size
+        d = int(d)
+        if not 1 <= d <= a:
+            raise ValueError(f"d={d} must be between 1 and the number of attributes {a}")
+        self.n_levels = levels
+        self.d = d
+        self.n_attributes = a
+        self.tables = list(itertools.combinations(range(a), d))
+        informative = [j for j in range(a) if levels[j] >= 2]
+        self.subsets = [
+            A for k in range(d + 1) for A in itertools.combinations(informative, k)
+        ]
+        self._subset_set = set(self.subsets)
+        self._Q = [helmert_basis(L) if L >= 2 else np.zeros((1, 0)) for L in levels]
+
+    # ------------------------------------------------------------ sizes
+    @property
+    def n_queries(self):
+        """Number of cells over all tables of the workload."""
+        return int(sum(self.n_cells(S) for S in self.tables))
+
+    def n_cells(self, S):
+        return int(np.prod([self.n_levels[j] for j in S], dtype=np.int64))
+
+    def residual_size(self, A):
+        return int(np.prod([self.n_levels[j] - 1 for j in A], dtype=np.int64))
+
+    # ------------------------------------------------------------ tables
+    def table(self, L, S):
+        """Counts of the table ``S`` (flattened, C order over ``S``) of level rows ``L``."""
+        S = tuple(S)
+        if not S:
+            return np.array([float(L.shape[0])])
+        index = np.zeros(L.shape[0], dtype=np.int64)
+        for j in S:
+            index = index * int(self.n_levels[j]) + L[:, j]
+        return np.bincount(index, minlength=self.n_cells(S)).astype(np.float64)
+
+    def residual_matrix(self, A):
+        """``⊗_{j∈A} Q_jᵀ``: maps the flattened table ``T_A`` to the residual ``z_A``."""
+        M = np.ones((1, 1))
+        for j in A:
+            M = np.kron(M, self._Q[j].T)
+        return M
+
+    def residual(self, table, A):
+        """``z_A = (⊗ Q_jᵀ) T_A`` by one small contraction per axis."""
+        T = np.asarray(table, dtype=np.float64).reshape(
+            tuple(int(self.n_levels[j]) for j in A)
+        )
+        for axis, j in enumerate(A):
+            T = np.moveaxis(np.tensordot(self._Q[j].T, T, axes=([1], [axis])), 0, axis)
+        return T.ravel()
+
+    def answers(self, L):
+        """Residuals ``{A: z_A}`` of the level rows ``L`` (the only data access).
+
+        Tables are counted once per maximal set and marginalised down, so the
+        data is read ``C(a, d)`` times by ``bincount``.
+        """
+        L = np.asarray(L, dtype=np.int64)
+        out = {}
+        for S in self.tables:
+            full = self.table(L, S).reshape(tuple(int(self.n_levels[j]) for j in S))
+            for k in range(len(S) + 1):
+                for A in itertools.combinations(S, k):
+                    if A in out or A not in self._subset_set:
+                        continue
+                    drop = tuple(i for i, j in enumerate(S) if j not in A)
+                    out[A] = self.residual(full.sum(axis=drop).ravel(), A)
+        return out
+
+    def expansion_matrix(self, S, A):
+        """``⊗_{j∈S} (Q_j if j ∈ A else 1/L_j)``: residual ``z_A`` -> its part of ``T_S``."""
+        M = np.ones((1, 1))
+        for j in S:
+            L = int(self.n_levels[j])
+            M = np.kron(M, self._Q[j] if j in A else np.full((L, 1), 1.0 / L))
+        return M
+
+    def reconstruct(self, residuals, S):
+        """The table ``T_S`` rebuilt from (noisy) residuals, flattened in C order."""
+        S = tuple(S)
+        total = np.zeros(self.n_cells(S))
+        for A in self.subsets:
+            if set(A) <= set(S):
+                total += self.expansion_matrix(S, A) @ np.asarray(residuals[A], float)
+        return total
+
+    # ----------------------------------------------------------- noise plan
+    def sensitivity_weights(self):
+        """``s_A = Π_{j∈A}(1 - 1/L_j)``: squared change of ``z_A`` per record."""
+        return np.array(
+            [np.prod([1.0 - 1.0 / self.n_levels[j] for j in A]) for A in self.subsets]
+        )
+
+    def variance_weights(self):
+        """``v_A``: total workload variance per unit noise variance on ``z_A``."""
+        v = np.zeros(len(self.subsets))
+        inv = 1.0 / self.n_levels
+        for i, A in enumerate(self.subsets):
+            setA = set(A)
+            acc = 0.0
+            for S in self.tables:
+                if setA <= set(S):
+                    acc += float(np.prod([inv[j] for j in S if j not in setA]))
+            v[i] = np.prod([self.n_levels[j] - 1.0 for j in A]) * acc
+        return v
+
+    def optimal_scales(self, neighbouring="add-remove-one"):
+        """Noise scales ``τ_A`` (one per subset; 0 for a public residual).
+
+        ResidualPlanner's sum-of-variances optimum under add/remove (module
+        docstring), scaled so the whitened ℓ2-sensitivity under
+        ``neighbouring`` is exactly 1. Under replace-one ``z_∅ = n`` is public
+        (``τ_∅ = 0``) and the add/remove allocation of the rest is rescaled to
+        the exact replace-one sensitivity.
+        """
+        s = self.sensitivity_weights()
+        v = self.variance_weights()
+        noisy = np.ones(len(self.subsets), dtype=bool)
+        if neighbouring == "replace-one":
+            noisy[[i for i, A in enumerate(self.subsets) if not A]] = False
+        if not noisy.any():
+            return np.zeros(len(self.subsets))
+        K = float(np.sum(np.sqrt(s[noisy] * v[noisy])))
+        tau2 = np.zeros(len(self.subsets))
+        tau2[noisy] = K * np.sqrt(s[noisy] / v[noisy])
+        tau = np.sqrt(tau2)
+        sens = self.whitened_sensitivity(tau, neighbouring)
+        return tau * sens
+
+    def whitened_sensitivity(self, tau, neighbouring="add-remove-one"):
+        """ℓ2-sensitivity of ``(z_A / τ_A)_A`` (``τ_A = 0`` marks a public ``z_A``)."""
+        tau = np.asarray(tau, dtype=np.float64)
+        s = self.sensitivity_weights()
+        noisy = tau > 0
+        w = np.zeros_like(tau)
+        w[noisy] = s[noisy] / tau[noisy] ** 2
+        if neighbouring == "add-remove-one":
+            if np.any(~noisy & (s > 0)):
+                raise ValueError("under add/remove every residual needs noise")
+            return float(math.sqrt(w.sum()))
+        for i, A in enumerate(self.subsets):
+            if not noisy[i] and A:
+                raise ValueError("under replace-one only z_∅ may be noise-free")
+        a = self.n_attributes
+        if a > MAX_EXACT_REPLACE_ATTRIBUTES:
+            # each term 2 w_A (1 - Π ρ) <= 4 w_A (triangle inequality)
+            return float(math.sqrt(4.0 * w.sum()))
+        rho_in = np.array([-1.0 / (L - 1.0) if L >= 2 else 1.0 for L in self.n_levels])
+        masks = (np.arange(1, 2**a)[:, None] >> np.arange(a)[None, :]) & 1
+        rho = np.where(masks.astype(bool), rho_in[None, :], 1.0)
+        total = np.zeros(masks.shape[0])
+        for i, A in enumerate(self.subsets):
+            if w[i] > 0.0 and A:
+                total += 2.0 * w[i] * (1.0 - np.prod(rho[:, list(A)], axis=1))
+        return float(math.sqrt(total.max()))
+
+    def expected_error(self, tau, c):
+        """``E Σ_cells (T~ - T)²`` over the workload: ``c² Σ_A v_A τ_A²``."""
+        return float(c**2 * np.sum(self.variance_weights() * np.asarray(tau) ** 2))
+
+    def cell_variance(self, tau, c, S):
+        """Variance of one cell of the rebuilt table ``T_S`` (all cells alike)."""
+        setS = set(S)
+        var = 0.0
+        for t, A in zip(tau, self.subsets):
+            if set(A) <= setS:
+                var += t**2 * np.prod([1.0 - 1.0 / self.n_levels[j] for j in A]) * np.prod(
+                    [1.0 / self.n_levels[j] ** 2 for j in S if j not in A]
+                )
+        return float(c**2 * var)
+
+    def __repr__(self):
+        return (
+            f"AttributeMarginalWorkload(n_levels={self.n_levels.tolist()}, d={self.d})"
+        )

@@ -1,0 +1,489 @@
+"""From noisy marginal measurements to synthetic rows (post-processing only).
+
+Every function here reads *released* statistics -- noisy linear measurements
+of attribute-level marginal tables and their public noise scales -- and
+never the private data (the signatures take no data; ``tests/test_generator``
+checks this by construction). So whatever it returns costs no privacy beyond
+the release it is given (post-processing, Dwork & Roth 2014, Prop. 2.1).
+
+What it computes (SPEC §6)
+--------------------------
+Measurements ``y_m = Q_m T_{A_m} + e_m`` of marginal tables ``T_A`` of a
+categorical table, with independent noise ``e_m ~ N(0, σ_m² I)``. The
+maximum-likelihood synthetic table of ``N`` rows minimises the
+noise-weighted squared loss (generalised least squares in the noise metric,
+the objective of Private-PGM, McKenna, Sheldon & Miklau 2019)::
+
+    loss(R) = Σ_m || Q_m T_{A_m}(R) - y_m ||² / σ_m²
+
+over tables ``R`` of ``N`` *valid rows* (each attribute one of its levels).
+Instead of a graphical model whose cliques would have to cover every measured
+pair (with all 2-way tables measured the triangulated graph is complete and
+the model is the full domain), the model here is the synthetic table itself:
+``N`` integer rows, improved by exact local search.
+
+* **Loss per clique.** Every measurement is folded into one *clique* (a
+  maximal measured attribute set containing it) as a quadratic form of the
+  clique's table ``T_S``: ``T_Sᵀ H_S T_S - 2 b_Sᵀ T_S + const`` with
+  ``H_S = Σ M_mᵀ M_m / σ_m²``, ``b_S = Σ M_mᵀ y_m / σ_m²`` and ``M_m = Q_m``
+  composed with the marginalisation ``T_S -> T_{A_m}``.
+* **Moves.** Changing attribute ``j`` of one row moves it from cell ``o`` to
+  cell ``c`` of every clique containing ``j``; the exact change of the loss
+  is ``Σ_S g_S[c] - g_S[o] + H_S[c,c] + H_S[o,o] - 2 H_S[c,o]`` with
+  ``g_S = 2(H_S T_S - b_S)``. For one attribute at a time the best level of
+  every row is found at once (vectorised over rows); a fraction of the
+  improving moves is applied, the loss is recomputed and the step is undone
+  and halved if the loss did not decrease -- so the loss never increases.
+* **Start.** Rows drawn independently from the 1-way tables implied by the
+  measurements (least squares, clipped at 0), so the search starts at the
+  best product distribution and only has to add dependence.
+
+Turning the model into ``n`` rows
+---------------------------------
+The fitted ``N`` rows are an equal-weight distribution. ``n`` rows are taken
+by *controlled rounding* of the expected counts ``n/N`` per fitted row
+(:func:`controlled_rows`): every fitted row appears ``floor(n/N)`` times and
+the remainder is a simple random subset, so for ``n = N`` the output is the
+fitted table itself (shuffled) and its marginals carry no sampling error at
+all -- unlike ``n`` i.i.d. draws, which add the TV of the sampling floor.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Measurement", "GeneratorResult", "controlled_rows", "fit_rows"]
+
+#: largest dense clique matrix H_S (cells²) held in memory, in entries
+_MAX_CLIQUE_ENTRIES = 4_000_000
+_TRACE = False
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One released linear measurement of an attribute-level marginal table.
+
+    Parameters
+    ----------
+    attributes : tuple of int
+        The attribute set ``A`` (sorted); ``()`` measures the total count.
+    query : ndarray of shape (k, cells) or None
+        ``Q``: rows are linear functions of the flattened table ``T_A`` (C order
+        over ``attributes``); ``None`` is the identity (the table itself).
+    values : ndarray of shape (k,)
+        The noisy answers ``y = Q T_A + e``.
+    sigma : float
+        Standard deviation of each entry of ``e`` (independent entries).
+    """
+
+    attributes: tuple
+    query: object
+    values: object
+    sigma: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "attributes", tuple(int(j) for j in self.attributes))
+        if list(self.attributes) != sorted(set(self.attributes)):
+            raise ValueError("measurement attributes must be sorted and distinct")
+        values = np.asarray(self.values, dtype=np.float64).ravel()
+        object.__setattr__(self, "values", values)
+        if self.query is not None:
+            Q = np.asarray(self.query, dtype=np.float64)
+            if Q.ndim != 2 or Q.shape[0] != values.size:
+                raise ValueError("query must have one row per value")
+            object.__setattr__(self, "query", Q)
+        if not (np.isfinite(self.sigma) and self.sigma > 0):
+            raise ValueError("sigma must be positive and finite")
+
+
+@dataclass
+class GeneratorResult:
+    """The fitted synthetic table and how well it matches the measurements."""
+
+    rows: np.ndarray  # (N, a) int level indices
+    loss: float  # Σ_m ||Q_m T(R) - y_m||² / σ_m² at the end
+    initial_loss: float
+    n_measured: int  # number of measured values (excluding the total)
+    sweeps: int
+
+
+# ------------------------------------------------------------------ cliques
+class _Clique:
+    """The loss of the measurements folded into one attribute set ``S``."""
+
+    def __init__(self, S, n_levels):
+        self.S = S
+        self.shape = tuple(int(n_levels[j]) for j in S)
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.strides = {
+            j: int(np.prod(self.shape[i + 1 :], dtype=np.int64)) for i, j in enumerate(S)
+        }
+        self.H = np.zeros((self.size, self.size))
+        self.b = np.zeros(self.size)
+        self.const = 0.0
+        self._grids = {}
+
+    def add(self, m):
+        M = _marginalisation(self.S, m.attributes, self.shape)
+        if m.query is not None:
+            if m.query.shape[1] != M.shape[0]:
+                raise ValueError(
+                    f"measurement on {m.attributes}: query has {m.query.shape[1]} "
+                    f"columns, the table has {M.shape[0]} cells"
+                )
+            M = m.query @ M
+        elif m.values.size != M.shape[0]:
+            raise ValueError(
+                f"measurement on {m.attributes}: {m.values.size} values for a "
+                f"table of {M.shape[0]} cells"
+            )
+        w = 1.0 / m.sigma**2
+        self.H += w * (M.T @ M)
+        self.b += w * (M.T @ m.values)
+        self.const += w * float(m.values @ m.values)
+
+    def finish(self):
+        self.diag = np.ascontiguousarray(np.diag(self.H))
+
+    def grid(self, j):
+        """``(cells/L_j, L_j)`` cell indices: rows = configurations of the others."""
+        g = self._grids.get(j)
+        if g is None:
+            st, L = self.strides[j], self.shape[self.S.index(j)]
+            cells = np.arange(self.size)
+            level = (cells // st) % L
+            base = cells - level * st
+            compact = (base // (st * L)) * st + base % st
+            g = np.empty((self.size // L, L), dtype=np.int64)
+            g[compact, level] = cells
+            self._grids[j] = g
+        return g
+
+    def cells(self, R):
+        index = np.zeros(R.shape[0], dtype=np.int64)
+        for j in self.S:
+            index = index * self.shape[self.S.index(j)] + R[:, j]
+        return index
+
+    def loss(self, T):
+        return float(T @ self.H @ T - 2.0 * self.b @ T + self.const)
+
+
+def _marginalisation(S, A, shape):
+    """Matrix summing the flattened table over ``S`` down to its sub-table ``A``."""
+    M = np.ones((1, 1))
+    for j, L in zip(S, shape):
+        M = np.kron(M, np.eye(L) if j in A else np.ones((1, L)))
+    return M  # (cells of A, cells of S): T_A = M @ T_S
+
+
+def _build_cliques(measurements, n_levels):
+    sets = {m.attributes for m in measurements if m.attributes}
+    maximal = [S for S in sets if not any(set(S) < set(T) for T in sets)]
+    maximal.sort(key=lambda S: (len(S), S))
+    cliques = {S: _Clique(S, n_levels) for S in maximal}
+    total = 0.0
+    for m in measurements:
+        if not m.attributes:
+            continue
+        home = next(S for S in maximal if set(m.attributes) <= set(S))
+        cliques[home].add(m)
+        total += m.values.size
+    for c in cliques.values():
+        if c.size**2 > _MAX_CLIQUE_ENTRIES:
+            raise ValueError(
+                f"the clique {c.S} has {c.size} cells; its quadratic form would need "
+                f"{c.size**2 * 8 / 2**30:.1f} GiB (limit {_MAX_CLIQUE_ENTRIES} entries)"
+            )
+        c.finish()
+    return list(cliques.values()), int(total)
+
+
+# ----------------------------------------------------------- the estimate
+def _one_way_estimates(measurements, n_levels, n_rows):
+    """Least-squares 1-way tables implied by the measurements, as probabilities."""
+    a = len(n_levels)
+    probs = []
+    for j in range(a):
+        L = int(n_levels[j])
+        rows, rhs = [], []
+        for m in measurements:
+            if j not in m.attributes:
+                continue
+            shape = tuple(int(n_levels[k]) for k in m.attributes)
+            # measurements of a larger table inform T_j only jointly; use the
+            # ones whose attribute set is {j} or, failing that, all of them
+            # with the other attributes summed under a uniform assumption
+            M = _marginalisation(m.attributes, (j,), shape)  # (L, cells_A)
+            P = M.T / (M.sum(axis=1)[None, :] / 1.0)  # spread T_j uniformly
+            Q = m.query if m.query is not None else np.eye(P.shape[0])
+            rows.append((Q @ P) / m.sigma)
+            rhs.append(m.values / m.sigma)
+        if not rows:
+            probs.append(np.full(L, 1.0 / L))
+            continue
+        A = np.vstack(rows)
+        y = np.concatenate(rhs)
+        # the total is known: T_j sums to n_rows (a soft constraint, weight 1e3)
+        A = np.vstack([A, 1e3 * np.ones((1, L))])
+        y = np.concatenate([y, [1e3 * n_rows]])
+        t, *_ = np.linalg.lstsq(A, y, rcond=None)
+        t = np.clip(t, 0.0, None)
+        probs.append(t / t.sum() if t.sum() > 0 else np.full(L, 1.0 / L))
+    return probs
+
+
+def _local_table(measurements, S, n_levels, n_rows):
+    """Least-squares estimate of the table ``T_S`` from the measurements inside ``S``.
+
+    Clipped at 0 and scaled to ``n_rows``; unidentified directions fall back
+    to the independent (uniform) table through a small ridge.
+    """
+    clique = _Clique(S, n_levels)
+    for m in measurements:
+        if m.attributes and set(m.attributes) <= set(S):
+            clique.add(m)
+    prior = np.full(clique.size, n_rows / clique.size)
+    ridge = 1e-6 * (np.trace(clique.H) / clique.size + 1e-12)
+    T = np.linalg.solve(clique.H + ridge * np.eye(clique.size), clique.b + ridge * prior)
+    T = np.clip(T, 0.0, None)
+    total = T.sum()
+    return (T * (n_rows / total) if total > 0 else prior).reshape(clique.shape)
+
+
+def _tree_start(measurements, n_levels, N, rng):
+    """Rows from a Chow--Liu tree over the estimated 2-way tables (controlled rounding).
+
+    The tree maximises the summed mutual information of the estimated pair
+    tables (Chow & Liu 1968, as in MST's structure step, but on tables
+    already released); rows are drawn root first, each child's levels for
+    every parent level by controlled rounding of the expected counts.
+    """
+    from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
+
+    a = len(n_levels)
+    measured = set()
+    for m in measurements:
+        for pair in itertools.combinations(m.attributes, 2):
+            measured.add(pair)
+    tables = {}
+    weight = np.zeros((a, a))
+    for j, k in measured:
+        T = _local_table(measurements, (j, k), n_levels, N)
+        P = T / max(T.sum(), 1e-300)
+        pj, pk = P.sum(axis=1), P.sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mi = np.nansum(P * np.log(P / np.outer(pj, pk)))
+        tables[(j, k)] = T
+        weight[j, k] = weight[k, j] = -(max(mi, 0.0) + 1e-9)  # MST of -MI
+    R = np.zeros((N, a), dtype=np.int64)
+    one_way = _one_way_estimates(measurements, n_levels, N)
+    tree = minimum_spanning_tree(weight).toarray()
+    adjacency = (tree != 0) | (tree.T != 0)
+    done = np.zeros(a, dtype=bool)
+    for root in range(a):
+        if done[root]:
+            continue
+        order, parents = breadth_first_order(adjacency, root, directed=False)
+        for v in order:
+            done[v] = True
+            par = parents[v]
+            if par < 0:
+                R[:, v] = _controlled_levels(one_way[v], N, rng)
+                continue
+            T = tables[(par, v)] if (par, v) in tables else tables[(v, par)].T
+            for level in range(int(n_levels[par])):
+                rows = np.flatnonzero(R[:, par] == level)
+                if rows.size == 0:
+                    continue
+                cond = T[level]
+                cond = cond / cond.sum() if cond.sum() > 0 else one_way[v]
+                R[rows, v] = _controlled_levels(cond, rows.size, rng)
+    return R
+
+
+def _controlled_levels(p, N, rng):
+    """``N`` levels with counts the controlled rounding of ``N p`` (random order)."""
+    counts = _round_counts(N * p, N, rng)
+    out = np.repeat(np.arange(p.size), counts)
+    rng.shuffle(out)
+    return out
+
+
+def _round_counts(expected, total, rng):
+    """Integer counts summing to ``total``: floors plus a systematic remainder."""
+    base = np.floor(expected).astype(np.int64)
+    rest = int(total - base.sum())
+    if rest > 0:
+        frac = expected - base
+        frac = frac / frac.sum() if frac.sum() > 0 else np.full(frac.size, 1 / frac.size)
+        u = (rng.random() + np.arange(rest)) / rest
+        picks = np.searchsorted(np.cumsum(frac), u, side="right")
+        np.add.at(base, np.minimum(picks, frac.size - 1), 1)
+    return base
+
+
+def fit_rows(
+    measurements,
+    n_levels,
+    n_rows,
+    *,
+    rng,
+    max_sweeps=60,
+    batch=16384,
+    init=None,
+    warn=True,
+):
+    """The maximum-likelihood synthetic table of ``n_rows`` valid rows.
+
+    Parameters
+    ----------
+    measurements : list of Measurement
+        Released measurements (noisy answers and public noise scales).
+    n_levels : sequence of int
+        Levels of each attribute (public domain).
+    n_rows : int
+        Rows of the synthetic table (e.g. the released, noisy total).
+    rng : numpy.random.Generator
+        Randomness of the start and of the order of moves (post-processing).
+    max_sweeps : int, default=60
+        Passes over the attributes.
+    batch : int, default=16384
+        Rows examined per attribute step (a random subset when ``N`` is larger).
+    init : ndarray of shape (n_rows, a), optional
+        Start rows (level indices); default: independent rows from the
+        least-squares 1-way tables.
+    warn : bool, default=True
+        Warn when the measurements disagree with each other far more than
+        their noise explains (the fitted table's normalised loss exceeds the
+        number of measured values by more than ``6 sqrt(2 k)``).
+
+    Returns
+    -------
+    GeneratorResult
+    """
+    n_levels = np.asarray(n_levels, dtype=np.int64)
+    a = n_levels.size
+    N = int(n_rows)
+    if N < 1:
+        raise ValueError("n_rows must be >= 1")
+    cliques, n_measured = _build_cliques(measurements, n_levels)
+    if init is None:
+        R = _tree_start(measurements, n_levels, N, rng)
+    else:
+        R = np.array(init, dtype=np.int64, copy=True)
+        if R.shape != (N, a):
+            raise ValueError(f"init must have shape {(N, a)}")
+    R = R.reshape(N, a)
+
+    cells = [c.cells(R) for c in cliques]
+    tables = [np.bincount(ix, minlength=c.size).astype(np.float64) for c, ix in zip(cliques, cells)]
+    grads = [2.0 * (c.H @ T - c.b) for c, T in zip(cliques, tables)]
+    losses = [c.loss(T) for c, T in zip(cliques, tables)]
+    initial = float(sum(losses))
+    by_attr = [[i for i, c in enumerate(cliques) if j in c.S] for j in range(a)]
+    fraction = np.full(a, 0.5)
+    sweeps = 0
+    for sweeps in range(1, max_sweeps + 1):
+        improved_total = 0.0
+        for j in rng.permutation(a):
+            L = int(n_levels[j])
+            members = by_attr[j]
+            if L < 2 or not members:
+                continue
+            rows = np.arange(N) if N <= batch else rng.choice(N, size=batch, replace=False)
+            cur = R[rows, j]
+            delta = np.zeros((rows.size, L), dtype=np.float32)
+            for i in members:
+                c = cliques[i]
+                st = c.strides[j]
+                base = cells[i][rows] - cur * st
+                # compact index of the other attributes' configuration
+                compact = (base // (st * L)) * st + base % st
+                grid = c.grid(j)  # (cells/L, L) cell index of (configuration, level)
+                g, dg = grads[i][grid], c.diag[grid]
+                table = g[:, None, :] - g[:, :, None] + dg[:, None, :] + dg[:, :, None]
+                table -= 2.0 * c.H[grid[:, :, None], grid[:, None, :]]
+                # [configuration, current level, new level] -> one row per synthetic row
+                delta += table.reshape(-1, L).astype(np.float32)[compact * L + cur]
+            best = np.argmin(delta, axis=1)
+            gain = delta[np.arange(rows.size), best]
+            improving = np.flatnonzero(gain < -1e-6)
+            if improving.size == 0:
+                continue
+            old_loss = sum(losses[i] for i in members)
+            while True:
+                k = max(1, int(math.ceil(fraction[j] * improving.size)))
+                if k < improving.size:
+                    top = improving[np.argpartition(gain[improving], k - 1)[:k]]
+                else:
+                    top = improving
+                chosen, new_level = rows[top], best[top]
+                trial = {}
+                for i in members:
+                    c = cliques[i]
+                    ix = cells[i].copy()
+                    ix[chosen] += (new_level - R[chosen, j]) * c.strides[j]
+                    T = (
+                        tables[i]
+                        + np.bincount(ix[chosen], minlength=c.size)
+                        - np.bincount(cells[i][chosen], minlength=c.size)
+                    )
+                    trial[i] = (ix, T, c.loss(T))
+                new_loss = sum(v[2] for v in trial.values())
+                if new_loss < old_loss - 1e-12 or k == 1:
+                    break
+                fraction[j] = max(fraction[j] / 2.0, 1.0 / N)
+            if new_loss >= old_loss:
+                continue  # even the single best move did not help (rounding)
+            R[chosen, j] = new_level
+            for i, (ix, T, lo) in trial.items():
+                cells[i], tables[i], losses[i] = ix, T, lo
+                grads[i] = 2.0 * (cliques[i].H @ T - cliques[i].b)
+            improved_total += old_loss - new_loss
+            fraction[j] = min(1.0, fraction[j] * 1.5)
+        current = float(sum(losses))
+        if _TRACE:
+            print("sweep", sweeps, current, improved_total)
+        if improved_total <= 1e-6 * max(current, 1.0):
+            break
+    loss = float(sum(losses))
+    if warn and n_measured > 0 and loss > n_measured + 6.0 * math.sqrt(2.0 * n_measured):
+        warnings.warn(
+            f"the released tables disagree more than their noise explains: the "
+            f"fitted table's normalised loss is {loss:.4g} for {n_measured} measured "
+            "values (expected about that many or fewer). The synthetic rows follow a "
+            "least-squares compromise between the tables.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return GeneratorResult(R, loss, initial, n_measured, sweeps)
+
+
+def controlled_rows(rows, n, rng):
+    """``n`` rows from an equal-weight table by controlled rounding (shuffled).
+
+    Each of the ``N`` rows is taken ``floor(n/N)`` times and a simple random
+    subset of ``n mod N`` rows once more, so the output's marginals equal the
+    table's when ``n`` is a multiple of ``N`` and otherwise differ only by the
+    without-replacement error of the remainder.
+    """
+    rows = np.asarray(rows)
+    N = rows.shape[0]
+    n = int(n)
+    reps, rest = divmod(n, N)
+    parts = [np.tile(np.arange(N), reps)] if reps else []
+    if rest:
+        parts.append(rng.choice(N, size=rest, replace=False))
+    index = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    rng.shuffle(index)
+    return rows[index]
+
+
+def _cells_product(shape):  # pragma: no cover - helper for tests
+    return list(itertools.product(*[range(k) for k in shape]))

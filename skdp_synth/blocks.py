@@ -584,6 +584,13 @@ class Blocks:
         rng = _generator(rng)
         n = U.shape[0]
         u = rng.random((n, self.n_attributes))
+        if self.is_all_binary:  # one binary block per column: u has U's shape
+            F = np.asarray(U, dtype=np.float64)
+            if not np.all(np.isfinite(F)) or np.any(
+                (F < -_FRAC_TOL) | (F > 1 + _FRAC_TOL)
+            ):
+                raise ValueError("fractional values must be finite and in [0, 1]")
+            return (u < F).astype(np.uint8)
         out = np.empty((n, self.n_features), dtype=np.uint8)
         for a, b in enumerate(self.blocks):
             F = b._check_frac(U[:, b.columns])

@@ -15,6 +15,10 @@ pattern of imbalanced-learn). What the mixin guarantees:
   estimator exactly as it was and spends no budget;
 * every random draw comes from one :class:`~skdp_synth.mechanisms.NoiseSource`
   per call, derived from ``random_state`` (secure when it is ``None``);
+* the categorical blocks of the columns (:mod:`skdp_synth.blocks`) are
+  resolved once, in ``fit``, from the ``blocks`` parameter and the ``blocks``
+  keyword of ``fit`` (:func:`resolve_blocks`), stored as ``blocks_``, and the
+  training rows are checked against them;
 * pandas in, pandas out: ``sample`` and ``transform`` return a DataFrame with
   the training columns, and each column keeps its training dtype whenever the
   values allow it without rounding (0/1 output of a Boolean column does; a
@@ -25,8 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .blocks import Blocks, check_blocks
 from .mechanisms import NoiseSource
 from .privacy import PrivacyGuarantee
 from .validation import (
@@ -39,12 +45,15 @@ from .validation import (
     to_cube,
 )
 
-__all__ = ["PrivateSynthesizerMixin", "SynthesizerMixin"]
+__all__ = ["PrivateSynthesizerMixin", "SynthesizerMixin", "resolve_blocks"]
 
 # Streams of an integer random_state: fit's draws and sample's draws must be
 # independent even though both derive from the same seed.
 FIT_STREAM = 0
 SAMPLE_STREAM = 1
+
+#: ``_parameter_constraints`` entry of every synthesizer's ``blocks`` parameter
+BLOCKS_CONSTRAINT = [StrOptions({"auto"}), None, list, tuple, Blocks]
 
 
 class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
@@ -60,7 +69,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, blocks=None):
         """Learn the synthetic distribution from ``X``.
 
         Parameters
@@ -70,6 +79,11 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         y : None
             Ignored; present for pipeline compatibility. To synthesize a target
             jointly with ``X``, use :class:`skdp_synth.SyntheticResampler`.
+        blocks : None, Blocks or list, default=None
+            The columns' categorical blocks as metadata, handed over by
+            :class:`~skdp_synth.SynthesisPipeline` from its encoder. Used
+            when the ``blocks`` parameter is ``"auto"`` (see
+            :func:`resolve_blocks`); public knowledge.
 
         Returns
         -------
@@ -79,7 +93,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         """
         saved_state = dict(self.__dict__)
         try:
-            U = self._validate_fit_data(X)
+            U = self._validate_fit_data(X, blocks)
             self._before_fit(U)
             self._fit(U, NoiseSource(self.random_state, stream=FIT_STREAM))
             self._after_fit(U)
@@ -102,12 +116,16 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
     def _domain(self):
         return self._fixed_domain or self.domain
 
-    def _validate_fit_data(self, X):
+    def _validate_fit_data(self, X, fit_blocks=None):
         """Validate ``X``, fix the domain's bounds and map ``X`` to ``[0, 1]^p``."""
         check_non_numeric_columns(X)
         output_spec = _output_spec(X)
         X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=2)
         n_features = X.shape[1]
+        names = getattr(self, "feature_names_in_", None)
+        blocks = resolve_blocks(
+            getattr(self, "blocks", "auto"), fit_blocks, n_features, names
+        )
         if self._domain() == "boolean":
             lo, hi = np.zeros(n_features), np.ones(n_features)
         elif getattr(self, "bounds", None) is None:
@@ -115,6 +133,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         else:
             lo, hi = check_bounds(self.bounds, n_features)
         check_in_domain(X, self._domain(), lo, hi)
+        if self._domain() == "boolean" and not blocks.is_all_binary:
+            _check_rows_valid(X, blocks)
+        self.blocks_ = blocks
         self.bounds_ = (lo, hi)
         self.n_samples_fit_ = X.shape[0]
         self._output_spec = output_spec
@@ -268,6 +289,61 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
 
 
 # ---------------------------------------------------------------- helpers
+def resolve_blocks(param, fit_blocks, n_features, names=None):
+    """The blocks a synthesizer uses, from its parameter and ``fit``'s keyword.
+
+    * ``param`` a :class:`~skdp_synth.blocks.Blocks` or a list: those blocks;
+      a ``fit_blocks`` that differs from them raises ``ValueError``;
+    * ``param == "auto"``: ``fit_blocks`` when given (a pipeline hands over
+      its encoder's), else every bit its own binary block;
+    * ``param is None``: every bit binary, ``fit_blocks`` ignored.
+
+    Binary blocks are named by ``names`` (the feature names) when given.
+
+    Examples
+    --------
+    >>> from skdp_synth.base import resolve_blocks
+    >>> spec = [{"name": "c", "kind": "onehot", "width": 3}]
+    >>> resolve_blocks("auto", spec, 3)
+    Blocks(c: onehot[3])
+    >>> resolve_blocks(None, spec, 3)
+    Blocks.binary(3)
+    """
+    if isinstance(param, str):
+        if param != "auto":
+            raise ValueError(
+                f"blocks must be 'auto', None, Blocks or a list, got {param!r}"
+            )
+        chosen = fit_blocks
+    elif param is None:
+        chosen = None
+    else:
+        chosen = check_blocks(param, n_features)
+        if fit_blocks is not None and check_blocks(fit_blocks, n_features) != chosen:
+            raise ValueError(
+                "the blocks parameter and the blocks passed to fit (e.g. by a "
+                f"pipeline's encoder) differ: {chosen!r} vs "
+                f"{check_blocks(fit_blocks, n_features)!r}. Set blocks='auto' to "
+                "use the pipeline's, or None for binary columns."
+            )
+    if chosen is None:
+        return Blocks.binary(n_features, None if names is None else list(names))
+    return check_blocks(chosen, n_features)
+
+
+def _check_rows_valid(X, blocks):
+    """Reject training rows whose code in some block is not valid."""
+    bad = blocks.invalid_blocks(X)
+    if bad:
+        n_bad = int((~blocks.is_valid(X)).sum())
+        raise ValueError(
+            f"{n_bad} training rows are not valid for blocks_: invalid codes in "
+            f"blocks {sorted(bad)} (a one-hot block needs exactly one 1, a "
+            "thermometer block non-increasing bits). Check that the blocks "
+            "match the encoder that produced X, or pass blocks=None."
+        )
+
+
 def _output_spec(X):
     """Remember how the training data looked, to give the output the same look."""
     if hasattr(X, "columns") and hasattr(X, "dtypes"):

@@ -85,7 +85,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .base import PrivateSynthesizerMixin
+from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
 from .correction import reweight_to_targets
 from .mechanisms import gaussian_delta, gaussian_sigma
 from .mechanisms.ellipsoid import (
@@ -491,6 +491,21 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         (``p <= 16``).
     n_candidates : int, default=500
         Size of the candidate set reweighted by ``sample`` (post-processing).
+    blocks : "auto", None, Blocks or list, default="auto"
+        Which bits form one categorical attribute
+        (:class:`~skdp_synth.blocks.Blocks`, or a list of
+        :class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
+        "width", "missing"}``). ``"auto"``: the blocks a
+        :class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
+        (``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
+        column. ``None``: every bit binary, even in a pipeline. Given blocks
+        win; a different ``blocks`` passed to ``fit`` raises. Blocks are
+        public knowledge (the encoder's declared domain), so using them costs
+        no privacy.
+        For now :meth:`sample` repairs the drawn candidate rows
+        (:meth:`Blocks.repair <skdp_synth.blocks.Blocks.repair>`: valid
+        blocks unchanged, invalid ones redrawn from their bits), which reads
+        only the released candidates and fresh randomness: post-processing.
     accountant : BudgetAccountant, default=None
         Checked before and charged after ``fit``.
     random_state : None, int, RandomState or Generator, default=None
@@ -541,6 +556,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         match the released marginals exactly).
     workload_ : MarginalWorkload or ExplicitWorkload
         The workload (public).
+    blocks_ : Blocks
+        The blocks used (see ``blocks``).
     epsilon_, delta_, neighbouring_, privacy_guarantee_
         What was spent (see :class:`~skdp_synth.base.PrivateSynthesizerMixin`).
 
@@ -586,6 +603,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         "n_rows": [Interval(Integral, 1, None, closed="left"), None],
         "framework": [StrOptions({"projection", "extension"})],
         "n_candidates": [Interval(Integral, 2, None, closed="left")],
+        "blocks": BLOCKS_CONSTRAINT,
         "accountant": [BudgetAccountant, None],
         "random_state": ["random_state", np.random.Generator],
     }
@@ -604,6 +622,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         n_rows=None,
         framework="projection",
         n_candidates=500,
+        blocks="auto",
         accountant=None,
         random_state=None,
     ):
@@ -618,6 +637,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.n_rows = n_rows
         self.framework = framework
         self.n_candidates = n_candidates
+        self.blocks = blocks
         self.accountant = accountant
         self.random_state = random_state
 
@@ -1025,7 +1045,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 "it cannot be normalised into a distribution"
             )
         idx = source.rng.choice(len(self.candidates_), size=n, p=self.weights_)
-        return self.candidates_[idx]
+        rows = self.candidates_[idx]
+        if not self.blocks_.is_all_binary:
+            # temporary: repair invalid blocks (post-processing of released rows)
+            rows = self.blocks_.repair(rows, source.rng).astype(np.float64)
+        return rows
 
     def _synthetic_distribution(self):
         if self.weights_ is None:

@@ -93,7 +93,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from . import _partition
-from .base import SynthesizerMixin
+from .base import BLOCKS_CONSTRAINT, SynthesizerMixin
 from .geometry import second_moment
 from .mechanisms import NoiseSource
 from .validation import from_cube
@@ -164,6 +164,23 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         Box bounds (scalars or per-column arrays). ``None`` reads them off the
         data, without a warning: the bounds are not part of the released group
         means, but ``bounds_`` then holds the column minima and maxima.
+    blocks : "auto", None, Blocks or list, default="auto"
+        Which bits form one categorical attribute
+        (:class:`~skdp_synth.blocks.Blocks`, or a list of
+        :class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
+        "width", "missing"}``). ``"auto"``: the blocks a
+        :class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
+        (``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
+        column. ``None``: every bit binary, even in a pipeline. Given blocks
+        win; a different ``blocks`` passed to ``fit`` raises. With
+        ``domain="boolean"`` the rounding of :meth:`sample` (and of
+        :meth:`transform` with ``rounding="random"``) draws one valid code per
+        block from the block's fractional mean (:meth:`Blocks.round
+        <skdp_synth.blocks.Blocks.round>`), so every sampled row is valid; on
+        all-binary blocks this is the per-bit rounding of 000 §4.3. With
+        ``domain="box"`` the blocks are only recorded. Blocks are public
+        knowledge (the encoder's declared domain); the release is the same
+        group means either way.
     random_state : None, int, RandomState or Generator, default=None
         Randomness of the pinning draws, of :meth:`sample` and of the rounding
         in :meth:`transform`. The spectral partition is deterministic.
@@ -211,6 +228,8 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         (spectral) or ``cell_loss_ + residual_mass_`` (pinning).
     bounds_ : tuple of ndarray
         The box used (``(0, 1)`` per column for Boolean data).
+    blocks_ : Blocks
+        The blocks used (see ``blocks``).
     n_features_in_, feature_names_in_, n_samples_fit_
         As in scikit-learn.
 
@@ -248,6 +267,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         "rounding": [StrOptions({"none", "random"})],
         "domain": [StrOptions({"boolean", "box"})],
         "bounds": [tuple, list, None],
+        "blocks": BLOCKS_CONSTRAINT,
         "random_state": ["random_state", np.random.Generator],
     }
 
@@ -264,6 +284,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         rounding="none",
         domain="box",
         bounds=None,
+        blocks="auto",
         random_state=None,
     ):
         self.k = k
@@ -276,6 +297,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         self.rounding = rounding
         self.domain = domain
         self.bounds = bounds
+        self.blocks = blocks
         self.random_state = random_state
 
     # ------------------------------------------------------------- fit
@@ -431,7 +453,10 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
           can thus not be told apart from its group by ``transform``.
 
         With ``rounding="random"`` (Boolean data) each coordinate is then
-        rounded to ``Bernoulli(mean)`` (000 §4.3), from ``random_state``.
+        rounded to ``Bernoulli(mean)`` (000 §4.3), from ``random_state`` --
+        block by block when ``blocks_`` has categorical blocks (one valid
+        code per block with the block's mean, :meth:`Blocks.round
+        <skdp_synth.blocks.Blocks.round>`).
 
         Parameters
         ----------
@@ -452,7 +477,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         if self.rounding == "random" and boolean:
             rng = NoiseSource(self.random_state, stream=TRANSFORM_STREAM).rng
             means = self._centroids_cube[labels]
-            out = (rng.random(means.shape) < means).astype(np.float64)
+            out = self.blocks_.round(means, rng).astype(np.float64)
             return self._wrap_output(from_cube(out, *self.bounds_))
         return self._wrap_output(self.centroids_[labels])
 
@@ -483,14 +508,17 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         """Bootstrap from the group means (000 §4.2), then rounding (§4.3).
 
         ``n_samples`` i.i.d. draws of a group ``j`` with probability
-        ``|I_j|/n``; Boolean data: each coordinate of the drawn mean rounded to
-        ``Bernoulli(value)`` independently.
+        ``|I_j|/n``; Boolean data: the drawn mean rounded by
+        ``blocks_.round`` -- each binary coordinate to ``Bernoulli(value)``
+        independently (exactly ``rng.random(shape) < Y`` when every block is
+        binary), each categorical block to one valid code whose expectation
+        is the block's mean (a group mean of valid codes is always feasible).
         """
         rng = source.rng
         idx = rng.choice(self.n_groups_, size=n_samples, p=self.weights_)
         Y = self._centroids_cube[idx]
         if self._domain() == "boolean":
-            Y = (rng.random(Y.shape) < Y).astype(np.float64)
+            Y = self.blocks_.round(Y, rng).astype(np.float64)
         return Y
 
     def _synthetic_distribution(self):

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
+
+from sklearn import get_config
+from sklearn.base import _fit_context
 from sklearn.pipeline import Pipeline, _name_estimators
+from sklearn.utils.metaestimators import available_if
 
 __all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
 
@@ -10,8 +15,14 @@ __all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
 class SynthesisPipeline(Pipeline):
     """A ``Pipeline`` ending in a synthesizer, with a decoding ``sample``.
 
-    ``fit``, ``transform`` and ``score`` are scikit-learn's: the data passes
-    through the encoders' ``transform`` into the synthesizer.
+    ``transform`` and ``score`` are scikit-learn's: the data passes through
+    the encoders' ``transform`` into the synthesizer. ``fit`` (and
+    ``fit_transform``) also hand the categorical structure over: the
+    ``blocks_`` of the last earlier step that has one (e.g. a
+    :class:`~skdp_synth.preprocessing.BooleanEncoder`) is passed to the last
+    step as ``fit(Xt, y, blocks=blocks_)`` when its ``fit`` takes a
+    ``blocks`` keyword, so its sampled rows are valid rows of the table.
+    Blocks come from the encoder's declared domain: public, no privacy cost.
     :meth:`sample` draws from the last step and passes the rows back through
     the earlier steps' ``inverse_transform``, in reverse order, so the
     synthetic data comes out in the schema of the input (e.g. the original
@@ -28,6 +39,90 @@ class SynthesisPipeline(Pipeline):
     >>> [name for name, _ in pipe.steps]
     ['booleanencoder', 'passthrough']
     """
+
+    def _fit_head(self, X, y, params):
+        """Fit every step but the last; return ``(Xt, last step's fit params)``.
+
+        The head is a plain :class:`~sklearn.pipeline.Pipeline` of the same
+        step objects ending in ``"passthrough"``, so sklearn fits them
+        (``passthrough``, ``memory``, ``step__param``); steps it replaced
+        (cached clones) are copied back.
+        """
+        final_name = self.steps[-1][0]
+        prefix = final_name + "__"
+        final_params = {
+            k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)
+        }
+        head_params = {k: v for k, v in params.items() if not k.startswith(prefix)}
+        # every step but the last, then a passthrough in the last step's place:
+        # sklearn's Pipeline fits (and, with ``memory``, caches) each of them
+        head = Pipeline(
+            list(self.steps[:-1]) + [(final_name, "passthrough")],
+            memory=self.memory,
+            verbose=self.verbose,
+        )
+        Xt = head.fit_transform(X, y, **head_params)
+        self.steps = list(head.steps[:-1]) + [self.steps[-1]]
+        blocks = None
+        for _, step in reversed(head.steps[:-1]):
+            if step not in (None, "passthrough") and hasattr(step, "blocks_"):
+                blocks = step.blocks_
+                break
+        final = self._final_estimator
+        if (
+            blocks is not None
+            and "blocks" not in final_params
+            and final not in (None, "passthrough")
+            and _fit_accepts_blocks(final)
+        ):
+            final_params["blocks"] = blocks
+        return Xt, final_params
+
+    @_fit_context(
+        # estimators in Pipeline.steps are not validated yet
+        prefer_skip_nested_validation=False
+    )
+    def fit(self, X, y=None, **params):
+        """Fit the steps in order; hand the encoder's ``blocks_`` to the last.
+
+        As :meth:`sklearn.pipeline.Pipeline.fit` (``step__param`` fit
+        parameters, ``passthrough``, ``memory``), except that the last step's
+        ``fit`` receives ``blocks=`` the ``blocks_`` of the last earlier step
+        that has one, when it accepts that keyword. With scikit-learn's
+        metadata routing enabled, ``Pipeline.fit`` is used unchanged.
+
+        Returns
+        -------
+        self : SynthesisPipeline
+        """
+        if get_config().get("enable_metadata_routing", False):
+            return super().fit(X, y, **params)
+        Xt, final_params = self._fit_head(X, y, params)
+        final = self._final_estimator
+        if final not in (None, "passthrough"):
+            final.fit(Xt, y, **final_params)
+        return self
+
+    @available_if(Pipeline._can_fit_transform)
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit_transform(self, X, y=None, **params):
+        """:meth:`fit`, then the last step's ``transform`` of the encoded data.
+
+        Returns
+        -------
+        Xt : ndarray or DataFrame
+            The last step's output (for a synthesizer: a synthetic sample of
+            the encoded data, not decoded).
+        """
+        if get_config().get("enable_metadata_routing", False):
+            return super().fit_transform(X, y, **params)
+        Xt, final_params = self._fit_head(X, y, params)
+        final = self._final_estimator
+        if final in (None, "passthrough"):
+            return Xt
+        if hasattr(final, "fit_transform"):
+            return final.fit_transform(Xt, y, **final_params)
+        return final.fit(Xt, y, **final_params).transform(Xt)
 
     def sample(self, n_samples=None, random_state=None):
         """Draw ``n_samples`` synthetic rows from the last step and decode them.
@@ -57,6 +152,14 @@ class SynthesisPipeline(Pipeline):
                 )
             Y = step.inverse_transform(Y)
         return Y
+
+
+def _fit_accepts_blocks(estimator):
+    try:
+        parameters = inspect.signature(estimator.fit).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return False
+    return "blocks" in parameters
 
 
 def make_synthesis_pipeline(*steps, memory=None, verbose=False):

@@ -52,7 +52,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._ssn import Gram, SolverError, shrinkage_lp, ssn_box_qp
-from .base import PrivateSynthesizerMixin
+from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
+from .blocks import check_blocks
 from .exceptions import BudgetError, InfeasibleProblemError
 from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee
 
@@ -594,6 +595,7 @@ def marginal_correction(
     density_upper=np.inf,
     solver="auto",
     tol=1e-9,
+    blocks=None,
 ):
     """Reweight a sample so that its marginals up to degree ``d`` match a target.
 
@@ -632,6 +634,12 @@ def marginal_correction(
         Newton fails to converge.
     tol : float, default=1e-9
         Accuracy of the marginal constraints, in Walsh coefficients.
+    blocks : None, Blocks or list, default=None
+        The columns' categorical blocks (:class:`~skdp_synth.blocks.Blocks`).
+        When given, every row of ``sample`` must be a valid code of every
+        block (weights only move mass between the sample's rows, so the
+        reweighted sample is then supported on valid rows); invalid rows are
+        rejected with a ``ValueError``.
 
     Returns
     -------
@@ -652,6 +660,15 @@ def marginal_correction(
     """
     S = _as_binary(sample, "sample")
     m, p = S.shape
+    if blocks is not None:
+        blocks = check_blocks(blocks, p)
+        bad = blocks.invalid_blocks(S)
+        if bad:
+            n_bad = int((~blocks.is_valid(S)).sum())
+            raise ValueError(
+                f"{n_bad} sample rows are not valid for the blocks: invalid codes "
+                f"in blocks {sorted(bad)}. Repair them first (Blocks.repair)."
+            )
     _check_p_d(p, d)
     D = walsh_dimension(p, d)
     target = np.asarray(target, dtype=np.float64)
@@ -767,6 +784,27 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         Accuracy of the marginal constraints (Walsh coefficients) and of the
         shrinkage ``lam*``. The privacy analysis assumes exact solutions; the
         solvers deliver them up to ``tol``.
+    blocks : "auto", None, Blocks or list, default="auto"
+        Which bits form one categorical attribute
+        (:class:`~skdp_synth.blocks.Blocks`, or a list of
+        :class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
+        "width", "missing"}``). ``"auto"``: the blocks a
+        :class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
+        (``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
+        column. ``None``: every bit binary, even in a pipeline. Given blocks
+        win; a different ``blocks`` passed to ``fit`` raises. Blocks are
+        public knowledge (the encoder's declared domain), so using them costs
+        no privacy.
+        The reduced space stays uniform on the whole cube: restricted to
+        valid rows, a one-hot block's bits sum to 1, so the Walsh matrix
+        would have linearly dependent columns and fail the conditioning test
+        of 001 §9 on every draw. Instead, each *released* row is repaired
+        (:meth:`Blocks.repair <skdp_synth.blocks.Blocks.repair>`: valid
+        blocks unchanged, each invalid block redrawn from its bits read as
+        fractions, e.g. one of the ones of a one-hot block uniformly). The
+        repair reads only the released row and fresh randomness, so it is
+        post-processing and costs no privacy; it changes the rows'
+        marginals, and ``score`` still reads the unrepaired density.
     accountant : BudgetAccountant, default=None
         Checked before and charged after ``fit``; charged again for every row
         sampled beyond those paid for at fit.
@@ -806,6 +844,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         ``delta_ = 0``, ``"replace-one"``.
     solver_ : str
         The solver used.
+    blocks_ : Blocks
+        The blocks used (see ``blocks``).
 
     Examples
     --------
@@ -839,6 +879,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         "max_redraws": [Interval(Integral, 0, None, closed="left")],
         "solver": [StrOptions({"auto", "newton", "cvxpy"})],
         "tol": [Interval(Real, 0, 1e-3, closed="neither")],
+        "blocks": BLOCKS_CONSTRAINT,
         "accountant": [BudgetAccountant, None],
         "random_state": ["random_state", np.random.Generator],
     }
@@ -855,6 +896,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         max_redraws=10,
         solver="auto",
         tol=1e-9,
+        blocks="auto",
         accountant=None,
         random_state=None,
     ):
@@ -867,6 +909,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         self.max_redraws = max_redraws
         self.solver = solver
         self.tol = tol
+        self.blocks = blocks
         self.accountant = accountant
         self.random_state = random_state
 
@@ -1014,7 +1057,11 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         check_is_fitted(self)
         self._charge_draws(n)
         idx = source.rng.choice(self.m_, size=n, p=self.density_)
-        return self.reduced_space_[idx]
+        rows = self.reduced_space_[idx]
+        if not self.blocks_.is_all_binary:
+            # post-processing of the released rows (see the blocks parameter)
+            rows = self.blocks_.repair(rows, source.rng).astype(np.float64)
+        return rows
 
     def _synthetic_distribution(self):
         # The exact density: scoring reads it without releasing rows (and is

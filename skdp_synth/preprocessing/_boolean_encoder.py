@@ -60,6 +60,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..blocks import Block, Blocks
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import make_generator
 
@@ -133,6 +134,17 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         Per-column encoding (kind, levels, missing flag, output bits).
     inferred_ : list
         Columns whose domain was learned from the data.
+    blocks_ : Blocks
+        The bit layout as a :class:`~skdp_synth.blocks.Blocks`, one block per
+        column (named ``str(column)``): ``"onehot"`` for nominal columns
+        (the missing category is the last level) and for
+        ``numeric_encoding="onehot"``, ``"binary"`` for two-category nominal
+        columns without missing values, ``"thermometer"`` (with
+        ``missing=True`` when the last bit is the missing indicator) for
+        ordinal and numeric columns. A column with a single level and no
+        missing value has no bits and no block. Public: it depends only on
+        the declared domain. :func:`~skdp_synth.make_synthesis_pipeline`
+        hands it to the synthesizer, whose sampled rows are then valid.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
 
@@ -154,6 +166,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     0    red   15
     1   blue   80
     2    red   45
+    >>> [(b.name, b.kind, b.width) for b in enc.blocks_.blocks]
+    [('colour', 'onehot', 3), ('age', 'thermometer', 2)]
     """
 
     _parameter_constraints = {
@@ -222,6 +236,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.columns_ = list(df.columns)
         self.specs_ = specs
         self.inferred_ = inferred
+        self.blocks_ = _blocks(specs)
         # Validate the training data against the (now fixed) domain.
         self._encode(df)
         return self
@@ -553,6 +568,24 @@ def _bit_names(spec):
         else:
             bits = [f"{name}>={c}" for c in spec.levels[1:]]
     return bits + ([f"{name}={MISSING_LABEL}"] if spec.missing else [])
+
+
+def _blocks(specs):
+    """The :class:`Blocks` of the bit layout written by ``_encode_column``."""
+    blocks, start = [], 0
+    for spec in specs:
+        width = len(spec.bits)
+        if width == 0:  # one level, never missing: a constant with no bits
+            continue
+        if spec.kind == "binary":
+            kind, missing = "binary", False
+        elif spec.kind == "nominal" or spec.encoding == "onehot":
+            kind, missing = "onehot", False
+        else:
+            kind, missing = "thermometer", spec.missing
+        blocks.append(Block(str(spec.name), kind, start, width, missing))
+        start += width
+    return Blocks(tuple(blocks))
 
 
 def _fmt(x):

@@ -276,6 +276,15 @@ class AttributeMarginalWorkload:
                 )
         return float(c**2 * var)
 
+    def query_labels(self, names):
+        """``(table, cell)`` label of each released cell: attribute names, levels."""
+        names = list(names)
+        return [
+            (tuple(names[j] for j in S), cell)
+            for S in self.tables
+            for cell in itertools.product(*[range(int(self.n_levels[j])) for j in S])
+        ]
+
     def __repr__(self):
         return (
             f"AttributeMarginalWorkload(n_levels={self.n_levels.tolist()}, d={self.d})"

@@ -85,8 +85,10 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .attribute_workload import AttributeMarginalWorkload
 from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
 from .correction import reweight_to_targets
+from .generator import Measurement, controlled_rows, fit_rows
 from .mechanisms import gaussian_delta, gaussian_sigma
 from .mechanisms.ellipsoid import (
     base_decomposition_orbits,
@@ -590,6 +592,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         "mechanism": [
             StrOptions(
                 {
+                    "auto",
+                    "residual",
                     "correlated",
                     "correlated-weighted",
                     "mee",
@@ -616,7 +620,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         d=2,
         workload=None,
         invariants=None,
-        mechanism="correlated",
+        mechanism="auto",
         calibration="analytic",
         neighbouring="add-remove-one",
         n_rows=None,
@@ -642,9 +646,23 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------ privacy
+    def _mechanism(self):
+        """The mechanism ``"auto"`` stands for (public: depends on parameters only).
+
+        ``"residual"`` -- the Gaussian-optimal noise on the attribute-level
+        tables -- for the default marginal workload without invariants,
+        ``"correlated-weighted"`` (Gaussian-optimal on the bit-level marginal
+        workload, near-optimal otherwise) for explicit workloads and invariants.
+        """
+        if self.mechanism != "auto":
+            return self.mechanism
+        if self.workload is None and self.invariants is None:
+            return "residual"
+        return "correlated-weighted"
+
     def _noise_magnitude(self):
         """``(c, achieved δ)``: Gaussian σ at sensitivity 1 and the δ it gives."""
-        if self.mechanism == "laplace":
+        if self._mechanism() == "laplace":
             return 1.0 / self.epsilon, 0.0
         if not self.delta < 0.5:
             raise ValueError(
@@ -659,7 +677,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     def _privacy_guarantee(self, n_samples):
         c, delta = self._noise_magnitude()
-        if self.mechanism != "laplace" and delta > self.delta:
+        if self._mechanism() != "laplace" and delta > self.delta:
             warnings.warn(
                 f"calibration={self.calibration!r} is not valid at epsilon="
                 f"{self.epsilon:g}, delta={self.delta:g}: the noise achieves only "
@@ -669,13 +687,15 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 stacklevel=4,
             )
         names = {
+            "residual": "Gaussian noise on attribute-level marginal residuals, "
+            "optimal variances (ResidualPlanner, McKenna et al. 2023)",
             "correlated": "correlated Gaussian noise (002 Alg. 2)",
             "correlated-weighted": "weighted correlated Gaussian noise (002 Alg. 1-2)",
             "mee": "MEE-shaped Gaussian noise (002 Cor. 8)",
             "isotropic-gaussian": "Gaussian mechanism (002 Lemma 4)",
             "laplace": "Laplace mechanism (004 Lemma 16)",
         }
-        text = names[self.mechanism]
+        text = names[self._mechanism()]
         if self.invariants is not None:
             text += (
                 f"; induced subspace DP with exact invariants (004 Def. 6, "
@@ -732,7 +752,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         plan = _Plan()
         plan.decomposition = None
         plan.c, _ = self._noise_magnitude()
-        nb, mech = self.neighbouring, self.mechanism
+        nb, mech = self.neighbouring, self._mechanism()
         tol = _MEE_TOL
         plan.lower_bound_factor = None  # max_pi tr(M^{1/2})^2 over the sensitivity set
 
@@ -812,12 +832,12 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         """Whitening of the marginal workload from its orbit/block structure."""
         norms, mult = W.orbit_norms(self.neighbouring)
         deg_scale = np.zeros(W.d + 1)
-        if self.mechanism == "mee":
+        if self._mechanism() == "mee":
             E = mee_orbits(norms, mult)
             deg_scale = np.sqrt(E.axes)
         else:
             dec = base_decomposition_orbits(norms, mult)
-            alphas = _piece_weights(dec, self.mechanism)
+            alphas = _piece_weights(dec, self._mechanism())
             for piece, r_i, a_i in zip(dec.pieces, dec.radii, alphas):
                 deg_scale[piece] = r_i / math.sqrt(a_i)
             plan.decomposition = dec
@@ -914,7 +934,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     # -------------------------------------------------------- lower bound
     def _lower_bound(self, W, C, plan):
         """``c² max_π tr(M_π^{1/2})²`` over the sensitivity set (see Attributes)."""
-        if self.mechanism == "laplace":
+        if self._mechanism() == "laplace":
             return None
         c2 = plan.c**2
         if C is None and isinstance(W, MarginalWorkload):
@@ -933,6 +953,10 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     # --------------------------------------------------------------- fit
     def _fit(self, U, source):
+        self.mechanism_ = self._mechanism()
+        if self.mechanism_ == "residual":
+            self._fit_residual(U, source)
+            return
         X = U.astype(np.int8)
         n, p = X.shape
         workload = self._make_workload(p)
@@ -942,7 +966,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 f"n_rows={self.n_rows} is declared a public upper bound on the "
                 f"number of rows, but X has more rows"
             )
-        sparse = self.n_rows is not None and self.mechanism in (
+        sparse = self.n_rows is not None and self._mechanism() in (
             "correlated",
             "correlated-weighted",
         )
@@ -977,7 +1001,101 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.released_ = cells
         self._released_coords = coords
         self.n_estimate_ = self._total_estimate(workload, coords, cells, n)
-        self._fit_candidates(workload, coords, source)
+        self._model_rows = None
+        if isinstance(workload, MarginalWorkload) and self.n_estimate_ is not None:
+            sigma = math.sqrt(self.expected_error_ / workload.n_queries)
+            measurements = _bit_table_measurements(workload, self.blocks_, cells, sigma)
+            self._fit_generator(measurements, source)
+        else:
+            self._fit_candidates(workload, coords, source)
+
+    def _fit_residual(self, U, source):
+        """Release the attribute-level residuals with optimal Gaussian noise.
+
+        See :mod:`skdp_synth.attribute_workload` for the residual basis, the
+        per-record sensitivity ``s_A`` and ResidualPlanner's variances. Like
+        every mechanism here, the noise is added to the whitened true values
+        (``z_A / τ_A``, ℓ2-sensitivity verified ``<= 1`` before any data is
+        read) by :meth:`NoiseSource.gaussian`; the rest is post-processing.
+        """
+        if self.workload is not None or self.invariants is not None:
+            raise ValueError(
+                "mechanism='residual' releases the attribute-level marginal "
+                "workload and takes no explicit workload or invariants; use "
+                "mechanism='correlated-weighted' (or 'auto')"
+            )
+        blocks = self.blocks_
+        n = U.shape[0]
+        if self.d > blocks.n_attributes:
+            raise ValueError(
+                f"d={self.d} exceeds the number of attributes {blocks.n_attributes}"
+            )
+        if self.n_rows is not None and n > self.n_rows:
+            raise ValueError(
+                f"n_rows={self.n_rows} is declared a public upper bound on the "
+                "number of rows, but X has more rows"
+            )
+        W = AttributeMarginalWorkload(blocks.n_levels, self.d)
+        c, _ = self._noise_magnitude()
+        tau = W.optimal_scales(self.neighbouring)  # public
+        sens = W.whitened_sensitivity(tau, self.neighbouring)
+        self._guard_residual(sens)
+        noisy = [i for i, A in enumerate(W.subsets) if tau[i] > 0]
+
+        # ---- the only steps that read the data
+        z = W.answers(blocks.to_levels(U))
+        t = np.concatenate([z[W.subsets[i]] / tau[i] for i in noisy])
+        t_noisy = source.gaussian(t, c)
+        del z, t
+        # ---- post-processing from here on
+        released, pos = {}, 0
+        for i in noisy:
+            A = W.subsets[i]
+            k = W.residual_size(A)
+            released[A] = tau[i] * t_noisy[pos : pos + k]
+            pos += k
+        if () not in released:  # replace-one: the total n is public
+            released[()] = np.array([float(n)])
+        self.workload_ = W
+        self.noise_model_ = None
+        self.decomposition_ = None
+        self.sensitivity_ = sens
+        self.residual_scales_ = c * tau
+        self.expected_error_ = W.expected_error(tau, c)
+        self.gaussian_optimal_error_ = (
+            self.expected_error_ if self.neighbouring == "add-remove-one" else None
+        )
+        self._residuals = released
+        self.released_ = np.concatenate([W.reconstruct(released, S) for S in W.tables])
+        self.n_estimate_ = float(released[()][0])
+        measurements = [
+            Measurement(A, W.residual_matrix(A), released[A], c * tau[i])
+            for i, A in enumerate(W.subsets)
+            if A and tau[i] > 0
+        ]
+        self._fit_generator(measurements, source)
+
+    @staticmethod
+    def _guard_residual(sens):
+        if not sens <= 1.0 + _SENSITIVITY_SLACK:  # pragma: no cover - defensive
+            raise RuntimeError(
+                f"whitened sensitivity {sens} exceeds 1; refusing to release"
+            )
+
+    def _fit_generator(self, measurements, source):
+        """Fit the synthetic table to the released measurements (post-processing).
+
+        :func:`skdp_synth.generator.fit_rows` sees only the noisy answers and
+        their public noise scales; its size is the default output size (the
+        public ``n`` under replace-one, else ``n_rows`` or the released total).
+        """
+        N = max(1, self._default_n_samples())
+        result = fit_rows(measurements, self.blocks_.n_levels, N, rng=source.rng)
+        self._model_rows = result.rows
+        self.generator_loss_ = result.loss
+        self.candidates_ = None
+        self.weights_ = None
+        self.reweight_residual_ = None
 
     def _total_estimate(self, W, coords, cells, n):
         if self.neighbouring == "replace-one":
@@ -1038,6 +1156,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.reweight_residual_ = result.residual
 
     def _sample_cube(self, n, source):
+        if getattr(self, "_model_rows", None) is not None:
+            rows = controlled_rows(self._model_rows, n, source.rng)
+            return self.blocks_.to_bits(rows).astype(np.float64)
         if self.weights_ is None:
             raise ValueError(
                 "this release does not determine the number of rows (add/remove "
@@ -1052,6 +1173,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return rows
 
     def _synthetic_distribution(self):
+        if getattr(self, "_model_rows", None) is not None:
+            rows, counts = np.unique(self._model_rows, axis=0, return_counts=True)
+            return self.blocks_.to_bits(rows).astype(np.float64), counts / counts.sum()
         if self.weights_ is None:
             return None
         return self.candidates_, self.weights_
@@ -1068,6 +1192,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         import pandas as pd
 
         check_is_fitted(self)
+        if isinstance(self.workload_, AttributeMarginalWorkload):
+            labels = self.workload_.query_labels(self.blocks_.names)
+            return pd.MultiIndex.from_tuples(labels, names=["table", "cell"])
         labels = self.workload_.query_labels(self._feature_names())
         return pd.MultiIndex.from_tuples(labels, names=["table", "cell"])
 
@@ -1076,6 +1203,26 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         import pandas as pd
 
         return pd.Series(self.released_, index=self.query_index_, name="count")
+
+    def _attribute_table(self, columns):
+        import pandas as pd
+
+        names = list(self.blocks_.names)
+        pos = [names.index(str(c)) if not isinstance(c, Integral) else int(c) for c in columns]
+        W = self.workload_
+        if len(set(pos)) != len(pos) or not 1 <= len(pos) <= W.d:
+            raise ValueError(
+                f"need 1 to {W.d} distinct attributes of {names}, got {list(columns)}"
+            )
+        S = tuple(sorted(pos))
+        values = W.reconstruct(self._residuals, S).reshape(
+            tuple(int(W.n_levels[j]) for j in S)
+        )
+        values = np.transpose(values, [S.index(j) for j in pos])
+        idx = pd.MultiIndex.from_product(
+            [range(int(W.n_levels[j])) for j in pos], names=[names[j] for j in pos]
+        )
+        return pd.Series(values.ravel(), index=idx, name="count")
 
     def marginal_table(self, columns):
         """The released marginal table of ``columns`` as a labelled Series.
@@ -1094,6 +1241,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
         check_is_fitted(self)
         W = self.workload_
+        if isinstance(W, AttributeMarginalWorkload):
+            return self._attribute_table(columns)
         if not isinstance(W, MarginalWorkload):
             raise ValueError("marginal tables exist only for the marginal workload")
         names = self._feature_names()
@@ -1115,6 +1264,39 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             names=[names[pos[i]] for i in range(len(pos))],
         )
         return pd.Series(values, index=idx, name="count").sort_index()
+
+
+# ========================================================== generator input
+def _bit_table_measurements(workload, blocks, cells, sigma):
+    """Bit-level marginal tables as measurements of attribute-level tables.
+
+    A table over bits ``(u_1, .., u_d)`` is a linear function of the table of
+    the attributes those bits belong to: each combination of the attributes'
+    levels has one code, whose bits at ``u_1..u_d`` give its cell. Every cell
+    of the symmetric bit-level mechanisms has the same noise variance
+    (``expected_error_ / q``); its correlations are ignored (a diagonal
+    approximation of the generalised least squares metric).
+    """
+    owner = np.empty(blocks.n_features, dtype=np.int64)
+    for a, b in enumerate(blocks.blocks):
+        owner[b.start : b.start + b.width] = a
+    codes = [b.codes() for b in blocks.blocks]
+    levels = blocks.n_levels
+    d = workload.d
+    out = []
+    for t, S in enumerate(workload.tables):
+        A = tuple(sorted({int(owner[u]) for u in S}))
+        grid = np.array(list(itertools.product(*[range(int(levels[a])) for a in A])))
+        index = np.zeros(grid.shape[0], dtype=np.int64)
+        for u in S:
+            a = int(owner[u])
+            bit = codes[a][grid[:, A.index(a)], u - blocks.blocks[a].start]
+            index = index * 2 + bit
+        Q = np.zeros((2**d, grid.shape[0]))
+        Q[index, np.arange(grid.shape[0])] = 1.0
+        values = cells[t * workload.n_cells : (t + 1) * workload.n_cells]
+        out.append(Measurement(A, Q, values, sigma))
+    return out
 
 
 # ============================================================ Frank-Wolfe

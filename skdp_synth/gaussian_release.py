@@ -1086,10 +1086,12 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         """Fit the synthetic table to the released measurements (post-processing).
 
         :func:`skdp_synth.generator.fit_rows` sees only the noisy answers and
-        their public noise scales; its size is the default output size (the
-        public ``n`` under replace-one, else ``n_rows`` or the released total).
+        their public noise scales. It has as many rows as the released tables
+        count (the public ``n`` under replace-one, else the released noisy
+        total), so that rows and tables are on one scale; ``sample(n)`` then
+        rounds it to any ``n``.
         """
-        N = max(1, self._default_n_samples())
+        N = max(1, int(round(self.n_estimate_)))
         result = fit_rows(measurements, self.blocks_.n_levels, N, rng=source.rng)
         self._model_rows = result.rows
         self.generator_loss_ = result.loss

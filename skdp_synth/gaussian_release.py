@@ -568,7 +568,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = (rng.random((500, 6)) < 0.3).astype(int)
-    >>> est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0).fit(X)
+    >>> est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, mechanism="correlated",
+    ...                                random_state=0).fit(X)
     >>> est.released_.shape                      # 15 tables x 4 cells
     (60,)
     >>> est.decomposition_.dims.tolist()         # degrees 2, 1 and 0

@@ -34,9 +34,12 @@ the model is the full domain), the model here is the synthetic table itself:
   every row is found at once (vectorised over rows); a fraction of the
   improving moves is applied, the loss is recomputed and the step is undone
   and halved if the loss did not decrease -- so the loss never increases.
-* **Start.** Rows drawn independently from the 1-way tables implied by the
-  measurements (least squares, clipped at 0), so the search starts at the
-  best product distribution and only has to add dependence.
+* **Swaps.** When no single move helps, pairs of rows exchange the level
+  of one attribute (which keeps its 1-way table), with the same exact
+  gain and the same safeguard; the two kinds alternate until neither helps.
+* **Start.** Rows drawn from a Chow--Liu tree over the pair tables implied
+  by the measurements (least squares, clipped at 0), by controlled
+  rounding, so the search starts from the strongest dependences.
 
 Turning the model into ``n`` rows
 ---------------------------------
@@ -62,6 +65,8 @@ __all__ = ["Measurement", "GeneratorResult", "controlled_rows", "fit_rows"]
 #: largest dense clique matrix H_S (cells²) held in memory, in entries
 _MAX_CLIQUE_ENTRIES = 4_000_000
 _TRACE = False
+#: tables up to this many rows try every pair of rows in the swap phase
+_ALL_PAIRS_ROWS = 400
 
 
 @dataclass(frozen=True)
@@ -387,8 +392,132 @@ def fit_rows(
     losses = [c.loss(T) for c, T in zip(cliques, tables)]
     initial = float(sum(losses))
     by_attr = [[i for i, c in enumerate(cliques) if j in c.S] for j in range(a)]
-    fraction = np.full(a, 0.5)
-    sweeps = 0
+    fraction = np.full((2, a), 0.5)
+
+    def move_deltas(j, L, members, rows):
+        """Exact change of the loss when each of ``rows`` moves to each level of ``j``."""
+        cur = R[rows, j]
+        delta = np.zeros((rows.size, L))
+        for i in members:
+            c = cliques[i]
+            st = c.strides[j]
+            base = cells[i][rows] - cur * st
+            # compact index of the other attributes' configuration
+            compact = (base // (st * L)) * st + base % st
+            grid = c.grid(j)  # (cells/L, L) cell index of (configuration, level)
+            g, dg = grads[i][grid], c.diag[grid]
+            table = g[:, None, :] - g[:, :, None] + dg[:, None, :] + dg[:, :, None]
+            table -= 2.0 * c.H[grid[:, :, None], grid[:, None, :]]
+            # [configuration, current level, new level] -> one row per synthetic row
+            delta += table.reshape(-1, L)[compact * L + cur]
+        return delta
+
+    def single_moves(j, L, members):
+        """Best new level of each (sampled) row; returns rows, levels, gains."""
+        rows = np.arange(N) if N <= batch else rng.choice(N, size=batch, replace=False)
+        delta = move_deltas(j, L, members, rows)
+        best = np.argmin(delta, axis=1)
+        gain = delta[np.arange(rows.size), best]
+        return rows[:, None], best[:, None], gain
+
+    def swap_moves(j, L, members):
+        """Exchange attribute ``j`` between two rows (keeps its 1-way table).
+
+        Rows at level ``a`` that gain most from ``b`` are paired with rows at
+        ``b`` that gain most from ``a``; the exact gain of each pair is then
+        computed, and pairs sharing a row are dropped (best first).
+        """
+        if N <= _ALL_PAIRS_ROWS:  # small tables: every pair of rows
+            r1, r2 = np.triu_indices(N, 1)
+            keep = R[r1, j] != R[r2, j]
+            return swap_gains(j, members, r1[keep], r2[keep])
+        rows = np.arange(N) if N <= batch else rng.choice(N, size=batch, replace=False)
+        delta = move_deltas(j, L, members, rows)
+        cur = R[rows, j]
+        first, second = [], []
+        for lo, hi in itertools.combinations(range(L), 2):
+            at_lo = np.flatnonzero(cur == lo)
+            at_hi = np.flatnonzero(cur == hi)
+            m = min(at_lo.size, at_hi.size)
+            if m == 0:
+                continue
+            at_lo = at_lo[np.argsort(delta[at_lo, hi], kind="stable")[:m]]
+            at_hi = at_hi[np.argsort(delta[at_hi, lo], kind="stable")[:m]]
+            first.append(rows[at_lo])
+            second.append(rows[at_hi])
+        if not first:
+            return np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64), np.zeros(0)
+        return swap_gains(j, members, np.concatenate(first), np.concatenate(second))
+
+    def swap_gains(j, members, r1, r2):
+        """Exact gains of the swaps ``(r1, r2)``; pairs sharing a row dropped."""
+        lv1, lv2 = R[r1, j], R[r2, j]
+        gain = np.zeros(r1.size)
+        sign = (1.0, -1.0, 1.0, -1.0)
+        for i in members:
+            c = cliques[i]
+            st = c.strides[j]
+            o1, o2 = cells[i][r1], cells[i][r2]
+            n1, n2 = o1 + (lv2 - lv1) * st, o2 + (lv1 - lv2) * st
+            idx = (n1, o1, n2, o2)
+            g = grads[i]
+            gain += g[n1] - g[o1] + g[n2] - g[o2]
+            for x in range(4):
+                for y in range(4):
+                    gain += sign[x] * sign[y] * c.H[idx[x], idx[y]]
+        order = np.argsort(gain, kind="stable")
+        order = order[gain[order] < -1e-6]
+        used, keep = set(), []
+        for t in order:
+            a_, b_ = int(r1[t]), int(r2[t])
+            if a_ not in used and b_ not in used:
+                used.update((a_, b_))
+                keep.append(t)
+        keep = np.asarray(keep, dtype=np.int64)
+        return (
+            np.column_stack([r1[keep], r2[keep]]),
+            np.column_stack([lv2[keep], lv1[keep]]),
+            gain[keep],
+        )
+
+    def apply_best(kind, j, members, rows, levels, gain):
+        """Apply the best fraction of improving moves if the exact loss decreases."""
+        improving = np.flatnonzero(gain < -1e-6)
+        if improving.size == 0:
+            return 0.0
+        old_loss = sum(losses[i] for i in members)
+        while True:
+            k = max(1, int(math.ceil(fraction[kind, j] * improving.size)))
+            if k < improving.size:
+                top = improving[np.argpartition(gain[improving], k - 1)[:k]]
+            else:
+                top = improving
+            chosen, new_level = rows[top].ravel(), levels[top].ravel()
+            trial = {}
+            for i in members:
+                c = cliques[i]
+                ix = cells[i].copy()
+                ix[chosen] += (new_level - R[chosen, j]) * c.strides[j]
+                T = (
+                    tables[i]
+                    + np.bincount(ix[chosen], minlength=c.size)
+                    - np.bincount(cells[i][chosen], minlength=c.size)
+                )
+                trial[i] = (ix, T, c.loss(T))
+            new_loss = sum(v[2] for v in trial.values())
+            if new_loss < old_loss - 1e-12 or k == 1:
+                break
+            fraction[kind, j] = max(fraction[kind, j] / 2.0, 1.0 / N)
+        if new_loss >= old_loss:
+            return 0.0  # even the single best move did not help (rounding)
+        R[chosen, j] = new_level
+        for i, (ix, T, lo) in trial.items():
+            cells[i], tables[i], losses[i] = ix, T, lo
+            grads[i] = 2.0 * (cliques[i].H @ T - cliques[i].b)
+        fraction[kind, j] = min(1.0, fraction[kind, j] * 1.5)
+        return old_loss - new_loss
+
+    sweeps, swapping = 0, False
     for sweeps in range(1, max_sweeps + 1):
         improved_total = 0.0
         for j in rng.permutation(a):
@@ -396,62 +525,19 @@ def fit_rows(
             members = by_attr[j]
             if L < 2 or not members:
                 continue
-            rows = np.arange(N) if N <= batch else rng.choice(N, size=batch, replace=False)
-            cur = R[rows, j]
-            delta = np.zeros((rows.size, L), dtype=np.float32)
-            for i in members:
-                c = cliques[i]
-                st = c.strides[j]
-                base = cells[i][rows] - cur * st
-                # compact index of the other attributes' configuration
-                compact = (base // (st * L)) * st + base % st
-                grid = c.grid(j)  # (cells/L, L) cell index of (configuration, level)
-                g, dg = grads[i][grid], c.diag[grid]
-                table = g[:, None, :] - g[:, :, None] + dg[:, None, :] + dg[:, :, None]
-                table -= 2.0 * c.H[grid[:, :, None], grid[:, None, :]]
-                # [configuration, current level, new level] -> one row per synthetic row
-                delta += table.reshape(-1, L).astype(np.float32)[compact * L + cur]
-            best = np.argmin(delta, axis=1)
-            gain = delta[np.arange(rows.size), best]
-            improving = np.flatnonzero(gain < -1e-6)
-            if improving.size == 0:
-                continue
-            old_loss = sum(losses[i] for i in members)
-            while True:
-                k = max(1, int(math.ceil(fraction[j] * improving.size)))
-                if k < improving.size:
-                    top = improving[np.argpartition(gain[improving], k - 1)[:k]]
-                else:
-                    top = improving
-                chosen, new_level = rows[top], best[top]
-                trial = {}
-                for i in members:
-                    c = cliques[i]
-                    ix = cells[i].copy()
-                    ix[chosen] += (new_level - R[chosen, j]) * c.strides[j]
-                    T = (
-                        tables[i]
-                        + np.bincount(ix[chosen], minlength=c.size)
-                        - np.bincount(cells[i][chosen], minlength=c.size)
-                    )
-                    trial[i] = (ix, T, c.loss(T))
-                new_loss = sum(v[2] for v in trial.values())
-                if new_loss < old_loss - 1e-12 or k == 1:
-                    break
-                fraction[j] = max(fraction[j] / 2.0, 1.0 / N)
-            if new_loss >= old_loss:
-                continue  # even the single best move did not help (rounding)
-            R[chosen, j] = new_level
-            for i, (ix, T, lo) in trial.items():
-                cells[i], tables[i], losses[i] = ix, T, lo
-                grads[i] = 2.0 * (cliques[i].H @ T - cliques[i].b)
-            improved_total += old_loss - new_loss
-            fraction[j] = min(1.0, fraction[j] * 1.5)
+            moves = swap_moves if swapping else single_moves
+            improved_total += apply_best(int(swapping), j, members, *moves(j, L, members))
         current = float(sum(losses))
         if _TRACE:
-            print("sweep", sweeps, current, improved_total)
-        if improved_total <= 1e-6 * max(current, 1.0):
+            print("sweep", sweeps, "swap" if swapping else "move", current, improved_total)
+        if current <= 0.0:
             break
+        if improved_total <= 1e-6 * max(current, 1.0):
+            if swapping:
+                break
+            swapping = True  # single moves are stuck: exchange values between rows
+        elif swapping:
+            swapping = False  # a swap helped: single moves may have gains again
     loss = float(sum(losses))
     if warn and n_measured > 0 and loss > n_measured + 6.0 * math.sqrt(2.0 * n_measured):
         warnings.warn(

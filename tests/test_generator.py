@@ -1,0 +1,172 @@
+"""The generator: released measurements -> valid synthetic rows (post-processing)."""
+
+import inspect
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from skdp_synth import ProjectedGaussianRelease, generator
+from skdp_synth.attribute_workload import AttributeMarginalWorkload
+from skdp_synth.blocks import Blocks
+from skdp_synth.generator import Measurement, controlled_rows, fit_rows
+
+LEVELS = [3, 2, 4, 3]
+
+
+def _table(R, S, levels):
+    index = np.zeros(R.shape[0], dtype=np.int64)
+    size = 1
+    for j in S:
+        index = index * levels[j] + R[:, j]
+        size *= levels[j]
+    return np.bincount(index, minlength=size)
+
+
+def _exact_measurements(X, levels, d=2):
+    ms = []
+    for k in range(1, d + 1):
+        for S in itertools.combinations(range(len(levels)), k):
+            ms.append(Measurement(S, None, _table(X, S, levels), 1.0))
+    return ms
+
+
+def _dependent_rows(n, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, n)
+    b = (a + (rng.random(n) < 0.2)) % 2
+    c = np.minimum(a + rng.integers(0, 2, n), 3)
+    e = (c + rng.integers(0, 2, n)) % 3
+    return np.column_stack([a, b, c, e])
+
+
+@pytest.mark.parametrize("n", [200, 1000])
+@pytest.mark.parametrize("seed", range(4))
+def test_consistent_noise_free_tables_are_reproduced_to_within_a_count(n, seed):
+    """Noise-free 1- and 2-way tables of a real table of n rows.
+
+    The local search is not guaranteed to reach the exact table: it can stall
+    on a cycle of +-1 cells that only a coordinated move of three or more rows
+    removes (measured: loss 0 in 2 of 8 cases at n=200, at most 20 over 24
+    cases up to n=5000). What is asserted is what it does reach: the 1-way
+    tables exactly up to one count, every 2-way cell within 2 counts, and at
+    most 20 unit squared errors in all.
+    """
+    X = _dependent_rows(n, seed)
+    result = fit_rows(
+        _exact_measurements(X, LEVELS), LEVELS, len(X), rng=np.random.default_rng(seed)
+    )
+    assert result.loss <= 20.0
+    for S in itertools.combinations(range(4), 1):
+        diff = _table(result.rows, S, LEVELS) - _table(X, S, LEVELS)
+        assert np.abs(diff).max() <= 1
+    for S in itertools.combinations(range(4), 2):
+        diff = _table(result.rows, S, LEVELS) - _table(X, S, LEVELS)
+        assert np.abs(diff).max() <= 2
+
+
+def test_rows_are_valid_and_keep_the_release_accuracy():
+    """Noisy residual measurements of a sample from a known model: the rows'
+    2-way TV to the truth is within 1.2x of the released tables' own TV."""
+    rng = np.random.default_rng(3)
+    X = _dependent_rows(20_000, 3)
+    W = AttributeMarginalWorkload(LEVELS, 2)
+    tau, c = W.optimal_scales(), 4.0
+    z = W.answers(X)
+    noisy = {A: z[A] + rng.normal(0, c * t, z[A].shape) for A, t in zip(W.subsets, tau)}
+    ms = [
+        Measurement(A, W.residual_matrix(A), noisy[A], c * t)
+        for A, t in zip(W.subsets, tau)
+        if A
+    ]
+    N = int(round(noisy[()][0]))
+    result = fit_rows(ms, LEVELS, N, rng=rng)
+    R = result.rows
+    assert R.shape == (N, 4)
+    assert all((R[:, j] >= 0).all() and (R[:, j] < L).all() for j, L in enumerate(LEVELS))
+
+    def tv(P, Q):
+        return 0.5 * np.abs(P / P.sum() - Q / Q.sum()).sum()
+
+    rows_tv, release_tv = [], []
+    for S in W.tables:
+        truth = W.table(X, S)
+        rows_tv.append(tv(_table(R, S, LEVELS).astype(float), truth))
+        rel = np.clip(W.reconstruct(noisy, S), 0, None)
+        release_tv.append(tv(rel, truth))
+    assert np.mean(rows_tv) <= 1.2 * np.mean(release_tv)
+
+
+def test_inconsistent_negative_and_empty_tables_warn_but_work():
+    ms = [
+        Measurement((0,), None, [-50.0, 10.0, 400.0], 1.0),
+        Measurement((0, 1), None, np.zeros(6), 1.0),
+        Measurement((1,), None, [1e6, -1e6], 1.0),
+    ]
+    with pytest.warns(UserWarning, match="disagree more than their noise"):
+        result = fit_rows(ms, [3, 2], 100, rng=np.random.default_rng(0))
+    assert np.isfinite(result.loss)
+    assert result.rows.shape == (100, 2)
+    assert result.rows[:, 0].max() < 3 and result.rows[:, 1].max() < 2
+
+
+def test_consistent_noisy_tables_do_not_warn():
+    X = _dependent_rows(2000, 1)
+    rng = np.random.default_rng(1)
+    ms = [
+        Measurement(m.attributes, None, m.values + rng.normal(0, 5, m.values.size), 5.0)
+        for m in _exact_measurements(X, LEVELS)
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit_rows(ms, LEVELS, 2000, rng=rng)
+
+
+@pytest.mark.parametrize("n", [37, 100, 237])
+def test_controlled_rows_round_the_expected_counts(n):
+    rows = np.arange(37 * 2).reshape(37, 2)
+    out = controlled_rows(rows, n, np.random.default_rng(0))
+    assert out.shape == (n, 2)
+    counts = np.bincount(out[:, 0] // 2, minlength=37)
+    assert counts.min() >= n // 37 and counts.max() <= -(-n // 37)
+    assert counts.sum() == n
+
+
+def test_generator_reads_only_released_statistics():
+    """By construction: no function of the module takes data, and the
+    estimator hands it exactly the released residuals and public scales."""
+    for fn in (fit_rows, controlled_rows):
+        params = set(inspect.signature(fn).parameters)
+        assert not params & {"X", "U", "data", "levels_data"}
+    seen = {}
+    original = generator.fit_rows
+
+    def spy(measurements, n_levels, n_rows, **kw):
+        seen["m"] = measurements
+        return original(measurements, n_levels, n_rows, **kw)
+
+    X = _dependent_rows(500, 0)
+    bits = Blocks.from_spec(
+        [
+            {"name": "a", "kind": "onehot", "width": 3},
+            {"name": "b", "kind": "binary", "width": 1},
+            {"name": "c", "kind": "onehot", "width": 4},
+            {"name": "e", "kind": "onehot", "width": 3},
+        ],
+        11,
+    )
+    U = bits.to_bits(X)
+    import skdp_synth.gaussian_release as gr
+
+    gr_fit_rows = gr.fit_rows
+    gr.fit_rows = spy
+    try:
+        est = ProjectedGaussianRelease(blocks=bits, random_state=0).fit(U)
+    finally:
+        gr.fit_rows = gr_fit_rows
+    W = est.workload_
+    for m in seen["m"]:
+        i = W.subsets.index(m.attributes)
+        np.testing.assert_array_equal(m.values, est._residuals[m.attributes])
+        assert m.sigma == est.residual_scales_[i]

@@ -195,9 +195,9 @@ def test_round_keeps_exact_valid_codes(block):
 @pytest.mark.parametrize("block", BLOCKS, ids=IDS)
 def test_round_has_the_right_mean(block):
     # One feasible fractional row, rounded n times: each bit's mean is within
-    # 5 standard errors (sd <= 0.5 / sqrt(n)) of its value. Per bit that fails
-    # with probability < 6e-7 for a correct rounding (normal approximation),
-    # < 4e-6 over the 7 bits of the largest block; the seed is fixed.
+    # 5 standard errors (sd <= 0.5 / sqrt(n)) of its value. For a correct
+    # rounding a bit fails with probability < 6e-7 (normal approximation), so
+    # this test (<= 4 bits) < 3e-6 and all 7 cases < 2e-5; the seed is fixed.
     n = 100_000
     f = _feasible(block, np.random.default_rng(2), n=1)
     out = block.round(np.repeat(f, n, axis=0), np.random.default_rng(3))

@@ -639,7 +639,11 @@ def marginal_correction(
         When given, every row of ``sample`` must be a valid code of every
         block (weights only move mass between the sample's rows, so the
         reweighted sample is then supported on valid rows); invalid rows are
-        rejected with a ``ValueError``.
+        rejected with a ``ValueError``. The Walsh parametrisation needs
+        linearly independent Walsh functions on the sample, which valid rows
+        of a one-hot block (bits summing to 1) never give, nor thermometer
+        blocks of width ``>= 2`` at ``d >= 2``: those raise
+        :class:`~skdp_synth.exceptions.InfeasibleProblemError`.
 
     Returns
     -------
@@ -706,9 +710,17 @@ def marginal_correction(
     method = _check_solver(solver)
     gram = Gram(A)
     if np.linalg.eigvalsh(gram.matrix)[0] <= 1e-12:
+        hint = ""
+        if blocks is not None and not blocks.is_all_binary:
+            hint = (
+                ". With categorical blocks this is structural: the bits of a "
+                "one-hot block sum to 1, and a thermometer block's codes leave "
+                "products of its bits dependent at d >= 2, so the Walsh functions "
+                "of valid rows are linearly dependent"
+            )
         raise InfeasibleProblemError(
             "the sample's Walsh matrix is rank deficient (too few distinct rows "
-            f"for degree {d}): some marginals cannot be adjusted independently"
+            f"for degree {d}): some marginals cannot be adjusted independently" + hint
         )
     sol = _solve(A, gram, mu, (lo, hi), (lo, hi), solver=method, tol=tol)
     return MarginalCorrection(sol.weights, sol.shrinkage, sol.residual)

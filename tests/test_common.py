@@ -334,3 +334,80 @@ def test_score_is_minus_marginal_error(estimator, kind):
     est = clone(estimator).fit(X)
     s = est.score(X)
     assert np.isfinite(s) and s <= 0
+
+
+# --------------------------------------------------------------------------
+# Valid rows: through a pipeline with a BooleanEncoder, every sampled row has a
+# valid code in every block (one 1 per one-hot block, monotone thermometers).
+def _mixed_table(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "size": rng.choice(["S", "M", "L", None], n),
+            "smoker": rng.choice(["no", "yes"], n),
+            "grade": rng.choice(["lo", "mid", "hi", None], n),
+            "age": rng.uniform(0, 100, n),
+        }
+    )
+
+
+def _mixed_encoder():
+    return BooleanEncoder(
+        categories={
+            "colour": ["red", "green", "blue", "pink"],  # pink never observed
+            "size": ["S", "M", "L", None],
+            "smoker": ["no", "yes"],
+        },
+        ordinal={"grade": ["lo", "mid", "hi", None]},
+        bin_edges={"age": [0, 20, 40, 60, 80, 100]},
+        random_state=0,
+    )
+
+
+VALID_ROW_ESTIMATORS = [
+    CovarianceLossMicroaggregator(k=30, domain="boolean", random_state=0),
+    CovarianceLossMicroaggregator(
+        k=30, domain="boolean", partition="pinning", random_state=0
+    ),
+    DampedPrivateSynthesizer(epsilon=5.0, random_state=0),
+    PrivateSampler(d=1, k=2000, random_state=0),
+    ProjectedGaussianRelease(d=1, n_candidates=50, random_state=0),
+]
+
+
+@pytest.mark.parametrize(
+    "estimator", VALID_ROW_ESTIMATORS, ids=lambda e: type(e).__name__
+)
+def test_sampled_rows_are_valid_for_the_encoders_blocks(estimator):
+    from skdp_synth import make_synthesis_pipeline
+
+    df = _mixed_table()
+    pipe = make_synthesis_pipeline(_mixed_encoder(), clone(estimator)).fit(df)
+    enc, final = pipe[0], pipe[-1]
+    assert final.blocks_ == enc.blocks_
+    assert {b.kind for b in final.blocks_.blocks} == {"onehot", "binary", "thermometer"}
+    assert any(b.missing for b in final.blocks_.blocks)
+    rows = final.sample(500)
+    assert set(np.unique(rows)) <= {0, 1}
+    assert final.blocks_.is_valid(rows).all()
+    out = pipe.sample(500)
+    assert out["colour"].isin(["red", "green", "blue", "pink"]).all()
+    assert out["size"].isin(["S", "M", "L"]).sum() + out["size"].isna().sum() == 500
+    assert out["smoker"].isin(["no", "yes"]).all()
+    assert (
+        out["grade"].isin(["lo", "mid", "hi"]).sum() + out["grade"].isna().sum() == 500
+    )
+    assert out["age"].between(0, 100).all()
+
+
+def test_microaggregator_random_transform_rows_are_valid():
+    from skdp_synth import make_synthesis_pipeline
+
+    df = _mixed_table()
+    est = CovarianceLossMicroaggregator(
+        k=30, domain="boolean", rounding="random", random_state=0
+    )
+    pipe = make_synthesis_pipeline(_mixed_encoder(), est).fit(df)
+    rows = pipe.transform(df)
+    assert pipe[-1].blocks_.is_valid(rows).all()

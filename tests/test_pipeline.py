@@ -5,8 +5,14 @@ import pandas as pd
 import pytest
 from _dummy import BootstrapSynthesizer
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils._param_validation import InvalidParameterError
 
-from skdp_synth import SynthesisPipeline, make_synthesis_pipeline
+from skdp_synth import (
+    CovarianceLossMicroaggregator,
+    SynthesisPipeline,
+    make_synthesis_pipeline,
+)
+from skdp_synth.blocks import Blocks
 from skdp_synth.preprocessing import BooleanEncoder
 
 
@@ -61,3 +67,127 @@ def test_steps_without_inverse_are_reported():
     ).fit(np.random.default_rng(0).normal(size=(20, 2)))
     with pytest.raises(TypeError, match="inverse_transform"):
         pipe.sample(3)
+
+
+# ------------------------------------------------------ blocks hand-over
+def _encoder():
+    return BooleanEncoder(
+        categories={"colour": ["red", "green", "blue"]},
+        bin_edges={"age": [0, 30, 60, 120]},
+        random_state=0,
+    )
+
+
+def test_the_synthesizer_gets_the_encoders_blocks():
+    df = _table()
+    pipe = make_synthesis_pipeline(
+        _encoder(), BootstrapSynthesizer(domain="boolean", random_state=0)
+    ).fit(df)
+    enc, synth = pipe[0], pipe[-1]
+    assert synth.blocks_ == enc.blocks_
+    assert [b.kind for b in synth.blocks_.blocks] == ["onehot", "thermometer"]
+
+
+def test_a_bare_synthesizer_treats_every_bit_as_binary():
+    X = _encoder().fit_transform(_table())
+    synth = BootstrapSynthesizer(domain="boolean").fit(X)
+    assert synth.blocks_ == Blocks.binary(X.shape[1])
+    micro = CovarianceLossMicroaggregator(domain="boolean", k=6).fit(X)
+    assert micro.blocks_.is_all_binary
+
+
+def test_an_explicit_blocks_parameter_wins_and_a_conflict_raises():
+    df = _table()
+    enc = _encoder().fit(df)
+    X = enc.transform(df)
+    # bare matrix, explicit blocks
+    micro = CovarianceLossMicroaggregator(
+        domain="boolean", k=6, blocks=enc.blocks_.to_dict()["blocks"]
+    ).fit(X)
+    assert micro.blocks_ == enc.blocks_
+    # in a pipeline: equal blocks are fine, None means binary, others conflict
+    for blocks, expected in [(enc.blocks_, enc.blocks_), (None, Blocks.binary(5))]:
+        pipe = make_synthesis_pipeline(
+            _encoder(), CovarianceLossMicroaggregator(domain="boolean", blocks=blocks)
+        ).fit(df)
+        assert pipe[-1].blocks_ == expected
+    other = Blocks.from_spec(
+        [{"name": "c", "kind": "onehot", "width": 3}]
+        + [{"name": f"b{j}", "kind": "binary", "width": 1} for j in range(2)]
+    )
+    est = CovarianceLossMicroaggregator(domain="boolean", blocks=other)
+    with pytest.raises(ValueError, match="differ"):
+        make_synthesis_pipeline(_encoder(), est).fit(df)
+    assert not hasattr(est, "blocks_")  # the failed fit left it unfitted
+    with pytest.raises(ValueError, match="add up to 3 bits, but the data has 5"):
+        CovarianceLossMicroaggregator(domain="boolean", blocks=other.blocks[:1]).fit(X)
+
+
+def test_training_rows_must_be_valid_for_the_blocks():
+    blocks = [{"name": "c", "kind": "onehot", "width": 2}]
+    X = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    est = CovarianceLossMicroaggregator(domain="boolean", k=2, blocks=blocks)
+    with pytest.raises(ValueError, match=r"2 training rows are not valid.*\['c'\]"):
+        est.fit(X)
+    est.fit(X[:2])
+    before = est.blocks_
+    with pytest.raises(ValueError, match="not valid"):
+        est.fit(X)
+    assert est.blocks_ is before  # a failed fit changes nothing
+    with pytest.raises(InvalidParameterError, match="blocks"):
+        CovarianceLossMicroaggregator(blocks="onehot").fit(X[:2])
+
+
+def test_fit_params_are_routed_and_the_fit_keyword_can_opt_out():
+    df = _table()
+    pipe = make_synthesis_pipeline(
+        _encoder(), BootstrapSynthesizer(domain="boolean", random_state=0)
+    )
+    pipe.fit(df, bootstrapsynthesizer__blocks=None)
+    assert pipe[-1].blocks_.is_all_binary
+    with pytest.raises(ValueError, match="does not accept the bogus parameter"):
+        pipe.fit(df, bogus=1)
+    with pytest.raises(TypeError, match="colour"):
+        # an unknown fit parameter of a head step reaches that step
+        pipe.fit(df, booleanencoder__colour=1)
+
+
+def test_pipeline_behaviour_is_kept(tmp_path):
+    df = _table()
+    synth = CovarianceLossMicroaggregator(domain="boolean", k=6, random_state=0)
+    # fit_transform = fit, then the synthesizer's transform of the encoded rows
+    pipe = make_synthesis_pipeline(_encoder(), synth)
+    Z = pipe.fit_transform(df)
+    assert pipe[-1].blocks_ == pipe[0].blocks_
+    np.testing.assert_array_equal(Z, pipe.transform(df))
+    assert np.isfinite(pipe.fit(df).score(df))
+    # passthrough steps, and memory (cached clones are copied back)
+    pipe = make_synthesis_pipeline(
+        "passthrough", _encoder(), synth, memory=str(tmp_path)
+    ).fit(df)
+    assert pipe[-1].blocks_ == pipe[1].blocks_ and hasattr(pipe[1], "blocks_")
+    pipe.fit(df)  # from the cache
+    assert hasattr(pipe[1], "blocks_") and pipe[-1].blocks_ == pipe[1].blocks_
+    assert pipe.sample(10)["colour"].isin(["red", "green", "blue"]).all()
+    # a passthrough last step
+    enc_only = make_synthesis_pipeline(_encoder(), "passthrough")
+    assert enc_only.fit(df) is enc_only
+    np.testing.assert_array_equal(
+        enc_only.fit_transform(df), _encoder().fit_transform(df)
+    )
+
+
+def test_grid_search_over_the_pipeline():
+    from sklearn.model_selection import GridSearchCV
+
+    df = _table(120)
+    pipe = make_synthesis_pipeline(
+        _encoder(),
+        CovarianceLossMicroaggregator(domain="boolean", random_state=0),
+    )
+    search = GridSearchCV(
+        pipe, {"covariancelossmicroaggregator__k": [4, 12]}, cv=2
+    ).fit(df)
+    best = search.best_estimator_
+    assert best[-1].blocks_ == best[0].blocks_
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()

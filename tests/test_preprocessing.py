@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from skdp_synth.blocks import Block, Blocks
 from skdp_synth.exceptions import PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder, UnitBallScaler
 
@@ -321,3 +322,57 @@ def test_unit_ball_scaler_bad_bounds():
         UnitBallScaler(bounds=(1, 0)).fit(np.zeros((2, 2)))
     with pytest.raises(ValueError, match="pair"):
         UnitBallScaler(bounds=(1, 2, 3)).fit(np.zeros((2, 2)))
+
+
+# ----------------------------------------------------------------- blocks_
+def test_blocks_match_the_bit_layout():
+    df = _table()
+    enc = _fit(df)
+    assert enc.blocks_ == Blocks(
+        (
+            Block("colour", "onehot", 0, 4),  # missing is the last level
+            Block("smoker", "binary", 4, 1),
+            Block("size", "thermometer", 5, 3),
+            Block("age", "thermometer", 8, 3),
+            Block("income", "thermometer", 11, 3, missing=True),
+        )
+    )
+    names = enc.get_feature_names_out()
+    for b in enc.blocks_.blocks:
+        assert all(str(n).startswith(b.name) for n in names[b.columns])
+    X = enc.transform(df)
+    assert enc.blocks_.n_features == X.shape[1]
+    assert enc.blocks_.is_valid(X).all()
+    # the levels are the category / bin indices, missing the last level
+    L = enc.blocks_.to_levels(X)
+    colour = ["red", "green", "blue"]
+    expected = [colour.index(c) if c is not None else 3 for c in df["colour"]]
+    assert L[:, 0].tolist() == expected
+    income_missing = df["income"].isna().to_numpy()
+    assert (L[income_missing, 4] == 3).all() and (L[~income_missing, 4] < 3).all()
+
+
+def test_blocks_of_onehot_numeric_and_constant_columns():
+    df = pd.DataFrame(
+        {"a": [1.0, 5.0, 9.0], "o": ["x", "x", "x"], "g": ["u", None, "u"]}
+    )
+    enc = BooleanEncoder(
+        bin_edges={"a": [0, 4, 10]},
+        ordinal={"o": ["x"], "g": ["u", None]},
+        numeric_encoding="onehot",
+    ).fit(df)
+    assert [(b.name, b.kind, b.width, b.missing) for b in enc.blocks_.blocks] == [
+        ("a", "onehot", 2, False),
+        ("o", "onehot", 1, False),
+        ("g", "onehot", 2, False),
+    ]
+    assert enc.blocks_.is_valid(enc.transform(df)).all()
+    enc = BooleanEncoder(ordinal={"o": ["x"], "g": ["u", None]}).fit(df[["o", "g"]])
+    # thermometer: "o" (one level, never missing) has no bits and no block; "g"
+    # (one level or missing) is a thermometer block of its missing bit only
+    assert enc.blocks_ == Blocks((Block("g", "thermometer", 0, 1, True),))
+    assert enc.blocks_.to_levels(enc.transform(df[["o", "g"]]))[:, 0].tolist() == [
+        0,
+        1,
+        0,
+    ]

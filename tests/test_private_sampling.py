@@ -611,3 +611,37 @@ def test_cached_factor_preconditioner_gives_the_newton_direction():
     np.testing.assert_allclose(H @ d, grad, atol=1e-8 * np.abs(grad).max())
     assert gram.last_newton[0] is not free2  # the cache was not refreshed
     np.testing.assert_array_equal(gram.last_newton[0], free)
+
+
+def test_marginal_correction_with_blocks_rejects_invalid_sample_rows():
+    from skdp_synth.blocks import Blocks
+
+    blocks = Blocks.from_spec(
+        [
+            {"name": "t", "kind": "thermometer", "width": 2},
+            {"name": "b", "kind": "binary", "width": 1},
+        ]
+    )
+    rng = np.random.default_rng(0)
+
+    def rows(n):
+        return blocks.to_bits(
+            np.column_stack([rng.integers(0, 3, n), rng.integers(0, 2, n)])
+        )
+
+    sample, target = rows(400), rows(900)
+    fix = marginal_correction(sample, target, d=1, blocks=blocks)
+    ref = marginal_correction(sample, target, d=1)
+    np.testing.assert_array_equal(fix.weights, ref.weights)
+    bad = sample.copy()
+    bad[:3, :2] = [0, 1]
+    with pytest.raises(ValueError, match=r"3 sample rows are not valid.*\['t'\]"):
+        marginal_correction(bad, target, d=1, blocks=blocks)
+    with pytest.raises(ValueError, match="add up to 3 bits"):
+        marginal_correction(sample[:, :2], target[:, :2], d=1, blocks=blocks)
+    # valid rows of a one-hot block: its bits sum to 1, so the Walsh functions
+    # are linearly dependent -- reported as structural
+    onehot = Blocks.from_spec([{"name": "c", "kind": "onehot", "width": 3}])
+    S = onehot.to_bits(rng.integers(0, 3, (50, 1)))
+    with pytest.raises(InfeasibleProblemError, match="structural"):
+        marginal_correction(S, S, d=1, blocks=onehot)

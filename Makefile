@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint bench clean venv dev compare-venv
+.PHONY: demo test lint bench clean venv dev compare-venv compare-mbi-venv bench-generator
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,3 +45,20 @@ compare-venv:
 	$(PYTHON) -m venv $(COMPARE_VENV)
 	$(COMPARE_VENV)/bin/python -m pip install -q --upgrade pip
 	$(COMPARE_VENV)/bin/python -m pip install -q -r benchmarks/requirements-compare.txt
+
+# Private-PGM 2.x (mbi + JAX) for MST/AIM in the generator benchmark, in its
+# own environment; see benchmarks/README.md.
+MBI_VENV ?= .venv-mbi
+compare-mbi-venv: $(MBI_VENV)/.installed
+
+$(MBI_VENV)/.installed: benchmarks/requirements-mbi.txt
+	$(PYTHON) -m venv $(MBI_VENV)
+	$(MBI_VENV)/bin/python -m pip install -q --upgrade pip
+	$(MBI_VENV)/bin/python -m pip install -q -r benchmarks/requirements-mbi.txt
+	touch $@
+
+# One command: sample() rows vs MST and AIM on three real categorical tables
+# (full mode takes about an hour; SKDP_BENCH_QUICK=1 for a few minutes).
+bench-generator: dev compare-mbi-venv
+	$(PIP) install -r benchmarks/requirements-tables.txt
+	SKDP_MBI_PYTHON=$(abspath $(MBI_VENV))/bin/python $(BIN)/python -m benchmarks.run generator

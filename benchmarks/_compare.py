@@ -1,4 +1,7 @@
-"""Running smartnoise-synth (benchmark-only) from its own virtualenv.
+"""Running the third-party comparators (benchmark-only) from their own virtualenvs.
+
+smartnoise-synth (MST, AIM, MWEM with mbi 1.1) below; Private-PGM 2.x (mbi 2.x,
+MST and AIM through our `_mbi_runner.py`) at the end of the module.
 
 smartnoise-synth 1.0.8 pins opacus<0.15, mbi<2, opendp<0.15 and pandas<3,
 so it lives in a separate environment (``make compare-venv`` builds
@@ -69,3 +72,82 @@ def run_snsynth(codes, method, eps, seed, tmp, *, rounds=20, delta=None):
             syn = pd.read_csv(path)[list(codes.columns)]
             results[kind.replace("_", " ")] = (syn, float(seconds))
     return results
+
+
+# --- Private-PGM (mbi 2.x) MST and AIM ----------------------------------------
+# mbi 2.x needs JAX; it lives in ``.venv-mbi`` (``make compare-mbi-venv``, from
+# ``benchmarks/requirements-mbi.txt``) or any interpreter named by
+# ``SKDP_MBI_PYTHON``. ``_mbi_runner.py`` runs there and never imports skdp_synth.
+MBI_PYTHON = os.environ.get(
+    "SKDP_MBI_PYTHON", str(ROOT / ".venv-mbi" / "bin" / "python")
+)
+
+# one thread for XLA / BLAS in the comparator (a fair, reproducible timing on a
+# shared machine; our own code runs single-process too)
+_MBI_ENV = {
+    "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+
+def mbi_unavailable():
+    """``None`` if mbi 2.x can be run, else the reason it cannot."""
+    if not Path(MBI_PYTHON).exists():
+        return (
+            f"no interpreter at {MBI_PYTHON}; run `make compare-mbi-venv` "
+            "or set SKDP_MBI_PYTHON"
+        )
+    probe = subprocess.run(
+        # estimation.MirrorDescent is the mbi 2.x API
+        [MBI_PYTHON, "-c", "from mbi.estimation import MirrorDescent"],
+        capture_output=True, text=True,
+    )
+    if probe.returncode:
+        return (probe.stderr.strip().splitlines() or ["no mbi 2.x"])[-1]
+    return None
+
+
+def run_mbi(codes, sizes, method, eps, delta, seed, workdir, *, cache=None, **params):
+    """MST or AIM (mbi 2.x) on the int matrix ``codes`` (values < ``sizes``).
+
+    Returns ``({sampler: (rows, fit+sample seconds)}, info)`` with samplers
+    ``"round"`` (mbi's default) and ``"sample"`` (i.i.d.), ``rows`` an int matrix
+    of ``len(codes)`` rows. ``params`` go to the runner (``rounds``,
+    ``max_model_size``, ``max_iters``, ``mst_iters``). With ``cache`` (a folder),
+    a finished run is stored there and reused when the same data, method, seed
+    and parameters come again (the key includes a hash of ``codes``).
+    """
+    import hashlib
+    import json
+
+    import numpy as np
+
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    digest = hashlib.sha1(codes.tobytes() + repr(list(sizes)).encode()).hexdigest()[:12]
+    tag = "_".join(f"{k}{v}" for k, v in sorted(params.items()))
+    stem = f"{method}_{digest}_e{eps:g}_d{delta:g}_s{seed}" + (f"_{tag}" if tag else "")
+    folder = Path(cache) if cache else Path(workdir)
+    folder.mkdir(parents=True, exist_ok=True)
+    out, meta = folder / f"{stem}.npz", folder / f"{stem}.json"
+    if not (cache and out.exists() and meta.exists()):
+        src = Path(workdir) / f"{stem}_codes.npy"
+        np.save(src, codes)
+        cfg = dict(codes=str(src), sizes=[int(s) for s in sizes], method=method,
+                   epsilon=float(eps), delta=float(delta), seed=int(seed),
+                   out=str(out), **params)
+        cfg_path = Path(workdir) / f"{stem}.cfg.json"
+        cfg_path.write_text(json.dumps(cfg))
+        runner = Path(__file__).with_name("_mbi_runner.py")
+        proc = subprocess.run(
+            [MBI_PYTHON, str(runner), str(cfg_path)], capture_output=True, text=True,
+            timeout=4 * 3600, env={**os.environ, **_MBI_ENV},
+        )
+        if proc.returncode:
+            raise RuntimeError(f"mbi {method} failed:\n{proc.stderr[-3000:]}")
+        meta.write_text(proc.stdout.strip().splitlines()[-1])
+    result = json.loads(meta.read_text())
+    with np.load(out) as z:
+        rows = {s: (z[s], result["seconds"][s]) for s in z.files}
+    return rows, result

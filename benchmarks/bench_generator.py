@@ -138,11 +138,12 @@ def _release_tables(pipe, real, cats):
 
 
 def _level_pos(levels, label):
-    """Position of a table label: a level of ``levels``, else an integer code."""
-    if str(label) in levels:
-        return levels.index(str(label))
+    """Position of a table label: an integer level index (attribute-level
+    tables), else a level of ``levels``."""
     if isinstance(label, (int, np.integer)) and 0 <= label < len(levels):
         return int(label)
+    if str(label) in levels:
+        return levels.index(str(label))
     raise ValueError(f"unknown level {label!r}")
 
 

@@ -64,10 +64,19 @@ The pipeline, all of it data-independent except the marked steps:
    ``Π_R y``. For the coordinate mechanisms the invariants are first
    restricted to ``range(A)`` (``C ↦ C P``), which changes nothing on
    achievable answers.
-8. **Synthetic rows** (post-processing): candidate rows drawn from the
-   product of the released 1-way marginals (or the whole universe when it is
-   small) are reweighted so that their marginals match the released ones as
-   closely as possible (:func:`skdp_synth.correction.reweight_to_targets`).
+8. **Synthetic rows** (post-processing). Marginal workloads: the shared
+   generator (:mod:`skdp_synth.generator`) fits a table of valid rows (one
+   level per block of ``blocks_``) to the released tables by maximum
+   likelihood under the Gaussian noise -- for ``"residual"`` the residuals
+   with their exact noise scales, for the bit-level mechanisms every bit
+   table as a linear measurement of its attributes' table with the common
+   cell variance ``expected_error_ / q`` (their correlations ignored) -- and
+   ``sample(n)`` rounds that table to ``n`` rows (controlled rounding, no
+   i.i.d. sampling error when ``n`` is the released total). The generator
+   sees only the released values and public scales. Explicit workloads
+   (``p <= 16``): candidate rows (the universe, or draws from the released
+   1-way marginals) are reweighted to the release
+   (:func:`skdp_synth.correction.reweight_to_targets`).
 
 Distributed privatization (004 Algorithm 4) is
 :func:`distributed_privatize`.
@@ -474,9 +483,17 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         ``C``: the release satisfies ``C · released_ = C · (true answers)``
         exactly (004 Definition 2). The guarantee is then *induced subspace*
         DP (004 Definition 6): DP for everything orthogonal to the invariants.
-    mechanism : {"correlated", "correlated-weighted", "mee", "isotropic-gaussian", \
-"laplace"}, default="correlated"
-        The noise (see the module docstring's table).
+    mechanism : {"auto", "residual", "correlated", "correlated-weighted", "mee", \
+"isotropic-gaussian", "laplace"}, default="auto"
+        The noise. ``"residual"``: the d-way tables of the *attributes* given
+        by ``blocks_`` (every bit its own attribute on a bare 0/1 matrix),
+        released through their residuals with ResidualPlanner's optimal
+        Gaussian variances (:mod:`skdp_synth.attribute_workload`; optimal
+        among Gaussian mechanisms for the total squared error of the
+        workload). The others act on the bit-level workload (see the module
+        docstring's table). ``"auto"``: ``"residual"`` for the default
+        workload without invariants, else ``"correlated-weighted"``; the
+        choice is recorded in ``mechanism_``.
     calibration : {"analytic", "nikolov2013", "gao2022"}, default="analytic"
         Gaussian noise magnitude ``c`` at whitened sensitivity 1.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
@@ -492,7 +509,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         mechanism for ``Q_Nᵀ A`` and needs the universe enumerated
         (``p <= 16``).
     n_candidates : int, default=500
-        Size of the candidate set reweighted by ``sample`` (post-processing).
+        Size of the candidate set reweighted by ``sample`` for explicit
+        workloads (post-processing); unused for marginal workloads.
     blocks : "auto", None, Blocks or list, default="auto"
         Which bits form one categorical attribute
         (:class:`~skdp_synth.blocks.Blocks`, or a list of
@@ -504,10 +522,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         win; a different ``blocks`` passed to ``fit`` raises. Blocks are
         public knowledge (the encoder's declared domain), so using them costs
         no privacy.
-        For now :meth:`sample` repairs the drawn candidate rows
-        (:meth:`Blocks.repair <skdp_synth.blocks.Blocks.repair>`: valid
-        blocks unchanged, invalid ones redrawn from their bits), which reads
-        only the released candidates and fresh randomness: post-processing.
+        With ``mechanism="residual"`` the blocks define the attributes whose
+        tables are released; every sampled row is valid for them.
     accountant : BudgetAccountant, default=None
         Checked before and charged after ``fit``.
     random_state : None, int, RandomState or Generator, default=None
@@ -550,9 +566,22 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         (``<= 1``).
     n_estimate_ : float or None
         Released (noisy under add/remove) total count.
-    candidates_, weights_ : ndarray
-        The weighted rows ``sample`` draws from (``weights_`` is ``None`` when
-        the release does not determine the number of rows).
+    mechanism_ : str
+        The mechanism used (``"auto"`` resolved).
+    residual_scales_ : ndarray
+        ``"residual"`` only: the noise standard deviation ``c τ_A`` of each
+        residual, in ``workload_.subsets`` order (0 for the public total under
+        replace-one). Public.
+    generator_loss_ : float
+        Noise-weighted squared loss ``Σ_m ||Q_m T(R) - y_m||²/σ_m²`` left by the
+        generator between the synthetic table ``R`` and the released
+        measurements (marginal workloads; :mod:`skdp_synth.generator`). About
+        the number of measured values or less when the release is consistent.
+    candidates_, weights_ : ndarray or None
+        Explicit workloads only: the weighted candidate rows ``sample`` draws
+        from (``weights_`` is ``None`` when the release does not determine the
+        number of rows). ``None`` for marginal workloads, whose rows come from
+        the generator.
     reweight_residual_ : float
         ``||F h - z~/n~||`` left by the reweighting (0 when the candidates can
         match the released marginals exactly).

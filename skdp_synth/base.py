@@ -28,7 +28,7 @@ from sklearn.base import OneToOneFeatureMixin, TransformerMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .mechanisms import NoiseSource
-from .privacy import PrivacyGuarantee
+from .privacy import REPLACE_ONE, PrivacyGuarantee, warn_if_large_epsilon
 from .validation import (
     check_bounds,
     check_in_domain,
@@ -249,6 +249,7 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
         accountant = getattr(self, "accountant", None)
         if accountant is not None:
             accountant.check(guarantee.epsilon, guarantee.delta, guarantee.neighbouring)
+        warn_if_large_epsilon(guarantee.epsilon, f"{type(self).__name__}.fit", 5)
         self._pending_guarantee = guarantee
 
     def _after_fit(self, U):
@@ -265,6 +266,10 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
         self.epsilon_ = guarantee.epsilon
         self.delta_ = guarantee.delta
         self.neighbouring_ = guarantee.neighbouring
+        if guarantee.neighbouring != REPLACE_ONE:
+            # Under add/remove neighbours n itself is private: keeping it
+            # would reveal membership with certainty (issue 13, finding 2).
+            self.__dict__.pop("n_samples_fit_", None)
 
 
 # ---------------------------------------------------------------- helpers

@@ -32,6 +32,12 @@ from skdp_synth.mechanisms._noise import NoiseSource
 from skdp_synth.metrics import moment_error
 from skdp_synth.privacy import BudgetAccountant
 
+# Several tests use epsilon >> 10 on purpose (noise negligible, theorems
+# checked on the realised noise): PrivacyBudgetWarning is expected here.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::skdp_synth.exceptions.PrivacyBudgetWarning"
+)
+
 
 def _boolean(n, p, seed=0):
     rng = np.random.default_rng(seed)

@@ -549,6 +549,59 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             + 2.0 * d * self.noise_l2_means_
         )
 
+    # ------------------------------------------------------------- release
+    def to_release(self):
+        """The release: what epsilon covers (000 Theorem 5.12).
+
+        Holds the noisy, projected cell weights ``weights`` (``w_bar``), the
+        noisy, clipped cell means ``points`` (on the cube ``[0, 1]^p``), the
+        private directions ``components`` (PROJ), the box ``bounds_lo/hi``
+        for box data, and the public plan (``alpha``, ``t``, ``b``, the noise
+        scales, the default output size ``m`` or the public ``n``). The
+        realised noise and the diagnostics of ``keep_diagnostics`` are never
+        included. Bounds read off the data are not covered by epsilon: the
+        release then warns and records ``bounds_inferred``.
+        """
+        import warnings
+
+        from .exceptions import PrivacyLeakWarning
+        from .release import release_from
+
+        check_is_fitted(self)
+        boolean = self._domain() == "boolean"
+        arrays = {
+            "points": self.cell_means_,
+            "weights": self.weights_,
+            "components": self.components_,
+        }
+        inferred = not boolean and self.bounds is None
+        if not boolean:
+            arrays["bounds_lo"], arrays["bounds_hi"] = self.bounds_
+        if inferred:
+            warnings.warn(
+                "the box bounds of this release were read off the data and are "
+                "not covered by epsilon; pass bounds=(lo, hi) before publishing.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+        return release_from(
+            self,
+            arrays,
+            {
+                "sampler": "weighted-points",
+                "rounding": "randomized" if boolean else "none",
+                "domain": self._domain(),
+                "bounds_inferred": inferred,
+                "default_n_samples": int(self._default_n_samples()),
+                "alpha": self.alpha_,
+                "n_components": int(self.n_components_),
+                "damping": self.damping_,
+                "projection_scale": self.projection_scale_,
+                "weight_noise_scale": self.weight_noise_scale_,
+                "mean_noise_scale": self.mean_noise_scale_,
+            },
+        )
+
 
 def _residual_norm(S, V):
     """``||(I - P) S (I - P)||_F`` with ``P = V V^T``."""

@@ -36,6 +36,7 @@ from .validation import (
     check_non_numeric_columns,
     from_cube,
     infer_bounds,
+    reject_bool_params,
     to_cube,
 )
 
@@ -88,6 +89,11 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             self.__dict__.update(saved_state)
             raise
         return self
+
+    def _validate_params(self):
+        # sklearn's Interval(Real, ...) accepts bools: epsilon=True would be 1.
+        super()._validate_params()
+        reject_bool_params(self)
 
     def _before_fit(self, U):
         """Hook run after validation and before ``_fit`` (budget checks)."""

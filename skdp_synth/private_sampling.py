@@ -169,9 +169,10 @@ def _as_binary(X, name="X"):
         raise ValueError(f"{name} has no rows")
     bad = ~((X == 0) | (X == 1))
     if bad.any():
-        i, j = np.argwhere(bad)[0]
+        cols = np.flatnonzero(bad.any(axis=0)).tolist()
         raise ValueError(
-            f"{name} must be Boolean (0/1); found {X[i, j]!r} at row {i}, column {j}"
+            f"{name} must be Boolean (0/1); column(s) {cols[:5]} have other "
+            "values (not shown: they are private)"
         )
     return X
 

@@ -472,7 +472,7 @@ def test_p_too_large_for_d_is_refused_before_allocating():
 def test_non_boolean_input_rejected():
     X = _bernoulli(50, 4, 0.5, seed=0).astype(float)
     X[7, 2] = 0.5
-    with pytest.raises(ValueError, match="row 7, column 2"):
+    with pytest.raises(ValueError, match="column 2 has"):
         PrivateSampler(d=1, k=1).fit(X)
 
 

@@ -453,6 +453,17 @@ def _check_memory(m, D):
         )
 
 
+def _check_rows_memory(k):
+    """The paid rows are drawn at fit and kept: refuse sizes that cannot be."""
+    need = 8.0 * k
+    if need > MAX_WALSH_BYTES:
+        raise MemoryError(
+            f"k={k} paid rows are drawn at fit and kept, which needs "
+            f"{need / 1024**3:.1f} GiB for their indices alone (limit "
+            f"MAX_WALSH_BYTES = {MAX_WALSH_BYTES / 1024**3:.1f} GiB); lower k"
+        )
+
+
 def _check_solver(solver):
     if solver not in ("auto", "newton", "cvxpy"):
         raise ValueError(f"solver must be 'auto', 'newton' or 'cvxpy', got {solver!r}")
@@ -953,6 +964,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                     f"{self.epsilon:g}, which allows at most {allowed} rows "
                     f"(each costs {per:.4g})"
                 )
+        _check_rows_memory(k)
         self._pending_sizes = (m, D, per, k)
         return PrivacyGuarantee(
             k * per, 0.0, REPLACE_ONE, f"private sampling, {k} draws (001 Thm 12.2)"
@@ -1018,7 +1030,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         # (from the sample stream, so that they are the rows an integer seed
         # gave before) and are the release; ``sample`` hands them out.
         draws = NoiseSource(self.random_state, stream=SAMPLE_STREAM).rng
-        self._paid_rows = self.reduced_space_[draws.choice(m, size=k, p=self._density)]
+        self._paid_index = draws.choice(m, size=k, p=self._density)
 
     # ------------------------------------------------------------- sample
     def _default_n_samples(self):
@@ -1054,8 +1066,9 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             self.accountant.spend(
                 cost, 0.0, REPLACE_ONE, mechanism=f"{type(self).__name__}.sample"
             )
-            new = self.reduced_space_[rng.choice(self.m_, size=extra, p=self._density)]
-            self._paid_rows = np.vstack([self._paid_rows, new])
+            _check_rows_memory(self.n_draws_paid_ + extra)
+            new = rng.choice(self.m_, size=extra, p=self._density)
+            self._paid_index = np.concatenate([self._paid_index, new])
             self.n_draws_paid_ += extra
             self.epsilon_ = self.n_draws_paid_ * self.epsilon_per_draw_
             self.privacy_guarantee_ = PrivacyGuarantee(
@@ -1082,12 +1095,12 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         # seed, as for every estimator), still counted.
         if not source.secure:
             start = 0
-        return self._paid_rows[start : start + n].copy()
+        return self.reduced_space_[self._paid_index[start : start + n]]
 
     def _synthetic_distribution(self):
         # The released rows, equally weighted: scoring reads the release
         # only, never the exact density.
-        rows = self._paid_rows
+        rows = self.reduced_space_[self._paid_index]
         return rows, np.full(rows.shape[0], 1.0 / rows.shape[0])
 
     def __getstate__(self):
@@ -1114,14 +1127,14 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         check_is_fitted(self)
         return release_from(
             self,
-            {"rows": self._paid_rows},
+            {"rows": self.reduced_space_[self._paid_index]},
             {
                 "sampler": "rows",
                 "domain": "boolean",
                 "d": int(self.d),
                 "m": int(self.m_),
                 "epsilon_per_row": float(self.epsilon_per_draw_),
-                "n_rows": int(self._paid_rows.shape[0]),
+                "n_rows": int(self._paid_index.size),
             },
         )
 

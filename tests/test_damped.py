@@ -26,6 +26,7 @@ from skdp_synth.damped import (
     projection_scale,
     weight_noise_scale,
 )
+from skdp_synth.exceptions import PrivacyLeakWarning
 from skdp_synth.geometry import LatticeCovering
 from skdp_synth.mechanisms import _noise
 from skdp_synth.mechanisms._noise import NoiseSource
@@ -469,12 +470,17 @@ def test_diagnostics_match_direct_computation(monkeypatch):
         n_components=2, keep_diagnostics=True, random_state=3
     ).fit(X)
     (w, _, w_noisy), (y, _, y_noisy) = spy.laplace_calls
-    assert est.noise_l1_weights_ == pytest.approx(np.abs(w_noisy - w).sum())
-    assert est.noise_l2_means_ == pytest.approx(w @ np.linalg.norm(y_noisy - y, axis=1))
+    # the diagnostics are not private: every read warns (issue 13)
+    with pytest.warns(PrivacyLeakWarning, match="noise_l1_weights_"):
+        assert est.noise_l1_weights_ == pytest.approx(np.abs(w_noisy - w).sum())
+    with pytest.warns(PrivacyLeakWarning, match="noise_l2_means_"):
+        l2 = est.noise_l2_means_
+    assert l2 == pytest.approx(w @ np.linalg.norm(y_noisy - y, axis=1))
     U = X / math.sqrt(5)
     S = U.T @ U / 3000
     R = (np.eye(5) - est.projection_) @ S @ (np.eye(5) - est.projection_)
-    assert est.residual_norm_ == pytest.approx(np.linalg.norm(R))
+    with pytest.warns(PrivacyLeakWarning, match="residual_norm_"):
+        assert est.residual_norm_ == pytest.approx(np.linalg.norm(R))
 
 
 def test_diagnostics_are_opt_in():

@@ -22,6 +22,7 @@ from .microaggregation import CovarianceLossMicroaggregator
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import BudgetAccountant, PrivacyGuarantee
 from .private_sampling import PrivateSampler, marginal_correction
+from .release import Release
 from .resampling import SyntheticResampler
 
 __version__ = "0.1.0.dev0"
@@ -33,6 +34,7 @@ __all__ = [
     "PrivacyGuarantee",
     "ProjectedGaussianRelease",
     "PrivateSampler",
+    "Release",
     "SynthesisPipeline",
     "SyntheticResampler",
     "__version__",

@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .blocks import Blocks, check_blocks
 from .mechanisms import NoiseSource
-from .privacy import PrivacyGuarantee
+from .privacy import REPLACE_ONE, PrivacyGuarantee, warn_if_large_epsilon
 from .validation import (
     check_bounds,
     check_in_domain,
@@ -42,6 +42,7 @@ from .validation import (
     check_non_numeric_columns,
     from_cube,
     infer_bounds,
+    reject_bool_params,
     to_cube,
 )
 
@@ -102,6 +103,11 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             self.__dict__.update(saved_state)
             raise
         return self
+
+    def _validate_params(self):
+        # sklearn's Interval(Real, ...) accepts bools: epsilon=True would be 1.
+        super()._validate_params()
+        reject_bool_params(self)
 
     def _before_fit(self, U):
         """Hook run after validation and before ``_fit`` (budget checks)."""
@@ -270,6 +276,7 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
         accountant = getattr(self, "accountant", None)
         if accountant is not None:
             accountant.check(guarantee.epsilon, guarantee.delta, guarantee.neighbouring)
+        warn_if_large_epsilon(guarantee.epsilon, f"{type(self).__name__}.fit", 5)
         self._pending_guarantee = guarantee
 
     def _after_fit(self, U):
@@ -286,6 +293,10 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
         self.epsilon_ = guarantee.epsilon
         self.delta_ = guarantee.delta
         self.neighbouring_ = guarantee.neighbouring
+        if guarantee.neighbouring != REPLACE_ONE:
+            # Under add/remove neighbours n itself is private: keeping it
+            # would reveal membership with certainty (issue 13, finding 2).
+            self.__dict__.pop("n_samples_fit_", None)
 
 
 # ---------------------------------------------------------------- helpers

@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import csv
 import json
+import os
 import sys
+import tempfile
 import time
 import warnings
 
@@ -92,6 +95,66 @@ def _progress(iterable, desc, total=None):
     return tqdm(iterable, desc=desc, total=total, file=sys.stderr)
 
 
+def _check_output_path(path):
+    """The output's directory must exist and be writable, and path not a directory."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise CLIError(f"output directory {directory!r} does not exist")
+    if os.path.isdir(path):
+        raise CLIError(f"output path {path!r} is a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise CLIError(f"output directory {directory!r} is not writable")
+
+
+def _read_csv(path):
+    """Read ``path``, rejecting ragged rows with their line number.
+
+    pandas fills short rows with missing values silently and, for long ones,
+    depends on ``on_bad_lines``; every row must have as many fields as the
+    header here. Blank lines are skipped (as pandas does).
+    """
+    import pandas as pd
+
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if not header:
+            raise CLIError(f"{path}: the file is empty (no header line)")
+        width = len(header)
+        for row in reader:
+            if row and len(row) != width:
+                raise CLIError(
+                    f"{path}, line {reader.line_num}: expected {width} fields "
+                    f"(as in the header), found {len(row)}"
+                )
+    return pd.read_csv(path, on_bad_lines="error")
+
+
+def _write_csv_atomically(frame, path):
+    """Write to a temporary file next to ``path``, then rename it onto ``path``.
+
+    An error or an interruption (``KeyboardInterrupt`` included) while
+    writing removes the temporary file and leaves ``path`` untouched: never a
+    partial, valid-looking CSV.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".skdp-synth-", suffix=".csv.tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+            frame.to_csv(fh, index=False)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+class CLIError(ValueError):
+    """A user error: reported in one line, exit status 2."""
+
+
 # ----------------------------------------------------------------- commands
 def cmd_list(args):
     from ._registry import METHODS
@@ -120,7 +183,8 @@ def cmd_synthesize(args):
     if estimator.get_params().get("domain") not in (None, "boolean"):
         estimator.set_params(domain="boolean")
     schema = _load_schema(args.schema)
-    data = pd.read_csv(args.input)
+    _check_output_path(args.output)  # before the (long, budget-spending) fit
+    data = _read_csv(args.input)
     encoder = BooleanEncoder(random_state=args.seed, **schema)
     pipe = make_synthesis_pipeline(encoder, estimator)
     with warnings.catch_warnings():
@@ -131,7 +195,7 @@ def cmd_synthesize(args):
         elapsed = time.perf_counter() - t0
     if not isinstance(synthetic, pd.DataFrame):
         synthetic = pd.DataFrame(synthetic, columns=data.columns)
-    synthetic.to_csv(args.output, index=False)
+    _write_csv_atomically(synthetic, args.output)
     fitted = pipe[-1]
     spent = ""
     if hasattr(fitted, "epsilon_"):
@@ -268,9 +332,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
-        print(f"skdp-synth: error: {exc}", file=sys.stderr)
+    except (ValueError, TypeError, OSError, UnicodeDecodeError) as exc:
+        # every user error (bad file, parameter, schema, budget, data) is one
+        # line and exit status 2; no traceback
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"skdp-synth: error: {message}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(
+            "skdp-synth: interrupted (no partial output left behind)", file=sys.stderr
+        )
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -92,7 +92,7 @@ from sklearn.utils.validation import check_is_fitted
 from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
 from .geometry import LatticeCovering, second_moment
 from .mechanisms.bingham import proj
-from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee
+from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee, not_private
 
 __all__ = [
     "DampedPrivateSynthesizer",
@@ -516,12 +516,13 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.projection_scale_ = scale
         self.weight_noise_scale_ = w_scale
         self.mean_noise_scale_ = y_scale
-        for name in ("noise_l1_weights_", "noise_l2_means_", "residual_norm_"):
+        for name in ("_noise_l1_weights", "_noise_l2_means", "_residual_norm"):
             self.__dict__.pop(name, None)
         if self.keep_diagnostics:
-            self.noise_l1_weights_ = float(np.abs(w_noisy - w).sum())
-            self.noise_l2_means_ = float(w @ np.linalg.norm(y_noisy - y_tilde, axis=1))
-            self.residual_norm_ = _residual_norm(S, V)
+            # not private: kept under private names, the public ones warn
+            self._noise_l1_weights = float(np.abs(w_noisy - w).sum())
+            self._noise_l2_means = float(w @ np.linalg.norm(y_noisy - y_tilde, axis=1))
+            self._residual_norm = _residual_norm(S, V)
         return self
 
     # ------------------------------------------------------------- sample
@@ -558,7 +559,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         float
         """
         check_is_fitted(self)
-        if not hasattr(self, "residual_norm_"):
+        if "_residual_norm" not in self.__dict__:
             raise AttributeError(
                 "accuracy_bound needs the realised noise: fit with "
                 "keep_diagnostics=True"
@@ -567,10 +568,69 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             raise ValueError(f"d must be a positive integer, got {d!r}")
         n = self.n_samples_fit_
         return (
-            4.0**d * (4.0 * self.alpha_**2 + self.residual_norm_)
+            4.0**d * (4.0 * self.alpha_**2 + self._residual_norm)
             + 2.0 * d * self.n_cells_ * self.damping_ / n
-            + 2.0 * self.noise_l1_weights_
-            + 2.0 * d * self.noise_l2_means_
+            + 2.0 * self._noise_l1_weights
+            + 2.0 * d * self._noise_l2_means
+        )
+
+    # Diagnostics of keep_diagnostics=True: computed from the data and the
+    # realised noise, not private; reading them warns (issue 13).
+    noise_l1_weights_ = not_private("_noise_l1_weights", "||rho||_1 (not private).")
+    noise_l2_means_ = not_private("_noise_l2_means", "sum_j w_j ||r_j|| (not private).")
+    residual_norm_ = not_private("_residual_norm", "||(I-P)S(I-P)||_F (not private).")
+
+    # ------------------------------------------------------------- release
+    def to_release(self):
+        """The release: what epsilon covers (000 Theorem 5.12).
+
+        Holds the noisy, projected cell weights ``weights`` (``w_bar``), the
+        noisy, clipped cell means ``points`` (on the cube ``[0, 1]^p``), the
+        private directions ``components`` (PROJ), the box ``bounds_lo/hi``
+        for box data, and the public plan (``alpha``, ``t``, ``b``, the noise
+        scales, the default output size ``m`` or the public ``n``). The
+        realised noise and the diagnostics of ``keep_diagnostics`` are never
+        included. Bounds read off the data are not covered by epsilon: the
+        release then warns and records ``bounds_inferred``.
+        """
+        import warnings
+
+        from .exceptions import PrivacyLeakWarning
+        from .release import release_from
+
+        check_is_fitted(self)
+        boolean = self._domain() == "boolean"
+        arrays = {
+            "points": self.cell_means_,
+            "weights": self.weights_,
+            "components": self.components_,
+        }
+        inferred = not boolean and self.bounds is None
+        if not boolean:
+            arrays["bounds_lo"], arrays["bounds_hi"] = self.bounds_
+        if inferred:
+            warnings.warn(
+                "the box bounds of this release were read off the data and are "
+                "not covered by epsilon; pass bounds=(lo, hi) before publishing.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+        return release_from(
+            self,
+            arrays,
+            {
+                "sampler": "weighted-points",
+                "rounding": "randomized" if boolean else "none",
+                "domain": self._domain(),
+                "bounds_inferred": inferred,
+                "default_n_samples": int(self._default_n_samples()),
+                "alpha": self.alpha_,
+                "n_components": int(self.n_components_),
+                "damping": self.damping_,
+                "projection_scale": self.projection_scale_,
+                "weight_noise_scale": self.weight_noise_scale_,
+                "mean_noise_scale": self.mean_noise_scale_,
+            },
         )
 
 

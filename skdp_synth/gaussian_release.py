@@ -1297,6 +1297,49 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         )
         return pd.Series(values, index=idx, name="count").sort_index()
 
+    # ----------------------------------------------------------- release
+    def to_release(self):
+        """The release: the noisy answers and the public plan (002, 004).
+
+        Holds ``released`` (the noisy answers, ``released_``), the weighted
+        candidate rows ``points``/``weights`` that ``sample`` draws from
+        (post-processing of the release, when it determines a distribution)
+        and the public plan: workload, mechanism, calibration, neighbouring
+        relation, verified sensitivity, expected error, the table/cell label
+        of every answer and the default output size (the public ``n`` under
+        replace-one; ``n_rows`` or the released noisy total under add/remove,
+        never the private ``n``). Kept in this one method so that it follows
+        the mechanism when the sampling step changes.
+        """
+        from .release import release_from
+
+        check_is_fitted(self)
+        arrays = {"released": self.released_}
+        if self.weights_ is not None:
+            arrays["points"], arrays["weights"] = self.candidates_, self.weights_
+        try:
+            default_n = int(self._default_n_samples())
+        except ValueError:
+            default_n = None
+        labels = [[str(t), str(c)] for t, c in self.query_index_]
+        plan = {
+            "sampler": "weighted-points" if self.weights_ is not None else "none",
+            "reason": "the release does not determine the number of rows",
+            "rounding": "none",
+            "domain": "boolean",
+            "workload": type(self.workload_).__name__,
+            "d": int(self.d),
+            "query_labels": labels,
+            "mechanism": self.mechanism,
+            "calibration": self.calibration,
+            "neighbouring": self.neighbouring,
+            "sensitivity": float(self.sensitivity_),
+            "expected_error": float(self.expected_error_),
+            "n_estimate": self.n_estimate_,
+            "default_n_samples": default_n,
+        }
+        return release_from(self, arrays, plan)
+
 
 # ========================================================== generator input
 def _bit_table_measurements(workload, blocks, cells, sigma):

@@ -70,24 +70,50 @@ def residual_spectral_norm(eigenvalues, t):
     return float(np.sqrt(np.sum(np.clip(tail, 0.0, None) ** 2)))
 
 
-def _lattice_points(t, radius, max_points):
-    """Integer vectors ``z`` in ``Z^t`` with ``||z||_2 <= radius``, all of them."""
+def _lattice_points(t, radius, max_points, chunk_elements=4_000_000):
+    """Integer vectors ``z`` in ``Z^t`` with ``||z||_2 <= radius``, all of them.
+
+    Sizes are checked arithmetically before anything is allocated (issue 13:
+    ``alpha=1e-9`` used to allocate tens of GiB before the size guard): the
+    ``2 floor(r) + 1`` points on one axis and the ``(2 floor(r/sqrt t) + 1)^t``
+    points of the inscribed cube are all in the ball, so either above
+    ``max_points`` refuses at once; the candidates of each extension step are
+    then built in chunks of at most ``chunk_elements``.
+    """
+
+    def too_many():
+        return ValueError(
+            f"the covering would have more than {max_points} points; choose a "
+            "larger alpha or fewer components"
+        )
+
+    if not math.isfinite(radius):
+        raise too_many()
     r_int = int(math.floor(radius + 1e-12))
+    if 2 * r_int + 1 > max_points:
+        raise too_many()
+    inner = int(math.floor(radius / math.sqrt(t))) if t else 0
+    if t * math.log(2 * inner + 1) > math.log(max_points):
+        raise too_many()
     r2 = radius * radius + 1e-9
     partial = np.zeros((1, 0), dtype=np.int64)
     used = np.zeros(1)
+    steps = np.arange(-r_int, r_int + 1, dtype=np.int64)
+    squares = steps.astype(np.float64) ** 2
+    rows_per_chunk = max(1, chunk_elements // steps.size)
     for _ in range(t):
-        steps = np.arange(-r_int, r_int + 1, dtype=np.int64)
-        new_used = used[:, None] + steps[None, :].astype(np.float64) ** 2
-        keep = new_used <= r2
-        rows, cols = np.nonzero(keep)
-        if rows.size > max_points:
-            raise ValueError(
-                f"the covering would have more than {max_points} points; choose a "
-                "larger alpha or fewer components"
-            )
-        partial = np.hstack([partial[rows], steps[cols][:, None]])
-        used = new_used[rows, cols]
+        parts, sums, total = [], [], 0
+        for start in range(0, used.size, rows_per_chunk):
+            block = used[start : start + rows_per_chunk]
+            new_used = block[:, None] + squares[None, :]
+            rows, cols = np.nonzero(new_used <= r2)
+            total += rows.size
+            if total > max_points:
+                raise too_many()
+            parts.append(np.hstack([partial[start + rows], steps[cols][:, None]]))
+            sums.append(new_used[rows, cols])
+        partial = np.vstack(parts)
+        used = np.concatenate(sums)
     return partial
 
 

@@ -12,7 +12,35 @@ from sklearn.utils.metaestimators import available_if
 __all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
 
 
-class SynthesisPipeline(Pipeline):
+class _RestoreStepsOnFailure:
+    """``fit`` that leaves the pipeline *and every step* as they were if it fails.
+
+    scikit-learn's ``Pipeline.fit`` fits the steps in place, one after the
+    other: when a later step fails, the earlier ones already hold the new
+    fit (issue 13, finding 4: an encoder with new columns before a
+    synthesizer with the old fit). The steps' ``__dict__`` and the step list
+    are saved and restored on any exception, ``KeyboardInterrupt`` included.
+    """
+
+    def fit(self, X, y=None, **params):
+        saved_self = dict(self.__dict__)
+        saved_steps = [
+            (step, dict(step.__dict__))
+            for _, step in self.steps
+            if hasattr(step, "__dict__") and not isinstance(step, str)
+        ]
+        try:
+            return super().fit(X, y, **params)
+        except BaseException:
+            for step, state in saved_steps:
+                step.__dict__.clear()
+                step.__dict__.update(state)
+            self.__dict__.clear()
+            self.__dict__.update(saved_self)
+            raise
+
+
+class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     """A ``Pipeline`` ending in a synthesizer, with a decoding ``sample``.
 
     ``transform`` and ``score`` are scikit-learn's: the data passes through

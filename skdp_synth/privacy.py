@@ -20,21 +20,88 @@ relation.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
-from .exceptions import BudgetError
+from .exceptions import BudgetError, PrivacyBudgetWarning, PrivacyLeakWarning
 
 __all__ = [
     "ADD_REMOVE_ONE",
+    "LARGE_EPSILON",
     "NEIGHBOURING_RELATIONS",
     "REPLACE_ONE",
     "BudgetAccountant",
     "PrivacyGuarantee",
+    "not_private",
+    "warn_if_large_epsilon",
 ]
 
 REPLACE_ONE = "replace-one"
 ADD_REMOVE_ONE = "add-remove-one"
 NEIGHBOURING_RELATIONS = (REPLACE_ONE, ADD_REMOVE_ONE)
+
+#: Above this epsilon (for one fit, or one estimator's cumulative spending) a
+#: :class:`~skdp_synth.exceptions.PrivacyBudgetWarning` is raised. ``e^10 ~
+#: 22026`` bounds the likelihood ratio an attacker gains: a prior of 1 in 1000
+#: that a person is in the data can become a posterior above 95 %, so the
+#: guarantee no longer protects anyone in a meaningful sense. Deployed systems
+#: stay at or below this order per release (see ``doc/privacy.md``,
+#: "Large epsilons").
+LARGE_EPSILON = 10.0
+
+
+def warn_if_large_epsilon(epsilon, what, stacklevel=3):
+    """Raise a :class:`PrivacyBudgetWarning` when ``epsilon > LARGE_EPSILON``.
+
+    ``what`` says whose epsilon it is (e.g. ``"PrivateSampler, 500 rows"``).
+    """
+    if epsilon > LARGE_EPSILON:
+        warnings.warn(
+            f"{what}: epsilon={epsilon:.4g} exceeds {LARGE_EPSILON:g}; the "
+            f"guarantee bounds an attacker's likelihood ratio only by "
+            f"e^epsilon, which at this size protects no one in practice "
+            "(see doc/privacy.md, 'Large epsilons').",
+            PrivacyBudgetWarning,
+            stacklevel=stacklevel,
+        )
+
+
+class not_private:
+    """A fitted attribute that is *not* covered by the privacy guarantee.
+
+    The value is kept under ``private_name`` (an underscore attribute, never
+    listed among the public fitted state); reading the public name returns it
+    and raises a :class:`~skdp_synth.exceptions.PrivacyLeakWarning` every
+    time, so that a diagnostic computed exactly from the data cannot be
+    published by accident. Missing values raise ``AttributeError`` (no
+    warning), so ``hasattr`` and ``check_is_fitted`` behave as for a plain
+    attribute.
+    """
+
+    def __init__(self, private_name, doc=""):
+        self.private_name = private_name
+        self.__doc__ = doc
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        try:
+            value = obj.__dict__[self.private_name]
+        except KeyError:
+            raise AttributeError(
+                f"{type(obj).__name__!s} has no attribute {self.name!r}"
+            ) from None
+        warnings.warn(
+            f"{type(obj).__name__}.{self.name} is computed exactly from the data "
+            "and is not covered by the privacy guarantee; do not publish it "
+            "(publish est.to_release() instead).",
+            PrivacyLeakWarning,
+            stacklevel=2,
+        )
+        return value
 
 
 def _check_epsilon_delta(epsilon, delta, *, allow_zero_epsilon=False):
@@ -162,6 +229,13 @@ class BudgetAccountant:
     def check(self, epsilon, delta=0.0, neighbouring=None):
         """Raise :class:`BudgetError` if ``(epsilon, delta)`` would overspend."""
         epsilon, delta = _check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
+        if getattr(self, "_restored", False):
+            raise BudgetError(
+                "this BudgetAccountant was restored from a pickle: it is a "
+                "snapshot of a budget, not the budget itself, and spending from "
+                "it would let two copies spend the same budget. Spend from the "
+                "original object (copies and clones share it)."
+            )
         if neighbouring is not None and neighbouring != self.neighbouring:
             raise BudgetError(
                 f"this budget is stated for {self.neighbouring!r} neighbours, but "
@@ -183,6 +257,21 @@ class BudgetAccountant:
                 epsilon, delta, neighbouring or self.neighbouring, mechanism
             )
         )
+
+    # A budget is one ledger: copies would let the same data be spent twice.
+    # ``copy``/``deepcopy`` (hence ``sklearn.base.clone`` of an estimator that
+    # holds one) return the same object; a pickled and reloaded accountant is
+    # a read-only snapshot that refuses to spend.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        memo[id(self)] = self
+        return self
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._restored = True
 
     def __repr__(self):
         eps, delta = self.total_spent

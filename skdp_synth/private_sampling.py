@@ -52,10 +52,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._ssn import Gram, SolverError, shrinkage_lp, ssn_box_qp
-from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
+from .base import BLOCKS_CONSTRAINT, SAMPLE_STREAM, PrivateSynthesizerMixin
 from .blocks import check_blocks
 from .exceptions import BudgetError, InfeasibleProblemError
-from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee
+from .mechanisms import NoiseSource
+from .privacy import (
+    REPLACE_ONE,
+    BudgetAccountant,
+    PrivacyGuarantee,
+    not_private,
+    warn_if_large_epsilon,
+)
 
 __all__ = [
     "MAX_WALSH_BYTES",
@@ -163,9 +170,10 @@ def _as_binary(X, name="X"):
         raise ValueError(f"{name} has no rows")
     bad = ~((X == 0) | (X == 1))
     if bad.any():
-        i, j = np.argwhere(bad)[0]
+        cols = np.flatnonzero(bad.any(axis=0)).tolist()
         raise ValueError(
-            f"{name} must be Boolean (0/1); found {X[i, j]!r} at row {i}, column {j}"
+            f"{name} must be Boolean (0/1); column(s) {cols[:5]} have other "
+            "values (not shown: they are private)"
         )
     return X
 
@@ -443,6 +451,17 @@ def _check_memory(m, D):
             f"{need / 1024**3:.1f} GiB (limit skdp_synth.private_sampling."
             f"MAX_WALSH_BYTES = {MAX_WALSH_BYTES / 1024**3:.1f} GiB): p is too large "
             "for this degree d. Lower d, or pass a smaller m (at least D)."
+        )
+
+
+def _check_rows_memory(k):
+    """The paid rows are drawn at fit and kept: refuse sizes that cannot be."""
+    need = 8.0 * k
+    if need > MAX_WALSH_BYTES:
+        raise MemoryError(
+            f"k={k} paid rows are drawn at fit and kept, which needs "
+            f"{need / 1024**3:.1f} GiB for their indices alone (limit "
+            f"MAX_WALSH_BYTES = {MAX_WALSH_BYTES / 1024**3:.1f} GiB); lower k"
         )
 
 
@@ -754,11 +773,23 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     ``doc/privacy.md``); below that the cap ``log(Delta/delta) = 2.3``
     applies to every row.
 
-    What is *not* private: the fitted ``density_`` (and everything derived
-    from it, like ``score``, which compares the exact density with held-out
-    data without drawing rows) is a function of the data and is never
-    released by the mechanism; only rows returned by ``sample``/``transform``
-    are covered by ``epsilon_``.
+    The release. ``fit`` draws the ``k`` rows paid for once and keeps them
+    (001 Algorithm 2 step 6); ``sample`` and ``transform`` hand them out
+    (in turn without a seed, from the first with an integer seed) and every
+    row they return is one of them, so ``epsilon_`` covers everything they
+    return. ``to_release()`` gives those rows with the guarantee: that, not
+    the fitted object, is what to publish. Pickling, ``copy`` and
+    ``deepcopy`` keep the paid rows but not the exact density, so a copy can
+    never draw (and pay for) rows again; ``clone`` shares the ``accountant``
+    by identity.
+
+    What is *not* private: the density ``h*`` and everything computed from
+    it exactly (``density_``, ``shrinkage_``, ``shrinkage_lower_bound_``,
+    ``solver_``) are kept as private state; reading the public names warns
+    with :class:`~skdp_synth.exceptions.PrivacyLeakWarning`. ``score`` reads
+    only the paid rows. A fit whose ``epsilon_`` exceeds
+    :data:`~skdp_synth.privacy.LARGE_EPSILON` warns with
+    :class:`~skdp_synth.exceptions.PrivacyBudgetWarning`.
 
     Parameters
     ----------
@@ -828,12 +859,15 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     reduced_space_ : ndarray of shape (m, n_features_in_)
         The points ``theta_i`` of ``S``, as 0/1 rows.
     density_ : ndarray of shape (m,)
-        ``h*``: the probabilities with which rows are drawn (not private).
+        ``h*``: the probabilities with which rows are drawn. **Not private**:
+        reading it warns (``PrivacyLeakWarning``); absent on copies.
     shrinkage_ : float
-        ``lam*`` used (0: the data's marginals are matched exactly).
+        ``lam*`` used (0: the data's marginals are matched exactly). Not
+        private: reading it warns.
     shrinkage_lower_bound_ : float
         Certified lower bound on the exact ``lam*`` (equal to ``shrinkage_``
-        for the cvxpy solver); the gap is the solver's tolerance.
+        for the cvxpy solver); the gap is the solver's tolerance. Not
+        private: reading it warns.
     condition_number_ : float
         ``sigma_max(M) / sigma_min(M)`` of the accepted reduced space.
     min_singular_value_ : float
@@ -855,7 +889,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         What was spent: ``epsilon_ = n_draws_paid_ * epsilon_per_draw_``,
         ``delta_ = 0``, ``"replace-one"``.
     solver_ : str
-        The solver used.
+        The solver used (``"auto"`` falls back depending on the data: not
+        private, reading it warns).
     blocks_ : Blocks
         The blocks used (see ``blocks``).
 
@@ -865,8 +900,14 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     >>> from skdp_synth import PrivateSampler
     >>> rng = np.random.default_rng(0)
     >>> X = (rng.random((2000, 6)) < 0.5).astype(int)
-    >>> ps = PrivateSampler(d=2, k=100, random_state=0).fit(X)
-    >>> ps.m_, ps.n_walsh_, ps.shrinkage_
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     ps = PrivateSampler(d=2, k=100, random_state=0).fit(X)
+    ...     shrinkage = ps.shrinkage_             # exact, not private: warns
+    >>> sorted({w.category.__name__ for w in caught})
+    ['PrivacyBudgetWarning', 'PrivacyLeakWarning']
+    >>> ps.m_, ps.n_walsh_, shrinkage
     (1202, 22, 0.0)
     >>> Y = ps.sample()                       # the 100 rows paid for
     >>> Y.shape
@@ -877,6 +918,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     Traceback (most recent call last):
     ...
     skdp_synth.exceptions.BudgetError: releasing 1 more rows needs epsilon=...
+    >>> ps.to_release().arrays["rows"].shape  # what may be published
+    (100, 6)
     """
 
     _fixed_domain = "boolean"
@@ -976,6 +1019,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                     f"{self.epsilon:g}, which allows at most {allowed} rows "
                     f"(each costs {per:.4g})"
                 )
+        _check_rows_memory(k)
         self._pending_sizes = (m, D, per, k)
         return PrivacyGuarantee(
             k * per, 0.0, REPLACE_ONE, f"private sampling, {k} draws (001 Thm 12.2)"
@@ -1022,9 +1066,13 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             tol=float(self.tol),
         )
         self.reduced_space_ = theta.astype(np.float64)
-        self.density_ = sol.weights
-        self.shrinkage_ = sol.shrinkage
-        self.shrinkage_lower_bound_ = sol.shrinkage_lower
+        # Exact functions of the data, not covered by epsilon: kept private
+        # (the public names warn, see ``not_private``); ``_density`` is never
+        # copied (``__getstate__``), so only this object can draw new rows.
+        self._density = sol.weights
+        self._shrinkage = sol.shrinkage
+        self._shrinkage_lower_bound = sol.shrinkage_lower
+        self._solver = sol.solver
         self.condition_number_ = math.sqrt(eig[-1] / eig[0])
         self.min_singular_value_ = smin
         self.n_redraws_ = n_rejected
@@ -1033,14 +1081,24 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         self.epsilon_per_draw_ = per
         self.n_draws_paid_ = k
         self.n_draws_released_ = 0
-        self.solver_ = sol.solver
+        # 001 Algorithm 2 step 6, done once: the k rows paid for are drawn now
+        # (from the sample stream, so that they are the rows an integer seed
+        # gave before) and are the release; ``sample`` hands them out.
+        draws = NoiseSource(self.random_state, stream=SAMPLE_STREAM).rng
+        self._paid_index = draws.choice(m, size=k, p=self._density)
 
     # ------------------------------------------------------------- sample
     def _default_n_samples(self):
         return self.n_draws_paid_
 
-    def _charge_draws(self, n):
-        """Count ``n`` released rows; pay for the excess or refuse (Lemma 3.3)."""
+    def _charge_draws(self, n, rng):
+        """Count ``n`` released rows; pay for the excess or refuse (Lemma 3.3).
+
+        Rows beyond those held are new draws from ``h*``: they need the exact
+        density (held only by the fitted object itself, never by a copy) and
+        an accountant to charge; they join the held rows, which are the
+        release.
+        """
         extra = self.n_draws_released_ + n - self.n_draws_paid_
         if extra > 0:
             cost = extra * self.epsilon_per_draw_
@@ -1052,9 +1110,20 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                     f"{self.epsilon_per_draw_:.4g}). Refit with a larger k, or "
                     "pass an accountant to be charged."
                 )
+            if "_density" not in self.__dict__:
+                raise BudgetError(
+                    f"releasing {n} more rows needs {extra} new draws, but this "
+                    "PrivateSampler is a copy (pickle, copy or deepcopy): copies "
+                    f"hold only the {self.n_draws_paid_} rows already paid for, so "
+                    "that a copy cannot spend the budget again. Draw more rows "
+                    "from the fitted object itself."
+                )
             self.accountant.spend(
                 cost, 0.0, REPLACE_ONE, mechanism=f"{type(self).__name__}.sample"
             )
+            _check_rows_memory(self.n_draws_paid_ + extra)
+            new = rng.choice(self.m_, size=extra, p=self._density)
+            self._paid_index = np.concatenate([self._paid_index, new])
             self.n_draws_paid_ += extra
             self.epsilon_ = self.n_draws_paid_ * self.epsilon_per_draw_
             self.privacy_guarantee_ = PrivacyGuarantee(
@@ -1063,19 +1132,81 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                 REPLACE_ONE,
                 f"private sampling, {self.n_draws_paid_} draws (001 Thm 12.2)",
             )
+            warn_if_large_epsilon(
+                self.epsilon_,
+                f"{type(self).__name__} after {self.n_draws_paid_} paid rows",
+                stacklevel=5,
+            )
+        start = self.n_draws_released_
         self.n_draws_released_ += n
+        return start
 
     def _sample_cube(self, n, source):
         check_is_fitted(self)
-        self._charge_draws(n)
-        idx = source.rng.choice(self.m_, size=n, p=self.density_)
-        rows = self.reduced_space_[idx]
+        start = self._charge_draws(n, source.rng)
+        # Every row handed out is one of the rows paid for. Without a seed
+        # they are handed out in turn (fresh rows on every call); with one,
+        # a call starts again from the first (the same rows for the same
+        # seed, as for every estimator), still counted.
+        if not source.secure:
+            start = 0
+        rows = self.reduced_space_[self._paid_index[start : start + n]]
         if not self.blocks_.is_all_binary:
             # post-processing of the released rows (see the blocks parameter)
             rows = self.blocks_.repair(rows, source.rng).astype(np.float64)
         return rows
 
     def _synthetic_distribution(self):
-        # The exact density: scoring reads it without releasing rows (and is
-        # therefore not covered by epsilon_; see make_marginal_scorer Notes).
-        return self.reduced_space_, self.density_
+        # The released rows, equally weighted: scoring reads the release
+        # only, never the exact density.
+        rows = self.reduced_space_[self._paid_index]
+        return rows, np.full(rows.shape[0], 1.0 / rows.shape[0])
+
+    def __getstate__(self):
+        # A copy keeps the rows already paid for but not the exact density:
+        # it cannot draw (and charge) new rows, so pickling, copy and deepcopy
+        # can never reset or duplicate the per-row budget (issue 13).
+        state = super().__getstate__()
+        if "_density" in state:
+            state = dict(state)
+            del state["_density"]
+        return state
+
+    def to_release(self):
+        """The release: the rows paid for, with the guarantee that covers them.
+
+        Holds ``rows`` (every row paid for: the ``k`` drawn at fit plus any
+        extra rows charged to the accountant), the public plan (``d``, ``m``,
+        the price of one row) and ``privacy_guarantee_``. Not the density
+        ``h*``, nor anything else computed exactly from the data. See
+        :class:`skdp_synth.release.Release`.
+        """
+        from .release import release_from
+
+        check_is_fitted(self)
+        return release_from(
+            self,
+            {"rows": self.reduced_space_[self._paid_index]},
+            {
+                "sampler": "rows",
+                "domain": "boolean",
+                "d": int(self.d),
+                "m": int(self.m_),
+                "epsilon_per_row": float(self.epsilon_per_draw_),
+                "n_rows": int(self._paid_index.size),
+            },
+        )
+
+    # ----------------------------------------------------- not private
+    density_ = not_private(
+        "_density", "h*: exact function of the data (not private; warns)."
+    )
+    shrinkage_ = not_private(
+        "_shrinkage", "lam*: exact function of the data (not private; warns)."
+    )
+    shrinkage_lower_bound_ = not_private(
+        "_shrinkage_lower_bound", "Certified lower bound on lam* (not private)."
+    )
+    solver_ = not_private(
+        "_solver", "Solver used; the auto fallback depends on the data (warns)."
+    )

@@ -27,12 +27,15 @@ from .exceptions import PrivacyLeakWarning
 __all__ = [
     "DOMAINS",
     "check_bounds",
+    "check_finite_width",
     "check_in_domain",
     "check_n_samples",
     "check_non_numeric_columns",
     "cube_to_unit_ball",
     "from_cube",
     "infer_bounds",
+    "reject_bool_params",
+    "restore_on_failure",
     "to_cube",
 ]
 
@@ -79,6 +82,7 @@ def check_bounds(bounds, n_features):
     hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (n_features,)).copy()
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         raise ValueError("bounds must be finite")
+    check_finite_width(lo, hi)
     if np.any(hi <= lo):
         cols = np.flatnonzero(hi <= lo).tolist()
         raise ValueError(f"bounds need lo < hi in every column; violated in {cols}")
@@ -103,32 +107,105 @@ def infer_bounds(X, *, warn):
     lo = X.min(axis=0).astype(np.float64)
     hi = X.max(axis=0).astype(np.float64)
     hi = np.where(hi > lo, hi, lo + 1.0)
+    check_finite_width(lo, hi, "inferred bounds")
     return lo, hi
 
 
 def check_in_domain(X, domain, lo=None, hi=None):
-    """Reject records outside the declared domain, naming the first offender."""
+    """Reject records outside the declared domain, naming the offending columns.
+
+    The message names the columns and the kind of problem only: never a
+    value or a row number, which are private (issue 13).
+    """
     if domain == "boolean":
         bad = (X != 0) & (X != 1)
         if np.any(bad):
-            row, col = np.argwhere(bad)[0]
+            cols = np.flatnonzero(bad.any(axis=0)).tolist()
             raise ValueError(
-                f"domain='boolean' needs values in {{0, 1}}; found {X[row, col]!r} "
-                f"at row {row}, column {col}. Encode the data first (BooleanEncoder) "
-                "or use domain='box' with bounds."
+                f"domain='boolean' needs values in {{0, 1}}; {_columns(cols)} "
+                "other values (not shown: they are private). Encode the data "
+                "first (BooleanEncoder) or use domain='box' with bounds."
             )
     elif domain == "box":
-        below = X < lo
-        above = X > hi
-        if np.any(below | above):
-            row, col = np.argwhere(below | above)[0]
+        bad = (X < lo) | (X > hi)
+        if np.any(bad):
+            cols = np.flatnonzero(bad.any(axis=0)).tolist()
+            shown = ", ".join(f"[{lo[c]!r}, {hi[c]!r}]" for c in cols[:5])
             raise ValueError(
-                f"value {X[row, col]!r} at row {row}, column {col} lies outside the "
-                f"declared bounds [{lo[col]!r}, {hi[col]!r}]. Records outside the "
-                "domain are rejected, not clipped."
+                f"{_columns(cols)} values outside the declared bounds ({shown}; "
+                "the values are not shown: they are private). Records outside "
+                "the domain are rejected, not clipped."
             )
     else:  # pragma: no cover - guarded by parameter validation
         raise ValueError(f"domain must be one of {DOMAINS}, got {domain!r}")
+
+
+def _columns(cols):
+    head = ", ".join(map(str, cols[:5])) + (", ..." if len(cols) > 5 else "")
+    return f"column {head} has" if len(cols) == 1 else f"columns {head} have"
+
+
+def check_finite_width(lo, hi, what="bounds"):
+    """``hi - lo`` must be a finite float in every column (no overflow).
+
+    Bounds near the float limit (``(-1e308, 1e308)``) pass ``isfinite`` but
+    their width overflows to ``inf``, and the affine map to the cube then
+    gives NaN; they are rejected here, before anything is allocated.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        width = np.asarray(hi, dtype=np.float64) - np.asarray(lo, dtype=np.float64)
+    bad = ~np.isfinite(width)
+    if np.any(bad):
+        cols = np.flatnonzero(np.atleast_1d(bad)).tolist()
+        raise ValueError(
+            f"{what}: the width hi - lo overflows the float range in "
+            f"{_columns(cols).rsplit(' ', 1)[0]}; use bounds whose difference "
+            "is finite (e.g. rescale the data)"
+        )
+
+
+def reject_bool_params(estimator):
+    """Refuse ``True``/``False`` where a number is meant (``epsilon=True``).
+
+    scikit-learn's ``Interval(Real, ...)`` and ``Interval(Integral, ...)``
+    accept bools (``True`` is the integer 1), which would silently turn a
+    typo into ``epsilon=1``. Parameters whose constraints allow
+    ``"boolean"`` are left alone.
+    """
+    from sklearn.utils._param_validation import Interval, InvalidParameterError
+
+    for name, constraints in getattr(estimator, "_parameter_constraints", {}).items():
+        value = getattr(estimator, name, None)
+        if not isinstance(value, (bool, np.bool_)) or "boolean" in constraints:
+            continue
+        numeric = (numbers.Integral, numbers.Real, int, float)
+        if any(isinstance(c, Interval) or c in numeric for c in constraints):
+            raise InvalidParameterError(
+                f"The {name!r} parameter of {type(estimator).__name__} must be a "
+                f"number, not a bool; got {value!r}."
+            )
+
+
+def restore_on_failure(fit):
+    """Decorate ``fit`` so that a failure leaves the object as it was.
+
+    The object's ``__dict__`` is saved before the call and restored if it
+    raises (any exception, ``KeyboardInterrupt`` included), the contract the
+    synthesizers' ``fit`` already keeps.
+    """
+    import functools
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        saved = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    return wrapper
 
 
 def to_cube(X, lo, hi):

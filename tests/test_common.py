@@ -25,6 +25,13 @@ from skdp_synth.exceptions import BudgetError, PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder, UnitBallScaler
 from skdp_synth.privacy import BudgetAccountant
 
+# The sklearn checks fit at n = 20 with epsilon = 100 and PrivateSampler's
+# per-row price is vacuous at these sizes: PrivacyBudgetWarning (epsilon > 10)
+# is expected throughout; it is tested where it is raised (test_faults.py).
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::skdp_synth.exceptions.PrivacyBudgetWarning"
+)
+
 # Synthesizers whose transform is a synthetic sample (not row-aligned) cannot
 # pass the checks that compare transform outputs on permuted or sliced input.
 NOT_ROW_ALIGNED = {
@@ -278,7 +285,7 @@ def test_non_numeric_columns_need_an_encoder(estimator, kind):
 def test_out_of_domain_rejected_not_clipped(estimator, kind):
     X = _data(kind).astype(np.float64)
     X[3, 1] = 0.5 if kind == "boolean" else 7.0
-    with pytest.raises(ValueError, match="row 3, column 1"):
+    with pytest.raises(ValueError, match="column 1 has"):
         clone(estimator).fit(X)
 
 

@@ -585,6 +585,9 @@ def test_labelled_outputs():
         est.marginal_table(["a", "a"])
 
 
+@pytest.mark.filterwarnings(
+    "ignore::skdp_synth.exceptions.PrivacyBudgetWarning"
+)  # epsilon > 10 on purpose
 def test_sampling_matches_the_release_when_noise_is_negligible():
     X = _data(n=400, p=4)
     est = ProjectedGaussianRelease(mechanism="correlated", 

@@ -1,18 +1,25 @@
 """Tests for skdp_synth.private_sampling (paper 001) and its solvers (_ssn)."""
 
+import copy
 import itertools
 import math
+import pickle
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp_synth import BudgetAccountant, PrivateSampler, marginal_correction
 from skdp_synth._ssn import Gram, _exact_step, shrinkage_lp, ssn_box_qp
-from skdp_synth.exceptions import BudgetError, InfeasibleProblemError
-from skdp_synth.metrics import make_marginal_scorer
+from skdp_synth.exceptions import (
+    BudgetError,
+    InfeasibleProblemError,
+    PrivacyLeakWarning,
+)
+from skdp_synth.metrics import make_marginal_scorer, marginal_error
 from skdp_synth.private_sampling import (
     _theorem_12_2_epsilon,
     density_sensitivity,
@@ -25,6 +32,15 @@ from skdp_synth.private_sampling import (
     walsh_subsets,
     walsh_to_marginals,
 )
+
+# Every PrivateSampler fit at these sizes costs epsilon >> 10 (the guarantee
+# is vacuous below n ~ 1e9, doc/privacy.md), and the tests below read the exact
+# density and shrinkage on purpose, to check the mathematics: both warnings
+# are expected here and tested where they are raised (tests/test_faults.py).
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.PrivacyBudgetWarning"),
+    pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.PrivacyLeakWarning"),
+]
 
 
 def _bernoulli(n, p, q, seed):
@@ -405,14 +421,19 @@ def test_pandas_output_and_reproducible_draws():
     pd.testing.assert_frame_equal(ya, yb)
 
 
-def test_score_uses_the_exact_density():
+def test_score_reads_only_the_paid_rows():
+    # issue 13: score (what GridSearchCV calls) must not read the exact
+    # density h*, whose 2-way marginals equal the data's when lam* = 0 (the
+    # old test pinned score == 0 here, i.e. the leak). It reads the k rows
+    # paid for, the release, and draws nothing.
     X = _bernoulli(3000, 5, 0.5, seed=0)
-    ps = PrivateSampler(d=2, k=1, random_state=0).fit(X)
-    # lam* = 0: all 2-way marginals of h* equal the data's, so the score on
-    # the training data is 0 up to solver tolerance
+    ps = PrivateSampler(d=2, k=20, random_state=0).fit(X)
     assert ps.shrinkage_ == 0.0
-    assert ps.score(X) == pytest.approx(0.0, abs=1e-8)
+    released = ps.to_release().arrays["rows"]
+    assert ps.score(X) == pytest.approx(-marginal_error(X, released, 2), rel=1e-12)
+    assert ps.score(X) < -1e-3  # 20 rows do not match the marginals exactly
     assert ps.n_draws_released_ == 0
+    ps = PrivateSampler(d=2, k=1, random_state=0).fit(X)
     # a scorer that samples is charged (here refused: only 1 row was paid)
     with pytest.raises(BudgetError):
         make_marginal_scorer(d=2, n_samples=50)(ps, X)
@@ -451,7 +472,7 @@ def test_p_too_large_for_d_is_refused_before_allocating():
 def test_non_boolean_input_rejected():
     X = _bernoulli(50, 4, 0.5, seed=0).astype(float)
     X[7, 2] = 0.5
-    with pytest.raises(ValueError, match="row 7, column 2"):
+    with pytest.raises(ValueError, match="column 2 has"):
         PrivateSampler(d=1, k=1).fit(X)
 
 
@@ -645,3 +666,71 @@ def test_marginal_correction_with_blocks_rejects_invalid_sample_rows():
     S = onehot.to_bits(rng.integers(0, 3, (50, 1)))
     with pytest.raises(InfeasibleProblemError, match="structural"):
         marginal_correction(S, S, d=1, blocks=onehot)
+
+
+# ------------------------------------------- issue 13: copies and leaks
+@pytest.mark.parametrize(
+    "copier",
+    [
+        pytest.param(lambda e: pickle.loads(pickle.dumps(e)), id="pickle"),
+        pytest.param(copy.deepcopy, id="deepcopy"),
+        pytest.param(copy.copy, id="copy"),
+    ],
+)
+def test_copies_cannot_release_more_rows_than_paid(copier):
+    # issue 13, finding 3: four reloaded copies of one k=100 fit released 500
+    # rows while epsilon_ said 100. Now every row any copy returns is one of
+    # the k rows paid for, and no copy can draw new ones.
+    X = _bernoulli(300, 5, 0.5, seed=0)
+    acc = BudgetAccountant()
+    ps = PrivateSampler(d=1, k=20, accountant=acc).fit(X)  # secure: no seed
+    paid = {tuple(r) for r in ps.to_release().arrays["rows"]}
+    seen = set()
+    for _ in range(4):
+        c = copier(ps)
+        rows = c.sample(20)
+        seen |= {tuple(r) for r in np.asarray(rows)}
+        with pytest.raises(BudgetError):
+            c.sample(1)  # beyond the paid rows: refused, even with an accountant
+    seen |= {tuple(r) for r in np.asarray(ps.sample(20))}
+    assert seen <= paid
+    assert acc.total_spent[0] == pytest.approx(ps.epsilon_)
+
+
+def test_clone_and_deepcopy_share_the_accountant():
+    X = _bernoulli(300, 5, 0.5, seed=0)
+    acc = BudgetAccountant(epsilon=1e6)
+    ps = PrivateSampler(d=1, k=5, accountant=acc, random_state=0)
+    assert clone(ps).accountant is acc
+    assert copy.deepcopy(ps).accountant is acc
+    clone(ps).fit(X)
+    clone(ps).fit(X)
+    assert len(acc.spent) == 2  # both fits charged the one budget
+
+
+def test_a_reloaded_accountant_refuses_to_spend():
+    acc = BudgetAccountant(epsilon=10.0)
+    acc.spend(1.0)
+    restored = pickle.loads(pickle.dumps(acc))
+    assert restored.total_spent == (1.0, 0.0)
+    with pytest.raises(BudgetError, match="restored from a pickle"):
+        restored.spend(0.5)
+    X = _bernoulli(300, 5, 0.5, seed=0)
+    est = pickle.loads(pickle.dumps(PrivateSampler(d=1, k=1, accountant=acc)))
+    with pytest.raises(BudgetError):
+        est.fit(X)
+
+
+def test_exact_state_is_private_and_warns():
+    # issue 13, finding 1: reduced_space_, density_ and shrinkage_ let one
+    # solve for the exact Walsh coefficients. The exact state is private; the
+    # public names warn; a copy does not even hold the density.
+    X = _bernoulli(300, 5, 0.5, seed=0)
+    ps = PrivateSampler(d=1, k=5, random_state=0).fit(X)
+    public = {k for k in vars(ps) if not k.startswith("_")}
+    assert not public & {"density_", "shrinkage_", "shrinkage_lower_bound_", "solver_"}
+    for name in ("density_", "shrinkage_", "shrinkage_lower_bound_", "solver_"):
+        with pytest.warns(PrivacyLeakWarning, match=name):
+            getattr(ps, name)
+    assert not hasattr(pickle.loads(pickle.dumps(ps)), "density_")
+    assert not hasattr(PrivateSampler(), "density_")

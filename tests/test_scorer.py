@@ -52,6 +52,9 @@ def test_scorer_passes_held_out_data_through_the_pipeline():
     assert pipe.score(X) == pytest.approx(direct, rel=1e-12)
 
 
+@pytest.mark.filterwarnings(
+    "ignore::skdp_synth.exceptions.PrivacyBudgetWarning"
+)  # epsilon > 10 on purpose
 def test_gridsearch_with_default_score_and_scorer():
     X = _boolean(n=300)
     grid = {"epsilon": [0.05, 50.0]}

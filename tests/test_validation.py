@@ -19,14 +19,14 @@ from skdp_synth.validation import (
 
 def test_boolean_domain_names_the_offending_cell():
     X = np.array([[0, 1], [1, 0.5]])
-    with pytest.raises(ValueError, match=r"0.5.*row 1, column 1"):
+    with pytest.raises(ValueError, match=r"column 1 has other values"):
         check_in_domain(X, "boolean")
     check_in_domain(np.array([[0, 1], [1, 1]]), "boolean")
 
 
 def test_box_domain_rejects_outside_values():
     lo, hi = np.zeros(2), np.ones(2)
-    with pytest.raises(ValueError, match="row 0, column 1"):
+    with pytest.raises(ValueError, match="column 1 has values outside"):
         check_in_domain(np.array([[0.5, -0.1]]), "box", lo, hi)
     check_in_domain(np.array([[0.0, 1.0]]), "box", lo, hi)
 

@@ -63,6 +63,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..blocks import Block, Blocks
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import make_generator
+from ..validation import check_finite_width, reject_bool_params, restore_on_failure
 
 __all__ = ["BooleanEncoder"]
 
@@ -206,6 +207,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
+    def _validate_params(self):
+        super()._validate_params()
+        reject_bool_params(self)
+
+    @restore_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fix each column's domain and bit layout (learning what is not given)."""
@@ -271,8 +277,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     "declare its bin_edges"
                 )
             lo, hi = float(finite.min()), float(finite.max())
+            if not (np.isfinite(lo) and np.isfinite(hi)):
+                raise ValueError(
+                    f"numeric column {col!r} has infinite values; declare its "
+                    "bin_edges (values outside them are rejected)"
+                )
             if hi <= lo:
                 hi = lo + 1.0
+            check_finite_width(lo, hi, f"the observed range of column {col!r}")
             kind, values, inferred = (
                 "numeric",
                 list(np.linspace(lo, hi, self.n_bins + 1)),
@@ -344,12 +356,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         else:
             values = series.to_numpy(dtype=np.float64, na_value=np.nan)
             edges = np.asarray(spec.levels)
-            bad = ~miss & ((values < edges[0]) | (values > edges[-1]))
+            bad = ~miss & ~((values >= edges[0]) & (values <= edges[-1]))
             if bad.any():
-                row = int(np.flatnonzero(bad)[0])
+                # name the column and the problem, never the value or the row
                 raise ValueError(
-                    f"column {spec.name!r}: value {values[row]!r} (row {row}) lies "
-                    f"outside the bin edges [{edges[0]!r}, {edges[-1]!r}]"
+                    f"column {spec.name!r} has values outside the bin edges "
+                    f"[{edges[0]!r}, {edges[-1]!r}] (not shown: they are private)"
                 )
             index = np.clip(
                 np.searchsorted(edges, np.where(miss, edges[0], values), side="right")
@@ -542,6 +554,7 @@ def _check_edges(col, edges):
         raise ValueError(f"bin_edges[{col!r}] needs at least two edges")
     if not np.all(np.isfinite(edges)) or np.any(np.diff(edges) <= 0):
         raise ValueError(f"bin_edges[{col!r}] must be finite and strictly increasing")
+    check_finite_width(edges[:1], edges[-1:], f"bin_edges[{col!r}]")
     return edges.tolist()
 
 
@@ -616,10 +629,10 @@ def _category_index(spec, series, miss):
         else:
             index[i] = j
     if unknown:
-        shown = list(dict.fromkeys(map(repr, unknown)))[:5]
+        count = len(dict.fromkeys(map(_hashable, unknown)))
         raise ValueError(
-            f"column {spec.name!r} has values {', '.join(shown)} that are not among "
-            f"its declared categories {spec.levels}"
+            f"column {spec.name!r} has {count} distinct value(s) that are not among "
+            f"its declared categories {spec.levels} (not shown: they are private)"
         )
     return index
 

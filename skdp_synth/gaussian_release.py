@@ -1315,22 +1315,23 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
         check_is_fitted(self)
         arrays = {"released": self.released_}
-        if self.weights_ is not None:
-            arrays["points"], arrays["weights"] = self.candidates_, self.weights_
+        dist = self._synthetic_distribution()
+        if dist is not None:  # the generator's table or the weighted candidates
+            arrays["points"], arrays["weights"] = dist
         try:
             default_n = int(self._default_n_samples())
         except ValueError:
             default_n = None
         labels = [[str(t), str(c)] for t, c in self.query_index_]
         plan = {
-            "sampler": "weighted-points" if self.weights_ is not None else "none",
+            "sampler": "weighted-points" if dist is not None else "none",
             "reason": "the release does not determine the number of rows",
             "rounding": "none",
             "domain": "boolean",
             "workload": type(self.workload_).__name__,
             "d": int(self.d),
             "query_labels": labels,
-            "mechanism": self.mechanism,
+            "mechanism": self.mechanism_,
             "calibration": self.calibration,
             "neighbouring": self.neighbouring,
             "sensitivity": float(self.sensitivity_),

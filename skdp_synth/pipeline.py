@@ -23,6 +23,9 @@ class _RestoreStepsOnFailure:
     """
 
     def fit(self, X, y=None, **params):
+        return self._rollback_on_failure(super().fit, X, y, **params)
+
+    def _rollback_on_failure(self, fit, X, y=None, **params):
         saved_self = dict(self.__dict__)
         saved_steps = [
             (step, dict(step.__dict__))
@@ -30,7 +33,7 @@ class _RestoreStepsOnFailure:
             if hasattr(step, "__dict__") and not isinstance(step, str)
         ]
         try:
-            return super().fit(X, y, **params)
+            return fit(X, y, **params)
         except BaseException:
             for step, state in saved_steps:
                 step.__dict__.clear()
@@ -125,6 +128,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         """
         if get_config().get("enable_metadata_routing", False):
             return super().fit(X, y, **params)
+        return self._rollback_on_failure(self._fit_with_blocks, X, y, **params)
+
+    def _fit_with_blocks(self, X, y=None, **params):
         Xt, final_params = self._fit_head(X, y, params)
         final = self._final_estimator
         if final not in (None, "passthrough"):
@@ -144,6 +150,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         """
         if get_config().get("enable_metadata_routing", False):
             return super().fit_transform(X, y, **params)
+        return self._rollback_on_failure(self._fit_transform_with_blocks, X, y, **params)
+
+    def _fit_transform_with_blocks(self, X, y=None, **params):
         Xt, final_params = self._fit_head(X, y, params)
         final = self._final_estimator
         if final in (None, "passthrough"):

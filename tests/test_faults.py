@@ -409,6 +409,7 @@ RELEASED = {
         "candidates_",
         "weights_",
         "reweight_residual_",
+        "generator_loss_",  # the generator's loss: a function of the release
     },
 }
 

@@ -128,13 +128,14 @@ BOOL_PARAMS = [
     (PrivateSampler, "epsilon"),
     (ProjectedGaussianRelease, "epsilon"),
     (ProjectedGaussianRelease, "delta"),
-    (CovarianceLossMicroaggregator, "k"),
     (BooleanEncoder, "n_bins"),
 ]
 
 
 @pytest.mark.parametrize("cls, name", BOOL_PARAMS)
 def test_bool_is_not_a_number(cls, name):
+    # (CovarianceLossMicroaggregator's k has its own check, which already
+    # rejects True with an explanation of what k means.)
     # issue 13, finding 5: epsilon=True was accepted as 1
     est = cls(**{name: True})
     X = pd.DataFrame(_boolean()) if cls is BooleanEncoder else _boolean()
@@ -503,3 +504,19 @@ def test_release_refuses_newer_formats(tmp_path):
     rel.save(tmp_path / "r.npz")
     with pytest.raises(ValueError, match="format version 99"):
         Release.load(tmp_path / "r.npz")
+
+
+def test_model_selection_charges_every_fit():
+    # doc/privacy.md, "Scores and model selection": a search is a data access;
+    # clones share the accountant, so each of the c * f + 1 fits is charged.
+    from sklearn.model_selection import GridSearchCV
+
+    from skdp_synth import BudgetAccountant
+
+    acc = BudgetAccountant(neighbouring="add-remove-one", delta=0.5)
+    est = ProjectedGaussianRelease(d=1, accountant=acc, random_state=0)
+    GridSearchCV(est, {"epsilon": [0.5, 1.0]}, cv=3).fit(_boolean(300, 4))
+    assert len(acc.spent) == 2 * 3 + 1
+    assert acc.total_spent[0] == pytest.approx(
+        3 * 0.5 + 3 * 1.0 + acc.spent[-1].epsilon
+    )

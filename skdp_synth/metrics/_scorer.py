@@ -99,9 +99,17 @@ def make_marginal_scorer(d=2, *, n_samples=None, kind="boolean", random_state=No
 
     Notes
     -----
-    Scoring reads held-out *real* data. Model selection on private data with
-    these scores is not differentially private; use public or already
-    released data to tune, or account for the selection separately.
+    The synthetic side is always released output: the distribution an
+    estimator exposes for scoring is its release (never exact state such as
+    :class:`~skdp_synth.PrivateSampler`'s density). The other side is
+    held-out *real* data: model selection on private data with held-out
+    folds is itself a data access. Every fit in the search spends its
+    epsilon (``c`` candidates and ``f`` folds cost ``(c f + 1) epsilon`` by
+    basic composition; pass an ``accountant``, which clones share, to have
+    each charged), and picking the best score is not differentially private
+    at all. Use public or already released data to tune, or make the
+    selection private and account for it (``doc/privacy.md``, "Scores and
+    model selection").
     """
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
         raise ValueError(f"d must be a positive integer, got {d!r}")

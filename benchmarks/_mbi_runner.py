@@ -243,6 +243,11 @@ def aim(data, eps, delta, *, rounds=32, max_model_size=80.0, max_iters=1000):
         )
         z = np.asarray(model.project(cl).datavector())
         model = _fit(data.domain, measurements, max_iters, warm_start=model)
+        # every round compiles new XLA programs (the cliques are static); drop
+        # the old ones, or the process runs out of memory mappings after a few
+        # hundred compilations (vm.max_map_count, "LLVM compilation error:
+        # Cannot allocate memory", then a crash)
+        jax.clear_caches()
         w_new = np.asarray(model.project(cl).datavector())
         if np.abs(w_new - z).sum() <= sigma * math.sqrt(2 / math.pi) * n_cl:
             sigma /= 2

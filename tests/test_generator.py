@@ -205,3 +205,36 @@ def test_generator_reads_only_released_statistics():
         i = W.subsets.index(m.attributes)
         np.testing.assert_array_equal(m.values, est._residuals[m.attributes])
         assert m.sigma == est.residual_scales_[i]
+
+
+def test_grid_search_ranks_mechanisms_by_their_error():
+    """GridSearchCV with the TV scorer (shuffled folds) prefers the optimal
+    attribute-level noise to 002's bit-level mechanisms, in the order of
+    their expected errors: residual < correlated-weighted < isotropic.
+    (correlated vs correlated-weighted, 1.8x apart in expected error, are
+    within the folds' sampling noise at this size: measured 0.0384 vs
+    0.0401 the wrong way round on this seed.)"""
+    import pandas as pd
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    from skdp_synth import make_synthesis_pipeline
+    from skdp_synth.metrics import make_marginal_scorer
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    X = _dependent_rows(6000, 11)
+    names = ["a", "b", "c", "e"]
+    df = pd.DataFrame({n: X[:, j].astype(str) for j, n in enumerate(names)})
+    cats = {n: [str(v) for v in range(L)] for n, L in zip(names, LEVELS)}
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=cats),
+        ProjectedGaussianRelease(epsilon=0.3, delta=1e-6, random_state=0),
+    )
+    mechs = ["residual", "correlated-weighted", "isotropic-gaussian"]
+    grid = GridSearchCV(
+        pipe,
+        {"projectedgaussianrelease__mechanism": mechs},
+        cv=KFold(3, shuffle=True, random_state=0),
+        scoring=make_marginal_scorer(d=2, kind="tv", random_state=0),
+    ).fit(df)
+    scores = grid.cv_results_["mean_test_score"]
+    assert list(np.argsort(-scores)) == [0, 1, 2], scores

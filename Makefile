@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(PIP) install --upgrade pip
 
 $(VENV)/.core-installed: $(BIN)/python pyproject.toml
-	$(PIP) install -e '.[cli]'
+	$(PIP) install -e '.[cli,datasets]'
 	touch $@
 
 $(VENV)/.dev-installed: $(BIN)/python pyproject.toml

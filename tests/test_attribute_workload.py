@@ -99,7 +99,9 @@ def test_binary_attributes_attain_the_bit_level_gaussian_optimum(p, d):
     W = AttributeMarginalWorkload([2] * p, d)
     norms, mult = MarginalWorkload(p, d).orbit_norms("add-remove-one")
     optimum = gaussian_optimum_orbits(norms, mult)
-    assert W.expected_error(W.optimal_scales(), 1.0) == pytest.approx(optimum, rel=1e-10)
+    assert W.expected_error(W.optimal_scales(), 1.0) == pytest.approx(
+        optimum, rel=1e-10
+    )
 
 
 def test_closed_form_constants_pinned():

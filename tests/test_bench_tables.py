@@ -96,9 +96,8 @@ def test_encode_decode_round_trip(frames):
 def test_release_tables_from_the_bits(frames):
     """Nearly noise-free release: the assembled attribute tables are the truth."""
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-    from skdp_synth.preprocessing import BooleanEncoder
-
     from skdp_synth.exceptions import PrivacyBudgetWarning
+    from skdp_synth.preprocessing import BooleanEncoder
 
     real, _, cats = frames
     pipe = make_synthesis_pipeline(

@@ -80,8 +80,8 @@ def test_structural_invariant_total_count(rng):
     C = np.zeros((1, W.n_queries))
     C[0, :4] = 1.0  # the cells of the first table sum to n
     for framework in ("projection", "extension"):
-        est = ProjectedGaussianRelease(mechanism="correlated", 
-            invariants=C, framework=framework, random_state=3
+        est = ProjectedGaussianRelease(
+            mechanism="correlated", invariants=C, framework=framework, random_state=3
         )
         est.fit(X)
         assert est.released_[:4].sum() == pytest.approx(len(X), abs=1e-9)
@@ -240,7 +240,9 @@ def test_structured_check_agrees_with_enumeration_at_p_10():
     both are available and must agree."""
     X = _data(p=10)
     for relation in RELATIONS:
-        est = ProjectedGaussianRelease(mechanism="correlated", neighbouring=relation, random_state=0).fit(X)
+        est = ProjectedGaussianRelease(
+            mechanism="correlated", neighbouring=relation, random_state=0
+        ).fit(X)
         W = est.workload_
         norms, mult = W.orbit_norms(relation)
         wh = est.noise_model_.whitening
@@ -259,7 +261,9 @@ def test_structured_check_agrees_with_enumeration_at_p_10():
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 5.0])
 @pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-9])
 def test_analytic_calibration_is_valid_and_smallest(epsilon, delta):
-    est = ProjectedGaussianRelease(mechanism="correlated", epsilon=epsilon, delta=delta, random_state=0)
+    est = ProjectedGaussianRelease(
+        mechanism="correlated", epsilon=epsilon, delta=delta, random_state=0
+    )
     est.fit(_data(p=3))
     c = est.noise_model_.scale
     assert c == analytic_gaussian_sigma(epsilon, delta)
@@ -277,12 +281,18 @@ def test_analytic_calibration_is_valid_and_smallest(epsilon, delta):
 
 def test_paper_constants_selectable_and_invalid_one_charged_honestly():
     X = _data(p=3)
-    est = ProjectedGaussianRelease(mechanism="correlated", epsilon=1.0, delta=1e-6, calibration="nikolov2013")
+    est = ProjectedGaussianRelease(
+        mechanism="correlated", epsilon=1.0, delta=1e-6, calibration="nikolov2013"
+    )
     est.set_params(random_state=0).fit(X)
     assert est.noise_model_.scale == pytest.approx(1 + math.sqrt(2 * math.log(1e6)))
     assert est.delta_ == 1e-6
-    bad = ProjectedGaussianRelease(mechanism="correlated", 
-        epsilon=2.0, delta=1e-9, calibration="gao2022", random_state=0
+    bad = ProjectedGaussianRelease(
+        mechanism="correlated",
+        epsilon=2.0,
+        delta=1e-9,
+        calibration="gao2022",
+        random_state=0,
     )
     with pytest.warns(UserWarning, match="not valid"):
         bad.fit(X)
@@ -461,8 +471,12 @@ def test_privacy_audit_of_the_whitened_mechanism(relation):
     flagged: its true epsilon at this delta is about 4.4.
     """
     X = _data(n=50, p=4)
-    est = ProjectedGaussianRelease(mechanism="correlated", 
-        epsilon=2.0, delta=1e-3, neighbouring=relation, random_state=0
+    est = ProjectedGaussianRelease(
+        mechanism="correlated",
+        epsilon=2.0,
+        delta=1e-3,
+        neighbouring=relation,
+        random_state=0,
     ).fit(X)
     ok = _audit(est, relation)
     assert ok.epsilon_lower <= est.epsilon_
@@ -494,7 +508,9 @@ def test_noise_is_added_to_the_whitened_true_values():
 
 
 def test_secure_source_path_runs():
-    est = ProjectedGaussianRelease(mechanism="correlated", random_state=None).fit(_data(p=4))
+    est = ProjectedGaussianRelease(mechanism="correlated", random_state=None).fit(
+        _data(p=4)
+    )
     assert np.all(np.isfinite(est.released_))
     assert est.sample(10).shape == (10, 4)
 
@@ -505,9 +521,11 @@ def test_least_squares_never_increases_the_error():
     non-expansive, so for every noise draw the error can only go down."""
     X = _data(n=20, p=6)
     for seed in range(5):
-        dense = ProjectedGaussianRelease(mechanism="correlated", epsilon=0.5, random_state=seed).fit(X)
-        sparse = ProjectedGaussianRelease(mechanism="correlated", 
-            epsilon=0.5, n_rows=20, random_state=seed
+        dense = ProjectedGaussianRelease(
+            mechanism="correlated", epsilon=0.5, random_state=seed
+        ).fit(X)
+        sparse = ProjectedGaussianRelease(
+            mechanism="correlated", epsilon=0.5, n_rows=20, random_state=seed
         ).fit(X)
         assert sparse.decomposition_.dims[0] >= 0.5 * 20  # t >= 1: LS is used
         y = dense.workload_.answers(X)
@@ -517,8 +535,12 @@ def test_least_squares_never_increases_the_error():
         assert not np.allclose(sparse.released_, dense.released_)
         # the LS part lies in n_rows conv{+-X^T g_u}: its l1-atomic norm <= n_rows
     # t = 0 (every piece thinner than eps n): no least squares at all
-    big = ProjectedGaussianRelease(mechanism="correlated", epsilon=0.5, n_rows=1000, random_state=0).fit(X)
-    ref = ProjectedGaussianRelease(mechanism="correlated", epsilon=0.5, random_state=0).fit(X)
+    big = ProjectedGaussianRelease(
+        mechanism="correlated", epsilon=0.5, n_rows=1000, random_state=0
+    ).fit(X)
+    ref = ProjectedGaussianRelease(
+        mechanism="correlated", epsilon=0.5, random_state=0
+    ).fit(X)
     np.testing.assert_array_equal(big.released_, ref.released_)
 
 
@@ -537,7 +559,9 @@ def test_frank_wolfe_matches_a_convex_solver():
 
 def test_public_row_bound_is_enforced():
     with pytest.raises(ValueError, match="public upper bound"):
-        ProjectedGaussianRelease(mechanism="correlated", n_rows=10, random_state=0).fit(_data(n=20, p=4))
+        ProjectedGaussianRelease(mechanism="correlated", n_rows=10, random_state=0).fit(
+            _data(n=20, p=4)
+        )
 
 
 # -------------------------------------------------- distributed (004 Alg 4)
@@ -590,8 +614,12 @@ def test_labelled_outputs():
 )  # epsilon > 10 on purpose
 def test_sampling_matches_the_release_when_noise_is_negligible():
     X = _data(n=400, p=4)
-    est = ProjectedGaussianRelease(mechanism="correlated", 
-        epsilon=1e4, neighbouring="replace-one", n_candidates=64, random_state=0
+    est = ProjectedGaussianRelease(
+        mechanism="correlated",
+        epsilon=1e4,
+        neighbouring="replace-one",
+        n_candidates=64,
+        random_state=0,
     ).fit(X)
     pts, w = est._synthetic_distribution()
     assert len(pts) == 16  # the whole universe
@@ -607,17 +635,21 @@ def test_default_sample_size_does_not_reveal_n():
     est = ProjectedGaussianRelease(mechanism="correlated", random_state=0).fit(X)
     assert est._default_n_samples() == max(1, round(est.n_estimate_))
     assert est.n_estimate_ != 137  # noisy under add/remove
-    assert ProjectedGaussianRelease(mechanism="correlated", n_rows=500, random_state=0).fit(
-        X
-    ).sample().shape == (500, 4)
-    rep = ProjectedGaussianRelease(mechanism="correlated", neighbouring="replace-one", random_state=0).fit(X)
+    assert ProjectedGaussianRelease(
+        mechanism="correlated", n_rows=500, random_state=0
+    ).fit(X).sample().shape == (500, 4)
+    rep = ProjectedGaussianRelease(
+        mechanism="correlated", neighbouring="replace-one", random_state=0
+    ).fit(X)
     assert rep.sample().shape == (137, 4)  # n is public under replace-one
     assert rep.n_estimate_ == 137
 
 
 def test_explicit_workload_without_total_cannot_sample_under_add_remove():
     X = _data(p=3)
-    est = ProjectedGaussianRelease(mechanism="correlated", workload=np.eye(8)[:5], random_state=0).fit(X)
+    est = ProjectedGaussianRelease(
+        mechanism="correlated", workload=np.eye(8)[:5], random_state=0
+    ).fit(X)
     assert est.n_estimate_ is None
     with pytest.raises(ValueError, match="pass n_samples"):
         est.sample()
@@ -628,8 +660,8 @@ def test_explicit_workload_without_total_cannot_sample_under_add_remove():
 # ---------------------------------------------------------- bookkeeping
 def test_guarantee_and_accountant():
     acc = BudgetAccountant(epsilon=3.0, delta=1e-5, neighbouring="add-remove-one")
-    est = ProjectedGaussianRelease(mechanism="correlated", 
-        epsilon=1.0, delta=1e-6, accountant=acc, random_state=0
+    est = ProjectedGaussianRelease(
+        mechanism="correlated", epsilon=1.0, delta=1e-6, accountant=acc, random_state=0
     )
     est.fit(_data(p=4))
     assert (est.epsilon_, est.delta_, est.neighbouring_) == (
@@ -654,17 +686,24 @@ def test_guarantee_and_accountant():
 )
 def test_bad_parameters_fail_clearly(params, match):
     with pytest.raises(ValueError, match=match):
-        ProjectedGaussianRelease(mechanism="correlated", random_state=0, **params).fit(_data(p=4))
+        ProjectedGaussianRelease(mechanism="correlated", random_state=0, **params).fit(
+            _data(p=4)
+        )
 
 
 def test_size_limits_fail_clearly():
     X = _data(n=50, p=20)
     with pytest.raises(ValueError, match="p <= 16"):
-        ProjectedGaussianRelease(mechanism="correlated", 
-            invariants=np.ones((1, 760)), framework="extension", random_state=0
+        ProjectedGaussianRelease(
+            mechanism="correlated",
+            invariants=np.ones((1, 760)),
+            framework="extension",
+            random_state=0,
         ).fit(X)
     with pytest.raises(ValueError, match="p <= 16"):
-        ProjectedGaussianRelease(mechanism="correlated", n_rows=60, epsilon=0.1, random_state=0).fit(X)
+        ProjectedGaussianRelease(
+            mechanism="correlated", n_rows=60, epsilon=0.1, random_state=0
+        ).fit(X)
 
 
 def test_digits_scale_and_weighted_optimality():
@@ -672,7 +711,9 @@ def test_digits_scale_and_weighted_optimality():
     from skdp_synth.datasets import load_binary_digits
 
     X = np.asarray(load_binary_digits())
-    est = ProjectedGaussianRelease(mechanism="correlated", random_state=0, n_candidates=200).fit(X)
+    est = ProjectedGaussianRelease(
+        mechanism="correlated", random_state=0, n_candidates=200
+    ).fit(X)
     assert est.released_.shape == (8064,)
     assert est.decomposition_.dims.tolist() == [2016, 64, 1]
     assert (
@@ -680,8 +721,11 @@ def test_digits_scale_and_weighted_optimality():
         <= est.expected_error_
         <= 2 * est.gaussian_optimal_error_
     )
-    rep = ProjectedGaussianRelease(mechanism="correlated", 
-        neighbouring="replace-one", random_state=0, n_candidates=200
+    rep = ProjectedGaussianRelease(
+        mechanism="correlated",
+        neighbouring="replace-one",
+        random_state=0,
+        n_candidates=200,
     ).fit(X)
     assert rep.decomposition_.dims.tolist() == [2016, 64]  # the total is public
     assert rep.released_.reshape(-1, 4).sum(axis=1) == pytest.approx(len(X))
@@ -701,7 +745,9 @@ def test_categorical_data_through_the_boolean_encoder():
     enc = BooleanEncoder(
         categories={"colour": ["red", "green", "blue"], "size": ["S", "M", "L"]}
     )
-    pipe = make_synthesis_pipeline(enc, ProjectedGaussianRelease(mechanism="correlated", random_state=0))
+    pipe = make_synthesis_pipeline(
+        enc, ProjectedGaussianRelease(mechanism="correlated", random_state=0)
+    )
     out = pipe.fit(df).sample(50)
     assert list(out.columns) == ["colour", "size"] and len(out) == 50
     assert set(out["colour"]) <= {"red", "green", "blue"}
@@ -711,7 +757,9 @@ def test_replace_one_exact_part_comes_from_public_n():
     """Under replace-one the zero-sensitivity part (the total) is n * o,
     computed from the public n, not read off the data."""
     X = _data(n=80, p=4)
-    est = ProjectedGaussianRelease(mechanism="correlated", neighbouring="replace-one", random_state=0).fit(X)
+    est = ProjectedGaussianRelease(
+        mechanism="correlated", neighbouring="replace-one", random_state=0
+    ).fit(X)
     o = est.noise_model_.offset
     assert np.count_nonzero(o) == 1 and o[0] == pytest.approx(
         math.sqrt(est.workload_.eigenvalues[0])

@@ -119,7 +119,9 @@ def test_rows_are_valid_and_keep_the_release_accuracy():
     result = fit_rows(ms, LEVELS, N, rng=rng)
     R = result.rows
     assert R.shape == (N, 4)
-    assert all((R[:, j] >= 0).all() and (R[:, j] < L).all() for j, L in enumerate(LEVELS))
+    assert all(
+        (R[:, j] >= 0).all() and (R[:, j] < L).all() for j, L in enumerate(LEVELS)
+    )
 
     def tv(P, Q):
         return 0.5 * np.abs(P / P.sum() - Q / Q.sum()).sum()

@@ -1328,6 +1328,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         labels = [[str(t), str(c)] for t, c in self.query_index_]
         plan = {
             "sampler": "weighted-points" if dist is not None else "none",
+            "selection": "controlled" if self._model_rows is not None else "iid",
             "reason": "the release does not determine the number of rows",
             "rounding": "none",
             "domain": "boolean",

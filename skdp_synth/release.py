@@ -196,9 +196,11 @@ class Release:
 
         ``"rows"`` releases: ``n_samples=None`` returns the released rows, an
         integer draws that many of them uniformly with replacement.
-        ``"weighted-points"``: ``n_samples`` draws from the points with the
-        released weights (and randomized rounding for Boolean data, 000
-        §4.3); ``None`` uses the plan's public ``default_n_samples``.
+        ``"weighted-points"``: ``n_samples`` rows from the points with the
+        released weights -- i.i.d. draws, or controlled rounding of the
+        expected counts when the plan says ``"selection": "controlled"`` --
+        (and randomized rounding for Boolean data, 000 §4.3); ``None`` uses
+        the plan's public ``default_n_samples``.
 
         Returns
         -------
@@ -223,7 +225,17 @@ class Release:
                     )
             n = _check_n(n_samples)
             points, weights = self.arrays["points"], self.arrays["weights"]
-            U = points[rng.choice(points.shape[0], size=n, p=weights)]
+            if self.plan.get("selection") == "controlled":
+                # controlled rounding of the expected counts n * weights (the
+                # generator's table: no i.i.d. sampling error, as in sample())
+                from .generator import _round_counts
+
+                counts = _round_counts(n * np.asarray(weights), n, rng)
+                index = np.repeat(np.arange(points.shape[0]), counts)
+                rng.shuffle(index)
+                U = points[index]
+            else:
+                U = points[rng.choice(points.shape[0], size=n, p=weights)]
             if self.plan.get("rounding") == "randomized":
                 U = (rng.random(U.shape) < U).astype(np.float64)
             if "bounds_lo" in self.arrays:

@@ -240,3 +240,22 @@ def test_grid_search_ranks_mechanisms_by_their_error():
     ).fit(df)
     scores = grid.cv_results_["mean_test_score"]
     assert list(np.argsort(-scores)) == [0, 1, 2], scores
+
+
+def test_release_sample_rounds_the_generator_table_like_sample(tmp_path):
+    """A published release reproduces the fitted table exactly at its size."""
+    from skdp_synth.release import Release
+
+    X = (np.random.default_rng(0).random((1500, 6)) < 0.3).astype(int)
+    est = ProjectedGaussianRelease(random_state=0).fit(X)
+    path = tmp_path / "release.npz"
+    est.to_release().save(path)
+    release = Release.load(path)
+    assert release.plan["selection"] == "controlled"
+    N = est._model_rows.shape[0]
+    rows = release.sample(N, random_state=3)
+    table = est.blocks_.to_bits(est._model_rows)
+    np.testing.assert_array_equal(
+        np.unique(rows, axis=0, return_counts=True)[1],
+        np.unique(table, axis=0, return_counts=True)[1],
+    )

@@ -59,12 +59,18 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["Measurement", "GeneratorResult", "controlled_rows", "fit_rows"]
 
 #: largest dense clique matrix H_S (cells²) held in memory, in entries
 _MAX_CLIQUE_ENTRIES = 4_000_000
 _TRACE = False
+#: a sweep that lowers the loss by less than this fraction ends the descent
+_REL_TOL = 1e-3
+#: ... or by less than this many noise variances per measured value (changes
+#: far below the noise: statistically invisible)
+_NOISE_TOL = 0.01
 #: tables up to this many rows try every pair of rows in the swap phase
 _ALL_PAIRS_ROWS = 400
 
@@ -344,8 +350,8 @@ def fit_rows(
     n_rows,
     *,
     rng,
-    max_sweeps=60,
-    batch=16384,
+    max_sweeps=300,
+    batch=None,
     init=None,
     kicks=0,
     warn=True,
@@ -362,10 +368,11 @@ def fit_rows(
         Rows of the synthetic table (e.g. the released, noisy total).
     rng : numpy.random.Generator
         Randomness of the start and of the order of moves (post-processing).
-    max_sweeps : int, default=60
+    max_sweeps : int, default=300
         Passes over the attributes.
-    batch : int, default=16384
-        Rows examined per attribute step (a random subset when ``N`` is larger).
+    batch : int, default=None
+        Rows examined per attribute step (a random subset when ``N`` is
+        larger); ``None``: ``max(16384, N // 4)``.
     init : ndarray of shape (n_rows, a), optional
         Start rows (level indices); default: independent rows from the
         least-squares 1-way tables.
@@ -392,6 +399,8 @@ def fit_rows(
     if N < 1:
         raise ValueError("n_rows must be >= 1")
     cliques, n_measured = _build_cliques(measurements, n_levels)
+    if batch is None:
+        batch = max(16384, N // 4)
     if init is None:
         R = _tree_start(measurements, n_levels, N, rng)
     else:
@@ -534,8 +543,11 @@ def fit_rows(
         fraction[kind, j] = min(1.0, fraction[kind, j] * 1.5)
         return old_loss - new_loss
 
+    stalled = [True]
+
     def descend(max_sweeps):
         swapping, done = False, 0
+        stalled[0] = False
         for done in range(1, max_sweeps + 1):
             improved_total = 0.0
             for j in rng.permutation(a):
@@ -557,9 +569,11 @@ def fit_rows(
                     improved_total,
                 )
             if current <= 0.0:
+                stalled[0] = True
                 break
-            if improved_total <= 1e-6 * max(current, 1.0):
+            if improved_total <= max(_REL_TOL * current, _NOISE_TOL * n_measured):
                 if swapping:
+                    stalled[0] = True
                     break
                 swapping = True  # single moves are stuck: exchange values between rows
             elif swapping:
@@ -600,7 +614,15 @@ def fit_rows(
             R[:] = best_rows
             reset_state()
     loss = float(sum(losses))
-    if (
+    if warn and not stalled[0]:
+        warnings.warn(
+            f"the generator stopped after max_sweeps={max_sweeps} sweeps while the "
+            f"loss was still falling (now {loss:.4g}); raise max_sweeps for a "
+            "closer fit",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    elif (
         warn
         and n_measured > 0
         and loss > n_measured + 6.0 * math.sqrt(2.0 * n_measured)

@@ -147,17 +147,23 @@ def default_damping(n, p, kappa, epsilon):
     return float(math.sqrt(p * n ** (1.0 - kappa) / epsilon))
 
 
-def projection_scale(n, epsilon, t):
-    """Factor of ``S`` in ``PROJ((n eps/(6t)) S, t)`` (000 Thm 5.12; Alg. 4 step 5).
+def projection_scale(n, epsilon, t, radius=1.0):
+    """Factor of ``S`` in ``PROJ((n eps/(6 t M^2)) S, t)`` (000 Thm 5.12; Alg. 4).
 
-    Each of the ``t`` PVEC calls is then ``eps/(3t)``-DP (module docstring).
+    ``M`` (``radius``) bounds ``||x - c||_2`` on the unit-ball scale: ``1`` for
+    the paper's ``K`` in ``B_2^p`` (the paper's ``n eps/(6t)``), ``1/2`` for
+    the cube centred at its centre. A replaced row moves ``S`` by
+    ``((x-c)(x-c)^T - (x'-c)(x'-c)^T)/n``, of spread at most ``2 M^2``; each
+    of the ``t`` PVEC calls is then ``eps/(3t)``-DP (module docstring).
 
     Examples
     --------
     >>> projection_scale(600, 1.0, 2)
     50.0
+    >>> projection_scale(600, 1.0, 2, radius=0.5)     # centred cube: 4x
+    200.0
     """
-    return n * epsilon / (6.0 * t)
+    return n * epsilon / (6.0 * t * radius * radius)
 
 
 def weight_noise_scale(n, epsilon):
@@ -173,22 +179,172 @@ def weight_noise_scale(n, epsilon):
     return 6.0 / (n * epsilon)
 
 
-def mean_noise_scale(p, b, epsilon):
-    """Laplace scale ``12 sqrt(p)/(b eps)`` of the mean noise ``r_ji`` (000 Thm 5.12).
+def mean_noise_scale(p, b, epsilon, radius=1.0):
+    """Laplace scale ``12 sqrt(p) R_1/(b eps)`` of the mean noise (000 Thm 5.12).
 
-    ``l1`` sensitivity of ``(y~_j)`` is ``4 sqrt(p)/b`` (Lemmas 5.10-5.11);
-    ``(4 sqrt(p)/b) / (12 sqrt(p)/(b eps)) = eps/3``.
+    ``sqrt(p) R_1`` (``radius`` is ``R_1``) bounds ``||x - c||_1`` on the
+    unit-ball scale: ``R_1 = 1`` is the paper's ``||x||_1 <= sqrt(p)``,
+    ``R_1 = 1/2`` the cube centred at its centre. ``l1`` sensitivity of
+    ``(y~_j)`` is ``4 sqrt(p) R_1/b`` (Lemmas 5.10-5.11);
+    ``(4 sqrt(p) R_1/b) / (12 sqrt(p) R_1/(b eps)) = eps/3``.
 
     Examples
     --------
     >>> mean_noise_scale(4, 10.0, 1.0)
     2.4
+    >>> mean_noise_scale(4, 10.0, 1.0, radius=0.5)
+    1.2
     """
-    return 12.0 * math.sqrt(p) / (b * epsilon)
+    return 12.0 * math.sqrt(p) * radius / (b * epsilon)
+
+
+def centre_radii(centre):
+    """``(M, R_1)`` of the domain shifted by a public centre (module docstring).
+
+    For records ``u`` in the cube ``[0, 1]^p`` and a public point ``c`` of
+    the cube, ``x - c`` with ``x = u/sqrt(p)`` satisfies
+    ``||x - c/sqrt(p)||_2 <= M`` and ``||x - c/sqrt(p)||_1 <= sqrt(p) R_1``
+    with ``M = sqrt(mean(max(c, 1-c)^2))`` and ``R_1 = mean(max(c, 1-c))``,
+    both attained at a vertex of the cube. The paper's origin ``c = 0``
+    gives ``(1, 1)``; the cube's centre ``c = 1/2`` gives ``(1/2, 1/2)``.
+
+    Examples
+    --------
+    >>> centre_radii(np.zeros(3))
+    (1.0, 1.0)
+    >>> centre_radii(np.full(4, 0.5))
+    (0.5, 0.5)
+    """
+    far = np.maximum(np.asarray(centre, dtype=np.float64), 1.0 - np.asarray(centre))
+    return float(math.sqrt(np.mean(far**2))), float(np.mean(far))
+
+
+def lattice_count(t, alpha):
+    """Number of points of :class:`~skdp_synth.geometry.LatticeCovering` ``(t, alpha)``.
+
+    Counts ``z`` in ``Z^t`` with ``||z||^2 <= t/alpha^2`` by convolving the
+    one-dimensional counts of squares (no enumeration), as a float.
+
+    Examples
+    --------
+    >>> lattice_count(2, 0.8), lattice_count(0, 0.3)
+    (9.0, 1.0)
+    """
+    if t == 0:
+        return 1.0
+    top = t / alpha**2
+    if top > 1e6:
+        return math.inf
+    top = int(math.floor(top + 1e-9))
+    one = np.zeros(top + 1)
+    j = np.arange(int(math.isqrt(top)) + 1)
+    one[j * j] = 2.0
+    one[0] = 1.0
+    counts = np.zeros(top + 1)
+    counts[0] = 1.0
+    for _ in range(t):
+        counts = np.convolve(counts, one)[: top + 1]
+    return float(counts.sum())
+
+
+#: Search grid of the error-optimal rule (public constants).
+OPTIMAL_MAX_COMPONENTS = 8
+OPTIMAL_ALPHAS = tuple(round(float(a), 4) for a in np.geomspace(0.1, 1.0, 21))
+#: Calibration of the approximation term of :func:`expected_error_proxy`:
+#: ``4^{-2}`` removes the tensorization factor ``4^d`` (000 Theorem 3.10) at
+#: ``d = 2``. With the paper's weight 1 the proxy chose ``t = 1`` (15-21
+#: cells) on nassCDS (26k rows, 49 bits) from ``eps = 2`` and at ``n = 10^6``,
+#: where ``t = 0`` measured TV2 0.14 vs 0.21 (``eps = 2``), 0.07 vs 0.14
+#: (``n = 10^6``); see ``benchmarks/bench_damped.py``. Public constant.
+APPROX_WEIGHT = 1.0 / 16.0
+
+
+def expected_error_proxy(n, p, epsilon, t, alpha, b, d=2, radius=1.0, l1_radius=1.0):
+    """Data-free expectation of the 000 Theorem 5.9 bound (the error-optimal objective).
+
+    Theorem 5.9 (eq. 5.7) applied to the centred records ``(x - c)/M`` of
+    the unit ball, multiplied back by ``M^d``, with every data-dependent term
+    replaced by its data-free bound and every noise term by its expectation:
+
+    ``M^d [W 4^d (4 alpha^2 + 1/sqrt(t+1) + 6 t^{7/2} p/(n eps))
+    + 2 d s b/n + 2 E||rho||_1] + 2 d M^{d-1} E sum_j w_j ||r_j||_2``
+
+    with ``s`` the covering size, ``E||rho||_1 = 6 s/(n eps)`` (Laplace
+    means), ``E||r_j||_2 <= sqrt(2p) 12 sqrt(p) R_1/(b eps)``; the residual
+    ``||(I-P)S(I-P)||_F <= tr(S)/sqrt(t+1) <= M^2/sqrt(t+1)`` (the
+    eigenvalue argument of 000 Lemma 3.3) plus the PROJ estimation term of
+    eq. 5.15 with ``C = 1`` and ``log^2 t`` replaced by 1. Only ``(n, p, eps)``
+    and the public centre enter: minimising it costs no privacy. ``W`` is
+    the calibration ``APPROX_WEIGHT = 1/16`` (the bound's ``W = 1`` overrates
+    the gain of more cells; measured, see ``APPROX_WEIGHT``).
+
+    Examples
+    --------
+    >>> round(expected_error_proxy(10**6, 10, 1.0, 1, 0.5, 500.0), 4)
+    3.0749
+    """
+    M = radius
+    s = lattice_count(t, alpha) if t > 0 else 1.0
+    a2 = 4.0 * alpha**2 if t > 0 else 0.0
+    residual = 1.0 / math.sqrt(t + 1) + 6.0 * t**3.5 * p / (n * epsilon)
+    noise_w = 6.0 * s / (n * epsilon)
+    noise_y = math.sqrt(2.0 * p) * 12.0 * math.sqrt(p) * l1_radius / (b * epsilon)
+    return M**d * (
+        APPROX_WEIGHT * 4.0**d * (a2 + residual) + 2.0 * d * s * b / n + 2.0 * noise_w
+    ) + 2.0 * d * M ** (d - 1) * noise_y
+
+
+def optimal_damping(n, p, epsilon, s, radius=1.0, l1_radius=1.0):
+    """The ``b`` minimising :func:`expected_error_proxy` for a covering of ``s`` cells.
+
+    ``b* = sqrt(12 sqrt(2) p R_1 n / (M s eps))`` balances the damping term
+    ``2 d M^d s b/n`` against the mean noise ``2 d M^{d-1} sqrt(2p)
+    12 sqrt(p) R_1/(b eps)`` (the same balance as 000 eq. 5.17, with the
+    expected noise in place of its order of magnitude); independent of ``d``.
+
+    Examples
+    --------
+    >>> round(optimal_damping(10**6, 49, 1.0, 3, 0.5, 0.5), 1)
+    16648.9
+    """
+    return float(
+        math.sqrt(12.0 * math.sqrt(2.0) * p * l1_radius * n / (radius * s * epsilon))
+    )
+
+
+def optimal_parameters(n, p, epsilon, radius=1.0, l1_radius=1.0, d=2):
+    """Error-optimal, data-independent ``(alpha, t, b)`` from public ``(n, p, eps)``.
+
+    Minimises :func:`expected_error_proxy` (degree ``d = 2``) over
+    ``t = 0..min(p, 8)``, ``alpha`` on the public grid ``OPTIMAL_ALPHAS``
+    (0.1 to 1, geometric) with coverings of at most ``n`` cells, and ``b``
+    in closed form (:func:`optimal_damping`). Ties go to the smaller model.
+
+    Examples
+    --------
+    >>> optimal_parameters(22_000, 49, 1.0, 0.5, 0.5)[:2]    # one cell
+    (1.0, 0)
+    >>> alpha, t, b = optimal_parameters(10**7, 49, 10.0, 0.5, 0.5)
+    >>> alpha, t, round(b)
+    (0.1122, 1, 6994)
+    """
+    best = None
+    for t in range(0, min(p, OPTIMAL_MAX_COMPONENTS) + 1):
+        for alpha in OPTIMAL_ALPHAS if t > 0 else (1.0,):
+            s = lattice_count(t, alpha)
+            if s > max(n, 1):
+                continue
+            b = optimal_damping(n, p, epsilon, s, radius, l1_radius)
+            value = expected_error_proxy(
+                n, p, epsilon, t, alpha, b, d, radius, l1_radius
+            )
+            if best is None or value < best[0] - 1e-12:
+                best = (value, alpha, t, b)
+    return best[1], best[2], best[3]
 
 
 # ------------------------------------------------------------ the pieces
-def damped_microaggregation(X, labels, n_cells, b):
+def damped_microaggregation(X, labels, n_cells, b, centre=None):
     """Weights and damped means of a partition (000 eq. 5.4).
 
     Parameters
@@ -200,6 +356,9 @@ def damped_microaggregation(X, labels, n_cells, b):
         Number of cells ``s`` (empty cells included).
     b : float
         Damping level, ``> 0``.
+    centre : ndarray of shape (p,), default=None
+        A public point ``c``: the damped means are those of ``x_i - c``
+        (``None``: of ``x_i``, the paper's).
 
     Returns
     -------
@@ -224,6 +383,8 @@ def damped_microaggregation(X, labels, n_cells, b):
         (np.ones(n), (labels, np.arange(n))), shape=(n_cells, n)
     )
     sums = np.asarray(indicator @ X)
+    if centre is not None:
+        sums = sums - counts[:, None] * np.asarray(centre, dtype=np.float64)
     y_tilde = sums / np.maximum(counts, b)[:, None]
     return counts / n, y_tilde, counts
 
@@ -385,8 +546,11 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     >>> est = DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(X)
     >>> est.epsilon_, est.neighbouring_
     (1.0, 'replace-one')
-    >>> est.n_components_, est.n_cells_
-    (1, 3)
+    >>> est.n_components_, est.n_cells_        # error-optimal for (n, p, eps)
+    (0, 1)
+    >>> paper = DampedPrivateSynthesizer(parameters="paper", centre=None)
+    >>> paper.set_params(random_state=0).fit(X).n_cells_     # 000 Algorithm 4
+    3
     >>> Y = est.sample(1000)
     >>> Y.shape, sorted(np.unique(Y).tolist())
     ((1000, 4), [0, 1])
@@ -401,6 +565,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         "n_components": [Interval(Integral, 0, None, closed="left"), None],
         "alpha": [Interval(Real, 0, np.inf, closed="neither"), None],
         "damping": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "centre": [StrOptions({"cube"}), "array-like", None],
+        "parameters": [StrOptions({"optimal", "paper"})],
         "keep_diagnostics": ["boolean"],
         "blocks": BLOCKS_CONSTRAINT,
         "accountant": [BudgetAccountant, None],
@@ -418,6 +584,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         n_components=None,
         alpha=None,
         damping=None,
+        centre="cube",
+        parameters="optimal",
         keep_diagnostics=False,
         blocks="auto",
         accountant=None,
@@ -431,6 +599,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.n_components = n_components
         self.alpha = alpha
         self.damping = damping
+        self.centre = centre
+        self.parameters = parameters
         self.keep_diagnostics = keep_diagnostics
         self.blocks = blocks
         self.accountant = accountant
@@ -447,12 +617,34 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         )
 
     # ---------------------------------------------------------- parameters
-    def _resolve_parameters(self, n, p):
-        """``(alpha, t, b)`` from the overrides or the paper's formulas."""
+    def _resolve_centre(self, p):
+        """The public centre ``c`` in the cube (``None``: the paper's origin)."""
+        if self.centre is None:
+            return None
+        if isinstance(self.centre, str):  # "cube"
+            return np.full(p, 0.5)
+        c = np.asarray(self.centre, dtype=np.float64).reshape(-1)
+        if c.shape != (p,) or not np.all((c >= 0) & (c <= 1)):
+            raise ValueError(
+                f"centre must be 'cube', None or {p} numbers in [0, 1] (the cube "
+                "coordinates of a public point)"
+            )
+        return c
+
+    def _resolve_parameters(self, n, p, radius=1.0, l1_radius=1.0):
+        """``(alpha, t, b)`` from the overrides, the paper's formulas or the optimum."""
         epsilon, kappa = float(self.epsilon), float(self.kappa)
-        alpha = float(self.alpha) if self.alpha is not None else default_alpha(n)
+        if self.parameters == "optimal":
+            alpha_o, t_o, b_o = optimal_parameters(n, p, epsilon, radius, l1_radius)
+        if self.alpha is not None:
+            alpha = float(self.alpha)
+        else:
+            alpha = default_alpha(n) if self.parameters == "paper" else alpha_o
         if self.n_components is None:
-            t = min(max(default_n_components(n, kappa, alpha), 0), p)
+            if self.parameters == "paper":
+                t = min(max(default_n_components(n, kappa, alpha), 0), p)
+            else:
+                t = t_o
         else:
             t = int(self.n_components)
             if t > p:
@@ -461,58 +653,87 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 )
         if self.damping is not None:
             b = float(self.damping)
-        else:
+        elif self.parameters == "paper":
             b = default_damping(n, p, kappa, epsilon)
+        elif (t, alpha) == (t_o, alpha_o):
+            b = b_o
+        else:  # an override of t or alpha: the optimal b for that covering
+            s = LatticeCovering(t, alpha).n_points
+            b = optimal_damping(n, p, epsilon, s, radius, l1_radius)
         return alpha, t, b
 
     # ----------------------------------------------------------------- fit
     def _fit(self, U, source):
         n, p = U.shape
         epsilon = float(self.epsilon)
-        alpha, t, b = self._resolve_parameters(n, p)
+        c = self._resolve_centre(p)
+        radius, l1_radius = (1.0, 1.0) if c is None else centre_radii(c)
+        alpha, t, b = self._resolve_parameters(n, p, radius, l1_radius)
         # The unit-ball scale X = U / sqrt(p) (validation.cube_to_unit_ball) is
         # applied to the few derived quantities below rather than to a copy of
         # the data: S, the projections X V and the cell sums are linear in X.
+        # With a centre c, the mechanism runs on X - c/sqrt(p) (a public
+        # translation: the same mechanism on shifted data, radii (M, R_1)).
         root_p = math.sqrt(p)
 
         # 1-2. private projection, eps/3 (000 Theorem 5.12, Algorithm 3)
-        S = second_moment(U) / p if (t > 0 or self.keep_diagnostics) else None
+        if t > 0 or self.keep_diagnostics:
+            S = second_moment(U) / p
+            if c is not None:  # second moment about c: S - mu c^T - c mu^T + c c^T
+                mu = U.mean(axis=0) / root_p
+                cs = c / root_p
+                S = S - np.outer(mu, cs) - np.outer(cs, mu) + np.outer(cs, cs)
+        else:
+            S = None
         if t > 0:
-            scale = projection_scale(n, epsilon, t)
+            scale = projection_scale(n, epsilon, t, radius)
             V = proj(scale * S, t, source.rng)
         else:
             scale = 0.0
             V = np.zeros((p, 0))
 
-        # 3. data-independent covering of the unit ball of ran(P), and the
-        #    nearest-point partition of the P x_i (000 Algorithm 4 steps 6-7)
+        # 3. data-independent covering of the ball of radius M of ran(P), and
+        #    the nearest-point partition of the P x_i (000 Algorithm 4 steps 6-7)
         covering = LatticeCovering(t, alpha)
-        labels = covering.nearest((U @ V) / root_p if t > 0 else np.zeros((n, 0)))
+        if t > 0:
+            Z = (U @ V) / root_p
+            if c is not None:
+                Z = (Z - (c @ V) / root_p) / radius
+            labels = covering.nearest(Z)
+        else:
+            labels = covering.nearest(np.zeros((n, 0)))
         s = covering.n_points
 
         # 4. damped microaggregation (000 eq. 5.4), on the unit-ball scale
-        w, y_tilde, _ = damped_microaggregation(U, labels, s, b)
+        w, y_tilde, _ = damped_microaggregation(U, labels, s, b, centre=c)
         y_tilde /= root_p
 
         # 5. Laplace noise on every cell, empty or not (000 Theorem 5.12)
         w_scale = weight_noise_scale(n, epsilon)
-        y_scale = mean_noise_scale(p, b, epsilon)
+        y_scale = mean_noise_scale(p, b, epsilon, l1_radius)
         w_noisy = source.laplace(w, w_scale)
         y_noisy = source.laplace(y_tilde, y_scale)
 
         # 6. metric projections (000 eqs. 5.5-5.6): simplex (l1), K (l2: clip)
         w_bar = project_simplex_l1(w_noisy)
-        y_bar = np.clip(y_noisy, 0.0, 1.0 / root_p)
+        if c is None:
+            y_bar = np.clip(y_noisy, 0.0, 1.0 / root_p)
+            means = np.clip(y_bar * root_p, 0.0, 1.0)
+        else:  # K - c is the box [-c, 1 - c]/sqrt(p): clip, then shift back
+            y_bar = np.clip(y_noisy, -c / root_p, (1.0 - c) / root_p)
+            means = np.clip(y_bar * root_p + c, 0.0, 1.0)
 
         self.alpha_ = alpha
         self.n_components_ = t
         self.damping_ = b
+        self.centre_ = None if c is None else c
+        self.radius_ = radius
         self.components_ = V.T.copy()
         self.projection_ = V @ V.T
         self.covering_ = covering
         self.n_cells_ = s
         self.weights_ = w_bar
-        self.cell_means_ = np.clip(y_bar * root_p, 0.0, 1.0)
+        self.cell_means_ = means
         self.projection_scale_ = scale
         self.weight_noise_scale_ = w_scale
         self.mean_noise_scale_ = y_scale
@@ -545,7 +766,12 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         ``4^d (4 alpha^2 + ||(I-P)S(I-P)||_F) + 2 d s b/n + 2 ||rho||_1
         + 2 d sum_j w_j ||r_j||_2`` -- a deterministic bound on
         ``||(1/n) sum_i x_i^{(x)d} - sum_j w_bar_j y_bar_j^{(x)d}||_2`` on the
-        unit-ball scale ``x = u/sqrt(p)`` (compute the left side with
+        unit-ball scale ``x = u/sqrt(p)``. With a centre ``c`` (radius
+        ``M = radius_``) both sides are for the shifted records
+        ``x - c/sqrt(p)``, ``y_bar - c/sqrt(p)`` and the bound is eq. 5.7 for
+        ``(x - c)/M`` in the unit ball, times ``M^d``:
+        ``M^d (4^d (4 alpha^2 + R/M^2) + 2 d s b/n + 2||rho||_1)
+        + 2 d M^{d-1} sum_j w_j ||r_j||_2`` (compute the left side with
         :func:`skdp_synth.metrics.moment_error`). Needs
         ``keep_diagnostics=True``; the value is **not private**.
 
@@ -567,12 +793,20 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         if isinstance(d, bool) or not isinstance(d, Integral) or d < 1:
             raise ValueError(f"d must be a positive integer, got {d!r}")
         n = self.n_samples_fit_
-        return (
-            4.0**d * (4.0 * self.alpha_**2 + self._residual_norm)
+        M = self.radius_
+        if M == 1.0:  # the paper's K in the unit ball (no centre): eq. 5.7
+            return (
+                4.0**d * (4.0 * self.alpha_**2 + self._residual_norm)
+                + 2.0 * d * self.n_cells_ * self.damping_ / n
+                + 2.0 * self._noise_l1_weights
+                + 2.0 * d * self._noise_l2_means
+            )
+        # eq. 5.7 for the records (x - c)/M of the unit ball, times M^d
+        return M**d * (
+            4.0**d * (4.0 * self.alpha_**2 + self._residual_norm / M**2)
             + 2.0 * d * self.n_cells_ * self.damping_ / n
             + 2.0 * self._noise_l1_weights
-            + 2.0 * d * self._noise_l2_means
-        )
+        ) + 2.0 * d * M ** (d - 1) * self._noise_l2_means
 
     # Diagnostics of keep_diagnostics=True: computed from the data and the
     # realised noise, not private; reading them warns (issue 13).

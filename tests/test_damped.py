@@ -40,6 +40,10 @@ pytestmark = pytest.mark.filterwarnings(
 )
 
 
+#: The paper's variant: 000 Algorithm 4 exactly (origin, eq. 5.17 parameters).
+PAPER = {"parameters": "paper", "centre": None}
+
+
 def _boolean(n, p, seed=0):
     rng = np.random.default_rng(seed)
     base = rng.random((n, 1))
@@ -108,7 +112,9 @@ def test_noise_scales_and_budget_split():
 def test_fitted_estimator_uses_the_formulas():
     X = _boolean(5000, 6)
     n, p, eps, kappa = 5000, 6, 0.7, 0.4
-    est = DampedPrivateSynthesizer(epsilon=eps, kappa=kappa, random_state=0).fit(X)
+    est = DampedPrivateSynthesizer(
+        epsilon=eps, kappa=kappa, random_state=0, **PAPER
+    ).fit(X)
     alpha = math.log(n) ** -0.25
     t = math.floor(kappa * math.log(n) / math.log(7 / alpha))
     b = math.sqrt(p * n ** (1 - kappa) / eps)
@@ -149,7 +155,7 @@ def test_noise_is_applied_with_the_pinned_scales_to_every_cell(monkeypatch):
     X = _boolean(3000, 5)
     n, p, eps = 3000, 5, 2.0
     est = DampedPrivateSynthesizer(
-        epsilon=eps, n_components=2, alpha=0.3, random_state=1
+        epsilon=eps, n_components=2, alpha=0.3, random_state=1, **PAPER
     ).fit(X)
     U = X / math.sqrt(p)
     # PROJ got A = (n eps/(6t)) S with S = X^T X / n on the unit-ball scale
@@ -226,12 +232,12 @@ def test_n_components_above_p_rejected_and_nothing_spent():
 def test_default_t_is_capped_at_p():
     X = _boolean(20000, 1)
     assert default_n_components(20000, 0.9, default_alpha(20000)) > 1
-    est = DampedPrivateSynthesizer(kappa=0.9, random_state=0).fit(X)
+    est = DampedPrivateSynthesizer(kappa=0.9, random_state=0, **PAPER).fit(X)
     assert est.n_components_ == 1
 
 
 def test_small_n_gives_a_single_cell():
-    est = DampedPrivateSynthesizer(random_state=0).fit(_boolean(500, 4))
+    est = DampedPrivateSynthesizer(random_state=0, **PAPER).fit(_boolean(500, 4))
     assert est.n_components_ == 0 and est.n_cells_ == 1
     assert est.components_.shape == (0, 4)
     np.testing.assert_array_equal(est.projection_, np.zeros((4, 4)))
@@ -426,17 +432,26 @@ SETTINGS = [
 @pytest.mark.parametrize("d", [1, 2])
 @pytest.mark.parametrize("settings", SETTINGS)
 @pytest.mark.parametrize("name, X, params", list(_varied_datasets()))
-def test_theorem_5_9_holds_for_the_realised_noise(name, X, params, settings, d):
+@pytest.mark.parametrize("centre", [None, "cube"])
+def test_theorem_5_9_holds_for_the_realised_noise(name, X, params, settings, d, centre):
     """``||(1/n) sum x^(x)d - sum w_bar y_bar^(x)d||_2 <= 4^d(4 a^2 + ||(I-P)S(I-P)||_F)
-    + 2 d s b/n + 2||rho||_1 + 2 d sum_j w_j ||r_j||_2`` -- deterministic."""
+    + 2 d s b/n + 2||rho||_1 + 2 d sum_j w_j ||r_j||_2`` -- deterministic. With
+    the cube's centre: the same for ``x - c``, scaled by the radius ``M = 1/2``
+    (``accuracy_bound``)."""
     for seed in range(3):
         est = DampedPrivateSynthesizer(
-            keep_diagnostics=True, random_state=seed, **params, **settings
+            keep_diagnostics=True,
+            random_state=seed,
+            parameters="paper",
+            centre=centre,
+            **params,
+            **settings,
         ).fit(X)
         lo, hi = est.bounds_
         p = X.shape[1]
-        x = (X - lo) / (hi - lo) / math.sqrt(p)  # unit-ball scale
-        y = est.cell_means_ / math.sqrt(p)
+        shift = 0.0 if centre is None else 0.5
+        x = ((X - lo) / (hi - lo) - shift) / math.sqrt(p)  # unit-ball scale
+        y = (est.cell_means_ - shift) / math.sqrt(p)
         lhs = moment_error(x, y, d=d, synthetic_weight=est.weights_)
         assert lhs <= est.accuracy_bound(d) * (1 + 1e-12), (lhs, est.accuracy_bound(d))
         if settings is TIGHT:
@@ -449,7 +464,7 @@ def test_theorem_5_9_check_has_power():
     violations = 0
     for _name, X, params in _varied_datasets():
         est = DampedPrivateSynthesizer(
-            keep_diagnostics=True, random_state=0, **params, **TIGHT
+            keep_diagnostics=True, random_state=0, **params, **TIGHT, **PAPER
         ).fit(X)
         lo, hi = est.bounds_
         p = X.shape[1]
@@ -467,7 +482,7 @@ def test_diagnostics_match_direct_computation(monkeypatch):
     spy = _Spy(monkeypatch)
     X = _boolean(3000, 5)
     est = DampedPrivateSynthesizer(
-        n_components=2, keep_diagnostics=True, random_state=3
+        n_components=2, keep_diagnostics=True, random_state=3, **PAPER
     ).fit(X)
     (w, _, w_noisy), (y, _, y_noisy) = spy.laplace_calls
     # the diagnostics are not private: every read warns (issue 13)
@@ -539,3 +554,144 @@ def test_utility_improves_with_epsilon():
         lo = DampedPrivateSynthesizer(epsilon=0.1, random_state=seed).fit(X).score(X)
         hi = DampedPrivateSynthesizer(epsilon=1e4, random_state=seed).fit(X).score(X)
         assert hi > lo
+
+
+# ========================================== issue 11: centre and parameters
+def test_paper_variant_reproduces_the_numbers_of_main():
+    """``parameters="paper", centre=None`` is 000 Algorithm 4 as before issue 11:
+    these values were computed on main (a5b0eb1) before the change."""
+    rng = np.random.default_rng(0)
+    base = rng.random((6000, 1))
+    X = (rng.random((6000, 7)) < 0.15 + 0.7 * base).astype(np.int64)
+    est = DampedPrivateSynthesizer(epsilon=2.0, random_state=3, **PAPER).fit(X)
+    assert (est.n_components_, est.n_cells_) == (1, 3)
+    assert est.damping_ == 33.995213444147105
+    assert est.alpha_ == 0.5822724509496644
+    np.testing.assert_array_equal(
+        est.weights_, [0.0, 0.2692046115249094, 0.7307953884750907]
+    )
+    expected_means = [
+        [1.0, 0.0, 0.0, 0.8556964317571446, 0.22321422771108881,
+         0.13667095754516878, 1.0],
+        [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0],
+        [0.3930085137751232, 0.0, 0.0, 0.44380455681349623, 1.0, 0.0, 0.0],
+    ]  # fmt: skip
+    np.testing.assert_array_equal(est.cell_means_, expected_means)
+    np.testing.assert_array_equal(
+        est.components_,
+        [[0.3312959635065993, 0.34925742440692176, 0.4294260489093327,
+          0.30054493244251634, 0.3884492479293656, 0.4210416901649987,
+          0.4066439783007142]],
+    )  # fmt: skip
+    Y = est.sample(500, random_state=1)
+    assert Y.sum(axis=0).tolist() == [145, 0, 0, 284, 500, 136, 0]
+
+
+@pytest.mark.parametrize("n, eps", [(3000, 1.0), (50_000, 5.0), (200_000, 100.0)])
+def test_optimal_parameters_depend_only_on_n_p_eps(n, eps):
+    """Two unrelated datasets of the same shape get the same plan (issue 11)."""
+    rng = np.random.default_rng(1)
+    A = np.zeros((n, 6), dtype=int)
+    B = (rng.random((n, 6)) < rng.random(6)).astype(int)
+    plans = []
+    for X in (A, B):
+        est = DampedPrivateSynthesizer(epsilon=eps, random_state=0).fit(X)
+        plans.append(
+            (est.alpha_, est.n_components_, est.damping_, est.n_cells_,
+             est.projection_scale_, est.weight_noise_scale_, est.mean_noise_scale_)
+        )  # fmt: skip
+    assert plans[0] == plans[1]
+    alpha, t, b = damped_module.optimal_parameters(n, 6, eps, 0.5, 0.5)
+    assert plans[0][:3] == (alpha, t, b)
+
+
+def test_optimal_parameters_minimise_the_proxy_on_the_grid():
+    from skdp_synth.damped import (
+        OPTIMAL_ALPHAS,
+        expected_error_proxy,
+        lattice_count,
+        optimal_damping,
+        optimal_parameters,
+    )
+
+    n, p, eps = 10**7, 20, 10.0
+    alpha, t, b = optimal_parameters(n, p, eps, 0.5, 0.5)
+    best = expected_error_proxy(n, p, eps, t, alpha, b, 2, 0.5, 0.5)
+    for tt in range(0, 6):
+        for a in OPTIMAL_ALPHAS:
+            s = lattice_count(tt, a)
+            bb = optimal_damping(n, p, eps, s, 0.5, 0.5)
+            assert expected_error_proxy(n, p, eps, tt, a, bb, 2, 0.5, 0.5) >= best
+            # b* is the minimiser in b
+            for f in (0.9, 1.1):
+                v = expected_error_proxy(n, p, eps, tt, a, f * bb, 2, 0.5, 0.5)
+                assert v >= expected_error_proxy(n, p, eps, tt, a, bb, 2, 0.5, 0.5)
+    # pinned constants of the objective (fail if one changes)
+    assert damped_module.APPROX_WEIGHT == 1 / 16
+    assert OPTIMAL_ALPHAS[0] == 0.1 and OPTIMAL_ALPHAS[-1] == 1.0
+    assert optimal_damping(10**6, 49, 1.0, 1, 0.5, 0.5) == pytest.approx(
+        math.sqrt(12 * math.sqrt(2) * 49 * 10**6)
+    )
+
+
+def test_lattice_count_matches_the_covering():
+    for t in range(0, 5):
+        for a in (0.15, 0.3, 0.55, 1.0):
+            assert damped_module.lattice_count(t, a) == LatticeCovering(t, a).n_points
+
+
+def test_centred_cube_radii_and_scales():
+    """Centre c = 1/2: ``M = 1/2`` (PROJ scale x4), ``R_1 = 1/2`` (mean noise / 2)."""
+    X = _boolean(4000, 5)
+    n, p, eps = 4000, 5, 2.0
+    kw = dict(epsilon=eps, n_components=1, alpha=0.4, damping=50.0, random_state=0)
+    centred = DampedPrivateSynthesizer(**kw).fit(X)
+    origin = DampedPrivateSynthesizer(centre=None, **kw).fit(X)
+    assert centred.radius_ == 0.5 and origin.radius_ == 1.0
+    assert centred.projection_scale_ == 4 * origin.projection_scale_
+    assert centred.projection_scale_ == n * eps / (6 * 1 * 0.25)
+    assert centred.mean_noise_scale_ == pytest.approx(6 * math.sqrt(p) / (50 * eps))
+    assert centred.weight_noise_scale_ == origin.weight_noise_scale_
+    # spread of (x-c)(x-c)^T - (x'-c)(x'-c)^T on the centred cube <= 2 M^2 = 1/2
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        x, y = (rng.integers(0, 2, (2, p)) - 0.5) / math.sqrt(p)
+        ev = np.linalg.eigvalsh(np.outer(x, x) - np.outer(y, y))
+        assert ev[-1] - ev[0] <= 0.5 + 1e-12
+
+
+def test_lemma_5_10_centred_for_every_b():
+    """Damped means of x - c change by <= 2 max||x - c||_1 / b in l1 per cell."""
+    rng = np.random.default_rng(2)
+    c = np.full(4, 0.5)
+    for _ in range(300):
+        n, b = int(rng.integers(1, 12)), float(rng.uniform(0.2, 15))
+        X = rng.integers(0, 2, (n, 4)).astype(float)
+        labels = rng.integers(0, 3, n)
+        X2, labels2 = X.copy(), labels.copy()
+        i = rng.integers(n)
+        X2[i], labels2[i] = rng.integers(0, 2, 4), rng.integers(0, 3)
+        _, y1, _ = damped_microaggregation(X, labels, 3, b, centre=c)
+        _, y2, _ = damped_microaggregation(X2, labels2, 3, b, centre=c)
+        assert np.abs(y1 - y2).sum() <= 4 * 2.0 / b + 1e-12  # 2 cells x 2 * (p/2)/b
+
+
+def test_small_cells_shrink_to_the_centre_not_to_zero():
+    """Damping far above the cell sizes: released means ~ 1/2 (uninformative),
+    not 0 as with the paper's origin."""
+    X = _boolean(3000, 4)
+    kw = dict(epsilon=1e4, n_components=0, damping=3e5, random_state=0)
+    centred = DampedPrivateSynthesizer(**kw).fit(X)
+    origin = DampedPrivateSynthesizer(centre=None, **kw).fit(X)
+    assert np.all(np.abs(centred.cell_means_ - 0.5) < 0.01)
+    assert np.all(origin.cell_means_ < 0.01)
+
+
+def test_custom_centre_validated():
+    X = _boolean(500, 3)
+    est = DampedPrivateSynthesizer(centre=[0.2, 0.5, 0.9], random_state=0).fit(X)
+    assert est.radius_ == pytest.approx(math.sqrt((0.64 + 0.25 + 0.81) / 3))
+    with pytest.raises(ValueError, match="centre"):
+        DampedPrivateSynthesizer(centre=[0.5, 2.0, 0.5]).fit(X)
+    with pytest.raises(ValueError, match="centre"):
+        DampedPrivateSynthesizer(centre=[0.5, 0.5]).fit(X)

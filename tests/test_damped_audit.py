@@ -77,8 +77,14 @@ def test_the_audited_pvec_is_the_estimators_projection():
     w = BinghamSampler(A).sample(1, np.random.default_rng(5))[0]
     np.testing.assert_array_equal(v, w)
     X = np.random.default_rng(0).integers(0, 2, (2000, 3))
-    est = DampedPrivateSynthesizer(epsilon=2.0, n_components=1, random_state=0)
+    est = DampedPrivateSynthesizer(
+        epsilon=2.0, n_components=1, random_state=0, parameters="paper", centre=None
+    )
     assert est.fit(X).projection_scale_ == damped_module.projection_scale(2000, 2.0, 1)
+    est.set_params(centre="cube")  # the default: radius M = 1/2
+    assert est.fit(X).projection_scale_ == damped_module.projection_scale(
+        2000, 2.0, 1, 0.5
+    )
 
 
 def test_pvec_piece_audit_passes():
@@ -195,6 +201,8 @@ E2E_PARAMS = dict(
     n_components=1,
     alpha=0.5,
     damping=4.0,
+    parameters="paper",
+    centre=None,  # the paper's variant; the centred default is audited below
 )
 
 
@@ -227,3 +235,97 @@ def test_estimator_audit_flags_add_remove_calibration(monkeypatch):
         damped_module, "weight_noise_scale", lambda n, eps: 1 / (n * eps)
     )
     assert _e2e_audit().epsilon_lower > E2E_EPS
+
+
+# ---------------------------------------------- centred cube (issue 11)
+# The centred mechanism's own constants: PROJ scale n eps/(6 t M^2) with
+# M = 1/2, mean noise 12 sqrt(p) R_1/(b eps) with R_1 = 1/2. PVEC worst case on
+# the centred cube, p = 2: x - c = (1, 1)/(2 sqrt 2) and (1, -1)/(2 sqrt 2) are
+# orthogonal with |x - c|^2 = M^2 = 1/4 (spread 2 M^2, the bound). D holds
+# both, D' the second twice; statistic: the squared coordinate along the first.
+def _pvec_centred_audit(scale_factor=1.0, seed=0):
+    a = np.array([1.0, 1.0]) / (2 * np.sqrt(2))
+    b = np.array([1.0, -1.0]) / (2 * np.sqrt(2))
+    scores = []
+    for i, X in enumerate((np.stack([a, b]), np.stack([b, b]))):
+        scale = scale_factor * damped_module.projection_scale(2, PVEC_EPS, 1, 0.5)
+        v = BinghamSampler(scale * second_moment(X)).sample(
+            RUNS, np.random.default_rng([seed, 7, i])
+        )
+        scores.append((v @ (a / np.linalg.norm(a))) ** 2)
+    return audit_epsilon(*scores, alpha=ALPHA)
+
+
+def test_centred_pvec_piece_audit_passes():
+    result = _pvec_centred_audit()
+    assert 1.0 < result.epsilon_lower < PVEC_EPS / 3
+
+
+def test_centred_pvec_piece_audit_flags_doubled_scale():
+    assert _pvec_centred_audit(scale_factor=2.0).epsilon_lower > PVEC_EPS / 3
+
+
+# Means on the centred cube, p = 1, x in [0, 1], c = 1/2: 2b rows at 0, the row
+# at 1 in cell 0 (D) or cell 1 (D'); each centred damped mean moves by
+# 1/(b+1): l1 change 2/(b+1) = 4 R_1/(b+1), loss (eps/3) b/(b+1) at R_1 = 1/2.
+X_MEANS_C = np.concatenate([[1.0], np.zeros(2 * int(B))])[:, None]
+
+
+def _means_centred_audit(noise_factor=1.0, seed=0):
+    c = np.array([0.5])
+    _, y_d, _ = damped_module.damped_microaggregation(X_MEANS_C, LABELS_M_D, 2, B, c)
+    _, y_dp, _ = damped_module.damped_microaggregation(
+        X_MEANS_C, LABELS_M_D_PRIME, 2, B, c
+    )
+    assert np.abs(y_d - y_dp).sum() == pytest.approx(2 / (B + 1))
+    scale = noise_factor * damped_module.mean_noise_scale(1, B, PIECE_EPS, 0.5)
+    scores = []
+    for i, y in enumerate((y_d, y_dp)):
+        noisy = NoiseSource(100 * seed + 5 + i).laplace(np.tile(y, (RUNS, 1, 1)), scale)
+        scores.append(
+            np.minimum(noisy[:, 0, 0] - y_d[0, 0], y_d[1, 0] - noisy[:, 1, 0])
+        )
+    return audit_epsilon(*scores, alpha=ALPHA)
+
+
+def test_centred_mean_piece_audit_passes():
+    assert 0.5 < _means_centred_audit().epsilon_lower < PIECE_EPS / 3
+
+
+def test_centred_mean_piece_audit_flags_half_the_noise():
+    assert _means_centred_audit(noise_factor=0.5).epsilon_lower > PIECE_EPS / 3
+
+
+# The whole centred default (parameters="optimal" except the fixed plan of the
+# e2e audit above): same data; with centre 1/2 the rows at 0.5 project to 0,
+# the moving row to +-1 (radius M = 1/2 rescales the covering).
+def _e2e_centred_audit():
+    X_d = np.full((E2E_N, 1), 0.5)
+    X_d[0, 0] = 1.0
+    X_dp = X_d.copy()
+    X_dp[0, 0] = 0.0
+    params = dict(E2E_PARAMS, parameters="optimal", centre="cube")
+    est = DampedPrivateSynthesizer(**params)
+    scores = []
+    for k, X in enumerate((X_d, X_dp)):
+        s = np.empty(E2E_RUNS)
+        for r in range(E2E_RUNS):
+            est.set_params(random_state=7 * E2E_RUNS + k * E2E_RUNS + r).fit(X)
+            v = est.components_[0, 0]
+            points = est.covering_.points[:, 0]
+            at_one = np.argmin(np.abs(points - v))
+            at_zero = np.argmin(np.abs(points + v))
+            s[r] = min(est.weights_[at_one] - 1 / E2E_N, -est.weights_[at_zero])
+        scores.append(s)
+    return audit_epsilon(*scores, alpha=ALPHA)
+
+
+def test_centred_estimator_audit_passes():
+    assert _e2e_centred_audit().epsilon_lower < E2E_EPS
+
+
+def test_centred_estimator_audit_flags_add_remove_calibration(monkeypatch):
+    monkeypatch.setattr(
+        damped_module, "weight_noise_scale", lambda n, eps: 1 / (n * eps)
+    )
+    assert _e2e_centred_audit().epsilon_lower > E2E_EPS

@@ -27,11 +27,12 @@ import csv
 import json
 import os
 import sys
-import tempfile
 import time
 import warnings
 
 import numpy as np
+
+from ._io import write_atomically
 
 __all__ = ["main"]
 
@@ -131,24 +132,8 @@ def _read_csv(path):
 
 
 def _write_csv_atomically(frame, path):
-    """Write to a temporary file next to ``path``, then rename it onto ``path``.
-
-    An error or an interruption (``KeyboardInterrupt`` included) while
-    writing removes the temporary file and leaves ``path`` untouched: never a
-    partial, valid-looking CSV.
-    """
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".skdp-synth-", suffix=".csv.tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            frame.to_csv(fh, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Write ``frame`` as CSV to ``path`` atomically (never a partial file)."""
+    write_atomically(path, lambda fh: frame.to_csv(fh, index=False), suffix=".csv.tmp")
 
 
 class CLIError(ValueError):

@@ -203,19 +203,15 @@ def run_ours(real, cats, seed):
 
 # --- baselines ---------------------------------------------------------------
 def run_baseline(real, cats, seed):
-    from skdp_synth.mechanisms import analytic_gaussian_sigma
+    from skdp_synth.report import noisy_marginals_baseline
 
     rng = np.random.default_rng(10_000 + seed)
     t0 = time.perf_counter()
     codes = encode(real, cats)
-    sigma = analytic_gaussian_sigma(EPS, DELTA, math.sqrt(codes.shape[1]))
-    out = np.empty_like(codes)
-    for j, c in enumerate(real.columns):
-        k = len(cats[c])
-        noisy = np.bincount(codes[:, j], minlength=k) + rng.normal(0, sigma, k)
-        p = np.clip(noisy, 0, None)
-        p = p / p.sum() if p.sum() > 0 else np.full(k, 1 / k)
-        out[:, j] = rng.choice(k, size=len(real), p=p)
+    sizes = [len(cats[c]) for c in real.columns]
+    out = noisy_marginals_baseline(
+        codes, sizes, EPS, DELTA, "add-remove-one", len(real), rng
+    )
     syn = decode(out, real.columns, cats)
     return _scores(real, syn, time.perf_counter() - t0)
 

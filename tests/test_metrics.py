@@ -7,7 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skdp_synth.metrics import covariance_loss, marginal_error, moment_error
+from skdp_synth.metrics import (
+    covariance_loss,
+    marginal_error,
+    marginal_tv,
+    moment_error,
+)
 
 
 def brute_marginal_error(X, Y, d, w=None, v=None):
@@ -141,6 +146,27 @@ def test_tv_sparse_tables_path():
     X = pd.DataFrame(rng.integers(0, 200, size=(30, 3)))
     Y = pd.DataFrame(rng.integers(0, 200, size=(20, 3)))
     assert marginal_error(X, Y, 3, kind="tv") == pytest.approx(brute_tv(X, Y, 3))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_marginal_tv_per_table_matches_brute_force_and_averages_exactly(d):
+    rng = np.random.default_rng(7 + d)
+    X = pd.DataFrame(
+        {
+            "a": rng.choice(["x", "y"], 50),
+            "b": rng.choice([1, 2, 3], 50),
+            "c": rng.choice(["u", None], 50),
+            "e": rng.choice(list("pqr"), 50),
+        }
+    )
+    Y = X.sample(30, replace=True, random_state=1).reset_index(drop=True)
+    Y.loc[:9, "a"] = "z"
+    per = marginal_tv(X, Y, d)
+    assert list(per.index) == list(itertools.combinations("abce", d))
+    for cols, tv in per.items():
+        assert tv == pytest.approx(brute_tv(X[list(cols)], Y[list(cols)], d))
+    # same routine, same summation order: bit-for-bit equal to the average
+    assert sum(per.tolist()) / len(per) == marginal_error(X, Y, d, kind="tv")
 
 
 def test_tv_requires_same_columns():

@@ -1,0 +1,970 @@
+"""Fidelity and privacy reports, and privacy--utility curves.
+
+**A report reads the real data: it is not private.** It is for the data
+owner deciding whether to publish a release, never for publication next to
+it.
+
+:func:`fidelity_report` compares a real (or held-out) table with a synthetic
+one -- or with rows drawn from a fitted estimator, pipeline or
+:class:`~skdp_synth.Release` -- column by column and pair by pair, and states
+what the release is covered by. It follows sdmetrics' ``QualityReport``
+conventions: two properties, *Column Shapes* (1-way tables) and *Column Pair
+Trends* (2-way tables), each table scored ``1 - TV`` in ``[0, 1]`` (sdmetrics'
+``TVComplement`` and ``ContingencySimilarity``), a property's score the mean of
+its tables' scores, and the overall score the mean of the properties'.
+``TV = 1/2 sum_cells |p_real - p_syn|`` is computed by the same routine as
+``marginal_error(kind="tv")`` (:func:`skdp_synth.metrics.marginal_tv`), so the
+report's averages are exactly that metric's values.
+
+Given an estimator the report uses only its public interface: ``sample()``,
+the public guarantee attributes (``privacy_guarantee_``,
+``privacy_summary_``) and ``to_release()``. It never reads private state nor
+the attributes that are marked not private.
+
+:func:`curve` fits an estimator factory at several epsilons and measures the
+average 1-, 2- and 3-way TV against two references from the same run: a
+baseline (noisy independent 1-way marginals at the same guarantee) and the
+sampling floor (a bootstrap of the real rows).
+
+Examples
+--------
+>>> import numpy as np, pandas as pd
+>>> from skdp_synth.report import fidelity_report
+>>> rng = np.random.default_rng(0)
+>>> real = pd.DataFrame({"colour": rng.choice(["red", "blue"], 500),
+...                      "size": rng.choice(["S", "M", "L"], 500)})
+>>> syn = real.sample(500, replace=True, random_state=1)
+>>> rep = fidelity_report(real, syn)
+>>> {k: round(v, 3) for k, v in rep.properties.items()}   # 1 - average TV
+{'Column Shapes': 0.981, 'Column Pair Trends': 0.97}
+>>> rep.guarantee.kind                   # rows given without an estimator
+'unknown'
+>>> rep.to_frame().columns.tolist()
+['property', 'columns', 'metric', 'tv', 'score']
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import itertools
+import math
+import numbers
+import sys
+import warnings
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+import numpy as np
+
+from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from .metrics._marginals import _table_tv, _tv_tables
+from .release import Release
+
+__all__ = [
+    "FidelityReport",
+    "GuaranteeSummary",
+    "TableComparison",
+    "curve",
+    "fidelity_report",
+    "noisy_marginals_baseline",
+    "plot_curve",
+]
+
+#: sdmetrics' property names, by table degree.
+PROPERTIES = {1: "Column Shapes", 2: "Column Pair Trends", 3: "Column Triplets"}
+_METRICS = {1: "TVComplement", 2: "ContingencySimilarity", 3: "ContingencySimilarity"}
+_SCHEMA_KEYS = {
+    "categories",
+    "ordinal",
+    "bin_edges",
+    "missing",
+    "numeric_encoding",
+    "n_bins",
+    "decode",
+    "numeric_value",
+}
+MISSING = "<missing>"
+BANNER = (
+    "This report reads the real data and is NOT private. It is for the data "
+    "owner deciding whether to publish; do not publish it with the release."
+)
+
+
+# ------------------------------------------------------------ value objects
+@dataclass(frozen=True)
+class TableComparison:
+    """One contingency table, real against synthetic (a worst table).
+
+    Attributes
+    ----------
+    columns : tuple of str
+    tv : float
+        ``1/2 sum |real - synthetic|`` over the cells.
+    cells : tuple of tuple
+        Level labels of each cell listed (cells empty in both tables omitted).
+    real, synthetic : tuple of float
+        The cells' probabilities.
+    """
+
+    columns: tuple
+    tv: float
+    cells: tuple
+    real: tuple
+    synthetic: tuple
+
+    def to_frame(self):
+        """The cells as a DataFrame, largest absolute difference first."""
+        import pandas as pd
+
+        index = pd.MultiIndex.from_tuples(self.cells, names=list(self.columns))
+        out = pd.DataFrame({"real": self.real, "synthetic": self.synthetic}, index)
+        out["difference"] = out["synthetic"] - out["real"]
+        order = np.argsort(-np.abs(out["difference"].to_numpy()), kind="stable")
+        return out.iloc[order]
+
+
+@dataclass(frozen=True)
+class GuaranteeSummary:
+    """What the synthetic rows are covered by, read from public attributes.
+
+    ``kind`` is ``"differential privacy"``, ``"anonymity"`` or ``"unknown"``
+    (plain rows given without an estimator or release). ``holds`` says what
+    the estimator's :class:`~skdp_synth.Release` contains.
+    """
+
+    source: str
+    kind: str
+    epsilon: float | None = None
+    delta: float | None = None
+    neighbouring: str | None = None
+    mechanism: str = ""
+    holds: str = ""
+    hardened_noise: bool | None = None
+    summary: str = ""
+
+    def lines(self):
+        """``[(label, text), ...]`` for display."""
+        out = [("source", self.source), ("guarantee", self.kind)]
+        if self.epsilon is not None:
+            out += [
+                ("epsilon", f"{self.epsilon:g}"),
+                ("delta", f"{self.delta:g}"),
+                ("neighbouring relation", self.neighbouring),
+            ]
+        if self.mechanism:
+            out.append(("mechanism", self.mechanism))
+        if self.summary:
+            out.append(("summary", self.summary))
+        if self.holds:
+            out.append(("the release holds", self.holds))
+        if self.hardened_noise is not None:
+            out.append(
+                (
+                    "noise",
+                    "secure (OpenDP samplers)"
+                    if self.hardened_noise
+                    else "seeded NumPy: reproducible, NOT hardened",
+                )
+            )
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class FidelityReport:
+    """Fidelity of synthetic rows to a real table, and the release's guarantee.
+
+    Built by :func:`fidelity_report`; immutable. **Not private**: it is
+    computed from the real rows.
+
+    Attributes
+    ----------
+    columns : tuple of str
+    levels : mapping of str to tuple
+        The levels each column was compared on (declared or learned).
+    n_real, n_synthetic : int
+    tv : mapping of int to tuple of (columns, tv)
+        For each degree ``d`` computed, the TV of every d-way table in
+        ``itertools.combinations`` order.
+    worst : mapping of int to tuple of TableComparison
+        The worst tables of each degree, worst first.
+    guarantee : GuaranteeSummary
+    privacy_warnings : tuple of str
+        ``PrivacyLeakWarning`` / ``PrivacyBudgetWarning`` messages raised while
+        drawing the rows or reading the guarantee, plus those passed in.
+    notes : tuple of str
+    """
+
+    columns: tuple
+    levels: MappingProxyType
+    n_real: int
+    n_synthetic: int
+    tv: MappingProxyType
+    worst: MappingProxyType
+    guarantee: GuaranteeSummary
+    privacy_warnings: tuple = field(default=())
+    notes: tuple = field(default=())
+
+    # ---------------------------------------------------------- numbers
+    def average_tv(self, d):
+        """Average TV over the d-way tables: ``marginal_error(kind="tv")``."""
+        total = 0.0
+        for _, tv in self.tv[d]:
+            total += tv
+        return total / len(self.tv[d])
+
+    @property
+    def properties(self):
+        """``{property: score}``, score = mean of ``1 - TV`` over its tables."""
+        return {PROPERTIES[d]: 1.0 - self.average_tv(d) for d in self.tv}
+
+    @property
+    def score(self):
+        """Overall quality in ``[0, 1]``: the mean of the property scores."""
+        return float(np.mean(list(self.properties.values())))
+
+    def pair_matrix(self):
+        """Pairwise TV as a symmetric ``(p, p)`` DataFrame (1-way TV on the
+        diagonal); needs ``d`` to include 2."""
+        import pandas as pd
+
+        p = len(self.columns)
+        M = np.full((p, p), np.nan)
+        pos = {c: i for i, c in enumerate(self.columns)}
+        for (a, b), tv in self.tv.get(2, ()):
+            M[pos[a], pos[b]] = M[pos[b], pos[a]] = tv
+        for (a,), tv in self.tv.get(1, ()):
+            M[pos[a], pos[a]] = tv
+        return pd.DataFrame(M, index=list(self.columns), columns=list(self.columns))
+
+    def to_frame(self):
+        """One row per table (sdmetrics' details): property, columns, metric,
+        TV and score = ``1 - TV``."""
+        import pandas as pd
+
+        rows = [
+            {
+                "property": PROPERTIES[d],
+                "columns": cols,
+                "metric": _METRICS[d],
+                "tv": tv,
+                "score": 1.0 - tv,
+            }
+            for d, tables in self.tv.items()
+            for cols, tv in tables
+        ]
+        return pd.DataFrame(
+            rows, columns=["property", "columns", "metric", "tv", "score"]
+        )
+
+    # ---------------------------------------------------------- output
+    def plot(self, path=None, *, n_columns=3, dpi=100):
+        """A figure: pairwise TV heat map, real-vs-synthetic bars of the
+        ``n_columns`` worst columns, and the summary.
+
+        Uses matplotlib's object API (no pyplot state; renders headless). The
+        figure is 12 x 8 inches, ``1200 x 800`` pixels at ``dpi=100``. With
+        ``path`` it is also saved there as PNG, atomically. Needs the
+        ``plot`` extra (``pip install 'skdp_synth[plot]'``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        Figure = _figure_class()
+        fig = Figure(figsize=(12, 8), dpi=dpi, layout="constrained")
+        grid = fig.add_gridspec(2, max(n_columns, 1), height_ratios=[3, 2])
+        top = grid[0, :].subgridspec(1, 2, width_ratios=[3, 2])
+        ax_heat = fig.add_subplot(top[0, 0])
+        ax_text = fig.add_subplot(top[0, 1])
+        self._plot_heat(ax_heat, fig)
+        self._plot_summary(ax_text)
+        worst = self.worst.get(1, ())[:n_columns]
+        for i, table in enumerate(worst):
+            self._plot_bars(fig.add_subplot(grid[1, i]), table)
+        if path is not None:
+            _save_figure(fig, path, dpi)
+        return fig
+
+    def _plot_heat(self, ax, fig):
+        M = self.pair_matrix()
+        im = ax.imshow(M.to_numpy(), cmap="Reds", vmin=0, vmax=max(0.05, np.nanmax(M)))
+        ticks = range(len(self.columns))
+        ax.set_xticks(ticks, [str(c) for c in self.columns], rotation=60, ha="right")
+        ax.set_yticks(ticks, [str(c) for c in self.columns])
+        ax.set_title("Total variation per column pair (diagonal: 1-way)")
+        fig.colorbar(im, ax=ax, shrink=0.8, label="TV (0 = identical)")
+
+    def _plot_summary(self, ax):
+        ax.axis("off")
+        lines = ["NOT PRIVATE: computed from the real data", ""]
+        lines.append(f"overall score  {self.score:.3f}")
+        for name, s in self.properties.items():
+            lines.append(f"{name:<20s} {s:.3f}")
+        for d in self.tv:
+            lines.append(f"average TV{d}          {self.average_tv(d):.4f}")
+        lines.append(f"rows: real {self.n_real}, synthetic {self.n_synthetic}")
+        lines.append("")
+        for label, text in self.guarantee.lines()[:6]:
+            lines.append(f"{label}: {_shorten(str(text), 40)}")
+        if self.privacy_warnings:
+            lines.append(f"privacy warnings: {len(self.privacy_warnings)}")
+        ax.text(0, 1, "\n".join(lines), va="top", family="monospace", fontsize=9)
+
+    @staticmethod
+    def _plot_bars(ax, table):
+        labels = [_shorten(str(c[0]), 12) for c in table.cells]
+        x = np.arange(len(labels))
+        ax.bar(x - 0.2, table.real, 0.4, label="real")
+        ax.bar(x + 0.2, table.synthetic, 0.4, label="synthetic")
+        ax.set_xticks(x, labels, rotation=45, ha="right", fontsize=8)
+        ax.set_title(f"{table.columns[0]}  (TV {table.tv:.3f})", fontsize=10)
+        ax.legend(fontsize=8)
+
+    def to_html(self, path=None, *, include_plot=True):
+        """A self-contained HTML page (inline CSS, the figure as an embedded
+        PNG when matplotlib is installed), the NOT-private banner first.
+
+        Every TV is also written exactly, as ``data-tv="repr(float)"``. With
+        ``path`` the page is written there atomically. Returns the page.
+        """
+        esc = html.escape
+        parts = [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            "<title>skdp_synth fidelity report</title>",
+            f"<style>{_CSS}</style></head><body>",
+            '<div class="banner" id="not-private">',
+            f"<strong>{esc(BANNER)}</strong></div>",
+            "<h1>Fidelity report</h1>",
+            f"<p>{self.n_real} real rows, {self.n_synthetic} synthetic rows, "
+            f"{len(self.columns)} columns.</p>",
+            "<h2>Summary</h2><table class='summary'>",
+            f"<tr><th>overall score</th><td data-score='{self.score!r}'>"
+            f"{self.score:.4f}</td></tr>",
+        ]
+        for d in self.tv:
+            avg = self.average_tv(d)
+            parts.append(
+                f"<tr><th>{esc(PROPERTIES[d])} (1 - average TV{d})</th>"
+                f"<td data-score='{1.0 - avg!r}'>{1.0 - avg:.4f}</td></tr>"
+                f"<tr><th>average TV{d}</th><td class='avg-tv' data-d='{d}' "
+                f"data-tv='{avg!r}'>{avg:.4f}</td></tr>"
+            )
+        parts.append("</table><h2>Privacy guarantee</h2><table class='guarantee'>")
+        for label, text in self.guarantee.lines():
+            parts.append(f"<tr><th>{esc(label)}</th><td>{esc(str(text))}</td></tr>")
+        parts.append("</table>")
+        if self.privacy_warnings:
+            parts.append("<h2>Privacy warnings</h2><ul class='warnings'>")
+            parts += [f"<li>{esc(w)}</li>" for w in self.privacy_warnings]
+            parts.append("</ul>")
+        if self.notes:
+            parts.append("<h2>Notes</h2><ul>")
+            parts += [f"<li>{esc(n)}</li>" for n in self.notes]
+            parts.append("</ul>")
+        if include_plot:
+            try:
+                buf = io.BytesIO()
+                self.plot().savefig(buf, format="png")
+            except ImportError:
+                parts.append("<p>(install matplotlib for the figure)</p>")
+            else:
+                data = base64.b64encode(buf.getvalue()).decode("ascii")
+                parts.append(
+                    f"<h2>Figure</h2><img alt='fidelity figure' "
+                    f"src='data:image/png;base64,{data}'>"
+                )
+        for d in self.tv:
+            parts.append(self._html_tables(d))
+        parts.append("</body></html>")
+        page = "\n".join(parts)
+        if path is not None:
+            from ._io import write_atomically
+
+            write_atomically(path, lambda fh: fh.write(page), suffix=".html.tmp")
+        return page
+
+    def _html_tables(self, d):
+        esc = html.escape
+        out = [
+            f"<h2>{esc(PROPERTIES[d])}: {d}-way tables, worst first</h2>",
+            f"<table class='tv' data-d='{d}'><tr><th>columns</th>"
+            "<th>TV</th><th>score (1 - TV)</th></tr>",
+        ]
+        for cols, tv in sorted(self.tv[d], key=lambda r: -r[1]):
+            out.append(
+                f"<tr><td>{esc(' x '.join(map(str, cols)))}</td>"
+                f"<td class='tv' data-tv='{tv!r}'>{tv:.4f}</td>"
+                f"<td>{1 - tv:.4f}</td></tr>"
+            )
+        out.append("</table>")
+        for table in self.worst.get(d, ()):
+            frame = table.to_frame().head(12)
+            out.append(
+                f"<h3>{esc(' x '.join(map(str, table.columns)))} "
+                f"(TV {table.tv:.4f}): largest differences</h3>"
+            )
+            out.append(frame.to_html(float_format=lambda v: f"{v:.4f}"))
+        return "\n".join(out)
+
+    def __repr__(self):
+        props = ", ".join(f"{k}={v:.3f}" for k, v in self.properties.items())
+        return (
+            f"FidelityReport(score={self.score:.3f}, {props}, "
+            f"guarantee={self.guarantee.kind!r}, NOT private)"
+        )
+
+
+_CSS = (
+    "body{font-family:sans-serif;max-width:1100px;margin:1em auto;color:#222}"
+    ".banner{background:#b00020;color:#fff;padding:1em;font-size:1.1em}"
+    "table{border-collapse:collapse;margin:.5em 0}"
+    "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}"
+    "img{max-width:100%}"
+)
+
+
+def _shorten(text, n):
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _figure_class():
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError(
+            "plots need matplotlib: pip install 'skdp_synth[plot]'"
+        ) from None
+    return Figure
+
+
+def _save_figure(fig, path, dpi):
+    from ._io import write_atomically
+
+    write_atomically(
+        path,
+        lambda fh: fig.savefig(fh, format="png", dpi=dpi),
+        binary=True,
+        suffix=".png.tmp",
+    )
+
+
+# ------------------------------------------------------------ discretizing
+def _check_schema(schema):
+    if schema is None:
+        return {}
+    if not isinstance(schema, dict):
+        raise TypeError(
+            f"schema must be a dict of BooleanEncoder arguments, got {schema!r}"
+        )
+    unknown = set(schema) - _SCHEMA_KEYS
+    if unknown:
+        raise ValueError(
+            f"unknown schema keys {sorted(unknown)}; allowed: {sorted(_SCHEMA_KEYS)}"
+        )
+    return schema
+
+
+def _bin_labels(edges):
+    e = [f"{x:g}" for x in edges]
+    return [f"[{a}, {b})" for a, b in zip(e[:-2], e[1:-1])] + [f"[{e[-2]}, {e[-1]}]"]
+
+
+def _discretize(real, synthetic, schema):
+    """Integer codes of both tables on a common level list per column.
+
+    Declared categories / ordinal levels / bin edges (the public schema,
+    ``BooleanEncoder``'s arguments) fix the levels; other columns use the
+    union of the values seen (noted). Missing values are a level of their own.
+    """
+    import pandas as pd
+
+    cats = {**(schema.get("categories") or {}), **(schema.get("ordinal") or {})}
+    edges = schema.get("bin_edges") or {}
+    n, m = len(real), len(synthetic)
+    cx = np.empty((n, real.shape[1]), dtype=np.int64)
+    cy = np.empty((m, real.shape[1]), dtype=np.int64)
+    levels, sizes, notes = {}, [], []
+    for j, col in enumerate(real.columns):
+        xs, ys = real[col], synthetic[col]
+        miss_x, miss_y = xs.isna().to_numpy(), ys.isna().to_numpy()
+        if col in cats:
+            labs = [v for v in cats[col] if v is not None]
+            cx[:, j] = _declared_codes(xs, labs, miss_x, col, "real")
+            cy[:, j] = _declared_codes(ys, labs, miss_y, col, "synthetic")
+        elif col in edges:
+            e = np.asarray(edges[col], dtype=float)
+            labs = _bin_labels(e)
+            cx[:, j] = _bin_codes(xs, e, miss_x, col, "real")
+            cy[:, j] = _bin_codes(ys, e, miss_y, col, "synthetic")
+        else:
+            both = pd.concat([xs.astype(object), ys.astype(object)], ignore_index=True)
+            codes, uniq = pd.factorize(both, use_na_sentinel=True)
+            cx[:, j], cy[:, j] = codes[:n], codes[n:]
+            labs = list(uniq)
+            if len(labs) > 20:
+                notes.append(
+                    f"column {col!r} has {len(labs)} distinct values and no declared "
+                    "levels or bin edges: its TV compares raw values; declare "
+                    "bin_edges in the schema"
+                )
+            elif schema:
+                notes.append(f"levels of column {col!r} are those seen in the tables")
+        if miss_x.any() or miss_y.any():
+            cx[miss_x, j] = cy[miss_y, j] = len(labs)
+            labs = [*labs, MISSING]
+        levels[str(col)] = tuple(labs)
+        sizes.append(max(len(labs), 1))
+    return cx, cy, sizes, levels, notes
+
+
+def _declared_codes(values, labs, miss, col, which):
+    import pandas as pd
+
+    codes = pd.Categorical(values, categories=labs).codes.astype(np.int64)
+    if np.any((codes < 0) & ~miss):
+        raise ValueError(
+            f"column {col!r} of the {which} table has values that are not among "
+            f"its declared levels {labs} (not shown: they may be private)"
+        )
+    return codes
+
+
+def _bin_codes(values, e, miss, col, which):
+    import pandas as pd
+
+    try:
+        v = pd.to_numeric(values).to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"column {col!r} of the {which} table has bin_edges but non-numeric values"
+        ) from None
+    ok = ~miss
+    if np.any(ok & ((v < e[0]) | (v > e[-1]))):
+        raise ValueError(
+            f"column {col!r} of the {which} table has values outside its bin "
+            f"edges [{e[0]:g}, {e[-1]:g}] (not shown: they may be private)"
+        )
+    codes = np.searchsorted(e, np.where(ok, v, e[0]), side="right") - 1
+    return np.minimum(codes, len(e) - 2)  # the last bin is closed
+
+
+# ------------------------------------------------------------ the guarantee
+def _final_step(obj):
+    steps = getattr(obj, "steps", None)  # a (Synthesis)Pipeline: public steps
+    if isinstance(steps, list) and steps:
+        return steps[-1][1]
+    return obj
+
+
+def _describe_release(rel):
+    arrays = ", ".join(f"{k} {tuple(v.shape)}" for k, v in sorted(rel.arrays.items()))
+    sampler = rel.plan.get("sampler", "none")
+    return f"{arrays or 'no arrays'}; sampler: {sampler}"
+
+
+def _guarantee_of(source):
+    """A :class:`GuaranteeSummary` from public attributes only."""
+    if source is None:
+        return GuaranteeSummary(
+            source="synthetic rows given directly",
+            kind="unknown",
+            summary="no estimator or release given: the rows' guarantee is not known",
+        )
+    if isinstance(source, Release):
+        g = source.guarantee
+        return GuaranteeSummary(
+            source=f"Release of {source.estimator}",
+            kind="differential privacy",
+            epsilon=g.epsilon,
+            delta=g.delta,
+            neighbouring=g.neighbouring,
+            mechanism=g.mechanism,
+            holds=_describe_release(source),
+            hardened_noise=source.plan.get("hardened_noise"),
+        )
+    final = _final_step(source)
+    g = getattr(final, "privacy_guarantee_", None)
+    if g is not None:
+        rel = None
+        if callable(getattr(final, "to_release", None)):
+            try:
+                rel = final.to_release()
+            except NotImplementedError:
+                rel = None
+        if rel is not None:
+            return replace(_guarantee_of(rel), source=rel.estimator)
+        return GuaranteeSummary(
+            source=type(final).__name__,
+            kind="differential privacy",
+            epsilon=g.epsilon,
+            delta=g.delta,
+            neighbouring=g.neighbouring,
+            mechanism=g.mechanism,
+            holds="(no to_release(): what may be published is not stated)",
+        )
+    summary = getattr(final, "privacy_summary_", None)
+    if summary is not None:
+        return GuaranteeSummary(
+            source=type(final).__name__,
+            kind="anonymity",
+            summary=f"{summary}; not differential privacy",
+        )
+    return GuaranteeSummary(
+        source=type(final).__name__,
+        kind="unknown",
+        summary="the estimator states no privacy guarantee",
+    )
+
+
+def _format_warning(w):
+    if isinstance(w, str):
+        return w
+    category = getattr(w, "category", type(getattr(w, "message", w)))
+    message = getattr(w, "message", w)
+    return f"{category.__name__}: {message}"
+
+
+# ------------------------------------------------------------ the report
+def fidelity_report(
+    real,
+    synthetic,
+    schema=None,
+    *,
+    d=(1, 2),
+    release=None,
+    n_samples=None,
+    random_state=None,
+    n_worst=5,
+    extra_warnings=(),
+):
+    """Compare synthetic rows with a real table; read the release's guarantee.
+
+    **Not private**: the result is computed from ``real``.
+
+    Parameters
+    ----------
+    real : DataFrame
+        The real table (or a held-out part of it): categorical, Boolean,
+        ordinal or binned numeric columns.
+    synthetic : DataFrame, array, fitted estimator/pipeline, or Release
+        Synthetic rows with ``real``'s columns, or something to draw them
+        from with ``sample(n_samples, random_state=random_state)``: a fitted
+        estimator or pipeline (its guarantee is read from its public
+        attributes and ``to_release()``) or a :class:`~skdp_synth.Release`
+        whose rows have ``real``'s columns.
+    schema : dict, default=None
+        The public domain, as the ``BooleanEncoder`` arguments the CLI's
+        schema file holds: ``categories`` and ``ordinal`` fix the levels of a
+        column, ``bin_edges`` bins a numeric one (``[e_{i-1}, e_i)``, the last
+        bin closed, as the encoder does). Other columns are compared on the
+        values seen in either table. Other keys are accepted and ignored.
+    d : int or tuple of int, default=(1, 2)
+        Table degrees: 1 (Column Shapes), 2 (Column Pair Trends), 3
+        (summary of the 3-way tables).
+    release : estimator, pipeline or Release, default=None
+        Where to read the guarantee when ``synthetic`` is rows.
+    n_samples : int, default=None
+        Rows to draw from an estimator or release; ``len(real)`` by default.
+    random_state : int, RandomState or None, default=None
+        Passed to ``sample``.
+    n_worst : int, default=5
+        Worst tables kept per degree, with their cells.
+    extra_warnings : iterable of str or warnings.WarningMessage, default=()
+        Warnings recorded elsewhere (e.g. while fitting) to list in the report.
+
+    Returns
+    -------
+    FidelityReport
+    """
+    import pandas as pd
+
+    if not isinstance(real, pd.DataFrame):
+        raise TypeError("real must be a pandas DataFrame (the table's columns named)")
+    if len(real) == 0 or real.shape[1] == 0:
+        raise ValueError("real has no rows or no columns")
+    ds = (d,) if isinstance(d, numbers.Integral) else tuple(d)
+    if not ds or any(
+        isinstance(k, bool) or not isinstance(k, numbers.Integral) or k not in (1, 2, 3)
+        for k in ds
+    ):
+        raise ValueError(f"d must be 1, 2, 3 or a tuple of them, got {d!r}")
+    ds = tuple(sorted({int(k) for k in ds if k <= real.shape[1]}))
+    schema = _check_schema(schema)
+    recorded = [_format_warning(w) for w in extra_warnings]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if hasattr(synthetic, "sample") and not isinstance(synthetic, pd.DataFrame):
+            source = synthetic
+            n = len(real) if n_samples is None else n_samples
+            rows = synthetic.sample(n, random_state=random_state)
+        else:
+            source, rows = release, synthetic
+        guarantee = _guarantee_of(source)
+    for w in caught:
+        if issubclass(w.category, PrivacyLeakWarning | PrivacyBudgetWarning):
+            recorded.append(_format_warning(w))
+        else:  # not ours to swallow
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    rows = _as_frame(rows, real)
+    cx, cy, sizes, levels, notes = _discretize(real, rows, schema)
+    w = np.full(len(real), 1.0 / len(real))
+    v = np.full(len(rows), 1.0 / len(rows))
+    names = tuple(str(c) for c in real.columns)
+    tv, worst = {}, {}
+    for k in ds:
+        tables = _tv_tables(cx, cy, sizes, k, w, v)
+        tv[k] = tuple((tuple(names[j] for j in cols), t) for cols, t in tables)
+        order = sorted(range(len(tables)), key=lambda i: -tables[i][1])[:n_worst]
+        worst[k] = tuple(
+            _comparison(cx, cy, tables[i][0], sizes, w, v, names, levels) for i in order
+        )
+    return FidelityReport(
+        columns=names,
+        levels=MappingProxyType(levels),
+        n_real=len(real),
+        n_synthetic=len(rows),
+        tv=MappingProxyType(tv),
+        worst=MappingProxyType(worst),
+        guarantee=guarantee,
+        privacy_warnings=tuple(recorded),
+        notes=tuple(notes),
+    )
+
+
+def _as_frame(rows, real):
+    import pandas as pd
+
+    if isinstance(rows, pd.DataFrame):
+        missing = [c for c in real.columns if c not in rows.columns]
+        if missing:
+            raise ValueError(
+                f"the synthetic rows lack the real table's columns {missing}"
+            )
+        return rows[list(real.columns)]
+    arr = np.asarray(rows)
+    if arr.ndim != 2 or arr.shape[1] != real.shape[1]:
+        raise ValueError(
+            f"the synthetic rows have shape {arr.shape}, the real table "
+            f"{real.shape[1]} columns; pass rows in the real table's schema (a "
+            "pipeline decodes its samples; a bare estimator's need encoded real rows)"
+        )
+    if len(arr) == 0:
+        raise ValueError("no synthetic rows")
+    return pd.DataFrame(arr, columns=real.columns)
+
+
+def _comparison(cx, cy, cols, sizes, w, v, names, levels):
+    tv, px, py, cells = _table_tv(cx, cy, cols, sizes, w, v)
+    labs = [levels[names[j]] for j in cols]
+    keep = np.flatnonzero((px > 0) | (py > 0))
+    if len(cols) == 1:  # bars: every level, in order
+        keep = np.arange(len(px))
+    if cells is None:
+        idx = np.unravel_index(keep, [sizes[j] for j in cols])
+        lab = [
+            tuple(labs[a][i[r]] for a, i in enumerate(idx)) for r in range(len(keep))
+        ]
+    else:
+        lab = [tuple(labs[a][c] for a, c in enumerate(cells[r])) for r in keep]
+    return TableComparison(
+        columns=tuple(names[j] for j in cols),
+        tv=tv,
+        cells=tuple(lab),
+        real=tuple(float(x) for x in px[keep]),
+        synthetic=tuple(float(x) for x in py[keep]),
+    )
+
+
+# ------------------------------------------------------------ curves
+def noisy_marginals_baseline(
+    codes, sizes, epsilon, delta, neighbouring, n_samples, rng
+):
+    """Rows with independent columns drawn from noisy 1-way histograms.
+
+    The usual baseline of the field: every column's counts plus noise, as
+    one mechanism on the concatenated histograms. A row is in one cell of
+    each of the ``p`` histograms, so its ``l1``/``l2`` sensitivity is ``p`` /
+    ``sqrt(p)`` under add/remove and twice / ``sqrt(2)`` times that under
+    replace-one. ``delta > 0``: Gaussian noise with
+    ``analytic_gaussian_sigma(epsilon, delta, l2)`` (Balle--Wang 2018, exact
+    for this sensitivity); ``delta = 0``: Laplace noise of scale
+    ``l1 / epsilon``. Noisy counts are clipped at 0 and normalised (an
+    all-zero histogram counts as uniform); ``n_samples`` rows are drawn
+    column by column. Seeded NumPy noise from ``rng``: for experiments.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, p), int codes
+    """
+    from .mechanisms import analytic_gaussian_sigma
+
+    p = codes.shape[1]
+    factor = 2.0 if neighbouring == "replace-one" else 1.0
+    if delta > 0:
+        sigma = analytic_gaussian_sigma(epsilon, delta, math.sqrt(factor * p))
+    out = np.empty((n_samples, p), dtype=np.int64)
+    for j in range(p):
+        k = sizes[j]
+        counts = np.bincount(codes[:, j], minlength=k)
+        if delta > 0:
+            noisy = counts + rng.normal(0, sigma, k)
+        else:
+            noisy = counts + rng.laplace(0, factor * p / epsilon, k)
+        q = np.clip(noisy, 0, None)
+        q = q / q.sum() if q.sum() > 0 else np.full(k, 1 / k)
+        out[:, j] = rng.choice(k, size=n_samples, p=q)
+    return out
+
+
+def _average_tvs(cx, cy, sizes, ds):
+    w = np.full(cx.shape[0], 1.0 / cx.shape[0])
+    v = np.full(cy.shape[0], 1.0 / cy.shape[0])
+    out = {}
+    for k in ds:
+        total = 0.0
+        tables = _tv_tables(cx, cy, sizes, k, w, v)
+        for _, t in tables:
+            total += t
+        out[f"TV{k}"] = total / len(tables)
+    return out
+
+
+def curve(
+    estimator_factory,
+    epsilons,
+    X,
+    *,
+    schema=None,
+    repeats=3,
+    d=(1, 2, 3),
+    n_samples=None,
+    baseline=True,
+    floor=True,
+    progress=False,
+):
+    """Privacy--utility curve: average TV against epsilon, with references.
+
+    **Not private** (computed from ``X``), and each point spends its own
+    budget: an experiment for choosing a mechanism, not for a release.
+
+    For each ``epsilon`` and seed ``r in range(repeats)``,
+    ``estimator_factory(epsilon=epsilon, random_state=r)`` must return an
+    unfitted estimator or pipeline; it is fitted on ``X`` and
+    ``n_samples`` rows (``len(X)`` by default) are drawn with
+    ``random_state=r``. References from the same run: the noisy 1-way
+    marginals baseline (:func:`noisy_marginals_baseline`) at the guarantee
+    the fitted estimator states (its public ``privacy_guarantee_``), and the
+    sampling floor, a bootstrap of ``X``'s rows (no privacy).
+
+    Parameters
+    ----------
+    estimator_factory : callable
+    epsilons : sequence of float
+    X : DataFrame
+        The real table, in the columns the estimator's samples have.
+    schema : dict, default=None
+        Public domain (see :func:`fidelity_report`).
+    repeats : int, default=3
+    d : tuple of int, default=(1, 2, 3)
+    n_samples : int, default=None
+    baseline, floor : bool, default=True
+    progress : bool, default=False
+        Print one line per fit on standard error.
+
+    Returns
+    -------
+    DataFrame
+        One row per method, epsilon and repeat: ``method``, ``epsilon``,
+        ``repeat`` and ``TV1``/``TV2``/``TV3`` (for the floor, ``epsilon`` is
+        NaN). :func:`plot_curve` draws it.
+    """
+    import pandas as pd
+
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError("X must be a pandas DataFrame")
+    ds = tuple(
+        k for k in ((d,) if isinstance(d, numbers.Integral) else d) if k <= X.shape[1]
+    )
+    schema = _check_schema(schema)
+    n = len(X) if n_samples is None else int(n_samples)
+    rows = []
+    real_codes = None
+    for eps, r in itertools.product(epsilons, range(repeats)):
+        if progress:
+            print(f"[curve] epsilon={eps:g}, repeat {r + 1}/{repeats}", file=sys.stderr)
+        est = estimator_factory(epsilon=eps, random_state=r)
+        est.fit(X)
+        syn = _as_frame(est.sample(n, random_state=r), X)
+        cx, cy, sizes, _, _ = _discretize(X, syn, schema)
+        rows.append(
+            {"method": "estimator", "epsilon": float(eps), "repeat": r}
+            | _average_tvs(cx, cy, sizes, ds)
+        )
+        if baseline:
+            if real_codes is None:
+                real_codes = _discretize(X, X.iloc[:1], schema)
+            g = getattr(_final_step(est), "privacy_guarantee_", None)
+            delta, rel = (
+                (g.delta, g.neighbouring) if g is not None else (0.0, "replace-one")
+            )
+            rng = np.random.default_rng(10_000 + r)
+            base = noisy_marginals_baseline(
+                real_codes[0], real_codes[2], float(eps), delta, rel, n, rng
+            )
+            rows.append(
+                {
+                    "method": "baseline: noisy 1-way marginals",
+                    "epsilon": float(eps),
+                    "repeat": r,
+                }
+                | _average_tvs(real_codes[0], base, real_codes[2], ds)
+            )
+    if floor:
+        if real_codes is None:
+            real_codes = _discretize(X, X.iloc[:1], schema)
+        for r in range(repeats):
+            rng = np.random.default_rng(20_000 + r)
+            boot = real_codes[0][rng.integers(0, len(X), n)]
+            rows.append(
+                {
+                    "method": "floor: bootstrap of the real rows",
+                    "epsilon": np.nan,
+                    "repeat": r,
+                }
+                | _average_tvs(real_codes[0], boot, real_codes[2], ds)
+            )
+    return pd.DataFrame(rows)
+
+
+def plot_curve(frame, path=None, *, dpi=100):
+    """Plot a :func:`curve` frame: one panel per TVd, mean and min-max band
+    over the repeats against epsilon (log scale), the floor as a line.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    Figure = _figure_class()
+    tvs = [c for c in ("TV1", "TV2", "TV3") if c in frame.columns]
+    fig = Figure(figsize=(4 * len(tvs), 3.5), dpi=dpi, layout="constrained")
+    axes = fig.subplots(1, len(tvs), squeeze=False)[0]
+    for ax, col in zip(axes, tvs):
+        for method, part in frame.groupby("method", sort=False):
+            if part["epsilon"].isna().all():
+                ax.axhline(part[col].mean(), color="grey", ls="--", label=method)
+                continue
+            g = part.groupby("epsilon")[col]
+            eps = g.mean().index.to_numpy()
+            ax.plot(eps, g.mean().to_numpy(), marker="o", label=method)
+            ax.fill_between(eps, g.min().to_numpy(), g.max().to_numpy(), alpha=0.2)
+        ax.set_xscale("log")
+        ax.set_xlabel("epsilon")
+        ax.set_ylabel(f"average {col}")
+        ax.set_title(f"{col} against epsilon")
+    axes[0].legend(fontsize=8)
+    if path is not None:
+        _save_figure(fig, path, dpi)
+    return fig

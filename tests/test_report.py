@@ -1,0 +1,337 @@
+"""skdp_synth.report: numbers against the metric, HTML/PNG content, honesty."""
+
+import io
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp_synth import (
+    CovarianceLossMicroaggregator,
+    ProjectedGaussianRelease,
+    cli,
+    make_synthesis_pipeline,
+)
+from skdp_synth.exceptions import PrivacyLeakWarning
+from skdp_synth.metrics import marginal_error
+from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.privacy import not_private
+from skdp_synth.report import (
+    BANNER,
+    FidelityReport,
+    curve,
+    fidelity_report,
+    noisy_marginals_baseline,
+    plot_curve,
+)
+
+CATS = {
+    "colour": ["red", "green", "blue"],
+    "size": ["S", "M", "L"],
+    "sold": ["yes", "no"],
+    "flag": [0, 1],
+}
+SCHEMA = {"categories": CATS, "bin_edges": {"age": [0, 30, 60, 100]}}
+
+
+def _table(n, seed):
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(CATS["colour"], n, p=[0.5, 0.3, 0.2])
+    size = np.where(
+        colour == "red",
+        rng.choice(CATS["size"], n),
+        rng.choice(CATS["size"], n, p=[0.7, 0.2, 0.1]),
+    )
+    return pd.DataFrame(
+        {
+            "colour": colour,
+            "size": size,
+            "sold": rng.choice(CATS["sold"], n),
+            "flag": rng.integers(0, 2, n),  # Boolean
+            "age": rng.integers(0, 101, n),  # binned by the schema (100 included)
+        }
+    )
+
+
+def _binned(df):
+    out = df.copy()
+    out["age"] = np.minimum(np.searchsorted([0, 30, 60, 100], df["age"], "right"), 3)
+    return out
+
+
+def _same(value):
+    """Equal up to floating-point summation order."""
+    return pytest.approx(value, rel=1e-12, abs=1e-15)
+
+
+@pytest.fixture(scope="module")
+def real():
+    return _table(1500, 0)
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    syn = _table(900, 1)
+    syn.loc[:200, "colour"] = "blue"  # a clear 1-way error
+    return syn
+
+
+@pytest.fixture(scope="module")
+def report(real, synthetic):
+    return fidelity_report(real, synthetic, SCHEMA, d=(1, 2, 3))
+
+
+def test_averages_and_tables_equal_the_metric(report, real, synthetic):
+    R, S = _binned(real), _binned(synthetic)
+    for d in (1, 2, 3):
+        # the same routine; only the cells' order (declared vs seen levels)
+        # differs, hence rounding in the last bits
+        assert report.average_tv(d) == _same(marginal_error(R, S, d, kind="tv"))
+    for (col,), tv in report.tv[1]:
+        assert tv == pytest.approx(marginal_error(R[[col]], S[[col]], 1, kind="tv"))
+    assert report.worst[1][0].columns == ("colour",)
+    frame = report.to_frame()
+    assert set(frame["property"]) == {
+        "Column Shapes",
+        "Column Pair Trends",
+        "Column Triplets",
+    }
+    assert np.allclose(frame["score"], 1 - frame["tv"])
+    assert 0 <= report.score <= 1
+    props = report.properties
+    assert props["Column Shapes"] == 1 - report.average_tv(1)
+    assert report.score == pytest.approx(np.mean(list(props.values())))
+
+
+def test_worst_table_cells_reproduce_its_tv(report):
+    table = report.worst[2][0]
+    cells = table.to_frame()
+    assert list(cells.index.names) == list(table.columns)
+    assert 0.5 * cells["difference"].abs().sum() == pytest.approx(table.tv)
+    assert table.tv == max(tv for _, tv in report.tv[2])
+    assert report.levels["age"] == ("[0, 30)", "[30, 60)", "[60, 100]")
+
+
+def test_report_is_frozen(report):
+    with pytest.raises(AttributeError):
+        report.n_real = 3
+    with pytest.raises(TypeError):
+        report.tv[1] = ()
+
+
+def test_html_is_self_contained_and_holds_the_metric_values(report, real, synthetic):
+    pytest.importorskip("matplotlib")
+    page = report.to_html()
+    assert page.index(BANNER) < page.index("<h1>")  # the banner comes first
+    assert "NOT private" in page and "<script" not in page
+    assert "src='data:image/png;base64," in page and "http" not in page
+    R, S = _binned(real), _binned(synthetic)
+    averages = dict(re.findall(r"class='avg-tv' data-d='(\d)' data-tv='([^']+)'", page))
+    for d in (1, 2, 3):
+        assert float(averages[str(d)]) == _same(marginal_error(R, S, d, kind="tv"))
+    per_table = [float(v) for v in re.findall(r"class='tv' data-tv='([^']+)'", page)]
+    expected = [tv for d in (1, 2, 3) for _, tv in report.tv[d]]
+    assert sorted(per_table) == [_same(v) for v in sorted(expected)]
+    assert [float(v) for v in sorted(per_table)] == sorted(expected)  # exact repr
+
+
+def test_png_has_the_expected_size_and_is_not_blank(report, tmp_path):
+    pytest.importorskip("matplotlib")
+    from matplotlib.image import imread
+
+    path = tmp_path / "report.png"
+    report.plot(path)
+    img = imread(path)
+    assert img.shape[:2] == (800, 1200)
+    rgb = img[..., :3]
+    assert rgb.std() > 0.05  # not blank
+    assert (rgb.min(axis=-1) < 0.5).mean() > 0.01  # some dark ink
+    assert not list(tmp_path.glob(".skdp-synth-*"))  # written atomically
+
+
+class _Guarded:
+    """Public interface of an estimator only: private attributes raise."""
+
+    def __init__(self, inner):
+        object.__setattr__(self, "inner", inner)
+
+    def __getattribute__(self, name):
+        inner = object.__getattribute__(self, "inner")
+        if name == "inner":
+            return inner
+        if name.startswith("_") and name not in ("__class__",):
+            raise AssertionError(f"the report read {name!r}")
+        if isinstance(getattr(type(inner), name, None), not_private):
+            raise AssertionError(f"the report read the not-private {name!r}")
+        return getattr(inner, name)
+
+
+@pytest.fixture(scope="module")
+def fitted_release(real):
+    return make_synthesis_pipeline(
+        BooleanEncoder(**SCHEMA),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    ).fit(real)
+
+
+def test_estimator_is_read_through_its_public_interface_only(real, fitted_release):
+    est = fitted_release[-1]
+    guarded = _Guarded(est)
+    # the bare estimator samples bits: compare on the encoded real rows
+    bits = pd.DataFrame(
+        fitted_release[0].transform(real),
+        columns=fitted_release[0].get_feature_names_out(),
+    )
+    rep = fidelity_report(bits, guarded, random_state=0)
+    g = rep.guarantee
+    assert (g.epsilon, g.delta, g.neighbouring) == (1.0, 1e-6, "add-remove-one")
+    assert g.kind == "differential privacy" and "released" in g.holds
+    assert g.hardened_noise is False
+    assert rep.n_synthetic == len(real)
+
+
+def test_pipeline_guarantee_and_rows(real, fitted_release):
+    rep = fidelity_report(real, fitted_release, SCHEMA, random_state=0)
+    assert rep.guarantee.source == "ProjectedGaussianRelease"
+    assert rep.guarantee.epsilon == 1.0
+    assert rep.score > 0.9
+    rel = fitted_release[-1].to_release()
+    rows = fitted_release.sample(500, random_state=1)
+    from_rows = fidelity_report(real, rows, SCHEMA, release=rel)
+    assert from_rows.guarantee.source == "Release of ProjectedGaussianRelease"
+    assert "seeded NumPy" in dict(from_rows.guarantee.lines())["noise"]
+
+
+def test_anonymity_and_unknown_guarantees(real, synthetic):
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(**SCHEMA), CovarianceLossMicroaggregator(k=100)
+    ).fit(real)
+    rep = fidelity_report(real, pipe, SCHEMA, random_state=0)
+    assert rep.guarantee.kind == "anonymity"
+    assert "not differential privacy" in rep.guarantee.summary
+    assert fidelity_report(real, synthetic, SCHEMA).guarantee.kind == "unknown"
+
+
+def test_privacy_leak_warnings_are_recorded(real):
+    with pytest.warns(PrivacyLeakWarning) as fit_warnings:
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(categories=CATS),  # age's edges learned: a leak
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        ).fit(real)
+    rep = fidelity_report(
+        real, pipe, SCHEMA, random_state=0, extra_warnings=list(fit_warnings)
+    )
+    assert any("PrivacyLeakWarning" in w for w in rep.privacy_warnings)
+    pytest.importorskip("matplotlib")
+    assert "Privacy warnings" in rep.to_html(include_plot=False)
+
+
+def test_input_errors_are_clear(real, synthetic):
+    with pytest.raises(ValueError, match="not among its declared levels"):
+        fidelity_report(real, synthetic.assign(colour="pink"), SCHEMA)
+    with pytest.raises(ValueError, match="outside its bin edges"):
+        fidelity_report(real, synthetic.assign(age=200), SCHEMA)
+    with pytest.raises(ValueError, match="lack the real table's columns"):
+        fidelity_report(real, synthetic.drop(columns="sold"), SCHEMA)
+    with pytest.raises(ValueError, match="unknown schema keys"):
+        fidelity_report(real, synthetic, {"levels": {}})
+    with pytest.raises(ValueError, match="d must be"):
+        fidelity_report(real, synthetic, SCHEMA, d=4)
+    with pytest.raises(TypeError, match="DataFrame"):
+        fidelity_report(real.to_numpy(), synthetic, SCHEMA)
+
+
+def test_without_schema_levels_are_learned_and_missing_is_a_level():
+    real = pd.DataFrame({"a": ["x", None, "y", "x"], "b": [1, 2, 1, 2]})
+    syn = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": [1, 1, 1, 2]})
+    rep = fidelity_report(real, syn)
+    assert rep.levels["a"][-1] == "<missing>"
+    # levels as seen, in the metric's order: bit-for-bit the metric
+    assert rep.average_tv(2) == marginal_error(real, syn, 2, kind="tv")
+
+
+def test_noisy_marginals_baseline_noise_scale():
+    codes = np.zeros((1000, 4), dtype=np.int64)
+    rng = np.random.default_rng(0)
+    out = noisy_marginals_baseline(codes, [2] * 4, 1e6, 0.0, "replace-one", 50, rng)
+    assert out.shape == (50, 4) and not out.any()  # tiny noise: level 0 only
+
+
+def test_curve_frame_and_plot(real):
+    pytest.importorskip("matplotlib")
+
+    def factory(epsilon, random_state):
+        return make_synthesis_pipeline(
+            BooleanEncoder(**SCHEMA),
+            ProjectedGaussianRelease(
+                epsilon=epsilon, delta=1e-6, random_state=random_state
+            ),
+        )
+
+    frame = curve(factory, [0.3, 3.0], real, schema=SCHEMA, repeats=2)
+    assert set(frame["method"]) == {
+        "estimator",
+        "baseline: noisy 1-way marginals",
+        "floor: bootstrap of the real rows",
+    }
+    assert len(frame) == 2 * 2 * 2 + 2
+    means = frame.groupby(["method", "epsilon"], dropna=False)["TV2"].mean()
+    # the release beats independent columns on pairs at epsilon = 3
+    assert means["estimator", 3.0] < means["baseline: noisy 1-way marginals", 3.0]
+    fig = plot_curve(frame)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    assert len(fig.axes) == 3 and buf.tell() > 1000
+
+
+def _write_inputs(tmp_path, real, synthetic):
+    paths = {k: tmp_path / f"{k}.csv" for k in ("real", "synthetic")}
+    real.to_csv(paths["real"], index=False)
+    synthetic.to_csv(paths["synthetic"], index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    return str(paths["real"]), str(paths["synthetic"]), str(schema)
+
+
+def test_cli_report(tmp_path, real, synthetic, capsys):
+    pytest.importorskip("matplotlib")
+    r, s, schema = _write_inputs(tmp_path, real, synthetic)
+    out, png = tmp_path / "report.html", tmp_path / "report.png"
+    code = cli.main(
+        ["report", r, s, "--schema", schema, "-o", str(out), "--png", str(png)]
+    )
+    assert code == 0
+    page = out.read_text(encoding="utf-8")
+    assert BANNER in page
+    avg = re.search(r"class='avg-tv' data-d='2' data-tv='([^']+)'", page).group(1)
+    expected = marginal_error(_binned(real), _binned(synthetic), 2, kind="tv")
+    assert float(avg) == _same(expected)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    err = capsys.readouterr().err
+    assert "NOT private" in err and "average TV2" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "real.csv",
+        "report.html",
+        "report.png",
+        "schema.json",
+        "synthetic.csv",
+    ]
+
+
+def test_cli_report_errors_leave_nothing_behind(tmp_path, real, synthetic, capsys):
+    r, s, schema = _write_inputs(tmp_path, real, synthetic.assign(colour="pink"))
+    out = tmp_path / "report.html"
+    assert cli.main(["report", r, s, "--schema", schema, "-o", str(out)]) == 2
+    assert "not among its declared levels" in capsys.readouterr().err
+    assert not out.exists() and not list(tmp_path.glob(".skdp-synth-*"))
+    missing_dir = str(tmp_path / "nope" / "r.html")
+    assert cli.main(["report", r, s, "-o", missing_dir]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_report_type_is_exported():
+    from skdp_synth import report
+
+    assert report.FidelityReport is FidelityReport

@@ -109,12 +109,19 @@ def _check_output_path(path):
         raise CLIError(f"output directory {directory!r} is not writable")
 
 
-def _read_csv(path):
+def _read_csv(path, schema=None):
     """Read ``path``, rejecting ragged rows with their line number.
 
     pandas fills short rows with missing values silently and, for long ones,
     depends on ``on_bad_lines``; every row must have as many fields as the
     header here. Blank lines are skipped (as pandas does).
+
+    Columns the schema declares as ``categories`` or ``ordinal`` are read as
+    their declared levels: a cell whose text is ``str(level)`` becomes that
+    level (so ``0``/``1`` match levels ``"0"``/``"1"`` or ``0``/``1``, and a
+    declared level ``"NA"`` is not turned into a missing value); other
+    pandas missing markers become missing; anything else stays text, for the
+    encoder to reject.
     """
     import pandas as pd
 
@@ -130,7 +137,33 @@ def _read_csv(path):
                     f"{path}, line {reader.line_num}: expected {width} fields "
                     f"(as in the header), found {len(row)}"
                 )
-    return pd.read_csv(path, on_bad_lines="error")
+    frame = pd.read_csv(path, on_bad_lines="error")
+    declared = {
+        **(schema or {}).get("categories", {}),
+        **(schema or {}).get("ordinal", {}),
+    }
+    declared = {c: levels for c, levels in declared.items() if c in frame.columns}
+    if declared:
+        from pandas._libs.parsers import STR_NA_VALUES
+
+        raw = pd.read_csv(
+            path,
+            on_bad_lines="error",
+            dtype=str,
+            keep_default_na=False,
+            usecols=list(declared),
+        )
+        for col, levels in declared.items():
+            lookup = {str(v): v for v in levels if v is not None}
+            frame[col] = pd.Series(
+                [
+                    lookup[v] if v in lookup else (None if v in STR_NA_VALUES else v)
+                    for v in raw[col]
+                ],
+                dtype=object,
+                index=frame.index,
+            )
+    return frame
 
 
 def _write_csv_atomically(frame, path):
@@ -171,7 +204,7 @@ def cmd_synthesize(args):
         estimator.set_params(domain="boolean")
     schema = _load_schema(args.schema)
     _check_output_path(args.output)  # before the (long, budget-spending) fit
-    data = _read_csv(args.input)
+    data = _read_csv(args.input, schema)
     encoder = BooleanEncoder(random_state=args.seed, **schema)
     pipe = make_synthesis_pipeline(encoder, estimator)
     with warnings.catch_warnings():
@@ -207,9 +240,9 @@ def cmd_report(args):
     steps = ["read the real table", "read the synthetic table", "compare", "write"]
     bar = iter(_progress(steps, "report", total=len(steps)))
     next(bar)
-    real = _read_csv(args.real)
+    real = _read_csv(args.real, schema)
     next(bar)
-    synthetic = _read_csv(args.synthetic)
+    synthetic = _read_csv(args.synthetic, schema)
     next(bar)
     report = fidelity_report(real, synthetic, schema, d=ds)
     next(bar)

@@ -20,6 +20,15 @@ Tables
 4. *The privacy table*: epsilon per released row for realistic sizes.
 5. *Measured density sensitivity* on random replace-one neighbours versus
    the Lemma 12.1 bound (not a privacy audit: random pairs, not worst case).
+6. *The frontier on real tables* (issue #11 item 4, :func:`frontier`): for
+   ``nass_cds`` and ``mpls_stops`` one-hot encoded (``BooleanEncoder`` with the
+   public level sets), d = 1, 2, bootstrapped to n = 10^4 ... 10^7: the
+   epsilon paid per released row, the largest k affordable at total
+   epsilon = 1, the n from which one row costs less than 1 (and 0.01), all
+   from the public cost functions (no fit needed); then the TV2 of released
+   rows where a fit is feasible, beside the other methods at epsilon = 1 on
+   the same table. ``python -m benchmarks.bench_private_sampling --frontier``
+   runs only this (``SKDP_BENCH_QUICK=1``: nass_cds, n <= 10^5).
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import math
 import os
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -224,9 +234,179 @@ def table_sensitivity():
     return markdown_table(rows, list(rows[0]))
 
 
+# ------------------------------------------------------ 6. the frontier
+FRONTIER_SIZES = (10**4, 10**5, 10**6, 10**7)
+N_EVAL = 20_000  # synthetic rows scored per method (TV2 against the real table)
+DL, DU = 0.25, 2.5  # PrivateSampler's default density bounds (delta, Delta)
+
+
+def conditioned_m(p, d):
+    """The smallest ``m`` that passes 001's conditioning test for a random
+    +-1 matrix, by the Marchenko-Pastur edge: ``sigma_min(M)/sqrt(m) ~ 1 -
+    sqrt(D/m) >= 1/(2 e^d)``, i.e. ``m >= D / (1 - 1/(2 e^d))^2``, plus 10 %.
+
+    A data-independent choice (it reads only ``p, d``): ``eps_1`` grows like
+    ``m^{3/4}`` outside the cap, so at a fixed budget the smallest
+    well-conditioned ``m`` buys the most rows. Not the library default.
+    """
+    D = walsh_dimension(p, d)
+    return math.ceil(1.1 * D / (1.0 - 1.0 / (2.0 * math.exp(d))) ** 2)
+
+
+def n_for_epsilon_per_row(target, p, d, m, dl=DL, du=DU):
+    """Smallest n with ``eps_1 <= target`` (``eta`` is proportional to
+    ``n^{-1/2}``); ``inf`` when ``target >= log(Delta/delta)`` is never needed."""
+    eta1 = density_sensitivity(1, p, d, m, dl, du)  # eta at n = 1
+    eta = dl * math.expm1(target) / m
+    return math.ceil((eta1 / eta) ** 2)
+
+
+def frontier_costs(name, p, sizes=FRONTIER_SIZES):
+    """Privacy cost of PrivateSampler rows, from the public functions only."""
+    rows = []
+    for d in (1, 2):
+        D = walsh_dimension(p, d)
+        for rule, m in (("default", _default_m(p, d)), ("min", conditioned_m(p, d))):
+            need = 8.0 * (m * D + D * D)
+            for n in sizes:
+                eps1 = sampling_epsilon(1, n, p, d, m, DL, DU)
+                n_1, n_001 = (n_for_epsilon_per_row(e, p, d, m) for e in (1.0, 0.01))
+                rows.append(
+                    {
+                        "table": name,
+                        "p": p,
+                        "d": d,
+                        "m rule": rule,
+                        "m": m,
+                        "M GiB": need / 2**30,
+                        "n": f"{n:.0e}",
+                        "eps per row": eps1,
+                        "capped": "yes" if eps1 >= math.log(DU / DL) - 1e-12 else "no",
+                        "k at eps=1": max_draws(1.0, n, p, d, m, DL, DU),
+                        "eps for 1000 rows": sampling_epsilon(1000, n, p, d, m, DL, DU),
+                        "n: 1 row < eps 1": f"{n_1:.1e}",
+                        "n: eps 0.01/row": f"{n_001:.1e}",
+                    }
+                )
+    return rows
+
+
+def _bits(name):
+    from skdp_synth.datasets import load_categorical_table
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    df, cats = load_categorical_table(name)
+    enc = BooleanEncoder(categories=cats).fit(df)
+    return df, cats, enc, np.asarray(enc.transform(df), dtype=np.uint8)
+
+
+def _rows_tv2(est, enc, Xb, real, seconds_from):
+    """Fit ``est`` on the bits with the encoder's blocks, decode N_EVAL rows, TV2."""
+    import pandas as pd
+
+    from benchmarks.bench_generator import tv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # budget and leak warnings: we report both
+        est.fit(Xb, blocks=enc.blocks_)
+        syn = est.sample(N_EVAL)
+    sec = time.perf_counter() - seconds_from
+    syn = pd.DataFrame(enc.inverse_transform(syn), columns=real.columns)
+    return tv(real, syn, 2), sec
+
+
+def frontier_fits(name, sizes=FRONTIER_SIZES, max_fit_n=10**6, damped_max_n=10**7):
+    """TV2 at epsilon = 1 (or, for PrivateSampler, at the epsilon its rows cost).
+
+    Bootstraps of the bit matrix up to ``max_fit_n`` rows for every method
+    (``damped_max_n`` for DampedPrivateSynthesizer, whose fit is a few passes
+    over the data); the noisy 1-way baseline is refitted on each bootstrap.
+    """
+    from benchmarks.bench_damped import _laplace_marginals, _uniform_rows
+    from benchmarks.bench_generator import tv
+    from skdp_synth import DampedPrivateSynthesizer, ProjectedGaussianRelease
+
+    real, cats, enc, X = _bits(name)
+    p = X.shape[1]
+    rows = []
+
+    def add(method, n, tv2, sec, eps, note=""):
+        rows.append({"table": name, "n": f"{n:.0e}" if n != len(X) else f"{n} (real)",
+                     "method": method, "TV2": tv2, "eps paid": eps,
+                     "fit+sample s": sec, "note": note})  # fmt: skip
+        print(rows[-1], flush=True)
+
+    t0 = time.perf_counter()
+    uni = _uniform_rows(real, cats, N_EVAL, 0)
+    add("uniform random rows", len(X), tv(real, uni, 2), time.perf_counter() - t0, 0.0)
+    t0 = time.perf_counter()
+    lap = _laplace_marginals(real, cats, 1.0, N_EVAL, 0)
+    add("noisy 1-way (Laplace), pure eps", len(X), tv(real, lap, 2),
+        time.perf_counter() - t0, 1.0)  # fmt: skip
+    for n in (len(X),) + tuple(sizes):
+        if n > damped_max_n:
+            continue
+        idx = np.random.default_rng(0).integers(0, len(X), n)
+        Xn = X if n == len(X) else X[idx]
+        if n != len(X) and n <= max_fit_n:
+            t0 = time.perf_counter()
+            lap = _laplace_marginals(real.iloc[idx], cats, 1.0, N_EVAL, 0)
+            add("noisy 1-way (Laplace), pure eps", n, tv(real, lap, 2),
+                time.perf_counter() - t0, 1.0)  # fmt: skip
+        t0 = time.perf_counter()
+        tv2, sec = _rows_tv2(DampedPrivateSynthesizer(epsilon=1.0, random_state=0),
+                             enc, Xn, real, t0)  # fmt: skip
+        add("DampedPrivateSynthesizer (default)", n, tv2, sec, 1.0, "pure, replace-one")
+        if n > max_fit_n:
+            continue
+        t0 = time.perf_counter()
+        est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, d=2, random_state=0)
+        tv2, sec = _rows_tv2(est, enc, Xn, real, t0)
+        add("ProjectedGaussianRelease rows", n, tv2, sec, 1.0, "delta=1e-6, add/remove")
+        for d in (1, 2):
+            m = _default_m(p, d)
+            t0 = time.perf_counter()
+            try:
+                est = PrivateSampler(d=d, k=N_EVAL, random_state=0)
+                tv2, sec = _rows_tv2(est, enc, Xn, real, t0)
+            except MemoryError as exc:
+                add(f"PrivateSampler d={d}, m={m}", n, float("nan"), 0.0,
+                    float("nan"), f"refused: {str(exc)[:60]}")  # fmt: skip
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                lam = est.shrinkage_  # not private: for the benchmark only
+            add(f"PrivateSampler d={d}, m={m}", n, tv2, sec, est.epsilon_,
+                f"{N_EVAL} rows, lam*={lam:.3f} (not private)")  # fmt: skip
+    return rows
+
+
+def frontier(tables=("nass_cds", "mpls_stops")):
+    """Issue #11 item 4: PrivateSampler's frontier on real tables."""
+    sizes = FRONTIER_SIZES
+    if QUICK:
+        tables, sizes = tables[:1], (10**4, 10**5)
+    cost_cols = ["table", "p", "d", "m rule", "m", "M GiB", "n", "eps per row",
+                 "capped", "k at eps=1", "eps for 1000 rows", "n: 1 row < eps 1",
+                 "n: eps 0.01/row"]  # fmt: skip
+    fit_cols = ["table", "n", "method", "TV2", "eps paid", "fit+sample s", "note"]
+    for name in tables:
+        _, _, _, X = _bits(name)
+        print(f"### {name}: PrivateSampler's price per row (public functions)\n")
+        print(markdown_table(frontier_costs(name, X.shape[1], sizes), cost_cols), "\n")
+        print(f"### {name}: TV2 of {N_EVAL} rows, same table, eps = 1 unless said\n")
+        print(markdown_table(frontier_fits(name, sizes), fit_cols), "\n")
+
+
+QUICK = os.environ.get("SKDP_BENCH_QUICK", "") not in ("", "0")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     quick = "--quick" in argv
+    if "--frontier" in argv:
+        frontier()
+        return
     print(
         "Machine: "
         f"{os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
@@ -243,6 +423,8 @@ def main(argv=None):
     print(table_privacy(), "\n")
     print("### Measured density sensitivity, random replace-one pairs (p=6, d=2)\n")
     print(table_sensitivity(), "\n")
+    print("### The frontier on real tables (issue #11 item 4)\n")
+    frontier()
 
 
 if __name__ == "__main__":

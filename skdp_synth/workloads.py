@@ -21,8 +21,10 @@ sensitivities the mechanisms need, for both neighbouring relations.
 
 The Fourier structure of the marginal workload
 ----------------------------------------------
-Write ``χ_T(u) = (-1)^{Σ_{j∈T} u_j}`` for ``T ⊆ [p]``. The indicator of cell
-``β`` of table ``S`` is ``1[u_S = β] = 2^{-d} Σ_{T ⊆ S} χ_T(β) χ_T(u)``, so
+Write ``χ_T(u) = (-1)^{Σ_{j∈T} u_j}`` for ``T ⊆ [p]`` (the one sign
+convention of :mod:`skdp_synth.fourier`, shared with the private sampler).
+The indicator of cell ``β`` of table ``S`` is
+``1[u_S = β] = 2^{-d} Σ_{T ⊆ S} χ_T(β) χ_T(u)``, so
 
     a_u = Σ_{|T| <= d} χ_T(u) Ψ_T,     Ψ_T(S, β) = 2^{-d} χ_T(β) 1[T ⊆ S],
 
@@ -65,6 +67,8 @@ import math
 import numbers
 
 import numpy as np
+
+from .fourier import hadamard, sign_products, to_signs
 
 __all__ = [
     "ExplicitWorkload",
@@ -189,13 +193,8 @@ class MarginalWorkload:
         self.rank = int(self.offsets[-1])
         self.degrees = np.repeat(np.arange(d + 1), self.multiplicity)
         self._sqrt_lam = np.sqrt(self.eigenvalues)[self.degrees]
-        # Sylvester-Hadamard matrix H[beta, l] = (-1)^popcount(beta & l)
-        b = np.arange(self.n_cells)
-        self._hadamard = (
-            1
-            - 2
-            * (np.vectorize(lambda v: bin(v).count("1"))(b[:, None] & b[None, :]) % 2)
-        ).astype(np.float64)
+        # Sylvester-Hadamard matrix H[beta, l] = χ_l(beta) (skdp_synth.fourier)
+        self._hadamard = hadamard(d)
         self._glob = self._coefficient_index()
         self._pt = None
 
@@ -288,20 +287,8 @@ class MarginalWorkload:
     def point_coords(self, U):
         """Coordinates ``g_u`` of the rows of ``U`` (0/1), shape ``(m, r)``."""
         U = _check_rows(U, self.n_features)
-        S = 1.0 - 2.0 * U
-        out = np.empty((U.shape[0], self.rank))
-        for j in range(self.d + 1):
-            lo = self.offsets[j]
-            if j == 0:
-                out[:, lo] = 1.0
-                continue
-            combos = np.array(
-                list(itertools.combinations(range(self.n_features), j)), dtype=np.int64
-            )
-            step = max(1, 4_000_000 // max(U.shape[0] * j, 1))
-            for s in range(0, len(combos), step):
-                c = combos[s : s + step]
-                out[:, lo + s : lo + s + len(c)] = np.prod(S[:, c], axis=2)
+        # g_u = sqrt(λ_|T|) χ_T(u), columns in walsh_subsets order
+        out = sign_products(to_signs(U), self.d)
         return out * self._sqrt_lam
 
     # ------------------------------------------------------- sensitivity

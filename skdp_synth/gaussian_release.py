@@ -94,6 +94,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ._linalg import numerical_rank
 from .attribute_workload import AttributeMarginalWorkload
 from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
 from .correction import reweight_to_targets
@@ -356,15 +357,12 @@ def distributed_privatize(noise, parts, indices, *, seed):
 
 
 # ============================================================== building
-def _orth_basis(M, tol_factor=None):
-    """Orthonormal basis of the column space of ``M``."""
+def _orth_basis(M):
+    """Orthonormal basis of the column space of ``M`` (rank: :mod:`._linalg`)."""
     if M.size == 0:
         return np.zeros((M.shape[0], 0))
     U, s, _ = np.linalg.svd(M, full_matrices=False)
-    if s.size == 0 or s[0] == 0:
-        return np.zeros((M.shape[0], 0))
-    tol = s[0] * max(M.shape) * np.finfo(float).eps * (tol_factor or 10)
-    return U[:, s > tol]
+    return U[:, : numerical_rank(s, M.shape)]
 
 
 def _null_basis(C, dim):
@@ -372,8 +370,7 @@ def _null_basis(C, dim):
     if C.shape[0] == 0:
         return np.eye(dim)
     _, s, Vt = np.linalg.svd(C, full_matrices=True)
-    tol = (s[0] if s.size else 0) * max(C.shape) * np.finfo(float).eps * 10
-    rank = int(np.sum(s > tol))
+    rank = numerical_rank(s, C.shape)
     return Vt[rank:].T
 
 

@@ -68,6 +68,7 @@ import numbers
 
 import numpy as np
 
+from ._linalg import numerical_rank
 from .fourier import hadamard, sign_products, to_signs
 
 __all__ = [
@@ -398,7 +399,7 @@ class ExplicitWorkload:
         self.n_features = p
         self.n_queries = A.shape[0]
         U, s, _ = np.linalg.svd(A, full_matrices=False)
-        r = int(np.sum(s > s[0] * max(A.shape) * np.finfo(float).eps))
+        r = numerical_rank(s, A.shape)
         self.basis = U[:, :r]
         self.rank = r
         self.points = self.basis.T @ A  # (r, N): g_u as columns

@@ -93,6 +93,7 @@ from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
 from .geometry import LatticeCovering, second_moment
 from .mechanisms.bingham import proj
 from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee, not_private
+from .validation import check_integer
 
 __all__ = [
     "DampedPrivateSynthesizer",
@@ -790,8 +791,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "accuracy_bound needs the realised noise: fit with "
                 "keep_diagnostics=True"
             )
-        if isinstance(d, bool) or not isinstance(d, Integral) or d < 1:
-            raise ValueError(f"d must be a positive integer, got {d!r}")
+        check_integer(d, "d", min_value=1)
         n = self.n_samples_fit_
         M = self.radius_
         if M == 1.0:  # the paper's K in the unit ball (no centre): eq. 5.7

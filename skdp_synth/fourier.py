@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 
 import numpy as np
+
+from .validation import check_boolean, check_degree, check_integer
 
 __all__ = [
     "hadamard",
@@ -56,12 +57,8 @@ def to_signs(U):
 
 def check_p_d(p, d):
     """``p`` and ``d`` non-negative integers with ``d <= p``; returns ints."""
-    for name, v in (("p", p), ("d", d)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
-    if d > p:
-        raise ValueError(f"the degree d = {d} exceeds the number of columns p = {p}")
-    return int(p), int(d)
+    p = check_integer(p, "p", min_value=0)
+    return p, check_degree(d, p, min_degree=0, of="columns")
 
 
 def walsh_dimension(p, d):
@@ -132,14 +129,7 @@ def as_binary(X, name="X"):
         raise ValueError(f"{name} must be a 2-D array, got shape {X.shape}")
     if X.shape[0] == 0:
         raise ValueError(f"{name} has no rows")
-    bad = ~((X == 0) | (X == 1))
-    if bad.any():
-        cols = np.flatnonzero(bad.any(axis=0)).tolist()
-        raise ValueError(
-            f"{name} must be Boolean (0/1); column(s) {cols[:5]} have other "
-            "values (not shown: they are private)"
-        )
-    return X
+    return check_boolean(X, name)
 
 
 def walsh_matrix(X, d):

@@ -109,6 +109,7 @@ from .mechanisms.ellipsoid import (
     mee_points,
 )
 from .privacy import BudgetAccountant, PrivacyGuarantee
+from .validation import check_degree
 from .workloads import (
     MAX_EXPLICIT_FEATURES,
     ExplicitWorkload,
@@ -748,8 +749,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     def _make_workload(self, p):
         W = self.workload
         if W is None:
-            if self.d > p:
-                raise ValueError(f"d={self.d} exceeds the number of features p={p}")
+            check_degree(self.d, p)
             return MarginalWorkload(p, self.d)
         if isinstance(W, (MarginalWorkload, ExplicitWorkload)):
             if W.n_features != p:
@@ -1053,10 +1053,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             )
         blocks = self.blocks_
         n = U.shape[0]
-        if self.d > blocks.n_attributes:
-            raise ValueError(
-                f"d={self.d} exceeds the number of attributes {blocks.n_attributes}"
-            )
+        check_degree(self.d, blocks.n_attributes, of="attributes")
         if self.n_rows is not None and n > self.n_rows:
             raise ValueError(
                 f"n_rows={self.n_rows} is declared a public upper bound on the "

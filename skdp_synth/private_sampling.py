@@ -46,7 +46,6 @@ keeps the sampler's results bit for bit what they were.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -79,6 +78,7 @@ from .privacy import (
     not_private,
     warn_if_large_epsilon,
 )
+from .validation import check_degree, check_integer
 
 __all__ = [
     "MAX_WALSH_BYTES",
@@ -212,11 +212,8 @@ def sampling_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
     >>> round(sampling_epsilon(1, 10**12, 10, 1, 82, 0.25, 2.5), 4)
     0.0082
     """
-    if isinstance(n_draws, bool) or not isinstance(n_draws, numbers.Integral):
-        raise ValueError(f"n_draws must be an integer, got {n_draws!r}")
-    if n_draws < 0:
-        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
-    return int(n_draws) * _epsilon_per_draw(n, p, d, m, density_lower, density_upper)
+    n_draws = check_integer(n_draws, "n_draws", min_value=0)
+    return n_draws * _epsilon_per_draw(n, p, d, m, density_lower, density_upper)
 
 
 def max_draws(epsilon, n, p, d, m, density_lower, density_upper):
@@ -798,11 +795,9 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     # ------------------------------------------------------------ privacy
     def _resolve_sizes(self, p):
         """``(m, D)`` from the parameters and the public ``p``; data-independent."""
-        if self.d > p:
-            raise ValueError(
-                f"d={self.d} exceeds the number of features p={p}; marginals of "
-                f"degree d need at least d columns"
-            )
+        check_degree(
+            self.d, p, hint="; marginals of degree d need at least d columns"
+        )
         D = walsh_dimension(p, self.d)
         if self.m is None:
             m = math.ceil(DEFAULT_M_FACTOR * math.exp(2 * self.d) * D)

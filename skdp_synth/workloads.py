@@ -64,12 +64,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 
 import numpy as np
 
 from ._linalg import numerical_rank
 from .fourier import hadamard, sign_products, to_signs
+from .validation import check_boolean, check_degree, check_integer
 
 __all__ = [
     "ExplicitWorkload",
@@ -124,8 +124,7 @@ def _check_rows(X, p):
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[1] != p:
         raise ValueError(f"expected rows with {p} Boolean columns, got shape {X.shape}")
-    if not np.all((X == 0) | (X == 1)):
-        raise ValueError("rows must be 0/1")
+    check_boolean(X, "rows")
     return X.astype(np.int8)
 
 
@@ -173,11 +172,8 @@ class MarginalWorkload:
     kind = "marginal"
 
     def __init__(self, n_features, d):
-        for name, v in (("n_features", n_features), ("d", d)):
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        if d > n_features:
-            raise ValueError(f"d={d} exceeds the number of features {n_features}")
+        n_features = check_integer(n_features, "n_features", min_value=1)
+        d = check_degree(d, n_features)
         self.n_features = p = int(n_features)
         self.d = d = int(d)
         self.tables = np.array(

@@ -86,9 +86,9 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ._sklearn_compat import Interval, StrOptions
 from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
 from .geometry import LatticeCovering, second_moment
 from .mechanisms.bingham import proj

@@ -91,10 +91,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._linalg import numerical_rank
+from ._sklearn_compat import Interval, StrOptions
 from .attribute_workload import AttributeMarginalWorkload
 from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
 from .correction import reweight_to_targets

@@ -51,9 +51,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ._sklearn_compat import Interval, StrOptions
 from ._ssn import Gram, SolverError, shrinkage_lp, ssn_box_qp
 from .base import BLOCKS_CONSTRAINT, SAMPLE_STREAM, PrivateSynthesizerMixin
 from .blocks import check_blocks

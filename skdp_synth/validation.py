@@ -173,7 +173,7 @@ def reject_bool_params(estimator):
     typo into ``epsilon=1``. Parameters whose constraints allow
     ``"boolean"`` are left alone.
     """
-    from sklearn.utils._param_validation import Interval, InvalidParameterError
+    from ._sklearn_compat import Interval, InvalidParameterError
 
     for name, constraints in getattr(estimator, "_parameter_constraints", {}).items():
         value = getattr(estimator, name, None)

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 from sklearn.base import clone
-from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp_synth import BudgetAccountant, PrivateSampler, marginal_correction
+from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth._ssn import Gram, _exact_step, shrinkage_lp, ssn_box_qp
 from skdp_synth.exceptions import (
     BudgetError,

@@ -28,10 +28,10 @@ pattern of imbalanced-learn). What the mixin guarantees:
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import OneToOneFeatureMixin, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
+from ._sklearn_compat import StrOptions, _fit_context, validate_data
 from .blocks import Blocks, check_blocks
 from .mechanisms import NoiseSource
 from .privacy import REPLACE_ONE, PrivacyGuarantee, warn_if_large_epsilon

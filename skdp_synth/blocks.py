@@ -31,11 +31,12 @@ does, but returns valid rows.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+
+from .validation import check_boolean, check_integer
 
 __all__ = ["Block", "Blocks", "check_blocks"]
 
@@ -48,9 +49,7 @@ _PAV_CHUNK = 1 << 22
 
 
 def _as_int(value, what):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{what} must be an integer, got {type(value).__name__}")
-    return int(value)
+    return check_integer(value, what)
 
 
 def _generator(rng):
@@ -607,9 +606,7 @@ class Blocks:
         isotonic projection). Post-processing of the rows only.
         """
         X = self._check_matrix(X01, "X01")
-        with np.errstate(invalid="ignore"):
-            if not np.all((X == 0) | (X == 1)):
-                raise ValueError("repair needs exact 0/1 rows; use round for fractions")
+        check_boolean(X, "repair's rows", hint="; use round for fractions")
         return self.round(X, rng)
 
 

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._linalg import numerical_rank
+
 __all__ = ["ReweightResult", "reweight_to_targets"]
 
 
@@ -136,7 +138,7 @@ def reweight_to_targets(
     # dense m x m quadratic form, which the QP solvers handle much faster than
     # k auxiliary residuals (seconds instead of minutes for m = 1000, D = 2081).
     Uf, sf, Vtf = np.linalg.svd(F, full_matrices=False)
-    k = int(np.sum(sf > sf[0] * max(F.shape) * np.finfo(float).eps)) if sf.size else 0
+    k = numerical_rank(sf, F.shape)
     k = max(k, 1)
     Fk, Vk = Uf[:, :k] * sf[:k], Vtf[:k]
     bk = Vk @ b

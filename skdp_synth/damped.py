@@ -86,13 +86,14 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ._sklearn_compat import Interval, StrOptions
 from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
 from .geometry import LatticeCovering, second_moment
 from .mechanisms.bingham import proj
 from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee, not_private
+from .validation import check_integer
 
 __all__ = [
     "DampedPrivateSynthesizer",
@@ -790,8 +791,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "accuracy_bound needs the realised noise: fit with "
                 "keep_diagnostics=True"
             )
-        if isinstance(d, bool) or not isinstance(d, Integral) or d < 1:
-            raise ValueError(f"d must be a positive integer, got {d!r}")
+        check_integer(d, "d", min_value=1)
         n = self.n_samples_fit_
         M = self.radius_
         if M == 1.0:  # the paper's K in the unit ball (no centre): eq. 5.7

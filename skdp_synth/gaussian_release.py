@@ -91,9 +91,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ._linalg import numerical_rank
+from ._sklearn_compat import Interval, StrOptions
 from .attribute_workload import AttributeMarginalWorkload
 from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
 from .correction import reweight_to_targets
@@ -108,6 +109,7 @@ from .mechanisms.ellipsoid import (
     mee_points,
 )
 from .privacy import BudgetAccountant, PrivacyGuarantee
+from .validation import check_degree
 from .workloads import (
     MAX_EXPLICIT_FEATURES,
     ExplicitWorkload,
@@ -356,15 +358,12 @@ def distributed_privatize(noise, parts, indices, *, seed):
 
 
 # ============================================================== building
-def _orth_basis(M, tol_factor=None):
-    """Orthonormal basis of the column space of ``M``."""
+def _orth_basis(M):
+    """Orthonormal basis of the column space of ``M`` (rank: :mod:`._linalg`)."""
     if M.size == 0:
         return np.zeros((M.shape[0], 0))
     U, s, _ = np.linalg.svd(M, full_matrices=False)
-    if s.size == 0 or s[0] == 0:
-        return np.zeros((M.shape[0], 0))
-    tol = s[0] * max(M.shape) * np.finfo(float).eps * (tol_factor or 10)
-    return U[:, s > tol]
+    return U[:, : numerical_rank(s, M.shape)]
 
 
 def _null_basis(C, dim):
@@ -372,8 +371,7 @@ def _null_basis(C, dim):
     if C.shape[0] == 0:
         return np.eye(dim)
     _, s, Vt = np.linalg.svd(C, full_matrices=True)
-    tol = (s[0] if s.size else 0) * max(C.shape) * np.finfo(float).eps * 10
-    rank = int(np.sum(s > tol))
+    rank = numerical_rank(s, C.shape)
     return Vt[rank:].T
 
 
@@ -751,8 +749,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     def _make_workload(self, p):
         W = self.workload
         if W is None:
-            if self.d > p:
-                raise ValueError(f"d={self.d} exceeds the number of features p={p}")
+            check_degree(self.d, p)
             return MarginalWorkload(p, self.d)
         if isinstance(W, (MarginalWorkload, ExplicitWorkload)):
             if W.n_features != p:
@@ -1056,10 +1053,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             )
         blocks = self.blocks_
         n = U.shape[0]
-        if self.d > blocks.n_attributes:
-            raise ValueError(
-                f"d={self.d} exceeds the number of attributes {blocks.n_attributes}"
-            )
+        check_degree(self.d, blocks.n_attributes, of="attributes")
         if self.n_rows is not None and n > self.n_rows:
             raise ValueError(
                 f"n_rows={self.n_rows} is declared a public upper bound on the "

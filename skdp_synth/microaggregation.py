@@ -89,10 +89,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.metrics import pairwise_distances_argmin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from . import _partition
+from ._sklearn_compat import Interval, StrOptions
 from .base import BLOCKS_CONSTRAINT, SynthesizerMixin
 from .geometry import second_moment
 from .mechanisms import NoiseSource

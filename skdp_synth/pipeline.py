@@ -5,9 +5,10 @@ from __future__ import annotations
 import inspect
 
 from sklearn import get_config
-from sklearn.base import _fit_context
-from sklearn.pipeline import Pipeline, _name_estimators
+from sklearn.pipeline import Pipeline
 from sklearn.utils.metaestimators import available_if
+
+from ._sklearn_compat import _fit_context, _name_estimators
 
 __all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
 

@@ -29,32 +29,47 @@ section of :class:`PrivateSampler`.
 
 Walsh helpers
 -------------
-Data are 0/1 here and mapped to ``s = 2x - 1 in {-1, 1}`` (``1 -> +1``).
-Columns of Walsh matrices and entries of Walsh coefficient vectors follow
-:func:`walsh_subsets`: the empty set, then subsets by size, each size in
-lexicographic order (``itertools.combinations``). Conjunction marginals
-``P(x_j = 1 for all j in J)`` and Walsh coefficients determine each other
-through ``prod_{j in J} x_j = 2^{-|J|} sum_{K subset J} w_K(s)``
-(:func:`walsh_to_marginals`, :func:`marginals_to_walsh`).
+The public Walsh helpers (:func:`walsh_matrix`, :func:`walsh_coefficients`,
+:func:`walsh_to_marginals`, :func:`marginals_to_walsh`, :func:`walsh_subsets`,
+:func:`walsh_dimension`) are those of :mod:`skdp_synth.fourier`, with its one
+sign convention ``χ_J(x) = Π_{j∈J} (1 - 2x_j)`` (``0 -> +1``), shared with
+:mod:`skdp_synth.workloads`.
+
+Internally the solver works on the mirrored signs ``s = 2x - 1`` (``1 ->
++1``), i.e. on ``w_J = (-1)^{|J|} χ_J`` -- the paper's notation above. Both
+the Walsh matrix and the coefficient vector pick up the same diagonal factor
+``(-1)^{|J|}`` (:func:`~skdp_synth.fourier.degree_signs`), so the constraint
+``M^T h = mu`` and every solution are the same; converting at this boundary
+keeps the sampler's results bit for bit what they were.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-import numbers
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ._sklearn_compat import Interval, StrOptions
 from ._ssn import Gram, SolverError, shrinkage_lp, ssn_box_qp
 from .base import BLOCKS_CONSTRAINT, SAMPLE_STREAM, PrivateSynthesizerMixin
 from .blocks import check_blocks
 from .exceptions import BudgetError, InfeasibleProblemError
+from .fourier import (
+    as_binary,
+    check_p_d,
+    degree_signs,
+    marginals_to_walsh,
+    sign_products,
+    walsh_coefficients,
+    walsh_dimension,
+    walsh_matrix,
+    walsh_subsets,
+    walsh_to_marginals,
+)
 from .mechanisms import NoiseSource
 from .privacy import (
     REPLACE_ONE,
@@ -63,6 +78,7 @@ from .privacy import (
     not_private,
     warn_if_large_epsilon,
 )
+from .validation import check_degree, check_integer
 
 __all__ = [
     "MAX_WALSH_BYTES",
@@ -91,196 +107,6 @@ MAX_WALSH_BYTES = 2 * 1024**3
 #: (``benchmarks/bench_private_sampling.py``), and the privacy cost grows
 #: like ``m^{3/4}``, so a smaller ``m`` is also the more private one.
 DEFAULT_M_FACTOR = 1.0
-
-
-# ------------------------------------------------------------------- Walsh
-def walsh_dimension(p, d):
-    """``D = sum_{i=0}^{d} C(p, i)``: the number of Walsh functions of degree <= d.
-
-    Examples
-    --------
-    >>> walsh_dimension(64, 2)
-    2081
-    """
-    p, d = _check_p_d(p, d)
-    return sum(math.comb(p, i) for i in range(d + 1))
-
-
-def walsh_subsets(p, d):
-    """The subsets ``J`` (tuples) indexing Walsh functions of degree ``<= d``.
-
-    The empty set first, then by size, each size in lexicographic order.
-
-    Examples
-    --------
-    >>> walsh_subsets(3, 2)
-    [(), (0,), (1,), (2,), (0, 1), (0, 2), (1, 2)]
-    """
-    p, d = _check_p_d(p, d)
-    out = [()]
-    for r in range(1, d + 1):
-        out.extend(itertools.combinations(range(p), r))
-    return out
-
-
-def _check_p_d(p, d):
-    for name, v in (("p", p), ("d", d)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
-    if d > p:
-        raise ValueError(f"the degree d = {d} exceeds the number of columns p = {p}")
-    return int(p), int(d)
-
-
-def _walsh_pm(S, d, out=None):
-    """Walsh matrix of rows ``S`` in ``{-1, 1}^p`` (float64), built degree by degree.
-
-    A column ``J = P + {j}`` (``j > max P``) is column ``P`` times ``S[:, j]``;
-    for a fixed prefix ``P`` its extensions are contiguous in the
-    lexicographic order, so each prefix costs one broadcasted product.
-    """
-    m, p = S.shape
-    D = sum(math.comb(p, i) for i in range(d + 1))
-    M = np.empty((m, D)) if out is None else out
-    M[:, 0] = 1.0
-    if d == 0:
-        return M
-    M[:, 1 : p + 1] = S
-    prev_start, prev_subsets = 1, [(j,) for j in range(p)]
-    col = p + 1
-    for _ in range(2, d + 1):
-        start, subsets = col, []
-        for offset, P in enumerate(prev_subsets):
-            last = P[-1]
-            width = p - last - 1
-            if width <= 0:
-                continue
-            M[:, col : col + width] = M[:, prev_start + offset, None] * S[:, last + 1 :]
-            subsets.extend(P + (j,) for j in range(last + 1, p))
-            col += width
-        prev_start, prev_subsets = start, subsets
-    return M
-
-
-def _as_binary(X, name="X"):
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array, got shape {X.shape}")
-    if X.shape[0] == 0:
-        raise ValueError(f"{name} has no rows")
-    bad = ~((X == 0) | (X == 1))
-    if bad.any():
-        cols = np.flatnonzero(bad.any(axis=0)).tolist()
-        raise ValueError(
-            f"{name} must be Boolean (0/1); column(s) {cols[:5]} have other "
-            "values (not shown: they are private)"
-        )
-    return X
-
-
-def walsh_matrix(X, d):
-    """Walsh features ``w_J(2x - 1)`` of 0/1 rows, ``|J| <= d``.
-
-    Parameters
-    ----------
-    X : array-like of shape (n, p)
-        Boolean (0/1) rows.
-    d : int
-        Largest degree.
-
-    Returns
-    -------
-    ndarray of shape (n, D)
-        Entries +-1; columns in the order of :func:`walsh_subsets`.
-
-    Examples
-    --------
-    >>> walsh_matrix([[1, 0, 1]], 2)
-    array([[ 1.,  1., -1.,  1., -1.,  1., -1.]])
-    """
-    X = _as_binary(X)
-    _check_p_d(X.shape[1], d)
-    return _walsh_pm(2.0 * X - 1.0, d)
-
-
-def walsh_coefficients(X, d, *, chunk=4096):
-    """The data's Walsh coefficients ``mu_J = (1/n) sum_a w_J(2 x_a - 1)``.
-
-    Up to the factor ``2^p`` these are the low-degree Fourier coefficients of
-    the empirical density ``f_n`` (001 §4); they determine all its marginals
-    up to degree ``d`` (see :func:`walsh_to_marginals`). Computed in row
-    blocks (memory ``chunk x D``).
-
-    Examples
-    --------
-    >>> walsh_coefficients([[1, 1], [0, 1]], 2)   # (), (0,), (1,), (0, 1)
-    array([1., 0., 1., 0.])
-    """
-    X = _as_binary(X)
-    _check_p_d(X.shape[1], d)
-    total = np.zeros(walsh_dimension(X.shape[1], d))
-    for s in range(0, X.shape[0], chunk):
-        total += _walsh_pm(2.0 * X[s : s + chunk] - 1.0, d).sum(axis=0)
-    return total / X.shape[0]
-
-
-def _subset_index(p, d):
-    return {J: i for i, J in enumerate(walsh_subsets(p, d))}
-
-
-def walsh_to_marginals(mu, p, d):
-    """Conjunction marginals ``E prod_{j in J} x_j`` from Walsh coefficients.
-
-    With ``x_j = (1 + s_j)/2``: ``prod_{j in J} x_j = 2^{-|J|} sum_{K subset J}
-    w_K(s)``, so the 0/1 marginal of ``J`` is ``2^{-|J|} sum_{K subset J}
-    mu_K``. Every marginal table of up to ``d`` columns (any values, not only
-    ones) follows from these by inclusion-exclusion.
-
-    Examples
-    --------
-    >>> mu = walsh_coefficients([[1, 1], [0, 1]], 2)
-    >>> walsh_to_marginals(mu, 2, 2)     # 1, P(x0=1), P(x1=1), P(x0=x1=1)
-    array([1. , 0.5, 1. , 0.5])
-    """
-    mu = np.asarray(mu, dtype=np.float64)
-    subsets = walsh_subsets(p, d)
-    if mu.shape != (len(subsets),):
-        raise ValueError(f"expected {len(subsets)} Walsh coefficients, got {mu.shape}")
-    index = _subset_index(p, d)
-    out = np.empty_like(mu)
-    for i, J in enumerate(subsets):
-        acc = 0.0
-        for r in range(len(J) + 1):
-            for K in itertools.combinations(J, r):
-                acc += mu[index[K]]
-        out[i] = acc / 2.0 ** len(J)
-    return out
-
-
-def marginals_to_walsh(marginals, p, d):
-    """Inverse of :func:`walsh_to_marginals`.
-
-    ``w_J(s) = prod_{j in J} (2 x_j - 1) = sum_{K subset J} (-1)^{|J - K|}
-    2^{|K|} prod_{j in K} x_j``.
-
-    Examples
-    --------
-    >>> marginals_to_walsh([1.0, 0.5, 1.0, 0.5], 2, 2)
-    array([1., 0., 1., 0.])
-    """
-    marg = np.asarray(marginals, dtype=np.float64)
-    subsets = walsh_subsets(p, d)
-    if marg.shape != (len(subsets),):
-        raise ValueError(f"expected {len(subsets)} marginals, got {marg.shape}")
-    index = _subset_index(p, d)
-    out = np.empty_like(marg)
-    for i, J in enumerate(subsets):
-        acc = 0.0
-        for r in range(len(J) + 1):
-            for K in itertools.combinations(J, r):
-                acc += (-1.0) ** (len(J) - r) * 2.0**r * marg[index[K]]
-        out[i] = acc
-    return out
 
 
 # ----------------------------------------------------------------- privacy
@@ -386,11 +212,8 @@ def sampling_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
     >>> round(sampling_epsilon(1, 10**12, 10, 1, 82, 0.25, 2.5), 4)
     0.0082
     """
-    if isinstance(n_draws, bool) or not isinstance(n_draws, numbers.Integral):
-        raise ValueError(f"n_draws must be an integer, got {n_draws!r}")
-    if n_draws < 0:
-        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
-    return int(n_draws) * _epsilon_per_draw(n, p, d, m, density_lower, density_upper)
+    n_draws = check_integer(n_draws, "n_draws", min_value=0)
+    return n_draws * _epsilon_per_draw(n, p, d, m, density_lower, density_upper)
 
 
 def max_draws(epsilon, n, p, d, m, density_lower, density_upper):
@@ -681,7 +504,7 @@ def marginal_correction(
     >>> bool(np.allclose(got, walsh_coefficients(data, 2), atol=1e-8))
     True
     """
-    S = _as_binary(sample, "sample")
+    S = as_binary(sample, "sample")
     m, p = S.shape
     if blocks is not None:
         blocks = check_blocks(blocks, p)
@@ -692,7 +515,7 @@ def marginal_correction(
                 f"{n_bad} sample rows are not valid for the blocks: invalid codes "
                 f"in blocks {sorted(bad)}. Repair them first (Blocks.repair)."
             )
-    _check_p_d(p, d)
+    check_p_d(p, d)
     D = walsh_dimension(p, d)
     target = np.asarray(target, dtype=np.float64)
     if target.ndim == 2:
@@ -700,7 +523,7 @@ def marginal_correction(
             raise ValueError(
                 f"target has {target.shape[1]} columns, the sample has {p}"
             )
-        mu = walsh_coefficients(target, d)
+        mu = walsh_coefficients(target, d) * degree_signs(p, d)
     elif target.ndim == 1:
         if target.shape[0] != D:
             raise ValueError(
@@ -709,7 +532,7 @@ def marginal_correction(
             )
         if not np.all(np.isfinite(target)):
             raise ValueError("target marginals must be finite")
-        mu = marginals_to_walsh(target, p, d)
+        mu = marginals_to_walsh(target, p, d) * degree_signs(p, d)
     else:
         raise ValueError("target must be 2-D rows or a 1-D vector of marginals")
     lo, hi = float(density_lower), float(density_upper)
@@ -724,7 +547,8 @@ def marginal_correction(
             f"of degree <= {d}; at least D rows are needed"
         )
     _check_memory(m, D)
-    A = _walsh_pm(2.0 * S - 1.0, d)
+    # the solver's mirrored signs 2x - 1 (module docstring, "Walsh helpers")
+    A = sign_products(2.0 * S - 1.0, d)
     A *= 1.0 / math.sqrt(m)
     method = _check_solver(solver)
     gram = Gram(A)
@@ -971,11 +795,9 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     # ------------------------------------------------------------ privacy
     def _resolve_sizes(self, p):
         """``(m, D)`` from the parameters and the public ``p``; data-independent."""
-        if self.d > p:
-            raise ValueError(
-                f"d={self.d} exceeds the number of features p={p}; marginals of "
-                f"degree d need at least d columns"
-            )
+        check_degree(
+            self.d, p, hint="; marginals of degree d need at least d columns"
+        )
         D = walsh_dimension(p, self.d)
         if self.m is None:
             m = math.ceil(DEFAULT_M_FACTOR * math.exp(2 * self.d) * D)
@@ -1037,7 +859,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         for _ in range(self.max_redraws + 1):
             # Step 1-2: data-independent reduced space and its Walsh matrix.
             theta = rng.integers(0, 2, size=(m, p), dtype=np.int8)
-            _walsh_pm(2.0 * theta - 1.0, d, out=A)
+            sign_products(2.0 * theta - 1.0, d, out=A)  # mirrored signs, see top
             A *= 1.0 / math.sqrt(m)
             gram = Gram(A)
             eig = np.linalg.eigvalsh(gram.matrix)
@@ -1054,7 +876,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                 f"(now {m}; D = {D}) or max_redraws."
             )
         # Step 3: the data's Walsh coefficients (U is 0/1).
-        mu = walsh_coefficients(U, d)
+        mu = walsh_coefficients(U, d) * degree_signs(p, d)  # to mirrored signs
         # Steps 4-5.
         sol = _solve(
             A,

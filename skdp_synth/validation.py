@@ -26,9 +26,12 @@ from .exceptions import PrivacyLeakWarning
 
 __all__ = [
     "DOMAINS",
+    "check_boolean",
     "check_bounds",
+    "check_degree",
     "check_finite_width",
     "check_in_domain",
+    "check_integer",
     "check_n_samples",
     "check_non_numeric_columns",
     "cube_to_unit_ball",
@@ -118,14 +121,12 @@ def check_in_domain(X, domain, lo=None, hi=None):
     value or a row number, which are private (issue 13).
     """
     if domain == "boolean":
-        bad = (X != 0) & (X != 1)
-        if np.any(bad):
-            cols = np.flatnonzero(bad.any(axis=0)).tolist()
-            raise ValueError(
-                f"domain='boolean' needs values in {{0, 1}}; {_columns(cols)} "
-                "other values (not shown: they are private). Encode the data "
-                "first (BooleanEncoder) or use domain='box' with bounds."
-            )
+        check_boolean(
+            X,
+            "domain='boolean' data",
+            hint=". Encode the data first (BooleanEncoder) or use domain='box' "
+            "with bounds.",
+        )
     elif domain == "box":
         bad = (X < lo) | (X > hi)
         if np.any(bad):
@@ -172,7 +173,7 @@ def reject_bool_params(estimator):
     typo into ``epsilon=1``. Parameters whose constraints allow
     ``"boolean"`` are left alone.
     """
-    from sklearn.utils._param_validation import Interval, InvalidParameterError
+    from ._sklearn_compat import Interval, InvalidParameterError
 
     for name, constraints in getattr(estimator, "_parameter_constraints", {}).items():
         value = getattr(estimator, name, None)
@@ -229,10 +230,80 @@ def cube_to_unit_ball(U):
 
 def check_n_samples(n_samples, name="n_samples"):
     """A positive integer number of rows."""
+    return check_integer(n_samples, name, min_value=1)
+
+
+def check_integer(value, name, *, min_value=None):
+    """An integer (Python or NumPy, never ``bool``), at least ``min_value``.
+
+    Returns ``int(value)``; raises ``ValueError`` naming ``name`` otherwise.
+
+    Examples
+    --------
+    >>> check_integer(3, "k", min_value=1)
+    3
+    >>> check_integer(0, "k", min_value=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be a positive integer, got 0
+    """
+    if min_value is None:
+        kind = "an integer"
+    elif min_value == 0:
+        kind = "a non-negative integer"
+    elif min_value == 1:
+        kind = "a positive integer"
+    else:
+        kind = f"an integer >= {min_value}"
     if (
-        isinstance(n_samples, bool)
-        or not isinstance(n_samples, numbers.Integral)
-        or n_samples < 1
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or (min_value is not None and value < min_value)
     ):
-        raise ValueError(f"{name} must be a positive integer, got {n_samples!r}")
-    return int(n_samples)
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    return int(value)
+
+
+def check_degree(d, p, *, name="d", of="features", min_degree=1, hint=""):
+    """A marginal degree: an integer ``min_degree <= d <= p``; returns ``int(d)``.
+
+    Examples
+    --------
+    >>> check_degree(2, 5)
+    2
+    >>> check_degree(6, 5)
+    Traceback (most recent call last):
+    ...
+    ValueError: d=6 exceeds the number of features (5)
+    """
+    d = check_integer(d, name, min_value=min_degree)
+    if d > p:
+        raise ValueError(f"{name}={d} exceeds the number of {of} ({p}){hint}")
+    return d
+
+
+def check_boolean(X, what="X", *, hint=""):
+    """Reject an array with any entry other than exactly 0 or 1.
+
+    The message names the columns only, never a value (they are private).
+    Returns ``X`` unchanged.
+
+    Examples
+    --------
+    >>> check_boolean(np.array([[0, 1], [1, 1]])).shape
+    (2, 2)
+    >>> check_boolean(np.array([[0, 2]]), "rows")
+    Traceback (most recent call last):
+    ...
+    ValueError: rows must be Boolean (exact 0/1 values); column 1 has other ...
+    """
+    with np.errstate(invalid="ignore"):
+        bad = (X != 0) & (X != 1)
+    if np.any(bad):
+        bad = bad.reshape(-1, 1) if bad.ndim < 2 else bad
+        cols = np.flatnonzero(bad.any(axis=0)).tolist()
+        raise ValueError(
+            f"{what} must be Boolean (exact 0/1 values); {_columns(cols)} other "
+            f"values (not shown: they are private){hint}"
+        )
+    return X

@@ -21,8 +21,10 @@ sensitivities the mechanisms need, for both neighbouring relations.
 
 The Fourier structure of the marginal workload
 ----------------------------------------------
-Write ``χ_T(u) = (-1)^{Σ_{j∈T} u_j}`` for ``T ⊆ [p]``. The indicator of cell
-``β`` of table ``S`` is ``1[u_S = β] = 2^{-d} Σ_{T ⊆ S} χ_T(β) χ_T(u)``, so
+Write ``χ_T(u) = (-1)^{Σ_{j∈T} u_j}`` for ``T ⊆ [p]`` (the one sign
+convention of :mod:`skdp_synth.fourier`, shared with the private sampler).
+The indicator of cell ``β`` of table ``S`` is
+``1[u_S = β] = 2^{-d} Σ_{T ⊆ S} χ_T(β) χ_T(u)``, so
 
     a_u = Σ_{|T| <= d} χ_T(u) Ψ_T,     Ψ_T(S, β) = 2^{-d} χ_T(β) 1[T ⊆ S],
 
@@ -62,9 +64,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 
 import numpy as np
+
+from ._linalg import numerical_rank
+from .fourier import hadamard, sign_products, to_signs
+from .validation import check_boolean, check_degree, check_integer
 
 __all__ = [
     "ExplicitWorkload",
@@ -119,8 +124,7 @@ def _check_rows(X, p):
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[1] != p:
         raise ValueError(f"expected rows with {p} Boolean columns, got shape {X.shape}")
-    if not np.all((X == 0) | (X == 1)):
-        raise ValueError("rows must be 0/1")
+    check_boolean(X, "rows")
     return X.astype(np.int8)
 
 
@@ -168,11 +172,8 @@ class MarginalWorkload:
     kind = "marginal"
 
     def __init__(self, n_features, d):
-        for name, v in (("n_features", n_features), ("d", d)):
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        if d > n_features:
-            raise ValueError(f"d={d} exceeds the number of features {n_features}")
+        n_features = check_integer(n_features, "n_features", min_value=1)
+        d = check_degree(d, n_features)
         self.n_features = p = int(n_features)
         self.d = d = int(d)
         self.tables = np.array(
@@ -189,13 +190,8 @@ class MarginalWorkload:
         self.rank = int(self.offsets[-1])
         self.degrees = np.repeat(np.arange(d + 1), self.multiplicity)
         self._sqrt_lam = np.sqrt(self.eigenvalues)[self.degrees]
-        # Sylvester-Hadamard matrix H[beta, l] = (-1)^popcount(beta & l)
-        b = np.arange(self.n_cells)
-        self._hadamard = (
-            1
-            - 2
-            * (np.vectorize(lambda v: bin(v).count("1"))(b[:, None] & b[None, :]) % 2)
-        ).astype(np.float64)
+        # Sylvester-Hadamard matrix H[beta, l] = χ_l(beta) (skdp_synth.fourier)
+        self._hadamard = hadamard(d)
         self._glob = self._coefficient_index()
         self._pt = None
 
@@ -288,20 +284,8 @@ class MarginalWorkload:
     def point_coords(self, U):
         """Coordinates ``g_u`` of the rows of ``U`` (0/1), shape ``(m, r)``."""
         U = _check_rows(U, self.n_features)
-        S = 1.0 - 2.0 * U
-        out = np.empty((U.shape[0], self.rank))
-        for j in range(self.d + 1):
-            lo = self.offsets[j]
-            if j == 0:
-                out[:, lo] = 1.0
-                continue
-            combos = np.array(
-                list(itertools.combinations(range(self.n_features), j)), dtype=np.int64
-            )
-            step = max(1, 4_000_000 // max(U.shape[0] * j, 1))
-            for s in range(0, len(combos), step):
-                c = combos[s : s + step]
-                out[:, lo + s : lo + s + len(c)] = np.prod(S[:, c], axis=2)
+        # g_u = sqrt(λ_|T|) χ_T(u), columns in walsh_subsets order
+        out = sign_products(to_signs(U), self.d)
         return out * self._sqrt_lam
 
     # ------------------------------------------------------- sensitivity
@@ -411,7 +395,7 @@ class ExplicitWorkload:
         self.n_features = p
         self.n_queries = A.shape[0]
         U, s, _ = np.linalg.svd(A, full_matrices=False)
-        r = int(np.sum(s > s[0] * max(A.shape) * np.finfo(float).eps))
+        r = numerical_rank(s, A.shape)
         self.basis = U[:, :r]
         self.rank = r
         self.points = self.basis.T @ A  # (r, N): g_u as columns

@@ -4,8 +4,8 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from skdp_synth._sklearn_compat import Interval, StrOptions
 from skdp_synth.base import PrivateSynthesizerMixin, SynthesizerMixin
 from skdp_synth.privacy import BudgetAccountant, PrivacyGuarantee
 

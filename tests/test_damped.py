@@ -10,11 +10,11 @@ import math
 import numpy as np
 import pytest
 from scipy import integrate
-from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp_synth import DampedPrivateSynthesizer
 from skdp_synth import damped as damped_module
 from skdp_synth._registry import get_method
+from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth.damped import (
     BUDGET_SPLIT,
     damped_microaggregation,

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
-from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp_synth import (
     CovarianceLossMicroaggregator,
@@ -24,6 +23,7 @@ from skdp_synth import (
     cli,
     make_synthesis_pipeline,
 )
+from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth.exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.privacy import LARGE_EPSILON, not_private

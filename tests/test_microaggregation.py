@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pycanon import anonymity
 from sklearn.base import clone
-from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp_synth import CovarianceLossMicroaggregator, load_binary_digits
 from skdp_synth import _partition as part
 from skdp_synth._registry import get_method
+from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth.metrics import covariance_loss, marginal_error
 
 Est = CovarianceLossMicroaggregator

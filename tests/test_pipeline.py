@@ -5,13 +5,13 @@ import pandas as pd
 import pytest
 from _dummy import BootstrapSynthesizer
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp_synth import (
     CovarianceLossMicroaggregator,
     SynthesisPipeline,
     make_synthesis_pipeline,
 )
+from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth.blocks import Blocks
 from skdp_synth.preprocessing import BooleanEncoder
 

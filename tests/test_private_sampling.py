@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 from sklearn.base import clone
-from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp_synth import BudgetAccountant, PrivateSampler, marginal_correction
+from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth._ssn import Gram, _exact_step, shrinkage_lp, ssn_box_qp
 from skdp_synth.exceptions import (
     BudgetError,
@@ -64,9 +64,9 @@ def _all_tables(p, d):
 
 
 def _table_from_walsh(mu, J, v, p, d):
-    """P(x_J = v) = 2^{-|J|} sum_{K subset J} mu_K prod_{j in K} (2 v_j - 1)."""
+    """P(x_J = v) = 2^{-|J|} sum_{K subset J} mu_K prod_{j in K} (1 - 2 v_j)."""
     index = {K: i for i, K in enumerate(walsh_subsets(p, d))}
-    t = dict(zip(J, 2 * np.asarray(v) - 1))
+    t = dict(zip(J, 1 - 2 * np.asarray(v)))
     acc = 0.0
     for r in range(len(J) + 1):
         for K in itertools.combinations(J, r):
@@ -90,7 +90,7 @@ def test_walsh_dimension_and_order():
 def test_walsh_matrix_equals_products(d):
     X = _bernoulli(37, 6, 0.4, seed=d)
     M = walsh_matrix(X, d)
-    S = 2 * X - 1
+    S = 1 - 2 * X  # chi_J(x) = prod (1 - 2 x_j): skdp_synth.fourier's convention
     expected = np.column_stack(
         [np.prod(S[:, list(J)], axis=1) for J in walsh_subsets(6, d)]
     )

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._linalg import numerical_rank
+
 __all__ = [
     "BaseDecomposition",
     "OrbitEllipsoid",
@@ -135,7 +137,7 @@ def mee_points(G, *, tol=1e-7, max_iter=100_000, weights=None):
     if G.ndim != 2 or G.shape[1] < 1:
         raise ValueError(f"G must be a non-empty (r, N) matrix, got shape {G.shape}")
     r, N = G.shape
-    if np.linalg.matrix_rank(G) < r:
+    if numerical_rank(np.linalg.svd(G, compute_uv=False), G.shape) < r:
         raise ValueError(
             "the points do not span R^r; reduce to the range of the workload first"
         )

@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 
 import numpy as np
+
+from ..validation import check_degree, check_integer
 
 __all__ = ["covariance_loss", "marginal_error", "marginal_tv", "moment_error"]
 
@@ -69,11 +70,7 @@ def _weights(w, n, name):
 
 
 def _check_d(d, p):
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
-    if d > p:
-        raise ValueError(f"d = {d} exceeds the number of features p = {p}")
-    return int(d)
+    return check_degree(d, p)
 
 
 def _merge_duplicates(X, w):
@@ -394,8 +391,7 @@ def moment_error(X, Y, d=2, *, sample_weight=None, synthetic_weight=None):
     Y = _as_2d_float(Y, "Y")
     if X.shape[1] != Y.shape[1]:
         raise ValueError("X and Y must have the same number of columns")
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
+    check_integer(d, "d", min_value=1)
     w = _weights(sample_weight, X.shape[0], "sample_weight")
     v = _weights(synthetic_weight, Y.shape[0], "synthetic_weight")
     if d == 1:

@@ -6,6 +6,7 @@ import numbers
 
 from sklearn.pipeline import Pipeline
 
+from ..validation import check_integer
 from ._marginals import marginal_error
 
 __all__ = ["make_marginal_scorer"]
@@ -111,8 +112,7 @@ def make_marginal_scorer(d=2, *, n_samples=None, kind="boolean", random_state=No
     selection private and account for it (``doc/privacy.md``, "Scores and
     model selection").
     """
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
+    check_integer(d, "d", min_value=1)
     if n_samples is not None and (
         isinstance(n_samples, bool)
         or not isinstance(n_samples, numbers.Integral)

@@ -56,10 +56,10 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
+from .._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ..blocks import Block, Blocks
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import make_generator

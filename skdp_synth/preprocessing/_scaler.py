@@ -9,9 +9,9 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
-from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._sklearn_compat import StrOptions, validate_data
 from ..validation import (
     check_bounds,
     check_in_domain,

@@ -118,7 +118,7 @@ register(
             "rows reweighted to match them"
         ),
         guarantee="(epsilon, delta)-DP",
-        demo_params={"epsilon": 1.0, "delta": 1e-6, "d": 2, "n_candidates": 500},
+        demo_params={"epsilon": 1.0, "delta": 1e-6, "d": 2},
     )
 )
 

@@ -199,15 +199,7 @@ def walsh_to_marginals(mu, p, d):
     subsets = walsh_subsets(p, d)
     if mu.shape != (len(subsets),):
         raise ValueError(f"expected {len(subsets)} Walsh coefficients, got {mu.shape}")
-    index = _subset_index(p, d)
-    out = np.empty_like(mu)
-    for i, J in enumerate(subsets):
-        acc = 0.0
-        for r in range(len(J) + 1):
-            for K in itertools.combinations(J, r):
-                acc += (-1.0) ** r * mu[index[K]]
-        out[i] = acc / 2.0 ** len(J)
-    return out
+    return _subset_sums(mu, p, d, base=-1.0, scale=0.5)
 
 
 def marginals_to_walsh(marginals, p, d):
@@ -222,14 +214,20 @@ def marginals_to_walsh(marginals, p, d):
     subsets = walsh_subsets(p, d)
     if marg.shape != (len(subsets),):
         raise ValueError(f"expected {len(subsets)} marginals, got {marg.shape}")
+    return _subset_sums(marg, p, d, base=-2.0, scale=1.0)
+
+
+def _subset_sums(values, p, d, *, base, scale):
+    """``out_J = scale^{|J|} Σ_{K⊆J} base^{|K|} values_K`` over ``|J| <= d``."""
+    subsets = walsh_subsets(p, d)
     index = _subset_index(p, d)
-    out = np.empty_like(marg)
+    out = np.empty_like(values)
     for i, J in enumerate(subsets):
         acc = 0.0
         for r in range(len(J) + 1):
             for K in itertools.combinations(J, r):
-                acc += (-2.0) ** r * marg[index[K]]
-        out[i] = acc
+                acc += base**r * values[index[K]]
+        out[i] = acc * scale ** len(J)
     return out
 
 

@@ -65,7 +65,6 @@ __all__ = ["Measurement", "GeneratorResult", "controlled_rows", "fit_rows"]
 
 #: largest dense clique matrix H_S (cells²) held in memory, in entries
 _MAX_CLIQUE_ENTRIES = 4_000_000
-_TRACE = False
 #: a sweep that lowers the loss by less than this fraction ends the descent
 _REL_TOL = 1e-3
 #: ... or by less than this many noise variances per measured value (changes
@@ -548,7 +547,7 @@ def fit_rows(
     def descend(max_sweeps):
         swapping, done = False, 0
         stalled[0] = False
-        for done in range(1, max_sweeps + 1):
+        for done in range(1, max_sweeps + 1):  # noqa: B007 - returned below
             improved_total = 0.0
             for j in rng.permutation(a):
                 L = int(n_levels[j])
@@ -560,14 +559,6 @@ def fit_rows(
                     int(swapping), j, members, *moves(j, L, members)
                 )
             current = float(sum(losses))
-            if _TRACE:
-                print(
-                    "sweep",
-                    done,
-                    "swap" if swapping else "move",
-                    current,
-                    improved_total,
-                )
             if current <= 0.0:
                 stalled[0] = True
                 break
@@ -656,7 +647,3 @@ def controlled_rows(rows, n, rng):
     index = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     rng.shuffle(index)
     return rows[index]
-
-
-def _cells_product(shape):  # pragma: no cover - helper for tests
-    return list(itertools.product(*[range(k) for k in shape]))

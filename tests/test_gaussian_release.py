@@ -770,3 +770,53 @@ def test_replace_one_exact_part_comes_from_public_n():
     np.testing.assert_array_equal(a, b)  # a change along o is invisible
     with pytest.raises(ValueError, match="public n"):
         est.noise_model_.privatize(v, NoiseSource(1))
+
+
+@pytest.mark.parametrize("relation", RELATIONS)
+def test_residual_mechanism_noise_is_pinned(monkeypatch, relation):
+    """mechanism="residual": the Gaussian sampler receives ``z_A / τ_A`` (true
+    residuals, whitened to ℓ2-sensitivity 1) with σ = the analytic Gaussian
+    calibration at sensitivity 1 (Balle & Wang 2018), and the released
+    residuals are ``τ_A · (noisy)``; the scales are ResidualPlanner's
+    (attribute_workload module docstring). Fails if any of these changes."""
+    from skdp_synth.attribute_workload import AttributeMarginalWorkload
+    from skdp_synth.blocks import Blocks
+    from skdp_synth.mechanisms import NoiseSource, gaussian_sigma
+
+    calls = []
+    original = NoiseSource.gaussian
+
+    def spy(self, values, scale):
+        calls.append((np.array(values), scale))
+        return original(self, values, scale)
+
+    monkeypatch.setattr(NoiseSource, "gaussian", spy)
+    blocks = Blocks.from_spec(
+        [
+            {"name": "a", "kind": "onehot", "width": 3},
+            {"name": "b", "kind": "binary", "width": 1},
+            {"name": "c", "kind": "thermometer", "width": 2},
+        ],
+        6,
+    )
+    rng = np.random.default_rng(0)
+    L = np.column_stack(
+        [rng.integers(0, 3, 400), rng.integers(0, 2, 400), rng.integers(0, 3, 400)]
+    )
+    est = ProjectedGaussianRelease(
+        epsilon=0.7, delta=1e-7, neighbouring=relation, blocks=blocks, random_state=1
+    ).fit(blocks.to_bits(L))
+    ((values, scale),) = calls
+    W = AttributeMarginalWorkload([3, 2, 3], 2)
+    tau = W.optimal_scales(relation)
+    z = W.answers(L)
+    noisy = [i for i, A in enumerate(W.subsets) if tau[i] > 0]
+    np.testing.assert_allclose(
+        values, np.concatenate([z[W.subsets[i]] / tau[i] for i in noisy]), rtol=1e-12
+    )
+    assert scale == gaussian_sigma(0.7, 1e-7, 1.0, "analytic")
+    assert W.whitened_sensitivity(tau, relation) == pytest.approx(1.0, rel=1e-12)
+    np.testing.assert_allclose(est.residual_scales_, scale * tau)
+    if relation == "replace-one":  # the total is public and exact
+        assert est._residuals[()][0] == 400.0 and tau[0] == 0.0
+    assert est.expected_error_ == pytest.approx(W.expected_error(tau, scale))

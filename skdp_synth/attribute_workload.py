@@ -41,12 +41,15 @@ Optimal variances. A cell of ``T_S`` receives the variance
 so the total squared error over the workload is ``c² Σ_A v_A τ_A²`` with
 ``v_A = Π_{j∈A}(L_j - 1) Σ_{S ⊇ A} Π_{j∈S∖A} 1/L_j``. Minimising it subject
 to ``Σ_A s_A/τ_A² = 1`` (Lagrange) gives ``τ_A² = K sqrt(s_A/v_A)`` with
-``K = Σ_A sqrt(s_A v_A)`` and the error ``c² K²`` -- ResidualPlanner's closed
-form for the sum of variances, which is optimal among all Gaussian linear
-mechanisms for this workload (McKenna et al. 2023, Theorem 3 and §5). On
-Boolean attributes (every ``L_j = 2``) the residual basis is the Walsh basis
-and ``c² K²`` equals the Gaussian optimum ``c² tr(M^{1/2})²`` of the bit-level
-:class:`~skdp_synth.workloads.MarginalWorkload` (tested).
+``K = Σ_A sqrt(s_A v_A)`` and the error ``c² K²``, the sum-of-variances
+allocation of ResidualPlanner (McKenna et al. 2023), which reports it optimal
+among Gaussian linear mechanisms for marginal workloads. That paper is not
+among the project's five (``shared/papers``), so the derivation above is the
+reference here, and what we check is: the allocation beats every perturbed
+one, and on Boolean attributes (every ``L_j = 2``, where the residual basis
+is the Walsh basis) ``c² K²`` equals the Gaussian optimum
+``c² tr(M^{1/2})²`` of the bit-level
+:class:`~skdp_synth.workloads.MarginalWorkload` (``tests/test_attribute_workload.py``).
 """
 
 from __future__ import annotations

@@ -554,7 +554,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         determinant) hold only up to unspecified absolute constants and for
         "small enough" ε, δ, so they cannot be evaluated numerically. ``None``
         for the Laplace mechanism or when the bound needs an enumeration that
-        is too large.
+        is too large. For ``mechanism="residual"`` under add/remove it is set
+        to ``expected_error_``: ResidualPlanner's allocation is reported
+        optimal among Gaussian mechanisms for the attribute workload (checked
+        here on Boolean attributes, where it equals the bit-level optimum);
+        ``None`` under replace-one, where the allocation is not optimised.
     noise_model_ : AdditiveNoise
         The public noise model (see :func:`distributed_privatize`).
     decomposition_ : BaseDecomposition or None

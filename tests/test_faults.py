@@ -367,7 +367,8 @@ def test_cli_interrupted_write_leaves_nothing(
         raise exc
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_fail)
-    code = _synthesize(csv_in, out)
+    with pytest.warns(PrivacyLeakWarning, match="learned from the data"):
+        code = _synthesize(csv_in, out)  # no schema: the CLI shows the warning
     assert code == (130 if exc is KeyboardInterrupt else 2)
     assert "Traceback" not in capsys.readouterr().err
     assert out.read_text() == "previous,content\n"
@@ -376,7 +377,8 @@ def test_cli_interrupted_write_leaves_nothing(
 
 def test_cli_writes_complete_output(csv_in, tmp_path):
     out = tmp_path / "out.csv"
-    assert _synthesize(csv_in, out, "--rows", "7") == 0
+    with pytest.warns(PrivacyLeakWarning, match="learned from the data"):
+        assert _synthesize(csv_in, out, "--rows", "7") == 0
     assert len(pd.read_csv(out)) == 7
     assert sorted(os.listdir(tmp_path)) == ["in.csv", "out.csv"]
 

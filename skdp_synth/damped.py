@@ -90,18 +90,26 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._sklearn_compat import Interval, StrOptions
 from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
+from .blocks import Blocks
 from .geometry import LatticeCovering, second_moment
 from .mechanisms.bingham import proj
 from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee, not_private
 from .validation import check_integer
 
 __all__ = [
+    "BlockGeometry",
     "DampedPrivateSynthesizer",
+    "block_geometry",
+    "block_plan",
+    "count_noise_scale",
     "default_alpha",
     "default_damping",
     "default_n_components",
     "mean_noise_scale",
     "projection_scale",
+    "resolve_block_plan",
+    "share_projection_scale",
+    "sum_noise_scale",
     "weight_noise_scale",
 ]
 
@@ -344,8 +352,217 @@ def optimal_parameters(n, p, epsilon, radius=1.0, l1_radius=1.0, d=2):
     return best[1], best[2], best[3]
 
 
+# ------------------------------------------- the block-aware release (default)
+#: Share of epsilon spent on PROJ, the noisy cell counts and the noisy cell
+#: sums by ``parameters="optimal"`` when the plan has more than one cell (one
+#: cell: everything on the sums). Measured on nassCDS and MplsStops (issue 11):
+#: ``(0.2, 0.2, 0.6)`` beat thirds and ``(0.1, 0.1, 0.8)`` at 26k rows (TV2 .034
+#: vs .039 / .037) and matched them at 10^6. Public constant.
+OPTIMAL_SPLIT = (0.2, 0.2, 0.6)
+#: Covering radii and the largest ``t`` the block-aware plan chooses from.
+PLAN_ALPHAS = (1.0, 0.7, 0.5)
+PLAN_MAX_COMPONENTS = 8
+#: The plan takes the largest covering with at most ``n eps_3/(K Delta)``
+#: cells (``eps_3`` the sums' share, ``Delta`` their l1 sensitivity): a cell
+#: of average size holds ``K`` noise units. ``K = 50`` calibrated on nassCDS
+#: (26k rows, 42 bits; bootstrapped 10^5, 10^6), checked on MplsStops
+#: (``benchmarks/bench_damped.py``). Public constant.
+CELL_NOISE_RATIO = 50.0
+#: Damping of the block-aware release in noise units of the sums:
+#: ``b = DAMPING_UNITS * Delta/eps_3`` (post-processing). Public constant.
+DAMPING_UNITS = 2.0
+
+
+class BlockGeometry:
+    """Public geometry of the valid rows of a block structure (cube scale).
+
+    For records ``u`` whose every block holds a valid code (one-hot: a
+    vertex of the simplex; binary: ``{0, 1}``; thermometer: its codes) --
+    the product over blocks of the codes' convex hulls -- with ``C_a`` the
+    codes of block ``a``:
+
+    * ``centroid``: the mean of ``C_a`` per block (one-hot: ``1/w`` per bit,
+      binary: ``1/2``) -- the public centre of the private projection;
+    * ``radius2 = sum_a max_{u in C_a} ||u - centroid_a||_2^2`` (one-hot:
+      ``1 - 1/w``; binary ``1/4``), so ``||u - centroid||_2^2 <= radius2``;
+    * ``diameter = sum_a max_{u, v in C_a} ||u - v||_1`` (one-hot 2, binary
+      1, thermometer ``w``): the l1 diameter of the valid rows;
+    * ``sum_centre``: per block, whichever of the origin, ``1/2`` and the
+      centroid minimises ``max_{u in C_a} ||u - c_a||_1`` (one-hot: the
+      origin, 1; binary and thermometer: ``1/2``, half the width), and
+      ``sum_radius = sum_a`` that minimum;
+    * ``sensitivity = max(diameter, 2 sum_radius)``: the l1 sensitivity of
+      the centred cell sums (module docstring), ``2 n_onehot + n_binary`` on
+      one-hot/binary blocks, ``p`` on the cube.
+
+    All of it depends on the public blocks only (``doc/privacy.md``).
+
+    Examples
+    --------
+    >>> from skdp_synth.blocks import Blocks
+    >>> g = block_geometry(Blocks.from_spec(
+    ...     [{"name": "a", "kind": "onehot", "width": 4},
+    ...      {"name": "b", "kind": "binary", "width": 1}]))
+    >>> g.centroid.tolist(), g.radius2, g.diameter, g.sensitivity
+    ([0.25, 0.25, 0.25, 0.25, 0.5], 1.0, 3.0, 3.0)
+    >>> g.sum_centre.tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.5]
+    """
+
+    def __init__(self, centroid, radius2, diameter, sum_centre, sum_radius):
+        self.centroid = centroid
+        self.radius2 = float(radius2)
+        self.diameter = float(diameter)
+        self.sum_centre = sum_centre
+        self.sum_radius = float(sum_radius)
+        self.sensitivity = max(self.diameter, 2.0 * self.sum_radius)
+
+    def __repr__(self):
+        return (
+            f"BlockGeometry(radius2={self.radius2:g}, diameter={self.diameter:g}, "
+            f"sensitivity={self.sensitivity:g})"
+        )
+
+
+def block_geometry(blocks):
+    """The :class:`BlockGeometry` of ``blocks`` (public: the encoder's schema)."""
+    p = blocks.n_features
+    centroid, sum_centre = np.empty(p), np.empty(p)
+    radius2 = diameter = sum_radius = 0.0
+    for block in blocks.blocks:
+        codes = block.codes().astype(np.float64)
+        c = codes.mean(axis=0)
+        centroid[block.columns] = c
+        radius2 += float(((codes - c) ** 2).sum(axis=1).max())
+        diameter += float(
+            np.abs(codes[:, None, :] - codes[None, :, :]).sum(axis=2).max()
+        )
+        best = None
+        for cand in (np.zeros(block.width), np.full(block.width, 0.5), c):
+            r = float(np.abs(codes - cand).sum(axis=1).max())
+            if best is None or r < best[0] - 1e-12:
+                best = (r, cand)
+        sum_radius += best[0]
+        sum_centre[block.columns] = best[1]
+    return BlockGeometry(centroid, radius2, diameter, sum_centre, sum_radius)
+
+
+def block_plan(n, p, epsilon, sensitivity):
+    """Data-independent ``(alpha, t, b, split)`` of ``parameters="optimal"``.
+
+    From the public ``(n, p, eps)`` and the blocks' sum sensitivity
+    ``Delta`` only: the largest lattice covering ``LatticeCovering(t,
+    alpha)`` (``t <= min(p, 8)``, ``alpha`` in ``PLAN_ALPHAS``; ties to the
+    larger ``t``) with at most ``n eps_3/(CELL_NOISE_RATIO Delta)`` cells,
+    ``eps_3 = OPTIMAL_SPLIT[2] eps``. With one cell (``t = 0``) the split is
+    ``(0, 0, 1)``: no projection, the count is the public ``n``, and the
+    whole budget goes to the sums. ``b = DAMPING_UNITS Delta/eps_3``.
+
+    Examples
+    --------
+    >>> block_plan(26_217, 42, 1.0, 18.0)[:2]      # nassCDS: 13 cells
+    (0.7, 2)
+    >>> block_plan(1000, 42, 1.0, 18.0)            # one cell
+    (1.0, 0, 36.0, (0.0, 0.0, 1.0))
+    """
+    eps3 = OPTIMAL_SPLIT[2] * epsilon
+    cap = n * eps3 / (CELL_NOISE_RATIO * sensitivity)
+    alpha, t, s = 1.0, 0, 1.0
+    for tt in range(1, min(p, PLAN_MAX_COMPONENTS) + 1):
+        for a in PLAN_ALPHAS:
+            ss = lattice_count(tt, a)
+            if ss <= cap and ss >= s:
+                alpha, t, s = a, tt, ss
+    split = OPTIMAL_SPLIT if t > 0 else (0.0, 0.0, 1.0)
+    b = DAMPING_UNITS * sensitivity / (split[2] * epsilon)
+    return alpha, t, float(b), split
+
+
+def resolve_block_plan(
+    n, p, epsilon, sensitivity, n_components=None, alpha=None, damping=None
+):
+    """:func:`block_plan` with the user's data-independent overrides applied.
+
+    An override of ``t`` or ``alpha`` keeps the rest of the plan; ``t > 0``
+    always uses ``OPTIMAL_SPLIT`` (and its ``b``), ``t = 0`` the split
+    ``(0, 0, 1)``. Any fixed ``(t, alpha, b)`` keeps the guarantee.
+
+    Examples
+    --------
+    >>> resolve_block_plan(1000, 42, 1.0, 18.0, n_components=1)
+    (1.0, 1, 60.0, (0.2, 0.2, 0.6))
+    """
+    a0, t0, b0, _ = block_plan(n, p, epsilon, sensitivity)
+    t = t0 if n_components is None else int(n_components)
+    if t > p:
+        raise ValueError(f"n_components={t} exceeds the number of features p={p}")
+    a = a0 if alpha is None else float(alpha)
+    split = OPTIMAL_SPLIT if t > 0 else (0.0, 0.0, 1.0)
+    if damping is not None:
+        b = float(damping)
+    else:
+        b = DAMPING_UNITS * sensitivity / (split[2] * epsilon)
+    return a, t, float(b), split
+
+
+def sum_noise_scale(sensitivity, epsilon_sums):
+    """Laplace scale ``Delta/eps_3`` of the noisy centred cell sums (cube scale).
+
+    One replaced record changes the centred sums ``T_j = sum_{F_j} (u_i - c_s)``
+    by ``u' - u`` in one cell (l1 at most the diameter ``D_1``) or by
+    ``-(u - c_s)`` and ``+(u' - c_s)`` in two cells (at most ``2 R_s``):
+    ``Delta = max(D_1, 2 R_s)`` (:class:`BlockGeometry`), and
+    ``Delta / (Delta/eps_3) = eps_3``.
+
+    Examples
+    --------
+    >>> sum_noise_scale(18.0, 0.6)
+    30.0
+    """
+    return sensitivity / epsilon_sums
+
+
+def count_noise_scale(n, epsilon_counts):
+    """Laplace scale ``2/(n eps_2)`` of the weights ``|F_j|/n`` (l1 sensitivity ``2/n``).
+
+    Examples
+    --------
+    >>> count_noise_scale(1000, 0.2)
+    0.01
+    """
+    return 2.0 / (n * epsilon_counts)
+
+
+def share_projection_scale(n, epsilon_proj, t, radius2):
+    """``n eps_1/(2 t M^2)``: PROJ's factor of the second moment about the centroid.
+
+    ``S = (1/n) sum (u_i - c)(u_i - c)^T`` on the cube scale with
+    ``||u - c||_2^2 <= M^2 = radius2`` (:class:`BlockGeometry`): a replaced
+    record moves ``scale * S`` by ``(scale/n)((u-c)(u-c)^T - (u'-c)(u'-c)^T)``,
+    whose eigenvalue spread is at most ``(scale/n) 2 M^2 = eps_1/t`` per PVEC
+    call (module docstring), ``eps_1`` over the ``t`` calls.
+
+    Examples
+    --------
+    >>> share_projection_scale(1000, 0.2, 2, 5.0)
+    10.0
+    """
+    return n * epsilon_proj / (2.0 * t * radius2)
+
+
+def _hull_point(blocks, v):
+    """A point of the valid rows' convex hull from ``v`` (post-processing):
+    per block the expected code of :meth:`Block.level_probabilities`."""
+    v = np.clip(np.asarray(v, dtype=np.float64), 0.0, 1.0)
+    out = np.empty_like(v)
+    for block in blocks.blocks:
+        P = block.level_probabilities(v[None, block.columns])
+        out[block.columns] = (P @ block.codes())[0]
+    return out
+
+
 # ------------------------------------------------------------ the pieces
-def damped_microaggregation(X, labels, n_cells, b, centre=None):
+def damped_microaggregation(X, labels, n_cells, b, centre=None, sums_only=False):
     """Weights and damped means of a partition (000 eq. 5.4).
 
     Parameters
@@ -360,6 +577,9 @@ def damped_microaggregation(X, labels, n_cells, b, centre=None):
     centre : ndarray of shape (p,), default=None
         A public point ``c``: the damped means are those of ``x_i - c``
         (``None``: of ``x_i``, the paper's).
+    sums_only : bool, default=False
+        Return the cell sums ``sum_{F_j} (x_i - c)`` in place of the damped
+        means (``b`` unused).
 
     Returns
     -------
@@ -386,6 +606,8 @@ def damped_microaggregation(X, labels, n_cells, b, centre=None):
     sums = np.asarray(indicator @ X)
     if centre is not None:
         sums = sums - counts[:, None] * np.asarray(centre, dtype=np.float64)
+    if sums_only:
+        return counts / n, sums, counts
     y_tilde = sums / np.maximum(counts, b)[:, None]
     return counts / n, y_tilde, counts
 
@@ -566,8 +788,12 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         "n_components": [Interval(Integral, 0, None, closed="left"), None],
         "alpha": [Interval(Real, 0, np.inf, closed="neither"), None],
         "damping": [Interval(Real, 0, np.inf, closed="neither"), None],
-        "centre": [StrOptions({"cube"}), "array-like", None],
-        "parameters": [StrOptions({"optimal", "paper"})],
+        "centre": [
+            StrOptions({"auto", "cube", "blocks", "marginals"}),
+            "array-like",
+            None,
+        ],
+        "parameters": [StrOptions({"optimal", "bound", "paper"})],
         "keep_diagnostics": ["boolean"],
         "blocks": BLOCKS_CONSTRAINT,
         "accountant": [BudgetAccountant, None],
@@ -585,7 +811,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         n_components=None,
         alpha=None,
         damping=None,
-        centre="cube",
+        centre="auto",
         parameters="optimal",
         keep_diagnostics=False,
         blocks="auto",
@@ -619,11 +845,28 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     # ---------------------------------------------------------- parameters
     def _resolve_centre(self, p):
-        """The public centre ``c`` in the cube (``None``: the paper's origin)."""
+        """The public centre ``c`` in the cube (``None``: the paper's origin).
+
+        ``"marginals"`` (``parameters="optimal"`` only) is resolved in
+        :meth:`_fit` from the released sums; here it returns ``None``.
+        """
         if self.centre is None:
             return None
-        if isinstance(self.centre, str):  # "cube"
-            return np.full(p, 0.5)
+        if isinstance(self.centre, str):
+            if self.centre == "auto":
+                centre = "blocks" if self.parameters == "optimal" else "cube"
+            else:
+                centre = self.centre
+            if centre == "cube":
+                return np.full(p, 0.5)
+            if centre == "blocks":
+                return block_geometry(self._geometry_blocks(p)).centroid
+            if self.parameters != "optimal":
+                raise ValueError(
+                    "centre='marginals' shrinks toward the 1-way marginals of the "
+                    "released cell sums: it needs parameters='optimal'"
+                )
+            return None
         c = np.asarray(self.centre, dtype=np.float64).reshape(-1)
         if c.shape != (p,) or not np.all((c >= 0) & (c <= 1)):
             raise ValueError(
@@ -635,7 +878,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     def _resolve_parameters(self, n, p, radius=1.0, l1_radius=1.0):
         """``(alpha, t, b)`` from the overrides, the paper's formulas or the optimum."""
         epsilon, kappa = float(self.epsilon), float(self.kappa)
-        if self.parameters == "optimal":
+        if self.parameters == "bound":
             alpha_o, t_o, b_o = optimal_parameters(n, p, epsilon, radius, l1_radius)
         if self.alpha is not None:
             alpha = float(self.alpha)
@@ -663,8 +906,17 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             b = optimal_damping(n, p, epsilon, s, radius, l1_radius)
         return alpha, t, b
 
+    def _geometry_blocks(self, p):
+        """The blocks whose valid rows bound the data: ``blocks_`` on Boolean
+        data (rows validated), the cube (every bit binary) on box data."""
+        if self._domain() == "boolean":
+            return self.blocks_
+        return Blocks.binary(p)
+
     # ----------------------------------------------------------------- fit
     def _fit(self, U, source):
+        if self.parameters == "optimal":
+            return self._fit_sums(U, source)
         n, p = U.shape
         epsilon = float(self.epsilon)
         c = self._resolve_centre(p)
@@ -745,6 +997,102 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             self._noise_l1_weights = float(np.abs(w_noisy - w).sum())
             self._noise_l2_means = float(w @ np.linalg.norm(y_noisy - y_tilde, axis=1))
             self._residual_norm = _residual_norm(S, V)
+        return self
+
+    def _fit_sums(self, U, source):
+        """``parameters="optimal"``: 000 Algorithm 4 with block-aware geometry
+        and noisy cell sums (module docstring, "The default release")."""
+        n, p = U.shape
+        epsilon = float(self.epsilon)
+        geom = block_geometry(self._geometry_blocks(p))
+        alpha, t, b, split = resolve_block_plan(
+            n, p, epsilon, geom.sensitivity, self.n_components, self.alpha,
+            self.damping,
+        )  # fmt: skip
+        eps_proj, eps_counts, eps_sums = (share * epsilon for share in split)
+        c0 = geom.centroid
+        root_p = math.sqrt(p)
+        # the PROJ radius on the unit-ball scale: ||x - c0/sqrt(p)|| <= M
+        radius = math.sqrt(geom.radius2 / p)
+
+        # 1-2. private projection of the second moment about the public
+        #      centroid, eps_1 (000 Algorithm 3; share_projection_scale)
+        need_S = t > 0 or self.keep_diagnostics
+        if need_S:
+            mu = U.mean(axis=0)
+            S = second_moment(U) - np.outer(mu, c0) - np.outer(c0, mu)
+            S += np.outer(c0, c0)  # cube scale: (1/n) sum (u - c0)(u - c0)^T
+        if t > 0:
+            scale = share_projection_scale(n, eps_proj, t, geom.radius2)
+            V = proj(scale * S, t, source.rng)
+        else:
+            scale = 0.0
+            V = np.zeros((p, 0))
+
+        # 3. covering of the unit ball of ran(P); nearest-point partition of
+        #    P(x - c0)/M (000 Algorithm 4 steps 6-7)
+        covering = LatticeCovering(t, alpha)
+        if t > 0:
+            Z = (U @ V - c0 @ V) / math.sqrt(geom.radius2)
+            labels = covering.nearest(Z)
+        else:
+            labels = covering.nearest(np.zeros((n, 0)))
+        s = covering.n_points
+
+        # 4-5. noisy counts (eps_2; none for one cell: the count is the public
+        #      n) and noisy centred sums (eps_3), every cell, empty or not
+        w, sums, counts = damped_microaggregation(
+            U, labels, s, 0.0, centre=geom.sum_centre, sums_only=True
+        )
+        w_scale = count_noise_scale(n, eps_counts) if t > 0 else 0.0
+        y_scale = sum_noise_scale(geom.sensitivity, eps_sums)
+        w_noisy = source.laplace(w, w_scale) if t > 0 else w.copy()
+        sums_noisy = source.laplace(sums, y_scale)
+
+        # 6. post-processing: estimated counts and sums, damped means toward
+        #    the centre (000 eq. 5.4 on the estimates), metric projections
+        n_hat = np.clip(w_noisy, 0.0, None) * n
+        total_hat = sums_noisy + n_hat[:, None] * geom.sum_centre
+        if self.centre == "marginals":  # 1-way marginals of the released sums
+            c = _hull_point(self._geometry_blocks(p), total_hat.sum(axis=0) / n)
+        else:
+            c = self._resolve_centre(p)
+            c = np.zeros(p) if c is None else c
+        y_noisy = (total_hat - n_hat[:, None] * c) / np.maximum(n_hat, b)[:, None]
+        w_bar = project_simplex_l1(w_noisy)
+        means = np.clip(y_noisy + c, 0.0, 1.0)
+
+        self.alpha_ = alpha
+        self.n_components_ = t
+        self.damping_ = b
+        self.budget_split_ = split
+        self.centre_ = c
+        self.radius_ = radius
+        self.components_ = V.T.copy()
+        self.projection_ = V @ V.T
+        self.covering_ = covering
+        self.n_cells_ = s
+        self.weights_ = w_bar
+        self.cell_means_ = means
+        self.projection_scale_ = scale
+        self.weight_noise_scale_ = w_scale
+        self.mean_noise_scale_ = y_scale
+        for name in ("_noise_l1_weights", "_noise_l2_means", "_residual_norm"):
+            self.__dict__.pop(name, None)
+        if self.keep_diagnostics:
+            # not private: kept under private names, the public ones warn.
+            # Theorem 5.9 with the records x - c: the released means are the
+            # damped means of x - c plus r_j (unit-ball scale)
+            damped = (sums + counts[:, None] * (geom.sum_centre - c)) / np.maximum(
+                counts, b
+            )[:, None]
+            self._noise_l1_weights = float(np.abs(w_noisy - w).sum())
+            self._noise_l2_means = float(
+                w @ np.linalg.norm(y_noisy - damped, axis=1)
+            ) / root_p
+            mu = U.mean(axis=0)
+            Sc = second_moment(U) - np.outer(mu, c) - np.outer(c, mu) + np.outer(c, c)
+            self._residual_norm = _residual_norm(Sc / p, V)
         return self
 
     # ------------------------------------------------------------- sample

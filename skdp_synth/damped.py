@@ -1098,12 +1098,15 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     # ------------------------------------------------------------- sample
     def _sample_cube(self, n_samples, source):
         idx = source.rng.choice(self.n_cells_, size=n_samples, p=self.weights_)
-        points = self.cell_means_[idx]
-        if self._domain() == "boolean":
-            # randomized rounding (000 §4.3, §5.10), one valid code per block;
-            # exactly rng.random(shape) < points when every block is binary
-            return self.blocks_.round(points, source.rng).astype(np.float64)
-        return points
+        if self._domain() != "boolean":
+            return self.cell_means_[idx]
+        # randomized rounding (000 §4.3, §5.10), one valid code per block;
+        # exactly rng.random(shape) < points when every block is binary
+        if self.blocks_.is_all_binary:
+            return self.blocks_.round(self.cell_means_[idx], source.rng).astype(
+                np.float64
+            )
+        return _round_cells(self.blocks_, self.cell_means_, idx, source.rng)
 
     def _synthetic_distribution(self):
         return self.cell_means_, self.weights_
@@ -1214,6 +1217,27 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "mean_noise_scale": self.mean_noise_scale_,
             },
         )
+
+
+def _round_cells(blocks, means, idx, rng):
+    """``blocks.round(means[idx], rng)`` with each block's level distribution
+    computed once per cell instead of once per row: the same uniforms
+    ``rng.random((n, n_attributes))`` and the same inverse-CDF rule
+    (:meth:`Block._round_uniform`), hence the same rows."""
+    n = idx.shape[0]
+    u = rng.random((n, blocks.n_attributes))
+    out = np.empty((n, blocks.n_features), dtype=np.uint8)
+    for a, block in enumerate(blocks.blocks):
+        F = block._check_frac(means[:, block.columns])
+        if block.kind == "binary":
+            out[:, block.start] = u[:, a] < F[idx, 0]
+            continue
+        P = block.level_probabilities(F)
+        cum = np.cumsum(P, axis=1)
+        last = block.n_levels - 1 - np.argmax(P[:, ::-1] > 0, axis=1)
+        level = (cum[idx] <= u[:, a, None]).sum(axis=1)
+        out[:, block.columns] = block.codes()[np.minimum(level, last[idx])]
+    return out.astype(np.float64)
 
 
 def _residual_norm(S, V):

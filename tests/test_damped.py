@@ -256,7 +256,9 @@ def test_covering_does_not_depend_on_the_data():
 
 def test_tiny_epsilon_works_and_is_mostly_noise():
     X = _boolean(3000, 6)
-    est = DampedPrivateSynthesizer(epsilon=1e-6, random_state=0).fit(X)
+    est = DampedPrivateSynthesizer(
+        epsilon=1e-6, random_state=0, parameters="bound"
+    ).fit(X)
     assert est.epsilon_ == 1e-6
     # noise scale 12 sqrt(p)/(b eps) >> 1/sqrt(p): every mean is clipped to a corner
     assert set(np.unique(est.cell_means_).tolist()) <= {0.0, 1.0}
@@ -589,13 +591,17 @@ def test_paper_variant_reproduces_the_numbers_of_main():
 
 @pytest.mark.parametrize("n, eps", [(3000, 1.0), (50_000, 5.0), (200_000, 100.0)])
 def test_optimal_parameters_depend_only_on_n_p_eps(n, eps):
-    """Two unrelated datasets of the same shape get the same plan (issue 11)."""
+    """Two unrelated datasets of the same shape get the same plan (issue 11;
+    the error-bound rule, ``parameters="bound"``, the default before the
+    block-aware plan)."""
     rng = np.random.default_rng(1)
     A = np.zeros((n, 6), dtype=int)
     B = (rng.random((n, 6)) < rng.random(6)).astype(int)
     plans = []
     for X in (A, B):
-        est = DampedPrivateSynthesizer(epsilon=eps, random_state=0).fit(X)
+        est = DampedPrivateSynthesizer(
+            epsilon=eps, random_state=0, parameters="bound"
+        ).fit(X)
         plans.append(
             (est.alpha_, est.n_components_, est.damping_, est.n_cells_,
              est.projection_scale_, est.weight_noise_scale_, est.mean_noise_scale_)
@@ -644,7 +650,10 @@ def test_centred_cube_radii_and_scales():
     """Centre c = 1/2: ``M = 1/2`` (PROJ scale x4), ``R_1 = 1/2`` (mean noise / 2)."""
     X = _boolean(4000, 5)
     n, p, eps = 4000, 5, 2.0
-    kw = dict(epsilon=eps, n_components=1, alpha=0.4, damping=50.0, random_state=0)
+    kw = dict(
+        epsilon=eps, n_components=1, alpha=0.4, damping=50.0, random_state=0,
+        parameters="bound", centre="cube",
+    )  # fmt: skip
     centred = DampedPrivateSynthesizer(**kw).fit(X)
     origin = DampedPrivateSynthesizer(centre=None, **kw).fit(X)
     assert centred.radius_ == 0.5 and origin.radius_ == 1.0
@@ -689,7 +698,9 @@ def test_small_cells_shrink_to_the_centre_not_to_zero():
 
 def test_custom_centre_validated():
     X = _boolean(500, 3)
-    est = DampedPrivateSynthesizer(centre=[0.2, 0.5, 0.9], random_state=0).fit(X)
+    est = DampedPrivateSynthesizer(
+        centre=[0.2, 0.5, 0.9], random_state=0, parameters="bound"
+    ).fit(X)
     assert est.radius_ == pytest.approx(math.sqrt((0.64 + 0.25 + 0.81) / 3))
     with pytest.raises(ValueError, match="centre"):
         DampedPrivateSynthesizer(centre=[0.5, 2.0, 0.5]).fit(X)

@@ -136,9 +136,9 @@ def test_weight_piece_audit_flags_half_the_noise(monkeypatch):
     monkeypatch.setattr(
         damped_module, "weight_noise_scale", lambda n, eps: correct(n, eps) / 2
     )
-    est = DampedPrivateSynthesizer(n_components=1, random_state=0).fit(
-        np.ones((2000, 2), dtype=int)
-    )
+    est = DampedPrivateSynthesizer(
+        n_components=1, random_state=0, parameters="bound"
+    ).fit(np.ones((2000, 2), dtype=int))
     assert est.weight_noise_scale_ == correct(2000, 1.0) / 2  # the bug is live
     assert _weights_audit().epsilon_lower > PIECE_EPS / 3
 
@@ -296,15 +296,15 @@ def test_centred_mean_piece_audit_flags_half_the_noise():
     assert _means_centred_audit(noise_factor=0.5).epsilon_lower > PIECE_EPS / 3
 
 
-# The whole centred default (parameters="optimal" except the fixed plan of the
-# e2e audit above): same data; with centre 1/2 the rows at 0.5 project to 0,
+# The whole centred error-bound variant (parameters="bound", the default before
+# the block-aware release; the fixed plan of the e2e audit above): same data; with centre 1/2 the rows at 0.5 project to 0,
 # the moving row to +-1 (radius M = 1/2 rescales the covering).
 def _e2e_centred_audit():
     X_d = np.full((E2E_N, 1), 0.5)
     X_d[0, 0] = 1.0
     X_dp = X_d.copy()
     X_dp[0, 0] = 0.0
-    params = dict(E2E_PARAMS, parameters="optimal", centre="cube")
+    params = dict(E2E_PARAMS, parameters="bound", centre="cube")
     est = DampedPrivateSynthesizer(**params)
     scores = []
     for k, X in enumerate((X_d, X_dp)):

@@ -523,7 +523,7 @@ def sum_noise_scale(sensitivity, epsilon_sums):
 
 
 def count_noise_scale(n, epsilon_counts):
-    """Laplace scale ``2/(n eps_2)`` of the weights ``|F_j|/n`` (l1 sensitivity ``2/n``).
+    """Laplace scale ``2/(n eps_2)`` of the weights ``|F_j|/n`` (l1 sensitivity 2/n).
 
     Examples
     --------

@@ -297,8 +297,9 @@ def test_centred_mean_piece_audit_flags_half_the_noise():
 
 
 # The whole centred error-bound variant (parameters="bound", the default before
-# the block-aware release; the fixed plan of the e2e audit above): same data; with centre 1/2 the rows at 0.5 project to 0,
-# the moving row to +-1 (radius M = 1/2 rescales the covering).
+# the block-aware release; the fixed plan of the e2e audit above): same data;
+# with centre 1/2 the rows at 0.5 project to 0, the moving row to +-1 (radius
+# M = 1/2 rescales the covering).
 def _e2e_centred_audit():
     X_d = np.full((E2E_N, 1), 0.5)
     X_d[0, 0] = 1.0
@@ -362,7 +363,8 @@ def _sums_audit(noise_factor=1.0, seed=0):
     scale = noise_factor * damped_module.sum_noise_scale(g.sensitivity, PIECE_EPS / 3)
     scores = []
     for i, s in enumerate((s_d, s_dp)):
-        noisy = NoiseSource(100 * seed + 11 + i).laplace(np.tile(s, (RUNS, 1, 1)), scale)
+        tiled = np.tile(s, (RUNS, 1, 1))
+        noisy = NoiseSource(100 * seed + 11 + i).laplace(tiled, scale)
         scores.append(
             np.minimum(noisy[:, 0, 0] - s_d[0, 0], s_d[1, 1] - noisy[:, 1, 1])
         )

@@ -1,4 +1,6 @@
-"""The block-aware default of DampedPrivateSynthesizer (issue 11, ``parameters="optimal"``).
+"""The block-aware default of DampedPrivateSynthesizer (issue 11).
+
+``parameters="optimal"``, the default.
 
 Every constant of ``doc/privacy.md`` ("The default release") is pinned here:
 the geometry of the valid rows (by brute force over every valid row and pair
@@ -32,7 +34,6 @@ from skdp_synth.damped import (
     share_projection_scale,
     sum_noise_scale,
 )
-from skdp_synth.geometry import second_moment
 from skdp_synth.mechanisms._noise import NoiseSource
 
 pytestmark = pytest.mark.filterwarnings(
@@ -113,8 +114,9 @@ def test_sum_sensitivity_by_brute_force():
         worst = max(worst, change)
     # attained: the farthest rows from the sum centre, moved between cells
     far = rows[np.argmax(np.abs(rows - g.sum_centre).sum(1))]
-    _, s1, _ = damped_microaggregation(far[None], np.array([0]), 2, 0.0, g.sum_centre, True)
-    _, s2, _ = damped_microaggregation(far[None], np.array([1]), 2, 0.0, g.sum_centre, True)
+    c = g.sum_centre
+    _, s1, _ = damped_microaggregation(far[None], np.array([0]), 2, 0.0, c, True)
+    _, s2, _ = damped_microaggregation(far[None], np.array([1]), 2, 0.0, c, True)
     assert np.abs(s1 - s2).sum() == g.sensitivity
 
 

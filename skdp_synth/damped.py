@@ -981,6 +981,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.damping_ = b
         self.centre_ = None if c is None else c
         self.radius_ = radius
+        self._bound_radius = radius
         self.components_ = V.T.copy()
         self.projection_ = V @ V.T
         self.covering_ = covering
@@ -1068,6 +1069,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.budget_split_ = split
         self.centre_ = c
         self.radius_ = radius
+        self._bound_radius = centre_radii(c)[0]
         self.components_ = V.T.copy()
         self.projection_ = V @ V.T
         self.covering_ = covering
@@ -1119,7 +1121,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         + 2 d sum_j w_j ||r_j||_2`` -- a deterministic bound on
         ``||(1/n) sum_i x_i^{(x)d} - sum_j w_bar_j y_bar_j^{(x)d}||_2`` on the
         unit-ball scale ``x = u/sqrt(p)``. With a centre ``c`` (radius
-        ``M = radius_``) both sides are for the shifted records
+        ``M`` of the cube about ``c``: ``radius_``, or for
+        ``parameters="optimal"`` ``centre_radii(centre_)[0]``) both sides are for the shifted records
         ``x - c/sqrt(p)``, ``y_bar - c/sqrt(p)`` and the bound is eq. 5.7 for
         ``(x - c)/M`` in the unit ball, times ``M^d``:
         ``M^d (4^d (4 alpha^2 + R/M^2) + 2 d s b/n + 2||rho||_1)
@@ -1144,7 +1147,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             )
         check_integer(d, "d", min_value=1)
         n = self.n_samples_fit_
-        M = self.radius_
+        # radius of the cube about the centre (== radius_ except for the
+        # default release, whose radius_ is PROJ's radius over valid rows)
+        M = self.__dict__.get("_bound_radius", self.radius_)
         if M == 1.0:  # the paper's K in the unit ball (no centre): eq. 5.7
             return (
                 4.0**d * (4.0 * self.alpha_**2 + self._residual_norm)

@@ -365,3 +365,32 @@ def test_sampling_by_cell_equals_blocks_round():
     )
     b = BLOCKS.round(est.cell_means_[idx], np.random.default_rng(1))
     np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("centre", ["auto", "cube", "marginals", None])
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"epsilon": 5.0, "n_components": 2, "alpha": 0.5},
+     {"epsilon": 1e4, "alpha": 0.05, "damping": 1.0, "n_components": 1}],
+)  # fmt: skip
+@pytest.mark.parametrize("d", [1, 2])
+def test_theorem_5_9_holds_for_the_default_release(centre, settings, d):
+    """eq. 5.7 with r_j = released (pre-clip) mean - damped mean of the true
+    counts, rho = noisy - true weights: deterministic, for every centre."""
+    from skdp_synth.metrics import moment_error
+
+    rng = np.random.default_rng(7)
+    X = _random_rows(BLOCKS, 3000, rng)
+    p = X.shape[1]
+    for seed in range(3):
+        est = DampedPrivateSynthesizer(
+            keep_diagnostics=True, random_state=seed, blocks=BLOCKS, centre=centre,
+            **settings,
+        ).fit(X)  # fmt: skip
+        c = est.centre_
+        x = (X - c) / math.sqrt(p)
+        y = (est.cell_means_ - c) / math.sqrt(p)
+        lhs = moment_error(x, y, d=d, synthetic_weight=est.weights_)
+        assert lhs <= est.accuracy_bound(d) * (1 + 1e-12), (lhs, est.accuracy_bound(d))
+        if settings.get("epsilon") == 1e4 and centre is not None:
+            assert est.accuracy_bound(d) < 2.0  # non-vacuous (M < 1)

@@ -1122,8 +1122,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         ``||(1/n) sum_i x_i^{(x)d} - sum_j w_bar_j y_bar_j^{(x)d}||_2`` on the
         unit-ball scale ``x = u/sqrt(p)``. With a centre ``c`` (radius
         ``M`` of the cube about ``c``: ``radius_``, or for
-        ``parameters="optimal"`` ``centre_radii(centre_)[0]``) both sides are for the shifted records
-        ``x - c/sqrt(p)``, ``y_bar - c/sqrt(p)`` and the bound is eq. 5.7 for
+        ``parameters="optimal"`` ``centre_radii(centre_)[0]``) both sides are
+        for the shifted records ``x - c/sqrt(p)``, ``y_bar - c/sqrt(p)``
+        and the bound is eq. 5.7 for
         ``(x - c)/M`` in the unit ball, times ``M^d``:
         ``M^d (4^d (4 alpha^2 + R/M^2) + 2 d s b/n + 2||rho||_1)
         + 2 d M^{d-1} sum_j w_j ||r_j||_2`` (compute the left side with

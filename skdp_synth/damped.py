@@ -69,6 +69,22 @@ PROJ: a single cell (the whole data), and the unspent ``eps/3`` is not
 reallocated (the reported ``epsilon_`` stays ``epsilon``, a valid upper
 bound). ``t`` is capped at ``p`` (PROJ needs ``t <= p``; ``p`` is public).
 
+The default release (``parameters="optimal"``, issue 11)
+------------------------------------------------------
+Same skeleton, three sound changes (derived in ``doc/privacy.md``): (1) the
+domain is the product of the public blocks' code sets
+(:func:`block_geometry`): PROJ runs on the second moment about the blocks'
+centroid ``c_0`` at scale ``n eps_1/(2 t M^2)`` with ``M^2 = sum_a max
+||u - c_0||^2`` (one-hot: ``1 - 1/w``); (2) the noise goes on the centred
+cell **sums** ``T_j = sum_{F_j} (u_i - c_s)``, l1 sensitivity ``Delta =
+max(D_1, 2 R_s)`` (a record changes within its cell by at most the l1
+diameter ``D_1``, or leaves one cell and joins another, ``2 R_s``), and on
+the counts (``2/n``); the damped means ``c + (T^_j - n^_j c)/max(n^_j, b)`` are
+post-processing, so ``b`` no longer enters the noise; (3) ``eps`` is split
+``OPTIMAL_SPLIT = (0.2, 0.2, 0.6)``, and with one cell all of it goes to the
+sums (the count ``n`` is public): the noisy 1-way marginals. The plan
+(:func:`block_plan`) reads only ``(n, p, eps, Delta)``.
+
 *Slack on the cube.* The constants above are for a general ``K`` in the
 unit ball. For ``K = p^{-1/2}[0, 1]^p`` (all our data) coordinates are
 non-negative, and the same arguments give ``l1`` sensitivity ``2 sqrt(p)/b``
@@ -668,13 +684,30 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         :class:`~skdp_synth.exceptions.PrivacyLeakWarning`. Records outside
         are rejected, never clipped.
     n_components : int, default=None
-        Override of ``t`` (``0 <= t <= p``); ``None`` uses
-        ``min(floor(kappa log n / log(7/alpha)), p)``. Any fixed number keeps
-        the guarantee.
+        Override of ``t`` (``0 <= t <= p``); ``None`` uses the plan of
+        ``parameters``. Any fixed number keeps the guarantee.
     alpha : float, default=None
-        Override of the covering radius; ``None`` uses ``(log n)^{-1/4}``.
+        Override of the covering radius; ``None``: the plan's.
     damping : float, default=None
-        Override of ``b > 0``; ``None`` uses ``sqrt(p n^{1-kappa}/eps)``.
+        Override of ``b > 0``; ``None``: the plan's.
+    centre : "auto", "blocks", "cube", "marginals", None or array-like, default="auto"
+        The public point the damped means shrink toward (and, for
+        ``parameters="bound"``/``"paper"``, the centre of the whole
+        mechanism). ``"auto"``: ``"blocks"`` for ``parameters="optimal"``,
+        else ``"cube"``. ``"blocks"``: the blocks' centroids (``1/w`` per bit
+        of a one-hot block of width ``w``, ``1/2`` per binary bit);
+        ``"cube"``: ``1/2`` per bit; ``"marginals"`` (``parameters="optimal"``
+        only): the 1-way marginals of the released cell sums, no extra
+        budget; ``None``: the origin (the paper's); or ``p`` numbers in
+        ``[0, 1]``.
+    parameters : {"optimal", "bound", "paper"}, default="optimal"
+        ``"optimal"``: block-aware geometry and noisy cell sums, with the
+        data-independent plan :func:`block_plan` (``doc/privacy.md``, "The
+        default release"). ``"bound"``: Theorem 5.12's noisy damped means,
+        ``(t, alpha, b)`` minimising :func:`expected_error_proxy` (the
+        default before the block-aware release). ``"paper"``: Theorem 5.12
+        with the formulas of 000 §5.8 and eq. 5.17 (with ``centre=None``,
+        Algorithm 4 exactly).
     keep_diagnostics : bool, default=False
         Also store the realised noise norms and the residual
         ``||(I-P)S(I-P)||_F`` needed to evaluate the Theorem 5.9 bound
@@ -727,7 +760,16 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     cell_means_ : ndarray of shape (n_cells_, p)
         Released cell means ``sqrt(p) y_bar_j`` on the cube ``[0, 1]^p``.
     projection_scale_, weight_noise_scale_, mean_noise_scale_ : float
-        ``n eps/(6t)``, ``6/(n eps)``, ``12 sqrt(p)/(b eps)``.
+        ``n eps/(6t)``, ``6/(n eps)``, ``12 sqrt(p)/(b eps)`` (paper); for
+        ``parameters="optimal"`` ``n eps_1/(2 t M^2)``, ``2/(n eps_2)`` (0
+        with one cell) and the Laplace scale ``Delta/eps_3`` of the cell
+        sums (cube scale).
+    budget_split_ : tuple of float
+        Shares of ``epsilon`` on PROJ, the weights and the means/sums.
+    centre_ : ndarray of shape (p,) or None
+        The centre used (see ``centre``).
+    radius_ : float
+        ``M`` of the projection's domain about its centre (unit-ball scale).
     noise_l1_weights_ : float
         ``||rho||_1`` (only with ``keep_diagnostics``; not private).
     noise_l2_means_ : float
@@ -769,8 +811,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     >>> est = DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(X)
     >>> est.epsilon_, est.neighbouring_
     (1.0, 'replace-one')
-    >>> est.n_components_, est.n_cells_        # error-optimal for (n, p, eps)
-    (0, 1)
+    >>> est.n_components_, est.n_cells_        # the plan for (n, p, eps)
+    (2, 13)
     >>> paper = DampedPrivateSynthesizer(parameters="paper", centre=None)
     >>> paper.set_params(random_state=0).fit(X).n_cells_     # 000 Algorithm 4
     3
@@ -835,13 +877,18 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     # ------------------------------------------------------------ privacy
     def _privacy_guarantee(self, n_samples):
-        return PrivacyGuarantee(
-            float(self.epsilon),
-            0.0,
-            REPLACE_ONE,
-            "000 Thm 5.12: PROJ (eps/3) + Laplace weights (eps/3) "
-            "+ Laplace damped means (eps/3)",
-        )
+        if self.parameters == "optimal":
+            how = (
+                "000 Alg. 4, block-aware (doc/privacy.md): PROJ (0.2 eps) + "
+                "Laplace counts (0.2 eps) + Laplace cell sums (0.6 eps); one "
+                "cell: Laplace sums (eps)"
+            )
+        else:
+            how = (
+                "000 Thm 5.12: PROJ (eps/3) + Laplace weights (eps/3) "
+                "+ Laplace damped means (eps/3)"
+            )
+        return PrivacyGuarantee(float(self.epsilon), 0.0, REPLACE_ONE, how)
 
     # ---------------------------------------------------------- parameters
     def _resolve_centre(self, p):
@@ -982,6 +1029,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.centre_ = None if c is None else c
         self.radius_ = radius
         self._bound_radius = radius
+        self.budget_split_ = BUDGET_SPLIT
         self.components_ = V.T.copy()
         self.projection_ = V @ V.T
         self.covering_ = covering
@@ -1221,6 +1269,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "projection_scale": self.projection_scale_,
                 "weight_noise_scale": self.weight_noise_scale_,
                 "mean_noise_scale": self.mean_noise_scale_,
+                "parameters": self.parameters,
+                "budget_split": [float(x) for x in self.budget_split_],
             },
         )
 

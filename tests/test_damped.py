@@ -655,7 +655,7 @@ def test_centred_cube_radii_and_scales():
         parameters="bound", centre="cube",
     )  # fmt: skip
     centred = DampedPrivateSynthesizer(**kw).fit(X)
-    origin = DampedPrivateSynthesizer(centre=None, **kw).fit(X)
+    origin = DampedPrivateSynthesizer(**dict(kw, centre=None)).fit(X)
     assert centred.radius_ == 0.5 and origin.radius_ == 1.0
     assert centred.projection_scale_ == 4 * origin.projection_scale_
     assert centred.projection_scale_ == n * eps / (6 * 1 * 0.25)

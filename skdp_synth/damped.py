@@ -378,6 +378,9 @@ OPTIMAL_SPLIT = (0.2, 0.2, 0.6)
 #: Covering radii and the largest ``t`` the block-aware plan chooses from.
 PLAN_ALPHAS = (1.0, 0.7, 0.5)
 PLAN_MAX_COMPONENTS = 8
+#: At most this many cells (speed: the nearest-point search and the s x p
+#: noisy sums grow with s; at t = 8 the KD-tree fallback dominated the fit).
+PLAN_MAX_CELLS = 5000
 #: The plan takes the largest covering with at most ``n eps_3/(K Delta)``
 #: cells (``eps_3`` the sums' share, ``Delta`` their l1 sensitivity): a cell
 #: of average size holds ``K`` noise units. ``K = 50`` calibrated on nassCDS
@@ -469,8 +472,8 @@ def block_plan(n, p, epsilon, sensitivity):
     From the public ``(n, p, eps)`` and the blocks' sum sensitivity
     ``Delta`` only: the largest lattice covering ``LatticeCovering(t,
     alpha)`` (``t <= min(p, 8)``, ``alpha`` in ``PLAN_ALPHAS``; ties to the
-    larger ``t``) with at most ``n eps_3/(CELL_NOISE_RATIO Delta)`` cells,
-    ``eps_3 = OPTIMAL_SPLIT[2] eps``. With one cell (``t = 0``) the split is
+    larger ``t``) with at most ``n eps_3/(CELL_NOISE_RATIO Delta)`` cells
+    (and at most ``PLAN_MAX_CELLS``), ``eps_3 = OPTIMAL_SPLIT[2] eps``. With one cell (``t = 0``) the split is
     ``(0, 0, 1)``: no projection, the count is the public ``n``, and the
     whole budget goes to the sums. ``b = DAMPING_UNITS Delta/eps_3``.
 
@@ -482,7 +485,7 @@ def block_plan(n, p, epsilon, sensitivity):
     (1.0, 0, 36.0, (0.0, 0.0, 1.0))
     """
     eps3 = OPTIMAL_SPLIT[2] * epsilon
-    cap = n * eps3 / (CELL_NOISE_RATIO * sensitivity)
+    cap = min(n * eps3 / (CELL_NOISE_RATIO * sensitivity), PLAN_MAX_CELLS)
     alpha, t, s = 1.0, 0, 1.0
     for tt in range(1, min(p, PLAN_MAX_COMPONENTS) + 1):
         for a in PLAN_ALPHAS:

@@ -24,6 +24,7 @@ from skdp_synth.damped import (
     DAMPING_UNITS,
     OPTIMAL_SPLIT,
     PLAN_ALPHAS,
+    PLAN_MAX_CELLS,
     PLAN_MAX_COMPONENTS,
     block_geometry,
     block_plan,
@@ -142,6 +143,7 @@ def test_plan_constants_are_pinned():
     assert DAMPING_UNITS == 2.0
     assert PLAN_ALPHAS == (1.0, 0.7, 0.5)
     assert PLAN_MAX_COMPONENTS == 8
+    assert PLAN_MAX_CELLS == 5000
     assert sum_noise_scale(18.0, 0.6) == 18.0 / 0.6
     assert count_noise_scale(1000, 0.2) == 2 / (1000 * 0.2)
     assert share_projection_scale(1000, 0.2, 2, 5.0) == 1000 * 0.2 / (2 * 2 * 5.0)
@@ -157,9 +159,11 @@ def test_plan_constants_are_pinned():
 
 def test_plan_is_the_largest_covering_under_the_cap():
     for n, p, eps, delta in [(26_217, 42, 1.0, 18.0), (10**6, 42, 1.0, 18.0),
-                             (10**5, 60, 0.5, 30.0), (500, 5, 1.0, 5.0)]:  # fmt: skip
+                             (10**5, 60, 0.5, 30.0), (500, 5, 1.0, 5.0),
+                             (10**7, 42, 100.0, 18.0)]:  # fmt: skip
         alpha, t, b, split = block_plan(n, p, eps, delta)
         cap = n * OPTIMAL_SPLIT[2] * eps / (CELL_NOISE_RATIO * delta)
+        cap = min(cap, PLAN_MAX_CELLS)
         s = lattice_count(t, alpha)
         assert s <= max(cap, 1)
         for tt in range(1, min(p, PLAN_MAX_COMPONENTS) + 1):

@@ -475,7 +475,8 @@ def block_plan(n, p, epsilon, sensitivity):
     larger ``t``) with at most ``n eps_3/(CELL_NOISE_RATIO Delta)`` cells
     (and at most ``PLAN_MAX_CELLS``), ``eps_3 = OPTIMAL_SPLIT[2] eps``.
     With one cell (``t = 0``) the split is ``(0, 0, 1)``: no projection,
-    the count is the public ``n``, and the whole budget goes to the sums. ``b = DAMPING_UNITS Delta/eps_3``.
+    the count is the public ``n``, and the whole budget goes to the sums.
+    ``b = DAMPING_UNITS Delta/eps_3``.
 
     Examples
     --------

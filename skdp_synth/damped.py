@@ -470,10 +470,14 @@ def block_plan(n, p, epsilon, sensitivity):
     """Data-independent ``(alpha, t, b, split)`` of ``parameters="optimal"``.
 
     From the public ``(n, p, eps)`` and the blocks' sum sensitivity
-    ``Delta`` only: the largest lattice covering ``LatticeCovering(t,
-    alpha)`` (``t <= min(p, 8)``, ``alpha`` in ``PLAN_ALPHAS``; ties to the
-    larger ``t``) with at most ``n eps_3/(CELL_NOISE_RATIO Delta)`` cells
-    (and at most ``PLAN_MAX_CELLS``), ``eps_3 = OPTIMAL_SPLIT[2] eps``.
+    ``Delta`` only: the most directions ``t <= min(p, 8)`` for which some
+    ``LatticeCovering(t, alpha)``, ``alpha`` in ``PLAN_ALPHAS``, has at most
+    ``n eps_3/(CELL_NOISE_RATIO Delta)`` cells (and at most
+    ``PLAN_MAX_CELLS``), and the largest such covering for that ``t``;
+    ``eps_3 = OPTIMAL_SPLIT[2] eps``. (Directions first: at 10^6 rows of
+    nassCDS ``t = 4`` with 89 cells beat ``t = 3`` with 81, TV2 .020 vs .022;
+    on MplsStops at ``eps = 10`` the largest covering, ``t = 3`` with 179
+    cells, lost to ``t = 4``, see ``benchmarks/bench_damped.py``.)
     With one cell (``t = 0``) the split is ``(0, 0, 1)``: no projection,
     the count is the public ``n``, and the whole budget goes to the sums.
     ``b = DAMPING_UNITS Delta/eps_3``.
@@ -491,7 +495,7 @@ def block_plan(n, p, epsilon, sensitivity):
     for tt in range(1, min(p, PLAN_MAX_COMPONENTS) + 1):
         for a in PLAN_ALPHAS:
             ss = lattice_count(tt, a)
-            if ss <= cap and ss >= s:
+            if ss <= cap and (tt > t or ss > s):
                 alpha, t, s = a, tt, ss
     split = OPTIMAL_SPLIT if t > 0 else (0.0, 0.0, 1.0)
     b = DAMPING_UNITS * sensitivity / (split[2] * epsilon)

@@ -157,7 +157,7 @@ def test_plan_constants_are_pinned():
         )
 
 
-def test_plan_is_the_largest_covering_under_the_cap():
+def test_plan_takes_the_most_directions_then_the_largest_covering():
     for n, p, eps, delta in [(26_217, 42, 1.0, 18.0), (10**6, 42, 1.0, 18.0),
                              (10**5, 60, 0.5, 30.0), (500, 5, 1.0, 5.0),
                              (10**7, 42, 100.0, 18.0)]:  # fmt: skip
@@ -169,11 +169,15 @@ def test_plan_is_the_largest_covering_under_the_cap():
         for tt in range(1, min(p, PLAN_MAX_COMPONENTS) + 1):
             for a in PLAN_ALPHAS:
                 ss = lattice_count(tt, a)
-                assert ss > cap or ss <= s
+                if tt > t:
+                    assert ss > cap  # no covering with more directions fits
+                elif tt == t:
+                    assert ss > cap or ss <= s  # the largest one that fits
         assert split == (OPTIMAL_SPLIT if t > 0 else (0.0, 0.0, 1.0))
         assert b == DAMPING_UNITS * delta / (split[2] * eps)
     assert block_plan(26_217, 42, 1.0, 18.0)[:2] == (0.7, 2)
     assert block_plan(10**6, 42, 1.0, 18.0)[:2] == (1.0, 5)
+    assert block_plan(51_920, 57, 10.0, 22.0)[:2] == (1.0, 4)  # not (0.5, 3)
 
 
 def test_plan_overrides():

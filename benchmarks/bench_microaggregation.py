@@ -14,15 +14,15 @@ Tables
 2. **Quality vs MDAV** on scikit-learn's bundled datasets (min-max scaled, the
    estimator's box scale; the binarized digits as Boolean data) at minimum
    group sizes 3, 5, 10, 50: covariance loss on the unit-ball scale
-   (``||Sigma_X - Sigma_Y||_F``, 000 §3) and information loss ``SSE/SST``
-   (within-group over total sum of squares, cube scale), for MDAV
+   (``||Sigma_X - Sigma_Y||_F``, :cite:`Boedihardjo2024` §3) and information loss
+   ``SSE/SST`` (within-group over total sum of squares, cube scale), for MDAV
    (``benchmarks/mdav.py``), our default (spectral cells + recursive
    principal bisection) and the same cells cut in input order.
-3. **Pinning rate** (003 §2) on Boolean data with planted structure: cell and
-   final loss over ``k``, the slope of ``log loss`` against ``log log k``
-   (``-1/2`` is the rate ``1/sqrt(log k)``), with at most ``k`` cells (SPEC
-   §1b, the default) and with at most ``k' = floor(sqrt k)`` cells (the cap
-   000 §3.6 uses for the spectral cells).
+3. **Pinning rate** (:cite:`SahSawhney` §2) on Boolean data with planted structure: cell
+   and final loss over ``k``, the slope of ``log loss`` against ``log log k``
+   (``-1/2`` is the rate ``1/sqrt(log k)``), with at most ``k`` cells
+   (:cite:`SahSawhney` §2, the default) and with at most ``k' = floor(sqrt k)`` cells
+   (the cap :cite:`Boedihardjo2024` §3.6 uses for the spectral cells).
 """
 
 from __future__ import annotations
@@ -253,7 +253,7 @@ def pinning_table(quick):
     depth = part.pinning_depth
     rows, slopes = [], {}
     for label, rule in (
-        ("k cells (SPEC 1b, default)", depth),
+        ("k cells (SahSawhney §2, default)", depth),
         (
             "k' = floor(sqrt k) cells",
             lambda k: int(math.floor(math.log2(math.isqrt(k)))),

@@ -3,22 +3,23 @@
 Pure functions on arrays; the estimator in :mod:`skdp_synth.microaggregation`
 strings them together. Everything works on the cube scale ``U`` in
 ``[0, 1]^p`` that the shared mixin hands to ``_fit``; the unit-ball scale of
-paper 000 is ``U / sqrt(p)`` (SPEC §0) and enters only through the factor
-``1/p`` in second moments and ``1/sqrt(p)`` in projections, so the data is
-never copied to change scale.
+:cite:`Boedihardjo2024` is ``U / sqrt(p)`` (:cite:`Boedihardjo2024` §4.3) and enters
+only through the factor ``1/p`` in second moments and ``1/sqrt(p)`` in projections, so
+the data is never copied to change scale.
 
 Pieces
 ------
 :func:`paper_parameters`
-    ``k' = floor(sqrt(k))``, ``alpha`` and ``t`` of 000 Algorithm 1 step 2.
+    ``k' = floor(sqrt(k))``, ``alpha`` and ``t`` of :cite:`Boedihardjo2024` Algorithm 1
+    step 2.
 :func:`spectral_cells`
-    000 Algorithm 1 steps 1-5: projection on the ``t`` leading eigenvectors of
-    ``S``, nearest point of the lattice covering.
+    :cite:`Boedihardjo2024` Algorithm 1 steps 1-5: projection on the ``t`` leading
+    eigenvectors of ``S``, nearest point of the lattice covering.
 :func:`pinning_cells`
-    003 §2: cells of rows agreeing on a random set of coordinates.
+    :cite:`SahSawhney` §2: cells of rows agreeing on a random set of coordinates.
 :func:`plan_equipartition` and :func:`equipartition`
-    000 §3.6 / Algorithm 1 step 6 with the remainder of Remark 4.2: cut each
-    cell into blocks of ``floor(n/k)`` or ``floor(n/k) + 1`` rows and a
+    :cite:`Boedihardjo2024` §3.6 / Algorithm 1 step 6 with the remainder of Remark 4.2:
+    cut each cell into blocks of ``floor(n/k)`` or ``floor(n/k) + 1`` rows and a
     residual, merge the residuals, cut the merged residual.
 :func:`row_keys`
     Exact 64-bit keys of rows, used by ``transform`` to recognise training rows.
@@ -57,13 +58,14 @@ BATCH_ROWS = 1 << 15
 
 # ------------------------------------------------------------ parameters
 def paper_parameters(k):
-    """``(k', alpha, t)`` of 000 Algorithm 1 step 2 (and eq. (3.5) with ``k'``).
+    """``(k', alpha, t)`` of :cite:`Boedihardjo2024` Algorithm 1 step 2 (and eq. (3.5)
+    with ``k'``).
 
     ``k' = floor(sqrt(k))``. For ``k' < 3`` (``k < 9``) the algorithm uses a
     single cell: ``alpha`` is ``None`` and ``t = 0``. Otherwise
     ``alpha = (log log k' / log k')^{1/4}`` and
     ``t = floor(log k' / log(7/alpha))``, so that the covering has at most
-    ``(7/alpha)^t <= k'`` points (000 Prop. 3.7).
+    ``(7/alpha)^t <= k'`` points (:cite:`Boedihardjo2024` Prop. 3.7).
 
     Examples
     --------
@@ -97,8 +99,8 @@ def cell_loss(S_cube, sums, sizes, n):
     ``S_cube = U^T U / n``; ``sums``/``sizes`` describe the groups (empty
     groups allowed). ``Y`` takes the group mean ``sums_j / sizes_j`` with
     probability ``sizes_j / n``, so ``E YY^T = sum_j sums_j sums_j^T /
-    (n sizes_j)`` (000 eq. (4.1)). Division by ``p`` moves both second moments
-    from the cube to the unit-ball scale (``x -> x / sqrt(p)``).
+    (n sizes_j)`` (:cite:`Boedihardjo2024` eq. (4.1)). Division by ``p`` moves both
+    second moments from the cube to the unit-ball scale (``x -> x / sqrt(p)``).
     """
     p = S_cube.shape[0]
     nonempty = sizes > 0
@@ -109,7 +111,8 @@ def cell_loss(S_cube, sums, sizes, n):
 
 # ------------------------------------------------------- spectral cells
 def spectral_cells(U, S_cube, t, alpha):
-    """Nearest-point partition of the projected rows (000 Alg. 1 steps 3-5).
+    """Nearest-point partition of the projected rows (:cite:`Boedihardjo2024` Alg. 1
+    steps 3-5).
 
     Parameters
     ----------
@@ -128,7 +131,7 @@ def spectral_cells(U, S_cube, t, alpha):
         Index of the nearest covering point of each ``P x_i``.
     residual_norm : float
         ``||(I-P) S (I-P)||_F = sqrt(sum_{i>t} lambda_i(S)^2)`` on the
-        unit-ball scale (000 Lemma 3.3, eq. (3.2)).
+        unit-ball scale (:cite:`Boedihardjo2024` Lemma 3.3, eq. (3.2)).
     n_points : int
         Size of the covering.
     """
@@ -145,16 +148,17 @@ def spectral_cells(U, S_cube, t, alpha):
 
 # -------------------------------------------------------- pinning cells
 def pinning_depth(k):
-    """``L = floor(log2 k)``: at most ``2^L <= k`` pinning cells (003 §2, SPEC §1b).
+    """``L = floor(log2 k)``: at most ``2^L <= k`` pinning cells (:cite:`SahSawhney`
+    §2).
 
     The equipartition that follows merges the cells' residuals. A draw with
     ``2^l`` cells leaves at most ``2^l (b + 1)`` rows of residual, mass about
     ``2^l / k``; averaged over ``l`` uniform in ``{0..L}`` that is about
     ``2 / (L + 1) = O(1/log k)``, below the ``O(1/sqrt(log k))`` of the
-    cells' own loss, so the rate of 003 survives the equipartition (and the
-    best of several draws is kept). Capping at ``k' = floor(sqrt(k))`` cells,
-    as 000 §3.6 does for the spectral cells, bounds the residual of every
-    draw by ``k'/k`` but gave no better losses on our data
+    cells' own loss, so the rate of :cite:`SahSawhney` survives the equipartition (and
+    the best of several draws is kept). Capping at ``k' = floor(sqrt(k))`` cells,
+    as :cite:`Boedihardjo2024` §3.6 does for the spectral cells, bounds the residual of
+    every draw by ``k'/k`` but gave no better losses on our data
     (``benchmarks/bench_microaggregation.py``).
 
     Examples
@@ -166,7 +170,7 @@ def pinning_depth(k):
 
 
 def pinning_cells(U, n_pinned):
-    """Cells of rows that agree on the coordinates ``n_pinned`` (003 §2).
+    """Cells of rows that agree on the coordinates ``n_pinned`` (:cite:`SahSawhney` §2).
 
     ``U`` is Boolean (0/1); the key of a row is the binary number formed by
     its pinned coordinates, so there are at most ``2^len(n_pinned)`` cells.
@@ -187,11 +191,11 @@ def plan_equipartition(cell_sizes, n_groups):
 
     With ``n = k b + r`` (``b = floor(n/k)``, ``0 <= r < k``) the final
     partition has ``r`` groups of ``b + 1`` rows and ``k - r`` of ``b`` rows
-    (the remainder of 000 Remark 4.2 spread one row per group, so every group
-    has ``floor(n/k)`` or ``ceil(n/k)`` rows). A cell of ``c`` rows gives
+    (the remainder of :cite:`Boedihardjo2024` Remark 4.2 spread one row per group, so
+    every group has ``floor(n/k)`` or ``ceil(n/k)`` rows). A cell of ``c`` rows gives
     ``floor(c/b)`` blocks, as many of them enlarged to ``b + 1`` as its own
-    leftover rows allow (000 §3.6, "division with residual"); the global
-    counts are then capped (at most ``r`` large and ``k - r`` small blocks
+    leftover rows allow (:cite:`Boedihardjo2024` §3.6, "division with residual"); the
+    global counts are then capped (at most ``r`` large and ``k - r`` small blocks
     from cells) by shrinking large blocks or dissolving small ones into the
     residual. The residual pieces are merged and cut into the remaining
     blocks.
@@ -245,10 +249,10 @@ def _take(counts, amount):
 def equipartition(cells, n_groups, sketch=None):
     """Cut a partition into ``n_groups`` groups of ``floor(n/k)`` or ``ceil(n/k)`` rows.
 
-    000 §3.6 / Algorithm 1 step 6 (see :func:`plan_equipartition` for the
-    sizes). *How* a cell is cut is left free by the theorem (any refinement
-    can only lower the loss, 000 Lemma 3.8). With ``sketch=None`` the blocks
-    are runs of rows in input order; with a sketch ``Z`` (rows in a few
+    :cite:`Boedihardjo2024` §3.6 / Algorithm 1 step 6 (see :func:`plan_equipartition`
+    for the sizes). *How* a cell is cut is left free by the theorem (any refinement
+    can only lower the loss, :cite:`Boedihardjo2024` Lemma 3.8). With ``sketch=None``
+    the blocks are runs of rows in input order; with a sketch ``Z`` (rows in a few
     principal coordinates) each cell is cut by recursive bisection along the
     principal direction of its rows (:func:`_bisect`), which keeps the
     blocks compact.
@@ -270,7 +274,7 @@ def equipartition(cells, n_groups, sketch=None):
         their group label, the residual of cell ``i`` gets label ``k + i``.
     residual_mass : float
         ``|G| / n``, the probability of the merged residual ``G`` -- the
-        merger term of 000 Lemma 3.9.
+        merger term of :cite:`Boedihardjo2024` Lemma 3.9.
     """
     cells = np.asarray(cells, dtype=np.intp)
     n = cells.shape[0]

@@ -232,8 +232,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         """Minus the average 2-way marginal error between ``X`` and the synthetic data.
 
         Greater is better, so ``GridSearchCV`` can tune the estimator without a
-        custom scorer. The error is that of paper 000, eq. (1.2), with ``d = 2``
-        on the cube scale; see :func:`skdp_synth.metrics.make_marginal_scorer`.
+        custom scorer. The error is that of :cite:`Boedihardjo2024`, eq. (1.2), with
+        ``d = 2`` on the cube scale; see
+        :func:`skdp_synth.metrics.make_marginal_scorer`.
         """
         from .metrics import make_marginal_scorer
 

@@ -1,6 +1,6 @@
 """Reweight a set of points so that linear statistics match given targets.
 
-This is the convex core of *marginal correction* (paper 001, Theorems 3.6
+This is the convex core of *marginal correction* (:cite:`Boedihardjo2022`, Theorems 3.6
 and 8.1): given points ``s_1..s_m`` and statistics ``f_J`` (Walsh functions
 of degree <= d, marginal-cell indicators, any linear query), find a
 probability vector ``h`` on the points with
@@ -17,7 +17,7 @@ optimum (the objective is strictly convex in it), so phase 2 only needs the
 linear constraint ``F^T h = F^T h_1``. Both phases are quadratic programs
 solved with cvxpy (Clarabel by default: interior point, accurate to ~1e-8).
 
-Used by :class:`~skdp_synth.PrivateSampler` (001 Algorithm 2) and by
+Used by :class:`~skdp_synth.PrivateSampler` (:cite:`Boedihardjo2022` Algorithm 2) and by
 :class:`~skdp_synth.ProjectedGaussianRelease` to turn released marginals into
 synthetic rows (post-processing).
 """

@@ -1,13 +1,14 @@
 """epsilon-DP synthetic data by private PCA and damped, noisy microaggregation.
 
 Boedihardjo, Strohmer & Vershynin, *Covariance's loss is privacy's gain*
-(paper 000), §5: Algorithms 2-4, Theorems 5.9 and 5.12-5.15.
+(:cite:`Boedihardjo2024`), §5: Algorithms 2-4, Theorems 5.9 and 5.12-5.15.
 
 The mechanism, on records ``x_i`` in the convex set
 ``K = p^{-1/2} [0, 1]^p`` inside the unit ball (``validation.cube_to_unit_ball``):
 
 1. ``S = X^T X / n``; ``alpha = (log n)^{-1/4}``;
-   ``t = floor(kappa log n / log(7/alpha))`` (000 §5.8; Algorithm 4 step 3).
+   ``t = floor(kappa log n / log(7/alpha))`` (:cite:`Boedihardjo2024` §5.8; Algorithm 4
+   step 3).
 2. ``P = PROJ((n eps / (6 t)) S, t)`` (Algorithm 3; exact Bingham draws,
    :mod:`skdp_synth.mechanisms.bingham`).
 3. The ``alpha``-covering ``nu_1..nu_s`` of the unit ball of ``ran(P)``
@@ -26,7 +27,7 @@ The mechanism, on records ``x_i`` in the convex set
    when the columns have categorical blocks (:mod:`skdp_synth.blocks`).
 
 Privacy (replace-one, ``n`` public; Theorem 5.12) -- derivations
-------------------------------------------------------------------
+----------------------------------------------------------------
 Budget split ``eps/3 + eps/3 + eps/3`` (sequential composition, Lemma 2.5;
 everything after step 5 is post-processing, Remark 2.6).
 
@@ -39,8 +40,8 @@ everything after step 5 is post-processing, Remark 2.6).
 ``sqrt((|x|^2 + |x'|^2)^2 - 4 <x, x'>^2) <= |x|^2 + |x'|^2 <= 2``, so each
 PVEC call costs ``(eps/(6t)) * 2 = eps/(3t)``, and the compressions ``A_i``
 of later calls have eigenvalues interlacing those of ``D``, hence the same
-bound; ``t`` adaptive calls cost ``eps/3`` (Lemma 5.3). *Note:* 000 reaches
-the same ``eps/(3t)`` through ``||S - S'|| <= 2/n`` and Lemma 5.1(3), which
+bound; ``t`` adaptive calls cost ``eps/3`` (Lemma 5.3). *Note:* :cite:`Boedihardjo2024`
+reaches the same ``eps/(3t)`` through ``||S - S'|| <= 2/n`` and Lemma 5.1(3), which
 as printed (ratio ``e^beta`` when ``||A - B|| <= beta``) is too strong by a
 factor 2 in general (take ``A - B = beta diag(1, -1)``); the spread argument
 above is what makes the constant ``6`` correct.
@@ -106,13 +107,14 @@ __all__ = [
 ]
 
 #: Share of epsilon spent on each of PROJ, the weights and the means
-#: (000 Theorem 5.12, proof).
+#: (Boedihardjo2024 Theorem 5.12, proof).
 BUDGET_SPLIT = (1 / 3, 1 / 3, 1 / 3)
 
 
 # ------------------------------------------------------------ constants
 def default_alpha(n):
-    """Covering radius ``alpha = (log n)^{-1/4}`` (000 §5.8; Algorithm 4 step 3).
+    """Covering radius ``alpha = (log n)^{-1/4}`` (:cite:`Boedihardjo2024` §5.8;
+    Algorithm 4 step 3).
 
     Examples
     --------
@@ -123,7 +125,8 @@ def default_alpha(n):
 
 
 def default_n_components(n, kappa, alpha):
-    """Dimension ``t = floor(kappa log n / log(7/alpha))`` (000 §5.8; Alg. 4 step 3).
+    """Dimension ``t = floor(kappa log n / log(7/alpha))`` (:cite:`Boedihardjo2024`
+    §5.8; Alg. 4 step 3).
 
     With this ``t``, the covering has ``s <= (7/alpha)^t <= n^kappa`` points.
 
@@ -138,7 +141,8 @@ def default_n_components(n, kappa, alpha):
 
 
 def default_damping(n, p, kappa, epsilon):
-    """Damping ``b = sqrt(p n^{1-kappa} / epsilon)`` (000 eq. 5.17; Alg. 4 step 8).
+    """Damping ``b = sqrt(p n^{1-kappa} / epsilon)`` (:cite:`Boedihardjo2024` eq. 5.17;
+    Alg. 4 step 8).
 
     Examples
     --------
@@ -149,7 +153,8 @@ def default_damping(n, p, kappa, epsilon):
 
 
 def projection_scale(n, epsilon, t, radius=1.0):
-    """Factor of ``S`` in ``PROJ((n eps/(6 t M^2)) S, t)`` (000 Thm 5.12; Alg. 4).
+    """Factor of ``S`` in ``PROJ((n eps/(6 t M^2)) S, t)`` (:cite:`Boedihardjo2024` Thm
+    5.12; Alg. 4).
 
     ``M`` (``radius``) bounds ``||x - c||_2`` on the unit-ball scale: ``1`` for
     the paper's ``K`` in ``B_2^p`` (the paper's ``n eps/(6t)``), ``1/2`` for
@@ -168,7 +173,8 @@ def projection_scale(n, epsilon, t, radius=1.0):
 
 
 def weight_noise_scale(n, epsilon):
-    """Laplace scale ``6/(n eps)`` of the weight noise ``rho_j`` (000 Theorem 5.12).
+    """Laplace scale ``6/(n eps)`` of the weight noise ``rho_j``
+    (:cite:`Boedihardjo2024` Theorem 5.12).
 
     ``l1`` sensitivity of ``w`` is ``2/n``; ``(2/n) / (6/(n eps)) = eps/3``.
 
@@ -181,7 +187,8 @@ def weight_noise_scale(n, epsilon):
 
 
 def mean_noise_scale(p, b, epsilon, radius=1.0):
-    """Laplace scale ``12 sqrt(p) R_1/(b eps)`` of the mean noise (000 Thm 5.12).
+    """Laplace scale ``12 sqrt(p) R_1/(b eps)`` of the mean noise
+    (:cite:`Boedihardjo2024` Thm 5.12).
 
     ``sqrt(p) R_1`` (``radius`` is ``R_1``) bounds ``||x - c||_1`` on the
     unit-ball scale: ``R_1 = 1`` is the paper's ``||x||_1 <= sqrt(p)``,
@@ -252,7 +259,7 @@ def lattice_count(t, alpha):
 OPTIMAL_MAX_COMPONENTS = 8
 OPTIMAL_ALPHAS = tuple(round(float(a), 4) for a in np.geomspace(0.1, 1.0, 21))
 #: Calibration of the approximation term of :func:`expected_error_proxy`:
-#: ``4^{-2}`` removes the tensorization factor ``4^d`` (000 Theorem 3.10) at
+#: ``4^{-2}`` removes the tensorization factor ``4^d`` (Boedihardjo2024 Theorem 3.10) at
 #: ``d = 2``. With the paper's weight 1 the proxy chose ``t = 1`` (15-21
 #: cells) on nassCDS (26k rows, 49 bits) from ``eps = 2`` and at ``n = 10^6``,
 #: where ``t = 0`` measured TV2 0.14 vs 0.21 (``eps = 2``), 0.07 vs 0.14
@@ -261,7 +268,8 @@ APPROX_WEIGHT = 1.0 / 16.0
 
 
 def expected_error_proxy(n, p, epsilon, t, alpha, b, d=2, radius=1.0, l1_radius=1.0):
-    """Data-free expectation of the 000 Theorem 5.9 bound (the error-optimal objective).
+    """Data-free expectation of the :cite:`Boedihardjo2024` Theorem 5.9 bound (the
+    error-optimal objective).
 
     Theorem 5.9 (eq. 5.7) applied to the centred records ``(x - c)/M`` of
     the unit ball, multiplied back by ``M^d``, with every data-dependent term
@@ -273,8 +281,8 @@ def expected_error_proxy(n, p, epsilon, t, alpha, b, d=2, radius=1.0, l1_radius=
     with ``s`` the covering size, ``E||rho||_1 = 6 s/(n eps)`` (Laplace
     means), ``E||r_j||_2 <= sqrt(2p) 12 sqrt(p) R_1/(b eps)``; the residual
     ``||(I-P)S(I-P)||_F <= tr(S)/sqrt(t+1) <= M^2/sqrt(t+1)`` (the
-    eigenvalue argument of 000 Lemma 3.3) plus the PROJ estimation term of
-    eq. 5.15 with ``C = 1`` and ``log^2 t`` replaced by 1. Only ``(n, p, eps)``
+    eigenvalue argument of :cite:`Boedihardjo2024` Lemma 3.3) plus the PROJ estimation
+    term of eq. 5.15 with ``C = 1`` and ``log^2 t`` replaced by 1. Only ``(n, p, eps)``
     and the public centre enter: minimising it costs no privacy. ``W`` is
     the calibration ``APPROX_WEIGHT = 1/16`` (the bound's ``W = 1`` overrates
     the gain of more cells; measured, see ``APPROX_WEIGHT``).
@@ -300,8 +308,8 @@ def optimal_damping(n, p, epsilon, s, radius=1.0, l1_radius=1.0):
 
     ``b* = sqrt(12 sqrt(2) p R_1 n / (M s eps))`` balances the damping term
     ``2 d M^d s b/n`` against the mean noise ``2 d M^{d-1} sqrt(2p)
-    12 sqrt(p) R_1/(b eps)`` (the same balance as 000 eq. 5.17, with the
-    expected noise in place of its order of magnitude); independent of ``d``.
+    12 sqrt(p) R_1/(b eps)`` (the same balance as :cite:`Boedihardjo2024` eq. 5.17, with
+    the expected noise in place of its order of magnitude); independent of ``d``.
 
     Examples
     --------
@@ -346,7 +354,7 @@ def optimal_parameters(n, p, epsilon, radius=1.0, l1_radius=1.0, d=2):
 
 # ------------------------------------------------------------ the pieces
 def damped_microaggregation(X, labels, n_cells, b, centre=None):
-    """Weights and damped means of a partition (000 eq. 5.4).
+    """Weights and damped means of a partition (:cite:`Boedihardjo2024` eq. 5.4).
 
     Parameters
     ----------
@@ -391,7 +399,8 @@ def damped_microaggregation(X, labels, n_cells, b, centre=None):
 
 
 def project_simplex_l1(v):
-    """An ``l1`` metric projection onto the probability simplex (000 §5.5).
+    """An ``l1`` metric projection onto the probability simplex (:cite:`Boedihardjo2024`
+    §5.5).
 
     Negative entries are set to 0 and the rest renormalised; if no entry is
     positive the uniform vector is returned. This is a minimiser of
@@ -417,7 +426,7 @@ def project_simplex_l1(v):
 class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     """epsilon-DP synthetic data: private PCA, damped noisy microaggregation.
 
-    Paper 000 (Boedihardjo, Strohmer & Vershynin), §5, Algorithm 4 and
+    :cite:`Boedihardjo2024`, §5, Algorithm 4 and
     Theorems 5.12-5.15. Pure ``epsilon``-differential privacy under
     **replace-one** neighbours with ``n`` public (Theorem 5.12): ``eps/3``
     for the private projection ``PROJ((n eps/(6t)) S, t)``, ``eps/3`` for the
@@ -432,7 +441,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     kappa : float, default=1/3
         Exponent ``0 < kappa < 1`` trading the covering size
         ``s <= n^kappa`` against the damping ``b = sqrt(p n^{1-kappa}/eps)``
-        (000 Theorem 5.13; ``1/3`` is the choice of Remark 5.16).
+        (:cite:`Boedihardjo2024` Theorem 5.13; ``1/3`` is the choice of Remark 5.16).
     m : int, default=None
         Default number of synthetic rows of :meth:`sample`; ``None`` uses
         ``n`` (public under replace-one).
@@ -523,8 +532,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     Notes
     -----
-    Accuracy (000 Theorem 5.15): for Boolean data the average ``d``-marginal
-    error squared is ``<~ 32^d (log log n/(kappa log n) + p/(n^{1-kappa} eps)
+    Accuracy (:cite:`Boedihardjo2024` Theorem 5.15): for Boolean data the average
+    ``d``-marginal error squared is
+    ``<~ 32^d (log log n/(kappa log n) + p/(n^{1-kappa} eps)
     + 1/m)`` -- the constants are large and the method needs ``n`` far above
     ``(p/eps)^{1+kappa}`` before the noise stops dominating (see
     ``benchmarks/bench_damped.py``).
@@ -550,7 +560,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     >>> est.n_components_, est.n_cells_        # error-optimal for (n, p, eps)
     (0, 1)
     >>> paper = DampedPrivateSynthesizer(parameters="paper", centre=None)
-    >>> paper.set_params(random_state=0).fit(X).n_cells_     # 000 Algorithm 4
+    >>> paper.set_params(random_state=0).fit(X).n_cells_  # Boedihardjo2024 Algorithm 4
     3
     >>> Y = est.sample(1000)
     >>> Y.shape, sorted(np.unique(Y).tolist())
@@ -613,7 +623,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             float(self.epsilon),
             0.0,
             REPLACE_ONE,
-            "000 Thm 5.12: PROJ (eps/3) + Laplace weights (eps/3) "
+            "Boedihardjo2024 Thm 5.12: PROJ (eps/3) + Laplace weights (eps/3) "
             "+ Laplace damped means (eps/3)",
         )
 
@@ -677,7 +687,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         # translation: the same mechanism on shifted data, radii (M, R_1)).
         root_p = math.sqrt(p)
 
-        # 1-2. private projection, eps/3 (000 Theorem 5.12, Algorithm 3)
+        # 1-2. private projection, eps/3 (Boedihardjo2024 Theorem 5.12, Algorithm 3)
         if t > 0 or self.keep_diagnostics:
             S = second_moment(U) / p
             if c is not None:  # second moment about c: S - mu c^T - c mu^T + c c^T
@@ -694,7 +704,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             V = np.zeros((p, 0))
 
         # 3. data-independent covering of the ball of radius M of ran(P), and
-        #    the nearest-point partition of the P x_i (000 Algorithm 4 steps 6-7)
+        #    the nearest-point partition of the P x_i (Boedihardjo2024 Algorithm 4 steps
+        #    6-7)
         covering = LatticeCovering(t, alpha)
         if t > 0:
             Z = (U @ V) / root_p
@@ -705,17 +716,18 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             labels = covering.nearest(np.zeros((n, 0)))
         s = covering.n_points
 
-        # 4. damped microaggregation (000 eq. 5.4), on the unit-ball scale
+        # 4. damped microaggregation (Boedihardjo2024 eq. 5.4), on the unit-ball scale
         w, y_tilde, _ = damped_microaggregation(U, labels, s, b, centre=c)
         y_tilde /= root_p
 
-        # 5. Laplace noise on every cell, empty or not (000 Theorem 5.12)
+        # 5. Laplace noise on every cell, empty or not (Boedihardjo2024 Theorem 5.12)
         w_scale = weight_noise_scale(n, epsilon)
         y_scale = mean_noise_scale(p, b, epsilon, l1_radius)
         w_noisy = source.laplace(w, w_scale)
         y_noisy = source.laplace(y_tilde, y_scale)
 
-        # 6. metric projections (000 eqs. 5.5-5.6): simplex (l1), K (l2: clip)
+        # 6. metric projections (Boedihardjo2024 eqs. 5.5-5.6): simplex (l1), K (l2:
+        # clip)
         w_bar = project_simplex_l1(w_noisy)
         if c is None:
             y_bar = np.clip(y_noisy, 0.0, 1.0 / root_p)
@@ -752,7 +764,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         idx = source.rng.choice(self.n_cells_, size=n_samples, p=self.weights_)
         points = self.cell_means_[idx]
         if self._domain() == "boolean":
-            # randomized rounding (000 §4.3, §5.10), one valid code per block;
+            # randomized rounding (Boedihardjo2024 §4.3, §5.10), one valid code per
+            # block;
             # exactly rng.random(shape) < points when every block is binary
             return self.blocks_.round(points, source.rng).astype(np.float64)
         return points
@@ -762,7 +775,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     # --------------------------------------------------------- accuracy
     def accuracy_bound(self, d):
-        """Right-hand side of 000 Theorem 5.9 (eq. 5.7) for the realised noise.
+        """Right-hand side of :cite:`Boedihardjo2024` Theorem 5.9 (eq. 5.7) for the
+        realised noise.
 
         ``4^d (4 alpha^2 + ||(I-P)S(I-P)||_F) + 2 d s b/n + 2 ||rho||_1
         + 2 d sum_j w_j ||r_j||_2`` -- a deterministic bound on
@@ -816,7 +830,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     # ------------------------------------------------------------- release
     def to_release(self):
-        """The release: what epsilon covers (000 Theorem 5.12).
+        """The release: what epsilon covers (:cite:`Boedihardjo2024` Theorem 5.12).
 
         Holds the noisy, projected cell weights ``weights`` (``w_bar``), the
         noisy, clipped cell means ``points`` (on the cube ``[0, 1]^p``), the

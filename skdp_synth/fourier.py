@@ -161,7 +161,7 @@ def walsh_coefficients(X, d, *, chunk=4096):
     """The data's Walsh coefficients ``mu_J = (1/n) sum_a χ_J(x_a)``.
 
     Up to the factor ``2^p`` these are the low-degree Fourier coefficients of
-    the empirical density (paper 001 §4); they determine all its marginals
+    the empirical density (:cite:`Boedihardjo2022` §4); they determine all its marginals
     up to degree ``d`` (see :func:`walsh_to_marginals`). Computed in row
     blocks (memory ``chunk x D``).
 

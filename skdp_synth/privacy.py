@@ -5,10 +5,10 @@ for. The two that occur in the source papers are
 
 ``"replace-one"``
     Datasets of the same, public size ``n`` that differ in one row (bounded
-    DP).  Papers 000 (Definition 2.2) and 004 use it.
+    DP).  :cite:`Boedihardjo2024` (Definition 2.2) and :cite:`Gao2022` use it.
 ``"add-remove-one"``
     One dataset is the other with one row added or removed (unbounded DP); as
-    histograms ``||x - x'||_1 <= 1``.  Paper 002 uses it.
+    histograms ``||x - x'||_1 <= 1``.  :cite:`Nikolov2013` uses it.
 
 A mechanism that is ``(eps, delta)``-DP under add/remove is ``(2 eps, ...)``-DP
 under replace-one by the triangle inequality, but not conversely; the two must
@@ -168,8 +168,9 @@ class BudgetAccountant:
 
     Estimators given an ``accountant`` call :meth:`check` before they touch
     the data and :meth:`spend` after they succeed, so a refused or failed fit
-    costs nothing. Budgets compose by adding epsilons and deltas (000 Lemma 2.5,
-    basic composition), which is valid for any mechanisms but not tight.
+    costs nothing. Budgets compose by adding epsilons and deltas
+    (:cite:`Boedihardjo2024` Lemma 2.5, basic composition), which is valid for any
+    mechanisms but not tight.
 
     Parameters
     ----------

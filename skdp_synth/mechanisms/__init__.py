@@ -5,7 +5,7 @@
 * :func:`analytic_gaussian_sigma` and friends -- Gaussian calibration.
 * :class:`BinghamSampler`, :func:`pvec`, :func:`proj` -- exact sampling of the
   Bingham distribution (Kent, Ganeiber & Mardia 2013) and the private PCA of
-  paper 000 §5.1 (Algorithms 2-3).
+  :cite:`Boedihardjo2024` §5.1 (Algorithms 2-3).
 """
 
 from ._calibration import (

@@ -26,11 +26,11 @@ __all__ = ["UnitBallScaler"]
 class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Map data in a known box onto the convex set ``K = p^{-1/2}[0,1]^p``.
 
-    The accuracy theorems of paper 000 (Theorems 1.2, 4.4, 5.14) assume
+    The accuracy theorems of :cite:`Boedihardjo2024` (Theorems 1.2, 4.4, 5.14) assume
     records in the unit ball ``||x||_2 <= 1``. A box ``[lo, hi]^p`` is mapped
-    affinely onto ``[0, 1]^p`` and divided by ``sqrt(p)`` (SPEC §0), so that
-    ``||x||_2 <= 1``; :meth:`inverse_transform` maps back. Boolean data is the
-    case ``lo = 0, hi = 1``.
+    affinely onto ``[0, 1]^p`` and divided by ``sqrt(p)`` (:cite:`Boedihardjo2024`
+    §4.3), so that ``||x||_2 <= 1``; :meth:`inverse_transform` maps back. Boolean data
+    is the case ``lo = 0, hi = 1``.
 
     Parameters
     ----------

@@ -509,9 +509,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         The covering of the unit ball of ``ran(P)`` in ``v``-coordinates.
     n_cells_ : int
         Number of cells ``s`` (all of them, empty or not).
-    weights_ : ndarray of shape (n_cells_,)
+    weights_ : ndarray of shape (``n_cells_``,)
         Released cell weights ``w_bar`` (on the simplex).
-    cell_means_ : ndarray of shape (n_cells_, p)
+    cell_means_ : ndarray of shape (``n_cells_``, p)
         Released cell means ``sqrt(p) y_bar_j`` on the cube ``[0, 1]^p``.
     projection_scale_, weight_noise_scale_, mean_noise_scale_ : float
         ``n eps/(6t)``, ``6/(n eps)``, ``12 sqrt(p)/(b eps)``.

@@ -26,21 +26,21 @@ The pipeline, all of it data-independent except the marked steps:
    whole sensitivity set before any data is read*). So the whitened
    coordinates ``t = diag(s)⁻¹ T z`` are a query of ℓ2-sensitivity 1, the
    noisy ``t~ = t + w`` is drawn by the (secure, when ``random_state=None``)
-   Gaussian sampler :meth:`NoiseSource.gaussian`, and the release
+   Gaussian sampler :meth:`~skdp_synth.mechanisms.NoiseSource.gaussian`, and the release
    ``(I - TᵀT) z + Tᵀ diag(s) t~`` is post-processing. ``(I - TᵀT) z`` is the
    part of the answers with sensitivity 0 (e.g. the total ``n`` under
    replace-one), which is public.
 
-   ========================  ==================================  ===========
-   ``mechanism``             noise ``Tᵀ diag(s) w``              source
-   ========================  ==================================  ===========
-   ``"correlated"``          ``√k Σ_i r_i U_i w_i``              Nikolov2013 Alg. 2
-   ``"correlated-weighted"`` ``Σ_i (r_i/√α_i) U_i w_i``,         refinement
-                             ``α_i ∝ √d_i r_i``
-   ``"mee"``                 ``F w`` with ``E = F B_2`` the MEE  Nikolov2013 Cor. 8
-   ``"isotropic-gaussian"``  ``Δ_2(A) w`` on all ``q`` answers   Nikolov2013 Lemma 4
-   ``"laplace"``             ``Δ_1(A) Lap(1/ε)`` on all answers  Gao2022 Lemma 16
-   ========================  ==================================  ===========
+   =========================  ==================================  ===========
+   ``mechanism``              noise ``Tᵀ diag(s) w``              source
+   =========================  ==================================  ===========
+   ``"correlated"``           ``√k Σ_i r_i U_i w_i``              Nikolov2013 Alg. 2
+   ``"correlated-weighted"``  ``Σ_i (r_i/√α_i) U_i w_i``,         refinement
+                              ``α_i ∝ √d_i r_i``
+   ``"mee"``                  ``F w`` with ``E = F B_2`` the MEE  Nikolov2013 Cor. 8
+   ``"isotropic-gaussian"``   ``Δ_2(A) w`` on all ``q`` answers   Nikolov2013 Lemma 4
+   ``"laplace"``              ``Δ_1(A) Lap(1/ε)`` on all answers  Gao2022 Lemma 16
+   =========================  ==================================  ===========
 
    ``"correlated-weighted"`` is private by the same argument as :cite:`Nikolov2013`
    Corollary 9 with Cauchy--Schwarz weighted by ``α`` (``Σ α_i = 1``):
@@ -1051,7 +1051,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         per-record sensitivity ``s_A`` and ResidualPlanner's variances. Like
         every mechanism here, the noise is added to the whitened true values
         (``z_A / τ_A``, ℓ2-sensitivity verified ``<= 1`` before any data is
-        read) by :meth:`NoiseSource.gaussian`; the rest is post-processing.
+        read) by :meth:`~skdp_synth.mechanisms.NoiseSource.gaussian`; the rest
+        is post-processing.
         """
         if self.workload is not None or self.invariants is not None:
             raise ValueError(

@@ -51,7 +51,9 @@ LARGE_EPSILON = 10.0
 
 
 def warn_if_large_epsilon(epsilon, what, stacklevel=3):
-    """Raise a :class:`PrivacyBudgetWarning` when ``epsilon > LARGE_EPSILON``.
+    """Warn when ``epsilon > LARGE_EPSILON``.
+
+    The warning is a :class:`~skdp_synth.exceptions.PrivacyBudgetWarning`.
 
     ``what`` says whose epsilon it is (e.g. ``"PrivateSampler, 500 rows"``).
     """
@@ -228,7 +230,10 @@ class BudgetAccountant:
         return (max(self.epsilon - eps, 0.0), max(self.delta - delta, 0.0))
 
     def check(self, epsilon, delta=0.0, neighbouring=None):
-        """Raise :class:`BudgetError` if ``(epsilon, delta)`` would overspend."""
+        """Raise :class:`~skdp_synth.exceptions.BudgetError` on overspending.
+
+        Overspending: ``(epsilon, delta)`` would exceed the budget.
+        """
         epsilon, delta = _check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
         if getattr(self, "_restored", False):
             raise BudgetError(

@@ -690,7 +690,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
 
     Attributes
     ----------
-    reduced_space_ : ndarray of shape (m, n_features_in_)
+    reduced_space_ : ndarray of shape (m, ``n_features_in_``)
         The points ``theta_i`` of ``S``, as 0/1 rows.
     density_ : ndarray of shape (m,)
         ``h*``: the probabilities with which rows are drawn. **Not private**:

@@ -96,8 +96,8 @@ def infer_bounds(X, *, warn):
     """Bounds read off the data: the column minima and maxima.
 
     Constant columns get width 1 so that the affine map stays defined. With
-    ``warn=True`` a :class:`PrivacyLeakWarning` says that the bounds are now a
-    function of the private data.
+    ``warn=True`` a :class:`~skdp_synth.exceptions.PrivacyLeakWarning` says
+    that the bounds are now a function of the private data.
     """
     if warn:
         warnings.warn(

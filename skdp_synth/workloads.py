@@ -24,7 +24,7 @@ The Fourier structure of the marginal workload
 Write ``χ_T(u) = (-1)^{Σ_{j∈T} u_j}`` for ``T ⊆ [p]`` (the one sign
 convention of :mod:`skdp_synth.fourier`, shared with the private sampler).
 The indicator of cell ``β`` of table ``S`` is
-``1[u_S = β] = 2^{-d} Σ_{T ⊆ S} χ_T(β) χ_T(u)``, so
+``1[u_S = β] = 2^{-d} Σ_{T ⊆ S} χ_T(β) χ_T(u)``, so::
 
     a_u = Σ_{|T| <= d} χ_T(u) Ψ_T,     Ψ_T(S, β) = 2^{-d} χ_T(β) 1[T ⊆ S],
 

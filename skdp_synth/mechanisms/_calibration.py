@@ -42,10 +42,10 @@ def gaussian_delta(sigma, epsilon, sensitivity=1.0):
     """Exact ``delta`` of the Gaussian mechanism at a given ``epsilon``.
 
     Balle & Wang (2018), Theorem 8: the privacy profile of
-    ``N(0, sigma^2)`` noise on a query of L2 sensitivity ``Delta`` is
+    ``N(0, sigma^2)`` noise on a query of L2 sensitivity ``Delta`` is::
 
-    ``delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta)
-                 - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)``.
+        delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta)
+                     - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)
 
     Computed in log space so that deltas down to ~1e-300 are accurate.
 

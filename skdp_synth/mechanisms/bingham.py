@@ -221,8 +221,9 @@ class BinghamSampler:
 
 
 def pvec(A, rng):
-    """One draw of ``PVEC(A)`` (:cite:`Boedihardjo2024` Algorithm 2): density
-    ``prop. to exp(<Ax, x>)``.
+    """One draw of ``PVEC(A)`` (:cite:`Boedihardjo2024` Algorithm 2).
+
+    Its density is proportional to ``exp(<Ax, x>)``.
 
     Parameters
     ----------

@@ -27,6 +27,7 @@ from .private_sampling import PrivateSampler, marginal_correction
 from .release import Release
 from .resampling import SyntheticResampler
 
+# The package version: pyproject.toml reads it from here (one source).
 __version__ = "0.1.0.dev0"
 
 __all__ = [

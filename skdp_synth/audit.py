@@ -26,12 +26,13 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 __all__ = ["AuditResult", "audit_epsilon", "clopper_pearson"]
 
 
-def clopper_pearson(successes, trials, alpha):
+def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, float]:
     """Two one-sided Clopper-Pearson bounds ``(lower, upper)``, each at level ``alpha``.
 
     Examples
@@ -82,7 +83,14 @@ class AuditResult:
     alpha: float
 
 
-def audit_epsilon(scores_a, scores_b, *, delta=0.0, alpha=0.05, n_thresholds=200):
+def audit_epsilon(
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
+    *,
+    delta: float = 0.0,
+    alpha: float = 0.05,
+    n_thresholds: int = 200,
+) -> AuditResult:
     """Lower-bound epsilon from a scalar statistic of outputs on neighbours.
 
     Parameters

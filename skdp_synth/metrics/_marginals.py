@@ -35,10 +35,15 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..validation import check_degree, check_integer
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["covariance_loss", "marginal_error", "marginal_tv", "moment_error"]
 
@@ -164,15 +169,15 @@ def _cost(method, n, m, p, d):
 
 # ------------------------------------------------------------ public API
 def marginal_error(
-    X,
-    Y,
-    d=2,
+    X: ArrayLike,
+    Y: ArrayLike,
+    d: int = 2,
     *,
-    kind="boolean",
-    sample_weight=None,
-    synthetic_weight=None,
-    method="auto",
-):
+    kind: str = "boolean",
+    sample_weight: ArrayLike | None = None,
+    synthetic_weight: ArrayLike | None = None,
+    method: str = "auto",
+) -> float:
     """Average d-way marginal error between real data ``X`` and synthetic ``Y``.
 
     Parameters
@@ -323,7 +328,14 @@ def _tv_error(X, Y, d, sample_weight, synthetic_weight):
     return total / math.comb(cx.shape[1], d)
 
 
-def marginal_tv(X, Y, d=2, *, sample_weight=None, synthetic_weight=None):
+def marginal_tv(
+    X: ArrayLike,
+    Y: ArrayLike,
+    d: int = 2,
+    *,
+    sample_weight: ArrayLike | None = None,
+    synthetic_weight: ArrayLike | None = None,
+) -> pd.Series:
     """Total variation distance of every d-way contingency table, one by one.
 
     ``TV(S) = 1/2 sum_cells |p_real(cell) - p_syn(cell)|`` for each set ``S``
@@ -371,7 +383,14 @@ def marginal_tv(X, Y, d=2, *, sample_weight=None, synthetic_weight=None):
     return pd.Series([tv for _, tv in rows], index=index, name=f"TV{d}", dtype=float)
 
 
-def moment_error(X, Y, d=2, *, sample_weight=None, synthetic_weight=None):
+def moment_error(
+    X: ArrayLike,
+    Y: ArrayLike,
+    d: int = 2,
+    *,
+    sample_weight: ArrayLike | None = None,
+    synthetic_weight: ArrayLike | None = None,
+) -> float:
     """Moment tensor error ``||sum_a w_a x_a^{(x)d} - sum_b v_b y_b^{(x)d}||_2``.
 
     This is the quantity of :cite:`Boedihardjo2024` Theorems 3.10 and 5.9 (all ``p^d``
@@ -410,7 +429,9 @@ def moment_error(X, Y, d=2, *, sample_weight=None, synthetic_weight=None):
     return math.sqrt(max(total, 0.0))
 
 
-def covariance_loss(X, partition, *, weights=None):
+def covariance_loss(
+    X: ArrayLike, partition: ArrayLike, *, weights: ArrayLike | None = None
+) -> float:
     """Covariance loss ``||E XX^T - E YY^T||_F`` of a partition (:cite:`Boedihardjo2024`
     §3).
 

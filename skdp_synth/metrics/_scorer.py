@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 
+import numpy as np
 from sklearn.pipeline import Pipeline
 
 from ..validation import check_integer
@@ -67,7 +69,13 @@ def _split_pipeline(estimator, X):
     return estimator, X
 
 
-def make_marginal_scorer(d=2, *, n_samples=None, kind="boolean", random_state=None):
+def make_marginal_scorer(
+    d: int = 2,
+    *,
+    n_samples: int | None = None,
+    kind: str = "boolean",
+    random_state: int | np.random.Generator | None = None,
+) -> Callable[..., float]:
     """Scorer returning minus the average d-way marginal error (greater is better).
 
     Works on a bare synthesizer and on a pipeline whose last step is one: the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import (
     BaseEstimator,
     OneToOneFeatureMixin,
@@ -78,7 +79,7 @@ class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.on_outside = on_outside
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: None = None) -> UnitBallScaler:
         """Fix the bounds (given, or inferred with a warning)."""
         check_non_numeric_columns(X)
         X = validate_data(self, X, dtype=np.float64)
@@ -89,7 +90,7 @@ class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.lo_, self.hi_ = lo, hi
         return self
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` from the box into ``K``."""
         check_is_fitted(self)
         check_non_numeric_columns(X)
@@ -99,7 +100,7 @@ class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         check_in_domain(X, "box", self.lo_, self.hi_)
         return to_cube(X, self.lo_, self.hi_) / np.sqrt(X.shape[1])
 
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> np.ndarray:
         """Map points of ``K`` (or anywhere) back to the original units."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)

@@ -10,8 +10,7 @@ hence the lower bound
     eps_lower = log((p_lo - delta) / q_hi),
 
 which exceeds the true epsilon with probability at most ``alpha`` (the
-false-failure rate of an audit test; Jagielski, Ullman & Oprea 2020,
-"Auditing differentially private machine learning").
+false-failure rate of an audit test; :cite:`Jagielski2020`).
 
 The event is chosen on one half of the runs (a threshold on a scalar
 statistic of the output, in either direction) and the bound is computed on
@@ -109,6 +108,10 @@ def audit_epsilon(
     Returns
     -------
     AuditResult
+
+    References
+    ----------
+    :cite:`Jagielski2020` (the Clopper-Pearson audit of a DP mechanism).
 
     Examples
     --------

@@ -208,6 +208,11 @@ def marginal_error(
     -------
     float
 
+    References
+    ----------
+    :cite:`Boedihardjo2024` eqs. (1.1)-(1.2): the error tensor and its
+    average over the ``C(p, d)`` subsets.
+
     Examples
     --------
     >>> import numpy as np

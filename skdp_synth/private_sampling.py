@@ -55,7 +55,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._sklearn_compat import Interval, StrOptions
 from ._ssn import Gram, SolverError, shrinkage_lp, ssn_box_qp
-from .base import BLOCKS_CONSTRAINT, SAMPLE_STREAM, PrivateSynthesizerMixin
+from .base import SAMPLE_STREAM, PrivateSynthesizerMixin
 from .blocks import check_blocks
 from .exceptions import BudgetError, InfeasibleProblemError
 from .fourier import (
@@ -71,9 +71,9 @@ from .fourier import (
     walsh_to_marginals,
 )
 from .mechanisms import NoiseSource
+from .plan import SamplerPlan
 from .privacy import (
     REPLACE_ONE,
-    BudgetAccountant,
     PrivacyGuarantee,
     not_private,
     warn_if_large_epsilon,
@@ -253,6 +253,16 @@ def _theorem_12_2_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
         * D**0.25
         * m**0.75
         / math.sqrt(n)
+    )
+
+
+def _draws_guarantee(n_draws, epsilon_per_draw):
+    """The guarantee of ``n_draws`` released rows (001 Lemma 3.3: costs add)."""
+    return PrivacyGuarantee(
+        n_draws * epsilon_per_draw,
+        0.0,
+        REPLACE_ONE,
+        f"private sampling, {n_draws} draws (001 Thm 12.2)",
     )
 
 
@@ -652,16 +662,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         shrinkage ``lam*``. The privacy analysis assumes exact solutions; the
         solvers deliver them up to ``tol``.
     blocks : "auto", None, Blocks or list, default="auto"
-        Which bits form one categorical attribute
-        (:class:`~skdp_synth.blocks.Blocks`, or a list of
-        :class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
-        "width", "missing"}``). ``"auto"``: the blocks a
-        :class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
-        (``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
-        column. ``None``: every bit binary, even in a pipeline. Given blocks
-        win; a different ``blocks`` passed to ``fit`` raises. Blocks are
-        public knowledge (the encoder's declared domain), so using them costs
-        no privacy.
+        %(blocks)s
         The reduced space stays uniform on the whole cube: restricted to
         valid rows, a one-hot block's bits sum to 1, so the Walsh matrix
         would have linearly dependent columns and fail the conditioning test
@@ -680,6 +681,11 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
 
     Attributes
     ----------
+    plan_ : SamplerPlan
+        Everything fixed before the data was read (:mod:`skdp_synth.plan`):
+        ``m``, ``D``, the price of one row, the rows paid for and the
+        guarantee (updated when extra rows are charged).
+        Public: a function of the parameters and sizes only.
     reduced_space_ : ndarray of shape (m, n_features_in_)
         The points ``theta_i`` of ``S``, as 0/1 rows.
     density_ : ndarray of shape (m,)
@@ -758,9 +764,6 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         "max_redraws": [Interval(Integral, 0, None, closed="left")],
         "solver": [StrOptions({"auto", "newton", "cvxpy"})],
         "tol": [Interval(Real, 0, 1e-3, closed="neither")],
-        "blocks": BLOCKS_CONSTRAINT,
-        "accountant": [BudgetAccountant, None],
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
@@ -813,9 +816,16 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         _check_memory(m, D)
         return m, D
 
-    def _privacy_guarantee(self, n):
+    def _make_plan(self, n_samples, n_features):
+        """Sizes and the price of a row (001 Thm 12.2), before the data is read.
+
+        ``n`` is public (replace-one neighbours): the price of one row,
+        :func:`sampling_epsilon`, depends on ``(n, p, d, m)`` and the density
+        bounds only, and the number of rows ``k`` is fixed here (``k`` given,
+        or the most that ``epsilon`` pays for).
+        """
+        n, p = n_samples, n_features
         dl, du = _check_density_bounds(self.density_lower, self.density_upper)
-        p = self.n_features_in_
         m, D = self._resolve_sizes(p)
         per = _epsilon_per_draw(n, p, self.d, m, dl, du)
         if self.k is None and self.epsilon is None:
@@ -842,18 +852,27 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                     f"(each costs {per:.4g})"
                 )
         _check_rows_memory(k)
-        self._pending_sizes = (m, D, per, k)
-        return PrivacyGuarantee(
-            k * per, 0.0, REPLACE_ONE, f"private sampling, {k} draws (001 Thm 12.2)"
+        return SamplerPlan(
+            n_samples=n,
+            n_features=p,
+            guarantee=_draws_guarantee(k, per),
+            d=int(self.d),
+            m=m,
+            n_walsh=D,
+            density_lower=dl,
+            density_upper=du,
+            condition_threshold=1.0 / (2.0 * math.exp(self.d)),  # 001 eq. (9.1)
+            epsilon_per_draw=per,
+            n_draws=k,
         )
 
     # ---------------------------------------------------------------- fit
-    def _fit(self, U, source):
-        m, D, per, k = self.__dict__.pop("_pending_sizes")
-        p, d = U.shape[1], self.d
-        dl, du = float(self.density_lower), float(self.density_upper)
+    def _fit(self, U, plan, source):
+        m, D, k = plan.m, plan.n_walsh, plan.n_draws
+        p, d = U.shape[1], plan.d
+        dl, du = plan.density_lower, plan.density_upper
         rng = source.rng
-        threshold = 1.0 / (2.0 * math.exp(d))  # sigma_min(M)/sqrt(m), 001 eq. (9.1)
+        threshold = plan.condition_threshold  # sigma_min(M)/sqrt(m), 001 eq. (9.1)
         A = np.empty((m, D))
         best, n_rejected = 0.0, 0
         for _ in range(self.max_redraws + 1):
@@ -900,7 +919,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         self.n_redraws_ = n_rejected
         self.m_ = m
         self.n_walsh_ = D
-        self.epsilon_per_draw_ = per
+        self.epsilon_per_draw_ = plan.epsilon_per_draw
         self.n_draws_paid_ = k
         self.n_draws_released_ = 0
         # 001 Algorithm 2 step 6, done once: the k rows paid for are drawn now
@@ -947,13 +966,12 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             new = rng.choice(self.m_, size=extra, p=self._density)
             self._paid_index = np.concatenate([self._paid_index, new])
             self.n_draws_paid_ += extra
-            self.epsilon_ = self.n_draws_paid_ * self.epsilon_per_draw_
-            self.privacy_guarantee_ = PrivacyGuarantee(
-                self.epsilon_,
-                0.0,
-                REPLACE_ONE,
-                f"private sampling, {self.n_draws_paid_} draws (001 Thm 12.2)",
+            guarantee = _draws_guarantee(self.n_draws_paid_, self.epsilon_per_draw_)
+            self.plan_ = self.plan_.replace(
+                n_draws=self.n_draws_paid_, guarantee=guarantee
             )
+            self.epsilon_ = guarantee.epsilon
+            self.privacy_guarantee_ = guarantee
             warn_if_large_epsilon(
                 self.epsilon_,
                 f"{type(self).__name__} after {self.n_draws_paid_} paid rows",
@@ -1012,10 +1030,10 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             {
                 "sampler": "rows",
                 "domain": "boolean",
-                "d": int(self.d),
-                "m": int(self.m_),
-                "epsilon_per_row": float(self.epsilon_per_draw_),
-                "n_rows": int(self._paid_index.size),
+                "d": self.plan_.d,
+                "m": self.plan_.m,
+                "epsilon_per_row": self.plan_.epsilon_per_draw,
+                "n_rows": self.plan_.n_draws,
             },
         )
 

@@ -558,7 +558,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         Pieces ``d_i`` and radii ``r_i`` of 002 Algorithm 1.
     sensitivity_ : float
         Whitened sensitivity verified numerically before the noise was added
-        (``<= 1``).
+        (``<= 1``). For ``"residual"``: 1, by construction (the allocation's
+        sensitivity is computed before any data is read and divided out).
     n_estimate_ : float or None
         Released (noisy under add/remove) total count.
     mechanism_ : str
@@ -904,9 +905,15 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self._check_n_rows(n_samples)
         W = AttributeMarginalWorkload(blocks.n_levels, self.d)
         c = common["noise_sigma"]
-        tau = W.optimal_scales(self.neighbouring)  # public
-        sens = W.whitened_sensitivity(tau, self.neighbouring)
+        # ResidualPlanner's allocation and its whitened ℓ2-sensitivity, computed
+        # once (the replace-one maximum enumerates the attribute sets); dividing
+        # it out gives sensitivity exactly 1 (homogeneity, see
+        # AttributeMarginalWorkload.optimal_scales), so c is the Gaussian σ at
+        # sensitivity 1. These are optimal_scales' τ, bit for bit.
+        raw = W.allocation(self.neighbouring)  # public
+        sens = W.whitened_sensitivity(raw, self.neighbouring)
         self._guard_residual(sens)
+        tau = raw * sens
         expected = W.expected_error(tau, c)
         return ReleasePlan(
             **common,
@@ -917,7 +924,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             noise=None,
             decomposition=None,
             residual_scales=tau,
-            sensitivity=sens,
+            sensitivity=1.0,  # the allocation's sensitivity is divided out
             expected_error=expected,
             lower_bound=expected if self.neighbouring == "add-remove-one" else None,
         )
@@ -1146,9 +1153,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     @staticmethod
     def _guard_residual(sens):
-        if not sens <= 1.0 + _SENSITIVITY_SLACK:  # pragma: no cover - defensive
+        """The allocation's sensitivity must be a positive finite number."""
+        if not (0.0 < sens < math.inf):  # pragma: no cover - defensive
             raise RuntimeError(
-                f"whitened sensitivity {sens} exceeds 1; refusing to release"
+                f"whitened sensitivity {sens} of the residual allocation is not a "
+                "positive finite number; refusing to release"
             )
 
     def _fit_generator(self, measurements, source):

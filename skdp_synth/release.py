@@ -228,12 +228,9 @@ class Release:
             if self.plan.get("selection") == "controlled":
                 # controlled rounding of the expected counts n * weights (the
                 # generator's table: no i.i.d. sampling error, as in sample())
-                from .generator import _round_counts
+                from .generator import controlled_rows
 
-                counts = _round_counts(n * np.asarray(weights), n, rng)
-                index = np.repeat(np.arange(points.shape[0]), counts)
-                rng.shuffle(index)
-                U = points[index]
+                U = controlled_rows(points, n, rng, weights=weights)
             else:
                 U = points[rng.choice(points.shape[0], size=n, p=weights)]
             if self.plan.get("rounding") == "randomized":

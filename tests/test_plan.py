@@ -215,3 +215,27 @@ def test_dummy_constraints_come_from_the_mixin():
         "accountant",
         "random_state",
     }
+
+
+@pytest.mark.parametrize("relation", ["add-remove-one", "replace-one"])
+def test_residual_plan_computes_the_sensitivity_once(monkeypatch, relation):
+    # issue 12 item 2: the replace-one maximum enumerates attribute sets; the
+    # plan computes it once and divides it out (optimal_scales' τ, bit for bit)
+    from skdp_synth.attribute_workload import AttributeMarginalWorkload
+
+    calls = []
+    original = AttributeMarginalWorkload.whitened_sensitivity
+
+    def spy(self, tau, neighbouring="add-remove-one"):
+        calls.append(neighbouring)
+        return original(self, tau, neighbouring)
+
+    monkeypatch.setattr(AttributeMarginalWorkload, "whitened_sensitivity", spy)
+    est = _fit(ProjectedGaussianRelease(neighbouring=relation, random_state=0), _data())
+    assert calls == [relation]
+    monkeypatch.setattr(AttributeMarginalWorkload, "whitened_sensitivity", original)
+    W = est.plan_.workload
+    tau = est.plan_.residual_scales
+    np.testing.assert_array_equal(tau, W.optimal_scales(relation))
+    assert est.plan_.sensitivity == 1.0
+    assert W.whitened_sensitivity(tau, relation) == pytest.approx(1.0, rel=1e-12)

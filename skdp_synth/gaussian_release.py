@@ -565,6 +565,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         noise = AdditiveNoise(space, whitening, kind, c, to_cells, inv_basis)
         verified = verify_sensitivity(noise, whole)
         noise.offset = replace_one_offset(noise, whole)
+        expected = noise.expected_error()
         lower = None if bound is None else gaussian_lower_bound(bound, c)
         return ReleasePlan(
             **common,
@@ -576,7 +577,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             decomposition=decomposition,
             residual_scales=None,
             sensitivity=verified,
-            expected_error=noise.expected_error(),
+            expected_error=expected,
             lower_bound=lower,
         )
 
@@ -622,7 +623,6 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             self._fit_residual(U, plan, source)
             return
         X = U.astype(np.int8)
-        n = X.shape[0]
         workload = plan.workload
 
         # ---- the only steps that read the data
@@ -647,7 +647,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.gaussian_optimal_error_ = plan.lower_bound
         self.released_ = cells
         self._released_coords = coords
-        self.n_estimate_ = self._total_estimate(workload, coords, cells, n)
+        # the total the release carries (public n under replace-one)
+        if self.neighbouring == "replace-one":
+            self.n_estimate_ = float(plan.n_samples)
+        else:
+            self.n_estimate_ = workload.released_total(coords, cells)
         self._model_rows = None
         if isinstance(workload, MarginalWorkload) and self.n_estimate_ is not None:
             sigma = math.sqrt(self.expected_error_ / workload.n_queries)
@@ -716,11 +720,6 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.candidates_ = None
         self.weights_ = None
         self.reweight_residual_ = None
-
-    def _total_estimate(self, W, coords, cells, n):
-        if self.neighbouring == "replace-one":
-            return float(n)  # public
-        return W.released_total(coords, cells)
 
     # ---------------------------------------------------- least squares
     def _least_squares(self, W, plan, z_noisy):

@@ -312,7 +312,7 @@ def explicit_whitening(H, mechanism, tol=None):
     else:
         dec = base_decomposition_points(Hr, tol=tol, max_iter=MEE_MAX_ITER)
         rows, scales = [], []
-        alphas = piece_weights(dec, mechanism)
+        alphas = dec.weights(uniform=mechanism == "correlated")
         for U, r_i, a_i in zip(dec.pieces, dec.radii, alphas):
             rows.append((B @ U).T)
             scales.append(np.full(U.shape[1], r_i / math.sqrt(a_i)))
@@ -320,17 +320,6 @@ def explicit_whitening(H, mechanism, tol=None):
         scales = np.concatenate(scales)
         info["decomposition"] = dec
     return T, scales, info
-
-
-def piece_weights(dec, mechanism):
-    """``α_i`` of the pieces: ``1/k`` (002 Alg. 2) or ``∝ √d_i r_i`` (weighted)."""
-    k = dec.k
-    if mechanism == "correlated":
-        return np.full(k, 1.0 / k)
-    w = np.sqrt(dec.dims) * dec.radii
-    if not np.all(w > 0):  # pragma: no cover - every piece carries sensitivity
-        return np.full(k, 1.0 / k)
-    return w / w.sum()
 
 
 # ============================================================ from the set
@@ -341,8 +330,8 @@ def orbit_whitening(orbits, mechanism):
     :class:`~skdp_synth.workloads.SensitivitySet`). ``"mee"``: the MEE in
     closed form (:func:`~skdp_synth.mechanisms.ellipsoid.mee_orbits`); else
     002 Algorithm 1's base decomposition with piece weights
-    :func:`piece_weights`. Returns ``(MaskWhitening, decomposition)``
-    (``None`` for ``"mee"``).
+    :meth:`~skdp_synth.mechanisms.ellipsoid.BaseDecomposition.weights`.
+    Returns ``(MaskWhitening, decomposition)`` (``None`` for ``"mee"``).
     """
     norms, mult, blocks = orbits
     deg_scale = np.zeros(norms.shape[1])
@@ -352,7 +341,7 @@ def orbit_whitening(orbits, mechanism):
         deg_scale = np.sqrt(E.axes)
     else:
         dec = base_decomposition_orbits(norms, mult)
-        alphas = piece_weights(dec, mechanism)
+        alphas = dec.weights(uniform=mechanism == "correlated")
         for piece, r_i, a_i in zip(dec.pieces, dec.radii, alphas):
             deg_scale[piece] = r_i / math.sqrt(a_i)
     active = np.flatnonzero(deg_scale[blocks] > 0)

@@ -427,7 +427,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     def _index_training_rows(self, U, boolean):
         """Keys of the training rows, in occurrence order per key, with labels."""
         keys = _partition.row_keys(U, boolean)
-        order = np.argsort(keys, kind="stable")
+        order = _partition.stable_argsort(keys)
         sorted_keys = keys[order]
         uniq, start, count = np.unique(
             sorted_keys, return_index=True, return_counts=True
@@ -479,12 +479,13 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             means = self._centroids_cube[labels]
             out = self.blocks_.round(means, rng).astype(np.float64)
             return self._wrap_output(from_cube(out, *self.bounds_))
-        return self._wrap_output(self.centroids_[labels])
+        # np.take: the same rows as ``centroids_[labels]``, about twice as fast
+        return self._wrap_output(np.take(self.centroids_, labels, axis=0))
 
     def _match_training_rows(self, keys):
         """Group of the training row matched by occurrence order, or ``-1``."""
         m = keys.shape[0]
-        order = np.argsort(keys, kind="stable")
+        order = _partition.stable_argsort(keys)
         sorted_keys = keys[order]
         new_value = np.ones(m, dtype=bool)
         new_value[1:] = sorted_keys[1:] != sorted_keys[:-1]

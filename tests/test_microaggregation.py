@@ -485,6 +485,20 @@ def test_row_keys_are_exact_for_boolean_rows():
     )
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_stable_argsort_is_numpys_stable_argsort(seed):
+    # the fast path of the training-row index and of transform's matching:
+    # unstable SIMD sort, then runs of equal keys put back in index order
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 2000))
+    for high in (2, 50, n + 1, 2**63):
+        keys = rng.integers(0, high, n, dtype=np.uint64)
+        np.testing.assert_array_equal(
+            part.stable_argsort(keys), np.argsort(keys, kind="stable")
+        )
+    assert part.stable_argsort(np.zeros(0, dtype=np.uint64)).size == 0
+
+
 def test_random_rounding_in_transform():
     X = boolean(n=500)
     est = Est(k=50, domain="boolean", rounding="random", random_state=0).fit(X)

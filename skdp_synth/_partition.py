@@ -84,9 +84,19 @@ def paper_parameters(k):
 
 # ------------------------------------------------------------- sums, loss
 def group_sums(U, labels, n_groups):
-    """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``."""
+    """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``.
+
+    The group-by-row indicator is built column-wise (one entry per row), so
+    building it costs nothing and the product streams ``U`` in row order,
+    adding each row to its group's sum; each sum adds its rows in ascending
+    row order.
+    """
     n = U.shape[0]
-    indicator = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_groups, n))
+    index = _index_dtype(max(n, n_groups))
+    indicator = sp.csc_matrix(
+        (np.ones(n), np.asarray(labels, dtype=index), np.arange(n + 1, dtype=index)),
+        shape=(n_groups, n),
+    )
     sums = np.asarray(indicator @ U)
     sizes = np.bincount(labels, minlength=n_groups)
     return sums, sizes
@@ -350,7 +360,7 @@ def _bisect(order, slot_start, s0, s1, Z):
     small, the nodes are finished in batches of about :data:`BATCH_ROWS` rows
     that stay in cache.
     """
-    Zo = Z[order]  # the sketch, kept in the current row order
+    Zo = np.take(Z, order, axis=0)  # the sketch, kept in the current row order
     return _split_levels(order.copy(), Zo, slot_start, s0, s1, batch=True)
 
 
@@ -375,19 +385,21 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         v[np.arange(v.shape[0]), np.argmax(var, axis=1)] = 1.0
         for _ in range(POWER_ITERATIONS):
             # s = <z - mean, v>; then v <- sum (z - mean) s = sum z s (sum s = 0)
-            s = np.einsum("ij,ij->i", Zo, v[node_of_pos])
-            s -= np.einsum("ij,ij->i", mean, v)[node_of_pos]
+            s = np.einsum("ij,ij->i", Zo, np.take(v, node_of_pos, axis=0))
+            s -= np.take(np.einsum("ij,ij->i", mean, v), node_of_pos)
             v = _node_sums(s, indptr, Zo)
             norm = np.linalg.norm(v, axis=1)
             v /= np.where(norm > 0, norm, 1.0)[:, None]
-        s = np.einsum("ij,ij->i", Zo, v[node_of_pos]).astype(np.float64)
+        s = np.einsum("ij,ij->i", Zo, np.take(v, node_of_pos, axis=0))
+        s = s.astype(np.float64)
         s[~active[node_of_pos]] = 0.0
         lo = np.minimum.reduceat(s, r0)
         width = np.maximum.reduceat(s, r0) - lo
         frac = (s - lo[node_of_pos]) / ((width * (1 + 1e-6))[node_of_pos] + 1e-300)
         perm = np.argsort(node_of_pos + frac)
-        order = order[perm]
-        Zo = Zo[perm]
+        # np.take: the same copies as fancy indexing, 2-3x faster on rows
+        order = np.take(order, perm)
+        Zo = np.take(Zo, perm, axis=0)
         # cut every node into `parts` runs of slots
         n_slots = s1 - s0
         parts = np.minimum(n_slots, FANOUT)
@@ -406,8 +418,17 @@ def _node_sums(weights, indptr, A):
     temporary.
     """
     n = A.shape[0]
-    matrix = sp.csr_matrix((weights, np.arange(n), indptr), shape=(indptr.size - 1, n))
+    index = _index_dtype(n)
+    matrix = sp.csr_matrix(
+        (weights, np.arange(n, dtype=index), np.asarray(indptr, dtype=index)),
+        shape=(indptr.size - 1, n),
+    )
     return matrix @ A
+
+
+def _index_dtype(largest):
+    """``int32`` sparse indices when they fit: SciPy then need not scan them."""
+    return np.int32 if largest < np.iinfo(np.int32).max else np.int64
 
 
 def _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes):

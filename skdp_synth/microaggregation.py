@@ -429,10 +429,12 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         keys = _partition.row_keys(U, boolean)
         order = _partition.stable_argsort(keys)
         sorted_keys = keys[order]
-        uniq, start, count = np.unique(
-            sorted_keys, return_index=True, return_counts=True
-        )
-        self._train_keys = uniq
+        # runs of equal keys (what np.unique would return, without sorting again)
+        new_key = np.ones(sorted_keys.size, dtype=bool)
+        new_key[1:] = sorted_keys[1:] != sorted_keys[:-1]
+        start = np.flatnonzero(new_key)
+        count = np.diff(np.append(start, sorted_keys.size))
+        self._train_keys = sorted_keys[start]
         self._train_key_start = start
         self._train_key_count = count
         self._train_key_labels = self.labels_[order]

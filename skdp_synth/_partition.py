@@ -376,10 +376,9 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         if batch and n > BATCH_ROWS and sizes.max() <= n // 2:
             return _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes)
         node_of_pos = np.repeat(np.arange(s0.size), sizes)
-        indptr = np.append(r0, n)
-        ones = np.ones(n, dtype=Zo.dtype)
-        mean = _node_sums(ones, indptr, Zo) / sizes[:, None]
-        var = _node_sums(ones, indptr, Zo * Zo) / sizes[:, None]
+        sums = _NodeSums(np.append(r0, n))
+        mean = sums(None, Zo) / sizes[:, None]
+        var = sums(None, np.square(Zo)) / sizes[:, None]
         var -= mean * mean
         v = np.zeros_like(var)
         v[np.arange(v.shape[0]), np.argmax(var, axis=1)] = 1.0
@@ -387,16 +386,22 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
             # s = <z - mean, v>; then v <- sum (z - mean) s = sum z s (sum s = 0)
             s = np.einsum("ij,ij->i", Zo, np.take(v, node_of_pos, axis=0))
             s -= np.take(np.einsum("ij,ij->i", mean, v), node_of_pos)
-            v = _node_sums(s, indptr, Zo)
+            v = sums(s, Zo)
             norm = np.linalg.norm(v, axis=1)
             v /= np.where(norm > 0, norm, 1.0)[:, None]
         s = np.einsum("ij,ij->i", Zo, np.take(v, node_of_pos, axis=0))
         s = s.astype(np.float64)
-        s[~active[node_of_pos]] = 0.0
+        if not active.all():
+            s[~active[node_of_pos]] = 0.0
         lo = np.minimum.reduceat(s, r0)
         width = np.maximum.reduceat(s, r0) - lo
-        frac = (s - lo[node_of_pos]) / ((width * (1 + 1e-6))[node_of_pos] + 1e-300)
-        perm = np.argsort(node_of_pos + frac)
+        # key = node + (s - lo) / (width (1 + 1e-6) + 1e-300), computed in place
+        s -= np.take(lo, node_of_pos)
+        scale = np.take(width * (1 + 1e-6), node_of_pos)
+        scale += 1e-300
+        s /= scale
+        s += node_of_pos
+        perm = np.argsort(s)
         # np.take: the same copies as fancy indexing, 2-3x faster on rows
         order = np.take(order, perm)
         Zo = np.take(Zo, perm, axis=0)
@@ -410,20 +415,31 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         s0, s1 = new_s0, new_s1
 
 
-def _node_sums(weights, indptr, A):
+class _NodeSums:
     """``sum_{i in node} weights_i A_i`` for nodes of consecutive rows.
 
     One sparse product (node x row matrix holding the weights): far faster
     than ``np.add.reduceat`` on axis 0, and the weights need no ``n x q``
-    temporary.
+    temporary. The index arrays are built once per level (``int32`` when
+    they fit, so SciPy need not scan them).
     """
-    n = A.shape[0]
-    index = _index_dtype(n)
-    matrix = sp.csr_matrix(
-        (weights, np.arange(n, dtype=index), np.asarray(indptr, dtype=index)),
-        shape=(indptr.size - 1, n),
-    )
-    return matrix @ A
+
+    def __init__(self, indptr):
+        self.n = int(indptr[-1])
+        index = _index_dtype(self.n)
+        self.shape = (indptr.size - 1, self.n)
+        self.indptr = np.asarray(indptr, dtype=index)
+        self.columns = np.arange(self.n, dtype=index)
+        self.ones = None
+
+    def __call__(self, weights, A):
+        """``sum_{i in node} weights_i A_i``; ``weights=None``: all ones."""
+        if weights is None:
+            if self.ones is None:
+                self.ones = np.ones(self.n, dtype=A.dtype)
+            weights = self.ones
+        matrix = sp.csr_matrix((weights, self.columns, self.indptr), shape=self.shape)
+        return matrix @ A
 
 
 def _index_dtype(largest):

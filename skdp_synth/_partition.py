@@ -150,7 +150,8 @@ def spectral_cells(U, S_cube, t, alpha):
         return np.zeros(U.shape[0], dtype=np.intp), residual_norm, 1
     covering = LatticeCovering(t, alpha)
     # Coordinates of P x in the orthonormal basis V of ran(P); ||V^T x|| <= 1.
-    Z = (U @ V) / math.sqrt(p)
+    Z = U @ V
+    Z /= math.sqrt(p)
     return covering.nearest(Z), residual_norm, covering.n_points
 
 
@@ -485,7 +486,9 @@ def principal_sketch(U, S_cube, mean, dim=None):
     q = min(SKETCH_DIM if dim is None else dim, p)
     covariance = S_cube - np.outer(mean, mean)
     W, _ = leading_eigenvectors(covariance, q)
-    return (U @ W - mean @ W).astype(np.float32)
+    Z = U @ W
+    Z -= mean @ W  # in place: no second n x q temporary
+    return Z.astype(np.float32)
 
 
 # ------------------------------------------------------------- row keys

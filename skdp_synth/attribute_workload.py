@@ -216,6 +216,40 @@ class AttributeMarginalWorkload:
             v[i] = np.prod([self.n_levels[j] - 1.0 for j in A]) * acc
         return v
 
+    def calibrated_scales(self, neighbouring="add-remove-one"):
+        """``(τ, s)``: :meth:`optimal_scales` and the sensitivity ``s`` it divided out.
+
+        One evaluation of :meth:`whitened_sensitivity` (under replace-one an
+        enumeration of attribute sets), on the :meth:`allocation`; ``τ = s ·
+        τ_raw`` has whitened sensitivity exactly 1 (see
+        :meth:`optimal_scales`).
+        """
+        raw = self.allocation(neighbouring)
+        sens = self.whitened_sensitivity(raw, neighbouring)
+        return raw * sens, sens
+
+    def whiten(self, residuals, tau):
+        """``t = (z_A / τ_A)_A`` over the noised residuals (``τ_A > 0``), in a row."""
+        return np.concatenate(
+            [residuals[A] / tau[i] for i, A in enumerate(self.subsets) if tau[i] > 0]
+        )
+
+    def unwhiten(self, t, tau, total=None):
+        """``{A: τ_A t_A}``; ``z_∅ = total`` when the total is public (``τ_∅ = 0``)."""
+        out, pos = {}, 0
+        for i, A in enumerate(self.subsets):
+            if tau[i] > 0:
+                k = self.residual_size(A)
+                out[A] = tau[i] * t[pos : pos + k]
+                pos += k
+        if () not in out:
+            out[()] = np.array([float(total)])
+        return out
+
+    def all_tables(self, residuals):
+        """Every table of the workload rebuilt from ``residuals``, concatenated."""
+        return np.concatenate([self.reconstruct(residuals, S) for S in self.tables])
+
     def optimal_scales(self, neighbouring="add-remove-one"):
         """Noise scales ``τ_A`` (one per subset; 0 for a public residual).
 
@@ -224,6 +258,20 @@ class AttributeMarginalWorkload:
         ``neighbouring`` is exactly 1. Under replace-one ``z_∅ = n`` is public
         (``τ_∅ = 0``) and the add/remove allocation of the rest is rescaled to
         the exact replace-one sensitivity.
+
+        It is :meth:`allocation` times its whitened sensitivity: the
+        sensitivity is homogeneous of degree ``-1`` in ``τ``
+        (``sens(k τ) = sens(τ)/k``: every ``s_A/τ_A²`` scales by ``1/k²``), so
+        the product has sensitivity exactly 1.
+        """
+        tau = self.allocation(neighbouring)
+        return tau * self.whitened_sensitivity(tau, neighbouring)
+
+    def allocation(self, neighbouring="add-remove-one"):
+        """ResidualPlanner's ``τ_A`` up to a common factor (``τ_A² ∝ sqrt(s_A/v_A)``).
+
+        Unnormalised: :meth:`optimal_scales` divides out its whitened
+        sensitivity. ``τ_∅ = 0`` under replace-one, where ``z_∅ = n`` is public.
         """
         s = self.sensitivity_weights()
         v = self.variance_weights()
@@ -235,9 +283,7 @@ class AttributeMarginalWorkload:
         K = float(np.sum(np.sqrt(s[noisy] * v[noisy])))
         tau2 = np.zeros(len(self.subsets))
         tau2[noisy] = K * np.sqrt(s[noisy] / v[noisy])
-        tau = np.sqrt(tau2)
-        sens = self.whitened_sensitivity(tau, neighbouring)
-        return tau * sens
+        return np.sqrt(tau2)
 
     def whitened_sensitivity(self, tau, neighbouring="add-remove-one"):
         """ℓ2-sensitivity of ``(z_A / τ_A)_A`` (``τ_A = 0`` marks a public ``z_A``)."""

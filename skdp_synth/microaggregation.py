@@ -82,7 +82,7 @@ nearest group mean. ``sample(m)``: ``O(m p)``.
 
 Where the time goes (``benchmarks/bench_microaggregation.py``, which gives
 every step as a multiple of one single-threaded ``X.T @ X`` of the same run):
-at ``n = 10^6, p = 50, k = 10^5`` the recursive bisection is about two thirds
+at ``n = 10^6, p = 50, k = 10^5`` the recursive bisection is more than half
 of ``fit`` + ``transform``. It has about ``log2(k / #cells)`` (here 15)
 levels, and each level makes some twenty vectorised passes over the
 ``n x q`` sketch (node means and variances, two power iterations, the

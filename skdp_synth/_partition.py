@@ -44,6 +44,7 @@ __all__ = [
     "plan_equipartition",
     "row_keys",
     "spectral_cells",
+    "stable_argsort",
 ]
 
 #: dimension of the principal sketch used to divide cells compactly
@@ -85,9 +86,19 @@ def paper_parameters(k):
 
 # ------------------------------------------------------------- sums, loss
 def group_sums(U, labels, n_groups):
-    """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``."""
+    """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``.
+
+    The group-by-row indicator is built column-wise (one entry per row), so
+    building it costs nothing and the product streams ``U`` in row order,
+    adding each row to its group's sum; each sum adds its rows in ascending
+    row order.
+    """
     n = U.shape[0]
-    indicator = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_groups, n))
+    index = _index_dtype(max(n, n_groups))
+    indicator = sp.csc_matrix(
+        (np.ones(n), np.asarray(labels, dtype=index), np.arange(n + 1, dtype=index)),
+        shape=(n_groups, n),
+    )
     sums = np.asarray(indicator @ U)
     sizes = np.bincount(labels, minlength=n_groups)
     return sums, sizes
@@ -142,7 +153,8 @@ def spectral_cells(U, S_cube, t, alpha):
         return np.zeros(U.shape[0], dtype=np.intp), residual_norm, 1
     covering = LatticeCovering(t, alpha)
     # Coordinates of P x in the orthonormal basis V of ran(P); ||V^T x|| <= 1.
-    Z = (U @ V) / math.sqrt(p)
+    Z = U @ V
+    Z /= math.sqrt(p)
     return covering.nearest(Z), residual_norm, covering.n_points
 
 
@@ -353,7 +365,7 @@ def _bisect(order, slot_start, s0, s1, Z):
     small, the nodes are finished in batches of about :data:`BATCH_ROWS` rows
     that stay in cache.
     """
-    Zo = Z[order]  # the sketch, kept in the current row order
+    Zo = np.take(Z, order, axis=0)  # the sketch, kept in the current row order
     return _split_levels(order.copy(), Zo, slot_start, s0, s1, batch=True)
 
 
@@ -369,28 +381,35 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         if batch and n > BATCH_ROWS and sizes.max() <= n // 2:
             return _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes)
         node_of_pos = np.repeat(np.arange(s0.size), sizes)
-        indptr = np.append(r0, n)
-        ones = np.ones(n, dtype=Zo.dtype)
-        mean = _node_sums(ones, indptr, Zo) / sizes[:, None]
-        var = _node_sums(ones, indptr, Zo * Zo) / sizes[:, None]
+        sums = _NodeSums(np.append(r0, n))
+        mean = sums(None, Zo) / sizes[:, None]
+        var = sums(None, np.square(Zo)) / sizes[:, None]
         var -= mean * mean
         v = np.zeros_like(var)
         v[np.arange(v.shape[0]), np.argmax(var, axis=1)] = 1.0
         for _ in range(POWER_ITERATIONS):
             # s = <z - mean, v>; then v <- sum (z - mean) s = sum z s (sum s = 0)
-            s = np.einsum("ij,ij->i", Zo, v[node_of_pos])
-            s -= np.einsum("ij,ij->i", mean, v)[node_of_pos]
-            v = _node_sums(s, indptr, Zo)
+            s = np.einsum("ij,ij->i", Zo, np.take(v, node_of_pos, axis=0))
+            s -= np.take(np.einsum("ij,ij->i", mean, v), node_of_pos)
+            v = sums(s, Zo)
             norm = np.linalg.norm(v, axis=1)
             v /= np.where(norm > 0, norm, 1.0)[:, None]
-        s = np.einsum("ij,ij->i", Zo, v[node_of_pos]).astype(np.float64)
-        s[~active[node_of_pos]] = 0.0
+        s = np.einsum("ij,ij->i", Zo, np.take(v, node_of_pos, axis=0))
+        s = s.astype(np.float64)
+        if not active.all():
+            s[~active[node_of_pos]] = 0.0
         lo = np.minimum.reduceat(s, r0)
         width = np.maximum.reduceat(s, r0) - lo
-        frac = (s - lo[node_of_pos]) / ((width * (1 + 1e-6))[node_of_pos] + 1e-300)
-        perm = np.argsort(node_of_pos + frac)
-        order = order[perm]
-        Zo = Zo[perm]
+        # key = node + (s - lo) / (width (1 + 1e-6) + 1e-300), computed in place
+        s -= np.take(lo, node_of_pos)
+        scale = np.take(width * (1 + 1e-6), node_of_pos)
+        scale += 1e-300
+        s /= scale
+        s += node_of_pos
+        perm = np.argsort(s)
+        # np.take: the same copies as fancy indexing, 2-3x faster on rows
+        order = np.take(order, perm)
+        Zo = np.take(Zo, perm, axis=0)
         # cut every node into `parts` runs of slots
         n_slots = s1 - s0
         parts = np.minimum(n_slots, FANOUT)
@@ -401,16 +420,36 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         s0, s1 = new_s0, new_s1
 
 
-def _node_sums(weights, indptr, A):
+class _NodeSums:
     """``sum_{i in node} weights_i A_i`` for nodes of consecutive rows.
 
     One sparse product (node x row matrix holding the weights): far faster
     than ``np.add.reduceat`` on axis 0, and the weights need no ``n x q``
-    temporary.
+    temporary. The index arrays are built once per level (``int32`` when
+    they fit, so SciPy need not scan them).
     """
-    n = A.shape[0]
-    matrix = sp.csr_matrix((weights, np.arange(n), indptr), shape=(indptr.size - 1, n))
-    return matrix @ A
+
+    def __init__(self, indptr):
+        self.n = int(indptr[-1])
+        index = _index_dtype(self.n)
+        self.shape = (indptr.size - 1, self.n)
+        self.indptr = np.asarray(indptr, dtype=index)
+        self.columns = np.arange(self.n, dtype=index)
+        self.ones = None
+
+    def __call__(self, weights, A):
+        """``sum_{i in node} weights_i A_i``; ``weights=None``: all ones."""
+        if weights is None:
+            if self.ones is None:
+                self.ones = np.ones(self.n, dtype=A.dtype)
+            weights = self.ones
+        matrix = sp.csr_matrix((weights, self.columns, self.indptr), shape=self.shape)
+        return matrix @ A
+
+
+def _index_dtype(largest):
+    """``int32`` sparse indices when they fit: SciPy then need not scan them."""
+    return np.int32 if largest < np.iinfo(np.int32).max else np.int64
 
 
 def _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes):
@@ -451,7 +490,9 @@ def principal_sketch(U, S_cube, mean, dim=None):
     q = min(SKETCH_DIM if dim is None else dim, p)
     covariance = S_cube - np.outer(mean, mean)
     W, _ = leading_eigenvectors(covariance, q)
-    return (U @ W - mean @ W).astype(np.float32)
+    Z = U @ W
+    Z -= mean @ W  # in place: no second n x q temporary
+    return Z.astype(np.float32)
 
 
 # ------------------------------------------------------------- row keys
@@ -479,6 +520,36 @@ def _hash_words(W):
         h += _GOLDEN
         _mix(h)
     return h
+
+
+def stable_argsort(keys):
+    """``np.argsort(keys, kind="stable")`` for integer keys, faster.
+
+    NumPy's default (introsort, SIMD-accelerated) argsort is several times
+    faster than its stable sort on 64-bit keys but orders equal keys
+    arbitrarily. Equal keys are rare for row keys, so sort unstably and then
+    put each run of equal keys in ascending index order (one ``lexsort`` of
+    the rows in such runs). The result is exactly the stable order: equal
+    keys by index, the rest by key.
+
+    Examples
+    --------
+    >>> stable_argsort(np.array([3, 1, 3, 2, 1, 3])).tolist()
+    [1, 4, 3, 0, 2, 5]
+    """
+    keys = np.asarray(keys)
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    same = sorted_keys[1:] == sorted_keys[:-1]
+    if same.any():
+        in_run = np.zeros(keys.shape[0], dtype=bool)
+        in_run[1:] = same
+        in_run[:-1] |= same
+        pos = np.flatnonzero(in_run)
+        run = np.cumsum(np.concatenate([[True], ~same]))[pos]
+        rows = order[pos]
+        order[pos] = rows[np.lexsort((rows, run))]
+    return order
 
 
 def row_keys(U, boolean):

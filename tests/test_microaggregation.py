@@ -4,6 +4,7 @@
 import itertools
 import math
 
+import _microagg_reference as ref
 import numpy as np
 import pandas as pd
 import pytest
@@ -486,6 +487,77 @@ def test_row_keys_are_exact_for_boolean_rows():
         part.row_keys(signed, boolean=False)[0]
         == part.row_keys(signed, boolean=False)[1]
     )
+
+
+# ------------------------------------- speed-up keeps the partition (issue 14)
+REFERENCE_CASES = {
+    "digits-boolean": (lambda: load_binary_digits(), dict(k=179, domain="boolean")),
+    "box-remainder": (lambda: box(n=1003, p=6), dict(k=97)),
+    "duplicates": (lambda: boolean(n=900, p=5), dict(k=90, domain="boolean")),
+    "pinning": (
+        lambda: hubs(n=2000, p=16),
+        dict(k=150, partition="pinning", domain="boolean", random_state=4),
+    ),
+    "input-order": (lambda: boolean(n=500), dict(k=45, division="input_order")),
+}
+
+
+@pytest.mark.parametrize("batch_rows", [1 << 15, 128])
+@pytest.mark.parametrize("case", sorted(REFERENCE_CASES))
+def test_partition_is_bit_identical_to_the_reference(case, batch_rows, monkeypatch):
+    # The faster bisection, group sums and training-row index must give the
+    # same partition and the same floating-point values as the code they
+    # replaced (tests/_microagg_reference.py, copied from main before issue 14).
+    # batch_rows=128 sends these small inputs through the batched levels.
+    make, params = REFERENCE_CASES[case]
+    X = make()
+    monkeypatch.setattr(part, "BATCH_ROWS", batch_rows)
+    monkeypatch.setattr(ref, "BATCH_ROWS", batch_rows)
+    fast = Est(**params).fit(X)
+    with monkeypatch.context() as patch:
+        patch.setattr(part, "_bisect", ref._bisect)
+        patch.setattr(part, "group_sums", ref.group_sums)
+        slow = Est(**params).fit(X)
+    np.testing.assert_array_equal(fast.labels_, slow.labels_)
+    np.testing.assert_array_equal(fast.centroids_, slow.centroids_)
+    for name in ("covariance_loss_", "cell_loss_", "residual_mass_"):
+        assert getattr(fast, name) == getattr(slow, name), name
+    keys = part.row_keys(fast._to_cube(X), fast.domain == "boolean")
+    expected = ref.index_training_rows(keys, fast.labels_)
+    got = (
+        fast._train_keys,
+        fast._train_key_start,
+        fast._train_key_count,
+        fast._train_key_labels,
+    )
+    for a, b in zip(got, expected):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(fast.transform(X), slow.centroids_[slow.labels_])
+
+
+def test_group_sums_are_bit_identical_to_the_reference():
+    rng = np.random.default_rng(7)
+    U = rng.random((5000, 7))
+    labels = rng.integers(0, 300, 5000)
+    sums, sizes = part.group_sums(U, labels, 310)  # includes empty groups
+    ref_sums, ref_sizes = ref.group_sums(U, labels, 310)
+    np.testing.assert_array_equal(sums, ref_sums)
+    np.testing.assert_array_equal(sizes, ref_sizes)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_stable_argsort_is_numpys_stable_argsort(seed):
+    # the fast path of the training-row index and of transform's matching:
+    # unstable SIMD sort, then runs of equal keys put back in index order
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 2000))
+    for high in (2, 50, n + 1, 2**63):
+        keys = rng.integers(0, high, n, dtype=np.uint64)
+        np.testing.assert_array_equal(
+            part.stable_argsort(keys), np.argsort(keys, kind="stable")
+        )
+    assert part.stable_argsort(np.zeros(0, dtype=np.uint64)).size == 0
 
 
 def test_random_rounding_in_transform():

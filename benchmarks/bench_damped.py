@@ -1,4 +1,5 @@
-"""Benchmarks of DampedPrivateSynthesizer (paper 000 §5) and its Bingham sampler.
+"""Benchmarks of DampedPrivateSynthesizer (:cite:`Boedihardjo2024` §5) and its Bingham
+sampler.
 
 Tables (markdown), every speed figure a ratio to a baseline timed in the same
 run:
@@ -9,8 +10,9 @@ run:
 2. **Scale** -- fit time at ``n = 10^6, p = 50`` as a ratio to one pass over
    the data (``X.T @ X`` on the float64 matrix).
 3. **Rate** -- average 2-way marginal error squared against the rate of
-   000 Theorem 5.15, ``loglog n/(kappa log n) + p/(n^{1-kappa} eps) + 1/m``,
-   as ``n`` grows from 10^3 to 10^6.
+   :cite:`Boedihardjo2024` Theorem 5.15,
+   ``loglog n/(kappa log n) + p/(n^{1-kappa} eps) + 1/m``, as ``n`` grows from 10^3 to
+   10^6.
 4. **Utility against smartnoise-synth** (MST, AIM, MWEM) on binned digits at
    ``eps in {0.5, 1, 2}``: average 1-way, 2-way and 3-way total-variation
    error of the decoded tables and fit+sample time. smartnoise-synth is a

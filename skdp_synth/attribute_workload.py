@@ -6,10 +6,10 @@ set ``S`` of ``d`` attributes, a marginal table ``T_S`` of ``prod_{j in S} L_j``
 cells. Released on the *bits* of a one-hot encoding, the same information
 costs more: pairs of bits inside one block are structural zeros and a block's
 bits sum to ``n``, yet they are measured and charged. This module releases the
-attribute-level tables instead (SPEC §6, "attribute-level marginal workloads").
+attribute-level tables instead (ResidualPlanner, :cite:`Xiao2023`).
 
-Residual basis (ResidualPlanner; McKenna, Mullins, Sheldon & Miklau 2023)
--------------------------------------------------------------------------
+Residual basis (ResidualPlanner; Xiao2023)
+------------------------------------------
 For each attribute fix an orthonormal basis of ``R^{L_j}``: ``1/sqrt(L_j)``
 and the ``L_j - 1`` columns of ``Q_j`` (a Helmert basis, orthogonal to the
 ones vector). Then ``I = 11ᵀ/L_j + Q_j Q_jᵀ``, and expanding the Kronecker
@@ -42,7 +42,7 @@ so the total squared error over the workload is ``c² Σ_A v_A τ_A²`` with
 ``v_A = Π_{j∈A}(L_j - 1) Σ_{S ⊇ A} Π_{j∈S∖A} 1/L_j``. Minimising it subject
 to ``Σ_A s_A/τ_A² = 1`` (Lagrange) gives ``τ_A² = K sqrt(s_A/v_A)`` with
 ``K = Σ_A sqrt(s_A v_A)`` and the error ``c² K²``, the sum-of-variances
-allocation of ResidualPlanner (McKenna et al. 2023), which reports it optimal
+allocation of ResidualPlanner (:cite:`Xiao2023`), which reports it optimal
 among Gaussian linear mechanisms for marginal workloads. That paper is not
 among the project's five (``shared/papers``), so the derivation above is the
 reference here, and what we check is: the allocation beats every perturbed
@@ -216,6 +216,40 @@ class AttributeMarginalWorkload:
             v[i] = np.prod([self.n_levels[j] - 1.0 for j in A]) * acc
         return v
 
+    def calibrated_scales(self, neighbouring="add-remove-one"):
+        """``(τ, s)``: :meth:`optimal_scales` and the sensitivity ``s`` it divided out.
+
+        One evaluation of :meth:`whitened_sensitivity` (under replace-one an
+        enumeration of attribute sets), on the :meth:`allocation`; ``τ = s ·
+        τ_raw`` has whitened sensitivity exactly 1 (see
+        :meth:`optimal_scales`).
+        """
+        raw = self.allocation(neighbouring)
+        sens = self.whitened_sensitivity(raw, neighbouring)
+        return raw * sens, sens
+
+    def whiten(self, residuals, tau):
+        """``t = (z_A / τ_A)_A`` over the noised residuals (``τ_A > 0``), in a row."""
+        return np.concatenate(
+            [residuals[A] / tau[i] for i, A in enumerate(self.subsets) if tau[i] > 0]
+        )
+
+    def unwhiten(self, t, tau, total=None):
+        """``{A: τ_A t_A}``; ``z_∅ = total`` when the total is public (``τ_∅ = 0``)."""
+        out, pos = {}, 0
+        for i, A in enumerate(self.subsets):
+            if tau[i] > 0:
+                k = self.residual_size(A)
+                out[A] = tau[i] * t[pos : pos + k]
+                pos += k
+        if () not in out:
+            out[()] = np.array([float(total)])
+        return out
+
+    def all_tables(self, residuals):
+        """Every table of the workload rebuilt from ``residuals``, concatenated."""
+        return np.concatenate([self.reconstruct(residuals, S) for S in self.tables])
+
     def optimal_scales(self, neighbouring="add-remove-one"):
         """Noise scales ``τ_A`` (one per subset; 0 for a public residual).
 
@@ -224,6 +258,20 @@ class AttributeMarginalWorkload:
         ``neighbouring`` is exactly 1. Under replace-one ``z_∅ = n`` is public
         (``τ_∅ = 0``) and the add/remove allocation of the rest is rescaled to
         the exact replace-one sensitivity.
+
+        It is :meth:`allocation` times its whitened sensitivity: the
+        sensitivity is homogeneous of degree ``-1`` in ``τ``
+        (``sens(k τ) = sens(τ)/k``: every ``s_A/τ_A²`` scales by ``1/k²``), so
+        the product has sensitivity exactly 1.
+        """
+        tau = self.allocation(neighbouring)
+        return tau * self.whitened_sensitivity(tau, neighbouring)
+
+    def allocation(self, neighbouring="add-remove-one"):
+        """ResidualPlanner's ``τ_A`` up to a common factor (``τ_A² ∝ sqrt(s_A/v_A)``).
+
+        Unnormalised: :meth:`optimal_scales` divides out its whitened
+        sensitivity. ``τ_∅ = 0`` under replace-one, where ``z_∅ = n`` is public.
         """
         s = self.sensitivity_weights()
         v = self.variance_weights()
@@ -235,9 +283,7 @@ class AttributeMarginalWorkload:
         K = float(np.sum(np.sqrt(s[noisy] * v[noisy])))
         tau2 = np.zeros(len(self.subsets))
         tau2[noisy] = K * np.sqrt(s[noisy] / v[noisy])
-        tau = np.sqrt(tau2)
-        sens = self.whitened_sensitivity(tau, neighbouring)
-        return tau * sens
+        return np.sqrt(tau2)
 
     def whitened_sensitivity(self, tau, neighbouring="add-remove-one"):
         """ℓ2-sensitivity of ``(z_A / τ_A)_A`` (``τ_A = 0`` marks a public ``z_A``)."""

@@ -1,13 +1,14 @@
 """epsilon-DP synthetic data by private PCA and damped, noisy microaggregation.
 
 Boedihardjo, Strohmer & Vershynin, *Covariance's loss is privacy's gain*
-(paper 000), §5: Algorithms 2-4, Theorems 5.9 and 5.12-5.15.
+(:cite:`Boedihardjo2024`), §5: Algorithms 2-4, Theorems 5.9 and 5.12-5.15.
 
 The mechanism, on records ``x_i`` in the convex set
 ``K = p^{-1/2} [0, 1]^p`` inside the unit ball (``validation.cube_to_unit_ball``):
 
 1. ``S = X^T X / n``; ``alpha = (log n)^{-1/4}``;
-   ``t = floor(kappa log n / log(7/alpha))`` (000 §5.8; Algorithm 4 step 3).
+   ``t = floor(kappa log n / log(7/alpha))`` (:cite:`Boedihardjo2024` §5.8; Algorithm 4
+   step 3).
 2. ``P = PROJ((n eps / (6 t)) S, t)`` (Algorithm 3; exact Bingham draws,
    :mod:`skdp_synth.mechanisms.bingham`).
 3. The ``alpha``-covering ``nu_1..nu_s`` of the unit ball of ``ran(P)``
@@ -26,7 +27,7 @@ The mechanism, on records ``x_i`` in the convex set
    when the columns have categorical blocks (:mod:`skdp_synth.blocks`).
 
 Privacy (replace-one, ``n`` public; Theorem 5.12) -- derivations
-------------------------------------------------------------------
+----------------------------------------------------------------
 Budget split ``eps/3 + eps/3 + eps/3`` (sequential composition, Lemma 2.5;
 everything after step 5 is post-processing, Remark 2.6).
 
@@ -39,8 +40,8 @@ everything after step 5 is post-processing, Remark 2.6).
 ``sqrt((|x|^2 + |x'|^2)^2 - 4 <x, x'>^2) <= |x|^2 + |x'|^2 <= 2``, so each
 PVEC call costs ``(eps/(6t)) * 2 = eps/(3t)``, and the compressions ``A_i``
 of later calls have eigenvalues interlacing those of ``D``, hence the same
-bound; ``t`` adaptive calls cost ``eps/3`` (Lemma 5.3). *Note:* 000 reaches
-the same ``eps/(3t)`` through ``||S - S'|| <= 2/n`` and Lemma 5.1(3), which
+bound; ``t`` adaptive calls cost ``eps/3`` (Lemma 5.3). *Note:* :cite:`Boedihardjo2024`
+reaches the same ``eps/(3t)`` through ``||S - S'|| <= 2/n`` and Lemma 5.1(3), which
 as printed (ratio ``e^beta`` when ``||A - B|| <= beta``) is too strong by a
 factor 2 in general (take ``A - B = beta diag(1, -1)``); the spread argument
 above is what makes the constant ``6`` correct.
@@ -105,11 +106,12 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ._sklearn_compat import Interval, StrOptions
-from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
+from .base import PrivateSynthesizerMixin
 from .blocks import Blocks
 from .geometry import LatticeCovering, second_moment
 from .mechanisms.bingham import proj
-from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee, not_private
+from .plan import DampedPlan
+from .privacy import REPLACE_ONE, PrivacyGuarantee, not_private
 from .validation import check_integer
 
 __all__ = [
@@ -130,13 +132,14 @@ __all__ = [
 ]
 
 #: Share of epsilon spent on each of PROJ, the weights and the means
-#: (000 Theorem 5.12, proof).
+#: (Boedihardjo2024 Theorem 5.12, proof).
 BUDGET_SPLIT = (1 / 3, 1 / 3, 1 / 3)
 
 
 # ------------------------------------------------------------ constants
 def default_alpha(n):
-    """Covering radius ``alpha = (log n)^{-1/4}`` (000 §5.8; Algorithm 4 step 3).
+    """Covering radius ``alpha = (log n)^{-1/4}`` (:cite:`Boedihardjo2024` §5.8;
+    Algorithm 4 step 3).
 
     Examples
     --------
@@ -147,7 +150,8 @@ def default_alpha(n):
 
 
 def default_n_components(n, kappa, alpha):
-    """Dimension ``t = floor(kappa log n / log(7/alpha))`` (000 §5.8; Alg. 4 step 3).
+    """Dimension ``t = floor(kappa log n / log(7/alpha))`` (:cite:`Boedihardjo2024`
+    §5.8; Alg. 4 step 3).
 
     With this ``t``, the covering has ``s <= (7/alpha)^t <= n^kappa`` points.
 
@@ -162,7 +166,8 @@ def default_n_components(n, kappa, alpha):
 
 
 def default_damping(n, p, kappa, epsilon):
-    """Damping ``b = sqrt(p n^{1-kappa} / epsilon)`` (000 eq. 5.17; Alg. 4 step 8).
+    """Damping ``b = sqrt(p n^{1-kappa} / epsilon)`` (:cite:`Boedihardjo2024` eq. 5.17;
+    Alg. 4 step 8).
 
     Examples
     --------
@@ -173,7 +178,8 @@ def default_damping(n, p, kappa, epsilon):
 
 
 def projection_scale(n, epsilon, t, radius=1.0):
-    """Factor of ``S`` in ``PROJ((n eps/(6 t M^2)) S, t)`` (000 Thm 5.12; Alg. 4).
+    """Factor of ``S`` in ``PROJ((n eps/(6 t M^2)) S, t)`` (:cite:`Boedihardjo2024` Thm
+    5.12; Alg. 4).
 
     ``M`` (``radius``) bounds ``||x - c||_2`` on the unit-ball scale: ``1`` for
     the paper's ``K`` in ``B_2^p`` (the paper's ``n eps/(6t)``), ``1/2`` for
@@ -192,7 +198,8 @@ def projection_scale(n, epsilon, t, radius=1.0):
 
 
 def weight_noise_scale(n, epsilon):
-    """Laplace scale ``6/(n eps)`` of the weight noise ``rho_j`` (000 Theorem 5.12).
+    """Laplace scale ``6/(n eps)`` of the weight noise ``rho_j``
+    (:cite:`Boedihardjo2024` Theorem 5.12).
 
     ``l1`` sensitivity of ``w`` is ``2/n``; ``(2/n) / (6/(n eps)) = eps/3``.
 
@@ -205,7 +212,8 @@ def weight_noise_scale(n, epsilon):
 
 
 def mean_noise_scale(p, b, epsilon, radius=1.0):
-    """Laplace scale ``12 sqrt(p) R_1/(b eps)`` of the mean noise (000 Thm 5.12).
+    """Laplace scale ``12 sqrt(p) R_1/(b eps)`` of the mean noise
+    (:cite:`Boedihardjo2024` Thm 5.12).
 
     ``sqrt(p) R_1`` (``radius`` is ``R_1``) bounds ``||x - c||_1`` on the
     unit-ball scale: ``R_1 = 1`` is the paper's ``||x||_1 <= sqrt(p)``,
@@ -276,7 +284,7 @@ def lattice_count(t, alpha):
 OPTIMAL_MAX_COMPONENTS = 8
 OPTIMAL_ALPHAS = tuple(round(float(a), 4) for a in np.geomspace(0.1, 1.0, 21))
 #: Calibration of the approximation term of :func:`expected_error_proxy`:
-#: ``4^{-2}`` removes the tensorization factor ``4^d`` (000 Theorem 3.10) at
+#: ``4^{-2}`` removes the tensorization factor ``4^d`` (Boedihardjo2024 Theorem 3.10) at
 #: ``d = 2``. With the paper's weight 1 the proxy chose ``t = 1`` (15-21
 #: cells) on nassCDS (26k rows, 49 bits) from ``eps = 2`` and at ``n = 10^6``,
 #: where ``t = 0`` measured TV2 0.14 vs 0.21 (``eps = 2``), 0.07 vs 0.14
@@ -285,7 +293,8 @@ APPROX_WEIGHT = 1.0 / 16.0
 
 
 def expected_error_proxy(n, p, epsilon, t, alpha, b, d=2, radius=1.0, l1_radius=1.0):
-    """Data-free expectation of the 000 Theorem 5.9 bound (the error-optimal objective).
+    """Data-free expectation of the :cite:`Boedihardjo2024` Theorem 5.9 bound (the
+    error-optimal objective).
 
     Theorem 5.9 (eq. 5.7) applied to the centred records ``(x - c)/M`` of
     the unit ball, multiplied back by ``M^d``, with every data-dependent term
@@ -297,8 +306,8 @@ def expected_error_proxy(n, p, epsilon, t, alpha, b, d=2, radius=1.0, l1_radius=
     with ``s`` the covering size, ``E||rho||_1 = 6 s/(n eps)`` (Laplace
     means), ``E||r_j||_2 <= sqrt(2p) 12 sqrt(p) R_1/(b eps)``; the residual
     ``||(I-P)S(I-P)||_F <= tr(S)/sqrt(t+1) <= M^2/sqrt(t+1)`` (the
-    eigenvalue argument of 000 Lemma 3.3) plus the PROJ estimation term of
-    eq. 5.15 with ``C = 1`` and ``log^2 t`` replaced by 1. Only ``(n, p, eps)``
+    eigenvalue argument of :cite:`Boedihardjo2024` Lemma 3.3) plus the PROJ estimation
+    term of eq. 5.15 with ``C = 1`` and ``log^2 t`` replaced by 1. Only ``(n, p, eps)``
     and the public centre enter: minimising it costs no privacy. ``W`` is
     the calibration ``APPROX_WEIGHT = 1/16`` (the bound's ``W = 1`` overrates
     the gain of more cells; measured, see ``APPROX_WEIGHT``).
@@ -324,8 +333,8 @@ def optimal_damping(n, p, epsilon, s, radius=1.0, l1_radius=1.0):
 
     ``b* = sqrt(12 sqrt(2) p R_1 n / (M s eps))`` balances the damping term
     ``2 d M^d s b/n`` against the mean noise ``2 d M^{d-1} sqrt(2p)
-    12 sqrt(p) R_1/(b eps)`` (the same balance as 000 eq. 5.17, with the
-    expected noise in place of its order of magnitude); independent of ``d``.
+    12 sqrt(p) R_1/(b eps)`` (the same balance as :cite:`Boedihardjo2024` eq. 5.17, with
+    the expected noise in place of its order of magnitude); independent of ``d``.
 
     Examples
     --------
@@ -463,6 +472,8 @@ def block_geometry(blocks):
                 best = (r, cand)
         sum_radius += best[0]
         sum_centre[block.columns] = best[1]
+    centroid.flags.writeable = False  # public constants of a frozen plan
+    sum_centre.flags.writeable = False
     return BlockGeometry(centroid, radius2, diameter, sum_centre, sum_radius)
 
 
@@ -587,7 +598,7 @@ def _hull_point(blocks, v):
 
 # ------------------------------------------------------------ the pieces
 def damped_microaggregation(X, labels, n_cells, b, centre=None, sums_only=False):
-    """Weights and damped means of a partition (000 eq. 5.4).
+    """Weights and damped means of a partition (:cite:`Boedihardjo2024` eq. 5.4).
 
     Parameters
     ----------
@@ -637,7 +648,8 @@ def damped_microaggregation(X, labels, n_cells, b, centre=None, sums_only=False)
 
 
 def project_simplex_l1(v):
-    """An ``l1`` metric projection onto the probability simplex (000 §5.5).
+    """An ``l1`` metric projection onto the probability simplex (:cite:`Boedihardjo2024`
+    §5.5).
 
     Negative entries are set to 0 and the rest renormalised; if no entry is
     positive the uniform vector is returned. This is a minimiser of
@@ -663,7 +675,7 @@ def project_simplex_l1(v):
 class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     """epsilon-DP synthetic data: private PCA, damped noisy microaggregation.
 
-    Paper 000 (Boedihardjo, Strohmer & Vershynin), §5, Algorithm 4 and
+    :cite:`Boedihardjo2024`, §5, Algorithm 4 and
     Theorems 5.12-5.15. Pure ``epsilon``-differential privacy under
     **replace-one** neighbours with ``n`` public (Theorem 5.12): ``eps/3``
     for the private projection ``PROJ((n eps/(6t)) S, t)``, ``eps/3`` for the
@@ -678,7 +690,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     kappa : float, default=1/3
         Exponent ``0 < kappa < 1`` trading the covering size
         ``s <= n^kappa`` against the damping ``b = sqrt(p n^{1-kappa}/eps)``
-        (000 Theorem 5.13; ``1/3`` is the choice of Remark 5.16).
+        (:cite:`Boedihardjo2024` Theorem 5.13; ``1/3`` is the choice of Remark 5.16).
     m : int, default=None
         Default number of synthetic rows of :meth:`sample`; ``None`` uses
         ``n`` (public under replace-one).
@@ -723,16 +735,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         computed from the data and the noise); keep them for testing and
         auditing, never publish an estimator fitted with them.
     blocks : "auto", None, Blocks or list, default="auto"
-        Which bits form one categorical attribute
-        (:class:`~skdp_synth.blocks.Blocks`, or a list of
-        :class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
-        "width", "missing"}``). ``"auto"``: the blocks a
-        :class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
-        (``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
-        column. ``None``: every bit binary, even in a pipeline. Given blocks
-        win; a different ``blocks`` passed to ``fit`` raises. Blocks are
-        public knowledge (the encoder's declared domain), so using them costs
-        no privacy. With ``domain="boolean"``, :meth:`sample` rounds
+        %(blocks)s
+        With ``domain="boolean"``, :meth:`sample` rounds
         each released cell mean block by block (:meth:`Blocks.round
         <skdp_synth.blocks.Blocks.round>`: one valid code per block, with the
         block's mean in expectation when that mean is feasible), so every
@@ -749,6 +753,11 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     ----------
     epsilon_, delta_, neighbouring_, privacy_guarantee_
         What the fit spent: ``(epsilon, 0, "replace-one")``.
+    plan_ : DampedPlan
+        Everything fixed before the data was read (:mod:`skdp_synth.plan`):
+        the covering, ``alpha``, ``t``, ``b``, the three noise scales and the
+        guarantee.
+        Public: a function of the parameters and sizes only.
     alpha_ : float
         Covering radius used.
     n_components_ : int
@@ -763,9 +772,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         The covering of the unit ball of ``ran(P)`` in ``v``-coordinates.
     n_cells_ : int
         Number of cells ``s`` (all of them, empty or not).
-    weights_ : ndarray of shape (n_cells_,)
+    weights_ : ndarray of shape (``n_cells_``,)
         Released cell weights ``w_bar`` (on the simplex).
-    cell_means_ : ndarray of shape (n_cells_, p)
+    cell_means_ : ndarray of shape (``n_cells_``, p)
         Released cell means ``sqrt(p) y_bar_j`` on the cube ``[0, 1]^p``.
     projection_scale_, weight_noise_scale_, mean_noise_scale_ : float
         ``n eps/(6t)``, ``6/(n eps)``, ``12 sqrt(p)/(b eps)`` (paper); for
@@ -795,8 +804,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     Notes
     -----
-    Accuracy (000 Theorem 5.15): for Boolean data the average ``d``-marginal
-    error squared is ``<~ 32^d (log log n/(kappa log n) + p/(n^{1-kappa} eps)
+    Accuracy (:cite:`Boedihardjo2024` Theorem 5.15): for Boolean data the average
+    ``d``-marginal error squared is
+    ``<~ 32^d (log log n/(kappa log n) + p/(n^{1-kappa} eps)
     + 1/m)`` -- the constants are large and the method needs ``n`` far above
     ``(p/eps)^{1+kappa}`` before the noise stops dominating (see
     ``benchmarks/bench_damped.py``).
@@ -822,7 +832,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     >>> est.n_components_, est.n_cells_        # the plan for (n, p, eps)
     (2, 13)
     >>> paper = DampedPrivateSynthesizer(parameters="paper", centre=None)
-    >>> paper.set_params(random_state=0).fit(X).n_cells_     # 000 Algorithm 4
+    >>> paper.set_params(random_state=0).fit(X).n_cells_  # Boedihardjo2024 Algorithm 4
     3
     >>> Y = est.sample(1000)
     >>> Y.shape, sorted(np.unique(Y).tolist())
@@ -833,8 +843,6 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
         "kappa": [Interval(Real, 0, 1, closed="neither")],
         "m": [Interval(Integral, 1, None, closed="left"), None],
-        "domain": [StrOptions({"boolean", "box"})],
-        "bounds": [tuple, list, None],
         "n_components": [Interval(Integral, 0, None, closed="left"), None],
         "alpha": [Interval(Real, 0, np.inf, closed="neither"), None],
         "damping": [Interval(Real, 0, np.inf, closed="neither"), None],
@@ -845,9 +853,6 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         ],
         "parameters": [StrOptions({"optimal", "bound", "paper"})],
         "keep_diagnostics": ["boolean"],
-        "blocks": BLOCKS_CONSTRAINT,
-        "accountant": [BudgetAccountant, None],
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
@@ -883,20 +888,90 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
 
-    # ------------------------------------------------------------ privacy
-    def _privacy_guarantee(self, n_samples):
+    # --------------------------------------------------------------- plan
+    def _make_plan(self, n_samples, n_features):
+        """Every size and noise scale of :cite:`Boedihardjo2024` Theorem 5.12, before
+        the data.
+
+        ``n`` is public under replace-one neighbours, so the parameters and
+        the three Laplace/PROJ scales may depend on it (each derived in the
+        docstring of the function computing it and in ``doc/privacy.md``).
+        """
+        n, p = n_samples, n_features
+        epsilon = float(self.epsilon)
         if self.parameters == "optimal":
-            how = (
-                "000 Alg. 4, block-aware (doc/privacy.md): PROJ (0.2 eps) + "
-                "Laplace counts (0.2 eps) + Laplace cell sums (0.6 eps); one "
-                "cell: Laplace sums (eps)"
-            )
+            return self._make_block_plan(n, p, epsilon)
+        c = self._resolve_centre(p)
+        radius, l1_radius = (1.0, 1.0) if c is None else centre_radii(c)
+        alpha, t, b = self._resolve_parameters(n, p, radius, l1_radius)
+        # the data-independent covering of the ball of radius M of ran(P)
+        # (Boedihardjo2024 Algorithm 4 step 6); refuses sizes that cannot be allocated
+        covering = LatticeCovering(t, alpha)
+        return DampedPlan(
+            n_samples=n,
+            n_features=p,
+            guarantee=PrivacyGuarantee(
+                epsilon,
+                0.0,
+                REPLACE_ONE,
+                "Boedihardjo2024 Thm 5.12: PROJ (eps/3) + Laplace weights (eps/3) "
+                "+ Laplace damped means (eps/3)",
+            ),
+            centre=c,
+            radius=radius,
+            l1_radius=l1_radius,
+            alpha=alpha,
+            n_components=t,
+            damping=b,
+            covering=covering,
+            n_cells=covering.n_points,
+            projection_scale=projection_scale(n, epsilon, t, radius) if t > 0 else 0.0,
+            weight_noise_scale=weight_noise_scale(n, epsilon),
+            mean_noise_scale=mean_noise_scale(p, b, epsilon, l1_radius),
+        )
+
+    def _make_block_plan(self, n, p, epsilon):
+        """The plan of ``parameters="optimal"`` (module docstring, "The default
+        release"): block geometry, :func:`resolve_block_plan`, the split."""
+        geom = block_geometry(self._geometry_blocks(p))
+        alpha, t, b, split = resolve_block_plan(
+            n, p, epsilon, geom.sensitivity, self.n_components, self.alpha,
+            self.damping,
+        )  # fmt: skip
+        eps_proj, eps_counts, eps_sums = (share * epsilon for share in split)
+        if self.centre == "marginals":
+            c = None  # post-processing of the released sums, set by _fit
         else:
-            how = (
-                "000 Thm 5.12: PROJ (eps/3) + Laplace weights (eps/3) "
-                "+ Laplace damped means (eps/3)"
-            )
-        return PrivacyGuarantee(float(self.epsilon), 0.0, REPLACE_ONE, how)
+            c = self._resolve_centre(p)
+            c = np.zeros(p) if c is None else c
+        covering = LatticeCovering(t, alpha)
+        return DampedPlan(
+            n_samples=n,
+            n_features=p,
+            guarantee=PrivacyGuarantee(
+                epsilon,
+                0.0,
+                REPLACE_ONE,
+                "Boedihardjo2024 Alg. 4, block-aware (doc/privacy.md): PROJ "
+                "(0.2 eps) + Laplace counts (0.2 eps) + Laplace cell sums "
+                "(0.6 eps); one cell: Laplace sums (eps)",
+            ),
+            centre=c,
+            radius=math.sqrt(geom.radius2 / p),
+            l1_radius=geom.sum_radius / p,
+            alpha=alpha,
+            n_components=t,
+            damping=b,
+            covering=covering,
+            n_cells=covering.n_points,
+            projection_scale=(
+                share_projection_scale(n, eps_proj, t, geom.radius2) if t > 0 else 0.0
+            ),
+            weight_noise_scale=count_noise_scale(n, eps_counts) if t > 0 else 0.0,
+            mean_noise_scale=sum_noise_scale(geom.sensitivity, eps_sums),
+            budget_split=split,
+            geometry=geom,
+        )
 
     # ---------------------------------------------------------- parameters
     def _resolve_centre(self, p):
@@ -969,14 +1044,11 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         return Blocks.binary(p)
 
     # ----------------------------------------------------------------- fit
-    def _fit(self, U, source):
-        if self.parameters == "optimal":
-            return self._fit_sums(U, source)
+    def _fit(self, U, plan, source):
+        if plan.geometry is not None:
+            return self._fit_sums(U, plan, source)
         n, p = U.shape
-        epsilon = float(self.epsilon)
-        c = self._resolve_centre(p)
-        radius, l1_radius = (1.0, 1.0) if c is None else centre_radii(c)
-        alpha, t, b = self._resolve_parameters(n, p, radius, l1_radius)
+        c, radius, t = plan.centre, plan.radius, plan.n_components
         # The unit-ball scale X = U / sqrt(p) (validation.cube_to_unit_ball) is
         # applied to the few derived quantities below rather than to a copy of
         # the data: S, the projections X V and the cell sums are linear in X.
@@ -984,7 +1056,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         # translation: the same mechanism on shifted data, radii (M, R_1)).
         root_p = math.sqrt(p)
 
-        # 1-2. private projection, eps/3 (000 Theorem 5.12, Algorithm 3)
+        # 1-2. private projection, eps/3 (Boedihardjo2024 Theorem 5.12, Algorithm 3)
         if t > 0 or self.keep_diagnostics:
             S = second_moment(U) / p
             if c is not None:  # second moment about c: S - mu c^T - c mu^T + c c^T
@@ -994,15 +1066,14 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         else:
             S = None
         if t > 0:
-            scale = projection_scale(n, epsilon, t, radius)
-            V = proj(scale * S, t, source.rng)
+            V = proj(plan.projection_scale * S, t, source.rng)
         else:
-            scale = 0.0
             V = np.zeros((p, 0))
 
-        # 3. data-independent covering of the ball of radius M of ran(P), and
-        #    the nearest-point partition of the P x_i (000 Algorithm 4 steps 6-7)
-        covering = LatticeCovering(t, alpha)
+        # 3. the plan's data-independent covering of the ball of radius M of
+        #    ran(P); the nearest-point partition of the P x_i (Boedihardjo2024 Alg. 4
+        #    st. 6-7)
+        covering = plan.covering
         if t > 0:
             Z = (U @ V) / root_p
             if c is not None:
@@ -1012,17 +1083,16 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             labels = covering.nearest(np.zeros((n, 0)))
         s = covering.n_points
 
-        # 4. damped microaggregation (000 eq. 5.4), on the unit-ball scale
-        w, y_tilde, _ = damped_microaggregation(U, labels, s, b, centre=c)
+        # 4. damped microaggregation (Boedihardjo2024 eq. 5.4), on the unit-ball scale
+        w, y_tilde, _ = damped_microaggregation(U, labels, s, plan.damping, centre=c)
         y_tilde /= root_p
 
-        # 5. Laplace noise on every cell, empty or not (000 Theorem 5.12)
-        w_scale = weight_noise_scale(n, epsilon)
-        y_scale = mean_noise_scale(p, b, epsilon, l1_radius)
-        w_noisy = source.laplace(w, w_scale)
-        y_noisy = source.laplace(y_tilde, y_scale)
+        # 5. Laplace noise on every cell, empty or not (Boedihardjo2024 Theorem 5.12)
+        w_noisy = source.laplace(w, plan.weight_noise_scale)
+        y_noisy = source.laplace(y_tilde, plan.mean_noise_scale)
 
-        # 6. metric projections (000 eqs. 5.5-5.6): simplex (l1), K (l2: clip)
+        # 6. metric projections (Boedihardjo2024 eqs. 5.5-5.6): simplex (l1), K (l2:
+        # clip)
         w_bar = project_simplex_l1(w_noisy)
         if c is None:
             y_bar = np.clip(y_noisy, 0.0, 1.0 / root_p)
@@ -1031,10 +1101,10 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             y_bar = np.clip(y_noisy, -c / root_p, (1.0 - c) / root_p)
             means = np.clip(y_bar * root_p + c, 0.0, 1.0)
 
-        self.alpha_ = alpha
+        self.alpha_ = plan.alpha
         self.n_components_ = t
-        self.damping_ = b
-        self.centre_ = None if c is None else c
+        self.damping_ = plan.damping
+        self.centre_ = c
         self.radius_ = radius
         self._bound_radius = radius
         self.budget_split_ = BUDGET_SPLIT
@@ -1044,9 +1114,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.n_cells_ = s
         self.weights_ = w_bar
         self.cell_means_ = means
-        self.projection_scale_ = scale
-        self.weight_noise_scale_ = w_scale
-        self.mean_noise_scale_ = y_scale
+        self.projection_scale_ = plan.projection_scale
+        self.weight_noise_scale_ = plan.weight_noise_scale
+        self.mean_noise_scale_ = plan.mean_noise_scale
         for name in ("_noise_l1_weights", "_noise_l2_means", "_residual_norm"):
             self.__dict__.pop(name, None)
         if self.keep_diagnostics:
@@ -1056,21 +1126,18 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             self._residual_norm = _residual_norm(S, V)
         return self
 
-    def _fit_sums(self, U, source):
-        """``parameters="optimal"``: 000 Algorithm 4 with block-aware geometry
-        and noisy cell sums (module docstring, "The default release")."""
+    def _fit_sums(self, U, plan, source):
+        """``parameters="optimal"``: Boedihardjo2024 Algorithm 4 with block-aware
+        geometry and noisy cell sums (module docstring, "The default release");
+        every scale comes from the plan (:meth:`_make_block_plan`)."""
         n, p = U.shape
-        epsilon = float(self.epsilon)
-        geom = block_geometry(self._geometry_blocks(p))
-        alpha, t, b, split = resolve_block_plan(
-            n, p, epsilon, geom.sensitivity, self.n_components, self.alpha,
-            self.damping,
-        )  # fmt: skip
-        eps_proj, eps_counts, eps_sums = (share * epsilon for share in split)
+        geom = plan.geometry
+        alpha, t, b = plan.alpha, plan.n_components, plan.damping
+        split = plan.budget_split
         c0 = geom.centroid
         root_p = math.sqrt(p)
         # the PROJ radius on the unit-ball scale: ||x - c0/sqrt(p)|| <= M
-        radius = math.sqrt(geom.radius2 / p)
+        radius = plan.radius
 
         # 1-2. private projection of the second moment about the public
         #      centroid, eps_1 (000 Algorithm 3; share_projection_scale)
@@ -1079,16 +1146,15 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             mu = U.mean(axis=0)
             S = second_moment(U) - np.outer(mu, c0) - np.outer(c0, mu)
             S += np.outer(c0, c0)  # cube scale: (1/n) sum (u - c0)(u - c0)^T
+        scale = plan.projection_scale
         if t > 0:
-            scale = share_projection_scale(n, eps_proj, t, geom.radius2)
             V = proj(scale * S, t, source.rng)
         else:
-            scale = 0.0
             V = np.zeros((p, 0))
 
-        # 3. covering of the unit ball of ran(P); nearest-point partition of
-        #    P(x - c0)/M (000 Algorithm 4 steps 6-7)
-        covering = LatticeCovering(t, alpha)
+        # 3. the plan's covering of the unit ball of ran(P); nearest-point
+        #    partition of P(x - c0)/M (Boedihardjo2024 Algorithm 4 steps 6-7)
+        covering = plan.covering
         if t > 0:
             Z = (U @ V - c0 @ V) / math.sqrt(geom.radius2)
             labels = covering.nearest(Z)
@@ -1101,8 +1167,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         w, sums, counts = damped_microaggregation(
             U, labels, s, 0.0, centre=geom.sum_centre, sums_only=True
         )
-        w_scale = count_noise_scale(n, eps_counts) if t > 0 else 0.0
-        y_scale = sum_noise_scale(geom.sensitivity, eps_sums)
+        w_scale, y_scale = plan.weight_noise_scale, plan.mean_noise_scale
         w_noisy = source.laplace(w, w_scale) if t > 0 else w.copy()
         sums_noisy = source.laplace(sums, y_scale)
 
@@ -1110,11 +1175,10 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         #    the centre (000 eq. 5.4 on the estimates), metric projections
         n_hat = np.clip(w_noisy, 0.0, None) * n
         total_hat = sums_noisy + n_hat[:, None] * geom.sum_centre
-        if self.centre == "marginals":  # 1-way marginals of the released sums
+        if plan.centre is None:  # centre="marginals": of the released sums
             c = _hull_point(self._geometry_blocks(p), total_hat.sum(axis=0) / n)
         else:
-            c = self._resolve_centre(p)
-            c = np.zeros(p) if c is None else c
+            c = plan.centre
         y_noisy = (total_hat - n_hat[:, None] * c) / np.maximum(n_hat, b)[:, None]
         w_bar = project_simplex_l1(w_noisy)
         means = np.clip(y_noisy + c, 0.0, 1.0)
@@ -1158,7 +1222,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         idx = source.rng.choice(self.n_cells_, size=n_samples, p=self.weights_)
         if self._domain() != "boolean":
             return self.cell_means_[idx]
-        # randomized rounding (000 §4.3, §5.10), one valid code per block;
+        # randomized rounding (Boedihardjo2024 §4.3, §5.10), one valid code per block;
         # exactly rng.random(shape) < points when every block is binary
         if self.blocks_.is_all_binary:
             return self.blocks_.round(self.cell_means_[idx], source.rng).astype(
@@ -1171,7 +1235,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     # --------------------------------------------------------- accuracy
     def accuracy_bound(self, d):
-        """Right-hand side of 000 Theorem 5.9 (eq. 5.7) for the realised noise.
+        """Right-hand side of :cite:`Boedihardjo2024` Theorem 5.9 (eq. 5.7) for the
+        realised noise.
 
         ``4^d (4 alpha^2 + ||(I-P)S(I-P)||_F) + 2 d s b/n + 2 ||rho||_1
         + 2 d sum_j w_j ||r_j||_2`` -- a deterministic bound on
@@ -1229,7 +1294,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     # ------------------------------------------------------------- release
     def to_release(self):
-        """The release: what epsilon covers (000 Theorem 5.12).
+        """The release: what epsilon covers (:cite:`Boedihardjo2024` Theorem 5.12).
 
         Holds the noisy, projected cell weights ``weights`` (``w_bar``), the
         noisy, clipped cell means ``points`` (on the cube ``[0, 1]^p``), the
@@ -1271,14 +1336,14 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "domain": self._domain(),
                 "bounds_inferred": inferred,
                 "default_n_samples": int(self._default_n_samples()),
-                "alpha": self.alpha_,
-                "n_components": int(self.n_components_),
-                "damping": self.damping_,
-                "projection_scale": self.projection_scale_,
-                "weight_noise_scale": self.weight_noise_scale_,
-                "mean_noise_scale": self.mean_noise_scale_,
+                "alpha": self.plan_.alpha,
+                "n_components": self.plan_.n_components,
+                "damping": self.plan_.damping,
+                "projection_scale": self.plan_.projection_scale,
+                "weight_noise_scale": self.plan_.weight_noise_scale,
+                "mean_noise_scale": self.plan_.mean_noise_scale,
                 "parameters": self.parameters,
-                "budget_split": [float(x) for x in self.budget_split_],
+                "budget_split": [float(x) for x in self.plan_.budget_split],
             },
         )
 

@@ -1,11 +1,12 @@
 """ProjectedGaussianRelease: near-optimal (ε, δ)-DP release of linear queries.
 
-Papers 002 (Nikolov, Talwar & Zhang, *The geometry of differential privacy:
-the sparse and approximate cases*) and 004 (Gao, Gong & Yu, *Subspace
-differential privacy*); SPEC §4. The release is the answer vector ``y = A x``
+:cite:`Nikolov2013` (Nikolov, Talwar & Zhang, *The geometry of differential privacy:
+the sparse and approximate cases*) and :cite:`Gao2022` (Gao, Gong & Yu, *Subspace
+differential privacy*). The release is the answer vector ``y = A x``
 of a workload (default: every d-way marginal table of Boolean data) plus
 noise shaped by the geometry of the workload, optionally refined by least
-squares (002 Algorithm 3) and constrained by exact public invariants (004).
+squares (:cite:`Nikolov2013` Algorithm 3) and constrained by exact public invariants
+(:cite:`Gao2022`).
 
 The pipeline, all of it data-independent except the marked steps:
 
@@ -17,49 +18,49 @@ The pipeline, all of it data-independent except the marked steps:
    under replace-one) -- Khachiyan / Kumar--Yıldırım, or in closed form for
    the symmetric marginal workload
    (:mod:`skdp_synth.mechanisms.ellipsoid`).
-3. **Base decomposition** (002 Algorithm 1) into orthogonal pieces ``U_i``
-   with radii ``r_i = max_u ||U_iᵀ g_u||``.
+3. **Base decomposition** (:cite:`Nikolov2013` Algorithm 1) into orthogonal pieces
+   ``U_i`` with radii ``r_i = max_u ||U_iᵀ g_u||``.
 4. **Whitening.** The noise of every Gaussian mechanism here has the form
    ``Tᵀ diag(s) w`` with ``w ~ N(0, c² I)`` and ``T`` with orthonormal rows,
    and ``max_u ||diag(s)⁻¹ T g_u||_2 <= 1`` (*checked numerically on the
    whole sensitivity set before any data is read*). So the whitened
    coordinates ``t = diag(s)⁻¹ T z`` are a query of ℓ2-sensitivity 1, the
    noisy ``t~ = t + w`` is drawn by the (secure, when ``random_state=None``)
-   Gaussian sampler :meth:`NoiseSource.gaussian`, and the release
+   Gaussian sampler :meth:`~skdp_synth.mechanisms.NoiseSource.gaussian`, and the release
    ``(I - TᵀT) z + Tᵀ diag(s) t~`` is post-processing. ``(I - TᵀT) z`` is the
    part of the answers with sensitivity 0 (e.g. the total ``n`` under
    replace-one), which is public.
 
-   ========================  ==================================  ===========
-   ``mechanism``             noise ``Tᵀ diag(s) w``              source
-   ========================  ==================================  ===========
-   ``"correlated"``          ``√k Σ_i r_i U_i w_i``              002 Alg. 2
-   ``"correlated-weighted"`` ``Σ_i (r_i/√α_i) U_i w_i``,         refinement
-                             ``α_i ∝ √d_i r_i``
-   ``"mee"``                 ``F w`` with ``E = F B_2`` the MEE  002 Cor. 8
-   ``"isotropic-gaussian"``  ``Δ_2(A) w`` on all ``q`` answers   002 Lemma 4
-   ``"laplace"``             ``Δ_1(A) Lap(1/ε)`` on all answers  004 Lemma 16
-   ========================  ==================================  ===========
+   =========================  ==================================  ===========
+   ``mechanism``              noise ``Tᵀ diag(s) w``              source
+   =========================  ==================================  ===========
+   ``"correlated"``           ``√k Σ_i r_i U_i w_i``              Nikolov2013 Alg. 2
+   ``"correlated-weighted"``  ``Σ_i (r_i/√α_i) U_i w_i``,         refinement
+                              ``α_i ∝ √d_i r_i``
+   ``"mee"``                  ``F w`` with ``E = F B_2`` the MEE  Nikolov2013 Cor. 8
+   ``"isotropic-gaussian"``   ``Δ_2(A) w`` on all ``q`` answers   Nikolov2013 Lemma 4
+   ``"laplace"``              ``Δ_1(A) Lap(1/ε)`` on all answers  Gao2022 Lemma 16
+   =========================  ==================================  ===========
 
-   ``"correlated-weighted"`` is private by the same argument as 002
+   ``"correlated-weighted"`` is private by the same argument as :cite:`Nikolov2013`
    Corollary 9 with Cauchy--Schwarz weighted by ``α`` (``Σ α_i = 1``):
    the whitened sensitivity is ``Σ_i α_i ||U_iᵀ g||²/r_i² <= 1``. Its error
-   ``c² (Σ_i √d_i r_i)²`` is never above 002's ``c² k Σ_i d_i r_i²``.
+   ``c² (Σ_i √d_i r_i)²`` is never above :cite:`Nikolov2013`'s ``c² k Σ_i d_i r_i²``.
 5. **Calibration.** After whitening the sensitivity is 1, so ``c`` is the
    Gaussian-mechanism σ for sensitivity 1: the analytic Gaussian mechanism
    (Balle & Wang 2018) by default, or the papers' constants
-   ``(1 + sqrt(2 ln(1/δ)))/ε`` (002 §3.2) / ``(1 + sqrt(1 + ln(1/δ)))/ε``
-   (004 Lemma 13; not valid for larger ε -- the recorded ``delta_`` is then
-   the δ it actually achieves).
-6. **Sparse case** (002 Algorithm 3, SPEC §4; its box was lost in
+   ``(1 + sqrt(2 ln(1/δ)))/ε`` (:cite:`Nikolov2013` §3.2) /
+   ``(1 + sqrt(1 + ln(1/δ)))/ε`` (:cite:`Gao2022` Lemma 13; not valid for larger ε --
+   the recorded ``delta_`` is then the δ it actually achieves).
+6. **Sparse case** (:cite:`Nikolov2013` Algorithm 3; its box was lost in
    extraction): with a public bound ``n_rows >= ||x||_1``, let ``t`` be the
    largest ``i`` with ``d_i >= ε n_rows``, ``X = [U_1..U_t]``; the release's
    ``X``-part is replaced by the least-squares point of ``n_rows XXᵀK``
-   (Frank--Wolfe, 002 §4.2). Post-processing.
-7. **Invariants** (004): ``C · release = C · A x`` exactly.
-   ``framework="projection"`` (004 Theorem 10, Corollaries 11, 14, 17): the
+   (Frank--Wolfe, :cite:`Nikolov2013` §4.2). Post-processing.
+7. **Invariants** (:cite:`Gao2022`): ``C · release = C · A x`` exactly.
+   ``framework="projection"`` (:cite:`Gao2022` Theorem 10, Corollaries 11, 14, 17): the
    release is ``Π_R y + Π_N ỹ`` for the unconstrained release ``ỹ``;
-   ``framework="extension"`` (004 Theorem 12, Corollaries 15, 18,
+   ``framework="extension"`` (:cite:`Gao2022` Theorem 12, Corollaries 15, 18,
    Algorithm 3): the mechanism is built for ``Q_Nᵀ A`` and extended by
    ``Π_R y``. For the coordinate mechanisms the invariants are first
    restricted to ``range(A)`` (``C ↦ C P``), which changes nothing on
@@ -78,8 +79,18 @@ The pipeline, all of it data-independent except the marked steps:
    1-way marginals) are reweighted to the release
    (:func:`skdp_synth.correction.reweight_to_targets`).
 
-Distributed privatization (004 Algorithm 4) is
+Distributed privatization (:cite:`Gao2022` Algorithm 4) is
 :func:`distributed_privatize`.
+
+Where the pieces live: the estimator asks its workload one question, its
+sensitivity set (:class:`~skdp_synth.workloads.SensitivitySet`: closed-form
+orbits or explicit points), and hands it to the noise model in
+:mod:`skdp_synth.mechanisms.additive` (whitenings, :class:`AdditiveNoise`,
+:func:`distributed_privatize`, the verification of step 4 and the lower
+bound), which shapes and checks the noise without asking the workload
+anything else. The least-squares step 6 is
+:func:`skdp_synth.geometry.nearest_in_symmetric_hull`. ``AdditiveNoise`` and
+``distributed_privatize`` are re-exported here.
 """
 
 from __future__ import annotations
@@ -93,25 +104,30 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._linalg import numerical_rank
+from ._linalg import orth_basis
 from ._sklearn_compat import Interval, StrOptions
 from .attribute_workload import AttributeMarginalWorkload
-from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
+from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
 from .generator import Measurement, controlled_rows, fit_rows
+from .geometry import nearest_in_symmetric_hull
 from .mechanisms import gaussian_delta, gaussian_sigma
-from .mechanisms.ellipsoid import (
-    base_decomposition_orbits,
-    base_decomposition_points,
-    gaussian_optimum_orbits,
-    gaussian_optimum_points,
-    mee_orbits,
-    mee_points,
+from .mechanisms.additive import (
+    AdditiveNoise,
+    MaskWhitening,
+    MatrixWhitening,
+    distributed_privatize,
+    explicit_whitening,
+    gaussian_lower_bound,
+    orbit_whitening,
+    points_of,
+    replace_one_offset,
+    verify_sensitivity,
 )
-from .privacy import BudgetAccountant, PrivacyGuarantee
+from .plan import ReleasePlan
+from .privacy import PrivacyGuarantee
 from .validation import check_degree
 from .workloads import (
-    MAX_EXPLICIT_FEATURES,
     ExplicitWorkload,
     MarginalWorkload,
     universe_points,
@@ -120,329 +136,6 @@ from .workloads import (
 __all__ = ["AdditiveNoise", "ProjectedGaussianRelease", "distributed_privatize"]
 
 COORDINATE_MECHANISMS = ("correlated", "correlated-weighted", "mee")
-#: slack allowed on the numerically verified whitened sensitivity (rounding)
-_SENSITIVITY_SLACK = 1e-9
-#: Khachiyan's stopping rule for explicit workloads: max g <= (1 + tol) r or
-#: this many steps (002 §4.1: an O(1)-approximate MEE suffices; privacy never
-#: depends on it because the ellipsoid is scaled to contain every point)
-_MEE_TOL = 1e-6
-_MEE_MAX_ITER = 5_000
-
-
-# ====================================================================== noise
-class _MaskWhitening:
-    """``T`` = a selection of coordinates: ``t = v[index] / scales``."""
-
-    def __init__(self, dim, index, scales):
-        self.dim = int(dim)
-        self.index = np.asarray(index, dtype=np.int64)
-        self.scales = np.asarray(scales, dtype=np.float64)
-
-    @property
-    def n_private(self):
-        return self.index.size
-
-    def forward(self, v):
-        return np.asarray(v, dtype=np.float64)[..., self.index] / self.scales
-
-    def backward(self, t):
-        out = np.zeros(self.dim)
-        out[self.index] = self.scales * t
-        return out
-
-    def exact_part(self, v):
-        out = np.array(v, dtype=np.float64)
-        out[self.index] = 0.0
-        return out
-
-    def scaled_rows(self, Q):
-        """``diag(s) T Q``."""
-        return Q[self.index] * self.scales[:, None]
-
-    def rescale(self, factor):
-        self.scales = self.scales * factor
-
-
-class _MatrixWhitening:
-    """``T`` with orthonormal rows: ``t = (T v) / scales``."""
-
-    def __init__(self, T, scales):
-        self.T = np.asarray(T, dtype=np.float64)
-        self.dim = self.T.shape[1]
-        self.scales = np.asarray(scales, dtype=np.float64)
-
-    @property
-    def n_private(self):
-        return self.T.shape[0]
-
-    def forward(self, v):
-        return (np.asarray(v, dtype=np.float64) @ self.T.T) / self.scales
-
-    def backward(self, t):
-        return self.T.T @ (self.scales * t)
-
-    def exact_part(self, v):
-        v = np.asarray(v, dtype=np.float64)
-        return v - self.T.T @ (self.T @ v)
-
-    def scaled_rows(self, Q):
-        return (self.T @ Q) * self.scales[:, None]
-
-    def rescale(self, factor):
-        self.scales = self.scales * factor
-
-
-class AdditiveNoise:
-    """The data-independent noise of a fitted :class:`ProjectedGaussianRelease`.
-
-    A release is ``Π_R v + Π_N [ n o + Tᵀ diag(s) (t + w) ]`` with
-    ``t = diag(s)⁻¹ T v`` (sensitivity 1), ``w`` i.i.d. ``N(0, scale²)`` or
-    ``Lap(scale)``, ``Π_R``/``Π_N`` the projections onto the row and null
-    space of the invariants (``Π_N = I`` without invariants), and ``n o`` the
-    part of the answers that no neighbouring change moves: ``(I - TᵀT) v``,
-    which equals ``n (I - TᵀT) g_u`` for any record ``u`` under replace-one
-    (``n`` public) and vanishes under add/remove. It is computed from ``n``
-    and ``o = (I - TᵀT) g_0``, not from the data, so the release depends on
-    the data only through ``t`` (noised by the sampler) and ``Π_R v`` (the
-    invariants). ``v`` is the answer vector in ``space`` (``"cells"``: the
-    ``q`` answers; ``"coords"``: their coordinates in a basis of
-    ``range(A)``). Everything here is public: it depends on the workload,
-    the invariants and the privacy parameters only.
-
-    Attributes
-    ----------
-    space : {"cells", "coords"}
-    kind : {"gaussian", "laplace"}
-    scale : float
-        ``c`` (Gaussian σ at sensitivity 1) or the Laplace scale ``1/ε``.
-    n_private : int
-        Number of whitened coordinates that receive noise.
-    """
-
-    def __init__(
-        self, space, whitening, kind, scale, to_cells, invariant_basis=None, offset=None
-    ):
-        self.space = space
-        self.whitening = whitening
-        self.kind = kind
-        self.scale = float(scale)
-        self._to_cells = to_cells
-        self.invariant_basis = invariant_basis
-        self.offset = offset
-
-    @property
-    def n_private(self):
-        return self.whitening.n_private
-
-    def _project(self, v, truth=None):
-        Q = self.invariant_basis
-        if Q is None:
-            return v
-        out = v - Q @ (Q.T @ v)
-        if truth is not None:
-            out = out + Q @ (Q.T @ truth)
-        return out
-
-    def privatize(self, v, source, n=None):
-        """Release ``v`` (true answers in ``space``) with noise from ``source``.
-
-        The noise is added by ``source.gaussian`` / ``source.laplace`` to the
-        whitened true values, so the secure sampler applies; everything after
-        is post-processing. ``n`` (the public number of rows) is needed under
-        replace-one neighbours, where part of the answers is a function of it.
-        """
-        W = self.whitening
-        t = W.forward(v)
-        if self.kind == "gaussian":
-            noisy = source.gaussian(t, self.scale)
-        else:
-            noisy = source.laplace(t, self.scale)
-        out = W.backward(noisy)
-        if self.offset is not None:
-            if n is None:
-                raise ValueError("replace-one releases need the public n")
-            out = out + n * self.offset
-        return self._project(out, truth=v)
-
-    def sample_noise(self, rng):
-        """One draw of the noise in the *cells* space, from a NumPy generator.
-
-        ``release = answers + noise`` (004 eq. (2)); used by
-        :func:`distributed_privatize`. Not hardened (seeded NumPy noise).
-        """
-        m = self.n_private
-        if self.kind == "gaussian":
-            w = rng.normal(0.0, self.scale, size=m)
-        else:
-            w = rng.laplace(0.0, self.scale, size=m)
-        e = self._project(self.whitening.backward(w))
-        return self._to_cells(e)
-
-    @property
-    def variance(self):
-        """Variance of one whitened noise coordinate."""
-        return self.scale**2 * (1.0 if self.kind == "gaussian" else 2.0)
-
-    def expected_error(self):
-        """``E ||release - answers||²`` summed over the ``q`` answers.
-
-        ``variance · ||Π_N Tᵀ diag(s)||_F²``; the bases are orthonormal, so the
-        coordinates' error equals the cells' error.
-        """
-        s2 = float(np.sum(self.whitening.scales**2))
-        if self.invariant_basis is not None:
-            s2 -= float(np.sum(self.whitening.scaled_rows(self.invariant_basis) ** 2))
-        return self.variance * s2
-
-    def covariance(self):
-        """Covariance of the noise in ``space`` (dense; for small problems)."""
-        W = self.whitening
-        B = np.stack([W.backward(e) for e in np.eye(W.n_private)], axis=1)
-        B = np.stack([self._project(col) for col in B.T], axis=1)
-        return self.variance * B @ B.T
-
-    def __repr__(self):
-        return (
-            f"AdditiveNoise(space={self.space!r}, kind={self.kind!r}, "
-            f"scale={self.scale:.4g}, n_private={self.n_private})"
-        )
-
-
-def distributed_privatize(noise, parts, indices, *, seed):
-    """Distributed privatization from a shared seed (004 Algorithm 4).
-
-    Agent ``ℓ`` holds the true answers ``parts[ℓ]`` at positions
-    ``indices[ℓ]`` of the answer vector (the sets partition ``range(q)``).
-    Each agent independently regenerates the *same* noise vector ``e`` from
-    the shared ``seed`` (the noise is additive and data-independent, 004
-    eq. (2)) and releases ``parts[ℓ] + e[indices[ℓ]]``. The concatenation is
-    exactly the release that one agent holding everything would produce, and
-    it satisfies the invariants of ``noise`` up to rounding.
-
-    The seed must be a secret shared by the agents only: whoever knows it can
-    subtract the noise. Seeded NumPy noise is not hardened against
-    floating-point attacks (see :class:`~skdp_synth.mechanisms.NoiseSource`).
-
-    Parameters
-    ----------
-    noise : AdditiveNoise
-        E.g. ``estimator.noise_model_`` of a fitted :class:`ProjectedGaussianRelease`.
-    parts : list of array-like
-        Each agent's true answers.
-    indices : list of array-like of int
-        Their positions in the answer vector.
-    seed : int
-        The shared seed.
-
-    Returns
-    -------
-    release : ndarray of shape (q,)
-        The agents' releases put back in answer order.
-    """
-    if len(parts) != len(indices):
-        raise ValueError("parts and indices must have the same length")
-    idx = [np.asarray(i, dtype=np.int64).ravel() for i in indices]
-    allidx = np.concatenate(idx) if idx else np.array([], dtype=np.int64)
-    q = allidx.size
-    if np.unique(allidx).size != q or (q and (allidx.min() < 0 or allidx.max() >= q)):
-        raise ValueError("indices must partition range(q)")
-    release = np.empty(q)
-    for values, ix in zip(parts, idx):
-        values = np.asarray(values, dtype=np.float64).ravel()
-        if values.size != ix.size:
-            raise ValueError("each part must have as many values as its indices")
-        # each agent on its own: same seed, same noise
-        e = noise.sample_noise(np.random.default_rng(np.random.SeedSequence(seed)))
-        release[ix] = values + e[ix]
-    return release
-
-
-# ============================================================== building
-def _orth_basis(M):
-    """Orthonormal basis of the column space of ``M`` (rank: :mod:`._linalg`)."""
-    if M.size == 0:
-        return np.zeros((M.shape[0], 0))
-    U, s, _ = np.linalg.svd(M, full_matrices=False)
-    return U[:, : numerical_rank(s, M.shape)]
-
-
-def _null_basis(C, dim):
-    """Orthonormal basis of the null space of ``C`` (``n_c × dim``)."""
-    if C.shape[0] == 0:
-        return np.eye(dim)
-    _, s, Vt = np.linalg.svd(C, full_matrices=True)
-    rank = numerical_rank(s, C.shape)
-    return Vt[rank:].T
-
-
-def _universe_coords(workload):
-    """``g_u`` of every record type as columns (enumerates ``{0,1}^p``)."""
-    if isinstance(workload, ExplicitWorkload):
-        return workload.points
-    if workload.n_features > MAX_EXPLICIT_FEATURES:
-        raise ValueError(
-            f"this option enumerates the universe {{0,1}}^p; supported for "
-            f"p <= {MAX_EXPLICIT_FEATURES}, got p = {workload.n_features}"
-        )
-    return workload.point_coords(universe_points(workload.n_features)).T
-
-
-def _sensitivity_points(G, neighbouring):
-    """The points whose norms bound the sensitivity: ``g_u`` or ``g_u - g_v``."""
-    if neighbouring == "add-remove-one":
-        return G
-    N = G.shape[1]
-    if N * (N - 1) // 2 > 500_000:
-        raise ValueError(
-            f"replace-one neighbours with an explicit sensitivity set enumerate "
-            f"all {N * (N - 1) // 2} pairs of record types; supported up to "
-            "500000 pairs (universe size <= 1000)"
-        )
-    iu, iv = np.triu_indices(N, k=1)
-    return G[:, iu] - G[:, iv]
-
-
-class _Plan:
-    """Everything data-independent about a fit (built before reading the data)."""
-
-
-def _explicit_whitening(H, mechanism, tol):
-    """Whitening for explicit sensitivity points ``H`` (columns, any dimension).
-
-    Returns ``(T, scales, info)`` with ``T`` (m × dim) orthonormal rows spanning
-    the points.
-    """
-    B = _orth_basis(H)
-    Hr = B.T @ H
-    info = {}
-    if mechanism == "mee":
-        E = mee_points(Hr, tol=tol, max_iter=_MEE_MAX_ITER)
-        vals, vecs = E.semi_axes()
-        T = (B @ vecs).T
-        scales = np.sqrt(vals)
-        info["ellipsoid"] = E
-    else:
-        dec = base_decomposition_points(Hr, tol=tol, max_iter=_MEE_MAX_ITER)
-        rows, scales = [], []
-        alphas = _piece_weights(dec, mechanism)
-        for U, r_i, a_i in zip(dec.pieces, dec.radii, alphas):
-            rows.append((B @ U).T)
-            scales.append(np.full(U.shape[1], r_i / math.sqrt(a_i)))
-        T = np.vstack(rows)
-        scales = np.concatenate(scales)
-        info["decomposition"] = dec
-    return T, scales, info
-
-
-def _piece_weights(dec, mechanism):
-    """``α_i`` of the pieces: ``1/k`` (002 Alg. 2) or ``∝ √d_i r_i`` (weighted)."""
-    k = dec.k
-    if mechanism == "correlated":
-        return np.full(k, 1.0 / k)
-    w = np.sqrt(dec.dims) * dec.radii
-    if not np.all(w > 0):  # pragma: no cover - every piece carries sensitivity
-        return np.full(k, 1.0 / k)
-    return w / w.sum()
 
 
 # ============================================================== estimator
@@ -452,8 +145,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     Releases every ``d``-way marginal table of Boolean data (or any linear
     workload over ``{0,1}^p``) with noise shaped by the minimum-volume
     ellipsoid of the workload's sensitivity polytope and its base
-    decomposition (paper 002, Algorithms 1--3), optionally holding public
-    linear invariants exactly (paper 004), and samples synthetic rows whose
+    decomposition (:cite:`Nikolov2013`, Algorithms 1--3), optionally holding public
+    linear invariants exactly (:cite:`Gao2022`), and samples synthetic rows whose
     marginals match the release. See the module docstring for the
     algorithm and ``doc/privacy.md`` for the privacy derivation.
 
@@ -479,8 +172,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         :func:`~skdp_synth.workloads.universe_index` ``k``; ``p <= 16``).
     invariants : None or array-like of shape (n_c, q), default=None
         ``C``: the release satisfies ``C · released_ = C · (true answers)``
-        exactly (004 Definition 2). The guarantee is then *induced subspace*
-        DP (004 Definition 6): DP for everything orthogonal to the invariants.
+        exactly (:cite:`Gao2022` Definition 2). The guarantee is then *induced subspace*
+        DP (:cite:`Gao2022` Definition 6): DP for everything orthogonal to the
+        invariants.
     mechanism : {"auto", "residual", "correlated", "correlated-weighted", "mee", \
 "isotropic-gaussian", "laplace"}, default="auto"
         The noise. ``"residual"``: the d-way tables of the *attributes* given
@@ -495,31 +189,22 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     calibration : {"analytic", "nikolov2013", "gao2022"}, default="analytic"
         Gaussian noise magnitude ``c`` at whitened sensitivity 1.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
-        The neighbouring relation (002 uses add/remove, 004 replace-one).
-        Sensitivities are computed for the one chosen (replace-one uses the
-        differences ``a_u - a_v``).
+        The neighbouring relation (:cite:`Nikolov2013` uses add/remove, :cite:`Gao2022`
+        replace-one). Sensitivities are computed for the one chosen (replace-one uses
+        the differences ``a_u - a_v``).
     n_rows : int, default=None
         Public upper bound on the number of rows. Enables the least-squares
-        step of 002 Algorithm 3 (sparse case; enumerates ``{0,1}^p``,
+        step of :cite:`Nikolov2013` Algorithm 3 (sparse case; enumerates ``{0,1}^p``,
         ``p <= 16``) and is the default output size under add/remove.
     framework : {"projection", "extension"}, default="projection"
-        How invariants are imposed (004 §3.1/§3.2). ``"extension"`` builds the
-        mechanism for ``Q_Nᵀ A`` and needs the universe enumerated
+        How invariants are imposed (:cite:`Gao2022` §3.1/§3.2). ``"extension"`` builds
+        the mechanism for ``Q_Nᵀ A`` and needs the universe enumerated
         (``p <= 16``).
     n_candidates : int, default=500
         Size of the candidate set reweighted by ``sample`` for explicit
         workloads (post-processing); unused for marginal workloads.
     blocks : "auto", None, Blocks or list, default="auto"
-        Which bits form one categorical attribute
-        (:class:`~skdp_synth.blocks.Blocks`, or a list of
-        :class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
-        "width", "missing"}``). ``"auto"``: the blocks a
-        :class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
-        (``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
-        column. ``None``: every bit binary, even in a pipeline. Given blocks
-        win; a different ``blocks`` passed to ``fit`` raises. Blocks are
-        public knowledge (the encoder's declared domain), so using them costs
-        no privacy.
+        %(blocks)s
         With ``mechanism="residual"`` the blocks define the attributes whose
         tables are released; every sampled row is valid for them.
     accountant : BudgetAccountant, default=None
@@ -529,6 +214,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     Attributes
     ----------
+    plan_ : ReleasePlan
+        Everything fixed before the data was read (:mod:`skdp_synth.plan`):
+        the mechanism, workload, calibrated noise model, verified
+        sensitivity and the guarantee.
+        Public: a function of the parameters and sizes only.
     released_ : ndarray of shape (q,)
         The released answers (counts; cells of the marginal tables in the
         workload's order).
@@ -544,13 +234,13 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     gaussian_optimal_error_ : float or None
         A lower bound on the expected squared error of *every* additive
         Gaussian mechanism (any noise covariance, including the matrix
-        mechanism and all of 002's and 004's Gaussian mechanisms) with the same
-        ``(ε, δ)`` calibration, neighbouring relation and invariants:
-        ``c² max_π tr((Σ_u π_u h_u h_uᵀ)^{1/2})²`` over the sensitivity set
+        mechanism and all of :cite:`Nikolov2013`'s and :cite:`Gao2022`'s Gaussian
+        mechanisms) with the same ``(ε, δ)`` calibration, neighbouring relation and
+        invariants: ``c² max_π tr((Σ_u π_u h_u h_uᵀ)^{1/2})²`` over the sensitivity set
         ``{h_u}`` (weak duality holds for every design ``π``; we report the best
         found, which for the marginal workload is the exact optimum, attained
         by ``mechanism="correlated-weighted"``). It is *not* a bound for
-        non-Gaussian mechanisms. 002's own lower bounds (spectral and
+        non-Gaussian mechanisms. :cite:`Nikolov2013`'s own lower bounds (spectral and
         determinant) hold only up to unspecified absolute constants and for
         "small enough" ε, δ, so they cannot be evaluated numerically. ``None``
         for the Laplace mechanism or when the bound needs an enumeration that
@@ -562,10 +252,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     noise_model_ : AdditiveNoise
         The public noise model (see :func:`distributed_privatize`).
     decomposition_ : BaseDecomposition or None
-        Pieces ``d_i`` and radii ``r_i`` of 002 Algorithm 1.
+        Pieces ``d_i`` and radii ``r_i`` of :cite:`Nikolov2013` Algorithm 1.
     sensitivity_ : float
         Whitened sensitivity verified numerically before the noise was added
-        (``<= 1``).
+        (``<= 1``). For ``"residual"``: 1, by construction (the allocation's
+        sensitivity is computed before any data is read and divided out).
     n_estimate_ : float or None
         Released (noisy under add/remove) total count.
     mechanism_ : str
@@ -639,9 +330,6 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         "n_rows": [Interval(Integral, 1, None, closed="left"), None],
         "framework": [StrOptions({"projection", "extension"})],
         "n_candidates": [Interval(Integral, 2, None, closed="left")],
-        "blocks": BLOCKS_CONSTRAINT,
-        "accountant": [BudgetAccountant, None],
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
@@ -701,14 +389,14 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 f"delta must be < 0.5 for a Gaussian mechanism, got {self.delta}"
             )
         with warnings.catch_warnings():
-            # the gao2022 warning is re-raised once by _privacy_guarantee
+            # the gao2022 warning is raised once, by _guarantee
             warnings.simplefilter("ignore", UserWarning)
             c = gaussian_sigma(self.epsilon, self.delta, 1.0, self.calibration)
         achieved = gaussian_delta(c, self.epsilon, 1.0)
         return c, max(float(self.delta), achieved)
 
-    def _privacy_guarantee(self, n_samples):
-        c, delta = self._noise_magnitude()
+    def _guarantee(self, delta):
+        """The guarantee of the noise calibrated by :meth:`_noise_magnitude`."""
         if self._mechanism() != "laplace" and delta > self.delta:
             warnings.warn(
                 f"calibration={self.calibration!r} is not valid at epsilon="
@@ -720,20 +408,64 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             )
         names = {
             "residual": "Gaussian noise on attribute-level marginal residuals, "
-            "optimal variances (ResidualPlanner, McKenna et al. 2023)",
-            "correlated": "correlated Gaussian noise (002 Alg. 2)",
-            "correlated-weighted": "weighted correlated Gaussian noise (002 Alg. 1-2)",
-            "mee": "MEE-shaped Gaussian noise (002 Cor. 8)",
-            "isotropic-gaussian": "Gaussian mechanism (002 Lemma 4)",
-            "laplace": "Laplace mechanism (004 Lemma 16)",
+            "optimal variances (ResidualPlanner, Xiao2023)",
+            "correlated": "correlated Gaussian noise (Nikolov2013 Alg. 2)",
+            "correlated-weighted": "weighted correlated Gaussian noise (Nikolov2013 "
+                                   "Alg. 1-2)",
+            "mee": "MEE-shaped Gaussian noise (Nikolov2013 Cor. 8)",
+            "isotropic-gaussian": "Gaussian mechanism (Nikolov2013 Lemma 4)",
+            "laplace": "Laplace mechanism (Gao2022 Lemma 16)",
         }
         text = names[self._mechanism()]
         if self.invariants is not None:
             text += (
-                f"; induced subspace DP with exact invariants (004 Def. 6, "
+                f"; induced subspace DP with exact invariants (Gao2022 Def. 6, "
                 f"{self.framework} framework)"
             )
         return PrivacyGuarantee(self.epsilon, delta, self.neighbouring, text)
+
+    def _make_plan(self, n_samples, n_features):
+        """The whole noise model, calibrated and verified before the data is read.
+
+        The mechanism, the workload, the invariants, the noise magnitude ``c``
+        and the guarantee; for the bit-level mechanisms the whitening
+        (:class:`AdditiveNoise`) with its whitened sensitivity checked on the
+        whole sensitivity set; for ``"residual"`` ResidualPlanner's scales.
+        Under add/remove neighbours ``n`` is private and the plan does not
+        record it (it is only compared with the public bound ``n_rows``).
+        """
+        c, delta = self._noise_magnitude()
+        common = {
+            "n_samples": n_samples if self.neighbouring == "replace-one" else None,
+            "n_features": n_features,
+            "guarantee": self._guarantee(delta),
+            "mechanism": self._mechanism(),
+            "calibration": self.calibration,
+            "neighbouring": self.neighbouring,
+            "noise_sigma": c,
+        }
+        if common["mechanism"] == "residual":
+            return self._residual_plan(n_samples, common)
+        workload = self._make_workload(n_features)
+        C = self._check_invariants(workload)
+        self._check_n_rows(n_samples)
+        sparse = self.n_rows is not None and common["mechanism"] in (
+            "correlated",
+            "correlated-weighted",
+        )
+        if sparse and C is not None:
+            raise ValueError(
+                "the least-squares step (n_rows) and invariants cannot be combined: "
+                "each post-processing step would undo the other"
+            )
+        return self._noise_plan(workload, C, sparse, common)
+
+    def _check_n_rows(self, n_samples):
+        if self.n_rows is not None and n_samples > self.n_rows:
+            raise ValueError(
+                f"n_rows={self.n_rows} is declared a public upper bound on the "
+                "number of rows, but X has more rows"
+            )
 
     def _default_n_samples(self):
         # n is public only under replace-one; under add/remove use the public
@@ -778,244 +510,131 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             raise ValueError("invariants must be finite")
         return C
 
-    def _plan(self, workload, C):
-        """Build the (public, data-independent) noise model."""
-        plan = _Plan()
-        plan.decomposition = None
-        plan.c, _ = self._noise_magnitude()
-        nb, mech = self.neighbouring, self._mechanism()
-        tol = _MEE_TOL
-        plan.lower_bound_factor = None  # max_pi tr(M^{1/2})^2 over the sensitivity set
+    def _noise_plan(self, workload, C, sparse, common):
+        """The (public, data-independent) noise model of the bit-level mechanisms.
 
-        if mech in ("isotropic-gaussian", "laplace"):
-            plan.space = "cells"
+        The workload is asked one thing, its sensitivity set
+        (:meth:`~skdp_synth.workloads.MarginalWorkload.sensitivity_set`); the
+        noise is shaped from it and verified on it by
+        :mod:`skdp_synth.mechanisms.additive`.
+        """
+        c = common["noise_sigma"]
+        nb, mech = self.neighbouring, common["mechanism"]
+        # Gao2022: the extension framework builds the mechanism on the invariants'
+        # null space; the projection framework projects afterwards
+        ext = C if (C is not None and self.framework == "extension") else None
+        space = "cells" if mech in ("isotropic-gaussian", "laplace") else "coords"
+        ord_ = 1 if mech == "laplace" else 2
+        # the workload's answers: the sensitivity sets the noise is shaped from
+        # and verified on, and the invariants' basis in the noise's space
+        shaped = workload.sensitivity_set(nb, invariants=ext, space=space, ord=ord_)
+        whole = shaped if ext is None else workload.sensitivity_set(nb, space=space)
+        bound = None  # the set of the lower bound: in coords, restricted to C
+        if mech != "laplace":
+            if space == "coords" and (C is None or ext is not None):
+                bound = shaped
+            else:
+                bound = workload.sensitivity_set(nb, invariants=C)
+        inv_basis = None
+        if C is not None:
+            inv_basis = orth_basis(C.T if space == "cells" else workload.to_coords(C.T))
+        to_cells = np.asarray if space == "cells" else workload.to_cells
+
+        # the mechanism: shaped, calibrated and verified from the sets alone
+        decomposition = None
+        if space == "cells":
             q = workload.n_queries
-            ord_ = 2 if mech == "isotropic-gaussian" else 1
-            to_cells = np.asarray
-            if C is not None and self.framework == "extension":
-                G = workload.to_cells(_universe_coords(workload))  # (q, N) = A
-                QN = _null_basis(C, q)
-                H = _sensitivity_points(QN.T @ G, nb)
+            if ext is not None:
+                H = points_of(shaped)
                 sens = float(np.max(np.linalg.norm(H, ord=ord_, axis=0)))
-                whitening = _MatrixWhitening(QN.T, np.full(QN.shape[1], sens))
-                inv_basis = _orth_basis(C.T)
+                R = shaped.restriction
+                whitening = MatrixWhitening(R, np.full(R.shape[0], sens))
             else:
-                sens = workload.sensitivity(nb, ord=ord_)
-                whitening = _MaskWhitening(q, np.arange(q), np.full(q, sens))
-                inv_basis = _orth_basis(C.T) if C is not None else None
-            plan.noise = AdditiveNoise(
-                "cells",
-                whitening,
-                "gaussian" if ord_ == 2 else "laplace",
-                plan.c,
-                to_cells,
-                inv_basis,
-            )
-            plan.verified_sensitivity = self._verify_cells(workload, plan.noise)
+                sens = shaped.max_norm
+                whitening = MaskWhitening(q, np.arange(q), np.full(q, sens))
+            kind = "gaussian" if ord_ == 2 else "laplace"
         else:
-            plan.space = "coords"
-            to_cells = workload.to_cells
-            C_coords = None if C is None else workload.to_coords(C.T).T
-            if isinstance(workload, MarginalWorkload) and (
-                C is None or self.framework == "projection"
-            ):
-                whitening = self._structured_whitening(workload, plan, tol)
+            if shaped.orbits is not None:
+                whitening, decomposition = orbit_whitening(shaped.orbits, mech)
             else:
-                G = _universe_coords(workload)
-                if C is not None and self.framework == "extension":
-                    QN = _null_basis(C_coords, workload.rank)
-                    H = _sensitivity_points(QN.T @ G, nb)
-                    T, scales, info = _explicit_whitening(H, mech, tol)
-                    T = T @ QN.T
-                else:
-                    H = _sensitivity_points(G, nb)
-                    T, scales, info = _explicit_whitening(H, mech, tol)
-                plan.decomposition = info.get("decomposition")
-                whitening = _MatrixWhitening(T, scales)
-            inv_basis = None
-            if C is not None:
-                inv_basis = _orth_basis(C_coords.T)
-                if inv_basis.shape[1] >= workload.rank:
-                    raise ValueError(
-                        "the invariants fix every answer; nothing is private"
-                    )
-            plan.noise = AdditiveNoise(
-                "coords", whitening, "gaussian", plan.c, to_cells, inv_basis
+                T, scales, info = explicit_whitening(points_of(shaped), mech)
+                if shaped.restriction is not None:
+                    T = T @ shaped.restriction
+                decomposition = info.get("decomposition")
+                whitening = MatrixWhitening(T, scales)
+            if inv_basis is not None and inv_basis.shape[1] >= workload.rank:
+                raise ValueError("the invariants fix every answer; nothing is private")
+            kind = "gaussian"
+        noise = AdditiveNoise(space, whitening, kind, c, to_cells, inv_basis)
+        verified = verify_sensitivity(noise, whole)
+        noise.offset = replace_one_offset(noise, whole)
+        expected = noise.expected_error()
+        lower = None if bound is None else gaussian_lower_bound(bound, c)
+        return ReleasePlan(
+            **common,
+            workload=workload,
+            invariants=C,
+            sparse=sparse,
+            space=space,
+            noise=noise,
+            decomposition=decomposition,
+            residual_scales=None,
+            sensitivity=verified,
+            expected_error=expected,
+            lower_bound=lower,
+        )
+
+    def _residual_plan(self, n_samples, common):
+        """ResidualPlanner's scales for the attribute-level tables (no data)."""
+        if self.workload is not None or self.invariants is not None:
+            raise ValueError(
+                "mechanism='residual' releases the attribute-level marginal "
+                "workload and takes no explicit workload or invariants; use "
+                "mechanism='correlated-weighted' (or 'auto')"
             )
-            plan.verified_sensitivity = self._verify_coords(workload, plan.noise)
-        plan.noise.offset = self._offset(workload, plan)
-        plan.lower_bound = self._lower_bound(workload, C, plan)
-        return plan
-
-    def _offset(self, W, plan):
-        """``o = (I - TᵀT) g_0``: the part of one record's answers that no
-        replace-one change moves (``None`` under add/remove, where it is 0)."""
-        if self.neighbouring == "add-remove-one":
-            return None
-        g0 = W.point_coords(np.zeros((1, W.n_features), dtype=np.int8))[0]
-        if plan.space == "cells":
-            g0 = W.to_cells(g0)
-        offset = plan.noise.whitening.exact_part(g0)
-        offset[np.abs(offset) < 1e-12 * max(1.0, np.abs(g0).max())] = 0.0
-        return offset
-
-    def _structured_whitening(self, W, plan, tol):
-        """Whitening of the marginal workload from its orbit/block structure."""
-        norms, mult = W.orbit_norms(self.neighbouring)
-        deg_scale = np.zeros(W.d + 1)
-        if self._mechanism() == "mee":
-            E = mee_orbits(norms, mult)
-            deg_scale = np.sqrt(E.axes)
-        else:
-            dec = base_decomposition_orbits(norms, mult)
-            alphas = _piece_weights(dec, self._mechanism())
-            for piece, r_i, a_i in zip(dec.pieces, dec.radii, alphas):
-                deg_scale[piece] = r_i / math.sqrt(a_i)
-            plan.decomposition = dec
-        active = np.flatnonzero(deg_scale[W.degrees] > 0)
-        plan.orbits = (norms, mult)
-        return _MaskWhitening(W.rank, active, deg_scale[W.degrees][active])
-
-    # ------------------------------------------------------- verification
-    def _spot_points(self, W):
-        """Data-independent records (and pairs) to cross-check a closed form."""
-        rng = np.random.default_rng(0)
-        U = (rng.random((64, W.n_features)) < 0.5).astype(np.int8)
-        U[0], U[1] = 0, 1
-        g = W.point_coords(U)
-        if self.neighbouring == "add-remove-one":
-            return g
-        V = U.copy()
-        V[:32] = 1 - U[:32]  # complements: the widest pairs
-        V[32:] = (rng.random((32, W.n_features)) < 0.5).astype(np.int8)
-        return g - W.point_coords(V)
-
-    def _enumerable_pairs(self, W):
-        """Whether the sensitivity set is small enough to check point by point."""
-        N = W.universe_size if W.n_features <= MAX_EXPLICIT_FEATURES else np.inf
-        n_points = N if self.neighbouring == "add-remove-one" else N * (N - 1) / 2
-        return n_points <= 500_000 and n_points * max(W.rank, W.n_queries) <= 5e7
-
-    def _verify_coords(self, W, noise):
-        """Largest whitened ℓ2 sensitivity over the whole sensitivity set.
-
-        Enumerated exactly when the universe (or its pairs) is small enough;
-        for a larger marginal workload, computed per orbit from the closed form
-        (exact by the symmetry argument of :mod:`skdp_synth.workloads`) and
-        cross-checked on data-independent random records. Rescales the noise
-        up if rounding left it above 1; raises if it is materially above 1.
-        """
-        wh = noise.whitening
-        if isinstance(wh, _MatrixWhitening) or self._enumerable_pairs(W):
-            H = _sensitivity_points(_universe_coords(W), self.neighbouring)
-            sens2 = float(np.max(np.sum(wh.forward(H.T) ** 2, axis=1)))
-        else:
-            norms, mult = W.orbit_norms(self.neighbouring)
-            s_deg = np.full(W.d + 1, np.inf)
-            s_deg[W.degrees[wh.index]] = wh.scales
-            sens2 = float(np.max(norms @ (mult / s_deg**2)))
-            check = float(np.max(np.sum(wh.forward(self._spot_points(W)) ** 2, axis=1)))
-            if check > sens2 * (1 + 1e-9) + 1e-12:  # pragma: no cover - a bug
-                raise RuntimeError(
-                    "whitened sensitivity: closed form fails a spot check"
-                )
-        return self._guard(noise, math.sqrt(sens2))
-
-    def _verify_cells(self, W, noise):
-        """Whitened sensitivity (ℓ2 or ℓ1) of the cell answers, checked."""
-        wh = noise.whitening
-        ord_ = 2 if noise.kind == "gaussian" else 1
-        if isinstance(wh, _MatrixWhitening) or self._enumerable_pairs(W):
-            A = W.to_cells(_universe_coords(W))
-            H = _sensitivity_points(A, self.neighbouring)
-            sens = float(np.max(np.linalg.norm(wh.forward(H.T), ord=ord_, axis=1)))
-        else:
-            # closed form (MarginalWorkload.sensitivity) with a spot check
-            pts = W.to_cells(self._spot_points(W).T).T
-            check = float(np.max(np.linalg.norm(wh.forward(pts), ord=ord_, axis=1)))
-            if check > 1 + 1e-9:  # pragma: no cover - a bug
-                raise RuntimeError(
-                    "whitened sensitivity: closed form fails a spot check"
-                )
-            sens = 1.0
-        return self._guard(noise, sens)
-
-    @staticmethod
-    def _guard(noise, sens):
-        """Calibrate the whitening to the verified sensitivity ``sens``.
-
-        By construction ``sens <= 1`` (002 Corollaries 8-9); anything
-        materially above is a bug and raises. The scales are multiplied by
-        ``sens (1 + 1e-9)``: up, if rounding left ``sens`` a hair above 1;
-        down, where the construction's bound is loose (e.g. under replace-one
-        the pieces' radii are attained by different pairs of records, so
-        ``Σ_i α_i ||U_iᵀ h||² / r_i² < 1`` for every difference ``h``). The
-        whitened sensitivity is then exactly ``1 / (1 + 1e-9)``.
-        """
-        if not sens <= 1 + 1e-6:  # pragma: no cover - a bug, never accepted
-            raise RuntimeError(
-                f"the whitened sensitivity is {sens:.6g} > 1: the ellipsoid does "
-                "not contain the sensitivity polytope"
-            )
-        if sens <= 0:  # pragma: no cover - guarded by rank reduction
-            raise RuntimeError("the workload has zero sensitivity")
-        noise.whitening.rescale(sens * (1 + _SENSITIVITY_SLACK))
-        return sens
-
-    # -------------------------------------------------------- lower bound
-    def _lower_bound(self, W, C, plan):
-        """``c² max_π tr(M_π^{1/2})²`` over the sensitivity set (see Attributes)."""
-        if self._mechanism() == "laplace":
-            return None
-        c2 = plan.c**2
-        if C is None and isinstance(W, MarginalWorkload):
-            norms, mult = W.orbit_norms(self.neighbouring)
-            return c2 * gaussian_optimum_orbits(norms, mult)
-        try:
-            G = _universe_coords(W)
-            if C is not None:
-                QN = _null_basis(W.to_coords(C.T).T, W.rank)
-                G = QN.T @ G
-            H = _sensitivity_points(G, self.neighbouring)
-        except ValueError:
-            return None
-        B = _orth_basis(H)
-        return c2 * gaussian_optimum_points(B.T @ H)
+        blocks = self.blocks_
+        check_degree(self.d, blocks.n_attributes, of="attributes")
+        self._check_n_rows(n_samples)
+        W = AttributeMarginalWorkload(blocks.n_levels, self.d)
+        c = common["noise_sigma"]
+        # ResidualPlanner's allocation and its whitened ℓ2-sensitivity, computed
+        # once (the replace-one maximum enumerates the attribute sets); dividing
+        # it out gives sensitivity exactly 1 (homogeneity, see
+        # AttributeMarginalWorkload.optimal_scales), so c is the Gaussian σ at
+        # sensitivity 1. These are optimal_scales' τ, bit for bit.
+        tau, sens = W.calibrated_scales(self.neighbouring)  # public
+        expected = W.expected_error(tau, c)
+        self._guard_residual(sens)
+        return ReleasePlan(
+            **common,
+            workload=W,
+            invariants=None,
+            sparse=False,
+            space="residuals",
+            noise=None,
+            decomposition=None,
+            residual_scales=tau,
+            sensitivity=1.0,  # the allocation's sensitivity is divided out
+            expected_error=expected,
+            lower_bound=expected if self.neighbouring == "add-remove-one" else None,
+        )
 
     # --------------------------------------------------------------- fit
-    def _fit(self, U, source):
-        self.mechanism_ = self._mechanism()
-        if self.mechanism_ == "residual":
-            self._fit_residual(U, source)
+    def _fit(self, U, plan, source):
+        self.mechanism_ = plan.mechanism
+        if plan.space == "residuals":
+            self._fit_residual(U, plan, source)
             return
         X = U.astype(np.int8)
-        n, p = X.shape
-        workload = self._make_workload(p)
-        C = self._check_invariants(workload)
-        if self.n_rows is not None and n > self.n_rows:
-            raise ValueError(
-                f"n_rows={self.n_rows} is declared a public upper bound on the "
-                f"number of rows, but X has more rows"
-            )
-        sparse = self.n_rows is not None and self._mechanism() in (
-            "correlated",
-            "correlated-weighted",
-        )
-        if sparse and C is not None:
-            raise ValueError(
-                "the least-squares step (n_rows) and invariants cannot be combined: "
-                "each post-processing step would undo the other"
-            )
-        plan = self._plan(workload, C)  # data-independent
+        workload = plan.workload
 
         # ---- the only steps that read the data
         y = workload.answers(X)
         v = workload.to_coords(y) if plan.space == "coords" else y
-        public_n = n if self.neighbouring == "replace-one" else None
-        released = plan.noise.privatize(v, source, n=public_n)
+        released = plan.noise.privatize(v, source, n=plan.n_samples)
         del y, v
         # ---- post-processing from here on
-        if sparse:
+        if plan.sparse:
             released = self._least_squares(workload, plan, released)
         if plan.space == "coords":
             coords = released
@@ -1026,12 +645,16 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.workload_ = workload
         self.noise_model_ = plan.noise
         self.decomposition_ = plan.decomposition
-        self.sensitivity_ = plan.verified_sensitivity
-        self.expected_error_ = plan.noise.expected_error()
+        self.sensitivity_ = plan.sensitivity
+        self.expected_error_ = plan.expected_error
         self.gaussian_optimal_error_ = plan.lower_bound
         self.released_ = cells
         self._released_coords = coords
-        self.n_estimate_ = self._total_estimate(workload, coords, cells, n)
+        # the total the release carries (public n under replace-one)
+        if self.neighbouring == "replace-one":
+            self.n_estimate_ = float(plan.n_samples)
+        else:
+            self.n_estimate_ = workload.released_total(coords, cells)
         self._model_rows = None
         if isinstance(workload, MarginalWorkload) and self.n_estimate_ is not None:
             sigma = math.sqrt(self.expected_error_ / workload.n_queries)
@@ -1040,61 +663,34 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         else:
             self._fit_candidates(workload, coords, source)
 
-    def _fit_residual(self, U, source):
+    def _fit_residual(self, U, plan, source):
         """Release the attribute-level residuals with optimal Gaussian noise.
 
         See :mod:`skdp_synth.attribute_workload` for the residual basis, the
         per-record sensitivity ``s_A`` and ResidualPlanner's variances. Like
         every mechanism here, the noise is added to the whitened true values
-        (``z_A / τ_A``, ℓ2-sensitivity verified ``<= 1`` before any data is
-        read) by :meth:`NoiseSource.gaussian`; the rest is post-processing.
+        (``z_A / τ_A``, ℓ2-sensitivity verified ``<= 1`` by the plan, before
+        any data is read) by
+        :meth:`~skdp_synth.mechanisms.NoiseSource.gaussian`; the rest is
+        post-processing.
         """
-        if self.workload is not None or self.invariants is not None:
-            raise ValueError(
-                "mechanism='residual' releases the attribute-level marginal "
-                "workload and takes no explicit workload or invariants; use "
-                "mechanism='correlated-weighted' (or 'auto')"
-            )
-        blocks = self.blocks_
-        n = U.shape[0]
-        check_degree(self.d, blocks.n_attributes, of="attributes")
-        if self.n_rows is not None and n > self.n_rows:
-            raise ValueError(
-                f"n_rows={self.n_rows} is declared a public upper bound on the "
-                "number of rows, but X has more rows"
-            )
-        W = AttributeMarginalWorkload(blocks.n_levels, self.d)
-        c, _ = self._noise_magnitude()
-        tau = W.optimal_scales(self.neighbouring)  # public
-        sens = W.whitened_sensitivity(tau, self.neighbouring)
-        self._guard_residual(sens)
-        noisy = [i for i, A in enumerate(W.subsets) if tau[i] > 0]
+        W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
 
         # ---- the only steps that read the data
-        z = W.answers(blocks.to_levels(U))
-        t = np.concatenate([z[W.subsets[i]] / tau[i] for i in noisy])
+        t = W.whiten(W.answers(self.blocks_.to_levels(U)), tau)
         t_noisy = source.gaussian(t, c)
-        del z, t
-        # ---- post-processing from here on
-        released, pos = {}, 0
-        for i in noisy:
-            A = W.subsets[i]
-            k = W.residual_size(A)
-            released[A] = tau[i] * t_noisy[pos : pos + k]
-            pos += k
-        if () not in released:  # replace-one: the total n is public
-            released[()] = np.array([float(n)])
+        del t
+        # ---- post-processing from here on (replace-one: the total n is public)
+        released = W.unwhiten(t_noisy, tau, total=plan.n_samples)
         self.workload_ = W
         self.noise_model_ = None
         self.decomposition_ = None
-        self.sensitivity_ = sens
+        self.sensitivity_ = plan.sensitivity
         self.residual_scales_ = c * tau
-        self.expected_error_ = W.expected_error(tau, c)
-        self.gaussian_optimal_error_ = (
-            self.expected_error_ if self.neighbouring == "add-remove-one" else None
-        )
+        self.expected_error_ = plan.expected_error
+        self.gaussian_optimal_error_ = plan.lower_bound
         self._residuals = released
-        self.released_ = np.concatenate([W.reconstruct(released, S) for S in W.tables])
+        self.released_ = W.all_tables(released)
         self.n_estimate_ = float(released[()][0])
         measurements = [
             Measurement(A, W.residual_matrix(A), released[A], c * tau[i])
@@ -1105,9 +701,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     @staticmethod
     def _guard_residual(sens):
-        if not sens <= 1.0 + _SENSITIVITY_SLACK:  # pragma: no cover - defensive
+        """The allocation's sensitivity must be a positive finite number."""
+        if not (0.0 < sens < math.inf):  # pragma: no cover - defensive
             raise RuntimeError(
-                f"whitened sensitivity {sens} exceeds 1; refusing to release"
+                f"whitened sensitivity {sens} of the residual allocation is not a "
+                "positive finite number; refusing to release"
             )
 
     def _fit_generator(self, measurements, source):
@@ -1127,17 +725,10 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.weights_ = None
         self.reweight_residual_ = None
 
-    def _total_estimate(self, W, coords, cells, n):
-        if self.neighbouring == "replace-one":
-            return float(n)  # public
-        if isinstance(W, MarginalWorkload):
-            return float(coords[0] / math.sqrt(W.eigenvalues[0]))
-        w = W.total_weights()
-        return None if w is None else float(w @ cells)
-
     # ---------------------------------------------------- least squares
     def _least_squares(self, W, plan, z_noisy):
-        """002 Algorithm 3: project the X-part onto ``n_rows X Xᵀ K``."""
+        """:cite:`Nikolov2013` Algorithm 3: project the X-part onto
+        ``n_rows X Xᵀ K``."""
         dec = plan.decomposition
         eps_n = self.epsilon * self.n_rows
         big = [i for i in range(dec.k) if dec.dims[i] >= eps_n]
@@ -1145,16 +736,16 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             return z_noisy
         t = max(big) + 1
         wh = plan.noise.whitening
-        if isinstance(wh, _MaskWhitening):
+        if isinstance(wh, MaskWhitening):
             cols = np.flatnonzero(np.isin(W.degrees, np.concatenate(dec.pieces[:t])))
             Xb = np.eye(W.rank)[:, cols]
         else:
             m = int(np.sum(dec.dims[:t]))
             Xb = wh.T[:m].T
-        G = _universe_coords(W)
+        G = W.universe_coords()
         H = self.n_rows * (Xb.T @ G)
         b = Xb.T @ z_noisy
-        xhat = _frank_wolfe_l1(H, b)
+        xhat = nearest_in_symmetric_hull(H, b)
         return z_noisy - Xb @ b + Xb @ xhat
 
     # ---------------------------------------------------------- sampling
@@ -1300,7 +891,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     # ----------------------------------------------------------- release
     def to_release(self):
-        """The release: the noisy answers and the public plan (002, 004).
+        """The release: the noisy answers and the public plan (:cite:`Nikolov2013`,
+        :cite:`Gao2022`).
 
         Holds ``released`` (the noisy answers, ``released_``), the weighted
         candidate rows ``points``/``weights`` that ``sample`` draws from
@@ -1330,14 +922,14 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             "reason": "the release does not determine the number of rows",
             "rounding": "none",
             "domain": "boolean",
-            "workload": type(self.workload_).__name__,
+            "workload": type(self.plan_.workload).__name__,
             "d": int(self.d),
             "query_labels": labels,
-            "mechanism": self.mechanism_,
-            "calibration": self.calibration,
-            "neighbouring": self.neighbouring,
-            "sensitivity": float(self.sensitivity_),
-            "expected_error": float(self.expected_error_),
+            "mechanism": self.plan_.mechanism,
+            "calibration": self.plan_.calibration,
+            "neighbouring": self.plan_.neighbouring,
+            "sensitivity": float(self.plan_.sensitivity),
+            "expected_error": float(self.plan_.expected_error),
             "n_estimate": self.n_estimate_,
             "default_n_samples": default_n,
         }
@@ -1375,28 +967,3 @@ def _bit_table_measurements(workload, blocks, cells, sigma):
         values = cells[t * workload.n_cells : (t + 1) * workload.n_cells]
         out.append(Measurement(A, Q, values, sigma))
     return out
-
-
-# ============================================================ Frank-Wolfe
-def _frank_wolfe_l1(H, b, *, max_iter=2000, tol=1e-9):
-    """``argmin ||x - b||`` over ``conv{±h_u}`` (columns of ``H``), 002 §4.2.
-
-    Frank--Wolfe with exact line search; the linear minimisation oracle is a
-    maximum over the enumerated columns. Stops when the duality gap is below
-    ``tol · max(1, ||b||²)``.
-    """
-    x = np.zeros_like(b)
-    scale = max(1.0, float(b @ b))
-    for _ in range(max_iter):
-        grad = x - b
-        scores = grad @ H
-        j = int(np.argmax(np.abs(scores)))
-        s = -np.sign(scores[j]) * H[:, j] if scores[j] != 0 else np.zeros_like(b)
-        direction = s - x
-        gap = -float(grad @ direction)
-        if gap <= tol * scale:
-            break
-        denom = float(direction @ direction)
-        gamma = min(1.0, gap / denom) if denom > 0 else 0.0
-        x = x + gamma * direction
-    return x

@@ -1,20 +1,20 @@
 """Spectral projection, lattice coverings and nearest-point partitions.
 
-Shared by :class:`~skdp_synth.CovarianceLossMicroaggregator` (paper 000 §3,
-Algorithm 1) and :class:`~skdp_synth.DampedPrivateSynthesizer` (000 §5,
-Algorithm 4) -- one implementation for both.
+Shared by :class:`~skdp_synth.CovarianceLossMicroaggregator` (:cite:`Boedihardjo2024`
+§3, Algorithm 1) and :class:`~skdp_synth.DampedPrivateSynthesizer`
+(:cite:`Boedihardjo2024` §5, Algorithm 4) -- one implementation for both.
 
-* 000 Lemma 3.3: projecting onto the ``t`` leading eigenvectors of the second
-  moment matrix ``S`` leaves ``||(I-P)S(I-P)||_F <= 1/sqrt(t)`` when
+* :cite:`Boedihardjo2024` Lemma 3.3: projecting onto the ``t`` leading eigenvectors of
+  the second moment matrix ``S`` leaves ``||(I-P)S(I-P)||_F <= 1/sqrt(t)`` when
   ``||x|| <= 1``.
-* 000 Proposition 3.7 / Algorithm 1 step 4: the lattice points
+* :cite:`Boedihardjo2024` Proposition 3.7 / Algorithm 1 step 4: the lattice points
   ``(alpha/sqrt(t)) Z^t  intersected with  B_2^t`` form an ``alpha``-covering
   of the unit ball ``B_2^t`` with at most ``(7/alpha)^t`` points. (Every
   ``z`` in the ball is within ``alpha`` of a lattice point *inside* the ball:
   round ``(1 - alpha/2) z``, which is ``alpha/2`` from ``z``, to a lattice
   point ``alpha/2`` away from it.)
-* 000 Definition 3.4: the nearest-point partition assigns each projected
-  record to its nearest covering point.
+* :cite:`Boedihardjo2024` Definition 3.4: the nearest-point partition assigns each
+  projected record to its nearest covering point.
 """
 
 from __future__ import annotations
@@ -27,13 +27,14 @@ from scipy.spatial import cKDTree
 __all__ = [
     "LatticeCovering",
     "leading_eigenvectors",
+    "nearest_in_symmetric_hull",
     "residual_spectral_norm",
     "second_moment",
 ]
 
 
 def second_moment(X):
-    """``S = X^T X / n`` (not centred), 000 Algorithm 1 step 1."""
+    """``S = X^T X / n`` (not centred), :cite:`Boedihardjo2024` Algorithm 1 step 1."""
     X = np.asarray(X, dtype=np.float64)
     return X.T @ X / X.shape[0]
 
@@ -64,7 +65,8 @@ def leading_eigenvectors(S, t):
 def residual_spectral_norm(eigenvalues, t):
     """``||(I-P)S(I-P)||_F = sqrt(sum_{i>t} lambda_i^2)`` for the spectral projection.
 
-    000 Lemma 3.3, eq. (3.2); bounded by ``1/sqrt(t)`` for data in the unit ball.
+    :cite:`Boedihardjo2024` Lemma 3.3, eq. (3.2); bounded by ``1/sqrt(t)`` for data in
+    the unit ball.
     """
     tail = np.asarray(eigenvalues, dtype=np.float64)[t:]
     return float(np.sqrt(np.sum(np.clip(tail, 0.0, None) ** 2)))
@@ -218,3 +220,31 @@ class LatticeCovering:
             f"LatticeCovering(t={self.t}, alpha={self.alpha:g}, "
             f"n_points={self.n_points})"
         )
+
+
+def nearest_in_symmetric_hull(H, b, *, max_iter=2000, tol=1e-9):
+    """``argmin ||x - b||`` over ``conv{±h_u}`` (columns of ``H``), :cite:`Nikolov2013`
+    §4.2.
+
+    The least-squares step of :cite:`Nikolov2013` Algorithm 3 (sparse case) in
+    :class:`~skdp_synth.ProjectedGaussianRelease`.
+
+    Frank--Wolfe with exact line search; the linear minimisation oracle is a
+    maximum over the enumerated columns. Stops when the duality gap is below
+    ``tol · max(1, ||b||²)``.
+    """
+    x = np.zeros_like(b)
+    scale = max(1.0, float(b @ b))
+    for _ in range(max_iter):
+        grad = x - b
+        scores = grad @ H
+        j = int(np.argmax(np.abs(scores)))
+        s = -np.sign(scores[j]) * H[:, j] if scores[j] != 0 else np.zeros_like(b)
+        direction = s - x
+        gap = -float(grad @ direction)
+        if gap <= tol * scale:
+            break
+        denom = float(direction @ direction)
+        gamma = min(1.0, gap / denom) if denom > 0 else 0.0
+        x = x + gamma * direction
+    return x

@@ -1,4 +1,4 @@
-"""Tests of DampedPrivateSynthesizer (paper 000 §5, Algorithm 4).
+"""Tests of DampedPrivateSynthesizer (:cite:`Boedihardjo2024` §5, Algorithm 4).
 
 Every privacy constant is pinned to its equation; Theorem 5.9 is checked as a
 deterministic inequality on the realised noise. The empirical privacy audit
@@ -40,7 +40,8 @@ pytestmark = pytest.mark.filterwarnings(
 )
 
 
-#: The paper's variant: 000 Algorithm 4 exactly (origin, eq. 5.17 parameters).
+#: The paper's variant: Boedihardjo2024 Algorithm 4 exactly (origin, eq. 5.17
+#: parameters).
 PAPER = {"parameters": "paper", "centre": None}
 
 
@@ -53,7 +54,7 @@ def _boolean(n, p, seed=0):
 # ================================================== constants, pinned
 @pytest.mark.parametrize("n", [3, 100, 1797, 10**6])
 def test_alpha_is_log_n_to_minus_quarter(n):
-    # 000 §5.8 and Algorithm 4 step 3: alpha = (log n)^{-1/4}
+    # Boedihardjo2024 §5.8 and Algorithm 4 step 3: alpha = (log n)^{-1/4}
     assert default_alpha(n) == math.log(n) ** -0.25
 
 
@@ -68,7 +69,7 @@ def test_alpha_values():
      (10**5, 0.5, 2), (10**6, 0.9, 4)],
 )  # fmt: skip
 def test_n_components_formula(n, kappa, t):
-    # 000 §5.8 / Algorithm 4 step 3: t = floor(kappa log n / log(7/alpha))
+    # Boedihardjo2024 §5.8 / Algorithm 4 step 3: t = floor(kappa log n / log(7/alpha))
     alpha = default_alpha(n)
     assert default_n_components(n, kappa, alpha) == t
     assert t == math.floor(kappa * math.log(n) / math.log(7 / alpha))
@@ -79,7 +80,7 @@ def test_n_components_formula(n, kappa, t):
 
 
 def test_damping_formula():
-    # 000 eq. (5.17), Algorithm 4 step 8: b = sqrt(p n^{1-kappa} / eps)
+    # Boedihardjo2024 eq. (5.17), Algorithm 4 step 8: b = sqrt(p n^{1-kappa} / eps)
     assert default_damping(10**6, 50, 1 / 3, 1.0) == pytest.approx(
         math.sqrt(50 * 10**4), rel=1e-12
     )
@@ -89,7 +90,7 @@ def test_damping_formula():
 
 
 def test_noise_scales_and_budget_split():
-    # 000 Theorem 5.12: rho ~ Lap(6/(n eps)), r ~ Lap(12 sqrt(p)/(b eps)),
+    # Boedihardjo2024 Theorem 5.12: rho ~ Lap(6/(n eps)), r ~ Lap(12 sqrt(p)/(b eps)),
     # P = PROJ((n eps/(6t)) S, t)
     assert weight_noise_scale(600, 1.0) == 6 / 600
     assert weight_noise_scale(1000, 0.5) == pytest.approx(6 / 500, rel=1e-15)
@@ -560,8 +561,8 @@ def test_utility_improves_with_epsilon():
 
 # ========================================== issue 11: centre and parameters
 def test_paper_variant_reproduces_the_numbers_of_main():
-    """``parameters="paper", centre=None`` is 000 Algorithm 4 as before issue 11:
-    these values were computed on main (a5b0eb1) before the change."""
+    """``parameters="paper", centre=None`` is :cite:`Boedihardjo2024` Algorithm 4 as
+    before issue 11: these values were computed on main (a5b0eb1) before the change."""
     rng = np.random.default_rng(0)
     base = rng.random((6000, 1))
     X = (rng.random((6000, 7)) < 0.15 + 0.7 * base).astype(np.int64)

@@ -1,4 +1,5 @@
-"""Empirical privacy audit of DampedPrivateSynthesizer (000 Theorem 5.12).
+"""Empirical privacy audit of DampedPrivateSynthesizer (:cite:`Boedihardjo2024` Theorem
+5.12).
 
 Method (:func:`skdp_synth.audit.audit_epsilon`): run a mechanism many times
 on neighbouring datasets ``D, D'`` with fixed seeds, choose a threshold event

@@ -286,6 +286,47 @@ def test_curve_frame_and_plot(real):
     assert len(fig.axes) == 3 and buf.tell() > 1000
 
 
+def _copying_factory(epsilon, random_state):
+    return make_synthesis_pipeline(
+        BooleanEncoder(**SCHEMA),
+        ProjectedGaussianRelease(
+            epsilon=epsilon, delta=1e-6, random_state=random_state
+        ),
+    )
+
+
+def test_curve_with_x_eval_equal_to_x_is_the_in_sample_curve(real):
+    # identity: scoring against X_eval=X is exactly the default curve
+    kw = dict(schema=SCHEMA, repeats=2, d=(1, 2))
+    a = curve(_copying_factory, [1.0], real, **kw)
+    b = curve(_copying_factory, [1.0], real, X_eval=real.copy(), **kw)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_curve_scores_every_method_against_x_eval(real):
+    held_out = _table(len(real), seed=99)
+    kw = dict(schema=SCHEMA, repeats=1, d=(1,), n_samples=len(real))
+    frame = curve(_copying_factory, [1.0], real, X_eval=held_out, **kw)
+    floor = frame[frame["method"].str.startswith("floor")]["TV1"].iloc[0]
+    # the floor is a bootstrap of X scored against X_eval: recompute it
+    cx = _binned(real).to_numpy()
+    cy = _binned(held_out).to_numpy()
+    boot = cx[np.random.default_rng(20_000).integers(0, len(real), len(real))]
+    expected = []
+    for j in range(real.shape[1]):
+        levels = np.unique(np.concatenate([cx[:, j], cy[:, j]]).astype(str))
+        pb = pd.Series(boot[:, j].astype(str)).value_counts(normalize=True)
+        pe = pd.Series(cy[:, j].astype(str)).value_counts(normalize=True)
+        expected.append(
+            0.5 * sum(abs(pb.get(v, 0.0) - pe.get(v, 0.0)) for v in levels)
+        )
+    assert floor == pytest.approx(np.mean(expected), rel=1e-12)
+    with pytest.raises(ValueError, match="same order"):
+        curve(_copying_factory, [1.0], real, X_eval=held_out[held_out.columns[::-1]])
+    with pytest.raises(TypeError, match="X_eval"):
+        curve(_copying_factory, [1.0], real, X_eval=held_out.to_numpy())
+
+
 def _write_inputs(tmp_path, real, synthetic):
     paths = {k: tmp_path / f"{k}.csv" for k in ("real", "synthetic")}
     real.to_csv(paths["real"], index=False)
@@ -335,3 +376,38 @@ def test_report_type_is_exported():
     from skdp_synth import report
 
     assert report.FidelityReport is FidelityReport
+
+
+def test_ks_of_numeric_columns_without_bins_matches_the_ecdf_definition():
+    rng = np.random.default_rng(3)
+    real = pd.DataFrame(
+        {
+            "income": rng.lognormal(10, 1, 400),
+            "colour": rng.choice(CATS["colour"], 400),
+            "flag": rng.integers(0, 2, 400).astype(bool),
+        }
+    )
+    syn = pd.DataFrame(
+        {
+            "income": np.r_[rng.lognormal(10.3, 1, 299), np.nan],
+            "colour": rng.choice(CATS["colour"], 300),
+            "flag": rng.integers(0, 2, 300).astype(bool),
+        }
+    )
+    rep = fidelity_report(
+real, syn, {"categories": {"colour": CATS["colour"]}}
+    )
+    assert set(rep.ks) == {"income"}  # declared and Boolean columns excluded
+    x = real["income"].to_numpy()
+    y = syn["income"].dropna().to_numpy()
+    grid = np.union1d(x, y)
+    fx = np.searchsorted(np.sort(x), grid, side="right") / len(x)
+    fy = np.searchsorted(np.sort(y), grid, side="right") / len(y)
+    assert rep.ks["income"] == pytest.approx(np.max(np.abs(fx - fy)), abs=1e-15)
+    assert rep.ks["income"] > 0.05  # a shifted distribution is seen
+    page = rep.to_html(include_plot=False)
+    assert f"data-ks='{rep.ks['income']!r}'" in page
+    binned = fidelity_report(
+        real, syn, {"bin_edges": {"income": [0, 1e4, 1e9]}, "categories": {}}
+    )
+    assert binned.ks == {}

@@ -71,7 +71,7 @@ reallocated (the reported ``epsilon_`` stays ``epsilon``, a valid upper
 bound). ``t`` is capped at ``p`` (PROJ needs ``t <= p``; ``p`` is public).
 
 The default release (``parameters="optimal"``, issue 11)
-------------------------------------------------------
+--------------------------------------------------------
 Same skeleton, three sound changes (derived in ``doc/privacy.md``): (1) the
 domain is the product of the public blocks' code sets
 (:func:`block_geometry`): PROJ runs on the second moment about the blocks'
@@ -724,10 +724,10 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         ``"optimal"``: block-aware geometry and noisy cell sums, with the
         data-independent plan :func:`block_plan` (``doc/privacy.md``, "The
         default release"). ``"bound"``: Theorem 5.12's noisy damped means,
-        ``(t, alpha, b)`` minimising :func:`expected_error_proxy` (the
-        default before the block-aware release). ``"paper"``: Theorem 5.12
-        with the formulas of 000 §5.8 and eq. 5.17 (with ``centre=None``,
-        Algorithm 4 exactly).
+        ``(t, alpha, b)`` minimising ``expected_error_proxy`` (the default
+        before the block-aware release). ``"paper"``: Theorem 5.12 with the
+        formulas of :cite:`Boedihardjo2024` §5.8 and eq. 5.17 (with
+        ``centre=None``, Algorithm 4 exactly).
     keep_diagnostics : bool, default=False
         Also store the realised noise norms and the residual
         ``||(I-P)S(I-P)||_F`` needed to evaluate the Theorem 5.9 bound
@@ -1140,7 +1140,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         radius = plan.radius
 
         # 1-2. private projection of the second moment about the public
-        #      centroid, eps_1 (000 Algorithm 3; share_projection_scale)
+        #      centroid, eps_1 (Boedihardjo2024 Algorithm 3; share_projection_scale)
         need_S = t > 0 or self.keep_diagnostics
         if need_S:
             mu = U.mean(axis=0)
@@ -1172,7 +1172,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         sums_noisy = source.laplace(sums, y_scale)
 
         # 6. post-processing: estimated counts and sums, damped means toward
-        #    the centre (000 eq. 5.4 on the estimates), metric projections
+        #    the centre (Boedihardjo2024 eq. 5.4 on the estimates), metric projections
         n_hat = np.clip(w_noisy, 0.0, None) * n
         total_hat = sums_noisy + n_hat[:, None] * geom.sum_centre
         if plan.centre is None:  # centre="marginals": of the released sums

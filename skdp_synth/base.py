@@ -40,6 +40,7 @@ What the mixin guarantees:
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin
@@ -66,6 +67,15 @@ from .validation import (
     reject_bool_params,
     to_cube,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Literal, Self
+
+    import pandas as pd
+    from numpy.typing import ArrayLike, NDArray
+
+    from .blocks import BlocksLike
 
 __all__ = [
     "PRIVATE_CONSTRAINTS",
@@ -167,7 +177,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, *, blocks=None):
+    def fit(
+        self, X: ArrayLike, y: None = None, *, blocks: BlocksLike | None = None
+    ) -> Self:
         """Learn the synthetic distribution from ``X``.
 
         Parameters
@@ -220,7 +232,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             f"{type(self).__name__} must implement _make_plan(n_samples, n_features)"
         )
 
-    def make_plan(self, n_samples, n_features, *, blocks=None):
+    def make_plan(
+        self, n_samples: int, n_features: int, *, blocks: BlocksLike | None = None
+    ) -> Plan:
         """The plan a fit on ``n_samples × n_features`` data would follow.
 
         Everything :meth:`fit` fixes before it reads the data -- sizes, noise
@@ -330,7 +344,11 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return (X - lo) / (hi - lo)
 
     # --------------------------------------------------------------- sample
-    def sample(self, n_samples=None, random_state=None):
+    def sample(
+        self,
+        n_samples: int | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> NDArray[Any] | pd.DataFrame:
         """Draw synthetic rows.
 
         Parameters
@@ -377,7 +395,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return None
 
     # ---------------------------------------------------- transform / score
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray[Any] | pd.DataFrame:
         """A synthetic dataset with as many rows as ``X``.
 
         For differentially private synthesizers the output is **not** aligned
@@ -389,7 +407,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self.sample(X.shape[0])
 
-    def score(self, X, y=None):
+    def score(self, X: ArrayLike, y: None = None) -> float:
         """Minus the average 2-way marginal error between ``X`` and the synthetic data.
 
         Greater is better, so ``GridSearchCV`` can tune the estimator without a
@@ -472,7 +490,12 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
 
 
 # ---------------------------------------------------------------- helpers
-def resolve_blocks(param, fit_blocks, n_features, names=None):
+def resolve_blocks(
+    param: Literal["auto"] | BlocksLike | None,
+    fit_blocks: BlocksLike | None,
+    n_features: int,
+    names: Sequence[str] | None = None,
+) -> Blocks:
     """The blocks a synthesizer uses, from its parameter and ``fit``'s keyword.
 
     * ``param`` a :class:`~skdp_synth.blocks.Blocks` or a list: those blocks;

@@ -99,6 +99,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -113,6 +114,15 @@ from .mechanisms.bingham import proj
 from .plan import DampedPlan
 from .privacy import REPLACE_ONE, PrivacyGuarantee, not_private
 from .validation import check_integer
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .blocks import BlocksLike
+    from .privacy import BudgetAccountant
+    from .release import Release
 
 __all__ = [
     "BlockGeometry",
@@ -858,21 +868,21 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        epsilon=1.0,
-        kappa=1 / 3,
-        m=None,
-        domain="boolean",
-        bounds=None,
-        n_components=None,
-        alpha=None,
-        damping=None,
-        centre="auto",
-        parameters="optimal",
-        keep_diagnostics=False,
-        blocks="auto",
-        accountant=None,
-        random_state=None,
-    ):
+        epsilon: float = 1.0,
+        kappa: float = 1 / 3,
+        m: int | None = None,
+        domain: Literal["boolean", "box"] = "boolean",
+        bounds: tuple[ArrayLike, ArrayLike] | None = None,
+        n_components: int | None = None,
+        alpha: float | None = None,
+        damping: float | None = None,
+        centre: str | ArrayLike | None = "auto",
+        parameters: Literal["optimal", "bound", "paper"] = "optimal",
+        keep_diagnostics: bool = False,
+        blocks: Literal["auto"] | BlocksLike | None = "auto",
+        accountant: BudgetAccountant | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.kappa = kappa
         self.m = m
@@ -1234,7 +1244,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         return self.cell_means_, self.weights_
 
     # --------------------------------------------------------- accuracy
-    def accuracy_bound(self, d):
+    def accuracy_bound(self, d: int) -> float:
         """Right-hand side of :cite:`Boedihardjo2024` Theorem 5.9 (eq. 5.7) for the
         realised noise.
 
@@ -1293,7 +1303,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     residual_norm_ = not_private("_residual_norm", "||(I-P)S(I-P)||_F (not private).")
 
     # ------------------------------------------------------------- release
-    def to_release(self):
+    def to_release(self) -> Release:
         """The release: what epsilon covers (:cite:`Boedihardjo2024` Theorem 5.12).
 
         Holds the noisy, projected cell weights ``weights`` (``w_bar``), the

@@ -99,6 +99,7 @@ import itertools
 import math
 import warnings
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -132,6 +133,17 @@ from .workloads import (
     MarginalWorkload,
     universe_points,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    import pandas as pd
+    from numpy.typing import ArrayLike
+
+    from .blocks import BlocksLike
+    from .privacy import BudgetAccountant
+    from .release import Release
 
 __all__ = ["AdditiveNoise", "ProjectedGaussianRelease", "distributed_privatize"]
 
@@ -335,21 +347,21 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        epsilon=1.0,
-        delta=1e-6,
-        d=2,
-        workload=None,
-        invariants=None,
-        mechanism="auto",
-        calibration="analytic",
-        neighbouring="add-remove-one",
-        n_rows=None,
-        framework="projection",
-        n_candidates=500,
-        blocks="auto",
-        accountant=None,
-        random_state=None,
-    ):
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
+        d: int = 2,
+        workload: ArrayLike | MarginalWorkload | ExplicitWorkload | None = None,
+        invariants: ArrayLike | None = None,
+        mechanism: str = "auto",
+        calibration: Literal["analytic", "nikolov2013", "gao2022"] = "analytic",
+        neighbouring: Literal["add-remove-one", "replace-one"] = "add-remove-one",
+        n_rows: int | None = None,
+        framework: Literal["projection", "extension"] = "projection",
+        n_candidates: int = 500,
+        blocks: Literal["auto"] | BlocksLike | None = "auto",
+        accountant: BudgetAccountant | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.d = d
@@ -809,7 +821,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return [str(c) for c in names]
 
     @property
-    def query_index_(self):
+    def query_index_(self) -> pd.MultiIndex:
         import pandas as pd
 
         check_is_fitted(self)
@@ -820,7 +832,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return pd.MultiIndex.from_tuples(labels, names=["table", "cell"])
 
     @property
-    def released_series_(self):
+    def released_series_(self) -> pd.Series:
         import pandas as pd
 
         return pd.Series(self.released_, index=self.query_index_, name="count")
@@ -848,7 +860,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         )
         return pd.Series(values.ravel(), index=idx, name="count")
 
-    def marginal_table(self, columns):
+    def marginal_table(self, columns: Sequence[int | str]) -> pd.Series:
         """The released marginal table of ``columns`` as a labelled Series.
 
         Parameters
@@ -890,7 +902,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return pd.Series(values, index=idx, name="count").sort_index()
 
     # ----------------------------------------------------------- release
-    def to_release(self):
+    def to_release(self) -> Release:
         """The release: the noisy answers and the public plan (:cite:`Nikolov2013`,
         :cite:`Gao2022`).
 

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -89,6 +90,13 @@ from .privacy import (
     warn_if_large_epsilon,
 )
 from .validation import check_degree, check_integer
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from .blocks import BlocksLike
+    from .privacy import BudgetAccountant
+    from .release import Release
 
 __all__ = [
     "MAX_WALSH_BYTES",
@@ -127,7 +135,9 @@ def _check_density_bounds(density_lower, density_upper):
     return dl, du
 
 
-def density_sensitivity(n, p, d, m, density_lower, density_upper):
+def density_sensitivity(
+    n: int, p: int, d: int, m: int, density_lower: float, density_upper: float
+) -> float:
     """Bound ``eta`` on ``||h*_1 - h*_2||_inf`` for neighbours (:cite:`Boedihardjo2022`
     Lemma 12.1).
 
@@ -192,7 +202,15 @@ def _epsilon_per_draw(n, p, d, m, density_lower, density_upper):
     return math.log(min(1.0 + eta * m / dl, du / dl))
 
 
-def sampling_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
+def sampling_epsilon(
+    n_draws: int,
+    n: int,
+    p: int,
+    d: int,
+    m: int,
+    density_lower: float,
+    density_upper: float,
+) -> float:
     """The epsilon that releasing ``n_draws`` rows costs (:cite:`Boedihardjo2022` Lemma
     3.3 + Theorem 12.2).
 
@@ -226,7 +244,15 @@ def sampling_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
     return n_draws * _epsilon_per_draw(n, p, d, m, density_lower, density_upper)
 
 
-def max_draws(epsilon, n, p, d, m, density_lower, density_upper):
+def max_draws(
+    epsilon: float,
+    n: int,
+    p: int,
+    d: int,
+    m: int,
+    density_lower: float,
+    density_upper: float,
+) -> int:
     """The largest number of rows whose release costs at most ``epsilon``.
 
     Examples
@@ -481,19 +507,19 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        m=None,
-        d=2,
-        k=None,
-        epsilon=None,
-        density_lower=0.25,
-        density_upper=2.5,
-        max_redraws=10,
-        solver="auto",
-        tol=1e-9,
-        blocks="auto",
-        accountant=None,
-        random_state=None,
-    ):
+        m: int | None = None,
+        d: int = 2,
+        k: int | None = None,
+        epsilon: float | None = None,
+        density_lower: float = 0.25,
+        density_upper: float = 2.5,
+        max_redraws: int = 10,
+        solver: Literal["auto", "newton", "cvxpy"] = "auto",
+        tol: float = 1e-9,
+        blocks: Literal["auto"] | BlocksLike | None = "auto",
+        accountant: BudgetAccountant | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> None:
         self.m = m
         self.d = d
         self.k = k
@@ -729,7 +755,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             del state["_density"]
         return state
 
-    def to_release(self):
+    def to_release(self) -> Release:
         """The release: the rows paid for, with the guarantee that covers them.
 
         Holds ``rows`` (every row paid for: the ``k`` drawn at fit plus any

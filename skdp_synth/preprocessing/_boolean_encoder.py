@@ -52,6 +52,7 @@ import numbers
 import warnings
 from dataclasses import dataclass, field
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -64,6 +65,12 @@ from ..blocks import Block, Blocks
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import make_generator
 from ..validation import check_finite_width, reject_bool_params, restore_on_failure
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any, Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["BooleanEncoder"]
 
@@ -186,16 +193,16 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        categories=None,
-        ordinal=None,
-        bin_edges=None,
-        numeric_encoding="thermometer",
-        n_bins=10,
-        missing="infer",
-        decode="sample",
-        numeric_value="midpoint",
-        random_state=None,
-    ):
+        categories: Mapping[Any, Sequence[Any]] | None = None,
+        ordinal: Mapping[Any, Sequence[Any]] | None = None,
+        bin_edges: Mapping[Any, ArrayLike] | None = None,
+        numeric_encoding: Literal["thermometer", "onehot"] = "thermometer",
+        n_bins: int = 10,
+        missing: Literal["infer", "always", "never"] = "infer",
+        decode: Literal["sample", "argmax"] = "sample",
+        numeric_value: Literal["midpoint", "uniform"] = "midpoint",
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         self.categories = categories
         self.ordinal = ordinal
         self.bin_edges = bin_edges
@@ -213,7 +220,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     @restore_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: None = None) -> Self:
         """Fix each column's domain and bit layout (learning what is not given)."""
         df = self._as_frame(X, reset=True)
         declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
@@ -330,7 +337,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         return spec, inferred
 
     # ------------------------------------------------------------ transform
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray[np.uint8]:
         """Encode rows as 0/1 (``uint8``); unknown categories and values outside
         the bin edges are rejected."""
         check_is_fitted(self)
@@ -388,7 +395,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         return out
 
     # ---------------------------------------------------- inverse transform
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> pd.DataFrame | NDArray[np.object_]:
         """Decode 0/1 (or ``[0, 1]``-valued) rows to valid rows of the schema.
 
         Any row decodes, by the rule in the module docstring. Returns a
@@ -472,7 +479,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         return _cast_back(series, spec.dtype, categories=spec.levels)
 
     # ------------------------------------------------------------- helpers
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(
+        self, input_features: ArrayLike | None = None
+    ) -> NDArray[np.object_]:
         """Names of the output bits, e.g. ``colour=red``, ``age>=30``."""
         check_is_fitted(self)
         return np.asarray([b for spec in self.specs_ for b in spec.bits], dtype=object)

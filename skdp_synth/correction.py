@@ -436,6 +436,11 @@ def marginal_correction(
     -------
     MarginalCorrection
 
+    References
+    ----------
+    :cite:`Boedihardjo2022` Theorems 3.6 and 8.2 (marginal correction) and
+    Algorithm 2, step 5.
+
     Examples
     --------
     >>> import numpy as np

@@ -634,6 +634,10 @@ def damped_microaggregation(X, labels, n_cells, b, centre=None, sums_only=False)
         ``sum_{i in F_j} x_i / max(|F_j|, b)`` (zero for empty cells).
     counts : ndarray of shape (s,)
 
+    References
+    ----------
+    :cite:`Boedihardjo2024` eq. 5.4.
+
     Examples
     --------
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
@@ -829,6 +833,14 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     binned digits the 1-way TV error stayed near 0.47 even at
     ``epsilon = 1e6``, against 0.03 with one-hot bins); in a pipeline the
     encoder's blocks avoid that.
+
+    References
+    ----------
+    :cite:`Boedihardjo2024` §5: the algorithm (Algorithm 4), its privacy
+    (Theorem 5.12) and its accuracy (Theorems 5.9 and 5.15, Remark 5.16).
+
+    :cite:`Kent2013`: the exact Bingham sampler behind the private
+    projection (:func:`~skdp_synth.mechanisms.proj`).
 
     Examples
     --------

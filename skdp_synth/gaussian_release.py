@@ -297,6 +297,20 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     epsilon_, delta_, neighbouring_, privacy_guarantee_
         What was spent (see :class:`~skdp_synth.base.PrivateSynthesizerMixin`).
 
+    References
+    ----------
+    :cite:`Nikolov2013` Algorithms 1--3: the ellipsoid, its base
+    decomposition and the correlated Gaussian noise.
+
+    :cite:`Gao2022`: exact invariants and induced subspace DP
+    (Definitions 2 and 6, §3.1--3.2).
+
+    :cite:`Balle2018`: the analytic Gaussian calibration
+    (``calibration="analytic"``).
+
+    :cite:`Khachiyan1996`, :cite:`Kumar2005`: the minimum-volume enclosing
+    ellipsoid of explicit sensitivity points.
+
     Examples
     --------
     >>> import numpy as np

@@ -255,6 +255,13 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     --------
     skdp_synth.metrics.covariance_loss : the loss of any partition.
 
+    References
+    ----------
+    :cite:`Boedihardjo2024` §3--4: Algorithm 1, the covariance-loss
+    certificate (Lemmas 3.3, 3.6 and 3.9) and the rounding of §4.3.
+
+    :cite:`SahSawhney` §2: the pinning partition (``partition="pinning"``).
+
     Examples
     --------
     >>> import numpy as np

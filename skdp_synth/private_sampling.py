@@ -171,6 +171,10 @@ def density_sensitivity(
     which is never larger than the closed form where the closed form is
     valid.
 
+    References
+    ----------
+    :cite:`Boedihardjo2022` Lemma 12.1.
+
     Examples
     --------
     >>> round(density_sensitivity(10**6, 10, 1, 82, 0.25, 2.5), 6)
@@ -232,6 +236,10 @@ def sampling_epsilon(
     The guarantee is vacuous at realistic sizes: one row from ``n = 10^6``
     records with ``p = 10``, ``d = 1`` and the default ``m = 82`` costs
     epsilon ~2.2; see ``doc/privacy.md`` for a table.
+
+    References
+    ----------
+    :cite:`Boedihardjo2022` Lemma 3.3 and Theorem 12.2.
 
     Examples
     --------
@@ -461,6 +469,12 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         private, reading it warns).
     blocks_ : Blocks
         The blocks used (see ``blocks``).
+
+    References
+    ----------
+    :cite:`Boedihardjo2022`: private sampling (Algorithm 2), the density
+    sensitivity (Lemma 12.1) and the size of the reduced space
+    (Theorem 3.5).
 
     Examples
     --------

@@ -84,13 +84,14 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunked import reduce_rows
 from ._sklearn_compat import Interval, StrOptions
+from ._stats import cell_sums, damped_cell_sums, moment_sums
 from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
-from .geometry import LatticeCovering, second_moment
+from .geometry import LatticeCovering
 from .mechanisms.bingham import proj
 from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee, not_private
 from .validation import check_integer
@@ -378,16 +379,17 @@ def damped_microaggregation(X, labels, n_cells, b, centre=None):
     >>> y.tolist()                    # cells smaller than b are divided by b
     [[0.4, 0.4], [0.0, 0.0], [0.4, 0.4]]
     """
-    n = X.shape[0]
-    counts = np.bincount(labels, minlength=n_cells)
-    indicator = sparse.csr_matrix(
-        (np.ones(n), (labels, np.arange(n))), shape=(n_cells, n)
-    )
-    sums = np.asarray(indicator @ X)
+    counts, sums = cell_sums(X, labels, n_cells)
+    w, y_tilde = _damped_means(counts, sums, X.shape[0], b, centre)
+    return w, y_tilde, counts
+
+
+def _damped_means(counts, sums, n, b, centre=None):
+    """``(w, y_tilde)`` of 000 eq. 5.4 from the cells' counts and sums."""
     if centre is not None:
         sums = sums - counts[:, None] * np.asarray(centre, dtype=np.float64)
     y_tilde = sums / np.maximum(counts, b)[:, None]
-    return counts / n, y_tilde, counts
+    return counts / n, y_tilde
 
 
 def project_simplex_l1(v):
@@ -557,6 +559,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     ((1000, 4), [0, 1])
     """
 
+    _supports_chunked = True  # reads the data through reduce_rows only
+
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
         "kappa": [Interval(Real, 0, 1, closed="neither")],
@@ -678,10 +682,13 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         root_p = math.sqrt(p)
 
         # 1-2. private projection, eps/3 (000 Theorem 5.12, Algorithm 3)
+        # Pass 1 over the data: the additive statistic (U^T U, column sums)
+        # (_stats.moment_sums), in memory or summed over Dask chunks.
         if t > 0 or self.keep_diagnostics:
-            S = second_moment(U) / p
+            gram, column_sums = reduce_rows(U, moment_sums)
+            S = gram / n / p  # second_moment(U) / p (000 Algorithm 1 step 1)
             if c is not None:  # second moment about c: S - mu c^T - c mu^T + c c^T
-                mu = U.mean(axis=0) / root_p
+                mu = column_sums / n / root_p
                 cs = c / root_p
                 S = S - np.outer(mu, cs) - np.outer(cs, mu) + np.outer(cs, cs)
         else:
@@ -695,18 +702,14 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
         # 3. data-independent covering of the ball of radius M of ran(P), and
         #    the nearest-point partition of the P x_i (000 Algorithm 4 steps 6-7)
+        #    Pass 2 over the data (after V is drawn): per-cell counts and sums
+        #    (_stats.damped_cell_sums), in memory or summed over Dask chunks.
         covering = LatticeCovering(t, alpha)
-        if t > 0:
-            Z = (U @ V) / root_p
-            if c is not None:
-                Z = (Z - (c @ V) / root_p) / radius
-            labels = covering.nearest(Z)
-        else:
-            labels = covering.nearest(np.zeros((n, 0)))
         s = covering.n_points
+        counts, sums = reduce_rows(U, damped_cell_sums, V, covering, c, radius)
 
         # 4. damped microaggregation (000 eq. 5.4), on the unit-ball scale
-        w, y_tilde, _ = damped_microaggregation(U, labels, s, b, centre=c)
+        w, y_tilde = _damped_means(counts, sums, n, b, centre=c)
         y_tilde /= root_p
 
         # 5. Laplace noise on every cell, empty or not (000 Theorem 5.12)

@@ -93,8 +93,10 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunked import reduce_rows
 from ._linalg import numerical_rank
 from ._sklearn_compat import Interval, StrOptions
+from ._stats import attribute_tables, workload_answers, workload_counts
 from .attribute_workload import AttributeMarginalWorkload
 from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
 from .correction import reweight_to_targets
@@ -614,6 +616,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     """
 
     _fixed_domain = "boolean"
+    _supports_chunked = True  # reads the data through reduce_rows only
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
@@ -988,8 +991,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         if self.mechanism_ == "residual":
             self._fit_residual(U, source)
             return
-        X = U.astype(np.int8)
-        n, p = X.shape
+        n, p = U.shape
         workload = self._make_workload(p)
         C = self._check_invariants(workload)
         if self.n_rows is not None and n > self.n_rows:
@@ -1008,8 +1010,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             )
         plan = self._plan(workload, C)  # data-independent
 
-        # ---- the only steps that read the data
-        y = workload.answers(X)
+        # ---- the only steps that read the data: one additive statistic
+        # (_stats.workload_counts), in memory or summed over Dask chunks
+        y = workload_answers(reduce_rows(U, workload_counts, workload), workload)
         v = workload.to_coords(y) if plan.space == "coords" else y
         public_n = n if self.neighbouring == "replace-one" else None
         released = plan.noise.privatize(v, source, n=public_n)
@@ -1070,8 +1073,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self._guard_residual(sens)
         noisy = [i for i, A in enumerate(W.subsets) if tau[i] > 0]
 
-        # ---- the only steps that read the data
-        z = W.answers(blocks.to_levels(U))
+        # ---- the only steps that read the data: the counts of the maximal
+        # tables (_stats.attribute_tables), in memory or summed over chunks
+        z = W.residuals(reduce_rows(U, attribute_tables, W, blocks))
         t = np.concatenate([z[W.subsets[i]] / tau[i] for i in noisy])
         t_noisy = source.gaussian(t, c)
         del z, t

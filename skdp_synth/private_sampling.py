@@ -53,6 +53,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunked import reduce_rows
 from ._sklearn_compat import Interval, StrOptions
 from ._ssn import Gram, SolverError, shrinkage_lp, ssn_box_qp
 from .base import BLOCKS_CONSTRAINT, SAMPLE_STREAM, PrivateSynthesizerMixin
@@ -68,6 +69,7 @@ from .fourier import (
     walsh_dimension,
     walsh_matrix,
     walsh_subsets,
+    walsh_sums,
     walsh_to_marginals,
 )
 from .mechanisms import NoiseSource
@@ -747,6 +749,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     """
 
     _fixed_domain = "boolean"
+    _supports_chunked = True  # reads the data through reduce_rows only
 
     _parameter_constraints = {
         "m": [Interval(Integral, 1, None, closed="left"), None],
@@ -875,8 +878,10 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                 f"{threshold:.3g} (001 Algorithm 2, step 2). Increase m "
                 f"(now {m}; D = {D}) or max_redraws."
             )
-        # Step 3: the data's Walsh coefficients (U is 0/1).
-        mu = walsh_coefficients(U, d) * degree_signs(p, d)  # to mirrored signs
+        # Step 3: the data's Walsh coefficients (U is 0/1), from the additive
+        # statistic walsh_sums, in memory or summed over Dask chunks.
+        mu = reduce_rows(U, walsh_sums, d) / U.shape[0]
+        mu = mu * degree_signs(p, d)  # to mirrored signs
         # Steps 4-5.
         sol = _solve(
             A,

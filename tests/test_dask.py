@@ -340,7 +340,8 @@ def test_invalid_block_codes_in_a_chunk(client):
     B = enc.transform(frame).astype(np.float64)
     B[260, :3] = 0  # no colour: an invalid one-hot code
     est = DampedPrivateSynthesizer(random_state=0, blocks=enc.blocks_)
-    with pytest.raises(ValueError, match=r"chunk 2 .*invalid codes in blocks \['colour'\]"):
+    match = r"chunk 2 .*invalid codes in blocks \['colour'\]"
+    with pytest.raises(ValueError, match=match):
         est.fit(da.from_array(B, chunks=(100, B.shape[1])))
 
 

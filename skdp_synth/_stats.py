@@ -50,12 +50,70 @@ def attribute_tables(U, workload, blocks):
     """Counts of every maximal table of an attribute-level marginal workload.
 
     ``{S: counts of table S}`` for ``S`` in ``workload.tables`` (flattened,
-    C order), from the level rows ``blocks.to_levels(U)``. The residuals
-    follow by :meth:`AttributeMarginalWorkload.residuals` (002/004 residual
-    mechanism, :mod:`skdp_synth.attribute_workload`).
+    C order). The residuals follow by
+    :meth:`AttributeMarginalWorkload.residuals` (the residual mechanism,
+    :mod:`skdp_synth.attribute_workload`).
+
+    For ``d <= 2`` every table is read off one matrix product: with ``E``
+    the indicators of the levels ``>= 1`` of every attribute (``E = U`` when
+    every block is a single bit), the counts are integer combinations of
+    ``n``, the column sums of ``E`` and ``EᵀE`` (:func:`_tables_from_moments`),
+    so the data is read once, by BLAS, instead of once per table by
+    ``bincount``. Larger ``d`` counts each table from the level rows.
+    Both give the same integers.
     """
+    if workload.d <= 2:
+        E = _level_indicators(U, workload, blocks)
+        return _tables_from_moments(U.shape[0], E.sum(axis=0), E.T @ E, workload)
     L = blocks.to_levels(U)
     return {S: workload.table(L, S) for S in workload.tables}
+
+
+def _level_indicators(U, workload, blocks):
+    """``E`` (``n x Σ_j (L_j - 1)``): ``E[i, (j, l)] = 1[level_j(u_i) = l]``, l >= 1."""
+    if blocks.is_all_binary:
+        return np.asarray(U, dtype=np.float64)
+    L = blocks.to_levels(U)
+    widths = workload.n_levels - 1
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
+    E = np.zeros((L.shape[0], int(widths.sum())))
+    for j in range(L.shape[1]):
+        rows = np.flatnonzero(L[:, j] > 0)
+        E[rows, offsets[j] + L[rows, j] - 1] = 1.0
+    return E
+
+
+def _tables_from_moments(n, sums, gram, workload):
+    """The 1- or 2-way tables from ``n``, ``Σ E`` and ``EᵀE`` (exact integers).
+
+    Level 0 of an attribute is the complement of its other levels: with
+    ``s_j[l]`` the count of level ``l >= 1`` of ``j``, ``s_j[0] = n - Σ_l
+    s_j[l]``; the pair table has ``T[l, m] = (EᵀE)[(a, l), (b, m)]`` for
+    ``l, m >= 1``, and its row and column 0 are the 1-way counts minus the
+    rest of their column and row.
+    """
+    widths = workload.n_levels - 1
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
+
+    def block(j):
+        return slice(int(offsets[j]), int(offsets[j] + widths[j]))
+
+    def one_way(j):
+        rest = np.asarray(sums[block(j)], dtype=np.float64)
+        return np.concatenate([[n - rest.sum()], rest])
+
+    out = {}
+    for S in workload.tables:
+        if len(S) == 1:
+            out[S] = one_way(S[0])
+            continue
+        a, b = S
+        T = np.empty((widths[a] + 1, widths[b] + 1))
+        T[1:, 1:] = gram[block(a), block(b)]
+        T[1:, 0] = one_way(a)[1:] - T[1:, 1:].sum(axis=1)
+        T[0, :] = one_way(b) - T[1:, :].sum(axis=0)
+        out[S] = T.ravel()
+    return out
 
 
 def workload_counts(U, workload):
@@ -126,5 +184,25 @@ def damped_cell_sums(U, V, covering, centre, radius):
 
 
 # ------------------------------------------------------------ PrivateSampler
-#: ``Σ_a χ_J(x_a)`` (001 §4): :func:`skdp_synth.fourier.walsh_sums`
-walsh_sums = _walsh_sums
+def walsh_sums(U, d):
+    """``Σ_a χ_J(x_a)`` for every ``|J| <= d`` (001 §4), in ``walsh_subsets`` order.
+
+    For ``d <= 2`` from one matrix product: with ``χ_J(x) = Π_{j∈J}(1 -
+    2x_j)``, ``Σ χ_() = n``, ``Σ χ_{j} = n - 2 s_j`` and ``Σ χ_{i,j} = n - 2
+    s_i - 2 s_j + 4 (XᵀX)_{ij}`` (``s`` the column sums), exact integers;
+    larger ``d``: :func:`skdp_synth.fourier.walsh_sums` (sign products in
+    row blocks). Both give the same integers.
+    """
+    if d > 2:
+        return _walsh_sums(U, d)
+    X = np.asarray(U, dtype=np.float64)
+    n, p = X.shape
+    s = X.sum(axis=0)
+    parts = [np.array([float(n)])]
+    if d >= 1:
+        parts.append(n - 2.0 * s)
+    if d >= 2:
+        i, j = np.triu_indices(p, k=1)  # (0,1), (0,2), ...: lexicographic
+        G = X.T @ X
+        parts.append(n - 2.0 * s[i] - 2.0 * s[j] + 4.0 * G[i, j])
+    return np.concatenate(parts)

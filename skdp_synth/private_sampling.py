@@ -56,6 +56,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._chunked import reduce_rows
 from ._sklearn_compat import Interval, StrOptions
 from ._ssn import Gram, SolverError, shrinkage_lp, ssn_box_qp
+from ._stats import walsh_sums
 from .base import BLOCKS_CONSTRAINT, SAMPLE_STREAM, PrivateSynthesizerMixin
 from .blocks import check_blocks
 from .exceptions import BudgetError, InfeasibleProblemError
@@ -69,7 +70,6 @@ from .fourier import (
     walsh_dimension,
     walsh_matrix,
     walsh_subsets,
-    walsh_sums,
     walsh_to_marginals,
 )
 from .mechanisms import NoiseSource

@@ -153,23 +153,31 @@ def _validated_cube(X, index, domain, bounds, blocks, names):
     from .validation import to_cube
 
     where = f"chunk {index} of the training data"
-    if X.dtype.kind not in "biuf":
+    kind = X.dtype.kind
+    if kind not in "biuf":
         raise ValueError(f"{where} is not numeric (dtype {X.dtype})")
-    X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != len(names):
         raise ValueError(
             f"{where} has shape {X.shape}, expected {len(names)} columns"
         )
-    finite = np.isfinite(X)
-    if not finite.all():
-        raise ValueError(
-            f"{where}, {_bad_columns(~finite.all(axis=0), names)}: missing "
-            "(NaN) or infinite values (rows not shown: they are private). "
-            "Encode missing values first (BooleanEncoder)."
-        )
+    if kind == "f":
+        finite = np.isfinite(X)
+        if not finite.all():
+            raise ValueError(
+                f"{where}, {_bad_columns(~finite.all(axis=0), names)}: missing "
+                "(NaN) or infinite values (rows not shown: they are private). "
+                "Encode missing values first (BooleanEncoder)."
+            )
     lo, hi = bounds
     if domain == "boolean":
-        bad = (X != 0) & (X != 1)
+        # integer chunks (e.g. uint8 from Parquet) are checked before the copy
+        if kind == "f":
+            bad = (X != 0) & (X != 1)
+        elif kind in "ub":
+            bad = X > 1
+        else:
+            bad = (X < 0) | (X > 1)
+        X = np.asarray(X, dtype=np.float64)
         if bad.any():
             raise ValueError(
                 f"{where}, {_bad_columns(bad.any(axis=0), names)}: values other "
@@ -186,6 +194,7 @@ def _validated_cube(X, index, domain, bounds, blocks, names):
                 )
         X.flags.writeable = False
         return X
+    X = np.asarray(X, dtype=np.float64)
     bad = (X < lo) | (X > hi)
     if bad.any():
         raise ValueError(

@@ -493,3 +493,12 @@ def test_cli_out_of_core_needs_a_full_schema(tmp_path, capsys):
     assert cli.main(args) == 2
     assert "no declared domain" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("dtype, value", [(np.uint8, 2), (np.int8, -1), (np.int64, 3)])
+def test_bad_integer_chunk(dtype, value, bits, client):
+    X, _ = bits
+    Y = X.astype(dtype)
+    Y[1999, 6] = value
+    with pytest.raises(ValueError, match=r"chunk 4 .*column '6': values other than"):
+        DampedPrivateSynthesizer(random_state=0).fit(da.from_array(Y, chunks=(450, 7)))

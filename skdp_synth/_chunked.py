@@ -226,6 +226,25 @@ def n_rows(U):
 
 
 # --------------------------------------------------------------- fit input
+def partition_lengths(frame):
+    """The row count of each partition of a Dask DataFrame (public: ``n``).
+
+    Read from the Parquet metadata when the frame is a plain
+    ``dd.read_parquet`` (no data read); otherwise counted, one pass.
+    """
+    expr = getattr(frame, "expr", None)
+    lengths = None
+    # dask-expr's readers know their lengths (Parquet statistics, pandas)
+    if type(expr).__name__.startswith(("ReadParquet", "FromPandas")):
+        try:
+            lengths = expr._get_lengths()
+        except Exception:  # another Dask version: count instead
+            lengths = None
+    if lengths is not None and len(lengths) == frame.npartitions:
+        return tuple(int(v) for v in lengths)
+    return tuple(int(v) for v in frame.map_partitions(len).compute())
+
+
 def as_dask_array(X):
     """``(array, feature_names, output_spec)`` of a Dask array or DataFrame.
 
@@ -251,7 +270,7 @@ def as_dask_array(X):
             )
         names = [str(c) for c in X.columns]
         spec = {"frame": True, "columns": list(X.columns), "dtypes": list(X.dtypes)}
-        X = X.to_dask_array(lengths=True)
+        X = X.to_dask_array(lengths=list(partition_lengths(X)))
     elif isinstance(X, da.Array):
         spec = {"frame": False, "dtype": X.dtype}
     else:

@@ -316,7 +316,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 f"{list(self.columns_)}"
             )
         width = len(self.get_feature_names_out())
-        lengths = X.map_partitions(len).compute()
+        from .._chunked import partition_lengths
+
+        lengths = partition_lengths(X)
         encode = dask.delayed(_encode_partition, pure=True)
         parts = [
             da.from_delayed(

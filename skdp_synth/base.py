@@ -9,7 +9,12 @@ Estimators inherit from :class:`SynthesizerMixin` (anonymity-based) or
     _synthetic_distribution()    # optional: (points in the cube, weights)
 
 The public methods validate and the hooks compute (the template-method
-pattern of imbalanced-learn). What the mixin guarantees:
+pattern of imbalanced-learn). An estimator that reads ``U`` only through
+additive statistics (:func:`skdp_synth._chunked.reduce_rows`) sets
+``_supports_chunked = True``; its ``fit`` then also takes a Dask array or
+DataFrame, and ``_fit`` receives a :class:`~skdp_synth._chunked.ChunkedRows`
+in place of the array (``U.shape`` as usual; the rows only through
+``reduce_rows``). What the mixin guarantees:
 
 * a failed ``fit`` (bad input, refused budget, solver failure) leaves the
   estimator exactly as it was and spends no budget;

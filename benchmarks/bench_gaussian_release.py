@@ -152,9 +152,13 @@ def geometry_cost():
         Xp = np.tile(X, (1, 2))[:, :p] if p > 64 else X[:, :p]
         W = MarginalWorkload(p, 2)
         base, _ = best_time(lambda W=W, Xp=Xp: W.answers(Xp))
+        n = Xp.shape[0]
         for relation in ("add-remove-one", "replace-one"):
-            est = ProjectedGaussianRelease(neighbouring=relation, random_state=0)
-            t, _ = best_time(lambda est=est, W=W: est._plan(W, None), repeat=2)
+            # the bit-level noise model of the closed-form marginal workload
+            est = ProjectedGaussianRelease(
+                neighbouring=relation, mechanism="correlated-weighted", random_state=0
+            )
+            t, _ = best_time(lambda est=est, n=n, p=p: est.make_plan(n, p), repeat=2)
             rows.append(
                 {
                     "workload": f"all 2-way, p={p} (closed form)",
@@ -175,8 +179,9 @@ def geometry_cost():
         )
         W = ExplicitWorkload(A, p)
         base, _ = best_time(lambda W=W, p=p: W.answers(X[:, :p]))
-        est = ProjectedGaussianRelease(workload=A, random_state=0)
-        t, _ = best_time(lambda est=est, W=W: est._plan(W, None), repeat=1)
+        est = ProjectedGaussianRelease(workload=W, random_state=0)
+        n = X.shape[0]
+        t, _ = best_time(lambda est=est, n=n, p=p: est.make_plan(n, p), repeat=1)
         rows.append(
             {
                 "workload": f"2-way + prefix, p={p} (Khachiyan)",

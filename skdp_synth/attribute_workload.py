@@ -235,6 +235,20 @@ class AttributeMarginalWorkload:
         ``neighbouring`` is exactly 1. Under replace-one ``z_∅ = n`` is public
         (``τ_∅ = 0``) and the add/remove allocation of the rest is rescaled to
         the exact replace-one sensitivity.
+
+        It is :meth:`allocation` times its whitened sensitivity: the
+        sensitivity is homogeneous of degree ``-1`` in ``τ``
+        (``sens(k τ) = sens(τ)/k``: every ``s_A/τ_A²`` scales by ``1/k²``), so
+        the product has sensitivity exactly 1.
+        """
+        tau = self.allocation(neighbouring)
+        return tau * self.whitened_sensitivity(tau, neighbouring)
+
+    def allocation(self, neighbouring="add-remove-one"):
+        """ResidualPlanner's ``τ_A`` up to a common factor (``τ_A² ∝ sqrt(s_A/v_A)``).
+
+        Unnormalised: :meth:`optimal_scales` divides out its whitened
+        sensitivity. ``τ_∅ = 0`` under replace-one, where ``z_∅ = n`` is public.
         """
         s = self.sensitivity_weights()
         v = self.variance_weights()
@@ -246,9 +260,7 @@ class AttributeMarginalWorkload:
         K = float(np.sum(np.sqrt(s[noisy] * v[noisy])))
         tau2 = np.zeros(len(self.subsets))
         tau2[noisy] = K * np.sqrt(s[noisy] / v[noisy])
-        tau = np.sqrt(tau2)
-        sens = self.whitened_sensitivity(tau, neighbouring)
-        return tau * sens
+        return np.sqrt(tau2)
 
     def whitened_sensitivity(self, tau, neighbouring="add-remove-one"):
         """ℓ2-sensitivity of ``(z_A / τ_A)_A`` (``τ_A = 0`` marks a public ``z_A``)."""

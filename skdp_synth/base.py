@@ -2,19 +2,31 @@
 
 Estimators inherit from :class:`SynthesizerMixin` (anonymity-based) or
 :class:`PrivateSynthesizerMixin` (differentially private), *left* of
-``BaseEstimator``, and implement three private hooks::
+``BaseEstimator``, and implement four private hooks::
 
-    _fit(U, source)              # U: validated data in the cube [0, 1]^p (read-only)
+    _make_plan(n_samples, n_features)  # a frozen Plan: parameters + public sizes only
+    _fit(U, plan, source)        # U: validated data in the cube [0, 1]^p (read-only)
     _sample_cube(n, source)      # n synthetic rows in the cube [0, 1]^p
     _synthetic_distribution()    # optional: (points in the cube, weights)
 
 The public methods validate and the hooks compute (the template-method
-pattern of imbalanced-learn). An estimator that reads ``U`` only through
-additive statistics (:func:`skdp_synth._chunked.reduce_rows`) sets
-``_supports_chunked = True``; its ``fit`` then also takes a Dask array or
-DataFrame, and ``_fit`` receives a :class:`~skdp_synth._chunked.ChunkedRows`
-in place of the array (``U.shape`` as usual; the rows only through
-``reduce_rows``). What the mixin guarantees:
+pattern of imbalanced-learn). ``fit`` runs validate → plan → budget check →
+``_fit`` → charge, and keeps the plan as ``plan_`` (:mod:`skdp_synth.plan`).
+An estimator that reads ``U`` only through additive statistics
+(:func:`skdp_synth._chunked.reduce_rows`) sets ``_supports_chunked = True``;
+its ``fit`` then also takes a Dask array or DataFrame, and ``_fit`` receives
+a :class:`~skdp_synth._chunked.ChunkedRows` in place of the array
+(``U.shape`` as usual; the rows only through ``reduce_rows``).
+What the mixin guarantees:
+
+* the plan -- every size, scale, noise model and the privacy guarantee --
+  is fixed before the data is read, from the parameters, the public blocks
+  and the public sizes only; it is published as ``plan_``;
+* the parameters every synthesizer shares (``domain``, ``bounds``,
+  ``blocks``, ``random_state``, and ``accountant`` for private ones) have
+  their constraints declared once, here (:data:`SHARED_CONSTRAINTS`,
+  :data:`PRIVATE_CONSTRAINTS`), and the ``blocks`` parameter its
+  documentation (``%(blocks)s`` in a class docstring);
 
 * a failed ``fit`` (bad input, refused budget, solver failure) leaves the
   estimator exactly as it was and spends no budget;
@@ -32,6 +44,8 @@ in place of the array (``U.shape`` as usual; the rows only through
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
@@ -40,10 +54,17 @@ from ._chunked import ChunkedRows, as_dask_array, is_dask_collection
 from ._sklearn_compat import StrOptions, _fit_context, validate_data
 from .blocks import Blocks, check_blocks
 from .mechanisms import NoiseSource
-from .privacy import REPLACE_ONE, PrivacyGuarantee, warn_if_large_epsilon
+from .plan import Plan
+from .privacy import (
+    REPLACE_ONE,
+    BudgetAccountant,
+    PrivacyGuarantee,
+    warn_if_large_epsilon,
+)
 from .validation import (
     check_bounds,
     check_in_domain,
+    check_integer,
     check_n_samples,
     check_non_numeric_columns,
     from_cube,
@@ -52,7 +73,13 @@ from .validation import (
     to_cube,
 )
 
-__all__ = ["PrivateSynthesizerMixin", "SynthesizerMixin", "resolve_blocks"]
+__all__ = [
+    "PRIVATE_CONSTRAINTS",
+    "SHARED_CONSTRAINTS",
+    "PrivateSynthesizerMixin",
+    "SynthesizerMixin",
+    "resolve_blocks",
+]
 
 # Streams of an integer random_state: fit's draws and sample's draws must be
 # independent even though both derive from the same seed.
@@ -62,12 +89,60 @@ SAMPLE_STREAM = 1
 #: ``_parameter_constraints`` entry of every synthesizer's ``blocks`` parameter
 BLOCKS_CONSTRAINT = [StrOptions({"auto"}), None, list, tuple, Blocks]
 
+#: Constraints of the parameters synthesizers share, owned here: a subclass
+#: lists only its own parameters in ``_parameter_constraints`` and gets these
+#: for each of them its ``__init__`` takes (see ``__init_subclass__``).
+SHARED_CONSTRAINTS = {
+    "domain": [StrOptions({"boolean", "box"})],
+    "bounds": [tuple, list, None],
+    "blocks": BLOCKS_CONSTRAINT,
+    "random_state": ["random_state", np.random.Generator],
+}
+
+#: Constraints of the parameters private synthesizers add.
+PRIVATE_CONSTRAINTS = {"accountant": [BudgetAccountant, None]}
+
+#: Shared documentation of the ``blocks`` parameter: a line ``%(blocks)s`` in
+#: a synthesizer's class docstring is replaced by it (at its indentation);
+#: estimator-specific sentences follow the marker.
+BLOCKS_DOC = """\
+Which bits form one categorical attribute
+(:class:`~skdp_synth.blocks.Blocks`, or a list of
+:class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
+"width", "missing"}``). ``"auto"``: the blocks a
+:class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
+(``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
+column. ``None``: every bit binary, even in a pipeline. Given blocks
+win; a different ``blocks`` passed to ``fit`` raises. Blocks are public
+knowledge (the encoder's declared domain), so using them costs no
+privacy."""
+
+_DOC_FRAGMENTS = {"blocks": BLOCKS_DOC}
+
+
+def _fill_docstring(doc):
+    """Replace each line ``%(name)s`` of ``doc`` by the fragment, indented alike."""
+    if not doc or "%(" not in doc:
+        return doc
+    lines = []
+    for line in doc.split("\n"):
+        stripped = line.strip()
+        key = stripped[2:-2] if stripped.startswith("%(") else None
+        if key is not None and stripped.endswith(")s") and key in _DOC_FRAGMENTS:
+            indent = line[: len(line) - len(line.lstrip())]
+            lines.extend(indent + part for part in _DOC_FRAGMENTS[key].split("\n"))
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
 
 class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
     """Mixin for estimators that learn a distribution and emit synthetic rows.
 
     Subclasses declare ``domain`` (``"boolean"`` or ``"box"``) and ``bounds``
     parameters, or set the class attribute ``_fixed_domain = "boolean"``.
+    The constraints of the shared parameters come from
+    :data:`SHARED_CONSTRAINTS` (a subclass must not redeclare them).
     """
 
     _fixed_domain = None
@@ -76,6 +151,28 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
     _supports_chunked = False
     #: whether inferring bounds from the data is a privacy leak for this estimator
     _private = False
+    #: the shared parameters' constraints this mixin owns
+    _shared_constraints = SHARED_CONSTRAINTS
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.__doc__ = _fill_docstring(cls.__doc__)
+        own = cls.__dict__.get("_parameter_constraints")
+        if own is None:
+            return
+        params = inspect.signature(cls.__init__).parameters
+        shared = {}
+        for name, constraint in cls._shared_constraints.items():
+            if name not in params:
+                continue
+            if name in own:
+                raise TypeError(
+                    f"{cls.__name__}._parameter_constraints redeclares the shared "
+                    f"parameter {name!r}: its constraint is owned by "
+                    "skdp_synth.base (SHARED_CONSTRAINTS / PRIVATE_CONSTRAINTS)"
+                )
+            shared[name] = constraint
+        cls._parameter_constraints = {**own, **shared}
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -108,9 +205,11 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         saved_state = dict(self.__dict__)
         try:
             U = self._validate_fit_data(X, blocks)
-            self._before_fit(U)
-            self._fit(U, NoiseSource(self.random_state, stream=FIT_STREAM))
-            self._after_fit(U)
+            plan = self._make_plan(*U.shape)  # before the data is read
+            self._check_plan(plan, *U.shape)
+            self._before_fit(plan)
+            self._fit(U, plan, NoiseSource(self.random_state, stream=FIT_STREAM))
+            self._after_fit(plan)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved_state)
@@ -122,13 +221,75 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         super()._validate_params()
         reject_bool_params(self)
 
-    def _before_fit(self, U):
-        """Hook run after validation and before ``_fit`` (budget checks)."""
+    def _make_plan(self, n_samples, n_features):  # pragma: no cover - abstract
+        """The frozen :class:`~skdp_synth.plan.Plan` of a fit on ``n × p`` data.
 
-    def _after_fit(self, U):
-        """Hook run after a successful ``_fit`` (budget charging)."""
+        Called after validation (``n_features_in_``, ``blocks_`` and
+        ``bounds_`` are set) and before the data is read: it may use the
+        parameters, the public blocks and the sizes, never the data. Raise
+        ``ValueError`` here for parameters that do not fit the sizes.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement _make_plan(n_samples, n_features)"
+        )
 
-    def _fit(self, U, source):  # pragma: no cover - abstract
+    def make_plan(self, n_samples, n_features, *, blocks=None):
+        """The plan a fit on ``n_samples × n_features`` data would follow.
+
+        Everything :meth:`fit` fixes before it reads the data -- sizes, noise
+        scales, the noise model, the privacy guarantee -- from the parameters
+        and the sizes alone (:mod:`skdp_synth.plan`). Nothing is fitted and
+        nothing is charged; the estimator is not changed.
+
+        Parameters
+        ----------
+        n_samples, n_features : int
+            The shape of the data a fit would get.
+        blocks : None, Blocks or list, default=None
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        plan : Plan
+            What ``plan_`` would be after such a fit.
+        """
+        from sklearn.base import clone
+
+        self._validate_params()
+        n_samples = check_integer(n_samples, "n_samples", min_value=2)
+        n_features = check_integer(n_features, "n_features", min_value=1)
+        est = clone(self)
+        est.n_features_in_ = n_features
+        param = getattr(self, "blocks", "auto")
+        est.blocks_ = resolve_blocks(param, blocks, n_features)
+        plan = est._make_plan(n_samples, n_features)
+        est._check_plan(plan, n_samples, n_features)
+        return plan
+
+    def _check_plan(self, plan, n_samples, n_features):
+        """Refuse a malformed plan (a bug in the estimator, never the user's)."""
+        if not isinstance(plan, Plan):  # pragma: no cover - a bug
+            raise TypeError("_make_plan must return a skdp_synth.plan.Plan")
+        if plan.n_features != n_features:  # pragma: no cover - a bug
+            raise TypeError("the plan's n_features differs from the data's")
+        self._check_guarantee(plan)
+
+    def _check_guarantee(self, plan):
+        if plan.guarantee is not None:  # pragma: no cover - a bug
+            raise TypeError(
+                f"{type(self).__name__} is not a PrivateSynthesizerMixin; its plan "
+                "must carry no privacy guarantee"
+            )
+
+    def _before_fit(self, plan):
+        """Hook run after the plan and before ``_fit`` (budget checks)."""
+
+    def _after_fit(self, plan):
+        """Hook run after a successful ``_fit``: publish the plan."""
+        self.plan_ = plan
+
+    def _fit(self, U, plan, source):  # pragma: no cover - abstract
+        """Read ``U`` (the cube-scaled data) and fit, following ``plan``."""
         raise NotImplementedError
 
     # ----------------------------------------------------------- validation
@@ -334,10 +495,14 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
 class PrivateSynthesizerMixin(SynthesizerMixin):
     """A :class:`SynthesizerMixin` that records and charges its privacy cost.
 
-    Subclasses implement :meth:`_privacy_guarantee`, which states the
-    guarantee of a fit on ``n`` rows *before* the data is used (``n`` is public
-    under replace-one neighbours). ``fit`` checks it against the optional
-    ``accountant`` first and charges it only after success, and then sets
+    Subclasses' :meth:`_make_plan` states the guarantee of a fit on ``n``
+    rows in ``plan.guarantee``, *before* the data is used (``n`` is public
+    under replace-one neighbours; under add/remove the plan must not record
+    it). ``fit`` checks it against the optional ``accountant`` first and
+    charges it only after success, and then sets
+
+    ``plan_``
+        The plan (public: data-independent).
 
     ``epsilon_``, ``delta_``, ``neighbouring_``
         What was spent and for which neighbouring relation.
@@ -346,22 +511,28 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
     """
 
     _private = True
+    _shared_constraints = {**SHARED_CONSTRAINTS, **PRIVATE_CONSTRAINTS}
 
-    def _privacy_guarantee(self, n_samples):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _check_guarantee(self, plan):
+        guarantee = plan.guarantee
+        if not isinstance(guarantee, PrivacyGuarantee):  # pragma: no cover - a bug
+            raise TypeError("a private estimator's plan must carry a PrivacyGuarantee")
+        if guarantee.neighbouring != REPLACE_ONE and plan.n_samples is not None:
+            raise TypeError(  # pragma: no cover - a bug
+                f"{type(self).__name__}'s plan records n_samples under "
+                f"{guarantee.neighbouring!r} neighbours, where n is private"
+            )
 
-    def _before_fit(self, U):
-        guarantee = self._privacy_guarantee(U.shape[0])
-        if not isinstance(guarantee, PrivacyGuarantee):  # pragma: no cover
-            raise TypeError("_privacy_guarantee must return a PrivacyGuarantee")
+    def _before_fit(self, plan):
+        guarantee = plan.guarantee
         accountant = getattr(self, "accountant", None)
         if accountant is not None:
             accountant.check(guarantee.epsilon, guarantee.delta, guarantee.neighbouring)
         warn_if_large_epsilon(guarantee.epsilon, f"{type(self).__name__}.fit", 5)
-        self._pending_guarantee = guarantee
 
-    def _after_fit(self, U):
-        guarantee = self.__dict__.pop("_pending_guarantee")
+    def _after_fit(self, plan):
+        super()._after_fit(plan)
+        guarantee = plan.guarantee
         accountant = getattr(self, "accountant", None)
         if accountant is not None:
             accountant.spend(

@@ -90,10 +90,11 @@ from sklearn.utils.validation import check_is_fitted
 from ._chunked import reduce_rows
 from ._sklearn_compat import Interval, StrOptions
 from ._stats import cell_sums, damped_cell_sums, moment_sums
-from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
+from .base import PrivateSynthesizerMixin
 from .geometry import LatticeCovering
 from .mechanisms.bingham import proj
-from .privacy import REPLACE_ONE, BudgetAccountant, PrivacyGuarantee, not_private
+from .plan import DampedPlan
+from .privacy import REPLACE_ONE, PrivacyGuarantee, not_private
 from .validation import check_integer
 
 __all__ = [
@@ -462,16 +463,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         computed from the data and the noise); keep them for testing and
         auditing, never publish an estimator fitted with them.
     blocks : "auto", None, Blocks or list, default="auto"
-        Which bits form one categorical attribute
-        (:class:`~skdp_synth.blocks.Blocks`, or a list of
-        :class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
-        "width", "missing"}``). ``"auto"``: the blocks a
-        :class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
-        (``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
-        column. ``None``: every bit binary, even in a pipeline. Given blocks
-        win; a different ``blocks`` passed to ``fit`` raises. Blocks are
-        public knowledge (the encoder's declared domain), so using them costs
-        no privacy. With ``domain="boolean"``, :meth:`sample` rounds
+        %(blocks)s
+        With ``domain="boolean"``, :meth:`sample` rounds
         each released cell mean block by block (:meth:`Blocks.round
         <skdp_synth.blocks.Blocks.round>`: one valid code per block, with the
         block's mean in expectation when that mean is feasible), so every
@@ -488,6 +481,11 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     ----------
     epsilon_, delta_, neighbouring_, privacy_guarantee_
         What the fit spent: ``(epsilon, 0, "replace-one")``.
+    plan_ : DampedPlan
+        Everything fixed before the data was read (:mod:`skdp_synth.plan`):
+        the covering, ``alpha``, ``t``, ``b``, the three noise scales and the
+        guarantee.
+        Public: a function of the parameters and sizes only.
     alpha_ : float
         Covering radius used.
     n_components_ : int
@@ -565,17 +563,12 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
         "kappa": [Interval(Real, 0, 1, closed="neither")],
         "m": [Interval(Integral, 1, None, closed="left"), None],
-        "domain": [StrOptions({"boolean", "box"})],
-        "bounds": [tuple, list, None],
         "n_components": [Interval(Integral, 0, None, closed="left"), None],
         "alpha": [Interval(Real, 0, np.inf, closed="neither"), None],
         "damping": [Interval(Real, 0, np.inf, closed="neither"), None],
         "centre": [StrOptions({"cube"}), "array-like", None],
         "parameters": [StrOptions({"optimal", "paper"})],
         "keep_diagnostics": ["boolean"],
-        "blocks": BLOCKS_CONSTRAINT,
-        "accountant": [BudgetAccountant, None],
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
@@ -611,14 +604,43 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
 
-    # ------------------------------------------------------------ privacy
-    def _privacy_guarantee(self, n_samples):
-        return PrivacyGuarantee(
-            float(self.epsilon),
-            0.0,
-            REPLACE_ONE,
-            "000 Thm 5.12: PROJ (eps/3) + Laplace weights (eps/3) "
-            "+ Laplace damped means (eps/3)",
+    # --------------------------------------------------------------- plan
+    def _make_plan(self, n_samples, n_features):
+        """Every size and noise scale of 000 Theorem 5.12, before the data.
+
+        ``n`` is public under replace-one neighbours, so the parameters and
+        the three Laplace/PROJ scales may depend on it (each derived in the
+        docstring of the function computing it and in ``doc/privacy.md``).
+        """
+        n, p = n_samples, n_features
+        epsilon = float(self.epsilon)
+        c = self._resolve_centre(p)
+        radius, l1_radius = (1.0, 1.0) if c is None else centre_radii(c)
+        alpha, t, b = self._resolve_parameters(n, p, radius, l1_radius)
+        # the data-independent covering of the ball of radius M of ran(P)
+        # (000 Algorithm 4 step 6); refuses sizes that cannot be allocated
+        covering = LatticeCovering(t, alpha)
+        return DampedPlan(
+            n_samples=n,
+            n_features=p,
+            guarantee=PrivacyGuarantee(
+                epsilon,
+                0.0,
+                REPLACE_ONE,
+                "000 Thm 5.12: PROJ (eps/3) + Laplace weights (eps/3) "
+                "+ Laplace damped means (eps/3)",
+            ),
+            centre=c,
+            radius=radius,
+            l1_radius=l1_radius,
+            alpha=alpha,
+            n_components=t,
+            damping=b,
+            covering=covering,
+            n_cells=covering.n_points,
+            projection_scale=projection_scale(n, epsilon, t, radius) if t > 0 else 0.0,
+            weight_noise_scale=weight_noise_scale(n, epsilon),
+            mean_noise_scale=mean_noise_scale(p, b, epsilon, l1_radius),
         )
 
     # ---------------------------------------------------------- parameters
@@ -668,12 +690,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         return alpha, t, b
 
     # ----------------------------------------------------------------- fit
-    def _fit(self, U, source):
+    def _fit(self, U, plan, source):
         n, p = U.shape
-        epsilon = float(self.epsilon)
-        c = self._resolve_centre(p)
-        radius, l1_radius = (1.0, 1.0) if c is None else centre_radii(c)
-        alpha, t, b = self._resolve_parameters(n, p, radius, l1_radius)
+        c, radius, t = plan.centre, plan.radius, plan.n_components
         # The unit-ball scale X = U / sqrt(p) (validation.cube_to_unit_ball) is
         # applied to the few derived quantities below rather than to a copy of
         # the data: S, the projections X V and the cell sums are linear in X.
@@ -694,29 +713,25 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         else:
             S = None
         if t > 0:
-            scale = projection_scale(n, epsilon, t, radius)
-            V = proj(scale * S, t, source.rng)
+            V = proj(plan.projection_scale * S, t, source.rng)
         else:
-            scale = 0.0
             V = np.zeros((p, 0))
 
-        # 3. data-independent covering of the ball of radius M of ran(P), and
-        #    the nearest-point partition of the P x_i (000 Algorithm 4 steps 6-7)
-        #    Pass 2 over the data (after V is drawn): per-cell counts and sums
-        #    (_stats.damped_cell_sums), in memory or summed over Dask chunks.
-        covering = LatticeCovering(t, alpha)
+        # 3. the plan's data-independent covering of the ball of radius M of
+        #    ran(P); the nearest-point partition of the P x_i (000 Alg. 4 st. 6-7)
+        #    in pass 2 over the data (after V is drawn): per-cell counts and
+        #    sums (_stats.damped_cell_sums), in memory or summed over Dask chunks.
+        covering = plan.covering
         s = covering.n_points
         counts, sums = reduce_rows(U, damped_cell_sums, V, covering, c, radius)
 
         # 4. damped microaggregation (000 eq. 5.4), on the unit-ball scale
-        w, y_tilde = _damped_means(counts, sums, n, b, centre=c)
+        w, y_tilde = _damped_means(counts, sums, n, plan.damping, centre=c)
         y_tilde /= root_p
 
         # 5. Laplace noise on every cell, empty or not (000 Theorem 5.12)
-        w_scale = weight_noise_scale(n, epsilon)
-        y_scale = mean_noise_scale(p, b, epsilon, l1_radius)
-        w_noisy = source.laplace(w, w_scale)
-        y_noisy = source.laplace(y_tilde, y_scale)
+        w_noisy = source.laplace(w, plan.weight_noise_scale)
+        y_noisy = source.laplace(y_tilde, plan.mean_noise_scale)
 
         # 6. metric projections (000 eqs. 5.5-5.6): simplex (l1), K (l2: clip)
         w_bar = project_simplex_l1(w_noisy)
@@ -727,10 +742,10 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             y_bar = np.clip(y_noisy, -c / root_p, (1.0 - c) / root_p)
             means = np.clip(y_bar * root_p + c, 0.0, 1.0)
 
-        self.alpha_ = alpha
+        self.alpha_ = plan.alpha
         self.n_components_ = t
-        self.damping_ = b
-        self.centre_ = None if c is None else c
+        self.damping_ = plan.damping
+        self.centre_ = c
         self.radius_ = radius
         self.components_ = V.T.copy()
         self.projection_ = V @ V.T
@@ -738,9 +753,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.n_cells_ = s
         self.weights_ = w_bar
         self.cell_means_ = means
-        self.projection_scale_ = scale
-        self.weight_noise_scale_ = w_scale
-        self.mean_noise_scale_ = y_scale
+        self.projection_scale_ = plan.projection_scale
+        self.weight_noise_scale_ = plan.weight_noise_scale
+        self.mean_noise_scale_ = plan.mean_noise_scale
         for name in ("_noise_l1_weights", "_noise_l2_means", "_residual_norm"):
             self.__dict__.pop(name, None)
         if self.keep_diagnostics:
@@ -861,12 +876,12 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "domain": self._domain(),
                 "bounds_inferred": inferred,
                 "default_n_samples": int(self._default_n_samples()),
-                "alpha": self.alpha_,
-                "n_components": int(self.n_components_),
-                "damping": self.damping_,
-                "projection_scale": self.projection_scale_,
-                "weight_noise_scale": self.weight_noise_scale_,
-                "mean_noise_scale": self.mean_noise_scale_,
+                "alpha": self.plan_.alpha,
+                "n_components": self.plan_.n_components,
+                "damping": self.plan_.damping,
+                "projection_scale": self.plan_.projection_scale,
+                "weight_noise_scale": self.plan_.weight_noise_scale,
+                "mean_noise_scale": self.plan_.mean_noise_scale,
             },
         )
 

@@ -39,6 +39,8 @@ import numpy as np
 from .validation import check_boolean, check_degree, check_integer
 
 __all__ = [
+    "MAX_WALSH_BYTES",
+    "check_walsh_memory",
     "hadamard",
     "marginals_to_walsh",
     "to_signs",
@@ -49,6 +51,23 @@ __all__ = [
     "walsh_sums",
     "walsh_to_marginals",
 ]
+
+#: Largest Walsh matrix plus Gram matrix (``8 (m D + D^2)`` bytes) that
+#: :class:`~skdp_synth.PrivateSampler` and
+#: :func:`~skdp_synth.correction.marginal_correction` will allocate.
+MAX_WALSH_BYTES = 2 * 1024**3
+
+
+def check_walsh_memory(m, D):
+    """Refuse a Walsh matrix of ``m`` points and ``D`` functions above the limit."""
+    need = 8.0 * (m * D + D * D)
+    if need > MAX_WALSH_BYTES:
+        raise MemoryError(
+            f"the Walsh matrix of m={m} points and D={D} Walsh functions needs "
+            f"{need / 1024**3:.1f} GiB (limit skdp_synth.fourier."
+            f"MAX_WALSH_BYTES = {MAX_WALSH_BYTES / 1024**3:.1f} GiB): p is too large "
+            "for this degree d. Lower d, or pass a smaller m (at least D)."
+        )
 
 
 def to_signs(U):

@@ -98,7 +98,7 @@ from ._linalg import numerical_rank
 from ._sklearn_compat import Interval, StrOptions
 from ._stats import attribute_tables, workload_answers, workload_counts
 from .attribute_workload import AttributeMarginalWorkload
-from .base import BLOCKS_CONSTRAINT, PrivateSynthesizerMixin
+from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
 from .generator import Measurement, controlled_rows, fit_rows
 from .mechanisms import gaussian_delta, gaussian_sigma
@@ -110,7 +110,8 @@ from .mechanisms.ellipsoid import (
     mee_orbits,
     mee_points,
 )
-from .privacy import BudgetAccountant, PrivacyGuarantee
+from .plan import ReleasePlan
+from .privacy import PrivacyGuarantee
 from .validation import check_degree
 from .workloads import (
     MAX_EXPLICIT_FEATURES,
@@ -404,10 +405,6 @@ def _sensitivity_points(G, neighbouring):
     return G[:, iu] - G[:, iv]
 
 
-class _Plan:
-    """Everything data-independent about a fit (built before reading the data)."""
-
-
 def _explicit_whitening(H, mechanism, tol):
     """Whitening for explicit sensitivity points ``H`` (columns, any dimension).
 
@@ -512,16 +509,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         Size of the candidate set reweighted by ``sample`` for explicit
         workloads (post-processing); unused for marginal workloads.
     blocks : "auto", None, Blocks or list, default="auto"
-        Which bits form one categorical attribute
-        (:class:`~skdp_synth.blocks.Blocks`, or a list of
-        :class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
-        "width", "missing"}``). ``"auto"``: the blocks a
-        :class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
-        (``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
-        column. ``None``: every bit binary, even in a pipeline. Given blocks
-        win; a different ``blocks`` passed to ``fit`` raises. Blocks are
-        public knowledge (the encoder's declared domain), so using them costs
-        no privacy.
+        %(blocks)s
         With ``mechanism="residual"`` the blocks define the attributes whose
         tables are released; every sampled row is valid for them.
     accountant : BudgetAccountant, default=None
@@ -531,6 +519,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     Attributes
     ----------
+    plan_ : ReleasePlan
+        Everything fixed before the data was read (:mod:`skdp_synth.plan`):
+        the mechanism, workload, calibrated noise model, verified
+        sensitivity and the guarantee.
+        Public: a function of the parameters and sizes only.
     released_ : ndarray of shape (q,)
         The released answers (counts; cells of the marginal tables in the
         workload's order).
@@ -567,7 +560,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         Pieces ``d_i`` and radii ``r_i`` of 002 Algorithm 1.
     sensitivity_ : float
         Whitened sensitivity verified numerically before the noise was added
-        (``<= 1``).
+        (``<= 1``). For ``"residual"``: 1, by construction (the allocation's
+        sensitivity is computed before any data is read and divided out).
     n_estimate_ : float or None
         Released (noisy under add/remove) total count.
     mechanism_ : str
@@ -642,9 +636,6 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         "n_rows": [Interval(Integral, 1, None, closed="left"), None],
         "framework": [StrOptions({"projection", "extension"})],
         "n_candidates": [Interval(Integral, 2, None, closed="left")],
-        "blocks": BLOCKS_CONSTRAINT,
-        "accountant": [BudgetAccountant, None],
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
@@ -704,14 +695,14 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 f"delta must be < 0.5 for a Gaussian mechanism, got {self.delta}"
             )
         with warnings.catch_warnings():
-            # the gao2022 warning is re-raised once by _privacy_guarantee
+            # the gao2022 warning is raised once, by _guarantee
             warnings.simplefilter("ignore", UserWarning)
             c = gaussian_sigma(self.epsilon, self.delta, 1.0, self.calibration)
         achieved = gaussian_delta(c, self.epsilon, 1.0)
         return c, max(float(self.delta), achieved)
 
-    def _privacy_guarantee(self, n_samples):
-        c, delta = self._noise_magnitude()
+    def _guarantee(self, delta):
+        """The guarantee of the noise calibrated by :meth:`_noise_magnitude`."""
         if self._mechanism() != "laplace" and delta > self.delta:
             warnings.warn(
                 f"calibration={self.calibration!r} is not valid at epsilon="
@@ -737,6 +728,49 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 f"{self.framework} framework)"
             )
         return PrivacyGuarantee(self.epsilon, delta, self.neighbouring, text)
+
+    def _make_plan(self, n_samples, n_features):
+        """The whole noise model, calibrated and verified before the data is read.
+
+        The mechanism, the workload, the invariants, the noise magnitude ``c``
+        and the guarantee; for the bit-level mechanisms the whitening
+        (:class:`AdditiveNoise`) with its whitened sensitivity checked on the
+        whole sensitivity set; for ``"residual"`` ResidualPlanner's scales.
+        Under add/remove neighbours ``n`` is private and the plan does not
+        record it (it is only compared with the public bound ``n_rows``).
+        """
+        c, delta = self._noise_magnitude()
+        common = {
+            "n_samples": n_samples if self.neighbouring == "replace-one" else None,
+            "n_features": n_features,
+            "guarantee": self._guarantee(delta),
+            "mechanism": self._mechanism(),
+            "calibration": self.calibration,
+            "neighbouring": self.neighbouring,
+            "noise_sigma": c,
+        }
+        if common["mechanism"] == "residual":
+            return self._residual_plan(n_samples, common)
+        workload = self._make_workload(n_features)
+        C = self._check_invariants(workload)
+        self._check_n_rows(n_samples)
+        sparse = self.n_rows is not None and common["mechanism"] in (
+            "correlated",
+            "correlated-weighted",
+        )
+        if sparse and C is not None:
+            raise ValueError(
+                "the least-squares step (n_rows) and invariants cannot be combined: "
+                "each post-processing step would undo the other"
+            )
+        return self._noise_plan(workload, C, sparse, common)
+
+    def _check_n_rows(self, n_samples):
+        if self.n_rows is not None and n_samples > self.n_rows:
+            raise ValueError(
+                f"n_rows={self.n_rows} is declared a public upper bound on the "
+                "number of rows, but X has more rows"
+            )
 
     def _default_n_samples(self):
         # n is public only under replace-one; under add/remove use the public
@@ -781,17 +815,15 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             raise ValueError("invariants must be finite")
         return C
 
-    def _plan(self, workload, C):
-        """Build the (public, data-independent) noise model."""
-        plan = _Plan()
-        plan.decomposition = None
-        plan.c, _ = self._noise_magnitude()
-        nb, mech = self.neighbouring, self._mechanism()
+    def _noise_plan(self, workload, C, sparse, common):
+        """The (public, data-independent) noise model of the bit-level mechanisms."""
+        c = common["noise_sigma"]
+        decomposition = None
+        nb, mech = self.neighbouring, common["mechanism"]
         tol = _MEE_TOL
-        plan.lower_bound_factor = None  # max_pi tr(M^{1/2})^2 over the sensitivity set
 
         if mech in ("isotropic-gaussian", "laplace"):
-            plan.space = "cells"
+            space = "cells"
             q = workload.n_queries
             ord_ = 2 if mech == "isotropic-gaussian" else 1
             to_cells = np.asarray
@@ -806,23 +838,25 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 sens = workload.sensitivity(nb, ord=ord_)
                 whitening = _MaskWhitening(q, np.arange(q), np.full(q, sens))
                 inv_basis = _orth_basis(C.T) if C is not None else None
-            plan.noise = AdditiveNoise(
+            noise = AdditiveNoise(
                 "cells",
                 whitening,
                 "gaussian" if ord_ == 2 else "laplace",
-                plan.c,
+                c,
                 to_cells,
                 inv_basis,
             )
-            plan.verified_sensitivity = self._verify_cells(workload, plan.noise)
+            verified = self._verify_cells(workload, noise)
         else:
-            plan.space = "coords"
+            space = "coords"
             to_cells = workload.to_cells
             C_coords = None if C is None else workload.to_coords(C.T).T
             if isinstance(workload, MarginalWorkload) and (
                 C is None or self.framework == "projection"
             ):
-                whitening = self._structured_whitening(workload, plan, tol)
+                whitening, decomposition = self._structured_whitening(
+                    workload, mech, tol
+                )
             else:
                 G = _universe_coords(workload)
                 if C is not None and self.framework == "extension":
@@ -833,7 +867,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 else:
                     H = _sensitivity_points(G, nb)
                     T, scales, info = _explicit_whitening(H, mech, tol)
-                plan.decomposition = info.get("decomposition")
+                decomposition = info.get("decomposition")
                 whitening = _MatrixWhitening(T, scales)
             inv_basis = None
             if C is not None:
@@ -842,42 +876,92 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                     raise ValueError(
                         "the invariants fix every answer; nothing is private"
                     )
-            plan.noise = AdditiveNoise(
-                "coords", whitening, "gaussian", plan.c, to_cells, inv_basis
+            noise = AdditiveNoise(
+                "coords", whitening, "gaussian", c, to_cells, inv_basis
             )
-            plan.verified_sensitivity = self._verify_coords(workload, plan.noise)
-        plan.noise.offset = self._offset(workload, plan)
-        plan.lower_bound = self._lower_bound(workload, C, plan)
-        return plan
+            verified = self._verify_coords(workload, noise)
+        noise.offset = self._offset(workload, noise, space)
+        return ReleasePlan(
+            **common,
+            workload=workload,
+            invariants=C,
+            sparse=sparse,
+            space=space,
+            noise=noise,
+            decomposition=decomposition,
+            residual_scales=None,
+            sensitivity=verified,
+            expected_error=noise.expected_error(),
+            lower_bound=self._lower_bound(workload, C, c),
+        )
 
-    def _offset(self, W, plan):
+    def _residual_plan(self, n_samples, common):
+        """ResidualPlanner's scales for the attribute-level tables (no data)."""
+        if self.workload is not None or self.invariants is not None:
+            raise ValueError(
+                "mechanism='residual' releases the attribute-level marginal "
+                "workload and takes no explicit workload or invariants; use "
+                "mechanism='correlated-weighted' (or 'auto')"
+            )
+        blocks = self.blocks_
+        check_degree(self.d, blocks.n_attributes, of="attributes")
+        self._check_n_rows(n_samples)
+        W = AttributeMarginalWorkload(blocks.n_levels, self.d)
+        c = common["noise_sigma"]
+        # ResidualPlanner's allocation and its whitened ℓ2-sensitivity, computed
+        # once (the replace-one maximum enumerates the attribute sets); dividing
+        # it out gives sensitivity exactly 1 (homogeneity, see
+        # AttributeMarginalWorkload.optimal_scales), so c is the Gaussian σ at
+        # sensitivity 1. These are optimal_scales' τ, bit for bit.
+        raw = W.allocation(self.neighbouring)  # public
+        sens = W.whitened_sensitivity(raw, self.neighbouring)
+        self._guard_residual(sens)
+        tau = raw * sens
+        expected = W.expected_error(tau, c)
+        return ReleasePlan(
+            **common,
+            workload=W,
+            invariants=None,
+            sparse=False,
+            space="residuals",
+            noise=None,
+            decomposition=None,
+            residual_scales=tau,
+            sensitivity=1.0,  # the allocation's sensitivity is divided out
+            expected_error=expected,
+            lower_bound=expected if self.neighbouring == "add-remove-one" else None,
+        )
+
+    def _offset(self, W, noise, space):
         """``o = (I - TᵀT) g_0``: the part of one record's answers that no
         replace-one change moves (``None`` under add/remove, where it is 0)."""
         if self.neighbouring == "add-remove-one":
             return None
         g0 = W.point_coords(np.zeros((1, W.n_features), dtype=np.int8))[0]
-        if plan.space == "cells":
+        if space == "cells":
             g0 = W.to_cells(g0)
-        offset = plan.noise.whitening.exact_part(g0)
+        offset = noise.whitening.exact_part(g0)
         offset[np.abs(offset) < 1e-12 * max(1.0, np.abs(g0).max())] = 0.0
         return offset
 
-    def _structured_whitening(self, W, plan, tol):
-        """Whitening of the marginal workload from its orbit/block structure."""
+    def _structured_whitening(self, W, mechanism, tol):
+        """Whitening of the marginal workload from its orbit/block structure.
+
+        Returns ``(whitening, decomposition)`` (``None`` for ``"mee"``).
+        """
         norms, mult = W.orbit_norms(self.neighbouring)
         deg_scale = np.zeros(W.d + 1)
-        if self._mechanism() == "mee":
+        dec = None
+        if mechanism == "mee":
             E = mee_orbits(norms, mult)
             deg_scale = np.sqrt(E.axes)
         else:
             dec = base_decomposition_orbits(norms, mult)
-            alphas = _piece_weights(dec, self._mechanism())
+            alphas = _piece_weights(dec, mechanism)
             for piece, r_i, a_i in zip(dec.pieces, dec.radii, alphas):
                 deg_scale[piece] = r_i / math.sqrt(a_i)
-            plan.decomposition = dec
         active = np.flatnonzero(deg_scale[W.degrees] > 0)
-        plan.orbits = (norms, mult)
-        return _MaskWhitening(W.rank, active, deg_scale[W.degrees][active])
+        return _MaskWhitening(W.rank, active, deg_scale[W.degrees][active]), dec
 
     # ------------------------------------------------------- verification
     def _spot_points(self, W):
@@ -966,11 +1050,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return sens
 
     # -------------------------------------------------------- lower bound
-    def _lower_bound(self, W, C, plan):
+    def _lower_bound(self, W, C, c):
         """``c² max_π tr(M_π^{1/2})²`` over the sensitivity set (see Attributes)."""
         if self._mechanism() == "laplace":
             return None
-        c2 = plan.c**2
+        c2 = c**2
         if C is None and isinstance(W, MarginalWorkload):
             norms, mult = W.orbit_norms(self.neighbouring)
             return c2 * gaussian_optimum_orbits(norms, mult)
@@ -986,39 +1070,22 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return c2 * gaussian_optimum_points(B.T @ H)
 
     # --------------------------------------------------------------- fit
-    def _fit(self, U, source):
-        self.mechanism_ = self._mechanism()
-        if self.mechanism_ == "residual":
-            self._fit_residual(U, source)
+    def _fit(self, U, plan, source):
+        self.mechanism_ = plan.mechanism
+        if plan.space == "residuals":
+            self._fit_residual(U, plan, source)
             return
-        n, p = U.shape
-        workload = self._make_workload(p)
-        C = self._check_invariants(workload)
-        if self.n_rows is not None and n > self.n_rows:
-            raise ValueError(
-                f"n_rows={self.n_rows} is declared a public upper bound on the "
-                f"number of rows, but X has more rows"
-            )
-        sparse = self.n_rows is not None and self._mechanism() in (
-            "correlated",
-            "correlated-weighted",
-        )
-        if sparse and C is not None:
-            raise ValueError(
-                "the least-squares step (n_rows) and invariants cannot be combined: "
-                "each post-processing step would undo the other"
-            )
-        plan = self._plan(workload, C)  # data-independent
+        n = U.shape[0]
+        workload = plan.workload
 
         # ---- the only steps that read the data: one additive statistic
         # (_stats.workload_counts), in memory or summed over Dask chunks
         y = workload_answers(reduce_rows(U, workload_counts, workload), workload)
         v = workload.to_coords(y) if plan.space == "coords" else y
-        public_n = n if self.neighbouring == "replace-one" else None
-        released = plan.noise.privatize(v, source, n=public_n)
+        released = plan.noise.privatize(v, source, n=plan.n_samples)
         del y, v
         # ---- post-processing from here on
-        if sparse:
+        if plan.sparse:
             released = self._least_squares(workload, plan, released)
         if plan.space == "coords":
             coords = released
@@ -1029,8 +1096,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.workload_ = workload
         self.noise_model_ = plan.noise
         self.decomposition_ = plan.decomposition
-        self.sensitivity_ = plan.verified_sensitivity
-        self.expected_error_ = plan.noise.expected_error()
+        self.sensitivity_ = plan.sensitivity
+        self.expected_error_ = plan.expected_error
         self.gaussian_optimal_error_ = plan.lower_bound
         self.released_ = cells
         self._released_coords = coords
@@ -1043,39 +1110,22 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         else:
             self._fit_candidates(workload, coords, source)
 
-    def _fit_residual(self, U, source):
+    def _fit_residual(self, U, plan, source):
         """Release the attribute-level residuals with optimal Gaussian noise.
 
         See :mod:`skdp_synth.attribute_workload` for the residual basis, the
         per-record sensitivity ``s_A`` and ResidualPlanner's variances. Like
         every mechanism here, the noise is added to the whitened true values
-        (``z_A / τ_A``, ℓ2-sensitivity verified ``<= 1`` before any data is
-        read) by :meth:`NoiseSource.gaussian`; the rest is post-processing.
+        (``z_A / τ_A``, ℓ2-sensitivity verified ``<= 1`` by the plan, before
+        any data is read) by :meth:`NoiseSource.gaussian`; the rest is
+        post-processing.
         """
-        if self.workload is not None or self.invariants is not None:
-            raise ValueError(
-                "mechanism='residual' releases the attribute-level marginal "
-                "workload and takes no explicit workload or invariants; use "
-                "mechanism='correlated-weighted' (or 'auto')"
-            )
-        blocks = self.blocks_
-        n = U.shape[0]
-        check_degree(self.d, blocks.n_attributes, of="attributes")
-        if self.n_rows is not None and n > self.n_rows:
-            raise ValueError(
-                f"n_rows={self.n_rows} is declared a public upper bound on the "
-                "number of rows, but X has more rows"
-            )
-        W = AttributeMarginalWorkload(blocks.n_levels, self.d)
-        c, _ = self._noise_magnitude()
-        tau = W.optimal_scales(self.neighbouring)  # public
-        sens = W.whitened_sensitivity(tau, self.neighbouring)
-        self._guard_residual(sens)
+        W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
         noisy = [i for i, A in enumerate(W.subsets) if tau[i] > 0]
 
         # ---- the only steps that read the data: the counts of the maximal
         # tables (_stats.attribute_tables), in memory or summed over chunks
-        z = W.residuals(reduce_rows(U, attribute_tables, W, blocks))
+        z = W.residuals(reduce_rows(U, attribute_tables, W, self.blocks_))
         t = np.concatenate([z[W.subsets[i]] / tau[i] for i in noisy])
         t_noisy = source.gaussian(t, c)
         del z, t
@@ -1087,16 +1137,14 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             released[A] = tau[i] * t_noisy[pos : pos + k]
             pos += k
         if () not in released:  # replace-one: the total n is public
-            released[()] = np.array([float(n)])
+            released[()] = np.array([float(plan.n_samples)])
         self.workload_ = W
         self.noise_model_ = None
         self.decomposition_ = None
-        self.sensitivity_ = sens
+        self.sensitivity_ = plan.sensitivity
         self.residual_scales_ = c * tau
-        self.expected_error_ = W.expected_error(tau, c)
-        self.gaussian_optimal_error_ = (
-            self.expected_error_ if self.neighbouring == "add-remove-one" else None
-        )
+        self.expected_error_ = plan.expected_error
+        self.gaussian_optimal_error_ = plan.lower_bound
         self._residuals = released
         self.released_ = np.concatenate([W.reconstruct(released, S) for S in W.tables])
         self.n_estimate_ = float(released[()][0])
@@ -1109,9 +1157,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     @staticmethod
     def _guard_residual(sens):
-        if not sens <= 1.0 + _SENSITIVITY_SLACK:  # pragma: no cover - defensive
+        """The allocation's sensitivity must be a positive finite number."""
+        if not (0.0 < sens < math.inf):  # pragma: no cover - defensive
             raise RuntimeError(
-                f"whitened sensitivity {sens} exceeds 1; refusing to release"
+                f"whitened sensitivity {sens} of the residual allocation is not a "
+                "positive finite number; refusing to release"
             )
 
     def _fit_generator(self, measurements, source):
@@ -1334,14 +1384,14 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             "reason": "the release does not determine the number of rows",
             "rounding": "none",
             "domain": "boolean",
-            "workload": type(self.workload_).__name__,
+            "workload": type(self.plan_.workload).__name__,
             "d": int(self.d),
             "query_labels": labels,
-            "mechanism": self.mechanism_,
-            "calibration": self.calibration,
-            "neighbouring": self.neighbouring,
-            "sensitivity": float(self.sensitivity_),
-            "expected_error": float(self.expected_error_),
+            "mechanism": self.plan_.mechanism,
+            "calibration": self.plan_.calibration,
+            "neighbouring": self.plan_.neighbouring,
+            "sensitivity": float(self.plan_.sensitivity),
+            "expected_error": float(self.plan_.expected_error),
             "n_estimate": self.n_estimate_,
             "default_n_samples": default_n,
         }

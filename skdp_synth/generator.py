@@ -629,17 +629,57 @@ def fit_rows(
     return GeneratorResult(R, loss, initial, n_measured, sweeps)
 
 
-def controlled_rows(rows, n, rng):
-    """``n`` rows from an equal-weight table by controlled rounding (shuffled).
+def controlled_rows(rows, n, rng, *, weights=None):
+    """``n`` rows of a table by controlled rounding of their expected counts.
 
-    Each of the ``N`` rows is taken ``floor(n/N)`` times and a simple random
-    subset of ``n mod N`` rows once more, so the output's marginals equal the
-    table's when ``n`` is a multiple of ``N`` and otherwise differ only by the
-    without-replacement error of the remainder.
+    The one rounding of a released table into rows, used by
+    :meth:`ProjectedGaussianRelease.sample
+    <skdp_synth.ProjectedGaussianRelease.sample>` and
+    :meth:`Release.sample <skdp_synth.release.Release.sample>`. Row ``i`` is
+    expected ``n w_i`` times; it appears ``floor(n w_i)`` times or once more,
+    and the output is shuffled, so the output's marginals equal the table's
+    up to the rounding of the remainder (no i.i.d. sampling error).
+
+    * ``weights=None``: an equal-weight table of ``N`` rows (the generator's
+      fitted rows, ``w_i = 1/N``): each row ``floor(n/N)`` times and a simple
+      random subset of ``n mod N`` rows once more.
+    * ``weights`` given (non-negative, summing to 1; e.g. the distinct rows of
+      that table with their frequencies, as a release holds them): the
+      floors ``floor(n w_i)`` plus the remaining rows by systematic sampling
+      proportional to the fractional parts ``n w_i - floor(n w_i)`` (each row
+      gains one with probability its fractional part).
+
+    Parameters
+    ----------
+    rows : ndarray of shape (N, ...)
+    n : int
+    rng : numpy.random.Generator
+    weights : ndarray of shape (N,), default=None
+
+    Returns
+    -------
+    ndarray of shape (n, ...)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows = np.array([[0], [1], [2]])
+    >>> out = controlled_rows(rows, 7, np.random.default_rng(0))
+    >>> np.bincount(out[:, 0]).tolist() in ([3, 2, 2], [2, 3, 2], [2, 2, 3])
+    True
+    >>> out = controlled_rows(rows, 10, np.random.default_rng(0),
+    ...                       weights=np.array([0.5, 0.3, 0.2]))
+    >>> np.bincount(out[:, 0]).tolist()
+    [5, 3, 2]
     """
     rows = np.asarray(rows)
     N = rows.shape[0]
     n = int(n)
+    if weights is not None:
+        counts = _round_counts(n * np.asarray(weights, dtype=np.float64), n, rng)
+        index = np.repeat(np.arange(N), counts)
+        rng.shuffle(index)
+        return rows[index]
     reps, rest = divmod(n, N)
     parts = [np.tile(np.arange(N), reps)] if reps else []
     if rest:

@@ -93,9 +93,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _partition
 from ._sklearn_compat import Interval, StrOptions
-from .base import BLOCKS_CONSTRAINT, SynthesizerMixin
+from .base import SynthesizerMixin
 from .geometry import second_moment
 from .mechanisms import NoiseSource
+from .plan import MicroaggregationPlan
 from .validation import from_cube
 
 __all__ = ["CovarianceLossMicroaggregator"]
@@ -165,21 +166,13 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         data, without a warning: the bounds are not part of the released group
         means, but ``bounds_`` then holds the column minima and maxima.
     blocks : "auto", None, Blocks or list, default="auto"
-        Which bits form one categorical attribute
-        (:class:`~skdp_synth.blocks.Blocks`, or a list of
-        :class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
-        "width", "missing"}``). ``"auto"``: the blocks a
-        :class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
-        (``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
-        column. ``None``: every bit binary, even in a pipeline. Given blocks
-        win; a different ``blocks`` passed to ``fit`` raises. With
-        ``domain="boolean"`` the rounding of :meth:`sample` (and of
+        %(blocks)s
+        With ``domain="boolean"`` the rounding of :meth:`sample` (and of
         :meth:`transform` with ``rounding="random"``) draws one valid code per
         block from the block's fractional mean (:meth:`Blocks.round
         <skdp_synth.blocks.Blocks.round>`), so every sampled row is valid; on
         all-binary blocks this is the per-bit rounding of 000 §4.3. With
-        ``domain="box"`` the blocks are only recorded. Blocks are public
-        knowledge (the encoder's declared domain); the release is the same
+        ``domain="box"`` the blocks are only recorded; the release is the same
         group means either way.
     random_state : None, int, RandomState or Generator, default=None
         Randomness of the pinning draws, of :meth:`sample` and of the rounding
@@ -187,6 +180,10 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
 
     Attributes
     ----------
+    plan_ : MicroaggregationPlan
+        Everything fixed before the data was read (:mod:`skdp_synth.plan`):
+        ``k``, the partition and its ``(t, alpha)``.
+        Public: a function of the parameters and sizes only.
     labels_ : ndarray of shape (n_samples,)
         Group of each training row, ``0..k-1``.
     centroids_ : ndarray of shape (k, n_features)
@@ -265,10 +262,6 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         "n_draws": [Interval(Integral, 1, None, closed="left")],
         "division": [StrOptions({"bisection", "input_order"})],
         "rounding": [StrOptions({"none", "random"})],
-        "domain": [StrOptions({"boolean", "box"})],
-        "bounds": [tuple, list, None],
-        "blocks": BLOCKS_CONSTRAINT,
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
@@ -300,7 +293,26 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         self.blocks = blocks
         self.random_state = random_state
 
-    # ------------------------------------------------------------- fit
+    # ------------------------------------------------------------ plan
+    def _make_plan(self, n_samples, n_features):
+        """``k``, the partition and its ``(t, alpha)``: parameters and sizes only."""
+        k = self._n_groups(n_samples)
+        self._check_options(n_features)
+        if self.partition == "spectral":
+            t, alpha = self._spectral_parameters(k, n_features)
+        else:
+            t, alpha = 0, None
+        return MicroaggregationPlan(
+            n_samples=n_samples,
+            n_features=n_features,
+            guarantee=None,
+            n_groups=k,
+            partition=self.partition,
+            n_components=t,
+            alpha=alpha,
+            division=self.division,
+        )
+
     def _n_groups(self, n):
         k = self.k
         if k is None:
@@ -344,15 +356,15 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             alpha = 1.0  # the paper's alpha needs k' >= 3; the coarsest allowed
         return t, (alpha if t >= 1 else None)
 
-    def _fit(self, U, source):
-        n, p = U.shape
-        k = self._n_groups(n)
-        self._check_options(p)
+    # ------------------------------------------------------------- fit
+    def _fit(self, U, plan, source):
+        n = U.shape[0]
+        k = plan.n_groups
         boolean = self._domain() == "boolean"
         S_cube = second_moment(U)  # 000 Alg. 1 step 1, cube scale (ball scale: /p)
 
         if self.partition == "spectral":
-            t, alpha = self._spectral_parameters(k, p)
+            t, alpha = plan.n_components, plan.alpha
             cells, residual_norm, _ = _partition.spectral_cells(U, S_cube, t, alpha)
             _, cells = np.unique(cells, return_inverse=True)
             cells = cells.ravel()

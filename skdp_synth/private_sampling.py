@@ -27,6 +27,15 @@ private-sampling lemma (001 Lemma 3.3), and its cost grows linearly with the
 number of rows released -- see :func:`sampling_epsilon` and the privacy
 section of :class:`PrivateSampler`.
 
+Where the pieces live
+---------------------
+This module holds the estimator and its privacy cost (001 Lemma 12.1,
+Theorem 12.2). Steps 4-5 -- the shrinkage LP and the proximal QP, their
+solver dispatch and thread limits -- and :func:`marginal_correction`, which
+reuses them, live with the other reweighting code in
+:mod:`skdp_synth.correction` (re-exported here); the Walsh matrix and its
+memory limit in :mod:`skdp_synth.fourier`.
+
 Walsh helpers
 -------------
 The public Walsh helpers (:func:`walsh_matrix`, :func:`walsh_coefficients`,
@@ -46,7 +55,6 @@ keeps the sampler's results bit for bit what they were.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -55,14 +63,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import reduce_rows
 from ._sklearn_compat import Interval, StrOptions
-from ._ssn import Gram, SolverError, shrinkage_lp, ssn_box_qp
+from ._ssn import Gram
 from ._stats import walsh_sums
-from .base import BLOCKS_CONSTRAINT, SAMPLE_STREAM, PrivateSynthesizerMixin
-from .blocks import check_blocks
+from .base import SAMPLE_STREAM, PrivateSynthesizerMixin
+from .correction import MarginalCorrection, marginal_correction, shrink_and_project
 from .exceptions import BudgetError, InfeasibleProblemError
 from .fourier import (
-    as_binary,
-    check_p_d,
+    MAX_WALSH_BYTES,
+    check_walsh_memory,
     degree_signs,
     marginals_to_walsh,
     sign_products,
@@ -73,9 +81,9 @@ from .fourier import (
     walsh_to_marginals,
 )
 from .mechanisms import NoiseSource
+from .plan import SamplerPlan
 from .privacy import (
     REPLACE_ONE,
-    BudgetAccountant,
     PrivacyGuarantee,
     not_private,
     warn_if_large_epsilon,
@@ -97,10 +105,6 @@ __all__ = [
     "walsh_subsets",
     "walsh_to_marginals",
 ]
-
-#: Largest Walsh matrix plus Gram matrix (``8 (m D + D^2)`` bytes) that
-#: :class:`PrivateSampler` and :func:`marginal_correction` will allocate.
-MAX_WALSH_BYTES = 2 * 1024**3
 
 #: Default reduced-space size ``m = ceil(DEFAULT_M_FACTOR * e^{2d} * D)``
 #: (001 Theorem 3.5: ``m ~ e^{2d} D``). Proposition 9.3's sufficient
@@ -258,25 +262,14 @@ def _theorem_12_2_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
     )
 
 
-# --------------------------------------------------------------- the solve
-@dataclass(frozen=True)
-class _Solution:
-    weights: np.ndarray  # h*, sums to one
-    shrinkage: float  # lam actually used (feasible upper bound on lam*)
-    shrinkage_lower: float  # certified lower bound on lam*
-    residual: float  # ||M^T h - target(lam)||_inf
-    solver: str
-
-
-def _check_memory(m, D):
-    need = 8.0 * (m * D + D * D)
-    if need > MAX_WALSH_BYTES:
-        raise MemoryError(
-            f"the Walsh matrix of m={m} points and D={D} Walsh functions needs "
-            f"{need / 1024**3:.1f} GiB (limit skdp_synth.private_sampling."
-            f"MAX_WALSH_BYTES = {MAX_WALSH_BYTES / 1024**3:.1f} GiB): p is too large "
-            "for this degree d. Lower d, or pass a smaller m (at least D)."
-        )
+def _draws_guarantee(n_draws, epsilon_per_draw):
+    """The guarantee of ``n_draws`` released rows (001 Lemma 3.3: costs add)."""
+    return PrivacyGuarantee(
+        n_draws * epsilon_per_draw,
+        0.0,
+        REPLACE_ONE,
+        f"private sampling, {n_draws} draws (001 Thm 12.2)",
+    )
 
 
 def _check_rows_memory(k):
@@ -288,287 +281,6 @@ def _check_rows_memory(k):
             f"{need / 1024**3:.1f} GiB for their indices alone (limit "
             f"MAX_WALSH_BYTES = {MAX_WALSH_BYTES / 1024**3:.1f} GiB); lower k"
         )
-
-
-def _check_solver(solver):
-    if solver not in ("auto", "newton", "cvxpy"):
-        raise ValueError(f"solver must be 'auto', 'newton' or 'cvxpy', got {solver!r}")
-    return solver
-
-
-def _shrink_cvxpy(M, mu, nu, lp_lower, lp_upper):
-    """Step 4 as an LP in ``(h, lam)``, solved by HiGHS through cvxpy (exact vertex)."""
-    import cvxpy as cp
-
-    m = M.shape[0]
-    h = cp.Variable(m)
-    lam = cp.Variable()
-    problem = cp.Problem(
-        cp.Minimize(lam),
-        [
-            M.T @ h == mu + lam * (nu - mu),
-            h >= lp_lower / m,
-            h <= lp_upper / m,
-            lam >= 0,
-            lam <= 1,
-        ],
-    )
-    try:
-        problem.solve(solver="HIGHS")
-    except cp.error.SolverError as exc:  # pragma: no cover - solver specific
-        raise SolverError(f"HiGHS failed on the shrinkage LP: {exc}") from None
-    if problem.status not in ("optimal", "optimal_inaccurate"):  # pragma: no cover
-        raise SolverError(f"HiGHS returned status {problem.status} for the LP")
-    return float(np.clip(lam.value, 0.0, 1.0))
-
-
-def _project_cvxpy(M, target, qp_lower, qp_upper, tol):
-    """Step 5 via the shared QP :func:`skdp_synth.correction.reweight_to_targets`."""
-    from .correction import reweight_to_targets
-
-    m = M.shape[0]
-    result = reweight_to_targets(
-        M, target, lower=qp_lower / m, upper=qp_upper / m, tol=tol
-    )
-    return result.weights
-
-
-# The Newton solvers make many small BLAS calls on D x D matrices, where
-# OpenBLAS threads cost more than they bring (measured: m=11521, D=211 fits in
-# 0.5 s with one thread and 1.6 s with two on an idle 2-core machine; with
-# other load, 15 s). Up to this D they run single-threaded (threadpoolctl,
-# restored afterwards, as scikit-learn does in KMeans).
-_SINGLE_THREAD_MAX_D = 1024
-
-
-def _solve(A, gram, mu, lp_box, qp_box, *, solver, tol):
-    """Steps 4-5 on ``A = M / sqrt(m)``; ``"auto"``: Newton, cvxpy if it fails."""
-    if solver != "cvxpy" and A.shape[1] <= _SINGLE_THREAD_MAX_D:
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):
-            return _solve_any(A, gram, mu, lp_box, qp_box, solver=solver, tol=tol)
-    return _solve_any(A, gram, mu, lp_box, qp_box, solver=solver, tol=tol)
-
-
-def _solve_any(A, gram, mu, lp_box, qp_box, *, solver, tol):
-    if solver == "auto":
-        try:
-            return _solve_with(A, gram, mu, lp_box, qp_box, solver="newton", tol=tol)
-        except SolverError:
-            return _solve_with(A, gram, mu, lp_box, qp_box, solver="cvxpy", tol=tol)
-    return _solve_with(A, gram, mu, lp_box, qp_box, solver=solver, tol=tol)
-
-
-def _solve_with(A, gram, mu, lp_box, qp_box, *, solver, tol):
-    """Steps 4-5 with one solver (see :mod:`skdp_synth._ssn` for the scaling)."""
-    m, D = A.shape
-    root_m = math.sqrt(m)
-    c0 = root_m * mu
-    c1 = A.T @ np.ones(m)  # = sqrt(m) M^T u
-    nu = c1 / root_m
-    (lp_lo, lp_hi), (qp_lo, qp_hi) = lp_box, qp_box
-    if solver == "cvxpy":
-        M = A * root_m
-        lam = _shrink_cvxpy(M, mu, nu, lp_lo, lp_hi)
-        lam_lower = lam
-        target = mu + lam * (nu - mu)
-        h = _project_cvxpy(M, target, qp_lo, qp_hi, tol)
-    else:
-        lam, lam_lower, _ = shrinkage_lp(A, c0, c1, lp_lo, lp_hi, gram=gram, tol=tol)
-        target = mu + lam * (nu - mu)
-        x = None
-        # When the QP box equals the LP box (marginal_correction) lam may sit on
-        # the boundary of feasibility; nudge it inward until the QP converges.
-        for bump in (0.0, 1e-9, 1e-7, 1e-5):
-            lam_try = min(1.0, lam + bump)
-            target = mu + lam_try * (nu - mu)
-            try:
-                x, _, _, _ = ssn_box_qp(
-                    A,
-                    root_m * target,
-                    np.ones(m),
-                    np.full(m, float(qp_lo)),
-                    np.full(m, float(qp_hi)),
-                    gram=gram,
-                    tol=tol,
-                )
-            except SolverError:
-                continue
-            lam = lam_try
-            break
-        if x is None:
-            raise SolverError("the proximal QP (001 Algorithm 2, step 5) failed")
-        h = x / m
-    h = np.clip(h, qp_lo / m, qp_hi / m)
-    h = h / h.sum()
-    residual = float(np.abs(A.T @ h * root_m - target).max())
-    return _Solution(h, float(lam), float(min(lam_lower, lam)), residual, solver)
-
-
-# ------------------------------------------------------- marginal correction
-@dataclass(frozen=True)
-class MarginalCorrection:
-    """Result of :func:`marginal_correction`.
-
-    Attributes
-    ----------
-    weights : ndarray of shape (m,)
-        Probability weights on the sample's rows, in
-        ``[density_lower/m, density_upper/m]``.
-    shrinkage : float
-        ``lam`` in ``[0, 1]``: the weighted sample has the marginals of
-        ``(1 - lam) * target + lam * sample`` (0 when the target is met
-        exactly).
-    residual : float
-        ``max_J |sum_i weights_i w_J(s_i) - goal_J|`` in Walsh coefficients,
-        ``goal = (1 - lam) mu_target + lam mu_sample``: the solver's accuracy.
-    """
-
-    weights: np.ndarray
-    shrinkage: float
-    residual: float
-
-
-def marginal_correction(
-    sample,
-    target,
-    *,
-    d=2,
-    density_lower=0.0,
-    density_upper=np.inf,
-    solver="auto",
-    tol=1e-9,
-    blocks=None,
-):
-    """Reweight a sample so that its marginals up to degree ``d`` match a target.
-
-    Paper 001, Theorems 3.6 and 8.2 (marginal correction): a sample of a
-    regular density can be reweighted *exactly* to the low-degree marginals of
-    another density, by weights close to uniform. This function finds the
-    weights closest to uniform (in ``L^2``) with ``density_lower/m <= h_i <=
-    density_upper/m`` whose marginals equal the target's -- the proximal QP
-    of 001 Algorithm 2, step 5. When no such weights exist, the target is
-    first moved toward the sample's own marginals by the smallest fraction
-    ``lam`` that makes it reachable (the shrinkage LP of step 4), and
-    ``lam`` is reported.
-
-    Marginal correction reads only ``sample`` and ``target``; applied to
-    released (DP) marginals it is post-processing.
-
-    Parameters
-    ----------
-    sample : array-like of shape (m, p)
-        Boolean (0/1) rows to reweight.
-    target : array-like of shape (n, p) or (D,)
-        Either Boolean rows, whose marginals are the target, or a vector of
-        conjunction marginals ``P(x_j = 1 for all j in J)`` for every
-        ``|J| <= d`` in the order of :func:`walsh_subsets` (``J = ()`` first,
-        value 1).
-    d : int, default=2
-        Degree of the marginals to match.
-    density_lower, density_upper : float, default=0.0 and inf
-        Bounds on the weights in units of ``1/m``; need ``0 <= density_lower
-        < 1 < density_upper``.
-    solver : {"auto", "newton", "cvxpy"}, default="auto"
-        ``"newton"``: the matrix-free semismooth Newton solvers of
-        ``skdp_synth._ssn``; ``"cvxpy"``: HiGHS (LP) and Clarabel through
-        :func:`skdp_synth.correction.reweight_to_targets` (QP), exact but slow
-        beyond ``m D ~ 10^6``; ``"auto"``: Newton, falling back to cvxpy if
-        Newton fails to converge.
-    tol : float, default=1e-9
-        Accuracy of the marginal constraints, in Walsh coefficients.
-    blocks : None, Blocks or list, default=None
-        The columns' categorical blocks (:class:`~skdp_synth.blocks.Blocks`).
-        When given, every row of ``sample`` must be a valid code of every
-        block (weights only move mass between the sample's rows, so the
-        reweighted sample is then supported on valid rows); invalid rows are
-        rejected with a ``ValueError``. The Walsh parametrisation needs
-        linearly independent Walsh functions on the sample, which valid rows
-        of a one-hot block (bits summing to 1) never give, nor thermometer
-        blocks of width ``>= 2`` at ``d >= 2``: those raise
-        :class:`~skdp_synth.exceptions.InfeasibleProblemError`.
-
-    Returns
-    -------
-    MarginalCorrection
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> sample = (rng.random((400, 4)) < 0.5).astype(int)
-    >>> data = (rng.random((1000, 4)) < 0.6).astype(int)
-    >>> fix = marginal_correction(sample, data, d=2)
-    >>> fix.shrinkage
-    0.0
-    >>> got = walsh_matrix(sample, 2).T @ fix.weights
-    >>> bool(np.allclose(got, walsh_coefficients(data, 2), atol=1e-8))
-    True
-    """
-    S = as_binary(sample, "sample")
-    m, p = S.shape
-    if blocks is not None:
-        blocks = check_blocks(blocks, p)
-        bad = blocks.invalid_blocks(S)
-        if bad:
-            n_bad = int((~blocks.is_valid(S)).sum())
-            raise ValueError(
-                f"{n_bad} sample rows are not valid for the blocks: invalid codes "
-                f"in blocks {sorted(bad)}. Repair them first (Blocks.repair)."
-            )
-    check_p_d(p, d)
-    D = walsh_dimension(p, d)
-    target = np.asarray(target, dtype=np.float64)
-    if target.ndim == 2:
-        if target.shape[1] != p:
-            raise ValueError(
-                f"target has {target.shape[1]} columns, the sample has {p}"
-            )
-        mu = walsh_coefficients(target, d) * degree_signs(p, d)
-    elif target.ndim == 1:
-        if target.shape[0] != D:
-            raise ValueError(
-                f"a target marginal vector for p={p}, d={d} has {D} entries "
-                f"(see walsh_subsets), got {target.shape[0]}"
-            )
-        if not np.all(np.isfinite(target)):
-            raise ValueError("target marginals must be finite")
-        mu = marginals_to_walsh(target, p, d) * degree_signs(p, d)
-    else:
-        raise ValueError("target must be 2-D rows or a 1-D vector of marginals")
-    lo, hi = float(density_lower), float(density_upper)
-    if not (0.0 <= lo < 1.0 < hi):
-        raise ValueError(
-            "need 0 <= density_lower < 1 < density_upper (the uniform weights "
-            f"1/m must lie strictly inside), got {lo!r} and {hi!r}"
-        )
-    if m < D:
-        raise ValueError(
-            f"the sample has m={m} rows but there are D={D} marginal constraints "
-            f"of degree <= {d}; at least D rows are needed"
-        )
-    _check_memory(m, D)
-    # the solver's mirrored signs 2x - 1 (module docstring, "Walsh helpers")
-    A = sign_products(2.0 * S - 1.0, d)
-    A *= 1.0 / math.sqrt(m)
-    method = _check_solver(solver)
-    gram = Gram(A)
-    if np.linalg.eigvalsh(gram.matrix)[0] <= 1e-12:
-        hint = ""
-        if blocks is not None and not blocks.is_all_binary:
-            hint = (
-                ". With categorical blocks this is structural: the bits of a "
-                "one-hot block sum to 1, and a thermometer block's codes leave "
-                "products of its bits dependent at d >= 2, so the Walsh functions "
-                "of valid rows are linearly dependent"
-            )
-        raise InfeasibleProblemError(
-            "the sample's Walsh matrix is rank deficient (too few distinct rows "
-            f"for degree {d}): some marginals cannot be adjusted independently" + hint
-        )
-    sol = _solve(A, gram, mu, (lo, hi), (lo, hi), solver=method, tol=tol)
-    return MarginalCorrection(sol.weights, sol.shrinkage, sol.residual)
 
 
 # --------------------------------------------------------------- estimator
@@ -654,16 +366,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         shrinkage ``lam*``. The privacy analysis assumes exact solutions; the
         solvers deliver them up to ``tol``.
     blocks : "auto", None, Blocks or list, default="auto"
-        Which bits form one categorical attribute
-        (:class:`~skdp_synth.blocks.Blocks`, or a list of
-        :class:`~skdp_synth.blocks.Block` or of dicts ``{"name", "kind",
-        "width", "missing"}``). ``"auto"``: the blocks a
-        :class:`~skdp_synth.SynthesisPipeline` hands over from its encoder
-        (``fit(X, blocks=encoder.blocks_)``), else every bit its own binary
-        column. ``None``: every bit binary, even in a pipeline. Given blocks
-        win; a different ``blocks`` passed to ``fit`` raises. Blocks are
-        public knowledge (the encoder's declared domain), so using them costs
-        no privacy.
+        %(blocks)s
         The reduced space stays uniform on the whole cube: restricted to
         valid rows, a one-hot block's bits sum to 1, so the Walsh matrix
         would have linearly dependent columns and fail the conditioning test
@@ -682,6 +385,11 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
 
     Attributes
     ----------
+    plan_ : SamplerPlan
+        Everything fixed before the data was read (:mod:`skdp_synth.plan`):
+        ``m``, ``D``, the price of one row, the rows paid for and the
+        guarantee (updated when extra rows are charged).
+        Public: a function of the parameters and sizes only.
     reduced_space_ : ndarray of shape (m, n_features_in_)
         The points ``theta_i`` of ``S``, as 0/1 rows.
     density_ : ndarray of shape (m,)
@@ -761,9 +469,6 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         "max_redraws": [Interval(Integral, 0, None, closed="left")],
         "solver": [StrOptions({"auto", "newton", "cvxpy"})],
         "tol": [Interval(Real, 0, 1e-3, closed="neither")],
-        "blocks": BLOCKS_CONSTRAINT,
-        "accountant": [BudgetAccountant, None],
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
@@ -813,12 +518,19 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                     "reduced space is well conditioned. Use m >= D (default "
                     "ceil(e^{2d} D))."
                 )
-        _check_memory(m, D)
+        check_walsh_memory(m, D)
         return m, D
 
-    def _privacy_guarantee(self, n):
+    def _make_plan(self, n_samples, n_features):
+        """Sizes and the price of a row (001 Thm 12.2), before the data is read.
+
+        ``n`` is public (replace-one neighbours): the price of one row,
+        :func:`sampling_epsilon`, depends on ``(n, p, d, m)`` and the density
+        bounds only, and the number of rows ``k`` is fixed here (``k`` given,
+        or the most that ``epsilon`` pays for).
+        """
+        n, p = n_samples, n_features
         dl, du = _check_density_bounds(self.density_lower, self.density_upper)
-        p = self.n_features_in_
         m, D = self._resolve_sizes(p)
         per = _epsilon_per_draw(n, p, self.d, m, dl, du)
         if self.k is None and self.epsilon is None:
@@ -845,18 +557,27 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                     f"(each costs {per:.4g})"
                 )
         _check_rows_memory(k)
-        self._pending_sizes = (m, D, per, k)
-        return PrivacyGuarantee(
-            k * per, 0.0, REPLACE_ONE, f"private sampling, {k} draws (001 Thm 12.2)"
+        return SamplerPlan(
+            n_samples=n,
+            n_features=p,
+            guarantee=_draws_guarantee(k, per),
+            d=int(self.d),
+            m=m,
+            n_walsh=D,
+            density_lower=dl,
+            density_upper=du,
+            condition_threshold=1.0 / (2.0 * math.exp(self.d)),  # 001 eq. (9.1)
+            epsilon_per_draw=per,
+            n_draws=k,
         )
 
     # ---------------------------------------------------------------- fit
-    def _fit(self, U, source):
-        m, D, per, k = self.__dict__.pop("_pending_sizes")
-        p, d = U.shape[1], self.d
-        dl, du = float(self.density_lower), float(self.density_upper)
+    def _fit(self, U, plan, source):
+        m, D, k = plan.m, plan.n_walsh, plan.n_draws
+        p, d = U.shape[1], plan.d
+        dl, du = plan.density_lower, plan.density_upper
         rng = source.rng
-        threshold = 1.0 / (2.0 * math.exp(d))  # sigma_min(M)/sqrt(m), 001 eq. (9.1)
+        threshold = plan.condition_threshold  # sigma_min(M)/sqrt(m), 001 eq. (9.1)
         A = np.empty((m, D))
         best, n_rejected = 0.0, 0
         for _ in range(self.max_redraws + 1):
@@ -883,7 +604,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         mu = reduce_rows(U, walsh_sums, d) / U.shape[0]
         mu = mu * degree_signs(p, d)  # to mirrored signs
         # Steps 4-5.
-        sol = _solve(
+        sol = shrink_and_project(
             A,
             gram,
             mu,
@@ -905,7 +626,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         self.n_redraws_ = n_rejected
         self.m_ = m
         self.n_walsh_ = D
-        self.epsilon_per_draw_ = per
+        self.epsilon_per_draw_ = plan.epsilon_per_draw
         self.n_draws_paid_ = k
         self.n_draws_released_ = 0
         # 001 Algorithm 2 step 6, done once: the k rows paid for are drawn now
@@ -952,13 +673,12 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             new = rng.choice(self.m_, size=extra, p=self._density)
             self._paid_index = np.concatenate([self._paid_index, new])
             self.n_draws_paid_ += extra
-            self.epsilon_ = self.n_draws_paid_ * self.epsilon_per_draw_
-            self.privacy_guarantee_ = PrivacyGuarantee(
-                self.epsilon_,
-                0.0,
-                REPLACE_ONE,
-                f"private sampling, {self.n_draws_paid_} draws (001 Thm 12.2)",
+            guarantee = _draws_guarantee(self.n_draws_paid_, self.epsilon_per_draw_)
+            self.plan_ = self.plan_.replace(
+                n_draws=self.n_draws_paid_, guarantee=guarantee
             )
+            self.epsilon_ = guarantee.epsilon
+            self.privacy_guarantee_ = guarantee
             warn_if_large_epsilon(
                 self.epsilon_,
                 f"{type(self).__name__} after {self.n_draws_paid_} paid rows",
@@ -1017,10 +737,10 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             {
                 "sampler": "rows",
                 "domain": "boolean",
-                "d": int(self.d),
-                "m": int(self.m_),
-                "epsilon_per_row": float(self.epsilon_per_draw_),
-                "n_rows": int(self._paid_index.size),
+                "d": self.plan_.d,
+                "m": self.plan_.m,
+                "epsilon_per_row": self.plan_.epsilon_per_draw,
+                "n_rows": self.plan_.n_draws,
             },
         )
 

@@ -228,12 +228,9 @@ class Release:
             if self.plan.get("selection") == "controlled":
                 # controlled rounding of the expected counts n * weights (the
                 # generator's table: no i.i.d. sampling error, as in sample())
-                from .generator import _round_counts
+                from .generator import controlled_rows
 
-                counts = _round_counts(n * np.asarray(weights), n, rng)
-                index = np.repeat(np.arange(points.shape[0]), counts)
-                rng.shuffle(index)
-                U = points[index]
+                U = controlled_rows(points, n, rng, weights=weights)
             else:
                 U = points[rng.choice(points.shape[0], size=n, p=weights)]
             if self.plan.get("rounding") == "randomized":
@@ -264,7 +261,13 @@ def _check_n(n):
 
 
 def release_from(estimator, arrays, plan):
-    """The common part of every ``to_release``: name, public params, guarantee."""
+    """The common part of every ``to_release``: name, public params, guarantee.
+
+    ``plan`` holds the estimator's public plan entries, read from its fitted
+    ``plan_`` (:mod:`skdp_synth.plan`: data-independent, so publishable); the
+    guarantee is the one recorded at fit (``plan_.guarantee``, or the larger
+    one after extra rows were charged).
+    """
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator)
@@ -275,7 +278,7 @@ def release_from(estimator, arrays, plan):
     }
     names = getattr(estimator, "feature_names_in_", None)
     plan = dict(plan)
-    plan.setdefault("n_features", int(estimator.n_features_in_))
+    plan.setdefault("n_features", int(estimator.plan_.n_features))
     plan.setdefault(
         "feature_names",
         None if names is None else [str(c) for c in names],

@@ -5,19 +5,18 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from skdp_synth._sklearn_compat import Interval, StrOptions
+from skdp_synth._sklearn_compat import Interval
 from skdp_synth.base import PrivateSynthesizerMixin, SynthesizerMixin
-from skdp_synth.privacy import BudgetAccountant, PrivacyGuarantee
+from skdp_synth.plan import Plan
+from skdp_synth.privacy import PrivacyGuarantee
 
 
 class BootstrapSynthesizer(SynthesizerMixin, BaseEstimator):
     """Resamples the (cube-scaled) training rows: no privacy, exact distribution."""
 
+    # domain, bounds, random_state: constraints owned by the mixin
     _parameter_constraints = {
-        "domain": [StrOptions({"boolean", "box"})],
-        "bounds": [tuple, list, None],
         "m": [Interval(Real, 1, None, closed="left"), None],
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(self, *, domain="box", bounds=None, m=None, random_state=None):
@@ -26,7 +25,10 @@ class BootstrapSynthesizer(SynthesizerMixin, BaseEstimator):
         self.m = m
         self.random_state = random_state
 
-    def _fit(self, U, source):
+    def _make_plan(self, n_samples, n_features):
+        return Plan(n_samples=n_samples, n_features=n_features, guarantee=None)
+
+    def _fit(self, U, plan, source):
         self.rows_ = U.copy()
 
     def _sample_cube(self, n, source):
@@ -45,10 +47,6 @@ class NoisyMeanSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
-        "domain": [StrOptions({"boolean", "box"})],
-        "bounds": [tuple, list, None],
-        "accountant": [BudgetAccountant, None],
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
@@ -66,10 +64,13 @@ class NoisyMeanSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
 
-    def _privacy_guarantee(self, n):
-        return PrivacyGuarantee(self.epsilon, 0.0, "replace-one", "Laplace on means")
+    def _make_plan(self, n_samples, n_features):
+        guarantee = PrivacyGuarantee(
+            self.epsilon, 0.0, "replace-one", "Laplace on means"
+        )
+        return Plan(n_samples=n_samples, n_features=n_features, guarantee=guarantee)
 
-    def _fit(self, U, source):
+    def _fit(self, U, plan, source):
         n, p = U.shape
         self.means_ = np.clip(
             source.laplace(U.mean(axis=0), p / (n * self.epsilon)), 0, 1

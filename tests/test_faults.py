@@ -111,7 +111,7 @@ def test_interrupted_fit_changes_nothing(estimator, monkeypatch):
     est = clone(estimator).fit(X)
     before = _snapshot(est)
 
-    def interrupt(self, U, source):
+    def interrupt(self, U, plan, source):
         self.half_done_ = True
         raise KeyboardInterrupt
 
@@ -451,6 +451,8 @@ def test_public_state_is_covered_by_the_guarantee_or_warns(estimator):
     a, b = clone(estimator).fit(X), clone(estimator).fit(Y)
     names = _public_names(a)
     assert names == _public_names(b)
+    # the plan is published as parameter-only: it must be checked here
+    assert "plan_" in names and "plan_" not in RELEASED[type(a).__name__]
     released = RELEASED[type(a).__name__]
     for name in sorted(names - set(estimator.get_params())):
         with warnings.catch_warnings(record=True) as caught:

@@ -170,6 +170,31 @@ def test_controlled_rows_round_the_expected_counts(n):
     assert counts.sum() == n
 
 
+@pytest.mark.parametrize("n", [1, 10, 99, 1000])
+def test_controlled_rows_with_weights_round_each_expected_count(n):
+    # the release's path: distinct rows with their frequencies
+    w = np.random.default_rng(1).dirichlet(np.ones(13))
+    rows = np.arange(13)[:, None]
+    out = controlled_rows(rows, n, np.random.default_rng(0), weights=w)
+    counts = np.bincount(out[:, 0], minlength=13)
+    assert counts.sum() == n
+    assert np.all(counts >= np.floor(n * w)) and np.all(counts <= np.ceil(n * w))
+
+
+def test_controlled_rows_with_weights_is_unbiased():
+    # each row gains its extra copy with probability its fractional part
+    w = np.array([0.05, 0.15, 0.3, 0.5])
+    rows = np.arange(4)[:, None]
+    rng = np.random.default_rng(0)
+    total = np.zeros(4)
+    reps = 4000
+    for _ in range(reps):
+        out = controlled_rows(rows, 3, rng, weights=w)
+        total += np.bincount(out[:, 0], minlength=4)
+    # E count = 3 w; the mean of 4000 counts in [0, 2] is within 0.04 (5 sigma)
+    assert np.all(np.abs(total / reps - 3 * w) < 0.04)
+
+
 def test_generator_reads_only_released_statistics():
     """By construction: no function of the module takes data, and the
     estimator hands it exactly the released residuals and public scales."""

@@ -1,0 +1,259 @@
+"""Plans: everything a fit fixes before it reads the data.
+
+Every synthesizer's ``fit`` runs in three steps (:mod:`skdp_synth.base`)::
+
+    U = validate(X)                          # shape, domain, blocks
+    plan = est._make_plan(n_samples, n_features)   # parameters + public sizes only
+    est._fit(U, plan, source)                # the only step that reads U
+
+``_make_plan`` returns one frozen :class:`Plan` per estimator, holding every
+size, scale and noise model of the fit and, for a private estimator, the
+:class:`~skdp_synth.privacy.PrivacyGuarantee` they give. The base checks that
+guarantee against the accountant before ``_fit`` and charges it after, and
+keeps the plan as the public fitted attribute ``plan_``. A privacy reviewer
+reads one plan per estimator and knows the whole guarantee.
+
+A plan is a function of the parameters, the public blocks and the public
+sizes only, so it is identical on neighbouring datasets and safe to publish
+(``tests/test_faults.py`` checks it). Under add/remove neighbours the number
+of rows is private: the plan then records ``n_samples=None`` and nothing
+derived from ``n`` (the base refuses a plan that breaks this rule).
+
+The derivation of each number is in the docstring of the function that
+computes it (named in the field's description) and in ``doc/privacy.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .privacy import PrivacyGuarantee
+
+__all__ = [
+    "DampedPlan",
+    "MicroaggregationPlan",
+    "Plan",
+    "ReleasePlan",
+    "SamplerPlan",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """What a fit fixes before reading the data (base of every plan).
+
+    Parameters
+    ----------
+    n_samples : int or None
+        The number of training rows when it is public (replace-one
+        neighbours, or no differential privacy); ``None`` under add/remove
+        neighbours, where ``n`` is private.
+    n_features : int
+        The number of columns ``p`` (public: the schema).
+    guarantee : PrivacyGuarantee or None
+        The guarantee of the fit (``None`` for the anonymity-based
+        microaggregator). ``fit`` checks it against the ``accountant`` before
+        the data is read and charges it after success.
+
+    Notes
+    -----
+    Plans compare by identity (they may hold arrays); compare two plans with
+    :meth:`summary` or field by field.
+    """
+
+    n_samples: int | None
+    n_features: int
+    guarantee: PrivacyGuarantee | None
+
+    def summary(self) -> dict[str, Any]:
+        """The plan's numbers and names as plain values (arrays as lists).
+
+        Fields holding objects (a workload, a noise model, a covering) are
+        left out; they are described by the estimator's release instead.
+
+        Examples
+        --------
+        >>> from skdp_synth.plan import Plan
+        >>> Plan(n_samples=10, n_features=3, guarantee=None).summary()
+        {'n_samples': 10, 'n_features': 3}
+        """
+        out = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "guarantee":
+                continue
+            if isinstance(value, np.ndarray):
+                value = value.tolist()
+            elif isinstance(value, (np.integer, np.floating, np.bool_)):
+                value = value.item()
+            elif isinstance(value, tuple):
+                value = list(value)
+            elif value is not None and not isinstance(value, (bool, int, float, str)):
+                continue
+            out[f.name] = value
+        return out
+
+    def replace(self, **changes) -> Plan:
+        """A copy with some fields changed (the plan itself is frozen)."""
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True, eq=False)
+class MicroaggregationPlan(Plan):
+    """Plan of :class:`~skdp_synth.CovarianceLossMicroaggregator` (000 Alg. 1).
+
+    Parameters
+    ----------
+    n_groups : int
+        ``k``, the number of groups (``max(1, n // 10)`` by default).
+    partition : {"spectral", "pinning"}
+    n_components : int
+        ``t`` of the spectral partition (000 Alg. 1 step 2; ``0`` for pinning).
+    alpha : float or None
+        The covering radius of the spectral partition (``None`` when
+        ``t = 0`` or for pinning).
+    division : {"bisection", "input_order"}
+    """
+
+    n_groups: int
+    partition: str
+    n_components: int
+    alpha: float | None
+    division: str
+
+
+@dataclass(frozen=True, eq=False)
+class DampedPlan(Plan):
+    """Plan of :class:`~skdp_synth.DampedPrivateSynthesizer` (000 §5, Thm 5.12).
+
+    Parameters
+    ----------
+    centre : ndarray of shape (n_features,) or None
+        The public centre ``c`` in the cube (``None``: the paper's origin).
+    radius, l1_radius : float
+        ``M`` and ``R_1`` of :func:`~skdp_synth.damped.centre_radii`
+        (``1`` without a centre).
+    alpha : float
+        Covering radius.
+    n_components : int
+        ``t``, the dimension of the private projection.
+    damping : float
+        ``b``.
+    covering : LatticeCovering
+        The ``alpha``-covering of the unit ball of ``ran(P)``.
+    n_cells : int
+        ``s``, its number of points (every cell gets noise, empty or not).
+    projection_scale : float
+        ``n eps/(6t)`` (:func:`~skdp_synth.damped.projection_scale`; ``0``
+        when ``t = 0``), budget ``eps/3``.
+    weight_noise_scale : float
+        Laplace scale ``6/(n eps)`` of the cell weights
+        (:func:`~skdp_synth.damped.weight_noise_scale`), budget ``eps/3``.
+    mean_noise_scale : float
+        Laplace scale ``12 sqrt(p) R_1/(b eps)`` of the damped cell means
+        (:func:`~skdp_synth.damped.mean_noise_scale`), budget ``eps/3``.
+    """
+
+    centre: np.ndarray | None
+    radius: float
+    l1_radius: float
+    alpha: float
+    n_components: int
+    damping: float
+    covering: Any
+    n_cells: int
+    projection_scale: float
+    weight_noise_scale: float
+    mean_noise_scale: float
+
+
+@dataclass(frozen=True, eq=False)
+class SamplerPlan(Plan):
+    """Plan of :class:`~skdp_synth.PrivateSampler` (001 Algorithm 2).
+
+    The reduced space itself is drawn in ``_fit`` (from the fit's random
+    stream, independently of the data); its size and the price of every
+    released row are fixed here.
+
+    Parameters
+    ----------
+    d : int
+        The marginal degree.
+    m : int
+        The size of the reduced space.
+    n_walsh : int
+        ``D = sum_{i <= d} C(p, i)``, the number of Walsh functions.
+    density_lower, density_upper : float
+        The density bounds ``delta``, ``Delta`` of 001 Algorithm 2.
+    condition_threshold : float
+        ``1/(2 e^d)``: the smallest accepted ``sigma_min(M)/sqrt(m)``
+        (001 eq. 9.1).
+    epsilon_per_draw : float
+        The price of one released row
+        (:func:`~skdp_synth.private_sampling.sampling_epsilon`).
+    n_draws : int
+        ``k``, the rows paid for (grows when extra rows are charged).
+    """
+
+    d: int
+    m: int
+    n_walsh: int
+    density_lower: float
+    density_upper: float
+    condition_threshold: float
+    epsilon_per_draw: float
+    n_draws: int
+
+
+@dataclass(frozen=True, eq=False)
+class ReleasePlan(Plan):
+    """Plan of :class:`~skdp_synth.ProjectedGaussianRelease` (002, 004).
+
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism (``"auto"`` resolved).
+    calibration : str
+    neighbouring : str
+    noise_sigma : float
+        ``c``: the Gaussian σ at whitened sensitivity 1 (or the Laplace scale
+        ``1/ε``).
+    workload : MarginalWorkload, ExplicitWorkload or AttributeMarginalWorkload
+    invariants : ndarray of shape (n_c, q) or None
+        ``C`` (004 Definition 2).
+    sparse : bool
+        Whether the least-squares step of 002 Algorithm 3 runs (``n_rows``).
+    space : {"cells", "coords", "residuals"}
+        Where the noise is added.
+    noise : AdditiveNoise or None
+        The calibrated noise model of the bit-level mechanisms.
+    decomposition : BaseDecomposition or None
+        002 Algorithm 1's pieces, when the mechanism uses them.
+    residual_scales : ndarray or None
+        ``"residual"``: ResidualPlanner's ``τ_A`` (noise ``c τ_A``).
+    sensitivity : float
+        The whitened sensitivity verified before any data is read (``<= 1``).
+    expected_error : float
+        ``E ||noise||²`` over the answers.
+    lower_bound : float or None
+        ``gaussian_optimal_error_`` (see the estimator).
+    """
+
+    mechanism: str
+    calibration: str
+    neighbouring: str
+    noise_sigma: float
+    workload: Any
+    invariants: np.ndarray | None
+    sparse: bool
+    space: str
+    noise: Any
+    decomposition: Any
+    residual_scales: np.ndarray | None
+    sensitivity: float
+    expected_error: float
+    lower_bound: float | None

@@ -12,6 +12,11 @@ in a fresh subprocess so that its peak memory is its own:
   (default: residual mechanism, ``d = 2``), ``DampedPrivateSynthesizer``
   (defaults) and ``PrivateSampler(k=10)`` fitted from the
   ``dd.read_parquet`` frame;
+* ``release-stats`` -- the release's data access alone (chunk validation
+  and its one pass of attribute tables, as ``fit`` does it), without the
+  noise and the generator: the generator (post-processing) fits a table of
+  ``n`` rows and its memory grows with ``n`` (about 2.3 GiB at 2·10^5 rows
+  of 50 attributes), so the full ``release`` job is run only at small ``n``;
 * ``idle`` -- the same imports and nothing else (the interpreter's share of
   the peak).
 
@@ -46,7 +51,7 @@ import numpy as np
 
 from benchmarks._harness import markdown_table
 
-JOBS = ("pass", "release", "damped", "sampler", "idle")
+JOBS = ("pass", "release", "release-stats", "damped", "sampler", "idle")
 
 
 def _env_int(name, default):
@@ -108,6 +113,17 @@ def run_job(job, folder, workers):
         passes.append(time.perf_counter() - t0)
     elif job == "release":
         ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0).fit(frame)
+    elif job == "release-stats":
+        # the release's data access alone: validation and the attribute tables
+        # (one pass), as fit does it, without the noise and the generator
+        from skdp_synth._chunked import reduce_rows
+        from skdp_synth._stats import attribute_tables
+        from skdp_synth.attribute_workload import AttributeMarginalWorkload
+
+        est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
+        U = est._validate_fit_data(frame)
+        W = AttributeMarginalWorkload(est.blocks_.n_levels, est.d)
+        W.residuals(reduce_rows(U, attribute_tables, W, est.blocks_))
     elif job == "damped":
         DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(frame)
     elif job == "sampler":

@@ -135,10 +135,29 @@ def _add(a, b):
     return a + b
 
 
+#: rows of a chunk validated, converted to float64 and reduced at a time, so
+#: that a worker's memory is bounded by this many rows, not by the chunk
+SUB_ROWS = 1 << 16
+
+
 def _chunk_statistic(block, index, spec):
+    """The statistic of one chunk, in row blocks of :data:`SUB_ROWS`.
+
+    The statistic is additive, so summing it over row blocks gives the
+    chunk's value (exactly, for the integer statistics); the float64 copy of
+    the rows is never larger than one block. An empty chunk gives the
+    statistic of zero rows.
+    """
     domain, bounds, blocks, names, statistic, args = spec
-    U = _validated_cube(np.asarray(block), index, domain, bounds, blocks, names)
-    return statistic(U, *args)
+    X = np.asarray(block)
+    total = None
+    for start in range(0, max(X.shape[0], 1), SUB_ROWS):
+        U = _validated_cube(
+            X[start : start + SUB_ROWS], index, domain, bounds, blocks, names
+        )
+        part = statistic(U, *args)
+        total = part if total is None else _add(total, part)
+    return total
 
 
 def _bad_columns(mask, names):

@@ -502,3 +502,22 @@ def test_bad_integer_chunk(dtype, value, bits, client):
     Y[1999, 6] = value
     with pytest.raises(ValueError, match=r"chunk 4 .*column '6': values other than"):
         DampedPrivateSynthesizer(random_state=0).fit(da.from_array(Y, chunks=(450, 7)))
+
+
+def test_empty_and_row_blocked_chunks(bits, client, monkeypatch):
+    """Empty chunks add nothing; a chunk reduced in row blocks gives its sum."""
+    from skdp_synth import _chunked
+
+    X, _ = bits
+    monkeypatch.setattr(_chunked, "SUB_ROWS", 128)  # several blocks per chunk
+    dX = da.from_array(X, chunks=((1000, 0, 600, 400), (7,)))
+    assert 0 in dX.chunks[0]
+    for make in (
+        lambda: ProjectedGaussianRelease(random_state=3),
+        lambda: DampedPrivateSynthesizer(random_state=5),
+        lambda: PrivateSampler(k=30, random_state=2),
+    ):
+        a, b = make().fit(X), make().fit(dX)
+        np.testing.assert_array_equal(
+            a.sample(20, random_state=1), b.sample(20, random_state=1)
+        )

@@ -32,6 +32,7 @@ test: dev
 
 lint: dev
 	$(BIN)/ruff check skdp_synth tests benchmarks examples
+	$(BIN)/lint-imports --no-cache
 
 bench: dev
 	$(BIN)/python -m benchmarks.run

@@ -20,7 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RANK_TOL_FACTOR", "numerical_rank", "rank_tolerance"]
+__all__ = [
+    "RANK_TOL_FACTOR",
+    "null_basis",
+    "numerical_rank",
+    "orth_basis",
+    "rank_tolerance",
+]
 
 #: safety factor over the SVD rounding bound ``max(m, n) eps s_max``
 RANK_TOL_FACTOR = 10.0
@@ -48,3 +54,20 @@ def numerical_rank(s, shape):
     if s.size == 0 or s.max() == 0:
         return 0
     return int(np.sum(s > rank_tolerance(s, shape)))
+
+
+def orth_basis(M):
+    """Orthonormal basis of the column space of ``M`` (columns; rank as above)."""
+    if M.size == 0:
+        return np.zeros((M.shape[0], 0))
+    U, s, _ = np.linalg.svd(M, full_matrices=False)
+    return U[:, : numerical_rank(s, M.shape)]
+
+
+def null_basis(C, dim):
+    """Orthonormal basis of the null space of ``C`` (``n_c × dim``), as columns."""
+    if C.shape[0] == 0:
+        return np.eye(dim)
+    _, s, Vt = np.linalg.svd(C, full_matrices=True)
+    rank = numerical_rank(s, C.shape)
+    return Vt[rank:].T

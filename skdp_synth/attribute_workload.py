@@ -227,6 +227,40 @@ class AttributeMarginalWorkload:
             v[i] = np.prod([self.n_levels[j] - 1.0 for j in A]) * acc
         return v
 
+    def calibrated_scales(self, neighbouring="add-remove-one"):
+        """``(τ, s)``: :meth:`optimal_scales` and the sensitivity ``s`` it divided out.
+
+        One evaluation of :meth:`whitened_sensitivity` (under replace-one an
+        enumeration of attribute sets), on the :meth:`allocation`; ``τ = s ·
+        τ_raw`` has whitened sensitivity exactly 1 (see
+        :meth:`optimal_scales`).
+        """
+        raw = self.allocation(neighbouring)
+        sens = self.whitened_sensitivity(raw, neighbouring)
+        return raw * sens, sens
+
+    def whiten(self, residuals, tau):
+        """``t = (z_A / τ_A)_A`` over the noised residuals (``τ_A > 0``), in a row."""
+        return np.concatenate(
+            [residuals[A] / tau[i] for i, A in enumerate(self.subsets) if tau[i] > 0]
+        )
+
+    def unwhiten(self, t, tau, total=None):
+        """``{A: τ_A t_A}``; ``z_∅ = total`` when the total is public (``τ_∅ = 0``)."""
+        out, pos = {}, 0
+        for i, A in enumerate(self.subsets):
+            if tau[i] > 0:
+                k = self.residual_size(A)
+                out[A] = tau[i] * t[pos : pos + k]
+                pos += k
+        if () not in out:
+            out[()] = np.array([float(total)])
+        return out
+
+    def all_tables(self, residuals):
+        """Every table of the workload rebuilt from ``residuals``, concatenated."""
+        return np.concatenate([self.reconstruct(residuals, S) for S in self.tables])
+
     def optimal_scales(self, neighbouring="add-remove-one"):
         """Noise scales ``τ_A`` (one per subset; 0 for a public residual).
 

@@ -80,6 +80,16 @@ The pipeline, all of it data-independent except the marked steps:
 
 Distributed privatization (004 Algorithm 4) is
 :func:`distributed_privatize`.
+
+Where the pieces live: the estimator asks its workload one question, its
+sensitivity set (:class:`~skdp_synth.workloads.SensitivitySet`: closed-form
+orbits or explicit points), and hands it to the noise model in
+:mod:`skdp_synth.mechanisms.additive` (whitenings, :class:`AdditiveNoise`,
+:func:`distributed_privatize`, the verification of step 4 and the lower
+bound), which shapes and checks the noise without asking the workload
+anything else. The least-squares step 6 is
+:func:`skdp_synth.geometry.nearest_in_symmetric_hull`. ``AdditiveNoise`` and
+``distributed_privatize`` are re-exported here.
 """
 
 from __future__ import annotations
@@ -94,27 +104,31 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import reduce_rows
-from ._linalg import numerical_rank
+from ._linalg import orth_basis
 from ._sklearn_compat import Interval, StrOptions
 from ._stats import attribute_tables, workload_answers, workload_counts
 from .attribute_workload import AttributeMarginalWorkload
 from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
 from .generator import Measurement, controlled_rows, fit_rows
+from .geometry import nearest_in_symmetric_hull
 from .mechanisms import gaussian_delta, gaussian_sigma
-from .mechanisms.ellipsoid import (
-    base_decomposition_orbits,
-    base_decomposition_points,
-    gaussian_optimum_orbits,
-    gaussian_optimum_points,
-    mee_orbits,
-    mee_points,
+from .mechanisms.additive import (
+    AdditiveNoise,
+    MaskWhitening,
+    MatrixWhitening,
+    distributed_privatize,
+    explicit_whitening,
+    gaussian_lower_bound,
+    orbit_whitening,
+    points_of,
+    replace_one_offset,
+    verify_sensitivity,
 )
 from .plan import ReleasePlan
 from .privacy import PrivacyGuarantee
 from .validation import check_degree
 from .workloads import (
-    MAX_EXPLICIT_FEATURES,
     ExplicitWorkload,
     MarginalWorkload,
     universe_points,
@@ -123,325 +137,6 @@ from .workloads import (
 __all__ = ["AdditiveNoise", "ProjectedGaussianRelease", "distributed_privatize"]
 
 COORDINATE_MECHANISMS = ("correlated", "correlated-weighted", "mee")
-#: slack allowed on the numerically verified whitened sensitivity (rounding)
-_SENSITIVITY_SLACK = 1e-9
-#: Khachiyan's stopping rule for explicit workloads: max g <= (1 + tol) r or
-#: this many steps (002 §4.1: an O(1)-approximate MEE suffices; privacy never
-#: depends on it because the ellipsoid is scaled to contain every point)
-_MEE_TOL = 1e-6
-_MEE_MAX_ITER = 5_000
-
-
-# ====================================================================== noise
-class _MaskWhitening:
-    """``T`` = a selection of coordinates: ``t = v[index] / scales``."""
-
-    def __init__(self, dim, index, scales):
-        self.dim = int(dim)
-        self.index = np.asarray(index, dtype=np.int64)
-        self.scales = np.asarray(scales, dtype=np.float64)
-
-    @property
-    def n_private(self):
-        return self.index.size
-
-    def forward(self, v):
-        return np.asarray(v, dtype=np.float64)[..., self.index] / self.scales
-
-    def backward(self, t):
-        out = np.zeros(self.dim)
-        out[self.index] = self.scales * t
-        return out
-
-    def exact_part(self, v):
-        out = np.array(v, dtype=np.float64)
-        out[self.index] = 0.0
-        return out
-
-    def scaled_rows(self, Q):
-        """``diag(s) T Q``."""
-        return Q[self.index] * self.scales[:, None]
-
-    def rescale(self, factor):
-        self.scales = self.scales * factor
-
-
-class _MatrixWhitening:
-    """``T`` with orthonormal rows: ``t = (T v) / scales``."""
-
-    def __init__(self, T, scales):
-        self.T = np.asarray(T, dtype=np.float64)
-        self.dim = self.T.shape[1]
-        self.scales = np.asarray(scales, dtype=np.float64)
-
-    @property
-    def n_private(self):
-        return self.T.shape[0]
-
-    def forward(self, v):
-        return (np.asarray(v, dtype=np.float64) @ self.T.T) / self.scales
-
-    def backward(self, t):
-        return self.T.T @ (self.scales * t)
-
-    def exact_part(self, v):
-        v = np.asarray(v, dtype=np.float64)
-        return v - self.T.T @ (self.T @ v)
-
-    def scaled_rows(self, Q):
-        return (self.T @ Q) * self.scales[:, None]
-
-    def rescale(self, factor):
-        self.scales = self.scales * factor
-
-
-class AdditiveNoise:
-    """The data-independent noise of a fitted :class:`ProjectedGaussianRelease`.
-
-    A release is ``Π_R v + Π_N [ n o + Tᵀ diag(s) (t + w) ]`` with
-    ``t = diag(s)⁻¹ T v`` (sensitivity 1), ``w`` i.i.d. ``N(0, scale²)`` or
-    ``Lap(scale)``, ``Π_R``/``Π_N`` the projections onto the row and null
-    space of the invariants (``Π_N = I`` without invariants), and ``n o`` the
-    part of the answers that no neighbouring change moves: ``(I - TᵀT) v``,
-    which equals ``n (I - TᵀT) g_u`` for any record ``u`` under replace-one
-    (``n`` public) and vanishes under add/remove. It is computed from ``n``
-    and ``o = (I - TᵀT) g_0``, not from the data, so the release depends on
-    the data only through ``t`` (noised by the sampler) and ``Π_R v`` (the
-    invariants). ``v`` is the answer vector in ``space`` (``"cells"``: the
-    ``q`` answers; ``"coords"``: their coordinates in a basis of
-    ``range(A)``). Everything here is public: it depends on the workload,
-    the invariants and the privacy parameters only.
-
-    Attributes
-    ----------
-    space : {"cells", "coords"}
-    kind : {"gaussian", "laplace"}
-    scale : float
-        ``c`` (Gaussian σ at sensitivity 1) or the Laplace scale ``1/ε``.
-    n_private : int
-        Number of whitened coordinates that receive noise.
-    """
-
-    def __init__(
-        self, space, whitening, kind, scale, to_cells, invariant_basis=None, offset=None
-    ):
-        self.space = space
-        self.whitening = whitening
-        self.kind = kind
-        self.scale = float(scale)
-        self._to_cells = to_cells
-        self.invariant_basis = invariant_basis
-        self.offset = offset
-
-    @property
-    def n_private(self):
-        return self.whitening.n_private
-
-    def _project(self, v, truth=None):
-        Q = self.invariant_basis
-        if Q is None:
-            return v
-        out = v - Q @ (Q.T @ v)
-        if truth is not None:
-            out = out + Q @ (Q.T @ truth)
-        return out
-
-    def privatize(self, v, source, n=None):
-        """Release ``v`` (true answers in ``space``) with noise from ``source``.
-
-        The noise is added by ``source.gaussian`` / ``source.laplace`` to the
-        whitened true values, so the secure sampler applies; everything after
-        is post-processing. ``n`` (the public number of rows) is needed under
-        replace-one neighbours, where part of the answers is a function of it.
-        """
-        W = self.whitening
-        t = W.forward(v)
-        if self.kind == "gaussian":
-            noisy = source.gaussian(t, self.scale)
-        else:
-            noisy = source.laplace(t, self.scale)
-        out = W.backward(noisy)
-        if self.offset is not None:
-            if n is None:
-                raise ValueError("replace-one releases need the public n")
-            out = out + n * self.offset
-        return self._project(out, truth=v)
-
-    def sample_noise(self, rng):
-        """One draw of the noise in the *cells* space, from a NumPy generator.
-
-        ``release = answers + noise`` (004 eq. (2)); used by
-        :func:`distributed_privatize`. Not hardened (seeded NumPy noise).
-        """
-        m = self.n_private
-        if self.kind == "gaussian":
-            w = rng.normal(0.0, self.scale, size=m)
-        else:
-            w = rng.laplace(0.0, self.scale, size=m)
-        e = self._project(self.whitening.backward(w))
-        return self._to_cells(e)
-
-    @property
-    def variance(self):
-        """Variance of one whitened noise coordinate."""
-        return self.scale**2 * (1.0 if self.kind == "gaussian" else 2.0)
-
-    def expected_error(self):
-        """``E ||release - answers||²`` summed over the ``q`` answers.
-
-        ``variance · ||Π_N Tᵀ diag(s)||_F²``; the bases are orthonormal, so the
-        coordinates' error equals the cells' error.
-        """
-        s2 = float(np.sum(self.whitening.scales**2))
-        if self.invariant_basis is not None:
-            s2 -= float(np.sum(self.whitening.scaled_rows(self.invariant_basis) ** 2))
-        return self.variance * s2
-
-    def covariance(self):
-        """Covariance of the noise in ``space`` (dense; for small problems)."""
-        W = self.whitening
-        B = np.stack([W.backward(e) for e in np.eye(W.n_private)], axis=1)
-        B = np.stack([self._project(col) for col in B.T], axis=1)
-        return self.variance * B @ B.T
-
-    def __repr__(self):
-        return (
-            f"AdditiveNoise(space={self.space!r}, kind={self.kind!r}, "
-            f"scale={self.scale:.4g}, n_private={self.n_private})"
-        )
-
-
-def distributed_privatize(noise, parts, indices, *, seed):
-    """Distributed privatization from a shared seed (004 Algorithm 4).
-
-    Agent ``ℓ`` holds the true answers ``parts[ℓ]`` at positions
-    ``indices[ℓ]`` of the answer vector (the sets partition ``range(q)``).
-    Each agent independently regenerates the *same* noise vector ``e`` from
-    the shared ``seed`` (the noise is additive and data-independent, 004
-    eq. (2)) and releases ``parts[ℓ] + e[indices[ℓ]]``. The concatenation is
-    exactly the release that one agent holding everything would produce, and
-    it satisfies the invariants of ``noise`` up to rounding.
-
-    The seed must be a secret shared by the agents only: whoever knows it can
-    subtract the noise. Seeded NumPy noise is not hardened against
-    floating-point attacks (see :class:`~skdp_synth.mechanisms.NoiseSource`).
-
-    Parameters
-    ----------
-    noise : AdditiveNoise
-        E.g. ``estimator.noise_model_`` of a fitted :class:`ProjectedGaussianRelease`.
-    parts : list of array-like
-        Each agent's true answers.
-    indices : list of array-like of int
-        Their positions in the answer vector.
-    seed : int
-        The shared seed.
-
-    Returns
-    -------
-    release : ndarray of shape (q,)
-        The agents' releases put back in answer order.
-    """
-    if len(parts) != len(indices):
-        raise ValueError("parts and indices must have the same length")
-    idx = [np.asarray(i, dtype=np.int64).ravel() for i in indices]
-    allidx = np.concatenate(idx) if idx else np.array([], dtype=np.int64)
-    q = allidx.size
-    if np.unique(allidx).size != q or (q and (allidx.min() < 0 or allidx.max() >= q)):
-        raise ValueError("indices must partition range(q)")
-    release = np.empty(q)
-    for values, ix in zip(parts, idx):
-        values = np.asarray(values, dtype=np.float64).ravel()
-        if values.size != ix.size:
-            raise ValueError("each part must have as many values as its indices")
-        # each agent on its own: same seed, same noise
-        e = noise.sample_noise(np.random.default_rng(np.random.SeedSequence(seed)))
-        release[ix] = values + e[ix]
-    return release
-
-
-# ============================================================== building
-def _orth_basis(M):
-    """Orthonormal basis of the column space of ``M`` (rank: :mod:`._linalg`)."""
-    if M.size == 0:
-        return np.zeros((M.shape[0], 0))
-    U, s, _ = np.linalg.svd(M, full_matrices=False)
-    return U[:, : numerical_rank(s, M.shape)]
-
-
-def _null_basis(C, dim):
-    """Orthonormal basis of the null space of ``C`` (``n_c × dim``)."""
-    if C.shape[0] == 0:
-        return np.eye(dim)
-    _, s, Vt = np.linalg.svd(C, full_matrices=True)
-    rank = numerical_rank(s, C.shape)
-    return Vt[rank:].T
-
-
-def _universe_coords(workload):
-    """``g_u`` of every record type as columns (enumerates ``{0,1}^p``)."""
-    if isinstance(workload, ExplicitWorkload):
-        return workload.points
-    if workload.n_features > MAX_EXPLICIT_FEATURES:
-        raise ValueError(
-            f"this option enumerates the universe {{0,1}}^p; supported for "
-            f"p <= {MAX_EXPLICIT_FEATURES}, got p = {workload.n_features}"
-        )
-    return workload.point_coords(universe_points(workload.n_features)).T
-
-
-def _sensitivity_points(G, neighbouring):
-    """The points whose norms bound the sensitivity: ``g_u`` or ``g_u - g_v``."""
-    if neighbouring == "add-remove-one":
-        return G
-    N = G.shape[1]
-    if N * (N - 1) // 2 > 500_000:
-        raise ValueError(
-            f"replace-one neighbours with an explicit sensitivity set enumerate "
-            f"all {N * (N - 1) // 2} pairs of record types; supported up to "
-            "500000 pairs (universe size <= 1000)"
-        )
-    iu, iv = np.triu_indices(N, k=1)
-    return G[:, iu] - G[:, iv]
-
-
-def _explicit_whitening(H, mechanism, tol):
-    """Whitening for explicit sensitivity points ``H`` (columns, any dimension).
-
-    Returns ``(T, scales, info)`` with ``T`` (m × dim) orthonormal rows spanning
-    the points.
-    """
-    B = _orth_basis(H)
-    Hr = B.T @ H
-    info = {}
-    if mechanism == "mee":
-        E = mee_points(Hr, tol=tol, max_iter=_MEE_MAX_ITER)
-        vals, vecs = E.semi_axes()
-        T = (B @ vecs).T
-        scales = np.sqrt(vals)
-        info["ellipsoid"] = E
-    else:
-        dec = base_decomposition_points(Hr, tol=tol, max_iter=_MEE_MAX_ITER)
-        rows, scales = [], []
-        alphas = _piece_weights(dec, mechanism)
-        for U, r_i, a_i in zip(dec.pieces, dec.radii, alphas):
-            rows.append((B @ U).T)
-            scales.append(np.full(U.shape[1], r_i / math.sqrt(a_i)))
-        T = np.vstack(rows)
-        scales = np.concatenate(scales)
-        info["decomposition"] = dec
-    return T, scales, info
-
-
-def _piece_weights(dec, mechanism):
-    """``α_i`` of the pieces: ``1/k`` (002 Alg. 2) or ``∝ √d_i r_i`` (weighted)."""
-    k = dec.k
-    if mechanism == "correlated":
-        return np.full(k, 1.0 / k)
-    w = np.sqrt(dec.dims) * dec.radii
-    if not np.all(w > 0):  # pragma: no cover - every piece carries sensitivity
-        return np.full(k, 1.0 / k)
-    return w / w.sum()
 
 
 # ============================================================== estimator
@@ -816,71 +511,65 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return C
 
     def _noise_plan(self, workload, C, sparse, common):
-        """The (public, data-independent) noise model of the bit-level mechanisms."""
-        c = common["noise_sigma"]
-        decomposition = None
-        nb, mech = self.neighbouring, common["mechanism"]
-        tol = _MEE_TOL
+        """The (public, data-independent) noise model of the bit-level mechanisms.
 
-        if mech in ("isotropic-gaussian", "laplace"):
-            space = "cells"
+        The workload is asked one thing, its sensitivity set
+        (:meth:`~skdp_synth.workloads.MarginalWorkload.sensitivity_set`); the
+        noise is shaped from it and verified on it by
+        :mod:`skdp_synth.mechanisms.additive`.
+        """
+        c = common["noise_sigma"]
+        nb, mech = self.neighbouring, common["mechanism"]
+        # 004: the extension framework builds the mechanism on the invariants'
+        # null space; the projection framework projects afterwards
+        ext = C if (C is not None and self.framework == "extension") else None
+        space = "cells" if mech in ("isotropic-gaussian", "laplace") else "coords"
+        ord_ = 1 if mech == "laplace" else 2
+        # the workload's answers: the sensitivity sets the noise is shaped from
+        # and verified on, and the invariants' basis in the noise's space
+        shaped = workload.sensitivity_set(nb, invariants=ext, space=space, ord=ord_)
+        whole = shaped if ext is None else workload.sensitivity_set(nb, space=space)
+        bound = None  # the set of the lower bound: in coords, restricted to C
+        if mech != "laplace":
+            if space == "coords" and (C is None or ext is not None):
+                bound = shaped
+            else:
+                bound = workload.sensitivity_set(nb, invariants=C)
+        inv_basis = None
+        if C is not None:
+            inv_basis = orth_basis(C.T if space == "cells" else workload.to_coords(C.T))
+        to_cells = np.asarray if space == "cells" else workload.to_cells
+
+        # the mechanism: shaped, calibrated and verified from the sets alone
+        decomposition = None
+        if space == "cells":
             q = workload.n_queries
-            ord_ = 2 if mech == "isotropic-gaussian" else 1
-            to_cells = np.asarray
-            if C is not None and self.framework == "extension":
-                G = workload.to_cells(_universe_coords(workload))  # (q, N) = A
-                QN = _null_basis(C, q)
-                H = _sensitivity_points(QN.T @ G, nb)
+            if ext is not None:
+                H = points_of(shaped)
                 sens = float(np.max(np.linalg.norm(H, ord=ord_, axis=0)))
-                whitening = _MatrixWhitening(QN.T, np.full(QN.shape[1], sens))
-                inv_basis = _orth_basis(C.T)
+                R = shaped.restriction
+                whitening = MatrixWhitening(R, np.full(R.shape[0], sens))
             else:
-                sens = workload.sensitivity(nb, ord=ord_)
-                whitening = _MaskWhitening(q, np.arange(q), np.full(q, sens))
-                inv_basis = _orth_basis(C.T) if C is not None else None
-            noise = AdditiveNoise(
-                "cells",
-                whitening,
-                "gaussian" if ord_ == 2 else "laplace",
-                c,
-                to_cells,
-                inv_basis,
-            )
-            verified = self._verify_cells(workload, noise)
+                sens = shaped.max_norm
+                whitening = MaskWhitening(q, np.arange(q), np.full(q, sens))
+            kind = "gaussian" if ord_ == 2 else "laplace"
         else:
-            space = "coords"
-            to_cells = workload.to_cells
-            C_coords = None if C is None else workload.to_coords(C.T).T
-            if isinstance(workload, MarginalWorkload) and (
-                C is None or self.framework == "projection"
-            ):
-                whitening, decomposition = self._structured_whitening(
-                    workload, mech, tol
-                )
+            if shaped.orbits is not None:
+                whitening, decomposition = orbit_whitening(shaped.orbits, mech)
             else:
-                G = _universe_coords(workload)
-                if C is not None and self.framework == "extension":
-                    QN = _null_basis(C_coords, workload.rank)
-                    H = _sensitivity_points(QN.T @ G, nb)
-                    T, scales, info = _explicit_whitening(H, mech, tol)
-                    T = T @ QN.T
-                else:
-                    H = _sensitivity_points(G, nb)
-                    T, scales, info = _explicit_whitening(H, mech, tol)
+                T, scales, info = explicit_whitening(points_of(shaped), mech)
+                if shaped.restriction is not None:
+                    T = T @ shaped.restriction
                 decomposition = info.get("decomposition")
-                whitening = _MatrixWhitening(T, scales)
-            inv_basis = None
-            if C is not None:
-                inv_basis = _orth_basis(C_coords.T)
-                if inv_basis.shape[1] >= workload.rank:
-                    raise ValueError(
-                        "the invariants fix every answer; nothing is private"
-                    )
-            noise = AdditiveNoise(
-                "coords", whitening, "gaussian", c, to_cells, inv_basis
-            )
-            verified = self._verify_coords(workload, noise)
-        noise.offset = self._offset(workload, noise, space)
+                whitening = MatrixWhitening(T, scales)
+            if inv_basis is not None and inv_basis.shape[1] >= workload.rank:
+                raise ValueError("the invariants fix every answer; nothing is private")
+            kind = "gaussian"
+        noise = AdditiveNoise(space, whitening, kind, c, to_cells, inv_basis)
+        verified = verify_sensitivity(noise, whole)
+        noise.offset = replace_one_offset(noise, whole)
+        expected = noise.expected_error()
+        lower = None if bound is None else gaussian_lower_bound(bound, c)
         return ReleasePlan(
             **common,
             workload=workload,
@@ -891,8 +580,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             decomposition=decomposition,
             residual_scales=None,
             sensitivity=verified,
-            expected_error=noise.expected_error(),
-            lower_bound=self._lower_bound(workload, C, c),
+            expected_error=expected,
+            lower_bound=lower,
         )
 
     def _residual_plan(self, n_samples, common):
@@ -913,11 +602,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         # it out gives sensitivity exactly 1 (homogeneity, see
         # AttributeMarginalWorkload.optimal_scales), so c is the Gaussian σ at
         # sensitivity 1. These are optimal_scales' τ, bit for bit.
-        raw = W.allocation(self.neighbouring)  # public
-        sens = W.whitened_sensitivity(raw, self.neighbouring)
-        self._guard_residual(sens)
-        tau = raw * sens
+        tau, sens = W.calibrated_scales(self.neighbouring)  # public
         expected = W.expected_error(tau, c)
+        self._guard_residual(sens)
         return ReleasePlan(
             **common,
             workload=W,
@@ -932,150 +619,12 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             lower_bound=expected if self.neighbouring == "add-remove-one" else None,
         )
 
-    def _offset(self, W, noise, space):
-        """``o = (I - TᵀT) g_0``: the part of one record's answers that no
-        replace-one change moves (``None`` under add/remove, where it is 0)."""
-        if self.neighbouring == "add-remove-one":
-            return None
-        g0 = W.point_coords(np.zeros((1, W.n_features), dtype=np.int8))[0]
-        if space == "cells":
-            g0 = W.to_cells(g0)
-        offset = noise.whitening.exact_part(g0)
-        offset[np.abs(offset) < 1e-12 * max(1.0, np.abs(g0).max())] = 0.0
-        return offset
-
-    def _structured_whitening(self, W, mechanism, tol):
-        """Whitening of the marginal workload from its orbit/block structure.
-
-        Returns ``(whitening, decomposition)`` (``None`` for ``"mee"``).
-        """
-        norms, mult = W.orbit_norms(self.neighbouring)
-        deg_scale = np.zeros(W.d + 1)
-        dec = None
-        if mechanism == "mee":
-            E = mee_orbits(norms, mult)
-            deg_scale = np.sqrt(E.axes)
-        else:
-            dec = base_decomposition_orbits(norms, mult)
-            alphas = _piece_weights(dec, mechanism)
-            for piece, r_i, a_i in zip(dec.pieces, dec.radii, alphas):
-                deg_scale[piece] = r_i / math.sqrt(a_i)
-        active = np.flatnonzero(deg_scale[W.degrees] > 0)
-        return _MaskWhitening(W.rank, active, deg_scale[W.degrees][active]), dec
-
-    # ------------------------------------------------------- verification
-    def _spot_points(self, W):
-        """Data-independent records (and pairs) to cross-check a closed form."""
-        rng = np.random.default_rng(0)
-        U = (rng.random((64, W.n_features)) < 0.5).astype(np.int8)
-        U[0], U[1] = 0, 1
-        g = W.point_coords(U)
-        if self.neighbouring == "add-remove-one":
-            return g
-        V = U.copy()
-        V[:32] = 1 - U[:32]  # complements: the widest pairs
-        V[32:] = (rng.random((32, W.n_features)) < 0.5).astype(np.int8)
-        return g - W.point_coords(V)
-
-    def _enumerable_pairs(self, W):
-        """Whether the sensitivity set is small enough to check point by point."""
-        N = W.universe_size if W.n_features <= MAX_EXPLICIT_FEATURES else np.inf
-        n_points = N if self.neighbouring == "add-remove-one" else N * (N - 1) / 2
-        return n_points <= 500_000 and n_points * max(W.rank, W.n_queries) <= 5e7
-
-    def _verify_coords(self, W, noise):
-        """Largest whitened ℓ2 sensitivity over the whole sensitivity set.
-
-        Enumerated exactly when the universe (or its pairs) is small enough;
-        for a larger marginal workload, computed per orbit from the closed form
-        (exact by the symmetry argument of :mod:`skdp_synth.workloads`) and
-        cross-checked on data-independent random records. Rescales the noise
-        up if rounding left it above 1; raises if it is materially above 1.
-        """
-        wh = noise.whitening
-        if isinstance(wh, _MatrixWhitening) or self._enumerable_pairs(W):
-            H = _sensitivity_points(_universe_coords(W), self.neighbouring)
-            sens2 = float(np.max(np.sum(wh.forward(H.T) ** 2, axis=1)))
-        else:
-            norms, mult = W.orbit_norms(self.neighbouring)
-            s_deg = np.full(W.d + 1, np.inf)
-            s_deg[W.degrees[wh.index]] = wh.scales
-            sens2 = float(np.max(norms @ (mult / s_deg**2)))
-            check = float(np.max(np.sum(wh.forward(self._spot_points(W)) ** 2, axis=1)))
-            if check > sens2 * (1 + 1e-9) + 1e-12:  # pragma: no cover - a bug
-                raise RuntimeError(
-                    "whitened sensitivity: closed form fails a spot check"
-                )
-        return self._guard(noise, math.sqrt(sens2))
-
-    def _verify_cells(self, W, noise):
-        """Whitened sensitivity (ℓ2 or ℓ1) of the cell answers, checked."""
-        wh = noise.whitening
-        ord_ = 2 if noise.kind == "gaussian" else 1
-        if isinstance(wh, _MatrixWhitening) or self._enumerable_pairs(W):
-            A = W.to_cells(_universe_coords(W))
-            H = _sensitivity_points(A, self.neighbouring)
-            sens = float(np.max(np.linalg.norm(wh.forward(H.T), ord=ord_, axis=1)))
-        else:
-            # closed form (MarginalWorkload.sensitivity) with a spot check
-            pts = W.to_cells(self._spot_points(W).T).T
-            check = float(np.max(np.linalg.norm(wh.forward(pts), ord=ord_, axis=1)))
-            if check > 1 + 1e-9:  # pragma: no cover - a bug
-                raise RuntimeError(
-                    "whitened sensitivity: closed form fails a spot check"
-                )
-            sens = 1.0
-        return self._guard(noise, sens)
-
-    @staticmethod
-    def _guard(noise, sens):
-        """Calibrate the whitening to the verified sensitivity ``sens``.
-
-        By construction ``sens <= 1`` (002 Corollaries 8-9); anything
-        materially above is a bug and raises. The scales are multiplied by
-        ``sens (1 + 1e-9)``: up, if rounding left ``sens`` a hair above 1;
-        down, where the construction's bound is loose (e.g. under replace-one
-        the pieces' radii are attained by different pairs of records, so
-        ``Σ_i α_i ||U_iᵀ h||² / r_i² < 1`` for every difference ``h``). The
-        whitened sensitivity is then exactly ``1 / (1 + 1e-9)``.
-        """
-        if not sens <= 1 + 1e-6:  # pragma: no cover - a bug, never accepted
-            raise RuntimeError(
-                f"the whitened sensitivity is {sens:.6g} > 1: the ellipsoid does "
-                "not contain the sensitivity polytope"
-            )
-        if sens <= 0:  # pragma: no cover - guarded by rank reduction
-            raise RuntimeError("the workload has zero sensitivity")
-        noise.whitening.rescale(sens * (1 + _SENSITIVITY_SLACK))
-        return sens
-
-    # -------------------------------------------------------- lower bound
-    def _lower_bound(self, W, C, c):
-        """``c² max_π tr(M_π^{1/2})²`` over the sensitivity set (see Attributes)."""
-        if self._mechanism() == "laplace":
-            return None
-        c2 = c**2
-        if C is None and isinstance(W, MarginalWorkload):
-            norms, mult = W.orbit_norms(self.neighbouring)
-            return c2 * gaussian_optimum_orbits(norms, mult)
-        try:
-            G = _universe_coords(W)
-            if C is not None:
-                QN = _null_basis(W.to_coords(C.T).T, W.rank)
-                G = QN.T @ G
-            H = _sensitivity_points(G, self.neighbouring)
-        except ValueError:
-            return None
-        B = _orth_basis(H)
-        return c2 * gaussian_optimum_points(B.T @ H)
-
     # --------------------------------------------------------------- fit
     def _fit(self, U, plan, source):
         self.mechanism_ = plan.mechanism
         if plan.space == "residuals":
             self._fit_residual(U, plan, source)
             return
-        n = U.shape[0]
         workload = plan.workload
 
         # ---- the only steps that read the data: one additive statistic
@@ -1101,7 +650,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.gaussian_optimal_error_ = plan.lower_bound
         self.released_ = cells
         self._released_coords = coords
-        self.n_estimate_ = self._total_estimate(workload, coords, cells, n)
+        # the total the release carries (public n under replace-one)
+        if self.neighbouring == "replace-one":
+            self.n_estimate_ = float(plan.n_samples)
+        else:
+            self.n_estimate_ = workload.released_total(coords, cells)
         self._model_rows = None
         if isinstance(workload, MarginalWorkload) and self.n_estimate_ is not None:
             sigma = math.sqrt(self.expected_error_ / workload.n_queries)
@@ -1121,23 +674,15 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         post-processing.
         """
         W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
-        noisy = [i for i, A in enumerate(W.subsets) if tau[i] > 0]
 
         # ---- the only steps that read the data: the counts of the maximal
         # tables (_stats.attribute_tables), in memory or summed over chunks
         z = W.residuals(reduce_rows(U, attribute_tables, W, self.blocks_))
-        t = np.concatenate([z[W.subsets[i]] / tau[i] for i in noisy])
+        t = W.whiten(z, tau)
         t_noisy = source.gaussian(t, c)
         del z, t
-        # ---- post-processing from here on
-        released, pos = {}, 0
-        for i in noisy:
-            A = W.subsets[i]
-            k = W.residual_size(A)
-            released[A] = tau[i] * t_noisy[pos : pos + k]
-            pos += k
-        if () not in released:  # replace-one: the total n is public
-            released[()] = np.array([float(plan.n_samples)])
+        # ---- post-processing from here on (replace-one: the total n is public)
+        released = W.unwhiten(t_noisy, tau, total=plan.n_samples)
         self.workload_ = W
         self.noise_model_ = None
         self.decomposition_ = None
@@ -1146,7 +691,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.expected_error_ = plan.expected_error
         self.gaussian_optimal_error_ = plan.lower_bound
         self._residuals = released
-        self.released_ = np.concatenate([W.reconstruct(released, S) for S in W.tables])
+        self.released_ = W.all_tables(released)
         self.n_estimate_ = float(released[()][0])
         measurements = [
             Measurement(A, W.residual_matrix(A), released[A], c * tau[i])
@@ -1181,14 +726,6 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.weights_ = None
         self.reweight_residual_ = None
 
-    def _total_estimate(self, W, coords, cells, n):
-        if self.neighbouring == "replace-one":
-            return float(n)  # public
-        if isinstance(W, MarginalWorkload):
-            return float(coords[0] / math.sqrt(W.eigenvalues[0]))
-        w = W.total_weights()
-        return None if w is None else float(w @ cells)
-
     # ---------------------------------------------------- least squares
     def _least_squares(self, W, plan, z_noisy):
         """002 Algorithm 3: project the X-part onto ``n_rows X Xᵀ K``."""
@@ -1199,16 +736,16 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             return z_noisy
         t = max(big) + 1
         wh = plan.noise.whitening
-        if isinstance(wh, _MaskWhitening):
+        if isinstance(wh, MaskWhitening):
             cols = np.flatnonzero(np.isin(W.degrees, np.concatenate(dec.pieces[:t])))
             Xb = np.eye(W.rank)[:, cols]
         else:
             m = int(np.sum(dec.dims[:t]))
             Xb = wh.T[:m].T
-        G = _universe_coords(W)
+        G = W.universe_coords()
         H = self.n_rows * (Xb.T @ G)
         b = Xb.T @ z_noisy
-        xhat = _frank_wolfe_l1(H, b)
+        xhat = nearest_in_symmetric_hull(H, b)
         return z_noisy - Xb @ b + Xb @ xhat
 
     # ---------------------------------------------------------- sampling
@@ -1429,28 +966,3 @@ def _bit_table_measurements(workload, blocks, cells, sigma):
         values = cells[t * workload.n_cells : (t + 1) * workload.n_cells]
         out.append(Measurement(A, Q, values, sigma))
     return out
-
-
-# ============================================================ Frank-Wolfe
-def _frank_wolfe_l1(H, b, *, max_iter=2000, tol=1e-9):
-    """``argmin ||x - b||`` over ``conv{±h_u}`` (columns of ``H``), 002 §4.2.
-
-    Frank--Wolfe with exact line search; the linear minimisation oracle is a
-    maximum over the enumerated columns. Stops when the duality gap is below
-    ``tol · max(1, ||b||²)``.
-    """
-    x = np.zeros_like(b)
-    scale = max(1.0, float(b @ b))
-    for _ in range(max_iter):
-        grad = x - b
-        scores = grad @ H
-        j = int(np.argmax(np.abs(scores)))
-        s = -np.sign(scores[j]) * H[:, j] if scores[j] != 0 else np.zeros_like(b)
-        direction = s - x
-        gap = -float(grad @ direction)
-        if gap <= tol * scale:
-            break
-        denom = float(direction @ direction)
-        gamma = min(1.0, gap / denom) if denom > 0 else 0.0
-        x = x + gamma * direction
-    return x

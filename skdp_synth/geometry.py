@@ -27,6 +27,7 @@ from scipy.spatial import cKDTree
 __all__ = [
     "LatticeCovering",
     "leading_eigenvectors",
+    "nearest_in_symmetric_hull",
     "residual_spectral_norm",
     "second_moment",
 ]
@@ -218,3 +219,30 @@ class LatticeCovering:
             f"LatticeCovering(t={self.t}, alpha={self.alpha:g}, "
             f"n_points={self.n_points})"
         )
+
+
+def nearest_in_symmetric_hull(H, b, *, max_iter=2000, tol=1e-9):
+    """``argmin ||x - b||`` over ``conv{±h_u}`` (columns of ``H``), 002 §4.2.
+
+    The least-squares step of 002 Algorithm 3 (sparse case) in
+    :class:`~skdp_synth.ProjectedGaussianRelease`.
+
+    Frank--Wolfe with exact line search; the linear minimisation oracle is a
+    maximum over the enumerated columns. Stops when the duality gap is below
+    ``tol · max(1, ||b||²)``.
+    """
+    x = np.zeros_like(b)
+    scale = max(1.0, float(b @ b))
+    for _ in range(max_iter):
+        grad = x - b
+        scores = grad @ H
+        j = int(np.argmax(np.abs(scores)))
+        s = -np.sign(scores[j]) * H[:, j] if scores[j] != 0 else np.zeros_like(b)
+        direction = s - x
+        gap = -float(grad @ direction)
+        if gap <= tol * scale:
+            break
+        denom = float(direction @ direction)
+        gamma = min(1.0, gap / denom) if denom > 0 else 0.0
+        x = x + gamma * direction
+    return x

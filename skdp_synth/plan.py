@@ -61,13 +61,24 @@ class Plan:
 
     Notes
     -----
-    Plans compare by identity (they may hold arrays); compare two plans with
-    :meth:`summary` or field by field.
+    Plans are frozen: fields cannot be reassigned and array fields are
+    read-only copies. They compare by identity (they may hold arrays);
+    compare two plans with :meth:`summary` or field by field.
     """
 
     n_samples: int | None
     n_features: int
     guarantee: PrivacyGuarantee | None
+
+    def __post_init__(self):
+        # frozen all the way down: array fields become read-only copies (a
+        # caller's array, e.g. the invariants, is never flagged itself)
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray):
+                value = np.array(value, copy=True)
+                value.flags.writeable = False
+                object.__setattr__(self, f.name, value)
 
     def summary(self) -> dict[str, Any]:
         """The plan's numbers and names as plain values (arrays as lists).

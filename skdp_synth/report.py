@@ -194,6 +194,12 @@ class FidelityReport:
         ``PrivacyLeakWarning`` / ``PrivacyBudgetWarning`` messages raised while
         drawing the rows or reading the guarantee, plus those passed in.
     notes : tuple of str
+    ks : mapping of str to float
+        Two-sample Kolmogorov--Smirnov statistic ``sup_t |F_real(t) -
+        F_synthetic(t)|`` of each numeric column the schema neither declares
+        nor bins (missing values left out; they count in the TV tables).
+        Raw values make a poor contingency table; this is the shape metric
+        sdmetrics uses for them (its KSComplement is ``1 - ks``).
     """
 
     columns: tuple
@@ -205,6 +211,7 @@ class FidelityReport:
     guarantee: GuaranteeSummary
     privacy_warnings: tuple = field(default=())
     notes: tuple = field(default=())
+    ks: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     # ---------------------------------------------------------- numbers
     def average_tv(self, d):
@@ -351,6 +358,11 @@ class FidelityReport:
                 f"<td data-score='{1.0 - avg!r}'>{1.0 - avg:.4f}</td></tr>"
                 f"<tr><th>average TV{d}</th><td class='avg-tv' data-d='{d}' "
                 f"data-tv='{avg!r}'>{avg:.4f}</td></tr>"
+            )
+        for col, ks in self.ks.items():
+            parts.append(
+                f"<tr><th>KS statistic of {esc(col)} (numeric, not binned)</th>"
+                f"<td class='ks' data-ks='{ks!r}'>{ks:.4f}</td></tr>"
             )
         parts.append("</table><h2>Privacy guarantee</h2><table class='guarantee'>")
         for label, text in self.guarantee.lines():
@@ -721,6 +733,7 @@ def fidelity_report(
         worst[k] = tuple(
             _comparison(cx, cy, tables[i][0], sizes, w, v, names, levels) for i in order
         )
+    ks = _ks_statistics(real, rows, schema)
     return FidelityReport(
         columns=names,
         levels=MappingProxyType(levels),
@@ -731,7 +744,36 @@ def fidelity_report(
         guarantee=guarantee,
         privacy_warnings=tuple(recorded),
         notes=tuple(notes),
+        ks=MappingProxyType(ks),
     )
+
+
+def _ks_statistics(real, synthetic, schema):
+    """KS statistic of each numeric column without declared levels or bins."""
+    import pandas as pd
+    from scipy.stats import ks_2samp
+
+    declared = {
+        *(schema.get("categories") or {}),
+        *(schema.get("ordinal") or {}),
+        *(schema.get("bin_edges") or {}),
+    }
+    out = {}
+    for col in real.columns:
+        if col in declared:
+            continue
+        xs = pd.to_numeric(real[col], errors="coerce")
+        ys = pd.to_numeric(synthetic[col], errors="coerce")
+        numeric = (
+            pd.api.types.is_numeric_dtype(real[col])
+            and not pd.api.types.is_bool_dtype(real[col])
+            and ys.notna().sum() == synthetic[col].notna().sum()
+        )
+        x, y = xs.dropna().to_numpy(float), ys.dropna().to_numpy(float)
+        if numeric and len(x) and len(y):
+            # the statistic only; "asymp" skips the costly exact p-value
+            out[str(col)] = float(ks_2samp(x, y, method="asymp").statistic)
+    return out
 
 
 def _as_frame(rows, real):

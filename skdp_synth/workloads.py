@@ -19,6 +19,13 @@ Both expose an orthonormal basis ``P`` of ``range(A)`` ("coordinates"
 ``z = Pᵀ y``), the coordinates ``g_u = Pᵀ a_u`` of universe points, and the
 sensitivities the mechanisms need, for both neighbouring relations.
 
+The one question a mechanism asks a workload is
+``workload.sensitivity_set(neighbouring, invariants=None, space="coords")``:
+the :class:`SensitivitySet` of vectors that one neighbouring change adds to
+the answers -- in closed form (orbits) when the workload's symmetry gives
+one, else as explicit points -- from which the noise is shaped and its
+sensitivity verified (:mod:`skdp_synth.mechanisms.additive`).
+
 The Fourier structure of the marginal workload
 ----------------------------------------------
 Write ``χ_T(u) = (-1)^{Σ_{j∈T} u_j}`` for ``T ⊆ [p]`` (the one sign
@@ -64,16 +71,18 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._linalg import numerical_rank
+from ._linalg import null_basis, numerical_rank
 from .fourier import hadamard, sign_products, to_signs
 from .validation import check_boolean, check_degree, check_integer
 
 __all__ = [
     "ExplicitWorkload",
     "MarginalWorkload",
+    "SensitivitySet",
     "krawtchouk",
     "universe_index",
 ]
@@ -324,6 +333,23 @@ class MarginalWorkload:
         factor = 1.0 if neighbouring == "add-remove-one" else 2.0
         return math.sqrt(factor * t) if ord == 2 else factor * t
 
+    def universe_coords(self):
+        """``g_u`` of every record type as columns (enumerates ``{0,1}^p``)."""
+        if self.n_features > MAX_EXPLICIT_FEATURES:
+            raise ValueError(
+                f"this option enumerates the universe {{0,1}}^p; supported for "
+                f"p <= {MAX_EXPLICIT_FEATURES}, got p = {self.n_features}"
+            )
+        return self.point_coords(universe_points(self.n_features)).T
+
+    def sensitivity_set(self, neighbouring, invariants=None, space="coords", ord=None):
+        """The :class:`SensitivitySet` of one neighbouring change (closed form)."""
+        return _sensitivity_set(self, neighbouring, invariants, space, ord)
+
+    def released_total(self, coords, cells):
+        """The total count the released answers carry: ``z_∅ / sqrt(λ_0)``."""
+        return float(coords[0] / math.sqrt(self.eigenvalues[0]))
+
     # ------------------------------------------------------------- labels
     def query_labels(self, feature_names):
         """``(table, cell)`` label of each query: tuples of names and of 0/1 values."""
@@ -443,6 +469,19 @@ class ExplicitWorkload:
                 best = max(best, float(np.max(np.linalg.norm(diff, ord=ord, axis=0))))
         return best
 
+    def universe_coords(self):
+        """``g_u`` of every record type as columns."""
+        return self.points
+
+    def sensitivity_set(self, neighbouring, invariants=None, space="coords", ord=None):
+        """The :class:`SensitivitySet` of one neighbouring change (explicit points)."""
+        return _sensitivity_set(self, neighbouring, invariants, space, ord)
+
+    def released_total(self, coords, cells):
+        """The total count the released answers carry, or ``None`` if they do not."""
+        w = self.total_weights()
+        return None if w is None else float(w @ cells)
+
     def total_weights(self):
         """``w`` with ``wᵀ A = 1ᵀ`` (the total from the answers), or ``None``."""
         ones = np.ones(self.universe_size)
@@ -456,3 +495,159 @@ class ExplicitWorkload:
 
     def __repr__(self):
         return f"ExplicitWorkload(q={self.n_queries}, n_features={self.n_features})"
+
+
+# ====================================================== sensitivity sets
+#: largest number of points (records, or pairs under replace-one) that a
+#: sensitivity set enumerates
+MAX_SENSITIVITY_POINTS = 500_000
+
+
+def difference_set(G, neighbouring):
+    """The points whose norms bound the sensitivity: ``g_u`` or ``g_u - g_v``.
+
+    ``G`` holds one column per record type; under replace-one every pair
+    ``u < v`` gives a column (up to :data:`MAX_SENSITIVITY_POINTS`).
+    """
+    if neighbouring == "add-remove-one":
+        return G
+    N = G.shape[1]
+    if N * (N - 1) // 2 > MAX_SENSITIVITY_POINTS:
+        raise ValueError(
+            f"replace-one neighbours with an explicit sensitivity set enumerate "
+            f"all {N * (N - 1) // 2} pairs of record types; supported up to "
+            "500000 pairs (universe size <= 1000)"
+        )
+    iu, iv = np.triu_indices(N, k=1)
+    return G[:, iu] - G[:, iv]
+
+
+@dataclass(frozen=True, eq=False)
+class SensitivitySet:
+    """What one neighbouring change can add to a workload's answers (public).
+
+    The vectors ``h = a_u`` (add/remove) or ``a_u - a_v`` (replace-one), in
+    the workload's coordinates (``space="coords"``, ``g_u = Pᵀ a_u``) or its
+    cells (``space="cells"``), optionally restricted to the null space of
+    invariants ``C`` (``h ↦ Q_Nᵀ h``, 004's extension framework). Built by
+    ``workload.sensitivity_set(neighbouring, invariants=None,
+    space="coords", ord=None)`` from the workload, the relation and ``C``
+    only, and handed to a mechanism as plain data
+    (:mod:`skdp_synth.mechanisms.additive`): the mechanism shapes its noise
+    from it and verifies the whitened sensitivity on it before any data is
+    read, without asking the workload anything else.
+
+    Attributes
+    ----------
+    neighbouring : str
+    space : {"coords", "cells"}
+    dim : int
+        The dimension of the vectors before any restriction.
+    restriction : ndarray of shape (k, dim) or None
+        ``Q_Nᵀ`` (orthonormal rows) when restricted to the invariants' null
+        space.
+    orbits : tuple or None
+        The closed form of the marginal workload's set (coordinates, no
+        restriction): ``(norms, multiplicity, blocks)`` -- per orbit and
+        degree block the squared norm of one coordinate
+        (:meth:`MarginalWorkload.orbit_norms`), the blocks' sizes, and the
+        block of every coordinate.
+    enumerable : bool
+        Whether the set is small enough to check point by point (at most
+        :data:`MAX_SENSITIVITY_POINTS` points and ``5e7`` entries).
+    points : ndarray of shape (k or dim, n_points) or None
+        Every ``h`` as a column: computed when there is no closed form or
+        when the set is enumerable; ``None`` when it cannot be enumerated
+        (``too_large`` says why).
+    too_large : str or None
+    spot_points : ndarray of shape (64, dim)
+        Data-independent records (or pairs) to cross-check a closed form.
+    origin : ndarray of shape (dim,)
+        The answers of the all-zero record (the replace-one offset's ``g_0``).
+    max_norm : float or None
+        ``max ||h||_ord`` of the unrestricted set in cells, in closed form
+        (when ``ord`` is given).
+    """
+
+    neighbouring: str
+    space: str
+    dim: int
+    restriction: np.ndarray | None
+    orbits: tuple | None
+    enumerable: bool
+    points: np.ndarray | None
+    too_large: str | None
+    spot_points: np.ndarray
+    origin: np.ndarray
+    max_norm: float | None
+
+    def __repr__(self):
+        kind = "orbits" if self.orbits is not None else "points"
+        return (
+            f"SensitivitySet({self.neighbouring!r}, space={self.space!r}, "
+            f"dim={self.dim}, {kind})"
+        )
+
+
+def _sensitivity_set(W, neighbouring, invariants, space, ord):
+    """Build the :class:`SensitivitySet` of ``W`` (shared by both workloads)."""
+    if space not in ("coords", "cells"):
+        raise ValueError(f"space must be 'coords' or 'cells', got {space!r}")
+    restriction = None
+    if invariants is not None:
+        C = np.asarray(invariants, dtype=np.float64)
+        if space == "coords":
+            QN = null_basis(W.to_coords(C.T).T, W.rank)
+        else:
+            QN = null_basis(C, W.n_queries)
+        restriction = QN.T
+    orbits = None
+    if isinstance(W, MarginalWorkload) and space == "coords" and restriction is None:
+        norms, mult = W.orbit_norms(neighbouring)
+        orbits = (norms, mult, W.degrees)
+    # enumerable: the universe (or its pairs) is small enough to check exactly
+    N = W.universe_size if W.n_features <= MAX_EXPLICIT_FEATURES else np.inf
+    n_points = N if neighbouring == "add-remove-one" else N * (N - 1) / 2
+    size = n_points * max(W.rank, W.n_queries)
+    enumerable = bool(n_points <= MAX_SENSITIVITY_POINTS and size <= 5e7)
+    points, too_large = None, None
+    if orbits is None or enumerable:
+        try:
+            G = W.universe_coords()
+            if space == "cells":
+                G = W.to_cells(G)
+            if restriction is not None:
+                G = restriction @ G
+            points = difference_set(G, neighbouring)
+        except ValueError as exc:
+            too_large = str(exc)
+    # data-independent records (and pairs) to cross-check a closed form
+    rng = np.random.default_rng(0)
+    U = (rng.random((64, W.n_features)) < 0.5).astype(np.int8)
+    U[0], U[1] = 0, 1
+    spot = W.point_coords(U)
+    if neighbouring != "add-remove-one":
+        V = U.copy()
+        V[:32] = 1 - U[:32]  # complements: the widest pairs
+        V[32:] = (rng.random((32, W.n_features)) < 0.5).astype(np.int8)
+        spot = spot - W.point_coords(V)
+    origin = W.point_coords(np.zeros((1, W.n_features), dtype=np.int8))[0]
+    if space == "cells":
+        spot = W.to_cells(spot.T).T
+        origin = W.to_cells(origin)
+    max_norm = None
+    if ord is not None and space == "cells" and restriction is None:
+        max_norm = W.sensitivity(neighbouring, ord=ord)
+    return SensitivitySet(
+        neighbouring=neighbouring,
+        space=space,
+        dim=W.rank if space == "coords" else W.n_queries,
+        restriction=restriction,
+        orbits=orbits,
+        enumerable=enumerable,
+        points=points,
+        too_large=too_large,
+        spot_points=spot,
+        origin=origin,
+        max_norm=max_norm,
+    )

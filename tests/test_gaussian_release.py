@@ -12,9 +12,9 @@ from skdp_synth import BudgetAccountant, ProjectedGaussianRelease
 from skdp_synth.audit import audit_epsilon
 from skdp_synth.gaussian_release import (
     AdditiveNoise,
-    _frank_wolfe_l1,
     distributed_privatize,
 )
+from skdp_synth.geometry import nearest_in_symmetric_hull
 from skdp_synth.mechanisms import (
     NoiseSource,
     analytic_gaussian_sigma,
@@ -550,7 +550,7 @@ def test_frank_wolfe_matches_a_convex_solver():
     rng = np.random.default_rng(0)
     H = rng.normal(size=(6, 40))
     b = rng.normal(size=6) * 5
-    x = _frank_wolfe_l1(H, b, max_iter=20_000, tol=1e-12)
+    x = nearest_in_symmetric_hull(H, b, max_iter=20_000, tol=1e-12)
     lam = cp.Variable(40)
     prob = cp.Problem(cp.Minimize(cp.sum_squares(H @ lam - b)), [cp.norm1(lam) <= 1])
     prob.solve()

@@ -82,6 +82,20 @@ def test_plan_is_the_same_before_the_data(est, cls):
     assert other.plan_.summary() == fitted.plan_.summary()
 
 
+def test_plan_arrays_are_read_only_copies():
+    C = np.zeros((1, 4 * 10))  # 2-way tables of p = 5: 10 tables x 4 cells
+    C[0, :4] = 1.0  # the first table's total
+    est = ProjectedGaussianRelease(
+        mechanism="correlated", invariants=C, random_state=0
+    ).make_plan(400, 5)
+    assert C.flags.writeable  # the caller's array is untouched
+    with pytest.raises(ValueError, match="read-only"):
+        est.invariants[0, 0] = 2.0
+    plan = DampedPrivateSynthesizer(epsilon=2.0).make_plan(1000, 4)
+    with pytest.raises(ValueError, match="read-only"):
+        plan.centre[0] = 0.0
+
+
 def test_make_plan_changes_nothing_and_charges_nothing():
     acc = BudgetAccountant(epsilon=10.0)
     est = DampedPrivateSynthesizer(epsilon=2.0, accountant=acc)

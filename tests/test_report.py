@@ -376,3 +376,38 @@ def test_report_type_is_exported():
     from skdp_synth import report
 
     assert report.FidelityReport is FidelityReport
+
+
+def test_ks_of_numeric_columns_without_bins_matches_the_ecdf_definition():
+    rng = np.random.default_rng(3)
+    real = pd.DataFrame(
+        {
+            "income": rng.lognormal(10, 1, 400),
+            "colour": rng.choice(CATS["colour"], 400),
+            "flag": rng.integers(0, 2, 400).astype(bool),
+        }
+    )
+    syn = pd.DataFrame(
+        {
+            "income": np.r_[rng.lognormal(10.3, 1, 299), np.nan],
+            "colour": rng.choice(CATS["colour"], 300),
+            "flag": rng.integers(0, 2, 300).astype(bool),
+        }
+    )
+    rep = fidelity_report(
+real, syn, {"categories": {"colour": CATS["colour"]}}
+    )
+    assert set(rep.ks) == {"income"}  # declared and Boolean columns excluded
+    x = real["income"].to_numpy()
+    y = syn["income"].dropna().to_numpy()
+    grid = np.union1d(x, y)
+    fx = np.searchsorted(np.sort(x), grid, side="right") / len(x)
+    fy = np.searchsorted(np.sort(y), grid, side="right") / len(y)
+    assert rep.ks["income"] == pytest.approx(np.max(np.abs(fx - fy)), abs=1e-15)
+    assert rep.ks["income"] > 0.05  # a shifted distribution is seen
+    page = rep.to_html(include_plot=False)
+    assert f"data-ks='{rep.ks['income']!r}'" in page
+    binned = fidelity_report(
+        real, syn, {"bin_edges": {"income": [0, 1e4, 1e9]}, "categories": {}}
+    )
+    assert binned.ks == {}

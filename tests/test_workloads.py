@@ -184,3 +184,43 @@ def test_large_marginal_workload_never_enumerates_the_universe():
     np.testing.assert_allclose(y.reshape(-1, 4).sum(axis=1), 100)
     with pytest.raises(ValueError, match="p <= 16"):
         W.to_explicit()
+
+
+# ------------------------------------------------------- sensitivity sets
+@pytest.mark.parametrize("relation", ["add-remove-one", "replace-one"])
+def test_sensitivity_set_orbits_agree_with_its_points(relation):
+    # the closed form a mechanism uses must be the enumerated set's
+    W = MarginalWorkload(6, 2)
+    S = W.sensitivity_set(relation)
+    assert S.enumerable and S.points is not None and S.restriction is None
+    norms, mult, blocks = S.orbits
+    per_block = np.stack(
+        [np.sum(S.points[blocks == j] ** 2, axis=0) for j in range(W.d + 1)]
+    )
+    # every point's per-block squared norms are one orbit's row times the sizes
+    rows = {tuple(np.round(r * mult, 9)) for r in norms}
+    assert {tuple(np.round(c, 9)) for c in per_block.T} <= rows
+    np.testing.assert_array_equal(S.origin, W.point_coords(np.zeros((1, 6)))[0])
+
+
+def test_sensitivity_set_restricted_to_the_invariants_null_space():
+    from skdp_synth.workloads import ExplicitWorkload
+
+    W = ExplicitWorkload(MarginalWorkload(3, 1).to_explicit().matrix, 3)
+    C = np.ones((1, W.n_queries))  # the sum of all answers
+    S = W.sensitivity_set("add-remove-one", invariants=C)
+    assert S.orbits is None and S.restriction.shape == (W.rank - 1, W.rank)
+    np.testing.assert_allclose(S.restriction @ W.to_coords(C.T), 0, atol=1e-12)
+    np.testing.assert_allclose(S.points, S.restriction @ W.universe_coords())
+    cells = W.sensitivity_set("replace-one", space="cells", ord=1)
+    assert cells.max_norm == W.sensitivity("replace-one", ord=1)
+    assert cells.points.shape == (W.n_queries, 8 * 7 // 2)
+
+
+def test_sensitivity_set_too_large_says_why():
+    S = MarginalWorkload(20, 2).sensitivity_set("replace-one", invariants=None)
+    assert S.orbits is not None and S.points is None and not S.enumerable
+    S = MarginalWorkload(20, 2).sensitivity_set(
+        "add-remove-one", invariants=np.ones((1, MarginalWorkload(20, 2).n_queries))
+    )
+    assert S.points is None and "p <= 16" in S.too_large

@@ -349,6 +349,23 @@ class BaseDecomposition:
     def k(self):
         return len(self.pieces)
 
+    def weights(self, uniform=False):
+        """Weights ``α_i`` (``Σ α_i = 1``) of the noise ``Σ_i (r_i/√α_i) U_i w_i``.
+
+        ``uniform=True``: ``α_i = 1/k``, 002 Algorithm 2 (noise ``√k Σ_i r_i
+        U_i w_i``). Else ``α_i ∝ √d_i r_i``, the refinement of
+        ``mechanism="correlated-weighted"`` (private by 002 Corollary 9 with
+        Cauchy--Schwarz weighted by ``α``; error ``c² (Σ_i √d_i r_i)²``, never
+        above 002's ``c² k Σ_i d_i r_i²``).
+        """
+        k = len(self.pieces)
+        if uniform:
+            return np.full(k, 1.0 / k)
+        w = np.sqrt(self.dims) * self.radii
+        if not np.all(w > 0):  # pragma: no cover - every piece carries sensitivity
+            return np.full(k, 1.0 / k)
+        return w / w.sum()
+
 
 def split_sorted_axes(values, *, rtol=1e-8):
     """Where 002 Algorithm 1 cuts ``values`` (semi-axes², descending).

@@ -117,13 +117,14 @@ def run_job(job, folder, workers):
         # the release's data access alone: validation and the attribute tables
         # (one pass), as fit does it, without the noise and the generator
         from skdp_synth._chunked import reduce_rows
-        from skdp_synth._stats import attribute_tables
+        from skdp_synth._stats import attribute_statistic, attribute_tables_from
         from skdp_synth.attribute_workload import AttributeMarginalWorkload
 
         est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
         U = est._validate_fit_data(frame)
         W = AttributeMarginalWorkload(est.blocks_.n_levels, est.d)
-        W.residuals(reduce_rows(U, attribute_tables, W, est.blocks_))
+        stat = reduce_rows(U, attribute_statistic, W, est.blocks_)
+        W.residuals(attribute_tables_from(stat, W))
     elif job == "damped":
         DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(frame)
     elif job == "sampler":

@@ -12,7 +12,7 @@ sufficient statistics").
 ============================  ==========================================  ====
 estimator                     statistic (pass)                            exact
 ============================  ==========================================  ====
-ProjectedGaussianRelease      :func:`attribute_tables` (residual mech.)   yes
+ProjectedGaussianRelease      :func:`attribute_statistic` (residual)      yes
                               :func:`workload_counts` (bit-level mech.)   yes
 DampedPrivateSynthesizer      :func:`moment_sums` (pass 1, for PROJ),     0/1
                               :func:`damped_cell_sums` (pass 2, after
@@ -35,7 +35,9 @@ from .fourier import walsh_sums as _walsh_sums
 from .workloads import ExplicitWorkload, universe_index
 
 __all__ = [
+    "attribute_statistic",
     "attribute_tables",
+    "attribute_tables_from",
     "cell_sums",
     "damped_cell_sums",
     "moment_sums",
@@ -50,23 +52,37 @@ def attribute_tables(U, workload, blocks):
     """Counts of every maximal table of an attribute-level marginal workload.
 
     ``{S: counts of table S}`` for ``S`` in ``workload.tables`` (flattened,
-    C order). The residuals follow by
-    :meth:`AttributeMarginalWorkload.residuals` (the residual mechanism,
-    :mod:`skdp_synth.attribute_workload`).
+    C order): :func:`attribute_tables_from` of :func:`attribute_statistic`.
+    The residuals follow by :meth:`AttributeMarginalWorkload.residuals` (the
+    residual mechanism, :mod:`skdp_synth.attribute_workload`).
+    """
+    return attribute_tables_from(attribute_statistic(U, workload, blocks), workload)
 
-    For ``d <= 2`` every table is read off one matrix product: with ``E``
-    the indicators of the levels ``>= 1`` of every attribute (``E = U`` when
-    every block is a single bit), the counts are integer combinations of
-    ``n``, the column sums of ``E`` and ``EᵀE`` (:func:`_tables_from_moments`),
-    so the data is read once, by BLAS, instead of once per table by
-    ``bincount``. Larger ``d`` counts each table from the level rows.
-    Both give the same integers.
+
+def attribute_statistic(U, workload, blocks):
+    """The additive statistic the attribute tables are read from.
+
+    For ``d <= 2``: ``(n, Σ E, EᵀE)`` with ``E`` the indicators of the levels
+    ``>= 1`` of every attribute (``E = U`` when every block is a single bit):
+    every 1- or 2-way table is an integer combination of these
+    (:func:`_tables_from_moments`), so the data is read once, by BLAS,
+    instead of once per table by ``bincount``, and the tables are formed
+    once, on the driver. Larger ``d``: the tables themselves, counted from
+    the level rows. Both give the same integers.
     """
     if workload.d <= 2:
         E = _level_indicators(U, workload, blocks)
-        return _tables_from_moments(U.shape[0], E.sum(axis=0), E.T @ E, workload)
+        return np.array([float(U.shape[0])]), E.sum(axis=0), E.T @ E
     L = blocks.to_levels(U)
     return {S: workload.table(L, S) for S in workload.tables}
+
+
+def attribute_tables_from(statistic, workload):
+    """The tables ``{S: counts}`` from :func:`attribute_statistic` (data-free)."""
+    if isinstance(statistic, dict):
+        return statistic
+    n, sums, gram = statistic
+    return _tables_from_moments(n[0], sums, gram, workload)
 
 
 def _level_indicators(U, workload, blocks):

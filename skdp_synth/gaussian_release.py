@@ -106,7 +106,12 @@ from sklearn.utils.validation import check_is_fitted
 from ._chunked import reduce_rows
 from ._linalg import orth_basis
 from ._sklearn_compat import Interval, StrOptions
-from ._stats import attribute_tables, workload_answers, workload_counts
+from ._stats import (
+    attribute_statistic,
+    attribute_tables_from,
+    workload_answers,
+    workload_counts,
+)
 from .attribute_workload import AttributeMarginalWorkload
 from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
@@ -676,11 +681,12 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
 
         # ---- the only steps that read the data: the counts of the maximal
-        # tables (_stats.attribute_tables), in memory or summed over chunks
-        z = W.residuals(reduce_rows(U, attribute_tables, W, self.blocks_))
+        # tables (_stats.attribute_statistic), in memory or summed over chunks
+        stat = reduce_rows(U, attribute_statistic, W, self.blocks_)
+        z = W.residuals(attribute_tables_from(stat, W))
         t = W.whiten(z, tau)
         t_noisy = source.gaussian(t, c)
-        del z, t
+        del stat, z, t
         # ---- post-processing from here on (replace-one: the total n is public)
         released = W.unwhiten(t_noisy, tau, total=plan.n_samples)
         self.workload_ = W

@@ -1,12 +1,13 @@
 # Two commands set everything up on a fresh machine:
 #   make demo   -- virtual environment, install, run every method on the embedded dataset
 #   make test   -- install the dev extras, run the test suite
+#   make docs   -- build the documentation site into doc/_build/html
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint bench clean venv dev compare-venv compare-mbi-venv bench-generator
+.PHONY: demo test lint bench clean venv dev docs compare-venv compare-mbi-venv bench-generator
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +31,10 @@ demo: venv
 test: dev
 	$(BIN)/python -m pytest
 
+# The documentation site, examples executed, warnings as errors.
+docs: dev
+	$(BIN)/python -m sphinx -W --keep-going -b html doc doc/_build/html
+
 lint: dev
 	$(BIN)/ruff check skdp_synth tests benchmarks examples
 	$(BIN)/lint-imports --no-cache
@@ -38,7 +43,8 @@ bench: dev
 	$(BIN)/python -m benchmarks.run
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache doc/_build doc/generated \
+		doc/auto_examples doc/api.rst doc/sg_execution_times.rst
 
 # Benchmark-only comparators (smartnoise-synth), in their own environment.
 COMPARE_VENV ?= .venv-compare

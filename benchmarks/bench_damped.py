@@ -1,4 +1,5 @@
-"""Benchmarks of DampedPrivateSynthesizer (paper 000 §5) and its Bingham sampler.
+"""Benchmarks of DampedPrivateSynthesizer (:cite:`Boedihardjo2024` §5) and its Bingham
+sampler.
 
 Tables (markdown), every speed figure a ratio to a baseline timed in the same
 run:
@@ -9,8 +10,9 @@ run:
 2. **Scale** -- fit time at ``n = 10^6, p = 50`` as a ratio to one pass over
    the data (``X.T @ X`` on the float64 matrix).
 3. **Rate** -- average 2-way marginal error squared against the rate of
-   000 Theorem 5.15, ``loglog n/(kappa log n) + p/(n^{1-kappa} eps) + 1/m``,
-   as ``n`` grows from 10^3 to 10^6.
+   :cite:`Boedihardjo2024` Theorem 5.15,
+   ``loglog n/(kappa log n) + p/(n^{1-kappa} eps) + 1/m``, as ``n`` grows from 10^3 to
+   10^6.
 4. **Utility against smartnoise-synth** (MST, AIM, MWEM) on binned digits at
    ``eps in {0.5, 1, 2}``: average 1-way, 2-way and 3-way total-variation
    error of the decoded tables and fit+sample time. smartnoise-synth is a
@@ -336,20 +338,23 @@ def _mean_row(label, eps, errs):
     return row
 
 
-def _issue11_fit(real, cats, eval_rows, seed, **params):
-    """TV2 of DampedPrivateSynthesizer (one-hot bits, block rounding)."""
+def _issue11_fit(real, cats, eval_rows, seed, estimator=None, **params):
+    """TV2 of DampedPrivateSynthesizer (one-hot bits, block rounding), or of
+    ``estimator`` when given, decoded, against ``eval_rows``."""
     import pandas as pd
 
     from benchmarks.bench_generator import tv
     from skdp_synth import DampedPrivateSynthesizer, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 
-    pipe = make_synthesis_pipeline(
-        BooleanEncoder(categories=cats),
-        DampedPrivateSynthesizer(random_state=seed, **params),
+    est = estimator if estimator is not None else DampedPrivateSynthesizer(
+        random_state=seed, **params
     )
-    pipe.fit(real)
-    syn = pd.DataFrame(pipe.sample(len(eval_rows), random_state=seed))
+    pipe = make_synthesis_pipeline(BooleanEncoder(categories=cats), est)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # eps > 10 in the grid warns by design
+        pipe.fit(real)
+        syn = pd.DataFrame(pipe.sample(len(eval_rows), random_state=seed))
     return tv(eval_rows, syn, 2)
 
 
@@ -379,56 +384,155 @@ def _uniform_rows(real, cats, size, seed):
     return decode(out, real.columns, cats)
 
 
-def issue11_table(tables=("nass_cds", "mpls_stops"), sizes=(None, 10**5, 10**6)):
-    """Issue 11: TV2 at eps = 1 of the default (centred, error-optimal) vs the
-    paper variant, uniformly random rows and noisy independent 1-way
-    marginals, at the real size and bootstrapped; TV2 over eps. Evaluated on
-    30 000 real rows against 30 000 synthetic rows (the same for every method,
-    so the TV2 sampling floor is shared)."""
+def _resized(base, size, seed=0):
+    if size is None:
+        return base
+    idx = np.random.default_rng(seed).integers(0, len(base), size)
+    return base.iloc[idx].reset_index(drop=True)
+
+
+ISSUE11_SEEDS = (0, 1)
+
+
+def issue11_table(
+    tables=("nass_cds", "mpls_stops"),
+    sizes=(None, 10**5, 10**6),
+    crossover_sizes=(1000, 3000, 10_000),
+    epsilons=(0.5, 1, 2, 5, 10, 100),
+):
+    """Issue 11, every figure in one run (markdown tables).
+
+    1. TV2 at eps = 1, at the real size and bootstrapped to 10^5, 10^6: the
+       default (``parameters="optimal"``: block-aware geometry, noisy cell
+       sums, centre = the blocks' centroid), the same with
+       ``centre="marginals"`` (shrink toward the released sums' 1-way
+       marginals), the former default (``parameters="bound"``, centred cube),
+       the paper's variant, uniformly random rows and noisy independent 1-way
+       marginals (Laplace, pure eps; ``n_components=0`` of the default is the
+       same release, on the bits), with the default's plan (t, cells).
+    2. Crossover: the same at the table bootstrapped to 1k, 3k, 10k rows.
+    3. TV2 over eps at the real size, with the non-private
+       ``CovarianceLossMicroaggregator`` (default k) as the limit.
+
+    Every TV2 compares 30 000 synthetic rows with the first 30 000 rows of
+    the real table (the same rows for every method and size, so the TV2
+    sampling floor is shared), mean of ``ISSUE11_SEEDS``.
+    """
     from benchmarks._tables import load_table
     from benchmarks.bench_generator import tv
+    from skdp_synth import CovarianceLossMicroaggregator
 
     n_eval = 30_000
-    rows = []
+    seeds = ISSUE11_SEEDS if not QUICK else (0,)
+
+    def mean_tv(**params):
+        fits = [_issue11_fit(real, cats, ev, s, **params) for s in seeds]
+        return float(np.mean(fits))
+
+    def plan(real, **params):
+        from skdp_synth import DampedPrivateSynthesizer
+        from skdp_synth.preprocessing import BooleanEncoder
+
+        enc = BooleanEncoder(categories=cats).fit(real.iloc[:10])
+        X = enc.transform(real)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = DampedPrivateSynthesizer(random_state=0, **params).fit(
+                X, blocks=enc.blocks_
+            )
+        return f"{est.n_components_}, {est.n_cells_}"
+
+    rows, cross, grid = [], [], []
     for name in tables:
         base, cats = load_table(name)
+        ev = base.iloc[:n_eval]
         for size in sizes if not QUICK else (None,):
-            real = base
-            if size is not None:
-                idx = np.random.default_rng(0).integers(0, len(base), size)
-                real = base.iloc[idx].reset_index(drop=True)
-            ev = real.iloc[:n_eval]
-            r = {"table": name, "n": len(real)}
-            r["default"] = _issue11_fit(real, cats, ev, 0, epsilon=1.0)
-            r["paper"] = _issue11_fit(
-                real, cats, ev, 0, epsilon=1.0, parameters="paper", centre=None
-            )
-            r["uniform"] = tv(ev, _uniform_rows(real, cats, n_eval, 0), 2)
-            r["indep_1way"] = tv(ev, _laplace_marginals(real, cats, 1.0, n_eval, 0), 2)
+            real = _resized(base, size)
+            r = {"table": name, "n": len(real), "t, cells": plan(real, epsilon=1.0)}
+            r["default"] = mean_tv(epsilon=1.0)
+            r["centre=marginals"] = mean_tv(epsilon=1.0, centre="marginals")
+            r["bound (old default)"] = mean_tv(epsilon=1.0, parameters="bound")
+            r["paper"] = mean_tv(epsilon=1.0, parameters="paper", centre=None)
+            r["uniform"] = float(np.mean(
+                [tv(ev, _uniform_rows(real, cats, n_eval, s), 2) for s in seeds]
+            ))  # fmt: skip
+            r["noisy 1-way"] = float(np.mean(
+                [tv(ev, _laplace_marginals(real, cats, 1.0, n_eval, s), 2)
+                 for s in seeds]
+            ))  # fmt: skip
             rows.append(r)
             print(r, flush=True)
-        ev = base.iloc[:n_eval]
-        for eps in (0.5, 1, 2, 5, 10, 100):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                v = _issue11_fit(base, cats, ev, 0, epsilon=eps)
-            print({"table": name, "eps": eps, "default_TV2": v}, flush=True)
-    return rows
+        for size in crossover_sizes if not QUICK else ():
+            real = _resized(base, size)
+            c = {"table": name, "n": size, "t, cells": plan(real, epsilon=1.0)}
+            c["default"] = mean_tv(epsilon=1.0)
+            c["noisy 1-way"] = float(np.mean(
+                [tv(ev, _laplace_marginals(real, cats, 1.0, n_eval, s), 2)
+                 for s in seeds]
+            ))  # fmt: skip
+            cross.append(c)
+            print(c, flush=True)
+        real = base
+        g = {"table": name}
+        for eps in epsilons:
+            g[f"eps={eps}"] = mean_tv(epsilon=float(eps))
+        g["microaggregator (not private)"] = float(np.mean([
+            _issue11_fit(real, cats, ev, s, estimator=CovarianceLossMicroaggregator(
+                domain="boolean", random_state=s))
+            for s in seeds
+        ]))  # fmt: skip
+        grid.append(g)
+        print(g, flush=True)
+    print(
+        "\n### Issue 11: TV2 at eps = 1 (30k synthetic vs the first 30k real "
+        f"rows; mean of {len(seeds)} seeds)\n"
+    )
+    print(markdown_table(rows, list(rows[0])))
+    if cross:
+        print("\n### Crossover: default vs noisy 1-way marginals, eps = 1\n")
+        print(markdown_table(cross, list(cross[0])))
+    print("\n### TV2 over eps at the real size (default), and the non-private limit\n")
+    print(markdown_table(grid, list(grid[0])))
+    print()
+    return rows, cross, grid
 
 
-def issue11_timing(n=10**6, p=49, seed=0):
-    """Fit + sample of n rows as a multiple of one X.T @ X (float64)."""
+def issue11_timing(n=10**6, p=49, seed=0, table="nass_cds"):
+    """Fit + sample of n rows as a multiple of one X.T @ X (float64), on a bare
+    0/1 matrix (every bit binary) and on ``table`` bootstrapped to n rows, its
+    one-hot blocks passed (the default then uses them: block geometry,
+    per-block rounding). Baseline and fit interleaved, best of 3 each."""
+    from benchmarks._tables import load_table
     from skdp_synth import DampedPrivateSynthesizer
+    from skdp_synth.preprocessing import BooleanEncoder
 
     rng = np.random.default_rng(seed)
     X = (rng.random((n, p)) < rng.random(p)).astype(np.float64)
-    t0 = time.perf_counter()
-    X.T @ X
-    gram = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    DampedPrivateSynthesizer(random_state=seed).fit(X).sample(n)
-    total = time.perf_counter() - t0
-    print({"n": n, "p": p, "XtX_s": gram, "fit_sample_s": total, "ratio": total / gram})
+    base, cats = load_table(table)
+    enc = BooleanEncoder(categories=cats).fit(base)
+    T = np.asarray(enc.transform(_resized(base, n)), dtype=np.float64)
+    rows = []
+    for label, data, blocks in (("bare 0/1", X, None), (table, T, enc.blocks_)):
+        gram = total = fit = math.inf
+        for _ in range(3):
+            t0 = time.perf_counter()
+            data.T @ data
+            gram = min(gram, time.perf_counter() - t0)
+            est = DampedPrivateSynthesizer(random_state=seed)
+            t0 = time.perf_counter()
+            est.fit(data, blocks=blocks)
+            t1 = time.perf_counter()
+            est.sample(n)
+            t2 = time.perf_counter()
+            fit, total = min(fit, t1 - t0), min(total, t2 - t0)
+        rows.append({"data": label, "n": n, "p": data.shape[1],
+                     "t, cells": f"{est.n_components_}, {est.n_cells_}",
+                     "XtX_s": gram, "fit_s": fit, "fit_sample_s": total,
+                     "ratio": total / gram})  # fmt: skip
+        print(rows[-1], flush=True)
+    print("\n### Fit + sample of n rows / one X.T @ X (same run)\n")
+    print(markdown_table(rows, list(rows[0])))
+    return rows
 
 
 def main():

@@ -1,4 +1,5 @@
-"""PrivateSampler (paper 001): solve time, accuracy, and the honest privacy table.
+"""PrivateSampler (:cite:`Boedihardjo2022`): solve time, accuracy, and the honest
+privacy table.
 
 Run with ``python -m benchmarks.run private_sampling`` (add ``--quick`` after
 the module path when running this file directly to skip the slowest rows).
@@ -7,8 +8,8 @@ Tables
 ------
 1. *Solve time and accuracy* for p in {10, 20, 40}, d in {1, 2, 3} on two
    kinds of data (n = 5000): near-uniform (Bernoulli(0.45) columns, where
-   001 Remark 12.5 predicts no shrinkage) and skewed (Bernoulli(0.3)).
-   Times are reported as raw seconds *and* as multiples of one product
+   :cite:`Boedihardjo2022` Remark 12.5 predicts no shrinkage) and skewed
+   (Bernoulli(0.3)). Times are reported as raw seconds *and* as multiples of one product
    ``M^T v`` with the run's own Walsh matrix (the unit of work of every
    first-order method on this problem), so they transfer between machines.
    Accuracy: ``lam*`` and the largest error over all conjunction marginals
@@ -241,8 +242,8 @@ DL, DU = 0.25, 2.5  # PrivateSampler's default density bounds (delta, Delta)
 
 
 def conditioned_m(p, d):
-    """The smallest ``m`` that passes 001's conditioning test for a random
-    +-1 matrix, by the Marchenko-Pastur edge: ``sigma_min(M)/sqrt(m) ~ 1 -
+    """The smallest ``m`` that passes :cite:`Boedihardjo2022`'s conditioning test for a
+    random +-1 matrix, by the Marchenko-Pastur edge: ``sigma_min(M)/sqrt(m) ~ 1 -
     sqrt(D/m) >= 1/(2 e^d)``, i.e. ``m >= D / (1 - 1/(2 e^d))^2``, plus 10 %.
 
     A data-independent choice (it reads only ``p, d``): ``eps_1`` grows like

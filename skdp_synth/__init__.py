@@ -3,11 +3,13 @@
 Estimators (each ``fit / sample / transform / score``):
 
 * ``CovarianceLossMicroaggregator`` -- (n/k)-anonymous microaggregation with
-  a covariance-loss certificate (paper 000 §3-4, paper 003 §2).
-* ``DampedPrivateSynthesizer`` -- epsilon-DP synthetic data (000 §5).
-* ``PrivateSampler`` -- noiseless epsilon-DP sampling on the Boolean cube (001).
+  a covariance-loss certificate (:cite:`Boedihardjo2024` §3-4, :cite:`SahSawhney` §2).
+* ``DampedPrivateSynthesizer`` -- epsilon-DP synthetic data (:cite:`Boedihardjo2024`
+  §5).
+* ``PrivateSampler`` -- noiseless epsilon-DP sampling on the Boolean cube
+  (:cite:`Boedihardjo2022`).
 * ``ProjectedGaussianRelease`` -- (epsilon, delta)-DP marginal release with
-  correlated Gaussian noise and exact invariants (002, 004).
+  correlated Gaussian noise and exact invariants (:cite:`Nikolov2013`, :cite:`Gao2022`).
 
 Shared pieces: :mod:`skdp_synth.preprocessing` (encoders),
 :mod:`skdp_synth.metrics` (marginal errors, scorers),
@@ -25,6 +27,7 @@ from .private_sampling import PrivateSampler, marginal_correction
 from .release import Release
 from .resampling import SyntheticResampler
 
+# The package version: pyproject.toml reads it from here (one source).
 __version__ = "0.1.0.dev0"
 
 __all__ = [

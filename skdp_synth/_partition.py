@@ -3,22 +3,23 @@
 Pure functions on arrays; the estimator in :mod:`skdp_synth.microaggregation`
 strings them together. Everything works on the cube scale ``U`` in
 ``[0, 1]^p`` that the shared mixin hands to ``_fit``; the unit-ball scale of
-paper 000 is ``U / sqrt(p)`` (SPEC §0) and enters only through the factor
-``1/p`` in second moments and ``1/sqrt(p)`` in projections, so the data is
-never copied to change scale.
+:cite:`Boedihardjo2024` is ``U / sqrt(p)`` (:cite:`Boedihardjo2024` §4.3) and enters
+only through the factor ``1/p`` in second moments and ``1/sqrt(p)`` in projections, so
+the data is never copied to change scale.
 
 Pieces
 ------
 :func:`paper_parameters`
-    ``k' = floor(sqrt(k))``, ``alpha`` and ``t`` of 000 Algorithm 1 step 2.
+    ``k' = floor(sqrt(k))``, ``alpha`` and ``t`` of :cite:`Boedihardjo2024` Algorithm 1
+    step 2.
 :func:`spectral_cells`
-    000 Algorithm 1 steps 1-5: projection on the ``t`` leading eigenvectors of
-    ``S``, nearest point of the lattice covering.
+    :cite:`Boedihardjo2024` Algorithm 1 steps 1-5: projection on the ``t`` leading
+    eigenvectors of ``S``, nearest point of the lattice covering.
 :func:`pinning_cells`
-    003 §2: cells of rows agreeing on a random set of coordinates.
+    :cite:`SahSawhney` §2: cells of rows agreeing on a random set of coordinates.
 :func:`plan_equipartition` and :func:`equipartition`
-    000 §3.6 / Algorithm 1 step 6 with the remainder of Remark 4.2: cut each
-    cell into blocks of ``floor(n/k)`` or ``floor(n/k) + 1`` rows and a
+    :cite:`Boedihardjo2024` §3.6 / Algorithm 1 step 6 with the remainder of Remark 4.2:
+    cut each cell into blocks of ``floor(n/k)`` or ``floor(n/k) + 1`` rows and a
     residual, merge the residuals, cut the merged residual.
 :func:`row_keys`
     Exact 64-bit keys of rows, used by ``transform`` to recognise training rows.
@@ -43,6 +44,7 @@ __all__ = [
     "plan_equipartition",
     "row_keys",
     "spectral_cells",
+    "stable_argsort",
 ]
 
 #: dimension of the principal sketch used to divide cells compactly
@@ -57,13 +59,14 @@ BATCH_ROWS = 1 << 15
 
 # ------------------------------------------------------------ parameters
 def paper_parameters(k):
-    """``(k', alpha, t)`` of 000 Algorithm 1 step 2 (and eq. (3.5) with ``k'``).
+    """``(k', alpha, t)`` of :cite:`Boedihardjo2024` Algorithm 1 step 2 (and eq. (3.5)
+    with ``k'``).
 
     ``k' = floor(sqrt(k))``. For ``k' < 3`` (``k < 9``) the algorithm uses a
     single cell: ``alpha`` is ``None`` and ``t = 0``. Otherwise
     ``alpha = (log log k' / log k')^{1/4}`` and
     ``t = floor(log k' / log(7/alpha))``, so that the covering has at most
-    ``(7/alpha)^t <= k'`` points (000 Prop. 3.7).
+    ``(7/alpha)^t <= k'`` points (:cite:`Boedihardjo2024` Prop. 3.7).
 
     Examples
     --------
@@ -83,9 +86,19 @@ def paper_parameters(k):
 
 # ------------------------------------------------------------- sums, loss
 def group_sums(U, labels, n_groups):
-    """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``."""
+    """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``.
+
+    The group-by-row indicator is built column-wise (one entry per row), so
+    building it costs nothing and the product streams ``U`` in row order,
+    adding each row to its group's sum; each sum adds its rows in ascending
+    row order.
+    """
     n = U.shape[0]
-    indicator = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_groups, n))
+    index = _index_dtype(max(n, n_groups))
+    indicator = sp.csc_matrix(
+        (np.ones(n), np.asarray(labels, dtype=index), np.arange(n + 1, dtype=index)),
+        shape=(n_groups, n),
+    )
     sums = np.asarray(indicator @ U)
     sizes = np.bincount(labels, minlength=n_groups)
     return sums, sizes
@@ -97,8 +110,8 @@ def cell_loss(S_cube, sums, sizes, n):
     ``S_cube = U^T U / n``; ``sums``/``sizes`` describe the groups (empty
     groups allowed). ``Y`` takes the group mean ``sums_j / sizes_j`` with
     probability ``sizes_j / n``, so ``E YY^T = sum_j sums_j sums_j^T /
-    (n sizes_j)`` (000 eq. (4.1)). Division by ``p`` moves both second moments
-    from the cube to the unit-ball scale (``x -> x / sqrt(p)``).
+    (n sizes_j)`` (:cite:`Boedihardjo2024` eq. (4.1)). Division by ``p`` moves both
+    second moments from the cube to the unit-ball scale (``x -> x / sqrt(p)``).
     """
     p = S_cube.shape[0]
     nonempty = sizes > 0
@@ -109,7 +122,8 @@ def cell_loss(S_cube, sums, sizes, n):
 
 # ------------------------------------------------------- spectral cells
 def spectral_cells(U, S_cube, t, alpha):
-    """Nearest-point partition of the projected rows (000 Alg. 1 steps 3-5).
+    """Nearest-point partition of the projected rows (:cite:`Boedihardjo2024` Alg. 1
+    steps 3-5).
 
     Parameters
     ----------
@@ -128,7 +142,7 @@ def spectral_cells(U, S_cube, t, alpha):
         Index of the nearest covering point of each ``P x_i``.
     residual_norm : float
         ``||(I-P) S (I-P)||_F = sqrt(sum_{i>t} lambda_i(S)^2)`` on the
-        unit-ball scale (000 Lemma 3.3, eq. (3.2)).
+        unit-ball scale (:cite:`Boedihardjo2024` Lemma 3.3, eq. (3.2)).
     n_points : int
         Size of the covering.
     """
@@ -139,22 +153,24 @@ def spectral_cells(U, S_cube, t, alpha):
         return np.zeros(U.shape[0], dtype=np.intp), residual_norm, 1
     covering = LatticeCovering(t, alpha)
     # Coordinates of P x in the orthonormal basis V of ran(P); ||V^T x|| <= 1.
-    Z = (U @ V) / math.sqrt(p)
+    Z = U @ V
+    Z /= math.sqrt(p)
     return covering.nearest(Z), residual_norm, covering.n_points
 
 
 # -------------------------------------------------------- pinning cells
 def pinning_depth(k):
-    """``L = floor(log2 k)``: at most ``2^L <= k`` pinning cells (003 §2, SPEC §1b).
+    """``L = floor(log2 k)``: at most ``2^L <= k`` pinning cells (:cite:`SahSawhney`
+    §2).
 
     The equipartition that follows merges the cells' residuals. A draw with
     ``2^l`` cells leaves at most ``2^l (b + 1)`` rows of residual, mass about
     ``2^l / k``; averaged over ``l`` uniform in ``{0..L}`` that is about
     ``2 / (L + 1) = O(1/log k)``, below the ``O(1/sqrt(log k))`` of the
-    cells' own loss, so the rate of 003 survives the equipartition (and the
-    best of several draws is kept). Capping at ``k' = floor(sqrt(k))`` cells,
-    as 000 §3.6 does for the spectral cells, bounds the residual of every
-    draw by ``k'/k`` but gave no better losses on our data
+    cells' own loss, so the rate of :cite:`SahSawhney` survives the equipartition (and
+    the best of several draws is kept). Capping at ``k' = floor(sqrt(k))`` cells,
+    as :cite:`Boedihardjo2024` §3.6 does for the spectral cells, bounds the residual of
+    every draw by ``k'/k`` but gave no better losses on our data
     (``benchmarks/bench_microaggregation.py``).
 
     Examples
@@ -166,7 +182,7 @@ def pinning_depth(k):
 
 
 def pinning_cells(U, n_pinned):
-    """Cells of rows that agree on the coordinates ``n_pinned`` (003 §2).
+    """Cells of rows that agree on the coordinates ``n_pinned`` (:cite:`SahSawhney` §2).
 
     ``U`` is Boolean (0/1); the key of a row is the binary number formed by
     its pinned coordinates, so there are at most ``2^len(n_pinned)`` cells.
@@ -187,11 +203,11 @@ def plan_equipartition(cell_sizes, n_groups):
 
     With ``n = k b + r`` (``b = floor(n/k)``, ``0 <= r < k``) the final
     partition has ``r`` groups of ``b + 1`` rows and ``k - r`` of ``b`` rows
-    (the remainder of 000 Remark 4.2 spread one row per group, so every group
-    has ``floor(n/k)`` or ``ceil(n/k)`` rows). A cell of ``c`` rows gives
+    (the remainder of :cite:`Boedihardjo2024` Remark 4.2 spread one row per group, so
+    every group has ``floor(n/k)`` or ``ceil(n/k)`` rows). A cell of ``c`` rows gives
     ``floor(c/b)`` blocks, as many of them enlarged to ``b + 1`` as its own
-    leftover rows allow (000 §3.6, "division with residual"); the global
-    counts are then capped (at most ``r`` large and ``k - r`` small blocks
+    leftover rows allow (:cite:`Boedihardjo2024` §3.6, "division with residual"); the
+    global counts are then capped (at most ``r`` large and ``k - r`` small blocks
     from cells) by shrinking large blocks or dissolving small ones into the
     residual. The residual pieces are merged and cut into the remaining
     blocks.
@@ -245,10 +261,10 @@ def _take(counts, amount):
 def equipartition(cells, n_groups, sketch=None):
     """Cut a partition into ``n_groups`` groups of ``floor(n/k)`` or ``ceil(n/k)`` rows.
 
-    000 §3.6 / Algorithm 1 step 6 (see :func:`plan_equipartition` for the
-    sizes). *How* a cell is cut is left free by the theorem (any refinement
-    can only lower the loss, 000 Lemma 3.8). With ``sketch=None`` the blocks
-    are runs of rows in input order; with a sketch ``Z`` (rows in a few
+    :cite:`Boedihardjo2024` §3.6 / Algorithm 1 step 6 (see :func:`plan_equipartition`
+    for the sizes). *How* a cell is cut is left free by the theorem (any refinement
+    can only lower the loss, :cite:`Boedihardjo2024` Lemma 3.8). With ``sketch=None``
+    the blocks are runs of rows in input order; with a sketch ``Z`` (rows in a few
     principal coordinates) each cell is cut by recursive bisection along the
     principal direction of its rows (:func:`_bisect`), which keeps the
     blocks compact.
@@ -270,7 +286,7 @@ def equipartition(cells, n_groups, sketch=None):
         their group label, the residual of cell ``i`` gets label ``k + i``.
     residual_mass : float
         ``|G| / n``, the probability of the merged residual ``G`` -- the
-        merger term of 000 Lemma 3.9.
+        merger term of :cite:`Boedihardjo2024` Lemma 3.9.
     """
     cells = np.asarray(cells, dtype=np.intp)
     n = cells.shape[0]
@@ -349,7 +365,7 @@ def _bisect(order, slot_start, s0, s1, Z):
     small, the nodes are finished in batches of about :data:`BATCH_ROWS` rows
     that stay in cache.
     """
-    Zo = Z[order]  # the sketch, kept in the current row order
+    Zo = np.take(Z, order, axis=0)  # the sketch, kept in the current row order
     return _split_levels(order.copy(), Zo, slot_start, s0, s1, batch=True)
 
 
@@ -365,28 +381,35 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         if batch and n > BATCH_ROWS and sizes.max() <= n // 2:
             return _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes)
         node_of_pos = np.repeat(np.arange(s0.size), sizes)
-        indptr = np.append(r0, n)
-        ones = np.ones(n, dtype=Zo.dtype)
-        mean = _node_sums(ones, indptr, Zo) / sizes[:, None]
-        var = _node_sums(ones, indptr, Zo * Zo) / sizes[:, None]
+        sums = _NodeSums(np.append(r0, n))
+        mean = sums(None, Zo) / sizes[:, None]
+        var = sums(None, np.square(Zo)) / sizes[:, None]
         var -= mean * mean
         v = np.zeros_like(var)
         v[np.arange(v.shape[0]), np.argmax(var, axis=1)] = 1.0
         for _ in range(POWER_ITERATIONS):
             # s = <z - mean, v>; then v <- sum (z - mean) s = sum z s (sum s = 0)
-            s = np.einsum("ij,ij->i", Zo, v[node_of_pos])
-            s -= np.einsum("ij,ij->i", mean, v)[node_of_pos]
-            v = _node_sums(s, indptr, Zo)
+            s = np.einsum("ij,ij->i", Zo, np.take(v, node_of_pos, axis=0))
+            s -= np.take(np.einsum("ij,ij->i", mean, v), node_of_pos)
+            v = sums(s, Zo)
             norm = np.linalg.norm(v, axis=1)
             v /= np.where(norm > 0, norm, 1.0)[:, None]
-        s = np.einsum("ij,ij->i", Zo, v[node_of_pos]).astype(np.float64)
-        s[~active[node_of_pos]] = 0.0
+        s = np.einsum("ij,ij->i", Zo, np.take(v, node_of_pos, axis=0))
+        s = s.astype(np.float64)
+        if not active.all():
+            s[~active[node_of_pos]] = 0.0
         lo = np.minimum.reduceat(s, r0)
         width = np.maximum.reduceat(s, r0) - lo
-        frac = (s - lo[node_of_pos]) / ((width * (1 + 1e-6))[node_of_pos] + 1e-300)
-        perm = np.argsort(node_of_pos + frac)
-        order = order[perm]
-        Zo = Zo[perm]
+        # key = node + (s - lo) / (width (1 + 1e-6) + 1e-300), computed in place
+        s -= np.take(lo, node_of_pos)
+        scale = np.take(width * (1 + 1e-6), node_of_pos)
+        scale += 1e-300
+        s /= scale
+        s += node_of_pos
+        perm = np.argsort(s)
+        # np.take: the same copies as fancy indexing, 2-3x faster on rows
+        order = np.take(order, perm)
+        Zo = np.take(Zo, perm, axis=0)
         # cut every node into `parts` runs of slots
         n_slots = s1 - s0
         parts = np.minimum(n_slots, FANOUT)
@@ -397,16 +420,36 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         s0, s1 = new_s0, new_s1
 
 
-def _node_sums(weights, indptr, A):
+class _NodeSums:
     """``sum_{i in node} weights_i A_i`` for nodes of consecutive rows.
 
     One sparse product (node x row matrix holding the weights): far faster
     than ``np.add.reduceat`` on axis 0, and the weights need no ``n x q``
-    temporary.
+    temporary. The index arrays are built once per level (``int32`` when
+    they fit, so SciPy need not scan them).
     """
-    n = A.shape[0]
-    matrix = sp.csr_matrix((weights, np.arange(n), indptr), shape=(indptr.size - 1, n))
-    return matrix @ A
+
+    def __init__(self, indptr):
+        self.n = int(indptr[-1])
+        index = _index_dtype(self.n)
+        self.shape = (indptr.size - 1, self.n)
+        self.indptr = np.asarray(indptr, dtype=index)
+        self.columns = np.arange(self.n, dtype=index)
+        self.ones = None
+
+    def __call__(self, weights, A):
+        """``sum_{i in node} weights_i A_i``; ``weights=None``: all ones."""
+        if weights is None:
+            if self.ones is None:
+                self.ones = np.ones(self.n, dtype=A.dtype)
+            weights = self.ones
+        matrix = sp.csr_matrix((weights, self.columns, self.indptr), shape=self.shape)
+        return matrix @ A
+
+
+def _index_dtype(largest):
+    """``int32`` sparse indices when they fit: SciPy then need not scan them."""
+    return np.int32 if largest < np.iinfo(np.int32).max else np.int64
 
 
 def _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes):
@@ -447,7 +490,9 @@ def principal_sketch(U, S_cube, mean, dim=None):
     q = min(SKETCH_DIM if dim is None else dim, p)
     covariance = S_cube - np.outer(mean, mean)
     W, _ = leading_eigenvectors(covariance, q)
-    return (U @ W - mean @ W).astype(np.float32)
+    Z = U @ W
+    Z -= mean @ W  # in place: no second n x q temporary
+    return Z.astype(np.float32)
 
 
 # ------------------------------------------------------------- row keys
@@ -475,6 +520,36 @@ def _hash_words(W):
         h += _GOLDEN
         _mix(h)
     return h
+
+
+def stable_argsort(keys):
+    """``np.argsort(keys, kind="stable")`` for integer keys, faster.
+
+    NumPy's default (introsort, SIMD-accelerated) argsort is several times
+    faster than its stable sort on 64-bit keys but orders equal keys
+    arbitrarily. Equal keys are rare for row keys, so sort unstably and then
+    put each run of equal keys in ascending index order (one ``lexsort`` of
+    the rows in such runs). The result is exactly the stable order: equal
+    keys by index, the rest by key.
+
+    Examples
+    --------
+    >>> stable_argsort(np.array([3, 1, 3, 2, 1, 3])).tolist()
+    [1, 4, 3, 0, 2, 5]
+    """
+    keys = np.asarray(keys)
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    same = sorted_keys[1:] == sorted_keys[:-1]
+    if same.any():
+        in_run = np.zeros(keys.shape[0], dtype=bool)
+        in_run[1:] = same
+        in_run[:-1] |= same
+        pos = np.flatnonzero(in_run)
+        run = np.cumsum(np.concatenate([[True], ~same]))[pos]
+        rows = order[pos]
+        order[pos] = rows[np.lexsort((rows, run))]
+    return order
 
 
 def row_keys(U, boolean):

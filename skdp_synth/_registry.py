@@ -93,7 +93,8 @@ register(
     Method(
         name="microaggregation",
         target="skdp_synth.microaggregation:CovarianceLossMicroaggregator",
-        summary="(n/k)-anonymous microaggregation, covariance-loss certificate (000)",
+        summary="(n/k)-anonymous microaggregation, covariance-loss certificate "
+                "(Boedihardjo2024)",
         guarantee="anonymity",
         demo_params={"k": 179, "domain": "boolean"},
     )
@@ -103,7 +104,7 @@ register(
     Method(
         name="damped",
         target="skdp_synth.damped:DampedPrivateSynthesizer",
-        summary="private PCA + damped noisy microaggregation (000 §5)",
+        summary="private PCA + damped noisy microaggregation (Boedihardjo2024 §5)",
         guarantee="epsilon-DP",
         demo_params={"epsilon": 1.0},
     )
@@ -114,7 +115,7 @@ register(
         name="gaussian-release",
         target="skdp_synth.gaussian_release:ProjectedGaussianRelease",
         summary=(
-            "2-way marginals with correlated Gaussian noise (002 Alg. 1-2), "
+            "2-way marginals with correlated Gaussian noise (Nikolov2013 Alg. 1-2), "
             "rows reweighted to match them"
         ),
         guarantee="(epsilon, delta)-DP",
@@ -127,7 +128,8 @@ register(
         name="private-sampling",
         target="skdp_synth.private_sampling:PrivateSampler",
         summary=(
-            "noiseless sampling from a reweighted random reduced space (001); "
+            "noiseless sampling from a reweighted random reduced space "
+            "(Boedihardjo2022); "
             "epsilon grows with every released row and is vacuous at these sizes"
         ),
         guarantee="epsilon-DP",

@@ -1,7 +1,7 @@
 """Matrix-free solvers for the two convex problems of private sampling.
 
-Paper 001, Algorithm 2, needs on a reduced space of ``m`` points with a Walsh
-matrix ``M`` (``m x D``, entries +-1):
+:cite:`Boedihardjo2022`, Algorithm 2, needs on a reduced space of ``m`` points with a
+Walsh matrix ``M`` (``m x D``, entries +-1):
 
 * the **shrinkage LP** (step 4): the smallest ``lam in [0, 1]`` such that some
   ``h`` in a box satisfies ``M^T h = (1 - lam) mu + lam M^T u``;
@@ -15,7 +15,7 @@ Clarabel ~24 s for ``m = 11520, D = 211`` (measured, see
 them scale like ``m D^2`` per iteration with large constants. The structure
 that helps is that the *dual* of either problem lives in ``R^D`` and that
 the columns of ``M / sqrt(m)`` are nearly orthonormal (``M`` is
-well-conditioned by construction, 001 §9).
+well-conditioned by construction, :cite:`Boedihardjo2022` §9).
 
 Scaling used throughout: ``A = M / sqrt(m)``, ``x = m h`` (so the uniform
 density is ``x = 1``) and ``c = sqrt(m) b`` for a target ``b`` of ``M^T h``;

@@ -41,6 +41,7 @@ __all__ = [
     "cell_sums",
     "damped_cell_sums",
     "moment_sums",
+    "projected_cell_sums",
     "walsh_sums",
     "workload_answers",
     "workload_counts",
@@ -194,6 +195,21 @@ def damped_cell_sums(U, V, covering, centre, radius):
         if centre is not None:
             Z = (Z - (centre @ V) / root_p) / radius
         labels = covering.nearest(Z)
+    else:
+        labels = covering.nearest(np.zeros((n, 0)))
+    return cell_sums(U, labels, covering.n_points)
+
+
+def projected_cell_sums(U, V, offset, scale, covering):
+    """Per-cell counts and sums, cells of ``(U V - offset) / scale`` (pass 2).
+
+    The labelling of the block-aware damped release (``parameters="optimal"``):
+    the nearest point of the public covering to the projection of ``u - c0``
+    on the private subspace ``V`` (``offset = c0 V``), over the public radius.
+    """
+    n = U.shape[0]
+    if V.shape[1] > 0:
+        labels = covering.nearest((U @ V - offset) / scale)
     else:
         labels = covering.nearest(np.zeros((n, 0)))
     return cell_sums(U, labels, covering.n_points)

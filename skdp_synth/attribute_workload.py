@@ -6,10 +6,10 @@ set ``S`` of ``d`` attributes, a marginal table ``T_S`` of ``prod_{j in S} L_j``
 cells. Released on the *bits* of a one-hot encoding, the same information
 costs more: pairs of bits inside one block are structural zeros and a block's
 bits sum to ``n``, yet they are measured and charged. This module releases the
-attribute-level tables instead (SPEC §6, "attribute-level marginal workloads").
+attribute-level tables instead (ResidualPlanner, :cite:`Xiao2023`).
 
-Residual basis (ResidualPlanner; McKenna, Mullins, Sheldon & Miklau 2023)
--------------------------------------------------------------------------
+Residual basis (ResidualPlanner; Xiao2023)
+------------------------------------------
 For each attribute fix an orthonormal basis of ``R^{L_j}``: ``1/sqrt(L_j)``
 and the ``L_j - 1`` columns of ``Q_j`` (a Helmert basis, orthogonal to the
 ones vector). Then ``I = 11ᵀ/L_j + Q_j Q_jᵀ``, and expanding the Kronecker
@@ -42,7 +42,7 @@ so the total squared error over the workload is ``c² Σ_A v_A τ_A²`` with
 ``v_A = Π_{j∈A}(L_j - 1) Σ_{S ⊇ A} Π_{j∈S∖A} 1/L_j``. Minimising it subject
 to ``Σ_A s_A/τ_A² = 1`` (Lagrange) gives ``τ_A² = K sqrt(s_A/v_A)`` with
 ``K = Σ_A sqrt(s_A v_A)`` and the error ``c² K²``, the sum-of-variances
-allocation of ResidualPlanner (McKenna et al. 2023), which reports it optimal
+allocation of ResidualPlanner (:cite:`Xiao2023`), which reports it optimal
 among Gaussian linear mechanisms for marginal workloads. That paper is not
 among the project's five (``shared/papers``), so the derivation above is the
 reference here, and what we check is: the allocation beats every perturbed

@@ -10,8 +10,7 @@ hence the lower bound
     eps_lower = log((p_lo - delta) / q_hi),
 
 which exceeds the true epsilon with probability at most ``alpha`` (the
-false-failure rate of an audit test; Jagielski, Ullman & Oprea 2020,
-"Auditing differentially private machine learning").
+false-failure rate of an audit test; :cite:`Jagielski2020`).
 
 The event is chosen on one half of the runs (a threshold on a scalar
 statistic of the output, in either direction) and the bound is computed on
@@ -26,12 +25,13 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 __all__ = ["AuditResult", "audit_epsilon", "clopper_pearson"]
 
 
-def clopper_pearson(successes, trials, alpha):
+def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, float]:
     """Two one-sided Clopper-Pearson bounds ``(lower, upper)``, each at level ``alpha``.
 
     Examples
@@ -82,7 +82,14 @@ class AuditResult:
     alpha: float
 
 
-def audit_epsilon(scores_a, scores_b, *, delta=0.0, alpha=0.05, n_thresholds=200):
+def audit_epsilon(
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
+    *,
+    delta: float = 0.0,
+    alpha: float = 0.05,
+    n_thresholds: int = 200,
+) -> AuditResult:
     """Lower-bound epsilon from a scalar statistic of outputs on neighbours.
 
     Parameters
@@ -101,6 +108,10 @@ def audit_epsilon(scores_a, scores_b, *, delta=0.0, alpha=0.05, n_thresholds=200
     Returns
     -------
     AuditResult
+
+    References
+    ----------
+    :cite:`Jagielski2020` (the Clopper-Pearson audit of a DP mechanism).
 
     Examples
     --------

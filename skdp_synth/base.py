@@ -34,8 +34,8 @@ What the mixin guarantees:
   per call, derived from ``random_state`` (secure when it is ``None``);
 * the categorical blocks of the columns (:mod:`skdp_synth.blocks`) are
   resolved once, in ``fit``, from the ``blocks`` parameter and the ``blocks``
-  keyword of ``fit`` (:func:`resolve_blocks`), stored as ``blocks_``, and the
-  training rows are checked against them;
+  keyword of ``fit`` (:func:`~skdp_synth.base.resolve_blocks`), stored as
+  ``blocks_``, and the training rows are checked against them;
 * pandas in, pandas out: ``sample`` and ``transform`` return a DataFrame with
   the training columns, and each column keeps its training dtype whenever the
   values allow it without rounding (0/1 output of a Boolean column does; a
@@ -194,7 +194,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             The columns' categorical blocks as metadata, handed over by
             :class:`~skdp_synth.SynthesisPipeline` from its encoder. Used
             when the ``blocks`` parameter is ``"auto"`` (see
-            :func:`resolve_blocks`); public knowledge.
+            :func:`~skdp_synth.base.resolve_blocks`); public knowledge.
 
         Returns
         -------
@@ -474,8 +474,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         """Minus the average 2-way marginal error between ``X`` and the synthetic data.
 
         Greater is better, so ``GridSearchCV`` can tune the estimator without a
-        custom scorer. The error is that of paper 000, eq. (1.2), with ``d = 2``
-        on the cube scale; see :func:`skdp_synth.metrics.make_marginal_scorer`.
+        custom scorer. The error is that of :cite:`Boedihardjo2024`, eq. (1.2), with
+        ``d = 2`` on the cube scale; see
+        :func:`skdp_synth.metrics.make_marginal_scorer`.
         """
         from .metrics import make_marginal_scorer
 

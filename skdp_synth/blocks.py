@@ -25,7 +25,7 @@ Rounding (:meth:`Block.round`) draws one level per row from
 :meth:`Block.level_probabilities`, a distribution over levels whose
 expected code equals the fractional row whenever some distribution over
 valid codes has that mean -- so rounding keeps every 1-way bit frequency in
-expectation, as independent per-bit randomized rounding (paper 000 §4.3)
+expectation, as independent per-bit randomized rounding (:cite:`Boedihardjo2024` §4.3)
 does, but returns valid rows.
 """
 
@@ -576,8 +576,8 @@ class Blocks:
         drawn together as ``rng.random((n, n_attributes))``), so every bit
         keeps its mean whenever the block's fractional values are feasible.
         On all-binary blocks this is exactly per-bit randomized rounding
-        ``rng.random(U.shape) < U`` (paper 000 §4.3). Exact valid rows come
-        back unchanged.
+        ``rng.random(U.shape) < U`` (:cite:`Boedihardjo2024` §4.3). Exact valid rows
+        come back unchanged.
         """
         U = self._check_matrix(U, "U")
         rng = _generator(rng)

@@ -508,7 +508,7 @@ def cmd_demo(args):
     rng = np.random.default_rng(args.seed)
     print(
         f"skdp_synth demo: binarized digits, n={X.shape[0]} rows, p={X.shape[1]} "
-        "Boolean columns; average d-way marginal error (000 eq. 1.2), "
+        "Boolean columns; average d-way marginal error (Boedihardjo2024 eq. 1.2), "
         f"{X.shape[0]} synthetic rows each\n"
     )
     rows = []

@@ -1,6 +1,6 @@
 """Reweight a set of points so that linear statistics match given targets.
 
-This is the convex core of *marginal correction* (paper 001, Theorems 3.6
+This is the convex core of *marginal correction* (:cite:`Boedihardjo2022`, Theorems 3.6
 and 8.1): given points ``s_1..s_m`` and statistics ``f_J`` (Walsh functions
 of degree <= d, marginal-cell indicators, any linear query), find a
 probability vector ``h`` on the points with
@@ -17,13 +17,13 @@ optimum (the objective is strictly convex in it), so phase 2 only needs the
 linear constraint ``F^T h = F^T h_1``. Both phases are quadratic programs
 solved with cvxpy (Clarabel by default: interior point, accurate to ~1e-8).
 
-Used by :class:`~skdp_synth.PrivateSampler` (001 Algorithm 2) and by
+Used by :class:`~skdp_synth.PrivateSampler` (:cite:`Boedihardjo2022` Algorithm 2) and by
 :class:`~skdp_synth.ProjectedGaussianRelease` to turn released marginals into
 synthetic rows (post-processing).
 
 This module is the one home of reweighting: :func:`reweight_to_targets` (the
-cvxpy QP above), the shrinkage LP and proximal QP of 001 Algorithm 2 with
-their solver dispatch (:func:`shrink_and_project`: the matrix-free Newton
+cvxpy QP above), the shrinkage LP and proximal QP of :cite:`Boedihardjo2022` Algorithm 2
+with their solver dispatch (:func:`shrink_and_project`: the matrix-free Newton
 solvers of :mod:`skdp_synth._ssn`, cvxpy as the fallback, BLAS threads
 limited for small ``D``), and :func:`marginal_correction` built on them.
 """
@@ -205,10 +205,11 @@ def reweight_to_targets(
     return ReweightResult(weights, residual, exact)
 
 
-# ============================================ 001 Algorithm 2, steps 4-5
+# ============================================ Boedihardjo2022 Algorithm 2, steps 4-5
 # The shrinkage LP and the proximal QP on the Walsh matrix, with their solver
 # dispatch (Newton, cvxpy fallback) and thread limits: shared by
-# PrivateSampler (001 Algorithm 2) and marginal_correction (001 Thm 3.6/8.2).
+# PrivateSampler (Boedihardjo2022 Algorithm 2) and marginal_correction (Boedihardjo2022
+# Thm 3.6/8.2).
 @dataclass(frozen=True)
 class ShrinkageSolution:
     """Output of :func:`shrink_and_project`."""
@@ -270,7 +271,7 @@ _SINGLE_THREAD_MAX_D = 1024
 
 
 def shrink_and_project(A, gram, mu, lp_box, qp_box, *, solver, tol):
-    """001 Algorithm 2 steps 4-5 on ``A = M / sqrt(m)``.
+    """:cite:`Boedihardjo2022` Algorithm 2 steps 4-5 on ``A = M / sqrt(m)``.
 
     ``solver="auto"``: Newton, cvxpy if it fails. Returns a
     :class:`ShrinkageSolution`.
@@ -330,7 +331,8 @@ def _solve_with(A, gram, mu, lp_box, qp_box, *, solver, tol):
             lam = lam_try
             break
         if x is None:
-            raise SolverError("the proximal QP (001 Algorithm 2, step 5) failed")
+            raise SolverError("the proximal QP (Boedihardjo2022 Algorithm 2, step 5) "
+                              "failed")
         h = x / m
     h = np.clip(h, qp_lo / m, qp_hi / m)
     h = h / h.sum()
@@ -376,13 +378,13 @@ def marginal_correction(
 ):
     """Reweight a sample so that its marginals up to degree ``d`` match a target.
 
-    Paper 001, Theorems 3.6 and 8.2 (marginal correction): a sample of a
+    :cite:`Boedihardjo2022`, Theorems 3.6 and 8.2 (marginal correction): a sample of a
     regular density can be reweighted *exactly* to the low-degree marginals of
     another density, by weights close to uniform. This function finds the
     weights closest to uniform (in ``L^2``) with ``density_lower/m <= h_i <=
     density_upper/m`` whose marginals equal the target's -- the proximal QP
-    of 001 Algorithm 2, step 5. When no such weights exist, the target is
-    first moved toward the sample's own marginals by the smallest fraction
+    of :cite:`Boedihardjo2022` Algorithm 2, step 5. When no such weights exist, the
+    target is first moved toward the sample's own marginals by the smallest fraction
     ``lam`` that makes it reachable (the shrinkage LP of step 4), and
     ``lam`` is reported.
 
@@ -396,8 +398,8 @@ def marginal_correction(
     target : array-like of shape (n, p) or (D,)
         Either Boolean rows, whose marginals are the target, or a vector of
         conjunction marginals ``P(x_j = 1 for all j in J)`` for every
-        ``|J| <= d`` in the order of :func:`walsh_subsets` (``J = ()`` first,
-        value 1).
+        ``|J| <= d`` in the order of :func:`~skdp_synth.fourier.walsh_subsets`
+        (``J = ()`` first, value 1).
     d : int, default=2
         Degree of the marginals to match.
     density_lower, density_upper : float, default=0.0 and inf

@@ -1,13 +1,14 @@
 """epsilon-DP synthetic data by private PCA and damped, noisy microaggregation.
 
 Boedihardjo, Strohmer & Vershynin, *Covariance's loss is privacy's gain*
-(paper 000), §5: Algorithms 2-4, Theorems 5.9 and 5.12-5.15.
+(:cite:`Boedihardjo2024`), §5: Algorithms 2-4, Theorems 5.9 and 5.12-5.15.
 
 The mechanism, on records ``x_i`` in the convex set
 ``K = p^{-1/2} [0, 1]^p`` inside the unit ball (``validation.cube_to_unit_ball``):
 
 1. ``S = X^T X / n``; ``alpha = (log n)^{-1/4}``;
-   ``t = floor(kappa log n / log(7/alpha))`` (000 §5.8; Algorithm 4 step 3).
+   ``t = floor(kappa log n / log(7/alpha))`` (:cite:`Boedihardjo2024` §5.8; Algorithm 4
+   step 3).
 2. ``P = PROJ((n eps / (6 t)) S, t)`` (Algorithm 3; exact Bingham draws,
    :mod:`skdp_synth.mechanisms.bingham`).
 3. The ``alpha``-covering ``nu_1..nu_s`` of the unit ball of ``ran(P)``
@@ -26,7 +27,7 @@ The mechanism, on records ``x_i`` in the convex set
    when the columns have categorical blocks (:mod:`skdp_synth.blocks`).
 
 Privacy (replace-one, ``n`` public; Theorem 5.12) -- derivations
-------------------------------------------------------------------
+----------------------------------------------------------------
 Budget split ``eps/3 + eps/3 + eps/3`` (sequential composition, Lemma 2.5;
 everything after step 5 is post-processing, Remark 2.6).
 
@@ -39,8 +40,8 @@ everything after step 5 is post-processing, Remark 2.6).
 ``sqrt((|x|^2 + |x'|^2)^2 - 4 <x, x'>^2) <= |x|^2 + |x'|^2 <= 2``, so each
 PVEC call costs ``(eps/(6t)) * 2 = eps/(3t)``, and the compressions ``A_i``
 of later calls have eigenvalues interlacing those of ``D``, hence the same
-bound; ``t`` adaptive calls cost ``eps/3`` (Lemma 5.3). *Note:* 000 reaches
-the same ``eps/(3t)`` through ``||S - S'|| <= 2/n`` and Lemma 5.1(3), which
+bound; ``t`` adaptive calls cost ``eps/3`` (Lemma 5.3). *Note:* :cite:`Boedihardjo2024`
+reaches the same ``eps/(3t)`` through ``||S - S'|| <= 2/n`` and Lemma 5.1(3), which
 as printed (ratio ``e^beta`` when ``||A - B|| <= beta``) is too strong by a
 factor 2 in general (take ``A - B = beta diag(1, -1)``); the spread argument
 above is what makes the constant ``6`` correct.
@@ -69,6 +70,22 @@ PROJ: a single cell (the whole data), and the unspent ``eps/3`` is not
 reallocated (the reported ``epsilon_`` stays ``epsilon``, a valid upper
 bound). ``t`` is capped at ``p`` (PROJ needs ``t <= p``; ``p`` is public).
 
+The default release (``parameters="optimal"``, issue 11)
+--------------------------------------------------------
+Same skeleton, three sound changes (derived in ``doc/privacy.md``): (1) the
+domain is the product of the public blocks' code sets
+(:func:`block_geometry`): PROJ runs on the second moment about the blocks'
+centroid ``c_0`` at scale ``n eps_1/(2 t M^2)`` with ``M^2 = sum_a max
+||u - c_0||^2`` (one-hot: ``1 - 1/w``); (2) the noise goes on the centred
+cell **sums** ``T_j = sum_{F_j} (u_i - c_s)``, l1 sensitivity ``Delta =
+max(D_1, 2 R_s)`` (a record changes within its cell by at most the l1
+diameter ``D_1``, or leaves one cell and joins another, ``2 R_s``), and on
+the counts (``2/n``); the damped means ``c + (T^_j - n^_j c)/max(n^_j, b)`` are
+post-processing, so ``b`` no longer enters the noise; (3) ``eps`` is split
+``OPTIMAL_SPLIT = (0.2, 0.2, 0.6)``, and with one cell all of it goes to the
+sums (the count ``n`` is public): the noisy 1-way marginals. The plan
+(:func:`block_plan`) reads only ``(n, p, eps, Delta)``.
+
 *Slack on the cube.* The constants above are for a general ``K`` in the
 unit ball. For ``K = p^{-1/2}[0, 1]^p`` (all our data) coordinates are
 non-negative, and the same arguments give ``l1`` sensitivity ``2 sqrt(p)/b``
@@ -89,8 +106,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import reduce_rows
 from ._sklearn_compat import Interval, StrOptions
-from ._stats import cell_sums, damped_cell_sums, moment_sums
+from ._stats import cell_sums, damped_cell_sums, moment_sums, projected_cell_sums
 from .base import PrivateSynthesizerMixin
+from .blocks import Blocks
 from .geometry import LatticeCovering
 from .mechanisms.bingham import proj
 from .plan import DampedPlan
@@ -98,23 +116,31 @@ from .privacy import REPLACE_ONE, PrivacyGuarantee, not_private
 from .validation import check_integer
 
 __all__ = [
+    "BlockGeometry",
     "DampedPrivateSynthesizer",
+    "block_geometry",
+    "block_plan",
+    "count_noise_scale",
     "default_alpha",
     "default_damping",
     "default_n_components",
     "mean_noise_scale",
     "projection_scale",
+    "resolve_block_plan",
+    "share_projection_scale",
+    "sum_noise_scale",
     "weight_noise_scale",
 ]
 
 #: Share of epsilon spent on each of PROJ, the weights and the means
-#: (000 Theorem 5.12, proof).
+#: (Boedihardjo2024 Theorem 5.12, proof).
 BUDGET_SPLIT = (1 / 3, 1 / 3, 1 / 3)
 
 
 # ------------------------------------------------------------ constants
 def default_alpha(n):
-    """Covering radius ``alpha = (log n)^{-1/4}`` (000 §5.8; Algorithm 4 step 3).
+    """Covering radius ``alpha = (log n)^{-1/4}`` (:cite:`Boedihardjo2024` §5.8;
+    Algorithm 4 step 3).
 
     Examples
     --------
@@ -125,7 +151,8 @@ def default_alpha(n):
 
 
 def default_n_components(n, kappa, alpha):
-    """Dimension ``t = floor(kappa log n / log(7/alpha))`` (000 §5.8; Alg. 4 step 3).
+    """Dimension ``t = floor(kappa log n / log(7/alpha))`` (:cite:`Boedihardjo2024`
+    §5.8; Alg. 4 step 3).
 
     With this ``t``, the covering has ``s <= (7/alpha)^t <= n^kappa`` points.
 
@@ -140,7 +167,8 @@ def default_n_components(n, kappa, alpha):
 
 
 def default_damping(n, p, kappa, epsilon):
-    """Damping ``b = sqrt(p n^{1-kappa} / epsilon)`` (000 eq. 5.17; Alg. 4 step 8).
+    """Damping ``b = sqrt(p n^{1-kappa} / epsilon)`` (:cite:`Boedihardjo2024` eq. 5.17;
+    Alg. 4 step 8).
 
     Examples
     --------
@@ -151,7 +179,8 @@ def default_damping(n, p, kappa, epsilon):
 
 
 def projection_scale(n, epsilon, t, radius=1.0):
-    """Factor of ``S`` in ``PROJ((n eps/(6 t M^2)) S, t)`` (000 Thm 5.12; Alg. 4).
+    """Factor of ``S`` in ``PROJ((n eps/(6 t M^2)) S, t)`` (:cite:`Boedihardjo2024` Thm
+    5.12; Alg. 4).
 
     ``M`` (``radius``) bounds ``||x - c||_2`` on the unit-ball scale: ``1`` for
     the paper's ``K`` in ``B_2^p`` (the paper's ``n eps/(6t)``), ``1/2`` for
@@ -170,7 +199,8 @@ def projection_scale(n, epsilon, t, radius=1.0):
 
 
 def weight_noise_scale(n, epsilon):
-    """Laplace scale ``6/(n eps)`` of the weight noise ``rho_j`` (000 Theorem 5.12).
+    """Laplace scale ``6/(n eps)`` of the weight noise ``rho_j``
+    (:cite:`Boedihardjo2024` Theorem 5.12).
 
     ``l1`` sensitivity of ``w`` is ``2/n``; ``(2/n) / (6/(n eps)) = eps/3``.
 
@@ -183,7 +213,8 @@ def weight_noise_scale(n, epsilon):
 
 
 def mean_noise_scale(p, b, epsilon, radius=1.0):
-    """Laplace scale ``12 sqrt(p) R_1/(b eps)`` of the mean noise (000 Thm 5.12).
+    """Laplace scale ``12 sqrt(p) R_1/(b eps)`` of the mean noise
+    (:cite:`Boedihardjo2024` Thm 5.12).
 
     ``sqrt(p) R_1`` (``radius`` is ``R_1``) bounds ``||x - c||_1`` on the
     unit-ball scale: ``R_1 = 1`` is the paper's ``||x||_1 <= sqrt(p)``,
@@ -254,7 +285,7 @@ def lattice_count(t, alpha):
 OPTIMAL_MAX_COMPONENTS = 8
 OPTIMAL_ALPHAS = tuple(round(float(a), 4) for a in np.geomspace(0.1, 1.0, 21))
 #: Calibration of the approximation term of :func:`expected_error_proxy`:
-#: ``4^{-2}`` removes the tensorization factor ``4^d`` (000 Theorem 3.10) at
+#: ``4^{-2}`` removes the tensorization factor ``4^d`` (Boedihardjo2024 Theorem 3.10) at
 #: ``d = 2``. With the paper's weight 1 the proxy chose ``t = 1`` (15-21
 #: cells) on nassCDS (26k rows, 49 bits) from ``eps = 2`` and at ``n = 10^6``,
 #: where ``t = 0`` measured TV2 0.14 vs 0.21 (``eps = 2``), 0.07 vs 0.14
@@ -263,7 +294,8 @@ APPROX_WEIGHT = 1.0 / 16.0
 
 
 def expected_error_proxy(n, p, epsilon, t, alpha, b, d=2, radius=1.0, l1_radius=1.0):
-    """Data-free expectation of the 000 Theorem 5.9 bound (the error-optimal objective).
+    """Data-free expectation of the :cite:`Boedihardjo2024` Theorem 5.9 bound (the
+    error-optimal objective).
 
     Theorem 5.9 (eq. 5.7) applied to the centred records ``(x - c)/M`` of
     the unit ball, multiplied back by ``M^d``, with every data-dependent term
@@ -275,8 +307,8 @@ def expected_error_proxy(n, p, epsilon, t, alpha, b, d=2, radius=1.0, l1_radius=
     with ``s`` the covering size, ``E||rho||_1 = 6 s/(n eps)`` (Laplace
     means), ``E||r_j||_2 <= sqrt(2p) 12 sqrt(p) R_1/(b eps)``; the residual
     ``||(I-P)S(I-P)||_F <= tr(S)/sqrt(t+1) <= M^2/sqrt(t+1)`` (the
-    eigenvalue argument of 000 Lemma 3.3) plus the PROJ estimation term of
-    eq. 5.15 with ``C = 1`` and ``log^2 t`` replaced by 1. Only ``(n, p, eps)``
+    eigenvalue argument of :cite:`Boedihardjo2024` Lemma 3.3) plus the PROJ estimation
+    term of eq. 5.15 with ``C = 1`` and ``log^2 t`` replaced by 1. Only ``(n, p, eps)``
     and the public centre enter: minimising it costs no privacy. ``W`` is
     the calibration ``APPROX_WEIGHT = 1/16`` (the bound's ``W = 1`` overrates
     the gain of more cells; measured, see ``APPROX_WEIGHT``).
@@ -302,8 +334,8 @@ def optimal_damping(n, p, epsilon, s, radius=1.0, l1_radius=1.0):
 
     ``b* = sqrt(12 sqrt(2) p R_1 n / (M s eps))`` balances the damping term
     ``2 d M^d s b/n`` against the mean noise ``2 d M^{d-1} sqrt(2p)
-    12 sqrt(p) R_1/(b eps)`` (the same balance as 000 eq. 5.17, with the
-    expected noise in place of its order of magnitude); independent of ``d``.
+    12 sqrt(p) R_1/(b eps)`` (the same balance as :cite:`Boedihardjo2024` eq. 5.17, with
+    the expected noise in place of its order of magnitude); independent of ``d``.
 
     Examples
     --------
@@ -346,9 +378,228 @@ def optimal_parameters(n, p, epsilon, radius=1.0, l1_radius=1.0, d=2):
     return best[1], best[2], best[3]
 
 
+# ------------------------------------------- the block-aware release (default)
+#: Share of epsilon spent on PROJ, the noisy cell counts and the noisy cell
+#: sums by ``parameters="optimal"`` when the plan has more than one cell (one
+#: cell: everything on the sums). Measured on nassCDS and MplsStops (issue 11):
+#: ``(0.2, 0.2, 0.6)`` beat thirds and ``(0.1, 0.1, 0.8)`` at 26k rows (TV2 .034
+#: vs .039 / .037) and matched them at 10^6. Public constant.
+OPTIMAL_SPLIT = (0.2, 0.2, 0.6)
+#: Covering radii and the largest ``t`` the block-aware plan chooses from.
+PLAN_ALPHAS = (1.0, 0.7, 0.5)
+PLAN_MAX_COMPONENTS = 8
+#: At most this many cells (speed: the nearest-point search and the s x p
+#: noisy sums grow with s; at t = 8 the KD-tree fallback dominated the fit).
+PLAN_MAX_CELLS = 5000
+#: The plan takes the largest covering with at most ``n eps_3/(K Delta)``
+#: cells (``eps_3`` the sums' share, ``Delta`` their l1 sensitivity): a cell
+#: of average size holds ``K`` noise units. ``K = 50`` calibrated on nassCDS
+#: (26k rows, 42 bits; bootstrapped 10^5, 10^6), checked on MplsStops
+#: (``benchmarks/bench_damped.py``). Public constant.
+CELL_NOISE_RATIO = 50.0
+#: Damping of the block-aware release in noise units of the sums:
+#: ``b = DAMPING_UNITS * Delta/eps_3`` (post-processing). Public constant.
+DAMPING_UNITS = 2.0
+
+
+class BlockGeometry:
+    """Public geometry of the valid rows of a block structure (cube scale).
+
+    For records ``u`` whose every block holds a valid code (one-hot: a
+    vertex of the simplex; binary: ``{0, 1}``; thermometer: its codes) --
+    the product over blocks of the codes' convex hulls -- with ``C_a`` the
+    codes of block ``a``:
+
+    * ``centroid``: the mean of ``C_a`` per block (one-hot: ``1/w`` per bit,
+      binary: ``1/2``) -- the public centre of the private projection;
+    * ``radius2 = sum_a max_{u in C_a} ||u - centroid_a||_2^2`` (one-hot:
+      ``1 - 1/w``; binary ``1/4``), so ``||u - centroid||_2^2 <= radius2``;
+    * ``diameter = sum_a max_{u, v in C_a} ||u - v||_1`` (one-hot 2, binary
+      1, thermometer ``w``): the l1 diameter of the valid rows;
+    * ``sum_centre``: per block, whichever of the origin, ``1/2`` and the
+      centroid minimises ``max_{u in C_a} ||u - c_a||_1`` (one-hot: the
+      origin, 1; binary and thermometer: ``1/2``, half the width), and
+      ``sum_radius = sum_a`` that minimum;
+    * ``sensitivity = max(diameter, 2 sum_radius)``: the l1 sensitivity of
+      the centred cell sums (module docstring), ``2 n_onehot + n_binary`` on
+      one-hot/binary blocks, ``p`` on the cube.
+
+    All of it depends on the public blocks only (``doc/privacy.md``).
+
+    Examples
+    --------
+    >>> from skdp_synth.blocks import Blocks
+    >>> g = block_geometry(Blocks.from_spec(
+    ...     [{"name": "a", "kind": "onehot", "width": 4},
+    ...      {"name": "b", "kind": "binary", "width": 1}]))
+    >>> g.centroid.tolist(), g.radius2, g.diameter, g.sensitivity
+    ([0.25, 0.25, 0.25, 0.25, 0.5], 1.0, 3.0, 3.0)
+    >>> g.sum_centre.tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.5]
+    """
+
+    def __init__(self, centroid, radius2, diameter, sum_centre, sum_radius):
+        self.centroid = centroid
+        self.radius2 = float(radius2)
+        self.diameter = float(diameter)
+        self.sum_centre = sum_centre
+        self.sum_radius = float(sum_radius)
+        self.sensitivity = max(self.diameter, 2.0 * self.sum_radius)
+
+    def __repr__(self):
+        return (
+            f"BlockGeometry(radius2={self.radius2:g}, diameter={self.diameter:g}, "
+            f"sensitivity={self.sensitivity:g})"
+        )
+
+
+def block_geometry(blocks):
+    """The :class:`BlockGeometry` of ``blocks`` (public: the encoder's schema)."""
+    p = blocks.n_features
+    centroid, sum_centre = np.empty(p), np.empty(p)
+    radius2 = diameter = sum_radius = 0.0
+    for block in blocks.blocks:
+        codes = block.codes().astype(np.float64)
+        c = codes.mean(axis=0)
+        centroid[block.columns] = c
+        radius2 += float(((codes - c) ** 2).sum(axis=1).max())
+        diameter += float(
+            np.abs(codes[:, None, :] - codes[None, :, :]).sum(axis=2).max()
+        )
+        best = None
+        for cand in (np.zeros(block.width), np.full(block.width, 0.5), c):
+            r = float(np.abs(codes - cand).sum(axis=1).max())
+            if best is None or r < best[0] - 1e-12:
+                best = (r, cand)
+        sum_radius += best[0]
+        sum_centre[block.columns] = best[1]
+    centroid.flags.writeable = False  # public constants of a frozen plan
+    sum_centre.flags.writeable = False
+    return BlockGeometry(centroid, radius2, diameter, sum_centre, sum_radius)
+
+
+def block_plan(n, p, epsilon, sensitivity):
+    """Data-independent ``(alpha, t, b, split)`` of ``parameters="optimal"``.
+
+    From the public ``(n, p, eps)`` and the blocks' sum sensitivity
+    ``Delta`` only: the most directions ``t <= min(p, 8)`` for which some
+    ``LatticeCovering(t, alpha)``, ``alpha`` in ``PLAN_ALPHAS``, has at most
+    ``n eps_3/(CELL_NOISE_RATIO Delta)`` cells (and at most
+    ``PLAN_MAX_CELLS``), and the largest such covering for that ``t``;
+    ``eps_3 = OPTIMAL_SPLIT[2] eps``. (Directions first: at 10^6 rows of
+    nassCDS ``t = 4`` with 89 cells beat ``t = 3`` with 81, TV2 .020 vs .022;
+    on MplsStops at ``eps = 10`` the largest covering, ``t = 3`` with 179
+    cells, lost to ``t = 4``, see ``benchmarks/bench_damped.py``.)
+    With one cell (``t = 0``) the split is ``(0, 0, 1)``: no projection,
+    the count is the public ``n``, and the whole budget goes to the sums.
+    ``b = DAMPING_UNITS Delta/eps_3``.
+
+    Examples
+    --------
+    >>> block_plan(26_217, 42, 1.0, 18.0)[:2]      # nassCDS: 13 cells
+    (0.7, 2)
+    >>> block_plan(1000, 42, 1.0, 18.0)            # one cell
+    (1.0, 0, 36.0, (0.0, 0.0, 1.0))
+    """
+    eps3 = OPTIMAL_SPLIT[2] * epsilon
+    cap = min(n * eps3 / (CELL_NOISE_RATIO * sensitivity), PLAN_MAX_CELLS)
+    alpha, t, s = 1.0, 0, 1.0
+    for tt in range(1, min(p, PLAN_MAX_COMPONENTS) + 1):
+        for a in PLAN_ALPHAS:
+            ss = lattice_count(tt, a)
+            if ss <= cap and (tt > t or ss > s):
+                alpha, t, s = a, tt, ss
+    split = OPTIMAL_SPLIT if t > 0 else (0.0, 0.0, 1.0)
+    b = DAMPING_UNITS * sensitivity / (split[2] * epsilon)
+    return alpha, t, float(b), split
+
+
+def resolve_block_plan(
+    n, p, epsilon, sensitivity, n_components=None, alpha=None, damping=None
+):
+    """:func:`block_plan` with the user's data-independent overrides applied.
+
+    An override of ``t`` or ``alpha`` keeps the rest of the plan; ``t > 0``
+    always uses ``OPTIMAL_SPLIT`` (and its ``b``), ``t = 0`` the split
+    ``(0, 0, 1)``. Any fixed ``(t, alpha, b)`` keeps the guarantee.
+
+    Examples
+    --------
+    >>> resolve_block_plan(1000, 42, 1.0, 18.0, n_components=1)
+    (1.0, 1, 60.0, (0.2, 0.2, 0.6))
+    """
+    a0, t0, b0, _ = block_plan(n, p, epsilon, sensitivity)
+    t = t0 if n_components is None else int(n_components)
+    if t > p:
+        raise ValueError(f"n_components={t} exceeds the number of features p={p}")
+    a = a0 if alpha is None else float(alpha)
+    split = OPTIMAL_SPLIT if t > 0 else (0.0, 0.0, 1.0)
+    if damping is not None:
+        b = float(damping)
+    else:
+        b = DAMPING_UNITS * sensitivity / (split[2] * epsilon)
+    return a, t, float(b), split
+
+
+def sum_noise_scale(sensitivity, epsilon_sums):
+    """Laplace scale ``Delta/eps_3`` of the noisy centred cell sums (cube scale).
+
+    One replaced record changes the centred sums ``T_j = sum_{F_j} (u_i - c_s)``
+    by ``u' - u`` in one cell (l1 at most the diameter ``D_1``) or by
+    ``-(u - c_s)`` and ``+(u' - c_s)`` in two cells (at most ``2 R_s``):
+    ``Delta = max(D_1, 2 R_s)`` (:class:`BlockGeometry`), and
+    ``Delta / (Delta/eps_3) = eps_3``.
+
+    Examples
+    --------
+    >>> sum_noise_scale(18.0, 0.6)
+    30.0
+    """
+    return sensitivity / epsilon_sums
+
+
+def count_noise_scale(n, epsilon_counts):
+    """Laplace scale ``2/(n eps_2)`` of the weights ``|F_j|/n`` (l1 sensitivity 2/n).
+
+    Examples
+    --------
+    >>> count_noise_scale(1000, 0.2)
+    0.01
+    """
+    return 2.0 / (n * epsilon_counts)
+
+
+def share_projection_scale(n, epsilon_proj, t, radius2):
+    """``n eps_1/(2 t M^2)``: PROJ's factor of the second moment about the centroid.
+
+    ``S = (1/n) sum (u_i - c)(u_i - c)^T`` on the cube scale with
+    ``||u - c||_2^2 <= M^2 = radius2`` (:class:`BlockGeometry`): a replaced
+    record moves ``scale * S`` by ``(scale/n)((u-c)(u-c)^T - (u'-c)(u'-c)^T)``,
+    whose eigenvalue spread is at most ``(scale/n) 2 M^2 = eps_1/t`` per PVEC
+    call (module docstring), ``eps_1`` over the ``t`` calls.
+
+    Examples
+    --------
+    >>> share_projection_scale(1000, 0.2, 2, 5.0)
+    10.0
+    """
+    return n * epsilon_proj / (2.0 * t * radius2)
+
+
+def _hull_point(blocks, v):
+    """A point of the valid rows' convex hull from ``v`` (post-processing):
+    per block the expected code of :meth:`Block.level_probabilities`."""
+    v = np.clip(np.asarray(v, dtype=np.float64), 0.0, 1.0)
+    out = np.empty_like(v)
+    for block in blocks.blocks:
+        P = block.level_probabilities(v[None, block.columns])
+        out[block.columns] = (P @ block.codes())[0]
+    return out
+
+
 # ------------------------------------------------------------ the pieces
-def damped_microaggregation(X, labels, n_cells, b, centre=None):
-    """Weights and damped means of a partition (000 eq. 5.4).
+def damped_microaggregation(X, labels, n_cells, b, centre=None, sums_only=False):
+    """Weights and damped means of a partition (:cite:`Boedihardjo2024` eq. 5.4).
 
     Parameters
     ----------
@@ -362,6 +613,9 @@ def damped_microaggregation(X, labels, n_cells, b, centre=None):
     centre : ndarray of shape (p,), default=None
         A public point ``c``: the damped means are those of ``x_i - c``
         (``None``: of ``x_i``, the paper's).
+    sums_only : bool, default=False
+        Return the cell sums ``sum_{F_j} (x_i - c)`` in place of the damped
+        means (``b`` unused).
 
     Returns
     -------
@@ -381,20 +635,22 @@ def damped_microaggregation(X, labels, n_cells, b, centre=None):
     [[0.4, 0.4], [0.0, 0.0], [0.4, 0.4]]
     """
     counts, sums = cell_sums(X, labels, n_cells)
-    w, y_tilde = _damped_means(counts, sums, X.shape[0], b, centre)
-    return w, y_tilde, counts
+    return _from_cell_sums(counts, sums, X.shape[0], b, centre, sums_only)
 
 
-def _damped_means(counts, sums, n, b, centre=None):
-    """``(w, y_tilde)`` of 000 eq. 5.4 from the cells' counts and sums."""
+def _from_cell_sums(counts, sums, n, b, centre=None, sums_only=False):
+    """:func:`damped_microaggregation` from the cells' counts and sums."""
     if centre is not None:
         sums = sums - counts[:, None] * np.asarray(centre, dtype=np.float64)
+    if sums_only:
+        return counts / n, sums, counts
     y_tilde = sums / np.maximum(counts, b)[:, None]
-    return counts / n, y_tilde
+    return counts / n, y_tilde, counts
 
 
 def project_simplex_l1(v):
-    """An ``l1`` metric projection onto the probability simplex (000 §5.5).
+    """An ``l1`` metric projection onto the probability simplex (:cite:`Boedihardjo2024`
+    §5.5).
 
     Negative entries are set to 0 and the rest renormalised; if no entry is
     positive the uniform vector is returned. This is a minimiser of
@@ -420,7 +676,7 @@ def project_simplex_l1(v):
 class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     """epsilon-DP synthetic data: private PCA, damped noisy microaggregation.
 
-    Paper 000 (Boedihardjo, Strohmer & Vershynin), §5, Algorithm 4 and
+    :cite:`Boedihardjo2024`, §5, Algorithm 4 and
     Theorems 5.12-5.15. Pure ``epsilon``-differential privacy under
     **replace-one** neighbours with ``n`` public (Theorem 5.12): ``eps/3``
     for the private projection ``PROJ((n eps/(6t)) S, t)``, ``eps/3`` for the
@@ -435,7 +691,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     kappa : float, default=1/3
         Exponent ``0 < kappa < 1`` trading the covering size
         ``s <= n^kappa`` against the damping ``b = sqrt(p n^{1-kappa}/eps)``
-        (000 Theorem 5.13; ``1/3`` is the choice of Remark 5.16).
+        (:cite:`Boedihardjo2024` Theorem 5.13; ``1/3`` is the choice of Remark 5.16).
     m : int, default=None
         Default number of synthetic rows of :meth:`sample`; ``None`` uses
         ``n`` (public under replace-one).
@@ -449,13 +705,30 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         :class:`~skdp_synth.exceptions.PrivacyLeakWarning`. Records outside
         are rejected, never clipped.
     n_components : int, default=None
-        Override of ``t`` (``0 <= t <= p``); ``None`` uses
-        ``min(floor(kappa log n / log(7/alpha)), p)``. Any fixed number keeps
-        the guarantee.
+        Override of ``t`` (``0 <= t <= p``); ``None`` uses the plan of
+        ``parameters``. Any fixed number keeps the guarantee.
     alpha : float, default=None
-        Override of the covering radius; ``None`` uses ``(log n)^{-1/4}``.
+        Override of the covering radius; ``None``: the plan's.
     damping : float, default=None
-        Override of ``b > 0``; ``None`` uses ``sqrt(p n^{1-kappa}/eps)``.
+        Override of ``b > 0``; ``None``: the plan's.
+    centre : "auto", "blocks", "cube", "marginals", None or array-like, default="auto"
+        The public point the damped means shrink toward (and, for
+        ``parameters="bound"``/``"paper"``, the centre of the whole
+        mechanism). ``"auto"``: ``"blocks"`` for ``parameters="optimal"``,
+        else ``"cube"``. ``"blocks"``: the blocks' centroids (``1/w`` per bit
+        of a one-hot block of width ``w``, ``1/2`` per binary bit);
+        ``"cube"``: ``1/2`` per bit; ``"marginals"`` (``parameters="optimal"``
+        only): the 1-way marginals of the released cell sums, no extra
+        budget; ``None``: the origin (the paper's); or ``p`` numbers in
+        ``[0, 1]``.
+    parameters : {"optimal", "bound", "paper"}, default="optimal"
+        ``"optimal"``: block-aware geometry and noisy cell sums, with the
+        data-independent plan :func:`block_plan` (``doc/privacy.md``, "The
+        default release"). ``"bound"``: Theorem 5.12's noisy damped means,
+        ``(t, alpha, b)`` minimising ``expected_error_proxy`` (the default
+        before the block-aware release). ``"paper"``: Theorem 5.12 with the
+        formulas of :cite:`Boedihardjo2024` §5.8 and eq. 5.17 (with
+        ``centre=None``, Algorithm 4 exactly).
     keep_diagnostics : bool, default=False
         Also store the realised noise norms and the residual
         ``||(I-P)S(I-P)||_F`` needed to evaluate the Theorem 5.9 bound
@@ -500,12 +773,21 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         The covering of the unit ball of ``ran(P)`` in ``v``-coordinates.
     n_cells_ : int
         Number of cells ``s`` (all of them, empty or not).
-    weights_ : ndarray of shape (n_cells_,)
+    weights_ : ndarray of shape (``n_cells_``,)
         Released cell weights ``w_bar`` (on the simplex).
-    cell_means_ : ndarray of shape (n_cells_, p)
+    cell_means_ : ndarray of shape (``n_cells_``, p)
         Released cell means ``sqrt(p) y_bar_j`` on the cube ``[0, 1]^p``.
     projection_scale_, weight_noise_scale_, mean_noise_scale_ : float
-        ``n eps/(6t)``, ``6/(n eps)``, ``12 sqrt(p)/(b eps)``.
+        ``n eps/(6t)``, ``6/(n eps)``, ``12 sqrt(p)/(b eps)`` (paper); for
+        ``parameters="optimal"`` ``n eps_1/(2 t M^2)``, ``2/(n eps_2)`` (0
+        with one cell) and the Laplace scale ``Delta/eps_3`` of the cell
+        sums (cube scale).
+    budget_split_ : tuple of float
+        Shares of ``epsilon`` on PROJ, the weights and the means/sums.
+    centre_ : ndarray of shape (p,) or None
+        The centre used (see ``centre``).
+    radius_ : float
+        ``M`` of the projection's domain about its centre (unit-ball scale).
     noise_l1_weights_ : float
         ``||rho||_1`` (only with ``keep_diagnostics``; not private).
     noise_l2_means_ : float
@@ -523,8 +805,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     Notes
     -----
-    Accuracy (000 Theorem 5.15): for Boolean data the average ``d``-marginal
-    error squared is ``<~ 32^d (log log n/(kappa log n) + p/(n^{1-kappa} eps)
+    Accuracy (:cite:`Boedihardjo2024` Theorem 5.15): for Boolean data the average
+    ``d``-marginal error squared is
+    ``<~ 32^d (log log n/(kappa log n) + p/(n^{1-kappa} eps)
     + 1/m)`` -- the constants are large and the method needs ``n`` far above
     ``(p/eps)^{1+kappa}`` before the noise stops dominating (see
     ``benchmarks/bench_damped.py``).
@@ -547,10 +830,10 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     >>> est = DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(X)
     >>> est.epsilon_, est.neighbouring_
     (1.0, 'replace-one')
-    >>> est.n_components_, est.n_cells_        # error-optimal for (n, p, eps)
-    (0, 1)
+    >>> est.n_components_, est.n_cells_        # the plan for (n, p, eps)
+    (2, 13)
     >>> paper = DampedPrivateSynthesizer(parameters="paper", centre=None)
-    >>> paper.set_params(random_state=0).fit(X).n_cells_     # 000 Algorithm 4
+    >>> paper.set_params(random_state=0).fit(X).n_cells_  # Boedihardjo2024 Algorithm 4
     3
     >>> Y = est.sample(1000)
     >>> Y.shape, sorted(np.unique(Y).tolist())
@@ -566,8 +849,12 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         "n_components": [Interval(Integral, 0, None, closed="left"), None],
         "alpha": [Interval(Real, 0, np.inf, closed="neither"), None],
         "damping": [Interval(Real, 0, np.inf, closed="neither"), None],
-        "centre": [StrOptions({"cube"}), "array-like", None],
-        "parameters": [StrOptions({"optimal", "paper"})],
+        "centre": [
+            StrOptions({"auto", "cube", "blocks", "marginals"}),
+            "array-like",
+            None,
+        ],
+        "parameters": [StrOptions({"optimal", "bound", "paper"})],
         "keep_diagnostics": ["boolean"],
     }
 
@@ -582,7 +869,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         n_components=None,
         alpha=None,
         damping=None,
-        centre="cube",
+        centre="auto",
         parameters="optimal",
         keep_diagnostics=False,
         blocks="auto",
@@ -606,7 +893,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     # --------------------------------------------------------------- plan
     def _make_plan(self, n_samples, n_features):
-        """Every size and noise scale of 000 Theorem 5.12, before the data.
+        """Every size and noise scale of :cite:`Boedihardjo2024` Theorem 5.12, before
+        the data.
 
         ``n`` is public under replace-one neighbours, so the parameters and
         the three Laplace/PROJ scales may depend on it (each derived in the
@@ -614,11 +902,13 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         """
         n, p = n_samples, n_features
         epsilon = float(self.epsilon)
+        if self.parameters == "optimal":
+            return self._make_block_plan(n, p, epsilon)
         c = self._resolve_centre(p)
         radius, l1_radius = (1.0, 1.0) if c is None else centre_radii(c)
         alpha, t, b = self._resolve_parameters(n, p, radius, l1_radius)
         # the data-independent covering of the ball of radius M of ran(P)
-        # (000 Algorithm 4 step 6); refuses sizes that cannot be allocated
+        # (Boedihardjo2024 Algorithm 4 step 6); refuses sizes that cannot be allocated
         covering = LatticeCovering(t, alpha)
         return DampedPlan(
             n_samples=n,
@@ -627,7 +917,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 epsilon,
                 0.0,
                 REPLACE_ONE,
-                "000 Thm 5.12: PROJ (eps/3) + Laplace weights (eps/3) "
+                "Boedihardjo2024 Thm 5.12: PROJ (eps/3) + Laplace weights (eps/3) "
                 "+ Laplace damped means (eps/3)",
             ),
             centre=c,
@@ -643,13 +933,73 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             mean_noise_scale=mean_noise_scale(p, b, epsilon, l1_radius),
         )
 
+    def _make_block_plan(self, n, p, epsilon):
+        """The plan of ``parameters="optimal"`` (module docstring, "The default
+        release"): block geometry, :func:`resolve_block_plan`, the split."""
+        geom = block_geometry(self._geometry_blocks(p))
+        alpha, t, b, split = resolve_block_plan(
+            n, p, epsilon, geom.sensitivity, self.n_components, self.alpha,
+            self.damping,
+        )  # fmt: skip
+        eps_proj, eps_counts, eps_sums = (share * epsilon for share in split)
+        if self.centre == "marginals":
+            c = None  # post-processing of the released sums, set by _fit
+        else:
+            c = self._resolve_centre(p)
+            c = np.zeros(p) if c is None else c
+        covering = LatticeCovering(t, alpha)
+        return DampedPlan(
+            n_samples=n,
+            n_features=p,
+            guarantee=PrivacyGuarantee(
+                epsilon,
+                0.0,
+                REPLACE_ONE,
+                "Boedihardjo2024 Alg. 4, block-aware (doc/privacy.md): PROJ "
+                "(0.2 eps) + Laplace counts (0.2 eps) + Laplace cell sums "
+                "(0.6 eps); one cell: Laplace sums (eps)",
+            ),
+            centre=c,
+            radius=math.sqrt(geom.radius2 / p),
+            l1_radius=geom.sum_radius / p,
+            alpha=alpha,
+            n_components=t,
+            damping=b,
+            covering=covering,
+            n_cells=covering.n_points,
+            projection_scale=(
+                share_projection_scale(n, eps_proj, t, geom.radius2) if t > 0 else 0.0
+            ),
+            weight_noise_scale=count_noise_scale(n, eps_counts) if t > 0 else 0.0,
+            mean_noise_scale=sum_noise_scale(geom.sensitivity, eps_sums),
+            budget_split=split,
+            geometry=geom,
+        )
+
     # ---------------------------------------------------------- parameters
     def _resolve_centre(self, p):
-        """The public centre ``c`` in the cube (``None``: the paper's origin)."""
+        """The public centre ``c`` in the cube (``None``: the paper's origin).
+
+        ``"marginals"`` (``parameters="optimal"`` only) is resolved in
+        :meth:`_fit` from the released sums; here it returns ``None``.
+        """
         if self.centre is None:
             return None
-        if isinstance(self.centre, str):  # "cube"
-            return np.full(p, 0.5)
+        if isinstance(self.centre, str):
+            if self.centre == "auto":
+                centre = "blocks" if self.parameters == "optimal" else "cube"
+            else:
+                centre = self.centre
+            if centre == "cube":
+                return np.full(p, 0.5)
+            if centre == "blocks":
+                return block_geometry(self._geometry_blocks(p)).centroid
+            if self.parameters != "optimal":
+                raise ValueError(
+                    "centre='marginals' shrinks toward the 1-way marginals of the "
+                    "released cell sums: it needs parameters='optimal'"
+                )
+            return None
         c = np.asarray(self.centre, dtype=np.float64).reshape(-1)
         if c.shape != (p,) or not np.all((c >= 0) & (c <= 1)):
             raise ValueError(
@@ -661,7 +1011,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     def _resolve_parameters(self, n, p, radius=1.0, l1_radius=1.0):
         """``(alpha, t, b)`` from the overrides, the paper's formulas or the optimum."""
         epsilon, kappa = float(self.epsilon), float(self.kappa)
-        if self.parameters == "optimal":
+        if self.parameters == "bound":
             alpha_o, t_o, b_o = optimal_parameters(n, p, epsilon, radius, l1_radius)
         if self.alpha is not None:
             alpha = float(self.alpha)
@@ -689,8 +1039,17 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             b = optimal_damping(n, p, epsilon, s, radius, l1_radius)
         return alpha, t, b
 
+    def _geometry_blocks(self, p):
+        """The blocks whose valid rows bound the data: ``blocks_`` on Boolean
+        data (rows validated), the cube (every bit binary) on box data."""
+        if self._domain() == "boolean":
+            return self.blocks_
+        return Blocks.binary(p)
+
     # ----------------------------------------------------------------- fit
     def _fit(self, U, plan, source):
+        if plan.geometry is not None:
+            return self._fit_sums(U, plan, source)
         n, p = U.shape
         c, radius, t = plan.centre, plan.radius, plan.n_components
         # The unit-ball scale X = U / sqrt(p) (validation.cube_to_unit_ball) is
@@ -700,12 +1059,12 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         # translation: the same mechanism on shifted data, radii (M, R_1)).
         root_p = math.sqrt(p)
 
-        # 1-2. private projection, eps/3 (000 Theorem 5.12, Algorithm 3)
+        # 1-2. private projection, eps/3 (Boedihardjo2024 Theorem 5.12, Algorithm 3)
         # Pass 1 over the data: the additive statistic (U^T U, column sums)
         # (_stats.moment_sums), in memory or summed over Dask chunks.
         if t > 0 or self.keep_diagnostics:
             gram, column_sums = reduce_rows(U, moment_sums)
-            S = gram / n / p  # second_moment(U) / p (000 Algorithm 1 step 1)
+            S = gram / n / p  # second_moment(U) / p (Algorithm 1 step 1)
             if c is not None:  # second moment about c: S - mu c^T - c mu^T + c c^T
                 mu = column_sums / n / root_p
                 cs = c / root_p
@@ -718,22 +1077,24 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             V = np.zeros((p, 0))
 
         # 3. the plan's data-independent covering of the ball of radius M of
-        #    ran(P); the nearest-point partition of the P x_i (000 Alg. 4 st. 6-7)
-        #    in pass 2 over the data (after V is drawn): per-cell counts and
-        #    sums (_stats.damped_cell_sums), in memory or summed over Dask chunks.
+        #    ran(P); the nearest-point partition of the P x_i (Boedihardjo2024 Alg. 4
+        #    st. 6-7)
+        #    Pass 2 over the data (after V is drawn): per-cell counts and sums
+        #    (_stats.damped_cell_sums), in memory or summed over Dask chunks.
         covering = plan.covering
         s = covering.n_points
         counts, sums = reduce_rows(U, damped_cell_sums, V, covering, c, radius)
 
-        # 4. damped microaggregation (000 eq. 5.4), on the unit-ball scale
-        w, y_tilde = _damped_means(counts, sums, n, plan.damping, centre=c)
+        # 4. damped microaggregation (Boedihardjo2024 eq. 5.4), on the unit-ball scale
+        w, y_tilde, _ = _from_cell_sums(counts, sums, n, plan.damping, centre=c)
         y_tilde /= root_p
 
-        # 5. Laplace noise on every cell, empty or not (000 Theorem 5.12)
+        # 5. Laplace noise on every cell, empty or not (Boedihardjo2024 Theorem 5.12)
         w_noisy = source.laplace(w, plan.weight_noise_scale)
         y_noisy = source.laplace(y_tilde, plan.mean_noise_scale)
 
-        # 6. metric projections (000 eqs. 5.5-5.6): simplex (l1), K (l2: clip)
+        # 6. metric projections (Boedihardjo2024 eqs. 5.5-5.6): simplex (l1), K (l2:
+        # clip)
         w_bar = project_simplex_l1(w_noisy)
         if c is None:
             y_bar = np.clip(y_noisy, 0.0, 1.0 / root_p)
@@ -747,6 +1108,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.damping_ = plan.damping
         self.centre_ = c
         self.radius_ = radius
+        self._bound_radius = radius
+        self.budget_split_ = BUDGET_SPLIT
         self.components_ = V.T.copy()
         self.projection_ = V @ V.T
         self.covering_ = covering
@@ -765,29 +1128,129 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             self._residual_norm = _residual_norm(S, V)
         return self
 
+    def _fit_sums(self, U, plan, source):
+        """``parameters="optimal"``: Boedihardjo2024 Algorithm 4 with block-aware
+        geometry and noisy cell sums (module docstring, "The default release");
+        every scale comes from the plan (:meth:`_make_block_plan`)."""
+        n, p = U.shape
+        geom = plan.geometry
+        alpha, t, b = plan.alpha, plan.n_components, plan.damping
+        split = plan.budget_split
+        c0 = geom.centroid
+        root_p = math.sqrt(p)
+        # the PROJ radius on the unit-ball scale: ||x - c0/sqrt(p)|| <= M
+        radius = plan.radius
+
+        # 1-2. private projection of the second moment about the public
+        #      centroid, eps_1 (Boedihardjo2024 Algorithm 3; share_projection_scale)
+        # Pass 1 over the data: (U^T U, column sums) (_stats.moment_sums), in
+        # memory or summed over Dask chunks.
+        need_S = t > 0 or self.keep_diagnostics
+        if need_S:
+            gram, column_sums = reduce_rows(U, moment_sums)
+            mu = column_sums / n  # U.mean(axis=0)
+            S = gram / n - np.outer(mu, c0) - np.outer(c0, mu)  # second_moment(U)
+            S += np.outer(c0, c0)  # cube scale: (1/n) sum (u - c0)(u - c0)^T
+        scale = plan.projection_scale
+        if t > 0:
+            V = proj(scale * S, t, source.rng)
+        else:
+            V = np.zeros((p, 0))
+
+        # 3. the plan's covering of the unit ball of ran(P); nearest-point
+        #    partition of P(x - c0)/M (Boedihardjo2024 Algorithm 4 steps 6-7)
+        #    Pass 2 (after V is drawn): per-cell counts and sums
+        #    (_stats.projected_cell_sums), in memory or summed over Dask chunks.
+        covering = plan.covering
+        s = covering.n_points
+        cell_counts, cell_totals = reduce_rows(
+            U, projected_cell_sums, V, c0 @ V, math.sqrt(geom.radius2), covering
+        )
+
+        # 4-5. noisy counts (eps_2; none for one cell: the count is the public
+        #      n) and noisy centred sums (eps_3), every cell, empty or not
+        w, sums, counts = _from_cell_sums(
+            cell_counts, cell_totals, n, 0.0, centre=geom.sum_centre, sums_only=True
+        )
+        w_scale, y_scale = plan.weight_noise_scale, plan.mean_noise_scale
+        w_noisy = source.laplace(w, w_scale) if t > 0 else w.copy()
+        sums_noisy = source.laplace(sums, y_scale)
+
+        # 6. post-processing: estimated counts and sums, damped means toward
+        #    the centre (Boedihardjo2024 eq. 5.4 on the estimates), metric projections
+        n_hat = np.clip(w_noisy, 0.0, None) * n
+        total_hat = sums_noisy + n_hat[:, None] * geom.sum_centre
+        if plan.centre is None:  # centre="marginals": of the released sums
+            c = _hull_point(self._geometry_blocks(p), total_hat.sum(axis=0) / n)
+        else:
+            c = plan.centre
+        y_noisy = (total_hat - n_hat[:, None] * c) / np.maximum(n_hat, b)[:, None]
+        w_bar = project_simplex_l1(w_noisy)
+        means = np.clip(y_noisy + c, 0.0, 1.0)
+
+        self.alpha_ = alpha
+        self.n_components_ = t
+        self.damping_ = b
+        self.budget_split_ = split
+        self.centre_ = c
+        self.radius_ = radius
+        self._bound_radius = centre_radii(c)[0]
+        self.components_ = V.T.copy()
+        self.projection_ = V @ V.T
+        self.covering_ = covering
+        self.n_cells_ = s
+        self.weights_ = w_bar
+        self.cell_means_ = means
+        self.projection_scale_ = scale
+        self.weight_noise_scale_ = w_scale
+        self.mean_noise_scale_ = y_scale
+        for name in ("_noise_l1_weights", "_noise_l2_means", "_residual_norm"):
+            self.__dict__.pop(name, None)
+        if self.keep_diagnostics:
+            # not private: kept under private names, the public ones warn.
+            # Theorem 5.9 with the records x - c: the released means are the
+            # damped means of x - c plus r_j (unit-ball scale)
+            damped = (sums + counts[:, None] * (geom.sum_centre - c)) / np.maximum(
+                counts, b
+            )[:, None]
+            self._noise_l1_weights = float(np.abs(w_noisy - w).sum())
+            self._noise_l2_means = float(
+                w @ np.linalg.norm(y_noisy - damped, axis=1)
+            ) / root_p
+            mu = column_sums / n  # pass 1's statistic (need_S holds here)
+            Sc = gram / n - np.outer(mu, c) - np.outer(c, mu) + np.outer(c, c)
+            self._residual_norm = _residual_norm(Sc / p, V)
+        return self
+
     # ------------------------------------------------------------- sample
     def _sample_cube(self, n_samples, source):
         idx = source.rng.choice(self.n_cells_, size=n_samples, p=self.weights_)
-        points = self.cell_means_[idx]
-        if self._domain() == "boolean":
-            # randomized rounding (000 §4.3, §5.10), one valid code per block;
-            # exactly rng.random(shape) < points when every block is binary
-            return self.blocks_.round(points, source.rng).astype(np.float64)
-        return points
+        if self._domain() != "boolean":
+            return self.cell_means_[idx]
+        # randomized rounding (Boedihardjo2024 §4.3, §5.10), one valid code per block;
+        # exactly rng.random(shape) < points when every block is binary
+        if self.blocks_.is_all_binary:
+            return self.blocks_.round(self.cell_means_[idx], source.rng).astype(
+                np.float64
+            )
+        return _round_cells(self.blocks_, self.cell_means_, idx, source.rng)
 
     def _synthetic_distribution(self):
         return self.cell_means_, self.weights_
 
     # --------------------------------------------------------- accuracy
     def accuracy_bound(self, d):
-        """Right-hand side of 000 Theorem 5.9 (eq. 5.7) for the realised noise.
+        """Right-hand side of :cite:`Boedihardjo2024` Theorem 5.9 (eq. 5.7) for the
+        realised noise.
 
         ``4^d (4 alpha^2 + ||(I-P)S(I-P)||_F) + 2 d s b/n + 2 ||rho||_1
         + 2 d sum_j w_j ||r_j||_2`` -- a deterministic bound on
         ``||(1/n) sum_i x_i^{(x)d} - sum_j w_bar_j y_bar_j^{(x)d}||_2`` on the
         unit-ball scale ``x = u/sqrt(p)``. With a centre ``c`` (radius
-        ``M = radius_``) both sides are for the shifted records
-        ``x - c/sqrt(p)``, ``y_bar - c/sqrt(p)`` and the bound is eq. 5.7 for
+        ``M`` of the cube about ``c``: ``radius_``, or for
+        ``parameters="optimal"`` ``centre_radii(centre_)[0]``) both sides are
+        for the shifted records ``x - c/sqrt(p)``, ``y_bar - c/sqrt(p)``
+        and the bound is eq. 5.7 for
         ``(x - c)/M`` in the unit ball, times ``M^d``:
         ``M^d (4^d (4 alpha^2 + R/M^2) + 2 d s b/n + 2||rho||_1)
         + 2 d M^{d-1} sum_j w_j ||r_j||_2`` (compute the left side with
@@ -811,7 +1274,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             )
         check_integer(d, "d", min_value=1)
         n = self.n_samples_fit_
-        M = self.radius_
+        # radius of the cube about the centre (== radius_ except for the
+        # default release, whose radius_ is PROJ's radius over valid rows)
+        M = self.__dict__.get("_bound_radius", self.radius_)
         if M == 1.0:  # the paper's K in the unit ball (no centre): eq. 5.7
             return (
                 4.0**d * (4.0 * self.alpha_**2 + self._residual_norm)
@@ -834,7 +1299,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
     # ------------------------------------------------------------- release
     def to_release(self):
-        """The release: what epsilon covers (000 Theorem 5.12).
+        """The release: what epsilon covers (:cite:`Boedihardjo2024` Theorem 5.12).
 
         Holds the noisy, projected cell weights ``weights`` (``w_bar``), the
         noisy, clipped cell means ``points`` (on the cube ``[0, 1]^p``), the
@@ -882,8 +1347,31 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "projection_scale": self.plan_.projection_scale,
                 "weight_noise_scale": self.plan_.weight_noise_scale,
                 "mean_noise_scale": self.plan_.mean_noise_scale,
+                "parameters": self.parameters,
+                "budget_split": [float(x) for x in self.plan_.budget_split],
             },
         )
+
+
+def _round_cells(blocks, means, idx, rng):
+    """``blocks.round(means[idx], rng)`` with each block's level distribution
+    computed once per cell instead of once per row: the same uniforms
+    ``rng.random((n, n_attributes))`` and the same inverse-CDF rule
+    (:meth:`Block._round_uniform`), hence the same rows."""
+    n = idx.shape[0]
+    u = rng.random((n, blocks.n_attributes))
+    out = np.empty((n, blocks.n_features), dtype=np.uint8)
+    for a, block in enumerate(blocks.blocks):
+        F = block._check_frac(means[:, block.columns])
+        if block.kind == "binary":
+            out[:, block.start] = u[:, a] < F[idx, 0]
+            continue
+        P = block.level_probabilities(F)
+        cum = np.cumsum(P, axis=1)
+        last = block.n_levels - 1 - np.argmax(P[:, ::-1] > 0, axis=1)
+        level = (cum[idx] <= u[:, a, None]).sum(axis=1)
+        out[:, block.columns] = block.codes()[np.minimum(level, last[idx])]
+    return out.astype(np.float64)
 
 
 def _residual_norm(S, V):

@@ -7,14 +7,21 @@ a pixel is 1 when its intensity is at least 8.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CATEGORICAL_TABLES", "load_binary_digits", "load_categorical_table"]
 
 THRESHOLD = 8
 
 
-def load_binary_digits(*, return_y=False, as_frame=False):
+def load_binary_digits(
+    *, return_y: bool = False, as_frame: bool = False
+) -> np.ndarray | pd.DataFrame | tuple[np.ndarray | pd.DataFrame, np.ndarray]:
     """The 1797 x 64 Boolean matrix of binarized handwritten digits.
 
     Parameters
@@ -52,7 +59,7 @@ def load_binary_digits(*, return_y=False, as_frame=False):
 from ._tables import TABLES as CATEGORICAL_TABLES  # noqa: E402
 
 
-def load_categorical_table(name):
+def load_categorical_table(name: str) -> tuple[pd.DataFrame, dict[str, list]]:
     """``(df, categories)``: a real categorical table and its public level sets.
 
     ``name`` is one of ``CATEGORICAL_TABLES`` (``"mpls_stops"`` 51,920 x 12,

@@ -15,7 +15,7 @@ Walsh matrices and coefficient vectors index their columns by the subsets of
 :func:`walsh_subsets`: the empty set, then subsets by size, each size in
 lexicographic order (``itertools.combinations``). Conjunction marginals
 ``E Π_{j∈J} u_j`` and Walsh coefficients ``E χ_J(u)`` determine each other
-(:func:`walsh_to_marginals`, :func:`marginals_to_walsh`):
+(:func:`walsh_to_marginals`, :func:`marginals_to_walsh`)::
 
     Π_{j∈J} u_j = 2^{-|J|} Σ_{K⊆J} (-1)^{|K|} χ_K(u),
     χ_J(u) = Σ_{K⊆J} (-2)^{|K|} Π_{j∈K} u_j.
@@ -39,6 +39,7 @@ import numpy as np
 from .validation import check_boolean, check_degree, check_integer
 
 __all__ = [
+    "degree_signs",
     "MAX_WALSH_BYTES",
     "check_walsh_memory",
     "hadamard",
@@ -181,7 +182,7 @@ def walsh_coefficients(X, d, *, chunk=4096):
     """The data's Walsh coefficients ``mu_J = (1/n) sum_a χ_J(x_a)``.
 
     Up to the factor ``2^p`` these are the low-degree Fourier coefficients of
-    the empirical density (paper 001 §4); they determine all its marginals
+    the empirical density (:cite:`Boedihardjo2022` §4); they determine all its marginals
     up to degree ``d`` (see :func:`walsh_to_marginals`). Computed in row
     blocks (memory ``chunk x D``).
 

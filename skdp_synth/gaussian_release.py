@@ -1,11 +1,12 @@
 """ProjectedGaussianRelease: near-optimal (ε, δ)-DP release of linear queries.
 
-Papers 002 (Nikolov, Talwar & Zhang, *The geometry of differential privacy:
-the sparse and approximate cases*) and 004 (Gao, Gong & Yu, *Subspace
-differential privacy*); SPEC §4. The release is the answer vector ``y = A x``
+:cite:`Nikolov2013` (Nikolov, Talwar & Zhang, *The geometry of differential privacy:
+the sparse and approximate cases*) and :cite:`Gao2022` (Gao, Gong & Yu, *Subspace
+differential privacy*). The release is the answer vector ``y = A x``
 of a workload (default: every d-way marginal table of Boolean data) plus
 noise shaped by the geometry of the workload, optionally refined by least
-squares (002 Algorithm 3) and constrained by exact public invariants (004).
+squares (:cite:`Nikolov2013` Algorithm 3) and constrained by exact public invariants
+(:cite:`Gao2022`).
 
 The pipeline, all of it data-independent except the marked steps:
 
@@ -17,49 +18,49 @@ The pipeline, all of it data-independent except the marked steps:
    under replace-one) -- Khachiyan / Kumar--Yıldırım, or in closed form for
    the symmetric marginal workload
    (:mod:`skdp_synth.mechanisms.ellipsoid`).
-3. **Base decomposition** (002 Algorithm 1) into orthogonal pieces ``U_i``
-   with radii ``r_i = max_u ||U_iᵀ g_u||``.
+3. **Base decomposition** (:cite:`Nikolov2013` Algorithm 1) into orthogonal pieces
+   ``U_i`` with radii ``r_i = max_u ||U_iᵀ g_u||``.
 4. **Whitening.** The noise of every Gaussian mechanism here has the form
    ``Tᵀ diag(s) w`` with ``w ~ N(0, c² I)`` and ``T`` with orthonormal rows,
    and ``max_u ||diag(s)⁻¹ T g_u||_2 <= 1`` (*checked numerically on the
    whole sensitivity set before any data is read*). So the whitened
    coordinates ``t = diag(s)⁻¹ T z`` are a query of ℓ2-sensitivity 1, the
    noisy ``t~ = t + w`` is drawn by the (secure, when ``random_state=None``)
-   Gaussian sampler :meth:`NoiseSource.gaussian`, and the release
+   Gaussian sampler :meth:`~skdp_synth.mechanisms.NoiseSource.gaussian`, and the release
    ``(I - TᵀT) z + Tᵀ diag(s) t~`` is post-processing. ``(I - TᵀT) z`` is the
    part of the answers with sensitivity 0 (e.g. the total ``n`` under
    replace-one), which is public.
 
-   ========================  ==================================  ===========
-   ``mechanism``             noise ``Tᵀ diag(s) w``              source
-   ========================  ==================================  ===========
-   ``"correlated"``          ``√k Σ_i r_i U_i w_i``              002 Alg. 2
-   ``"correlated-weighted"`` ``Σ_i (r_i/√α_i) U_i w_i``,         refinement
-                             ``α_i ∝ √d_i r_i``
-   ``"mee"``                 ``F w`` with ``E = F B_2`` the MEE  002 Cor. 8
-   ``"isotropic-gaussian"``  ``Δ_2(A) w`` on all ``q`` answers   002 Lemma 4
-   ``"laplace"``             ``Δ_1(A) Lap(1/ε)`` on all answers  004 Lemma 16
-   ========================  ==================================  ===========
+   =========================  ==================================  ===========
+   ``mechanism``              noise ``Tᵀ diag(s) w``              source
+   =========================  ==================================  ===========
+   ``"correlated"``           ``√k Σ_i r_i U_i w_i``              Nikolov2013 Alg. 2
+   ``"correlated-weighted"``  ``Σ_i (r_i/√α_i) U_i w_i``,         refinement
+                              ``α_i ∝ √d_i r_i``
+   ``"mee"``                  ``F w`` with ``E = F B_2`` the MEE  Nikolov2013 Cor. 8
+   ``"isotropic-gaussian"``   ``Δ_2(A) w`` on all ``q`` answers   Nikolov2013 Lemma 4
+   ``"laplace"``              ``Δ_1(A) Lap(1/ε)`` on all answers  Gao2022 Lemma 16
+   =========================  ==================================  ===========
 
-   ``"correlated-weighted"`` is private by the same argument as 002
+   ``"correlated-weighted"`` is private by the same argument as :cite:`Nikolov2013`
    Corollary 9 with Cauchy--Schwarz weighted by ``α`` (``Σ α_i = 1``):
    the whitened sensitivity is ``Σ_i α_i ||U_iᵀ g||²/r_i² <= 1``. Its error
-   ``c² (Σ_i √d_i r_i)²`` is never above 002's ``c² k Σ_i d_i r_i²``.
+   ``c² (Σ_i √d_i r_i)²`` is never above :cite:`Nikolov2013`'s ``c² k Σ_i d_i r_i²``.
 5. **Calibration.** After whitening the sensitivity is 1, so ``c`` is the
    Gaussian-mechanism σ for sensitivity 1: the analytic Gaussian mechanism
    (Balle & Wang 2018) by default, or the papers' constants
-   ``(1 + sqrt(2 ln(1/δ)))/ε`` (002 §3.2) / ``(1 + sqrt(1 + ln(1/δ)))/ε``
-   (004 Lemma 13; not valid for larger ε -- the recorded ``delta_`` is then
-   the δ it actually achieves).
-6. **Sparse case** (002 Algorithm 3, SPEC §4; its box was lost in
+   ``(1 + sqrt(2 ln(1/δ)))/ε`` (:cite:`Nikolov2013` §3.2) /
+   ``(1 + sqrt(1 + ln(1/δ)))/ε`` (:cite:`Gao2022` Lemma 13; not valid for larger ε --
+   the recorded ``delta_`` is then the δ it actually achieves).
+6. **Sparse case** (:cite:`Nikolov2013` Algorithm 3; its box was lost in
    extraction): with a public bound ``n_rows >= ||x||_1``, let ``t`` be the
    largest ``i`` with ``d_i >= ε n_rows``, ``X = [U_1..U_t]``; the release's
    ``X``-part is replaced by the least-squares point of ``n_rows XXᵀK``
-   (Frank--Wolfe, 002 §4.2). Post-processing.
-7. **Invariants** (004): ``C · release = C · A x`` exactly.
-   ``framework="projection"`` (004 Theorem 10, Corollaries 11, 14, 17): the
+   (Frank--Wolfe, :cite:`Nikolov2013` §4.2). Post-processing.
+7. **Invariants** (:cite:`Gao2022`): ``C · release = C · A x`` exactly.
+   ``framework="projection"`` (:cite:`Gao2022` Theorem 10, Corollaries 11, 14, 17): the
    release is ``Π_R y + Π_N ỹ`` for the unconstrained release ``ỹ``;
-   ``framework="extension"`` (004 Theorem 12, Corollaries 15, 18,
+   ``framework="extension"`` (:cite:`Gao2022` Theorem 12, Corollaries 15, 18,
    Algorithm 3): the mechanism is built for ``Q_Nᵀ A`` and extended by
    ``Π_R y``. For the coordinate mechanisms the invariants are first
    restricted to ``range(A)`` (``C ↦ C P``), which changes nothing on
@@ -78,7 +79,7 @@ The pipeline, all of it data-independent except the marked steps:
    1-way marginals) are reweighted to the release
    (:func:`skdp_synth.correction.reweight_to_targets`).
 
-Distributed privatization (004 Algorithm 4) is
+Distributed privatization (:cite:`Gao2022` Algorithm 4) is
 :func:`distributed_privatize`.
 
 Where the pieces live: the estimator asks its workload one question, its
@@ -151,8 +152,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     Releases every ``d``-way marginal table of Boolean data (or any linear
     workload over ``{0,1}^p``) with noise shaped by the minimum-volume
     ellipsoid of the workload's sensitivity polytope and its base
-    decomposition (paper 002, Algorithms 1--3), optionally holding public
-    linear invariants exactly (paper 004), and samples synthetic rows whose
+    decomposition (:cite:`Nikolov2013`, Algorithms 1--3), optionally holding public
+    linear invariants exactly (:cite:`Gao2022`), and samples synthetic rows whose
     marginals match the release. See the module docstring for the
     algorithm and ``doc/privacy.md`` for the privacy derivation.
 
@@ -178,8 +179,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         :func:`~skdp_synth.workloads.universe_index` ``k``; ``p <= 16``).
     invariants : None or array-like of shape (n_c, q), default=None
         ``C``: the release satisfies ``C · released_ = C · (true answers)``
-        exactly (004 Definition 2). The guarantee is then *induced subspace*
-        DP (004 Definition 6): DP for everything orthogonal to the invariants.
+        exactly (:cite:`Gao2022` Definition 2). The guarantee is then *induced subspace*
+        DP (:cite:`Gao2022` Definition 6): DP for everything orthogonal to the
+        invariants.
     mechanism : {"auto", "residual", "correlated", "correlated-weighted", "mee", \
 "isotropic-gaussian", "laplace"}, default="auto"
         The noise. ``"residual"``: the d-way tables of the *attributes* given
@@ -194,16 +196,16 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     calibration : {"analytic", "nikolov2013", "gao2022"}, default="analytic"
         Gaussian noise magnitude ``c`` at whitened sensitivity 1.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
-        The neighbouring relation (002 uses add/remove, 004 replace-one).
-        Sensitivities are computed for the one chosen (replace-one uses the
-        differences ``a_u - a_v``).
+        The neighbouring relation (:cite:`Nikolov2013` uses add/remove, :cite:`Gao2022`
+        replace-one). Sensitivities are computed for the one chosen (replace-one uses
+        the differences ``a_u - a_v``).
     n_rows : int, default=None
         Public upper bound on the number of rows. Enables the least-squares
-        step of 002 Algorithm 3 (sparse case; enumerates ``{0,1}^p``,
+        step of :cite:`Nikolov2013` Algorithm 3 (sparse case; enumerates ``{0,1}^p``,
         ``p <= 16``) and is the default output size under add/remove.
     framework : {"projection", "extension"}, default="projection"
-        How invariants are imposed (004 §3.1/§3.2). ``"extension"`` builds the
-        mechanism for ``Q_Nᵀ A`` and needs the universe enumerated
+        How invariants are imposed (:cite:`Gao2022` §3.1/§3.2). ``"extension"`` builds
+        the mechanism for ``Q_Nᵀ A`` and needs the universe enumerated
         (``p <= 16``).
     n_candidates : int, default=500
         Size of the candidate set reweighted by ``sample`` for explicit
@@ -239,13 +241,13 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     gaussian_optimal_error_ : float or None
         A lower bound on the expected squared error of *every* additive
         Gaussian mechanism (any noise covariance, including the matrix
-        mechanism and all of 002's and 004's Gaussian mechanisms) with the same
-        ``(ε, δ)`` calibration, neighbouring relation and invariants:
-        ``c² max_π tr((Σ_u π_u h_u h_uᵀ)^{1/2})²`` over the sensitivity set
+        mechanism and all of :cite:`Nikolov2013`'s and :cite:`Gao2022`'s Gaussian
+        mechanisms) with the same ``(ε, δ)`` calibration, neighbouring relation and
+        invariants: ``c² max_π tr((Σ_u π_u h_u h_uᵀ)^{1/2})²`` over the sensitivity set
         ``{h_u}`` (weak duality holds for every design ``π``; we report the best
         found, which for the marginal workload is the exact optimum, attained
         by ``mechanism="correlated-weighted"``). It is *not* a bound for
-        non-Gaussian mechanisms. 002's own lower bounds (spectral and
+        non-Gaussian mechanisms. :cite:`Nikolov2013`'s own lower bounds (spectral and
         determinant) hold only up to unspecified absolute constants and for
         "small enough" ε, δ, so they cannot be evaluated numerically. ``None``
         for the Laplace mechanism or when the bound needs an enumeration that
@@ -257,7 +259,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     noise_model_ : AdditiveNoise
         The public noise model (see :func:`distributed_privatize`).
     decomposition_ : BaseDecomposition or None
-        Pieces ``d_i`` and radii ``r_i`` of 002 Algorithm 1.
+        Pieces ``d_i`` and radii ``r_i`` of :cite:`Nikolov2013` Algorithm 1.
     sensitivity_ : float
         Whitened sensitivity verified numerically before the noise was added
         (``<= 1``). For ``"residual"``: 1, by construction (the allocation's
@@ -414,17 +416,18 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             )
         names = {
             "residual": "Gaussian noise on attribute-level marginal residuals, "
-            "optimal variances (ResidualPlanner, McKenna et al. 2023)",
-            "correlated": "correlated Gaussian noise (002 Alg. 2)",
-            "correlated-weighted": "weighted correlated Gaussian noise (002 Alg. 1-2)",
-            "mee": "MEE-shaped Gaussian noise (002 Cor. 8)",
-            "isotropic-gaussian": "Gaussian mechanism (002 Lemma 4)",
-            "laplace": "Laplace mechanism (004 Lemma 16)",
+            "optimal variances (ResidualPlanner, Xiao2023)",
+            "correlated": "correlated Gaussian noise (Nikolov2013 Alg. 2)",
+            "correlated-weighted": "weighted correlated Gaussian noise (Nikolov2013 "
+                                   "Alg. 1-2)",
+            "mee": "MEE-shaped Gaussian noise (Nikolov2013 Cor. 8)",
+            "isotropic-gaussian": "Gaussian mechanism (Nikolov2013 Lemma 4)",
+            "laplace": "Laplace mechanism (Gao2022 Lemma 16)",
         }
         text = names[self._mechanism()]
         if self.invariants is not None:
             text += (
-                f"; induced subspace DP with exact invariants (004 Def. 6, "
+                f"; induced subspace DP with exact invariants (Gao2022 Def. 6, "
                 f"{self.framework} framework)"
             )
         return PrivacyGuarantee(self.epsilon, delta, self.neighbouring, text)
@@ -525,7 +528,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         """
         c = common["noise_sigma"]
         nb, mech = self.neighbouring, common["mechanism"]
-        # 004: the extension framework builds the mechanism on the invariants'
+        # Gao2022: the extension framework builds the mechanism on the invariants'
         # null space; the projection framework projects afterwards
         ext = C if (C is not None and self.framework == "extension") else None
         space = "cells" if mech in ("isotropic-gaussian", "laplace") else "coords"
@@ -675,7 +678,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         per-record sensitivity ``s_A`` and ResidualPlanner's variances. Like
         every mechanism here, the noise is added to the whitened true values
         (``z_A / τ_A``, ℓ2-sensitivity verified ``<= 1`` by the plan, before
-        any data is read) by :meth:`NoiseSource.gaussian`; the rest is
+        any data is read) by
+        :meth:`~skdp_synth.mechanisms.NoiseSource.gaussian`; the rest is
         post-processing.
         """
         W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
@@ -734,7 +738,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     # ---------------------------------------------------- least squares
     def _least_squares(self, W, plan, z_noisy):
-        """002 Algorithm 3: project the X-part onto ``n_rows X Xᵀ K``."""
+        """:cite:`Nikolov2013` Algorithm 3: project the X-part onto
+        ``n_rows X Xᵀ K``."""
         dec = plan.decomposition
         eps_n = self.epsilon * self.n_rows
         big = [i for i in range(dec.k) if dec.dims[i] >= eps_n]
@@ -897,7 +902,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     # ----------------------------------------------------------- release
     def to_release(self):
-        """The release: the noisy answers and the public plan (002, 004).
+        """The release: the noisy answers and the public plan (:cite:`Nikolov2013`,
+        :cite:`Gao2022`).
 
         Holds ``released`` (the noisy answers, ``released_``), the weighted
         candidate rows ``points``/``weights`` that ``sample`` draws from

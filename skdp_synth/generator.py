@@ -6,8 +6,8 @@ never the private data (the signatures take no data; ``tests/test_generator``
 checks this by construction). So whatever it returns costs no privacy beyond
 the release it is given (post-processing, Dwork & Roth 2014, Prop. 2.1).
 
-What it computes (SPEC §6)
---------------------------
+What it computes
+----------------
 Measurements ``y_m = Q_m T_{A_m} + e_m`` of marginal tables ``T_A`` of a
 categorical table, with independent noise ``e_m ~ N(0, σ_m² I)``. The
 maximum-likelihood synthetic table of ``N`` rows minimises the
@@ -634,7 +634,7 @@ def controlled_rows(rows, n, rng, *, weights=None):
 
     The one rounding of a released table into rows, used by
     :meth:`ProjectedGaussianRelease.sample
-    <skdp_synth.ProjectedGaussianRelease.sample>` and
+    <skdp_synth.gaussian_release.ProjectedGaussianRelease.sample>` and
     :meth:`Release.sample <skdp_synth.release.Release.sample>`. Row ``i`` is
     expected ``n w_i`` times; it appears ``floor(n w_i)`` times or once more,
     and the output is shuffled, so the output's marginals equal the table's

@@ -1,20 +1,20 @@
 """Spectral projection, lattice coverings and nearest-point partitions.
 
-Shared by :class:`~skdp_synth.CovarianceLossMicroaggregator` (paper 000 §3,
-Algorithm 1) and :class:`~skdp_synth.DampedPrivateSynthesizer` (000 §5,
-Algorithm 4) -- one implementation for both.
+Shared by :class:`~skdp_synth.CovarianceLossMicroaggregator` (:cite:`Boedihardjo2024`
+§3, Algorithm 1) and :class:`~skdp_synth.DampedPrivateSynthesizer`
+(:cite:`Boedihardjo2024` §5, Algorithm 4) -- one implementation for both.
 
-* 000 Lemma 3.3: projecting onto the ``t`` leading eigenvectors of the second
-  moment matrix ``S`` leaves ``||(I-P)S(I-P)||_F <= 1/sqrt(t)`` when
+* :cite:`Boedihardjo2024` Lemma 3.3: projecting onto the ``t`` leading eigenvectors of
+  the second moment matrix ``S`` leaves ``||(I-P)S(I-P)||_F <= 1/sqrt(t)`` when
   ``||x|| <= 1``.
-* 000 Proposition 3.7 / Algorithm 1 step 4: the lattice points
+* :cite:`Boedihardjo2024` Proposition 3.7 / Algorithm 1 step 4: the lattice points
   ``(alpha/sqrt(t)) Z^t  intersected with  B_2^t`` form an ``alpha``-covering
   of the unit ball ``B_2^t`` with at most ``(7/alpha)^t`` points. (Every
   ``z`` in the ball is within ``alpha`` of a lattice point *inside* the ball:
   round ``(1 - alpha/2) z``, which is ``alpha/2`` from ``z``, to a lattice
   point ``alpha/2`` away from it.)
-* 000 Definition 3.4: the nearest-point partition assigns each projected
-  record to its nearest covering point.
+* :cite:`Boedihardjo2024` Definition 3.4: the nearest-point partition assigns each
+  projected record to its nearest covering point.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ __all__ = [
 
 
 def second_moment(X):
-    """``S = X^T X / n`` (not centred), 000 Algorithm 1 step 1."""
+    """``S = X^T X / n`` (not centred), :cite:`Boedihardjo2024` Algorithm 1 step 1."""
     X = np.asarray(X, dtype=np.float64)
     return X.T @ X / X.shape[0]
 
@@ -65,7 +65,8 @@ def leading_eigenvectors(S, t):
 def residual_spectral_norm(eigenvalues, t):
     """``||(I-P)S(I-P)||_F = sqrt(sum_{i>t} lambda_i^2)`` for the spectral projection.
 
-    000 Lemma 3.3, eq. (3.2); bounded by ``1/sqrt(t)`` for data in the unit ball.
+    :cite:`Boedihardjo2024` Lemma 3.3, eq. (3.2); bounded by ``1/sqrt(t)`` for data in
+    the unit ball.
     """
     tail = np.asarray(eigenvalues, dtype=np.float64)[t:]
     return float(np.sqrt(np.sum(np.clip(tail, 0.0, None) ** 2)))
@@ -222,9 +223,10 @@ class LatticeCovering:
 
 
 def nearest_in_symmetric_hull(H, b, *, max_iter=2000, tol=1e-9):
-    """``argmin ||x - b||`` over ``conv{±h_u}`` (columns of ``H``), 002 §4.2.
+    """``argmin ||x - b||`` over ``conv{±h_u}`` (columns of ``H``), :cite:`Nikolov2013`
+    §4.2.
 
-    The least-squares step of 002 Algorithm 3 (sparse case) in
+    The least-squares step of :cite:`Nikolov2013` Algorithm 3 (sparse case) in
     :class:`~skdp_synth.ProjectedGaussianRelease`.
 
     Frank--Wolfe with exact line search; the linear minimisation oracle is a

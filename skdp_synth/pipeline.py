@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
+import numpy as np
 from sklearn import get_config
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metaestimators import available_if
@@ -164,7 +166,11 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             return final.fit_transform(Xt, y, **final_params)
         return final.fit(Xt, y, **final_params).transform(Xt)
 
-    def sample(self, n_samples=None, random_state=None):
+    def sample(
+        self,
+        n_samples: int | None = None,
+        random_state: int | np.random.Generator | None = None,
+    ) -> Any:
         """Draw ``n_samples`` synthetic rows from the last step and decode them.
 
         Parameters
@@ -202,7 +208,9 @@ def _fit_accepts_blocks(estimator):
     return "blocks" in parameters
 
 
-def make_synthesis_pipeline(*steps, memory=None, verbose=False):
+def make_synthesis_pipeline(
+    *steps: Any, memory: Any = None, verbose: bool = False
+) -> SynthesisPipeline:
     """Build a :class:`SynthesisPipeline` from estimators, naming them automatically.
 
     Like :func:`sklearn.pipeline.make_pipeline`: step names are the lowercased

@@ -115,7 +115,8 @@ class Plan:
 
 @dataclass(frozen=True, eq=False)
 class MicroaggregationPlan(Plan):
-    """Plan of :class:`~skdp_synth.CovarianceLossMicroaggregator` (000 Alg. 1).
+    """Plan of :class:`~skdp_synth.CovarianceLossMicroaggregator`
+    (:cite:`Boedihardjo2024` Alg. 1).
 
     Parameters
     ----------
@@ -123,7 +124,8 @@ class MicroaggregationPlan(Plan):
         ``k``, the number of groups (``max(1, n // 10)`` by default).
     partition : {"spectral", "pinning"}
     n_components : int
-        ``t`` of the spectral partition (000 Alg. 1 step 2; ``0`` for pinning).
+        ``t`` of the spectral partition (:cite:`Boedihardjo2024` Alg. 1 step 2; ``0``
+        for pinning).
     alpha : float or None
         The covering radius of the spectral partition (``None`` when
         ``t = 0`` or for pinning).
@@ -139,14 +141,15 @@ class MicroaggregationPlan(Plan):
 
 @dataclass(frozen=True, eq=False)
 class DampedPlan(Plan):
-    """Plan of :class:`~skdp_synth.DampedPrivateSynthesizer` (000 §5, Thm 5.12).
+    """Plan of :class:`~skdp_synth.DampedPrivateSynthesizer` (:cite:`Boedihardjo2024`
+    §5, Thm 5.12).
 
     Parameters
     ----------
     centre : ndarray of shape (n_features,) or None
         The public centre ``c`` in the cube (``None``: the paper's origin).
     radius, l1_radius : float
-        ``M`` and ``R_1`` of :func:`~skdp_synth.damped.centre_radii`
+        ``M`` and ``R_1`` of ``skdp_synth.damped.centre_radii``
         (``1`` without a centre).
     alpha : float
         Covering radius.
@@ -167,6 +170,19 @@ class DampedPlan(Plan):
     mean_noise_scale : float
         Laplace scale ``12 sqrt(p) R_1/(b eps)`` of the damped cell means
         (:func:`~skdp_synth.damped.mean_noise_scale`), budget ``eps/3``.
+    budget_split : tuple of float
+        Shares of ``eps`` on PROJ, the weights and the means (or sums).
+    geometry : BlockGeometry or None
+        ``parameters="optimal"`` (the default release, ``doc/privacy.md``):
+        the public geometry of the blocks
+        (:func:`~skdp_synth.damped.block_geometry`); the fields above then
+        read: ``centre`` the shrink centre (``None`` for
+        ``centre="marginals"``, set from the released sums), ``radius`` PROJ's
+        ``M`` about the blocks' centroid, ``l1_radius`` ``R_s/p``,
+        ``projection_scale`` ``n eps_1/(2 t M^2)``, ``weight_noise_scale``
+        ``2/(n eps_2)`` (0 with one cell), ``mean_noise_scale`` the Laplace
+        scale ``Delta/eps_3`` of the cell sums; ``None`` otherwise (Theorem
+        5.12's damped-mean noise).
     """
 
     centre: np.ndarray | None
@@ -180,11 +196,14 @@ class DampedPlan(Plan):
     projection_scale: float
     weight_noise_scale: float
     mean_noise_scale: float
+    budget_split: tuple = (1 / 3, 1 / 3, 1 / 3)
+    geometry: Any = None
 
 
 @dataclass(frozen=True, eq=False)
 class SamplerPlan(Plan):
-    """Plan of :class:`~skdp_synth.PrivateSampler` (001 Algorithm 2).
+    """Plan of :class:`~skdp_synth.PrivateSampler` (:cite:`Boedihardjo2022` Algorithm
+    2).
 
     The reduced space itself is drawn in ``_fit`` (from the fit's random
     stream, independently of the data); its size and the price of every
@@ -199,10 +218,10 @@ class SamplerPlan(Plan):
     n_walsh : int
         ``D = sum_{i <= d} C(p, i)``, the number of Walsh functions.
     density_lower, density_upper : float
-        The density bounds ``delta``, ``Delta`` of 001 Algorithm 2.
+        The density bounds ``delta``, ``Delta`` of :cite:`Boedihardjo2022` Algorithm 2.
     condition_threshold : float
         ``1/(2 e^d)``: the smallest accepted ``sigma_min(M)/sqrt(m)``
-        (001 eq. 9.1).
+        (:cite:`Boedihardjo2022` eq. 9.1).
     epsilon_per_draw : float
         The price of one released row
         (:func:`~skdp_synth.private_sampling.sampling_epsilon`).
@@ -222,7 +241,8 @@ class SamplerPlan(Plan):
 
 @dataclass(frozen=True, eq=False)
 class ReleasePlan(Plan):
-    """Plan of :class:`~skdp_synth.ProjectedGaussianRelease` (002, 004).
+    """Plan of :class:`~skdp_synth.ProjectedGaussianRelease` (:cite:`Nikolov2013`,
+    :cite:`Gao2022`).
 
     Parameters
     ----------
@@ -235,15 +255,16 @@ class ReleasePlan(Plan):
         ``1/ε``).
     workload : MarginalWorkload, ExplicitWorkload or AttributeMarginalWorkload
     invariants : ndarray of shape (n_c, q) or None
-        ``C`` (004 Definition 2).
+        ``C`` (:cite:`Gao2022` Definition 2).
     sparse : bool
-        Whether the least-squares step of 002 Algorithm 3 runs (``n_rows``).
+        Whether the least-squares step of :cite:`Nikolov2013` Algorithm 3 runs
+        (``n_rows``).
     space : {"cells", "coords", "residuals"}
         Where the noise is added.
     noise : AdditiveNoise or None
         The calibrated noise model of the bit-level mechanisms.
     decomposition : BaseDecomposition or None
-        002 Algorithm 1's pieces, when the mechanism uses them.
+        :cite:`Nikolov2013` Algorithm 1's pieces, when the mechanism uses them.
     residual_scales : ndarray or None
         ``"residual"``: ResidualPlanner's ``τ_A`` (noise ``c τ_A``).
     sensitivity : float

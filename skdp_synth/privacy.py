@@ -5,10 +5,10 @@ for. The two that occur in the source papers are
 
 ``"replace-one"``
     Datasets of the same, public size ``n`` that differ in one row (bounded
-    DP).  Papers 000 (Definition 2.2) and 004 use it.
+    DP).  :cite:`Boedihardjo2024` (Definition 2.2) and :cite:`Gao2022` use it.
 ``"add-remove-one"``
     One dataset is the other with one row added or removed (unbounded DP); as
-    histograms ``||x - x'||_1 <= 1``.  Paper 002 uses it.
+    histograms ``||x - x'||_1 <= 1``.  :cite:`Nikolov2013` uses it.
 
 A mechanism that is ``(eps, delta)``-DP under add/remove is ``(2 eps, ...)``-DP
 under replace-one by the triangle inequality, but not conversely; the two must
@@ -51,7 +51,9 @@ LARGE_EPSILON = 10.0
 
 
 def warn_if_large_epsilon(epsilon, what, stacklevel=3):
-    """Raise a :class:`PrivacyBudgetWarning` when ``epsilon > LARGE_EPSILON``.
+    """Warn when ``epsilon > LARGE_EPSILON``.
+
+    The warning is a :class:`~skdp_synth.exceptions.PrivacyBudgetWarning`.
 
     ``what`` says whose epsilon it is (e.g. ``"PrivateSampler, 500 rows"``).
     """
@@ -168,8 +170,9 @@ class BudgetAccountant:
 
     Estimators given an ``accountant`` call :meth:`check` before they touch
     the data and :meth:`spend` after they succeed, so a refused or failed fit
-    costs nothing. Budgets compose by adding epsilons and deltas (000 Lemma 2.5,
-    basic composition), which is valid for any mechanisms but not tight.
+    costs nothing. Budgets compose by adding epsilons and deltas
+    (:cite:`Boedihardjo2024` Lemma 2.5, basic composition), which is valid for any
+    mechanisms but not tight.
 
     Parameters
     ----------
@@ -227,7 +230,10 @@ class BudgetAccountant:
         return (max(self.epsilon - eps, 0.0), max(self.delta - delta, 0.0))
 
     def check(self, epsilon, delta=0.0, neighbouring=None):
-        """Raise :class:`BudgetError` if ``(epsilon, delta)`` would overspend."""
+        """Raise :class:`~skdp_synth.exceptions.BudgetError` on overspending.
+
+        Overspending: ``(epsilon, delta)`` would exceed the budget.
+        """
         epsilon, delta = _check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
         if getattr(self, "_restored", False):
             raise BudgetError(

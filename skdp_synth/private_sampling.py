@@ -1,17 +1,19 @@
-"""Private sampling: noiseless epsilon-DP synthetic Boolean data (paper 001).
+"""Private sampling: noiseless epsilon-DP synthetic Boolean data
+(:cite:`Boedihardjo2022`).
 
 Boedihardjo, Strohmer and Vershynin, *Private sampling: a noiseless approach
-for generating differentially private synthetic data* (001), Algorithm 2:
+for generating differentially private synthetic data* (:cite:`Boedihardjo2022`),
+Algorithm 2:
 
 1. draw a *reduced space* ``S = (theta_1..theta_m)`` uniformly from
    ``{-1, 1}^p``, independently of the data;
 2. form the Walsh matrix ``M[i, J] = w_J(theta_i) = prod_{j in J}
    theta_i(j)`` over all ``|J| <= d`` (``m x D``, ``D = sum_{i<=d} C(p, i)``)
    and accept ``S`` only if it is *well conditioned*,
-   ``sigma_min(M) >= sqrt(m) / (2 e^d)`` (001 §9, eq. 9.1);
+   ``sigma_min(M) >= sqrt(m) / (2 e^d)`` (:cite:`Boedihardjo2022` §9, eq. 9.1);
 3. compute the data's Walsh coefficients ``mu_J = (1/n) sum_a w_J(x_a)``
    (``mu_{emptyset} = 1``): ``M^T h = mu`` says that the density ``h`` on
-   ``S`` has all the data's marginals up to degree ``d`` (001 §4);
+   ``S`` has all the data's marginals up to degree ``d`` (:cite:`Boedihardjo2022` §4);
 4. shrink toward the uniform density ``u = 1/m``: ``lam*`` is the smallest
    ``lam in [0, 1]`` such that ``M^T h = (1 - lam) mu + lam M^T u`` has a
    solution with ``2 delta/m <= h <= (Delta - delta)/m`` (an LP);
@@ -22,15 +24,15 @@ for generating differentially private synthetic data* (001), Algorithm 2:
 ``delta`` and ``Delta`` here are the paper's *density bounds* -- nothing to do
 with the ``delta`` of (epsilon, delta)-DP; the parameters are called
 ``density_lower`` and ``density_upper``. The mechanism adds no noise: its
-privacy comes from the stability of ``h*`` (001 Lemma 12.1) and the
-private-sampling lemma (001 Lemma 3.3), and its cost grows linearly with the
-number of rows released -- see :func:`sampling_epsilon` and the privacy
+privacy comes from the stability of ``h*`` (:cite:`Boedihardjo2022` Lemma 12.1) and the
+private-sampling lemma (:cite:`Boedihardjo2022` Lemma 3.3), and its cost grows linearly
+with the number of rows released -- see :func:`sampling_epsilon` and the privacy
 section of :class:`PrivateSampler`.
 
 Where the pieces live
 ---------------------
-This module holds the estimator and its privacy cost (001 Lemma 12.1,
-Theorem 12.2). Steps 4-5 -- the shrinkage LP and the proximal QP, their
+This module holds the estimator and its privacy cost (:cite:`Boedihardjo2022` Lemma
+12.1, Theorem 12.2). Steps 4-5 -- the shrinkage LP and the proximal QP, their
 solver dispatch and thread limits -- and :func:`marginal_correction`, which
 reuses them, live with the other reweighting code in
 :mod:`skdp_synth.correction` (re-exported here); the Walsh matrix and its
@@ -107,7 +109,7 @@ __all__ = [
 ]
 
 #: Default reduced-space size ``m = ceil(DEFAULT_M_FACTOR * e^{2d} * D)``
-#: (001 Theorem 3.5: ``m ~ e^{2d} D``). Proposition 9.3's sufficient
+#: (Boedihardjo2022 Theorem 3.5: ``m ~ e^{2d} D``). Proposition 9.3's sufficient
 #: ``16 gamma^{-2} e^{2d} D`` is a worst-case bound; with the factor 1 the
 #: well-conditioning test of step 2 passed on every draw we measured
 #: (``benchmarks/bench_private_sampling.py``), and the privacy cost grows
@@ -120,7 +122,7 @@ def _check_density_bounds(density_lower, density_upper):
     dl, du = float(density_lower), float(density_upper)
     if not (0 < dl and 2 * dl < 1 < du - dl and math.isfinite(du)):
         raise ValueError(
-            "the density bounds of 001 Algorithm 2 must satisfy "
+            "the density bounds of Boedihardjo2022 Algorithm 2 must satisfy "
             "0 < 2*density_lower < 1 < density_upper - density_lower; got "
             f"density_lower={dl!r}, density_upper={du!r}"
         )
@@ -128,7 +130,8 @@ def _check_density_bounds(density_lower, density_upper):
 
 
 def density_sensitivity(n, p, d, m, density_lower, density_upper):
-    """Bound ``eta`` on ``||h*_1 - h*_2||_inf`` for neighbours (001 Lemma 12.1).
+    """Bound ``eta`` on ``||h*_1 - h*_2||_inf`` for neighbours (:cite:`Boedihardjo2022`
+    Lemma 12.1).
 
     The lemma chains four bounds (``a = 2 delta/m``, ``b = (Delta - delta)/m``,
     ``c = 1/m``, ``lam = delta/m``; ``delta, Delta`` = ``density_lower,
@@ -182,7 +185,8 @@ def density_sensitivity(n, p, d, m, density_lower, density_upper):
 
 
 def _epsilon_per_draw(n, p, d, m, density_lower, density_upper):
-    """``log min(1 + eta m / delta, Delta / delta)`` (001 Theorem 12.2's proof)."""
+    """``log min(1 + eta m / delta, Delta / delta)`` (:cite:`Boedihardjo2022` Theorem
+    12.2's proof)."""
     dl, du = _check_density_bounds(density_lower, density_upper)
     eta = density_sensitivity(n, p, d, m, dl, du)
     # h*_2 >= delta/m and |h*_1 - h*_2| <= eta give h*_1/h*_2 <= 1 + eta m/delta;
@@ -191,7 +195,8 @@ def _epsilon_per_draw(n, p, d, m, density_lower, density_upper):
 
 
 def sampling_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
-    """The epsilon that releasing ``n_draws`` rows costs (001 Lemma 3.3 + Theorem 12.2).
+    """The epsilon that releasing ``n_draws`` rows costs (:cite:`Boedihardjo2022` Lemma
+    3.3 + Theorem 12.2).
 
     Replace-one neighbours (datasets of the same public size ``n``, one row
     changed). If every ratio ``h*_1(s) / h*_2(s)`` between the densities of
@@ -204,7 +209,8 @@ def sampling_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
     The second term holds for *any* two densities in ``[delta/m, Delta/m]``
     and caps the cost when Lemma 12.1 is vacuous. Theorem 12.2 states the
     weaker ``eps_1 <= eta_paper m / delta``, i.e. ``eps(k) = 4 sqrt(2) k
-    (Delta/delta)^{3/2} e^{d/2} D^{1/4} m^{3/4} / sqrt(n)`` (SPEC §3); see
+    (Delta/delta)^{3/2} e^{d/2} D^{1/4} m^{3/4} / sqrt(n)`` (:cite:`Boedihardjo2022`
+    Theorem 12.2); see
     :func:`density_sensitivity` for where that closed form is (in)valid.
 
     The guarantee is vacuous at realistic sizes: one row from ``n = 10^6``
@@ -243,7 +249,8 @@ def max_draws(epsilon, n, p, d, m, density_lower, density_upper):
 
 
 def _theorem_12_2_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
-    """The paper's closed form of the cost of ``k`` draws (001 Theorem 12.2).
+    """The paper's closed form of the cost of ``k`` draws (:cite:`Boedihardjo2022`
+    Theorem 12.2).
 
     ``4 sqrt(2) k (Delta/delta)^{3/2} e^{d/2} D^{1/4} m^{3/4} / sqrt(n)``; for
     reference and tests only (see :func:`density_sensitivity`).
@@ -263,12 +270,13 @@ def _theorem_12_2_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
 
 
 def _draws_guarantee(n_draws, epsilon_per_draw):
-    """The guarantee of ``n_draws`` released rows (001 Lemma 3.3: costs add)."""
+    """The guarantee of ``n_draws`` released rows (:cite:`Boedihardjo2022` Lemma 3.3:
+    costs add)."""
     return PrivacyGuarantee(
         n_draws * epsilon_per_draw,
         0.0,
         REPLACE_ONE,
-        f"private sampling, {n_draws} draws (001 Thm 12.2)",
+        f"private sampling, {n_draws} draws (Boedihardjo2022 Thm 12.2)",
     )
 
 
@@ -285,22 +293,23 @@ def _check_rows_memory(k):
 
 # --------------------------------------------------------------- estimator
 class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
-    """Noiseless epsilon-DP synthetic Boolean data by private sampling (paper 001).
+    """Noiseless epsilon-DP synthetic Boolean data by private sampling
+    (:cite:`Boedihardjo2022`).
 
     Draws a data-independent reduced space ``S`` of ``m`` points of the cube,
     finds the density ``h*`` on ``S`` closest to uniform that has the data's
     marginals up to degree ``d`` (shrunk toward uniform just enough to be
     bounded in ``[delta/m, Delta/m]``), and releases rows drawn from ``S``
-    with probabilities ``h*`` -- 001 Algorithm 2; the module docstring lists
-    the steps.
+    with probabilities ``h*`` -- :cite:`Boedihardjo2022` Algorithm 2; the module
+    docstring lists the steps.
 
-    Privacy. Pure epsilon-DP under **replace-one** neighbours (001 Definition
-    2.1: datasets of the same public size ``n`` differing in one row). The
+    Privacy. Pure epsilon-DP under **replace-one** neighbours (:cite:`Boedihardjo2022`
+    Definition 2.1: datasets of the same public size ``n`` differing in one row). The
     cost is *per released row*: ``eps(k) = k * eps_1`` with ``eps_1 = log
     min(1 + eta m/delta, Delta/delta)`` and ``eta`` the density sensitivity
-    of 001 Lemma 12.1 (:func:`sampling_epsilon`, :func:`density_sensitivity`,
-    ``doc/privacy.md``). ``fit`` pays for ``k`` rows (or for as many as a
-    target ``epsilon`` allows) and records ``epsilon_``; ``sample`` and
+    of :cite:`Boedihardjo2022` Lemma 12.1 (:func:`sampling_epsilon`,
+    :func:`density_sensitivity`, ``doc/privacy.md``). ``fit`` pays for ``k`` rows (or
+    for as many as a target ``epsilon`` allows) and records ``epsilon_``; ``sample`` and
     ``transform`` count the rows they release and refuse to release more
     than were paid for -- unless an ``accountant`` is given, which is then
     charged ``eps_1`` per extra row. **The guarantee is vacuous at realistic
@@ -312,8 +321,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     applies to every row.
 
     The release. ``fit`` draws the ``k`` rows paid for once and keeps them
-    (001 Algorithm 2 step 6); ``sample`` and ``transform`` hand them out
-    (in turn without a seed, from the first with an integer seed) and every
+    (:cite:`Boedihardjo2022` Algorithm 2 step 6); ``sample`` and ``transform`` hand them
+    out (in turn without a seed, from the first with an integer seed) and every
     row they return is one of them, so ``epsilon_`` covers everything they
     return. ``to_release()`` gives those rows with the guarantee: that, not
     the fitted object, is what to publish. Pickling, ``copy`` and
@@ -333,7 +342,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     ----------
     m : int, default=None
         Size of the reduced space. ``None``: ``ceil(e^{2d} D)``
-        (001 Theorem 3.5, ``DEFAULT_M_FACTOR = 1``). Must be at least ``D``.
+        (:cite:`Boedihardjo2022` Theorem 3.5, ``DEFAULT_M_FACTOR = 1``). Must be at
+        least ``D``.
     d : int, default=2
         Degree of the marginals to preserve (``1 <= d <= p``).
     k : int, default=None
@@ -370,8 +380,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         The reduced space stays uniform on the whole cube: restricted to
         valid rows, a one-hot block's bits sum to 1, so the Walsh matrix
         would have linearly dependent columns and fail the conditioning test
-        of 001 §9 on every draw. Instead, each *released* row is repaired
-        (:meth:`Blocks.repair <skdp_synth.blocks.Blocks.repair>`: valid
+        of :cite:`Boedihardjo2022` §9 on every draw. Instead, each *released* row is
+        repaired (:meth:`Blocks.repair <skdp_synth.blocks.Blocks.repair>`: valid
         blocks unchanged, each invalid block redrawn from its bits read as
         fractions, e.g. one of the ones of a one-hot block uniformly). The
         repair reads only the released row and fresh randomness, so it is
@@ -390,7 +400,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         ``m``, ``D``, the price of one row, the rows paid for and the
         guarantee (updated when extra rows are charged).
         Public: a function of the parameters and sizes only.
-    reduced_space_ : ndarray of shape (m, n_features_in_)
+    reduced_space_ : ndarray of shape (m, ``n_features_in_``)
         The points ``theta_i`` of ``S``, as 0/1 rows.
     density_ : ndarray of shape (m,)
         ``h*``: the probabilities with which rows are drawn. **Not private**:
@@ -522,7 +532,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         return m, D
 
     def _make_plan(self, n_samples, n_features):
-        """Sizes and the price of a row (001 Thm 12.2), before the data is read.
+        """Sizes and the price of a row (:cite:`Boedihardjo2022` Thm 12.2), before the
+        data is read.
 
         ``n`` is public (replace-one neighbours): the price of one row,
         :func:`sampling_epsilon`, depends on ``(n, p, d, m)`` and the density
@@ -545,7 +556,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                 raise ValueError(
                     f"epsilon={self.epsilon:g} does not pay for a single row: one "
                     f"released row costs epsilon={per:.4g} with n={n}, p={p}, "
-                    f"d={self.d}, m={m} (001 Theorem 12.2; see doc/privacy.md)"
+                    f"d={self.d}, m={m} (Boedihardjo2022 Theorem 12.2; see "
+                    "doc/privacy.md)"
                 )
         else:
             k = int(self.k)
@@ -566,7 +578,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             n_walsh=D,
             density_lower=dl,
             density_upper=du,
-            condition_threshold=1.0 / (2.0 * math.exp(self.d)),  # 001 eq. (9.1)
+            condition_threshold=1.0 / (2.0 * math.exp(self.d)),  # Boedihardjo2022 eq.
+            # (9.1)
             epsilon_per_draw=per,
             n_draws=k,
         )
@@ -577,7 +590,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         p, d = U.shape[1], plan.d
         dl, du = plan.density_lower, plan.density_upper
         rng = source.rng
-        threshold = plan.condition_threshold  # sigma_min(M)/sqrt(m), 001 eq. (9.1)
+        threshold = plan.condition_threshold  # sigma_min(M)/sqrt(m), Boedihardjo2022
+        # eq. (9.1)
         A = np.empty((m, D))
         best, n_rejected = 0.0, 0
         for _ in range(self.max_redraws + 1):
@@ -596,7 +610,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             raise InfeasibleProblemError(
                 f"no well-conditioned reduced space in {self.max_redraws + 1} "
                 f"draws: sigma_min(M)/sqrt(m) reached {best:.3g} < 1/(2e^d) = "
-                f"{threshold:.3g} (001 Algorithm 2, step 2). Increase m "
+                f"{threshold:.3g} (Boedihardjo2022 Algorithm 2, step 2). Increase m "
                 f"(now {m}; D = {D}) or max_redraws."
             )
         # Step 3: the data's Walsh coefficients (U is 0/1), from the additive
@@ -629,7 +643,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         self.epsilon_per_draw_ = plan.epsilon_per_draw
         self.n_draws_paid_ = k
         self.n_draws_released_ = 0
-        # 001 Algorithm 2 step 6, done once: the k rows paid for are drawn now
+        # Boedihardjo2022 Algorithm 2 step 6, done once: the k rows paid for are drawn
+        # now
         # (from the sample stream, so that they are the rows an integer seed
         # gave before) and are the release; ``sample`` hands them out.
         draws = NoiseSource(self.random_state, stream=SAMPLE_STREAM).rng

@@ -199,8 +199,8 @@ class Release:
         ``"weighted-points"``: ``n_samples`` rows from the points with the
         released weights -- i.i.d. draws, or controlled rounding of the
         expected counts when the plan says ``"selection": "controlled"`` --
-        (and randomized rounding for Boolean data, 000 §4.3); ``None`` uses
-        the plan's public ``default_n_samples``.
+        (and randomized rounding for Boolean data, :cite:`Boedihardjo2024` §4.3);
+        ``None`` uses the plan's public ``default_n_samples``.
 
         Returns
         -------

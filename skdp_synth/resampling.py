@@ -10,9 +10,11 @@ this wrapper, which exposes only ``fit_resample(X, y)``.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, clone
 
 from .exceptions import PrivacyLeakWarning
@@ -74,12 +76,12 @@ class SyntheticResampler(BaseEstimator):
         self.n_samples = n_samples
         self.random_state = random_state
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> SyntheticResampler:
         """Fit and discard the resampled data (for API completeness)."""
         self.fit_resample(X, y)
         return self
 
-    def fit_resample(self, X, y):
+    def fit_resample(self, X: ArrayLike, y: ArrayLike) -> tuple[Any, Any]:
         """Synthetic ``(X, y)`` with as many rows as ``n_samples`` (default ``len(X)``).
 
         Returns

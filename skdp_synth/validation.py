@@ -1,9 +1,9 @@
 """Input validation shared by every estimator.
 
-The theorems of paper 000 need every record in the unit ball,
+The theorems of :cite:`Boedihardjo2024` need every record in the unit ball,
 ``||x||_2 <= 1``. We support two public domains and map both to the cube
 ``[0, 1]^p`` (where marginals are defined) and from there to the convex set
-``K = p^{-1/2} [0, 1]^p`` inside the unit ball (SPEC §0):
+``K = p^{-1/2} [0, 1]^p`` inside the unit ball (:cite:`Boedihardjo2024` §4.3):
 
 ``"boolean"``
     Records in ``{0, 1}^p``. Anything else is rejected -- never rounded.
@@ -96,8 +96,8 @@ def infer_bounds(X, *, warn):
     """Bounds read off the data: the column minima and maxima.
 
     Constant columns get width 1 so that the affine map stays defined. With
-    ``warn=True`` a :class:`PrivacyLeakWarning` says that the bounds are now a
-    function of the private data.
+    ``warn=True`` a :class:`~skdp_synth.exceptions.PrivacyLeakWarning` says
+    that the bounds are now a function of the private data.
     """
     if warn:
         warnings.warn(
@@ -224,7 +224,8 @@ def from_cube(U, lo, hi):
 
 
 def cube_to_unit_ball(U):
-    """``[0, 1]^p -> K = p^{-1/2} [0, 1]^p``, inside the unit ball (SPEC §0)."""
+    """``[0, 1]^p -> K = p^{-1/2} [0, 1]^p``, inside the unit ball
+    (:cite:`Boedihardjo2024` §4.3)."""
     return U / np.sqrt(U.shape[1])
 
 

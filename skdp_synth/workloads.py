@@ -31,7 +31,7 @@ The Fourier structure of the marginal workload
 Write ``χ_T(u) = (-1)^{Σ_{j∈T} u_j}`` for ``T ⊆ [p]`` (the one sign
 convention of :mod:`skdp_synth.fourier`, shared with the private sampler).
 The indicator of cell ``β`` of table ``S`` is
-``1[u_S = β] = 2^{-d} Σ_{T ⊆ S} χ_T(β) χ_T(u)``, so
+``1[u_S = β] = 2^{-d} Σ_{T ⊆ S} χ_T(β) χ_T(u)``, so::
 
     a_u = Σ_{|T| <= d} χ_T(u) Ψ_T,     Ψ_T(S, β) = 2^{-d} χ_T(β) 1[T ⊆ S],
 
@@ -507,7 +507,7 @@ def difference_set(G, neighbouring):
     """The points whose norms bound the sensitivity: ``g_u`` or ``g_u - g_v``.
 
     ``G`` holds one column per record type; under replace-one every pair
-    ``u < v`` gives a column (up to :data:`MAX_SENSITIVITY_POINTS`).
+    ``u < v`` gives a column (up to ``MAX_SENSITIVITY_POINTS``).
     """
     if neighbouring == "add-remove-one":
         return G
@@ -529,7 +529,7 @@ class SensitivitySet:
     The vectors ``h = a_u`` (add/remove) or ``a_u - a_v`` (replace-one), in
     the workload's coordinates (``space="coords"``, ``g_u = Pᵀ a_u``) or its
     cells (``space="cells"``), optionally restricted to the null space of
-    invariants ``C`` (``h ↦ Q_Nᵀ h``, 004's extension framework). Built by
+    invariants ``C`` (``h ↦ Q_Nᵀ h``, :cite:`Gao2022`'s extension framework). Built by
     ``workload.sensitivity_set(neighbouring, invariants=None,
     space="coords", ord=None)`` from the workload, the relation and ``C``
     only, and handed to a mechanism as plain data
@@ -554,7 +554,7 @@ class SensitivitySet:
         block of every coordinate.
     enumerable : bool
         Whether the set is small enough to check point by point (at most
-        :data:`MAX_SENSITIVITY_POINTS` points and ``5e7`` entries).
+        ``MAX_SENSITIVITY_POINTS`` points and ``5e7`` entries).
     points : ndarray of shape (k or dim, n_points) or None
         Every ``h`` as a column: computed when there is no closed form or
         when the set is enumerable; ``None`` when it cannot be enumerated

@@ -14,3 +14,18 @@ def boolean_data(rng):
     """300 x 8 Boolean rows with some correlation between columns."""
     base = rng.random((300, 1))
     return (rng.random((300, 8)) < 0.3 + 0.4 * base).astype(np.int64)
+
+
+@pytest.fixture(autouse=True)
+def _seed_global_numpy_rng():
+    """Seed NumPy's global RNG before every test.
+
+    scikit-learn's estimator checks draw from it unseeded (e.g.
+    ``check_methods_sample_order_invariance`` shuffles rows with
+    ``np.random.permutation``). For ``DampedPrivateSynthesizer`` that check
+    is an expected failure (``transform`` returns a synthetic sample) that
+    still passed for about 1 global state in 8 (synthetic rows that coincide
+    under the shuffle), which turned the strict xfail into a random red run.
+    A fixed global state makes every such check deterministic.
+    """
+    np.random.seed(0)  # noqa: NPY002 (the legacy global RNG is what the checks use)

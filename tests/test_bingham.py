@@ -1,4 +1,4 @@
-"""Tests of the exact Bingham sampler and PVEC / PROJ (paper 000 §5.1).
+"""Tests of the exact Bingham sampler and PVEC / PROJ (:cite:`Boedihardjo2024` §5.1).
 
 Statistical tests use fixed seeds; each states its false-failure rate (the
 probability that a *correct* sampler fails it on a fresh seed).

@@ -1,4 +1,5 @@
-"""reweight_to_targets: the marginal-correction QP (001 Thm 3.6 / 8.1)."""
+"""reweight_to_targets: the marginal-correction QP (:cite:`Boedihardjo2022` Thm 3.6 /
+8.1)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Tests of DampedPrivateSynthesizer (paper 000 §5, Algorithm 4).
+"""Tests of DampedPrivateSynthesizer (:cite:`Boedihardjo2024` §5, Algorithm 4).
 
 Every privacy constant is pinned to its equation; Theorem 5.9 is checked as a
 deterministic inequality on the realised noise. The empirical privacy audit
@@ -40,7 +40,8 @@ pytestmark = pytest.mark.filterwarnings(
 )
 
 
-#: The paper's variant: 000 Algorithm 4 exactly (origin, eq. 5.17 parameters).
+#: The paper's variant: Boedihardjo2024 Algorithm 4 exactly (origin, eq. 5.17
+#: parameters).
 PAPER = {"parameters": "paper", "centre": None}
 
 
@@ -53,7 +54,7 @@ def _boolean(n, p, seed=0):
 # ================================================== constants, pinned
 @pytest.mark.parametrize("n", [3, 100, 1797, 10**6])
 def test_alpha_is_log_n_to_minus_quarter(n):
-    # 000 §5.8 and Algorithm 4 step 3: alpha = (log n)^{-1/4}
+    # Boedihardjo2024 §5.8 and Algorithm 4 step 3: alpha = (log n)^{-1/4}
     assert default_alpha(n) == math.log(n) ** -0.25
 
 
@@ -68,7 +69,7 @@ def test_alpha_values():
      (10**5, 0.5, 2), (10**6, 0.9, 4)],
 )  # fmt: skip
 def test_n_components_formula(n, kappa, t):
-    # 000 §5.8 / Algorithm 4 step 3: t = floor(kappa log n / log(7/alpha))
+    # Boedihardjo2024 §5.8 / Algorithm 4 step 3: t = floor(kappa log n / log(7/alpha))
     alpha = default_alpha(n)
     assert default_n_components(n, kappa, alpha) == t
     assert t == math.floor(kappa * math.log(n) / math.log(7 / alpha))
@@ -79,7 +80,7 @@ def test_n_components_formula(n, kappa, t):
 
 
 def test_damping_formula():
-    # 000 eq. (5.17), Algorithm 4 step 8: b = sqrt(p n^{1-kappa} / eps)
+    # Boedihardjo2024 eq. (5.17), Algorithm 4 step 8: b = sqrt(p n^{1-kappa} / eps)
     assert default_damping(10**6, 50, 1 / 3, 1.0) == pytest.approx(
         math.sqrt(50 * 10**4), rel=1e-12
     )
@@ -89,7 +90,7 @@ def test_damping_formula():
 
 
 def test_noise_scales_and_budget_split():
-    # 000 Theorem 5.12: rho ~ Lap(6/(n eps)), r ~ Lap(12 sqrt(p)/(b eps)),
+    # Boedihardjo2024 Theorem 5.12: rho ~ Lap(6/(n eps)), r ~ Lap(12 sqrt(p)/(b eps)),
     # P = PROJ((n eps/(6t)) S, t)
     assert weight_noise_scale(600, 1.0) == 6 / 600
     assert weight_noise_scale(1000, 0.5) == pytest.approx(6 / 500, rel=1e-15)
@@ -256,7 +257,9 @@ def test_covering_does_not_depend_on_the_data():
 
 def test_tiny_epsilon_works_and_is_mostly_noise():
     X = _boolean(3000, 6)
-    est = DampedPrivateSynthesizer(epsilon=1e-6, random_state=0).fit(X)
+    est = DampedPrivateSynthesizer(
+        epsilon=1e-6, random_state=0, parameters="bound"
+    ).fit(X)
     assert est.epsilon_ == 1e-6
     # noise scale 12 sqrt(p)/(b eps) >> 1/sqrt(p): every mean is clipped to a corner
     assert set(np.unique(est.cell_means_).tolist()) <= {0.0, 1.0}
@@ -558,8 +561,8 @@ def test_utility_improves_with_epsilon():
 
 # ========================================== issue 11: centre and parameters
 def test_paper_variant_reproduces_the_numbers_of_main():
-    """``parameters="paper", centre=None`` is 000 Algorithm 4 as before issue 11:
-    these values were computed on main (a5b0eb1) before the change."""
+    """``parameters="paper", centre=None`` is :cite:`Boedihardjo2024` Algorithm 4 as
+    before issue 11: these values were computed on main (a5b0eb1) before the change."""
     rng = np.random.default_rng(0)
     base = rng.random((6000, 1))
     X = (rng.random((6000, 7)) < 0.15 + 0.7 * base).astype(np.int64)
@@ -589,13 +592,17 @@ def test_paper_variant_reproduces_the_numbers_of_main():
 
 @pytest.mark.parametrize("n, eps", [(3000, 1.0), (50_000, 5.0), (200_000, 100.0)])
 def test_optimal_parameters_depend_only_on_n_p_eps(n, eps):
-    """Two unrelated datasets of the same shape get the same plan (issue 11)."""
+    """Two unrelated datasets of the same shape get the same plan (issue 11;
+    the error-bound rule, ``parameters="bound"``, the default before the
+    block-aware plan)."""
     rng = np.random.default_rng(1)
     A = np.zeros((n, 6), dtype=int)
     B = (rng.random((n, 6)) < rng.random(6)).astype(int)
     plans = []
     for X in (A, B):
-        est = DampedPrivateSynthesizer(epsilon=eps, random_state=0).fit(X)
+        est = DampedPrivateSynthesizer(
+            epsilon=eps, random_state=0, parameters="bound"
+        ).fit(X)
         plans.append(
             (est.alpha_, est.n_components_, est.damping_, est.n_cells_,
              est.projection_scale_, est.weight_noise_scale_, est.mean_noise_scale_)
@@ -644,9 +651,12 @@ def test_centred_cube_radii_and_scales():
     """Centre c = 1/2: ``M = 1/2`` (PROJ scale x4), ``R_1 = 1/2`` (mean noise / 2)."""
     X = _boolean(4000, 5)
     n, p, eps = 4000, 5, 2.0
-    kw = dict(epsilon=eps, n_components=1, alpha=0.4, damping=50.0, random_state=0)
+    kw = dict(
+        epsilon=eps, n_components=1, alpha=0.4, damping=50.0, random_state=0,
+        parameters="bound", centre="cube",
+    )  # fmt: skip
     centred = DampedPrivateSynthesizer(**kw).fit(X)
-    origin = DampedPrivateSynthesizer(centre=None, **kw).fit(X)
+    origin = DampedPrivateSynthesizer(**dict(kw, centre=None)).fit(X)
     assert centred.radius_ == 0.5 and origin.radius_ == 1.0
     assert centred.projection_scale_ == 4 * origin.projection_scale_
     assert centred.projection_scale_ == n * eps / (6 * 1 * 0.25)
@@ -689,7 +699,9 @@ def test_small_cells_shrink_to_the_centre_not_to_zero():
 
 def test_custom_centre_validated():
     X = _boolean(500, 3)
-    est = DampedPrivateSynthesizer(centre=[0.2, 0.5, 0.9], random_state=0).fit(X)
+    est = DampedPrivateSynthesizer(
+        centre=[0.2, 0.5, 0.9], random_state=0, parameters="bound"
+    ).fit(X)
     assert est.radius_ == pytest.approx(math.sqrt((0.64 + 0.25 + 0.81) / 3))
     with pytest.raises(ValueError, match="centre"):
         DampedPrivateSynthesizer(centre=[0.5, 2.0, 0.5]).fit(X)

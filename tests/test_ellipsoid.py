@@ -68,7 +68,7 @@ def test_base_decomposition_is_an_orthogonal_partition(seed):
     dec = base_decomposition_points(G)
     U = np.hstack(dec.pieces)
     np.testing.assert_allclose(U.T @ U, np.eye(r), atol=1e-9)  # basis of R^r
-    assert dec.k <= math.ceil(1 + math.log2(r))  # 002 Algorithm 1
+    assert dec.k <= math.ceil(1 + math.log2(r))  # Nikolov2013 Algorithm 1
     for Ui, d_i, r_i in zip(dec.pieces, dec.dims, dec.radii):
         assert Ui.shape[1] == d_i
         assert r_i == pytest.approx(np.max(np.linalg.norm(Ui.T @ G, axis=0)))

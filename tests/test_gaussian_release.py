@@ -1,4 +1,4 @@
-"""Tests of ProjectedGaussianRelease (papers 002 and 004, SPEC §4)."""
+"""Tests of ProjectedGaussianRelease (:cite:`Nikolov2013` and :cite:`Gao2022`)."""
 
 import math
 import warnings
@@ -74,7 +74,8 @@ def test_invariants_hold_exactly(mechanism, framework, seed):
 
 
 def test_structural_invariant_total_count(rng):
-    """004 Example 3: the total count is released exactly (it is in range(A))."""
+    """:cite:`Gao2022` Example 3: the total count is released exactly (it is in
+    range(A))."""
     X = _data(p=5)
     W = MarginalWorkload(5, 2)
     C = np.zeros((1, W.n_queries))
@@ -136,7 +137,8 @@ def test_unbiased_with_the_theoretical_covariance(mechanism, invariants):
 
 
 def test_covariance_equals_002_formula():
-    """Cov = k c^2 sum_i r_i^2 U_i U_i^T (002 Alg. 2), times the calibration."""
+    """Cov = k c^2 sum_i r_i^2 U_i U_i^T (:cite:`Nikolov2013` Alg. 2), times the
+    calibration."""
     X = _data(p=5)
     W = MarginalWorkload(5, 2)
     for mechanism in ("correlated", "correlated-weighted", "mee"):
@@ -145,7 +147,7 @@ def test_covariance_equals_002_formula():
         factor = (est.sensitivity_ * (1 + 1e-9)) ** 2
         Sigma = np.zeros((W.rank, W.rank))
         if mechanism == "mee":
-            # 002 Cor. 8: F F^T = r M with the uniform design, M = diag(lambda)
+            # Nikolov2013 Cor. 8: F F^T = r M with the uniform design, M = diag(lambda)
             diag = W.rank * W.eigenvalues[W.degrees]
             Sigma = np.diag(diag)
         else:
@@ -162,7 +164,7 @@ def test_covariance_equals_002_formula():
         assert est.expected_error_ == pytest.approx(c**2 * factor * np.trace(Sigma))
 
 
-# ------------------------------------------------- 004 Theorem 22
+# ------------------------------------------------- Gao2022 Theorem 22
 def _ks_directions(A, B, n_dirs=6, seed=0):
     rng = np.random.default_rng(seed)
     pvals = []
@@ -173,7 +175,7 @@ def _ks_directions(A, B, n_dirs=6, seed=0):
 
 
 def test_projected_spherical_gaussian_is_the_conditioned_gaussian():
-    """004 Theorem 22, by a two-sample test against rejection-conditioning.
+    """:cite:`Gao2022` Theorem 22, by a two-sample test against rejection-conditioning.
 
     Projected draws come from the estimator's noise model; conditioned draws
     are unconstrained spherical Gaussian noise accepted when ``|C e| < eta``
@@ -200,7 +202,7 @@ def test_projected_spherical_gaussian_is_the_conditioned_gaussian():
 
 def test_projection_differs_from_conditioning_for_correlated_noise():
     """Negative control (the test above has power): with non-spherical noise,
-    projecting is not conditioning (004 §4); the same KS test rejects."""
+    projecting is not conditioning (:cite:`Gao2022` §4); the same KS test rejects."""
     rng = np.random.default_rng(3)
     L = np.array([[3.0, 0, 0, 0], [2.5, 0.5, 0, 0], [0, 0, 1, 0], [0, 0, 1, 0.2]])
     C = np.array([[1.0, 2.0, -1.0, 0.5]])
@@ -317,7 +319,8 @@ def test_expected_errors_match_the_papers(relation):
         mechanism="isotropic-gaussian", neighbouring=relation
     )
     iso.set_params(random_state=0).fit(X)
-    assert iso.expected_error_ == pytest.approx(q * c**2 * f * T * s**2)  # 002 Lemma 4
+    assert iso.expected_error_ == pytest.approx(q * c**2 * f * T * s**2)  # Nikolov2013
+    # Lemma 4
     lap = ProjectedGaussianRelease(mechanism="laplace", neighbouring=relation)
     lap.set_params(random_state=0).fit(X)
     assert lap.expected_error_ == pytest.approx(2 * q * (f * T) ** 2 * s**2)
@@ -330,14 +333,14 @@ def test_expected_errors_match_the_papers(relation):
         .set_params(random_state=0)
         .fit(X)
     )
-    # 004 Cor. 14: err = (q - n_c) c^2 Delta_2(A)^2
+    # Gao2022 Cor. 14: err = (q - n_c) c^2 Delta_2(A)^2
     assert piso.expected_error_ == pytest.approx((q - 3) * c**2 * f * T * s**2)
     plap = ProjectedGaussianRelease(
         mechanism="laplace", neighbouring=relation, invariants=C
     )
     plap.set_params(random_state=0).fit(X)
     assert plap.expected_error_ == pytest.approx(2 * (q - 3) * (f * T) ** 2 * s**2)
-    # 004 Cor. 15: extension, err = (q - n_c) c^2 Delta_2(Q_N^T A)^2 <= Cor. 14
+    # Gao2022 Cor. 15: extension, err = (q - n_c) c^2 Delta_2(Q_N^T A)^2 <= Cor. 14
     eiso = (
         ProjectedGaussianRelease(
             mechanism="isotropic-gaussian",
@@ -360,7 +363,8 @@ def test_expected_errors_match_the_papers(relation):
 
 
 def test_error_bounds_and_orderings():
-    """Lower bound <= every Gaussian mechanism; 002's split >= weighted split."""
+    """Lower bound <= every Gaussian mechanism; :cite:`Nikolov2013`'s split >= weighted
+    split."""
     X = _data(p=5)
     for relation in RELATIONS:
         for wl in (None, _mixed_workload(5)):
@@ -517,8 +521,8 @@ def test_secure_source_path_runs():
 
 # ------------------------------------------------------------ sparse case
 def test_least_squares_never_increases_the_error():
-    """002 Alg. 3: projecting onto n X X^T K (convex, contains the truth) is
-    non-expansive, so for every noise draw the error can only go down."""
+    """:cite:`Nikolov2013` Alg. 3: projecting onto n X X^T K (convex, contains the
+    truth) is non-expansive, so for every noise draw the error can only go down."""
     X = _data(n=20, p=6)
     for seed in range(5):
         dense = ProjectedGaussianRelease(
@@ -564,7 +568,7 @@ def test_public_row_bound_is_enforced():
         )
 
 
-# -------------------------------------------------- distributed (004 Alg 4)
+# -------------------------------------------------- distributed (Gao2022 Alg 4)
 @pytest.mark.parametrize("mechanism", ["correlated", "isotropic-gaussian", "laplace"])
 def test_distributed_privatization_equals_the_whole(mechanism):
     X = _data(p=4)
@@ -670,7 +674,7 @@ def test_guarantee_and_accountant():
         "add-remove-one",
     )
     assert acc.total_spent == (1.0, 1e-6)
-    assert "002 Alg. 2" in est.privacy_guarantee_.mechanism
+    assert "Nikolov2013 Alg. 2" in est.privacy_guarantee_.mechanism
     assert isinstance(est.noise_model_, AdditiveNoise)
 
 

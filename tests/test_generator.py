@@ -236,7 +236,7 @@ def test_generator_reads_only_released_statistics():
 
 def test_grid_search_ranks_mechanisms_by_their_error():
     """GridSearchCV with the TV scorer (shuffled folds) prefers the optimal
-    attribute-level noise to 002's bit-level mechanisms, in the order of
+    attribute-level noise to :cite:`Nikolov2013`'s bit-level mechanisms, in the order of
     their expected errors: residual < correlated-weighted < isotropic.
     (correlated vs correlated-weighted, 1.8x apart in expected error, are
     within the folds' sampling noise at this size: measured 0.0384 vs

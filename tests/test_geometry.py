@@ -1,4 +1,4 @@
-"""Spectral projection and lattice coverings (000 §3.2-3.4)."""
+"""Spectral projection and lattice coverings (:cite:`Boedihardjo2024` §3.2-3.4)."""
 
 import math
 
@@ -25,7 +25,7 @@ def _ball_points(t, n, rng):
 )
 def test_covering_is_an_alpha_covering_within_the_count_bound(t, alpha):
     cov = LatticeCovering(t, alpha)
-    # 000 Proposition 3.7: at most (7/alpha)^t points, all in the unit ball
+    # Boedihardjo2024 Proposition 3.7: at most (7/alpha)^t points, all in the unit ball
     assert cov.n_points <= (7 / alpha) ** t
     assert np.all(np.linalg.norm(cov.points, axis=1) <= 1 + 1e-12)
     # every point of the ball is within alpha of the covering (test points +
@@ -83,7 +83,8 @@ def test_nearest_is_deterministic():
 
 
 def test_spectral_projection_residual_bound():
-    # 000 Lemma 3.3: ||(I-P)S(I-P)||_F <= 1/sqrt(t) for data in the unit ball
+    # Boedihardjo2024 Lemma 3.3: ||(I-P)S(I-P)||_F <= 1/sqrt(t) for data in the unit
+    # ball
     rng = np.random.default_rng(1)
     X = (rng.random((500, 30)) < 0.3) / np.sqrt(30)
     S = second_moment(X)

@@ -107,7 +107,7 @@ def test_analytic_sigma_beats_both_paper_constants(eps, delta):
         warnings.simplefilter("always")
         gao = classical_gaussian_sigma(eps, delta, variant="gao2022")
     valid = gaussian_delta(gao, eps) <= delta
-    # the 004 constant warns exactly when it is not a valid calibration
+    # the Gao2022 constant warns exactly when it is not a valid calibration
     assert (len(record) == 0) == valid
     if valid:  # then the minimal sigma cannot exceed it
         assert sigma <= gao
@@ -120,18 +120,19 @@ def test_sensitivity_scales_sigma_linearly():
 
 
 def test_paper_constants_are_pinned():
-    # 002 §2: c = (1 + sqrt(2 ln(1/delta))) / eps
+    # Nikolov2013 §2: c = (1 + sqrt(2 ln(1/delta))) / eps
     assert classical_gaussian_sigma(2.0, 1e-6, variant="nikolov2013") == pytest.approx(
         (1 + math.sqrt(2 * math.log(1e6))) / 2.0
     )
-    # 004 as printed: c = (1 + sqrt(1 + ln(1/delta))) / eps
+    # Gao2022 as printed: c = (1 + sqrt(1 + ln(1/delta))) / eps
     assert classical_gaussian_sigma(0.5, 1e-6, variant="gao2022") == pytest.approx(
         (1 + math.sqrt(1 + math.log(1e6))) / 0.5
     )
 
 
 def test_gao_constant_is_invalid_at_epsilon_two():
-    # SPEC §4: at eps = 2, delta = 1e-9 the printed constant only achieves ~1.19e-9
+    # Gao2022 Lemma 13: at eps = 2, delta = 1e-9 the printed constant only achieves
+    # ~1.19e-9
     with pytest.warns(UserWarning, match="not a valid calibration"):
         c = classical_gaussian_sigma(2.0, 1e-9, variant="gao2022")
     achieved = gaussian_delta(c, 2.0)

@@ -16,7 +16,8 @@ from skdp_synth.metrics import (
 
 
 def brute_marginal_error(X, Y, d, w=None, v=None):
-    """000 eq. (1.2) by enumerating every set of d distinct columns."""
+    """:cite:`Boedihardjo2024` eq. (1.2) by enumerating every set of d distinct
+    columns."""
     n, m = len(X), len(Y)
     w = np.full(n, 1 / n) if w is None else w / w.sum()
     v = np.full(m, 1 / m) if v is None else v / v.sum()
@@ -206,13 +207,15 @@ def test_covariance_loss_from_labels_equals_from_group_means():
     assert a == pytest.approx(covariance_loss(X, row_aligned), rel=1e-12)
     sizes = np.bincount(labels, minlength=5)
     assert a == pytest.approx(covariance_loss(X, means, weights=sizes), rel=1e-12)
-    # law of total covariance (000 Lemma 3.1): E XX^T - E YY^T = E (X-Y)(X-Y)^T
+    # law of total covariance (Boedihardjo2024 Lemma 3.1): E XX^T - E YY^T = E
+    # (X-Y)(X-Y)^T
     diff = X - row_aligned
     assert a == pytest.approx(np.linalg.norm(diff.T @ diff / 40), rel=1e-10)
 
 
 def test_covariance_loss_monotone_under_refinement():
-    # 000 Lemma 3.8: conditioning on a finer partition never increases the loss
+    # Boedihardjo2024 Lemma 3.8: conditioning on a finer partition never increases the
+    # loss
     rng = np.random.default_rng(3)
     X = rng.random((60, 5))
     coarse = rng.integers(0, 3, size=60)

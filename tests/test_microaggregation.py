@@ -1,8 +1,10 @@
-"""Tests of CovarianceLossMicroaggregator (paper 000 §3-4, paper 003 §2)."""
+"""Tests of CovarianceLossMicroaggregator (:cite:`Boedihardjo2024` §3-4,
+:cite:`SahSawhney` §2)."""
 
 import itertools
 import math
 
+import _microagg_reference as ref
 import numpy as np
 import pandas as pd
 import pytest
@@ -101,7 +103,7 @@ def test_weighted_mean_of_group_means_is_the_data_mean(kind, partition):
     X = boolean(n=1003) if kind == "boolean" else box(n=1003)
     est = Est(k=50, domain=kind, partition=partition, random_state=0).fit(X)
     np.testing.assert_allclose(est.weights_.sum(), 1.0, rtol=0, atol=1e-15)
-    # law of total expectation (000 eq. (4.2)), to machine precision
+    # law of total expectation (Boedihardjo2024 eq. (4.2)), to machine precision
     np.testing.assert_allclose(
         est.weights_ @ est.centroids_, X.mean(axis=0), rtol=1e-13, atol=1e-14
     )
@@ -176,9 +178,9 @@ def test_covariance_loss_is_below_its_certificate(case):
         assert est.covariance_loss_bound_ == pytest.approx(
             est.covering_term_ + est.residual_norm_ + est.residual_mass_, rel=1e-15
         )
-        # 000 Lemmas 3.2 + 3.6: the cells alone are within 4 alpha^2 + tail
+        # Boedihardjo2024 Lemmas 3.2 + 3.6: the cells alone are within 4 alpha^2 + tail
         assert est.cell_loss_ <= est.covering_term_ + est.residual_norm_
-        if t:  # 000 Lemma 3.3
+        if t:  # Boedihardjo2024 Lemma 3.3
             assert est.residual_norm_ <= 1 / math.sqrt(t)
         eig = np.sort(np.linalg.eigvalsh(V.T @ V / len(V)))[::-1]
         assert est.residual_norm_ == pytest.approx(
@@ -193,7 +195,7 @@ def test_covariance_loss_is_below_its_certificate(case):
 
 
 def test_merged_residual_is_small_when_k_divides_n():
-    # 000 §3.6: at most k' residuals of mass < 1/k each, so |G|/n < k'/k
+    # Boedihardjo2024 §3.6: at most k' residuals of mass < 1/k each, so |G|/n < k'/k
     X = boolean(n=4000, p=10)
     est = Est(k=400, domain="boolean").fit(X)
     assert est.residual_mass_ < math.isqrt(400) / 400
@@ -203,7 +205,8 @@ def test_merged_residual_is_small_when_k_divides_n():
     "k, k_prime, t", [(8, 2, 0), (9, 3, 0), (99, 9, 0), (100, 10, 1), (10_000, 100, 2)]
 )
 def test_paper_parameters(k, k_prime, t):
-    # 000 Algorithm 1 step 2: k' = floor(sqrt k), alpha = (loglog k'/log k')^(1/4),
+    # Boedihardjo2024 Algorithm 1 step 2: k' = floor(sqrt k), alpha = (loglog k'/log
+    # k')^(1/4),
     # t = floor(log k' / log(7/alpha))
     kp, alpha, tt = part.paper_parameters(k)
     assert (kp, tt) == (k_prime, t)
@@ -211,7 +214,7 @@ def test_paper_parameters(k, k_prime, t):
         expected = (math.log(math.log(kp)) / math.log(kp)) ** 0.25
         assert alpha == pytest.approx(expected, rel=1e-15)
         assert tt == math.floor(math.log(kp) / math.log(7 / expected))
-        # the covering has at most (7/alpha)^t <= k' points (000 Prop. 3.7)
+        # the covering has at most (7/alpha)^t <= k' points (Boedihardjo2024 Prop. 3.7)
         if tt:
             from skdp_synth.geometry import LatticeCovering
 
@@ -256,7 +259,7 @@ def data_and_partitions(draw):
 @settings(max_examples=200, deadline=None)
 @given(data_and_partitions())
 def test_refinement_never_increases_loss(case):
-    # 000 Lemma 3.8 (monotonicity)
+    # Boedihardjo2024 Lemma 3.8 (monotonicity)
     X, coarse, finer = case
     assert covariance_loss(X, finer) <= covariance_loss(X, coarse) + 1e-13
 
@@ -324,7 +327,7 @@ def test_compact_division_beats_input_order_on_digits():
 @pytest.mark.parametrize("k", [8, 32])
 @pytest.mark.parametrize("partition", ["spectral", "pinning"])
 def test_nobody_beats_the_lower_bound_of_proposition_3_14(k, partition):
-    # 000 Prop. 3.14: 2k points of p^-1/2 {0,1}^p, pairwise distance > 1/2
+    # Boedihardjo2024 Prop. 3.14: 2k points of p^-1/2 {0,1}^p, pairwise distance > 1/2
     # (random points, p > 16 ln 2k); every partition into k sets loses
     # >= 1/(80 sqrt(ln 2k)); the proof shows >= 1/(16 sqrt p).
     p = math.ceil(16 * math.log(2 * k)) + 1
@@ -362,7 +365,7 @@ def test_pinning_is_reproducible_and_boolean_only():
 
 @pytest.mark.slow
 def test_pinning_loss_decays_like_one_over_sqrt_log_k():
-    # 003 §2: E loss = O(1/sqrt(log k)). On data with planted structure we fit
+    # SahSawhney §2: E loss = O(1/sqrt(log k)). On data with planted structure we fit
     # log(loss) = a + slope * log(log k) over k = 16 .. 4096 and need the loss
     # to fall at least at that rate (slope <= -1/2). Measured (seed fixed):
     # slope of the final loss about -1.5, of the pinning cells' own loss
@@ -397,7 +400,8 @@ def test_sample_marginal_error_has_the_one_over_m_rate(d):
     # Each sampled row picks group j with probability w_j and rounds each
     # coordinate independently, so every d-marginal of a sample of m rows is a
     # mean of m i.i.d. Bernoulli(pi_S), pi_S the marginal of sum_j w_j y_j
-    # (000 Lemma 4.7). Hence E[err^2] = mean_S pi_S (1 - pi_S) / m exactly --
+    # (Boedihardjo2024 Lemma 4.7). Hence E[err^2] = mean_S pi_S (1 - pi_S) / m exactly
+    # --
     # within the paper's bound 2 p^d / (m d! C(p, d)) (Lemma 4.3 + Thm 4.6).
     # 300 samples per m; the 6-standard-error band fails with probability
     # < 1e-8 under the normal approximation (per m and d).
@@ -485,6 +489,77 @@ def test_row_keys_are_exact_for_boolean_rows():
     )
 
 
+# ------------------------------------- speed-up keeps the partition (issue 14)
+REFERENCE_CASES = {
+    "digits-boolean": (lambda: load_binary_digits(), dict(k=179, domain="boolean")),
+    "box-remainder": (lambda: box(n=1003, p=6), dict(k=97)),
+    "duplicates": (lambda: boolean(n=900, p=5), dict(k=90, domain="boolean")),
+    "pinning": (
+        lambda: hubs(n=2000, p=16),
+        dict(k=150, partition="pinning", domain="boolean", random_state=4),
+    ),
+    "input-order": (lambda: boolean(n=500), dict(k=45, division="input_order")),
+}
+
+
+@pytest.mark.parametrize("batch_rows", [1 << 15, 128])
+@pytest.mark.parametrize("case", sorted(REFERENCE_CASES))
+def test_partition_is_bit_identical_to_the_reference(case, batch_rows, monkeypatch):
+    # The faster bisection, group sums and training-row index must give the
+    # same partition and the same floating-point values as the code they
+    # replaced (tests/_microagg_reference.py, copied from main before issue 14).
+    # batch_rows=128 sends these small inputs through the batched levels.
+    make, params = REFERENCE_CASES[case]
+    X = make()
+    monkeypatch.setattr(part, "BATCH_ROWS", batch_rows)
+    monkeypatch.setattr(ref, "BATCH_ROWS", batch_rows)
+    fast = Est(**params).fit(X)
+    with monkeypatch.context() as patch:
+        patch.setattr(part, "_bisect", ref._bisect)
+        patch.setattr(part, "group_sums", ref.group_sums)
+        slow = Est(**params).fit(X)
+    np.testing.assert_array_equal(fast.labels_, slow.labels_)
+    np.testing.assert_array_equal(fast.centroids_, slow.centroids_)
+    for name in ("covariance_loss_", "cell_loss_", "residual_mass_"):
+        assert getattr(fast, name) == getattr(slow, name), name
+    keys = part.row_keys(fast._to_cube(X), fast.domain == "boolean")
+    expected = ref.index_training_rows(keys, fast.labels_)
+    got = (
+        fast._train_keys,
+        fast._train_key_start,
+        fast._train_key_count,
+        fast._train_key_labels,
+    )
+    for a, b in zip(got, expected):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(fast.transform(X), slow.centroids_[slow.labels_])
+
+
+def test_group_sums_are_bit_identical_to_the_reference():
+    rng = np.random.default_rng(7)
+    U = rng.random((5000, 7))
+    labels = rng.integers(0, 300, 5000)
+    sums, sizes = part.group_sums(U, labels, 310)  # includes empty groups
+    ref_sums, ref_sizes = ref.group_sums(U, labels, 310)
+    np.testing.assert_array_equal(sums, ref_sums)
+    np.testing.assert_array_equal(sizes, ref_sizes)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_stable_argsort_is_numpys_stable_argsort(seed):
+    # the fast path of the training-row index and of transform's matching:
+    # unstable SIMD sort, then runs of equal keys put back in index order
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 2000))
+    for high in (2, 50, n + 1, 2**63):
+        keys = rng.integers(0, high, n, dtype=np.uint64)
+        np.testing.assert_array_equal(
+            part.stable_argsort(keys), np.argsort(keys, kind="stable")
+        )
+    assert part.stable_argsort(np.zeros(0, dtype=np.uint64)).size == 0
+
+
 def test_random_rounding_in_transform():
     X = boolean(n=500)
     est = Est(k=50, domain="boolean", rounding="random", random_state=0).fit(X)
@@ -499,7 +574,7 @@ def test_random_rounding_in_transform():
 
 
 def test_box_output_respects_the_box():
-    # 000 Remark 4.5: means of points of a convex set stay in it
+    # Boedihardjo2024 Remark 4.5: means of points of a convex set stay in it
     X = box(n=400)
     est = Est(k=40, domain="box", bounds=(-3, 3)).fit(X)
     for Y in (

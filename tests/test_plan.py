@@ -117,11 +117,13 @@ def test_plan_under_add_remove_does_not_record_n():
 
 
 def test_damped_plan_pins_the_three_scales():
-    # 000 Theorem 5.12: PROJ n eps/(6t), weights 6/(n eps), means 12 sqrt(p)/(b eps)
+    # Boedihardjo2024 Theorem 5.12: PROJ n eps/(6t), weights 6/(n eps), means 12
+    # sqrt(p)/(b eps)
     n, p, eps = 1000, 4, 2.0
     est = DampedPrivateSynthesizer(
-        epsilon=eps, n_components=2, alpha=0.9, damping=7.0, centre=None
-    )
+        epsilon=eps, n_components=2, alpha=0.9, damping=7.0, centre=None,
+        parameters="bound",
+    )  # fmt: skip
     plan = est.make_plan(n, p)
     assert plan.projection_scale == n * eps / (6 * 2)
     assert plan.weight_noise_scale == 6 / (n * eps)

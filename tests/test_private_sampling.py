@@ -1,4 +1,5 @@
-"""Tests for skdp_synth.private_sampling (paper 001) and its solvers (_ssn)."""
+"""Tests for skdp_synth.private_sampling (:cite:`Boedihardjo2022`) and its solvers
+(_ssn)."""
 
 import copy
 import itertools
@@ -183,7 +184,8 @@ def test_never_above_theorem_12_2_where_its_closed_form_holds(dl, du):
 
 
 def test_theorem_12_2_closed_form_pinned_and_its_invalid_region():
-    # SPEC §3: eps(k) = 4 sqrt 2 k (Delta/delta)^{3/2} e^{d/2} D^{1/4} m^{3/4}/sqrt n
+    # Boedihardjo2022 Theorem 12.2: eps(k) = 4 sqrt 2 k (Delta/delta)^{3/2} e^{d/2}
+    # D^{1/4} m^{3/4}/sqrt n
     got = _theorem_12_2_epsilon(5, 10**10, 10, 2, 3057, 0.25, 2.5)
     want = 4 * math.sqrt(2) * 5 * 10**1.5 * math.e * 56**0.25 * 3057**0.75 / 1e5
     assert got == pytest.approx(want, rel=1e-14)
@@ -215,7 +217,8 @@ def test_density_bounds_validated(dl, du):
 
 # ---------------------------------------------------------------- fitting
 def test_no_shrinkage_for_regular_data_and_exact_marginals():
-    # 001 Remark 12.5: data from a regular density (here uniform on the cube,
+    # Boedihardjo2022 Remark 12.5: data from a regular density (here uniform on the
+    # cube,
     # n large) need no shrinkage, and h* has exactly the data's marginals.
     p, d = 6, 2
     X = _bernoulli(20000, p, 0.5, seed=1)
@@ -232,7 +235,8 @@ def test_no_shrinkage_for_regular_data_and_exact_marginals():
 @pytest.mark.parametrize("solver", ["newton", "cvxpy"])
 @pytest.mark.parametrize("p, d, q", [(6, 1, 0.2), (6, 2, 0.3), (5, 3, 0.3)])
 def test_marginals_shrunk_exactly_by_lambda(solver, p, d, q):
-    # 001 §12.4: P(h*) = (1 - lam) P(f_n) + lam P(u_m) for every marginal up to
+    # Boedihardjo2022 §12.4: P(h*) = (1 - lam) P(f_n) + lam P(u_m) for every marginal up
+    # to
     # degree d, hence |P(h*) - P(f_n)| = lam |P(u_m) - P(f_n)|.
     X = _bernoulli(700, p, q, seed=p + d)
     ps = PrivateSampler(d=d, k=1, solver=solver, random_state=3).fit(X)
@@ -495,7 +499,7 @@ def test_marginal_correction_exact(solver):
 
 
 def test_marginal_correction_close_to_uniform_for_a_sample_of_the_target():
-    # 001 Theorem 8.2: a sample of a regular density f reweighted to f's own
+    # Boedihardjo2022 Theorem 8.2: a sample of a regular density f reweighted to f's own
     # marginals needs weights within (1 +- o(1))/m.
     rng = np.random.default_rng(3)
     sample = (rng.random((20000, 4)) < 0.5).astype(int)

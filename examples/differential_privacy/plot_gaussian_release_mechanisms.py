@@ -4,9 +4,9 @@ How much the correlated Gaussian noise buys
 
 ``ProjectedGaussianRelease`` releases all 2-way marginal tables under
 (epsilon, delta)-DP. Its noise can be isotropic, shaped by the
-minimum-volume enclosing ellipsoid of the sensitivity polytope (002
-Corollary 8), or by the base decomposition (002 Algorithm 2, and a weighted
-variant). ``gaussian_optimal_error_`` is the smallest expected error any
+minimum-volume enclosing ellipsoid of the sensitivity polytope (:cite:`Nikolov2013`
+Corollary 8), or by the base decomposition (:cite:`Nikolov2013` Algorithm 2, and a
+weighted variant). ``gaussian_optimal_error_`` is the smallest expected error any
 additive Gaussian mechanism can reach on this workload; the ratio shows how
 close each mechanism comes.
 """

@@ -3,9 +3,9 @@ What the pure epsilon-DP synthesizers cost, and deliver, as n grows
 ===================================================================
 
 Both pure epsilon-DP methods come with theorems whose constants need very
-large datasets. ``PrivateSampler`` (paper 001) pays epsilon per released
-row; ``DampedPrivateSynthesizer`` (paper 000 §5) pays a fixed epsilon and adds
-Laplace noise whose scale falls with ``n``. This example prints both, so
+large datasets. ``PrivateSampler`` (:cite:`Boedihardjo2022`) pays epsilon per released
+row; ``DampedPrivateSynthesizer`` (:cite:`Boedihardjo2024` §5) pays a fixed epsilon and
+adds Laplace noise whose scale falls with ``n``. This example prints both, so
 nobody is surprised.
 """
 

@@ -7,7 +7,7 @@ the *number of groups*) and releases the group means, a
 ``floor(n/k)``-anonymous table. Fewer groups mean more anonymity and more
 covariance loss. We trace that trade-off on the binarized digits and compare
 the achieved loss with the data-dependent certificate
-``cell_loss_ + residual_mass_`` (paper 000, Lemmas 3.8-3.9).
+``cell_loss_ + residual_mass_`` (:cite:`Boedihardjo2024`, Lemmas 3.8-3.9).
 """
 
 # %%

@@ -5,11 +5,12 @@
 * :func:`analytic_gaussian_sigma` and friends -- Gaussian calibration.
 * :class:`BinghamSampler`, :func:`pvec`, :func:`proj` -- exact sampling of the
   Bingham distribution (Kent, Ganeiber & Mardia 2013) and the private PCA of
-  paper 000 §5.1 (Algorithms 2-3).
-* :mod:`.ellipsoid` -- minimum-volume ellipsoids and 002's base decomposition.
-* :mod:`.additive` -- the correlated additive noise of papers 002 and 004
-  (:class:`~skdp_synth.mechanisms.additive.AdditiveNoise`), shaped from and
-  verified on a workload's sensitivity set.
+  :cite:`Boedihardjo2024` §5.1 (Algorithms 2-3).
+* :mod:`.ellipsoid` -- minimum-volume ellipsoids and :cite:`Nikolov2013`'s base
+  decomposition.
+* :mod:`.additive` -- the correlated additive noise of :cite:`Nikolov2013` and
+  :cite:`Gao2022` (:class:`~skdp_synth.mechanisms.additive.AdditiveNoise`), shaped from
+  and verified on a workload's sensitivity set.
 """
 
 from ._calibration import (

@@ -15,9 +15,9 @@ Gaussian mechanism (``values + N(0, sigma^2 I)``, L2 sensitivity ``Delta``):
   selectable to reproduce them:
 
   - ``"nikolov2013"``: ``sigma = Delta (1 + sqrt(2 ln(1/delta))) / eps``
-    (paper 002, the Gaussian noise magnitude ``c(eps, delta)`` of §2);
+    (:cite:`Nikolov2013`, the Gaussian noise magnitude ``c(eps, delta)`` of §2);
   - ``"gao2022"``: ``sigma = Delta (1 + sqrt(1 + ln(1/delta))) / eps``
-    (paper 004, as printed). It is **not** a valid calibration for larger
+    (:cite:`Gao2022`, as printed). It is **not** a valid calibration for larger
     epsilon: at ``eps = 2, delta = 1e-9`` it achieves only
     ``delta ~= 1.2e-9`` (see ``tests/test_mechanisms.py``). Selecting it warns.
 """
@@ -42,10 +42,10 @@ def gaussian_delta(sigma, epsilon, sensitivity=1.0):
     """Exact ``delta`` of the Gaussian mechanism at a given ``epsilon``.
 
     Balle & Wang (2018), Theorem 8: the privacy profile of
-    ``N(0, sigma^2)`` noise on a query of L2 sensitivity ``Delta`` is
+    ``N(0, sigma^2)`` noise on a query of L2 sensitivity ``Delta`` is::
 
-    ``delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta)
-                 - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)``.
+        delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta)
+                     - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)
 
     Computed in log space so that deltas down to ~1e-300 are accurate.
 
@@ -120,7 +120,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
 def classical_gaussian_sigma(epsilon, delta, sensitivity=1.0, *, variant):
     """The papers' closed-form Gaussian calibrations (see module docstring).
 
-    ``variant="nikolov2013"`` (paper 002) or ``"gao2022"`` (paper 004).
+    ``variant="nikolov2013"`` (:cite:`Nikolov2013`) or ``"gao2022"`` (:cite:`Gao2022`).
     """
     epsilon, delta, sensitivity = _check_eps_delta(epsilon, delta, sensitivity)
     log_inv = math.log(1.0 / delta)

@@ -1,4 +1,5 @@
-"""Additive noise shaped by a workload's sensitivity set (papers 002 and 004).
+"""Additive noise shaped by a workload's sensitivity set (:cite:`Nikolov2013` and
+:cite:`Gao2022`).
 
 The noise model of :class:`~skdp_synth.ProjectedGaussianRelease`, on its own:
 every mechanism here adds ``Tᵀ diag(s) w`` with ``w ~ N(0, c² I)`` (or
@@ -11,12 +12,12 @@ invariants) is in the module docstring of :mod:`skdp_synth.gaussian_release`;
 this module holds:
 
 * the whitenings (:class:`MaskWhitening`, :class:`MatrixWhitening`) and the
-  noise model :class:`AdditiveNoise` with 004 Algorithm 4
+  noise model :class:`AdditiveNoise` with :cite:`Gao2022` Algorithm 4
   (:func:`distributed_privatize`);
 * the shaping of the noise from a sensitivity set: :func:`orbit_whitening`
   (closed form, the marginal workload's orbits) and
-  :func:`explicit_whitening` (explicit points: 002 Algorithm 1's base
-  decomposition, or the MEE, 002 Corollary 8);
+  :func:`explicit_whitening` (explicit points: :cite:`Nikolov2013` Algorithm 1's base
+  decomposition, or the MEE, :cite:`Nikolov2013` Corollary 8);
 * the checks: :func:`verify_sensitivity` (enumeration, or the orbit closed
   form with a spot check) and :func:`gaussian_lower_bound` (the weak-duality
   bound on every Gaussian mechanism).
@@ -58,7 +59,7 @@ __all__ = [
 #: slack allowed on the numerically verified whitened sensitivity (rounding)
 SENSITIVITY_SLACK = 1e-9
 #: Khachiyan's stopping rule for explicit points: max g <= (1 + tol) r or
-#: this many steps (002 §4.1: an O(1)-approximate MEE suffices; privacy never
+#: this many steps (Nikolov2013 §4.1: an O(1)-approximate MEE suffices; privacy never
 #: depends on it because the ellipsoid is scaled to contain every point)
 MEE_TOL = 1e-6
 MEE_MAX_ITER = 5_000
@@ -128,7 +129,8 @@ class MatrixWhitening:
 
 
 class AdditiveNoise:
-    """The data-independent noise of a fitted :class:`ProjectedGaussianRelease`.
+    """The data-independent noise of a fitted
+    :class:`~skdp_synth.ProjectedGaussianRelease`.
 
     A release is ``Π_R v + Π_N [ n o + Tᵀ diag(s) (t + w) ]`` with
     ``t = diag(s)⁻¹ T v`` (sensitivity 1), ``w`` i.i.d. ``N(0, scale²)`` or
@@ -202,7 +204,7 @@ class AdditiveNoise:
     def sample_noise(self, rng):
         """One draw of the noise in the *cells* space, from a NumPy generator.
 
-        ``release = answers + noise`` (004 eq. (2)); used by
+        ``release = answers + noise`` (:cite:`Gao2022` eq. (2)); used by
         :func:`distributed_privatize`. Not hardened (seeded NumPy noise).
         """
         m = self.n_private
@@ -244,12 +246,12 @@ class AdditiveNoise:
 
 
 def distributed_privatize(noise, parts, indices, *, seed):
-    """Distributed privatization from a shared seed (004 Algorithm 4).
+    """Distributed privatization from a shared seed (:cite:`Gao2022` Algorithm 4).
 
     Agent ``ℓ`` holds the true answers ``parts[ℓ]`` at positions
     ``indices[ℓ]`` of the answer vector (the sets partition ``range(q)``).
     Each agent independently regenerates the *same* noise vector ``e`` from
-    the shared ``seed`` (the noise is additive and data-independent, 004
+    the shared ``seed`` (the noise is additive and data-independent, :cite:`Gao2022`
     eq. (2)) and releases ``parts[ℓ] + e[indices[ℓ]]``. The concatenation is
     exactly the release that one agent holding everything would produce, and
     it satisfies the invariants of ``noise`` up to rounding.
@@ -261,7 +263,8 @@ def distributed_privatize(noise, parts, indices, *, seed):
     Parameters
     ----------
     noise : AdditiveNoise
-        E.g. ``estimator.noise_model_`` of a fitted :class:`ProjectedGaussianRelease`.
+        E.g. ``estimator.noise_model_`` of a fitted
+        :class:`~skdp_synth.ProjectedGaussianRelease`.
     parts : list of array-like
         Each agent's true answers.
     indices : list of array-like of int
@@ -329,7 +332,7 @@ def orbit_whitening(orbits, mechanism):
     ``orbits = (norms, multiplicity, blocks)`` (see
     :class:`~skdp_synth.workloads.SensitivitySet`). ``"mee"``: the MEE in
     closed form (:func:`~skdp_synth.mechanisms.ellipsoid.mee_orbits`); else
-    002 Algorithm 1's base decomposition with piece weights
+    :cite:`Nikolov2013` Algorithm 1's base decomposition with piece weights
     :meth:`~skdp_synth.mechanisms.ellipsoid.BaseDecomposition.weights`.
     Returns ``(MaskWhitening, decomposition)`` (``None`` for ``"mee"``).
     """
@@ -356,7 +359,7 @@ def verify_sensitivity(noise, sset):
     computed per orbit from the closed form (exact by the symmetry argument of
     :mod:`skdp_synth.workloads`) -- in cells, the closed-form sensitivity the
     scales were built from -- and cross-checked on data-independent random
-    records. Then calibrates the whitening to it (:func:`calibrate`) and
+    records. Then calibrates the whitening to it (``calibrate``) and
     returns it; ℓ2 for Gaussian noise, ℓ1 for Laplace.
     """
     wh = noise.whitening
@@ -393,7 +396,7 @@ def verify_sensitivity(noise, sset):
 def calibrate(noise, sens):
     """Calibrate the whitening to the verified sensitivity ``sens``.
 
-    By construction ``sens <= 1`` (002 Corollaries 8-9); anything
+    By construction ``sens <= 1`` (:cite:`Nikolov2013` Corollaries 8-9); anything
     materially above is a bug and raises. The scales are multiplied by
     ``sens (1 + 1e-9)``: up, if rounding left ``sens`` a hair above 1;
     down, where the construction's bound is loose (e.g. under replace-one

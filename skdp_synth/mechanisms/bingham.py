@@ -1,12 +1,13 @@
-"""Exact sampling of the Bingham distribution, and the private PCA of paper 000 §5.1.
+"""Exact sampling of the Bingham distribution, and the private PCA of
+:cite:`Boedihardjo2024` §5.1.
 
 The Bingham distribution on the unit sphere ``S^{q-1}`` of ``R^q`` with
 parameter matrix ``A`` (symmetric) has density with respect to the uniform
-measure proportional to ``exp(x^T A x)``. Paper 000 uses it as the
+measure proportional to ``exp(x^T A x)``. :cite:`Boedihardjo2024` uses it as the
 *exponential mechanism* for a private principal direction:
 
-* ``PVEC(A)`` (000 Algorithm 2): one draw from that density;
-* ``PROJ(A, t)`` (000 Algorithm 3): ``v_1 = PVEC(A)``, then
+* ``PVEC(A)`` (:cite:`Boedihardjo2024` Algorithm 2): one draw from that density;
+* ``PROJ(A, t)`` (:cite:`Boedihardjo2024` Algorithm 3): ``v_1 = PVEC(A)``, then
   ``v_{i+1} = PVEC(A_i)`` with ``A_i`` the compression of ``A`` to the
   orthogonal complement ``V_i`` of ``v_1, ..., v_i``; the output is the
   orthogonal projection onto ``span(v_1, ..., v_t)``.
@@ -142,7 +143,7 @@ class BinghamSampler:
     ----------
     A : array-like of shape (q, q)
         Symmetric parameter matrix (any symmetric matrix; positive
-        semidefinite in paper 000).
+        semidefinite in :cite:`Boedihardjo2024`).
 
     Attributes
     ----------
@@ -220,7 +221,9 @@ class BinghamSampler:
 
 
 def pvec(A, rng):
-    """One draw of ``PVEC(A)`` (000 Algorithm 2): density ``prop. to exp(<Ax, x>)``.
+    """One draw of ``PVEC(A)`` (:cite:`Boedihardjo2024` Algorithm 2).
+
+    Its density is proportional to ``exp(<Ax, x>)``.
 
     Parameters
     ----------
@@ -249,7 +252,8 @@ def _complement_basis(y):
 
 
 def proj(A, t, rng):
-    """``PROJ(A, t)`` (000 Algorithm 3): ``t`` orthonormal private directions.
+    """``PROJ(A, t)`` (:cite:`Boedihardjo2024` Algorithm 3): ``t`` orthonormal private
+    directions.
 
     ``v_1 = PVEC(A)``; for ``i = 1..t-1``, ``v_{i+1} = PVEC(A_i)`` where
     ``A_i = (I - P_{v_1..v_i}) A (I - P_{v_1..v_i})`` acts on

@@ -1,10 +1,10 @@
-"""Enclosing ellipsoids and the base decomposition of paper 002.
+"""Enclosing ellipsoids and the base decomposition of :cite:`Nikolov2013`.
 
-The correlated Gaussian mechanism of Nikolov, Talwar & Zhang (paper 002)
+The correlated Gaussian mechanism of Nikolov, Talwar & Zhang (:cite:`Nikolov2013`)
 shapes its noise by an ellipsoid containing the *sensitivity polytope*
 ``K = sym conv{g_u}`` of a workload (``g_u``: the answers that one record of
 type ``u`` contributes, in an orthonormal basis of the workload's range).
-Privacy needs only that the ellipsoid contains ``K`` (002 Corollary 8);
+Privacy needs only that the ellipsoid contains ``K`` (:cite:`Nikolov2013` Corollary 8);
 near-optimality needs it to be (close to) the minimum-volume one (the MEE,
 or Löwner--John ellipsoid).
 
@@ -33,7 +33,7 @@ Two forms are provided:
   workload is shown to be of this form).
 
 :func:`base_decomposition_points` and :func:`base_decomposition_orbits`
-implement 002 Algorithm 1 on top of them.
+implement :cite:`Nikolov2013` Algorithm 1 on top of them.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class PointEllipsoid:
 
         The ellipsoid is ``F B_2`` with ``F Fᵀ = radius * M``; its semi-axes are
         the square roots of these eigenvalues and its axes the eigenvectors --
-        the left singular vectors of ``F`` used by 002 Algorithm 1.
+        the left singular vectors of ``F`` used by :cite:`Nikolov2013` Algorithm 1.
         """
         vals, vecs = np.linalg.eigh(self.radius * self.matrix)
         order = np.argsort(vals)[::-1]
@@ -327,7 +327,7 @@ def mee_orbits(norms, multiplicity, *, tol=1e-10, max_iter=10_000):
 # -------------------------------------------------------- decomposition
 @dataclass(frozen=True)
 class BaseDecomposition:
-    """Output of 002 Algorithm 1: orthogonal pieces and their radii.
+    """Output of :cite:`Nikolov2013` Algorithm 1: orthogonal pieces and their radii.
 
     Attributes
     ----------
@@ -338,7 +338,7 @@ class BaseDecomposition:
     dims : ndarray of shape (k,)
         ``d_i = dim U_i``.
     radii : ndarray of shape (k,)
-        ``r_i = max_u ||U_iᵀ g_u||`` (002 Algorithm 2, line "let r_i").
+        ``r_i = max_u ||U_iᵀ g_u||`` (:cite:`Nikolov2013` Algorithm 2, line "let r_i").
     """
 
     pieces: list
@@ -352,11 +352,12 @@ class BaseDecomposition:
     def weights(self, uniform=False):
         """Weights ``α_i`` (``Σ α_i = 1``) of the noise ``Σ_i (r_i/√α_i) U_i w_i``.
 
-        ``uniform=True``: ``α_i = 1/k``, 002 Algorithm 2 (noise ``√k Σ_i r_i
+        ``uniform=True``: ``α_i = 1/k``, :cite:`Nikolov2013` Algorithm 2 (noise
+        ``√k Σ_i r_i
         U_i w_i``). Else ``α_i ∝ √d_i r_i``, the refinement of
-        ``mechanism="correlated-weighted"`` (private by 002 Corollary 9 with
-        Cauchy--Schwarz weighted by ``α``; error ``c² (Σ_i √d_i r_i)²``, never
-        above 002's ``c² k Σ_i d_i r_i²``).
+        ``mechanism="correlated-weighted"`` (private by :cite:`Nikolov2013` Corollary 9
+        with Cauchy--Schwarz weighted by ``α``; error ``c² (Σ_i √d_i r_i)²``, never
+        above :cite:`Nikolov2013`'s ``c² k Σ_i d_i r_i²``).
         """
         k = len(self.pieces)
         if uniform:
@@ -368,7 +369,7 @@ class BaseDecomposition:
 
 
 def split_sorted_axes(values, *, rtol=1e-8):
-    """Where 002 Algorithm 1 cuts ``values`` (semi-axes², descending).
+    """Where :cite:`Nikolov2013` Algorithm 1 cuts ``values`` (semi-axes², descending).
 
     The paper keeps ``V = (u_i)_{i <= d/2}`` (the long axes) and recurses on
     them, and makes the short half ``U_1 = (u_i)_{i > d/2}`` a piece. We cut
@@ -376,10 +377,10 @@ def split_sorted_axes(values, *, rtol=1e-8):
     the admissible position closest to ``floor(d/2)``: splitting an eigenspace
     is arbitrary, and keeping eigenspaces whole keeps the symmetric structure
     of the marginal workload through the recursion. Privacy holds for any
-    orthogonal split (002 Corollary 9). Returns the number of leading axes to
-    keep in ``V``; ``0`` means the remaining ellipsoid is a ball (all values
+    orthogonal split (:cite:`Nikolov2013` Corollary 9). Returns the number of leading
+    axes to keep in ``V``; ``0`` means the remaining ellipsoid is a ball (all values
     tied) and becomes the last piece -- the Gaussian mechanism is already
-    optimal for a ball (002 §4.1).
+    optimal for a ball (:cite:`Nikolov2013` §4.1).
     """
     v = np.asarray(values, dtype=np.float64)
     d = v.size
@@ -395,13 +396,14 @@ def split_sorted_axes(values, *, rtol=1e-8):
 
 
 def base_decomposition_points(G, *, tol=1e-6, max_iter=20_000, rtol=None):
-    """002 Algorithm 1 for explicit points (columns of ``G``, spanning ``R^r``).
+    """:cite:`Nikolov2013` Algorithm 1 for explicit points (columns of ``G``, spanning
+    ``R^r``).
 
     Each level computes the MEE of the current projection ``Vᵀ G``, splits its
     axes with :func:`split_sorted_axes`, emits the short axes as a piece and
     recurses on the long ones. The MEE is approximate (Khachiyan stops at
-    ``max g <= (1 + tol) r`` or after ``max_iter`` steps; 002 §4.1 shows an
-    O(1)-approximate MEE keeps the decomposition near-optimal, and privacy
+    ``max g <= (1 + tol) r`` or after ``max_iter`` steps; :cite:`Nikolov2013` §4.1 shows
+    an O(1)-approximate MEE keeps the decomposition near-optimal, and privacy
     never depends on it). An approximate MEE perturbs tied axes by a few times
     the achieved ``η = max g / r - 1`` (relatively), so unless ``rtol`` is
     given, axes within ``100 η`` (clipped to ``[1e-8, 1e-2]``) count as tied.
@@ -425,7 +427,8 @@ def base_decomposition_points(G, *, tol=1e-6, max_iter=20_000, rtol=None):
 
 
 def base_decomposition_orbits(norms, multiplicity, *, tol=1e-10, rtol=1e-8):
-    """002 Algorithm 1 for an orbit/block description (see :func:`mee_orbits`).
+    """:cite:`Nikolov2013` Algorithm 1 for an orbit/block description (see
+    :func:`mee_orbits`).
 
     Because the ellipsoid is block-diagonal, its axes are the blocks and every
     cut between distinct axis lengths keeps whole blocks, so every level's

@@ -1,11 +1,13 @@
 """Errors between real and synthetic data, and scorers built on them.
 
-* :func:`marginal_error` -- average d-way marginal error (paper 000 eq. 1.2)
-  for Boolean/cube data, exact for every ``d``; average total variation over
+* :func:`marginal_error` -- average d-way marginal error (:cite:`Boedihardjo2024` eq.
+  1.2) for Boolean/cube data, exact for every ``d``; average total variation over
   d-way contingency tables for categorical data.
 * :func:`marginal_tv` -- the total variation of each d-way table, one by one.
-* :func:`moment_error` -- the full d-th moment tensor error (000 Thm 3.10, 5.9).
-* :func:`covariance_loss` -- ``||E XX^T - E YY^T||_F`` of a partition (000 §3).
+* :func:`moment_error` -- the full d-th moment tensor error (:cite:`Boedihardjo2024` Thm
+  3.10, 5.9).
+* :func:`covariance_loss` -- ``||E XX^T - E YY^T||_F`` of a partition
+  (:cite:`Boedihardjo2024` §3).
 * :func:`make_marginal_scorer` -- ``scoring=`` for ``GridSearchCV``.
 """
 

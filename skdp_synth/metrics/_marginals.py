@@ -1,7 +1,7 @@
 """Marginal and moment errors between a dataset and a synthetic one.
 
-Boolean / cube data (paper 000, eq. (1.1)-(1.2))
-------------------------------------------------
+Boolean / cube data (Boedihardjo2024, eq. (1.1)-(1.2))
+------------------------------------------------------
 For rows in ``[0, 1]^p`` (0/1 for Boolean data) with weights ``w_a`` (real)
 and ``v_b`` (synthetic), the d-way marginal of a set ``S = {j1 < ... < jd}``
 is ``sum_a w_a prod_{j in S} x_a(j)``; the error tensor is ``E(S)`` = real
@@ -11,7 +11,7 @@ minus synthetic marginal, and the *average d-marginal error* is
 
 Two exact ways to compute ``sum_S E(S)^2``, chosen by estimated cost:
 
-``"gram"`` (SPEC §0) -- without enumerating subsets:
+``"gram"`` -- without enumerating subsets:
     ``sum_S prod_{j in S} x(j) y(j) = e_d(x o y)``, the elementary symmetric
     polynomial of the entrywise product. Newton's identities give ``e_d``
     from the power sums ``p_k(x o y) = <x^k, y^k>``, i.e. from ``d`` Gram
@@ -35,10 +35,15 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..validation import check_degree, check_integer
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["covariance_loss", "marginal_error", "marginal_tv", "moment_error"]
 
@@ -164,15 +169,15 @@ def _cost(method, n, m, p, d):
 
 # ------------------------------------------------------------ public API
 def marginal_error(
-    X,
-    Y,
-    d=2,
+    X: ArrayLike,
+    Y: ArrayLike,
+    d: int = 2,
     *,
-    kind="boolean",
-    sample_weight=None,
-    synthetic_weight=None,
-    method="auto",
-):
+    kind: str = "boolean",
+    sample_weight: ArrayLike | None = None,
+    synthetic_weight: ArrayLike | None = None,
+    method: str = "auto",
+) -> float:
     """Average d-way marginal error between real data ``X`` and synthetic ``Y``.
 
     Parameters
@@ -180,15 +185,15 @@ def marginal_error(
     X : array-like of shape (n, p)
         Real data. ``kind="boolean"``: entries in ``[0, 1]`` (0/1 for Boolean
         data; fractional rows such as microaggregated means are allowed and give
-        the expected marginals of their randomized rounding, 000 Lemma 4.7).
-        ``kind="tv"``: any values (a DataFrame of categorical columns).
+        the expected marginals of their randomized rounding, :cite:`Boedihardjo2024`
+        Lemma 4.7). ``kind="tv"``: any values (a DataFrame of categorical columns).
     Y : array-like of shape (m, p)
         Synthetic data, same columns.
     d : int, default=2
         Marginal degree, ``1 <= d <= p``.
     kind : {"boolean", "tv"}, default="boolean"
-        ``"boolean"``: paper 000 eq. (1.2), ``sqrt(mean_S E(S)^2)`` over the
-        ``C(p, d)`` sets of ``d`` distinct columns. ``"tv"``: the average total
+        ``"boolean"``: :cite:`Boedihardjo2024` eq. (1.2), ``sqrt(mean_S E(S)^2)`` over
+        the ``C(p, d)`` sets of ``d`` distinct columns. ``"tv"``: the average total
         variation distance between the d-way contingency tables (categorical
         data; missing values are a category of their own).
     sample_weight, synthetic_weight : array-like, default=None
@@ -202,6 +207,11 @@ def marginal_error(
     Returns
     -------
     float
+
+    References
+    ----------
+    :cite:`Boedihardjo2024` eqs. (1.1)-(1.2): the error tensor and its
+    average over the ``C(p, d)`` subsets.
 
     Examples
     --------
@@ -323,7 +333,14 @@ def _tv_error(X, Y, d, sample_weight, synthetic_weight):
     return total / math.comb(cx.shape[1], d)
 
 
-def marginal_tv(X, Y, d=2, *, sample_weight=None, synthetic_weight=None):
+def marginal_tv(
+    X: ArrayLike,
+    Y: ArrayLike,
+    d: int = 2,
+    *,
+    sample_weight: ArrayLike | None = None,
+    synthetic_weight: ArrayLike | None = None,
+) -> pd.Series:
     """Total variation distance of every d-way contingency table, one by one.
 
     ``TV(S) = 1/2 sum_cells |p_real(cell) - p_syn(cell)|`` for each set ``S``
@@ -371,11 +388,18 @@ def marginal_tv(X, Y, d=2, *, sample_weight=None, synthetic_weight=None):
     return pd.Series([tv for _, tv in rows], index=index, name=f"TV{d}", dtype=float)
 
 
-def moment_error(X, Y, d=2, *, sample_weight=None, synthetic_weight=None):
+def moment_error(
+    X: ArrayLike,
+    Y: ArrayLike,
+    d: int = 2,
+    *,
+    sample_weight: ArrayLike | None = None,
+    synthetic_weight: ArrayLike | None = None,
+) -> float:
     """Moment tensor error ``||sum_a w_a x_a^{(x)d} - sum_b v_b y_b^{(x)d}||_2``.
 
-    This is the quantity of 000 Theorems 3.10 and 5.9 (all ``p^d`` entries,
-    diagonal included), computed from Gram matrices:
+    This is the quantity of :cite:`Boedihardjo2024` Theorems 3.10 and 5.9 (all ``p^d``
+    entries, diagonal included), computed from Gram matrices:
     ``||sum_a w_a x_a^{(x)d}||^2 = sum_{a,a'} w_a w_a' <x_a, x_a'>^d``.
 
     Examples
@@ -410,12 +434,16 @@ def moment_error(X, Y, d=2, *, sample_weight=None, synthetic_weight=None):
     return math.sqrt(max(total, 0.0))
 
 
-def covariance_loss(X, partition, *, weights=None):
-    """Covariance loss ``||E XX^T - E YY^T||_F`` of a partition (000 §3).
+def covariance_loss(
+    X: ArrayLike, partition: ArrayLike, *, weights: ArrayLike | None = None
+) -> float:
+    """Covariance loss ``||E XX^T - E YY^T||_F`` of a partition (:cite:`Boedihardjo2024`
+    §3).
 
     With ``Y = E[X | F]`` the conditional expectation on the partition
     ``F``, ``||Sigma_X - Sigma_Y||_F = ||E XX^T - E YY^T||_F`` because
-    ``E X = E Y`` (000 Lemma 3.1). ``X`` is taken as uniform on its rows.
+    ``E X = E Y`` (:cite:`Boedihardjo2024` Lemma 3.1). ``X`` is taken as uniform on its
+    rows.
 
     Parameters
     ----------

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 
+import numpy as np
 from sklearn.pipeline import Pipeline
 
 from ..validation import check_integer
@@ -67,7 +69,13 @@ def _split_pipeline(estimator, X):
     return estimator, X
 
 
-def make_marginal_scorer(d=2, *, n_samples=None, kind="boolean", random_state=None):
+def make_marginal_scorer(
+    d: int = 2,
+    *,
+    n_samples: int | None = None,
+    kind: str = "boolean",
+    random_state: int | np.random.Generator | None = None,
+) -> Callable[..., float]:
     """Scorer returning minus the average d-way marginal error (greater is better).
 
     Works on a bare synthesizer and on a pipeline whose last step is one: the
@@ -81,13 +89,13 @@ def make_marginal_scorer(d=2, *, n_samples=None, kind="boolean", random_state=No
         ``None``: compare with the synthesizer's exact synthetic distribution
         when it has one (the weighted points it samples from -- the
         ``n_samples -> inf`` limit, free of bootstrap noise; for Boolean data
-        the expected marginals after randomized rounding, 000 Lemma 4.7), else
-        with a sample of ``len(X)`` rows. An integer always draws a sample of
+        the expected marginals after randomized rounding, :cite:`Boedihardjo2024` Lemma
+        4.7), else with a sample of ``len(X)`` rows. An integer always draws a sample of
         that size through ``sample`` (which, for a sampler whose privacy cost
         grows with the number of draws, is charged).
     kind : {"boolean", "tv"}, default="boolean"
-        ``"boolean"``: paper 000 eq. (1.2) on the synthesizer's cube scale.
-        ``"tv"``: average total variation over the d-way contingency tables of
+        ``"boolean"``: :cite:`Boedihardjo2024` eq. (1.2) on the synthesizer's cube
+        scale. ``"tv"``: average total variation over the d-way contingency tables of
         ``X`` and ``estimator.sample(...)`` in ``X``'s own schema (needs a
         :func:`~skdp_synth.make_synthesis_pipeline`, which decodes).
     random_state : None, int or RandomState, default=None

@@ -1,7 +1,7 @@
 """Tabular data (categorical, ordinal, numeric, missing)  <->  ``{0, 1}^p``.
 
-The Boolean synthesizers of papers 000 and 001 work on the cube ``{0,1}^p``;
-this encoder is the bridge to real tables. Its design choices:
+The Boolean synthesizers of :cite:`Boedihardjo2024` and :cite:`Boedihardjo2022` work on
+the cube ``{0,1}^p``; this encoder is the bridge to real tables. Its design choices:
 
 * **Nominal columns** are one-hot encoded, and a missing value is one more
   category, so every valid row has exactly one 1 per block. A nominal column

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import (
     BaseEstimator,
     OneToOneFeatureMixin,
@@ -26,11 +27,11 @@ __all__ = ["UnitBallScaler"]
 class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Map data in a known box onto the convex set ``K = p^{-1/2}[0,1]^p``.
 
-    The accuracy theorems of paper 000 (Theorems 1.2, 4.4, 5.14) assume
+    The accuracy theorems of :cite:`Boedihardjo2024` (Theorems 1.2, 4.4, 5.14) assume
     records in the unit ball ``||x||_2 <= 1``. A box ``[lo, hi]^p`` is mapped
-    affinely onto ``[0, 1]^p`` and divided by ``sqrt(p)`` (SPEC §0), so that
-    ``||x||_2 <= 1``; :meth:`inverse_transform` maps back. Boolean data is the
-    case ``lo = 0, hi = 1``.
+    affinely onto ``[0, 1]^p`` and divided by ``sqrt(p)`` (:cite:`Boedihardjo2024`
+    §4.3), so that ``||x||_2 <= 1``; :meth:`inverse_transform` maps back. Boolean data
+    is the case ``lo = 0, hi = 1``.
 
     Parameters
     ----------
@@ -78,7 +79,7 @@ class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.on_outside = on_outside
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: None = None) -> UnitBallScaler:
         """Fix the bounds (given, or inferred with a warning)."""
         check_non_numeric_columns(X)
         X = validate_data(self, X, dtype=np.float64)
@@ -89,7 +90,7 @@ class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.lo_, self.hi_ = lo, hi
         return self
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` from the box into ``K``."""
         check_is_fitted(self)
         check_non_numeric_columns(X)
@@ -99,7 +100,7 @@ class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         check_in_domain(X, "box", self.lo_, self.hi_)
         return to_cube(X, self.lo_, self.hi_) / np.sqrt(X.shape[1])
 
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> np.ndarray:
         """Map points of ``K`` (or anywhere) back to the original units."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)

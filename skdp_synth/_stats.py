@@ -157,11 +157,11 @@ def workload_answers(counts, workload):
 
 # -------------------------------------------------- DampedPrivateSynthesizer
 def moment_sums(U):
-    """``(Uᵀ U, Σ_i u_i)``: pass 1 of the damped synthesizer (000 Algorithm 1).
+    """``(Uᵀ U, Σ_i u_i)``: pass 1 of the damped synthesizer.
 
-    The second-moment matrix of 000 Algorithm 1 step 1 is ``UᵀU / n`` (on
-    the unit-ball scale ``/ p``), and the column sums give the mean for the
-    moment about a public centre.
+    The second-moment matrix of :cite:`Boedihardjo2024` Algorithm 1 step 1 is
+    ``UᵀU / n`` (on the unit-ball scale ``/ p``), and the column sums give the
+    mean for the moment about a public centre.
     """
     U = np.asarray(U, dtype=np.float64)
     return U.T @ U, U.sum(axis=0)
@@ -170,8 +170,8 @@ def moment_sums(U):
 def cell_sums(X, labels, n_cells):
     """``(counts, sums)`` of the rows of ``X`` in cells ``0..n_cells-1``.
 
-    ``counts[j] = |F_j|``, ``sums[j] = Σ_{i∈F_j} x_i`` (000 eq. 5.4 before
-    the damped division).
+    ``counts[j] = |F_j|``, ``sums[j] = Σ_{i∈F_j} x_i``
+    (:cite:`Boedihardjo2024` eq. 5.4 before the damped division).
     """
     n = X.shape[0]
     counts = np.bincount(labels, minlength=n_cells)
@@ -182,11 +182,12 @@ def cell_sums(X, labels, n_cells):
 
 
 def damped_cell_sums(U, V, covering, centre, radius):
-    """Pass 2 of the damped synthesizer: per-cell counts and sums (000 Alg. 4).
+    """Pass 2 of the damped synthesizer: per-cell counts and sums
+    (:cite:`Boedihardjo2024` Algorithm 4).
 
     The rows are projected on the private subspace ``V`` (drawn on the
     driver from pass 1), labelled by the nearest point of the public
-    covering (000 Algorithm 4 steps 6-7) and summed per cell.
+    covering (:cite:`Boedihardjo2024` Algorithm 4 steps 6-7) and summed per cell.
     """
     n, p = U.shape
     root_p = np.sqrt(p)
@@ -217,7 +218,10 @@ def projected_cell_sums(U, V, offset, scale, covering):
 
 # ------------------------------------------------------------ PrivateSampler
 def walsh_sums(U, d):
-    """``Σ_a χ_J(x_a)`` for every ``|J| <= d`` (001 §4), in ``walsh_subsets`` order.
+    """``Σ_a χ_J(x_a)`` for every ``|J| <= d``, in ``walsh_subsets`` order.
+
+    The Walsh sums of :cite:`Boedihardjo2022` §4 (``n`` times the Walsh
+    coefficients).
 
     For ``d <= 2`` from one matrix product: with ``χ_J(x) = Π_{j∈J}(1 -
     2x_j)``, ``Σ χ_() = n``, ``Σ χ_{j} = n - 2 s_j`` and ``Σ χ_{i,j} = n - 2

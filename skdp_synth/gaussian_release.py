@@ -105,8 +105,15 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunked import reduce_rows
 from ._linalg import orth_basis
 from ._sklearn_compat import Interval, StrOptions
+from ._stats import (
+    attribute_statistic,
+    attribute_tables_from,
+    workload_answers,
+    workload_counts,
+)
 from .attribute_workload import AttributeMarginalWorkload
 from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
@@ -331,6 +338,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     """
 
     _fixed_domain = "boolean"
+    _supports_chunked = True  # reads the data through reduce_rows only
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
@@ -651,11 +659,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         if plan.space == "residuals":
             self._fit_residual(U, plan, source)
             return
-        X = U.astype(np.int8)
         workload = plan.workload
 
-        # ---- the only steps that read the data
-        y = workload.answers(X)
+        # ---- the only steps that read the data: one additive statistic
+        # (_stats.workload_counts), in memory or summed over Dask chunks
+        y = workload_answers(reduce_rows(U, workload_counts, workload), workload)
         v = workload.to_coords(y) if plan.space == "coords" else y
         released = plan.noise.privatize(v, source, n=plan.n_samples)
         del y, v
@@ -702,10 +710,13 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         """
         W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
 
-        # ---- the only steps that read the data
-        t = W.whiten(W.answers(self.blocks_.to_levels(U)), tau)
+        # ---- the only steps that read the data: the counts of the maximal
+        # tables (_stats.attribute_statistic), in memory or summed over chunks
+        stat = reduce_rows(U, attribute_statistic, W, self.blocks_)
+        z = W.residuals(attribute_tables_from(stat, W))
+        t = W.whiten(z, tau)
         t_noisy = source.gaussian(t, c)
-        del t
+        del stat, z, t
         # ---- post-processing from here on (replace-one: the total n is public)
         released = W.unwhiten(t_noisy, tau, total=plan.n_samples)
         self.workload_ = W

@@ -64,8 +64,10 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunked import reduce_rows
 from ._sklearn_compat import Interval, StrOptions
 from ._ssn import Gram
+from ._stats import walsh_sums
 from .base import SAMPLE_STREAM, PrivateSynthesizerMixin
 from .correction import MarginalCorrection, marginal_correction, shrink_and_project
 from .exceptions import BudgetError, InfeasibleProblemError
@@ -505,6 +507,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     """
 
     _fixed_domain = "boolean"
+    _supports_chunked = True  # reads the data through reduce_rows only
 
     _parameter_constraints = {
         "m": [Interval(Integral, 1, None, closed="left"), None],
@@ -650,8 +653,10 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                 f"{threshold:.3g} (Boedihardjo2022 Algorithm 2, step 2). Increase m "
                 f"(now {m}; D = {D}) or max_redraws."
             )
-        # Step 3: the data's Walsh coefficients (U is 0/1).
-        mu = walsh_coefficients(U, d) * degree_signs(p, d)  # to mirrored signs
+        # Step 3: the data's Walsh coefficients (U is 0/1), from the additive
+        # statistic walsh_sums, in memory or summed over Dask chunks.
+        mu = reduce_rows(U, walsh_sums, d) / U.shape[0]
+        mu = mu * degree_signs(p, d)  # to mirrored signs
         # Steps 4-5.
         sol = shrink_and_project(
             A,

@@ -222,6 +222,15 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     n_candidates : int, default=500
         Size of the candidate set reweighted by ``sample`` for explicit
         workloads (post-processing); unused for marginal workloads.
+    max_model_rows : int, default=None
+        Cap on the rows of the generator's model table (marginal workloads;
+        post-processing). ``None`` fits as many rows as the released tables
+        count. With a cap ``N`` below that count ``n̂``, every measurement and
+        its noise scale are multiplied by ``N / n̂`` (the same proportions on
+        ``N`` rows) and ``sample(n)`` rounds the ``N`` rows to any ``n``: the
+        generator's memory and time then depend on ``N``, not on the data
+        size (for Dask and out-of-core fits of tens of millions of rows).
+        The guarantee is unchanged; accuracy is that of ``N`` rows.
     blocks : "auto", None, Blocks or list, default="auto"
         %(blocks)s
         With ``mechanism="residual"`` the blocks define the attributes whose
@@ -364,6 +373,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         "n_rows": [Interval(Integral, 1, None, closed="left"), None],
         "framework": [StrOptions({"projection", "extension"})],
         "n_candidates": [Interval(Integral, 2, None, closed="left")],
+        "max_model_rows": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(
@@ -380,6 +390,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         n_rows: int | None = None,
         framework: Literal["projection", "extension"] = "projection",
         n_candidates: int = 500,
+        max_model_rows: int | None = None,
         blocks: Literal["auto"] | BlocksLike | None = "auto",
         accountant: BudgetAccountant | None = None,
         random_state: int | np.random.RandomState | np.random.Generator | None = None,
@@ -395,6 +406,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.n_rows = n_rows
         self.framework = framework
         self.n_candidates = n_candidates
+        self.max_model_rows = max_model_rows
         self.blocks = blocks
         self.accountant = accountant
         self.random_state = random_state
@@ -755,6 +767,16 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         rounds it to any ``n``.
         """
         N = max(1, int(round(self.n_estimate_)))
+        if self.max_model_rows is not None and self.max_model_rows < N:
+            # the same proportions on fewer rows: answers and noise scales
+            # scale together, so the fit's objective (in noise variances) has
+            # the same shape (``max_model_rows`` in the class docstring)
+            scale = self.max_model_rows / N
+            N = int(self.max_model_rows)
+            measurements = [
+                Measurement(m.attributes, m.query, m.values * scale, m.sigma * scale)
+                for m in measurements
+            ]
         result = fit_rows(measurements, self.blocks_.n_levels, N, rng=source.rng)
         self._model_rows = result.rows
         self.generator_loss_ = result.loss

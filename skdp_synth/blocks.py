@@ -48,6 +48,8 @@ _FRAC_TOL = 1e-9
 _PAV_CHUNK = 1 << 22
 #: values per row chunk of the one-pass validity check (a chunk stays in cache)
 _VALID_CHUNK = 1 << 15
+#: values per row chunk of Blocks.round
+_ROUND_CHUNK = 1 << 17
 
 
 def _as_int(value, what):
@@ -680,18 +682,51 @@ class Blocks:
         rng = _generator(rng)
         n = U.shape[0]
         u = rng.random((n, self.n_attributes))
-        if self.is_all_binary:  # one binary block per column: u has U's shape
-            F = np.asarray(U, dtype=np.float64)
-            if not np.all(np.isfinite(F)) or np.any(
-                (F < -_FRAC_TOL) | (F > 1 + _FRAC_TOL)
-            ):
-                raise ValueError("fractional values must be finite and in [0, 1]")
-            return (u < F).astype(np.uint8)
         out = np.empty((n, self.n_features), dtype=np.uint8)
-        for a, b in enumerate(self.blocks):
-            F = b._check_frac(U[:, b.columns])
-            out[:, b.columns] = b.codes()[b._round_uniform(F, u[:, a])]
+        # In row chunks that stay in cache (each row is rounded on its own,
+        # so the chunks change nothing), all binary blocks of a chunk at once.
+        lay = self._round_layout
+        step = max(1, _ROUND_CHUNK // max(1, self.n_features))
+        for s in range(0, n, step):
+            F = np.asarray(U[s : s + step], dtype=np.float64)
+            if not np.isfinite(F).all() or not (
+                (F >= -_FRAC_TOL) & (F <= 1 + _FRAC_TOL)
+            ).all():
+                self._raise_bad_fractions(U)
+            F = np.clip(F, 0.0, 1.0)
+            uu = u[s : s + step]
+            if self.is_all_binary:  # u has U's shape: u < U, bit by bit
+                np.less(uu, F, out=out[s : s + step], casting="unsafe")
+                continue
+            if lay["binary"].size:
+                out[s : s + step, lay["binary_cols"]] = (
+                    uu[:, lay["binary"]] < F[:, lay["binary_cols"]]
+                )
+            for a in lay["other"]:
+                b = self.blocks[a]
+                out[s : s + step, b.columns] = b.codes()[
+                    b._round_uniform(F[:, b.columns], uu[:, a])
+                ]
         return out
+
+    @cached_property
+    def _round_layout(self):
+        binary = [a for a, b in enumerate(self.blocks) if b.kind == "binary"]
+        return {
+            "binary": np.asarray(binary, dtype=np.intp),
+            "binary_cols": np.asarray(
+                [self.blocks[a].start for a in binary], dtype=np.intp
+            ),
+            "other": [a for a, b in enumerate(self.blocks) if b.kind != "binary"],
+        }
+
+    def _raise_bad_fractions(self, U):
+        """The error of the first block with a value outside ``[0, 1]``."""
+        if self.is_all_binary:
+            raise ValueError("fractional values must be finite and in [0, 1]")
+        for b in self.blocks:
+            b._check_frac(U[:, b.columns])
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def repair(self, X01, rng):
         """Make 0/1 rows valid: valid blocks unchanged, others redrawn.

@@ -371,3 +371,61 @@ def test_validity_of_no_rows_and_no_columns():
     blocks = Blocks.from_spec([{"name": "c", "kind": "onehot", "width": 3}])
     assert blocks.is_valid(np.zeros((0, 3))).shape == (0,)
     assert Blocks.binary(0).is_valid(np.zeros((4, 0))).tolist() == [True] * 4
+
+
+def _reference_round(blocks, U, rng):
+    """The block-by-block rounding (before the chunked loop)."""
+    U = np.asarray(U)
+    u = rng.random((U.shape[0], blocks.n_attributes))
+    if blocks.is_all_binary:
+        return (u < np.asarray(U, dtype=np.float64)).astype(np.uint8)
+    out = np.empty(U.shape, dtype=np.uint8)
+    for a, b in enumerate(blocks.blocks):
+        F = b._check_frac(U[:, b.columns])
+        out[:, b.columns] = b.codes()[b._round_uniform(F, u[:, a])]
+    return out
+
+
+@pytest.mark.parametrize("chunk", [5, 1 << 17])
+def test_chunked_round_equals_the_block_by_block_rounding(monkeypatch, chunk):
+    import skdp_synth.blocks as blocks_module
+
+    monkeypatch.setattr(blocks_module, "_ROUND_CHUNK", chunk)
+    rng = np.random.default_rng(1)
+    for trial in range(40):
+        spec = []
+        for i in range(rng.integers(1, 8)):
+            kind, width, missing = _KINDS[rng.integers(len(_KINDS))]
+            spec.append({"name": f"b{i}", "kind": kind, "width": width,
+                         "missing": missing})  # fmt: skip
+        blocks = Blocks.from_spec(spec)
+        if trial % 5 == 0:
+            blocks = Blocks.binary(blocks.n_features)
+        U = rng.random((97, blocks.n_features))
+        U[rng.random(U.shape) < 0.1] = 0.0
+        U[rng.random(U.shape) < 0.1] = 1.0
+        U[rng.random(U.shape) < 0.05] = 1 + 1e-12  # within the tolerance
+        for V in (U, U.astype(np.float32), (U > 0.5).astype(np.uint8)):
+            a = blocks.round(V, np.random.default_rng(trial))
+            b = _reference_round(blocks, V, np.random.default_rng(trial))
+            assert a.dtype == np.uint8
+            np.testing.assert_array_equal(a, b)
+
+
+def test_chunked_round_names_the_first_bad_block(monkeypatch):
+    import skdp_synth.blocks as blocks_module
+
+    monkeypatch.setattr(blocks_module, "_ROUND_CHUNK", 4)
+    blocks = Blocks.from_spec(
+        [{"name": "a", "kind": "onehot", "width": 2},
+         {"name": "b", "kind": "thermometer", "width": 2}]
+    )  # fmt: skip
+    U = np.full((30, 4), 0.5)
+    U[25, 3] = 1.5  # in a later chunk, block b
+    with pytest.raises(ValueError, match="block 'b': fractional values must be in"):
+        blocks.round(U, 0)
+    U[2, 0] = np.nan
+    with pytest.raises(ValueError, match="block 'a': fractional values must be fin"):
+        blocks.round(U, 0)
+    with pytest.raises(ValueError, match="must be finite and in"):
+        Blocks.binary(4).round(U, 0)

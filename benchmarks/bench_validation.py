@@ -2,7 +2,8 @@
 
 Issue 14 item 3 and issue 11's timing: the Boolean-domain check
 (:func:`skdp_synth.validation.check_boolean`), the block validity check
-(:meth:`skdp_synth.blocks.Blocks.is_valid`, ``invalid_blocks``) and the map
+(:meth:`skdp_synth.blocks.Blocks.is_valid`, ``invalid_blocks``), the decoding
+to levels (``Blocks.to_levels``) and the map
 back from the cube (:func:`skdp_synth.validation.from_cube`), each timed
 against the implementation it replaced (kept below as ``_old_*``, verbatim
 but for names) **in the same run**, and both as a ratio to one
@@ -61,6 +62,13 @@ def _old_invalid_blocks(blocks, X):
     return out
 
 
+def _old_to_levels(blocks, X):
+    out = np.empty((X.shape[0], blocks.n_attributes), dtype=np.int64)
+    for a, b in enumerate(blocks.blocks):
+        out[:, a] = b.decode(X[:, b.columns])
+    return out
+
+
 def _old_from_cube(U, lo, hi):
     return lo + U * (hi - lo)
 
@@ -105,6 +113,7 @@ def _best(fn, repeat=3):
 def _rows(label, X, blocks, n):
     assert np.array_equal(blocks.is_valid(X), _old_is_valid(blocks, X))
     assert blocks.invalid_blocks(X) == _old_invalid_blocks(blocks, X)
+    assert np.array_equal(blocks.to_levels(X), _old_to_levels(blocks, X))
     lo, hi = np.zeros(X.shape[1]), np.ones(X.shape[1])
     blo, bhi = -np.arange(X.shape[1]) / 3.0, np.arange(X.shape[1]) + 0.7
     for a, b in ((lo, hi), (blo, bhi)):
@@ -115,6 +124,8 @@ def _rows(label, X, blocks, n):
                             lambda: blocks.is_valid(X)),
         "invalid_blocks": (lambda: _old_invalid_blocks(blocks, X),
                            lambda: blocks.invalid_blocks(X)),
+        "Blocks.to_levels": (lambda: _old_to_levels(blocks, X),
+                             lambda: blocks.to_levels(X)),
         "from_cube (unit cube)": (lambda: _old_from_cube(X, lo, hi),
                                   lambda: from_cube(X, lo, hi)),
         "from_cube (box)": (lambda: _old_from_cube(X, blo, bhi),

@@ -429,3 +429,36 @@ def test_chunked_round_names_the_first_bad_block(monkeypatch):
         blocks.round(U, 0)
     with pytest.raises(ValueError, match="must be finite and in"):
         Blocks.binary(4).round(U, 0)
+
+
+def test_to_levels_by_one_product_equals_decode_block_by_block(monkeypatch):
+    import skdp_synth.blocks as blocks_module
+
+    monkeypatch.setattr(blocks_module, "_VALID_CHUNK", 11)
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        spec = []
+        for i in range(rng.integers(1, 8)):
+            kind, width, missing = _KINDS[rng.integers(len(_KINDS))]
+            spec.append({"name": f"b{i}", "kind": kind, "width": width,
+                         "missing": missing})  # fmt: skip
+        blocks = Blocks.from_spec(spec)
+        L = rng.integers(0, blocks.n_levels, size=(60, blocks.n_attributes))
+        X = blocks.to_bits(L)
+        for Y in (X, X.astype(np.float64), X.astype(bool), X.astype(object)):
+            got = blocks.to_levels(Y)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, L)
+            np.testing.assert_array_equal(
+                got,
+                np.column_stack([b.decode(Y[:, b.columns]) for b in blocks.blocks]),
+            )
+        if blocks.is_all_binary:
+            continue
+        X = X.astype(np.float64)
+        X[7] = 1.0  # every bit set: invalid in some non-binary block
+        bad = [b for b in blocks.blocks if not b.is_valid(X[7:8, b.columns])[0]]
+        if not bad:  # e.g. one-hot[1] and thermometers without a missing bit
+            continue
+        with pytest.raises(ValueError, match=f"block {bad[0].name!r}"):
+            blocks.to_levels(X)

@@ -29,7 +29,8 @@ Tables
    from the public cost functions (no fit needed); then the TV2 of released
    rows where a fit is feasible, beside the other methods at epsilon = 1 on
    the same table. ``python -m benchmarks.bench_private_sampling --frontier``
-   runs only this (``SKDP_BENCH_QUICK=1``: nass_cds, n <= 10^5).
+   runs only this (``SKDP_BENCH_QUICK=1``: nass_cds, n <= 10^5);
+   ``--frontier-damped`` only the baselines and DampedPrivateSynthesizer.
 """
 
 from __future__ import annotations
@@ -316,12 +317,17 @@ def _rows_tv2(est, enc, Xb, real, seconds_from):
     return tv(real, syn, 2), sec
 
 
-def frontier_fits(name, sizes=FRONTIER_SIZES, max_fit_n=10**6, damped_max_n=10**7):
+def frontier_fits(
+    name, sizes=FRONTIER_SIZES, max_fit_n=10**6, damped_max_n=10**7, damped_only=False
+):
     """TV2 at epsilon = 1 (or, for PrivateSampler, at the epsilon its rows cost).
 
     Bootstraps of the bit matrix up to ``max_fit_n`` rows for every method
     (``damped_max_n`` for DampedPrivateSynthesizer, whose fit is a few passes
     over the data); the noisy 1-way baseline is refitted on each bootstrap.
+    ``damped_only``: the baselines and DampedPrivateSynthesizer only (its
+    column of the README table, after a change of its default), same
+    bootstraps and seeds.
     """
     from benchmarks.bench_damped import _laplace_marginals, _uniform_rows
     from benchmarks.bench_generator import tv
@@ -358,7 +364,7 @@ def frontier_fits(name, sizes=FRONTIER_SIZES, max_fit_n=10**6, damped_max_n=10**
         tv2, sec = _rows_tv2(DampedPrivateSynthesizer(epsilon=1.0, random_state=0),
                              enc, Xn, real, t0)  # fmt: skip
         add("DampedPrivateSynthesizer (default)", n, tv2, sec, 1.0, "pure, replace-one")
-        if n > max_fit_n:
+        if n > max_fit_n or damped_only:
             continue
         t0 = time.perf_counter()
         est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, d=2, random_state=0)
@@ -382,8 +388,12 @@ def frontier_fits(name, sizes=FRONTIER_SIZES, max_fit_n=10**6, damped_max_n=10**
     return rows
 
 
-def frontier(tables=("nass_cds", "mpls_stops")):
-    """Issue #11 item 4: PrivateSampler's frontier on real tables."""
+def frontier(tables=("nass_cds", "mpls_stops"), damped_only=False):
+    """Issue #11 item 4: PrivateSampler's frontier on real tables.
+
+    ``damped_only`` (``--frontier-damped``): only the TV2 rows of the
+    baselines and DampedPrivateSynthesizer, no PrivateSampler cost table.
+    """
     sizes = FRONTIER_SIZES
     if QUICK:
         tables, sizes = tables[:1], (10**4, 10**5)
@@ -393,10 +403,13 @@ def frontier(tables=("nass_cds", "mpls_stops")):
     fit_cols = ["table", "n", "method", "TV2", "eps paid", "fit+sample s", "note"]
     for name in tables:
         _, _, _, X = _bits(name)
-        print(f"### {name}: PrivateSampler's price per row (public functions)\n")
-        print(markdown_table(frontier_costs(name, X.shape[1], sizes), cost_cols), "\n")
+        if not damped_only:
+            print(f"### {name}: PrivateSampler's price per row (public functions)\n")
+            costs = frontier_costs(name, X.shape[1], sizes)
+            print(markdown_table(costs, cost_cols), "\n")
         print(f"### {name}: TV2 of {N_EVAL} rows, same table, eps = 1 unless said\n")
-        print(markdown_table(frontier_fits(name, sizes), fit_cols), "\n")
+        fits = frontier_fits(name, sizes, damped_only=damped_only)
+        print(markdown_table(fits, fit_cols), "\n")
 
 
 QUICK = os.environ.get("SKDP_BENCH_QUICK", "") not in ("", "0")
@@ -405,8 +418,8 @@ QUICK = os.environ.get("SKDP_BENCH_QUICK", "") not in ("", "0")
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     quick = "--quick" in argv
-    if "--frontier" in argv:
-        frontier()
+    if "--frontier" in argv or "--frontier-damped" in argv:
+        frontier(damped_only="--frontier-damped" in argv)
         return
     print(
         "Machine: "

@@ -8,7 +8,8 @@ since scikit-learn 1.6 and is re-exported for the same single entry point.
 The supported range is the one in ``pyproject.toml`` (``scikit-learn>=1.7``).
 """
 
-from sklearn.base import _fit_context
+from typing import TYPE_CHECKING
+
 from sklearn.pipeline import _name_estimators
 from sklearn.utils._param_validation import (
     Interval,
@@ -16,6 +17,20 @@ from sklearn.utils._param_validation import (
     StrOptions,
 )
 from sklearn.utils.validation import validate_data
+
+if TYPE_CHECKING:
+    # scikit-learn ships no type information: without this signature a type
+    # checker would see every decorated ``fit`` as ``Any`` and lose its
+    # annotations. At run time the name is scikit-learn's decorator.
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    _F = TypeVar("_F", bound=Callable[..., object])
+
+    def _fit_context(*, prefer_skip_nested_validation: bool) -> Callable[[_F], _F]:
+        ...
+else:
+    from sklearn.base import _fit_context
 
 __all__ = [
     "Interval",

@@ -168,9 +168,20 @@ class AttributeMarginalWorkload:
         data is read ``C(a, d)`` times by ``bincount``.
         """
         L = np.asarray(L, dtype=np.int64)
+        return self.residuals({S: self.table(L, S) for S in self.tables})
+
+    def residuals(self, tables):
+        """Residuals ``{A: z_A}`` from the counts of the maximal tables.
+
+        ``tables[S]`` holds the counts of table ``S`` for every ``S`` in
+        ``tables`` (the sufficient statistic, additive over rows, so it can
+        be summed over chunks of the data: :mod:`skdp_synth._stats`).
+        """
         out = {}
         for S in self.tables:
-            full = self.table(L, S).reshape(tuple(int(self.n_levels[j]) for j in S))
+            full = np.asarray(tables[S], dtype=np.float64).reshape(
+                tuple(int(self.n_levels[j]) for j in S)
+            )
             for k in range(len(S) + 1):
                 for A in itertools.combinations(S, k):
                     if A in out or A not in self._subset_set:

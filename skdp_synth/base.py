@@ -12,6 +12,11 @@ Estimators inherit from :class:`SynthesizerMixin` (anonymity-based) or
 The public methods validate and the hooks compute (the template-method
 pattern of imbalanced-learn). ``fit`` runs validate → plan → budget check →
 ``_fit`` → charge, and keeps the plan as ``plan_`` (:mod:`skdp_synth.plan`).
+An estimator that reads ``U`` only through additive statistics
+(:func:`skdp_synth._chunked.reduce_rows`) sets ``_supports_chunked = True``;
+its ``fit`` then also takes a Dask array or DataFrame, and ``_fit`` receives
+a :class:`~skdp_synth._chunked.ChunkedRows` in place of the array
+(``U.shape`` as usual; the rows only through ``reduce_rows``).
 What the mixin guarantees:
 
 * the plan -- every size, scale, noise model and the privacy guarantee --
@@ -40,11 +45,13 @@ What the mixin guarantees:
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunked import ChunkedRows, as_dask_array, is_dask_collection
 from ._sklearn_compat import StrOptions, _fit_context, validate_data
 from .blocks import Blocks, check_blocks
 from .mechanisms import NoiseSource
@@ -66,6 +73,15 @@ from .validation import (
     reject_bool_params,
     to_cube,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Literal, Self
+
+    import pandas as pd
+    from numpy.typing import ArrayLike, NDArray
+
+    from .blocks import BlocksLike
 
 __all__ = [
     "PRIVATE_CONSTRAINTS",
@@ -140,6 +156,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
     """
 
     _fixed_domain = None
+    #: whether ``fit`` accepts a Dask collection (reads the data only through
+    #: :func:`~skdp_synth._chunked.reduce_rows`)
+    _supports_chunked = False
     #: whether inferring bounds from the data is a privacy leak for this estimator
     _private = False
     #: the shared parameters' constraints this mixin owns
@@ -167,13 +186,19 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, *, blocks=None):
+    def fit(
+        self, X: ArrayLike, y: None = None, *, blocks: BlocksLike | None = None
+    ) -> Self:
         """Learn the synthetic distribution from ``X``.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training data in the declared domain.
+        X : array-like, DataFrame or Dask collection of shape (n_samples, n_features)
+            Training data in the declared domain. Estimators that fit from
+            sufficient statistics also take a ``dask.array.Array`` or a
+            ``dask.dataframe.DataFrame`` of numeric columns: the statistics
+            are reduced over its chunks, validated chunk by chunk, and the
+            noise is added once on the driver (README, "Data beyond memory").
         y : None
             Ignored; present for pipeline compatibility. To synthesize a target
             jointly with ``X``, use :class:`skdp_synth.SyntheticResampler`.
@@ -220,7 +245,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             f"{type(self).__name__} must implement _make_plan(n_samples, n_features)"
         )
 
-    def make_plan(self, n_samples, n_features, *, blocks=None):
+    def make_plan(
+        self, n_samples: int, n_features: int, *, blocks: BlocksLike | None = None
+    ) -> Plan:
         """The plan a fit on ``n_samples × n_features`` data would follow.
 
         Everything :meth:`fit` fixes before it reads the data -- sizes, noise
@@ -285,6 +312,8 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
 
     def _validate_fit_data(self, X, fit_blocks=None):
         """Validate ``X``, fix the domain's bounds and map ``X`` to ``[0, 1]^p``."""
+        if is_dask_collection(X):
+            return self._validate_chunked_fit_data(X, fit_blocks)
         check_non_numeric_columns(X)
         output_spec = _output_spec(X)
         X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=2)
@@ -313,6 +342,72 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         U.flags.writeable = False
         return U
 
+    def _validate_chunked_fit_data(self, X, fit_blocks=None):
+        """The out-of-core counterpart of :meth:`_validate_fit_data` (Dask input).
+
+        Checks what is known without reading the data (shape, dtype, the
+        number of rows -- public), fixes the bounds and blocks as in memory,
+        and returns a :class:`~skdp_synth._chunked.ChunkedRows`: the rows
+        themselves are validated chunk by chunk while the statistics are
+        computed (:func:`~skdp_synth._chunked.reduce_rows`). Box data without
+        declared bounds costs one extra pass (the column minima and maxima,
+        with the same :class:`~skdp_synth.exceptions.PrivacyLeakWarning` as in
+        memory).
+        """
+        if not self._supports_chunked:
+            raise TypeError(
+                f"{type(self).__name__} needs the whole table in memory (it "
+                "sorts the rows globally) and does not fit from a Dask "
+                "collection; pass X.compute() (a NumPy array or a pandas "
+                "DataFrame) or use a synthesizer that fits from sufficient "
+                "statistics (ProjectedGaussianRelease, DampedPrivateSynthesizer, "
+                "PrivateSampler)."
+            )
+        arr, names, output_spec = as_dask_array(X)
+        n_samples, n_features = (int(s) for s in arr.shape)
+        if n_features < 1:
+            raise ValueError(
+                f"Found array with 0 feature(s) (shape={arr.shape}) while a "
+                "minimum of 1 is required."
+            )
+        if n_samples < 2:
+            raise ValueError(
+                f"Found array with {n_samples} sample(s) (shape={arr.shape}) "
+                "while a minimum of 2 is required."
+            )
+        self.n_features_in_ = n_features
+        if names is None:
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        blocks = resolve_blocks(
+            getattr(self, "blocks", "auto"), fit_blocks, n_features, names
+        )
+        if self._domain() == "boolean":
+            lo, hi = np.zeros(n_features), np.ones(n_features)
+        elif getattr(self, "bounds", None) is None:
+            import dask
+
+            mins, maxs = dask.compute(arr.min(axis=0), arr.max(axis=0))
+            finite = np.isfinite(mins) & np.isfinite(maxs)
+            if not finite.all():
+                raise ValueError(
+                    f"columns {np.flatnonzero(~finite).tolist()} of the training "
+                    "data have missing (NaN) or infinite values (not shown: they "
+                    "are private)"
+                )
+            lo, hi = infer_bounds(
+                np.vstack([mins, maxs]).astype(np.float64), warn=self._private
+            )
+        else:
+            lo, hi = check_bounds(self.bounds, n_features)
+        self.blocks_ = blocks
+        self.bounds_ = (lo, hi)
+        self.n_samples_fit_ = n_samples
+        self._output_spec = output_spec
+        shown = names or [str(j) for j in range(n_features)]
+        return ChunkedRows(arr, self._domain(), (lo, hi), blocks, shown)
+
     def _to_cube(self, X):
         """Map new data with the fitted bounds, for ``score`` and ``transform``.
 
@@ -330,7 +425,11 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return (X - lo) / (hi - lo)
 
     # --------------------------------------------------------------- sample
-    def sample(self, n_samples=None, random_state=None):
+    def sample(
+        self,
+        n_samples: int | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> NDArray[Any] | pd.DataFrame:
         """Draw synthetic rows.
 
         Parameters
@@ -377,7 +476,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return None
 
     # ---------------------------------------------------- transform / score
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray[Any] | pd.DataFrame:
         """A synthetic dataset with as many rows as ``X``.
 
         For differentially private synthesizers the output is **not** aligned
@@ -389,7 +488,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self.sample(X.shape[0])
 
-    def score(self, X, y=None):
+    def score(self, X: ArrayLike, y: None = None) -> float:
         """Minus the average 2-way marginal error between ``X`` and the synthetic data.
 
         Greater is better, so ``GridSearchCV`` can tune the estimator without a
@@ -472,7 +571,12 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
 
 
 # ---------------------------------------------------------------- helpers
-def resolve_blocks(param, fit_blocks, n_features, names=None):
+def resolve_blocks(
+    param: Literal["auto"] | BlocksLike | None,
+    fit_blocks: BlocksLike | None,
+    n_features: int,
+    names: Sequence[str] | None = None,
+) -> Blocks:
     """The blocks a synthesizer uses, from its parameter and ``fit``'s keyword.
 
     * ``param`` a :class:`~skdp_synth.blocks.Blocks` or a list: those blocks;

@@ -33,10 +33,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .validation import check_boolean, check_integer
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any, TypeAlias
+
+    from numpy.typing import ArrayLike, NDArray
+
+    #: What a ``blocks`` argument accepts (for type checkers only): a
+    #: :class:`Blocks`, or a list of :class:`Block` or of dicts
+    #: ``{"name", "kind", "width", "missing"}``.
+    BlocksLike: TypeAlias = "Blocks | Sequence[Block | Mapping[str, Any]]"
 
 __all__ = ["Block", "Blocks", "check_blocks"]
 
@@ -169,7 +181,7 @@ class Block:
 
     # ---------------------------------------------------------- structure
     @property
-    def n_levels(self):
+    def n_levels(self) -> int:
         """Number of valid codes (levels)."""
         if self.kind == "binary":
             return 2
@@ -178,7 +190,7 @@ class Block:
         return self.width + 1  # thermometer, with or without the missing level
 
     @property
-    def columns(self):
+    def columns(self) -> slice:
         """``slice(start, start + width)``: the block's bits in a row."""
         return slice(self.start, self.start + self.width)
 
@@ -186,7 +198,7 @@ class Block:
     def _thermo_width(self):
         return self.width - 1 if self.missing else self.width
 
-    def codes(self):
+    def codes(self) -> NDArray[np.uint8]:
         """The valid codes, one row per level in level order, ``uint8``."""
         w = self.width
         if self.kind == "binary":
@@ -201,7 +213,7 @@ class Block:
             codes[-1, -1] = 1
         return codes
 
-    def encode(self, levels):
+    def encode(self, levels: ArrayLike) -> NDArray[np.uint8]:
         """Codes of integer ``levels``, shape ``(n, width)``, ``uint8``."""
         levels = np.asarray(levels)
         if levels.ndim != 1:
@@ -227,7 +239,7 @@ class Block:
             )
         return B
 
-    def is_valid(self, bits):
+    def is_valid(self, bits: ArrayLike) -> NDArray[np.bool_]:
         """Whether each row of ``bits`` (shape ``(n, width)``) is a valid code."""
         B = self._check_bits(bits)
         with np.errstate(invalid="ignore"):
@@ -245,7 +257,7 @@ class Block:
         miss = B[:, -1] == 1
         return binary & np.where(miss, T.sum(axis=1) == 0, monotone)
 
-    def decode(self, bits):
+    def decode(self, bits: ArrayLike) -> NDArray[np.integer[Any]]:
         """Level of each row of exact 0/1 valid codes; raise on anything else."""
         B = self._check_bits(bits)
         valid = self.is_valid(B)
@@ -282,7 +294,7 @@ class Block:
             )
         return np.clip(F, 0.0, 1.0)
 
-    def level_probabilities(self, frac):
+    def level_probabilities(self, frac: ArrayLike) -> NDArray[np.float64]:
         """A distribution over levels, per row, with expected code ``frac``.
 
         ``frac`` has shape ``(n, width)`` and values in ``[0, 1]``; returns
@@ -339,7 +351,7 @@ class Block:
         last = self.n_levels - 1 - np.argmax(P[:, ::-1] > 0, axis=1)
         return np.minimum(level, last)
 
-    def round(self, frac, rng):
+    def round(self, frac: ArrayLike, rng: np.random.Generator) -> NDArray[np.uint8]:
         """Valid codes drawn from :meth:`level_probabilities`, ``(n, width)`` uint8.
 
         One uniform per row, inverse CDF over the levels in order (a binary
@@ -397,7 +409,7 @@ class Blocks:
 
     # ------------------------------------------------------- constructors
     @classmethod
-    def binary(cls, n_features, names=None):
+    def binary(cls, n_features: int, names: Sequence[str] | None = None) -> Blocks:
         """Every bit its own binary block, named ``x0 ..`` or by ``names``."""
         p = _as_int(n_features, "n_features")
         if p < 0:
@@ -410,7 +422,7 @@ class Blocks:
         return cls(tuple(Block(names[j], "binary", j, 1) for j in range(p)))
 
     @classmethod
-    def from_spec(cls, spec, n_features=None):
+    def from_spec(cls, spec: BlocksLike, n_features: int | None = None) -> Blocks:
         """Blocks from a :class:`Blocks`, a list of :class:`Block` or of dicts.
 
         Dicts have keys ``name``, ``kind``, ``width`` and optionally
@@ -464,14 +476,14 @@ class Blocks:
         return blocks
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> Blocks:
         """Inverse of :meth:`to_dict`."""
         if not isinstance(d, dict) or "blocks" not in d:
             raise ValueError("expected a dict with a 'blocks' list (see to_dict)")
         blocks = cls.from_spec(d["blocks"], d.get("n_features"))
         return blocks
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-able description: ``{"n_features": p, "blocks": [dicts]}``."""
         return {
             "n_features": self.n_features,
@@ -489,27 +501,27 @@ class Blocks:
 
     # --------------------------------------------------------- properties
     @property
-    def n_features(self):
+    def n_features(self) -> int:
         """Number of bits ``p``."""
         return sum(b.width for b in self.blocks)
 
     @property
-    def n_attributes(self):
+    def n_attributes(self) -> int:
         """Number of blocks."""
         return len(self.blocks)
 
     @property
-    def n_levels(self):
+    def n_levels(self) -> NDArray[np.int64]:
         """Levels per block, an ``int`` array."""
         return np.array([b.n_levels for b in self.blocks], dtype=np.int64)
 
     @property
-    def names(self):
+    def names(self) -> list[str]:
         """Block names, a list of str."""
         return [b.name for b in self.blocks]
 
     @cached_property
-    def is_all_binary(self):
+    def is_all_binary(self) -> bool:
         """Whether every block is a single binary bit (no structure)."""
         return all(b.kind == "binary" for b in self.blocks)
 
@@ -612,7 +624,7 @@ class Blocks:
                 reject((C[:, lay["miss_t0"]] == 1) & (C[:, lay["miss_bit"]] == 1))
         return ok
 
-    def is_valid(self, X):
+    def is_valid(self, X: ArrayLike) -> NDArray[np.bool_]:
         """Whether each row of ``X`` has a valid code in every block.
 
         One pass over the data in row chunks that stay in cache (no copy of
@@ -635,7 +647,7 @@ class Blocks:
             valid[s : s + step] = self._valid_rows(X[s : s + step])
         return valid
 
-    def invalid_blocks(self, X):
+    def invalid_blocks(self, X: ArrayLike) -> dict[str, int]:
         """``{block name: number of rows with an invalid code}``, non-zero only."""
         X = self._check_matrix(X)
         out = {}
@@ -647,7 +659,7 @@ class Blocks:
                 out[b.name] = bad
         return out
 
-    def to_levels(self, X):
+    def to_levels(self, X: ArrayLike) -> NDArray[np.int64]:
         """Levels of exact valid rows, ``(n, n_attributes)`` int; raises otherwise."""
         X = self._check_matrix(X)
         if X.dtype.kind in "biuf" and self.is_valid(X).all():
@@ -679,7 +691,7 @@ class Blocks:
                     W[b.start + b.width - 1, a] = b.n_levels - 1
         return W
 
-    def to_bits(self, L):
+    def to_bits(self, L: ArrayLike) -> NDArray[np.uint8]:
         """Codes of levels ``L`` (shape ``(n, n_attributes)``), ``(n, p)`` uint8."""
         L = np.asarray(L)
         if L.ndim != 2 or L.shape[1] != self.n_attributes:
@@ -691,7 +703,7 @@ class Blocks:
             out[:, b.columns] = b.encode(L[:, a])
         return out
 
-    def round(self, U, rng):
+    def round(self, U: ArrayLike, rng: np.random.Generator) -> NDArray[np.uint8]:
         """Round fractional rows ``U`` in ``[0, 1]`` to valid 0/1 rows, block by block.
 
         Each block draws one level per row from
@@ -752,7 +764,7 @@ class Blocks:
             b._check_frac(U[:, b.columns])
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def repair(self, X01, rng):
+    def repair(self, X01: ArrayLike, rng: np.random.Generator) -> NDArray[np.uint8]:
         """Make 0/1 rows valid: valid blocks unchanged, others redrawn.
 
         A block holding a valid code keeps it; any other block gets a level
@@ -766,7 +778,9 @@ class Blocks:
         return self.round(X, rng)
 
 
-def check_blocks(blocks, n_features, names=None):
+def check_blocks(
+    blocks: BlocksLike | None, n_features: int, names: Sequence[str] | None = None
+) -> Blocks:
     """Coerce ``blocks`` to a :class:`Blocks` of ``n_features`` bits.
 
     ``None`` gives :meth:`Blocks.binary` (named by ``names`` when given);

@@ -98,6 +98,26 @@ def _progress(iterable, desc, total=None):
     return tqdm(iterable, desc=desc, total=total, file=sys.stderr)
 
 
+def _bar(desc, total):
+    """A manual progress bar (``update``/``close``): tqdm, or plain lines."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - depends on the environment
+
+        class Plain:
+            done = 0
+
+            def update(self, k):
+                self.done += k
+                print(f"[{desc}] {self.done}/{total}", file=sys.stderr, flush=True)
+
+            def close(self):
+                pass
+
+        return Plain()
+    return tqdm(desc=desc, total=total, file=sys.stderr)
+
+
 def _check_output_path(path):
     """The output's directory must exist and be writable, and path not a directory."""
     directory = os.path.dirname(os.path.abspath(path))
@@ -204,6 +224,8 @@ def cmd_synthesize(args):
         estimator.set_params(domain="boolean")
     schema = _load_schema(args.schema)
     _check_output_path(args.output)  # before the (long, budget-spending) fit
+    if args.out_of_core or _is_parquet(args.input) or _is_parquet(args.output):
+        return _synthesize_out_of_core(args, estimator, schema)
     data = _read_csv(args.input, schema)
     encoder = BooleanEncoder(random_state=args.seed, **schema)
     pipe = make_synthesis_pipeline(encoder, estimator)
@@ -228,6 +250,211 @@ def cmd_synthesize(args):
         file=sys.stderr,
     )
     return 0
+
+
+# ------------------------------------------------------------ out of core
+def _is_parquet(path):
+    path = os.fspath(path)
+    return path.endswith((".parquet", ".pq")) or (
+        os.path.isdir(path) and any(f.endswith(".parquet") for f in os.listdir(path))
+    )
+
+
+def _read_chunked(path, schema, blocksize):
+    """A Dask DataFrame over ``path`` (Parquet: its row groups; CSV: blocks).
+
+    Nothing is read here but the schema (and, for Parquet, the row counts
+    in the file metadata). CSV cells of columns the schema declares as
+    ``categories``/``ordinal`` are read as text and mapped to the declared
+    levels chunk by chunk, exactly as :func:`_read_csv` does in memory.
+    """
+    try:
+        import dask
+        import dask.dataframe as dd
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "out-of-core input needs the dask extra: pip install 'skdp_synth[dask]'"
+        ) from None
+    with dask.config.set({"dataframe.convert-string": False}):
+        if _is_parquet(path):
+            frame = dd.read_parquet(path, split_row_groups=True)
+            declared = {}
+        else:
+            from pandas._libs.parsers import STR_NA_VALUES
+
+            declared = {
+                **(schema or {}).get("categories", {}),
+                **(schema or {}).get("ordinal", {}),
+            }
+            header = dd.read_csv(path, blocksize=blocksize, dtype=str).columns
+            declared = {c: v for c, v in declared.items() if c in header}
+            frame = dd.read_csv(
+                path,
+                blocksize=blocksize,
+                dtype={c: object for c in declared},
+                keep_default_na=False,
+                na_values={
+                    c: sorted(STR_NA_VALUES) for c in header if c not in declared
+                },
+                on_bad_lines="error",
+            )
+        if declared:
+            frame = frame.map_partitions(
+                _declared_levels, declared, meta=frame._meta.astype(
+                    {c: object for c in declared}
+                )
+            )
+    return frame
+
+
+def _declared_levels(frame, declared):
+    """Cells of declared categorical columns as their levels (see _read_csv)."""
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    frame = frame.copy()
+    for col, levels in declared.items():
+        lookup = {str(v): v for v in levels if v is not None}
+        frame[col] = [
+            lookup[v] if v in lookup else (None if v in STR_NA_VALUES else v)
+            for v in frame[col]
+        ]
+        frame[col] = frame[col].astype(object)
+    return frame
+
+
+class _TaskProgress:
+    """A Dask local-scheduler callback driving a progress bar (tqdm if installed)."""
+
+    def __init__(self, desc):
+        from dask.callbacks import Callback
+
+        outer = self
+        self.desc = desc
+
+        class _Callback(Callback):
+            def _start_state(self, dsk, state):
+                outer.bar = _bar(desc, total=len(dsk))
+
+            def _posttask(self, key, result, dsk, state, worker_id):
+                outer.bar.update(1)
+
+            def _finish(self, dsk, state, errored):
+                outer.bar.close()
+
+        self.callback = _Callback()
+
+
+def _synthesize_out_of_core(args, estimator, schema):
+    """``synthesize`` for tables beyond memory: chunked read, fit, chunked write.
+
+    The table is read as a Dask DataFrame (:func:`_read_chunked`), encoded
+    chunk by chunk from the declared schema, and the synthesizer fits from
+    its sufficient statistics (one or two passes, each chunk validated;
+    memory bounded by a few chunks, not by the table). The synthetic rows
+    are drawn, decoded and written ``--chunk-rows`` at a time into a
+    temporary file that is renamed onto the output only when complete: a bad
+    chunk (in the input or the output) leaves no partial file.
+    """
+    import dask
+    from dask.utils import parse_bytes
+
+    from .pipeline import make_synthesis_pipeline
+    from .preprocessing import BooleanEncoder
+
+    frame = _read_chunked(args.input, schema, parse_bytes(args.blocksize))
+    encoder = BooleanEncoder(random_state=args.seed, **schema)
+    pipe = make_synthesis_pipeline(encoder, estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        t0 = time.perf_counter()
+        progress = _TaskProgress("fit (chunks)")
+        with dask.config.set(scheduler="threads"), progress.callback:
+            pipe.fit(frame)
+        fitted = pipe[-1]
+        n_rows = fitted._check_sample_size(args.rows)
+        written = _write_chunks(pipe, n_rows, args)
+        elapsed = time.perf_counter() - t0
+    spent = ""
+    if hasattr(fitted, "epsilon_"):
+        spent = (
+            f"; privacy spent: epsilon={fitted.epsilon_:g}, "
+            f"delta={fitted.delta_:g} ({fitted.neighbouring_} neighbours)"
+        )
+    print(
+        f"wrote {written} rows to {args.output} in {elapsed:.1f} s (out of core, "
+        f"{frame.npartitions} input chunks){spent}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _sample_chunks(pipe, n_rows, chunk_rows, seed):
+    """Decoded synthetic rows, ``chunk_rows`` at a time.
+
+    The rows of the weighted-point synthesizers are i.i.d. draws (damped) or
+    controlled roundings of a public table (release): each chunk is drawn
+    with its own stream (spawned from ``seed``, or secure when ``None``).
+    A :class:`~skdp_synth.PrivateSampler` holds only the ``k`` rows paid for:
+    they are drawn in one call and written in chunks.
+    """
+    fitted, encoder = pipe[-1], pipe[0]
+    if hasattr(fitted, "n_draws_paid_"):
+        rows = pipe.sample(n_rows, random_state=seed)
+        for start in range(0, n_rows, chunk_rows):
+            yield rows.iloc[start : start + chunk_rows]
+        return
+    sizes = [min(chunk_rows, n_rows - s) for s in range(0, n_rows, chunk_rows)]
+    if seed is None:
+        streams = [None] * len(sizes)
+    else:
+        streams = [
+            int(s.generate_state(1)[0])
+            for s in np.random.SeedSequence(seed).spawn(2 * len(sizes))
+        ]
+    saved = encoder.random_state
+    try:
+        for i, size in enumerate(sizes):
+            if seed is not None:
+                encoder.random_state = streams[2 * i + 1]
+            state = None if seed is None else streams[2 * i]
+            yield pipe.sample(size, random_state=state)
+    finally:
+        encoder.random_state = saved
+
+
+def _write_chunks(pipe, n_rows, args):
+    """Write the synthetic rows chunk by chunk, atomically (CSV or Parquet)."""
+    chunks = _sample_chunks(pipe, n_rows, args.chunk_rows, args.seed)
+    total = -(-n_rows // args.chunk_rows)
+    chunks = _progress(chunks, "write (chunks)", total=total)
+    count = [0]
+    if _is_parquet(args.output):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        def write(fh):
+            writer = None
+            try:
+                for frame in chunks:
+                    table = pa.Table.from_pandas(frame, preserve_index=False)
+                    if writer is None:
+                        writer = pq.ParquetWriter(fh, table.schema)
+                    writer.write_table(table)
+                    count[0] += len(frame)
+            finally:
+                if writer is not None:
+                    writer.close()
+
+        write_atomically(args.output, write, binary=True, suffix=".parquet.tmp")
+    else:
+
+        def write(fh):
+            for i, frame in enumerate(chunks):
+                frame.to_csv(fh, index=False, header=i == 0)
+                count[0] += len(frame)
+
+        write_atomically(args.output, write, suffix=".csv.tmp")
+    return count[0]
 
 
 def cmd_report(args):
@@ -457,6 +684,24 @@ def build_parser():
         type=int,
         default=None,
         help="integer seed: reproducible but NOT hardened noise; omit for secure noise",
+    )
+    p_syn.add_argument(
+        "--out-of-core",
+        action="store_true",
+        help="read, fit and write in chunks (needs the dask extra and a --schema "
+        "declaring every column); implied by a Parquet input or output",
+    )
+    p_syn.add_argument(
+        "--blocksize",
+        default="64MB",
+        help="CSV bytes per input chunk out of core (default 64MB; Parquet "
+        "chunks are its row groups)",
+    )
+    p_syn.add_argument(
+        "--chunk-rows",
+        type=int,
+        default=100_000,
+        help="synthetic rows drawn and written per output chunk (default 100000)",
     )
     p_syn.set_defaults(func=cmd_synthesize)
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,6 +50,13 @@ from .fourier import (
     walsh_coefficients,
     walsh_dimension,
 )
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .blocks import BlocksLike
 
 __all__ = [
     "MarginalCorrection",
@@ -366,16 +374,16 @@ class MarginalCorrection:
 
 
 def marginal_correction(
-    sample,
-    target,
+    sample: ArrayLike,
+    target: ArrayLike,
     *,
-    d=2,
-    density_lower=0.0,
-    density_upper=np.inf,
-    solver="auto",
-    tol=1e-9,
-    blocks=None,
-):
+    d: int = 2,
+    density_lower: float = 0.0,
+    density_upper: float = np.inf,
+    solver: Literal["auto", "newton", "cvxpy"] = "auto",
+    tol: float = 1e-9,
+    blocks: BlocksLike | None = None,
+) -> MarginalCorrection:
     """Reweight a sample so that its marginals up to degree ``d`` match a target.
 
     :cite:`Boedihardjo2022`, Theorems 3.6 and 8.2 (marginal correction): a sample of a
@@ -427,6 +435,11 @@ def marginal_correction(
     Returns
     -------
     MarginalCorrection
+
+    References
+    ----------
+    :cite:`Boedihardjo2022` Theorems 3.6 and 8.2 (marginal correction) and
+    Algorithm 2, step 5.
 
     Examples
     --------

@@ -99,20 +99,31 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunked import reduce_rows
 from ._sklearn_compat import Interval, StrOptions
+from ._stats import cell_sums, damped_cell_sums, moment_sums, projected_cell_sums
 from .base import PrivateSynthesizerMixin
 from .blocks import Blocks
-from .geometry import LatticeCovering, second_moment
+from .geometry import LatticeCovering
 from .mechanisms.bingham import proj
 from .plan import DampedPlan
 from .privacy import REPLACE_ONE, PrivacyGuarantee, not_private
 from .validation import check_integer
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .blocks import BlocksLike
+    from .privacy import BudgetAccountant
+    from .release import Release
 
 __all__ = [
     "BlockGeometry",
@@ -624,6 +635,10 @@ def damped_microaggregation(X, labels, n_cells, b, centre=None, sums_only=False)
         ``sum_{i in F_j} x_i / max(|F_j|, b)`` (zero for empty cells).
     counts : ndarray of shape (s,)
 
+    References
+    ----------
+    :cite:`Boedihardjo2024` eq. 5.4.
+
     Examples
     --------
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
@@ -633,12 +648,12 @@ def damped_microaggregation(X, labels, n_cells, b, centre=None, sums_only=False)
     >>> y.tolist()                    # cells smaller than b are divided by b
     [[0.4, 0.4], [0.0, 0.0], [0.4, 0.4]]
     """
-    n = X.shape[0]
-    counts = np.bincount(labels, minlength=n_cells)
-    indicator = sparse.csr_matrix(
-        (np.ones(n), (labels, np.arange(n))), shape=(n_cells, n)
-    )
-    sums = np.asarray(indicator @ X)
+    counts, sums = cell_sums(X, labels, n_cells)
+    return _from_cell_sums(counts, sums, X.shape[0], b, centre, sums_only)
+
+
+def _from_cell_sums(counts, sums, n, b, centre=None, sums_only=False):
+    """:func:`damped_microaggregation` from the cells' counts and sums."""
     if centre is not None:
         sums = sums - counts[:, None] * np.asarray(centre, dtype=np.float64)
     if sums_only:
@@ -820,6 +835,14 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     ``epsilon = 1e6``, against 0.03 with one-hot bins); in a pipeline the
     encoder's blocks avoid that.
 
+    References
+    ----------
+    :cite:`Boedihardjo2024` §5: the algorithm (Algorithm 4), its privacy
+    (Theorem 5.12) and its accuracy (Theorems 5.9 and 5.15, Remark 5.16).
+
+    :cite:`Kent2013`: the exact Bingham sampler behind the private
+    projection (:func:`~skdp_synth.mechanisms.proj`).
+
     Examples
     --------
     >>> import numpy as np
@@ -838,6 +861,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     >>> Y.shape, sorted(np.unique(Y).tolist())
     ((1000, 4), [0, 1])
     """
+
+    _supports_chunked = True  # reads the data through reduce_rows only
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
@@ -858,21 +883,21 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        epsilon=1.0,
-        kappa=1 / 3,
-        m=None,
-        domain="boolean",
-        bounds=None,
-        n_components=None,
-        alpha=None,
-        damping=None,
-        centre="auto",
-        parameters="optimal",
-        keep_diagnostics=False,
-        blocks="auto",
-        accountant=None,
-        random_state=None,
-    ):
+        epsilon: float = 1.0,
+        kappa: float = 1 / 3,
+        m: int | None = None,
+        domain: Literal["boolean", "box"] = "boolean",
+        bounds: tuple[ArrayLike, ArrayLike] | None = None,
+        n_components: int | None = None,
+        alpha: float | None = None,
+        damping: float | None = None,
+        centre: str | ArrayLike | None = "auto",
+        parameters: Literal["optimal", "bound", "paper"] = "optimal",
+        keep_diagnostics: bool = False,
+        blocks: Literal["auto"] | BlocksLike | None = "auto",
+        accountant: BudgetAccountant | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.kappa = kappa
         self.m = m
@@ -1057,10 +1082,13 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         root_p = math.sqrt(p)
 
         # 1-2. private projection, eps/3 (Boedihardjo2024 Theorem 5.12, Algorithm 3)
+        # Pass 1 over the data: the additive statistic (U^T U, column sums)
+        # (_stats.moment_sums), in memory or summed over Dask chunks.
         if t > 0 or self.keep_diagnostics:
-            S = second_moment(U) / p
+            gram, column_sums = reduce_rows(U, moment_sums)
+            S = gram / n / p  # second_moment(U) / p (Algorithm 1 step 1)
             if c is not None:  # second moment about c: S - mu c^T - c mu^T + c c^T
-                mu = U.mean(axis=0) / root_p
+                mu = column_sums / n / root_p
                 cs = c / root_p
                 S = S - np.outer(mu, cs) - np.outer(cs, mu) + np.outer(cs, cs)
         else:
@@ -1073,18 +1101,14 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         # 3. the plan's data-independent covering of the ball of radius M of
         #    ran(P); the nearest-point partition of the P x_i (Boedihardjo2024 Alg. 4
         #    st. 6-7)
+        #    Pass 2 over the data (after V is drawn): per-cell counts and sums
+        #    (_stats.damped_cell_sums), in memory or summed over Dask chunks.
         covering = plan.covering
-        if t > 0:
-            Z = (U @ V) / root_p
-            if c is not None:
-                Z = (Z - (c @ V) / root_p) / radius
-            labels = covering.nearest(Z)
-        else:
-            labels = covering.nearest(np.zeros((n, 0)))
         s = covering.n_points
+        counts, sums = reduce_rows(U, damped_cell_sums, V, covering, c, radius)
 
         # 4. damped microaggregation (Boedihardjo2024 eq. 5.4), on the unit-ball scale
-        w, y_tilde, _ = damped_microaggregation(U, labels, s, plan.damping, centre=c)
+        w, y_tilde, _ = _from_cell_sums(counts, sums, n, plan.damping, centre=c)
         y_tilde /= root_p
 
         # 5. Laplace noise on every cell, empty or not (Boedihardjo2024 Theorem 5.12)
@@ -1141,10 +1165,13 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
         # 1-2. private projection of the second moment about the public
         #      centroid, eps_1 (Boedihardjo2024 Algorithm 3; share_projection_scale)
+        # Pass 1 over the data: (U^T U, column sums) (_stats.moment_sums), in
+        # memory or summed over Dask chunks.
         need_S = t > 0 or self.keep_diagnostics
         if need_S:
-            mu = U.mean(axis=0)
-            S = second_moment(U) - np.outer(mu, c0) - np.outer(c0, mu)
+            gram, column_sums = reduce_rows(U, moment_sums)
+            mu = column_sums / n  # U.mean(axis=0)
+            S = gram / n - np.outer(mu, c0) - np.outer(c0, mu)  # second_moment(U)
             S += np.outer(c0, c0)  # cube scale: (1/n) sum (u - c0)(u - c0)^T
         scale = plan.projection_scale
         if t > 0:
@@ -1154,18 +1181,18 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
 
         # 3. the plan's covering of the unit ball of ran(P); nearest-point
         #    partition of P(x - c0)/M (Boedihardjo2024 Algorithm 4 steps 6-7)
+        #    Pass 2 (after V is drawn): per-cell counts and sums
+        #    (_stats.projected_cell_sums), in memory or summed over Dask chunks.
         covering = plan.covering
-        if t > 0:
-            Z = (U @ V - c0 @ V) / math.sqrt(geom.radius2)
-            labels = covering.nearest(Z)
-        else:
-            labels = covering.nearest(np.zeros((n, 0)))
         s = covering.n_points
+        cell_counts, cell_totals = reduce_rows(
+            U, projected_cell_sums, V, c0 @ V, math.sqrt(geom.radius2), covering
+        )
 
         # 4-5. noisy counts (eps_2; none for one cell: the count is the public
         #      n) and noisy centred sums (eps_3), every cell, empty or not
-        w, sums, counts = damped_microaggregation(
-            U, labels, s, 0.0, centre=geom.sum_centre, sums_only=True
+        w, sums, counts = _from_cell_sums(
+            cell_counts, cell_totals, n, 0.0, centre=geom.sum_centre, sums_only=True
         )
         w_scale, y_scale = plan.weight_noise_scale, plan.mean_noise_scale
         w_noisy = source.laplace(w, w_scale) if t > 0 else w.copy()
@@ -1212,8 +1239,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             self._noise_l2_means = float(
                 w @ np.linalg.norm(y_noisy - damped, axis=1)
             ) / root_p
-            mu = U.mean(axis=0)
-            Sc = second_moment(U) - np.outer(mu, c) - np.outer(c, mu) + np.outer(c, c)
+            mu = column_sums / n  # pass 1's statistic (need_S holds here)
+            Sc = gram / n - np.outer(mu, c) - np.outer(c, mu) + np.outer(c, c)
             self._residual_norm = _residual_norm(Sc / p, V)
         return self
 
@@ -1231,7 +1258,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         return self.cell_means_, self.weights_
 
     # --------------------------------------------------------- accuracy
-    def accuracy_bound(self, d):
+    def accuracy_bound(self, d: int) -> float:
         """Right-hand side of :cite:`Boedihardjo2024` Theorem 5.9 (eq. 5.7) for the
         realised noise.
 
@@ -1290,7 +1317,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     residual_norm_ = not_private("_residual_norm", "||(I-P)S(I-P)||_F (not private).")
 
     # ------------------------------------------------------------- release
-    def to_release(self):
+    def to_release(self) -> Release:
         """The release: what epsilon covers (:cite:`Boedihardjo2024` Theorem 5.12).
 
         Holds the noisy, projected cell weights ``weights`` (``w_bar``), the

@@ -49,6 +49,7 @@ __all__ = [
     "walsh_dimension",
     "walsh_matrix",
     "walsh_subsets",
+    "walsh_sums",
     "walsh_to_marginals",
 ]
 
@@ -191,11 +192,27 @@ def walsh_coefficients(X, d, *, chunk=4096):
     array([ 1.,  0., -1.,  0.])
     """
     X = as_binary(X)
+    return walsh_sums(X, d, chunk=chunk) / X.shape[0]
+
+
+def walsh_sums(X, d, *, chunk=4096):
+    """``Σ_a χ_J(x_a)`` for every ``|J| <= d``: :func:`walsh_coefficients` times ``n``.
+
+    Integers, additive over rows (the sufficient statistic of
+    :class:`~skdp_synth.PrivateSampler`, summed over chunks for out-of-core
+    data). Computed in row blocks (memory ``chunk x D``).
+
+    Examples
+    --------
+    >>> walsh_sums([[1, 1], [0, 1]], 2)
+    array([ 2.,  0., -2.,  0.])
+    """
+    X = as_binary(X)
     check_p_d(X.shape[1], d)
     total = np.zeros(walsh_dimension(X.shape[1], d))
     for s in range(0, X.shape[0], chunk):
         total += sign_products(to_signs(X[s : s + chunk]), d).sum(axis=0)
-    return total / X.shape[0]
+    return total
 
 
 def _subset_index(p, d):

@@ -99,13 +99,21 @@ import itertools
 import math
 import warnings
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunked import reduce_rows
 from ._linalg import orth_basis
 from ._sklearn_compat import Interval, StrOptions
+from ._stats import (
+    attribute_statistic,
+    attribute_tables_from,
+    workload_answers,
+    workload_counts,
+)
 from .attribute_workload import AttributeMarginalWorkload
 from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
@@ -132,6 +140,17 @@ from .workloads import (
     MarginalWorkload,
     universe_points,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    import pandas as pd
+    from numpy.typing import ArrayLike
+
+    from .blocks import BlocksLike
+    from .privacy import BudgetAccountant
+    from .release import Release
 
 __all__ = ["AdditiveNoise", "ProjectedGaussianRelease", "distributed_privatize"]
 
@@ -203,6 +222,15 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     n_candidates : int, default=500
         Size of the candidate set reweighted by ``sample`` for explicit
         workloads (post-processing); unused for marginal workloads.
+    max_model_rows : int, default=None
+        Cap on the rows of the generator's model table (marginal workloads;
+        post-processing). ``None`` fits as many rows as the released tables
+        count. With a cap ``N`` below that count ``n̂``, every measurement and
+        its noise scale are multiplied by ``N / n̂`` (the same proportions on
+        ``N`` rows) and ``sample(n)`` rounds the ``N`` rows to any ``n``: the
+        generator's memory and time then depend on ``N``, not on the data
+        size (for Dask and out-of-core fits of tens of millions of rows).
+        The guarantee is unchanged; accuracy is that of ``N`` rows.
     blocks : "auto", None, Blocks or list, default="auto"
         %(blocks)s
         With ``mechanism="residual"`` the blocks define the attributes whose
@@ -285,6 +313,20 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     epsilon_, delta_, neighbouring_, privacy_guarantee_
         What was spent (see :class:`~skdp_synth.base.PrivateSynthesizerMixin`).
 
+    References
+    ----------
+    :cite:`Nikolov2013` Algorithms 1--3: the ellipsoid, its base
+    decomposition and the correlated Gaussian noise.
+
+    :cite:`Gao2022`: exact invariants and induced subspace DP
+    (Definitions 2 and 6, §3.1--3.2).
+
+    :cite:`Balle2018`: the analytic Gaussian calibration
+    (``calibration="analytic"``).
+
+    :cite:`Khachiyan1996`, :cite:`Kumar2005`: the minimum-volume enclosing
+    ellipsoid of explicit sensitivity points.
+
     Examples
     --------
     >>> import numpy as np
@@ -305,6 +347,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     """
 
     _fixed_domain = "boolean"
+    _supports_chunked = True  # reads the data through reduce_rows only
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
@@ -330,26 +373,28 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         "n_rows": [Interval(Integral, 1, None, closed="left"), None],
         "framework": [StrOptions({"projection", "extension"})],
         "n_candidates": [Interval(Integral, 2, None, closed="left")],
+        "max_model_rows": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(
         self,
         *,
-        epsilon=1.0,
-        delta=1e-6,
-        d=2,
-        workload=None,
-        invariants=None,
-        mechanism="auto",
-        calibration="analytic",
-        neighbouring="add-remove-one",
-        n_rows=None,
-        framework="projection",
-        n_candidates=500,
-        blocks="auto",
-        accountant=None,
-        random_state=None,
-    ):
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
+        d: int = 2,
+        workload: ArrayLike | MarginalWorkload | ExplicitWorkload | None = None,
+        invariants: ArrayLike | None = None,
+        mechanism: str = "auto",
+        calibration: Literal["analytic", "nikolov2013", "gao2022"] = "analytic",
+        neighbouring: Literal["add-remove-one", "replace-one"] = "add-remove-one",
+        n_rows: int | None = None,
+        framework: Literal["projection", "extension"] = "projection",
+        n_candidates: int = 500,
+        max_model_rows: int | None = None,
+        blocks: Literal["auto"] | BlocksLike | None = "auto",
+        accountant: BudgetAccountant | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.d = d
@@ -361,6 +406,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.n_rows = n_rows
         self.framework = framework
         self.n_candidates = n_candidates
+        self.max_model_rows = max_model_rows
         self.blocks = blocks
         self.accountant = accountant
         self.random_state = random_state
@@ -625,11 +671,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         if plan.space == "residuals":
             self._fit_residual(U, plan, source)
             return
-        X = U.astype(np.int8)
         workload = plan.workload
 
-        # ---- the only steps that read the data
-        y = workload.answers(X)
+        # ---- the only steps that read the data: one additive statistic
+        # (_stats.workload_counts), in memory or summed over Dask chunks
+        y = workload_answers(reduce_rows(U, workload_counts, workload), workload)
         v = workload.to_coords(y) if plan.space == "coords" else y
         released = plan.noise.privatize(v, source, n=plan.n_samples)
         del y, v
@@ -676,10 +722,13 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         """
         W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
 
-        # ---- the only steps that read the data
-        t = W.whiten(W.answers(self.blocks_.to_levels(U)), tau)
+        # ---- the only steps that read the data: the counts of the maximal
+        # tables (_stats.attribute_statistic), in memory or summed over chunks
+        stat = reduce_rows(U, attribute_statistic, W, self.blocks_)
+        z = W.residuals(attribute_tables_from(stat, W))
+        t = W.whiten(z, tau)
         t_noisy = source.gaussian(t, c)
-        del t
+        del stat, z, t
         # ---- post-processing from here on (replace-one: the total n is public)
         released = W.unwhiten(t_noisy, tau, total=plan.n_samples)
         self.workload_ = W
@@ -718,6 +767,16 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         rounds it to any ``n``.
         """
         N = max(1, int(round(self.n_estimate_)))
+        if self.max_model_rows is not None and self.max_model_rows < N:
+            # the same proportions on fewer rows: answers and noise scales
+            # scale together, so the fit's objective (in noise variances) has
+            # the same shape (``max_model_rows`` in the class docstring)
+            scale = self.max_model_rows / N
+            N = int(self.max_model_rows)
+            measurements = [
+                Measurement(m.attributes, m.query, m.values * scale, m.sigma * scale)
+                for m in measurements
+            ]
         result = fit_rows(measurements, self.blocks_.n_levels, N, rng=source.rng)
         self._model_rows = result.rows
         self.generator_loss_ = result.loss
@@ -809,7 +868,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return [str(c) for c in names]
 
     @property
-    def query_index_(self):
+    def query_index_(self) -> pd.MultiIndex:
         import pandas as pd
 
         check_is_fitted(self)
@@ -820,7 +879,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return pd.MultiIndex.from_tuples(labels, names=["table", "cell"])
 
     @property
-    def released_series_(self):
+    def released_series_(self) -> pd.Series:
         import pandas as pd
 
         return pd.Series(self.released_, index=self.query_index_, name="count")
@@ -848,7 +907,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         )
         return pd.Series(values.ravel(), index=idx, name="count")
 
-    def marginal_table(self, columns):
+    def marginal_table(self, columns: Sequence[int | str]) -> pd.Series:
         """The released marginal table of ``columns`` as a labelled Series.
 
         Parameters
@@ -890,7 +949,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return pd.Series(values, index=idx, name="count").sort_index()
 
     # ----------------------------------------------------------- release
-    def to_release(self):
+    def to_release(self) -> Release:
         """The release: the noisy answers and the public plan (:cite:`Nikolov2013`,
         :cite:`Gao2022`).
 

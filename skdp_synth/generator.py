@@ -57,9 +57,15 @@ import itertools
 import math
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["Measurement", "GeneratorResult", "controlled_rows", "fit_rows"]
 
@@ -629,7 +635,13 @@ def fit_rows(
     return GeneratorResult(R, loss, initial, n_measured, sweeps)
 
 
-def controlled_rows(rows, n, rng, *, weights=None):
+def controlled_rows(
+    rows: NDArray[Any],
+    n: int,
+    rng: np.random.Generator,
+    *,
+    weights: ArrayLike | None = None,
+) -> NDArray[Any]:
     """``n`` rows of a table by controlled rounding of their expected counts.
 
     The one rounding of a released table into rows, used by

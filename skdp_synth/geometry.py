@@ -232,6 +232,10 @@ def nearest_in_symmetric_hull(H, b, *, max_iter=2000, tol=1e-9):
     Frank--Wolfe with exact line search; the linear minimisation oracle is a
     maximum over the enumerated columns. Stops when the duality gap is below
     ``tol · max(1, ||b||²)``.
+
+    References
+    ----------
+    :cite:`Nikolov2013` §4.2 and Algorithm 3.
     """
     x = np.zeros_like(b)
     scale = max(1.0, float(b @ b))

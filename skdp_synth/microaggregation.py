@@ -95,6 +95,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -108,6 +109,14 @@ from .geometry import second_moment
 from .mechanisms import NoiseSource
 from .plan import MicroaggregationPlan
 from .validation import from_cube
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    import pandas as pd
+    from numpy.typing import ArrayLike, NDArray
+
+    from .blocks import BlocksLike
 
 __all__ = ["CovarianceLossMicroaggregator"]
 
@@ -246,6 +255,13 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     --------
     skdp_synth.metrics.covariance_loss : the loss of any partition.
 
+    References
+    ----------
+    :cite:`Boedihardjo2024` §3--4: Algorithm 1, the covariance-loss
+    certificate (Lemmas 3.3, 3.6 and 3.9) and the rounding of §4.3.
+
+    :cite:`SahSawhney` §2: the pinning partition (``partition="pinning"``).
+
     Examples
     --------
     >>> import numpy as np
@@ -279,19 +295,19 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        k=None,
-        m=None,
-        partition="spectral",
-        n_components=None,
-        alpha=None,
-        n_draws=16,
-        division="bisection",
-        rounding="none",
-        domain="box",
-        bounds=None,
-        blocks="auto",
-        random_state=None,
-    ):
+        k: int | None = None,
+        m: int | None = None,
+        partition: Literal["spectral", "pinning"] = "spectral",
+        n_components: int | None = None,
+        alpha: float | None = None,
+        n_draws: int = 16,
+        division: Literal["bisection", "input_order"] = "bisection",
+        rounding: Literal["none", "random"] = "none",
+        domain: Literal["boolean", "box"] = "box",
+        bounds: tuple[ArrayLike, ArrayLike] | None = None,
+        blocks: Literal["auto"] | BlocksLike | None = "auto",
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> None:
         self.k = k
         self.m = m
         self.partition = partition
@@ -465,7 +481,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         self._train_key_count = count
         self._train_key_labels = self.labels_[order]
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray[Any] | pd.DataFrame:
         """Replace each row by a group mean (row-aligned, unlike :meth:`sample`).
 
         * A row equal to a training row gets that training row's group mean:

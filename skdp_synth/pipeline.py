@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn import get_config
@@ -11,6 +11,11 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.metaestimators import available_if
 
 from ._sklearn_compat import _fit_context, _name_estimators
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
 
@@ -25,7 +30,7 @@ class _RestoreStepsOnFailure:
     are saved and restored on any exception, ``KeyboardInterrupt`` included.
     """
 
-    def fit(self, X, y=None, **params):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None, **params: Any) -> Self:
         return self._rollback_on_failure(super().fit, X, y, **params)
 
     def _rollback_on_failure(self, fit, X, y=None, **params):
@@ -116,7 +121,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         # estimators in Pipeline.steps are not validated yet
         prefer_skip_nested_validation=False
     )
-    def fit(self, X, y=None, **params):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None, **params: Any) -> Self:
         """Fit the steps in order; hand the encoder's ``blocks_`` to the last.
 
         As :meth:`sklearn.pipeline.Pipeline.fit` (``step__param`` fit
@@ -142,7 +147,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
 
     @available_if(Pipeline._can_fit_transform)
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit_transform(self, X, y=None, **params):
+    def fit_transform(
+        self, X: ArrayLike, y: ArrayLike | None = None, **params: Any
+    ) -> Any:
         """:meth:`fit`, then the last step's ``transform`` of the encoded data.
 
         Returns

@@ -108,7 +108,7 @@ class Plan:
             out[f.name] = value
         return out
 
-    def replace(self, **changes) -> Plan:
+    def replace(self, **changes: Any) -> Plan:
         """A copy with some fields changed (the plan itself is frozen)."""
         return dataclasses.replace(self, **changes)
 

@@ -50,7 +50,7 @@ NEIGHBOURING_RELATIONS = (REPLACE_ONE, ADD_REMOVE_ONE)
 LARGE_EPSILON = 10.0
 
 
-def warn_if_large_epsilon(epsilon, what, stacklevel=3):
+def warn_if_large_epsilon(epsilon: float, what: str, stacklevel: int = 3) -> None:
     """Warn when ``epsilon > LARGE_EPSILON``.
 
     The warning is a :class:`~skdp_synth.exceptions.PrivacyBudgetWarning`.
@@ -80,7 +80,7 @@ class not_private:
     attribute.
     """
 
-    def __init__(self, private_name, doc=""):
+    def __init__(self, private_name: str, doc: str = "") -> None:
         self.private_name = private_name
         self.__doc__ = doc
 
@@ -196,7 +196,12 @@ class BudgetAccountant:
     skdp_synth.exceptions.BudgetError: spending epsilon=0.7, delta=0 would exceed ...
     """
 
-    def __init__(self, epsilon=math.inf, delta=0.0, neighbouring=REPLACE_ONE):
+    def __init__(
+        self,
+        epsilon: float = math.inf,
+        delta: float = 0.0,
+        neighbouring: str = REPLACE_ONE,
+    ) -> None:
         epsilon = float(epsilon)
         if not (epsilon > 0):
             raise ValueError(f"epsilon budget must be > 0, got {epsilon!r}")
@@ -217,19 +222,21 @@ class BudgetAccountant:
     _TOLERANCE = 1e-12
 
     @property
-    def total_spent(self):
+    def total_spent(self) -> tuple[float, float]:
         """``(epsilon, delta)`` spent so far."""
         return (
             math.fsum(g.epsilon for g in self.spent),
             math.fsum(g.delta for g in self.spent),
         )
 
-    def remaining(self):
+    def remaining(self) -> tuple[float, float]:
         """``(epsilon, delta)`` left in the budget."""
         eps, delta = self.total_spent
         return (max(self.epsilon - eps, 0.0), max(self.delta - delta, 0.0))
 
-    def check(self, epsilon, delta=0.0, neighbouring=None):
+    def check(
+        self, epsilon: float, delta: float = 0.0, neighbouring: str | None = None
+    ) -> None:
         """Raise :class:`~skdp_synth.exceptions.BudgetError` on overspending.
 
         Overspending: ``(epsilon, delta)`` would exceed the budget.
@@ -255,7 +262,13 @@ class BudgetAccountant:
             )
         return True
 
-    def spend(self, epsilon, delta=0.0, neighbouring=None, mechanism=""):
+    def spend(
+        self,
+        epsilon: float,
+        delta: float = 0.0,
+        neighbouring: str | None = None,
+        mechanism: str = "",
+    ) -> None:
         """Record spending ``(epsilon, delta)``; refuses to overspend."""
         self.check(epsilon, delta, neighbouring)
         self.spent.append(

@@ -58,13 +58,16 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunked import reduce_rows
 from ._sklearn_compat import Interval, StrOptions
 from ._ssn import Gram
+from ._stats import walsh_sums
 from .base import SAMPLE_STREAM, PrivateSynthesizerMixin
 from .correction import MarginalCorrection, marginal_correction, shrink_and_project
 from .exceptions import BudgetError, InfeasibleProblemError
@@ -89,6 +92,13 @@ from .privacy import (
     warn_if_large_epsilon,
 )
 from .validation import check_degree, check_integer
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from .blocks import BlocksLike
+    from .privacy import BudgetAccountant
+    from .release import Release
 
 __all__ = [
     "MAX_WALSH_BYTES",
@@ -127,7 +137,9 @@ def _check_density_bounds(density_lower, density_upper):
     return dl, du
 
 
-def density_sensitivity(n, p, d, m, density_lower, density_upper):
+def density_sensitivity(
+    n: int, p: int, d: int, m: int, density_lower: float, density_upper: float
+) -> float:
     """Bound ``eta`` on ``||h*_1 - h*_2||_inf`` for neighbours (:cite:`Boedihardjo2022`
     Lemma 12.1).
 
@@ -161,6 +173,10 @@ def density_sensitivity(n, p, d, m, density_lower, density_upper):
     which is never larger than the closed form where the closed form is
     valid.
 
+    References
+    ----------
+    :cite:`Boedihardjo2022` Lemma 12.1.
+
     Examples
     --------
     >>> round(density_sensitivity(10**6, 10, 1, 82, 0.25, 2.5), 6)
@@ -192,7 +208,15 @@ def _epsilon_per_draw(n, p, d, m, density_lower, density_upper):
     return math.log(min(1.0 + eta * m / dl, du / dl))
 
 
-def sampling_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
+def sampling_epsilon(
+    n_draws: int,
+    n: int,
+    p: int,
+    d: int,
+    m: int,
+    density_lower: float,
+    density_upper: float,
+) -> float:
     """The epsilon that releasing ``n_draws`` rows costs (:cite:`Boedihardjo2022` Lemma
     3.3 + Theorem 12.2).
 
@@ -215,6 +239,10 @@ def sampling_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
     records with ``p = 10``, ``d = 1`` and the default ``m = 82`` costs
     epsilon ~2.2; see ``doc/privacy.md`` for a table.
 
+    References
+    ----------
+    :cite:`Boedihardjo2022` Lemma 3.3 and Theorem 12.2.
+
     Examples
     --------
     >>> round(sampling_epsilon(1, 10**6, 10, 1, 82, 0.25, 2.5), 4)
@@ -226,7 +254,15 @@ def sampling_epsilon(n_draws, n, p, d, m, density_lower, density_upper):
     return n_draws * _epsilon_per_draw(n, p, d, m, density_lower, density_upper)
 
 
-def max_draws(epsilon, n, p, d, m, density_lower, density_upper):
+def max_draws(
+    epsilon: float,
+    n: int,
+    p: int,
+    d: int,
+    m: int,
+    density_lower: float,
+    density_upper: float,
+) -> int:
     """The largest number of rows whose release costs at most ``epsilon``.
 
     Examples
@@ -436,6 +472,12 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     blocks_ : Blocks
         The blocks used (see ``blocks``).
 
+    References
+    ----------
+    :cite:`Boedihardjo2022`: private sampling (Algorithm 2), the density
+    sensitivity (Lemma 12.1) and the size of the reduced space
+    (Theorem 3.5).
+
     Examples
     --------
     >>> import numpy as np
@@ -465,6 +507,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     """
 
     _fixed_domain = "boolean"
+    _supports_chunked = True  # reads the data through reduce_rows only
 
     _parameter_constraints = {
         "m": [Interval(Integral, 1, None, closed="left"), None],
@@ -481,19 +524,19 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        m=None,
-        d=2,
-        k=None,
-        epsilon=None,
-        density_lower=0.25,
-        density_upper=2.5,
-        max_redraws=10,
-        solver="auto",
-        tol=1e-9,
-        blocks="auto",
-        accountant=None,
-        random_state=None,
-    ):
+        m: int | None = None,
+        d: int = 2,
+        k: int | None = None,
+        epsilon: float | None = None,
+        density_lower: float = 0.25,
+        density_upper: float = 2.5,
+        max_redraws: int = 10,
+        solver: Literal["auto", "newton", "cvxpy"] = "auto",
+        tol: float = 1e-9,
+        blocks: Literal["auto"] | BlocksLike | None = "auto",
+        accountant: BudgetAccountant | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> None:
         self.m = m
         self.d = d
         self.k = k
@@ -610,8 +653,10 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                 f"{threshold:.3g} (Boedihardjo2022 Algorithm 2, step 2). Increase m "
                 f"(now {m}; D = {D}) or max_redraws."
             )
-        # Step 3: the data's Walsh coefficients (U is 0/1).
-        mu = walsh_coefficients(U, d) * degree_signs(p, d)  # to mirrored signs
+        # Step 3: the data's Walsh coefficients (U is 0/1), from the additive
+        # statistic walsh_sums, in memory or summed over Dask chunks.
+        mu = reduce_rows(U, walsh_sums, d) / U.shape[0]
+        mu = mu * degree_signs(p, d)  # to mirrored signs
         # Steps 4-5.
         sol = shrink_and_project(
             A,
@@ -729,7 +774,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             del state["_density"]
         return state
 
-    def to_release(self):
+    def to_release(self) -> Release:
         """The release: the rows paid for, with the guarantee that covers them.
 
         Holds ``rows`` (every row paid for: the ``k`` drawn at fit plus any

@@ -39,11 +39,19 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .mechanisms import make_generator
 from .privacy import PrivacyGuarantee
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+    from sklearn.base import BaseEstimator
 
 __all__ = ["FORMAT_VERSION", "Release"]
 
@@ -130,13 +138,13 @@ class Release:
             "plan": self.plan,
         }
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """Everything as plain Python values (arrays as nested lists)."""
         out = self._metadata()
         out["arrays"] = {k: v.tolist() for k, v in self.arrays.items()}
         return out
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Write the release to ``path`` (``.npz``, no pickle), atomically.
 
         The file is written next to ``path`` under a temporary name and
@@ -161,7 +169,7 @@ class Release:
             raise
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: str | os.PathLike[str]) -> Release:
         """Read a release written by :meth:`save` (``allow_pickle=False``)."""
         with np.load(os.fspath(path), allow_pickle=False) as archive:
             if _METADATA not in archive.files:
@@ -191,7 +199,11 @@ class Release:
         )
 
     # ------------------------------------------------------------ sample
-    def sample(self, n_samples=None, random_state=None):
+    def sample(
+        self,
+        n_samples: int | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> NDArray[Any]:
         """Draw synthetic rows from the release alone (post-processing, free).
 
         ``"rows"`` releases: ``n_samples=None`` returns the released rows, an
@@ -260,7 +272,9 @@ def _check_n(n):
     return check_n_samples(n)
 
 
-def release_from(estimator, arrays, plan):
+def release_from(
+    estimator: BaseEstimator, arrays: Mapping[str, ArrayLike], plan: Mapping[str, Any]
+) -> Release:
     """The common part of every ``to_release``: name, public params, guarantee.
 
     ``plan`` holds the estimator's public plan entries, read from its fitted

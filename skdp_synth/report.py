@@ -55,12 +55,22 @@ import sys
 import warnings
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from .metrics._marginals import _table_tv, _tv_tables
 from .release import Release
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from typing import Any
+
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "FidelityReport",
@@ -114,7 +124,7 @@ class TableComparison:
     real: tuple
     synthetic: tuple
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The cells as a DataFrame, largest absolute difference first."""
         import pandas as pd
 
@@ -144,7 +154,7 @@ class GuaranteeSummary:
     hardened_noise: bool | None = None
     summary: str = ""
 
-    def lines(self):
+    def lines(self) -> list[tuple[str, str]]:
         """``[(label, text), ...]`` for display."""
         out = [("source", self.source), ("guarantee", self.kind)]
         if self.epsilon is not None:
@@ -214,7 +224,7 @@ class FidelityReport:
     ks: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     # ---------------------------------------------------------- numbers
-    def average_tv(self, d):
+    def average_tv(self, d: int) -> float:
         """Average TV over the d-way tables: ``marginal_error(kind="tv")``."""
         total = 0.0
         for _, tv in self.tv[d]:
@@ -222,16 +232,16 @@ class FidelityReport:
         return total / len(self.tv[d])
 
     @property
-    def properties(self):
+    def properties(self) -> dict[str, float]:
         """``{property: score}``, score = mean of ``1 - TV`` over its tables."""
         return {PROPERTIES[d]: 1.0 - self.average_tv(d) for d in self.tv}
 
     @property
-    def score(self):
+    def score(self) -> float:
         """Overall quality in ``[0, 1]``: the mean of the property scores."""
         return float(np.mean(list(self.properties.values())))
 
-    def pair_matrix(self):
+    def pair_matrix(self) -> pd.DataFrame:
         """Pairwise TV as a symmetric ``(p, p)`` DataFrame (1-way TV on the
         diagonal); needs ``d`` to include 2."""
         import pandas as pd
@@ -245,7 +255,7 @@ class FidelityReport:
             M[pos[a], pos[a]] = tv
         return pd.DataFrame(M, index=list(self.columns), columns=list(self.columns))
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per table (sdmetrics' details): property, columns, metric,
         TV and score = ``1 - TV``."""
         import pandas as pd
@@ -266,7 +276,13 @@ class FidelityReport:
         )
 
     # ---------------------------------------------------------- output
-    def plot(self, path=None, *, n_columns=3, dpi=100):
+    def plot(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        n_columns: int = 3,
+        dpi: int = 100,
+    ) -> Figure:
         """A figure: pairwise TV heat map, real-vs-synthetic bars of the
         ``n_columns`` worst columns, and the summary.
 
@@ -329,7 +345,9 @@ class FidelityReport:
         ax.set_title(f"{table.columns[0]}  (TV {table.tv:.3f})", fontsize=10)
         ax.legend(fontsize=8)
 
-    def to_html(self, path=None, *, include_plot=True):
+    def to_html(
+        self, path: str | os.PathLike[str] | None = None, *, include_plot: bool = True
+    ) -> str:
         """A self-contained HTML page (inline CSS, the figure as an embedded
         PNG when matplotlib is installed), the NOT-private banner first.
 
@@ -641,17 +659,17 @@ def _format_warning(w):
 
 # ------------------------------------------------------------ the report
 def fidelity_report(
-    real,
-    synthetic,
-    schema=None,
+    real: pd.DataFrame,
+    synthetic: Any,
+    schema: Mapping[str, Any] | None = None,
     *,
-    d=(1, 2),
-    release=None,
-    n_samples=None,
-    random_state=None,
-    n_worst=5,
-    extra_warnings=(),
-):
+    d: int | Sequence[int] = (1, 2),
+    release: Any = None,
+    n_samples: int | None = None,
+    random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    n_worst: int = 5,
+    extra_warnings: Iterable[str | warnings.WarningMessage] = (),
+) -> FidelityReport:
     """Compare synthetic rows with a real table; read the release's guarantee.
 
     **Not private**: the result is computed from ``real``.
@@ -822,8 +840,14 @@ def _comparison(cx, cy, cols, sizes, w, v, names, levels):
 
 # ------------------------------------------------------------ curves
 def noisy_marginals_baseline(
-    codes, sizes, epsilon, delta, neighbouring, n_samples, rng
-):
+    codes: ArrayLike,
+    sizes: Sequence[int],
+    epsilon: float,
+    delta: float,
+    neighbouring: str,
+    n_samples: int,
+    rng: np.random.Generator,
+) -> NDArray[np.int64]:
     """Rows with independent columns drawn from noisy 1-way histograms.
 
     The usual baseline of the field: every column's counts plus noise, as
@@ -875,19 +899,19 @@ def _average_tvs(cx, cy, sizes, ds):
 
 
 def curve(
-    estimator_factory,
-    epsilons,
-    X,
+    estimator_factory: Callable[..., Any],
+    epsilons: Sequence[float],
+    X: pd.DataFrame,
     *,
-    schema=None,
-    repeats=3,
-    d=(1, 2, 3),
-    n_samples=None,
-    baseline=True,
-    floor=True,
-    progress=False,
-    X_eval=None,
-):
+    schema: Mapping[str, Any] | None = None,
+    repeats: int = 3,
+    d: Sequence[int] = (1, 2, 3),
+    n_samples: int | None = None,
+    baseline: bool = True,
+    floor: bool = True,
+    progress: bool = False,
+    X_eval: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Privacy--utility curve: average TV against epsilon, with references.
 
     **Not private** (computed from ``X``), and each point spends its own
@@ -1014,7 +1038,9 @@ def _training_and_reference_codes(X, X_eval, schema):
     return cx, cy, sizes
 
 
-def plot_curve(frame, path=None, *, dpi=100):
+def plot_curve(
+    frame: pd.DataFrame, path: str | os.PathLike[str] | None = None, *, dpi: int = 100
+) -> Figure:
     """Plot a :func:`curve` frame: one panel per TVd, mean and min-max band
     over the repeats against epsilon (log scale), the floor as a line.
 

@@ -70,7 +70,14 @@ class SyntheticResampler(BaseEstimator):
     ...                  ("clf", LogisticRegression())])  # doctest: +SKIP
     """
 
-    def __init__(self, synthesizer, *, classes=None, n_samples=None, random_state=None):
+    def __init__(
+        self,
+        synthesizer: BaseEstimator,
+        *,
+        classes: ArrayLike | None = None,
+        n_samples: int | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    ) -> None:
         self.synthesizer = synthesizer
         self.classes = classes
         self.n_samples = n_samples

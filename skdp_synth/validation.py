@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -186,7 +187,14 @@ def reject_bool_params(estimator):
             )
 
 
-def restore_on_failure(fit):
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    _F = TypeVar("_F", bound=Callable[..., object])
+
+
+def restore_on_failure(fit: _F) -> _F:
     """Decorate ``fit`` so that a failure leaves the object as it was.
 
     The object's ``__dict__`` is saved before the call and restored if it

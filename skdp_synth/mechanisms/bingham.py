@@ -277,6 +277,11 @@ def proj(A, t, rng):
     V : ndarray of shape (p, t)
         Orthonormal columns ``v_1, ..., v_t``; the projection is ``V V^T``.
 
+    References
+    ----------
+    :cite:`Boedihardjo2024` Algorithm 3; :cite:`Kent2013` for the Bingham
+    draws.
+
     Examples
     --------
     >>> rng = np.random.default_rng(1)

@@ -460,6 +460,10 @@ def covariance_loss(
     -------
     float
 
+    References
+    ----------
+    :cite:`Boedihardjo2024` §3 (Lemma 3.1).
+
     Examples
     --------
     >>> import numpy as np

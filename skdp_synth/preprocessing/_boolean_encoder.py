@@ -52,6 +52,7 @@ import numbers
 import warnings
 from dataclasses import dataclass, field
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -65,6 +66,12 @@ from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import make_generator
 from ..validation import check_finite_width, reject_bool_params, restore_on_failure
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any, Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["BooleanEncoder"]
 
 MISSING_LABEL = "<missing>"
@@ -72,6 +79,20 @@ MISSING_LABEL = "<missing>"
 
 def _is_missing(values):
     return pd.isna(values)
+
+
+def _is_dask_frame(X):
+    from .._chunked import is_dask_collection
+
+    return is_dask_collection(X) and hasattr(X, "columns") and hasattr(X, "dtypes")
+
+
+def _encode_partition(encoder, df, index):
+    """One partition encoded; errors name the chunk (and the column, as ever)."""
+    try:
+        return encoder._encode(df)
+    except ValueError as exc:
+        raise ValueError(f"chunk {index} of the data: {exc}") from None
 
 
 @dataclass
@@ -186,16 +207,16 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        categories=None,
-        ordinal=None,
-        bin_edges=None,
-        numeric_encoding="thermometer",
-        n_bins=10,
-        missing="infer",
-        decode="sample",
-        numeric_value="midpoint",
-        random_state=None,
-    ):
+        categories: Mapping[Any, Sequence[Any]] | None = None,
+        ordinal: Mapping[Any, Sequence[Any]] | None = None,
+        bin_edges: Mapping[Any, ArrayLike] | None = None,
+        numeric_encoding: Literal["thermometer", "onehot"] = "thermometer",
+        n_bins: int = 10,
+        missing: Literal["infer", "always", "never"] = "infer",
+        decode: Literal["sample", "argmax"] = "sample",
+        numeric_value: Literal["midpoint", "uniform"] = "midpoint",
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         self.categories = categories
         self.ordinal = ordinal
         self.bin_edges = bin_edges
@@ -213,8 +234,18 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     @restore_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Fix each column's domain and bit layout (learning what is not given)."""
+    def fit(self, X: ArrayLike, y: None = None) -> Self:
+        """Fix each column's domain and bit layout (learning what is not given).
+
+        ``X`` may be a ``dask.dataframe.DataFrame``: then every column's
+        domain must be declared (``categories=``, ``ordinal=``,
+        ``bin_edges=``; a column can be missing only if declared so, with
+        ``None`` among its categories or ``missing="always"``), nothing is
+        read from the data here, and the rows are checked chunk by chunk by
+        :meth:`transform`.
+        """
+        if _is_dask_frame(X):
+            return self._fit_schema(X._meta)
         df = self._as_frame(X, reset=True)
         declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
         for d in declared:
@@ -246,6 +277,63 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         # Validate the training data against the (now fixed) domain.
         self._encode(df)
         return self
+
+    def _fit_schema(self, meta):
+        """Fit from a public schema only (the empty frame ``meta`` of a Dask frame)."""
+        declared = set(self.categories or {}) | set(self.ordinal or {})
+        declared |= set(self.bin_edges or {})
+        unknown = [c for c in declared if c not in meta.columns]
+        if unknown:
+            raise ValueError(
+                f"columns {unknown} are declared in the encoder's parameters "
+                f"but not present in X (columns: {list(meta.columns)})"
+            )
+        undeclared = [c for c in meta.columns if c not in declared]
+        if undeclared:
+            raise ValueError(
+                f"columns {undeclared} have no declared domain. A Dask DataFrame "
+                "is encoded chunk by chunk from a public schema: declare every "
+                "column in categories=, ordinal= or bin_edges= (learning a domain "
+                "from the data would read it and is not private)."
+            )
+        specs = [self._column_spec(col, meta[col])[0] for col in meta.columns]
+        validate_data(self, meta, reset=True, skip_check_array=True)
+        self._fitted_on_frame = True
+        self.columns_ = list(meta.columns)
+        self.specs_ = specs
+        self.inferred_ = []
+        self.blocks_ = _blocks(specs)
+        return self
+
+    def _transform_chunks(self, X):
+        """Encode a Dask DataFrame partition by partition into a Dask array.
+
+        The partition lengths (public: the number of rows) are computed first
+        -- from the file metadata where Dask can (Parquet), else one pass --
+        so that the array has known chunk sizes. A partition that does not
+        fit the declared domain raises a ``ValueError`` naming the chunk and
+        the column, never a value or a row.
+        """
+        import dask
+        import dask.array as da
+
+        if list(X.columns) != list(self.columns_):
+            raise ValueError(
+                f"X has columns {list(X.columns)}, the encoder was fitted on "
+                f"{list(self.columns_)}"
+            )
+        width = len(self.get_feature_names_out())
+        from .._chunked import partition_lengths
+
+        lengths = partition_lengths(X)
+        encode = dask.delayed(_encode_partition, pure=True)
+        parts = [
+            da.from_delayed(
+                encode(self, part, i), shape=(int(n), width), dtype=np.uint8
+            )
+            for i, (part, n) in enumerate(zip(X.to_delayed(), lengths))
+        ]
+        return da.concatenate(parts, axis=0)
 
     def _column_spec(self, col, series):
         """Domain of one column: declared if possible, else learned (flagged)."""
@@ -330,10 +418,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         return spec, inferred
 
     # ------------------------------------------------------------ transform
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray[np.uint8]:
         """Encode rows as 0/1 (``uint8``); unknown categories and values outside
         the bin edges are rejected."""
         check_is_fitted(self)
+        if _is_dask_frame(X):
+            return self._transform_chunks(X)
         df = self._as_frame(X, reset=False)
         return self._encode(df)
 
@@ -388,7 +478,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         return out
 
     # ---------------------------------------------------- inverse transform
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> pd.DataFrame | NDArray[np.object_]:
         """Decode 0/1 (or ``[0, 1]``-valued) rows to valid rows of the schema.
 
         Any row decodes, by the rule in the module docstring. Returns a
@@ -472,7 +562,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         return _cast_back(series, spec.dtype, categories=spec.levels)
 
     # ------------------------------------------------------------- helpers
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(
+        self, input_features: ArrayLike | None = None
+    ) -> NDArray[np.object_]:
         """Names of the output bits, e.g. ``colour=red``, ``age>=30``."""
         check_is_fitted(self)
         return np.asarray([b for spec in self.specs_ for b in spec.bits], dtype=object)

@@ -74,7 +74,12 @@ class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         "on_outside": [StrOptions({"error", "clip"})],
     }
 
-    def __init__(self, *, bounds=None, on_outside="error"):
+    def __init__(
+        self,
+        *,
+        bounds: tuple[ArrayLike, ArrayLike] | None = None,
+        on_outside: str = "error",
+    ) -> None:
         self.bounds = bounds
         self.on_outside = on_outside
 

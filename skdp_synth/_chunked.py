@@ -1,0 +1,308 @@
+"""Training data held in chunks (a Dask array): validated and reduced chunk by chunk.
+
+Every private estimator but the microaggregator reads its training rows only
+through a few *sufficient statistics* (:mod:`skdp_synth._stats`): sums over
+the rows of a per-row quantity (marginal counts, the second-moment matrix,
+Walsh sums, per-cell counts and sums). A sum over the rows is the sum over
+any partition of the rows of the per-part sums, so a statistic can be
+computed on each chunk of a table that does not fit in memory and the
+partial results added up. :func:`reduce_rows` is that one entry point:
+
+* for an in-memory array (the ordinary path) it calls the statistic once on
+  the whole table -- *one chunk*;
+* for a :class:`ChunkedRows` (a Dask array passed to ``fit``) it maps the
+  same statistic over the chunks, validating each chunk first, and adds the
+  results with Dask (a ``dask.distributed`` client when one is active,
+  Dask's default scheduler otherwise).
+
+So the in-memory and the out-of-core fit compute the same statistic by the
+same code; the noise and everything after it happen once, on the driver, on
+the summed statistic, exactly as in memory. Integer statistics (counts of
+0/1 data, Gram matrices of 0/1 data, Walsh sums) are then bit-identical;
+floating-point sums of box data agree up to the order of summation.
+
+The number of rows ``n`` is public (the plan and the budget need it before
+the data is read): it is taken from the Dask array's chunk sizes, which
+Dask knows without reading the data when the array was built from arrays
+of known shape or from Parquet metadata; when the chunk sizes are unknown
+(``nan``) they are computed first (:meth:`dask.array.Array.compute_chunk_sizes`,
+one pass over the data).
+
+Bad input in a chunk (a missing or infinite value, a value outside the
+domain, an invalid code of a categorical block) raises a ``ValueError``
+naming the chunk and the columns (or blocks), never a value or a row.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+__all__ = ["ChunkedRows", "as_dask_array", "is_dask_collection", "reduce_rows"]
+
+
+def is_dask_collection(X):
+    """Whether ``X`` is a Dask collection (without importing Dask)."""
+    if "dask" not in sys.modules:
+        return False
+    from dask import is_dask_collection as _is
+
+    return bool(_is(X))
+
+
+def _is_dask_frame(X):
+    return is_dask_collection(X) and hasattr(X, "columns") and hasattr(X, "dtypes")
+
+
+class ChunkedRows:
+    """Training rows held as a Dask array, read one chunk at a time.
+
+    Built by :func:`as_chunked` in ``fit``; the estimators' ``_fit`` hooks
+    see it in place of the in-memory cube array and read it only through
+    :func:`reduce_rows`.
+
+    Attributes
+    ----------
+    array : dask.array.Array of shape (n_samples, n_features)
+        The raw rows (training units), one chunk along the columns.
+    shape : tuple
+        ``(n_samples, n_features)``; ``n_samples`` is public.
+    domain : {"boolean", "box"}
+    bounds : (lo, hi)
+        The box mapped onto the cube (``0``/``1`` for Boolean data).
+    blocks : Blocks
+        Categorical blocks every row must be a valid code of.
+    names : list of str
+        Column names used in error messages.
+    """
+
+    def __init__(self, array, domain, bounds, blocks, names):
+        self.array = array
+        self.shape = tuple(int(s) for s in array.shape)
+        self.domain = domain
+        self.bounds = bounds
+        self.blocks = blocks
+        self.names = names
+
+    @property
+    def n_chunks(self):
+        return len(self.array.chunks[0])
+
+    def __repr__(self):
+        return f"ChunkedRows(shape={self.shape}, n_chunks={self.n_chunks})"
+
+    def reduce(self, statistic, *args):
+        """``sum`` over the chunks of ``statistic(cube_chunk, *args)``.
+
+        One pass over the data (one Dask ``compute``). The statistic returns
+        an ndarray, a tuple of them or a dict of them; partial results are
+        added entry by entry.
+        """
+        import dask
+
+        spec = dask.delayed(
+            (self.domain, self.bounds, self.blocks, self.names, statistic, args),
+            traverse=False,
+        )
+        parts = [
+            dask.delayed(_chunk_statistic)(block, index, spec)
+            for index, block in enumerate(self.array.to_delayed().ravel())
+        ]
+        total = _tree_sum(parts, dask.delayed(_add_all))
+        return dask.compute(total)[0]
+
+
+def _tree_sum(parts, add, fan_in=8):
+    """Add delayed partial results in a tree (bounded memory per task)."""
+    while len(parts) > 1:
+        parts = [add(*parts[i : i + fan_in]) for i in range(0, len(parts), fan_in)]
+    return parts[0]
+
+
+def _add_all(*values):
+    total = values[0]
+    for v in values[1:]:
+        total = _add(total, v)
+    return total
+
+
+def _add(a, b):
+    if isinstance(a, dict):
+        return {k: _add(a[k], b[k]) for k in a}
+    if isinstance(a, tuple):
+        return tuple(_add(x, y) for x, y in zip(a, b))
+    return a + b
+
+
+#: rows of a chunk validated, converted to float64 and reduced at a time, so
+#: that a worker's memory is bounded by this many rows, not by the chunk
+SUB_ROWS = 1 << 16
+
+
+def _chunk_statistic(block, index, spec):
+    """The statistic of one chunk, in row blocks of :data:`SUB_ROWS`.
+
+    The statistic is additive, so summing it over row blocks gives the
+    chunk's value (exactly, for the integer statistics); the float64 copy of
+    the rows is never larger than one block. An empty chunk gives the
+    statistic of zero rows.
+    """
+    domain, bounds, blocks, names, statistic, args = spec
+    X = np.asarray(block)
+    total = None
+    for start in range(0, max(X.shape[0], 1), SUB_ROWS):
+        U = _validated_cube(
+            X[start : start + SUB_ROWS], index, domain, bounds, blocks, names
+        )
+        part = statistic(U, *args)
+        total = part if total is None else _add(total, part)
+    return total
+
+
+def _bad_columns(mask, names):
+    cols = np.flatnonzero(mask).tolist()
+    shown = ", ".join(repr(names[c]) for c in cols[:5])
+    shown += ", ..." if len(cols) > 5 else ""
+    return ("column " if len(cols) == 1 else "columns ") + shown
+
+
+def _validated_cube(X, index, domain, bounds, blocks, names):
+    """One chunk checked and mapped to the cube; errors name chunk and columns."""
+    from .validation import to_cube
+
+    where = f"chunk {index} of the training data"
+    kind = X.dtype.kind
+    if kind not in "biuf":
+        raise ValueError(f"{where} is not numeric (dtype {X.dtype})")
+    if X.ndim != 2 or X.shape[1] != len(names):
+        raise ValueError(
+            f"{where} has shape {X.shape}, expected {len(names)} columns"
+        )
+    if kind == "f":
+        finite = np.isfinite(X)
+        if not finite.all():
+            raise ValueError(
+                f"{where}, {_bad_columns(~finite.all(axis=0), names)}: missing "
+                "(NaN) or infinite values (rows not shown: they are private). "
+                "Encode missing values first (BooleanEncoder)."
+            )
+    lo, hi = bounds
+    if domain == "boolean":
+        # integer chunks (e.g. uint8 from Parquet) are checked before the copy
+        if kind == "f":
+            bad = (X != 0) & (X != 1)
+        elif kind in "ub":
+            bad = X > 1
+        else:
+            bad = (X < 0) | (X > 1)
+        X = np.asarray(X, dtype=np.float64)
+        if bad.any():
+            raise ValueError(
+                f"{where}, {_bad_columns(bad.any(axis=0), names)}: values other "
+                "than 0/1 (not shown: they are private); domain='boolean' data "
+                "must be Boolean. Encode the data first (BooleanEncoder)."
+            )
+        if not blocks.is_all_binary:
+            invalid = blocks.invalid_blocks(X)
+            if invalid:
+                raise ValueError(
+                    f"{where}: rows with invalid codes in blocks "
+                    f"{sorted(invalid)} (a one-hot block needs exactly one 1, a "
+                    "thermometer block non-increasing bits; rows not shown)"
+                )
+        X.flags.writeable = False
+        return X
+    X = np.asarray(X, dtype=np.float64)
+    bad = (X < lo) | (X > hi)
+    if bad.any():
+        raise ValueError(
+            f"{where}, {_bad_columns(bad.any(axis=0), names)}: values outside "
+            "the declared bounds (not shown: they are private). Records outside "
+            "the domain are rejected, not clipped."
+        )
+    U = to_cube(X, lo, hi)
+    U.flags.writeable = False
+    return U
+
+
+def reduce_rows(U, statistic, *args):
+    """The sufficient statistic ``statistic(U, *args)`` of the training rows.
+
+    ``U`` is either the in-memory cube array (the statistic is called once:
+    one chunk) or a :class:`ChunkedRows` (the statistic is summed over the
+    validated chunks). ``statistic`` must be additive over rows: its value
+    on a table is the sum of its values on any partition of the rows.
+    """
+    if isinstance(U, ChunkedRows):
+        return U.reduce(statistic, *args)
+    return statistic(U, *args)
+
+
+def n_rows(U):
+    """The public number of rows of ``U`` (in memory or chunked)."""
+    return U.shape[0]
+
+
+# --------------------------------------------------------------- fit input
+def partition_lengths(frame):
+    """The row count of each partition of a Dask DataFrame (public: ``n``).
+
+    Read from the Parquet metadata when the frame is a plain
+    ``dd.read_parquet`` (no data read); otherwise counted, one pass.
+    """
+    expr = getattr(frame, "expr", None)
+    lengths = None
+    # dask-expr's readers know their lengths (Parquet statistics, pandas)
+    if type(expr).__name__.startswith(("ReadParquet", "FromPandas")):
+        try:
+            lengths = expr._get_lengths()
+        except Exception:  # another Dask version: count instead
+            lengths = None
+    if lengths is not None and len(lengths) == frame.npartitions:
+        return tuple(int(v) for v in lengths)
+    return tuple(int(v) for v in frame.map_partitions(len).compute())
+
+
+def as_dask_array(X):
+    """``(array, feature_names, output_spec)`` of a Dask array or DataFrame.
+
+    The array has one chunk along the columns and known chunk sizes along
+    the rows (computed when Dask does not know them: one pass).
+    """
+    import dask.array as da
+
+    names = None
+    if _is_dask_frame(X):
+        import pandas as pd
+
+        bad = [
+            str(c)
+            for c, dt in zip(X.columns, X.dtypes)
+            if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))
+        ]
+        if bad:
+            raise ValueError(
+                f"X has non-numeric columns {bad}. Encode them first, e.g. with "
+                "skdp_synth.preprocessing.BooleanEncoder (categories and bin "
+                "edges as public parameters), inside make_synthesis_pipeline."
+            )
+        names = [str(c) for c in X.columns]
+        spec = {"frame": True, "columns": list(X.columns), "dtypes": list(X.dtypes)}
+        X = X.to_dask_array(lengths=list(partition_lengths(X)))
+    elif isinstance(X, da.Array):
+        spec = {"frame": False, "dtype": X.dtype}
+    else:
+        raise TypeError(
+            f"fit accepts a dask.array.Array or a dask.dataframe.DataFrame, "
+            f"got {type(X).__name__}"
+        )
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D Dask array, got {X.ndim}D")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        X = X.compute_chunk_sizes()
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    return X, names, spec

@@ -1,0 +1,83 @@
+"""The sufficient statistics (skdp_synth._stats): fast forms equal the definitions.
+
+Exact identities (integers): the one-product forms of the attribute tables
+(d <= 2) and of the Walsh sums (d <= 2) against bincount per table and the
+sign products; additivity over any split of the rows.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp_synth import _stats
+from skdp_synth.attribute_workload import AttributeMarginalWorkload
+from skdp_synth.blocks import Blocks
+from skdp_synth.fourier import walsh_sums as walsh_sums_by_products
+from skdp_synth.preprocessing import BooleanEncoder
+
+
+def _encoded(n=2500, seed=0):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "a": rng.choice(list("xyz"), n),
+            "b": rng.choice(["lo", "mid", "hi", "top"], n),
+            "c": rng.choice([0, 1], n),
+            "e": rng.uniform(0, 1, n),
+            "m": rng.choice(["u", None], n),
+        }
+    )
+    enc = BooleanEncoder(
+        categories={"a": list("xyz"), "c": [0, 1], "m": ["u", None]},
+        ordinal={"b": ["lo", "mid", "hi", "top"]},
+        bin_edges={"e": [0, 0.2, 0.5, 1]},
+        missing="always",
+    ).fit(frame)
+    return enc.transform(frame).astype(np.float64), enc.blocks_
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("kind", ["categorical", "binary"])
+def test_attribute_tables_equal_bincount_per_table(d, kind):
+    if kind == "categorical":
+        U, blocks = _encoded()
+        assert not blocks.is_all_binary
+    else:
+        rng = np.random.default_rng(1)
+        U = (rng.random((3000, 6)) < 0.35).astype(np.float64)
+        blocks = Blocks.binary(6)
+    W = AttributeMarginalWorkload(blocks.n_levels, d)
+    L = blocks.to_levels(U)
+    got = _stats.attribute_tables(U, W, blocks)
+    assert sorted(got) == sorted(W.tables)
+    for S in W.tables:
+        np.testing.assert_array_equal(got[S], W.table(L, S))
+        assert got[S].sum() == U.shape[0]
+
+
+@pytest.mark.parametrize("d", [0, 1, 2, 3])
+def test_walsh_sums_equal_sign_products(d):
+    rng = np.random.default_rng(2)
+    X = (rng.random((3000, 9)) < 0.3).astype(np.float64)
+    np.testing.assert_array_equal(
+        _stats.walsh_sums(X, d), walsh_sums_by_products(X, d)
+    )
+
+
+def test_statistics_are_additive_over_any_split():
+    U, blocks = _encoded(1800, seed=3)
+    W = AttributeMarginalWorkload(blocks.n_levels, 2)
+    cuts = [0, 1, 700, 701, 1800]  # includes one-row parts
+    parts = [U[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+    whole = _stats.attribute_tables(U, W, blocks)
+    summed = [_stats.attribute_tables(P, W, blocks) for P in parts]
+    for S in W.tables:
+        np.testing.assert_array_equal(sum(t[S] for t in summed), whole[S])
+    for stat in (_stats.moment_sums,):
+        whole = stat(U)
+        summed = [stat(P) for P in parts]
+        for k in range(len(whole)):
+            np.testing.assert_array_equal(sum(t[k] for t in summed), whole[k])
+    np.testing.assert_array_equal(
+        sum(_stats.walsh_sums(P, 2) for P in parts), _stats.walsh_sums(U, 2)
+    )

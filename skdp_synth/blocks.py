@@ -58,6 +58,10 @@ KINDS = ("binary", "onehot", "thermometer")
 _FRAC_TOL = 1e-9
 #: rows x width x width floats per chunk of the isotonic projection
 _PAV_CHUNK = 1 << 22
+#: values per row chunk of the one-pass validity check (a chunk stays in cache)
+_VALID_CHUNK = 1 << 15
+#: values per row chunk of Blocks.round
+_ROUND_CHUNK = 1 << 17
 
 
 def _as_int(value, what):
@@ -542,18 +546,113 @@ class Blocks:
             )
         return X
 
-    def is_valid(self, X: ArrayLike) -> NDArray[np.bool_]:
-        """Whether each row of ``X`` has a valid code in every block."""
-        X = self._check_matrix(X)
-        valid = np.ones(X.shape[0], dtype=bool)
+    @cached_property
+    def _layout(self):
+        """Column indices of the one-pass validity check (public structure only).
+
+        ``onehot_weights``/``onehot_target``: see below; ``up``: a mask of
+        the pairs of adjacent thermometer bits ``(j, j + 1)`` of one block, a
+        row being invalid where ``x_j < x_{j+1}`` (an increase);
+        ``miss_t0``/``miss_bit``:
+        the first thermometer bit and the missing bit of thermometer blocks
+        with ``missing=True`` and at least one thermometer bit.
+        """
+        up_lo, miss_t0, miss_bit = [], [], []
         for b in self.blocks:
-            valid &= b.is_valid(X[:, b.columns])
+            if b.kind != "thermometer":
+                continue
+            t = b._thermo_width
+            up_lo.extend(range(b.start, b.start + t - 1))
+            if b.missing and t >= 1:
+                miss_t0.append(b.start)
+                miss_bit.append(b.start + b.width - 1)
+        up = np.zeros(max(self.n_features - 1, 0), dtype=bool)
+        up[np.asarray(up_lo, dtype=np.intp)] = True
+        # One-hot sums packed as base-2^e digits of a few dot products: on a
+        # 0/1 row block a's sum s_a <= w_a < 2^e, so sum_a s_a 2^(e d_a) is
+        # exact in float64 (< 2^52) and equals sum_a 2^(e d_a) iff every
+        # s_a == 1. One matrix-vector product per chunk, no per-block work.
+        onehot = [b for b in self.blocks if b.kind == "onehot"]
+        e = int(max([b.width for b in onehot], default=1)).bit_length()
+        per = max(1, 52 // e)
+        n_groups = -(-len(onehot) // per)
+        weights = np.zeros((self.n_features, n_groups))
+        target = np.zeros(n_groups)
+        for i, b in enumerate(onehot):
+            g, d = divmod(i, per)
+            weights[b.columns, g] = 2.0 ** (e * d)
+            target[g] += 2.0 ** (e * d)
+        return {
+            "onehot_weights": weights,
+            "onehot_target": target,
+            "up": up if up.any() else None,
+            "miss_t0": np.asarray(miss_t0, dtype=np.intp),
+            "miss_bit": np.asarray(miss_bit, dtype=np.intp),
+        }
+
+    def _valid_rows(self, C):
+        """:meth:`is_valid` of one chunk of rows of a numeric ``C``.
+
+        On rows of exact 0/1 values a block's code is valid iff: one-hot, its
+        bits sum to 1; thermometer, no adjacent pair increases; with a missing
+        bit, moreover not both the missing bit and the first thermometer bit
+        (a non-increasing thermometer part is all 0 iff its first bit is 0).
+        Rows with any other value are invalid in some block whatever the
+        rest, so the structural tests may read them as they are.
+        """
+        lay = self._layout
+        kind = C.dtype.kind
+        ok = np.ones(C.shape[0], dtype=bool)
+
+        def reject(bad):  # rows with a bad entry; a global test first (cheap)
+            if bad.any():
+                ok[bad.any(axis=1)] = False
+
+        with np.errstate(invalid="ignore", over="ignore"):
+            if kind == "u":
+                reject(C > 1)
+            elif kind == "i":  # negative values wrap to huge unsigned ones
+                reject(C.view(C.dtype.str.replace("i", "u")) > 1)
+            elif kind == "f":
+                reject((C != 0) & (C != 1))
+            if lay["onehot_target"].size:
+                sums = C @ lay["onehot_weights"]
+                reject(sums != lay["onehot_target"])
+            if lay["up"] is not None:
+                reject((C[:, :-1] < C[:, 1:]) & lay["up"])
+            if lay["miss_t0"].size:
+                reject((C[:, lay["miss_t0"]] == 1) & (C[:, lay["miss_bit"]] == 1))
+        return ok
+
+    def is_valid(self, X: ArrayLike) -> NDArray[np.bool_]:
+        """Whether each row of ``X`` has a valid code in every block.
+
+        One pass over the data in row chunks that stay in cache (no copy of
+        ``X``, no Python loop over the blocks); the same answer as
+        :meth:`Block.is_valid` block by block, which non-numeric arrays use.
+        """
+        X = self._check_matrix(X)
+        if X.dtype.kind not in "biuf":
+            valid = np.ones(X.shape[0], dtype=bool)
+            for b in self.blocks:
+                valid &= b.is_valid(X[:, b.columns])
+            return valid
+        n = X.shape[0]
+        valid = np.empty(n, dtype=bool)
+        if self.n_features == 0:
+            valid[:] = True
+            return valid
+        step = max(1, _VALID_CHUNK // self.n_features)
+        for s in range(0, n, step):
+            valid[s : s + step] = self._valid_rows(X[s : s + step])
         return valid
 
     def invalid_blocks(self, X: ArrayLike) -> dict[str, int]:
         """``{block name: number of rows with an invalid code}``, non-zero only."""
         X = self._check_matrix(X)
         out = {}
+        if X.dtype.kind in "biuf" and self.is_valid(X).all():
+            return out
         for b in self.blocks:
             bad = int((~b.is_valid(X[:, b.columns])).sum())
             if bad:
@@ -563,10 +662,34 @@ class Blocks:
     def to_levels(self, X: ArrayLike) -> NDArray[np.int64]:
         """Levels of exact valid rows, ``(n, n_attributes)`` int; raises otherwise."""
         X = self._check_matrix(X)
+        if X.dtype.kind in "biuf" and self.is_valid(X).all():
+            # On valid codes the level is linear in the bits: binary x, one-hot
+            # sum_j j x_j, thermometer sum_j x_j plus w times the missing bit
+            # (whose thermometer bits are then 0). One product, exact in
+            # float64, the same levels as Block.decode.
+            if self.is_all_binary:  # the level is the bit
+                return X.astype(np.int64)
+            levels = np.empty((X.shape[0], self.n_attributes), dtype=np.int64)
+            step = max(1, _VALID_CHUNK // max(1, self.n_features))
+            for s in range(0, X.shape[0], step):
+                levels[s : s + step] = X[s : s + step] @ self._level_weights
+            return levels
         out = np.empty((X.shape[0], self.n_attributes), dtype=np.int64)
         for a, b in enumerate(self.blocks):
             out[:, a] = b.decode(X[:, b.columns])
         return out
+
+    @cached_property
+    def _level_weights(self):
+        W = np.zeros((self.n_features, self.n_attributes))
+        for a, b in enumerate(self.blocks):
+            if b.kind == "onehot":
+                W[b.columns, a] = np.arange(b.width)
+            else:
+                W[b.columns, a] = 1.0
+                if b.missing:
+                    W[b.start + b.width - 1, a] = b.n_levels - 1
+        return W
 
     def to_bits(self, L: ArrayLike) -> NDArray[np.uint8]:
         """Codes of levels ``L`` (shape ``(n, n_attributes)``), ``(n, p)`` uint8."""
@@ -595,18 +718,51 @@ class Blocks:
         rng = _generator(rng)
         n = U.shape[0]
         u = rng.random((n, self.n_attributes))
-        if self.is_all_binary:  # one binary block per column: u has U's shape
-            F = np.asarray(U, dtype=np.float64)
-            if not np.all(np.isfinite(F)) or np.any(
-                (F < -_FRAC_TOL) | (F > 1 + _FRAC_TOL)
-            ):
-                raise ValueError("fractional values must be finite and in [0, 1]")
-            return (u < F).astype(np.uint8)
         out = np.empty((n, self.n_features), dtype=np.uint8)
-        for a, b in enumerate(self.blocks):
-            F = b._check_frac(U[:, b.columns])
-            out[:, b.columns] = b.codes()[b._round_uniform(F, u[:, a])]
+        # In row chunks that stay in cache (each row is rounded on its own,
+        # so the chunks change nothing), all binary blocks of a chunk at once.
+        lay = self._round_layout
+        step = max(1, _ROUND_CHUNK // max(1, self.n_features))
+        for s in range(0, n, step):
+            F = np.asarray(U[s : s + step], dtype=np.float64)
+            if not np.isfinite(F).all() or not (
+                (F >= -_FRAC_TOL) & (F <= 1 + _FRAC_TOL)
+            ).all():
+                self._raise_bad_fractions(U)
+            F = np.clip(F, 0.0, 1.0)
+            uu = u[s : s + step]
+            if self.is_all_binary:  # u has U's shape: u < U, bit by bit
+                np.less(uu, F, out=out[s : s + step], casting="unsafe")
+                continue
+            if lay["binary"].size:
+                out[s : s + step, lay["binary_cols"]] = (
+                    uu[:, lay["binary"]] < F[:, lay["binary_cols"]]
+                )
+            for a in lay["other"]:
+                b = self.blocks[a]
+                out[s : s + step, b.columns] = b.codes()[
+                    b._round_uniform(F[:, b.columns], uu[:, a])
+                ]
         return out
+
+    @cached_property
+    def _round_layout(self):
+        binary = [a for a, b in enumerate(self.blocks) if b.kind == "binary"]
+        return {
+            "binary": np.asarray(binary, dtype=np.intp),
+            "binary_cols": np.asarray(
+                [self.blocks[a].start for a in binary], dtype=np.intp
+            ),
+            "other": [a for a, b in enumerate(self.blocks) if b.kind != "binary"],
+        }
+
+    def _raise_bad_fractions(self, U):
+        """The error of the first block with a value outside ``[0, 1]``."""
+        if self.is_all_binary:
+            raise ValueError("fractional values must be finite and in [0, 1]")
+        for b in self.blocks:
+            b._check_frac(U[:, b.columns])
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def repair(self, X01: ArrayLike, rng: np.random.Generator) -> NDArray[np.uint8]:
         """Make 0/1 rows valid: valid blocks unchanged, others redrawn.

@@ -1251,10 +1251,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             return self.cell_means_[idx]
         # randomized rounding (Boedihardjo2024 §4.3, §5.10), one valid code per block;
         # exactly rng.random(shape) < points when every block is binary
-        if self.blocks_.is_all_binary:
-            return self.blocks_.round(self.cell_means_[idx], source.rng).astype(
-                np.float64
-            )
+        # (0/1 uint8 rows: from_cube makes them float64 in the pass it makes)
         return _round_cells(self.blocks_, self.cell_means_, idx, source.rng)
 
     def _synthetic_distribution(self):
@@ -1379,21 +1376,38 @@ def _round_cells(blocks, means, idx, rng):
     """``blocks.round(means[idx], rng)`` with each block's level distribution
     computed once per cell instead of once per row: the same uniforms
     ``rng.random((n, n_attributes))`` and the same inverse-CDF rule
-    (:meth:`Block._round_uniform`), hence the same rows."""
+    (:meth:`Block._round_uniform`), hence the same rows (``uint8``, as
+    ``round`` returns them). The rows are written in chunks that stay in
+    cache, all binary blocks of a chunk at once (``u < v``)."""
     n = idx.shape[0]
     u = rng.random((n, blocks.n_attributes))
     out = np.empty((n, blocks.n_features), dtype=np.uint8)
+    binary, tables = [], []
     for a, block in enumerate(blocks.blocks):
         F = block._check_frac(means[:, block.columns])
         if block.kind == "binary":
-            out[:, block.start] = u[:, a] < F[idx, 0]
+            binary.append(a)
             continue
         P = block.level_probabilities(F)
-        cum = np.cumsum(P, axis=1)
         last = block.n_levels - 1 - np.argmax(P[:, ::-1] > 0, axis=1)
-        level = (cum[idx] <= u[:, a, None]).sum(axis=1)
-        out[:, block.columns] = block.codes()[np.minimum(level, last[idx])]
-    return out.astype(np.float64)
+        tables.append((a, block.columns, np.cumsum(P, axis=1), last, block.codes()))
+    bin_cols = np.array([blocks.blocks[a].start for a in binary], dtype=np.intp)
+    F_bin = np.clip(means[:, bin_cols], 0.0, 1.0)  # _check_frac's clip
+    step = max(1, _ROUND_CHUNK // max(1, blocks.n_features))
+    for s in range(0, n, step):
+        rows, uu = idx[s : s + step], u[s : s + step]
+        if not tables:  # every block binary: u < v bit by bit
+            np.less(uu, F_bin[rows], out=out[s : s + step])
+        elif binary:
+            out[s : s + step, bin_cols] = uu[:, binary] < F_bin[rows]
+        for a, cols, cum, last, codes in tables:
+            level = (cum[rows] <= uu[:, a, None]).sum(axis=1)
+            out[s : s + step, cols] = codes[np.minimum(level, last[rows])]
+    return out
+
+
+#: values per row chunk of :func:`_round_cells` (a chunk stays in cache)
+_ROUND_CHUNK = 1 << 18
 
 
 def _residual_norm(S, V):

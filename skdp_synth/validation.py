@@ -227,8 +227,23 @@ def to_cube(X, lo, hi):
 
 
 def from_cube(U, lo, hi):
-    """Inverse of :func:`to_cube`."""
-    return lo + U * (hi - lo)
+    """Inverse of :func:`to_cube`.
+
+    ``lo + U * (hi - lo)`` computed into one new array (the same values,
+    bit for bit); on the unit cube (``lo = 0``, ``hi = 1``: Boolean data)
+    the product by 1 is skipped, as it changes nothing.
+    """
+    width = hi - lo
+    if np.all(width == 1) and np.all(np.asarray(lo) == 0):
+        return lo + U
+    out = U * width
+    if (
+        isinstance(out, np.ndarray)
+        and np.result_type(out, lo) == out.dtype
+        and np.broadcast_shapes(out.shape, np.shape(lo)) == out.shape
+    ):
+        return np.add(out, lo, out=out)  # addition commutes exactly
+    return lo + out
 
 
 def cube_to_unit_ball(U):
@@ -306,6 +321,8 @@ def check_boolean(X, what="X", *, hint=""):
     ...
     ValueError: rows must be Boolean (exact 0/1 values); column 1 has other ...
     """
+    if not _has_non_boolean(X):
+        return X
     with np.errstate(invalid="ignore"):
         bad = (X != 0) & (X != 1)
     if np.any(bad):
@@ -316,3 +333,35 @@ def check_boolean(X, what="X", *, hint=""):
             f"values (not shown: they are private){hint}"
         )
     return X
+
+
+#: values per chunk of the one-pass 0/1 check (the temporaries stay in cache)
+_BOOLEAN_CHUNK = 1 << 15
+
+
+def _has_non_boolean(X):
+    """Whether ``X`` holds any entry other than exactly 0 or 1, in one pass.
+
+    Integer arrays need one reduction (``max`` of the unsigned view: negative
+    values wrap to huge ones), Booleans none; floats are compared in row
+    chunks small enough for the temporaries to stay in cache, stopping at
+    the first chunk with a bad entry. Anything else (object arrays, 0-d or
+    1-d input) is compared as a whole, as before.
+    """
+    X = np.asarray(X)
+    kind = X.dtype.kind
+    if X.size == 0 or kind == "b":
+        return False
+    if kind == "u":
+        return bool(X.max() > 1)
+    if kind == "i":
+        return bool(X.view(X.dtype.str.replace("i", "u")).max() > 1)
+    with np.errstate(invalid="ignore"):
+        if kind != "f" or X.ndim != 2:
+            return bool(np.any((X != 0) & (X != 1)))
+        step = max(1, _BOOLEAN_CHUNK // max(1, X.shape[1]))
+        for s in range(0, X.shape[0], step):
+            C = X[s : s + step]
+            if not ((C == 0) | (C == 1)).all():
+                return True
+    return False

@@ -306,3 +306,159 @@ def test_repair():
     assert set(map(tuple, R[:, :3])) == {(1, 0, 0), (0, 0, 1)}
     with pytest.raises(ValueError, match="exact 0/1"):
         blocks.repair(np.full((1, 10), 0.5), rng)
+
+
+# ------------------------------------------- the one-pass validity check
+_KINDS = [
+    ("binary", 1, False),
+    ("onehot", 1, False),
+    ("onehot", 3, False),
+    ("onehot", 70, False),  # wide: fewer sums packed per dot product
+    ("thermometer", 1, False),
+    ("thermometer", 1, True),
+    ("thermometer", 2, True),
+    ("thermometer", 4, False),
+    ("thermometer", 4, True),
+]
+
+
+def _reference_is_valid(blocks, X):
+    """The block-by-block definition (:meth:`Block.is_valid`)."""
+    valid = np.ones(X.shape[0], dtype=bool)
+    for b in blocks.blocks:
+        valid &= b.is_valid(X[:, b.columns])
+    return valid
+
+
+def _reference_invalid_blocks(blocks, X):
+    counts = {b.name: int((~b.is_valid(X[:, b.columns])).sum()) for b in blocks.blocks}
+    return {name: c for name, c in counts.items() if c}
+
+
+@pytest.mark.parametrize("chunk", [7, 1 << 15])
+def test_vectorised_validity_equals_the_block_by_block_definition(monkeypatch, chunk):
+    import skdp_synth.blocks as blocks_module
+
+    monkeypatch.setattr(blocks_module, "_VALID_CHUNK", chunk)  # many chunks too
+    rng = np.random.default_rng(0)
+    specials = np.array([np.nan, 2.0, -1.0, 0.5, np.inf, -0.0, 1e-300])
+    for trial in range(60):
+        spec = []
+        for i in range(rng.integers(1, 8)):
+            kind, width, missing = _KINDS[rng.integers(len(_KINDS))]
+            spec.append({"name": f"b{i}", "kind": kind, "width": width,
+                         "missing": missing})  # fmt: skip
+        blocks = Blocks.from_spec(spec)
+        L = rng.integers(0, blocks.n_levels, size=(150, blocks.n_attributes))
+        X = blocks.to_bits(L).astype(np.float64)
+        flip = rng.random(X.shape) < [0.0, 0.02, 0.2][trial % 3]
+        X[flip] = 1 - X[flip]
+        odd = rng.random(X.shape) < 0.01 * (trial % 2)
+        X[odd] = rng.choice(specials, odd.sum())
+        integral = np.abs(np.nan_to_num(X, nan=3, posinf=7, neginf=-7))
+        cases = [X, X.astype(np.float32), np.asfortranarray(X), X.astype(object),
+                 integral.astype(np.int64) * rng.choice([-1, 1], X.shape),
+                 integral.astype(np.uint8), integral.astype(np.int8),
+                 integral != 0]  # fmt: skip
+        for Y in cases:
+            np.testing.assert_array_equal(
+                blocks.is_valid(Y), _reference_is_valid(blocks, Y)
+            )
+            assert blocks.invalid_blocks(Y) == _reference_invalid_blocks(blocks, Y)
+
+
+def test_validity_of_no_rows_and_no_columns():
+    blocks = Blocks.from_spec([{"name": "c", "kind": "onehot", "width": 3}])
+    assert blocks.is_valid(np.zeros((0, 3))).shape == (0,)
+    assert Blocks.binary(0).is_valid(np.zeros((4, 0))).tolist() == [True] * 4
+
+
+def _reference_round(blocks, U, rng):
+    """The block-by-block rounding (before the chunked loop)."""
+    U = np.asarray(U)
+    u = rng.random((U.shape[0], blocks.n_attributes))
+    if blocks.is_all_binary:
+        return (u < np.asarray(U, dtype=np.float64)).astype(np.uint8)
+    out = np.empty(U.shape, dtype=np.uint8)
+    for a, b in enumerate(blocks.blocks):
+        F = b._check_frac(U[:, b.columns])
+        out[:, b.columns] = b.codes()[b._round_uniform(F, u[:, a])]
+    return out
+
+
+@pytest.mark.parametrize("chunk", [5, 1 << 17])
+def test_chunked_round_equals_the_block_by_block_rounding(monkeypatch, chunk):
+    import skdp_synth.blocks as blocks_module
+
+    monkeypatch.setattr(blocks_module, "_ROUND_CHUNK", chunk)
+    rng = np.random.default_rng(1)
+    for trial in range(40):
+        spec = []
+        for i in range(rng.integers(1, 8)):
+            kind, width, missing = _KINDS[rng.integers(len(_KINDS))]
+            spec.append({"name": f"b{i}", "kind": kind, "width": width,
+                         "missing": missing})  # fmt: skip
+        blocks = Blocks.from_spec(spec)
+        if trial % 5 == 0:
+            blocks = Blocks.binary(blocks.n_features)
+        U = rng.random((97, blocks.n_features))
+        U[rng.random(U.shape) < 0.1] = 0.0
+        U[rng.random(U.shape) < 0.1] = 1.0
+        U[rng.random(U.shape) < 0.05] = 1 + 1e-12  # within the tolerance
+        for V in (U, U.astype(np.float32), (U > 0.5).astype(np.uint8)):
+            a = blocks.round(V, np.random.default_rng(trial))
+            b = _reference_round(blocks, V, np.random.default_rng(trial))
+            assert a.dtype == np.uint8
+            np.testing.assert_array_equal(a, b)
+
+
+def test_chunked_round_names_the_first_bad_block(monkeypatch):
+    import skdp_synth.blocks as blocks_module
+
+    monkeypatch.setattr(blocks_module, "_ROUND_CHUNK", 4)
+    blocks = Blocks.from_spec(
+        [{"name": "a", "kind": "onehot", "width": 2},
+         {"name": "b", "kind": "thermometer", "width": 2}]
+    )  # fmt: skip
+    U = np.full((30, 4), 0.5)
+    U[25, 3] = 1.5  # in a later chunk, block b
+    with pytest.raises(ValueError, match="block 'b': fractional values must be in"):
+        blocks.round(U, 0)
+    U[2, 0] = np.nan
+    with pytest.raises(ValueError, match="block 'a': fractional values must be fin"):
+        blocks.round(U, 0)
+    with pytest.raises(ValueError, match="must be finite and in"):
+        Blocks.binary(4).round(U, 0)
+
+
+def test_to_levels_by_one_product_equals_decode_block_by_block(monkeypatch):
+    import skdp_synth.blocks as blocks_module
+
+    monkeypatch.setattr(blocks_module, "_VALID_CHUNK", 11)
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        spec = []
+        for i in range(rng.integers(1, 8)):
+            kind, width, missing = _KINDS[rng.integers(len(_KINDS))]
+            spec.append({"name": f"b{i}", "kind": kind, "width": width,
+                         "missing": missing})  # fmt: skip
+        blocks = Blocks.from_spec(spec)
+        L = rng.integers(0, blocks.n_levels, size=(60, blocks.n_attributes))
+        X = blocks.to_bits(L)
+        for Y in (X, X.astype(np.float64), X.astype(bool), X.astype(object)):
+            got = blocks.to_levels(Y)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, L)
+            np.testing.assert_array_equal(
+                got,
+                np.column_stack([b.decode(Y[:, b.columns]) for b in blocks.blocks]),
+            )
+        if blocks.is_all_binary:
+            continue
+        X = X.astype(np.float64)
+        X[7] = 1.0  # every bit set: invalid in some non-binary block
+        bad = [b for b in blocks.blocks if not b.is_valid(X[7:8, b.columns])[0]]
+        if not bad:  # e.g. one-hot[1] and thermometers without a missing bit
+            continue
+        with pytest.raises(ValueError, match=f"block {bad[0].name!r}"):
+            blocks.to_levels(X)

@@ -373,6 +373,25 @@ def test_sampling_by_cell_equals_blocks_round():
     )
     b = BLOCKS.round(est.cell_means_[idx], np.random.default_rng(1))
     np.testing.assert_array_equal(a, b)
+    assert a.dtype == b.dtype == np.uint8
+
+
+def test_sampling_by_cell_in_many_chunks_equals_blocks_round(monkeypatch):
+    """Chunk boundaries do not change the rows (chunks of 7 values here)."""
+    monkeypatch.setattr(damped_module, "_ROUND_CHUNK", 7)
+    rng = np.random.default_rng(6)
+    X = _random_rows(BLOCKS, 3000, rng)
+    est = DampedPrivateSynthesizer(
+        epsilon=50.0, n_components=2, alpha=0.5, random_state=0, blocks=BLOCKS
+    ).fit(X)
+    idx = np.random.default_rng(9).choice(est.n_cells_, 999, p=est.weights_)
+    a = damped_module._round_cells(
+        BLOCKS, est.cell_means_, idx, np.random.default_rng(1)
+    )
+    b = BLOCKS.round(est.cell_means_[idx], np.random.default_rng(1))
+    np.testing.assert_array_equal(a, b)
+    Y = est.sample(999, random_state=2)
+    assert Y.dtype == X.dtype and BLOCKS.is_valid(Y).all()  # the training dtype
 
 
 @pytest.mark.parametrize("centre", ["auto", "cube", "marginals", None])
@@ -402,3 +421,18 @@ def test_theorem_5_9_holds_for_the_default_release(centre, settings, d):
         assert lhs <= est.accuracy_bound(d) * (1 + 1e-12), (lhs, est.accuracy_bound(d))
         if settings.get("epsilon") == 1e4 and centre is not None:
             assert est.accuracy_bound(d) < 2.0  # non-vacuous (M < 1)
+
+
+def test_sampling_all_binary_is_per_bit_randomized_rounding(monkeypatch):
+    """Every block binary: ``rng.random(shape) < points[idx]`` exactly
+    (:cite:`Boedihardjo2024` §4.3), in any chunking."""
+    monkeypatch.setattr(damped_module, "_ROUND_CHUNK", 9)
+    rng = np.random.default_rng(2)
+    X = (rng.random((2000, 6)) < 0.4).astype(np.float64)
+    est = DampedPrivateSynthesizer(epsilon=5.0, random_state=0).fit(X)
+    idx = np.random.default_rng(3).choice(est.n_cells_, 501, p=est.weights_)
+    a = damped_module._round_cells(
+        est.blocks_, est.cell_means_, idx, np.random.default_rng(4)
+    )
+    u = np.random.default_rng(4).random((501, 6))
+    np.testing.assert_array_equal(a, (u < est.cell_means_[idx]).astype(np.uint8))

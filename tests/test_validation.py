@@ -6,6 +6,7 @@ import pytest
 
 from skdp_synth.exceptions import PrivacyLeakWarning
 from skdp_synth.validation import (
+    check_boolean,
     check_bounds,
     check_in_domain,
     check_n_samples,
@@ -77,3 +78,44 @@ def test_check_n_samples(bad):
 
 def test_check_n_samples_ok():
     assert check_n_samples(np.int64(4)) == 4
+
+
+@pytest.mark.parametrize(
+    "lo, hi",
+    [
+        (np.zeros(4), np.ones(4)),
+        (np.array([-1.5, 0, 2, 1e-3]), np.array([3, 1, 9.25, 7])),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8])
+def test_from_cube_is_bit_identical_to_its_formula(lo, hi, dtype):
+    # the one-allocation evaluation must give lo + U * (hi - lo) bit for bit
+    rng = np.random.default_rng(3)
+    U = rng.random((50, 4))
+    U[0] = [-0.0, 0.0, 1.0, np.nan]
+    U = (U > 0.5) if dtype is np.uint8 else U
+    U = U.astype(dtype)
+    expected = lo + U * (hi - lo)
+    got = from_cube(U, lo, hi)
+    assert got.dtype == expected.dtype and got is not U
+    np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
+@pytest.mark.parametrize(
+    "dtype", [np.float64, np.float32, np.int64, np.int8, np.uint8, bool, object]
+)
+def test_check_boolean_one_pass_agrees_with_the_elementwise_test(monkeypatch, dtype):
+    import skdp_synth.validation as validation
+
+    monkeypatch.setattr(validation, "_BOOLEAN_CHUNK", 5)  # many chunks
+    rng = np.random.default_rng(4)
+    X = (rng.random((40, 3)) < 0.5).astype(dtype)
+    assert check_boolean(X) is X
+    bad_values = {bool: []}.get(dtype, [2, -1] if dtype is not np.uint8 else [2, 255])
+    if np.dtype(dtype).kind in "fO":
+        bad_values += [0.5, np.nan, np.inf]
+    for value in bad_values:
+        Y = X.copy()
+        Y[37, 1] = value
+        with pytest.raises(ValueError, match="column 1 has other values"):
+            check_boolean(Y)

@@ -28,7 +28,11 @@ dev: $(VENV)/.dev-installed
 demo: venv
 	$(BIN)/skdp-synth demo
 
+# ruff (the pre-commit hooks' checks: lint and format) first, then the suite.
+RUFF_PATHS := skdp_synth tests benchmarks examples doc
 test: dev
+	$(BIN)/ruff check $(RUFF_PATHS)
+	$(BIN)/ruff format --check $(RUFF_PATHS)
 	$(BIN)/python -m pytest
 
 # The documentation site, examples executed, warnings as errors.
@@ -36,7 +40,8 @@ docs: dev
 	$(BIN)/python -m sphinx -W --keep-going -b html doc doc/_build/html
 
 lint: dev
-	$(BIN)/ruff check skdp_synth tests benchmarks examples
+	$(BIN)/ruff check $(RUFF_PATHS)
+	$(BIN)/ruff format --check $(RUFF_PATHS)
 	$(BIN)/lint-imports --no-cache
 
 bench: dev

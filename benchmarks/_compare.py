@@ -102,7 +102,8 @@ def mbi_unavailable():
     probe = subprocess.run(
         # estimation.MirrorDescent is the mbi 2.x API
         [MBI_PYTHON, "-c", "from mbi.estimation import MirrorDescent"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     if probe.returncode:
         return (probe.stderr.strip().splitlines() or ["no mbi 2.x"])[-1]
@@ -134,15 +135,25 @@ def run_mbi(codes, sizes, method, eps, delta, seed, workdir, *, cache=None, **pa
     if not (cache and out.exists() and meta.exists()):
         src = Path(workdir) / f"{stem}_codes.npy"
         np.save(src, codes)
-        cfg = dict(codes=str(src), sizes=[int(s) for s in sizes], method=method,
-                   epsilon=float(eps), delta=float(delta), seed=int(seed),
-                   out=str(out), **params)
+        cfg = dict(
+            codes=str(src),
+            sizes=[int(s) for s in sizes],
+            method=method,
+            epsilon=float(eps),
+            delta=float(delta),
+            seed=int(seed),
+            out=str(out),
+            **params,
+        )
         cfg_path = Path(workdir) / f"{stem}.cfg.json"
         cfg_path.write_text(json.dumps(cfg))
         runner = Path(__file__).with_name("_mbi_runner.py")
         proc = subprocess.run(
-            [MBI_PYTHON, str(runner), str(cfg_path)], capture_output=True, text=True,
-            timeout=4 * 3600, env={**os.environ, **_MBI_ENV},
+            [MBI_PYTHON, str(runner), str(cfg_path)],
+            capture_output=True,
+            text=True,
+            timeout=4 * 3600,
+            env={**os.environ, **_MBI_ENV},
         )
         if proc.returncode:
             raise RuntimeError(f"mbi {method} failed:\n{proc.stderr[-3000:]}")

@@ -347,8 +347,10 @@ def _issue11_fit(real, cats, eval_rows, seed, estimator=None, **params):
     from skdp_synth import DampedPrivateSynthesizer, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 
-    est = estimator if estimator is not None else DampedPrivateSynthesizer(
-        random_state=seed, **params
+    est = (
+        estimator
+        if estimator is not None
+        else DampedPrivateSynthesizer(random_state=seed, **params)
     )
     pipe = make_synthesis_pipeline(BooleanEncoder(categories=cats), est)
     with warnings.catch_warnings():

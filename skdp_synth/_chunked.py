@@ -176,9 +176,7 @@ def _validated_cube(X, index, domain, bounds, blocks, names):
     if kind not in "biuf":
         raise ValueError(f"{where} is not numeric (dtype {X.dtype})")
     if X.ndim != 2 or X.shape[1] != len(names):
-        raise ValueError(
-            f"{where} has shape {X.shape}, expected {len(names)} columns"
-        )
+        raise ValueError(f"{where} has shape {X.shape}, expected {len(names)} columns")
     if kind == "f":
         finite = np.isfinite(X)
         if not finite.all():

@@ -94,7 +94,7 @@ register(
         name="microaggregation",
         target="skdp_synth.microaggregation:CovarianceLossMicroaggregator",
         summary="(n/k)-anonymous microaggregation, covariance-loss certificate "
-                "(Boedihardjo2024)",
+        "(Boedihardjo2024)",
         guarantee="anonymity",
         demo_params={"k": 179, "domain": "boolean"},
     )

@@ -27,8 +27,7 @@ if TYPE_CHECKING:
 
     _F = TypeVar("_F", bound=Callable[..., object])
 
-    def _fit_context(*, prefer_skip_nested_validation: bool) -> Callable[[_F], _F]:
-        ...
+    def _fit_context(*, prefer_skip_nested_validation: bool) -> Callable[[_F], _F]: ...
 else:
     from sklearn.base import _fit_context
 

@@ -725,9 +725,10 @@ class Blocks:
         step = max(1, _ROUND_CHUNK // max(1, self.n_features))
         for s in range(0, n, step):
             F = np.asarray(U[s : s + step], dtype=np.float64)
-            if not np.isfinite(F).all() or not (
-                (F >= -_FRAC_TOL) & (F <= 1 + _FRAC_TOL)
-            ).all():
+            if (
+                not np.isfinite(F).all()
+                or not ((F >= -_FRAC_TOL) & (F <= 1 + _FRAC_TOL)).all()
+            ):
                 self._raise_bad_fractions(U)
             F = np.clip(F, 0.0, 1.0)
             uu = u[s : s + step]

@@ -300,9 +300,9 @@ def _read_chunked(path, schema, blocksize):
             )
         if declared:
             frame = frame.map_partitions(
-                _declared_levels, declared, meta=frame._meta.astype(
-                    {c: object for c in declared}
-                )
+                _declared_levels,
+                declared,
+                meta=frame._meta.astype({c: object for c in declared}),
             )
     return frame
 

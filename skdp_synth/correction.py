@@ -339,8 +339,9 @@ def _solve_with(A, gram, mu, lp_box, qp_box, *, solver, tol):
             lam = lam_try
             break
         if x is None:
-            raise SolverError("the proximal QP (Boedihardjo2022 Algorithm 2, step 5) "
-                              "failed")
+            raise SolverError(
+                "the proximal QP (Boedihardjo2022 Algorithm 2, step 5) failed"
+            )
         h = x / m
     h = np.clip(h, qp_lo / m, qp_hi / m)
     h = h / h.sum()

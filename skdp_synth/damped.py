@@ -334,9 +334,15 @@ def expected_error_proxy(n, p, epsilon, t, alpha, b, d=2, radius=1.0, l1_radius=
     residual = 1.0 / math.sqrt(t + 1) + 6.0 * t**3.5 * p / (n * epsilon)
     noise_w = 6.0 * s / (n * epsilon)
     noise_y = math.sqrt(2.0 * p) * 12.0 * math.sqrt(p) * l1_radius / (b * epsilon)
-    return M**d * (
-        APPROX_WEIGHT * 4.0**d * (a2 + residual) + 2.0 * d * s * b / n + 2.0 * noise_w
-    ) + 2.0 * d * M ** (d - 1) * noise_y
+    return (
+        M**d
+        * (
+            APPROX_WEIGHT * 4.0**d * (a2 + residual)
+            + 2.0 * d * s * b / n
+            + 2.0 * noise_w
+        )
+        + 2.0 * d * M ** (d - 1) * noise_y
+    )
 
 
 def optimal_damping(n, p, epsilon, s, radius=1.0, l1_radius=1.0):
@@ -1236,9 +1242,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 counts, b
             )[:, None]
             self._noise_l1_weights = float(np.abs(w_noisy - w).sum())
-            self._noise_l2_means = float(
-                w @ np.linalg.norm(y_noisy - damped, axis=1)
-            ) / root_p
+            self._noise_l2_means = (
+                float(w @ np.linalg.norm(y_noisy - damped, axis=1)) / root_p
+            )
             mu = column_sums / n  # pass 1's statistic (need_S holds here)
             Sc = gram / n - np.outer(mu, c) - np.outer(c, mu) + np.outer(c, c)
             self._residual_norm = _residual_norm(Sc / p, V)
@@ -1304,11 +1310,15 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 + 2.0 * d * self._noise_l2_means
             )
         # eq. 5.7 for the records (x - c)/M of the unit ball, times M^d
-        return M**d * (
-            4.0**d * (4.0 * self.alpha_**2 + self._residual_norm / M**2)
-            + 2.0 * d * self.n_cells_ * self.damping_ / n
-            + 2.0 * self._noise_l1_weights
-        ) + 2.0 * d * M ** (d - 1) * self._noise_l2_means
+        return (
+            M**d
+            * (
+                4.0**d * (4.0 * self.alpha_**2 + self._residual_norm / M**2)
+                + 2.0 * d * self.n_cells_ * self.damping_ / n
+                + 2.0 * self._noise_l1_weights
+            )
+            + 2.0 * d * M ** (d - 1) * self._noise_l2_means
+        )
 
     # Diagnostics of keep_diagnostics=True: computed from the data and the
     # realised noise, not private; reading them warns (issue 13).

@@ -457,7 +457,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             "optimal variances (ResidualPlanner, Xiao2023)",
             "correlated": "correlated Gaussian noise (Nikolov2013 Alg. 2)",
             "correlated-weighted": "weighted correlated Gaussian noise (Nikolov2013 "
-                                   "Alg. 1-2)",
+            "Alg. 1-2)",
             "mee": "MEE-shaped Gaussian noise (Nikolov2013 Cor. 8)",
             "isotropic-gaussian": "Gaussian mechanism (Nikolov2013 Lemma 4)",
             "laplace": "Laplace mechanism (Gao2022 Lemma 16)",

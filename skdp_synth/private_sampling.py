@@ -553,9 +553,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     # ------------------------------------------------------------ privacy
     def _resolve_sizes(self, p):
         """``(m, D)`` from the parameters and the public ``p``; data-independent."""
-        check_degree(
-            self.d, p, hint="; marginals of degree d need at least d columns"
-        )
+        check_degree(self.d, p, hint="; marginals of degree d need at least d columns")
         D = walsh_dimension(p, self.d)
         if self.m is None:
             m = math.ceil(DEFAULT_M_FACTOR * math.exp(2 * self.d) * D)

@@ -265,9 +265,9 @@ def test_noise_is_applied_with_the_pinned_scales(monkeypatch):
     total = sums_noisy + n_hat[:, None] * g.sum_centre
     c = est.centre_
     np.testing.assert_allclose(c, g.centroid)
-    expected = c + (total - n_hat[:, None] * c) / np.maximum(n_hat, est.damping_)[
-        :, None
-    ]
+    expected = (
+        c + (total - n_hat[:, None] * c) / np.maximum(n_hat, est.damping_)[:, None]
+    )
     np.testing.assert_allclose(est.cell_means_, np.clip(expected, 0, 1))
 
 
@@ -305,9 +305,7 @@ def test_marginals_centre_is_post_processing(monkeypatch):
     g = block_geometry(BLOCKS)
     total = sums_noisy + (np.clip(w_noisy, 0, None) * 3000)[:, None] * g.sum_centre
     pooled = np.clip(total.sum(0) / 3000, 0, 1)
-    np.testing.assert_allclose(
-        est.centre_, damped_module._hull_point(BLOCKS, pooled)
-    )
+    np.testing.assert_allclose(est.centre_, damped_module._hull_point(BLOCKS, pooled))
     rows = _valid_rows(BLOCKS)
     # a point of the hull: each block's part is a convex combination of codes
     for block in BLOCKS.blocks:

@@ -44,9 +44,7 @@ def test_every_module_is_on_a_floor():
     # a new module must be placed: otherwise the layers contract ignores it
     config = tomllib.loads(CONFIG.read_text())["tool"]["importlinter"]
     (layers,) = [c for c in config["contracts"] if c["type"] == "layers"]
-    placed = {
-        name.strip() for layer in layers["layers"] for name in layer.split("|")
-    }
+    placed = {name.strip() for layer in layers["layers"] for name in layer.split("|")}
     children = {m.name for m in pkgutil.iter_modules(skdp_synth.__path__)}
     assert children - placed == set()
     assert placed - children == set()

@@ -28,15 +28,15 @@ from skdp_synth.plan import (
 from skdp_synth.privacy import BudgetAccountant
 
 CASES = [
-    (CovarianceLossMicroaggregator(k=20, domain="boolean", random_state=0),
-     MicroaggregationPlan),
-    (DampedPrivateSynthesizer(epsilon=2.0, n_components=1, random_state=0),
-     DampedPlan),
+    (
+        CovarianceLossMicroaggregator(k=20, domain="boolean", random_state=0),
+        MicroaggregationPlan,
+    ),
+    (DampedPrivateSynthesizer(epsilon=2.0, n_components=1, random_state=0), DampedPlan),
     (PrivateSampler(d=2, k=30, random_state=0), SamplerPlan),
     (ProjectedGaussianRelease(random_state=0), ReleasePlan),
     (ProjectedGaussianRelease(mechanism="correlated", random_state=0), ReleasePlan),
-    (ProjectedGaussianRelease(neighbouring="replace-one", random_state=0),
-     ReleasePlan),
+    (ProjectedGaussianRelease(neighbouring="replace-one", random_state=0), ReleasePlan),
 ]
 IDS = [repr(e) for e, _ in CASES]
 

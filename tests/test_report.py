@@ -317,9 +317,7 @@ def test_curve_scores_every_method_against_x_eval(real):
         levels = np.unique(np.concatenate([cx[:, j], cy[:, j]]).astype(str))
         pb = pd.Series(boot[:, j].astype(str)).value_counts(normalize=True)
         pe = pd.Series(cy[:, j].astype(str)).value_counts(normalize=True)
-        expected.append(
-            0.5 * sum(abs(pb.get(v, 0.0) - pe.get(v, 0.0)) for v in levels)
-        )
+        expected.append(0.5 * sum(abs(pb.get(v, 0.0) - pe.get(v, 0.0)) for v in levels))
     assert floor == pytest.approx(np.mean(expected), rel=1e-12)
     with pytest.raises(ValueError, match="same order"):
         curve(_copying_factory, [1.0], real, X_eval=held_out[held_out.columns[::-1]])
@@ -394,9 +392,7 @@ def test_ks_of_numeric_columns_without_bins_matches_the_ecdf_definition():
             "flag": rng.integers(0, 2, 300).astype(bool),
         }
     )
-    rep = fidelity_report(
-real, syn, {"categories": {"colour": CATS["colour"]}}
-    )
+    rep = fidelity_report(real, syn, {"categories": {"colour": CATS["colour"]}})
     assert set(rep.ks) == {"income"}  # declared and Boolean columns excluded
     x = real["income"].to_numpy()
     y = syn["income"].dropna().to_numpy()

@@ -59,9 +59,7 @@ def test_attribute_tables_equal_bincount_per_table(d, kind):
 def test_walsh_sums_equal_sign_products(d):
     rng = np.random.default_rng(2)
     X = (rng.random((3000, 9)) < 0.3).astype(np.float64)
-    np.testing.assert_array_equal(
-        _stats.walsh_sums(X, d), walsh_sums_by_products(X, d)
-    )
+    np.testing.assert_array_equal(_stats.walsh_sums(X, d), walsh_sums_by_products(X, d))
 
 
 def test_statistics_are_additive_over_any_split():

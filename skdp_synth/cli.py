@@ -344,8 +344,16 @@ class _TaskProgress:
         self.callback = _Callback()
 
 
+#: Rows of the release's model table in out-of-core mode when the user gives
+#: no ``max_model_rows``: its memory is then bounded, not proportional to n.
+OUT_OF_CORE_MODEL_ROWS = 100_000
+
+
 def _synthesize_out_of_core(args, estimator, schema):
     """``synthesize`` for tables beyond memory: chunked read, fit, chunked write.
+
+    A release (``gaussian-release``) without ``max_model_rows`` gets
+    ``OUT_OF_CORE_MODEL_ROWS`` (post-processing; said on standard error).
 
     The table is read as a Dask DataFrame (:func:`_read_chunked`), encoded
     chunk by chunk from the declared schema, and the synthesizer fits from
@@ -362,6 +370,17 @@ def _synthesize_out_of_core(args, estimator, schema):
     from .preprocessing import BooleanEncoder
 
     frame = _read_chunked(args.input, schema, parse_bytes(args.blocksize))
+    if "max_model_rows" in estimator.get_params() and (
+        estimator.get_params()["max_model_rows"] is None
+    ):
+        # the release's generator fits a table of n rows in memory: bound it
+        estimator.set_params(max_model_rows=OUT_OF_CORE_MODEL_ROWS)
+        print(
+            f"out of core: the generator's table is capped at "
+            f"{OUT_OF_CORE_MODEL_ROWS} rows (max_model_rows; --param "
+            "max_model_rows=N to change)",
+            file=sys.stderr,
+        )
     encoder = BooleanEncoder(random_state=args.seed, **schema)
     pipe = make_synthesis_pipeline(encoder, estimator)
     with warnings.catch_warnings():

@@ -522,3 +522,36 @@ def test_empty_and_row_blocked_chunks(bits, client, monkeypatch):
         np.testing.assert_array_equal(
             a.sample(20, random_state=1), b.sample(20, random_state=1)
         )
+
+
+def test_cli_out_of_core_release_caps_its_model_table(tmp_path, capsys, monkeypatch):
+    """Out of core, gaussian-release gets a bounded generator table (said on
+    standard error) unless the user sets max_model_rows."""
+    import json
+
+    from skdp_synth import ProjectedGaussianRelease, cli
+
+    seen = []
+    fit = ProjectedGaussianRelease._fit_generator
+
+    def spy(self, measurements, source):
+        seen.append(self.max_model_rows)
+        return fit(self, measurements, source)
+
+    monkeypatch.setattr(ProjectedGaussianRelease, "_fit_generator", spy)
+    monkeypatch.setattr(cli, "OUT_OF_CORE_MODEL_ROWS", 300)
+    frame = _cli_table(1500)
+    src = tmp_path / "in.csv"
+    frame.to_csv(src, index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(CLI_SCHEMA))
+    base = ["synthesize", str(src), "--method", "gaussian-release"]
+    base += ["--epsilon", "1", "--delta", "1e-6", "--schema", str(schema)]
+    base += ["--seed", "0", "--out-of-core", "--rows", "500"]
+    assert cli.main([*base, "-o", str(tmp_path / "a.csv")]) == 0
+    assert "capped at 300 rows" in capsys.readouterr().err
+    args = [*base, "-o", str(tmp_path / "b.csv"), "--param", "max_model_rows=50"]
+    assert cli.main(args) == 0
+    assert "capped" not in capsys.readouterr().err
+    assert seen == [300, 50]
+    assert len(pd.read_csv(tmp_path / "a.csv")) == 500

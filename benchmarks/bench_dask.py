@@ -16,7 +16,8 @@ in a fresh subprocess so that its peak memory is its own:
   and its one pass of attribute tables, as ``fit`` does it), without the
   noise and the generator: the generator (post-processing) fits a table of
   ``n`` rows and its memory grows with ``n`` (about 2.3 GiB at 2·10^5 rows
-  of 50 attributes), so the full ``release`` job is run only at small ``n``;
+  of 50 attributes) unless it is capped: the full ``release`` job caps it
+  at ``BENCH_DASK_MODEL_ROWS`` rows (``max_model_rows``, default 20000);
 * ``idle`` -- the same imports and nothing else (the interpreter's share of
   the peak).
 
@@ -113,7 +114,12 @@ def run_job(job, folder, workers):
         (Xf.T @ Xf).compute()
         passes.append(time.perf_counter() - t0)
     elif job == "release":
-        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0).fit(frame)
+        ProjectedGaussianRelease(
+            epsilon=1.0,
+            delta=1e-6,
+            random_state=0,
+            max_model_rows=_env_int("BENCH_DASK_MODEL_ROWS", 20_000),
+        ).fit(frame)
     elif job == "release-stats":
         # the release's data access alone: validation and the attribute tables
         # (one pass), as fit does it, without the noise and the generator

@@ -39,7 +39,13 @@ import sys
 
 import numpy as np
 
-__all__ = ["ChunkedRows", "as_dask_array", "is_dask_collection", "reduce_rows"]
+__all__ = [
+    "ChunkedRows",
+    "as_dask_array",
+    "is_dask_collection",
+    "map_rows",
+    "reduce_rows",
+]
 
 
 def is_dask_collection(X):
@@ -112,6 +118,46 @@ class ChunkedRows:
         total = _tree_sum(parts, dask.delayed(_add_all))
         return dask.compute(total)[0]
 
+    def map(self, function, *args):
+        """``function(cube_chunk, *args)`` on every chunk, concatenated in row order.
+
+        One pass (one Dask ``compute``). ``function`` returns a tuple of
+        arrays with one entry per row (a per-row map); the results come back
+        to the driver, so they should be small per row (labels, keys).
+        """
+        import dask
+
+        spec = dask.delayed(
+            (self.domain, self.bounds, self.blocks, self.names, function, args),
+            traverse=False,
+        )
+        parts = [
+            dask.delayed(_chunk_map)(block, index, spec)
+            for index, block in enumerate(self.array.to_delayed().ravel())
+        ]
+        parts = dask.compute(*parts)
+        return tuple(np.concatenate(column) for column in zip(*parts))
+
+    def reduce_indexed(self, statistic, *args):
+        """Like :meth:`reduce`, for ``statistic(cube_rows, rows, *args)``.
+
+        ``rows`` is the ``slice`` of the rows' positions in the table, so the
+        statistic can read per-row arrays held on the driver (labels).
+        """
+        import dask
+
+        spec = dask.delayed(
+            (self.domain, self.bounds, self.blocks, self.names, statistic, args),
+            traverse=False,
+        )
+        offsets = np.concatenate([[0], np.cumsum(self.array.chunks[0])])
+        parts = [
+            dask.delayed(_chunk_statistic)(block, index, spec, int(offsets[index]))
+            for index, block in enumerate(self.array.to_delayed().ravel())
+        ]
+        total = _tree_sum(parts, dask.delayed(_add_all))
+        return dask.compute(total)[0]
+
 
 def _tree_sum(parts, add, fan_in=8):
     """Add delayed partial results in a tree (bounded memory per task)."""
@@ -140,13 +186,14 @@ def _add(a, b):
 SUB_ROWS = 1 << 16
 
 
-def _chunk_statistic(block, index, spec):
+def _chunk_statistic(block, index, spec, offset=None):
     """The statistic of one chunk, in row blocks of :data:`SUB_ROWS`.
 
     The statistic is additive, so summing it over row blocks gives the
     chunk's value (exactly, for the integer statistics); the float64 copy of
     the rows is never larger than one block. An empty chunk gives the
-    statistic of zero rows.
+    statistic of zero rows. With an ``offset`` (the chunk's first row) the
+    statistic also gets the ``slice`` of the block's rows in the table.
     """
     domain, bounds, blocks, names, statistic, args = spec
     X = np.asarray(block)
@@ -155,9 +202,26 @@ def _chunk_statistic(block, index, spec):
         U = _validated_cube(
             X[start : start + SUB_ROWS], index, domain, bounds, blocks, names
         )
-        part = statistic(U, *args)
+        if offset is None:
+            part = statistic(U, *args)
+        else:
+            rows = slice(offset + start, offset + start + U.shape[0])
+            part = statistic(U, rows, *args)
         total = part if total is None else _add(total, part)
     return total
+
+
+def _chunk_map(block, index, spec):
+    """The per-row map of one chunk, in row blocks of :data:`SUB_ROWS`."""
+    domain, bounds, blocks, names, function, args = spec
+    X = np.asarray(block)
+    parts = []
+    for start in range(0, max(X.shape[0], 1), SUB_ROWS):
+        U = _validated_cube(
+            X[start : start + SUB_ROWS], index, domain, bounds, blocks, names
+        )
+        parts.append(function(U, *args))
+    return tuple(np.concatenate(column) for column in zip(*parts))
 
 
 def _bad_columns(mask, names):
@@ -235,6 +299,17 @@ def reduce_rows(U, statistic, *args):
     if isinstance(U, ChunkedRows):
         return U.reduce(statistic, *args)
     return statistic(U, *args)
+
+
+def map_rows(U, function, *args):
+    """The per-row map ``function(U, *args)`` (a tuple of per-row arrays).
+
+    In memory: one call. For a :class:`ChunkedRows`: one call per validated
+    chunk, the results concatenated in row order on the driver.
+    """
+    if isinstance(U, ChunkedRows):
+        return U.map(function, *args)
+    return function(U, *args)
 
 
 def n_rows(U):

@@ -36,6 +36,7 @@ from .geometry import LatticeCovering, leading_eigenvectors, residual_spectral_n
 
 __all__ = [
     "cell_loss",
+    "covering_cells",
     "equipartition",
     "group_sums",
     "paper_parameters",
@@ -43,6 +44,7 @@ __all__ = [
     "pinning_depth",
     "plan_equipartition",
     "row_keys",
+    "spectral_basis",
     "spectral_cells",
     "stable_argsort",
 ]
@@ -146,16 +148,33 @@ def spectral_cells(U, S_cube, t, alpha):
     n_points : int
         Size of the covering.
     """
-    p = U.shape[1]
+    V, residual_norm, covering = spectral_basis(S_cube, t, alpha)
+    if covering is None:
+        return covering_cells(U, V, covering), residual_norm, 1
+    return covering_cells(U, V, covering), residual_norm, covering.n_points
+
+
+def spectral_basis(S_cube, t, alpha):
+    """``(V, residual_norm, covering)`` of :func:`spectral_cells`, from ``S`` alone.
+
+    ``V`` holds the ``t`` leading eigenvectors of the unit-ball second moment
+    ``S_cube / p``; ``covering`` is ``None`` when ``t = 0`` (one cell).
+    """
+    p = S_cube.shape[0]
     V, eigenvalues = leading_eigenvectors(S_cube / p, t)
     residual_norm = residual_spectral_norm(eigenvalues, t)
-    if t == 0:
-        return np.zeros(U.shape[0], dtype=np.intp), residual_norm, 1
-    covering = LatticeCovering(t, alpha)
+    covering = None if t == 0 else LatticeCovering(t, alpha)
+    return V, residual_norm, covering
+
+
+def covering_cells(U, V, covering):
+    """Nearest covering point of each projected row: a per-row map of ``U``."""
+    if covering is None:
+        return np.zeros(U.shape[0], dtype=np.intp)
     # Coordinates of P x in the orthonormal basis V of ran(P); ||V^T x|| <= 1.
     Z = U @ V
-    Z /= math.sqrt(p)
-    return covering.nearest(Z), residual_norm, covering.n_points
+    Z /= math.sqrt(U.shape[1])
+    return covering.nearest(Z)
 
 
 # -------------------------------------------------------- pinning cells

@@ -159,6 +159,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
     #: whether ``fit`` accepts a Dask collection (reads the data only through
     #: :func:`~skdp_synth._chunked.reduce_rows`)
     _supports_chunked = False
+    #: why ``fit`` refuses a Dask collection and what to do instead (replaces the
+    #: generic message when ``_supports_chunked`` is false); ``None``: generic
+    _chunked_refusal = None
     #: whether inferring bounds from the data is a privacy leak for this estimator
     _private = False
     #: the shared parameters' constraints this mixin owns
@@ -355,6 +358,8 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         memory).
         """
         if not self._supports_chunked:
+            if self._chunked_refusal is not None:
+                raise TypeError(f"{type(self).__name__} {self._chunked_refusal}")
             raise TypeError(
                 f"{type(self).__name__} needs the whole table in memory (it "
                 "sorts the rows globally) and does not fit from a Dask "

@@ -103,6 +103,7 @@ from sklearn.metrics import pairwise_distances_argmin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _partition
+from ._chunked import ChunkedRows, map_rows, reduce_rows
 from ._sklearn_compat import Interval, StrOptions
 from .base import SynthesizerMixin
 from .geometry import second_moment
@@ -255,6 +256,26 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     --------
     skdp_synth.metrics.covariance_loss : the loss of any partition.
 
+    Notes
+    -----
+    **Dask input.** With ``partition="spectral"`` and
+    ``division="input_order"``, ``fit`` takes a ``dask.array.Array`` or a
+    ``dask.dataframe.DataFrame``: ``S`` and the per-cell and per-group sums are
+    summed over chunks, the covering cell and row key of each row are a map
+    over chunks gathered on the driver (16 bytes a row; ``labels_`` and the
+    keys of :meth:`transform` are ``O(n)`` state anyway), and the equipartition
+    in input order is a function of the cells alone. For the same parameters
+    the fit equals the in-memory fit (bit for bit on Boolean data; box data up
+    to the order of summation). The default ``division="bisection"`` refuses
+    Dask input (``TypeError``): its division is not a computation per cell --
+    it sorts the rows of all cells in one pass, by a key that adds the global
+    index of each node, with ties among equal rows broken by the whole sort,
+    and the residual rows of every cell are merged and cut again -- so a fit
+    cell by cell gives other groups than the in-memory fit; reproducing it
+    would gather the ``min(16, p)``-dimensional principal sketch of every row
+    on the driver. ``partition="pinning"`` refuses Dask input too. Fit those
+    on ``X.compute()``, or on a random sample of the rows.
+
     References
     ----------
     :cite:`Boedihardjo2024` §3--4: Algorithm 1, the covariance-loss
@@ -280,6 +301,35 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     >>> est.sample(5).shape                   # bootstrap + randomized rounding
     (5, 8)
     """
+
+    @property
+    def _supports_chunked(self):
+        """Dask input: the spectral partition cut in input order (see Notes)."""
+        return self.partition == "spectral" and self.division == "input_order"
+
+    @property
+    def _chunked_refusal(self):
+        if self.partition == "pinning":
+            why = (
+                "partition='pinning' has no Dask path (it scores n_draws "
+                "partitions of the whole table)"
+            )
+        else:
+            why = (
+                "division='bisection' orders the rows of all cells in one "
+                "global sort (and merges the residual rows of every cell), so "
+                "a fit cell by cell would give other groups than the "
+                "in-memory fit"
+            )
+        return (
+            f"needs the whole table in memory and does not fit from a Dask "
+            f"collection: {why}. Pass X.compute() (a NumPy array or a pandas "
+            "DataFrame) when the table fits in memory, fit on a random sample "
+            "of the rows (e.g. ddf.sample(frac=0.1, random_state=0).compute(); "
+            "the groups then cover the sample only), or use "
+            "partition='spectral', division='input_order', which fits from "
+            "Dask input."
+        )
 
     _parameter_constraints = {
         "k": [Integral, None],
@@ -386,6 +436,8 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
 
     # ------------------------------------------------------------- fit
     def _fit(self, U, plan, source):
+        if isinstance(U, ChunkedRows):
+            return self._fit_chunked(U, plan)
         n = U.shape[0]
         k = plan.n_groups
         boolean = self._domain() == "boolean"
@@ -413,6 +465,51 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         del sketch
 
         sums, sizes = _partition.group_sums(U, labels, k)
+        fitted = (t, alpha, pinned, residual_norm, covering_term, cell_loss)
+        self._set_fitted(S_cube, labels, sums, sizes, cells, residual_mass, fitted)
+        self._index_training_rows(_partition.row_keys(U, boolean))
+
+    def _fit_chunked(self, U, plan):
+        """The fit from Dask input (``partition="spectral"``,
+        ``division="input_order"``), equal to the in-memory fit.
+
+        1. ``S = sum over chunks of U_c^T U_c / n`` (one reduction).
+        2. Per chunk (a map): the nearest covering point of each projected row
+           and its row key; both come back to the driver, ``16`` bytes a row
+           (the estimator keeps ``labels_`` and the keys anyway).
+        3. On the driver: the equipartition of the cells in input order, a
+           function of the cells alone (no data).
+        4. Per-cell and per-group sums over chunks (one reduction).
+
+        The same functions as in memory, so for Boolean data (integer sums)
+        the fit is the in-memory fit bit for bit; box data agrees up to the
+        order of summation of ``S`` and the group sums.
+        """
+        n = U.shape[0]
+        k = plan.n_groups
+        boolean = self._domain() == "boolean"
+        S_cube = reduce_rows(U, _gram) / n
+        t, alpha = plan.n_components, plan.alpha
+        V, residual_norm, covering = _partition.spectral_basis(S_cube, t, alpha)
+        cells, keys = map_rows(U, _cells_and_keys, V, covering, boolean)
+        _, cells = np.unique(cells, return_inverse=True)
+        cells = cells.ravel()
+        n_cells = int(cells.max()) + 1
+        labels, _, residual_mass = _partition.equipartition(cells, k, None)
+        cell_sums, sums = U.reduce_indexed(
+            _cell_and_group_sums, cells, n_cells, labels, k
+        )
+        cell_sizes = np.bincount(cells, minlength=n_cells)
+        sizes = np.bincount(labels, minlength=k)
+        cell_loss = _partition.cell_loss(S_cube, cell_sums, cell_sizes, n)
+        covering_term = 4.0 * alpha**2 if t >= 1 else 0.0
+        fitted = (t, alpha, None, residual_norm, covering_term, cell_loss)
+        self._set_fitted(S_cube, labels, sums, sizes, cells, residual_mass, fitted)
+        self._index_training_rows(keys)
+
+    def _set_fitted(self, S_cube, labels, sums, sizes, cells, residual_mass, fitted):
+        t, alpha, pinned, residual_norm, covering_term, cell_loss = fitted
+        n, k = labels.shape[0], sums.shape[0]
         centroids_cube = sums / sizes[:, None]
         loss = _partition.cell_loss(S_cube, sums, sizes, n)
         if self.partition == "spectral":
@@ -438,7 +535,6 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         self.residual_mass_ = residual_mass
         self.covariance_loss_ = loss
         self.covariance_loss_bound_ = bound
-        self._index_training_rows(U, boolean)
 
     def _pinning(self, U, S_cube, k, rng):
         """:cite:`SahSawhney` §2: best of ``n_draws`` draws of ``(l, T)``, by
@@ -466,9 +562,8 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         return best[1], best[2], best[3]
 
     # ------------------------------------------------------ transform
-    def _index_training_rows(self, U, boolean):
+    def _index_training_rows(self, keys):
         """Keys of the training rows, in occurrence order per key, with labels."""
-        keys = _partition.row_keys(U, boolean)
         order = _partition.stable_argsort(keys)
         sorted_keys = keys[order]
         # runs of equal keys (what np.unique would return, without sorting again)
@@ -571,3 +666,21 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         """The group means (cube scale) with weights ``|I_j|/n``
         (:cite:`Boedihardjo2024` eq. (4.1))."""
         return self._centroids_cube, self.weights_
+
+
+# ------------------------------------------------- statistics of chunks
+def _gram(U):
+    """``U^T U`` (additive over rows): ``n S`` of :cite:`Boedihardjo2024` Alg. 1."""
+    return U.T @ U
+
+
+def _cells_and_keys(U, V, covering, boolean):
+    """Per-row map: covering point of each projected row, and its row key."""
+    return _partition.covering_cells(U, V, covering), _partition.row_keys(U, boolean)
+
+
+def _cell_and_group_sums(U, rows, cells, n_cells, labels, k):
+    """Row sums per cell and per group of the rows ``rows`` (additive)."""
+    cell_sums, _ = _partition.group_sums(U, cells[rows], n_cells)
+    group_sums, _ = _partition.group_sums(U, labels[rows], k)
+    return cell_sums, group_sums

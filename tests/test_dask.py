@@ -555,3 +555,76 @@ def test_cli_out_of_core_release_caps_its_model_table(tmp_path, capsys, monkeypa
     assert "capped" not in capsys.readouterr().err
     assert seen == [300, 50]
     assert len(pd.read_csv(tmp_path / "a.csv")) == 500
+
+
+# ------------------------------------------------------ microaggregator
+@pytest.mark.parametrize(
+    "params",
+    [{"k": 10}, {"k": 200}, {"k": 250, "n_components": 3}, {"k": 1999}],
+    ids=["k10", "k200", "k250-t3", "k1999"],
+)
+def test_microaggregator_input_order_equal_to_in_memory(params, bits, client):
+    X, dX = bits
+
+    def make():
+        return CovarianceLossMicroaggregator(
+            division="input_order", domain="boolean", random_state=0, **params
+        )
+
+    a, b = _fit_both(make, X, dX, client)
+    np.testing.assert_array_equal(b.labels_, a.labels_)
+    np.testing.assert_array_equal(b.centroids_, a.centroids_)
+    np.testing.assert_array_equal(b.group_sizes_, a.group_sizes_)
+    for name in ("n_cells_", "cell_loss_", "residual_norm_", "residual_mass_"):
+        assert getattr(b, name) == getattr(a, name), name
+    assert b.covariance_loss_ == a.covariance_loss_
+    assert b.covariance_loss_bound_ == a.covariance_loss_bound_
+    np.testing.assert_array_equal(b.transform(X), a.transform(X))
+    np.testing.assert_array_equal(b.transform(X[::-3]), a.transform(X[::-3]))
+    np.testing.assert_array_equal(b.sample(50), a.sample(50))
+
+
+def test_microaggregator_dask_frame_and_box_data(client):
+    rng = np.random.default_rng(3)
+    base = rng.random((1500, 1))
+    X = rng.random((1500, 4)) * base
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    ddf = dd.from_pandas(frame, npartitions=4)
+
+    def make():
+        return CovarianceLossMicroaggregator(
+            k=150, division="input_order", bounds=(0.0, 1.0)
+        )
+
+    a, b = make().fit(frame), make().fit(ddf)
+    np.testing.assert_array_equal(b.labels_, a.labels_)
+    np.testing.assert_allclose(b.centroids_, a.centroids_, rtol=1e-12, atol=1e-15)
+    out = b.transform(frame)
+    assert list(out.columns) == list("abcd")
+    np.testing.assert_allclose(out.to_numpy(), b.centroids_[b.labels_])
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({}, "division='bisection' orders the rows of all cells"),
+        ({"partition": "pinning", "domain": "boolean"}, "partition='pinning'"),
+    ],
+)
+def test_microaggregator_refusal_says_why_and_what_to_do(params, match, bits, client):
+    _, dX = bits
+    est = CovarianceLossMicroaggregator(k=10, **params)
+    with pytest.raises(TypeError, match="needs the whole table in memory") as info:
+        est.fit(dX)
+    message = str(info.value)
+    assert match in message
+    assert "X.compute()" in message and "random sample" in message
+    assert "division='input_order'" in message
+    assert not hasattr(est, "labels_")
+
+
+def test_microaggregator_bad_chunk_names_chunk(bits, client):
+    X, _ = bits
+    est = CovarianceLossMicroaggregator(k=10, division="input_order", domain="boolean")
+    with pytest.raises(ValueError, match="chunk 3"):
+        est.fit(_bad(X, 1400, 5, 2.0))

@@ -208,6 +208,16 @@ def cmd_list(args):
     return 0
 
 
+def _privacy_spent(fitted):
+    """``"; privacy spent: ..."`` for a private estimator, else ``""``."""
+    if not hasattr(fitted, "epsilon_"):
+        return ""
+    return (
+        f"; privacy spent: epsilon={fitted.epsilon_:g}, "
+        f"delta={fitted.delta_:g} ({fitted.neighbouring_} neighbours)"
+    )
+
+
 def cmd_synthesize(args):
     import pandas as pd
 
@@ -239,12 +249,7 @@ def cmd_synthesize(args):
         synthetic = pd.DataFrame(synthetic, columns=data.columns)
     _write_csv_atomically(synthetic, args.output)
     fitted = pipe[-1]
-    spent = ""
-    if hasattr(fitted, "epsilon_"):
-        spent = (
-            f"; privacy spent: epsilon={fitted.epsilon_:g}, "
-            f"delta={fitted.delta_:g} ({fitted.neighbouring_} neighbours)"
-        )
+    spent = _privacy_spent(fitted)
     print(
         f"wrote {len(synthetic)} rows to {args.output} in {elapsed:.1f} s{spent}",
         file=sys.stderr,
@@ -393,12 +398,7 @@ def _synthesize_out_of_core(args, estimator, schema):
         n_rows = fitted._check_sample_size(args.rows)
         written = _write_chunks(pipe, n_rows, args)
         elapsed = time.perf_counter() - t0
-    spent = ""
-    if hasattr(fitted, "epsilon_"):
-        spent = (
-            f"; privacy spent: epsilon={fitted.epsilon_:g}, "
-            f"delta={fitted.delta_:g} ({fitted.neighbouring_} neighbours)"
-        )
+    spent = _privacy_spent(fitted)
     print(
         f"wrote {written} rows to {args.output} in {elapsed:.1f} s (out of core, "
         f"{frame.npartitions} input chunks){spent}",

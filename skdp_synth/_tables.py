@@ -65,6 +65,18 @@ _EDGES = {
 # binned columns whose codebook allows a missing value (an "NA" level)
 _NA_BINNED = {"yearVeh"}
 
+#: The levels of mpls_stops' ``race`` and ``preRace`` (the same public list).
+_RACE_LEVELS = [
+    "Black",
+    "East African",
+    "Latino",
+    "Native American",
+    "Other",
+    "Unknown",
+    "White",
+    "NA",
+]
+
 _LEVELS = {
     "mpls_stops": {
         "problem": ["suspicious", "traffic"],
@@ -72,26 +84,8 @@ _LEVELS = {
         "citationIssued": ["NO", "YES", "NA"],
         "personSearch": ["NO", "YES", "NA"],
         "vehicleSearch": ["NO", "YES", "NA"],
-        "preRace": [
-            "Black",
-            "East African",
-            "Latino",
-            "Native American",
-            "Other",
-            "Unknown",
-            "White",
-            "NA",
-        ],
-        "race": [
-            "Black",
-            "East African",
-            "Latino",
-            "Native American",
-            "Other",
-            "Unknown",
-            "White",
-            "NA",
-        ],
+        "preRace": _RACE_LEVELS,
+        "race": _RACE_LEVELS,
         "gender": ["Female", "Male", "Unknown", "NA"],
         "policePrecinct": ["1", "2", "3", "4", "5"],
     },

@@ -65,20 +65,12 @@ def _load_schema(path):
         schema = yaml.safe_load(text)
     else:
         schema = json.loads(text)
-    allowed = {
-        "categories",
-        "ordinal",
-        "bin_edges",
-        "missing",
-        "numeric_encoding",
-        "n_bins",
-        "decode",
-        "numeric_value",
-    }
-    unknown = set(schema) - allowed
+    from .preprocessing._boolean_encoder import SCHEMA_KEYS
+
+    unknown = set(schema) - SCHEMA_KEYS
     if unknown:
         raise SystemExit(
-            f"unknown schema keys {sorted(unknown)}; allowed: {sorted(allowed)}"
+            f"unknown schema keys {sorted(unknown)}; allowed: {sorted(SCHEMA_KEYS)}"
         )
     return schema
 

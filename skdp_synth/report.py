@@ -61,6 +61,7 @@ import numpy as np
 
 from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from .metrics._marginals import _table_tv, _tv_tables
+from .preprocessing._boolean_encoder import SCHEMA_KEYS
 from .release import Release
 
 if TYPE_CHECKING:
@@ -85,16 +86,6 @@ __all__ = [
 #: sdmetrics' property names, by table degree.
 PROPERTIES = {1: "Column Shapes", 2: "Column Pair Trends", 3: "Column Triplets"}
 _METRICS = {1: "TVComplement", 2: "ContingencySimilarity", 3: "ContingencySimilarity"}
-_SCHEMA_KEYS = {
-    "categories",
-    "ordinal",
-    "bin_edges",
-    "missing",
-    "numeric_encoding",
-    "n_bins",
-    "decode",
-    "numeric_value",
-}
 MISSING = "<missing>"
 BANNER = (
     "This report reads the real data and is NOT private. It is for the data "
@@ -489,10 +480,10 @@ def _check_schema(schema):
         raise TypeError(
             f"schema must be a dict of BooleanEncoder arguments, got {schema!r}"
         )
-    unknown = set(schema) - _SCHEMA_KEYS
+    unknown = set(schema) - SCHEMA_KEYS
     if unknown:
         raise ValueError(
-            f"unknown schema keys {sorted(unknown)}; allowed: {sorted(_SCHEMA_KEYS)}"
+            f"unknown schema keys {sorted(unknown)}; allowed: {sorted(SCHEMA_KEYS)}"
         )
     return schema
 

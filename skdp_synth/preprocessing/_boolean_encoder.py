@@ -771,3 +771,9 @@ def _cast_back(series, dtype, categories=None):
     if series.isna().any() and not cast.isna().equals(series.isna()):
         return series
     return cast
+
+
+#: The keys a schema file may hold: the ``BooleanEncoder`` arguments that
+#: describe the public domain (every parameter but ``random_state``). The CLI
+#: and the report read schemas against this one set.
+SCHEMA_KEYS = frozenset(BooleanEncoder().get_params()) - {"random_state"}

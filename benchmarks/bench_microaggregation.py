@@ -218,7 +218,7 @@ def step_times(X, k):
     est = CovarianceLossMicroaggregator(k=k, domain="boolean").fit(X)
     timed(
         "fit: row keys + index (for transform)",
-        lambda: est._index_training_rows(U, True),
+        lambda: est._index_training_rows(part.row_keys(U, True)),
     )
     V = timed(
         "transform: validation + map to cube (shared mixin)", lambda: est._to_cube(X)

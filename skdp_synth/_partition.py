@@ -277,7 +277,7 @@ def _take(counts, amount):
     return counts, taken
 
 
-def equipartition(cells, n_groups, sketch=None):
+def equipartition(cells, n_groups, sketch=None, *, division="bisection"):
     """Cut a partition into ``n_groups`` groups of ``floor(n/k)`` or ``ceil(n/k)`` rows.
 
     :cite:`Boedihardjo2024` §3.6 / Algorithm 1 step 6 (see :func:`plan_equipartition`
@@ -285,8 +285,10 @@ def equipartition(cells, n_groups, sketch=None):
     can only lower the loss, :cite:`Boedihardjo2024` Lemma 3.8). With ``sketch=None``
     the blocks are runs of rows in input order; with a sketch ``Z`` (rows in a few
     principal coordinates) each cell is cut by recursive bisection along the
-    principal direction of its rows (:func:`_bisect`), which keeps the
-    blocks compact.
+    principal direction of its rows (:func:`_bisect`, ``division="bisection"``)
+    or by the k-d tree of :mod:`skdp_synth._kdtree` (``division="kdtree"``, on the
+    quantised sketch of :func:`principal_sketch` with ``quantised=True``), which
+    keeps the blocks compact.
 
     Parameters
     ----------
@@ -295,6 +297,8 @@ def equipartition(cells, n_groups, sketch=None):
     n_groups : int
         ``k``, with ``1 <= k <= n``.
     sketch : ndarray (n, q) or None
+    division : {"bisection", "kdtree"}, default="bisection"
+        How a cell is cut when a sketch is given.
 
     Returns
     -------
@@ -328,7 +332,7 @@ def equipartition(cells, n_groups, sketch=None):
     cell_slot_start = first
 
     order = np.argsort(cells, kind="stable")  # rows by cell, input order inside
-    order = _divide(order, slot_sizes, cell_slot_start, sketch)
+    order = _divide(order, slot_sizes, cell_slot_start, sketch, division)
     slot_of_pos = np.repeat(np.arange(slot_sizes.size), slot_sizes)
 
     block_slots = np.flatnonzero(~slot_is_residual)
@@ -349,14 +353,16 @@ def equipartition(cells, n_groups, sketch=None):
             [np.full(m_small, b, dtype=np.int64), np.full(m_large, b + 1, np.int64)]
         )
         g_sketch = None if sketch is None else sketch[g_rows]
-        g_order = _divide(np.arange(g_rows.size), g_sizes, np.array([0]), g_sketch)
+        g_order = _divide(
+            np.arange(g_rows.size), g_sizes, np.array([0]), g_sketch, division
+        )
         g_slot = np.repeat(np.arange(g_sizes.size), g_sizes)
         labels[g_rows[g_order]] = block_slots.size + g_slot
     return labels, pieces, g_rows.size / n
 
 
 # ----------------------------------------------------- compact division
-def _divide(order, slot_sizes, node_slot_start, sketch):
+def _divide(order, slot_sizes, node_slot_start, sketch, division="bisection"):
     """Reorder ``order`` inside each node so that runs of ``slot_sizes`` are compact.
 
     A node is a run of consecutive slots (initially: the slots of one cell,
@@ -368,6 +374,10 @@ def _divide(order, slot_sizes, node_slot_start, sketch):
     slot_start = np.concatenate([[0], np.cumsum(slot_sizes)])
     node_s0 = np.asarray(node_slot_start, dtype=np.int64)
     node_s1 = np.concatenate([node_s0[1:], [slot_sizes.size]])
+    if division == "kdtree":
+        from . import _kdtree  # numba (optional) is imported only when used
+
+        return _kdtree.divide(order, slot_start, node_s0, node_s1, sketch)
     return _bisect(order, slot_start, node_s0, node_s1, sketch)
 
 
@@ -500,16 +510,22 @@ def _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes):
     return out
 
 
-def principal_sketch(U, S_cube, mean, dim=None):
+def principal_sketch(U, S_cube, mean, dim=None, *, quantised=False):
     """Rows in the ``dim`` leading principal coordinates of the centred data.
 
-    ``dim=None`` uses :data:`SKETCH_DIM`.
+    ``dim=None`` uses :data:`SKETCH_DIM`. ``quantised=True`` returns the
+    ``uint16`` sketch of ``division="kdtree"`` (:func:`skdp_synth._kdtree.quantise`:
+    one common scale, shifted per column, so ``mean`` is not needed).
     """
     p = U.shape[1]
     q = min(SKETCH_DIM if dim is None else dim, p)
     covariance = S_cube - np.outer(mean, mean)
     W, _ = leading_eigenvectors(covariance, q)
     Z = U @ W
+    if quantised:
+        from . import _kdtree
+
+        return _kdtree.quantise(Z)
     Z -= mean @ W  # in place: no second n x q temporary
     return Z.astype(np.float32)
 

@@ -338,7 +338,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         "n_components": [Interval(Integral, 0, None, closed="left"), None],
         "alpha": [Interval(Real, 0, 1, closed="right"), None],
         "n_draws": [Interval(Integral, 1, None, closed="left")],
-        "division": [StrOptions({"bisection", "input_order"})],
+        "division": [StrOptions({"bisection", "kdtree", "input_order"})],
         "rounding": [StrOptions({"none", "random"})],
     }
 
@@ -351,7 +351,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         n_components: int | None = None,
         alpha: float | None = None,
         n_draws: int = 16,
-        division: Literal["bisection", "input_order"] = "bisection",
+        division: Literal["bisection", "kdtree", "input_order"] = "bisection",
         rounding: Literal["none", "random"] = "none",
         domain: Literal["boolean", "box"] = "box",
         bounds: tuple[ArrayLike, ArrayLike] | None = None,
@@ -457,11 +457,17 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             cells, pinned, cell_loss = self._pinning(U, S_cube, k, source.rng)
             t, alpha, residual_norm, covering_term = 0, None, math.nan, math.nan
 
-        if self.division == "bisection":
-            sketch = _partition.principal_sketch(U, S_cube, U.mean(axis=0))
+        if self.division != "input_order":
+            # 0/1 data: u^2 = u, so diag(S) IS the column mean (exact integer
+            # sums over the same n: bit for bit U.mean(axis=0), one pass saved)
+            mean = np.diag(S_cube).copy() if boolean else U.mean(axis=0)
+            quantised = self.division == "kdtree"
+            sketch = _partition.principal_sketch(U, S_cube, mean, quantised=quantised)
         else:
             sketch = None
-        labels, _, residual_mass = _partition.equipartition(cells, k, sketch)
+        labels, _, residual_mass = _partition.equipartition(
+            cells, k, sketch, division=self.division
+        )
         del sketch
 
         sums, sizes = _partition.group_sums(U, labels, k)

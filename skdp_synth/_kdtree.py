@@ -1,0 +1,394 @@
+"""The ``division="kdtree"`` cut of the microaggregator's cells (one compiled pass).
+
+A k-d tree in principal coordinates: every node (a run of consecutive slots of
+the equipartition, :func:`skdp_synth._partition.equipartition`) is cut into
+its first ``floor(slots/2)`` slots and the rest, at the order statistic of its
+rows along the principal coordinate of largest variance *in the node*. The
+theorem of :cite:`Boedihardjo2024` leaves the cut of a cell free (Lemma 3.8: any
+refinement lowers the loss), so the sizes of :cite:`Boedihardjo2024` §3.6 /
+Remark 4.2 and the certificate are those of every other division; only which
+rows share a block changes.
+
+Exactness (the compiled and the NumPy path give the same partition)
+-------------------------------------------------------------------
+The sketch is quantised to ``uint16`` on one common scale for all coordinates
+(:func:`quantise`), so the per-node sums and sums of squares are exact ``int64``
+sums, whatever their order. The variance of a coordinate is then one fixed
+float64 expression of two exact integers, ``sq/m - (s/m)^2``, evaluated
+identically by both paths; the axis is the first maximiser. The rows of a node
+are ordered by the 64-bit key ``value << 47 | row`` (``row`` the row's index in
+the input of the division, below ``2^47``): distinct keys, so which rows go
+left is a function of the node's row *set*, not of how a path arranged them.
+Hence both paths give the same set of rows in every slot, by induction over
+the tree.
+
+Cost (``n`` rows, ``q`` sketch coordinates, ``L = ceil(log2 slots)`` levels)
+-------------------------------------------------------------------------------
+Compiled (numba, the optional extra ``skdp_synth[fast]``): depth first, each
+node's rows contiguous; per level ``O(n q)`` integer additions for the
+variances, ``O(n)`` expected for the selection (quickselect on the keys) and
+one in-place partition of the rows: about ``L`` cheap passes, the late ones in
+cache. NumPy (no numba): level by level, one ``lexsort`` of ``n`` keys per
+level, ``O(L n log n)``, slower than ``division="bisection"``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:  # the optional extra ``fast``
+    import numba
+except ImportError:  # pragma: no cover - exercised by the NumPy tests
+    numba = None
+
+if numba is not None:
+    _jit = numba.njit(cache=True, nogil=True)
+else:  # pragma: no cover
+
+    def _jit(function):
+        return function
+
+
+__all__ = ["HAVE_NUMBA", "divide", "quantise"]
+
+#: whether the compiled path is available (tests switch it off)
+HAVE_NUMBA = numba is not None
+#: quantisation levels of the sketch (``uint16``)
+LEVELS = 65535
+#: sketch axes of largest variance in a node that its direction may use
+AXES = 8
+#: power iterations for a node's direction (from its axis of largest variance)
+POWER_ITERATIONS = 8
+#: bits of the integer direction: ``rint(v * 2^COEF_BITS)``, ``|v_a| <= 1``
+COEF_BITS = 10
+COEF_SCALE = float(1 << COEF_BITS)
+#: ``|sum_a c_a x_a| < AXES 2^COEF_BITS 2^16 = 2^29``: shifted to be non-negative
+OFFSET = 1 << 29
+#: bits of the row index in a key (``(value + OFFSET) << ROW_BITS | row``)
+ROW_BITS = 33
+#: rows per tile of the cross sums (the tile's columns stay in L1)
+TILE = 1024
+
+
+def quantise(Z):
+    """``uint16`` sketch on one scale for all columns: ``rint((Z - lo_j) * s)``.
+
+    ``lo_j`` is the minimum of column ``j`` and ``s = 65535 / max_j (hi_j -
+    lo_j)``: one common scale, so the variances of the columns stay comparable
+    (a column's variance is multiplied by ``s^2``). The shift per column does
+    not change any variance. Constant data gives all zeros.
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.shape[0] == 0:
+        return np.zeros(Z.shape, dtype=np.uint16)
+    lo = Z.min(axis=0)
+    width = float((Z.max(axis=0) - lo).max()) if Z.shape[1] else 0.0
+    scale = LEVELS / width if width > 0 else 0.0
+    Q = Z - lo
+    Q *= scale
+    np.rint(Q, out=Q)
+    np.clip(Q, 0, LEVELS, out=Q)
+    return Q.astype(np.uint16)
+
+
+def divide(order, slot_start, s0, s1, Q, use_numba=None):
+    """Reorder ``order`` so that every slot holds the rows the k-d tree gives it.
+
+    ``order`` lists the rows (indices into ``Q``) node by node; node ``i``
+    covers the slots ``s0[i]..s1[i]-1`` and the rows
+    ``slot_start[s0[i]]..slot_start[s1[i]]-1`` of ``order`` (``slot_start``
+    counted from the first node's first slot). Returns the new order; the rows
+    of each slot are a set fixed by the tree (their arrangement inside a slot
+    depends on the path).
+    """
+    order = np.asarray(order, dtype=np.int64)
+    n = order.size
+    if n >= 1 << ROW_BITS:
+        raise ValueError(f"division='kdtree' handles fewer than 2^{ROW_BITS} rows")
+    Qo = np.take(np.asarray(Q, dtype=np.uint16), order, axis=0)
+    base = int(slot_start[s0[0]])
+    starts = np.asarray(slot_start, dtype=np.int64) - base
+    s0 = np.asarray(s0, dtype=np.int64)
+    s1 = np.asarray(s1, dtype=np.int64)
+    if use_numba is None:
+        use_numba = HAVE_NUMBA
+    if use_numba:
+        out = order.copy()
+        _kernel(np.ascontiguousarray(Qo.T), out, starts, s0, s1)
+        return out
+    return _divide_numpy(order.copy(), Qo, starts, s0, s1)
+
+
+# ------------------------------------------------------------------ NumPy
+def _divide_numpy(order, Qo, starts, s0, s1):
+    """Level by level, all nodes of a level at once; the same sets of rows."""
+    n, q = Qo.shape
+    r = min(AXES, q)
+    rows = np.arange(n)
+    while True:
+        active = (s1 - s0) >= 2
+        if not active.any():
+            return order
+        r0 = starts[s0]
+        sizes = starts[s1] - r0
+        node_of_pos = np.repeat(np.arange(s0.size), sizes)
+        Q64 = Qo.astype(np.int64)
+        total = np.add.reduceat(Q64, r0, axis=0)
+        square = np.add.reduceat(Q64 * Q64, r0, axis=0)
+        m = sizes[:, None]
+        mean = total / m
+        var = square / m - mean * mean
+        top = np.argsort(-var, axis=1, kind="stable")[:, :r]
+        X = Q64[rows[:, None], top[node_of_pos]]  # (n, r): the node's top axes
+        del Q64
+        mean_top = np.take_along_axis(mean, top, axis=1)
+        cov = np.empty((s0.size, r, r))
+        for a in range(r):
+            cross = np.add.reduceat(X[:, a, None] * X, r0, axis=0)
+            cov[:, a, :] = cross / m - mean_top[:, a, None] * mean_top
+        coef = _coefficients_numpy(cov)
+        key = np.zeros(n, dtype=np.int64)
+        for a in range(r):  # exact: |sum| < 2^(COEF_BITS + 16 + 3)
+            key += np.take(coef[:, a], node_of_pos) * X[:, a]
+        key += OFFSET
+        key <<= ROW_BITS
+        key |= order
+        perm = np.lexsort((key, node_of_pos))
+        order = np.take(order, perm)
+        Qo = np.take(Qo, perm, axis=0)
+        n_slots = s1 - s0
+        parts = np.minimum(n_slots, 2)
+        node = np.repeat(np.arange(s0.size), parts)
+        j = np.arange(node.size) - np.repeat(np.cumsum(parts) - parts, parts)
+        new_s0 = s0[node] + (j * n_slots[node]) // parts[node]
+        new_s1 = s0[node] + ((j + 1) * n_slots[node]) // parts[node]
+        s0, s1 = new_s0, new_s1
+
+
+def _coefficients_numpy(cov):
+    """:func:`_coefficients` for a stack of matrices, the same float operations."""
+    nodes, r, _ = cov.shape
+    v = np.zeros((nodes, r))
+    v[:, 0] = 1.0
+    for _ in range(POWER_ITERATIONS):
+        w = np.empty_like(v)
+        for a in range(r):
+            acc = cov[:, a, 0] * v[:, 0]
+            for b in range(1, r):
+                acc = acc + cov[:, a, b] * v[:, b]
+            w[:, a] = acc
+        norm2 = w[:, 0] * w[:, 0]
+        for a in range(1, r):
+            norm2 = norm2 + w[:, a] * w[:, a]
+        norm = np.sqrt(norm2)
+        ok = norm > 0
+        v[ok] = w[ok] / norm[ok, None]
+    return np.rint(v * COEF_SCALE).astype(np.int64)
+
+
+# --------------------------------------------------------------- compiled
+@_jit
+def _select(buf, lo, hi, rank):
+    """The ``rank``-th smallest (0-based) of ``buf[lo:hi]``; ``buf`` is permuted.
+
+    Quickselect with a median-of-three pivot; distinct keys. After
+    ``4 log2(m) + 16`` rounds without converging (adversarial input) the rest
+    is sorted, so the worst case is ``O(m log m)``.
+    """
+    k = lo + rank
+    rounds = 0
+    limit = 16
+    m = hi - lo
+    while m > 1:
+        limit += 4
+        m >>= 1
+    hi -= 1
+    while hi > lo:
+        rounds += 1
+        if rounds > limit:
+            buf[lo : hi + 1] = np.sort(buf[lo : hi + 1])
+            return buf[k]
+        mid = (lo + hi) >> 1
+        a, b, c = buf[lo], buf[mid], buf[hi]
+        if a < b:
+            if b < c:
+                pivot = b
+            elif a < c:
+                pivot = c
+            else:
+                pivot = a
+        elif a < c:
+            pivot = a
+        elif b < c:
+            pivot = c
+        else:
+            pivot = b
+        i, j = lo, hi
+        while i <= j:
+            while buf[i] < pivot:
+                i += 1
+            while buf[j] > pivot:
+                j -= 1
+            if i <= j:
+                t = buf[i]
+                buf[i] = buf[j]
+                buf[j] = t
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return buf[k]
+    return buf[k]
+
+
+@_jit
+def _coefficients(cov, v, w):
+    """Integer direction of a node: power iterations on its ``r x r`` covariance.
+
+    Starts from the axis of largest variance (``v = e_0``); ``POWER_ITERATIONS``
+    rounds of ``v <- C v / ||C v||`` (sums in index order, so that
+    :func:`_coefficients_numpy` repeats them bit for bit); then
+    ``rint(v 2^COEF_BITS)``.
+    """
+    r = v.size
+    v[:] = 0.0
+    v[0] = 1.0
+    for _ in range(POWER_ITERATIONS):
+        for a in range(r):
+            acc = cov[a, 0] * v[0]
+            for b in range(1, r):
+                acc = acc + cov[a, b] * v[b]
+            w[a] = acc
+        norm2 = w[0] * w[0]
+        for a in range(1, r):
+            norm2 = norm2 + w[a] * w[a]
+        norm = np.sqrt(norm2)
+        if norm > 0:
+            for a in range(r):
+                v[a] = w[a] / norm
+    out = np.empty(r, dtype=np.int64)
+    for a in range(r):
+        out[a] = np.int64(np.rint(v[a] * COEF_SCALE))
+    return out
+
+
+@_jit
+def _kernel(Qc, order, starts, s0s, s1s):
+    """Depth first over the tree of each root node, in place (see :func:`divide`).
+
+    ``Qc`` is the sketch column by column (``q x n``, rows in the order of
+    ``order``), so that every sum below runs over contiguous memory in
+    ``int64`` (exact, and vectorised by LLVM without reordering any float
+    operation). Numba compiles it on the first call (``cache=True``: once per
+    machine).
+    """
+    q, n = Qc.shape
+    r = min(AXES, q)
+    keys = np.empty(n, dtype=np.int64)
+    scratch = np.empty(n, dtype=np.int64)
+    dest = np.empty(n, dtype=np.int64)
+    buffer16 = np.empty(n, dtype=Qc.dtype)
+    total = np.empty(q, dtype=np.int64)
+    square = np.empty(q, dtype=np.int64)
+    var = np.empty(q)
+    mean = np.empty(q)
+    top = np.empty(r, dtype=np.int64)
+    taken = np.empty(q, dtype=np.bool_)
+    cov = np.empty((r, r))
+    cross = np.empty((r, r), dtype=np.int64)
+    v = np.empty(r)
+    w = np.empty(r)
+    stack0 = np.empty(256, dtype=np.int64)
+    stack1 = np.empty(256, dtype=np.int64)
+    for root in range(s0s.size):
+        stack0[0] = s0s[root]
+        stack1[0] = s1s[root]
+        top_of_stack = 1
+        while top_of_stack > 0:
+            top_of_stack -= 1
+            a = stack0[top_of_stack]
+            b = stack1[top_of_stack]
+            if b - a < 2:
+                continue
+            lo = starts[a]
+            hi = starts[b]
+            m = hi - lo
+            for j in range(q):  # per-axis sums and sums of squares (exact)
+                col = Qc[j]
+                s = np.int64(0)
+                ss = np.int64(0)
+                for i in range(lo, hi):
+                    value = np.int64(col[i])
+                    s += value
+                    ss += value * value
+                total[j] = s
+                square[j] = ss
+            for j in range(q):
+                mean[j] = total[j] / m
+                var[j] = square[j] / m - mean[j] * mean[j]
+                taken[j] = False
+            for t in range(r):  # the r axes of largest variance, ties to the lower
+                best = -1
+                for j in range(q):
+                    if not taken[j] and (best < 0 or var[j] > var[best]):
+                        best = j
+                top[t] = best
+                taken[best] = True
+            cross[:, :] = 0  # exact cross sums on those axes, tile by tile
+            for start in range(lo, hi, TILE):
+                end = min(hi, start + TILE)
+                for t in range(r):
+                    x = Qc[top[t]]
+                    for u in range(t, r):
+                        y = Qc[top[u]]
+                        c = np.int64(0)
+                        for i in range(start, end):
+                            c += np.int64(x[i]) * np.int64(y[i])
+                        cross[t, u] += c
+            for t in range(r):  # the centred covariance
+                for u in range(t, r):
+                    cov[t, u] = cross[t, u] / m - mean[top[t]] * mean[top[u]]
+                    cov[u, t] = cross[t, u] / m - mean[top[u]] * mean[top[t]]
+            coef = _coefficients(cov, v, w)
+            for i in range(lo, hi):
+                keys[i] = OFFSET
+            for t in range(r):
+                x = Qc[top[t]]
+                c = coef[t]
+                for i in range(lo, hi):
+                    keys[i] += c * np.int64(x[i])
+            for i in range(lo, hi):
+                key = (keys[i] << ROW_BITS) | order[i]
+                keys[i] = key
+                scratch[i] = key
+            mid = a + (b - a) // 2
+            cut = starts[mid]
+            kth = _select(scratch, lo, hi, cut - lo)
+            # stable partition: keys below kth to [lo, cut), the others after
+            left = lo
+            right = cut
+            for i in range(lo, hi):
+                if keys[i] < kth:
+                    dest[i] = left
+                    left += 1
+                else:
+                    dest[i] = right
+                    right += 1
+            for i in range(lo, hi):
+                scratch[dest[i]] = order[i]
+            for i in range(lo, hi):
+                order[i] = scratch[i]
+            for j in range(q):
+                col = Qc[j]
+                for i in range(lo, hi):
+                    buffer16[dest[i]] = col[i]
+                for i in range(lo, hi):
+                    col[i] = buffer16[i]
+            stack0[top_of_stack] = mid
+            stack1[top_of_stack] = b
+            stack0[top_of_stack + 1] = a
+            stack1[top_of_stack + 1] = mid
+            top_of_stack += 2

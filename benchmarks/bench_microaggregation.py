@@ -100,26 +100,32 @@ def best_times(fn, repeat=3):
     return wall, cpu
 
 
-def scale_table(n):
+def scale_table(n, division="bisection"):
+    """The scale table for one ``division`` (``"bisection"`` or ``"kdtree"``).
+
+    For ``"kdtree"`` the compiled kernel is loaded (or compiled, the first
+    time on a machine) before the clock starts; :func:`first_call_seconds`
+    reports that cost separately, in a fresh process.
+    """
     p = 50
     X = latent_boolean(n, p)
     k = n // 10
+
+    def make(k=k):
+        return CovarianceLossMicroaggregator(k=k, domain="boolean", division=division)
+
+    make(100).fit(X[:1000])  # warm-up (numba: load the cached kernel)
     rows = []
     with threadpool_limits(1):
         base, base_cpu = best_times(lambda: X.T @ X)
-        est = CovarianceLossMicroaggregator(k=k, domain="boolean")
+        est = make()
         t_fit, c_fit = best_times(lambda: est.fit(X), repeat=2)
         t_tr, c_tr = best_times(lambda: est.transform(X), repeat=2)
-        steps = step_times(X, k)
+        steps = step_times(X, k, division)
     total, total_cpu = t_fit + t_tr, c_fit + c_tr
     with threadpool_limits(None):  # BLAS with all the threads it finds
         base_mt, _ = best_time(lambda: X.T @ X)
-        t_mt, _ = best_time(
-            lambda: (
-                CovarianceLossMicroaggregator(k=k, domain="boolean").fit(X).transform(X)
-            ),
-            repeat=1,
-        )
+        t_mt, _ = best_time(lambda: make().fit(X).transform(X), repeat=1)
 
     def row(what, wall, cpu=None):
         out = {"what": what, "seconds": wall, "ratio": wall / base}
@@ -133,12 +139,10 @@ def scale_table(n):
     rows.append(row("fit", t_fit, c_fit))
     rows.append(row("transform (training rows)", t_tr, c_tr))
     rows.append(row("fit + transform", total, total_cpu))
-    peak, _ = peak_memory(
-        lambda: CovarianceLossMicroaggregator(k=k, domain="boolean").fit(X).transform(X)
-    )
+    peak, _ = peak_memory(lambda: make().fit(X).transform(X))
     print(
-        f"### Scale: n={n}, p={p} Boolean (float64 input, {X.nbytes / 2**20:.0f} MiB), "
-        f"k={k} groups of 10, BLAS 1 thread\n"
+        f"### Scale, division={division!r}: n={n}, p={p} Boolean (float64 input, "
+        f"{X.nbytes / 2**20:.0f} MiB), k={k} groups of 10, BLAS 1 thread\n"
     )
     print(markdown_table(rows, ["what", "seconds", "ratio", "CPU ratio"]))
     ratio = min(total / base, total_cpu / base_cpu)
@@ -163,7 +167,7 @@ def scale_table(n):
     )
 
 
-def step_times(X, k):
+def step_times(X, k, division="bisection"):
     """The steps of ``fit`` and ``transform``, timed one by one (wall, CPU).
 
     Each step runs twice and the better time is kept (the first run of a
@@ -182,7 +186,7 @@ def step_times(X, k):
         out.append((name, wall, cpu))
         return result
 
-    probe = CovarianceLossMicroaggregator(k=k, domain="boolean")
+    probe = CovarianceLossMicroaggregator(k=k, domain="boolean", division=division)
     U = timed(
         "fit: validation + map to cube (shared mixin)",
         lambda: probe._validate_fit_data(X),
@@ -202,12 +206,14 @@ def step_times(X, k):
         return dense
 
     dense = timed("fit: cell sums + cell loss", cell_stats)
+    quantised = division == "kdtree"
     sketch = timed(
-        "fit: principal sketch (q=16)", lambda: part.principal_sketch(U, S, U.mean(0))
+        "fit: principal sketch (q=16" + (", uint16)" if quantised else ")"),
+        lambda: part.principal_sketch(U, S, np.diag(S).copy(), quantised=quantised),
     )
     labels, _, _ = timed(
-        "fit: equipartition + recursive bisection",
-        lambda: part.equipartition(dense, k, sketch),
+        "fit: equipartition + " + ("k-d tree" if quantised else "recursive bisection"),
+        lambda: part.equipartition(dense, k, sketch, division=division),
     )
 
     def means():
@@ -215,7 +221,7 @@ def step_times(X, k):
         part.cell_loss(S, sums, sizes, n)
 
     timed("fit: group means + loss", means)
-    est = CovarianceLossMicroaggregator(k=k, domain="boolean").fit(X)
+    est = CovarianceLossMicroaggregator(k=k, domain="boolean", division=division).fit(X)
     timed(
         "fit: row keys + index (for transform)",
         lambda: est._index_training_rows(part.row_keys(U, True)),

@@ -70,25 +70,62 @@ ROW_BITS = 33
 TILE = 1024
 
 
-def quantise(Z):
+def quantise(Z, use_numba=None):
     """``uint16`` sketch on one scale for all columns: ``rint((Z - lo_j) * s)``.
 
     ``lo_j`` is the minimum of column ``j`` and ``s = 65535 / max_j (hi_j -
     lo_j)``: one common scale, so the variances of the columns stay comparable
     (a column's variance is multiplied by ``s^2``). The shift per column does
-    not change any variance. Constant data gives all zeros.
+    not change any variance. Constant data gives all zeros. The compiled path
+    (one pass for the extremes, one for the values) evaluates the same float
+    operations and gives the same array.
     """
     Z = np.asarray(Z, dtype=np.float64)
-    if Z.shape[0] == 0:
+    n, q = Z.shape
+    if n == 0 or q == 0:
         return np.zeros(Z.shape, dtype=np.uint16)
-    lo = Z.min(axis=0)
-    width = float((Z.max(axis=0) - lo).max()) if Z.shape[1] else 0.0
+    if use_numba is None:
+        use_numba = HAVE_NUMBA
+    if use_numba:
+        Z = np.ascontiguousarray(Z)
+        lo, hi = _extremes(Z)
+    else:
+        lo, hi = Z.min(axis=0), Z.max(axis=0)
+    width = float((hi - lo).max())
     scale = LEVELS / width if width > 0 else 0.0
+    if use_numba:
+        out = np.empty((n, q), dtype=np.uint16)
+        _quantise_rows(Z, lo, scale, out)
+        return out
     Q = Z - lo
     Q *= scale
     np.rint(Q, out=Q)
     np.clip(Q, 0, LEVELS, out=Q)
     return Q.astype(np.uint16)
+
+
+@_jit
+def _extremes(Z):
+    n, q = Z.shape
+    lo = Z[0].copy()
+    hi = Z[0].copy()
+    for i in range(1, n):
+        row = Z[i]
+        for j in range(q):
+            lo[j] = min(lo[j], row[j])
+            hi[j] = max(hi[j], row[j])
+    return lo, hi
+
+
+@_jit
+def _quantise_rows(Z, lo, scale, out):
+    n, q = Z.shape
+    for i in range(n):
+        row = Z[i]
+        dst = out[i]
+        for j in range(q):
+            value = np.rint((row[j] - lo[j]) * scale)
+            dst[j] = np.uint16(min(max(value, 0.0), float(LEVELS)))
 
 
 def divide(order, slot_start, s0, s1, Q, use_numba=None):
@@ -114,7 +151,13 @@ def divide(order, slot_start, s0, s1, Q, use_numba=None):
         use_numba = HAVE_NUMBA
     if use_numba:
         out = order.copy()
-        _kernel(np.ascontiguousarray(Qo.T), out, starts, s0, s1)
+        q = Qo.shape[1]
+        words = -(-q // 4)
+        packed = np.zeros((n, 4 * words), dtype=np.uint16)
+        packed[:, :q] = Qo
+        P = np.ascontiguousarray(packed.view("<u8").T)  # little-endian: axis 4g+c
+        del packed  # sits in bits 16c..16c+15 of word g
+        _kernel(P, q, out, starts, s0, s1)
         return out
     return _divide_numpy(order.copy(), Qo, starts, s0, s1)
 
@@ -276,21 +319,23 @@ def _coefficients(cov, v, w):
 
 
 @_jit
-def _kernel(Qc, order, starts, s0s, s1s):
+def _kernel(P, q, order, starts, s0s, s1s):
     """Depth first over the tree of each root node, in place (see :func:`divide`).
 
-    ``Qc`` is the sketch column by column (``q x n``, rows in the order of
-    ``order``), so that every sum below runs over contiguous memory in
-    ``int64`` (exact, and vectorised by LLVM without reordering any float
-    operation). Numba compiles it on the first call (``cache=True``: once per
-    machine).
+    ``P`` holds the ``uint16`` sketch packed four axes to a ``uint64`` word and
+    stored word by word (``P[g, i]`` = axes ``4g..4g+3`` of row ``i``, rows in
+    the order of ``order``): every sum below runs over contiguous memory in
+    ``int64`` (exact, vectorised by LLVM without reordering a float operation),
+    and moving a row moves ``ceil(q/4)`` words. Numba compiles it on the first
+    call (``cache=True``: once per machine).
     """
-    q, n = Qc.shape
+    words, n = P.shape
     r = min(AXES, q)
     keys = np.empty(n, dtype=np.int64)
     scratch = np.empty(n, dtype=np.int64)
     dest = np.empty(n, dtype=np.int64)
-    buffer16 = np.empty(n, dtype=Qc.dtype)
+    fkeys = np.empty(n)
+    buffer = np.empty(n, dtype=np.uint64)
     total = np.empty(q, dtype=np.int64)
     square = np.empty(q, dtype=np.int64)
     var = np.empty(q)
@@ -317,11 +362,12 @@ def _kernel(Qc, order, starts, s0s, s1s):
             hi = starts[b]
             m = hi - lo
             for j in range(q):  # per-axis sums and sums of squares (exact)
-                col = Qc[j]
+                col = P[j >> 2, lo:hi]  # slices: indices provably >= 0, so
+                shift = np.uint64(16 * (j & 3))  # LLVM vectorises the loops
                 s = np.int64(0)
                 ss = np.int64(0)
-                for i in range(lo, hi):
-                    value = np.int64(col[i])
+                for i in range(m):
+                    value = np.int64((col[i] >> shift) & np.uint64(0xFFFF))
                     s += value
                     ss += value * value
                 total[j] = s
@@ -341,52 +387,59 @@ def _kernel(Qc, order, starts, s0s, s1s):
             for start in range(lo, hi, TILE):
                 end = min(hi, start + TILE)
                 for t in range(r):
-                    x = Qc[top[t]]
+                    x = P[top[t] >> 2, start:end]
+                    sx = np.uint64(16 * (top[t] & 3))
                     for u in range(t, r):
-                        y = Qc[top[u]]
+                        y = P[top[u] >> 2, start:end]
+                        sy = np.uint64(16 * (top[u] & 3))
                         c = np.int64(0)
-                        for i in range(start, end):
-                            c += np.int64(x[i]) * np.int64(y[i])
+                        for i in range(end - start):
+                            c += np.int64((x[i] >> sx) & np.uint64(0xFFFF)) * np.int64(
+                                (y[i] >> sy) & np.uint64(0xFFFF)
+                            )
                         cross[t, u] += c
             for t in range(r):  # the centred covariance
                 for u in range(t, r):
                     cov[t, u] = cross[t, u] / m - mean[top[t]] * mean[top[u]]
                     cov[u, t] = cross[t, u] / m - mean[top[u]] * mean[top[t]]
             coef = _coefficients(cov, v, w)
-            for i in range(lo, hi):
-                keys[i] = OFFSET
+            # projections, exact in float64 (|sum| < 2^30)
+            fk = fkeys[lo:hi]
+            fk[:] = OFFSET
             for t in range(r):
-                x = Qc[top[t]]
-                c = coef[t]
-                for i in range(lo, hi):
-                    keys[i] += c * np.int64(x[i])
-            for i in range(lo, hi):
-                key = (keys[i] << ROW_BITS) | order[i]
-                keys[i] = key
-                scratch[i] = key
+                x = P[top[t] >> 2, lo:hi]
+                sx = np.uint64(16 * (top[t] & 3))
+                c = np.float64(coef[t])
+                for i in range(m):
+                    fk[i] += c * np.float64((x[i] >> sx) & np.uint64(0xFFFF))
+            ks = keys[lo:hi]
+            sc = scratch[lo:hi]
+            od = order[lo:hi]
+            for i in range(m):
+                key = (np.int64(fk[i]) << ROW_BITS) | od[i]
+                ks[i] = key
+                sc[i] = key
             mid = a + (b - a) // 2
             cut = starts[mid]
             kth = _select(scratch, lo, hi, cut - lo)
             # stable partition: keys below kth to [lo, cut), the others after
-            left = lo
-            right = cut
-            for i in range(lo, hi):
-                if keys[i] < kth:
-                    dest[i] = left
-                    left += 1
-                else:
-                    dest[i] = right
-                    right += 1
-            for i in range(lo, hi):
-                scratch[dest[i]] = order[i]
-            for i in range(lo, hi):
-                order[i] = scratch[i]
-            for j in range(q):
-                col = Qc[j]
-                for i in range(lo, hi):
-                    buffer16[dest[i]] = col[i]
-                for i in range(lo, hi):
-                    col[i] = buffer16[i]
+            left = 0
+            right = cut - lo
+            ds = dest[:m]
+            for i in range(m):
+                below = np.int64(ks[i] < kth)
+                ds[i] = below * left + (1 - below) * right
+                left += below
+                right += 1 - below
+            for i in range(m):
+                sc[ds[i]] = od[i]
+            od[:] = sc
+            buf = buffer[:m]
+            for g in range(words):
+                col = P[g, lo:hi]
+                for i in range(m):
+                    buf[ds[i]] = col[i]
+                col[:] = buf
             stack0[top_of_stack] = mid
             stack1[top_of_stack] = b
             stack0[top_of_stack + 1] = a

@@ -619,7 +619,29 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         unseen = labels < 0
         if unseen.any():
             labels[unseen] = pairwise_distances_argmin(U[unseen], self._centroids_cube)
-        if self.rounding == "random" and boolean:
+        return self._release(labels)
+
+    def fit_transform(
+        self, X: ArrayLike, y: None = None, **fit_params: Any
+    ) -> NDArray[Any] | pd.DataFrame:
+        """``fit(X).transform(X)``, without matching the rows again.
+
+        :meth:`transform` of the training rows returns exactly
+        ``centroids_[labels_]`` (the ``j``-th occurrence of a row value gets the
+        group of the ``j``-th training row with that value, which is that very
+        row), so this gathers ``centroids_[labels_]`` directly: the same array
+        (and the same random rounding, drawn from the same stream), without the
+        row keys, their sort and the search of :meth:`transform`. Dask input
+        goes through ``fit`` and :meth:`transform`.
+        """
+        if hasattr(X, "__dask_graph__"):
+            return self.fit(X, y, **fit_params).transform(X)
+        self.fit(X, y, **fit_params)
+        return self._release(self.labels_.copy())
+
+    def _release(self, labels):
+        """The group means of ``labels`` (rounded with ``rounding="random"``)."""
+        if self.rounding == "random" and self._domain() == "boolean":
             rng = NoiseSource(self.random_state, stream=TRANSFORM_STREAM).rng
             means = self._centroids_cube[labels]
             out = self.blocks_.round(means, rng).astype(np.float64)

@@ -54,7 +54,7 @@ def ball(est, X):
 
 # ------------------------------------------------------- sizes, anonymity
 @pytest.mark.parametrize("partition", ["spectral", "pinning"])
-@pytest.mark.parametrize("division", ["bisection", "input_order"])
+@pytest.mark.parametrize("division", ["bisection", "kdtree", "input_order"])
 @pytest.mark.parametrize(
     "n, k",
     [(400, 1), (400, 7), (400, 40), (401, 40), (399, 133), (400, 399), (400, 400)],
@@ -154,6 +154,25 @@ CERTIFICATE_CASES = {
     "input-order": (
         lambda: boolean(n=2000, p=10),
         dict(k=150, domain="boolean", division="input_order"),
+    ),
+    "kdtree-digits": (
+        load_binary_digits,
+        dict(k=179, domain="boolean", division="kdtree"),
+    ),
+    "kdtree-box-remainder": (lambda: box(n=1003, p=6), dict(k=97, division="kdtree")),
+    "kdtree-duplicated-rows": (
+        lambda: np.repeat(boolean(n=50, p=6), 12, axis=0),
+        dict(k=120, domain="boolean", division="kdtree"),
+    ),
+    "kdtree-pinning": (
+        lambda: hubs(n=4000),
+        dict(
+            k=400,
+            domain="boolean",
+            partition="pinning",
+            division="kdtree",
+            random_state=3,
+        ),
     ),
 }
 
@@ -265,15 +284,24 @@ def test_refinement_never_increases_loss(case):
 
 
 @settings(max_examples=150, deadline=None)
-@given(data_and_partitions(), st.integers(1, 40), st.booleans())
-def test_equipartition_follows_lemmas_3_8_and_3_9(case, k, compact):
+@given(
+    data_and_partitions(),
+    st.integers(1, 40),
+    st.sampled_from(["input_order", "bisection", "kdtree"]),
+)
+def test_equipartition_follows_lemmas_3_8_and_3_9(case, k, division):
     X, cells, _ = case
     n = X.shape[0]
     k = min(k, n)
     _, cells = np.unique(cells, return_inverse=True)
     cells = cells.ravel()
-    sketch = part.principal_sketch(X, X.T @ X / n, X.mean(axis=0)) if compact else None
-    labels, pieces, mass = part.equipartition(cells, k, sketch)
+    if division == "input_order":
+        sketch = None
+    else:
+        quantised = division == "kdtree"
+        S = X.T @ X / n
+        sketch = part.principal_sketch(X, S, X.mean(axis=0), quantised=quantised)
+    labels, pieces, mass = part.equipartition(cells, k, sketch, division=division)
     # exactly k groups of floor(n/k) or ceil(n/k) rows
     sizes = np.bincount(labels, minlength=k)
     assert labels.min() == 0 and labels.max() == k - 1
@@ -321,6 +349,22 @@ def test_compact_division_beats_input_order_on_digits():
     compact = Est(k=179, domain="boolean").fit(X).covariance_loss_
     runs = Est(k=179, domain="boolean", division="input_order").fit(X).covariance_loss_
     assert compact < 0.5 * runs
+    kd = Est(k=179, domain="boolean", division="kdtree").fit(X).covariance_loss_
+    assert kd < 0.5 * runs
+
+
+@pytest.mark.parametrize("k", [30, 179, 599])
+def test_kdtree_is_not_worse_than_input_order(k):
+    # a compact cut should never lose to runs in input order on real data
+    X = load_binary_digits()
+    for domain, data in (("boolean", X), ("box", box(n=1797, p=6))):
+        kd = Est(k=k, domain=domain, division="kdtree").fit(data)
+        runs = Est(k=k, domain=domain, division="input_order").fit(data)
+        assert kd.covariance_loss_ < runs.covariance_loss_
+        # the same cells and the same merged mass: only the cut differs
+        assert kd.n_cells_ == runs.n_cells_ and kd.cell_loss_ == runs.cell_loss_
+        assert kd.residual_mass_ == runs.residual_mass_
+        assert kd.covariance_loss_bound_ == runs.covariance_loss_bound_
 
 
 # ------------------------------------------------------------- optimality
@@ -685,3 +729,118 @@ def test_registered_for_the_cli_demo():
     assert est.anonymity_level_ == 10
     assert est.privacy_summary_ == "(n/k)=10-anonymous"
     assert clone(est).get_params()["k"] == 179
+
+
+# ------------------------------------------- division="kdtree" (issue 14)
+def _kdtree_case(seed):
+    """Random cells, sketch and sizes, with ties (duplicated rows, constants)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 1500))
+    p = int(rng.integers(1, 20))
+    X = rng.random((n, p))
+    if seed % 3 == 0:
+        X = (X < 0.3).astype(float)
+    if seed % 4 == 0:
+        X[:, 0] = 0.5
+    if seed % 5 == 0:
+        X = X[rng.integers(0, max(1, n // 7), n)]  # many duplicated rows
+    S = X.T @ X / n
+    Q = part.principal_sketch(X, S, X.mean(axis=0), quantised=True)
+    cells = rng.integers(0, int(rng.integers(1, 12)), n)
+    _, cells = np.unique(cells, return_inverse=True)
+    k = int(rng.integers(1, n + 1))
+    return cells.ravel(), k, Q
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_kdtree_numpy_path_gives_the_compiled_partition(seed, monkeypatch):
+    # exact integer sums and keys with the row index: both paths cut every
+    # node into the same sets of rows (skdp_synth/_kdtree.py, "Exactness")
+    pytest.importorskip("numba")
+    from skdp_synth import _kdtree
+
+    cells, k, Q = _kdtree_case(seed)
+    monkeypatch.setattr(_kdtree, "HAVE_NUMBA", True)
+    compiled = part.equipartition(cells, k, Q, division="kdtree")
+    monkeypatch.setattr(_kdtree, "HAVE_NUMBA", False)
+    numpy_path = part.equipartition(cells, k, Q, division="kdtree")
+    for a, b in zip(compiled, numpy_path):
+        np.testing.assert_array_equal(a, b)
+    n = cells.size
+    sizes = np.bincount(compiled[0], minlength=k)
+    assert sizes.sum() == n and set(np.unique(sizes)) <= {n // k, -(-n // k)}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_quantised_sketch_is_the_same_on_both_paths(seed):
+    pytest.importorskip("numba")
+    from skdp_synth import _kdtree
+
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(int(rng.integers(1, 400)), int(rng.integers(1, 17))))
+    Z *= rng.choice([1e-9, 1.0, 1e9])
+    if seed % 3 == 0:
+        Z[:, 0] = 2.5
+    if seed % 7 == 0:
+        Z[:] = -1.0  # constant: all zeros
+    compiled = _kdtree.quantise(Z, use_numba=True)
+    numpy_path = _kdtree.quantise(Z, use_numba=False)
+    np.testing.assert_array_equal(compiled, numpy_path)
+    assert compiled.dtype == np.uint16
+    # one common scale: the widest column spans 0..65535, the shift is per column
+    width = Z.max(axis=0) - Z.min(axis=0)
+    if width.max() > 0:
+        widest = int(np.argmax(width))
+        assert compiled[:, widest].min() == 0 and compiled[:, widest].max() == 65535
+        assert (compiled.min(axis=0) == 0).all()
+    else:
+        assert not compiled.any()
+
+
+def test_kdtree_without_numba_is_the_same_estimator(monkeypatch):
+    # the pure-NumPy path (no optional extra) fits the same groups
+    from skdp_synth import _kdtree
+
+    X = load_binary_digits()
+    fast = Est(k=179, domain="boolean", division="kdtree").fit(X)
+    monkeypatch.setattr(_kdtree, "HAVE_NUMBA", False)
+    slow = Est(k=179, domain="boolean", division="kdtree").fit(X)
+    np.testing.assert_array_equal(fast.labels_, slow.labels_)
+    np.testing.assert_array_equal(fast.centroids_, slow.centroids_)
+    assert fast.covariance_loss_ == slow.covariance_loss_
+
+
+def test_kdtree_is_deterministic_and_ignores_random_state():
+    X = box(n=2000, p=7)
+    a = Est(k=150, division="kdtree", random_state=0).fit(X)
+    b = Est(k=150, division="kdtree", random_state=123).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.transform(X), a.centroids_[a.labels_])
+
+
+def test_kdtree_cuts_every_node_at_its_principal_median():
+    # two well separated clusters in one cell, k=2: the k-d tree's first cut
+    # separates them (the direction of largest variance is across the gap)
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.1, (50, 3)), rng.normal(5, 0.1, (50, 3))])
+    order = rng.permutation(100)
+    est = Est(k=2, division="kdtree", n_components=0).fit(X[order])
+    truth = (order >= 50).astype(int)
+    agree = np.mean(est.labels_ == truth)
+    assert agree in (0.0, 1.0)
+
+
+@pytest.mark.parametrize("division", ["bisection", "kdtree", "input_order"])
+@pytest.mark.parametrize("rounding", ["none", "random"])
+def test_fit_transform_is_fit_then_transform(division, rounding):
+    # fit_transform gathers centroids_[labels_] instead of matching rows again
+    X = np.repeat(boolean(n=300, p=6), 2, axis=0)  # duplicated rows too
+    params = dict(k=60, domain="boolean", division=division, rounding=rounding)
+    est = Est(random_state=3, **params)
+    once = est.fit_transform(X)
+    twice = Est(random_state=3, **params).fit(X).transform(X)
+    np.testing.assert_array_equal(once, twice)
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(6)])
+    out = Est(random_state=3, **params).fit_transform(frame)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == list(frame.columns)
+    np.testing.assert_array_equal(out.to_numpy(), twice)

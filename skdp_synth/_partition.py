@@ -36,6 +36,7 @@ from .geometry import LatticeCovering, leading_eigenvectors, residual_spectral_n
 
 __all__ = [
     "cell_loss",
+    "cell_sums_from_groups",
     "covering_cells",
     "equipartition",
     "group_sums",
@@ -93,9 +94,16 @@ def group_sums(U, labels, n_groups):
     The group-by-row indicator is built column-wise (one entry per row), so
     building it costs nothing and the product streams ``U`` in row order,
     adding each row to its group's sum; each sum adds its rows in ascending
-    row order.
+    row order. With numba (the optional extra ``fast``) a compiled loop makes
+    exactly these additions (:func:`skdp_synth._kdtree.group_sums`), without
+    the sparse matrix.
     """
     n = U.shape[0]
+    if _compiled_kernels() and isinstance(U, np.ndarray) and U.dtype == np.float64:
+        from . import _kdtree
+
+        sums = _kdtree.group_sums(U, labels, n_groups)
+        return sums, np.bincount(labels, minlength=n_groups)
     index = _index_dtype(max(n, n_groups))
     indicator = sp.csc_matrix(
         (np.ones(n), np.asarray(labels, dtype=index), np.arange(n + 1, dtype=index)),
@@ -104,6 +112,36 @@ def group_sums(U, labels, n_groups):
     sums = np.asarray(indicator @ U)
     sizes = np.bincount(labels, minlength=n_groups)
     return sums, sizes
+
+
+def _compiled_kernels():
+    """Whether numba (the optional extra ``fast``) is there (imported on first use)."""
+    from . import _kdtree
+
+    return _kdtree.HAVE_NUMBA
+
+
+def cell_sums_from_groups(U, cells, pieces, sums):
+    """Per-cell row sums and sizes from the group sums, for 0/1 data.
+
+    Every carved block of :func:`equipartition` (``pieces < k``) lies in one
+    cell, so a cell's sum is the sum of its blocks' sums plus the sum of its
+    rows in the merged residual (``pieces >= k``, a fraction ``residual_mass``
+    of the rows): ``O(k p + |G| p)`` instead of a pass over ``U``. For 0/1 data
+    every sum is an integer below ``2^53``, exact in any order, so this equals
+    ``group_sums(U, cells, n_cells)`` bit for bit (not so for box data).
+    """
+    n_groups = sums.shape[0]
+    n_cells = int(cells.max()) + 1
+    carved = pieces < n_groups
+    group_cell = np.full(n_groups, -1, dtype=np.intp)
+    group_cell[pieces[carved]] = cells[carved]
+    whole = np.flatnonzero(group_cell >= 0)
+    out, _ = group_sums(sums[whole], group_cell[whole], n_cells)
+    rest = np.flatnonzero(~carved)
+    if rest.size:
+        out += group_sums(U[rest], cells[rest], n_cells)[0]
+    return out, np.bincount(cells, minlength=n_cells)
 
 
 def cell_loss(S_cube, sums, sizes, n):

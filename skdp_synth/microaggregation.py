@@ -449,8 +449,11 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             cells, residual_norm, _ = _partition.spectral_cells(U, S_cube, t, alpha)
             _, cells = np.unique(cells, return_inverse=True)
             cells = cells.ravel()
-            sums, sizes = _partition.group_sums(U, cells, cells.max() + 1)
-            cell_loss = _partition.cell_loss(S_cube, sums, sizes, n)
+            if boolean:  # exact integer sums: from the group sums, below
+                cell_loss = None
+            else:
+                sums, sizes = _partition.group_sums(U, cells, cells.max() + 1)
+                cell_loss = _partition.cell_loss(S_cube, sums, sizes, n)
             covering_term = 4.0 * alpha**2 if t >= 1 else 0.0
             pinned = None
         else:
@@ -465,12 +468,17 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             sketch = _partition.principal_sketch(U, S_cube, mean, quantised=quantised)
         else:
             sketch = None
-        labels, _, residual_mass = _partition.equipartition(
+        labels, pieces, residual_mass = _partition.equipartition(
             cells, k, sketch, division=self.division
         )
         del sketch
 
         sums, sizes = _partition.group_sums(U, labels, k)
+        if cell_loss is None:
+            cell_sums, cell_sizes = _partition.cell_sums_from_groups(
+                U, cells, pieces, sums
+            )
+            cell_loss = _partition.cell_loss(S_cube, cell_sums, cell_sizes, n)
         fitted = (t, alpha, pinned, residual_norm, covering_term, cell_loss)
         self._set_fitted(S_cube, labels, sums, sizes, cells, residual_mass, fitted)
         self._index_training_rows(_partition.row_keys(U, boolean))

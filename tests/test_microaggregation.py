@@ -580,7 +580,15 @@ def test_partition_is_bit_identical_to_the_reference(case, batch_rows, monkeypat
     np.testing.assert_array_equal(fast.transform(X), slow.centroids_[slow.labels_])
 
 
-def test_group_sums_are_bit_identical_to_the_reference():
+@pytest.mark.parametrize("compiled", [True, False])
+def test_group_sums_are_bit_identical_to_the_reference(compiled, monkeypatch):
+    # the compiled loop (numba) and the sparse product add the same rows in
+    # the same (ascending) order
+    if compiled:
+        pytest.importorskip("numba")
+    from skdp_synth import _kdtree
+
+    monkeypatch.setattr(_kdtree, "HAVE_NUMBA", compiled)
     rng = np.random.default_rng(7)
     U = rng.random((5000, 7))
     labels = rng.integers(0, 300, 5000)
@@ -844,3 +852,28 @@ def test_fit_transform_is_fit_then_transform(division, rounding):
     out = Est(random_state=3, **params).fit_transform(frame)
     assert isinstance(out, pd.DataFrame) and list(out.columns) == list(frame.columns)
     np.testing.assert_array_equal(out.to_numpy(), twice)
+
+
+@pytest.mark.parametrize("division", ["bisection", "kdtree", "input_order"])
+@pytest.mark.parametrize("k", [7, 60, 150])
+def test_cell_sums_from_the_group_sums_are_exact_for_boolean_data(division, k):
+    # 0/1 data: the cell sums assembled from the group sums (plus the merged
+    # residual's rows) are the direct sums bit for bit, so cell_loss_ is too
+    X = boolean(n=1503, p=9).astype(float)
+    n = X.shape[0]
+    est = Est(k=k, domain="boolean", division=division).fit(X)
+    S = X.T @ X / n
+    cells, _, _ = part.spectral_cells(X, S, est.n_components_, est.alpha_)
+    cells = np.unique(cells, return_inverse=True)[1].ravel()
+    direct, sizes = part.group_sums(X, cells, cells.max() + 1)
+    assert est.cell_loss_ == part.cell_loss(S, direct, sizes, n)
+    sketch = None
+    if division != "input_order":
+        quantised = division == "kdtree"
+        sketch = part.principal_sketch(X, S, X.mean(axis=0), quantised=quantised)
+    labels, pieces, _ = part.equipartition(cells, k, sketch, division=division)
+    np.testing.assert_array_equal(labels, est.labels_)
+    sums, _ = part.group_sums(X, labels, k)
+    assembled, assembled_sizes = part.cell_sums_from_groups(X, cells, pieces, sums)
+    np.testing.assert_array_equal(assembled, direct)
+    np.testing.assert_array_equal(assembled_sizes, sizes)

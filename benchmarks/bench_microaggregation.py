@@ -207,9 +207,10 @@ def step_times(X, k, division="bisection"):
 
     dense = timed("fit: cell sums + cell loss", cell_stats)
     quantised = division == "kdtree"
+    q = part.KDTREE_SKETCH_DIM if quantised else part.SKETCH_DIM
     sketch = timed(
-        "fit: principal sketch (q=16" + (", uint16)" if quantised else ")"),
-        lambda: part.principal_sketch(U, S, np.diag(S).copy(), quantised=quantised),
+        f"fit: principal sketch (q={q}" + (", uint16)" if quantised else ")"),
+        lambda: part.principal_sketch(U, S, np.diag(S).copy(), q, quantised=quantised),
     )
     labels, _, _ = timed(
         "fit: equipartition + " + ("k-d tree" if quantised else "recursive bisection"),

@@ -49,7 +49,7 @@ else:  # pragma: no cover
         return function
 
 
-__all__ = ["HAVE_NUMBA", "divide", "quantise"]
+__all__ = ["HAVE_NUMBA", "divide", "group_sums", "quantise", "quantised_projection"]
 
 #: whether the compiled path is available (tests switch it off)
 HAVE_NUMBA = numba is not None
@@ -66,19 +66,22 @@ COEF_SCALE = float(1 << COEF_BITS)
 OFFSET = 1 << 29
 #: bits of the row index in a key (``(value + OFFSET) << ROW_BITS | row``)
 ROW_BITS = 33
+#: rows per chunk of :func:`quantised_projection` (a few MiB of float64)
+CHUNK = 1 << 14
 #: rows per tile of the cross sums (the tile's columns stay in L1)
 TILE = 1024
 
 
-def quantise(Z, use_numba=None):
+def quantise(Z, use_numba=None, lo=None, scale=None):
     """``uint16`` sketch on one scale for all columns: ``rint((Z - lo_j) * s)``.
 
-    ``lo_j`` is the minimum of column ``j`` and ``s = 65535 / max_j (hi_j -
-    lo_j)``: one common scale, so the variances of the columns stay comparable
-    (a column's variance is multiplied by ``s^2``). The shift per column does
-    not change any variance. Constant data gives all zeros. The compiled path
-    (one pass for the extremes, one for the values) evaluates the same float
-    operations and gives the same array.
+    By default ``lo_j`` is the minimum of column ``j`` and ``s = 65535 / max_j
+    (hi_j - lo_j)``: one common scale, so the variances of the columns stay
+    comparable (a column's variance is multiplied by ``s^2``). The shift per
+    column does not change any variance. Constant data gives all zeros.
+    :func:`quantised_projection` passes ``lo`` and ``scale`` known in advance.
+    Values are clipped to ``0..65535``. The compiled path evaluates the same
+    float operations and gives the same array.
     """
     Z = np.asarray(Z, dtype=np.float64)
     n, q = Z.shape
@@ -88,20 +91,42 @@ def quantise(Z, use_numba=None):
         use_numba = HAVE_NUMBA
     if use_numba:
         Z = np.ascontiguousarray(Z)
-        lo, hi = _extremes(Z)
-    else:
-        lo, hi = Z.min(axis=0), Z.max(axis=0)
-    width = float((hi - lo).max())
-    scale = LEVELS / width if width > 0 else 0.0
+    if lo is None:
+        lo, hi = _extremes(Z) if use_numba else (Z.min(axis=0), Z.max(axis=0))
+        width = float((hi - lo).max())
+        scale = LEVELS / width if width > 0 else 0.0
+    lo = np.asarray(lo, dtype=np.float64)
     if use_numba:
         out = np.empty((n, q), dtype=np.uint16)
-        _quantise_rows(Z, lo, scale, out)
+        _quantise_rows(Z, lo, float(scale), out)
         return out
     Q = Z - lo
     Q *= scale
     np.rint(Q, out=Q)
     np.clip(Q, 0, LEVELS, out=Q)
     return Q.astype(np.uint16)
+
+
+def quantised_projection(U, W, use_numba=None):
+    """``quantise(U @ W)`` on scales fixed by ``W`` alone, chunk by chunk.
+
+    For rows in the cube ``[0, 1]^p`` the coordinate ``u . w_j`` lies in
+    ``[lo_j, hi_j] = [sum_i min(W_ij, 0), sum_i max(W_ij, 0)]``; the common scale
+    is ``65535 / max_j (hi_j - lo_j)``. Known before the data is read, so the
+    product is quantised chunk by chunk (no ``n x q`` float temporary, no
+    pass for the extremes), and each row's sketch is a function of that row
+    alone.
+    """
+    W = np.asarray(W, dtype=np.float64)
+    lo = np.minimum(W, 0.0).sum(axis=0)
+    width = float((np.maximum(W, 0.0).sum(axis=0) - lo).max()) if W.size else 0.0
+    scale = LEVELS / width if width > 0 else 0.0
+    n = U.shape[0]
+    out = np.empty((n, W.shape[1]), dtype=np.uint16)
+    for start in range(0, n, CHUNK):
+        Z = U[start : start + CHUNK] @ W
+        out[start : start + CHUNK] = quantise(Z, use_numba, lo, scale)
+    return out
 
 
 @_jit
@@ -338,6 +363,9 @@ def _kernel(P, q, order, starts, s0s, s1s):
     buffer = np.empty(n, dtype=np.uint64)
     total = np.empty(q, dtype=np.int64)
     square = np.empty(q, dtype=np.int64)
+    total4 = np.empty(4, dtype=np.int64)
+    square4 = np.empty(4, dtype=np.int64)
+    mask = np.uint64(0xFFFF)
     var = np.empty(q)
     mean = np.empty(q)
     top = np.empty(r, dtype=np.int64)
@@ -361,17 +389,30 @@ def _kernel(P, q, order, starts, s0s, s1s):
             lo = starts[a]
             hi = starts[b]
             m = hi - lo
-            for j in range(q):  # per-axis sums and sums of squares (exact)
-                col = P[j >> 2, lo:hi]  # slices: indices provably >= 0, so
-                shift = np.uint64(16 * (j & 3))  # LLVM vectorises the loops
-                s = np.int64(0)
-                ss = np.int64(0)
+            for g in range(words):  # per-axis sums and sums of squares (exact),
+                col = P[g, lo:hi]  # four axes per pass; slices: indices provably
+                s0 = s1 = s2 = s3 = np.int64(0)  # >= 0, so LLVM vectorises
+                t0 = t1 = t2 = t3 = np.int64(0)
                 for i in range(m):
-                    value = np.int64((col[i] >> shift) & np.uint64(0xFFFF))
-                    s += value
-                    ss += value * value
-                total[j] = s
-                square[j] = ss
+                    word = col[i]
+                    v0 = np.int64(word & mask)
+                    v1 = np.int64((word >> np.uint64(16)) & mask)
+                    v2 = np.int64((word >> np.uint64(32)) & mask)
+                    v3 = np.int64(word >> np.uint64(48))
+                    s0 += v0
+                    s1 += v1
+                    s2 += v2
+                    s3 += v3
+                    t0 += v0 * v0
+                    t1 += v1 * v1
+                    t2 += v2 * v2
+                    t3 += v3 * v3
+                total4[0], total4[1], total4[2], total4[3] = s0, s1, s2, s3
+                square4[0], square4[1], square4[2], square4[3] = t0, t1, t2, t3
+                for c in range(4):
+                    if 4 * g + c < q:
+                        total[4 * g + c] = total4[c]
+                        square[4 * g + c] = square4[c]
             for j in range(q):
                 mean[j] = total[j] / m
                 var[j] = square[j] / m - mean[j] * mean[j]

@@ -464,8 +464,12 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             # 0/1 data: u^2 = u, so diag(S) IS the column mean (exact integer
             # sums over the same n: bit for bit U.mean(axis=0), one pass saved)
             mean = np.diag(S_cube).copy() if boolean else U.mean(axis=0)
-            quantised = self.division == "kdtree"
-            sketch = _partition.principal_sketch(U, S_cube, mean, quantised=quantised)
+            if self.division == "kdtree":
+                sketch = _partition.principal_sketch(
+                    U, S_cube, mean, _partition.KDTREE_SKETCH_DIM, quantised=True
+                )
+            else:
+                sketch = _partition.principal_sketch(U, S_cube, mean)
         else:
             sketch = None
         labels, pieces, residual_mass = _partition.equipartition(

@@ -868,9 +868,11 @@ def test_cell_sums_from_the_group_sums_are_exact_for_boolean_data(division, k):
     direct, sizes = part.group_sums(X, cells, cells.max() + 1)
     assert est.cell_loss_ == part.cell_loss(S, direct, sizes, n)
     sketch = None
-    if division != "input_order":
-        quantised = division == "kdtree"
-        sketch = part.principal_sketch(X, S, X.mean(axis=0), quantised=quantised)
+    if division == "bisection":
+        sketch = part.principal_sketch(X, S, X.mean(axis=0))
+    elif division == "kdtree":
+        q = part.KDTREE_SKETCH_DIM
+        sketch = part.principal_sketch(X, S, X.mean(axis=0), q, quantised=True)
     labels, pieces, _ = part.equipartition(cells, k, sketch, division=division)
     np.testing.assert_array_equal(labels, est.labels_)
     sums, _ = part.group_sums(X, labels, k)

@@ -313,7 +313,7 @@ def _select(buf, lo, hi, rank):
 
 
 @_jit
-def _coefficients(cov, v, w):
+def _coefficients(cov, v, w, out):
     """Integer direction of a node: power iterations on its ``r x r`` covariance.
 
     Starts from the axis of largest variance (``v = e_0``); ``POWER_ITERATIONS``
@@ -337,10 +337,125 @@ def _coefficients(cov, v, w):
         if norm > 0:
             for a in range(r):
                 v[a] = w[a] / norm
-    out = np.empty(r, dtype=np.int64)
     for a in range(r):
         out[a] = np.int64(np.rint(v[a] * COEF_SCALE))
     return out
+
+
+@_jit
+def _moments(P, q, lo, hi, total, square):
+    """Exact per-axis sums and sums of squares of rows ``lo..hi-1``."""
+    m = hi - lo
+    mask = np.uint64(0xFFFF)
+    for g in range((q + 3) // 4):  # four axes per pass over a word column
+        col = P[g, lo:hi]  # a slice: indices provably >= 0, so LLVM vectorises
+        s0 = s1 = s2 = s3 = np.int64(0)
+        t0 = t1 = t2 = t3 = np.int64(0)
+        for i in range(m):
+            word = col[i]
+            v0 = np.int64(word & mask)
+            v1 = np.int64((word >> np.uint64(16)) & mask)
+            v2 = np.int64((word >> np.uint64(32)) & mask)
+            v3 = np.int64(word >> np.uint64(48))
+            s0 += v0
+            s1 += v1
+            s2 += v2
+            s3 += v3
+            t0 += v0 * v0
+            t1 += v1 * v1
+            t2 += v2 * v2
+            t3 += v3 * v3
+        sums = (s0, s1, s2, s3)
+        squares = (t0, t1, t2, t3)
+        for c in range(4):
+            if 4 * g + c < q:
+                total[4 * g + c] = sums[c]
+                square[4 * g + c] = squares[c]
+
+
+@_jit
+def _cross(P, top, lo, hi, cross):
+    """Exact sums of products of the axes ``top`` over rows ``lo..hi-1``."""
+    r = top.size
+    mask = np.uint64(0xFFFF)
+    cross[:, :] = 0
+    for start in range(lo, hi, TILE):  # tile by tile: the columns stay in L1
+        end = min(hi, start + TILE)
+        for t in range(r):
+            x = P[top[t] >> 2, start:end]
+            sx = np.uint64(16 * (top[t] & 3))
+            for u in range(t, r):
+                y = P[top[u] >> 2, start:end]
+                sy = np.uint64(16 * (top[u] & 3))
+                c = np.int64(0)
+                for i in range(end - start):
+                    c += np.int64((x[i] >> sx) & mask) * np.int64((y[i] >> sy) & mask)
+                cross[t, u] += c
+
+
+@_jit
+def _keys(P, top, coef, lo, hi, order, keys, scratch):
+    """``(sum_t coef_t x_t + OFFSET) << ROW_BITS | row`` of rows ``lo..hi-1``.
+
+    Exact in ``int64`` (``|sum| < 2^29``); copied to ``scratch`` for the
+    selection.
+    """
+    m = hi - lo
+    mask = np.uint64(0xFFFF)
+    ks = keys[lo:hi]
+    ks[:] = OFFSET
+    for t in range(top.size):
+        x = P[top[t] >> 2, lo:hi]
+        sx = np.uint64(16 * (top[t] & 3))
+        c = coef[t]
+        for i in range(m):
+            ks[i] += c * np.int64((x[i] >> sx) & mask)
+    sc = scratch[lo:hi]
+    od = order[lo:hi]
+    for i in range(m):
+        key = (ks[i] << ROW_BITS) | od[i]
+        ks[i] = key
+        sc[i] = key
+
+
+@_jit
+def _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer):
+    """Stable partition of rows ``lo..hi-1``: keys below ``kth`` to ``lo..cut-1``."""
+    m = hi - lo
+    ks = keys[lo:hi]
+    od = order[lo:hi]
+    sc = scratch[lo:hi]
+    ds = dest[:m]
+    left = 0
+    right = cut - lo
+    for i in range(m):
+        below = np.int64(ks[i] < kth)
+        ds[i] = below * left + (1 - below) * right
+        left += below
+        right += 1 - below
+    for i in range(m):
+        sc[ds[i]] = od[i]
+    od[:] = sc
+    buf = buffer[:m]
+    for g in range(P.shape[0]):
+        col = P[g, lo:hi]
+        for i in range(m):
+            buf[ds[i]] = col[i]
+        col[:] = buf
+
+
+@_jit
+def _top_axes(var, r, top, taken):
+    """The ``r`` axes of largest variance, ties to the lower index."""
+    q = var.size
+    taken[:] = False
+    for t in range(r):
+        best = -1
+        for j in range(q):
+            if not taken[j] and (best < 0 or var[j] > var[best]):
+                best = j
+        top[t] = best
+        taken[best] = True
 
 
 @_jit
@@ -349,23 +464,19 @@ def _kernel(P, q, order, starts, s0s, s1s):
 
     ``P`` holds the ``uint16`` sketch packed four axes to a ``uint64`` word and
     stored word by word (``P[g, i]`` = axes ``4g..4g+3`` of row ``i``, rows in
-    the order of ``order``): every sum below runs over contiguous memory in
-    ``int64`` (exact, vectorised by LLVM without reordering a float operation),
-    and moving a row moves ``ceil(q/4)`` words. Numba compiles it on the first
+    the order of ``order``): every sum runs over contiguous memory in ``int64``
+    (exact, vectorised by LLVM without reordering a float operation), and
+    moving a row moves ``ceil(q/4)`` words. Numba compiles it on the first
     call (``cache=True``: once per machine).
     """
-    words, n = P.shape
+    n = P.shape[1]
     r = min(AXES, q)
     keys = np.empty(n, dtype=np.int64)
     scratch = np.empty(n, dtype=np.int64)
     dest = np.empty(n, dtype=np.int64)
-    fkeys = np.empty(n)
     buffer = np.empty(n, dtype=np.uint64)
     total = np.empty(q, dtype=np.int64)
     square = np.empty(q, dtype=np.int64)
-    total4 = np.empty(4, dtype=np.int64)
-    square4 = np.empty(4, dtype=np.int64)
-    mask = np.uint64(0xFFFF)
     var = np.empty(q)
     mean = np.empty(q)
     top = np.empty(r, dtype=np.int64)
@@ -374,118 +485,43 @@ def _kernel(P, q, order, starts, s0s, s1s):
     cross = np.empty((r, r), dtype=np.int64)
     v = np.empty(r)
     w = np.empty(r)
+    coef = np.empty(r, dtype=np.int64)
     stack0 = np.empty(256, dtype=np.int64)
     stack1 = np.empty(256, dtype=np.int64)
     for root in range(s0s.size):
         stack0[0] = s0s[root]
         stack1[0] = s1s[root]
-        top_of_stack = 1
-        while top_of_stack > 0:
-            top_of_stack -= 1
-            a = stack0[top_of_stack]
-            b = stack1[top_of_stack]
+        depth = 1
+        while depth > 0:
+            depth -= 1
+            a = stack0[depth]
+            b = stack1[depth]
             if b - a < 2:
                 continue
             lo = starts[a]
             hi = starts[b]
             m = hi - lo
-            for g in range(words):  # per-axis sums and sums of squares (exact),
-                col = P[g, lo:hi]  # four axes per pass; slices: indices provably
-                s0 = s1 = s2 = s3 = np.int64(0)  # >= 0, so LLVM vectorises
-                t0 = t1 = t2 = t3 = np.int64(0)
-                for i in range(m):
-                    word = col[i]
-                    v0 = np.int64(word & mask)
-                    v1 = np.int64((word >> np.uint64(16)) & mask)
-                    v2 = np.int64((word >> np.uint64(32)) & mask)
-                    v3 = np.int64(word >> np.uint64(48))
-                    s0 += v0
-                    s1 += v1
-                    s2 += v2
-                    s3 += v3
-                    t0 += v0 * v0
-                    t1 += v1 * v1
-                    t2 += v2 * v2
-                    t3 += v3 * v3
-                total4[0], total4[1], total4[2], total4[3] = s0, s1, s2, s3
-                square4[0], square4[1], square4[2], square4[3] = t0, t1, t2, t3
-                for c in range(4):
-                    if 4 * g + c < q:
-                        total[4 * g + c] = total4[c]
-                        square[4 * g + c] = square4[c]
+            _moments(P, q, lo, hi, total, square)
             for j in range(q):
                 mean[j] = total[j] / m
                 var[j] = square[j] / m - mean[j] * mean[j]
-                taken[j] = False
-            for t in range(r):  # the r axes of largest variance, ties to the lower
-                best = -1
-                for j in range(q):
-                    if not taken[j] and (best < 0 or var[j] > var[best]):
-                        best = j
-                top[t] = best
-                taken[best] = True
-            cross[:, :] = 0  # exact cross sums on those axes, tile by tile
-            for start in range(lo, hi, TILE):
-                end = min(hi, start + TILE)
-                for t in range(r):
-                    x = P[top[t] >> 2, start:end]
-                    sx = np.uint64(16 * (top[t] & 3))
-                    for u in range(t, r):
-                        y = P[top[u] >> 2, start:end]
-                        sy = np.uint64(16 * (top[u] & 3))
-                        c = np.int64(0)
-                        for i in range(end - start):
-                            c += np.int64((x[i] >> sx) & np.uint64(0xFFFF)) * np.int64(
-                                (y[i] >> sy) & np.uint64(0xFFFF)
-                            )
-                        cross[t, u] += c
-            for t in range(r):  # the centred covariance
+            _top_axes(var, r, top, taken)
+            _cross(P, top, lo, hi, cross)
+            for t in range(r):  # the centred covariance on those axes
                 for u in range(t, r):
                     cov[t, u] = cross[t, u] / m - mean[top[t]] * mean[top[u]]
                     cov[u, t] = cross[t, u] / m - mean[top[u]] * mean[top[t]]
-            coef = _coefficients(cov, v, w)
-            # projections, exact in float64 (|sum| < 2^30)
-            fk = fkeys[lo:hi]
-            fk[:] = OFFSET
-            for t in range(r):
-                x = P[top[t] >> 2, lo:hi]
-                sx = np.uint64(16 * (top[t] & 3))
-                c = np.float64(coef[t])
-                for i in range(m):
-                    fk[i] += c * np.float64((x[i] >> sx) & np.uint64(0xFFFF))
-            ks = keys[lo:hi]
-            sc = scratch[lo:hi]
-            od = order[lo:hi]
-            for i in range(m):
-                key = (np.int64(fk[i]) << ROW_BITS) | od[i]
-                ks[i] = key
-                sc[i] = key
+            _coefficients(cov, v, w, coef)
+            _keys(P, top, coef, lo, hi, order, keys, scratch)
             mid = a + (b - a) // 2
             cut = starts[mid]
             kth = _select(scratch, lo, hi, cut - lo)
-            # stable partition: keys below kth to [lo, cut), the others after
-            left = 0
-            right = cut - lo
-            ds = dest[:m]
-            for i in range(m):
-                below = np.int64(ks[i] < kth)
-                ds[i] = below * left + (1 - below) * right
-                left += below
-                right += 1 - below
-            for i in range(m):
-                sc[ds[i]] = od[i]
-            od[:] = sc
-            buf = buffer[:m]
-            for g in range(words):
-                col = P[g, lo:hi]
-                for i in range(m):
-                    buf[ds[i]] = col[i]
-                col[:] = buf
-            stack0[top_of_stack] = mid
-            stack1[top_of_stack] = b
-            stack0[top_of_stack + 1] = a
-            stack1[top_of_stack + 1] = mid
-            top_of_stack += 2
+            _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer)
+            stack0[depth] = mid
+            stack1[depth] = b
+            stack0[depth + 1] = a
+            stack1[depth + 1] = mid
+            depth += 2
 
 
 # ------------------------------------------------------------- group sums

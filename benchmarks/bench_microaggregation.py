@@ -234,20 +234,17 @@ def step_times(X, k, division="bisection"):
         lambda: part.spectral_cells(U, S, t, alpha),
     )
 
-    def cell_stats():
-        dense = np.unique(cells, return_inverse=True)[1].ravel()
-        sums, sizes = part.group_sums(U, dense, dense.max() + 1)
-        part.cell_loss(S, sums, sizes, n)
-        return dense
-
-    dense = timed("fit: cell sums + cell loss", cell_stats)
+    dense = timed(
+        "fit: dense cell index",
+        lambda: np.unique(cells, return_inverse=True)[1].ravel(),
+    )
     quantised = division == "kdtree"
     q = part.KDTREE_SKETCH_DIM if quantised else part.SKETCH_DIM
     sketch = timed(
         f"fit: principal sketch (q={q}" + (", uint16)" if quantised else ")"),
         lambda: part.principal_sketch(U, S, np.diag(S).copy(), q, quantised=quantised),
     )
-    labels, _, _ = timed(
+    labels, pieces, _ = timed(
         "fit: equipartition + " + ("k-d tree" if quantised else "recursive bisection"),
         lambda: part.equipartition(dense, k, sketch, division=division),
     )
@@ -255,8 +252,15 @@ def step_times(X, k, division="bisection"):
     def means():
         sums, sizes = part.group_sums(U, labels, k)
         part.cell_loss(S, sums, sizes, n)
+        return sums
 
-    timed("fit: group means + loss", means)
+    sums = timed("fit: group means + loss", means)
+
+    def cell_stats():  # 0/1 data: from the group sums and the merged residual
+        cell_sums, cell_sizes = part.cell_sums_from_groups(U, dense, pieces, sums)
+        part.cell_loss(S, cell_sums, cell_sizes, n)
+
+    timed("fit: cell sums (from the group sums) + cell loss", cell_stats)
     est = CovarianceLossMicroaggregator(k=k, domain="boolean", division=division).fit(X)
     timed(
         "fit: row keys + index (for transform)",

@@ -1,35 +1,47 @@
-"""The ``division="kdtree"`` cut of the microaggregator's cells (one compiled pass).
+"""The ``division="kdtree"`` cut of the microaggregator's cells, and its kernels.
 
 A k-d tree in principal coordinates: every node (a run of consecutive slots of
 the equipartition, :func:`skdp_synth._partition.equipartition`) is cut into
 its first ``floor(slots/2)`` slots and the rest, at the order statistic of its
-rows along the principal coordinate of largest variance *in the node*. The
-theorem of :cite:`Boedihardjo2024` leaves the cut of a cell free (Lemma 3.8: any
-refinement lowers the loss), so the sizes of :cite:`Boedihardjo2024` §3.6 /
-Remark 4.2 and the certificate are those of every other division; only which
-rows share a block changes.
+rows along the node's own principal direction: 8 power iterations
+(:data:`POWER_ITERATIONS`) on the covariance of its :data:`AXES` sketch
+coordinates of largest variance, started from the largest. The theorem of
+:cite:`Boedihardjo2024` leaves the cut of a cell free (Lemma 3.8: any refinement
+lowers the loss), so the sizes of :cite:`Boedihardjo2024` §3.6 / Remark 4.2 and
+the certificate are those of every other division; only which rows share a
+block changes.
+
+The sketch (:func:`quantised_projection`) is the data projected on the leading
+eigenvectors ``W`` of its covariance, quantised to ``uint16`` on one common
+scale fixed by ``W`` and the cube (``u . w_j`` lies between the sums of the
+negative and of the positive entries of ``w_j``), so each row's sketch depends
+on that row alone.
 
 Exactness (the compiled and the NumPy path give the same partition)
 -------------------------------------------------------------------
-The sketch is quantised to ``uint16`` on one common scale for all coordinates
-(:func:`quantise`), so the per-node sums and sums of squares are exact ``int64``
-sums, whatever their order. The variance of a coordinate is then one fixed
-float64 expression of two exact integers, ``sq/m - (s/m)^2``, evaluated
-identically by both paths; the axis is the first maximiser. The rows of a node
-are ordered by the 64-bit key ``value << 47 | row`` (``row`` the row's index in
-the input of the division, below ``2^47``): distinct keys, so which rows go
-left is a function of the node's row *set*, not of how a path arranged them.
-Hence both paths give the same set of rows in every slot, by induction over
-the tree.
+Per-node sums, sums of squares and cross sums of ``uint16`` values are exact
+``int64`` sums (below ``2^63`` for nodes of fewer than ``2^31`` rows), whatever
+their order. Everything computed from them -- variances ``sq/m - (s/m)^2``,
+the covariance, the power iterations (sums in index order) -- is one fixed
+sequence of IEEE float64 operations that both paths evaluate identically; the
+axes are taken in decreasing variance, ties to the lower index. The direction
+is rounded to integers ``c = rint(v 2^10)``, and the rows of a node are
+ordered by the exact 64-bit key ``(sum_a c_a x_a + 2^29) << 33 | row``
+(``row``: the row's index in the input of the division): distinct keys, so
+which rows go left is a function of the node's row *set*, not of how a path
+arranged them. By induction over the tree both paths put the same rows in
+every slot.
 
 Cost (``n`` rows, ``q`` sketch coordinates, ``L = ceil(log2 slots)`` levels)
 -------------------------------------------------------------------------------
-Compiled (numba, the optional extra ``skdp_synth[fast]``): depth first, each
-node's rows contiguous; per level ``O(n q)`` integer additions for the
-variances, ``O(n)`` expected for the selection (quickselect on the keys) and
-one in-place partition of the rows: about ``L`` cheap passes, the late ones in
-cache. NumPy (no numba): level by level, one ``lexsort`` of ``n`` keys per
-level, ``O(L n log n)``, slower than ``division="bisection"``.
+Compiled (numba, the optional extra ``skdp_synth[fast]``; ``cache=True``, so
+the compilation, several seconds, is paid once per machine): depth first,
+each node's rows contiguous and its sketch packed four coordinates to a
+word; per level ``O(n q)`` integer operations for the moments, ``O(36 n)`` for
+the ``8 x 8`` cross sums, ``O(n)`` expected for the selection (quickselect)
+and one stable partition of the rows. NumPy (no numba): level by level, one
+``lexsort`` of ``n`` keys per level, ``O(L n log n)``, several times slower
+than ``division="bisection"``.
 """
 
 from __future__ import annotations
@@ -66,6 +78,8 @@ COEF_SCALE = float(1 << COEF_BITS)
 OFFSET = 1 << 29
 #: bits of the row index in a key (``(value + OFFSET) << ROW_BITS | row``)
 ROW_BITS = 33
+#: rows a division may have: exact int64 sums of products below 2^32
+MAX_ROWS = 1 << 31
 #: rows per chunk of :func:`quantised_projection` (a few MiB of float64)
 CHUNK = 1 << 14
 #: rows per tile of the cross sums (the tile's columns stay in L1)
@@ -165,8 +179,10 @@ def divide(order, slot_start, s0, s1, Q, use_numba=None):
     """
     order = np.asarray(order, dtype=np.int64)
     n = order.size
-    if n >= 1 << ROW_BITS:
-        raise ValueError(f"division='kdtree' handles fewer than 2^{ROW_BITS} rows")
+    if n >= MAX_ROWS:
+        raise ValueError(
+            f"division='kdtree' handles fewer than 2^31 rows per fit, got {n}"
+        )
     Qo = np.take(np.asarray(Q, dtype=np.uint16), order, axis=0)
     base = int(slot_start[s0[0]])
     starts = np.asarray(slot_start, dtype=np.int64) - base

@@ -608,6 +608,7 @@ def test_microaggregator_dask_frame_and_box_data(client):
     "params, match",
     [
         ({}, "division='bisection' orders the rows of all cells"),
+        ({"division": "kdtree"}, "division='kdtree' orders the rows of all cells"),
         ({"partition": "pinning", "domain": "boolean"}, "partition='pinning'"),
     ],
 )

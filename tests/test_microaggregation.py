@@ -879,3 +879,14 @@ def test_cell_sums_from_the_group_sums_are_exact_for_boolean_data(division, k):
     assembled, assembled_sizes = part.cell_sums_from_groups(X, cells, pieces, sums)
     np.testing.assert_array_equal(assembled, direct)
     np.testing.assert_array_equal(assembled_sizes, sizes)
+
+
+def test_kdtree_refuses_more_rows_than_its_exact_sums_allow(monkeypatch):
+    # int64 sums of products below 2^32 are exact for fewer than 2^31 rows
+    from skdp_synth import _kdtree
+
+    assert _kdtree.MAX_ROWS == 2**31
+    monkeypatch.setattr(_kdtree, "MAX_ROWS", 100)
+    with pytest.raises(ValueError, match="fewer than 2\\^31 rows"):
+        Est(k=10, division="kdtree").fit(box(n=100, p=3))
+    assert Est(k=10, division="kdtree").fit(box(n=99, p=3)).n_groups_ == 10

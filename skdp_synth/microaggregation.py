@@ -479,8 +479,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         if self.partition == "spectral":
             t, alpha = plan.n_components, plan.alpha
             cells, residual_norm, _ = _partition.spectral_cells(U, S_cube, t, alpha)
-            _, cells = np.unique(cells, return_inverse=True)
-            cells = cells.ravel()
+            cells = _partition.dense_cells(cells)
             if boolean:  # exact integer sums: from the group sums, below
                 cell_loss = None
             else:

@@ -890,3 +890,13 @@ def test_kdtree_refuses_more_rows_than_its_exact_sums_allow(monkeypatch):
     with pytest.raises(ValueError, match="fewer than 2\\^31 rows"):
         Est(k=10, division="kdtree").fit(box(n=100, p=3))
     assert Est(k=10, division="kdtree").fit(box(n=99, p=3)).n_groups_ == 10
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_dense_cells_is_numpys_unique_inverse(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    for high in (1, 5, n, 10 * n, 2**40):  # the last two: through np.unique
+        cells = rng.integers(0, high, n)
+        expected = np.unique(cells, return_inverse=True)[1].ravel()
+        np.testing.assert_array_equal(part.dense_cells(cells), expected)

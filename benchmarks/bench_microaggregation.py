@@ -236,7 +236,7 @@ def step_times(X, k, division="bisection"):
 
     dense = timed(
         "fit: dense cell index",
-        lambda: np.unique(cells, return_inverse=True)[1].ravel(),
+        lambda: part.dense_cells(cells),
     )
     quantised = division == "kdtree"
     q = part.KDTREE_SKETCH_DIM if quantised else part.SKETCH_DIM

@@ -398,7 +398,10 @@ def equipartition(cells, n_groups, sketch=None, *, division="bisection"):
     slot_is_residual[is_res] = True
     cell_slot_start = first
 
-    order = np.argsort(cells, kind="stable")  # rows by cell, input order inside
+    # rows by cell, input order inside (a stable sort is unique: with at most
+    # 2^16 cells NumPy's radix sort of uint16 keys gives it, 3x faster)
+    small = cells.astype(np.uint16) if counts.size <= 1 << 16 else cells
+    order = np.argsort(small, kind="stable")
     order = _divide(order, slot_sizes, cell_slot_start, sketch, division)
     slot_of_pos = np.repeat(np.arange(slot_sizes.size), slot_sizes)
 

@@ -900,3 +900,21 @@ def test_dense_cells_is_numpys_unique_inverse(seed):
         cells = rng.integers(0, high, n)
         expected = np.unique(cells, return_inverse=True)[1].ravel()
         np.testing.assert_array_equal(part.dense_cells(cells), expected)
+
+
+@pytest.mark.parametrize("k", [3, 1000, 9999])
+def test_kdtree_paths_agree_on_large_nodes(k, monkeypatch):
+    # nodes of thousands of rows: several rounds of the compiled radix selection
+    pytest.importorskip("numba")
+    from skdp_synth import _kdtree
+
+    rng = np.random.default_rng(k)
+    X = (rng.random((30000, 12)) < 0.4).astype(float)
+    X[: 30000 // 3] = X[0]  # a third of the rows equal: ties in every key value
+    S = X.T @ X / X.shape[0]
+    Q = part.principal_sketch(X, S, X.mean(axis=0), 32, quantised=True)
+    cells = np.zeros(X.shape[0], dtype=np.intp)
+    compiled = part.equipartition(cells, k, Q, division="kdtree")[0]
+    monkeypatch.setattr(_kdtree, "HAVE_NUMBA", False)
+    numpy_path = part.equipartition(cells, k, Q, division="kdtree")[0]
+    np.testing.assert_array_equal(compiled, numpy_path)

@@ -189,7 +189,7 @@ def divide(order, slot_start, s0, s1, Q, use_numba=None):
         raise ValueError(
             f"division='kdtree' handles fewer than 2^31 rows per fit, got {n}"
         )
-    Qo = np.take(np.asarray(Q, dtype=np.uint16), order, axis=0)
+    Q = np.asarray(Q, dtype=np.uint16)
     base = int(slot_start[s0[0]])
     starts = np.asarray(slot_start, dtype=np.int64) - base
     s0 = np.asarray(s0, dtype=np.int64)
@@ -198,15 +198,25 @@ def divide(order, slot_start, s0, s1, Q, use_numba=None):
         use_numba = HAVE_NUMBA
     if use_numba:
         out = order.copy()
-        q = Qo.shape[1]
-        words = -(-q // 4)
-        packed = np.zeros((n, 4 * words), dtype=np.uint16)
-        packed[:, :q] = Qo
-        P = np.ascontiguousarray(packed.view("<u8").T)  # little-endian: axis 4g+c
-        del packed  # sits in bits 16c..16c+15 of word g
+        q = Q.shape[1]
+        if q % 4:
+            Q = np.pad(Q, ((0, 0), (0, 4 - q % 4)))
+        words = np.ascontiguousarray(Q).view("<u8")  # little-endian: axis 4g+c
+        P = np.empty((words.shape[1], n), dtype=np.uint64)  # in bits 16c..16c+15
+        _gather_words(words, out, P)  # of word g; rows in the order of `order`
         _kernel(P, q, out, starts, s0, s1)
         return out
+    Qo = np.take(Q, order, axis=0)
     return _divide_numpy(order.copy(), Qo, starts, s0, s1)
+
+
+@_jit
+def _gather_words(words, order, P):
+    """``P[g, i] = words[order[i], g]``: gather and transpose in one pass."""
+    for i in range(order.size):
+        row = words[order[i]]
+        for g in range(P.shape[0]):
+            P[g, i] = row[g]
 
 
 # ------------------------------------------------------------------ NumPy

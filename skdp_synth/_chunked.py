@@ -35,12 +35,14 @@ naming the chunk and the columns (or blocks), never a value or a row.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
 
 __all__ = [
     "ChunkedRows",
+    "SubBlocks",
     "as_dask_array",
     "is_dask_collection",
     "map_rows",
@@ -121,9 +123,35 @@ class ChunkedRows:
     def map(self, function, *args):
         """``function(cube_chunk, *args)`` on every chunk, concatenated in row order.
 
-        One pass (one Dask ``compute``). ``function`` returns a tuple of
-        arrays with one entry per row (a per-row map); the results come back
-        to the driver, so they should be small per row (labels, keys).
+        One pass. ``function`` returns a tuple of arrays with one entry (a
+        row of any fixed shape) per row: a per-row map. The results come back
+        to the driver into arrays allocated once for all ``n`` rows: chunks
+        are computed in waves (:meth:`stream`), so the driver holds the
+        output plus one wave of chunk results, not twice the output.
+        """
+        out = None
+        for start, parts in self.stream(_map_sub_blocks, None, function, args):
+            if out is None:
+                out = tuple(
+                    np.empty((self.shape[0],) + a.shape[1:], dtype=a.dtype)
+                    for a in parts
+                )
+            for target, part in zip(out, parts):
+                target[start : start + part.shape[0]] = part
+        return out
+
+    def stream(self, function, chunk_args=None, *args):
+        """Yield ``(offset, function(blocks, *chunk_args[c], *args))`` chunk by chunk.
+
+        ``blocks`` (a :class:`SubBlocks`) gives the chunk's validated cube
+        rows in blocks of :data:`SUB_ROWS` rows (a worker never holds more
+        than one float64 block of a chunk) and the chunk's position
+        (``offset``, ``n_rows``); ``chunk_args`` (optional, one tuple per
+        chunk) are arguments of one chunk only, e.g. the slice of a per-row
+        array held on the driver. The results come back in row order, in
+        waves of about twice the scheduler's threads, so the driver can fold
+        them into its own accumulator as they arrive (one pass over the data,
+        bounded memory on the driver: one wave of results).
         """
         import dask
 
@@ -131,12 +159,28 @@ class ChunkedRows:
             (self.domain, self.bounds, self.blocks, self.names, function, args),
             traverse=False,
         )
-        parts = [
-            dask.delayed(_chunk_map)(block, index, spec)
-            for index, block in enumerate(self.array.to_delayed().ravel())
-        ]
-        parts = dask.compute(*parts)
-        return tuple(np.concatenate(column) for column in zip(*parts))
+        offsets = np.concatenate([[0], np.cumsum(self.array.chunks[0])]).astype(int)
+        blocks = self.array.to_delayed().ravel()
+        wave = _wave_size()
+        for first in range(0, len(blocks), wave):
+            indices = range(first, min(first + wave, len(blocks)))
+            parts = [
+                dask.delayed(_chunk_apply)(
+                    blocks[c],
+                    c,
+                    spec,
+                    int(offsets[c]),
+                    () if chunk_args is None else tuple(chunk_args[c]),
+                )
+                for c in indices
+            ]
+            for c, result in zip(indices, dask.compute(*parts)):
+                yield int(offsets[c]), result
+
+    def chunk_slices(self):
+        """The ``slice`` of each chunk's rows in the table, in order."""
+        offsets = np.concatenate([[0], np.cumsum(self.array.chunks[0])]).astype(int)
+        return [slice(int(a), int(b)) for a, b in zip(offsets[:-1], offsets[1:])]
 
     def reduce_indexed(self, statistic, *args):
         """Like :meth:`reduce`, for ``statistic(cube_rows, rows, *args)``.
@@ -211,17 +255,58 @@ def _chunk_statistic(block, index, spec, offset=None):
     return total
 
 
-def _chunk_map(block, index, spec):
-    """The per-row map of one chunk, in row blocks of :data:`SUB_ROWS`."""
+class SubBlocks:
+    """The validated rows of one chunk, in blocks of :data:`SUB_ROWS` rows.
+
+    Iterating yields ``(start, U)``: ``U`` the cube rows ``start`` to
+    ``start + len(U)`` of the chunk (validated, float64, read-only). Each
+    block is validated when it is reached, so a worker holds one float64
+    block at a time. ``offset`` is the chunk's first row in the table and
+    ``n_rows`` its length.
+    """
+
+    def __init__(self, X, index, offset, domain, bounds, blocks, names):
+        self._X = X
+        self._check = (index, domain, bounds, blocks, names)
+        self.offset = offset
+        self.n_rows = X.shape[0]
+
+    def __iter__(self):
+        index, domain, bounds, blocks, names = self._check
+        for start in range(0, max(self.n_rows, 1), SUB_ROWS):
+            rows = self._X[start : start + SUB_ROWS]
+            yield start, _validated_cube(rows, index, domain, bounds, blocks, names)
+
+
+def _chunk_apply(block, index, spec, offset, chunk_args):
+    """``function(SubBlocks, *chunk_args, *args)`` of one chunk (see ``stream``)."""
     domain, bounds, blocks, names, function, args = spec
     X = np.asarray(block)
-    parts = []
-    for start in range(0, max(X.shape[0], 1), SUB_ROWS):
-        U = _validated_cube(
-            X[start : start + SUB_ROWS], index, domain, bounds, blocks, names
-        )
-        parts.append(function(U, *args))
+    sub = SubBlocks(X, index, offset, domain, bounds, blocks, names)
+    return function(sub, *chunk_args, *args)
+
+
+def _map_sub_blocks(blocks, function, args):
+    """A per-row map of one chunk, block by block, concatenated."""
+    parts = [function(U, *args) for _, U in blocks]
     return tuple(np.concatenate(column) for column in zip(*parts))
+
+
+def _wave_size():
+    """Chunks computed per wave of :meth:`ChunkedRows.stream`: twice the threads."""
+    threads = None
+    if "distributed" in sys.modules:
+        try:
+            from distributed import default_client
+
+            threads = sum(default_client().nthreads().values())
+        except ValueError:  # no client: Dask's local scheduler
+            threads = None
+    if threads is None:
+        import dask
+
+        threads = dask.config.get("num_workers", None) or os.cpu_count() or 1
+    return max(2, 2 * int(threads))
 
 
 def _bad_columns(mask, names):

@@ -42,8 +42,11 @@ __all__ = [
     "paper_parameters",
     "pinning_cells",
     "pinning_depth",
+    "pinning_keys",
     "plan_equipartition",
     "row_keys",
+    "sketch_basis",
+    "sketch_rows",
     "spectral_basis",
     "spectral_cells",
     "stable_argsort",
@@ -210,10 +213,20 @@ def pinning_cells(U, n_pinned):
     T = np.asarray(n_pinned, dtype=np.intp)
     if T.size == 0:
         return np.zeros(U.shape[0], dtype=np.intp)
+    _, cells = np.unique(pinning_keys(U, T), return_inverse=True)
+    return cells.ravel().astype(np.intp)
+
+
+def pinning_keys(U, n_pinned):
+    """The binary number formed by each row's pinned coordinates (a per-row map).
+
+    Keys lie in ``0 .. 2^len(n_pinned) - 1``; :func:`pinning_cells` numbers the
+    keys that occur in increasing order.
+    """
+    T = np.asarray(n_pinned, dtype=np.intp)
     weights = 2.0 ** np.arange(T.size)
     keys = U[:, T] @ weights  # exact: integers below 2^53
-    _, cells = np.unique(keys, return_inverse=True)
-    return cells.ravel().astype(np.intp)
+    return keys.astype(np.int64)
 
 
 # --------------------------------------------------------- equipartition
@@ -503,12 +516,27 @@ def _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes):
 def principal_sketch(U, S_cube, mean, dim=None):
     """Rows in the ``dim`` leading principal coordinates of the centred data.
 
-    ``dim=None`` uses :data:`SKETCH_DIM`.
+    ``dim=None`` uses :data:`SKETCH_DIM`. The same as
+    ``sketch_rows(U, sketch_basis(S_cube, mean, dim), mean)``; the sketch of a
+    row depends on that row alone, so a fit from chunks computes it chunk by
+    chunk with the basis of the whole table (bit for bit the same rows:
+    ``tests/test_dask.py``).
     """
-    p = U.shape[1]
+    return sketch_rows(U, sketch_basis(S_cube, mean, dim), mean)
+
+
+def sketch_basis(S_cube, mean, dim=None):
+    """``W``: the ``min(dim, p)`` leading eigenvectors of the covariance
+    ``S_cube - mean mean^T`` (``dim=None``: :data:`SKETCH_DIM`)."""
+    p = S_cube.shape[0]
     q = min(SKETCH_DIM if dim is None else dim, p)
     covariance = S_cube - np.outer(mean, mean)
     W, _ = leading_eigenvectors(covariance, q)
+    return W
+
+
+def sketch_rows(U, W, mean):
+    """``(U - mean) @ W`` as float32 (computed as ``U @ W - mean @ W``), row by row."""
     Z = U @ W
     Z -= mean @ W  # in place: no second n x q temporary
     return Z.astype(np.float32)

@@ -258,23 +258,36 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
 
     Notes
     -----
-    **Dask input.** With ``partition="spectral"`` and
-    ``division="input_order"``, ``fit`` takes a ``dask.array.Array`` or a
-    ``dask.dataframe.DataFrame``: ``S`` and the per-cell and per-group sums are
-    summed over chunks, the covering cell and row key of each row are a map
-    over chunks gathered on the driver (16 bytes a row; ``labels_`` and the
-    keys of :meth:`transform` are ``O(n)`` state anyway), and the equipartition
-    in input order is a function of the cells alone. For the same parameters
-    the fit equals the in-memory fit (bit for bit on Boolean data; box data up
-    to the order of summation). The default ``division="bisection"`` refuses
-    Dask input (``TypeError``): its division is not a computation per cell --
-    it sorts the rows of all cells in one pass, by a key that adds the global
-    index of each node, with ties among equal rows broken by the whole sort,
-    and the residual rows of every cell are merged and cut again -- so a fit
-    cell by cell gives other groups than the in-memory fit; reproducing it
-    would gather the ``min(16, p)``-dimensional principal sketch of every row
-    on the driver. ``partition="pinning"`` refuses Dask input too. Fit those
-    on ``X.compute()``, or on a random sample of the rows.
+    **Dask input.** ``fit`` also takes a ``dask.array.Array`` or a
+    ``dask.dataframe.DataFrame``, with every partition and division, and for
+    the same parameters (and ``random_state``) gives the in-memory fit: bit
+    for bit on Boolean data, up to the order of summation on box data. Three
+    passes over the chunks: (1) one reduction of ``U^T U`` and the column
+    sums -- with ``partition="pinning"`` also the cell sums of all
+    ``n_draws`` draws, which are taken from the random stream before any data
+    is read; (2) a map returning each row's cell, its row key and, with
+    ``division="bisection"``, its ``min(16, p)``-dimensional principal sketch;
+    (3) one reduction of the per-cell and per-group sums. Between (2) and
+    (3) the driver runs the same equipartition as in memory: the bisection
+    orders the rows of all cells in one global sort and merges every cell's
+    residual rows, so it cannot be computed cell by cell on the workers; the
+    sketch it needs is gathered instead.
+
+    *Memory on the driver* (``n`` rows, ``k`` groups, ``p`` columns): the
+    fitted estimator keeps ``labels_`` and the index of the training rows
+    for :meth:`transform` (up to 40 bytes a row, as in memory). During the
+    fit the driver also holds each row's cell id and row key (16 bytes a
+    row) and, with ``division="bisection"``, the float32 sketch (64 bytes a
+    row for ``p >= 16``); the bisection works on a reordered copy of the
+    sketch plus a few index arrays (about 100 bytes a row more while it
+    runs), so the driver peaks at about 180 bytes a row: 1.8 GB at ``10^7``
+    rows. The sums are ``(k, p)`` and ``(#cells, p)`` tables; each chunk
+    returns only the rows of the groups it holds. ``partition="pinning"``
+    adds, on the driver and in each chunk's task, one table of ``2^l`` rows
+    of ``p`` sums per draw (``2^l <= k``). What the driver sees is the
+    release itself (group means of at least ``floor(n/k)`` rows) and, during
+    the fit, per-row sketches and keys: anonymity, not differential privacy,
+    as in memory.
 
     References
     ----------

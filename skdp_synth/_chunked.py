@@ -15,6 +15,12 @@ partial results added up. :func:`reduce_rows` is that one entry point:
   results with Dask (a ``dask.distributed`` client when one is active,
   Dask's default scheduler otherwise).
 
+The microaggregator also needs per-row results on the driver (each row's
+cell, row key and principal sketch, for its global equipartition):
+:meth:`ChunkedRows.map` gathers a per-row map into arrays allocated once,
+and :meth:`ChunkedRows.stream` hands the driver one chunk's result at a
+time (in row order, computed in waves) to fold into its own tables.
+
 So the in-memory and the out-of-core fit compute the same statistic by the
 same code; the noise and everything after it happen once, on the driver, on
 the summed statistic, exactly as in memory. Integer statistics (counts of
@@ -182,26 +188,6 @@ class ChunkedRows:
         offsets = np.concatenate([[0], np.cumsum(self.array.chunks[0])]).astype(int)
         return [slice(int(a), int(b)) for a, b in zip(offsets[:-1], offsets[1:])]
 
-    def reduce_indexed(self, statistic, *args):
-        """Like :meth:`reduce`, for ``statistic(cube_rows, rows, *args)``.
-
-        ``rows`` is the ``slice`` of the rows' positions in the table, so the
-        statistic can read per-row arrays held on the driver (labels).
-        """
-        import dask
-
-        spec = dask.delayed(
-            (self.domain, self.bounds, self.blocks, self.names, statistic, args),
-            traverse=False,
-        )
-        offsets = np.concatenate([[0], np.cumsum(self.array.chunks[0])])
-        parts = [
-            dask.delayed(_chunk_statistic)(block, index, spec, int(offsets[index]))
-            for index, block in enumerate(self.array.to_delayed().ravel())
-        ]
-        total = _tree_sum(parts, dask.delayed(_add_all))
-        return dask.compute(total)[0]
-
 
 def _tree_sum(parts, add, fan_in=8):
     """Add delayed partial results in a tree (bounded memory per task)."""
@@ -230,14 +216,13 @@ def _add(a, b):
 SUB_ROWS = 1 << 16
 
 
-def _chunk_statistic(block, index, spec, offset=None):
+def _chunk_statistic(block, index, spec):
     """The statistic of one chunk, in row blocks of :data:`SUB_ROWS`.
 
     The statistic is additive, so summing it over row blocks gives the
     chunk's value (exactly, for the integer statistics); the float64 copy of
     the rows is never larger than one block. An empty chunk gives the
-    statistic of zero rows. With an ``offset`` (the chunk's first row) the
-    statistic also gets the ``slice`` of the block's rows in the table.
+    statistic of zero rows.
     """
     domain, bounds, blocks, names, statistic, args = spec
     X = np.asarray(block)
@@ -246,11 +231,7 @@ def _chunk_statistic(block, index, spec, offset=None):
         U = _validated_cube(
             X[start : start + SUB_ROWS], index, domain, bounds, blocks, names
         )
-        if offset is None:
-            part = statistic(U, *args)
-        else:
-            rows = slice(offset + start, offset + start + U.shape[0])
-            part = statistic(U, rows, *args)
+        part = statistic(U, *args)
         total = part if total is None else _add(total, part)
     return total
 

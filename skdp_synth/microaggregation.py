@@ -278,11 +278,14 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     for :meth:`transform` (up to 40 bytes a row, as in memory). During the
     fit the driver also holds each row's cell id and row key (16 bytes a
     row) and, with ``division="bisection"``, the float32 sketch (64 bytes a
-    row for ``p >= 16``); the bisection works on a reordered copy of the
-    sketch plus a few index arrays (about 100 bytes a row more while it
-    runs), so the driver peaks at about 180 bytes a row: 1.8 GB at ``10^7``
-    rows. The sums are ``(k, p)`` and ``(#cells, p)`` tables; each chunk
-    returns only the rows of the groups it holds. ``partition="pinning"``
+    row for ``p >= 16``), and the equipartition -- the in-memory code --
+    works on reordered copies of the sketch and a few index arrays. Measured
+    on ``10^7 x 50`` Boolean rows with ``k = 10^6``
+    (``benchmarks/bench_dask.py``, job ``microagg``): the driver process
+    peaked at 4.5 GiB resident, about 450 bytes a row, 2.5 GiB of it the
+    equipartition's working arrays. The sums are ``(k, p)`` and
+    ``(#cells, p)`` tables; each chunk returns only the rows of the groups
+    it holds. ``partition="pinning"``
     adds, on the driver and in each chunk's task, one table of ``2^l`` rows
     of ``p`` sums per draw (``2^l <= k``). What the driver sees is the
     release itself (group means of at least ``floor(n/k)`` rows) and, during

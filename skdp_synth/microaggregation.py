@@ -282,12 +282,12 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     works on reordered copies of the sketch and a few index arrays. Measured
     on ``10^7 x 50`` Boolean rows with ``k = 10^6``
     (``benchmarks/bench_dask.py``, job ``microagg``): the driver process
-    peaked at 4.5 GiB resident, about 450 bytes a row, 2.5 GiB of it the
-    equipartition's working arrays. The sums are ``(k, p)`` and
+    peaked at about 4.5 GiB resident, about 450 bytes a row, 2.5 GiB of it
+    the equipartition's working arrays. The sums are ``(k, p)`` and
     ``(#cells, p)`` tables; each chunk returns only the rows of the groups
-    it holds. ``partition="pinning"``
-    adds, on the driver and in each chunk's task, one table of ``2^l`` rows
-    of ``p`` sums per draw (``2^l <= k``). What the driver sees is the
+    it holds. ``partition="pinning"`` adds, on the driver and in each
+    chunk's task, one table of ``2^l`` rows of ``p`` sums per draw
+    (``2^l <= k``). What the driver sees is the
     release itself (group means of at least ``floor(n/k)`` rows) and, during
     the fit, per-row sketches and keys: anonymity, not differential privacy,
     as in memory.

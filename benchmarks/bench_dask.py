@@ -23,7 +23,8 @@ in a fresh subprocess so that its peak memory is its own:
   about 10 rows: ``k = n // 10``) fitted from the frame: three data passes
   (``XᵀX`` and column sums; the map gathering cells, row keys and the
   float32 sketch on the driver; the group sums) and the equipartition on
-  the driver;
+  the driver; ``microagg-pinning`` the same with ``partition="pinning"``
+  (its 16 draws' cell sums in the first pass);
 * ``idle`` -- the same imports and nothing else (the interpreter's share of
   the peak).
 
@@ -41,8 +42,8 @@ threaded scheduler with ``BENCH_DASK_WORKERS`` threads (default 2).
 Environment: ``BENCH_DASK_N`` (rows, default ``10**7``), ``BENCH_DASK_P``
 (columns, default 50), ``BENCH_DASK_FILE_ROWS`` (default ``10**6``),
 ``BENCH_DASK_JOBS`` (comma-separated subset of ``pass,release,damped,
-sampler,microagg,idle``), ``BENCH_DASK_DIR`` (keep the files there instead of a
-temporary folder).
+sampler,microagg,microagg-pinning,idle``), ``BENCH_DASK_DIR`` (keep the
+files there instead of a temporary folder).
 """
 
 from __future__ import annotations
@@ -61,7 +62,16 @@ import numpy as np
 
 from benchmarks._harness import markdown_table
 
-JOBS = ("pass", "release", "release-stats", "damped", "sampler", "microagg", "idle")
+JOBS = (
+    "pass",
+    "release",
+    "release-stats",
+    "damped",
+    "sampler",
+    "microagg",
+    "microagg-pinning",
+    "idle",
+)
 
 
 def _env_int(name, default):
@@ -167,6 +177,10 @@ def run_job(job, folder, workers):
         PrivateSampler(k=10, random_state=0).fit(frame)
     elif job == "microagg":
         CovarianceLossMicroaggregator(domain="boolean").fit(frame)
+    elif job == "microagg-pinning":
+        CovarianceLossMicroaggregator(
+            domain="boolean", partition="pinning", random_state=0
+        ).fit(frame)
     elif job != "idle":
         raise ValueError(job)
     seconds = time.perf_counter() - t0

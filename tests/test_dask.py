@@ -245,8 +245,12 @@ SCHEMA = {
     [
         lambda: ProjectedGaussianRelease(random_state=1),
         lambda: DampedPrivateSynthesizer(random_state=1),
+        lambda: CovarianceLossMicroaggregator(k=60, domain="boolean", random_state=1),
+        lambda: CovarianceLossMicroaggregator(
+            k=60, partition="pinning", domain="boolean", random_state=1
+        ),
     ],
-    ids=["release", "damped"],
+    ids=["release", "damped", "microagg", "microagg-pinning"],
 )
 def test_pipeline_on_dask_frame_equal(make, client):
     frame = _table()

@@ -127,10 +127,11 @@ class ChunkedRows:
         return dask.compute(total)[0]
 
     def map(self, function, *args):
-        """``function(cube_chunk, *args)`` on every chunk, concatenated in row order.
+        """``function(cube_rows, first_row, *args)`` on every chunk, in row order.
 
-        One pass. ``function`` returns a tuple of arrays with one entry (a
-        row of any fixed shape) per row: a per-row map. The results come back
+        One pass. ``function`` gets a block of validated rows and the index
+        of its first row in the table, and returns a tuple of arrays with one
+        entry (a row of any fixed shape) per row: a per-row map. The results come back
         to the driver into arrays allocated once for all ``n`` rows: chunks
         are computed in waves (:meth:`stream`), so the driver holds the
         output plus one wave of chunk results, not twice the output.
@@ -269,7 +270,7 @@ def _chunk_apply(block, index, spec, offset, chunk_args):
 
 def _map_sub_blocks(blocks, function, args):
     """A per-row map of one chunk, block by block, concatenated."""
-    parts = [function(U, *args) for _, U in blocks]
+    parts = [function(U, blocks.offset + start, *args) for start, U in blocks]
     return tuple(np.concatenate(column) for column in zip(*parts))
 
 
@@ -368,14 +369,15 @@ def reduce_rows(U, statistic, *args):
 
 
 def map_rows(U, function, *args):
-    """The per-row map ``function(U, *args)`` (a tuple of per-row arrays).
+    """The per-row map ``function(U, first_row, *args)`` (a tuple of per-row arrays).
 
-    In memory: one call. For a :class:`ChunkedRows`: one call per validated
-    chunk, the results concatenated in row order on the driver.
+    In memory: one call (``first_row = 0``). For a :class:`ChunkedRows`: one
+    call per validated block of rows, the results gathered in row order on
+    the driver.
     """
     if isinstance(U, ChunkedRows):
         return U.map(function, *args)
-    return function(U, *args)
+    return function(U, 0, *args)
 
 
 def n_rows(U):

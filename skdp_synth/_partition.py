@@ -46,6 +46,7 @@ __all__ = [
     "plan_equipartition",
     "row_keys",
     "sketch_basis",
+    "sketch_block_rows",
     "sketch_rows",
     "spectral_basis",
     "spectral_cells",
@@ -517,10 +518,10 @@ def principal_sketch(U, S_cube, mean, dim=None):
     """Rows in the ``dim`` leading principal coordinates of the centred data.
 
     ``dim=None`` uses :data:`SKETCH_DIM`. The same as
-    ``sketch_rows(U, sketch_basis(S_cube, mean, dim), mean)``; the sketch of a
-    row depends on that row alone, so a fit from chunks computes it chunk by
-    chunk with the basis of the whole table (bit for bit the same rows:
-    ``tests/test_dask.py``).
+    ``sketch_rows(U, sketch_basis(S_cube, mean, dim), mean)``: the sketch of a
+    row depends on that row alone, bit for bit, so a fit from chunks computes
+    it chunk by chunk with the basis of the whole table and gets the same rows
+    (:func:`sketch_rows`; ``tests/test_dask.py``).
     """
     return sketch_rows(U, sketch_basis(S_cube, mean, dim), mean)
 
@@ -535,11 +536,48 @@ def sketch_basis(S_cube, mean, dim=None):
     return W
 
 
-def sketch_rows(U, W, mean):
-    """``(U - mean) @ W`` as float32 (computed as ``U @ W - mean @ W``), row by row."""
-    Z = U @ W
-    Z -= mean @ W  # in place: no second n x q temporary
-    return Z.astype(np.float32)
+#: multiply-adds per BLAS call of :func:`sketch_rows`: small enough that
+#: OpenBLAS runs the call on one thread (its threshold is 2^18)
+SKETCH_BLOCK_WORK = 1 << 18
+
+
+def sketch_block_rows(p, q):
+    """Rows per BLAS call of :func:`sketch_rows`: a multiple of 8, fixed by ``p, q``."""
+    return max(8, SKETCH_BLOCK_WORK // (p * q) // 8 * 8)
+
+
+def sketch_rows(U, W, mean, first_row=0):
+    """``(U - mean) @ W`` as float32 (computed as ``U @ W - mean @ W``), row by row.
+
+    ``U`` holds the rows ``first_row, first_row + 1, ...`` of the table. A
+    BLAS product's last bit can depend on how the rows are blocked (kernels
+    for the leftover rows of a block, the split between threads, ``gemv`` for
+    one row), so the products are taken in blocks of the table's rows that
+    do not depend on the caller: rows ``[j B, (j + 1) B)`` for
+    ``B = sketch_block_rows(p, q)``, each one call on ``B`` contiguous rows
+    (one thread), a block cut by the ends of ``U`` being padded with zero rows
+    at its place. The sketch of a row is then the same bit for bit whether
+    the table is in memory or arrives in chunks of any sizes.
+    """
+    n, p = U.shape
+    q = W.shape[1]
+    B = sketch_block_rows(p, q)
+    shift = mean @ W
+    Z = np.empty((n, q), dtype=np.float32)
+    i = 0
+    while i < n:
+        at = (first_row + i) % B
+        m = min(B - at, n - i)
+        if at == 0 and m == B:
+            block = np.ascontiguousarray(U[i : i + B], dtype=np.float64) @ W
+        else:  # cut by an end of U: computed at its place in a full block
+            padded = np.zeros((B, p))
+            padded[at : at + m] = U[i : i + m]
+            block = (padded @ W)[at : at + m]
+        block -= shift
+        Z[i : i + m] = block
+        i += m
+    return Z
 
 
 # ------------------------------------------------------------- row keys

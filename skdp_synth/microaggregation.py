@@ -741,13 +741,13 @@ def _covering_cell_ids(U, V, covering):
     return _partition.covering_cells(U, V, covering)
 
 
-def _row_map(U, cell_map, W, mean, boolean):
+def _row_map(U, first_row, cell_map, W, mean, boolean):
     """Per-row map: the row's cell id, its row key, and (``W`` given) its sketch."""
     cell_of, *args = cell_map
     out = (cell_of(U, *args), _partition.row_keys(U, boolean))
     if W is None:
         return out
-    return (*out, _partition.sketch_rows(U, W, mean))
+    return (*out, _partition.sketch_rows(U, W, mean, first_row))
 
 
 def _add_sums(total, count, U, keys):

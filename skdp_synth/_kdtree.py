@@ -11,7 +11,7 @@ lowers the loss), so the sizes of :cite:`Boedihardjo2024` §3.6 / Remark 4.2 and
 the certificate are those of every other division; only which rows share a
 block changes.
 
-The sketch (:func:`quantised_projection`) is the data projected on the leading
+The sketch (:func:`projection_scale`) is the data projected on the leading
 eigenvectors ``W`` of its covariance, quantised to ``uint16`` on one common
 scale fixed by ``W`` and the cube (``u . w_j`` lies between the sums of the
 negative and of the positive entries of ``w_j``), so each row's sketch depends
@@ -62,7 +62,7 @@ else:  # pragma: no cover
         return function
 
 
-__all__ = ["HAVE_NUMBA", "divide", "group_sums", "quantise", "quantised_projection"]
+__all__ = ["HAVE_NUMBA", "divide", "group_sums", "projection_scale", "quantise"]
 
 #: whether the compiled path is available (tests switch it off)
 HAVE_NUMBA = numba is not None
@@ -81,8 +81,6 @@ OFFSET = 1 << 29
 ROW_BITS = 33
 #: rows a division may have: exact int64 sums of products below 2^32
 MAX_ROWS = 1 << 31
-#: rows per chunk of :func:`quantised_projection` (a few MiB of float64)
-CHUNK = 1 << 14
 #: buckets per round of the radix selection, and the node size below which
 #: quickselect is used instead (measured at n = 10^6: the division's time falls
 #: from 4.3 to 3.0 X.T@X against quickselect alone, whose branches mispredict)
@@ -99,7 +97,8 @@ def quantise(Z, use_numba=None, lo=None, scale=None):
     (hi_j - lo_j)``: one common scale, so the variances of the columns stay
     comparable (a column's variance is multiplied by ``s^2``). The shift per
     column does not change any variance. Constant data gives all zeros.
-    :func:`quantised_projection` passes ``lo`` and ``scale`` known in advance.
+    The sketch passes ``lo`` and ``scale`` known in advance
+    (:func:`projection_scale`).
     Values are clipped to ``0..65535``. The compiled path evaluates the same
     float operations and gives the same array.
     """
@@ -127,26 +126,19 @@ def quantise(Z, use_numba=None, lo=None, scale=None):
     return Q.astype(np.uint16)
 
 
-def quantised_projection(U, W, use_numba=None):
-    """``quantise(U @ W)`` on scales fixed by ``W`` alone, chunk by chunk.
+def projection_scale(W):
+    """``(lo, scale)`` of the sketch ``quantise(U @ W, lo=lo, scale=scale)``.
 
     For rows in the cube ``[0, 1]^p`` the coordinate ``u . w_j`` lies in
     ``[lo_j, hi_j] = [sum_i min(W_ij, 0), sum_i max(W_ij, 0)]``; the common scale
-    is ``65535 / max_j (hi_j - lo_j)``. Known before the data is read, so the
-    product is quantised chunk by chunk (no ``n x q`` float temporary, no
-    pass for the extremes), and each row's sketch is a function of that row
-    alone.
+    is ``65535 / max_j (hi_j - lo_j)``. Known before the data is read, so each
+    row's sketch is a function of that row alone
+    (:func:`skdp_synth._partition.sketch_rows` with ``quantised=True``).
     """
     W = np.asarray(W, dtype=np.float64)
     lo = np.minimum(W, 0.0).sum(axis=0)
     width = float((np.maximum(W, 0.0).sum(axis=0) - lo).max()) if W.size else 0.0
-    scale = LEVELS / width if width > 0 else 0.0
-    n = U.shape[0]
-    out = np.empty((n, W.shape[1]), dtype=np.uint16)
-    for start in range(0, n, CHUNK):
-        Z = U[start : start + CHUNK] @ W
-        out[start : start + CHUNK] = quantise(Z, use_numba, lo, scale)
-    return out
+    return lo, (LEVELS / width if width > 0 else 0.0)
 
 
 @_jit

@@ -78,9 +78,10 @@ Which division? At ``n = 10^6, p = 50, k = 10^5`` the k-d tree reaches
 covariance loss 0.02082 against bisection's 0.02236 (``SSE/SST`` 0.576
 against 0.599) and on the 24 MDAV cases of the benchmark it beats MDAV in
 12 (bisection: 11), geometric mean of the loss ratio 0.990 (bisection:
-0.999). With numba its division takes about a quarter of bisection's time
-(3.4 against 14.6 ``X.T @ X``; fit + transform 12 against 22); without numba
-its NumPy path is several times slower than bisection. ``"bisection"``
+0.999). With numba its division takes about a fifth of bisection's time
+(2.9 against 13.9 ``X.T @ X``; fit + transform 10.7 against 21.4); without
+numba its NumPy path gives the same groups about 9 times slower than
+bisection (19 s against 2.1 s for the division at ``n = 10^6``). ``"bisection"``
 stays the default (its groups are pinned, and it needs no optional
 dependency); choose ``"kdtree"`` when ``skdp_synth[fast]`` is installed.
 
@@ -109,7 +110,7 @@ levels, and each level makes some twenty vectorised passes over the
 projection, one sort, the reordering); the other steps are about one pass
 each. ``division="bisection"`` keeps its exact partition (pinned against
 the earlier code in ``tests/test_microaggregation.py``). ``division="kdtree"``
-cuts that step to about 3.5 ``X.T @ X`` (the scale table of the benchmark
+cuts that step to about 3 ``X.T @ X`` (the scale table of the benchmark
 reports both divisions step by step).
 """
 

@@ -480,6 +480,90 @@ def test_cli_bad_chunk_leaves_no_output(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "schema.json"]
 
 
+def _ragged_csv(tmp_path, bad_line, quoted=False):
+    """``_cli_table()`` as CSV with line ``bad_line`` (1-based, after the header)
+    replaced by a short or long row; optionally with quoted cells."""
+    frame = _cli_table()
+    src = tmp_path / "in.csv"
+    frame.to_csv(src, index=False, quoting=1 if quoted else 0)
+    return src, src.read_text().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("quoted", [False, True], ids=["bytes", "csv-module"])
+@pytest.mark.parametrize(
+    "row, match",
+    [
+        ("red,S,33\n", r"fewer fields than the header's 4 .*column 'flag' onwards"),
+        ("red,S\n", r"fewer fields than the header's 4 .*column 'age' onwards"),
+        ("red,S,33,1,7\n", r"more fields than the header's 4 .*past column 'flag'"),
+    ],
+    ids=["short-1", "short-2", "long"],
+)
+def test_cli_ragged_row_in_a_chunk(row, match, quoted, tmp_path, capsys):
+    """A short row is not read as a row of missing cells (pandas pads it, and
+    ``missing="always"`` would accept it): exit 2, chunk and column named,
+    no value shown, no output file."""
+    import re
+
+    src, lines = _ragged_csv(tmp_path, 2500, quoted)
+    if quoted:
+        row = ",".join(f'"{v}"' for v in row.strip().split(",")) + "\n"
+    lines[2500] = row
+    src.write_text("".join(lines))
+    out = tmp_path / "out.csv"
+    code = _synthesize(tmp_path, src, out, "--out-of-core", "--blocksize", "30kB")
+    assert code == 2
+    err = capsys.readouterr().err
+    assert re.search(r"chunk [1-9]\d*: 1 row\(s\) with " + match, err), err
+    assert "red" not in err and "33" not in err.split("chunk")[1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "schema.json"]
+
+
+def test_cli_chunked_csv_blank_lines_and_quotes_are_rows_as_in_memory(tmp_path):
+    """Blank lines are skipped and quoted cells read, as in memory: the
+    chunked frame holds the rows :func:`_read_csv` reads, chunk by chunk."""
+    from skdp_synth.cli import _read_chunked, _read_csv
+
+    src, lines = _ragged_csv(tmp_path, 0, quoted=True)
+    lines.insert(700, "\n")
+    lines.insert(1500, "\r\n")
+    src.write_text("".join(lines))
+    whole = _read_csv(str(src), CLI_SCHEMA)
+    chunked = _read_chunked(str(src), CLI_SCHEMA, 20_000)
+    assert chunked.npartitions > 2
+    got = chunked.compute().reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, whole, check_dtype=False)
+    # unquoted: the byte-counting check, same rows
+    frame = _cli_table()
+    frame.to_csv(src, index=False)
+    got = _read_chunked(str(src), CLI_SCHEMA, 20_000).compute()
+    pd.testing.assert_frame_equal(
+        got.reset_index(drop=True), _read_csv(str(src), CLI_SCHEMA), check_dtype=False
+    )
+
+
+@pytest.mark.parametrize("piece", [1, 7, 64, 1 << 22])
+def test_commas_per_line_exact_across_pieces(piece):
+    """The byte-level field count equals :mod:`csv`'s on unquoted lines,
+    whatever the piece size of the cumulative count (lines longer than a
+    piece, 300 commas: beyond a uint8 count)."""
+    import csv
+    import io
+
+    from skdp_synth.cli import _commas_per_line
+
+    rng = np.random.default_rng(0)
+    lines = [",".join("1" * int(k)) for k in rng.integers(1, 40, 200)] + ["0" * 301]
+    lines.insert(50, "," * 300)
+    data = ("\n".join(lines) + "\n").encode()
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(buf == ord("\n"))
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    got = _commas_per_line(buf, starts, ends, piece=piece) + 1
+    want = [len(row) for row in csv.reader(io.StringIO(data.decode()))]
+    np.testing.assert_array_equal(got, want)
+
+
 def test_cli_out_of_core_needs_a_full_schema(tmp_path, capsys):
     import json
 

@@ -24,7 +24,8 @@ floating-point sums of box data agree up to the order of summation.
 The number of rows ``n`` is public (the plan and the budget need it before
 the data is read): it is taken from the Dask array's chunk sizes, which
 Dask knows without reading the data when the array was built from arrays
-of known shape or from Parquet metadata; when the chunk sizes are unknown
+of known shape or from Parquet metadata (:func:`partition_lengths`); when
+the chunk sizes are unknown
 (``nan``) they are computed first (:meth:`dask.array.Array.compute_chunk_sizes`,
 one pass over the data).
 
@@ -318,23 +319,46 @@ def n_rows(U):
 
 
 # --------------------------------------------------------------- fit input
+#: Dask DataFrame readers whose partition lengths Dask knows without reading
+#: the rows: Parquet (the row counts in the file footers) and in-memory pandas
+METADATA_READERS = ("ReadParquet", "FromPandas")
+
+
 def partition_lengths(frame):
     """The row count of each partition of a Dask DataFrame (public: ``n``).
 
-    Read from the Parquet metadata when the frame is a plain
-    ``dd.read_parquet`` (no data read); otherwise counted, one pass.
+    Dask has no public call that returns every partition's length
+    (``to_dask_array(lengths=True)`` is ``map_partitions(len)``, which reads
+    every row; a column projection such as ``frame[[]]`` lets Dask fuse the
+    partitions -- 10 parts for 100 files -- so its lengths are not the
+    frame's). So, with public calls only:
+
+    * a frame read by ``dd.read_parquet`` (or built ``from_pandas``), not
+      transformed since: ``len(frame.partitions[i])`` for every ``i``, in one
+      ``compute``. Dask answers these from the Parquet footers: **no row is
+      read** (0.5 s for 100 files of 10^6 rows, measured; about 1/30 of one
+      pass over them);
+    * any other frame (CSV, ``from_map``, a frame after filters or joins):
+      ``map_partitions(len)``: **one pass over the data**, before the fit's
+      own passes (the row count must be known before the budget check).
+
+    Either way the result is checked: one length per partition.
     """
+    import dask
+
     expr = getattr(frame, "expr", None)
-    lengths = None
-    # dask-expr's readers know their lengths (Parquet statistics, pandas)
-    if type(expr).__name__.startswith(("ReadParquet", "FromPandas")):
-        try:
-            lengths = expr._get_lengths()
-        except Exception:  # another Dask version: count instead
-            lengths = None
-    if lengths is not None and len(lengths) == frame.npartitions:
-        return tuple(int(v) for v in lengths)
-    return tuple(int(v) for v in frame.map_partitions(len).compute())
+    if type(expr).__name__.startswith(METADATA_READERS):
+        parts = [frame.partitions[i].shape[0] for i in range(frame.npartitions)]
+        lengths = dask.compute(*parts)
+    else:
+        lengths = frame.map_partitions(len).compute()
+    lengths = tuple(int(v) for v in lengths)
+    if len(lengths) != frame.npartitions:  # pragma: no cover - a Dask change
+        raise RuntimeError(
+            f"Dask gave {len(lengths)} partition lengths for {frame.npartitions} "
+            "partitions"
+        )
+    return lengths
 
 
 def as_dask_array(X):

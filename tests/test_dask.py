@@ -372,6 +372,34 @@ def test_n_is_taken_before_the_data_is_read(bits, client):
         est.fit(_bad(X, 10, 0, np.nan))
 
 
+@pytest.mark.parametrize("source", ["parquet", "parquet-row-groups", "pandas", "csv"])
+def test_partition_lengths_public_paths(source, tmp_path):
+    """Each partition's length, by the metadata path (Parquet footers,
+    pandas) or by counting (any other frame), equals the rows Dask reads
+    for that partition; a transformed frame is counted, not guessed."""
+    pytest.importorskip("pyarrow")
+    from skdp_synth._chunked import partition_lengths
+
+    frame = pd.DataFrame({"a": np.arange(2300) % 2, "b": np.arange(2300) % 3 == 0})
+    if source.startswith("parquet"):
+        folder = tmp_path / "pq"
+        folder.mkdir()
+        for i, (lo, hi) in enumerate([(0, 1000), (1000, 1700), (1700, 2300)]):
+            frame.iloc[lo:hi].to_parquet(folder / f"p{i}.parquet", row_group_size=300)
+        ddf = dd.read_parquet(folder, split_row_groups=source.endswith("groups"))
+    elif source == "pandas":
+        ddf = dd.from_pandas(frame, npartitions=4)
+    else:
+        frame.to_csv(tmp_path / "x.csv", index=False)
+        ddf = dd.read_csv(tmp_path / "x.csv", blocksize=3000)
+    counted = tuple(int(v) for v in ddf.map_partitions(len).compute())
+    assert ddf.npartitions > 1 and sum(counted) == 2300
+    assert partition_lengths(ddf) == counted
+    filtered = ddf[ddf["a"] == 1]
+    want = tuple(int(v) for v in filtered.map_partitions(len).compute())
+    assert partition_lengths(filtered) == want and sum(want) == 1150
+
+
 # ------------------------------------------------------- chunked CLI (item 2)
 CLI_SCHEMA = {
     "categories": {"colour": ["red", "green", "blue"], "flag": [0, 1]},

@@ -182,8 +182,9 @@ def _add(a, b):
     return a + b
 
 
-#: rows of a chunk validated, converted to float64 and reduced at a time, so
-#: that a worker's memory is bounded by this many rows, not by the chunk
+#: rows of a chunk validated, converted to float64 (``uint8`` for statistics
+#: with ``integer_rows`` on Boolean data) and reduced at a time, so that a
+#: worker's memory is bounded by this many rows, not by the chunk
 SUB_ROWS = 1 << 16
 
 
@@ -198,10 +199,11 @@ def _chunk_statistic(block, index, spec, offset=None):
     """
     domain, bounds, blocks, names, statistic, args = spec
     X = np.asarray(block)
+    as_float = not getattr(statistic, "integer_rows", False)
     total = None
     for start in range(0, max(X.shape[0], 1), SUB_ROWS):
         U = _validated_cube(
-            X[start : start + SUB_ROWS], index, domain, bounds, blocks, names
+            X[start : start + SUB_ROWS], index, domain, bounds, blocks, names, as_float
         )
         if offset is None:
             part = statistic(U, *args)
@@ -232,8 +234,13 @@ def _bad_columns(mask, names):
     return ("column " if len(cols) == 1 else "columns ") + shown
 
 
-def _validated_cube(X, index, domain, bounds, blocks, names):
-    """One chunk checked and mapped to the cube; errors name chunk and columns."""
+def _validated_cube(X, index, domain, bounds, blocks, names, as_float=True):
+    """One chunk checked and mapped to the cube; errors name chunk and columns.
+
+    The cube rows are float64; with ``as_float=False`` (a statistic with
+    ``integer_rows``), Boolean rows stay ``uint8`` (the same 0/1 values,
+    8 times smaller: no float64 copy of the chunk).
+    """
     from .validation import to_cube
 
     where = f"chunk {index} of the training data"
@@ -259,7 +266,7 @@ def _validated_cube(X, index, domain, bounds, blocks, names):
             bad = X > 1
         else:
             bad = (X < 0) | (X > 1)
-        X = np.asarray(X, dtype=np.float64)
+        X = np.asarray(X, dtype=np.float64 if as_float else np.uint8)
         if bad.any():
             raise ValueError(
                 f"{where}, {_bad_columns(bad.any(axis=0), names)}: values other "

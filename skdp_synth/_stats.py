@@ -323,15 +323,22 @@ def walsh_sums(U, d):
     row blocks). Both give the same integers.
     """
     if d > 2:
-        return _walsh_sums(U, d)
-    X = np.asarray(U, dtype=np.float64)
-    n, p = X.shape
-    s = X.sum(axis=0)
+        return _walsh_sums(np.asarray(U, dtype=np.float64), d)
+    n, p = U.shape
+    if U.dtype.kind in "bu":  # 0/1 rows (integer_rows): no float64 copy
+        s = U.sum(axis=0, dtype=np.float64)
+        G = _boolean_gram(U) if d >= 2 else None
+    else:
+        X = np.asarray(U, dtype=np.float64)
+        s = X.sum(axis=0)
+        G = X.T @ X if d >= 2 else None
     parts = [np.array([float(n)])]
     if d >= 1:
         parts.append(n - 2.0 * s)
     if d >= 2:
         i, j = np.triu_indices(p, k=1)  # (0,1), (0,2), ...: lexicographic
-        G = X.T @ X
         parts.append(n - 2.0 * s[i] - 2.0 * s[j] + 4.0 * G[i, j])
     return np.concatenate(parts)
+
+
+walsh_sums.integer_rows = True  # only read on Boolean data (the sampler's domain)

@@ -630,6 +630,14 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         rng = source.rng
         threshold = plan.condition_threshold  # sigma_min(M)/sqrt(m), Boedihardjo2022
         # eq. (9.1)
+        # Step 3 (done first: the only data pass; it reads no randomness, so
+        # the order changes no result, and the pass's memory is freed before
+        # the m x D matrix A -- 0.7 GB at p = 50, d = 2 -- is allocated: the
+        # peak is the larger of the two, not their sum): the data's Walsh
+        # coefficients (U is 0/1), from the additive statistic walsh_sums, in
+        # memory or summed over Dask chunks.
+        mu = reduce_rows(U, walsh_sums, d) / U.shape[0]
+        mu = mu * degree_signs(p, d)  # to mirrored signs
         A = np.empty((m, D))
         best, n_rejected = 0.0, 0
         for _ in range(self.max_redraws + 1):
@@ -651,10 +659,6 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                 f"{threshold:.3g} (Boedihardjo2022 Algorithm 2, step 2). Increase m "
                 f"(now {m}; D = {D}) or max_redraws."
             )
-        # Step 3: the data's Walsh coefficients (U is 0/1), from the additive
-        # statistic walsh_sums, in memory or summed over Dask chunks.
-        mu = reduce_rows(U, walsh_sums, d) / U.shape[0]
-        mu = mu * degree_signs(p, d)  # to mirrored signs
         # Steps 4-5.
         sol = shrink_and_project(
             A,

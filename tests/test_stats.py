@@ -111,6 +111,9 @@ def test_integer_rows_statistics_equal_float_rows():
     F = B.astype(np.float64)
     for a, b in zip(_stats.moment_sums(B), _stats.moment_sums(F)):
         np.testing.assert_array_equal(a, b)
+    assert _stats.walsh_sums.integer_rows
+    for d in (0, 1, 2, 3):
+        np.testing.assert_array_equal(_stats.walsh_sums(B, d), _stats.walsh_sums(F, d))
     V = np.linalg.qr(rng.normal(size=(12, 3)))[0]
     cov = LatticeCovering(3, 0.7)
     for stat, args in [

@@ -117,7 +117,10 @@ class ChunkedRows:
             for index, block in enumerate(self.array.to_delayed().ravel())
         ]
         total = _tree_sum(parts, dask.delayed(_add_all))
-        return dask.compute(total)[0]
+        try:
+            return dask.compute(total)[0]
+        finally:
+            release_reader_memory()
 
     def map(self, function, *args):
         """``function(cube_chunk, *args)`` on every chunk, concatenated in row order.
@@ -136,7 +139,10 @@ class ChunkedRows:
             dask.delayed(_chunk_map)(block, index, spec)
             for index, block in enumerate(self.array.to_delayed().ravel())
         ]
-        parts = dask.compute(*parts)
+        try:
+            parts = dask.compute(*parts)
+        finally:
+            release_reader_memory()
         return tuple(np.concatenate(column) for column in zip(*parts))
 
     def reduce_indexed(self, statistic, *args):
@@ -157,7 +163,29 @@ class ChunkedRows:
             for index, block in enumerate(self.array.to_delayed().ravel())
         ]
         total = _tree_sum(parts, dask.delayed(_add_all))
-        return dask.compute(total)[0]
+        try:
+            return dask.compute(total)[0]
+        finally:
+            release_reader_memory()
+
+
+def release_reader_memory():
+    """Return to the operating system what pyarrow's memory pool keeps after a pass.
+
+    Parquet chunks are read through pyarrow, whose pool (mimalloc) keeps the
+    freed read buffers: 0.6 GB after one pass over 10^7 x 50 rows with two
+    threads (measured: resident 0.84 GiB after the pass, 0.27 GiB after
+    this). Whatever the fit allocates next (the sampler's m x D matrix, 0.7
+    GB at p = 50) would come on top of them. ``release_unused`` is pyarrow's
+    public call for this; nothing happens when pyarrow was never imported.
+    """
+    pa = sys.modules.get("pyarrow")
+    if pa is None or not hasattr(pa, "default_memory_pool"):
+        return
+    try:
+        pa.default_memory_pool().release_unused()
+    except (AttributeError, NotImplementedError):  # pragma: no cover - old pyarrow
+        pass
 
 
 def _tree_sum(parts, add, fan_in=8):

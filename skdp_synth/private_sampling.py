@@ -760,6 +760,31 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
             rows = self.blocks_.repair(rows, source.rng).astype(np.float64)
         return rows
 
+    def _lazy_parts(self, sizes, source):
+        """The paid rows of each lazy chunk, charged now, once (as ``sample``).
+
+        ``sample(n, chunks=...)`` releases the rows ``sample(n)`` would: the
+        next ``n`` rows paid for (from the first with a seed), charging the
+        accountant here, on the driver, for any beyond those paid, exactly
+        as the eager call (:meth:`_charge_draws`); the chunks only read
+        their slice of the paid rows. New paid rows are drawn from the
+        driver's child stream, so they differ from the eager call's.
+        """
+        n = int(sum(sizes))
+        start = self._charge_draws(n, source.rng)
+        if not source.secure:
+            start = 0
+        index = self._paid_index[start : start + n]
+        bounds = np.cumsum([0, *sizes])
+        return [index[a:b].copy() for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def _lazy_chunk_cube(self, size, source, part):
+        rows = self.reduced_space_[part]
+        if not self.blocks_.is_all_binary:
+            # post-processing of the released rows (see the blocks parameter)
+            rows = self.blocks_.repair(rows, source.rng).astype(np.float64)
+        return rows
+
     def _synthetic_distribution(self):
         # The released rows, equally weighted: scoring reads the release
         # only, never the exact density.

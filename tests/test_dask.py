@@ -761,3 +761,174 @@ def test_microaggregator_bad_chunk_names_chunk(bits, client):
     est = CovarianceLossMicroaggregator(k=10, division="input_order", domain="boolean")
     with pytest.raises(ValueError, match="chunk 3"):
         est.fit(_bad(X, 1400, 5, 2.0))
+
+
+# ------------------------------------------------------ lazy sample(chunks=)
+@pytest.fixture(scope="module")
+def damped_fit(bits):
+    X, _ = bits
+    return DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(X)
+
+
+def test_lazy_sample_shape_dtype_and_reproducible(damped_fit, client):
+    """A lazy Dask array of the eager output's shape and dtype; the same rows
+    for the same seed whatever the scheduler (distributed, threads, sync),
+    other rows for another seed."""
+    lazy = damped_fit.sample(2500, random_state=4, chunks=700)
+    eager = damped_fit.sample(2500, random_state=4)
+    assert isinstance(lazy, da.Array)
+    assert lazy.shape == eager.shape and lazy.dtype == eager.dtype
+    assert lazy.chunks[0] == (700, 700, 700, 400)
+    rows = lazy.compute()
+    assert rows.dtype == eager.dtype and set(np.unique(rows)) <= {0, 1}
+    import dask
+
+    for scheduler in ("threads", "sync"):
+        with dask.config.set(scheduler=scheduler):
+            again = damped_fit.sample(2500, random_state=4, chunks=700).compute()
+        np.testing.assert_array_equal(again, rows)
+    # a chunk is its own stream: the first chunks do not depend on n
+    head = damped_fit.sample(1400, random_state=4, chunks=700).compute()
+    np.testing.assert_array_equal(head, rows[:1400])
+    other = damped_fit.sample(2500, random_state=5, chunks=700).compute()
+    assert (other != rows).any()
+    # a different stream from the eager rows (documented)
+    assert (rows != eager).any()
+
+
+def test_lazy_sample_unseeded_graph_is_fixed_and_snapshot(bits, client):
+    """random_state=None: fresh entropy drawn once, when the graph is built
+    (two computes agree); a later fit does not change the graph's rows."""
+    X, _ = bits
+    est = DampedPrivateSynthesizer(epsilon=1.0).fit(X)
+    lazy = est.sample(1000, chunks=300)
+    first = lazy.compute()
+    est.fit(1 - X)
+    np.testing.assert_array_equal(lazy.compute(), first)
+
+
+def test_lazy_sample_frame_output(client):
+    """A DataFrame-fitted estimator gives a lazy Dask DataFrame with the
+    eager output's columns and dtypes."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        (rng.random((1500, 4)) < 0.4).astype(np.int64), columns=list("abcd")
+    )
+    est = DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(frame)
+    lazy = est.sample(1000, chunks=400)
+    assert isinstance(lazy, dd.DataFrame) and lazy.npartitions == 3
+    got = lazy.compute()
+    eager = est.sample(1000)
+    assert list(got.columns) == list(eager.columns) and len(got) == 1000
+    assert got.dtypes.tolist() == eager.dtypes.tolist()
+
+
+def test_lazy_rows_have_the_eager_distribution(bits, client):
+    """Lazy and eager rows are draws from the same fitted distribution: a
+    chi-square homogeneity test on the joint of three columns (8 cells),
+    20000 rows each, at level 0.001 (false-failure rate 0.001 over seeds;
+    this seed is fixed)."""
+    from scipy.stats import chi2_contingency
+
+    X, _ = bits
+    est = DampedPrivateSynthesizer(epsilon=2.0, random_state=0).fit(X)
+    lazy = est.sample(20000, random_state=11, chunks=3000).compute()
+    eager = est.sample(20000, random_state=11)
+
+    def cells(rows):
+        code = rows[:, 0] * 4 + rows[:, 1] * 2 + rows[:, 2]
+        return np.bincount(code.astype(np.int64), minlength=8)
+
+    table = np.array([cells(lazy), cells(eager)])
+    table = table[:, table.sum(axis=0) > 0]
+    assert chi2_contingency(table).pvalue > 0.001
+    # and the per-column frequencies against the fitted expectation
+    means, weights = est._synthetic_distribution()
+    np.testing.assert_allclose(lazy.mean(axis=0), weights @ means, atol=0.015)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: DampedPrivateSynthesizer(epsilon=1.0, random_state=0),
+        lambda: ProjectedGaussianRelease(random_state=0, max_model_rows=500),
+        lambda: CovarianceLossMicroaggregator(k=20, random_state=0),
+    ],
+    ids=["damped", "release", "microaggregator"],
+)
+def test_lazy_sample_spends_nothing(make, bits, client):
+    """Drawing is post-processing: a lazy sample charges nothing."""
+    X, _ = bits
+    est = make()
+    acc = None
+    if "accountant" in est.get_params():
+        neighbouring = (
+            "add-remove-one" if "max_model_rows" in est.get_params() else None
+        )
+        acc = BudgetAccountant(
+            epsilon=100.0,
+            delta=0.5,
+            **({"neighbouring": neighbouring} if neighbouring else {}),
+        )
+        est.set_params(accountant=acc)
+    est.fit(X)
+    spent = list(acc.spent) if acc is not None else None
+    rows = est.sample(1200, random_state=0, chunks=500).compute()
+    assert rows.shape == (1200, X.shape[1]) and ((rows >= 0) & (rows <= 1)).all()
+    if acc is not None:
+        assert spent and acc.spent == spent
+
+
+def test_lazy_private_sampler_charges_as_eager_once_at_build(bits, client):
+    """PrivateSampler's rows beyond those paid for cost epsilon_per_draw_
+    each: the lazy call charges exactly what the eager call charges, once,
+    when the graph is built (not when computed); within the paid rows it
+    releases the eager call's rows."""
+    X, _ = bits
+    fits = []
+    for _ in range(2):
+        acc = BudgetAccountant(epsilon=1e4)
+        fits.append(PrivateSampler(k=30, random_state=3, accountant=acc).fit(X))
+    eager, lazy = fits
+    np.testing.assert_array_equal(
+        lazy.sample(25, chunks=10).compute(), eager.sample(25)
+    )
+    graph = lazy.sample(70, chunks=20)  # 25 + 70 released: 65 beyond the 30 paid
+    eager.sample(70)
+    spent = [g.epsilon for g in lazy.accountant.spent]
+    assert spent == [g.epsilon for g in eager.accountant.spent]
+    assert spent[-1] == pytest.approx(65 * lazy.epsilon_per_draw_, rel=1e-12)
+    assert lazy.n_draws_paid_ == eager.n_draws_paid_ == 95
+    graph.compute()
+    graph.compute()
+    assert [g.epsilon for g in lazy.accountant.spent] == spent  # nothing more
+
+
+def test_lazy_sample_bad_chunks(damped_fit):
+    with pytest.raises(ValueError, match="chunks"):
+        damped_fit.sample(100, chunks=0)
+
+
+def test_lazy_pipeline_sample_decodes_each_chunk(client):
+    """A pipeline's lazy sample: a Dask DataFrame in the input's schema,
+    reproducible, each chunk decoded with its own stream; nothing spent."""
+    frame = _cli_table(2000)
+    acc = BudgetAccountant(epsilon=2.0)
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(**CLI_SCHEMA),
+        DampedPrivateSynthesizer(epsilon=1.0, random_state=0, accountant=acc),
+    ).fit(frame)
+    spent = list(acc.spent)
+    lazy = pipe.sample(2500, random_state=2, chunks=1000)
+    assert isinstance(lazy, dd.DataFrame) and lazy.npartitions == 3
+    got = lazy.compute()
+    again = pipe.sample(2500, random_state=2, chunks=1000).compute()
+    pd.testing.assert_frame_equal(got, again)
+    assert list(got.columns) == list(frame.columns) and len(got) == 2500
+    assert got["colour"].dropna().isin(["red", "green", "blue"]).all()
+    ages = got["age"].dropna()
+    assert ((ages >= 0) & (ages <= 90)).all()
+    # the within-bin ages of two chunks are not the same draws
+    first, second = (got.iloc[s : s + 1000]["age"].to_numpy() for s in (0, 1000))
+    assert not np.array_equal(first, second)
+    assert acc.spent == spent

@@ -294,13 +294,14 @@ def _validated_cube(X, index, domain, bounds, blocks, names, as_float=True):
             bad = X > 1
         else:
             bad = (X < 0) | (X > 1)
-        X = np.asarray(X, dtype=np.float64 if as_float else np.uint8)
         if bad.any():
             raise ValueError(
                 f"{where}, {_bad_columns(bad.any(axis=0), names)}: values other "
                 "than 0/1 (not shown: they are private); domain='boolean' data "
                 "must be Boolean. Encode the data first (BooleanEncoder)."
             )
+        # converted once checked (no cast of an out-of-range value)
+        X = np.asarray(X, dtype=np.float64 if as_float else np.uint8)
         if not blocks.is_all_binary:
             invalid = blocks.invalid_blocks(X)
             if invalid:

@@ -932,3 +932,26 @@ def test_lazy_pipeline_sample_decodes_each_chunk(client):
     first, second = (got.iloc[s : s + 1000]["age"].to_numpy() for s in (0, 1000))
     assert not np.array_equal(first, second)
     assert acc.spent == spent
+
+
+@pytest.mark.parametrize("value", [2.0, -1.0, 1e300, 0.5])
+def test_integer_rows_path_rejects_before_casting(value, bits):
+    """A statistic reading uint8 rows gets them only once validated: an
+    out-of-domain float is reported (chunk, column), never cast (no
+    RuntimeWarning from a cast of 1e300 to uint8; warnings are errors)."""
+    from skdp_synth import _stats
+    from skdp_synth._chunked import _chunk_statistic
+    from skdp_synth.blocks import Blocks
+
+    X = bits[0][:300].astype(np.float64)
+    X[123, 4] = value
+    spec = (
+        "boolean",
+        (0, 1),
+        Blocks.binary(7),
+        list("abcdefg"),
+        _stats.moment_sums,
+        (),
+    )
+    with pytest.raises(ValueError, match=r"chunk 2 .*column 'e'"):
+        _chunk_statistic(X, 2, spec)

@@ -18,15 +18,24 @@ in a fresh subprocess so that its peak memory is its own:
   ``n`` rows and its memory grows with ``n`` (about 2.3 GiB at 2·10^5 rows
   of 50 attributes) unless it is capped: the full ``release`` job caps it
   at ``BENCH_DASK_MODEL_ROWS`` rows (``max_model_rows``, default 20000);
+* ``microagg`` -- ``CovarianceLossMicroaggregator(domain="boolean")``
+  with its defaults (spectral cells, ``division="bisection"``, groups of
+  about 10 rows: ``k = n // 10``) fitted from the frame: three data passes
+  (``XᵀX`` and column sums; the map gathering cells, row keys and the
+  float32 sketch on the driver; the group sums) and the equipartition on
+  the driver; ``microagg-pinning`` the same with ``partition="pinning"``
+  (its 16 draws' cell sums in the first pass);
 * ``idle`` -- the same imports and nothing else (the interpreter's share of
   the peak).
 
 Reported: wall time as a multiple of the ``pass`` measured in the same run
 (run first and again last; the ratio uses the mean of the two: timings on a
 shared machine are noisy, only the ratios are meant to transfer), split
-into the data passes (time inside ``ChunkedRows.reduce``: reading,
-validating and summing the statistics) and the driver (noise,
-PROJ, solvers, generator -- independent of ``n``), and the peak resident
+into the data passes (time inside ``ChunkedRows.reduce`` and
+``ChunkedRows.stream``: reading, validating and summing the statistics or
+mapping the rows) and the driver (noise, PROJ, solvers, generator --
+independent of ``n`` -- and for the microaggregator the equipartition and
+the index of the training rows, which grow with ``n``), and the peak resident
 memory of the process (``resource.getrusage(RUSAGE_SELF).ru_maxrss``). Dask's
 threaded scheduler with ``BENCH_DASK_WORKERS`` threads (default 2).
 
@@ -36,8 +45,8 @@ multiples of the chunk's ``X.T @ X`` (:func:`profile_chunk`).
 Environment: ``BENCH_DASK_N`` (rows, default ``10**7``), ``BENCH_DASK_P``
 (columns, default 50), ``BENCH_DASK_FILE_ROWS`` (default ``10**6``),
 ``BENCH_DASK_JOBS`` (comma-separated subset of ``pass,release,damped,
-sampler,idle``), ``BENCH_DASK_DIR`` (keep the files there instead of a
-temporary folder).
+sampler,microagg,microagg-pinning,idle``), ``BENCH_DASK_DIR`` (keep the
+files there instead of a temporary folder).
 """
 
 from __future__ import annotations
@@ -56,7 +65,16 @@ import numpy as np
 
 from benchmarks._harness import markdown_table
 
-JOBS = ("pass", "release", "release-stats", "damped", "sampler", "idle")
+JOBS = (
+    "pass",
+    "release",
+    "release-stats",
+    "damped",
+    "sampler",
+    "microagg",
+    "microagg-pinning",
+    "idle",
+)
 
 
 def _env_int(name, default):
@@ -90,6 +108,7 @@ def run_job(job, folder, workers):
     import dask.dataframe as dd
 
     from skdp_synth import (
+        CovarianceLossMicroaggregator,
         DampedPrivateSynthesizer,
         PrivateSampler,
         ProjectedGaussianRelease,
@@ -109,6 +128,26 @@ def run_job(job, folder, workers):
             passes.append(time.perf_counter() - t0)
 
     ChunkedRows.reduce = timed_reduce
+    stream = ChunkedRows.stream
+
+    def timed_stream(self, *args):
+        # only the time spent computing the chunks, not the caller's fold
+        spent = 0.0
+        results = stream(self, *args)
+        try:
+            while True:
+                t0 = time.perf_counter()
+                try:
+                    item = next(results)
+                finally:
+                    spent += time.perf_counter() - t0
+                yield item
+        except StopIteration:
+            pass
+        finally:
+            passes.append(spent)
+
+    ChunkedRows.stream = timed_stream
     frame = dd.read_parquet(folder)
     t0 = time.perf_counter()
     if job == "pass":
@@ -139,6 +178,12 @@ def run_job(job, folder, workers):
         DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(frame)
     elif job == "sampler":
         PrivateSampler(k=10, random_state=0).fit(frame)
+    elif job == "microagg":
+        CovarianceLossMicroaggregator(domain="boolean").fit(frame)
+    elif job == "microagg-pinning":
+        CovarianceLossMicroaggregator(
+            domain="boolean", partition="pinning", random_state=0
+        ).fit(frame)
     elif job != "idle":
         raise ValueError(job)
     seconds = time.perf_counter() - t0

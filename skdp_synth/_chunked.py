@@ -15,6 +15,12 @@ partial results added up. :func:`reduce_rows` is that one entry point:
   results with Dask (a ``dask.distributed`` client when one is active,
   Dask's default scheduler otherwise).
 
+The microaggregator also needs per-row results on the driver (each row's
+cell, row key and principal sketch, for its global equipartition):
+:meth:`ChunkedRows.map` gathers a per-row map into arrays allocated once,
+and :meth:`ChunkedRows.stream` hands the driver one chunk's result at a
+time (in row order, computed in waves) to fold into its own tables.
+
 So the in-memory and the out-of-core fit compute the same statistic by the
 same code; the noise and everything after it happen once, on the driver, on
 the summed statistic, exactly as in memory. Integer statistics (counts of
@@ -36,12 +42,14 @@ naming the chunk and the columns (or blocks), never a value or a row.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
 
 __all__ = [
     "ChunkedRows",
+    "SubBlocks",
     "as_dask_array",
     "is_dask_collection",
     "map_rows",
@@ -123,11 +131,38 @@ class ChunkedRows:
             release_reader_memory()
 
     def map(self, function, *args):
-        """``function(cube_chunk, *args)`` on every chunk, concatenated in row order.
+        """``function(cube_rows, first_row, *args)`` on every chunk, in row order.
 
-        One pass (one Dask ``compute``). ``function`` returns a tuple of
-        arrays with one entry per row (a per-row map); the results come back
-        to the driver, so they should be small per row (labels, keys).
+        One pass. ``function`` gets a block of validated rows and the index
+        of its first row in the table, and returns a tuple of arrays with one
+        entry (a row of any fixed shape) per row: a per-row map. The results come back
+        to the driver into arrays allocated once for all ``n`` rows: chunks
+        are computed in waves (:meth:`stream`), so the driver holds the
+        output plus one wave of chunk results, not twice the output.
+        """
+        out = None
+        for start, parts in self.stream(_map_sub_blocks, None, function, args):
+            if out is None:
+                out = tuple(
+                    np.empty((self.shape[0],) + a.shape[1:], dtype=a.dtype)
+                    for a in parts
+                )
+            for target, part in zip(out, parts):
+                target[start : start + part.shape[0]] = part
+        return out
+
+    def stream(self, function, chunk_args=None, *args):
+        """Yield ``(offset, function(blocks, *chunk_args[c], *args))`` chunk by chunk.
+
+        ``blocks`` (a :class:`SubBlocks`) gives the chunk's validated cube
+        rows in blocks of :data:`SUB_ROWS` rows (a worker never holds more
+        than one float64 block of a chunk) and the chunk's position
+        (``offset``, ``n_rows``); ``chunk_args`` (optional, one tuple per
+        chunk) are arguments of one chunk only, e.g. the slice of a per-row
+        array held on the driver. The results come back in row order, in
+        waves of about twice the scheduler's threads, so the driver can fold
+        them into its own accumulator as they arrive (one pass over the data,
+        bounded memory on the driver: one wave of results).
         """
         import dask
 
@@ -135,38 +170,31 @@ class ChunkedRows:
             (self.domain, self.bounds, self.blocks, self.names, function, args),
             traverse=False,
         )
-        parts = [
-            dask.delayed(_chunk_map)(block, index, spec)
-            for index, block in enumerate(self.array.to_delayed().ravel())
-        ]
+        offsets = np.concatenate([[0], np.cumsum(self.array.chunks[0])]).astype(int)
+        blocks = self.array.to_delayed().ravel()
+        wave = _wave_size()
         try:
-            parts = dask.compute(*parts)
+            for first in range(0, len(blocks), wave):
+                indices = range(first, min(first + wave, len(blocks)))
+                parts = [
+                    dask.delayed(_chunk_apply)(
+                        blocks[c],
+                        c,
+                        spec,
+                        int(offsets[c]),
+                        () if chunk_args is None else tuple(chunk_args[c]),
+                    )
+                    for c in indices
+                ]
+                for c, result in zip(indices, dask.compute(*parts)):
+                    yield int(offsets[c]), result
         finally:
             release_reader_memory()
-        return tuple(np.concatenate(column) for column in zip(*parts))
 
-    def reduce_indexed(self, statistic, *args):
-        """Like :meth:`reduce`, for ``statistic(cube_rows, rows, *args)``.
-
-        ``rows`` is the ``slice`` of the rows' positions in the table, so the
-        statistic can read per-row arrays held on the driver (labels).
-        """
-        import dask
-
-        spec = dask.delayed(
-            (self.domain, self.bounds, self.blocks, self.names, statistic, args),
-            traverse=False,
-        )
-        offsets = np.concatenate([[0], np.cumsum(self.array.chunks[0])])
-        parts = [
-            dask.delayed(_chunk_statistic)(block, index, spec, int(offsets[index]))
-            for index, block in enumerate(self.array.to_delayed().ravel())
-        ]
-        total = _tree_sum(parts, dask.delayed(_add_all))
-        try:
-            return dask.compute(total)[0]
-        finally:
-            release_reader_memory()
+    def chunk_slices(self):
+        """The ``slice`` of each chunk's rows in the table, in order."""
+        offsets = np.concatenate([[0], np.cumsum(self.array.chunks[0])]).astype(int)
+        return [slice(int(a), int(b)) for a, b in zip(offsets[:-1], offsets[1:])]
 
 
 def release_reader_memory():
@@ -216,14 +244,13 @@ def _add(a, b):
 SUB_ROWS = 1 << 16
 
 
-def _chunk_statistic(block, index, spec, offset=None):
+def _chunk_statistic(block, index, spec):
     """The statistic of one chunk, in row blocks of :data:`SUB_ROWS`.
 
     The statistic is additive, so summing it over row blocks gives the
     chunk's value (exactly, for the integer statistics); the float64 copy of
     the rows is never larger than one block. An empty chunk gives the
-    statistic of zero rows. With an ``offset`` (the chunk's first row) the
-    statistic also gets the ``slice`` of the block's rows in the table.
+    statistic of zero rows.
     """
     domain, bounds, blocks, names, statistic, args = spec
     X = np.asarray(block)
@@ -233,26 +260,63 @@ def _chunk_statistic(block, index, spec, offset=None):
         U = _validated_cube(
             X[start : start + SUB_ROWS], index, domain, bounds, blocks, names, as_float
         )
-        if offset is None:
-            part = statistic(U, *args)
-        else:
-            rows = slice(offset + start, offset + start + U.shape[0])
-            part = statistic(U, rows, *args)
+        part = statistic(U, *args)
         total = part if total is None else _add(total, part)
     return total
 
 
-def _chunk_map(block, index, spec):
-    """The per-row map of one chunk, in row blocks of :data:`SUB_ROWS`."""
+class SubBlocks:
+    """The validated rows of one chunk, in blocks of :data:`SUB_ROWS` rows.
+
+    Iterating yields ``(start, U)``: ``U`` the cube rows ``start`` to
+    ``start + len(U)`` of the chunk (validated, float64, read-only). Each
+    block is validated when it is reached, so a worker holds one float64
+    block at a time. ``offset`` is the chunk's first row in the table and
+    ``n_rows`` its length.
+    """
+
+    def __init__(self, X, index, offset, domain, bounds, blocks, names):
+        self._X = X
+        self._check = (index, domain, bounds, blocks, names)
+        self.offset = offset
+        self.n_rows = X.shape[0]
+
+    def __iter__(self):
+        index, domain, bounds, blocks, names = self._check
+        for start in range(0, max(self.n_rows, 1), SUB_ROWS):
+            rows = self._X[start : start + SUB_ROWS]
+            yield start, _validated_cube(rows, index, domain, bounds, blocks, names)
+
+
+def _chunk_apply(block, index, spec, offset, chunk_args):
+    """``function(SubBlocks, *chunk_args, *args)`` of one chunk (see ``stream``)."""
     domain, bounds, blocks, names, function, args = spec
     X = np.asarray(block)
-    parts = []
-    for start in range(0, max(X.shape[0], 1), SUB_ROWS):
-        U = _validated_cube(
-            X[start : start + SUB_ROWS], index, domain, bounds, blocks, names
-        )
-        parts.append(function(U, *args))
+    sub = SubBlocks(X, index, offset, domain, bounds, blocks, names)
+    return function(sub, *chunk_args, *args)
+
+
+def _map_sub_blocks(blocks, function, args):
+    """A per-row map of one chunk, block by block, concatenated."""
+    parts = [function(U, blocks.offset + start, *args) for start, U in blocks]
     return tuple(np.concatenate(column) for column in zip(*parts))
+
+
+def _wave_size():
+    """Chunks computed per wave of :meth:`ChunkedRows.stream`: twice the threads."""
+    threads = None
+    if "distributed" in sys.modules:
+        try:
+            from distributed import default_client
+
+            threads = sum(default_client().nthreads().values())
+        except ValueError:  # no client: Dask's local scheduler
+            threads = None
+    if threads is None:
+        import dask
+
+        threads = dask.config.get("num_workers", None) or os.cpu_count() or 1
+    return max(2, 2 * int(threads))
 
 
 def _bad_columns(mask, names):
@@ -339,14 +403,15 @@ def reduce_rows(U, statistic, *args):
 
 
 def map_rows(U, function, *args):
-    """The per-row map ``function(U, *args)`` (a tuple of per-row arrays).
+    """The per-row map ``function(U, first_row, *args)`` (a tuple of per-row arrays).
 
-    In memory: one call. For a :class:`ChunkedRows`: one call per validated
-    chunk, the results concatenated in row order on the driver.
+    In memory: one call (``first_row = 0``). For a :class:`ChunkedRows`: one
+    call per validated block of rows, the results gathered in row order on
+    the driver.
     """
     if isinstance(U, ChunkedRows):
         return U.map(function, *args)
-    return function(U, *args)
+    return function(U, 0, *args)
 
 
 def n_rows(U):

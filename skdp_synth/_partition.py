@@ -42,8 +42,12 @@ __all__ = [
     "paper_parameters",
     "pinning_cells",
     "pinning_depth",
+    "pinning_keys",
     "plan_equipartition",
     "row_keys",
+    "sketch_basis",
+    "sketch_block_rows",
+    "sketch_rows",
     "spectral_basis",
     "spectral_cells",
     "stable_argsort",
@@ -210,10 +214,20 @@ def pinning_cells(U, n_pinned):
     T = np.asarray(n_pinned, dtype=np.intp)
     if T.size == 0:
         return np.zeros(U.shape[0], dtype=np.intp)
+    _, cells = np.unique(pinning_keys(U, T), return_inverse=True)
+    return cells.ravel().astype(np.intp)
+
+
+def pinning_keys(U, n_pinned):
+    """The binary number formed by each row's pinned coordinates (a per-row map).
+
+    Keys lie in ``0 .. 2^len(n_pinned) - 1``; :func:`pinning_cells` numbers the
+    keys that occur in increasing order.
+    """
+    T = np.asarray(n_pinned, dtype=np.intp)
     weights = 2.0 ** np.arange(T.size)
     keys = U[:, T] @ weights  # exact: integers below 2^53
-    _, cells = np.unique(keys, return_inverse=True)
-    return cells.ravel().astype(np.intp)
+    return keys.astype(np.int64)
 
 
 # --------------------------------------------------------- equipartition
@@ -503,15 +517,67 @@ def _split_in_batches(order, Zo, slot_start, s0, s1, r0, sizes):
 def principal_sketch(U, S_cube, mean, dim=None):
     """Rows in the ``dim`` leading principal coordinates of the centred data.
 
-    ``dim=None`` uses :data:`SKETCH_DIM`.
+    ``dim=None`` uses :data:`SKETCH_DIM`. The same as
+    ``sketch_rows(U, sketch_basis(S_cube, mean, dim), mean)``: the sketch of a
+    row depends on that row alone, bit for bit, so a fit from chunks computes
+    it chunk by chunk with the basis of the whole table and gets the same rows
+    (:func:`sketch_rows`; ``tests/test_dask.py``).
     """
-    p = U.shape[1]
+    return sketch_rows(U, sketch_basis(S_cube, mean, dim), mean)
+
+
+def sketch_basis(S_cube, mean, dim=None):
+    """``W``: the ``min(dim, p)`` leading eigenvectors of the covariance
+    ``S_cube - mean mean^T`` (``dim=None``: :data:`SKETCH_DIM`)."""
+    p = S_cube.shape[0]
     q = min(SKETCH_DIM if dim is None else dim, p)
     covariance = S_cube - np.outer(mean, mean)
     W, _ = leading_eigenvectors(covariance, q)
-    Z = U @ W
-    Z -= mean @ W  # in place: no second n x q temporary
-    return Z.astype(np.float32)
+    return W
+
+
+#: multiply-adds per BLAS call of :func:`sketch_rows`: small enough that
+#: OpenBLAS runs the call on one thread (its threshold is 2^18)
+SKETCH_BLOCK_WORK = 1 << 18
+
+
+def sketch_block_rows(p, q):
+    """Rows per BLAS call of :func:`sketch_rows`: a multiple of 8, fixed by ``p, q``."""
+    return max(8, SKETCH_BLOCK_WORK // (p * q) // 8 * 8)
+
+
+def sketch_rows(U, W, mean, first_row=0):
+    """``(U - mean) @ W`` as float32 (computed as ``U @ W - mean @ W``), row by row.
+
+    ``U`` holds the rows ``first_row, first_row + 1, ...`` of the table. A
+    BLAS product's last bit can depend on how the rows are blocked (kernels
+    for the leftover rows of a block, the split between threads, ``gemv`` for
+    one row), so the products are taken in blocks of the table's rows that
+    do not depend on the caller: rows ``[j B, (j + 1) B)`` for
+    ``B = sketch_block_rows(p, q)``, each one call on ``B`` contiguous rows
+    (one thread), a block cut by the ends of ``U`` being padded with zero rows
+    at its place. The sketch of a row is then the same bit for bit whether
+    the table is in memory or arrives in chunks of any sizes.
+    """
+    n, p = U.shape
+    q = W.shape[1]
+    B = sketch_block_rows(p, q)
+    shift = mean @ W
+    Z = np.empty((n, q), dtype=np.float32)
+    i = 0
+    while i < n:
+        at = (first_row + i) % B
+        m = min(B - at, n - i)
+        if at == 0 and m == B:
+            block = np.ascontiguousarray(U[i : i + B], dtype=np.float64) @ W
+        else:  # cut by an end of U: computed at its place in a full block
+            padded = np.zeros((B, p))
+            padded[at : at + m] = U[i : i + m]
+            block = (padded @ W)[at : at + m]
+        block -= shift
+        Z[i : i + m] = block
+        i += m
+    return Z
 
 
 # ------------------------------------------------------------- row keys

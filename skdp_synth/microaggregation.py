@@ -258,23 +258,39 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
 
     Notes
     -----
-    **Dask input.** With ``partition="spectral"`` and
-    ``division="input_order"``, ``fit`` takes a ``dask.array.Array`` or a
-    ``dask.dataframe.DataFrame``: ``S`` and the per-cell and per-group sums are
-    summed over chunks, the covering cell and row key of each row are a map
-    over chunks gathered on the driver (16 bytes a row; ``labels_`` and the
-    keys of :meth:`transform` are ``O(n)`` state anyway), and the equipartition
-    in input order is a function of the cells alone. For the same parameters
-    the fit equals the in-memory fit (bit for bit on Boolean data; box data up
-    to the order of summation). The default ``division="bisection"`` refuses
-    Dask input (``TypeError``): its division is not a computation per cell --
-    it sorts the rows of all cells in one pass, by a key that adds the global
-    index of each node, with ties among equal rows broken by the whole sort,
-    and the residual rows of every cell are merged and cut again -- so a fit
-    cell by cell gives other groups than the in-memory fit; reproducing it
-    would gather the ``min(16, p)``-dimensional principal sketch of every row
-    on the driver. ``partition="pinning"`` refuses Dask input too. Fit those
-    on ``X.compute()``, or on a random sample of the rows.
+    **Dask input.** ``fit`` also takes a ``dask.array.Array`` or a
+    ``dask.dataframe.DataFrame``, with every partition and division, and for
+    the same parameters (and ``random_state``) gives the in-memory fit: bit
+    for bit on Boolean data, up to the order of summation on box data. Three
+    passes over the chunks: (1) one reduction of ``U^T U`` and the column
+    sums -- with ``partition="pinning"`` also the cell sums of all
+    ``n_draws`` draws, which are taken from the random stream before any data
+    is read; (2) a map returning each row's cell, its row key and, with
+    ``division="bisection"``, its ``min(16, p)``-dimensional principal sketch;
+    (3) one reduction of the per-cell and per-group sums. Between (2) and
+    (3) the driver runs the same equipartition as in memory: the bisection
+    orders the rows of all cells in one global sort and merges every cell's
+    residual rows, so it cannot be computed cell by cell on the workers; the
+    sketch it needs is gathered instead.
+
+    *Memory on the driver* (``n`` rows, ``k`` groups, ``p`` columns): the
+    fitted estimator keeps ``labels_`` and the index of the training rows
+    for :meth:`transform` (up to 40 bytes a row, as in memory). During the
+    fit the driver also holds each row's cell id and row key (16 bytes a
+    row) and, with ``division="bisection"``, the float32 sketch (64 bytes a
+    row for ``p >= 16``), and the equipartition -- the in-memory code --
+    works on reordered copies of the sketch and a few index arrays. Measured
+    on ``10^7 x 50`` Boolean rows with ``k = 10^6``
+    (``benchmarks/bench_dask.py``, job ``microagg``): the driver process
+    peaked at about 4.5 GiB resident, about 450 bytes a row, 2.5 GiB of it
+    the equipartition's working arrays. The sums are ``(k, p)`` and
+    ``(#cells, p)`` tables; each chunk returns only the rows of the groups
+    it holds. ``partition="pinning"`` adds, on the driver and in each
+    chunk's task, one table of ``2^l`` rows of ``p`` sums per draw
+    (``2^l <= k``). What the driver sees is the
+    release itself (group means of at least ``floor(n/k)`` rows) and, during
+    the fit, per-row sketches and keys: anonymity, not differential privacy,
+    as in memory.
 
     References
     ----------
@@ -302,34 +318,8 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     (5, 8)
     """
 
-    @property
-    def _supports_chunked(self):
-        """Dask input: the spectral partition cut in input order (see Notes)."""
-        return self.partition == "spectral" and self.division == "input_order"
-
-    @property
-    def _chunked_refusal(self):
-        if self.partition == "pinning":
-            why = (
-                "partition='pinning' has no Dask path (it scores n_draws "
-                "partitions of the whole table)"
-            )
-        else:
-            why = (
-                "division='bisection' orders the rows of all cells in one "
-                "global sort (and merges the residual rows of every cell), so "
-                "a fit cell by cell would give other groups than the "
-                "in-memory fit"
-            )
-        return (
-            f"needs the whole table in memory and does not fit from a Dask "
-            f"collection: {why}. Pass X.compute() (a NumPy array or a pandas "
-            "DataFrame) when the table fits in memory, fit on a random sample "
-            "of the rows (e.g. ddf.sample(frac=0.1, random_state=0).compute(); "
-            "the groups then cover the sample only), or use "
-            "partition='spectral', division='input_order', which fits from "
-            "Dask input."
-        )
+    #: every partition and division fits from Dask input (see Notes)
+    _supports_chunked = True
 
     _parameter_constraints = {
         "k": [Integral, None],
@@ -437,7 +427,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     # ------------------------------------------------------------- fit
     def _fit(self, U, plan, source):
         if isinstance(U, ChunkedRows):
-            return self._fit_chunked(U, plan)
+            return self._fit_chunked(U, plan, source)
         n = U.shape[0]
         k = plan.n_groups
         boolean = self._domain() == "boolean"
@@ -469,41 +459,65 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         self._set_fitted(S_cube, labels, sums, sizes, cells, residual_mass, fitted)
         self._index_training_rows(_partition.row_keys(U, boolean))
 
-    def _fit_chunked(self, U, plan):
-        """The fit from Dask input (``partition="spectral"``,
-        ``division="input_order"``), equal to the in-memory fit.
+    def _fit_chunked(self, U, plan, source):
+        """The fit from Dask input, equal to the in-memory fit; three passes.
 
-        1. ``S = sum over chunks of U_c^T U_c / n`` (one reduction).
-        2. Per chunk (a map): the nearest covering point of each projected row
-           and its row key; both come back to the driver, ``16`` bytes a row
-           (the estimator keeps ``labels_`` and the keys anyway).
-        3. On the driver: the equipartition of the cells in input order, a
-           function of the cells alone (no data).
-        4. Per-cell and per-group sums over chunks (one reduction).
+        1. One reduction: ``U^T U`` and the column sums, hence ``S`` and the
+           mean. With ``partition="pinning"`` the ``n_draws`` draws of
+           ``(l, T)`` come from the random stream before any data is read, so
+           the same reduction also sums the rows of every draw's cells; the
+           best draw is then chosen on the driver as in memory
+           (:meth:`_pinning`).
+        2. A map over chunks, gathered on the driver: each row's cell (its
+           covering point, or its key on the chosen ``T``), its row key, and
+           with ``division="bisection"`` its principal sketch
+           ``(u - mean) W`` (``W`` the sketch basis from ``S`` and the mean,
+           computed once on the driver; float32). The sketch of a row is a
+           function of that row alone, so the gathered sketch is the
+           in-memory :func:`~skdp_synth._partition.principal_sketch` row for
+           row (bit for bit: pinned in ``tests/test_dask.py``).
+        3. On the driver the same :func:`~skdp_synth._partition.equipartition`
+           as in memory (global sort, merged residuals); then one reduction
+           of the per-cell and per-group sums.
 
-        The same functions as in memory, so for Boolean data (integer sums)
-        the fit is the in-memory fit bit for bit; box data agrees up to the
-        order of summation of ``S`` and the group sums.
+        Boolean data (integer sums) gives the in-memory fit bit for bit; box
+        data agrees up to the order of summation of ``S``, the mean and the
+        sums.
         """
-        n = U.shape[0]
+        n, p = U.shape
         k = plan.n_groups
         boolean = self._domain() == "boolean"
-        S_cube = reduce_rows(U, _gram) / n
-        t, alpha = plan.n_components, plan.alpha
-        V, residual_norm, covering = _partition.spectral_basis(S_cube, t, alpha)
-        cells, keys = map_rows(U, _cells_and_keys, V, covering, boolean)
-        _, cells = np.unique(cells, return_inverse=True)
+        W = None
+        if self.partition == "spectral":
+            gram, column_sums = reduce_rows(U, _gram_and_sums)
+            S_cube, mean = gram / n, column_sums / n
+            t, alpha = plan.n_components, plan.alpha
+            V, residual_norm, covering = _partition.spectral_basis(S_cube, t, alpha)
+            cell_map, pinned = (_covering_cell_ids, V, covering), None
+            covering_term = 4.0 * alpha**2 if t >= 1 else 0.0
+        else:
+            draws = list(_pinning_draws(source.rng, self.n_draws, k, p))
+            S_cube, mean, pinned, cell_loss = _chunked_pinning(U, draws, k)
+            cell_map = (_partition.pinning_keys, pinned)
+            t, alpha, residual_norm, covering_term = 0, None, math.nan, math.nan
+        if self.division == "bisection":
+            W = _partition.sketch_basis(S_cube, mean)
+        gathered = map_rows(U, _row_map, cell_map, W, mean, boolean)
+        cell_ids, keys = gathered[:2]
+        sketch = gathered[2] if W is not None else None
+        del gathered
+        _, cells = np.unique(cell_ids, return_inverse=True)
+        del cell_ids
         cells = cells.ravel()
         n_cells = int(cells.max()) + 1
-        labels, _, residual_mass = _partition.equipartition(cells, k, None)
-        cell_sums, sums = U.reduce_indexed(
-            _cell_and_group_sums, cells, n_cells, labels, k
+        labels, _, residual_mass = _partition.equipartition(cells, k, sketch)
+        del sketch
+        cell_sums, cell_sizes, sums, sizes = _labelled_sums(
+            U, cells, n_cells, labels, k
         )
-        cell_sizes = np.bincount(cells, minlength=n_cells)
-        sizes = np.bincount(labels, minlength=k)
-        cell_loss = _partition.cell_loss(S_cube, cell_sums, cell_sizes, n)
-        covering_term = 4.0 * alpha**2 if t >= 1 else 0.0
-        fitted = (t, alpha, None, residual_norm, covering_term, cell_loss)
+        if self.partition == "spectral":
+            cell_loss = _partition.cell_loss(S_cube, cell_sums, cell_sizes, n)
+        fitted = (t, alpha, pinned, residual_norm, covering_term, cell_loss)
         self._set_fitted(S_cube, labels, sums, sizes, cells, residual_mass, fitted)
         self._index_training_rows(keys)
 
@@ -547,16 +561,11 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         merge), computed from the cell sums in one pass over the data.
         """
         n, p = U.shape
-        L = min(_partition.pinning_depth(k), p)
         best = None
-        for _ in range(self.n_draws):
-            ell = int(rng.integers(0, L + 1))
-            T = np.sort(rng.choice(p, size=ell, replace=False))
+        for T in _pinning_draws(rng, self.n_draws, k, p):
             cells = _partition.pinning_cells(U, T)
             sums, sizes = _partition.group_sums(U, cells, cells.max() + 1)
-            loss = _partition.cell_loss(S_cube, sums, sizes, n)
-            *_, residual, _ = _partition.plan_equipartition(sizes, k)
-            score = loss + residual.sum() / n
+            score, loss = _pinning_score(S_cube, sums, sizes, n, k)
             if best is None or score < best[0]:
                 best = (score, cells, T, loss)
         return best[1], best[2], best[3]
@@ -668,19 +677,151 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         return self._centroids_cube, self.weights_
 
 
+# ------------------------------------------------------------ pinning
+def _pinning_draws(rng, n_draws, k, p):
+    """The ``n_draws`` draws of ``T`` (:cite:`SahSawhney` §2), from ``rng`` only.
+
+    ``l`` uniform in ``{0, ..., L}`` with ``L = floor(log2 k)`` (capped at
+    ``p``), ``T`` a uniform ``l``-subset of the columns, sorted. The draws use
+    no data, so a fit from chunks takes them all before the first pass and
+    gets the same ones as the in-memory fit.
+    """
+    L = min(_partition.pinning_depth(k), p)
+    for _ in range(n_draws):
+        ell = int(rng.integers(0, L + 1))
+        yield np.sort(rng.choice(p, size=ell, replace=False))
+
+
+def _pinning_score(S_cube, sums, sizes, n, k):
+    """``(L(C) + |G|/n, L(C))`` of a draw's cells from their sums and sizes."""
+    loss = _partition.cell_loss(S_cube, sums, sizes, n)
+    *_, residual, _ = _partition.plan_equipartition(sizes, k)
+    return loss + residual.sum() / n, loss
+
+
+def _chunked_pinning(U, draws, k):
+    """``(S, mean, T, L(C))`` of the best draw, in one pass over the chunks.
+
+    Each chunk returns ``U^T U``, the column sums and, for every draw, the
+    sums and sizes of the cells (keys ``0 .. 2^l - 1``) that occur in it;
+    the driver adds them into one table of ``2^l`` rows per draw, keeps the
+    non-empty cells (in key order: the numbering of
+    :func:`~skdp_synth._partition.pinning_cells`) and scores the draws as
+    :meth:`CovarianceLossMicroaggregator._pinning` does.
+    """
+    n, p = U.shape
+    gram, column_sums = np.zeros((p, p)), np.zeros(p)
+    tables = [
+        (np.zeros((1 << T.size, p)), np.zeros(1 << T.size, np.int64)) for T in draws
+    ]
+    for _, (g, c, parts) in U.stream(_pinning_chunk, None, draws):
+        gram += g
+        column_sums += c
+        for (total, count), (keys, part, size) in zip(tables, parts):
+            total[keys] += part
+            count[keys] += size
+    S_cube, mean = gram / n, column_sums / n
+    best = None
+    for T, (total, count) in zip(draws, tables):
+        present = count > 0
+        score, loss = _pinning_score(S_cube, total[present], count[present], n, k)
+        if best is None or score < best[0]:
+            best = (score, T, loss)
+    return S_cube, mean, best[1], best[2]
+
+
 # ------------------------------------------------- statistics of chunks
-def _gram(U):
-    """``U^T U`` (additive over rows): ``n S`` of :cite:`Boedihardjo2024` Alg. 1."""
-    return U.T @ U
+def _gram_and_sums(U):
+    """``(U^T U, column sums)`` (additive over rows): ``n S`` of
+    :cite:`Boedihardjo2024` Alg. 1 and ``n`` times the mean of the sketch."""
+    return U.T @ U, U.sum(axis=0)
 
 
-def _cells_and_keys(U, V, covering, boolean):
-    """Per-row map: covering point of each projected row, and its row key."""
-    return _partition.covering_cells(U, V, covering), _partition.row_keys(U, boolean)
+def _covering_cell_ids(U, V, covering):
+    return _partition.covering_cells(U, V, covering)
 
 
-def _cell_and_group_sums(U, rows, cells, n_cells, labels, k):
-    """Row sums per cell and per group of the rows ``rows`` (additive)."""
-    cell_sums, _ = _partition.group_sums(U, cells[rows], n_cells)
-    group_sums, _ = _partition.group_sums(U, labels[rows], k)
-    return cell_sums, group_sums
+def _row_map(U, first_row, cell_map, W, mean, boolean):
+    """Per-row map: the row's cell id, its row key, and (``W`` given) its sketch."""
+    cell_of, *args = cell_map
+    out = (cell_of(U, *args), _partition.row_keys(U, boolean))
+    if W is None:
+        return out
+    return (*out, _partition.sketch_rows(U, W, mean, first_row))
+
+
+def _add_sums(total, count, U, keys):
+    """``total[j] += sum of rows with key j``, ``count[j] += their number``.
+
+    Keys of a block of rows are compacted first when the table is larger than
+    the block, so the work is ``O(rows)``, not ``O(table)``.
+    """
+    if total.shape[0] <= U.shape[0]:
+        sums, sizes = _partition.group_sums(U, keys, total.shape[0])
+        total += sums
+        count += sizes
+        return
+    present, local = np.unique(keys, return_inverse=True)
+    sums, sizes = _partition.group_sums(U, local.ravel(), present.size)
+    total[present] += sums
+    count[present] += sizes
+
+
+def _pinning_chunk(blocks, draws):
+    """One chunk's ``U^T U``, column sums and every draw's cell sums (sparse)."""
+    gram = column_sums = tables = None
+    for _, U in blocks:
+        if tables is None:
+            p = U.shape[1]
+            gram, column_sums = np.zeros((p, p)), np.zeros(p)
+            tables = [
+                (np.zeros((1 << T.size, p)), np.zeros(1 << T.size, np.int64))
+                for T in draws
+            ]
+        g, c = _gram_and_sums(U)
+        gram += g
+        column_sums += c
+        for T, (total, count) in zip(draws, tables):
+            _add_sums(total, count, U, _partition.pinning_keys(U, T))
+    parts = []
+    for total, count in tables:
+        keys = np.flatnonzero(count)
+        parts.append((keys, total[keys], count[keys]))
+    return gram, column_sums, parts
+
+
+def _labelled_sums(U, cells, n_cells, labels, k):
+    """Per-cell and per-group sums and sizes, in one pass over the chunks.
+
+    Each chunk gets its own slice of ``cells`` and ``labels`` and returns the
+    sums of the cells and groups that occur in it; the driver adds them into
+    its ``(n_cells, p)`` and ``(k, p)`` tables (the group sums are the
+    released centroids times the sizes, so the driver holds them anyway).
+    """
+    p = U.shape[1]
+    cell_sums, cell_sizes = np.zeros((n_cells, p)), np.zeros(n_cells, np.int64)
+    sums, sizes = np.zeros((k, p)), np.zeros(k, np.int64)
+    chunk_args = [(cells[rows], labels[rows]) for rows in U.chunk_slices()]
+    for _, parts in U.stream(_labelled_chunk, chunk_args):
+        for (total, count), (keys, part, size) in zip(
+            ((cell_sums, cell_sizes), (sums, sizes)), parts
+        ):
+            total[keys] += part
+            count[keys] += size
+    return cell_sums, cell_sizes, sums, sizes
+
+
+def _labelled_chunk(blocks, *labellings):
+    """Sums and sizes per label that occurs in the chunk, for each labelling."""
+    tables = [np.unique(lab, return_inverse=True) for lab in labellings]
+    totals = None
+    for start, U in blocks:
+        if totals is None:
+            totals = [
+                (np.zeros((keys.size, U.shape[1])), np.zeros(keys.size, np.int64))
+                for keys, _ in tables
+            ]
+        for (_, local), (total, count) in zip(tables, totals):
+            rows = local.ravel()[start : start + U.shape[0]]
+            _add_sums(total, count, U, rows)
+    return [(keys, *total) for (keys, _), total in zip(tables, totals)]

@@ -92,13 +92,22 @@ class ChunkedRows:
         Column names used in error messages.
     """
 
-    def __init__(self, array, domain, bounds, blocks, names):
+    def __init__(self, array, domain, bounds, blocks, names, new_rows=False):
         self.array = array
         self.shape = tuple(int(s) for s in array.shape)
         self.domain = domain
         self.bounds = bounds
         self.blocks = blocks
         self.names = names
+        #: rows given to a fitted estimator's ``transform`` rather than to
+        #: ``fit`` (validated as :meth:`~skdp_synth.base.SynthesizerMixin._to_cube`
+        #: validates them: see :func:`_validated_cube`)
+        self.new_rows = new_rows
+
+    @property
+    def _checks(self):
+        """What every chunk is validated against (shipped with each task)."""
+        return (self.domain, self.bounds, self.blocks, self.names, self.new_rows)
 
     @property
     def n_chunks(self):
@@ -116,10 +125,7 @@ class ChunkedRows:
         """
         import dask
 
-        spec = dask.delayed(
-            (self.domain, self.bounds, self.blocks, self.names, statistic, args),
-            traverse=False,
-        )
+        spec = dask.delayed((self._checks, statistic, args), traverse=False)
         parts = [
             dask.delayed(_chunk_statistic)(block, index, spec)
             for index, block in enumerate(self.array.to_delayed().ravel())
@@ -166,10 +172,7 @@ class ChunkedRows:
         """
         import dask
 
-        spec = dask.delayed(
-            (self.domain, self.bounds, self.blocks, self.names, function, args),
-            traverse=False,
-        )
+        spec = dask.delayed((self._checks, function, args), traverse=False)
         offsets = np.concatenate([[0], np.cumsum(self.array.chunks[0])]).astype(int)
         blocks = self.array.to_delayed().ravel()
         wave = _wave_size()
@@ -252,14 +255,12 @@ def _chunk_statistic(block, index, spec):
     the rows is never larger than one block. An empty chunk gives the
     statistic of zero rows.
     """
-    domain, bounds, blocks, names, statistic, args = spec
+    checks, statistic, args = spec
     X = np.asarray(block)
     as_float = not getattr(statistic, "integer_rows", False)
     total = None
     for start in range(0, max(X.shape[0], 1), SUB_ROWS):
-        U = _validated_cube(
-            X[start : start + SUB_ROWS], index, domain, bounds, blocks, names, as_float
-        )
+        U = _validated_cube(X[start : start + SUB_ROWS], index, *checks, as_float)
         part = statistic(U, *args)
         total = part if total is None else _add(total, part)
     return total
@@ -275,24 +276,24 @@ class SubBlocks:
     ``n_rows`` its length.
     """
 
-    def __init__(self, X, index, offset, domain, bounds, blocks, names):
+    def __init__(self, X, index, offset, checks):
         self._X = X
-        self._check = (index, domain, bounds, blocks, names)
+        self._index = index
+        self._checks = checks
         self.offset = offset
         self.n_rows = X.shape[0]
 
     def __iter__(self):
-        index, domain, bounds, blocks, names = self._check
         for start in range(0, max(self.n_rows, 1), SUB_ROWS):
             rows = self._X[start : start + SUB_ROWS]
-            yield start, _validated_cube(rows, index, domain, bounds, blocks, names)
+            yield start, _validated_cube(rows, self._index, *self._checks)
 
 
 def _chunk_apply(block, index, spec, offset, chunk_args):
     """``function(SubBlocks, *chunk_args, *args)`` of one chunk (see ``stream``)."""
-    domain, bounds, blocks, names, function, args = spec
+    checks, function, args = spec
     X = np.asarray(block)
-    sub = SubBlocks(X, index, offset, domain, bounds, blocks, names)
+    sub = SubBlocks(X, index, offset, checks)
     return function(sub, *chunk_args, *args)
 
 
@@ -326,16 +327,26 @@ def _bad_columns(mask, names):
     return ("column " if len(cols) == 1 else "columns ") + shown
 
 
-def _validated_cube(X, index, domain, bounds, blocks, names, as_float=True):
+def _validated_cube(
+    X, index, domain, bounds, blocks, names, new_rows=False, as_float=True
+):
     """One chunk checked and mapped to the cube; errors name chunk and columns.
 
     The cube rows are float64; with ``as_float=False`` (a statistic with
     ``integer_rows``), Boolean rows stay ``uint8`` (the same 0/1 values,
     8 times smaller: no float64 copy of the chunk).
+
+    ``new_rows`` (the rows of a ``transform``, not of ``fit``): checked and
+    mapped exactly as :meth:`~skdp_synth.base.SynthesizerMixin._to_cube`
+    maps in-memory rows, so both give the same cube rows bit for bit --
+    missing or infinite values and, on Boolean data, values other than 0/1
+    are rejected; the categorical blocks are not checked and box values
+    outside the fitted bounds are mapped affinely outside ``[0, 1]`` (``(x -
+    lo) / (hi - lo)``, not clipped): they are only compared with.
     """
     from .validation import to_cube
 
-    where = f"chunk {index} of the training data"
+    where = f"chunk {index} of " + ("X" if new_rows else "the training data")
     kind = X.dtype.kind
     if kind not in "biuf":
         raise ValueError(f"{where} is not numeric (dtype {X.dtype})")
@@ -366,7 +377,7 @@ def _validated_cube(X, index, domain, bounds, blocks, names, as_float=True):
             )
         # converted once checked (no cast of an out-of-range value)
         X = np.asarray(X, dtype=np.float64 if as_float else np.uint8)
-        if not blocks.is_all_binary:
+        if not (new_rows or blocks.is_all_binary):
             invalid = blocks.invalid_blocks(X)
             if invalid:
                 raise ValueError(
@@ -377,6 +388,10 @@ def _validated_cube(X, index, domain, bounds, blocks, names, as_float=True):
         X.flags.writeable = False
         return X
     X = np.asarray(X, dtype=np.float64)
+    if new_rows:  # the in-memory ``_to_cube``: the same formula, the same bits
+        U = (X - lo) / (hi - lo)
+        U.flags.writeable = False
+        return U
     bad = (X < lo) | (X > hi)
     if bad.any():
         raise ValueError(

@@ -755,11 +755,12 @@ def _lossless(values, dtype):
     return bool(np.array_equal(cast.astype(np.float64), values))
 
 
-def lazy_seed_sequence(random_state):
+def lazy_seed_sequence(random_state, stream=SAMPLE_STREAM):
     """The root ``SeedSequence`` whose children seed the chunks of a lazy sample.
 
-    An integer seed ``s``: ``SeedSequence(s, spawn_key=(SAMPLE_STREAM,))``
-    (the eager sample's stream; its children are other streams); ``None``:
+    An integer seed ``s``: ``SeedSequence(s, spawn_key=(stream,))``
+    (the eager call's stream -- ``sample``'s by default, ``transform``'s
+    rounding for the microaggregator; its children are other streams); ``None``:
     fresh entropy from the operating system, drawn once when the graph is
     built (so computing the graph twice gives the same rows); a
     ``RandomState`` or ``Generator``: 128 bits drawn from it (it moves on, as
@@ -772,7 +773,7 @@ def lazy_seed_sequence(random_state):
     if isinstance(random_state, numbers.Integral) and not isinstance(
         random_state, bool
     ):
-        return np.random.SeedSequence(int(random_state), spawn_key=(SAMPLE_STREAM,))
+        return np.random.SeedSequence(int(random_state), spawn_key=(int(stream),))
     if isinstance(random_state, np.random.RandomState):
         words = random_state.randint(0, 2**32, size=4, dtype=np.uint64)
     elif isinstance(random_state, np.random.Generator):

@@ -126,9 +126,16 @@ from sklearn.metrics import pairwise_distances_argmin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _partition
-from ._chunked import ChunkedRows, map_rows, reduce_rows
+from ._chunked import (
+    ChunkedRows,
+    SubBlocks,
+    as_dask_array,
+    is_dask_collection,
+    map_rows,
+    reduce_rows,
+)
 from ._sklearn_compat import Interval, StrOptions
-from .base import SynthesizerMixin
+from .base import SynthesizerMixin, _seeded_source, lazy_seed_sequence
 from .geometry import second_moment
 from .mechanisms import NoiseSource
 from .plan import MicroaggregationPlan
@@ -672,6 +679,8 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             In the units, columns and (where lossless) dtypes of ``X``.
         """
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return self._transform_lazy(X)
         U = self._to_cube(X)
         boolean = self._domain() == "boolean"
         labels = self._match_training_rows(_partition.row_keys(U, boolean))
@@ -693,20 +702,140 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         row keys, their sort and the search of :meth:`transform`. Dask input
         goes through ``fit`` and :meth:`transform`.
         """
-        if hasattr(X, "__dask_graph__"):
-            return self.fit(X, y, **fit_params).transform(X)
         self.fit(X, y, **fit_params)
+        if is_dask_collection(X):
+            arr, _ = self._check_lazy_input(X)
+            return self._lazy_release(arr, self.labels_.copy())
         return self._release(self.labels_.copy())
+
+    def _random_rounding(self):
+        return self.rounding == "random" and self._domain() == "boolean"
 
     def _release(self, labels):
         """The group means of ``labels`` (rounded with ``rounding="random"``)."""
-        if self.rounding == "random" and self._domain() == "boolean":
+        rng = None
+        if self._random_rounding():
             rng = NoiseSource(self.random_state, stream=TRANSFORM_STREAM).rng
+        return self._wrap_output(self._release_values(labels, rng))
+
+    def _release_values(self, labels, rng):
+        """``centroids_[labels]``, or (``rng`` given) its random rounding."""
+        if rng is not None:
             means = self._centroids_cube[labels]
             out = self.blocks_.round(means, rng).astype(np.float64)
-            return self._wrap_output(from_cube(out, *self.bounds_))
+            return from_cube(out, *self.bounds_)
         # np.take: the same rows as ``centroids_[labels]``, about twice as fast
-        return self._wrap_output(np.take(self.centroids_, labels, axis=0))
+        return np.take(self.centroids_, labels, axis=0)
+
+    # ------------------------------------------------- lazy transform (Dask)
+    def _check_lazy_input(self, X):
+        """``(array, rows)`` of a Dask ``X`` given to ``transform``: the Dask
+        array (one chunk along the columns) and its :class:`ChunkedRows`,
+        validated against the fitted bounds chunk by chunk as
+        :meth:`_to_cube` validates in memory."""
+        arr, names, _ = as_dask_array(X)
+        n, p = (int(s) for s in arr.shape)
+        if p != self.n_features_in_:
+            raise ValueError(
+                f"X has {p} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if (
+            names is not None
+            and fitted_names is not None
+            and list(names) != [str(c) for c in fitted_names]
+        ):
+            raise ValueError(
+                "The feature names should match those that were passed during "
+                f"fit: got {names}, expected {list(fitted_names)}."
+            )
+        if n < 1:
+            raise ValueError(
+                f"Found array with 0 sample(s) (shape={arr.shape}) while a "
+                "minimum of 1 is required."
+            )
+        shown = names or [str(j) for j in range(p)]
+        rows = ChunkedRows(
+            arr, self._domain(), self.bounds_, self.blocks_, shown, new_rows=True
+        )
+        return arr, rows
+
+    def _transform_lazy(self, X):
+        """:meth:`transform` of a Dask array or DataFrame: a lazy one.
+
+        1. One eager pass (:meth:`ChunkedRows.map`): each chunk is validated
+           (a bad chunk raises naming the chunk and the columns) and each row's
+           64-bit key returned to the driver; there
+           :meth:`_match_training_rows` gives every row its training group or
+           ``-1``. The occurrence order is global (the ``j``-th occurrence of
+           a value in the whole of ``X``), so this step cannot be done chunk
+           by chunk.
+        2. The output is built lazily, one task per input chunk, from that
+           chunk's slice of the labels: rows with label ``-1`` get their
+           nearest group mean computed in the task (which reads the chunk a
+           second time); a chunk whose rows were all matched needs only its
+           labels, not the data.
+        """
+        arr, rows = self._check_lazy_input(X)
+        boolean = self._domain() == "boolean"
+        (keys,) = map_rows(rows, _transform_keys, boolean)
+        labels = self._match_training_rows(keys)
+        del keys
+        return self._lazy_release(arr, labels, rows)
+
+    def _lazy_release(self, arr, labels, rows=None):
+        """The lazy release of ``labels`` (``-1``: nearest group mean), one
+        task per chunk of ``arr``, each chunk rounded from its own stream."""
+        try:
+            import dask
+            import dask.array as da
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "transform of Dask input needs the dask extra: "
+                "pip install 'skdp_synth[dask]'"
+            ) from None
+        import copy
+        import uuid
+
+        sizes = [int(c) for c in arr.chunks[0]]
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        seeds = [None] * len(sizes)
+        secure = self.random_state is None
+        if self._random_rounding():
+            root = lazy_seed_sequence(self.random_state, stream=TRANSFORM_STREAM)
+            seeds = root.spawn(len(sizes))
+        if self._random_rounding():
+            meta = self._lazy_meta()
+        else:
+            meta = self._wrap_output(self.centroids_)[:0]
+        # named, not hashed: the snapshot (fitted now: a later fit does not
+        # change the output) is one key of the graph, shared by every chunk
+        fitted = dask.delayed(
+            copy.copy(self), name=f"fitted-{uuid.uuid4().hex}", traverse=False
+        )
+        checks = None if rows is None else rows._checks
+        blocks = arr.to_delayed().ravel()
+        task = dask.delayed(_lazy_transform_chunk, pure=False)
+        parts = []
+        for c, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:])):
+            part = labels[start:stop]
+            unseen = bool((part < 0).any())
+            block = blocks[c] if unseen else None
+            parts.append(
+                task(fitted, block, c, checks, part, seeds[c], secure, int(start), meta)
+            )
+        if isinstance(meta, np.ndarray):
+            return da.concatenate(
+                [
+                    da.from_delayed(part, shape=(size, meta.shape[1]), dtype=meta.dtype)
+                    for part, size in zip(parts, sizes)
+                ],
+                axis=0,
+            )
+        import dask.dataframe as dd
+
+        return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
     def _match_training_rows(self, keys):
         """Group of the training row matched by occurrence order, or ``-1``."""
@@ -753,6 +882,41 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         """The group means (cube scale) with weights ``|I_j|/n``
         (:cite:`Boedihardjo2024` eq. (4.1))."""
         return self._centroids_cube, self.weights_
+
+
+# ---------------------------------------------------- lazy transform
+def _transform_keys(U, first_row, boolean):
+    """Per-row map of :meth:`CovarianceLossMicroaggregator._transform_lazy`."""
+    return (_partition.row_keys(U, boolean),)
+
+
+def _lazy_transform_chunk(
+    estimator, block, index, checks, labels, seed, secure, offset, meta
+):
+    """One chunk of a lazy ``transform``: the group means of its labels.
+
+    Rows with label ``-1`` (not matched to a training row) get the nearest
+    group mean in the cube scale, as in memory (``pairwise_distances_argmin``,
+    ties to the lowest index); their cube rows are read from ``block`` (only
+    given when the chunk has such rows), validated as in the first pass.
+    With ``seed`` the means are rounded from that chunk's own stream.
+    """
+    labels = labels.copy()
+    unseen = labels < 0
+    if unseen.any():
+        for start, U in SubBlocks(np.asarray(block), index, offset, checks):
+            sub = unseen[start : start + U.shape[0]]
+            if sub.any():
+                labels[start : start + U.shape[0]][sub] = pairwise_distances_argmin(
+                    U[sub], estimator._centroids_cube
+                )
+    rng = None if seed is None else _seeded_source(seed, secure).rng
+    out = estimator._wrap_output(estimator._release_values(labels, rng))
+    if isinstance(meta, np.ndarray):
+        return out.astype(meta.dtype, copy=False)
+    out = out.astype(meta.dtypes.to_dict())
+    out.index = out.index + offset  # the eager output's RangeIndex, in pieces
+    return out
 
 
 # ------------------------------------------------------------ pinning

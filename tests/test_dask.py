@@ -1130,13 +1130,163 @@ def test_integer_rows_path_rejects_before_casting(value, bits):
 
     X = bits[0][:300].astype(np.float64)
     X[123, 4] = value
-    spec = (
-        "boolean",
-        (0, 1),
-        Blocks.binary(7),
-        list("abcdefg"),
-        _stats.moment_sums,
-        (),
-    )
+    checks = ("boolean", (0, 1), Blocks.binary(7), list("abcdefg"), False)
+    spec = (checks, _stats.moment_sums, ())
     with pytest.raises(ValueError, match=r"chunk 2 .*column 'e'"):
         _chunk_statistic(X, 2, spec)
+
+
+# ------------------------------------------- microaggregator: lazy transform
+def _new_rows(X):
+    """The training rows reversed, 300 of them a second time (more occurrences
+    than training has: nearest group mean) and 50 complemented rows."""
+    return np.vstack([X[::-1], X[:300], 1 - X[:50]]).astype(X.dtype)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"division": "input_order"}, {"partition": "pinning", "random_state": 4}],
+    ids=["bisection", "input_order", "pinning"],
+)
+@pytest.mark.parametrize(
+    "chunks",
+    [450, (1, 999, 0, 3, 597, 400), 2000],
+    ids=["even", "uneven-empty", "one"],
+)
+def test_lazy_transform_equals_eager(params, chunks, bits, client, monkeypatch):
+    """transform of a Dask array is a lazy Dask array that computes to the
+    eager transform of the same rows, value and dtype, for any chunk layout
+    (row blocks smaller than a chunk included)."""
+    from skdp_synth import _chunked
+
+    monkeypatch.setattr(_chunked, "SUB_ROWS", 128)
+    X, _ = bits
+    est = CovarianceLossMicroaggregator(k=150, domain="boolean", **params).fit(X)
+    for Y in (X, _new_rows(X)):
+        rows = (chunks, 7) if chunks != 2000 else (Y.shape[0], 7)
+        if isinstance(chunks, tuple):
+            rows = ((*chunks[:-1], chunks[-1] + Y.shape[0] - X.shape[0]), (7,))
+        out = est.transform(da.from_array(Y, chunks=rows))
+        assert isinstance(out, da.Array)
+        # the input's chunks (Dask's concatenate drops the empty one)
+        layout = da.from_array(Y, chunks=rows).chunks[0]
+        assert out.chunks[0] == tuple(c for c in layout if c)
+        want = est.transform(Y)
+        got = out.compute()
+        assert got.dtype == want.dtype == out.dtype
+        np.testing.assert_array_equal(got, want)
+    # the training rows: exactly the release centroids_[labels_]
+    np.testing.assert_array_equal(
+        est.transform(da.from_array(X, chunks=(450, 7))).compute(),
+        est.centroids_[est.labels_],
+    )
+
+
+def test_lazy_transform_reads_only_chunks_with_unmatched_rows(bits, client):
+    """Computing the output reads again only the chunks with unmatched rows
+    (the others need their labels only); the key pass reads every chunk.
+    Dask's synchronous scheduler: the recording list is this process's."""
+    import dask
+
+    X, _ = bits
+    est = CovarianceLossMicroaggregator(k=150, domain="boolean").fit(X)
+    read = []
+
+    def recorded(Y):
+        def record(block, block_info=None):
+            read.append(block_info[0]["chunk-location"][0])
+            return block
+
+        return da.from_array(Y, chunks=(450, 7)).map_blocks(record, dtype=Y.dtype)
+
+    with dask.config.set(scheduler="sync"):
+        out = est.transform(recorded(X))
+        assert sorted(read) == [0, 1, 2, 3, 4]
+        read.clear()
+        np.testing.assert_array_equal(out.compute(), est.transform(X))
+        assert read == []
+        out = est.transform(recorded(np.vstack([X, X[:10]])))
+        read.clear()
+        out.compute()
+        assert read == [4]  # rows 1800..2009: the ten repeated rows are unmatched
+
+
+def test_lazy_transform_box_frame_equals_eager(client):
+    """Box data from a Dask DataFrame: a lazy DataFrame equal to the eager
+    frame (values, columns, dtypes, index); rows outside the fitted bounds are
+    mapped affinely as in memory, not rejected."""
+    rng = np.random.default_rng(3)
+    base = rng.random((1500, 1))
+    frame = pd.DataFrame(rng.random((1500, 4)) * base, columns=list("abcd"))
+    est = CovarianceLossMicroaggregator(k=150, bounds=(0.0, 1.0)).fit(frame)
+    new = pd.concat([frame.iloc[::-1], frame.iloc[:100] * 1.5 - 0.2])
+    new = new.reset_index(drop=True)
+    for data in (frame, new):
+        out = est.transform(dd.from_pandas(data, npartitions=3))
+        assert isinstance(out, dd.DataFrame)
+        pd.testing.assert_frame_equal(out.compute(), est.transform(data))
+    # a frame with other columns is refused
+    with pytest.raises(ValueError, match="feature names should match"):
+        est.transform(dd.from_pandas(frame[list("dcba")], npartitions=2))
+    with pytest.raises(ValueError, match="expecting 4 features"):
+        est.transform(da.from_array(frame.to_numpy()[:, :3], chunks=(500, 3)))
+
+
+@pytest.mark.parametrize(
+    "value, match",
+    [
+        (np.nan, r"chunk 3 of X, column '5': missing \(NaN\)"),
+        (np.inf, r"chunk 3 of X, column '5': missing \(NaN\)"),
+        (0.5, r"chunk 3 of X, column '5': values other than 0/1"),
+    ],
+)
+def test_lazy_transform_bad_chunk_names_chunk_and_column(value, match, bits, client):
+    X, _ = bits
+    est = CovarianceLossMicroaggregator(k=150, domain="boolean").fit(X)
+    with pytest.raises(ValueError, match=match) as e:
+        est.transform(_bad(X, 1400, 5, value))
+    assert "1400" not in str(e.value)
+
+
+@pytest.mark.parametrize("rounding", ["none", "random"])
+def test_dask_fit_transform_equals_fit_then_transform(rounding, bits, client):
+    """fit_transform of Dask input (labels_ gathered lazily, no key pass)
+    computes to fit(X).transform(X); without rounding also to the eager one."""
+    X, dX = bits
+
+    def make():
+        return CovarianceLossMicroaggregator(
+            k=150, domain="boolean", rounding=rounding, random_state=2
+        )
+
+    out = make().fit_transform(dX)
+    assert isinstance(out, da.Array)
+    got = out.compute()
+    np.testing.assert_array_equal(got, make().fit(dX).transform(dX).compute())
+    if rounding == "none":
+        np.testing.assert_array_equal(got, make().fit_transform(X))
+
+
+def test_lazy_transform_rounding_streams(bits, client):
+    """rounding="random": each chunk from its own child stream of the
+    transform stream -- the same rows whatever the scheduler, another stream
+    than the eager transform, and each coordinate Bernoulli(group mean)."""
+    import dask
+
+    X, dX = bits
+    est = CovarianceLossMicroaggregator(
+        k=150, domain="boolean", rounding="random", random_state=5
+    ).fit(X)
+    lazy = est.transform(dX)
+    got = lazy.compute()
+    with dask.config.set(scheduler="sync"):
+        np.testing.assert_array_equal(est.transform(dX).compute(), got)
+    assert not np.array_equal(got, est.transform(X))
+    assert set(np.unique(got)) <= {0, 1}
+    # sum over rows of (rounded - mean) has variance sum m (1 - m): z-test
+    means = est.centroids_[est.labels_]
+    z = (got - means).sum(axis=0) / np.sqrt((means * (1 - means)).sum(axis=0))
+    assert np.all(np.abs(z) < 4), z
+    # the graph is built now: a later fit does not change it
+    est.set_params(rounding="none").fit(1 - X)
+    np.testing.assert_array_equal(lazy.compute(), got)

@@ -333,6 +333,29 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     the fit, per-row sketches and keys: anonymity, not differential privacy,
     as in memory.
 
+    **Lazy transform.** :meth:`transform` of a Dask array or DataFrame
+    returns a lazy Dask array (a Dask DataFrame when the estimator was fitted
+    on a frame) whose computed value is the in-memory ``transform`` of the
+    same rows, value for value (the dtypes are those of the in-memory
+    transform of the training data). One eager pass returns each row's 64-bit
+    key to the driver (each chunk validated on the way, a bad chunk raising
+    a ``ValueError`` that names ``chunk i of X`` and the columns); the driver
+    matches them to the training rows (the ``j``-th occurrence of a value in
+    the whole of ``X`` gets the ``j``-th training row with that value: a
+    global order, so not chunk by chunk) and holds 8 bytes of key and 8 of
+    label a row (while the matching sorts them, about 66 bytes a row more:
+    tracemalloc at ``10^6`` rows); the labels are then embedded in the
+    graph, one slice per chunk. Each output chunk is one task: the group means of its labels, and for
+    rows not matched (label ``-1``) the nearest group mean, computed in the
+    task, which reads that chunk a second time (chunks whose rows were all
+    matched are not read again). With ``rounding="random"`` each chunk is
+    rounded from its own child ``SeedSequence`` of the transform stream
+    (:func:`~skdp_synth.base.lazy_seed_sequence`): reproducible for an integer
+    seed whatever the scheduler, but a **different stream** from the
+    in-memory transform (same distribution, other draws). ``fit_transform``
+    of Dask input needs no key pass: it gathers ``centroids_[labels_]``
+    lazily, chunk by chunk, and computes to ``fit(X).transform(X)``.
+
     References
     ----------
     :cite:`Boedihardjo2024` §3--4: Algorithm 1, the covariance-loss
@@ -671,12 +694,17 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_rows, n_features)
+        X : array-like, DataFrame or Dask collection of shape (n_rows, n_features)
+            A ``dask.array.Array`` or ``dask.dataframe.DataFrame`` gives a
+            lazy output, computed chunk by chunk after one eager pass that
+            matches the rows (see "Lazy transform" in the class Notes; with
+            ``rounding="random"`` another random stream than in memory).
 
         Returns
         -------
-        X_release : ndarray or DataFrame of shape (n_rows, n_features)
-            In the units, columns and (where lossless) dtypes of ``X``.
+        X_release : ndarray, DataFrame or Dask collection of shape (n_rows, n_features)
+            In the units, columns and (where lossless) dtypes of ``X``; lazy
+            (Dask) for Dask input.
         """
         check_is_fitted(self)
         if is_dask_collection(X):
@@ -699,8 +727,9 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         group of the ``j``-th training row with that value, which is that very
         row), so this gathers ``centroids_[labels_]`` directly: the same array
         (and the same random rounding, drawn from the same stream), without the
-        row keys, their sort and the search of :meth:`transform`. Dask input
-        goes through ``fit`` and :meth:`transform`.
+        row keys, their sort and the search of :meth:`transform`. Dask input:
+        the same gather, lazy, one task per chunk of ``X`` (no key pass), equal
+        once computed to ``fit(X).transform(X)`` of the same chunks.
         """
         self.fit(X, y, **fit_params)
         if is_dask_collection(X):

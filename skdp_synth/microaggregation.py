@@ -345,13 +345,14 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     global order, so not chunk by chunk) and holds 8 bytes of key and 8 of
     label a row (while the matching sorts them, about 66 bytes a row more:
     tracemalloc at ``10^6`` rows); the labels are then embedded in the
-    graph, one slice per chunk. Each output chunk is one task: the group means of its labels, and for
-    rows not matched (label ``-1``) the nearest group mean, computed in the
-    task, which reads that chunk a second time (chunks whose rows were all
-    matched are not read again). With ``rounding="random"`` each chunk is
-    rounded from its own child ``SeedSequence`` of the transform stream
-    (:func:`~skdp_synth.base.lazy_seed_sequence`): reproducible for an integer
-    seed whatever the scheduler, but a **different stream** from the
+    graph, one slice per chunk. Each output chunk is one task: the group
+    means of its labels, and for rows not matched (label ``-1``) the nearest
+    group mean, computed in the task, which reads that chunk a second time
+    (chunks whose rows were all matched are not read again). With
+    ``rounding="random"`` each chunk is rounded from its own child
+    ``SeedSequence`` of the transform stream
+    (:func:`~skdp_synth.base.lazy_seed_sequence`): reproducible for an
+    integer seed whatever the scheduler, but a **different stream** from the
     in-memory transform (same distribution, other draws). ``fit_transform``
     of Dask input needs no key pass: it gathers ``centroids_[labels_]``
     lazily, chunk by chunk, and computes to ``fit(X).transform(X)``.

@@ -351,7 +351,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     (chunks whose rows were all matched are not read again). With
     ``rounding="random"`` each chunk is rounded from its own child
     ``SeedSequence`` of the transform stream
-    (:func:`~skdp_synth.base.lazy_seed_sequence`): reproducible for an
+    (``skdp_synth.base.lazy_seed_sequence``): reproducible for an
     integer seed whatever the scheduler, but a **different stream** from the
     in-memory transform (same distribution, other draws). ``fit_transform``
     of Dask input needs no key pass: it gathers ``centroids_[labels_]``

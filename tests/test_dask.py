@@ -56,7 +56,7 @@ def client():
             processes=False,
             n_workers=1,
             threads_per_worker=2,
-            dashboard_address=None,
+            dashboard_address=":0",
         )
         cl = distributed.Client(cluster, set_as_default=True)
     yield cl

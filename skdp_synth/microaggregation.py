@@ -628,18 +628,37 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
 
     # ------------------------------------------------------ transform
     def _index_training_rows(self, keys):
-        """Keys of the training rows, in occurrence order per key, with labels."""
-        order = _partition.stable_argsort(keys)
-        sorted_keys = keys[order]
-        # runs of equal keys (what np.unique would return, without sorting again)
-        new_key = np.ones(sorted_keys.size, dtype=bool)
-        new_key[1:] = sorted_keys[1:] != sorted_keys[:-1]
-        start = np.flatnonzero(new_key)
-        count = np.diff(np.append(start, sorted_keys.size))
-        self._train_keys = sorted_keys[start]
-        self._train_key_start = start
-        self._train_key_count = count
-        self._train_key_labels = self.labels_[order]
+        """Keep the training rows' keys (row order); their index is built lazily.
+
+        ``transform`` of the training rows themselves (the same keys in the
+        same order) needs no index: it returns ``labels_`` directly
+        (:meth:`transform`). The sorted index of :meth:`_training_index` is
+        built on the first ``transform`` of other rows, so ``fit`` does not
+        pay for its sort.
+        """
+        self._train_row_keys = keys
+        self._train_index = None
+
+    def _training_index(self):
+        """``(keys, start, count, labels)``: the distinct training keys, sorted,
+        the start and length of each key's run of training rows (in occurrence
+        order) and the labels of those rows."""
+        if self._train_index is None:
+            keys = self._train_row_keys
+            order = _partition.stable_argsort(keys)
+            sorted_keys = keys[order]
+            # runs of equal keys (what np.unique would return, without sorting again)
+            new_key = np.ones(sorted_keys.size, dtype=bool)
+            new_key[1:] = sorted_keys[1:] != sorted_keys[:-1]
+            start = np.flatnonzero(new_key)
+            count = np.diff(np.append(start, sorted_keys.size))
+            self._train_index = (
+                sorted_keys[start],
+                start,
+                count,
+                self.labels_[order],
+            )
+        return self._train_index
 
     def transform(self, X: ArrayLike) -> NDArray[Any] | pd.DataFrame:
         """Replace each row by a group mean (row-aligned, unlike :meth:`sample`).
@@ -674,7 +693,14 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         check_is_fitted(self)
         U = self._to_cube(X)
         boolean = self._domain() == "boolean"
-        labels = self._match_training_rows(_partition.row_keys(U, boolean))
+        keys = _partition.row_keys(U, boolean)
+        if np.array_equal(keys, self._train_row_keys):
+            # the training rows in their order: the j-th occurrence of a key is
+            # the j-th training row with it, i.e. row i itself, so matching
+            # (below) would return labels_ exactly; skip its sort and search
+            labels = self.labels_.copy()
+        else:
+            labels = self._match_training_rows(keys)
         unseen = labels < 0
         if unseen.any():
             labels[unseen] = pairwise_distances_argmin(U[unseen], self._centroids_cube)
@@ -711,6 +737,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     def _match_training_rows(self, keys):
         """Group of the training row matched by occurrence order, or ``-1``."""
         m = keys.shape[0]
+        train_keys, train_start, train_count, train_labels = self._training_index()
         order = _partition.stable_argsort(keys)
         sorted_keys = keys[order]
         new_value = np.ones(m, dtype=bool)
@@ -719,15 +746,11 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         occurrence = np.empty(m, dtype=np.int64)
         occurrence[order] = np.arange(m) - run_start
         pos = np.empty(m, dtype=np.intp)  # sorted queries: cache-friendly search
-        pos[order] = np.searchsorted(self._train_keys, sorted_keys)
-        pos = np.minimum(pos, self._train_keys.size - 1)
-        found = (self._train_keys[pos] == keys) & (
-            occurrence < self._train_key_count[pos]
-        )
+        pos[order] = np.searchsorted(train_keys, sorted_keys)
+        pos = np.minimum(pos, train_keys.size - 1)
+        found = (train_keys[pos] == keys) & (occurrence < train_count[pos])
         labels = np.full(m, -1, dtype=np.intp)
-        labels[found] = self._train_key_labels[
-            self._train_key_start[pos[found]] + occurrence[found]
-        ]
+        labels[found] = train_labels[train_start[pos[found]] + occurrence[found]]
         return labels
 
     # ---------------------------------------------------------- sample

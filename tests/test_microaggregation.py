@@ -122,6 +122,31 @@ def test_transform_of_training_data_is_the_release():
     np.testing.assert_array_equal(Est(k=50, domain="boolean").fit_transform(X), T)
 
 
+@pytest.mark.parametrize("domain", ["boolean", "box"])
+def test_transform_shortcut_for_the_training_rows_equals_the_matching(domain):
+    # transform() of the training rows in their order skips the matching and
+    # returns labels_; the full matching must give exactly that (duplicated
+    # rows included), and a permuted copy (no shortcut) the permuted release
+    X = boolean(n=900, p=5) if domain == "boolean" else box(n=900, p=4)
+    X = np.vstack([X, X[:300]])  # duplicated rows
+    est = Est(k=90, domain=domain).fit(X)
+    keys = part.row_keys(est._to_cube(X), domain == "boolean")
+    np.testing.assert_array_equal(est._match_training_rows(keys), est.labels_)
+    release = est.centroids_[est.labels_]
+    np.testing.assert_array_equal(est.transform(X), release)
+    perm = np.random.default_rng(3).permutation(X.shape[0])
+    T = est.transform(X[perm])
+    for j in range(3):  # the same rows get the same group means, up to duplicates
+        np.testing.assert_array_equal(
+            np.sort(T[X[perm][:, 0] == X[j, 0]], axis=0),
+            np.sort(release[X[:, 0] == X[j, 0]], axis=0),
+        )
+    # a refit forgets the index of the previous fit
+    est.fit(X[:600])
+    assert est._train_index is None
+    np.testing.assert_array_equal(est.transform(X[:600]), est.centroids_[est.labels_])
+
+
 # ------------------------------------------------------------ certificate
 CERTIFICATE_CASES = {
     "boolean-k40": (lambda: boolean(n=2000, p=10), dict(k=40, domain="boolean")),
@@ -568,12 +593,7 @@ def test_partition_is_bit_identical_to_the_reference(case, batch_rows, monkeypat
         assert getattr(fast, name) == getattr(slow, name), name
     keys = part.row_keys(fast._to_cube(X), fast.domain == "boolean")
     expected = ref.index_training_rows(keys, fast.labels_)
-    got = (
-        fast._train_keys,
-        fast._train_key_start,
-        fast._train_key_count,
-        fast._train_key_labels,
-    )
+    got = fast._training_index()  # built lazily, on first use
     for a, b in zip(got, expected):
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(a, b)

@@ -233,21 +233,33 @@ def step_times(X, k, division="bisection"):
     n = U.shape[0]
     S = timed("fit: S = U^T U / n", lambda: U.T @ U / n)
     _, alpha, t = part.paper_parameters(k)
-    cells, _, _ = timed(
-        "fit: projection + nearest covering point",
-        lambda: part.spectral_cells(U, S, t, alpha),
-    )
+    quantised = division == "kdtree"
+    q = part.KDTREE_SKETCH_DIM if quantised else part.SKETCH_DIM
+    if quantised:  # the sketch and the covering projection in one pass
 
+        def sketch_and_cells():
+            V, _, covering = part.spectral_basis(S, t, alpha)
+            W = part.sketch_basis(S, np.diag(S).copy(), q)
+            return part.kdtree_sketch_and_cells(U, W, V, covering)
+
+        sketch, cells = timed(
+            f"fit: sketch (q={q}, uint16) + projection + nearest covering point",
+            sketch_and_cells,
+        )
+    else:
+        cells, _, _ = timed(
+            "fit: projection + nearest covering point",
+            lambda: part.spectral_cells(U, S, t, alpha),
+        )
     dense = timed(
         "fit: dense cell index",
         lambda: part.dense_cells(cells),
     )
-    quantised = division == "kdtree"
-    q = part.KDTREE_SKETCH_DIM if quantised else part.SKETCH_DIM
-    sketch = timed(
-        f"fit: principal sketch (q={q}" + (", uint16)" if quantised else ")"),
-        lambda: part.principal_sketch(U, S, np.diag(S).copy(), q, quantised=quantised),
-    )
+    if not quantised:
+        sketch = timed(
+            f"fit: principal sketch (q={q})",
+            lambda: part.principal_sketch(U, S, np.diag(S).copy(), q),
+        )
     labels, pieces, _ = timed(
         "fit: equipartition + " + ("k-d tree" if quantised else "recursive bisection"),
         lambda: part.equipartition(dense, k, sketch, division=division),

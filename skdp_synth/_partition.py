@@ -630,7 +630,7 @@ def sketch_block_rows(p, q):
     return max(8, SKETCH_BLOCK_WORK // (p * q) // 8 * 8)
 
 
-def sketch_rows(U, W, mean, first_row=0, *, quantised=False):
+def sketch_rows(U, W, mean, first_row=0, *, quantised=False, covering_basis=None):
     """``(U - mean) @ W`` as float32 (computed as ``U @ W - mean @ W``), row by row.
 
     ``U`` holds the rows ``first_row, first_row + 1, ...`` of the table. A
@@ -646,14 +646,25 @@ def sketch_rows(U, W, mean, first_row=0, *, quantised=False):
     ``quantised=True``: the ``uint16`` sketch of ``division="kdtree"``, each
     block's ``U @ W`` quantised on the scales of
     :func:`skdp_synth._kdtree.projection_scale` (``mean`` unused).
+    ``covering_basis=V`` (with ``quantised=True``; ``division="kdtree"`` with
+    the spectral cells) also returns the projection ``U @ V / sqrt(p)`` of
+    :func:`covering_cells`, from the same products ``U @ [W V]``: one pass over
+    ``U`` for both (the same blocks, so it too is a function of each row
+    alone, whether the table is in memory or in chunks).
     """
     n, p = U.shape
     q = W.shape[1]
-    B = sketch_block_rows(p, q)
+    if covering_basis is not None:
+        if not quantised:
+            raise ValueError("covering_basis needs quantised=True")
+        t = covering_basis.shape[1]
+        W = np.hstack([W, covering_basis])
+        projection = np.empty((n, t))
+    B = sketch_block_rows(p, W.shape[1])
     if quantised:
         from . import _kdtree
 
-        lo, scale = _kdtree.projection_scale(W)
+        lo, scale = _kdtree.projection_scale(W[:, :q])
         Z = np.empty((n, q), dtype=np.uint16)
     else:
         shift = mean @ W
@@ -669,12 +680,37 @@ def sketch_rows(U, W, mean, first_row=0, *, quantised=False):
             padded[at : at + m] = U[i : i + m]
             block = (padded @ W)[at : at + m]
         if quantised:
+            if covering_basis is not None:
+                projection[i : i + m] = block[:, q:]
+                block = block[:, :q]
             Z[i : i + m] = _kdtree.quantise(block, None, lo, scale)
         else:
             block -= shift
             Z[i : i + m] = block
         i += m
+    if covering_basis is not None:
+        projection /= math.sqrt(p)
+        return Z, projection
     return Z
+
+
+def kdtree_sketch_and_cells(U, W, V, covering, first_row=0):
+    """``division="kdtree"`` with the spectral cells: ``(sketch, cells)`` in one pass.
+
+    The ``uint16`` sketch of :func:`sketch_rows` (``quantised=True``) and each
+    row's covering point (:cite:`Boedihardjo2024` Alg. 1 steps 3-5, as
+    :func:`covering_cells`: the nearest point of ``covering`` to
+    ``V^T u / sqrt(p)``), the projections on ``W`` and ``V`` taken by the same
+    products, block by block: a function of each row alone (``first_row``:
+    the index of ``U``'s first row in the table), so the Dask fit computes it
+    chunk by chunk and gets the in-memory rows. ``covering=None`` (``t = 0``):
+    one cell.
+    """
+    if covering is None:
+        cells = np.zeros(U.shape[0], dtype=np.intp)
+        return sketch_rows(U, W, None, first_row, quantised=True), cells
+    Z, projection = sketch_rows(U, W, None, first_row, quantised=True, covering_basis=V)
+    return Z, covering.nearest(projection)
 
 
 # ------------------------------------------------------------- row keys

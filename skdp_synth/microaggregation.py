@@ -468,9 +468,20 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         S_cube = second_moment(U)  # Boedihardjo2024 Alg. 1 step 1, cube scale (ball
         # scale: /p)
 
+        # 0/1 data: u^2 = u, so diag(S) IS the column mean (exact integer
+        # sums over the same n: bit for bit U.mean(axis=0), one pass saved)
+        mean = None
+        if self.division != "input_order":
+            mean = np.diag(S_cube).copy() if boolean else U.mean(axis=0)
+        sketch = None
         if self.partition == "spectral":
             t, alpha = plan.n_components, plan.alpha
-            cells, residual_norm, _ = _partition.spectral_cells(U, S_cube, t, alpha)
+            if self.division == "kdtree":  # the sketch and the cells in one pass
+                V, residual_norm, covering = _partition.spectral_basis(S_cube, t, alpha)
+                W = _partition.sketch_basis(S_cube, mean, _partition.KDTREE_SKETCH_DIM)
+                sketch, cells = _partition.kdtree_sketch_and_cells(U, W, V, covering)
+            else:
+                cells, residual_norm, _ = _partition.spectral_cells(U, S_cube, t, alpha)
             cells = _partition.dense_cells(cells)
             if boolean:  # exact integer sums: from the group sums, below
                 cell_loss = None
@@ -483,18 +494,12 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             cells, pinned, cell_loss = self._pinning(U, S_cube, k, source.rng)
             t, alpha, residual_norm, covering_term = 0, None, math.nan, math.nan
 
-        if self.division != "input_order":
-            # 0/1 data: u^2 = u, so diag(S) IS the column mean (exact integer
-            # sums over the same n: bit for bit U.mean(axis=0), one pass saved)
-            mean = np.diag(S_cube).copy() if boolean else U.mean(axis=0)
-            if self.division == "kdtree":
-                sketch = _partition.principal_sketch(
-                    U, S_cube, mean, _partition.KDTREE_SKETCH_DIM, quantised=True
-                )
-            else:
-                sketch = _partition.principal_sketch(U, S_cube, mean)
-        else:
-            sketch = None
+        if self.division == "kdtree" and sketch is None:
+            sketch = _partition.principal_sketch(
+                U, S_cube, mean, _partition.KDTREE_SKETCH_DIM, quantised=True
+            )
+        elif self.division == "bisection":
+            sketch = _partition.principal_sketch(U, S_cube, mean)
         labels, pieces, residual_mass = _partition.equipartition(
             cells, k, sketch, division=self.division
         )
@@ -846,7 +851,11 @@ def _row_map(U, first_row, cell_map, W, mean, boolean, quantised=False):
     """Per-row map: the row's cell id, its row key, and (``W`` given) its sketch
     (``quantised``: the ``uint16`` sketch of ``division="kdtree"``)."""
     cell_of, *args = cell_map
-    out = (cell_of(U, *args), _partition.row_keys(U, boolean))
+    keys = _partition.row_keys(U, boolean)
+    if quantised and cell_of is _covering_cell_ids:  # as in memory: one pass
+        sketch, cells = _partition.kdtree_sketch_and_cells(U, W, *args, first_row)
+        return cells, keys, sketch
+    out = (cell_of(U, *args), keys)
     if W is None:
         return out
     sketch = _partition.sketch_rows(U, W, mean, first_row, quantised=quantised)

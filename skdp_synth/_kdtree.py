@@ -511,16 +511,28 @@ def _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer):
 
 @_jit
 def _top_axes(var, r, top, taken):
-    """The ``r`` axes of largest variance, ties to the lower index."""
+    """The ``r`` axes of largest variance, ties to the lower index.
+
+    One pass keeping the best ``r`` so far sorted by decreasing variance (an
+    axis is inserted before the first kept axis of strictly smaller variance,
+    so ties keep the lower index first): the same axes in the same order as
+    ``r`` rounds of "largest untaken variance, lowest index"
+    (:func:`_divide_numpy`'s stable sort). ``taken`` is unused (kept for the
+    signature).
+    """
     q = var.size
-    taken[:] = False
-    for t in range(r):
-        best = -1
-        for j in range(q):
-            if not taken[j] and (best < 0 or var[j] > var[best]):
-                best = j
-        top[t] = best
-        taken[best] = True
+    kept = 0
+    for j in range(q):
+        value = var[j]
+        if kept == r and not value > var[top[r - 1]]:
+            continue
+        pos = kept if kept < r else r - 1
+        while pos > 0 and value > var[top[pos - 1]]:
+            top[pos] = top[pos - 1]
+            pos -= 1
+        top[pos] = j
+        if kept < r:
+            kept += 1
 
 
 @_jit
@@ -574,9 +586,9 @@ def _kernel(P, q, order, starts, s0s, s1s):
             _top_axes(var, r, top, taken)
             _cross(P, top, lo, hi, cross)
             for t in range(r):  # the centred covariance on those axes
-                for u in range(t, r):
+                for u in range(t, r):  # (a product commutes exactly: symmetric)
                     cov[t, u] = cross[t, u] / m - mean[top[t]] * mean[top[u]]
-                    cov[u, t] = cross[t, u] / m - mean[top[u]] * mean[top[t]]
+                    cov[u, t] = cov[t, u]
             _coefficients(cov, v, w, coef)
             _keys(P, top, coef, lo, hi, order, keys, scratch)
             mid = a + (b - a) // 2

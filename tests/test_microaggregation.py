@@ -938,3 +938,19 @@ def test_kdtree_paths_agree_on_large_nodes(k, monkeypatch):
     monkeypatch.setattr(_kdtree, "HAVE_NUMBA", False)
     numpy_path = part.equipartition(cells, k, Q, division="kdtree")[0]
     np.testing.assert_array_equal(compiled, numpy_path)
+
+
+def test_kdtree_top_axes_is_the_stable_order_of_decreasing_variance():
+    # the compiled one-pass selection picks the axes of the NumPy path
+    # (np.argsort(-var, kind="stable")[:r]): ties to the lower index
+    pytest.importorskip("numba")
+    from skdp_synth import _kdtree
+
+    rng = np.random.default_rng(11)
+    for q, r in [(32, 8), (8, 8), (5, 3), (1, 1)]:
+        for _ in range(200):
+            var = rng.integers(0, 4, q).astype(float)  # many ties
+            top = np.empty(r, dtype=np.int64)
+            _kdtree._top_axes(var, r, top, np.empty(q, dtype=np.bool_))
+            expected = np.argsort(-var, kind="stable")[:r]
+            np.testing.assert_array_equal(top, expected)

@@ -62,7 +62,14 @@ else:  # pragma: no cover
         return function
 
 
-__all__ = ["HAVE_NUMBA", "divide", "group_sums", "projection_scale", "quantise"]
+__all__ = [
+    "HAVE_NUMBA",
+    "boolean_keys",
+    "divide",
+    "group_sums",
+    "projection_scale",
+    "quantise",
+]
 
 #: whether the compiled path is available (tests switch it off)
 HAVE_NUMBA = numba is not None
@@ -627,3 +634,28 @@ def _add_rows(U, labels, sums):
         row = U[i]
         for j in range(p):
             target[j] += row[j]
+
+
+# --------------------------------------------------------------- row keys
+def boolean_keys(U):
+    """The exact key of :func:`skdp_synth._partition.row_keys` for 0/1 rows,
+    ``p <= 64``: the bytes of ``np.packbits(U != 0, axis=1)`` (zero-padded to
+    eight) read as one little-endian ``uint64``, i.e. column ``c`` sets bit
+    ``8 (c // 8) + 7 - c % 8``. One compiled pass, no ``(n, p)`` Boolean
+    temporary."""
+    n, p = U.shape
+    shifts = np.array([8 * (c // 8) + 7 - c % 8 for c in range(p)], dtype=np.uint64)
+    out = np.empty(n, dtype=np.uint64)
+    _boolean_keys(U, shifts, out)
+    return out
+
+
+@_jit
+def _boolean_keys(U, shifts, out):
+    n, p = U.shape
+    for i in range(n):
+        row = U[i]
+        key = np.uint64(0)
+        for c in range(p):
+            key |= np.uint64(row[c] != 0.0) << shifts[c]
+        out[i] = key

@@ -783,6 +783,16 @@ def row_keys(U, boolean):
     training row instead of its nearest group.
     """
     n, p = U.shape
+    if (
+        boolean
+        and p <= 64
+        and _compiled_kernels()
+        and isinstance(U, np.ndarray)
+        and U.dtype == np.float64
+    ):
+        from . import _kdtree
+
+        return _kdtree.boolean_keys(U)  # the same keys, one compiled pass
     if boolean:
         packed = np.packbits(U != 0, axis=1)
         width = -(-packed.shape[1] // 8) * 8

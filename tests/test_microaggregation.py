@@ -954,3 +954,23 @@ def test_kdtree_top_axes_is_the_stable_order_of_decreasing_variance():
             _kdtree._top_axes(var, r, top, np.empty(q, dtype=np.bool_))
             expected = np.argsort(-var, kind="stable")[:r]
             np.testing.assert_array_equal(top, expected)
+
+
+@pytest.mark.parametrize("p", [1, 7, 8, 9, 50, 64, 65])
+def test_compiled_boolean_row_keys_are_the_packed_bits(p, monkeypatch):
+    # the compiled pass (numba) gives the packbits keys exactly (p <= 64;
+    # longer rows are hashed by the NumPy code on both paths)
+    pytest.importorskip("numba")
+    from skdp_synth import _kdtree
+
+    rng = np.random.default_rng(p)
+    U = (rng.random((3000, p)) < 0.4).astype(np.float64)
+    U[:5] = 0.0
+    U[5:10] = 1.0
+    for V in (U, np.asfortranarray(U), U[::3]):
+        monkeypatch.setattr(_kdtree, "HAVE_NUMBA", True)
+        fast = part.row_keys(V, True)
+        monkeypatch.setattr(_kdtree, "HAVE_NUMBA", False)
+        slow = part.row_keys(V, True)
+        assert fast.dtype == slow.dtype == np.uint64
+        np.testing.assert_array_equal(fast, slow)

@@ -90,16 +90,20 @@ Cost (``n`` rows, ``p`` columns, ``k`` groups, ``q = min(p, 16)``)
 ``S = U^T U / n``: ``O(n p^2)`` (one pass, BLAS). Eigenvectors:
 ``O(p^3)``. Projection and nearest covering point: ``O(n p t)`` plus a KD-tree
 query for the rows whose rounded lattice point leaves the ball. Pinning:
-``O(n p)`` per draw. Sizes plan: ``O(#cells)``. Sketch: ``O(n p q)``.
+``O(n p)`` per draw. Sizes plan: ``O(#cells)``. Sketch: ``O(n p q)``
+(``division="kdtree"`` with the spectral cells takes the sketch and the
+covering projection from the same products, one pass over the data).
 Bisection: ``O(n q + n log n)`` per level, ``ceil(log2(k / #cells))`` levels
 (about ``log2 k``). k-d tree (compiled): ``O(n (q + 36))`` integer operations
 per level for the node moments and the ``8 x 8`` cross sums, ``O(n)``
 expected for the selection and the partition, the same number of levels,
 depth first so the late levels run in cache; the NumPy path sorts ``n``
 keys per level. Group means and the loss: ``O(n p + k p^2)``. Row keys
-for ``transform``: ``O(n p)`` plus one ``O(n log n)`` sort. ``transform`` of
-the training rows: ``O(n p + n log n)``; of new rows: ``O(n k p)`` for their
-nearest group mean. ``sample(m)``: ``O(m p)``.
+for ``transform``: ``O(n p)``; their sorted index, ``O(n log n)``, is built
+on the first ``transform`` of other rows. ``transform`` of the training rows
+in their order: ``O(n p)`` (their keys are compared, nothing is matched); of
+other rows: ``O(m log m + m log n)`` to match them, plus ``O(m k p)`` for
+the nearest group mean of rows not seen in ``fit``. ``sample(m)``: ``O(m p)``.
 
 Where the time goes (``benchmarks/bench_microaggregation.py``, which gives
 every step as a multiple of one single-threaded ``X.T @ X`` of the same run):
@@ -308,8 +312,10 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     on the workers; the sketch it needs is gathered instead.
 
     *Memory on the driver* (``n`` rows, ``k`` groups, ``p`` columns): the
-    fitted estimator keeps ``labels_`` and the index of the training rows
-    for :meth:`transform` (up to 40 bytes a row, as in memory). During the
+    fitted estimator keeps ``labels_`` and the keys of the training rows
+    for :meth:`transform` (16 bytes a row, as in memory; the first
+    ``transform`` of other rows adds their sorted index, up to 32 bytes a
+    row). During the
     fit the driver also holds each row's cell id and row key (16 bytes a
     row) and, with ``division="bisection"``, the float32 sketch (64 bytes a
     row for ``p >= 16``), and the equipartition -- the in-memory code --

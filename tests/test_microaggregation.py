@@ -825,6 +825,33 @@ def test_quantised_sketch_is_the_same_on_both_paths(seed):
         assert not compiled.any()
 
 
+@pytest.mark.parametrize("domain", ["boolean", "box"])
+def test_float32_kdtree_sketch_is_within_one_level_of_the_float64_one(domain):
+    # division="kdtree" projects on W in float32 (skdp_synth/_partition.py,
+    # _quantised_sketch_rows): the error of a coordinate, about p 2^-24 of its
+    # range, is below the quantisation step 2^-16, so every entry is within
+    # one level of quantise(U @ W) in float64; the covering projection is the
+    # float64 product itself
+    from skdp_synth import _kdtree
+    from skdp_synth.geometry import second_moment
+
+    rng = np.random.default_rng(21)
+    n, p = 7000, 50
+    if domain == "boolean":
+        U = (rng.random((n, p)) < rng.random(p)).astype(np.float64)
+    else:
+        U = rng.random((n, p)) ** 3
+    S_cube, mean = second_moment(U), U.mean(axis=0)
+    W = part.sketch_basis(S_cube, mean, part.KDTREE_SKETCH_DIM)
+    V = part.sketch_basis(S_cube, mean, 2)
+    Q, projection = part.sketch_rows(U, W, None, quantised=True, covering_basis=V)
+    lo, scale = _kdtree.projection_scale(W)
+    exact = _kdtree.quantise(U @ W, None, lo, scale).astype(np.int64)
+    assert np.abs(Q.astype(np.int64) - exact).max() <= 1
+    assert (Q.astype(np.int64) != exact).mean() < 0.01
+    np.testing.assert_allclose(projection, U @ V / np.sqrt(p), rtol=0, atol=1e-12)
+
+
 def test_kdtree_without_numba_is_the_same_estimator(monkeypatch):
     # the pure-NumPy path (no optional extra) fits the same groups
     from skdp_synth import _kdtree

@@ -165,8 +165,11 @@ def cell_loss(S_cube, sums, sizes, n):
     """
     p = S_cube.shape[0]
     nonempty = sizes > 0
-    s = sums[nonempty]
-    second_y = (s / sizes[nonempty, None]).T @ s / n
+    if nonempty.all():  # the usual case (groups): no masked copies
+        s, m = sums, sizes
+    else:
+        s, m = sums[nonempty], sizes[nonempty]
+    second_y = (s / m[:, None]).T @ s / n
     return float(np.linalg.norm(S_cube - second_y)) / p
 
 

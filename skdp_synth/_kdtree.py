@@ -491,8 +491,11 @@ def _keys(P, top, coef, lo, hi, order, keys, scratch):
 
 
 @_jit
-def _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer):
-    """Stable partition of rows ``lo..hi-1``: keys below ``kth`` to ``lo..cut-1``."""
+def _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer, words):
+    """Stable partition of rows ``lo..hi-1``: keys below ``kth`` to ``lo..cut-1``.
+
+    The sketch words move too when ``words`` (a child will be cut again);
+    below two leaves only ``order`` is needed."""
     m = hi - lo
     ks = keys[lo:hi]
     od = order[lo:hi]
@@ -508,6 +511,8 @@ def _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer):
     for i in range(m):
         sc[ds[i]] = od[i]
     od[:] = sc
+    if not words:
+        return
     buf = buffer[:m]
     for g in range(P.shape[0]):
         col = P[g, lo:hi]
@@ -604,7 +609,10 @@ def _kernel(P, q, order, starts, s0s, s1s):
                 kth = _select_radix(scratch, lo, hi, cut - lo, hist)
             else:
                 kth = _select(scratch, lo, hi, cut - lo)
-            _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer)
+            words = b - a > 2  # two slots: both children are leaves
+            _partition_rows(
+                P, order, keys, kth, lo, cut, hi, dest, scratch, buffer, words
+            )
             stack0[depth] = mid
             stack1[depth] = b
             stack0[depth + 1] = a

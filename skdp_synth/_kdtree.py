@@ -12,10 +12,11 @@ the certificate are those of every other division; only which rows share a
 block changes.
 
 The sketch (:func:`projection_scale`) is the data projected on the leading
-eigenvectors ``W`` of its covariance, quantised to ``uint16`` on one common
-scale fixed by ``W`` and the cube (``u . w_j`` lies between the sums of the
-negative and of the positive entries of ``w_j``), so each row's sketch depends
-on that row alone.
+eigenvectors ``W`` of its covariance (in float32, to within a fraction of a
+quantisation step: :func:`skdp_synth._partition._quantised_sketch_rows`),
+quantised to ``uint16`` on one common scale fixed by ``W`` and the cube
+(``u . w_j`` lies between the sums of the negative and of the positive
+entries of ``w_j``), so each row's sketch depends on that row alone.
 
 Exactness (the compiled and the NumPy path give the same partition)
 -------------------------------------------------------------------

@@ -39,6 +39,9 @@ the index of the training rows, which grow with ``n``), and the peak resident
 memory of the process (``resource.getrusage(RUSAGE_SELF).ru_maxrss``). Dask's
 threaded scheduler with ``BENCH_DASK_WORKERS`` threads (default 2).
 
+``--profile-chunk FILE``: the damped synthesizer's per-chunk statistics as
+multiples of the chunk's ``X.T @ X`` (:func:`profile_chunk`).
+
 Environment: ``BENCH_DASK_N`` (rows, default ``10**7``), ``BENCH_DASK_P``
 (columns, default 50), ``BENCH_DASK_FILE_ROWS`` (default ``10**6``),
 ``BENCH_DASK_JOBS`` (comma-separated subset of ``pass,release,damped,
@@ -193,6 +196,77 @@ def run_job(job, folder, workers):
     }
 
 
+def profile_chunk(path, repeat=3):
+    """Per-chunk cost of the damped synthesizer's two statistics, single-threaded.
+
+    ``python -m benchmarks.bench_dask --profile-chunk FILE.parquet`` (one
+    file of the benchmark: 10^6 x 50 uint8 rows). The reference is the
+    chunk's share of the baseline pass, ``X.astype(float64)`` then ``X.T @
+    X``; each statistic runs as a data pass runs it
+    (``_chunked._chunk_statistic``: validation, row blocks of ``SUB_ROWS``),
+    with validated Boolean rows as ``uint8`` (``integer_rows``, the default
+    path) and, for comparison in the same run, as float64 (the statistic
+    without ``integer_rows``: float64 rows, the sparse indicator product).
+    Best of ``repeat``; ratios only (the machine is shared).
+    """
+    import pyarrow.parquet as pq
+
+    from skdp_synth import DampedPrivateSynthesizer, _chunked, _stats
+    from skdp_synth import damped as damped_module
+    from skdp_synth.blocks import Blocks
+
+    table = pq.read_table(path)
+    X = np.column_stack([c.to_numpy() for c in table.columns])
+    names = [str(c) for c in table.column_names]
+    captured = {}
+    original = damped_module.projected_cell_sums
+
+    def capture(U, *args):
+        captured["args"] = args
+        return original(U, *args)
+
+    damped_module.projected_cell_sums = capture
+    try:
+        DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(X)
+    finally:
+        damped_module.projected_cell_sums = original
+    args = captured["args"]
+
+    def best(f):
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            f()
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    def baseline():
+        F = X.astype(np.float64)
+        F.T @ F
+
+    def chunk(statistic, *a):
+        spec = ("boolean", (0, 1), Blocks.binary(X.shape[1]), names, statistic, a)
+        return lambda: _chunked._chunk_statistic(X, 0, spec)
+
+    def as_float(statistic):
+        return lambda U, *a: statistic(U, *a)  # no integer_rows: float64 rows
+
+    base = best(baseline)
+    rows = [
+        ("pass 1 (moment_sums), uint8 rows", chunk(_stats.moment_sums)),
+        ("pass 1, float64 rows", chunk(as_float(_stats.moment_sums))),
+        ("pass 2 (projected_cell_sums), uint8 rows", chunk(original, *args)),
+        ("pass 2, float64 rows", chunk(as_float(original), *args)),
+    ]
+    V, covering = args[0], args[3]
+    print(
+        f"{X.shape[0]} x {X.shape[1]} rows, t = {V.shape[1]}, "
+        f"{covering.n_points} cells; X.T @ X of the chunk: {base:.3f} s"
+    )
+    for label, f in rows:
+        print(f"  {label}: {best(f) / base:.2f} x")
+
+
 def _subprocess(job, folder, workers):
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.bench_dask", "--job", job, str(folder)],
@@ -272,7 +346,9 @@ def main():
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--job":
+    if len(sys.argv) > 1 and sys.argv[1] == "--profile-chunk":
+        profile_chunk(sys.argv[2])
+    elif len(sys.argv) > 1 and sys.argv[1] == "--job":
         workers = _env_int("BENCH_DASK_WORKERS", 2)
         print(json.dumps(run_job(sys.argv[2], sys.argv[3], workers)))
     else:

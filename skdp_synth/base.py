@@ -434,7 +434,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         self,
         n_samples: int | None = None,
         random_state: int | np.random.RandomState | np.random.Generator | None = None,
-    ) -> NDArray[Any] | pd.DataFrame:
+        *,
+        chunks: int | None = None,
+    ) -> Any:
         """Draw synthetic rows.
 
         Parameters
@@ -446,19 +448,119 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             Overrides the estimator's ``random_state`` for this call. With an
             integer (here or on the estimator), repeated calls return the same
             rows.
+        chunks : int, default=None
+            Rows per chunk of a **lazily generated** Dask output (needs the
+            ``dask`` extra): a ``dask.array.Array``, or a
+            ``dask.dataframe.DataFrame`` when the estimator outputs frames,
+            whose chunks are drawn only when computed, each from its own
+            child stream (``numpy.random.SeedSequence.spawn``) of
+            ``random_state``: reproducible for an integer seed, whatever the
+            scheduler, the number of workers or the order the chunks are
+            computed in. The lazy rows are a **different stream** from the
+            eager ones (``chunks=None``) for the same seed; they have the
+            same distribution (for the release, each chunk is a controlled
+            rounding of its own size, as the CLI's chunked output). Whatever
+            the rows cost, they are charged once, now, as the eager call
+            would (drawing is post-processing, free, except for
+            :class:`~skdp_synth.PrivateSampler`'s rows beyond those paid
+            for). Box data: integer columns come out float64 (the eager call
+            keeps an integer dtype when every drawn value is integral).
 
         Returns
         -------
         X_synthetic : ndarray or DataFrame of shape (n_samples, n_features)
             In the units, columns and (where lossless) dtypes of the training
-            data. Synthetic rows are not aligned with any training row.
+            data. Synthetic rows are not aligned with any training row. With
+            ``chunks``, the lazy Dask array or DataFrame of the same shape.
         """
         check_is_fitted(self)
         n = self._check_sample_size(n_samples)
         if random_state is None:
             random_state = self.random_state
+        if chunks is not None:
+            return self._sample_lazy(n, random_state, chunks)
         U = self._sample_cube(n, NoiseSource(random_state, stream=SAMPLE_STREAM))
         return self._wrap_output(from_cube(U, *self.bounds_))
+
+    # ------------------------------------------------------- lazy sample
+    def _lazy_draws(self, n, random_state, chunks):
+        """``(snapshot, tasks, secure)`` of a lazy sample of ``n`` rows.
+
+        Built once, on the driver: the chunk sizes, one child
+        ``SeedSequence`` per chunk (:func:`lazy_seed_sequence`), and each
+        chunk's part of anything decided now (:meth:`_lazy_parts`: where a
+        charge happens). ``snapshot`` is a shallow copy of the fitted
+        estimator, so that a later ``fit`` does not change the rows.
+        """
+        import copy
+
+        chunks = check_n_samples(chunks, "chunks")
+        sizes = [min(chunks, n - s) for s in range(0, n, chunks)]
+        secure = random_state is None
+        seeds = lazy_seed_sequence(random_state).spawn(len(sizes) + 1)
+        driver = _seeded_source(seeds[-1], secure)
+        parts = self._lazy_parts(sizes, driver)
+        tasks = list(zip(sizes, seeds[:-1], parts))
+        return copy.copy(self), tasks, secure
+
+    def _lazy_parts(self, sizes, source):
+        """Per-chunk state decided on the driver: none (drawing is free)."""
+        return [None] * len(sizes)
+
+    def _lazy_chunk_cube(self, size, source, part):
+        """One lazy chunk's rows in the cube (the eager draw, from its stream)."""
+        return self._sample_cube(size, source)
+
+    def _lazy_meta(self):
+        """The output of zero rows: the dtypes every lazy chunk is cast to.
+
+        Those of the eager output for rows drawn from the domain: the
+        training dtypes on Boolean data (0/1 values are lossless in any
+        numeric dtype), float64 for integer columns of box data.
+        """
+        p = self.n_features_in_
+        probe = (
+            np.zeros((1, p)) if self._domain() == "boolean" else np.full((1, p), 0.5)
+        )
+        return self._wrap_output(from_cube(probe, *self.bounds_))[:0]
+
+    def _sample_lazy(self, n, random_state, chunks):
+        try:
+            import dask
+            import dask.array as da
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "sample(chunks=...) needs the dask extra: "
+                "pip install 'skdp_synth[dask]'"
+            ) from None
+        snapshot, tasks, secure = self._lazy_draws(n, random_state, chunks)
+        meta = self._lazy_meta()
+        import uuid
+
+        # named, not hashed: the snapshot is one key of the graph, shared by
+        # every chunk (the seeds, not the keys, make the rows reproducible)
+        fitted = dask.delayed(
+            snapshot, name=f"fitted-{uuid.uuid4().hex}", traverse=False
+        )
+        draw = dask.delayed(_lazy_chunk, pure=False)
+        if isinstance(meta, np.ndarray):
+            return da.concatenate(
+                [
+                    da.from_delayed(
+                        draw(fitted, size, seed, secure, part, meta),
+                        shape=(size, meta.shape[1]),
+                        dtype=meta.dtype,
+                    )
+                    for size, seed, part in tasks
+                ],
+                axis=0,
+            )
+        import dask.dataframe as dd
+
+        parts = [
+            draw(fitted, size, seed, secure, part, meta) for size, seed, part in tasks
+        ]
+        return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
     def _check_sample_size(self, n_samples):
         if n_samples is None:
@@ -651,6 +753,52 @@ def _lossless(values, dtype):
     except (TypeError, ValueError):
         return False
     return bool(np.array_equal(cast.astype(np.float64), values))
+
+
+def lazy_seed_sequence(random_state):
+    """The root ``SeedSequence`` whose children seed the chunks of a lazy sample.
+
+    An integer seed ``s``: ``SeedSequence(s, spawn_key=(SAMPLE_STREAM,))``
+    (the eager sample's stream; its children are other streams); ``None``:
+    fresh entropy from the operating system, drawn once when the graph is
+    built (so computing the graph twice gives the same rows); a
+    ``RandomState`` or ``Generator``: 128 bits drawn from it (it moves on, as
+    scikit-learn's convention has it).
+    """
+    import numbers
+
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, numbers.Integral) and not isinstance(
+        random_state, bool
+    ):
+        return np.random.SeedSequence(int(random_state), spawn_key=(SAMPLE_STREAM,))
+    if isinstance(random_state, np.random.RandomState):
+        words = random_state.randint(0, 2**32, size=4, dtype=np.uint64)
+    elif isinstance(random_state, np.random.Generator):
+        words = random_state.integers(0, 2**32, size=4, dtype=np.uint64)
+    else:
+        raise ValueError(
+            f"random_state must be None, an int, a numpy RandomState or Generator; "
+            f"got {random_state!r}"
+        )
+    return np.random.SeedSequence([int(w) for w in words])
+
+
+def _seeded_source(seed, secure):
+    """A :class:`NoiseSource` on the generator of ``seed`` (a ``SeedSequence``)."""
+    source = NoiseSource(np.random.default_rng(seed))
+    source.secure = secure
+    return source
+
+
+def _lazy_chunk(estimator, size, seed, secure, part, meta):
+    """One chunk of a lazy sample: drawn from its own stream, in the output dtypes."""
+    U = estimator._lazy_chunk_cube(size, _seeded_source(seed, secure), part)
+    out = estimator._wrap_output(from_cube(U, *estimator.bounds_))
+    if isinstance(meta, np.ndarray):
+        return out.astype(meta.dtype, copy=False)
+    return out.astype(meta.dtypes.to_dict())
 
 
 def _apply_output_spec(X, spec):

@@ -261,9 +261,12 @@ def _read_chunked(path, schema, blocksize):
     """A Dask DataFrame over ``path`` (Parquet: its row groups; CSV: blocks).
 
     Nothing is read here but the schema (and, for Parquet, the row counts
-    in the file metadata). CSV cells of columns the schema declares as
+    in the file metadata; for CSV, the header and a sample of the first
+    lines). CSV cells of columns the schema declares as
     ``categories``/``ordinal`` are read as text and mapped to the declared
-    levels chunk by chunk, exactly as :func:`_read_csv` does in memory.
+    levels chunk by chunk, exactly as :func:`_read_csv` does in memory; and
+    every row of every chunk must have as many fields as the header
+    (:func:`_check_fields`), as :func:`_read_csv` requires in memory.
     """
     try:
         import dask
@@ -274,34 +277,174 @@ def _read_chunked(path, schema, blocksize):
         ) from None
     with dask.config.set({"dataframe.convert-string": False}):
         if _is_parquet(path):
-            frame = dd.read_parquet(path, split_row_groups=True)
-            declared = {}
-        else:
-            from pandas._libs.parsers import STR_NA_VALUES
+            return dd.read_parquet(path, split_row_groups=True)
+        return _read_csv_chunks(path, schema, blocksize)
 
-            declared = {
-                **(schema or {}).get("categories", {}),
-                **(schema or {}).get("ordinal", {}),
-            }
-            header = dd.read_csv(path, blocksize=blocksize, dtype=str).columns
-            declared = {c: v for c, v in declared.items() if c in header}
-            frame = dd.read_csv(
-                path,
-                blocksize=blocksize,
-                dtype={c: object for c in declared},
-                keep_default_na=False,
-                na_values={
-                    c: sorted(STR_NA_VALUES) for c in header if c not in declared
-                },
-                on_bad_lines="error",
-            )
-        if declared:
-            frame = frame.map_partitions(
-                _declared_levels,
-                declared,
-                meta=frame._meta.astype({c: object for c in declared}),
-            )
+
+def _read_csv_chunks(path, schema, blocksize):
+    """A chunked CSV file as a Dask DataFrame whose chunks check their rows.
+
+    The file is cut into blocks of about ``blocksize`` bytes at line ends
+    (:func:`dask.bytes.read_bytes`, as :func:`dask.dataframe.read_csv`
+    does); each block, with the header line in front, is one chunk, parsed
+    by :func:`_csv_chunk` -- which first counts every row's fields: pandas
+    pads a short row with missing values and so would pass it to the
+    encoder as a row of missing cells (accepted where missing values are
+    declared). A bad chunk raises a :class:`CLIError` naming the chunk and
+    the column, never a value. Column types are those pandas infers on the
+    first lines; a chunk's integer column is widened to a float column of
+    the first lines, as :func:`_read_csv` reads the whole file.
+    """
+    import io
+
+    import dask.dataframe as dd
+    import fsspec
+    import pandas as pd
+    from fsspec.utils import read_block
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    files = fsspec.open_files(path, mode="rb")
+    if not files:
+        raise CLIError(f"{path}: no such file")
+    with files[0] as fh:
+        # a prefix of chunk 0, so that a bad row in it is named as in chunk 0
+        sample = read_block(fh, 0, min(blocksize, 1 << 18), delimiter=b"\n")
+    header = sample.split(b"\n", 1)[0] + b"\n"
+    if not header.strip():
+        raise CLIError(f"{path}: the file is empty (no header line)")
+    columns = list(pd.read_csv(io.BytesIO(header), nrows=0).columns)
+    declared = {
+        **(schema or {}).get("categories", {}),
+        **(schema or {}).get("ordinal", {}),
+    }
+    declared = {c: v for c, v in declared.items() if c in columns}
+    options = {
+        "dtype": {c: object for c in declared},
+        "keep_default_na": False,
+        "na_values": {c: sorted(STR_NA_VALUES) for c in columns if c not in declared},
+        "on_bad_lines": "error",
+    }
+    spec = (path, header, columns, options, declared)
+    meta = _csv_chunk(sample, 0, spec, first=True, dtypes=None).iloc[:0]
+    blocks = []
+    for file in files:
+        size = file.fs.size(file.path)
+        for offset in range(0, max(size, 1), blocksize):
+            blocks.append((file.fs, file.path, offset, offset == 0))
+    # dd.from_map, not from_delayed: a from_delayed frame turned into a Dask
+    # array loses a key in dask 2026.8's graph fusion ("Missing dependency")
+    return dd.from_map(
+        _csv_block,
+        [(i, *b) for i, b in enumerate(blocks)],
+        blocksize=blocksize,
+        spec=spec,
+        dtypes=meta.dtypes,
+        meta=meta,
+        enforce_metadata=False,
+        label="read-csv-chunk",
+    )
+
+
+def _csv_block(item, blocksize, spec, dtypes):
+    """Chunk ``index`` of a CSV file: its block of lines, parsed and checked."""
+    from fsspec.utils import read_block
+
+    index, fs, name, offset, first = item
+    with fs.open(name, "rb") as fh:
+        data = read_block(fh, offset, blocksize, delimiter=b"\n")
+    return _csv_chunk(data, index, spec, first=first, dtypes=dtypes)
+
+
+def _csv_chunk(data, index, spec, *, first, dtypes):
+    """One CSV chunk (bytes) parsed and checked; errors name chunk and column."""
+    import io
+
+    import pandas as pd
+
+    path, header, columns, options, declared = spec
+    if not first:
+        data = header + data
+    _check_fields(data, index, path, columns)
+    try:
+        frame = pd.read_csv(io.BytesIO(data), **options)
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise CLIError(
+            f"{path}, chunk {index}: cannot be parsed as CSV "
+            f"({type(exc).__name__}; rows not shown)"
+        ) from None
+    if dtypes is not None:
+        for col, dtype in dtypes.items():
+            have = frame[col].dtype
+            if have != dtype and np.can_cast(have, dtype, "safe"):
+                frame[col] = frame[col].astype(dtype)
+    if declared:
+        frame = _declared_levels(frame, declared)
     return frame
+
+
+def _commas_per_line(buf, starts, ends, piece=1 << 22):
+    """The number of commas in ``buf[starts[i]:ends[i]]`` for every line ``i``.
+
+    By a cumulative count (``uint32``) over pieces of about ``piece`` bytes
+    of whole lines: exact, and the temporary is 4 bytes per byte of a piece,
+    not of the chunk.
+    """
+    counts = np.empty(starts.size, dtype=np.int64)
+    first = np.searchsorted(starts, np.arange(0, buf.size, piece))
+    bounds = np.unique(np.concatenate([first, [starts.size]]))
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        lo, hi = int(starts[a]), int(ends[b - 1])
+        cum = np.zeros(hi - lo + 1, dtype=np.uint32)
+        np.cumsum(buf[lo:hi] == ord(","), dtype=np.uint32, out=cum[1:])
+        counts[a:b] = cum[ends[a:b] - lo] - cum[starts[a:b] - lo]
+    return counts
+
+
+def _check_fields(data, index, path, columns):
+    """Every non-blank line of ``data`` (CSV bytes) has ``len(columns)`` fields.
+
+    Counted on the raw bytes (commas per line) when the chunk has no quote
+    character, else by :func:`csv.reader` (quoted fields may hold commas
+    and line breaks). A short or long row raises a :class:`CLIError`
+    naming the chunk and the first column it lacks (or the last one it
+    overruns), never a value.
+    """
+    import io
+
+    width = len(columns)
+    if b'"' in data:
+        reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""))
+        counts = np.array([len(row) for row in reader if row], dtype=np.int64)
+    else:
+        buf = np.frombuffer(data, dtype=np.uint8)
+        if buf.size == 0:
+            return
+        ends = np.flatnonzero(buf == ord("\n"))
+        if buf[-1] != ord("\n"):
+            ends = np.append(ends, buf.size)
+        starts = np.concatenate([[0], ends[:-1] + 1])
+        length = ends - starts
+        # a blank line ("" or "\r") is skipped, as pandas skips it
+        last = buf[np.maximum(ends - 1, 0)]
+        blank = (length == 0) | ((length == 1) & (last == ord("\r")))
+        starts, ends = starts[~blank], ends[~blank]
+        if starts.size == 0:
+            return
+        counts = _commas_per_line(buf, starts, ends) + 1
+    bad = np.flatnonzero(counts != width)
+    if bad.size == 0:
+        return
+    found = int(counts[bad[0]])
+    where = f"{path}, chunk {index}: {bad.size} row(s) with "
+    if found < width:
+        raise CLIError(
+            f"{where}fewer fields than the header's {width} (the first lacks "
+            f"column {columns[found]!r} onwards; rows not shown)"
+        )
+    raise CLIError(
+        f"{where}more fields than the header's {width} (the first has "
+        f"{found}, past column {columns[-1]!r}; rows not shown)"
+    )
 
 
 def _declared_levels(frame, declared):

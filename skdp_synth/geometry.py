@@ -119,6 +119,11 @@ def _lattice_points(t, radius, max_points, chunk_elements=4_000_000):
     return partial
 
 
+#: :meth:`LatticeCovering.nearest` uses a dense look-up table (int32, 4 bytes
+#: a key) when the box of the covering has at most this many integer points
+_TABLE_KEYS = 1 << 20
+
+
 class LatticeCovering:
     """The ``alpha``-covering ``(alpha/sqrt(t)) Z^t  intersected with  B_2^t``.
 
@@ -169,6 +174,7 @@ class LatticeCovering:
         self._order = np.argsort(keys)
         self._sorted_keys = keys[self._order]
         self._tree = None
+        self._table = None
 
     def _keys(self, Z):
         if self.t == 0:
@@ -192,6 +198,8 @@ class LatticeCovering:
         if Z.ndim != 2 or Z.shape[1] != self.t:
             raise ValueError(f"expected points of dimension {self.t}, got {Z.shape}")
         rounded = np.rint(Z / self.step).astype(np.int64)
+        if self._base**self.t <= _TABLE_KEYS:
+            return self._nearest_by_table(Z, rounded)
         radius_sq = (1.0 / self.step) ** 2 + 1e-9
         inside = np.sum(rounded.astype(np.float64) ** 2, axis=1) <= radius_sq
         inside &= np.all(np.abs(rounded) <= self._offset, axis=1)
@@ -208,6 +216,35 @@ class LatticeCovering:
         else:
             missing = np.zeros(0, dtype=np.intp)
         rest = np.concatenate([np.flatnonzero(~inside), missing])
+        if rest.size:
+            if self._tree is None:
+                self._tree = cKDTree(self.points)
+            _, idx = self._tree.query(Z[rest])
+            out[rest] = idx
+        return out
+
+    def _nearest_by_table(self, Z, rounded):
+        """:meth:`nearest` by a look-up table over the box of the covering.
+
+        The same labels as the sorted-key search: a rounded point is a
+        covering point exactly when its (clipped) key holds one in the table
+        of the ``(2 offset + 3)^t`` integer points of the box ``|z_j| <=
+        offset + 1`` (a coordinate clipped to ``offset + 1`` is in no covering
+        point); every other row goes to the KD-tree, as there. One gather per
+        row instead of a binary search, the norm and the box test.
+        """
+        if self._table is None:
+            table = np.full(self._base**self.t, -1, dtype=np.int32)
+            table[self._keys(self._integer)] = np.arange(self.n_points)
+            self._table = table
+        shift = self._offset + 1
+        np.clip(rounded, -shift, shift, out=rounded)
+        keys = rounded[:, self.t - 1] + shift
+        for j in range(self.t - 2, -1, -1):
+            keys *= self._base
+            keys += rounded[:, j] + shift
+        out = self._table[keys].astype(np.intp)
+        rest = np.flatnonzero(out < 0)
         if rest.size:
             if self._tree is None:
                 self._tree = cKDTree(self.points)

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn import get_config
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
 from ._sklearn_compat import _fit_context, _name_estimators
 
@@ -177,6 +178,8 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         self,
         n_samples: int | None = None,
         random_state: int | np.random.Generator | None = None,
+        *,
+        chunks: int | None = None,
     ) -> Any:
         """Draw ``n_samples`` synthetic rows from the last step and decode them.
 
@@ -187,24 +190,89 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         random_state : None, int or RandomState, default=None
             Passed to the last step's ``sample``. Decoding uses each encoder's
             own ``random_state``.
+        chunks : int, default=None
+            Rows per chunk of a lazily generated ``dask.dataframe.DataFrame``
+            (needs the ``dask`` extra): each chunk is drawn by the last step
+            from its own child stream (see
+            :meth:`~skdp_synth.base.SynthesizerMixin.sample`; any charge
+            happens once, now) and decoded by copies of the other steps
+            whose ``random_state`` is a further child of that chunk's
+            stream, so that chunks are decoded independently and
+            reproducibly. The column dtypes are those of the first chunk,
+            drawn and decoded once when the frame is built.
 
         Returns
         -------
         X_synthetic : ndarray or DataFrame
-            In the schema of the pipeline's input.
+            In the schema of the pipeline's input (a Dask DataFrame with
+            ``chunks``).
         """
         last = self._final_estimator
         if not hasattr(last, "sample"):
             raise TypeError(f"the last step {type(last).__name__} has no sample method")
-        Y = last.sample(n_samples, random_state=random_state)
-        for _, _, step in reversed(list(self._iter(with_final=False))):
+        steps = [step for _, _, step in reversed(list(self._iter(with_final=False)))]
+        for step in steps:
             if not hasattr(step, "inverse_transform"):
                 raise TypeError(
                     f"step {type(step).__name__} has no inverse_transform, so "
                     "synthetic rows cannot be decoded through it"
                 )
+        if chunks is not None:
+            return self._sample_lazy(last, steps, n_samples, random_state, chunks)
+        Y = last.sample(n_samples, random_state=random_state)
+        for step in steps:
             Y = step.inverse_transform(Y)
         return Y
+
+    def _sample_lazy(self, last, steps, n_samples, random_state, chunks):
+        import copy
+        import uuid
+
+        try:
+            import dask
+            import dask.dataframe as dd
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "sample(chunks=...) needs the dask extra: "
+                "pip install 'skdp_synth[dask]'"
+            ) from None
+        check_is_fitted(last)
+        n = last._check_sample_size(n_samples)
+        if random_state is None:
+            random_state = last.random_state
+        snapshot, tasks, secure = last._lazy_draws(n, random_state, chunks)
+        meta = last._lazy_meta()
+        decoders = copy.deepcopy(steps)
+        state = dask.delayed(
+            (snapshot, decoders), name=f"fitted-{uuid.uuid4().hex}", traverse=False
+        )
+        decode = dask.delayed(_decoded_chunk, pure=False)
+        parts = [
+            decode(state, size, seed, secure, part, meta) for size, seed, part in tasks
+        ]
+        return dd.from_delayed(parts, verify_meta=False)
+
+
+def _decoded_chunk(state, size, seed, secure, part, meta):
+    """One chunk of a lazy pipeline sample: drawn, then decoded step by step.
+
+    Step ``j`` (from the last encoder back) decodes with ``random_state`` the
+    ``j``-th child of the chunk's ``SeedSequence`` (the draw uses the
+    sequence itself): independent streams, the same for every compute.
+    """
+    import copy
+
+    from .base import _lazy_chunk
+
+    snapshot, decoders = state
+    Y = _lazy_chunk(snapshot, size, seed, secure, part, meta)
+    for j, step in enumerate(decoders):
+        if "random_state" in step.get_params(deep=False):
+            child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, j))
+            step = copy.copy(step)
+            step.random_state = int(child.generate_state(1)[0])
+        Y = step.inverse_transform(Y)
+    return Y
 
 
 def _fit_accepts_blocks(estimator):

@@ -630,6 +630,14 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         rng = source.rng
         threshold = plan.condition_threshold  # sigma_min(M)/sqrt(m), Boedihardjo2022
         # eq. (9.1)
+        # Step 3 (done first: the only data pass; it reads no randomness, so
+        # the order changes no result, and the pass's memory is freed before
+        # the m x D matrix A -- 0.7 GB at p = 50, d = 2 -- is allocated: the
+        # peak is the larger of the two, not their sum): the data's Walsh
+        # coefficients (U is 0/1), from the additive statistic walsh_sums, in
+        # memory or summed over Dask chunks.
+        mu = reduce_rows(U, walsh_sums, d) / U.shape[0]
+        mu = mu * degree_signs(p, d)  # to mirrored signs
         A = np.empty((m, D))
         best, n_rejected = 0.0, 0
         for _ in range(self.max_redraws + 1):
@@ -651,10 +659,6 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                 f"{threshold:.3g} (Boedihardjo2022 Algorithm 2, step 2). Increase m "
                 f"(now {m}; D = {D}) or max_redraws."
             )
-        # Step 3: the data's Walsh coefficients (U is 0/1), from the additive
-        # statistic walsh_sums, in memory or summed over Dask chunks.
-        mu = reduce_rows(U, walsh_sums, d) / U.shape[0]
-        mu = mu * degree_signs(p, d)  # to mirrored signs
         # Steps 4-5.
         sol = shrink_and_project(
             A,
@@ -751,6 +755,31 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         if not source.secure:
             start = 0
         rows = self.reduced_space_[self._paid_index[start : start + n]]
+        if not self.blocks_.is_all_binary:
+            # post-processing of the released rows (see the blocks parameter)
+            rows = self.blocks_.repair(rows, source.rng).astype(np.float64)
+        return rows
+
+    def _lazy_parts(self, sizes, source):
+        """The paid rows of each lazy chunk, charged now, once (as ``sample``).
+
+        ``sample(n, chunks=...)`` releases the rows ``sample(n)`` would: the
+        next ``n`` rows paid for (from the first with a seed), charging the
+        accountant here, on the driver, for any beyond those paid, exactly
+        as the eager call (:meth:`_charge_draws`); the chunks only read
+        their slice of the paid rows. New paid rows are drawn from the
+        driver's child stream, so they differ from the eager call's.
+        """
+        n = int(sum(sizes))
+        start = self._charge_draws(n, source.rng)
+        if not source.secure:
+            start = 0
+        index = self._paid_index[start : start + n]
+        bounds = np.cumsum([0, *sizes])
+        return [index[a:b].copy() for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def _lazy_chunk_cube(self, size, source, part):
+        rows = self.reduced_space_[part]
         if not self.blocks_.is_all_binary:
             # post-processing of the released rows (see the blocks parameter)
             rows = self.blocks_.repair(rows, source.rng).astype(np.float64)

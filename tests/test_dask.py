@@ -370,6 +370,55 @@ def test_n_is_taken_before_the_data_is_read(bits, client):
         est.fit(_bad(X, 10, 0, np.nan))
 
 
+@pytest.mark.parametrize("source", ["parquet", "parquet-row-groups", "pandas", "csv"])
+def test_partition_lengths_public_paths(source, tmp_path):
+    """Each partition's length, by the metadata path (Parquet footers,
+    pandas) or by counting (any other frame), equals the rows Dask reads
+    for that partition; a transformed frame is counted, not guessed."""
+    pytest.importorskip("pyarrow")
+    from skdp_synth._chunked import partition_lengths
+
+    frame = pd.DataFrame({"a": np.arange(2300) % 2, "b": np.arange(2300) % 3 == 0})
+    if source.startswith("parquet"):
+        folder = tmp_path / "pq"
+        folder.mkdir()
+        for i, (lo, hi) in enumerate([(0, 1000), (1000, 1700), (1700, 2300)]):
+            frame.iloc[lo:hi].to_parquet(folder / f"p{i}.parquet", row_group_size=300)
+        ddf = dd.read_parquet(folder, split_row_groups=source.endswith("groups"))
+    elif source == "pandas":
+        ddf = dd.from_pandas(frame, npartitions=4)
+    else:
+        frame.to_csv(tmp_path / "x.csv", index=False)
+        ddf = dd.read_csv(tmp_path / "x.csv", blocksize=3000)
+    counted = tuple(int(v) for v in ddf.map_partitions(len).compute())
+    assert ddf.npartitions > 1 and sum(counted) == 2300
+    assert partition_lengths(ddf) == counted
+    filtered = ddf[ddf["a"] == 1]
+    want = tuple(int(v) for v in filtered.map_partitions(len).compute())
+    assert partition_lengths(filtered) == want and sum(want) == 1150
+
+
+def test_each_pass_returns_pyarrow_pool_memory(bits, client, monkeypatch):
+    """After every data pass the reader's pool is asked to return its freed
+    buffers (else the sampler's m x D matrix came on top of them: peak
+    2.1 GiB at 10^8 x 50)."""
+    pa = pytest.importorskip("pyarrow")
+    calls = []
+    pool = pa.default_memory_pool()
+
+    class Pool:
+        def release_unused(self):
+            calls.append(1)
+            pool.release_unused()
+
+    monkeypatch.setattr(pa, "default_memory_pool", lambda: Pool())
+    X, dX = bits
+    PrivateSampler(k=5, random_state=0).fit(dX)
+    assert len(calls) == 1  # one pass
+    DampedPrivateSynthesizer(random_state=0).fit(dX)
+    assert len(calls) == 3  # two passes
+
+
 # ------------------------------------------------------- chunked CLI (item 2)
 CLI_SCHEMA = {
     "categories": {"colour": ["red", "green", "blue"], "flag": [0, 1]},
@@ -476,6 +525,90 @@ def test_cli_bad_chunk_leaves_no_output(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "chunk" in err and "'colour'" in err and "mauve" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "schema.json"]
+
+
+def _ragged_csv(tmp_path, bad_line, quoted=False):
+    """``_cli_table()`` as CSV with line ``bad_line`` (1-based, after the header)
+    replaced by a short or long row; optionally with quoted cells."""
+    frame = _cli_table()
+    src = tmp_path / "in.csv"
+    frame.to_csv(src, index=False, quoting=1 if quoted else 0)
+    return src, src.read_text().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("quoted", [False, True], ids=["bytes", "csv-module"])
+@pytest.mark.parametrize(
+    "row, match",
+    [
+        ("red,S,33\n", r"fewer fields than the header's 4 .*column 'flag' onwards"),
+        ("red,S\n", r"fewer fields than the header's 4 .*column 'age' onwards"),
+        ("red,S,33,1,7\n", r"more fields than the header's 4 .*past column 'flag'"),
+    ],
+    ids=["short-1", "short-2", "long"],
+)
+def test_cli_ragged_row_in_a_chunk(row, match, quoted, tmp_path, capsys):
+    """A short row is not read as a row of missing cells (pandas pads it, and
+    ``missing="always"`` would accept it): exit 2, chunk and column named,
+    no value shown, no output file."""
+    import re
+
+    src, lines = _ragged_csv(tmp_path, 2500, quoted)
+    if quoted:
+        row = ",".join(f'"{v}"' for v in row.strip().split(",")) + "\n"
+    lines[2500] = row
+    src.write_text("".join(lines))
+    out = tmp_path / "out.csv"
+    code = _synthesize(tmp_path, src, out, "--out-of-core", "--blocksize", "30kB")
+    assert code == 2
+    err = capsys.readouterr().err
+    assert re.search(r"chunk [1-9]\d*: 1 row\(s\) with " + match, err), err
+    assert "red" not in err and "33" not in err.split("chunk")[1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "schema.json"]
+
+
+def test_cli_chunked_csv_blank_lines_and_quotes_are_rows_as_in_memory(tmp_path):
+    """Blank lines are skipped and quoted cells read, as in memory: the
+    chunked frame holds the rows :func:`_read_csv` reads, chunk by chunk."""
+    from skdp_synth.cli import _read_chunked, _read_csv
+
+    src, lines = _ragged_csv(tmp_path, 0, quoted=True)
+    lines.insert(700, "\n")
+    lines.insert(1500, "\r\n")
+    src.write_text("".join(lines))
+    whole = _read_csv(str(src), CLI_SCHEMA)
+    chunked = _read_chunked(str(src), CLI_SCHEMA, 20_000)
+    assert chunked.npartitions > 2
+    got = chunked.compute().reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, whole, check_dtype=False)
+    # unquoted: the byte-counting check, same rows
+    frame = _cli_table()
+    frame.to_csv(src, index=False)
+    got = _read_chunked(str(src), CLI_SCHEMA, 20_000).compute()
+    pd.testing.assert_frame_equal(
+        got.reset_index(drop=True), _read_csv(str(src), CLI_SCHEMA), check_dtype=False
+    )
+
+
+@pytest.mark.parametrize("piece", [1, 7, 64, 1 << 22])
+def test_commas_per_line_exact_across_pieces(piece):
+    """The byte-level field count equals :mod:`csv`'s on unquoted lines,
+    whatever the piece size of the cumulative count (lines longer than a
+    piece, 300 commas: beyond a uint8 count)."""
+    import csv
+    import io
+
+    from skdp_synth.cli import _commas_per_line
+
+    rng = np.random.default_rng(0)
+    lines = [",".join("1" * int(k)) for k in rng.integers(1, 40, 200)] + ["0" * 301]
+    lines.insert(50, "," * 300)
+    data = ("\n".join(lines) + "\n").encode()
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(buf == ord("\n"))
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    got = _commas_per_line(buf, starts, ends, piece=piece) + 1
+    want = [len(row) for row in csv.reader(io.StringIO(data.decode()))]
+    np.testing.assert_array_equal(got, want)
 
 
 def test_cli_out_of_core_needs_a_full_schema(tmp_path, capsys):
@@ -843,3 +976,197 @@ def test_microaggregator_bad_chunk_names_chunk(params, bits, client):
     est = CovarianceLossMicroaggregator(k=10, domain="boolean", **params)
     with pytest.raises(ValueError, match="chunk 3"):
         est.fit(_bad(X, 1400, 5, 2.0))
+
+
+# ------------------------------------------------------ lazy sample(chunks=)
+@pytest.fixture(scope="module")
+def damped_fit(bits):
+    X, _ = bits
+    return DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(X)
+
+
+def test_lazy_sample_shape_dtype_and_reproducible(damped_fit, client):
+    """A lazy Dask array of the eager output's shape and dtype; the same rows
+    for the same seed whatever the scheduler (distributed, threads, sync),
+    other rows for another seed."""
+    lazy = damped_fit.sample(2500, random_state=4, chunks=700)
+    eager = damped_fit.sample(2500, random_state=4)
+    assert isinstance(lazy, da.Array)
+    assert lazy.shape == eager.shape and lazy.dtype == eager.dtype
+    assert lazy.chunks[0] == (700, 700, 700, 400)
+    rows = lazy.compute()
+    assert rows.dtype == eager.dtype and set(np.unique(rows)) <= {0, 1}
+    import dask
+
+    for scheduler in ("threads", "sync"):
+        with dask.config.set(scheduler=scheduler):
+            again = damped_fit.sample(2500, random_state=4, chunks=700).compute()
+        np.testing.assert_array_equal(again, rows)
+    # a chunk is its own stream: the first chunks do not depend on n
+    head = damped_fit.sample(1400, random_state=4, chunks=700).compute()
+    np.testing.assert_array_equal(head, rows[:1400])
+    other = damped_fit.sample(2500, random_state=5, chunks=700).compute()
+    assert (other != rows).any()
+    # a different stream from the eager rows (documented)
+    assert (rows != eager).any()
+
+
+def test_lazy_sample_unseeded_graph_is_fixed_and_snapshot(bits, client):
+    """random_state=None: fresh entropy drawn once, when the graph is built
+    (two computes agree); a later fit does not change the graph's rows."""
+    X, _ = bits
+    est = DampedPrivateSynthesizer(epsilon=1.0).fit(X)
+    lazy = est.sample(1000, chunks=300)
+    first = lazy.compute()
+    est.fit(1 - X)
+    np.testing.assert_array_equal(lazy.compute(), first)
+
+
+def test_lazy_sample_frame_output(client):
+    """A DataFrame-fitted estimator gives a lazy Dask DataFrame with the
+    eager output's columns and dtypes."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        (rng.random((1500, 4)) < 0.4).astype(np.int64), columns=list("abcd")
+    )
+    est = DampedPrivateSynthesizer(epsilon=1.0, random_state=0).fit(frame)
+    lazy = est.sample(1000, chunks=400)
+    assert isinstance(lazy, dd.DataFrame) and lazy.npartitions == 3
+    got = lazy.compute()
+    eager = est.sample(1000)
+    assert list(got.columns) == list(eager.columns) and len(got) == 1000
+    assert got.dtypes.tolist() == eager.dtypes.tolist()
+
+
+def test_lazy_rows_have_the_eager_distribution(bits, client):
+    """Lazy and eager rows are draws from the same fitted distribution: a
+    chi-square homogeneity test on the joint of three columns (8 cells),
+    20000 rows each, at level 0.001 (false-failure rate 0.001 over seeds;
+    this seed is fixed)."""
+    from scipy.stats import chi2_contingency
+
+    X, _ = bits
+    est = DampedPrivateSynthesizer(epsilon=2.0, random_state=0).fit(X)
+    lazy = est.sample(20000, random_state=11, chunks=3000).compute()
+    eager = est.sample(20000, random_state=11)
+
+    def cells(rows):
+        code = rows[:, 0] * 4 + rows[:, 1] * 2 + rows[:, 2]
+        return np.bincount(code.astype(np.int64), minlength=8)
+
+    table = np.array([cells(lazy), cells(eager)])
+    table = table[:, table.sum(axis=0) > 0]
+    assert chi2_contingency(table).pvalue > 0.001
+    # and the per-column frequencies against the fitted expectation
+    means, weights = est._synthetic_distribution()
+    np.testing.assert_allclose(lazy.mean(axis=0), weights @ means, atol=0.015)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: DampedPrivateSynthesizer(epsilon=1.0, random_state=0),
+        lambda: ProjectedGaussianRelease(random_state=0, max_model_rows=500),
+        lambda: CovarianceLossMicroaggregator(k=20, random_state=0),
+    ],
+    ids=["damped", "release", "microaggregator"],
+)
+def test_lazy_sample_spends_nothing(make, bits, client):
+    """Drawing is post-processing: a lazy sample charges nothing."""
+    X, _ = bits
+    est = make()
+    acc = None
+    if "accountant" in est.get_params():
+        neighbouring = (
+            "add-remove-one" if "max_model_rows" in est.get_params() else None
+        )
+        acc = BudgetAccountant(
+            epsilon=100.0,
+            delta=0.5,
+            **({"neighbouring": neighbouring} if neighbouring else {}),
+        )
+        est.set_params(accountant=acc)
+    est.fit(X)
+    spent = list(acc.spent) if acc is not None else None
+    rows = est.sample(1200, random_state=0, chunks=500).compute()
+    assert rows.shape == (1200, X.shape[1]) and ((rows >= 0) & (rows <= 1)).all()
+    if acc is not None:
+        assert spent and acc.spent == spent
+
+
+def test_lazy_private_sampler_charges_as_eager_once_at_build(bits, client):
+    """PrivateSampler's rows beyond those paid for cost epsilon_per_draw_
+    each: the lazy call charges exactly what the eager call charges, once,
+    when the graph is built (not when computed); within the paid rows it
+    releases the eager call's rows."""
+    X, _ = bits
+    fits = []
+    for _ in range(2):
+        acc = BudgetAccountant(epsilon=1e4)
+        fits.append(PrivateSampler(k=30, random_state=3, accountant=acc).fit(X))
+    eager, lazy = fits
+    np.testing.assert_array_equal(
+        lazy.sample(25, chunks=10).compute(), eager.sample(25)
+    )
+    graph = lazy.sample(70, chunks=20)  # 25 + 70 released: 65 beyond the 30 paid
+    eager.sample(70)
+    spent = [g.epsilon for g in lazy.accountant.spent]
+    assert spent == [g.epsilon for g in eager.accountant.spent]
+    assert spent[-1] == pytest.approx(65 * lazy.epsilon_per_draw_, rel=1e-12)
+    assert lazy.n_draws_paid_ == eager.n_draws_paid_ == 95
+    graph.compute()
+    graph.compute()
+    assert [g.epsilon for g in lazy.accountant.spent] == spent  # nothing more
+
+
+def test_lazy_sample_bad_chunks(damped_fit):
+    with pytest.raises(ValueError, match="chunks"):
+        damped_fit.sample(100, chunks=0)
+
+
+def test_lazy_pipeline_sample_decodes_each_chunk(client):
+    """A pipeline's lazy sample: a Dask DataFrame in the input's schema,
+    reproducible, each chunk decoded with its own stream; nothing spent."""
+    frame = _cli_table(2000)
+    acc = BudgetAccountant(epsilon=2.0)
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(**CLI_SCHEMA),
+        DampedPrivateSynthesizer(epsilon=1.0, random_state=0, accountant=acc),
+    ).fit(frame)
+    spent = list(acc.spent)
+    lazy = pipe.sample(2500, random_state=2, chunks=1000)
+    assert isinstance(lazy, dd.DataFrame) and lazy.npartitions == 3
+    got = lazy.compute()
+    again = pipe.sample(2500, random_state=2, chunks=1000).compute()
+    pd.testing.assert_frame_equal(got, again)
+    assert list(got.columns) == list(frame.columns) and len(got) == 2500
+    assert got["colour"].dropna().isin(["red", "green", "blue"]).all()
+    ages = got["age"].dropna()
+    assert ((ages >= 0) & (ages <= 90)).all()
+    # the within-bin ages of two chunks are not the same draws
+    first, second = (got.iloc[s : s + 1000]["age"].to_numpy() for s in (0, 1000))
+    assert not np.array_equal(first, second)
+    assert acc.spent == spent
+
+
+@pytest.mark.parametrize("value", [2.0, -1.0, 1e300, 0.5])
+def test_integer_rows_path_rejects_before_casting(value, bits):
+    """A statistic reading uint8 rows gets them only once validated: an
+    out-of-domain float is reported (chunk, column), never cast (no
+    RuntimeWarning from a cast of 1e300 to uint8; warnings are errors)."""
+    from skdp_synth import _stats
+    from skdp_synth._chunked import _chunk_statistic
+    from skdp_synth.blocks import Blocks
+
+    X = bits[0][:300].astype(np.float64)
+    X[123, 4] = value
+    spec = (
+        "boolean",
+        (0, 1),
+        Blocks.binary(7),
+        list("abcdefg"),
+        _stats.moment_sums,
+        (),
+    )
+    with pytest.raises(ValueError, match=r"chunk 2 .*column 'e'"):
+        _chunk_statistic(X, 2, spec)

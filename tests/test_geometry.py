@@ -106,3 +106,22 @@ def test_leading_eigenvectors_sign_convention():
     V, _ = leading_eigenvectors(A @ A.T, 4)
     idx = np.argmax(np.abs(V), axis=0)
     assert np.all(V[idx, np.arange(4)] > 0)
+
+
+@pytest.mark.parametrize("t, alpha", [(1, 0.5), (2, 0.8), (3, 0.7), (4, 1.0), (5, 0.5)])
+def test_nearest_by_table_equals_the_key_search(t, alpha, monkeypatch):
+    """The look-up table gives the labels of the sorted-key search and the
+    KD-tree: points on the lattice, half-way ties, far outside, random."""
+    import skdp_synth.geometry as geometry
+
+    rng = np.random.default_rng(t)
+    cov = LatticeCovering(t, alpha)
+    Z = rng.normal(size=(20000, t)) * rng.uniform(0.05, 0.8, size=(20000, 1))
+    Z[:100] = cov.points[rng.integers(0, cov.n_points, 100)]
+    Z[100:200] = (np.rint(Z[100:200] / cov.step) + 0.5) * cov.step
+    Z[200:300] *= 20
+    assert cov._base**t <= geometry._TABLE_KEYS
+    by_table = cov.nearest(Z)
+    monkeypatch.setattr(geometry, "_TABLE_KEYS", 0)
+    by_search = LatticeCovering(t, alpha).nearest(Z)
+    np.testing.assert_array_equal(by_table, by_search)

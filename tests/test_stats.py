@@ -79,3 +79,48 @@ def test_statistics_are_additive_over_any_split():
     np.testing.assert_array_equal(
         sum(_stats.walsh_sums(P, 2) for P in parts), _stats.walsh_sums(U, 2)
     )
+
+
+# ------------------------------------------- integer rows (damped, pass 1 and 2)
+@pytest.mark.parametrize("n_cells", [1, 7, 256, 257, 3000])
+@pytest.mark.parametrize("p", [1, 4, 13, 50])
+def test_boolean_cell_sums_equal_the_indicator_product(n_cells, p):
+    """The packed-code counts give the per-cell sums of the sparse indicator
+    product exactly (bytes up to 256 cells, nibbles beyond; p not a multiple
+    of the code width; empty cells; bool rows)."""
+    rng = np.random.default_rng(p + n_cells)
+    B = (rng.random((5000, p)) < rng.random(p)).astype(np.uint8)
+    labels = rng.integers(0, n_cells, 5000) // 2  # upper half of the cells empty
+    counts, sums = _stats.cell_sums(B.astype(np.float64), labels, n_cells)
+    counts8, sums8 = _stats.cell_sums(B, labels, n_cells)
+    np.testing.assert_array_equal(counts8, counts)
+    np.testing.assert_array_equal(sums8, sums)
+    np.testing.assert_array_equal(
+        _stats.boolean_cell_sums(B.astype(bool), labels, n_cells), sums
+    )
+
+
+def test_integer_rows_statistics_equal_float_rows():
+    """With ``integer_rows`` the damped statistics read uint8 rows; the values
+    are those of the float64 rows, bit for bit (the projection is the same
+    BLAS product per row; the sums are integers)."""
+    from skdp_synth.geometry import LatticeCovering
+
+    rng = np.random.default_rng(3)
+    B = (rng.random((3 * _stats._PROJECT_ROWS + 17, 12)) < 0.4).astype(np.uint8)
+    F = B.astype(np.float64)
+    for a, b in zip(_stats.moment_sums(B), _stats.moment_sums(F)):
+        np.testing.assert_array_equal(a, b)
+    assert _stats.walsh_sums.integer_rows
+    for d in (0, 1, 2, 3):
+        np.testing.assert_array_equal(_stats.walsh_sums(B, d), _stats.walsh_sums(F, d))
+    V = np.linalg.qr(rng.normal(size=(12, 3)))[0]
+    cov = LatticeCovering(3, 0.7)
+    for stat, args in [
+        (_stats.projected_cell_sums, (V, 0.4 * V.sum(axis=0), 2.1, cov)),
+        (_stats.damped_cell_sums, (V, cov, np.full(12, 0.4), 0.8)),
+        (_stats.damped_cell_sums, (V, cov, None, 1.0)),
+    ]:
+        assert stat.integer_rows
+        for a, b in zip(stat(B, *args), stat(F, *args)):
+            np.testing.assert_array_equal(a, b)

@@ -265,8 +265,12 @@ def step_times(X, k, division="bisection"):
         lambda: part.equipartition(dense, k, sketch, division=division),
     )
 
-    def means():
-        sums, sizes = part.group_sums(U, labels, k)
+    train_keys = timed(
+        "fit: row keys (for transform and the sums)", lambda: part.row_keys(U, True)
+    )
+
+    def means():  # 0/1 rows, p <= 64: counted from the keys' bits (numba)
+        sums, sizes = part.group_sums(U, labels, k, train_keys)
         part.cell_loss(S, sums, sizes, n)
         return sums
 
@@ -278,10 +282,6 @@ def step_times(X, k, division="bisection"):
 
     timed("fit: cell sums (from the group sums) + cell loss", cell_stats)
     est = CovarianceLossMicroaggregator(k=k, domain="boolean", division=division).fit(X)
-    timed(
-        "fit: row keys (for transform)",
-        lambda: est._index_training_rows(part.row_keys(U, True)),
-    )
     V = timed(
         "transform: validation + map to cube (shared mixin)", lambda: est._to_cube(X)
     )

@@ -65,6 +65,7 @@ else:  # pragma: no cover
 
 __all__ = [
     "HAVE_NUMBA",
+    "boolean_group_sums",
     "boolean_keys",
     "divide",
     "group_sums",
@@ -668,3 +669,28 @@ def _boolean_keys(U, shifts, out):
         for c in range(p):
             key |= np.uint64(row[c] != 0.0) << shifts[c]
         out[i] = key
+
+
+def boolean_group_sums(keys, labels, n_groups, p):
+    """Per-group column sums of 0/1 rows from their :func:`boolean_keys`.
+
+    Counts the set bits of each column per group in integers (8 bytes read a
+    row instead of ``8 p``, and an integer table half the size of the float
+    one); for 0/1 data every float sum is an integer below ``2^53``, so the
+    result equals :func:`group_sums` of the rows bit for bit.
+    """
+    shifts = np.array([8 * (c // 8) + 7 - c % 8 for c in range(p)], dtype=np.uint64)
+    dtype = np.int32 if keys.size < 1 << 31 else np.int64
+    counts = np.zeros((n_groups, p), dtype=dtype)
+    _count_bits(keys, np.asarray(labels, dtype=np.int64), shifts, counts)
+    return counts.astype(np.float64)
+
+
+@_jit
+def _count_bits(keys, labels, shifts, counts):
+    one = np.uint64(1)
+    for i in range(keys.size):
+        key = keys[i]
+        row = counts[labels[i]]
+        for c in range(shifts.size):
+            row[c] += np.int64((key >> shifts[c]) & one)

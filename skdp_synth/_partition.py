@@ -98,7 +98,7 @@ def paper_parameters(k):
 
 
 # ------------------------------------------------------------- sums, loss
-def group_sums(U, labels, n_groups):
+def group_sums(U, labels, n_groups, keys=None):
     """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``.
 
     The group-by-row indicator is built column-wise (one entry per row), so
@@ -106,9 +106,16 @@ def group_sums(U, labels, n_groups):
     adding each row to its group's sum; each sum adds its rows in ascending
     row order. With numba (the optional extra ``fast``) a compiled loop makes
     exactly these additions (:func:`skdp_synth._kdtree.group_sums`), without
-    the sparse matrix.
+    the sparse matrix. ``keys``: the :func:`row_keys` of 0/1 rows with
+    ``p <= 64`` (their bits); with numba the sums are then counted from the
+    keys (:func:`skdp_synth._kdtree.boolean_group_sums`, the same integers).
     """
     n = U.shape[0]
+    if keys is not None and U.shape[1] <= 64 and _compiled_kernels():
+        from . import _kdtree
+
+        sums = _kdtree.boolean_group_sums(keys, labels, n_groups, U.shape[1])
+        return sums, np.bincount(labels, minlength=n_groups)
     if _compiled_kernels() and isinstance(U, np.ndarray) and U.dtype == np.float64:
         from . import _kdtree
 

@@ -511,7 +511,9 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         )
         del sketch
 
-        sums, sizes = _partition.group_sums(U, labels, k)
+        keys = _partition.row_keys(U, boolean)  # for transform, and the sums
+        bits = keys if boolean and U.shape[1] <= 64 else None  # exact bit patterns
+        sums, sizes = _partition.group_sums(U, labels, k, bits)
         if cell_loss is None:
             cell_sums, cell_sizes = _partition.cell_sums_from_groups(
                 U, cells, pieces, sums
@@ -519,7 +521,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             cell_loss = _partition.cell_loss(S_cube, cell_sums, cell_sizes, n)
         fitted = (t, alpha, pinned, residual_norm, covering_term, cell_loss)
         self._set_fitted(S_cube, labels, sums, sizes, cells, residual_mass, fitted)
-        self._index_training_rows(_partition.row_keys(U, boolean))
+        self._index_training_rows(keys)
 
     def _fit_chunked(self, U, plan, source):
         """The fit from Dask input, equal to the in-memory fit; three passes.

@@ -1001,3 +1001,19 @@ def test_compiled_boolean_row_keys_are_the_packed_bits(p, monkeypatch):
         slow = part.row_keys(V, True)
         assert fast.dtype == slow.dtype == np.uint64
         np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("p", [1, 9, 50, 64])
+def test_group_sums_from_the_keys_of_boolean_rows(p):
+    # 0/1 rows: the sums counted from the row keys' bits equal the float sums
+    # of the rows bit for bit (integers), empty groups included
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(p)
+    U = (rng.random((4000, p)) < 0.3).astype(np.float64)
+    labels = rng.integers(0, 450, 4000)
+    keys = part.row_keys(U, True)
+    sums, sizes = part.group_sums(U, labels, 460, keys)
+    ref_sums, ref_sizes = ref.group_sums(U, labels, 460)
+    assert sums.dtype == np.float64
+    np.testing.assert_array_equal(sums, ref_sums)
+    np.testing.assert_array_equal(sizes, ref_sizes)

@@ -79,7 +79,7 @@ covariance loss 0.02082 against bisection's 0.02236 (``SSE/SST`` 0.576
 against 0.599) and on the 24 MDAV cases of the benchmark it beats MDAV in
 12 (bisection: 11), geometric mean of the loss ratio 0.990 (bisection:
 0.999). With numba its division takes about a fifth of bisection's time
-(2.8 against 14.0 ``X.T @ X``; fit + transform 8.7 against 18.8); without
+(2.8 against 14-15 ``X.T @ X``; fit + transform 8.3 against 18.4); without
 numba its NumPy path gives the same groups about 9 times slower than
 bisection (19 s against 2.1 s for the division at ``n = 10^6``). ``"bisection"``
 stays the default (its groups are pinned, and it needs no optional

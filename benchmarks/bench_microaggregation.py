@@ -233,28 +233,44 @@ def step_times(X, k, division="bisection"):
     n = U.shape[0]
     S = timed("fit: S = U^T U / n", lambda: U.T @ U / n)
     _, alpha, t = part.paper_parameters(k)
-    cells, _, _ = timed(
-        "fit: projection + nearest covering point",
-        lambda: part.spectral_cells(U, S, t, alpha),
-    )
+    quantised = division == "kdtree"
+    q = part.KDTREE_SKETCH_DIM if quantised else part.SKETCH_DIM
+    if quantised:  # the sketch and the covering projection in one pass
 
+        def sketch_and_cells():
+            V, _, covering = part.spectral_basis(S, t, alpha)
+            W = part.sketch_basis(S, np.diag(S).copy(), q)
+            return part.kdtree_sketch_and_cells(U, W, V, covering)
+
+        sketch, cells = timed(
+            f"fit: sketch (q={q}, uint16) + projection + nearest covering point",
+            sketch_and_cells,
+        )
+    else:
+        cells, _, _ = timed(
+            "fit: projection + nearest covering point",
+            lambda: part.spectral_cells(U, S, t, alpha),
+        )
     dense = timed(
         "fit: dense cell index",
         lambda: part.dense_cells(cells),
     )
-    quantised = division == "kdtree"
-    q = part.KDTREE_SKETCH_DIM if quantised else part.SKETCH_DIM
-    sketch = timed(
-        f"fit: principal sketch (q={q}" + (", uint16)" if quantised else ")"),
-        lambda: part.principal_sketch(U, S, np.diag(S).copy(), q, quantised=quantised),
-    )
+    if not quantised:
+        sketch = timed(
+            f"fit: principal sketch (q={q})",
+            lambda: part.principal_sketch(U, S, np.diag(S).copy(), q),
+        )
     labels, pieces, _ = timed(
         "fit: equipartition + " + ("k-d tree" if quantised else "recursive bisection"),
         lambda: part.equipartition(dense, k, sketch, division=division),
     )
 
-    def means():
-        sums, sizes = part.group_sums(U, labels, k)
+    train_keys = timed(
+        "fit: row keys (for transform and the sums)", lambda: part.row_keys(U, True)
+    )
+
+    def means():  # 0/1 rows, p <= 64: counted from the keys' bits (numba)
+        sums, sizes = part.group_sums(U, labels, k, train_keys)
         part.cell_loss(S, sums, sizes, n)
         return sums
 
@@ -266,18 +282,18 @@ def step_times(X, k, division="bisection"):
 
     timed("fit: cell sums (from the group sums) + cell loss", cell_stats)
     est = CovarianceLossMicroaggregator(k=k, domain="boolean", division=division).fit(X)
-    timed(
-        "fit: row keys + index (for transform)",
-        lambda: est._index_training_rows(part.row_keys(U, True)),
-    )
     V = timed(
         "transform: validation + map to cube (shared mixin)", lambda: est._to_cube(X)
     )
     keys = timed("transform: row keys", lambda: part.row_keys(V, True))
-    found = timed(
-        "transform: match training rows", lambda: est._match_training_rows(keys)
+    timed(  # the training rows: no matching needed (see ``transform``)
+        "transform: recognise the training rows (keys equal)",
+        lambda: np.array_equal(keys, est._train_row_keys),
     )
-    timed("transform: gather group means", lambda: est.centroids_[found])
+    timed(
+        "transform: gather group means",
+        lambda: np.take(est.centroids_, est.labels_, axis=0),
+    )
     return out
 
 

@@ -12,10 +12,11 @@ the certificate are those of every other division; only which rows share a
 block changes.
 
 The sketch (:func:`projection_scale`) is the data projected on the leading
-eigenvectors ``W`` of its covariance, quantised to ``uint16`` on one common
-scale fixed by ``W`` and the cube (``u . w_j`` lies between the sums of the
-negative and of the positive entries of ``w_j``), so each row's sketch depends
-on that row alone.
+eigenvectors ``W`` of its covariance (in float32, to within a fraction of a
+quantisation step: :func:`skdp_synth._partition._quantised_sketch_rows`),
+quantised to ``uint16`` on one common scale fixed by ``W`` and the cube
+(``u . w_j`` lies between the sums of the negative and of the positive
+entries of ``w_j``), so each row's sketch depends on that row alone.
 
 Exactness (the compiled and the NumPy path give the same partition)
 -------------------------------------------------------------------
@@ -62,7 +63,15 @@ else:  # pragma: no cover
         return function
 
 
-__all__ = ["HAVE_NUMBA", "divide", "group_sums", "projection_scale", "quantise"]
+__all__ = [
+    "HAVE_NUMBA",
+    "boolean_group_sums",
+    "boolean_keys",
+    "divide",
+    "group_sums",
+    "projection_scale",
+    "quantise",
+]
 
 #: whether the compiled path is available (tests switch it off)
 HAVE_NUMBA = numba is not None
@@ -484,8 +493,11 @@ def _keys(P, top, coef, lo, hi, order, keys, scratch):
 
 
 @_jit
-def _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer):
-    """Stable partition of rows ``lo..hi-1``: keys below ``kth`` to ``lo..cut-1``."""
+def _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer, words):
+    """Stable partition of rows ``lo..hi-1``: keys below ``kth`` to ``lo..cut-1``.
+
+    The sketch words move too when ``words`` (a child will be cut again);
+    below two leaves only ``order`` is needed."""
     m = hi - lo
     ks = keys[lo:hi]
     od = order[lo:hi]
@@ -501,6 +513,8 @@ def _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer):
     for i in range(m):
         sc[ds[i]] = od[i]
     od[:] = sc
+    if not words:
+        return
     buf = buffer[:m]
     for g in range(P.shape[0]):
         col = P[g, lo:hi]
@@ -511,16 +525,28 @@ def _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer):
 
 @_jit
 def _top_axes(var, r, top, taken):
-    """The ``r`` axes of largest variance, ties to the lower index."""
+    """The ``r`` axes of largest variance, ties to the lower index.
+
+    One pass keeping the best ``r`` so far sorted by decreasing variance (an
+    axis is inserted before the first kept axis of strictly smaller variance,
+    so ties keep the lower index first): the same axes in the same order as
+    ``r`` rounds of "largest untaken variance, lowest index"
+    (:func:`_divide_numpy`'s stable sort). ``taken`` is unused (kept for the
+    signature).
+    """
     q = var.size
-    taken[:] = False
-    for t in range(r):
-        best = -1
-        for j in range(q):
-            if not taken[j] and (best < 0 or var[j] > var[best]):
-                best = j
-        top[t] = best
-        taken[best] = True
+    kept = 0
+    for j in range(q):
+        value = var[j]
+        if kept == r and not value > var[top[r - 1]]:
+            continue
+        pos = kept if kept < r else r - 1
+        while pos > 0 and value > var[top[pos - 1]]:
+            top[pos] = top[pos - 1]
+            pos -= 1
+        top[pos] = j
+        if kept < r:
+            kept += 1
 
 
 @_jit
@@ -574,9 +600,9 @@ def _kernel(P, q, order, starts, s0s, s1s):
             _top_axes(var, r, top, taken)
             _cross(P, top, lo, hi, cross)
             for t in range(r):  # the centred covariance on those axes
-                for u in range(t, r):
+                for u in range(t, r):  # (a product commutes exactly: symmetric)
                     cov[t, u] = cross[t, u] / m - mean[top[t]] * mean[top[u]]
-                    cov[u, t] = cross[t, u] / m - mean[top[u]] * mean[top[t]]
+                    cov[u, t] = cov[t, u]
             _coefficients(cov, v, w, coef)
             _keys(P, top, coef, lo, hi, order, keys, scratch)
             mid = a + (b - a) // 2
@@ -585,7 +611,10 @@ def _kernel(P, q, order, starts, s0s, s1s):
                 kth = _select_radix(scratch, lo, hi, cut - lo, hist)
             else:
                 kth = _select(scratch, lo, hi, cut - lo)
-            _partition_rows(P, order, keys, kth, lo, cut, hi, dest, scratch, buffer)
+            words = b - a > 2  # two slots: both children are leaves
+            _partition_rows(
+                P, order, keys, kth, lo, cut, hi, dest, scratch, buffer, words
+            )
             stack0[depth] = mid
             stack1[depth] = b
             stack0[depth + 1] = a
@@ -615,3 +644,53 @@ def _add_rows(U, labels, sums):
         row = U[i]
         for j in range(p):
             target[j] += row[j]
+
+
+# --------------------------------------------------------------- row keys
+def boolean_keys(U):
+    """The exact key of :func:`skdp_synth._partition.row_keys` for 0/1 rows,
+    ``p <= 64``: the bytes of ``np.packbits(U != 0, axis=1)`` (zero-padded to
+    eight) read as one little-endian ``uint64``, i.e. column ``c`` sets bit
+    ``8 (c // 8) + 7 - c % 8``. One compiled pass, no ``(n, p)`` Boolean
+    temporary."""
+    n, p = U.shape
+    shifts = np.array([8 * (c // 8) + 7 - c % 8 for c in range(p)], dtype=np.uint64)
+    out = np.empty(n, dtype=np.uint64)
+    _boolean_keys(U, shifts, out)
+    return out
+
+
+@_jit
+def _boolean_keys(U, shifts, out):
+    n, p = U.shape
+    for i in range(n):
+        row = U[i]
+        key = np.uint64(0)
+        for c in range(p):
+            key |= np.uint64(row[c] != 0.0) << shifts[c]
+        out[i] = key
+
+
+def boolean_group_sums(keys, labels, n_groups, p):
+    """Per-group column sums of 0/1 rows from their :func:`boolean_keys`.
+
+    Counts the set bits of each column per group in integers (8 bytes read a
+    row instead of ``8 p``, and an integer table half the size of the float
+    one); for 0/1 data every float sum is an integer below ``2^53``, so the
+    result equals :func:`group_sums` of the rows bit for bit.
+    """
+    shifts = np.array([8 * (c // 8) + 7 - c % 8 for c in range(p)], dtype=np.uint64)
+    dtype = np.int32 if keys.size < 1 << 31 else np.int64
+    counts = np.zeros((n_groups, p), dtype=dtype)
+    _count_bits(keys, np.asarray(labels, dtype=np.int64), shifts, counts)
+    return counts.astype(np.float64)
+
+
+@_jit
+def _count_bits(keys, labels, shifts, counts):
+    one = np.uint64(1)
+    for i in range(keys.size):
+        key = keys[i]
+        row = counts[labels[i]]
+        for c in range(shifts.size):
+            row[c] += np.int64((key >> shifts[c]) & one)

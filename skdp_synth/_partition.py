@@ -98,7 +98,7 @@ def paper_parameters(k):
 
 
 # ------------------------------------------------------------- sums, loss
-def group_sums(U, labels, n_groups):
+def group_sums(U, labels, n_groups, keys=None):
     """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``.
 
     The group-by-row indicator is built column-wise (one entry per row), so
@@ -106,9 +106,16 @@ def group_sums(U, labels, n_groups):
     adding each row to its group's sum; each sum adds its rows in ascending
     row order. With numba (the optional extra ``fast``) a compiled loop makes
     exactly these additions (:func:`skdp_synth._kdtree.group_sums`), without
-    the sparse matrix.
+    the sparse matrix. ``keys``: the :func:`row_keys` of 0/1 rows with
+    ``p <= 64`` (their bits); with numba the sums are then counted from the
+    keys (:func:`skdp_synth._kdtree.boolean_group_sums`, the same integers).
     """
     n = U.shape[0]
+    if keys is not None and U.shape[1] <= 64 and _compiled_kernels():
+        from . import _kdtree
+
+        sums = _kdtree.boolean_group_sums(keys, labels, n_groups, U.shape[1])
+        return sums, np.bincount(labels, minlength=n_groups)
     if _compiled_kernels() and isinstance(U, np.ndarray) and U.dtype == np.float64:
         from . import _kdtree
 
@@ -165,8 +172,11 @@ def cell_loss(S_cube, sums, sizes, n):
     """
     p = S_cube.shape[0]
     nonempty = sizes > 0
-    s = sums[nonempty]
-    second_y = (s / sizes[nonempty, None]).T @ s / n
+    if nonempty.all():  # the usual case (groups): no masked copies
+        s, m = sums, sizes
+    else:
+        s, m = sums[nonempty], sizes[nonempty]
+    second_y = (s / m[:, None]).T @ s / n
     return float(np.linalg.norm(S_cube - second_y)) / p
 
 
@@ -630,7 +640,7 @@ def sketch_block_rows(p, q):
     return max(8, SKETCH_BLOCK_WORK // (p * q) // 8 * 8)
 
 
-def sketch_rows(U, W, mean, first_row=0, *, quantised=False):
+def sketch_rows(U, W, mean, first_row=0, *, quantised=False, covering_basis=None):
     """``(U - mean) @ W`` as float32 (computed as ``U @ W - mean @ W``), row by row.
 
     ``U`` holds the rows ``first_row, first_row + 1, ...`` of the table. A
@@ -643,21 +653,20 @@ def sketch_rows(U, W, mean, first_row=0, *, quantised=False):
     at its place. The sketch of a row is then the same bit for bit whether
     the table is in memory or arrives in chunks of any sizes.
 
-    ``quantised=True``: the ``uint16`` sketch of ``division="kdtree"``, each
-    block's ``U @ W`` quantised on the scales of
-    :func:`skdp_synth._kdtree.projection_scale` (``mean`` unused).
+    ``quantised=True``: the ``uint16`` sketch of ``division="kdtree"``
+    (:func:`_quantised_sketch_rows`; ``mean`` unused), and with
+    ``covering_basis=V`` also the projection ``U @ V / sqrt(p)`` of
+    :func:`covering_cells`, from the same pass over ``U``.
     """
+    if quantised:
+        return _quantised_sketch_rows(U, W, first_row, covering_basis)
+    if covering_basis is not None:
+        raise ValueError("covering_basis needs quantised=True")
     n, p = U.shape
     q = W.shape[1]
     B = sketch_block_rows(p, q)
-    if quantised:
-        from . import _kdtree
-
-        lo, scale = _kdtree.projection_scale(W)
-        Z = np.empty((n, q), dtype=np.uint16)
-    else:
-        shift = mean @ W
-        Z = np.empty((n, q), dtype=np.float32)
+    shift = mean @ W
+    Z = np.empty((n, q), dtype=np.float32)
     i = 0
     while i < n:
         at = (first_row + i) % B
@@ -668,13 +677,88 @@ def sketch_rows(U, W, mean, first_row=0, *, quantised=False):
             padded = np.zeros((B, p))
             padded[at : at + m] = U[i : i + m]
             block = (padded @ W)[at : at + m]
-        if quantised:
-            Z[i : i + m] = _kdtree.quantise(block, None, lo, scale)
-        else:
-            block -= shift
-            Z[i : i + m] = block
+        block -= shift
+        Z[i : i + m] = block
         i += m
     return Z
+
+
+#: ``sketch_block_rows`` blocks per step of :func:`_quantised_sketch_rows`
+#: (its rows, float64 and float32 copies, stay in a core's L2 cache)
+QUANTISED_SUPER_BLOCKS = 8
+
+
+def _quantised_sketch_rows(U, W, first_row=0, V=None):
+    """The ``uint16`` sketch of ``division="kdtree"`` (and ``U @ V / sqrt(p)``).
+
+    ``U @ W`` is taken in float32 (the rows converted, ``W`` rounded to
+    float32; about twice the speed of float64): its error, about ``p 2^-24``
+    of the range of a coordinate, is below the quantisation step ``2^-16`` of
+    that range, so the sketch it feeds is essentially the same. Each block is
+    quantised on the scales of :func:`skdp_synth._kdtree.projection_scale`
+    (computed from ``W`` in float64). The covering projection ``U @ V`` (the
+    cells of :cite:`Boedihardjo2024` Alg. 1 steps 3-5: their nearest point must be
+    exact) stays in float64.
+
+    Row blocks are fixed by the table, not by the caller (as in
+    :func:`sketch_rows`): steps of ``QUANTISED_SUPER_BLOCKS`` blocks of
+    ``B = sketch_block_rows(p, q)`` rows, aligned on the table's row index
+    (``first_row``), cut by the ends of ``U`` padded with zero rows at their
+    place; one BLAS call per block of ``B`` rows for the sketch, one per step
+    for the projection. A row's results are a function of that row alone, bit
+    for bit, in memory or in chunks of any sizes (``tests/test_dask.py``).
+    """
+    from . import _kdtree
+
+    n, p = U.shape
+    q = W.shape[1]
+    lo, scale = _kdtree.projection_scale(W)
+    W32 = W.astype(np.float32)
+    B = sketch_block_rows(p, q)
+    step = QUANTISED_SUPER_BLOCKS * B
+    Z = np.empty((n, q), dtype=np.uint16)
+    projection = None if V is None else np.empty((n, V.shape[1]))
+    rows32 = np.empty((step, p), dtype=np.float32)
+    block = np.empty((step, q), dtype=np.float32)
+    i = 0
+    while i < n:
+        at = (first_row + i) % step
+        m = min(step - at, n - i)
+        if at == 0 and m == step:
+            rows = np.ascontiguousarray(U[i : i + step], dtype=np.float64)
+        else:  # cut by an end of U: computed at its place in a full step
+            rows = np.zeros((step, p))
+            rows[at : at + m] = U[i : i + m]
+        rows32[...] = rows
+        for j in range(0, step, B):
+            np.matmul(rows32[j : j + B], W32, out=block[j : j + B])
+        Z[i : i + m] = _kdtree.quantise(block[at : at + m], None, lo, scale)
+        if V is not None:
+            projection[i : i + m] = (rows @ V)[at : at + m]
+        i += m
+    if V is None:
+        return Z
+    projection /= math.sqrt(p)
+    return Z, projection
+
+
+def kdtree_sketch_and_cells(U, W, V, covering, first_row=0):
+    """``division="kdtree"`` with the spectral cells: ``(sketch, cells)`` in one pass.
+
+    The ``uint16`` sketch of :func:`sketch_rows` (``quantised=True``) and each
+    row's covering point (:cite:`Boedihardjo2024` Alg. 1 steps 3-5, as
+    :func:`covering_cells`: the nearest point of ``covering`` to
+    ``V^T u / sqrt(p)``), the projections on ``W`` and ``V`` taken by the same
+    products, block by block: a function of each row alone (``first_row``:
+    the index of ``U``'s first row in the table), so the Dask fit computes it
+    chunk by chunk and gets the in-memory rows. ``covering=None`` (``t = 0``):
+    one cell.
+    """
+    if covering is None:
+        cells = np.zeros(U.shape[0], dtype=np.intp)
+        return sketch_rows(U, W, None, first_row, quantised=True), cells
+    Z, projection = sketch_rows(U, W, None, first_row, quantised=True, covering_basis=V)
+    return Z, covering.nearest(projection)
 
 
 # ------------------------------------------------------------- row keys
@@ -747,6 +831,16 @@ def row_keys(U, boolean):
     training row instead of its nearest group.
     """
     n, p = U.shape
+    if (
+        boolean
+        and p <= 64
+        and _compiled_kernels()
+        and isinstance(U, np.ndarray)
+        and U.dtype == np.float64
+    ):
+        from . import _kdtree
+
+        return _kdtree.boolean_keys(U)  # the same keys, one compiled pass
     if boolean:
         packed = np.packbits(U != 0, axis=1)
         width = -(-packed.shape[1] // 8) * 8

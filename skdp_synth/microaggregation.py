@@ -79,7 +79,7 @@ covariance loss 0.02082 against bisection's 0.02236 (``SSE/SST`` 0.576
 against 0.599) and on the 24 MDAV cases of the benchmark it beats MDAV in
 12 (bisection: 11), geometric mean of the loss ratio 0.990 (bisection:
 0.999). With numba its division takes about a fifth of bisection's time
-(2.9 against 13.9 ``X.T @ X``; fit + transform 10.7 against 21.4); without
+(2.8 against 14-15 ``X.T @ X``; fit + transform 8.3 against 18.4); without
 numba its NumPy path gives the same groups about 9 times slower than
 bisection (19 s against 2.1 s for the division at ``n = 10^6``). ``"bisection"``
 stays the default (its groups are pinned, and it needs no optional
@@ -90,16 +90,20 @@ Cost (``n`` rows, ``p`` columns, ``k`` groups, ``q = min(p, 16)``)
 ``S = U^T U / n``: ``O(n p^2)`` (one pass, BLAS). Eigenvectors:
 ``O(p^3)``. Projection and nearest covering point: ``O(n p t)`` plus a KD-tree
 query for the rows whose rounded lattice point leaves the ball. Pinning:
-``O(n p)`` per draw. Sizes plan: ``O(#cells)``. Sketch: ``O(n p q)``.
+``O(n p)`` per draw. Sizes plan: ``O(#cells)``. Sketch: ``O(n p q)``
+(``division="kdtree"`` with the spectral cells takes the sketch and the
+covering projection from the same products, one pass over the data).
 Bisection: ``O(n q + n log n)`` per level, ``ceil(log2(k / #cells))`` levels
 (about ``log2 k``). k-d tree (compiled): ``O(n (q + 36))`` integer operations
 per level for the node moments and the ``8 x 8`` cross sums, ``O(n)``
 expected for the selection and the partition, the same number of levels,
 depth first so the late levels run in cache; the NumPy path sorts ``n``
 keys per level. Group means and the loss: ``O(n p + k p^2)``. Row keys
-for ``transform``: ``O(n p)`` plus one ``O(n log n)`` sort. ``transform`` of
-the training rows: ``O(n p + n log n)``; of new rows: ``O(n k p)`` for their
-nearest group mean. ``sample(m)``: ``O(m p)``.
+for ``transform``: ``O(n p)``; their sorted index, ``O(n log n)``, is built
+on the first ``transform`` of other rows. ``transform`` of the training rows
+in their order: ``O(n p)`` (their keys are compared, nothing is matched); of
+other rows: ``O(m log m + m log n)`` to match them, plus ``O(m k p)`` for
+the nearest group mean of rows not seen in ``fit``. ``sample(m)``: ``O(m p)``.
 
 Where the time goes (``benchmarks/bench_microaggregation.py``, which gives
 every step as a multiple of one single-threaded ``X.T @ X`` of the same run):
@@ -315,8 +319,10 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     on the workers; the sketch it needs is gathered instead.
 
     *Memory on the driver* (``n`` rows, ``k`` groups, ``p`` columns): the
-    fitted estimator keeps ``labels_`` and the index of the training rows
-    for :meth:`transform` (up to 40 bytes a row, as in memory). During the
+    fitted estimator keeps ``labels_`` and the keys of the training rows
+    for :meth:`transform` (16 bytes a row, as in memory; the first
+    ``transform`` of other rows adds their sorted index, up to 32 bytes a
+    row). During the
     fit the driver also holds each row's cell id and row key (16 bytes a
     row) and, with ``division="bisection"``, the float32 sketch (64 bytes a
     row for ``p >= 16``), and the equipartition -- the in-memory code --
@@ -499,9 +505,20 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         S_cube = second_moment(U)  # Boedihardjo2024 Alg. 1 step 1, cube scale (ball
         # scale: /p)
 
+        # 0/1 data: u^2 = u, so diag(S) IS the column mean (exact integer
+        # sums over the same n: bit for bit U.mean(axis=0), one pass saved)
+        mean = None
+        if self.division != "input_order":
+            mean = np.diag(S_cube).copy() if boolean else U.mean(axis=0)
+        sketch = None
         if self.partition == "spectral":
             t, alpha = plan.n_components, plan.alpha
-            cells, residual_norm, _ = _partition.spectral_cells(U, S_cube, t, alpha)
+            if self.division == "kdtree":  # the sketch and the cells in one pass
+                V, residual_norm, covering = _partition.spectral_basis(S_cube, t, alpha)
+                W = _partition.sketch_basis(S_cube, mean, _partition.KDTREE_SKETCH_DIM)
+                sketch, cells = _partition.kdtree_sketch_and_cells(U, W, V, covering)
+            else:
+                cells, residual_norm, _ = _partition.spectral_cells(U, S_cube, t, alpha)
             cells = _partition.dense_cells(cells)
             if boolean:  # exact integer sums: from the group sums, below
                 cell_loss = None
@@ -514,24 +531,20 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             cells, pinned, cell_loss = self._pinning(U, S_cube, k, source.rng)
             t, alpha, residual_norm, covering_term = 0, None, math.nan, math.nan
 
-        if self.division != "input_order":
-            # 0/1 data: u^2 = u, so diag(S) IS the column mean (exact integer
-            # sums over the same n: bit for bit U.mean(axis=0), one pass saved)
-            mean = np.diag(S_cube).copy() if boolean else U.mean(axis=0)
-            if self.division == "kdtree":
-                sketch = _partition.principal_sketch(
-                    U, S_cube, mean, _partition.KDTREE_SKETCH_DIM, quantised=True
-                )
-            else:
-                sketch = _partition.principal_sketch(U, S_cube, mean)
-        else:
-            sketch = None
+        if self.division == "kdtree" and sketch is None:
+            sketch = _partition.principal_sketch(
+                U, S_cube, mean, _partition.KDTREE_SKETCH_DIM, quantised=True
+            )
+        elif self.division == "bisection":
+            sketch = _partition.principal_sketch(U, S_cube, mean)
         labels, pieces, residual_mass = _partition.equipartition(
             cells, k, sketch, division=self.division
         )
         del sketch
 
-        sums, sizes = _partition.group_sums(U, labels, k)
+        keys = _partition.row_keys(U, boolean)  # for transform, and the sums
+        bits = keys if boolean and U.shape[1] <= 64 else None  # exact bit patterns
+        sums, sizes = _partition.group_sums(U, labels, k, bits)
         if cell_loss is None:
             cell_sums, cell_sizes = _partition.cell_sums_from_groups(
                 U, cells, pieces, sums
@@ -539,7 +552,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             cell_loss = _partition.cell_loss(S_cube, cell_sums, cell_sizes, n)
         fitted = (t, alpha, pinned, residual_norm, covering_term, cell_loss)
         self._set_fitted(S_cube, labels, sums, sizes, cells, residual_mass, fitted)
-        self._index_training_rows(_partition.row_keys(U, boolean))
+        self._index_training_rows(keys)
 
     def _fit_chunked(self, U, plan, source):
         """The fit from Dask input, equal to the in-memory fit; three passes.
@@ -659,18 +672,37 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
 
     # ------------------------------------------------------ transform
     def _index_training_rows(self, keys):
-        """Keys of the training rows, in occurrence order per key, with labels."""
-        order = _partition.stable_argsort(keys)
-        sorted_keys = keys[order]
-        # runs of equal keys (what np.unique would return, without sorting again)
-        new_key = np.ones(sorted_keys.size, dtype=bool)
-        new_key[1:] = sorted_keys[1:] != sorted_keys[:-1]
-        start = np.flatnonzero(new_key)
-        count = np.diff(np.append(start, sorted_keys.size))
-        self._train_keys = sorted_keys[start]
-        self._train_key_start = start
-        self._train_key_count = count
-        self._train_key_labels = self.labels_[order]
+        """Keep the training rows' keys (row order); their index is built lazily.
+
+        ``transform`` of the training rows themselves (the same keys in the
+        same order) needs no index: it returns ``labels_`` directly
+        (:meth:`transform`). The sorted index of :meth:`_training_index` is
+        built on the first ``transform`` of other rows, so ``fit`` does not
+        pay for its sort.
+        """
+        self._train_row_keys = keys
+        self._train_index = None
+
+    def _training_index(self):
+        """``(keys, start, count, labels)``: the distinct training keys, sorted,
+        the start and length of each key's run of training rows (in occurrence
+        order) and the labels of those rows."""
+        if self._train_index is None:
+            keys = self._train_row_keys
+            order = _partition.stable_argsort(keys)
+            sorted_keys = keys[order]
+            # runs of equal keys (what np.unique would return, without sorting again)
+            new_key = np.ones(sorted_keys.size, dtype=bool)
+            new_key[1:] = sorted_keys[1:] != sorted_keys[:-1]
+            start = np.flatnonzero(new_key)
+            count = np.diff(np.append(start, sorted_keys.size))
+            self._train_index = (
+                sorted_keys[start],
+                start,
+                count,
+                self.labels_[order],
+            )
+        return self._train_index
 
     def transform(self, X: ArrayLike) -> NDArray[Any] | pd.DataFrame:
         """Replace each row by a group mean (row-aligned, unlike :meth:`sample`).
@@ -712,7 +744,14 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
             return self._transform_lazy(X)
         U = self._to_cube(X)
         boolean = self._domain() == "boolean"
-        labels = self._match_training_rows(_partition.row_keys(U, boolean))
+        keys = _partition.row_keys(U, boolean)
+        if np.array_equal(keys, self._train_row_keys):
+            # the training rows in their order: the j-th occurrence of a key is
+            # the j-th training row with it, i.e. row i itself, so matching
+            # (below) would return labels_ exactly; skip its sort and search
+            labels = self.labels_.copy()
+        else:
+            labels = self._match_training_rows(keys)
         unseen = labels < 0
         if unseen.any():
             labels[unseen] = pairwise_distances_argmin(U[unseen], self._centroids_cube)
@@ -870,6 +909,7 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     def _match_training_rows(self, keys):
         """Group of the training row matched by occurrence order, or ``-1``."""
         m = keys.shape[0]
+        train_keys, train_start, train_count, train_labels = self._training_index()
         order = _partition.stable_argsort(keys)
         sorted_keys = keys[order]
         new_value = np.ones(m, dtype=bool)
@@ -878,15 +918,11 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         occurrence = np.empty(m, dtype=np.int64)
         occurrence[order] = np.arange(m) - run_start
         pos = np.empty(m, dtype=np.intp)  # sorted queries: cache-friendly search
-        pos[order] = np.searchsorted(self._train_keys, sorted_keys)
-        pos = np.minimum(pos, self._train_keys.size - 1)
-        found = (self._train_keys[pos] == keys) & (
-            occurrence < self._train_key_count[pos]
-        )
+        pos[order] = np.searchsorted(train_keys, sorted_keys)
+        pos = np.minimum(pos, train_keys.size - 1)
+        found = (train_keys[pos] == keys) & (occurrence < train_count[pos])
         labels = np.full(m, -1, dtype=np.intp)
-        labels[found] = self._train_key_labels[
-            self._train_key_start[pos[found]] + occurrence[found]
-        ]
+        labels[found] = train_labels[train_start[pos[found]] + occurrence[found]]
         return labels
 
     # ---------------------------------------------------------- sample
@@ -1017,7 +1053,11 @@ def _row_map(U, first_row, cell_map, W, mean, boolean, quantised=False):
     """Per-row map: the row's cell id, its row key, and (``W`` given) its sketch
     (``quantised``: the ``uint16`` sketch of ``division="kdtree"``)."""
     cell_of, *args = cell_map
-    out = (cell_of(U, *args), _partition.row_keys(U, boolean))
+    keys = _partition.row_keys(U, boolean)
+    if quantised and cell_of is _covering_cell_ids:  # as in memory: one pass
+        sketch, cells = _partition.kdtree_sketch_and_cells(U, W, *args, first_row)
+        return cells, keys, sketch
+    out = (cell_of(U, *args), keys)
     if W is None:
         return out
     sketch = _partition.sketch_rows(U, W, mean, first_row, quantised=quantised)

@@ -16,8 +16,12 @@ from skdp_synth._partition import FANOUT, POWER_ITERATIONS
 BATCH_ROWS = 1 << 15
 
 
-def group_sums(U, labels, n_groups):
-    """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``."""
+def group_sums(U, labels, n_groups, keys=None):
+    """Per-group row sums ``(n_groups, p)`` and sizes, in one pass over ``U``.
+
+    ``keys`` (the row keys the fast code may count bits from) is ignored: the
+    reference always sums the rows of ``U``.
+    """
     n = U.shape[0]
     indicator = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_groups, n))
     sums = np.asarray(indicator @ U)

@@ -56,7 +56,7 @@ def client():
             processes=False,
             n_workers=1,
             threads_per_worker=2,
-            dashboard_address=None,
+            dashboard_address=":0",
         )
         cl = distributed.Client(cluster, set_as_default=True)
     yield cl
@@ -811,6 +811,36 @@ def test_quantised_sketch_of_chunks_is_the_in_memory_sketch():
     ]
     assert Q.dtype == np.uint16 and Q.shape == (20_000, 32)
     np.testing.assert_array_equal(np.concatenate(blocks), Q)
+
+
+def test_kdtree_sketch_and_cells_of_chunks_are_the_in_memory_ones():
+    """division='kdtree' with spectral cells takes the sketch and the covering
+    projection in one pass (products U @ [W V] on fixed row blocks): computed
+    on row blocks of any sizes and offsets it gives the in-memory rows bit for
+    bit, and the cells of the covering map of Boedihardjo2024 Alg. 1 steps 3-5."""
+    from skdp_synth import _partition
+    from skdp_synth.geometry import second_moment
+
+    rng = np.random.default_rng(13)
+    U = (rng.random((20_000, 50)) < rng.random(50)).astype(np.float64)
+    S_cube, mean = second_moment(U), U.mean(axis=0)
+    _, alpha, t = _partition.paper_parameters(2000)
+    V, _, covering = _partition.spectral_basis(S_cube, t, alpha)
+    W = _partition.sketch_basis(S_cube, mean, _partition.KDTREE_SKETCH_DIM)
+    Q, cells = _partition.kdtree_sketch_and_cells(U, W, V, covering)
+    cuts = np.unique(
+        np.concatenate([[0, 1, 3, 7], rng.choice(20_000, 30, replace=False), [20_000]])
+    )
+    parts = [
+        _partition.kdtree_sketch_and_cells(U[lo:hi], W, V, covering, lo)
+        for lo, hi in zip(cuts, cuts[1:])
+    ]
+    np.testing.assert_array_equal(np.concatenate([p[0] for p in parts]), Q)
+    np.testing.assert_array_equal(np.concatenate([p[1] for p in parts]), cells)
+    # the same cells as the separate projection U @ V (0/1 data: no row lies
+    # within rounding of a cell boundary here)
+    np.testing.assert_array_equal(cells, _partition.covering_cells(U, V, covering))
+    assert np.unique(cells).size > 1
 
 
 @pytest.mark.parametrize("division", ["bisection", "kdtree", "input_order"])

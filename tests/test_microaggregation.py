@@ -122,6 +122,31 @@ def test_transform_of_training_data_is_the_release():
     np.testing.assert_array_equal(Est(k=50, domain="boolean").fit_transform(X), T)
 
 
+@pytest.mark.parametrize("domain", ["boolean", "box"])
+def test_transform_shortcut_for_the_training_rows_equals_the_matching(domain):
+    # transform() of the training rows in their order skips the matching and
+    # returns labels_; the full matching must give exactly that (duplicated
+    # rows included), and a permuted copy (no shortcut) the permuted release
+    X = boolean(n=900, p=5) if domain == "boolean" else box(n=900, p=4)
+    X = np.vstack([X, X[:300]])  # duplicated rows
+    est = Est(k=90, domain=domain).fit(X)
+    keys = part.row_keys(est._to_cube(X), domain == "boolean")
+    np.testing.assert_array_equal(est._match_training_rows(keys), est.labels_)
+    release = est.centroids_[est.labels_]
+    np.testing.assert_array_equal(est.transform(X), release)
+    perm = np.random.default_rng(3).permutation(X.shape[0])
+    T = est.transform(X[perm])
+    for j in range(3):  # the same rows get the same group means, up to duplicates
+        np.testing.assert_array_equal(
+            np.sort(T[X[perm][:, 0] == X[j, 0]], axis=0),
+            np.sort(release[X[:, 0] == X[j, 0]], axis=0),
+        )
+    # a refit forgets the index of the previous fit
+    est.fit(X[:600])
+    assert est._train_index is None
+    np.testing.assert_array_equal(est.transform(X[:600]), est.centroids_[est.labels_])
+
+
 # ------------------------------------------------------------ certificate
 CERTIFICATE_CASES = {
     "boolean-k40": (lambda: boolean(n=2000, p=10), dict(k=40, domain="boolean")),
@@ -568,12 +593,7 @@ def test_partition_is_bit_identical_to_the_reference(case, batch_rows, monkeypat
         assert getattr(fast, name) == getattr(slow, name), name
     keys = part.row_keys(fast._to_cube(X), fast.domain == "boolean")
     expected = ref.index_training_rows(keys, fast.labels_)
-    got = (
-        fast._train_keys,
-        fast._train_key_start,
-        fast._train_key_count,
-        fast._train_key_labels,
-    )
+    got = fast._training_index()  # built lazily, on first use
     for a, b in zip(got, expected):
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(a, b)
@@ -805,6 +825,33 @@ def test_quantised_sketch_is_the_same_on_both_paths(seed):
         assert not compiled.any()
 
 
+@pytest.mark.parametrize("domain", ["boolean", "box"])
+def test_float32_kdtree_sketch_is_within_one_level_of_the_float64_one(domain):
+    # division="kdtree" projects on W in float32 (skdp_synth/_partition.py,
+    # _quantised_sketch_rows): the error of a coordinate, about p 2^-24 of its
+    # range, is below the quantisation step 2^-16, so every entry is within
+    # one level of quantise(U @ W) in float64; the covering projection is the
+    # float64 product itself
+    from skdp_synth import _kdtree
+    from skdp_synth.geometry import second_moment
+
+    rng = np.random.default_rng(21)
+    n, p = 7000, 50
+    if domain == "boolean":
+        U = (rng.random((n, p)) < rng.random(p)).astype(np.float64)
+    else:
+        U = rng.random((n, p)) ** 3
+    S_cube, mean = second_moment(U), U.mean(axis=0)
+    W = part.sketch_basis(S_cube, mean, part.KDTREE_SKETCH_DIM)
+    V = part.sketch_basis(S_cube, mean, 2)
+    Q, projection = part.sketch_rows(U, W, None, quantised=True, covering_basis=V)
+    lo, scale = _kdtree.projection_scale(W)
+    exact = _kdtree.quantise(U @ W, None, lo, scale).astype(np.int64)
+    assert np.abs(Q.astype(np.int64) - exact).max() <= 1
+    assert (Q.astype(np.int64) != exact).mean() < 0.01
+    np.testing.assert_allclose(projection, U @ V / np.sqrt(p), rtol=0, atol=1e-12)
+
+
 def test_kdtree_without_numba_is_the_same_estimator(monkeypatch):
     # the pure-NumPy path (no optional extra) fits the same groups
     from skdp_synth import _kdtree
@@ -918,3 +965,55 @@ def test_kdtree_paths_agree_on_large_nodes(k, monkeypatch):
     monkeypatch.setattr(_kdtree, "HAVE_NUMBA", False)
     numpy_path = part.equipartition(cells, k, Q, division="kdtree")[0]
     np.testing.assert_array_equal(compiled, numpy_path)
+
+
+def test_kdtree_top_axes_is_the_stable_order_of_decreasing_variance():
+    # the compiled one-pass selection picks the axes of the NumPy path
+    # (np.argsort(-var, kind="stable")[:r]): ties to the lower index
+    pytest.importorskip("numba")
+    from skdp_synth import _kdtree
+
+    rng = np.random.default_rng(11)
+    for q, r in [(32, 8), (8, 8), (5, 3), (1, 1)]:
+        for _ in range(200):
+            var = rng.integers(0, 4, q).astype(float)  # many ties
+            top = np.empty(r, dtype=np.int64)
+            _kdtree._top_axes(var, r, top, np.empty(q, dtype=np.bool_))
+            expected = np.argsort(-var, kind="stable")[:r]
+            np.testing.assert_array_equal(top, expected)
+
+
+@pytest.mark.parametrize("p", [1, 7, 8, 9, 50, 64, 65])
+def test_compiled_boolean_row_keys_are_the_packed_bits(p, monkeypatch):
+    # the compiled pass (numba) gives the packbits keys exactly (p <= 64;
+    # longer rows are hashed by the NumPy code on both paths)
+    pytest.importorskip("numba")
+    from skdp_synth import _kdtree
+
+    rng = np.random.default_rng(p)
+    U = (rng.random((3000, p)) < 0.4).astype(np.float64)
+    U[:5] = 0.0
+    U[5:10] = 1.0
+    for V in (U, np.asfortranarray(U), U[::3]):
+        monkeypatch.setattr(_kdtree, "HAVE_NUMBA", True)
+        fast = part.row_keys(V, True)
+        monkeypatch.setattr(_kdtree, "HAVE_NUMBA", False)
+        slow = part.row_keys(V, True)
+        assert fast.dtype == slow.dtype == np.uint64
+        np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("p", [1, 9, 50, 64])
+def test_group_sums_from_the_keys_of_boolean_rows(p):
+    # 0/1 rows: the sums counted from the row keys' bits equal the float sums
+    # of the rows bit for bit (integers), empty groups included
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(p)
+    U = (rng.random((4000, p)) < 0.3).astype(np.float64)
+    labels = rng.integers(0, 450, 4000)
+    keys = part.row_keys(U, True)
+    sums, sizes = part.group_sums(U, labels, 460, keys)
+    ref_sums, ref_sizes = ref.group_sums(U, labels, 460)
+    assert sums.dtype == np.float64
+    np.testing.assert_array_equal(sums, ref_sums)
+    np.testing.assert_array_equal(sizes, ref_sizes)

@@ -49,7 +49,7 @@ print(f"{n} rows x {p} columns in {len(list(folder.glob('*.parquet')))} files")
 # on a real cluster only the address changes. The number of rows is public:
 # Dask reads it from the Parquet metadata before any row is used.
 cluster = LocalCluster(
-    processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0"
 )
 client = Client(cluster)
 table = dd.read_parquet(folder)

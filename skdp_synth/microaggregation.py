@@ -849,7 +849,10 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         arr, rows = self._check_lazy_input(X)
         boolean = self._domain() == "boolean"
         (keys,) = map_rows(rows, _transform_keys, boolean)
-        labels = self._match_training_rows(keys)
+        if np.array_equal(keys, self._train_row_keys):
+            labels = self.labels_.copy()  # the training rows in order: as in memory
+        else:
+            labels = self._match_training_rows(keys)
         del keys
         return self._lazy_release(arr, labels, rows)
 

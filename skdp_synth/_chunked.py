@@ -66,6 +66,30 @@ def is_dask_collection(X):
     return bool(_is(X))
 
 
+def import_dask(what):
+    """``dask``, or an ``ImportError`` saying that ``what`` needs the extra."""
+    try:
+        import dask
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            f"{what} needs the dask extra: pip install 'skdp_synth[dask]'"
+        ) from None
+    return dask
+
+
+def graph_constant(value, what):
+    """``value`` as ONE named key of a Dask graph, shared by every chunk's task.
+
+    Named, not hashed: hashing would traverse a fitted estimator; the seeds
+    of the tasks, not the keys, make lazy outputs reproducible. Pass a
+    snapshot (a copy) so that a later ``fit`` does not change the output.
+    """
+    import uuid
+
+    dask = import_dask(what)
+    return dask.delayed(value, name=f"fitted-{uuid.uuid4().hex}", traverse=False)
+
+
 def _is_dask_frame(X):
     return is_dask_collection(X) and hasattr(X, "columns") and hasattr(X, "dtypes")
 
@@ -487,19 +511,9 @@ def as_dask_array(X):
 
     names = None
     if _is_dask_frame(X):
-        import pandas as pd
+        from .validation import check_non_numeric_columns
 
-        bad = [
-            str(c)
-            for c, dt in zip(X.columns, X.dtypes)
-            if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))
-        ]
-        if bad:
-            raise ValueError(
-                f"X has non-numeric columns {bad}. Encode them first, e.g. with "
-                "skdp_synth.preprocessing.BooleanEncoder (categories and bin "
-                "edges as public parameters), inside make_synthesis_pipeline."
-            )
+        check_non_numeric_columns(X)  # reads only the frame's dtypes
         names = [str(c) for c in X.columns]
         spec = {"frame": True, "columns": list(X.columns), "dtypes": list(X.dtypes)}
         X = X.to_dask_array(lengths=list(partition_lengths(X)))

@@ -667,20 +667,34 @@ def sketch_rows(U, W, mean, first_row=0, *, quantised=False, covering_basis=None
     B = sketch_block_rows(p, q)
     shift = mean @ W
     Z = np.empty((n, q), dtype=np.float32)
+    for i, at, m, rows in _aligned_blocks(U, B, first_row):
+        block = (rows @ W)[at : at + m]
+        block -= shift
+        Z[i : i + m] = block
+    return Z
+
+
+def _aligned_blocks(U, B, first_row):
+    """``(i, at, m, rows)``: ``U`` cut at the table's multiples of ``B`` rows.
+
+    ``rows`` is a full float64 block of ``B`` rows whose rows ``at:at+m`` are
+    ``U[i:i+m]``; a block cut by an end of ``U`` is zero-padded, so every row
+    is multiplied at the same place of the same-shaped block whether it comes
+    from memory or from a chunk of any size (the products are then equal bit
+    for bit; ``first_row``: index of ``U``'s first row in the table).
+    """
+    n, p = U.shape
     i = 0
     while i < n:
         at = (first_row + i) % B
         m = min(B - at, n - i)
         if at == 0 and m == B:
-            block = np.ascontiguousarray(U[i : i + B], dtype=np.float64) @ W
-        else:  # cut by an end of U: computed at its place in a full block
-            padded = np.zeros((B, p))
-            padded[at : at + m] = U[i : i + m]
-            block = (padded @ W)[at : at + m]
-        block -= shift
-        Z[i : i + m] = block
+            rows = np.ascontiguousarray(U[i : i + B], dtype=np.float64)
+        else:
+            rows = np.zeros((B, p))
+            rows[at : at + m] = U[i : i + m]
+        yield i, at, m, rows
         i += m
-    return Z
 
 
 #: ``sketch_block_rows`` blocks per step of :func:`_quantised_sketch_rows`
@@ -720,22 +734,13 @@ def _quantised_sketch_rows(U, W, first_row=0, V=None):
     projection = None if V is None else np.empty((n, V.shape[1]))
     rows32 = np.empty((step, p), dtype=np.float32)
     block = np.empty((step, q), dtype=np.float32)
-    i = 0
-    while i < n:
-        at = (first_row + i) % step
-        m = min(step - at, n - i)
-        if at == 0 and m == step:
-            rows = np.ascontiguousarray(U[i : i + step], dtype=np.float64)
-        else:  # cut by an end of U: computed at its place in a full step
-            rows = np.zeros((step, p))
-            rows[at : at + m] = U[i : i + m]
+    for i, at, m, rows in _aligned_blocks(U, step, first_row):
         rows32[...] = rows
         for j in range(0, step, B):
             np.matmul(rows32[j : j + B], W32, out=block[j : j + B])
         Z[i : i + m] = _kdtree.quantise(block[at : at + m], None, lo, scale)
         if V is not None:
             projection[i : i + m] = (rows @ V)[at : at + m]
-        i += m
     if V is None:
         return Z
     projection /= math.sqrt(p)

@@ -51,7 +51,13 @@ import numpy as np
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunked import ChunkedRows, as_dask_array, is_dask_collection
+from ._chunked import (
+    ChunkedRows,
+    as_dask_array,
+    graph_constant,
+    import_dask,
+    is_dask_collection,
+)
 from ._sklearn_compat import StrOptions, _fit_context, validate_data
 from .blocks import Blocks, check_blocks
 from .mechanisms import NoiseSource
@@ -525,23 +531,12 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return self._wrap_output(from_cube(probe, *self.bounds_))[:0]
 
     def _sample_lazy(self, n, random_state, chunks):
-        try:
-            import dask
-            import dask.array as da
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "sample(chunks=...) needs the dask extra: "
-                "pip install 'skdp_synth[dask]'"
-            ) from None
+        dask = import_dask("sample(chunks=...)")
+        import dask.array as da
+
         snapshot, tasks, secure = self._lazy_draws(n, random_state, chunks)
         meta = self._lazy_meta()
-        import uuid
-
-        # named, not hashed: the snapshot is one key of the graph, shared by
-        # every chunk (the seeds, not the keys, make the rows reproducible)
-        fitted = dask.delayed(
-            snapshot, name=f"fitted-{uuid.uuid4().hex}", traverse=False
-        )
+        fitted = graph_constant(snapshot, "sample(chunks=...)")
         draw = dask.delayed(_lazy_chunk, pure=False)
         if isinstance(meta, np.ndarray):
             return da.concatenate(

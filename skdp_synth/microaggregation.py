@@ -134,6 +134,8 @@ from ._chunked import (
     ChunkedRows,
     SubBlocks,
     as_dask_array,
+    graph_constant,
+    import_dask,
     is_dask_collection,
     map_rows,
     reduce_rows,
@@ -859,16 +861,10 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
     def _lazy_release(self, arr, labels, rows=None):
         """The lazy release of ``labels`` (``-1``: nearest group mean), one
         task per chunk of ``arr``, each chunk rounded from its own stream."""
-        try:
-            import dask
-            import dask.array as da
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "transform of Dask input needs the dask extra: "
-                "pip install 'skdp_synth[dask]'"
-            ) from None
+        dask = import_dask("transform of Dask input")
         import copy
-        import uuid
+
+        import dask.array as da
 
         sizes = [int(c) for c in arr.chunks[0]]
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
@@ -877,15 +873,11 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         if self._random_rounding():
             root = lazy_seed_sequence(self.random_state, stream=TRANSFORM_STREAM)
             seeds = root.spawn(len(sizes))
-        if self._random_rounding():
             meta = self._lazy_meta()
         else:
             meta = self._wrap_output(self.centroids_)[:0]
-        # named, not hashed: the snapshot (fitted now: a later fit does not
-        # change the output) is one key of the graph, shared by every chunk
-        fitted = dask.delayed(
-            copy.copy(self), name=f"fitted-{uuid.uuid4().hex}", traverse=False
-        )
+        # the snapshot: a later fit does not change the output
+        fitted = graph_constant(copy.copy(self), "transform of Dask input")
         checks = None if rows is None else rows._checks
         blocks = arr.to_delayed().ravel()
         task = dask.delayed(_lazy_transform_chunk, pure=False)

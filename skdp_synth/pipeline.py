@@ -11,6 +11,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunked import graph_constant, import_dask
 from ._sklearn_compat import _fit_context, _name_estimators
 
 if TYPE_CHECKING:
@@ -226,16 +227,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
 
     def _sample_lazy(self, last, steps, n_samples, random_state, chunks):
         import copy
-        import uuid
 
-        try:
-            import dask
-            import dask.dataframe as dd
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "sample(chunks=...) needs the dask extra: "
-                "pip install 'skdp_synth[dask]'"
-            ) from None
+        dask = import_dask("sample(chunks=...)")
+        import dask.dataframe as dd
+
         check_is_fitted(last)
         n = last._check_sample_size(n_samples)
         if random_state is None:
@@ -243,9 +238,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         snapshot, tasks, secure = last._lazy_draws(n, random_state, chunks)
         meta = last._lazy_meta()
         decoders = copy.deepcopy(steps)
-        state = dask.delayed(
-            (snapshot, decoders), name=f"fitted-{uuid.uuid4().hex}", traverse=False
-        )
+        state = graph_constant((snapshot, decoders), "sample(chunks=...)")
         decode = dask.delayed(_decoded_chunk, pure=False)
         parts = [
             decode(state, size, seed, secure, part, meta) for size, seed, part in tasks

@@ -216,6 +216,12 @@ class LatticeCovering:
         else:
             missing = np.zeros(0, dtype=np.intp)
         rest = np.concatenate([np.flatnonzero(~inside), missing])
+        return self._nearest_by_tree(Z, rest, out)
+
+    def _nearest_by_tree(self, Z, rest, out):
+        """``out[rest]``: the nearest covering points of the rows ``Z[rest]``
+        (a KD-tree over the points, built once), for the rows the fast paths
+        leave open; returns ``out``."""
         if rest.size:
             if self._tree is None:
                 self._tree = cKDTree(self.points)
@@ -244,13 +250,7 @@ class LatticeCovering:
             keys *= self._base
             keys += rounded[:, j] + shift
         out = self._table[keys].astype(np.intp)
-        rest = np.flatnonzero(out < 0)
-        if rest.size:
-            if self._tree is None:
-                self._tree = cKDTree(self.points)
-            _, idx = self._tree.query(Z[rest])
-            out[rest] = idx
-        return out
+        return self._nearest_by_tree(Z, np.flatnonzero(out < 0), out)
 
     def __repr__(self):
         return (

@@ -869,6 +869,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     """
 
     _supports_chunked = True  # reads the data through reduce_rows only
+    #: PROJ's draws come from NumPy: never ``hardened_noise`` (issue 23)
+    _hardened_mechanism = False
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
@@ -1351,7 +1353,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             "weights": self.weights_,
             "components": self.components_,
         }
-        inferred = not boolean and self.bounds is None
+        inferred = not boolean and self._fitted_param("bounds") is None
         if not boolean:
             arrays["bounds_lo"], arrays["bounds_hi"] = self.bounds_
         if inferred:
@@ -1376,7 +1378,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "projection_scale": self.plan_.projection_scale,
                 "weight_noise_scale": self.plan_.weight_noise_scale,
                 "mean_noise_scale": self.plan_.mean_noise_scale,
-                "parameters": self.parameters,
+                "parameters": self._fitted_param("parameters"),
                 "budget_split": [float(x) for x in self.plan_.budget_split],
             },
         )

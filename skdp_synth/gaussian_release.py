@@ -214,7 +214,10 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     n_rows : int, default=None
         Public upper bound on the number of rows. Enables the least-squares
         step of :cite:`Nikolov2013` Algorithm 3 (sparse case; enumerates ``{0,1}^p``,
-        ``p <= 16``) and is the default output size under add/remove.
+        ``p <= 16``) and is the default output size under add/remove. Under
+        replace-one a larger ``X`` is refused; under add/remove ``n`` is
+        private and is not compared with it (the step is post-processing:
+        a wrong bound costs accuracy, not privacy).
     framework : {"projection", "extension"}, default="projection"
         How invariants are imposed (:cite:`Gao2022` §3.1/§3.2). ``"extension"`` builds
         the mechanism for ``Q_Nᵀ A`` and needs the universe enumerated
@@ -477,8 +480,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         and the guarantee; for the bit-level mechanisms the whitening
         (:class:`AdditiveNoise`) with its whitened sensitivity checked on the
         whole sensitivity set; for ``"residual"`` ResidualPlanner's scales.
-        Under add/remove neighbours ``n`` is private and the plan does not
-        record it (it is only compared with the public bound ``n_rows``).
+        Under add/remove neighbours ``n`` is private: the plan does not
+        record it and nothing here depends on it (not even a comparison with
+        the public bound ``n_rows``: ``doc/privacy.md``, "Errors").
         """
         c, delta = self._noise_magnitude()
         common = {
@@ -507,6 +511,13 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return self._noise_plan(workload, C, sparse, common)
 
     def _check_n_rows(self, n_samples):
+        # Under add/remove neighbours n is private: a refusal that depends on
+        # n > n_rows would answer that comparison exactly, for free (a binary
+        # search over n_rows finds n; issue 23, finding 2). The least-squares
+        # step is post-processing of the noisy answers, so its privacy does
+        # not need n <= n_rows (only its accuracy bound does): not checked.
+        if self.neighbouring != "replace-one":
+            return
         if self.n_rows is not None and n_samples > self.n_rows:
             raise ValueError(
                 f"n_rows={self.n_rows} is declared a public upper bound on the "
@@ -515,11 +526,13 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     def _default_n_samples(self):
         # n is public only under replace-one; under add/remove use the public
-        # bound or the released (noisy) total, never the private n.
-        if self.neighbouring == "replace-one":
+        # bound or the released (noisy) total, never the private n. The
+        # relation and the bound are the fit's, not the current parameters.
+        if self.plan_.neighbouring == "replace-one":
             return self.n_samples_fit_
-        if self.n_rows is not None:
-            return int(self.n_rows)
+        n_rows = self._fitted_param("n_rows")
+        if n_rows is not None:
+            return int(n_rows)
         if self.n_estimate_ is None:
             raise ValueError(
                 "under add/remove neighbours the number of rows is private and "
@@ -982,7 +995,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             "rounding": "none",
             "domain": "boolean",
             "workload": type(self.plan_.workload).__name__,
-            "d": int(self.d),
+            "d": int(self._fitted_param("d")),
             "query_labels": labels,
             "mechanism": self.plan_.mechanism,
             "calibration": self.plan_.calibration,

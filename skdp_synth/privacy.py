@@ -20,6 +20,7 @@ relation.
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from dataclasses import dataclass, field
 
@@ -48,6 +49,10 @@ NEIGHBOURING_RELATIONS = (REPLACE_ONE, ADD_REMOVE_ONE)
 #: stay at or below this order per release (see ``doc/privacy.md``,
 #: "Large epsilons").
 LARGE_EPSILON = 10.0
+
+# One lock for every accountant's check-then-record (spending is rare; a
+# module-level lock keeps the accountant picklable).
+_SPEND_LOCK = threading.RLock()
 
 
 def warn_if_large_epsilon(epsilon: float, what: str, stacklevel: int = 3) -> None:
@@ -269,13 +274,19 @@ class BudgetAccountant:
         neighbouring: str | None = None,
         mechanism: str = "",
     ) -> None:
-        """Record spending ``(epsilon, delta)``; refuses to overspend."""
-        self.check(epsilon, delta, neighbouring)
-        self.spent.append(
-            PrivacyGuarantee(
-                epsilon, delta, neighbouring or self.neighbouring, mechanism
+        """Record spending ``(epsilon, delta)``; refuses to overspend.
+
+        The check and the record are one step under a lock: two threads
+        spending from one accountant cannot both pass the check on the same
+        remaining budget (issue 23).
+        """
+        with _SPEND_LOCK:
+            self.check(epsilon, delta, neighbouring)
+            self.spent.append(
+                PrivacyGuarantee(
+                    epsilon, delta, neighbouring or self.neighbouring, mechanism
+                )
             )
-        )
 
     # A budget is one ledger: copies would let the same data be spent twice.
     # ``copy``/``deepcopy`` (hence ``sklearn.base.clone`` of an estimator that

@@ -508,6 +508,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
 
     _fixed_domain = "boolean"
     _supports_chunked = True  # reads the data through reduce_rows only
+    #: the released rows are NumPy draws from h*: never ``hardened_noise``
+    _hardened_mechanism = False
 
     _parameter_constraints = {
         "m": [Interval(Integral, 1, None, closed="left"), None],

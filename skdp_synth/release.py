@@ -285,11 +285,14 @@ def release_from(
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator)
-    params = {
-        k: v
-        for k, v in estimator.get_params(deep=False).items()
-        if k not in ("accountant", "random_state")
-    }
+    # the parameters and the noise source of the fit, never the current ones:
+    # a set_params after fit must not change what is published (issue 23)
+    fitted = getattr(estimator, "_fitted_params", None)
+    if fitted is None:  # pragma: no cover - every fit records them (base.fit)
+        raise ValueError(
+            f"{type(estimator).__name__} records no fitted parameters; refit it"
+        )
+    params = dict(fitted["params"])
     names = getattr(estimator, "feature_names_in_", None)
     plan = dict(plan)
     plan.setdefault("n_features", int(estimator.plan_.n_features))
@@ -297,7 +300,7 @@ def release_from(
         "feature_names",
         None if names is None else [str(c) for c in names],
     )
-    plan.setdefault("hardened_noise", estimator.random_state is None)
+    plan["hardened_noise"] = bool(fitted["hardened_noise"])
     return Release(
         estimator=type(estimator).__name__,
         params=params,

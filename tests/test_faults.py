@@ -524,3 +524,231 @@ def test_model_selection_charges_every_fit():
     assert acc.total_spent[0] == pytest.approx(
         3 * 0.5 + 3 * 1.0 + acc.spent[-1].epsilon
     )
+
+
+# ------------------------------------------------------ issue 23: fail closed
+# Every refused fit on two neighbouring datasets must say the same thing: the
+# order is parameters -> budget -> data, and a data error names the column or
+# block and the kind of problem, never a count, a value or a size.
+THERMO = [
+    {"name": "t", "kind": "thermometer", "width": 2},
+    {"name": "a", "kind": "binary", "width": 1},
+    {"name": "b", "kind": "binary", "width": 1},
+    {"name": "c", "kind": "binary", "width": 1},
+]
+
+#: every estimator, with the neighbouring relation its guarantee is stated for
+PROBED = [
+    (CovarianceLossMicroaggregator(k=10, domain="boolean", random_state=0), None),
+    (DampedPrivateSynthesizer(epsilon=2.0, n_components=1, random_state=0), "r"),
+    (PrivateSampler(d=1, k=20, random_state=0), "r"),
+    (ProjectedGaussianRelease(d=1, random_state=0), "a"),
+    (ProjectedGaussianRelease(d=1, neighbouring="replace-one", random_state=0), "r"),
+    (ProjectedGaussianRelease(d=1, mechanism="correlated", n_rows=300), "a"),
+]
+PROBED_IDS = [f"{type(e).__name__}-{r}-{i}" for i, (e, r) in enumerate(PROBED)]
+
+
+def _invalid_thermometer(n, n_bad, seed=0):
+    """``n`` rows of 5 bits with ``n_bad`` invalid thermometer codes (0, 1)."""
+    X = _boolean(n, 5, seed)
+    X[:, 1] = X[:, 0] * X[:, 1]  # valid: 00, 10, 11
+    X[:n_bad, 0], X[:n_bad, 1] = 0, 1  # invalid: 01 (the cell x0=0, x1=1)
+    return X
+
+
+def _neighbour_pair(relation, make):
+    """Two tables that differ in one record: ``make(n, extra)`` builds them."""
+    if relation == "a":  # add/remove: one more record
+        return make(300, 0), make(301, 1)
+    return make(300, 0), make(300, 1)  # replace-one: the same size
+
+
+def _refusal(est, X):
+    try:
+        est.fit(X)
+    except (ValueError, TypeError) as exc:
+        return type(exc).__name__, str(exc)
+    return None
+
+
+def _corrupt_cases():
+    def bad_blocks(n, extra):
+        return _invalid_thermometer(n, 7 + extra)
+
+    def nan_at(n, extra):
+        X = _boolean(n, 5).astype(np.float64)
+        X[: 3 + extra, 2] = np.nan
+        return X
+
+    def out_of_domain(n, extra):
+        X = _boolean(n, 5).astype(np.float64)
+        X[: 3 + extra, 4] = SECRET
+        return X
+
+    def strings(n, extra):
+        X = _boolean(n, 5).astype(object)
+        X[0, 3] = "secret-" + str(n + extra)
+        return X
+
+    def one_dim(n, extra):
+        return _boolean(n, 5)[:, 0].astype(np.float64) + extra * SECRET
+
+    return {
+        "invalid blocks": bad_blocks,
+        "nan": nan_at,
+        "out of domain": out_of_domain,
+        "strings": strings,
+        "1-D": one_dim,
+    }
+
+
+CORRUPT = _corrupt_cases()
+
+
+@pytest.mark.parametrize("estimator, relation", PROBED, ids=PROBED_IDS)
+@pytest.mark.parametrize("case", sorted(CORRUPT))
+def test_refused_fits_on_neighbours_say_the_same(estimator, relation, case):
+    # issue 23, finding 1: "267 training rows are not valid for blocks_" was
+    # the exact count of a cell chosen through `blocks`
+    X, Y = _neighbour_pair(relation or "r", CORRUPT[case])
+    est = clone(estimator).set_params(blocks=THERMO)
+    a, b = _refusal(clone(est), X), _refusal(clone(est), Y)
+    assert a is not None and b is not None
+    assert a == b
+    assert "301" not in a[1] and "300" not in a[1] and "0.1234" not in a[1]
+
+
+@pytest.mark.parametrize(
+    "estimator, relation",
+    [(e, r) for e, r in PROBED if r is not None],
+    ids=[i for i, (_, r) in zip(PROBED_IDS, PROBED) if r is not None],
+)
+@pytest.mark.parametrize("case", ["invalid blocks", "nan", "out of domain"])
+def test_budget_is_checked_before_the_data(estimator, relation, case):
+    # issue 23, finding 1: with the budget exhausted, the data error (and its
+    # count) came first and nothing was charged; now the refusal is the
+    # budget's, the same on neighbours, before any value is read (the shape
+    # and the dtype -- strings, 1-D -- are checked first: the plan needs them)
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    X, Y = _neighbour_pair(relation, CORRUPT[case])
+    nb = "replace-one" if relation == "r" else "add-remove-one"
+    messages = []
+    for data in (X, Y):
+        acc = BudgetAccountant(epsilon=1e-3, delta=1e-9, neighbouring=nb)
+        est = clone(estimator).set_params(blocks=THERMO, accountant=acc)
+        with pytest.raises(BudgetError) as info:
+            est.fit(data)
+        messages.append(str(info.value))
+        assert acc.spent == []
+    assert messages[0] == messages[1]
+
+
+def test_n_rows_does_not_answer_for_n():
+    # issue 23, finding 2: under add/remove the plan compared n with n_rows
+    # before the budget: a binary search over n_rows found n in 30 refused
+    # fits. Now n is never compared with it (post-processing bound).
+    X = _boolean(301, 4)
+    results = []
+    for bound in (300, 301, 302):
+        est = ProjectedGaussianRelease(
+            d=1, mechanism="correlated", n_rows=bound, random_state=0
+        )
+        est.fit(X)  # never refused, whatever the bound
+        results.append(est.plan_)
+    assert all(p.n_samples is None for p in results)
+    # replace-one: n is public, the bound is enforced
+    with pytest.raises(ValueError, match="public upper bound"):
+        ProjectedGaussianRelease(
+            d=1, mechanism="correlated", n_rows=300, neighbouring="replace-one"
+        ).fit(X)
+
+
+def test_release_ignores_bounds_set_after_fit():
+    # issue 23, finding 3: fit without bounds, then set_params(bounds=...):
+    # the release published the exact minima/maxima as declared bounds
+    X = np.random.default_rng(0).normal(size=(200, 3))
+    est = DampedPrivateSynthesizer(domain="box", n_components=1, random_state=0)
+    with pytest.warns(PrivacyLeakWarning):
+        est.fit(X)
+    est.set_params(bounds=(-100.0, 100.0))
+    with pytest.warns(PrivacyLeakWarning, match="read off the data"):
+        rel = est.to_release()
+    assert rel.plan["bounds_inferred"] is True
+    assert rel.params["bounds"] is None
+    np.testing.assert_array_equal(rel.arrays["bounds_lo"], est.bounds_[0])
+
+
+def test_release_reads_the_fitted_parameters():
+    # issue 23, finding 3: set_params(random_state=None) after a seeded fit
+    # gave hardened_noise=True; the params' epsilon differed from the guarantee
+    est = ProjectedGaussianRelease(d=1, epsilon=0.5, random_state=0).fit(_boolean())
+    est.set_params(random_state=None, epsilon=5.0, d=2, n_rows=7)
+    rel = est.to_release()
+    assert rel.plan["hardened_noise"] is False
+    assert rel.params["epsilon"] == rel.guarantee.epsilon == 0.5
+    assert rel.params["d"] == rel.plan["d"] == 1
+    assert rel.params["n_rows"] is None
+    assert rel.plan["default_n_samples"] == est.to_release().plan["default_n_samples"]
+
+
+def test_domain_switch_after_fit_does_not_change_the_rows():
+    # issue 23, finding 3: a domain switch after fit gave wrong rows silently
+    X = _boolean()
+    est = DampedPrivateSynthesizer(n_components=1, random_state=0).fit(X)
+    before = est.sample(50, random_state=1)
+    est.set_params(domain="box", bounds=(-5.0, 5.0))
+    after = est.sample(50, random_state=1)
+    np.testing.assert_array_equal(before, after)  # same process, same path
+    assert set(np.unique(after).tolist()) <= {0, 1}
+    assert est.to_release().plan["domain"] == "boolean"
+
+
+@pytest.mark.parametrize(
+    "estimator, hardened",
+    [
+        (PrivateSampler(d=1, k=20), False),
+        (DampedPrivateSynthesizer(n_components=1), False),
+        (ProjectedGaussianRelease(d=1), True),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, bool) else str(v),
+)
+def test_hardened_noise_only_when_every_draw_is_hardened(estimator, hardened):
+    # issue 23, Low: the sampler's rows and PROJ's draws come from NumPy
+    rel = clone(estimator).fit(_boolean()).to_release()
+    assert rel.plan["hardened_noise"] is hardened
+
+
+def test_concurrent_spends_never_overspend():
+    # issue 23, Low: check-then-append without a lock overspent 71/3000 times
+    # at a 1 us switch interval. Under the lock the ledger is exact: at most
+    # floor(1 / 0.001) = 1000 spends of 0.001 fit (the tolerance is 1e-12).
+    import sys
+    import threading
+
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    acc = BudgetAccountant(epsilon=1.0)
+
+    def spend():
+        for _ in range(300):
+            try:
+                acc.spend(0.001)
+            except BudgetError:
+                pass
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=spend) for _ in range(10)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert len(acc.spent) <= 1000
+    assert acc.total_spent[0] <= 1.0 + 1e-12

@@ -752,3 +752,236 @@ def test_concurrent_spends_never_overspend():
         sys.setswitchinterval(old)
     assert len(acc.spent) <= 1000
     assert acc.total_spent[0] <= 1.0 + 1e-12
+
+
+# ------------------------------------- issue 23, finding 8: Release.load
+def _malformed():
+    from skdp_synth.exceptions import MalformedReleaseError
+
+    return MalformedReleaseError
+
+
+def _weighted_release(tmp_path):
+    est = DampedPrivateSynthesizer(n_components=1, random_state=0).fit(_boolean())
+    path = tmp_path / "r.npz"
+    est.to_release().save(path)
+    return path
+
+
+def _members(path):
+    import json
+
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {n: z[n] for n in z.files}
+    meta = json.loads(arrays.pop("metadata").tobytes().decode("utf-8"))
+    return meta, arrays
+
+
+def _rewrite(path, meta, arrays, rehash=True):
+    """Write a tampered file; ``rehash``: with a valid content hash (so only
+    the schema can catch it -- the hash is not a signature)."""
+    import json
+
+    from skdp_synth.release import _content_hash
+
+    meta = dict(meta)
+    if rehash and "content_hash" in meta:
+        del meta["content_hash"]
+        strip = {k[len("array_") :]: v for k, v in arrays.items()}
+        meta["content_hash"] = _content_hash(meta, strip)
+    text = json.dumps(meta).encode("utf-8")
+    np.savez(path, metadata=np.frombuffer(text, dtype=np.uint8), **arrays)
+
+
+def test_release_load_refuses_doubled_weights(tmp_path):
+    # doubled weights made sample(1000) return 1,876 rows
+    path = _weighted_release(tmp_path)
+    meta, arrays = _members(path)
+    arrays["array_weights"] = arrays["array_weights"] * 2
+    _rewrite(path, meta, arrays)
+    with pytest.raises(_malformed(), match="sum to 1"):
+        Release.load(path)
+
+
+def _tamper_cases():
+    def nan_point(meta, arrays):
+        arrays["array_points"] = arrays["array_points"].copy()
+        arrays["array_points"][0, 0] = np.nan
+
+    def out_of_range(meta, arrays):
+        arrays["array_points"] = arrays["array_points"].copy()
+        arrays["array_points"][0, 0] = 3.0
+
+    def infinite_bounds(meta, arrays):
+        p = arrays["array_points"].shape[1]
+        arrays["array_bounds_lo"] = np.full(p, -np.inf)
+        arrays["array_bounds_hi"] = np.full(p, np.inf)
+        meta["plan"]["domain"] = "box"
+
+    def string_epsilon(meta, arrays):
+        meta["guarantee"]["epsilon"] = "1.0"
+
+    def bool_epsilon(meta, arrays):
+        meta["guarantee"]["epsilon"] = True
+
+    def extra_key(meta, arrays):
+        meta["payload"] = "x"
+
+    def feature_names(meta, arrays):
+        meta["plan"]["feature_names"] = ["a", "b"]
+
+    def pickled(meta, arrays):
+        arrays["array_points"] = np.array([object()] * 3, dtype=object)
+
+    return {
+        "nan point": nan_point,
+        "out-of-range point": out_of_range,
+        "infinite bounds": infinite_bounds,
+        "string number": string_epsilon,
+        "boolean number": bool_epsilon,
+        "extra key": extra_key,
+        "inconsistent feature names": feature_names,
+        "pickled member": pickled,
+    }
+
+
+TAMPER = _tamper_cases()
+
+
+@pytest.mark.parametrize("case", sorted(TAMPER))
+def test_release_load_validates_the_schema(tmp_path, case):
+    path = _weighted_release(tmp_path)
+    meta, arrays = _members(path)
+    TAMPER[case](meta, arrays)
+    if case == "pickled member":
+        import json
+
+        text = json.dumps(meta).encode("utf-8")
+        np.savez(path, metadata=np.frombuffer(text, dtype=np.uint8), **arrays)
+    else:
+        _rewrite(path, meta, arrays)
+    with pytest.raises(_malformed()):
+        Release.load(path)
+
+
+def test_release_load_detects_damage_by_the_content_hash(tmp_path):
+    path = _weighted_release(tmp_path)
+    meta, arrays = _members(path)
+    w = arrays["array_weights"].copy()
+    w[[0, -1]] = w[[-1, 0]] if w.size > 1 else w[[0, 0]]
+    w[0] = np.nextafter(w[0], 1.0)  # sums stay within the schema's tolerance
+    arrays["array_weights"] = w
+    _rewrite(path, meta, arrays, rehash=False)
+    with pytest.raises(_malformed(), match="content hash"):
+        Release.load(path)
+
+
+def test_release_load_refuses_duplicate_members(tmp_path):
+    import zipfile
+
+    path = _weighted_release(tmp_path)
+    with zipfile.ZipFile(path) as zf:
+        first = zf.infolist()[0]
+        data = zf.read(first)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # zipfile: duplicate name
+        with zipfile.ZipFile(path, "a") as zf:
+            zf.writestr(first.filename, data)
+    with pytest.raises(_malformed(), match="duplicate"):
+        Release.load(path)
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.9])
+def test_release_load_truncated_file_is_one_clear_error(tmp_path, cut):
+    # BadZipFile / EOFError before
+    path = _weighted_release(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * cut)])
+    with pytest.raises(_malformed()):
+        Release.load(path)
+
+
+def test_release_load_deep_json_is_refused(tmp_path):
+    # a 100k-deep JSON raised RecursionError
+    path = _weighted_release(tmp_path)
+    _, arrays = _members(path)
+    text = ("[" * 100_000 + "]" * 100_000).encode()
+    np.savez(path, metadata=np.frombuffer(text, dtype=np.uint8), **arrays)
+    with pytest.raises(_malformed(), match="nested"):
+        Release.load(path)
+
+
+def test_release_load_checks_sizes_before_allocating(tmp_path):
+    # a 525 KB file expanded to 1.24 GB: the member sizes are checked first
+    path = tmp_path / "bomb.npz"
+    _, arrays = _members(_weighted_release(tmp_path))
+    np.savez_compressed(
+        path,
+        metadata=np.frombuffer(b"{}", dtype=np.uint8),
+        array_points=np.zeros((2_000_000, 8)),  # 128 MB of zeros, ~125 KB packed
+    )
+    assert path.stat().st_size < 1_000_000
+    with pytest.raises(_malformed(), match="max_bytes"):
+        Release.load(path, max_bytes=10_000_000)
+
+
+def test_release_load_of_a_fifo_does_not_hang(tmp_path):
+    import threading
+
+    fifo = tmp_path / "release.fifo"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def load():
+        try:
+            Release.load(fifo)
+        except Exception as exc:  # recorded and checked below
+            outcome.append(exc)
+
+    thread = threading.Thread(target=load, daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    hung = thread.is_alive()
+    if hung:  # unblock the reader (main: it waits for a writer forever)
+        with open(fifo, "wb"):
+            pass
+        thread.join(timeout=10)
+    assert not hung
+    assert len(outcome) == 1 and isinstance(outcome[0], _malformed())
+
+
+def test_saved_files_follow_the_umask(tmp_path, csv_in):
+    # issue 23, Low: outputs and releases were 0600 whatever the umask
+    old = os.umask(0o022)
+    try:
+        rel_path = tmp_path / "r.npz"
+        PrivateSampler(d=1, k=5, random_state=0).fit(_boolean()).to_release().save(
+            rel_path
+        )
+        out = tmp_path / "out.csv"
+        with pytest.warns(PrivacyLeakWarning):
+            assert _synthesize(csv_in, out) == 0
+    finally:
+        os.umask(old)
+    assert rel_path.stat().st_mode & 0o777 == 0o644
+    assert out.stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize(
+    "extra, schema",
+    [(["--param", "k"], None), ([], ["categories"])],
+    ids=["malformed param", "list-shaped schema"],
+)
+def test_cli_user_errors_exit_with_status_2(tmp_path, csv_in, capsys, extra, schema):
+    # issue 23, Low: exit code 1 (SystemExit(message)), not 2
+    import json
+
+    if schema is not None:
+        path = tmp_path / "schema.json"
+        path.write_text(json.dumps(schema))
+        extra = ["--schema", str(path)]
+    with pytest.raises(SystemExit) as info:
+        _synthesize(csv_in, tmp_path / "out.csv", *extra)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("skdp-synth: error:") and err.count("\n") == 1

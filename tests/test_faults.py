@@ -985,3 +985,26 @@ def test_cli_user_errors_exit_with_status_2(tmp_path, csv_in, capsys, extra, sch
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("skdp-synth: error:") and err.count("\n") == 1
+
+
+def test_resampler_does_not_return_the_private_n():
+    # issue 23, finding 4: under add/remove, fit_resample returned exactly
+    # len(X) rows (n is private), without a warning
+    from skdp_synth import SyntheticResampler
+
+    X = _boolean(300, 4)
+    y = X[:, 0].copy()
+    res = SyntheticResampler(
+        ProjectedGaussianRelease(d=1, n_rows=500, random_state=0), classes=[0, 1]
+    )
+    Xs, ys = res.fit_resample(X[:, 1:], y)
+    assert len(Xs) == len(ys) == 500  # the public bound, not len(X)
+    # replace-one: n is public, len(X) as before
+    res = SyntheticResampler(
+        ProjectedGaussianRelease(d=1, neighbouring="replace-one", random_state=0),
+        classes=[0, 1],
+    )
+    assert len(res.fit_resample(X[:, 1:], y)[0]) == 300
+    with pytest.raises(ValueError) as info:
+        res.fit_resample(X[:, 1:], y[:-1])
+    assert "300" not in str(info.value) and "299" not in str(info.value)

@@ -586,8 +586,33 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             random_state = self.random_state
         if chunks is not None:
             return self._sample_lazy(n, random_state, chunks)
+        rows = sample_chunk_rows(self.n_features_in_)
+        if n > rows:
+            return self._sample_in_chunks(n, random_state, rows)
         U = self._sample_cube(n, NoiseSource(random_state, stream=SAMPLE_STREAM))
         return self._wrap_output(from_cube(U, *self.bounds_))
+
+    def _sample_in_chunks(self, n, random_state, rows):
+        """A large eager sample drawn in bounded chunks (issue 23, finding 7).
+
+        The chunks of ``sample(n, chunks=rows)`` (their streams, any charge
+        made once, now), computed here one after the other: the working
+        memory of a chunk is bounded whatever ``n``; the output itself is
+        the only allocation proportional to ``n``. The rows are those of the
+        lazy call (a different stream from a one-shot draw, the same
+        distribution); box data's integer columns come out float64.
+        """
+        snapshot, tasks, secure = self._lazy_draws(n, random_state, rows)
+        meta = self._lazy_meta()
+        parts = [
+            _lazy_chunk(snapshot, size, seed, secure, part, meta)
+            for size, seed, part in tasks
+        ]
+        if isinstance(meta, np.ndarray):
+            return np.concatenate(parts, axis=0)
+        import pandas as pd
+
+        return pd.concat(parts, ignore_index=True)
 
     # ------------------------------------------------------- lazy sample
     def _lazy_draws(self, n, random_state, chunks):
@@ -915,6 +940,17 @@ def _lossless(values, dtype):
     except (TypeError, ValueError):
         return False
     return bool(np.array_equal(cast.astype(np.float64), values))
+
+
+#: working memory of one chunk of an eager sample (bytes of float64 rows)
+SAMPLE_CHUNK_BYTES = 1 << 25
+
+
+def sample_chunk_rows(n_features):
+    """Rows per internal chunk of an eager ``sample``: 32 MiB of float64 rows
+    (at least 4096 rows), so that a large sample's working memory is bounded
+    (issue 23, finding 7). Smaller samples are drawn in one piece."""
+    return max(1 << 12, SAMPLE_CHUNK_BYTES // (8 * max(1, int(n_features))))
 
 
 def lazy_seed_sequence(random_state, stream=SAMPLE_STREAM):

@@ -1008,3 +1008,67 @@ def test_resampler_does_not_return_the_private_n():
     with pytest.raises(ValueError) as info:
         res.fit_resample(X[:, 1:], y[:-1])
     assert "300" not in str(info.value) and "299" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        ProjectedGaussianRelease(d=2, random_state=0),
+        DampedPrivateSynthesizer(n_components=1, random_state=0),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_large_samples_are_drawn_in_bounded_chunks(estimator, monkeypatch):
+    # issue 23, finding 7: sample(10**7) allocated 15.6 GiB at once; the
+    # working memory beyond the output must not grow with n. Bound (by
+    # construction): the chunks and their concatenation (2x the output) plus
+    # a few chunks' working memory; main's one-shot draw peaks at ~4x.
+    import tracemalloc
+
+    from skdp_synth import base
+
+    monkeypatch.setattr(base, "SAMPLE_CHUNK_BYTES", 1 << 20)
+    est = clone(estimator).fit(_boolean(2000, 20))
+    n = 200_000
+    assert n > base.sample_chunk_rows(20)
+    tracemalloc.start()
+    try:
+        Y = est.sample(n, random_state=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert Y.shape == (n, 20) and set(np.unique(Y).tolist()) <= {0, 1}
+    assert peak <= 2 * Y.nbytes + 8 * base.SAMPLE_CHUNK_BYTES
+    np.testing.assert_array_equal(Y, est.sample(n, random_state=1))  # same path
+
+
+def test_large_pipeline_samples_are_drawn_in_bounded_chunks(monkeypatch):
+    # issue 23, finding 7: the CLI's in-memory path (pipe.sample) as well
+    import tracemalloc
+
+    from skdp_synth import base
+
+    monkeypatch.setattr(base, "SAMPLE_CHUNK_BYTES", 1 << 16)
+    df = pd.DataFrame(
+        {
+            f"c{j}": np.random.default_rng(j).choice(["a", "b", "c"], 500)
+            for j in range(8)
+        }
+    )
+    categories = {c: ["a", "b", "c"] for c in df.columns}
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=categories, random_state=0),
+        DampedPrivateSynthesizer(n_components=1, random_state=0),
+    ).fit(df)
+    n = 50_000
+    one = pipe.sample(2_000, random_state=1)  # one piece
+    tracemalloc.start()
+    try:
+        Y = pipe.sample(n, random_state=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert Y.shape == (n, 8) and list(Y.columns) == list(df.columns)
+    assert Y.dtypes.tolist() == one.dtypes.tolist()
+    out = int(Y.memory_usage(deep=True).sum())
+    assert peak <= 3 * out + 64 * base.SAMPLE_CHUNK_BYTES

@@ -114,7 +114,7 @@ from .geometry import LatticeCovering
 from .mechanisms.bingham import proj
 from .plan import DampedPlan
 from .privacy import REPLACE_ONE, PrivacyGuarantee, not_private
-from .validation import check_integer
+from .validation import check_dense_size, check_integer
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -932,6 +932,16 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         """
         n, p = n_samples, n_features
         epsilon = float(self.epsilon)
+        widest = max(self.blocks_.blocks, key=lambda b: b.width)
+        # the second moment S (p x p, float64) is the largest array whose size
+        # the domain decides: refused before the data (issue 23, finding 6)
+        check_dense_size(
+            p * p,
+            f"the {p} x {p} second-moment matrix (p={p} bits; the widest block "
+            f"is {widest.name!r} with {widest.width} bits)",
+            "Declare fewer levels for the widest columns (merge rare levels, "
+            "or bin them).",
+        )
         if self.parameters == "optimal":
             return self._make_block_plan(n, p, epsilon)
         c = self._resolve_centre(p)

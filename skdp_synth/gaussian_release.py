@@ -117,7 +117,7 @@ from ._stats import (
 from .attribute_workload import AttributeMarginalWorkload
 from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
-from .generator import Measurement, controlled_rows, fit_rows
+from .generator import MAX_TABLE_CELLS, Measurement, controlled_rows, fit_rows
 from .geometry import nearest_in_symmetric_hull
 from .mechanisms import gaussian_delta, gaussian_sigma
 from .mechanisms.additive import (
@@ -134,7 +134,7 @@ from .mechanisms.additive import (
 )
 from .plan import ReleasePlan
 from .privacy import PrivacyGuarantee
-from .validation import check_degree
+from .validation import check_degree, check_dense_size, format_count
 from .workloads import (
     ExplicitWorkload,
     MarginalWorkload,
@@ -545,6 +545,18 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         W = self.workload
         if W is None:
             check_degree(self.d, p)
+            n_tables = math.comb(p, int(self.d))
+            n_queries = n_tables * 2 ** int(self.d)
+            widest = max(self.blocks_.blocks, key=lambda b: b.width)
+            # at least the tables' column indices and one answer per cell
+            check_dense_size(
+                n_tables * int(self.d) + n_queries,
+                f"the bit-level {self.d}-way marginal workload over p={p} bits "
+                f"({format_count(n_queries)} answers; the widest block is "
+                f"{widest.name!r} with {widest.width} bits)",
+                "Use mechanism='residual' (attribute-level tables), declare "
+                "fewer levels for the widest columns, or lower d.",
+            )
             return MarginalWorkload(p, self.d)
         if isinstance(W, (MarginalWorkload, ExplicitWorkload)):
             if W.n_features != p:
@@ -654,6 +666,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         blocks = self.blocks_
         check_degree(self.d, blocks.n_attributes, of="attributes")
         self._check_n_rows(n_samples)
+        _check_table_cells(blocks, self.d)  # before the workload allocates
         W = AttributeMarginalWorkload(blocks.n_levels, self.d)
         c = common["noise_sigma"]
         # ResidualPlanner's allocation and its whitened ℓ2-sensitivity, computed
@@ -1006,6 +1019,30 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             "default_n_samples": default_n,
         }
         return release_from(self, arrays, plan)
+
+
+def _check_table_cells(blocks, d):
+    """Refuse, at plan time, attribute tables too large for the generator.
+
+    The generator holds a dense ``cells x cells`` matrix per maximal table
+    (:data:`~skdp_synth.generator.MAX_TABLE_CELLS`); the largest ``d``-way
+    table is that of the ``d`` attributes with the most levels. The sizes
+    are the declared domain's (public), so the check names the columns.
+    """
+    levels = [int(v) for v in blocks.n_levels]
+    order = sorted(range(len(levels)), key=lambda j: -levels[j])[: int(d)]
+    cells = math.prod(levels[j] for j in order)
+    if cells > MAX_TABLE_CELLS:
+        names = [blocks.names[j] for j in order]
+        shown = " x ".join(
+            f"{n!r} ({format_count(levels[j])} levels)" for n, j in zip(names, order)
+        )
+        raise ValueError(
+            f"the {d}-way table of {shown} has {format_count(cells)} cells, more "
+            f"than the {MAX_TABLE_CELLS} the generator can fit (checked before "
+            f"the data is read). Declare fewer levels for {names[0]!r} (merge "
+            "rare levels, or bin it), or lower d."
+        )
 
 
 # ========================================================== generator input

@@ -1072,3 +1072,43 @@ def test_large_pipeline_samples_are_drawn_in_bounded_chunks(monkeypatch):
     assert Y.dtypes.tolist() == one.dtypes.tolist()
     out = int(Y.memory_usage(deep=True).sum())
     assert peak <= 3 * out + 64 * base.SAMPLE_CHUNK_BYTES
+
+
+# -------------------------------- issue 23, finding 6: sizes at plan time
+def _huge_blocks(width=3000):
+    return [{"name": "zip", "kind": "onehot", "width": width}] + [
+        {"name": f"b{j}", "kind": "binary", "width": 1} for j in range(2)
+    ]
+
+
+def test_huge_attribute_tables_refused_at_plan_time_naming_the_column():
+    # 10^5 declared levels allocated a dense 74.5 GiB matrix after 32 s and
+    # failed with a MemoryError that named no column. The generator's table
+    # of 'zip' x 'b0' (6000 cells) cannot be fitted: refused in the plan,
+    # with the column and the fix, before the data is read.
+    est = ProjectedGaussianRelease(d=2, blocks=_huge_blocks(), random_state=0)
+    with pytest.raises(ValueError, match=r"'zip' \(3000 levels\).*fewer levels"):
+        est.make_plan(100, 3002)
+    X = np.zeros((40, 3002))
+    X[:, 0] = 1
+    X[0, :2] = 1  # an invalid row: the size refusal comes first
+    with pytest.raises(ValueError, match="before the data is read"):
+        clone(est).fit(X)
+
+
+def test_huge_second_moment_refused_at_plan_time_naming_the_block():
+    # p = 20000 bits: S is 20000 x 20000 float64 (3 GiB) > the 2 GiB limit
+    est = DampedPrivateSynthesizer(blocks=_huge_blocks(19_998), random_state=0)
+    with pytest.raises(ValueError, match=r"'zip' with 19998 bits.*fewer levels"):
+        est.make_plan(100, 20_000)
+
+
+def test_no_huge_number_in_size_messages():
+    # issue 23, Low: a 300-digit number in a MemoryError message
+    import re
+
+    est = PrivateSampler(d=100, k=5)
+    with pytest.raises((MemoryError, ValueError)) as info:
+        est.make_plan(50, 400)
+    digits = max(len(run) for run in re.findall(r"\d+", str(info.value)))
+    assert digits <= 12, str(info.value)[:200]

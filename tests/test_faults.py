@@ -1112,3 +1112,30 @@ def test_no_huge_number_in_size_messages():
         est.make_plan(50, 400)
     digits = max(len(run) for run in re.findall(r"\d+", str(info.value)))
     assert digits <= 12, str(info.value)[:200]
+
+
+def test_categorical_output_has_the_declared_levels():
+    # issue 23, finding 5: a pd.Categorical of the observed levels with a
+    # declared extra level: the synthetic column took the training dtype, so
+    # rows of the unseen level became NaN (40/5000) and the dtype showed
+    # which levels were observed
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "c": pd.Categorical(rng.choice(["a", "b"], 500)),
+            "o": pd.Categorical(rng.choice(["lo", "hi"], 500), ordered=True),
+            "d": rng.choice(["x", "y"], 500),
+        }
+    )
+    enc = BooleanEncoder(
+        categories={"c": ["a", "b", "z"], "d": ["x", "y"]},
+        ordinal={"o": ["lo", "mid", "hi"]},
+        random_state=0,
+    )
+    pipe = make_synthesis_pipeline(
+        enc, DampedPrivateSynthesizer(epsilon=1.0, random_state=0)
+    ).fit(df)
+    Y = pipe.sample(5000, random_state=0)
+    assert list(Y["c"].cat.categories) == ["a", "b", "z"]
+    assert list(Y["o"].cat.categories) == ["lo", "mid", "hi"] and Y["o"].cat.ordered
+    assert not Y["c"].isna().any() and not Y["o"].isna().any()

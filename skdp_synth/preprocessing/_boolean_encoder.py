@@ -761,9 +761,18 @@ def _decode_onehot(B, sample, rng):
 
 
 def _cast_back(series, dtype, categories=None):
-    """Return the decoded column in its training dtype where that is lossless."""
+    """Return the decoded column in its training dtype where that is lossless.
+
+    A categorical column gets the *declared* levels as its categories, not the
+    training dtype's: those may be the observed levels only, so a declared
+    level the data lacks would decode to NaN and the dtype would show which
+    levels were observed (issue 23, finding 5).
+    """
     if isinstance(dtype, pd.CategoricalDtype):
-        return series.astype(dtype)
+        if categories is None:  # pragma: no cover - every caller passes them
+            return series.astype(dtype)
+        declared = [c for c in categories if not _is_missing_level(c)]
+        return series.astype(pd.CategoricalDtype(declared, ordered=dtype.ordered))
     try:
         cast = series.astype(dtype)
     except (TypeError, ValueError):
@@ -771,6 +780,11 @@ def _cast_back(series, dtype, categories=None):
     if series.isna().any() and not cast.isna().equals(series.isna()):
         return series
     return cast
+
+
+def _is_missing_level(level):
+    """Whether a level is the missing category (``None`` or a NaN)."""
+    return level is None or (isinstance(level, float) and level != level)
 
 
 #: The keys a schema file may hold: the ``BooleanEncoder`` arguments that

@@ -1139,3 +1139,23 @@ def test_categorical_output_has_the_declared_levels():
     assert list(Y["c"].cat.categories) == ["a", "b", "z"]
     assert list(Y["o"].cat.categories) == ["lo", "mid", "hi"] and Y["o"].cat.ordered
     assert not Y["c"].isna().any() and not Y["o"].isna().any()
+
+
+def test_one_one_point_zero_and_true_are_three_levels():
+    # issue 23, Low: 1, 1.0 and True (equal and hash-equal in Python) merged
+    # into one level, inferred or declared
+    df = pd.DataFrame({"c": pd.Series([1, 1.0, True, "a", 1, True], dtype=object)})
+    with pytest.warns(PrivacyLeakWarning):
+        inferred = BooleanEncoder(random_state=0).fit(df)
+    assert len(inferred.specs_[0].levels) == 4
+    enc = BooleanEncoder(categories={"c": [1, 1.0, True, "a"]}, random_state=0)
+    bits = enc.fit_transform(df)
+    assert bits.argmax(axis=1).tolist() == [0, 1, 2, 3, 0, 2]
+    back = enc.inverse_transform(bits)["c"].tolist()
+    assert [type(v) for v in back] == [int, float, bool, str, int, bool]
+    # a CSV's 1.0 still matches a declared 1 (no other numeric level equals it)
+    only_int = BooleanEncoder(categories={"c": [0, 1]}, random_state=0)
+    assert only_int.fit_transform(pd.DataFrame({"c": [1.0, 0.0]})).tolist() == [
+        [1],
+        [0],
+    ]

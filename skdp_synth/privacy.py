@@ -252,7 +252,12 @@ class BudgetAccountant:
                 "this BudgetAccountant was restored from a pickle: it is a "
                 "snapshot of a budget, not the budget itself, and spending from "
                 "it would let two copies spend the same budget. Spend from the "
-                "original object (copies and clones share it)."
+                "original object (copies and clones share it). Process workers "
+                "(n_jobs != 1 in GridSearchCV or cross_validate, with joblib's "
+                "default process backend) pickle the estimator and its "
+                "accountant: use n_jobs=1, or threads "
+                "(with joblib.parallel_backend('threading'): ...), whose "
+                "spends the accountant serialises."
             )
         if neighbouring is not None and neighbouring != self.neighbouring:
             raise BudgetError(

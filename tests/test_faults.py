@@ -1159,3 +1159,33 @@ def test_one_one_point_zero_and_true_are_three_levels():
         [1],
         [0],
     ]
+
+
+def test_process_workers_fail_closed_and_say_why():
+    # issue 23, Low: GridSearchCV with process workers failed closed (the
+    # pickled accountant refuses to spend) but the message did not say why
+    import pickle
+
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    acc = BudgetAccountant(epsilon=1.0)
+    copy_in_worker = pickle.loads(pickle.dumps(acc))
+    with pytest.raises(BudgetError, match=r"n_jobs.*threading"):
+        copy_in_worker.spend(0.1)
+    assert acc.spent == []
+
+
+def test_model_selection_with_threads_charges_every_fit():
+    # the remedy the message names: threads share the accountant (its spends
+    # are serialised by the lock), so each of the c * f + 1 fits is charged
+    import joblib
+    from sklearn.model_selection import GridSearchCV
+
+    from skdp_synth import BudgetAccountant
+
+    acc = BudgetAccountant(neighbouring="add-remove-one", delta=0.5)
+    est = ProjectedGaussianRelease(d=1, accountant=acc, random_state=0)
+    with joblib.parallel_backend("threading", n_jobs=2):
+        GridSearchCV(est, {"epsilon": [0.5, 1.0]}, cv=3, n_jobs=2).fit(_boolean(300, 4))
+    assert len(acc.spent) == 2 * 3 + 1

@@ -10,8 +10,11 @@ Estimators inherit from :class:`SynthesizerMixin` (anonymity-based) or
     _synthetic_distribution()    # optional: (points in the cube, weights)
 
 The public methods validate and the hooks compute (the template-method
-pattern of imbalanced-learn). ``fit`` runs validate → plan → budget check →
-``_fit`` → charge, and keeps the plan as ``plan_`` (:mod:`skdp_synth.plan`).
+pattern of imbalanced-learn). ``fit`` runs parameters → public structure
+(shape, names, blocks, declared bounds) → plan → budget check → the values →
+``_fit`` → charge, and keeps the plan as ``plan_`` (:mod:`skdp_synth.plan`):
+a refused budget never depends on the data (``doc/privacy.md``, "Fail
+closed").
 An estimator that reads ``U`` only through additive statistics
 (:func:`skdp_synth._chunked.reduce_rows`) sets ``_supports_chunked = True``;
 its ``fit`` then also takes a Dask array or DataFrame, and ``_fit`` receives
@@ -255,8 +258,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
     def _make_plan(self, n_samples, n_features):  # pragma: no cover - abstract
         """The frozen :class:`~skdp_synth.plan.Plan` of a fit on ``n × p`` data.
 
-        Called after validation (``n_features_in_``, ``blocks_`` and
-        ``bounds_`` are set) and before the data is read: it may use the
+        Called after the public structure is validated (``n_features_in_``
+        and ``blocks_`` are set; ``bounds_`` is not yet: inferred bounds
+        read the data) and before the data is read: it may use the
         parameters, the public blocks and the sizes, never the data. Raise
         ``ValueError`` here for parameters that do not fit the sizes.
         """

@@ -81,6 +81,7 @@ from .validation import (
     from_cube,
     infer_bounds,
     reject_bool_params,
+    sample_chunk_rows,
     to_cube,
 )
 
@@ -944,17 +945,6 @@ def _lossless(values, dtype):
     except (TypeError, ValueError):
         return False
     return bool(np.array_equal(cast.astype(np.float64), values))
-
-
-#: working memory of one chunk of an eager sample (bytes of float64 rows)
-SAMPLE_CHUNK_BYTES = 1 << 25
-
-
-def sample_chunk_rows(n_features):
-    """Rows per internal chunk of an eager ``sample``: 32 MiB of float64 rows
-    (at least 4096 rows), so that a large sample's working memory is bounded
-    (issue 23, finding 7). Smaller samples are drawn in one piece."""
-    return max(1 << 12, SAMPLE_CHUNK_BYTES // (8 * max(1, int(n_features))))
 
 
 def lazy_seed_sequence(random_state, stream=SAMPLE_STREAM):

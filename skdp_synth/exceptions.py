@@ -45,9 +45,9 @@ class InfeasibleProblemError(ValueError):
 class MalformedReleaseError(ValueError):
     """A release file is damaged, malformed or larger than the reader allows.
 
-    Raised by :meth:`skdp_synth.Release.load` for every problem with the file
-    itself -- truncated or not an archive, a member or the metadata over the
-    size limits, a failed content hash, a value of the wrong type, shape or
-    range, non-finite numbers, unknown or duplicate entries -- *before* the
-    release is used (issue 23, finding 8).
+    Raised by :meth:`Release.load <skdp_synth.release.Release.load>` for
+    every problem with the file itself -- truncated or not an archive, a
+    member or the metadata over the size limits, a failed content hash, a
+    value of the wrong type, shape or range, non-finite numbers, unknown or
+    duplicate entries -- *before* the release is used (issue 23, finding 8).
     """

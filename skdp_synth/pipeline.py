@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import graph_constant, import_dask
 from ._sklearn_compat import _fit_context, _name_estimators
-from .base import sample_chunk_rows
+from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
     from typing import Self

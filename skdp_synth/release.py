@@ -57,6 +57,7 @@ from ._io import write_atomically
 from .exceptions import MalformedReleaseError
 from .mechanisms import make_generator
 from .privacy import NEIGHBOURING_RELATIONS, PrivacyGuarantee
+from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -201,8 +202,8 @@ class Release:
         Nothing is pickled (``allow_pickle=False``) and nothing is allocated
         before its size is checked: the file, each member and all members
         together must fit in ``max_bytes``, the metadata in
-        :data:`MAX_METADATA_BYTES` with nesting depth at most
-        :data:`MAX_METADATA_DEPTH`. Then the schema is checked (keys, types,
+        ``MAX_METADATA_BYTES`` (16 MiB) with nesting depth at most
+        ``MAX_METADATA_DEPTH`` (32). Then the schema is checked (keys, types,
         ranges, shapes, finite values, weights summing to 1, the feature
         count and names consistent with the arrays) and the content hash.
 
@@ -299,25 +300,39 @@ class Release:
                         "private under add/remove neighbours); pass n_samples"
                     )
             n = _check_n(n_samples)
-            points, weights = self.arrays["points"], self.arrays["weights"]
-            if self.plan.get("selection") == "controlled":
-                # controlled rounding of the expected counts n * weights (the
-                # generator's table: no i.i.d. sampling error, as in sample())
-                from .generator import controlled_rows
-
-                U = controlled_rows(points, n, rng, weights=weights)
-            else:
-                U = points[rng.choice(points.shape[0], size=n, p=weights)]
-            if self.plan.get("rounding") == "randomized":
-                U = (rng.random(U.shape) < U).astype(np.float64)
-            if "bounds_lo" in self.arrays:
-                lo, hi = self.arrays["bounds_lo"], self.arrays["bounds_hi"]
-                U = lo + U * (hi - lo)
-            return U
+            rows = sample_chunk_rows(self.arrays["points"].shape[1])
+            if n <= rows:
+                return self._weighted_rows(n, rng)
+            # bounded working memory whatever n (issue 23, finding 7): chunks
+            # drawn one after the other from the same generator (for a
+            # controlled release, each chunk a controlled rounding of its size)
+            out = np.empty((n, self.arrays["points"].shape[1]))
+            for start in range(0, n, rows):
+                size = min(rows, n - start)
+                out[start : start + size] = self._weighted_rows(size, rng)
+            return out
         raise ValueError(
             f"this {self.estimator} release holds no distribution to sample from "
             f"({self.plan.get('reason', 'sampler=' + repr(kind))})"
         )
+
+    def _weighted_rows(self, n, rng):
+        """``n`` rows of a ``"weighted-points"`` release, in the data's units."""
+        points, weights = self.arrays["points"], self.arrays["weights"]
+        if self.plan.get("selection") == "controlled":
+            # controlled rounding of the expected counts n * weights (the
+            # generator's table: no i.i.d. sampling error, as in sample())
+            from .generator import controlled_rows
+
+            U = controlled_rows(points, n, rng, weights=weights)
+        else:
+            U = points[rng.choice(points.shape[0], size=n, p=weights)]
+        if self.plan.get("rounding") == "randomized":
+            U = (rng.random(U.shape) < U).astype(np.float64)
+        if "bounds_lo" in self.arrays:
+            lo, hi = self.arrays["bounds_lo"], self.arrays["bounds_hi"]
+            U = lo + U * (hi - lo)
+        return U
 
     def __repr__(self):
         g = self.guarantee

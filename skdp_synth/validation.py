@@ -43,6 +43,7 @@ __all__ = [
     "infer_bounds",
     "reject_bool_params",
     "restore_on_failure",
+    "sample_chunk_rows",
     "to_cube",
 ]
 
@@ -312,6 +313,23 @@ def check_degree(d, p, *, name="d", of="features", min_degree=1, hint=""):
 #: Largest dense array a plan lets a fit allocate (bytes), checked from the
 #: public sizes before any data is read (issue 23, finding 6).
 MAX_DENSE_BYTES = 2 * 1024**3
+
+
+#: working memory of one chunk of an eager sample (bytes of float64 rows)
+SAMPLE_CHUNK_BYTES = 1 << 25
+
+
+def sample_chunk_rows(n_features):
+    """Rows per internal chunk of an eager ``sample``: 32 MiB of float64 rows
+    (at least 4096 rows), so that a large sample's working memory is bounded
+    (issue 23, finding 7). Smaller samples are drawn in one piece.
+
+    Examples
+    --------
+    >>> sample_chunk_rows(20)
+    209715
+    """
+    return max(1 << 12, SAMPLE_CHUNK_BYTES // (8 * max(1, int(n_features))))
 
 
 def format_count(value):

@@ -1025,7 +1025,7 @@ def test_large_samples_are_drawn_in_bounded_chunks(estimator, monkeypatch):
     # a few chunks' working memory; main's one-shot draw peaks at ~4x.
     import tracemalloc
 
-    from skdp_synth import base
+    from skdp_synth import validation as base
 
     monkeypatch.setattr(base, "SAMPLE_CHUNK_BYTES", 1 << 20)
     est = clone(estimator).fit(_boolean(2000, 20))
@@ -1046,7 +1046,7 @@ def test_large_pipeline_samples_are_drawn_in_bounded_chunks(monkeypatch):
     # issue 23, finding 7: the CLI's in-memory path (pipe.sample) as well
     import tracemalloc
 
-    from skdp_synth import base
+    from skdp_synth import validation as base
 
     monkeypatch.setattr(base, "SAMPLE_CHUNK_BYTES", 1 << 16)
     df = pd.DataFrame(
@@ -1189,3 +1189,23 @@ def test_model_selection_with_threads_charges_every_fit():
     with joblib.parallel_backend("threading", n_jobs=2):
         GridSearchCV(est, {"epsilon": [0.5, 1.0]}, cv=3, n_jobs=2).fit(_boolean(300, 4))
     assert len(acc.spent) == 2 * 3 + 1
+
+
+def test_large_release_samples_are_drawn_in_bounded_chunks(monkeypatch):
+    # issue 23, finding 7: Release.sample as well
+    import tracemalloc
+
+    from skdp_synth import validation
+
+    monkeypatch.setattr(validation, "SAMPLE_CHUNK_BYTES", 1 << 20)
+    est = DampedPrivateSynthesizer(n_components=1, random_state=0)
+    rel = est.fit(_boolean(2000, 20)).to_release()
+    n = 200_000
+    tracemalloc.start()
+    try:
+        Y = rel.sample(n, random_state=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert Y.shape == (n, 20) and set(np.unique(Y).tolist()) <= {0.0, 1.0}
+    assert peak <= 2 * Y.nbytes + 8 * validation.SAMPLE_CHUNK_BYTES

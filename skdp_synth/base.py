@@ -10,8 +10,11 @@ Estimators inherit from :class:`SynthesizerMixin` (anonymity-based) or
     _synthetic_distribution()    # optional: (points in the cube, weights)
 
 The public methods validate and the hooks compute (the template-method
-pattern of imbalanced-learn). ``fit`` runs validate → plan → budget check →
-``_fit`` → charge, and keeps the plan as ``plan_`` (:mod:`skdp_synth.plan`).
+pattern of imbalanced-learn). ``fit`` runs parameters → public structure
+(shape, names, blocks, declared bounds) → plan → budget check → the values →
+``_fit`` → charge, and keeps the plan as ``plan_`` (:mod:`skdp_synth.plan`):
+a refused budget never depends on the data (``doc/privacy.md``, "Fail
+closed").
 An estimator that reads ``U`` only through additive statistics
 (:func:`skdp_synth._chunked.reduce_rows`) sets ``_supports_chunked = True``;
 its ``fit`` then also takes a Dask array or DataFrame, and ``_fit`` receives
@@ -49,6 +52,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils import assert_all_finite
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import (
@@ -77,6 +81,7 @@ from .validation import (
     from_cube,
     infer_bounds,
     reject_bool_params,
+    sample_chunk_rows,
     to_cube,
 )
 
@@ -225,12 +230,21 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         """
         saved_state = dict(self.__dict__)
         try:
-            U = self._validate_fit_data(X, blocks)
-            plan = self._make_plan(*U.shape)  # before the data is read
-            self._check_plan(plan, *U.shape)
+            # parameters -> budget -> data (issue 23): the shape, the feature
+            # names and the blocks are public; the plan and the budget check
+            # use them only, so a refused budget never depends on the values
+            shaped = self._validate_fit_shape(X, blocks)
+            if not self._private:  # no budget: the values are checked first
+                U = self._validate_fit_values(shaped)
+            plan = self._make_plan(*shaped.shape)  # before the data is read
+            self._check_plan(plan, *shaped.shape)
             self._before_fit(plan)
-            self._fit(U, plan, NoiseSource(self.random_state, stream=FIT_STREAM))
+            if self._private:
+                U = self._validate_fit_values(shaped)
+            source = NoiseSource(self.random_state, stream=FIT_STREAM)
+            self._fit(U, plan, source)
             self._after_fit(plan)
+            self._fitted_params = self._snapshot_params(source)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved_state)
@@ -245,8 +259,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
     def _make_plan(self, n_samples, n_features):  # pragma: no cover - abstract
         """The frozen :class:`~skdp_synth.plan.Plan` of a fit on ``n × p`` data.
 
-        Called after validation (``n_features_in_``, ``blocks_`` and
-        ``bounds_`` are set) and before the data is read: it may use the
+        Called after the public structure is validated (``n_features_in_``
+        and ``blocks_`` are set; ``bounds_`` is not yet: inferred bounds
+        read the data) and before the data is read: it may use the
         parameters, the public blocks and the sizes, never the data. Raise
         ``ValueError`` here for parameters that do not fit the sizes.
         """
@@ -317,34 +332,108 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
 
     # ----------------------------------------------------------- validation
     def _domain(self):
-        return self._fixed_domain or self.domain
+        """The domain: the fitted one once fitted (a later ``set_params`` does
+        not change how the fitted state is read), else the parameter."""
+        fitted = self.__dict__.get("_fit_domain")
+        return fitted or self._fixed_domain or self.domain
+
+    def _fitted_param(self, name, default=None):
+        """A parameter's value at the last successful fit (issue 23, finding 3).
+
+        What is published (``to_release``, default output sizes) reads the
+        parameters the fit used, never the current ones: a ``set_params``
+        after ``fit`` changes nothing that was released until the next fit.
+        Before the first fit, the current value.
+        """
+        fitted = self.__dict__.get("_fitted_params")
+        if fitted is not None and name in fitted["params"]:
+            return fitted["params"][name]
+        return getattr(self, name, default)
+
+    def _snapshot_params(self, source):
+        """The fit's public parameters, domain and noise source (see
+        :meth:`_fitted_param`); ``hardened_noise`` is true only when every
+        random draw of the mechanism came from the hardened source."""
+        import copy
+
+        params = {
+            k: copy.deepcopy(v)
+            for k, v in self.get_params(deep=False).items()
+            if k not in ("accountant", "random_state")
+        }
+        return {
+            "params": params,
+            "hardened_noise": bool(source.secure and self._hardened_mechanism),
+        }
+
+    #: whether every random draw of the mechanism goes through the
+    #: :class:`~skdp_synth.mechanisms.NoiseSource`'s hardened samplers when
+    #: ``random_state=None`` (False where the mechanism itself draws from
+    #: NumPy, e.g. the sampler's rows or PROJ's bootstrap)
+    _hardened_mechanism = True
 
     def _validate_fit_data(self, X, fit_blocks=None):
-        """Validate ``X``, fix the domain's bounds and map ``X`` to ``[0, 1]^p``."""
+        """Validate ``X``, fix the domain's bounds and map ``X`` to ``[0, 1]^p``.
+
+        :meth:`_validate_fit_shape` then :meth:`_validate_fit_values` (``fit``
+        runs the plan and the budget check between the two).
+        """
+        return self._validate_fit_values(self._validate_fit_shape(X, fit_blocks))
+
+    def _validate_fit_shape(self, X, fit_blocks=None):
+        """What is public about ``X``: its shape, feature names and blocks.
+
+        Converts ``X`` (no value is checked yet: finiteness, the domain and
+        the blocks' codes are checked by :meth:`_validate_fit_values`, after
+        the budget check), resolves the blocks and the declared bounds (both
+        parameters) and sets ``n_features_in_``, ``feature_names_in_``,
+        ``blocks_``. Returns a :class:`_Shaped` holder.
+        """
+        domain = self._fixed_domain or self.domain
         if is_dask_collection(X):
-            return self._validate_chunked_fit_data(X, fit_blocks)
+            return self._validate_chunked_fit_shape(X, fit_blocks, domain)
         check_non_numeric_columns(X)
         output_spec = _output_spec(X)
-        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=2)
+        X = _convert_fit_data(self, X)
         n_features = X.shape[1]
         names = getattr(self, "feature_names_in_", None)
         blocks = resolve_blocks(
             getattr(self, "blocks", "auto"), fit_blocks, n_features, names
         )
-        if self._domain() == "boolean":
-            lo, hi = np.zeros(n_features), np.ones(n_features)
-        elif getattr(self, "bounds", None) is None:
-            lo, hi = infer_bounds(X, warn=self._private)
-        else:
-            lo, hi = check_bounds(self.bounds, n_features)
-        check_in_domain(X, self._domain(), lo, hi)
-        if self._domain() == "boolean" and not blocks.is_all_binary:
-            _check_rows_valid(X, blocks)
+        bounds = None
+        if domain == "boolean":
+            bounds = (np.zeros(n_features), np.ones(n_features))
+        elif getattr(self, "bounds", None) is not None:
+            bounds = check_bounds(self.bounds, n_features)
         self.blocks_ = blocks
+        self._fit_domain = domain
+        self._output_spec = output_spec
+        return _Shaped(X, domain, bounds, blocks, chunked=False)
+
+    def _validate_fit_values(self, shaped):
+        """The checks that read the values (after the budget check).
+
+        Errors name the column or the block and the kind of problem, never a
+        count, a value or a row (``doc/privacy.md``, "Errors").
+        """
+        X, domain, bounds, blocks = (
+            shaped.X,
+            shaped.domain,
+            shaped.bounds,
+            shaped.blocks,
+        )
+        if shaped.chunked:
+            return self._validate_chunked_fit_values(shaped)
+        assert_all_finite(X, input_name="X")
+        if bounds is None:
+            bounds = infer_bounds(X, warn=self._private)
+        lo, hi = bounds
+        check_in_domain(X, domain, lo, hi)
+        if domain == "boolean" and not blocks.is_all_binary:
+            _check_rows_valid(X, blocks)
         self.bounds_ = (lo, hi)
         self.n_samples_fit_ = X.shape[0]
-        self._output_spec = output_spec
-        if self._domain() == "boolean":
+        if domain == "boolean":
             U = X.view()  # already the cube; a read-only view, never a copy
         else:
             U = to_cube(X, lo, hi)
@@ -352,16 +441,22 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return U
 
     def _validate_chunked_fit_data(self, X, fit_blocks=None):
-        """The out-of-core counterpart of :meth:`_validate_fit_data` (Dask input).
+        """The out-of-core counterpart of :meth:`_validate_fit_data` (Dask input)."""
+        domain = self._fixed_domain or self.domain
+        shaped = self._validate_chunked_fit_shape(X, fit_blocks, domain)
+        return self._validate_chunked_fit_values(shaped)
+
+    def _validate_chunked_fit_shape(self, X, fit_blocks, domain):
+        """The out-of-core counterpart of :meth:`_validate_fit_shape` (Dask input).
 
         Checks what is known without reading the data (shape, dtype, the
-        number of rows -- public), fixes the bounds and blocks as in memory,
-        and returns a :class:`~skdp_synth._chunked.ChunkedRows`: the rows
-        themselves are validated chunk by chunk while the statistics are
-        computed (:func:`~skdp_synth._chunked.reduce_rows`). Box data without
-        declared bounds costs one extra pass (the column minima and maxima,
-        with the same :class:`~skdp_synth.exceptions.PrivacyLeakWarning` as in
-        memory).
+        number of rows -- public) and fixes the blocks and declared bounds as
+        in memory; :meth:`_validate_chunked_fit_values` returns a
+        :class:`~skdp_synth._chunked.ChunkedRows`: the rows themselves are
+        validated chunk by chunk while the statistics are computed
+        (:func:`~skdp_synth._chunked.reduce_rows`). Box data without declared
+        bounds costs one extra pass (the column minima and maxima, with the
+        same :class:`~skdp_synth.exceptions.PrivacyLeakWarning` as in memory).
         """
         if not self._supports_chunked:
             if self._chunked_refusal is not None:
@@ -382,10 +477,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
                 "minimum of 1 is required."
             )
         if n_samples < 2:
-            raise ValueError(
-                f"Found array with {n_samples} sample(s) (shape={arr.shape}) "
-                "while a minimum of 2 is required."
-            )
+            raise ValueError(_TOO_FEW_ROWS)
         self.n_features_in_ = n_features
         if names is None:
             self.__dict__.pop("feature_names_in_", None)
@@ -394,9 +486,26 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         blocks = resolve_blocks(
             getattr(self, "blocks", "auto"), fit_blocks, n_features, names
         )
-        if self._domain() == "boolean":
-            lo, hi = np.zeros(n_features), np.ones(n_features)
-        elif getattr(self, "bounds", None) is None:
+        bounds = None
+        if domain == "boolean":
+            bounds = (np.zeros(n_features), np.ones(n_features))
+        elif getattr(self, "bounds", None) is not None:
+            bounds = check_bounds(self.bounds, n_features)
+        self.blocks_ = blocks
+        self._fit_domain = domain
+        self._output_spec = output_spec
+        return _Shaped(arr, domain, bounds, blocks, chunked=True, names=names)
+
+    def _validate_chunked_fit_values(self, shaped):
+        arr, domain, bounds, blocks, names = (
+            shaped.X,
+            shaped.domain,
+            shaped.bounds,
+            shaped.blocks,
+            shaped.names,
+        )
+        n_features = arr.shape[1]
+        if bounds is None:
             import dask
 
             mins, maxs = dask.compute(arr.min(axis=0), arr.max(axis=0))
@@ -407,17 +516,14 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
                     "data have missing (NaN) or infinite values (not shown: they "
                     "are private)"
                 )
-            lo, hi = infer_bounds(
+            bounds = infer_bounds(
                 np.vstack([mins, maxs]).astype(np.float64), warn=self._private
             )
-        else:
-            lo, hi = check_bounds(self.bounds, n_features)
-        self.blocks_ = blocks
+        lo, hi = bounds
         self.bounds_ = (lo, hi)
-        self.n_samples_fit_ = n_samples
-        self._output_spec = output_spec
+        self.n_samples_fit_ = int(arr.shape[0])
         shown = names or [str(j) for j in range(n_features)]
-        return ChunkedRows(arr, self._domain(), (lo, hi), blocks, shown)
+        return ChunkedRows(arr, domain, (lo, hi), blocks, shown)
 
     def _to_cube(self, X):
         """Map new data with the fitted bounds, for ``score`` and ``transform``.
@@ -485,8 +591,33 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             random_state = self.random_state
         if chunks is not None:
             return self._sample_lazy(n, random_state, chunks)
+        rows = sample_chunk_rows(self.n_features_in_)
+        if n > rows:
+            return self._sample_in_chunks(n, random_state, rows)
         U = self._sample_cube(n, NoiseSource(random_state, stream=SAMPLE_STREAM))
         return self._wrap_output(from_cube(U, *self.bounds_))
+
+    def _sample_in_chunks(self, n, random_state, rows):
+        """A large eager sample drawn in bounded chunks (issue 23, finding 7).
+
+        The chunks of ``sample(n, chunks=rows)`` (their streams, any charge
+        made once, now), computed here one after the other: the working
+        memory of a chunk is bounded whatever ``n``; the output itself is
+        the only allocation proportional to ``n``. The rows are those of the
+        lazy call (a different stream from a one-shot draw, the same
+        distribution); box data's integer columns come out float64.
+        """
+        snapshot, tasks, secure = self._lazy_draws(n, random_state, rows)
+        meta = self._lazy_meta()
+        parts = [
+            _lazy_chunk(snapshot, size, seed, secure, part, meta)
+            for size, seed, part in tasks
+        ]
+        if isinstance(meta, np.ndarray):
+            return np.concatenate(parts, axis=0)
+        import pandas as pd
+
+        return pd.concat(parts, ignore_index=True)
 
     # ------------------------------------------------------- lazy sample
     def _lazy_draws(self, n, random_state, chunks):
@@ -721,16 +852,82 @@ def resolve_blocks(
 
 
 def _check_rows_valid(X, blocks):
-    """Reject training rows whose code in some block is not valid."""
+    """Reject training rows whose code in some block is not valid.
+
+    The message names the blocks only: the number of invalid rows is the
+    exact count of a cell the caller chose through ``blocks`` (issue 23,
+    finding 1).
+    """
     bad = blocks.invalid_blocks(X)
     if bad:
-        n_bad = int((~blocks.is_valid(X)).sum())
         raise ValueError(
-            f"{n_bad} training rows are not valid for blocks_: invalid codes in "
+            "training rows are not valid for blocks_: invalid codes in "
             f"blocks {sorted(bad)} (a one-hot block needs exactly one 1, a "
-            "thermometer block non-increasing bits). Check that the blocks "
-            "match the encoder that produced X, or pass blocks=None."
+            "thermometer block non-increasing bits; how many rows are invalid "
+            "is not shown: it is private). Check that the blocks match the "
+            "encoder that produced X, or pass blocks=None."
         )
+
+
+#: the refusal of too few rows: the same words whatever the number (under
+#: add/remove neighbours n is private, issue 23)
+_TOO_FEW_ROWS = (
+    "X needs at least 2 samples to fit a synthesizer; it has fewer (0 samples "
+    "or 1 sample: which one is not shown, n is private under add/remove)."
+)
+
+
+class _Shaped:
+    """The public part of validated fit data: the array (values unchecked),
+    the domain, the declared bounds (``None``: to be inferred), the blocks,
+    whether it is a Dask array (``chunked``) and then its feature names."""
+
+    __slots__ = ("X", "blocks", "bounds", "chunked", "domain", "names")
+
+    def __init__(self, X, domain, bounds, blocks, *, chunked, names=None):
+        self.X, self.domain, self.bounds = X, domain, bounds
+        self.blocks, self.chunked, self.names = blocks, chunked, names
+
+    @property
+    def shape(self):
+        return tuple(int(s) for s in self.X.shape)
+
+
+def _convert_fit_data(estimator, X):
+    """``validate_data(reset=True)`` without the value checks (done later).
+
+    A conversion error of scikit-learn or NumPy quotes the offending value
+    ("could not convert string to float: 'x'"); a too-small table is named
+    with its size: both are replaced by messages without them.
+    """
+    try:
+        X = validate_data(
+            estimator,
+            X,
+            reset=True,
+            dtype=np.float64,
+            ensure_all_finite=False,
+            ensure_min_samples=1,
+        )
+    except ValueError as exc:
+        text = str(exc)
+        if "convert" in text or "could not" in text:
+            raise ValueError(
+                "X has values that are not numbers (not shown: they are "
+                "private). Encode them first, e.g. with BooleanEncoder."
+            ) from None
+        if "sample(s)" in text:
+            raise ValueError(_TOO_FEW_ROWS) from None
+        if "Expected 2D array" in text:  # scikit-learn's message prints the values
+            raise ValueError(
+                "Expected a 2D array (n_samples, n_features); got an array of "
+                "another dimension (its values are not shown: they are private). "
+                "Reshape a single feature with X.reshape(-1, 1)."
+            ) from None
+        raise
+    if X.shape[0] < 2:
+        raise ValueError(_TOO_FEW_ROWS)
+    return X
 
 
 def _output_spec(X):

@@ -39,11 +39,18 @@ from ._io import write_atomically
 __all__ = ["main"]
 
 
+def _usage_error(message):
+    """A user error found while reading the arguments: one line, exit status 2
+    (as argparse's own errors and every other user error; issue 23)."""
+    print(f"skdp-synth: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def _parse_params(items):
     params = {}
     for item in items or []:
         if "=" not in item:
-            raise SystemExit(f"--param expects key=value, got {item!r}")
+            _usage_error(f"--param expects key=value, got {item!r}")
         key, value = item.split("=", 1)
         try:
             params[key.strip()] = ast.literal_eval(value)
@@ -61,15 +68,20 @@ def _load_schema(path):
         try:
             import yaml
         except ImportError:  # pragma: no cover - depends on the environment
-            raise SystemExit("YAML schemas need PyYAML (pip install pyyaml)") from None
+            _usage_error("YAML schemas need PyYAML (pip install pyyaml)")
         schema = yaml.safe_load(text)
     else:
         schema = json.loads(text)
     from .preprocessing._boolean_encoder import SCHEMA_KEYS
 
+    if not isinstance(schema, dict):
+        _usage_error(
+            f"the schema must be a mapping of {sorted(SCHEMA_KEYS)}, not a "
+            f"{type(schema).__name__}"
+        )
     unknown = set(schema) - SCHEMA_KEYS
     if unknown:
-        raise SystemExit(
+        _usage_error(
             f"unknown schema keys {sorted(unknown)}; allowed: {sorted(SCHEMA_KEYS)}"
         )
     return schema

@@ -114,7 +114,7 @@ from .geometry import LatticeCovering
 from .mechanisms.bingham import proj
 from .plan import DampedPlan
 from .privacy import REPLACE_ONE, PrivacyGuarantee, not_private
-from .validation import check_integer
+from .validation import check_dense_size, check_integer
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -869,6 +869,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     """
 
     _supports_chunked = True  # reads the data through reduce_rows only
+    #: PROJ's draws come from NumPy: never ``hardened_noise`` (issue 23)
+    _hardened_mechanism = False
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
@@ -930,6 +932,16 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         """
         n, p = n_samples, n_features
         epsilon = float(self.epsilon)
+        widest = max(self.blocks_.blocks, key=lambda b: b.width)
+        # the second moment S (p x p, float64) is the largest array whose size
+        # the domain decides: refused before the data (issue 23, finding 6)
+        check_dense_size(
+            p * p,
+            f"the {p} x {p} second-moment matrix (p={p} bits; the widest block "
+            f"is {widest.name!r} with {widest.width} bits)",
+            "Declare fewer levels for the widest columns (merge rare levels, "
+            "or bin them).",
+        )
         if self.parameters == "optimal":
             return self._make_block_plan(n, p, epsilon)
         c = self._resolve_centre(p)
@@ -1351,7 +1363,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             "weights": self.weights_,
             "components": self.components_,
         }
-        inferred = not boolean and self.bounds is None
+        inferred = not boolean and self._fitted_param("bounds") is None
         if not boolean:
             arrays["bounds_lo"], arrays["bounds_hi"] = self.bounds_
         if inferred:
@@ -1376,7 +1388,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "projection_scale": self.plan_.projection_scale,
                 "weight_noise_scale": self.plan_.weight_noise_scale,
                 "mean_noise_scale": self.plan_.mean_noise_scale,
-                "parameters": self.parameters,
+                "parameters": self._fitted_param("parameters"),
                 "budget_split": [float(x) for x in self.plan_.budget_split],
             },
         )

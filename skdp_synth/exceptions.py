@@ -6,6 +6,7 @@ One module so that users can filter or catch everything we raise in one place.
 __all__ = [
     "BudgetError",
     "InfeasibleProblemError",
+    "MalformedReleaseError",
     "PrivacyLeakWarning",
     "PrivacyBudgetWarning",
 ]
@@ -39,3 +40,14 @@ class BudgetError(ValueError):
 
 class InfeasibleProblemError(ValueError):
     """An optimisation problem that the algorithm requires has no solution."""
+
+
+class MalformedReleaseError(ValueError):
+    """A release file is damaged, malformed or larger than the reader allows.
+
+    Raised by :meth:`Release.load <skdp_synth.release.Release.load>` for
+    every problem with the file itself -- truncated or not an archive, a
+    member or the metadata over the size limits, a failed content hash, a
+    value of the wrong type, shape or range, non-finite numbers, unknown or
+    duplicate entries -- *before* the release is used (issue 23, finding 8).
+    """

@@ -36,7 +36,13 @@ import math
 
 import numpy as np
 
-from .validation import check_boolean, check_degree, check_integer
+from .validation import (
+    check_boolean,
+    check_degree,
+    check_integer,
+    format_bytes,
+    format_count,
+)
 
 __all__ = [
     "degree_signs",
@@ -61,13 +67,14 @@ MAX_WALSH_BYTES = 2 * 1024**3
 
 def check_walsh_memory(m, D):
     """Refuse a Walsh matrix of ``m`` points and ``D`` functions above the limit."""
-    need = 8.0 * (m * D + D * D)
+    need = 8 * (int(m) * int(D) + int(D) * int(D))  # exact: no float overflow
     if need > MAX_WALSH_BYTES:
         raise MemoryError(
-            f"the Walsh matrix of m={m} points and D={D} Walsh functions needs "
-            f"{need / 1024**3:.1f} GiB (limit skdp_synth.fourier."
-            f"MAX_WALSH_BYTES = {MAX_WALSH_BYTES / 1024**3:.1f} GiB): p is too large "
-            "for this degree d. Lower d, or pass a smaller m (at least D)."
+            f"the Walsh matrix of m={format_count(m)} points and "
+            f"D={format_count(D)} Walsh functions needs {format_bytes(need)} "
+            f"(limit skdp_synth.fourier.MAX_WALSH_BYTES = "
+            f"{format_bytes(MAX_WALSH_BYTES)}): p is too large for this degree d. "
+            "Lower d, or pass a smaller m (at least D)."
         )
 
 

@@ -117,7 +117,7 @@ from ._stats import (
 from .attribute_workload import AttributeMarginalWorkload
 from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
-from .generator import Measurement, controlled_rows, fit_rows
+from .generator import MAX_TABLE_CELLS, Measurement, controlled_rows, fit_rows
 from .geometry import nearest_in_symmetric_hull
 from .mechanisms import gaussian_delta, gaussian_sigma
 from .mechanisms.additive import (
@@ -134,7 +134,7 @@ from .mechanisms.additive import (
 )
 from .plan import ReleasePlan
 from .privacy import PrivacyGuarantee
-from .validation import check_degree
+from .validation import check_degree, check_dense_size, format_count
 from .workloads import (
     ExplicitWorkload,
     MarginalWorkload,
@@ -214,7 +214,10 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     n_rows : int, default=None
         Public upper bound on the number of rows. Enables the least-squares
         step of :cite:`Nikolov2013` Algorithm 3 (sparse case; enumerates ``{0,1}^p``,
-        ``p <= 16``) and is the default output size under add/remove.
+        ``p <= 16``) and is the default output size under add/remove. Under
+        replace-one a larger ``X`` is refused; under add/remove ``n`` is
+        private and is not compared with it (the step is post-processing:
+        a wrong bound costs accuracy, not privacy).
     framework : {"projection", "extension"}, default="projection"
         How invariants are imposed (:cite:`Gao2022` §3.1/§3.2). ``"extension"`` builds
         the mechanism for ``Q_Nᵀ A`` and needs the universe enumerated
@@ -477,8 +480,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         and the guarantee; for the bit-level mechanisms the whitening
         (:class:`AdditiveNoise`) with its whitened sensitivity checked on the
         whole sensitivity set; for ``"residual"`` ResidualPlanner's scales.
-        Under add/remove neighbours ``n`` is private and the plan does not
-        record it (it is only compared with the public bound ``n_rows``).
+        Under add/remove neighbours ``n`` is private: the plan does not
+        record it and nothing here depends on it (not even a comparison with
+        the public bound ``n_rows``: ``doc/privacy.md``, "Errors").
         """
         c, delta = self._noise_magnitude()
         common = {
@@ -507,6 +511,13 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return self._noise_plan(workload, C, sparse, common)
 
     def _check_n_rows(self, n_samples):
+        # Under add/remove neighbours n is private: a refusal that depends on
+        # n > n_rows would answer that comparison exactly, for free (a binary
+        # search over n_rows finds n; issue 23, finding 2). The least-squares
+        # step is post-processing of the noisy answers, so its privacy does
+        # not need n <= n_rows (only its accuracy bound does): not checked.
+        if self.neighbouring != "replace-one":
+            return
         if self.n_rows is not None and n_samples > self.n_rows:
             raise ValueError(
                 f"n_rows={self.n_rows} is declared a public upper bound on the "
@@ -515,11 +526,13 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     def _default_n_samples(self):
         # n is public only under replace-one; under add/remove use the public
-        # bound or the released (noisy) total, never the private n.
-        if self.neighbouring == "replace-one":
+        # bound or the released (noisy) total, never the private n. The
+        # relation and the bound are the fit's, not the current parameters.
+        if self.plan_.neighbouring == "replace-one":
             return self.n_samples_fit_
-        if self.n_rows is not None:
-            return int(self.n_rows)
+        n_rows = self._fitted_param("n_rows")
+        if n_rows is not None:
+            return int(n_rows)
         if self.n_estimate_ is None:
             raise ValueError(
                 "under add/remove neighbours the number of rows is private and "
@@ -532,6 +545,18 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         W = self.workload
         if W is None:
             check_degree(self.d, p)
+            n_tables = math.comb(p, int(self.d))
+            n_queries = n_tables * 2 ** int(self.d)
+            widest = max(self.blocks_.blocks, key=lambda b: b.width)
+            # at least the tables' column indices and one answer per cell
+            check_dense_size(
+                n_tables * int(self.d) + n_queries,
+                f"the bit-level {self.d}-way marginal workload over p={p} bits "
+                f"({format_count(n_queries)} answers; the widest block is "
+                f"{widest.name!r} with {widest.width} bits)",
+                "Use mechanism='residual' (attribute-level tables), declare "
+                "fewer levels for the widest columns, or lower d.",
+            )
             return MarginalWorkload(p, self.d)
         if isinstance(W, (MarginalWorkload, ExplicitWorkload)):
             if W.n_features != p:
@@ -641,6 +666,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         blocks = self.blocks_
         check_degree(self.d, blocks.n_attributes, of="attributes")
         self._check_n_rows(n_samples)
+        _check_table_cells(blocks, self.d)  # before the workload allocates
         W = AttributeMarginalWorkload(blocks.n_levels, self.d)
         c = common["noise_sigma"]
         # ResidualPlanner's allocation and its whitened ℓ2-sensitivity, computed
@@ -982,7 +1008,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             "rounding": "none",
             "domain": "boolean",
             "workload": type(self.plan_.workload).__name__,
-            "d": int(self.d),
+            "d": int(self._fitted_param("d")),
             "query_labels": labels,
             "mechanism": self.plan_.mechanism,
             "calibration": self.plan_.calibration,
@@ -993,6 +1019,30 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             "default_n_samples": default_n,
         }
         return release_from(self, arrays, plan)
+
+
+def _check_table_cells(blocks, d):
+    """Refuse, at plan time, attribute tables too large for the generator.
+
+    The generator holds a dense ``cells x cells`` matrix per maximal table
+    (:data:`~skdp_synth.generator.MAX_TABLE_CELLS`); the largest ``d``-way
+    table is that of the ``d`` attributes with the most levels. The sizes
+    are the declared domain's (public), so the check names the columns.
+    """
+    levels = [int(v) for v in blocks.n_levels]
+    order = sorted(range(len(levels)), key=lambda j: -levels[j])[: int(d)]
+    cells = math.prod(levels[j] for j in order)
+    if cells > MAX_TABLE_CELLS:
+        names = [blocks.names[j] for j in order]
+        shown = " x ".join(
+            f"{n!r} ({format_count(levels[j])} levels)" for n, j in zip(names, order)
+        )
+        raise ValueError(
+            f"the {d}-way table of {shown} has {format_count(cells)} cells, more "
+            f"than the {MAX_TABLE_CELLS} the generator can fit (checked before "
+            f"the data is read). Declare fewer levels for {names[0]!r} (merge "
+            "rare levels, or bin it), or lower d."
+        )
 
 
 # ========================================================== generator input

@@ -71,6 +71,10 @@ __all__ = ["Measurement", "GeneratorResult", "controlled_rows", "fit_rows"]
 
 #: largest dense clique matrix H_S (cells²) held in memory, in entries
 _MAX_CLIQUE_ENTRIES = 4_000_000
+#: the most cells a clique (a measured table) may have: ``cells² <=``
+#: ``_MAX_CLIQUE_ENTRIES``; estimators check their tables against it when
+#: they plan, before the data is read (issue 23, finding 6)
+MAX_TABLE_CELLS = 2_000
 #: a sweep that lowers the loss by less than this fraction ends the descent
 _REL_TOL = 1e-3
 #: ... or by less than this many noise variances per measured value (changes

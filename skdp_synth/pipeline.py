@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import graph_constant, import_dask
 from ._sklearn_compat import _fit_context, _name_estimators
+from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
     from typing import Self
@@ -220,10 +221,34 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
                 )
         if chunks is not None:
             return self._sample_lazy(last, steps, n_samples, random_state, chunks)
+        n = last._check_sample_size(n_samples) if hasattr(last, "_lazy_draws") else 0
+        if n > sample_chunk_rows(last.n_features_in_):
+            # bounded working memory: drawn and decoded chunk by chunk, as the
+            # lazy frame's chunks (issue 23, finding 7)
+            return self._sample_in_chunks(last, steps, n, random_state)
         Y = last.sample(n_samples, random_state=random_state)
         for step in steps:
             Y = step.inverse_transform(Y)
         return Y
+
+    def _sample_in_chunks(self, last, steps, n, random_state):
+        import copy
+
+        import pandas as pd
+
+        if random_state is None:
+            random_state = last.random_state
+        rows = sample_chunk_rows(last.n_features_in_)
+        snapshot, tasks, secure = last._lazy_draws(n, random_state, rows)
+        meta = last._lazy_meta()
+        state = (snapshot, copy.deepcopy(steps))
+        parts = [
+            _decoded_chunk(state, size, seed, secure, part, meta)
+            for size, seed, part in tasks
+        ]
+        if isinstance(parts[0], pd.DataFrame):
+            return pd.concat(parts, ignore_index=True)
+        return np.concatenate([np.asarray(part) for part in parts], axis=0)
 
     def _sample_lazy(self, last, steps, n_samples, random_state, chunks):
         import copy

@@ -20,6 +20,7 @@ relation.
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from dataclasses import dataclass, field
 
@@ -48,6 +49,10 @@ NEIGHBOURING_RELATIONS = (REPLACE_ONE, ADD_REMOVE_ONE)
 #: stay at or below this order per release (see ``doc/privacy.md``,
 #: "Large epsilons").
 LARGE_EPSILON = 10.0
+
+# One lock for every accountant's check-then-record (spending is rare; a
+# module-level lock keeps the accountant picklable).
+_SPEND_LOCK = threading.RLock()
 
 
 def warn_if_large_epsilon(epsilon: float, what: str, stacklevel: int = 3) -> None:
@@ -247,7 +252,12 @@ class BudgetAccountant:
                 "this BudgetAccountant was restored from a pickle: it is a "
                 "snapshot of a budget, not the budget itself, and spending from "
                 "it would let two copies spend the same budget. Spend from the "
-                "original object (copies and clones share it)."
+                "original object (copies and clones share it). Process workers "
+                "(n_jobs != 1 in GridSearchCV or cross_validate, with joblib's "
+                "default process backend) pickle the estimator and its "
+                "accountant: use n_jobs=1, or threads "
+                "(with joblib.parallel_backend('threading'): ...), whose "
+                "spends the accountant serialises."
             )
         if neighbouring is not None and neighbouring != self.neighbouring:
             raise BudgetError(
@@ -269,13 +279,19 @@ class BudgetAccountant:
         neighbouring: str | None = None,
         mechanism: str = "",
     ) -> None:
-        """Record spending ``(epsilon, delta)``; refuses to overspend."""
-        self.check(epsilon, delta, neighbouring)
-        self.spent.append(
-            PrivacyGuarantee(
-                epsilon, delta, neighbouring or self.neighbouring, mechanism
+        """Record spending ``(epsilon, delta)``; refuses to overspend.
+
+        The check and the record are one step under a lock: two threads
+        spending from one accountant cannot both pass the check on the same
+        remaining budget (issue 23).
+        """
+        with _SPEND_LOCK:
+            self.check(epsilon, delta, neighbouring)
+            self.spent.append(
+                PrivacyGuarantee(
+                    epsilon, delta, neighbouring or self.neighbouring, mechanism
+                )
             )
-        )
 
     # A budget is one ledger: copies would let the same data be spent twice.
     # ``copy``/``deepcopy`` (hence ``sklearn.base.clone`` of an estimator that

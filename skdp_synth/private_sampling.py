@@ -91,7 +91,7 @@ from .privacy import (
     not_private,
     warn_if_large_epsilon,
 )
-from .validation import check_degree, check_integer
+from .validation import check_degree, check_integer, format_count
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -508,6 +508,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
 
     _fixed_domain = "boolean"
     _supports_chunked = True  # reads the data through reduce_rows only
+    #: the released rows are NumPy draws from h*: never ``hardened_noise``
+    _hardened_mechanism = False
 
     _parameter_constraints = {
         "m": [Interval(Integral, 1, None, closed="left"), None],
@@ -555,14 +557,16 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         """``(m, D)`` from the parameters and the public ``p``; data-independent."""
         check_degree(self.d, p, hint="; marginals of degree d need at least d columns")
         D = walsh_dimension(p, self.d)
+        check_walsh_memory(D, D)  # m >= D: refuses a huge D before any float
         if self.m is None:
             m = math.ceil(DEFAULT_M_FACTOR * math.exp(2 * self.d) * D)
         else:
             m = int(self.m)
             if m < D:
                 raise ValueError(
-                    f"m={m} is smaller than the number of Walsh functions D={D} "
-                    f"for p={p}, d={self.d}: M cannot have full column rank, so no "
+                    f"m={m} is smaller than the number of Walsh functions "
+                    f"D={format_count(D)} for p={p}, d={self.d}: M cannot have full "
+                    "column rank, so no "
                     "reduced space is well conditioned. Use m >= D (default "
                     "ceil(e^{2d} D))."
                 )

@@ -12,8 +12,15 @@ what a release holds.
 The file format (:meth:`Release.save`) is a NumPy ``.npz`` archive: one
 ``.npy`` member per named array (numeric dtypes only, read back with
 ``allow_pickle=False``) and a UTF-8 JSON member ``metadata`` with the format
-version, the estimator's name, its public parameters, the guarantee and the
-plan. Nothing is pickled, so loading a release runs no code.
+version, the estimator's name, its public parameters, the guarantee, the
+plan and a SHA-256 ``content_hash`` of all of it. Nothing is pickled, so
+loading a release runs no code. :meth:`Release.load` treats the file as
+untrusted input: it checks the sizes against limits before anything is
+allocated, then the schema (types, ranges, shapes, finite values, weights
+summing to 1, consistent feature counts and names) and the content hash, and
+raises :class:`~skdp_synth.exceptions.MalformedReleaseError` for any problem.
+The hash detects damage (a truncated or altered file); it is **not a
+signature**: whoever can write the file can recompute it.
 
 Examples
 --------
@@ -34,17 +41,23 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import math
 import os
-import tempfile
+import stat
+import zipfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._io import write_atomically
+from .exceptions import MalformedReleaseError
 from .mechanisms import make_generator
-from .privacy import PrivacyGuarantee
+from .privacy import NEIGHBOURING_RELATIONS, PrivacyGuarantee
+from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -56,10 +69,22 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT_VERSION", "Release"]
 
 #: Version of the release format; :meth:`Release.load` refuses newer ones.
-FORMAT_VERSION = 1
+#: Version 2 adds the ``content_hash``; version 1 files (no hash) are still
+#: read, with every other check.
+FORMAT_VERSION = 2
+
+#: Default limit of :meth:`Release.load` on the file, on the uncompressed
+#: members together and on any one array (bytes).
+MAX_RELEASE_BYTES = 1 << 30
+#: Limit on the JSON metadata (bytes) and its nesting depth.
+MAX_METADATA_BYTES = 16 << 20
+MAX_METADATA_DEPTH = 32
 
 _METADATA = "metadata"
 _ARRAY_PREFIX = "array_"
+_TOP_KEYS = {"format_version", "estimator", "params", "guarantee", "plan"}
+_GUARANTEE_KEYS = {"epsilon", "delta", "neighbouring", "mechanism"}
+_SAMPLERS = {"rows", "weighted-points", "none"}
 
 
 def _jsonable(value):
@@ -138,6 +163,14 @@ class Release:
             "plan": self.plan,
         }
 
+    def content_hash(self) -> str:
+        """SHA-256 of the metadata and every array (names, dtypes, shapes, bytes).
+
+        Detects a damaged or altered file; not a signature (anyone who can
+        write the file can recompute it).
+        """
+        return _content_hash(self._metadata(), self.arrays)
+
     def to_dict(self) -> dict[str, Any]:
         """Everything as plain Python values (arrays as nested lists)."""
         out = self._metadata()
@@ -151,40 +184,71 @@ class Release:
         renamed onto it only when complete, so an interrupted save leaves no
         partial file.
         """
-        path = os.fspath(path)
         buf = io.BytesIO()
         members = {_ARRAY_PREFIX + k: v for k, v in self.arrays.items()}
-        meta = json.dumps(self._metadata(), sort_keys=True).encode("utf-8")
-        members[_METADATA] = np.frombuffer(meta, dtype=np.uint8)
+        meta = self._metadata()
+        meta["content_hash"] = _content_hash(meta, self.arrays)
+        text = json.dumps(meta, sort_keys=True).encode("utf-8")
+        members[_METADATA] = np.frombuffer(text, dtype=np.uint8)
         np.savez(buf, **members)
-        directory = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".release-", suffix=".tmp", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(buf.getvalue())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_atomically(path, lambda fh: fh.write(buf.getvalue()), binary=True)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Release:
-        """Read a release written by :meth:`save` (``allow_pickle=False``)."""
-        with np.load(os.fspath(path), allow_pickle=False) as archive:
-            if _METADATA not in archive.files:
-                raise ValueError(f"{path!s} is not a skdp_synth release (no metadata)")
-            meta = json.loads(archive[_METADATA].tobytes().decode("utf-8"))
-            arrays = {
-                name[len(_ARRAY_PREFIX) :]: archive[name]
-                for name in archive.files
-                if name.startswith(_ARRAY_PREFIX)
-            }
-        version = meta.get("format_version")
-        if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
-            raise ValueError(
-                f"release format version {version!r} is not supported by this "
-                f"skdp_synth (reads versions 1..{FORMAT_VERSION})"
+    def load(
+        cls, path: str | os.PathLike[str], *, max_bytes: int = MAX_RELEASE_BYTES
+    ) -> Release:
+        """Read a release written by :meth:`save`, treating the file as untrusted.
+
+        Nothing is pickled (``allow_pickle=False``) and nothing is allocated
+        before its size is checked: the file, each member and all members
+        together must fit in ``max_bytes``, the metadata in
+        ``MAX_METADATA_BYTES`` (16 MiB) with nesting depth at most
+        ``MAX_METADATA_DEPTH`` (32). Then the schema is checked (keys, types,
+        ranges, shapes, finite values, weights summing to 1, the feature
+        count and names consistent with the arrays) and the content hash.
+
+        Parameters
+        ----------
+        path : str or path-like
+            A regular file (a FIFO or a device is refused without reading).
+        max_bytes : int, default=MAX_RELEASE_BYTES
+            Size limit in bytes (1 GiB by default).
+
+        Raises
+        ------
+        MalformedReleaseError
+            For every problem with the file (a ``ValueError``); a missing
+            file raises ``FileNotFoundError`` as usual.
+        """
+        path = os.fspath(path)
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise MalformedReleaseError(
+                f"{path!s} is not a regular file (a FIFO, device or directory is "
+                "not read)"
+            )
+        if info.st_size > max_bytes:
+            raise MalformedReleaseError(
+                f"{path!s} is larger than max_bytes={max_bytes}; pass a larger "
+                "max_bytes if the file is trusted"
+            )
+        try:
+            meta, arrays = _read_archive(path, max_bytes)
+        except MalformedReleaseError:
+            raise
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+            raise MalformedReleaseError(
+                f"{path!s} is not a readable skdp_synth release "
+                f"({type(exc).__name__}: damaged or truncated?)"
+            ) from None
+        version = _check_metadata(meta)
+        _check_arrays(meta, arrays)
+        if version >= 2 and meta["content_hash"] != _content_hash(
+            {k: v for k, v in meta.items() if k != "content_hash"}, arrays
+        ):
+            raise MalformedReleaseError(
+                f"{path!s}: the content hash does not match (the file is damaged "
+                "or was altered)"
             )
         g = meta["guarantee"]
         return cls(
@@ -236,25 +300,39 @@ class Release:
                         "private under add/remove neighbours); pass n_samples"
                     )
             n = _check_n(n_samples)
-            points, weights = self.arrays["points"], self.arrays["weights"]
-            if self.plan.get("selection") == "controlled":
-                # controlled rounding of the expected counts n * weights (the
-                # generator's table: no i.i.d. sampling error, as in sample())
-                from .generator import controlled_rows
-
-                U = controlled_rows(points, n, rng, weights=weights)
-            else:
-                U = points[rng.choice(points.shape[0], size=n, p=weights)]
-            if self.plan.get("rounding") == "randomized":
-                U = (rng.random(U.shape) < U).astype(np.float64)
-            if "bounds_lo" in self.arrays:
-                lo, hi = self.arrays["bounds_lo"], self.arrays["bounds_hi"]
-                U = lo + U * (hi - lo)
-            return U
+            rows = sample_chunk_rows(self.arrays["points"].shape[1])
+            if n <= rows:
+                return self._weighted_rows(n, rng)
+            # bounded working memory whatever n (issue 23, finding 7): chunks
+            # drawn one after the other from the same generator (for a
+            # controlled release, each chunk a controlled rounding of its size)
+            out = np.empty((n, self.arrays["points"].shape[1]))
+            for start in range(0, n, rows):
+                size = min(rows, n - start)
+                out[start : start + size] = self._weighted_rows(size, rng)
+            return out
         raise ValueError(
             f"this {self.estimator} release holds no distribution to sample from "
             f"({self.plan.get('reason', 'sampler=' + repr(kind))})"
         )
+
+    def _weighted_rows(self, n, rng):
+        """``n`` rows of a ``"weighted-points"`` release, in the data's units."""
+        points, weights = self.arrays["points"], self.arrays["weights"]
+        if self.plan.get("selection") == "controlled":
+            # controlled rounding of the expected counts n * weights (the
+            # generator's table: no i.i.d. sampling error, as in sample())
+            from .generator import controlled_rows
+
+            U = controlled_rows(points, n, rng, weights=weights)
+        else:
+            U = points[rng.choice(points.shape[0], size=n, p=weights)]
+        if self.plan.get("rounding") == "randomized":
+            U = (rng.random(U.shape) < U).astype(np.float64)
+        if "bounds_lo" in self.arrays:
+            lo, hi = self.arrays["bounds_lo"], self.arrays["bounds_hi"]
+            U = lo + U * (hi - lo)
+        return U
 
     def __repr__(self):
         g = self.guarantee
@@ -264,6 +342,243 @@ class Release:
             f"delta={g.delta:g}, neighbouring={g.neighbouring!r}, arrays=[{shapes}], "
             f"format_version={self.format_version})"
         )
+
+
+# ------------------------------------------------------------------- reading
+def _content_hash(meta, arrays):
+    """SHA-256 over the canonical metadata JSON and the arrays (sorted names)."""
+    h = hashlib.sha256()
+    h.update(json.dumps(meta, sort_keys=True, separators=(",", ":")).encode())
+    for name in sorted(arrays):
+        arr = np.ascontiguousarray(arrays[name])
+        h.update(f"\0{name}\0{arr.dtype.str}\0{arr.shape}\0".encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def _bad(message):
+    return MalformedReleaseError(f"malformed release: {message}")
+
+
+def _read_archive(path, max_bytes):
+    """The metadata (a dict) and the arrays, every size checked before reading."""
+    with zipfile.ZipFile(path) as zf:
+        entries = zf.infolist()
+        names = [e.filename for e in entries]
+        if len(set(names)) != len(names):
+            raise _bad("duplicate members in the archive")
+        if sum(e.file_size for e in entries) > max_bytes:
+            raise _bad(f"the members exceed max_bytes={max_bytes} uncompressed")
+        by_name = {e.filename: e for e in entries}
+        meta_name = _METADATA + ".npy"
+        if meta_name not in by_name:
+            raise _bad("no metadata member (not a skdp_synth release)")
+        meta_bytes = _read_npy(zf, by_name[meta_name], MAX_METADATA_BYTES, "uint8")
+        meta = _parse_metadata(meta_bytes.tobytes())
+        arrays = {}
+        for name, entry in by_name.items():
+            if name == meta_name:
+                continue
+            if not (name.startswith(_ARRAY_PREFIX) and name.endswith(".npy")):
+                raise _bad(f"unexpected member {name!r}")
+            key = name[len(_ARRAY_PREFIX) : -len(".npy")]
+            arrays[key] = _read_npy(zf, entry, max_bytes, None)
+    return meta, arrays
+
+
+def _read_npy(zf, entry, limit, want):
+    """One ``.npy`` member: header checked (dtype, shape, size) before the data."""
+    if entry.file_size > limit:
+        raise _bad(f"member {entry.filename!r} exceeds the size limit ({limit} bytes)")
+    with zf.open(entry) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise _bad(f"member {entry.filename!r} has npy version {version}")
+        if dtype.kind not in "biuf" or dtype.hasobject:
+            raise _bad(f"member {entry.filename!r} is not numeric ({dtype})")
+        if want is not None and dtype != np.dtype(want):
+            raise _bad(f"member {entry.filename!r} must be {want}")
+        if len(shape) > 2:
+            raise _bad(f"member {entry.filename!r} has more than 2 dimensions")
+        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if nbytes > limit or nbytes > entry.file_size:
+            raise _bad(f"member {entry.filename!r}: its header and size disagree")
+        data = fh.read(nbytes + 1)
+    if len(data) != nbytes:
+        raise _bad(f"member {entry.filename!r} is truncated or has trailing data")
+    arr = np.frombuffer(data, dtype=dtype)
+    order = "F" if fortran else "C"
+    return arr.reshape(shape, order=order).copy()
+
+
+def _json_depth(text):
+    """The nesting depth of a JSON text (outside strings), without recursion."""
+    depth = best = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif ch in "]}":
+            depth -= 1
+    return best
+
+
+def _no_duplicates(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise _bad("duplicate keys in the metadata")
+    return dict(pairs)
+
+
+def _no_constant(name):
+    raise _bad(f"non-finite number {name} in the metadata")
+
+
+def _parse_metadata(raw):
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _bad("the metadata is not UTF-8") from None
+    if _json_depth(text) > MAX_METADATA_DEPTH:
+        raise _bad(f"the metadata is nested deeper than {MAX_METADATA_DEPTH}")
+    try:
+        meta = json.loads(
+            text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant
+        )
+    except json.JSONDecodeError:
+        raise _bad("the metadata is not valid JSON") from None
+    if not isinstance(meta, dict):
+        raise _bad("the metadata is not a JSON object")
+    return meta
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_metadata(meta):
+    """The top-level schema; returns the format version."""
+    version = meta.get("format_version")
+    if not _is_int(version) or not 1 <= version <= FORMAT_VERSION:
+        raise MalformedReleaseError(
+            f"release format version {version!r} is not supported by this "
+            f"skdp_synth (reads versions 1..{FORMAT_VERSION})"
+        )
+    keys = _TOP_KEYS | ({"content_hash"} if version >= 2 else set())
+    if set(meta) != keys:
+        raise _bad(f"metadata keys {sorted(meta)} differ from {sorted(keys)}")
+    if version >= 2 and not (
+        isinstance(meta["content_hash"], str) and len(meta["content_hash"]) == 64
+    ):
+        raise _bad("content_hash must be a SHA-256 hex digest")
+    name = meta["estimator"]
+    if not isinstance(name, str) or not name.isidentifier():
+        raise _bad("estimator must be a class name")
+    for key in ("params", "plan"):
+        if not isinstance(meta[key], dict):
+            raise _bad(f"{key} must be an object")
+    g = meta["guarantee"]
+    if not isinstance(g, dict) or set(g) != _GUARANTEE_KEYS:
+        raise _bad(f"guarantee must have exactly the keys {sorted(_GUARANTEE_KEYS)}")
+    eps, delta = g["epsilon"], g["delta"]
+    if not (_is_number(eps) and 0 <= eps < np.inf):
+        raise _bad("guarantee.epsilon must be a finite number >= 0")
+    if not (_is_number(delta) and 0 <= delta < 1):
+        raise _bad("guarantee.delta must be a number in [0, 1)")
+    if g["neighbouring"] not in NEIGHBOURING_RELATIONS:
+        raise _bad(f"guarantee.neighbouring must be one of {NEIGHBOURING_RELATIONS}")
+    if not isinstance(g["mechanism"], str):
+        raise _bad("guarantee.mechanism must be a string")
+    return version
+
+
+def _check_arrays(meta, arrays):
+    """Shapes, ranges and consistency of the arrays with the plan."""
+    plan = meta["plan"]
+    for name, arr in arrays.items():
+        if not name.isidentifier():
+            raise _bad(f"array name {name!r}")
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise _bad(f"array {name!r} has non-finite values")
+    sampler = plan.get("sampler", "none")
+    if sampler not in _SAMPLERS:
+        raise _bad(f"plan.sampler must be one of {sorted(_SAMPLERS)}")
+    p = plan.get("n_features")
+    if p is not None and not (_is_int(p) and p >= 1):
+        raise _bad("plan.n_features must be an integer >= 1")
+    names = plan.get("feature_names")
+    if names is not None:
+        if not (
+            isinstance(names, list)
+            and all(isinstance(c, str) for c in names)
+            and len(set(names)) == len(names)
+            and (p is None or len(names) == p)
+        ):
+            raise _bad("plan.feature_names must be n_features distinct strings")
+    default_n = plan.get("default_n_samples")
+    if default_n is not None and not (_is_int(default_n) and default_n >= 1):
+        raise _bad("plan.default_n_samples must be an integer >= 1 or null")
+    for key, allowed in (
+        ("rounding", {"none", "randomized"}),
+        ("selection", {"controlled", "iid"}),
+        ("domain", {"boolean", "box"}),
+    ):
+        if key in plan and plan[key] not in allowed:
+            raise _bad(f"plan.{key} must be one of {sorted(allowed)}")
+    if "hardened_noise" in plan and not isinstance(plan["hardened_noise"], bool):
+        raise _bad("plan.hardened_noise must be true or false")
+
+    def cube(name, ndim):
+        if name not in arrays:
+            raise _bad(f"a {sampler!r} release needs the array {name!r}")
+        arr = arrays[name]
+        if arr.ndim != ndim or arr.shape[0] < 1:
+            raise _bad(f"array {name!r} must be {ndim}-dimensional and non-empty")
+        if ndim == 2 and p is not None and arr.shape[1] != p:
+            raise _bad(f"array {name!r} has another number of columns than n_features")
+        if ndim == 2 and (np.any(arr < 0) or np.any(arr > 1)):
+            raise _bad(f"array {name!r} must lie in the cube [0, 1]")
+        return arr
+
+    if sampler == "rows":
+        cube("rows", 2)
+    elif sampler == "weighted-points":
+        points, weights = cube("points", 2), cube("weights", 1)
+        if weights.shape[0] != points.shape[0]:
+            raise _bad("weights and points differ in length")
+        total = math.fsum(weights.astype(np.float64).ravel().tolist())
+        if np.any(weights < 0) or abs(total - 1.0) > 1e-9 * max(1, weights.size):
+            raise _bad("weights must be >= 0 and sum to 1")
+    has_lo, has_hi = "bounds_lo" in arrays, "bounds_hi" in arrays
+    if has_lo != has_hi:
+        raise _bad("bounds_lo and bounds_hi come together")
+    if has_lo:
+        lo, hi = arrays["bounds_lo"], arrays["bounds_hi"]
+        if plan.get("domain") == "boolean":
+            raise _bad("a Boolean release has no bounds")
+        if lo.ndim != 1 or lo.shape != hi.shape or (p is not None and lo.size != p):
+            raise _bad("bounds_lo/hi must be vectors of length n_features")
+        width = hi.astype(np.float64) - lo
+        if not (np.all(lo < hi) and np.all(np.isfinite(width))):
+            raise _bad("bounds need lo < hi with a finite width")
 
 
 def _check_n(n):
@@ -285,11 +600,14 @@ def release_from(
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator)
-    params = {
-        k: v
-        for k, v in estimator.get_params(deep=False).items()
-        if k not in ("accountant", "random_state")
-    }
+    # the parameters and the noise source of the fit, never the current ones:
+    # a set_params after fit must not change what is published (issue 23)
+    fitted = getattr(estimator, "_fitted_params", None)
+    if fitted is None:  # pragma: no cover - every fit records them (base.fit)
+        raise ValueError(
+            f"{type(estimator).__name__} records no fitted parameters; refit it"
+        )
+    params = dict(fitted["params"])
     names = getattr(estimator, "feature_names_in_", None)
     plan = dict(plan)
     plan.setdefault("n_features", int(estimator.plan_.n_features))
@@ -297,7 +615,7 @@ def release_from(
         "feature_names",
         None if names is None else [str(c) for c in names],
     )
-    plan.setdefault("hardened_noise", estimator.random_state is None)
+    plan["hardened_noise"] = bool(fitted["hardened_noise"])
     return Release(
         estimator=type(estimator).__name__,
         params=params,

@@ -47,9 +47,11 @@ class SyntheticResampler(BaseEstimator):
         :class:`~skdp_synth.exceptions.PrivacyLeakWarning` (a class present
         only in the private data would otherwise be revealed).
     n_samples : int, default=None
-        Synthetic rows to return; ``None`` returns as many as ``X`` has
-        (``n`` is public under replace-one DP; state it as a parameter under
-        add/remove).
+        Synthetic rows to return. ``None``: as many as ``X`` has when ``n``
+        is public (replace-one DP, or a synthesizer that is not private);
+        under add/remove neighbours ``n`` is private, and ``None`` returns the
+        synthesizer's own default output size (its public ``n_rows`` or its
+        released noisy total), never exactly ``len(X)`` (issue 23).
     random_state : None, int or RandomState, default=None
         For decoding the labels.
 
@@ -103,8 +105,9 @@ class SyntheticResampler(BaseEstimator):
             raise ValueError(f"y must be 1-dimensional, got shape {y_arr.shape}")
         n = len(y_arr)
         if len(X) != n:
-            raise ValueError(f"X has {len(X)} rows but y has {n}")
-        n_out = n if self.n_samples is None else check_n_samples(self.n_samples)
+            # the sizes are not shown: n is private under add/remove
+            raise ValueError("X and y have different numbers of rows")
+        n_out = None if self.n_samples is None else check_n_samples(self.n_samples)
         if self.classes is None:
             warnings.warn(
                 "classes were not given and are learned from y; pass classes= as "
@@ -153,6 +156,11 @@ class SyntheticResampler(BaseEstimator):
                 )
             )
         synth.fit(joint)
+        if n_out is None:
+            relation = getattr(synth, "neighbouring_", "replace-one")
+            # n is public under replace-one only; otherwise the synthesizer's
+            # default size (a public bound or a released noisy total)
+            n_out = n if relation == "replace-one" else None
         sample = synth.sample(n_out)
         sample_arr = np.asarray(sample, dtype=np.float64)
         labels = label_encoder.inverse_transform(sample_arr[:, -n_bits:])[_TARGET]

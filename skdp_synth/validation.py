@@ -30,16 +30,20 @@ __all__ = [
     "check_boolean",
     "check_bounds",
     "check_degree",
+    "check_dense_size",
     "check_finite_width",
     "check_in_domain",
     "check_integer",
     "check_n_samples",
     "check_non_numeric_columns",
     "cube_to_unit_ball",
+    "format_bytes",
+    "format_count",
     "from_cube",
     "infer_bounds",
     "reject_bool_params",
     "restore_on_failure",
+    "sample_chunk_rows",
     "to_cube",
 ]
 
@@ -304,6 +308,89 @@ def check_degree(d, p, *, name="d", of="features", min_degree=1, hint=""):
     if d > p:
         raise ValueError(f"{name}={d} exceeds the number of {of} ({p}){hint}")
     return d
+
+
+#: Largest dense array a plan lets a fit allocate (bytes), checked from the
+#: public sizes before any data is read (issue 23, finding 6).
+MAX_DENSE_BYTES = 2 * 1024**3
+
+
+#: working memory of one chunk of an eager sample (bytes of float64 rows)
+SAMPLE_CHUNK_BYTES = 1 << 25
+
+
+def sample_chunk_rows(n_features):
+    """Rows per internal chunk of an eager ``sample``: 32 MiB of float64 rows
+    (at least 4096 rows), so that a large sample's working memory is bounded
+    (issue 23, finding 7). Smaller samples are drawn in one piece.
+
+    Examples
+    --------
+    >>> sample_chunk_rows(20)
+    209715
+    """
+    return max(1 << 12, SAMPLE_CHUNK_BYTES // (8 * max(1, int(n_features))))
+
+
+def format_count(value):
+    """An integer for a message: in full up to 12 digits, else ``d.dd e+k``.
+
+    Sizes computed from a declared domain can have hundreds of digits (a
+    300-digit number in a message helps nobody; issue 23).
+
+    Examples
+    --------
+    >>> format_count(123456)
+    '123456'
+    >>> format_count(10**300 + 7)
+    '1.00e+300'
+    """
+    value = int(value)
+    text = str(abs(value))
+    if len(text) <= 12:
+        return str(value)
+    sign = "-" if value < 0 else ""
+    return f"{sign}{text[0]}.{text[1:3]}e+{len(text) - 1}"
+
+
+def format_bytes(n_bytes):
+    """A byte count for a message (GiB with 3 significant digits, or more).
+
+    Examples
+    --------
+    >>> format_bytes(3 * 1024**3)
+    '3 GiB'
+    >>> format_bytes(8 * 10**300)
+    '7.45e+291 GiB'
+    """
+    gib = int(n_bytes) // 1024**3
+    if gib < 10**12:
+        return f"{int(n_bytes) / 1024**3:.3g} GiB"
+    return f"{format_count(gib)} GiB"
+
+
+def check_dense_size(entries, what, fix, *, itemsize=8, limit=None):
+    """Refuse, before allocating, a dense array of ``entries`` items over the limit.
+
+    ``entries`` is computed from public sizes (an exact integer, however
+    large); ``what`` names the array and the column(s) it comes from,
+    ``fix`` says what to change. Raises ``ValueError`` (a parameter that
+    does not fit the sizes).
+
+    Examples
+    --------
+    >>> check_dense_size(10**12, "the 2-way table of 'zip' x 'age'", "merge levels")
+    Traceback (most recent call last):
+    ...
+    ValueError: the 2-way table of 'zip' x 'age' needs 7.45e+03 GiB ...
+    """
+    limit = MAX_DENSE_BYTES if limit is None else int(limit)
+    need = int(entries) * int(itemsize)
+    if need > limit:
+        raise ValueError(
+            f"{what} needs {format_bytes(need)} (more than the limit of "
+            f"{format_bytes(limit)}), checked before the data is read. {fix}"
+        )
 
 
 def check_boolean(X, what="X", *, hint=""):

@@ -524,3 +524,688 @@ def test_model_selection_charges_every_fit():
     assert acc.total_spent[0] == pytest.approx(
         3 * 0.5 + 3 * 1.0 + acc.spent[-1].epsilon
     )
+
+
+# ------------------------------------------------------ issue 23: fail closed
+# Every refused fit on two neighbouring datasets must say the same thing: the
+# order is parameters -> budget -> data, and a data error names the column or
+# block and the kind of problem, never a count, a value or a size.
+THERMO = [
+    {"name": "t", "kind": "thermometer", "width": 2},
+    {"name": "a", "kind": "binary", "width": 1},
+    {"name": "b", "kind": "binary", "width": 1},
+    {"name": "c", "kind": "binary", "width": 1},
+]
+
+#: every estimator, with the neighbouring relation its guarantee is stated for
+PROBED = [
+    (CovarianceLossMicroaggregator(k=10, domain="boolean", random_state=0), None),
+    (DampedPrivateSynthesizer(epsilon=2.0, n_components=1, random_state=0), "r"),
+    (PrivateSampler(d=1, k=20, random_state=0), "r"),
+    (ProjectedGaussianRelease(d=1, random_state=0), "a"),
+    (ProjectedGaussianRelease(d=1, neighbouring="replace-one", random_state=0), "r"),
+    (ProjectedGaussianRelease(d=1, mechanism="correlated", n_rows=300), "a"),
+]
+PROBED_IDS = [f"{type(e).__name__}-{r}-{i}" for i, (e, r) in enumerate(PROBED)]
+
+
+def _invalid_thermometer(n, n_bad, seed=0):
+    """``n`` rows of 5 bits with ``n_bad`` invalid thermometer codes (0, 1)."""
+    X = _boolean(n, 5, seed)
+    X[:, 1] = X[:, 0] * X[:, 1]  # valid: 00, 10, 11
+    X[:n_bad, 0], X[:n_bad, 1] = 0, 1  # invalid: 01 (the cell x0=0, x1=1)
+    return X
+
+
+def _neighbour_pair(relation, make):
+    """Two tables that differ in one record: ``make(n, extra)`` builds them."""
+    if relation == "a":  # add/remove: one more record
+        return make(300, 0), make(301, 1)
+    return make(300, 0), make(300, 1)  # replace-one: the same size
+
+
+def _refusal(est, X):
+    try:
+        est.fit(X)
+    except (ValueError, TypeError) as exc:
+        return type(exc).__name__, str(exc)
+    return None
+
+
+def _corrupt_cases():
+    def bad_blocks(n, extra):
+        return _invalid_thermometer(n, 7 + extra)
+
+    def nan_at(n, extra):
+        X = _boolean(n, 5).astype(np.float64)
+        X[: 3 + extra, 2] = np.nan
+        return X
+
+    def out_of_domain(n, extra):
+        X = _boolean(n, 5).astype(np.float64)
+        X[: 3 + extra, 4] = SECRET
+        return X
+
+    def strings(n, extra):
+        X = _boolean(n, 5).astype(object)
+        X[0, 3] = "secret-" + str(n + extra)
+        return X
+
+    def one_dim(n, extra):
+        return _boolean(n, 5)[:, 0].astype(np.float64) + extra * SECRET
+
+    return {
+        "invalid blocks": bad_blocks,
+        "nan": nan_at,
+        "out of domain": out_of_domain,
+        "strings": strings,
+        "1-D": one_dim,
+    }
+
+
+CORRUPT = _corrupt_cases()
+
+
+@pytest.mark.parametrize("estimator, relation", PROBED, ids=PROBED_IDS)
+@pytest.mark.parametrize("case", sorted(CORRUPT))
+def test_refused_fits_on_neighbours_say_the_same(estimator, relation, case):
+    # issue 23, finding 1: "267 training rows are not valid for blocks_" was
+    # the exact count of a cell chosen through `blocks`
+    X, Y = _neighbour_pair(relation or "r", CORRUPT[case])
+    est = clone(estimator).set_params(blocks=THERMO)
+    a, b = _refusal(clone(est), X), _refusal(clone(est), Y)
+    assert a is not None and b is not None
+    assert a == b
+    assert "301" not in a[1] and "300" not in a[1] and "0.1234" not in a[1]
+
+
+@pytest.mark.parametrize(
+    "estimator, relation",
+    [(e, r) for e, r in PROBED if r is not None],
+    ids=[i for i, (_, r) in zip(PROBED_IDS, PROBED) if r is not None],
+)
+@pytest.mark.parametrize("case", ["invalid blocks", "nan", "out of domain"])
+def test_budget_is_checked_before_the_data(estimator, relation, case):
+    # issue 23, finding 1: with the budget exhausted, the data error (and its
+    # count) came first and nothing was charged; now the refusal is the
+    # budget's, the same on neighbours, before any value is read (the shape
+    # and the dtype -- strings, 1-D -- are checked first: the plan needs them)
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    X, Y = _neighbour_pair(relation, CORRUPT[case])
+    nb = "replace-one" if relation == "r" else "add-remove-one"
+    messages = []
+    for data in (X, Y):
+        acc = BudgetAccountant(epsilon=1e-3, delta=1e-9, neighbouring=nb)
+        est = clone(estimator).set_params(blocks=THERMO, accountant=acc)
+        with pytest.raises(BudgetError) as info:
+            est.fit(data)
+        messages.append(str(info.value))
+        assert acc.spent == []
+    assert messages[0] == messages[1]
+
+
+def test_n_rows_does_not_answer_for_n():
+    # issue 23, finding 2: under add/remove the plan compared n with n_rows
+    # before the budget: a binary search over n_rows found n in 30 refused
+    # fits. Now n is never compared with it (post-processing bound).
+    X = _boolean(301, 4)
+    results = []
+    for bound in (300, 301, 302):
+        est = ProjectedGaussianRelease(
+            d=1, mechanism="correlated", n_rows=bound, random_state=0
+        )
+        est.fit(X)  # never refused, whatever the bound
+        results.append(est.plan_)
+    assert all(p.n_samples is None for p in results)
+    # replace-one: n is public, the bound is enforced
+    with pytest.raises(ValueError, match="public upper bound"):
+        ProjectedGaussianRelease(
+            d=1, mechanism="correlated", n_rows=300, neighbouring="replace-one"
+        ).fit(X)
+
+
+def test_release_ignores_bounds_set_after_fit():
+    # issue 23, finding 3: fit without bounds, then set_params(bounds=...):
+    # the release published the exact minima/maxima as declared bounds
+    X = np.random.default_rng(0).normal(size=(200, 3))
+    est = DampedPrivateSynthesizer(domain="box", n_components=1, random_state=0)
+    with pytest.warns(PrivacyLeakWarning):
+        est.fit(X)
+    est.set_params(bounds=(-100.0, 100.0))
+    with pytest.warns(PrivacyLeakWarning, match="read off the data"):
+        rel = est.to_release()
+    assert rel.plan["bounds_inferred"] is True
+    assert rel.params["bounds"] is None
+    np.testing.assert_array_equal(rel.arrays["bounds_lo"], est.bounds_[0])
+
+
+def test_release_reads_the_fitted_parameters():
+    # issue 23, finding 3: set_params(random_state=None) after a seeded fit
+    # gave hardened_noise=True; the params' epsilon differed from the guarantee
+    est = ProjectedGaussianRelease(d=1, epsilon=0.5, random_state=0).fit(_boolean())
+    est.set_params(random_state=None, epsilon=5.0, d=2, n_rows=7)
+    rel = est.to_release()
+    assert rel.plan["hardened_noise"] is False
+    assert rel.params["epsilon"] == rel.guarantee.epsilon == 0.5
+    assert rel.params["d"] == rel.plan["d"] == 1
+    assert rel.params["n_rows"] is None
+    assert rel.plan["default_n_samples"] == est.to_release().plan["default_n_samples"]
+
+
+def test_domain_switch_after_fit_does_not_change_the_rows():
+    # issue 23, finding 3: a domain switch after fit gave wrong rows silently
+    X = _boolean()
+    est = DampedPrivateSynthesizer(n_components=1, random_state=0).fit(X)
+    before = est.sample(50, random_state=1)
+    est.set_params(domain="box", bounds=(-5.0, 5.0))
+    after = est.sample(50, random_state=1)
+    np.testing.assert_array_equal(before, after)  # same process, same path
+    assert set(np.unique(after).tolist()) <= {0, 1}
+    assert est.to_release().plan["domain"] == "boolean"
+
+
+@pytest.mark.parametrize(
+    "estimator, hardened",
+    [
+        (PrivateSampler(d=1, k=20), False),
+        (DampedPrivateSynthesizer(n_components=1), False),
+        (ProjectedGaussianRelease(d=1), True),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, bool) else str(v),
+)
+def test_hardened_noise_only_when_every_draw_is_hardened(estimator, hardened):
+    # issue 23, Low: the sampler's rows and PROJ's draws come from NumPy
+    rel = clone(estimator).fit(_boolean()).to_release()
+    assert rel.plan["hardened_noise"] is hardened
+
+
+def test_concurrent_spends_never_overspend():
+    # issue 23, Low: check-then-append without a lock overspent 71/3000 times
+    # at a 1 us switch interval. Under the lock the ledger is exact: at most
+    # floor(1 / 0.001) = 1000 spends of 0.001 fit (the tolerance is 1e-12).
+    import sys
+    import threading
+
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    acc = BudgetAccountant(epsilon=1.0)
+
+    def spend():
+        for _ in range(300):
+            try:
+                acc.spend(0.001)
+            except BudgetError:
+                pass
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=spend) for _ in range(10)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert len(acc.spent) <= 1000
+    assert acc.total_spent[0] <= 1.0 + 1e-12
+
+
+# ------------------------------------- issue 23, finding 8: Release.load
+def _malformed():
+    from skdp_synth.exceptions import MalformedReleaseError
+
+    return MalformedReleaseError
+
+
+def _weighted_release(tmp_path):
+    est = DampedPrivateSynthesizer(n_components=1, random_state=0).fit(_boolean())
+    path = tmp_path / "r.npz"
+    est.to_release().save(path)
+    return path
+
+
+def _members(path):
+    import json
+
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {n: z[n] for n in z.files}
+    meta = json.loads(arrays.pop("metadata").tobytes().decode("utf-8"))
+    return meta, arrays
+
+
+def _rewrite(path, meta, arrays, rehash=True):
+    """Write a tampered file; ``rehash``: with a valid content hash (so only
+    the schema can catch it -- the hash is not a signature)."""
+    import json
+
+    from skdp_synth.release import _content_hash
+
+    meta = dict(meta)
+    if rehash and "content_hash" in meta:
+        del meta["content_hash"]
+        strip = {k[len("array_") :]: v for k, v in arrays.items()}
+        meta["content_hash"] = _content_hash(meta, strip)
+    text = json.dumps(meta).encode("utf-8")
+    np.savez(path, metadata=np.frombuffer(text, dtype=np.uint8), **arrays)
+
+
+def test_release_load_refuses_doubled_weights(tmp_path):
+    # doubled weights made sample(1000) return 1,876 rows
+    path = _weighted_release(tmp_path)
+    meta, arrays = _members(path)
+    arrays["array_weights"] = arrays["array_weights"] * 2
+    _rewrite(path, meta, arrays)
+    with pytest.raises(_malformed(), match="sum to 1"):
+        Release.load(path)
+
+
+def _tamper_cases():
+    def nan_point(meta, arrays):
+        arrays["array_points"] = arrays["array_points"].copy()
+        arrays["array_points"][0, 0] = np.nan
+
+    def out_of_range(meta, arrays):
+        arrays["array_points"] = arrays["array_points"].copy()
+        arrays["array_points"][0, 0] = 3.0
+
+    def infinite_bounds(meta, arrays):
+        p = arrays["array_points"].shape[1]
+        arrays["array_bounds_lo"] = np.full(p, -np.inf)
+        arrays["array_bounds_hi"] = np.full(p, np.inf)
+        meta["plan"]["domain"] = "box"
+
+    def string_epsilon(meta, arrays):
+        meta["guarantee"]["epsilon"] = "1.0"
+
+    def bool_epsilon(meta, arrays):
+        meta["guarantee"]["epsilon"] = True
+
+    def extra_key(meta, arrays):
+        meta["payload"] = "x"
+
+    def feature_names(meta, arrays):
+        meta["plan"]["feature_names"] = ["a", "b"]
+
+    def pickled(meta, arrays):
+        arrays["array_points"] = np.array([object()] * 3, dtype=object)
+
+    return {
+        "nan point": nan_point,
+        "out-of-range point": out_of_range,
+        "infinite bounds": infinite_bounds,
+        "string number": string_epsilon,
+        "boolean number": bool_epsilon,
+        "extra key": extra_key,
+        "inconsistent feature names": feature_names,
+        "pickled member": pickled,
+    }
+
+
+TAMPER = _tamper_cases()
+
+
+@pytest.mark.parametrize("case", sorted(TAMPER))
+def test_release_load_validates_the_schema(tmp_path, case):
+    path = _weighted_release(tmp_path)
+    meta, arrays = _members(path)
+    TAMPER[case](meta, arrays)
+    if case == "pickled member":
+        import json
+
+        text = json.dumps(meta).encode("utf-8")
+        np.savez(path, metadata=np.frombuffer(text, dtype=np.uint8), **arrays)
+    else:
+        _rewrite(path, meta, arrays)
+    with pytest.raises(_malformed()):
+        Release.load(path)
+
+
+def test_release_load_detects_damage_by_the_content_hash(tmp_path):
+    path = _weighted_release(tmp_path)
+    meta, arrays = _members(path)
+    w = arrays["array_weights"].copy()
+    w[[0, -1]] = w[[-1, 0]] if w.size > 1 else w[[0, 0]]
+    w[0] = np.nextafter(w[0], 1.0)  # sums stay within the schema's tolerance
+    arrays["array_weights"] = w
+    _rewrite(path, meta, arrays, rehash=False)
+    with pytest.raises(_malformed(), match="content hash"):
+        Release.load(path)
+
+
+def test_release_load_refuses_duplicate_members(tmp_path):
+    import zipfile
+
+    path = _weighted_release(tmp_path)
+    with zipfile.ZipFile(path) as zf:
+        first = zf.infolist()[0]
+        data = zf.read(first)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # zipfile: duplicate name
+        with zipfile.ZipFile(path, "a") as zf:
+            zf.writestr(first.filename, data)
+    with pytest.raises(_malformed(), match="duplicate"):
+        Release.load(path)
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.9])
+def test_release_load_truncated_file_is_one_clear_error(tmp_path, cut):
+    # BadZipFile / EOFError before
+    path = _weighted_release(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * cut)])
+    with pytest.raises(_malformed()):
+        Release.load(path)
+
+
+def test_release_load_deep_json_is_refused(tmp_path):
+    # a 100k-deep JSON raised RecursionError
+    path = _weighted_release(tmp_path)
+    _, arrays = _members(path)
+    text = ("[" * 100_000 + "]" * 100_000).encode()
+    np.savez(path, metadata=np.frombuffer(text, dtype=np.uint8), **arrays)
+    with pytest.raises(_malformed(), match="nested"):
+        Release.load(path)
+
+
+def test_release_load_checks_sizes_before_allocating(tmp_path):
+    # a 525 KB file expanded to 1.24 GB: the member sizes are checked first
+    path = tmp_path / "bomb.npz"
+    _, arrays = _members(_weighted_release(tmp_path))
+    np.savez_compressed(
+        path,
+        metadata=np.frombuffer(b"{}", dtype=np.uint8),
+        array_points=np.zeros((2_000_000, 8)),  # 128 MB of zeros, ~125 KB packed
+    )
+    assert path.stat().st_size < 1_000_000
+    with pytest.raises(_malformed(), match="max_bytes"):
+        Release.load(path, max_bytes=10_000_000)
+
+
+def test_release_load_of_a_fifo_does_not_hang(tmp_path):
+    import threading
+
+    fifo = tmp_path / "release.fifo"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def load():
+        try:
+            Release.load(fifo)
+        except Exception as exc:  # recorded and checked below
+            outcome.append(exc)
+
+    thread = threading.Thread(target=load, daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    hung = thread.is_alive()
+    if hung:  # unblock the reader (main: it waits for a writer forever)
+        with open(fifo, "wb"):
+            pass
+        thread.join(timeout=10)
+    assert not hung
+    assert len(outcome) == 1 and isinstance(outcome[0], _malformed())
+
+
+def test_saved_files_follow_the_umask(tmp_path, csv_in):
+    # issue 23, Low: outputs and releases were 0600 whatever the umask
+    old = os.umask(0o022)
+    try:
+        rel_path = tmp_path / "r.npz"
+        PrivateSampler(d=1, k=5, random_state=0).fit(_boolean()).to_release().save(
+            rel_path
+        )
+        out = tmp_path / "out.csv"
+        with pytest.warns(PrivacyLeakWarning):
+            assert _synthesize(csv_in, out) == 0
+    finally:
+        os.umask(old)
+    assert rel_path.stat().st_mode & 0o777 == 0o644
+    assert out.stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize(
+    "extra, schema",
+    [(["--param", "k"], None), ([], ["categories"])],
+    ids=["malformed param", "list-shaped schema"],
+)
+def test_cli_user_errors_exit_with_status_2(tmp_path, csv_in, capsys, extra, schema):
+    # issue 23, Low: exit code 1 (SystemExit(message)), not 2
+    import json
+
+    if schema is not None:
+        path = tmp_path / "schema.json"
+        path.write_text(json.dumps(schema))
+        extra = ["--schema", str(path)]
+    with pytest.raises(SystemExit) as info:
+        _synthesize(csv_in, tmp_path / "out.csv", *extra)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("skdp-synth: error:") and err.count("\n") == 1
+
+
+def test_resampler_does_not_return_the_private_n():
+    # issue 23, finding 4: under add/remove, fit_resample returned exactly
+    # len(X) rows (n is private), without a warning
+    from skdp_synth import SyntheticResampler
+
+    X = _boolean(300, 4)
+    y = X[:, 0].copy()
+    res = SyntheticResampler(
+        ProjectedGaussianRelease(d=1, n_rows=500, random_state=0), classes=[0, 1]
+    )
+    Xs, ys = res.fit_resample(X[:, 1:], y)
+    assert len(Xs) == len(ys) == 500  # the public bound, not len(X)
+    # replace-one: n is public, len(X) as before
+    res = SyntheticResampler(
+        ProjectedGaussianRelease(d=1, neighbouring="replace-one", random_state=0),
+        classes=[0, 1],
+    )
+    assert len(res.fit_resample(X[:, 1:], y)[0]) == 300
+    with pytest.raises(ValueError) as info:
+        res.fit_resample(X[:, 1:], y[:-1])
+    assert "300" not in str(info.value) and "299" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        ProjectedGaussianRelease(d=2, random_state=0),
+        DampedPrivateSynthesizer(n_components=1, random_state=0),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_large_samples_are_drawn_in_bounded_chunks(estimator, monkeypatch):
+    # issue 23, finding 7: sample(10**7) allocated 15.6 GiB at once; the
+    # working memory beyond the output must not grow with n. Bound (by
+    # construction): the chunks and their concatenation (2x the output) plus
+    # a few chunks' working memory; main's one-shot draw peaks at ~4x.
+    import tracemalloc
+
+    from skdp_synth import validation as base
+
+    monkeypatch.setattr(base, "SAMPLE_CHUNK_BYTES", 1 << 20)
+    est = clone(estimator).fit(_boolean(2000, 20))
+    n = 200_000
+    assert n > base.sample_chunk_rows(20)
+    tracemalloc.start()
+    try:
+        Y = est.sample(n, random_state=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert Y.shape == (n, 20) and set(np.unique(Y).tolist()) <= {0, 1}
+    assert peak <= 2 * Y.nbytes + 8 * base.SAMPLE_CHUNK_BYTES
+    np.testing.assert_array_equal(Y, est.sample(n, random_state=1))  # same path
+
+
+def test_large_pipeline_samples_are_drawn_in_bounded_chunks(monkeypatch):
+    # issue 23, finding 7: the CLI's in-memory path (pipe.sample) as well
+    import tracemalloc
+
+    from skdp_synth import validation as base
+
+    monkeypatch.setattr(base, "SAMPLE_CHUNK_BYTES", 1 << 16)
+    df = pd.DataFrame(
+        {
+            f"c{j}": np.random.default_rng(j).choice(["a", "b", "c"], 500)
+            for j in range(8)
+        }
+    )
+    categories = {c: ["a", "b", "c"] for c in df.columns}
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=categories, random_state=0),
+        DampedPrivateSynthesizer(n_components=1, random_state=0),
+    ).fit(df)
+    n = 50_000
+    one = pipe.sample(2_000, random_state=1)  # one piece
+    tracemalloc.start()
+    try:
+        Y = pipe.sample(n, random_state=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert Y.shape == (n, 8) and list(Y.columns) == list(df.columns)
+    assert Y.dtypes.tolist() == one.dtypes.tolist()
+    out = int(Y.memory_usage(deep=True).sum())
+    assert peak <= 3 * out + 64 * base.SAMPLE_CHUNK_BYTES
+
+
+# -------------------------------- issue 23, finding 6: sizes at plan time
+def _huge_blocks(width=3000):
+    return [{"name": "zip", "kind": "onehot", "width": width}] + [
+        {"name": f"b{j}", "kind": "binary", "width": 1} for j in range(2)
+    ]
+
+
+def test_huge_attribute_tables_refused_at_plan_time_naming_the_column():
+    # 10^5 declared levels allocated a dense 74.5 GiB matrix after 32 s and
+    # failed with a MemoryError that named no column. The generator's table
+    # of 'zip' x 'b0' (6000 cells) cannot be fitted: refused in the plan,
+    # with the column and the fix, before the data is read.
+    est = ProjectedGaussianRelease(d=2, blocks=_huge_blocks(), random_state=0)
+    with pytest.raises(ValueError, match=r"'zip' \(3000 levels\).*fewer levels"):
+        est.make_plan(100, 3002)
+    X = np.zeros((40, 3002))
+    X[:, 0] = 1
+    X[0, :2] = 1  # an invalid row: the size refusal comes first
+    with pytest.raises(ValueError, match="before the data is read"):
+        clone(est).fit(X)
+
+
+def test_huge_second_moment_refused_at_plan_time_naming_the_block():
+    # p = 20000 bits: S is 20000 x 20000 float64 (3 GiB) > the 2 GiB limit
+    est = DampedPrivateSynthesizer(blocks=_huge_blocks(19_998), random_state=0)
+    with pytest.raises(ValueError, match=r"'zip' with 19998 bits.*fewer levels"):
+        est.make_plan(100, 20_000)
+
+
+def test_no_huge_number_in_size_messages():
+    # issue 23, Low: a 300-digit number in a MemoryError message
+    import re
+
+    est = PrivateSampler(d=100, k=5)
+    with pytest.raises((MemoryError, ValueError)) as info:
+        est.make_plan(50, 400)
+    digits = max(len(run) for run in re.findall(r"\d+", str(info.value)))
+    assert digits <= 12, str(info.value)[:200]
+
+
+def test_categorical_output_has_the_declared_levels():
+    # issue 23, finding 5: a pd.Categorical of the observed levels with a
+    # declared extra level: the synthetic column took the training dtype, so
+    # rows of the unseen level became NaN (40/5000) and the dtype showed
+    # which levels were observed
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "c": pd.Categorical(rng.choice(["a", "b"], 500)),
+            "o": pd.Categorical(rng.choice(["lo", "hi"], 500), ordered=True),
+            "d": rng.choice(["x", "y"], 500),
+        }
+    )
+    enc = BooleanEncoder(
+        categories={"c": ["a", "b", "z"], "d": ["x", "y"]},
+        ordinal={"o": ["lo", "mid", "hi"]},
+        random_state=0,
+    )
+    pipe = make_synthesis_pipeline(
+        enc, DampedPrivateSynthesizer(epsilon=1.0, random_state=0)
+    ).fit(df)
+    Y = pipe.sample(5000, random_state=0)
+    assert list(Y["c"].cat.categories) == ["a", "b", "z"]
+    assert list(Y["o"].cat.categories) == ["lo", "mid", "hi"] and Y["o"].cat.ordered
+    assert not Y["c"].isna().any() and not Y["o"].isna().any()
+
+
+def test_one_one_point_zero_and_true_are_three_levels():
+    # issue 23, Low: 1, 1.0 and True (equal and hash-equal in Python) merged
+    # into one level, inferred or declared
+    df = pd.DataFrame({"c": pd.Series([1, 1.0, True, "a", 1, True], dtype=object)})
+    with pytest.warns(PrivacyLeakWarning):
+        inferred = BooleanEncoder(random_state=0).fit(df)
+    assert len(inferred.specs_[0].levels) == 4
+    enc = BooleanEncoder(categories={"c": [1, 1.0, True, "a"]}, random_state=0)
+    bits = enc.fit_transform(df)
+    assert bits.argmax(axis=1).tolist() == [0, 1, 2, 3, 0, 2]
+    back = enc.inverse_transform(bits)["c"].tolist()
+    assert [type(v) for v in back] == [int, float, bool, str, int, bool]
+    # a CSV's 1.0 still matches a declared 1 (no other numeric level equals it)
+    only_int = BooleanEncoder(categories={"c": [0, 1]}, random_state=0)
+    assert only_int.fit_transform(pd.DataFrame({"c": [1.0, 0.0]})).tolist() == [
+        [1],
+        [0],
+    ]
+
+
+def test_process_workers_fail_closed_and_say_why():
+    # issue 23, Low: GridSearchCV with process workers failed closed (the
+    # pickled accountant refuses to spend) but the message did not say why
+    import pickle
+
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    acc = BudgetAccountant(epsilon=1.0)
+    copy_in_worker = pickle.loads(pickle.dumps(acc))
+    with pytest.raises(BudgetError, match=r"n_jobs.*threading"):
+        copy_in_worker.spend(0.1)
+    assert acc.spent == []
+
+
+def test_model_selection_with_threads_charges_every_fit():
+    # the remedy the message names: threads share the accountant (its spends
+    # are serialised by the lock), so each of the c * f + 1 fits is charged
+    import joblib
+    from sklearn.model_selection import GridSearchCV
+
+    from skdp_synth import BudgetAccountant
+
+    acc = BudgetAccountant(neighbouring="add-remove-one", delta=0.5)
+    est = ProjectedGaussianRelease(d=1, accountant=acc, random_state=0)
+    with joblib.parallel_backend("threading", n_jobs=2):
+        GridSearchCV(est, {"epsilon": [0.5, 1.0]}, cv=3, n_jobs=2).fit(_boolean(300, 4))
+    assert len(acc.spent) == 2 * 3 + 1
+
+
+def test_large_release_samples_are_drawn_in_bounded_chunks(monkeypatch):
+    # issue 23, finding 7: Release.sample as well
+    import tracemalloc
+
+    from skdp_synth import validation
+
+    monkeypatch.setattr(validation, "SAMPLE_CHUNK_BYTES", 1 << 20)
+    est = DampedPrivateSynthesizer(n_components=1, random_state=0)
+    rel = est.fit(_boolean(2000, 20)).to_release()
+    n = 200_000
+    tracemalloc.start()
+    try:
+        Y = rel.sample(n, random_state=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert Y.shape == (n, 20) and set(np.unique(Y).tolist()) <= {0.0, 1.0}
+    assert peak <= 2 * Y.nbytes + 8 * validation.SAMPLE_CHUNK_BYTES

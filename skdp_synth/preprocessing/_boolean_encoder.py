@@ -379,7 +379,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 True,
             )
         else:
-            observed = series.dropna().unique().tolist()
+            # distinct by kind and value (pandas' unique merges 1, 1.0, True)
+            observed = list(
+                {_hashable(v): v for v in reversed(series.dropna().tolist())}.values()
+            )[::-1]
             try:
                 observed = sorted(observed)
             except TypeError:
@@ -628,11 +631,24 @@ def _is_missing_scalar(v):
 
 
 def _hashable(v):
+    """A level's key: its value tagged with its kind, so that ``1``, ``1.0``
+    and ``True`` (equal and hash-equal in Python) stay three levels (issue
+    23); NumPy scalars key as the Python ones (``np.int64(1)`` is ``1``)."""
+    if isinstance(v, (bool, np.bool_)):
+        return ("bool", bool(v))
+    if isinstance(v, numbers.Integral):
+        return ("int", int(v))
+    if isinstance(v, numbers.Real):
+        return ("float", float(v))
     try:
         hash(v)
-        return v
+        return ("value", v)  # np.str_('a') keys as 'a'
     except TypeError:
-        return repr(v)
+        return ("repr", repr(v))
+
+
+def _is_bool(v):
+    return isinstance(v, (bool, np.bool_))
 
 
 def _is_numeric(series):
@@ -707,12 +723,12 @@ def _category_index(spec, series, miss):
         j = lookup.get(_hashable(v))
         if j is None:
             # numbers may arrive as another numeric type (1 vs 1.0 vs np.int64)
-            if isinstance(v, numbers.Number):
+            if isinstance(v, numbers.Number) and not _is_bool(v):
                 j = next(
                     (
                         k
                         for k, c in enumerate(spec.levels)
-                        if isinstance(c, numbers.Number) and c == v
+                        if isinstance(c, numbers.Number) and not _is_bool(c) and c == v
                     ),
                     None,
                 )
@@ -721,10 +737,10 @@ def _category_index(spec, series, miss):
         else:
             index[i] = j
     if unknown:
-        count = len(dict.fromkeys(map(_hashable, unknown)))
+        # neither the values nor how many there are: both are private
         raise ValueError(
-            f"column {spec.name!r} has {count} distinct value(s) that are not among "
-            f"its declared categories {spec.levels} (not shown: they are private)"
+            f"column {spec.name!r} has values that are not among its declared "
+            f"categories {spec.levels} (not shown: they are private)"
         )
     return index
 
@@ -761,9 +777,18 @@ def _decode_onehot(B, sample, rng):
 
 
 def _cast_back(series, dtype, categories=None):
-    """Return the decoded column in its training dtype where that is lossless."""
+    """Return the decoded column in its training dtype where that is lossless.
+
+    A categorical column gets the *declared* levels as its categories, not the
+    training dtype's: those may be the observed levels only, so a declared
+    level the data lacks would decode to NaN and the dtype would show which
+    levels were observed (issue 23, finding 5).
+    """
     if isinstance(dtype, pd.CategoricalDtype):
-        return series.astype(dtype)
+        if categories is None:  # pragma: no cover - every caller passes them
+            return series.astype(dtype)
+        declared = [c for c in categories if not _is_missing_level(c)]
+        return series.astype(pd.CategoricalDtype(declared, ordered=dtype.ordered))
     try:
         cast = series.astype(dtype)
     except (TypeError, ValueError):
@@ -771,6 +796,11 @@ def _cast_back(series, dtype, categories=None):
     if series.isna().any() and not cast.isna().equals(series.isna()):
         return series
     return cast
+
+
+def _is_missing_level(level):
+    """Whether a level is the missing category (``None`` or a NaN)."""
+    return level is None or (isinstance(level, float) and level != level)
 
 
 #: The keys a schema file may hold: the ``BooleanEncoder`` arguments that

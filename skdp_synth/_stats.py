@@ -64,8 +64,12 @@ def attribute_tables(U, workload, blocks):
     return attribute_tables_from(attribute_statistic(U, workload, blocks), workload)
 
 
-def attribute_statistic(U, workload, blocks):
+def attribute_statistic(U, workload, blocks, sample_weight=None):
     """The additive statistic the attribute tables are read from.
+
+    ``sample_weight``: integer counts of the rows (distinct rows of a
+    contingency table); the statistic is then that of the expanded rows,
+    the same integers.
 
     For ``d <= 2``: ``(n, Σ E, EᵀE)`` with ``E`` the indicators of the levels
     ``>= 1`` of every attribute (``E = U`` when every block is a single bit):
@@ -77,9 +81,17 @@ def attribute_statistic(U, workload, blocks):
     """
     if workload.d <= 2:
         E = _level_indicators(U, workload, blocks)
-        return np.array([float(U.shape[0])]), E.sum(axis=0), E.T @ E
+        if sample_weight is None:
+            return np.array([float(U.shape[0])]), E.sum(axis=0), E.T @ E
+        # counts of distinct rows: every entry is an integer sum of integer
+        # products (< 2^53), so equal bit for bit to the expanded rows' value
+        w = np.asarray(sample_weight, dtype=np.float64)
+        return np.array([w.sum()]), w @ E, E.T @ (E * w[:, None])
     L = blocks.to_levels(U)
-    return {S: workload.table(L, S) for S in workload.tables}
+    return {S: workload.table(L, S, sample_weight) for S in workload.tables}
+
+
+attribute_statistic.accepts_counts = True
 
 
 def attribute_tables_from(statistic, workload):
@@ -137,8 +149,10 @@ def _tables_from_moments(n, sums, gram, workload):
     return out
 
 
-def workload_counts(U, workload):
+def workload_counts(U, workload, sample_weight=None):
     """The counts a bit-level workload's answers are linear in.
+
+    ``sample_weight``: integer counts of the rows (the expanded rows' counts).
 
     :class:`~skdp_synth.workloads.MarginalWorkload`: its cell counts
     ``y = A x`` themselves; :class:`~skdp_synth.workloads.ExplicitWorkload`:
@@ -147,9 +161,14 @@ def workload_counts(U, workload):
     """
     X = np.asarray(U).astype(np.int8)
     if isinstance(workload, ExplicitWorkload):
-        hist = np.bincount(universe_index(X), minlength=workload.universe_size)
+        hist = np.bincount(
+            universe_index(X), weights=sample_weight, minlength=workload.universe_size
+        )
         return hist.astype(np.float64)
-    return workload.answers(X)
+    return workload.answers(X, sample_weight=sample_weight)
+
+
+workload_counts.accepts_counts = True
 
 
 def workload_answers(counts, workload):

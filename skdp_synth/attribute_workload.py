@@ -135,15 +135,23 @@ class AttributeMarginalWorkload:
         return int(np.prod([self.n_levels[j] - 1 for j in A], dtype=np.int64))
 
     # ------------------------------------------------------------ tables
-    def table(self, L, S):
-        """Counts of table ``S`` (flattened, C order over ``S``) of level rows ``L``."""
+    def table(self, L, S, sample_weight=None):
+        """Counts of table ``S`` (flattened, C order over ``S``) of level rows ``L``.
+
+        ``sample_weight``: integer counts of the rows (a contingency table's
+        distinct rows); the table is then that of the expanded rows.
+        """
         S = tuple(S)
         if not S:
+            if sample_weight is not None:
+                return np.array([float(np.sum(sample_weight))])
             return np.array([float(L.shape[0])])
         index = np.zeros(L.shape[0], dtype=np.int64)
         for j in S:
             index = index * int(self.n_levels[j]) + L[:, j]
-        return np.bincount(index, minlength=self.n_cells(S)).astype(np.float64)
+        return np.bincount(
+            index, weights=sample_weight, minlength=self.n_cells(S)
+        ).astype(np.float64)
 
     def residual_matrix(self, A):
         """``⊗_{j∈A} Q_jᵀ``: maps table ``T_A`` to its residual ``z_A``."""

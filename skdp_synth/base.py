@@ -53,6 +53,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import (
     ChunkedRows,
+    WeightedRows,
     as_dask_array,
     graph_constant,
     import_dask,
@@ -70,6 +71,7 @@ from .privacy import (
 )
 from .validation import (
     check_bounds,
+    check_counts,
     check_in_domain,
     check_integer,
     check_n_samples,
@@ -223,9 +225,23 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             The fitted estimator. If ``fit`` raises, the estimator is left as
             it was before the call.
         """
+        return self._fit_validated(X, blocks)
+
+    def _fit_validated(self, X, blocks=None, sample_weight=None):
+        """The body of :meth:`fit`; ``sample_weight``: counts of distinct rows.
+
+        Estimators that fit from additive statistics offer
+        ``fit(X, sample_weight=counts)`` and call this with the counts: the
+        rows are validated, the counts checked
+        (:func:`~skdp_synth.validation.check_counts`) and ``_fit`` gets a
+        :class:`~skdp_synth._chunked.WeightedRows` whose ``shape`` is that
+        of the expanded table (``n`` = the total count).
+        """
         saved_state = dict(self.__dict__)
         try:
             U = self._validate_fit_data(X, blocks)
+            if sample_weight is not None:
+                U = self._weighted_rows(U, sample_weight)
             plan = self._make_plan(*U.shape)  # before the data is read
             self._check_plan(plan, *U.shape)
             self._before_fit(plan)
@@ -236,6 +252,19 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             self.__dict__.update(saved_state)
             raise
         return self
+
+    def _weighted_rows(self, U, sample_weight):
+        """The validated rows ``U`` with their counts (``fit(X, sample_weight=)``)."""
+        if isinstance(U, ChunkedRows):
+            raise TypeError(
+                "sample_weight (counts) is not supported with a Dask collection; "
+                "pass the distinct rows and their counts in memory"
+            )
+        counts = check_counts(sample_weight, U.shape[0])
+        if counts.sum() < 2:
+            raise ValueError("the counts must total at least 2 records")
+        self.n_samples_fit_ = int(counts.sum())
+        return WeightedRows(U, counts)
 
     def _validate_params(self):
         # sklearn's Interval(Real, ...) accepts bools: epsilon=True would be 1.

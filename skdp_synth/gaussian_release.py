@@ -107,7 +107,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import reduce_rows
 from ._linalg import orth_basis
-from ._sklearn_compat import Interval, StrOptions
+from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._stats import (
     attribute_statistic,
     attribute_tables_from,
@@ -143,7 +143,7 @@ from .workloads import (
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Literal
+    from typing import Literal, Self
 
     import pandas as pd
     from numpy.typing import ArrayLike
@@ -410,6 +410,45 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.blocks = blocks
         self.accountant = accountant
         self.random_state = random_state
+
+    # ---------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(
+        self,
+        X: ArrayLike,
+        y: None = None,
+        *,
+        blocks: BlocksLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
+        """Release the workload's answers on ``X`` and fit the synthetic rows.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or Dask collection of shape (n_rows, n_features)
+            Training rows (0/1), or the *distinct* rows (cells) of a
+            contingency table when ``sample_weight`` gives their counts.
+        y : None
+            Ignored.
+        blocks : None, Blocks or list, default=None
+            The columns' categorical blocks, handed over by
+            :class:`~skdp_synth.SynthesisPipeline` (public).
+        sample_weight : array-like of shape (n_rows,), default=None
+            Counts: row ``i`` stands for ``sample_weight[i]`` identical
+            records (the scikit-learn convention). Non-negative integers; a
+            record is one unit of count, so the neighbouring relation is
+            unchanged (one unit of one count added, removed or moved). The
+            release is that of the expanded rows -- identical for the same
+            ``random_state``, because the sufficient statistics are the same
+            integers (:mod:`skdp_synth._stats`) -- and no record is
+            materialised: memory depends on the distinct rows only. Under
+            replace-one the total count is the public ``n``.
+
+        Returns
+        -------
+        self : ProjectedGaussianRelease
+        """
+        return self._fit_validated(X, blocks, sample_weight)
 
     # ------------------------------------------------------------ privacy
     def _mechanism(self):

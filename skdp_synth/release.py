@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .mechanisms import make_generator
-from .privacy import PrivacyGuarantee
+from .privacy import DIFFERENTIAL_PRIVACY, PrivacyGuarantee
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -134,6 +134,8 @@ class Release:
                 "delta": g.delta,
                 "neighbouring": g.neighbouring,
                 "mechanism": g.mechanism,
+                "kind": g.kind,
+                "invariants": list(g.invariants),
             },
             "plan": self.plan,
         }
@@ -191,7 +193,13 @@ class Release:
             estimator=meta["estimator"],
             params=meta["params"],
             guarantee=PrivacyGuarantee(
-                g["epsilon"], g["delta"], g["neighbouring"], g["mechanism"]
+                g["epsilon"],
+                g["delta"],
+                g["neighbouring"],
+                g["mechanism"],
+                # files written before the field existed hold plain DP only
+                kind=g.get("kind", DIFFERENTIAL_PRIVACY),
+                invariants=tuple(g.get("invariants", ())),
             ),
             arrays=arrays,
             plan=meta["plan"],
@@ -259,10 +267,13 @@ class Release:
     def __repr__(self):
         g = self.guarantee
         shapes = ", ".join(f"{k}{tuple(v.shape)}" for k, v in self.arrays.items())
+        kind = ""
+        if g.kind != DIFFERENTIAL_PRIVACY:
+            kind = f"kind={g.kind!r}, invariants={list(g.invariants)!r}, "
         return (
             f"Release(estimator={self.estimator!r}, epsilon={g.epsilon:g}, "
-            f"delta={g.delta:g}, neighbouring={g.neighbouring!r}, arrays=[{shapes}], "
-            f"format_version={self.format_version})"
+            f"delta={g.delta:g}, neighbouring={g.neighbouring!r}, {kind}"
+            f"arrays=[{shapes}], format_version={self.format_version})"
         )
 
 

@@ -119,6 +119,12 @@ from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
 from .generator import Measurement, controlled_rows, fit_rows
 from .geometry import nearest_in_symmetric_hull
+from .invariants import (
+    AttributeInvariants,
+    repair_rows,
+    rounded_tables,
+    running_intersection_order,
+)
 from .mechanisms import gaussian_delta, gaussian_sigma
 from .mechanisms.additive import (
     AdditiveNoise,
@@ -133,7 +139,7 @@ from .mechanisms.additive import (
     verify_sensitivity,
 )
 from .plan import ReleasePlan
-from .privacy import PrivacyGuarantee
+from .privacy import INDUCED_SUBSPACE, PrivacyGuarantee
 from .validation import check_degree
 from .workloads import (
     ExplicitWorkload,
@@ -354,7 +360,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "d": [Interval(Integral, 1, None, closed="left")],
         "workload": [None, "array-like", MarginalWorkload, ExplicitWorkload],
-        "invariants": [None, "array-like"],
+        "invariants": [None, "array-like", dict],
         "mechanism": [
             StrOptions(
                 {
@@ -461,7 +467,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         """
         if self.mechanism != "auto":
             return self.mechanism
-        if self.workload is None and self.invariants is None:
+        if self.workload is None and (
+            self.invariants is None or AttributeInvariants.is_spec(self.invariants)
+        ):
             return "residual"
         return "correlated-weighted"
 
@@ -502,12 +510,35 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             "laplace": "Laplace mechanism (Gao2022 Lemma 16)",
         }
         text = names[self._mechanism()]
-        if self.invariants is not None:
-            text += (
-                f"; induced subspace DP with exact invariants (Gao2022 Def. 6, "
-                f"{self.framework} framework)"
-            )
-        return PrivacyGuarantee(self.epsilon, delta, self.neighbouring, text)
+        if self.invariants is None:
+            return PrivacyGuarantee(self.epsilon, delta, self.neighbouring, text)
+        # Gao2022 Def. 6: exact invariants, (ε, δ)-DP only orthogonal to them
+        text += (
+            f"; induced subspace DP with exact invariants (Gao2022 Def. 6, "
+            f"{self.framework} framework)"
+        )
+        return PrivacyGuarantee(
+            self.epsilon,
+            delta,
+            self.neighbouring,
+            text,
+            kind=INDUCED_SUBSPACE,
+            invariants=self._invariant_labels(),
+        )
+
+    def _attribute_invariants(self):
+        """The invariants as :class:`AttributeInvariants`, or ``None`` (a matrix)."""
+        if self.invariants is None or not AttributeInvariants.is_spec(self.invariants):
+            return None
+        return AttributeInvariants.parse(self.invariants, self.blocks_.names)
+
+    def _invariant_labels(self):
+        """What the invariants publish exactly, for the recorded guarantee."""
+        inv = self._attribute_invariants()
+        if inv is not None:
+            return inv.labels()
+        C = np.atleast_2d(np.asarray(self.invariants, dtype=np.float64))
+        return (f"{C.shape[0]} linear equalities C y = C A x (Gao2022 Def. 2)",)
 
     def _make_plan(self, n_samples, n_features):
         """The whole noise model, calibrated and verified before the data is read.
@@ -583,6 +614,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     def _check_invariants(self, workload):
         if self.invariants is None:
             return None
+        inv = self._attribute_invariants()
+        if inv is not None:
+            return self._bit_invariants(workload, inv)
         C = np.asarray(self.invariants, dtype=np.float64)
         if C.ndim == 1:
             C = C[None, :]
@@ -594,6 +628,41 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         if not np.all(np.isfinite(C)):
             raise ValueError("invariants must be finite")
         return C
+
+    def _bit_invariants(self, workload, inv):
+        """Attribute invariants as :cite:`Gao2022`'s ``C`` on the bit-level tables.
+
+        With every attribute a single bit (``blocks_`` all binary), the table of
+        an attribute set ``S`` with ``|S| <= d`` is a marginal of the first
+        ``d``-way table ``t ⊇ S`` of the workload: each cell of ``T_S`` is the
+        sum of the cells of ``t`` whose bits at ``S`` match (``S = ()``: all
+        of them, the total). Other encodings would need the joint table of a
+        block's bits, which the bit-level workload does not hold.
+        """
+        if not isinstance(workload, MarginalWorkload) or not self.blocks_.is_all_binary:
+            raise ValueError(
+                "invariants over attributes need mechanism='residual' (the "
+                "default) unless every attribute is one bit of the default "
+                "marginal workload"
+            )
+        if inv.max_size > workload.d:
+            raise ValueError(
+                f"an invariant table has more attributes than d={workload.d}; "
+                "raise d or name smaller tables"
+            )
+        rows = []
+        tables = [tuple(int(u) for u in t) for t in workload.tables]
+        for S in inv.sets:
+            t = next(i for i, T in enumerate(tables) if set(S) <= set(T))
+            T = tables[t]
+            cells = np.array(list(itertools.product((0, 1), repeat=workload.d)))
+            pos = [T.index(j) for j in S]
+            key = cells[:, pos] @ (1 << np.arange(len(S) - 1, -1, -1)) if S else 0
+            for value in range(2 ** len(S)):
+                row = np.zeros(workload.n_queries)
+                row[t * workload.n_cells : (t + 1) * workload.n_cells] = key == value
+                rows.append(row)
+        return np.array(rows)
 
     def _noise_plan(self, workload, C, sparse, common):
         """The (public, data-independent) noise model of the bit-level mechanisms.
@@ -671,10 +740,12 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     def _residual_plan(self, n_samples, common):
         """ResidualPlanner's scales for the attribute-level tables (no data)."""
-        if self.workload is not None or self.invariants is not None:
+        inv = self._attribute_invariants()
+        if self.workload is not None or (self.invariants is not None and inv is None):
             raise ValueError(
                 "mechanism='residual' releases the attribute-level marginal "
-                "workload and takes no explicit workload or invariants; use "
+                "workload and takes no explicit workload or invariant matrix "
+                "(name invariant tables by attributes, e.g. [('region',)]); use "
                 "mechanism='correlated-weighted' (or 'auto')"
             )
         blocks = self.blocks_
@@ -682,18 +753,28 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self._check_n_rows(n_samples)
         W = AttributeMarginalWorkload(blocks.n_levels, self.d)
         c = common["noise_sigma"]
+        exact = ()
+        if inv is not None:
+            exact = self._exact_residuals(W, inv)
         # ResidualPlanner's allocation and its whitened ℓ2-sensitivity, computed
         # once (the replace-one maximum enumerates the attribute sets); dividing
         # it out gives sensitivity exactly 1 (homogeneity, see
         # AttributeMarginalWorkload.optimal_scales), so c is the Gaussian σ at
-        # sensitivity 1. These are optimal_scales' τ, bit for bit.
-        tau, sens = W.calibrated_scales(self.neighbouring)  # public
-        expected = W.expected_error(tau, c)
+        # sensitivity 1. These are optimal_scales' τ, bit for bit. Invariants
+        # (Gao2022, doc/privacy.md "Census-style releases"): the extension
+        # framework allocates over the other residuals only; the projection
+        # framework keeps the unconstrained allocation and drops the noise of
+        # the exact residuals.
+        ext = exact if self.framework == "extension" else ()
+        tau, sens = W.calibrated_scales(self.neighbouring, ext)  # public
         self._guard_residual(sens)
+        kept = np.array([A not in set(exact) for A in W.subsets])
+        expected = W.expected_error(tau * kept, c)
+        plain = inv is None and self.neighbouring == "add-remove-one"
         return ReleasePlan(
             **common,
             workload=W,
-            invariants=None,
+            invariants=inv,
             sparse=False,
             space="residuals",
             noise=None,
@@ -701,8 +782,26 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             residual_scales=tau,
             sensitivity=1.0,  # the allocation's sensitivity is divided out
             expected_error=expected,
-            lower_bound=expected if self.neighbouring == "add-remove-one" else None,
+            lower_bound=expected if plain else None,
         )
+
+    def _exact_residuals(self, W, inv):
+        """The residuals the invariant tables fix: their downward closure."""
+        if inv.max_size > W.d:
+            raise ValueError(
+                f"an invariant table has more attributes than d={W.d}; raise d "
+                "or name smaller tables"
+            )
+        if running_intersection_order(inv.sets) is None:
+            raise ValueError(
+                "the invariant tables must have a running intersection order "
+                "(e.g. nested tables, or tables sharing one attribute) so that "
+                "synthetic rows can hold all of them exactly"
+            )
+        exact = tuple(A for A in W.subsets if A in inv.closure())
+        if len(exact) == len(W.subsets):
+            raise ValueError("the invariants fix every answer; nothing is private")
+        return exact
 
     # --------------------------------------------------------------- fit
     def _fit(self, U, plan, source):
@@ -747,6 +846,18 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             self._fit_generator(measurements, source)
         else:
             self._fit_candidates(workload, coords, source)
+        inv = self._attribute_invariants()
+        if inv is not None:
+            # C · release = C · y (exact up to the projection's rounding)
+            C = plan.invariants
+            values = C @ cells
+            tables, pos = {}, 0
+            for S in inv.sets:
+                tables[S] = values[pos : pos + 2 ** len(S)]
+                pos += 2 ** len(S)
+            self._set_invariant_tables(inv, tables)
+        else:
+            self._invariant_tables = None
 
     def _fit_residual(self, U, plan, source):
         """Release the attribute-level residuals with optimal Gaussian noise.
@@ -767,9 +878,19 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         z = W.residuals(attribute_tables_from(stat, W))
         t = W.whiten(z, tau)
         t_noisy = source.gaussian(t, c)
+        inv = plan.invariants
+        exact = set() if inv is None else set(inv.closure()) & set(W.subsets)
+        # the invariants (Gao2022 Def. 2), published exactly: under the
+        # projection framework their noise, drawn above, is projected away
+        # (Theorem 10: A x + Π_N (M(x) - A x), Π_N zeroes the exact residual
+        # coordinates); under the extension framework they drew none
+        z_exact = {A: z[A] for A in exact}
         del stat, z, t
         # ---- post-processing from here on (replace-one: the total n is public)
-        released = W.unwhiten(t_noisy, tau, total=plan.n_samples)
+        if exact and self.framework == "projection":
+            tau = tau * np.array([A not in exact for A in W.subsets])
+        released = W.unwhiten(t_noisy, plan.residual_scales, total=plan.n_samples)
+        released.update(z_exact)
         self.workload_ = W
         self.noise_model_ = None
         self.decomposition_ = None
@@ -785,7 +906,20 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             for i, A in enumerate(W.subsets)
             if A and tau[i] > 0
         ]
+        if exact:
+            # exact residuals steer the generator as its most precise
+            # measurements; the rows are made to hold them by _hold_invariants
+            sharp = 0.1 * float(np.min(c * tau[tau > 0]))
+            measurements += [
+                Measurement(A, W.residual_matrix(A), released[A], sharp)
+                for A in W.subsets
+                if A in exact and A
+            ]
         self._fit_generator(measurements, source)
+        self._set_invariant_tables(
+            inv,
+            {S: W.reconstruct(released, S) for S in ([] if inv is None else inv.sets)},
+        )
 
     @staticmethod
     def _guard_residual(sens):
@@ -822,6 +956,42 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.candidates_ = None
         self.weights_ = None
         self.reweight_residual_ = None
+
+    def _set_invariant_tables(self, inv, tables):
+        """Keep the exact invariant tables (released values) for the rows.
+
+        The released tables are counts computed exactly up to floating-point
+        rounding of the residual transform (or of the projection); they are
+        integers, so they are rounded to them -- after checking that the
+        rounding is far below one count (it would reveal a bug, not data).
+        """
+        if inv is None:
+            self._invariant_tables = None
+            return
+        order = running_intersection_order(inv.sets)
+        out = {}
+        for S in order:
+            T = np.asarray(tables[S], dtype=np.float64)
+            R = np.rint(T)
+            if not np.all(np.abs(T - R) < 1e-6 * max(1.0, float(np.abs(T).max()))):
+                raise RuntimeError(  # pragma: no cover - a bug
+                    "the released invariant tables are not integer counts"
+                )
+            out[S] = R.astype(np.int64)
+        self._invariant_tables = out
+
+    def _hold_invariants(self, levels, n, rng):
+        """Rows that hold the invariant tables (post-processing of the release).
+
+        ``n`` = the invariant total: the tables exactly; other ``n``: the
+        tables rounded to ``n`` rows within one count per cell
+        (:func:`skdp_synth.invariants.rounded_tables`). The fewest attribute
+        values are changed (:func:`skdp_synth.invariants.repair_rows`).
+        """
+        if getattr(self, "_invariant_tables", None) is None:
+            return levels
+        targets = rounded_tables(self._invariant_tables, n, self.blocks_.n_levels)
+        return repair_rows(levels, targets, self.blocks_.n_levels, rng)
 
     # ---------------------------------------------------- least squares
     def _least_squares(self, W, plan, z_noisy):
@@ -877,6 +1047,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     def _sample_cube(self, n, source):
         if getattr(self, "_model_rows", None) is not None:
             rows = controlled_rows(self._model_rows, n, source.rng)
+            rows = self._hold_invariants(rows, n, source.rng)
             return self.blocks_.to_bits(rows).astype(np.float64)
         if self.weights_ is None:
             raise ValueError(

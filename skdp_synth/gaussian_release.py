@@ -195,11 +195,20 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         ``C(p, d) 2^d`` cells fit in memory). A matrix: any linear queries
         over ``{0,1}^p`` (column ``k`` = the record type with
         :func:`~skdp_synth.workloads.universe_index` ``k``; ``p <= 16``).
-    invariants : None or array-like of shape (n_c, q), default=None
+    invariants : None, list of tuple of str, dict or array-like of shape (n_c, q), default=None
+        Statistics published *exactly*. Over attributes (census style):
+        ``[("region",), ("region", "sex")]`` -- marginal tables of the
+        attributes ``blocks_.names`` -- or ``{"total": True, "tables": [...]}``;
+        with ``mechanism="residual"`` (chosen by ``"auto"``) their residuals are
+        released without noise (:mod:`skdp_synth.invariants`), and
+        ``sample(n)`` rows hold the tables exactly when ``n`` is the
+        invariant total, within one count per cell otherwise. A matrix
         ``C``: the release satisfies ``C · released_ = C · (true answers)``
-        exactly (:cite:`Gao2022` Definition 2). The guarantee is then *induced subspace*
-        DP (:cite:`Gao2022` Definition 6): DP for everything orthogonal to the
-        invariants.
+        (:cite:`Gao2022` Definition 2). Either way the guarantee is *induced
+        subspace* DP (:cite:`Gao2022` Definition 6): DP for everything
+        orthogonal to the invariants, nothing for the invariants themselves
+        -- every invariant table publishes the total ``n``.
+        ``privacy_guarantee_.kind`` is then ``"induced-subspace"``.
     mechanism : {"auto", "residual", "correlated", "correlated-weighted", "mee", \
 "isotropic-gaussian", "laplace"}, default="auto"
         The noise. ``"residual"``: the d-way tables of the *attributes* given
@@ -209,8 +218,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         among Gaussian mechanisms for the total squared error of the
         workload). The others act on the bit-level workload (see the module
         docstring's table). ``"auto"``: ``"residual"`` for the default
-        workload without invariants, else ``"correlated-weighted"``; the
-        choice is recorded in ``mechanism_``.
+        workload without invariants or with invariants over attributes, else
+        ``"correlated-weighted"``; the choice is recorded in ``mechanism_``.
     calibration : {"analytic", "nikolov2013", "gao2022"}, default="analytic"
         Gaussian noise magnitude ``c`` at whitened sensitivity 1.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
@@ -461,9 +470,10 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         """The mechanism ``"auto"`` stands for (public: depends on parameters only).
 
         ``"residual"`` -- the Gaussian-optimal noise on the attribute-level
-        tables -- for the default marginal workload without invariants,
-        ``"correlated-weighted"`` (Gaussian-optimal on the bit-level marginal
-        workload, near-optimal otherwise) for explicit workloads and invariants.
+        tables -- for the default marginal workload without invariants or
+        with invariants over attributes, ``"correlated-weighted"``
+        (Gaussian-optimal on the bit-level marginal workload, near-optimal
+        otherwise) for explicit workloads and invariant matrices.
         """
         if self.mechanism != "auto":
             return self.mechanism
@@ -907,9 +917,17 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             if A and tau[i] > 0
         ]
         if exact:
-            # exact residuals steer the generator as its most precise
-            # measurements; the rows are made to hold them by _hold_invariants
-            sharp = 0.1 * float(np.min(c * tau[tau > 0]))
+            # exact residuals steer the generator with the weight of its most
+            # precise measurement, but not below half a row of its model table
+            # (the model's integer rows cannot match closer; a smaller scale
+            # would let that rounding dominate its loss). The rows are made to
+            # hold the invariants exactly by _hold_invariants.
+            n_model = max(1.0, self.n_estimate_)
+            if self.max_model_rows is not None:
+                n_model = min(n_model, float(self.max_model_rows))
+            sharp = max(
+                float(np.min(c * tau[tau > 0])), 0.5 * self.n_estimate_ / n_model
+            )
             measurements += [
                 Measurement(A, W.residual_matrix(A), released[A], sharp)
                 for A in W.subsets

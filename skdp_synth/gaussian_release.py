@@ -195,7 +195,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         ``C(p, d) 2^d`` cells fit in memory). A matrix: any linear queries
         over ``{0,1}^p`` (column ``k`` = the record type with
         :func:`~skdp_synth.workloads.universe_index` ``k``; ``p <= 16``).
-    invariants : None, list of tuple of str, dict or array-like of shape (n_c, q), default=None
+    invariants : None, list of tuple of str, dict or array-like of shape (n_c, q), \
+default=None
         Statistics published *exactly*. Over attributes (census style):
         ``[("region",), ("region", "sex")]`` -- marginal tables of the
         attributes ``blocks_.names`` -- or ``{"total": True, "tables": [...]}``;

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from .fourier import sign_products, walsh_dimension
 from .fourier import walsh_sums as _walsh_sums
 from .workloads import ExplicitWorkload, universe_index
 
@@ -329,7 +330,7 @@ moment_sums.integer_rows = True
 
 
 # ------------------------------------------------------------ PrivateSampler
-def walsh_sums(U, d):
+def walsh_sums(U, d, sample_weight=None):
     """``Σ_a χ_J(x_a)`` for every ``|J| <= d``, in ``walsh_subsets`` order.
 
     The Walsh sums of :cite:`Boedihardjo2022` §4 (``n`` times the Walsh
@@ -339,8 +340,12 @@ def walsh_sums(U, d):
     2x_j)``, ``Σ χ_() = n``, ``Σ χ_{j} = n - 2 s_j`` and ``Σ χ_{i,j} = n - 2
     s_i - 2 s_j + 4 (XᵀX)_{ij}`` (``s`` the column sums), exact integers;
     larger ``d``: :func:`skdp_synth.fourier.walsh_sums` (sign products in
-    row blocks). Both give the same integers.
+    row blocks). Both give the same integers. ``sample_weight``: integer
+    counts of the rows (:func:`_weighted_walsh_sums`, the expanded rows'
+    integers).
     """
+    if sample_weight is not None:
+        return _weighted_walsh_sums(U, d, np.asarray(sample_weight, np.float64))
     if d > 2:
         return _walsh_sums(np.asarray(U, dtype=np.float64), d)
     n, p = U.shape
@@ -361,3 +366,18 @@ def walsh_sums(U, d):
 
 
 walsh_sums.integer_rows = True  # only read on Boolean data (the sampler's domain)
+walsh_sums.accepts_counts = True
+
+
+def _weighted_walsh_sums(U, d, w, chunk=4096):
+    """:func:`walsh_sums` of rows with integer counts ``w`` (the expanded rows').
+
+    ``Σ_i w_i χ_J(x_i)``: integer products of ``±1`` by counts, summed in
+    float64 exactly (below ``2^53``) -- the expanded table's integers.
+    """
+    X = np.asarray(U, dtype=np.float64)
+    total = np.zeros(walsh_dimension(X.shape[1], d))
+    for s in range(0, X.shape[0], chunk):
+        signs = 1.0 - 2.0 * X[s : s + chunk]
+        total += w[s : s + chunk] @ sign_products(signs, d)
+    return total

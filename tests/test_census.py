@@ -336,3 +336,39 @@ def test_a_guarantee_with_invariants_must_say_so():
         PrivacyGuarantee(1.0, 0.0, "replace-one", "x", kind="induced-subspace")
     with pytest.raises(ValueError, match="kind"):
         PrivacyGuarantee(1.0, 0.0, "replace-one", "x", kind="subspace-ish")
+
+
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.PrivacyBudgetWarning")
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_private_sampler_takes_counts_too(d):
+    from skdp_synth import PrivateSampler
+
+    X = _boolean(n=400, p=4, seed=d)
+    cells, counts = _cells(X)
+    a = PrivateSampler(d=d, k=40, random_state=5).fit(X)
+    b = PrivateSampler(d=d, k=40, random_state=5).fit(cells, sample_weight=counts)
+    # the Walsh sums are the same integers (exact in float64): same fit, same
+    # draws for the same seed (same process, same code path after the sums)
+    np.testing.assert_array_equal(
+        a.to_release().arrays["rows"], b.to_release().arrays["rows"]
+    )
+    assert a.privacy_guarantee_ == b.privacy_guarantee_
+
+
+def test_synthesizers_without_counts_are_refused_clearly():
+    from skdp_synth import CovarianceLossMicroaggregator
+
+    pipe = make_synthesis_pipeline(
+        "passthrough", CovarianceLossMicroaggregator(k=2, random_state=0)
+    )
+    with pytest.raises(TypeError, match="does not take counts"):
+        pipe.fit(_boolean(n=20), sample_weight=np.ones(20))
+
+
+def test_plan_with_invariants_is_data_independent():
+    a = _pipe(CATS, invariants=CENSUS_INVARIANTS, random_state=0).fit(_census(seed=1))
+    b = _pipe(CATS, invariants=CENSUS_INVARIANTS, random_state=0).fit(_census(seed=2))
+    pa, pb = a[-1].plan_, b[-1].plan_
+    assert pa.invariants == pb.invariants and pa.guarantee == pb.guarantee
+    np.testing.assert_array_equal(pa.residual_scales, pb.residual_scales)
+    assert pa.expected_error == pb.expected_error

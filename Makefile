@@ -7,7 +7,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint bench clean venv dev docs compare-venv compare-mbi-venv bench-generator
+.PHONY: demo test test-blas lint bench clean venv dev docs compare-venv compare-mbi-venv bench-generator
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,24 @@ test: dev
 	$(BIN)/ruff check $(RUFF_PATHS)
 	$(BIN)/ruff format --check $(RUFF_PATHS)
 	$(BIN)/python -m pytest
+
+# The suite under several OpenBLAS kernels (issue 20): OpenBLAS picks its
+# kernels by CPU and they sum in different orders, so a test that pins the last
+# bits of a BLAS result passes on one machine and fails on the next. Runs the
+# suite with the machine's own kernel, then with each of BLAS_CORETYPES; a
+# kernel this CPU cannot execute (SkylakeX without AVX-512: SIGILL) is skipped
+# and said so. `make test` stays the one command CI runs.
+BLAS_CORETYPES ?= Prescott Haswell SkylakeX Zen
+test-blas: dev
+	@for core in default $(BLAS_CORETYPES); do \
+	  if [ "$$core" = default ]; then set --; else set -- OPENBLAS_CORETYPE=$$core; fi; \
+	  if ! env "$$@" $(BIN)/python -c "import numpy as n; a = n.ones((64, 64)); a @ a" \
+	      2>/dev/null; then \
+	    echo "== OPENBLAS_CORETYPE=$$core: this CPU cannot run it, skipped"; continue; \
+	  fi; \
+	  echo "== OPENBLAS_CORETYPE=$$core"; \
+	  env "$$@" $(BIN)/python -m pytest -q -p no:cacheprovider || exit 1; \
+	done
 
 # The documentation site, examples executed, warnings as errors.
 docs: dev

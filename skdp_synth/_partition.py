@@ -529,7 +529,8 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         scale += 1e-300
         s /= scale
         s += node_of_pos
-        perm = np.argsort(s)
+        # equal keys (duplicate rows, finished nodes) in row order on every CPU
+        perm = stable_argsort(s)
         # np.take: the same copies as fancy indexing, 2-3x faster on rows
         order = np.take(order, perm)
         Zo = np.take(Zo, perm, axis=0)

@@ -519,10 +519,10 @@ def fit_rows(
         old_loss = sum(losses[i] for i in members)
         while True:
             k = max(1, int(math.ceil(fraction[kind, j] * improving.size)))
-            if k < improving.size:
-                top = improving[np.argpartition(gain[improving], k - 1)[:k]]
-            else:
-                top = improving
+            # the k best moves, ties in row order: a stable sort makes the same
+            # choice on every CPU (np.argpartition's SIMD kernels order equal
+            # gains by CPU, and noise-free tables have many; issue 20)
+            top = improving[np.argsort(gain[improving], kind="stable")[:k]]
             chosen, new_level = rows[top].ravel(), levels[top].ravel()
             trial = {}
             for i in members:

@@ -53,7 +53,8 @@ def leading_eigenvectors(S, t):
     """
     S = np.asarray(S, dtype=np.float64)
     values, vectors = np.linalg.eigh((S + S.T) / 2)
-    order = np.argsort(values)[::-1]
+    # stable: equal eigenvalues keep LAPACK's order on every CPU
+    order = np.argsort(values, kind="stable")[::-1]
     values, vectors = values[order], vectors[:, order]
     V = vectors[:, :t].copy()
     if t:

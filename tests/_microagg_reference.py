@@ -78,7 +78,8 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         lo = np.minimum.reduceat(s, r0)
         width = np.maximum.reduceat(s, r0) - lo
         frac = (s - lo[node_of_pos]) / ((width * (1 + 1e-6))[node_of_pos] + 1e-300)
-        perm = np.argsort(node_of_pos + frac)
+        # ties in row order, as the package now does on every CPU (issue 20)
+        perm = np.argsort(node_of_pos + frac, kind="stable")
         order = order[perm]
         Zo = Zo[perm]
         # cut every node into `parts` runs of slots

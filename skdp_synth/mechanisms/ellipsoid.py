@@ -95,7 +95,7 @@ class PointEllipsoid:
         the left singular vectors of ``F`` used by :cite:`Nikolov2013` Algorithm 1.
         """
         vals, vecs = np.linalg.eigh(self.radius * self.matrix)
-        order = np.argsort(vals)[::-1]
+        order = np.argsort(vals, kind="stable")[::-1]  # ties: same order on every CPU
         return vals[order], vecs[:, order]
 
 

@@ -50,6 +50,7 @@ import numpy as np
 __all__ = [
     "ChunkedRows",
     "SubBlocks",
+    "WeightedRows",
     "as_dask_array",
     "is_dask_collection",
     "map_rows",
@@ -428,16 +429,42 @@ def _validated_cube(
     return U
 
 
+class WeightedRows:
+    """Distinct training rows with integer counts (a contingency table).
+
+    ``fit(X, sample_weight=counts)``: row ``i`` of ``rows`` stands for
+    ``counts[i]`` identical records. :func:`reduce_rows` hands the counts to
+    a statistic that takes ``sample_weight`` (additive statistics: the
+    weighted sum is the sum over the expanded rows), so no record is
+    materialised: memory is that of the distinct rows. ``shape`` is that of
+    the expanded table (``n`` = the total count).
+    """
+
+    def __init__(self, rows, counts):
+        self.rows = rows
+        self.counts = counts
+        self.shape = (int(counts.sum()), int(rows.shape[1]))
+
+
 def reduce_rows(U, statistic, *args):
     """The sufficient statistic ``statistic(U, *args)`` of the training rows.
 
     ``U`` is either the in-memory cube array (the statistic is called once:
-    one chunk) or a :class:`ChunkedRows` (the statistic is summed over the
-    validated chunks). ``statistic`` must be additive over rows: its value
-    on a table is the sum of its values on any partition of the rows.
+    one chunk), a :class:`ChunkedRows` (the statistic is summed over the
+    validated chunks) or :class:`WeightedRows` (the statistic is called on
+    the distinct rows with ``sample_weight=`` their counts; statistics that
+    do not take counts are refused). ``statistic`` must be additive over
+    rows: its value on a table is the sum of its values on any partition of
+    the rows.
     """
     if isinstance(U, ChunkedRows):
         return U.reduce(statistic, *args)
+    if isinstance(U, WeightedRows):
+        if not getattr(statistic, "accepts_counts", False):
+            raise TypeError(  # pragma: no cover - a bug: the estimator refuses first
+                f"{statistic.__name__} does not take counts (sample_weight)"
+            )
+        return statistic(U.rows, *args, sample_weight=U.counts)
     return statistic(U, *args)
 
 

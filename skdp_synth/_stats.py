@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from .fourier import sign_products, walsh_dimension
 from .fourier import walsh_sums as _walsh_sums
 from .workloads import ExplicitWorkload, universe_index
 
@@ -64,8 +65,12 @@ def attribute_tables(U, workload, blocks):
     return attribute_tables_from(attribute_statistic(U, workload, blocks), workload)
 
 
-def attribute_statistic(U, workload, blocks):
+def attribute_statistic(U, workload, blocks, sample_weight=None):
     """The additive statistic the attribute tables are read from.
+
+    ``sample_weight``: integer counts of the rows (distinct rows of a
+    contingency table); the statistic is then that of the expanded rows,
+    the same integers.
 
     For ``d <= 2``: ``(n, Σ E, EᵀE)`` with ``E`` the indicators of the levels
     ``>= 1`` of every attribute (``E = U`` when every block is a single bit):
@@ -77,9 +82,17 @@ def attribute_statistic(U, workload, blocks):
     """
     if workload.d <= 2:
         E = _level_indicators(U, workload, blocks)
-        return np.array([float(U.shape[0])]), E.sum(axis=0), E.T @ E
+        if sample_weight is None:
+            return np.array([float(U.shape[0])]), E.sum(axis=0), E.T @ E
+        # counts of distinct rows: every entry is an integer sum of integer
+        # products (< 2^53), so equal bit for bit to the expanded rows' value
+        w = np.asarray(sample_weight, dtype=np.float64)
+        return np.array([w.sum()]), w @ E, E.T @ (E * w[:, None])
     L = blocks.to_levels(U)
-    return {S: workload.table(L, S) for S in workload.tables}
+    return {S: workload.table(L, S, sample_weight) for S in workload.tables}
+
+
+attribute_statistic.accepts_counts = True
 
 
 def attribute_tables_from(statistic, workload):
@@ -137,8 +150,10 @@ def _tables_from_moments(n, sums, gram, workload):
     return out
 
 
-def workload_counts(U, workload):
+def workload_counts(U, workload, sample_weight=None):
     """The counts a bit-level workload's answers are linear in.
+
+    ``sample_weight``: integer counts of the rows (the expanded rows' counts).
 
     :class:`~skdp_synth.workloads.MarginalWorkload`: its cell counts
     ``y = A x`` themselves; :class:`~skdp_synth.workloads.ExplicitWorkload`:
@@ -147,9 +162,14 @@ def workload_counts(U, workload):
     """
     X = np.asarray(U).astype(np.int8)
     if isinstance(workload, ExplicitWorkload):
-        hist = np.bincount(universe_index(X), minlength=workload.universe_size)
+        hist = np.bincount(
+            universe_index(X), weights=sample_weight, minlength=workload.universe_size
+        )
         return hist.astype(np.float64)
-    return workload.answers(X)
+    return workload.answers(X, sample_weight=sample_weight)
+
+
+workload_counts.accepts_counts = True
 
 
 def workload_answers(counts, workload):
@@ -310,7 +330,7 @@ moment_sums.integer_rows = True
 
 
 # ------------------------------------------------------------ PrivateSampler
-def walsh_sums(U, d):
+def walsh_sums(U, d, sample_weight=None):
     """``Σ_a χ_J(x_a)`` for every ``|J| <= d``, in ``walsh_subsets`` order.
 
     The Walsh sums of :cite:`Boedihardjo2022` §4 (``n`` times the Walsh
@@ -320,8 +340,12 @@ def walsh_sums(U, d):
     2x_j)``, ``Σ χ_() = n``, ``Σ χ_{j} = n - 2 s_j`` and ``Σ χ_{i,j} = n - 2
     s_i - 2 s_j + 4 (XᵀX)_{ij}`` (``s`` the column sums), exact integers;
     larger ``d``: :func:`skdp_synth.fourier.walsh_sums` (sign products in
-    row blocks). Both give the same integers.
+    row blocks). Both give the same integers. ``sample_weight``: integer
+    counts of the rows (:func:`_weighted_walsh_sums`, the expanded rows'
+    integers).
     """
+    if sample_weight is not None:
+        return _weighted_walsh_sums(U, d, np.asarray(sample_weight, np.float64))
     if d > 2:
         return _walsh_sums(np.asarray(U, dtype=np.float64), d)
     n, p = U.shape
@@ -342,3 +366,18 @@ def walsh_sums(U, d):
 
 
 walsh_sums.integer_rows = True  # only read on Boolean data (the sampler's domain)
+walsh_sums.accepts_counts = True
+
+
+def _weighted_walsh_sums(U, d, w, chunk=4096):
+    """:func:`walsh_sums` of rows with integer counts ``w`` (the expanded rows').
+
+    ``Σ_i w_i χ_J(x_i)``: integer products of ``±1`` by counts, summed in
+    float64 exactly (below ``2^53``) -- the expanded table's integers.
+    """
+    X = np.asarray(U, dtype=np.float64)
+    total = np.zeros(walsh_dimension(X.shape[1], d))
+    for s in range(0, X.shape[0], chunk):
+        signs = 1.0 - 2.0 * X[s : s + chunk]
+        total += w[s : s + chunk] @ sign_products(signs, d)
+    return total

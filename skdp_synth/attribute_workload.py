@@ -135,15 +135,23 @@ class AttributeMarginalWorkload:
         return int(np.prod([self.n_levels[j] - 1 for j in A], dtype=np.int64))
 
     # ------------------------------------------------------------ tables
-    def table(self, L, S):
-        """Counts of table ``S`` (flattened, C order over ``S``) of level rows ``L``."""
+    def table(self, L, S, sample_weight=None):
+        """Counts of table ``S`` (flattened, C order over ``S``) of level rows ``L``.
+
+        ``sample_weight``: integer counts of the rows (a contingency table's
+        distinct rows); the table is then that of the expanded rows.
+        """
         S = tuple(S)
         if not S:
+            if sample_weight is not None:
+                return np.array([float(np.sum(sample_weight))])
             return np.array([float(L.shape[0])])
         index = np.zeros(L.shape[0], dtype=np.int64)
         for j in S:
             index = index * int(self.n_levels[j]) + L[:, j]
-        return np.bincount(index, minlength=self.n_cells(S)).astype(np.float64)
+        return np.bincount(
+            index, weights=sample_weight, minlength=self.n_cells(S)
+        ).astype(np.float64)
 
     def residual_matrix(self, A):
         """``⊗_{j∈A} Q_jᵀ``: maps table ``T_A`` to its residual ``z_A``."""
@@ -227,16 +235,17 @@ class AttributeMarginalWorkload:
             v[i] = np.prod([self.n_levels[j] - 1.0 for j in A]) * acc
         return v
 
-    def calibrated_scales(self, neighbouring="add-remove-one"):
+    def calibrated_scales(self, neighbouring="add-remove-one", exact=()):
         """``(τ, s)``: :meth:`optimal_scales` and the sensitivity ``s`` it divided out.
 
         One evaluation of :meth:`whitened_sensitivity` (under replace-one an
         enumeration of attribute sets), on the :meth:`allocation`; ``τ = s ·
         τ_raw`` has whitened sensitivity exactly 1 (see
-        :meth:`optimal_scales`).
+        :meth:`optimal_scales`). ``exact``: residuals published without
+        noise (invariants, :cite:`Gao2022` extension framework; ``τ_A = 0``).
         """
-        raw = self.allocation(neighbouring)
-        sens = self.whitened_sensitivity(raw, neighbouring)
+        raw = self.allocation(neighbouring, exact)
+        sens = self.whitened_sensitivity(raw, neighbouring, exact)
         return raw * sens, sens
 
     def whiten(self, residuals, tau):
@@ -246,14 +255,18 @@ class AttributeMarginalWorkload:
         )
 
     def unwhiten(self, t, tau, total=None):
-        """``{A: τ_A t_A}``; ``z_∅ = total`` when the total is public (``τ_∅ = 0``)."""
+        """``{A: τ_A t_A}``; ``z_∅ = total`` when the total is public (``τ_∅ = 0``).
+
+        Residuals with ``τ_A = 0`` other than a public total are left out
+        (invariants, filled in exactly by the caller).
+        """
         out, pos = {}, 0
         for i, A in enumerate(self.subsets):
             if tau[i] > 0:
                 k = self.residual_size(A)
                 out[A] = tau[i] * t[pos : pos + k]
                 pos += k
-        if () not in out:
+        if () not in out and total is not None:
             out[()] = np.array([float(total)])
         return out
 
@@ -278,15 +291,19 @@ class AttributeMarginalWorkload:
         tau = self.allocation(neighbouring)
         return tau * self.whitened_sensitivity(tau, neighbouring)
 
-    def allocation(self, neighbouring="add-remove-one"):
+    def allocation(self, neighbouring="add-remove-one", exact=()):
         """ResidualPlanner's ``τ_A`` up to a common factor (``τ_A² ∝ sqrt(s_A/v_A)``).
 
         Unnormalised: :meth:`optimal_scales` divides out its whitened
         sensitivity. ``τ_∅ = 0`` under replace-one, where ``z_∅ = n`` is public.
+        ``exact``: residuals that are invariants (:cite:`Gao2022`), ``τ_A = 0``;
+        the Lagrange argument of the module docstring over the remaining
+        residuals gives the same closed form on them.
         """
         s = self.sensitivity_weights()
         v = self.variance_weights()
-        noisy = np.ones(len(self.subsets), dtype=bool)
+        exact = set(exact)
+        noisy = np.array([A not in exact for A in self.subsets], dtype=bool)
         if neighbouring == "replace-one":
             noisy[[i for i, A in enumerate(self.subsets) if not A]] = False
         if not noisy.any():
@@ -296,19 +313,27 @@ class AttributeMarginalWorkload:
         tau2[noisy] = K * np.sqrt(s[noisy] / v[noisy])
         return np.sqrt(tau2)
 
-    def whitened_sensitivity(self, tau, neighbouring="add-remove-one"):
-        """ℓ2-sensitivity of ``(z_A / τ_A)_A`` (``τ_A = 0`` marks a public ``z_A``)."""
+    def whitened_sensitivity(self, tau, neighbouring="add-remove-one", exact=()):
+        """ℓ2-sensitivity of ``(z_A / τ_A)_A`` (``τ_A = 0`` marks a public ``z_A``).
+
+        ``exact``: residuals that are invariants, left out (:cite:`Gao2022`
+        extension framework: the mechanism is built for the query's part in
+        the invariants' null space, the other residuals).
+        """
         tau = np.asarray(tau, dtype=np.float64)
         s = self.sensitivity_weights()
         noisy = tau > 0
+        exact_mask = np.array([A in set(exact) for A in self.subsets], dtype=bool)
         w = np.zeros_like(tau)
         w[noisy] = s[noisy] / tau[noisy] ** 2
+        if np.any(noisy & exact_mask):
+            raise ValueError("an exact (invariant) residual cannot carry noise")
         if neighbouring == "add-remove-one":
-            if np.any(~noisy & (s > 0)):
+            if np.any(~noisy & ~exact_mask & (s > 0)):
                 raise ValueError("under add/remove every residual needs noise")
             return float(math.sqrt(w.sum()))
         for i, A in enumerate(self.subsets):
-            if not noisy[i] and A:
+            if not noisy[i] and A and not exact_mask[i]:
                 raise ValueError("under replace-one only z_∅ may be noise-free")
         a = self.n_attributes
         if a > MAX_EXACT_REPLACE_ATTRIBUTES:

@@ -57,6 +57,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import (
     ChunkedRows,
+    WeightedRows,
     as_dask_array,
     graph_constant,
     import_dask,
@@ -74,6 +75,7 @@ from .privacy import (
 )
 from .validation import (
     check_bounds,
+    check_counts,
     check_in_domain,
     check_integer,
     check_n_samples,
@@ -228,19 +230,41 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             The fitted estimator. If ``fit`` raises, the estimator is left as
             it was before the call.
         """
+        return self._fit_validated(X, blocks)
+
+    def _fit_validated(self, X, blocks=None, sample_weight=None):
+        """The body of :meth:`fit`; ``sample_weight``: counts of distinct rows.
+
+        Estimators that fit from additive statistics offer
+        ``fit(X, sample_weight=counts)`` and call this with the counts: the
+        rows are validated, the counts checked
+        (:func:`~skdp_synth.validation.check_counts`) and ``_fit`` gets a
+        :class:`~skdp_synth._chunked.WeightedRows` whose ``shape`` is that
+        of the expanded table (``n`` = the total count).
+        """
         saved_state = dict(self.__dict__)
         try:
             # parameters -> budget -> data (issue 23): the shape, the feature
             # names and the blocks are public; the plan and the budget check
             # use them only, so a refused budget never depends on the values
             shaped = self._validate_fit_shape(X, blocks)
+            shape = shaped.shape
+            counts = None
+            if sample_weight is not None:
+                # counts of distinct rows (issue 25): the plan sees the shape of
+                # the expanded table, as a fit of the expanded rows would
+                counts = self._check_fit_counts(shaped, sample_weight)
+                shape = (int(counts.sum()), shape[1])
             if not self._private:  # no budget: the values are checked first
                 U = self._validate_fit_values(shaped)
-            plan = self._make_plan(*shaped.shape)  # before the data is read
-            self._check_plan(plan, *shaped.shape)
+            plan = self._make_plan(*shape)  # before the data is read
+            self._check_plan(plan, *shape)
             self._before_fit(plan)
             if self._private:
                 U = self._validate_fit_values(shaped)
+            if counts is not None:
+                U = WeightedRows(U, counts)
+                self.n_samples_fit_ = shape[0]
             source = NoiseSource(self.random_state, stream=FIT_STREAM)
             self._fit(U, plan, source)
             self._after_fit(plan)
@@ -250,6 +274,18 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             self.__dict__.update(saved_state)
             raise
         return self
+
+    def _check_fit_counts(self, shaped, sample_weight):
+        """The counts of ``fit(X, sample_weight=)``: whole, non-negative, total >= 2."""
+        if shaped.chunked:
+            raise TypeError(
+                "sample_weight (counts) is not supported with a Dask collection; "
+                "pass the distinct rows and their counts in memory"
+            )
+        counts = check_counts(sample_weight, shaped.shape[0])
+        if counts.sum() < 2:
+            raise ValueError("the counts must total at least 2 records")
+        return counts
 
     def _validate_params(self):
         # sklearn's Interval(Real, ...) accepts bools: epsilon=True would be 1.

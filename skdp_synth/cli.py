@@ -239,14 +239,27 @@ def cmd_synthesize(args):
     schema = _load_schema(args.schema)
     _check_output_path(args.output)  # before the (long, budget-spending) fit
     if args.out_of_core or _is_parquet(args.input) or _is_parquet(args.output):
+        if args.counts is not None:
+            raise CLIError(
+                "--counts needs an in-memory fit: a table of counts is small "
+                "(one line per cell), so drop --out-of-core / Parquet"
+            )
         return _synthesize_out_of_core(args, estimator, schema)
     data = _read_csv(args.input, schema)
+    fit_params = {}
+    if args.counts is not None:
+        data, fit_params["sample_weight"] = _split_counts(data, args.counts)
     encoder = BooleanEncoder(random_state=args.seed, **schema)
     pipe = make_synthesis_pipeline(encoder, estimator)
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         t0 = time.perf_counter()
-        pipe.fit(data)
+        try:
+            pipe.fit(data, **fit_params)
+        except TypeError as exc:
+            if "sample_weight" not in str(exc):
+                raise
+            raise CLIError(f"--counts: {exc}") from None
         synthetic = pipe.sample(args.rows, random_state=args.seed)
         elapsed = time.perf_counter() - t0
     if not isinstance(synthetic, pd.DataFrame):
@@ -810,6 +823,26 @@ def pd_frame(columns, order):
     return pd.DataFrame({c: columns[c] for c in order})
 
 
+def _split_counts(data, column):
+    """``(cells, counts)``: the table without its counts column, and the counts.
+
+    ``--counts COLUMN``: every line of the input is a cell of a contingency
+    table and ``COLUMN`` holds how many records it stands for; the cells are
+    fitted with these counts (``fit(X, sample_weight=counts)``), never
+    expanded.
+    """
+    from .validation import check_counts
+
+    if column not in data.columns:
+        raise CLIError(f"--counts: the input has no column {column!r}")
+    counts = data[column].to_numpy()
+    try:
+        counts = check_counts(counts, len(counts))
+    except ValueError as exc:
+        raise CLIError(f"--counts {column}: {exc}") from None
+    return data.drop(columns=[column]), counts
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="skdp-synth",
@@ -850,6 +883,14 @@ def build_parser():
         type=int,
         default=None,
         help="integer seed: reproducible but NOT hardened noise; omit for secure noise",
+    )
+    p_syn.add_argument(
+        "--counts",
+        default=None,
+        metavar="COLUMN",
+        help="the input is a contingency table: each line a cell, COLUMN its "
+        "count of records (fitted as counts, never expanded; in-memory fits "
+        "with methods that take sample_weight)",
     )
     p_syn.add_argument(
         "--out-of-core",

@@ -107,7 +107,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import reduce_rows
 from ._linalg import orth_basis
-from ._sklearn_compat import Interval, StrOptions
+from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._stats import (
     attribute_statistic,
     attribute_tables_from,
@@ -119,6 +119,12 @@ from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
 from .generator import MAX_TABLE_CELLS, Measurement, controlled_rows, fit_rows
 from .geometry import nearest_in_symmetric_hull
+from .invariants import (
+    AttributeInvariants,
+    repair_rows,
+    rounded_tables,
+    running_intersection_order,
+)
 from .mechanisms import gaussian_delta, gaussian_sigma
 from .mechanisms.additive import (
     AdditiveNoise,
@@ -133,7 +139,7 @@ from .mechanisms.additive import (
     verify_sensitivity,
 )
 from .plan import ReleasePlan
-from .privacy import PrivacyGuarantee
+from .privacy import INDUCED_SUBSPACE, PrivacyGuarantee
 from .validation import check_degree, check_dense_size, format_count
 from .workloads import (
     ExplicitWorkload,
@@ -143,7 +149,7 @@ from .workloads import (
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Literal
+    from typing import Literal, Self
 
     import pandas as pd
     from numpy.typing import ArrayLike
@@ -189,11 +195,21 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         ``C(p, d) 2^d`` cells fit in memory). A matrix: any linear queries
         over ``{0,1}^p`` (column ``k`` = the record type with
         :func:`~skdp_synth.workloads.universe_index` ``k``; ``p <= 16``).
-    invariants : None or array-like of shape (n_c, q), default=None
+    invariants : None, list of tuple of str, dict or array-like of shape (n_c, q), \
+default=None
+        Statistics published *exactly*. Over attributes (census style):
+        ``[("region",), ("region", "sex")]`` -- marginal tables of the
+        attributes ``blocks_.names`` -- or ``{"total": True, "tables": [...]}``;
+        with ``mechanism="residual"`` (chosen by ``"auto"``) their residuals are
+        released without noise (:mod:`skdp_synth.invariants`), and
+        ``sample(n)`` rows hold the tables exactly when ``n`` is the
+        invariant total, within one count per cell otherwise. A matrix
         ``C``: the release satisfies ``C · released_ = C · (true answers)``
-        exactly (:cite:`Gao2022` Definition 2). The guarantee is then *induced subspace*
-        DP (:cite:`Gao2022` Definition 6): DP for everything orthogonal to the
-        invariants.
+        (:cite:`Gao2022` Definition 2). Either way the guarantee is *induced
+        subspace* DP (:cite:`Gao2022` Definition 6): DP for everything
+        orthogonal to the invariants, nothing for the invariants themselves
+        -- every invariant table publishes the total ``n``.
+        ``privacy_guarantee_.kind`` is then ``"induced-subspace"``.
     mechanism : {"auto", "residual", "correlated", "correlated-weighted", "mee", \
 "isotropic-gaussian", "laplace"}, default="auto"
         The noise. ``"residual"``: the d-way tables of the *attributes* given
@@ -203,8 +219,8 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         among Gaussian mechanisms for the total squared error of the
         workload). The others act on the bit-level workload (see the module
         docstring's table). ``"auto"``: ``"residual"`` for the default
-        workload without invariants, else ``"correlated-weighted"``; the
-        choice is recorded in ``mechanism_``.
+        workload without invariants or with invariants over attributes, else
+        ``"correlated-weighted"``; the choice is recorded in ``mechanism_``.
     calibration : {"analytic", "nikolov2013", "gao2022"}, default="analytic"
         Gaussian noise magnitude ``c`` at whitened sensitivity 1.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
@@ -357,7 +373,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "d": [Interval(Integral, 1, None, closed="left")],
         "workload": [None, "array-like", MarginalWorkload, ExplicitWorkload],
-        "invariants": [None, "array-like"],
+        "invariants": [None, "array-like", dict],
         "mechanism": [
             StrOptions(
                 {
@@ -414,18 +430,60 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
 
+    # ---------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(
+        self,
+        X: ArrayLike,
+        y: None = None,
+        *,
+        blocks: BlocksLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
+        """Release the workload's answers on ``X`` and fit the synthetic rows.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or Dask collection of shape (n_rows, n_features)
+            Training rows (0/1), or the *distinct* rows (cells) of a
+            contingency table when ``sample_weight`` gives their counts.
+        y : None
+            Ignored.
+        blocks : None, Blocks or list, default=None
+            The columns' categorical blocks, handed over by
+            :class:`~skdp_synth.SynthesisPipeline` (public).
+        sample_weight : array-like of shape (n_rows,), default=None
+            Counts: row ``i`` stands for ``sample_weight[i]`` identical
+            records (the scikit-learn convention). Non-negative integers; a
+            record is one unit of count, so the neighbouring relation is
+            unchanged (one unit of one count added, removed or moved). The
+            release is that of the expanded rows -- identical for the same
+            ``random_state``, because the sufficient statistics are the same
+            integers (:mod:`skdp_synth._stats`) -- and no record is
+            materialised: memory depends on the distinct rows only. Under
+            replace-one the total count is the public ``n``.
+
+        Returns
+        -------
+        self : ProjectedGaussianRelease
+        """
+        return self._fit_validated(X, blocks, sample_weight)
+
     # ------------------------------------------------------------ privacy
     def _mechanism(self):
         """The mechanism ``"auto"`` stands for (public: depends on parameters only).
 
         ``"residual"`` -- the Gaussian-optimal noise on the attribute-level
-        tables -- for the default marginal workload without invariants,
-        ``"correlated-weighted"`` (Gaussian-optimal on the bit-level marginal
-        workload, near-optimal otherwise) for explicit workloads and invariants.
+        tables -- for the default marginal workload without invariants or
+        with invariants over attributes, ``"correlated-weighted"``
+        (Gaussian-optimal on the bit-level marginal workload, near-optimal
+        otherwise) for explicit workloads and invariant matrices.
         """
         if self.mechanism != "auto":
             return self.mechanism
-        if self.workload is None and self.invariants is None:
+        if self.workload is None and (
+            self.invariants is None or AttributeInvariants.is_spec(self.invariants)
+        ):
             return "residual"
         return "correlated-weighted"
 
@@ -466,12 +524,35 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             "laplace": "Laplace mechanism (Gao2022 Lemma 16)",
         }
         text = names[self._mechanism()]
-        if self.invariants is not None:
-            text += (
-                f"; induced subspace DP with exact invariants (Gao2022 Def. 6, "
-                f"{self.framework} framework)"
-            )
-        return PrivacyGuarantee(self.epsilon, delta, self.neighbouring, text)
+        if self.invariants is None:
+            return PrivacyGuarantee(self.epsilon, delta, self.neighbouring, text)
+        # Gao2022 Def. 6: exact invariants, (ε, δ)-DP only orthogonal to them
+        text += (
+            f"; induced subspace DP with exact invariants (Gao2022 Def. 6, "
+            f"{self.framework} framework)"
+        )
+        return PrivacyGuarantee(
+            self.epsilon,
+            delta,
+            self.neighbouring,
+            text,
+            kind=INDUCED_SUBSPACE,
+            invariants=self._invariant_labels(),
+        )
+
+    def _attribute_invariants(self):
+        """The invariants as :class:`AttributeInvariants`, or ``None`` (a matrix)."""
+        if self.invariants is None or not AttributeInvariants.is_spec(self.invariants):
+            return None
+        return AttributeInvariants.parse(self.invariants, self.blocks_.names)
+
+    def _invariant_labels(self):
+        """What the invariants publish exactly, for the recorded guarantee."""
+        inv = self._attribute_invariants()
+        if inv is not None:
+            return inv.labels()
+        C = np.atleast_2d(np.asarray(self.invariants, dtype=np.float64))
+        return (f"{C.shape[0]} linear equalities C y = C A x (Gao2022 Def. 2)",)
 
     def _make_plan(self, n_samples, n_features):
         """The whole noise model, calibrated and verified before the data is read.
@@ -569,6 +650,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     def _check_invariants(self, workload):
         if self.invariants is None:
             return None
+        inv = self._attribute_invariants()
+        if inv is not None:
+            return self._bit_invariants(workload, inv)
         C = np.asarray(self.invariants, dtype=np.float64)
         if C.ndim == 1:
             C = C[None, :]
@@ -580,6 +664,41 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         if not np.all(np.isfinite(C)):
             raise ValueError("invariants must be finite")
         return C
+
+    def _bit_invariants(self, workload, inv):
+        """Attribute invariants as :cite:`Gao2022`'s ``C`` on the bit-level tables.
+
+        With every attribute a single bit (``blocks_`` all binary), the table of
+        an attribute set ``S`` with ``|S| <= d`` is a marginal of the first
+        ``d``-way table ``t ⊇ S`` of the workload: each cell of ``T_S`` is the
+        sum of the cells of ``t`` whose bits at ``S`` match (``S = ()``: all
+        of them, the total). Other encodings would need the joint table of a
+        block's bits, which the bit-level workload does not hold.
+        """
+        if not isinstance(workload, MarginalWorkload) or not self.blocks_.is_all_binary:
+            raise ValueError(
+                "invariants over attributes need mechanism='residual' (the "
+                "default) unless every attribute is one bit of the default "
+                "marginal workload"
+            )
+        if inv.max_size > workload.d:
+            raise ValueError(
+                f"an invariant table has more attributes than d={workload.d}; "
+                "raise d or name smaller tables"
+            )
+        rows = []
+        tables = [tuple(int(u) for u in t) for t in workload.tables]
+        for S in inv.sets:
+            t = next(i for i, T in enumerate(tables) if set(S) <= set(T))
+            T = tables[t]
+            cells = np.array(list(itertools.product((0, 1), repeat=workload.d)))
+            pos = [T.index(j) for j in S]
+            key = cells[:, pos] @ (1 << np.arange(len(S) - 1, -1, -1)) if S else 0
+            for value in range(2 ** len(S)):
+                row = np.zeros(workload.n_queries)
+                row[t * workload.n_cells : (t + 1) * workload.n_cells] = key == value
+                rows.append(row)
+        return np.array(rows)
 
     def _noise_plan(self, workload, C, sparse, common):
         """The (public, data-independent) noise model of the bit-level mechanisms.
@@ -657,10 +776,12 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
 
     def _residual_plan(self, n_samples, common):
         """ResidualPlanner's scales for the attribute-level tables (no data)."""
-        if self.workload is not None or self.invariants is not None:
+        inv = self._attribute_invariants()
+        if self.workload is not None or (self.invariants is not None and inv is None):
             raise ValueError(
                 "mechanism='residual' releases the attribute-level marginal "
-                "workload and takes no explicit workload or invariants; use "
+                "workload and takes no explicit workload or invariant matrix "
+                "(name invariant tables by attributes, e.g. [('region',)]); use "
                 "mechanism='correlated-weighted' (or 'auto')"
             )
         blocks = self.blocks_
@@ -669,18 +790,28 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         _check_table_cells(blocks, self.d)  # before the workload allocates
         W = AttributeMarginalWorkload(blocks.n_levels, self.d)
         c = common["noise_sigma"]
+        exact = ()
+        if inv is not None:
+            exact = self._exact_residuals(W, inv)
         # ResidualPlanner's allocation and its whitened ℓ2-sensitivity, computed
         # once (the replace-one maximum enumerates the attribute sets); dividing
         # it out gives sensitivity exactly 1 (homogeneity, see
         # AttributeMarginalWorkload.optimal_scales), so c is the Gaussian σ at
-        # sensitivity 1. These are optimal_scales' τ, bit for bit.
-        tau, sens = W.calibrated_scales(self.neighbouring)  # public
-        expected = W.expected_error(tau, c)
+        # sensitivity 1. These are optimal_scales' τ, bit for bit. Invariants
+        # (Gao2022, doc/privacy.md "Census-style releases"): the extension
+        # framework allocates over the other residuals only; the projection
+        # framework keeps the unconstrained allocation and drops the noise of
+        # the exact residuals.
+        ext = exact if self.framework == "extension" else ()
+        tau, sens = W.calibrated_scales(self.neighbouring, ext)  # public
         self._guard_residual(sens)
+        kept = np.array([A not in set(exact) for A in W.subsets])
+        expected = W.expected_error(tau * kept, c)
+        plain = inv is None and self.neighbouring == "add-remove-one"
         return ReleasePlan(
             **common,
             workload=W,
-            invariants=None,
+            invariants=inv,
             sparse=False,
             space="residuals",
             noise=None,
@@ -688,8 +819,26 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             residual_scales=tau,
             sensitivity=1.0,  # the allocation's sensitivity is divided out
             expected_error=expected,
-            lower_bound=expected if self.neighbouring == "add-remove-one" else None,
+            lower_bound=expected if plain else None,
         )
+
+    def _exact_residuals(self, W, inv):
+        """The residuals the invariant tables fix: their downward closure."""
+        if inv.max_size > W.d:
+            raise ValueError(
+                f"an invariant table has more attributes than d={W.d}; raise d "
+                "or name smaller tables"
+            )
+        if running_intersection_order(inv.sets) is None:
+            raise ValueError(
+                "the invariant tables must have a running intersection order "
+                "(e.g. nested tables, or tables sharing one attribute) so that "
+                "synthetic rows can hold all of them exactly"
+            )
+        exact = tuple(A for A in W.subsets if A in inv.closure())
+        if len(exact) == len(W.subsets):
+            raise ValueError("the invariants fix every answer; nothing is private")
+        return exact
 
     # --------------------------------------------------------------- fit
     def _fit(self, U, plan, source):
@@ -734,6 +883,18 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             self._fit_generator(measurements, source)
         else:
             self._fit_candidates(workload, coords, source)
+        inv = self._attribute_invariants()
+        if inv is not None:
+            # C · release = C · y (exact up to the projection's rounding)
+            C = plan.invariants
+            values = C @ cells
+            tables, pos = {}, 0
+            for S in inv.sets:
+                tables[S] = values[pos : pos + 2 ** len(S)]
+                pos += 2 ** len(S)
+            self._set_invariant_tables(inv, tables)
+        else:
+            self._invariant_tables = None
 
     def _fit_residual(self, U, plan, source):
         """Release the attribute-level residuals with optimal Gaussian noise.
@@ -754,9 +915,19 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         z = W.residuals(attribute_tables_from(stat, W))
         t = W.whiten(z, tau)
         t_noisy = source.gaussian(t, c)
+        inv = plan.invariants
+        exact = set() if inv is None else set(inv.closure()) & set(W.subsets)
+        # the invariants (Gao2022 Def. 2), published exactly: under the
+        # projection framework their noise, drawn above, is projected away
+        # (Theorem 10: A x + Π_N (M(x) - A x), Π_N zeroes the exact residual
+        # coordinates); under the extension framework they drew none
+        z_exact = {A: z[A] for A in exact}
         del stat, z, t
         # ---- post-processing from here on (replace-one: the total n is public)
-        released = W.unwhiten(t_noisy, tau, total=plan.n_samples)
+        if exact and self.framework == "projection":
+            tau = tau * np.array([A not in exact for A in W.subsets])
+        released = W.unwhiten(t_noisy, plan.residual_scales, total=plan.n_samples)
+        released.update(z_exact)
         self.workload_ = W
         self.noise_model_ = None
         self.decomposition_ = None
@@ -772,7 +943,28 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             for i, A in enumerate(W.subsets)
             if A and tau[i] > 0
         ]
+        if exact:
+            # exact residuals steer the generator with the weight of its most
+            # precise measurement, but not below half a row of its model table
+            # (the model's integer rows cannot match closer; a smaller scale
+            # would let that rounding dominate its loss). The rows are made to
+            # hold the invariants exactly by _hold_invariants.
+            n_model = max(1.0, self.n_estimate_)
+            if self.max_model_rows is not None:
+                n_model = min(n_model, float(self.max_model_rows))
+            sharp = max(
+                float(np.min(c * tau[tau > 0])), 0.5 * self.n_estimate_ / n_model
+            )
+            measurements += [
+                Measurement(A, W.residual_matrix(A), released[A], sharp)
+                for A in W.subsets
+                if A in exact and A
+            ]
         self._fit_generator(measurements, source)
+        self._set_invariant_tables(
+            inv,
+            {S: W.reconstruct(released, S) for S in ([] if inv is None else inv.sets)},
+        )
 
     @staticmethod
     def _guard_residual(sens):
@@ -809,6 +1001,42 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         self.candidates_ = None
         self.weights_ = None
         self.reweight_residual_ = None
+
+    def _set_invariant_tables(self, inv, tables):
+        """Keep the exact invariant tables (released values) for the rows.
+
+        The released tables are counts computed exactly up to floating-point
+        rounding of the residual transform (or of the projection); they are
+        integers, so they are rounded to them -- after checking that the
+        rounding is far below one count (it would reveal a bug, not data).
+        """
+        if inv is None:
+            self._invariant_tables = None
+            return
+        order = running_intersection_order(inv.sets)
+        out = {}
+        for S in order:
+            T = np.asarray(tables[S], dtype=np.float64)
+            R = np.rint(T)
+            if not np.all(np.abs(T - R) < 1e-6 * max(1.0, float(np.abs(T).max()))):
+                raise RuntimeError(  # pragma: no cover - a bug
+                    "the released invariant tables are not integer counts"
+                )
+            out[S] = R.astype(np.int64)
+        self._invariant_tables = out
+
+    def _hold_invariants(self, levels, n, rng):
+        """Rows that hold the invariant tables (post-processing of the release).
+
+        ``n`` = the invariant total: the tables exactly; other ``n``: the
+        tables rounded to ``n`` rows within one count per cell
+        (:func:`skdp_synth.invariants.rounded_tables`). The fewest attribute
+        values are changed (:func:`skdp_synth.invariants.repair_rows`).
+        """
+        if getattr(self, "_invariant_tables", None) is None:
+            return levels
+        targets = rounded_tables(self._invariant_tables, n, self.blocks_.n_levels)
+        return repair_rows(levels, targets, self.blocks_.n_levels, rng)
 
     # ---------------------------------------------------- least squares
     def _least_squares(self, W, plan, z_noisy):
@@ -864,6 +1092,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
     def _sample_cube(self, n, source):
         if getattr(self, "_model_rows", None) is not None:
             rows = controlled_rows(self._model_rows, n, source.rng)
+            rows = self._hold_invariants(rows, n, source.rng)
             return self.blocks_.to_bits(rows).astype(np.float64)
         if self.weights_ is None:
             raise ValueError(

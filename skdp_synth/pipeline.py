@@ -92,10 +92,23 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         """
         final_name = self.steps[-1][0]
         prefix = final_name + "__"
+        params = dict(params)
+        counts = params.pop("sample_weight", None)
         final_params = {
             k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)
         }
         head_params = {k: v for k, v in params.items() if not k.startswith(prefix)}
+        if counts is not None:
+            # counts of distinct rows go to the synthesizer only: the encoders
+            # map rows one to one, so no row is expanded (issue 25)
+            if not _fit_accepts(self._final_estimator, "sample_weight"):
+                raise TypeError(
+                    f"{type(self._final_estimator).__name__}.fit does not take "
+                    "counts (sample_weight); expand the rows, or use a "
+                    "synthesizer that fits from additive statistics "
+                    "(ProjectedGaussianRelease)"
+                )
+            final_params["sample_weight"] = counts
         # every step but the last, then a passthrough in the last step's place:
         # sklearn's Pipeline fits (and, with ``memory``, caches) each of them
         head = Pipeline(
@@ -130,8 +143,11 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         As :meth:`sklearn.pipeline.Pipeline.fit` (``step__param`` fit
         parameters, ``passthrough``, ``memory``), except that the last step's
         ``fit`` receives ``blocks=`` the ``blocks_`` of the last earlier step
-        that has one, when it accepts that keyword. With scikit-learn's
-        metadata routing enabled, ``Pipeline.fit`` is used unchanged.
+        that has one, when it accepts that keyword, and ``sample_weight=``
+        (counts of the distinct rows of ``X``, a contingency table) goes to
+        the last step only -- the encoders map rows one to one, nothing is
+        expanded. With scikit-learn's metadata routing enabled,
+        ``Pipeline.fit`` is used unchanged.
 
         Returns
         -------
@@ -294,11 +310,15 @@ def _decoded_chunk(state, size, seed, secure, part, meta):
 
 
 def _fit_accepts_blocks(estimator):
+    return _fit_accepts(estimator, "blocks")
+
+
+def _fit_accepts(estimator, name):
     try:
         parameters = inspect.signature(estimator.fit).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins
+    except (TypeError, ValueError, AttributeError):  # pragma: no cover - builtins
         return False
-    return "blocks" in parameters
+    return name in parameters
 
 
 def make_synthesis_pipeline(

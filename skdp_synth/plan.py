@@ -254,8 +254,9 @@ class ReleasePlan(Plan):
         ``c``: the Gaussian σ at whitened sensitivity 1 (or the Laplace scale
         ``1/ε``).
     workload : MarginalWorkload, ExplicitWorkload or AttributeMarginalWorkload
-    invariants : ndarray of shape (n_c, q) or None
-        ``C`` (:cite:`Gao2022` Definition 2).
+    invariants : ndarray of shape (n_c, q), AttributeInvariants or None
+        ``C`` (:cite:`Gao2022` Definition 2); for ``"residual"`` the invariant
+        tables over attributes (:class:`~skdp_synth.invariants.AttributeInvariants`).
     sparse : bool
         Whether the least-squares step of :cite:`Nikolov2013` Algorithm 3 runs
         (``n_rows``).
@@ -280,7 +281,7 @@ class ReleasePlan(Plan):
     neighbouring: str
     noise_sigma: float
     workload: Any
-    invariants: np.ndarray | None
+    invariants: Any
     sparse: bool
     space: str
     noise: Any

@@ -28,6 +28,9 @@ from .exceptions import BudgetError, PrivacyBudgetWarning, PrivacyLeakWarning
 
 __all__ = [
     "ADD_REMOVE_ONE",
+    "DIFFERENTIAL_PRIVACY",
+    "GUARANTEE_KINDS",
+    "INDUCED_SUBSPACE",
     "LARGE_EPSILON",
     "NEIGHBOURING_RELATIONS",
     "REPLACE_ONE",
@@ -40,6 +43,12 @@ __all__ = [
 REPLACE_ONE = "replace-one"
 ADD_REMOVE_ONE = "add-remove-one"
 NEIGHBOURING_RELATIONS = (REPLACE_ONE, ADD_REMOVE_ONE)
+
+#: the kinds of guarantee (``PrivacyGuarantee.kind``): plain ``(ε, δ)``-DP, or
+#: :cite:`Gao2022`'s induced subspace DP (exact invariants published)
+DIFFERENTIAL_PRIVACY = "differential-privacy"
+INDUCED_SUBSPACE = "induced-subspace"
+GUARANTEE_KINDS = (DIFFERENTIAL_PRIVACY, INDUCED_SUBSPACE)
 
 #: Above this epsilon (for one fit, or one estimator's cumulative spending) a
 #: :class:`~skdp_synth.exceptions.PrivacyBudgetWarning` is raised. ``e^10 ~
@@ -143,6 +152,16 @@ class PrivacyGuarantee:
         The neighbouring relation the guarantee holds for.
     mechanism : str
         Short description of the mechanism and paper it comes from.
+    kind : {"differential-privacy", "induced-subspace"}, default="differential-privacy"
+        ``"differential-privacy"``: ``(ε, δ)``-DP of the whole output.
+        ``"induced-subspace"``: :cite:`Gao2022` Definition 6 -- the output
+        satisfies the ``invariants`` exactly (they are published without
+        noise) and only its part orthogonal to them is ``(ε, δ)``-DP
+        (``N``-subspace DP, Definition 5); nothing is guaranteed about what
+        the invariants reveal. A program tells the two apart by this field.
+    invariants : tuple of str, default=()
+        What is published exactly (e.g. ``"total"``, ``"table region"``);
+        non-empty exactly when ``kind="induced-subspace"``.
 
     Examples
     --------
@@ -150,12 +169,19 @@ class PrivacyGuarantee:
     >>> g
     PrivacyGuarantee(epsilon=1.0, delta=0.0, neighbouring='replace-one',
                      mechanism='Laplace')
+    >>> PrivacyGuarantee(1.0, 1e-6, "add-remove-one", "Gaussian",
+    ...                  kind="induced-subspace", invariants=("total",))
+    PrivacyGuarantee(epsilon=1.0, delta=1e-06, neighbouring='add-remove-one',
+                     mechanism='Gaussian', kind='induced-subspace',
+                     invariants=('total',))
     """
 
     epsilon: float
     delta: float
     neighbouring: str
     mechanism: str = field(default="")
+    kind: str = field(default=DIFFERENTIAL_PRIVACY)
+    invariants: tuple = field(default=())
 
     def __post_init__(self):
         eps, delta = _check_epsilon_delta(
@@ -168,6 +194,26 @@ class PrivacyGuarantee:
                 f"neighbouring must be one of {NEIGHBOURING_RELATIONS}, "
                 f"got {self.neighbouring!r}"
             )
+        if self.kind not in GUARANTEE_KINDS:
+            raise ValueError(
+                f"kind must be one of {GUARANTEE_KINDS}, got {self.kind!r}"
+            )
+        invariants = tuple(str(v) for v in self.invariants)
+        object.__setattr__(self, "invariants", invariants)
+        if bool(invariants) != (self.kind == INDUCED_SUBSPACE):
+            raise ValueError(
+                "a guarantee with exact invariants is induced subspace DP "
+                "(kind='induced-subspace', Gao2022 Def. 6) and conversely"
+            )
+
+    def __repr__(self):
+        text = (
+            f"PrivacyGuarantee(epsilon={self.epsilon!r}, delta={self.delta!r}, "
+            f"neighbouring={self.neighbouring!r}, mechanism={self.mechanism!r}"
+        )
+        if self.kind != DIFFERENTIAL_PRIVACY:
+            text += f", kind={self.kind!r}, invariants={self.invariants!r}"
+        return text + ")"
 
 
 class BudgetAccountant:

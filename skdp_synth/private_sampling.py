@@ -65,7 +65,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import reduce_rows
-from ._sklearn_compat import Interval, StrOptions
+from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._ssn import Gram
 from ._stats import walsh_sums
 from .base import SAMPLE_STREAM, PrivateSynthesizerMixin
@@ -94,7 +94,9 @@ from .privacy import (
 from .validation import check_degree, check_integer, format_count
 
 if TYPE_CHECKING:
-    from typing import Literal
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
 
     from .blocks import BlocksLike
     from .privacy import BudgetAccountant
@@ -551,6 +553,40 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         self.blocks = blocks
         self.accountant = accountant
         self.random_state = random_state
+
+    # ---------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(
+        self,
+        X: ArrayLike,
+        y: None = None,
+        *,
+        blocks: BlocksLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
+        """Fit the private density from ``X`` (0/1 rows) and draw the paid rows.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or Dask collection of shape (n_rows, n_features)
+            Training rows, or the *distinct* rows of a contingency table when
+            ``sample_weight`` gives their counts.
+        y : None
+            Ignored.
+        blocks : None, Blocks or list, default=None
+            Categorical blocks handed over by a pipeline (public).
+        sample_weight : array-like of shape (n_rows,), default=None
+            Counts (non-negative integers): row ``i`` stands for that many
+            records. The Walsh sums are the expanded table's
+            (:func:`skdp_synth._stats.walsh_sums`, the same integers), so the
+            result is the expanded fit's for the same ``random_state``; ``n``
+            is the total count (public: replace-one).
+
+        Returns
+        -------
+        self : PrivateSampler
+        """
+        return self._fit_validated(X, blocks, sample_weight)
 
     # ------------------------------------------------------------ privacy
     def _resolve_sizes(self, p):

@@ -56,7 +56,13 @@ import numpy as np
 from ._io import write_atomically
 from .exceptions import MalformedReleaseError
 from .mechanisms import make_generator
-from .privacy import NEIGHBOURING_RELATIONS, PrivacyGuarantee
+from .privacy import (
+    DIFFERENTIAL_PRIVACY,
+    GUARANTEE_KINDS,
+    INDUCED_SUBSPACE,
+    NEIGHBOURING_RELATIONS,
+    PrivacyGuarantee,
+)
 from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
@@ -84,6 +90,8 @@ _METADATA = "metadata"
 _ARRAY_PREFIX = "array_"
 _TOP_KEYS = {"format_version", "estimator", "params", "guarantee", "plan"}
 _GUARANTEE_KEYS = {"epsilon", "delta", "neighbouring", "mechanism"}
+#: written by releases with exact invariants (issue 25); absent in older files
+_GUARANTEE_OPTIONAL_KEYS = {"kind", "invariants"}
 _SAMPLERS = {"rows", "weighted-points", "none"}
 
 
@@ -159,6 +167,8 @@ class Release:
                 "delta": g.delta,
                 "neighbouring": g.neighbouring,
                 "mechanism": g.mechanism,
+                "kind": g.kind,
+                "invariants": list(g.invariants),
             },
             "plan": self.plan,
         }
@@ -255,7 +265,13 @@ class Release:
             estimator=meta["estimator"],
             params=meta["params"],
             guarantee=PrivacyGuarantee(
-                g["epsilon"], g["delta"], g["neighbouring"], g["mechanism"]
+                g["epsilon"],
+                g["delta"],
+                g["neighbouring"],
+                g["mechanism"],
+                # files written before the field existed hold plain DP only
+                kind=g.get("kind", DIFFERENTIAL_PRIVACY),
+                invariants=tuple(g.get("invariants", ())),
             ),
             arrays=arrays,
             plan=meta["plan"],
@@ -337,10 +353,13 @@ class Release:
     def __repr__(self):
         g = self.guarantee
         shapes = ", ".join(f"{k}{tuple(v.shape)}" for k, v in self.arrays.items())
+        kind = ""
+        if g.kind != DIFFERENTIAL_PRIVACY:
+            kind = f"kind={g.kind!r}, invariants={list(g.invariants)!r}, "
         return (
             f"Release(estimator={self.estimator!r}, epsilon={g.epsilon:g}, "
-            f"delta={g.delta:g}, neighbouring={g.neighbouring!r}, arrays=[{shapes}], "
-            f"format_version={self.format_version})"
+            f"delta={g.delta:g}, neighbouring={g.neighbouring!r}, {kind}"
+            f"arrays=[{shapes}], format_version={self.format_version})"
         )
 
 
@@ -496,8 +515,24 @@ def _check_metadata(meta):
         if not isinstance(meta[key], dict):
             raise _bad(f"{key} must be an object")
     g = meta["guarantee"]
-    if not isinstance(g, dict) or set(g) != _GUARANTEE_KEYS:
-        raise _bad(f"guarantee must have exactly the keys {sorted(_GUARANTEE_KEYS)}")
+    if not (
+        isinstance(g, dict)
+        and _GUARANTEE_KEYS <= set(g) <= _GUARANTEE_KEYS | _GUARANTEE_OPTIONAL_KEYS
+    ):
+        raise _bad(
+            f"guarantee must have the keys {sorted(_GUARANTEE_KEYS)} and may have "
+            f"{sorted(_GUARANTEE_OPTIONAL_KEYS)}"
+        )
+    kind = g.get("kind", DIFFERENTIAL_PRIVACY)
+    if kind not in GUARANTEE_KINDS:
+        raise _bad(f"guarantee.kind must be one of {GUARANTEE_KINDS}")
+    invariants = g.get("invariants", [])
+    if not (
+        isinstance(invariants, list) and all(isinstance(v, str) for v in invariants)
+    ):
+        raise _bad("guarantee.invariants must be a list of strings")
+    if bool(invariants) != (kind == INDUCED_SUBSPACE):
+        raise _bad("guarantee.invariants are given iff its kind is induced-subspace")
     eps, delta = g["epsilon"], g["delta"]
     if not (_is_number(eps) and 0 <= eps < np.inf):
         raise _bad("guarantee.epsilon must be a finite number >= 0")

@@ -29,6 +29,7 @@ __all__ = [
     "DOMAINS",
     "check_boolean",
     "check_bounds",
+    "check_counts",
     "check_degree",
     "check_dense_size",
     "check_finite_width",
@@ -452,3 +453,40 @@ def _has_non_boolean(X):
             if not ((C == 0) | (C == 1)).all():
                 return True
     return False
+
+
+def check_counts(sample_weight, n_rows):
+    """Counts of the distinct rows of a contingency table (``sample_weight``).
+
+    A 1-D array of ``n_rows`` finite, non-negative integers (integer-valued
+    floats are accepted), returned as ``int64``. Under the neighbouring
+    relations of the private estimators a *record* is one unit of count, so
+    fractional or negative weights have no meaning and are refused. The
+    messages name what is wrong, never a value (the counts are private).
+
+    Examples
+    --------
+    >>> check_counts([3, 0, 2.0], 3).tolist()
+    [3, 0, 2]
+    >>> check_counts([1.5, 2], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: sample_weight must hold whole counts (non-negative integers): ...
+    """
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf" or w.dtype.kind == "b":
+        raise ValueError("sample_weight must be numeric counts (not booleans)")
+    if w.ndim != 1 or w.shape[0] != n_rows:
+        raise ValueError(
+            "sample_weight must be 1-D with one count per row of X "
+            f"(got shape {w.shape} for {n_rows} rows)"
+        )
+    wf = w.astype(np.float64)
+    if not np.all(np.isfinite(wf)) or np.any(wf < 0) or np.any(wf != np.floor(wf)):
+        raise ValueError(
+            "sample_weight must hold whole counts (non-negative integers): "
+            "a record is one unit of count (values not shown: they are private)"
+        )
+    if np.any(wf >= 2.0**53):
+        raise ValueError("sample_weight counts must be below 2**53")
+    return wf.astype(np.int64)

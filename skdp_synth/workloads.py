@@ -243,8 +243,12 @@ class MarginalWorkload:
         return 2**self.n_features
 
     # ------------------------------------------------------------ answers
-    def answers(self, X):
-        """Cell counts ``y = A x`` of the rows of ``X`` (0/1), shape ``(q,)``."""
+    def answers(self, X, sample_weight=None):
+        """Cell counts ``y = A x`` of the rows of ``X`` (0/1), shape ``(q,)``.
+
+        ``sample_weight``: integer counts of the rows (each row stands for
+        that many records).
+        """
         X = _check_rows(X, self.n_features)
         n = X.shape[0]
         weights = 1 << np.arange(self.d - 1, -1, -1)
@@ -254,8 +258,11 @@ class MarginalWorkload:
             tabs = self.tables[start : start + step]
             idx = X[:, tabs].astype(np.int64) @ weights  # (n, chunk)
             idx += (np.arange(len(tabs)) * self.n_cells)[None, :]
+            w = None
+            if sample_weight is not None:  # idx is (n, chunk), raveled by rows
+                w = np.repeat(np.asarray(sample_weight, np.float64), len(tabs))
             counts[start * self.n_cells : (start + len(tabs)) * self.n_cells] = (
-                np.bincount(idx.ravel(), minlength=len(tabs) * self.n_cells)
+                np.bincount(idx.ravel(), weights=w, minlength=len(tabs) * self.n_cells)
             )
         return counts
 

@@ -242,9 +242,9 @@ def test_residual_plan_computes_the_sensitivity_once(monkeypatch, relation):
     calls = []
     original = AttributeMarginalWorkload.whitened_sensitivity
 
-    def spy(self, tau, neighbouring="add-remove-one"):
+    def spy(self, tau, neighbouring="add-remove-one", *args):
         calls.append(neighbouring)
-        return original(self, tau, neighbouring)
+        return original(self, tau, neighbouring, *args)
 
     monkeypatch.setattr(AttributeMarginalWorkload, "whitened_sensitivity", spy)
     est = _fit(ProjectedGaussianRelease(neighbouring=relation, random_state=0), _data())

@@ -124,6 +124,15 @@ BOOLEAN_ONLY: dict[str, str] = {
         "check_transformer_general",
         "check_transformer_general(readonly_memmap=True)",
         "check_transformer_preserve_dtypes",
+        # fit(X, sample_weight=counts) (ProjectedGaussianRelease): the checks
+        # weigh continuous rows
+        "check_all_zero_sample_weights_error",
+        "check_sample_weight_equivalence_on_dense_data",
+        "check_sample_weights_list",
+        "check_sample_weights_not_an_array",
+        "check_sample_weights_not_overwritten",
+        "check_sample_weights_pandas_series",
+        "check_sample_weights_shape",
     )
 }
 

@@ -456,7 +456,8 @@ def _figure_class():
         from matplotlib.figure import Figure
     except ImportError:
         raise ImportError(
-            "plots need matplotlib: pip install 'skdp_synth[plot]'"
+            "plots need matplotlib: pip install matplotlib (in a clone of "
+            "skdp_synth: pip install -e '.[plot]', or make demo)"
         ) from None
     return Figure
 

@@ -376,7 +376,7 @@ class _Steps:
 
     def __exit__(self, *exc_info):
         if self.bar is not None:
-            if exc_info[0] is None:
+            if exc_info[0] is None and self.done:
                 self.bar.update(1)
             else:
                 self.bar.leave = False  # the error line alone, not a bar
@@ -839,24 +839,11 @@ def cmd_demo(args):
     rows = []
     for label, privacy, Y in _reference_rows(X, rng):
         rows.append((label, privacy, Y, 0.0, None))
-    for method in _progress(methods, "methods", total=len(methods)):
-        est = method.build(random_state=args.seed, **method.demo_params)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            t0 = time.perf_counter()
-            est.fit(X)
-            Y = np.asarray(est.sample(n))
-            elapsed = time.perf_counter() - t0
-        eps = getattr(est, "epsilon_", None)
-        if eps is not None:
-            privacy = f"eps={eps:.3g}"
-            if est.delta_:
-                privacy += f", delta={est.delta_:.0e}"
-            if eps > VACUOUS_EPSILON:
-                privacy = f"eps={eps:.1e} [1]"
-        else:
-            privacy = getattr(est, "privacy_summary_", "anonymity")
-        rows.append((method.name, privacy, Y, elapsed, eps))
+    # the bar names the method being fitted (one takes minutes on 2 cores)
+    with _Steps("methods", [m.name for m in methods]) as steps:
+        for method in methods:
+            steps.step()
+            rows.append(_demo_row(method, X, args.seed))
 
     table = [
         (label, privacy, [marginal_error(X, Y, d) for d in (1, 2, 3)], elapsed)
@@ -876,6 +863,27 @@ def cmd_demo(args):
     if args.table != "none":
         return _demo_categorical(args.table, args.seed)
     return 0
+
+
+def _demo_row(method, X, seed):
+    """``(name, privacy, rows, seconds, epsilon_)`` of one method on ``X``."""
+    est = method.build(random_state=seed, **method.demo_params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        est.fit(X)
+        Y = np.asarray(est.sample(X.shape[0]))
+        elapsed = time.perf_counter() - t0
+    eps = getattr(est, "epsilon_", None)
+    if eps is not None:
+        privacy = f"eps={eps:.3g}"
+        if est.delta_:
+            privacy += f", delta={est.delta_:.0e}"
+        if eps > VACUOUS_EPSILON:
+            privacy = f"eps={eps:.1e} [1]"
+    else:
+        privacy = getattr(est, "privacy_summary_", "anonymity")
+    return method.name, privacy, Y, elapsed, eps
 
 
 def _demo_conclusion(table, rows):

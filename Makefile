@@ -1,5 +1,6 @@
 # Two commands set everything up on a fresh machine:
-#   make demo   -- virtual environment, install, run every method on the embedded dataset
+#   make demo   -- virtual environment, install (with the cli, datasets and plot
+#                  extras), run every method on the embedded dataset
 #   make test   -- install the dev extras, run the test suite
 #   make docs   -- build the documentation site into doc/_build/html
 PYTHON ?= python3
@@ -11,14 +12,17 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --upgrade pip
+	PYTHONWARNINGS=ignore $(PIP) install --upgrade pip
 
+# PYTHONWARNINGS=ignore: setuptools' editable-install notices (warnings, not
+# errors) would otherwise be the first thing a new user reads. The plot extra:
+# `skdp-synth report --png` works right after `make demo`.
 $(VENV)/.core-installed: $(BIN)/python pyproject.toml
-	$(PIP) install -e '.[cli,datasets]'
+	PYTHONWARNINGS=ignore $(PIP) install -e '.[cli,datasets,plot]'
 	touch $@
 
 $(VENV)/.dev-installed: $(BIN)/python pyproject.toml
-	$(PIP) install -e '.[dev,cli]'
+	PYTHONWARNINGS=ignore $(PIP) install -e '.[dev,cli]'
 	touch $@
 
 venv: $(VENV)/.core-installed

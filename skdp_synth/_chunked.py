@@ -73,7 +73,7 @@ def import_dask(what):
         import dask
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError(
-            f"{what} needs the dask extra: pip install 'skdp_synth[dask]'"
+            f"{what} needs dask: in a clone of skdp_synth, pip install -e '.[dask]'"
         ) from None
     return dask
 

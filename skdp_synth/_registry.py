@@ -28,6 +28,8 @@ class Method:
         ``"epsilon-DP"``, ``"(epsilon, delta)-DP"`` or ``"anonymity"``.
     demo_params : dict
         Parameters used by ``skdp-synth demo`` (on the 1797 x 64 digits).
+    recommended : bool
+        Marked in ``skdp-synth list`` as the method to start with.
     """
 
     name: str
@@ -35,6 +37,7 @@ class Method:
     summary: str
     guarantee: str
     demo_params: dict = field(default_factory=dict)
+    recommended: bool = False
 
     @property
     def private(self):
@@ -115,11 +118,12 @@ register(
         name="gaussian-release",
         target="skdp_synth.gaussian_release:ProjectedGaussianRelease",
         summary=(
-            "2-way marginals with correlated Gaussian noise (Nikolov2013 Alg. 1-2), "
-            "rows reweighted to match them"
+            "d-way marginals of the attributes with optimal Gaussian noise "
+            "(ResidualPlanner, Xiao2023), rows fitted to them by the generator"
         ),
         guarantee="(epsilon, delta)-DP",
         demo_params={"epsilon": 1.0, "delta": 1e-6, "d": 2},
+        recommended=True,
     )
 )
 

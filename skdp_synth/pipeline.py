@@ -12,7 +12,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import graph_constant, import_dask
-from ._sklearn_compat import _fit_context, _name_estimators
+from ._sklearn_compat import _fit_context, _name_estimators, _print_elapsed_time
 from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
@@ -111,7 +111,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             final_params["sample_weight"] = counts
         # every step but the last, then a passthrough in the last step's place:
         # sklearn's Pipeline fits (and, with ``memory``, caches) each of them
-        head = Pipeline(
+        # (``verbose`` times every head step; the placeholder's own 0.0 s line
+        # is not printed: the last step is timed where it is fitted)
+        head = _HeadPipeline(
             list(self.steps[:-1]) + [(final_name, "passthrough")],
             memory=self.memory,
             verbose=self.verbose,
@@ -160,8 +162,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     def _fit_with_blocks(self, X, y=None, **params):
         Xt, final_params = self._fit_head(X, y, params)
         final = self._final_estimator
-        if final not in (None, "passthrough"):
-            final.fit(Xt, y, **final_params)
+        with _print_elapsed_time("Pipeline", self._log_message(len(self.steps) - 1)):
+            if final not in (None, "passthrough"):
+                final.fit(Xt, y, **final_params)
         return self
 
     @available_if(Pipeline._can_fit_transform)
@@ -186,11 +189,12 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     def _fit_transform_with_blocks(self, X, y=None, **params):
         Xt, final_params = self._fit_head(X, y, params)
         final = self._final_estimator
-        if final in (None, "passthrough"):
-            return Xt
-        if hasattr(final, "fit_transform"):
-            return final.fit_transform(Xt, y, **final_params)
-        return final.fit(Xt, y, **final_params).transform(Xt)
+        with _print_elapsed_time("Pipeline", self._log_message(len(self.steps) - 1)):
+            if final in (None, "passthrough"):
+                return Xt
+            if hasattr(final, "fit_transform"):
+                return final.fit_transform(Xt, y, **final_params)
+            return final.fit(Xt, y, **final_params).transform(Xt)
 
     def sample(
         self,
@@ -285,6 +289,21 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             decode(state, size, seed, secure, part, meta) for size, seed, part in tasks
         ]
         return dd.from_delayed(parts, verify_meta=False)
+
+
+class _HeadPipeline(Pipeline):
+    """The steps before the last, then a placeholder that is not logged.
+
+    With ``verbose=True`` sklearn prints a line per step, the last one
+    included; here the last is a ``"passthrough"`` standing in for the
+    synthesizer (0.0 s), which :class:`SynthesisPipeline` fits and times
+    itself under its own name.
+    """
+
+    def _log_message(self, step_idx):
+        if step_idx == len(self.steps) - 1:
+            return None
+        return super()._log_message(step_idx)
 
 
 def _decoded_chunk(state, size, seed, secure, part, meta):

@@ -334,6 +334,7 @@ class FidelityReport:
         ax.bar(x + 0.2, table.synthetic, 0.4, label="synthetic")
         ax.set_xticks(x, labels, rotation=45, ha="right", fontsize=8)
         ax.set_title(f"{table.columns[0]}  (TV {table.tv:.3f})", fontsize=10)
+        ax.set_ylabel("share of rows", fontsize=8)
         ax.legend(fontsize=8)
 
     def to_html(
@@ -355,8 +356,12 @@ class FidelityReport:
             f"<strong>{esc(BANNER)}</strong></div>",
             "<h1>Fidelity report</h1>",
             f"<p>{self.n_real} real rows, {self.n_synthetic} synthetic rows, "
-            f"{len(self.columns)} columns.</p>",
-            "<h2>Summary</h2><table class='summary'>",
+            f"{len(self.columns)} columns. Each score is between 0 and 1, "
+            "higher is better; each TV (total variation distance between the "
+            "real and the synthetic table) is between 0 and 1, lower is "
+            "better.</p>",
+            self._html_contents(include_plot),
+            "<h2 id='summary'>Summary</h2><table class='summary'>",
             f"<tr><th>overall score</th><td data-score='{self.score!r}'>"
             f"{self.score:.4f}</td></tr>",
         ]
@@ -373,16 +378,18 @@ class FidelityReport:
                 f"<tr><th>KS statistic of {esc(col)} (numeric, not binned)</th>"
                 f"<td class='ks' data-ks='{ks!r}'>{ks:.4f}</td></tr>"
             )
-        parts.append("</table><h2>Privacy guarantee</h2><table class='guarantee'>")
+        parts.append(
+            "</table><h2 id='guarantee'>Privacy guarantee</h2><table class='guarantee'>"
+        )
         for label, text in self.guarantee.lines():
             parts.append(f"<tr><th>{esc(label)}</th><td>{esc(str(text))}</td></tr>")
         parts.append("</table>")
         if self.privacy_warnings:
-            parts.append("<h2>Privacy warnings</h2><ul class='warnings'>")
+            parts.append("<h2 id='warnings'>Privacy warnings</h2><ul class='warnings'>")
             parts += [f"<li>{esc(w)}</li>" for w in self.privacy_warnings]
             parts.append("</ul>")
         if self.notes:
-            parts.append("<h2>Notes</h2><ul>")
+            parts.append("<h2 id='notes'>Notes</h2><ul>")
             parts += [f"<li>{esc(n)}</li>" for n in self.notes]
             parts.append("</ul>")
         if include_plot:
@@ -390,11 +397,14 @@ class FidelityReport:
                 buf = io.BytesIO()
                 self.plot().savefig(buf, format="png")
             except ImportError:
-                parts.append("<p>(install matplotlib for the figure)</p>")
+                parts.append(
+                    "<h2 id='figure'>Figure</h2>"
+                    "<p>(install matplotlib for the figure)</p>"
+                )
             else:
                 data = base64.b64encode(buf.getvalue()).decode("ascii")
                 parts.append(
-                    f"<h2>Figure</h2><img alt='fidelity figure' "
+                    f"<h2 id='figure'>Figure</h2><img alt='fidelity figure' "
                     f"src='data:image/png;base64,{data}'>"
                 )
         for d in self.tv:
@@ -407,12 +417,29 @@ class FidelityReport:
             write_atomically(path, lambda fh: fh.write(page), suffix=".html.tmp")
         return page
 
+    def _html_contents(self, include_plot):
+        """The page's table of contents (links to its sections)."""
+        entries = [("summary", "Summary"), ("guarantee", "Privacy guarantee")]
+        if self.privacy_warnings:
+            entries.append(("warnings", "Privacy warnings"))
+        if self.notes:
+            entries.append(("notes", "Notes"))
+        if include_plot:
+            entries.append(("figure", "Figure"))
+        entries += [(f"tables-{d}", f"{d}-way tables") for d in self.tv]
+        links = "".join(
+            f"<li><a href='#{key}'>{html.escape(text)}</a></li>"
+            for key, text in entries
+        )
+        return f"<nav class='toc'><strong>Contents</strong><ul>{links}</ul></nav>"
+
     def _html_tables(self, d):
         esc = html.escape
         out = [
-            f"<h2>{esc(PROPERTIES[d])}: {d}-way tables, worst first</h2>",
+            f"<h2 id='tables-{d}'>{esc(PROPERTIES[d])}: {d}-way tables, "
+            "worst first</h2>",
             f"<table class='tv' data-d='{d}'><tr><th>columns</th>"
-            "<th>TV</th><th>score (1 - TV)</th></tr>",
+            "<th>TV (lower is better)</th><th>score (1 - TV)</th></tr>",
         ]
         for cols, tv in sorted(self.tv[d], key=lambda r: -r[1]):
             out.append(
@@ -422,12 +449,23 @@ class FidelityReport:
             )
         out.append("</table>")
         for table in self.worst.get(d, ()):
-            frame = table.to_frame().head(12)
+            if len(table.columns) == 1:
+                # one column: every level in its declared (ordinal) order
+                frame = _in_level_order(table)
+                what = "every level, in order"
+            else:
+                frame = table.to_frame().head(12)
+                what = "largest differences first"
             out.append(
                 f"<h3>{esc(' x '.join(map(str, table.columns)))} "
-                f"(TV {table.tv:.4f}): largest differences</h3>"
+                f"(TV {table.tv:.4f}): share of rows, {what}</h3>"
             )
-            out.append(frame.to_html(float_format=lambda v: f"{v:.4f}"))
+            # one header row (the index as ordinary columns, not a 2nd row)
+            out.append(
+                frame.reset_index().to_html(
+                    index=False, float_format=lambda v: f"{v:.4f}"
+                )
+            )
         return "\n".join(out)
 
     def __repr__(self):
@@ -439,12 +477,30 @@ class FidelityReport:
 
 
 _CSS = (
-    "body{font-family:sans-serif;max-width:1100px;margin:1em auto;color:#222}"
+    "body{font-family:sans-serif;max-width:1100px;margin:1em auto;color:#222;"
+    "padding:0 1em;line-height:1.4}"
     ".banner{background:#b00020;color:#fff;padding:1em;font-size:1.1em}"
     "table{border-collapse:collapse;margin:.5em 0}"
-    "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}"
+    "td,th{border:1px solid #ccc;padding:3px 10px;text-align:left}"
+    "th{background:#f3f3f3}"
+    "td{font-variant-numeric:tabular-nums}"
+    "h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}"
+    "h3{font-size:1em;margin-top:1.2em}"
+    ".toc{background:#f7f7f7;border:1px solid #ddd;padding:.5em 1em;"
+    "display:inline-block}"
+    ".toc ul{margin:.3em 0;padding-left:1.2em}"
     "img{max-width:100%}"
 )
+
+
+def _in_level_order(table):
+    """A one-column table's cells as a frame, in level order (not sorted)."""
+    import pandas as pd
+
+    index = pd.Index([c[0] for c in table.cells], name=table.columns[0])
+    out = pd.DataFrame({"real": table.real, "synthetic": table.synthetic}, index)
+    out["difference"] = out["synthetic"] - out["real"]
+    return out
 
 
 def _shorten(text, n):
@@ -456,7 +512,8 @@ def _figure_class():
         from matplotlib.figure import Figure
     except ImportError:
         raise ImportError(
-            "plots need matplotlib: pip install 'skdp_synth[plot]'"
+            "plots need matplotlib: pip install matplotlib (in a clone of "
+            "skdp_synth: pip install -e '.[plot]', or make demo)"
         ) from None
     return Figure
 

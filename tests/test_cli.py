@@ -1,6 +1,9 @@
 """The skdp-synth command: list, synthesize, demo."""
 
 import json
+import subprocess
+import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -8,6 +11,7 @@ import pytest
 
 from skdp_synth import _registry, cli
 from skdp_synth._registry import Method
+from skdp_synth.exceptions import PrivacyLeakWarning
 
 
 @pytest.fixture
@@ -163,3 +167,174 @@ def test_synthesize_a_real_categorical_table_through_the_cli(tmp_path):
     assert len(synthetic) == 500
     for col in df.columns:
         assert set(synthetic[col]) <= set(cats[col])
+
+
+# ------------------------------------------------ issue 24: the first hour
+def test_version(capsys):
+    from skdp_synth import __version__
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"skdp-synth {__version__}"
+
+
+@pytest.mark.parametrize("command", ["list", "synthesize", "report", "demo"])
+def test_help_has_an_example_and_the_defaults(command):
+    parser = cli.build_parser()
+    sub = next(
+        a for a in parser._actions if isinstance(a, cli.argparse._SubParsersAction)
+    )
+    text = sub.choices[command].format_help()
+    assert f"example:\n  skdp-synth {command}" in text
+    # every option with a non-empty default names it
+    for action in sub.choices[command]._actions:
+        if action.option_strings and action.default not in (
+            None,
+            False,
+            "==SUPPRESS==",
+        ):
+            assert f"(default: {action.default})" in " ".join(text.split())
+    assert "example" in parser.format_help()
+
+
+def test_the_help_schema_example_is_a_valid_schema(test_method, tmp_path):
+    """The schema printed by ``synthesize --help`` runs as written."""
+    text = cli.SCHEMA_HELP
+    schema = json.loads(text[text.index("{") : text.rindex("}") + 1])
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "sex": rng.choice(["F", "M"], 50),
+            "region": rng.choice(["north", "south", None], 50),
+            "education": rng.choice(["none", "school", "degree"], 50),
+            "age": rng.integers(0, 100, 50),
+        }
+    )
+    src, path = tmp_path / "in.csv", tmp_path / "schema.json"
+    df.to_csv(src, index=False)
+    path.write_text(json.dumps(schema))
+    args = ["synthesize", str(src), "--method", "bootstrap-test", "--rows", "5"]
+    args += ["--schema", str(path), "-o", str(tmp_path / "o.csv"), "--seed", "0"]
+    assert cli.main(args) == 0
+
+
+def _assert_usage_error(code, err):
+    assert code == 2
+    lines = [line for line in err.splitlines() if line.startswith("skdp-synth:")]
+    assert lines and lines[-1].startswith("skdp-synth: error: ")
+
+
+def test_schema_and_param_errors_exit_2_in_one_format(test_method, tmp_path, capsys):
+    src, bad = tmp_path / "in.csv", tmp_path / "bad.json"
+    pd.DataFrame({"a": ["x", "y"]}).to_csv(src, index=False)
+    bad.write_text(json.dumps({"bogus": 1}))
+    out = tmp_path / "o.csv"
+    base = ["synthesize", str(src), "--method", "bootstrap-test", "-o", str(out)]
+    _assert_usage_error(
+        cli.main(base + ["--schema", str(bad)]), capsys.readouterr().err
+    )
+    _assert_usage_error(cli.main(base + ["--param", "k"]), capsys.readouterr().err)
+    code = cli.main(["demo", "--methods", "nope", "--table", "none"])
+    _assert_usage_error(code, capsys.readouterr().err)
+    assert not out.exists()
+
+
+def test_without_a_schema_one_clear_warning(test_method, tmp_path, capsys):
+    src, out = tmp_path / "in.csv", tmp_path / "o.csv"
+    pd.DataFrame({"colour": ["red", "blue"] * 10}).to_csv(src, index=False)
+    args = ["synthesize", str(src), "--method", "bootstrap-test", "-o", str(out)]
+    # still a Python warning (recorded here, by pytest.warns) ...
+    with pytest.warns(PrivacyLeakWarning, match="learned from the data"):
+        assert cli.main(args + ["--seed", "0"]) == 0
+    err = capsys.readouterr().err
+    # ... and the command line says it once, in its own format
+    warned = [line for line in err.splitlines() if "warning" in line.lower()]
+    assert warned == [f"skdp-synth: warning: {' '.join(cli.NO_SCHEMA_WARNING.split())}"]
+    assert "no --rows" in err
+
+
+def test_warnings_are_printed_in_the_cli_format(capsys):
+    """Inside the command, a warning is one ``skdp-synth: warning:`` line; the
+    encoder's leak warning is left out when NO_SCHEMA_WARNING said it."""
+    before = warnings.formatwarning
+    for schema_given in (False, True):
+        with cli._cli_warnings(schema_given=schema_given):
+            leak = warnings.formatwarning("learned", PrivacyLeakWarning, "f.py", 1)
+            other = warnings.formatwarning("other", UserWarning, "f.py", 1)
+        assert (leak, other) == ("", "")  # Python's own line: nothing
+        assert warnings.formatwarning is before
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "skdp-synth: warning: other",
+        "skdp-synth: warning: learned (the schema file's keys of the same names)",
+        "skdp-synth: warning: other",
+    ]
+
+
+@pytest.mark.slow
+def test_the_real_command_prints_no_raw_python_warning(tmp_path):
+    """End to end, as a user runs it (no pytest recording the warnings)."""
+    src, out = tmp_path / "in.csv", tmp_path / "o.csv"
+    pd.DataFrame({"c": ["a", "b"] * 20}).to_csv(src, index=False)
+    cmd = [sys.executable, "-m", "skdp_synth.cli", "synthesize", str(src)]
+    cmd += ["--method", "microaggregation", "--param", "k=4", "-o", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "arning" in line]
+    assert len(warned) == 1 and "skdp-synth: warning: no --schema" in warned[0]
+    assert "PrivacyLeakWarning" not in proc.stderr and ".py:" not in proc.stderr
+
+
+def test_default_rows_say_why_they_are_the_noisy_count(tmp_path, capsys):
+    df = pd.DataFrame({"c": ["a", "b"] * 100, "e": ["x", "y", "y", "x"] * 50})
+    src, out = tmp_path / "in.csv", tmp_path / "o.csv"
+    schema = tmp_path / "s.json"
+    df.to_csv(src, index=False)
+    cats = {"c": ["a", "b"], "e": ["x", "y"]}
+    schema.write_text(json.dumps({"categories": cats}))
+    args = ["synthesize", str(src), "--method", "gaussian-release", "--epsilon", "1"]
+    args += ["--delta", "1e-6", "--schema", str(schema), "-o", str(out)]
+    assert cli.main(args + ["--seed", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "released noisy row count" in err and "add/remove" in err
+
+
+def test_report_png_without_matplotlib_writes_nothing(tmp_path, capsys, monkeypatch):
+    # matplotlib made unimportable (None in sys.modules raises ImportError)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    real = tmp_path / "real.csv"
+    pd.DataFrame({"c": ["a", "b"] * 5}).to_csv(real, index=False)
+    html, png = tmp_path / "r.html", tmp_path / "r.png"
+    args = ["report", str(real), str(real), "-o", str(html), "--png", str(png)]
+    code = cli.main(args)
+    err = capsys.readouterr().err
+    _assert_usage_error(code, err)
+    # the hint works from a clone (the package is not on an index)
+    assert "pip install -e '.[plot]'" in err
+    assert list(tmp_path.iterdir()) == [real]
+
+
+def test_report_png_failure_removes_the_html(tmp_path, capsys, monkeypatch):
+    from skdp_synth import report
+
+    def broken(self, path, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(report.FidelityReport, "plot", broken)
+    real = tmp_path / "real.csv"
+    pd.DataFrame({"c": ["a", "b"] * 5}).to_csv(real, index=False)
+    html, png = tmp_path / "r.html", tmp_path / "r.png"
+    args = ["report", str(real), str(real), "-o", str(html), "--png", str(png)]
+    _assert_usage_error(cli.main(args), capsys.readouterr().err)
+    assert list(tmp_path.iterdir()) == [real]
+
+
+def test_list_describes_the_release_and_marks_the_recommended_method(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if "gaussian-release" in line)
+    assert line.startswith("gaussian-release *") and "ResidualPlanner" in line
+    assert "generator" in line and "* recommended" in out
+    assert sum(m.recommended for m in _registry.METHODS.values()) == 1

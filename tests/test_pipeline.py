@@ -193,3 +193,35 @@ def test_grid_search_over_the_pipeline():
     best = search.best_estimator_
     assert best[-1].blocks_ == best[0].blocks_
     assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+
+class _SlowBootstrap(BootstrapSynthesizer):
+    """A bootstrap whose fit takes at least ``_SLEEP`` seconds."""
+
+    def _fit(self, U, plan, source):
+        import time
+
+        time.sleep(_SLEEP)
+        super()._fit(U, plan, source)
+
+
+_SLEEP = 0.25
+
+
+@pytest.mark.parametrize("method", ["fit", "fit_transform"])
+def test_verbose_times_every_step_including_the_synthesizer(capsys, method):
+    # issue 24: the log said "(step 2 of 2) Processing <synthesizer>, total=
+    # 0.0s" -- the timing of a placeholder, never of the real fit.
+    # time.sleep blocks for at least _SLEEP, so the logged total is at least
+    # _SLEEP less sklearn's rounding to 0.1 s (0.05), whatever the load.
+    enc = BooleanEncoder(categories={"colour": ["red", "green"]}, random_state=0)
+    pipe = make_synthesis_pipeline(
+        enc, _SlowBootstrap(domain="boolean", random_state=0), verbose=True
+    )
+    getattr(pipe, method)(_table()[["colour"]])
+    lines = [line for line in capsys.readouterr().out.splitlines() if line]
+    assert len(lines) == 2, lines
+    assert "(step 1 of 2) Processing booleanencoder" in lines[0]
+    assert "(step 2 of 2) Processing _slowbootstrap" in lines[1]
+    total = float(lines[1].rsplit("total=", 1)[1].rstrip("s"))
+    assert total >= _SLEEP - 0.05

@@ -407,3 +407,29 @@ def test_ks_of_numeric_columns_without_bins_matches_the_ecdf_definition():
         real, syn, {"bin_edges": {"income": [0, 1e4, 1e9]}, "categories": {}}
     )
     assert binned.ks == {}
+
+
+def test_html_has_contents_one_header_row_and_levels_in_order(report):
+    """Issue 24: a navigable page; worst 1-way tables keep the level order."""
+    page = report.to_html(include_plot=False)
+    toc = page[page.index("<nav class='toc'>") : page.index("</nav>")]
+    targets = re.findall(r"href='#([^']+)'", toc)
+    assert targets[:2] == ["summary", "guarantee"]
+    for target in targets:  # every link lands on a section of the page
+        assert f"id='{target}'" in page
+    for d in report.tv:
+        assert f"tables-{d}" in targets
+    for table in report.worst.get(1, ()):
+        start = page.index(f"<h3>{table.columns[0]} (TV")
+        block = page[start : page.index("</table>", start)]
+        # one header row: the column's name, then the three measures
+        assert block.count("<tr") == 1 + len(table.cells)
+        header = block[block.index("<thead>") : block.index("</thead>")]
+        assert re.findall(r"<th>([^<]*)</th>", header) == [
+            str(table.columns[0]),
+            "real",
+            "synthetic",
+            "difference",
+        ]
+        levels = re.findall(r"<tr>\s*<td>([^<]*)</td>", block)
+        assert levels == [str(c[0]) for c in table.cells]  # declared order

@@ -977,19 +977,20 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             f0 = sel["count_share"]
             z = W.residuals({S: tables[S] for S in W.tables})
             t = W.whiten(z, tau)
-            t0 = source.gaussian(t[:1], c)  # the noisy total: z_∅ / τ_∅ + N(0, c²)
-            n_noisy = float(t0[0] * tau[i0])
+            # the all-tables plan's noise, drawn as without selection (one
+            # call, the same stream); only the noisy total z_∅ (coordinate 0)
+            # is read before the decision, and with selection the other
+            # coordinates are discarded unread (never released)
+            t_noisy = source.gaussian(t, c)
+            n_noisy = float(t_noisy[0] * tau[i0])
             totals.append((n_noisy, float(c * tau[i0]) ** 2))
             rule = self._auto_rule(W, tau, c, n_noisy)
             if rule == "none":
-                # the rest of the all-tables plan: the same mechanism as without
-                # selection (independent coordinates, the same noise)
-                t_noisy = np.concatenate([t0, source.gaussian(t[1:], c)])
                 released = W.unwhiten(t_noisy, tau, total=None)
                 del tables, z, t
                 self._finish_residual(W, plan, c, tau, released, [], source, "none")
                 return
-            del z, t
+            del z, t, t_noisy
             shares["count"] = f0
             left -= f0
         split = sel["shares"]

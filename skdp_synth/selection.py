@@ -299,8 +299,9 @@ def select_mst(
         tables, n_levels, share_one, c, neighbouring, source, total, result
     )
     n_hat = _total(result, total)
+    weight_of = {tuple(r): float(x) for r, x in zip(candidates, weights)}
     pairs = [tuple(r) for r in candidates if len(r) == 2]
-    w = np.array([weights[candidates.index(r)] for r in pairs])
+    w = np.array([weight_of[r] for r in pairs])
     if not pairs:
         return result
     data = [table_counts(tables, r, n_levels) for r in pairs]
@@ -387,10 +388,11 @@ def select_aim(
     result = SelectionResult("aim", totals=list(totals))
     _one_ways(tables, n_levels, share_one, c, neighbouring, source, total, result)
     n_hat = _total(result, total)
+    weight_of = {tuple(r): float(x) for r, x in zip(candidates, weights)}
     cand = [tuple(r) for r in candidates if len(r) >= 2]
     if not cand:
         return result
-    w = np.array([weights[candidates.index(r)] for r in cand])
+    w = np.array([weight_of[r] for r in cand])
     delta = score_sensitivity(w, neighbouring)
     data = [table_counts(tables, r, n_levels) for r in cand]
     cells = np.array([d.size for d in data], dtype=np.float64)

@@ -31,8 +31,8 @@ budget ``μ² = 1/c²`` is split into *shares* ``f_i`` (``Σ f_i <= 1``):
   ``c / sqrt(f)``: it is ``sqrt(f)/c``-GDP;
 * an exponential mechanism at share ``f`` runs at the pure ``ε_f`` with
   ``μ(ε_f) = sqrt(f)/c``, where an ``ε``-DP mechanism is
-  ``μ(ε) = -2 Φ⁻¹(1/(1+e^ε))``-GDP (:cite:`Dong2022` §2.3, tight for
-  randomised response; :func:`gdp_mu_of_pure_dp`);
+  ``μ(ε) = -2 Φ⁻¹(1/(1+e^ε))``-GDP (trade-off functions, :cite:`Dong2022`
+  §2; tight for randomised response; :func:`gdp_mu_of_pure_dp`);
 * adaptive composition of ``μ_i``-GDP mechanisms is ``sqrt(Σ μ_i²)``-GDP
   (:cite:`Dong2022` Corollary 3.3), so the whole fit is ``1/c``-GDP and hence
   ``(ε, δ)``-DP, the guarantee of the release without selection. The choice
@@ -88,9 +88,11 @@ AIM_MODEL_ROWS = 6000
 def gdp_mu_of_pure_dp(epsilon):
     """``μ`` such that every ``ε``-DP mechanism is ``μ``-GDP.
 
-    ``μ = -2 Φ⁻¹(1 / (1 + e^ε))`` (:cite:`Dong2022` §2.3: the trade-off
-    function of ``ε``-DP, ``f_{ε,0}``, lies above ``G_μ``, with equality at
-    the kink ``α = 1/(1+e^ε)``, i.e. randomised response).
+    ``μ = -2 Φ⁻¹(1 / (1 + e^ε))``: the trade-off function of ``ε``-DP,
+    ``f_{ε,0}(α) = max(0, 1 - e^ε α, e^{-ε}(1 - α))``, lies above
+    ``G_μ(α) = Φ(Φ⁻¹(1 - α) - μ)`` (:cite:`Dong2022` §2), with equality at
+    the kink ``α = 1/(1+e^ε)`` (randomised response); checked on a grid in
+    ``tests/test_selection.py``.
     """
     epsilon = float(epsilon)
     if not epsilon > 0:

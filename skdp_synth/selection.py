@@ -34,7 +34,9 @@ budget ``μ² = 1/c²`` is split into *shares* ``f_i`` (``Σ f_i <= 1``):
   ``μ(ε) = -2 Φ⁻¹(1/(1+e^ε))``-GDP (trade-off functions, :cite:`Dong2022`
   §2; tight for randomised response; :func:`gdp_mu_of_pure_dp`);
 * adaptive composition of ``μ_i``-GDP mechanisms is ``sqrt(Σ μ_i²)``-GDP
-  (:cite:`Dong2022` Corollary 3.3), so the whole fit is ``1/c``-GDP and hence
+  (:cite:`Dong2022` Corollary 3.3; with shares chosen adaptively under a
+  fixed total, a privacy filter, :cite:`Smith2022`), so the whole fit is
+  ``1/c``-GDP and hence
   ``(ε, δ)``-DP, the guarantee of the release without selection. The choice
   between selection and no selection (made from a noisy total that is part
   of both) is adaptive composition too: every branch spends the same

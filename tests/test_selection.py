@@ -326,3 +326,36 @@ def test_measure_is_calibrated_to_its_share():
     tau, _ = W.calibrated_scales("add-remove-one")
     np.testing.assert_allclose(scales, 2.0 / 0.5 * tau, rtol=1e-12)
     assert len(ms) == len(W.subsets) - 1
+
+
+@pytest.mark.parametrize("rule", ["mst", "aim"])
+def test_generator_sees_only_released_measurements(rule, monkeypatch):
+    """With selection the generator receives the selection steps' noisy
+    measurements and the final release's residuals, nothing else."""
+    import skdp_synth.gaussian_release as gr
+
+    seen = []
+    original = gr.fit_rows
+
+    def spy(measurements, *args, **kwargs):
+        seen.append(list(measurements))
+        return original(measurements, *args, **kwargs)
+
+    monkeypatch.setattr(gr, "fit_rows", spy)
+    df, cats = _frame(1500)
+    est = _pipe(cats, epsilon=0.5, selection=rule, random_state=0).fit(df)[-1]
+    ((ms,),) = [seen]
+    selected = est._selection_result.measurements
+    W = est.workload_
+    final = [
+        (A, est._residuals[A], est.residual_scales_[i])
+        for i, A in enumerate(W.subsets)
+        if A and est.residual_scales_[i] > 0
+    ]
+    assert len(ms) == len(selected) + len(final)
+    for m, s in zip(ms, selected):
+        assert m is s  # the very objects the selection step released
+    for m, (A, values, sigma) in zip(ms[len(selected) :], final):
+        # the same arrays, passed on: exact
+        assert m.attributes == A and m.sigma == sigma
+        np.testing.assert_array_equal(m.values, values)

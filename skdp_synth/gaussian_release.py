@@ -172,10 +172,14 @@ SELECTION_SHARES = {
     "aim": {"one_way": 0.1, "rounds": 0.6, "final": 0.3},
 }
 #: ``selection="auto"`` measures chosen tables when the all-tables plan's
-#: expected TV noise per table exceeds this (measured: benchmarks)
-AUTO_TV_THRESHOLD = 0.03
-#: the rule ``selection="auto"`` uses when it selects
-AUTO_RULE = "mst"
+#: expected TV noise per table exceeds this, with AIM's rounds above
+#: ``AUTO_AIM_THRESHOLD`` and MST's tree below. Measured (``benchmarks/
+#: bench_selection.py``, 80/20 splits, one seed): all tables won at 0.018,
+#: 0.025, 0.029, 0.045 (mpls_stops, ε = 0.1); MST at 0.051 (nass_cds, ε = 0.1)
+#: and 0.076 (nass_cds 5k rows, ε = 0.3); AIM at 0.082 (diamonds, ε = 0.1)
+#: and 0.21 (nass_cds 5k rows, ε = 0.1)
+AUTO_TV_THRESHOLD = 0.048
+AUTO_AIM_THRESHOLD = 0.08
 
 
 # ============================================================== estimator
@@ -251,7 +255,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         the domain, and ``n`` (public under replace-one), ``n_rows``, or else
         the noisy total that every plan releases first -- ``"mst"`` when the
         all-tables plan's expected TV noise per table exceeds
-        ``AUTO_TV_THRESHOLD``, else ``"none"``. The same ``(ε, δ)`` in every
+        ``AUTO_TV_THRESHOLD`` (0.048), ``"aim"`` above
+        ``AUTO_AIM_THRESHOLD`` (0.08), else ``"none"`` (thresholds measured
+        on real tables, ``benchmarks/bench_selection.py``). The same ``(ε, δ)`` in every
         case (Gaussian DP accounting); the choice is in ``selection_``.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
         The neighbouring relation (:cite:`Nikolov2013` uses add/remove, :cite:`Gao2022`
@@ -815,7 +821,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             "rule": rule,
             "candidates": cand,
             "candidate_weights": cw,
-            "shares": dict(SELECTION_SHARES[AUTO_RULE if rule == "auto" else rule]),
+            "shares": {
+                r: dict(v) for r, v in SELECTION_SHARES.items() if rule in ("auto", r)
+            },
         }
         if rule == "auto":
             i0 = W.subsets.index(())
@@ -842,7 +850,11 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         return float(np.average(tv, weights=W.weights))
 
     def _auto_rule(self, W, tau, c, n):
-        return AUTO_RULE if self._noise_tv(W, tau, c, n) > AUTO_TV_THRESHOLD else "none"
+        """``"none"``, ``"mst"`` or ``"aim"`` from the expected TV noise (public)."""
+        noise = self._noise_tv(W, tau, c, n)
+        if noise <= AUTO_TV_THRESHOLD:
+            return "none"
+        return "aim" if noise > AUTO_AIM_THRESHOLD else "mst"
 
     # --------------------------------------------------------------- fit
     def _fit(self, U, plan, source):
@@ -993,7 +1005,7 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
             del z, t, t_noisy
             shares["count"] = f0
             left -= f0
-        split = sel["shares"]
+        split = sel["shares"][rule]
         kw = dict(c=c, neighbouring=self.neighbouring, source=source)
         if rule == "mst":
             res = select_mst(

@@ -249,7 +249,7 @@ def test_auto_chooses_from_public_n_and_says_so():
     df, cats = _frame()
     small = _pipe(cats, epsilon=0.05, n_rows=3000, random_state=0).fit(df)[-1]
     large = _pipe(cats, epsilon=5.0, n_rows=3000, random_state=0).fit(df)[-1]
-    assert small.plan_.selection["rule"] == small.selection_ == "mst"
+    assert small.plan_.selection["rule"] == small.selection_ in ("mst", "aim")
     assert large.plan_.selection["rule"] == large.selection_ == "none"
     assert len(large.marginals_) == 10 and ("a", "b") in large.marginals_
 

@@ -165,6 +165,7 @@ class AttributeMarginalWorkload:
             ):
                 raise ValueError("weights must be one positive number per table")
         self._subset_set = set(self.subsets)
+        self._index = {A: i for i, A in enumerate(self.subsets)}
         self._Q = [helmert_basis(L) if L >= 2 else np.zeros((1, 0)) for L in levels]
 
     # ------------------------------------------------------------ sizes
@@ -243,13 +244,22 @@ class AttributeMarginalWorkload:
             M = np.kron(M, self._Q[j] if j in A else np.full((L, 1), 1.0 / L))
         return M
 
+    def _subsets_of(self, S):
+        """``(i, A)`` for the residuals ``A ⊆ S`` (in ``subsets`` order)."""
+        found = [
+            (self._index[A], A)
+            for k in range(len(S) + 1)
+            for A in itertools.combinations(S, k)
+            if A in self._index
+        ]
+        return sorted(found)
+
     def reconstruct(self, residuals, S):
         """The table ``T_S`` rebuilt from (noisy) residuals, flattened in C order."""
-        S = tuple(S)
+        S = tuple(sorted(S))
         total = np.zeros(self.n_cells(S))
-        for A in self.subsets:
-            if set(A) <= set(S):
-                total += self.expansion_matrix(S, A) @ np.asarray(residuals[A], float)
+        for _, A in self._subsets_of(S):
+            total += self.expansion_matrix(S, A) @ np.asarray(residuals[A], float)
         return total
 
     # ----------------------------------------------------------- noise plan
@@ -266,18 +276,16 @@ class AttributeMarginalWorkload:
         docstring's ``v_A`` with table weights ``w_S``; all ``w_S = 1`` is the
         unweighted sum of variances of ResidualPlanner, :cite:`Xiao2023`).
         """
-        v = np.zeros(len(self.subsets))
+        acc = np.zeros(len(self.subsets))
         inv = 1.0 / self.n_levels
-        for i, A in enumerate(self.subsets):
-            setA = set(A)
-            acc = 0.0
-            for w, S in zip(self.weights, self.tables):
-                if setA <= set(S):
-                    acc += float(w) * float(
-                        np.prod([inv[j] for j in S if j not in setA])
-                    )
-            v[i] = np.prod([self.n_levels[j] - 1.0 for j in A]) * acc
-        return v
+        # one pass over the tables and their own subsets (Σ_S 2^|S| terms)
+        for w, S in zip(self.weights, self.tables):
+            for i, A in self._subsets_of(S):
+                acc[i] += float(w) * float(np.prod([inv[j] for j in S if j not in A]))
+        lead = np.array(
+            [np.prod([self.n_levels[j] - 1.0 for j in A]) for A in self.subsets]
+        )
+        return lead * acc
 
     def calibrated_scales(self, neighbouring="add-remove-one"):
         """``(τ, s)``: :meth:`optimal_scales` and the sensitivity ``s`` it divided out.
@@ -381,15 +389,14 @@ class AttributeMarginalWorkload:
 
     def cell_variance(self, tau, c, S):
         """Variance of one cell of the rebuilt table ``T_S`` (all cells alike)."""
-        setS = set(S)
+        S = tuple(sorted(S))
         var = 0.0
-        for t, A in zip(tau, self.subsets):
-            if set(A) <= setS:
-                var += (
-                    t**2
-                    * np.prod([1.0 - 1.0 / self.n_levels[j] for j in A])
-                    * np.prod([1.0 / self.n_levels[j] ** 2 for j in S if j not in A])
-                )
+        for i, A in self._subsets_of(S):
+            var += (
+                tau[i] ** 2
+                * np.prod([1.0 - 1.0 / self.n_levels[j] for j in A])
+                * np.prod([1.0 / self.n_levels[j] ** 2 for j in S if j not in A])
+            )
         return float(c**2 * var)
 
     def query_labels(self, names):

@@ -180,6 +180,10 @@ SELECTION_SHARES = {
 #: and 0.21 (nass_cds 5k rows, ε = 0.1)
 AUTO_TV_THRESHOLD = 0.048
 AUTO_AIM_THRESHOLD = 0.08
+#: ... and AIM only up to this many attributes (its rounds refit the
+#: generator; on wider tables the tree's ``a - 1`` pairs cover more; not
+#: measured on wide tables)
+AUTO_AIM_MAX_ATTRIBUTES = 24
 
 
 # ============================================================== estimator
@@ -854,7 +858,9 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         noise = self._noise_tv(W, tau, c, n)
         if noise <= AUTO_TV_THRESHOLD:
             return "none"
-        return "aim" if noise > AUTO_AIM_THRESHOLD else "mst"
+        if noise > AUTO_AIM_THRESHOLD and W.n_attributes <= AUTO_AIM_MAX_ATTRIBUTES:
+            return "aim"
+        return "mst"
 
     # --------------------------------------------------------------- fit
     def _fit(self, U, plan, source):

@@ -1223,6 +1223,12 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
                 f"need 1 to {W.d} distinct attributes of {names}, got {list(columns)}"
             )
         S = tuple(sorted(pos))
+        if not any(set(S) <= set(T) for T in W.tables):
+            raise ValueError(
+                f"the table {[names[j] for j in S]} was not measured (selection_="
+                f"{getattr(self, 'selection_', 'none')!r}); measured: "
+                f"{getattr(self, 'marginals_', None)}"
+            )
         values = W.reconstruct(self._residuals, S).reshape(
             tuple(int(W.n_levels[j]) for j in S)
         )

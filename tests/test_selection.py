@@ -229,6 +229,13 @@ def test_selection_spends_exactly_the_budget(rule, neighbouring):
     assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
     res = est._selection_result
+    with pytest.raises(ValueError, match="was not measured"):
+        unmeasured = next(
+            S
+            for S in itertools.combinations(range(5), 2)
+            if not any(set(S) <= set(T) for T in est.workload_.tables)
+        )
+        est.marginal_table([df.columns[j] for j in unmeasured])
     cand = est.plan_.selection["candidates"]
     assert all(S in cand for S in res.chosen)
     if rule == "mst":  # a spanning tree of the 5 attributes

@@ -196,9 +196,13 @@ def bench(name, eps_list, repeats, rules, aim_rounds, max_mbi_cols, cache, tmp):
                         scores(train, syn, secs, wide)
                         | {f"TSTR {t}": tstr(syn, test, cats, t) for t in targets},
                     )
-        for label, runs in res.items():
-            rows.append({"table": name, "eps": eps, "method": label} | _mean(runs))
-        print(f"  [{name}] eps={eps} done", file=sys.stderr, flush=True)
+        done = [
+            {"table": name, "eps": eps, "method": label} | _mean(runs)
+            for label, runs in res.items()
+        ]
+        rows += done
+        # each ε as soon as it is done (a long run keeps what it measured)
+        print(json.dumps(done), file=sys.stderr, flush=True)
     rows.append(
         {"table": name, "eps": "-", "method": "real 80 % (TSTR ceiling)"} | real_tstr
     )

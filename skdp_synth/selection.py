@@ -2,7 +2,8 @@
 
 When ``ε n`` is small against the number of tables, measuring every ``d``-way
 table drowns each one in noise; measuring fewer, *chosen* tables wins
-(SPEC §7). This module chooses them privately and measures them:
+(the project's notes on the field). This module chooses them privately and
+measures them:
 
 * :func:`select_mst` -- :cite:`McKenna2021` (MST) §3: all 1-way tables, then a
   maximum spanning tree over attribute pairs grown edge by edge (Kruskal) by
@@ -169,7 +170,7 @@ def measure(tables, W, share, c, neighbouring, source, total=None):
     """ResidualPlanner's Gaussian noise on the tables of ``W`` at budget ``share``.
 
     The residuals are whitened by ``W``'s calibrated scales ``τ`` (whitened
-    ℓ2-sensitivity exactly 1, :meth:`AttributeMarginalWorkload.calibrated_scales`)
+    ℓ2-sensitivity exactly 1, :meth:`~skdp_synth.attribute_workload.AttributeMarginalWorkload.calibrated_scales`)
     and receive noise ``c / sqrt(share)``: ``sqrt(share)/c``-GDP.
 
     Returns

@@ -170,7 +170,8 @@ def measure(tables, W, share, c, neighbouring, source, total=None):
     """ResidualPlanner's Gaussian noise on the tables of ``W`` at budget ``share``.
 
     The residuals are whitened by ``W``'s calibrated scales ``τ`` (whitened
-    ℓ2-sensitivity exactly 1, :meth:`~skdp_synth.attribute_workload.AttributeMarginalWorkload.calibrated_scales`)
+    ℓ2-sensitivity exactly 1,
+    :meth:`~skdp_synth.attribute_workload.AttributeMarginalWorkload.calibrated_scales`)
     and receive noise ``c / sqrt(share)``: ``sqrt(share)/c``-GDP.
 
     Returns

@@ -394,6 +394,11 @@ def main(argv=None):
         with open(args.json, "w") as fh:
             json.dump(report, fh, indent=2)
         print(f"(JSON written to {args.json})")
+    if argv is None:  # make bench-generator: then the selection comparison
+        from benchmarks import bench_selection
+
+        print("\n## bench_selection (issue 21: selection across epsilon)\n")
+        bench_selection.main()
     return 0
 
 

@@ -90,18 +90,32 @@ class AttributeMarginalWorkload:
         level is constant and carries no information; it is allowed and gets
         no residuals).
     d : int
-        Arity of the tables (``1 <= d <= a``).
+        Arity of the tables (``1 <= d <= a``); with ``tables``, the largest
+        arity allowed.
+    tables : sequence of tuple of int, optional
+        An explicit set of tables (attribute sets of any arity ``1..d``), e.g.
+        the marginals a selection step chose (:mod:`skdp_synth.selection`).
+        Default: all ``C(a, d)`` tables of arity ``d``.
+    weights : sequence of float, optional
+        ``w_S > 0`` per table (default 1): the noise allocation minimises the
+        weighted total variance ``Σ_S w_S E||T~_S - T_S||²`` (see
+        :meth:`variance_weights`).
 
     Attributes
     ----------
     tables : list of tuple
-        The ``C(a, d)`` attribute sets of the workload, in lexicographic order.
+        The attribute sets of the workload (default: the ``C(a, d)`` sets of
+        arity ``d``, in lexicographic order).
+    weights : ndarray
+        ``w_S`` of each table.
     subsets : list of tuple
-        Every ``A`` with ``|A| <= d`` whose residual is non-trivial (all its
-        attributes have ``>= 2`` levels), ``()`` first.
+        Every ``A`` contained in some table whose residual is non-trivial (all
+        its attributes have ``>= 2`` levels), by size then lexicographically,
+        ``()`` first: the residual ``z_A`` is needed iff ``A ⊆ S`` for a table
+        ``S`` of the workload.
     """
 
-    def __init__(self, n_levels, d):
+    def __init__(self, n_levels, d, tables=None, weights=None):
         levels = np.asarray(n_levels, dtype=np.int64).ravel()
         if levels.size == 0 or np.any(levels < 1):
             raise ValueError("every attribute needs at least one level")
@@ -114,12 +128,44 @@ class AttributeMarginalWorkload:
         self.n_levels = levels
         self.d = d
         self.n_attributes = a
-        self.tables = list(itertools.combinations(range(a), d))
         informative = [j for j in range(a) if levels[j] >= 2]
-        self.subsets = [
-            A for k in range(d + 1) for A in itertools.combinations(informative, k)
-        ]
+        if tables is None:
+            self.tables = list(itertools.combinations(range(a), d))
+            self.subsets = [
+                A for k in range(d + 1) for A in itertools.combinations(informative, k)
+            ]
+        else:
+            self.tables = [tuple(int(j) for j in S) for S in tables]
+            for S in self.tables:
+                if (
+                    not 1 <= len(S) <= d
+                    or list(S) != sorted(set(S))
+                    or not all(0 <= j < a for j in S)
+                ):
+                    raise ValueError(
+                        f"table {S} must be 1 to {d} sorted distinct attributes"
+                    )
+            if len(set(self.tables)) != len(self.tables):
+                raise ValueError("tables must be distinct")
+            keep = set(informative)
+            closure = {
+                A
+                for S in self.tables
+                for k in range(len(S) + 1)
+                for A in itertools.combinations(S, k)
+                if set(A) <= keep
+            }
+            self.subsets = sorted(closure, key=lambda A: (len(A), A))
+        if weights is None:
+            self.weights = np.ones(len(self.tables))
+        else:
+            self.weights = np.asarray(weights, dtype=np.float64).ravel()
+            if self.weights.size != len(self.tables) or not np.all(
+                np.isfinite(self.weights) & (self.weights > 0)
+            ):
+                raise ValueError("weights must be one positive number per table")
         self._subset_set = set(self.subsets)
+        self._index = {A: i for i, A in enumerate(self.subsets)}
         self._Q = [helmert_basis(L) if L >= 2 else np.zeros((1, 0)) for L in levels]
 
     # ------------------------------------------------------------ sizes
@@ -206,13 +252,22 @@ class AttributeMarginalWorkload:
             M = np.kron(M, self._Q[j] if j in A else np.full((L, 1), 1.0 / L))
         return M
 
+    def _subsets_of(self, S):
+        """``(i, A)`` for the residuals ``A ⊆ S`` (in ``subsets`` order)."""
+        found = [
+            (self._index[A], A)
+            for k in range(len(S) + 1)
+            for A in itertools.combinations(S, k)
+            if A in self._index
+        ]
+        return sorted(found)
+
     def reconstruct(self, residuals, S):
         """The table ``T_S`` rebuilt from (noisy) residuals, flattened in C order."""
-        S = tuple(S)
+        S = tuple(sorted(S))
         total = np.zeros(self.n_cells(S))
-        for A in self.subsets:
-            if set(A) <= set(S):
-                total += self.expansion_matrix(S, A) @ np.asarray(residuals[A], float)
+        for _, A in self._subsets_of(S):
+            total += self.expansion_matrix(S, A) @ np.asarray(residuals[A], float)
         return total
 
     # ----------------------------------------------------------- noise plan
@@ -223,17 +278,22 @@ class AttributeMarginalWorkload:
         )
 
     def variance_weights(self):
-        """``v_A``: total workload variance per unit noise variance on ``z_A``."""
-        v = np.zeros(len(self.subsets))
+        """``v_A``: weighted workload variance per unit noise variance on ``z_A``.
+
+        ``v_A = Π_{j∈A}(L_j - 1) Σ_{S ⊇ A} w_S Π_{j∈S∖A} 1/L_j`` (the module
+        docstring's ``v_A`` with table weights ``w_S``; all ``w_S = 1`` is the
+        unweighted sum of variances of ResidualPlanner, :cite:`Xiao2023`).
+        """
+        acc = np.zeros(len(self.subsets))
         inv = 1.0 / self.n_levels
-        for i, A in enumerate(self.subsets):
-            setA = set(A)
-            acc = 0.0
-            for S in self.tables:
-                if setA <= set(S):
-                    acc += float(np.prod([inv[j] for j in S if j not in setA]))
-            v[i] = np.prod([self.n_levels[j] - 1.0 for j in A]) * acc
-        return v
+        # one pass over the tables and their own subsets (Σ_S 2^|S| terms)
+        for w, S in zip(self.weights, self.tables):
+            for i, A in self._subsets_of(S):
+                acc[i] += float(w) * float(np.prod([inv[j] for j in S if j not in A]))
+        lead = np.array(
+            [np.prod([self.n_levels[j] - 1.0 for j in A]) for A in self.subsets]
+        )
+        return lead * acc
 
     def calibrated_scales(self, neighbouring="add-remove-one", exact=()):
         """``(τ, s)``: :meth:`optimal_scales` and the sensitivity ``s`` it divided out.
@@ -349,20 +409,19 @@ class AttributeMarginalWorkload:
         return float(math.sqrt(total.max()))
 
     def expected_error(self, tau, c):
-        """``E Σ_cells (T~ - T)²`` over the workload: ``c² Σ_A v_A τ_A²``."""
+        """``E Σ_S w_S Σ_cells (T~_S - T_S)²``: ``c² Σ_A v_A τ_A²`` (weighted)."""
         return float(c**2 * np.sum(self.variance_weights() * np.asarray(tau) ** 2))
 
     def cell_variance(self, tau, c, S):
         """Variance of one cell of the rebuilt table ``T_S`` (all cells alike)."""
-        setS = set(S)
+        S = tuple(sorted(S))
         var = 0.0
-        for t, A in zip(tau, self.subsets):
-            if set(A) <= setS:
-                var += (
-                    t**2
-                    * np.prod([1.0 - 1.0 / self.n_levels[j] for j in A])
-                    * np.prod([1.0 / self.n_levels[j] ** 2 for j in S if j not in A])
-                )
+        for i, A in self._subsets_of(S):
+            var += (
+                tau[i] ** 2
+                * np.prod([1.0 - 1.0 / self.n_levels[j] for j in A])
+                * np.prod([1.0 / self.n_levels[j] ** 2 for j in S if j not in A])
+            )
         return float(c**2 * var)
 
     def query_labels(self, names):
@@ -376,5 +435,6 @@ class AttributeMarginalWorkload:
 
     def __repr__(self):
         return (
-            f"AttributeMarginalWorkload(n_levels={self.n_levels.tolist()}, d={self.d})"
+            f"AttributeMarginalWorkload(n_levels={self.n_levels.tolist()}, d={self.d}"
+            f", n_tables={len(self.tables)})"
         )

@@ -140,6 +140,13 @@ from .mechanisms.additive import (
 )
 from .plan import ReleasePlan
 from .privacy import INDUCED_SUBSPACE, PrivacyGuarantee
+from .selection import (
+    MAX_CANDIDATE_CELLS,
+    candidate_tables,
+    measure,
+    select_aim,
+    select_mst,
+)
 from .validation import check_degree, check_dense_size, format_count
 from .workloads import (
     ExplicitWorkload,
@@ -161,6 +168,28 @@ if TYPE_CHECKING:
 __all__ = ["AdditiveNoise", "ProjectedGaussianRelease", "distributed_privatize"]
 
 COORDINATE_MECHANISMS = ("correlated", "correlated-weighted", "mee")
+
+#: weight factor of the tables that contain ``target`` (and of its triples)
+TARGET_WEIGHT = 2.0
+#: budget shares (of ``μ² = 1/c²``, after the noisy total) of each rule's
+#: steps; doc/privacy.md "Selection of marginals"
+SELECTION_SHARES = {
+    "mst": {"one_way": 1 / 3, "select": 1 / 3, "final": 1 / 3},
+    "aim": {"one_way": 0.1, "rounds": 0.6, "final": 0.3},
+}
+#: ``selection="auto"`` measures chosen tables when the all-tables plan's
+#: expected TV noise per table exceeds this, with AIM's rounds above
+#: ``AUTO_AIM_THRESHOLD`` and MST's tree below. Measured (``benchmarks/
+#: bench_selection.py``, 80/20 splits, one seed): all tables won at 0.018,
+#: 0.025, 0.029, 0.045 (mpls_stops, ε = 0.1); MST at 0.051 (nass_cds, ε = 0.1)
+#: and 0.076 (nass_cds 5k rows, ε = 0.3); AIM at 0.082 (diamonds, ε = 0.1)
+#: and 0.21 (nass_cds 5k rows, ε = 0.1)
+AUTO_TV_THRESHOLD = 0.048
+AUTO_AIM_THRESHOLD = 0.08
+#: ... and AIM only up to this many attributes (its rounds refit the
+#: generator; on wider tables the tree's ``a - 1`` pairs cover more; not
+#: measured on wide tables)
+AUTO_AIM_MAX_ATTRIBUTES = 24
 
 
 # ============================================================== estimator
@@ -189,7 +218,13 @@ class ProjectedGaussianRelease(PrivateSynthesizerMixin, BaseEstimator):
         which is ``(ε, 0)``-DP).
     d : int, default=2
         Arity of the marginal tables of the default workload.
-    workload : None, array-like of shape (q, 2^p) or a workload, default=None
+    workload : None, dict, array-like of shape (q, 2^p) or a workload, default=None
+        A dict: marginal tables of the attributes with weights,
+        ``{("age", "sex"): 2.0, ("income",): 1.0, ...}`` (attribute names of
+        ``blocks_``, e.g. the columns of the table in
+        :func:`~skdp_synth.make_synthesis_pipeline`, or indices), released
+        with ``mechanism="residual"``: the noise allocation minimises
+        ``Σ_S w_S E||T~_S - T_S||²`` and the weights steer ``selection``.
         ``None``: all ``d``-way marginal tables over the ``p`` columns
         (:class:`~skdp_synth.workloads.MarginalWorkload`, any ``p`` whose
         ``C(p, d) 2^d`` cells fit in memory). A matrix: any linear queries
@@ -223,6 +258,27 @@ default=None
         ``"correlated-weighted"``; the choice is recorded in ``mechanism_``.
     calibration : {"analytic", "nikolov2013", "gao2022"}, default="analytic"
         Gaussian noise magnitude ``c`` at whitened sensitivity 1.
+    target : None, str or int, default=None
+        An attribute whose tables matter most (e.g. the label a model will be
+        trained on; ``mechanism="residual"``): every table of the workload
+        containing it is weighted ``TARGET_WEIGHT`` (2) times, and with the
+        default workload (``d=2``) its 3-way tables with every pair of other
+        attributes (up to ``MAX_CANDIDATE_CELLS`` cells) join the workload.
+    selection : {"auto", "none", "mst", "aim"}, default="auto"
+        Which tables of the workload are measured (``mechanism="residual"``;
+        :mod:`skdp_synth.selection`, ``doc/privacy.md``). ``"none"``: all of
+        them, data-independently. ``"mst"``: noisy 1-way tables and a spanning
+        tree of pairs chosen by the exponential mechanism
+        (:cite:`McKenna2021`); ``"aim"``: adaptive rounds (:cite:`McKenna2022`).
+        Both then measure the chosen tables with ResidualPlanner's weighted
+        optimal noise. ``"auto"``: from public quantities only -- ``ε, δ``,
+        the domain, and ``n`` (public under replace-one), ``n_rows``, or else
+        the noisy total that every plan releases first -- ``"mst"`` when the
+        all-tables plan's expected TV noise per table exceeds
+        ``AUTO_TV_THRESHOLD`` (0.048), ``"aim"`` above
+        ``AUTO_AIM_THRESHOLD`` (0.08), else ``"none"`` (thresholds measured
+        on real tables, ``benchmarks/bench_selection.py``). The same ``(ε, δ)`` in every
+        case (Gaussian DP accounting); the choice is in ``selection_``.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
         The neighbouring relation (:cite:`Nikolov2013` uses add/remove, :cite:`Gao2022`
         replace-one). Sensitivities are computed for the one chosen (replace-one uses
@@ -312,6 +368,15 @@ default=None
         ``"residual"`` only: the noise standard deviation ``c τ_A`` of each
         residual, in ``workload_.subsets`` order (0 for the public total under
         replace-one). Public.
+    selection_ : str
+        ``"none"``, ``"mst"`` or ``"aim"``: the rule used (``"auto"``
+        resolved; ``"none"`` for the bit-level mechanisms).
+    marginals_ : list of tuple of str
+        The attribute tables measured with ResidualPlanner's noise at the end
+        (all tables of the workload for ``"none"``), by name.
+    selection_shares_ : dict
+        Budget shares (of ``μ² = 1/c²``) spent by each step; they sum to at
+        most 1 (``doc/privacy.md``).
     generator_loss_ : float
         Noise-weighted squared loss ``Σ_m ||Q_m T(R) - y_m||²/σ_m²`` left by the
         generator between the synthetic table ``R`` and the released
@@ -372,7 +437,7 @@ default=None
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "d": [Interval(Integral, 1, None, closed="left")],
-        "workload": [None, "array-like", MarginalWorkload, ExplicitWorkload],
+        "workload": [None, dict, "array-like", MarginalWorkload, ExplicitWorkload],
         "invariants": [None, "array-like", dict],
         "mechanism": [
             StrOptions(
@@ -393,6 +458,8 @@ default=None
         "framework": [StrOptions({"projection", "extension"})],
         "n_candidates": [Interval(Integral, 2, None, closed="left")],
         "max_model_rows": [Interval(Integral, 1, None, closed="left"), None],
+        "target": [None, str, Integral],
+        "selection": [StrOptions({"auto", "none", "mst", "aim"})],
     }
 
     def __init__(
@@ -401,7 +468,7 @@ default=None
         epsilon: float = 1.0,
         delta: float = 1e-6,
         d: int = 2,
-        workload: ArrayLike | MarginalWorkload | ExplicitWorkload | None = None,
+        workload: dict | ArrayLike | MarginalWorkload | ExplicitWorkload | None = None,
         invariants: ArrayLike | None = None,
         mechanism: str = "auto",
         calibration: Literal["analytic", "nikolov2013", "gao2022"] = "analytic",
@@ -410,6 +477,8 @@ default=None
         framework: Literal["projection", "extension"] = "projection",
         n_candidates: int = 500,
         max_model_rows: int | None = None,
+        target: str | int | None = None,
+        selection: Literal["auto", "none", "mst", "aim"] = "auto",
         blocks: Literal["auto"] | BlocksLike | None = "auto",
         accountant: BudgetAccountant | None = None,
         random_state: int | np.random.RandomState | np.random.Generator | None = None,
@@ -426,6 +495,8 @@ default=None
         self.framework = framework
         self.n_candidates = n_candidates
         self.max_model_rows = max_model_rows
+        self.target = target
+        self.selection = selection
         self.blocks = blocks
         self.accountant = accountant
         self.random_state = random_state
@@ -481,7 +552,7 @@ default=None
         """
         if self.mechanism != "auto":
             return self.mechanism
-        if self.workload is None and (
+        if (self.workload is None or isinstance(self.workload, dict)) and (
             self.invariants is None or AttributeInvariants.is_spec(self.invariants)
         ):
             return "residual"
@@ -577,6 +648,15 @@ default=None
         }
         if common["mechanism"] == "residual":
             return self._residual_plan(n_samples, common)
+        if isinstance(self.workload, dict) or self.target is not None:
+            raise ValueError(
+                "a workload of attribute tables (dict) and target= are released "
+                "by mechanism='residual' (or 'auto')"
+            )
+        if self.selection in ("mst", "aim"):
+            raise ValueError(
+                f"selection={self.selection!r} needs mechanism='residual' (or 'auto')"
+            )
         workload = self._make_workload(n_features)
         C = self._check_invariants(workload)
         self._check_n_rows(n_samples)
@@ -777,7 +857,9 @@ default=None
     def _residual_plan(self, n_samples, common):
         """ResidualPlanner's scales for the attribute-level tables (no data)."""
         inv = self._attribute_invariants()
-        if self.workload is not None or (self.invariants is not None and inv is None):
+        if (self.workload is not None and not isinstance(self.workload, dict)) or (
+            self.invariants is not None and inv is None
+        ):
             raise ValueError(
                 "mechanism='residual' releases the attribute-level marginal "
                 "workload and takes no explicit workload or invariant matrix "
@@ -785,10 +867,15 @@ default=None
                 "mechanism='correlated-weighted' (or 'auto')"
             )
         blocks = self.blocks_
-        check_degree(self.d, blocks.n_attributes, of="attributes")
+        if not isinstance(self.workload, dict):
+            check_degree(self.d, blocks.n_attributes, of="attributes")
         self._check_n_rows(n_samples)
-        _check_table_cells(blocks, self.d)  # before the workload allocates
-        W = AttributeMarginalWorkload(blocks.n_levels, self.d)
+        if not isinstance(self.workload, dict):
+            _check_table_cells(blocks, self.d)  # before the workload allocates
+        tables, weights = self._attribute_tables()
+        W = AttributeMarginalWorkload(
+            blocks.n_levels, max(len(S) for S in tables), tables=tables, weights=weights
+        )
         c = common["noise_sigma"]
         exact = ()
         if inv is not None:
@@ -820,6 +907,7 @@ default=None
             sensitivity=1.0,  # the allocation's sensitivity is divided out
             expected_error=expected,
             lower_bound=expected if plain else None,
+            selection=self._selection_plan(W, tau, c, n_samples, inv),
         )
 
     def _exact_residuals(self, W, inv):
@@ -839,6 +927,125 @@ default=None
         if len(exact) == len(W.subsets):
             raise ValueError("the invariants fix every answer; nothing is private")
         return exact
+
+    def _attribute_tables(self):
+        """The workload's tables and weights (public: parameters and blocks).
+
+        ``workload`` as a dict, else all ``d``-way tables with weight 1; with
+        ``target`` the tables containing it weigh ``TARGET_WEIGHT`` times
+        more and, for the default ``d = 2`` workload, its 3-way tables join.
+        """
+        names = [str(x) for x in self.blocks_.names]
+        levels = self.blocks_.n_levels
+        a = len(names)
+
+        def index(key):
+            if isinstance(key, Integral) and not isinstance(key, bool):
+                if not 0 <= int(key) < a:
+                    raise ValueError(f"attribute index {key} out of range")
+                return int(key)
+            if str(key) not in names:
+                raise ValueError(f"unknown attribute {key!r}; attributes: {names}")
+            return names.index(str(key))
+
+        if isinstance(self.workload, dict):
+            spec = {}
+            for key, w in self.workload.items():
+                keys = (key,) if isinstance(key, (str, Integral)) else tuple(key)
+                S = tuple(sorted(index(k) for k in keys))
+                if not S or len(set(S)) != len(S):
+                    raise ValueError(f"workload table {key!r} is empty or repeats")
+                w = float(w)
+                if not (math.isfinite(w) and w > 0):
+                    raise ValueError(f"workload weight of {key!r} must be positive")
+                spec[S] = spec.get(S, 0.0) + w
+            if not spec:
+                raise ValueError("the workload dict is empty")
+        else:
+            spec = {S: 1.0 for S in itertools.combinations(range(a), self.d)}
+        if self.target is not None:
+            t = index(self.target)
+            if self.workload is None and self.d == 2:
+                others = [j for j in range(a) if j != t]
+                for i, j in itertools.combinations(others, 2):
+                    S = tuple(sorted((t, i, j)))
+                    cells = int(levels[t]) * int(levels[i]) * int(levels[j])
+                    if cells <= MAX_CANDIDATE_CELLS:
+                        spec.setdefault(S, 1.0)
+            spec = {S: w * (TARGET_WEIGHT if t in S else 1.0) for S, w in spec.items()}
+        tables = sorted(spec, key=lambda S: (len(S), S))
+        return tables, [spec[S] for S in tables]
+
+    def _selection_plan(self, W, tau, c, n_samples, inv=None):
+        """What ``selection`` fixes before the data is read (public).
+
+        With invariants every table is measured (the exact residuals fix
+        tables that selection could leave out): ``"auto"`` keeps all tables,
+        an explicit rule is refused.
+
+        The rule (or ``"auto"`` when it waits for the noisy total), the
+        candidates and their weights, the budget shares, and for ``"auto"``
+        the share of the noisy total ``f_0 = s_∅/τ_∅²`` -- its share in the
+        all-tables plan, so that the all-tables branch is that plan exactly.
+        """
+        rule = self.selection
+        if inv is not None:
+            if rule not in ("auto", "none"):
+                raise ValueError(
+                    f"selection={rule!r} cannot be combined with invariants: "
+                    "use selection='none' (or 'auto', which then keeps all tables)"
+                )
+            return {"rule": "none"}
+        levels = self.blocks_.n_levels
+        public_n = n_samples if self.neighbouring == "replace-one" else self.n_rows
+        if rule == "auto" and public_n is not None:
+            rule = self._auto_rule(W, tau, c, public_n)
+        if rule == "none":
+            return {"rule": "none"}
+        spec = dict(zip(W.tables, W.weights))
+        cand, cw = candidate_tables(levels, spec)
+        if not cand:
+            return {"rule": "none"}
+        out = {
+            "rule": rule,
+            "candidates": cand,
+            "candidate_weights": cw,
+            "shares": {
+                r: dict(v) for r, v in SELECTION_SHARES.items() if rule in ("auto", r)
+            },
+        }
+        if rule == "auto":
+            i0 = W.subsets.index(())
+            out["count_share"] = float(1.0 / tau[i0] ** 2)
+            out["threshold"] = AUTO_TV_THRESHOLD
+        return out
+
+    @staticmethod
+    def _noise_tv(W, tau, c, n):
+        """Expected TV noise per table of the all-tables plan at ``n`` rows.
+
+        ``E|e| = sqrt(2/π) σ`` per cell of a table ``S`` with per-cell noise
+        ``σ_S`` (:meth:`AttributeMarginalWorkload.cell_variance`), so its TV
+        error is ``≈ k_S sqrt(2/π) σ_S / (2 n)``; the ``w_S``-weighted mean.
+        Public: a function of the plan and a public or noisy ``n``.
+        """
+        n = max(float(n), 1.0)
+        tv = [
+            W.n_cells(S)
+            * math.sqrt(2.0 / math.pi * W.cell_variance(tau, c, S))
+            / (2 * n)
+            for S in W.tables
+        ]
+        return float(np.average(tv, weights=W.weights))
+
+    def _auto_rule(self, W, tau, c, n):
+        """``"none"``, ``"mst"`` or ``"aim"`` from the expected TV noise (public)."""
+        noise = self._noise_tv(W, tau, c, n)
+        if noise <= AUTO_TV_THRESHOLD:
+            return "none"
+        if noise > AUTO_AIM_THRESHOLD and W.n_attributes <= AUTO_AIM_MAX_ATTRIBUTES:
+            return "aim"
+        return "mst"
 
     # --------------------------------------------------------------- fit
     def _fit(self, U, plan, source):
@@ -908,6 +1115,10 @@ default=None
         post-processing.
         """
         W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
+        sel = plan.selection or {"rule": "none"}
+        if sel["rule"] != "none":
+            self._fit_selected(U, plan, source)
+            return
 
         # ---- the only steps that read the data: the counts of the maximal
         # tables (_stats.attribute_statistic), in memory or summed over chunks
@@ -928,17 +1139,38 @@ default=None
             tau = tau * np.array([A not in exact for A in W.subsets])
         released = W.unwhiten(t_noisy, plan.residual_scales, total=plan.n_samples)
         released.update(z_exact)
+        self._finish_residual(
+            W, plan, c, tau, released, [], source, "none", exact=exact, inv=inv
+        )
+
+    def _finish_residual(
+        self, W, plan, c, tau, released, extra, source, rule, exact=(), inv=None
+    ):
+        """Fitted attributes and the generator (post-processing).
+
+        ``exact``: the residuals the invariants publish exactly (``inv``);
+        never with selection (``_selection_plan``).
+        """
+        self.selection_ = rule
+        names = [str(x) for x in self.blocks_.names]
+        self.marginals_ = [tuple(names[j] for j in S) for S in W.tables]
+        if rule == "none":
+            self.selection_shares_ = {"final": 1.0}
         self.workload_ = W
         self.noise_model_ = None
         self.decomposition_ = None
         self.sensitivity_ = plan.sensitivity
         self.residual_scales_ = c * tau
-        self.expected_error_ = plan.expected_error
-        self.gaussian_optimal_error_ = plan.lower_bound
+        if rule == "none":
+            self.expected_error_ = plan.expected_error
+            self.gaussian_optimal_error_ = plan.lower_bound
+        else:
+            self.expected_error_ = W.expected_error(tau, c)
+            self.gaussian_optimal_error_ = None
         self._residuals = released
         self.released_ = W.all_tables(released)
         self.n_estimate_ = float(released[()][0])
-        measurements = [
+        measurements = list(extra) + [
             Measurement(A, W.residual_matrix(A), released[A], c * tau[i])
             for i, A in enumerate(W.subsets)
             if A and tau[i] > 0
@@ -964,6 +1196,117 @@ default=None
         self._set_invariant_tables(
             inv,
             {S: W.reconstruct(released, S) for S in ([] if inv is None else inv.sets)},
+        )
+
+    def _fit_selected(self, U, plan, source):
+        """Selection, then ResidualPlanner's weighted noise on the chosen tables.
+
+        Budget in Gaussian DP (:mod:`skdp_synth.selection`, ``doc/privacy.md``):
+        the release is ``1/c``-GDP in every branch. ``"auto"`` first releases
+        the noisy total with the all-tables plan's noise (share ``f_0``),
+        decides from it, and either completes the all-tables plan (exactly
+        the release without selection) or runs the rule on ``1 - f_0``.
+        """
+        W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
+        sel = plan.selection
+        levels = self.blocks_.n_levels
+        cand = sel["candidates"]
+        public_n = plan.n_samples  # replace-one only
+        needed = set(W.tables) | set(cand)
+        needed |= {(j,) for j in range(len(levels)) if levels[j] >= 2}
+        needed = sorted(needed, key=lambda S: (len(S), S))
+        Wc = AttributeMarginalWorkload(
+            levels, max(len(S) for S in needed), tables=needed
+        )
+        # ---- the only data access: exact counts of the candidate tables
+        # (private; read below only through noisy measurements and the
+        # exponential mechanism's scores)
+        tables = attribute_tables_from(
+            reduce_rows(U, attribute_statistic, Wc, self.blocks_), Wc
+        )
+        rule, left, totals = sel["rule"], 1.0, []
+        shares = {}
+        if rule == "auto":
+            i0 = W.subsets.index(())
+            f0 = sel["count_share"]
+            z = W.residuals({S: tables[S] for S in W.tables})
+            t = W.whiten(z, tau)
+            # the all-tables plan's noise, drawn as without selection (one
+            # call, the same stream); only the noisy total z_∅ (coordinate 0)
+            # is read before the decision, and with selection the other
+            # coordinates are discarded unread (never released)
+            t_noisy = source.gaussian(t, c)
+            n_noisy = float(t_noisy[0] * tau[i0])
+            totals.append((n_noisy, float(c * tau[i0]) ** 2))
+            rule = self._auto_rule(W, tau, c, n_noisy)
+            if rule == "none":
+                released = W.unwhiten(t_noisy, tau, total=None)
+                del tables, z, t
+                self._finish_residual(W, plan, c, tau, released, [], source, "none")
+                return
+            del z, t, t_noisy
+            shares["count"] = f0
+            left -= f0
+        split = sel["shares"][rule]
+        kw = dict(c=c, neighbouring=self.neighbouring, source=source)
+        if rule == "mst":
+            res = select_mst(
+                tables,
+                levels,
+                cand,
+                sel["candidate_weights"],
+                share_one=left * split["one_way"],
+                share_select=left * split["select"],
+                total=public_n,
+                totals=totals,
+                **kw,
+            )
+        else:
+            res = select_aim(
+                tables,
+                levels,
+                cand,
+                sel["candidate_weights"],
+                share_one=left * split["one_way"],
+                share_rounds=left * split["rounds"],
+                total=public_n,
+                totals=totals,
+                **kw,
+            )
+        shares.update(
+            {"selection_" + k: float(v) for k, v in res.spent.items() if v > 0}
+        )
+        final_share = left - sum(res.spent.values())
+        weight = dict(zip(cand, sel["candidate_weights"]))
+        chosen = sorted(set(res.chosen), key=lambda S: (len(S), S))
+        chosen += [
+            (j,)
+            for j in range(len(levels))
+            if levels[j] >= 2 and not any(j in S for S in chosen)
+        ]
+        Wf = AttributeMarginalWorkload(
+            levels,
+            max(len(S) for S in chosen),
+            tables=chosen,
+            weights=[weight.get(S, 1.0) for S in chosen],
+        )
+        released, scales, _ = measure(
+            tables, Wf, final_share, c, self.neighbouring, source, public_n
+        )
+        del tables
+        # ---- post-processing: the total from every noisy total released
+        if public_n is None:
+            i0 = Wf.subsets.index(())
+            allt = res.totals + [(float(released[()][0]), float(scales[i0]) ** 2)]
+            v = np.array([x for x, _ in allt])
+            var = np.array([s for _, s in allt])
+            released[()] = np.array([float(np.sum(v / var) / np.sum(1 / var))])
+        shares["final"] = float(final_share)
+        self.selection_shares_ = shares
+        self._selection_result = res
+        tau_f = scales / c  # noise c τ_f (share folded in)
+        self._finish_residual(
+            Wf, plan, c, tau_f, released, res.measurements, source, rule
         )
 
     @staticmethod
@@ -1153,6 +1496,12 @@ default=None
                 f"need 1 to {W.d} distinct attributes of {names}, got {list(columns)}"
             )
         S = tuple(sorted(pos))
+        if not any(set(S) <= set(T) for T in W.tables):
+            raise ValueError(
+                f"the table {[names[j] for j in S]} was not measured (selection_="
+                f"{getattr(self, 'selection_', 'none')!r}); measured: "
+                f"{getattr(self, 'marginals_', None)}"
+            )
         values = W.reconstruct(self._residuals, S).reshape(
             tuple(int(W.n_levels[j]) for j in S)
         )

@@ -274,6 +274,11 @@ class ReleasePlan(Plan):
         ``E ||noise||²`` over the answers.
     lower_bound : float or None
         ``gaussian_optimal_error_`` (see the estimator).
+    selection : dict or None
+        ``"residual"``: what ``selection`` fixes before the data is read
+        (:mod:`skdp_synth.selection`): ``rule`` (``"none"``, ``"mst"``,
+        ``"aim"``, or ``"auto"`` when the choice waits for the noisy total),
+        the public candidates and their weights, the budget shares.
     """
 
     mechanism: str
@@ -290,3 +295,4 @@ class ReleasePlan(Plan):
     sensitivity: float
     expected_error: float
     lower_bound: float | None
+    selection: dict | None = None

@@ -814,7 +814,12 @@ def test_residual_mechanism_noise_is_pinned(monkeypatch, relation):
         [rng.integers(0, 3, 400), rng.integers(0, 2, 400), rng.integers(0, 3, 400)]
     )
     est = ProjectedGaussianRelease(
-        epsilon=0.7, delta=1e-7, neighbouring=relation, blocks=blocks, random_state=1
+        epsilon=0.7,
+        delta=1e-7,
+        neighbouring=relation,
+        blocks=blocks,
+        selection="none",  # the all-tables plan (auto would select on 400 rows)
+        random_state=1,
     ).fit(blocks.to_bits(L))
     ((values, scale),) = calls
     W = AttributeMarginalWorkload([3, 2, 3], 2)

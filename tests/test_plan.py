@@ -247,7 +247,13 @@ def test_residual_plan_computes_the_sensitivity_once(monkeypatch, relation):
         return original(self, tau, neighbouring, *args)
 
     monkeypatch.setattr(AttributeMarginalWorkload, "whitened_sensitivity", spy)
-    est = _fit(ProjectedGaussianRelease(neighbouring=relation, random_state=0), _data())
+    # the all-tables plan (selection measures further workloads in the fit)
+    est = _fit(
+        ProjectedGaussianRelease(
+            neighbouring=relation, selection="none", random_state=0
+        ),
+        _data(),
+    )
     assert calls == [relation]
     monkeypatch.setattr(AttributeMarginalWorkload, "whitened_sensitivity", original)
     W = est.plan_.workload

@@ -1,0 +1,368 @@
+"""Private selection of marginals: accounting, score sensitivity, audit, estimator."""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import ndtr, ndtri
+
+from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+from skdp_synth import selection as sel
+from skdp_synth.attribute_workload import AttributeMarginalWorkload
+from skdp_synth.audit import audit_epsilon
+from skdp_synth.mechanisms import NoiseSource, analytic_gaussian_sigma
+from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.selection import (
+    exponential_mechanism,
+    gdp_mu_of_pure_dp,
+    l1_scores,
+    pure_dp_of_gdp_mu,
+    score_sensitivity,
+)
+
+LEVELS = [2, 3, 2]
+
+
+# ----------------------------------------------------------- accounting
+@pytest.mark.parametrize("eps", [0.01, 0.3, 1.0, 3.0])
+def test_pure_dp_is_gdp_with_the_stated_mu(eps):
+    """``f_{ε,0} >= G_μ`` on a fine grid, with equality at the kink (tight).
+
+    ``f_{ε,0}(α) = max(0, 1 - e^ε α, e^{-ε}(1 - α))`` is the trade-off
+    function of ε-DP, ``G_μ(α) = Φ(Φ⁻¹(1-α) - μ)`` that of μ-GDP (Dong2022).
+    Tolerance 1e-12: both sides are closed-form evaluations of erf.
+    """
+    mu = gdp_mu_of_pure_dp(eps)
+    alpha = np.concatenate([np.logspace(-12, -1, 400), np.linspace(0.1, 1, 400)])
+    alpha = np.clip(alpha, 0.0, 1.0)
+    f = np.maximum.reduce(
+        [np.zeros_like(alpha), 1 - math.exp(eps) * alpha, math.exp(-eps) * (1 - alpha)]
+    )
+    G = ndtr(ndtri(1 - alpha) - mu)
+    assert np.all(f >= G - 1e-12)
+    kink = 1.0 / (1.0 + math.exp(eps))
+    f_k = math.exp(-eps) * (1 - kink)
+    assert ndtr(ndtri(1 - kink) - mu) == pytest.approx(f_k, rel=1e-9)
+    # a slightly smaller μ is violated at the kink: the conversion is tight
+    assert ndtr(ndtri(1 - kink) - 0.99 * mu) > f_k
+    assert pure_dp_of_gdp_mu(mu) == pytest.approx(eps, rel=1e-10)
+
+
+# --------------------------------------------------- score sensitivity
+def _tables(rows, cands, levels=LEVELS):
+    W = AttributeMarginalWorkload(levels, 3, tables=list(cands))
+    R = np.asarray(rows, dtype=np.int64).reshape(-1, len(levels))
+    return [W.table(R, S) for S in cands]
+
+
+CANDS = [(0, 1), (0, 2), (1, 2), (0, 1, 2)]
+UNIVERSE = np.array(list(itertools.product(*[range(k) for k in LEVELS])))
+
+
+def _neighbours(rows, neighbouring):
+    if neighbouring == "add-remove-one":
+        for u in UNIVERSE:
+            yield np.vstack([rows, u[None, :]])
+        for i in range(len(rows)):
+            yield np.delete(rows, i, axis=0)
+    else:
+        for i in range(len(rows)):
+            for u in UNIVERSE:
+                R = rows.copy()
+                R[i] = u
+                yield R
+
+
+@pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
+def test_score_sensitivity_by_brute_force(neighbouring):
+    """Every neighbour of several datasets, random public models and weights:
+    ``max |q(D) - q(D')| <= Δ`` for every candidate, and ``Δ`` is attained."""
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for trial in range(6):
+        rows = UNIVERSE[rng.integers(0, len(UNIVERSE), 5)]
+        w = rng.uniform(0.5, 3.0, len(CANDS))
+        if trial % 2:  # integer models put data on both sides of the model
+            model = [
+                rng.integers(0, 4, t.size).astype(float) for t in _tables(rows, CANDS)
+            ]
+        else:
+            model = [rng.uniform(0, 3, t.size) for t in _tables(rows, CANDS)]
+        penalty = rng.uniform(0, 5, len(CANDS))  # public: cancels in differences
+        q = l1_scores(_tables(rows, CANDS), model, w, penalty)
+        delta = score_sensitivity(w, neighbouring)
+        for R in _neighbours(rows, neighbouring):
+            q2 = l1_scores(_tables(R, CANDS), model, w, penalty)
+            change = float(np.max(np.abs(q2 - q)))
+            assert change <= delta + 1e-9
+            worst = max(worst, change / delta)
+    assert worst == pytest.approx(1.0, abs=1e-9)  # the bound is attained
+
+
+# --------------------------------------------------------------- audit
+def _selection_outputs(rows, runs, seed, planted=False):
+    """The selection step on ``rows``: scores from the data, one
+    exponential mechanism (ε = 1, add/remove), ``runs`` independent draws."""
+    model = [np.zeros(6), np.array([0.0, 5.0, 0.0, 0.0])]  # public models
+    w = np.ones(2)
+    q = l1_scores(_tables(rows, [(0, 1), (0, 2)]), model, w)
+    delta = score_sensitivity(w, "add-remove-one")
+    if planted:
+        delta = delta / 2  # the planted bug: half the sensitivity
+    rng = np.random.default_rng(seed)
+    return np.array(
+        [exponential_mechanism(q, 1.0, delta, rng) for _ in range(runs)], float
+    )
+
+
+@pytest.mark.parametrize("planted", [False, True])
+def test_audit_of_the_selection_step(planted):
+    """The neighbours ``D`` and ``D + (0, 0, 1)`` move the two scores by +1
+    and -1 (the worst case). The correct mechanism's true privacy loss is
+    0.62 <= ε = 1, so the audit's lower bound stays below 1 except with
+    probability alpha = 1e-3 (the false-failure rate); with half the
+    sensitivity the loss is 1.44 and the audit refutes ε = 1."""
+    D = np.array([[1, 1, 1]])
+    D2 = np.array([[1, 1, 1], [0, 0, 1]])
+    a = _selection_outputs(D, 40000, 1, planted)
+    b = _selection_outputs(D2, 40000, 2, planted)
+    result = audit_epsilon(a, b, alpha=1e-3)
+    if planted:
+        assert result.epsilon_lower > 1.0
+    else:
+        assert result.epsilon_lower <= 1.0
+
+
+# ------------------------------------------------- weighted allocation
+def test_weighted_tables_closure_and_default_equivalence():
+    W = AttributeMarginalWorkload([3, 2, 4], 2, tables=[(0, 1), (2,)])
+    assert W.subsets == [(), (0,), (1,), (2,), (0, 1)]
+    full = AttributeMarginalWorkload([3, 2, 4, 5], 2)
+    listed = AttributeMarginalWorkload(
+        [3, 2, 4, 5], 2, tables=full.tables, weights=np.ones(len(full.tables))
+    )
+    assert listed.subsets == full.subsets
+    # the same arithmetic in the same order: equal to rounding
+    np.testing.assert_allclose(listed.allocation(), full.allocation(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
+def test_weighted_allocation_is_optimal_and_calibrated(neighbouring):
+    rng = np.random.default_rng(3)
+    levels = [3, 2, 4, 2]
+    tables = [(0, 1), (1, 2, 3), (0, 3), (2,)]
+    w = [1.0, 4.0, 0.5, 2.0]
+    W = AttributeMarginalWorkload(levels, 3, tables=tables, weights=w)
+    tau, _ = W.calibrated_scales(neighbouring)
+    assert W.whitened_sensitivity(tau, neighbouring) == pytest.approx(1.0, rel=1e-12)
+    # the weighted objective is Σ_S w_S Σ_cells Var (all cells of S alike)
+    total = sum(
+        wS * W.n_cells(S) * W.cell_variance(tau, 1.0, S) for wS, S in zip(w, tables)
+    )
+    assert W.expected_error(tau, 1.0) == pytest.approx(total, rel=1e-10)
+    best = W.expected_error(tau, 1.0)
+    for _ in range(50):  # every perturbed allocation, recalibrated, is worse
+        t2 = tau * np.exp(rng.normal(0, 0.3, tau.size)) * (tau > 0)
+        t2 = t2 * W.whitened_sensitivity(t2, neighbouring)
+        assert W.expected_error(t2, 1.0) >= best * (1 - 1e-12)
+    # brute force: whitened sensitivity over every record / pair of records
+    universe = np.array(list(itertools.product(*[range(k) for k in levels])))
+    G = np.array(
+        [
+            np.concatenate(
+                [W.answers(u[None, :])[A] / t for A, t in zip(W.subsets, tau) if t > 0]
+            )
+            for u in universe
+        ]
+    )
+    if neighbouring == "add-remove-one":
+        sens = np.linalg.norm(G, axis=1).max()
+    else:
+        sens = np.linalg.norm(G[:, None, :] - G[None, :, :], axis=2).max()
+    assert sens == pytest.approx(1.0, rel=1e-9)
+
+
+# ---------------------------------------------------------- estimator
+def _frame(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, n)
+    b = (a + (rng.random(n) < 0.2)) % 3
+    c = rng.integers(0, 2, n)
+    d = (c ^ (rng.random(n) < 0.1)).astype(int)
+    e = np.where(rng.random(n) < 0.7, a, rng.integers(0, 4, n))  # e depends on a
+    df = pd.DataFrame({"a": a, "b": b, "c": c, "d": d, "e": e}).astype(str)
+    cats = {col: sorted(df[col].unique()) for col in df}
+    return df, cats
+
+
+def _pipe(cats, **kw):
+    return make_synthesis_pipeline(
+        BooleanEncoder(categories=cats), ProjectedGaussianRelease(**kw)
+    )
+
+
+def _mu2(est):
+    """Σ μ_i² of every step, from what the fit recorded (Dong2022 Cor. 3.3)."""
+    res = est._selection_result
+    shares = est.selection_shares_
+    c = est.plan_.noise_sigma
+    gauss = sum(v for k, v in shares.items() if k != "selection_select")
+    exp_mu2 = sum(gdp_mu_of_pure_dp(e) ** 2 for e in res.epsilons)
+    return gauss / c**2 + exp_mu2
+
+
+@pytest.mark.parametrize("rule", ["mst", "aim"])
+@pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
+def test_selection_spends_exactly_the_budget(rule, neighbouring):
+    df, cats = _frame()
+    pipe = _pipe(
+        cats, epsilon=0.5, selection=rule, neighbouring=neighbouring, random_state=0
+    ).fit(df)
+    est = pipe[-1]
+    c = analytic_gaussian_sigma(0.5, 1e-6)
+    assert est.plan_.noise_sigma == c  # the release's own calibration
+    assert est.selection_ == rule
+    assert est.epsilon_ == 0.5 and est.delta_ == 1e-6
+    # the whole fit is 1/c-GDP: Σ μ_i² = 1/c² (recorded steps, rounding only)
+    assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
+    assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
+    res = est._selection_result
+    with pytest.raises(ValueError, match="was not measured"):
+        unmeasured = next(
+            S
+            for S in itertools.combinations(range(5), 2)
+            if not any(set(S) <= set(T) for T in est.workload_.tables)
+        )
+        est.marginal_table([df.columns[j] for j in unmeasured])
+    cand = est.plan_.selection["candidates"]
+    assert all(S in cand for S in res.chosen)
+    if rule == "mst":  # a spanning tree of the 5 attributes
+        assert len(res.chosen) == 4 and len(set(res.chosen)) == 4
+    out = pipe.sample(50, random_state=0)
+    assert list(out.columns) == list(df.columns)
+
+
+def test_mst_finds_the_planted_dependences():
+    df, cats = _frame(6000)
+    est = _pipe(cats, epsilon=1.0, selection="mst", random_state=0).fit(df)[-1]
+    chosen = set(est._selection_result.chosen)
+    # a-b (0, 1), c-d (2, 3) and a-e (0, 4) carry all the dependence
+    assert {(0, 1), (2, 3), (0, 4)} <= chosen
+
+
+def test_auto_chooses_from_public_n_and_says_so():
+    df, cats = _frame()
+    small = _pipe(cats, epsilon=0.05, n_rows=3000, random_state=0).fit(df)[-1]
+    large = _pipe(cats, epsilon=5.0, n_rows=3000, random_state=0).fit(df)[-1]
+    assert small.plan_.selection["rule"] == small.selection_ in ("mst", "aim")
+    assert large.plan_.selection["rule"] == large.selection_ == "none"
+    assert len(large.marginals_) == 10 and ("a", "b") in large.marginals_
+
+
+def test_auto_without_selection_is_the_all_tables_release():
+    """Under add/remove the choice waits for the noisy total; when it keeps
+    all tables, the release is the one of ``selection="none"`` (the same
+    noise call on the same stream in one process: exact equality)."""
+    df, cats = _frame()
+    auto = _pipe(cats, epsilon=5.0, random_state=0).fit(df)[-1]
+    none = _pipe(cats, epsilon=5.0, selection="none", random_state=0).fit(df)[-1]
+    assert auto.plan_.selection["rule"] == "auto" and auto.selection_ == "none"
+    np.testing.assert_array_equal(auto.released_, none.released_)
+
+
+def test_workload_and_target_by_name():
+    df, cats = _frame()
+    est = _pipe(
+        cats,
+        epsilon=1.0,
+        workload={("a", "b"): 3.0, ("c", "d"): 1.0, "e": 1.0},
+        selection="none",
+        random_state=0,
+    ).fit(df)[-1]
+    W = est.workload_
+    assert W.tables == [(4,), (0, 1), (2, 3)]
+    np.testing.assert_array_equal(W.weights, [1.0, 3.0, 1.0])
+    assert est.marginals_ == [("e",), ("a", "b"), ("c", "d")]
+    tgt = _pipe(cats, epsilon=1.0, target="e", selection="none", random_state=0)
+    W = tgt.fit(df)[-1].workload_
+    triples = [S for S in W.tables if len(S) == 3]
+    assert len(triples) == 6 and all(4 in S for S in triples)
+    for S, w in zip(W.tables, W.weights):
+        assert w == (2.0 if 4 in S else 1.0)
+
+
+def test_gridsearch_tunes_target_and_workload():
+    from sklearn.model_selection import GridSearchCV
+
+    df, cats = _frame(1200)
+    grid = GridSearchCV(
+        _pipe(cats, epsilon=1.0, random_state=0),
+        {
+            "projectedgaussianrelease__target": [None, "a"],
+            "projectedgaussianrelease__workload": [None, {("a", "b"): 2.0}],
+        },
+        cv=2,
+    ).fit(df)
+    assert len(grid.cv_results_["params"]) == 4
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"target": "zz"}, "unknown attribute"),
+        ({"workload": {("a", "zz"): 1.0}}, "unknown attribute"),
+        ({"workload": {("a", "b"): -1.0}}, "positive"),
+        ({"selection": "mst", "mechanism": "correlated"}, "needs mechanism"),
+        ({"target": "a", "mechanism": "correlated"}, "residual"),
+    ],
+)
+def test_bad_workloads_are_refused_before_the_data(kw, match):
+    df, cats = _frame(200)
+    with pytest.raises(ValueError, match=match):
+        _pipe(cats, epsilon=1.0, random_state=0, **kw).fit(df)
+
+
+def test_measure_is_calibrated_to_its_share():
+    """``measure`` at share f adds noise c/sqrt(f) to whitened residuals."""
+    W = AttributeMarginalWorkload(LEVELS, 2, tables=[(0, 1)])
+    rows = UNIVERSE[:5]
+    tables = {(0, 1): W.table(rows, (0, 1))}
+    _, scales, ms = sel.measure(tables, W, 0.25, 2.0, "add-remove-one", NoiseSource(0))
+    tau, _ = W.calibrated_scales("add-remove-one")
+    np.testing.assert_allclose(scales, 2.0 / 0.5 * tau, rtol=1e-12)
+    assert len(ms) == len(W.subsets) - 1
+
+
+@pytest.mark.parametrize("rule", ["mst", "aim"])
+def test_generator_sees_only_released_measurements(rule, monkeypatch):
+    """With selection the generator receives the selection steps' noisy
+    measurements and the final release's residuals, nothing else."""
+    import skdp_synth.gaussian_release as gr
+
+    seen = []
+    original = gr.fit_rows
+
+    def spy(measurements, *args, **kwargs):
+        seen.append(list(measurements))
+        return original(measurements, *args, **kwargs)
+
+    monkeypatch.setattr(gr, "fit_rows", spy)
+    df, cats = _frame(1500)
+    est = _pipe(cats, epsilon=0.5, selection=rule, random_state=0).fit(df)[-1]
+    ((ms,),) = [seen]
+    selected = est._selection_result.measurements
+    W = est.workload_
+    final = [
+        (A, est._residuals[A], est.residual_scales_[i])
+        for i, A in enumerate(W.subsets)
+        if A and est.residual_scales_[i] > 0
+    ]
+    assert len(ms) == len(selected) + len(final)
+    for m, s in zip(ms, selected):
+        assert m is s  # the very objects the selection step released
+    for m, (A, values, sigma) in zip(ms[len(selected) :], final):
+        # the same arrays, passed on: exact
+        assert m.attributes == A and m.sigma == sigma
+        np.testing.assert_array_equal(m.values, values)

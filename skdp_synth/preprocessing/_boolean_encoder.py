@@ -1022,6 +1022,12 @@ def _cast_back(series, dtype, categories=None):
 
 
 #: The keys a schema file may hold: the ``BooleanEncoder`` arguments that
-#: describe the public domain (every parameter but ``random_state``). The CLI
+#: describe the public domain (every parameter but ``random_state`` and the
+#: budget ``epsilon``, ``delta``, ``neighbouring``). The CLI
 #: and the report read schemas against this one set.
-SCHEMA_KEYS = frozenset(BooleanEncoder().get_params()) - {"random_state"}
+SCHEMA_KEYS = frozenset(BooleanEncoder().get_params()) - {
+    "random_state",
+    "epsilon",  # a budget, not a domain: the pipeline sets it
+    "delta",
+    "neighbouring",
+}

@@ -91,7 +91,7 @@ def categories(df, cats):
 
 
 def ours(train, cats, eps, delta, seed):
-    enc = BooleanEncoder(categories=cats, random_state=seed)
+    enc = BooleanEncoder(categories=cats, epsilon="auto", random_state=seed)
     syn = ProjectedGaussianRelease(epsilon=eps, delta=delta, random_state=seed)
     t0 = time.perf_counter()
     with warnings.catch_warnings():

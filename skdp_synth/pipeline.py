@@ -72,7 +72,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     categorical table after a :class:`~skdp_synth.preprocessing.BooleanEncoder`).
 
     **One ε for the whole pipeline** (issue 22). When the first step is a
-    :class:`~skdp_synth.preprocessing.BooleanEncoder` without ``epsilon`` that
+    :class:`~skdp_synth.preprocessing.BooleanEncoder` with ``epsilon="auto"`` that
     has domains to learn (numeric columns without ``bin_edges``, categorical
     columns without ``categories``; decided from the parameters and the
     schema, not the values) and the last step has an ``epsilon``, ``fit``
@@ -89,9 +89,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         As :class:`~sklearn.pipeline.Pipeline`.
     domain_share : float in (0, 1) or None, default=0.2
         Share of the last step's budget spent on the encoder's private
-        domains; ``None`` never splits (undeclared domains are then learned
-        without privacy, with a warning). 0.2 was chosen by measurement
-        (``benchmarks/bench_mixed.py``).
+        domains (an encoder with ``epsilon="auto"``); ``None`` never splits
+        (undeclared domains are then learned without privacy, with a
+        warning). 0.2 was chosen by measurement (``benchmarks/bench_mixed.py``).
     memory, verbose, transform_input
         As :class:`~sklearn.pipeline.Pipeline`.
 
@@ -144,7 +144,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         if share is None or len(self.steps) < 2:
             return []
         first, final = self.steps[0][1], self._final_estimator
-        if not hasattr(first, "_needs_budget") or first.epsilon is not None:
+        if not hasattr(first, "_needs_budget") or first.epsilon != "auto":
             return []
         final_params = getattr(final, "get_params", dict)(deep=False)
         if final_params.get("epsilon") is None or not first._needs_budget(X):

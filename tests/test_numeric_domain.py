@@ -99,7 +99,7 @@ def test_coarse_edges_are_leaf_edges_and_isolate_a_point_mass():
 
 def test_pipeline_spends_the_one_epsilon_written():
     df = _mixed()
-    enc = BooleanEncoder(random_state=0)
+    enc = BooleanEncoder(epsilon="auto", random_state=0)
     syn = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no PrivacyLeakWarning
@@ -111,7 +111,7 @@ def test_pipeline_spends_the_one_epsilon_written():
     assert math.isclose(pipe.delta_, 1e-6, rel_tol=1e-15)
     assert pipe.privacy_guarantee_.neighbouring == "add-remove-one"
     # the parameters are as the user wrote them after the fit
-    assert pipe[0].epsilon is None and pipe[0].delta == 0.0
+    assert pipe[0].epsilon == "auto" and pipe[0].delta == 0.0
     assert pipe[-1].epsilon == 1.0 and pipe[-1].delta == 1e-6
     out = pipe.sample(300, random_state=1)
     assert list(out.columns) == list(df.columns)
@@ -135,7 +135,9 @@ def test_replace_one_doubles_the_sensitivity():
     syn = ProjectedGaussianRelease(
         epsilon=1.0, delta=1e-6, neighbouring="replace-one", random_state=0
     )
-    pipe = make_synthesis_pipeline(BooleanEncoder(random_state=0), syn).fit(df)
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(epsilon="auto", random_state=0), syn
+    ).fit(df)
     assert pipe[0].privacy_guarantee_.neighbouring == "replace-one"
     assert pipe.privacy_guarantee_.neighbouring == "replace-one"
 

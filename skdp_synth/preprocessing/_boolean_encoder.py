@@ -161,7 +161,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         values decides. A dict ``{column: bool}`` declares it per column
         (public; a column declared ``False`` never gets a missing value and
         rejects one); columns not in it follow ``"infer"``.
-    epsilon : float, default=None
+    epsilon : float, "auto" or None, default=None
         Budget for the domains that are not declared: numeric columns without
         ``bin_edges`` get private data-dependent bins (PrivTree) and a fine
         1-way histogram used to decode values; categorical columns without
@@ -169,9 +169,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``delta > 0``), the others merged into ``"other"``; boolean columns
         take ``[False, True]`` from their dtype. Split equally over those
         columns; derivation in ``doc/privacy.md`` ("Private domains"). ``None``:
-        such domains are learned without privacy, with a warning.
-        :func:`~skdp_synth.make_synthesis_pipeline` sets it from the
-        synthesizer's budget (``domain_share``).
+        such domains are learned without privacy, with a warning. ``"auto"``:
+        in a :func:`~skdp_synth.make_synthesis_pipeline`, paid from the
+        synthesizer's budget (its ``domain_share``); fitted alone, as
+        ``None``.
     delta : float, default=0.0
         The ``δ`` for discovering categorical levels, split over those columns.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
@@ -248,7 +249,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         "numeric_encoding": [StrOptions({"thermometer", "onehot"})],
         "n_bins": [Interval(Integral, 1, None, closed="left")],
         "missing": [StrOptions({"infer", "always", "never"}), dict],
-        "epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "epsilon": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+            None,
+        ],
         "delta": [Interval(Real, 0, 1, closed="left")],
         "neighbouring": [StrOptions({"add-remove-one", "replace-one"})],
         "out_of_bounds": [StrOptions({"auto", "clip", "error"})],
@@ -267,7 +272,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         numeric_encoding: Literal["thermometer", "onehot"] = "thermometer",
         n_bins: int = 10,
         missing: Literal["infer", "always", "never"] | Mapping[Any, bool] = "infer",
-        epsilon: float | None = None,
+        epsilon: float | Literal["auto"] | None = None,
         delta: float = 0.0,
         neighbouring: Literal["add-remove-one", "replace-one"] = "add-remove-one",
         out_of_bounds: Literal["auto", "clip", "error"] = "auto",
@@ -355,7 +360,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.delta_ = float(self.delta) if n_levels else 0.0
         self.privacy_guarantee_ = (
             None
-            if self.epsilon is None
+            if self.epsilon is None or self.epsilon == "auto"
             else PrivacyGuarantee(
                 self.epsilon_,
                 self.delta_,
@@ -377,7 +382,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """``{column: "numeric" | "levels" | "bool"}`` whose domain is learned
         privately. A function of the parameters and the schema (names,
         dtypes) only: public."""
-        if self.epsilon is None:
+        if self.epsilon is None or self.epsilon == "auto":
             return {}
         declared = set(self.categories or {}) | set(self.ordinal or {})
         declared |= set(self.bin_edges or {})

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+from functools import partial
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,7 +14,12 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import graph_constant, import_dask
-from ._sklearn_compat import _fit_context, _name_estimators, _print_elapsed_time
+from ._sklearn_compat import (
+    Interval,
+    _fit_context,
+    _name_estimators,
+    _print_elapsed_time,
+)
 from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
@@ -70,6 +77,38 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     synthetic data comes out in the schema of the input (e.g. the original
     categorical table after a :class:`~skdp_synth.preprocessing.BooleanEncoder`).
 
+    **One ε for the whole pipeline** (issue 22). When the first step is a
+    :class:`~skdp_synth.preprocessing.BooleanEncoder` with ``epsilon="auto"`` that
+    has domains to learn (numeric columns without ``bin_edges``, categorical
+    columns without ``categories``; decided from the parameters and the
+    schema, not the values) and the last step has an ``epsilon``, ``fit``
+    gives the encoder ``domain_share`` of the last step's ``ε`` (and of its
+    ``δ``, for discovering levels) and the last step the rest, under the last
+    step's neighbouring relation; both parameters are restored after ``fit``.
+    By sequential composition the pipeline is ``(ε, δ)``-DP for the ``ε, δ``
+    written on the last step; ``epsilon_``, ``delta_`` and
+    ``privacy_guarantee_`` record it (``doc/privacy.md``, "Private domains").
+
+    Parameters
+    ----------
+    steps : list of (str, estimator)
+        As :class:`~sklearn.pipeline.Pipeline`.
+    domain_share : float in (0, 1) or None, default=0.2
+        Share of the last step's budget spent on the encoder's private
+        domains (an encoder with ``epsilon="auto"``); ``None`` never splits
+        (undeclared domains are then learned without privacy, with a
+        warning). 0.2 was chosen by measurement (``benchmarks/bench_mixed.py``).
+    memory, verbose, transform_input
+        As :class:`~sklearn.pipeline.Pipeline`.
+
+    Attributes
+    ----------
+    epsilon_, delta_ : float
+        What the fit spent in total (every step's recorded guarantee, by
+        sequential composition).
+    privacy_guarantee_ : PrivacyGuarantee or None
+        The composed guarantee (``None`` when no step records one).
+
     Examples
     --------
     >>> import pandas as pd
@@ -81,6 +120,118 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     >>> [name for name, _ in pipe.steps]
     ['booleanencoder', 'passthrough']
     """
+
+    _parameter_constraints = {
+        **Pipeline._parameter_constraints,
+        "domain_share": [Interval(Real, 0, 1, closed="neither"), None],
+    }
+
+    def __init__(
+        self,
+        steps: list,
+        *,
+        transform_input: Any = None,
+        memory: Any = None,
+        verbose: bool = False,
+        domain_share: float | None = 0.2,
+    ) -> None:
+        super().__init__(
+            steps, transform_input=transform_input, memory=memory, verbose=verbose
+        )
+        self.domain_share = domain_share
+
+    def _split_budget(self, X):
+        """``[(step, saved params)]`` after giving the encoder its share.
+
+        Public inputs only: the parameters, and ``X``'s column names and
+        dtypes.
+        """
+        share = self.domain_share
+        if share is None or len(self.steps) < 2:
+            return []
+        first, final = self.steps[0][1], self._final_estimator
+        if not hasattr(first, "_needs_budget") or first.epsilon != "auto":
+            return []
+        final_params = getattr(final, "get_params", dict)(deep=False)
+        if final_params.get("epsilon") is None or not first._needs_budget(X):
+            return []
+        eps = float(final_params["epsilon"])
+        delta = float(final_params.get("delta") or 0.0)
+        saved = [
+            (first, {k: first.get_params()[k] for k in ("epsilon", "delta")}),
+            (
+                final,
+                {k: final_params[k] for k in ("epsilon", "delta") if k in final_params},
+            ),
+        ]
+        # the encoder needs a δ only to discover the levels of an undeclared
+        # categorical column (public: the schema); otherwise all of δ stays
+        # with the last step
+        delta_share = share if first._needs_delta(X) else 0.0
+        enc = {"epsilon": share * eps, "delta": delta_share * delta}
+        # the encoder's guarantee must hold for the last step's relation, so
+        # that the two compose: its parameter, else replace-one (the pure
+        # ε-DP synthesizers' fixed relation)
+        saved[0][1]["neighbouring"] = first.get_params()["neighbouring"]
+        enc["neighbouring"] = final_params.get("neighbouring", "replace-one")
+        first.set_params(**enc)
+        rest = {"epsilon": eps - share * eps}
+        if "delta" in final_params:
+            rest["delta"] = delta - delta_share * delta
+        accountant = final_params.get("accountant")
+        if accountant is not None:
+            # fail closed: the whole (ε, δ) written on the last step is checked
+            # before the encoder reads a value; the encoder's share is charged
+            # after a successful fit (_with_split_budget), the rest by the step
+            accountant.check(eps, delta, final_params.get("neighbouring"))
+        final.set_params(**rest)
+        return saved
+
+    def _record_guarantee(self):
+        """Sequential composition of the steps' recorded guarantees."""
+        from .privacy import PrivacyGuarantee
+
+        found = [
+            step.privacy_guarantee_
+            for _, step in self.steps
+            if getattr(step, "privacy_guarantee_", None) is not None
+        ]
+        relations = {g.neighbouring for g in found}
+        if not found or len(relations) > 1:
+            self.privacy_guarantee_ = None
+            self.epsilon_ = self.delta_ = None
+            return
+        eps = sum(g.epsilon for g in found)
+        delta = sum(g.delta for g in found)
+        self.privacy_guarantee_ = PrivacyGuarantee(
+            eps,
+            delta,
+            relations.pop(),
+            "sequential composition of "
+            + "; ".join(g.mechanism for g in found if g.mechanism),
+        )
+        self.epsilon_, self.delta_ = self.privacy_guarantee_.epsilon, delta
+
+    def _with_split_budget(self, fit, X, y, **params):
+        saved = self._split_budget(X)
+        try:
+            out = fit(X, y, **params)
+        finally:
+            for step, values in saved:
+                step.set_params(**values)
+        if saved:
+            # the encoder's private domains are charged to the last step's
+            # accountant too: the pipeline spent the ε the user wrote, not
+            # only the last step's part of it
+            encoder, final = self.steps[0][1], self._final_estimator
+            accountant = getattr(final, "accountant", None)
+            g = getattr(encoder, "privacy_guarantee_", None)
+            if accountant is not None and g is not None:
+                accountant.spend(
+                    g.epsilon, g.delta, g.neighbouring, mechanism=g.mechanism
+                )
+        self._record_guarantee()
+        return out
 
     def _fit_head(self, X, y, params):
         """Fit every step but the last; return ``(Xt, last step's fit params)``.
@@ -157,7 +308,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         """
         if get_config().get("enable_metadata_routing", False):
             return super().fit(X, y, **params)
-        return self._rollback_on_failure(self._fit_with_blocks, X, y, **params)
+        return self._rollback_on_failure(
+            partial(self._with_split_budget, self._fit_with_blocks), X, y, **params
+        )
 
     def _fit_with_blocks(self, X, y=None, **params):
         Xt, final_params = self._fit_head(X, y, params)
@@ -183,7 +336,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         if get_config().get("enable_metadata_routing", False):
             return super().fit_transform(X, y, **params)
         return self._rollback_on_failure(
-            self._fit_transform_with_blocks, X, y, **params
+            partial(self._with_split_budget, self._fit_transform_with_blocks),
+            X,
+            y,
+            **params,
         )
 
     def _fit_transform_with_blocks(self, X, y=None, **params):
@@ -341,11 +497,19 @@ def _fit_accepts(estimator, name):
 
 
 def make_synthesis_pipeline(
-    *steps: Any, memory: Any = None, verbose: bool = False
+    *steps: Any,
+    memory: Any = None,
+    verbose: bool = False,
+    domain_share: float | None = 0.2,
 ) -> SynthesisPipeline:
     """Build a :class:`SynthesisPipeline` from estimators, naming them automatically.
 
     Like :func:`sklearn.pipeline.make_pipeline`: step names are the lowercased
-    class names.
+    class names. ``domain_share``: see :class:`SynthesisPipeline`.
     """
-    return SynthesisPipeline(_name_estimators(steps), memory=memory, verbose=verbose)
+    return SynthesisPipeline(
+        _name_estimators(steps),
+        memory=memory,
+        verbose=verbose,
+        domain_share=domain_share,
+    )

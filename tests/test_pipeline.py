@@ -225,3 +225,49 @@ def test_verbose_times_every_step_including_the_synthesizer(capsys, method):
     assert "(step 2 of 2) Processing _slowbootstrap" in lines[1]
     total = float(lines[1].rsplit("total=", 1)[1].rstrip("s"))
     assert total >= _SLEEP - 0.05
+
+
+# ------------------------------------- the one budget of a pipeline (issue 22)
+def _mixed_frame(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "sector": rng.choice(["public", "private"], n),
+        }
+    )
+
+
+def test_pipeline_charges_the_whole_epsilon_to_the_accountant():
+    from skdp_synth import BudgetAccountant, ProjectedGaussianRelease
+
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-5, neighbouring="add-remove-one")
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"sector": ["public", "private"]}, random_state=0),
+        ProjectedGaussianRelease(
+            epsilon=1.0, delta=1e-6, accountant=acc, random_state=0
+        ),
+    ).fit(_mixed_frame())
+    # the encoder's private domains (a fifth) and the release (the rest)
+    assert pipe.epsilon_ == 1.0
+    assert acc.total_spent[0] == pytest.approx(1.0, rel=1e-12)
+    assert len(acc.spent) == 2
+    # no undeclared categorical column: the encoder needs no delta, the
+    # release keeps all of it
+    assert pipe[0].delta_ == 0.0 and pipe[-1].delta_ == 1e-6
+    assert pipe.delta_ == 1e-6
+
+
+def test_pipeline_refuses_before_any_step_reads_a_value():
+    from skdp_synth import BudgetAccountant, ProjectedGaussianRelease
+    from skdp_synth.exceptions import BudgetError
+
+    acc = BudgetAccountant(epsilon=0.5, delta=1e-5, neighbouring="add-remove-one")
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"sector": ["public", "private"]}, random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, accountant=acc, random_state=0),
+    )
+    bad = _mixed_frame().assign(sector="unknown")  # a value the encoder refuses
+    with pytest.raises(BudgetError):  # the budget, not the value
+        pipe.fit(bad)
+    assert acc.spent == []

@@ -217,7 +217,9 @@ def test_anonymity_and_unknown_guarantees(real, synthetic):
 def test_privacy_leak_warnings_are_recorded(real):
     with pytest.warns(PrivacyLeakWarning) as fit_warnings:
         pipe = make_synthesis_pipeline(
-            BooleanEncoder(categories=CATS),  # age's edges learned: a leak
+            # epsilon=None: age's edges learned without privacy, a leak (the
+            # default, "auto", would learn them privately in the pipeline)
+            BooleanEncoder(categories=CATS, epsilon=None),
             ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
         ).fit(real)
     rep = fidelity_report(

@@ -51,7 +51,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from dataclasses import dataclass, field
-from numbers import Integral
+from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -63,8 +63,15 @@ from sklearn.utils.validation import check_is_fitted
 from .._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ..blocks import Block, Blocks
 from ..exceptions import PrivacyLeakWarning
-from ..mechanisms import make_generator
+from ..mechanisms import NoiseSource, make_generator
+from ..privacy import PrivacyGuarantee
 from ..validation import check_finite_width, reject_bool_params, restore_on_failure
+from ._numeric_domain import (
+    coarse_edges,
+    decode_fine,
+    privtree_histogram,
+    stable_levels,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -75,6 +82,8 @@ if TYPE_CHECKING:
 __all__ = ["BooleanEncoder"]
 
 MISSING_LABEL = "<missing>"
+#: The level that undiscovered categories of a privately learned column map to.
+OTHER_LABEL = "other"
 
 
 def _is_missing(values):
@@ -107,6 +116,9 @@ class _ColumnSpec:
     encoding: str = "thermometer"  # for ordinal/numeric: thermometer or onehot
     integer: bool = False
     bits: list = field(default_factory=list)  # output feature names
+    fine: object = None  # FineHistogram of a privately learned numeric domain
+    other: bool = False  # undeclared levels map to the last level ("other")
+    clip: bool = False  # values outside the edges are clipped (else an error)
 
     @property
     def n_levels(self):
@@ -129,22 +141,53 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     bin_edges : dict, default=None
         ``{column: increasing edges e_0 < ... < e_B}`` for numeric columns:
         ``B`` bins ``[e_{i-1}, e_i)``, the last one closed. Values outside
-        ``[e_0, e_B]`` are rejected.
+        ``[e_0, e_B]`` are rejected (see ``out_of_bounds``).
+    bounds : dict, default=None
+        ``{column: (lo, hi)}``: public bounds of numeric columns whose bins are
+        learned privately inside them (needs ``epsilon``). Values outside are
+        clipped (see ``out_of_bounds``).
     numeric_encoding : {"thermometer", "onehot"}, default="thermometer"
         Code for numeric and ordinal columns.
     n_bins : int, default=10
         Number of equal-width bins between the observed minimum and maximum
         when a numeric column's edges are not given (inferred, with a warning).
-    missing : {"infer", "always", "never"}, default="infer"
+    missing : {"infer", "always", "never"} or dict, default="infer"
         Which columns get a missing category/bit. ``"always"``: every column
         (data-independent). ``"never"``: none, missing values are an error.
         ``"infer"``: columns whose declared categories contain ``None``, plus
         columns where the training data has missing values -- the latter is
-        learned from the data and warns.
+        learned from the data and warns, except for columns whose domain is
+        learned privately (``epsilon``), where a noisy count of the missing
+        values decides. A dict ``{column: bool}`` declares it per column
+        (public; a column declared ``False`` never gets a missing value and
+        rejects one); columns not in it follow ``"infer"``.
+    epsilon : float, "auto" or None, default="auto"
+        Budget for the domains that are not declared: numeric columns without
+        ``bin_edges`` get private data-dependent bins (PrivTree) and a fine
+        1-way histogram used to decode values; categorical columns without
+        ``categories`` get their frequent levels by a noisy threshold (needs
+        ``delta > 0``), the others merged into ``"other"``; boolean columns
+        take ``[False, True]`` from their dtype. Split equally over those
+        columns; derivation in ``doc/privacy.md`` ("Private domains"). ``None``:
+        such domains are learned without privacy, with a warning. ``"auto"``:
+        in a :func:`~skdp_synth.make_synthesis_pipeline`, paid from the
+        synthesizer's budget (its ``domain_share``); fitted alone, as
+        ``None``.
+    delta : float, default=0.0
+        The ``δ`` for discovering categorical levels, split over those columns.
+    neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
+        The relation the private domains are calibrated for.
+    out_of_bounds : {"auto", "clip", "error"}, default="auto"
+        Values outside the edges or bounds: ``"clip"`` to the nearest end
+        (with a warning naming the columns, never a value or a count),
+        ``"error"`` rejects them. ``"auto"``: an error for declared
+        ``bin_edges``, clipping for ``bounds`` and private domains.
     decode : {"sample", "argmax"}, default="sample"
         Rule for ambiguous blocks in :meth:`inverse_transform`.
-    numeric_value : {"midpoint", "uniform"}, default="midpoint"
-        Value a decoded numeric bin takes.
+    numeric_value : {"auto", "fine", "midpoint", "uniform"}, default="auto"
+        Value a decoded numeric bin takes. ``"fine"``: drawn from the private
+        fine histogram inside the bin (columns with a private domain).
+        ``"auto"``: ``"fine"`` where there is one, else ``"midpoint"``.
     random_state : None, int or RandomState, default=None
         Randomness of ``decode="sample"`` and ``numeric_value="uniform"``.
 
@@ -155,7 +198,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     specs_ : list of _ColumnSpec
         Per-column encoding (kind, levels, missing flag, output bits).
     inferred_ : list
-        Columns whose domain was learned from the data.
+        Columns whose domain was learned from the data without privacy.
+    private_domains_ : list
+        Columns whose domain was learned privately (``epsilon``).
+    epsilon_, delta_ : float
+        Spent on private domains (0 when none was learned).
+    privacy_guarantee_ : PrivacyGuarantee or None
+        What the private domains guarantee (``None`` without ``epsilon``).
     blocks_ : Blocks
         The bit layout as a :class:`~skdp_synth.blocks.Blocks`, one block per
         column (named ``str(column)``): ``"onehot"`` for nominal columns
@@ -196,11 +245,20 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         "categories": [dict, None],
         "ordinal": [dict, None],
         "bin_edges": [dict, None],
+        "bounds": [dict, None],
         "numeric_encoding": [StrOptions({"thermometer", "onehot"})],
         "n_bins": [Interval(Integral, 1, None, closed="left")],
-        "missing": [StrOptions({"infer", "always", "never"})],
+        "missing": [StrOptions({"infer", "always", "never"}), dict],
+        "epsilon": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+            None,
+        ],
+        "delta": [Interval(Real, 0, 1, closed="left")],
+        "neighbouring": [StrOptions({"add-remove-one", "replace-one"})],
+        "out_of_bounds": [StrOptions({"auto", "clip", "error"})],
         "decode": [StrOptions({"sample", "argmax"})],
-        "numeric_value": [StrOptions({"midpoint", "uniform"})],
+        "numeric_value": [StrOptions({"auto", "fine", "midpoint", "uniform"})],
         "random_state": ["random_state"],
     }
 
@@ -210,19 +268,29 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         categories: Mapping[Any, Sequence[Any]] | None = None,
         ordinal: Mapping[Any, Sequence[Any]] | None = None,
         bin_edges: Mapping[Any, ArrayLike] | None = None,
+        bounds: Mapping[Any, tuple[float, float]] | None = None,
         numeric_encoding: Literal["thermometer", "onehot"] = "thermometer",
         n_bins: int = 10,
-        missing: Literal["infer", "always", "never"] = "infer",
+        missing: Literal["infer", "always", "never"] | Mapping[Any, bool] = "infer",
+        epsilon: float | Literal["auto"] | None = "auto",
+        delta: float = 0.0,
+        neighbouring: Literal["add-remove-one", "replace-one"] = "add-remove-one",
+        out_of_bounds: Literal["auto", "clip", "error"] = "auto",
         decode: Literal["sample", "argmax"] = "sample",
-        numeric_value: Literal["midpoint", "uniform"] = "midpoint",
+        numeric_value: Literal["auto", "fine", "midpoint", "uniform"] = "auto",
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.categories = categories
         self.ordinal = ordinal
         self.bin_edges = bin_edges
+        self.bounds = bounds
         self.numeric_encoding = numeric_encoding
         self.n_bins = n_bins
         self.missing = missing
+        self.epsilon = epsilon
+        self.delta = delta
+        self.neighbouring = neighbouring
+        self.out_of_bounds = out_of_bounds
         self.decode = decode
         self.numeric_value = numeric_value
         self.random_state = random_state
@@ -248,6 +316,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             return self._fit_schema(X._meta)
         df = self._as_frame(X, reset=True)
         declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
+        declared += [self.bounds or {}, self._missing_map()]
         for d in declared:
             unknown = [c for c in d if c not in df.columns]
             if unknown:
@@ -255,9 +324,22 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     f"columns {unknown} are declared in the encoder's parameters "
                     f"but not present in X (columns: {list(df.columns)})"
                 )
+        # the budget is fixed from the public schema before any value is read
+        private = self._private_columns(df.columns, df.dtypes)
+        paid = [c for c, how in private.items() if how != "bool"]
+        n_levels = sum(how == "levels" for how in private.values())
+        eps_col = self.epsilon / len(paid) if paid else 0.0
+        delta_col = self.delta / n_levels if n_levels else 0.0
+        sens = 2.0 if self.neighbouring == "replace-one" else 1.0
+        source = NoiseSource(self.random_state) if paid else None
         specs, inferred = [], []
         for col in df.columns:
-            spec, was_inferred = self._column_spec(col, df[col])
+            if col in private:
+                spec, was_inferred = self._private_spec(
+                    col, df[col], private[col], eps_col, delta_col, sens, source
+                )
+            else:
+                spec, was_inferred = self._column_spec(col, df[col])
             specs.append(spec)
             if was_inferred:
                 inferred.append(col)
@@ -273,10 +355,136 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.columns_ = list(df.columns)
         self.specs_ = specs
         self.inferred_ = inferred
+        self.private_domains_ = list(private)
+        self.epsilon_ = float(self.epsilon) if paid else 0.0
+        self.delta_ = float(self.delta) if n_levels else 0.0
+        self.privacy_guarantee_ = (
+            None
+            if self.epsilon is None or self.epsilon == "auto"
+            else PrivacyGuarantee(
+                self.epsilon_,
+                self.delta_,
+                self.neighbouring,
+                "private domains: PrivTree bins and Laplace fine histograms "
+                "(Zhang2016), stability-based level discovery (Korolova2009)",
+            )
+        )
         self.blocks_ = _blocks(specs)
-        # Validate the training data against the (now fixed) domain.
-        self._encode(df)
+        # Validate the training data against the (now fixed) domain; clipping
+        # inside a private domain is part of the mechanism and does not warn.
+        self._encode(df, warn=False)
         return self
+
+    def _missing_map(self):
+        return self.missing if isinstance(self.missing, dict) else {}
+
+    def _private_columns(self, columns, dtypes):
+        """``{column: "numeric" | "levels" | "bool"}`` whose domain is learned
+        privately. A function of the parameters and the schema (names,
+        dtypes) only: public."""
+        if self.epsilon is None or self.epsilon == "auto":
+            return {}
+        declared = set(self.categories or {}) | set(self.ordinal or {})
+        declared |= set(self.bin_edges or {})
+        out = {}
+        for col, dt in zip(columns, dtypes):
+            if col in declared:
+                continue
+            if pd.api.types.is_bool_dtype(dt):
+                out[col] = "bool"
+            elif isinstance(dt, pd.CategoricalDtype) and dt.ordered:
+                continue  # level order from the dtype: learned as before
+            elif pd.api.types.is_numeric_dtype(dt):
+                out[col] = "numeric"
+            elif self.delta > 0:
+                out[col] = "levels"
+        return out
+
+    def _needs_budget(self, X):
+        """Whether fitting on ``X`` with a budget would learn a domain
+        privately: a function of the parameters and ``X``'s schema only."""
+        return any(how != "bool" for how in self._private_probe(X))
+
+    def _needs_delta(self, X):
+        """Whether that budget needs a ``δ``: only the level discovery of an
+        undeclared categorical column does (numeric domains are pure ``ε``).
+        A function of the parameters and ``X``'s schema only."""
+        return "levels" in self._private_probe(X)
+
+    def _private_probe(self, X):
+        columns, dtypes = getattr(X, "columns", None), getattr(X, "dtypes", None)
+        if columns is None or dtypes is None:
+            return []
+        probe = self._private_columns.__func__(_Probe(self), columns, dtypes)
+        return list(probe.values())
+
+    def _private_spec(self, col, series, how, eps, delta, sens, source):
+        """The domain of one undeclared column, learned privately."""
+        dtype = series.dtype
+        declared = self._missing_map().get(col)
+        if self.missing in ("always", "never"):
+            declared = self.missing == "always"
+        if how == "bool":
+            missing = bool(declared) if declared is not None else False
+            inferred = False
+            if declared is None and not isinstance(dtype, np.dtype):
+                # a nullable boolean: whether it has missing values is learned
+                # without privacy, as missing="infer" does (and warns)
+                missing = inferred = bool(_is_missing(series).any())
+            kind = "nominal" if missing else "binary"
+            spec = _ColumnSpec(col, kind, [False, True], missing, dtype)
+            spec.bits = _bit_names(spec)
+            return spec, inferred
+        if how == "levels":
+            levels, noisy_missing = stable_levels(
+                series, eps, delta, source, sensitivity=sens
+            )
+            other = OTHER_LABEL
+            while other in levels:
+                other = f"<{other}>"
+            levels = [*levels, other]
+            if declared is None:
+                declared = noisy_missing > sens / eps
+            if isinstance(dtype, pd.CategoricalDtype):
+                dtype = pd.CategoricalDtype(levels)
+            spec = _ColumnSpec(col, "nominal", levels, bool(declared), dtype)
+            spec.other = True
+            spec.bits = _bit_names(spec)
+            return spec, False
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        integer = pd.api.types.is_integer_dtype(dtype)
+        root = None
+        if col in (self.bounds or {}):
+            lo, hi = _check_bounds(col, self.bounds[col])
+            if integer:
+                lo, hi = float(np.ceil(lo)), float(np.floor(hi)) + 1.0
+            root = (lo, hi)
+            values = np.where(np.isnan(values), np.nan, np.clip(values, lo, hi))
+        hist = privtree_histogram(
+            values, eps, source, integer=integer, sensitivity=sens, root=root
+        )
+        edges = coarse_edges(hist, self.n_bins)
+        if declared is None:
+            if isinstance(dtype, np.dtype) and dtype.kind in "iub":
+                declared = False  # a NumPy integer column cannot hold NaN
+            else:
+                # one noise scale of the leaf counts (eps / 2 each)
+                declared = hist.missing_count > sens / (eps / 2.0)
+        spec = _ColumnSpec(
+            col,
+            "numeric",
+            edges,
+            bool(declared),
+            dtype,
+            encoding=self.numeric_encoding,
+            integer=integer,
+        )
+        spec.fine = hist
+        spec.clip = "warn" if root is not None else "silent"
+        if self.out_of_bounds == "error":
+            spec.clip = False
+        spec.bits = _bit_names(spec)
+        return spec, False
 
     def _fit_schema(self, meta):
         """Fit from a public schema only (the empty frame ``meta`` of a Dask frame)."""
@@ -355,6 +563,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             kind, values = "ordinal", list(levels)
         elif edges is not None:
             kind, values = "numeric", _check_edges(col, edges)
+        elif col in (self.bounds or {}):
+            lo, hi = _check_bounds(col, self.bounds[col])
+            kind, values = "numeric", list(np.linspace(lo, hi, self.n_bins + 1))
         elif isinstance(series.dtype, pd.CategoricalDtype) and series.cat.ordered:
             kind, values, inferred = "ordinal", list(series.cat.categories), True
         elif _is_numeric(series):
@@ -397,7 +608,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if not values:
                 raise ValueError(f"column {col!r} needs at least one category")
 
-        if self.missing == "always":
+        if col in self._missing_map():
+            missing = bool(self._missing_map()[col])
+        elif self.missing == "always":
             missing = True
         elif self.missing == "never":
             missing = False
@@ -417,6 +630,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             encoding=self.numeric_encoding,
             integer=integer,
         )
+        if kind == "numeric" and (
+            self.out_of_bounds == "clip"
+            or (self.out_of_bounds == "auto" and col in (self.bounds or {}))
+        ):
+            spec.clip = "warn"
         spec.bits = _bit_names(spec)
         return spec, inferred
 
@@ -430,8 +648,18 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         df = self._as_frame(X, reset=False)
         return self._encode(df)
 
-    def _encode(self, df):
+    def _encode(self, df, warn=True):
+        self._clipped = []
         blocks = [self._encode_column(spec, df[spec.name]) for spec in self.specs_]
+        if warn and self._clipped:
+            # the columns, never a value, a row or how many
+            warnings.warn(
+                f"columns {self._clipped} have values outside their bounds; they "
+                "were clipped to the nearest bound (out_of_bounds='error' rejects "
+                "them instead)",
+                UserWarning,
+                stacklevel=3,
+            )
         if not blocks:
             return np.zeros((len(df), 0), dtype=np.uint8)
         return np.hstack(blocks).astype(np.uint8)
@@ -439,7 +667,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     def _encode_column(self, spec, series):
         n = len(series)
         miss = np.asarray(_is_missing(series), dtype=bool)
-        if miss.any() and not spec.missing:
+        if miss.any() and not spec.missing and spec.fine is not None:
+            # a private domain whose noisy missing count was below its noise:
+            # the few missing values go to the middle bin (documented)
+            mid = spec.levels[(len(spec.levels) - 1) // 2]
+            series = series.astype(np.float64).fillna(mid)
+            miss = np.zeros(len(series), dtype=bool)
+        elif miss.any() and not spec.missing:
             raise ValueError(
                 f"column {spec.name!r} has missing values but its domain has no "
                 "missing category (missing='never', or categories without None)"
@@ -450,7 +684,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             values = series.to_numpy(dtype=np.float64, na_value=np.nan)
             edges = np.asarray(spec.levels)
             bad = ~miss & ~((values >= edges[0]) & (values <= edges[-1]))
-            if bad.any():
+            if bad.any() and spec.clip:
+                values = np.where(miss, np.nan, np.clip(values, edges[0], edges[-1]))
+                if spec.clip == "warn":
+                    self._clipped.append(spec.name)
+            elif bad.any():
                 # name the column and the problem, never the value or the row
                 raise ValueError(
                     f"column {spec.name!r} has values outside the bin edges "
@@ -537,6 +775,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if spec.kind == "numeric":
             edges = np.asarray(spec.levels, dtype=np.float64)
             left, right = edges[index], edges[index + 1]
+            if spec.fine is not None and self.numeric_value in ("auto", "fine"):
+                last = index == len(edges) - 2
+                values = decode_fine(spec.fine, left, right, last, rng)
+                series = pd.Series(values, dtype=np.float64)
+                series[miss] = np.nan
+                return _cast_back(series, spec.dtype)
             if self.numeric_value == "uniform":
                 values = left + rng.random(len(index)) * (right - left)
             else:
@@ -656,6 +900,22 @@ def _is_numeric(series):
     return pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
 
 
+class _Probe:
+    """The encoder's parameters with a budget: what would be learned privately."""
+
+    def __init__(self, encoder):
+        self.categories, self.ordinal = encoder.categories, encoder.ordinal
+        self.bin_edges = encoder.bin_edges
+        self.epsilon, self.delta = 1.0, 1.0
+
+
+def _check_bounds(col, bounds):
+    lo, hi = (float(v) for v in bounds)
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise ValueError(f"bounds[{col!r}] must be finite with lo < hi")
+    return lo, hi
+
+
 def _check_edges(col, edges):
     edges = np.asarray(edges, dtype=np.float64)
     if edges.ndim != 1 or edges.size < 2:
@@ -732,6 +992,8 @@ def _category_index(spec, series, miss):
                     ),
                     None,
                 )
+        if j is None and spec.other:
+            j = len(spec.levels) - 1
         if j is None:
             unknown.append(v)
         else:
@@ -804,6 +1066,12 @@ def _is_missing_level(level):
 
 
 #: The keys a schema file may hold: the ``BooleanEncoder`` arguments that
-#: describe the public domain (every parameter but ``random_state``). The CLI
+#: describe the public domain (every parameter but ``random_state`` and the
+#: budget ``epsilon``, ``delta``, ``neighbouring``). The CLI
 #: and the report read schemas against this one set.
-SCHEMA_KEYS = frozenset(BooleanEncoder().get_params()) - {"random_state"}
+SCHEMA_KEYS = frozenset(BooleanEncoder().get_params()) - {
+    "random_state",
+    "epsilon",  # a budget, not a domain: the pipeline sets it
+    "delta",
+    "neighbouring",
+}

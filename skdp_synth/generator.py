@@ -67,7 +67,13 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["Measurement", "GeneratorResult", "controlled_rows", "fit_rows"]
+__all__ = [
+    "Measurement",
+    "GeneratorResult",
+    "auto_model_rows",
+    "controlled_rows",
+    "fit_rows",
+]
 
 #: largest dense clique matrix H_S (cells²) held in memory, in entries
 _MAX_CLIQUE_ENTRIES = 4_000_000
@@ -78,6 +84,9 @@ _REL_TOL = 1e-3
 _NOISE_TOL = 0.01
 #: tables up to this many rows try every pair of rows in the swap phase
 _ALL_PAIRS_ROWS = 400
+#: κ of :func:`auto_model_rows`: the rounding of the model table may add at
+#: most this fraction of the noise's standard deviation per cell
+ROUNDING_SHARE = 0.05
 
 
 @dataclass(frozen=True)
@@ -221,6 +230,443 @@ def _build_cliques(measurements, n_levels):
     return list(cliques.values()), int(total)
 
 
+# ------------------------------------------------- the two bookkeepings
+class _DenseState:
+    """Per-clique bookkeeping with dense ``H_S`` (any linear measurement).
+
+    One clique at a time, as the generator did before the vectorised
+    :class:`_KronState`; used when a measurement's ``Q_mᵀ Q_m`` is not of
+    the Kronecker form that :class:`_KronState` needs (e.g. the bit tables of
+    the bit-level mechanisms), or on request (``vectorised=False``).
+    """
+
+    def __init__(self, cliques, R):
+        self.cliques, self.R = cliques, R
+        a = R.shape[1]
+        self.by_attr = [
+            [i for i, c in enumerate(cliques) if j in c.S] for j in range(a)
+        ]
+        self.reset()
+
+    def reset(self):
+        R = self.R
+        self.cells = [c.cells(R) for c in self.cliques]
+        self.tables = [
+            np.bincount(ix, minlength=c.size).astype(np.float64)
+            for c, ix in zip(self.cliques, self.cells)
+        ]
+        self.grads = [2.0 * (c.H @ T - c.b) for c, T in zip(self.cliques, self.tables)]
+        self.losses = [c.loss(T) for c, T in zip(self.cliques, self.tables)]
+
+    def has_members(self, j):
+        return bool(self.by_attr[j])
+
+    def loss(self):
+        return float(sum(self.losses))
+
+    def move_deltas(self, j, L, rows):
+        """Exact loss change when each of ``rows`` moves to each level of ``j``."""
+        R, cells, grads = self.R, self.cells, self.grads
+        cur = R[rows, j]
+        delta = np.zeros((rows.size, L))
+        for i in self.by_attr[j]:
+            c = self.cliques[i]
+            st = c.strides[j]
+            base = cells[i][rows] - cur * st
+            # compact index of the other attributes' configuration
+            compact = (base // (st * L)) * st + base % st
+            grid = c.grid(j)  # (cells/L, L) cell index of (configuration, level)
+            g, dg = grads[i][grid], c.diag[grid]
+            table = g[:, None, :] - g[:, :, None] + dg[:, None, :] + dg[:, :, None]
+            table -= 2.0 * c.H[grid[:, :, None], grid[:, None, :]]
+            # [configuration, current level, new level] -> one row per synthetic row
+            delta += table.reshape(-1, L)[compact * L + cur]
+        return delta
+
+    def swap_gains(self, j, r1, r2):
+        """Exact loss change of exchanging attribute ``j`` between ``r1`` and ``r2``."""
+        R, cells, grads = self.R, self.cells, self.grads
+        lv1, lv2 = R[r1, j], R[r2, j]
+        gain = np.zeros(r1.size)
+        sign = (1.0, -1.0, 1.0, -1.0)
+        for i in self.by_attr[j]:
+            c = self.cliques[i]
+            st = c.strides[j]
+            o1, o2 = cells[i][r1], cells[i][r2]
+            n1, n2 = o1 + (lv2 - lv1) * st, o2 + (lv1 - lv2) * st
+            idx = (n1, o1, n2, o2)
+            g = grads[i]
+            gain += g[n1] - g[o1] + g[n2] - g[o2]
+            for x in range(4):
+                for y in range(4):
+                    gain += sign[x] * sign[y] * c.H[idx[x], idx[y]]
+        return gain
+
+    def trial(self, j, chosen, new_level):
+        """``(old, new, state)``: the members' loss before and after the moves."""
+        members = self.by_attr[j]
+        old_loss = sum(self.losses[i] for i in members)
+        trial = {}
+        for i in members:
+            c = self.cliques[i]
+            ix = self.cells[i].copy()
+            ix[chosen] += (new_level - self.R[chosen, j]) * c.strides[j]
+            T = (
+                self.tables[i]
+                + np.bincount(ix[chosen], minlength=c.size)
+                - np.bincount(self.cells[i][chosen], minlength=c.size)
+            )
+            trial[i] = (ix, T, c.loss(T))
+        return old_loss, sum(v[2] for v in trial.values()), trial
+
+    def commit(self, j, chosen, new_level, trial):
+        self.R[chosen, j] = new_level
+        for i, (ix, T, lo) in trial.items():
+            c = self.cliques[i]
+            self.cells[i], self.tables[i], self.losses[i] = ix, T, lo
+            self.grads[i] = 2.0 * (c.H @ T - c.b)
+
+    def over_filled(self):
+        over = np.zeros(self.R.shape[0], dtype=bool)
+        for i in range(len(self.cliques)):
+            over |= self.grads[i][self.cells[i]] > 1e-9
+        return over
+
+
+def _kron_coefficients(m, n_levels):
+    """``β`` with ``Q_mᵀ Q_m = Σ_{B⊆A} β_B ⊗_{j∈B} I ⊗_{j∈A∖B} J``, or ``None``.
+
+    ``J`` is the all-ones matrix; ``B`` is a bit mask over the positions of
+    ``A = m.attributes``. An identity query is ``β = e_A``. A residual query
+    ``⊗ Q_jᵀ`` (Helmert rows) gives ``⊗ (I - J/L_j)``, of this form too. For a
+    general ``Q`` the coefficients are read off one column of ``QᵀQ``
+    (``G[c, 0]`` depends only on the set ``B`` of positions where the cell
+    ``c`` and the cell 0 agree: ``h(B) = Σ_{C⊆B} β_C``, Möbius inversion) and
+    the form is then checked on two random vectors; ``None`` when it fails.
+    """
+    A = m.attributes
+    k = len(A)
+    beta = np.zeros(1 << k)
+    if m.query is None:
+        beta[-1] = 1.0
+        return beta
+    shape = tuple(int(n_levels[j]) for j in A)
+    if any(L < 2 for L in shape):
+        return None
+    Q = m.query
+    size = Q.shape[1]
+    strides = [int(np.prod(shape[q + 1 :], dtype=np.int64)) for q in range(k)]
+    col = Q.T @ Q[:, 0]
+    h = np.array(
+        [
+            col[sum(strides[q] for q in range(k) if not (B >> q) & 1)]
+            for B in range(1 << k)
+        ]
+    )
+    for B in range(1 << k):
+        sub = B
+        while True:  # Σ_{C ⊆ B} (-1)^{|B∖C|} h(C)
+            beta[B] += (-1) ** (bin(B ^ sub).count("1")) * h[sub]
+            if sub == 0:
+                break
+            sub = (sub - 1) & B
+    probe = np.random.default_rng(0).standard_normal((size, 2))
+    lhs = Q.T @ (Q @ probe)
+    rhs = np.zeros_like(lhs)
+    V = probe.T.reshape(2, *shape)
+    for B in range(1 << k):
+        axes = tuple(1 + q for q in range(k) if not (B >> q) & 1)
+        part = V.sum(axis=axes, keepdims=True) if axes else V
+        rhs += beta[B] * np.broadcast_to(part, V.shape).reshape(2, size).T
+    scale = np.abs(lhs).max() + np.abs(Q).max() ** 2
+    if not np.allclose(lhs, rhs, rtol=1e-9, atol=1e-9 * scale):
+        return None
+    return beta
+
+
+class _KronFamily:
+    """Cliques of one shape whose ``H_S`` are sums of Kronecker products of
+    ``I`` and ``J`` (the all-ones matrix), held as stacked arrays.
+
+    ``H_S = Σ_{B⊆S} α_B K_B`` with ``K_B = ⊗_{j∈B} I ⊗_{j∈S∖B} J`` (``B`` a bit
+    mask over the clique's axes). Then ``K_B T = `` the sub-table of ``T`` on
+    ``B``, spread back over the other axes, so ``H_S T`` and ``Tᵀ H_S T`` cost
+    ``2^|S|`` marginalisations of ``T`` instead of a dense ``cells²`` matrix,
+    and ``H_S[c, o] = Σ_{B⊆agree(c, o)} α_B`` (``agree``: the axes where the
+    cells ``c`` and ``o`` have the same level). All cliques of the family
+    are updated at once (one array operation per ``B``).
+    """
+
+    def __init__(self, shape, attrs, alpha, b, const):
+        self.shape = tuple(int(L) for L in shape)
+        self.k = len(self.shape)
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.strides = np.array(
+            [int(np.prod(self.shape[q + 1 :], dtype=np.int64)) for q in range(self.k)]
+        )
+        self.attrs = np.asarray(attrs, dtype=np.int64).reshape(-1, self.k)
+        self.alpha = np.asarray(alpha, dtype=np.float64)  # (n_f, 2^k)
+        self.b = np.asarray(b, dtype=np.float64)  # (n_f, cells)
+        self.const = np.asarray(const, dtype=np.float64)  # (n_f,)
+        full = (1 << self.k) - 1
+        # h[f, M] = Σ_{B ⊆ M} α_B: the entry H[c, o] when c, o agree on M
+        self.h = np.zeros_like(self.alpha)
+        for M in range(full + 1):
+            for B in range(full + 1):
+                if B & ~M == 0:
+                    self.h[:, M] += self.alpha[:, B]
+
+    def _margins(self, D, idx):
+        Dr = D.reshape(idx.size, *self.shape)
+        for B in range(1 << self.k):
+            axes = tuple(1 + q for q in range(self.k) if not (B >> q) & 1)
+            yield B, (Dr.sum(axis=axes, keepdims=True) if axes else Dr)
+
+    def hmul(self, D, idx):
+        """``H_S D_S`` for the cliques ``idx`` (rows of ``D``)."""
+        out = np.zeros((idx.size, *self.shape))
+        col = (idx.size,) + (1,) * self.k
+        for B, part in self._margins(D, idx):
+            out += self.alpha[idx, B].reshape(col) * part
+        return out.reshape(idx.size, self.size)
+
+    def quad(self, D, idx):
+        """``D_Sᵀ H_S D_S`` for the cliques ``idx``."""
+        out = np.zeros(idx.size)
+        for B, part in self._margins(D, idx):
+            out += self.alpha[idx, B] * np.square(part).reshape(idx.size, -1).sum(
+                axis=1
+            )
+        return out
+
+    def cells(self, R, idx):
+        """``(rows, cliques)`` cell index of every row of ``R`` in cliques ``idx``."""
+        out = np.zeros((R.shape[0], idx.size), dtype=np.int64)
+        for q in range(self.k):
+            out = out * self.shape[q] + R[:, self.attrs[idx, q]]
+        return out
+
+
+def _build_kron(measurements, n_levels):
+    """The cliques as :class:`_KronFamily` stacks, or ``None`` when some
+    measurement is not of the Kronecker form (see :func:`_kron_coefficients`)."""
+    sets = {m.attributes for m in measurements if m.attributes}
+    maximal = [S for S in sets if not any(set(S) < set(T) for T in sets)]
+    maximal.sort(key=lambda S: (len(S), S))
+    # the home of a measurement: the first maximal set containing it
+    home = {}
+    for S in maximal:
+        for k in range(len(S) + 1):
+            for A in itertools.combinations(S, k):
+                home.setdefault(A, S)
+    acc = {
+        S: [
+            np.zeros(1 << len(S)),
+            np.zeros(tuple(int(n_levels[j]) for j in S)),
+            0.0,
+        ]
+        for S in maximal
+    }
+    for m in measurements:
+        if not m.attributes:
+            continue
+        S = home[m.attributes]
+        pos = [S.index(j) for j in m.attributes]
+        shape_A = tuple(int(n_levels[j]) for j in m.attributes)
+        size_A = int(np.prod(shape_A, dtype=np.int64))
+        vals = m.values
+        if m.query is None:
+            if vals.size != size_A:
+                raise ValueError(
+                    f"measurement on {m.attributes}: {vals.size} values for a "
+                    f"table of {size_A} cells"
+                )
+            back = vals
+        else:
+            if m.query.shape[1] != size_A:
+                raise ValueError(
+                    f"measurement on {m.attributes}: query has {m.query.shape[1]} "
+                    f"columns, the table has {size_A} cells"
+                )
+            back = m.query.T @ vals
+        beta = _kron_coefficients(m, n_levels)
+        if beta is None:
+            return None
+        w = 1.0 / m.sigma**2
+        slot = acc[S]
+        for B in range(1 << len(pos)):
+            if beta[B] != 0.0:
+                slot[0][sum(1 << pos[t] for t in range(len(pos)) if (B >> t) & 1)] += (
+                    w * beta[B]
+                )
+        spread = [1] * len(S)
+        for t, p in enumerate(pos):
+            spread[p] = shape_A[t]
+        slot[1] += w * back.reshape(spread)  # Mᵀ y: broadcast over S ∖ A
+        slot[2] += w * float(vals @ vals)
+    groups = {}
+    for S in maximal:
+        shape = tuple(int(n_levels[j]) for j in S)
+        groups.setdefault(shape, []).append(S)
+    families = []
+    for shape, Ss in groups.items():
+        families.append(
+            _KronFamily(
+                shape,
+                Ss,
+                np.stack([acc[S][0] for S in Ss]),
+                np.stack([acc[S][1].ravel() for S in Ss]),
+                np.array([acc[S][2] for S in Ss]),
+            )
+        )
+    return families
+
+
+class _KronState:
+    """Vectorised bookkeeping: the cliques of one shape move together.
+
+    Same arithmetic as :class:`_DenseState` (exact loss changes), with
+    ``H_S`` in the ``I``/``J`` Kronecker form of :class:`_KronFamily`:
+
+    * a move of attribute ``j`` from level ``o`` to ``c`` changes the loss by
+      ``Σ_S g_S[c] - g_S[o] + κ_S`` with the constant curvature
+      ``κ_S = H[c,c] + H[o,o] - 2 H[c,o] = 2 Σ_{B∋j} α_B``; the ``Σ_S g_S[·]``
+      of every row and level is one sparse product: rows' one-hot context
+      (the other attributes of each clique) times the stacked gradients;
+    * a swap of ``j`` between two rows changes ``Σ_S`` of the gradient part
+      plus ``4 (h_full - h_{S∖j} + h_M - h_{M∪j})`` with ``M`` the other axes
+      where the two rows agree (``h`` as in :class:`_KronFamily`);
+    * applied moves update the tables and gradients by the exact
+      ``ΔL = gᵀΔT + ΔTᵀ H ΔT`` and ``g += 2 H ΔT``.
+    """
+
+    def __init__(self, families, R):
+        from scipy.sparse import csr_matrix
+
+        self._csr = csr_matrix
+        self.families, self.R = families, R
+        a = R.shape[1]
+        self.by_attr = [[] for _ in range(a)]
+        for f in families:
+            for p in range(f.k):
+                col = f.attrs[:, p]
+                for j in np.unique(col):
+                    idx = np.flatnonzero(col == j)
+                    kappa = 2.0 * sum(
+                        f.alpha[idx, B].sum() for B in range(1 << f.k) if (B >> p) & 1
+                    )
+                    self.by_attr[int(j)].append((f, idx, p, float(kappa)))
+        self.reset()
+
+    def reset(self):
+        for f in self.families:
+            every = np.arange(f.attrs.shape[0])
+            cells = f.cells(self.R, every) + every * f.size
+            f.T = (
+                np.bincount(cells.ravel(), minlength=every.size * f.size)
+                .reshape(every.size, f.size)
+                .astype(np.float64)
+            )
+            f.g = 2.0 * (f.hmul(f.T, every) - f.b)
+
+    def has_members(self, j):
+        return bool(self.by_attr[j])
+
+    def loss(self):
+        total = 0.0
+        for f in self.families:
+            every = np.arange(f.attrs.shape[0])
+            total += float(
+                np.sum(f.quad(f.T, every) - 2.0 * np.sum(f.b * f.T, axis=1) + f.const)
+            )
+        return total
+
+    def move_deltas(self, j, L, rows):
+        Rr = self.R[rows]
+        n = rows.size
+        D = np.zeros((n, L))
+        curv = 0.0
+        for f, idx, p, kappa in self.by_attr[j]:
+            n_sub = idx.size
+            nctx = f.size // L
+            G = np.moveaxis(f.g[idx].reshape(n_sub, *f.shape), 1 + p, -1)
+            G = G.reshape(n_sub * nctx, L)
+            ctx = np.zeros((n, n_sub), dtype=np.int64)
+            for q in range(f.k):
+                if q != p:
+                    ctx = ctx * f.shape[q] + Rr[:, f.attrs[idx, q]]
+            ctx += np.arange(n_sub) * nctx
+            X = self._csr(
+                (np.ones(ctx.size), ctx.ravel(), np.arange(0, ctx.size + 1, n_sub)),
+                shape=(n, n_sub * nctx),
+            )
+            D += X @ G
+            curv += kappa
+        at = np.arange(n)
+        cur = Rr[:, j]
+        delta = D - D[at, cur][:, None] + curv
+        delta[at, cur] = 0.0
+        return delta
+
+    def swap_gains(self, j, r1, r2):
+        R1, R2 = self.R[r1], self.R[r2]
+        lv1, lv2 = R1[:, j], R2[:, j]
+        gain = np.zeros(r1.size)
+        for f, idx, p, _ in self.by_attr[j]:
+            n_sub = idx.size
+            off = np.arange(n_sub) * f.size
+            o1 = f.cells(R1, idx) + off
+            o2 = f.cells(R2, idx) + off
+            d = ((lv2 - lv1) * f.strides[p])[:, None]
+            g = f.g[idx].ravel()
+            lin = g[o1 + d] - g[o1] + g[o2 - d] - g[o2]
+            mask = np.zeros((r1.size, n_sub), dtype=np.int64)
+            for q in range(f.k):
+                if q != p:
+                    cols = f.attrs[idx, q]
+                    mask |= (R1[:, cols] == R2[:, cols]).astype(np.int64) << q
+            h = f.h[idx]
+            full = (1 << f.k) - 1
+            sub = np.arange(n_sub)[None, :]
+            quad = 4.0 * (h[:, full] - h[:, full & ~(1 << p)])[None, :]
+            quad = quad + 4.0 * (h[sub, mask] - h[sub, mask | (1 << p)])
+            gain += (lin + quad).sum(axis=1)
+        return gain
+
+    def trial(self, j, chosen, new_level):
+        Rc = self.R[chosen]
+        step = new_level - Rc[:, j]
+        dl, parts = 0.0, []
+        for f, idx, p, _ in self.by_attr[j]:
+            n_sub = idx.size
+            off = np.arange(n_sub) * f.size
+            old = f.cells(Rc, idx) + off
+            new = old + (step * f.strides[p])[:, None]
+            m = n_sub * f.size
+            dT = (
+                np.bincount(new.ravel(), minlength=m)
+                - np.bincount(old.ravel(), minlength=m)
+            ).astype(np.float64)
+            dT = dT.reshape(n_sub, f.size)
+            dl += float(np.sum(f.g[idx] * dT)) + float(np.sum(f.quad(dT, idx)))
+            parts.append((f, idx, dT))
+        return 0.0, dl, parts
+
+    def commit(self, j, chosen, new_level, parts):
+        self.R[chosen, j] = new_level
+        for f, idx, dT in parts:
+            f.T[idx] += dT
+            f.g[idx] += 2.0 * f.hmul(dT, idx)
+
+    def over_filled(self):
+        over = np.zeros(self.R.shape[0], dtype=bool)
+        for f in self.families:
+            every = np.arange(f.attrs.shape[0])
+            cells = f.cells(self.R, every) + every * f.size
+            over |= (f.g.ravel()[cells] > 1e-9).any(axis=1)
+        return over
+
+
 # ----------------------------------------------------------- the estimate
 def _one_way_estimates(measurements, n_levels, n_rows):
     """Least-squares 1-way tables implied by the measurements, as probabilities."""
@@ -360,6 +806,7 @@ def fit_rows(
     init=None,
     kicks=0,
     warn=True,
+    vectorised=None,
 ):
     """The maximum-likelihood synthetic table of ``n_rows`` valid rows.
 
@@ -393,6 +840,14 @@ def fit_rows(
         Warn when the measurements disagree with each other far more than
         their noise explains (the fitted table's normalised loss exceeds the
         number of measured values by more than ``6 sqrt(2 k)``).
+    vectorised : bool or None, default=None
+        ``None``: the vectorised bookkeeping (:class:`_KronState`: the cliques
+        of one shape move together, ``H_S`` never formed) when every
+        measurement allows it -- identity queries and ResidualPlanner's
+        residuals do -- else the per-clique dense one. ``False``: the
+        per-clique dense bookkeeping (as before; for comparison). ``True``:
+        the vectorised one or an error. Both compute the same exact loss
+        changes and take the same steps.
 
     Returns
     -------
@@ -403,7 +858,17 @@ def fit_rows(
     N = int(n_rows)
     if N < 1:
         raise ValueError("n_rows must be >= 1")
-    cliques, n_measured = _build_cliques(measurements, n_levels)
+    n_measured = int(sum(m.values.size for m in measurements if m.attributes))
+    families = None
+    if vectorised is None or vectorised:
+        families = _build_kron(measurements, n_levels)
+        if families is None and vectorised:
+            raise ValueError(
+                "vectorised=True needs every measurement's QᵀQ to be a sum of "
+                "Kronecker products of identity and all-ones matrices"
+            )
+    if families is None:
+        cliques, _ = _build_cliques(measurements, n_levels)
     if batch is None:
         batch = max(16384, N // 4)
     if init is None:
@@ -414,44 +879,22 @@ def fit_rows(
             raise ValueError(f"init must have shape {(N, a)}")
     R = R.reshape(N, a)
 
-    cells = [c.cells(R) for c in cliques]
-    tables = [
-        np.bincount(ix, minlength=c.size).astype(np.float64)
-        for c, ix in zip(cliques, cells)
-    ]
-    grads = [2.0 * (c.H @ T - c.b) for c, T in zip(cliques, tables)]
-    losses = [c.loss(T) for c, T in zip(cliques, tables)]
-    initial = float(sum(losses))
-    by_attr = [[i for i, c in enumerate(cliques) if j in c.S] for j in range(a)]
+    if families is not None:
+        state = _KronState(families, R)
+    else:
+        state = _DenseState(cliques, R)
+    initial = state.loss()
     fraction = np.full((2, a), 0.5)
 
-    def move_deltas(j, L, members, rows):
-        """Exact loss change when each of ``rows`` moves to each level of ``j``."""
-        cur = R[rows, j]
-        delta = np.zeros((rows.size, L))
-        for i in members:
-            c = cliques[i]
-            st = c.strides[j]
-            base = cells[i][rows] - cur * st
-            # compact index of the other attributes' configuration
-            compact = (base // (st * L)) * st + base % st
-            grid = c.grid(j)  # (cells/L, L) cell index of (configuration, level)
-            g, dg = grads[i][grid], c.diag[grid]
-            table = g[:, None, :] - g[:, :, None] + dg[:, None, :] + dg[:, :, None]
-            table -= 2.0 * c.H[grid[:, :, None], grid[:, None, :]]
-            # [configuration, current level, new level] -> one row per synthetic row
-            delta += table.reshape(-1, L)[compact * L + cur]
-        return delta
-
-    def single_moves(j, L, members):
+    def single_moves(j, L):
         """Best new level of each (sampled) row; returns rows, levels, gains."""
         rows = np.arange(N) if N <= batch else rng.choice(N, size=batch, replace=False)
-        delta = move_deltas(j, L, members, rows)
+        delta = state.move_deltas(j, L, rows)
         best = np.argmin(delta, axis=1)
         gain = delta[np.arange(rows.size), best]
         return rows[:, None], best[:, None], gain
 
-    def swap_moves(j, L, members):
+    def swap_moves(j, L):
         """Exchange attribute ``j`` between two rows (keeps its 1-way table).
 
         Rows at level ``a`` that gain most from ``b`` are paired with rows at
@@ -461,9 +904,9 @@ def fit_rows(
         if N <= _ALL_PAIRS_ROWS:  # small tables: every pair of rows
             r1, r2 = np.triu_indices(N, 1)
             keep = R[r1, j] != R[r2, j]
-            return swap_gains(j, members, r1[keep], r2[keep])
+            return swap_gains(j, r1[keep], r2[keep])
         rows = np.arange(N) if N <= batch else rng.choice(N, size=batch, replace=False)
-        delta = move_deltas(j, L, members, rows)
+        delta = state.move_deltas(j, L, rows)
         cur = R[rows, j]
         first, second = [], []
         for lo, hi in itertools.combinations(range(L), 2):
@@ -478,24 +921,12 @@ def fit_rows(
             second.append(rows[at_hi])
         if not first:
             return np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64), np.zeros(0)
-        return swap_gains(j, members, np.concatenate(first), np.concatenate(second))
+        return swap_gains(j, np.concatenate(first), np.concatenate(second))
 
-    def swap_gains(j, members, r1, r2):
+    def swap_gains(j, r1, r2):
         """Exact gains of the swaps ``(r1, r2)``; pairs sharing a row dropped."""
         lv1, lv2 = R[r1, j], R[r2, j]
-        gain = np.zeros(r1.size)
-        sign = (1.0, -1.0, 1.0, -1.0)
-        for i in members:
-            c = cliques[i]
-            st = c.strides[j]
-            o1, o2 = cells[i][r1], cells[i][r2]
-            n1, n2 = o1 + (lv2 - lv1) * st, o2 + (lv1 - lv2) * st
-            idx = (n1, o1, n2, o2)
-            g = grads[i]
-            gain += g[n1] - g[o1] + g[n2] - g[o2]
-            for x in range(4):
-                for y in range(4):
-                    gain += sign[x] * sign[y] * c.H[idx[x], idx[y]]
+        gain = state.swap_gains(j, r1, r2)
         order = np.argsort(gain, kind="stable")
         order = order[gain[order] < -1e-6]
         used, keep = set(), []
@@ -511,12 +942,15 @@ def fit_rows(
             gain[keep],
         )
 
-    def apply_best(kind, j, members, rows, levels, gain):
-        """Apply the best fraction of improving moves if the exact loss decreases."""
+    def apply_best(kind, j, rows, levels, gain):
+        """Apply the best fraction of improving moves if the exact loss decreases.
+
+        The place for hard constraints (e.g. tables held exactly): a move or
+        swap that breaks one would be filtered here, before the trial.
+        """
         improving = np.flatnonzero(gain < -1e-6)
         if improving.size == 0:
             return 0.0
-        old_loss = sum(losses[i] for i in members)
         while True:
             k = max(1, int(math.ceil(fraction[kind, j] * improving.size)))
             if k < improving.size:
@@ -524,27 +958,13 @@ def fit_rows(
             else:
                 top = improving
             chosen, new_level = rows[top].ravel(), levels[top].ravel()
-            trial = {}
-            for i in members:
-                c = cliques[i]
-                ix = cells[i].copy()
-                ix[chosen] += (new_level - R[chosen, j]) * c.strides[j]
-                T = (
-                    tables[i]
-                    + np.bincount(ix[chosen], minlength=c.size)
-                    - np.bincount(cells[i][chosen], minlength=c.size)
-                )
-                trial[i] = (ix, T, c.loss(T))
-            new_loss = sum(v[2] for v in trial.values())
+            old_loss, new_loss, trial = state.trial(j, chosen, new_level)
             if new_loss < old_loss - 1e-12 or k == 1:
                 break
             fraction[kind, j] = max(fraction[kind, j] / 2.0, 1.0 / N)
         if new_loss >= old_loss:
             return 0.0  # even the single best move did not help (rounding)
-        R[chosen, j] = new_level
-        for i, (ix, T, lo) in trial.items():
-            cells[i], tables[i], losses[i] = ix, T, lo
-            grads[i] = 2.0 * (cliques[i].H @ T - cliques[i].b)
+        state.commit(j, chosen, new_level, trial)
         fraction[kind, j] = min(1.0, fraction[kind, j] * 1.5)
         return old_loss - new_loss
 
@@ -557,14 +977,11 @@ def fit_rows(
             improved_total = 0.0
             for j in rng.permutation(a):
                 L = int(n_levels[j])
-                members = by_attr[j]
-                if L < 2 or not members:
+                if L < 2 or not state.has_members(j):
                     continue
                 moves = swap_moves if swapping else single_moves
-                improved_total += apply_best(
-                    int(swapping), j, members, *moves(j, L, members)
-                )
-            current = float(sum(losses))
+                improved_total += apply_best(int(swapping), j, *moves(j, L))
+            current = state.loss()
             if current <= 0.0:
                 stalled[0] = True
                 break
@@ -577,24 +994,14 @@ def fit_rows(
                 swapping = False  # a swap helped: single moves may have gains again
         return done
 
-    def reset_state():
-        for i, c in enumerate(cliques):
-            cells[i] = c.cells(R)
-            tables[i] = np.bincount(cells[i], minlength=c.size).astype(np.float64)
-            grads[i] = 2.0 * (c.H @ tables[i] - c.b)
-            losses[i] = c.loss(tables[i])
-
     sweeps = descend(max_sweeps)
-    best_rows, best_loss = R.copy(), float(sum(losses))
+    best_rows, best_loss = R.copy(), state.loss()
     for _ in range(int(kicks)):
         if best_loss <= 0.0:
             break
         # iterated local search: re-draw a few attributes of rows that sit in
         # over-filled cells (positive gradient), descend again, keep the best
-        over = np.zeros(N, dtype=bool)
-        for i in range(len(cliques)):
-            over |= grads[i][cells[i]] > 1e-9
-        pool = np.flatnonzero(over)
+        pool = np.flatnonzero(state.over_filled())
         if pool.size == 0:
             break
         picked = rng.choice(
@@ -603,14 +1010,14 @@ def fit_rows(
         for r in picked:
             j = int(rng.integers(0, a))
             R[r, j] = int(rng.integers(0, int(n_levels[j])))
-        reset_state()
+        state.reset()
         sweeps += descend(max_sweeps)
-        if float(sum(losses)) <= best_loss:  # equal: drift along the plateau
-            best_rows, best_loss = R.copy(), float(sum(losses))
+        if state.loss() <= best_loss:  # equal: drift along the plateau
+            best_rows, best_loss = R.copy(), state.loss()
         else:
             R[:] = best_rows
-            reset_state()
-    loss = float(sum(losses))
+            state.reset()
+    loss = state.loss()
     if warn and not stalled[0]:
         warnings.warn(
             f"the generator stopped after max_sweeps={max_sweeps} sweeps while the "
@@ -633,6 +1040,74 @@ def fit_rows(
             stacklevel=2,
         )
     return GeneratorResult(R, loss, initial, n_measured, sweeps)
+
+
+def auto_model_rows(
+    n_total: float,
+    cell_sd: float,
+    max_cells: int,
+    *,
+    share: float = ROUNDING_SHARE,
+) -> int:
+    """Rows ``N`` of the generator's model table, from public quantities only.
+
+    The fitted table has ``N`` equal-weight rows, so every cell of every table
+    it implies is a multiple of ``1/N`` of the total; on the scale of the
+    released counts (total ``n̂``) a cell moves in steps of ``n̂/N``. Rounding
+    the (fractional) maximum-likelihood table to ``N`` rows therefore adds to
+    each cell an error in ``[-n̂/(2N), n̂/(2N)]``, of standard deviation
+    ``n̂/(N sqrt(12))`` when modelled as uniform (the standard quantisation
+    model). The release's own noise has standard deviation ``s`` per cell
+    (``cell_sd``: the smallest over the released tables, the most demanding
+    one). Independent errors add in variance, so with::
+
+        N >= n̂ / (sqrt(12) κ s)          (κ = ``share``)
+
+    the rounding raises the per-cell error by at most a factor
+    ``sqrt(1 + κ²)`` (1.031 for the default κ = 1/4): the rows' rounding
+    sits below the noise. The rule depends on the signal-to-noise ratio
+    ``n̂/s`` and not on the number of rows itself: at fixed ``n̂/s`` a table of
+    10⁶ rows gets the same model as one of 10⁴. Two bounds from the domain
+    and the release: at least ``max_cells`` rows (every cell of the largest
+    measured table can be occupied) and at most ``n̂`` (the table as many rows
+    as the release counts, the generator's model before this rule; more rows
+    would make ``sample(n̂)`` round again). A function of released and public
+    values only (post-processing).
+
+    Parameters
+    ----------
+    n_total : float
+        The released total ``n̂`` (or the public ``n`` under replace-one).
+    cell_sd : float
+        Standard deviation of the noise of one cell of the released tables
+        (counts; public: the noise scales). ``0`` or ``inf``-ratio: ``n̂`` rows.
+    max_cells : int
+        Cells of the largest measured table (public: the domain).
+    share : float, default=0.25
+        ``κ``: the rounding's share of the noise's standard deviation.
+
+    Returns
+    -------
+    int
+        ``N = min(n̂, max(ceil(n̂ / (sqrt(12) κ s)), max_cells))`` (at least 1).
+
+    Examples
+    --------
+    >>> auto_model_rows(10**6, cell_sd=20.0, max_cells=100)
+    57736
+    >>> auto_model_rows(5000, cell_sd=20.0, max_cells=100)  # rounding at n̂
+    289
+    >>> auto_model_rows(5000, cell_sd=0.0, max_cells=100)  # noise-free: n̂
+    5000
+    """
+    n_hat = max(1, int(round(float(n_total))))
+    if not (share > 0):
+        raise ValueError("share must be positive")
+    s = float(cell_sd)
+    if not (s > 0 and math.isfinite(s)):
+        return n_hat
+    need = math.ceil(n_hat / (math.sqrt(12.0) * share * s))
+    return int(max(1, min(n_hat, max(need, int(max_cells)))))
 
 
 def controlled_rows(

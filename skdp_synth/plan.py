@@ -273,6 +273,13 @@ class ReleasePlan(Plan):
         ``E ||noise||²`` over the answers.
     lower_bound : float or None
         ``gaussian_optimal_error_`` (see the estimator).
+    model_rows_cell_sd, model_rows_floor : float or None, int or None
+        ``max_model_rows="auto"``: the noise standard deviation of one cell
+        (smallest over the released tables) and the cells of the largest
+        table, from which the generator's table gets
+        ``N = auto_model_rows(n̂, model_rows_cell_sd, model_rows_floor)``
+        rows once the total ``n̂`` is released
+        (:func:`skdp_synth.generator.auto_model_rows`); ``None`` otherwise.
     """
 
     mechanism: str
@@ -289,3 +296,5 @@ class ReleasePlan(Plan):
     sensitivity: float
     expected_error: float
     lower_bound: float | None
+    model_rows_cell_sd: float | None = None
+    model_rows_floor: int | None = None

@@ -228,10 +228,16 @@ def test_generator_reads_only_released_statistics():
     finally:
         gr.fit_rows = gr_fit_rows
     W = est.workload_
+    # max_model_rows="auto": the same proportions on N rows, every value and
+    # scale times N / n̂ (N from public quantities; the same expression as
+    # _fit_generator, so equal bit for bit)
+    n_hat = max(1, int(round(est.n_estimate_)))
+    scale = est.model_rows_ / n_hat
+    assert est.model_rows_ < n_hat  # the scaled case is the one exercised
     for m in seen["m"]:
         i = W.subsets.index(m.attributes)
-        np.testing.assert_array_equal(m.values, est._residuals[m.attributes])
-        assert m.sigma == est.residual_scales_[i]
+        np.testing.assert_array_equal(m.values, est._residuals[m.attributes] * scale)
+        assert m.sigma == est.residual_scales_[i] * scale
 
 
 def test_grid_search_ranks_mechanisms_by_their_error():
@@ -303,7 +309,9 @@ def test_max_model_rows_caps_the_table_and_keeps_the_release():
         11,
     )
     U = bits.to_bits(X)
-    full = ProjectedGaussianRelease(blocks=bits, random_state=0).fit(U)
+    full = ProjectedGaussianRelease(
+        blocks=bits, random_state=0, max_model_rows=None
+    ).fit(U)
     same = ProjectedGaussianRelease(
         blocks=bits, random_state=0, max_model_rows=10**6
     ).fit(U)

@@ -202,9 +202,13 @@ class AttributeMarginalWorkload:
         """The table ``T_S`` rebuilt from (noisy) residuals, flattened in C order."""
         S = tuple(S)
         total = np.zeros(self.n_cells(S))
-        for A in self.subsets:
-            if set(A) <= set(S):
-                total += self.expansion_matrix(S, A) @ np.asarray(residuals[A], float)
+        # the subsets of S in the order of self.subsets (size, then
+        # lexicographic), looked up instead of scanning every subset
+        for k in range(len(S) + 1):
+            for A in itertools.combinations(sorted(S), k):
+                if A in self._subset_set:
+                    R = np.asarray(residuals[A], float)
+                    total += self.expansion_matrix(S, A) @ R
         return total
 
     # ----------------------------------------------------------- noise plan

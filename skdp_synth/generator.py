@@ -208,16 +208,35 @@ def _marginalisation(S, A, shape):
     return M  # (cells of A, cells of S): T_A = M @ T_S
 
 
-def _build_cliques(measurements, n_levels):
+def _maximal_sets(measurements):
+    """The measured attribute sets contained in no other, by size then order,
+    and the home of every measured set: the first maximal set containing it.
+
+    Proper subsets of each set are marked (``2^|S|`` each) instead of
+    comparing every pair of sets (quadratic in the number of tables).
+    """
     sets = {m.attributes for m in measurements if m.attributes}
-    maximal = [S for S in sets if not any(set(S) < set(T) for T in sets)]
-    maximal.sort(key=lambda S: (len(S), S))
+    covered = set()
+    for S in sets:
+        for k in range(1, len(S)):
+            covered.update(itertools.combinations(S, k))
+    maximal = sorted((S for S in sets if S not in covered), key=lambda S: (len(S), S))
+    home = {}
+    for S in maximal:
+        for k in range(1, len(S) + 1):
+            for A in itertools.combinations(S, k):
+                home.setdefault(A, S)
+    return maximal, home
+
+
+def _build_cliques(measurements, n_levels):
+    maximal, homes = _maximal_sets(measurements)
     cliques = {S: _Clique(S, n_levels) for S in maximal}
     total = 0.0
     for m in measurements:
         if not m.attributes:
             continue
-        home = next(S for S in maximal if set(m.attributes) <= set(S))
+        home = homes[m.attributes]
         cliques[home].add(m)
         total += m.values.size
     for c in cliques.values():
@@ -282,6 +301,9 @@ class _DenseState:
             # [configuration, current level, new level] -> one row per synthetic row
             delta += table.reshape(-1, L)[compact * L + cur]
         return delta
+
+    def swap_bound(self, j):
+        return None  # no cheap bound on the interaction: every pair is tried
 
     def swap_gains(self, j, r1, r2):
         """Exact loss change of exchanging attribute ``j`` between ``r1`` and ``r2``."""
@@ -447,63 +469,87 @@ class _KronFamily:
         return out
 
 
-def _build_kron(measurements, n_levels):
-    """The cliques as :class:`_KronFamily` stacks, or ``None`` when some
-    measurement is not of the Kronecker form (see :func:`_kron_coefficients`)."""
-    sets = {m.attributes for m in measurements if m.attributes}
-    maximal = [S for S in sets if not any(set(S) < set(T) for T in sets)]
-    maximal.sort(key=lambda S: (len(S), S))
-    # the home of a measurement: the first maximal set containing it
-    home = {}
-    for S in maximal:
-        for k in range(len(S) + 1):
-            for A in itertools.combinations(S, k):
-                home.setdefault(A, S)
-    acc = {
-        S: [
-            np.zeros(1 << len(S)),
-            np.zeros(tuple(int(n_levels[j]) for j in S)),
-            0.0,
-        ]
-        for S in maximal
-    }
+def _all_coefficients(measurements, n_levels):
+    """:func:`_kron_coefficients` of every measurement (``None`` for the
+    total), or ``None`` if some measurement is not of the Kronecker form.
+
+    Equal queries on equal shapes (e.g. the residuals of every pair of
+    10-level attributes) are examined once.
+    """
+    seen, out = {}, []
     for m in measurements:
         if not m.attributes:
+            out.append(None)
             continue
-        S = home[m.attributes]
-        pos = [S.index(j) for j in m.attributes]
-        shape_A = tuple(int(n_levels[j]) for j in m.attributes)
-        size_A = int(np.prod(shape_A, dtype=np.int64))
-        vals = m.values
-        if m.query is None:
-            if vals.size != size_A:
-                raise ValueError(
-                    f"measurement on {m.attributes}: {vals.size} values for a "
-                    f"table of {size_A} cells"
-                )
-            back = vals
-        else:
-            if m.query.shape[1] != size_A:
-                raise ValueError(
-                    f"measurement on {m.attributes}: query has {m.query.shape[1]} "
-                    f"columns, the table has {size_A} cells"
-                )
-            back = m.query.T @ vals
-        beta = _kron_coefficients(m, n_levels)
-        if beta is None:
+        _spread_back(m, n_levels)  # size checks first
+        shape = tuple(int(n_levels[j]) for j in m.attributes)
+        key = (shape, None if m.query is None else m.query.tobytes())
+        if key not in seen:
+            seen[key] = _kron_coefficients(m, n_levels)
+        if seen[key] is None:
             return None
-        w = 1.0 / m.sigma**2
-        slot = acc[S]
-        for B in range(1 << len(pos)):
-            if beta[B] != 0.0:
-                slot[0][sum(1 << pos[t] for t in range(len(pos)) if (B >> t) & 1)] += (
-                    w * beta[B]
-                )
-        spread = [1] * len(S)
-        for t, p in enumerate(pos):
-            spread[p] = shape_A[t]
-        slot[1] += w * back.reshape(spread)  # Mᵀ y: broadcast over S ∖ A
-        slot[2] += w * float(vals @ vals)
+        out.append(seen[key])
+    return out
+
+
+def _spread_back(m, n_levels):
+    """``Q_mᵀ y_m`` as a table on ``m.attributes`` (sizes checked)."""
+    shape_A = tuple(int(n_levels[j]) for j in m.attributes)
+    size_A = int(np.prod(shape_A, dtype=np.int64))
+    vals = m.values
+    if m.query is None:
+        if vals.size != size_A:
+            raise ValueError(
+                f"measurement on {m.attributes}: {vals.size} values for a "
+                f"table of {size_A} cells"
+            )
+        return vals.reshape(shape_A)
+    if m.query.shape[1] != size_A:
+        raise ValueError(
+            f"measurement on {m.attributes}: query has {m.query.shape[1]} "
+            f"columns, the table has {size_A} cells"
+        )
+    return (m.query.T @ vals).reshape(shape_A)
+
+
+def _kron_fold(slot, m, beta, S, n_levels):
+    """Add ``m`` (on ``A ⊆ S``) to the accumulators ``[α, b, const]`` of ``S``.
+
+    ``M = Q ∘ (marginalise S -> A)``, so ``MᵀM = QᵀQ ⊗ J_{S∖A}`` has the
+    coefficients ``β`` on the masks of ``A`` read as masks of ``S``, and
+    ``Mᵀ y = Qᵀ y`` spread over ``S ∖ A``.
+    """
+    pos = [S.index(j) for j in m.attributes]
+    w = 1.0 / m.sigma**2
+    for B in range(1 << len(pos)):
+        if beta[B] != 0.0:
+            mask = sum(1 << pos[t] for t in range(len(pos)) if (B >> t) & 1)
+            slot[0][mask] += w * beta[B]
+    spread = [1] * len(S)
+    back = _spread_back(m, n_levels)
+    for t, p in enumerate(pos):
+        spread[p] = back.shape[t]
+    slot[1] += w * back.reshape(spread)  # broadcast over S ∖ A
+    slot[2] += w * float(m.values @ m.values)
+
+
+def _new_slot(S, n_levels):
+    return [np.zeros(1 << len(S)), np.zeros(tuple(int(n_levels[j]) for j in S)), 0.0]
+
+
+def _build_kron(measurements, n_levels, betas=None):
+    """The cliques as :class:`_KronFamily` stacks, or ``None`` when some
+    measurement is not of the Kronecker form (see :func:`_kron_coefficients`)."""
+    if betas is None:
+        betas = _all_coefficients(measurements, n_levels)
+        if betas is None:
+            return None
+    maximal, home = _maximal_sets(measurements)
+    acc = {S: _new_slot(S, n_levels) for S in maximal}
+    for m, beta in zip(measurements, betas):
+        if m.attributes:
+            S = home[m.attributes]
+            _kron_fold(acc[S], m, beta, S, n_levels)
     groups = {}
     for S in maximal:
         shape = tuple(int(n_levels[j]) for j in S)
@@ -520,6 +566,46 @@ def _build_kron(measurements, n_levels):
             )
         )
     return families
+
+
+def _kron_solve(alpha, b, ridge, prior):
+    """``(H + ridge I)⁻¹ (b + ridge prior)`` for ``H = Σ_B α_B K_B`` (table shape).
+
+    ``H`` is diagonal in the components of the residual basis: on the
+    subspace ``⊗_{q∈A}(1^⊥) ⊗_{q∉A} 1`` (``A`` a mask) ``K_B`` acts as
+    ``Π_{q∉B} L_q`` if ``A ⊆ B`` and as 0 otherwise, so the eigenvalue is
+    ``λ_A = Σ_{B⊇A} α_B Π_{q∉B} L_q``; the projection onto it is
+    ``P_A v = Σ_{C⊆A} (-1)^{|A∖C|} K_C v / Π_{q∉C} L_q``
+    (``⊗_{q∈A}(I - J/L_q) ⊗_{q∉A} J/L_q`` expanded). Cost ``4^|S|``
+    marginalisations instead of a dense ``cells³`` solve.
+    """
+    shape = b.shape
+    k = len(shape)
+    full = (1 << k) - 1
+    rhs = b + ridge * prior
+    margins = {}
+    for C in range(full + 1):
+        axes = tuple(q for q in range(k) if not (C >> q) & 1)
+        part = rhs.sum(axis=axes, keepdims=True) if axes else rhs
+        outside = float(np.prod([shape[q] for q in axes])) if axes else 1.0
+        margins[C] = part / outside
+    T = np.zeros(shape)
+    for A in range(full + 1):
+        lam = ridge
+        for B in range(full + 1):
+            if A & ~B == 0:
+                lam += alpha[B] * float(
+                    np.prod([shape[q] for q in range(k) if not (B >> q) & 1])
+                )
+        proj = np.zeros(shape)
+        C = A
+        while True:
+            proj = proj + (-1) ** bin(A ^ C).count("1") * margins[C]
+            if C == 0:
+                break
+            C = (C - 1) & A
+        T += proj / lam
+    return T
 
 
 class _KronState:
@@ -547,6 +633,7 @@ class _KronState:
         self.families, self.R = families, R
         a = R.shape[1]
         self.by_attr = [[] for _ in range(a)]
+        self._bound = np.zeros(a)
         for f in families:
             for p in range(f.k):
                 col = f.attrs[:, p]
@@ -556,6 +643,11 @@ class _KronState:
                         f.alpha[idx, B].sum() for B in range(1 << f.k) if (B >> p) & 1
                     )
                     self.by_attr[int(j)].append((f, idx, p, float(kappa)))
+                    self._bound[int(j)] += 4.0 * sum(
+                        np.abs(f.alpha[idx, B]).sum()
+                        for B in range(1 << f.k)
+                        if (B >> p) & 1
+                    )
         self.reset()
 
     def reset(self):
@@ -607,6 +699,16 @@ class _KronState:
         delta = D - D[at, cur][:, None] + curv
         delta[at, cur] = 0.0
         return delta
+
+    def swap_bound(self, j):
+        """Bound on a swap's gain beyond its two single moves.
+
+        A swap's gain is the two rows' single-move gains plus the interaction
+        ``4 (h_M - h_{M∪j})`` per clique (see the class docstring; the single
+        moves carry ``2 (h_full - h_{S∖j})`` each), and
+        ``|h_M - h_{M∪j}| = |Σ_{B ⊆ M∪j, B∋j} α_B| <= Σ_{B∋j} |α_B|``.
+        """
+        return self._bound[j]
 
     def swap_gains(self, j, r1, r2):
         R1, R2 = self.R[r1], self.R[r2]
@@ -672,12 +774,14 @@ def _one_way_estimates(measurements, n_levels, n_rows):
     """Least-squares 1-way tables implied by the measurements, as probabilities."""
     a = len(n_levels)
     probs = []
+    containing = [[] for _ in range(a)]
+    for m in measurements:
+        for j in m.attributes:
+            containing[j].append(m)
     for j in range(a):
         L = int(n_levels[j])
         rows, rhs = [], []
-        for m in measurements:
-            if j not in m.attributes:
-                continue
+        for m in containing[j]:
             shape = tuple(int(n_levels[k]) for k in m.attributes)
             # measurements of a larger table inform T_j only jointly; use the
             # ones whose attribute set is {j} or, failing that, all of them
@@ -701,27 +805,58 @@ def _one_way_estimates(measurements, n_levels, n_rows):
     return probs
 
 
-def _local_table(measurements, S, n_levels, n_rows):
+def _inside(index, S):
+    """``(position, measurement)`` of the measurements inside ``S``, in order.
+
+    ``index`` is :func:`_index`'s ``{attribute set: [(position, m)]}``: the
+    ``2^|S|`` subsets are looked up instead of every measurement scanned.
+    """
+    found = []
+    for k in range(1, len(S) + 1):
+        for A in itertools.combinations(S, k):
+            found.extend(index.get(A, ()))
+    return sorted(found, key=lambda t: t[0])
+
+
+def _index(measurements):
+    out = {}
+    for i, m in enumerate(measurements):
+        if m.attributes:
+            out.setdefault(m.attributes, []).append((i, m))
+    return out
+
+
+def _local_table(index, S, n_levels, n_rows, betas=None):
     """Least-squares estimate of the table ``T_S`` from the measurements inside ``S``.
 
     Clipped at 0 and scaled to ``n_rows``; unidentified directions fall back
-    to the independent (uniform) table through a small ridge.
+    to the independent (uniform) table through a small ridge. With the
+    Kronecker coefficients ``betas`` (:func:`_all_coefficients`) the system
+    is solved in the residual basis (:func:`_kron_solve`), else densely.
     """
-    clique = _Clique(S, n_levels)
-    for m in measurements:
-        if m.attributes and set(m.attributes) <= set(S):
+    shape = tuple(int(n_levels[j]) for j in S)
+    size = int(np.prod(shape, dtype=np.int64))
+    prior = np.full(size, n_rows / size)
+    if betas is not None:
+        slot = _new_slot(S, n_levels)
+        for i, m in _inside(index, S):
+            _kron_fold(slot, m, betas[i], S, n_levels)
+        ridge = 1e-6 * (float(slot[0].sum()) + 1e-12)  # the diagonal of H
+        T = _kron_solve(slot[0], slot[1], ridge, prior.reshape(shape)).ravel()
+    else:
+        clique = _Clique(S, n_levels)
+        for _, m in _inside(index, S):
             clique.add(m)
-    prior = np.full(clique.size, n_rows / clique.size)
-    ridge = 1e-6 * (np.trace(clique.H) / clique.size + 1e-12)
-    T = np.linalg.solve(
-        clique.H + ridge * np.eye(clique.size), clique.b + ridge * prior
-    )
+        ridge = 1e-6 * (np.trace(clique.H) / clique.size + 1e-12)
+        T = np.linalg.solve(
+            clique.H + ridge * np.eye(clique.size), clique.b + ridge * prior
+        )
     T = np.clip(T, 0.0, None)
     total = T.sum()
-    return (T * (n_rows / total) if total > 0 else prior).reshape(clique.shape)
+    return (T * (n_rows / total) if total > 0 else prior).reshape(shape)
 
 
-def _tree_start(measurements, n_levels, N, rng):
+def _tree_start(measurements, n_levels, N, rng, betas=None):
     """Rows from a Chow--Liu tree over the estimated 2-way tables (controlled rounding).
 
     The tree maximises the summed mutual information of the estimated pair
@@ -738,8 +873,9 @@ def _tree_start(measurements, n_levels, N, rng):
             measured.add(pair)
     tables = {}
     weight = np.zeros((a, a))
+    index = _index(measurements)
     for j, k in measured:
-        T = _local_table(measurements, (j, k), n_levels, N)
+        T = _local_table(index, (j, k), n_levels, N, betas)
         P = T / max(T.sum(), 1e-300)
         pj, pk = P.sum(axis=1), P.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -859,20 +995,21 @@ def fit_rows(
     if N < 1:
         raise ValueError("n_rows must be >= 1")
     n_measured = int(sum(m.values.size for m in measurements if m.attributes))
+    betas = _all_coefficients(measurements, n_levels)
     families = None
-    if vectorised is None or vectorised:
-        families = _build_kron(measurements, n_levels)
-        if families is None and vectorised:
-            raise ValueError(
-                "vectorised=True needs every measurement's QᵀQ to be a sum of "
-                "Kronecker products of identity and all-ones matrices"
-            )
+    if betas is not None and vectorised is not False:
+        families = _build_kron(measurements, n_levels, betas)
+    if vectorised and families is None:
+        raise ValueError(
+            "vectorised=True needs every measurement's QᵀQ to be a sum of "
+            "Kronecker products of identity and all-ones matrices"
+        )
     if families is None:
         cliques, _ = _build_cliques(measurements, n_levels)
     if batch is None:
         batch = max(16384, N // 4)
     if init is None:
-        R = _tree_start(measurements, n_levels, N, rng)
+        R = _tree_start(measurements, n_levels, N, rng, betas)
     else:
         R = np.array(init, dtype=np.int64, copy=True)
         if R.shape != (N, a):
@@ -901,10 +1038,16 @@ def fit_rows(
         ``b`` that gain most from ``a``; the exact gain of each pair is then
         computed, and pairs sharing a row are dropped (best first).
         """
+        bound = state.swap_bound(j)
         if N <= _ALL_PAIRS_ROWS:  # small tables: every pair of rows
             r1, r2 = np.triu_indices(N, 1)
             keep = R[r1, j] != R[r2, j]
-            return swap_gains(j, r1[keep], r2[keep])
+            r1, r2 = r1[keep], r2[keep]
+            if bound is not None:
+                delta = state.move_deltas(j, L, np.arange(N))
+                keep = promising(delta[r1, R[r2, j]] + delta[r2, R[r1, j]], bound)
+                r1, r2 = r1[keep], r2[keep]
+            return swap_gains(j, r1, r2)
         rows = np.arange(N) if N <= batch else rng.choice(N, size=batch, replace=False)
         delta = state.move_deltas(j, L, rows)
         cur = R[rows, j]
@@ -917,11 +1060,22 @@ def fit_rows(
                 continue
             at_lo = at_lo[np.argsort(delta[at_lo, hi], kind="stable")[:m]]
             at_hi = at_hi[np.argsort(delta[at_hi, lo], kind="stable")[:m]]
+            if bound is not None:
+                keep = promising(delta[at_lo, hi] + delta[at_hi, lo], bound)
+                at_lo, at_hi = at_lo[keep], at_hi[keep]
             first.append(rows[at_lo])
             second.append(rows[at_hi])
         if not first:
             return np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64), np.zeros(0)
         return swap_gains(j, np.concatenate(first), np.concatenate(second))
+
+    def promising(singles, bound):
+        """Pairs whose swap can gain: the swap's exact gain is the two single
+        moves' gains plus an interaction of absolute value at most ``bound``
+        (:meth:`_KronState.swap_bound`), so a pair with ``singles - bound``
+        above the threshold cannot improve and would be dropped by
+        ``swap_gains`` anyway (the kept pairs and their order are the same)."""
+        return singles - bound * (1.0 + 1e-9) - 1e-9 < -1e-6
 
     def swap_gains(j, r1, r2):
         """Exact gains of the swaps ``(r1, r2)``; pairs sharing a row dropped."""

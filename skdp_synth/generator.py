@@ -608,6 +608,113 @@ def _kron_solve(alpha, b, ridge, prior):
     return T
 
 
+class _AttributePlan:
+    """Index arrays that put every clique containing one attribute ``j`` side
+    by side, whatever its family (shape), so that a step on ``j`` is a few
+    array operations instead of a loop over families.
+
+    Per member clique ``m`` (``tot`` of them): ``base`` (offset of its table
+    in the flat buffers), the columns/multipliers of its full cell index and
+    of its context (the other attributes), ``stride_p`` (the stride of
+    ``j``), ``bitval`` (the bit of each context axis in the clique's masks),
+    ``h`` padded to ``2^kmax``; per *term* ``(m, B)`` with ``B ∋ j`` (the only
+    masks on which a move of ``j`` changes ``marg_B ΔT``): the columns and
+    multipliers of the projection onto ``B``, its offset in one counts vector
+    and ``α_B``; and for the gradient update every cell of every member with
+    the counts entries of its terms.
+    """
+
+    def __init__(self, members, j):
+        kmax = max(f.k for f, *_ in members)
+        base, cols, mult, ccols, cmult, bitval, hs, pbit, stride_p = (
+            [] for _ in range(9)
+        )
+        ctx_off, G_off = [], 0
+        tcols, tmult, toff, talpha, tsize = [], [], [], [], []
+        upd_idx, upd_terms, upd_alpha = [], [], []
+        T_off = 0
+        for f, idx, p, _ in members:
+            others = [q for q in range(f.k) if q != p]
+            nctx = f.size // f.shape[p]
+            for i in idx:
+                attrs = f.attrs[i]
+                base.append(f.off + i * f.size)
+                cols.append([attrs[q] for q in range(f.k)] + [0] * (kmax - f.k))
+                mult.append(list(f.strides) + [0] * (kmax - f.k))
+                cm = [
+                    int(np.prod([f.shape[o] for o in others[t + 1 :]]))
+                    for t in range(len(others))
+                ]
+                ccols.append(
+                    [attrs[q] for q in others] + [0] * (kmax - 1 - len(others))
+                )
+                cmult.append(cm + [0] * (kmax - 1 - len(others)))
+                bitval.append([1 << q for q in others] + [0] * (kmax - 1 - len(others)))
+                hpad = np.zeros(1 << kmax)
+                hpad[: 1 << f.k] = f.h[i]
+                hs.append(hpad)
+                pbit.append(1 << p)
+                stride_p.append(f.strides[p])
+                ctx_off.append(G_off)
+                G_off += nctx
+                # terms: masks B containing p
+                cells = np.arange(f.size)
+                digits = [(cells // f.strides[q]) % f.shape[q] for q in range(f.k)]
+                uidx_terms, uidx_alpha = [], []
+                for B in range(1 << f.k):
+                    if not (B >> p) & 1:
+                        continue
+                    axes = [q for q in range(f.k) if (B >> q) & 1]
+                    bm = [
+                        int(np.prod([f.shape[o] for o in axes[t + 1 :]]))
+                        for t in range(len(axes))
+                    ]
+                    size = int(np.prod([f.shape[q] for q in axes]))
+                    tcols.append([attrs[q] for q in axes] + [0] * (kmax - len(axes)))
+                    tmult.append(bm + [0] * (kmax - len(axes)))
+                    toff.append(T_off)
+                    talpha.append(f.alpha[i, B])
+                    tsize.append(size)
+                    proj = sum(digits[q] * bm[t] for t, q in enumerate(axes))
+                    uidx_terms.append(T_off + proj)
+                    uidx_alpha.append(np.full(f.size, f.alpha[i, B]))
+                    T_off += size
+                while len(uidx_terms) < 1 << (kmax - 1):
+                    uidx_terms.append(np.zeros(f.size, dtype=np.int64))
+                    uidx_alpha.append(np.zeros(f.size))
+                upd_idx.append(f.off + i * f.size + cells)
+                upd_terms.append(np.stack(uidx_terms, axis=1))
+                upd_alpha.append(np.stack(uidx_alpha, axis=1))
+        as_int = lambda v: np.asarray(v, dtype=np.int64)  # noqa: E731
+        self.tot = len(base)
+        self.base = as_int(base)
+        self.cols, self.mult = as_int(cols).T, as_int(mult).T  # (kmax, tot)
+        self.ccols, self.cmult = as_int(ccols).T, as_int(cmult).T
+        self.bitval = as_int(bitval).T
+        self.h = np.stack(hs)  # (tot, 2^kmax)
+        self.pbit = as_int(pbit)
+        full_h = np.array([h[pb | sum(bv)] for h, pb, bv in zip(hs, pbit, bitval)])
+        nop_h = np.array([h[sum(bv)] for h, bv in zip(hs, bitval)])
+        self.quad_single = 4.0 * (full_h - nop_h)  # both rows' curvatures
+        self.stride_p = as_int(stride_p)
+        self.ctx_off = as_int(ctx_off)
+        self.n_ctx = G_off
+        self.tcols, self.tmult = as_int(tcols).T, as_int(tmult).T
+        self.toff = as_int(toff)
+        self.n_counts = T_off
+        self.alpha_rep = np.repeat(np.asarray(talpha, dtype=np.float64), tsize)
+        self.upd_idx = np.concatenate(upd_idx)
+        self.upd_terms = np.concatenate(upd_terms)
+        self.upd_alpha = np.concatenate(upd_alpha)
+
+    @staticmethod
+    def index(R, cols, mult, offset):
+        out = np.broadcast_to(offset, (R.shape[0], offset.size)).copy()
+        for q in range(cols.shape[0]):
+            out += R[:, cols[q]] * mult[q]
+        return out
+
+
 class _KronState:
     """Vectorised bookkeeping: the cliques of one shape move together.
 
@@ -634,6 +741,7 @@ class _KronState:
         a = R.shape[1]
         self.by_attr = [[] for _ in range(a)]
         self._bound = np.zeros(a)
+        self._curv = np.zeros(a)
         for f in families:
             for p in range(f.k):
                 col = f.attrs[:, p]
@@ -643,23 +751,40 @@ class _KronState:
                         f.alpha[idx, B].sum() for B in range(1 << f.k) if (B >> p) & 1
                     )
                     self.by_attr[int(j)].append((f, idx, p, float(kappa)))
+                    self._curv[int(j)] += kappa
                     self._bound[int(j)] += 4.0 * sum(
                         np.abs(f.alpha[idx, B]).sum()
                         for B in range(1 << f.k)
                         if (B >> p) & 1
                     )
+        # every clique's table and gradient in two flat buffers; each family
+        # holds (n_f, cells) views of its segment
+        off = 0
+        for f in families:
+            f.off = off
+            off += f.attrs.shape[0] * f.size
+        self.flat = off
+        self.T, self.g = np.zeros(off), np.zeros(off)
+        for f in families:
+            n_f = f.attrs.shape[0]
+            f.T = self.T[f.off : f.off + n_f * f.size].reshape(n_f, f.size)
+            f.g = self.g[f.off : f.off + n_f * f.size].reshape(n_f, f.size)
+        self._plans = [None] * a
         self.reset()
+
+    def _plan(self, j):
+        if self._plans[j] is None:
+            self._plans[j] = _AttributePlan(self.by_attr[j], j)
+        return self._plans[j]
 
     def reset(self):
         for f in self.families:
             every = np.arange(f.attrs.shape[0])
             cells = f.cells(self.R, every) + every * f.size
-            f.T = (
-                np.bincount(cells.ravel(), minlength=every.size * f.size)
-                .reshape(every.size, f.size)
-                .astype(np.float64)
-            )
-            f.g = 2.0 * (f.hmul(f.T, every) - f.b)
+            f.T[...] = np.bincount(
+                cells.ravel(), minlength=every.size * f.size
+            ).reshape(every.size, f.size)
+            f.g[...] = 2.0 * (f.hmul(f.T, every) - f.b)
 
     def has_members(self, j):
         return bool(self.by_attr[j])
@@ -674,29 +799,26 @@ class _KronState:
         return total
 
     def move_deltas(self, j, L, rows):
+        P = self._plan(j)
         Rr = self.R[rows]
         n = rows.size
-        D = np.zeros((n, L))
-        curv = 0.0
-        for f, idx, p, kappa in self.by_attr[j]:
-            n_sub = idx.size
-            nctx = f.size // L
-            G = np.moveaxis(f.g[idx].reshape(n_sub, *f.shape), 1 + p, -1)
-            G = G.reshape(n_sub * nctx, L)
-            ctx = np.zeros((n, n_sub), dtype=np.int64)
-            for q in range(f.k):
-                if q != p:
-                    ctx = ctx * f.shape[q] + Rr[:, f.attrs[idx, q]]
-            ctx += np.arange(n_sub) * nctx
-            X = self._csr(
-                (np.ones(ctx.size), ctx.ravel(), np.arange(0, ctx.size + 1, n_sub)),
-                shape=(n, n_sub * nctx),
-            )
-            D += X @ G
-            curv += kappa
+        G = np.concatenate(
+            [
+                np.moveaxis(f.g[idx].reshape(idx.size, *f.shape), 1 + p, -1).reshape(
+                    -1, L
+                )
+                for f, idx, p, _ in self.by_attr[j]
+            ]
+        )
+        ctx = P.index(Rr, P.ccols, P.cmult, P.ctx_off)
+        X = self._csr(
+            (np.ones(ctx.size), ctx.ravel(), np.arange(0, ctx.size + 1, P.tot)),
+            shape=(n, P.n_ctx),
+        )
+        D = X @ G
         at = np.arange(n)
         cur = Rr[:, j]
-        delta = D - D[at, cur][:, None] + curv
+        delta = D - D[at, cur][:, None] + self._curv[j]
         delta[at, cur] = 0.0
         return delta
 
@@ -711,54 +833,50 @@ class _KronState:
         return self._bound[j]
 
     def swap_gains(self, j, r1, r2):
+        P = self._plan(j)
         R1, R2 = self.R[r1], self.R[r2]
         lv1, lv2 = R1[:, j], R2[:, j]
-        gain = np.zeros(r1.size)
-        for f, idx, p, _ in self.by_attr[j]:
-            n_sub = idx.size
-            off = np.arange(n_sub) * f.size
-            o1 = f.cells(R1, idx) + off
-            o2 = f.cells(R2, idx) + off
-            d = ((lv2 - lv1) * f.strides[p])[:, None]
-            g = f.g[idx].ravel()
-            lin = g[o1 + d] - g[o1] + g[o2 - d] - g[o2]
-            mask = np.zeros((r1.size, n_sub), dtype=np.int64)
-            for q in range(f.k):
-                if q != p:
-                    cols = f.attrs[idx, q]
-                    mask |= (R1[:, cols] == R2[:, cols]).astype(np.int64) << q
-            h = f.h[idx]
-            full = (1 << f.k) - 1
-            sub = np.arange(n_sub)[None, :]
-            quad = 4.0 * (h[:, full] - h[:, full & ~(1 << p)])[None, :]
-            quad = quad + 4.0 * (h[sub, mask] - h[sub, mask | (1 << p)])
-            gain += (lin + quad).sum(axis=1)
-        return gain
+        o1 = P.index(R1, P.cols, P.mult, P.base)
+        o2 = P.index(R2, P.cols, P.mult, P.base)
+        d = (lv2 - lv1)[:, None] * P.stride_p[None, :]
+        g = self.g
+        lin = g[o1 + d] - g[o1] + g[o2 - d] - g[o2]
+        mask = np.zeros(o1.shape, dtype=np.int64)
+        for q in range(P.ccols.shape[0]):
+            mask += (R1[:, P.ccols[q]] == R2[:, P.ccols[q]]) * P.bitval[q]
+        m = np.arange(P.tot)[None, :]
+        quad = P.quad_single[None, :] + 4.0 * (
+            P.h[m, mask] - P.h[m, mask | P.pbit[None, :]]
+        )
+        return (lin + quad).sum(axis=1)
 
     def trial(self, j, chosen, new_level):
+        """``ΔL = gᵀΔT + Σ_{B∋j} α_B ||marg_B ΔT||²`` over every clique with ``j``
+        (``marg_B ΔT = 0`` when ``j ∉ B``: the moves change ``j`` only)."""
+        P = self._plan(j)
         Rc = self.R[chosen]
-        step = new_level - Rc[:, j]
-        dl, parts = 0.0, []
-        for f, idx, p, _ in self.by_attr[j]:
-            n_sub = idx.size
-            off = np.arange(n_sub) * f.size
-            old = f.cells(Rc, idx) + off
-            new = old + (step * f.strides[p])[:, None]
-            m = n_sub * f.size
-            dT = (
-                np.bincount(new.ravel(), minlength=m)
-                - np.bincount(old.ravel(), minlength=m)
-            ).astype(np.float64)
-            dT = dT.reshape(n_sub, f.size)
-            dl += float(np.sum(f.g[idx] * dT)) + float(np.sum(f.quad(dT, idx)))
-            parts.append((f, idx, dT))
-        return 0.0, dl, parts
+        Rn = Rc.copy()
+        Rn[:, j] = new_level
+        old = P.index(Rc, P.cols, P.mult, P.base)
+        new = old + (new_level - Rc[:, j])[:, None] * P.stride_p[None, :]
+        lin = float(np.sum(self.g[new] - self.g[old]))
+        po = P.index(Rc, P.tcols, P.tmult, P.toff)
+        pn = P.index(Rn, P.tcols, P.tmult, P.toff)
+        counts = (
+            np.bincount(pn.ravel(), minlength=P.n_counts)
+            - np.bincount(po.ravel(), minlength=P.n_counts)
+        ).astype(np.float64)
+        quad = float(P.alpha_rep @ (counts * counts))
+        return 0.0, lin + quad, (old, new, counts, P)
 
     def commit(self, j, chosen, new_level, parts):
+        old, new, counts, P = parts
         self.R[chosen, j] = new_level
-        for f, idx, dT in parts:
-            f.T[idx] += dT
-            f.g[idx] += 2.0 * f.hmul(dT, idx)
+        self.T += np.bincount(new.ravel(), minlength=self.flat) - np.bincount(
+            old.ravel(), minlength=self.flat
+        )
+        # g += 2 H ΔT, H ΔT = Σ_{B∋j} α_B (marg_B ΔT) spread back over S
+        self.g[P.upd_idx] += 2.0 * np.sum(P.upd_alpha * counts[P.upd_terms], axis=1)
 
     def over_filled(self):
         over = np.zeros(self.R.shape[0], dtype=bool)

@@ -1343,8 +1343,13 @@ def auto_model_rows(
     and the release: at least ``max_cells`` rows (every cell of the largest
     measured table can be occupied) and at most ``n̂`` (the table as many rows
     as the release counts, the generator's model before this rule; more rows
-    would make ``sample(n̂)`` round again). A function of released and public
-    values only (post-processing).
+    would make ``sample(n̂)`` round again). Last, ``N`` is raised to
+    ``⌈n̂/k⌉`` with ``k = ⌊n̂/N⌋``, so that ``n̂ = k N - δ`` with ``0 <= δ < k``:
+    ``sample(n̂)`` is then ``k`` copies of the table less ``δ`` rows instead
+    of copies plus a random subset of up to ``N`` rows, whose sampling error
+    (hypergeometric, up to ``sqrt(c/4)`` on a cell of ``c`` rows) would
+    exceed the rounding budget. A function of released and public values
+    only (post-processing).
 
     Parameters
     ----------
@@ -1361,14 +1366,15 @@ def auto_model_rows(
     Returns
     -------
     int
-        ``N = min(n̂, max(ceil(n̂ / (sqrt(12) κ s)), max_cells))`` (at least 1).
+        ``N₀ = min(n̂, max(ceil(n̂ / (sqrt(12) κ s)), max_cells))`` (at least
+        1), then ``N = ceil(n̂ / floor(n̂ / N₀))``.
 
     Examples
     --------
-    >>> auto_model_rows(10**6, cell_sd=20.0, max_cells=100)
-    57736
-    >>> auto_model_rows(5000, cell_sd=20.0, max_cells=100)  # rounding at n̂
-    289
+    >>> auto_model_rows(10**6, cell_sd=20.0, max_cells=100)  # N₀ = 288676
+    333334
+    >>> auto_model_rows(5000, cell_sd=20.0, max_cells=100)  # N₀ = 1444
+    1667
     >>> auto_model_rows(5000, cell_sd=0.0, max_cells=100)  # noise-free: n̂
     5000
     """
@@ -1379,7 +1385,9 @@ def auto_model_rows(
     if not (s > 0 and math.isfinite(s)):
         return n_hat
     need = math.ceil(n_hat / (math.sqrt(12.0) * share * s))
-    return int(max(1, min(n_hat, max(need, int(max_cells)))))
+    N = int(max(1, min(n_hat, max(need, int(max_cells)))))
+    k = n_hat // N  # n̂ = k N' - δ with 0 <= δ < k: sample(n̂) has no remainder
+    return int(-(-n_hat // k))
 
 
 def controlled_rows(

@@ -502,21 +502,22 @@ def test_fit_on_selected_tables_lowers_the_loss_to_the_noise():
 @pytest.mark.parametrize("n_hat", [50, 5000, 10**6, 10**8])
 @pytest.mark.parametrize("sd", [0.5, 7.0, 40.0])
 def test_auto_model_rows_keeps_rounding_below_the_noise(n_hat, sd):
-    """``N`` is the formula; where it is not clipped, the rounding's standard
-    deviation ``n̂/(N sqrt 12)`` is at most κ s (the computed right-hand side)."""
+    """``N`` is the formula; where the noise term sets it, the rounding's
+    standard deviation ``n̂/(N sqrt 12)`` is at most κ s (the computed
+    right-hand side); ``n̂`` is a multiple of ``N`` up to fewer than ``k`` rows."""
     from skdp_synth.generator import ROUNDING_SHARE, auto_model_rows
 
     N = auto_model_rows(n_hat, sd, 64)
     need = int(np.ceil(n_hat / (np.sqrt(12.0) * ROUNDING_SHARE * sd)))
-    assert N == min(n_hat, max(need, 64))
-    assert 1 <= N <= n_hat
-    if N == need:
+    N0 = min(n_hat, max(need, 64))
+    k = n_hat // N0
+    assert N == -(-n_hat // k) and N0 <= N <= n_hat
+    # n̂ is k copies of the table less fewer than k rows (integer identity)
+    assert 0 <= k * N - n_hat < k
+    # the rounding's sd is at most κ s (computed right-hand side) when the
+    # noise term set N0
+    if N0 == need:
         assert n_hat / (N * np.sqrt(12.0)) <= ROUNDING_SHARE * sd
-    # the size depends on n̂ / s, not on n̂: 10x the rows at 10x the noise
-    assert auto_model_rows(10 * n_hat, 10 * sd, 64) in (
-        N,
-        min(10 * n_hat, max(need, 64)),
-    )
 
 
 def test_release_records_the_model_size_and_samples_any_n():

@@ -17,7 +17,8 @@ runs ``wide`` and ``rows`` with their defaults). Issue #21 items 3 and 4.
   attributes of 2-10 levels (a latent variable shifts every attribute), the
   default release at ε = 1; baseline from the same run: one pass over the
   data computing all 190 two-way tables (``np.bincount``), which any
-  marginal method pays. Rows: fit and sample seconds, ratio to the pass,
+  marginal method pays. Rows: fit and sample seconds (wall and process CPU:
+  on a shared machine the CPU seconds are the comparable ones), ratio to the pass,
   model rows ``N``, TV2 of the sample on the first 2*10^5 rows, peak RSS.
 * ``tables`` -- the 12-column tables of ``benchmarks/_tables.py`` at
   ε = 0.1 and 1 (TV2 of ``sample()`` vs the table, and seconds).
@@ -105,12 +106,13 @@ def bench_wide(seeds, old):
         pipe = make_synthesis_pipeline(
             BooleanEncoder(categories=cats), _release(EPS, seed, old)
         )
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with _old_generator(old):
             pipe.fit(train)
         fit = time.perf_counter() - t0
         syn = pd.DataFrame(pipe.sample(len(train), random_state=seed))
         secs = time.perf_counter() - t0
+        cpu = time.process_time() - c0
         est = pipe[-1]
         codes = np.stack(
             [pd.Categorical(train[c], categories=cats[c]).codes for c in train],
@@ -137,6 +139,7 @@ def bench_wide(seeds, old):
             "generator": "old" if old else f"new ({MODEL_ROWS[0]})",
             "fit s": fit,
             "fit+sample s": secs,
+            "fit+sample CPU s": cpu,
             "model rows": est.model_rows_,
             "TV1": _tv(train, syn, 1),
             "TV2": _tv(train, syn, 2),
@@ -166,10 +169,11 @@ def bench_rows(n, seed, old):
 
     X, levels = scale_table(n, seed)
     # baseline: one pass computing every 2-way table
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for j, k in itertools.combinations(range(X.shape[1]), 2):
         np.bincount(X[:, j] * levels[k] + X[:, k], minlength=levels[j] * levels[k])
     one_pass = time.perf_counter() - t0
+    one_pass_cpu = time.process_time() - c0
     spec = [
         {"name": f"a{j}", "kind": "onehot", "width": int(L)}
         for j, L in enumerate(levels)
@@ -178,13 +182,15 @@ def bench_rows(n, seed, old):
     U = blocks.to_bits(X).astype(np.uint8)
     del X
     est = _release(EPS, seed, old).set_params(blocks=blocks)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with _old_generator(old):
         est.fit(U)
     fit = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    fit_cpu = time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
     Y = est.sample(n, random_state=seed)
     smp = time.perf_counter() - t0
+    smp_cpu = time.process_time() - c0
     m = min(n, 200_000)
     tv2 = marginal_error(U[:m], Y[:m], 2, kind="tv")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
@@ -195,6 +201,8 @@ def bench_rows(n, seed, old):
         "fit s": fit,
         "sample s": smp,
         "(fit+sample)/pass": (fit + smp) / one_pass,
+        "CPU s: pass, fit, sample": (one_pass_cpu, fit_cpu, smp_cpu),
+        "CPU (fit+sample)/pass": (fit_cpu + smp_cpu) / one_pass_cpu,
         "model rows": est.model_rows_,
         "TV2 (bits, first 2e5 rows)": tv2,
         "peak RSS GiB": rss,

@@ -1225,10 +1225,10 @@ def fit_rows(
             return 0.0
         while True:
             k = max(1, int(math.ceil(fraction[kind, j] * improving.size)))
-            if k < improving.size:
-                top = improving[np.argpartition(gain[improving], k - 1)[:k]]
-            else:
-                top = improving
+            # the k best moves, ties in row order: a stable sort makes the same
+            # choice on every CPU (np.argpartition's SIMD kernels order equal
+            # gains by CPU, and noise-free tables have many; issue 20, as on main)
+            top = improving[np.argsort(gain[improving], kind="stable")[:k]]
             chosen, new_level = rows[top].ravel(), levels[top].ravel()
             old_loss, new_loss, trial = state.trial(j, chosen, new_level)
             if new_loss < old_loss - 1e-12 or k == 1:

@@ -224,7 +224,8 @@ def test_generator_reads_only_released_statistics():
     gr_fit_rows = gr.fit_rows
     gr.fit_rows = spy
     try:
-        est = ProjectedGaussianRelease(blocks=bits, random_state=0).fit(U)
+        # ε = 0.3: the auto model table has fewer rows than n̂ (scaled case)
+        est = ProjectedGaussianRelease(blocks=bits, epsilon=0.3, random_state=0).fit(U)
     finally:
         gr.fit_rows = gr_fit_rows
     W = est.workload_

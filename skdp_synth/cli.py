@@ -646,7 +646,8 @@ class _TaskProgress:
 
 
 #: Rows of the release's model table in out-of-core mode when the user gives
-#: no ``max_model_rows``: its memory is then bounded, not proportional to n.
+#: no ``max_model_rows`` (or ``"auto"``, whose size follows n̂/σ and can be
+#: large at a large ε): its memory is then bounded, not proportional to n.
 OUT_OF_CORE_MODEL_ROWS = 100_000
 
 
@@ -672,7 +673,7 @@ def _synthesize_out_of_core(args, estimator, schema):
 
     frame = _read_chunked(args.input, schema, parse_bytes(args.blocksize))
     if "max_model_rows" in estimator.get_params() and (
-        estimator.get_params()["max_model_rows"] is None
+        estimator.get_params()["max_model_rows"] in (None, "auto")
     ):
         # the release's generator fits a table of n rows in memory: bound it
         estimator.set_params(max_model_rows=OUT_OF_CORE_MODEL_ROWS)

@@ -117,7 +117,13 @@ from ._stats import (
 from .attribute_workload import AttributeMarginalWorkload
 from .base import PrivateSynthesizerMixin
 from .correction import reweight_to_targets
-from .generator import MAX_TABLE_CELLS, Measurement, controlled_rows, fit_rows
+from .generator import (
+    MAX_TABLE_CELLS,
+    Measurement,
+    auto_model_rows,
+    controlled_rows,
+    fit_rows,
+)
 from .geometry import nearest_in_symmetric_hull
 from .invariants import (
     AttributeInvariants,
@@ -297,15 +303,21 @@ default=None
     n_candidates : int, default=500
         Size of the candidate set reweighted by ``sample`` for explicit
         workloads (post-processing); unused for marginal workloads.
-    max_model_rows : int, default=None
-        Cap on the rows of the generator's model table (marginal workloads;
-        post-processing). ``None`` fits as many rows as the released tables
-        count. With a cap ``N`` below that count ``n̂``, every measurement and
-        its noise scale are multiplied by ``N / n̂`` (the same proportions on
-        ``N`` rows) and ``sample(n)`` rounds the ``N`` rows to any ``n``: the
+    max_model_rows : "auto", int or None, default="auto"
+        Rows ``N`` of the generator's model table (marginal workloads;
+        post-processing). ``"auto"``: chosen from public quantities, the
+        noise per cell and the domain, not from the number of rows
+        (:func:`skdp_synth.generator.auto_model_rows`: enough rows that
+        rounding the table adds at most a quarter of the noise's standard
+        deviation per cell); the choice is recorded in ``model_rows_`` and
+        its rule in ``plan_``. An integer: at most that many rows (a cap).
+        ``None``: as many rows as the released tables count ``n̂`` (the
+        behaviour before ``"auto"``; for reproduction). With ``N`` below
+        ``n̂`` every measurement and its noise scale are multiplied by
+        ``N / n̂`` (the same proportions on ``N`` rows) and ``sample(n)``
+        rounds the ``N`` rows to any ``n`` (controlled rounding): the
         generator's memory and time then depend on ``N``, not on the data
-        size (for Dask and out-of-core fits of tens of millions of rows).
-        The guarantee is unchanged; accuracy is that of ``N`` rows.
+        size. The guarantee is unchanged.
     blocks : "auto", None, Blocks or list, default="auto"
         %(blocks)s
         With ``mechanism="residual"`` the blocks define the attributes whose
@@ -377,6 +389,9 @@ default=None
     selection_shares_ : dict
         Budget shares (of ``μ² = 1/c²``) spent by each step; they sum to at
         most 1 (``doc/privacy.md``).
+    model_rows_ : int
+        Rows ``N`` of the generator's fitted table (marginal workloads; see
+        ``max_model_rows``). Public: a function of the release.
     generator_loss_ : float
         Noise-weighted squared loss ``Σ_m ||Q_m T(R) - y_m||²/σ_m²`` left by the
         generator between the synthetic table ``R`` and the released
@@ -457,7 +472,11 @@ default=None
         "n_rows": [Interval(Integral, 1, None, closed="left"), None],
         "framework": [StrOptions({"projection", "extension"})],
         "n_candidates": [Interval(Integral, 2, None, closed="left")],
-        "max_model_rows": [Interval(Integral, 1, None, closed="left"), None],
+        "max_model_rows": [
+            Interval(Integral, 1, None, closed="left"),
+            StrOptions({"auto"}),
+            None,
+        ],
         "target": [None, str, Integral],
         "selection": [StrOptions({"auto", "none", "mst", "aim"})],
     }
@@ -476,7 +495,7 @@ default=None
         n_rows: int | None = None,
         framework: Literal["projection", "extension"] = "projection",
         n_candidates: int = 500,
-        max_model_rows: int | None = None,
+        max_model_rows: Literal["auto"] | int | None = "auto",
         target: str | int | None = None,
         selection: Literal["auto", "none", "mst", "aim"] = "auto",
         blocks: Literal["auto"] | BlocksLike | None = "auto",
@@ -647,7 +666,7 @@ default=None
             "noise_sigma": c,
         }
         if common["mechanism"] == "residual":
-            return self._residual_plan(n_samples, common)
+            return self._with_model_rows_rule(self._residual_plan(n_samples, common))
         if isinstance(self.workload, dict) or self.target is not None:
             raise ValueError(
                 "a workload of attribute tables (dict) and target= are released "
@@ -669,7 +688,32 @@ default=None
                 "the least-squares step (n_rows) and invariants cannot be combined: "
                 "each post-processing step would undo the other"
             )
-        return self._noise_plan(workload, C, sparse, common)
+        return self._with_model_rows_rule(self._noise_plan(workload, C, sparse, common))
+
+    def _with_model_rows_rule(self, plan):
+        """The plan with the public rule of the generator's table size.
+
+        ``max_model_rows="auto"`` (:func:`~skdp_synth.generator.auto_model_rows`)
+        needs the noise per cell and the largest table, both fixed here
+        before the data is read; the released total comes later.
+        """
+        if self.max_model_rows != "auto":
+            return plan
+        if plan.mechanism == "residual":
+            sd = _residual_cell_sd(
+                plan.workload, plan.noise_sigma * plan.residual_scales
+            )
+        elif isinstance(plan.workload, MarginalWorkload):
+            sd = math.sqrt(plan.expected_error / plan.workload.n_queries)
+        else:
+            return plan
+        if plan.mechanism == "residual":
+            # the largest table of the (weighted, possibly 3-way) workload
+            floor = max(int(plan.workload.n_cells(S)) for S in plan.workload.tables)
+        else:
+            levels = np.sort(np.asarray(self.blocks_.n_levels, dtype=np.int64))[::-1]
+            floor = int(np.prod(levels[: min(int(self.d), levels.size)]))
+        return plan.replace(model_rows_cell_sd=sd, model_rows_floor=floor)
 
     def _check_n_rows(self, n_samples):
         # Under add/remove neighbours n is private: a refusal that depends on
@@ -1050,6 +1094,7 @@ default=None
     # --------------------------------------------------------------- fit
     def _fit(self, U, plan, source):
         self.mechanism_ = plan.mechanism
+        self._generator_plan = plan  # its public rule for the model's size
         if plan.space == "residuals":
             self._fit_residual(U, plan, source)
             return
@@ -1181,9 +1226,7 @@ default=None
             # (the model's integer rows cannot match closer; a smaller scale
             # would let that rounding dominate its loss). The rows are made to
             # hold the invariants exactly by _hold_invariants.
-            n_model = max(1.0, self.n_estimate_)
-            if self.max_model_rows is not None:
-                n_model = min(n_model, float(self.max_model_rows))
+            n_model = float(self._model_table_rows())
             sharp = max(
                 float(np.min(c * tau[tau > 0])), 0.5 * self.n_estimate_ / n_model
             )
@@ -1322,28 +1365,45 @@ default=None
         """Fit the synthetic table to the released measurements (post-processing).
 
         :func:`skdp_synth.generator.fit_rows` sees only the noisy answers and
-        their public noise scales. It has as many rows as the released tables
-        count (the public ``n`` under replace-one, else the released noisy
-        total), so that rows and tables are on one scale; ``sample(n)`` then
-        rounds it to any ``n``.
+        their public noise scales. Its table has ``N`` rows
+        (``max_model_rows``; ``"auto"``:
+        :func:`~skdp_synth.generator.auto_model_rows` from the plan's public
+        rule and the released total ``n̂``); ``sample(n)`` then rounds it to
+        any ``n``.
         """
-        N = max(1, int(round(self.n_estimate_)))
-        if self.max_model_rows is not None and self.max_model_rows < N:
+        n_hat = max(1, int(round(self.n_estimate_)))
+        N = self._model_table_rows()
+        if N < n_hat:
             # the same proportions on fewer rows: answers and noise scales
             # scale together, so the fit's objective (in noise variances) has
             # the same shape (``max_model_rows`` in the class docstring)
-            scale = self.max_model_rows / N
-            N = int(self.max_model_rows)
+            scale = N / n_hat
             measurements = [
                 Measurement(m.attributes, m.query, m.values * scale, m.sigma * scale)
                 for m in measurements
             ]
         result = fit_rows(measurements, self.blocks_.n_levels, N, rng=source.rng)
         self._model_rows = result.rows
+        self.model_rows_ = int(N)
         self.generator_loss_ = result.loss
         self.candidates_ = None
         self.weights_ = None
         self.reweight_residual_ = None
+
+    def _model_table_rows(self):
+        """``N``, the rows of the generator's table, from the released total
+        ``n̂`` and the plan's public rule (``max_model_rows``)."""
+        n_hat = max(1, int(round(self.n_estimate_)))
+        if self.max_model_rows == "auto":
+            plan = self._generator_plan
+            if plan.model_rows_cell_sd is not None:
+                return auto_model_rows(
+                    n_hat, plan.model_rows_cell_sd, plan.model_rows_floor
+                )
+            return n_hat
+        if self.max_model_rows is not None:
+            return min(n_hat, int(self.max_model_rows))
+        return n_hat
 
     def _set_invariant_tables(self, inv, tables):
         """Keep the exact invariant tables (released values) for the rows.
@@ -1624,6 +1684,31 @@ def _check_table_cells(blocks, d):
 
 
 # ========================================================== generator input
+def _residual_cell_sd(W, scales):
+    """Smallest noise standard deviation of one cell over the released tables.
+
+    A cell of the table ``T_S`` rebuilt from the residuals has the variance
+    ``Σ_{A⊆S} σ_A² Π_{j∈A}(1 - 1/L_j) Π_{j∈S∖A} 1/L_j²`` (σ_A = ``scales``;
+    :meth:`AttributeMarginalWorkload.cell_variance`), the same for all cells
+    of ``S``. Public (the noise scales and the levels).
+    """
+    sigma = dict(zip(W.subsets, np.asarray(scales, dtype=np.float64)))
+    L = np.asarray(W.n_levels, dtype=np.float64)
+    best = math.inf
+    for S in W.tables:
+        var = 0.0
+        for k in range(len(S) + 1):
+            for A in itertools.combinations(S, k):
+                sa = sigma.get(A)
+                if not sa:
+                    continue
+                inside = np.prod([1.0 - 1.0 / L[j] for j in A])
+                outside = np.prod([1.0 / L[j] ** 2 for j in S if j not in A])
+                var += sa**2 * inside * outside
+        best = min(best, var)
+    return math.sqrt(best) if math.isfinite(best) else 0.0
+
+
 def _bit_table_measurements(workload, blocks, cells, sigma):
     """Bit-level marginal tables as measurements of attribute-level tables.
 

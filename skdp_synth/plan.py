@@ -279,6 +279,13 @@ class ReleasePlan(Plan):
         (:mod:`skdp_synth.selection`): ``rule`` (``"none"``, ``"mst"``,
         ``"aim"``, or ``"auto"`` when the choice waits for the noisy total),
         the public candidates and their weights, the budget shares.
+    model_rows_cell_sd, model_rows_floor : float or None, int or None
+        ``max_model_rows="auto"``: the noise standard deviation of one cell
+        (smallest over the released tables) and the cells of the largest
+        table, from which the generator's table gets
+        ``N = auto_model_rows(n̂, model_rows_cell_sd, model_rows_floor)``
+        rows once the total ``n̂`` is released
+        (:func:`skdp_synth.generator.auto_model_rows`); ``None`` otherwise.
     """
 
     mechanism: str
@@ -296,3 +303,5 @@ class ReleasePlan(Plan):
     expected_error: float
     lower_bound: float | None
     selection: dict | None = None
+    model_rows_cell_sd: float | None = None
+    model_rows_floor: int | None = None

@@ -415,6 +415,7 @@ RELEASED = {
         "weights_",
         "reweight_residual_",
         "generator_loss_",  # the generator's loss: a function of the release
+        "model_rows_",  # the generator's table size: a function of n̂ (released)
     },
 }
 

@@ -226,17 +226,24 @@ def test_generator_reads_only_released_statistics():
     try:
         # the all-tables plan: every measurement is one of its residuals
         # (with selection the generator also sees the selection step's
-        # measurements: tests/test_selection.py)
+        # measurements: tests/test_selection.py); ε = 0.3: the auto model
+        # table has fewer rows than n̂ (scaled case)
         est = ProjectedGaussianRelease(
-            blocks=bits, selection="none", random_state=0
+            blocks=bits, selection="none", epsilon=0.3, random_state=0
         ).fit(U)
     finally:
         gr.fit_rows = gr_fit_rows
     W = est.workload_
+    # max_model_rows="auto": the same proportions on N rows, every value and
+    # scale times N / n̂ (N from public quantities; the same expression as
+    # _fit_generator, so equal bit for bit)
+    n_hat = max(1, int(round(est.n_estimate_)))
+    scale = est.model_rows_ / n_hat
+    assert est.model_rows_ < n_hat  # the scaled case is the one exercised
     for m in seen["m"]:
         i = W.subsets.index(m.attributes)
-        np.testing.assert_array_equal(m.values, est._residuals[m.attributes])
-        assert m.sigma == est.residual_scales_[i]
+        np.testing.assert_array_equal(m.values, est._residuals[m.attributes] * scale)
+        assert m.sigma == est.residual_scales_[i] * scale
 
 
 def test_grid_search_ranks_mechanisms_by_their_error():
@@ -308,7 +315,9 @@ def test_max_model_rows_caps_the_table_and_keeps_the_release():
         11,
     )
     U = bits.to_bits(X)
-    full = ProjectedGaussianRelease(blocks=bits, random_state=0).fit(U)
+    full = ProjectedGaussianRelease(
+        blocks=bits, random_state=0, max_model_rows=None
+    ).fit(U)
     same = ProjectedGaussianRelease(
         blocks=bits, random_state=0, max_model_rows=10**6
     ).fit(U)
@@ -328,3 +337,262 @@ def test_max_model_rows_caps_the_table_and_keeps_the_release():
     assert err < 0.01, err
     with pytest.raises(ValueError, match="max_model_rows"):
         ProjectedGaussianRelease(max_model_rows=0).fit(U)
+
+
+# ------------------------------------------- vectorised bookkeeping (#21)
+def _integer_measurements(X, levels, sets, seed):
+    """Identity measurements of the tables ``sets`` plus integer noise, σ = 1.
+
+    Every quantity of both bookkeepings (H, b, gradients, loss changes) is
+    then an integer below 2^53, computed exactly in floating point whatever
+    the order of the sums: the two paths must take the very same steps.
+    """
+    rng = np.random.default_rng(seed)
+    return [
+        Measurement(S, None, _table(X, S, levels) + rng.integers(-3, 4, size=1), 1.0)
+        for S in sets
+    ]
+
+
+_SETS = {
+    "all pairs": [S for k in (1, 2) for S in itertools.combinations(range(4), k)],
+    "some pairs and a triple": [(0,), (1,), (2,), (3,), (0, 1), (1, 2, 3), (0, 3)],
+    "a chain": [(0, 1), (1, 2), (2, 3)],
+}
+
+
+@pytest.mark.parametrize("sets", list(_SETS))
+@pytest.mark.parametrize("n", [300, 1500])
+def test_vectorised_path_takes_the_dense_paths_steps(sets, n):
+    """Same rows, loss and sweeps from the vectorised and the per-clique
+    bookkeeping (integer tables: exact arithmetic in both, see
+    ``_integer_measurements``); n = 300 uses the all-pairs swaps (where the
+    vectorised path skips pairs that cannot gain), n = 1500 the paired ones."""
+    X = _dependent_rows(n, 2)
+    ms = _integer_measurements(X, LEVELS, _SETS[sets], 5)
+    out = [
+        fit_rows(ms, LEVELS, n, rng=np.random.default_rng(4), warn=False, vectorised=v)
+        for v in (False, True)
+    ]
+    np.testing.assert_array_equal(out[0].rows, out[1].rows)
+    assert out[0].loss == out[1].loss and out[0].sweeps == out[1].sweeps
+    assert out[1].loss <= out[1].initial_loss
+
+
+def _residual_measurements(X, levels, tables, c, seed):
+    W = AttributeMarginalWorkload(levels, max(len(S) for S in tables))
+    rng = np.random.default_rng(seed)
+    subsets = sorted(
+        {
+            A
+            for S in tables
+            for k in range(1, len(S) + 1)
+            for A in itertools.combinations(S, k)
+        }
+    )
+    return [
+        Measurement(A, W.residual_matrix(A), W.residual(W.table(X, A), A), c)
+        for A in subsets
+    ], rng
+
+
+def _brute_loss(ms, R, levels):
+    total = 0.0
+    for m in ms:
+        T = _table(R, m.attributes, levels).astype(float)
+        pred = T if m.query is None else m.query @ T
+        total += float(np.sum((pred - m.values) ** 2)) / m.sigma**2
+    return total
+
+
+def test_vectorised_move_and_swap_gains_are_exact_loss_changes():
+    """Each move's and swap's gain equals the brute-force change of the loss
+    (every measurement recomputed from the rows). Tolerance: the loss is a sum
+    of squares of size ~ L0; its float error is ~ 1e-13 L0, bound 1e-9 L0."""
+    from skdp_synth.generator import _build_kron, _KronState
+
+    levels = [3, 2, 4, 5]
+    X = np.random.default_rng(0).integers(0, levels, size=(200, 4))
+    tables = [(0, 1), (1, 2, 3), (0, 3)]
+    ms, rng = _residual_measurements(X, levels, tables, 2.0, 0)
+    ms = [
+        Measurement(
+            m.attributes, m.query, m.values + rng.normal(0, 2.0, m.values.size), 2.0
+        )
+        for m in ms
+    ]
+    R = rng.integers(0, levels, size=(60, 4))
+    state = _KronState(_build_kron(ms, np.array(levels)), R)
+    L0 = _brute_loss(ms, R, levels)
+    assert abs(state.loss() - L0) <= 1e-9 * L0
+    rows = np.arange(60)
+    for j, L in enumerate(levels):
+        delta = state.move_deltas(j, L, rows)
+        for r in range(0, 60, 7):
+            for lv in range(L):
+                R2 = R.copy()
+                R2[r, j] = lv
+                assert (
+                    abs(delta[r, lv] - (_brute_loss(ms, R2, levels) - L0)) <= 1e-9 * L0
+                )
+        r1, r2 = np.arange(30), np.arange(30, 60)
+        keep = R[r1, j] != R[r2, j]
+        gains = state.swap_gains(j, r1[keep], r2[keep])
+        for g, a_, b_ in zip(gains, r1[keep], r2[keep]):
+            R2 = R.copy()
+            R2[[a_, b_], j] = R[[b_, a_], j]
+            assert abs(g - (_brute_loss(ms, R2, levels) - L0)) <= 1e-9 * L0
+        # the bound used to skip pairs: |swap - two single moves| <= bound
+        single = delta[r1[keep], R[r2[keep], j]] + delta[r2[keep], R[r1[keep], j]]
+        assert np.all(
+            np.abs(gains - single) <= state.swap_bound(j) * (1 + 1e-9) + 1e-9 * L0
+        )
+
+
+def test_kron_coefficients_of_identity_residual_and_other_queries():
+    """``QᵀQ = Σ_B β_B ⊗ (I or J)`` rebuilt densely equals ``QᵀQ`` (to 1e-12:
+    sums of a few products of numbers <= 1); a generic query is refused."""
+    from skdp_synth.generator import _kron_coefficients
+
+    levels = np.array([3, 4])
+    W = AttributeMarginalWorkload(levels, 2)
+    for m in (
+        Measurement((0, 1), None, np.zeros(12), 1.0),
+        Measurement((0, 1), W.residual_matrix((0, 1)), np.zeros(6), 1.0),
+        Measurement((1,), W.residual_matrix((1,)), np.zeros(3), 1.0),
+    ):
+        beta = _kron_coefficients(m, levels)
+        shape = [int(levels[j]) for j in m.attributes]
+        dense = np.zeros((int(np.prod(shape)),) * 2)
+        for B in range(1 << len(shape)):
+            K = np.ones((1, 1))
+            for q, L in enumerate(shape):
+                K = np.kron(K, np.eye(L) if (B >> q) & 1 else np.ones((L, L)))
+            dense += beta[B] * K
+        Q = np.eye(dense.shape[0]) if m.query is None else m.query
+        np.testing.assert_allclose(dense, Q.T @ Q, atol=1e-12)
+    other = Measurement(
+        (0, 1), np.random.default_rng(0).random((5, 12)), np.zeros(5), 1.0
+    )
+    assert _kron_coefficients(other, levels) is None
+    with pytest.raises(ValueError, match="vectorised=True"):
+        fit_rows([other], levels, 10, rng=np.random.default_rng(0), vectorised=True)
+
+
+def test_fit_on_selected_tables_lowers_the_loss_to_the_noise():
+    """Residuals of a chosen set of tables (1-, 2- and 3-way, not all pairs):
+    valid rows, the loss falls from the start and ends within the noise
+    (loss <= k + 6 sqrt(2k) for k measured values, the generator's own
+    warning threshold; the noise-free truth has loss ~ k)."""
+    levels = [3, 2, 4, 3]
+    X = _dependent_rows(3000, 4)
+    tables = [(0, 1), (1, 2, 3), (0, 3)]
+    ms, rng = _residual_measurements(X, levels, tables, 3.0, 1)
+    ms = [
+        Measurement(
+            m.attributes, m.query, m.values + rng.normal(0, 3.0, m.values.size), 3.0
+        )
+        for m in ms
+    ]
+    result = fit_rows(ms, levels, 3000, rng=rng)
+    k = result.n_measured
+    assert result.loss <= result.initial_loss
+    assert result.loss <= k + 6 * np.sqrt(2 * k)
+    assert abs(result.loss - _brute_loss(ms, result.rows, levels)) <= 1e-9 * max(
+        result.loss, 1.0
+    )
+    assert all((result.rows[:, j] < L).all() for j, L in enumerate(levels))
+
+
+# ------------------------------------------------ model size (#21 item 3)
+@pytest.mark.parametrize("n_hat", [50, 5000, 10**6, 10**8])
+@pytest.mark.parametrize("sd", [0.5, 7.0, 40.0])
+def test_auto_model_rows_keeps_rounding_below_the_noise(n_hat, sd):
+    """``N`` is the formula; where the noise term sets it, the rounding's
+    standard deviation ``n̂/(N sqrt 12)`` is at most κ s (the computed
+    right-hand side); ``n̂`` is a multiple of ``N`` up to fewer than ``k`` rows."""
+    from skdp_synth.generator import ROUNDING_SHARE, auto_model_rows
+
+    N = auto_model_rows(n_hat, sd, 64)
+    need = int(np.ceil(n_hat / (np.sqrt(12.0) * ROUNDING_SHARE * sd)))
+    N0 = min(n_hat, max(need, 64))
+    k = n_hat // N0
+    assert N == -(-n_hat // k) and N0 <= N <= n_hat
+    # n̂ is k copies of the table less fewer than k rows (integer identity)
+    assert 0 <= k * N - n_hat < k
+    # the rounding's sd is at most κ s (computed right-hand side) when the
+    # noise term set N0
+    if N0 == need:
+        assert n_hat / (N * np.sqrt(12.0)) <= ROUNDING_SHARE * sd
+
+
+def test_release_records_the_model_size_and_samples_any_n():
+    """``max_model_rows="auto"``: N from the plan's public rule (cell sd = the
+    smallest of ``cell_variance`` over the tables, up to float rounding of the
+    same sum), recorded in ``model_rows_``; ``sample(k N)`` holds every model
+    row exactly k times (controlled rounding, integer identity)."""
+    from skdp_synth.generator import auto_model_rows
+
+    X = _dependent_rows(20_000, 6)
+    bits = Blocks.from_spec(
+        [
+            {"name": "a", "kind": "onehot", "width": 3},
+            {"name": "b", "kind": "binary", "width": 1},
+            {"name": "c", "kind": "onehot", "width": 4},
+            {"name": "e", "kind": "onehot", "width": 3},
+        ],
+        11,
+    )
+    U = bits.to_bits(X)
+    est = ProjectedGaussianRelease(blocks=bits, epsilon=0.5, random_state=0).fit(U)
+    plan = est.plan_.summary()
+    W = est.workload_
+    c = est.plan_.noise_sigma
+    tau = est.residual_scales_ / c
+    sd = min(np.sqrt(W.cell_variance(tau, c, S)) for S in W.tables)
+    assert abs(plan["model_rows_cell_sd"] - sd) <= 1e-12 * sd
+    assert plan["model_rows_floor"] == 4 * 3
+    n_hat = round(est.n_estimate_)
+    N = auto_model_rows(n_hat, plan["model_rows_cell_sd"], plan["model_rows_floor"])
+    assert est.model_rows_ == N == est._model_rows.shape[0] < n_hat
+    rows = est.sample(3 * N, random_state=0)
+    model = bits.to_bits(est._model_rows)
+    _, inv = np.unique(model, axis=0, return_inverse=True)
+    _, inv_s = np.unique(rows, axis=0, return_inverse=True)
+    np.testing.assert_array_equal(
+        np.bincount(inv_s.ravel()), 3 * np.bincount(inv.ravel())
+    )
+    old = ProjectedGaussianRelease(
+        blocks=bits, epsilon=0.5, random_state=0, max_model_rows=None
+    ).fit(U)
+    assert old.model_rows_ == n_hat and old.plan_.model_rows_cell_sd is None
+
+
+def test_local_tables_in_the_residual_basis_equal_the_dense_solve():
+    """The start's least-squares tables: the residual-basis solve equals the
+    dense ``np.linalg.solve`` of the same ridge system. Tolerance: the ridge
+    is 1e-6 of the diagonal, so the dense system's condition number is up to
+    ~1e6 and its solution carries ~1e6 x 1e-16 relative error; we allow
+    1e-6 x n (a millionth of a row)."""
+    from skdp_synth.generator import _all_coefficients, _index, _local_table
+
+    levels = np.array([3, 4, 5])
+    W = AttributeMarginalWorkload(levels, 2)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, levels, size=(500, 3))
+    ms = [
+        Measurement(
+            A,
+            W.residual_matrix(A),
+            W.residual(W.table(X, A), A) + rng.normal(0, 2, W.residual_size(A)),
+            2.0,
+        )
+        for A in W.subsets
+        if A
+    ]
+    ms.append(Measurement((0, 2), None, W.table(X, (0, 2)) + rng.normal(0, 3, 15), 3.0))
+    index, betas = _index(ms), _all_coefficients(ms, levels)
+    for S in [(0, 1), (1, 2), (0, 2)]:
+        fast = _local_table(index, S, levels, 500, betas)
+        dense = _local_table(index, S, levels, 500, None)
+        np.testing.assert_allclose(fast, dense, rtol=0, atol=1e-6 * 500)

@@ -350,7 +350,12 @@ def test_generator_sees_only_released_measurements(rule, monkeypatch):
 
     monkeypatch.setattr(gr, "fit_rows", spy)
     df, cats = _frame(1500)
-    est = _pipe(cats, epsilon=0.5, selection=rule, random_state=0).fit(df)[-1]
+    # max_model_rows=None: the generator's table has n̂ rows, so it receives the
+    # released measurements themselves (with "auto" they are rescaled to its
+    # N rows: tests/test_generator.py checks that case)
+    est = _pipe(
+        cats, epsilon=0.5, selection=rule, max_model_rows=None, random_state=0
+    ).fit(df)[-1]
     ((ms,),) = [seen]
     selected = est._selection_result.measurements
     W = est.workload_

@@ -433,6 +433,17 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         X = _convert_fit_data(self, X)
         n_features = X.shape[1]
         names = getattr(self, "feature_names_in_", None)
+        blocks, bounds = self._public_structure(
+            fit_blocks, n_features, names, domain, output_spec
+        )
+        return _Shaped(X, domain, bounds, blocks, chunked=False)
+
+    def _public_structure(self, fit_blocks, n_features, names, domain, output_spec):
+        """``(blocks_, declared bounds)`` from the parameters and the schema.
+
+        Shared by the in-memory and the Dask shape checks; sets ``blocks_``
+        and the fit's domain and output spec. Reads no value.
+        """
         blocks = resolve_blocks(
             getattr(self, "blocks", "auto"), fit_blocks, n_features, names
         )
@@ -444,7 +455,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         self.blocks_ = blocks
         self._fit_domain = domain
         self._output_spec = output_spec
-        return _Shaped(X, domain, bounds, blocks, chunked=False)
+        return blocks, bounds
 
     def _validate_fit_values(self, shaped):
         """The checks that read the values (after the budget check).
@@ -519,17 +530,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             self.__dict__.pop("feature_names_in_", None)
         else:
             self.feature_names_in_ = np.asarray(names, dtype=object)
-        blocks = resolve_blocks(
-            getattr(self, "blocks", "auto"), fit_blocks, n_features, names
+        blocks, bounds = self._public_structure(
+            fit_blocks, n_features, names, domain, output_spec
         )
-        bounds = None
-        if domain == "boolean":
-            bounds = (np.zeros(n_features), np.ones(n_features))
-        elif getattr(self, "bounds", None) is not None:
-            bounds = check_bounds(self.bounds, n_features)
-        self.blocks_ = blocks
-        self._fit_domain = domain
-        self._output_spec = output_spec
         return _Shaped(arr, domain, bounds, blocks, chunked=True, names=names)
 
     def _validate_chunked_fit_values(self, shaped):

@@ -1291,31 +1291,23 @@ default=None
             shares["count"] = f0
             left -= f0
         split = sel["shares"][rule]
-        kw = dict(c=c, neighbouring=self.neighbouring, source=source)
-        if rule == "mst":
-            res = select_mst(
-                tables,
-                levels,
-                cand,
-                sel["candidate_weights"],
-                share_one=left * split["one_way"],
-                share_select=left * split["select"],
-                total=public_n,
-                totals=totals,
-                **kw,
-            )
-        else:
-            res = select_aim(
-                tables,
-                levels,
-                cand,
-                sel["candidate_weights"],
-                share_one=left * split["one_way"],
-                share_rounds=left * split["rounds"],
-                total=public_n,
-                totals=totals,
-                **kw,
-            )
+        # the rule's own step: MST's tree selection or AIM's rounds
+        select, step = (
+            (select_mst, "select") if rule == "mst" else (select_aim, "rounds")
+        )
+        res = select(
+            tables,
+            levels,
+            cand,
+            sel["candidate_weights"],
+            share_one=left * split["one_way"],
+            total=public_n,
+            totals=totals,
+            c=c,
+            neighbouring=self.neighbouring,
+            source=source,
+            **{"share_" + step: left * split[step]},
+        )
         shares.update(
             {"selection_" + k: float(v) for k, v in res.spent.items() if v > 0}
         )

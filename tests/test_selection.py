@@ -371,3 +371,27 @@ def test_generator_sees_only_released_measurements(rule, monkeypatch):
         # the same arrays, passed on: exact
         assert m.attributes == A and m.sigma == sigma
         np.testing.assert_array_equal(m.values, values)
+
+
+def test_budget_split_constants_are_pinned():
+    """The shares of each rule's steps (doc/privacy.md, "Selection of
+    marginals") sum to the whole budget after the noisy total; a change of
+    any of them, or of the public auto rule's constants, fails here."""
+    import skdp_synth.gaussian_release as gr
+
+    assert gr.SELECTION_SHARES == {
+        "mst": {"one_way": 1 / 3, "select": 1 / 3, "final": 1 / 3},
+        "aim": {"one_way": 0.1, "rounds": 0.6, "final": 0.3},
+    }
+    for shares in gr.SELECTION_SHARES.values():
+        assert sum(shares.values()) == pytest.approx(1.0, abs=1e-15)
+    assert (gr.AUTO_TV_THRESHOLD, gr.AUTO_AIM_THRESHOLD) == (0.048, 0.08)
+    assert gr.AUTO_AIM_MAX_ATTRIBUTES == 24 and gr.TARGET_WEIGHT == 2.0
+
+
+def test_pipeline_domain_share_default_is_pinned():
+    """The encoder's default share of the pipeline's ε (doc/privacy.md,
+    "Private domains")."""
+    from skdp_synth.pipeline import SynthesisPipeline
+
+    assert SynthesisPipeline([("a", "passthrough")]).domain_share == 0.2

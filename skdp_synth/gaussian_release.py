@@ -148,8 +148,10 @@ from .plan import ReleasePlan
 from .privacy import INDUCED_SUBSPACE, PrivacyGuarantee
 from .selection import (
     MAX_CANDIDATE_CELLS,
+    SelectionResult,
     candidate_tables,
     measure,
+    mst_edge_budget,
     select_aim,
     select_mst,
 )
@@ -196,6 +198,21 @@ AUTO_AIM_THRESHOLD = 0.08
 #: generator; on wider tables the tree's ``a - 1`` pairs cover more; not
 #: measured on wide tables)
 AUTO_AIM_MAX_ATTRIBUTES = 24
+#: ``selection="auto"`` on a table of at least this many attributes, when
+#: the all-tables plan is too noisy, measures the 1-way tables (and the
+#: ``target``'s pairs) with the whole budget: a tree covers ``2/a`` of the
+#: pairs and takes 2/3 of the budget from the 1-way tables that every other
+#: pair rests on. Measured on Caravan (86 columns, 4.7k rows; issue 21):
+#: TV2 one-way / trimmed tree / all tables 0.063 / 0.067 / 0.129 at ε = 1,
+#: 0.050 / 0.055 / 0.061 at ε = 3, 0.105 / 0.122 / 0.299 at ε = 0.3
+AUTO_ONE_WAY_MIN_ATTRIBUTES = 40
+#: ``selection="auto"`` runs MST only when at least half the edges of a
+#: spanning tree would have an expected TV noise of at most this
+#: (:func:`skdp_synth.selection.mst_edge_budget`), else measures the 1-way
+#: tables. Measured (80/20 splits, two seeds; issue 21): Caravan's first 30
+#: columns, ε = 0.3: 3-4 edges qualify, TV2 one-way 0.179 / tree 0.24; ε = 1:
+#: 21-25 of 29, TV2 tree 0.151 / one-way 0.155; nass_cds ε = 0.1: 11 of 11
+AUTO_EDGE_THRESHOLD = 0.15
 
 
 # ============================================================== estimator
@@ -283,8 +300,14 @@ default=None
         all-tables plan's expected TV noise per table exceeds
         ``AUTO_TV_THRESHOLD`` (0.048), ``"aim"`` above
         ``AUTO_AIM_THRESHOLD`` (0.08), else ``"none"`` (thresholds measured
-        on real tables, ``benchmarks/bench_selection.py``). The same ``(ε, δ)`` in every
-        case (Gaussian DP accounting); the choice is in ``selection_``.
+        on real tables, ``benchmarks/bench_selection.py``). Where it would
+        run MST, ``"auto"`` measures the 1-way tables only (``"one-way"``;
+        with ``target``, also the target's pairs worth their noise) on tables
+        of at least ``AUTO_ONE_WAY_MIN_ATTRIBUTES`` (40) attributes or when
+        fewer than half a tree's edges are worth their noise
+        (:func:`~skdp_synth.selection.mst_edge_budget`). The same ``(ε, δ)``
+        in every case (Gaussian DP accounting); the choice is in
+        ``selection_``.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
         The neighbouring relation (:cite:`Nikolov2013` uses add/remove, :cite:`Gao2022`
         replace-one). Sensitivities are computed for the one chosen (replace-one uses
@@ -381,8 +404,9 @@ default=None
         residual, in ``workload_.subsets`` order (0 for the public total under
         replace-one). Public.
     selection_ : str
-        ``"none"``, ``"mst"`` or ``"aim"``: the rule used (``"auto"``
-        resolved; ``"none"`` for the bit-level mechanisms).
+        ``"none"``, ``"mst"``, ``"aim"`` or ``"one-way"`` (an outcome of
+        ``"auto"`` only): the rule used (``"auto"`` resolved; ``"none"`` for
+        the bit-level mechanisms).
     marginals_ : list of tuple of str
         The attribute tables measured with ResidualPlanner's noise at the end
         (all tables of the workload for ``"none"``), by name.
@@ -972,6 +996,17 @@ default=None
             raise ValueError("the invariants fix every answer; nothing is private")
         return exact
 
+    def _attribute_index(self, key):
+        """The index of attribute ``key`` (a name or an index; public)."""
+        names = [str(x) for x in self.blocks_.names]
+        if isinstance(key, Integral) and not isinstance(key, bool):
+            if not 0 <= int(key) < len(names):
+                raise ValueError(f"attribute index {key} out of range")
+            return int(key)
+        if str(key) not in names:
+            raise ValueError(f"unknown attribute {key!r}; attributes: {names}")
+        return names.index(str(key))
+
     def _attribute_tables(self):
         """The workload's tables and weights (public: parameters and blocks).
 
@@ -979,18 +1014,9 @@ default=None
         ``target`` the tables containing it weigh ``TARGET_WEIGHT`` times
         more and, for the default ``d = 2`` workload, its 3-way tables join.
         """
-        names = [str(x) for x in self.blocks_.names]
         levels = self.blocks_.n_levels
-        a = len(names)
-
-        def index(key):
-            if isinstance(key, Integral) and not isinstance(key, bool):
-                if not 0 <= int(key) < a:
-                    raise ValueError(f"attribute index {key} out of range")
-                return int(key)
-            if str(key) not in names:
-                raise ValueError(f"unknown attribute {key!r}; attributes: {names}")
-            return names.index(str(key))
+        a = len(self.blocks_.names)
+        index = self._attribute_index
 
         if isinstance(self.workload, dict):
             spec = {}
@@ -1042,7 +1068,8 @@ default=None
             return {"rule": "none"}
         levels = self.blocks_.n_levels
         public_n = n_samples if self.neighbouring == "replace-one" else self.n_rows
-        if rule == "auto" and public_n is not None:
+        auto = rule == "auto"
+        if auto and public_n is not None:
             rule = self._auto_rule(W, tau, c, public_n)
         if rule == "none":
             return {"rule": "none"}
@@ -1057,6 +1084,10 @@ default=None
             "shares": {
                 r: dict(v) for r, v in SELECTION_SHARES.items() if rule in ("auto", r)
             },
+            # "auto" trims MST's tree to the edges worth their noise
+            # (selection.mst_edge_budget); an explicit "mst" is the paper's
+            "trim": auto,
+            "public_n": public_n,
         }
         if rule == "auto":
             i0 = W.subsets.index(())
@@ -1087,6 +1118,8 @@ default=None
         noise = self._noise_tv(W, tau, c, n)
         if noise <= AUTO_TV_THRESHOLD:
             return "none"
+        if W.n_attributes >= AUTO_ONE_WAY_MIN_ATTRIBUTES:
+            return "one-way"
         if noise > AUTO_AIM_THRESHOLD and W.n_attributes <= AUTO_AIM_MAX_ATTRIBUTES:
             return "aim"
         return "mst"
@@ -1290,24 +1323,60 @@ default=None
             del z, t, t_noisy
             shares["count"] = f0
             left -= f0
-        split = sel["shares"][rule]
-        # the rule's own step: MST's tree selection or AIM's rounds
-        select, step = (
-            (select_mst, "select") if rule == "mst" else (select_aim, "rounds")
-        )
-        res = select(
-            tables,
-            levels,
-            cand,
-            sel["candidate_weights"],
-            share_one=left * split["one_way"],
-            total=public_n,
-            totals=totals,
-            c=c,
-            neighbouring=self.neighbouring,
-            source=source,
-            **{"share_" + step: left * split[step]},
-        )
+        n_now = sel.get("public_n")
+        if n_now is None and totals:
+            n_now = totals[0][0]
+        split = sel["shares"].get(rule, {})
+        if rule == "mst" and sel.get("trim"):
+            # auto's MST: a tree of which fewer than half the edges are worth
+            # their noise is not worth 2/3 of the budget (one-way instead)
+            K, _ = mst_edge_budget(
+                levels,
+                cand,
+                left * split["final"],
+                c,
+                self.neighbouring,
+                n_now,
+                AUTO_EDGE_THRESHOLD,
+            )
+            informative = int(np.sum(np.asarray(levels) >= 2))
+            if K < (informative - 1) / 2:
+                rule = "one-way"
+        if rule == "one-way":
+            # the whole budget on the 1-way tables and, with ``target``, on
+            # its pairs that are worth their noise (a public choice: no
+            # selection step)
+            res = SelectionResult("one-way", totals=list(totals))
+            if self.target is not None:
+                t = self._attribute_index(self.target)
+                star = [r for r in cand if len(r) == 2 and t in r]
+                _, res.chosen = mst_edge_budget(
+                    levels,
+                    star,
+                    left,
+                    c,
+                    self.neighbouring,
+                    n_now,
+                    AUTO_EDGE_THRESHOLD,
+                )
+        else:
+            # the rule's own step: MST's tree selection or AIM's rounds
+            select, step = (
+                (select_mst, "select") if rule == "mst" else (select_aim, "rounds")
+            )
+            res = select(
+                tables,
+                levels,
+                cand,
+                sel["candidate_weights"],
+                share_one=left * split["one_way"],
+                total=public_n,
+                totals=totals,
+                c=c,
+                neighbouring=self.neighbouring,
+                source=source,
+                **{"share_" + step: left * split[step]},
+            )
         shares.update(
             {"selection_" + k: float(v) for k, v in res.spent.items() if v > 0}
         )
@@ -1388,6 +1457,13 @@ default=None
         n_hat = max(1, int(round(self.n_estimate_)))
         if self.max_model_rows == "auto":
             plan = self._generator_plan
+            if not self._every_pair_measured():
+                # a pair no table measures is implied by the model's rows
+                # alone: from N < n̂ rows it carries the sampling error of N
+                # rows (Caravan, 86 columns, 1-way tables only: TV2 0.073 at
+                # N = 423 against 0.063 at N = n̂; issue 21), so the table keeps
+                # n̂ rows
+                return n_hat
             if plan.model_rows_cell_sd is not None:
                 return auto_model_rows(
                     n_hat, plan.model_rows_cell_sd, plan.model_rows_floor
@@ -1396,6 +1472,20 @@ default=None
         if self.max_model_rows is not None:
             return min(n_hat, int(self.max_model_rows))
         return n_hat
+
+    def _every_pair_measured(self):
+        """Whether every pair of attributes (of >= 2 levels) lies in a
+        released table (public: the plan's or the released choice's)."""
+        W = getattr(self, "workload_", None)
+        tables = getattr(W, "tables", None)
+        if tables is None:
+            return True
+        levels = np.asarray(self.blocks_.n_levels)
+        live = [j for j in range(levels.size) if levels[j] >= 2]
+        covered = set()
+        for S in tables:
+            covered.update(itertools.combinations(sorted(S), 2))
+        return all(p in covered for p in itertools.combinations(live, 2))
 
     def _set_invariant_tables(self, inv, tables):
         """Keep the exact invariant tables (released values) for the rows.

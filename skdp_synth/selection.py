@@ -72,6 +72,7 @@ __all__ = [
     "exponential_mechanism",
     "gdp_mu_of_pure_dp",
     "l1_scores",
+    "mst_edge_budget",
     "measure",
     "pure_dp_of_gdp_mu",
     "score_sensitivity",
@@ -338,6 +339,59 @@ def select_mst(
         result.epsilons.append(eps)
         result.spent["select"] += share_select / n_edges
     return result
+
+
+def mst_edge_budget(n_levels, candidates, share_final, c, neighbouring, n, threshold):
+    """How many edges of a spanning tree would be worth their noise (public).
+
+    MST measures ``a - 1`` pairs whatever ``n`` and ``ε``; when ``ε n`` is
+    small against the domain (a wide table, few rows) each of them drowns in
+    noise and the rows come out *worse* than independent columns (issue 21:
+    Caravan, 86 columns, 4.7k rows, ε = 1). A pair ``r`` measured as one of
+    ``K`` tables at the final share ``f`` gets at most the per-cell noise of
+    ``r`` measured alone at share ``f / K`` (equal split; ResidualPlanner's
+    optimum is no worse), ``σ_r(K) = σ_r(1) sqrt(K / f)``, so its expected TV
+    noise is ``e_r(K) = k_r sqrt(2/π) σ_r(K) / (2 n)`` (``k_r`` cells).
+    A pair qualifies at ``K`` when ``e_r(K) <= threshold``; ``K`` is the
+    largest number of edges that a spanning forest of the pairs qualifying
+    at ``K`` can have. ``selection="auto"`` runs MST when ``K`` is at least
+    half a spanning tree, else measures the 1-way tables only.
+
+    Every input is public (the domain, the candidates, the budget, and a
+    public or noisy ``n``), so the result is too.
+
+    Returns
+    -------
+    K : int
+    allowed : list of tuple
+        The candidate pairs qualifying at ``K`` (empty when ``K = 0``).
+    """
+    pairs = [tuple(r) for r in candidates if len(r) == 2]
+    if not pairs:
+        return 0, []
+    n = max(float(n), 1.0)
+    std_of = {}
+    k_max = np.empty(len(pairs))
+    for i, r in enumerate(pairs):
+        shape = tuple(int(n_levels[j]) for j in r)
+        if shape not in std_of:
+            std_of[shape] = _cell_std(n_levels, r, 1.0, c, neighbouring)
+        cells = float(np.prod(shape))
+        # e_r(K) <= threshold  <=>  K <= f (2 n threshold / (k_r sqrt(2/π) σ_r(1)))²
+        k_max[i] = (
+            share_final
+            * (2.0 * n * threshold / (cells * math.sqrt(2.0 / math.pi) * std_of[shape]))
+            ** 2
+        )
+    nodes = sorted({j for r in pairs for j in r})
+    for K in range(len(nodes) - 1, 0, -1):
+        allowed = [r for r, k in zip(pairs, k_max) if k >= K]
+        if not allowed:
+            continue
+        sub = sorted({j for r in allowed for j in r})
+        if len(sub) - _n_components(sub, allowed) >= K:
+            return K, allowed
+    return 0, []
 
 
 def _n_components(nodes, pairs):

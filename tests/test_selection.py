@@ -387,6 +387,7 @@ def test_budget_split_constants_are_pinned():
         assert sum(shares.values()) == pytest.approx(1.0, abs=1e-15)
     assert (gr.AUTO_TV_THRESHOLD, gr.AUTO_AIM_THRESHOLD) == (0.048, 0.08)
     assert gr.AUTO_AIM_MAX_ATTRIBUTES == 24 and gr.TARGET_WEIGHT == 2.0
+    assert gr.AUTO_ONE_WAY_MIN_ATTRIBUTES == 40 and gr.AUTO_EDGE_THRESHOLD == 0.15
 
 
 def test_pipeline_domain_share_default_is_pinned():
@@ -395,3 +396,128 @@ def test_pipeline_domain_share_default_is_pinned():
     from skdp_synth.pipeline import SynthesisPipeline
 
     assert SynthesisPipeline([("a", "passthrough")]).domain_share == 0.2
+
+
+# ------------------------------------------- wide tables, scarce signal
+def _e_tv(levels, r, share, c, n):
+    """Expected TV noise of table ``r`` measured alone at ``share`` (as
+    :func:`mst_edge_budget` defines it, computed directly)."""
+    cells = float(np.prod([levels[j] for j in r]))
+    std = sel._cell_std(levels, r, share, c, "add-remove-one")
+    return cells * math.sqrt(2.0 / math.pi) * std / (2.0 * n)
+
+
+@pytest.mark.parametrize("n", [40.0, 400.0, 3000.0, 1e5])
+def test_mst_edge_budget_keeps_the_edges_worth_their_noise(n):
+    """Every allowed pair's expected TV noise at ``K`` edges is within the
+    threshold, every other pair's is above it, and ``K + 1`` edges would not
+    fit a spanning forest of the pairs allowed there (K is the largest)."""
+    levels = np.array([2, 3, 10, 4, 2, 12])
+    pairs = list(itertools.combinations(range(6), 2))
+    c, f, thr = analytic_gaussian_sigma(1.0, 1e-6), 1 / 3, 0.048
+    K, allowed = sel.mst_edge_budget(levels, pairs, f, c, "add-remove-one", n, thr)
+    assert 0 <= K <= 5
+    if K == 0:
+        assert allowed == []
+    else:
+        for r in pairs:
+            e = _e_tv(levels, r, f / K, c, n)
+            # the rule and this check compute e_r by the same formula in a
+            # different order: a relative 1e-9 margin for the rounding
+            assert (e <= thr * (1 + 1e-9)) if r in allowed else (e > thr * (1 - 1e-9))
+        assert (
+            len({j for r in allowed for j in r})
+            - sel._n_components(sorted({j for r in allowed for j in r}), allowed)
+            >= K
+        )
+    if K < 5:
+        more = [r for r in pairs if _e_tv(levels, r, f / (K + 1), c, n) <= thr]
+        nodes = sorted({j for r in more for j in r})
+        assert len(nodes) - sel._n_components(nodes, more) < K + 1
+    if n == 1e5:
+        assert K == 5 and sorted(allowed) == pairs  # plenty of signal: MST's tree
+    if n == 40.0:
+        assert K == 0
+
+
+def _wide(n=600, a=44, seed=0):
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 3, n)
+    df = pd.DataFrame(
+        {
+            f"x{j}": np.where(rng.random(n) < 0.5, base, rng.integers(0, 3, n))
+            for j in range(a)
+        }
+    ).astype(str)
+    return df, {col: ["0", "1", "2"] for col in df}
+
+
+@pytest.mark.parametrize("target", [None, "x3"])
+def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target):
+    """44 attributes, 600 rows, ε = 1: the all-tables plan is far too noisy
+    and a tree would take 2/3 of the budget from the 1-way tables, so auto
+    measures the 1-way tables (and, with ``target``, its pairs worth their
+    noise) with all of it -- the same 1/c-GDP as every other branch."""
+    import skdp_synth.gaussian_release as gr
+
+    df, cats = _wide()
+    pipe = _pipe(cats, epsilon=1.0, target=target, random_state=0).fit(df)
+    est = pipe[-1]
+    c = analytic_gaussian_sigma(1.0, 1e-6)
+    assert est.plan_.selection["rule"] == "auto" and est.selection_ == "one-way"
+    assert est.epsilon_ == 1.0 and est.delta_ == 1e-6
+    assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
+    assert set(est.selection_shares_) == {"count", "final"}
+    assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
+    assert est._selection_result.epsilons == []  # no exponential mechanism
+    pairs = [S for S in est.marginals_ if len(S) == 2]
+    if target is None:
+        assert pairs == [] and len(est.marginals_) == 44
+    else:
+        assert pairs and all(target in S for S in pairs)
+        n_hat = est._selection_result.totals[0][0]
+        for S in est._selection_result.chosen:
+            e = _e_tv(
+                est.blocks_.n_levels, S, 1.0 - est.selection_shares_["count"], c, n_hat
+            )
+            assert e <= gr.AUTO_EDGE_THRESHOLD * (1 + 1e-9)
+    # pairs no table measures: the model keeps n̂ rows (no extra sampling error)
+    assert est.model_rows_ == max(1, round(est.n_estimate_))
+    out = pipe.sample(20, random_state=0)
+    assert out.shape == (20, 44) and set(out.columns) == set(df.columns)
+
+
+@pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
+@pytest.mark.parametrize("threshold", [1e-9, 1e9])
+def test_auto_runs_mst_only_when_half_the_tree_is_worth_it(
+    neighbouring, threshold, monkeypatch
+):
+    """Where auto would run MST, it first counts (publicly) the tree edges
+    worth their noise (``mst_edge_budget``): fewer than half a tree -> the
+    1-way tables with the whole budget, else the paper's whole tree. Both
+    branches are 1/c-GDP: Σ μ² = 1/c²."""
+    import skdp_synth.gaussian_release as gr
+
+    df, cats = _frame()
+    c = analytic_gaussian_sigma(0.1, 1e-6)
+    kw = dict(epsilon=0.1, n_rows=3000, neighbouring=neighbouring, random_state=0)
+    monkeypatch.setattr(gr, "AUTO_AIM_THRESHOLD", 1e9)  # auto -> mst or one-way
+    monkeypatch.setattr(gr, "AUTO_EDGE_THRESHOLD", threshold)
+    est = _pipe(cats, **kw).fit(df)[-1]
+    res = est._selection_result
+    if threshold == 1e9:  # every edge qualifies
+        assert est.selection_ == "mst" and len(res.chosen) == 4
+    else:  # none does
+        assert est.selection_ == "one-way" and res.chosen == [] == res.epsilons
+        assert all(len(S) == 1 for S in est.marginals_)
+    assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
+    assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_explicit_mst_is_the_papers_whole_tree():
+    """``selection="mst"`` never falls back: MST's spanning tree even where
+    auto would measure the 1-way tables."""
+    df, cats = _frame()
+    est = _pipe(cats, epsilon=0.02, n_rows=3000, selection="mst", random_state=0)
+    est = est.fit(df)[-1]
+    assert est.selection_ == "mst" and len(est._selection_result.chosen) == 4

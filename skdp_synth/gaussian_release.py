@@ -1477,9 +1477,10 @@ default=None
         """Whether every pair of attributes (of >= 2 levels) lies in a
         released table (public: the plan's or the released choice's)."""
         W = getattr(self, "workload_", None)
-        tables = getattr(W, "tables", None)
-        if tables is None:
+        if not isinstance(W, AttributeMarginalWorkload):
+            # bit-level workloads: the size rule as before
             return True
+        tables = W.tables
         levels = np.asarray(self.blocks_.n_levels)
         live = [j for j in range(levels.size) if levels[j] >= 2]
         covered = set()

@@ -521,3 +521,16 @@ def test_explicit_mst_is_the_papers_whole_tree():
     est = _pipe(cats, epsilon=0.02, n_rows=3000, selection="mst", random_state=0)
     est = est.fit(df)[-1]
     assert est.selection_ == "mst" and len(est._selection_result.chosen) == 4
+
+
+def test_model_keeps_n_hat_rows_when_a_pair_is_unmeasured():
+    """A pair that no released table contains exists only in the model's
+    rows; from ``N < n̂`` rows it would carry their sampling error, so
+    ``max_model_rows="auto"`` keeps ``n̂`` rows then (post-processing)."""
+    df, cats = _frame(6000)
+    kw = dict(epsilon=0.3, selection="none", random_state=0)
+    every = _pipe(cats, **kw).fit(df)[-1]
+    assert every.model_rows_ < round(every.n_estimate_)  # the auto size
+    some = {("a", "b"): 1.0, ("c", "d"): 1.0, ("e",): 1.0}
+    part = _pipe(cats, workload=some, **kw).fit(df)[-1]
+    assert part.model_rows_ == max(1, round(part.n_estimate_))

@@ -10,9 +10,10 @@ Three mechanisms, each derived in ``doc/privacy.md`` ("Private domains"):
   so a column of any scale is resolved where its values are; then one
   Laplace count per leaf
   and one for the missing values (the fine 1-way histogram). The column's
-  bounds are the outermost leaves whose noisy count passes a threshold (no
-  separate bound estimator, so no non-finite or out-of-range value can reach
-  one: ``±inf`` fall into the outermost leaves and are clipped; smartnoise#580).
+  kept leaves and the cap on its tails are post-processing of these counts
+  (:func:`kept_counts`; no separate bound estimator, so no non-finite or
+  out-of-range value can reach one: ``±inf`` fall into the outermost leaves
+  and are clipped; smartnoise#580).
 * :func:`coarse_edges` -- coarse bins at equal-mass points of the noisy leaf
   CDF, snapped to leaf edges (post-processing).
 * :func:`stable_levels` -- frequent levels of a categorical column by the

@@ -267,6 +267,18 @@ def _max_segment(score):
     return lo_i, hi_i
 
 
+def _significant_run(c, scale, strict):
+    """The nearest far end ``z`` of a run ``c[a:z + 1]`` whose sum exceeds
+    ``strict + 2 b sqrt(2 m)`` (``m`` leaves: two standard deviations of the
+    sum of ``m`` empty leaves' noise), or ``None`` if no run does."""
+    cs = np.concatenate([[0.0], np.cumsum(c)])
+    a, z = np.triu_indices(c.size)
+    m = z - a + 1
+    excess = cs[z + 1] - cs[a] - strict - 2.0 * scale * np.sqrt(2.0 * m)
+    ok = excess > 0
+    return int(z[ok].min()) if ok.any() else None
+
+
 def _quantile_t(edges, c, q):
     """The ``q``-quantile of the histogram in ``t`` (uniform in ``t`` inside
     a leaf)."""
@@ -293,8 +305,10 @@ def kept_counts(edges, raw, scale, finest, integer=False):
        ``b ln(L / 0.01)``, which all ``L`` empty leaves together do with
        probability ``< 0.5 %``); it stops at a run of failing leaves wider than
        :data:`GAP_T` in ``t``, unless the range so far is point masses only
-       (a frequent 0): from there it goes on to the first leaf that passes
-       ``b ln(L / 0.01)``, so the rest of a zero-inflated column is kept.
+       (a frequent 0): then it jumps to the nearest run of ``m`` leaves
+       beyond whose noisy sum exceeds ``b ln(L / 0.01) + 2 b sqrt(2 m)``
+       (:func:`_significant_run`), so the rest of a zero-inflated column is
+       kept.
        Inside, leaves below ``b`` are set to 0.
     3. **Atoms:** finest leaves passing ``b ln(L / 0.01)`` (point masses).
     4. **Cap:** Tukey's fences (:data:`FENCE_IQR` interquartile ranges
@@ -320,15 +334,26 @@ def kept_counts(edges, raw, scale, finest, integer=False):
         gap = 0.0
         j = (hi_i if step > 0 else lo_i) + step
         while 0 <= j < counts.size:
-            far = gap > GAP_T
-            if passing[j] and (not far or counts[j] > strict):
+            if passing[j] and gap <= GAP_T:
                 gap = 0.0
                 lo_i, hi_i = min(lo_i, j), max(hi_i, j)
-            else:
-                gap += width[j]
-                if gap > GAP_T and not atom[lo_i : hi_i + 1].all():
-                    break
-            j += step
+                j += step
+                continue
+            gap += width[j]
+            if gap <= GAP_T:
+                j += step
+                continue
+            if not atom[lo_i : hi_i + 1].all():
+                break
+            # a range of point masses only: the best run beyond (the most
+            # sum(count - b)) joins it if that sum exceeds b ln(L / 0.01)
+            rest = np.arange(j, counts.size) if step > 0 else np.arange(j, -1, -1)
+            z = _significant_run(counts[rest], scale, strict)
+            if z is None:
+                break
+            far_end = int(rest[z])
+            lo_i, hi_i = min(lo_i, far_end), max(hi_i, far_end)
+            gap, j = 0.0, far_end + step
     inside = np.zeros(counts.size, dtype=bool)
     inside[lo_i : hi_i + 1] = True
     out = np.where(inside & (counts > INNER_SCALES * scale), counts, 0.0)

@@ -17,6 +17,7 @@ from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._numeric_domain import (
     ROOT,
     coarse_edges,
+    decode_fine,
     privtree_histogram,
     stable_levels,
 )
@@ -367,3 +368,40 @@ def test_zero_inflated_column_keeps_its_spread_at_a_small_budget(seed):
     nonzero = h.counts[h.edges[:-1] >= 1.0].sum() / h.counts.sum()
     assert 0.45 <= nonzero <= 0.8  # 0.63 in the data
     assert 1e4 <= h.bounds[1] <= 1e6  # the cap: in the tail, not at the root
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    shape=st.sampled_from(["normal", "lognormal", "zeros", "years", "one"]),
+    n=st.integers(20, 3000),
+    eps=st.floats(0.01, 2.0),
+    seed=st.integers(0, 2**16),
+)
+def test_decoded_values_stay_inside_the_cap(shape, n, eps, seed):
+    """Post-processing identities: every decoded value lies in the cap
+    (``bounds``), the coarse edges start and end at it, integer columns
+    decode to integers (exact comparisons: the values are clipped copies of
+    the edges or floors)."""
+    rng = np.random.default_rng(seed)
+    x = {
+        "normal": lambda: rng.normal(50.0, 10.0, n),
+        "lognormal": lambda: rng.lognormal(7.0, 1.0, n),
+        "zeros": lambda: np.where(rng.random(n) < 0.8, 0.0, rng.gamma(2.0, 500.0, n)),
+        "years": lambda: rng.integers(2003, 2010, n).astype(float),
+        "one": lambda: np.full(n, 5.0),
+    }[shape]()
+    integer = shape in ("zeros", "years", "one")
+    if integer:
+        x = np.round(x)
+    h = privtree_histogram(x, eps, NoiseSource(seed), integer=integer)
+    lo, hi = h.bounds
+    e = np.asarray(coarse_edges(h, 10))
+    assert e[0] == lo
+    assert e[-1] == (max(hi - 1.0, lo + 1.0) if integer else hi)
+    k = e.size - 1
+    idx = rng.integers(0, k, 500)
+    v = decode_fine(h, e[idx], e[idx + 1], idx == k - 1, rng)
+    top = hi - 1.0 if integer else hi
+    assert np.all((v >= lo) & (v <= top))
+    if integer:
+        assert np.all(v == np.round(v))

@@ -512,7 +512,8 @@ def decode_fine(hist, left, right, last, rng):
             else:
                 v[sel] = inner + z if side > 0 else inner - z
         top = hi - 1.0 if hist.integer else hi
-        out[rows] = np.clip(v, max(a, cap_lo), min(top, cap_hi))
+        cap_top = cap_hi - 1.0 if hist.integer else cap_hi  # exclusive: integers
+        out[rows] = np.clip(v, max(a, cap_lo), min(top, cap_top))
     return out
 
 

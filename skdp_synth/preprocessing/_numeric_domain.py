@@ -10,9 +10,10 @@ Three mechanisms, each derived in ``doc/privacy.md`` ("Private domains"):
   so a column of any scale is resolved where its values are; then one
   Laplace count per leaf
   and one for the missing values (the fine 1-way histogram). The column's
-  bounds are the outermost leaves whose noisy count passes a threshold (no
-  separate bound estimator, so no non-finite or out-of-range value can reach
-  one: ``±inf`` fall into the outermost leaves and are clipped; smartnoise#580).
+  kept leaves and the cap on its tails are post-processing of these counts
+  (:func:`kept_counts`; no separate bound estimator, so no non-finite or
+  out-of-range value can reach one: ``±inf`` fall into the outermost leaves
+  and are clipped; smartnoise#580).
 * :func:`coarse_edges` -- coarse bins at equal-mass points of the noisy leaf
   CDF, snapped to leaf edges (post-processing).
 * :func:`stable_levels` -- frequent levels of a categorical column by the
@@ -41,6 +42,7 @@ MAX_DEPTH = 30
 __all__ = [
     "FineHistogram",
     "coarse_edges",
+    "kept_counts",
     "privtree_histogram",
     "stable_levels",
 ]
@@ -75,6 +77,13 @@ GAP_T = 1.0
 #: Inner leaves whose noisy count is below this many noise scales are set
 #: to 0 (an empty leaf passes with probability e^-1 / 2 < 19 %).
 INNER_SCALES = 1.0
+#: The core of the kept range is the run of leaves maximizing the sum of
+#: (noisy count - CORE_SCALES noise scales): many moderately heavy leaves
+#: outweigh one far leaf with a large noise draw.
+CORE_SCALES = 2.0
+#: The cap on the tails: Tukey's fences at this many interquartile ranges
+#: beyond the quartiles of the kept non-atom mass, in the log coordinate t.
+FENCE_IQR = 1.5
 #: A float leaf narrower than this in the log coordinate (a relative width
 #: of about 0.07 %) is "finest": it decodes to its edge nearer to 0.
 FINEST_T = 1e-3
@@ -113,6 +122,9 @@ class FineHistogram:
         point mass at 0 (or at an integer) comes back exactly.
     integer : bool
         Whether the leaves are integer-aligned (integer columns).
+    cap : (float, float)
+        The private cap on the tails (:func:`kept_counts`): no value is
+        decoded outside it (for integer columns the upper end is exclusive).
     """
 
     edges: np.ndarray
@@ -120,14 +132,18 @@ class FineHistogram:
     missing_count: float
     finest: np.ndarray
     integer: bool
+    cap: tuple = (-np.inf, np.inf)
 
     @property
     def bounds(self):
-        """``(lo, hi)``: the outermost leaves with positive mass."""
+        """``(lo, hi)``: the outermost leaves with positive mass, cut to the
+        private cap (for integer columns ``hi`` is exclusive: the cap's
+        largest integer plus 1)."""
         pos = np.flatnonzero(self.counts > 0)
         if pos.size == 0:
             return float(self.edges[0]), float(self.edges[-1])
-        return float(self.edges[pos[0]]), float(self.edges[pos[-1] + 1])
+        lo, hi = float(self.edges[pos[0]]), float(self.edges[pos[-1] + 1])
+        return max(lo, self.cap[0]), min(hi, self.cap[1])
 
 
 def privtree_histogram(
@@ -234,35 +250,139 @@ def privtree_histogram(
     scale = sensitivity / eps_count * noise_factor
     noisy = source.laplace(np.append(true, float(miss.sum())), scale)
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
-    # post-processing (doc/privacy.md, "Private domains"): from the heaviest
-    # leaf, the kept range grows outwards over leaves whose noisy count
-    # passes 2 scales (an empty leaf does so with probability e^-2/2 < 7 %;
-    # a leaf wider than GAP_T must pass b ln(L/0.01), which all L empty
-    # leaves together do with probability < 0.5 %) and stops at a run of
-    # failing leaves wider than GAP_T in t (a factor 2 in x): far, wide
-    # empty leaves are never reached, however many there are. Inside,
-    # leaves below INNER_SCALES scales are set to 0.
+    counts, cap = kept_counts(edges, counts, scale, finest, integer)
+    return FineHistogram(edges, counts, missing_count, finest, integer, cap)
+
+
+def _max_segment(score):
+    """``(i, k)``: the run ``score[i:k + 1]`` with the largest sum (Kadane)."""
+    best, cur, start, lo_i, hi_i = -np.inf, 0.0, 0, 0, 0
+    for j, v in enumerate(score):
+        if cur <= 0:
+            cur, start = v, j
+        else:
+            cur += v
+        if cur > best:
+            best, lo_i, hi_i = cur, start, j
+    return lo_i, hi_i
+
+
+def _significant_run(c, scale, strict):
+    """The nearest far end ``z`` of a run ``c[a:z + 1]`` whose sum exceeds
+    ``strict + 2 b sqrt(2 m)`` (``m`` leaves: two standard deviations of the
+    sum of ``m`` empty leaves' noise), or ``None`` if no run does."""
+    cs = np.concatenate([[0.0], np.cumsum(c)])
+    a, z = np.triu_indices(c.size)
+    m = z - a + 1
+    excess = cs[z + 1] - cs[a] - strict - 2.0 * scale * np.sqrt(2.0 * m)
+    ok = excess > 0
+    return int(z[ok].min()) if ok.any() else None
+
+
+def _quantile_t(edges, c, q):
+    """The ``q``-quantile of the histogram in ``t`` (uniform in ``t`` inside
+    a leaf)."""
+    cdf = np.cumsum(c) / c.sum()
+    j = min(int(np.searchsorted(cdf, q, "left")), c.size - 1)
+    prev = cdf[j - 1] if j > 0 else 0.0
+    frac = (q - prev) / max(cdf[j] - prev, 1e-300)
+    t0, t1 = _t(edges[j]), _t(edges[j + 1])
+    return float(t0 + min(max(frac, 0.0), 1.0) * (t1 - t0))
+
+
+def kept_counts(edges, raw, scale, finest, integer=False):
+    """The leaves kept from the noisy counts, and the cap on the tails.
+
+    Post-processing of the noisy leaf counts ``raw`` (noise scale
+    ``scale``; doc/privacy.md, "Private domains"), in four steps:
+
+    1. **Core:** the run of leaves maximizing ``sum(raw - 2 scale)``
+       (:data:`CORE_SCALES`): a far leaf with one large noise draw cannot
+       outweigh the many leaves the data fill.
+    2. **Growth:** from the core outwards over leaves whose noisy count
+       passes ``2 b`` (an empty leaf does so with probability
+       ``e^-2 / 2 < 7 %``; a leaf wider than :data:`GAP_T` in ``t`` must pass
+       ``b ln(L / 0.01)``, which all ``L`` empty leaves together do with
+       probability ``< 0.5 %``); it stops at a run of failing leaves wider than
+       :data:`GAP_T` in ``t``, unless the range so far is point masses only
+       (a frequent 0): then it jumps to the nearest run of ``m`` leaves
+       beyond whose noisy sum exceeds ``b ln(L / 0.01) + 2 b sqrt(2 m)``
+       (:func:`_significant_run`), so the rest of a zero-inflated column is
+       kept.
+       Inside, leaves below ``b`` are set to 0.
+    3. **Atoms:** finest leaves passing ``b ln(L / 0.01)`` (point masses).
+    4. **Cap:** Tukey's fences (:data:`FENCE_IQR` interquartile ranges
+       beyond the quartiles, :cite:`Tukey1977`) of the kept non-atom mass, in
+       ``t``; leaves beyond are set to 0 and no value is decoded outside the
+       cap (its hull with the atoms). In ``t`` a log-normal tail is well
+       inside the fences; a stray leaf far from a narrow column is not.
+
+    Returns
+    -------
+    counts : ndarray
+        The kept noisy counts (0 elsewhere).
+    cap : (float, float)
+        The cap (for integer columns, integers: ``hi`` exclusive).
+    """
+    counts = np.asarray(raw, dtype=np.float64)
     width = np.diff(_t(edges))
     strict = scale * math.log(counts.size / 0.01)
     passing = (counts > 2.0 * scale) & ((width <= GAP_T) | (counts > strict))
-    lo_i = hi_i = int(np.argmax(counts))
+    atom = np.asarray(finest, dtype=bool) & (counts > strict)
+    lo_i, hi_i = _max_segment(counts - CORE_SCALES * scale)
     for step in (1, -1):
-        gap, j = 0.0, lo_i + step
+        gap = 0.0
+        j = (hi_i if step > 0 else lo_i) + step
         while 0 <= j < counts.size:
-            if passing[j]:
+            if passing[j] and gap <= GAP_T:
                 gap = 0.0
                 lo_i, hi_i = min(lo_i, j), max(hi_i, j)
-            else:
-                gap += width[j]
-                if gap > GAP_T:
-                    break
-            j += step
+                j += step
+                continue
+            gap += width[j]
+            if gap <= GAP_T:
+                j += step
+                continue
+            if not atom[lo_i : hi_i + 1].all():
+                break
+            # a range of point masses only: the best run beyond (the most
+            # sum(count - b)) joins it if that sum exceeds b ln(L / 0.01)
+            rest = np.arange(j, counts.size) if step > 0 else np.arange(j, -1, -1)
+            z = _significant_run(counts[rest], scale, strict)
+            if z is None:
+                break
+            far_end = int(rest[z])
+            lo_i, hi_i = min(lo_i, far_end), max(hi_i, far_end)
+            gap, j = 0.0, far_end + step
     inside = np.zeros(counts.size, dtype=bool)
     inside[lo_i : hi_i + 1] = True
-    counts = np.where(inside & (counts > INNER_SCALES * scale), counts, 0.0)
-    if not passing.any():
-        counts = np.maximum(counts, 0.0)
-    return FineHistogram(edges, counts, missing_count, finest, integer)
+    out = np.where(inside & (counts > INNER_SCALES * scale), counts, 0.0)
+    if not (out > 0).any():  # nothing above the noise: the core, as measured
+        out = np.where(inside, np.maximum(counts, 0.0), 0.0)
+        if not (out > 0).any():
+            out[lo_i : hi_i + 1] = 1.0
+    atom &= out > 0
+    body = np.where(atom, 0.0, out)
+    te = _t(edges)
+    pos = np.flatnonzero(out > 0)
+    lo_x, hi_x = float(edges[pos[0]]), float(edges[pos[-1] + 1])
+    if body.sum() > 0:
+        q1, q3 = _quantile_t(edges, body, 0.25), _quantile_t(edges, body, 0.75)
+        iqr = q3 - q1
+        lo_t, hi_t = q1 - FENCE_IQR * iqr, q3 + FENCE_IQR * iqr
+        keep = atom | ((te[1:] > lo_t) & (te[:-1] < hi_t))
+        if (out * keep > 0).any():
+            out = np.where(keep, out, 0.0)
+            pos = np.flatnonzero(out > 0)
+            lo_c, hi_c = float(_x(lo_t)), float(_x(hi_t))
+            if integer:
+                lo_c, hi_c = math.floor(lo_c), math.ceil(hi_c) + 1.0
+            if atom.any():
+                lo_c = min(lo_c, float(edges[np.flatnonzero(atom)[0]]))
+                hi_c = max(hi_c, float(edges[np.flatnonzero(atom)[-1] + 1]))
+            lo_x = max(float(edges[pos[0]]), lo_c)
+            hi_x = min(float(edges[pos[-1] + 1]), hi_c)
+    return out, (lo_x, hi_x)
 
 
 def coarse_edges(hist, n_bins):
@@ -275,8 +395,9 @@ def coarse_edges(hist, n_bins):
     last bin (the encoder's last bin is closed).
     """
     lo, hi = hist.bounds
-    inside = (hist.edges[:-1] >= lo) & (hist.edges[1:] <= hi)
-    e = hist.edges[np.append(inside, False) | np.append(False, inside)]
+    inside = (hist.edges[1:] > lo) & (hist.edges[:-1] < hi)
+    e = hist.edges[np.append(inside, False) | np.append(False, inside)].copy()
+    e[0], e[-1] = lo, hi  # the outermost bins end at the cap
     c = hist.counts[inside]
     total = c.sum()
     if total <= 0 or c.size == 0:
@@ -341,10 +462,17 @@ def decode_fine(hist, left, right, last, rng):
 
     Post-processing: a leaf inside the bin is drawn with probability
     proportional to its noisy count (uniformly among the bin's leaves if
-    they are all 0), then a value uniformly inside it (an integer for
-    integer columns); a finest leaf gives its edge nearer to 0.
+    they are all 0), then a value inside it and inside the cap: uniform in
+    ``t`` (an integer for integer columns); a finest leaf gives its edge
+    nearer to 0. A kept leaf outwards of the densest one is a tail: if its
+    mean density is below its inner neighbour's ``d0``, its density decays
+    from ``d0`` at the inner edge, ``d0 exp(-z / s)`` with ``s`` fixed by its
+    mass (an integer leaf next to a point mass: flat at ``d0`` until its mass
+    is used), so a wide outer leaf is not filled up to its far edge.
     """
     e, c = hist.edges, hist.counts
+    cap_lo, cap_hi = hist.bounds
+    tails = _tail_models(hist, cap_lo, cap_hi)
     out = np.empty(left.shape, dtype=np.float64)
     for a, b, is_last in {(a, b, z) for a, b, z in zip(left, right, last)}:
         rows = np.flatnonzero((left == a) & (right == b) & (last == is_last))
@@ -356,9 +484,8 @@ def decode_fine(hist, left, right, last, rng):
         if w.sum() <= 0:
             w = np.ones_like(w)
         j = j0 + rng.choice(w.size, size=rows.size, p=w / w.sum())
-        lo_j, hi_j = np.maximum(e[j], a), np.minimum(e[j + 1], hi)
-        # uniform in the log coordinate t: a wide tail leaf is not filled
-        # evenly up to its far edge (no invented outliers)
+        lo_j = np.maximum(np.maximum(e[j], a), cap_lo)
+        hi_j = np.maximum(np.minimum(np.minimum(e[j + 1], hi), cap_hi), lo_j)
         u = rng.random(rows.size)
         if hist.integer:
             lo_i = np.ceil(lo_j)
@@ -370,5 +497,63 @@ def decode_fine(hist, left, right, last, rng):
             fin = hist.finest[j]
             near0 = np.where(np.abs(lo_j) <= np.abs(hi_j), lo_j, hi_j)
             v = np.where(fin, near0, v)
-        out[rows] = np.clip(v, a, b)
+        for leaf, (inner, side, width, s, flat) in tails.items():
+            sel = j == leaf
+            if not sel.any():
+                continue
+            if flat:
+                z = u[sel] * s
+            else:  # inverse CDF of the exponential truncated at the width
+                z = -s * np.log1p(u[sel] * np.expm1(-width / s))
+            z = np.minimum(z, width)
+            if hist.integer:
+                z = np.minimum(np.floor(z), max(width - 1.0, 0.0))
+                v[sel] = inner + z if side > 0 else inner - 1.0 - z
+            else:
+                v[sel] = inner + z if side > 0 else inner - z
+        top = hi - 1.0 if hist.integer else hi
+        cap_top = cap_hi - 1.0 if hist.integer else cap_hi  # exclusive: integers
+        out[rows] = np.clip(v, max(a, cap_lo), min(top, cap_top))
     return out
+
+
+def _tail_models(hist, cap_lo, cap_hi):
+    """``{leaf: (inner edge, side, width, s, flat)}`` for the kept leaves
+    outwards of the densest one whose mean density is below their inner
+    neighbour's (post-processing; see :func:`decode_fine`)."""
+    e, c = hist.edges, hist.counts
+    pos = np.flatnonzero(c > 0)
+    out = {}
+    if pos.size < 2:
+        return out
+    lo_e = np.maximum(e[pos], cap_lo)
+    hi_e = np.minimum(e[pos + 1], cap_hi)
+    dens = c[pos] / np.maximum(hi_e - lo_e, 1e-300)
+    mode = int(np.argmax(dens))
+    for side, seq in ((-1, range(mode - 1, -1, -1)), (1, range(mode + 1, pos.size))):
+        for k in seq:
+            nb = k - side
+            width = hi_e[k] - lo_e[k]
+            if width <= 0 or dens[k] >= dens[nb]:
+                continue
+            ratio = c[pos[k]] / dens[nb]  # the width its mass fills at d0
+            flat = bool(hist.integer and hist.finest[pos[nb]])
+            s = ratio if flat else _decay_scale(ratio, width)
+            inner = lo_e[k] if side > 0 else hi_e[k]
+            out[int(pos[k])] = (inner, side, width, s, flat)
+    return out
+
+
+def _decay_scale(ratio, width):
+    """The ``s`` with ``s (1 - exp(-width / s)) = ratio``, ``0 < ratio < width``
+    (the left side increases from 0 to ``width`` in ``s``; bisection)."""
+    lo, hi = ratio, 2.0 * ratio
+    while hi * -np.expm1(-width / hi) < ratio:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if mid * -np.expm1(-width / mid) < ratio:
+            lo = mid
+        else:
+            hi = mid
+    return hi

@@ -3,14 +3,24 @@
 Examples (shell)::
 
     skdp-synth list
-    skdp-synth synthesize people.csv --method damped --epsilon 1 --rows 5000 \\
-        --schema schema.json -o synthetic.csv
-    skdp-synth report people.csv synthetic.csv --schema schema.json \\
+    skdp-synth synthesize people.csv --method gaussian-release --epsilon 1 \\
+        --delta 1e-6 --schema schema.json --holdout 0.2 \\
+        --holdout-out heldout.csv -o synthetic.csv
+    skdp-synth report heldout.csv synthetic.csv --held-out --schema schema.json \\
         -o report.html --png report.png
     skdp-synth demo
 
-The schema file (JSON, or YAML when PyYAML is installed) holds the public
-domain, as keyword arguments of :class:`~skdp_synth.preprocessing.BooleanEncoder`::
+The schema file (JSON, or YAML when PyYAML is installed) says what each
+column is: its type only, with what is public about it (the rest is learned
+privately from the same budget; :mod:`skdp_synth._cli_schema`)::
+
+    {"columns": {"age": "numeric",
+                 "sex": {"type": "categorical", "levels": ["F", "M"]},
+                 "education": {"type": "ordinal",
+                               "levels": ["none", "school", "degree"]}}}
+
+or the full public domain, as keyword arguments of
+:class:`~skdp_synth.preprocessing.BooleanEncoder`::
 
     {"categories": {"sex": ["F", "M"]},
      "ordinal":    {"education": ["none", "school", "degree"]},
@@ -1211,19 +1221,23 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 SCHEMA_HELP = """\
-The schema file (JSON; YAML with PyYAML) declares the public domain of every
-column -- what may be known without looking at the data. Its keys are the
-arguments of skdp_synth.preprocessing.BooleanEncoder:
+The schema file (JSON; YAML with PyYAML) says what each column is. The
+short form lists the type of every column, with what is public about it:
 
-  {"categories": {"sex": ["F", "M"], "region": ["north", "south", null]},
-   "ordinal":    {"education": ["none", "school", "degree"]},
-   "bin_edges":  {"age": [0, 18, 30, 45, 65, 120]}}
+  {"columns": {"age": {"type": "numeric", "bounds": [0, 120]},
+               "sex": {"type": "categorical", "levels": ["F", "M"]},
+               "region": "categorical",
+               "education": {"type": "ordinal",
+                             "levels": ["none", "school", "degree"]}}}
 
-categories: unordered levels (null: a cell may be missing); ordinal: ordered
-levels; bin_edges: a numeric column cut into these bins. Optional "missing":
-"infer" (the default: the columns declaring null, plus any column found with
-missing cells -- read from the data, not private, and said), "never" (a
-missing cell is an error) or "always" (every column may be missing)."""
+numeric: private bounds and bins, paid from --epsilon ("bounds": public
+bounds, "bin_edges": public bins, "integer": true for whole numbers);
+categorical: its "levels" (null: it may be missing), or its frequent levels
+discovered privately (needs --delta; rare ones become "other"); ordinal:
+its "levels", in order; any column: "missing": true or false. The other
+form gives the full public domain as the arguments of
+skdp_synth.preprocessing.BooleanEncoder ("categories", "ordinal",
+"bin_edges", "missing"): doc/user_guide/cli.md."""
 
 
 def _sub(sub, name, help, example, epilog=""):
@@ -1247,8 +1261,8 @@ def build_parser():
         "  skdp-synth synthesize people.csv --schema schema.json "
         "--method gaussian-release \\\n"
         "      --epsilon 1 --delta 1e-6 -o synthetic.csv\n"
-        "  skdp-synth report people.csv synthetic.csv --schema schema.json "
-        "-o report.html\n"
+        "  skdp-synth report heldout.csv synthetic.csv --held-out "
+        "--schema schema.json -o report.html\n"
         "  skdp-synth demo\n\n"
         "'skdp-synth COMMAND --help' for a command's options and an example.\n"
         "Exit status: 0 on success; 2 on a usage or data error (one line\n"
@@ -1274,7 +1288,8 @@ def build_parser():
         "synthesize a CSV file",
         "skdp-synth synthesize people.csv --schema schema.json "
         "--method gaussian-release \\\n"
-        "      --epsilon 1 --delta 1e-6 --rows 5000 -o synthetic.csv",
+        "      --epsilon 1 --delta 1e-6 --holdout 0.2 --holdout-out heldout.csv "
+        "-o synthetic.csv",
         SCHEMA_HELP,
     )
     p_syn.add_argument("input", help="input CSV file (or Parquet, out of core)")
@@ -1368,8 +1383,8 @@ def build_parser():
         sub,
         "report",
         "fidelity report of synthetic rows against the real table (NOT private)",
-        "skdp-synth report people.csv synthetic.csv --schema schema.json "
-        "-o report.html --png report.png",
+        "skdp-synth report heldout.csv synthetic.csv --held-out --schema "
+        "schema.json -o report.html --png report.png",
         "The report reads the real table: keep it with the real data. Scored "
         "against the rows the synthesizer was fitted on, it is in-sample: "
         "hold rows out with 'synthesize --holdout 0.2 --holdout-out "

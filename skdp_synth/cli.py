@@ -200,7 +200,13 @@ def _read_csv(path, schema=None):
 
 
 def _as_numbers(values, col, path, *, integer):
-    """A column declared numeric, as numbers (``Int64`` for ``integer``)."""
+    """A column declared numeric, as ``float64`` (``Int64`` for ``integer``).
+
+    Always these dtypes, whatever pandas inferred: the encoder reads a NumPy
+    integer dtype as "whole numbers, never missing", and pandas infers it
+    from the values -- knowledge that must come from the schema
+    (``"integer"``, ``"missing"``), not from the data.
+    """
     import pandas as pd
 
     if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
@@ -210,7 +216,8 @@ def _as_numbers(values, col, path, *, integer):
                 f"{path}: column {col!r} is declared numeric in the schema but "
                 "has cells that are not numbers (not shown: they may be private)"
             )
-        values = numbers.astype(float)
+        values = numbers
+    values = values.astype(float)
     if integer:
         v = values.to_numpy(dtype=float, na_value=np.nan)
         finite = v[~np.isnan(v)]

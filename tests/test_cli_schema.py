@@ -249,6 +249,11 @@ def test_csv_reading_follows_the_declared_types(tmp_path):
         False,
     ]
     assert frame["n"].dtype == np.float64
+    # whole numbers without "integer" are floats too: the dtype (which the
+    # encoder reads as "integral, never missing") comes from the schema only
+    src.write_text("m\n1\n2\n")
+    whole = cli._read_csv(str(src), parse_schema({"columns": {"m": "numeric"}}))
+    assert whole["m"].dtype == np.float64
 
 
 def test_out_of_core_asks_for_public_domains(test_method, tmp_path, capsys):

@@ -458,9 +458,12 @@ class FidelityReport:
             f"{self.score:.2f}</strong> out of 1 (1: the synthetic rows' tables "
             "match the real ones exactly). "
         ]
-        parts += [
-            f"{esc(name)}: {score:.2f}. " for name, score in self.properties.items()
-        ]
+        plain = {1: "single columns", 2: "pairs of columns", 3: "triples"}
+        for d in self.tv:
+            score = 1.0 - self.average_tv(d)
+            parts.append(
+                f"{plain[d].capitalize()} ({esc(PROPERTIES[d])}): {score:.2f}. "
+            )
         worst = []
         for d in self.tv:
             if self.tv[d]:

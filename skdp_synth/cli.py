@@ -429,8 +429,8 @@ NO_SCHEMA_WARNING = (
 FULL_SCHEMA_HINT = "the schema file's keys of the same names"
 TYPES_ONLY_HINT = (
     'in the schema\'s "columns": a column\'s "levels", "bin_edges" or '
-    '"missing"; with --epsilon, numeric domains are learned privately, and '
-    "with a --delta too, categorical levels"
+    '"missing"; a method with a budget (--epsilon) learns numeric domains '
+    "privately, and with a --delta categorical levels too"
 )
 
 

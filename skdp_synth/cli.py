@@ -506,11 +506,17 @@ class _Steps:
     """Progress over named steps (tqdm when installed, else plain lines).
 
     A context manager: the bar is closed on the way out, so that an error
-    line starts on a line of its own.
+    line starts on a line of its own. With tqdm, the bar names the running
+    step and its seconds so far, redrawn every ``TICK`` seconds by a daemon
+    thread, so that a long fit is seen to be running (issue 24).
     """
+
+    #: Seconds between redraws of the running step's time.
+    TICK = 1.0
 
     def __init__(self, desc, names):
         self.desc, self.names, self.done = desc, list(names), 0
+        self._started, self._stop, self._ticker = None, None, None
         try:
             from tqdm.auto import tqdm
         except ImportError:  # pragma: no cover - depends on the environment
@@ -519,7 +525,24 @@ class _Steps:
             self.bar = tqdm(total=len(self.names), desc=desc, file=sys.stderr)
 
     def __enter__(self):
+        if self.bar is not None:
+            import threading
+
+            self._stop = threading.Event()
+            self._ticker = threading.Thread(target=self._tick, daemon=True)
+            self._ticker.start()
         return self
+
+    def _tick(self):
+        while not self._stop.wait(self.TICK):
+            self._show()
+
+    def _show(self):
+        started, done = self._started, self.done
+        if started is None or not done:
+            return
+        seconds = time.perf_counter() - started
+        self.bar.set_postfix_str(f"{self.names[done - 1]} {seconds:.0f} s")
 
     def step(self):
         """Start the next step (the previous one is done)."""
@@ -534,9 +557,13 @@ class _Steps:
             if self.done:
                 self.bar.update(1)
             self.bar.set_postfix_str(name)
+        self._started = time.perf_counter()
         self.done += 1
 
     def __exit__(self, *exc_info):
+        if self._stop is not None:
+            self._stop.set()
+            self._ticker.join()
         if self.bar is not None:
             if exc_info[0] is None and self.done:
                 self.bar.update(1)

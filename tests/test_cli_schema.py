@@ -383,3 +383,19 @@ def test_the_page_has_no_array_shapes_and_the_pipeline_total():
     page = rep.to_html(include_plot=False)
     assert not re.search(r"\(\d+, \d+\)|\(\d+,\)", page)  # no array shapes
     assert page.index("id='verdict'") < page.index("class='toc'")  # summary first
+
+
+def test_a_long_step_shows_its_seconds(monkeypatch, capsys):
+    pytest.importorskip("tqdm")
+    import time
+
+    monkeypatch.setattr(cli._Steps, "TICK", 0.05)
+    with cli._Steps("synthesize", ["read", "fit"]) as steps:
+        steps.step()
+        steps.step()
+        deadline = time.monotonic() + 30
+        # the ticker redraws the running step with its time (no update() call)
+        while "fit 0 s" not in capsys.readouterr().err:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    assert not steps._ticker.is_alive()  # stopped on the way out

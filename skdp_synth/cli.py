@@ -3,14 +3,24 @@
 Examples (shell)::
 
     skdp-synth list
-    skdp-synth synthesize people.csv --method damped --epsilon 1 --rows 5000 \\
-        --schema schema.json -o synthetic.csv
-    skdp-synth report people.csv synthetic.csv --schema schema.json \\
+    skdp-synth synthesize people.csv --method gaussian-release --epsilon 1 \\
+        --delta 1e-6 --schema schema.json --holdout 0.2 \\
+        --holdout-out heldout.csv -o synthetic.csv
+    skdp-synth report heldout.csv synthetic.csv --held-out --schema schema.json \\
         -o report.html --png report.png
     skdp-synth demo
 
-The schema file (JSON, or YAML when PyYAML is installed) holds the public
-domain, as keyword arguments of :class:`~skdp_synth.preprocessing.BooleanEncoder`::
+The schema file (JSON, or YAML when PyYAML is installed) says what each
+column is: its type only, with what is public about it (the rest is learned
+privately from the same budget; :mod:`skdp_synth._cli_schema`)::
+
+    {"columns": {"age": "numeric",
+                 "sex": {"type": "categorical", "levels": ["F", "M"]},
+                 "education": {"type": "ordinal",
+                               "levels": ["none", "school", "degree"]}}}
+
+or the full public domain, as keyword arguments of
+:class:`~skdp_synth.preprocessing.BooleanEncoder`::
 
     {"categories": {"sex": ["F", "M"]},
      "ordinal":    {"education": ["none", "school", "degree"]},
@@ -26,7 +36,6 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
-import json
 import os
 import sys
 import time
@@ -60,31 +69,19 @@ def _parse_params(items):
 
 
 def _load_schema(path):
-    if path is None:
-        return {}
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    if path.endswith((".yml", ".yaml")):
-        try:
-            import yaml
-        except ImportError:  # pragma: no cover - depends on the environment
-            _usage_error("YAML schemas need PyYAML (pip install pyyaml)")
-        schema = yaml.safe_load(text)
-    else:
-        schema = json.loads(text)
-    from .preprocessing._boolean_encoder import SCHEMA_KEYS
+    """The schema file as a :class:`~skdp_synth._cli_schema.Schema` (both forms)."""
+    from ._cli_schema import load_schema
 
-    if not isinstance(schema, dict):
-        _usage_error(
-            f"the schema must be a mapping of {sorted(SCHEMA_KEYS)}, not a "
-            f"{type(schema).__name__}"
-        )
-    unknown = set(schema) - SCHEMA_KEYS
-    if unknown:
-        _usage_error(
-            f"unknown schema keys {sorted(unknown)}; allowed: {sorted(SCHEMA_KEYS)}"
-        )
-    return schema
+    return load_schema(path)
+
+
+def _as_schema(schema):
+    """A :class:`~skdp_synth._cli_schema.Schema` from one, a dict or ``None``."""
+    from ._cli_schema import Schema, parse_schema
+
+    if isinstance(schema, Schema):
+        return schema
+    return parse_schema(schema or {})
 
 
 def _progress(iterable, desc, total=None):
@@ -146,9 +143,16 @@ def _read_csv(path, schema=None):
     declared level ``"NA"`` is not turned into a missing value); other
     pandas missing markers become missing; anything else stays text, for the
     encoder to reject.
+
+    With a types-only schema (``"columns"``) the file must have exactly the
+    listed columns; a categorical column without declared levels is read
+    as text (a missing marker, missing), a numeric one as numbers -- a cell
+    that is not a number is an error naming the column, never the cell --
+    and an ``integer`` one as ``Int64`` (integral values, missing allowed).
     """
     import pandas as pd
 
+    schema = _as_schema(schema)
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.reader(fh)
         header = next(reader, None)
@@ -162,11 +166,13 @@ def _read_csv(path, schema=None):
                     f"(as in the header), found {len(row)}"
                 )
     frame = pd.read_csv(path, on_bad_lines="error")
-    declared = {
-        **(schema or {}).get("categories", {}),
-        **(schema or {}).get("ordinal", {}),
-    }
-    declared = {c: levels for c, levels in declared.items() if c in frame.columns}
+    schema.check_columns(frame.columns)
+    declared = {c: v for c, v in schema.levels().items() if c in frame.columns}
+    types = schema.types or {}
+    # categorical columns without levels: text, as declared ones are read
+    declared.update(
+        {c: [] for c, t in types.items() if t == "categorical" and c not in declared}
+    )
     if declared:
         from pandas._libs.parsers import STR_NA_VALUES
 
@@ -187,7 +193,41 @@ def _read_csv(path, schema=None):
                 dtype=object,
                 index=frame.index,
             )
+    for col, kind in types.items():
+        if kind in ("numeric", "integer"):
+            frame[col] = _as_numbers(frame[col], col, path, integer=kind == "integer")
     return frame
+
+
+def _as_numbers(values, col, path, *, integer):
+    """A column declared numeric, as ``float64`` (``Int64`` for ``integer``).
+
+    Always these dtypes, whatever pandas inferred: the encoder reads a NumPy
+    integer dtype as "whole numbers, never missing", and pandas infers it
+    from the values -- knowledge that must come from the schema
+    (``"integer"``, ``"missing"``), not from the data.
+    """
+    import pandas as pd
+
+    if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        numbers = pd.to_numeric(values, errors="coerce")
+        if (numbers.isna() & values.notna()).any():
+            raise CLIError(
+                f"{path}: column {col!r} is declared numeric in the schema but "
+                "has cells that are not numbers (not shown: they may be private)"
+            )
+        values = numbers
+    values = values.astype(float)
+    if integer:
+        v = values.to_numpy(dtype=float, na_value=np.nan)
+        finite = v[~np.isnan(v)]
+        if np.any(~np.isfinite(finite) | (finite != np.round(finite))):
+            raise CLIError(
+                f"{path}: column {col!r} is declared integer in the schema but "
+                "has cells that are not whole numbers (not shown)"
+            )
+        values = values.astype("Int64")
+    return values
 
 
 def _write_csv_atomically(frame, path):
@@ -218,13 +258,20 @@ def cmd_list(args):
     return 0
 
 
-def _privacy_spent(fitted):
-    """``"; privacy spent: ..."`` for a private estimator, else ``""``."""
-    if not hasattr(fitted, "epsilon_"):
+def _privacy_spent(pipe):
+    """``"; privacy spent: ..."`` for a private pipeline, else ``""``.
+
+    The pipeline's composed guarantee: its encoder's private domains and the
+    synthesizer together (the ε and δ written), not the synthesizer's part.
+    """
+    g = getattr(pipe, "privacy_guarantee_", None)
+    if g is None:
+        g = getattr(pipe[-1], "privacy_guarantee_", None)
+    if g is None:
         return ""
     return (
-        f"; privacy spent: epsilon={fitted.epsilon_:g}, "
-        f"delta={fitted.delta_:g} ({fitted.neighbouring_} neighbours)"
+        f"; privacy spent: epsilon={g.epsilon:g}, "
+        f"delta={g.delta:g} ({g.neighbouring} neighbours)"
     )
 
 
@@ -244,7 +291,12 @@ def cmd_synthesize(args):
         estimator.set_params(domain="boolean")
     schema = _load_schema(args.schema)
     _check_output_path(args.output)  # before the (long, budget-spending) fit
+    _check_holdout(args)
     if args.out_of_core or _is_parquet(args.input) or _is_parquet(args.output):
+        if args.holdout is not None:
+            raise CLIError(
+                "--holdout needs an in-memory fit: drop --out-of-core / Parquet"
+            )
         if args.counts is not None:
             raise CLIError(
                 "--counts needs an in-memory fit: a table of counts is small "
@@ -254,7 +306,9 @@ def cmd_synthesize(args):
     names = ["read", "fit", "sample", "write"]
     with (
         _Steps("synthesize", names) as steps,
-        _cli_warnings(schema_given=args.schema is not None),
+        _cli_warnings(
+            schema_given=args.schema is not None, types_only=schema.types_only
+        ),
     ):
         steps.step()
         data = _read_csv(args.input, schema)
@@ -263,7 +317,11 @@ def cmd_synthesize(args):
             data, fit_params["sample_weight"] = _split_counts(data, args.counts)
         if args.schema is None:  # (after the file passed its checks)
             _warn(NO_SCHEMA_WARNING)
-        encoder = BooleanEncoder(random_state=args.seed, **schema)
+        held_out = None
+        if args.holdout is not None:
+            keep = _holdout_split(len(data), args.holdout, args.seed)
+            data, held_out = data[keep].reset_index(drop=True), ~keep
+        encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
         pipe = make_synthesis_pipeline(encoder, estimator)
         t0 = time.perf_counter()
         steps.step()
@@ -280,14 +338,83 @@ def cmd_synthesize(args):
             synthetic = pd.DataFrame(synthetic, columns=data.columns)
         steps.step()
         _write_csv_atomically(synthetic, args.output)
+        if held_out is not None:
+            try:
+                _write_rows(args.input, held_out, args.holdout_out)
+            except BaseException:
+                os.remove(args.output)  # no output on any failure
+                raise
     fitted = pipe[-1]
-    spent = _privacy_spent(fitted)
+    spent = _privacy_spent(pipe)
     print(
         f"wrote {len(synthetic)} rows{_default_rows_note(args, fitted)} to "
         f"{args.output} in {elapsed:.1f} s{spent}",
         file=sys.stderr,
     )
+    if held_out is not None:
+        print(
+            f"wrote the held-out real rows (never fitted) to {args.holdout_out}: "
+            "score against them with 'skdp-synth report "
+            f"{args.holdout_out} {args.output} --held-out'; they are real data, "
+            "NOT private: keep them with the input",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _check_holdout(args):
+    """``--holdout`` and ``--holdout-out`` go together; checked before any read."""
+    if (args.holdout is None) != (args.holdout_out is None):
+        raise CLIError("--holdout FRACTION and --holdout-out FILE go together")
+    if args.holdout is None:
+        return
+    if not 0.0 < args.holdout < 1.0:
+        raise CLIError(f"--holdout must be a fraction in (0, 1), got {args.holdout}")
+    if args.counts is not None:
+        raise CLIError(
+            "--holdout splits rows, and with --counts a line is a cell of many "
+            "records: hold out records before counting them"
+        )
+    _check_output_path(args.holdout_out)
+    paths = {os.path.abspath(p) for p in (args.input, args.output, args.holdout_out)}
+    if len(paths) < 3:
+        raise CLIError("--holdout-out must differ from the input and the output")
+
+
+def _holdout_split(n, fraction, seed):
+    """Rows kept for the fit: each row independently, with probability
+    ``1 - fraction`` (Bernoulli sampling; ``doc/privacy.md``, "Held-out rows").
+
+    Independent per-row coins, not a fixed-size split: the fit then reads a
+    subsample whose rows are neighbours (or equal) whenever the inputs are,
+    under either relation, so the fit's guarantee holds for the whole input.
+    The coins come from ``seed`` (its own stream, not the fit's) or, without
+    one, from the operating system.
+    """
+    rng = np.random.default_rng(None if seed is None else [seed, HOLDOUT_STREAM])
+    return rng.random(n) >= fraction
+
+
+#: Tags the seeded stream of the hold-out coins, apart from the fit's noise.
+HOLDOUT_STREAM = 0x484F4C44
+
+
+def _write_rows(path, mask, out):
+    """Copy the header and the rows ``mask`` selects (non-blank rows, in the
+    order pandas read them) of the CSV file ``path`` to ``out``, atomically:
+    the cells as written in the input, not as parsed."""
+
+    def write(fh):
+        with open(path, newline="", encoding="utf-8") as src:
+            reader = csv.reader(src)
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(next(reader))
+            rows = (row for row in reader if row)
+            for row, selected in zip(rows, mask, strict=True):
+                if selected:
+                    writer.writerow(row)
+
+    write_atomically(out, write, suffix=".csv.tmp")
 
 
 #: Said (once, before the fit) when ``synthesize`` has no ``--schema``.
@@ -295,6 +422,15 @@ NO_SCHEMA_WARNING = (
     "no --schema: each column's levels (or bin edges) are taken from the input "
     "itself, and that part is NOT covered by the privacy guarantee. Declare the "
     "public domain in a schema file (see 'skdp-synth synthesize --help')."
+)
+
+
+#: Appended to the encoder's leak warning: where a schema file declares it.
+FULL_SCHEMA_HINT = "the schema file's keys of the same names"
+TYPES_ONLY_HINT = (
+    'in the schema\'s "columns": a column\'s "levels", "bin_edges" or '
+    '"missing"; a method with a budget (--epsilon) learns numeric domains '
+    "privately, and with a --delta categorical levels too"
 )
 
 
@@ -326,9 +462,10 @@ class _cli_warnings(warnings.catch_warnings):
     the command line.
     """
 
-    def __init__(self, *, schema_given):
+    def __init__(self, *, schema_given, types_only=False):
         super().__init__()
         self.schema_given = schema_given
+        self.hint = TYPES_ONLY_HINT if types_only else FULL_SCHEMA_HINT
 
     def __enter__(self):
         from .exceptions import PrivacyLeakWarning
@@ -340,7 +477,7 @@ class _cli_warnings(warnings.catch_warnings):
             if issubclass(category, PrivacyLeakWarning):
                 if not self.schema_given:
                     return ""
-                message = f"{message} (the schema file's keys of the same names)"
+                message = f"{message} ({self.hint})"
             _warn(message)
             return ""
 
@@ -369,11 +506,17 @@ class _Steps:
     """Progress over named steps (tqdm when installed, else plain lines).
 
     A context manager: the bar is closed on the way out, so that an error
-    line starts on a line of its own.
+    line starts on a line of its own. With tqdm, the bar names the running
+    step and its seconds so far, redrawn every ``TICK`` seconds by a daemon
+    thread, so that a long fit is seen to be running (issue 24).
     """
+
+    #: Seconds between redraws of the running step's time.
+    TICK = 1.0
 
     def __init__(self, desc, names):
         self.desc, self.names, self.done = desc, list(names), 0
+        self._started, self._stop, self._ticker = None, None, None
         try:
             from tqdm.auto import tqdm
         except ImportError:  # pragma: no cover - depends on the environment
@@ -382,7 +525,24 @@ class _Steps:
             self.bar = tqdm(total=len(self.names), desc=desc, file=sys.stderr)
 
     def __enter__(self):
+        if self.bar is not None:
+            import threading
+
+            self._stop = threading.Event()
+            self._ticker = threading.Thread(target=self._tick, daemon=True)
+            self._ticker.start()
         return self
+
+    def _tick(self):
+        while not self._stop.wait(self.TICK):
+            self._show()
+
+    def _show(self):
+        started, done = self._started, self.done
+        if started is None or not done:
+            return
+        seconds = time.perf_counter() - started
+        self.bar.set_postfix_str(f"{self.names[done - 1]} {seconds:.0f} s")
 
     def step(self):
         """Start the next step (the previous one is done)."""
@@ -397,9 +557,13 @@ class _Steps:
             if self.done:
                 self.bar.update(1)
             self.bar.set_postfix_str(name)
+        self._started = time.perf_counter()
         self.done += 1
 
     def __exit__(self, *exc_info):
+        if self._stop is not None:
+            self._stop.set()
+            self._ticker.join()
         if self.bar is not None:
             if exc_info[0] is None and self.done:
                 self.bar.update(1)
@@ -474,11 +638,9 @@ def _read_csv_chunks(path, schema, blocksize):
     if not header.strip():
         raise CLIError(f"{path}: the file is empty (no header line)")
     columns = list(pd.read_csv(io.BytesIO(header), nrows=0).columns)
-    declared = {
-        **(schema or {}).get("categories", {}),
-        **(schema or {}).get("ordinal", {}),
-    }
-    declared = {c: v for c, v in declared.items() if c in columns}
+    schema = _as_schema(schema)
+    schema.check_columns(columns)
+    declared = {c: v for c, v in schema.levels().items() if c in columns}
     options = {
         "dtype": {c: object for c in declared},
         "keep_default_na": False,
@@ -671,6 +833,19 @@ def _synthesize_out_of_core(args, estimator, schema):
     from .pipeline import make_synthesis_pipeline
     from .preprocessing import BooleanEncoder
 
+    if schema.types_only:
+        learned = [
+            c
+            for c in schema.types
+            if c not in schema.levels() and c not in schema.encoder.get("bin_edges", {})
+        ]
+        if learned:
+            raise CLIError(
+                f"out of core, every column's domain must be public, and the "
+                f'schema gives none for {learned}: "levels" for a categorical '
+                'column, "bin_edges" for a numeric one (private domains are '
+                "learned in memory only)"
+            )
     frame = _read_chunked(args.input, schema, parse_bytes(args.blocksize))
     if "max_model_rows" in estimator.get_params() and (
         estimator.get_params()["max_model_rows"] in (None, "auto")
@@ -683,7 +858,7 @@ def _synthesize_out_of_core(args, estimator, schema):
             "max_model_rows=N to change)",
             file=sys.stderr,
         )
-    encoder = BooleanEncoder(random_state=args.seed, **schema)
+    encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
     pipe = make_synthesis_pipeline(encoder, estimator)
     with _cli_warnings(schema_given=True):  # (no NO_SCHEMA_WARNING here)
         t0 = time.perf_counter()
@@ -694,7 +869,7 @@ def _synthesize_out_of_core(args, estimator, schema):
         n_rows = fitted._check_sample_size(args.rows)
         written = _write_chunks(pipe, n_rows, args)
         elapsed = time.perf_counter() - t0
-    spent = _privacy_spent(fitted)
+    spent = _privacy_spent(pipe)
     print(
         f"wrote {written} rows to {args.output} in {elapsed:.1f} s (out of core, "
         f"{frame.npartitions} input chunks){spent}",
@@ -791,7 +966,9 @@ def cmd_report(args):
         steps.step()
         synthetic = _read_csv(args.synthetic, schema)
         steps.step()
-        report = fidelity_report(real, synthetic, schema, d=ds)
+        report = fidelity_report(
+            real, synthetic, schema.encoder, d=ds, held_out=args.held_out
+        )
         steps.step()
         report.to_html(args.output)
         if args.png:
@@ -804,7 +981,14 @@ def cmd_report(args):
         f"wrote {args.output}{' and ' + args.png if args.png else ''}: score "
         f"{report.score:.3f} ("
         + ", ".join(f"average TV{d} {report.average_tv(d):.4f}" for d in report.tv)
-        + "); the report reads the real data and is NOT private",
+        + (
+            "), against held-out rows"
+            if args.held_out
+            else "), in-sample if the synthesizer was fitted on these real rows "
+            "(synthesize --holdout, then report --held-out, scores on rows it "
+            "never saw)"
+        )
+        + "; the report reads the real data and is NOT private",
         file=sys.stderr,
     )
     return 0
@@ -1071,19 +1255,23 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 SCHEMA_HELP = """\
-The schema file (JSON; YAML with PyYAML) declares the public domain of every
-column -- what may be known without looking at the data. Its keys are the
-arguments of skdp_synth.preprocessing.BooleanEncoder:
+The schema file (JSON; YAML with PyYAML) says what each column is. The
+short form lists the type of every column, with what is public about it:
 
-  {"categories": {"sex": ["F", "M"], "region": ["north", "south", null]},
-   "ordinal":    {"education": ["none", "school", "degree"]},
-   "bin_edges":  {"age": [0, 18, 30, 45, 65, 120]}}
+  {"columns": {"age": {"type": "numeric", "bounds": [0, 120]},
+               "sex": {"type": "categorical", "levels": ["F", "M"]},
+               "region": "categorical",
+               "education": {"type": "ordinal",
+                             "levels": ["none", "school", "degree"]}}}
 
-categories: unordered levels (null: a cell may be missing); ordinal: ordered
-levels; bin_edges: a numeric column cut into these bins. Optional "missing":
-"infer" (the default: the columns declaring null, plus any column found with
-missing cells -- read from the data, not private, and said), "never" (a
-missing cell is an error) or "always" (every column may be missing)."""
+numeric: private bounds and bins, paid from --epsilon ("bounds": public
+bounds, "bin_edges": public bins, "integer": true for whole numbers);
+categorical: its "levels" (null: it may be missing), or its frequent levels
+discovered privately (needs --delta; rare ones become "other"); ordinal:
+its "levels", in order; any column: "missing": true or false. The other
+form gives the full public domain as the arguments of
+skdp_synth.preprocessing.BooleanEncoder ("categories", "ordinal",
+"bin_edges", "missing"): doc/user_guide/cli.md."""
 
 
 def _sub(sub, name, help, example, epilog=""):
@@ -1107,8 +1295,8 @@ def build_parser():
         "  skdp-synth synthesize people.csv --schema schema.json "
         "--method gaussian-release \\\n"
         "      --epsilon 1 --delta 1e-6 -o synthetic.csv\n"
-        "  skdp-synth report people.csv synthetic.csv --schema schema.json "
-        "-o report.html\n"
+        "  skdp-synth report heldout.csv synthetic.csv --held-out "
+        "--schema schema.json -o report.html\n"
         "  skdp-synth demo\n\n"
         "'skdp-synth COMMAND --help' for a command's options and an example.\n"
         "Exit status: 0 on success; 2 on a usage or data error (one line\n"
@@ -1134,7 +1322,8 @@ def build_parser():
         "synthesize a CSV file",
         "skdp-synth synthesize people.csv --schema schema.json "
         "--method gaussian-release \\\n"
-        "      --epsilon 1 --delta 1e-6 --rows 5000 -o synthetic.csv",
+        "      --epsilon 1 --delta 1e-6 --holdout 0.2 --holdout-out heldout.csv "
+        "-o synthetic.csv",
         SCHEMA_HELP,
     )
     p_syn.add_argument("input", help="input CSV file (or Parquet, out of core)")
@@ -1182,6 +1371,21 @@ def build_parser():
         "secure noise)",
     )
     p_syn.add_argument(
+        "--holdout",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="keep about this fraction of the rows (each row by its own coin) "
+        "out of the fit, and write them to --holdout-out: real rows to score "
+        "the synthetic ones against ('report --held-out')",
+    )
+    p_syn.add_argument(
+        "--holdout-out",
+        default=None,
+        metavar="FILE",
+        help="CSV file for the held-out rows (real data: NOT private)",
+    )
+    p_syn.add_argument(
         "--counts",
         default=None,
         metavar="COLUMN",
@@ -1213,10 +1417,12 @@ def build_parser():
         sub,
         "report",
         "fidelity report of synthetic rows against the real table (NOT private)",
-        "skdp-synth report people.csv synthetic.csv --schema schema.json "
-        "-o report.html --png report.png",
+        "skdp-synth report heldout.csv synthetic.csv --held-out --schema "
+        "schema.json -o report.html --png report.png",
         "The report reads the real table: keep it with the real data. Scored "
-        "against the rows the synthesizer was fitted on, it is in-sample.",
+        "against the rows the synthesizer was fitted on, it is in-sample: "
+        "hold rows out with 'synthesize --holdout 0.2 --holdout-out "
+        "heldout.csv', then 'report heldout.csv synthetic.csv --held-out'.",
     )
     p_rep.add_argument("real", help="real CSV file")
     p_rep.add_argument("synthetic", help="synthetic CSV file, same columns")
@@ -1224,6 +1430,13 @@ def build_parser():
         "--schema",
         default=None,
         help="JSON/YAML file with the public domain (as for synthesize)",
+    )
+    p_rep.add_argument(
+        "--held-out",
+        action="store_true",
+        help="REAL holds rows the fit never saw (synthesize --holdout-out): "
+        "the scores are out-of-sample, and the page says so (without it, it "
+        "says that scores on the fitted rows are in-sample)",
     )
     p_rep.add_argument("-o", "--output", required=True, help="output HTML file")
     p_rep.add_argument(

@@ -52,6 +52,7 @@ import itertools
 import math
 import numbers
 import sys
+import textwrap
 import warnings
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -93,6 +94,24 @@ BANNER = (
     "This report reads the real data and is NOT private. It is for the data "
     "owner deciding whether to publish; do not publish it with the release."
 )
+#: What the page says about the real rows, by ``FidelityReport.held_out``.
+_SAMPLE_NOTE = {
+    True: "scored on held-out rows: real rows the synthesizer never saw",
+    False: (
+        "scored in-sample: on the real rows the synthesizer was fitted on, so "
+        "the scores flatter it (a copy of those rows would score 1). Score "
+        "against held-out rows (skdp-synth synthesize --holdout) for rows it "
+        "never saw"
+    ),
+    None: (
+        "scored in-sample if the synthesizer was fitted on these real rows: "
+        "then the scores flatter it (a copy of those rows would score 1). "
+        "Score against held-out rows (skdp-synth synthesize --holdout; "
+        "fidelity_report(..., held_out=True)) for rows it never saw"
+    ),
+}
+#: Characters per line of the figure's text panel (wrapped, never cut).
+_PANEL_WIDTH = 46
 
 
 # ------------------------------------------------------------ value objects
@@ -203,6 +222,10 @@ class FidelityReport:
         nor bins (missing values left out; they count in the TV tables).
         Raw values make a poor contingency table; this is the shape metric
         sdmetrics uses for them (its KSComplement is ``1 - ks``).
+    held_out : bool or None
+        Whether the real rows were held out of the fit (``True``: the scores
+        are out-of-sample), were fitted on (``False``: in-sample) or are not
+        stated (``None``); the page says which.
     """
 
     columns: tuple
@@ -215,6 +238,7 @@ class FidelityReport:
     privacy_warnings: tuple = field(default=())
     notes: tuple = field(default=())
     ks: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    held_out: bool | None = None
 
     # ---------------------------------------------------------- numbers
     def average_tv(self, d: int) -> float:
@@ -310,7 +334,11 @@ class FidelityReport:
         ax.set_xticks(ticks, [str(c) for c in self.columns], rotation=60, ha="right")
         ax.set_yticks(ticks, [str(c) for c in self.columns])
         ax.set_title("Total variation per column pair (diagonal: 1-way)")
-        fig.colorbar(im, ax=ax, shrink=0.8, label="TV (0 = identical)")
+        ax.set_xlabel("column")
+        ax.set_ylabel("column")
+        fig.colorbar(
+            im, ax=ax, shrink=0.8, label="total variation (0 = identical, 1 = disjoint)"
+        )
 
     def _plot_summary(self, ax):
         ax.axis("off")
@@ -321,22 +349,28 @@ class FidelityReport:
         for d in self.tv:
             lines.append(f"average TV{d}          {self.average_tv(d):.4f}")
         lines.append(f"rows: real {self.n_real}, synthetic {self.n_synthetic}")
+        lines.append(_SAMPLE_NOTE[self.held_out].split(":")[0])
         lines.append("")
         for label, text in self.guarantee.lines()[:6]:
-            lines.append(f"{label}: {_shorten(str(text), 40)}")
+            # wrapped, never cut: the whole text stays inside the panel
+            lines += textwrap.wrap(
+                f"{label}: {text}", _PANEL_WIDTH, subsequent_indent="  "
+            )
         if self.privacy_warnings:
             lines.append(f"privacy warnings: {len(self.privacy_warnings)}")
-        ax.text(0, 1, "\n".join(lines), va="top", family="monospace", fontsize=9)
+        ax.text(0, 1, "\n".join(lines), va="top", family="monospace", fontsize=8.5)
 
     @staticmethod
     def _plot_bars(ax, table):
-        labels = [_shorten(str(c[0]), 12) for c in table.cells]
+        # the cells in level (ordinal, bin) order, as the table holds them
+        labels = [_shorten(str(c[0]), 14) for c in table.cells]
         x = np.arange(len(labels))
-        ax.bar(x - 0.2, table.real, 0.4, label="real")
-        ax.bar(x + 0.2, table.synthetic, 0.4, label="synthetic")
+        ax.bar(x - 0.2, 100 * np.asarray(table.real), 0.4, label="real")
+        ax.bar(x + 0.2, 100 * np.asarray(table.synthetic), 0.4, label="synthetic")
         ax.set_xticks(x, labels, rotation=45, ha="right", fontsize=8)
         ax.set_title(f"{table.columns[0]}  (TV {table.tv:.3f})", fontsize=10)
-        ax.set_ylabel("share of rows", fontsize=8)
+        ax.set_xlabel(f"{table.columns[0]}: level or bin", fontsize=8)
+        ax.set_ylabel("share of rows (%)", fontsize=8)
         ax.legend(fontsize=8)
 
     def to_html(
@@ -357,11 +391,7 @@ class FidelityReport:
             '<div class="banner" id="not-private">',
             f"<strong>{esc(BANNER)}</strong></div>",
             "<h1>Fidelity report</h1>",
-            f"<p>{self.n_real} real rows, {self.n_synthetic} synthetic rows, "
-            f"{len(self.columns)} columns. Each score is between 0 and 1, "
-            "higher is better; each TV (total variation distance between the "
-            "real and the synthetic table) is between 0 and 1, lower is "
-            "better.</p>",
+            self._html_verdict(),
             self._html_contents(include_plot),
             "<h2 id='summary'>Summary</h2><table class='summary'>",
             f"<tr><th>overall score</th><td data-score='{self.score!r}'>"
@@ -377,7 +407,8 @@ class FidelityReport:
             )
         for col, ks in self.ks.items():
             parts.append(
-                f"<tr><th>KS statistic of {esc(col)} (numeric, not binned)</th>"
+                f"<tr><th>KS statistic of {esc(col)} (its values; 0 = same "
+                "distribution)</th>"
                 f"<td class='ks' data-ks='{ks!r}'>{ks:.4f}</td></tr>"
             )
         parts.append(
@@ -418,6 +449,51 @@ class FidelityReport:
 
             write_atomically(path, lambda fh: fh.write(page), suffix=".html.tmp")
         return page
+
+    def _html_verdict(self):
+        """The summary first, in plain words: score, worst tables, sample, privacy."""
+        esc = html.escape
+        parts = [
+            f"<p class='verdict' id='verdict'><strong>Overall score "
+            f"{self.score:.2f}</strong> out of 1 (1: the synthetic rows' tables "
+            "match the real ones exactly). "
+        ]
+        plain = {1: "single columns", 2: "pairs of columns", 3: "triples"}
+        for d in self.tv:
+            score = 1.0 - self.average_tv(d)
+            parts.append(
+                f"{plain[d].capitalize()} ({esc(PROPERTIES[d])}): {score:.2f}. "
+            )
+        worst = []
+        for d in self.tv:
+            if self.tv[d]:
+                cols, tv = max(self.tv[d], key=lambda r: r[1])
+                what = "column" if d == 1 else f"{d}-way table"
+                worst.append(f"worst {what} {esc(' x '.join(cols))} (TV {tv:.3f})")
+        if worst:
+            text = "; ".join(worst)
+            parts.append(text[:1].upper() + text[1:] + ".")
+        parts.append("</p>")
+        parts.append(
+            f"<p>{self.n_real:,} real rows, {self.n_synthetic:,} synthetic rows, "
+            f"{len(self.columns)} columns; {esc(_SAMPLE_NOTE[self.held_out])}.</p>"
+        )
+        g = self.guarantee
+        if g.epsilon is not None:
+            privacy = (
+                f"differential privacy, epsilon = {g.epsilon:g}, delta = "
+                f"{g.delta:g} ({g.neighbouring} neighbours)"
+            )
+        else:
+            privacy = g.summary or g.kind
+        parts.append(f"<p>Privacy of the synthetic rows: {esc(privacy)}.</p>")
+        parts.append(
+            "<p class='legend'>A score is between 0 and 1, higher is better; a TV "
+            "(total variation distance between the real and the synthetic "
+            "table, half the sum of the absolute differences of the shares of "
+            "rows in its cells) is between 0 and 1, lower is better.</p>"
+        )
+        return "".join(parts)
 
     def _html_contents(self, include_plot):
         """The page's table of contents (links to its sections)."""
@@ -579,6 +655,13 @@ def _discretize(real, synthetic, schema):
             labs = _bin_labels(e)
             cx[:, j] = _bin_codes(xs, e, miss_x, col, "real")
             cy[:, j] = _bin_codes(ys, e, miss_y, col, "synthetic")
+        elif (quantiles := _quantile_codes(xs, ys, miss_x, miss_y)) is not None:
+            cx[:, j], cy[:, j], labs = quantiles
+            notes.append(
+                f"column {col!r} is numeric without declared bin edges: its "
+                f"tables use {len(labs)} bins at quantiles of the real column, "
+                "and its KS statistic compares the values themselves"
+            )
         else:
             both = pd.concat([xs.astype(object), ys.astype(object)], ignore_index=True)
             codes, uniq = pd.factorize(both, use_na_sentinel=True)
@@ -598,6 +681,42 @@ def _discretize(real, synthetic, schema):
         levels[str(col)] = tuple(labs)
         sizes.append(max(len(labs), 1))
     return cx, cy, sizes, levels, notes
+
+
+#: Numeric columns with more distinct values than this (and no declared
+#: bins) are compared on ``N_QUANTILE_BINS`` bins at the real column's quantiles.
+MAX_RAW_LEVELS = 20
+N_QUANTILE_BINS = 10
+
+
+def _quantile_codes(xs, ys, miss_x, miss_y):
+    """``(real codes, synthetic codes, labels)`` of a numeric column on bins at
+    the real column's quantiles, or ``None`` when the column is not numeric
+    (or has at most ``MAX_RAW_LEVELS`` values: compared value by value).
+
+    Edges are the real column's ``k / N_QUANTILE_BINS`` quantiles (ties
+    merged); synthetic values below the first or above the last edge fall in
+    the end bins, whose labels are open (``< b``, ``>= a``).
+    """
+    import pandas as pd
+
+    if not pd.api.types.is_numeric_dtype(xs) or pd.api.types.is_bool_dtype(xs):
+        return None
+    x = xs.to_numpy(dtype=float, na_value=np.nan)[~miss_x]
+    if np.unique(x).size <= MAX_RAW_LEVELS:
+        return None
+    y = pd.to_numeric(ys, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    if np.any(np.isnan(y) & ~miss_y):
+        return None  # synthetic cells that are not numbers: compared as values
+    inner = np.unique(np.quantile(x, np.linspace(0, 1, N_QUANTILE_BINS + 1)[1:-1]))
+    cx = np.searchsorted(
+        inner, np.where(miss_x, 0.0, xs.to_numpy(float, na_value=0.0)), side="right"
+    )
+    cy = np.searchsorted(inner, np.where(miss_y, 0.0, y), side="right")
+    e = [f"{v:.4g}" for v in inner]
+    labs = [f"< {e[0]}"] + [f"[{a}, {b})" for a, b in zip(e[:-1], e[1:])]
+    labs.append(f">= {e[-1]}")
+    return cx.astype(np.int64), cy.astype(np.int64), labs
 
 
 def _declared_codes(values, labs, miss, col, which):
@@ -640,9 +759,14 @@ def _final_step(obj):
 
 
 def _describe_release(rel):
-    arrays = ", ".join(f"{k} {tuple(v.shape)}" for k, v in sorted(rel.arrays.items()))
-    sampler = rel.plan.get("sampler", "none")
-    return f"{arrays or 'no arrays'}; sampler: {sampler}"
+    """What a release holds, in plain words (no array names or shapes)."""
+    total = sum(int(np.size(v)) for v in rel.arrays.values())
+    how = {
+        "weighted-points": "synthetic rows are drawn from weighted synthetic "
+        "points fitted to them",
+        "rows": "they are the synthetic rows themselves",
+    }.get(rel.plan.get("sampler", "none"), "it draws no rows")
+    return f"{total:,} released numbers and no real row; {how}"
 
 
 def _guarantee_of(source):
@@ -667,6 +791,18 @@ def _guarantee_of(source):
         )
     final = _final_step(source)
     g = getattr(final, "privacy_guarantee_", None)
+    whole = getattr(source, "privacy_guarantee_", None) if final is not source else None
+    if g is not None and whole is not None and whole != g:
+        # a pipeline whose encoder learned domains privately: the total it
+        # spent (sequential composition), not the synthesizer's share alone
+        part = _guarantee_of(final)
+        return replace(
+            part,
+            epsilon=whole.epsilon,
+            delta=whole.delta,
+            neighbouring=whole.neighbouring,
+            mechanism=whole.mechanism,
+        )
     if g is not None:
         rel = None
         if callable(getattr(final, "to_release", None)):
@@ -719,6 +855,7 @@ def fidelity_report(
     random_state: int | np.random.RandomState | np.random.Generator | None = None,
     n_worst: int = 5,
     extra_warnings: Iterable[str | warnings.WarningMessage] = (),
+    held_out: bool | None = None,
 ) -> FidelityReport:
     """Compare synthetic rows with a real table; read the release's guarantee.
 
@@ -754,6 +891,11 @@ def fidelity_report(
         Worst tables kept per degree, with their cells.
     extra_warnings : iterable of str or warnings.WarningMessage, default=()
         Warnings recorded elsewhere (e.g. while fitting) to list in the report.
+    held_out : bool or None, default=None
+        Whether ``real`` was held out of the fit (``True``), is the table the
+        synthesizer was fitted on (``False``) or is not stated (``None``).
+        Recorded and said on the page: scores on the fitted rows are
+        in-sample and flatter the synthesizer.
 
     Returns
     -------
@@ -813,6 +955,7 @@ def fidelity_report(
         privacy_warnings=tuple(recorded),
         notes=tuple(notes),
         ks=MappingProxyType(ks),
+        held_out=None if held_out is None else bool(held_out),
     )
 
 

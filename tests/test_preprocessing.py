@@ -376,3 +376,18 @@ def test_blocks_of_onehot_numeric_and_constant_columns():
         1,
         0,
     ]
+
+
+def test_public_bounds_warn_only_for_values_outside_them():
+    """The private bins may cover less than the public bounds: training values
+    inside the bounds are clipped to them silently (saying so would tell
+    where the private range ends); a value outside the bounds is said."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"wage": rng.lognormal(6.5, 0.5, 2000)})
+    enc = BooleanEncoder(bounds={"wage": [0, 1e6]}, epsilon=0.2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc.fit_transform(df)
+    assert enc.specs_[0].levels[-1] < 1e6  # the learned range is narrower
+    with pytest.warns(UserWarning, match=r"columns \['wage'\] have values outside"):
+        enc.transform(pd.DataFrame({"wage": [2e6]}))

@@ -23,6 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 CLI_PAGE = ROOT / "doc" / "user_guide" / "cli.md"
 SCHEMA = ROOT / "examples" / "data" / "people.schema.json"
+TYPES_SCHEMA = ROOT / "examples" / "data" / "people.types.json"
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
@@ -64,9 +65,16 @@ def test_each_python_block_runs_alone(block):
 
 
 @pytest.mark.parametrize("page", [README, CLI_PAGE], ids=lambda p: p.name)
-def test_the_schema_shown_is_the_schema_shipped(page):
-    (block,) = _blocks(page, "json")
-    assert json.loads(block[1]) == json.loads(SCHEMA.read_text(encoding="utf-8"))
+def test_the_schemas_shown_are_the_schemas_shipped(page):
+    shown = [json.loads(block) for _, block in _blocks(page, "json")]
+    shipped = [
+        json.loads(p.read_text(encoding="utf-8")) for p in (TYPES_SCHEMA, SCHEMA)
+    ]
+    # the types-only form first on every page; every schema shown is shipped
+    assert shown and shown[0] == shipped[0]
+    assert all(schema in shipped for schema in shown)
+    if page == CLI_PAGE:
+        assert shown == shipped  # the docs show both forms
 
 
 def _commands(path):
@@ -94,10 +102,13 @@ def test_the_commands_run_as_written(page, tmp_path, monkeypatch, capsys):
     commands = [
         argv for argv in _commands(page) if any("examples/data/" in a for a in argv)
     ]
-    assert [argv[0] for argv in commands] == ["synthesize", "report"]
+    expected = ["synthesize", "report"] * (2 if page == CLI_PAGE else 1)
+    assert [argv[0] for argv in commands] == expected
     for argv in commands:
         assert main(argv) == 0, argv
-    assert (tmp_path / "synthetic.csv").stat().st_size > 0
+        assert (tmp_path / "synthetic.csv").stat().st_size > 0
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "NOT private" in page or "not private" in page
+    # the report scores held-out rows, and says so
+    assert "scored on held-out rows" in page
     capsys.readouterr()

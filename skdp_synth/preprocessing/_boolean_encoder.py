@@ -119,6 +119,7 @@ class _ColumnSpec:
     fine: object = None  # FineHistogram of a privately learned numeric domain
     other: bool = False  # undeclared levels map to the last level ("other")
     clip: bool = False  # values outside the edges are clipped (else an error)
+    bounds: tuple | None = None  # public bounds: only values outside them warn
 
     @property
     def n_levels(self):
@@ -481,6 +482,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         )
         spec.fine = hist
         spec.clip = "warn" if root is not None else "silent"
+        if root is not None:
+            spec.bounds = _check_bounds(col, self.bounds[col])
         if self.out_of_bounds == "error":
             spec.clip = False
         spec.bits = _bit_names(spec)
@@ -685,9 +688,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             edges = np.asarray(spec.levels)
             bad = ~miss & ~((values >= edges[0]) & (values <= edges[-1]))
             if bad.any() and spec.clip:
-                values = np.where(miss, np.nan, np.clip(values, edges[0], edges[-1]))
-                if spec.clip == "warn":
+                # the learned edges may lie inside the public bounds: only a
+                # value outside those is said (the private range is not)
+                lo, hi = spec.bounds or (-np.inf, np.inf)
+                outside = ~miss & ~((values >= lo) & (values <= hi))
+                if spec.clip == "warn" and (spec.bounds is None or outside.any()):
                     self._clipped.append(spec.name)
+                values = np.where(miss, np.nan, np.clip(values, edges[0], edges[-1]))
             elif bad.any():
                 # name the column and the problem, never the value or the row
                 raise ValueError(

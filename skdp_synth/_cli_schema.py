@@ -1,0 +1,293 @@
+"""The command line's schema files: the full public domain, or column types only.
+
+A schema file is one of two forms (issue 22 item 6, issue 24).
+
+**Types only** -- a ``"columns"`` mapping from every column of the input to
+its type, with whatever public knowledge the user has::
+
+    {"columns": {
+        "age":       "numeric",
+        "wage":      {"type": "numeric", "bounds": [0, 5000]},
+        "hours":     {"type": "numeric", "integer": true, "missing": false},
+        "education": {"type": "ordinal", "levels": ["none", "school", "degree"]},
+        "sector":    "categorical",
+        "region":    {"type": "categorical", "levels": ["N", "S", null]}}}
+
+A column given as a bare string is ``{"type": that string}``. Per column:
+
+* ``type`` (required): ``"numeric"``, ``"categorical"`` or ``"ordinal"``.
+* ``levels``: the public levels of a categorical column (``null`` among them:
+  the column can be missing); required for an ordinal column (their order).
+  A categorical column without levels has its frequent levels discovered
+  privately (a noisy threshold, paying a share of ``δ``; the rare ones
+  become ``"other"``).
+* ``bounds`` ``[lo, hi]``: public bounds of a numeric column (values outside
+  are clipped, with a warning naming the column); its bins are still learned
+  privately inside them. ``bin_edges``: public bins (nothing learned).
+  Neither: private bounds and bins (PrivTree), paid from the ``ε`` written.
+* ``integer``: ``true`` reads the column as integers (``Int64``, so that a
+  missing cell does not turn it into floats); decoded values are integral.
+* ``missing``: ``true``/``false`` declares whether the column can be
+  missing; absent, a noisy count decides for the privately learned
+  columns (``BooleanEncoder``'s ``missing="infer"``).
+
+Other top-level keys are the encoder's options that are not domains
+(``n_bins``, ``numeric_value``, ``numeric_encoding``, ``out_of_bounds``,
+``decode``, ``missing`` as the default of the columns that do not say).
+
+It is translated into :class:`~skdp_synth.preprocessing.BooleanEncoder`
+arguments (``categories``, ``ordinal``, ``bin_edges``, ``bounds``,
+``missing``) plus the type each column is read as, so the pipeline pays for
+every domain that is not declared from the ``ε`` the user wrote (its
+``domain_share``; ``doc/privacy.md``, "Private domains").
+
+**Full domain** -- the ``BooleanEncoder`` arguments themselves
+(``categories``, ``ordinal``, ``bin_edges``, ``bounds``, ``missing``, ...),
+as before; columns it does not name are typed by pandas.
+
+Every error names the key or the column, never a value of the data (the
+schema's own values are public and may be quoted).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+
+from .preprocessing._boolean_encoder import SCHEMA_KEYS
+
+__all__ = ["Schema", "load_schema", "parse_schema"]
+
+#: The column types of a types-only schema.
+TYPES = ("numeric", "categorical", "ordinal")
+#: The keys a column of a types-only schema may have, by type.
+_COLUMN_KEYS = {
+    "numeric": {"type", "bounds", "bin_edges", "integer", "missing"},
+    "categorical": {"type", "levels", "missing"},
+    "ordinal": {"type", "levels", "missing"},
+}
+#: Domain keys that a types-only schema declares per column instead.
+_DOMAIN_KEYS = frozenset({"categories", "ordinal", "bin_edges", "bounds"})
+
+
+class SchemaError(ValueError):
+    """A malformed schema file: reported by the CLI in one line, exit status 2."""
+
+
+class Schema:
+    """A parsed schema: the encoder's arguments and how each column is read.
+
+    Attributes
+    ----------
+    encoder : dict
+        Keyword arguments of :class:`~skdp_synth.preprocessing.BooleanEncoder`.
+    types : dict or None
+        ``{column: "numeric" | "integer" | "categorical" | "ordinal"}`` for a
+        types-only schema (every column of the input must be listed); ``None``
+        for a full-domain schema.
+    """
+
+    def __init__(self, encoder, types=None):
+        self.encoder = encoder
+        self.types = types
+
+    @property
+    def types_only(self):
+        return self.types is not None
+
+    def levels(self):
+        """``{column: declared levels}`` of the categorical and ordinal columns."""
+        return {
+            **(self.encoder.get("categories") or {}),
+            **(self.encoder.get("ordinal") or {}),
+        }
+
+    def check_columns(self, columns):
+        """A types-only schema must list exactly the input's columns (names only)."""
+        if self.types is None:
+            return
+        columns = list(columns)
+        missing = [c for c in columns if c not in self.types]
+        if missing:
+            raise SchemaError(
+                f"the schema's \"columns\" gives no type for the input's columns "
+                f'{missing}: list every column ("numeric", "categorical" or '
+                '"ordinal")'
+            )
+        extra = [c for c in self.types if c not in columns]
+        if extra:
+            raise SchemaError(
+                f'the schema\'s "columns" names {extra}, which the input does not '
+                f"have (its columns: {columns})"
+            )
+
+
+def load_schema(path):
+    """Read and parse a schema file (JSON; YAML when PyYAML is installed)."""
+    if path is None:
+        return Schema({})
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    if str(path).endswith((".yml", ".yaml")):
+        try:
+            import yaml
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise SchemaError("YAML schemas need PyYAML (pip install pyyaml)") from None
+        try:
+            raw = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise SchemaError(f"{path}: not valid YAML ({exc})") from None
+    else:
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SchemaError(f"{path}: not valid JSON ({exc})") from None
+    return parse_schema(raw)
+
+
+def parse_schema(raw):
+    """A :class:`Schema` from the decoded file (a dict).
+
+    Examples
+    --------
+    >>> s = parse_schema({"columns": {"age": "numeric", "sex": {"type": "categorical",
+    ...                   "levels": ["F", "M"]}}})
+    >>> s.encoder, s.types
+    ({'categories': {'sex': ['F', 'M']}}, {'age': 'numeric', 'sex': 'categorical'})
+    """
+    allowed = sorted(SCHEMA_KEYS | {"columns"})
+    if not isinstance(raw, dict):
+        raise SchemaError(
+            f"the schema must be a mapping (keys among {allowed}), not a "
+            f"{type(raw).__name__}"
+        )
+    unknown = set(raw) - SCHEMA_KEYS - {"columns"}
+    if unknown:
+        raise SchemaError(f"unknown schema keys {sorted(unknown)}; allowed: {allowed}")
+    if "columns" not in raw:
+        return Schema(dict(raw))
+    both = sorted(_DOMAIN_KEYS & set(raw))
+    if both:
+        raise SchemaError(
+            f'a schema with "columns" declares each column\'s domain there, not '
+            f'in {both} (use "levels", "bounds" or "bin_edges" in the column)'
+        )
+    columns = raw["columns"]
+    if not isinstance(columns, dict) or not columns:
+        raise SchemaError(
+            '"columns" must map each column name to its type, e.g. '
+            '{"age": "numeric", "sector": "categorical"}'
+        )
+    encoder = {k: v for k, v in raw.items() if k != "columns"}
+    default_missing = encoder.pop("missing", "infer")
+    if isinstance(default_missing, dict):
+        raise SchemaError(
+            'with "columns", declare missing values per column '
+            '({"type": ..., "missing": true}); the top-level "missing" may only '
+            'be "infer", "always" or "never"'
+        )
+    categories, ordinal, bin_edges, bounds, missing = {}, {}, {}, {}, {}
+    types = {}
+    for name, spec in columns.items():
+        if isinstance(spec, str):
+            spec = {"type": spec}
+        if not isinstance(spec, dict) or "type" not in spec:
+            raise SchemaError(
+                f'column {name!r}: give its type, as "numeric", '
+                '"categorical" or "ordinal", or as {"type": ..., ...}'
+            )
+        kind = spec["type"]
+        if kind not in TYPES:
+            raise SchemaError(
+                f"column {name!r}: unknown type {kind!r}; allowed: {list(TYPES)}"
+            )
+        extra = set(spec) - _COLUMN_KEYS[kind]
+        if extra:
+            raise SchemaError(
+                f"column {name!r} ({kind}): unknown keys {sorted(extra)}; "
+                f"allowed: {sorted(_COLUMN_KEYS[kind])}"
+            )
+        if "missing" in spec:
+            if not isinstance(spec["missing"], bool):
+                raise SchemaError(f'column {name!r}: "missing" must be true or false')
+            missing[name] = spec["missing"]
+        types[name] = kind
+        if kind == "numeric":
+            _numeric(name, spec, bin_edges, bounds)
+            if spec.get("integer", False):
+                types[name] = "integer"
+            continue
+        levels = spec.get("levels")
+        if levels is None:
+            if kind == "ordinal":
+                raise SchemaError(
+                    f'column {name!r}: an ordinal column needs its "levels", in '
+                    "order (the order cannot be learned from the data)"
+                )
+            continue
+        if not isinstance(levels, list) or not [v for v in levels if v is not None]:
+            raise SchemaError(f'column {name!r}: "levels" must be a non-empty list')
+        if len({json.dumps(v) for v in levels}) != len(levels):
+            raise SchemaError(f'column {name!r}: "levels" has duplicates')
+        (categories if kind == "categorical" else ordinal)[name] = list(levels)
+    for key, value in (
+        ("categories", categories),
+        ("ordinal", ordinal),
+        ("bin_edges", bin_edges),
+        ("bounds", bounds),
+    ):
+        if value:
+            encoder[key] = value
+    if missing:
+        if default_missing in ("always", "never"):
+            # the encoder takes one form: a dict covers every listed column
+            missing = {c: missing.get(c, default_missing == "always") for c in columns}
+        encoder["missing"] = missing
+    elif default_missing != "infer":
+        encoder["missing"] = default_missing
+    return Schema(encoder, types)
+
+
+def _numeric(name, spec, bin_edges, bounds):
+    if "integer" in spec and not isinstance(spec["integer"], bool):
+        raise SchemaError(f'column {name!r}: "integer" must be true or false')
+    if "bounds" in spec and "bin_edges" in spec:
+        raise SchemaError(
+            f'column {name!r}: give "bounds" (bins learned privately inside '
+            'them) or "bin_edges" (public bins), not both'
+        )
+    if "bounds" in spec:
+        b = spec["bounds"]
+        if (
+            not isinstance(b, list)
+            or len(b) != 2
+            or not all(_is_number(v) for v in b)
+            or not b[0] < b[1]
+        ):
+            raise SchemaError(
+                f'column {name!r}: "bounds" must be [lo, hi], two finite numbers '
+                "with lo < hi"
+            )
+        bounds[name] = [float(v) for v in b]
+    if "bin_edges" in spec:
+        e = spec["bin_edges"]
+        if (
+            not isinstance(e, list)
+            or len(e) < 2
+            or not all(_is_number(v) for v in e)
+            or any(a >= b for a, b in zip(e, e[1:]))
+        ):
+            raise SchemaError(
+                f'column {name!r}: "bin_edges" must be at least two finite, '
+                "increasing numbers"
+            )
+        bin_edges[name] = list(e)
+
+
+def _is_number(v):
+    return (
+        isinstance(v, numbers.Real)
+        and not isinstance(v, bool)
+        and math.isfinite(float(v))
+    )

@@ -1,0 +1,401 @@
+"""The CLI's types-only schema (issue 22 item 6), held-out rows and the report
+page (issue 24)."""
+
+import json
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp_synth import _registry, cli
+from skdp_synth._cli_schema import SchemaError, parse_schema
+from skdp_synth._registry import Method
+from skdp_synth.exceptions import PrivacyLeakWarning
+from skdp_synth.report import fidelity_report
+
+#: A value planted in the data that no error or warning may show.
+SECRET = "Zq7secret"
+
+
+@pytest.fixture
+def test_method(monkeypatch):
+    methods = dict(_registry.METHODS)
+    methods["bootstrap-test"] = Method(
+        name="bootstrap-test",
+        target="_dummy:BootstrapSynthesizer",
+        summary="test only",
+        guarantee="anonymity",
+        demo_params={"domain": "boolean"},
+    )
+    methods["noisy-mean-test"] = Method(
+        name="noisy-mean-test",
+        target="_dummy:NoisyMeanSynthesizer",
+        summary="test only",
+        guarantee="epsilon-DP",
+        demo_params={"domain": "boolean", "epsilon": 1.0},
+    )
+    monkeypatch.setattr(_registry, "METHODS", methods)
+    return methods
+
+
+def _people(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "wage": rng.lognormal(6.5, 0.5, n).round(2),
+            "sector": rng.choice(["public", "private"], n, p=[0.3, 0.7]),
+            "region": rng.choice(["N", "S"], n),
+            "education": rng.choice(["none", "school", "degree"], n),
+        }
+    )
+
+
+TYPES = {
+    "columns": {
+        "age": {"type": "numeric", "integer": True},
+        "wage": {"type": "numeric", "bounds": [0, 1e6]},
+        "sector": "categorical",
+        "region": {"type": "categorical", "levels": ["N", "S"], "missing": False},
+        "education": {"type": "ordinal", "levels": ["none", "school", "degree"]},
+    }
+}
+
+
+# ------------------------------------------------------------ the format
+def test_a_types_only_schema_becomes_the_encoder_arguments():
+    schema = parse_schema(TYPES)
+    assert schema.encoder == {
+        "categories": {"region": ["N", "S"]},
+        "ordinal": {"education": ["none", "school", "degree"]},
+        "bounds": {"wage": [0.0, 1e6]},
+        "missing": {"region": False},
+    }
+    assert schema.types == {
+        "age": "integer",
+        "wage": "numeric",
+        "sector": "categorical",
+        "region": "categorical",
+        "education": "ordinal",
+    }
+    # the full-domain form is kept as it is
+    full = {"categories": {"c": ["a", None]}, "bin_edges": {"x": [0, 1, 2]}}
+    assert parse_schema(full).encoder == full and parse_schema(full).types is None
+
+
+def test_a_top_level_missing_covers_the_columns_that_do_not_say():
+    schema = parse_schema(
+        {
+            "missing": "never",
+            "columns": {"a": "numeric", "b": {"type": "numeric", "missing": True}},
+        }
+    )
+    assert schema.encoder["missing"] == {"a": False, "b": True}
+    assert parse_schema({"missing": "always", "columns": {"a": "numeric"}}).encoder == {
+        "missing": "always"
+    }
+
+
+@pytest.mark.parametrize(
+    "columns, message",
+    [
+        ({"a": "text"}, "unknown type 'text'"),
+        ({"a": {"levels": [1]}}, "give its type"),
+        ({"a": "ordinal"}, 'needs its "levels"'),
+        ({"a": {"type": "numeric", "bounds": [5, 1]}}, "lo < hi"),
+        ({"a": {"type": "numeric", "bounds": [0, float("inf")]}}, "finite"),
+        ({"a": {"type": "numeric", "bin_edges": [0, 0, 1]}}, "increasing"),
+        ({"a": {"type": "numeric", "bounds": [0, 1], "bin_edges": [0, 1]}}, "not both"),
+        ({"a": {"type": "numeric", "levels": [1, 2]}}, "unknown keys ['levels']"),
+        ({"a": {"type": "categorical", "levels": []}}, "non-empty"),
+        ({"a": {"type": "categorical", "levels": ["x", "x"]}}, "duplicates"),
+        ({"a": {"type": "categorical", "missing": "yes"}}, "true or false"),
+        ({"a": {"type": "numeric", "integer": 1}}, "true or false"),
+        ({}, "must map each column"),
+    ],
+)
+def test_a_bad_types_only_schema_is_named(columns, message):
+    with pytest.raises(SchemaError, match=re.escape(message)):
+        parse_schema({"columns": columns})
+
+
+def test_columns_and_domain_keys_are_not_mixed():
+    with pytest.raises(SchemaError, match="declares each column's domain there"):
+        parse_schema({"columns": {"a": "numeric"}, "bin_edges": {"a": [0, 1]}})
+    with pytest.raises(SchemaError, match="unknown schema keys"):
+        parse_schema({"colums": {"a": "numeric"}})
+
+
+# ------------------------------------------------------------ synthesize
+def _run(tmp_path, df, schema, *extra, method="gaussian-release"):
+    src, path, out = tmp_path / "in.csv", tmp_path / "s.json", tmp_path / "out.csv"
+    df.to_csv(src, index=False)
+    path.write_text(json.dumps(schema))
+    args = ["synthesize", str(src), "--method", method, "--schema", str(path)]
+    args += ["-o", str(out), "--seed", "0", *extra]
+    return cli.main(args), out
+
+
+@pytest.mark.slow
+def test_synthesize_with_types_only_pays_every_domain_from_the_epsilon_written(
+    tmp_path, capsys
+):
+    df = _people()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, out = _run(
+            tmp_path, df, TYPES, "--epsilon", "1", "--delta", "1e-6", "--rows", "300"
+        )
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert not [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    # the pipeline's total (encoder's share + synthesizer's), as written
+    assert "privacy spent: epsilon=1, delta=1e-06 (add-remove-one" in err
+    syn = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    assert list(syn.columns) == list(df.columns) and len(syn) == 300
+    assert syn["region"].isin(["N", "S"]).all()
+    assert syn["education"].isin(["none", "school", "degree"]).all()
+    age = syn["age"].dropna().to_numpy()
+    assert np.array_equal(age, np.round(age))  # integers stay integers
+
+
+def test_a_pure_epsilon_method_says_where_categorical_levels_come_from(
+    test_method, tmp_path, capsys
+):
+    # no δ: the sector's levels cannot be discovered privately, and the
+    # warning says how to declare them in this form of the schema
+    df = _people(200)
+    with pytest.warns(PrivacyLeakWarning, match="sector"):
+        code, _ = _run(
+            tmp_path, df, TYPES, "--epsilon", "1", "--rows", "20",
+            method="noisy-mean-test",
+        )  # fmt: skip
+    assert code == 0
+    capsys.readouterr()
+    # printed (outside pytest's recording) with the types-only form's hint
+    with cli._cli_warnings(schema_given=True, types_only=True):
+        warnings.formatwarning("learned", PrivacyLeakWarning, "f.py", 1)
+    err = capsys.readouterr().err
+    assert err == f"skdp-synth: warning: learned ({cli.TYPES_ONLY_HINT})\n"
+
+
+def _assert_one_error_line(code, err, *, absent=SECRET):
+    assert code == 2
+    lines = [line for line in err.splitlines() if line.startswith("skdp-synth:")]
+    assert lines and lines[-1].startswith("skdp-synth: error: ")
+    assert absent not in err
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s["columns"].pop("age"), "gives no type for the input's columns"),
+        (
+            lambda s: s["columns"].update(extra="numeric"),
+            "which the input does not have",
+        ),
+        (lambda s: s["columns"].update(sector="numeric"), "not numbers"),
+        (lambda s: s["columns"].update(age="ordinal"), 'needs its "levels"'),
+        (lambda s: s.update(bounds={}), "declares each column's domain there"),
+    ],
+)
+def test_a_bad_schema_exits_2_without_a_data_value(
+    test_method, tmp_path, capsys, change, message
+):
+    df = _people(50)
+    df.loc[3, "sector"] = SECRET
+    schema = json.loads(json.dumps(TYPES))
+    change(schema)
+    code, out = _run(tmp_path, df, schema, "--rows", "5", method="bootstrap-test")
+    err = capsys.readouterr().err
+    _assert_one_error_line(code, err)
+    assert message in " ".join(err.split())
+    assert not out.exists()
+
+
+def test_an_integer_column_with_a_fraction_is_an_error(test_method, tmp_path, capsys):
+    df = _people(50).astype({"age": float})
+    df.loc[7, "age"] = 41.123
+    code, _ = _run(tmp_path, df, TYPES, "--rows", "5", method="bootstrap-test")
+    err = capsys.readouterr().err
+    _assert_one_error_line(code, err, absent="41.123")
+    assert "not whole numbers" in err
+
+
+def test_csv_reading_follows_the_declared_types(tmp_path):
+    src = tmp_path / "t.csv"
+    src.write_text("n,i,c\n1.5,3,007\n,,NA\n2,4,x\n")
+    schema = parse_schema(
+        {
+            "columns": {
+                "n": "numeric",
+                "i": {"type": "numeric", "integer": True},
+                "c": "categorical",
+            }
+        }
+    )
+    frame = cli._read_csv(str(src), schema)
+    assert str(frame["i"].dtype) == "Int64" and frame["i"].isna().tolist() == [
+        False,
+        True,
+        False,
+    ]
+    # a categorical column stays text ("007", not 7); a missing marker is missing
+    assert frame["c"].tolist()[0] == "007" and frame["c"].isna().tolist() == [
+        False,
+        True,
+        False,
+    ]
+    assert frame["n"].dtype == np.float64
+    # whole numbers without "integer" are floats too: the dtype (which the
+    # encoder reads as "integral, never missing") comes from the schema only
+    src.write_text("m\n1\n2\n")
+    whole = cli._read_csv(str(src), parse_schema({"columns": {"m": "numeric"}}))
+    assert whole["m"].dtype == np.float64
+
+
+def test_out_of_core_asks_for_public_domains(test_method, tmp_path, capsys):
+    pytest.importorskip("dask")
+    code, _ = _run(
+        tmp_path, _people(50), TYPES, "--out-of-core", method="bootstrap-test"
+    )
+    err = capsys.readouterr().err
+    _assert_one_error_line(code, err)
+    assert "['age', 'wage', 'sector']" in err
+
+
+# ------------------------------------------------------------ held-out rows
+def test_holdout_rows_are_kept_out_of_the_fit_and_written_as_read(
+    test_method, tmp_path, capsys
+):
+    n = 400
+    # every row unique (its id a category), cells with text pandas would
+    # rewrite ("1.50" -> 1.5): the held-out file copies the input's cells
+    df = pd.DataFrame({"id": [f"r{i}" for i in range(n)], "x": ["1.50"] * n})
+    schema = {"columns": {"id": "categorical", "x": "categorical"}}
+    held = tmp_path / "held.csv"
+    with pytest.warns(PrivacyLeakWarning):  # (a method without a budget)
+        code, out = _run(
+            tmp_path, df, schema, "--holdout", "0.25", "--holdout-out", str(held),
+            "--rows", "300", method="bootstrap-test",
+        )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 0, err
+    kept_out = pd.read_csv(held, dtype=str)
+    assert (held.read_text().splitlines()[1:3][0]).endswith(",1.50")
+    # a partition of the input: no row both held out and fitted
+    syn = pd.read_csv(out, dtype=str)
+    assert not set(syn["id"]) & set(kept_out["id"])
+    assert set(kept_out["id"]) <= set(df["id"])
+    # one coin per row (Bernoulli(0.25)): the count is within 5 standard
+    # deviations of n/4 (false-failure rate < 1e-6 at any seed)
+    sd = np.sqrt(n * 0.25 * 0.75)
+    assert abs(len(kept_out) - n / 4) < 5 * sd
+    assert "report" in err and "--held-out" in err
+
+
+def test_holdout_is_one_coin_per_row_not_a_fixed_size():
+    sizes = {int((~cli._holdout_split(100, 0.3, seed)).sum()) for seed in range(10)}
+    assert len(sizes) > 1  # a fixed-size split would give one size
+    # its own stream: not the fit's seed's first draws
+    rng = np.random.default_rng(0)
+    assert not np.array_equal(cli._holdout_split(100, 0.3, 0), rng.random(100) >= 0.3)
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--holdout", "0.2"], "go together"),
+        (["--holdout-out", "h.csv"], "go together"),
+        (["--holdout", "1.5", "--holdout-out", "h.csv"], "fraction in (0, 1)"),
+        (["--holdout", "0.2", "--holdout-out", "h.csv", "--counts", "x"], "--counts"),
+    ],
+)
+def test_holdout_errors_write_nothing(test_method, tmp_path, capsys, extra, message):
+    extra = [str(tmp_path / a) if a == "h.csv" else a for a in extra]
+    code, out = _run(tmp_path, _people(30), TYPES, *extra, method="bootstrap-test")
+    err = capsys.readouterr().err
+    _assert_one_error_line(code, err)
+    assert message in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "s.json"]
+
+
+# ------------------------------------------------------------ the report
+@pytest.mark.parametrize("held_out", [True, False, None])
+def test_the_report_says_whether_it_is_in_sample(held_out):
+    df = _people(200)
+    rep = fidelity_report(df, df.sample(150, random_state=0), held_out=held_out)
+    assert rep.held_out is held_out
+    page = rep.to_html(include_plot=False)
+    verdict = page[page.index("id='verdict'") : page.index("<nav")]
+    if held_out:
+        assert "held-out rows" in verdict and "in-sample" not in verdict
+    else:
+        assert "in-sample" in verdict and "--holdout" in verdict
+
+
+def test_report_cli_held_out_flag(tmp_path, capsys):
+    df = _people(100)
+    real = tmp_path / "r.csv"
+    df.to_csv(real, index=False)
+    for flag, said in (["--held-out"], "held-out rows"), ([], "in-sample"):
+        html = tmp_path / "r.html"
+        assert cli.main(["report", str(real), str(real), "-o", str(html), *flag]) == 0
+        assert said in capsys.readouterr().err
+        assert said in html.read_text(encoding="utf-8")
+
+
+def test_numeric_columns_are_compared_on_quantile_bins_of_the_real_column():
+    rng = np.random.default_rng(1)
+    real = pd.DataFrame({"x": rng.normal(size=500), "c": rng.choice(["a", "b"], 500)})
+    syn = pd.DataFrame({"x": rng.normal(0.3, 1, 400), "c": rng.choice(["a", "b"], 400)})
+    rep = fidelity_report(real, syn, d=1)
+    assert len(rep.levels["x"]) == 10
+    edges = np.quantile(real["x"], np.linspace(0, 1, 11)[1:-1])
+    px = np.bincount(np.searchsorted(edges, real["x"], side="right"), minlength=10)
+    py = np.bincount(np.searchsorted(edges, syn["x"], side="right"), minlength=10)
+    tv = 0.5 * np.abs(px / 500 - py / 400).sum()
+    # ten terms summed in a different order: a few ulps apart at most
+    assert dict(rep.tv[1])[("x",)] == pytest.approx(tv, abs=1e-14)
+    assert any("quantiles of the real column" in note for note in rep.notes)
+
+
+@pytest.mark.slow
+def test_the_page_has_no_array_shapes_and_the_pipeline_total():
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    df = _people(800)
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(
+            categories={"sector": ["public", "private"], "region": ["N", "S"]},
+            ordinal={"education": ["none", "school", "degree"]},
+            random_state=0,
+        ),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    ).fit(df)
+    assert pipe[-1].epsilon_ < 1.0  # the encoder paid for age's and wage's bins
+    rep = fidelity_report(df, pipe, random_state=0, held_out=False)
+    assert rep.guarantee.epsilon == pipe.epsilon_ == 1.0
+    assert "released numbers and no real row" in rep.guarantee.holds
+    page = rep.to_html(include_plot=False)
+    assert not re.search(r"\(\d+, \d+\)|\(\d+,\)", page)  # no array shapes
+    assert page.index("id='verdict'") < page.index("class='toc'")  # summary first
+
+
+def test_a_long_step_shows_its_seconds(monkeypatch, capsys):
+    pytest.importorskip("tqdm")
+    import time
+
+    monkeypatch.setattr(cli._Steps, "TICK", 0.05)
+    with cli._Steps("synthesize", ["read", "fit"]) as steps:
+        steps.step()
+        steps.step()
+        deadline = time.monotonic() + 30
+        # the ticker redraws the running step with its time (no update() call)
+        while "fit 0 s" not in capsys.readouterr().err:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    assert not steps._ticker.is_alive()  # stopped on the way out

@@ -107,6 +107,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import reduce_rows
 from ._linalg import orth_basis
+from ._progress import stage
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._stats import (
     attribute_statistic,
@@ -1135,7 +1136,8 @@ default=None
 
         # ---- the only steps that read the data: one additive statistic
         # (_stats.workload_counts), in memory or summed over Dask chunks
-        y = workload_answers(reduce_rows(U, workload_counts, workload), workload)
+        with stage("counting (one pass over the data)"):
+            y = workload_answers(reduce_rows(U, workload_counts, workload), workload)
         v = workload.to_coords(y) if plan.space == "coords" else y
         released = plan.noise.privatize(v, source, n=plan.n_samples)
         del y, v
@@ -1200,7 +1202,8 @@ default=None
 
         # ---- the only steps that read the data: the counts of the maximal
         # tables (_stats.attribute_statistic), in memory or summed over chunks
-        stat = reduce_rows(U, attribute_statistic, W, self.blocks_)
+        with stage("counting (one pass over the data)"):
+            stat = reduce_rows(U, attribute_statistic, W, self.blocks_)
         z = W.residuals(attribute_tables_from(stat, W))
         t = W.whiten(z, tau)
         t_noisy = source.gaussian(t, c)
@@ -1297,9 +1300,10 @@ default=None
         # ---- the only data access: exact counts of the candidate tables
         # (private; read below only through noisy measurements and the
         # exponential mechanism's scores)
-        tables = attribute_tables_from(
-            reduce_rows(U, attribute_statistic, Wc, self.blocks_), Wc
-        )
+        with stage("counting (one pass over the data)"):
+            tables = attribute_tables_from(
+                reduce_rows(U, attribute_statistic, Wc, self.blocks_), Wc
+            )
         rule, left, totals = sel["rule"], 1.0, []
         shares = {}
         if rule == "auto":
@@ -1364,19 +1368,20 @@ default=None
             select, step = (
                 (select_mst, "select") if rule == "mst" else (select_aim, "rounds")
             )
-            res = select(
-                tables,
-                levels,
-                cand,
-                sel["candidate_weights"],
-                share_one=left * split["one_way"],
-                total=public_n,
-                totals=totals,
-                c=c,
-                neighbouring=self.neighbouring,
-                source=source,
-                **{"share_" + step: left * split[step]},
-            )
+            with stage(f"selection ({rule})"):
+                res = select(
+                    tables,
+                    levels,
+                    cand,
+                    sel["candidate_weights"],
+                    share_one=left * split["one_way"],
+                    total=public_n,
+                    totals=totals,
+                    c=c,
+                    neighbouring=self.neighbouring,
+                    source=source,
+                    **{"share_" + step: left * split[step]},
+                )
         shares.update(
             {"selection_" + k: float(v) for k, v in res.spent.items() if v > 0}
         )
@@ -1443,7 +1448,8 @@ default=None
                 Measurement(m.attributes, m.query, m.values * scale, m.sigma * scale)
                 for m in measurements
             ]
-        result = fit_rows(measurements, self.blocks_.n_levels, N, rng=source.rng)
+        with stage("fitting the generator"):
+            result = fit_rows(measurements, self.blocks_.n_levels, N, rng=source.rng)
         self._model_rows = result.rows
         self.model_rows_ = int(N)
         self.generator_loss_ = result.loss

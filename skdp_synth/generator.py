@@ -62,6 +62,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._progress import Ticker
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -1249,7 +1251,9 @@ def fit_rows(
     def descend(max_sweeps):
         swapping, done = False, 0
         stalled[0] = False
-        for done in range(1, max_sweeps + 1):  # noqa: B007 - returned below
+        ticker = Ticker("generator sweeps", max_sweeps)
+        for done in range(1, max_sweeps + 1):
+            ticker.tick(done - 1)
             improved_total = 0.0
             for j in rng.permutation(a):
                 L = int(n_levels[j])

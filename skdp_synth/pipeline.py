@@ -14,6 +14,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import graph_constant, import_dask
+from ._progress import shown
 from ._sklearn_compat import (
     Interval,
     _fit_context,
@@ -315,7 +316,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     def _fit_with_blocks(self, X, y=None, **params):
         Xt, final_params = self._fit_head(X, y, params)
         final = self._final_estimator
-        with _print_elapsed_time("Pipeline", self._log_message(len(self.steps) - 1)):
+        with (
+            _print_elapsed_time("Pipeline", self._log_message(len(self.steps) - 1)),
+            shown(bool(self.verbose)),
+        ):
             if final not in (None, "passthrough"):
                 final.fit(Xt, y, **final_params)
         return self
@@ -345,7 +349,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     def _fit_transform_with_blocks(self, X, y=None, **params):
         Xt, final_params = self._fit_head(X, y, params)
         final = self._final_estimator
-        with _print_elapsed_time("Pipeline", self._log_message(len(self.steps) - 1)):
+        with (
+            _print_elapsed_time("Pipeline", self._log_message(len(self.steps) - 1)),
+            shown(bool(self.verbose)),
+        ):
             if final in (None, "passthrough"):
                 return Xt
             if hasattr(final, "fit_transform"):

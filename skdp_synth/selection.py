@@ -64,6 +64,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ._progress import Ticker
 from .attribute_workload import AttributeMarginalWorkload
 from .generator import Measurement, fit_rows
 
@@ -487,7 +488,9 @@ def select_aim(
 
     rows = refit(None)
     current = model_tables(rows)
+    ticker = Ticker("AIM rounds")
     while left > 1e-12:
+        ticker.tick(len(result.chosen))
         if left < 2.0 * f_round:
             f_round = left
         f_sel, f_meas = 0.1 * f_round, 0.9 * f_round

@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test test-blas lint bench clean venv dev docs compare-venv compare-mbi-venv bench-generator
+.PHONY: demo test test-blas lint bench clean venv dev docs compare-venv compare-mbi-venv bench-generator report-screenshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,25 @@ test-blas: dev
 # The documentation site, examples executed, warnings as errors.
 docs: dev
 	$(BIN)/python -m sphinx -W --keep-going -b html doc doc/_build/html
+
+# The README's CLI example (held-out rows), its fidelity report rendered in a
+# headless browser, and a screenshot to look at (issue 24): build/report.png.
+# Needs Chromium (CHROMIUM=path to override); the report itself needs none.
+CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome)
+report-screenshot: venv
+	mkdir -p build
+	$(BIN)/skdp-synth synthesize examples/data/people.csv \
+	    --schema examples/data/people.types.json --method gaussian-release \
+	    --epsilon 1 --delta 1e-6 --seed 0 --holdout 0.2 \
+	    --holdout-out build/heldout.csv -o build/synthetic.csv
+	$(BIN)/skdp-synth report build/heldout.csv build/synthetic.csv --held-out \
+	    --schema examples/data/people.types.json -o build/report.html
+	@test -n "$(CHROMIUM)" || { echo "no Chromium found: open build/report.html in a browser (or set CHROMIUM=)"; exit 2; }
+	"$(CHROMIUM)" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	    --window-size=1200,2600 --screenshot=$(CURDIR)/build/report.png \
+	    file://$(CURDIR)/build/report.html 2>build/chromium.log \
+	    || { cat build/chromium.log; exit 1; }
+	@echo "wrote build/report.png (and build/report.html)"
 
 lint: dev
 	$(BIN)/ruff check $(RUFF_PATHS)

@@ -383,7 +383,8 @@ def test_budget_split_constants_are_pinned():
         "mst": {"one_way": 1 / 3, "select": 1 / 3, "final": 1 / 3},
         "aim": {"one_way": 0.1, "rounds": 0.6, "final": 0.3},
     }
-    for shares in gr.SELECTION_SHARES.values():
+    assert gr.AUTO_MST_SHARES == {"one_way": 0.25, "select": 0.15, "final": 0.6}
+    for shares in [*gr.SELECTION_SHARES.values(), gr.AUTO_MST_SHARES]:
         assert sum(shares.values()) == pytest.approx(1.0, abs=1e-15)
     assert (gr.AUTO_TV_THRESHOLD, gr.AUTO_AIM_THRESHOLD) == (0.048, 0.08)
     assert gr.AUTO_AIM_MAX_ATTRIBUTES == 24 and gr.TARGET_WEIGHT == 2.0
@@ -516,11 +517,17 @@ def test_auto_runs_mst_only_when_half_the_tree_is_worth_it(
 
 def test_explicit_mst_is_the_papers_whole_tree():
     """``selection="mst"`` never falls back: MST's spanning tree even where
-    auto would measure the 1-way tables."""
+    auto would measure the 1-way tables, at the paper's thirds of the budget
+    (auto's MST at ``AUTO_MST_SHARES``)."""
+    import skdp_synth.gaussian_release as gr
+
     df, cats = _frame()
     est = _pipe(cats, epsilon=0.02, n_rows=3000, selection="mst", random_state=0)
     est = est.fit(df)[-1]
     assert est.selection_ == "mst" and len(est._selection_result.chosen) == 4
+    assert est.plan_.selection["shares"] == {"mst": gr.SELECTION_SHARES["mst"]}
+    auto = _pipe(cats, epsilon=0.1, n_rows=3000, random_state=0).fit(df)[-1]
+    assert auto.plan_.selection["shares"]["mst"] == gr.AUTO_MST_SHARES
 
 
 def test_model_keeps_n_hat_rows_when_a_pair_is_unmeasured():

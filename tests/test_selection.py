@@ -541,3 +541,12 @@ def test_model_keeps_n_hat_rows_when_a_pair_is_unmeasured():
     some = {("a", "b"): 1.0, ("c", "d"): 1.0, ("e",): 1.0}
     part = _pipe(cats, workload=some, **kw).fit(df)[-1]
     assert part.model_rows_ == max(1, round(part.n_estimate_))
+
+
+def test_auto_with_a_target_runs_mst_where_it_would_run_aim():
+    """With ``target`` auto never runs AIM (MST's target-weighted tree served
+    the model better on real tables; ``AUTO_TV_THRESHOLD``'s note)."""
+    df, cats = _frame()
+    kw = dict(epsilon=0.05, n_rows=3000, random_state=0)
+    assert _pipe(cats, **kw).fit(df)[-1].selection_ == "aim"
+    assert _pipe(cats, target="a", **kw).fit(df)[-1].selection_ == "mst"

@@ -277,8 +277,10 @@ class ReleasePlan(Plan):
     selection : dict or None
         ``"residual"``: what ``selection`` fixes before the data is read
         (:mod:`skdp_synth.selection`): ``rule`` (``"none"``, ``"mst"``,
-        ``"aim"``, or ``"auto"`` when the choice waits for the noisy total),
-        the public candidates and their weights, the budget shares.
+        ``"aim"``, ``"one-way"``, or ``"auto"`` when the choice waits for the
+        noisy total), the public candidates and their weights, the budget
+        shares, whether auto may replace MST by the 1-way tables (``trim``)
+        and the public ``n`` it decides from (``public_n``).
     model_rows_cell_sd, model_rows_floor : float or None, int or None
         ``max_model_rows="auto"``: the noise standard deviation of one cell
         (smallest over the released tables) and the cells of the largest

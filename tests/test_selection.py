@@ -453,8 +453,9 @@ def _wide(n=600, a=44, seed=0):
     return df, {col: ["0", "1", "2"] for col in df}
 
 
+@pytest.mark.parametrize("public_n", [False, True])
 @pytest.mark.parametrize("target", [None, "x3"])
-def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target):
+def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
     """44 attributes, 600 rows, ε = 1: the all-tables plan is far too noisy
     and a tree would take 2/3 of the budget from the 1-way tables, so auto
     measures the 1-way tables (and, with ``target``, its pairs worth their
@@ -462,13 +463,15 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target):
     import skdp_synth.gaussian_release as gr
 
     df, cats = _wide()
-    pipe = _pipe(cats, epsilon=1.0, target=target, random_state=0).fit(df)
-    est = pipe[-1]
+    n_rows = len(df) if public_n else None  # decided in the plan, or at fit
+    pipe = _pipe(cats, epsilon=1.0, target=target, n_rows=n_rows, random_state=0)
+    est = pipe.fit(df)[-1]
     c = analytic_gaussian_sigma(1.0, 1e-6)
-    assert est.plan_.selection["rule"] == "auto" and est.selection_ == "one-way"
+    assert est.plan_.selection["rule"] == ("one-way" if public_n else "auto")
+    assert est.selection_ == "one-way"
     assert est.epsilon_ == 1.0 and est.delta_ == 1e-6
     assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
-    assert set(est.selection_shares_) == {"count", "final"}
+    assert set(est.selection_shares_) == ({"final"} if public_n else {"count", "final"})
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
     assert est._selection_result.epsilons == []  # no exponential mechanism
     pairs = [S for S in est.marginals_ if len(S) == 2]
@@ -476,11 +479,10 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target):
         assert pairs == [] and len(est.marginals_) == 44
     else:
         assert pairs and all(target in S for S in pairs)
-        n_hat = est._selection_result.totals[0][0]
+        n_hat = n_rows if public_n else est._selection_result.totals[0][0]
+        f = 1.0 - est.selection_shares_.get("count", 0.0)
         for S in est._selection_result.chosen:
-            e = _e_tv(
-                est.blocks_.n_levels, S, 1.0 - est.selection_shares_["count"], c, n_hat
-            )
+            e = _e_tv(est.blocks_.n_levels, S, f, c, n_hat)
             assert e <= gr.AUTO_EDGE_THRESHOLD * (1 + 1e-9)
     # pairs no table measures: the model keeps n̂ rows (no extra sampling error)
     assert est.model_rows_ == max(1, round(est.n_estimate_))

@@ -29,3 +29,28 @@ def _seed_global_numpy_rng():
     A fixed global state makes every such check deterministic.
     """
     np.random.seed(0)  # noqa: NPY002 (the legacy global RNG is what the checks use)
+
+
+@pytest.fixture
+def test_method(monkeypatch):
+    """Two test-only CLI methods (``tests/_dummy.py``) in the registry."""
+    from skdp_synth import _registry
+    from skdp_synth._registry import Method
+
+    methods = dict(_registry.METHODS)
+    methods["bootstrap-test"] = Method(
+        name="bootstrap-test",
+        target="_dummy:BootstrapSynthesizer",
+        summary="test only",
+        guarantee="anonymity",
+        demo_params={"domain": "boolean"},
+    )
+    methods["noisy-mean-test"] = Method(
+        name="noisy-mean-test",
+        target="_dummy:NoisyMeanSynthesizer",
+        summary="test only",
+        guarantee="epsilon-DP",
+        demo_params={"domain": "boolean", "epsilon": 1.0},
+    )
+    monkeypatch.setattr(_registry, "METHODS", methods)
+    return methods

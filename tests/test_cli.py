@@ -10,29 +10,7 @@ import pandas as pd
 import pytest
 
 from skdp_synth import _registry, cli
-from skdp_synth._registry import Method
 from skdp_synth.exceptions import PrivacyLeakWarning
-
-
-@pytest.fixture
-def test_method(monkeypatch):
-    methods = dict(_registry.METHODS)
-    methods["bootstrap-test"] = Method(
-        name="bootstrap-test",
-        target="_dummy:BootstrapSynthesizer",
-        summary="test only",
-        guarantee="anonymity",
-        demo_params={"domain": "boolean"},
-    )
-    methods["noisy-mean-test"] = Method(
-        name="noisy-mean-test",
-        target="_dummy:NoisyMeanSynthesizer",
-        summary="test only",
-        guarantee="epsilon-DP",
-        demo_params={"domain": "boolean", "epsilon": 1.0},
-    )
-    monkeypatch.setattr(_registry, "METHODS", methods)
-    return methods
 
 
 def test_list(test_method, capsys):

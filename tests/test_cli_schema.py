@@ -9,35 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skdp_synth import _registry, cli
+from skdp_synth import cli
 from skdp_synth._cli_schema import SchemaError, parse_schema
-from skdp_synth._registry import Method
 from skdp_synth.exceptions import PrivacyLeakWarning
 from skdp_synth.report import fidelity_report
 
 #: A value planted in the data that no error or warning may show.
 SECRET = "Zq7secret"
-
-
-@pytest.fixture
-def test_method(monkeypatch):
-    methods = dict(_registry.METHODS)
-    methods["bootstrap-test"] = Method(
-        name="bootstrap-test",
-        target="_dummy:BootstrapSynthesizer",
-        summary="test only",
-        guarantee="anonymity",
-        demo_params={"domain": "boolean"},
-    )
-    methods["noisy-mean-test"] = Method(
-        name="noisy-mean-test",
-        target="_dummy:NoisyMeanSynthesizer",
-        summary="test only",
-        guarantee="epsilon-DP",
-        demo_params={"domain": "boolean", "epsilon": 1.0},
-    )
-    monkeypatch.setattr(_registry, "METHODS", methods)
-    return methods
 
 
 def _people(n=600, seed=0):

@@ -1100,8 +1100,9 @@ default=None
                 for r, v in SELECTION_SHARES.items()
                 if rule in ("auto", r)
             },
-            # "auto" trims MST's tree to the edges worth their noise
-            # (selection.mst_edge_budget); an explicit "mst" is the paper's
+            # "auto" replaces MST by the 1-way tables when fewer than half a
+            # tree's edges are worth their noise (selection.mst_edge_budget);
+            # an explicit "mst" is the paper's
             "trim": auto,
             "public_n": public_n,
         }

@@ -1,0 +1,113 @@
+"""The measurements behind ``selection="auto"``'s constants (issue 21).
+
+``python -m benchmarks.bench_auto_rules KIND --table T[:k] --eps E [--seeds S]``
+on the real tables of ``benchmarks/bench_selection.py`` (80/20 split,
+δ = 1e-6, TV of ``sample(n)`` against the 80 %); ``T:k`` keeps the first
+``k`` columns of Caravan, or ``k`` random rows of another table. KIND:
+
+* ``shares`` -- MST at the paper's thirds against ``AUTO_MST_SHARES``, on
+  paired seeds (``selection="mst"`` with ``SELECTION_SHARES`` patched);
+* ``target --target COL`` -- train-on-synthetic/test-on-real of a model for
+  ``COL`` with ``target=COL``, for ``--rules`` (default auto, mst, aim);
+* ``edges`` -- what auto chooses (and the tree's edges) for each
+  ``AUTO_EDGE_THRESHOLD`` in ``--thresholds`` (1e-9: 1-way tables only;
+  1e9: always the whole tree).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.bench_generator import tv
+from benchmarks.bench_selection import DELTA, load, split, tstr
+
+
+def table(spec):
+    name, _, k = spec.partition(":")
+    df, cats = load(name)
+    if name == "caravan" and k:
+        cols = list(df.columns[: int(k)])
+        df, cats = df[cols], {c: cats[c] for c in cols}
+    elif k:
+        df = df.sample(n=int(k), random_state=0).reset_index(drop=True)
+    return split(df), cats
+
+
+def fit(train, cats, eps, seed, **kw):
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=cats),
+        ProjectedGaussianRelease(epsilon=eps, delta=DELTA, random_state=seed, **kw),
+    ).fit(train)
+    syn = pd.DataFrame(pipe.sample(len(train), random_state=seed))
+    return syn[list(train.columns)], pipe[-1]
+
+
+def main(argv=None):
+    import skdp_synth.gaussian_release as gr
+
+    ap = argparse.ArgumentParser(prog="bench_auto_rules", description=__doc__)
+    ap.add_argument("kind", choices=["shares", "target", "edges"])
+    ap.add_argument("--table", default="nass_cds")
+    ap.add_argument("--eps", type=float, default=0.1)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--target")
+    ap.add_argument("--rules", default="auto,mst,aim")
+    ap.add_argument("--thresholds", default="1e-9,0.15,1e9")
+    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    warnings.simplefilter("ignore")
+    (train, test), cats = table(args.table)
+    seeds = range(args.seeds)
+    head = f"{args.table}, eps={args.eps:g}"
+    if args.kind == "shares":
+        paper = dict(gr.SELECTION_SHARES["mst"])
+        for label, shares in (("paper 1/3", paper), ("AUTO_MST", gr.AUTO_MST_SHARES)):
+            gr.SELECTION_SHARES["mst"] = dict(shares)
+            tv2 = [
+                tv(train, fit(train, cats, args.eps, s, selection="mst")[0], 2)
+                for s in seeds
+            ]
+            print(
+                f"{head}, MST {label}: TV2 mean {np.mean(tv2):.4f}, per seed "
+                + " ".join(f"{x:.4f}" for x in tv2),
+                flush=True,
+            )
+        gr.SELECTION_SHARES["mst"] = paper
+    elif args.kind == "target":
+        for rule in args.rules.split(","):
+            kw = {} if rule == "auto" else {"selection": rule}
+            runs = [
+                fit(train, cats, args.eps, s, target=args.target, **kw) for s in seeds
+            ]
+            auc = [tstr(syn, test, cats, args.target) for syn, _ in runs]
+            chose = "/".join(sorted({est.selection_ for _, est in runs}))
+            print(
+                f"{head}, target={args.target}, {rule} (chose {chose}): TSTR mean "
+                f"{np.mean(auc):.3f}, per seed " + " ".join(f"{x:.3f}" for x in auc),
+                flush=True,
+            )
+    else:
+        for thr in (float(x) for x in args.thresholds.split(",")):
+            gr.AUTO_EDGE_THRESHOLD = thr
+            for s in seeds:
+                syn, est = fit(train, cats, args.eps, s)
+                res = getattr(est, "_selection_result", None)
+                edges = len(res.chosen) if res is not None else "-"
+                print(
+                    f"{head}, AUTO_EDGE_THRESHOLD={thr:g}, seed {s}: "
+                    f"{est.selection_} ({edges} tables chosen), TV1 "
+                    f"{tv(train, syn, 1):.4f} TV2 {tv(train, syn, 2):.4f}",
+                    flush=True,
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -147,7 +147,17 @@ def _mean(runs):
     return out
 
 
-def bench(name, eps_list, repeats, rules, aim_rounds, max_mbi_cols, cache, tmp):
+def bench(
+    name,
+    eps_list,
+    repeats,
+    rules,
+    aim_rounds,
+    max_mbi_cols,
+    cache,
+    tmp,
+    mbi=("mst", "aim"),
+):
     from benchmarks._compare import mbi_unavailable
 
     df, cats = load(name)
@@ -188,6 +198,8 @@ def bench(name, eps_list, repeats, rules, aim_rounds, max_mbi_cols, cache, tmp):
                     ("mst", {"mst_iters": 2000} if QUICK else {}),
                     ("aim", {"rounds": aim_rounds}),
                 ):
+                    if method not in mbi:
+                        continue
                     syn, secs = comparator(
                         train, cats, method, eps, s, tmp, cache, params
                     )
@@ -219,6 +231,11 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=1 if QUICK else 2)
     ap.add_argument("--rules", default="none,mst,aim")
     ap.add_argument("--aim-rounds", type=int, default=16 if QUICK else 32)
+    ap.add_argument(
+        "--mbi-methods",
+        default="mst,aim",
+        help="which mbi comparators to run (AIM takes ~40 min per fit here)",
+    )
     ap.add_argument("--max-mbi-columns", type=int, default=20)
     ap.add_argument("--mbi-cache", default=os.environ.get("SKDP_BENCH_MBI_CACHE"))
     ap.add_argument("--json", default=os.environ.get("SKDP_BENCH_JSON"))
@@ -258,6 +275,7 @@ def main(argv=None):
                 args.max_mbi_columns,
                 args.mbi_cache,
                 tmp,
+                mbi=args.mbi_methods.split(","),
             )
             cols = ["table", "eps", "method", "TV1", "TV2", "TV3", "seconds", "chose"]
             cols += sorted(

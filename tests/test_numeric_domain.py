@@ -15,9 +15,11 @@ from skdp_synth.audit import audit_epsilon
 from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._numeric_domain import (
+    MISSING_FALSE_LEVEL,
     ROOT,
     coarse_edges,
     decode_fine,
+    missing_threshold,
     privtree_histogram,
     stable_levels,
 )
@@ -405,3 +407,77 @@ def test_decoded_values_stay_inside_the_cap(shape, n, eps, seed):
     assert np.all((v >= lo) & (v <= top))
     if integer:
         assert np.all(v == np.round(v))
+
+
+# ------------------------------------------------ missing levels (issue 22)
+def test_missing_threshold_is_the_false_level_quantile():
+    """The threshold is the ``1 - α`` quantile of ``Lap(b)``:
+    ``P(Lap(b) > b ln(1/(2α))) = α`` exactly, with ``α = 0.01``."""
+    assert MISSING_FALSE_LEVEL == 0.01
+    for b in (0.5, 2.0, 90.0):
+        t = missing_threshold(b)
+        assert t == pytest.approx(b * math.log(50.0), rel=1e-15)
+        assert 0.5 * math.exp(-t / b) == pytest.approx(0.01, rel=1e-12)
+
+
+def _complete_float_column_specs(seeds):
+    x = np.random.default_rng(0).lognormal(3.0, 1.0, 300)
+    df = pd.DataFrame({"c": x})
+    for seed in seeds:
+        enc = BooleanEncoder(epsilon=1.0, delta=1e-6, random_state=seed).fit(df)
+        yield enc, enc.specs_[0]
+
+
+def test_missing_level_follows_the_noisy_count_and_its_threshold():
+    """One numeric column, ε = 1: PrivTree's counts get ``ε/2``, so the
+    missing count's scale is ``b = 1/(1/2) = 2`` (add/remove); the column has
+    a missing level iff the released noisy count exceeds ``missing_threshold(2)``."""
+    for _, spec in _complete_float_column_specs(range(40)):
+        assert spec.missing_learned
+        assert spec.missing == (spec.fine.missing_count > missing_threshold(2.0))
+
+
+def test_complete_column_rarely_gets_a_missing_level():
+    """A float column with no missing value gets a missing level with
+    probability α = 0.01 (was 0.18 with the threshold at one scale, which
+    invented NaN). 400 seeds: Binomial(400, 0.01) >= 12 has probability
+    3e-4 (the false-failure rate); the old rule gives about 74."""
+    got = sum(spec.missing for _, spec in _complete_float_column_specs(range(400)))
+    assert got < 12
+
+
+def test_undetected_missing_categories_map_to_other():
+    """A privately learned categorical column with 3 missing values in 2,000
+    rows: the noisy count decides the missing level; where it says no, the
+    missing values are the level "other" -- never an error, which would say
+    that the column has missing values."""
+    rng = np.random.default_rng(0)
+    s = pd.Series(rng.choice(["a", "b", "c"], 2000), dtype=object)
+    s[:3] = None
+    df = pd.DataFrame({"s": s})
+    seen = set()
+    for seed in range(6):
+        enc = BooleanEncoder(epsilon=1.0, delta=1e-6, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = enc.inverse_transform(enc.fit_transform(df))["s"]
+        spec = enc.specs_[0]
+        seen.add(spec.missing)
+        if not spec.missing:
+            assert (out[:3] == spec.levels[-1]).all()
+            assert not out.isna().any()
+        else:
+            assert out[:3].isna().all()
+    # 3 rows against the threshold ln 50 = 3.9 (scale 1): P(declared) = 0.2,
+    # and these fixed seeds exercise both branches
+    assert seen == {False, True}
+
+
+def test_declared_complete_numeric_column_rejects_missing():
+    """``missing={col: False}`` is public: a missing value there is an error
+    (naming the column), not silently imputed as for a learned decision."""
+    x = pd.Series(np.random.default_rng(1).normal(size=500))
+    x[0] = np.nan
+    enc = BooleanEncoder(epsilon=1.0, delta=1e-6, missing={"x": False}, random_state=0)
+    with pytest.raises(ValueError, match="'x' has missing values"):
+        enc.fit_transform(pd.DataFrame({"x": x}))

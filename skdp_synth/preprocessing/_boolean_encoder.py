@@ -69,6 +69,7 @@ from ..validation import check_finite_width, reject_bool_params, restore_on_fail
 from ._numeric_domain import (
     coarse_edges,
     decode_fine,
+    missing_threshold,
     privtree_histogram,
     stable_levels,
 )
@@ -120,6 +121,9 @@ class _ColumnSpec:
     other: bool = False  # undeclared levels map to the last level ("other")
     clip: bool = False  # values outside the edges are clipped (else an error)
     bounds: tuple | None = None  # public bounds: only values outside them warn
+    # whether ``missing`` was decided by a noisy count (then missing values
+    # found later are encoded as a value, since an error would reveal them)
+    missing_learned: bool = False
 
     @property
     def n_levels(self):
@@ -159,9 +163,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         columns where the training data has missing values -- the latter is
         learned from the data and warns, except for columns whose domain is
         learned privately (``epsilon``), where a noisy count of the missing
-        values decides. A dict ``{column: bool}`` declares it per column
-        (public; a column declared ``False`` never gets a missing value and
-        rejects one); columns not in it follow ``"infer"``.
+        values decides (a complete column gets a missing level with
+        probability 1 %; undetected missing values become the noisy median,
+        or ``"other"`` for a categorical column). A dict ``{column: bool}``
+        declares it per column (public; a column declared ``False`` never
+        gets a missing value and rejects one); columns not in it follow
+        ``"infer"``.
     epsilon : float, "auto" or None, default="auto"
         Budget for the domains that are not declared: numeric columns without
         ``bin_edges`` get private data-dependent bins (PrivTree) and a fine
@@ -444,12 +451,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             while other in levels:
                 other = f"<{other}>"
             levels = [*levels, other]
-            if declared is None:
-                declared = noisy_missing > sens / eps
+            learned = declared is None
+            if learned:
+                declared = noisy_missing > missing_threshold(sens / eps)
             if isinstance(dtype, pd.CategoricalDtype):
                 dtype = pd.CategoricalDtype(levels)
             spec = _ColumnSpec(col, "nominal", levels, bool(declared), dtype)
             spec.other = True
+            spec.missing_learned = learned
             spec.bits = _bit_names(spec)
             return spec, False
         values = series.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -465,12 +474,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             values, eps, source, integer=integer, sensitivity=sens, root=root
         )
         edges = coarse_edges(hist, self.n_bins)
-        if declared is None:
+        learned = declared is None
+        if learned:
             if isinstance(dtype, np.dtype) and dtype.kind in "iub":
                 declared = False  # a NumPy integer column cannot hold NaN
             else:
-                # one noise scale of the leaf counts (eps / 2 each)
-                declared = hist.missing_count > sens / (eps / 2.0)
+                # the leaf counts' noise scale is sens / (eps / 2)
+                declared = hist.missing_count > missing_threshold(sens / (eps / 2.0))
         spec = _ColumnSpec(
             col,
             "numeric",
@@ -481,6 +491,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             integer=integer,
         )
         spec.fine = hist
+        spec.missing_learned = learned
         spec.clip = "warn" if root is not None else "silent"
         if root is not None:
             spec.bounds = _check_bounds(col, self.bounds[col])
@@ -670,11 +681,27 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     def _encode_column(self, spec, series):
         n = len(series)
         miss = np.asarray(_is_missing(series), dtype=bool)
-        if miss.any() and not spec.missing and spec.fine is not None:
+        if (
+            miss.any()
+            and not spec.missing
+            and spec.missing_learned
+            and spec.fine is not None
+        ):
             # a private domain whose noisy missing count was below its noise:
             # the few missing values go to the middle bin (documented)
             mid = spec.levels[(len(spec.levels) - 1) // 2]
             series = series.astype(np.float64).fillna(mid)
+            miss = np.zeros(len(series), dtype=bool)
+        elif miss.any() and not spec.missing and spec.missing_learned and spec.other:
+            # a privately learned categorical column whose noisy missing count
+            # was below its threshold: the missing values are one more
+            # undiscovered level, "other" (an error here would say whether the
+            # column has missing values, which the release keeps private)
+            series = pd.Series(
+                np.where(miss, spec.levels[-1], series.astype(object)),
+                index=series.index,
+                dtype=object,
+            )
             miss = np.zeros(len(series), dtype=bool)
         elif miss.any() and not spec.missing:
             raise ValueError(

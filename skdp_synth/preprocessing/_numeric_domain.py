@@ -87,6 +87,24 @@ FENCE_IQR = 1.5
 #: A float leaf narrower than this in the log coordinate (a relative width
 #: of about 0.07 %) is "finest": it decodes to its edge nearer to 0.
 FINEST_T = 1e-3
+#: A column whose rows are all present gets a missing level with at most
+#: this probability: the noisy missing count must exceed ``b ln(1/(2α))``
+#: (``Lap(b)`` exceeds it with probability ``α``). It was ``b`` (18 %),
+#: which put invented NaN into complete float columns (issue 22). The cost:
+#: a column with fewer than about ``b ln(1/(2α)) ≈ 3.9 b`` missing rows may
+#: get no missing level (its missing values are encoded as a value, below).
+MISSING_FALSE_LEVEL = 0.01
+
+
+def missing_threshold(scale):
+    """The noisy missing count above which a column gets a missing level.
+
+    ``scale`` is the Laplace scale ``b`` of the noisy missing count; the
+    threshold ``b ln(1/(2α))`` with ``α = MISSING_FALSE_LEVEL`` is exceeded by
+    a column with no missing values with probability exactly ``α``
+    (``P(Lap(b) > t) = exp(-t/b)/2``). Post-processing of the noisy count.
+    """
+    return float(scale) * math.log(1.0 / (2.0 * MISSING_FALSE_LEVEL))
 
 
 def _can_split(lo, hi, depth, integer):

@@ -412,12 +412,13 @@ def test_decoded_values_stay_inside_the_cap(shape, n, eps, seed):
 # ------------------------------------------------ missing levels (issue 22)
 def test_missing_threshold_is_the_false_level_quantile():
     """The threshold is the ``1 - α`` quantile of ``Lap(b)``:
-    ``P(Lap(b) > b ln(1/(2α))) = α`` exactly, with ``α = 0.01``."""
-    assert MISSING_FALSE_LEVEL == 0.01
+    ``P(Lap(b) > b ln(1/(2α))) = α`` exactly, with ``α = e^-1/2``: one
+    noise scale (the measured trade-off in ``MISSING_FALSE_LEVEL``)."""
+    assert MISSING_FALSE_LEVEL == 0.5 * math.exp(-1.0)
     for b in (0.5, 2.0, 90.0):
         t = missing_threshold(b)
-        assert t == pytest.approx(b * math.log(50.0), rel=1e-15)
-        assert 0.5 * math.exp(-t / b) == pytest.approx(0.01, rel=1e-12)
+        assert t == pytest.approx(b, rel=1e-14)
+        assert 0.5 * math.exp(-t / b) == pytest.approx(MISSING_FALSE_LEVEL, rel=1e-12)
 
 
 def _complete_float_column_specs(seeds):
@@ -437,13 +438,14 @@ def test_missing_level_follows_the_noisy_count_and_its_threshold():
         assert spec.missing == (spec.fine.missing_count > missing_threshold(2.0))
 
 
-def test_complete_column_rarely_gets_a_missing_level():
+def test_complete_column_gets_a_missing_level_at_the_stated_rate():
     """A float column with no missing value gets a missing level with
-    probability α = 0.01 (was 0.18 with the threshold at one scale, which
-    invented NaN). 400 seeds: Binomial(400, 0.01) >= 12 has probability
-    3e-4 (the false-failure rate); the old rule gives about 74."""
+    probability α = e^-1/2 = 0.184. 400 seeds, a two-sided binomial test:
+    52 <= count <= 96 fails with probability 0.0036 (the false-failure
+    rate); a planted threshold at b/2 (α = 0.30) or at 2b (α = 0.068) fails
+    it with probability > 0.99."""
     got = sum(spec.missing for _, spec in _complete_float_column_specs(range(400)))
-    assert got < 12
+    assert 52 <= got <= 96
 
 
 def test_undetected_missing_categories_map_to_other():
@@ -468,8 +470,8 @@ def test_undetected_missing_categories_map_to_other():
             assert not out.isna().any()
         else:
             assert out[:3].isna().all()
-    # 3 rows against the threshold ln 50 = 3.9 (scale 1): P(declared) = 0.2,
-    # and these fixed seeds exercise both branches
+    # 3 rows against the threshold 1 (scale 1): P(declared) = 1 - e^-2/2
+    # = 0.93; these fixed seeds exercise both branches
     assert seen == {False, True}
 
 

@@ -163,9 +163,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         columns where the training data has missing values -- the latter is
         learned from the data and warns, except for columns whose domain is
         learned privately (``epsilon``), where a noisy count of the missing
-        values decides (a complete column gets a missing level with
-        probability 1 %; undetected missing values become the noisy median,
-        or ``"other"`` for a categorical column). A dict ``{column: bool}``
+        values decides (above one noise scale: a complete column gets a
+        missing level with probability 18 %, then a few NaN; undetected
+        missing values become the noisy median, or ``"other"`` for a
+        categorical column). A dict ``{column: bool}``
         declares it per column (public; a column declared ``False`` never
         gets a missing value and rejects one); columns not in it follow
         ``"infer"``.

@@ -345,8 +345,9 @@ default=None
         post-processing). ``"auto"``: chosen from public quantities, the
         noise per cell and the domain, not from the number of rows
         (:func:`skdp_synth.generator.auto_model_rows`: enough rows that
-        rounding the table adds at most a quarter of the noise's standard
-        deviation per cell); the choice is recorded in ``model_rows_`` and
+        rounding the table adds at most 5 % of the noise's standard
+        deviation per cell, or moves no measured table by more than 2.5e-4
+        in total variation); the choice is recorded in ``model_rows_`` and
         its rule in ``plan_``. An integer: at most that many rows (a cap).
         ``None``: as many rows as the released tables count ``n̂`` (the
         behaviour before ``"auto"``; for reproduction). With ``N`` below
@@ -1471,7 +1472,13 @@ default=None
                 for m in measurements
             ]
         with stage("fitting the generator"):
-            result = fit_rows(measurements, self.blocks_.n_levels, N, rng=source.rng)
+            result = fit_rows(
+                measurements,
+                self.blocks_.n_levels,
+                N,
+                rng=source.rng,
+                check_agreement=N >= n_hat,
+            )
         self._model_rows = result.rows
         self.model_rows_ = int(N)
         self.generator_loss_ = result.loss

@@ -510,20 +510,29 @@ def test_fit_on_selected_tables_lowers_the_loss_to_the_noise():
 def test_auto_model_rows_keeps_rounding_below_the_noise(n_hat, sd):
     """``N`` is the formula; where the noise term sets it, the rounding's
     standard deviation ``n̂/(N sqrt 12)`` is at most κ s (the computed
-    right-hand side); ``n̂`` is a multiple of ``N`` up to fewer than ``k`` rows."""
-    from skdp_synth.generator import ROUNDING_SHARE, auto_model_rows
+    right-hand side); where the TV ceiling sets it, ``C/(8N) <= τ``;
+    ``n̂`` is a multiple of ``N`` up to fewer than ``k`` rows."""
+    from skdp_synth.generator import ROUNDING_SHARE, ROUNDING_TV, auto_model_rows
 
-    N = auto_model_rows(n_hat, sd, 64)
+    assert (ROUNDING_SHARE, ROUNDING_TV) == (0.05, 2.5e-4)
+    C = 64
+    N = auto_model_rows(n_hat, sd, C)
     need = int(np.ceil(n_hat / (np.sqrt(12.0) * ROUNDING_SHARE * sd)))
-    N0 = min(n_hat, max(need, 64))
+    ceiling = int(np.ceil(C / (8 * ROUNDING_TV)))  # 32000
+    N0 = min(n_hat, max(min(need, ceiling), C))
     k = n_hat // N0
     assert N == -(-n_hat // k) and N0 <= N <= n_hat
     # n̂ is k copies of the table less fewer than k rows (integer identity)
     assert 0 <= k * N - n_hat < k
     # the rounding's sd is at most κ s (computed right-hand side) when the
-    # noise term set N0
+    # noise term set N0; its TV on the largest table at most τ when the
+    # ceiling did
     if N0 == need:
         assert n_hat / (N * np.sqrt(12.0)) <= ROUNDING_SHARE * sd
+    if N0 == ceiling:
+        assert C / (8 * N) <= ROUNDING_TV
+    # the ceiling only lowers N: the rule without it is never smaller
+    assert auto_model_rows(n_hat, sd, C, tv_ceiling=0) >= N
 
 
 def test_release_records_the_model_size_and_samples_any_n():

@@ -165,7 +165,9 @@ def test_public_bounds_clip_with_a_warning_that_shows_no_value():
     strict = BooleanEncoder(
         epsilon=1.0, bounds={"v": (2.0, 8.0)}, out_of_bounds="error", random_state=0
     )
-    with pytest.raises(ValueError, match="outside the bin edges"):
+    with pytest.raises(
+        ValueError, match=r"'v' has values outside its bounds \[2.0, 8.0\]"
+    ):
         strict.fit(df)
 
 
@@ -483,3 +485,31 @@ def test_declared_complete_numeric_column_rejects_missing():
     enc = BooleanEncoder(epsilon=1.0, delta=1e-6, missing={"x": False}, random_state=0)
     with pytest.raises(ValueError, match="'x' has missing values"):
         enc.fit_transform(pd.DataFrame({"x": x}))
+
+
+def test_error_mode_refuses_only_what_the_public_bounds_exclude():
+    """``out_of_bounds="error"`` with a private domain: the edges end at the
+    private cap, inside the bounds, so rows between cap and bounds are valid
+    (clipped to the cap, encoded like the cap); a value outside the public
+    bounds is refused, naming the column and the bounds, never the value.
+    Before, every fit of a long-tailed column failed here."""
+    rng = np.random.default_rng(0)
+    x = np.round(rng.lognormal(8.0, 1.2, 3000))
+    df = pd.DataFrame({"x": x})
+    enc = BooleanEncoder(
+        epsilon=1.0,
+        delta=1e-6,
+        bounds={"x": (0, 1e7)},
+        out_of_bounds="error",
+        random_state=0,
+    )
+    Z = enc.fit_transform(df)
+    edges = enc.specs_[0].levels
+    assert x.max() > edges[-1]  # the tail reaches beyond the private cap
+    capped = pd.DataFrame({"x": np.clip(x, edges[0], edges[-1])})
+    assert np.array_equal(Z, enc.transform(capped))
+    bad = df.copy()
+    bad.loc[0, "x"] = 2e7
+    with pytest.raises(ValueError, match=r"'x' has values outside its bounds") as e:
+        enc.transform(bad)
+    assert "2e+07" not in str(e.value) and "20000000" not in str(e.value)

@@ -190,7 +190,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         Values outside the edges or bounds: ``"clip"`` to the nearest end
         (with a warning naming the columns, never a value or a count),
         ``"error"`` rejects them. ``"auto"``: an error for declared
-        ``bin_edges``, clipping for ``bounds`` and private domains.
+        ``bin_edges``, clipping for ``bounds`` and private domains. A private
+        domain's edges end at its private cap on the tails, inside the
+        bounds: values between the cap and the bounds are always clipped to
+        the cap (silently: the cap is private), and ``"error"`` refuses only
+        values outside the public ``bounds``.
     decode : {"sample", "argmax"}, default="sample"
         Rule for ambiguous blocks in :meth:`inverse_transform`.
     numeric_value : {"auto", "fine", "midpoint", "uniform"}, default="auto"
@@ -715,6 +719,17 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             values = series.to_numpy(dtype=np.float64, na_value=np.nan)
             edges = np.asarray(spec.levels)
             bad = ~miss & ~((values >= edges[0]) & (values <= edges[-1]))
+            if bad.any() and not spec.clip and spec.fine is not None:
+                # a private domain's edges end at its private cap, inside any
+                # public bounds: "error" refuses only what the public bounds
+                # exclude (an error at the private cap would fail on valid
+                # rows and say that the tails reach beyond it)
+                lo, hi = spec.bounds or (-np.inf, np.inf)
+                if not (~miss & ~((values >= lo) & (values <= hi))).any():
+                    values = np.where(
+                        miss, np.nan, np.clip(values, edges[0], edges[-1])
+                    )
+                    bad = np.zeros_like(bad)
             if bad.any() and spec.clip:
                 # the learned edges may lie inside the public bounds: only a
                 # value outside those is said (the private range is not)
@@ -723,6 +738,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 if spec.clip == "warn" and (spec.bounds is None or outside.any()):
                     self._clipped.append(spec.name)
                 values = np.where(miss, np.nan, np.clip(values, edges[0], edges[-1]))
+            elif bad.any() and spec.fine is not None:
+                raise ValueError(
+                    f"column {spec.name!r} has values outside its bounds "
+                    f"{list(spec.bounds)!r} (not shown: they are private)"
+                )
             elif bad.any():
                 # name the column and the problem, never the value or the row
                 raise ValueError(

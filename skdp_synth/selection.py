@@ -87,6 +87,12 @@ MAX_CANDIDATE_CELLS = 2000
 #: rows of the generator's model during AIM's rounds (answers and noise
 #: scaled by ``N / n̂``, as ``max_model_rows`` does; post-processing)
 AIM_MODEL_ROWS = 6000
+#: AIM's rounds ``T`` (the initial round share is ``share_rounds / T``) per
+#: attribute of at least 2 levels. Measured (issue 21, ε = 0.1, our AIM,
+#: TV2 over 9 seeds): 2 per attribute -> 3 per attribute, diamonds .0541 ->
+#: .0500 (mbi's AIM, 32 rounds, seed 0: .0530), nassCDS .0349 -> .0341;
+#: 4, 6 and 8 per attribute were not better (3 seeds each)
+AIM_ROUNDS_PER_ATTRIBUTE = 3
 
 
 # ------------------------------------------------------------- accounting
@@ -435,8 +441,10 @@ def select_aim(
     the generator refitted on every measurement so far. Budget annealing
     (AIM §4.3): when ``||M_r(p̂_new) - M_r(p̂_old)||_1 <= sqrt(2/π) σ_r n_r``
     the round share is multiplied by 4 (σ halved). The initial round share
-    is ``share_rounds / max_rounds`` (``max_rounds`` default: twice the
-    number of attributes); when what is left is below twice the round
+    is ``share_rounds / max_rounds`` (``max_rounds`` default:
+    ``AIM_ROUNDS_PER_ATTRIBUTE = 3`` times the number of attributes; the
+    paper's ``16 d`` spends less per round than a model refitted each round
+    can use here); when what is left is below twice the round
     share, the last round spends all of it.
 
     Parameters are those of :func:`select_mst`, with ``share_rounds`` the
@@ -460,7 +468,11 @@ def select_aim(
     # per-cell noise std at share 1 (public): σ_r(f) = base_r / sqrt(f)
     base = np.array([_cell_std(n_levels, r, 1.0, c, neighbouring) for r in cand])
     a = int(np.sum(np.asarray(n_levels) >= 2))
-    T = int(max_rounds) if max_rounds is not None else 2 * max(a, 1)
+    T = (
+        int(max_rounds)
+        if max_rounds is not None
+        else AIM_ROUNDS_PER_ATTRIBUTE * max(a, 1)
+    )
     f_round = share_rounds / T
     left = float(share_rounds)
     N = int(min(max(1, round(n_hat)), AIM_MODEL_ROWS))

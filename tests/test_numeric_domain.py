@@ -513,3 +513,12 @@ def test_error_mode_refuses_only_what_the_public_bounds_exclude():
     with pytest.raises(ValueError, match=r"'x' has values outside its bounds") as e:
         enc.transform(bad)
     assert "2e+07" not in str(e.value) and "20000000" not in str(e.value)
+
+
+def test_subnormal_bounds_decode_inside_them():
+    """Hypothesis found bounds at a subnormal float (lo = -2.2e-313): a leaf's
+    width was clamped in the density, so the tail model's equation had no
+    solution and its bisection overflowed. Such leaves now decode uniformly."""
+    test_clipping_keeps_decoded_values_in_public_bounds.hypothesis.inner_test(
+        lo=-2.2250738585e-313, width=1.0, seed=0
+    )

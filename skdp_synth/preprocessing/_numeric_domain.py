@@ -558,6 +558,11 @@ def _tail_models(hist, cap_lo, cap_hi):
             if width <= 0 or dens[k] >= dens[nb]:
                 continue
             ratio = c[pos[k]] / dens[nb]  # the width its mass fills at d0
+            if not ratio < width:
+                # only where a subnormal width was clamped in ``dens``
+                # (found by hypothesis: bounds near 1e-313); no tail model,
+                # the leaf decodes uniformly like an inner one
+                continue
             flat = bool(hist.integer and hist.finest[pos[nb]])
             s = ratio if flat else _decay_scale(ratio, width)
             inner = lo_e[k] if side > 0 else hi_e[k]

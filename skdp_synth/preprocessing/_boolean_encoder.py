@@ -719,36 +719,25 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             values = series.to_numpy(dtype=np.float64, na_value=np.nan)
             edges = np.asarray(spec.levels)
             bad = ~miss & ~((values >= edges[0]) & (values <= edges[-1]))
-            if bad.any() and not spec.clip and spec.fine is not None:
-                # a private domain's edges end at its private cap, inside any
-                # public bounds: "error" refuses only what the public bounds
-                # exclude (an error at the private cap would fail on valid
-                # rows and say that the tails reach beyond it)
+            if bad.any():
+                # only a value outside the public bounds is said or refused: a
+                # private domain's edges end at its private cap, inside them
                 lo, hi = spec.bounds or (-np.inf, np.inf)
-                if not (~miss & ~((values >= lo) & (values <= hi))).any():
-                    values = np.where(
-                        miss, np.nan, np.clip(values, edges[0], edges[-1])
+                outside = (~miss & ~((values >= lo) & (values <= hi))).any()
+                if not spec.clip and spec.fine is None:
+                    # name the column and the problem, never the value or row
+                    raise ValueError(
+                        f"column {spec.name!r} has values outside the bin edges "
+                        f"[{edges[0]!r}, {edges[-1]!r}] (not shown: they are private)"
                     )
-                    bad = np.zeros_like(bad)
-            if bad.any() and spec.clip:
-                # the learned edges may lie inside the public bounds: only a
-                # value outside those is said (the private range is not)
-                lo, hi = spec.bounds or (-np.inf, np.inf)
-                outside = ~miss & ~((values >= lo) & (values <= hi))
-                if spec.clip == "warn" and (spec.bounds is None or outside.any()):
+                if not spec.clip and outside:
+                    raise ValueError(
+                        f"column {spec.name!r} has values outside its bounds "
+                        f"{list(spec.bounds)!r} (not shown: they are private)"
+                    )
+                if spec.clip == "warn" and (spec.bounds is None or outside):
                     self._clipped.append(spec.name)
                 values = np.where(miss, np.nan, np.clip(values, edges[0], edges[-1]))
-            elif bad.any() and spec.fine is not None:
-                raise ValueError(
-                    f"column {spec.name!r} has values outside its bounds "
-                    f"{list(spec.bounds)!r} (not shown: they are private)"
-                )
-            elif bad.any():
-                # name the column and the problem, never the value or the row
-                raise ValueError(
-                    f"column {spec.name!r} has values outside the bin edges "
-                    f"[{edges[0]!r}, {edges[-1]!r}] (not shown: they are private)"
-                )
             index = np.clip(
                 np.searchsorted(edges, np.where(miss, edges[0], values), side="right")
                 - 1,

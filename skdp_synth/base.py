@@ -108,6 +108,9 @@ __all__ = [
 # independent even though both derive from the same seed.
 FIT_STREAM = 0
 SAMPLE_STREAM = 1
+# draws made once after fit, in post-processing of the release (the rows of
+# a level the release does not support, ProjectedGaussianRelease)
+POST_FIT_STREAM = 3
 
 #: ``_parameter_constraints`` entry of every synthesizer's ``blocks`` parameter
 BLOCKS_CONSTRAINT = [StrOptions({"auto"}), None, list, tuple, Blocks]

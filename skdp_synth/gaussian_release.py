@@ -116,7 +116,7 @@ from ._stats import (
     workload_counts,
 )
 from .attribute_workload import AttributeMarginalWorkload
-from .base import PrivateSynthesizerMixin
+from .base import POST_FIT_STREAM, PrivateSynthesizerMixin
 from .correction import reweight_to_targets
 from .generator import (
     MAX_TABLE_CELLS,
@@ -132,7 +132,7 @@ from .invariants import (
     rounded_tables,
     running_intersection_order,
 )
-from .mechanisms import gaussian_delta, gaussian_sigma
+from .mechanisms import gaussian_delta, gaussian_sigma, make_generator
 from .mechanisms.additive import (
     AdditiveNoise,
     MaskWhitening,
@@ -226,6 +226,15 @@ AUTO_ONE_WAY_MIN_ATTRIBUTES = 40
 #: columns, ε = 0.3: 3-4 edges qualify, TV2 one-way 0.179 / tree 0.24; ε = 1:
 #: 21-25 of 29, TV2 tree 0.151 / one-way 0.155; nass_cds ε = 0.1: 11 of 11
 AUTO_EDGE_THRESHOLD = 0.15
+#: A level that an encoder added on a noisy count (a learned missing level,
+#: :class:`~skdp_synth.preprocessing.BooleanEncoder`) is dropped from the
+#: generator's rows when the release's own estimate of its 1-way count is
+#: below this many of that estimate's noise standard deviations
+#: (:meth:`ProjectedGaussianRelease._drop_unsupported_level`; post-processing).
+#: A level whose true count is 0 survives with probability ``1 - Φ(z)``
+#: (2.3 % at z = 2); one of true count ``m`` is dropped with probability
+#: ``Φ(z - m/σ)``. Measured in issue 22's note.
+LEVEL_SUPPORT_Z = 2.0
 
 
 # ============================================================== estimator
@@ -1187,6 +1196,7 @@ default=None
         else:
             self.n_estimate_ = workload.released_total(coords, cells)
         self._model_rows = None
+        self._dropped_levels = {}
         if isinstance(workload, MarginalWorkload) and self.n_estimate_ is not None:
             sigma = math.sqrt(self.expected_error_ / workload.n_queries)
             measurements = _bit_table_measurements(workload, self.blocks_, cells, sigma)
@@ -1279,6 +1289,14 @@ default=None
             for i, A in enumerate(W.subsets)
             if A and tau[i] > 0
         ]
+        # every noisy measurement of a 1-way residual (the selection rounds'
+        # and the final plan's): _drop_unsupported_level combines them
+        self._one_way_residuals = {}
+        for m in measurements:
+            if len(m.attributes) == 1:
+                self._one_way_residuals.setdefault(m.attributes[0], []).append(
+                    (np.asarray(m.values, dtype=np.float64), float(m.sigma))
+                )
         if exact:
             # exact residuals steer the generator with the weight of its most
             # precise measurement, but not below half a row of its model table
@@ -1480,11 +1498,77 @@ default=None
                 check_agreement=N >= n_hat,
             )
         self._model_rows = result.rows
+        self._dropped_levels = {}
         self.model_rows_ = int(N)
         self.generator_loss_ = result.loss
         self.candidates_ = None
         self.weights_ = None
         self.reweight_residual_ = None
+
+    def _one_way_level_estimate(self, j, level):
+        """``(T̂_j[level], σ_j)``: the release's estimate of one 1-way count and
+        its noise standard deviation, or ``None`` (post-processing).
+
+        ``T̂_j`` is rebuilt (:meth:`AttributeMarginalWorkload.reconstruct`)
+        from the released total and the inverse-variance mean ``z̄_j`` of
+        every noisy measurement of the residual ``z_j`` (the selection
+        rounds' and the final plan's, :cite:`Xiao2023`). Its noise standard
+        deviation is ``σ_j = sqrt(σ_∅²/L_j² + var(z̄_j)(1 - 1/L_j))``
+        (:meth:`AttributeMarginalWorkload.cell_variance` for ``S = (j,)``;
+        ``σ_∅`` is the plan's scale of the total, an upper bound where the
+        total was averaged with earlier noisy totals). ``None`` for bit-level
+        workloads and where ``z_j`` was not measured.
+        """
+        W = getattr(self, "workload_", None)
+        found = getattr(self, "_one_way_residuals", {}).get(int(j))
+        if not found or not isinstance(W, AttributeMarginalWorkload):
+            return None
+        j = int(j)
+        prec = np.array([1.0 / s**2 for _, s in found])
+        z_j = sum(p * z for p, (z, _) in zip(prec, found)) / prec.sum()
+        var_j = 1.0 / prec.sum()
+        var_0 = float(self.residual_scales_[W.subsets.index(())]) ** 2
+        L = float(W.n_levels[j])
+        table = W.reconstruct({(): self._residuals[()], (j,): z_j}, (j,))
+        return float(table[int(level)]), math.sqrt(var_0 / L**2 + var_j * (1 - 1 / L))
+
+    def _drop_unsupported_level(self, j, level):
+        """Drop ``level`` of attribute ``j`` from the model's rows unless the
+        release supports it (post-processing; no privacy cost).
+
+        An encoder adds a level on a noisy count of its own (a learned missing
+        level): with a true count of 0 it is added with a fixed probability,
+        and the generator then gives it a few rows fitted to noise. The
+        release measured the same level again, with its own share of the
+        budget (:meth:`_one_way_level_estimate`). When ``T̂_j[level] < z σ_j``
+        (``z = LEVEL_SUPPORT_Z``) the model's rows at that level move to
+        levels of ``j`` drawn from the model's other rows, so ``sample``
+        never returns it. A function of released values and public scales
+        only. Returns whether the level was dropped; nothing is done (and
+        ``False`` returned) for bit-level workloads, invariants, or a release
+        without a generator table.
+        """
+        check_is_fitted(self)
+        rows = getattr(self, "_model_rows", None)
+        found = self._one_way_level_estimate(j, level)
+        if rows is None or found is None or self.invariants is not None:
+            return False
+        j, level = int(j), int(level)
+        estimate, sd = found
+        if not estimate < LEVEL_SUPPORT_Z * sd:
+            return False
+        at = rows[:, j] == level
+        if at.all():
+            return False
+        if at.any():
+            rng = make_generator(self.random_state, stream=POST_FIT_STREAM)
+            others = rows[~at, j]
+            rows = rows.copy()
+            rows[at, j] = others[rng.integers(0, others.size, size=int(at.sum()))]
+            self._model_rows = rows
+        self._dropped_levels = dict(getattr(self, "_dropped_levels", {}))
+        self._dropped_levels[str(self.blocks_.names[j])] = level
+        return True
 
     def _model_table_rows(self):
         """``N``, the rows of the generator's table, from the released total

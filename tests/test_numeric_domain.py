@@ -522,3 +522,114 @@ def test_subnormal_bounds_decode_inside_them():
     test_clipping_keeps_decoded_values_in_public_bounds.hypothesis.inner_test(
         lo=-2.2250738585e-313, width=1.0, seed=0
     )
+
+
+# ----------------------- a learned missing level the release does not support
+def _complete_and_missing(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "a": rng.lognormal(3.0, 1.0, n),
+            "b": rng.normal(50.0, 10.0, n),
+            "c": rng.gamma(2.0, 3.0, n),
+            "g": rng.choice(list("xyz"), n),
+        }
+    )
+    df["d"] = df["b"] + rng.normal(0.0, 5.0, n)
+    df.loc[rng.random(n) < 0.25, "d"] = np.nan
+    # a declared missing level (None in the codebook) with 2 missing rows
+    df["h"] = pd.Series(rng.choice(["p", "q"], n), dtype=object)
+    df.loc[:1, "h"] = None
+    return df
+
+
+def _fit_mixed(df, seed, eps=1.0):
+    cats = {"g": list("xyz"), "h": ["p", "q", None]}
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=cats, random_state=seed),
+        ProjectedGaussianRelease(epsilon=eps, delta=1e-6, random_state=seed),
+    )
+    return pipe.fit(df)
+
+
+def test_release_level_estimate_is_the_residual_plans():
+    """Without selection (one measurement of each residual), the estimate of
+    a 1-way cell and its noise are the plan's own: ``T̂_j`` rebuilt from the
+    released residuals, ``σ_j² = cell_variance(σ, 1, (j,))``."""
+    df = _complete_and_missing(20000)
+    pipe = _fit_mixed(df, 0, eps=3.0)
+    rel = pipe[-1]
+    assert rel.selection_ == "none"
+    W = rel.workload_
+    for j in range(len(rel.blocks_.names)):
+        table = W.reconstruct(rel._residuals, (j,))
+        sd = math.sqrt(W.cell_variance(rel.residual_scales_, 1.0, (j,)))
+        for level in range(int(W.n_levels[j])):
+            est, got_sd = rel._one_way_level_estimate(j, level)
+            assert est == pytest.approx(table[level], rel=1e-9, abs=1e-9)
+            assert got_sd == pytest.approx(sd, rel=1e-12)
+
+
+def test_unsupported_missing_levels_are_dropped_after_the_fit():
+    """Every missing level -- learned on the encoder's noisy count (a
+    complete float column gets one with probability ``MISSING_FALSE_LEVEL``)
+    or declared (``None`` among the categories) -- is kept iff the release's
+    own estimate supports it: dropped iff ``T̂ < 2 σ`` (``LEVEL_SUPPORT_Z``),
+    and a dropped column has no NaN in ``sample``. A column with 25 %
+    missing keeps its level and its rate. Post-processing: the recorded ε
+    does not change."""
+    from skdp_synth.gaussian_release import LEVEL_SUPPORT_Z
+
+    assert LEVEL_SUPPORT_Z == 2.0
+    df = _complete_and_missing()
+    dropped_seen = 0
+    for seed in range(8):
+        pipe = _fit_mixed(df, seed)
+        rel = pipe[-1]
+        names = [str(x) for x in rel.blocks_.names]
+        syn = pipe.sample(len(df), random_state=seed)
+        assert pipe.epsilon_ == pytest.approx(1.0, rel=1e-12)
+        for spec in pipe[0].specs_:
+            if not spec.missing:
+                assert spec.name not in pipe.missing_dropped_
+                continue
+            j = names.index(spec.name)
+            est, sd = rel._one_way_level_estimate(j, int(rel.blocks_.n_levels[j]) - 1)
+            assert (spec.name in pipe.missing_dropped_) == (est < LEVEL_SUPPORT_Z * sd)
+            if spec.name in pipe.missing_dropped_:
+                dropped_seen += 1
+                assert not syn[spec.name].isna().any()
+        assert "d" not in pipe.missing_dropped_
+        assert abs(syn["d"].isna().mean() - df["d"].isna().mean()) < 0.05
+        # the declared level of 2 rows in 3,000: below 2 σ on these seeds
+        assert "h" in pipe.missing_dropped_
+    # these fixed seeds exercise the drop of learned levels too
+    assert dropped_seen >= 2 + 8
+
+
+def test_dropping_a_level_is_post_processing():
+    """The release fitted inside the pipeline and the same release fitted on
+    the encoded rows alone publish identical answers; only the model's rows
+    at the dropped level move, to other levels of the same column."""
+    df = _complete_and_missing()
+    for seed in range(8):
+        pipe = _fit_mixed(df, seed)
+        if pipe.missing_dropped_:
+            break
+    else:  # pragma: no cover - the seeds above contain a drop
+        pytest.fail("no seed dropped a level")
+    rel = pipe[-1]
+    # the pipeline gives the encoder 0.2 of ε (no δ: every category is declared)
+    alone = ProjectedGaussianRelease(epsilon=0.8, delta=1e-6, random_state=seed)
+    enc = pipe[0]
+    alone.fit(enc.transform(df), blocks=enc.blocks_)
+    np.testing.assert_array_equal(rel.released_, alone.released_)
+    names = [str(x) for x in rel.blocks_.names]
+    moved = rel._model_rows != alone._model_rows
+    for name in pipe.missing_dropped_:
+        j = names.index(str(name))
+        level = int(rel.blocks_.n_levels[j]) - 1
+        assert not (rel._model_rows[:, j] == level).any()
+        assert np.array_equal(moved[:, j], alone._model_rows[:, j] == level)
+    untouched = [j for j, n in enumerate(names) if n not in pipe.missing_dropped_]
+    assert not moved[:, untouched].any()

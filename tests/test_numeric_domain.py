@@ -414,12 +414,12 @@ def test_decoded_values_stay_inside_the_cap(shape, n, eps, seed):
 # ------------------------------------------------ missing levels (issue 22)
 def test_missing_threshold_is_the_false_level_quantile():
     """The threshold is the ``1 - α`` quantile of ``Lap(b)``:
-    ``P(Lap(b) > b ln(1/(2α))) = α`` exactly, with ``α = e^-1/2``: one
-    noise scale (the measured trade-off in ``MISSING_FALSE_LEVEL``)."""
-    assert MISSING_FALSE_LEVEL == 0.5 * math.exp(-1.0)
+    ``P(Lap(b) > b ln(1/(2α))) = α`` exactly, with ``α = 0.3``: ``0.51 b``
+    (the measured trade-off in ``MISSING_FALSE_LEVEL``)."""
+    assert MISSING_FALSE_LEVEL == 0.3
     for b in (0.5, 2.0, 90.0):
         t = missing_threshold(b)
-        assert t == pytest.approx(b, rel=1e-14)
+        assert t == pytest.approx(b * math.log(1 / 0.6), rel=1e-14)
         assert 0.5 * math.exp(-t / b) == pytest.approx(MISSING_FALSE_LEVEL, rel=1e-12)
 
 
@@ -442,12 +442,12 @@ def test_missing_level_follows_the_noisy_count_and_its_threshold():
 
 def test_complete_column_gets_a_missing_level_at_the_stated_rate():
     """A float column with no missing value gets a missing level with
-    probability α = e^-1/2 = 0.184. 400 seeds, a two-sided binomial test:
-    52 <= count <= 96 fails with probability 0.0036 (the false-failure
-    rate); a planted threshold at b/2 (α = 0.30) or at 2b (α = 0.068) fails
-    it with probability > 0.99."""
+    probability α = 0.3. 400 seeds, a two-sided binomial test: 94 <= count
+    <= 146 fails with probability 0.0038 (the false-failure rate); the
+    previous threshold ``b`` (α = 0.184) fails it with probability 0.994, a
+    planted threshold at ``t/2`` (α = 0.39) with probability 0.81."""
     got = sum(spec.missing for _, spec in _complete_float_column_specs(range(400)))
-    assert 52 <= got <= 96
+    assert 94 <= got <= 146
 
 
 def test_undetected_missing_categories_map_to_other():

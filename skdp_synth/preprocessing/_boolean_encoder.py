@@ -163,11 +163,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         columns where the training data has missing values -- the latter is
         learned from the data and warns, except for columns whose domain is
         learned privately (``epsilon``), where a noisy count of the missing
-        values decides (above one noise scale: a complete column gets a
-        missing level with probability 18 %; in a
+        values decides (above half a noise scale: a complete column gets a
+        missing level with probability 30 %; in a
         :class:`~skdp_synth.SynthesisPipeline` the release then drops a
         level its own measurement does not support, so such a column gets
-        NaN in about 0.4 % of fits; undetected missing values become the
+        NaN in about 0.7 % of fits; undetected missing values become the
         noisy median, or ``"other"`` for a categorical column). A dict
         ``{column: bool}`` declares it per column (public; a column declared
         ``False`` never gets a missing value and rejects one); columns not in

@@ -98,7 +98,8 @@ def ours(train, cats, eps, delta, seed, target=None):
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        share = float(os.environ.get("DOMAIN_SHARE", "0.2"))
+        share = os.environ.get("DOMAIN_SHARE", "auto")
+        share = share if share == "auto" else float(share)
         pipe = make_synthesis_pipeline(enc, syn, domain_share=share).fit(train)
     out = pipe.sample(len(train), random_state=seed + 1)
     elapsed = time.perf_counter() - t0

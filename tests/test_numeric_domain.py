@@ -122,6 +122,24 @@ def test_pipeline_spends_the_one_epsilon_written():
     assert not out["wage"].isna().any()  # float without NaN: none invented
 
 
+@pytest.mark.parametrize(
+    "n_numeric, share", [(2, 0.2), (7, 0.28), (9, 0.36), (12, 0.4)]
+)
+def test_auto_domain_share_follows_the_learned_columns(n_numeric, share):
+    """``domain_share="auto"``: 0.04 of ε per column whose domain is learned,
+    within [0.2, 0.4]; a declared column (``city``, with categories) counts
+    for nothing. The pipeline still spends the ε written."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({f"x{i}": rng.normal(size=400) for i in range(n_numeric)})
+    df["city"] = rng.choice(list("abc"), 400)
+    enc = BooleanEncoder(categories={"city": list("abc")}, random_state=0)
+    syn = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
+    pipe = make_synthesis_pipeline(enc, syn).fit(df)
+    assert pipe[0].epsilon_ == pytest.approx(share, rel=1e-12)
+    assert pipe[-1].epsilon_ == pytest.approx(1.0 - share, rel=1e-12)
+    assert math.isclose(pipe.epsilon_, 1.0, rel_tol=1e-15)
+
+
 def test_no_split_when_every_domain_is_declared():
     df = _mixed()[["city", "age"]]
     enc = BooleanEncoder(

@@ -397,9 +397,14 @@ def test_budget_split_constants_are_pinned():
 def test_pipeline_domain_share_default_is_pinned():
     """The encoder's default share of the pipeline's ε (doc/privacy.md,
     "Private domains")."""
-    from skdp_synth.pipeline import SynthesisPipeline
+    from skdp_synth import pipeline
+    from skdp_synth.pipeline import SynthesisPipeline, auto_domain_share
 
-    assert SynthesisPipeline([("a", "passthrough")]).domain_share == 0.2
+    assert SynthesisPipeline([("a", "passthrough")]).domain_share == "auto"
+    assert pipeline.DOMAIN_SHARE_PER_COLUMN == 0.04
+    assert (pipeline.DOMAIN_SHARE_MIN, pipeline.DOMAIN_SHARE_MAX) == (0.2, 0.4)
+    got = [auto_domain_share(k) for k in (1, 5, 6, 9, 10, 30)]
+    assert got == pytest.approx([0.2, 0.2, 0.24, 0.36, 0.4, 0.4], rel=1e-12)
 
 
 # ------------------------------------------- wide tables, scarce signal

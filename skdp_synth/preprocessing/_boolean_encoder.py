@@ -420,6 +420,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         privately: a function of the parameters and ``X``'s schema only."""
         return any(how != "bool" for how in self._private_probe(X))
 
+    def _n_paid_columns(self, X):
+        """How many columns of ``X`` would have a domain learned with a share
+        of the budget (numeric bins, level discovery): the parameters and
+        ``X``'s schema only."""
+        return sum(how != "bool" for how in self._private_probe(X))
+
     def _needs_delta(self, X):
         """Whether that budget needs a ``δ``: only the level discovery of an
         undeclared categorical column does (numeric domains are pure ``ε``).

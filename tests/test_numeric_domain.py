@@ -651,3 +651,26 @@ def test_dropping_a_level_is_post_processing():
         assert np.array_equal(moved[:, j], alone._model_rows[:, j] == level)
     untouched = [j for j, n in enumerate(names) if n not in pipe.missing_dropped_]
     assert not moved[:, untouched].any()
+
+
+def test_a_point_mass_outside_the_grown_range_is_kept():
+    """Credit's ``Assets`` (37 % of the rows at 0, the body from ~2,000 on,
+    sparse leaves between): the core is the body, growth stops at the sparse
+    run, and the point mass at 0 -- a finest leaf far above
+    ``b ln(L/0.01)`` -- was dropped with all its rows (seed 3 of the
+    benchmark: no synthetic 0 at all). It is kept, and the cap reaches it."""
+    from skdp_synth.preprocessing._numeric_domain import kept_counts
+
+    between = np.unique(np.round(np.geomspace(1.0, 2049.0, 15)))
+    edges = np.concatenate([[0.0], between, [4096.0, 8192.0, 16385.0]])
+    n_between = between.size - 1
+    raw = np.concatenate([[1250.0], np.zeros(n_between), [900.0, 1200.0, 800.0]])
+    finest = np.zeros(raw.size, dtype=bool)
+    finest[0] = True
+    scale = 50.0
+    assert raw[0] > scale * math.log(raw.size / 0.01)  # a significant atom
+    out, (lo, hi) = kept_counts(edges, raw, scale, finest, integer=True)
+    assert out[0] == 1250.0
+    assert lo == 0.0
+    np.testing.assert_array_equal(out[-3:], raw[-3:])
+    assert not out[1:-3].any()

@@ -5,6 +5,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from skdp_synth.blocks import Block, Blocks
@@ -391,3 +393,74 @@ def test_public_bounds_warn_only_for_values_outside_them():
     assert enc.specs_[0].levels[-1] < 1e6  # the learned range is narrower
     with pytest.warns(UserWarning, match=r"columns \['wage'\] have values outside"):
         enc.transform(pd.DataFrame({"wage": [2e6]}))
+
+
+# ------------------------------- level lookup, once per distinct value
+def _category_index_by_row(spec, series, miss):
+    """The row-by-row lookup that ``_category_index`` replaced (reference)."""
+    import numbers
+
+    from skdp_synth.preprocessing._boolean_encoder import _hashable, _is_bool
+
+    lookup = {_hashable(v): i for i, v in enumerate(spec.levels)}
+    index = np.zeros(len(series), dtype=int)
+    for i, (v, m) in enumerate(zip(series.tolist(), miss)):
+        if m:
+            continue
+        j = lookup.get(_hashable(v))
+        if j is None and isinstance(v, numbers.Number) and not _is_bool(v):
+            j = next(
+                (
+                    k
+                    for k, c in enumerate(spec.levels)
+                    if isinstance(c, numbers.Number) and not _is_bool(c) and c == v
+                ),
+                None,
+            )
+        if j is None and spec.other:
+            j = len(spec.levels) - 1
+        if j is None:
+            return None
+        index[i] = j
+    return index
+
+
+_MIXED = [1, 1.0, True, False, 0, 0.0, "a", "b", np.int64(2), 2.0, np.float64(1.5)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(_MIXED + [None, float("nan")]), max_size=40),
+    st.lists(st.sampled_from(_MIXED), min_size=1, max_size=6, unique_by=repr),
+    st.booleans(),
+)
+def test_category_index_matches_the_row_by_row_lookup(values, levels, other):
+    """Grouping rows by (type, value) gives each row the level the row loop
+    gave it -- ``1``, ``1.0`` and ``True`` stay apart (issue 23) -- and
+    refuses exactly the same columns."""
+    from skdp_synth.preprocessing._boolean_encoder import (
+        _category_index,
+        _ColumnSpec,
+    )
+
+    spec = _ColumnSpec("c", "nominal", list(levels), False, object, other=other)
+    series = pd.Series(values, dtype=object)
+    miss = pd.isna(series).to_numpy()
+    want = _category_index_by_row(spec, series, miss)
+    if want is None:
+        with pytest.raises(ValueError, match="not among its declared"):
+            _category_index(spec, series, miss)
+    else:
+        np.testing.assert_array_equal(_category_index(spec, series, miss), want)
+
+
+def test_category_index_takes_unhashable_values_row_by_row():
+    from skdp_synth.preprocessing._boolean_encoder import (
+        _category_index,
+        _ColumnSpec,
+    )
+
+    spec = _ColumnSpec("c", "nominal", ["a", "b"], False, object, other=True)
+    series = pd.Series([["x"], "b", "a", ["y"]], dtype=object)
+    got = _category_index(spec, series, np.zeros(4, dtype=bool))
+    np.testing.assert_array_equal(got, [1, 1, 0, 1])

@@ -1026,37 +1026,67 @@ def _fmt(x):
 
 
 def _category_index(spec, series, miss):
+    """Each row's level index (declared order), resolved once per distinct
+    value: rows are grouped by (Python type, value), so that ``1``, ``1.0``
+    and ``True`` -- equal for pandas' hashing -- are still told apart as
+    :func:`_hashable` keys them. Unhashable values take the row loop."""
     lookup = {_hashable(v): i for i, v in enumerate(spec.levels)}
-    index = np.zeros(len(series), dtype=int)
-    unknown = []
-    for i, (v, m) in enumerate(zip(series.tolist(), miss)):
-        if m:
-            continue
-        j = lookup.get(_hashable(v))
-        if j is None:
-            # numbers may arrive as another numeric type (1 vs 1.0 vs np.int64)
-            if isinstance(v, numbers.Number) and not _is_bool(v):
-                j = next(
-                    (
-                        k
-                        for k, c in enumerate(spec.levels)
-                        if isinstance(c, numbers.Number) and not _is_bool(c) and c == v
-                    ),
-                    None,
-                )
-        if j is None and spec.other:
-            j = len(spec.levels) - 1
-        if j is None:
-            unknown.append(v)
+    series = pd.Series(series).reset_index(drop=True)
+    try:
+        if series.dtype == object:
+            # mixed Python types are possible only here
+            kinds, _ = pd.factorize(series.map(type), use_na_sentinel=False)
         else:
-            index[i] = j
+            kinds = np.zeros(len(series), dtype=np.int64)
+        codes, _ = pd.factorize(series, use_na_sentinel=True)
+    except TypeError:  # an unhashable value (a list): one row at a time
+        groups = np.arange(len(series))
+    else:
+        groups = np.unique(
+            (codes.astype(np.int64) + 1) * (int(kinds.max(initial=0)) + 1) + kinds,
+            return_inverse=True,
+        )[1].reshape(-1)
+    n_groups = int(groups.max(initial=-1)) + 1
+    # one representative row per group, among the rows that are not missing
+    live = np.flatnonzero(~np.asarray(miss, dtype=bool))
+    first = np.full(n_groups, -1, dtype=np.int64)
+    first[groups[live][::-1]] = live[::-1]
+    resolved = np.zeros(n_groups, dtype=int)
+    unknown = False
+    for g in np.flatnonzero(first >= 0):
+        j = _level_of(spec, lookup, series.iloc[int(first[g])])
+        if j is None:
+            unknown = True
+        else:
+            resolved[g] = j
     if unknown:
         # neither the values nor how many there are: both are private
         raise ValueError(
             f"column {spec.name!r} has values that are not among its declared "
             f"categories {spec.levels} (not shown: they are private)"
         )
+    index = resolved[groups] if len(series) else np.zeros(0, dtype=int)
+    index[np.asarray(miss, dtype=bool)] = 0
     return index
+
+
+def _level_of(spec, lookup, v):
+    """The index of value ``v`` among the levels, ``"other"``, or ``None``."""
+    j = lookup.get(_hashable(v))
+    if j is None:
+        # numbers may arrive as another numeric type (1 vs 1.0 vs np.int64)
+        if isinstance(v, numbers.Number) and not _is_bool(v):
+            j = next(
+                (
+                    k
+                    for k, c in enumerate(spec.levels)
+                    if isinstance(c, numbers.Number) and not _is_bool(c) and c == v
+                ),
+                None,
+            )
+    if j is None and spec.other:
+        j = len(spec.levels) - 1
+    return j
 
 
 def _decode_onehot(B, sample, rng):

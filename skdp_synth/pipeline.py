@@ -137,9 +137,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     privacy_guarantee_ : PrivacyGuarantee or None
         The composed guarantee (``None`` when no step records one).
     missing_dropped_ : list
-        Columns whose missing level the encoder learned on a noisy count but
-        the last step's own measurement does not support: ``sample`` gives
-        them no missing value (post-processing; ``doc/privacy.md``).
+        Columns with a missing level (learned on the encoder's noisy count,
+        or declared) that the last step's own measurement does not support:
+        ``sample`` gives them no missing value (post-processing;
+        ``doc/privacy.md``).
 
     Examples
     --------

@@ -226,14 +226,17 @@ AUTO_ONE_WAY_MIN_ATTRIBUTES = 40
 #: columns, ε = 0.3: 3-4 edges qualify, TV2 one-way 0.179 / tree 0.24; ε = 1:
 #: 21-25 of 29, TV2 tree 0.151 / one-way 0.155; nass_cds ε = 0.1: 11 of 11
 AUTO_EDGE_THRESHOLD = 0.15
-#: A level that an encoder added on a noisy count (a learned missing level,
-#: :class:`~skdp_synth.preprocessing.BooleanEncoder`) is dropped from the
-#: generator's rows when the release's own estimate of its 1-way count is
-#: below this many of that estimate's noise standard deviations
+#: A missing level (declared, or added by
+#: :class:`~skdp_synth.preprocessing.BooleanEncoder` on a noisy count) is
+#: dropped from the generator's rows by a ``SynthesisPipeline`` when the
+#: release's own estimate of its 1-way count is below this many of that
+#: estimate's noise standard deviations
 #: (:meth:`ProjectedGaussianRelease._drop_unsupported_level`; post-processing).
 #: A level whose true count is 0 survives with probability ``1 - Φ(z)``
 #: (2.3 % at z = 2); one of true count ``m`` is dropped with probability
-#: ``Φ(z - m/σ)``. Measured in issue 22's note.
+#: ``Φ(z - m/σ)``. Measured: ``python -m benchmarks.bench_missing_levels``
+#: (benchmarks/README.md, round six); z = 2.5 would lose real 2 % missing
+#: levels at 2,400 rows (σ ≈ 19 rows there).
 LEVEL_SUPPORT_Z = 2.0
 
 

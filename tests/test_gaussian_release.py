@@ -787,8 +787,9 @@ def test_residual_mechanism_noise_is_pinned(monkeypatch, relation):
     """mechanism="residual": the Gaussian sampler receives ``z_A / τ_A`` (true
     residuals, whitened to ℓ2-sensitivity 1) with σ = the analytic Gaussian
     calibration at sensitivity 1 (Balle & Wang 2018), and the released
-    residuals are ``τ_A · (noisy)``; the scales are ResidualPlanner's
-    (attribute_workload module docstring). Fails if any of these changes."""
+    residuals are ``τ_A · (noisy)``; the scales are ResidualPlanner's for the
+    pairs plus the 1-way tables at ``ONE_WAY_WEIGHT`` (attribute_workload
+    module docstring). Fails if any of these changes."""
     from skdp_synth.attribute_workload import AttributeMarginalWorkload
     from skdp_synth.blocks import Blocks
     from skdp_synth.mechanisms import NoiseSource, gaussian_sigma
@@ -822,8 +823,20 @@ def test_residual_mechanism_noise_is_pinned(monkeypatch, relation):
         random_state=1,
     ).fit(blocks.to_bits(L))
     ((values, scale),) = calls
+    from skdp_synth.gaussian_release import ONE_WAY_WEIGHT
+
     W = AttributeMarginalWorkload([3, 2, 3], 2)
-    tau = W.optimal_scales(relation)
+    # the default pairs' noise is allocated for the pairs and the 1-way
+    # tables at ONE_WAY_WEIGHT (round six): ResidualPlanner's optimum for
+    # that weighted workload, on the same residuals
+    plan = AttributeMarginalWorkload(
+        [3, 2, 3],
+        2,
+        tables=list(W.tables) + [(0,), (1,), (2,)],
+        weights=[1.0] * len(W.tables) + [ONE_WAY_WEIGHT] * 3,
+    )
+    tau_plan = plan.optimal_scales(relation)
+    tau = np.array([tau_plan[plan.subsets.index(A)] for A in W.subsets])
     z = W.answers(L)
     noisy = [i for i, A in enumerate(W.subsets) if tau[i] > 0]
     np.testing.assert_allclose(
@@ -835,3 +848,33 @@ def test_residual_mechanism_noise_is_pinned(monkeypatch, relation):
     if relation == "replace-one":  # the total is public and exact
         assert est._residuals[()][0] == 400.0 and tau[0] == 0.0
     assert est.expected_error_ == pytest.approx(W.expected_error(tau, scale))
+
+
+def test_default_pairs_allocate_for_the_one_way_tables_too():
+    """The default pairs (no workload, target or invariants): τ is the optimum
+    for the pairs plus the 1-way tables at ``ONE_WAY_WEIGHT``; the released
+    tables are the pairs; ``gaussian_optimal_error_`` is the pairs' own
+    optimum, so it is below ``expected_error_`` (strictly: the 1-way weight
+    moves the allocation), and ``ONE_WAY_WEIGHT = 0`` restores it."""
+    import skdp_synth.gaussian_release as gr
+
+    X = _data(n=400, p=6)
+    kw = dict(mechanism="residual", selection="none", random_state=0)
+    est = ProjectedGaussianRelease(**kw).fit(X)
+    assert all(len(S) == 2 for S in est.workload_.tables)
+    assert est.gaussian_optimal_error_ < est.expected_error_
+    assert est.expected_error_ < 1.05 * est.gaussian_optimal_error_
+    old = gr.ONE_WAY_WEIGHT
+    try:
+        gr.ONE_WAY_WEIGHT = 0.0
+        pairs = ProjectedGaussianRelease(**kw).fit(X)
+    finally:
+        gr.ONE_WAY_WEIGHT = old
+    assert pairs.expected_error_ == pytest.approx(pairs.gaussian_optimal_error_)
+    assert pairs.gaussian_optimal_error_ == pytest.approx(est.gaussian_optimal_error_)
+    # the 1-way residuals get less noise, the pairs' more
+    W = est.workload_
+    ones = [i for i, A in enumerate(W.subsets) if len(A) == 1]
+    twos = [i for i, A in enumerate(W.subsets) if len(A) == 2]
+    assert np.all(est.residual_scales_[ones] < pairs.residual_scales_[ones])
+    assert np.all(est.residual_scales_[twos] > pairs.residual_scales_[twos])

@@ -787,9 +787,8 @@ def test_residual_mechanism_noise_is_pinned(monkeypatch, relation):
     """mechanism="residual": the Gaussian sampler receives ``z_A / τ_A`` (true
     residuals, whitened to ℓ2-sensitivity 1) with σ = the analytic Gaussian
     calibration at sensitivity 1 (Balle & Wang 2018), and the released
-    residuals are ``τ_A · (noisy)``; the scales are ResidualPlanner's for the
-    pairs plus the 1-way tables at ``ONE_WAY_WEIGHT`` (attribute_workload
-    module docstring). Fails if any of these changes."""
+    residuals are ``τ_A · (noisy)``; the scales are ResidualPlanner's
+    (attribute_workload module docstring). Fails if any of these changes."""
     from skdp_synth.attribute_workload import AttributeMarginalWorkload
     from skdp_synth.blocks import Blocks
     from skdp_synth.mechanisms import NoiseSource, gaussian_sigma
@@ -823,20 +822,9 @@ def test_residual_mechanism_noise_is_pinned(monkeypatch, relation):
         random_state=1,
     ).fit(blocks.to_bits(L))
     ((values, scale),) = calls
-    from skdp_synth.gaussian_release import ONE_WAY_WEIGHT
-
     W = AttributeMarginalWorkload([3, 2, 3], 2)
-    # the default pairs' noise is allocated for the pairs and the 1-way
-    # tables at ONE_WAY_WEIGHT (round six): ResidualPlanner's optimum for
-    # that weighted workload, on the same residuals
-    plan = AttributeMarginalWorkload(
-        [3, 2, 3],
-        2,
-        tables=list(W.tables) + [(0,), (1,), (2,)],
-        weights=[1.0] * len(W.tables) + [ONE_WAY_WEIGHT] * 3,
-    )
-    tau_plan = plan.optimal_scales(relation)
-    tau = np.array([tau_plan[plan.subsets.index(A)] for A in W.subsets])
+    # 3 attributes: the pairs' own optimum (ONE_WAY_MIN_ATTRIBUTES)
+    tau = W.optimal_scales(relation)
     z = W.answers(L)
     noisy = [i for i, A in enumerate(W.subsets) if tau[i] > 0]
     np.testing.assert_allclose(
@@ -855,12 +843,15 @@ def test_default_pairs_allocate_for_the_one_way_tables_too():
     for the pairs plus the 1-way tables at ``ONE_WAY_WEIGHT``; the released
     tables are the pairs; ``gaussian_optimal_error_`` is the pairs' own
     optimum, so it is below ``expected_error_`` (strictly: the 1-way weight
-    moves the allocation), and ``ONE_WAY_WEIGHT = 0`` restores it."""
+    moves the allocation), and ``ONE_WAY_WEIGHT = 0`` restores it; tables
+    under ``ONE_WAY_MIN_ATTRIBUTES`` keep the pairs' optimum."""
     import skdp_synth.gaussian_release as gr
 
-    X = _data(n=400, p=6)
+    X = _data(n=400, p=12)
     kw = dict(mechanism="residual", selection="none", random_state=0)
     est = ProjectedGaussianRelease(**kw).fit(X)
+    narrow = ProjectedGaussianRelease(**kw).fit(X[:, : gr.ONE_WAY_MIN_ATTRIBUTES - 1])
+    assert narrow.expected_error_ == pytest.approx(narrow.gaussian_optimal_error_)
     assert all(len(S) == 2 for S in est.workload_.tables)
     assert est.gaussian_optimal_error_ < est.expected_error_
     assert est.expected_error_ < 1.05 * est.gaussian_optimal_error_

@@ -1256,7 +1256,6 @@ default=None
         else:
             self.n_estimate_ = workload.released_total(coords, cells)
         self._model_rows = None
-        self._dropped_levels = {}
         if isinstance(workload, MarginalWorkload) and self.n_estimate_ is not None:
             sigma = math.sqrt(self.expected_error_ / workload.n_queries)
             measurements = _bit_table_measurements(workload, self.blocks_, cells, sigma)
@@ -1558,7 +1557,6 @@ default=None
                 check_agreement=N >= n_hat,
             )
         self._model_rows = result.rows
-        self._dropped_levels = {}
         self.model_rows_ = int(N)
         self.generator_loss_ = result.loss
         self.candidates_ = None
@@ -1626,8 +1624,6 @@ default=None
             rows = rows.copy()
             rows[at, j] = others[rng.integers(0, others.size, size=int(at.sum()))]
             self._model_rows = rows
-        self._dropped_levels = dict(getattr(self, "_dropped_levels", {}))
-        self._dropped_levels[str(self.blocks_.names[j])] = level
         return True
 
     def _model_table_rows(self):

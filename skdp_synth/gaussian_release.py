@@ -156,6 +156,7 @@ from .selection import (
     select_aim,
     select_mst,
 )
+from .shrinkage import shrink_interactions
 from .validation import check_degree, check_dense_size, format_count
 from .workloads import (
     ExplicitWorkload,
@@ -347,6 +348,21 @@ default=None
         (:func:`~skdp_synth.selection.mst_edge_budget`). The same ``(ε, δ)``
         in every case (Gaussian DP accounting); the choice is in
         ``selection_``.
+    shrinkage : {"james-stein"} or None, default="james-stein"
+        When every table of the workload is measured (``selection_`` is
+        ``"none"``), the generator fits each interaction residual (tables of
+        2 or more attributes) shrunk towards the independence of its
+        attributes by the positive-part James--Stein factor
+        ``max(0, 1 - (p - 2) σ² / ||y - m||²)`` (:mod:`skdp_synth.shrinkage`):
+        a pair whose measured dependence is about its noise is treated as
+        nearly independent instead of fitted as structure; a strong pair is
+        kept (factor near 1). Tables containing ``target`` are not shrunk.
+        Post-processing: ``released_`` keeps the unbiased answers and the
+        guarantee is unchanged; the factors are in ``shrinkage_factors_``.
+        Measured (issue 21, 4 seeds, TV2 of the rows): nass_cds ε = 0.3
+        -13 %, mpls_stops ε = 0.1 -6 %, ε = 1 unchanged. ``None``: the
+        release's residuals as measured (the behaviour before; the papers'
+        least squares).
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
         The neighbouring relation (:cite:`Nikolov2013` uses add/remove, :cite:`Gao2022`
         replace-one). Sensitivities are computed for the one chosen (replace-one uses
@@ -453,6 +469,11 @@ default=None
     selection_shares_ : dict
         Budget shares (of ``μ² = 1/c²``) spent by each step; they sum to at
         most 1 (``doc/privacy.md``).
+    shrinkage_factors_ : dict
+        ``{table (names): f}``: the James--Stein factor each interaction
+        residual was multiplied by before the generator fitted it (see
+        ``shrinkage``; empty when nothing was shrunk). Public: a function of
+        the released residuals and their public scales.
     model_rows_ : int
         Rows ``N`` of the generator's fitted table (marginal workloads; see
         ``max_model_rows``). Public: a function of the release.
@@ -543,6 +564,7 @@ default=None
         ],
         "target": [None, str, Integral],
         "selection": [StrOptions({"auto", "none", "mst", "aim"})],
+        "shrinkage": [StrOptions({"james-stein"}), None],
     }
 
     def __init__(
@@ -562,6 +584,7 @@ default=None
         max_model_rows: Literal["auto"] | int | None = "auto",
         target: str | int | None = None,
         selection: Literal["auto", "none", "mst", "aim"] = "auto",
+        shrinkage: Literal["james-stein"] | None = "james-stein",
         blocks: Literal["auto"] | BlocksLike | None = "auto",
         accountant: BudgetAccountant | None = None,
         random_state: int | np.random.RandomState | np.random.Generator | None = None,
@@ -580,6 +603,7 @@ default=None
         self.max_model_rows = max_model_rows
         self.target = target
         self.selection = selection
+        self.shrinkage = shrinkage
         self.blocks = blocks
         self.accountant = accountant
         self.random_state = random_state
@@ -1348,6 +1372,18 @@ default=None
             for i, A in enumerate(W.subsets)
             if A and tau[i] > 0
         ]
+        self.shrinkage_factors_ = {}
+        if rule == "none" and self.shrinkage == "james-stein":
+            # every table measured: the weak interactions are pulled towards
+            # independence (skdp_synth.shrinkage; post-processing). The
+            # generator's input only: released_ keeps the unbiased answers.
+            keep = [] if self.target is None else [self._attribute_index(self.target)]
+            measurements, factors = shrink_interactions(
+                measurements, self.blocks_.n_levels, self.n_estimate_, keep=keep
+            )
+            self.shrinkage_factors_ = {
+                tuple(names[j] for j in A): f for A, f in factors.items()
+            }
         # every noisy measurement of a 1-way residual (the selection rounds'
         # and the final plan's): _drop_unsupported_level combines them
         self._one_way_residuals = {}

@@ -421,6 +421,9 @@ RELEASED = {
         "selection_",
         "marginals_",
         "selection_shares_",
+        # James--Stein factors: functions of the released residuals and their
+        # public scales (doc/privacy.md, "Shrinkage of weak interactions")
+        "shrinkage_factors_",
     },
 }
 #: with selection="mst"/"aim" the measured tables are chosen by the exponential

@@ -197,7 +197,10 @@ def test_controlled_rows_with_weights_is_unbiased():
 
 def test_generator_reads_only_released_statistics():
     """By construction: no function of the module takes data, and the
-    estimator hands it exactly the released residuals and public scales."""
+    estimator hands it exactly the released residuals and public scales
+    (``shrinkage=None``), or with the default shrinkage exactly their
+    James--Stein shrinkage (:mod:`skdp_synth.shrinkage`, a function of the
+    released residuals and scales only)."""
     for fn in (fit_rows, controlled_rows):
         params = set(inspect.signature(fn).parameters)
         assert not params & {"X", "U", "data", "levels_data"}
@@ -220,30 +223,47 @@ def test_generator_reads_only_released_statistics():
     )
     U = bits.to_bits(X)
     import skdp_synth.gaussian_release as gr
+    from skdp_synth.shrinkage import shrink_interactions
 
     gr_fit_rows = gr.fit_rows
-    gr.fit_rows = spy
-    try:
-        # the all-tables plan: every measurement is one of its residuals
-        # (with selection the generator also sees the selection step's
-        # measurements: tests/test_selection.py); ε = 0.3: the auto model
-        # table has fewer rows than n̂ (scaled case)
-        est = ProjectedGaussianRelease(
-            blocks=bits, selection="none", epsilon=0.3, random_state=0
-        ).fit(U)
-    finally:
-        gr.fit_rows = gr_fit_rows
-    W = est.workload_
-    # max_model_rows="auto": the same proportions on N rows, every value and
-    # scale times N / n̂ (N from public quantities; the same expression as
-    # _fit_generator, so equal bit for bit)
-    n_hat = max(1, int(round(est.n_estimate_)))
-    scale = est.model_rows_ / n_hat
-    assert est.model_rows_ < n_hat  # the scaled case is the one exercised
-    for m in seen["m"]:
-        i = W.subsets.index(m.attributes)
-        np.testing.assert_array_equal(m.values, est._residuals[m.attributes] * scale)
-        assert m.sigma == est.residual_scales_[i] * scale
+    for shrinkage in (None, "james-stein"):
+        gr.fit_rows = spy
+        try:
+            # the all-tables plan: every measurement is one of its residuals
+            # (with selection the generator also sees the selection step's
+            # measurements: tests/test_selection.py); ε = 0.3: the auto model
+            # table has fewer rows than n̂ (scaled case)
+            est = ProjectedGaussianRelease(
+                blocks=bits,
+                selection="none",
+                epsilon=0.3,
+                shrinkage=shrinkage,
+                random_state=0,
+            ).fit(U)
+        finally:
+            gr.fit_rows = gr_fit_rows
+        W = est.workload_
+        released = [
+            Measurement(A, W.residual_matrix(A), est._residuals[A], s)
+            for A, s in zip(W.subsets, est.residual_scales_)
+            if A and s > 0
+        ]
+        if shrinkage:
+            released, factors = shrink_interactions(
+                released, est.blocks_.n_levels, est.n_estimate_
+            )
+            # the 4- and 3-level pair's residual has 6 entries: examined
+            assert factors and all(0.0 <= f <= 1.0 for f in factors.values())
+        # max_model_rows="auto": the same proportions on N rows, every value
+        # and scale times N / n̂ (N from public quantities; the same
+        # expression as _fit_generator, so equal bit for bit)
+        n_hat = max(1, int(round(est.n_estimate_)))
+        scale = est.model_rows_ / n_hat
+        assert est.model_rows_ < n_hat  # the scaled case is the one exercised
+        assert [m.attributes for m in seen["m"]] == [m.attributes for m in released]
+        for m, r in zip(seen["m"], released):
+            np.testing.assert_array_equal(m.values, r.values * scale)
+            assert m.sigma == r.sigma * scale
 
 
 def test_grid_search_ranks_mechanisms_by_their_error():

@@ -240,6 +240,17 @@ ONE_WAY_WEIGHT = 1.0
 #: on 3 columns the pairs' expected error rose 6 % and one example pair's
 #: TV from 0.050 to 0.064, so narrow tables keep the pairs' optimum)
 ONE_WAY_MIN_ATTRIBUTES = 10
+#: ``shrinkage="james-stein"`` applies while the all-tables plan's expected
+#: TV noise per table (:meth:`ProjectedGaussianRelease._noise_tv`; public) is
+#: at most this. Below it the shrinkage helped everywhere measured (issue 21,
+#: TV2 of the rows, all tables measured: diamonds ε = 0.1, noise 0.081,
+#: .0579 -> .0538; nass_cds ε = 0.1, 0.050, .0411 -> .0310); above it, on
+#: Caravan (86 columns, 4.7k rows; noise 0.29 at ε = 3, 0.76 at ε = 1), it
+#: hurt: TV2 .0619 -> .0812 and .128 -> .163. There the 1-way tables that
+#: centre the shrinkage are themselves too noisy (TV1 0.088 at ε = 1) and
+#: 85 shrunk pairs per column pull the rows' 1-way tables towards them.
+#: Nothing was measured between 0.081 and 0.29.
+SHRINKAGE_MAX_NOISE_TV = 0.1
 #: A missing level (declared, or added by
 #: :class:`~skdp_synth.preprocessing.BooleanEncoder` on a noisy count) is
 #: dropped from the generator's rows by a ``SynthesisPipeline`` when the
@@ -356,7 +367,10 @@ default=None
         ``max(0, 1 - (p - 2) σ² / ||y - m||²)`` (:mod:`skdp_synth.shrinkage`):
         a pair whose measured dependence is about its noise is treated as
         nearly independent instead of fitted as structure; a strong pair is
-        kept (factor near 1). Tables containing ``target`` are not shrunk.
+        kept (factor near 1). Tables containing ``target`` are not shrunk,
+        nor any table when the all-tables plan's expected TV noise per table
+        exceeds ``SHRINKAGE_MAX_NOISE_TV`` (0.1; on wide tables with little
+        signal the 1-way tables that centre it are too noisy).
         Post-processing: ``released_`` keeps the unbiased answers and the
         guarantee is unchanged; the factors are in ``shrinkage_factors_``.
         Measured (issue 21, 4 seeds, TV2 of the rows): nass_cds ε = 0.3
@@ -1373,7 +1387,11 @@ default=None
             if A and tau[i] > 0
         ]
         self.shrinkage_factors_ = {}
-        if rule == "none" and self.shrinkage == "james-stein":
+        if (
+            rule == "none"
+            and self.shrinkage == "james-stein"
+            and self._noise_tv(W, tau, c, self.n_estimate_) <= SHRINKAGE_MAX_NOISE_TV
+        ):
             # every table measured: the weak interactions are pulled towards
             # independence (skdp_synth.shrinkage; post-processing). The
             # generator's input only: released_ keeps the unbiased answers.

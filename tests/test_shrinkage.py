@@ -199,3 +199,24 @@ def test_shrinkage_moves_the_generators_input_towards_the_truth():
                 raw += float(np.sum((m.values - z) ** 2))
                 shrunk += float(np.sum((o.values - z) ** 2))
     assert shrunk < 0.5 * raw
+
+
+def test_no_shrinkage_when_the_plan_is_too_noisy(monkeypatch):
+    """The gate ``SHRINKAGE_MAX_NOISE_TV`` on the all-tables plan's expected
+    TV noise per table (public): shrunk at or below it, not above."""
+    import skdp_synth.gaussian_release as gr
+
+    X = _categorical(1500, 5)
+    est = _release(X, LEVELS, epsilon=0.5, selection="none")
+    plan = est.plan_
+    noise = est._noise_tv(
+        est.workload_, plan.residual_scales, plan.noise_sigma, est.n_estimate_
+    )
+    assert noise <= gr.SHRINKAGE_MAX_NOISE_TV and est.shrinkage_factors_
+    monkeypatch.setattr(gr, "SHRINKAGE_MAX_NOISE_TV", noise * (1 - 1e-9))
+    gated = _release(X, LEVELS, epsilon=0.5, selection="none")
+    assert gated.shrinkage_factors_ == {}
+    np.testing.assert_array_equal(gated.released_, est.released_)
+    monkeypatch.setattr(gr, "SHRINKAGE_MAX_NOISE_TV", noise * (1 + 1e-9))
+    again = _release(X, LEVELS, epsilon=0.5, selection="none")
+    assert again.shrinkage_factors_ == est.shrinkage_factors_

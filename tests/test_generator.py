@@ -2,6 +2,7 @@
 
 import inspect
 import itertools
+import math
 import warnings
 
 import numpy as np
@@ -226,8 +227,12 @@ def test_generator_reads_only_released_statistics():
     from skdp_synth.shrinkage import shrink_interactions
 
     gr_fit_rows = gr.fit_rows
+    gates = gr.SHRINKAGE_MAX_NOISE_TV, gr.SHRINKAGE_MIN_ATTRIBUTES
     for shrinkage in (None, "james-stein"):
         gr.fit_rows = spy
+        # this small table (4 attributes, noisy plan) is below the
+        # shrinkage's gates: lift them so that the shrunk input is checked
+        gr.SHRINKAGE_MAX_NOISE_TV, gr.SHRINKAGE_MIN_ATTRIBUTES = math.inf, 1
         try:
             # the all-tables plan: every measurement is one of its residuals
             # (with selection the generator also sees the selection step's
@@ -242,6 +247,7 @@ def test_generator_reads_only_released_statistics():
             ).fit(U)
         finally:
             gr.fit_rows = gr_fit_rows
+            gr.SHRINKAGE_MAX_NOISE_TV, gr.SHRINKAGE_MIN_ATTRIBUTES = gates
         W = est.workload_
         released = [
             Measurement(A, W.residual_matrix(A), est._residuals[A], s)

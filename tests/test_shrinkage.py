@@ -146,6 +146,15 @@ def test_james_stein_lowers_the_expected_squared_error(lam):
 
 
 # ------------------------------------------------------------ the estimator
+@pytest.fixture
+def narrow_tables_shrunk(monkeypatch):
+    """These 4-attribute tables are below ``SHRINKAGE_MIN_ATTRIBUTES``: lift
+    the width gate so that the shrinkage itself is what is tested."""
+    import skdp_synth.gaussian_release as gr
+
+    monkeypatch.setattr(gr, "SHRINKAGE_MIN_ATTRIBUTES", 1)
+
+
 def _release(X, levels, random_state=0, **kw):
     bits = _bits(levels)
     return ProjectedGaussianRelease(blocks=bits, random_state=random_state, **kw).fit(
@@ -153,7 +162,7 @@ def _release(X, levels, random_state=0, **kw):
     )
 
 
-def test_release_is_unchanged_and_factors_are_recorded():
+def test_release_is_unchanged_and_factors_are_recorded(narrow_tables_shrunk):
     """Post-processing: the released answers are bit for bit those without
     shrinkage; the factors name the tables and lie in [0, 1]."""
     X = _categorical(1500, 3)
@@ -168,14 +177,16 @@ def test_release_is_unchanged_and_factors_are_recorded():
     assert a.shrinkage_factors_[("a", "c")] > 0.9
 
 
-def test_only_the_all_tables_release_is_shrunk_and_never_the_target():
+def test_only_the_all_tables_release_is_shrunk_and_never_the_target(
+    narrow_tables_shrunk,
+):
     X = _categorical(1500, 4)
     assert _release(X, LEVELS, selection="mst").shrinkage_factors_ == {}
     t = _release(X, LEVELS, selection="none", target="c")
     assert t.shrinkage_factors_ and all("c" not in S for S in t.shrinkage_factors_)
 
 
-def test_shrinkage_moves_the_generators_input_towards_the_truth():
+def test_shrinkage_moves_the_generators_input_towards_the_truth(narrow_tables_shrunk):
     """Independent attributes, ε = 0.3: the shrunk interaction residuals the
     generator fits are closer to the true ones than the measured residuals,
     summed over 8 seeds (per pair James--Stein keeps about 2 of the p
@@ -201,7 +212,7 @@ def test_shrinkage_moves_the_generators_input_towards_the_truth():
     assert shrunk < 0.5 * raw
 
 
-def test_no_shrinkage_when_the_plan_is_too_noisy(monkeypatch):
+def test_no_shrinkage_when_the_plan_is_too_noisy(monkeypatch, narrow_tables_shrunk):
     """The gate ``SHRINKAGE_MAX_NOISE_TV`` on the all-tables plan's expected
     TV noise per table (public): shrunk at or below it, not above."""
     import skdp_synth.gaussian_release as gr
@@ -220,3 +231,16 @@ def test_no_shrinkage_when_the_plan_is_too_noisy(monkeypatch):
     monkeypatch.setattr(gr, "SHRINKAGE_MAX_NOISE_TV", noise * (1 + 1e-9))
     again = _release(X, LEVELS, epsilon=0.5, selection="none")
     assert again.shrinkage_factors_ == est.shrinkage_factors_
+
+
+def test_no_shrinkage_on_narrow_tables(monkeypatch):
+    """The width gate ``SHRINKAGE_MIN_ATTRIBUTES`` (public: the blocks):
+    4 attributes are shrunk only when the gate is at most 4."""
+    import skdp_synth.gaussian_release as gr
+
+    X = _categorical(1500, 6)
+    assert gr.SHRINKAGE_MIN_ATTRIBUTES > 4
+    narrow = _release(X, LEVELS, epsilon=0.5, selection="none")
+    assert narrow.shrinkage_factors_ == {}
+    monkeypatch.setattr(gr, "SHRINKAGE_MIN_ATTRIBUTES", 4)
+    assert _release(X, LEVELS, epsilon=0.5, selection="none").shrinkage_factors_

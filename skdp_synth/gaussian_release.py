@@ -1396,6 +1396,22 @@ default=None
             for i, A in enumerate(W.subsets)
             if A and tau[i] > 0
         ]
+        exact_measurements = []
+        if exact:
+            # exact residuals steer the generator with the weight of its most
+            # precise measurement, but not below half a row of its model table
+            # (the model's integer rows cannot match closer; a smaller scale
+            # would let that rounding dominate its loss). The rows are made to
+            # hold the invariants exactly by _hold_invariants.
+            n_model = float(self._model_table_rows())
+            sharp = max(
+                float(np.min(c * tau[tau > 0])), 0.5 * self.n_estimate_ / n_model
+            )
+            exact_measurements = [
+                Measurement(A, W.residual_matrix(A), released[A], sharp)
+                for A in W.subsets
+                if A in exact and A
+            ]
         self.shrinkage_factors_ = {}
         if (
             rule == "none"
@@ -1406,9 +1422,16 @@ default=None
             # every table measured: the weak interactions are pulled towards
             # independence (skdp_synth.shrinkage; post-processing). The
             # generator's input only: released_ keeps the unbiased answers.
+            # Exact (invariant) residuals are never shrunk, but their 1-way
+            # tables centre the others (an invariant 1-way table has no noisy
+            # measurement).
             keep = [] if self.target is None else [self._attribute_index(self.target)]
             measurements, factors = shrink_interactions(
-                measurements, self.blocks_.n_levels, self.n_estimate_, keep=keep
+                measurements,
+                self.blocks_.n_levels,
+                self.n_estimate_,
+                keep=keep,
+                context=[m for m in exact_measurements if len(m.attributes) == 1],
             )
             self.shrinkage_factors_ = {
                 tuple(names[j] for j in A): f for A, f in factors.items()
@@ -1421,21 +1444,7 @@ default=None
                 self._one_way_residuals.setdefault(m.attributes[0], []).append(
                     (np.asarray(m.values, dtype=np.float64), float(m.sigma))
                 )
-        if exact:
-            # exact residuals steer the generator with the weight of its most
-            # precise measurement, but not below half a row of its model table
-            # (the model's integer rows cannot match closer; a smaller scale
-            # would let that rounding dominate its loss). The rows are made to
-            # hold the invariants exactly by _hold_invariants.
-            n_model = float(self._model_table_rows())
-            sharp = max(
-                float(np.min(c * tau[tau > 0])), 0.5 * self.n_estimate_ / n_model
-            )
-            measurements += [
-                Measurement(A, W.residual_matrix(A), released[A], sharp)
-                for A in W.subsets
-                if A in exact and A
-            ]
+        measurements += exact_measurements
         self._fit_generator(measurements, source)
         self._set_invariant_tables(
             inv,

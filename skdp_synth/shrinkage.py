@@ -64,7 +64,7 @@ def james_stein_factor(residual, sigma):
     return max(0.0, 1.0 - (p - 2) * float(sigma) ** 2 / norm2)
 
 
-def shrink_interactions(measurements, n_levels, total, *, keep=()):
+def shrink_interactions(measurements, n_levels, total, *, keep=(), context=()):
     """Measurements with every interaction residual shrunk towards independence.
 
     Parameters
@@ -81,6 +81,10 @@ def shrink_interactions(measurements, n_levels, total, *, keep=()):
         Attributes whose tables are left unshrunk (``target=``: the user
         said those tables matter, and a rare target's interactions are small
         in squared counts, which is what the estimator weighs).
+    context : list of Measurement, default=()
+        Further released measurements used only for the 1-way tables of the
+        centre, never shrunk or returned (the exact residuals of invariants:
+        a 1-way table published exactly has no noisy measurement).
 
     Returns
     -------
@@ -93,7 +97,7 @@ def shrink_interactions(measurements, n_levels, total, *, keep=()):
     n_levels = np.asarray(n_levels, dtype=np.int64)
     keep = set(int(j) for j in keep)
     total = max(float(total), 1.0)
-    one_way = _one_way_estimates(measurements, n_levels, total)
+    one_way = _one_way_estimates(list(measurements) + list(context), n_levels, total)
     out, factors = [], {}
     for m in measurements:
         A = m.attributes

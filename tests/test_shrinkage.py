@@ -244,3 +244,77 @@ def test_no_shrinkage_on_narrow_tables(monkeypatch):
     assert narrow.shrinkage_factors_ == {}
     monkeypatch.setattr(gr, "SHRINKAGE_MIN_ATTRIBUTES", 4)
     assert _release(X, LEVELS, epsilon=0.5, selection="none").shrinkage_factors_
+
+
+def test_context_centres_on_a_one_way_table_without_a_noisy_measurement():
+    """An invariant 1-way table has no noisy measurement (it is exact):
+    ``context`` supplies it to the centre, else the centre would take that
+    attribute as uniform."""
+    W = AttributeMarginalWorkload([3, 4, 3], 2)
+    X = _categorical(900, 7)[:, [0, 2, 3]]
+    tables = _exact_tables(X, [3, 4, 3], W)
+    ms = _measurements(tables, W, 2.0)
+    noisy = [m for m in ms if m.attributes != (0,)]  # (0,) published exactly
+    exact = [m for m in ms if m.attributes == (0,)]
+    with_ctx, _ = shrink_interactions(noisy, [3, 4, 3], 900.0, context=exact)
+    without, _ = shrink_interactions(noisy, [3, 4, 3], 900.0)
+    assert [m.attributes for m in with_ctx] == [m.attributes for m in noisy]
+    p0 = tables[(0,)] / 900.0
+    from skdp_synth.generator import _one_way_estimates
+
+    p = _one_way_estimates(noisy + exact, [3, 4, 3], 900.0)
+    np.testing.assert_allclose(p[0], p0, atol=1e-9)  # the context's table
+    m02 = next(m for m in noisy if m.attributes == (0, 2))
+    centre = m02.query @ (900.0 * np.outer(p0, p[2])).ravel()
+    f = james_stein_factor(m02.values - centre, 2.0)
+    got = next(m for m in with_ctx if m.attributes == (0, 2))
+    np.testing.assert_allclose(
+        got.values, centre + f * (m02.values - centre), rtol=1e-9
+    )
+    other = next(m for m in without if m.attributes == (0, 2))
+    assert not np.allclose(other.values, got.values)
+
+
+def test_invariants_are_held_and_never_shrunk(narrow_tables_shrunk):
+    """With an exact 1-way table, the other pairs are shrunk and the rows
+    still hold the invariant exactly (``_hold_invariants``)."""
+    import pandas as pd
+
+    from skdp_synth import make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    X = _categorical(2000, 8)
+    df = pd.DataFrame({n: X[:, j].astype(str) for j, n in enumerate("abce")})
+    cats = {n: [str(v) for v in range(L)] for n, L in zip("abce", LEVELS)}
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=cats),
+        ProjectedGaussianRelease(
+            epsilon=0.5, invariants=[("c",)], selection="none", random_state=0
+        ),
+    ).fit(df)
+    est = pipe[-1]
+    assert est.shrinkage_factors_  # (a, e), (b, c), ...: shrunk
+    # the factors are those centred on the exact table of c (context), not
+    # on a uniform c (the exact residual's scale does not matter: it is the
+    # only measurement of c's 1-way table)
+    W, c = est.workload_, est.blocks_.names.index("c")
+    noisy = [
+        Measurement(A, W.residual_matrix(A), est._residuals[A], s)
+        for A, s in zip(W.subsets, est.residual_scales_)
+        if A and s > 0
+    ]
+    exact = [Measurement((c,), W.residual_matrix((c,)), est._residuals[(c,)], 1.0)]
+    assert all(m.attributes != (c,) for m in noisy)
+    _, factors = shrink_interactions(
+        noisy, est.blocks_.n_levels, est.n_estimate_, context=exact
+    )
+    names = list(est.blocks_.names)
+    expected = {tuple(names[j] for j in A): f for A, f in factors.items()}
+    assert expected.keys() == est.shrinkage_factors_.keys()
+    for key, f in expected.items():
+        assert est.shrinkage_factors_[key] == pytest.approx(f, rel=1e-9, abs=1e-12)
+    rows = pipe.sample(2000, random_state=0)
+    np.testing.assert_array_equal(
+        rows["c"].value_counts().sort_index().to_numpy(),
+        df["c"].value_counts().sort_index().to_numpy(),
+    )

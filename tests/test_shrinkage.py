@@ -12,11 +12,12 @@ from skdp_synth.shrinkage import james_stein_factor, shrink_interactions
 LEVELS = [3, 2, 4, 3]
 
 
-def _categorical(n, seed, dependent=True):
+def _categorical(n, seed):
+    """a -> b and a -> c dependent, e independent of all (levels LEVELS)."""
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 3, n)
-    b = (a + (rng.random(n) < 0.2)) % 2 if dependent else rng.integers(0, 2, n)
-    c = np.minimum(a + rng.integers(0, 2, n), 3) if dependent else rng.integers(0, 4, n)
+    b = (a + (rng.random(n) < 0.2)) % 2
+    c = np.minimum(a + rng.integers(0, 2, n), 3)
     e = rng.integers(0, 3, n)
     return np.column_stack([a, b, c, e])
 

@@ -496,8 +496,10 @@ default=None
     shrinkage_factors_ : dict
         ``{table (names): f}``: the James--Stein factor each interaction
         residual was multiplied by before the generator fitted it (see
-        ``shrinkage``; empty when nothing was shrunk). Public: a function of
-        the released residuals and their public scales.
+        ``shrinkage``; empty when nothing was shrunk; set by
+        ``mechanism="residual"`` fits, like ``selection_``). Covered by the
+        recorded guarantee: a function of the released residuals and their
+        public scales (``doc/privacy.md``).
     model_rows_ : int
         Rows ``N`` of the generator's fitted table (marginal workloads; see
         ``max_model_rows``). Public: a function of the release.

@@ -555,6 +555,42 @@ def test_model_keeps_n_hat_rows_when_a_pair_is_unmeasured():
     assert part.model_rows_ == max(1, round(part.n_estimate_))
 
 
+@pytest.mark.parametrize("public_n", [False, True])
+def test_auto_with_a_target_measures_every_table_when_the_pairs_would_be(
+    public_n, monkeypatch
+):
+    """``target`` adds its 3-way tables, whose cells raise the plan's mean TV
+    noise; auto still measures every table (the triples included) when the
+    same release's all-pairs plan without the target is within the
+    threshold, and runs MST only when neither is. The untargeted noise is the
+    plain release's own, computed independently."""
+    import skdp_synth.gaussian_release as gr
+
+    df, cats = _frame()
+    n = len(df)
+    kw = dict(epsilon=0.3, random_state=0, n_rows=n if public_n else None)
+    probe = _pipe(cats, target="a", selection="none", **kw).fit(df)[-1]
+    W, c, tau = probe.workload_, probe.plan_.noise_sigma, probe.plan_.residual_scales
+    full = probe._noise_tv(W, tau, c, n)
+    pairs = probe._untargeted_noise_tv(W, c, n)
+    plain = _pipe(cats, selection="none", **kw).fit(df)[-1]
+    assert plain._untargeted_noise_tv(plain.workload_, c, n) is None  # no target
+    expected = plain._noise_tv(plain.workload_, plain.plan_.residual_scales, c, n)
+    assert pairs == pytest.approx(expected, rel=1e-9)
+    assert pairs < full / 1.2  # the triples' cells (the band below is wide)
+    monkeypatch.setattr(gr, "AUTO_TV_THRESHOLD", (pairs + full) / 2)
+    est = _pipe(cats, target="a", **kw).fit(df)[-1]
+    assert est.selection_ == "none"
+    assert set(est.marginals_) == set(probe.marginals_)
+    assert any(len(S) == 3 for S in est.marginals_)
+    assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
+    monkeypatch.setattr(gr, "AUTO_TV_THRESHOLD", pairs / 2)
+    assert _pipe(cats, target="a", **kw).fit(df)[-1].selection_ == "mst"
+    # without a target the same threshold decides on the plan itself
+    monkeypatch.setattr(gr, "AUTO_TV_THRESHOLD", (expected + full) / 2)
+    assert _pipe(cats, **kw).fit(df)[-1].selection_ == "none"
+
+
 def test_auto_with_a_target_runs_mst_where_it_would_run_aim():
     """With ``target`` auto never runs AIM (MST's target-weighted tree served
     the model better on real tables; ``AUTO_TV_THRESHOLD``'s note)."""

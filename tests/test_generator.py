@@ -631,3 +631,39 @@ def test_local_tables_in_the_residual_basis_equal_the_dense_solve():
         fast = _local_table(index, S, levels, 500, betas)
         dense = _local_table(index, S, levels, 500, None)
         np.testing.assert_allclose(fast, dense, rtol=0, atol=1e-6 * 500)
+
+
+@pytest.mark.parametrize("N", [300, generator.BATCH_ROWS, 5000, 70000])
+def test_default_batch_is_pinned(N):
+    """``batch=None`` examines ``max(BATCH_ROWS, N // 16)`` rows per step: the
+    same fit as that batch passed explicitly; tables up to ``BATCH_ROWS``
+    rows use every row (the same fit as ``batch=N``). A random subset is
+    drawn exactly when the table is larger."""
+    assert generator.BATCH_ROWS == 4096
+    rng = np.random.default_rng(N)
+    X = np.column_stack([rng.integers(0, L, N) for L in LEVELS])
+    ms = _exact_measurements(X, LEVELS)
+    for m in ms:
+        m.values[...] = m.values + rng.normal(0, 3.0, m.values.shape)
+    expected = max(generator.BATCH_ROWS, N // 16)
+    sizes = []
+
+    class Spy(np.random.Generator):
+        """Records the size of every subset of the N rows drawn."""
+
+        def choice(self, a, size=None, replace=True, p=None, **kw):
+            if isinstance(a, (int, np.integer)) and a == N and size is not None:
+                sizes.append(int(np.prod(size)))
+            return super().choice(a, size=size, replace=replace, p=p, **kw)
+
+    kw = dict(max_sweeps=3, warn=False)
+    default = fit_rows(ms, LEVELS, N, rng=Spy(np.random.PCG64(0)), **kw)
+    subsets = list(sizes)
+    explicit = fit_rows(
+        ms, LEVELS, N, rng=Spy(np.random.PCG64(0)), batch=expected, **kw
+    )
+    np.testing.assert_array_equal(default.rows, explicit.rows)
+    if N <= generator.BATCH_ROWS:
+        assert subsets == []  # every row, every step
+    else:
+        assert subsets and set(subsets) == {expected}

@@ -1069,8 +1069,7 @@ default=None
             # 1-way tables (ONE_WAY_WEIGHT). Same residuals, hence the same
             # sensitivity weights s_A: τ indexes W's residuals and its
             # sensitivity on W is the one divided out (exactly 1)
-            tau_p, sens = plan_W.calibrated_scales(self.neighbouring, ext)
-            tau = np.array([tau_p[plan_W.subsets.index(A)] for A in W.subsets])
+            tau, sens = _allocated_scales(W, plan_W, self.neighbouring, ext)
         self._guard_residual(sens)
         kept = np.array([A not in set(exact) for A in W.subsets])
         expected = W.expected_error(tau * kept, c)
@@ -1117,12 +1116,7 @@ default=None
             or self.d != 2
         ):
             return None
-        ones = [(j,) for j in range(len(W.n_levels)) if W.n_levels[j] >= 2]
-        tables = list(W.tables) + [S for S in ones if S not in W.tables]
-        weights = list(W.weights) + [ONE_WAY_WEIGHT] * (len(tables) - len(W.tables))
-        return AttributeMarginalWorkload(
-            W.n_levels, W.d, tables=tables, weights=weights
-        )
+        return _with_one_way_tables(W)
 
     def _exact_residuals(self, W, inv):
         """The residuals the invariant tables fix: their downward closure."""
@@ -1282,15 +1276,8 @@ default=None
         W0 = AttributeMarginalWorkload(W.n_levels, 2, tables=pairs)
         plan_W = W0
         if ONE_WAY_WEIGHT > 0 and len(W.n_levels) >= ONE_WAY_MIN_ATTRIBUTES:
-            ones = [(j,) for j in range(len(W.n_levels)) if W.n_levels[j] >= 2]
-            plan_W = AttributeMarginalWorkload(
-                W.n_levels,
-                2,
-                tables=pairs + ones,
-                weights=[1.0] * len(pairs) + [ONE_WAY_WEIGHT] * len(ones),
-            )
-        tau_p, _ = plan_W.calibrated_scales(self.neighbouring)
-        tau0 = np.array([tau_p[plan_W.subsets.index(A)] for A in W0.subsets])
+            plan_W = _with_one_way_tables(W0)
+        tau0, _ = _allocated_scales(W0, plan_W, self.neighbouring)
         return self._noise_tv(W0, tau0, c, n)
 
     def _auto_rule(self, W, tau, c, n):
@@ -2042,6 +2029,25 @@ default=None
             "default_n_samples": default_n,
         }
         return release_from(self, arrays, plan)
+
+
+def _with_one_way_tables(W):
+    """``W`` with every 1-way table added at ``ONE_WAY_WEIGHT`` (public: the levels)."""
+    ones = [(j,) for j in range(len(W.n_levels)) if W.n_levels[j] >= 2]
+    tables = list(W.tables) + [S for S in ones if S not in W.tables]
+    weights = list(W.weights) + [ONE_WAY_WEIGHT] * (len(tables) - len(W.tables))
+    return AttributeMarginalWorkload(W.n_levels, W.d, tables=tables, weights=weights)
+
+
+def _allocated_scales(W, plan_W, neighbouring, ext=()):
+    """``(τ, sensitivity)`` of ``W``'s residuals under ``plan_W``'s allocation.
+
+    ``plan_W`` holds ``W``'s tables and more (the same residuals plus some):
+    its calibrated scales, indexed by ``W.subsets``; the sensitivity divided
+    out is ``plan_W``'s, which on ``W`` is exactly 1 (same ``s_A``).
+    """
+    tau_p, sens = plan_W.calibrated_scales(neighbouring, ext)
+    return np.array([tau_p[plan_W.subsets.index(A)] for A in W.subsets]), sens
 
 
 def _check_table_cells(blocks, d):

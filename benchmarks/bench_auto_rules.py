@@ -12,12 +12,21 @@ on the real tables of ``benchmarks/bench_selection.py`` (80/20 split,
 * ``edges`` -- what auto chooses (and the tree's edges) for each
   ``AUTO_EDGE_THRESHOLD`` in ``--thresholds`` (1e-9: 1-way tables only;
   1e9: always the whole tree).
+* ``step`` -- the default release with the generator's descent examining
+  each of ``--steps`` rows per step (``generator.BATCH_ROWS``, patched;
+  16384 was the step before round eight): TV1/TV2/TV3 and fit + sample
+  seconds, same seeds for every step.
+
+Round eight: ``target --rules auto,none,mst`` measured the ``target=`` rule of
+``selection="auto"`` (e.g. ``--table diamonds --eps 0.3 --target price``),
+``step --steps 16384,4096`` the descent's step.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -54,13 +63,14 @@ def main(argv=None):
     import skdp_synth.gaussian_release as gr
 
     ap = argparse.ArgumentParser(prog="bench_auto_rules", description=__doc__)
-    ap.add_argument("kind", choices=["shares", "target", "edges"])
+    ap.add_argument("kind", choices=["shares", "target", "edges", "step"])
     ap.add_argument("--table", default="nass_cds")
     ap.add_argument("--eps", type=float, default=0.1)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--target")
     ap.add_argument("--rules", default="auto,mst,aim")
     ap.add_argument("--thresholds", default="1e-9,0.15,1e9")
+    ap.add_argument("--steps", default="16384,4096")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     warnings.simplefilter("ignore")
     (train, test), cats = table(args.table)
@@ -87,12 +97,34 @@ def main(argv=None):
                 fit(train, cats, args.eps, s, target=args.target, **kw) for s in seeds
             ]
             auc = [tstr(syn, test, cats, args.target) for syn, _ in runs]
+            tv2 = np.mean([tv(train, syn, 2) for syn, _ in runs])
             chose = "/".join(sorted({est.selection_ for _, est in runs}))
             print(
                 f"{head}, target={args.target}, {rule} (chose {chose}): TSTR mean "
-                f"{np.mean(auc):.3f}, per seed " + " ".join(f"{x:.3f}" for x in auc),
+                f"{np.mean(auc):.3f}, per seed "
+                + " ".join(f"{x:.3f}" for x in auc)
+                + f"; TV2 {tv2:.4f}",
                 flush=True,
             )
+    elif args.kind == "step":
+        import skdp_synth.generator as generator
+
+        default = generator.BATCH_ROWS
+        for step in (int(x) for x in args.steps.split(",")):
+            generator.BATCH_ROWS = step
+            out = []
+            for s in seeds:
+                t0 = time.perf_counter()
+                syn, _ = fit(train, cats, args.eps, s)
+                secs = time.perf_counter() - t0
+                out.append([tv(train, syn, k) for k in (1, 2, 3)] + [secs])
+            m = np.mean(out, axis=0)
+            print(
+                f"{head}, {step} rows per step: TV1 {m[0]:.5f} TV2 {m[1]:.5f} "
+                f"TV3 {m[2]:.5f}, fit + sample {m[3]:.2f} s",
+                flush=True,
+            )
+        generator.BATCH_ROWS = default
     else:
         for thr in (float(x) for x in args.thresholds.split(",")):
             gr.AUTO_EDGE_THRESHOLD = thr

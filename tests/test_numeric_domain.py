@@ -674,3 +674,33 @@ def test_a_point_mass_outside_the_grown_range_is_kept():
     assert lo == 0.0
     np.testing.assert_array_equal(out[-3:], raw[-3:])
     assert not out[1:-3].any()
+
+
+def test_a_jump_keeps_the_core_of_its_run_not_the_far_noise_that_carried_it():
+    """Credit's ``Debt`` (0 for 82 % of rows, the rest 100..30,000), seed 8
+    of ``bench_mixed.py``: the nearest run beyond the atom that passes the
+    jump's threshold ends at a noise leaf ``[2^20, 2^24)`` (184 noisy rows,
+    none real), so the whole run up to it joined the range and 1.8 % of the
+    synthetic rows came back between 30,000 and 2.7 million. Only the run's
+    max-sum stretch of ``count - 2b`` joins now: the cap ends inside the
+    data's range and nothing beyond it is kept."""
+    from skdp_synth.preprocessing._numeric_domain import kept_counts
+
+    edges = np.array(
+        [0, 1, 16, 65, 129, 256, 1025, 2049, 4096, 65536, 262145, 2**20, 2**24, 2**30],
+        dtype=np.float64,
+    )
+    raw = np.array(
+        [2809, -20, -30, 57, 58, 274, 123, 92, 54, 100, -10, 184, -40],
+        dtype=np.float64,
+    )
+    finest = np.zeros(raw.size, dtype=bool)
+    finest[0] = True
+    scale = 50.0
+    strict = scale * math.log(raw.size / 0.01)
+    assert (raw[1:] < strict).all()  # no single leaf beyond 0 is significant
+    out, (lo, hi) = kept_counts(edges, raw, scale, finest, integer=True)
+    assert (lo, out[0]) == (0.0, 2809.0)
+    assert out[5] == 274.0  # the run's core, [256, 1025), is kept
+    assert hi <= 4096.0  # the previous rule's cap: 76,028
+    assert not out[edges[:-1] >= 4096.0].any()

@@ -29,6 +29,8 @@ pipeline (with the jump also allowed past leaves below ``b ln(L/0.01)``)
 it decoded 2.8 % of credit's Debt near 1.2e9 on one seed of ten, and
 CPS1988's mean W/IQR went .022 -> 6795. Not adopted: a false far range
 costs every column the same at any ε, a missed tail only at small budgets.
+(Before the fix that keeps only a jumped run's core; after it ``0.01:2``
+keeps the tail in 34 %, with the same far false ranges.)
 """
 
 from __future__ import annotations

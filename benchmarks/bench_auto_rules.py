@@ -16,10 +16,16 @@ on the real tables of ``benchmarks/bench_selection.py`` (80/20 split,
   each of ``--steps`` rows per step (``generator.BATCH_ROWS``, patched;
   16384 was the step before round eight): TV1/TV2/TV3 and fit + sample
   seconds, same seeds for every step.
+* ``oneway`` -- the default release with the 1-way tables weighted each of
+  ``--weights`` in the pairs' allocation (``ONE_WAY_WEIGHT``, patched; 1 is
+  the default): TV1/TV2/TV3, same seeds for every weight.
 
 Round eight: ``target --rules auto,none,mst`` measured the ``target=`` rule of
 ``selection="auto"`` (e.g. ``--table diamonds --eps 0.3 --target price``),
-``step --steps 16384,4096`` the descent's step.
+``step --steps 16384,4096`` the descent's step. Round nine: ``oneway
+--weights 1,4,16,64`` on the three 12-column tables at ε = 0.3, 1 and 3
+(benchmarks/README: weight 16 cuts TV1 by 12-43 % and costs TV2 3-7 % at
+ε = 1; not adopted).
 """
 
 from __future__ import annotations
@@ -63,7 +69,7 @@ def main(argv=None):
     import skdp_synth.gaussian_release as gr
 
     ap = argparse.ArgumentParser(prog="bench_auto_rules", description=__doc__)
-    ap.add_argument("kind", choices=["shares", "target", "edges", "step"])
+    ap.add_argument("kind", choices=["shares", "target", "edges", "step", "oneway"])
     ap.add_argument("--table", default="nass_cds")
     ap.add_argument("--eps", type=float, default=0.1)
     ap.add_argument("--seeds", type=int, default=3)
@@ -71,6 +77,7 @@ def main(argv=None):
     ap.add_argument("--rules", default="auto,mst,aim")
     ap.add_argument("--thresholds", default="1e-9,0.15,1e9")
     ap.add_argument("--steps", default="16384,4096")
+    ap.add_argument("--weights", default="1,16")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     warnings.simplefilter("ignore")
     (train, test), cats = table(args.table)
@@ -125,6 +132,23 @@ def main(argv=None):
                 flush=True,
             )
         generator.BATCH_ROWS = default
+    elif args.kind == "oneway":
+        default = gr.ONE_WAY_WEIGHT
+        for weight in (float(x) for x in args.weights.split(",")):
+            gr.ONE_WAY_WEIGHT = weight
+            m = np.mean(
+                [
+                    [tv(train, syn, k) for k in (1, 2, 3)]
+                    for syn, _ in (fit(train, cats, args.eps, s) for s in seeds)
+                ],
+                axis=0,
+            )
+            print(
+                f"{head}, ONE_WAY_WEIGHT={weight:g}: TV1 {m[0]:.5f} TV2 {m[1]:.5f} "
+                f"TV3 {m[2]:.5f}",
+                flush=True,
+            )
+        gr.ONE_WAY_WEIGHT = default
     else:
         for thr in (float(x) for x in args.thresholds.split(",")):
             gr.AUTO_EDGE_THRESHOLD = thr

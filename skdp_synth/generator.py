@@ -103,7 +103,8 @@ _ALL_PAIRS_ROWS = 400
 #: slightly worse TV1; 8192 in between. Tables of at most BATCH_ROWS rows
 #: are fitted as before (every all-tables release at ε = 0.3 on those
 #: tables). Where selection leaves pairs unmeasured the model keeps n̂ rows
-#: and AIM's rounds refit 6,000: nass_cds ε = 0.1 (MST, 2 seeds) TV2 .0320
+#: and AIM's rounds refitted 6,000 (``selection.AIM_MODEL_ROWS``, 4096
+#: since round nine): nass_cds ε = 0.1 (MST, 2 seeds) TV2 .0320
 #: -> .0315; diamonds ε = 0.1 (AIM, 6 seeds) TV1 .0096 -> .0105, TV2 .0516
 #: -> .0503, TV3 .1074 -> .1043 (each within about one standard error),
 #: 6.5 s -> 4.9 s.

@@ -85,8 +85,15 @@ __all__ = [
 #: dense ``cells x cells`` matrix per clique (generator._MAX_CLIQUE_ENTRIES)
 MAX_CANDIDATE_CELLS = 2000
 #: rows of the generator's model during AIM's rounds (answers and noise
-#: scaled by ``N / n̂``, as ``max_model_rows`` does; post-processing)
-AIM_MODEL_ROWS = 6000
+#: scaled by ``N / n̂``, as ``max_model_rows`` does; post-processing).
+#: ``generator.BATCH_ROWS``, so every step of each refit's descent sees the
+#: whole model. Round nine, same seeds, 6000 → 4096: diamonds ε = 0.1
+#: (auto's AIM, 6 seeds) TV1 .01054 → .01038, TV2 .0504 → .0501, TV3 .1043
+#: → .1034, 4.97 s → 3.70 s (0.16× mbi's MST, 23 s); mpls_stops ε = 0.1
+#: (``selection="aim"``, 4 seeds) TV2 .0363 → .0333, TV3 .0735 → .0676;
+#: diamonds on 15,000 rows, ε = 0.3 (auto's AIM, 4 seeds) TV2 .0619 → .0627
+#: (± .002), 4.09 s → 3.67 s. 3000 rows: diamonds ε = 0.1 TV2 .0515, 3.95 s.
+AIM_MODEL_ROWS = 4096
 #: AIM's rounds ``T`` (the initial round share is ``share_rounds / T``) per
 #: attribute of at least 2 levels. Measured (issue 21, ε = 0.1, our AIM,
 #: TV2 over 9 seeds): 2 per attribute -> 3 per attribute, diamonds .0541 ->

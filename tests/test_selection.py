@@ -394,6 +394,7 @@ def test_budget_split_constants_are_pinned():
     from skdp_synth import selection
 
     assert selection.AIM_ROUNDS_PER_ATTRIBUTE == 3
+    assert selection.AIM_MODEL_ROWS == 4096
 
 
 def test_pipeline_domain_share_default_is_pinned():
@@ -598,3 +599,25 @@ def test_auto_with_a_target_runs_mst_where_it_would_run_aim():
     kw = dict(epsilon=0.05, n_rows=3000, random_state=0)
     assert _pipe(cats, **kw).fit(df)[-1].selection_ == "aim"
     assert _pipe(cats, target="a", **kw).fit(df)[-1].selection_ == "mst"
+
+
+def test_aim_rounds_refit_a_model_of_aim_model_rows(monkeypatch):
+    """AIM's rounds refit the generator on ``min(n̂, AIM_MODEL_ROWS)`` rows
+    (4096 = ``generator.BATCH_ROWS`` since round nine: every descent step sees
+    the whole model; 6000 before, measured slower and no better). A spy on
+    ``fit_rows`` records each refit's model size: 10,000 rows at ε = 10
+    make ``n̂`` far above 4096, so every refit has exactly 4096."""
+    from skdp_synth import selection
+
+    sizes = []
+    original = selection.fit_rows
+
+    def spy(ms, n_levels, N, **kw):
+        sizes.append(N)
+        return original(ms, n_levels, N, **kw)
+
+    monkeypatch.setattr(selection, "fit_rows", spy)
+    df, cats = _frame(n=10_000)
+    _pipe(cats, epsilon=10.0, selection="aim", random_state=0).fit(df)
+    assert len(sizes) >= 2  # the first fit and at least one round
+    assert set(sizes) == {selection.AIM_MODEL_ROWS} == {4096}

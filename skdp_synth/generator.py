@@ -1360,6 +1360,7 @@ def auto_model_rows(
     *,
     share: float = ROUNDING_SHARE,
     tv_ceiling: float = ROUNDING_TV,
+    noise_rule: bool = True,
 ) -> int:
     """Rows ``N`` of the generator's model table, from public quantities only.
 
@@ -1421,6 +1422,13 @@ def auto_model_rows(
     tv_ceiling : float, default=2.5e-4
         ``τ``: the rounding's total variation on the largest table that is
         always small enough. ``0`` switches the ceiling off (the rule before).
+    noise_rule : bool, default=True
+        ``False``: no noise rule, ``N₀ = min(n̂, max(ceil(C / (8 τ)), C))``
+        (``cell_sd`` and ``share`` unused). The rule bounds the rounding of
+        the *measured* tables; the rows also carry the tables nobody
+        measured (the 3-way tables of a 2-way release), which a small table
+        coarsens: the release's default (``gaussian_release.
+        MODEL_ROWS_NOISE_RULE``) has used ``False`` since round nine.
 
     Returns
     -------
@@ -1438,6 +1446,10 @@ def auto_model_rows(
     1667
     >>> auto_model_rows(5000, cell_sd=0.0, max_cells=100)  # noise-free: n̂
     5000
+    >>> auto_model_rows(5000, cell_sd=20.0, max_cells=100, noise_rule=False)
+    5000
+    >>> auto_model_rows(10**6, cell_sd=20.0, max_cells=100, noise_rule=False)
+    50000
     """
     n_hat = max(1, int(round(float(n_total))))
     if not (share > 0):
@@ -1445,9 +1457,12 @@ def auto_model_rows(
     if not (tv_ceiling >= 0):
         raise ValueError("tv_ceiling must be >= 0")
     s = float(cell_sd)
-    if not (s > 0 and math.isfinite(s)):
+    if not noise_rule:
+        need = n_hat
+    elif not (s > 0 and math.isfinite(s)):
         return n_hat
-    need = math.ceil(n_hat / (math.sqrt(12.0) * share * s))
+    else:
+        need = math.ceil(n_hat / (math.sqrt(12.0) * share * s))
     if tv_ceiling > 0:
         need = min(need, math.ceil(int(max_cells) / (8.0 * tv_ceiling)))
     N = int(max(1, min(n_hat, max(need, int(max_cells)))))

@@ -285,8 +285,9 @@ class ReleasePlan(Plan):
         ``max_model_rows="auto"``: the noise standard deviation of one cell
         (smallest over the released tables) and the cells of the largest
         table, from which the generator's table gets
-        ``N = auto_model_rows(n̂, model_rows_cell_sd, model_rows_floor)``
-        rows once the total ``n̂`` is released
+        ``N = auto_model_rows(n̂, model_rows_cell_sd, model_rows_floor,
+        noise_rule=MODEL_ROWS_NOISE_RULE)`` rows (``False`` since round nine:
+        the cell sd is then unused) once the total ``n̂`` is released
         (:func:`skdp_synth.generator.auto_model_rows`); ``None`` otherwise.
     """
 

@@ -236,13 +236,16 @@ def test_generator_reads_only_released_statistics():
         try:
             # the all-tables plan: every measurement is one of its residuals
             # (with selection the generator also sees the selection step's
-            # measurements: tests/test_selection.py); ε = 0.3: the auto model
-            # table has fewer rows than n̂ (scaled case)
+            # measurements: tests/test_selection.py); a cap of 200 rows: the
+            # model table has fewer rows than n̂ (scaled case; until round
+            # nine the auto rule's noise rule gave that at ε = 0.3, and auto
+            # now keeps all ~500 rows of this small table)
             est = ProjectedGaussianRelease(
                 blocks=bits,
                 selection="none",
                 epsilon=0.3,
                 shrinkage=shrinkage,
+                max_model_rows=200,
                 random_state=0,
             ).fit(U)
         finally:
@@ -260,9 +263,9 @@ def test_generator_reads_only_released_statistics():
             )
             # the 4- and 3-level pair's residual has 6 entries: examined
             assert factors and all(0.0 <= f <= 1.0 for f in factors.values())
-        # max_model_rows="auto": the same proportions on N rows, every value
-        # and scale times N / n̂ (N from public quantities; the same
-        # expression as _fit_generator, so equal bit for bit)
+        # N < n̂: the same proportions on N rows, every value and scale
+        # times N / n̂ (N from public quantities; the same expression as
+        # _fit_generator, so equal bit for bit)
         n_hat = max(1, int(round(est.n_estimate_)))
         scale = est.model_rows_ / n_hat
         assert est.model_rows_ < n_hat  # the scaled case is the one exercised
@@ -588,8 +591,23 @@ def test_release_records_the_model_size_and_samples_any_n():
     assert abs(plan["model_rows_cell_sd"] - sd) <= 1e-12 * sd
     assert plan["model_rows_floor"] == 4 * 3
     n_hat = round(est.n_estimate_)
-    N = auto_model_rows(n_hat, plan["model_rows_cell_sd"], plan["model_rows_floor"])
+    import skdp_synth.gaussian_release as gr
+
+    # round nine: no noise rule (the rows also carry the unmeasured 3-way
+    # tables); the TV ceiling alone, 12 / (8 * 2.5e-4) = 6000 rows here
+    assert gr.MODEL_ROWS_NOISE_RULE is False
+    N = auto_model_rows(
+        n_hat, plan["model_rows_cell_sd"], plan["model_rows_floor"], noise_rule=False
+    )
     assert est.model_rows_ == N == est._model_rows.shape[0] < n_hat
+    assert N == -(-n_hat // (n_hat // 6000))
+    # at ε = 0.05 the noise rule would keep about 870 rows; the release
+    # keeps the ceiling's 6000 (raised to n̂/k) as at ε = 0.5
+    low = ProjectedGaussianRelease(blocks=bits, epsilon=0.05, random_state=0).fit(U)
+    n_low = round(low.n_estimate_)
+    sd_low = low.plan_.summary()["model_rows_cell_sd"]
+    assert low.model_rows_ == -(-n_low // (n_low // 6000))
+    assert auto_model_rows(n_low, sd_low, 12) < low.model_rows_ / 5
     rows = est.sample(3 * N, random_state=0)
     model = bits.to_bits(est._model_rows)
     _, inv = np.unique(model, axis=0, return_inverse=True)

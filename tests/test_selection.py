@@ -546,8 +546,10 @@ def test_explicit_mst_is_the_papers_whole_tree():
 def test_model_keeps_n_hat_rows_when_a_pair_is_unmeasured():
     """A pair that no released table contains exists only in the model's
     rows; from ``N < n̂`` rows it would carry their sampling error, so
-    ``max_model_rows="auto"`` keeps ``n̂`` rows then (post-processing)."""
-    df, cats = _frame(6000)
+    ``max_model_rows="auto"`` keeps ``n̂`` rows then (post-processing).
+    20,000 rows: with every pair measured the auto size is then below ``n̂``
+    (the TV ceiling, 12 cells / (8 * 2.5e-4) = 6000 rows, raised to n̂/k)."""
+    df, cats = _frame(20_000)
     kw = dict(epsilon=0.3, selection="none", random_state=0)
     every = _pipe(cats, **kw).fit(df)[-1]
     assert every.model_rows_ < round(every.n_estimate_)  # the auto size

@@ -245,6 +245,10 @@ AUTO_EDGE_THRESHOLD = 0.15
 #: -11 %, TV2 +0.3 % / -0.2 % / -0.1 %. Weight 4: TV1 -8 to -26 %, TV2 up to
 #: +1.6 %. 0 restores the pairs' optimum.
 ONE_WAY_WEIGHT = 1.0
+#: ... on tables of at least this many attributes (measured on 10 and 12;
+#: on 3 columns the pairs' expected error rose 6 % and one example pair's
+#: TV from 0.050 to 0.064, so narrow tables keep the pairs' optimum)
+ONE_WAY_MIN_ATTRIBUTES = 10
 #: Whether ``max_model_rows="auto"`` also lowers the generator's table to
 #: the noise rule of :func:`~skdp_synth.generator.auto_model_rows` (rounding
 #: at 5 % of the noise per cell of the *measured* tables). ``False`` since
@@ -257,10 +261,6 @@ ONE_WAY_WEIGHT = 1.0
 #: .0201, .0471 → .0409; TV2 within -1.6 % / +1.0 %; train-on-synthetic
 #: (first target) .967 → .974, .836 → .861, .619 → .658 at ε = 0.3.
 MODEL_ROWS_NOISE_RULE = False
-#: ... on tables of at least this many attributes (measured on 10 and 12;
-#: on 3 columns the pairs' expected error rose 6 % and one example pair's
-#: TV from 0.050 to 0.064, so narrow tables keep the pairs' optimum)
-ONE_WAY_MIN_ATTRIBUTES = 10
 #: ``shrinkage="james-stein"`` applies while the all-tables plan's expected
 #: TV noise per table (:meth:`ProjectedGaussianRelease._noise_tv`; public) is
 #: at most this. Below it the shrinkage helped everywhere measured (issue 21,

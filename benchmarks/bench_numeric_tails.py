@@ -2,7 +2,7 @@
 
 ``kept_counts`` keeps the non-zero part of a column whose range so far is
 point masses (a frequent 0) only if a run of leaves beyond passes
-``b ln(L / JUMP_LEVEL) + JUMP_SCALES b sqrt(2 m)``. A stricter rule loses the
+``b ln(L / JUMP_FALSE_LEVEL) + JUMP_SCALES b sqrt(2 m)``. A stricter rule loses the
 non-zero rows (clipped to the atom: credit's ``Debt`` decoded as all
 zeros); a looser one invents far ranges in columns that have none (a 0/1
 integer column decoded with values in the thousands). This measures both
@@ -16,7 +16,7 @@ columns get 0.04 each at ε = 1):
   (3,000 zeros, 500 ones) whose bounds reach past ±16.
 
 ``--rules`` lists ``level:scales`` pairs patched into
-``_numeric_domain._significant_run`` (the current rule is
+``_numeric_domain.JUMP_FALSE_LEVEL`` / ``JUMP_SCALES`` (the current rule is
 ``0.01:2``). Run::
 
     .venv/bin/python -m benchmarks.bench_numeric_tails --rules 0.01:2,0.1:2,0.1:1.5
@@ -36,29 +36,11 @@ keeps the tail in 34 %, with the same far false ranges.)
 from __future__ import annotations
 
 import argparse
-import math
 
 import numpy as np
 
 import skdp_synth.preprocessing._numeric_domain as nd
 from skdp_synth.mechanisms._noise import NoiseSource
-
-
-def _rule(level, scales):
-    """``_significant_run`` with the threshold ``b ln(L / level)`` already in
-    ``strict`` replaced, and ``scales`` standard deviations per run."""
-    original = nd._significant_run
-
-    def run(c, scale, strict):
-        n_leaves = round(math.exp(strict / scale) * 0.01)
-        base = scale * math.log(max(n_leaves, 1) / level)
-        cs = np.concatenate([[0.0], np.cumsum(c)])
-        a, z = np.triu_indices(c.size)
-        m = z - a + 1
-        ok = cs[z + 1] - cs[a] - base - scales * scale * np.sqrt(2.0 * m) > 0
-        return int(z[ok].min()) if ok.any() else None
-
-    return original, run
 
 
 def measure(eps, seeds):
@@ -94,12 +76,12 @@ def main(argv=None):
     print("|---|---|---|---|")
     for spec in args.rules.split(","):
         level, scales = (float(v) for v in spec.split(":"))
-        original, run = _rule(level, scales)
-        nd._significant_run = run
+        default = nd.JUMP_FALSE_LEVEL, nd.JUMP_SCALES
+        nd.JUMP_FALSE_LEVEL, nd.JUMP_SCALES = level, scales
         try:
             kept, share, false = measure(args.eps, args.seeds)
         finally:
-            nd._significant_run = original
+            nd.JUMP_FALSE_LEVEL, nd.JUMP_SCALES = default
         print(f"| {spec} | {kept:.2f} | {share:.3f} | {false[0]:.3f}, {false[1]:.3f} |")
 
 

@@ -704,3 +704,13 @@ def test_a_jump_keeps_the_core_of_its_run_not_the_far_noise_that_carried_it():
     assert out[5] == 274.0  # the run's core, [256, 1025), is kept
     assert hi <= 4096.0  # the previous rule's cap: 76,028
     assert not out[edges[:-1] >= 4096.0].any()
+
+
+def test_jump_rule_constants_are_pinned():
+    """The zero-inflated jump's threshold ``b ln(L / 0.01) + 2 b sqrt(2 m)``
+    (``kept_counts``): looser values were measured to invent far ranges in
+    0/1 and all-zero columns (benchmarks/bench_numeric_tails.py), so a change
+    must be deliberate."""
+    from skdp_synth.preprocessing import _numeric_domain as nd
+
+    assert (nd.JUMP_FALSE_LEVEL, nd.JUMP_SCALES) == (0.01, 2.0)

@@ -389,7 +389,7 @@ def test_budget_split_constants_are_pinned():
     assert (gr.AUTO_TV_THRESHOLD, gr.AUTO_AIM_THRESHOLD) == (0.048, 0.08)
     assert gr.AUTO_AIM_MAX_ATTRIBUTES == 24 and gr.TARGET_WEIGHT == 2.0
     assert gr.AUTO_ONE_WAY_MIN_ATTRIBUTES == 40 and gr.AUTO_EDGE_THRESHOLD == 0.15
-    assert gr.ONE_WAY_WEIGHT == 1.0 and gr.LEVEL_SUPPORT_Z == 2.0
+    assert gr.ONE_WAY_WEIGHT == 4.0 and gr.LEVEL_SUPPORT_Z == 2.0
     assert gr.ONE_WAY_MIN_ATTRIBUTES == 10
     from skdp_synth import selection
 

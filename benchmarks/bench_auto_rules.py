@@ -8,7 +8,8 @@ on the real tables of ``benchmarks/bench_selection.py`` (80/20 split,
 * ``shares`` -- MST at the paper's thirds against ``AUTO_MST_SHARES``, on
   paired seeds (``selection="mst"`` with ``SELECTION_SHARES`` patched);
 * ``target --target COL`` -- train-on-synthetic/test-on-real of a model for
-  ``COL`` with ``target=COL``, for ``--rules`` (default auto, mst, aim);
+  ``COL`` with ``target=COL``, for ``--rules`` (default auto, mst, aim;
+  ``untargeted``: the default release without ``target``);
 * ``edges`` -- what auto chooses (and the tree's edges) for each
   ``AUTO_EDGE_THRESHOLD`` in ``--thresholds`` (1e-9: 1-way tables only;
   1e9: always the whole tree).
@@ -25,7 +26,9 @@ Round eight: ``target --rules auto,none,mst`` measured the ``target=`` rule of
 ``step --steps 16384,4096`` the descent's step. Round nine: ``oneway
 --weights 1,4,16,64`` on the three 12-column tables at ε = 0.3, 1 and 3
 (benchmarks/README: weight 16 cuts TV1 by 12-43 % and costs TV2 3-7 % at
-ε = 1; not adopted).
+ε = 1; not adopted). Round ten: ``oneway --weights 1,4 --seeds 6`` (weight 4
+adopted) and ``target --rules auto,untargeted --seeds 4`` for the target's
+shrunk triples.
 """
 
 from __future__ import annotations
@@ -99,10 +102,10 @@ def main(argv=None):
         gr.SELECTION_SHARES["mst"] = paper
     elif args.kind == "target":
         for rule in args.rules.split(","):
-            kw = {} if rule == "auto" else {"selection": rule}
-            runs = [
-                fit(train, cats, args.eps, s, target=args.target, **kw) for s in seeds
-            ]
+            kw = {} if rule in ("auto", "untargeted") else {"selection": rule}
+            if rule != "untargeted":
+                kw["target"] = args.target
+            runs = [fit(train, cats, args.eps, s, **kw) for s in seeds]
             auc = [tstr(syn, test, cats, args.target) for syn, _ in runs]
             tv2 = np.mean([tv(train, syn, 2) for syn, _ in runs])
             chose = "/".join(sorted({est.selection_ for _, est in runs}))

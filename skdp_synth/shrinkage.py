@@ -78,9 +78,13 @@ def shrink_interactions(measurements, n_levels, total, *, keep=(), context=()):
     total : float
         The released total ``n̂`` (the scale of the independence centre).
     keep : collection of int, default=()
-        Attributes whose tables are left unshrunk (``target=``: the user
-        said those tables matter, and a rare target's interactions are small
-        in squared counts, which is what the estimator weighs).
+        Attributes whose 2-way tables are left unshrunk (``target=``: the
+        user said those tables matter, and a rare target's interactions are
+        small in squared counts, which is what the estimator weighs). Tables
+        of three or more attributes are shrunk even when they contain one:
+        their residual is the interaction beyond the pairs, which the
+        generator would otherwise fit to the noise where the noise is most
+        of it (round ten: ``target=`` on diamonds at ε = 0.3).
     context : list of Measurement, default=()
         Further released measurements used only for the 1-way tables of the
         centre, never shrunk or returned (the exact residuals of invariants:
@@ -92,7 +96,7 @@ def shrink_interactions(measurements, n_levels, total, *, keep=(), context=()):
         Same order, attributes, queries and noise scales; only values change.
     factors : dict
         ``{attributes: f_A}`` of every measurement that was shrunk
-        (``p >= 3`` values, outside ``keep``).
+        (``p >= 3`` values, not a pair with an attribute in ``keep``).
     """
     n_levels = np.asarray(n_levels, dtype=np.int64)
     keep = set(int(j) for j in keep)
@@ -101,7 +105,7 @@ def shrink_interactions(measurements, n_levels, total, *, keep=(), context=()):
     out, factors = [], {}
     for m in measurements:
         A = m.attributes
-        if len(A) < 2 or keep.intersection(A) or m.values.size < 3:
+        if len(A) < 2 or (len(A) == 2 and keep.intersection(A)) or m.values.size < 3:
             out.append(m)  # unchanged (Stein's gain needs p >= 3)
             continue
         table = total * one_way[A[0]]

@@ -178,13 +178,20 @@ def test_release_is_unchanged_and_factors_are_recorded(narrow_tables_shrunk):
     assert a.shrinkage_factors_[("a", "c")] > 0.9
 
 
-def test_only_the_all_tables_release_is_shrunk_and_never_the_target(
+def test_only_the_all_tables_release_is_shrunk_and_never_the_targets_pairs(
     narrow_tables_shrunk,
 ):
+    """The target's pairs are fitted as measured; its triples (their
+    residual is the interaction beyond the pairs) are shrunk like any other
+    interaction since round ten."""
     X = _categorical(1500, 4)
     assert _release(X, LEVELS, selection="mst").shrinkage_factors_ == {}
     t = _release(X, LEVELS, selection="none", target="c")
-    assert t.shrinkage_factors_ and all("c" not in S for S in t.shrinkage_factors_)
+    pairs = [S for S in t.shrinkage_factors_ if len(S) == 2]
+    assert pairs and all("c" not in S for S in pairs)
+    triples = {S for S in t.workload_.tables if len(S) == 3}
+    named = {tuple(t.blocks_.names[j] for j in S) for S in triples}
+    assert triples and named <= set(t.shrinkage_factors_)
 
 
 def test_shrinkage_moves_the_generators_input_towards_the_truth(narrow_tables_shrunk):
@@ -232,6 +239,43 @@ def test_no_shrinkage_when_the_plan_is_too_noisy(monkeypatch, narrow_tables_shru
     monkeypatch.setattr(gr, "SHRINKAGE_MAX_NOISE_TV", noise * (1 + 1e-9))
     again = _release(X, LEVELS, epsilon=0.5, selection="none")
     assert again.shrinkage_factors_ == est.shrinkage_factors_
+
+
+def test_with_a_target_the_gate_reads_the_tables_it_would_shrink(
+    monkeypatch, narrow_tables_shrunk
+):
+    """With ``target`` the gate's noise is the mean over the tables without
+    the target (the only ones shrunk): the target's triples, many cells and
+    never shrunk, lift the whole plan's mean above it and had switched the
+    pairs' shrinkage off (round ten: diamonds at ε = 0.3, 0.100 / 0.127 for
+    the plan against 0.030 for the pairs). Shrunk at or below that mean,
+    not above; the mean is computed here by hand."""
+    import math
+
+    import skdp_synth.gaussian_release as gr
+
+    X = _categorical(1500, 7)
+    est = _release(X, LEVELS, epsilon=0.5, selection="none", target="c")
+    W, plan, n = est.workload_, est.plan_, est.n_estimate_
+    tau, c = plan.residual_scales, plan.noise_sigma
+    assert any(len(S) == 3 for S in W.tables)
+    rest = [(S, w) for S, w in zip(W.tables, W.weights) if 2 not in S]
+    assert rest and len(rest) < len(W.tables)
+    by_hand = sum(
+        w * W.n_cells(S) * math.sqrt(2 / math.pi * W.cell_variance(tau, c, S)) / (2 * n)
+        for S, w in rest
+    ) / sum(w for _, w in rest)
+    noise = est._noise_tv(W, tau, c, n, 2)
+    assert noise == pytest.approx(by_hand, rel=1e-12)
+    assert noise < est._noise_tv(W, tau, c, n)  # the triples' mean is higher
+    assert est.shrinkage_factors_
+    monkeypatch.setattr(gr, "SHRINKAGE_MAX_NOISE_TV", noise * (1 + 1e-9))
+    between = _release(X, LEVELS, epsilon=0.5, selection="none", target="c")
+    assert between.shrinkage_factors_ == est.shrinkage_factors_
+    monkeypatch.setattr(gr, "SHRINKAGE_MAX_NOISE_TV", noise * (1 - 1e-9))
+    gated = _release(X, LEVELS, epsilon=0.5, selection="none", target="c")
+    assert gated.shrinkage_factors_ == {}
+    np.testing.assert_array_equal(gated.released_, est.released_)
 
 
 def test_no_shrinkage_on_narrow_tables(monkeypatch):

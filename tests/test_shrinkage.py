@@ -182,8 +182,9 @@ def test_only_the_all_tables_release_is_shrunk_and_never_the_targets_pairs(
     narrow_tables_shrunk,
 ):
     """The target's pairs are fitted as measured; its triples (their
-    residual is the interaction beyond the pairs) are shrunk like any other
-    interaction since round ten."""
+    residual is the interaction beyond the pairs) are shrunk towards rows
+    fitted to the other measurements since round ten; the release itself is
+    the same bit for bit (post-processing)."""
     X = _categorical(1500, 4)
     assert _release(X, LEVELS, selection="mst").shrinkage_factors_ == {}
     t = _release(X, LEVELS, selection="none", target="c")
@@ -192,6 +193,63 @@ def test_only_the_all_tables_release_is_shrunk_and_never_the_targets_pairs(
     triples = {S for S in t.workload_.tables if len(S) == 3}
     named = {tuple(t.blocks_.names[j] for j in S) for S in triples}
     assert triples and named <= set(t.shrinkage_factors_)
+    plain = _release(X, LEVELS, selection="none", target="c", shrinkage=None)
+    np.testing.assert_array_equal(t.released_, plain.released_)
+    assert plain.shrinkage_factors_ == {}
+
+
+def test_shrink_towards_rows_centres_at_the_rows_table():
+    """``m_A = Q_A T_A(R) n̂/N`` and ``ẑ = m + f (y - m)`` with the
+    James--Stein factor, exactly; unselected measurements pass unchanged."""
+    from skdp_synth.shrinkage import shrink_towards_rows
+
+    levels = [3, 2, 4]
+    W = AttributeMarginalWorkload(levels, 3)
+    A = (0, 1, 2)
+    rows = np.random.default_rng(0).integers(0, [3, 2, 4], (50, 3))
+    table = _exact_tables(rows, levels, W)[A] * (200.0 / 50)
+    Q = W.residual_matrix(A)
+    centre = Q @ table
+    r = np.array([3.0, -2.0, 1.0, 0.5, -1.5, 2.5])[: centre.size]
+    assert r.size == centre.size == 6  # (3-1)(2-1)(4-1)
+    pair = Measurement((0, 1), W.residual_matrix((0, 1)), np.ones(2), 1.0)
+    y = Measurement(A, Q, centre + r, 1.2)
+    out, factors = shrink_towards_rows(
+        [pair, y], rows, levels, 200.0, select=lambda S: len(S) == 3
+    )
+    assert out[0] is pair and list(factors) == [A]
+    f = 1 - (6 - 2) * 1.2**2 / float(r @ r)
+    assert factors[A] == pytest.approx(f, rel=1e-12)
+    np.testing.assert_allclose(out[1].values, centre + f * r, rtol=1e-12, atol=1e-9)
+    assert out[1].sigma == 1.2 and out[1].query is Q
+
+
+def test_shrink_towards_rows_beats_the_raw_measurement():
+    """A fixed centre near the truth, i.i.d. noise: over 20 draws the shrunk
+    3-way residuals are closer to the truth than the measured ones (James--
+    Stein's dominance in expectation; p = 18 per table, the truth 0.5 noise
+    standard deviations per value from the centre: expected risk ratio
+    about 1 - (p - 2)² σ² / (p E||y - m||²) = 1 - 256·4 / (18·90) ≈ 0.37,
+    measured 0.32 at this seed; the bound is 0.5)."""
+    from skdp_synth.shrinkage import shrink_towards_rows
+
+    levels = [3, 4, 4]
+    W = AttributeMarginalWorkload(levels, 3)
+    A = (0, 1, 2)
+    Q = W.residual_matrix(A)
+    rng = np.random.default_rng(1)
+    rows = rng.integers(0, [3, 4, 4], (400, 3))
+    centre = Q @ (_exact_tables(rows, levels, W)[A] * (1000.0 / 400))
+    truth = centre + 0.5 * 2.0 * rng.standard_normal(centre.size)
+    raw = shrunk = 0.0
+    for _ in range(20):
+        y = truth + 2.0 * rng.standard_normal(centre.size)
+        (out,), _ = shrink_towards_rows(
+            [Measurement(A, Q, y, 2.0)], rows, levels, 1000.0, select=bool
+        )
+        raw += float(np.sum((y - truth) ** 2))
+        shrunk += float(np.sum((out.values - truth) ** 2))
+    assert shrunk < 0.5 * raw
 
 
 def test_shrinkage_moves_the_generators_input_towards_the_truth(narrow_tables_shrunk):

@@ -413,7 +413,8 @@ default=None
         shrunk towards rows first fitted to every other measurement
         (:func:`skdp_synth.shrinkage.shrink_towards_rows`). Nothing is
         shrunk when the expected TV noise per table of the tables shrunk
-        towards independence (with ``target``, those without it) exceeds ``SHRINKAGE_MAX_NOISE_TV`` (0.1; on wide tables with little
+        towards independence (with ``target``, those without it) exceeds
+        ``SHRINKAGE_MAX_NOISE_TV`` (0.1; on wide tables with little
         signal the 1-way tables that centre it are too noisy) or the table
         has fewer than ``SHRINKAGE_MIN_ATTRIBUTES`` (8) attributes (few weak
         pairs to gain on; measured slightly worse on 3 and some 5 columns).

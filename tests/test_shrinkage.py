@@ -421,3 +421,27 @@ def test_invariants_are_held_and_never_shrunk(narrow_tables_shrunk):
         rows["c"].value_counts().sort_index().to_numpy(),
         df["c"].value_counts().sort_index().to_numpy(),
     )
+
+
+def test_target_triples_with_invariants_and_a_small_model_table(narrow_tables_shrunk):
+    """The two-fit path with the pieces that change its inputs: an exact
+    (invariant) triple containing the target is fitted, never shrunk, and its
+    table holds in the rows; a model table smaller than ``n̂`` (the centre is
+    scaled by ``n̂/N``) gives factors in [0, 1] for the noisy triples and
+    the same release bit for bit."""
+    X = _categorical(1500, 9)
+    kw = dict(epsilon=0.5, selection="none", target="c")
+    exact = _release(X, LEVELS, invariants=[("a", "c", "e")], **kw)
+    assert ("a", "c", "e") not in exact.shrinkage_factors_
+    assert ("a", "b", "c") in exact.shrinkage_factors_
+    rows = exact.sample(1500, random_state=0)
+    bits = _bits(LEVELS)
+    want = _exact_tables(X, LEVELS, exact.workload_)[(0, 2, 3)]
+    got = _exact_tables(bits.to_levels(rows), LEVELS, exact.workload_)[(0, 2, 3)]
+    np.testing.assert_array_equal(got, want)
+    small = _release(X, LEVELS, max_model_rows=200, **kw)
+    full = _release(X, LEVELS, **kw)
+    assert small.model_rows_ == 200 < full.model_rows_
+    np.testing.assert_array_equal(small.released_, full.released_)
+    triples = [f for S, f in small.shrinkage_factors_.items() if len(S) == 3]
+    assert triples and all(0.0 <= f <= 1.0 for f in triples)

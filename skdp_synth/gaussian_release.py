@@ -1527,7 +1527,7 @@ default=None
                 )
         if shrink_triples:
             measurements = self._shrink_target_triples(
-                measurements, exact_measurements, t, source
+                measurements, exact_measurements, W, t, source
             )
         measurements += exact_measurements
         self._fit_generator(measurements, source)
@@ -1536,7 +1536,7 @@ default=None
             {S: W.reconstruct(released, S) for S in ([] if inv is None else inv.sets)},
         )
 
-    def _shrink_target_triples(self, noisy, exact, t, source):
+    def _shrink_target_triples(self, noisy, exact, W, t, source):
         """The target's noisy 3-way residuals shrunk towards the pairs' rows.
 
         The generator is first fitted to every other measurement (the
@@ -1544,11 +1544,11 @@ default=None
         three or more attributes containing ``t`` is then shrunk towards
         what those rows imply (:func:`skdp_synth.shrinkage.shrink_towards_rows`)
         and the caller refits on everything. Measured (issue 21, round ten,
-        ε = 0.3, 2 seeds, train-on-synthetic with ``target=``; fitted as
-        measured -> shrunk towards 0 -> towards the pairs' rows): diamonds
-        cut .637 -> .648 -> .657, price .799 -> .803 -> .784; nass_cds
-        seatbelt .675 -> .683 -> .702, dead .970 -> .966 -> .969. Costs one
-        more generator fit. Post-processing.
+        ε = 0.3, 4 seeds, train-on-synthetic with ``target=``; fitted as
+        measured -> shrunk towards 0 (2-3 seeds) -> towards the pairs'
+        rows): diamonds cut .637 -> .648 -> .658, price .799 -> .803 ->
+        .784; nass_cds seatbelt .675 -> .683 -> .699, dead .970 -> .966 ->
+        .968. Costs one more generator fit. Post-processing.
         """
         names = self.blocks_.names
 
@@ -1561,11 +1561,7 @@ default=None
         with stage("fitting the generator to the pairs"):
             self._fit_generator(others, source)
         shrunk, factors = shrink_towards_rows(
-            noisy,
-            self._model_rows,
-            self.blocks_.n_levels,
-            self.n_estimate_,
-            select=select,
+            noisy, self._model_rows, W, self.n_estimate_, select=select
         )
         self.shrinkage_factors_.update(
             {tuple(names[j] for j in A): f for A, f in factors.items()}

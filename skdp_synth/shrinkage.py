@@ -116,7 +116,7 @@ def shrink_interactions(measurements, n_levels, total, *, keep=(), context=()):
     return out, factors
 
 
-def shrink_towards_rows(measurements, rows, n_levels, total, *, select):
+def shrink_towards_rows(measurements, rows, workload, total, *, select):
     """Measurements shrunk towards what fitted rows already imply.
 
     The centre of a selected measurement ``y_A = Q_A T_A + e_A`` is
@@ -145,8 +145,10 @@ def shrink_towards_rows(measurements, rows, n_levels, total, *, select):
         (``m.query`` not None) of ``p >= 3`` values to be shrunk.
     rows : ndarray of shape (N, a)
         Level indices of rows fitted without the selected measurements.
-    n_levels : sequence of int
-        Levels of each attribute (public).
+    workload : AttributeMarginalWorkload
+        Any workload over the attributes (public levels): its
+        :meth:`~skdp_synth.attribute_workload.AttributeMarginalWorkload.table`
+        counts the rows' tables.
     total : float
         The released total ``n̂``.
     select : callable
@@ -160,7 +162,6 @@ def shrink_towards_rows(measurements, rows, n_levels, total, *, select):
     factors : dict
         ``{attributes: f_A}`` of every measurement that was shrunk.
     """
-    n_levels = np.asarray(n_levels, dtype=np.int64)
     rows = np.asarray(rows, dtype=np.int64)
     scale = max(float(total), 1.0) / max(len(rows), 1)
     out, factors = [], {}
@@ -169,11 +170,7 @@ def shrink_towards_rows(measurements, rows, n_levels, total, *, select):
         if not select(A) or m.query is None or m.values.size < 3:
             out.append(m)
             continue
-        index = np.zeros(len(rows), dtype=np.int64)
-        for j in A:
-            index = index * n_levels[j] + rows[:, j]
-        cells = int(np.prod(n_levels[list(A)]))
-        centre = m.query @ (np.bincount(index, minlength=cells) * scale)
+        centre = m.query @ (workload.table(rows, A) * scale)
         f = james_stein_factor(m.values - centre, m.sigma)
         factors[A] = f
         out.append(Measurement(A, m.query, centre + f * (m.values - centre), m.sigma))

@@ -215,7 +215,7 @@ def test_shrink_towards_rows_centres_at_the_rows_table():
     pair = Measurement((0, 1), W.residual_matrix((0, 1)), np.ones(2), 1.0)
     y = Measurement(A, Q, centre + r, 1.2)
     out, factors = shrink_towards_rows(
-        [pair, y], rows, levels, 200.0, select=lambda S: len(S) == 3
+        [pair, y], rows, W, 200.0, select=lambda S: len(S) == 3
     )
     assert out[0] is pair and list(factors) == [A]
     f = 1 - (6 - 2) * 1.2**2 / float(r @ r)
@@ -245,7 +245,7 @@ def test_shrink_towards_rows_beats_the_raw_measurement():
     for _ in range(20):
         y = truth + 2.0 * rng.standard_normal(centre.size)
         (out,), _ = shrink_towards_rows(
-            [Measurement(A, Q, y, 2.0)], rows, levels, 1000.0, select=bool
+            [Measurement(A, Q, y, 2.0)], rows, W, 1000.0, select=bool
         )
         raw += float(np.sum((y - truth) ** 2))
         shrunk += float(np.sum((out.values - truth) ** 2))

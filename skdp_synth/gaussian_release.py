@@ -1278,16 +1278,16 @@ default=None
         or noisy ``n``.
         """
         n = max(float(n), 1.0)
-        pairs = list(zip(W.tables, W.weights))
-        if without is not None and any(without not in S for S, _ in pairs):
-            pairs = [(S, w) for S, w in pairs if without not in S]
+        weighted = list(zip(W.tables, W.weights))
+        if without is not None and any(without not in S for S, _ in weighted):
+            weighted = [(S, w) for S, w in weighted if without not in S]
         tv = [
             W.n_cells(S)
             * math.sqrt(2.0 / math.pi * W.cell_variance(tau, c, S))
             / (2 * n)
-            for S, _ in pairs
+            for S, _ in weighted
         ]
-        return float(np.average(tv, weights=[w for _, w in pairs]))
+        return float(np.average(tv, weights=[w for _, w in weighted]))
 
     def _untargeted_noise_tv(self, W, c, n):
         """:meth:`_noise_tv` of the plan the release would make without ``target``.

@@ -32,6 +32,10 @@ conditionally on them it is fixed and the dominance holds conditionally,
 hence on average. Strongly dependent pairs keep ``f_A ≈ 1``; pairs whose
 measured interaction is about its noise are pulled towards independence.
 
+:func:`shrink_towards_rows` applies the same factor with another centre:
+the residual of rows fitted to the *other* measurements (``target=``'s
+3-way tables, centred at what the pairs already imply; round ten).
+
 Privacy
 -------
 Everything here reads released values and public noise scales: it is
@@ -80,7 +84,8 @@ def shrink_interactions(measurements, n_levels, total, *, keep=(), context=()):
     keep : collection of int, default=()
         Attributes whose tables are left unshrunk (``target=``: the user
         said those tables matter, and a rare target's interactions are small
-        in squared counts, which is what the estimator weighs).
+        in squared counts, which is what the estimator weighs; the target's
+        3-way tables are shrunk by :func:`shrink_towards_rows` instead).
     context : list of Measurement, default=()
         Further released measurements used only for the 1-way tables of the
         centre, never shrunk or returned (the exact residuals of invariants:

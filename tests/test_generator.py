@@ -199,9 +199,11 @@ def test_controlled_rows_with_weights_is_unbiased():
 def test_generator_reads_only_released_statistics():
     """By construction: no function of the module takes data, and the
     estimator hands it exactly the released residuals and public scales
-    (``shrinkage=None``), or with the default shrinkage exactly their
-    James--Stein shrinkage (:mod:`skdp_synth.shrinkage`, a function of the
-    released residuals and scales only)."""
+    (``shrinkage=None``), or exactly their James--Stein shrinkage towards
+    independence (:mod:`skdp_synth.shrinkage`, a function of the released
+    residuals and scales only). The default cross-fitted shrinkage's input
+    (rows fitted to released residuals) is checked the same way in
+    ``tests/test_shrinkage.py::test_each_fold_is_shrunk_towards_rows_fitted_without_it``."""
     for fn in (fit_rows, controlled_rows):
         params = set(inspect.signature(fn).parameters)
         assert not params & {"X", "U", "data", "levels_data"}
@@ -228,7 +230,7 @@ def test_generator_reads_only_released_statistics():
 
     gr_fit_rows = gr.fit_rows
     gates = gr.SHRINKAGE_MAX_NOISE_TV, gr.SHRINKAGE_MIN_ATTRIBUTES
-    for shrinkage in (None, "james-stein"):
+    for shrinkage in (None, "james-stein-independence"):
         gr.fit_rows = spy
         # this small table (4 attributes, noisy plan) is below the
         # shrinkage's gates: lift them so that the shrunk input is checked

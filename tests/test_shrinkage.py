@@ -392,14 +392,20 @@ def test_invariants_are_held_and_never_shrunk(narrow_tables_shrunk):
     pipe = make_synthesis_pipeline(
         BooleanEncoder(categories=cats),
         ProjectedGaussianRelease(
-            epsilon=0.5, invariants=[("c",)], selection="none", random_state=0
+            epsilon=0.5,
+            invariants=[("c",)],
+            selection="none",
+            shrinkage="james-stein-independence",
+            random_state=0,
         ),
     ).fit(df)
     est = pipe[-1]
     assert est.shrinkage_factors_  # (a, e), (b, c), ...: shrunk
-    # the factors are those centred on the exact table of c (context), not
-    # on a uniform c (the exact residual's scale does not matter: it is the
-    # only measurement of c's 1-way table)
+    # towards independence, the factors are those centred on the exact table
+    # of c (context), not on a uniform c (the exact residual's scale does not
+    # matter: it is the only measurement of c's 1-way table); the
+    # cross-fitted centre fits the exact residual with the others
+    # (test_cross_fitted_centres_hold_invariants)
     W, c = est.workload_, est.blocks_.names.index("c")
     noisy = [
         Measurement(A, W.residual_matrix(A), est._residuals[A], s)
@@ -445,3 +451,164 @@ def test_target_triples_with_invariants_and_a_small_model_table(narrow_tables_sh
     np.testing.assert_array_equal(small.released_, full.released_)
     triples = [f for S, f in small.shrinkage_factors_.items() if len(S) == 3]
     assert triples and all(0.0 <= f <= 1.0 for f in triples)
+
+
+# ------------------------------------------------- the cross-fitted centre
+def _spy_fits(monkeypatch):
+    """Record every generator fit: (measurements, max_sweeps, rows)."""
+    import skdp_synth.gaussian_release as gr
+
+    calls, original = [], gr.fit_rows
+
+    def spy(measurements, n_levels, n_rows, **kw):
+        result = original(measurements, n_levels, n_rows, **kw)
+        calls.append((list(measurements), kw.get("max_sweeps"), result.rows))
+        return result
+
+    monkeypatch.setattr(gr, "fit_rows", spy)
+    return calls
+
+
+def test_shrinkage_constants_are_pinned():
+    """The cross-fitting's folds and centre sweeps (post-processing; the
+    figures behind them are in their notes in gaussian_release)."""
+    import skdp_synth.gaussian_release as gr
+
+    assert gr.SHRINKAGE_FOLDS == 4
+    assert gr.SHRINKAGE_CENTRE_SWEEPS == 8
+    assert gr.SHRINKAGE_MAX_NOISE_TV == 0.1
+    assert gr.SHRINKAGE_MIN_ATTRIBUTES == 8
+
+
+@pytest.mark.parametrize(
+    "target, max_model_rows", [(None, None), ("c", None), (None, 200)]
+)
+def test_each_fold_is_shrunk_towards_rows_fitted_without_it(
+    monkeypatch, narrow_tables_shrunk, target, max_model_rows
+):
+    """The dominance argument needs each table's centre to be a function of
+    measurements with noise independent of its own: fold ``k``'s centre fit
+    sees every measurement except fold ``k``'s tables (and the target's
+    triples), and the generator then fits ``m + f (y - m)`` with ``m`` the
+    residual of exactly those rows, for every shrunk table; everything else
+    as released. The tables are dealt in the workload's order into
+    ``SHRINKAGE_FOLDS`` folds. With a 200-row model table every fit sees the
+    values and scales times ``N / n̂`` (``_fit_generator``) and the centre
+    is the rows' table times ``n̂ / N``."""
+    import skdp_synth.gaussian_release as gr
+    from skdp_synth.shrinkage import shrink_towards_rows
+
+    calls = _spy_fits(monkeypatch)
+    X = _categorical(1500, 10)
+    est = _release(
+        X,
+        LEVELS,
+        epsilon=0.5,
+        selection="none",
+        target=target,
+        max_model_rows=max_model_rows,
+    )
+    W, n_hat = est.workload_, est.n_estimate_
+    t = None if target is None else est.blocks_.names.index(target)
+    released = [
+        Measurement(A, W.residual_matrix(A), est._residuals[A], s)
+        for A, s in zip(W.subsets, est.residual_scales_)
+        if A and s > 0
+    ]
+    shrunk_tables = [
+        m.attributes
+        for m in released
+        if len(m.attributes) >= 2 and t not in m.attributes and m.values.size >= 3
+    ]
+    K = gr.SHRINKAGE_FOLDS
+    # without a target 4 folds of 4 tables; with c, (a, e) alone: one fold
+    # (no fit for an empty fold)
+    used = min(K, len(shrunk_tables))
+    assert used == (K if target is None else 1)
+    folds = [set(shrunk_tables[k::K]) for k in range(used)]
+    centres, rest = calls[:used], calls[used:]
+    assert all(sweeps == gr.SHRINKAGE_CENTRE_SWEEPS for _, sweeps, _ in centres)
+    assert all(sweeps is None for _, sweeps, _ in rest)
+    assert len(rest) == (1 if target is None else 2)  # (+ the triples' centre)
+    scale = est.model_rows_ / max(1, int(round(n_hat)))
+    assert (scale == 1.0) == (max_model_rows is None)
+    triples = {m.attributes for m in released if len(m.attributes) >= 3}
+    raw = {m.attributes: m.values for m in released}
+    expected = dict(raw)
+    for k, (seen, _, rows) in enumerate(centres):
+        want = [
+            m.attributes
+            for m in released
+            if m.attributes not in folds[k]
+            and not (t is not None and m.attributes in triples)
+        ]
+        assert [m.attributes for m in seen] == want
+        for m in seen:  # the other folds as measured, not shrunk
+            np.testing.assert_array_equal(m.values, raw[m.attributes] * scale)
+        out, factors = shrink_towards_rows(
+            released, rows, W, n_hat, select=lambda A, k=k: A in folds[k]
+        )
+        assert set(factors) == folds[k]
+        for m in out:
+            if m.attributes in folds[k]:
+                expected[m.attributes] = m.values
+                name = tuple(est.blocks_.names[j] for j in m.attributes)
+                assert est.shrinkage_factors_[name] == factors[m.attributes]
+    final, _, _ = rest[-1]
+    for m in final:
+        if t is not None and m.attributes in triples:
+            continue  # the target's triples: test_target_triples_* above
+        np.testing.assert_array_equal(m.values, expected[m.attributes] * scale)
+
+
+def test_cross_fitted_input_beats_the_raw_and_the_independence_centre(
+    monkeypatch, narrow_tables_shrunk
+):
+    """Five attributes that are noisy copies of one latent class (each pair
+    implied by the others through the class), ε = 0.3: the pair residuals
+    the generator fits are closer to the true ones than the measured
+    residuals (James--Stein's dominance, conditionally on each centre) and
+    than the residuals shrunk towards independence (the neighbours carry
+    what independence misses). Summed squared errors over 8 seeds, as a
+    share of the raw ones: measured 0.79 cross-fitted and 0.85 towards
+    independence (per seed 0.69-0.91 and 0.73-1.07; the cross-fitted one
+    lower on 7 of 8); the bounds are 0.9 and the independence total."""
+    from skdp_synth.blocks import Blocks
+
+    calls = _spy_fits(monkeypatch)
+    levels = [3] * 5
+    bits = Blocks.from_spec(
+        [{"name": f"x{j}", "kind": "onehot", "width": 3} for j in range(5)], 15
+    )
+    total = {"raw": 0.0, "james-stein": 0.0, "james-stein-independence": 0.0}
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        z = rng.integers(0, 3, 2000)
+        X = np.column_stack(
+            [
+                np.where(rng.random(2000) < 0.3, z, rng.integers(0, 3, 2000))
+                for _ in range(5)
+            ]
+        )
+        for shrinkage in ("james-stein", "james-stein-independence"):
+            calls.clear()
+            est = ProjectedGaussianRelease(
+                blocks=bits,
+                epsilon=0.3,
+                selection="none",
+                shrinkage=shrinkage,
+                random_state=seed,
+            ).fit(bits.to_bits(X))
+            assert est.shrinkage_factors_  # the noise gate passes
+            W = est.workload_
+            true = _exact_tables(X, levels, W)
+            final, _, _ = calls[-1]
+            for m in final:
+                if len(m.attributes) == 2:
+                    z_A = W.residual(true[m.attributes], m.attributes)
+                    total[shrinkage] += float(np.sum((m.values - z_A) ** 2))
+                    if shrinkage == "james-stein":
+                        raw = est._residuals[m.attributes]
+                        total["raw"] += float(np.sum((raw - z_A) ** 2))
+    assert total["james-stein"] < 0.9 * total["raw"]
+    assert total["james-stein"] < total["james-stein-independence"]

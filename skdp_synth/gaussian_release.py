@@ -441,8 +441,8 @@ default=None
         weak pair is weighed against what its neighbours imply
         (cross-fitting; the centre's noise is independent of the table's).
         ``"james-stein-independence"`` centres every table at the
-        independence of its attributes (rounds seven to ten; one fit fewer
-        per fold, for reproducing those figures). The tables containing
+        independence of its attributes (rounds seven to ten, without the
+        centre fits; for reproducing those figures). The tables containing
         ``target`` are not shrunk that way: its pairs are fitted as
         measured, and its triples (their residual is the interaction beyond
         the pairs) are shrunk towards rows first fitted to every other
@@ -1637,10 +1637,8 @@ default=None
                 for m in noisy
                 if not select(m.attributes) and not target_triple(m.attributes)
             ] + list(exact)
-            with stage(f"fitting the centre of shrinkage fold {k + 1}"):
-                self._fit_generator(others, source, max_sweeps=sweeps, centre=True)
-            shrunk, f = shrink_towards_rows(
-                noisy, self._model_rows, W, self.n_estimate_, select=select
+            shrunk, f = self._shrink_towards_fit(
+                noisy, others, W, select, source, sweeps, f"shrinkage fold {k + 1}"
             )
             out = [
                 new if select(m.attributes) else old
@@ -1648,6 +1646,20 @@ default=None
             ]
             factors.update(f)
         return out, factors
+
+    def _shrink_towards_fit(self, noisy, others, W, select, source, sweeps, label):
+        """The ``select``-ed measurements of ``noisy`` shrunk towards rows
+        fitted to ``others`` (:func:`skdp_synth.shrinkage.shrink_towards_rows`).
+
+        The centre's fit does not warn (the final fit does) and stops after
+        ``sweeps`` sweeps (``None``: at convergence). Returns the
+        measurements and ``{attributes: f_A}``. Post-processing.
+        """
+        with stage(f"fitting the centre of {label}"):
+            self._fit_generator(others, source, max_sweeps=sweeps, centre=True)
+        return shrink_towards_rows(
+            noisy, self._model_rows, W, self.n_estimate_, select=select
+        )
 
     def _shrink_target_triples(self, noisy, exact, W, t, source):
         """The target's noisy 3-way residuals shrunk towards the pairs' rows.
@@ -1671,10 +1683,8 @@ default=None
         if not any(select(m.attributes) for m in noisy):
             return noisy
         others = [m for m in noisy if not select(m.attributes)] + list(exact)
-        with stage("fitting the generator to the pairs"):
-            self._fit_generator(others, source)
-        shrunk, factors = shrink_towards_rows(
-            noisy, self._model_rows, W, self.n_estimate_, select=select
+        shrunk, factors = self._shrink_towards_fit(
+            noisy, others, W, select, source, None, "the target's triples"
         )
         self.shrinkage_factors_.update(
             {tuple(names[j] for j in A): f for A, f in factors.items()}

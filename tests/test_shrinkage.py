@@ -642,3 +642,40 @@ def test_three_way_centres_run_the_full_descent(monkeypatch, narrow_tables_shrun
     K = gr.SHRINKAGE_FOLDS
     assert [sweeps for _, sweeps, _ in calls] == [None] * (K + 1)
     assert calls.warn == [False] * K + [True]
+
+
+def test_cross_fitted_centres_hold_invariants(monkeypatch, narrow_tables_shrunk):
+    """With an exact 1-way table (invariant), every centre fit sees its exact
+    residual (an invariant 1-way table has no noisy measurement, so without
+    it the centre would take ``c`` as uniform), it is never shrunk, and the
+    rows still hold the invariant exactly (``_hold_invariants``)."""
+    import pandas as pd
+
+    import skdp_synth.gaussian_release as gr
+    from skdp_synth import make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    calls = _spy_fits(monkeypatch)
+    X = _categorical(2000, 8)
+    df = pd.DataFrame({n: X[:, j].astype(str) for j, n in enumerate("abce")})
+    cats = {n: [str(v) for v in range(L)] for n, L in zip("abce", LEVELS)}
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=cats),
+        ProjectedGaussianRelease(
+            epsilon=0.5, invariants=[("c",)], selection="none", random_state=0
+        ),
+    ).fit(df)
+    est = pipe[-1]
+    factors = est.shrinkage_factors_
+    assert factors and all(len(S) == 2 for S in factors)  # noisy pairs only
+    c = est.blocks_.names.index("c")
+    K = min(gr.SHRINKAGE_FOLDS, len(factors))
+    assert len(calls) == K + 1  # the centres, then the final fit
+    for seen, sweeps, _ in calls[:K]:
+        assert sweeps == gr.SHRINKAGE_CENTRE_SWEEPS
+        assert [m.attributes for m in seen].count((c,)) == 1  # the exact one
+    rows = pipe.sample(2000, random_state=0)
+    np.testing.assert_array_equal(
+        rows["c"].value_counts().sort_index().to_numpy(),
+        df["c"].value_counts().sort_index().to_numpy(),
+    )

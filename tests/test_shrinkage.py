@@ -378,9 +378,8 @@ def test_context_centres_on_a_one_way_table_without_a_noisy_measurement():
     assert not np.allclose(other.values, got.values)
 
 
-def test_invariants_are_held_and_never_shrunk(narrow_tables_shrunk):
-    """With an exact 1-way table, the other pairs are shrunk and the rows
-    still hold the invariant exactly (``_hold_invariants``)."""
+def _pipeline_with_exact_c(**kw):
+    """A pipeline fitted with ``c``'s 1-way table published exactly."""
     import pandas as pd
 
     from skdp_synth import make_synthesis_pipeline
@@ -392,13 +391,16 @@ def test_invariants_are_held_and_never_shrunk(narrow_tables_shrunk):
     pipe = make_synthesis_pipeline(
         BooleanEncoder(categories=cats),
         ProjectedGaussianRelease(
-            epsilon=0.5,
-            invariants=[("c",)],
-            selection="none",
-            shrinkage="james-stein-independence",
-            random_state=0,
+            epsilon=0.5, invariants=[("c",)], selection="none", random_state=0, **kw
         ),
     ).fit(df)
+    return pipe, df
+
+
+def test_invariants_are_held_and_never_shrunk(narrow_tables_shrunk):
+    """With an exact 1-way table, the other pairs are shrunk and the rows
+    still hold the invariant exactly (``_hold_invariants``)."""
+    pipe, df = _pipeline_with_exact_c(shrinkage="james-stein-independence")
     est = pipe[-1]
     assert est.shrinkage_factors_  # (a, e), (b, c), ...: shrunk
     # towards independence, the factors are those centred on the exact table
@@ -649,22 +651,10 @@ def test_cross_fitted_centres_hold_invariants(monkeypatch, narrow_tables_shrunk)
     residual (an invariant 1-way table has no noisy measurement, so without
     it the centre would take ``c`` as uniform), it is never shrunk, and the
     rows still hold the invariant exactly (``_hold_invariants``)."""
-    import pandas as pd
-
     import skdp_synth.gaussian_release as gr
-    from skdp_synth import make_synthesis_pipeline
-    from skdp_synth.preprocessing import BooleanEncoder
 
     calls = _spy_fits(monkeypatch)
-    X = _categorical(2000, 8)
-    df = pd.DataFrame({n: X[:, j].astype(str) for j, n in enumerate("abce")})
-    cats = {n: [str(v) for v in range(L)] for n, L in zip("abce", LEVELS)}
-    pipe = make_synthesis_pipeline(
-        BooleanEncoder(categories=cats),
-        ProjectedGaussianRelease(
-            epsilon=0.5, invariants=[("c",)], selection="none", random_state=0
-        ),
-    ).fit(df)
+    pipe, df = _pipeline_with_exact_c()
     est = pipe[-1]
     factors = est.shrinkage_factors_
     assert factors and all(len(S) == 2 for S in factors)  # noisy pairs only

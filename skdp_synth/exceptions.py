@@ -5,6 +5,7 @@ One module so that users can filter or catch everything we raise in one place.
 
 __all__ = [
     "BudgetError",
+    "CoarseDomainWarning",
     "InfeasibleProblemError",
     "MalformedReleaseError",
     "PrivacyLeakWarning",
@@ -27,6 +28,19 @@ class PrivacyBudgetWarning(UserWarning):
 
     Raised, for example, when the epsilon that a requested number of private
     samples costs is far above what is usually considered private.
+    """
+
+
+class CoarseDomainWarning(UserWarning):
+    """A domain learned privately kept a single bin of a column.
+
+    At a small budget per column (few rows, many columns) the noise can hide
+    all of a numeric column but one bin (a zero-inflated column's 0), or
+    every level of a categorical column but ``"other"``: the column then
+    comes back from that bin alone. The warning names the columns and says
+    what helps (declared domains, or a larger share of the budget for the
+    domains); it reads only the released domains, never a value or a count
+    of the data.
     """
 
 

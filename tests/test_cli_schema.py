@@ -139,6 +139,9 @@ def test_synthesize_with_types_only_pays_every_domain_from_the_epsilon_written(
     assert np.array_equal(age, np.round(age))  # integers stay integers
 
 
+# 200 rows: the private numeric domains keep one bin (CoarseDomainWarning,
+# tested in test_numeric_domain); this test is about the categorical levels
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.CoarseDomainWarning")
 def test_a_pure_epsilon_method_says_where_categorical_levels_come_from(
     test_method, tmp_path, capsys
 ):

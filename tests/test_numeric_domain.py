@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.audit import audit_epsilon
+from skdp_synth.exceptions import CoarseDomainWarning, PrivacyLeakWarning
 from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._numeric_domain import (
@@ -106,6 +107,9 @@ def test_pipeline_spends_the_one_epsilon_written():
     syn = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no PrivacyLeakWarning
+        # 600 rows at 0.0625 per column: domains collapse to one bin, which
+        # CoarseDomainWarning reports (test_a_single_bin_domain_warns...)
+        warnings.simplefilter("ignore", CoarseDomainWarning)
         pipe = make_synthesis_pipeline(enc, syn, domain_share=0.25).fit(df)
     assert pipe[0].epsilon_ == 0.25 and pipe[-1].epsilon_ == 0.75
     assert pipe[0].delta_ == 0.25e-6 and pipe[-1].delta_ == 0.75e-6
@@ -122,6 +126,9 @@ def test_pipeline_spends_the_one_epsilon_written():
     assert not out["wage"].isna().any()  # float without NaN: none invented
 
 
+# 400 rows at 0.04 per column: most domains keep one bin (the warning is
+# tested in test_a_single_bin_domain_warns_naming_only_the_columns)
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.CoarseDomainWarning")
 @pytest.mark.parametrize(
     "n_numeric, share", [(2, 0.2), (7, 0.28), (9, 0.36), (12, 0.4)]
 )
@@ -151,6 +158,7 @@ def test_no_split_when_every_domain_is_declared():
     assert pipe[0].privacy_guarantee_ is None
 
 
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.CoarseDomainWarning")
 def test_replace_one_doubles_the_sensitivity():
     df = _mixed()
     syn = ProjectedGaussianRelease(
@@ -714,3 +722,37 @@ def test_jump_rule_constants_are_pinned():
     from skdp_synth.preprocessing import _numeric_domain as nd
 
     assert (nd.JUMP_FALSE_LEVEL, nd.JUMP_SCALES) == (0.01, 2.0)
+
+
+def test_a_single_bin_domain_warns_naming_only_the_columns():
+    """A private domain that keeps one bin of a numeric column, or no level
+    but "other" of a categorical one, warns with the columns' names and what
+    helps; a column whose domain keeps its spread does not, and the message
+    carries no value or count of the data (only the public per-column ε)."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    df = pd.DataFrame(
+        {
+            # one integer value: one bin (a float column's noise leaves next
+            # to the atom at 0 can make a second one)
+            "zero": np.zeros(n, dtype=np.int64),
+            "rich": rng.normal(5000.0, 1000.0, n),
+            # 80 levels of 25 rows: each far below the threshold at ε = 0.25
+            "sparse": rng.permutation(np.repeat([f"l{i}" for i in range(80)], 25)),
+        }
+    )
+    # (at random_state=0 one level of 25 rows passes on its noise, P ~ 4 %)
+    enc = BooleanEncoder(epsilon=0.75, delta=1e-6, random_state=3)
+    with pytest.warns(CoarseDomainWarning) as caught:
+        enc.fit(df)
+    assert not [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    (msg,) = [str(w.message) for w in caught]
+    assert "['zero', 'sparse']" in msg and "rich" not in msg
+    assert "epsilon 0.25 per column" in msg
+    assert "domain_share=" in msg and "bin_edges=" in msg
+    # nothing of the data (no row count, level count or value): no digit
+    # but the public per-column ε
+    assert not any(ch.isdigit() for ch in msg.replace("epsilon 0.25", ""))
+    spec = {s.name: s for s in enc.specs_}
+    assert spec["zero"].n_levels == 1 and spec["sparse"].levels == ["other"]
+    assert spec["rich"].n_levels >= 2

@@ -62,7 +62,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ..blocks import Block, Blocks
-from ..exceptions import PrivacyLeakWarning
+from ..exceptions import CoarseDomainWarning, PrivacyLeakWarning
 from ..mechanisms import NoiseSource, make_generator
 from ..privacy import PrivacyGuarantee
 from ..validation import check_finite_width, reject_bool_params, restore_on_failure
@@ -367,6 +367,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
+        self._warn_coarse_private_domains(specs, private, eps_col)
         self.columns_ = list(df.columns)
         self.specs_ = specs
         self.inferred_ = inferred
@@ -389,6 +390,31 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         # inside a private domain is part of the mechanism and does not warn.
         self._encode(df, warn=False)
         return self
+
+    def _warn_coarse_private_domains(self, specs, private, eps_col):
+        """Warn where a private domain kept a single bin of a numeric column
+        or no level but ``"other"`` of a categorical one, rather than lose
+        the column silently (credit's ``Debt``, 82 % zeros, came back all 0
+        in 2 of 3 fits at ε = 0.04 per column). Reads only the released
+        domains and the public per-column budget."""
+        constant = [
+            spec.name
+            for spec in specs
+            if (private.get(spec.name) == "numeric" and spec.n_levels < 2)
+            or (private.get(spec.name) == "levels" and len(spec.levels) < 2)
+        ]
+        if constant:
+            warnings.warn(
+                f"the private domains of columns {constant} kept a single bin "
+                "(numeric) or no level (categorical): their values will come "
+                "back from that bin alone, or as 'other'; the rest were below "
+                "the noise of the domain budget (epsilon "
+                f"{eps_col:.3g} per column). Declare their domains (bin_edges=, "
+                "categories=) or give the domains a larger share of the budget "
+                "(domain_share= of make_synthesis_pipeline).",
+                CoarseDomainWarning,
+                stacklevel=3,
+            )
 
     def _missing_map(self):
         return self.missing if isinstance(self.missing, dict) else {}

@@ -179,7 +179,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``categories`` get their frequent levels by a noisy threshold (needs
         ``delta > 0``), the others merged into ``"other"``; boolean columns
         take ``[False, True]`` from their dtype. Split equally over those
-        columns; derivation in ``doc/privacy.md`` ("Private domains"). ``None``:
+        columns; derivation in ``doc/privacy.md`` ("Private domains"). A
+        domain that keeps a single bin of a numeric column, or no level but
+        ``"other"``, raises a
+        :class:`~skdp_synth.exceptions.CoarseDomainWarning`. ``None``:
         such domains are learned without privacy, with a warning. ``"auto"``:
         in a :func:`~skdp_synth.make_synthesis_pipeline`, paid from the
         synthesizer's budget (its ``domain_share``); fitted alone, as

@@ -398,7 +398,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """Warn where a private domain kept a single bin of a numeric column
         or no level but ``"other"`` of a categorical one, rather than lose
         the column silently (credit's ``Debt``, 82 % zeros, came back all 0
-        in 2 of 3 fits at ε = 0.04 per column). Reads only the released
+        in 6 of 8 fits at ε = 0.04 per column). Reads only the released
         domains and the public per-column budget."""
         constant = [
             spec.name

@@ -32,15 +32,15 @@ class PrivacyBudgetWarning(UserWarning):
 
 
 class CoarseDomainWarning(UserWarning):
-    """A domain learned privately kept a single bin of a column.
+    """A domain learned privately is too coarse to carry its column.
 
     At a small budget per column (few rows, many columns) the noise can hide
-    all of a numeric column but one bin (a zero-inflated column's 0), or
-    every level of a categorical column but ``"other"``: the column then
-    comes back from that bin alone. The warning names the columns and says
-    what helps (declared domains, or a larger share of the budget for the
-    domains); it reads only the released domains, never a value or a count
-    of the data.
+    a numeric column's range, so that the kept range may be a noise leaf far
+    from the data; or it can leave a single bin (a zero-inflated column's
+    0), or no level of a categorical column but ``"other"``. The warning
+    names the columns and says what helps (declared domains or bounds, or a
+    larger share of the budget for the domains); it reads only the released
+    domains, never a value or a count of the data.
     """
 
 

@@ -180,7 +180,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``delta > 0``), the others merged into ``"other"``; boolean columns
         take ``[False, True]`` from their dtype. Split equally over those
         columns; derivation in ``doc/privacy.md`` ("Private domains"). A
-        domain that keeps a single bin of a numeric column, or no level but
+        numeric domain whose kept range is not above the noise, or a domain
+        that keeps a single bin of a numeric column or no level but
         ``"other"``, raises a
         :class:`~skdp_synth.exceptions.CoarseDomainWarning`. ``None``:
         such domains are learned without privacy, with a warning. ``"auto"``:
@@ -395,26 +396,49 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         return self
 
     def _warn_coarse_private_domains(self, specs, private, eps_col):
-        """Warn where a private domain kept a single bin of a numeric column
-        or no level but ``"other"`` of a categorical one, rather than lose
-        the column silently (credit's ``Debt``, 82 % zeros, came back all 0
-        in 6 of 8 fits at ε = 0.04 per column). Reads only the released
-        domains and the public per-column budget."""
+        """Warn where a private domain could not carry its column, rather
+        than lose it silently: a numeric domain whose kept range is not
+        above the noise (``FineHistogram.found``: its values may be decoded
+        far from the data's), and one that kept a single bin of a numeric
+        column or no level but ``"other"`` of a categorical one (credit's
+        ``Debt``, 82 % zeros, came back all 0 in 6 of 8 fits at ε = 0.04 per
+        column). Reads only the released domains and the public per-column
+        budget."""
+        budget = f"the noise of the domain budget (epsilon {eps_col:.3g} per column)"
+        remedy = (
+            "Declare their domains (bin_edges= or bounds=, categories=) or give "
+            "the domains a larger share of the budget (domain_share= of "
+            "make_synthesis_pipeline)."
+        )
+        lost = [
+            spec.name
+            for spec in specs
+            if private.get(spec.name) == "numeric" and not spec.fine.found
+        ]
+        if lost:
+            warnings.warn(
+                f"the private domains of numeric columns {lost} found no range "
+                f"of values clearly above {budget}: their values may be decoded "
+                "far from the data's (inside bounds= where given). " + remedy,
+                CoarseDomainWarning,
+                stacklevel=3,
+            )
+        # a numeric domain of one bin; discovered levels: only "other" left
         constant = [
             spec.name
             for spec in specs
-            if (private.get(spec.name) == "numeric" and spec.n_levels < 2)
-            or (private.get(spec.name) == "levels" and len(spec.levels) < 2)
+            if spec.name not in lost
+            and (
+                (private.get(spec.name) == "numeric" and spec.n_levels < 2)
+                or (private.get(spec.name) == "levels" and len(spec.levels) < 2)
+            )
         ]
         if constant:
             warnings.warn(
                 f"the private domains of columns {constant} kept a single bin "
                 "(numeric) or no level (categorical): their values will come "
                 "back from that bin alone, or as 'other'; the rest were below "
-                "the noise of the domain budget (epsilon "
-                f"{eps_col:.3g} per column). Declare their domains (bin_edges=, "
-                "categories=) or give the domains a larger share of the budget "
-                "(domain_share= of make_synthesis_pipeline).",
+                f"{budget}. " + remedy,
                 CoarseDomainWarning,
                 stacklevel=3,
             )

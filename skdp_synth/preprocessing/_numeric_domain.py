@@ -42,6 +42,7 @@ MAX_DEPTH = 30
 __all__ = [
     "FineHistogram",
     "coarse_edges",
+    "core_is_significant",
     "kept_counts",
     "privtree_histogram",
     "stable_levels",
@@ -161,6 +162,10 @@ class FineHistogram:
     cap : (float, float)
         The private cap on the tails (:func:`kept_counts`): no value is
         decoded outside it (for integer columns the upper end is exclusive).
+    found : bool
+        Whether the kept range's core rises above what noise alone gives
+        (:func:`core_is_significant`); if not, the kept range may be a noise
+        leaf anywhere in the root.
     """
 
     edges: np.ndarray
@@ -169,6 +174,7 @@ class FineHistogram:
     finest: np.ndarray
     integer: bool
     cap: tuple = (-np.inf, np.inf)
+    found: bool = True
 
     @property
     def bounds(self):
@@ -286,8 +292,32 @@ def privtree_histogram(
     scale = sensitivity / eps_count * noise_factor
     noisy = source.laplace(np.append(true, float(miss.sum())), scale)
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
+    found = core_is_significant(counts, scale)
     counts, cap = kept_counts(edges, counts, scale, finest, integer)
-    return FineHistogram(edges, counts, missing_count, finest, integer, cap)
+    return FineHistogram(edges, counts, missing_count, finest, integer, cap, found)
+
+
+def core_is_significant(raw, scale):
+    """Whether the core of :func:`kept_counts` (the run of leaves maximizing
+    ``sum(raw - 2 b)``) holds more than noise can: its noisy sum must exceed
+    ``b ln(L / 0.01) + 2 b sqrt(2 m)`` for its ``m`` leaves, the threshold of
+    the zero-inflated jump (:data:`JUMP_FALSE_LEVEL`, :data:`JUMP_SCALES`).
+
+    When the rows are spread over leaves each under the noise (a few hundred
+    rows at a small budget per column), the core is the run with the largest
+    noise draws, which can lie anywhere in the root: 400 rows of N(0, 1) at
+    ε = 0.04 were decoded near 4e11. Measured (N(0, 1), ε = 0.04, 40-80
+    fits): not significant in 98 % of fits at 400 rows, 75 % at 1,000, 18 %
+    at 2,000, 0 % at 4,000; far decodes (beyond ±100) in 58 % / 14 % / 0 % of
+    the fits that were not, 0-4 % of those that were. Post-processing of
+    the noisy counts.
+    """
+    counts = np.asarray(raw, dtype=np.float64)
+    lo_i, hi_i = _max_segment(counts - CORE_SCALES * scale)
+    m = hi_i - lo_i + 1
+    need = scale * math.log(counts.size / JUMP_FALSE_LEVEL)
+    need += JUMP_SCALES * scale * math.sqrt(2.0 * m)
+    return bool(counts[lo_i : hi_i + 1].sum() > need)
 
 
 def _max_segment(score):

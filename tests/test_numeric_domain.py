@@ -367,6 +367,78 @@ def test_low_cardinality_integers_keep_their_range(seed):
     assert 0.7 <= ratio <= 1.3, ratio
 
 
+def _year_histogram(last, scale=30.0):
+    """Seed 0's Wage ``year`` (2003..2009, ~300 rows a year, b = 30): the last
+    kept leaf ``[2008, 2014)`` holds two years' mass, and the leaves before it
+    ``last`` (as densities: 386, 421 a year, then ``[2006, 2008)``)."""
+    from skdp_synth.preprocessing._numeric_domain import FineHistogram
+
+    edges = np.array([1963.0, 2004.0, 2005.0, 2006.0, 2008.0, 2014.0])
+    counts = np.array([381.0, 386.0, 421.0, last, 632.0])
+    finest = np.array([False, True, True, False, False])
+    return FineHistogram(
+        edges, counts, 0.0, finest, True, (1963.0, 2014.0), True, scale
+    )
+
+
+def test_a_tail_is_a_significant_fall_and_a_hard_edge_is_none():
+    """The two tests behind the tail model, at their computed thresholds:
+    a leaf is a tail iff its density is below its inner neighbour's by more
+    than EDGE_Z sds of the difference (``sqrt(2) b sqrt(1/w1^2 + 1/w2^2)``),
+    and it is filled flat (a hard edge) iff its neighbour's density is not
+    below the next one's by that much."""
+    from skdp_synth.preprocessing._numeric_domain import (
+        EDGE_Z,
+        _falls,
+        _is_hard_edge,
+    )
+
+    assert EDGE_Z == 3.0
+    width = np.array([1.0, 2.0, 6.0])
+    sd = math.sqrt(2.0) * 30.0 * math.sqrt(1.0 + 0.25)  # leaves 0 and 1
+    edge = 421.0 - EDGE_Z * sd
+    for d1, tail in ((edge - 1e-6, True), (edge + 1e-6, False)):
+        dens = np.array([421.0, d1, 50.0])
+        assert _falls(dens, width, 1, 0, 30.0) is tail
+        # leaf 2's neighbour is leaf 1 (mode 0): hard edge iff 1 did not fall
+        assert _is_hard_edge(dens, width, 1, 1, 0, 30.0) is (not tail)
+    # next to the mode there is no trend to read, and without b no test
+    assert not _is_hard_edge(np.array([421.0, 50.0]), width, 0, 1, 0, 30.0)
+    assert not _is_hard_edge(np.array([1.0, 2.0, 0.5]), width, 1, 1, 0, np.nan)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_bounded_integer_column_ends_where_its_mass_does(seed):
+    """Wage's ``year`` on round twelve's seed 0 (the leaves measured there):
+    the density is flat up to 2008 within the noise, so the last leaf
+    ``[2008, 2014)`` is a hard edge filled at its neighbour's density until
+    its mass is used: 632 / 324 = 1.95 years, 2008 and 2009. Decaying over
+    the whole leaf gave 2010-2013 (217 of 2,400 rows, std ratio 1.23). A
+    density that does fall (648 -> 550 rows in ``[2006, 2008)``, 3.5 sds
+    under 421 a year) keeps the decay into the leaf."""
+    from skdp_synth.preprocessing._numeric_domain import _tail_models
+
+    rng = np.random.default_rng(seed)
+    n = 20000
+    for last in (648.0, 550.0):
+        h = _year_histogram(last)
+        e = np.asarray(coarse_edges(h, 10))
+        assert e[-2:].tolist() == [2008.0, 2013.0]  # the last bin is the leaf
+        v = decode_fine(
+            h, np.full(n, 2008.0), np.full(n, 2013.0), np.ones(n, bool), rng
+        )
+        past = float(np.mean(v >= 2010.0))
+        if last == 648.0:
+            assert past == 0.0  # flat: 2008 and 2009 only
+            assert abs(np.mean(v == 2009.0) - 0.95 / 1.95) < 5 * math.sqrt(0.25 / n)
+        else:  # decay exp(-z / s) truncated at 6 years: P(z >= 2)
+            inner, side, width, s, flat = _tail_models(h, *h.bounds)[4]
+            assert (inner, side, width, flat) == (2008.0, 1, 6.0, False)
+            p = (math.exp(-2 / s) - math.exp(-6 / s)) / -math.expm1(-6 / s)
+            # 0.40 at s = 2.54; 5 binomial sds: a false failure < 1e-6
+            assert abs(past - p) < 5 * math.sqrt(p * (1 - p) / n), (past, p)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_zero_inflated_column_keeps_its_spread(seed):
     """A debt column, 0 for 82 % of rows, the rest spread over 100..30,000, at

@@ -439,6 +439,26 @@ def test_a_bounded_integer_column_ends_where_its_mass_does(seed):
             assert abs(past - p) < 5 * math.sqrt(p * (1 - p) / n), (past, p)
 
 
+def test_a_tail_touches_its_neighbour():
+    """Credit's ``Time`` (months, multiples of 6) on seed 3: ``[16, 32)``
+    (rows at 18, 24, 30) and ``[35, 37)`` with an emptied ``[32, 35)``
+    between. Decayed or flat from ``[35, 37)``'s density at 32, it came back
+    as 31 for most of its rows; across a gap it is an inner leaf. Without
+    the gap (one leaf ``[16, 35)``) it is a tail, as before."""
+    from skdp_synth.preprocessing._numeric_domain import FineHistogram, _tail_models
+
+    def hist(edges, counts):
+        edges, counts = np.asarray(edges, float), np.asarray(counts, float)
+        finest = np.diff(edges) <= 1.0
+        cap = (edges[0], edges[-1])
+        return FineHistogram(edges, counts, 0.0, finest, True, cap, True, 50.0)
+
+    gap = hist([16, 32, 35, 37, 47, 49, 60, 61], [340, 0, 627, 0, 761, 0, 1443])
+    assert 0 not in _tail_models(gap, *gap.bounds)
+    joined = hist([16, 35, 37, 47, 49, 60, 61], [340, 627, 0, 761, 0, 1443])
+    assert 0 in _tail_models(joined, *joined.bounds)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_zero_inflated_column_keeps_its_spread(seed):
     """A debt column, 0 for 82 % of rows, the rest spread over 100..30,000, at

@@ -555,8 +555,9 @@ def decode_fine(hist, left, right, last, rng):
     proportional to its noisy count (uniformly among the bin's leaves if
     they are all 0), then a value inside it and inside the cap: uniform in
     ``t`` (an integer for integer columns); a finest leaf gives its edge
-    nearer to 0. A kept leaf outwards of the densest one is a tail if its
-    mean density is below its inner neighbour's ``d0`` by more than
+    nearer to 0. A kept leaf outwards of the densest one, touching its inner
+    neighbour (no emptied leaf between), is a tail if its
+    mean density is below the neighbour's ``d0`` by more than
     :data:`EDGE_Z` noise sds (:func:`_falls`; the public ``b``): its density
     decays from ``d0`` at the inner edge, ``d0 exp(-z / s)`` with ``s`` fixed
     by its mass, so a wide outer leaf is not filled up to its far edge. It is
@@ -629,7 +630,12 @@ def _tail_models(hist, cap_lo, cap_hi):
             nb = k - side
             width = hi_e[k] - lo_e[k]
             falls = _falls(dens, hi_e - lo_e, k, nb, hist.scale)
-            if width <= 0 or not falls:
+            # a tail continues its neighbour's density from their common
+            # edge; across an emptied leaf that density says nothing (credit's
+            # Time, 6..60 months at multiples of 6: [16, 32) was piled at 31
+            # from the density of [35, 37)), so such a leaf decodes as inner
+            touching = e[pos[k] if side > 0 else pos[k] + 1] == e[pos[nb] + (side > 0)]
+            if width <= 0 or not falls or not touching:
                 continue
             ratio = c[pos[k]] / dens[nb]  # the width its mass fills at d0
             if not ratio < width:

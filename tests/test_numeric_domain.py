@@ -459,6 +459,31 @@ def test_a_tail_touches_its_neighbour():
     assert 0 in _tail_models(joined, *joined.bounds)
 
 
+def test_a_wide_outermost_leaf_is_a_tail_whenever_it_falls():
+    """Credit's ``Debt`` on seed 16 (b = 50): the last leaf ``[4096, 65536)``
+    (212 rows, 4 wide in t) is 1.8 sds under ``[2049, 4096)``'s density, not
+    a significant fall; decoded uniformly in t (median 16,384) it gave a std
+    4.1x the real one. Wider than GAP_T in t, it is a tail on any fall and
+    decays from 4096 (median near 6,000)."""
+    from skdp_synth.preprocessing._numeric_domain import (
+        FineHistogram,
+        _falls,
+        _tail_models,
+    )
+
+    edges = np.array([0, 1, 16, 65, 256, 512, 1025, 2049, 4096, 65536], float)
+    counts = np.array([2901, 86, 0, 109, 112, 92, 253, 135, 212], float)
+    finest = np.array([True] + [False] * 8)
+    h = FineHistogram(edges, counts, 0.0, finest, True, (0.0, 65536.0), True, 50.0)
+    dens, width = counts[[7, 8]] / np.diff(edges)[[7, 8]], np.diff(edges)[[7, 8]]
+    assert not _falls(dens[::-1], width[::-1], 0, 1, 50.0)  # within the noise
+    assert 8 in _tail_models(h, *h.bounds)
+    rng = np.random.default_rng(0)
+    n = 20000
+    v = decode_fine(h, np.full(n, 4096.0), np.full(n, 65535.0), np.ones(n, bool), rng)
+    assert np.median(v) < 8192.0
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_zero_inflated_column_keeps_its_spread(seed):
     """A debt column, 0 for 82 % of rows, the rest spread over 100..30,000, at

@@ -629,7 +629,11 @@ def _tail_models(hist, cap_lo, cap_hi):
         for k in seq:
             nb = k - side
             width = hi_e[k] - lo_e[k]
-            falls = _falls(dens, hi_e - lo_e, k, nb, hist.scale)
+            # an outermost leaf wider than GAP_T in t is a tail whenever it
+            # falls: decoded uniformly in t it spans a factor > 2 (credit's
+            # Debt, [4096, 65536) at 1.8 sds under its neighbour: std x4.1)
+            wide = k in (0, pos.size - 1) and _t(hi_e[k]) - _t(lo_e[k]) > GAP_T
+            falls = _falls(dens, hi_e - lo_e, k, nb, np.nan if wide else hist.scale)
             # a tail continues its neighbour's density from their common
             # edge; across an emptied leaf that density says nothing (credit's
             # Time, 6..60 months at multiples of 6: [16, 32) was piled at 31
@@ -666,11 +670,12 @@ def _falls(dens, width, k, nb, scale):
     decodes like an inner one (Wage's ``year``, ~300 rows a year at
     ``b = 30``: a leaf ``[2006, 2008)`` was filled flat at its noisier
     neighbour's 421 a year, 2006: 404 rows and 2007: 211 against 302 and
-    298). This holds for the outermost leaves too (exempting them, so that
-    any fall makes them a tail, cost credit's mean KS .0906 -> .0939 and
-    Wage's .0507 -> .0548 over 16 seeds); the price is an outermost leaf
-    whose fall hides in the noise: credit's ``Seniority`` on one seed of 16
-    kept ``[32, 65)`` at 1.8 sds under its neighbour and decoded it
+    298). This holds for the outermost leaves too, unless wider than
+    :data:`GAP_T` in ``t`` (:func:`_tail_models`): exempting every outermost
+    leaf, so that any fall makes it a tail, cost credit's mean KS .0906 ->
+    .0939 and Wage's .0507 -> .0548 over 16 seeds. The price is an outermost
+    leaf whose fall hides in the noise: credit's ``Seniority`` on one seed of
+    16 kept ``[32, 65)`` at 1.8 sds under its neighbour and decoded it
     uniformly in ``t`` (std ratio 1.58)."""
     if not np.isfinite(scale):
         return bool(dens[k] < dens[nb])

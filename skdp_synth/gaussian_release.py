@@ -1109,7 +1109,16 @@ default=None
             )
         blocks = self.blocks_
         if not isinstance(self.workload, dict):
-            check_degree(self.d, blocks.n_attributes, of="attributes")
+            # a column of one level or bin has no bits and is no attribute; a
+            # pipeline's private domains can leave too few (iris, 150 rows,
+            # at epsilon=1: every numeric domain collapsed on some seeds)
+            hint = (
+                "; a column with a single level or bin carries no attribute. "
+                "If an encoder learned the domains (see its CoarseDomainWarning),"
+                " declare them (bounds=, bin_edges=, categories=) or give them "
+                "a larger share of the budget (domain_share=)"
+            )
+            check_degree(self.d, blocks.n_attributes, of="attributes", hint=hint)
         self._check_n_rows(n_samples)
         if not isinstance(self.workload, dict):
             _check_table_cells(blocks, self.d)  # before the workload allocates

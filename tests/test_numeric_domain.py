@@ -71,12 +71,19 @@ def test_privtree_leaves_partition_the_root(integer):
 @pytest.mark.parametrize("sens", [1.0, 2.0])
 def test_privtree_noise_scales(sens):
     """Zhang2016 Algorithm 2 with beta = 2: lambda = 3 sens / eps_tree, and
-    the leaf counts get Lap(sens / eps_count); eps split half and half."""
+    the leaf counts get Lap(sens / eps_count); eps split 0.4 to the tree and
+    0.6 to the counts (TREE_SHARE, round thirteen; it was half and half)."""
+    from skdp_synth.preprocessing._numeric_domain import TREE_SHARE
+
+    assert TREE_SHARE == 0.4
     rec = _Recorder()
-    privtree_histogram(np.arange(500.0), 0.4, rec, sensitivity=sens)
+    h = privtree_histogram(np.arange(500.0), 0.4, rec, sensitivity=sens)
     *tree, count = rec.scales
-    assert tree and all(s == 3.0 * sens / 0.2 for s in tree)
-    assert count == sens / 0.2
+    eps_tree = 0.4 * TREE_SHARE
+    assert tree and all(s == 3.0 * sens / eps_tree for s in tree)
+    assert count == sens / (0.4 - eps_tree) == h.scale
+    assert count == pytest.approx(sens / 0.24, rel=1e-12)
+    assert tree[0] == pytest.approx(3.0 * sens / 0.16, rel=1e-12)
 
 
 @pytest.mark.parametrize("sens", [1.0, 2.0])
@@ -607,12 +614,15 @@ def _complete_float_column_specs(seeds):
 
 
 def test_missing_level_follows_the_noisy_count_and_its_threshold():
-    """One numeric column, ε = 1: PrivTree's counts get ``ε/2``, so the
-    missing count's scale is ``b = 1/(1/2) = 2`` (add/remove); the column has
-    a missing level iff the released noisy count exceeds ``missing_threshold(2)``."""
+    """One numeric column, ε = 1: PrivTree's counts get ``0.6 ε``
+    (TREE_SHARE 0.4), so the missing count's scale is ``b = 1/0.6``
+    (add/remove); the column has a missing level iff the released noisy
+    count exceeds ``missing_threshold(1/0.6)``."""
     for _, spec in _complete_float_column_specs(range(40)):
         assert spec.missing_learned
-        assert spec.missing == (spec.fine.missing_count > missing_threshold(2.0))
+        assert spec.fine.scale == pytest.approx(1.0 / 0.6, rel=1e-12)
+        threshold = missing_threshold(spec.fine.scale)
+        assert spec.missing == (spec.fine.missing_count > threshold)
 
 
 def test_complete_column_gets_a_missing_level_at_the_stated_rate():

@@ -545,8 +545,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if isinstance(dtype, np.dtype) and dtype.kind in "iub":
                 declared = False  # a NumPy integer column cannot hold NaN
             else:
-                # the leaf counts' noise scale is sens / (eps / 2)
-                declared = hist.missing_count > missing_threshold(sens / (eps / 2.0))
+                # the leaf counts' noise scale (public: sens / eps_count)
+                declared = hist.missing_count > missing_threshold(hist.scale)
         spec = _ColumnSpec(
             col,
             "numeric",

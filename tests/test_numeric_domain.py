@@ -260,7 +260,13 @@ def test_dtypes_and_missing_round_trip(kind, n, seed, with_missing):
     df = pd.DataFrame({"c": s})
     declared = {"c": bool(with_missing and nullable)}
     enc = BooleanEncoder(epsilon=1.0, delta=1e-6, missing=declared, random_state=0)
-    enc.fit(df)
+    with warnings.catch_warnings():
+        # 50 rows at epsilon=1 can keep a single bin or find nothing
+        # significant: a CoarseDomainWarning is the right outcome there, and
+        # this test is about dtypes and missing values (found with 300
+        # examples, n=50, seed=248; the default 15 draw it now and then)
+        warnings.simplefilter("ignore", CoarseDomainWarning)
+        enc.fit(df)
     out = enc.inverse_transform(enc.transform(df))["c"]
     if kind != "category":
         assert out.dtype == df["c"].dtype

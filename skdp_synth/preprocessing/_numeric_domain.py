@@ -70,7 +70,11 @@ def _split_point(lo, hi, integer):
 
 
 #: Share of a column's ε spent on PrivTree's splits; the rest goes to the
-#: leaf counts (and the missing count). Less for the tree makes fewer, wider
+#: leaf counts (and the missing count). Any split keeps the column's ε: the
+#: tree is ε_T-DP (:cite:`Zhang2016` Theorem 3.2), the counts ε_H-DP (the
+#: Laplace mechanism, :cite:`Dwork2014` Theorem 3.6), together ε_T + ε_H by
+#: sequential composition (:cite:`Dwork2014` Theorem 3.16; doc/privacy.md).
+#: Less for the tree makes fewer, wider
 #: leaves, each with less noise: a tail spread over many narrow leaves under
 #: their noise is kept as one. Measured (``python -m
 #: benchmarks.bench_mixed_seeds --seeds 32``, ``target=``; 0.5 -> 0.4 -> 0.3):
@@ -663,17 +667,18 @@ def _tail_models(hist, cap_lo, cap_hi):
         return out
     lo_e = np.maximum(e[pos], cap_lo)
     hi_e = np.minimum(e[pos + 1], cap_hi)
-    dens = c[pos] / np.maximum(hi_e - lo_e, 1e-300)
+    widths = hi_e - lo_e
+    dens = c[pos] / np.maximum(widths, 1e-300)
     mode = int(np.argmax(dens))
     for side, seq in ((-1, range(mode - 1, -1, -1)), (1, range(mode + 1, pos.size))):
         for k in seq:
             nb = k - side
-            width = hi_e[k] - lo_e[k]
+            width = widths[k]
             # an outermost leaf wider than GAP_T in t is a tail whenever it
             # falls: decoded uniformly in t it spans a factor > 2 (credit's
             # Debt, [4096, 65536) at 1.8 sds under its neighbour: std x4.1)
             wide = k in (0, pos.size - 1) and _t(hi_e[k]) - _t(lo_e[k]) > GAP_T
-            falls = _falls(dens, hi_e - lo_e, k, nb, np.nan if wide else hist.scale)
+            falls = _falls(dens, widths, k, nb, np.nan if wide else hist.scale)
             # a tail continues its neighbour's density from their common
             # edge; across an emptied leaf that density says nothing (credit's
             # Time, 6..60 months at multiples of 6: [16, 32) was piled at 31
@@ -688,7 +693,7 @@ def _tail_models(hist, cap_lo, cap_hi):
                 # the leaf decodes uniformly like an inner one
                 continue
             flat = bool(hist.integer and hist.finest[pos[nb]])
-            flat = flat or _is_hard_edge(dens, hi_e - lo_e, nb, side, mode, hist.scale)
+            flat = flat or _is_hard_edge(dens, widths, nb, side, mode, hist.scale)
             s = ratio if flat else _decay_scale(ratio, width)
             inner = lo_e[k] if side > 0 else hi_e[k]
             out[int(pos[k])] = (inner, side, width, s, flat)

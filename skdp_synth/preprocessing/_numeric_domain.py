@@ -127,10 +127,16 @@ NEAR_ZERO_T = 8.0
 #: The cap on the tails: Tukey's fences at this many interquartile ranges
 #: beyond the quartiles of the kept non-atom mass, in the log coordinate t.
 FENCE_IQR = 1.5
-#: A tail leaf is filled flat up to its mass (not decayed over its width)
-#: where the density next to it is within this many noise standard
-#: deviations of the one inwards (:func:`_is_hard_edge`).
-EDGE_Z = 3.0
+#: A leaf is a tail only where its density falls by more than this many
+#: noise sds of the difference (:func:`_falls`), and a tail is filled flat up
+#: to its mass (not decayed over its width) where the density next to it is
+#: within as many sds of the one inwards (:func:`_is_hard_edge`). Measured
+#: (``python -m benchmarks.bench_mixed_seeds --seeds 32``, ``target=``;
+#: 3 -> 4 -> 5): credit KS .0850 -> .0834 -> .0829, TV2 .1590 -> .1567 ->
+#: .1559; Wage KS .0510 -> .0475 -> .0485, TV2 .0943 -> .0920 -> .0920, R²
+#: .304 -> .303 -> .301; at 7 (16 seeds) Wage's KS .058 and std max 1.61;
+#: at 2 every table worse than at 3.
+EDGE_Z = 4.0
 #: A float leaf narrower than this in the log coordinate (a relative width
 #: of about 0.07 %) is "finest": it decodes to its edge nearer to 0.
 FINEST_T = 1e-3

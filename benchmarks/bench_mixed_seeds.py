@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import warnings
 
-import numpy as np
 import pandas as pd
 from scipy.stats import ks_2samp
 
@@ -28,9 +27,7 @@ from benchmarks import bench_mixed as bm
 
 def run(table, seeds, target=True):
     df, tgt, cat_cols = bm.load(table)
-    rng = np.random.default_rng(0)  # bench_mixed's split
-    mask = rng.random(len(df)) < 0.2
-    train, test = df[~mask].reset_index(drop=True), df[mask]
+    train, test = bm.split(df)
     cats = bm.categories(df, cat_cols)
     numeric = [c for c in df.columns if c not in cat_cols]
     rows, std, ks = [], [], []
@@ -70,9 +67,7 @@ def run(table, seeds, target=True):
 
 def floor(table):
     df, tgt, cat_cols = bm.load(table)
-    rng = np.random.default_rng(0)
-    mask = rng.random(len(df)) < 0.2
-    train, test = df[~mask].reset_index(drop=True), df[mask]
+    train, test = bm.split(df)
     r = bm.scores(test, train, train, tgt, bm.categories(df, cat_cols))
     print(
         f"{table} floor (training rows): KS {r['KS']:.4f}  W/IQR {r['W/IQR']:.3f}  "

@@ -724,10 +724,10 @@ def _falls(dens, width, k, nb, scale):
     298). This holds for the outermost leaves too, unless wider than
     :data:`GAP_T` in ``t`` (:func:`_tail_models`): exempting every outermost
     leaf, so that any fall makes it a tail, cost credit's mean KS .0906 ->
-    .0939 and Wage's .0507 -> .0548 over 16 seeds. The price is an outermost
-    leaf whose fall hides in the noise: credit's ``Seniority`` on one seed of
-    16 kept ``[32, 65)`` at 1.8 sds under its neighbour and decoded it
-    uniformly in ``t`` (std ratio 1.58)."""
+    .0939 and Wage's .0507 -> .0548 over 16 seeds (at EDGE_Z = 3). The price
+    is an outermost leaf whose fall hides in the noise: credit's
+    ``Seniority`` on one seed of 16 kept ``[32, 65)`` at 1.8 sds under its
+    neighbour and decoded it uniformly in ``t`` (std ratio 1.58)."""
     if not np.isfinite(scale):
         return bool(dens[k] < dens[nb])
     return bool(dens[k] < dens[nb] - EDGE_Z * _density_sd(width, k, nb, scale))

@@ -416,7 +416,7 @@ def kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
     """The leaves kept from the noisy counts, and the cap on the tails.
 
     Post-processing of the noisy leaf counts ``raw`` (noise scale
-    ``scale``; doc/privacy.md, "Private domains"), in four steps:
+    ``scale``; doc/privacy.md, "Private domains"), in five steps:
 
     1. **Core:** the run of leaves maximizing ``sum(raw - 2 scale)``
        (:data:`CORE_SCALES`): a far leaf with one large noise draw cannot
@@ -442,6 +442,9 @@ def kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
        ``t``; leaves beyond are set to 0 and no value is decoded outside the
        cap (its hull with the atoms). In ``t`` a log-normal tail is well
        inside the fences; a stray leaf far from a narrow column is not.
+    5. **Thin tails:** the leaves between the kept range and the fences
+       that growth left out get their pooled count less its noise
+       (:func:`_recover_tails`, :data:`TAIL_Z`).
 
     Returns
     -------

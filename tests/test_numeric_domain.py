@@ -1047,3 +1047,18 @@ def test_tail_recovery_constant_is_pinned():
     from skdp_synth.preprocessing import _numeric_domain as nd
 
     assert nd.TAIL_Z == 1.0
+
+
+def test_no_tail_is_recovered_where_nothing_is_significant():
+    """With ``near_zero`` (the core is not significant, so the kept range may
+    itself be a noise leaf) the pooled counts beyond it give no rows: the
+    same counts that recover a tail without it recover none with it."""
+    from skdp_synth.preprocessing import _numeric_domain as nd
+
+    scale = 40.0
+    edges, raw = _body_and_tail([70.0, 60.0, 50.0])
+    finest = np.zeros(raw.size, dtype=bool)
+    plain, _ = nd.kept_counts(edges, raw, scale, finest)
+    assert plain[4:].sum() > 0
+    prior, _ = nd.kept_counts(edges, raw, scale, finest, near_zero=True)
+    assert not prior[4:].any()

@@ -444,7 +444,8 @@ def kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
        inside the fences; a stray leaf far from a narrow column is not.
     5. **Thin tails:** the leaves between the kept range and the fences
        that growth left out get their pooled count less its noise
-       (:func:`_recover_tails`, :data:`TAIL_Z`).
+       (:func:`_recover_tails`, :data:`TAIL_Z`); not with ``near_zero``,
+       where the kept range itself may be a noise leaf.
 
     Returns
     -------

@@ -879,6 +879,78 @@ def test_a_jump_keeps_the_core_of_its_run_not_the_far_noise_that_carried_it():
     assert not out[edges[:-1] >= 4096.0].any()
 
 
+def _debt_seed_4():
+    """Credit's ``Debt`` in ``bench_mixed.py`` seed 4 (ε = 1, b = 41.7): 43
+    leaves, 31 of them on the negative side (empty), then the atom at 0 and
+    11 leaves beyond it; the far noise leaf ``[2^34, 2^35)`` (92 noisy rows,
+    none real) is the last. Returns the index of the atom too."""
+    negative = -(2.0 ** np.arange(31, 0, -1))  # 31 leaves below 0
+    positive = [0, 1, 4, 16, 65, 256, 512, 1025, 4096, 65536, 2**20, 2**34, 2**35]
+    edges = np.concatenate([negative, np.asarray(positive, dtype=np.float64)])
+    raw = np.concatenate(
+        [
+            np.zeros(negative.size),
+            [2896.7, -71.4, -54.5, 66.0, 212.3, -20.7, 41.0, 290.2, 38.1, -30.0, -40.0],
+            [92.2],
+        ]
+    )
+    raw[3] = -97.8  # a negative leaf's noise
+    a = negative.size
+    finest = np.zeros(raw.size, dtype=bool)
+    finest[a] = True
+    return edges, raw, finest, 125.0 / 3.0, a
+
+
+def test_the_jump_counts_only_the_leaves_it_searches():
+    """The jump's threshold ``b ln(L / 0.01) + 2 b sqrt(2 m)`` bounds the
+    false level of a search over the ``L`` leaves beyond the range (one
+    side), not over every leaf of the root: credit's ``Debt`` (seed 4 of the
+    benchmark, 43 leaves in the root, 11 beyond the atom) missed it by 12
+    rows with the root's 43 and decoded every row as 0."""
+    from skdp_synth.preprocessing._numeric_domain import kept_counts
+
+    edges, raw, finest, b, a = _debt_seed_4()
+    assert raw.size == 43 and raw.size - a - 1 == 11
+    run = raw[a + 3 : a + 9].sum()  # [16, 65536): the body
+    side = b * math.log(11 / 0.01) + 2 * b * math.sqrt(2 * 6)
+    root = b * math.log(43 / 0.01) + 2 * b * math.sqrt(2 * 6)
+    assert side < run < root
+    out, (lo, hi) = kept_counts(edges, raw, b, finest, integer=True)
+    assert (lo, out[a]) == (0.0, raw[a])
+    assert not out[:a].any()
+    assert out[a + 4] == raw[a + 4] and out[a + 7] == raw[a + 7]  # the body
+    assert hi >= 4096.0
+    assert not out[-1]  # the far noise leaf is not
+
+
+def test_a_noise_leaf_next_to_the_atom_does_not_stop_the_jump():
+    """Credit's ``Debt`` (seed 14 of the benchmark): the leaf ``[1, 16)``
+    next to the atom drew 120 noisy rows (4 real), passed ``2 b`` and joined
+    the range, which then held more than point masses, so the jump was not
+    tried and the cap stopped at 16 (every non-zero row decoded below 16).
+    A range whose non-atom leaves together do not pass the jump's threshold
+    holds point masses only; the body beyond joins."""
+    from skdp_synth.preprocessing._numeric_domain import kept_counts
+
+    edges, raw, finest, b, a = _debt_seed_4()
+    raw[a + 1] = 120.0  # > 2 b: joins the atom's range
+    assert raw[a + 1] > 2 * b
+    out, (lo, hi) = kept_counts(edges, raw, b, finest, integer=True)
+    assert out[a + 1] == raw[a + 1]
+    assert out[a + 4] == raw[a + 4] and out[a + 7] == raw[a + 7]
+    assert hi >= 4096.0
+    # a range with a significant body of its own is not a point mass
+    from skdp_synth.preprocessing._numeric_domain import _only_point_masses
+
+    atom = finest & (raw > b * math.log(raw.size / 0.01))
+    need = b * math.log(10 / 0.01) + 2 * b * math.sqrt(2)
+    assert raw[a + 1] <= need
+    assert _only_point_masses(raw, atom, a, a + 1, 10, b)
+    raw[a + 1] = need + 1.0  # a significant body next to the atom
+    assert not _only_point_masses(raw, atom, a, a + 1, 10, b)
+    assert _only_point_masses(raw, atom, a, a, 10, b)
+
+
 def test_jump_rule_constants_are_pinned():
     """The zero-inflated jump's threshold ``b ln(L / 0.01) + 2 b sqrt(2 m)``
     (``kept_counts``): looser values were measured to invent far ranges in

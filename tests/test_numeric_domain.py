@@ -951,6 +951,48 @@ def test_a_noise_leaf_next_to_the_atom_does_not_stop_the_jump():
     assert _only_point_masses(raw, atom, a, a, 10, b)
 
 
+def _year_seed_27():
+    """Wage's ``year`` (2003-2009, one leaf per year from 2004) in
+    ``bench_mixed.py`` seed 27 (b = 25): past an empty ``[2014, 2049)`` the
+    leaf ``[2049, 2897)`` drew 78 noisy rows, none real."""
+    edges = np.array(
+        [1025, 1961, 2004, 2005, 2006, 2007, 2008, 2014, 2049, 2897, 4096, 8192],
+        dtype=np.float64,
+    )
+    raw = np.array(
+        [-12.0, 413.9, 332.6, 351.5, 338.7, 356.2, 543.0, 5.0, 78.2, 32.9, -20.0]
+    )
+    finest = np.zeros(raw.size, dtype=bool)
+    finest[2:6] = True
+    return edges, raw, finest, 25.0
+
+
+def test_a_wide_leaf_next_to_narrow_ones_must_be_significant_to_join():
+    """A leaf more than ``WIDE_RATIO`` times wider in ``t`` than the kept
+    leaf it would join passes growth only above ``b ln(L / 0.01)``: before,
+    the noise leaf of :func:`_year_seed_27` passed ``2 b`` and 1.9 % of the
+    synthetic years came back as 2049-2066 (std ratio 4.1)."""
+    from skdp_synth.preprocessing import _numeric_domain as nd
+
+    edges, raw, finest, b = _year_seed_27()
+    width = np.diff(nd._t(edges))
+    strict = b * math.log(raw.size / 0.01)
+    assert 2 * b < raw[8] < strict and width[8] <= nd.GAP_T
+    assert width[7] <= nd.GAP_T  # the empty leaf alone does not stop growth
+    assert width[8] > nd.WIDE_RATIO * width[6]
+    out, (lo, hi) = nd.kept_counts(edges, raw, b, finest, integer=True)
+    assert not out[8:].any()
+    assert hi <= 2049.0  # integer cap, exclusive: nothing from 2049 on
+    np.testing.assert_array_equal(out[1:7], raw[1:7])
+    # the same leaf no wider than WIDE_RATIO times its neighbour joins
+    narrow = edges.copy()
+    narrow[8] = 2014.5
+    tn = nd._t(narrow)
+    narrow[9] = nd._x(tn[8] + 0.9 * nd.WIDE_RATIO * (tn[7] - tn[6]))
+    out2, _ = nd.kept_counts(narrow, raw, b, finest, integer=False)
+    assert out2[8] == raw[8]
+
+
 def test_jump_rule_constants_are_pinned():
     """The zero-inflated jump's threshold ``b ln(L / 0.01) + 2 b sqrt(2 m)``
     (``kept_counts``): looser values were measured to invent far ranges in
@@ -959,6 +1001,7 @@ def test_jump_rule_constants_are_pinned():
     from skdp_synth.preprocessing import _numeric_domain as nd
 
     assert (nd.JUMP_FALSE_LEVEL, nd.JUMP_SCALES) == (0.01, 2.0)
+    assert nd.WIDE_RATIO == 64.0
 
 
 def test_a_single_bin_domain_warns_naming_only_the_columns():

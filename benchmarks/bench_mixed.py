@@ -100,8 +100,13 @@ def categories(df, cats):
 
 def ours(train, cats, eps, delta, seed, target=None):
     enc = BooleanEncoder(categories=cats, epsilon="auto", random_state=seed)
+    # SELECTION=one-way (etc.) measures another rule than "auto"
     syn = ProjectedGaussianRelease(
-        epsilon=eps, delta=delta, random_state=seed, target=target
+        epsilon=eps,
+        delta=delta,
+        random_state=seed,
+        target=target,
+        selection=os.environ.get("SELECTION", "auto"),
     )
     t0 = time.perf_counter()
     with warnings.catch_warnings():

@@ -442,6 +442,7 @@ PRIVATE = [
     ProjectedGaussianRelease(n_rows=500, random_state=0),
     ProjectedGaussianRelease(selection="mst", random_state=0),
     ProjectedGaussianRelease(selection="aim", random_state=0),
+    ProjectedGaussianRelease(selection="one-way", target=0, random_state=0),
 ]
 
 

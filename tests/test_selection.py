@@ -244,6 +244,48 @@ def test_selection_spends_exactly_the_budget(rule, neighbouring):
     assert list(out.columns) == list(df.columns)
 
 
+@pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
+@pytest.mark.parametrize("target", [None, "c"])
+def test_explicit_one_way_measures_the_target_star_on_the_whole_budget(
+    target, neighbouring
+):
+    """``selection="one-way"``: the 1-way tables and, with ``target``, every
+    pair with it (no exponential mechanism, no trimming: a public choice),
+    with the whole budget -- Σ μ² = 1/c², the same (ε, δ)."""
+    df, cats = _frame()
+    pipe = _pipe(
+        cats,
+        epsilon=0.5,
+        selection="one-way",
+        target=target,
+        neighbouring=neighbouring,
+        random_state=0,
+    ).fit(df)
+    est = pipe[-1]
+    c = analytic_gaussian_sigma(0.5, 1e-6)
+    assert est.selection_ == "one-way"
+    assert est.epsilon_ == 0.5 and est.delta_ == 1e-6
+    assert est.selection_shares_ == {"final": 1.0}
+    assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
+    assert est._selection_result.epsilons == []
+    names = list(df.columns)
+    if target is None:
+        assert sorted(est.marginals_) == [(x,) for x in sorted(names)]
+    else:
+        star = {tuple(sorted((x, target), key=names.index)) for x in names}
+        star.discard((target, target))
+        assert set(est.marginals_) == star
+    out = pipe.sample(50, random_state=0)
+    assert list(out.columns) == names
+
+
+def test_explicit_one_way_needs_the_residual_mechanism():
+    df, cats = _frame()
+    pipe = _pipe(cats, selection="one-way", mechanism="correlated")
+    with pytest.raises(ValueError, match="needs mechanism='residual'"):
+        pipe.fit(df)
+
+
 def test_mst_finds_the_planted_dependences():
     df, cats = _frame(6000)
     est = _pipe(cats, epsilon=1.0, selection="mst", random_state=0).fit(df)[-1]

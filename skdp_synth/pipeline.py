@@ -141,6 +141,11 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         or declared) that the last step's own measurement does not support:
         ``sample`` gives them no missing value (post-processing;
         ``doc/privacy.md``).
+    other_dropped_ : list
+        Columns whose levels the encoder discovered privately and whose
+        ``"other"`` level (the rare levels, or none) the last step's own
+        measurement does not support: ``sample`` never returns ``"other"``
+        there (post-processing; ``doc/privacy.md``).
 
     Examples
     --------
@@ -252,6 +257,12 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         self.epsilon_, self.delta_ = self.privacy_guarantee_.epsilon, delta
 
     def _with_split_budget(self, fit, X, y, **params):
+        # the last step's own parameters first: an invalid ε or δ is reported
+        # as the user wrote it, on the step they wrote it on, not as the
+        # encoder's share of it
+        validate = getattr(self._final_estimator, "_validate_params", None)
+        if callable(validate):
+            validate()
         saved = self._split_budget(X)
         try:
             out = fit(X, y, **params)
@@ -360,25 +371,31 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         ):
             if final not in (None, "passthrough"):
                 final.fit(Xt, y, **final_params)
-                self._drop_unsupported_missing(final, final_params)
+                self._drop_unsupported_levels(final, final_params)
         return self
 
-    def _drop_unsupported_missing(self, final, final_params):
-        """Missing levels that the last step's own measurement does not
-        support are dropped from its rows (post-processing; issue 22).
+    def _drop_unsupported_levels(self, final, final_params):
+        """Missing and ``"other"`` levels that the last step's own
+        measurement does not support are dropped from its rows
+        (post-processing; issue 22).
 
         A missing level exists because the schema declares it (``None`` in a
         column's categories, ``missing=``) or because the encoder's noisy
         count of missing values cleared its threshold: a column with none
-        gets one with probability ``MISSING_FALSE_LEVEL``. Either way, the
-        generator gives the level rows fitted to the release's noise (credit's
-        ``Job``: 2 missing of 3,563, ~1.4 % NaN in the rows). Where the
-        release's estimate of the level is below ``LEVEL_SUPPORT_Z`` of its
-        noise (:meth:`ProjectedGaussianRelease._drop_unsupported_level`),
-        ``sample`` returns no missing value in the column. ``missing_dropped_``
-        lists those columns (public: a function of the release).
+        gets one with probability ``MISSING_FALSE_LEVEL``. A categorical
+        column whose levels the encoder discovered privately always has an
+        ``"other"`` level (data-independent), which holds the rare levels --
+        or nothing, when every level was found (a two-level ``Status``).
+        Either way, the generator gives the level rows fitted to the
+        release's noise (credit's ``Job``: 2 missing of 3,563, ~1.4 % NaN in
+        the rows; ``Status``: 0.5-2 % ``"other"``). Where the release's
+        estimate of the level is below ``LEVEL_SUPPORT_Z`` of its noise
+        (:meth:`ProjectedGaussianRelease._drop_unsupported_level`), ``sample``
+        never returns it. ``missing_dropped_`` and ``other_dropped_`` list
+        those columns (public: a function of the release).
         """
         self.missing_dropped_ = []
+        self.other_dropped_ = []
         blocks = final_params.get("blocks")
         drop = getattr(final, "_drop_unsupported_level", None)
         if blocks is None or drop is None or getattr(final, "blocks_", None) is None:
@@ -395,12 +412,16 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             return
         names = [str(name) for name in final.blocks_.names]
         for spec in encoder.specs_:
-            if not spec.missing:
-                continue
+            if str(spec.name) not in names:
+                continue  # a column without bits (one level, never missing)
             j = names.index(str(spec.name))
             # the missing level is each block's last (Block docstring)
-            if drop(j, int(final.blocks_.n_levels[j]) - 1):
+            if spec.missing and drop(j, int(final.blocks_.n_levels[j]) - 1):
                 self.missing_dropped_.append(spec.name)
+            # the catch-all of privately discovered levels is the last level
+            # before the missing one (BooleanEncoder._private_spec)
+            if getattr(spec, "other", False) and drop(j, len(spec.levels) - 1):
+                self.other_dropped_.append(spec.name)
 
     @available_if(Pipeline._can_fit_transform)
     @_fit_context(prefer_skip_nested_validation=False)
@@ -437,7 +458,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
                 out = final.fit_transform(Xt, y, **final_params)
             else:
                 out = final.fit(Xt, y, **final_params).transform(Xt)
-            self._drop_unsupported_missing(final, final_params)
+            self._drop_unsupported_levels(final, final_params)
             return out
 
     def sample(
@@ -476,6 +497,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         last = self._final_estimator
         if not hasattr(last, "sample"):
             raise TypeError(f"the last step {type(last).__name__} has no sample method")
+        check_is_fitted(last)  # before any other attribute is read
         steps = [step for _, _, step in reversed(list(self._iter(with_final=False)))]
         for step in steps:
             if not hasattr(step, "inverse_transform"):

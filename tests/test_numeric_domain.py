@@ -798,6 +798,57 @@ def test_unsupported_missing_levels_are_dropped_after_the_fit():
     assert dropped_seen >= 2 + 8
 
 
+def test_an_unsupported_other_level_is_dropped():
+    """A categorical column whose levels are discovered privately always has
+    an ``"other"`` level; when every level was found (a two-level column) it
+    holds no row, and the generator gave it rows fitted to noise (credit's
+    ``Status``: 0.5-2 % ``"other"``). The pipeline drops it exactly when the
+    release's estimate is below ``LEVEL_SUPPORT_Z`` of its noise, and keeps
+    it where rare levels fill it. Post-processing: ε unchanged."""
+    from skdp_synth.gaussian_release import LEVEL_SUPPORT_Z
+
+    rng = np.random.default_rng(5)
+    n = 4000
+    df = pd.DataFrame(
+        {
+            "x": rng.normal(0.0, 1.0, n),
+            "two": rng.choice(["bad", "good"], n, p=[0.3, 0.7]),
+            # 30 % of the rows in 15 levels of 2 % each: under the threshold
+            "many": rng.choice(
+                ["a", "b"] + [f"r{i}" for i in range(15)],
+                n,
+                p=[0.4, 0.3] + [0.02] * 15,
+            ),
+        }
+    )
+    dropped_two = 0
+    for seed in range(6):
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(random_state=seed),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed),
+        ).fit(df)
+        rel = pipe[-1]
+        assert pipe.epsilon_ == pytest.approx(1.0, rel=1e-12)
+        names = [str(x) for x in rel.blocks_.names]
+        syn = pipe.sample(n, random_state=seed)
+        specs = {spec.name: spec for spec in pipe[0].specs_}
+        for col in ("two", "many"):
+            spec = specs[col]
+            assert spec.other
+            j = names.index(col)
+            other = len(spec.levels) - 1
+            est, sd = rel._one_way_level_estimate(j, other)
+            assert (col in pipe.other_dropped_) == (est < LEVEL_SUPPORT_Z * sd)
+            if col in pipe.other_dropped_:
+                assert not (syn[col] == spec.levels[other]).any()
+        assert set(specs["two"].levels[:-1]) == {"bad", "good"}
+        dropped_two += "two" in pipe.other_dropped_
+        # the rare levels fill "other" (30 % of the rows): never dropped
+        assert "many" not in pipe.other_dropped_
+        assert (syn["many"] == specs["many"].levels[-1]).mean() > 0.15
+    assert dropped_two == 6
+
+
 def test_dropping_a_level_is_post_processing():
     """The release fitted inside the pipeline and the same release fitted on
     the encoded rows alone publish identical answers; only the model's rows

@@ -1,9 +1,12 @@
 """SynthesisPipeline: sample decodes through the encoders."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from _dummy import BootstrapSynthesizer
+from sklearn.exceptions import NotFittedError
 from sklearn.preprocessing import StandardScaler
 
 from skdp_synth import (
@@ -287,3 +290,40 @@ def test_too_few_attributes_says_why_and_what_helps():
         pipe.fit(df)
     with pytest.raises(ValueError, match=r"bounds=, bin_edges=, categories=\)"):
         pipe.fit(df)
+
+
+@pytest.mark.parametrize(
+    "params, name, shown",
+    [
+        ({"epsilon": -1.0}, "epsilon", "-1.0"),
+        ({"epsilon": 0.0}, "epsilon", "0.0"),
+        ({"epsilon": 1.0, "delta": 0.0}, "delta", "0.0"),
+    ],
+)
+def test_an_invalid_budget_is_reported_on_the_step_it_was_written_on(
+    params, name, shown
+):
+    """The pipeline splits ε between the encoder and the synthesizer; an
+    invalid ε or δ must be reported as written, on the synthesizer, not as
+    the encoder's share (``BooleanEncoder ... Got -0.4``) -- and before the
+    encoder reads a value or warns about its domains."""
+    df = pd.DataFrame({"a": np.arange(200.0), "g": ["x", "y"] * 100})
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(), ProjectedGaussianRelease(random_state=0, **params)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no domain warning comes first
+        with pytest.raises(InvalidParameterError) as err:
+            pipe.fit(df)
+    message = str(err.value)
+    assert f"'{name}' parameter of ProjectedGaussianRelease" in message
+    assert f"Got {shown} instead" in message
+    assert not hasattr(pipe[0], "specs_")
+
+
+def test_sample_before_fit_says_not_fitted():
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(), ProjectedGaussianRelease(epsilon=1.0)
+    )
+    with pytest.raises(NotFittedError, match="ProjectedGaussianRelease"):
+        pipe.sample(10)

@@ -327,3 +327,46 @@ def test_sample_before_fit_says_not_fitted():
     )
     with pytest.raises(NotFittedError, match="ProjectedGaussianRelease"):
         pipe.sample(10)
+
+
+def test_a_numpy_array_gets_the_private_domains_a_dataframe_gets():
+    """An array's schema is its shape and dtype (public), so the pipeline
+    pays its domains from the budget as for a DataFrame of that dtype: no
+    domain learned without privacy, the recorded ε is the one written, and
+    a float array comes back float (it was an object array, its domains
+    learned from the data with a PrivacyLeakWarning)."""
+    from skdp_synth.exceptions import PrivacyLeakWarning
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(50, 10, 3000), rng.lognormal(3, 1, 3000)])
+    frame = pd.DataFrame(X)
+    fits = {}
+    for label, data in (("array", X), ("frame", frame)):
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(random_state=0),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PrivacyLeakWarning)
+            pipe.fit(data)
+        assert pipe.epsilon_ == pytest.approx(1.0, rel=1e-12)
+        assert pipe[0].inferred_ == []
+        assert list(pipe[0].private_domains_) == [0, 1]
+        fits[label] = pipe
+    out = fits["array"].sample(100, random_state=0)
+    assert isinstance(out, np.ndarray) and out.dtype == np.float64
+    assert out.shape == (100, 2)
+    # the same domains (same noise, same schema) as the DataFrame's
+    for a, b in zip(fits["array"][0].specs_, fits["frame"][0].specs_):
+        assert a.levels == b.levels
+    # an object array: every column's levels are discovered (δ), none inferred
+    obj = np.column_stack([rng.choice(["a", "b"], 3000), rng.choice(["x", "y"], 3000)])
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        pipe.fit(obj.astype(object))
+    assert pipe[0].inferred_ == [] and pipe.delta_ == pytest.approx(1e-6)
+    assert pipe.sample(10, random_state=0).dtype == object

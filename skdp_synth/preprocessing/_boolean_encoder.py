@@ -487,6 +487,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     def _private_probe(self, X):
         columns, dtypes = getattr(X, "columns", None), getattr(X, "dtypes", None)
+        if (columns is None or dtypes is None) and isinstance(X, np.ndarray):
+            # an array's schema is its shape and one dtype (public): ``fit``
+            # sees the same columns 0..p-1 and dtypes (``_as_frame``), so an
+            # array gets the private domains a DataFrame of that dtype gets.
+            # A list is not probed: its dtype would be inferred from values.
+            if X.ndim != 2:
+                return []
+            columns, dtypes = range(X.shape[1]), [X.dtype] * X.shape[1]
         if columns is None or dtypes is None:
             return []
         probe = self._private_columns.__func__(_Probe(self), columns, dtypes)
@@ -828,7 +836,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """Decode 0/1 (or ``[0, 1]``-valued) rows to valid rows of the schema.
 
         Any row decodes, by the rule in the module docstring. Returns a
-        DataFrame if the encoder was fitted on one, else an object ndarray.
+        DataFrame if the encoder was fitted on one, else an ndarray: of the
+        fitted array's dtype where that is a number or bool dtype (a float
+        array comes back float), else of objects.
         """
         check_is_fitted(self)
         Z = np.asarray(X, dtype=np.float64)
@@ -847,7 +857,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             start += width
         df = pd.DataFrame(out, columns=self.columns_)
         if not self._fitted_on_frame:
-            return df.to_numpy(dtype=object)
+            dtypes = {np.dtype(spec.dtype) for spec in self.specs_}
+            dt = dtypes.pop() if len(dtypes) == 1 else np.dtype(object)
+            if dt.kind not in "biuf" or (dt.kind in "biu" and df.isna().any().any()):
+                dt = np.dtype(object)
+            return df.to_numpy(dtype=dt)
         return df
 
     def _decode_column(self, spec, B, rng):

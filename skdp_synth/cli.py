@@ -68,6 +68,21 @@ def _parse_params(items):
     return params
 
 
+def _domain_share(text):
+    """``--domain-share``: ``auto`` or a number in (0, 1)."""
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(
+            f"expected auto or a number in (0, 1), got {text!r}"
+        )
+    return value
+
+
 def _load_schema(path):
     """The schema file as a :class:`~skdp_synth._cli_schema.Schema` (both forms)."""
     from ._cli_schema import load_schema
@@ -322,7 +337,9 @@ def cmd_synthesize(args):
             keep = _holdout_split(len(data), args.holdout, args.seed)
             data, held_out = data[keep].reset_index(drop=True), ~keep
         encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
-        pipe = make_synthesis_pipeline(encoder, estimator)
+        pipe = make_synthesis_pipeline(
+            encoder, estimator, domain_share=getattr(args, "domain_share", "auto")
+        )
         t0 = time.perf_counter()
         steps.step()
         try:
@@ -859,7 +876,9 @@ def _synthesize_out_of_core(args, estimator, schema):
             file=sys.stderr,
         )
     encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
-    pipe = make_synthesis_pipeline(encoder, estimator)
+    pipe = make_synthesis_pipeline(
+        encoder, estimator, domain_share=getattr(args, "domain_share", "auto")
+    )
     with _cli_warnings(schema_given=True):  # (no NO_SCHEMA_WARNING here)
         t0 = time.perf_counter()
         progress = _TaskProgress("fit (chunks)")
@@ -1362,6 +1381,15 @@ def build_parser():
         action="append",
         metavar="KEY=VALUE",
         help="estimator parameter, repeatable (e.g. --param d=3)",
+    )
+    p_syn.add_argument(
+        "--domain-share",
+        type=_domain_share,
+        default="auto",
+        metavar="SHARE",
+        help="share of epsilon (and of delta where levels are discovered) paid "
+        "for the domains the schema does not give: a number in (0, 1), or "
+        "auto (default; make_synthesis_pipeline's domain_share)",
     )
     p_syn.add_argument(
         "--seed",

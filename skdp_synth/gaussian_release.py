@@ -1231,7 +1231,15 @@ default=None
                 raise ValueError(f"attribute index {key} out of range")
             return int(key)
         if str(key) not in names:
-            raise ValueError(f"unknown attribute {key!r}; attributes: {names}")
+            import difflib
+
+            lower = {name.lower(): name for name in names}
+            close = difflib.get_close_matches(str(key).lower(), list(lower), n=1)
+            hint = f" Did you mean {lower[close[0]]!r}?" if close else ""
+            raise ValueError(
+                f"unknown attribute {key!r} (the columns are the attributes): "
+                f"{names}.{hint}"
+            )
         return names.index(str(key))
 
     def _attribute_tables(self):

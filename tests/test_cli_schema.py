@@ -380,3 +380,30 @@ def test_a_long_step_shows_its_seconds(monkeypatch, capsys):
             assert time.monotonic() < deadline
             time.sleep(0.05)
     assert not steps._ticker.is_alive()  # stopped on the way out
+
+
+def test_domain_share_is_a_command_line_option(tmp_path, capsys, monkeypatch):
+    """The CoarseDomainWarning's remedy (a larger share of the budget for the
+    domains) is reachable from the command line: ``--domain-share`` goes to
+    ``make_synthesis_pipeline``; a value outside (0, 1) is a usage error."""
+    import skdp_synth.pipeline as pipeline_module
+
+    seen = []
+    real = pipeline_module.make_synthesis_pipeline
+
+    def spy(*steps, **kwargs):
+        seen.append(kwargs.get("domain_share"))
+        raise RuntimeError("stop before the fit")
+
+    monkeypatch.setattr(pipeline_module, "make_synthesis_pipeline", spy)
+    df = _people(200)
+    for extra, want in (((), "auto"), (("--domain-share", "0.5"), 0.5)):
+        with pytest.raises(RuntimeError, match="stop before the fit"):
+            _run(tmp_path, df, TYPES, "--epsilon", "1", "--delta", "1e-6", *extra)
+        assert seen[-1] == want
+    monkeypatch.setattr(pipeline_module, "make_synthesis_pipeline", real)
+    for bad in ("0", "1", "1.5", "half"):
+        with pytest.raises(SystemExit) as exit_info:
+            _run(tmp_path, df, TYPES, "--domain-share", bad)
+        assert exit_info.value.code == 2
+        assert "--domain-share" in capsys.readouterr().err

@@ -665,3 +665,12 @@ def test_aim_rounds_refit_a_model_of_aim_model_rows(monkeypatch):
     _pipe(cats, epsilon=10.0, selection="aim", random_state=0).fit(df)
     assert len(sizes) >= 2  # the first fit and at least one round
     assert set(sizes) == {selection.AIM_MODEL_ROWS} == {4096}
+
+
+def test_a_mistyped_target_suggests_the_column():
+    """``target="A"`` on a table with ``a``: the error lists the columns and
+    suggests the near one (names are public: the schema)."""
+    df, cats = _frame(200)
+    pipe = _pipe(cats, epsilon=1.0, delta=1e-6, random_state=0, target="A")
+    with pytest.raises(ValueError, match=r"unknown attribute 'A'.*Did you mean 'a'"):
+        pipe.fit(df)

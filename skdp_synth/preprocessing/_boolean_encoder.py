@@ -408,7 +408,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         remedy = (
             "Declare their domains (bin_edges= or bounds=, categories=) or give "
             "the domains a larger share of the budget (domain_share= of "
-            "make_synthesis_pipeline)."
+            "make_synthesis_pipeline; --domain-share on the command line)."
         )
         lost = [
             spec.name
@@ -797,7 +797,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     # name the column and the problem, never the value or row
                     raise ValueError(
                         f"column {spec.name!r} has values outside the bin edges "
-                        f"[{edges[0]!r}, {edges[-1]!r}] (not shown: they are private)"
+                        f"[{float(edges[0])!r}, {float(edges[-1])!r}] (not shown: "
+                        "they are private)"
                     )
                 if not spec.clip and outside:
                     raise ValueError(

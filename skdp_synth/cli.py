@@ -1389,7 +1389,7 @@ def build_parser():
         metavar="SHARE",
         help="share of epsilon (and of delta where levels are discovered) paid "
         "for the domains the schema does not give: a number in (0, 1), or "
-        "auto (default; make_synthesis_pipeline's domain_share)",
+        "auto, make_synthesis_pipeline's domain_share (default: auto)",
     )
     p_syn.add_argument(
         "--seed",

@@ -146,6 +146,12 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         ``"other"`` level (the rare levels, or none) the last step's own
         measurement does not support: ``sample`` never returns ``"other"``
         there (post-processing; ``doc/privacy.md``).
+    integer_bins_dropped_ : dict
+        ``{column: [integers]}``: one-integer bins of a private numeric
+        domain (split from a heavy PrivTree leaf, where a heap of rows sits
+        on one integer) that the last step's own measurement does not
+        support: ``sample`` never returns those integers (post-processing;
+        ``doc/privacy.md``).
 
     Examples
     --------
@@ -396,6 +402,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         """
         self.missing_dropped_ = []
         self.other_dropped_ = []
+        self.integer_bins_dropped_ = {}
         blocks = final_params.get("blocks")
         drop = getattr(final, "_drop_unsupported_level", None)
         if blocks is None or drop is None or getattr(final, "blocks_", None) is None:
@@ -422,6 +429,13 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             # before the missing one (BooleanEncoder._private_spec)
             if getattr(spec, "other", False) and drop(j, len(spec.levels) - 1):
                 self.other_dropped_.append(spec.name)
+            # one-integer bins split from a heavy leaf (split_heavy_leaves):
+            # the empty integers beside a heap, or past the data's end
+            for b in getattr(spec, "split", ()):
+                if drop(j, int(b)):
+                    self.integer_bins_dropped_.setdefault(spec.name, []).append(
+                        spec.levels[b]
+                    )
 
     @available_if(Pipeline._can_fit_transform)
     @_fit_context(prefer_skip_nested_validation=False)

@@ -18,10 +18,12 @@ from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._numeric_domain import (
     MISSING_FALSE_LEVEL,
     ROOT,
+    FineHistogram,
     coarse_edges,
     decode_fine,
     missing_threshold,
     privtree_histogram,
+    split_heavy_leaves,
     stable_levels,
 )
 
@@ -1228,3 +1230,106 @@ def test_no_tail_is_recovered_where_nothing_is_significant():
     assert plain[4:].sum() > 0
     prior, _ = nd.kept_counts(edges, raw, scale, finest, near_zero=True)
     assert not prior[4:].any()
+
+
+def _hist(edges, counts, integer=True):
+    edges = np.asarray(edges, dtype=float)
+    counts = np.asarray(counts, dtype=float)
+    finest = np.diff(edges) <= 1.0
+    return FineHistogram(
+        edges, counts, 0.0, finest, integer, (edges[0], edges[-1]), True, 42.0
+    )
+
+
+def test_a_heap_leaf_is_split_into_one_bin_per_integer():
+    """Credit's loan term: the 698 rows at 48 months sit in the leaf [45, 49)
+    with empty neighbours. The leaf holds more than a bin's mass, spans 4
+    integers and is a local peak: it becomes the bins 45, 46, 47, 48 (their
+    indices returned for the release's support test)."""
+    h = _hist(
+        [1, 16, 32, 35, 37, 45, 49, 60, 61, 65], [0, 311, 0, 715, 0, 717, 0, 1658, 0]
+    )
+    cuts = coarse_edges(h, 10)
+    edges, split = split_heavy_leaves(h, cuts, 10)
+    for v in (35.0, 36.0, 45.0, 46.0, 47.0, 48.0):
+        assert v in edges
+        assert edges.index(v) in split
+    assert [edges[k] for k in split] == [35.0, 36.0, 45.0, 46.0, 47.0, 48.0]
+    assert set(cuts) <= set(edges)  # only cuts added
+    assert edges == sorted(edges)
+
+
+def test_a_smooth_stretch_and_a_real_column_are_not_split():
+    """A heavy leaf no denser per integer than PEAK_RATIO times its
+    neighbour (an age column's body) keeps its bin; so does every leaf of a
+    float column, and a leaf wider than SPLIT_WIDTH."""
+    from skdp_synth.preprocessing._numeric_domain import PEAK_RATIO, SPLIT_WIDTH
+
+    assert (PEAK_RATIO, SPLIT_WIDTH) == (2.0, 16)
+    smooth = _hist([20, 24, 28, 32, 40, 60], [300, 400, 500, 600, 900])
+    cuts = coarse_edges(smooth, 10)
+    assert split_heavy_leaves(smooth, cuts, 10) == (cuts, [])
+    real = _hist([1, 16, 45, 49, 100], [0, 10, 700, 10], integer=False)
+    cuts = coarse_edges(real, 10)
+    assert split_heavy_leaves(real, cuts, 10) == (cuts, [])
+    wide = _hist([0, 10, 30, 40], [0, 900, 10])
+    cuts = coarse_edges(wide, 10)
+    assert split_heavy_leaves(wide, cuts, 10) == (cuts, [])
+
+
+def test_a_heavy_last_leaf_keeps_the_closed_last_bin():
+    """Wage's ``year``: the last kept leaf [2008, 2014) holds 2008 and 2009
+    (and nothing above). Split, its last bin stays closed at the cap's
+    largest integer; the bins past the data are the release's to drop."""
+    h = _hist([1961, 2004, 2005, 2006, 2008, 2014], [20, 385, 40, 60, 630])
+    cuts = coarse_edges(h, 10)
+    edges, split = split_heavy_leaves(h, cuts, 10)
+    assert edges[-1] == cuts[-1] == 2013.0
+    assert edges[-2] == 2012.0  # the closed last bin [2012, 2013]
+    assert [edges[k] for k in split] == [2008.0, 2009.0, 2010.0, 2011.0, 2012.0]
+
+
+def _heaped(n=4000, seed=0):
+    rng = np.random.default_rng(seed)
+    term = rng.choice([12, 24, 36, 48, 60], n, p=[0.05, 0.1, 0.25, 0.2, 0.4])
+    return pd.DataFrame(
+        {
+            "term": term.astype(np.int64),
+            "age": rng.integers(20, 70, n).astype(np.int64),
+            "x": rng.normal(0.0, 1.0, n) + term / 30.0,
+        }
+    )
+
+
+def test_heaps_come_back_on_their_integers_and_empty_bins_are_dropped():
+    """A column whose rows sit on five integers: the heavy leaves around its
+    heaps are split into one bin per integer, the release measures each, and
+    the pipeline drops exactly the bins its estimate does not support
+    (``T̂ < LEVEL_SUPPORT_Z σ``); ``sample`` never returns a dropped integer.
+    Post-processing: the recorded ε is the one written."""
+    from skdp_synth.gaussian_release import LEVEL_SUPPORT_Z
+
+    df = _heaped()
+    heaps = {12, 24, 36, 48, 60}
+    on_heaps, splits = [], 0
+    for seed in range(4):
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(random_state=seed),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed),
+        ).fit(df)
+        assert pipe.epsilon_ == pytest.approx(1.0, rel=1e-12)
+        rel = pipe[-1]
+        spec = next(sp for sp in pipe[0].specs_ if sp.name == "term")
+        splits += len(spec.split)
+        j = [str(x) for x in rel.blocks_.names].index("term")
+        dropped = pipe.integer_bins_dropped_.get("term", [])
+        for b in spec.split:
+            est, sd = rel._one_way_level_estimate(j, b)
+            assert (spec.levels[b] in dropped) == (est < LEVEL_SUPPORT_Z * sd)
+        syn = pipe.sample(len(df), random_state=seed)
+        assert not syn["term"].isin(dropped).any()
+        on_heaps.append(syn["term"].isin(heaps).mean())
+    assert splits > 0
+    # the rows come back on the heaps (uniform inside the leaves they put
+    # 40-60 % of the rows between them)
+    assert min(on_heaps) > 0.9

@@ -71,6 +71,7 @@ from ._numeric_domain import (
     decode_fine,
     missing_threshold,
     privtree_histogram,
+    split_heavy_leaves,
     stable_levels,
 )
 
@@ -124,6 +125,9 @@ class _ColumnSpec:
     # whether ``missing`` was decided by a noisy count (then missing values
     # found later are encoded as a value, since an error would reveal them)
     missing_learned: bool = False
+    # bins of one integer each, split from a heavy leaf of a private domain
+    # (split_heavy_leaves): a pipeline drops those its release does not support
+    split: tuple = ()
 
     @property
     def n_levels(self):
@@ -547,7 +551,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         hist = privtree_histogram(
             values, eps, source, integer=integer, sensitivity=sens, root=root
         )
-        edges = coarse_edges(hist, self.n_bins)
+        edges, split = split_heavy_leaves(
+            hist, coarse_edges(hist, self.n_bins), self.n_bins
+        )
         learned = declared is None
         if learned:
             if isinstance(dtype, np.dtype) and dtype.kind in "iub":
@@ -565,6 +571,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             integer=integer,
         )
         spec.fine = hist
+        spec.split = tuple(split)
         spec.missing_learned = learned
         spec.clip = "warn" if root is not None else "silent"
         if root is not None:

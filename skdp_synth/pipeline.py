@@ -381,9 +381,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         return self
 
     def _drop_unsupported_levels(self, final, final_params):
-        """Missing and ``"other"`` levels that the last step's own
-        measurement does not support are dropped from its rows
-        (post-processing; issue 22).
+        """Missing levels, ``"other"`` levels and one-integer bins that the
+        last step's own measurement does not support are dropped from its
+        rows (post-processing; issue 22).
 
         A missing level exists because the schema declares it (``None`` in a
         column's categories, ``missing=``) or because the encoder's noisy
@@ -397,8 +397,11 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         the rows; ``Status``: 0.5-2 % ``"other"``). Where the release's
         estimate of the level is below ``LEVEL_SUPPORT_Z`` of its noise
         (:meth:`ProjectedGaussianRelease._drop_unsupported_level`), ``sample``
-        never returns it. ``missing_dropped_`` and ``other_dropped_`` list
-        those columns (public: a function of the release).
+        never returns it. The bins of one integer split from a heap's leaf
+        (``split_heavy_leaves`` of the private numeric domains)
+        are tested the same way: the empty integers beside a heap. The
+        ``missing_dropped_``, ``other_dropped_`` and ``integer_bins_dropped_``
+        attributes list what was dropped (public: a function of the release).
         """
         self.missing_dropped_ = []
         self.other_dropped_ = []

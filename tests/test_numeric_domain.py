@@ -1333,3 +1333,31 @@ def test_heaps_come_back_on_their_integers_and_empty_bins_are_dropped():
     # the rows come back on the heaps (uniform inside the leaves they put
     # 40-60 % of the rows between them)
     assert min(on_heaps) > 0.9
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    widths=st.lists(st.integers(1, 20), min_size=2, max_size=12),
+    counts=st.lists(st.floats(0.0, 1000.0), min_size=12, max_size=12),
+    start=st.integers(-50, 50),
+    n_bins=st.integers(2, 12),
+)
+def test_split_heavy_leaves_keeps_the_coarse_edges_valid(widths, counts, start, n_bins):
+    """Whatever the noisy counts: the split edges are increasing integers,
+    contain every coarse edge, and each split bin is one integer wide (the
+    closed last bin two at most), so the encoder's bins stay valid."""
+    edges = np.cumsum([start, *widths]).astype(float)
+    h = _hist(edges, counts[: len(widths)])
+    if not (h.counts > 0).any():
+        return
+    cuts = coarse_edges(h, n_bins)
+    out, split = split_heavy_leaves(h, cuts, n_bins)
+    assert out == sorted(set(out))
+    assert set(cuts) <= set(out)
+    assert out[0] == cuts[0] and out[-1] == cuts[-1]
+    assert all(float(v).is_integer() for v in out)
+    for k in split:
+        assert 0 <= k < len(out) - 1
+        assert out[k + 1] - out[k] == 1.0 or (
+            k == len(out) - 2 and out[k + 1] - out[k] <= 2.0
+        )

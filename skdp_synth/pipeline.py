@@ -228,14 +228,35 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         rest = {"epsilon": eps - share * eps}
         if "delta" in final_params:
             rest["delta"] = delta - delta_share * delta
-        accountant = final_params.get("accountant")
-        if accountant is not None:
-            # fail closed: the whole (ε, δ) written on the last step is checked
-            # before the encoder reads a value; the encoder's share is charged
-            # after a successful fit (_with_split_budget), the rest by the step
-            accountant.check(eps, delta, final_params.get("neighbouring"))
         final.set_params(**rest)
         return saved
+
+    def _check_budget_first(self, X):
+        """Fail closed: before any step reads a value, the last step's
+        accountant must afford the whole fit -- the ``(ε, δ)`` written on the
+        last step and, for an encoder given its own ``epsilon``/``delta``
+        that will learn a domain, those too (the parameters and ``X``'s
+        schema only). Found by a privacy audit (round sixteen): with every
+        domain declared the check came only inside the last step, after the
+        encoder had read (and refused) the values; an encoder's own ε was
+        never charged."""
+        final = self._final_estimator
+        params = getattr(final, "get_params", dict)(deep=False)
+        accountant = params.get("accountant")
+        if accountant is None or params.get("epsilon") is None:
+            return
+        eps = float(params["epsilon"])
+        delta = float(params.get("delta") or 0.0)
+        first = self.steps[0][1] if len(self.steps) > 1 else None
+        if (
+            first is not None
+            and hasattr(first, "_needs_budget")
+            and first.epsilon not in (None, "auto")
+            and first._needs_budget(X)
+        ):
+            eps += float(first.epsilon)
+            delta += float(first.delta or 0.0)
+        accountant.check(eps, delta, params.get("neighbouring"))
 
     def _record_guarantee(self):
         """Sequential composition of the steps' recorded guarantees."""
@@ -269,23 +290,26 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         validate = getattr(self._final_estimator, "_validate_params", None)
         if callable(validate):
             validate()
+        self._check_budget_first(X)
         saved = self._split_budget(X)
         try:
             out = fit(X, y, **params)
         finally:
             for step, values in saved:
                 step.set_params(**values)
-        if saved:
-            # the encoder's private domains are charged to the last step's
-            # accountant too: the pipeline spent the ε the user wrote, not
-            # only the last step's part of it
-            encoder, final = self.steps[0][1], self._final_estimator
-            accountant = getattr(final, "accountant", None)
-            g = getattr(encoder, "privacy_guarantee_", None)
-            if accountant is not None and g is not None:
-                accountant.spend(
-                    g.epsilon, g.delta, g.neighbouring, mechanism=g.mechanism
-                )
+        # the encoder's private domains are charged to the last step's
+        # accountant too, whether their ε is a share of the last step's
+        # (domain_share) or the encoder's own: the pipeline spent both
+        encoder, final = self.steps[0][1], self._final_estimator
+        accountant = getattr(final, "accountant", None)
+        g = getattr(encoder, "privacy_guarantee_", None)
+        if (
+            len(self.steps) > 1
+            and accountant is not None
+            and g is not None
+            and (g.epsilon > 0 or g.delta > 0)
+        ):
+            accountant.spend(g.epsilon, g.delta, g.neighbouring, mechanism=g.mechanism)
         self._record_guarantee()
         return out
 

@@ -370,3 +370,57 @@ def test_a_numpy_array_gets_the_private_domains_a_dataframe_gets():
         pipe.fit(obj.astype(object))
     assert pipe[0].inferred_ == [] and pipe.delta_ == pytest.approx(1e-6)
     assert pipe.sample(10, random_state=0).dtype == object
+
+
+def test_an_encoders_own_epsilon_is_checked_and_charged():
+    """An encoder given its own ``epsilon`` spends it on its domains: the
+    pipeline checks that and the last step's together before any value is
+    read, and charges both (the encoder's 0.5 was never charged, so a
+    budget of 1 paid for 1.5; found by a privacy audit)."""
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    def pipe(acc):
+        return make_synthesis_pipeline(
+            BooleanEncoder(
+                categories={"sector": ["public", "private"]},
+                epsilon=0.5,
+                random_state=0,
+            ),
+            ProjectedGaussianRelease(
+                epsilon=1.0, delta=1e-6, accountant=acc, random_state=0
+            ),
+        )
+
+    small = BudgetAccountant(epsilon=1.0, delta=1e-6, neighbouring="add-remove-one")
+    with pytest.raises(BudgetError):
+        pipe(small).fit(_mixed_frame().assign(sector="unknown"))  # not the value
+    assert small.spent == []
+    big = BudgetAccountant(epsilon=2.0, delta=1e-6, neighbouring="add-remove-one")
+    fitted = pipe(big).fit(_mixed_frame())
+    assert fitted.epsilon_ == pytest.approx(1.5)
+    assert big.total_spent == pytest.approx((1.5, 1e-6))
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_every_domain_declared_the_budget_is_still_checked_first(bad):
+    """With every domain declared the encoder learns nothing, but it reads
+    (and refuses) the values: the pipeline refuses an unaffordable fit
+    before that, so the error cannot depend on the data."""
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    acc = BudgetAccountant(epsilon=1e-3, delta=1e-9, neighbouring="add-remove-one")
+    df = _mixed_frame()
+    if bad:
+        df.loc[0, "sector"] = "a level nobody declared"
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(
+            categories={"sector": ["public", "private"]},
+            bin_edges={"age": [18, 40, 60, 80]},
+        ),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, accountant=acc),
+    )
+    with pytest.raises(BudgetError):
+        pipe.fit(df)
+    assert acc.spent == []

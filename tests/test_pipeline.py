@@ -424,3 +424,32 @@ def test_every_domain_declared_the_budget_is_still_checked_first(bad):
     with pytest.raises(BudgetError):
         pipe.fit(df)
     assert acc.spent == []
+
+
+def test_fitting_through_the_pipeline_does_not_warn_about_clipped_training_rows():
+    """Clipping the training rows to public ``bounds`` is part of the
+    mechanism: ``fit`` does not warn, and neither may the pipeline's
+    ``fit_transform`` of the encoder -- the warning's presence told whether
+    some training row lay outside the bounds (a privacy audit, round
+    sixteen). ``transform`` of rows still warns, with the same bits."""
+    df = _mixed_frame()
+    outside = df.copy()
+    outside.loc[0, "age"] = 150
+    for data in (df, outside):
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(
+                categories={"sector": ["public", "private"]},
+                bounds={"age": (0, 120)},
+                random_state=0,
+            ),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            pipe.fit(data)
+            bits = pipe[0].fit_transform(data)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            np.testing.assert_array_equal(bits, pipe[0].transform(data))
+    with pytest.warns(UserWarning, match="outside their bounds"):
+        pipe[0].transform(outside)

@@ -733,6 +733,19 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         spec.bits = _bit_names(spec)
         return spec, inferred
 
+    def fit_transform(
+        self, X: ArrayLike, y: None = None, **fit_params
+    ) -> NDArray[np.uint8]:
+        """:meth:`fit`, then the training rows encoded as :meth:`transform`
+        does -- without its clipping warning: values clipped to public
+        ``bounds`` while fitting are part of the mechanism, as in ``fit``
+        (a pipeline fits its encoder this way; the warning's presence told
+        whether some training row lay outside the bounds)."""
+        self.fit(X, y, **fit_params)
+        if _is_dask_frame(X):
+            return self._transform_chunks(X)
+        return self._encode(self._as_frame(X, reset=False), warn=False)
+
     # ------------------------------------------------------------ transform
     def transform(self, X: ArrayLike) -> NDArray[np.uint8]:
         """Encode rows as 0/1 (``uint8``); unknown categories and values outside

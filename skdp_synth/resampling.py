@@ -98,6 +98,17 @@ class SyntheticResampler(BaseEstimator):
         X_synthetic : ndarray or DataFrame (as ``X``)
         y_synthetic : ndarray or Series (as ``y``)
         """
+        # fail closed: the synthesizer's accountant must afford the fit before
+        # any label or row is read (the label encoder below refuses an
+        # undeclared label, an answer that would depend on the data)
+        params = self.synthesizer.get_params(deep=False)
+        accountant = params.get("accountant")
+        if accountant is not None and params.get("epsilon") is not None:
+            accountant.check(
+                float(params["epsilon"]),
+                float(params.get("delta") or 0.0),
+                params.get("neighbouring"),
+            )
         y_is_series = isinstance(y, pd.Series)
         y_name = y.name if y_is_series else None
         y_arr = np.asarray(y)

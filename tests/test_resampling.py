@@ -102,3 +102,27 @@ def test_bad_inputs():
         res.fit_resample(X, y[:, None])
     with pytest.raises(ValueError, match="distinct"):
         SyntheticResampler(BootstrapSynthesizer(), classes=[0, 0]).fit_resample(X, y)
+
+
+@pytest.mark.parametrize("bad_label", [False, True])
+def test_the_budget_is_checked_before_a_label_is_read(bad_label):
+    """An unaffordable fit is refused before the labels are encoded: an
+    undeclared label must not turn the refusal into a ValueError (the answer
+    would depend on the data; privacy audit, round sixteen)."""
+    from skdp_synth import BudgetAccountant, ProjectedGaussianRelease
+    from skdp_synth.exceptions import BudgetError
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((300, 4)) < 0.4).astype(int)
+    y = rng.choice([0, 1], 300)
+    if bad_label:
+        y[0] = 7
+    acc = BudgetAccountant(epsilon=1e-3, delta=1e-9, neighbouring="add-remove-one")
+    resampler = SyntheticResampler(
+        ProjectedGaussianRelease(accountant=acc, random_state=0),
+        classes=[0, 1],
+        random_state=0,
+    )
+    with pytest.raises(BudgetError):
+        resampler.fit_resample(X, y)
+    assert acc.spent == []

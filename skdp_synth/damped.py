@@ -1292,7 +1292,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         ``M^d (4^d (4 alpha^2 + R/M^2) + 2 d s b/n + 2||rho||_1)
         + 2 d M^{d-1} sum_j w_j ||r_j||_2`` (compute the left side with
         :func:`skdp_synth.metrics.moment_error`). Needs
-        ``keep_diagnostics=True``; the value is **not private**.
+        ``keep_diagnostics=True``; the value is **not private** and every
+        call raises a :class:`~skdp_synth.exceptions.PrivacyLeakWarning`, as
+        reading the diagnostics it uses does.
 
         Parameters
         ----------
@@ -1310,6 +1312,19 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "keep_diagnostics=True"
             )
         check_integer(d, "d", min_value=1)
+        # the bound reads the realised noise and the residual of the data,
+        # as the diagnostics do: it warns as reading them does (not_private)
+        import warnings
+
+        from .exceptions import PrivacyLeakWarning
+
+        warnings.warn(
+            f"{type(self).__name__}.accuracy_bound is computed exactly from the "
+            "data and the realised noise and is not covered by the privacy "
+            "guarantee; do not publish it (publish est.to_release() instead).",
+            PrivacyLeakWarning,
+            stacklevel=2,
+        )
         n = self.n_samples_fit_
         # radius of the cube about the centre (== radius_ except for the
         # default release, whose radius_ is PROJ's radius over valid rows)

@@ -432,6 +432,9 @@ SETTINGS = [
 ]
 
 
+@pytest.mark.filterwarnings(
+    "ignore:DampedPrivateSynthesizer.accuracy_bound:skdp_synth.exceptions.PrivacyLeakWarning"
+)
 @pytest.mark.parametrize("d", [1, 2])
 @pytest.mark.parametrize("settings", SETTINGS)
 @pytest.mark.parametrize("name, X, params", list(_varied_datasets()))
@@ -461,6 +464,9 @@ def test_theorem_5_9_holds_for_the_realised_noise(name, X, params, settings, d, 
             assert est.accuracy_bound(d) < 2.0  # non-vacuous
 
 
+@pytest.mark.filterwarnings(
+    "ignore:DampedPrivateSynthesizer.accuracy_bound:skdp_synth.exceptions.PrivacyLeakWarning"
+)
 def test_theorem_5_9_check_has_power():
     """In the TIGHT setting, releasing the wrong weights (all mass on the cell
     farthest from the data mean) violates the computed bound."""
@@ -718,3 +724,14 @@ def test_custom_centre_validated():
         DampedPrivateSynthesizer(centre=[0.5, 2.0, 0.5]).fit(X)
     with pytest.raises(ValueError, match="centre"):
         DampedPrivateSynthesizer(centre=[0.5, 0.5]).fit(X)
+
+
+def test_accuracy_bound_warns_as_the_diagnostics_it_reads_do():
+    """The bound is computed from the data's residual and the realised noise
+    (the ``not_private`` diagnostics, which warn on every read): it warns
+    too (privacy audit, round sixteen)."""
+    est = DampedPrivateSynthesizer(keep_diagnostics=True, random_state=0).fit(
+        _boolean(2000, 3)
+    )
+    with pytest.warns(PrivacyLeakWarning, match="accuracy_bound"):
+        est.accuracy_bound(1)

@@ -392,6 +392,9 @@ def test_sampling_by_cell_in_many_chunks_equals_blocks_round(monkeypatch):
     assert Y.dtype == X.dtype and BLOCKS.is_valid(Y).all()  # the training dtype
 
 
+@pytest.mark.filterwarnings(
+    "ignore:DampedPrivateSynthesizer.accuracy_bound:skdp_synth.exceptions.PrivacyLeakWarning"
+)
 @pytest.mark.parametrize("centre", ["auto", "cube", "marginals", None])
 @pytest.mark.parametrize(
     "settings",

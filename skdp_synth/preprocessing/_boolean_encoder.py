@@ -734,7 +734,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         return spec, inferred
 
     def fit_transform(
-        self, X: ArrayLike, y: None = None, **fit_params
+        self, X: ArrayLike, y: None = None, **fit_params: Any
     ) -> NDArray[np.uint8]:
         """:meth:`fit`, then the training rows encoded as :meth:`transform`
         does -- without its clipping warning: values clipped to public

@@ -76,6 +76,7 @@ from .privacy import (
 from .validation import (
     check_bounds,
     check_counts,
+    check_counts_shape,
     check_in_domain,
     check_integer,
     check_n_samples,
@@ -252,22 +253,29 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             # use them only, so a refused budget never depends on the values
             shaped = self._validate_fit_shape(X, blocks)
             shape = shaped.shape
-            counts = None
+            counts = weights = None
             if sample_weight is not None:
                 # counts of distinct rows (issue 25): the plan sees the shape of
-                # the expanded table, as a fit of the expanded rows would
-                counts = self._check_fit_counts(shaped, sample_weight)
-                shape = (int(counts.sum()), shape[1])
+                # the expanded table, as a fit of the expanded rows would. The
+                # counts are private: only their dtype and length are checked
+                # before the budget (a privacy audit, round sixteen, found
+                # "must hold whole counts" answered before the BudgetError)
+                weights = self._check_fit_counts_shape(shaped, sample_weight)
+                shape = (_planned_total(weights), shape[1])
             if not self._private:  # no budget: the values are checked first
                 U = self._validate_fit_values(shaped)
+                if weights is not None:
+                    counts = self._check_fit_counts(shaped, weights)
             plan = self._make_plan(*shape)  # before the data is read
             self._check_plan(plan, *shape)
             self._before_fit(plan)
             if self._private:
                 U = self._validate_fit_values(shaped)
+                if weights is not None:
+                    counts = self._check_fit_counts(shaped, weights)
             if counts is not None:
                 U = WeightedRows(U, counts)
-                self.n_samples_fit_ = shape[0]
+                self.n_samples_fit_ = int(counts.sum())
             source = NoiseSource(self.random_state, stream=FIT_STREAM)
             self._fit(U, plan, source)
             self._after_fit(plan)
@@ -278,13 +286,19 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             raise
         return self
 
-    def _check_fit_counts(self, shaped, sample_weight):
-        """The counts of ``fit(X, sample_weight=)``: whole, non-negative, total >= 2."""
+    def _check_fit_counts_shape(self, shaped, sample_weight):
+        """The public part of the counts' checks: in memory, numeric, 1-D,
+        one per row (:func:`~skdp_synth.validation.check_counts_shape`)."""
         if shaped.chunked:
             raise TypeError(
                 "sample_weight (counts) is not supported with a Dask collection; "
                 "pass the distinct rows and their counts in memory"
             )
+        return check_counts_shape(sample_weight, shaped.shape[0])
+
+    def _check_fit_counts(self, shaped, sample_weight):
+        """The counts of ``fit(X, sample_weight=)``: whole, non-negative, total >= 2
+        (read after the budget check for a private estimator)."""
         counts = check_counts(sample_weight, shaped.shape[0])
         if counts.sum() < 2:
             raise ValueError("the counts must total at least 2 records")
@@ -784,6 +798,19 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         tags.target_tags.required = False
         tags.non_deterministic = self.random_state is None
         return tags
+
+
+def _planned_total(weights):
+    """The total count a plan is made for, read before the budget check.
+
+    Under replace-one ``n`` is public and the plan uses it: for whole,
+    non-negative counts this is their sum (``check_counts`` then confirms
+    them, after the budget check). Under add/remove the plans do not use
+    ``n``. Non-finite or negative entries count as 0 here, so nothing about
+    them can fail before the budget is checked."""
+    w = np.asarray(weights, dtype=np.float64)
+    w = np.where(np.isfinite(w) & (w > 0), np.minimum(np.floor(w), 2.0**53), 0.0)
+    return int(w.sum())
 
 
 class PrivateSynthesizerMixin(SynthesizerMixin):

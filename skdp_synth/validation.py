@@ -455,6 +455,21 @@ def _has_non_boolean(X):
     return False
 
 
+def check_counts_shape(sample_weight, n_rows):
+    """The public part of :func:`check_counts`: a 1-D numeric array with one
+    entry per row. Reads the dtype and the shape only, never a count, so a
+    private estimator runs it before its budget check and the rest after."""
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf" or w.dtype.kind == "b":
+        raise ValueError("sample_weight must be numeric counts (not booleans)")
+    if w.ndim != 1 or w.shape[0] != n_rows:
+        raise ValueError(
+            "sample_weight must be 1-D with one count per row of X "
+            f"(got shape {w.shape} for {n_rows} rows)"
+        )
+    return w
+
+
 def check_counts(sample_weight, n_rows):
     """Counts of the distinct rows of a contingency table (``sample_weight``).
 
@@ -473,15 +488,7 @@ def check_counts(sample_weight, n_rows):
     ...
     ValueError: sample_weight must hold whole counts (non-negative integers): ...
     """
-    w = np.asarray(sample_weight)
-    if w.dtype.kind not in "biuf" or w.dtype.kind == "b":
-        raise ValueError("sample_weight must be numeric counts (not booleans)")
-    if w.ndim != 1 or w.shape[0] != n_rows:
-        raise ValueError(
-            "sample_weight must be 1-D with one count per row of X "
-            f"(got shape {w.shape} for {n_rows} rows)"
-        )
-    wf = w.astype(np.float64)
+    wf = check_counts_shape(sample_weight, n_rows).astype(np.float64)
     if not np.all(np.isfinite(wf)) or np.any(wf < 0) or np.any(wf != np.floor(wf)):
         raise ValueError(
             "sample_weight must hold whole counts (non-negative integers): "

@@ -115,6 +115,28 @@ def test_bad_counts_are_refused_without_their_values(weights, match):
     assert not hasattr(est, "released_")
 
 
+@pytest.mark.parametrize(
+    "weights",
+    [[5, 3, 2, 4], [5, 3, 2.5, 4], [1, 0, 0, 0], [np.inf, 1, 1, 1], [-3, 1, 1, 1]],
+)
+def test_an_unaffordable_weighted_fit_is_refused_before_the_counts_are_read(
+    weights,
+):
+    """The counts are private: whatever they hold (fractions, a total under
+    2, inf, a negative), a fit the accountant cannot afford is refused with
+    the same BudgetError -- they were checked first (a privacy audit, round
+    sixteen: "must hold whole counts" answered before the budget)."""
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
+    acc = BudgetAccountant(epsilon=1e-3, delta=1e-9, neighbouring="add-remove-one")
+    est = ProjectedGaussianRelease(d=1, accountant=acc, random_state=0)
+    with pytest.raises(BudgetError):
+        est.fit(X, sample_weight=weights)
+    assert acc.spent == []
+
+
 def test_cli_takes_a_counts_column(tmp_path):
     from skdp_synth import cli
 

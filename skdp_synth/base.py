@@ -800,19 +800,6 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return tags
 
 
-def _planned_total(weights):
-    """The total count a plan is made for, read before the budget check.
-
-    Under replace-one ``n`` is public and the plan uses it: for whole,
-    non-negative counts this is their sum (``check_counts`` then confirms
-    them, after the budget check). Under add/remove the plans do not use
-    ``n``. Non-finite or negative entries count as 0 here, so nothing about
-    them can fail before the budget is checked."""
-    w = np.asarray(weights, dtype=np.float64)
-    w = np.where(np.isfinite(w) & (w > 0), np.minimum(np.floor(w), 2.0**53), 0.0)
-    return int(w.sum())
-
-
 class PrivateSynthesizerMixin(SynthesizerMixin):
     """A :class:`SynthesizerMixin` that records and charges its privacy cost.
 
@@ -873,6 +860,19 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
 
 
 # ---------------------------------------------------------------- helpers
+def _planned_total(weights):
+    """The total count a plan is made for, read before the budget check.
+
+    Under replace-one ``n`` is public and the plan uses it: for whole,
+    non-negative counts this is their sum (``check_counts`` then confirms
+    them, after the budget check). Under add/remove the plans do not use
+    ``n``. Non-finite or negative entries count as 0 here, so nothing about
+    them can fail before the budget is checked."""
+    w = np.asarray(weights, dtype=np.float64)
+    w = np.where(np.isfinite(w) & (w > 0), np.minimum(np.floor(w), 2.0**53), 0.0)
+    return int(w.sum())
+
+
 def resolve_blocks(
     param: Literal["auto"] | BlocksLike | None,
     fit_blocks: BlocksLike | None,

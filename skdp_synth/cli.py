@@ -338,7 +338,7 @@ def cmd_synthesize(args):
             data, held_out = data[keep].reset_index(drop=True), ~keep
         encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
         pipe = make_synthesis_pipeline(
-            encoder, estimator, domain_share=getattr(args, "domain_share", "auto")
+            encoder, estimator, domain_share=args.domain_share
         )
         t0 = time.perf_counter()
         steps.step()
@@ -876,9 +876,7 @@ def _synthesize_out_of_core(args, estimator, schema):
             file=sys.stderr,
         )
     encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
-    pipe = make_synthesis_pipeline(
-        encoder, estimator, domain_share=getattr(args, "domain_share", "auto")
-    )
+    pipe = make_synthesis_pipeline(encoder, estimator, domain_share=args.domain_share)
     with _cli_warnings(schema_given=True):  # (no NO_SCHEMA_WARNING here)
         t0 = time.perf_counter()
         progress = _TaskProgress("fit (chunks)")

@@ -240,13 +240,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         domain declared the check came only inside the last step, after the
         encoder had read (and refused) the values; an encoder's own ε was
         never charged."""
-        final = self._final_estimator
-        params = getattr(final, "get_params", dict)(deep=False)
-        accountant = params.get("accountant")
-        if accountant is None or params.get("epsilon") is None:
-            return
-        eps = float(params["epsilon"])
-        delta = float(params.get("delta") or 0.0)
+        from .privacy import check_written_budget
+
+        eps = delta = 0.0
         first = self.steps[0][1] if len(self.steps) > 1 else None
         if (
             first is not None
@@ -254,9 +250,8 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             and first.epsilon not in (None, "auto")
             and first._needs_budget(X)
         ):
-            eps += float(first.epsilon)
-            delta += float(first.delta or 0.0)
-        accountant.check(eps, delta, params.get("neighbouring"))
+            eps, delta = float(first.epsilon), float(first.delta or 0.0)
+        check_written_budget(self._final_estimator, eps, delta)
 
     def _record_guarantee(self):
         """Sequential composition of the steps' recorded guarantees."""

@@ -23,6 +23,7 @@ import math
 import threading
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 from .exceptions import BudgetError, PrivacyBudgetWarning, PrivacyLeakWarning
 
@@ -36,6 +37,7 @@ __all__ = [
     "REPLACE_ONE",
     "BudgetAccountant",
     "PrivacyGuarantee",
+    "check_written_budget",
     "not_private",
     "warn_if_large_epsilon",
 ]
@@ -214,6 +216,25 @@ class PrivacyGuarantee:
         if self.kind != DIFFERENTIAL_PRIVACY:
             text += f", kind={self.kind!r}, invariants={self.invariants!r}"
         return text + ")"
+
+
+def check_written_budget(
+    estimator: Any, extra_epsilon: float = 0.0, extra_delta: float = 0.0
+) -> None:
+    """Fail closed before any value is read: the accountant of
+    ``estimator`` (its ``accountant`` parameter) must afford the ``epsilon``
+    and ``delta`` written on it, plus ``extra_*`` (another step's own
+    budget, e.g. an encoder's). Reads parameters only. No accountant or no
+    ``epsilon``: nothing to check."""
+    params = getattr(estimator, "get_params", dict)(deep=False)
+    accountant = params.get("accountant")
+    if accountant is None or params.get("epsilon") is None:
+        return
+    accountant.check(
+        float(params["epsilon"]) + float(extra_epsilon),
+        float(params.get("delta") or 0.0) + float(extra_delta),
+        params.get("neighbouring"),
+    )
 
 
 class BudgetAccountant:

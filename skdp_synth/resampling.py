@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, clone
 
 from .exceptions import PrivacyLeakWarning
 from .preprocessing import BooleanEncoder
+from .privacy import check_written_budget
 from .validation import check_n_samples
 
 __all__ = ["SyntheticResampler"]
@@ -101,14 +102,7 @@ class SyntheticResampler(BaseEstimator):
         # fail closed: the synthesizer's accountant must afford the fit before
         # any label or row is read (the label encoder below refuses an
         # undeclared label, an answer that would depend on the data)
-        params = self.synthesizer.get_params(deep=False)
-        accountant = params.get("accountant")
-        if accountant is not None and params.get("epsilon") is not None:
-            accountant.check(
-                float(params["epsilon"]),
-                float(params.get("delta") or 0.0),
-                params.get("neighbouring"),
-            )
+        check_written_budget(self.synthesizer)
         y_is_series = isinstance(y, pd.Series)
         y_name = y.name if y_is_series else None
         y_arr = np.asarray(y)

@@ -11,11 +11,15 @@ its type, with whatever public knowledge the user has::
         "hours":     {"type": "numeric", "integer": true, "missing": false},
         "education": {"type": "ordinal", "levels": ["none", "school", "degree"]},
         "sector":    "categorical",
-        "region":    {"type": "categorical", "levels": ["N", "S", null]}}}
+        "region":    {"type": "categorical", "levels": ["N", "S", null]},
+        "hired":     {"type": "datetime", "unit": "D"}}}
 
 A column given as a bare string is ``{"type": that string}``. Per column:
 
-* ``type`` (required): ``"numeric"``, ``"categorical"`` or ``"ordinal"``.
+* ``type`` (required): ``"numeric"``, ``"categorical"``, ``"ordinal"`` or
+  ``"datetime"`` (ISO 8601 dates and times: a numeric column of whole
+  ``"unit"``s since 1970-01-01, ``"s"`` by default, ``"D"`` for dates;
+  ``bounds`` and ``bin_edges`` as ISO strings; in memory only).
 * ``levels``: the public levels of a categorical column (``null`` among them:
   the column can be missing); required for an ordinal column (their order).
   A categorical column without levels has its frequent levels discovered
@@ -60,12 +64,13 @@ from .preprocessing._boolean_encoder import SCHEMA_KEYS
 __all__ = ["Schema", "load_schema", "parse_schema"]
 
 #: The column types of a types-only schema.
-TYPES = ("numeric", "categorical", "ordinal")
+TYPES = ("numeric", "categorical", "ordinal", "datetime")
 #: The keys a column of a types-only schema may have, by type.
 _COLUMN_KEYS = {
     "numeric": {"type", "bounds", "bin_edges", "integer", "missing"},
     "categorical": {"type", "levels", "missing"},
     "ordinal": {"type", "levels", "missing"},
+    "datetime": {"type", "bounds", "bin_edges", "unit", "missing"},
 }
 #: Domain keys that a types-only schema declares per column instead.
 _DOMAIN_KEYS = frozenset({"categories", "ordinal", "bin_edges", "bounds"})
@@ -188,14 +193,14 @@ def parse_schema(raw):
             'be "infer", "always" or "never"'
         )
     categories, ordinal, bin_edges, bounds, missing = {}, {}, {}, {}, {}
-    types = {}
+    types, units = {}, {}
     for name, spec in columns.items():
         if isinstance(spec, str):
             spec = {"type": spec}
         if not isinstance(spec, dict) or "type" not in spec:
             raise SchemaError(
                 f'column {name!r}: give its type, as "numeric", '
-                '"categorical" or "ordinal", or as {"type": ..., ...}'
+                '"categorical", "ordinal" or "datetime", or as {"type": ..., ...}'
             )
         kind = spec["type"]
         if kind not in TYPES:
@@ -218,6 +223,9 @@ def parse_schema(raw):
             if spec.get("integer", False):
                 types[name] = "integer"
             continue
+        if kind == "datetime":
+            _datetime(name, spec, bin_edges, bounds, units)
+            continue
         levels = spec.get("levels")
         if levels is None:
             if kind == "ordinal":
@@ -236,6 +244,7 @@ def parse_schema(raw):
         ("ordinal", ordinal),
         ("bin_edges", bin_edges),
         ("bounds", bounds),
+        ("datetime_unit", units),
     ):
         if value:
             encoder[key] = value
@@ -283,6 +292,40 @@ def _numeric(name, spec, bin_edges, bounds):
                 "increasing numbers"
             )
         bin_edges[name] = list(e)
+
+
+def _datetime(name, spec, bin_edges, bounds, units):
+    import pandas as pd
+
+    from .preprocessing._datetime import UNITS
+
+    unit = spec.get("unit", "s")
+    if unit not in UNITS:
+        raise SchemaError(f'column {name!r}: "unit" must be one of {list(UNITS)}')
+    units[name] = unit
+    if "bounds" in spec and "bin_edges" in spec:
+        raise SchemaError(f'column {name!r}: give "bounds" or "bin_edges", not both')
+    for key, least, target in (("bounds", 2, bounds), ("bin_edges", 2, bin_edges)):
+        if key not in spec:
+            continue
+        v = spec[key]
+        try:
+            stamps = [pd.Timestamp(x) for x in v] if isinstance(v, list) else None
+        except (TypeError, ValueError):
+            stamps = None
+        if (
+            stamps is None
+            or len(v) < least
+            or (key == "bounds" and len(v) != 2)
+            or any(pd.isna(t) for t in stamps)
+            or any(a >= b for a, b in zip(stamps, stamps[1:]))
+        ):
+            raise SchemaError(
+                f'column {name!r}: "{key}" must be '
+                + ("[lo, hi]" if key == "bounds" else "at least two")
+                + ' increasing ISO dates, as "2020-01-31" or "2020-01-31T12:00"'
+            )
+        target[name] = list(v)
 
 
 def _is_number(v):

@@ -163,7 +163,8 @@ def _read_csv(path, schema=None):
     listed columns; a categorical column without declared levels is read
     as text (a missing marker, missing), a numeric one as numbers -- a cell
     that is not a number is an error naming the column, never the cell --
-    and an ``integer`` one as ``Int64`` (integral values, missing allowed).
+    and an ``integer`` one as ``Int64`` (integral values, missing allowed),
+    a ``datetime`` one as dates and times (ISO 8601).
     """
     import pandas as pd
 
@@ -211,7 +212,32 @@ def _read_csv(path, schema=None):
     for col, kind in types.items():
         if kind in ("numeric", "integer"):
             frame[col] = _as_numbers(frame[col], col, path, integer=kind == "integer")
+        elif kind == "datetime":
+            frame[col] = _as_datetimes(frame[col], col, path)
     return frame
+
+
+def _as_datetimes(values, col, path):
+    """A column declared ``datetime``: ISO 8601 text as ``datetime64``
+    (an offset such as ``+01:00``, the same on every cell, keeps its zone)."""
+    import pandas as pd
+
+    text = values.astype(object).where(values.notna(), None)
+    try:
+        stamps = pd.to_datetime(text, errors="coerce", format="ISO8601")
+    except (TypeError, ValueError):
+        stamps = None
+    if (
+        stamps is None
+        or not pd.api.types.is_datetime64_any_dtype(stamps)
+        or (stamps.isna() & text.notna()).any()
+    ):
+        raise CLIError(
+            f"{path}: column {col!r} is declared datetime in the schema but has "
+            "cells that are not ISO 8601 dates in one time zone (not shown: "
+            "they may be private)"
+        )
+    return stamps
 
 
 def _as_numbers(values, col, path, *, integer):
@@ -851,6 +877,12 @@ def _synthesize_out_of_core(args, estimator, schema):
     from .preprocessing import BooleanEncoder
 
     if schema.types_only:
+        dated = [c for c, t in schema.types.items() if t == "datetime"]
+        if dated:
+            raise CLIError(
+                f"datetime columns {dated} are read in memory only: drop "
+                "--out-of-core, or give them as numbers"
+            )
         learned = [
             c
             for c in schema.types

@@ -63,6 +63,7 @@ import numpy as np
 from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from .metrics._marginals import _table_tv, _tv_tables
 from .preprocessing._boolean_encoder import SCHEMA_KEYS
+from .preprocessing._datetime import is_time_dtype, to_units
 from .release import Release
 
 if TYPE_CHECKING:
@@ -931,6 +932,8 @@ def fidelity_report(
         else:  # not ours to swallow
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     rows = _as_frame(rows, real)
+    schema = _time_edges_as_seconds(schema, real)
+    real, rows = _times_as_seconds(real, rows)
     cx, cy, sizes, levels, notes = _discretize(real, rows, schema)
     w = np.full(len(real), 1.0 / len(real))
     v = np.full(len(rows), 1.0 / len(rows))
@@ -957,6 +960,41 @@ def fidelity_report(
         ks=MappingProxyType(ks),
         held_out=None if held_out is None else bool(held_out),
     )
+
+
+def _times_as_seconds(real, synthetic):
+    """Date/time and duration columns of ``real`` (and the same columns of
+    ``synthetic``) as seconds since 1970-01-01 UTC, or of the duration: they
+    are then scored as numeric columns (KS, quantile bins, correlations)."""
+    import pandas as pd
+
+    times = [c for c in real.columns if is_time_dtype(real[c].dtype)]
+    if not times:
+        return real, synthetic
+    real, synthetic = real.copy(), synthetic.copy()
+    for c in times:
+        dtype = real[c].dtype
+        real[c] = to_units(real[c], dtype, "s")
+        ys = synthetic[c]
+        if not is_time_dtype(ys.dtype):  # e.g. strings read back from a CSV
+            convert = pd.to_timedelta if dtype.kind == "m" else pd.to_datetime
+            ys = convert(ys)
+        synthetic[c] = to_units(ys, ys.dtype, "s")
+    return real, synthetic
+
+
+def _time_edges_as_seconds(schema, real):
+    """Declared ``bin_edges`` of date/time columns (dates, ISO strings) in
+    seconds, as :func:`_times_as_seconds` scores their values."""
+    edges = schema.get("bin_edges") or {}
+    times = {
+        c: to_units(list(e), real[c].dtype, "s").tolist()
+        for c, e in edges.items()
+        if c in real.columns and is_time_dtype(real[c].dtype)
+    }
+    if not times:
+        return schema
+    return {**schema, "bin_edges": {**edges, **times}}
 
 
 def _ks_statistics(real, synthetic, schema):
@@ -1302,6 +1340,7 @@ def numeric_scores(
     import pandas as pd
     from scipy.stats import ks_2samp, wasserstein_distance
 
+    real, synthetic = _times_as_seconds(real, synthetic)
     if columns is None:
         columns = [
             c
@@ -1359,6 +1398,7 @@ def train_synthetic_test_real(
     )
     from sklearn.metrics import r2_score, roc_auc_score
 
+    real, synthetic = _times_as_seconds(real, synthetic[list(real.columns)])
     numeric = pd.api.types.is_numeric_dtype(
         real[target]
     ) and not pd.api.types.is_bool_dtype(real[target])

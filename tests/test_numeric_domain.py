@@ -243,7 +243,20 @@ _DTYPES = {
     "category": lambda v: pd.Series((v % 3).astype(str), dtype="category"),
     "string": lambda v: pd.Series((v % 3).astype(str), dtype="string"),
     "bool": lambda v: pd.Series(v % 2 == 0),
+    # near the top of the dtype: a private bin past 255 must not wrap to 0
+    "uint8": lambda v: pd.Series((v + 205).astype(np.uint8)),
+    "Int8": lambda v: pd.Series((v + 77).astype(np.int64), dtype="Int8"),
+    "float32": lambda v: pd.Series(v.astype(np.float32)),
+    "datetime": lambda v: pd.Series(
+        pd.Timestamp("2020-01-01") + pd.to_timedelta(v, "D")
+    ),
+    "datetime-tz": lambda v: pd.Series(
+        pd.Timestamp("2020-01-01", tz="Europe/Paris") + pd.to_timedelta(v, "h")
+    ),
+    "timedelta": lambda v: pd.Series(pd.to_timedelta(v, "min")),
 }
+#: The dtypes whose values must stay inside the dtype's range (exactly).
+_INT_RANGES = {"uint8": (0, 255), "Int8": (-128, 127)}
 
 
 @settings(max_examples=15, deadline=None)
@@ -256,7 +269,7 @@ _DTYPES = {
 def test_dtypes_and_missing_round_trip(kind, n, seed, with_missing):
     rng = np.random.default_rng(seed)
     s = _DTYPES[kind](rng.integers(0, 50, n))
-    nullable = kind not in ("int64", "bool")
+    nullable = kind not in ("int64", "bool", "uint8")
     if with_missing and nullable:
         s = s.astype(object).where(rng.random(n) > 0.3, None).astype(s.dtype)
     df = pd.DataFrame({"c": s})
@@ -276,9 +289,15 @@ def test_dtypes_and_missing_round_trip(kind, n, seed, with_missing):
         assert isinstance(out.dtype, pd.CategoricalDtype)
     if not declared["c"]:
         assert not out.isna().any()  # declared without missing: never NaN
-    if kind in ("int64", "Int64"):
+    if kind in ("int64", "Int64", "uint8", "Int8"):
         v = out.dropna().to_numpy(dtype=float)
         assert np.all(v == np.round(v))  # integers stay integers (exact)
+    if kind in _INT_RANGES:
+        lo, hi = _INT_RANGES[kind]
+        edges = enc.specs_[0].levels
+        # inside the private domain, clipped to the dtype: a value of a bin
+        # past the dtype's largest is clipped to it, never wrapped around
+        assert out.dropna().between(max(edges[0], lo), min(edges[-1], hi)).all()
 
 
 @settings(max_examples=15, deadline=None)

@@ -464,3 +464,15 @@ def test_category_index_takes_unhashable_values_row_by_row():
     series = pd.Series([["x"], "b", "a", ["y"]], dtype=object)
     got = _category_index(spec, series, np.zeros(4, dtype=bool))
     np.testing.assert_array_equal(got, [1, 1, 0, 1])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "Int8"])
+def test_decoded_integers_are_clipped_to_their_dtype_not_wrapped(dtype):
+    """A bin past the dtype's largest value decodes to that value: cast to
+    ``int8``, 200 would wrap around to -56 (values invented far from the
+    data; found round seventeen, a private bin of an int8 column)."""
+    df = pd.DataFrame({"x": pd.Series([1, 50, 99, 120], dtype=dtype)})
+    enc = BooleanEncoder(bin_edges={"x": [0, 100, 300]}, numeric_value="midpoint")
+    out = enc.fit(df).inverse_transform(enc.transform(df))["x"]
+    assert out.dtype == df["x"].dtype
+    assert out.tolist() == [50, 50, 50, 127 if dtype != "uint8" else 200]

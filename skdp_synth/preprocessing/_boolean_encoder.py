@@ -66,6 +66,7 @@ from ..exceptions import CoarseDomainWarning, PrivacyLeakWarning
 from ..mechanisms import NoiseSource, make_generator
 from ..privacy import PrivacyGuarantee
 from ..validation import check_finite_width, reject_bool_params, restore_on_failure
+from ._datetime import UNITS, from_units, is_time_dtype, to_units
 from ._numeric_domain import (
     coarse_edges,
     decode_fine,
@@ -128,6 +129,8 @@ class _ColumnSpec:
     # bins of one integer each, split from a heavy leaf of a private domain
     # (split_heavy_leaves): a pipeline drops those its release does not support
     split: tuple = ()
+    # a date/time or duration column counted in this unit (``_datetime``)
+    time_unit: str | None = None
 
     @property
     def n_levels(self):
@@ -211,6 +214,15 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         Value a decoded numeric bin takes. ``"fine"``: drawn from the private
         fine histogram inside the bin (columns with a private domain).
         ``"auto"``: ``"fine"`` where there is one, else ``"midpoint"``.
+    datetime_unit : {"D", "h", "min", "s"} or dict, default="s"
+        The unit a ``datetime64`` column (with or without a time zone) or a
+        ``timedelta64`` column is counted in: it is a numeric column of whole
+        units since 1970-01-01 (UTC) -- or of the duration -- and comes back
+        in its own dtype, rounded to whole units. ``"D"`` for dates, so that
+        they come back as dates and not times of day. A dict ``{column:
+        unit}`` sets it per column (others: ``"s"``). Its ``bounds`` and
+        ``bin_edges`` may be given as dates (``"2020-01-01"``, ``Timestamp``)
+        or durations.
     random_state : None, int or RandomState, default=None
         Randomness of ``decode="sample"`` and ``numeric_value="uniform"``.
 
@@ -282,6 +294,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         "out_of_bounds": [StrOptions({"auto", "clip", "error"})],
         "decode": [StrOptions({"sample", "argmax"})],
         "numeric_value": [StrOptions({"auto", "fine", "midpoint", "uniform"})],
+        "datetime_unit": [StrOptions(set(UNITS)), dict],
         "random_state": ["random_state"],
     }
 
@@ -301,6 +314,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         out_of_bounds: Literal["auto", "clip", "error"] = "auto",
         decode: Literal["sample", "argmax"] = "sample",
         numeric_value: Literal["auto", "fine", "midpoint", "uniform"] = "auto",
+        datetime_unit: Literal["D", "h", "min", "s"] | Mapping[Any, str] = "s",
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.categories = categories
@@ -316,6 +330,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.out_of_bounds = out_of_bounds
         self.decode = decode
         self.numeric_value = numeric_value
+        self.datetime_unit = datetime_unit
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
@@ -339,7 +354,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             return self._fit_schema(X._meta)
         df = self._as_frame(X, reset=True)
         declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
-        declared += [self.bounds or {}, self._missing_map()]
+        declared += [self.bounds or {}, self._missing_map(), self._unit_map()]
         for d in declared:
             unknown = [c for c in d if c not in df.columns]
             if unknown:
@@ -347,6 +362,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     f"columns {unknown} are declared in the encoder's parameters "
                     f"but not present in X (columns: {list(df.columns)})"
                 )
+        self._check_units(df.dtypes)
         # the budget is fixed from the public schema before any value is read
         private = self._private_columns(df.columns, df.dtypes)
         paid = [c for c, how in private.items() if how != "bool"]
@@ -450,6 +466,42 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     def _missing_map(self):
         return self.missing if isinstance(self.missing, dict) else {}
 
+    def _unit_map(self):
+        return self.datetime_unit if isinstance(self.datetime_unit, dict) else {}
+
+    def _unit(self, col, dtype):
+        """The unit a time column is counted in; ``None`` for other columns."""
+        if not is_time_dtype(dtype):
+            return None
+        return self._unit_map().get(
+            col, "s" if self._unit_map() else self.datetime_unit
+        )
+
+    def _check_units(self, dtypes):
+        """``datetime_unit`` as a dict names time columns with known units
+        (the schema only: public)."""
+        for col, unit in self._unit_map().items():
+            if unit not in UNITS:
+                raise ValueError(
+                    f"datetime_unit[{col!r}] must be one of {list(UNITS)}, got {unit!r}"
+                )
+            if not is_time_dtype(dtypes[col]):
+                raise ValueError(
+                    f"datetime_unit names column {col!r}, whose dtype "
+                    f"{dtypes[col]} is not a date/time or duration"
+                )
+
+    def _bounds(self, col, dtype):
+        return _check_bounds(col, self._public_numbers(col, dtype, self.bounds[col]))
+
+    def _public_numbers(self, col, dtype, values):
+        """Declared bounds or bin edges of a column as numbers: dates and
+        durations of a time column in its unit."""
+        unit = self._unit(col, dtype)
+        if unit is None:
+            return values
+        return to_units(list(values), dtype, unit).tolist()
+
     def _private_columns(self, columns, dtypes):
         """``{column: "numeric" | "levels" | "bool"}`` whose domain is learned
         privately. A function of the parameters and the schema (names,
@@ -466,7 +518,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 out[col] = "bool"
             elif isinstance(dt, pd.CategoricalDtype) and dt.ordered:
                 continue  # level order from the dtype: learned as before
-            elif pd.api.types.is_numeric_dtype(dt):
+            elif pd.api.types.is_numeric_dtype(dt) or is_time_dtype(dt):
                 out[col] = "numeric"
             elif self.delta > 0:
                 out[col] = "levels"
@@ -539,11 +591,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             spec.missing_learned = learned
             spec.bits = _bit_names(spec)
             return spec, False
-        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-        integer = pd.api.types.is_integer_dtype(dtype)
+        unit = self._unit(col, dtype)
+        values = _numbers(series, unit)
+        integer = pd.api.types.is_integer_dtype(dtype) or unit is not None
         root = None
         if col in (self.bounds or {}):
-            lo, hi = _check_bounds(col, self.bounds[col])
+            lo, hi = self._bounds(col, dtype)
             if integer:
                 lo, hi = float(np.ceil(lo)), float(np.floor(hi)) + 1.0
             root = (lo, hi)
@@ -573,9 +626,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         spec.fine = hist
         spec.split = tuple(split)
         spec.missing_learned = learned
+        spec.time_unit = unit
         spec.clip = "warn" if root is not None else "silent"
         if root is not None:
-            spec.bounds = _check_bounds(col, self.bounds[col])
+            spec.bounds = self._bounds(col, dtype)
         if self.out_of_bounds == "error":
             spec.clip = False
         spec.bits = _bit_names(spec)
@@ -657,14 +711,16 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         elif levels is not None:
             kind, values = "ordinal", list(levels)
         elif edges is not None:
+            edges = self._public_numbers(col, series.dtype, edges)
             kind, values = "numeric", _check_edges(col, edges)
         elif col in (self.bounds or {}):
-            lo, hi = _check_bounds(col, self.bounds[col])
+            lo, hi = self._bounds(col, series.dtype)
             kind, values = "numeric", list(np.linspace(lo, hi, self.n_bins + 1))
         elif isinstance(series.dtype, pd.CategoricalDtype) and series.cat.ordered:
             kind, values, inferred = "ordinal", list(series.cat.categories), True
-        elif _is_numeric(series):
-            finite = series.dropna().to_numpy(dtype=np.float64)
+        elif _is_numeric(series) or is_time_dtype(series.dtype):
+            finite = _numbers(series, self._unit(col, series.dtype))
+            finite = finite[~np.isnan(finite)]
             if finite.size == 0:
                 raise ValueError(
                     f"numeric column {col!r} has no observed values; "
@@ -715,7 +771,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 inferred = True
         if kind == "nominal" and len(values) == 2 and not missing:
             kind = "binary"
-        integer = pd.api.types.is_integer_dtype(series.dtype)
+        unit = self._unit(col, series.dtype) if kind == "numeric" else None
+        integer = pd.api.types.is_integer_dtype(series.dtype) or unit is not None
         spec = _ColumnSpec(
             name=col,
             kind=kind,
@@ -724,6 +781,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             dtype=series.dtype,
             encoding=self.numeric_encoding,
             integer=integer,
+            time_unit=unit,
         )
         if kind == "numeric" and (
             self.out_of_bounds == "clip"
@@ -805,7 +863,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if spec.kind in ("nominal", "binary", "ordinal"):
             index = _category_index(spec, series, miss)
         else:
-            values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+            values = _numbers(series, spec.time_unit)
             edges = np.asarray(spec.levels)
             bad = ~miss & ~((values >= edges[0]) & (values <= edges[-1]))
             if bad.any():
@@ -817,13 +875,16 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     # name the column and the problem, never the value or row
                     raise ValueError(
                         f"column {spec.name!r} has values outside the bin edges "
-                        f"[{float(edges[0])!r}, {float(edges[-1])!r}] (not shown: "
-                        "they are private)"
+                        f"[{_public_text(spec, edges[0])}, "
+                        f"{_public_text(spec, edges[-1])}] "
+                        "(not shown: they are private)"
                     )
                 if not spec.clip and outside:
                     raise ValueError(
                         f"column {spec.name!r} has values outside its bounds "
-                        f"{list(spec.bounds)!r} (not shown: they are private)"
+                        f"[{_public_text(spec, spec.bounds[0])}, "
+                        f"{_public_text(spec, spec.bounds[1])}] "
+                        "(not shown: they are private)"
                     )
                 if spec.clip == "warn" and (spec.bounds is None or outside):
                     self._clipped.append(spec.name)
@@ -918,9 +979,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if spec.fine is not None and self.numeric_value in ("auto", "fine"):
                 last = index == len(edges) - 2
                 values = decode_fine(spec.fine, left, right, last, rng)
-                series = pd.Series(values, dtype=np.float64)
-                series[miss] = np.nan
-                return _cast_back(series, spec.dtype)
+                return _numeric_back(values, miss, spec)
             if self.numeric_value == "uniform":
                 values = left + rng.random(len(index)) * (right - left)
             else:
@@ -936,9 +995,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     np.clip(np.rint(values), lo_int, np.maximum(hi_int, lo_int)),
                     np.rint(values),
                 )
-            series = pd.Series(values, dtype=np.float64)
-            series[miss] = np.nan
-            return _cast_back(series, spec.dtype)
+            return _numeric_back(values, miss, spec)
         levels = np.empty(len(spec.levels), dtype=object)
         levels[:] = spec.levels
         values = levels[index]
@@ -1031,6 +1088,30 @@ def _hashable(v):
         return ("repr", repr(v))
 
 
+def _numbers(series, unit):
+    """A numeric or time column as float64 (NaN where missing)."""
+    if unit is not None:
+        return to_units(series, series.dtype, unit)
+    return series.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _numeric_back(values, miss, spec):
+    """Decoded numbers in the column's dtype: a time column's dates or
+    durations; an integer column's values clipped to what its dtype holds
+    (public: the dtype), so a value of a private bin past ``int8``'s 127
+    cannot wrap around to -128."""
+    values = np.where(miss, np.nan, np.asarray(values, dtype=np.float64))
+    if spec.time_unit is not None:
+        return from_units(values, spec.dtype, spec.time_unit)
+    if pd.api.types.is_integer_dtype(spec.dtype):
+        info = np.iinfo(getattr(spec.dtype, "numpy_dtype", spec.dtype))
+        hi = float(info.max)
+        if hi > info.max:  # int64, uint64: the float rounds past the largest
+            hi = float(np.nextafter(hi, -np.inf))
+        values = np.clip(values, float(info.min), hi)
+    return _cast_back(pd.Series(values, dtype=np.float64), spec.dtype)
+
+
 def _is_bool(v):
     return isinstance(v, (bool, np.bool_))
 
@@ -1075,6 +1156,8 @@ def _bit_names(spec):
         return bits + ([f"{name}={MISSING_LABEL}"] if spec.missing else [])
     if spec.kind == "numeric":
         e = spec.levels
+        if spec.time_unit is not None:  # edges as dates or durations
+            e = _time_labels(e, spec)
         if spec.encoding == "onehot":
             closing = [")"] * (len(e) - 2) + ["]"]
             bits = [
@@ -1109,8 +1192,23 @@ def _blocks(specs):
     return Blocks(tuple(blocks))
 
 
+def _time_labels(edges, spec):
+    values = from_units(np.asarray(edges), spec.dtype, spec.time_unit)
+    if spec.time_unit == "D" and not pd.api.types.is_timedelta64_dtype(spec.dtype):
+        return [v.strftime("%Y-%m-%d") for v in values]
+    return [str(v) for v in values]
+
+
+def _public_text(spec, x):
+    """A declared edge or bound as the user wrote it: a date for a time
+    column, a plain float otherwise."""
+    if spec.time_unit is not None:
+        return _time_labels([x], spec)[0]
+    return repr(float(x))
+
+
 def _fmt(x):
-    return f"{x:g}"
+    return x if isinstance(x, str) else f"{x:g}"
 
 
 def _category_index(spec, series, miss):

@@ -1,0 +1,232 @@
+"""Dates, times and durations (``BooleanEncoder(datetime_unit=)``, the
+report, the command line): numeric columns of whole units that come back in
+their own dtype."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing._datetime import from_units, to_units
+from skdp_synth.report import fidelity_report, numeric_scores
+
+
+def _table(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    day = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 900, n), "D")
+    df = pd.DataFrame(
+        {
+            "day": day,
+            "at": (day + pd.to_timedelta(rng.integers(0, 86400, n), "s"))
+            .tz_localize("UTC")
+            .tz_convert("Europe/Paris"),
+            "took": pd.to_timedelta(rng.exponential(3600, n).round(), "s"),
+            "group": rng.choice(["a", "b"], n),
+        }
+    )
+    df.loc[rng.random(n) < 0.2, "took"] = pd.NaT
+    return df
+
+
+def test_units_round_trip_exactly():
+    """Whole units in, the same instants out (naive, zoned, durations)."""
+    df = _table(200)
+    for col, unit in (("day", "D"), ("at", "s"), ("took", "s")):
+        v = to_units(df[col], df[col].dtype, unit)
+        assert np.array_equal(np.isnan(v), df[col].isna().to_numpy())
+        back = from_units(v, df[col].dtype, unit)
+        assert back.dtype == df[col].dtype
+        assert back.equals(df[col].reset_index(drop=True))
+
+
+def test_from_units_clips_to_what_the_dtype_holds():
+    """A decoded count far in a noise leaf must not overflow into another
+    date: datetime64[ns] holds 1677-2262."""
+    out = from_units(np.array([2.0**39, -(2.0**39)]), np.dtype("<M8[ns]"), "s")
+    assert 2261 <= out[0].year <= 2262 and 1677 <= out[1].year <= 1678
+
+
+def test_a_pipeline_returns_dates_times_and_durations():
+    df = _table()
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(
+            categories={"group": ["a", "b"]},
+            missing={"day": False, "at": False},
+            datetime_unit={"day": "D"},
+            random_state=0,
+        ),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no PrivacyLeakWarning, no other
+        out = pipe.fit(df).sample(3000, random_state=0)
+    assert out.dtypes.equals(df.dtypes)
+    assert pipe.epsilon_ == 1.0
+    # dates counted in days come back as dates (exactly midnight)
+    assert (out["day"] == out["day"].dt.normalize()).all()
+    assert not out["day"].isna().any() and not out["at"].isna().any()
+    assert str(out["at"].dt.tz) == "Europe/Paris"
+    # a column with missing values keeps about its rate (20 %, noise ~ .02)
+    assert abs(out["took"].isna().mean() - df["took"].isna().mean()) < 0.03
+    # the report scores them as numbers, on their values
+    report = fidelity_report(df, out, release=pipe)
+    assert set(report.ks) == {"day", "at", "took"}
+    assert max(report.ks.values()) < 0.1
+    scores = numeric_scores(df, out, columns=["day", "at", "took"])
+    assert (scores["std_ratio"].between(0.7, 1.3)).all()
+
+
+def test_datetime_columns_are_paid_as_numeric_domains():
+    """A time column is one more private numeric domain: the encoder's ε is
+    split over it as over any numeric column (public: the dtypes)."""
+    df = _table(300)
+    enc = BooleanEncoder(epsilon=1.0, delta=1e-6, random_state=0)
+    assert enc._n_paid_columns(df) == 4  # day, at, took, group (levels)
+    assert sorted(enc._private_probe(df)) == ["levels", "numeric", "numeric", "numeric"]
+
+
+def test_bounds_and_edges_as_dates():
+    df = _table(500)[["day", "at"]]
+    enc = BooleanEncoder(
+        epsilon=1.0,
+        bounds={
+            "day": ("2019-06-01", "2023-01-01"),
+            "at": ("2019-06-01", "2023-01-01"),
+        },
+        datetime_unit={"day": "D"},
+        random_state=0,
+    ).fit(df)
+    out = enc.inverse_transform(enc.transform(df))
+    lo, hi = pd.Timestamp("2019-06-01"), pd.Timestamp("2023-01-01")
+    assert out["day"].between(lo, hi).all()
+    # a naive bound of a zoned column is read in the column's zone
+    zone = "Europe/Paris"
+    assert out["at"].between(lo.tz_localize(zone), hi.tz_localize(zone)).all()
+    enc = BooleanEncoder(bin_edges={"day": ["2020-06-01", "2021-01-01", "2023-01-01"]})
+    with pytest.raises(
+        ValueError, match=r"outside the bin edges \[2020-06-01 00:00:00"
+    ):
+        enc.fit(df[["day"]])
+
+
+def test_datetime_unit_is_checked_against_the_schema():
+    df = _table(50)
+    with pytest.raises(ValueError, match="'group', whose dtype object is not a date"):
+        BooleanEncoder(epsilon=None, datetime_unit={"group": "D"}).fit(df)
+    with pytest.raises(ValueError, match=r"datetime_unit\['day'\] must be one of"):
+        BooleanEncoder(epsilon=None, datetime_unit={"day": "ms"}).fit(df)
+    with pytest.raises(ValueError, match="declared in the encoder's parameters"):
+        BooleanEncoder(epsilon=None, datetime_unit={"nope": "D"}).fit(df)
+
+
+def test_feature_names_show_dates():
+    df = _table(300)[["day"]]
+    enc = BooleanEncoder(
+        bin_edges={"day": ["2019-01-01", "2021-01-01", "2023-01-01"]}, datetime_unit="D"
+    ).fit(df)
+    assert enc.get_feature_names_out().tolist() == ["day>=2021-01-01"]
+
+
+def test_cli_datetime_type(tmp_path):
+    from skdp_synth.cli import main
+
+    rng = np.random.default_rng(0)
+    n = 2000
+    days = pd.Timestamp("2015-01-01") + pd.to_timedelta(rng.integers(0, 3000, n), "D")
+    frame = pd.DataFrame(
+        {"hired": days.strftime("%Y-%m-%d"), "sector": rng.choice(["a", "b"], n)}
+    )
+    frame.to_csv(tmp_path / "in.csv", index=False)
+    schema = {
+        "columns": {
+            "hired": {"type": "datetime", "unit": "D"},
+            "sector": {"type": "categorical", "levels": ["a", "b"]},
+        }
+    }
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    args = [
+        str(tmp_path / "in.csv"),
+        "--method",
+        "gaussian-release",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-6",
+        "--schema",
+        str(tmp_path / "s.json"),
+        "--seed",
+        "0",
+    ]
+    assert main(["synthesize", *args, "-o", str(tmp_path / "out.csv")]) == 0
+    out = pd.read_csv(tmp_path / "out.csv")
+    parsed = pd.to_datetime(out["hired"], format="%Y-%m-%d")  # dates, no time
+    assert parsed.notna().all()
+    assert (
+        main(["synthesize", *args, "-o", str(tmp_path / "o2.csv"), "--out-of-core"])
+        == 2
+    )
+    frame.loc[3, "hired"] = "soon"
+    frame.to_csv(tmp_path / "in.csv", index=False)
+    assert main(["synthesize", *args, "-o", str(tmp_path / "o3.csv")]) == 2
+
+
+def test_cli_report_with_datetime_edges(tmp_path):
+    from skdp_synth.cli import main
+
+    rng = np.random.default_rng(1)
+    n = 1500
+    days = pd.Timestamp("2015-01-01") + pd.to_timedelta(rng.integers(0, 3000, n), "D")
+    frame = pd.DataFrame({"hired": days.strftime("%Y-%m-%d"), "x": rng.normal(size=n)})
+    frame.to_csv(tmp_path / "in.csv", index=False)
+    edges = ["2015-01-01", "2018-01-01", "2021-01-01", "2023-03-20"]
+    schema = {
+        "columns": {
+            "hired": {"type": "datetime", "unit": "D", "bin_edges": edges},
+            "x": {"type": "numeric", "bounds": [-5, 5]},
+        }
+    }
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    common = ["--schema", str(tmp_path / "s.json")]
+    assert (
+        main(
+            [
+                "synthesize",
+                str(tmp_path / "in.csv"),
+                "--method",
+                "gaussian-release",
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-6",
+                "--seed",
+                "0",
+                "-o",
+                str(tmp_path / "out.csv"),
+                *common,
+            ]
+        )
+        == 0
+    )
+    out = pd.read_csv(tmp_path / "out.csv")
+    assert pd.to_datetime(out["hired"]).between("2015-01-01", "2023-03-20").all()
+    report = tmp_path / "r.html"
+    assert (
+        main(
+            [
+                "report",
+                str(tmp_path / "in.csv"),
+                str(tmp_path / "out.csv"),
+                *common,
+                "-o",
+                str(report),
+            ]
+        )
+        == 0
+    )
+    assert "hired" in report.read_text()

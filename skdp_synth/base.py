@@ -280,6 +280,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             self._fit(U, plan, source)
             self._after_fit(plan)
             self._fitted_params = self._snapshot_params(source)
+            # a pipeline hands over its encoder's guarantee after the fit
+            # (its to_release() states both); a fit of its own starts clean
+            self.__dict__.pop("_upstream_guarantee", None)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved_state)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import warnings
 from functools import partial
 from numbers import Real
 from typing import TYPE_CHECKING, Any, Literal
@@ -22,6 +23,7 @@ from ._sklearn_compat import (
     _name_estimators,
     _print_elapsed_time,
 )
+from .exceptions import PrivacyBudgetWarning
 from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
@@ -195,10 +197,8 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         dtypes.
         """
         share = self.domain_share
-        if share is None or len(self.steps) < 2:
-            return []
-        first, final = self.steps[0][1], self._final_estimator
-        if not hasattr(first, "_needs_budget") or first.epsilon != "auto":
+        first, final = self._encoder(), self._final_estimator
+        if share is None or first is None or first.epsilon != "auto":
             return []
         final_params = getattr(final, "get_params", dict)(deep=False)
         if final_params.get("epsilon") is None or not first._needs_budget(X):
@@ -231,6 +231,25 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         final.set_params(**rest)
         return saved
 
+    def _encoder(self):
+        """The step that learns domains with a budget (a ``BooleanEncoder``
+        with ``epsilon``): the first step that is not ``"passthrough"``, or
+        ``None``."""
+        head = [s for _, s in self.steps[:-1] if s not in (None, "passthrough")]
+        first = head[0] if head else None
+        if first is None or not hasattr(first, "_needs_budget"):
+            return None
+        return first if first.epsilon is not None else None
+
+    def _final_relation(self):
+        """The last step's neighbouring relation when it spends a budget
+        (its parameter; the pure ε-DP synthesizers' fixed relation,
+        replace-one, when it has none), else ``None``."""
+        params = getattr(self._final_estimator, "get_params", dict)(deep=False)
+        if params.get("epsilon") is None:
+            return None
+        return params.get("neighbouring", "replace-one")
+
     def _check_budget_first(self, X):
         """Fail closed: before any step reads a value, the last step's
         accountant must afford the whole fit -- the ``(ε, δ)`` written on the
@@ -239,44 +258,82 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         schema only). Found by a privacy audit (round sixteen): with every
         domain declared the check came only inside the last step, after the
         encoder had read (and refused) the values; an encoder's own ε was
-        never charged."""
+        never charged.
+
+        Refused here, before any value is read (a privacy audit, round
+        seventeen): an encoder with a budget after another step (its input's
+        schema is not ``X``'s, so neither the check nor the split can see
+        what it will learn; it was neither checked nor charged); an encoder
+        whose own ``neighbouring`` differs from the last step's (the two
+        guarantees do not compose; the accountant refused the mismatch only
+        after both had read the data); and input without a schema (a list:
+        its column types are inferred from its values, so whether a domain
+        is learned was unknown to the check).
+        """
         from .privacy import check_written_budget
 
+        later = [
+            s
+            for _, s in self.steps[:-1]
+            if hasattr(s, "_needs_budget")
+            and s.epsilon is not None
+            and s is not self._encoder()
+        ]
+        if later:
+            raise ValueError(
+                f"{type(later[0]).__name__} learns domains with a budget "
+                "(epsilon) but is not the pipeline's first step: put it first, "
+                "so that its budget is checked and split from the input's "
+                "schema before any step reads a value"
+            )
+        first = self._encoder()
+        if first is None:
+            check_written_budget(self._final_estimator)
+            return
+        if not _has_schema(X):
+            raise TypeError(
+                f"{type(first).__name__} learns domains with a budget: pass a "
+                "pandas DataFrame or a NumPy array, whose column types are "
+                "public (a list's are inferred from its values)"
+            )
         eps = delta = 0.0
-        first = self.steps[0][1] if len(self.steps) > 1 else None
-        if (
-            first is not None
-            and hasattr(first, "_needs_budget")
-            and first.epsilon not in (None, "auto")
-            and first._needs_budget(X)
-        ):
+        if first.epsilon != "auto" and first._needs_budget(X):
+            relation = self._final_relation()
+            if relation is not None and first.neighbouring != relation:
+                raise ValueError(
+                    f"{type(first).__name__}(neighbouring={first.neighbouring!r}) "
+                    f"and the last step's neighbouring={relation!r} do not "
+                    "compose: give the encoder the last step's relation (or "
+                    "epsilon='auto', which takes it)"
+                )
             eps, delta = float(first.epsilon), float(first.delta or 0.0)
         check_written_budget(self._final_estimator, eps, delta)
 
     def _record_guarantee(self):
-        """Sequential composition of the steps' recorded guarantees."""
-        from .privacy import PrivacyGuarantee
+        """Sequential composition of the steps' recorded guarantees
+        (:func:`~skdp_synth.privacy.compose`: an induced-subspace part keeps
+        the whole induced-subspace). Relations that do not compose are
+        refused before the fit (``_check_budget_first``); should two steps
+        still differ, nothing is claimed, and a warning says so."""
+        from .privacy import compose
 
         found = [
             step.privacy_guarantee_
             for _, step in self.steps
             if getattr(step, "privacy_guarantee_", None) is not None
         ]
-        relations = {g.neighbouring for g in found}
-        if not found or len(relations) > 1:
-            self.privacy_guarantee_ = None
-            self.epsilon_ = self.delta_ = None
-            return
-        eps = sum(g.epsilon for g in found)
-        delta = sum(g.delta for g in found)
-        self.privacy_guarantee_ = PrivacyGuarantee(
-            eps,
-            delta,
-            relations.pop(),
-            "sequential composition of "
-            + "; ".join(g.mechanism for g in found if g.mechanism),
-        )
-        self.epsilon_, self.delta_ = self.privacy_guarantee_.epsilon, delta
+        g = compose(found)
+        if g is None and len({f.neighbouring for f in found}) > 1:
+            warnings.warn(
+                "the steps' guarantees hold for different neighbouring "
+                "relations and do not compose as written: the pipeline records "
+                "none (privacy_guarantee_ = None)",
+                PrivacyBudgetWarning,
+                stacklevel=4,
+            )
+        self.privacy_guarantee_ = g
+        self.epsilon_ = None if g is None else g.epsilon
+        self.delta_ = None if g is None else g.delta
 
     def _with_split_budget(self, fit, X, y, **params):
         # the last step's own parameters first: an invalid ε or δ is reported
@@ -287,26 +344,48 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             validate()
         self._check_budget_first(X)
         saved = self._split_budget(X)
+        self._encoder_charge_due = True
         try:
             out = fit(X, y, **params)
+            self._charge_encoder()  # metadata routing: fitted in one go
         finally:
             for step, values in saved:
                 step.set_params(**values)
-        # the encoder's private domains are charged to the last step's
-        # accountant too, whether their ε is a share of the last step's
-        # (domain_share) or the encoder's own: the pipeline spent both
-        encoder, final = self.steps[0][1], self._final_estimator
+            self.__dict__.pop("_encoder_charge_due", None)
+        self._record_guarantee()
+        self._hand_guarantee_to_final()
+        return out
+
+    def _charge_encoder(self):
+        """Charge the encoder's private domains to the last step's
+        accountant, once per fit, as soon as the encoder is fitted -- before
+        the last step reads its output. Whether their ε is a share of the
+        last step's (``domain_share``) or the encoder's own, the pipeline
+        spent both; and a failure after the domains were released (the last
+        step refusing their structure) still spent them: charged only on
+        success, such a fit could be repeated for free (a privacy audit,
+        round seventeen)."""
+        if not self.__dict__.pop("_encoder_charge_due", False):
+            return
+        encoder, final = self._encoder(), self._final_estimator
         accountant = getattr(final, "accountant", None)
         g = getattr(encoder, "privacy_guarantee_", None)
+        if accountant is not None and g is not None and (g.epsilon > 0 or g.delta > 0):
+            accountant.spend(g.epsilon, g.delta, g.neighbouring, mechanism=g.mechanism)
+
+    def _hand_guarantee_to_final(self):
+        """The last step's release is built on the encoder's private
+        domains (its bits, names and blocks): its ``to_release()`` states
+        their guarantee composed with its own (``release.release_from``)."""
+        final, encoder = self._final_estimator, self._encoder()
+        g = getattr(encoder, "privacy_guarantee_", None)
         if (
-            len(self.steps) > 1
-            and accountant is not None
+            final not in (None, "passthrough")
+            and hasattr(final, "to_release")
             and g is not None
             and (g.epsilon > 0 or g.delta > 0)
         ):
-            accountant.spend(g.epsilon, g.delta, g.neighbouring, mechanism=g.mechanism)
-        self._record_guarantee()
-        return out
+            final._upstream_guarantee = g
 
     def _fit_head(self, X, y, params):
         """Fit every step but the last; return ``(Xt, last step's fit params)``.
@@ -346,6 +425,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         )
         Xt = head.fit_transform(X, y, **head_params)
         self.steps = list(head.steps[:-1]) + [self.steps[-1]]
+        self._charge_encoder()
         blocks = None
         for _, step in reversed(head.steps[:-1]):
             if step not in (None, "passthrough") and hasattr(step, "blocks_"):
@@ -375,16 +455,18 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         (counts of the distinct rows of ``X``, a contingency table) goes to
         the last step only -- the encoders map rows one to one, nothing is
         expanded. With scikit-learn's metadata routing enabled,
-        ``Pipeline.fit`` is used unchanged.
+        ``Pipeline.fit`` fits the steps (no ``blocks=``), inside the same
+        budget check, split and charge.
 
         Returns
         -------
         self : SynthesisPipeline
         """
+        fit = self._fit_with_blocks
         if get_config().get("enable_metadata_routing", False):
-            return super().fit(X, y, **params)
+            fit = partial(Pipeline.fit, self)
         return self._rollback_on_failure(
-            partial(self._with_split_budget, self._fit_with_blocks), X, y, **params
+            partial(self._with_split_budget, fit), X, y, **params
         )
 
     def _fit_with_blocks(self, X, y=None, **params):
@@ -472,10 +554,11 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             The last step's output (for a synthesizer: a synthetic sample of
             the encoded data, not decoded).
         """
+        fit = self._fit_transform_with_blocks
         if get_config().get("enable_metadata_routing", False):
-            return super().fit_transform(X, y, **params)
+            fit = partial(Pipeline.fit_transform, self)
         return self._rollback_on_failure(
-            partial(self._with_split_budget, self._fit_transform_with_blocks),
+            partial(self._with_split_budget, fit),
             X,
             y,
             **params,
@@ -628,6 +711,12 @@ def _decoded_chunk(state, size, seed, secure, part, meta):
             step.random_state = int(child.generate_state(1)[0])
         Y = step.inverse_transform(Y)
     return Y
+
+
+def _has_schema(X):
+    """Whether ``X`` carries public column types: a DataFrame (pandas,
+    Dask) or a NumPy array (one dtype)."""
+    return isinstance(X, np.ndarray) or (hasattr(X, "columns") and hasattr(X, "dtypes"))
 
 
 def _fit_accepts_blocks(estimator):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,7 @@ __all__ = [
     "BudgetAccountant",
     "PrivacyGuarantee",
     "check_written_budget",
+    "compose",
     "not_private",
     "warn_if_large_epsilon",
 ]
@@ -216,6 +218,33 @@ class PrivacyGuarantee:
         if self.kind != DIFFERENTIAL_PRIVACY:
             text += f", kind={self.kind!r}, invariants={self.invariants!r}"
         return text + ")"
+
+
+def compose(guarantees: Sequence[PrivacyGuarantee]) -> PrivacyGuarantee | None:
+    """Sequential composition of guarantees under one neighbouring relation
+    (:cite:`Dwork2014` Theorem 3.16: the ε's and δ's add up).
+
+    Induced-subspace DP (:cite:`Gao2022`) in any part makes the whole
+    induced-subspace, with every part's invariants: what is published
+    exactly stays so. ``None`` when the relations differ (they do not
+    compose as written) or there is nothing to compose.
+    """
+    found = [g for g in guarantees if g is not None]
+    if not found or len({g.neighbouring for g in found}) > 1:
+        return None
+    if len(found) == 1:
+        return found[0]
+    invariants = tuple(dict.fromkeys(i for g in found for i in g.invariants))
+    subspace = any(g.kind == INDUCED_SUBSPACE for g in found)
+    return PrivacyGuarantee(
+        sum(g.epsilon for g in found),
+        sum(g.delta for g in found),
+        found[0].neighbouring,
+        "sequential composition of "
+        + "; ".join(g.mechanism for g in found if g.mechanism),
+        kind=INDUCED_SUBSPACE if subspace else DIFFERENTIAL_PRIVACY,
+        invariants=invariants if subspace else (),
+    )
 
 
 def check_written_budget(

@@ -651,10 +651,17 @@ def release_from(
         None if names is None else [str(c) for c in names],
     )
     plan["hardened_noise"] = bool(fitted["hardened_noise"])
+    # fitted in a pipeline on an encoder's private domains (its bits, names
+    # and blocks are in this release): their guarantee composed with its own
+    from .privacy import compose
+
+    guarantee = compose(
+        [getattr(estimator, "_upstream_guarantee", None), estimator.privacy_guarantee_]
+    )
     return Release(
         estimator=type(estimator).__name__,
         params=params,
-        guarantee=estimator.privacy_guarantee_,
+        guarantee=guarantee,
         arrays=arrays,
         plan=plan,
     )

@@ -453,3 +453,165 @@ def test_fitting_through_the_pipeline_does_not_warn_about_clipped_training_rows(
             np.testing.assert_array_equal(bits, pipe[0].transform(data))
     with pytest.warns(UserWarning, match="outside their bounds"):
         pipe[0].transform(outside)
+
+
+def _budgeted_pipe(acc, *head, encoder_eps=0.5, neighbouring="add-remove-one"):
+    return SynthesisPipeline(
+        [
+            *[(f"pre{i}", step) for i, step in enumerate(head)],
+            (
+                "encode",
+                BooleanEncoder(
+                    categories={"sector": ["public", "private"]},
+                    epsilon=encoder_eps,
+                    neighbouring=neighbouring,
+                    random_state=0,
+                ),
+            ),
+            (
+                "release",
+                ProjectedGaussianRelease(
+                    epsilon=1.0, delta=1e-6, accountant=acc, random_state=0
+                ),
+            ),
+        ]
+    )
+
+
+def test_metadata_routing_keeps_the_budget_handling():
+    """With scikit-learn's metadata routing on, ``fit`` used the plain
+    ``Pipeline.fit``: no check before reading, no split, the encoder's ε not
+    charged -- a budget of 1 paid for 1.5 (a privacy audit, round
+    seventeen)."""
+    import sklearn
+
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    for method in ("fit", "fit_transform"):
+        small = BudgetAccountant(epsilon=1.0, delta=1e-5, neighbouring="add-remove-one")
+        big = BudgetAccountant(epsilon=2.0, delta=1e-5, neighbouring="add-remove-one")
+        with sklearn.config_context(enable_metadata_routing=True):
+            with pytest.raises(BudgetError):
+                getattr(_budgeted_pipe(small), method)(_mixed_frame())
+            pipe = _budgeted_pipe(big)
+            getattr(pipe, method)(_mixed_frame())
+        assert small.spent == []
+        assert big.total_spent == pytest.approx((1.5, 1e-6))
+        assert pipe.epsilon_ == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("before", ["transformer", "passthrough"])
+def test_an_encoder_with_a_budget_after_another_step(before):
+    """Only the first step's budget was checked and charged: an encoder after
+    a ``FunctionTransformer`` overspent the accountant by its ε. It is
+    refused before any value is read; a ``"passthrough"`` before it changes
+    nothing and is looked through."""
+    from sklearn.preprocessing import FunctionTransformer
+
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.exceptions import BudgetError
+
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-5, neighbouring="add-remove-one")
+    if before == "transformer":
+        head = FunctionTransformer(lambda d: d.assign(age=d["age"]))
+        with pytest.raises(ValueError, match="is not the pipeline's first step"):
+            _budgeted_pipe(acc, head).fit(_mixed_frame())
+    else:
+        with pytest.raises(BudgetError):  # 0.5 + 1 > 1, checked before reading
+            _budgeted_pipe(acc, "passthrough").fit(_mixed_frame())
+    assert acc.spent == []
+
+
+def test_an_encoder_whose_relation_differs_is_refused_before_reading():
+    """An encoder's own ``neighbouring`` must be the last step's: the
+    accountant refused the mismatch only after both steps had read the data
+    (and without one, the pipeline silently recorded no guarantee)."""
+    from skdp_synth import BudgetAccountant
+
+    acc = BudgetAccountant(epsilon=5.0, delta=1e-5, neighbouring="replace-one")
+    pipe = _budgeted_pipe(acc, neighbouring="add-remove-one")
+    pipe.steps[-1][1].set_params(neighbouring="replace-one")
+    with pytest.raises(ValueError, match="do not compose"):
+        pipe.fit(_mixed_frame())
+    assert acc.spent == []
+    assert not hasattr(pipe[0], "specs_")  # the encoder read nothing
+
+
+def test_a_list_is_refused_when_a_domain_would_be_learned():
+    """A list has no public column types (they are inferred from its
+    values), so the check before reading could not see that the encoder
+    would learn a domain: it was refused after PrivTree ran."""
+    from skdp_synth import BudgetAccountant
+
+    acc = BudgetAccountant(epsilon=5.0, delta=1e-5, neighbouring="add-remove-one")
+    rows = _mixed_frame().to_numpy().tolist()
+    pipe = SynthesisPipeline(
+        [
+            ("encode", BooleanEncoder(epsilon=0.5, delta=1e-7, random_state=0)),
+            (
+                "release",
+                ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, accountant=acc),
+            ),
+        ]
+    )
+    with pytest.raises(TypeError, match="pass a pandas DataFrame or a NumPy array"):
+        pipe.fit(rows)
+    assert acc.spent == []
+
+
+def test_the_encoders_domains_are_charged_even_when_the_last_step_fails():
+    """The last step can refuse the structure of the encoder's private
+    domains (one bin left: ``d`` exceeds the attributes): charged only on
+    success, such fits could be repeated for free and their failure rate
+    told a constant column from a spread one (a privacy audit, round
+    seventeen). Here ``d=3`` on two columns fails after the encoder."""
+    from skdp_synth import BudgetAccountant
+
+    acc = BudgetAccountant(epsilon=5.0, delta=1e-5, neighbouring="add-remove-one")
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"sector": ["public", "private"]}, random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, accountant=acc, d=3),
+    )
+    with pytest.raises(ValueError, match="exceeds the number of attributes"):
+        pipe.fit(_mixed_frame())
+    # domain_share "auto": a fifth of ε for the one learned domain (age)
+    assert acc.total_spent == pytest.approx((0.2, 0.0))
+    assert not hasattr(pipe, "epsilon_")  # the pipeline itself rolled back
+
+
+def test_the_last_steps_release_states_the_encoders_guarantee_too():
+    """``pipe[-1].to_release()`` holds the encoder's private domains (bit
+    names name the private bin edges, the blocks its levels): its guarantee
+    is the composition, 1.0, not the last step's own 0.8."""
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"sector": ["public", "private"]}, random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    ).fit(_mixed_frame())
+    release = pipe.steps[-1][1].to_release()
+    assert pipe.steps[-1][1].epsilon_ == pytest.approx(0.8)
+    assert release.guarantee.epsilon == pytest.approx(1.0) == pipe.epsilon_
+    assert release.guarantee.delta == pytest.approx(1e-6)
+    # refitted on its own, the step's release is its own again
+    bits = pipe[0].transform(_mixed_frame())
+    alone = ProjectedGaussianRelease(epsilon=0.5, delta=1e-6, random_state=0)
+    pipe.steps[-1] = ("release", alone)
+    assert alone.fit(bits).to_release().guarantee.epsilon == pytest.approx(0.5)
+
+
+def test_the_fits_clipping_is_not_kept_on_the_encoder():
+    """``fit`` is silent about clipping to public bounds, but kept the list
+    of clipped columns on the encoder (and in its pickle): whether a
+    training value lay outside the bounds."""
+    import pickle
+
+    df = _mixed_frame()
+    df.loc[0, "age"] = 150
+    enc = BooleanEncoder(
+        categories={"sector": ["public", "private"]},
+        bounds={"age": (0, 120)},
+        epsilon=1.0,
+        random_state=0,
+    ).fit(df)
+    assert "clipped" not in " ".join(vars(enc))
+    assert "clipped" not in " ".join(vars(pickle.loads(pickle.dumps(enc))))

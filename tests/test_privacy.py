@@ -63,3 +63,28 @@ def test_accountant_validates_its_budget():
     unlimited = BudgetAccountant()
     unlimited.spend(1e6)
     assert unlimited.remaining()[0] == math.inf
+
+
+def test_compose_adds_up_and_keeps_what_is_published_exactly():
+    """Sequential composition: ε and δ add up (exact on these floats); an
+    induced-subspace part makes the whole induced-subspace with its
+    invariants (the pipeline had dropped ``kind``); relations that differ
+    do not compose."""
+    from skdp_synth.privacy import compose
+
+    a = PrivacyGuarantee(0.25, 0.0, "add-remove-one", "PrivTree")
+    b = PrivacyGuarantee(
+        0.75,
+        1e-6,
+        "add-remove-one",
+        "Gaussian",
+        kind="induced-subspace",
+        invariants=("total",),
+    )
+    g = compose([a, None, b])
+    assert (g.epsilon, g.delta, g.neighbouring) == (1.0, 1e-6, "add-remove-one")
+    assert (g.kind, g.invariants) == ("induced-subspace", ("total",))
+    assert compose([a, a]).kind == "differential-privacy"
+    assert compose([a]) is a
+    assert compose([]) is None
+    assert compose([a, PrivacyGuarantee(1.0, 0.0, "replace-one", "x")]) is None

@@ -815,12 +815,17 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         return self._encode(df)
 
     def _encode(self, df, warn=True):
-        self._clipped = []
-        blocks = [self._encode_column(spec, df[spec.name]) for spec in self.specs_]
-        if warn and self._clipped:
+        # a local list: kept on the object, it told after ``fit`` whether a
+        # training value lay outside the public bounds (a privacy audit,
+        # round seventeen; it survived pickling)
+        clipped = []
+        blocks = [
+            self._encode_column(spec, df[spec.name], clipped) for spec in self.specs_
+        ]
+        if warn and clipped:
             # the columns, never a value, a row or how many
             warnings.warn(
-                f"columns {self._clipped} have values outside their bounds; they "
+                f"columns {clipped} have values outside their bounds; they "
                 "were clipped to the nearest bound (out_of_bounds='error' rejects "
                 "them instead)",
                 UserWarning,
@@ -830,7 +835,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             return np.zeros((len(df), 0), dtype=np.uint8)
         return np.hstack(blocks).astype(np.uint8)
 
-    def _encode_column(self, spec, series):
+    def _encode_column(self, spec, series, clipped):
         n = len(series)
         miss = np.asarray(_is_missing(series), dtype=bool)
         if (
@@ -887,7 +892,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                         "(not shown: they are private)"
                     )
                 if spec.clip == "warn" and (spec.bounds is None or outside):
-                    self._clipped.append(spec.name)
+                    clipped.append(spec.name)
                 values = np.where(miss, np.nan, np.clip(values, edges[0], edges[-1]))
             index = np.clip(
                 np.searchsorted(edges, np.where(miss, edges[0], values), side="right")

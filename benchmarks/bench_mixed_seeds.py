@@ -35,13 +35,20 @@ def run(table, seeds, target=True):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # CoarseDomainWarning is expected
             out, elapsed = bm.ours(
-                train, cats, 1.0, 1e-6, seed, tgt if target else None
+                train,
+                cats,
+                1.0,
+                1e-6,
+                seed,
+                tgt if target else None,
+                options=bm.ENCODER_OPTIONS.get(table),
             )
         rows.append({**bm.scores(test, out, train, tgt, cats), "time s": elapsed})
         std.append({}), ks.append({})
+        hours_out, hours_test = bm._as_hours(out), bm._as_hours(test)
         for c in numeric:
-            s = pd.to_numeric(out[c], errors="coerce").astype(float)
-            r = test[c].astype(float)
+            s = pd.to_numeric(hours_out[c], errors="coerce").astype(float)
+            r = hours_test[c].astype(float)
             std[-1][c] = s.std() / r.std()
             ks[-1][c] = ks_2samp(s.dropna(), r.dropna()).statistic
     scores, std, ks = pd.DataFrame(rows), pd.DataFrame(std), pd.DataFrame(ks)

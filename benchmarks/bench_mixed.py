@@ -142,9 +142,10 @@ def categories(df, cats):
 
 
 def ours(train, cats, eps, delta, seed, target=None, options=None):
-    enc = BooleanEncoder(
-        categories=cats, epsilon="auto", random_state=seed, **(options or {})
-    )
+    options = dict(options or {})
+    if os.environ.get("WITHIN_BINS"):  # "independent" measures the old rule
+        options["within_bins"] = os.environ["WITHIN_BINS"]
+    enc = BooleanEncoder(categories=cats, epsilon="auto", random_state=seed, **options)
     # SELECTION=one-way (etc.) measures another rule than "auto"
     syn = ProjectedGaussianRelease(
         epsilon=eps,

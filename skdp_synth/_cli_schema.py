@@ -88,7 +88,8 @@ class Schema:
     encoder : dict
         Keyword arguments of :class:`~skdp_synth.preprocessing.BooleanEncoder`.
     types : dict or None
-        ``{column: "numeric" | "integer" | "categorical" | "ordinal"}`` for a
+        ``{column: "numeric" | "integer" | "categorical" | "ordinal" |
+        "datetime"}`` for a
         types-only schema (every column of the input must be listed); ``None``
         for a full-domain schema.
     """
@@ -117,8 +118,8 @@ class Schema:
         if missing:
             raise SchemaError(
                 f"the schema's \"columns\" gives no type for the input's columns "
-                f'{missing}: list every column ("numeric", "categorical" or '
-                '"ordinal")'
+                f'{missing}: list every column ("numeric", "categorical", '
+                '"ordinal" or "datetime")'
             )
         extra = [c for c in self.types if c not in columns]
         if extra:
@@ -297,7 +298,7 @@ def _numeric(name, spec, bin_edges, bounds):
 def _datetime(name, spec, bin_edges, bounds, units):
     import pandas as pd
 
-    from .preprocessing._datetime import UNITS
+    from ._datetime import UNITS
 
     unit = spec.get("unit", "s")
     if unit not in UNITS:

@@ -220,11 +220,16 @@ def _read_csv(path, schema=None):
 def _as_datetimes(values, col, path):
     """A column declared ``datetime``: ISO 8601 text as ``datetime64``
     (an offset such as ``+01:00``, the same on every cell, keeps its zone)."""
+    import warnings
+
     import pandas as pd
 
     text = values.astype(object).where(values.notna(), None)
     try:
-        stamps = pd.to_datetime(text, errors="coerce", format="ISO8601")
+        with warnings.catch_warnings():
+            # mixed offsets: pandas warns of a future error; ours says it
+            warnings.simplefilter("ignore", FutureWarning)
+            stamps = pd.to_datetime(text, errors="coerce", format="ISO8601")
     except (TypeError, ValueError):
         stamps = None
     if (
@@ -235,7 +240,8 @@ def _as_datetimes(values, col, path):
         raise CLIError(
             f"{path}: column {col!r} is declared datetime in the schema but has "
             "cells that are not ISO 8601 dates in one time zone (not shown: "
-            "they may be private)"
+            "they may be private); write them with one offset, e.g. all in "
+            "UTC (+00:00)"
         )
     return stamps
 
@@ -1311,13 +1317,16 @@ short form lists the type of every column, with what is public about it:
                "sex": {"type": "categorical", "levels": ["F", "M"]},
                "region": "categorical",
                "education": {"type": "ordinal",
-                             "levels": ["none", "school", "degree"]}}}
+                             "levels": ["none", "school", "degree"]},
+               "hired": {"type": "datetime", "unit": "D"}}}
 
 numeric: private bounds and bins, paid from --epsilon ("bounds": public
 bounds, "bin_edges": public bins, "integer": true for whole numbers);
 categorical: its "levels" (null: it may be missing), or its frequent levels
 discovered privately (needs --delta; rare ones become "other"); ordinal:
-its "levels", in order; any column: "missing": true or false. The other
+its "levels", in order; datetime: ISO 8601 dates or times as whole "unit"s
+("D", "h", "min" or "s", the default), "bounds"/"bin_edges" as ISO strings;
+any column: "missing": true or false. The other
 form gives the full public domain as the arguments of
 skdp_synth.preprocessing.BooleanEncoder ("categories", "ordinal",
 "bin_edges", "missing"): doc/user_guide/cli.md."""

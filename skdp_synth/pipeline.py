@@ -479,6 +479,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             if final not in (None, "passthrough"):
                 final.fit(Xt, y, **final_params)
                 self._drop_unsupported_levels(final, final_params)
+                self._fit_copula(final)
         return self
 
     def _drop_unsupported_levels(self, final, final_params):
@@ -541,6 +542,24 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
                         spec.levels[b]
                     )
 
+    def _fit_copula(self, final):
+        """Hand the last step's released distribution of encoded rows to the
+        encoder's copula (``BooleanEncoder(within_bins="copula")``), so that
+        decoded numeric values move together inside their bins as the
+        release says they do between them. Post-processing of the release;
+        a last step without a released distribution leaves it unfitted
+        (values placed column by column)."""
+        dist = getattr(final, "_synthetic_distribution", None)
+        encoder = self._encoder() or next(
+            (s for _, _, s in self._iter(with_final=False) if hasattr(s, "fit_copula")),
+            None,
+        )
+        if encoder is None or not hasattr(encoder, "fit_copula") or dist is None:
+            return
+        released = dist()
+        if released is not None:
+            encoder.fit_copula(*released)
+
     @available_if(Pipeline._can_fit_transform)
     @_fit_context(prefer_skip_nested_validation=False)
     def fit_transform(
@@ -578,6 +597,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             else:
                 out = final.fit(Xt, y, **final_params).transform(Xt)
             self._drop_unsupported_levels(final, final_params)
+            self._fit_copula(final)
             return out
 
     def sample(

@@ -61,9 +61,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from .metrics._coding import (  # noqa: F401 (MAX_RAW_LEVELS, N_QUANTILE_BINS: documented here)
+    MAX_RAW_LEVELS,
+    MISSING,
+    N_QUANTILE_BINS,
+    _average_tvs,
+    _discretize,
+    _time_edges_as_seconds,
+    _times_as_seconds,
+)
 from .metrics._marginals import _table_tv, _tv_tables
 from .preprocessing._boolean_encoder import SCHEMA_KEYS
-from .preprocessing._datetime import is_time_dtype, to_units
 from .release import Release
 
 if TYPE_CHECKING:
@@ -90,7 +98,6 @@ __all__ = [
 #: sdmetrics' property names, by table degree.
 PROPERTIES = {1: "Column Shapes", 2: "Column Pair Trends", 3: "Column Triplets"}
 _METRICS = {1: "TVComplement", 2: "ContingencySimilarity", 3: "ContingencySimilarity"}
-MISSING = "<missing>"
 BANNER = (
     "This report reads the real data and is NOT private. It is for the data "
     "owner deciding whether to publish; do not publish it with the release."
@@ -624,133 +631,6 @@ def _check_schema(schema):
     return schema
 
 
-def _bin_labels(edges):
-    e = [f"{x:g}" for x in edges]
-    return [f"[{a}, {b})" for a, b in zip(e[:-2], e[1:-1])] + [f"[{e[-2]}, {e[-1]}]"]
-
-
-def _discretize(real, synthetic, schema):
-    """Integer codes of both tables on a common level list per column.
-
-    Declared categories / ordinal levels / bin edges (the public schema,
-    ``BooleanEncoder``'s arguments) fix the levels; other columns use the
-    union of the values seen (noted). Missing values are a level of their own.
-    """
-    import pandas as pd
-
-    cats = {**(schema.get("categories") or {}), **(schema.get("ordinal") or {})}
-    edges = schema.get("bin_edges") or {}
-    n, m = len(real), len(synthetic)
-    cx = np.empty((n, real.shape[1]), dtype=np.int64)
-    cy = np.empty((m, real.shape[1]), dtype=np.int64)
-    levels, sizes, notes = {}, [], []
-    for j, col in enumerate(real.columns):
-        xs, ys = real[col], synthetic[col]
-        miss_x, miss_y = xs.isna().to_numpy(), ys.isna().to_numpy()
-        if col in cats:
-            labs = [v for v in cats[col] if v is not None]
-            cx[:, j] = _declared_codes(xs, labs, miss_x, col, "real")
-            cy[:, j] = _declared_codes(ys, labs, miss_y, col, "synthetic")
-        elif col in edges:
-            e = np.asarray(edges[col], dtype=float)
-            labs = _bin_labels(e)
-            cx[:, j] = _bin_codes(xs, e, miss_x, col, "real")
-            cy[:, j] = _bin_codes(ys, e, miss_y, col, "synthetic")
-        elif (quantiles := _quantile_codes(xs, ys, miss_x, miss_y)) is not None:
-            cx[:, j], cy[:, j], labs = quantiles
-            notes.append(
-                f"column {col!r} is numeric without declared bin edges: its "
-                f"tables use {len(labs)} bins at quantiles of the real column, "
-                "and its KS statistic compares the values themselves"
-            )
-        else:
-            both = pd.concat([xs.astype(object), ys.astype(object)], ignore_index=True)
-            codes, uniq = pd.factorize(both, use_na_sentinel=True)
-            cx[:, j], cy[:, j] = codes[:n], codes[n:]
-            labs = list(uniq)
-            if len(labs) > 20:
-                notes.append(
-                    f"column {col!r} has {len(labs)} distinct values and no declared "
-                    "levels or bin edges: its TV compares raw values; declare "
-                    "bin_edges in the schema"
-                )
-            elif schema:
-                notes.append(f"levels of column {col!r} are those seen in the tables")
-        if miss_x.any() or miss_y.any():
-            cx[miss_x, j] = cy[miss_y, j] = len(labs)
-            labs = [*labs, MISSING]
-        levels[str(col)] = tuple(labs)
-        sizes.append(max(len(labs), 1))
-    return cx, cy, sizes, levels, notes
-
-
-#: Numeric columns with more distinct values than this (and no declared
-#: bins) are compared on ``N_QUANTILE_BINS`` bins at the real column's quantiles.
-MAX_RAW_LEVELS = 20
-N_QUANTILE_BINS = 10
-
-
-def _quantile_codes(xs, ys, miss_x, miss_y):
-    """``(real codes, synthetic codes, labels)`` of a numeric column on bins at
-    the real column's quantiles, or ``None`` when the column is not numeric
-    (or has at most ``MAX_RAW_LEVELS`` values: compared value by value).
-
-    Edges are the real column's ``k / N_QUANTILE_BINS`` quantiles (ties
-    merged); synthetic values below the first or above the last edge fall in
-    the end bins, whose labels are open (``< b``, ``>= a``).
-    """
-    import pandas as pd
-
-    if not pd.api.types.is_numeric_dtype(xs) or pd.api.types.is_bool_dtype(xs):
-        return None
-    x = xs.to_numpy(dtype=float, na_value=np.nan)[~miss_x]
-    if np.unique(x).size <= MAX_RAW_LEVELS:
-        return None
-    y = pd.to_numeric(ys, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    if np.any(np.isnan(y) & ~miss_y):
-        return None  # synthetic cells that are not numbers: compared as values
-    inner = np.unique(np.quantile(x, np.linspace(0, 1, N_QUANTILE_BINS + 1)[1:-1]))
-    cx = np.searchsorted(
-        inner, np.where(miss_x, 0.0, xs.to_numpy(float, na_value=0.0)), side="right"
-    )
-    cy = np.searchsorted(inner, np.where(miss_y, 0.0, y), side="right")
-    e = [f"{v:.4g}" for v in inner]
-    labs = [f"< {e[0]}"] + [f"[{a}, {b})" for a, b in zip(e[:-1], e[1:])]
-    labs.append(f">= {e[-1]}")
-    return cx.astype(np.int64), cy.astype(np.int64), labs
-
-
-def _declared_codes(values, labs, miss, col, which):
-    import pandas as pd
-
-    codes = pd.Categorical(values, categories=labs).codes.astype(np.int64)
-    if np.any((codes < 0) & ~miss):
-        raise ValueError(
-            f"column {col!r} of the {which} table has values that are not among "
-            f"its declared levels {labs} (not shown: they may be private)"
-        )
-    return codes
-
-
-def _bin_codes(values, e, miss, col, which):
-    import pandas as pd
-
-    try:
-        v = pd.to_numeric(values).to_numpy(dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"column {col!r} of the {which} table has bin_edges but non-numeric values"
-        ) from None
-    ok = ~miss
-    if np.any(ok & ((v < e[0]) | (v > e[-1]))):
-        raise ValueError(
-            f"column {col!r} of the {which} table has values outside its bin "
-            f"edges [{e[0]:g}, {e[-1]:g}] (not shown: they may be private)"
-        )
-    codes = np.searchsorted(e, np.where(ok, v, e[0]), side="right") - 1
-    return np.minimum(codes, len(e) - 2)  # the last bin is closed
-
-
 # ------------------------------------------------------------ the guarantee
 def _final_step(obj):
     steps = getattr(obj, "steps", None)  # a (Synthesis)Pipeline: public steps
@@ -962,41 +842,6 @@ def fidelity_report(
     )
 
 
-def _times_as_seconds(real, synthetic):
-    """Date/time and duration columns of ``real`` (and the same columns of
-    ``synthetic``) as seconds since 1970-01-01 UTC, or of the duration: they
-    are then scored as numeric columns (KS, quantile bins, correlations)."""
-    import pandas as pd
-
-    times = [c for c in real.columns if is_time_dtype(real[c].dtype)]
-    if not times:
-        return real, synthetic
-    real, synthetic = real.copy(), synthetic.copy()
-    for c in times:
-        dtype = real[c].dtype
-        real[c] = to_units(real[c], dtype, "s")
-        ys = synthetic[c]
-        if not is_time_dtype(ys.dtype):  # e.g. strings read back from a CSV
-            convert = pd.to_timedelta if dtype.kind == "m" else pd.to_datetime
-            ys = convert(ys)
-        synthetic[c] = to_units(ys, ys.dtype, "s")
-    return real, synthetic
-
-
-def _time_edges_as_seconds(schema, real):
-    """Declared ``bin_edges`` of date/time columns (dates, ISO strings) in
-    seconds, as :func:`_times_as_seconds` scores their values."""
-    edges = schema.get("bin_edges") or {}
-    times = {
-        c: to_units(list(e), real[c].dtype, "s").tolist()
-        for c, e in edges.items()
-        if c in real.columns and is_time_dtype(real[c].dtype)
-    }
-    if not times:
-        return schema
-    return {**schema, "bin_edges": {**edges, **times}}
-
-
 def _ks_statistics(real, synthetic, schema):
     """KS statistic of each numeric column without declared levels or bins."""
     import pandas as pd
@@ -1113,19 +958,6 @@ def noisy_marginals_baseline(
         q = np.clip(noisy, 0, None)
         q = q / q.sum() if q.sum() > 0 else np.full(k, 1 / k)
         out[:, j] = rng.choice(k, size=n_samples, p=q)
-    return out
-
-
-def _average_tvs(cx, cy, sizes, ds):
-    w = np.full(cx.shape[0], 1.0 / cx.shape[0])
-    v = np.full(cy.shape[0], 1.0 / cy.shape[0])
-    out = {}
-    for k in ds:
-        total = 0.0
-        tables = _tv_tables(cx, cy, sizes, k, w, v)
-        for _, t in tables:
-            total += t
-        out[f"TV{k}"] = total / len(tables)
     return out
 
 

@@ -24,6 +24,16 @@ from .validation import check_n_samples
 
 __all__ = ["SyntheticResampler"]
 
+
+def _encoder_of(synthesizer):
+    """The ``BooleanEncoder`` a synthesis pipeline starts with, or ``None``."""
+    steps = getattr(synthesizer, "steps", None)
+    if not isinstance(steps, list):
+        return None
+    head = [s for _, s in steps[:-1] if s not in (None, "passthrough")]
+    return head[0] if head and isinstance(head[0], BooleanEncoder) else None
+
+
 _TARGET = "__target__"
 
 
@@ -126,6 +136,10 @@ class SyntheticResampler(BaseEstimator):
             if len(classes) < 1 or len(np.unique(classes)) != len(classes):
                 raise ValueError("classes must be a non-empty list of distinct labels")
 
+        if _encoder_of(self.synthesizer) is not None:
+            out = self._resample_with_encoder(X, y_arr, classes, n, n_out)
+            return out[0], (pd.Series(out[1], name=y_name) if y_is_series else out[1])
+
         label_encoder = BooleanEncoder(
             categories={_TARGET: list(classes)},
             missing="never",
@@ -186,6 +200,55 @@ class SyntheticResampler(BaseEstimator):
         self.classes_ = classes
         if y_is_series:
             y_out = pd.Series(y_out, name=y_name)
+        return X_out, y_out
+
+    def _resample_with_encoder(self, X, y_arr, classes, n, n_out):
+        """A synthesis pipeline (a ``BooleanEncoder`` first): the label is
+        one more *categorical* column of the joint table, its public classes
+        declared to the encoder -- not 0/1 columns, which the encoder would
+        take for numeric ones (and the release would decode as a float
+        array, failing on a categorical column of ``X``; found round
+        seventeen)."""
+        is_frame = isinstance(X, pd.DataFrame)
+        frame = X.reset_index(drop=True) if is_frame else pd.DataFrame(np.asarray(X))
+        # an array's columns are 0..p-1 (as the encoder names them): the
+        # label is column p
+        label = _TARGET if is_frame else frame.shape[1]
+        if label in set(frame.columns):
+            raise ValueError(f"X already has a column named {label!r}")
+        joint = frame.assign(**{str(label): y_arr}) if is_frame else frame
+        if not is_frame:
+            joint[label] = y_arr
+        synth = clone(self.synthesizer)
+        encoder = _encoder_of(synth)
+        declared = dict(encoder.get_params()["categories"] or {})
+        declared[label] = list(classes)
+        params = {"categories": declared}
+        missing = encoder.get_params()["missing"]
+        if missing == "infer":
+            params["missing"] = {label: False}
+        elif isinstance(missing, dict):
+            params["missing"] = {**missing, label: False}
+        encoder.set_params(**params)
+        synth.fit(joint)
+        if n_out is None:
+            relation = getattr(synth, "neighbouring_", None) or getattr(
+                synth._final_estimator, "neighbouring_", "replace-one"
+            )
+            n_out = n if relation == "replace-one" else None
+        sample = synth.sample(n_out)
+        labels = sample[label].to_numpy()
+        y_out = labels
+        if y_arr.dtype != object:
+            try:
+                y_out = labels.astype(y_arr.dtype)
+            except (TypeError, ValueError):
+                pass
+        X_out = sample.drop(columns=label)
+        if not is_frame:
+            X_out = X_out.to_numpy()
+        self.synthesizer_ = synth
+        self.classes_ = classes
         return X_out, y_out
 
     def __sklearn_tags__(self):

@@ -187,6 +187,9 @@ def test_the_help_schema_example_is_a_valid_schema(test_method, tmp_path):
             "region": rng.choice(["north", "south", None], 50),
             "education": rng.choice(["none", "school", "degree"], 50),
             "age": rng.integers(0, 100, 50),
+            # the example's datetime column (added round seventeen)
+            "hired": pd.Timestamp("2015-01-01")
+            + pd.to_timedelta(rng.integers(0, 3000, 50), "D"),
         }
     )
     src, path = tmp_path / "in.csv", tmp_path / "schema.json"

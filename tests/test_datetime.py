@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+from skdp_synth._datetime import from_units, to_units
 from skdp_synth.preprocessing import BooleanEncoder
-from skdp_synth.preprocessing._datetime import from_units, to_units
 from skdp_synth.report import fidelity_report, numeric_scores
 
 

@@ -126,3 +126,43 @@ def test_the_budget_is_checked_before_a_label_is_read(bad_label):
     with pytest.raises(BudgetError):
         resampler.fit_resample(X, y)
     assert acc.spent == []
+
+
+@pytest.mark.parametrize("as_frame", [True, False])
+def test_a_synthesis_pipeline_on_a_mixed_table(as_frame):
+    """With a synthesis pipeline the label is one more categorical column,
+    its classes declared to the encoder: appended as 0/1 columns it was
+    learned as a numeric domain (a warning about an internal column) and
+    the float decode failed on a categorical column of ``X`` (found by a
+    new-user walk-through, round seventeen)."""
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    sector = rng.choice(["public", "private"], n)
+    X = pd.DataFrame({"sector": sector, "age": rng.integers(18, 80, n)})
+    y = pd.Series(np.where(sector == "public", "yes", "no"), name="y")
+    if not as_frame:
+        X = X.assign(sector=(X["sector"] == "public").astype(float)).to_numpy()
+    encoder = BooleanEncoder(
+        categories={"sector": ["public", "private"]} if as_frame else None,
+        random_state=0,
+    )
+    synth = make_synthesis_pipeline(
+        encoder, ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
+    )
+    res = SyntheticResampler(synth, classes=["yes", "no"], random_state=0)
+    Xs, ys = res.fit_resample(X, y)  # warnings are errors: none is raised
+    assert isinstance(ys, pd.Series) and ys.name == "y"
+    assert set(ys) <= {"yes", "no"} and len(ys) == len(Xs)
+    if as_frame:
+        assert list(Xs.columns) == ["sector", "age"]
+        assert Xs["age"].dtype == X["age"].dtype
+        # the joint table kept the label's dependence on sector (exact in X)
+        agree = np.mean((Xs["sector"] == "public") == (ys == "yes"))
+    else:
+        assert Xs.shape[1] == 2
+        agree = np.mean((Xs[:, 0] == 1.0) == (ys == "yes").to_numpy())
+    assert agree > 0.9
+    assert res.synthesizer_.epsilon_ == 1.0

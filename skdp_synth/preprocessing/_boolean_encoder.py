@@ -60,13 +60,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._datetime import UNITS, from_units, is_time_dtype, to_units
 from .._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ..blocks import Block, Blocks
 from ..exceptions import CoarseDomainWarning, PrivacyLeakWarning
 from ..mechanisms import NoiseSource, make_generator
 from ..privacy import PrivacyGuarantee
 from ..validation import check_finite_width, reject_bool_params, restore_on_failure
-from ._datetime import UNITS, from_units, is_time_dtype, to_units
 from ._numeric_domain import (
     coarse_edges,
     decode_fine,
@@ -223,6 +223,16 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         unit}`` sets it per column (others: ``"s"``). Its ``bounds`` and
         ``bin_edges`` may be given as dates (``"2020-01-01"``, ``Timestamp``)
         or durations.
+    within_bins : {"copula", "independent"}, default="copula"
+        How decoded values of numeric columns with a private fine histogram
+        are placed inside their coarse bins. ``"independent"``: column by
+        column. ``"copula"``: jointly, by a Gaussian copula whose
+        correlation comes from the released table of coarse bins
+        (:meth:`fit_copula`; a pipeline fits it from its last step's
+        release), so columns that move together between bins also do
+        inside them; each column's own distribution is unchanged.
+        Post-processing, no privacy cost; without a fitted copula, as
+        ``"independent"``.
     random_state : None, int or RandomState, default=None
         Randomness of ``decode="sample"`` and ``numeric_value="uniform"``.
 
@@ -295,6 +305,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         "decode": [StrOptions({"sample", "argmax"})],
         "numeric_value": [StrOptions({"auto", "fine", "midpoint", "uniform"})],
         "datetime_unit": [StrOptions(set(UNITS)), dict],
+        "within_bins": [StrOptions({"copula", "independent"})],
         "random_state": ["random_state"],
     }
 
@@ -315,6 +326,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         decode: Literal["sample", "argmax"] = "sample",
         numeric_value: Literal["auto", "fine", "midpoint", "uniform"] = "auto",
         datetime_unit: Literal["D", "h", "min", "s"] | Mapping[Any, str] = "s",
+        within_bins: Literal["copula", "independent"] = "copula",
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.categories = categories
@@ -331,6 +343,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.decode = decode
         self.numeric_value = numeric_value
         self.datetime_unit = datetime_unit
+        self.within_bins = within_bins
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
@@ -937,11 +950,16 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if np.any(~np.isfinite(Z)) or np.any((Z < 0) | (Z > 1)):
             raise ValueError("encoded rows must have entries in [0, 1]")
         rng = make_generator(self.random_state)
-        out, start = {}, 0
+        decoded, start = [], 0
         for spec in self.specs_:
             width = len(spec.bits)
-            out[spec.name] = self._decode_column(spec, Z[:, start : start + width], rng)
+            decoded.append(self._decode_index(spec, Z[:, start : start + width], rng))
             start += width
+        within = self._within_bin_quantiles(decoded, rng)
+        out = {
+            spec.name: self._values_from_index(spec, index, miss, rng, within.get(k))
+            for k, (spec, (index, miss)) in enumerate(zip(self.specs_, decoded))
+        }
         df = pd.DataFrame(out, columns=self.columns_)
         if not self._fitted_on_frame:
             dtypes = {np.dtype(spec.dtype) for spec in self.specs_}
@@ -951,9 +969,73 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             return df.to_numpy(dtype=dt)
         return df
 
-    def _decode_column(self, spec, B, rng):
+    def _copula_columns(self):
+        """The columns the copula couples: numeric with a fine histogram."""
+        return [
+            k
+            for k, spec in enumerate(self.specs_)
+            if spec.kind == "numeric" and spec.fine is not None
+        ]
+
+    def fit_copula(self, points: ArrayLike, weights: ArrayLike | None = None) -> Self:
+        """Fit the Gaussian copula of ``within_bins="copula"`` from released
+        encoded rows (post-processing: pass a synthesizer's release, never
+        the data -- ``points`` are rows of 0/1 bits, ``weights`` their
+        weights; a pipeline passes its last step's released distribution).
+        Sets ``copula_`` (``None`` with fewer than two such columns)."""
+        from ._copula import fit_copula
+
+        check_is_fitted(self)
+        cols = self._copula_columns()
+        if len(cols) < 2:
+            self.copula_ = None
+            return self
+        Z = np.asarray(points, dtype=np.float64)
+        w = np.ones(len(Z)) if weights is None else np.asarray(weights, dtype=float)
+        starts = np.cumsum([0] + [len(spec.bits) for spec in self.specs_])
+        idx, miss = [], []
+        for k in cols:
+            spec = self.specs_[k]
+            B = Z[:, starts[k] : starts[k + 1]]
+            index, m = self._decode_index(spec, B, None, argmax=True)
+            idx.append(index)
+            miss.append(m)
+        self.copula_ = fit_copula(
+            np.stack(idx, 1),
+            np.stack(miss, 1),
+            [self.specs_[k].n_levels for k in cols],
+            w,
+        )
+        self._copula_cols = cols
+        return self
+
+    def _within_bin_quantiles(self, decoded, rng):
+        """``{column position: quantile in its bin}`` from the copula."""
+        from ._copula import within_bin_quantiles
+
+        copula = getattr(self, "copula_", None)
+        if (
+            self.within_bins != "copula"
+            or copula is None
+            or self.numeric_value not in ("auto", "fine")
+            or not decoded
+            or len(decoded[0][0]) == 0
+        ):
+            return {}
+        cols = self._copula_cols
+        U = within_bin_quantiles(
+            copula,
+            np.stack([decoded[k][0] for k in cols], 1),
+            np.stack([decoded[k][1] for k in cols], 1),
+            rng,
+        )
+        return {k: U[:, i] for i, k in enumerate(cols)}
+
+    def _decode_index(self, spec, B, rng, argmax=False):
+        """Each row's level index (and whether it is missing) in ``spec``'s
+        block ``B``, by the ``decode`` rule (``argmax``: rounding, no draws)."""
         n = B.shape[0]
-        sample = self.decode == "sample"
+        sample = self.decode == "sample" and not argmax
         miss = np.zeros(n, dtype=bool)
         if spec.kind == "binary":
             v = B[:, 0]
@@ -975,15 +1057,15 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             else:
                 index = np.floor(s + 0.5)
             index = np.clip(index.astype(int), 0, spec.n_levels - 1)
-        return self._values_from_index(spec, index, miss, rng)
+        return index, miss
 
-    def _values_from_index(self, spec, index, miss, rng):
+    def _values_from_index(self, spec, index, miss, rng, within=None):
         if spec.kind == "numeric":
             edges = np.asarray(spec.levels, dtype=np.float64)
             left, right = edges[index], edges[index + 1]
             if spec.fine is not None and self.numeric_value in ("auto", "fine"):
                 last = index == len(edges) - 2
-                values = decode_fine(spec.fine, left, right, last, rng)
+                values = decode_fine(spec.fine, left, right, last, rng, u=within)
                 return _numeric_back(values, miss, spec)
             if self.numeric_value == "uniform":
                 values = left + rng.random(len(index)) * (right - left)

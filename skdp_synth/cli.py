@@ -339,6 +339,12 @@ def cmd_synthesize(args):
     schema = _load_schema(args.schema)
     _check_output_path(args.output)  # before the (long, budget-spending) fit
     _check_holdout(args)
+    if args.release_out is not None:
+        _check_output_path(args.release_out)
+        if not hasattr(estimator, "to_release"):
+            raise CLIError(
+                f"--release-out: the method {args.method!r} has no release to write"
+            )
     if args.out_of_core or _is_parquet(args.input) or _is_parquet(args.output):
         if args.holdout is not None:
             raise CLIError(
@@ -387,12 +393,15 @@ def cmd_synthesize(args):
             synthetic = pd.DataFrame(synthetic, columns=data.columns)
         steps.step()
         _write_csv_atomically(synthetic, args.output)
-        if held_out is not None:
-            try:
+        try:
+            if held_out is not None:
                 _write_rows(args.input, held_out, args.holdout_out)
-            except BaseException:
-                os.remove(args.output)  # no output on any failure
-                raise
+            _write_release(pipe, args)
+        except BaseException:
+            os.remove(args.output)  # no output on any failure
+            if held_out is not None and os.path.exists(args.holdout_out):
+                os.remove(args.holdout_out)
+            raise
     fitted = pipe[-1]
     spent = _privacy_spent(pipe)
     print(
@@ -409,6 +418,20 @@ def cmd_synthesize(args):
             file=sys.stderr,
         )
     return 0
+
+
+def _write_release(pipe, args):
+    """``--release-out``: the last step's release (its guarantee composed
+    with the encoder's private domains: the whole budget spent)."""
+    path = getattr(args, "release_out", None)
+    if path is None:
+        return
+    final = pipe[-1]
+    if not hasattr(final, "to_release"):
+        raise CLIError(
+            f"--release-out: the method {args.method!r} has no release to write"
+        )
+    final.to_release().save(path)
 
 
 def _check_holdout(args):
@@ -923,6 +946,11 @@ def _synthesize_out_of_core(args, estimator, schema):
         fitted = pipe[-1]
         n_rows = fitted._check_sample_size(args.rows)
         written = _write_chunks(pipe, n_rows, args)
+        try:
+            _write_release(pipe, args)
+        except BaseException:
+            os.remove(args.output)
+            raise
         elapsed = time.perf_counter() - t0
     spent = _privacy_spent(pipe)
     print(
@@ -1014,6 +1042,15 @@ def cmd_report(args):
 
         _figure_class()
     ds = tuple(int(k) for k in args.d.split(","))
+    release = None
+    if args.release is not None:
+        from .exceptions import MalformedReleaseError
+        from .release import Release
+
+        try:
+            release = Release.load(args.release)
+        except (OSError, MalformedReleaseError) as exc:
+            raise CLIError(f"--release {args.release}: {exc}") from None
     names = ["read the real table", "read the synthetic table", "compare", "write"]
     with _Steps("report", names) as steps:
         steps.step()
@@ -1022,7 +1059,12 @@ def cmd_report(args):
         synthetic = _read_csv(args.synthetic, schema)
         steps.step()
         report = fidelity_report(
-            real, synthetic, schema.encoder, d=ds, held_out=args.held_out
+            real,
+            synthetic,
+            schema.encoder,
+            d=ds,
+            held_out=args.held_out,
+            release=release,
         )
         steps.step()
         report.to_html(args.output)
@@ -1453,6 +1495,14 @@ def build_parser():
         help="CSV file for the held-out rows (real data: NOT private)",
     )
     p_syn.add_argument(
+        "--release-out",
+        default=None,
+        metavar="FILE",
+        help="also write the method's release (.npz: what it measured and "
+        "the guarantee, the whole epsilon and delta spent), the file to "
+        "publish; 'report --release FILE' puts its guarantee on the page",
+    )
+    p_syn.add_argument(
         "--counts",
         default=None,
         metavar="COLUMN",
@@ -1504,6 +1554,13 @@ def build_parser():
         help="REAL holds rows the fit never saw (synthesize --holdout-out): "
         "the scores are out-of-sample, and the page says so (without it, it "
         "says that scores on the fitted rows are in-sample)",
+    )
+    p_rep.add_argument(
+        "--release",
+        default=None,
+        metavar="FILE",
+        help="the release 'synthesize --release-out' wrote: the page states its "
+        "privacy guarantee (without it: not known)",
     )
     p_rep.add_argument("-o", "--output", required=True, help="output HTML file")
     p_rep.add_argument(

@@ -813,8 +813,9 @@ def fidelity_report(
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     rows = _as_frame(rows, real)
     schema = _time_edges_as_seconds(schema, real)
+    times = [c for c in real.columns if pd.api.types.is_datetime64_any_dtype(real[c])]
     real, rows = _times_as_seconds(real, rows)
-    cx, cy, sizes, levels, notes = _discretize(real, rows, schema)
+    cx, cy, sizes, levels, notes = _discretize(real, rows, schema, times)
     w = np.full(len(real), 1.0 / len(real))
     v = np.full(len(rows), 1.0 / len(rows))
     names = tuple(str(c) for c in real.columns)
@@ -1207,21 +1208,25 @@ def train_synthetic_test_real(
     target: Any,
     *,
     random_state: int | None = 0,
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """Train on synthetic rows, test on real ones (and the real-trained baseline).
 
     **Not private.** A gradient-boosting model
     (:class:`~sklearn.ensemble.HistGradientBoostingClassifier` for a
-    non-numeric ``target``, scored by ROC AUC of its last level in sorted
-    order; :class:`~sklearn.ensemble.HistGradientBoostingRegressor` and R²
-    for a numeric one) is fitted on ``synthetic`` and scored on ``real``
-    (held-out rows); the same model fitted on half of ``real`` and scored on
-    the other half is the reference.
+    non-numeric ``target``; :class:`~sklearn.ensemble.HistGradientBoostingRegressor`
+    and R² for a numeric one) is fitted on ``synthetic`` and scored on
+    ``real`` (held-out rows); the same model fitted on half of ``real`` and
+    scored on the other half is the reference. A two-level target is scored
+    by the ROC AUC of its last level in sorted order (named in
+    ``"positive"``); one of more levels by the macro average of the
+    one-vs-rest AUCs over the levels present in the scored rows
+    (``"auc-ovr"``; a level the training rows lack gets probability 0).
 
     Returns
     -------
     dict
-        ``{"metric": "auc" or "r2", "synthetic": score, "real": score}``.
+        ``{"metric": "auc", "auc-ovr" or "r2", "synthetic": score, "real":
+        score}``, and ``"positive"`` for ``"auc"``.
     """
     import pandas as pd
     from sklearn.ensemble import (
@@ -1269,17 +1274,36 @@ def train_synthetic_test_real(
             )
             model.fit(Xtr, ytr.astype(float))
             return float(r2_score(yte.astype(float), model.predict(Xte)))
-        positive = sorted(real[target].dropna().astype(str).unique())[-1]
         model = HistGradientBoostingClassifier(
             categorical_features="from_dtype", random_state=random_state
         )
-        model.fit(Xtr, (ytr.astype(str) == positive).astype(int))
-        yb = (yte.astype(str) == positive).astype(int)
-        return float(roc_auc_score(yb, model.predict_proba(Xte)[:, 1]))
+        if len(classes) <= 2:
+            model.fit(Xtr, (ytr.astype(str) == positive).astype(int))
+            yb = (yte.astype(str) == positive).astype(int)
+            return float(roc_auc_score(yb, model.predict_proba(Xte)[:, 1]))
+        model.fit(Xtr, ytr.astype(str))
+        proba = model.predict_proba(Xte)
+        present = sorted(set(yte.astype(str)))
+        P = np.zeros((len(Xte), len(present)))
+        for k, c in enumerate(model.classes_):
+            if c in present:
+                P[:, present.index(c)] = proba[:, k]
+        total = P.sum(axis=1, keepdims=True)
+        P = np.where(total > 0, P / np.where(total > 0, total, 1), 1 / len(present))
+        if len(present) == 2:
+            return float(roc_auc_score(yte.astype(str) == present[1], P[:, 1]))
+        return float(
+            roc_auc_score(yte.astype(str), P, multi_class="ovr", labels=present)
+        )
 
+    classes = sorted(real[target].dropna().astype(str).unique())
+    positive = classes[-1]
     half = len(real) // 2
-    return {
-        "metric": "r2" if numeric else "auc",
+    out = {
+        "metric": "r2" if numeric else ("auc" if len(classes) <= 2 else "auc-ovr"),
         "synthetic": fit_score(synthetic, real),
         "real": fit_score(real.iloc[:half], real.iloc[half:]),
     }
+    if out["metric"] == "auc":
+        out["positive"] = positive
+    return out

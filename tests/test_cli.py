@@ -321,3 +321,43 @@ def test_list_describes_the_release_and_marks_the_recommended_method(capsys):
     assert line.startswith("gaussian-release *") and "ResidualPlanner" in line
     assert "generator" in line and "* recommended" in out
     assert sum(m.recommended for m in _registry.METHODS.values()) == 1
+
+
+def test_cli_release_out_puts_the_guarantee_on_the_report(tmp_path):
+    """``synthesize --release-out`` writes the release (its guarantee: the
+    whole ε and δ written, the encoder's domains included) and ``report
+    --release`` states it on the page -- a report made on the command line
+    said "not known" (a new-user walk-through, round seventeen). A method
+    without a release is refused before anything is read."""
+    main = cli.main
+    from skdp_synth.release import Release
+
+    rng = np.random.default_rng(2)
+    n = 1500
+    pd.DataFrame({"x": rng.normal(size=n), "g": rng.choice(["a", "b"], n)}).to_csv(
+        tmp_path / "in.csv", index=False
+    )
+    schema = {
+        "columns": {"x": "numeric", "g": {"type": "categorical", "levels": ["a", "b"]}}
+    }
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    common = ["--schema", str(tmp_path / "s.json")]
+    rel = tmp_path / "rel.npz"
+    args = ["synthesize", str(tmp_path / "in.csv"), "--seed", "0", *common]
+    args += ["-o", str(tmp_path / "out.csv"), "--release-out", str(rel)]
+    assert (
+        main(
+            [*args, "--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+        )
+        == 0
+    )
+    g = Release.load(rel).guarantee
+    assert (g.epsilon, g.delta) == pytest.approx((1.0, 1e-6))
+    page = tmp_path / "r.html"
+    report = ["report", str(tmp_path / "in.csv"), str(tmp_path / "out.csv"), *common]
+    assert main([*report, "-o", str(page), "--release", str(rel)]) == 0
+    assert "epsilon = 1, delta = 1e-06" in page.read_text()
+    other = tmp_path / "other.npz"
+    args[-1] = str(other)
+    assert main([*args, "--method", "microaggregation"]) == 2
+    assert not other.exists()

@@ -230,3 +230,18 @@ def test_cli_report_with_datetime_edges(tmp_path):
         == 0
     )
     assert "hired" in report.read_text()
+
+
+def test_the_reports_bins_of_a_date_column_are_dates():
+    """A date column's quantile bins were labelled in epoch seconds
+    (``[1.361e+09, 1.364e+09)``; a new-user walk-through, round seventeen)."""
+    df = _table(2000)[["day", "group"]]
+    rng = np.random.default_rng(4)
+    other = df.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    other["group"] = rng.choice(["a", "b"], len(other))
+    report = fidelity_report(df, other)
+    labels = report.levels["day"]
+    assert labels[0].startswith("< 2020-") and labels[-1].startswith(">= 202")
+    # every edge reads as a date (a quantile between two days: with its time)
+    edges = [e for lab in labels for e in lab.strip("<>=[) ").split(", ")]
+    assert all(pd.Timestamp(e).year in (2020, 2021, 2022) for e in edges)

@@ -1380,3 +1380,27 @@ def test_split_heavy_leaves_keeps_the_coarse_edges_valid(widths, counts, start, 
         assert out[k + 1] - out[k] == 1.0 or (
             k == len(out) - 2 and out[k + 1] - out[k] <= 2.0
         )
+
+
+def test_train_synthetic_test_real_multiclass_is_macro_one_vs_rest():
+    """A target of several levels was scored by the AUC of its last level in
+    sorted order alone (a rare carrier: 0.44, read as a failure; found by a
+    new-user walk-through, round seventeen): now the macro one-vs-rest AUC,
+    and a binary target names its positive level."""
+    from skdp_synth.report import train_synthetic_test_real
+
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=900)
+    df = pd.DataFrame({"x": x})
+    df["y"] = np.select([x < -0.5, x < 0.5], ["a", "b"], "c")
+    out = train_synthetic_test_real(df.iloc[:450], df.iloc[450:], "y")
+    assert out["metric"] == "auc-ovr" and "positive" not in out
+    assert 0.9 < out["synthetic"] <= 1.0 and 0.9 < out["real"] <= 1.0
+    # a level the synthetic rows lack still gets a score (probability 0)
+    few = df.iloc[:450][df.iloc[:450]["y"] != "c"]
+    assert 0.5 < train_synthetic_test_real(few, df.iloc[450:], "y")["synthetic"] <= 1
+    df["y"] = np.where(x > 0, "yes", "no")
+    assert (
+        train_synthetic_test_real(df.iloc[:450], df.iloc[450:], "y")["positive"]
+        == "yes"
+    )

@@ -24,7 +24,7 @@ def _bin_labels(edges):
     return [f"[{a}, {b})" for a, b in zip(e[:-2], e[1:-1])] + [f"[{e[-2]}, {e[-1]}]"]
 
 
-def _discretize(real, synthetic, schema):
+def _discretize(real, synthetic, schema, times=()):
     """Integer codes of both tables on a common level list per column.
 
     Declared categories / ordinal levels / bin edges (the public schema,
@@ -51,7 +51,9 @@ def _discretize(real, synthetic, schema):
             labs = _bin_labels(e)
             cx[:, j] = _bin_codes(xs, e, miss_x, col, "real")
             cy[:, j] = _bin_codes(ys, e, miss_y, col, "synthetic")
-        elif (quantiles := _quantile_codes(xs, ys, miss_x, miss_y)) is not None:
+        elif (
+            quantiles := _quantile_codes(xs, ys, miss_x, miss_y, col in times)
+        ) is not None:
             cx[:, j], cy[:, j], labs = quantiles
             notes.append(
                 f"column {col!r} is numeric without declared bin edges: its "
@@ -85,7 +87,7 @@ MAX_RAW_LEVELS = 20
 N_QUANTILE_BINS = 10
 
 
-def _quantile_codes(xs, ys, miss_x, miss_y):
+def _quantile_codes(xs, ys, miss_x, miss_y, is_time=False):
     """``(real codes, synthetic codes, labels)`` of a numeric column on bins at
     the real column's quantiles, or ``None`` when the column is not numeric
     (or has at most ``MAX_RAW_LEVELS`` values: compared value by value).
@@ -109,7 +111,7 @@ def _quantile_codes(xs, ys, miss_x, miss_y):
         inner, np.where(miss_x, 0.0, xs.to_numpy(float, na_value=0.0)), side="right"
     )
     cy = np.searchsorted(inner, np.where(miss_y, 0.0, y), side="right")
-    e = [f"{v:.4g}" for v in inner]
+    e = _time_labels(inner) if is_time else [f"{v:.4g}" for v in inner]
     labs = [f"< {e[0]}"] + [f"[{a}, {b})" for a, b in zip(e[:-1], e[1:])]
     labs.append(f">= {e[-1]}")
     return cx.astype(np.int64), cy.astype(np.int64), labs
@@ -144,6 +146,17 @@ def _bin_codes(values, e, miss, col, which):
         )
     codes = np.searchsorted(e, np.where(ok, v, e[0]), side="right") - 1
     return np.minimum(codes, len(e) - 2)  # the last bin is closed
+
+
+def _time_labels(seconds):
+    """Bin edges of a date/time column (seconds since 1970, UTC) as dates,
+    or dates and times where an edge is not at midnight."""
+    import pandas as pd
+
+    stamps = pd.to_datetime(np.round(np.asarray(seconds, dtype=float)), unit="s")
+    if (stamps == stamps.normalize()).all():
+        return [str(t.date()) for t in stamps]
+    return [str(t) for t in stamps]
 
 
 def _times_as_seconds(real, synthetic):

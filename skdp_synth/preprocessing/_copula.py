@@ -30,8 +30,10 @@ from scipy.special import ndtr, ndtri
 __all__ = ["GaussianCopula", "fit_copula", "within_bin_quantiles"]
 
 #: Gibbs sweeps per decode (each a pass over the columns, vectorised over
-#: rows): the box constraints mix within a few.
-SWEEPS = 8
+#: rows): the box constraints mix within a few. A binned normal's own
+#: within-bin rank correlation at ρ = 0.99 (0.139): 1 / 2 / 3 / 4 / 8 / 16
+#: sweeps give 0.053 / 0.125 / 0.132 / 0.138 / 0.137 / 0.143.
+SWEEPS = 4
 #: The largest |latent correlation| kept (a singular R has no conditionals).
 MAX_CORRELATION = 0.99
 
@@ -171,10 +173,12 @@ def _truncated_normal(mu, sigma, lo, hi, v):
     a, b = (lo - mu) / sigma, (hi - mu) / sigma
     flip = a > 0  # both in the upper tail: use the mirrored lower tail
     a, b = np.where(flip, -b, a), np.where(flip, -a, b)
-    Fa, Fb = ndtr(a), ndtr(b)
-    z = ndtri(Fa + v * (Fb - Fa))
-    z = np.clip(np.nan_to_num(z, nan=0.0, posinf=b, neginf=a), a, b)
-    z = np.where(flip, -z, z)
+    Fa = ndtr(a)
+    z = ndtri(Fa + v * (ndtr(b) - Fa))
+    # inside [a, b] and finite (an interval beyond float precision, or a
+    # draw of exactly 0, gives ±inf)
+    np.clip(z, np.maximum(a, -40.0), np.minimum(b, 40.0), out=z)
+    np.negative(z, out=z, where=flip)
     return mu + sigma * z
 
 
@@ -219,7 +223,8 @@ def _uniform_within_bins(u, idx, miss, rng):
     out = u.copy()
     for j in range(u.shape[1]):
         keep = np.flatnonzero(~miss[:, j])
-        order = keep[np.lexsort((u[keep, j], idx[keep, j]))]
+        # one float key: the bin, then the draw inside it (u < 1)
+        order = keep[np.argsort(idx[keep, j] + 0.5 * u[keep, j])]
         bins = idx[order, j]
         starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
         sizes = np.diff(np.r_[starts, bins.size])

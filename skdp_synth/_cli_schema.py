@@ -29,6 +29,8 @@ A column given as a bare string is ``{"type": that string}``. Per column:
   are clipped, with a warning naming the column); its bins are still learned
   privately inside them. ``bin_edges``: public bins (nothing learned).
   Neither: private bounds and bins (PrivTree), paid from the ``ε`` written.
+* ``decimals``: a numeric column's values are written with this many
+  decimals (public formatting; decoded values are otherwise full floats).
 * ``integer``: ``true`` reads the column as integers (``Int64``, so that a
   missing cell does not turn it into floats); decoded values are integral.
 * ``missing``: ``true``/``false`` declares whether the column can be
@@ -67,7 +69,7 @@ __all__ = ["Schema", "load_schema", "parse_schema"]
 TYPES = ("numeric", "categorical", "ordinal", "datetime")
 #: The keys a column of a types-only schema may have, by type.
 _COLUMN_KEYS = {
-    "numeric": {"type", "bounds", "bin_edges", "integer", "missing"},
+    "numeric": {"type", "bounds", "bin_edges", "integer", "missing", "decimals"},
     "categorical": {"type", "levels", "missing"},
     "ordinal": {"type", "levels", "missing"},
     "datetime": {"type", "bounds", "bin_edges", "unit", "missing"},
@@ -94,9 +96,11 @@ class Schema:
         for a full-domain schema.
     """
 
-    def __init__(self, encoder, types=None):
+    def __init__(self, encoder, types=None, decimals=None):
         self.encoder = encoder
         self.types = types
+        #: ``{column: k}``: numeric columns written with ``k`` decimals
+        self.decimals = dict(decimals or {})
 
     @property
     def types_only(self):
@@ -194,7 +198,7 @@ def parse_schema(raw):
             'be "infer", "always" or "never"'
         )
     categories, ordinal, bin_edges, bounds, missing = {}, {}, {}, {}, {}
-    types, units = {}, {}
+    types, units, decimals = {}, {}, {}
     for name, spec in columns.items():
         if isinstance(spec, str):
             spec = {"type": spec}
@@ -221,6 +225,13 @@ def parse_schema(raw):
         types[name] = kind
         if kind == "numeric":
             _numeric(name, spec, bin_edges, bounds)
+            if "decimals" in spec:
+                k = spec["decimals"]
+                if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 15:
+                    raise SchemaError(
+                        f'column {name!r}: "decimals" must be a whole number 0-15'
+                    )
+                decimals[name] = k
             if spec.get("integer", False):
                 types[name] = "integer"
             continue
@@ -256,7 +267,7 @@ def parse_schema(raw):
         encoder["missing"] = missing
     elif default_missing != "infer":
         encoder["missing"] = default_missing
-    return Schema(encoder, types)
+    return Schema(encoder, types, decimals)
 
 
 def _numeric(name, spec, bin_edges, bounds):

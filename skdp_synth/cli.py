@@ -391,6 +391,7 @@ def cmd_synthesize(args):
         elapsed = time.perf_counter() - t0
         if not isinstance(synthetic, pd.DataFrame):
             synthetic = pd.DataFrame(synthetic, columns=data.columns)
+        synthetic = _with_decimals(synthetic, schema)
         steps.step()
         _write_csv_atomically(synthetic, args.output)
         try:
@@ -945,7 +946,7 @@ def _synthesize_out_of_core(args, estimator, schema):
             pipe.fit(frame)
         fitted = pipe[-1]
         n_rows = fitted._check_sample_size(args.rows)
-        written = _write_chunks(pipe, n_rows, args)
+        written = _write_chunks(pipe, n_rows, args, schema)
         try:
             _write_release(pipe, args)
         except BaseException:
@@ -995,9 +996,21 @@ def _sample_chunks(pipe, n_rows, chunk_rows, seed):
         encoder.random_state = saved
 
 
-def _write_chunks(pipe, n_rows, args):
+def _with_decimals(frame, schema):
+    """The schema's ``"decimals"`` columns rounded for writing."""
+    if not schema.decimals:
+        return frame
+    frame = frame.copy()
+    for col, k in schema.decimals.items():
+        if col in frame.columns and frame[col].dtype.kind == "f":
+            frame[col] = frame[col].round(k)
+    return frame
+
+
+def _write_chunks(pipe, n_rows, args, schema):
     """Write the synthetic rows chunk by chunk, atomically (CSV or Parquet)."""
     chunks = _sample_chunks(pipe, n_rows, args.chunk_rows, args.seed)
+    chunks = (_with_decimals(frame, schema) for frame in chunks)
     total = -(-n_rows // args.chunk_rows)
     chunks = _progress(chunks, "write (chunks)", total=total)
     count = [0]

@@ -23,7 +23,7 @@ from ._sklearn_compat import (
     _name_estimators,
     _print_elapsed_time,
 )
-from .exceptions import PrivacyBudgetWarning
+from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
@@ -272,6 +272,15 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         """
         from .privacy import check_written_budget
 
+        nested = _nested_budgeted(self.steps)
+        if nested:
+            raise ValueError(
+                f"{type(nested[0]).__name__} spends a privacy budget inside "
+                "another step (a nested Pipeline, FeatureUnion or "
+                "ColumnTransformer): its budget could be neither checked, split "
+                "nor charged. Make the encoder the first step and the "
+                "synthesizer the last step of the synthesis pipeline itself"
+            )
         later = [
             s
             for _, s in self.steps[:-1]
@@ -323,6 +332,27 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             if getattr(step, "privacy_guarantee_", None) is not None
         ]
         g = compose(found)
+        final = self._final_estimator
+        if (
+            g is not None
+            and final not in (None, "passthrough")
+            and getattr(final, "privacy_guarantee_", None) is None
+        ):
+            # the rows come from a step without a guarantee (the
+            # microaggregator: (n/k)-anonymity, not DP): the encoder's ε was
+            # spent, but the output is not ε-DP (a privacy audit, round
+            # seventeen: the pipeline claimed its encoder's ε for the rows)
+            warnings.warn(
+                f"the last step {type(final).__name__} is not differentially "
+                "private: the pipeline's rows carry no DP guarantee "
+                "(privacy_guarantee_ = None); epsilon_ and delta_ record what "
+                "the private domains spent",
+                PrivacyLeakWarning,
+                stacklevel=4,
+            )
+            self.privacy_guarantee_ = None
+            self.epsilon_, self.delta_ = g.epsilon, g.delta
+            return
         if g is None and len({f.neighbouring for f in found}) > 1:
             warnings.warn(
                 "the steps' guarantees hold for different neighbouring "
@@ -345,13 +375,21 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         self._check_budget_first(X)
         saved = self._split_budget(X)
         self._encoder_charge_due = True
+        encoder = self._encoder()
+        before = getattr(encoder, "privacy_guarantee_", None)
         try:
             out = fit(X, y, **params)
-            self._charge_encoder()  # metadata routing: fitted in one go
         finally:
+            # metadata routing fits every step in one go: the encoder's
+            # domains are charged here, also when the last step failed after
+            # they were released (a privacy audit, round seventeen)
+            if getattr(encoder, "privacy_guarantee_", None) is not before:
+                self._charge_encoder()
             for step, values in saved:
                 step.set_params(**values)
             self.__dict__.pop("_encoder_charge_due", None)
+        if get_config().get("enable_metadata_routing", False):
+            self._fit_copula(self._final_estimator)
         self._record_guarantee()
         self._hand_guarantee_to_final()
         return out
@@ -550,15 +588,21 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         a last step without a released distribution leaves it unfitted
         (values placed column by column)."""
         dist = getattr(final, "_synthetic_distribution", None)
-        encoder = self._encoder() or next(
+        encoder = next(
             (s for _, _, s in self._iter(with_final=False) if hasattr(s, "fit_copula")),
             None,
         )
-        if encoder is None or not hasattr(encoder, "fit_copula") or dist is None:
+        if encoder is None:
             return
-        released = dist()
-        if released is not None:
-            encoder.fit_copula(*released)
+        # only a *released* distribution: a last step without a guarantee
+        # (the microaggregator's exact group means) is not one
+        released = None
+        if dist is not None and getattr(final, "privacy_guarantee_", None) is not None:
+            released = dist()
+        if released is None:
+            encoder.copula_ = None  # never an earlier fit's (a privacy audit)
+            return
+        encoder.fit_copula(*released)
 
     @available_if(Pipeline._can_fit_transform)
     @_fit_context(prefer_skip_nested_validation=False)
@@ -731,6 +775,25 @@ def _decoded_chunk(state, size, seed, secure, part, meta):
             step.random_state = int(child.generate_state(1)[0])
         Y = step.inverse_transform(Y)
     return Y
+
+
+def _nested_budgeted(steps):
+    """Estimators with a budget (an ``epsilon`` that is set) found inside a
+    step rather than as a step: a nested ``Pipeline``, ``FeatureUnion``,
+    ``ColumnTransformer`` (their deep parameters; public)."""
+    found = []
+    for _, step in steps:
+        if step in (None, "passthrough") or not hasattr(step, "get_params"):
+            continue
+        for value in step.get_params(deep=True).values():
+            if value is step or not hasattr(value, "get_params"):
+                continue
+            params = value.get_params(deep=False)
+            if params.get("epsilon") is not None and (
+                hasattr(value, "_needs_budget") or "accountant" in params
+            ):
+                found.append(value)
+    return found
 
 
 def _has_schema(X):

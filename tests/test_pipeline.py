@@ -615,3 +615,93 @@ def test_the_fits_clipping_is_not_kept_on_the_encoder():
     ).fit(df)
     assert "clipped" not in " ".join(vars(enc))
     assert "clipped" not in " ".join(vars(pickle.loads(pickle.dumps(enc))))
+
+
+def test_a_budgeted_encoder_nested_in_a_step_is_refused():
+    """Inside a nested ``Pipeline`` an encoder's ε was neither checked nor
+    charged nor in the guarantee (a budget of 1 paid for 6; a privacy
+    audit, round seventeen): refused before any value is read."""
+    from sklearn.pipeline import Pipeline
+
+    from skdp_synth import BudgetAccountant
+
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-6, neighbouring="add-remove-one")
+    inner = Pipeline([("enc", BooleanEncoder(epsilon=5.0, random_state=0))])
+    pipe = make_synthesis_pipeline(
+        inner, ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, accountant=acc)
+    )
+    with pytest.raises(ValueError, match="inside another step"):
+        pipe.fit(_mixed_frame())
+    assert acc.spent == [] and not hasattr(inner[0], "specs_")
+
+
+def test_a_non_private_last_step_gives_no_guarantee_and_no_copula():
+    """Ending in the microaggregator ((n/k)-anonymity, not DP) the pipeline
+    claimed its encoder's ε for the rows, and fitted the copula from the
+    exact group means: now no guarantee, a warning, no copula."""
+    from skdp_synth.exceptions import PrivacyLeakWarning
+
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"sector": ["public", "private"]}, epsilon=1.0),
+        CovarianceLossMicroaggregator(k=20, random_state=0),
+    )
+    with pytest.warns(PrivacyLeakWarning, match="not differentially private"):
+        pipe.fit(_mixed_frame())
+    assert pipe.privacy_guarantee_ is None
+    assert pipe.epsilon_ == 1.0  # what the private domains spent
+    assert pipe[0].copula_ is None
+
+
+def test_routing_charges_the_encoder_when_the_last_step_fails():
+    """With metadata routing the encoder was charged only when the whole fit
+    succeeded: a last step refusing the encoder's output (PrivateSampler:
+    its ε pays for no row at the released width) could be retried for
+    free. Charged with or without routing."""
+    import sklearn
+
+    from skdp_synth import BudgetAccountant, PrivateSampler
+
+    for routing in (False, True):
+        acc = BudgetAccountant(epsilon=10.0)
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(
+                categories={"sector": ["public", "private"]},
+                epsilon=1.0,
+                neighbouring="replace-one",
+                random_state=0,
+            ),
+            PrivateSampler(epsilon=0.5, accountant=acc, random_state=0),
+        )
+        with sklearn.config_context(enable_metadata_routing=routing):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the domains' own warnings
+                with pytest.raises(ValueError, match="does not pay for a single row"):
+                    pipe.fit(_mixed_frame(n=400))
+        assert acc.total_spent == pytest.approx((1.0, 0.0))
+
+
+def test_a_declared_refusal_comes_before_the_private_domains():
+    """An undeclared level of a declared column was refused only after the
+    private numeric domains had been drawn and warned about (their
+    ``CoarseDomainWarning`` came first): now before any noise."""
+    df = _mixed_frame(n=60)
+    df.loc[0, "sector"] = "a level nobody declared"
+    enc = BooleanEncoder(
+        categories={"sector": ["public", "private"]}, epsilon=0.01, random_state=0
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no CoarseDomainWarning before it
+        with pytest.raises(ValueError, match="not among its declared categories"):
+            enc.fit(df)
+    assert not hasattr(enc, "specs_")
+
+
+def test_a_refit_encoder_drops_its_old_copula():
+    df = _mixed_frame()
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"sector": ["public", "private"]}, random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    ).fit(df.assign(other=df["age"] * 2))
+    assert pipe[0].copula_ is not None
+    pipe[0].set_params(epsilon=1.0).fit(df)
+    assert not hasattr(pipe[0], "copula_")

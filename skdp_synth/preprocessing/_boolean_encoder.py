@@ -384,6 +384,20 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         delta_col = self.delta / n_levels if n_levels else 0.0
         sens = 2.0 if self.neighbouring == "replace-one" else 1.0
         source = NoiseSource(self.random_state) if paid else None
+        self.__dict__.pop("copula_", None)  # never an earlier fit's
+        self.__dict__.pop("_copula_cols", None)
+        # the declared domains' contracts first, before any noise is drawn:
+        # a refusal (an undeclared level, a value outside bin_edges, a
+        # missing value declared impossible) then follows no warning about
+        # the private domains and no draw of their noise (a privacy audit,
+        # round seventeen); the private domains themselves never refuse
+        declared_specs = {}
+        for col in df.columns:
+            if col in private:
+                self._check_declared_contract(col, df[col], private[col])
+            else:
+                declared_specs[col] = self._column_spec(col, df[col])
+                self._encode_column(declared_specs[col][0], df[col], [])
         specs, inferred = [], []
         for col in df.columns:
             if col in private:
@@ -391,7 +405,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     col, df[col], private[col], eps_col, delta_col, sens, source
                 )
             else:
-                spec, was_inferred = self._column_spec(col, df[col])
+                spec, was_inferred = declared_specs[col]
             specs.append(spec)
             if was_inferred:
                 inferred.append(col)
@@ -478,6 +492,36 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     def _missing_map(self):
         return self.missing if isinstance(self.missing, dict) else {}
+
+    def _check_declared_contract(self, col, series, how):
+        """What the user declared about a privately learned column, checked
+        before its noise is drawn: no missing value where ``missing`` says
+        none can be, no value outside public ``bounds`` under
+        ``out_of_bounds="error"``. Each refusal names the column, never a
+        value or a count (doc/privacy.md: refusals by declaration)."""
+        declared = self._missing_map().get(col)
+        if self.missing == "never":
+            declared = False
+        if declared is False and bool(_is_missing(series).any()):
+            raise ValueError(
+                f"column {col!r} has missing values but its domain has no "
+                "missing category (missing='never', or categories without None)"
+            )
+        if (
+            how == "numeric"
+            and self.out_of_bounds == "error"
+            and col in (self.bounds or {})
+        ):
+            lo, hi = self._bounds(col, series.dtype)
+            v = _numbers(series, self._unit(col, series.dtype))
+            if np.any(~np.isnan(v) & ((v < lo) | (v > hi))):
+                spec = _ColumnSpec(col, "numeric", [lo, hi], False, series.dtype)
+                spec.time_unit = self._unit(col, series.dtype)
+                raise ValueError(
+                    f"column {col!r} has values outside its bounds "
+                    f"[{_public_text(spec, lo)}, {_public_text(spec, hi)}] "
+                    "(not shown: they are private)"
+                )
 
     def _unit_map(self):
         return self.datetime_unit if isinstance(self.datetime_unit, dict) else {}
@@ -666,6 +710,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 "column in categories=, ordinal= or bin_edges= (learning a domain "
                 "from the data would read it and is not private)."
             )
+        self.__dict__.pop("copula_", None)
+        self.__dict__.pop("_copula_cols", None)
         specs = [self._column_spec(col, meta[col])[0] for col in meta.columns]
         validate_data(self, meta, reset=True, skip_check_array=True)
         self._fitted_on_frame = True

@@ -261,6 +261,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         missing value has no bits and no block. Public: it depends only on
         the declared domain. :func:`~skdp_synth.make_synthesis_pipeline`
         hands it to the synthesizer, whose sampled rows are then valid.
+    copula_ : GaussianCopula or None
+        Set by :meth:`fit_copula` (a pipeline calls it with its last step's
+        released distribution; cleared by every ``fit``): each numeric
+        column's bin CDF and the latent correlations that
+        ``within_bins="copula"`` decodes with. Post-processing of that
+        release; ``None`` when there is none (a last step without a
+        guarantee).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
 

@@ -137,7 +137,7 @@ class SyntheticResampler(BaseEstimator):
                 raise ValueError("classes must be a non-empty list of distinct labels")
 
         if _encoder_of(self.synthesizer) is not None:
-            out = self._resample_with_encoder(X, y_arr, classes, n, n_out)
+            out = self._resample_with_encoder(X, y_arr, y_name, classes, n, n_out)
             return out[0], (pd.Series(out[1], name=y_name) if y_is_series else out[1])
 
         label_encoder = BooleanEncoder(
@@ -202,7 +202,7 @@ class SyntheticResampler(BaseEstimator):
             y_out = pd.Series(y_out, name=y_name)
         return X_out, y_out
 
-    def _resample_with_encoder(self, X, y_arr, classes, n, n_out):
+    def _resample_with_encoder(self, X, y_arr, y_name, classes, n, n_out):
         """A synthesis pipeline (a ``BooleanEncoder`` first): the label is
         one more *categorical* column of the joint table, its public classes
         declared to the encoder -- not 0/1 columns, which the encoder would
@@ -211,9 +211,12 @@ class SyntheticResampler(BaseEstimator):
         seventeen)."""
         is_frame = isinstance(X, pd.DataFrame)
         frame = X.reset_index(drop=True) if is_frame else pd.DataFrame(np.asarray(X))
-        # an array's columns are 0..p-1 (as the encoder names them): the
-        # label is column p
+        # the label keeps y's name (so that the release's ``target=`` can
+        # name it: "Status", as in the table), else "__target__"; an array's
+        # columns are 0..p-1 (as the encoder names them): the label is p
         label = _TARGET if is_frame else frame.shape[1]
+        if is_frame and y_name is not None and y_name not in set(frame.columns):
+            label = y_name
         if label in set(frame.columns):
             raise ValueError(f"X already has a column named {label!r}")
         joint = frame.assign(**{str(label): y_arr}) if is_frame else frame

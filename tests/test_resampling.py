@@ -166,3 +166,24 @@ def test_a_synthesis_pipeline_on_a_mixed_table(as_frame):
         agree = np.mean((Xs[:, 0] == 1.0) == (ys == "yes").to_numpy())
     assert agree > 0.9
     assert res.synthesizer_.epsilon_ == 1.0
+
+
+def test_the_release_target_can_name_the_label():
+    """``target="y"`` (y's own name) raised "unknown attribute 'y'": the label
+    column was renamed ``__target__`` (a second walk-through, round
+    seventeen)."""
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    rng = np.random.default_rng(1)
+    n = 2000
+    X = pd.DataFrame({"sector": rng.choice(["public", "private"], n)})
+    y = pd.Series(np.where(X["sector"] == "public", "yes", "no"), name="y")
+    synth = make_synthesis_pipeline(
+        BooleanEncoder(categories={"sector": ["public", "private"]}, random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, target="y", random_state=0),
+    )
+    res = SyntheticResampler(synth, classes=["yes", "no"], random_state=0)
+    Xs, ys = res.fit_resample(X, y)
+    assert ys.name == "y" and list(Xs.columns) == ["sector"]
+    assert res.synthesizer_[-1].target == "y"

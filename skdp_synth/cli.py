@@ -305,20 +305,29 @@ def cmd_list(args):
     return 0
 
 
-def _privacy_spent(pipe):
+def _privacy_spent(pipe, leaked=False):
     """``"; privacy spent: ..."`` for a private pipeline, else ``""``.
 
     The pipeline's composed guarantee: its encoder's private domains and the
-    synthesizer together (the ε and δ written), not the synthesizer's part.
+    synthesizer together (the ε and δ written), not the synthesizer's part;
+    none where the pipeline records none (a last step that is not private:
+    the last step's own would be claimed for rows it does not cover). When a
+    warning said something was learned from the data without privacy
+    (``leaked``), the line says the guarantee does not cover it (a second
+    walk-through, round seventeen: "privacy spent: epsilon=1" after such a
+    warning read as the whole truth).
     """
     g = getattr(pipe, "privacy_guarantee_", None)
     if g is None:
-        g = getattr(pipe[-1], "privacy_guarantee_", None)
-    if g is None:
         return ""
+    caveat = (
+        "; it does not cover what the warnings above say was learned from the data"
+        if leaked
+        else ""
+    )
     return (
         f"; privacy spent: epsilon={g.epsilon:g}, "
-        f"delta={g.delta:g} ({g.neighbouring} neighbours)"
+        f"delta={g.delta:g} ({g.neighbouring} neighbours){caveat}"
     )
 
 
@@ -357,12 +366,10 @@ def cmd_synthesize(args):
             )
         return _synthesize_out_of_core(args, estimator, schema)
     names = ["read", "fit", "sample", "write"]
-    with (
-        _Steps("synthesize", names) as steps,
-        _cli_warnings(
-            schema_given=args.schema is not None, types_only=schema.types_only
-        ),
-    ):
+    shown = _cli_warnings(
+        schema_given=args.schema is not None, types_only=schema.types_only
+    )
+    with _Steps("synthesize", names) as steps, shown:
         steps.step()
         data = _read_csv(args.input, schema)
         fit_params = {}
@@ -404,7 +411,7 @@ def cmd_synthesize(args):
                 os.remove(args.holdout_out)
             raise
     fitted = pipe[-1]
-    spent = _privacy_spent(pipe)
+    spent = _privacy_spent(pipe, shown.leaked)
     print(
         f"wrote {len(synthetic)} rows{_default_rows_note(args, fitted)} to "
         f"{args.output} in {elapsed:.1f} s{spent}",
@@ -537,6 +544,7 @@ class _cli_warnings(warnings.catch_warnings):
 
     def __init__(self, *, schema_given, types_only=False):
         super().__init__()
+        self.leaked = False  # a PrivacyLeakWarning was shown
         self.schema_given = schema_given
         self.hint = TYPES_ONLY_HINT if types_only else FULL_SCHEMA_HINT
 
@@ -545,6 +553,15 @@ class _cli_warnings(warnings.catch_warnings):
 
         result = super().__enter__()
         warnings.simplefilter("always")
+        self.leaked = False
+        shown = warnings.showwarning  # restored by the base's __exit__
+
+        def showwarning(message, category, *args, **kwargs):
+            if issubclass(category, PrivacyLeakWarning):
+                self.leaked = True
+            return shown(message, category, *args, **kwargs)
+
+        warnings.showwarning = showwarning
 
         def formatwarning(message, category, filename, lineno, line=None):
             if issubclass(category, PrivacyLeakWarning):
@@ -969,7 +986,8 @@ def _synthesize_out_of_core(args, estimator, schema):
         )
     encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
     pipe = make_synthesis_pipeline(encoder, estimator, domain_share=args.domain_share)
-    with _cli_warnings(schema_given=True):  # (no NO_SCHEMA_WARNING here)
+    shown = _cli_warnings(schema_given=True)  # (no NO_SCHEMA_WARNING here)
+    with shown:
         t0 = time.perf_counter()
         progress = _TaskProgress("fit (chunks)")
         with dask.config.set(scheduler="threads"), progress.callback:
@@ -983,7 +1001,7 @@ def _synthesize_out_of_core(args, estimator, schema):
             os.remove(args.output)
             raise
         elapsed = time.perf_counter() - t0
-    spent = _privacy_spent(pipe)
+    spent = _privacy_spent(pipe, shown.leaked)
     print(
         f"wrote {written} rows to {args.output} in {elapsed:.1f} s (out of core, "
         f"{frame.npartitions} input chunks){spent}",

@@ -512,7 +512,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if declared is False and bool(_is_missing(series).any()):
             raise ValueError(
                 f"column {col!r} has missing values but its domain has no "
-                "missing category (missing='never', or categories without None)"
+                "missing category: declare it (missing={column: True}, or None "
+                "among its categories)"
             )
         if (
             how == "numeric"
@@ -929,7 +930,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         elif miss.any() and not spec.missing:
             raise ValueError(
                 f"column {spec.name!r} has missing values but its domain has no "
-                "missing category (missing='never', or categories without None)"
+                "missing category: declare it (missing={column: True}, or None "
+                "among its categories)"
             )
         if spec.kind in ("nominal", "binary", "ordinal"):
             index = _category_index(spec, series, miss)

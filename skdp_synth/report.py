@@ -1184,6 +1184,17 @@ def numeric_scores(
     columns = list(columns)
     r = real[columns].apply(pd.to_numeric, errors="coerce").astype(float)
     s = synthetic[columns].apply(pd.to_numeric, errors="coerce").astype(float)
+    # a numeric code whose rare values came back as "other" (a privately
+    # discovered categorical): its scores would count them as missing
+    texts = [c for c in columns if (s[c].isna() & synthetic[c].notna()).any()]
+    if texts:
+        warnings.warn(
+            f"columns {texts} have synthetic values that are not numbers (e.g. "
+            "'other', a level of a categorical column): they are scored as "
+            "missing here; score such columns as categorical (fidelity_report)",
+            UserWarning,
+            stacklevel=2,
+        )
     corr_diff = (r.corr() - s.corr()).abs().max(axis=1)
     rows = {}
     for c in columns:

@@ -435,3 +435,18 @@ def test_html_has_contents_one_header_row_and_levels_in_order(report):
         ]
         levels = re.findall(r"<tr>\s*<td>([^<]*)</td>", block)
         assert levels == [str(c[0]) for c in table.cells]  # declared order
+
+
+def test_numeric_scores_warns_on_synthetic_text_in_a_numeric_column():
+    """A numeric code (gss ``occ10``) whose synthetic side came back as
+    ``"other"`` was scored with 63 % "missing" and no word (a second
+    walk-through, round seventeen)."""
+    import pandas as pd
+
+    from skdp_synth.report import numeric_scores
+
+    real = pd.DataFrame({"code": [1.0, 2.0, 3.0, 4.0] * 10})
+    synth = pd.DataFrame({"code": [1, 2, "other", 4] * 10}, dtype=object)
+    with pytest.warns(UserWarning, match=r"columns \['code'\] have synthetic values"):
+        scores = numeric_scores(real, synth)
+    assert scores.loc["code", "missing_synthetic"] == 0.25

@@ -133,57 +133,47 @@ def test_feature_names_show_dates():
     assert enc.get_feature_names_out().tolist() == ["day>=2021-01-01"]
 
 
-def test_cli_datetime_type(tmp_path):
+def _cli_files(tmp_path, frame, schema):
+    """``in.csv`` and ``s.json`` written; the ``synthesize`` arguments
+    (ε = 1, δ = 1e-6, seed 0) without ``-o``."""
     from skdp_synth.cli import main
 
+    frame.to_csv(tmp_path / "in.csv", index=False)
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    args = ["synthesize", str(tmp_path / "in.csv"), "--method", "gaussian-release"]
+    args += ["--epsilon", "1", "--delta", "1e-6", "--seed", "0"]
+    return main, args + ["--schema", str(tmp_path / "s.json")]
+
+
+def test_cli_datetime_type(tmp_path):
     rng = np.random.default_rng(0)
     n = 2000
     days = pd.Timestamp("2015-01-01") + pd.to_timedelta(rng.integers(0, 3000, n), "D")
     frame = pd.DataFrame(
         {"hired": days.strftime("%Y-%m-%d"), "sector": rng.choice(["a", "b"], n)}
     )
-    frame.to_csv(tmp_path / "in.csv", index=False)
     schema = {
         "columns": {
             "hired": {"type": "datetime", "unit": "D"},
             "sector": {"type": "categorical", "levels": ["a", "b"]},
         }
     }
-    (tmp_path / "s.json").write_text(json.dumps(schema))
-    args = [
-        str(tmp_path / "in.csv"),
-        "--method",
-        "gaussian-release",
-        "--epsilon",
-        "1",
-        "--delta",
-        "1e-6",
-        "--schema",
-        str(tmp_path / "s.json"),
-        "--seed",
-        "0",
-    ]
-    assert main(["synthesize", *args, "-o", str(tmp_path / "out.csv")]) == 0
+    main, args = _cli_files(tmp_path, frame, schema)
+    assert main([*args, "-o", str(tmp_path / "out.csv")]) == 0
     out = pd.read_csv(tmp_path / "out.csv")
     parsed = pd.to_datetime(out["hired"], format="%Y-%m-%d")  # dates, no time
     assert parsed.notna().all()
-    assert (
-        main(["synthesize", *args, "-o", str(tmp_path / "o2.csv"), "--out-of-core"])
-        == 2
-    )
+    assert main([*args, "-o", str(tmp_path / "o2.csv"), "--out-of-core"]) == 2
     frame.loc[3, "hired"] = "soon"
     frame.to_csv(tmp_path / "in.csv", index=False)
-    assert main(["synthesize", *args, "-o", str(tmp_path / "o3.csv")]) == 2
+    assert main([*args, "-o", str(tmp_path / "o3.csv")]) == 2
 
 
 def test_cli_report_with_datetime_edges(tmp_path):
-    from skdp_synth.cli import main
-
     rng = np.random.default_rng(1)
     n = 1500
     days = pd.Timestamp("2015-01-01") + pd.to_timedelta(rng.integers(0, 3000, n), "D")
     frame = pd.DataFrame({"hired": days.strftime("%Y-%m-%d"), "x": rng.normal(size=n)})
-    frame.to_csv(tmp_path / "in.csv", index=False)
     edges = ["2015-01-01", "2018-01-01", "2021-01-01", "2023-03-20"]
     schema = {
         "columns": {
@@ -191,44 +181,14 @@ def test_cli_report_with_datetime_edges(tmp_path):
             "x": {"type": "numeric", "bounds": [-5, 5]},
         }
     }
-    (tmp_path / "s.json").write_text(json.dumps(schema))
-    common = ["--schema", str(tmp_path / "s.json")]
-    assert (
-        main(
-            [
-                "synthesize",
-                str(tmp_path / "in.csv"),
-                "--method",
-                "gaussian-release",
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-6",
-                "--seed",
-                "0",
-                "-o",
-                str(tmp_path / "out.csv"),
-                *common,
-            ]
-        )
-        == 0
-    )
-    out = pd.read_csv(tmp_path / "out.csv")
-    assert pd.to_datetime(out["hired"]).between("2015-01-01", "2023-03-20").all()
-    report = tmp_path / "r.html"
-    assert (
-        main(
-            [
-                "report",
-                str(tmp_path / "in.csv"),
-                str(tmp_path / "out.csv"),
-                *common,
-                "-o",
-                str(report),
-            ]
-        )
-        == 0
-    )
+    main, args = _cli_files(tmp_path, frame, schema)
+    out, report = tmp_path / "out.csv", tmp_path / "r.html"
+    assert main([*args, "-o", str(out)]) == 0
+    synthetic = pd.read_csv(out)
+    assert pd.to_datetime(synthetic["hired"]).between("2015-01-01", "2023-03-20").all()
+    real = str(tmp_path / "in.csv")
+    schema_arg = ["--schema", str(tmp_path / "s.json")]
+    assert main(["report", real, str(out), *schema_arg, "-o", str(report)]) == 0
     assert "hired" in report.read_text()
 
 

@@ -58,15 +58,11 @@ def _phi(z):
 
 
 def _bin_scores(cdf):
-    """``E[Z | bin]`` of a standard normal cut at ``Φ⁻¹(cdf)``, and the
-    share of ``Var Z`` those means carry (the attenuation of a correlation
-    between bin scores: :func:`fit_copula`)."""
+    """``E[Z | bin]`` of a standard normal cut at ``Φ⁻¹(cdf)``."""
     a, b = _cuts(cdf[:-1]), _cuts(cdf[1:])
     p = np.diff(cdf)
     with np.errstate(divide="ignore", invalid="ignore"):
-        m = np.where(p > 0, (_phi(a) - _phi(b)) / p, 0.0)
-    share = float(np.sum(p * m**2))
-    return m, share
+        return np.where(p > 0, (_phi(a) - _phi(b)) / p, 0.0)
 
 
 def fit_copula(indices, missing, n_bins, weights):
@@ -76,18 +72,18 @@ def fit_copula(indices, missing, n_bins, weights):
     ``k`` numeric columns; ``missing``: where a point is missing there;
     ``n_bins[j]``: bins of column ``j``; ``weights``: the points' weights.
     Each column's bin CDF is the weighted share of its non-missing points;
-    the latent correlation of two columns is the weighted covariance of
-    their bin scores ``m(bin) = E[Z | bin]``, divided by the product of the
-    shares of variance the scores carry (``E[Z m(Z)] = E[m²]``: the first
-    term of the Hermite expansion, a correction for the coarsening, which
-    would otherwise weaken every dependence), clipped to
-    ``±MAX_CORRELATION`` and projected onto the correlation matrices.
+    the latent correlation of two columns is the ``ρ`` of a bivariate
+    normal whose bin scores ``m(bin) = E[Z | bin]`` have their weighted
+    covariance (:func:`_latent_correlation`, Mehler's expansion: the
+    correlation of the scores themselves is weakened by the coarsening),
+    clipped to ``±MAX_CORRELATION``, the matrix projected onto the
+    correlation matrices.
     """
     idx = np.asarray(indices)
     miss = np.asarray(missing, dtype=bool)
     w = np.asarray(weights, dtype=np.float64)
     k = idx.shape[1]
-    cdfs, scores, shares, coefs = [], [], [], []
+    cdfs, scores, coefs = [], [], []
     for j in range(k):
         keep = ~miss[:, j]
         mass = np.bincount(idx[keep, j], weights=w[keep], minlength=n_bins[j])
@@ -95,27 +91,22 @@ def fit_copula(indices, missing, n_bins, weights):
         mass = mass / total if total > 0 else np.full(n_bins[j], 1.0 / n_bins[j])
         cdf = np.concatenate([[0.0], np.cumsum(mass)])
         cdf[-1] = 1.0
-        m, share = _bin_scores(cdf)
+        m = _bin_scores(cdf)
         coefs.append(_hermite_coefficients(cdf, m))
         cdfs.append(cdf)
         scores.append(np.where(keep, m[np.clip(idx[:, j], 0, n_bins[j] - 1)], np.nan))
-        shares.append(share)
     R = np.eye(k)
     for a in range(k):
         for b in range(a + 1, k):
             both = ~np.isnan(scores[a]) & ~np.isnan(scores[b])
             ww = w[both]
-            if ww.sum() <= 0 or shares[a] <= 0 or shares[b] <= 0:
+            # c_1 = E[m(Z) Z] = Var m: 0 for a column kept in one bin
+            if ww.sum() <= 0 or coefs[a][0] <= 0 or coefs[b][0] <= 0:
                 continue
             x, y = scores[a][both], scores[b][both]
             mx, my = np.average(x, weights=ww), np.average(y, weights=ww)
             cov = np.average((x - mx) * (y - my), weights=ww)
-            vx = np.average((x - mx) ** 2, weights=ww)
-            vy = np.average((y - my) ** 2, weights=ww)
-            if vx <= 0 or vy <= 0:
-                continue
-            rho = _latent_correlation(cov, coefs[a], coefs[b])
-            R[a, b] = R[b, a] = rho
+            R[a, b] = R[b, a] = _latent_correlation(cov, coefs[a], coefs[b])
     return GaussianCopula(tuple(cdfs), _nearest_correlation(R))
 
 

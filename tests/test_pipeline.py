@@ -17,6 +17,7 @@ from skdp_synth import (
 )
 from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth.blocks import Blocks
+from skdp_synth.exceptions import PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder
 
 
@@ -743,3 +744,25 @@ def test_the_pipelines_score_compares_candidates_in_the_tables_own_schema():
             cv=KFold(3, shuffle=True, random_state=0),
         ).fit(df)
     assert search.best_params_ == {"projectedgaussianrelease__epsilon": 4.0}
+
+
+def test_an_undeclared_bool_column_is_public_in_a_pipeline():
+    """With every other column declared the pipeline gives the encoder no
+    budget, and a bool column was learned as a numeric range from the
+    data with a PrivacyLeakWarning (round eighteen); its domain is its
+    dtype's."""
+    df = _mixed_frame().assign(flag=lambda d: d["age"] > 50)
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(
+            categories={"sector": ["public", "private"]},
+            bin_edges={"age": [0, 40, 60, 100]},
+            random_state=0,
+        ),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        pipe.fit(df)
+    assert pipe[0].inferred_ == []
+    rows = pipe.sample(50, random_state=0)
+    assert rows["flag"].dtype == bool

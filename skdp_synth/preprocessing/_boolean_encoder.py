@@ -571,7 +571,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """``{column: "numeric" | "levels" | "bool"}`` whose domain is learned
         privately. A function of the parameters and the schema (names,
         dtypes) only: public."""
-        if self.epsilon is None or self.epsilon == "auto":
+        if self.epsilon is None:
             return {}
         declared = set(self.categories or {}) | set(self.ordinal or {})
         declared |= set(self.bin_edges or {})
@@ -580,7 +580,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if col in declared:
                 continue
             if pd.api.types.is_bool_dtype(dt):
+                # {False, True} is public (the dtype) and costs nothing, also
+                # when no other column needs a budget and a pipeline left
+                # epsilon="auto" unresolved: it was learned as a numeric
+                # range from the data, with a PrivacyLeakWarning
                 out[col] = "bool"
+            elif self.epsilon == "auto":
+                continue
             elif isinstance(dt, pd.CategoricalDtype) and dt.ordered:
                 continue  # level order from the dtype: learned as before
             elif pd.api.types.is_numeric_dtype(dt) or is_time_dtype(dt):

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
+    from .release import Release
+
 __all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
 
 
@@ -719,6 +721,87 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         for step in steps:
             Y = step.inverse_transform(Y)
         return Y
+
+    def to_release(self) -> Release:
+        """The pipeline's release: the last step's, with its encoder's decoder.
+
+        ``Release.sample`` of the result gives rows in the table's own
+        schema, as :meth:`sample` does, from the file alone: the last step's
+        release (its noisy statistics and distribution of encoded rows) plus
+        the :class:`~skdp_synth.preprocessing.BooleanEncoder`'s decoder --
+        each column's levels or bin edges, missing level, dtype, bit layout
+        and fine histogram (``preprocessing._decoder_state``). Its guarantee
+        is the whole pipeline's: the last step's composed with the private
+        domains the decoder holds. ``params`` hold the steps' names and
+        classes, the last step's fitted parameters and what the encoder's
+        domains spent (``encoder_epsilon``, ``encoder_delta``).
+
+        Raises
+        ------
+        TypeError
+            When the last step has no release, or the steps before it are
+            not one ``BooleanEncoder`` (nothing else's decoding is stored).
+        ValueError
+            When the pipeline records no guarantee (a last step that is not
+            differentially private): it has nothing to publish.
+
+        Warns
+        -----
+        PrivacyLeakWarning
+            When the encoder learned a domain without privacy
+            (``inferred_``): the file then holds it, outside the guarantee.
+        """
+        from .preprocessing._decoder_state import decoder_state
+        from .release import Release
+
+        check_is_fitted(self._final_estimator)
+        final = self._final_estimator
+        if not hasattr(final, "to_release"):
+            raise TypeError(f"the last step {type(final).__name__} has no release")
+        if getattr(self, "privacy_guarantee_", None) is None:
+            raise ValueError(
+                "the pipeline records no privacy guarantee (its last step is "
+                "not differentially private), so it has no release to publish"
+            )
+        head = [step for _, _, step in self._iter(with_final=False)]
+        if not head:
+            return final.to_release()
+        encoder = head[0]
+        if len(head) != 1 or not hasattr(encoder, "specs_"):
+            raise TypeError(
+                "to_release() stores the decoding of one BooleanEncoder: the "
+                "steps before the synthesizer must be a single BooleanEncoder "
+                f"(got {[type(s).__name__ for s in head]}); publish "
+                "pipe.sample(n) with pipe.privacy_guarantee_ instead"
+            )
+        if encoder.inferred_:
+            warnings.warn(
+                f"the release holds the domains of columns {encoder.inferred_}, "
+                "learned from the data without privacy (not covered by its "
+                "guarantee); declare them in the encoder to publish",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+        inner = final.to_release()
+        meta, arrays = decoder_state(encoder)
+        plan = dict(inner.plan)
+        plan["final_estimator"] = inner.estimator
+        plan["decoder"] = meta
+        params = {
+            "steps": [[name, type(step).__name__] for name, step in self.steps],
+            "final": inner.params,
+            # what the fit spent on the private domains (fitted, not the
+            # current parameters: a set_params after fit changes nothing here)
+            "encoder_epsilon": float(getattr(encoder, "epsilon_", 0.0)),
+            "encoder_delta": float(getattr(encoder, "delta_", 0.0)),
+        }
+        return Release(
+            estimator=type(self).__name__,
+            params=params,
+            guarantee=inner.guarantee,
+            arrays={**inner.arrays, **arrays},
+            plan=plan,
+        )
 
     def _sample_in_chunks(self, last, steps, n, random_state):
         import copy

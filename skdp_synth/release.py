@@ -49,7 +49,7 @@ import os
 import stat
 import zipfile
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
@@ -69,8 +69,11 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    import pandas as pd
     from numpy.typing import ArrayLike, NDArray
     from sklearn.base import BaseEstimator
+
+    from .preprocessing import BooleanEncoder
 
 __all__ = ["FORMAT_VERSION", "Release"]
 
@@ -279,11 +282,31 @@ class Release:
         )
 
     # ------------------------------------------------------------ sample
+    @overload
+    def sample(
+        self,
+        n_samples: int | None = ...,
+        random_state: int | np.random.RandomState | np.random.Generator | None = ...,
+        *,
+        decode: Literal[False],
+    ) -> NDArray[Any]: ...
+
+    @overload
+    def sample(
+        self,
+        n_samples: int | None = ...,
+        random_state: int | np.random.RandomState | np.random.Generator | None = ...,
+        *,
+        decode: bool = ...,
+    ) -> NDArray[Any] | pd.DataFrame: ...
+
     def sample(
         self,
         n_samples: int | None = None,
         random_state: int | np.random.RandomState | np.random.Generator | None = None,
-    ) -> NDArray[Any]:
+        *,
+        decode: bool = True,
+    ) -> NDArray[Any] | pd.DataFrame:
         """Draw synthetic rows from the release alone (post-processing, free).
 
         ``"rows"`` releases: ``n_samples=None`` returns the released rows, an
@@ -294,13 +317,27 @@ class Release:
         (and randomized rounding for Boolean data, :cite:`Boedihardjo2024` §4.3);
         ``None`` uses the plan's public ``default_n_samples``.
 
+        A synthesis pipeline's release (:meth:`SynthesisPipeline.to_release
+        <skdp_synth.pipeline.SynthesisPipeline.to_release>`) carries its
+        encoder's decoder: its rows are decoded into the table's own
+        schema (column names, levels, numbers, dates, missing values and
+        dtypes), as ``pipe.sample`` does; ``decode=False`` gives the encoded
+        0/1 rows.
+
         Returns
         -------
-        ndarray of shape (n_samples, n_features)
-            In the units of the training data (the box bounds applied).
+        ndarray of shape (n_samples, n_features) or DataFrame
+            In the units of the training data (the box bounds applied); a
+            DataFrame (or the fitted array's dtype) for a decoding release.
         """
-        kind = self.plan.get("sampler", "none")
         rng = make_generator(random_state, 1)
+        rows = self._encoded_sample(n_samples, rng)
+        if not decode or "decoder" not in self.plan:
+            return rows
+        return self._decoded(rows, rng)
+
+    def _encoded_sample(self, n_samples, rng):
+        kind = self.plan.get("sampler", "none")
         if kind == "rows":
             rows = self.arrays["rows"]
             if n_samples is None:
@@ -331,6 +368,42 @@ class Release:
             f"this {self.estimator} release holds no distribution to sample from "
             f"({self.plan.get('reason', 'sampler=' + repr(kind))})"
         )
+
+    def decoder(self) -> BooleanEncoder | None:
+        """The fitted :class:`~skdp_synth.preprocessing.BooleanEncoder` that
+        decodes this release's rows (``inverse_transform`` only), rebuilt
+        from the file: ``None`` for a release without one. Its Gaussian
+        copula (``within_bins="copula"``) is fitted again from the
+        release's own distribution of rows, as the pipeline fitted it."""
+        if "decoder" not in self.plan:
+            return None
+        from .preprocessing._decoder_state import decoder_from_state
+
+        encoder = decoder_from_state(
+            self.plan["decoder"], self.arrays, n_features=self.plan.get("n_features")
+        )
+        if encoder.within_bins == "copula":
+            kind = self.plan.get("sampler")
+            if kind == "weighted-points":
+                encoder.fit_copula(self.arrays["points"], self.arrays["weights"])
+            elif kind == "rows":
+                encoder.fit_copula(self.arrays["rows"])
+        return encoder
+
+    def _decoded(self, rows, rng):
+        """Encoded rows decoded chunk by chunk (bounded working memory), each
+        chunk with its own seed from ``rng`` (reproducible)."""
+        import pandas as pd
+
+        encoder = self.decoder()
+        size = sample_chunk_rows(max(rows.shape[1], 1))
+        parts = []
+        for start in range(0, max(rows.shape[0], 1), size):
+            encoder.random_state = int(rng.integers(0, 2**32 - 1))
+            parts.append(encoder.inverse_transform(rows[start : start + size]))
+        if isinstance(parts[0], pd.DataFrame):
+            return pd.concat(parts, ignore_index=True)
+        return np.concatenate(parts, axis=0)
 
     def _weighted_rows(self, n, rng):
         """``n`` rows of a ``"weighted-points"`` release, in the data's units."""
@@ -580,6 +653,16 @@ def _check_arrays(meta, arrays):
             raise _bad(f"plan.{key} must be one of {sorted(allowed)}")
     if "hardened_noise" in plan and not isinstance(plan["hardened_noise"], bool):
         raise _bad("plan.hardened_noise must be true or false")
+    decoder_arrays = [a for a in arrays if a.startswith("decoder_")]
+    if "decoder" in plan:
+        from .preprocessing._decoder_state import decoder_from_state
+
+        try:
+            decoder_from_state(plan["decoder"], arrays, n_features=p)
+        except ValueError as exc:
+            raise _bad(str(exc)) from None
+    elif decoder_arrays:
+        raise _bad("decoder arrays without a plan.decoder")
 
     def cube(name, ndim):
         if name not in arrays:

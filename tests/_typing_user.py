@@ -8,6 +8,7 @@ import (pytest imports this file for its doctests).
 from typing import Any, assert_type
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 from skdp_synth import (
@@ -42,7 +43,9 @@ def user_code(path: str) -> None:
     assert_type(release, Release)
     assert_type(release.guarantee, PrivacyGuarantee)
     release.save(path)
-    assert_type(Release.load(path).sample(10), NDArray[Any])
+    # a pipeline's release decodes to a DataFrame (round eighteen)
+    assert_type(Release.load(path).sample(10), NDArray[Any] | pd.DataFrame)
+    assert_type(Release.load(path).sample(10, decode=False), NDArray[Any])
     assert_type(accountant.remaining(), tuple[float, float])
 
     sampler = PrivateSampler(m=16, d=2, epsilon=1.0).fit(X)

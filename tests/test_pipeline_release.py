@@ -1,0 +1,369 @@
+"""SynthesisPipeline.to_release(): a published file that samples the table.
+
+Before round eighteen a pipeline's release was its last step's: encoded
+0/1 rows, without the decoder (levels, private bins, fine histograms,
+dtypes), so the published file could not give back a table.
+"""
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp_synth import (
+    DampedPrivateSynthesizer,
+    ProjectedGaussianRelease,
+    Release,
+    cli,
+    make_synthesis_pipeline,
+)
+from skdp_synth.exceptions import MalformedReleaseError, PrivacyLeakWarning
+from skdp_synth.preprocessing import BooleanEncoder
+
+
+def _frame(n=1500, seed=0):
+    """Every dtype the encoder returns as it came in, with missing values."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    df = pd.DataFrame(
+        {
+            "age": np.clip(40 + 10 * x, 18, 90).round().astype("int64"),
+            "wage": np.exp(3 + 0.5 * x + 0.3 * rng.normal(size=n)),
+            "small": rng.integers(0, 100, n).astype("int8"),
+            "kids": pd.array(rng.integers(0, 4, n), dtype="Int64"),
+            "colour": pd.Categorical(rng.choice(["r", "g", "b"], n)),
+            "grade": pd.Categorical(
+                rng.choice(["lo", "mid", "hi"], n),
+                categories=["lo", "mid", "hi"],
+                ordered=True,
+            ),
+            "name": pd.array(rng.choice(["a", "b"], n), dtype="string"),
+            "flag": rng.random(n) < 0.3,
+            "day": pd.Timestamp("2021-03-01", tz="America/New_York")
+            + pd.to_timedelta(rng.integers(0, 10**6, n), unit="s"),
+            "wait": pd.to_timedelta(rng.integers(0, 3600, n), unit="s"),
+        }
+    )
+    df.loc[rng.random(n) < 0.1, "wage"] = np.nan
+    df.loc[rng.random(n) < 0.05, "kids"] = pd.NA
+    return df
+
+
+def _encoder(**kw):
+    return BooleanEncoder(
+        categories={
+            "colour": ["r", "g", "b"],
+            "name": ["a", "b"],
+            "kids": [0, 1, 2, 3, None],
+        },
+        ordinal={"grade": ["lo", "mid", "hi"]},
+        random_state=0,
+        **kw,
+    )
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    pipe = make_synthesis_pipeline(
+        _encoder(), ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
+    )
+    return pipe.fit(_frame())
+
+
+def _saved(release, tmp_path):
+    path = tmp_path / "release.npz"
+    release.save(path)
+    return Release.load(path)
+
+
+def test_the_file_alone_samples_rows_in_the_tables_schema(fitted, tmp_path):
+    back = _saved(fitted.to_release(), tmp_path)
+    rows = back.sample(400, random_state=1)
+    ref = fitted.sample(400, random_state=1)
+    assert isinstance(rows, pd.DataFrame) and len(rows) == 400
+    assert list(rows.columns) == list(ref.columns)
+    # every dtype as it went in (the pipeline's own sample's)
+    assert rows.dtypes.to_dict() == ref.dtypes.to_dict()
+    assert rows["colour"].isin(["r", "g", "b"]).all()
+    # the same columns can be missing (the private missing levels kept)
+    missing = [spec.name for spec in back.decoder().specs_ if spec.missing]
+    assert missing == [spec.name for spec in fitted[0].specs_ if spec.missing]
+    # the same encoded rows decode the same way through the file's decoder
+    # as through the fitted encoder (same seed): one decoder, rebuilt
+    Z = back.sample(300, random_state=2, decode=False)
+    assert set(np.unique(Z)) <= {0.0, 1.0} and Z.shape[1] == len(
+        fitted[0].get_feature_names_out()
+    )
+    decoder = back.decoder()
+    decoder.random_state = fitted[0].random_state
+    pd.testing.assert_frame_equal(
+        decoder.inverse_transform(Z),
+        fitted[0].inverse_transform(Z),
+        check_exact=False,
+        rtol=1e-9,
+    )
+
+
+def test_the_copula_is_fitted_again_from_the_releases_rows(fitted, tmp_path):
+    """Not stored: a function of the release's distribution (post-processing)."""
+    back = _saved(fitted.to_release(), tmp_path)
+    assert not any("copula" in name for name in back.arrays)
+    ours, theirs = back.decoder().copula_, fitted[0].copula_
+    assert theirs is not None
+    np.testing.assert_allclose(ours.corr, theirs.corr, rtol=0, atol=1e-12)
+    for a, b in zip(ours.cdfs, theirs.cdfs):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+
+
+def test_the_release_states_the_whole_pipelines_guarantee(fitted):
+    release = fitted.to_release()
+    g = release.guarantee
+    assert (g.epsilon, g.delta, g.neighbouring) == (
+        fitted.epsilon_,
+        fitted.delta_,
+        "add-remove-one",
+    )
+    assert release.estimator == "SynthesisPipeline"
+    assert release.plan["final_estimator"] == "ProjectedGaussianRelease"
+    # what the fit spent on the private domains (numeric columns learned)
+    assert release.params["encoder_epsilon"] == fitted[0].epsilon_ > 0
+    assert release.params["final"]["epsilon"] == pytest.approx(1.0 - fitted[0].epsilon_)
+    # fitted values, not parameters changed after the fit
+    fitted[0].set_params(n_bins=3)
+    try:
+        assert fitted.to_release().params == release.params
+    finally:
+        fitted[0].set_params(n_bins=10)
+
+
+def test_an_array_fitted_pipeline_gives_back_an_array(tmp_path):
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 3, 500), rng.integers(0, 2, 500)])
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={0: [0, 1, 2], 1: [0, 1]}, random_state=0),
+        DampedPrivateSynthesizer(epsilon=2.0, random_state=0),
+    ).fit(X)
+    rows = _saved(pipe.to_release(), tmp_path).sample(50, random_state=0)
+    assert isinstance(rows, np.ndarray) and rows.dtype == X.dtype
+    assert rows.shape == (50, 2)
+    assert set(np.unique(rows[:, 0])) <= {0, 1, 2}
+
+
+def test_domains_learned_without_privacy_warn_when_published():
+    df = _frame()[["age", "colour"]]
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        domain_share=None,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        pipe.fit(df)
+    with pytest.warns(PrivacyLeakWarning, match="without privacy"):
+        pipe.to_release()
+
+
+def test_a_pipeline_without_a_guarantee_has_no_release():
+    from skdp_synth import CovarianceLossMicroaggregator
+
+    df = _frame()[["colour", "flag"]]
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(
+            categories={"colour": ["r", "g", "b"], "flag": [False, True]},
+            random_state=0,
+        ),
+        CovarianceLossMicroaggregator(k=10, random_state=0),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        pipe.fit(df)
+    with pytest.raises((TypeError, ValueError), match="release"):
+        pipe.to_release()
+
+
+def test_a_step_whose_decoding_is_not_stored_is_refused():
+    from sklearn.preprocessing import FunctionTransformer
+
+    df = _frame()[["colour", "flag"]]
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(
+            categories={"colour": ["r", "g", "b"], "flag": [False, True]},
+            random_state=0,
+        ),
+        FunctionTransformer(inverse_func=lambda Z: Z, check_inverse=False),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    ).fit(df)
+    with pytest.raises(TypeError, match="single BooleanEncoder"):
+        pipe.to_release()
+
+
+# ------------------------------------------------ the file is untrusted input
+def _members(path):
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {n: z[n] for n in z.files}
+    meta = json.loads(arrays.pop("metadata").tobytes().decode("utf-8"))
+    return meta, arrays
+
+
+def _rewrite(path, meta, arrays):
+    """A tampered file with a valid content hash (not a signature)."""
+    from skdp_synth.release import _content_hash
+
+    meta = {k: v for k, v in meta.items() if k != "content_hash"}
+    strip = {k[len("array_") :]: v for k, v in arrays.items()}
+    meta["content_hash"] = _content_hash(meta, strip)
+    text = json.dumps(meta).encode("utf-8")
+    np.savez(path, metadata=np.frombuffer(text, dtype=np.uint8), **arrays)
+
+
+def _spec(meta, name):
+    for spec in meta["plan"]["decoder"]["specs"]:
+        if spec["name"] == ["s", name]:
+            return spec
+    raise AssertionError(name)
+
+
+def _index(meta, name):
+    specs = meta["plan"]["decoder"]["specs"]
+    return [s["name"] for s in specs].index(["s", name])
+
+
+def _tampering():
+    def bits(meta, arrays):
+        _spec(meta, "colour")["bits"][0] = "colour=x"
+
+    def level_swapped(meta, arrays):
+        _spec(meta, "colour")["levels"][0] = ["s", "x"]
+
+    def untagged_level(meta, arrays):
+        _spec(meta, "colour")["levels"][0] = "r"
+
+    def dtype(meta, arrays):
+        _spec(meta, "age")["dtype"] = "__import__('os').system('true')"
+
+    def unknown_dtype(meta, arrays):
+        _spec(meta, "age")["dtype"] = "int77"
+
+    def kind(meta, arrays):
+        _spec(meta, "colour")["kind"] = "free text"
+
+    def edges(meta, arrays):
+        k = _index(meta, "age")
+        arrays[f"array_decoder_edges_{k}"] = arrays[f"array_decoder_edges_{k}"][::-1]
+
+    def fine_counts(meta, arrays):
+        k = _index(meta, "wage")
+        c = arrays[f"array_decoder_fine_counts_{k}"].copy()
+        c[0] = -1.0
+        arrays[f"array_decoder_fine_counts_{k}"] = c
+
+    def fine_length(meta, arrays):
+        k = _index(meta, "wage")
+        name = f"array_decoder_fine_finest_{k}"
+        arrays[name] = arrays[name][:-1]
+
+    def extra_array(meta, arrays):
+        arrays["array_decoder_payload_0"] = np.zeros(3)
+
+    def no_decoder(meta, arrays):
+        del meta["plan"]["decoder"]
+
+    def width(meta, arrays):
+        meta["plan"]["decoder"]["specs"].pop()
+
+    def duplicate_name(meta, arrays):
+        _spec(meta, "colour")["name"] = ["s", "age"]
+
+    def decode_param(meta, arrays):
+        meta["plan"]["decoder"]["params"]["decode"] = "anything"
+
+    def version(meta, arrays):
+        meta["plan"]["decoder"]["version"] = 99
+
+    def time_unit(meta, arrays):
+        _spec(meta, "colour")["time_unit"] = "D"
+
+    return {f.__name__: f for f in locals().values() if callable(f)}
+
+
+TAMPER = _tampering()
+
+
+@pytest.mark.parametrize("case", sorted(TAMPER))
+def test_a_tampered_decoder_is_refused_on_load(fitted, tmp_path, case):
+    path = tmp_path / "release.npz"
+    fitted.to_release().save(path)
+    Release.load(path)  # the untouched file loads
+    meta, arrays = _members(path)
+    TAMPER[case](meta, arrays)
+    _rewrite(path, meta, arrays)
+    with pytest.raises(MalformedReleaseError):
+        Release.load(path)
+
+
+# ----------------------------------------------------------------- the CLI
+def test_cli_samples_the_table_from_the_release_alone(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    n = 1200
+    pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "income": np.round(np.exp(rng.normal(10, 1, n)), 2),
+            "job": rng.choice(["a", "b", "c"], n),
+        }
+    ).to_csv(tmp_path / "in.csv", index=False)
+    (tmp_path / "schema.json").write_text(
+        json.dumps(
+            {
+                "columns": {
+                    "age": {"type": "numeric", "integer": True},
+                    "income": "numeric",
+                    "job": {"type": "categorical", "levels": ["a", "b", "c"]},
+                }
+            }
+        )
+    )
+    rel, out = tmp_path / "release.npz", tmp_path / "out.csv"
+    common = ["--schema", str(tmp_path / "schema.json"), "--seed", "0"]
+    assert (
+        cli.main(
+            [
+                "synthesize",
+                str(tmp_path / "in.csv"),
+                "--method",
+                "gaussian-release",
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-6",
+                "-o",
+                str(tmp_path / "syn.csv"),
+                "--release-out",
+                str(rel),
+                *common,
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert cli.main(["sample", str(rel), "--rows", "50", "-o", str(out)]) == 0
+    rows = pd.read_csv(out)
+    assert list(rows.columns) == ["age", "income", "job"] and len(rows) == 50
+    assert rows["job"].isin(["a", "b", "c"]).all()
+    assert (rows["age"] == rows["age"].round()).all()
+    err = capsys.readouterr().err
+    assert "epsilon=1" in err and "post-processing" in err
+
+
+def test_cli_sample_refuses_a_release_without_a_decoder(tmp_path, capsys):
+    X = (np.random.default_rng(0).random((300, 4)) < 0.3).astype(int)
+    est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0).fit(X)
+    est.to_release().save(tmp_path / "bits.npz")
+    out = tmp_path / "out.csv"
+    code = cli.main(
+        ["sample", str(tmp_path / "bits.npz"), "--rows", "5", "-o", str(out)]
+    )
+    assert code == 2 and not out.exists()
+    assert "without a decoder" in capsys.readouterr().err

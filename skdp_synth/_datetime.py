@@ -50,7 +50,7 @@ def to_units(values, dtype, unit: str) -> np.ndarray:
         td = pd.to_timedelta(
             pd.Series(values) if not isinstance(values, pd.Series) else values
         )
-        return (td / step).to_numpy(dtype=np.float64, na_value=np.nan)
+        return _in_units(td.to_numpy(), unit)
     if isinstance(values, pd.Series) and values.dtype == dtype:
         ts = values
     else:
@@ -71,7 +71,21 @@ def to_units(values, dtype, unit: str) -> np.ndarray:
         raise ValueError(
             "a time zone was given for a column without one; pass naive dates"
         )
-    return ((ts - pd.Timestamp(0)) / step).to_numpy(dtype=np.float64, na_value=np.nan)
+    return _in_units(ts.to_numpy(), unit)
+
+
+def _in_units(arr, unit):
+    """``datetime64``/``timedelta64`` ticks as float ``unit``s since 1970 (NaN
+    for NaT), in the array's own resolution: subtracting a nanosecond
+    ``Timestamp(0)`` raised pandas' ``OutOfBoundsDatetime`` for a ``[s]``
+    column's date before 1677, quoting the (private) value (a privacy
+    audit, round eighteen)."""
+    arr = np.asarray(arr)
+    res, count = np.datetime_data(arr.dtype)
+    ticks_per_unit = np.timedelta64(1, unit) / np.timedelta64(count, res)
+    out = arr.view(np.int64) / ticks_per_unit
+    out[np.isnat(arr)] = np.nan
+    return out
 
 
 def _resolution_seconds(dtype) -> float:

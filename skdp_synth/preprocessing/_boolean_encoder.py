@@ -911,6 +911,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     def _encode_column(self, spec, series, clipped):
         n = len(series)
         miss = np.asarray(_is_missing(series), dtype=bool)
+        fill = None  # the number that missing values are encoded as, if any
         if (
             miss.any()
             and not spec.missing
@@ -919,9 +920,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ):
             # a private domain whose noisy missing count was below its noise:
             # the few missing values go to the middle bin (documented)
-            mid = spec.levels[(len(spec.levels) - 1) // 2]
-            series = series.astype(np.float64).fillna(mid)
-            miss = np.zeros(len(series), dtype=bool)
+            # (in the column's units: a date column cannot be cast to float,
+            # which crashed the fit after its noise, a privacy audit, round
+            # eighteen)
+            fill = spec.levels[(len(spec.levels) - 1) // 2]
         elif miss.any() and not spec.missing and spec.missing_learned and spec.other:
             # a privately learned categorical column whose noisy missing count
             # was below its threshold: the missing values are one more
@@ -943,6 +945,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             index = _category_index(spec, series, miss)
         else:
             values = _numbers(series, spec.time_unit)
+            if fill is not None:
+                values = np.where(miss, fill, values)
+                miss = np.zeros(len(series), dtype=bool)
             edges = np.asarray(spec.levels)
             bad = ~miss & ~((values >= edges[0]) & (values <= edges[-1]))
             if bad.any():

@@ -45,7 +45,6 @@ def to_units(values, dtype, unit: str) -> np.ndarray:
     strings such as ``"3 days"`` for a duration). A naive public scalar of
     a zoned column is read in the column's time zone.
     """
-    step = pd.Timedelta(1, unit=unit)
     if pd.api.types.is_timedelta64_dtype(dtype):
         td = pd.to_timedelta(
             pd.Series(values) if not isinstance(values, pd.Series) else values

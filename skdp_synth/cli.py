@@ -146,7 +146,8 @@ def _check_output_path(path):
 
 
 def _read_csv(path, schema=None):
-    """Read ``path``, rejecting ragged rows with their line number.
+    """Read ``path``, rejecting ragged rows (never saying which, or how many:
+    the rows, their positions and the file's length are private).
 
     pandas fills short rows with missing values silently and, for long ones,
     depends on ``on_bad_lines``; every row must have as many fields as the
@@ -171,17 +172,32 @@ def _read_csv(path, schema=None):
     schema = _as_schema(schema)
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.reader(fh)
-        header = next(reader, None)
-        if not header:
-            raise CLIError(f"{path}: the file is empty (no header line)")
-        width = len(header)
-        for row in reader:
-            if row and len(row) != width:
-                raise CLIError(
-                    f"{path}, line {reader.line_num}: expected {width} fields "
-                    f"(as in the header), found {len(row)}"
-                )
-    frame = pd.read_csv(path, on_bad_lines="error")
+        try:
+            header = next(reader, None)
+            if not header:
+                raise CLIError(f"{path}: the file is empty (no header line)")
+            width = len(header)
+            for row in reader:
+                if row and len(row) != width:
+                    # no line number, field count or row: the line number of
+                    # an unclosed quote is the file's length, n (a privacy
+                    # audit, round eighteen)
+                    raise CLIError(
+                        f"{path}: a row does not have the header's {width} "
+                        "fields (not shown: rows are private); check the "
+                        "delimiters and that every quote is closed"
+                    )
+        except csv.Error:
+            raise CLIError(
+                f"{path}: cannot be read as CSV (a field over the size limit, "
+                "or a stray quote or NUL byte; not shown: rows are private)"
+            ) from None
+    try:
+        frame = pd.read_csv(path, on_bad_lines="error")
+    except pd.errors.ParserError:
+        raise CLIError(
+            f"{path}: cannot be parsed as CSV (rows not shown: they are private)"
+        ) from None
     schema.check_columns(frame.columns)
     declared = {c: v for c, v in schema.levels().items() if c in frame.columns}
     types = schema.types or {}
@@ -919,16 +935,14 @@ def _check_fields(data, index, path, columns):
     bad = np.flatnonzero(counts != width)
     if bad.size == 0:
         return
-    found = int(counts[bad[0]])
-    where = f"{path}, chunk {index}: {bad.size} row(s) with "
-    if found < width:
-        raise CLIError(
-            f"{where}fewer fields than the header's {width} (the first lacks "
-            f"column {columns[found]!r} onwards; rows not shown)"
-        )
+    # how many rows, and how many fields they have, are not said: counts of
+    # the private rows (a privacy audit, round eighteen)
+    where = f"{path}, chunk {index}: rows with "
+    if int(counts[bad[0]]) < width:
+        raise CLIError(f"{where}fewer fields than the header's {width} (not shown)")
     raise CLIError(
-        f"{where}more fields than the header's {width} (the first has "
-        f"{found}, past column {columns[-1]!r}; rows not shown)"
+        f"{where}more fields than the header's {width}, past column "
+        f"{columns[-1]!r} (not shown)"
     )
 
 
@@ -1732,7 +1746,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, TypeError, OSError, UnicodeDecodeError, ImportError) as exc:
+    except UnicodeDecodeError:
+        # str(exc) quotes the byte and its position in the private file
+        return _error(
+            "the input is not UTF-8 text (the byte and its position are not "
+            "shown: they may be private); convert the file to UTF-8"
+        )
+    except (ValueError, TypeError, OSError, ImportError) as exc:
         # every user error (bad file, parameter, schema, budget, data) is one
         # line and exit status 2; no traceback
         return _error(" ".join(str(exc).split()) or type(exc).__name__)

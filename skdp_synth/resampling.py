@@ -117,7 +117,8 @@ class SyntheticResampler(BaseEstimator):
         y_name = y.name if y_is_series else None
         y_arr = np.asarray(y)
         if y_arr.ndim != 1:
-            raise ValueError(f"y must be 1-dimensional, got shape {y_arr.shape}")
+            # its number of dimensions, not its shape (n is private)
+            raise ValueError(f"y must be 1-dimensional, got {y_arr.ndim} dimensions")
         n = len(y_arr)
         if len(X) != n:
             # the sizes are not shown: n is private under add/remove

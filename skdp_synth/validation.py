@@ -463,9 +463,11 @@ def check_counts_shape(sample_weight, n_rows):
     if w.dtype.kind not in "biuf" or w.dtype.kind == "b":
         raise ValueError("sample_weight must be numeric counts (not booleans)")
     if w.ndim != 1 or w.shape[0] != n_rows:
+        # the shapes are not shown: the number of rows is private under
+        # add/remove neighbours (a privacy audit, round eighteen)
         raise ValueError(
             "sample_weight must be 1-D with one count per row of X "
-            f"(got shape {w.shape} for {n_rows} rows)"
+            f"(got a {w.ndim}-D array, or another number of entries than rows)"
         )
     return w
 

@@ -540,9 +540,11 @@ def _ragged_csv(tmp_path, bad_line, quoted=False):
 @pytest.mark.parametrize(
     "row, match",
     [
-        ("red,S,33\n", r"fewer fields than the header's 4 .*column 'flag' onwards"),
-        ("red,S\n", r"fewer fields than the header's 4 .*column 'age' onwards"),
-        ("red,S,33,1,7\n", r"more fields than the header's 4 .*past column 'flag'"),
+        # neither how many rows nor how many fields (counts of private
+        # rows; a privacy audit, round eighteen): both short rows say the same
+        ("red,S,33\n", r"fewer fields than the header's 4 \(not shown\)"),
+        ("red,S\n", r"fewer fields than the header's 4 \(not shown\)"),
+        ("red,S,33,1,7\n", r"more fields than the header's 4, past column 'flag'"),
     ],
     ids=["short-1", "short-2", "long"],
 )
@@ -561,7 +563,7 @@ def test_cli_ragged_row_in_a_chunk(row, match, quoted, tmp_path, capsys):
     code = _synthesize(tmp_path, src, out, "--out-of-core", "--blocksize", "30kB")
     assert code == 2
     err = capsys.readouterr().err
-    assert re.search(r"chunk [1-9]\d*: 1 row\(s\) with " + match, err), err
+    assert re.search(r"chunk [1-9]\d*: rows with " + match, err), err
     assert "red" not in err and "33" not in err.split("chunk")[1]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "schema.json"]
 

@@ -332,8 +332,10 @@ def _synthesize(src, out, *extra):
 @pytest.mark.parametrize(
     "content, match",
     [
-        ("a,b\n1,2,3,4\n5\n", "line 2: expected 2 fields"),
-        ("a,b\n1,2\n5\n", "line 3: expected 2 fields (as in the header), found 1"),
+        # no line number or field count: an unclosed quote's line number is
+        # the file's length (a privacy audit, round eighteen)
+        ("a,b\n1,2,3,4\n5\n", "a row does not have the header's 2 fields"),
+        ("a,b\n1,2\n5\n", "a row does not have the header's 2 fields"),
         ("", "empty"),
     ],
     ids=["long row", "short row", "empty"],
@@ -344,7 +346,43 @@ def test_cli_rejects_malformed_csv(tmp_path, capsys, content, match):
     assert _synthesize(src, out) == 2
     err = capsys.readouterr().err
     assert match in err and "Traceback" not in err and err.count("\n") == 1
+    assert "line 2" not in err and "line 3" not in err and "found" not in err
     assert os.listdir(tmp_path) == ["bad.csv"]
+
+
+def _neighbour_messages(tmp_path, capsys, write):
+    """The CLI's error on two files that differ in one row."""
+    said = []
+    for n in (299, 300):
+        src, out = tmp_path / f"in{n}.csv", tmp_path / "out.csv"
+        write(src, n)
+        assert _synthesize(src, out) == 2
+        err = capsys.readouterr().err
+        said.append(err.replace(str(src), "FILE"))
+        assert "Traceback" not in err and not out.exists()
+    return said
+
+
+def test_cli_errors_on_private_files_say_the_same_on_neighbours(tmp_path, capsys):
+    """An unclosed quote in the last row was reported at "line 301" or
+    "line 300": the number of rows. A non-UTF-8 byte quoted the byte and
+    its position; a field over the csv module's limit was a traceback
+    (exit 1). Each is now one line, the same on both neighbours."""
+    rows = lambda n: "".join(f"{i % 3},{i % 2}\n" for i in range(n))  # noqa: E731
+
+    def open_quote(path, n):
+        path.write_text("a,b\n" + rows(n) + '"1,2\n')
+
+    def latin1(path, n):
+        path.write_bytes(("a,b\n" + rows(n)).encode() + b"\xfc,1\n")
+
+    def huge_field(path, n):
+        path.write_text("a,b\n" + rows(n) + '"' + "x" * 200_000 + '",1\n')
+
+    for write in (open_quote, latin1, huge_field):
+        first, second = _neighbour_messages(tmp_path, capsys, write)
+        assert first == second, write.__name__
+        assert first.count("\n") == 1 and "0xfc" not in first, first
 
 
 def test_cli_checks_the_output_directory_before_fitting(
@@ -1234,3 +1272,20 @@ def test_large_release_samples_are_drawn_in_bounded_chunks(monkeypatch):
         tracemalloc.stop()
     assert Y.shape == (n, 20) and set(np.unique(Y).tolist()) <= {0.0, 1.0}
     assert peak <= 2 * Y.nbytes + 8 * validation.SAMPLE_CHUNK_BYTES
+
+
+def test_shape_errors_do_not_say_the_number_of_rows():
+    """``sample_weight`` of the wrong length said "for 120 rows" and
+    ``SyntheticResampler`` a 2-D ``y``'s shape: ``n``, private under
+    add/remove neighbours (a privacy audit, round eighteen)."""
+    from skdp_synth import SyntheticResampler
+    from skdp_synth.validation import check_counts_shape
+
+    with pytest.raises(ValueError) as info:
+        check_counts_shape(np.ones(119), 120)
+    assert "120" not in str(info.value) and "119" not in str(info.value)
+    X = np.zeros((120, 2))
+    res = SyntheticResampler(ProjectedGaussianRelease(epsilon=1.0, delta=1e-6))
+    with pytest.raises(ValueError) as info:
+        res.fit_resample(X, np.zeros((120, 2)))
+    assert "120" not in str(info.value)

@@ -753,7 +753,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return check_n_samples(n_samples)
 
     def _default_n_samples(self):
-        m = getattr(self, "m", None)
+        # the fitted m, not a set_params after fit (a privacy audit, round
+        # eighteen: the release's default_n_samples followed the current m)
+        m = self._fitted_param("m")
         return m if m is not None else self.n_samples_fit_
 
     def _sample_cube(self, n_samples, source):  # pragma: no cover - abstract

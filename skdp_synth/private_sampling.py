@@ -725,6 +725,10 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         self.epsilon_per_draw_ = plan.epsilon_per_draw
         self.n_draws_paid_ = k
         self.n_draws_released_ = 0
+        # the ledger that paid for the fit: extra rows are charged to it,
+        # never to one swapped in by set_params after fit (a privacy audit,
+        # round eighteen)
+        self._fit_accountant = self.accountant
         # Boedihardjo2022 Algorithm 2 step 6, done once: the k rows paid for are drawn
         # now
         # (from the sample stream, so that they are the rows an integer seed
@@ -762,6 +766,14 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
                     f"hold only the {self.n_draws_paid_} rows already paid for, so "
                     "that a copy cannot spend the budget again. Draw more rows "
                     "from the fitted object itself."
+                )
+            paid_by = self.__dict__.get("_fit_accountant")
+            if paid_by is not None and self.accountant is not paid_by:
+                raise BudgetError(
+                    "the accountant was replaced after fit: more rows are "
+                    "charged to the ledger that paid for the fit, so that a "
+                    "fresh ledger cannot lift its limit. Set it back, or refit "
+                    "with the new accountant."
                 )
             self.accountant.spend(
                 cost, 0.0, REPLACE_ONE, mechanism=f"{type(self).__name__}.sample"

@@ -1289,3 +1289,37 @@ def test_shape_errors_do_not_say_the_number_of_rows():
     with pytest.raises(ValueError) as info:
         res.fit_resample(X, np.zeros((120, 2)))
     assert "120" not in str(info.value)
+
+
+def test_extra_rows_are_charged_to_the_ledger_that_paid_for_the_fit():
+    """``set_params(accountant=fresh)`` after fit moved the charge for more
+    rows off the ledger that paid for the fit, lifting its limit (a privacy
+    audit, round eighteen)."""
+    from skdp_synth import BudgetAccountant, PrivateSampler
+    from skdp_synth.exceptions import BudgetError
+
+    X = np.random.default_rng(3).integers(0, 2, (150, 4)).astype(float)
+    ledger = BudgetAccountant(epsilon=20, neighbouring="replace-one")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sampler = PrivateSampler(k=5, accountant=ledger, random_state=0).fit(X)
+    spent = ledger.total_spent
+    sampler.set_params(accountant=BudgetAccountant(epsilon=1e9))
+    with pytest.raises(BudgetError, match="replaced after fit"):
+        sampler.sample(12)
+    assert ledger.total_spent == spent
+    sampler.set_params(accountant=ledger)  # set back: charged as before
+    sampler.sample(6)
+    assert ledger.total_spent[0] > spent[0]
+
+
+def test_the_default_output_size_is_the_fitted_m():
+    """``DampedPrivateSynthesizer``'s release and ``sample()`` followed a
+    ``set_params(m=...)`` after fit while its ``params`` kept the fitted m
+    (a privacy audit, round eighteen)."""
+    X = np.random.default_rng(3).integers(0, 2, (150, 4)).astype(float)
+    est = DampedPrivateSynthesizer(epsilon=1.0, m=50, random_state=0).fit(X)
+    est.set_params(m=7)
+    release = est.to_release()
+    assert release.params["m"] == release.plan["default_n_samples"] == 50
+    assert len(est.sample()) == 50

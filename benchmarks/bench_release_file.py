@@ -68,7 +68,9 @@ def main(argv=None):
     )
     for name, s in best.items():
         print(f"  {name:18s} {s:7.2f} s  {s / base:6.2f} x the encoded sample")
-    print(f"  file sample / pipe.sample: {best['file sample'] / best['pipe.sample']:.2f}")
+    print(
+        f"  file sample / pipe.sample: {best['file sample'] / best['pipe.sample']:.2f}"
+    )
 
 
 if __name__ == "__main__":

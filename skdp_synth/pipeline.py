@@ -203,12 +203,16 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         if share is None or first is None or first.epsilon != "auto":
             return []
         final_params = getattr(final, "get_params", dict)(deep=False)
-        if final_params.get("epsilon") is None or not first._needs_budget(X):
+        # the δ the encoder can get: a share of the last step's; without one
+        # (an ε-DP last step) no level can be discovered privately, and a
+        # split for them alone spent a share of ε on nothing (the pipeline
+        # recorded 0.8 of the 1 written; round eighteen)
+        delta = float(final_params.get("delta") or 0.0)
+        if final_params.get("epsilon") is None or not first._needs_budget(X, delta):
             return []
         if share == "auto":
-            share = auto_domain_share(first._n_paid_columns(X))
+            share = auto_domain_share(first._n_paid_columns(X, delta))
         eps = float(final_params["epsilon"])
-        delta = float(final_params.get("delta") or 0.0)
         saved = [
             (first, {k: first.get_params()[k] for k in ("epsilon", "delta")}),
             (
@@ -219,7 +223,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         # the encoder needs a δ only to discover the levels of an undeclared
         # categorical column (public: the schema); otherwise all of δ stays
         # with the last step
-        delta_share = share if first._needs_delta(X) else 0.0
+        delta_share = share if first._needs_delta(X, delta) else 0.0
         enc = {"epsilon": share * eps, "delta": delta_share * delta}
         # the encoder's guarantee must hold for the last step's relation, so
         # that the two compose: its parameter, else replace-one (the pure

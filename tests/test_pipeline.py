@@ -766,3 +766,20 @@ def test_an_undeclared_bool_column_is_public_in_a_pipeline():
     assert pipe[0].inferred_ == []
     rows = pipe.sample(50, random_state=0)
     assert rows["flag"].dtype == bool
+
+
+def test_no_share_of_epsilon_is_split_off_for_levels_that_need_a_delta():
+    """An ε-DP last step gives the encoder no δ, so an undeclared
+    categorical column cannot be discovered privately; the pipeline still
+    split off a share of ε for it, spent nothing on it, and recorded 0.8 of
+    the 1 written (round eighteen)."""
+    from skdp_synth import DampedPrivateSynthesizer
+
+    df = _mixed_frame()
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(bin_edges={"age": [0, 40, 60, 100]}, random_state=0),
+        DampedPrivateSynthesizer(epsilon=1.0, random_state=0),
+    )
+    with pytest.warns(PrivacyLeakWarning, match="sector"):
+        pipe.fit(df)
+    assert pipe.epsilon_ == 1.0 and pipe[-1].epsilon_ == 1.0

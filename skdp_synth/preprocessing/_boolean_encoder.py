@@ -166,9 +166,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     missing : {"infer", "always", "never"} or dict, default="infer"
         Which columns get a missing category/bit. ``"always"``: every column
         (data-independent). ``"never"``: none, missing values are an error.
-        ``"infer"``: columns whose declared categories contain ``None``, plus
-        columns where the training data has missing values -- the latter is
-        learned from the data and warns, except for columns whose domain is
+        ``"infer"``: columns whose declared categories contain ``None`` (a
+        column with a declared domain -- ``categories``, ``ordinal``,
+        ``bin_edges`` -- is missing only so, or by ``missing={column:
+        True}``; a missing value it does not declare is refused, naming the
+        column), nullable boolean columns (their dtype), plus undeclared
+        columns where the training data has missing values -- learned from
+        the data and warns, except for columns whose domain is
         learned privately (``epsilon``), where a noisy count of the missing
         values decides (above half a noise scale: a complete column gets a
         missing level with probability 30 %; in a
@@ -595,24 +599,26 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 out[col] = "levels"
         return out
 
-    def _needs_budget(self, X):
+    def _needs_budget(self, X, delta=None):
         """Whether fitting on ``X`` with a budget would learn a domain
-        privately: a function of the parameters and ``X``'s schema only."""
-        return any(how != "bool" for how in self._private_probe(X))
+        privately: a function of the parameters and ``X``'s schema only.
+        ``delta``: the δ the encoder would get (``None``: its own, or any
+        when it has ``"auto"``); without one no level is discovered."""
+        return any(how != "bool" for how in self._private_probe(X, delta))
 
-    def _n_paid_columns(self, X):
+    def _n_paid_columns(self, X, delta=None):
         """How many columns of ``X`` would have a domain learned with a share
         of the budget (numeric bins, level discovery): the parameters and
         ``X``'s schema only."""
-        return sum(how != "bool" for how in self._private_probe(X))
+        return sum(how != "bool" for how in self._private_probe(X, delta))
 
-    def _needs_delta(self, X):
+    def _needs_delta(self, X, delta=None):
         """Whether that budget needs a ``δ``: only the level discovery of an
         undeclared categorical column does (numeric domains are pure ``ε``).
         A function of the parameters and ``X``'s schema only."""
-        return "levels" in self._private_probe(X)
+        return "levels" in self._private_probe(X, delta)
 
-    def _private_probe(self, X):
+    def _private_probe(self, X, delta=None):
         columns, dtypes = getattr(X, "columns", None), getattr(X, "dtypes", None)
         if (columns is None or dtypes is None) and isinstance(X, np.ndarray):
             # an array's schema is its shape and one dtype (public): ``fit``
@@ -624,7 +630,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             columns, dtypes = range(X.shape[1]), [X.dtype] * X.shape[1]
         if columns is None or dtypes is None:
             return []
-        probe = self._private_columns.__func__(_Probe(self), columns, dtypes)
+        probe = self._private_columns.__func__(_Probe(self, delta), columns, dtypes)
         return list(probe.values())
 
     def _private_spec(self, col, series, how, eps, delta, sens, source):
@@ -637,9 +643,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             missing = bool(declared) if declared is not None else False
             inferred = False
             if declared is None and not isinstance(dtype, np.dtype):
-                # a nullable boolean: whether it has missing values is learned
-                # without privacy, as missing="infer" does (and warns)
-                missing = inferred = bool(_is_missing(series).any())
+                # a nullable boolean can hold missing values: it gets a
+                # missing level from its dtype (public). Learned from the data
+                # it was silent when none was missing, yet changed the bit
+                # layout (a privacy audit, round eighteen)
+                missing = True
             kind = "nominal" if missing else "binary"
             spec = _ColumnSpec(col, kind, [False, True], missing, dtype)
             spec.bits = _bit_names(spec)
@@ -838,6 +846,21 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             missing = True
         elif self.missing == "never":
             missing = False
+        elif not inferred:
+            # a declared domain (categories=, ordinal=, bin_edges=, bounds=):
+            # whether the column can be missing is declared too (None among
+            # its categories, or missing=). Inferred from the data it was
+            # silent when no value was missing, yet the bit layout differed
+            # from a neighbour's with one (a privacy audit, round eighteen):
+            # a missing value is a breach of the declaration, refused like
+            # missing={column: False} (doc/privacy.md)
+            missing = declared_missing
+            if has_missing and not declared_missing:
+                raise ValueError(
+                    f"column {col!r} has missing values but its declared domain "
+                    "has no missing category: declare it (None among its "
+                    "categories, or missing={column: True})"
+                )
         else:
             missing = declared_missing or has_missing
             if has_missing and not declared_missing:
@@ -1277,10 +1300,13 @@ def _is_numeric(series):
 class _Probe:
     """The encoder's parameters with a budget: what would be learned privately."""
 
-    def __init__(self, encoder):
+    def __init__(self, encoder, delta=None):
         self.categories, self.ordinal = encoder.categories, encoder.ordinal
         self.bin_edges = encoder.bin_edges
-        self.epsilon, self.delta = 1.0, 1.0
+        if delta is None:  # the encoder's own δ; with "auto", any
+            own = encoder.delta if encoder.epsilon != "auto" else 1.0
+            delta = own or 0.0
+        self.epsilon, self.delta = 1.0, float(delta)
 
 
 def _check_bounds(col, bounds):

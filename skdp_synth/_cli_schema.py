@@ -26,7 +26,7 @@ A column given as a bare string is ``{"type": that string}``. Per column:
   privately (a noisy threshold, paying a share of ``δ``; the rare ones
   become ``"other"``).
 * ``bounds`` ``[lo, hi]``: public bounds of a numeric column (values outside
-  are clipped, with a warning naming the column); its bins are still learned
+  are clipped, silently: a warning would depend on the data); its bins are still learned
   privately inside them. ``bin_edges``: public bins (nothing learned).
   Neither: private bounds and bins (PrivTree), paid from the ``ε`` written.
 * ``decimals``: a numeric column's values are written with this many

@@ -145,6 +145,40 @@ def _check_output_path(path):
         raise CLIError(f"output directory {directory!r} is not writable")
 
 
+def _check_distinct(inputs, outputs):
+    """No output may overwrite an input or another output (inputs may be the
+    same file: a table reported against itself). ``[(what, path or None)]``;
+    the same file (after links) is an error before anything is read or
+    written (a walk-through, round eighteen: ``-o`` could replace the real
+    input or the release)."""
+    seen = []
+    for what, path in [*outputs, *inputs]:
+        if path is None:
+            continue
+        key = os.path.realpath(path)
+        for other, other_key, other_is_output in seen:
+            same = key == other_key or (
+                os.path.exists(key)
+                and os.path.exists(other_key)
+                and os.path.samefile(key, other_key)
+            )
+            if same and other_is_output:
+                raise CLIError(f"{other} and {what} are the same file ({path})")
+        seen.append((what, key, (what, path) in outputs))
+
+
+def _positive_int(text):
+    """``--rows``: a positive integer, checked when the command line is read
+    (not after a fit that spends the budget)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
 def _read_csv(path, schema=None):
     """Read ``path``, rejecting ragged rows (never saying which, or how many:
     the rows, their positions and the file's length are private).
@@ -363,6 +397,14 @@ def cmd_synthesize(args):
         estimator.set_params(domain="boolean")
     schema = _load_schema(args.schema)
     _check_output_path(args.output)  # before the (long, budget-spending) fit
+    _check_distinct(
+        [("the input", args.input), ("--schema", args.schema)],
+        [
+            ("-o", args.output),
+            ("--release-out", args.release_out),
+            ("--holdout-out", args.holdout_out),
+        ],
+    )
     _check_holdout(args)
     if args.release_out is not None:
         _check_output_path(args.release_out)
@@ -460,6 +502,28 @@ def _write_release(pipe, args):
     pipe.to_release().save(path)
 
 
+def _check_release_matches(release, synthetic, path):
+    """``report --release``: a pipeline's release names its table's columns
+    (its decoder); the page states its guarantee only for a table with those
+    columns (a walk-through, round eighteen: any release was believed, and
+    the page stated an unrelated release's ε)."""
+    if release is None:
+        return
+    decoder = release.plan.get("decoder")
+    if decoder is None:
+        raise CLIError(
+            f"--release {path} holds a {release.estimator} release without a "
+            "decoder, so it does not say which table it is the guarantee of; "
+            "write the release with 'synthesize --release-out'"
+        )
+    columns = [str(spec["name"][-1]) for spec in decoder["specs"]]
+    if columns != [str(c) for c in synthetic.columns]:
+        raise CLIError(
+            f"--release {path} is the release of a table with columns "
+            f"{columns}, not of the synthetic table's {list(synthetic.columns)}"
+        )
+
+
 def cmd_sample(args):
     """Rows of the table drawn from a release file alone (post-processing)."""
     import pandas as pd
@@ -468,10 +532,11 @@ def cmd_sample(args):
     from .release import Release
 
     _check_output_path(args.output)
+    _check_distinct([("the release", args.release)], [("-o", args.output)])
     try:
         release = Release.load(args.release)
     except MalformedReleaseError as exc:
-        raise CLIError(f"{args.release}: {exc}") from None
+        raise CLIError(str(exc)) from None  # it names the file
     if "decoder" not in release.plan:
         raise CLIError(
             f"{args.release} holds a {release.estimator} release without a "
@@ -1153,6 +1218,15 @@ def cmd_report(args):
     schema = _load_schema(args.schema)
     for path in filter(None, (args.output, args.png)):
         _check_output_path(path)
+    _check_distinct(
+        [
+            ("the real table", args.real),
+            ("the synthetic table", args.synthetic),
+            ("--release", args.release),
+            ("--schema", args.schema),
+        ],
+        [("-o", args.output), ("--png", args.png)],
+    )
     if args.png:
         # before anything is read or written: no HTML left behind without PNG
         from .report import _figure_class
@@ -1167,13 +1241,14 @@ def cmd_report(args):
         try:
             release = Release.load(args.release)
         except (OSError, MalformedReleaseError) as exc:
-            raise CLIError(f"--release {args.release}: {exc}") from None
+            raise CLIError(f"--release: {exc}") from None  # exc names the file
     names = ["read the real table", "read the synthetic table", "compare", "write"]
     with _Steps("report", names) as steps:
         steps.step()
         real = _read_csv(args.real, schema)
         steps.step()
         synthetic = _read_csv(args.synthetic, schema)
+        _check_release_matches(release, synthetic, args.release)
         steps.step()
         report = fidelity_report(
             real,
@@ -1561,7 +1636,7 @@ def build_parser():
     )
     p_syn.add_argument(
         "--rows",
-        type=int,
+        type=_positive_int,
         default=None,
         help="synthetic rows (default: the method's own; for a method private "
         "under add/remove neighbours, the noisy row count it released, since "
@@ -1661,7 +1736,7 @@ def build_parser():
     )
     p_sam.add_argument(
         "--rows",
-        type=int,
+        type=_positive_int,
         default=None,
         help="rows to draw (default: the release's own public number, where "
         "it fixes one)",

@@ -367,3 +367,93 @@ def test_cli_sample_refuses_a_release_without_a_decoder(tmp_path, capsys):
     )
     assert code == 2 and not out.exists()
     assert "without a decoder" in capsys.readouterr().err
+
+
+# ------------------------------------------- a walk-through, round eighteen
+def test_a_large_decoded_sample_is_drawn_and_decoded_in_chunks(fitted, monkeypatch):
+    """The n x bits float matrix was built whole before decoding (0.7 GB
+    per million rows on flights): each chunk is now drawn and decoded
+    before the next, within a bound on the working memory."""
+    import tracemalloc
+
+    from skdp_synth import validation
+
+    release = fitted.to_release()
+    monkeypatch.setattr(validation, "SAMPLE_CHUNK_BYTES", 1 << 16)
+    n = 20_000
+    bits = release.arrays["points"].shape[1]
+    tracemalloc.start()
+    try:
+        rows = release.sample(n, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(rows) == n and list(rows.columns) == list(fitted[0].columns_)
+    # the whole encoded matrix alone would take n * bits * 8 bytes
+    assert peak < n * bits * 8
+
+
+def test_the_release_file_is_compressed(fitted, tmp_path):
+    """0/1 points stored as float64 made a 16 MB file of a 1.7 MB table."""
+    release = fitted.to_release()
+    path = tmp_path / "release.npz"
+    release.save(path)
+    raw = sum(a.nbytes for a in release.arrays.values())
+    assert path.stat().st_size < raw / 4
+    back = Release.load(path)
+    for name, arr in release.arrays.items():
+        np.testing.assert_array_equal(back.arrays[name], arr)
+
+
+def test_cli_outputs_never_overwrite_an_input_or_each_other(tmp_path, capsys):
+    """``synthesize real.csv -o real.csv`` replaced the real table, and
+    ``sample rel.npz -o rel.npz`` the release; now refused before any read."""
+    real = tmp_path / "real.csv"
+    pd.DataFrame({"g": ["a", "b"] * 50}).to_csv(real, index=False)
+    before = real.read_bytes()
+    base = ["synthesize", str(real), "--method", "gaussian-release"]
+    for extra in (
+        ["-o", str(real)],
+        ["-o", str(tmp_path / "o.csv"), "--release-out", str(tmp_path / "o.csv")],
+        ["-o", str(tmp_path / "o.csv"), "--release-out", str(real)],
+    ):
+        assert cli.main([*base, *extra]) == 2
+        assert "are the same file" in capsys.readouterr().err
+    assert real.read_bytes() == before and not (tmp_path / "o.csv").exists()
+    rel = tmp_path / "rel.npz"
+    rel.write_bytes(b"not read")
+    assert cli.main(["sample", str(rel), "-o", str(rel)]) == 2
+    assert rel.read_bytes() == b"not read"
+
+
+def test_cli_rows_must_be_positive_before_anything_is_read(tmp_path, capsys):
+    for command in (
+        ["synthesize", str(tmp_path / "absent.csv"), "--method", "gaussian-release"],
+        ["sample", str(tmp_path / "absent.npz")],
+    ):
+        with pytest.raises(SystemExit) as info:
+            cli.main([*command, "--rows", "0", "-o", str(tmp_path / "o.csv")])
+        assert info.value.code == 2
+        assert "--rows: must be a positive integer" in capsys.readouterr().err
+
+
+def test_cli_report_refuses_a_release_of_another_table(fitted, tmp_path, capsys):
+    """Any release was believed: an unrelated one's ε went on the page."""
+    rel = tmp_path / "rel.npz"
+    fitted.to_release().save(rel)
+    other = pd.DataFrame({"x": [1.0, 2.0, 3.0] * 10})
+    other.to_csv(tmp_path / "real.csv", index=False)
+    other.to_csv(tmp_path / "syn.csv", index=False)
+    page = tmp_path / "r.html"
+    args = ["report", str(tmp_path / "real.csv"), str(tmp_path / "syn.csv")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert cli.main([*args, "-o", str(page), "--release", str(rel)]) == 2
+        assert "is the release of a table with columns" in capsys.readouterr().err
+        X = (np.random.default_rng(0).random((300, 4)) < 0.3).astype(int)
+        est = ProjectedGaussianRelease(epsilon=5.0, delta=1e-6, random_state=0)
+        est.fit(X).to_release().save(tmp_path / "bits.npz")
+        bits = ["--release", str(tmp_path / "bits.npz")]
+        assert cli.main([*args, "-o", str(page), *bits]) == 2
+        assert "without a decoder" in capsys.readouterr().err
+    assert not page.exists()

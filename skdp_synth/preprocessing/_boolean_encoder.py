@@ -205,8 +205,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         The relation the private domains are calibrated for.
     out_of_bounds : {"auto", "clip", "error"}, default="auto"
         Values outside the edges or bounds: ``"clip"`` to the nearest end
-        (with a warning naming the columns, never a value or a count),
-        ``"error"`` rejects them. ``"auto"``: an error for declared
+        -- silently when fitting (a warning there would say whether a
+        training value lay outside: data-dependent), with a warning naming
+        the columns (never a value or a count) in ``transform`` of other
+        data -- ``"error"`` rejects them. ``"auto"``: an error for declared
         ``bin_edges``, clipping for ``bounds`` and private domains. A private
         domain's edges end at its private cap on the tails, inside the
         bounds: values between the cap and the bounds are always clipped to

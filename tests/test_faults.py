@@ -1323,3 +1323,26 @@ def test_the_default_output_size_is_the_fitted_m():
     release = est.to_release()
     assert release.params["m"] == release.plan["default_n_samples"] == 50
     assert len(est.sample()) == 50
+
+
+def test_a_pipeline_refuses_zero_and_one_row_with_the_same_words():
+    """The encoder refused an empty table first with scikit-learn's "Found
+    array with 0 sample(s)", while one row reached the synthesizer's
+    refusal, worded for 0 or 1: the messages told the two apart (a
+    walk-through and a privacy audit, round eighteen)."""
+    import pandas as pd
+
+    from skdp_synth import make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    said = []
+    for n in (0, 1):
+        df = pd.DataFrame({"a": ["x"] * n, "b": np.arange(n)})
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(categories={"a": ["x", "y"]}),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6),
+        )
+        with pytest.raises(ValueError) as info:
+            pipe.fit(df)
+        said.append(str(info.value))
+    assert said[0] == said[1] and "0 samples or 1 sample" in said[0]

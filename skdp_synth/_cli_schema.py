@@ -113,22 +113,23 @@ class Schema:
             **(self.encoder.get("ordinal") or {}),
         }
 
-    def check_columns(self, columns):
-        """A types-only schema must list exactly the input's columns (names only)."""
+    def check_columns(self, columns, where="the input"):
+        """A types-only schema must list exactly the columns of ``where``
+        (names only; ``where`` names the file in the messages)."""
         if self.types is None:
             return
         columns = list(columns)
         missing = [c for c in columns if c not in self.types]
         if missing:
             raise SchemaError(
-                f"the schema's \"columns\" gives no type for the input's columns "
-                f'{missing}: list every column ("numeric", "categorical", '
+                f'the schema\'s "columns" gives no type for the columns {missing} '
+                f'of {where}: list every column ("numeric", "categorical", '
                 '"ordinal" or "datetime")'
             )
         extra = [c for c in self.types if c not in columns]
         if extra:
             raise SchemaError(
-                f'the schema\'s "columns" names {extra}, which the input does not '
+                f'the schema\'s "columns" names {extra}, which {where} does not '
                 f"have (its columns: {columns})"
             )
 

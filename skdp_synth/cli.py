@@ -111,7 +111,9 @@ def _progress(iterable, desc, total=None):
                 yield item
 
         return plain()
-    return tqdm(iterable, desc=desc, total=total, file=sys.stderr)
+    # disable=None: no bar when stderr is not a terminal (a log file got
+    # every redraw; a walk-through, round eighteen)
+    return tqdm(iterable, desc=desc, total=total, file=sys.stderr, disable=None)
 
 
 def _bar(desc, total):
@@ -131,7 +133,7 @@ def _bar(desc, total):
                 pass
 
         return Plain()
-    return tqdm(desc=desc, total=total, file=sys.stderr)
+    return tqdm(desc=desc, total=total, file=sys.stderr, disable=None)
 
 
 def _check_output_path(path):
@@ -232,7 +234,7 @@ def _read_csv(path, schema=None):
         raise CLIError(
             f"{path}: cannot be parsed as CSV (rows not shown: they are private)"
         ) from None
-    schema.check_columns(frame.columns)
+    schema.check_columns(frame.columns, where=str(path))
     declared = {c: v for c, v in schema.levels().items() if c in frame.columns}
     types = schema.types or {}
     # categorical columns without levels: text, as declared ones are read
@@ -735,7 +737,9 @@ class _Steps:
         except ImportError:  # pragma: no cover - depends on the environment
             self.bar = None
         else:
-            self.bar = tqdm(total=len(self.names), desc=desc, file=sys.stderr)
+            self.bar = tqdm(
+                total=len(self.names), desc=desc, file=sys.stderr, disable=None
+            )
 
     def __enter__(self):
         if self.bar is not None:
@@ -878,7 +882,7 @@ def _read_csv_chunks(path, schema, blocksize):
         raise CLIError(f"{path}: the file is empty (no header line)")
     columns = list(pd.read_csv(io.BytesIO(header), nrows=0).columns)
     schema = _as_schema(schema)
-    schema.check_columns(columns)
+    schema.check_columns(columns, where=str(path))
     declared = {c: v for c, v in schema.levels().items() if c in columns}
     options = {
         "dtype": {c: object for c in declared},

@@ -172,10 +172,10 @@ def _assert_one_error_line(code, err, *, absent=SECRET):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda s: s["columns"].pop("age"), "gives no type for the input's columns"),
+        (lambda s: s["columns"].pop("age"), "gives no type for the columns ['age'] of"),
         (
             lambda s: s["columns"].update(extra="numeric"),
-            "which the input does not have",
+            "does not have",
         ),
         (lambda s: s["columns"].update(sector="numeric"), "not numbers"),
         (lambda s: s["columns"].update(age="ordinal"), 'needs its "levels"'),
@@ -368,9 +368,12 @@ def test_the_page_has_no_array_shapes_and_the_pipeline_total():
 
 def test_a_long_step_shows_its_seconds(monkeypatch, capsys):
     pytest.importorskip("tqdm")
+    import sys
     import time
 
     monkeypatch.setattr(cli._Steps, "TICK", 0.05)
+    # on a terminal: elsewhere (a log file) no bar is drawn (round eighteen)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     with cli._Steps("synthesize", ["read", "fit"]) as steps:
         steps.step()
         steps.step()
@@ -491,3 +494,31 @@ def test_privacy_spent_says_what_it_does_not_cover(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "privacy spent: epsilon=1" in err
         assert (caveat in err) is warned
+
+
+def test_no_progress_bar_is_drawn_into_a_log_file(monkeypatch, capsys):
+    """A non-terminal stderr got every redraw of the bars (a walk-through,
+    round eighteen)."""
+    pytest.importorskip("tqdm")
+    import sys
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    with cli._Steps("synthesize", ["read", "fit"]) as steps:
+        steps.step()
+        steps.step()
+    assert "synthesize" not in capsys.readouterr().err
+
+
+def test_a_schema_mismatch_names_the_file_it_is_in(tmp_path, capsys):
+    """``report``'s synthetic file lacking a schema column was blamed on
+    "the input" (a walk-through, round eighteen)."""
+    real, syn = tmp_path / "real.csv", tmp_path / "syn.csv"
+    pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}).to_csv(real, index=False)
+    pd.DataFrame({"a": [1.0, 2.0]}).to_csv(syn, index=False)
+    (tmp_path / "s.json").write_text(
+        json.dumps({"columns": {"a": "numeric", "b": "categorical"}})
+    )
+    args = ["report", str(real), str(syn), "--schema", str(tmp_path / "s.json")]
+    assert cli.main([*args, "-o", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert f"which {syn} does not have" in err

@@ -72,7 +72,7 @@ _COLUMN_KEYS = {
     "numeric": {"type", "bounds", "bin_edges", "integer", "missing", "decimals"},
     "categorical": {"type", "levels", "missing"},
     "ordinal": {"type", "levels", "missing"},
-    "datetime": {"type", "bounds", "bin_edges", "unit", "missing"},
+    "datetime": {"type", "bounds", "bin_edges", "unit", "missing", "timezone"},
 }
 #: Domain keys that a types-only schema declares per column instead.
 _DOMAIN_KEYS = frozenset({"categories", "ordinal", "bin_edges", "bounds"})
@@ -96,11 +96,14 @@ class Schema:
         for a full-domain schema.
     """
 
-    def __init__(self, encoder, types=None, decimals=None):
+    def __init__(self, encoder, types=None, decimals=None, timezones=None):
         self.encoder = encoder
         self.types = types
         #: ``{column: k}``: numeric columns written with ``k`` decimals
         self.decimals = dict(decimals or {})
+        #: ``{column: zone}``: datetime columns read in this time zone (cells
+        #: with any offsets, as pandas writes a zone with daylight saving)
+        self.timezones = dict(timezones or {})
 
     @property
     def types_only(self):
@@ -199,7 +202,7 @@ def parse_schema(raw):
             'be "infer", "always" or "never"'
         )
     categories, ordinal, bin_edges, bounds, missing = {}, {}, {}, {}, {}
-    types, units, decimals = {}, {}, {}
+    types, units, decimals, timezones = {}, {}, {}, {}
     for name, spec in columns.items():
         if isinstance(spec, str):
             spec = {"type": spec}
@@ -238,6 +241,8 @@ def parse_schema(raw):
             continue
         if kind == "datetime":
             _datetime(name, spec, bin_edges, bounds, units)
+            if "timezone" in spec:
+                timezones[name] = _timezone(name, spec["timezone"])
             continue
         levels = spec.get("levels")
         if levels is None:
@@ -268,7 +273,23 @@ def parse_schema(raw):
         encoder["missing"] = missing
     elif default_missing != "infer":
         encoder["missing"] = default_missing
-    return Schema(encoder, types, decimals)
+    return Schema(encoder, types, decimals, timezones)
+
+
+def _timezone(name, zone):
+    """A datetime column's ``"timezone"``: a name pandas knows (public)."""
+    import pandas as pd
+
+    try:
+        if not isinstance(zone, str):
+            raise TypeError
+        pd.Timestamp(0, tz=zone)
+    except Exception:  # pandas raises several kinds for an unknown zone
+        raise SchemaError(
+            f'column {name!r}: "timezone" must be a time zone name such as '
+            '"UTC" or "America/New_York"'
+        ) from None
+    return zone
 
 
 def _numeric(name, spec, bin_edges, bounds):

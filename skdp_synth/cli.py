@@ -265,13 +265,18 @@ def _read_csv(path, schema=None):
         if kind in ("numeric", "integer"):
             frame[col] = _as_numbers(frame[col], col, path, integer=kind == "integer")
         elif kind == "datetime":
-            frame[col] = _as_datetimes(frame[col], col, path)
+            frame[col] = _as_datetimes(
+                frame[col], col, path, tz=schema.timezones.get(col)
+            )
     return frame
 
 
-def _as_datetimes(values, col, path):
+def _as_datetimes(values, col, path, tz=None):
     """A column declared ``datetime``: ISO 8601 text as ``datetime64``
-    (an offset such as ``+01:00``, the same on every cell, keeps its zone)."""
+    (an offset such as ``+01:00``, the same on every cell, keeps its zone).
+    With the schema's ``"timezone"`` the cells may have any offsets (a zone
+    with daylight saving, as pandas writes it: -05:00 and -04:00) and come
+    back in that zone; a cell without an offset is read as UTC."""
     import warnings
 
     import pandas as pd
@@ -281,8 +286,12 @@ def _as_datetimes(values, col, path):
         with warnings.catch_warnings():
             # mixed offsets: pandas warns of a future error; ours says it
             warnings.simplefilter("ignore", FutureWarning)
-            stamps = pd.to_datetime(text, errors="coerce", format="ISO8601")
-    except (TypeError, ValueError):
+            stamps = pd.to_datetime(
+                text, errors="coerce", format="ISO8601", utc=tz is not None
+            )
+        if tz is not None:
+            stamps = stamps.dt.tz_convert(tz)
+    except (TypeError, ValueError, AttributeError):
         stamps = None
     if (
         stamps is None
@@ -293,7 +302,8 @@ def _as_datetimes(values, col, path):
             f"{path}: column {col!r} is declared datetime in the schema but has "
             "cells that are not ISO 8601 dates in one time zone (not shown: "
             "they may be private); write them with one offset, e.g. all in "
-            "UTC (+00:00)"
+            'UTC (+00:00), or declare the column\'s "timezone" (e.g. '
+            '"America/New_York") to read cells with different offsets'
         )
     return stamps
 

@@ -256,3 +256,29 @@ def test_one_missing_time_in_a_private_column_never_crashes_the_fit(dtype):
         kept += spec.missing
         assert Z.shape[0] == 300
     assert kept < 20  # the middle-bin branch ran in some fits
+
+
+def test_cli_reads_a_zone_with_daylight_saving_when_declared(tmp_path):
+    """pandas writes a New York column with -05:00 and -04:00: the CLI
+    refused it (one offset only) and converting to UTC lost the zone (a
+    walk-through, round eighteen). ``"timezone"`` reads it back in its zone."""
+    rng = np.random.default_rng(0)
+    n = 1500
+    hours = pd.to_timedelta(rng.integers(0, 365 * 24, n), unit="h")
+    stamps = pd.Timestamp("2013-01-01", tz="America/New_York") + hours
+    frame = pd.DataFrame({"when": stamps, "g": rng.choice(["a", "b"], n)})
+    column = {"type": "datetime", "unit": "h"}
+    schema = {
+        "columns": {"when": column, "g": {"type": "categorical", "levels": ["a", "b"]}}
+    }
+    main, args = _cli_files(tmp_path, frame, schema)
+    assert main([*args, "-o", str(tmp_path / "o.csv")]) == 2  # mixed offsets
+    column["timezone"] = "America/New_York"
+    main, args = _cli_files(tmp_path, frame, schema)
+    assert main([*args, "-o", str(tmp_path / "o.csv")]) == 0
+    out = pd.read_csv(tmp_path / "o.csv")["when"]
+    offsets = set(out.str[-6:])
+    assert offsets <= {"-05:00", "-04:00"} and len(offsets) == 2
+    column["timezone"] = "Mars/Olympus"
+    main, args = _cli_files(tmp_path, frame, schema)
+    assert main([*args, "-o", str(tmp_path / "o.csv")]) == 2

@@ -384,14 +384,22 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         self._encoder_charge_due = True
         encoder = self._encoder()
         before = getattr(encoder, "privacy_guarantee_", None)
+        failed = None
         try:
             out = fit(X, y, **params)
+        except BaseException as exc:
+            failed = exc
+            raise
         finally:
             # metadata routing fits every step in one go: the encoder's
             # domains are charged here, also when the last step failed after
             # they were released (a privacy audit, round seventeen)
             if getattr(encoder, "privacy_guarantee_", None) is not before:
                 self._charge_encoder()
+            elif getattr(failed, "skdp_spent", None) is not None:
+                # the encoder itself failed after drawing its noise: charged
+                # too (fail closed, round eighteen)
+                self._charge_encoder(failed.skdp_spent)
             for step, values in saved:
                 step.set_params(**values)
             self.__dict__.pop("_encoder_charge_due", None)
@@ -399,7 +407,19 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             self._fit_copula(self._final_estimator)
         self._record_guarantee()
         self._hand_guarantee_to_final()
+        self._release_token = self._fitted_state()
         return out
+
+    def _fitted_state(self):
+        """What this fit left in its steps (the encoder's domains, the last
+        step's fitted parameters), by identity: ``to_release`` refuses when a
+        step was refitted on its own since (its guarantee would not be the
+        pipeline's; a privacy audit, round eighteen)."""
+        head = [step for _, _, step in self._iter(with_final=False)]
+        final = self._final_estimator
+        return [getattr(step, "specs_", None) for step in head] + [
+            getattr(final, "_fitted_params", None)
+        ]
 
     def _check_enough_rows(self, X, params):
         """A synthesizer refuses fewer than two rows with one message for 0
@@ -427,7 +447,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         if n < 2:
             raise ValueError(_TOO_FEW_ROWS)
 
-    def _charge_encoder(self):
+    def _charge_encoder(self, spent=None):
         """Charge the encoder's private domains to the last step's
         accountant, once per fit, as soon as the encoder is fitted -- before
         the last step reads its output. Whether their ε is a share of the
@@ -440,7 +460,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             return
         encoder, final = self._encoder(), self._final_estimator
         accountant = getattr(final, "accountant", None)
-        g = getattr(encoder, "privacy_guarantee_", None)
+        g = spent if spent is not None else getattr(encoder, "privacy_guarantee_", None)
         if accountant is not None and g is not None and (g.epsilon > 0 or g.delta > 0):
             accountant.spend(g.epsilon, g.delta, g.neighbouring, mechanism=g.mechanism)
 
@@ -793,6 +813,18 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             raise ValueError(
                 "the pipeline records no privacy guarantee (its last step is "
                 "not differentially private), so it has no release to publish"
+            )
+        token = self.__dict__.get("_release_token")
+        current = self._fitted_state()
+        if (
+            token is None
+            or len(token) != len(current)
+            or any(a is not b for a, b in zip(token, current))
+        ):
+            raise ValueError(
+                "a step was refitted on its own after the pipeline's fit: its "
+                "release would not state what the pipeline spent; refit the "
+                "pipeline, then call to_release()"
             )
         head = [step for _, _, step in self._iter(with_final=False)]
         if not head:

@@ -457,3 +457,54 @@ def test_cli_report_refuses_a_release_of_another_table(fitted, tmp_path, capsys)
         assert cli.main([*args, "-o", str(page), *bits]) == 2
         assert "without a decoder" in capsys.readouterr().err
     assert not page.exists()
+
+
+# ------------------------------------------- a privacy audit, round eighteen
+def test_a_step_refitted_alone_after_the_pipeline_has_no_pipeline_release():
+    """Refitting the encoder (with its own ε) or the last step alone after
+    the pipeline's fit left ``to_release()`` stating the old guarantee for
+    the new content (ε = 1 for a 5.8 spend, or the encoder's 0.2 dropped)."""
+    df = _frame()[["age", "colour"]]
+    for refit in ("encoder", "last"):
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(categories={"colour": ["r", "g", "b"]}, random_state=0),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        ).fit(df)
+        pipe.to_release()  # fine after the pipeline's fit
+        if refit == "encoder":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pipe[0].set_params(epsilon=5.0).fit(df)
+                pipe[0].set_params(epsilon="auto")
+        else:
+            pipe[-1].fit(pipe[0].transform(df))
+        with pytest.raises(ValueError, match="refitted on its own"):
+            pipe.to_release()
+        pipe.fit(df)
+        assert pipe.to_release().guarantee.epsilon == pytest.approx(1.0)
+
+
+def test_an_encoder_failing_after_its_noise_is_charged(monkeypatch):
+    """A fit that failed after the private domains' noise was drawn (a NaT
+    in a date column did, before its fix) was rolled back uncharged: a
+    free, repeatable answer. The pipeline now charges the encoder's share."""
+    from skdp_synth import BudgetAccountant
+    from skdp_synth.preprocessing import _boolean_encoder
+
+    def boom(self, *args, **kwargs):
+        raise RuntimeError("a failure after the noise")
+
+    monkeypatch.setattr(
+        _boolean_encoder.BooleanEncoder, "_warn_coarse_private_domains", boom
+    )
+    ledger = BudgetAccountant(epsilon=10.0, delta=1e-3, neighbouring="add-remove-one")
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"colour": ["r", "g", "b"]}, random_state=0),
+        ProjectedGaussianRelease(
+            epsilon=1.0, delta=1e-6, accountant=ledger, random_state=0
+        ),
+    )
+    with pytest.raises(RuntimeError, match="after the noise"):
+        pipe.fit(_frame()[["age", "colour"]])
+    eps, _ = ledger.total_spent
+    assert eps == pytest.approx(0.2)  # domain_share "auto": one learned domain

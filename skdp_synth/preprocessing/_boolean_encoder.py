@@ -411,48 +411,62 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             else:
                 declared_specs[col] = self._column_spec(col, df[col])
                 self._encode_column(declared_specs[col][0], df[col], [])
-        specs, inferred = [], []
-        for col in df.columns:
-            if col in private:
-                spec, was_inferred = self._private_spec(
-                    col, df[col], private[col], eps_col, delta_col, sens, source
+        try:
+            specs, inferred = [], []
+            for col in df.columns:
+                if col in private:
+                    spec, was_inferred = self._private_spec(
+                        col, df[col], private[col], eps_col, delta_col, sens, source
+                    )
+                else:
+                    spec, was_inferred = declared_specs[col]
+                specs.append(spec)
+                if was_inferred:
+                    inferred.append(col)
+            if inferred:
+                warnings.warn(
+                    f"the domains of columns {inferred} (categories, bin edges or "
+                    "whether values can be missing) were learned from the data and "
+                    "are not protected. Declare them via categories=, ordinal=, "
+                    "bin_edges= and missing=.",
+                    PrivacyLeakWarning,
+                    stacklevel=2,
                 )
-            else:
-                spec, was_inferred = declared_specs[col]
-            specs.append(spec)
-            if was_inferred:
-                inferred.append(col)
-        if inferred:
-            warnings.warn(
-                f"the domains of columns {inferred} (categories, bin edges or "
-                "whether values can be missing) were learned from the data and "
-                "are not protected. Declare them via categories=, ordinal=, "
-                "bin_edges= and missing=.",
-                PrivacyLeakWarning,
-                stacklevel=2,
+            self._warn_coarse_private_domains(specs, private, eps_col)
+            self.columns_ = list(df.columns)
+            self.specs_ = specs
+            self.inferred_ = inferred
+            self.private_domains_ = list(private)
+            self.epsilon_ = float(self.epsilon) if paid else 0.0
+            self.delta_ = float(self.delta) if n_levels else 0.0
+            self.privacy_guarantee_ = (
+                None
+                if self.epsilon is None or self.epsilon == "auto"
+                else PrivacyGuarantee(
+                    self.epsilon_,
+                    self.delta_,
+                    self.neighbouring,
+                    "private domains: PrivTree bins and Laplace fine histograms "
+                    "(Zhang2016), stability-based level discovery (Korolova2009)",
+                )
             )
-        self._warn_coarse_private_domains(specs, private, eps_col)
-        self.columns_ = list(df.columns)
-        self.specs_ = specs
-        self.inferred_ = inferred
-        self.private_domains_ = list(private)
-        self.epsilon_ = float(self.epsilon) if paid else 0.0
-        self.delta_ = float(self.delta) if n_levels else 0.0
-        self.privacy_guarantee_ = (
-            None
-            if self.epsilon is None or self.epsilon == "auto"
-            else PrivacyGuarantee(
-                self.epsilon_,
-                self.delta_,
-                self.neighbouring,
-                "private domains: PrivTree bins and Laplace fine histograms "
-                "(Zhang2016), stability-based level discovery (Korolova2009)",
-            )
-        )
-        self.blocks_ = _blocks(specs)
-        # Validate the training data against the (now fixed) domain; clipping
-        # inside a private domain is part of the mechanism and does not warn.
-        self._encode(df, warn=False)
+            self.blocks_ = _blocks(specs)
+            # Validate the training data against the (now fixed) domain; clipping
+            # inside a private domain is part of the mechanism and does not warn.
+            self._encode(df, warn=False)
+        except BaseException as exc:
+            # noise was drawn for the private domains: a fit that fails after
+            # it still answered (its error, its warnings), so the pipeline
+            # charges it (fail closed; round eighteen, after a crash on a
+            # missing date that went uncharged)
+            if paid:
+                exc.skdp_spent = PrivacyGuarantee(
+                    float(self.epsilon),
+                    float(self.delta) if n_levels else 0.0,
+                    self.neighbouring,
+                    "private domains (a failed fit)",
+                )
+            raise
         return self
 
     def _warn_coarse_private_domains(self, specs, private, eps_col):

@@ -47,6 +47,7 @@ import json
 import math
 import os
 import stat
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, overload
@@ -336,10 +337,14 @@ class Release:
         rng = make_generator(random_state, 1)
         if not decode or "decoder" not in self.plan:
             return self._encoded_sample(n_samples, rng)
-        if self.plan.get("sampler") == "weighted-points" and n_samples is not None:
+        if self.plan.get("sampler") == "weighted-points":
             # drawn and decoded chunk by chunk: the n x bits float matrix is
             # never built whole (0.7 GB per million rows on flights; a
-            # walk-through, round eighteen)
+            # walk-through, round eighteen), also for the default size
+            if n_samples is None:
+                n_samples = self.plan.get("default_n_samples")
+                if n_samples is None:
+                    return self._encoded_sample(None, rng)  # its error
             return self._decoded_chunks(_check_n(n_samples), rng)
         return self._decoded(self._encoded_sample(n_samples, rng), rng)
 
@@ -682,9 +687,22 @@ def _check_arrays(meta, arrays):
         from .preprocessing._decoder_state import decoder_from_state
 
         try:
-            decoder_from_state(plan["decoder"], arrays, n_features=p)
+            decoder = decoder_from_state(plan["decoder"], arrays, n_features=p)
         except ValueError as exc:
             raise _bad(str(exc)) from None
+        # a smoke decode of a few released rows: a file that loads must
+        # sample (a privacy audit, round eighteen: crafted dtypes loaded,
+        # then crashed in sample with other errors)
+        rows = arrays.get("points", arrays.get("rows"))
+        if rows is not None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    decoder.inverse_transform(np.asarray(rows[:8], dtype=float))
+            except Exception as exc:  # any failure is the file's
+                raise _bad(
+                    f"its decoder cannot decode its own rows ({type(exc).__name__})"
+                ) from None
     elif decoder_arrays:
         raise _bad("decoder arrays without a plan.decoder")
 

@@ -285,6 +285,41 @@ def _tampering():
     def time_unit(meta, arrays):
         _spec(meta, "colour")["time_unit"] = "D"
 
+    # a privacy audit of this round's code: each loaded, then crashed in
+    # sample with another error, gave bytes, or decoded outside its domain
+    def bytes_dtype(meta, arrays):
+        _spec(meta, "colour")["dtype"] = "|S1"
+
+    def complex_numbers(meta, arrays):
+        _spec(meta, "wage")["dtype"] = "complex128"
+
+    def zone_file_path(meta, arrays):
+        _spec(meta, "day")["dtype"] = "datetime64[ns, dateutil/../../etc/passwd]"
+
+    def array_with_extension_dtype(meta, arrays):
+        meta["plan"]["decoder"]["frame"] = False
+
+    def cap_outside_the_histogram(meta, arrays):
+        _spec(meta, "wage")["fine"]["cap"] = [-2e9, -1e9]
+
+    def many_columns_without_bits(meta, arrays):
+        specs = meta["plan"]["decoder"]["specs"]
+        for i in range(1100):
+            specs.append(
+                {
+                    "name": ["s", f"constant{i}"],
+                    "kind": "nominal",
+                    "levels": [["s", "x"]],
+                    "missing": False,
+                    "dtype": "object",
+                    "encoding": "thermometer",
+                    "integer": False,
+                    "bits": [],
+                    "time_unit": None,
+                    "fine": None,
+                }
+            )
+
     return {f.__name__: f for f in locals().values() if callable(f)}
 
 
@@ -508,3 +543,19 @@ def test_an_encoder_failing_after_its_noise_is_charged(monkeypatch):
         pipe.fit(_frame()[["age", "colour"]])
     eps, _ = ledger.total_spent
     assert eps == pytest.approx(0.2)  # domain_share "auto": one learned domain
+
+
+def test_the_default_size_is_drawn_in_chunks_too(fitted, monkeypatch):
+    """``sample()`` without ``n`` (the release's own size) built the whole
+    encoded matrix first (a privacy audit, round eighteen)."""
+    release = fitted.to_release()
+    calls = []
+    real = Release._decoded_chunks
+
+    def spy(self, n, rng):
+        calls.append(n)
+        return real(self, n, rng)
+
+    monkeypatch.setattr(Release, "_decoded_chunks", spy)
+    rows = release.sample(random_state=0)
+    assert calls == [release.plan["default_n_samples"]] == [len(rows)]

@@ -1516,7 +1516,7 @@ def _cast_back(series, dtype, categories=None):
         return series.astype(pd.CategoricalDtype(declared, ordered=dtype.ordered))
     try:
         cast = series.astype(dtype)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return series
     if series.isna().any() and not cast.isna().equals(series.isna()):
         return series

@@ -69,6 +69,9 @@ _FINE_KEYS = {"integer", "cap", "found", "scale", "missing_count"}
 #: ``datetime64[ns, America/New_York]``, ``category``
 _DTYPE_TEXT = re.compile(r"[A-Za-z0-9_\[\], /:+\-.]{1,64}")
 ARRAY_PREFIX = "decoder_"
+#: Columns a decoder may hold beyond the released rows' bits (a column with
+#: one level and no missing value has no bit).
+MAX_COLUMNS_WITHOUT_BITS = 1024
 
 
 # ------------------------------------------------------------------ writing
@@ -177,10 +180,50 @@ def _dtype_from(text, where):
         return pd.CategoricalDtype(ordered=text["category"])
     if not (isinstance(text, str) and _DTYPE_TEXT.fullmatch(text)):
         raise ValueError(f"{where}: the dtype must be a pandas dtype's name")
+    if ".." in text or "dateutil" in text or "pytz" in text:
+        # a time zone is looked up by name only (a dateutil path would open
+        # a file; a privacy audit, round eighteen)
+        raise ValueError(f"{where}: a time zone must be a plain zone name")
     try:
         return pd.api.types.pandas_dtype(text)
     except (TypeError, ValueError):
         raise ValueError(f"{where}: {text!r} is not a dtype pandas knows") from None
+
+
+def _is_number_dtype(dtype):
+    """NumPy's or pandas' nullable integers and floats (not bool, complex)."""
+    base = getattr(dtype, "numpy_dtype", dtype)
+    try:
+        kind = np.dtype(base).kind
+    except TypeError:
+        return False
+    nullable = isinstance(dtype, pd.api.extensions.ExtensionDtype) and type(
+        dtype
+    ).__module__.startswith("pandas.core.arrays.")
+    return kind in "iuf" and (isinstance(dtype, np.dtype) or nullable)
+
+
+def _check_dtype(dtype, kind, unit, frame, where):
+    """The dtypes an encoder gives back, by column kind (a tampered file's
+    others crashed the decoder or gave bytes; a privacy audit, round
+    eighteen)."""
+    if unit is not None:
+        ok = pd.api.types.is_datetime64_any_dtype(
+            dtype
+        ) or pd.api.types.is_timedelta64_dtype(dtype)
+    elif kind == "numeric":
+        ok = _is_number_dtype(dtype)
+    else:
+        ok = (
+            isinstance(dtype, (pd.CategoricalDtype, pd.StringDtype, pd.BooleanDtype))
+            or dtype == np.dtype(object)
+            or dtype == np.dtype(bool)
+            or _is_number_dtype(dtype)
+        )
+    if ok and not frame and not isinstance(dtype, np.dtype):
+        ok = False  # an array's columns have NumPy dtypes
+    if not ok:
+        raise ValueError(f"{where}: dtype {dtype} is not one a {kind} column has")
 
 
 def _vector(arrays, name, where, *, kind="f"):
@@ -224,7 +267,7 @@ def _fine_from(entry, arrays, k, where):
             bounds.append(float(c))
         else:
             raise ValueError(f"{where}: the fine histogram's cap is numbers or nulls")
-    if not bounds[0] <= bounds[1]:
+    if not bounds[0] < bounds[1]:
         raise ValueError(f"{where}: the fine histogram's cap is not an interval")
     scale, missing_count = entry["scale"], entry["missing_count"]
     for name, v in (("scale", scale), ("missing_count", missing_count)):
@@ -247,7 +290,7 @@ def _fine_from(entry, arrays, k, where):
     )
 
 
-def _spec_from(entry, arrays, k):
+def _spec_from(entry, arrays, k, frame):
     where = f"decoder column {k}"
     if not (isinstance(entry, dict) and set(entry) == _SPEC_KEYS):
         raise ValueError(f"{where}: must have the keys {sorted(_SPEC_KEYS)}")
@@ -262,6 +305,7 @@ def _spec_from(entry, arrays, k):
     if unit is not None and unit not in UNITS:
         raise ValueError(f"{where}: time_unit must be one of {sorted(UNITS)} or null")
     dtype = _dtype_from(entry["dtype"], where)
+    _check_dtype(dtype, kind, unit, frame, where)
     if kind == "numeric":
         if entry["levels"] is not None:
             raise ValueError(f"{where}: a numeric column's edges are an array")
@@ -282,6 +326,11 @@ def _spec_from(entry, arrays, k):
         if kind != "numeric":
             raise ValueError(f"{where}: only a numeric column has a fine histogram")
         fine = _fine_from(fine, arrays, k, where)
+        lo, hi = fine.cap
+        if lo > levels[-1] or hi < levels[0]:
+            # a cap outside the column's bins put every value there (-1e9
+            # for bins [6.6, 129.3]; a privacy audit, round eighteen)
+            raise ValueError(f"{where}: the fine histogram's cap misses its bins")
     bits = entry["bits"]
     if not (isinstance(bits, list) and all(isinstance(b, str) for b in bits)):
         raise ValueError(f"{where}: bits must be a list of strings")
@@ -330,7 +379,11 @@ def decoder_from_state(
     raw = meta["specs"]
     if not (isinstance(raw, list) and raw):
         raise ValueError("the decoder's specs must be a non-empty list")
-    specs = [_spec_from(entry, arrays, k) for k, entry in enumerate(raw)]
+    if n_features is not None and len(raw) > n_features + MAX_COLUMNS_WITHOUT_BITS:
+        # columns without bits (one level, never missing) cost decoding work
+        # but no released width: bounded (a privacy audit, round eighteen)
+        raise ValueError("the decoder has far more columns than the rows' bits")
+    specs = [_spec_from(entry, arrays, k, meta["frame"]) for k, entry in enumerate(raw)]
     names = [spec.name for spec in specs]
     try:
         distinct = len(set(names)) == len(names)

@@ -271,6 +271,28 @@ def _read_csv(path, schema=None):
     return frame
 
 
+def _warn_inferred_types(data, schema):
+    """A schema without ``"columns"`` leaves the types of the columns it
+    gives no levels to pandas, which reads them from the values: one empty
+    cell turns ``int64`` into ``float64`` and ``bool`` into ``object``, and
+    the bits and the release's decoder with them (a privacy audit, round
+    eighteen). Said, naming the columns; a types-only schema declares them."""
+    from .exceptions import PrivacyLeakWarning
+
+    if schema.types_only or not schema.encoder:
+        return  # types declared, or no schema at all (NO_SCHEMA_WARNING)
+    levels = schema.levels()
+    inferred = [c for c in data.columns if c not in levels]
+    if inferred:
+        warnings.warn(
+            f"the types of columns {inferred} (number, whole number, true/false "
+            'or text) were read from the data: a schema without "columns" does '
+            'not declare them. A types-only schema ("columns") does',
+            PrivacyLeakWarning,
+            stacklevel=2,
+        )
+
+
 def _as_datetimes(values, col, path, tz=None):
     """A column declared ``datetime``: ISO 8601 text as ``datetime64``
     (an offset such as ``+01:00``, the same on every cell, keeps its zone).
@@ -293,6 +315,17 @@ def _as_datetimes(values, col, path, tz=None):
             stamps = stamps.dt.tz_convert(tz)
     except (TypeError, ValueError, AttributeError):
         stamps = None
+    if tz is None and getattr(getattr(stamps, "dt", None), "tz", None) is not None:
+        # the offset came from the cells, not the schema (a privacy audit,
+        # round eighteen): it is in the rows and the release's decoder
+        from .exceptions import PrivacyLeakWarning
+
+        warnings.warn(
+            f"column {col!r}: its time zone was read from the cells' offsets; "
+            'declare it in the schema ("timezone")',
+            PrivacyLeakWarning,
+            stacklevel=2,
+        )
     if (
         stamps is None
         or not pd.api.types.is_datetime64_any_dtype(stamps)
@@ -442,6 +475,7 @@ def cmd_synthesize(args):
     with _Steps("synthesize", names) as steps, shown:
         steps.step()
         data = _read_csv(args.input, schema)
+        _warn_inferred_types(data, schema)
         fit_params = {}
         if args.counts is not None:
             data, fit_params["sample_weight"] = _split_counts(data, args.counts)

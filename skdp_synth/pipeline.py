@@ -378,8 +378,11 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         validate = getattr(self._final_estimator, "_validate_params", None)
         if callable(validate):
             validate()
-        self._check_enough_rows(X, params)
+        # the budget first, before even the number of rows is looked at (a
+        # privacy audit, round eighteen: 1 row got the rows' refusal, 2 the
+        # budget's)
         self._check_budget_first(X)
+        self._check_enough_rows(X, params)
         saved = self._split_budget(X)
         self._encoder_charge_due = True
         encoder = self._encoder()

@@ -522,3 +522,40 @@ def test_a_schema_mismatch_names_the_file_it_is_in(tmp_path, capsys):
     assert cli.main([*args, "-o", str(tmp_path / "r.html")]) == 2
     err = capsys.readouterr().err
     assert f"which {syn} does not have" in err
+
+
+def test_types_read_from_the_data_are_said(tmp_path, capsys):
+    """With a schema without "columns" pandas read the undeclared columns'
+    types from the values: one empty cell turned int64 into float64 and the
+    release's decoder with it, without a word; a zone came from the cells'
+    offsets (a privacy audit, round eighteen). A types-only schema with a
+    "timezone" says nothing."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    when = pd.Timestamp("2020-01-01", tz="UTC") + pd.to_timedelta(
+        rng.integers(0, 9000, n), unit="h"
+    )
+    frame = pd.DataFrame({"k": rng.integers(0, 5, n), "when": when})
+    frame.to_csv(tmp_path / "in.csv", index=False)
+    base = ["synthesize", str(tmp_path / "in.csv"), "--method", "gaussian-release"]
+    base += ["--epsilon", "1", "--delta", "1e-6", "--seed", "0"]
+    base += ["-o", str(tmp_path / "o.csv"), "--schema", str(tmp_path / "s.json")]
+    (tmp_path / "s.json").write_text(json.dumps({"bin_edges": {"k": [0, 2, 5]}}))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")  # also the text column's coarse domain
+        assert cli.main(base) == 0
+    said = " ".join(
+        str(w.message) for w in record if issubclass(w.category, PrivacyLeakWarning)
+    )
+    assert "types of columns ['k', 'when']" in said
+    column = {"type": "datetime", "unit": "h"}
+    types = {"columns": {"k": {"type": "numeric", "integer": True}, "when": column}}
+    (tmp_path / "s.json").write_text(json.dumps(types))
+    with pytest.warns(PrivacyLeakWarning, match="time zone was read from the cells"):
+        assert cli.main(base) == 0
+    column["timezone"] = "UTC"
+    (tmp_path / "s.json").write_text(json.dumps(types))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        assert cli.main(base) == 0
+    assert not [w for w in record if issubclass(w.category, PrivacyLeakWarning)]

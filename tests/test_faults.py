@@ -1346,3 +1346,25 @@ def test_a_pipeline_refuses_zero_and_one_row_with_the_same_words():
             pipe.fit(df)
         said.append(str(info.value))
     assert said[0] == said[1] and "0 samples or 1 sample" in said[0]
+
+
+def test_a_pipeline_refuses_a_spent_budget_before_counting_rows():
+    """With an exhausted ledger, one row got the too-few-rows refusal and
+    two rows the budget's: the error's type told them apart (a privacy
+    audit, round eighteen)."""
+    import pandas as pd
+
+    from skdp_synth import BudgetAccountant, make_synthesis_pipeline
+    from skdp_synth.exceptions import BudgetError
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    for n in (1, 2):
+        ledger = BudgetAccountant(
+            epsilon=0.5, delta=1e-5, neighbouring="add-remove-one"
+        )
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(categories={"a": ["x", "y"]}),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, accountant=ledger),
+        )
+        with pytest.raises(BudgetError):
+            pipe.fit(pd.DataFrame({"a": ["x", "y"][:n]}))

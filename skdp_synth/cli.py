@@ -475,10 +475,10 @@ def cmd_synthesize(args):
     with _Steps("synthesize", names) as steps, shown:
         steps.step()
         data = _read_csv(args.input, schema)
-        _warn_inferred_types(data, schema)
         fit_params = {}
         if args.counts is not None:
             data, fit_params["sample_weight"] = _split_counts(data, args.counts)
+        _warn_inferred_types(data, schema)  # the table's columns, not the counts
         if args.schema is None:  # (after the file passed its checks)
             _warn(NO_SCHEMA_WARNING)
         held_out = None

@@ -64,7 +64,7 @@ from .privacy import (
     NEIGHBOURING_RELATIONS,
     PrivacyGuarantee,
 )
-from .validation import sample_chunk_rows
+from .validation import MAX_DENSE_BYTES, sample_chunk_rows
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -97,6 +97,11 @@ _GUARANTEE_KEYS = {"epsilon", "delta", "neighbouring", "mechanism"}
 #: written by releases with exact invariants (issue 25); absent in older files
 _GUARANTEE_OPTIONAL_KEYS = {"kind", "invariants"}
 _SAMPLERS = {"rows", "weighted-points", "none"}
+#: The widest rows a release may hold: one chunk of a sample (at least 4,096
+#: rows, ``validation.sample_chunk_rows``) must fit in ``MAX_DENSE_BYTES``.
+#: An 8.6 KB file of one deflated point 10^6 wide asked 30 GiB of ``sample``
+#: (a privacy audit, round eighteen).
+MAX_RELEASE_FEATURES = MAX_DENSE_BYTES // (8 * 4096)
 
 
 def _jsonable(value):
@@ -714,6 +719,11 @@ def _check_arrays(meta, arrays):
             raise _bad(f"array {name!r} must be {ndim}-dimensional and non-empty")
         if ndim == 2 and p is not None and arr.shape[1] != p:
             raise _bad(f"array {name!r} has another number of columns than n_features")
+        if ndim == 2 and arr.shape[1] > MAX_RELEASE_FEATURES:
+            raise _bad(
+                f"array {name!r} is wider than {MAX_RELEASE_FEATURES} columns (a "
+                "chunk of its sample would not fit in memory)"
+            )
         if ndim == 2 and (np.any(arr < 0) or np.any(arr > 1)):
             raise _bad(f"array {name!r} must lie in the cube [0, 1]")
         return arr

@@ -26,7 +26,7 @@ from skdp_synth import (
 from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth.exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder
-from skdp_synth.privacy import LARGE_EPSILON, not_private
+from skdp_synth.privacy import LARGE_EPSILON, PrivacyGuarantee, not_private
 
 # Fits below use epsilon >> 10 where the guarantee is not the point.
 pytestmark = pytest.mark.filterwarnings(
@@ -1368,3 +1368,22 @@ def test_a_pipeline_refuses_a_spent_budget_before_counting_rows():
         )
         with pytest.raises(BudgetError):
             pipe.fit(pd.DataFrame({"a": ["x", "y"][:n]}))
+
+
+def test_release_load_refuses_rows_too_wide_to_sample(tmp_path):
+    """One deflated point 10^6 wide is a small file whose sample(4096) asked
+    30 GiB (a privacy audit, round eighteen)."""
+    from skdp_synth.release import MAX_RELEASE_FEATURES
+
+    path = tmp_path / "wide.npz"
+    width = MAX_RELEASE_FEATURES + 1
+    Release(
+        estimator="Wide",
+        params={},
+        guarantee=PrivacyGuarantee(1.0, 0.0, "replace-one", "test"),
+        arrays={"points": np.zeros((1, width)), "weights": np.ones(1)},
+        plan={"sampler": "weighted-points", "n_features": width},
+    ).save(path)
+    assert path.stat().st_size < 1 << 20
+    with pytest.raises(_malformed(), match="wider than"):
+        Release.load(path)

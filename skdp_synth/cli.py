@@ -1857,6 +1857,17 @@ def build_parser():
     return parser
 
 
+#: The encoder's remedies in Python terms, said in the schema file's.
+_SCHEMA_TERMS = {
+    "declare it (None among its categories, or missing={column: True})": (
+        'declare it in the schema: null among its "levels", or "missing": true'
+    ),
+    "declare it (missing={column: True}, or None among its categories)": (
+        'declare it in the schema: "missing": true, or null among its "levels"'
+    ),
+}
+
+
 def _error(message):
     """The CLI's one error format (as argparse's): one line, exit status 2."""
     print(f"skdp-synth: error: {message}", file=sys.stderr)
@@ -1878,7 +1889,10 @@ def main(argv=None):
     except (ValueError, TypeError, OSError, ImportError) as exc:
         # every user error (bad file, parameter, schema, budget, data) is one
         # line and exit status 2; no traceback
-        return _error(" ".join(str(exc).split()) or type(exc).__name__)
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        for python, schema in _SCHEMA_TERMS.items():
+            text = text.replace(python, schema)
+        return _error(text)
     except SystemExit as exc:
         # a helper's SystemExit("message"): the same line and status as any
         # other usage or data error (SystemExit's own convention is status 1)

@@ -559,3 +559,28 @@ def test_types_read_from_the_data_are_said(tmp_path, capsys):
         warnings.simplefilter("always")
         assert cli.main(base) == 0
     assert not [w for w in record if issubclass(w.category, PrivacyLeakWarning)]
+
+
+def test_a_missing_value_in_a_declared_column_is_explained_in_schema_terms(
+    tmp_path, capsys
+):
+    """A declared column's missing level is declared, not inferred (round
+    eighteen); the CLI's error says how in the schema file's terms, not
+    Python's (``missing={column: True}``)."""
+    (tmp_path / "m.csv").write_text("job,x\na,1\nb,2\n,3\nc,4\na,5\nb,6\n")
+    schema = {
+        "columns": {
+            "job": {"type": "categorical", "levels": ["a", "b", "c"]},
+            "x": {"type": "numeric", "bin_edges": [0, 3, 7]},
+        }
+    }
+    (tmp_path / "m.json").write_text(json.dumps(schema))
+    args = ["synthesize", str(tmp_path / "m.csv"), "--schema", str(tmp_path / "m.json")]
+    args += ["--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+    assert cli.main([*args, "-o", str(tmp_path / "o.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "column 'job' has missing values" in err
+    assert 'null among its "levels", or "missing": true' in err and "None" not in err
+    schema["columns"]["job"]["missing"] = True
+    (tmp_path / "m.json").write_text(json.dumps(schema))
+    assert cli.main([*args, "-o", str(tmp_path / "o.csv")]) == 0

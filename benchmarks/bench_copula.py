@@ -16,11 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import warnings
 
 from benchmarks import bench_mixed as bm
-from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-from skdp_synth.preprocessing import BooleanEncoder
 
 
 def main(argv=None):
@@ -28,17 +25,7 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=2)
     args = ap.parse_args(argv)
-    df, _, cat_cols = bm.load("flights")
-    train, _ = bm.split(df)
-    cats = bm.categories(df, cat_cols)
-    enc = BooleanEncoder(
-        categories=cats, random_state=0, **bm.ENCODER_OPTIONS["flights"]
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pipe = make_synthesis_pipeline(
-            enc, ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
-        ).fit(train)
+    pipe, _ = bm.fitted_pipeline("flights")
     best = {}
     for _ in range(args.repeats):
         t = time.perf_counter()

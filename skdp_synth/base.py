@@ -251,7 +251,12 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             # parameters -> budget -> data (issue 23): the shape, the feature
             # names and the blocks are public; the plan and the budget check
             # use them only, so a refused budget never depends on the values
-            shaped = self._validate_fit_shape(X, blocks)
+            # with counts one line can hold many records: the lines are not
+            # counted here, the records are, after the budget check (a
+            # privacy audit, round eighteen: one line of 100 was refused
+            # while two lines fitted)
+            min_rows = 1 if sample_weight is not None else 2
+            shaped = self._validate_fit_shape(X, blocks, min_rows=min_rows)
             shape = shaped.shape
             counts = weights = None
             if sample_weight is not None:
@@ -273,7 +278,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
                 U = self._validate_fit_values(shaped)
                 if weights is not None:
                     counts = self._check_fit_counts(shaped, weights)
-            if counts is not None:
+            if counts is not None:  # (check_counts: at least 2 records)
                 U = WeightedRows(U, counts)
                 self.n_samples_fit_ = int(counts.sum())
             source = NoiseSource(self.random_state, stream=FIT_STREAM)
@@ -436,7 +441,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         """
         return self._validate_fit_values(self._validate_fit_shape(X, fit_blocks))
 
-    def _validate_fit_shape(self, X, fit_blocks=None):
+    def _validate_fit_shape(self, X, fit_blocks=None, min_rows=2):
         """What is public about ``X``: its shape, feature names and blocks.
 
         Converts ``X`` (no value is checked yet: finiteness, the domain and
@@ -450,7 +455,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             return self._validate_chunked_fit_shape(X, fit_blocks, domain)
         check_non_numeric_columns(X)
         output_spec = _output_spec(X)
-        X = _convert_fit_data(self, X)
+        X = _convert_fit_data(self, X, min_rows)
         n_features = X.shape[1]
         names = getattr(self, "feature_names_in_", None)
         blocks, bounds = self._public_structure(
@@ -967,7 +972,7 @@ class _Shaped:
         return tuple(int(s) for s in self.X.shape)
 
 
-def _convert_fit_data(estimator, X):
+def _convert_fit_data(estimator, X, min_rows=2):
     """``validate_data(reset=True)`` without the value checks (done later).
 
     A conversion error of scikit-learn or NumPy quotes the offending value
@@ -999,7 +1004,7 @@ def _convert_fit_data(estimator, X):
                 "Reshape a single feature with X.reshape(-1, 1)."
             ) from None
         raise
-    if X.shape[0] < 2:
+    if X.shape[0] < min_rows:
         raise ValueError(_TOO_FEW_ROWS)
     return X
 

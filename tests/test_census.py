@@ -394,3 +394,16 @@ def test_plan_with_invariants_is_data_independent():
     assert pa.invariants == pb.invariants and pa.guarantee == pb.guarantee
     np.testing.assert_array_equal(pa.residual_scales, pb.residual_scales)
     assert pa.expected_error == pb.expected_error
+
+
+def test_one_line_of_many_records_is_a_table_of_counts_too():
+    """A table of counts with one distinct line holding 100 records was
+    refused as "fewer than 2 samples" while two lines fitted: the refusal
+    counted lines, not records (a privacy audit, round eighteen). Records
+    are counted now, after the budget check."""
+    X = np.array([[1, 0, 1]])
+    est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
+    est.fit(X, sample_weight=[100])
+    assert est.sample(5, random_state=0).shape == (5, 3)
+    with pytest.raises(ValueError, match="at least 2 records"):
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6).fit(X, sample_weight=[1])

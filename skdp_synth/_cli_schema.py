@@ -254,6 +254,13 @@ def parse_schema(raw):
             continue
         if not isinstance(levels, list) or not [v for v in levels if v is not None]:
             raise SchemaError(f'column {name!r}: "levels" must be a non-empty list')
+        if None in levels and spec.get("missing") is False:
+            # a walk-through, round eighteen: the encoder then said "add
+            # null", which was there
+            raise SchemaError(
+                f'column {name!r}: null among its "levels" says it can be '
+                'missing, and "missing": false that it cannot; keep one'
+            )
         if len({json.dumps(v) for v in levels}) != len(levels):
             raise SchemaError(f'column {name!r}: "levels" has duplicates')
         (categories if kind == "categorical" else ordinal)[name] = list(levels)

@@ -584,3 +584,11 @@ def test_a_missing_value_in_a_declared_column_is_explained_in_schema_terms(
     schema["columns"]["job"]["missing"] = True
     (tmp_path / "m.json").write_text(json.dumps(schema))
     assert cli.main([*args, "-o", str(tmp_path / "o.csv")]) == 0
+
+
+def test_a_schema_that_says_missing_both_ways_is_refused():
+    from skdp_synth._cli_schema import SchemaError, parse_schema
+
+    column = {"type": "categorical", "levels": ["a", None], "missing": False}
+    with pytest.raises(SchemaError, match="keep one"):
+        parse_schema({"columns": {"c": column}})

@@ -516,3 +516,16 @@ def test_a_declared_domains_missing_level_is_declared_not_inferred():
     # a nullable boolean can be missing by its dtype (public), not by its data
     flags = pd.DataFrame({"f": pd.array([True, False] * 20, dtype="boolean")})
     assert BooleanEncoder(epsilon=1.0, random_state=0).fit(flags).specs_[0].missing
+
+
+def test_every_column_with_undeclared_missing_values_is_named_at_once():
+    """One column per run took credit three fix-and-rerun cycles (a
+    walk-through, round eighteen)."""
+    df = pd.DataFrame(
+        {"a": ["x", None, "y"] * 10, "b": [1.0, 2.0, np.nan] * 10, "c": ["u"] * 30}
+    )
+    enc = BooleanEncoder(
+        categories={"a": ["x", "y"], "c": ["u"]}, bin_edges={"b": [0, 1.5, 3]}
+    )
+    with pytest.raises(ValueError, match=r"columns \['a', 'b'\] have missing"):
+        enc.fit(df)

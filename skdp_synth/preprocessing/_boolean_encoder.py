@@ -404,13 +404,20 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         # missing value declared impossible) then follows no warning about
         # the private domains and no draw of their noise (a privacy audit,
         # round seventeen); the private domains themselves never refuse
-        declared_specs = {}
+        declared_specs, undeclared_missing = {}, []
         for col in df.columns:
-            if col in private:
-                self._check_declared_contract(col, df[col], private[col])
-            else:
-                declared_specs[col] = self._column_spec(col, df[col])
-                self._encode_column(declared_specs[col][0], df[col], [])
+            try:
+                if col in private:
+                    self._check_declared_contract(col, df[col], private[col])
+                else:
+                    declared_specs[col] = self._column_spec(col, df[col])
+                    self._encode_column(declared_specs[col][0], df[col], [])
+            except _UndeclaredMissing:
+                # every such column in one error, not one per run (three
+                # fix-and-rerun cycles on credit; a walk-through, round 18)
+                undeclared_missing.append(col)
+        if undeclared_missing:
+            raise ValueError(_undeclared_missing_text(undeclared_missing))
         try:
             specs, inferred = [], []
             for col in df.columns:
@@ -530,11 +537,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if self.missing == "never":
             declared = False
         if declared is False and bool(_is_missing(series).any()):
-            raise ValueError(
-                f"column {col!r} has missing values but its domain has no "
-                "missing category: declare it (missing={column: True}, or None "
-                "among its categories)"
-            )
+            raise _UndeclaredMissing(col)
         if (
             how == "numeric"
             and self.out_of_bounds == "error"
@@ -872,11 +875,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             # missing={column: False} (doc/privacy.md)
             missing = declared_missing
             if has_missing and not declared_missing:
-                raise ValueError(
-                    f"column {col!r} has missing values but its declared domain "
-                    "has no missing category: declare it (None among its "
-                    "categories, or missing={column: True})"
-                )
+                raise _UndeclaredMissing(col)
         else:
             missing = declared_missing or has_missing
             if has_missing and not declared_missing:
@@ -1256,6 +1255,24 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
 
 # ------------------------------------------------------------------ helpers
+class _UndeclaredMissing(ValueError):
+    """A column with missing values whose declared domain has no missing
+    level (collected by ``fit`` into one error naming every such column)."""
+
+    def __init__(self, col):
+        super().__init__(_undeclared_missing_text([col]))
+
+
+def _undeclared_missing_text(cols):
+    """The refusal of missing values a declaration rules out: the columns,
+    never a value or a count."""
+    which = f"column {cols[0]!r} has" if len(cols) == 1 else f"columns {cols} have"
+    return (
+        f"{which} missing values but no missing category in the declared "
+        "domain: declare it (None among its categories, or missing={column: True})"
+    )
+
+
 def _is_missing_scalar(v):
     try:
         return bool(pd.isna(v))

@@ -483,6 +483,9 @@ def cmd_synthesize(args):
             _warn(NO_SCHEMA_WARNING)
         held_out = None
         if args.holdout is not None:
+            # the declarations hold for the whole input, not for the rows the
+            # split happens to keep (the same command failed 6 times in 8)
+            BooleanEncoder(**schema.encoder).check_declarations(data)
             keep = _holdout_split(len(data), args.holdout, args.seed)
             data, held_out = data[keep].reset_index(drop=True), ~keep
         encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._datetime import UNITS, from_units, is_time_dtype, to_units
@@ -404,20 +404,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         # missing value declared impossible) then follows no warning about
         # the private domains and no draw of their noise (a privacy audit,
         # round seventeen); the private domains themselves never refuse
-        declared_specs, undeclared_missing = {}, []
-        for col in df.columns:
-            try:
-                if col in private:
-                    self._check_declared_contract(col, df[col], private[col])
-                else:
-                    declared_specs[col] = self._column_spec(col, df[col])
-                    self._encode_column(declared_specs[col][0], df[col], [])
-            except _UndeclaredMissing:
-                # every such column in one error, not one per run (three
-                # fix-and-rerun cycles on credit; a walk-through, round 18)
-                undeclared_missing.append(col)
-        if undeclared_missing:
-            raise ValueError(_undeclared_missing_text(undeclared_missing))
+        declared_specs = self._check_declarations(df, private)
         try:
             specs, inferred = [], []
             for col in df.columns:
@@ -475,6 +462,45 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 )
             raise
         return self
+
+    def _check_declarations(self, df, private):
+        """The declared domains' contracts on ``df`` (no noise drawn):
+        ``{column: (spec, inferred)}`` of the columns not learned privately
+        (``private``: those that are). Refuses, naming only columns, a level
+        or value outside a declared domain and a missing value it rules out
+        -- every such column at once (one per run took three fix-and-rerun
+        cycles on credit; a walk-through, round eighteen)."""
+        declared_specs, undeclared_missing = {}, []
+        for col in df.columns:
+            try:
+                if col in private:
+                    self._check_declared_contract(col, df[col], private[col])
+                else:
+                    declared_specs[col] = self._column_spec(col, df[col])
+                    self._encode_column(declared_specs[col][0], df[col], [])
+            except _UndeclaredMissing:
+                undeclared_missing.append(col)
+        if undeclared_missing:
+            raise ValueError(_undeclared_missing_text(undeclared_missing))
+        return declared_specs
+
+    def check_declarations(self, X: ArrayLike) -> None:
+        """Check ``X`` against the declared domains, as ``fit`` does first,
+        without fitting or drawing noise: raises ``ValueError`` naming the
+        columns whose values the declarations rule out. The CLI runs it on
+        the whole input before ``--holdout`` splits it, so the same command
+        does not pass or fail by which rows the split kept (a walk-through,
+        round eighteen). Reads the data: a refusal is outside the guarantee
+        by design, as ``fit``'s (``doc/privacy.md``)."""
+        probe = clone(self).set_params(
+            epsilon=1.0 if self.epsilon in (None, "auto") else self.epsilon
+        )
+        df = probe._as_frame(X, reset=True)
+        probe._check_units(df.dtypes)
+        private = probe._private_columns(df.columns, df.dtypes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            probe._check_declarations(df, private)
 
     def _warn_coarse_private_domains(self, specs, private, eps_col):
         """Warn where a private domain could not carry its column, rather

@@ -286,8 +286,9 @@ def _warn_inferred_types(data, schema):
     if inferred:
         warnings.warn(
             f"the types of columns {inferred} (number, whole number, true/false "
-            'or text) were read from the data: a schema without "columns" does '
-            'not declare them. A types-only schema ("columns") does',
+            "or text) were read from the data: this schema gives no column a "
+            'type. Give each its type with the types-only form, {"columns": '
+            '{"name": {"type": "numeric", "integer": true}, ...}} (cli.md)',
             PrivacyLeakWarning,
             stacklevel=2,
         )
@@ -740,7 +741,7 @@ class _cli_warnings(warnings.catch_warnings):
                 if not self.schema_given:
                     return ""
                 message = f"{message} ({self.hint})"
-            _warn(message)
+            _warn(_in_schema_terms(str(message)))
             return ""
 
         self._saved_format = warnings.formatwarning  # (not saved by the base)
@@ -1862,6 +1863,9 @@ def build_parser():
 
 #: The encoder's remedies in Python terms, said in the schema file's.
 _SCHEMA_TERMS = {
+    "Declare their domains (bin_edges= or bounds=, categories=)": (
+        'Declare their domains in the schema ("bin_edges" or "bounds", "levels")'
+    ),
     "declare it (None among its categories, or missing={column: True})": (
         'declare it in the schema: null among its "levels", or "missing": true'
     ),
@@ -1869,6 +1873,13 @@ _SCHEMA_TERMS = {
         'declare it in the schema: "missing": true, or null among its "levels"'
     ),
 }
+
+
+def _in_schema_terms(text):
+    """The library's remedies said in the schema file's terms."""
+    for python, schema in _SCHEMA_TERMS.items():
+        text = text.replace(python, schema)
+    return text
 
 
 def _error(message):
@@ -1892,10 +1903,8 @@ def main(argv=None):
     except (ValueError, TypeError, OSError, ImportError) as exc:
         # every user error (bad file, parameter, schema, budget, data) is one
         # line and exit status 2; no traceback
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        for python, schema in _SCHEMA_TERMS.items():
-            text = text.replace(python, schema)
-        return _error(text)
+        text = _in_schema_terms(" ".join(str(exc).split()))
+        return _error(text or type(exc).__name__)
     except SystemExit as exc:
         # a helper's SystemExit("message"): the same line and status as any
         # other usage or data error (SystemExit's own convention is status 1)

@@ -622,3 +622,21 @@ def test_holdout_does_not_decide_whether_the_declarations_hold(tmp_path, capsys)
         args += ["--seed", str(seed), "-o", str(tmp_path / "o.csv")]
         assert cli.main(args) == 2
         assert "column 'job' has missing values" in capsys.readouterr().err
+
+
+def test_a_coarse_domain_warning_is_said_in_schema_terms(capsys):
+    """On the command line the CoarseDomainWarning advised Python keywords
+    (``bin_edges=``, ``categories=``; a walk-through, round eighteen)."""
+    from skdp_synth.exceptions import CoarseDomainWarning
+
+    text = (
+        "the private domains of columns ['x'] kept a single bin. Declare their "
+        "domains (bin_edges= or bounds=, categories=) or give them more"
+    )
+    with cli._cli_warnings(schema_given=True, types_only=True):
+        warnings.formatwarning(text, CoarseDomainWarning, "f.py", 1)
+    err = capsys.readouterr().err
+    assert (
+        'Declare their domains in the schema ("bin_edges" or "bounds", "levels")' in err
+    )
+    assert "bin_edges=" not in err

@@ -1487,7 +1487,8 @@ def _category_index(spec, series, miss):
         # neither the values nor how many there are: both are private
         raise ValueError(
             f"column {spec.name!r} has values that are not among its declared "
-            f"categories {spec.levels} (not shown: they are private)"
+            f"{'levels' if spec.kind == 'ordinal' else 'categories'} "
+            f"{spec.levels} (not shown: they are private)"
         )
     index = resolved[groups] if len(series) else np.zeros(0, dtype=int)
     index[np.asarray(miss, dtype=bool)] = 0

@@ -1276,6 +1276,7 @@ def cmd_report(args):
             ("the synthetic table", args.synthetic),
             ("--release", args.release),
             ("--schema", args.schema),
+            ("--real-train", args.real_train),
         ],
         [("-o", args.output), ("--png", args.png)],
     )
@@ -1302,6 +1303,9 @@ def cmd_report(args):
         synthetic = _read_csv(args.synthetic, schema)
         _check_release_matches(release, synthetic, args.release)
         steps.step()
+        real_train = None
+        if args.real_train is not None:
+            real_train = _read_csv(args.real_train, schema)
         report = fidelity_report(
             real,
             synthetic,
@@ -1309,6 +1313,8 @@ def cmd_report(args):
             d=ds,
             held_out=args.held_out,
             release=release,
+            target=args.target,
+            real_train=real_train,
         )
         steps.step()
         report.to_html(args.output)
@@ -1830,6 +1836,20 @@ def build_parser():
         metavar="FILE",
         help="the release 'synthesize --release-out' wrote: the page states its "
         "privacy guarantee (without it: not known)",
+    )
+    p_rep.add_argument(
+        "--target",
+        default=None,
+        metavar="COLUMN",
+        help="also train a model predicting COLUMN on the synthetic rows and "
+        "score it on the real ones (the page gives the real-trained reference)",
+    )
+    p_rep.add_argument(
+        "--real-train",
+        default=None,
+        metavar="FILE",
+        help="with --target: the real rows the synthesizer was fitted on, so "
+        "the reference is the same model trained on them (else on half of REAL)",
     )
     p_rep.add_argument("-o", "--output", required=True, help="output HTML file")
     p_rep.add_argument(

@@ -234,6 +234,10 @@ class FidelityReport:
         Whether the real rows were held out of the fit (``True``: the scores
         are out-of-sample), were fitted on (``False``: in-sample) or are not
         stated (``None``); the page says which.
+    model : mapping or None
+        With ``target=``: :func:`train_synthetic_test_real`'s result (a
+        model trained on the synthetic rows, scored on the real ones, and
+        its real-trained reference); else ``None``.
     """
 
     columns: tuple
@@ -247,6 +251,7 @@ class FidelityReport:
     notes: tuple = field(default=())
     ks: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     held_out: bool | None = None
+    model: MappingProxyType | None = None
 
     # ---------------------------------------------------------- numbers
     def average_tv(self, d: int) -> float:
@@ -486,6 +491,19 @@ class FidelityReport:
             f"<p>{self.n_real:,} real rows, {self.n_synthetic:,} synthetic rows, "
             f"{len(self.columns)} columns; {esc(_SAMPLE_NOTE[self.held_out])}.</p>"
         )
+        if self.model is not None:
+            m = self.model
+            reference = (
+                "the real training rows"
+                if m.get("reference") == "real_train"
+                else "half of the real rows (fewer rows: a weaker reference)"
+            )
+            parts.append(
+                f"<p id='model'>A model predicting {esc(m['target'])}, trained "
+                "on the synthetic rows, "
+                f"scores {esc(m['metric'])} {m['synthetic']:.3f} on the real "
+                f"rows; trained on {esc(reference)}, {m['real']:.3f}.</p>"
+            )
         g = self.guarantee
         if g.epsilon is not None:
             privacy = (
@@ -737,6 +755,8 @@ def fidelity_report(
     n_worst: int = 5,
     extra_warnings: Iterable[str | warnings.WarningMessage] = (),
     held_out: bool | None = None,
+    target: Any = None,
+    real_train: pd.DataFrame | None = None,
 ) -> FidelityReport:
     """Compare synthetic rows with a real table; read the release's guarantee.
 
@@ -777,6 +797,14 @@ def fidelity_report(
         synthesizer was fitted on (``False``) or is not stated (``None``).
         Recorded and said on the page: scores on the fitted rows are
         in-sample and flatter the synthesizer.
+    target : column name, default=None
+        Also train a model predicting ``target`` on the synthetic rows and
+        score it on ``real`` (:func:`train_synthetic_test_real`; issue 22):
+        ``model`` holds the result and the page says it.
+    real_train : DataFrame, default=None
+        With ``target``: the real rows the synthesizer was fitted on, for
+        the like-for-like reference (the same model trained on them);
+        without them the reference is trained on half of ``real``.
 
     Returns
     -------
@@ -812,6 +840,12 @@ def fidelity_report(
         else:  # not ours to swallow
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     rows = _as_frame(rows, real)
+    model = None
+    if target is not None:
+        if target not in real.columns:
+            raise ValueError(f"target {target!r} is not a column of real")
+        scores = train_synthetic_test_real(rows, real, target, real_train=real_train)
+        model = MappingProxyType({**scores, "target": str(target)})
     schema = _time_edges_as_seconds(schema, real)
     times = [c for c in real.columns if pd.api.types.is_datetime64_any_dtype(real[c])]
     real, rows = _times_as_seconds(real, rows)
@@ -840,6 +874,7 @@ def fidelity_report(
         notes=tuple(notes),
         ks=MappingProxyType(ks),
         held_out=None if held_out is None else bool(held_out),
+        model=model,
     )
 
 

@@ -854,7 +854,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         plan["final_estimator"] = inner.estimator
         plan["decoder"] = meta
         params = {
-            "steps": [[name, type(step).__name__] for name, step in self.steps],
+            "steps": [
+                [name, step if isinstance(step, str) else type(step).__name__]
+                for name, step in self.steps
+            ],
             "final": inner.params,
             # what the fit spent on the private domains (fitted, not the
             # current parameters: a set_params after fit changes nothing here)

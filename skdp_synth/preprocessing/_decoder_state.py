@@ -190,17 +190,20 @@ def _dtype_from(text, where):
         raise ValueError(f"{where}: {text!r} is not a dtype pandas knows") from None
 
 
+#: pandas' nullable number dtypes, by name (an integer column with missing
+#: values comes back as one of these)
+_NULLABLE_NUMBERS = frozenset(
+    [f"{kind}{bits}" for kind in ("Int", "UInt") for bits in (8, 16, 32, 64)]
+    + ["Float32", "Float64"]
+)
+
+
 def _is_number_dtype(dtype):
-    """NumPy's or pandas' nullable integers and floats (not bool, complex)."""
-    base = getattr(dtype, "numpy_dtype", dtype)
-    try:
-        kind = np.dtype(base).kind
-    except TypeError:
-        return False
-    nullable = isinstance(dtype, pd.api.extensions.ExtensionDtype) and type(
-        dtype
-    ).__module__.startswith("pandas.core.arrays.")
-    return kind in "iuf" and (isinstance(dtype, np.dtype) or nullable)
+    """NumPy's integers and floats, or pandas' nullable ones (not bool,
+    complex, or another extension dtype)."""
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in "iuf"
+    return str(dtype) in _NULLABLE_NUMBERS
 
 
 def _check_dtype(dtype, kind, unit, frame, where):

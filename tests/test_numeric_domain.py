@@ -1429,3 +1429,38 @@ def test_train_synthetic_test_real_compares_like_with_like():
     ranked = held.sort_values("y")
     half = train_synthetic_test_real(train, ranked, "y")
     assert half["reference"] == "half of real" and half["real"] > 0.5
+
+
+def test_a_wide_noise_leaf_at_the_core_end_is_trimmed():
+    """Flights' ``arr_delay`` (at most 931; ``bench_mixed.py`` seed 2, b =
+    41.7): the max-sum core took in ``[1025, 4096)`` with 84 noisy rows, none
+    real (just over ``2 b``), so the cap stayed at 4096 and the rows' std came
+    back 1.9 times the real one. An outermost core leaf wider than ``GAP_T``
+    in ``t`` must hold more than ``CORE_WIDE_SCALES b``."""
+    from skdp_synth.preprocessing._numeric_domain import (
+        CORE_WIDE_SCALES,
+        GAP_T,
+        _t,
+        kept_counts,
+    )
+
+    b = 125.0 / 3.0
+    body = [-66.0, -32.0, -16.0, -8.0, -4.0, -2.0, 0.0, 2.0, 4.0, 8.0, 16.0]
+    edges = np.array(body + [32.0, 64.0, 128.0, 256.0, 1025.0, 4096.0, 65536.0])
+    edges = np.append(edges, [2.0**20, 2.0**24])
+    raw = np.full(edges.size - 1, 2000.0)
+    far = {1025.0: 83.8, 4096.0: -24.6, 65536.0: -264.7, 2.0**20: 0.8}
+    for lo, v in far.items():
+        raw[np.flatnonzero(edges[:-1] == lo)[0]] = v
+    j = np.flatnonzero(edges[:-1] == 1025.0)[0]
+    assert 2 * b < raw[j] <= CORE_WIDE_SCALES * b  # in the max-sum core
+    assert _t(edges[j + 1]) - _t(edges[j]) > GAP_T
+    out, (lo, hi) = kept_counts(edges, raw, b, np.zeros(raw.size, dtype=bool))
+    assert out[j] == 0.0 and not out[j:].any()
+    assert hi <= 1025.0
+    assert (out[: j - 1] == raw[: j - 1]).all()  # the body is untouched
+    # a leaf that holds more than CORE_WIDE_SCALES b stays (credit's Debt:
+    # [1025, 4096) with 290 noisy rows)
+    raw[j] = CORE_WIDE_SCALES * b + 1.0
+    out, (lo, hi) = kept_counts(edges, raw, b, np.zeros(raw.size, dtype=bool))
+    assert out[j] == raw[j] and hi == 4096.0

@@ -1170,6 +1170,28 @@ def plot_curve(
     return fig
 
 
+def _wasserstein_scale(values: np.ndarray) -> float:
+    """The spread a Wasserstein distance is divided by: the interquartile
+    range of ``values``; where it is 0 (more than half of them on one value,
+    e.g. a debt that is 0 for 82 % of the rows) their standard deviation;
+    where that is 0 too (a constant), 1. Dividing by 1 where the IQR was 0
+    gave the distance in the column's units (115 for credit's ``Debt``),
+    which outweighed every other column in a mean.
+
+    >>> import numpy as np
+    >>> _wasserstein_scale(np.array([1.0, 2, 3, 4, 5]))
+    2.0
+    >>> _wasserstein_scale(np.array([-4.0, 0, 0, 0, 0, 0, 0, 4]))  # IQR 0: the std
+    2.0
+    """
+    values = np.asarray(values, dtype=np.float64)
+    q75, q25 = np.percentile(values, [75, 25])
+    if q75 > q25:
+        return float(q75 - q25)
+    sd = float(values.std())
+    return sd if sd > 0 else 1.0
+
+
 def numeric_scores(
     real: pd.DataFrame, synthetic: pd.DataFrame, columns: Sequence | None = None
 ) -> pd.DataFrame:
@@ -1178,7 +1200,8 @@ def numeric_scores(
     **Not private** (reads the real rows); pass held-out rows as ``real`` to
     score against data the fit did not see. Per column (missing values
     dropped): the two-sample Kolmogorov-Smirnov statistic, the 1-Wasserstein
-    distance divided by the real interquartile range (by 1 when it is 0),
+    distance divided by the real values' spread (their interquartile range,
+    or their standard deviation where more than half of them are one value),
     the ratio of standard deviations (synthetic / real), the share of
     integral synthetic values, the missing rates, and the largest absolute
     difference between the two Pearson correlation matrices in the column's
@@ -1234,11 +1257,11 @@ def numeric_scores(
     rows = {}
     for c in columns:
         a, b = r[c].dropna().to_numpy(), s[c].dropna().to_numpy()
-        q75, q25 = np.percentile(a, [75, 25])
-        iqr = q75 - q25 if q75 > q25 else 1.0
         rows[c] = {
             "ks": float(ks_2samp(a, b).statistic),
-            "wasserstein_iqr": float(wasserstein_distance(a, b) / iqr),
+            "wasserstein_iqr": float(
+                wasserstein_distance(a, b) / _wasserstein_scale(a)
+            ),
             "std_ratio": float(b.std() / a.std()) if a.std() > 0 else math.nan,
             "integral": float(np.mean(b == np.round(b))) if b.size else math.nan,
             "missing_real": float(r[c].isna().mean()),

@@ -334,6 +334,29 @@ def test_numeric_scores_identities():
     assert numeric_scores(df, shifted).loc["wage", "ks"] == 1.0  # disjoint supports
 
 
+def test_wasserstein_is_scaled_by_the_std_where_the_iqr_is_0():
+    """A column with most rows on one value (a debt: 0 for 82 % of the rows)
+    has IQR 0; its Wasserstein distance was divided by 1 and read in the
+    column's units (credit's ``Debt``: 115), outweighing every other column
+    in a mean. It is divided by the real values' std there."""
+    from scipy.stats import wasserstein_distance
+
+    from skdp_synth.report import numeric_scores
+
+    rng = np.random.default_rng(3)
+    debt = np.where(rng.random(500) < 0.82, 0.0, rng.lognormal(7, 1, 500))
+    real = pd.DataFrame({"debt": debt, "x": rng.normal(size=500)})
+    synth = real.assign(debt=real["debt"] * 1.5, x=real["x"] + 0.5)
+    assert np.subtract(*np.percentile(debt, [75, 25])) == 0.0
+    got = numeric_scores(real, synth)["wasserstein_iqr"]
+    want = wasserstein_distance(debt, debt * 1.5) / debt.std()
+    assert got["debt"] == pytest.approx(want, rel=1e-12)
+    iqr = np.subtract(*np.percentile(real["x"], [75, 25]))
+    assert got["x"] == pytest.approx(0.5 / iqr, rel=1e-9)  # a shift by 0.5
+    const = pd.DataFrame({"c": np.full(50, 7.0)})
+    assert numeric_scores(const, const + 2.0).loc["c", "wasserstein_iqr"] == 2.0
+
+
 def test_train_synthetic_test_real_reports_both_scores():
     from skdp_synth.report import train_synthetic_test_real
 

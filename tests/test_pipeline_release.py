@@ -189,6 +189,29 @@ def test_a_pipeline_without_a_guarantee_has_no_release():
         pipe.to_release()
 
 
+def test_a_last_step_with_a_release_but_no_guarantee_is_refused():
+    """A last step that has ``to_release`` but is not differentially private
+    (here the microaggregator given one): the pipeline records no guarantee,
+    so it has nothing to publish (``ValueError``, not the microaggregator's
+    own ``TypeError`` above)."""
+    from skdp_synth import CovarianceLossMicroaggregator
+
+    class Publishing(CovarianceLossMicroaggregator):
+        def to_release(self):  # pragma: no cover - never reached
+            raise AssertionError("the pipeline must refuse before asking")
+
+    df = _frame()[["colour", "flag"]]
+    pipe = make_synthesis_pipeline(
+        _colour_flag_encoder(), Publishing(k=10, random_state=0)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        pipe.fit(df)
+    assert pipe.privacy_guarantee_ is None
+    with pytest.raises(ValueError, match="records no privacy guarantee"):
+        pipe.to_release()
+
+
 def test_a_step_whose_decoding_is_not_stored_is_refused():
     from sklearn.preprocessing import FunctionTransformer
 

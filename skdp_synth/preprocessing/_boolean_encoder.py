@@ -378,6 +378,19 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """
         if _is_dask_frame(X):
             return self._fit_schema(X._meta)
+        if self.epsilon != "auto" and not (
+            isinstance(X, np.ndarray)
+            or (hasattr(X, "columns") and hasattr(X, "dtypes"))
+        ):
+            # a list's column types are inferred from its values: one added
+            # ["n/a", "x"] row turned a numeric column into a categorical one
+            # (another bit layout) under a stated guarantee (a neighbour-diff
+            # audit, round nineteen); the pipeline refuses the same input
+            raise TypeError(
+                f"{type(self).__name__} learns domains with a budget: pass a "
+                "pandas DataFrame or a NumPy array, whose column types are "
+                "public (a list's are inferred from its values)"
+            )
         df = self._as_frame(X, reset=True)
         declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
         declared += [self.bounds or {}, self._missing_map(), self._unit_map()]

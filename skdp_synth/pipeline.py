@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
 import warnings
 from functools import partial
@@ -733,9 +734,13 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         ----------
         n_samples : int, default=None
             Passed to the last step's ``sample``.
-        random_state : None, int or RandomState, default=None
-            Passed to the last step's ``sample``. Decoding uses each encoder's
-            own ``random_state``.
+        random_state : None, int, Generator or RandomState, default=None
+            Passed to the last step's ``sample``; when given, decoding uses
+            child seeds of it too (one per decoding step), so the same
+            ``random_state`` gives the same rows, whatever the encoder's own
+            ``random_state``. ``None``: the last step's own stream, and each
+            encoder decodes with its own ``random_state`` (an encoder left
+            unseeded then decodes numbers differently on every call).
         chunks : int, default=None
             Rows per chunk of a lazily generated ``dask.dataframe.DataFrame``
             (needs the ``dask`` extra): each chunk is drawn by the last step
@@ -772,7 +777,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             # lazy frame's chunks (issue 23, finding 7)
             return self._sample_in_chunks(last, steps, n, random_state)
         Y = last.sample(n_samples, random_state=random_state)
-        for step in steps:
+        for step, seed in zip(steps, _decoding_seeds(random_state, len(steps))):
+            if seed is not None and "random_state" in step.get_params(deep=False):
+                step = copy.copy(step)
+                step.random_state = seed
             Y = step.inverse_transform(Y)
         return Y
 
@@ -873,8 +881,6 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         )
 
     def _sample_in_chunks(self, last, steps, n, random_state):
-        import copy
-
         import pandas as pd
 
         if random_state is None:
@@ -892,8 +898,6 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         return np.concatenate([np.asarray(part) for part in parts], axis=0)
 
     def _sample_lazy(self, last, steps, n_samples, random_state, chunks):
-        import copy
-
         dask = import_dask("sample(chunks=...)")
         import dask.dataframe as dd
 
@@ -927,6 +931,33 @@ class _HeadPipeline(Pipeline):
         return super()._log_message(step_idx)
 
 
+#: The spawn key under which ``sample(random_state=...)`` derives the
+#: decoding steps' seeds (a stream apart from the last step's draw).
+DECODING_SPAWN_KEY = 0xDEC0DE
+
+
+def _decoding_seeds(random_state, k):
+    """One seed per decoding step from ``sample``'s ``random_state`` (``None``
+    each when it is ``None``: the steps' own). A new user found that
+    ``pipe.sample(n, random_state=1)`` gave other numbers on every call
+    when the encoder was unseeded, as the README advises for a release (a
+    walk-through, round nineteen). An int seeds a ``SeedSequence`` child
+    apart from the draw's stream; a Generator or RandomState (already
+    advanced by the draw) gives one integer of entropy."""
+    if random_state is None:
+        return [None] * k
+    if isinstance(random_state, (int, np.integer)):
+        entropy = int(random_state)
+    else:
+        rng = random_state
+        if isinstance(rng, np.random.RandomState):
+            entropy = int(rng.randint(0, 2**31 - 1))
+        else:
+            entropy = int(np.random.default_rng(rng).integers(0, 2**63 - 1))
+    root = np.random.SeedSequence(entropy, spawn_key=(DECODING_SPAWN_KEY,))
+    return [int(child.generate_state(1)[0]) for child in root.spawn(k)]
+
+
 def _decoded_chunk(state, size, seed, secure, part, meta):
     """One chunk of a lazy pipeline sample: drawn, then decoded step by step.
 
@@ -934,8 +965,6 @@ def _decoded_chunk(state, size, seed, secure, part, meta):
     ``j``-th child of the chunk's ``SeedSequence`` (the draw uses the
     sequence itself): independent streams, the same for every compute.
     """
-    import copy
-
     from .base import _lazy_chunk
 
     snapshot, decoders = state

@@ -287,12 +287,8 @@ def _read_csv(path, schema=None):
                 low_memory=False,
             )
         for col, levels in declared.items():
-            lookup = {str(v): v for v in levels if v is not None}
             frame[col] = pd.Series(
-                [
-                    lookup[v] if v in lookup else (None if v in STR_NA_VALUES else v)
-                    for v in raw[col]
-                ],
+                _cells_as_levels(raw[col], levels, STR_NA_VALUES),
                 dtype=object,
                 index=frame.index,
             )
@@ -1106,13 +1102,37 @@ def _declared_levels(frame, declared):
 
     frame = frame.copy()
     for col, levels in declared.items():
-        lookup = {str(v): v for v in levels if v is not None}
-        frame[col] = [
-            lookup[v] if v in lookup else (None if v in STR_NA_VALUES else v)
-            for v in frame[col]
-        ]
+        frame[col] = _cells_as_levels(frame[col], levels, STR_NA_VALUES)
         frame[col] = frame[col].astype(object)
     return frame
+
+
+def _cells_as_levels(cells, levels, na_values):
+    """CSV cells (text) as the declared levels they spell: ``"4"`` and, for a
+    numeric level, ``"4.0"`` (pandas writes an integer column with missing
+    values as floats; a walk-through, round nineteen, had a 0-7 ordinal
+    refused for it) are the level ``4``; a missing marker is ``None``;
+    anything else stays as it is (and is refused as undeclared later)."""
+    lookup = {str(v): v for v in levels if v is not None}
+    numbers = {
+        float(v): v
+        for v in levels
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+    }
+
+    def level(v):
+        if v in lookup:
+            return lookup[v]
+        if v in na_values:
+            return None
+        if numbers and isinstance(v, str):
+            try:
+                return numbers.get(float(v), v)
+            except ValueError:
+                return v
+        return v
+
+    return [level(v) for v in cells]
 
 
 class _TaskProgress:

@@ -136,6 +136,28 @@ def test_csv_cells_are_read_as_the_declared_levels(tmp_path):
     assert ints["flag"].tolist() == [0, 1, 1]
 
 
+def test_a_float_spelling_of_a_numeric_level_is_that_level(tmp_path):
+    """pandas writes an integer column with missing values as ``4.0``; a
+    0-7 ordinal declared ``[0, ..., 7]`` refused it as undeclared (a
+    walk-through, round nineteen). Text that is not a number stays itself
+    (and is refused later), and a string level is matched as spelled."""
+    src = tmp_path / "t.csv"
+    src.write_text("days,code\n4.0,1\n,1.0\n7,x\n0.0,1\n")
+    schema = {
+        "columns": {
+            "days": {"type": "ordinal", "levels": list(range(8)), "missing": True},
+            "code": {"type": "categorical", "levels": ["1", "1.0", "x"]},
+        }
+    }
+    frame = cli._read_csv(str(src), schema)
+    assert frame["days"].tolist()[:1] + frame["days"].tolist()[2:] == [4, 7, 0]
+    assert frame["days"].iloc[1] is None
+    assert all(type(v) is int for v in frame["days"].dropna())
+    assert frame["code"].tolist() == ["1", "1.0", "x", "1"]
+    out = cli._cells_as_levels(["4.5", "four", "4.0"], [4, 5], set())
+    assert out == ["4.5", "four", 4]
+
+
 def test_reading_a_csv_warns_the_same_whatever_its_values(tmp_path):
     """pandas' chunked type guess warned "Columns (0) have mixed types" when
     one text cell (a declared level) followed 300,000 numeric-looking ones,

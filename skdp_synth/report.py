@@ -1305,11 +1305,8 @@ def train_synthetic_test_real(
         ``"positive"`` for ``"auc"``.
     """
     import pandas as pd
-    from sklearn.ensemble import (
-        HistGradientBoostingClassifier,
-        HistGradientBoostingRegressor,
-    )
-    from sklearn.metrics import r2_score, roc_auc_score
+
+    from .metrics._model import model_task
 
     if real_train is not None:
         real_train = real_train[list(real.columns)]
@@ -1320,72 +1317,8 @@ def train_synthetic_test_real(
         real, real_train = both.iloc[: len(real)], both.iloc[len(real) :]
     else:
         real, synthetic = _times_as_seconds(real, synthetic[list(real.columns)])
-    numeric = pd.api.types.is_numeric_dtype(
-        real[target]
-    ) and not pd.api.types.is_bool_dtype(real[target])
-    features = [c for c in real.columns if c != target]
-    cats = [c for c in features if not pd.api.types.is_numeric_dtype(real[c])]
-    levels = {
-        c: sorted(
-            set(real[c].dropna().astype(str)) | set(synthetic[c].dropna().astype(str))
-        )
-        for c in cats
-    }
-
-    def xy(df):
-        X = df[features].copy()
-        for c in features:
-            if c in cats:
-                X[c] = pd.Categorical(
-                    X[c]
-                    .astype(object)
-                    .where(X[c].notna(), None)
-                    .map(lambda v: None if v is None else str(v)),
-                    categories=levels[c],
-                )
-            else:
-                X[c] = pd.to_numeric(X[c], errors="coerce").astype(float)
-        y = df[target]
-        keep = y.notna().to_numpy()
-        return X[keep], y[keep]
-
-    def fit_score(train, test):
-        Xtr, ytr = xy(train)
-        Xte, yte = xy(test)
-        if numeric:
-            model = HistGradientBoostingRegressor(
-                categorical_features="from_dtype", random_state=random_state
-            )
-            model.fit(Xtr, ytr.astype(float))
-            return float(r2_score(yte.astype(float), model.predict(Xte)))
-        model = HistGradientBoostingClassifier(
-            categorical_features="from_dtype", random_state=random_state
-        )
-        if len(classes) <= 2:
-            model.fit(Xtr, (ytr.astype(str) == positive).astype(int))
-            yb = (yte.astype(str) == positive).astype(int)
-            return float(roc_auc_score(yb, model.predict_proba(Xte)[:, 1]))
-        model.fit(Xtr, ytr.astype(str))
-        proba = model.predict_proba(Xte)
-        present = sorted(set(yte.astype(str)))
-        P = np.zeros((len(Xte), len(present)))
-        for k, c in enumerate(model.classes_):
-            if c in present:
-                P[:, present.index(c)] = proba[:, k]
-        total = P.sum(axis=1, keepdims=True)
-        P = np.where(total > 0, P / np.where(total > 0, total, 1), 1 / len(present))
-        if len(present) == 2:
-            return float(roc_auc_score(yte.astype(str) == present[1], P[:, 1]))
-        return float(
-            roc_auc_score(yte.astype(str), P, multi_class="ovr", labels=present)
-        )
-
-    classes = sorted(real[target].dropna().astype(str).unique())
-    positive = classes[-1]
-    out = {
-        "metric": "r2" if numeric else ("auc" if len(classes) <= 2 else "auc-ovr"),
-        "synthetic": fit_score(synthetic, real),
-    }
+    metric, positive, fit_score = model_task(real, synthetic, target, random_state)
+    out = {"metric": metric, "synthetic": fit_score(synthetic, real)}
     if real_train is not None:
         out["real"] = fit_score(real_train, real)
         out["reference"] = "real_train"

@@ -113,3 +113,62 @@ def test_scorer_errors():
     with pytest.raises(TypeError, match="no sample method"):
         make_marginal_scorer(kind="tv")(LinearRegression(), np.zeros((3, 2)))
     assert "d=2" in repr(make_marginal_scorer())
+
+
+def _labelled(n=1200, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.choice(["u", "v", "w"], n)
+    b = rng.choice(["p", "q"], n)
+    y = np.where((a == "u") ^ (b == "p") ^ (rng.random(n) < 0.15), "yes", "no")
+    return pd.DataFrame({"a": a, "b": b, "y": y})
+
+
+def _labelled_pipe(target=None):
+    from skdp_synth import ProjectedGaussianRelease
+
+    cats = {"a": ["u", "v", "w"], "b": ["p", "q"], "y": ["no", "yes"]}
+    return make_synthesis_pipeline(
+        BooleanEncoder(categories=cats, random_state=0),
+        ProjectedGaussianRelease(
+            epsilon=2.0, delta=1e-6, random_state=0, target=target
+        ),
+    )
+
+
+def test_model_scorer_is_the_reports_synthetic_score():
+    """make_model_scorer(target) trains on estimator.sample(len(X)) and
+    scores on X: exactly train_synthetic_test_real's "synthetic" for the
+    same rows (one model definition, metrics._model)."""
+    from skdp_synth.metrics import make_model_scorer
+    from skdp_synth.report import train_synthetic_test_real
+
+    df = _labelled()
+    train, held = df.iloc[:900], df.iloc[900:].reset_index(drop=True)
+    pipe = _labelled_pipe().fit(train)
+    got = make_model_scorer("y", random_state=3)(pipe, held)
+    rows = pipe.sample(len(held), random_state=3)
+    want = train_synthetic_test_real(rows, held, "y", random_state=3)
+    assert got == want["synthetic"]
+    assert 0.5 < got <= 1.0
+    with pytest.raises(ValueError, match="must be a DataFrame that has it"):
+        make_model_scorer("z")(pipe, held)
+    with pytest.raises(ValueError, match="n_samples"):
+        make_model_scorer("y", n_samples=0)
+
+
+def test_grid_search_chooses_target_by_the_model_scorer():
+    """GridSearchCV tunes target= by the model a user will train (a
+    walk-through, round nineteen: target= helped one model and hurt another,
+    so whether to set it is a choice to measure)."""
+    from skdp_synth.metrics import make_model_scorer
+
+    df = _labelled()
+    search = GridSearchCV(
+        _labelled_pipe(),
+        {"projectedgaussianrelease__target": [None, "y"]},
+        scoring=make_model_scorer("y"),
+        cv=KFold(2),
+        error_score="raise",
+    ).fit(df)
+    assert search.best_params_["projectedgaussianrelease__target"] in (None, "y")
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))

@@ -9,14 +9,17 @@
 * :func:`covariance_loss` -- ``||E XX^T - E YY^T||_F`` of a partition
   (:cite:`Boedihardjo2024` §3).
 * :func:`make_marginal_scorer` -- ``scoring=`` for ``GridSearchCV``.
+* :func:`make_model_scorer` -- a model trained on synthetic rows, scored on
+  held-out real ones, as ``scoring=``.
 """
 
 from ._marginals import covariance_loss, marginal_error, marginal_tv, moment_error
-from ._scorer import make_marginal_scorer
+from ._scorer import make_marginal_scorer, make_model_scorer
 
 __all__ = [
     "covariance_loss",
     "make_marginal_scorer",
+    "make_model_scorer",
     "marginal_error",
     "marginal_tv",
     "moment_error",

@@ -12,7 +12,7 @@ from ..validation import check_integer
 from ._coding import _average_tvs, _discretize, _times_as_seconds
 from ._marginals import marginal_error
 
-__all__ = ["make_marginal_scorer"]
+__all__ = ["make_marginal_scorer", "make_model_scorer"]
 
 
 class _MarginalScorer:
@@ -148,3 +148,91 @@ def make_marginal_scorer(
     if kind not in ("boolean", "tv"):
         raise ValueError(f"kind must be 'boolean' or 'tv', got {kind!r}")
     return _MarginalScorer(int(d), n_samples, kind, random_state)
+
+
+class _ModelScorer:
+    """Callable ``(estimator, X, y=None) -> model score``; see the factory."""
+
+    def __init__(self, target, n_samples, random_state):
+        self.target = target
+        self.n_samples = n_samples
+        self.random_state = random_state
+
+    def __repr__(self):
+        return f"make_model_scorer({self.target!r}, n_samples={self.n_samples})"
+
+    def __call__(self, estimator, X, y=None):
+        import pandas as pd
+
+        from ._model import model_task
+
+        if not hasattr(estimator, "sample"):
+            raise TypeError(
+                "make_model_scorer trains on estimator.sample(...), decoded to "
+                f"X's schema; {type(estimator).__name__} has no sample method. "
+                "Use make_synthesis_pipeline(encoder, synthesizer)."
+            )
+        if not isinstance(X, pd.DataFrame) or self.target not in X.columns:
+            raise ValueError(
+                f"make_model_scorer({self.target!r}) scores on held-out rows "
+                "with that column: X must be a DataFrame that has it"
+            )
+        n = self.n_samples if self.n_samples is not None else len(X)
+        rows = estimator.sample(n, random_state=self.random_state)
+        if not isinstance(rows, pd.DataFrame):
+            rows = pd.DataFrame(np.asarray(rows), columns=X.columns)
+        real, rows = _times_as_seconds(X, rows[list(X.columns)])
+        seed = self.random_state if isinstance(self.random_state, int) else 0
+        _, _, fit_score = model_task(real, rows, self.target, seed)
+        return fit_score(rows, real)
+
+
+def make_model_scorer(
+    target: object,
+    *,
+    n_samples: int | None = None,
+    random_state: int | None = 0,
+) -> Callable[..., float]:
+    """Scorer: a model trained on the synthetic rows, scored on held-out real ones.
+
+    What a user who synthesizes for a model cares about, as ``scoring=`` for
+    ``GridSearchCV``: ``estimator.sample(n)`` (a
+    :func:`~skdp_synth.make_synthesis_pipeline`, decoded to the table's
+    schema) trains a gradient-boosting model for ``target``, scored on the
+    held-out fold ``X`` -- ROC AUC for a categorical target (macro
+    one-vs-rest for more than two levels), R² for a numeric one; greater is
+    better. The same model as :func:`~skdp_synth.report.train_synthetic_test_real`
+    (``"synthetic"``). Use it to choose, e.g., whether ``target=`` of
+    :class:`~skdp_synth.ProjectedGaussianRelease` helps your model: it
+    weights the target's tables, and where the release selects a tree of
+    pairs that tree becomes a star around the target, which helps some
+    models and hurts others (``doc/user_guide/gaussian_release.md``).
+
+    Parameters
+    ----------
+    target : column label
+        The column the model predicts (a column of ``X``).
+    n_samples : int, default=None
+        Synthetic rows to train on; ``None``: ``len(X)``.
+    random_state : int or None, default=0
+        For the synthetic sample and the model.
+
+    Returns
+    -------
+    scorer : callable ``(estimator, X, y=None) -> float``
+
+    Notes
+    -----
+    **Not private**, as every score on held-out real rows: see
+    :func:`make_marginal_scorer`'s notes -- each fit of the search spends its
+    budget, and picking the best score reads the real folds.
+    """
+    if n_samples is not None and (
+        isinstance(n_samples, bool)
+        or not isinstance(n_samples, numbers.Integral)
+        or n_samples < 1
+    ):
+        raise ValueError(
+            f"n_samples must be a positive integer or None, got {n_samples!r}"
+        )
+    return _ModelScorer(target, n_samples, random_state)

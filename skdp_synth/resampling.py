@@ -37,15 +37,63 @@ def _encoder_of(synthesizer):
 _TARGET = "__target__"
 
 
+def _plain(values):
+    """A list of Python values (NumPy scalars as ``.item()``; missing as ``None``)."""
+    out = []
+    for v in list(values):
+        if isinstance(v, np.generic):
+            v = v.item()
+        out.append(None if _is_missing(v) else v)
+    return out
+
+
+def _is_missing(v):
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _label_key(v):
+    return ("missing",) if v is None else (type(v).__name__, repr(v))
+
+
+def _has_missing(classes):
+    return any(v is None for v in classes)
+
+
+def _labels_declared(fit, label=_TARGET):
+    """``fit()``, its refusal of missing labels said in the resampler's terms
+    (the encoder's advice named ``categories=`` and ``missing=`` of a column
+    the user never declared; a walk-through, round nineteen)."""
+    try:
+        return fit()
+    except ValueError as exc:
+        # the encoder's refusals (at fit, or when it encodes the rows) both
+        # begin so; another column's, or several columns', pass as they are
+        if not str(exc).startswith(f"column {label!r} has missing values but"):
+            raise
+        raise ValueError(
+            "y has missing labels but classes= has no None: put None among "
+            "classes to synthesize missing labels too, or drop those rows "
+            "(not shown: they are private)"
+        ) from None
+
+
 class SyntheticResampler(BaseEstimator):
     """Replace a training set by synthetic rows, with ``y`` synthesized jointly.
 
-    ``fit_resample(X, y)`` one-hot encodes the class labels (one bit if there
-    are two classes), appends them to ``X`` as 0/1 columns, fits a clone of
-    ``synthesizer`` on the joint table, samples, and splits the synthetic table
-    back into ``(X_synthetic, y_synthetic)``. Labels are decoded by the rule of
-    :class:`~skdp_synth.preprocessing.BooleanEncoder` (one 1: that class; zero
-    or several: drawn in proportion).
+    ``fit_resample(X, y)`` adds the labels to ``X``, fits a clone of
+    ``synthesizer`` on the joint table, samples, and splits the synthetic
+    table back into ``(X_synthetic, y_synthetic)``. For a synthesis pipeline
+    (:func:`~skdp_synth.make_synthesis_pipeline`, a ``BooleanEncoder``
+    first) the label is one more *categorical* column, named after ``y``
+    (a Series' name) or ``"__target__"``, with ``classes`` as its declared
+    levels, so a release's ``target=`` can name it. For a synthesizer of 0/1
+    or numeric rows the labels are one-hot encoded (one bit if there are two
+    classes) and appended as 0/1 columns, decoded by the rule of
+    :class:`~skdp_synth.preprocessing.BooleanEncoder` (one 1: that class;
+    zero or several: drawn in proportion).
 
     Parameters
     ----------
@@ -56,7 +104,10 @@ class SyntheticResampler(BaseEstimator):
     classes : array-like, default=None
         The public list of class labels. ``None`` learns them from ``y`` with a
         :class:`~skdp_synth.exceptions.PrivacyLeakWarning` (a class present
-        only in the private data would otherwise be revealed).
+        only in the private data would otherwise be revealed). ``None``
+        among them declares that a label can be missing (a synthesis
+        pipeline then synthesizes missing labels too); without it a missing
+        label is refused, as a declared column's missing value is.
     n_samples : int, default=None
         Synthetic rows to return. ``None``: as many as ``X`` has when ``n``
         is public (replace-one DP, or a synthesizer that is not private);
@@ -102,7 +153,8 @@ class SyntheticResampler(BaseEstimator):
         return self
 
     def fit_resample(self, X: ArrayLike, y: ArrayLike) -> tuple[Any, Any]:
-        """Synthetic ``(X, y)`` with as many rows as ``n_samples`` (default ``len(X)``).
+        """Synthetic ``(X, y)``: ``n_samples`` rows (``None``: see the class's
+        ``n_samples``; ``len(X)`` only where ``n`` is public).
 
         Returns
         -------
@@ -131,10 +183,14 @@ class SyntheticResampler(BaseEstimator):
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
-            classes = np.unique(y_arr)
+            classes = [v for v in _plain(np.unique(y_arr[~pd.isna(y_arr)]))]
         else:
-            classes = np.asarray(self.classes)
-            if len(classes) < 1 or len(np.unique(classes)) != len(classes):
+            # Python values, not NumPy scalars (labels came back as np.str_),
+            # and None allowed (np.unique failed on None beside strings; a
+            # walk-through, round nineteen)
+            classes = _plain(self.classes)
+            keys = {_label_key(v) for v in classes}
+            if len(classes) < 1 or len(keys) != len(classes):
                 raise ValueError("classes must be a non-empty list of distinct labels")
 
         if _encoder_of(self.synthesizer) is not None:
@@ -143,10 +199,12 @@ class SyntheticResampler(BaseEstimator):
 
         label_encoder = BooleanEncoder(
             categories={_TARGET: list(classes)},
-            missing="never",
+            missing="infer" if _has_missing(classes) else "never",
             random_state=self.random_state,
         )
-        y_bits = label_encoder.fit_transform(pd.DataFrame({_TARGET: y_arr}))
+        y_bits = _labels_declared(
+            lambda: label_encoder.fit_transform(pd.DataFrame({_TARGET: y_arr}))
+        )
         n_bits = y_bits.shape[1]
 
         is_frame = isinstance(X, pd.DataFrame)
@@ -198,7 +256,7 @@ class SyntheticResampler(BaseEstimator):
         else:
             X_out = sample_arr[:, :-n_bits]
         self.synthesizer_ = synth
-        self.classes_ = classes
+        self.classes_ = np.asarray(classes, dtype=object)
         if y_is_series:
             y_out = pd.Series(y_out, name=y_name)
         return X_out, y_out
@@ -229,12 +287,13 @@ class SyntheticResampler(BaseEstimator):
         declared[label] = list(classes)
         params = {"categories": declared}
         missing = encoder.get_params()["missing"]
+        can_miss = _has_missing(classes)
         if missing == "infer":
-            params["missing"] = {label: False}
+            params["missing"] = {label: can_miss}
         elif isinstance(missing, dict):
-            params["missing"] = {**missing, label: False}
+            params["missing"] = {**missing, label: can_miss}
         encoder.set_params(**params)
-        synth.fit(joint)
+        _labels_declared(lambda: synth.fit(joint), label)
         if n_out is None:
             relation = getattr(synth, "neighbouring_", None) or getattr(
                 synth._final_estimator, "neighbouring_", "replace-one"
@@ -252,7 +311,7 @@ class SyntheticResampler(BaseEstimator):
         if not is_frame:
             X_out = X_out.to_numpy()
         self.synthesizer_ = synth
-        self.classes_ = classes
+        self.classes_ = np.asarray(classes, dtype=object)
         return X_out, y_out
 
     def __sklearn_tags__(self):

@@ -187,3 +187,62 @@ def test_the_release_target_can_name_the_label():
     Xs, ys = res.fit_resample(X, y)
     assert ys.name == "y" and list(Xs.columns) == ["sector"]
     assert res.synthesizer_[-1].target == "y"
+
+
+def _labelled_with_missing(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    sector = rng.choice(["public", "private"], n)
+    X = pd.DataFrame({"sector": sector, "age": rng.integers(18, 80, n)})
+    y = pd.Series(np.where(sector == "public", "yes", "no"), name="y", dtype=object)
+    y[rng.random(n) < 0.2] = np.nan  # a fifth of the labels missing
+    return X, y
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_missing_labels_are_declared_by_none_among_the_classes(missing):
+    """A label with missing values: the refusal named the encoder's
+    ``categories=``/``missing=`` of a column the user never declared, and
+    following it with ``classes=[..., None]`` failed in ``np.unique`` (None
+    beside strings; a walk-through, round nineteen). ``None`` (or NaN)
+    among the classes declares a missing label; labels come back as Python
+    strings, not ``np.str_``."""
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    X, y = _labelled_with_missing()
+
+    def resampler(classes):
+        synth = make_synthesis_pipeline(
+            BooleanEncoder(
+                categories={"sector": ["public", "private"]}, random_state=0
+            ),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        )
+        return SyntheticResampler(synth, classes=classes, random_state=0)
+
+    with pytest.raises(ValueError, match="put None among classes"):
+        resampler(["yes", "no"]).fit_resample(X, y)
+    res = resampler(["yes", "no", missing])
+    Xs, ys = res.fit_resample(X, y)
+    assert set(ys.dropna()) <= {"yes", "no"}
+    assert all(type(v) is str for v in ys.dropna())
+    assert 0.1 < ys.isna().mean() < 0.3  # the missing labels are synthesized
+    assert list(res.classes_) == ["yes", "no", None]
+
+
+def test_missing_labels_with_a_bit_synthesizer():
+    """The same declaration where the labels are one-hot bits."""
+    rng = np.random.default_rng(1)
+    y = np.where(rng.random(300) < 0.5, "a", "b").astype(object)
+    X = (rng.random((300, 4)) < np.where(y[:, None] == "a", 0.8, 0.2)).astype(float)
+    y[:30] = None
+    with pytest.raises(ValueError, match="put None among classes"):
+        SyntheticResampler(
+            BootstrapSynthesizer(domain="boolean", random_state=0), classes=["a", "b"]
+        ).fit_resample(X, y)
+    Xs, ys = SyntheticResampler(
+        BootstrapSynthesizer(domain="boolean", random_state=0),
+        classes=["a", "b", None],
+        random_state=0,
+    ).fit_resample(X, y)
+    assert set(v for v in ys if v is not None) <= {"a", "b"}

@@ -1946,10 +1946,12 @@ _SCHEMA_TERMS = {
     "Declare their domains (bin_edges= or bounds=, categories=)": (
         'Declare their domains in the schema ("bin_edges" or "bounds", "levels")'
     ),
-    "declare it (None among its categories, or missing={column: True})": (
+    "declare it (None among its categories or ordinal levels, or "
+    "missing={column: True})": (
         'declare it in the schema: null among its "levels", or "missing": true'
     ),
-    "declare it (missing={column: True}, or None among its categories)": (
+    "declare it (missing={column: True}, or None among its categories or "
+    "ordinal levels)": (
         'declare it in the schema: "missing": true, or null among its "levels"'
     ),
 }

@@ -150,6 +150,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``None`` in the list to declare that the column can be missing.
     ordinal : dict, default=None
         ``{column: ordered list of levels}`` for ordinal columns (thermometer).
+        ``None`` among the levels (anywhere; it is not ordered) declares a
+        missing level, as in ``categories``.
     bin_edges : dict, default=None
         ``{column: increasing edges e_0 < ... < e_B}`` for numeric columns:
         ``B`` bins ``[e_{i-1}, e_i)``, the last one closed. Values outside
@@ -1016,7 +1018,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             raise ValueError(
                 f"column {spec.name!r} has missing values but its domain has no "
                 "missing category: declare it (missing={column: True}, or None "
-                "among its categories)"
+                "among its categories or ordinal levels)"
             )
         if spec.kind in ("nominal", "binary", "ordinal"):
             index = _category_index(spec, series, miss)
@@ -1308,7 +1310,8 @@ def _undeclared_missing_text(cols):
     which = f"column {cols[0]!r} has" if len(cols) == 1 else f"columns {cols} have"
     return (
         f"{which} missing values but no missing category in the declared "
-        "domain: declare it (None among its categories, or missing={column: True})"
+        "domain: declare it (None among its categories or ordinal levels, or "
+        "missing={column: True})"
     )
 
 

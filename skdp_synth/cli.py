@@ -480,6 +480,7 @@ def cmd_synthesize(args):
             ("-o", args.output),
             ("--release-out", args.release_out),
             ("--holdout-out", args.holdout_out),
+            ("--train-out", args.train_out),
         ],
     )
     _check_holdout(args)
@@ -543,11 +544,14 @@ def cmd_synthesize(args):
         try:
             if held_out is not None:
                 _write_rows(args.input, held_out, args.holdout_out)
+                if args.train_out is not None:
+                    _write_rows(args.input, ~held_out, args.train_out)
             _write_release(pipe, args)
         except BaseException:
             os.remove(args.output)  # no output on any failure
-            if held_out is not None and os.path.exists(args.holdout_out):
-                os.remove(args.holdout_out)
+            for extra in (args.holdout_out, args.train_out):
+                if held_out is not None and extra and os.path.exists(extra):
+                    os.remove(extra)
             raise
     fitted = pipe[-1]
     spent = _privacy_spent(pipe, shown.leaked)
@@ -557,11 +561,17 @@ def cmd_synthesize(args):
         file=sys.stderr,
     )
     if held_out is not None:
+        train = "" if args.train_out is None else f" --real-train {args.train_out}"
         print(
-            f"wrote the held-out real rows (never fitted) to {args.holdout_out}: "
-            "score against them with 'skdp-synth report "
-            f"{args.holdout_out} {args.output} --held-out'; they are real data, "
-            "NOT private: keep them with the input",
+            f"wrote the held-out real rows (never fitted) to {args.holdout_out}"
+            + (
+                ""
+                if args.train_out is None
+                else f" and the fitted ones to {args.train_out}"
+            )
+            + ": score against them with 'skdp-synth report "
+            f"{args.holdout_out} {args.output} --held-out{train}'; they are "
+            "real data, NOT private: keep them with the input",
             file=sys.stderr,
         )
     return 0
@@ -647,9 +657,15 @@ def cmd_sample(args):
 
 
 def _check_holdout(args):
-    """``--holdout`` and ``--holdout-out`` go together; checked before any read."""
+    """``--holdout`` and ``--holdout-out`` go together (``--train-out`` needs
+    them); checked before any read."""
     if (args.holdout is None) != (args.holdout_out is None):
         raise CLIError("--holdout FRACTION and --holdout-out FILE go together")
+    if args.train_out is not None and args.holdout is None:
+        raise CLIError(
+            "--train-out writes the rows --holdout kept for the fit: give "
+            "--holdout FRACTION --holdout-out FILE too"
+        )
     if args.holdout is None:
         return
     if not 0.0 < args.holdout < 1.0:
@@ -660,6 +676,8 @@ def _check_holdout(args):
             "records: hold out records before counting them"
         )
     _check_output_path(args.holdout_out)
+    if args.train_out is not None:
+        _check_output_path(args.train_out)
     paths = {os.path.abspath(p) for p in (args.input, args.output, args.holdout_out)}
     if len(paths) < 3:
         raise CLIError("--holdout-out must differ from the input and the output")
@@ -1395,10 +1413,29 @@ def cmd_report(args):
             "(synthesize --holdout, then report --held-out, scores on rows it "
             "never saw)"
         )
+        + _model_note(report.model)
         + "; the report reads the real data and is NOT private",
         file=sys.stderr,
     )
     return 0
+
+
+def _model_note(model):
+    """The report's model score for the line ``report`` prints (it was on the
+    page only; a walk-through, round nineteen)."""
+    if model is None:
+        return ""
+    reference = (
+        "the real training rows"
+        if model.get("reference") == "real_train"
+        else "half of REAL (a weaker reference; --real-train FILE for the "
+        "like-for-like one)"
+    )
+    return (
+        f"; a model of {model['target']} trained on the synthetic rows: "
+        f"{model['metric']} {model['synthetic']:.3f}, trained on {reference}: "
+        f"{model['real']:.3f}"
+    )
 
 
 def _reference_rows(X, rng):
@@ -1803,6 +1840,14 @@ def build_parser():
         default=None,
         metavar="FILE",
         help="CSV file for the held-out rows (real data: NOT private)",
+    )
+    p_syn.add_argument(
+        "--train-out",
+        default=None,
+        metavar="FILE",
+        help="with --holdout: also write the rows that were fitted, for "
+        "'report --real-train FILE' (the like-for-like reference of a "
+        "model's score; real data: NOT private)",
     )
     p_syn.add_argument(
         "--release-out",

@@ -489,3 +489,51 @@ def test_the_report_scores_a_model_for_a_target(tmp_path):
     args += ["--real-train", str(tmp_path / "train.csv"), "-o", str(page)]
     assert cli.main(args) == 0
     assert "trained on the real training rows" in page.read_text()
+
+
+def test_synthesize_writes_the_fitted_rows_for_the_reports_reference(tmp_path, capsys):
+    """``synthesize --holdout`` wrote only the held-out rows, so the file
+    ``report --real-train`` needs could not be had from the documented
+    workflow, and ``report`` printed no model score (only the page had
+    it; a walk-through, round nineteen). ``--train-out`` writes the fitted
+    rows: with the held-out ones they are the input's rows, each once."""
+    import json
+
+    from skdp_synth import cli
+
+    rng = np.random.default_rng(0)
+    n = 1500
+    x = rng.normal(size=n)
+    df = pd.DataFrame(
+        {"g": rng.choice(["a", "b"], n), "y": np.where(x > 0, "yes", "no")}
+    )
+    df["g"] = np.where(rng.random(n) < 0.8, np.where(x > 0, "a", "b"), df["g"])
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    schema = {
+        "columns": {
+            "g": {"type": "categorical", "levels": ["a", "b"]},
+            "y": {"type": "categorical", "levels": ["no", "yes"]},
+        }
+    }
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    held, fitted, out = tmp_path / "held.csv", tmp_path / "fit.csv", tmp_path / "o.csv"
+    base = ["synthesize", str(src), "--method", "gaussian-release", "--epsilon", "1"]
+    base += ["--delta", "1e-6", "--schema", str(tmp_path / "s.json"), "--seed", "0"]
+    assert cli.main([*base, "--train-out", str(fitted), "-o", str(out)]) == 2
+    assert "--train-out writes the rows --holdout kept" in capsys.readouterr().err
+    args = [*base, "--holdout", "0.2", "--holdout-out", str(held)]
+    assert cli.main([*args, "--train-out", str(fitted), "-o", str(out)]) == 0
+    assert f"--real-train {fitted}" in capsys.readouterr().err
+    both = pd.concat([pd.read_csv(fitted), pd.read_csv(held)])
+    pd.testing.assert_frame_equal(
+        both.sort_values(["g", "y"]).reset_index(drop=True),
+        df.sort_values(["g", "y"]).reset_index(drop=True),
+    )
+    page = tmp_path / "r.html"
+    report = ["report", str(held), str(out), "--schema", str(tmp_path / "s.json")]
+    report += ["--held-out", "--target", "y", "--real-train", str(fitted)]
+    assert cli.main([*report, "-o", str(page)]) == 0
+    err = capsys.readouterr().err
+    assert "a model of y trained on the synthetic rows: auc" in err
+    assert "trained on the real training rows:" in err

@@ -529,3 +529,13 @@ def test_every_column_with_undeclared_missing_values_is_named_at_once():
     )
     with pytest.raises(ValueError, match=r"columns \['a', 'b'\] have missing"):
         enc.fit(df)
+
+
+def test_the_unknown_value_refusal_lists_the_declared_missing_level():
+    """The refusal listed ``['White', 'Asian']`` where ``None`` was declared
+    too (a walk-through, round nineteen): the declared domain, in full."""
+    enc = BooleanEncoder(categories={"race": ["White", "Asian", None]}).fit(
+        pd.DataFrame({"race": ["White", "Asian", None]})
+    )
+    with pytest.raises(ValueError, match=r"categories \['White', 'Asian', None\]"):
+        enc.transform(pd.DataFrame({"race": ["Black"]}))

@@ -1504,7 +1504,8 @@ def _category_index(spec, series, miss):
         raise ValueError(
             f"column {spec.name!r} has values that are not among its declared "
             f"{'levels' if spec.kind == 'ordinal' else 'categories'} "
-            f"{spec.levels} (not shown: they are private)"
+            f"{[*spec.levels, None] if spec.missing else spec.levels} "
+            "(not shown: they are private)"
         )
     index = resolved[groups] if len(series) else np.zeros(0, dtype=int)
     index[np.asarray(miss, dtype=bool)] = 0

@@ -37,7 +37,9 @@ import argparse
 import ast
 import contextlib
 import csv
+import math
 import os
+import re
 import sys
 import time
 import warnings
@@ -561,7 +563,13 @@ def cmd_synthesize(args):
         file=sys.stderr,
     )
     if held_out is not None:
-        train = "" if args.train_out is None else f" --real-train {args.train_out}"
+        train = (
+            ""
+            if args.train_out is None
+            else f" --target COLUMN --real-train {args.train_out}"
+        )
+        if args.schema is not None:
+            train = f" --schema {args.schema}{train}"
         print(
             f"wrote the held-out real rows (never fitted) to {args.holdout_out}"
             + (
@@ -1125,17 +1133,26 @@ def _declared_levels(frame, declared):
     return frame
 
 
+#: A plain decimal (ASCII digits, an optional point and fraction): the only
+#: spellings of a number that :func:`_cells_as_levels` reads as a level.
+_PLAIN_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]*)?")
+
+
 def _cells_as_levels(cells, levels, na_values):
     """CSV cells (text) as the declared levels they spell: ``"4"`` and, for a
-    numeric level, ``"4.0"`` (pandas writes an integer column with missing
-    values as floats; a walk-through, round nineteen, had a 0-7 ordinal
-    refused for it) are the level ``4``; a missing marker is ``None``;
-    anything else stays as it is (and is refused as undeclared later)."""
+    numeric level, a plain decimal of exactly its value, ``"4.0"`` (pandas
+    writes an integer column with missing values as floats; a walk-through,
+    round nineteen, had a 0-7 ordinal refused for it) or ``"2.50"``, are the
+    level; a missing marker is ``None``; anything else (``"1e0"``, ``" 4"``,
+    ``"1.0000000000000001"``) stays as it is and is refused as undeclared
+    later. Exact decimal equality: no rounding makes a cell a level."""
+    from decimal import Decimal
+
     lookup = {str(v): v for v in levels if v is not None}
     numbers = {
-        float(v): v
+        Decimal(repr(v)) if isinstance(v, float) else Decimal(v): v
         for v in levels
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
     }
 
     def level(v):
@@ -1143,11 +1160,8 @@ def _cells_as_levels(cells, levels, na_values):
             return lookup[v]
         if v in na_values:
             return None
-        if numbers and isinstance(v, str):
-            try:
-                return numbers.get(float(v), v)
-            except ValueError:
-                return v
+        if numbers and isinstance(v, str) and _PLAIN_DECIMAL.fullmatch(v):
+            return numbers.get(Decimal(v), v)
         return v
 
     return [level(v) for v in cells]
@@ -1358,6 +1372,12 @@ def cmd_report(args):
         ],
         [("-o", args.output), ("--png", args.png)],
     )
+    if args.real_train is not None and args.target is None:
+        # it was ignored (no model, no reference; a review, round nineteen)
+        raise CLIError(
+            "--real-train is the reference of a model's score: give the "
+            "column it predicts with --target COLUMN"
+        )
     if args.png:
         # before anything is read or written: no HTML left behind without PNG
         from .report import _figure_class

@@ -740,7 +740,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             ``random_state`` gives the same rows, whatever the encoder's own
             ``random_state``. ``None``: the last step's own stream, and each
             encoder decodes with its own ``random_state`` (an encoder left
-            unseeded then decodes numbers differently on every call).
+            unseeded then decodes numbers differently on every call) -- up
+            to ``validation.sample_chunk_rows`` rows; a larger sample is
+            drawn and decoded chunk by chunk with seeds derived from the
+            last step's ``random_state``, as with ``chunks``.
         chunks : int, default=None
             Rows per chunk of a lazily generated ``dask.dataframe.DataFrame``
             (needs the ``dask`` extra): each chunk is drawn by the last step

@@ -62,7 +62,7 @@ def _has_missing(classes):
     return any(v is None for v in classes)
 
 
-def _labels_declared(fit, label=_TARGET):
+def _labels_declared(fit, classes, label=_TARGET):
     """``fit()``, its refusal of missing labels said in the resampler's terms
     (the encoder's advice named ``categories=`` and ``missing=`` of a column
     the user never declared; a walk-through, round nineteen)."""
@@ -71,8 +71,10 @@ def _labels_declared(fit, label=_TARGET):
     except ValueError as exc:
         # the encoder's refusals (at fit, or when it encodes the rows) both
         # begin so; another column's, or several columns', pass as they are
-        if not str(exc).startswith(f"column {label!r} has missing values but"):
-            raise
+        if _has_missing(classes) or not str(exc).startswith(
+            f"column {label!r} has missing values but"
+        ):
+            raise  # (None declared: the encoder's own missing= refused it)
         raise ValueError(
             "y has missing labels but classes= has no None: put None among "
             "classes to synthesize missing labels too, or drop those rows "
@@ -106,8 +108,9 @@ class SyntheticResampler(BaseEstimator):
         :class:`~skdp_synth.exceptions.PrivacyLeakWarning` (a class present
         only in the private data would otherwise be revealed). ``None``
         among them declares that a label can be missing (a synthesis
-        pipeline then synthesizes missing labels too); without it a missing
-        label is refused, as a declared column's missing value is.
+        pipeline then synthesizes missing labels too, as NaN); without it a
+        missing label is refused, as a declared column's missing value is
+        (unless the pipeline's encoder says ``missing="always"``).
     n_samples : int, default=None
         Synthetic rows to return. ``None``: as many as ``X`` has when ``n``
         is public (replace-one DP, or a synthesizer that is not private);
@@ -189,8 +192,11 @@ class SyntheticResampler(BaseEstimator):
             # and None allowed (np.unique failed on None beside strings; a
             # walk-through, round nineteen)
             classes = _plain(self.classes)
-            keys = {_label_key(v) for v in classes}
-            if len(classes) < 1 or len(keys) != len(classes):
+            try:  # by equality, as np.unique did: 1, 1.0 and True are one
+                distinct = len(set(classes)) == len(classes)
+            except TypeError:  # unhashable labels: by type and repr
+                distinct = len({_label_key(v) for v in classes}) == len(classes)
+            if len(classes) < 1 or not distinct:
                 raise ValueError("classes must be a non-empty list of distinct labels")
 
         if _encoder_of(self.synthesizer) is not None:
@@ -203,7 +209,8 @@ class SyntheticResampler(BaseEstimator):
             random_state=self.random_state,
         )
         y_bits = _labels_declared(
-            lambda: label_encoder.fit_transform(pd.DataFrame({_TARGET: y_arr}))
+            lambda: label_encoder.fit_transform(pd.DataFrame({_TARGET: y_arr})),
+            classes,
         )
         n_bits = y_bits.shape[1]
 
@@ -293,7 +300,7 @@ class SyntheticResampler(BaseEstimator):
         elif isinstance(missing, dict):
             params["missing"] = {**missing, label: can_miss}
         encoder.set_params(**params)
-        _labels_declared(lambda: synth.fit(joint), label)
+        _labels_declared(lambda: synth.fit(joint), classes, label)
         if n_out is None:
             relation = getattr(synth, "neighbouring_", None) or getattr(
                 synth._final_estimator, "neighbouring_", "replace-one"

@@ -154,8 +154,11 @@ def test_a_float_spelling_of_a_numeric_level_is_that_level(tmp_path):
     assert frame["days"].iloc[1] is None
     assert all(type(v) is int for v in frame["days"].dropna())
     assert frame["code"].tolist() == ["1", "1.0", "x", "1"]
-    out = cli._cells_as_levels(["4.5", "four", "4.0"], [4, 5], set())
-    assert out == ["4.5", "four", 4]
+    out = cli._cells_as_levels(["4.5", "four", "4.0", "04", "2.50"], [4, 5, 2.5], set())
+    assert out == ["4.5", "four", 4, 4, 2.5]
+    # exact decimals only: no rounding, exponent, sign or space makes a level
+    odd = ["1e-400", "1.0000000000000001", "100000000000000001", " 4", "1e0", "+1"]
+    assert cli._cells_as_levels(odd, [0, 1, 4, 10**17], set()) == odd
 
 
 def test_reading_a_csv_warns_the_same_whatever_its_values(tmp_path):

@@ -1487,3 +1487,23 @@ def test_a_wide_noise_leaf_at_the_core_end_is_trimmed():
     raw[j] = CORE_WIDE_SCALES * b + 1.0
     out, (lo, hi) = kept_counts(edges, raw, b, np.zeros(raw.size, dtype=bool))
     assert out[j] == raw[j] and hi == 4096.0
+
+
+def test_a_core_of_wide_weak_leaves_only_is_left_whole():
+    """Where every leaf of the core is wide and weak, none is better
+    evidence than another: the trim keeps the core (it kept its lowest leaf,
+    by position: the top of a column was lost; a review, round nineteen)."""
+    from skdp_synth.preprocessing._numeric_domain import (
+        CORE_WIDE_SCALES,
+        _trim_wide_ends,
+    )
+
+    b = 40.0
+    counts = np.array([0.0, 3.0 * b, 3.5 * b, 3.0 * b, 0.0])
+    width = np.array([4.0, 2.0, 2.0, 2.0, 4.0])
+    assert (counts[1:4] <= CORE_WIDE_SCALES * b).all()
+    assert _trim_wide_ends(1, 3, counts, width, b) == (1, 3)
+    counts[2] = CORE_WIDE_SCALES * b + 1.0  # one strong leaf: the core is it
+    assert _trim_wide_ends(1, 3, counts, width, b) == (2, 2)
+    width[1] = 0.5  # a narrow leaf is never trimmed
+    assert _trim_wide_ends(1, 3, counts, width, b) == (1, 2)

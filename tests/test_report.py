@@ -524,7 +524,7 @@ def test_synthesize_writes_the_fitted_rows_for_the_reports_reference(tmp_path, c
     assert "--train-out writes the rows --holdout kept" in capsys.readouterr().err
     args = [*base, "--holdout", "0.2", "--holdout-out", str(held)]
     assert cli.main([*args, "--train-out", str(fitted), "-o", str(out)]) == 0
-    assert f"--real-train {fitted}" in capsys.readouterr().err
+    assert f"--target COLUMN --real-train {fitted}" in capsys.readouterr().err
     both = pd.concat([pd.read_csv(fitted), pd.read_csv(held)])
     pd.testing.assert_frame_equal(
         both.sort_values(["g", "y"]).reset_index(drop=True),
@@ -537,3 +537,7 @@ def test_synthesize_writes_the_fitted_rows_for_the_reports_reference(tmp_path, c
     err = capsys.readouterr().err
     assert "a model of y trained on the synthetic rows: auc" in err
     assert "trained on the real training rows:" in err
+    # --real-train without --target was ignored: refused
+    no_target = [a for a in report if a not in ("--target", "y")]
+    assert cli.main([*no_target, "-o", str(page)]) == 2
+    assert "give the column it predicts with --target" in capsys.readouterr().err

@@ -102,6 +102,10 @@ def test_bad_inputs():
         res.fit_resample(X, y[:, None])
     with pytest.raises(ValueError, match="distinct"):
         SyntheticResampler(BootstrapSynthesizer(), classes=[0, 0]).fit_resample(X, y)
+    # by equality, as np.unique decided: 1, 1.0 and True are one label
+    for same in ([0, 1, 1.0], [0, 1, True]):
+        with pytest.raises(ValueError, match="distinct"):
+            SyntheticResampler(BootstrapSynthesizer(), classes=same).fit_resample(X, y)
 
 
 @pytest.mark.parametrize("bad_label", [False, True])

@@ -380,10 +380,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """
         if _is_dask_frame(X):
             return self._fit_schema(X._meta)
-        if self.epsilon != "auto" and not (
-            isinstance(X, np.ndarray)
-            or (hasattr(X, "columns") and hasattr(X, "dtypes"))
-        ):
+        if self.epsilon not in ("auto", None) and isinstance(X, (list, tuple)):
             # a list's column types are inferred from its values: one added
             # ["n/a", "x"] row turned a numeric column into a categorical one
             # (another bit layout) under a stated guarantee (a neighbour-diff

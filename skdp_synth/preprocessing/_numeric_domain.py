@@ -414,15 +414,16 @@ def _trim_wide_ends(lo_i, hi_i, counts, width, scale):
     empty leaf passes with probability ``e^-2 / 2 = 6.8 %``; a wide one at
     the core's end puts rows far out (flights' ``arr_delay``, at most 931,
     kept ``[1025, 4096)`` with 84 noisy rows, none real, and the std of the
-    rows came back 1.9 times the real one). At least one leaf stays; a
-    trimmed leaf is left to growth and to :func:`_recover_tails`.
+    rows came back 1.9 times the real one). The trimmed core runs from its
+    first to its last leaf that is not such a leaf; a core of such leaves
+    only is left whole (no leaf there is better evidence than another).
+    A trimmed leaf is left to growth and to :func:`_recover_tails`.
     Post-processing of the noisy counts."""
     wide_weak = (width > GAP_T) & (counts <= CORE_WIDE_SCALES * scale)
-    while lo_i < hi_i and wide_weak[hi_i]:
-        hi_i -= 1
-    while lo_i < hi_i and wide_weak[lo_i]:
-        lo_i += 1
-    return lo_i, hi_i
+    strong = np.flatnonzero(~wide_weak[lo_i : hi_i + 1])
+    if strong.size == 0:
+        return lo_i, hi_i
+    return lo_i + int(strong[0]), lo_i + int(strong[-1])
 
 
 def _only_point_masses(counts, atom, lo_i, hi_i, n_rest, scale):

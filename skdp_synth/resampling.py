@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, clone
 
 from .exceptions import PrivacyLeakWarning
 from .preprocessing import BooleanEncoder
+from .preprocessing._boolean_encoder import _is_missing_scalar
 from .privacy import check_written_budget
 from .validation import check_n_samples
 
@@ -43,15 +44,8 @@ def _plain(values):
     for v in list(values):
         if isinstance(v, np.generic):
             v = v.item()
-        out.append(None if _is_missing(v) else v)
+        out.append(None if _is_missing_scalar(v) else v)
     return out
-
-
-def _is_missing(v):
-    try:
-        return bool(pd.isna(v))
-    except (TypeError, ValueError):
-        return False
 
 
 def _label_key(v):

@@ -68,6 +68,17 @@ class _MarginalScorer:
         return _average_tvs(cx, cy, sizes, (d,))[f"TV{d}"]
 
 
+def _check_n_samples(n_samples):
+    if n_samples is not None and (
+        isinstance(n_samples, bool)
+        or not isinstance(n_samples, numbers.Integral)
+        or n_samples < 1
+    ):
+        raise ValueError(
+            f"n_samples must be a positive integer or None, got {n_samples!r}"
+        )
+
+
 def _split_pipeline(estimator, X):
     """The synthesizer at the end of ``estimator`` and ``X`` as it reaches it."""
     if isinstance(estimator, Pipeline):
@@ -137,14 +148,7 @@ def make_marginal_scorer(
     model selection").
     """
     check_integer(d, "d", min_value=1)
-    if n_samples is not None and (
-        isinstance(n_samples, bool)
-        or not isinstance(n_samples, numbers.Integral)
-        or n_samples < 1
-    ):
-        raise ValueError(
-            f"n_samples must be a positive integer or None, got {n_samples!r}"
-        )
+    _check_n_samples(n_samples)
     if kind not in ("boolean", "tv"):
         raise ValueError(f"kind must be 'boolean' or 'tv', got {kind!r}")
     return _MarginalScorer(int(d), n_samples, kind, random_state)
@@ -227,12 +231,5 @@ def make_model_scorer(
     :func:`make_marginal_scorer`'s notes -- each fit of the search spends its
     budget, and picking the best score reads the real folds.
     """
-    if n_samples is not None and (
-        isinstance(n_samples, bool)
-        or not isinstance(n_samples, numbers.Integral)
-        or n_samples < 1
-    ):
-        raise ValueError(
-            f"n_samples must be a positive integer or None, got {n_samples!r}"
-        )
+    _check_n_samples(n_samples)
     return _ModelScorer(target, n_samples, random_state)

@@ -1883,7 +1883,8 @@ def build_parser():
         metavar="COLUMN",
         help="the input is a contingency table: each line a cell, COLUMN its "
         "count of records (fitted as counts, never expanded; in-memory fits "
-        "with methods that take sample_weight)",
+        "with methods that take sample_weight; the schema declares every "
+        'domain, "levels" or "bin_edges", and lists COLUMN as numeric)',
     )
     p_syn.add_argument(
         "--out-of-core",

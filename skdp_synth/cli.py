@@ -563,13 +563,16 @@ def cmd_synthesize(args):
         file=sys.stderr,
     )
     if held_out is not None:
-        train = (
-            ""
-            if args.train_out is None
-            else f" --target COLUMN --real-train {args.train_out}"
-        )
+        # a command that runs as pasted (a walk-through, round nineteen:
+        # it lacked -o, the release just written, --schema and --target)
+        command = ["skdp-synth report", args.holdout_out, args.output, "--held-out"]
         if args.schema is not None:
-            train = f" --schema {args.schema}{train}"
+            command += ["--schema", args.schema]
+        if args.release_out is not None:
+            command += ["--release", args.release_out]
+        if args.train_out is not None:
+            command += ["[--target COLUMN --real-train", f"{args.train_out}]"]
+        command += ["-o report.html"]
         print(
             f"wrote the held-out real rows (never fitted) to {args.holdout_out}"
             + (
@@ -577,8 +580,7 @@ def cmd_synthesize(args):
                 if args.train_out is None
                 else f" and the fitted ones to {args.train_out}"
             )
-            + ": score against them with 'skdp-synth report "
-            f"{args.holdout_out} {args.output} --held-out{train}'; they are "
+            + f": score against them with '{' '.join(command)}'; they are "
             "real data, NOT private: keep them with the input",
             file=sys.stderr,
         )
@@ -729,9 +731,11 @@ def _write_rows(path, mask, out):
 
 #: Said (once, before the fit) when ``synthesize`` has no ``--schema``.
 NO_SCHEMA_WARNING = (
-    "no --schema: each column's levels (or bin edges) are taken from the input "
-    "itself, and that part is NOT covered by the privacy guarantee. Declare the "
-    "public domain in a schema file (see 'skdp-synth synthesize --help')."
+    "no --schema: pandas reads each column's type from its values, and a "
+    "domain the method cannot learn privately is taken from the input itself: "
+    "that part is NOT covered by the privacy guarantee. Declare the column "
+    "types (and any public levels or bin edges) in a schema file (see "
+    "'skdp-synth synthesize --help')."
 )
 
 

@@ -524,7 +524,9 @@ def test_synthesize_writes_the_fitted_rows_for_the_reports_reference(tmp_path, c
     assert "--train-out writes the rows --holdout kept" in capsys.readouterr().err
     args = [*base, "--holdout", "0.2", "--holdout-out", str(held)]
     assert cli.main([*args, "--train-out", str(fitted), "-o", str(out)]) == 0
-    assert f"--target COLUMN --real-train {fitted}" in capsys.readouterr().err
+    hint = capsys.readouterr().err
+    assert f"[--target COLUMN --real-train {fitted}] -o report.html" in hint
+    assert f"--schema {tmp_path / 's.json'}" in hint
     both = pd.concat([pd.read_csv(fitted), pd.read_csv(held)])
     pd.testing.assert_frame_equal(
         both.sort_values(["g", "y"]).reset_index(drop=True),

@@ -189,3 +189,21 @@ def test_the_model_score_takes_a_level_with_one_row():
     df = pd.DataFrame({"x": x, "y": y})
     out = train_synthetic_test_real(df, df.iloc[:3000], "y", real_train=df)
     assert out["metric"] == "auc-ovr" and 0.5 < out["synthetic"] <= 1.0
+
+
+def test_the_model_score_takes_a_text_feature_of_many_levels():
+    """A date read from CSV is text with thousands of levels; the model's
+    categorical features take at most 255 and scikit-learn refused (a
+    walk-through, round nineteen). The most frequent levels are kept, the
+    rest count as missing."""
+    from skdp_synth.metrics._model import MAX_FEATURE_LEVELS
+    from skdp_synth.report import train_synthetic_test_real
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    x = rng.normal(size=n)
+    day = pd.Series(pd.date_range("2000-01-01", periods=n)).astype(str)
+    df = pd.DataFrame({"day": day, "x": x, "y": np.where(x > 0, "a", "b")})
+    assert df["day"].nunique() > MAX_FEATURE_LEVELS + 1
+    out = train_synthetic_test_real(df, df.iloc[:1000], "y", real_train=df)
+    assert 0.9 < out["synthetic"] <= 1.0

@@ -69,7 +69,7 @@ def _discretize(real, synthetic, schema, times=()):
                 notes.append(
                     f"column {col!r} has {len(labs)} distinct values and no declared "
                     "levels or bin edges: its TV compares raw values; declare "
-                    "bin_edges in the schema"
+                    "its levels (a category) or bin_edges (a number) in the schema"
                 )
             elif schema:
                 notes.append(f"levels of column {col!r} are those seen in the tables")

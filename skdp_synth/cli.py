@@ -2013,6 +2013,7 @@ def build_parser():
 
 #: The encoder's remedies in Python terms, said in the schema file's.
 _SCHEMA_TERMS = {
+    "declare it (missing={column: True})": 'declare it in the schema: "missing": true',
     "Declare their domains (bin_edges= or bounds=, categories=)": (
         'Declare their domains in the schema ("bin_edges" or "bounds", "levels")'
     ),

@@ -482,7 +482,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         or value outside a declared domain and a missing value it rules out
         -- every such column at once (one per run took three fix-and-rerun
         cycles on credit; a walk-through, round eighteen)."""
-        declared_specs, undeclared_missing = {}, []
+        declared_specs, undeclared_missing, numeric = {}, [], True
         for col in df.columns:
             try:
                 if col in private:
@@ -490,10 +490,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 else:
                     declared_specs[col] = self._column_spec(col, df[col])
                     self._encode_column(declared_specs[col][0], df[col], [])
-            except _UndeclaredMissing:
+            except _UndeclaredMissing as exc:
                 undeclared_missing.append(col)
+                numeric = numeric and exc.numeric
         if undeclared_missing:
-            raise ValueError(_undeclared_missing_text(undeclared_missing))
+            raise ValueError(_undeclared_missing_text(undeclared_missing, numeric))
         return declared_specs
 
     def check_declarations(self, X: ArrayLike) -> None:
@@ -575,7 +576,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if self.missing == "never":
             declared = False
         if declared is False and bool(_is_missing(series).any()):
-            raise _UndeclaredMissing(col)
+            raise _UndeclaredMissing(col, numeric=how == "numeric")
         if (
             how == "numeric"
             and self.out_of_bounds == "error"
@@ -913,7 +914,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             # missing={column: False} (doc/privacy.md)
             missing = declared_missing
             if has_missing and not declared_missing:
-                raise _UndeclaredMissing(col)
+                raise _UndeclaredMissing(col, numeric=kind == "numeric")
         else:
             missing = declared_missing or has_missing
             if has_missing and not declared_missing:
@@ -1297,18 +1298,25 @@ class _UndeclaredMissing(ValueError):
     """A column with missing values whose declared domain has no missing
     level (collected by ``fit`` into one error naming every such column)."""
 
-    def __init__(self, col):
-        super().__init__(_undeclared_missing_text([col]))
+    def __init__(self, col, numeric=False):
+        super().__init__(_undeclared_missing_text([col], numeric))
+        self.numeric = numeric
 
 
-def _undeclared_missing_text(cols):
+def _undeclared_missing_text(cols, numeric=False):
     """The refusal of missing values a declaration rules out: the columns,
-    never a value or a count."""
+    never a value or a count. ``numeric``: every column is a number, whose
+    only remedy is ``missing=`` (levels do not apply; a walk-through, round
+    nineteen, was told to put null among a numeric column's levels)."""
     which = f"column {cols[0]!r} has" if len(cols) == 1 else f"columns {cols} have"
+    remedy = (
+        "missing={column: True}"
+        if numeric
+        else "None among its categories or ordinal levels, or missing={column: True}"
+    )
     return (
         f"{which} missing values but no missing category in the declared "
-        "domain: declare it (None among its categories or ordinal levels, or "
-        "missing={column: True})"
+        f"domain: declare it ({remedy})"
     )
 
 

@@ -564,3 +564,16 @@ def test_quantile_edges_do_not_split_a_heap():
         np.array([2.0, 3.5, 7.0]), np.array([1.0, 2.0, 3.0, 4.0, 7.0])
     )
     assert got.tolist() == [1.5, 3.5, 5.5]
+
+
+def test_undeclared_levels_are_shown_in_order():
+    """The report promises levels "in their order"; an undeclared column's
+    came in the order of appearance (species NL, PF, DS, SH, DM, ...; a
+    walk-through, round nineteen). Levels that do not compare keep it."""
+    from skdp_synth.metrics._coding import _discretize
+
+    real = pd.DataFrame({"s": ["NL", "PF", "DS", "DM", "NL"], "m": ["b", 1, "a", 2, 1]})
+    syn = pd.DataFrame({"s": ["PF", "AB", "DM", "NL", "NL"], "m": [1, 2, "b", "a", 1]})
+    _, _, _, levels, _ = _discretize(real, syn, {})
+    assert levels["s"] == ("AB", "DM", "DS", "NL", "PF")
+    assert set(levels["m"]) == {"b", 1, "a", 2}

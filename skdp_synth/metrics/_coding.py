@@ -62,7 +62,11 @@ def _discretize(real, synthetic, schema, times=()):
             )
         else:
             both = pd.concat([xs.astype(object), ys.astype(object)], ignore_index=True)
-            codes, uniq = pd.factorize(both, use_na_sentinel=True)
+            try:  # levels in their order, as the page says (they came in the
+                # order of appearance; a walk-through, round nineteen)
+                codes, uniq = pd.factorize(both, use_na_sentinel=True, sort=True)
+            except TypeError:  # levels that do not compare (mixed types)
+                codes, uniq = pd.factorize(both, use_na_sentinel=True)
             cx[:, j], cy[:, j] = codes[:n], codes[n:]
             labs = list(uniq)
             if len(labs) > 20:

@@ -180,7 +180,7 @@ class SyntheticResampler(BaseEstimator):
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
-            classes = [v for v in _plain(np.unique(y_arr[~pd.isna(y_arr)]))]
+            classes = _plain(np.unique(y_arr[~pd.isna(y_arr)]))
         else:
             # Python values, not NumPy scalars (labels came back as np.str_),
             # and None allowed (np.unique failed on None beside strings; a

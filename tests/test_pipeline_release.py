@@ -171,17 +171,22 @@ def _colour_flag_encoder():
     )
 
 
+def _fitted_without_guarantee(final):
+    """The colour/flag encoder and ``final`` (not differentially private),
+    fitted: the pipeline records no guarantee (PrivacyLeakWarning at fit)."""
+    pipe = make_synthesis_pipeline(_colour_flag_encoder(), final)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        pipe.fit(_frame()[["colour", "flag"]])
+    return pipe
+
+
 def test_a_pipeline_without_a_guarantee_has_no_release():
     from skdp_synth import CovarianceLossMicroaggregator
 
-    df = _frame()[["colour", "flag"]]
-    pipe = make_synthesis_pipeline(
-        _colour_flag_encoder(),
-        CovarianceLossMicroaggregator(k=10, random_state=0),
+    pipe = _fitted_without_guarantee(
+        CovarianceLossMicroaggregator(k=10, random_state=0)
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        pipe.fit(df)
     # the microaggregator ((n/k)-anonymity) has no release of its own, and
     # the pipeline records no guarantee (PrivacyLeakWarning at fit)
     assert pipe.privacy_guarantee_ is None
@@ -200,13 +205,7 @@ def test_a_last_step_with_a_release_but_no_guarantee_is_refused():
         def to_release(self):  # pragma: no cover - never reached
             raise AssertionError("the pipeline must refuse before asking")
 
-    df = _frame()[["colour", "flag"]]
-    pipe = make_synthesis_pipeline(
-        _colour_flag_encoder(), Publishing(k=10, random_state=0)
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        pipe.fit(df)
+    pipe = _fitted_without_guarantee(Publishing(k=10, random_state=0))
     assert pipe.privacy_guarantee_ is None
     with pytest.raises(ValueError, match="records no privacy guarantee"):
         pipe.to_release()

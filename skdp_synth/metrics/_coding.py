@@ -135,7 +135,7 @@ def _between_values(edges, values):
     at = np.searchsorted(values, edges, side="left")
     on = (at < values.size) & (values[np.minimum(at, values.size - 1)] == edges)
     on &= at > 0
-    moved = edges.astype(float).copy()
+    moved = np.array(edges, dtype=float)
     moved[on] = 0.5 * (values[at[on] - 1] + values[at[on]])
     return np.unique(moved)
 

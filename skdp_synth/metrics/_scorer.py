@@ -219,7 +219,8 @@ def make_model_scorer(
     n_samples : int, default=None
         Synthetic rows to train on; ``None``: ``len(X)``.
     random_state : int or None, default=0
-        For the synthetic sample and the model.
+        For the synthetic sample and the model (``None``: a fresh sample,
+        the model seeded with 0).
 
     Returns
     -------

@@ -215,7 +215,7 @@ def _quiet_parser():
         yield
 
 
-def _read_csv(path, schema=None):
+def _read_csv(path, schema=None, counts=None):
     """Read ``path``, rejecting ragged rows (never saying which, or how many:
     the rows, their positions and the file's length are private).
 
@@ -235,7 +235,9 @@ def _read_csv(path, schema=None):
     as text (a missing marker, missing), a numeric one as numbers -- a cell
     that is not a number is an error naming the column, never the cell --
     and an ``integer`` one as ``Int64`` (integral values, missing allowed),
-    a ``datetime`` one as dates and times (ISO 8601).
+    a ``datetime`` one as dates and times (ISO 8601). ``counts``: the
+    ``--counts`` column, which such a schema need not list (it is not a
+    column of the records).
     """
     import pandas as pd
 
@@ -269,7 +271,8 @@ def _read_csv(path, schema=None):
         raise CLIError(
             f"{path}: cannot be parsed as CSV (rows not shown: they are private)"
         ) from None
-    schema.check_columns(frame.columns, where=str(path))
+    listed = [c for c in frame.columns if c != counts or c in (schema.types or {})]
+    schema.check_columns(listed, where=str(path))
     declared = {c: v for c, v in schema.levels().items() if c in frame.columns}
     types = schema.types or {}
     # categorical columns without levels: text, as declared ones are read
@@ -509,7 +512,7 @@ def cmd_synthesize(args):
     )
     with _Steps("synthesize", names) as steps, shown:
         steps.step()
-        data = _read_csv(args.input, schema)
+        data = _read_csv(args.input, schema, counts=args.counts)
         fit_params = {}
         if args.counts is not None:
             data, fit_params["sample_weight"] = _split_counts(data, args.counts)

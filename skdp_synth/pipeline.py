@@ -499,24 +499,17 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         }
         head_params = {k: v for k, v in params.items() if not k.startswith(prefix)}
         if counts is not None:
-            # counts of distinct rows go to the synthesizer only: the encoders
-            # map rows one to one, so no row is expanded (issue 25)
-            encoder = self._encoder()
-            if (
-                encoder is not None
-                and encoder.epsilon not in ("auto", None)
-                and encoder._needs_budget(X)
-            ):
-                # its private domains would count lines, not records (a
-                # species on 72 lines of 35,549 records was never found; a
-                # walk-through, round nineteen): refused from the schema
-                # alone, before the encoder reads a value
-                raise ValueError(
-                    "a table of counts (sample_weight, the CLI's --counts) needs "
-                    "every column's domain declared: the encoder learns private "
-                    "domains from rows, and a line of the table is many records "
-                    "(levels for a categorical column, bin_edges for a numeric one)"
-                )
+            # counts of distinct rows: the encoders map rows one to one, so
+            # no row is expanded (issue 25); the first step's domains count
+            # records, not lines (a species on 72 lines of 35,549 records was
+            # never found when they counted lines; a walk-through, round
+            # nineteen), so it gets the counts too
+            name, first = next(
+                ((n, s) for n, s in self.steps[:-1] if s not in (None, "passthrough")),
+                (None, None),
+            )
+            if first is not None and _fit_accepts(first, "sample_weight"):
+                head_params[f"{name}__sample_weight"] = counts
             if not _fit_accepts(self._final_estimator, "sample_weight"):
                 raise TypeError(
                     f"{type(self._final_estimator).__name__}.fit does not take "

@@ -17,7 +17,7 @@ from skdp_synth import (
 )
 from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth.blocks import Blocks
-from skdp_synth.exceptions import PrivacyLeakWarning
+from skdp_synth.exceptions import CoarseDomainWarning, PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder
 
 
@@ -837,35 +837,66 @@ def test_sample_with_a_seed_gives_the_same_rows_with_an_unseeded_encoder():
     assert pipe[0].random_state is None
 
 
-def test_a_table_of_counts_needs_every_domain_declared():
+def test_a_table_of_counts_learns_domains_from_records():
     """With counts (``sample_weight``; the CLI's ``--counts``) the encoder
     learned its private domains from the table's lines, not its records: a
     species on 72 lines of 35,549 records was never found, and every
-    synthetic row came back "other" (a walk-through, round nineteen). A
-    table of counts with a domain left to learn is refused before the
-    encoder reads a value; with every domain declared it fits."""
+    synthetic row came back "other" (a walk-through, round nineteen; round
+    nineteen refused such a table, round twenty counts records). The
+    private domains of a table of counts are those of the expanded records
+    -- the same integers, the same noise draws, so the same guarantee --
+    exactly: levels, bin edges, noisy fine counts, missing levels."""
     from skdp_synth import BudgetAccountant, ProjectedGaussianRelease
 
+    rng = np.random.default_rng(3)
     lines = pd.DataFrame(
-        {"sector": ["public", "private", "public"], "age": [30, 40, 50]}
+        {
+            "species": ["a", "b", "rare", "c", None, "zero", "b"],
+            "age": [30.0, 41.0, 55.0, np.nan, 62.0, 70.0, 12.0],
+            "kids": np.array([0, 1, 2, 0, 3, 9, 1], dtype=np.int64),
+        }
     )
-    counts = np.array([500, 300, 200])
+    counts = np.array([900, 400, 120, 60, 80, 0, 300])
+    perm = rng.permutation(len(lines))
+    lines, counts = lines.iloc[perm].reset_index(drop=True), counts[perm]
+    # each line repeated in place: the levels come in the same order, so
+    # their noise draws are the same
+    expanded = lines.loc[np.repeat(np.arange(len(lines)), counts)].reset_index(
+        drop=True
+    )
+
+    def encoder():
+        return BooleanEncoder(epsilon=1.0, delta=1e-6, random_state=7)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoarseDomainWarning)
+        a = encoder().fit(lines, sample_weight=counts)
+        b = encoder().fit(expanded)
+    for sa, sb in zip(a.specs_, b.specs_, strict=True):
+        assert sa.name == sb.name and sa.kind == sb.kind
+        assert list(sa.levels) == list(sb.levels)
+        assert sa.missing == sb.missing
+        if sa.kind == "numeric":
+            np.testing.assert_array_equal(sa.fine.edges, sb.fine.edges)
+            np.testing.assert_array_equal(sa.fine.counts, sb.fine.counts)
+            assert sa.fine.missing_count == sb.fine.missing_count
+    species = a.specs_[0]
+    # the 120 records of "rare" on one line clear the threshold; "zero",
+    # on a line of no record, is not observed (as in the expanded table)
+    assert "rare" in species.levels and "zero" not in species.levels
+    assert a.epsilon_ == 1.0 and a.delta_ == 1e-6
+
+    # the pipeline hands the counts to the encoder; its domains are charged
+    # (with a share of ε = 1 for three columns, "rare" needs more records)
     acc = BudgetAccountant(epsilon=5.0, delta=1e-5, neighbouring="add-remove-one")
-    pipe = make_synthesis_pipeline(
-        BooleanEncoder(categories={"sector": ["public", "private"]}, random_state=0),
-        ProjectedGaussianRelease(
-            epsilon=1.0, delta=1e-6, random_state=0, accountant=acc
-        ),
-    )
-    with pytest.raises(ValueError, match="needs every column's domain declared"):
-        pipe.fit(lines, sample_weight=counts)
-    assert acc.spent == []
-    declared = make_synthesis_pipeline(
-        BooleanEncoder(
-            categories={"sector": ["public", "private"]},
-            bin_edges={"age": [18, 35, 50, 80]},
-            random_state=0,
-        ),
-        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
-    ).fit(lines, sample_weight=counts)
-    assert declared.epsilon_ == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoarseDomainWarning)
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(random_state=0),
+            ProjectedGaussianRelease(
+                epsilon=1.0, delta=1e-6, random_state=0, accountant=acc
+            ),
+        ).fit(lines, sample_weight=10 * counts)
+    assert "rare" in pipe[0].specs_[0].levels
+    assert pipe.epsilon_ == 1.0
+    assert acc.total_spent[0] == pytest.approx(1.0, abs=1e-12)

@@ -66,7 +66,12 @@ from ..blocks import Block, Blocks
 from ..exceptions import CoarseDomainWarning, PrivacyLeakWarning
 from ..mechanisms import NoiseSource, make_generator
 from ..privacy import PrivacyGuarantee
-from ..validation import check_finite_width, reject_bool_params, restore_on_failure
+from ..validation import (
+    check_counts,
+    check_finite_width,
+    reject_bool_params,
+    restore_on_failure,
+)
 from ._numeric_domain import (
     coarse_edges,
     decode_fine,
@@ -368,7 +373,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     @restore_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: ArrayLike, y: None = None) -> Self:
+    def fit(
+        self, X: ArrayLike, y: None = None, sample_weight: ArrayLike | None = None
+    ) -> Self:
         """Fix each column's domain and bit layout (learning what is not given).
 
         ``X`` may be a ``dask.dataframe.DataFrame``: then every column's
@@ -377,6 +384,15 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``None`` among its categories or ``missing="always"``), nothing is
         read from the data here, and the rows are checked chunk by chunk by
         :meth:`transform`.
+
+        ``sample_weight``: counts of the distinct rows of ``X`` (a
+        contingency table; non-negative integers). The private domains count
+        records, not rows: every histogram they read is a sum of counts, the
+        same integers -- and the same noise draws -- as on the expanded
+        records (:func:`privtree_histogram`, :func:`stable_levels`), so the
+        guarantee and the neighbouring relation are those of the expanded
+        table. Domains learned without privacy read the rows of positive
+        count only.
         """
         if _is_dask_frame(X):
             return self._fit_schema(X._meta)
@@ -391,6 +407,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 "public (a list's are inferred from its values)"
             )
         df = self._as_frame(X, reset=True)
+        weights = None
+        if sample_weight is not None:
+            weights = check_counts(sample_weight, df.shape[0])
         declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
         declared += [self.bounds or {}, self._missing_map(), self._unit_map()]
         for d in declared:
@@ -416,13 +435,22 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         # missing value declared impossible) then follows no warning about
         # the private domains and no draw of their noise (a privacy audit,
         # round seventeen); the private domains themselves never refuse
-        declared_specs = self._check_declarations(df, private)
+        declared_specs = self._check_declarations(
+            df, private, None if weights is None else weights > 0
+        )
         try:
             specs, inferred = [], []
             for col in df.columns:
                 if col in private:
                     spec, was_inferred = self._private_spec(
-                        col, df[col], private[col], eps_col, delta_col, sens, source
+                        col,
+                        df[col],
+                        private[col],
+                        eps_col,
+                        delta_col,
+                        sens,
+                        source,
+                        weights,
                     )
                 else:
                     spec, was_inferred = declared_specs[col]
@@ -475,20 +503,23 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             raise
         return self
 
-    def _check_declarations(self, df, private):
+    def _check_declarations(self, df, private, records=None):
         """The declared domains' contracts on ``df`` (no noise drawn):
         ``{column: (spec, inferred)}`` of the columns not learned privately
         (``private``: those that are). Refuses, naming only columns, a level
         or value outside a declared domain and a missing value it rules out
         -- every such column at once (one per run took three fix-and-rerun
-        cycles on credit; a walk-through, round eighteen)."""
+        cycles on credit; a walk-through, round eighteen). ``records``: a
+        mask of the rows that hold records (a table of counts: a count of 0
+        is no record), the only rows a domain is inferred from."""
         declared_specs, undeclared_missing, numeric = {}, [], True
         for col in df.columns:
             try:
                 if col in private:
                     self._check_declared_contract(col, df[col], private[col])
                 else:
-                    declared_specs[col] = self._column_spec(col, df[col])
+                    rows = df[col] if records is None else df[col][records]
+                    declared_specs[col] = self._column_spec(col, rows)
                     self._encode_column(declared_specs[col][0], df[col], [])
             except _UndeclaredMissing as exc:
                 undeclared_missing.append(col)
@@ -691,8 +722,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         probe = self._private_columns.__func__(_Probe(self, delta), columns, dtypes)
         return list(probe.values())
 
-    def _private_spec(self, col, series, how, eps, delta, sens, source):
-        """The domain of one undeclared column, learned privately."""
+    def _private_spec(self, col, series, how, eps, delta, sens, source, weights=None):
+        """The domain of one undeclared column, learned privately
+        (``weights``: the counts of a table of counts, or ``None``)."""
         dtype = series.dtype
         declared = self._missing_map().get(col)
         if self.missing in ("always", "never"):
@@ -712,7 +744,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             return spec, inferred
         if how == "levels":
             levels, noisy_missing = stable_levels(
-                series, eps, delta, source, sensitivity=sens
+                series, eps, delta, source, sensitivity=sens, weights=weights
             )
             other = OTHER_LABEL
             while other in levels:
@@ -739,7 +771,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             root = (lo, hi)
             values = np.where(np.isnan(values), np.nan, np.clip(values, lo, hi))
         hist = privtree_histogram(
-            values, eps, source, integer=integer, sensitivity=sens, root=root
+            values,
+            eps,
+            source,
+            integer=integer,
+            sensitivity=sens,
+            root=root,
+            weights=weights,
         )
         edges, split = split_heavy_leaves(
             hist, coarse_edges(hist, self.n_bins), self.n_bins

@@ -269,6 +269,7 @@ def privtree_histogram(
     tree_share=None,
     root=None,
     noise_factor=1.0,
+    weights=None,
 ):
     """PrivTree leaves of a numeric column, with a Laplace count per leaf.
 
@@ -301,6 +302,12 @@ def privtree_histogram(
     noise_factor : float, default=1.0
         Multiplies every noise scale. Only for audits (a planted estimator
         with too little noise); anything but 1 voids the guarantee.
+    weights : ndarray of int, default=None
+        Counts: ``values[i]`` stands for ``weights[i]`` records (a table of
+        counts). Every count above is then a sum of weights, the same
+        integers as on the expanded records, so the histogram -- noise
+        draws included -- is that of the expanded records and the
+        guarantee is unchanged (a record is one unit of count).
 
     Returns
     -------
@@ -308,12 +315,20 @@ def privtree_histogram(
     """
     values = np.asarray(values, dtype=np.float64)
     miss = np.isnan(values)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
     root_lo, root_hi = (
         (-ROOT, ROOT + (1.0 if integer else 0.0)) if root is None else root
     )
     top = root_hi - 1.0 if integer else root_hi
     x = np.clip(values[~miss], root_lo, top)  # ±inf to the root's ends
-    x = np.sort(x)
+    by_value = np.argsort(x, kind="stable")
+    x = x[by_value]
+    # cum[i]: the records in the first i sorted values (a count of rows
+    # without weights); a cell's count is a difference of two
+    cum = np.arange(x.size + 1, dtype=np.float64)
+    if w is not None:
+        wx = w[~miss][by_value]
+        cum = np.concatenate([[0.0], np.cumsum(wx)])
     if tree_share is None:
         tree_share = TREE_SHARE
     eps_tree = epsilon * tree_share
@@ -334,9 +349,8 @@ def privtree_histogram(
     while level:
         counts = np.array(
             [
-                np.searchsorted(x, hi, "left") - np.searchsorted(x, lo, "left")
-                if hi < root_hi
-                else x.size - np.searchsorted(x, lo, "left")
+                cum[np.searchsorted(x, hi, "left") if hi < root_hi else x.size]
+                - cum[np.searchsorted(x, lo, "left")]
                 for lo, hi, _ in level
             ],
             dtype=np.float64,
@@ -362,9 +376,12 @@ def privtree_histogram(
     finest = np.asarray([finest[i] for i in order], dtype=bool)
     edges = np.asarray([lo for lo, _ in leaves] + [leaves[-1][1]], dtype=np.float64)
     idx = np.clip(np.searchsorted(edges, x, "right") - 1, 0, len(leaves) - 1)
-    true = np.bincount(idx, minlength=len(leaves)).astype(np.float64)
+    true = np.bincount(
+        idx, weights=None if w is None else wx, minlength=len(leaves)
+    ).astype(np.float64)
+    n_missing = float(miss.sum() if w is None else w[miss].sum())
     scale = sensitivity / eps_count * noise_factor
-    noisy = source.laplace(np.append(true, float(miss.sum())), scale)
+    noisy = source.laplace(np.append(true, n_missing), scale)
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
     found = core_is_significant(counts, scale)
     counts, cap = kept_counts(edges, counts, scale, finest, integer, not found)
@@ -748,7 +765,7 @@ def split_heavy_leaves(hist, cuts, n_bins, width=None):
     return [float(v) for v in out], split
 
 
-def stable_levels(values, epsilon, delta, source, *, sensitivity=1.0):
+def stable_levels(values, epsilon, delta, source, *, sensitivity=1.0, weights=None):
     """Frequent levels of a column by the stability-based histogram.
 
     Laplace ``(Δ/ε)`` noise on the count of every *observed* level; a level is
@@ -761,6 +778,11 @@ def stable_levels(values, epsilon, delta, source, *, sensitivity=1.0):
     The missing values are one more cell of the same histogram (each row is
     in one cell), whose noisy count is returned too.
 
+    ``weights`` (a table of counts: ``values[i]`` stands for ``weights[i]``
+    records): a level's count is the sum of its weights, and a level whose
+    weights sum to 0 is not observed -- the histogram, noise draws included,
+    is that of the expanded records, so the guarantee is unchanged.
+
     Returns
     -------
     levels : list
@@ -770,12 +792,24 @@ def stable_levels(values, epsilon, delta, source, *, sensitivity=1.0):
     """
     import pandas as pd
 
-    series = pd.Series(values)
-    observed = series.dropna()
-    counts = observed.value_counts(sort=False)
+    series = pd.Series(values).reset_index(drop=True)
+    if weights is None:
+        observed = series.dropna()
+        counts = observed.value_counts(sort=False)
+        n_missing = float(series.isna().sum())
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        miss = series.isna().to_numpy()
+        # the levels and their order as on the expanded records (a level of
+        # no record is not observed; a categorical dtype's are all there)
+        counts = series[(w > 0) & ~miss].value_counts(sort=False)
+        sums = pd.Series(w[~miss], index=pd.Index(series[~miss].to_numpy()))
+        sums = sums.groupby(level=0, sort=False).sum()
+        counts = sums.reindex(counts.index, fill_value=0.0)
+        n_missing = float(w[miss].sum())
     scale = sensitivity / epsilon
     tau = 1.0 + scale * math.log(sensitivity / (2.0 * delta))
-    true = np.append(counts.to_numpy(dtype=np.float64), float(series.isna().sum()))
+    true = np.append(counts.to_numpy(dtype=np.float64), n_missing)
     noisy = source.laplace(true, scale)
     levels = counts.index[noisy[:-1] > tau].tolist()
     try:

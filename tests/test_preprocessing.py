@@ -539,3 +539,39 @@ def test_the_unknown_value_refusal_lists_the_declared_missing_level():
     )
     with pytest.raises(ValueError, match=r"categories \['White', 'Asian', None\]"):
         enc.transform(pd.DataFrame({"race": ["Black"]}))
+
+
+def test_a_missing_category_decodes_to_the_declared_marker():
+    """A missing value of an object column came back ``None`` even where
+    the input (as ``read_csv`` gives it) had NaN. It now decodes to
+    ``None`` only where the declared levels hold ``None``, else to NaN,
+    pandas' marker -- never by which marker the data used (one row would
+    decide). A release file's decoder keeps the marker."""
+    from skdp_synth.preprocessing._decoder_state import (
+        decoder_from_state,
+        decoder_state,
+    )
+
+    df = pd.DataFrame(
+        {
+            "declared": ["a", None, "b", "a"] * 50,
+            "learned": ["x", np.nan, "y", "y"] * 50,
+            "by_flag": ["u", np.nan, "v", "u"] * 50,
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # "learned"
+        enc = BooleanEncoder(
+            categories={"declared": ["a", "b", None], "by_flag": ["u", "v"]},
+            missing={"by_flag": True},
+            epsilon=None,
+            random_state=0,
+        ).fit(df)
+    Z = enc.transform(df)
+    restored = decoder_from_state(*decoder_state(enc), n_features=Z.shape[1])
+    for back in (enc.inverse_transform(Z), restored.inverse_transform(Z)):
+        assert back["declared"][1] is None
+        for col in ("learned", "by_flag"):
+            value = back[col][1]
+            assert isinstance(value, float) and np.isnan(value)
+        assert back.loc[[0, 2], "learned"].tolist() == ["x", "y"]

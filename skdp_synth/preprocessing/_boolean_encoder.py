@@ -136,6 +136,9 @@ class _ColumnSpec:
     split: tuple = ()
     # a date/time or duration column counted in this unit (``_datetime``)
     time_unit: str | None = None
+    # what a missing level decodes to (a categorical column): ``None`` where
+    # the declared levels hold ``None``, else NaN (pandas' object marker)
+    missing_value: object = np.nan
 
     @property
     def n_levels(self):
@@ -928,8 +931,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 observed = sorted(observed, key=str)
             kind, values, inferred = "nominal", observed, True
 
+        missing_value = np.nan
         if kind in ("nominal", "ordinal"):
             declared_missing = any(_is_missing_scalar(v) for v in values)
+            if any(v is None for v in values):
+                missing_value = None
             values = [v for v in values if not _is_missing_scalar(v)]
             if len(values) != len(set(map(_hashable, values))):
                 raise ValueError(f"column {col!r}: categories/levels must be unique")
@@ -970,6 +976,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             encoding=self.numeric_encoding,
             integer=integer,
             time_unit=unit,
+            missing_value=missing_value,
         )
         if kind == "numeric" and (
             self.out_of_bounds == "clip"
@@ -1268,8 +1275,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         levels[:] = spec.levels
         values = levels[index]
         if miss.any():
+            # ``None`` where the declared levels hold ``None``; else NaN,
+            # pandas' marker of a missing object value as read_csv writes it
+            # (None came back where the input had NaN). The input's own
+            # marker is not read: one row would decide it. Nullable dtypes
+            # get their NA (_cast_back)
             values = values.copy()
-            values[miss] = None
+            values[miss] = spec.missing_value
         series = pd.Series(values, dtype=object)
         return _cast_back(series, spec.dtype, categories=spec.levels)
 

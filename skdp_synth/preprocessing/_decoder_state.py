@@ -64,6 +64,8 @@ _SPEC_KEYS = {
     "time_unit",
     "fine",
 }
+#: written only where a missing level decodes to ``None`` (else NaN)
+_OPTIONAL_SPEC_KEYS = {"missing_none"}
 _FINE_KEYS = {"integer", "cap", "found", "scale", "missing_count"}
 #: a dtype as pandas spells it: ``int64``, ``Int64``, ``string``,
 #: ``datetime64[ns, America/New_York]``, ``category``
@@ -120,6 +122,8 @@ def decoder_state(encoder: BooleanEncoder) -> tuple[dict, dict]:
             "time_unit": spec.time_unit,
             "fine": None,
         }
+        if spec.missing_value is None:
+            entry["missing_none"] = True
         if spec.kind == "numeric":
             entry["levels"] = None
             arrays[f"{ARRAY_PREFIX}edges_{k}"] = np.asarray(spec.levels, dtype=float)
@@ -295,8 +299,13 @@ def _fine_from(entry, arrays, k, where):
 
 def _spec_from(entry, arrays, k, frame):
     where = f"decoder column {k}"
-    if not (isinstance(entry, dict) and set(entry) == _SPEC_KEYS):
+    if not (
+        isinstance(entry, dict)
+        and _SPEC_KEYS <= set(entry) <= _SPEC_KEYS | _OPTIONAL_SPEC_KEYS
+    ):
         raise ValueError(f"{where}: must have the keys {sorted(_SPEC_KEYS)}")
+    if entry.get("missing_none", True) is not True:
+        raise ValueError(f"{where}: 'missing_none' must be true where present")
     name = _untag(entry["name"], where)
     kind, encoding = entry["kind"], entry["encoding"]
     if kind not in _KINDS or encoding not in _ENCODINGS:
@@ -347,6 +356,7 @@ def _spec_from(entry, arrays, k, frame):
         integer=entry["integer"],
         fine=fine,
         time_unit=unit,
+        missing_value=None if entry.get("missing_none") else np.nan,
     )
     try:
         expected = _bit_names(spec)

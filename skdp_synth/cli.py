@@ -187,6 +187,17 @@ def _check_distinct(inputs, outputs):
         seen.append((what, key, (what, path) in outputs))
 
 
+def _decimals(text):
+    """``sample --decimals``: a whole number of decimals, 0 to 15."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value <= 15:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 15, got {value}")
+    return value
+
+
 def _positive_int(text):
     """``--rows``: a positive integer, checked when the command line is read
     (not after a fit that spends the budget)."""
@@ -657,6 +668,11 @@ def cmd_sample(args):
     rows = release.sample(args.rows, random_state=args.seed)
     if not isinstance(rows, pd.DataFrame):
         rows = pd.DataFrame(rows)
+    if args.decimals is not None:
+        # the schema's per-column "decimals" are not in the release (they
+        # format the output file): one number for every float column here
+        floats = [c for c in rows.columns if rows[c].dtype.kind == "f"]
+        rows[floats] = rows[floats].round(args.decimals)
     _write_csv_atomically(rows, args.output)
     g = release.guarantee
     print(
@@ -1748,6 +1764,22 @@ skdp_synth.preprocessing.BooleanEncoder ("categories", "ordinal",
 "bin_edges", "missing"): doc/user_guide/cli.md."""
 
 
+class _UsageError(Exception):
+    """A command line argparse refused: shown as the CLI's one error line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors are the CLI's one line (exit status
+    2) naming the command and where its help is, not a usage block followed
+    by the error (a walk-through: every usage or data error was promised
+    one line, and usage errors printed three or four)."""
+
+    def error(self, message):
+        command = self.prog.partition(" ")[2]
+        where = f"{command}: " if command else ""
+        raise _UsageError(f"{where}{message} (see '{self.prog} --help')")
+
+
 def _sub(sub, name, help, example, epilog=""):
     return sub.add_parser(
         name,
@@ -1761,7 +1793,7 @@ def _sub(sub, name, help, example, epilog=""):
 def build_parser():
     from . import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="skdp-synth",
         description="Provably private synthetic data from the command line.",
         epilog="examples:\n"
@@ -1936,6 +1968,14 @@ def build_parser():
     p_sam.add_argument(
         "--seed", type=int, default=None, help="integer seed (default: none)"
     )
+    p_sam.add_argument(
+        "--decimals",
+        type=_decimals,
+        default=None,
+        metavar="K",
+        help="write every non-integer numeric column with K decimals (as a "
+        'schema\'s "decimals" does for synthesize; default: full floats)',
+    )
     p_sam.set_defaults(func=cmd_sample)
 
     p_rep = _sub(
@@ -2047,7 +2087,10 @@ def _error(message):
 def main(argv=None):
     """Entry point of the ``skdp-synth`` console script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        return _error(str(exc))
     try:
         return args.func(args)
     except UnicodeDecodeError:

@@ -415,6 +415,18 @@ def test_cli_samples_the_table_from_the_release_alone(tmp_path, capsys):
     assert (rows["age"] == rows["age"].round()).all()
     err = capsys.readouterr().err
     assert "epsilon=1" in err and "post-processing" in err
+    # --decimals formats the float columns (a walk-through: full floats such
+    # as 881.3660194276002, with no way to say otherwise)
+    assert rows["income"].astype(str).str.len().max() > 8
+    args = ["sample", str(rel), "--rows", "50", "-o", str(out), "--decimals", "2"]
+    assert cli.main(args) == 0
+    capsys.readouterr()
+    text = pd.read_csv(out, dtype=str)
+    decimals = text["income"].str.partition(".")[2].str.len()
+    assert decimals.max() <= 2
+    assert cli.main([*args[:-1], "-1"]) == 2
+    err = capsys.readouterr().err
+    assert "between 0 and 15" in err and err.count("\n") == 1
 
 
 def test_cli_sample_refuses_a_release_without_a_decoder(tmp_path, capsys):
@@ -491,10 +503,12 @@ def test_cli_rows_must_be_positive_before_anything_is_read(tmp_path, capsys):
         ["synthesize", str(tmp_path / "absent.csv"), "--method", "gaussian-release"],
         ["sample", str(tmp_path / "absent.npz")],
     ):
-        with pytest.raises(SystemExit) as info:
-            cli.main([*command, "--rows", "0", "-o", str(tmp_path / "o.csv")])
-        assert info.value.code == 2
-        assert "--rows: must be a positive integer" in capsys.readouterr().err
+        # one line, status 2 (round twenty: argparse's usage block and a
+        # SystemExit before)
+        assert cli.main([*command, "--rows", "0", "-o", str(tmp_path / "o.csv")]) == 2
+        err = capsys.readouterr().err
+        assert "--rows: must be a positive integer" in err
+        assert err.startswith("skdp-synth: error: ") and err.count("\n") == 1
 
 
 def test_cli_report_refuses_a_release_of_another_table(fitted, tmp_path, capsys):

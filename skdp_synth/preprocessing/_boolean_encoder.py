@@ -392,7 +392,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         contingency table; non-negative integers). The private domains count
         records, not rows: every histogram they read is a sum of counts, the
         same integers -- and the same noise draws -- as on the expanded
-        records (:func:`privtree_histogram`, :func:`stable_levels`), so the
+        records (``privtree_histogram``, ``stable_levels``), so the
         guarantee and the neighbouring relation are those of the expanded
         table. Domains learned without privacy read the rows of positive
         count only.

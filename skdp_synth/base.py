@@ -544,10 +544,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         arr, names, output_spec = as_dask_array(X)
         n_samples, n_features = (int(s) for s in arr.shape)
         if n_features < 1:
-            raise ValueError(
-                f"Found array with 0 feature(s) (shape={arr.shape}) while a "
-                "minimum of 1 is required."
-            )
+            raise ValueError(_NO_COLUMNS)  # the shape would show n
         if n_samples < 2:
             raise ValueError(_TOO_FEW_ROWS)
         self.n_features_in_ = n_features
@@ -598,7 +595,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         """
         check_is_fitted(self)
         check_non_numeric_columns(X)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = _validated_array(self, X, reset=False, dtype=np.float64)
         lo, hi = self.bounds_
         if self._domain() == "boolean":
             check_in_domain(X, "boolean")
@@ -784,7 +781,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         """
         check_is_fitted(self)
         check_non_numeric_columns(X)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = _validated_array(self, X, reset=False, dtype=np.float64)
         return self.sample(X.shape[0])
 
     def score(self, X: ArrayLike, y: None = None) -> float:
@@ -972,38 +969,78 @@ class _Shaped:
         return tuple(int(s) for s in self.X.shape)
 
 
-def _convert_fit_data(estimator, X, min_rows=2):
-    """``validate_data(reset=True)`` without the value checks (done later).
+#: how scikit-learn's and NumPy's refusals that quote no value or size of X
+#: begin: sparse input, "Input X contains NaN / infinity", float()'s
+#: "argument must be a string or a real number, not 'dict'" (a type's name).
+#: Matched at the start: a quoted value cannot pass for one
+_VALUE_FREE = (
+    "Sparse data was passed",
+    "Input X contains",
+    "Input contains",
+    "float() argument must be",
+)
+#: a table without columns, said without its shape (whose ``n`` is private)
+_NO_COLUMNS = "X has no columns (0 features); a synthesizer needs at least one"
 
-    A conversion error of scikit-learn or NumPy quotes the offending value
-    ("could not convert string to float: 'x'"); a too-small table is named
-    with its size: both are replaced by messages without them.
+
+def _validated_array(estimator, X, **kwargs):
+    """``validate_data(estimator, X, **kwargs)`` whose refusals carry no
+    value or size of ``X``.
+
+    scikit-learn's and NumPy's conversion errors quote the data: "could not
+    convert string to float: 'x'", "Complex data not supported" followed by
+    the first and last rows, "Expected 2D array, got 1D array instead:
+    array=[...]", "Found array with 0 feature(s) (shape=(n, 0))". Each is
+    replaced by a message without them; an error this does not know is
+    replaced by a generic one rather than passed on (a canary audit, round
+    twenty: complex input printed private rows, before the budget check).
+    Messages about the feature count or names (public) are kept.
     """
     try:
-        X = validate_data(
-            estimator,
-            X,
-            reset=True,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            ensure_min_samples=1,
-        )
-    except ValueError as exc:
+        return validate_data(estimator, X, **kwargs)
+    except (ValueError, TypeError) as exc:
         text = str(exc)
+        if text.startswith(_VALUE_FREE):
+            raise  # sparse input, NaN/inf present, a value's type: no value
+        if "Complex data" in text:
+            raise ValueError(
+                "Complex data not supported (not shown: the values are "
+                "private); a synthesizer takes real numbers"
+            ) from None
         if "convert" in text or "could not" in text:
             raise ValueError(
                 "X has values that are not numbers (not shown: they are "
                 "private). Encode them first, e.g. with BooleanEncoder."
             ) from None
+        if "0 feature(s)" in text:
+            raise ValueError(_NO_COLUMNS) from None
         if "sample(s)" in text:
             raise ValueError(_TOO_FEW_ROWS) from None
         if "Expected 2D array" in text:  # scikit-learn's message prints the values
             raise ValueError(
                 "Expected a 2D array (n_samples, n_features); got an array of "
                 "another dimension (its values are not shown: they are private). "
-                "Reshape a single feature with X.reshape(-1, 1)."
+                "Reshape your data: a single feature with X.reshape(-1, 1)."
             ) from None
-        raise
+        if "features, but" in text or "feature names" in text.lower():
+            raise  # the feature count or names: public
+        raise type(exc)(
+            "X could not be read as a 2-D array of numbers (scikit-learn's "
+            "reason is not shown: it may quote values, which are private)"
+        ) from None
+
+
+def _convert_fit_data(estimator, X, min_rows=2):
+    """``validate_data(reset=True)`` without the value checks (done later),
+    through :func:`_validated_array`: no refusal quotes a value or a size."""
+    X = _validated_array(
+        estimator,
+        X,
+        reset=True,
+        dtype=np.float64,
+        ensure_all_finite=False,
+        ensure_min_samples=1,
+    )
     if X.shape[0] < min_rows:
         raise ValueError(_TOO_FEW_ROWS)
     return X

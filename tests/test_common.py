@@ -26,6 +26,7 @@ from skdp_synth.privacy import BudgetAccountant
 from skdp_synth.utils.estimator_checks import (
     BOOLEAN_ONLY,
     NOT_ROW_ALIGNED,
+    PRIVATE_SHAPE,
 )
 from skdp_synth.utils.estimator_checks import (
     parametrize_with_checks as parametrize_with_synthesizer_checks,
@@ -66,8 +67,26 @@ EXPECTED_FAILED = {
 }
 
 
+#: BooleanEncoder takes counts (``sample_weight``) for its private domains;
+#: without a budget (these checks) it infers its domain from every line, a
+#: count of 0 included -- the cells the table lists -- so a zero-count line
+#: is not the dropped row scikit-learn's equivalence expects, and a table of
+#: no record is refused by the synthesizer after it (fewer than 2 records),
+#: not by the encoder
+ENCODER_COUNTS = {
+    "check_sample_weight_equivalence_on_dense_data": (
+        "without a budget the domain is inferred from every line, zero counts included"
+    ),
+    "check_all_zero_sample_weights_error": (
+        "a table of no record is refused by the synthesizer, not the encoder"
+    ),
+}
+EXPECTED_FAILED["BooleanEncoder"] = ENCODER_COUNTS
+
+
 def _expected_failed(estimator):
-    return EXPECTED_FAILED.get(type(estimator).__name__, {})
+    shape = {} if isinstance(estimator, UnitBallScaler) else PRIVATE_SHAPE
+    return {**shape, **EXPECTED_FAILED.get(type(estimator).__name__, {})}
 
 
 @pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.PrivacyLeakWarning")

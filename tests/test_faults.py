@@ -1387,3 +1387,43 @@ def test_release_load_refuses_rows_too_wide_to_sample(tmp_path):
     assert path.stat().st_size < 1 << 20
     with pytest.raises(_malformed(), match="wider than"):
         Release.load(path)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda acc: ProjectedGaussianRelease(d=1, accountant=acc, random_state=0),
+        lambda acc: PrivateSampler(d=1, k=100, accountant=acc, random_state=0),
+        lambda acc: DampedPrivateSynthesizer(
+            domain="boolean", epsilon=1.0, accountant=acc, random_state=0
+        ),
+    ],
+)
+def test_conversion_refusals_quote_no_value_or_size(make):
+    """scikit-learn's conversion errors quote the data: complex input printed
+    the first and last rows ("Complex data not supported\\n[[...987654.321...]]"),
+    before the budget was checked; a table without columns printed its
+    shape, whose n is private; ``transform`` of text printed the cell (a
+    canary audit, round twenty). Each is refused without them."""
+    n, canary = 1237, 987654.321
+    X = np.zeros((n, 3))
+    X[5, 1] = canary
+    texts, acc = [], None
+    for bad in (X.astype(complex), np.zeros((n, 0)), X[:, 0]):
+        with pytest.raises(ValueError) as info:
+            make(acc).fit(bad)
+        texts.append(str(info.value))
+    fitted = make(acc).fit(np.random.default_rng(0).integers(0, 2, (50, 3)))
+    text_rows = pd.DataFrame(np.zeros((4, 3))).astype(object)
+    text_rows.iloc[1, 1] = "CANARY_7f3a"
+    for method in (fitted.transform, fitted.score):
+        for bad in (text_rows, X.astype(complex)[:4], X[:, 0]):
+            with pytest.raises(ValueError) as info:
+                method(bad)
+            texts.append(str(info.value))
+    assert "Complex data not supported" in texts[0]
+    assert "no columns" in texts[1]
+    for text in texts:
+        assert "987654" not in text and "9.8765" not in text, text
+        assert "1237" not in text and "1236" not in text, text
+        assert "CANARY" not in text, text

@@ -900,3 +900,27 @@ def test_a_table_of_counts_learns_domains_from_records():
     assert "rare" in pipe[0].specs_[0].levels
     assert pipe.epsilon_ == 1.0
     assert acc.total_spent[0] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_text_cell_of_a_numeric_column_is_not_quoted():
+    """A text cell in a column declared numeric (``bin_edges=``) was quoted
+    by NumPy's "could not convert string to float: '<the cell>'", by the
+    pipeline's fit and the encoder's transform (a canary audit, round
+    twenty); the refusal names the column only."""
+    from sklearn.base import clone
+
+    from skdp_synth import ProjectedGaussianRelease
+
+    rng = np.random.default_rng(0)
+    m = pd.Series(np.round(rng.normal(50, 10, 300), 3)).astype(object)
+    X = pd.DataFrame({"m": m, "c": rng.choice(["a", "b"], 300)})
+    enc = BooleanEncoder(bin_edges={"m": [0, 50, 100]}, categories={"c": ["a", "b"]})
+    fitted = enc.fit(X)
+    X.loc[17, "m"] = "Jane Doe, 555-0199"
+    pipe = make_synthesis_pipeline(
+        clone(enc), ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
+    )
+    for call in (lambda: pipe.fit(X), lambda: fitted.transform(X)):
+        with pytest.raises(ValueError, match="column 'm' is numeric") as info:
+            call()
+        assert "Jane" not in str(info.value) and "555" not in str(info.value)

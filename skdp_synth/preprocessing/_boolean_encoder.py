@@ -394,8 +394,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         same integers -- and the same noise draws -- as on the expanded
         records (``privtree_histogram``, ``stable_levels``), so the
         guarantee and the neighbouring relation are those of the expanded
-        table. Domains learned without privacy read the rows of positive
-        count only.
+        table. Domains inferred without a budget read every line, a count
+        of 0 included (the cells the table lists).
         """
         if _is_dask_frame(X):
             return self._fit_schema(X._meta)
@@ -438,9 +438,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         # missing value declared impossible) then follows no warning about
         # the private domains and no draw of their noise (a privacy audit,
         # round seventeen); the private domains themselves never refuse
-        declared_specs = self._check_declarations(
-            df, private, None if weights is None else weights > 0
-        )
+        declared_specs = self._check_declarations(df, private)
         try:
             specs, inferred = [], []
             for col in df.columns:
@@ -506,23 +504,20 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             raise
         return self
 
-    def _check_declarations(self, df, private, records=None):
+    def _check_declarations(self, df, private):
         """The declared domains' contracts on ``df`` (no noise drawn):
         ``{column: (spec, inferred)}`` of the columns not learned privately
         (``private``: those that are). Refuses, naming only columns, a level
         or value outside a declared domain and a missing value it rules out
         -- every such column at once (one per run took three fix-and-rerun
-        cycles on credit; a walk-through, round eighteen). ``records``: a
-        mask of the rows that hold records (a table of counts: a count of 0
-        is no record), the only rows a domain is inferred from."""
+        cycles on credit; a walk-through, round eighteen)."""
         declared_specs, undeclared_missing, numeric = {}, [], True
         for col in df.columns:
             try:
                 if col in private:
                     self._check_declared_contract(col, df[col], private[col])
                 else:
-                    rows = df[col] if records is None else df[col][records]
-                    declared_specs[col] = self._column_spec(col, rows)
+                    declared_specs[col] = self._column_spec(col, df[col])
                     self._encode_column(declared_specs[col][0], df[col], [])
             except _UndeclaredMissing as exc:
                 undeclared_missing.append(col)
@@ -1317,10 +1312,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 "Found array with 0 sample(s) while a minimum of 1 is required."
             )
         if df.shape[1] < 1:
-            raise ValueError(
-                f"Found array with 0 feature(s) (shape={df.shape}) while a "
-                "minimum of 1 is required."
-            )
+            # no shape: its n is private (a canary audit, round twenty)
+            raise ValueError("X has no columns (0 features); the encoder needs one")
         validate_data(
             self,
             df if isinstance(X, pd.DataFrame) else np.asarray(df),
@@ -1395,10 +1388,23 @@ def _hashable(v):
 
 
 def _numbers(series, unit):
-    """A numeric or time column as float64 (NaN where missing)."""
+    """A numeric or time column as float64 (NaN where missing).
+
+    A cell that is not a number is refused naming the column only: NumPy's
+    "could not convert string to float: '<the cell>'" quoted it (a canary
+    audit, round twenty: a text cell of a column declared numeric by
+    ``bin_edges=``, in the library, the CLI and out of core)."""
     if unit is not None:
         return to_units(series, series.dtype, unit)
-    return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    try:
+        return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"column {series.name!r} is numeric (bin_edges=, bounds= or its "
+            "dtype) but has values that are not numbers (not shown: they are "
+            "private); convert it, e.g. with pd.to_numeric, or declare its "
+            "categories"
+        ) from None
 
 
 def _numeric_back(values, miss, spec):

@@ -64,6 +64,7 @@ from ..privacy import BudgetAccountant
 __all__ = [
     "BOOLEAN_ONLY",
     "NOT_ROW_ALIGNED",
+    "PRIVATE_SHAPE",
     "check_bad_input_rejected",
     "check_failed_fit_changes_nothing",
     "check_inferred_bounds_warn",
@@ -88,6 +89,15 @@ NOT_ROW_ALIGNED: dict[str, str] = {
     ),
     "check_methods_subset_invariance": (
         "transform returns a synthetic sample, not aligned with the input rows"
+    ),
+}
+
+#: scikit-learn checks that want the input's shape in a refusal: a table
+#: without columns is refused without it, since its ``n`` is private under
+#: add/remove neighbours (a canary audit, round twenty).
+PRIVATE_SHAPE: dict[str, str] = {
+    "check_estimators_empty_data_messages": (
+        "a table without columns is refused without its shape, whose n is private"
     ),
 }
 

@@ -158,10 +158,20 @@ class SyntheticResampler(BaseEstimator):
         X_synthetic : ndarray or DataFrame (as ``X``)
         y_synthetic : ndarray or Series (as ``y``)
         """
-        # fail closed: the synthesizer's accountant must afford the fit before
-        # any label or row is read (the label encoder below refuses an
-        # undeclared label, an answer that would depend on the data)
-        check_written_budget(self.synthesizer)
+        # fail closed: the synthesizer's parameters are valid and its
+        # accountant affords the fit before any label or row is read (the
+        # label encoder below refuses an undeclared label, an answer that
+        # would depend on the data). A pipeline's accountant is its last
+        # step's: the pipeline's own parameters have none, and a spent
+        # budget was refused or not by whether y held an undeclared label
+        # (a canary audit, round twenty)
+        final = self.synthesizer
+        while hasattr(final, "_final_estimator"):
+            final = final._final_estimator
+        validate = getattr(final, "_validate_params", None)
+        if callable(validate):
+            validate()
+        check_written_budget(final)
         y_is_series = isinstance(y, pd.Series)
         y_name = y.name if y_is_series else None
         y_arr = np.asarray(y)

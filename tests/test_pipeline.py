@@ -924,3 +924,31 @@ def test_a_text_cell_of_a_numeric_column_is_not_quoted():
         with pytest.raises(ValueError, match="column 'm' is numeric") as info:
             call()
         assert "Jane" not in str(info.value) and "555" not in str(info.value)
+
+
+def test_the_pipeline_records_rows_a_private_sampler_charges_after_fit():
+    """``PrivateSampler`` charges rows drawn past those it paid for; the
+    pipeline's ``epsilon_`` and ``privacy_guarantee_`` kept the fit's spend
+    (58 recorded of 81 spent; a canary audit, round twenty). They follow
+    the accountant, as ``to_release()`` did."""
+    from skdp_synth import BudgetAccountant, PrivateSampler
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(
+        {"a": rng.choice(["x", "y"], 400), "b": rng.choice(["u", "v"], 400)}
+    )
+    acc = BudgetAccountant(epsilon=300, neighbouring="replace-one")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # epsilon > 10: PrivacyBudgetWarning
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(categories={"a": ["x", "y"], "b": ["u", "v"]}),
+            PrivateSampler(epsilon=60, accountant=acc, random_state=0),
+        ).fit(X)
+        assert pipe.epsilon_ == pytest.approx(acc.total_spent[0], abs=1e-9)
+        paid = pipe[-1].n_draws_paid_
+        pipe.sample(paid + 10, random_state=1)
+    spent = acc.total_spent[0]
+    assert spent > pipe[-1].epsilon_per_draw_ * (paid + 10) - 1e-9
+    assert pipe.epsilon_ == pytest.approx(spent, abs=1e-9)
+    assert pipe.privacy_guarantee_.epsilon == pytest.approx(spent, abs=1e-9)
+    assert pipe.to_release().guarantee.epsilon == pytest.approx(spent, abs=1e-9)

@@ -250,3 +250,32 @@ def test_missing_labels_with_a_bit_synthesizer():
         random_state=0,
     ).fit_resample(X, y)
     assert set(v for v in ys if v is not None) <= {"a", "b"}
+
+
+def test_a_pipelines_spent_budget_is_refused_before_the_labels_are_read():
+    """With the accountant in a pipeline's last step, the resampler's check
+    read the pipeline's own parameters (no accountant): a spent budget gave
+    ``BudgetError`` or a refusal of an undeclared label, by what ``y`` held.
+    An invalid ε likewise came after the labels (a canary audit, round
+    twenty). Both are now refused the same way whatever ``y`` holds."""
+    from skdp_synth import (
+        BudgetAccountant,
+        ProjectedGaussianRelease,
+        make_synthesis_pipeline,
+    )
+    from skdp_synth._sklearn_compat import InvalidParameterError
+    from skdp_synth.exceptions import BudgetError
+
+    X = (np.random.default_rng(1).random((300, 4)) < 0.4).astype(float)
+    clean = np.array(["yes"] * 300, dtype=object)
+    odd = np.array(["yes"] * 299 + ["undeclared"], dtype=object)
+    for y in (clean, odd):
+        spent = BudgetAccountant(epsilon=0.1, delta=1e-9, neighbouring="add-remove-one")
+        synth = make_synthesis_pipeline(
+            ProjectedGaussianRelease(epsilon=1, delta=1e-6, accountant=spent)
+        )
+        with pytest.raises(BudgetError):
+            SyntheticResampler(synth, classes=["yes"]).fit_resample(X, y)
+        bad = ProjectedGaussianRelease(epsilon=-1, delta=1e-6)
+        with pytest.raises(InvalidParameterError):
+            SyntheticResampler(bad, classes=["yes"]).fit_resample(X, y)

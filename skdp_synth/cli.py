@@ -489,6 +489,12 @@ def cmd_synthesize(args):
     if estimator.get_params().get("domain") not in (None, "boolean"):
         estimator.set_params(domain="boolean")
     schema = _load_schema(args.schema)
+    # the parameters before any cell is read: --epsilon -1 with a bad cell
+    # was refused for the cell (a canary audit, round twenty)
+    for step in (estimator, BooleanEncoder(**schema.encoder)):
+        validate = getattr(step, "_validate_params", None)
+        if callable(validate):
+            validate()
     _check_output_path(args.output)  # before the (long, budget-spending) fit
     _check_distinct(
         [("the input", args.input), ("--schema", args.schema)],

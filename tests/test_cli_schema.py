@@ -668,3 +668,14 @@ def test_a_numeric_columns_missing_value_remedy_is_missing_true(tmp_path, capsys
     err = capsys.readouterr().err
     assert 'declare it in the schema: "missing": true' in err
     assert "levels" not in err
+
+
+def test_parameters_are_refused_before_a_cell_is_read(tmp_path, capsys):
+    """``--epsilon -1`` with a cell that is not a number was refused for the
+    cell: the data were read before the parameters were checked (a canary
+    audit, round twenty). The parameters come first."""
+    df = _people(50).astype({"age": object})
+    df.loc[3, "age"] = "not a number"
+    assert _run(tmp_path, df, TYPES, "--epsilon", "-1", "--delta", "1e-6")[0] == 2
+    err = capsys.readouterr().err
+    assert "'epsilon' parameter" in err and "age" not in err

@@ -69,6 +69,8 @@ from .metrics._coding import (  # noqa: F401 (MAX_RAW_LEVELS, N_QUANTILE_BINS: d
     _discretize,
     _time_edges_as_seconds,
     _times_as_seconds,
+    catch_alls,
+    fold_into_catch_alls,
 )
 from .metrics._marginals import _table_tv, _tv_tables
 from .preprocessing._boolean_encoder import SCHEMA_KEYS
@@ -840,6 +842,16 @@ def fidelity_report(
         else:  # not ours to swallow
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     rows = _as_frame(rows, real)
+    if len(rows) == 0:
+        # 1/len(rows) below (a ZeroDivisionError traceback from the CLI; a
+        # walk-through, round twenty)
+        raise ValueError("synthetic has no rows")
+    # the real levels the release folded into its "other", folded the same
+    # way: each rare real level counted as error against it
+    folds = catch_alls(source) if source is not None else {}
+    real, fold_notes = fold_into_catch_alls(real, folds)
+    if real_train is not None:
+        real_train, _ = fold_into_catch_alls(real_train, folds)
     model = None
     if target is not None:
         if target not in real.columns:
@@ -850,6 +862,7 @@ def fidelity_report(
     times = [c for c in real.columns if pd.api.types.is_datetime64_any_dtype(real[c])]
     real, rows = _times_as_seconds(real, rows)
     cx, cy, sizes, levels, notes = _discretize(real, rows, schema, times)
+    notes = fold_notes + list(notes)
     w = np.full(len(real), 1.0 / len(real))
     v = np.full(len(rows), 1.0 / len(rows))
     names = tuple(str(c) for c in real.columns)

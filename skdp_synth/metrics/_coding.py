@@ -19,6 +19,55 @@ from ._marginals import _tv_tables
 MISSING = "<missing>"
 
 
+def catch_alls(source):
+    """``{column: (kept levels, catch-all label)}`` of the columns whose
+    levels ``source`` discovered privately, folding the rest into a
+    catch-all (``"other"``): read from a fitted encoder, a pipeline's first
+    one, or a :class:`~skdp_synth.Release`'s decoder (public: the release)."""
+    specs = None
+    if hasattr(source, "steps"):
+        for _, step in source.steps[:-1]:
+            if step not in (None, "passthrough"):
+                specs = getattr(step, "specs_", None)
+                break
+    elif hasattr(source, "specs_"):
+        specs = source.specs_
+    elif callable(getattr(source, "decoder", None)):
+        encoder = source.decoder()
+        specs = getattr(encoder, "specs_", None)
+    return {
+        spec.name: (list(spec.levels[:-1]), spec.levels[-1])
+        for spec in specs or ()
+        if getattr(spec, "other", False)
+    }
+
+
+def fold_into_catch_alls(real, folds):
+    """``(real, notes)``: the real values of each column of ``folds``
+    (:func:`catch_alls`) outside its kept levels replaced by its catch-all,
+    as the release folded them; a note per column says how many levels.
+    Scored raw, each rare real level counted as error against the
+    release's own ``"other"`` (a hotel table's ``country``: TV1 .246 raw,
+    .005 folded; a walk-through, round twenty)."""
+    notes = []
+    if not folds:
+        return real, notes
+    real = real.copy()
+    for col, (kept, other) in folds.items():
+        if col not in real.columns:
+            continue
+        values = real[col].astype(object)
+        rare = values.notna() & ~values.isin(kept)
+        if rare.any():
+            n_levels = values[rare].nunique()
+            notes.append(
+                f"column {col!r}: {n_levels} real levels the release did not "
+                f"discover are scored as its {other!r} (it folds them there)"
+            )
+        real[col] = values.where(~rare, other)
+    return real, notes
+
+
 def _bin_labels(edges):
     e = [f"{x:g}" for x in edges]
     return [f"[{a}, {b})" for a, b in zip(e[:-2], e[1:-1])] + [f"[{e[-2]}, {e[-1]}]"]

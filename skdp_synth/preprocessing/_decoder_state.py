@@ -64,8 +64,9 @@ _SPEC_KEYS = {
     "time_unit",
     "fine",
 }
-#: written only where a missing level decodes to ``None`` (else NaN)
-_OPTIONAL_SPEC_KEYS = {"missing_none"}
+#: written only where true: a missing level decodes to ``None`` (else NaN);
+#: the last level is the catch-all of undiscovered levels (``"other"``)
+_OPTIONAL_SPEC_KEYS = {"missing_none", "other"}
 _FINE_KEYS = {"integer", "cap", "found", "scale", "missing_count"}
 #: a dtype as pandas spells it: ``int64``, ``Int64``, ``string``,
 #: ``datetime64[ns, America/New_York]``, ``category``
@@ -124,6 +125,8 @@ def decoder_state(encoder: BooleanEncoder) -> tuple[dict, dict]:
         }
         if spec.missing_value is None:
             entry["missing_none"] = True
+        if spec.other:
+            entry["other"] = True
         if spec.kind == "numeric":
             entry["levels"] = None
             arrays[f"{ARRAY_PREFIX}edges_{k}"] = np.asarray(spec.levels, dtype=float)
@@ -304,8 +307,9 @@ def _spec_from(entry, arrays, k, frame):
         and _SPEC_KEYS <= set(entry) <= _SPEC_KEYS | _OPTIONAL_SPEC_KEYS
     ):
         raise ValueError(f"{where}: must have the keys {sorted(_SPEC_KEYS)}")
-    if entry.get("missing_none", True) is not True:
-        raise ValueError(f"{where}: 'missing_none' must be true where present")
+    for key in _OPTIONAL_SPEC_KEYS:
+        if entry.get(key, True) is not True:
+            raise ValueError(f"{where}: {key!r} must be true where present")
     name = _untag(entry["name"], where)
     kind, encoding = entry["kind"], entry["encoding"]
     if kind not in _KINDS or encoding not in _ENCODINGS:
@@ -357,6 +361,7 @@ def _spec_from(entry, arrays, k, frame):
         fine=fine,
         time_unit=unit,
         missing_value=None if entry.get("missing_none") else np.nan,
+        other=bool(entry.get("other")) and kind == "nominal",
     )
     try:
         expected = _bit_names(spec)

@@ -25,7 +25,8 @@ A column given as a bare string is ``{"type": that string}``. Per column:
   A categorical column without levels has its frequent levels discovered
   privately (a noisy threshold, paying a share of ``δ``; the rare ones
   become ``"other"``).
-* ``bounds`` ``[lo, hi]``: public bounds of a numeric column (values outside
+* ``bounds`` ``[lo, hi]``: public bounds of a numeric column (``null`` for a
+  side learned privately, ``[0, null]`` for a count; values outside
   are clipped, silently: a warning would depend on the data); its bins are still learned
   privately inside them. ``bin_edges``: public bins (nothing learned).
   Neither: private bounds and bins (PrivTree), paid from the ``ε`` written.
@@ -312,14 +313,16 @@ def _numeric(name, spec, bin_edges, bounds):
         if (
             not isinstance(b, list)
             or len(b) != 2
-            or not all(_is_number(v) for v in b)
-            or not b[0] < b[1]
+            or b == [None, None]
+            or not all(v is None or _is_number(v) for v in b)
+            or (None not in b and not b[0] < b[1])
         ):
             raise SchemaError(
                 f'column {name!r}: "bounds" must be [lo, hi], two finite numbers '
-                "with lo < hi"
+                "with lo < hi, or one number and null (that side learned "
+                "privately: [0, null] for a count)"
             )
-        bounds[name] = [float(v) for v in b]
+        bounds[name] = [None if v is None else float(v) for v in b]
     if "bin_edges" in spec:
         e = spec["bin_edges"]
         if (

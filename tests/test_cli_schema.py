@@ -84,6 +84,7 @@ def test_a_top_level_missing_covers_the_columns_that_do_not_say():
         ({"a": "ordinal"}, 'needs its "levels"'),
         ({"a": {"type": "numeric", "bounds": [5, 1]}}, "lo < hi"),
         ({"a": {"type": "numeric", "bounds": [0, float("inf")]}}, "finite"),
+        ({"a": {"type": "numeric", "bounds": [None, None]}}, "one number and null"),
         ({"a": {"type": "numeric", "bin_edges": [0, 0, 1]}}, "increasing"),
         ({"a": {"type": "numeric", "bounds": [0, 1], "bin_edges": [0, 1]}}, "not both"),
         ({"a": {"type": "numeric", "levels": [1, 2]}}, "unknown keys ['levels']"),
@@ -679,3 +680,12 @@ def test_parameters_are_refused_before_a_cell_is_read(tmp_path, capsys):
     assert _run(tmp_path, df, TYPES, "--epsilon", "-1", "--delta", "1e-6")[0] == 2
     err = capsys.readouterr().err
     assert "'epsilon' parameter" in err and "age" not in err
+
+
+def test_a_side_of_numeric_bounds_can_be_null():
+    """``"bounds": [0, null]``: a count's public floor, its top learned
+    privately (a walk-through, round twenty: counts came back negative)."""
+    schema = parse_schema(
+        {"columns": {"kids": {"type": "numeric", "integer": True, "bounds": [0, None]}}}
+    )
+    assert schema.encoder["bounds"] == {"kids": [0.0, None]}

@@ -952,3 +952,63 @@ def test_the_pipeline_records_rows_a_private_sampler_charges_after_fit():
     assert pipe.epsilon_ == pytest.approx(spent, abs=1e-9)
     assert pipe.privacy_guarantee_.epsilon == pytest.approx(spent, abs=1e-9)
     assert pipe.to_release().guarantee.epsilon == pytest.approx(spent, abs=1e-9)
+
+
+def test_one_sided_bounds_keep_a_count_non_negative():
+    """A count's private range could reach far below 0 on a noise leaf
+    (counts came back at -248; a walk-through, round twenty), and the
+    natural declaration ``bounds=(0, None)`` failed with a bare TypeError.
+    One side may be ``None``: that end is learned privately, the other is
+    public, and no value comes back past it. Without a budget a side left
+    to learn is refused."""
+    from skdp_synth import ProjectedGaussianRelease
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "children": rng.poisson(0.2, 5000),
+            "stay": rng.integers(1, 30, 5000),
+            "x": rng.choice(["a", "b"], 5000),
+        }
+    )
+    lows = []
+    for seed in range(6):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CoarseDomainWarning)
+            pipe = make_synthesis_pipeline(
+                BooleanEncoder(
+                    categories={"x": ["a", "b"]},
+                    bounds={"children": (0, None), "stay": (None, 30)},
+                    random_state=seed,
+                ),
+                ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed),
+            ).fit(df)
+        out = pipe.sample(5000, random_state=seed)
+        assert out["children"].min() >= 0 and out["stay"].max() <= 30
+        lows.append(out["stay"].min())
+    # the side left to learn is learned: near the data's, not at 2^40
+    assert min(lows) > -100
+    with pytest.raises(ValueError, match="needs a budget"):
+        BooleanEncoder(bounds={"children": (0, None)}, epsilon=None).fit(df)
+    with pytest.raises(ValueError, match="lo < hi"):
+        BooleanEncoder(bounds={"children": (5, 2)}, epsilon=1.0).fit(df)
+
+
+def test_a_one_bin_integer_column_is_told_to_be_a_flag():
+    """A 0/1 flag stored as int64 pays a numeric domain and often keeps one
+    bin, losing its relation to every other column; the warning advised
+    bin_edges/bounds/domain_share only (a walk-through, round twenty). It
+    now says: cast it to bool or declare its categories."""
+    from skdp_synth import ProjectedGaussianRelease
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    df = pd.DataFrame(
+        {"flag": (rng.random(n) < 0.06).astype(int)}
+        | {f"c{i}": rng.normal(size=n) for i in range(12)}
+    )
+    with pytest.warns(CoarseDomainWarning, match=r"\['flag'\] are flags"):
+        make_synthesis_pipeline(
+            BooleanEncoder(random_state=0),
+            ProjectedGaussianRelease(epsilon=1, delta=1e-6, random_state=0),
+        ).fit(df)

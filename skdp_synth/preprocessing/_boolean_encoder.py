@@ -73,6 +73,7 @@ from ..validation import (
     restore_on_failure,
 )
 from ._numeric_domain import (
+    ROOT,
     coarse_edges,
     decode_fine,
     missing_threshold,
@@ -167,7 +168,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     bounds : dict, default=None
         ``{column: (lo, hi)}``: public bounds of numeric columns whose bins are
         learned privately inside them (needs ``epsilon``). Values outside are
-        clipped (see ``out_of_bounds``).
+        clipped (see ``out_of_bounds``). One side may be ``None``, learned
+        privately: ``(0, None)`` for a count, which then never comes back
+        below 0 (a noise leaf below the data put counts at -248).
     numeric_encoding : {"thermometer", "onehot"}, default="thermometer"
         Code for numeric and ordinal columns.
     n_bins : int, default=10
@@ -583,11 +586,29 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             )
         ]
         if constant:
+            # an integer column of one bin is often a 0/1 flag: as a number it
+            # pays a domain and came back independent of every other column
+            # (a hotel table's is_repeated_guest: AUC .39-.57 as int64, .61-.77
+            # as bool; a walk-through, round twenty). Its dtype is public
+            flags = [
+                spec.name
+                for spec in specs
+                if spec.name in constant
+                and spec.kind == "numeric"
+                and spec.integer
+                and spec.time_unit is None
+            ]
+            hint = (
+                f" If {flags} are flags or codes of a few values, cast them to "
+                "bool or declare categories= (public, free)."
+                if flags
+                else ""
+            )
             warnings.warn(
                 f"the private domains of columns {constant} kept a single bin "
                 "(numeric) or no level (categorical): their values will come "
                 "back from that bin alone, or as 'other'; the rest were below "
-                f"{budget}. " + remedy,
+                f"{budget}. " + remedy + hint,
                 CoarseDomainWarning,
                 stacklevel=3,
             )
@@ -648,7 +669,21 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 )
 
     def _bounds(self, col, dtype):
-        return _check_bounds(col, self._public_numbers(col, dtype, self.bounds[col]))
+        """``(lo, hi)`` of ``bounds[col]``; a side given as ``None`` is
+        infinite (one-sided bounds: that end is learned privately)."""
+        declared = self.bounds[col]
+        try:
+            lo, hi = declared
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"bounds[{col!r}] must be a pair (lo, hi); None for a side "
+                "learned privately"
+            ) from None
+        sides = [v for v in (lo, hi) if v is not None]
+        numbers = iter(self._public_numbers(col, dtype, sides))
+        lo = -np.inf if lo is None else next(numbers)
+        hi = np.inf if hi is None else next(numbers)
+        return _check_bounds(col, (lo, hi))
 
     def _public_numbers(self, col, dtype, values):
         """Declared bounds or bin edges of a column as numbers: dates and
@@ -766,8 +801,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             lo, hi = self._bounds(col, dtype)
             if integer:
                 lo, hi = float(np.ceil(lo)), float(np.floor(hi)) + 1.0
-            root = (lo, hi)
             values = np.where(np.isnan(values), np.nan, np.clip(values, lo, hi))
+            # a side declared None: PrivTree's own root there (2^40)
+            root = (
+                lo if np.isfinite(lo) else -ROOT,
+                hi if np.isfinite(hi) else ROOT + (1.0 if integer else 0.0),
+            )
         hist = privtree_histogram(
             values,
             eps,
@@ -890,6 +929,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             kind, values = "numeric", _check_edges(col, edges)
         elif col in (self.bounds or {}):
             lo, hi = self._bounds(col, series.dtype)
+            if _one_sided(lo, hi):
+                raise ValueError(
+                    f"bounds[{col!r}] has a side None, to be learned privately: "
+                    "that needs a budget (epsilon); without one, declare both "
+                    "sides or bin_edges"
+                )
             kind, values = "numeric", list(np.linspace(lo, hi, self.n_bins + 1))
         elif isinstance(series.dtype, pd.CategoricalDtype) and series.cat.ordered:
             kind, values, inferred = "ordinal", list(series.cat.categories), True
@@ -1446,10 +1491,23 @@ class _Probe:
 
 
 def _check_bounds(col, bounds):
-    lo, hi = (float(v) for v in bounds)
-    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise ValueError(f"bounds[{col!r}] must be finite with lo < hi")
+    """Numeric ``(lo, hi)``, ``lo < hi``; ``-inf`` / ``inf`` (or a side
+    declared ``None``) leave that side to be learned privately."""
+    try:
+        lo, hi = (float(v) for v in bounds)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"bounds[{col!r}] must be two numbers (None for a side learned privately)"
+        ) from None
+    if np.isnan(lo) or np.isnan(hi) or lo == np.inf or hi == -np.inf or not lo < hi:
+        raise ValueError(
+            f"bounds[{col!r}] must have lo < hi (None for a side learned privately)"
+        )
     return lo, hi
+
+
+def _one_sided(lo, hi):
+    return not (np.isfinite(lo) and np.isfinite(hi))
 
 
 def _check_edges(col, edges):

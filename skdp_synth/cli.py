@@ -64,11 +64,23 @@ def _parse_params(items):
         if "=" not in item:
             _usage_error(f"--param expects key=value, got {item!r}")
         key, value = item.split("=", 1)
+        key = key.strip()
+        if key in _OWN_OPTIONS:
+            # "Method.build() got multiple values for keyword argument
+            # 'epsilon'" (a walk-through, round twenty)
+            _usage_error(
+                f"--param {key}=...: give it as {_OWN_OPTIONS[key]}, the "
+                "command's own option"
+            )
         try:
-            params[key.strip()] = ast.literal_eval(value)
+            params[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
-            params[key.strip()] = value
+            params[key] = value
     return params
+
+
+#: parameters with their own options, never a ``--param``
+_OWN_OPTIONS = {"epsilon": "--epsilon", "delta": "--delta", "random_state": "--seed"}
 
 
 def _domain_share(text):
@@ -154,8 +166,21 @@ def _bar(desc, total, *, counts=True):
     return tqdm(desc=desc, total=total, file=sys.stderr, disable=None)
 
 
-def _check_output_path(path):
-    """The output's directory must exist and be writable, and path not a directory."""
+#: ``-o -``: the rows go to standard output (``synthesize`` in memory,
+#: ``sample``); it wrote a file named "-" (a walk-through, round twenty)
+STDOUT = "-"
+
+
+def _check_output_path(path, stdout=False):
+    """The output's directory must exist and be writable, and path not a
+    directory; ``-`` is standard output where ``stdout`` allows it."""
+    if path == STDOUT:
+        if stdout:
+            return
+        raise CLIError(
+            "'-' (standard output) is only for the rows of synthesize and "
+            "sample (-o -); give a file name"
+        )
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise CLIError(f"output directory {directory!r} does not exist")
@@ -173,7 +198,7 @@ def _check_distinct(inputs, outputs):
     input or the release)."""
     seen = []
     for what, path in [*outputs, *inputs]:
-        if path is None:
+        if path is None or path == STDOUT:
             continue
         key = os.path.realpath(path)
         for other, other_key, other_is_output in seen:
@@ -196,6 +221,22 @@ def _decimals(text):
     if not 0 <= value <= 15:
         raise argparse.ArgumentTypeError(f"must be between 0 and 15, got {value}")
     return value
+
+
+def _check_delimiter(header, path):
+    """A header of one field holding ``;``, a tab or ``|`` is a file with
+    another delimiter: said so, rather than "d=2 exceeds the number of
+    attributes (1)" or a schema error about a column named ``'a;b;c'`` (a
+    walk-through, round twenty). The header is column names: public."""
+    if len(header) != 1:
+        return
+    for sep, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'")):
+        if sep in header[0]:
+            raise CLIError(
+                f"{path}: its header is one field with {name} in it: the CLI "
+                "reads comma-separated files; convert it, e.g. "
+                f"pandas.read_csv(path, sep={sep!r}).to_csv(out, index=False)"
+            )
 
 
 def _positive_int(text):
@@ -259,6 +300,7 @@ def _read_csv(path, schema=None, counts=None):
             header = next(reader, None)
             if not header:
                 raise CLIError(f"{path}: the file is empty (no header line)")
+            _check_delimiter(header, path)
             width = len(header)
             for row in reader:
                 if row and len(row) != width:
@@ -421,8 +463,17 @@ def _as_numbers(values, col, path, *, integer):
 
 
 def _write_csv_atomically(frame, path):
-    """Write ``frame`` as CSV to ``path`` atomically (never a partial file)."""
+    """Write ``frame`` as CSV to ``path`` atomically (never a partial file),
+    or to standard output for ``-``."""
+    if path == STDOUT:
+        frame.to_csv(sys.stdout, index=False)
+        sys.stdout.flush()
+        return
     write_atomically(path, lambda fh: frame.to_csv(fh, index=False), suffix=".csv.tmp")
+
+
+def _shown(path):
+    return "standard output" if path == STDOUT else path
 
 
 class CLIError(ValueError):
@@ -495,7 +546,13 @@ def cmd_synthesize(args):
         validate = getattr(step, "_validate_params", None)
         if callable(validate):
             validate()
-    _check_output_path(args.output)  # before the (long, budget-spending) fit
+    # before the (long, budget-spending) fit; standard output in memory only
+    _check_output_path(
+        args.output,
+        stdout=not (
+            args.out_of_core or _is_parquet(args.input) or _is_parquet(args.output)
+        ),
+    )
     _check_distinct(
         [("the input", args.input), ("--schema", args.schema)],
         [
@@ -579,13 +636,14 @@ def cmd_synthesize(args):
     spent = _privacy_spent(pipe, shown.leaked)
     print(
         f"wrote {len(synthetic)} rows{_default_rows_note(args, fitted)} to "
-        f"{args.output} in {elapsed:.1f} s{spent}",
+        f"{_shown(args.output)} in {elapsed:.1f} s{spent}",
         file=sys.stderr,
     )
     if held_out is not None:
         # a command that runs as pasted (a walk-through, round nineteen:
         # it lacked -o, the release just written, --schema and --target)
-        command = ["skdp-synth report", args.holdout_out, args.output, "--held-out"]
+        rows_file = "SYNTHETIC.csv" if args.output == STDOUT else args.output
+        command = ["skdp-synth report", args.holdout_out, rows_file, "--held-out"]
         if args.schema is not None:
             command += ["--schema", args.schema]
         if args.release_out is not None:
@@ -652,7 +710,7 @@ def cmd_sample(args):
     from .exceptions import MalformedReleaseError
     from .release import Release
 
-    _check_output_path(args.output)
+    _check_output_path(args.output, stdout=True)
     _check_distinct([("the release", args.release)], [("-o", args.output)])
     try:
         release = Release.load(args.release)
@@ -682,7 +740,7 @@ def cmd_sample(args):
     _write_csv_atomically(rows, args.output)
     g = release.guarantee
     print(
-        f"wrote {len(rows)} rows to {args.output} in "
+        f"wrote {len(rows)} rows to {_shown(args.output)} in "
         f"{time.perf_counter() - t0:.1f} s; post-processing of the release, "
         f"covered by its guarantee (epsilon={g.epsilon:g}, delta={g.delta:g}, "
         f"{g.neighbouring})",
@@ -1015,6 +1073,7 @@ def _read_csv_chunks(path, schema, blocksize):
     if not header.strip():
         raise CLIError(f"{path}: the file is empty (no header line)")
     columns = list(pd.read_csv(io.BytesIO(header), nrows=0).columns)
+    _check_delimiter([str(c) for c in columns], path)
     schema = _as_schema(schema)
     schema.check_columns(columns, where=str(path))
     declared = {c: v for c, v in schema.levels().items() if c in columns}

@@ -441,3 +441,41 @@ def test_decimals_round_a_numeric_column_when_written(tmp_path):
     schema["columns"]["wage"]["decimals"] = -1
     (tmp_path / "s.json").write_text(json.dumps(schema))
     assert cli.main(args) == 2
+
+
+def test_cli_small_usage_faults_of_round_twenty(tmp_path, capsys):
+    """A walk-through (round twenty): ``--param epsilon=5`` beside
+    ``--epsilon`` printed "Method.build() got multiple values for keyword
+    argument 'epsilon'"; a semicolon-delimited file was told "d=2 exceeds
+    the number of attributes"; ``-o -`` wrote a file named "-". Each now
+    says what to do, and ``-o -`` writes the rows to standard output."""
+    import os
+
+    people = os.path.join(os.path.dirname(__file__), "..", "examples", "data")
+    src = os.path.join(people, "people.csv")
+    schema = os.path.join(people, "people.types.json")
+    base = ["synthesize", src, "--schema", schema, "--method", "gaussian-release"]
+    base += ["--epsilon", "1", "--delta", "1e-6", "--seed", "0", "--rows", "4"]
+    out = str(tmp_path / "o.csv")
+    assert cli.main([*base, "--param", "epsilon=5", "-o", out]) == 2
+    assert "give it as --epsilon" in capsys.readouterr().err
+    semi = tmp_path / "semi.csv"
+    pd.read_csv(src).head(50).to_csv(semi, index=False, sep=";")
+    args = ["synthesize", str(semi), "--method", "gaussian-release"]
+    assert cli.main([*args, "--epsilon", "1", "--delta", "1e-6", "-o", out]) == 2
+    assert "semicolons" in capsys.readouterr().err
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert cli.main([*base, "-o", "-"]) == 0
+        captured = capsys.readouterr()
+        assert not os.path.exists("-")
+        lines = captured.out.strip().splitlines()
+        assert lines[0] == "age,education,sector,hours,wage" and len(lines) == 5
+        assert "to standard output" in captured.err
+        # other outputs are files
+        args = [*base, "-o", out, "--release-out", "-"]
+        assert cli.main(args) == 2
+        assert "standard output" in capsys.readouterr().err
+    finally:
+        os.chdir(cwd)

@@ -1231,12 +1231,23 @@ def _cells_as_levels(cells, levels, na_values):
     numeric level, a plain decimal of exactly its value, ``"4.0"`` (pandas
     writes an integer column with missing values as floats; a walk-through,
     round nineteen, had a 0-7 ordinal refused for it) or ``"2.50"``, are the
-    level; a missing marker is ``None``; anything else (``"1e0"``, ``" 4"``,
+    level, as are ``true``/``TRUE`` for a level ``True``; a missing marker
+    is ``None``; anything else (``"1e0"``, ``" 4"``,
     ``"1.0000000000000001"``) stays as it is and is refused as undeclared
     later. Exact decimal equality: no rounding makes a cell a level."""
     from decimal import Decimal
 
     lookup = {str(v): v for v in levels if v is not None}
+    # a true/false level in any case (R writes TRUE, JSON true; a
+    # walk-through, round twenty)
+    lookup.update(
+        {
+            spelling: v
+            for v in levels
+            if isinstance(v, bool)
+            for spelling in (str(v).lower(), str(v).upper())
+        }
+    )
     numbers = {
         Decimal(repr(v)) if isinstance(v, float) else Decimal(v): v
         for v in levels

@@ -689,3 +689,37 @@ def test_a_side_of_numeric_bounds_can_be_null():
         {"columns": {"kids": {"type": "numeric", "integer": True, "bounds": [0, None]}}}
     )
     assert schema.encoder["bounds"] == {"kids": [0.0, None]}
+
+
+def test_a_boolean_column_type(tmp_path):
+    """``"boolean"``: levels true and false, public by the type, read in any
+    case (R writes TRUE); it was "unknown type", and as a categorical
+    without levels a rare true could be discovered away into "other" (a
+    walk-through, round twenty)."""
+    schema = parse_schema(
+        {"columns": {"flag": "boolean", "late": {"type": "boolean", "missing": True}}}
+    )
+    assert schema.encoder["categories"] == {
+        "flag": [False, True],
+        "late": [False, True, None],
+    }
+    rng = np.random.default_rng(0)
+    df = _people(400)
+    df["flag"] = np.where(rng.random(400) < 0.05, "TRUE", "FALSE")
+    df["late"] = rng.choice(["true", "false", ""], 400)
+    types = {"columns": {**TYPES["columns"], "flag": "boolean"}}
+    types["columns"]["late"] = {"type": "boolean", "missing": True}
+    code, out = _run(tmp_path, df, types, "--epsilon", "1", "--delta", "1e-6")
+    assert code == 0
+    rows = pd.read_csv(out)
+    assert set(rows["flag"].astype(str)) <= {"True", "False"}
+    assert set(rows["late"].dropna().astype(str)) <= {"True", "False"}
+
+
+def test_a_misnamed_column_is_named_both_ways_at_once():
+    """A typo'd column was reported as untyped on one run and as absent on
+    the next (a walk-through, round twenty)."""
+    schema = parse_schema({"columns": {"lead_tme": "numeric", "x": "categorical"}})
+    with pytest.raises(SchemaError) as info:
+        schema.check_columns(["lead_time", "x"])
+    assert "['lead_time']" in str(info.value) and "['lead_tme']" in str(info.value)

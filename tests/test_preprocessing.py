@@ -575,3 +575,15 @@ def test_a_missing_category_decodes_to_the_declared_marker():
             value = back[col][1]
             assert isinstance(value, float) and np.isnan(value)
         assert back.loc[[0, 2], "learned"].tolist() == ["x", "y"]
+
+
+def test_an_ordered_categoricals_levels_are_said_to_come_from_its_dtype():
+    """An ordered categorical's levels are used from its dtype with a
+    warning that said they were "learned from the data"; it now says they
+    came from the dtype and how to make them public (a walk-through, round
+    twenty)."""
+    df = pd.DataFrame(
+        {"size": pd.Categorical(["S", "M", "L"] * 30, ["S", "M", "L"], ordered=True)}
+    )
+    with pytest.warns(PrivacyLeakWarning, match=r"taken from their ordered"):
+        BooleanEncoder(epsilon=1.0, delta=1e-6, random_state=0).fit(df)

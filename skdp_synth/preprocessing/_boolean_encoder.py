@@ -462,11 +462,27 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 if was_inferred:
                     inferred.append(col)
             if inferred:
+                # an ordered categorical's levels come from its dtype, which
+                # pandas builds from the values (astype("category")): said
+                # so, not "learned" (a walk-through, round twenty)
+                ordered = [
+                    c
+                    for c in inferred
+                    if isinstance(df[c].dtype, pd.CategoricalDtype)
+                    and df[c].dtype.ordered
+                ]
+                dtype_note = (
+                    f" The levels of {ordered} were taken from their ordered "
+                    "categorical dtype, which pandas may have built from the "
+                    "values: declare them with ordinal= to make them public."
+                    if ordered
+                    else ""
+                )
                 warnings.warn(
                     f"the domains of columns {inferred} (categories, bin edges or "
                     "whether values can be missing) were learned from the data and "
                     "are not protected. Declare them via categories=, ordinal=, "
-                    "bin_edges= and missing=.",
+                    "bin_edges= and missing=." + dtype_note,
                     PrivacyLeakWarning,
                     stacklevel=2,
                 )

@@ -2134,7 +2134,8 @@ def build_parser():
 _SCHEMA_TERMS = {
     "declare it (missing={column: True})": 'declare it in the schema: "missing": true',
     "Declare their domains (bin_edges= or bounds=, categories=)": (
-        'Declare their domains in the schema ("bin_edges" or "bounds", "levels")'
+        'Declare their domains in the schema ("bin_edges" or "bounds", "levels"; '
+        'a column of dates is of type "datetime", read as text without it)'
     ),
     "declare it (None among its categories or ordinal levels, or "
     "missing={column: True})": (

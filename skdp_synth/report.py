@@ -69,8 +69,8 @@ from .metrics._coding import (  # noqa: F401 (MAX_RAW_LEVELS, N_QUANTILE_BINS: d
     _discretize,
     _time_edges_as_seconds,
     _times_as_seconds,
+    catch_all_notes,
     catch_alls,
-    fold_into_catch_alls,
 )
 from .metrics._marginals import _table_tv, _tv_tables
 from .preprocessing._boolean_encoder import SCHEMA_KEYS
@@ -846,12 +846,9 @@ def fidelity_report(
         # 1/len(rows) below (a ZeroDivisionError traceback from the CLI; a
         # walk-through, round twenty)
         raise ValueError("synthetic has no rows")
-    # the real levels the release folded into its "other", folded the same
-    # way: each rare real level counted as error against it
+    # the real levels the release gives as its "other": said in a note
     folds = catch_alls(source) if source is not None else {}
-    real, fold_notes = fold_into_catch_alls(real, folds)
-    if real_train is not None:
-        real_train, _ = fold_into_catch_alls(real_train, folds)
+    fold_notes = catch_all_notes(real, rows, folds)
     model = None
     if target is not None:
         if target not in real.columns:

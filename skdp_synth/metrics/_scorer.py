@@ -9,13 +9,7 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 
 from ..validation import check_integer
-from ._coding import (
-    _average_tvs,
-    _discretize,
-    _times_as_seconds,
-    catch_alls,
-    fold_into_catch_alls,
-)
+from ._coding import _average_tvs, _discretize, _times_as_seconds
 from ._marginals import marginal_error
 
 __all__ = ["make_marginal_scorer", "make_model_scorer"]
@@ -68,9 +62,9 @@ class _MarginalScorer:
         real = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
         rows = Y if isinstance(Y, pd.DataFrame) else pd.DataFrame(np.asarray(Y))
         rows.columns = real.columns
-        # the held-out levels the pipeline folded into "other", folded too
-        # (else a candidate that discovers more levels scores better)
-        real, _ = fold_into_catch_alls(real, catch_alls(estimator))
+        # the held-out levels are not folded into a candidate's "other": a
+        # candidate that found no level would score best (a review, round
+        # twenty); a release that keeps more levels is the more faithful
         real, rows = _times_as_seconds(real, rows)
         cx, cy, sizes, _, _ = _discretize(real, rows, {})
         d = min(self.d, real.shape[1])
@@ -194,8 +188,7 @@ class _ModelScorer:
         rows = estimator.sample(n, random_state=self.random_state)
         if not isinstance(rows, pd.DataFrame):
             rows = pd.DataFrame(np.asarray(rows), columns=X.columns)
-        real, _ = fold_into_catch_alls(X, catch_alls(estimator))
-        real, rows = _times_as_seconds(real, rows[list(X.columns)])
+        real, rows = _times_as_seconds(X, rows[list(X.columns)])
         seed = self.random_state if isinstance(self.random_state, int) else 0
         _, _, fit_score = model_task(real, rows, self.target, seed)
         return fit_score(rows, real)

@@ -952,6 +952,14 @@ def test_the_pipeline_records_rows_a_private_sampler_charges_after_fit():
     assert pipe.epsilon_ == pytest.approx(spent, abs=1e-9)
     assert pipe.privacy_guarantee_.epsilon == pytest.approx(spent, abs=1e-9)
     assert pipe.to_release().guarantee.epsilon == pytest.approx(spent, abs=1e-9)
+    # through the last step's own sample too (a review, round twenty: 60 of
+    # 175 stated, and the report read it)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe[-1].sample(pipe[-1].n_draws_paid_ + 10, random_state=2)
+    spent = acc.total_spent[0]
+    assert pipe.epsilon_ == pytest.approx(spent, abs=1e-9)
+    assert pipe.privacy_guarantee_.epsilon == pytest.approx(spent, abs=1e-9)
 
 
 def test_one_sided_bounds_keep_a_count_non_negative():

@@ -998,9 +998,9 @@ def _validated_array(estimator, X, **kwargs):
     """
     try:
         return validate_data(estimator, X, **kwargs)
-    except (ValueError, TypeError) as exc:
+    except Exception as exc:  # any class: an input's __array__ may raise anything
         text = str(exc)
-        if text.startswith(_VALUE_FREE):
+        if isinstance(exc, (ValueError, TypeError)) and text.startswith(_VALUE_FREE):
             raise  # sparse input, NaN/inf present, a value's type: no value
         if "Complex data" in text:
             raise ValueError(
@@ -1022,11 +1022,13 @@ def _validated_array(estimator, X, **kwargs):
                 "another dimension (its values are not shown: they are private). "
                 "Reshape your data: a single feature with X.reshape(-1, 1)."
             ) from None
-        if "features, but" in text or "feature names" in text.lower():
+        if isinstance(exc, ValueError) and (
+            "features, but" in text or "feature names" in text.lower()
+        ):
             raise  # the feature count or names: public
-        raise type(exc)(
-            "X could not be read as a 2-D array of numbers (scikit-learn's "
-            "reason is not shown: it may quote values, which are private)"
+        raise ValueError(
+            "X could not be read as a 2-D array of numbers (the reason is not "
+            "shown: it may quote values, which are private)"
         ) from None
 
 

@@ -37,6 +37,7 @@ import argparse
 import ast
 import contextlib
 import csv
+import itertools
 import math
 import os
 import re
@@ -223,18 +224,21 @@ def _decimals(text):
     return value
 
 
-def _check_delimiter(header, path):
-    """A header of one field holding ``;``, a tab or ``|`` is a file with
-    another delimiter: said so, rather than "d=2 exceeds the number of
-    attributes (1)" or a schema error about a column named ``'a;b;c'`` (a
-    walk-through, round twenty). The header is column names: public."""
-    if len(header) != 1:
+def _check_delimiter(header, first, path):
+    """A header of one field holding ``;``, a tab or ``|``, over a first row
+    that splits the same way, is a file with another delimiter: said so,
+    rather than "d=2 exceeds the number of attributes (1)" or a schema error
+    about a column named ``'a;b;c'`` (a walk-through, round twenty). A
+    one-column file whose name holds one of them, over plain cells, is
+    read as it is (a review, round twenty). Neither the header's names nor
+    the row's cells are shown."""
+    if len(header) != 1 or first is None or len(first) != 1:
         return
     for sep, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'")):
-        if sep in header[0]:
+        if sep in header[0] and first[0].count(sep) == header[0].count(sep):
             raise CLIError(
-                f"{path}: its header is one field with {name} in it: the CLI "
-                "reads comma-separated files; convert it, e.g. "
+                f"{path}: its header and rows are one field with {name} in "
+                "them: the CLI reads comma-separated files; convert it, e.g. "
                 f"pandas.read_csv(path, sep={sep!r}).to_csv(out, index=False)"
             )
 
@@ -300,9 +304,10 @@ def _read_csv(path, schema=None, counts=None):
             header = next(reader, None)
             if not header:
                 raise CLIError(f"{path}: the file is empty (no header line)")
-            _check_delimiter(header, path)
             width = len(header)
-            for row in reader:
+            first = next(reader, None)
+            _check_delimiter(header, first, path)
+            for row in itertools.chain([] if first is None else [first], reader):
                 if row and len(row) != width:
                     # no line number, field count or row: the line number of
                     # an unclosed quote is the file's length, n (a privacy
@@ -1073,7 +1078,9 @@ def _read_csv_chunks(path, schema, blocksize):
     if not header.strip():
         raise CLIError(f"{path}: the file is empty (no header line)")
     columns = list(pd.read_csv(io.BytesIO(header), nrows=0).columns)
-    _check_delimiter([str(c) for c in columns], path)
+    lines = sample.decode("utf-8", "replace").splitlines()
+    first = next(csv.reader(lines[1:2]), None) if len(lines) > 1 else None
+    _check_delimiter([str(c) for c in columns], first, path)
     schema = _as_schema(schema)
     schema.check_columns(columns, where=str(path))
     declared = {c: v for c, v in schema.levels().items() if c in columns}

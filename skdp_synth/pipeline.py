@@ -583,8 +583,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         ``fit`` receives ``blocks=`` the ``blocks_`` of the last earlier step
         that has one, when it accepts that keyword, and ``sample_weight=``
         (counts of the distinct rows of ``X``, a contingency table) goes to
-        the last step only -- the encoders map rows one to one, nothing is
-        expanded. With scikit-learn's metadata routing enabled,
+        the last step and to the first step whose ``fit`` takes it (the
+        encoder, whose private domains then count records) -- the encoders
+        map rows one to one, nothing is expanded. With scikit-learn's metadata routing enabled,
         ``Pipeline.fit`` fits the steps (no ``blocks=``), inside the same
         budget check, split and charge.
 

@@ -464,6 +464,13 @@ def test_cli_small_usage_faults_of_round_twenty(tmp_path, capsys):
     args = ["synthesize", str(semi), "--method", "gaussian-release"]
     assert cli.main([*args, "--epsilon", "1", "--delta", "1e-6", "-o", out]) == 2
     assert "semicolons" in capsys.readouterr().err
+    # a one-column file whose name holds '|' over plain cells is read (a
+    # review, round twenty)
+    one = tmp_path / "one.csv"
+    one.write_text("a|b\n" + "\n".join(["x", "y"] * 100) + "\n")
+    args = ["synthesize", str(one), "--method", "gaussian-release", "-o", out]
+    cli.main([*args, "--epsilon", "1", "--delta", "1e-6"])
+    assert "'|'" not in capsys.readouterr().err
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:

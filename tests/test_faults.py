@@ -1427,3 +1427,22 @@ def test_conversion_refusals_quote_no_value_or_size(make):
         assert "987654" not in text and "9.8765" not in text, text
         assert "1237" not in text and "1236" not in text, text
         assert "CANARY" not in text, text
+
+
+def test_an_unusual_conversion_error_is_not_relayed():
+    """An input whose ``__array__`` raises another class than ValueError or
+    TypeError went through the sanitizer with its text (a review, round
+    twenty)."""
+
+    class Odd:
+        shape = (10, 2)
+
+        def __len__(self):
+            return 10
+
+        def __array__(self, dtype=None, copy=None):
+            raise RuntimeError("row 3 is 987654321")
+
+    with pytest.raises(ValueError) as info:
+        ProjectedGaussianRelease(d=1, random_state=0).fit(Odd())
+    assert "987654321" not in str(info.value)

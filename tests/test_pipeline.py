@@ -1000,6 +1000,23 @@ def test_one_sided_bounds_keep_a_count_non_negative():
         BooleanEncoder(bounds={"children": (0, None)}, epsilon=None).fit(df)
     with pytest.raises(ValueError, match="lo < hi"):
         BooleanEncoder(bounds={"children": (5, 2)}, epsilon=1.0).fit(df)
+    with pytest.raises(ValueError, match="no finite side"):
+        BooleanEncoder(bounds={"children": (None, None)}, epsilon=1.0).fit(df)
+    # a public side past PrivTree's root (2^40: an epoch in milliseconds)
+    # crashed with an IndexError (a review, round twenty)
+    ms = pd.DataFrame({"t": 1.7e12 + rng.integers(0, 10**9, 3000).astype(float)})
+    enc = BooleanEncoder(bounds={"t": (1.6e12, None)}, epsilon=1.0, random_state=0)
+    enc.fit(ms)
+    assert enc.specs_[0].levels[0] >= 1.6e12
+    # the open side of a refused value is said as None, not as a date
+    dates = pd.DataFrame({"d": pd.to_datetime(["2020-01-01", "2018-05-05"] * 50)})
+    with pytest.raises(ValueError, match=r"\[2019-01-01.*, None\]"):
+        BooleanEncoder(
+            bounds={"d": (pd.Timestamp("2019-01-01"), None)},
+            out_of_bounds="error",
+            datetime_unit="D",
+            epsilon=1.0,
+        ).fit(dates)
 
 
 def test_a_one_bin_integer_column_is_told_to_be_a_flag():

@@ -587,3 +587,25 @@ def test_an_ordered_categoricals_levels_are_said_to_come_from_its_dtype():
     )
     with pytest.warns(PrivacyLeakWarning, match=r"taken from their ordered"):
         BooleanEncoder(epsilon=1.0, delta=1e-6, random_state=0).fit(df)
+
+
+def test_a_decoder_written_before_the_marker_key_decodes_missing_to_none():
+    """Release files written before round twenty have no ``missing_none``
+    key and decoded a missing category to ``None``; read as NaN they changed
+    (a review, round twenty). Absent, the key means ``None``."""
+    from skdp_synth.preprocessing._decoder_state import (
+        decoder_from_state,
+        decoder_state,
+    )
+
+    df = pd.DataFrame({"c": ["x", np.nan, "y", "y"] * 50})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        enc = BooleanEncoder(epsilon=None, random_state=0).fit(df)
+    Z = enc.transform(df)
+    meta, arrays = decoder_state(enc)
+    assert meta["specs"][0]["missing_none"] is False
+    for entry in meta["specs"]:
+        del entry["missing_none"]  # as a file of round nineteen
+    old = decoder_from_state(meta, arrays, n_features=Z.shape[1])
+    assert old.inverse_transform(Z)["c"][1] is None

@@ -818,10 +818,15 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if integer:
                 lo, hi = float(np.ceil(lo)), float(np.floor(hi)) + 1.0
             values = np.where(np.isnan(values), np.nan, np.clip(values, lo, hi))
-            # a side declared None: PrivTree's own root there (2^40)
+            # a side declared None: PrivTree's own root there (2^40), or
+            # 2^40 past the public side when that lies beyond it (an epoch
+            # in milliseconds, 1.7e12, crashed with an IndexError; a review,
+            # round twenty): a function of the declared side only
             root = (
-                lo if np.isfinite(lo) else -ROOT,
-                hi if np.isfinite(hi) else ROOT + (1.0 if integer else 0.0),
+                lo if np.isfinite(lo) else min(-ROOT, hi - ROOT),
+                hi
+                if np.isfinite(hi)
+                else max(ROOT, lo + ROOT) + (1.0 if integer else 0.0),
             )
         hist = privtree_histogram(
             values,
@@ -947,9 +952,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             lo, hi = self._bounds(col, series.dtype)
             if _one_sided(lo, hi):
                 raise ValueError(
-                    f"bounds[{col!r}] has a side None, to be learned privately: "
-                    "that needs a budget (epsilon); without one, declare both "
-                    "sides or bin_edges"
+                    f"bounds[{col!r}] has an open side (None or infinite), to be "
+                    "learned privately: that needs a budget (epsilon); without "
+                    "one, declare both sides or bin_edges"
                 )
             kind, values = "numeric", list(np.linspace(lo, hi, self.n_bins + 1))
         elif isinstance(series.dtype, pd.CategoricalDtype) and series.cat.ordered:
@@ -1519,6 +1524,11 @@ def _check_bounds(col, bounds):
         raise ValueError(
             f"bounds[{col!r}] must have lo < hi (None for a side learned privately)"
         )
+    if not (np.isfinite(lo) or np.isfinite(hi)):
+        raise ValueError(
+            f"bounds[{col!r}] has no finite side: leave the column out of "
+            "bounds= to learn its range privately"
+        )
     return lo, hi
 
 
@@ -1590,7 +1600,10 @@ def _time_labels(edges, spec):
 
 def _public_text(spec, x):
     """A declared edge or bound as the user wrote it: a date for a time
-    column, a plain float otherwise."""
+    column, a plain float otherwise; an open side of one-sided bounds is
+    ``None`` (it read as pandas' last date, 2262, for a time column)."""
+    if not np.isfinite(x):
+        return "None"
     if spec.time_unit is not None:
         return _time_labels([x], spec)[0]
     return repr(float(x))

@@ -64,8 +64,10 @@ _SPEC_KEYS = {
     "time_unit",
     "fine",
 }
-#: written only where true: a missing level decodes to ``None`` (else NaN);
-#: the last level is the catch-all of undiscovered levels (``"other"``)
+#: keys a file written before round twenty lacks: ``missing_none`` (whether
+#: a missing level decodes to ``None`` or NaN; written always, absent it is
+#: ``None``, as those files decoded) and ``other`` (the last level is the
+#: catch-all of undiscovered levels; written where true)
 _OPTIONAL_SPEC_KEYS = {"missing_none", "other"}
 _FINE_KEYS = {"integer", "cap", "found", "scale", "missing_count"}
 #: a dtype as pandas spells it: ``int64``, ``Int64``, ``string``,
@@ -123,8 +125,7 @@ def decoder_state(encoder: BooleanEncoder) -> tuple[dict, dict]:
             "time_unit": spec.time_unit,
             "fine": None,
         }
-        if spec.missing_value is None:
-            entry["missing_none"] = True
+        entry["missing_none"] = spec.missing_value is None
         if spec.other:
             entry["other"] = True
         if spec.kind == "numeric":
@@ -307,9 +308,10 @@ def _spec_from(entry, arrays, k, frame):
         and _SPEC_KEYS <= set(entry) <= _SPEC_KEYS | _OPTIONAL_SPEC_KEYS
     ):
         raise ValueError(f"{where}: must have the keys {sorted(_SPEC_KEYS)}")
-    for key in _OPTIONAL_SPEC_KEYS:
-        if entry.get(key, True) is not True:
-            raise ValueError(f"{where}: {key!r} must be true where present")
+    if not isinstance(entry.get("missing_none", True), bool):
+        raise ValueError(f"{where}: 'missing_none' must be true or false")
+    if entry.get("other", True) is not True:
+        raise ValueError(f"{where}: 'other' must be true where present")
     name = _untag(entry["name"], where)
     kind, encoding = entry["kind"], entry["encoding"]
     if kind not in _KINDS or encoding not in _ENCODINGS:
@@ -360,7 +362,7 @@ def _spec_from(entry, arrays, k, frame):
         integer=entry["integer"],
         fine=fine,
         time_unit=unit,
-        missing_value=None if entry.get("missing_none") else np.nan,
+        missing_value=None if entry.get("missing_none", True) else np.nan,
         other=bool(entry.get("other")) and kind == "nominal",
     )
     try:

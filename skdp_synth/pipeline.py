@@ -585,9 +585,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         (counts of the distinct rows of ``X``, a contingency table) goes to
         the last step and to the first step whose ``fit`` takes it (the
         encoder, whose private domains then count records) -- the encoders
-        map rows one to one, nothing is expanded. With scikit-learn's metadata routing enabled,
-        ``Pipeline.fit`` fits the steps (no ``blocks=``), inside the same
-        budget check, split and charge.
+        map rows one to one, nothing is expanded. With scikit-learn's
+        metadata routing enabled, ``Pipeline.fit`` fits the steps (no
+        ``blocks=``), inside the same budget check, split and charge.
 
         Returns
         -------

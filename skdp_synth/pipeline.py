@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
+    from .privacy import PrivacyGuarantee
     from .release import Release
 
 __all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
@@ -391,9 +392,21 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         self._refresh_guarantee()
         return self.__dict__["_guarantee_record"][name]
 
-    privacy_guarantee_ = property(lambda self: self._recorded("privacy_guarantee_"))
-    epsilon_ = property(lambda self: self._recorded("epsilon_"))
-    delta_ = property(lambda self: self._recorded("delta_"))
+    @property
+    def privacy_guarantee_(self) -> PrivacyGuarantee | None:
+        """The steps' guarantees composed (see :meth:`_recorded`)."""
+        return self._recorded("privacy_guarantee_")
+
+    @property
+    def epsilon_(self) -> float | None:
+        """The ``ε`` of :attr:`privacy_guarantee_` (of the private domains
+        alone when the last step is not differentially private)."""
+        return self._recorded("epsilon_")
+
+    @property
+    def delta_(self) -> float | None:
+        """The ``δ`` of :attr:`privacy_guarantee_`, as ``epsilon_``."""
+        return self._recorded("delta_")
 
     def _with_split_budget(self, fit, X, y, **params):
         # the last step's own parameters first: an invalid ε or δ is reported

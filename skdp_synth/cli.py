@@ -889,7 +889,12 @@ class _cli_warnings(warnings.catch_warnings):
             if issubclass(category, PrivacyLeakWarning):
                 if not self.schema_given:
                     return ""
-                message = f"{message} ({self.hint})"
+                if "Declare them via" in str(message):
+                    # the encoder's domains, said in Python keywords: where
+                    # they go in the schema (not after a time zone's or a
+                    # type's warning, which say it; a walk-through, round
+                    # twenty)
+                    message = f"{message} ({self.hint})"
             _warn(_in_schema_terms(str(message)))
             return ""
 
@@ -1238,7 +1243,7 @@ def _cells_as_levels(cells, levels, na_values):
     numeric level, a plain decimal of exactly its value, ``"4.0"`` (pandas
     writes an integer column with missing values as floats; a walk-through,
     round nineteen, had a 0-7 ordinal refused for it) or ``"2.50"``, are the
-    level, as are ``true``/``TRUE`` for a level ``True``; a missing marker
+    level, as are ``true``/``TRUE``/``1`` for a level ``True``; a missing marker
     is ``None``; anything else (``"1e0"``, ``" 4"``,
     ``"1.0000000000000001"``) stays as it is and is refused as undeclared
     later. Exact decimal equality: no rounding makes a cell a level."""
@@ -1252,7 +1257,7 @@ def _cells_as_levels(cells, levels, na_values):
             spelling: v
             for v in levels
             if isinstance(v, bool)
-            for spelling in (str(v).lower(), str(v).upper())
+            for spelling in (str(v).lower(), str(v).upper(), str(int(v)))
         }
     )
     numbers = {

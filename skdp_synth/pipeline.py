@@ -24,7 +24,7 @@ from ._sklearn_compat import (
     _name_estimators,
     _print_elapsed_time,
 )
-from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from .exceptions import CoarseDomainWarning, PrivacyBudgetWarning, PrivacyLeakWarning
 from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
@@ -621,10 +621,45 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             shown(bool(self.verbose)),
         ):
             if final not in (None, "passthrough"):
-                final.fit(Xt, y, **final_params)
+                target = self._collapsed_target(final, final_params.get("blocks"))
+                if target is None:
+                    final.fit(Xt, y, **final_params)
+                else:
+                    final.set_params(target=None)
+                    try:
+                        final.fit(Xt, y, **final_params)
+                    finally:
+                        final.set_params(target=target)
                 self._drop_unsupported_levels(final, final_params)
                 self._fit_copula(final)
         return self
+
+    def _collapsed_target(self, final, blocks):
+        """The last step's ``target`` when the encoder's private domain of
+        that column kept one bin or level, so the column has no bits and no
+        attribute: the release then refused it as an "unknown attribute",
+        listing the others, and a search over ``target`` failed in the folds
+        whose noise collapsed it (a walk-through, round twenty). It is
+        fitted without the target, and a warning says why. A function of
+        the released domain (its bits): public."""
+        target = getattr(final, "get_params", dict)(deep=False).get("target")
+        encoder = self._encoder()
+        if target is None or blocks is None or encoder is None:
+            return None
+        names = [str(name) for name in blocks.names]
+        columns = [str(c) for c in getattr(encoder, "columns_", [])]
+        if str(target) in names or str(target) not in columns:
+            return None
+        warnings.warn(
+            f"the target {target!r} kept a single bin or level in this fit's "
+            "private domain (its values below the noise: see the "
+            "CoarseDomainWarning), so it has no table to weight: fitted "
+            "without target=. Declare its domain (bin_edges=, bounds=, "
+            "categories=) or give the domains a larger share (domain_share=)",
+            CoarseDomainWarning,
+            stacklevel=5,
+        )
+        return target
 
     def _drop_unsupported_levels(self, final, final_params):
         """Missing levels, ``"other"`` levels and one-integer bins that the

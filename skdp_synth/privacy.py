@@ -358,7 +358,10 @@ class BudgetAccountant:
         if neighbouring is not None and neighbouring != self.neighbouring:
             raise BudgetError(
                 f"this budget is stated for {self.neighbouring!r} neighbours, but "
-                f"the mechanism guarantees privacy for {neighbouring!r} neighbours"
+                f"the mechanism guarantees privacy for {neighbouring!r} neighbours: "
+                f"create the accountant with neighbouring={neighbouring!r} (its "
+                "default is 'replace-one'), or give the estimator the "
+                "accountant's relation where it takes one"
             )
         eps_left, delta_left = self.remaining()
         if epsilon > eps_left + self._TOLERANCE or delta > delta_left + self._TOLERANCE:

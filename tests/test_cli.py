@@ -294,16 +294,17 @@ def test_warnings_are_printed_in_the_cli_format(capsys):
     """Inside the command, a warning is one ``skdp-synth: warning:`` line; the
     encoder's leak warning is left out when NO_SCHEMA_WARNING said it."""
     before = warnings.formatwarning
+    text = "learned. Declare them via categories="  # the encoder's domains
     for schema_given in (False, True):
         with cli._cli_warnings(schema_given=schema_given):
-            leak = warnings.formatwarning("learned", PrivacyLeakWarning, "f.py", 1)
+            leak = warnings.formatwarning(text, PrivacyLeakWarning, "f.py", 1)
             other = warnings.formatwarning("other", UserWarning, "f.py", 1)
         assert (leak, other) == ("", "")  # Python's own line: nothing
         assert warnings.formatwarning is before
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
         "skdp-synth: warning: other",
-        "skdp-synth: warning: learned (the schema file's keys of the same names)",
+        f"skdp-synth: warning: {text} (the schema file's keys of the same names)",
         "skdp-synth: warning: other",
     ]
 

@@ -1037,3 +1037,30 @@ def test_a_one_bin_integer_column_is_told_to_be_a_flag():
             BooleanEncoder(random_state=0),
             ProjectedGaussianRelease(epsilon=1, delta=1e-6, random_state=0),
         ).fit(df)
+
+
+def test_a_target_whose_private_domain_collapsed_is_dropped_with_a_warning():
+    """A ``target`` column whose private domain kept one bin has no bits:
+    the release refused it as an "unknown attribute", listing the others,
+    and a search over ``target`` failed in the folds whose noise collapsed
+    it (a walk-through, round twenty). It is fitted without the target,
+    with a warning saying why; the parameter is kept."""
+    from skdp_synth import ProjectedGaussianRelease
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    df = pd.DataFrame(
+        {"flag": (rng.random(n) < 0.06).astype(int)}
+        | {f"c{i}": rng.normal(size=n) for i in range(12)}
+    )
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(random_state=0),
+        ProjectedGaussianRelease(epsilon=1, delta=1e-6, random_state=0, target="flag"),
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pipe.fit(df)
+    texts = [str(w.message) for w in caught]
+    assert any("the target 'flag' kept a single bin" in t for t in texts)
+    assert pipe[-1].target == "flag"
+    assert pipe.sample(10, random_state=0).shape == (10, 13)

@@ -88,3 +88,14 @@ def test_compose_adds_up_and_keeps_what_is_published_exactly():
     assert compose([a]) is a
     assert compose([]) is None
     assert compose([a, PrivacyGuarantee(1.0, 0.0, "replace-one", "x")]) is None
+
+
+def test_a_relation_mismatch_says_how_to_fix_it():
+    """``BudgetAccountant()`` defaults to replace-one and the release to
+    add/remove: the first fit was refused without saying what to change (a
+    walk-through, round twenty)."""
+    from skdp_synth.exceptions import BudgetError
+
+    acc = BudgetAccountant(epsilon=1.0)
+    with pytest.raises(BudgetError, match="neighbouring='add-remove-one'"):
+        acc.check(0.5, 0.0, "add-remove-one")

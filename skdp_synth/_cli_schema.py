@@ -366,12 +366,19 @@ def _datetime(name, spec, bin_edges, bounds, units):
         if key not in spec:
             continue
         v = spec[key]
+        # bounds may leave one side null, learned privately (as numeric ones)
+        given = (
+            [x for x in v if not (key == "bounds" and x is None)]
+            if isinstance(v, list)
+            else None
+        )
         try:
-            stamps = [pd.Timestamp(x) for x in v] if isinstance(v, list) else None
+            stamps = [pd.Timestamp(x) for x in given] if given is not None else None
         except (TypeError, ValueError):
             stamps = None
         if (
             stamps is None
+            or not stamps
             or len(v) < least
             or (key == "bounds" and len(v) != 2)
             or any(pd.isna(t) for t in stamps)
@@ -381,6 +388,7 @@ def _datetime(name, spec, bin_edges, bounds, units):
                 f'column {name!r}: "{key}" must be '
                 + ("[lo, hi]" if key == "bounds" else "at least two")
                 + ' increasing ISO dates, as "2020-01-31" or "2020-01-31T12:00"'
+                + (" (null for a side learned privately)" if key == "bounds" else "")
             )
         target[name] = list(v)
 

@@ -733,3 +733,32 @@ def test_a_misnamed_column_is_named_both_ways_at_once():
     with pytest.raises(SchemaError) as info:
         schema.check_columns(["lead_time", "x"])
     assert "['lead_time']" in str(info.value) and "['lead_tme']" in str(info.value)
+
+
+def test_a_date_columns_bounds_can_leave_a_side_null(tmp_path):
+    """``"bounds": ["2019-01-01", null]`` for a date: the floor public, the
+    end learned privately, as for numbers (round twenty)."""
+    schema = parse_schema(
+        {
+            "columns": {
+                "d": {"type": "datetime", "unit": "D", "bounds": ["2019-01-01", None]}
+            }
+        }
+    )
+    assert schema.encoder["bounds"] == {"d": ["2019-01-01", None]}
+    rng = np.random.default_rng(0)
+    days = pd.Timestamp("2019-01-01") + pd.to_timedelta(rng.integers(0, 700, 3000), "D")
+    df = pd.DataFrame(
+        {"d": days.strftime("%Y-%m-%d"), "c": rng.choice(["a", "b"], 3000)}
+    )
+    types = {
+        "columns": {
+            "d": {"type": "datetime", "unit": "D", "bounds": ["2019-01-01", None]},
+            "c": {"type": "categorical", "levels": ["a", "b"]},
+        }
+    }
+    code, out = _run(tmp_path, df, types, "--epsilon", "3", "--delta", "1e-6")
+    assert code == 0
+    assert pd.to_datetime(pd.read_csv(out)["d"]).min() >= pd.Timestamp("2019-01-01")
+    with pytest.raises(SchemaError, match="null for a side"):
+        parse_schema({"columns": {"d": {"type": "datetime", "bounds": [None, None]}}})

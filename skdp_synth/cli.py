@@ -871,7 +871,7 @@ class _cli_warnings(warnings.catch_warnings):
         self.hint = TYPES_ONLY_HINT if types_only else FULL_SCHEMA_HINT
 
     def __enter__(self):
-        from .exceptions import PrivacyLeakWarning
+        from .exceptions import CoarseDomainWarning, PrivacyLeakWarning
 
         result = super().__enter__()
         warnings.simplefilter("always")
@@ -895,7 +895,15 @@ class _cli_warnings(warnings.catch_warnings):
                     # type's warning, which say it; a walk-through, round
                     # twenty)
                     message = f"{message} ({self.hint})"
-            _warn(_in_schema_terms(str(message)))
+            text = _in_schema_terms(str(message))
+            if issubclass(category, CoarseDomainWarning) and "no level" in text:
+                # a date read as text is a categorical column of many rare
+                # levels: all "other" (a walk-through, round twenty)
+                text += (
+                    ' A column of dates is of type "datetime" in the schema; '
+                    "without it, it is read as text."
+                )
+            _warn(text)
             return ""
 
         self._saved_format = warnings.formatwarning  # (not saved by the base)
@@ -2146,8 +2154,7 @@ def build_parser():
 _SCHEMA_TERMS = {
     "declare it (missing={column: True})": 'declare it in the schema: "missing": true',
     "Declare their domains (bin_edges= or bounds=, categories=)": (
-        'Declare their domains in the schema ("bin_edges" or "bounds", "levels"; '
-        'a column of dates is of type "datetime", read as text without it)'
+        'Declare their domains in the schema ("bin_edges" or "bounds", "levels")'
     ),
     "declare it (None among its categories or ordinal levels, or "
     "missing={column: True})": (

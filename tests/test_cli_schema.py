@@ -645,13 +645,22 @@ def test_a_coarse_domain_warning_is_said_in_schema_terms(capsys):
     with cli._cli_warnings(schema_given=True, types_only=True):
         warnings.formatwarning(text, CoarseDomainWarning, "f.py", 1)
     err = capsys.readouterr().err
-    # (round twenty adds the datetime type to the remedy: a column of dates
-    # read as text came back all "other"; a walk-through)
     assert (
-        'Declare their domains in the schema ("bin_edges" or "bounds", "levels"; '
-        'a column of dates is of type "datetime"' in err
+        'Declare their domains in the schema ("bin_edges" or "bounds", "levels")' in err
     )
     assert "bin_edges=" not in err
+    # a categorical domain that kept no level is told of the datetime type
+    # (a column of dates read as text came back all "other"; a walk-through,
+    # round twenty); a numeric one is not
+    assert '"datetime"' not in err
+    with cli._cli_warnings(schema_given=True, types_only=True):
+        warnings.formatwarning(
+            "columns ['when'] kept a single bin (numeric) or no level (categorical)",
+            CoarseDomainWarning,
+            "f.py",
+            1,
+        )
+    assert 'of type "datetime"' in capsys.readouterr().err
 
 
 def test_a_numeric_columns_missing_value_remedy_is_missing_true(tmp_path, capsys):

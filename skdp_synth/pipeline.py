@@ -845,17 +845,14 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
             In the schema of the pipeline's input (a Dask DataFrame with
             ``chunks``).
         """
-        try:
-            return self._sample(n_samples, random_state, chunks)
-        finally:
-            self._refresh_guarantee()
+        return self._sample(n_samples, random_state, chunks)
 
     def _refresh_guarantee(self):
         """Record the steps' guarantees again when the last step's changed
-        since the fit: ``PrivateSampler`` charges rows drawn past those it
-        paid for, and the pipeline's ``epsilon_`` and ``privacy_guarantee_``
-        (and a report reading them) stated the fit's spend (a canary audit,
-        round twenty: 58 recorded of 81 spent)."""
+        since the fit (read by :meth:`_recorded`, so on every read of
+        ``epsilon_``, ``delta_`` or ``privacy_guarantee_``): ``PrivateSampler``
+        charges rows drawn past those it paid for, and the pipeline stated
+        the fit's spend (a canary audit, round twenty: 58 recorded of 81)."""
         final = self._final_estimator
         g = getattr(final, "privacy_guarantee_", None)
         if g is not None and "_guarantee_record" in self.__dict__:

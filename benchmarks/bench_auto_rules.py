@@ -69,7 +69,7 @@ def fit(train, cats, eps, seed, **kw):
 
 
 def main(argv=None):
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     ap = argparse.ArgumentParser(prog="bench_auto_rules", description=__doc__)
     ap.add_argument("kind", choices=["shares", "target", "edges", "step", "oneway"])
@@ -117,7 +117,7 @@ def main(argv=None):
                 flush=True,
             )
     elif args.kind == "step":
-        import skdp_synth.generator as generator
+        import skdp_synth.generator._generator as generator
 
         default = generator.BATCH_ROWS
         for step in (int(x) for x in args.steps.split(",")):

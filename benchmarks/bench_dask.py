@@ -167,7 +167,7 @@ def run_job(job, folder, workers):
         # (one pass), as fit does it, without the noise and the generator
         from skdp_synth._chunked import reduce_rows
         from skdp_synth._stats import attribute_statistic, attribute_tables_from
-        from skdp_synth.attribute_workload import AttributeMarginalWorkload
+        from skdp_synth.workloads import AttributeMarginalWorkload
 
         est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
         U = est._validate_fit_data(frame)
@@ -212,8 +212,8 @@ def profile_chunk(path, repeat=3):
     import pyarrow.parquet as pq
 
     from skdp_synth import DampedPrivateSynthesizer, _chunked, _stats
-    from skdp_synth import damped as damped_module
     from skdp_synth.blocks import Blocks
+    from skdp_synth.damped import _damped as damped_module
 
     table = pq.read_table(path)
     X = np.column_stack([c.to_numpy() for c in table.columns])

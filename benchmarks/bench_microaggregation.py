@@ -49,8 +49,8 @@ from threadpoolctl import threadpool_limits
 from benchmarks._harness import best_time, markdown_table, peak_memory
 from benchmarks.mdav import mdav
 from skdp_synth import CovarianceLossMicroaggregator, load_binary_digits
-from skdp_synth import _partition as part
 from skdp_synth.metrics import covariance_loss
+from skdp_synth.microaggregation import _partition as part
 
 
 # ------------------------------------------------------------------ data

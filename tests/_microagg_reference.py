@@ -10,7 +10,7 @@ that the faster code gives bit-identical partitions, sums and indices.
 import numpy as np
 import scipy.sparse as sp
 
-from skdp_synth._partition import FANOUT, POWER_ITERATIONS
+from skdp_synth.microaggregation._partition import FANOUT, POWER_ITERATIONS
 
 #: patched by the tests together with ``skdp_synth._partition.BATCH_ROWS``
 BATCH_ROWS = 1 << 15

@@ -45,8 +45,8 @@ def _seed_global_numpy_rng():
 @pytest.fixture
 def test_method(monkeypatch):
     """Two test-only CLI methods (``tests/_dummy.py``) in the registry."""
-    from skdp_synth import _registry
-    from skdp_synth._registry import Method
+    from skdp_synth.cli import _registry as _registry
+    from skdp_synth.cli._registry import Method
 
     methods = dict(_registry.METHODS)
     methods["bootstrap-test"] = Method(

@@ -6,9 +6,12 @@ import math
 import numpy as np
 import pytest
 
-from skdp_synth.attribute_workload import AttributeMarginalWorkload, helmert_basis
 from skdp_synth.mechanisms.ellipsoid import gaussian_optimum_orbits
-from skdp_synth.workloads import MarginalWorkload
+from skdp_synth.workloads import (
+    AttributeMarginalWorkload,
+    MarginalWorkload,
+    helmert_basis,
+)
 
 LEVELS = [3, 2, 4, 5]
 

@@ -138,7 +138,7 @@ def test_an_unaffordable_weighted_fit_is_refused_before_the_counts_are_read(
 
 
 def test_cli_takes_a_counts_column(tmp_path):
-    from skdp_synth import cli
+    from skdp_synth.cli import _main as cli
 
     rng = np.random.default_rng(2)
     df = pd.DataFrame(
@@ -168,7 +168,7 @@ def test_cli_counts_learn_domains_from_records(tmp_path):
     72 lines of 35,549 records was never found and every row came back
     "other"; a walk-through). A level on one line of many records is found,
     a numeric column's domain spans the records' values."""
-    from skdp_synth import cli
+    from skdp_synth.cli import _main as cli
 
     table = pd.DataFrame(
         {

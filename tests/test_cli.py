@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skdp_synth import _registry, cli
+from skdp_synth.cli import _main as cli
+from skdp_synth.cli import _registry as _registry
 from skdp_synth.exceptions import PrivacyLeakWarning
 
 
@@ -354,7 +355,7 @@ def test_report_png_without_matplotlib_writes_nothing(tmp_path, capsys, monkeypa
 
 
 def test_report_png_failure_removes_the_html(tmp_path, capsys, monkeypatch):
-    from skdp_synth import report
+    from skdp_synth.report import _report as report
 
     def broken(self, path, **kwargs):
         raise OSError("disk full")

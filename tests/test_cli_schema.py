@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skdp_synth import cli
-from skdp_synth._cli_schema import SchemaError, parse_schema
+from skdp_synth.cli import _main as cli
+from skdp_synth.cli._schema import SchemaError, parse_schema
 from skdp_synth.exceptions import PrivacyLeakWarning
 from skdp_synth.report import fidelity_report
 
@@ -596,7 +596,7 @@ def test_a_missing_value_in_a_declared_column_is_explained_in_schema_terms(
 
 
 def test_a_schema_that_says_missing_both_ways_is_refused():
-    from skdp_synth._cli_schema import SchemaError, parse_schema
+    from skdp_synth.cli._schema import SchemaError, parse_schema
 
     column = {"type": "categorical", "levels": ["a", None], "missing": False}
     with pytest.raises(SchemaError, match="keep one"):
@@ -669,7 +669,7 @@ def test_a_numeric_columns_missing_value_remedy_is_missing_true(tmp_path, capsys
     walk-through, round nineteen): its remedy is "missing": true alone."""
     import json
 
-    from skdp_synth import cli
+    from skdp_synth.cli import _main as cli
 
     src = tmp_path / "in.csv"
     pd.DataFrame({"x": [1.0, None, 3.0] * 20, "c": ["a", "b", "a"] * 20}).to_csv(

@@ -12,10 +12,10 @@ import pytest
 from scipy import integrate
 
 from skdp_synth import DampedPrivateSynthesizer
-from skdp_synth import damped as damped_module
-from skdp_synth._registry import get_method
 from skdp_synth._sklearn_compat import InvalidParameterError
-from skdp_synth.damped import (
+from skdp_synth.cli._registry import get_method
+from skdp_synth.damped import _damped as damped_module
+from skdp_synth.damped._damped import (
     BUDGET_SPLIT,
     damped_microaggregation,
     default_alpha,
@@ -630,7 +630,7 @@ def test_optimal_parameters_depend_only_on_n_p_eps(n, eps):
 
 
 def test_optimal_parameters_minimise_the_proxy_on_the_grid():
-    from skdp_synth.damped import (
+    from skdp_synth.damped._damped import (
         OPTIMAL_ALPHAS,
         expected_error_proxy,
         lattice_count,

@@ -37,8 +37,8 @@ import numpy as np
 import pytest
 
 from skdp_synth import DampedPrivateSynthesizer
-from skdp_synth import damped as damped_module
 from skdp_synth.audit import audit_epsilon
+from skdp_synth.damped import _damped as damped_module
 from skdp_synth.geometry import second_moment
 from skdp_synth.mechanisms import BinghamSampler, NoiseSource, proj
 

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from skdp_synth import DampedPrivateSynthesizer
-from skdp_synth import damped as damped_module
 from skdp_synth.blocks import Blocks
-from skdp_synth.damped import (
+from skdp_synth.damped import _damped as damped_module
+from skdp_synth.damped._damped import (
     CELL_NOISE_RATIO,
     DAMPING_UNITS,
     OPTIMAL_SPLIT,

@@ -445,7 +445,7 @@ def _cli_table(n=3000, seed=0):
 def _synthesize(tmp_path, src, out, *extra):
     import json
 
-    from skdp_synth import cli
+    from skdp_synth.cli import _main as cli
 
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(CLI_SCHEMA))
@@ -498,7 +498,7 @@ def test_cli_out_of_core_round_trip(fmt, tmp_path, capsys):
 
 def test_cli_out_of_core_equals_in_memory_fit(tmp_path):
     """The CLI's chunked fit releases what the in-memory pipeline releases."""
-    from skdp_synth.cli import _read_chunked, _read_csv
+    from skdp_synth.cli._main import _read_chunked, _read_csv
 
     frame = _cli_table(1500)
     src = tmp_path / "in.csv"
@@ -572,7 +572,7 @@ def test_cli_ragged_row_in_a_chunk(row, match, quoted, tmp_path, capsys):
 def test_cli_chunked_csv_blank_lines_and_quotes_are_rows_as_in_memory(tmp_path):
     """Blank lines are skipped and quoted cells read, as in memory: the
     chunked frame holds the rows :func:`_read_csv` reads, chunk by chunk."""
-    from skdp_synth.cli import _read_chunked, _read_csv
+    from skdp_synth.cli._main import _read_chunked, _read_csv
 
     src, lines = _ragged_csv(tmp_path, 0, quoted=True)
     lines.insert(700, "\n")
@@ -600,7 +600,7 @@ def test_commas_per_line_exact_across_pieces(piece):
     import csv
     import io
 
-    from skdp_synth.cli import _commas_per_line
+    from skdp_synth.cli._main import _commas_per_line
 
     rng = np.random.default_rng(0)
     lines = [",".join("1" * int(k)) for k in rng.integers(1, 40, 200)] + ["0" * 301]
@@ -617,7 +617,7 @@ def test_commas_per_line_exact_across_pieces(piece):
 def test_cli_out_of_core_needs_a_full_schema(tmp_path, capsys):
     import json
 
-    from skdp_synth import cli
+    from skdp_synth.cli import _main as cli
 
     src, out = tmp_path / "in.csv", tmp_path / "out.csv"
     _cli_table(200).to_csv(src, index=False)
@@ -663,7 +663,8 @@ def test_cli_out_of_core_release_caps_its_model_table(tmp_path, capsys, monkeypa
     standard error) unless the user sets max_model_rows."""
     import json
 
-    from skdp_synth import ProjectedGaussianRelease, cli
+    from skdp_synth import ProjectedGaussianRelease
+    from skdp_synth.cli import _main as cli
 
     seen = []
     fit = ProjectedGaussianRelease._fit_generator
@@ -796,8 +797,8 @@ def test_microaggregator_kdtree_equal_to_in_memory(k, bits, client):
 def test_quantised_sketch_of_chunks_is_the_in_memory_sketch():
     """The k-d tree's uint16 sketch, computed on row blocks of any sizes and
     offsets, is the in-memory sketch (the same fixed BLAS blocks)."""
-    from skdp_synth import _partition
     from skdp_synth.geometry import second_moment
+    from skdp_synth.microaggregation import _partition as _partition
 
     rng = np.random.default_rng(12)
     U = (rng.random((20_000, 50)) < rng.random(50)).astype(np.float64)
@@ -821,8 +822,8 @@ def test_kdtree_sketch_and_cells_of_chunks_are_the_in_memory_ones():
     projection in one pass (products U @ [W V] on fixed row blocks): computed
     on row blocks of any sizes and offsets it gives the in-memory rows bit for
     bit, and the cells of the covering map of Boedihardjo2024 Alg. 1 steps 3-5."""
-    from skdp_synth import _partition
     from skdp_synth.geometry import second_moment
+    from skdp_synth.microaggregation import _partition as _partition
 
     rng = np.random.default_rng(13)
     U = (rng.random((20_000, 50)) < rng.random(50)).astype(np.float64)
@@ -876,8 +877,8 @@ def test_sketch_of_chunks_is_the_in_memory_sketch_bit_for_bit():
     of these 480 000 float64 entries differ for the cuts below), which
     ``sketch_rows`` avoids by multiplying fixed blocks of the table's rows.
     The equality of the Dask and in-memory bisections rests on this."""
-    from skdp_synth import _partition
     from skdp_synth.geometry import second_moment
+    from skdp_synth.microaggregation import _partition as _partition
 
     rng = np.random.default_rng(11)
     U = (rng.random((30_000, 50)) < rng.random(50)).astype(np.float64)

@@ -20,10 +20,10 @@ from skdp_synth import (
     PrivateSampler,
     ProjectedGaussianRelease,
     Release,
-    cli,
     make_synthesis_pipeline,
 )
 from skdp_synth._sklearn_compat import InvalidParameterError
+from skdp_synth.cli import _main as cli
 from skdp_synth.exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.privacy import LARGE_EPSILON, PrivacyGuarantee, not_private

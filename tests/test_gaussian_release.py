@@ -22,7 +22,7 @@ from skdp_synth.mechanisms import (
     gaussian_delta,
 )
 from skdp_synth.metrics import marginal_error
-from skdp_synth.workloads import MarginalWorkload, universe_points
+from skdp_synth.workloads._bits import MarginalWorkload, universe_points
 
 GAUSSIAN = ["correlated", "correlated-weighted", "mee", "isotropic-gaussian"]
 MECHANISMS = [*GAUSSIAN, "laplace"]
@@ -789,9 +789,9 @@ def test_residual_mechanism_noise_is_pinned(monkeypatch, relation):
     calibration at sensitivity 1 (Balle & Wang 2018), and the released
     residuals are ``τ_A · (noisy)``; the scales are ResidualPlanner's
     (attribute_workload module docstring). Fails if any of these changes."""
-    from skdp_synth.attribute_workload import AttributeMarginalWorkload
     from skdp_synth.blocks import Blocks
     from skdp_synth.mechanisms import NoiseSource, gaussian_sigma
+    from skdp_synth.workloads import AttributeMarginalWorkload
 
     calls = []
     original = NoiseSource.gaussian
@@ -845,7 +845,7 @@ def test_default_pairs_allocate_for_the_one_way_tables_too():
     optimum, so it is below ``expected_error_`` (strictly: the 1-way weight
     moves the allocation), and ``ONE_WAY_WEIGHT = 0`` restores it; tables
     under ``ONE_WAY_MIN_ATTRIBUTES`` keep the pairs' optimum."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     X = _data(n=400, p=12)
     kw = dict(mechanism="residual", selection="none", random_state=0)

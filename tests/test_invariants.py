@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from skdp_synth.invariants import (
+from skdp_synth.gaussian_release import (
     AttributeInvariants,
     repair_rows,
     rounded_tables,

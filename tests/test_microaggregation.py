@@ -14,10 +14,10 @@ from pycanon import anonymity
 from sklearn.base import clone
 
 from skdp_synth import CovarianceLossMicroaggregator, load_binary_digits
-from skdp_synth import _partition as part
-from skdp_synth._registry import get_method
 from skdp_synth._sklearn_compat import InvalidParameterError
+from skdp_synth.cli._registry import get_method
 from skdp_synth.metrics import covariance_loss, marginal_error
+from skdp_synth.microaggregation import _partition as part
 
 Est = CovarianceLossMicroaggregator
 
@@ -606,7 +606,7 @@ def test_group_sums_are_bit_identical_to_the_reference(compiled, monkeypatch):
     # the same (ascending) order
     if compiled:
         pytest.importorskip("numba")
-    from skdp_synth import _kdtree
+    from skdp_synth.microaggregation import _kdtree as _kdtree
 
     monkeypatch.setattr(_kdtree, "HAVE_NUMBA", compiled)
     rng = np.random.default_rng(7)
@@ -785,7 +785,7 @@ def test_kdtree_numpy_path_gives_the_compiled_partition(seed, monkeypatch):
     # exact integer sums and keys with the row index: both paths cut every
     # node into the same sets of rows (skdp_synth/_kdtree.py, "Exactness")
     pytest.importorskip("numba")
-    from skdp_synth import _kdtree
+    from skdp_synth.microaggregation import _kdtree as _kdtree
 
     cells, k, Q = _kdtree_case(seed)
     monkeypatch.setattr(_kdtree, "HAVE_NUMBA", True)
@@ -802,7 +802,7 @@ def test_kdtree_numpy_path_gives_the_compiled_partition(seed, monkeypatch):
 @pytest.mark.parametrize("seed", range(20))
 def test_quantised_sketch_is_the_same_on_both_paths(seed):
     pytest.importorskip("numba")
-    from skdp_synth import _kdtree
+    from skdp_synth.microaggregation import _kdtree as _kdtree
 
     rng = np.random.default_rng(seed)
     Z = rng.normal(size=(int(rng.integers(1, 400)), int(rng.integers(1, 17))))
@@ -832,8 +832,8 @@ def test_float32_kdtree_sketch_is_within_one_level_of_the_float64_one(domain):
     # range, is below the quantisation step 2^-16, so every entry is within
     # one level of quantise(U @ W) in float64; the covering projection is the
     # float64 product itself
-    from skdp_synth import _kdtree
     from skdp_synth.geometry import second_moment
+    from skdp_synth.microaggregation import _kdtree as _kdtree
 
     rng = np.random.default_rng(21)
     n, p = 7000, 50
@@ -854,7 +854,7 @@ def test_float32_kdtree_sketch_is_within_one_level_of_the_float64_one(domain):
 
 def test_kdtree_without_numba_is_the_same_estimator(monkeypatch):
     # the pure-NumPy path (no optional extra) fits the same groups
-    from skdp_synth import _kdtree
+    from skdp_synth.microaggregation import _kdtree as _kdtree
 
     X = load_binary_digits()
     fast = Est(k=179, domain="boolean", division="kdtree").fit(X)
@@ -930,7 +930,7 @@ def test_cell_sums_from_the_group_sums_are_exact_for_boolean_data(division, k):
 
 def test_kdtree_refuses_more_rows_than_its_exact_sums_allow(monkeypatch):
     # int64 sums of products below 2^32 are exact for fewer than 2^31 rows
-    from skdp_synth import _kdtree
+    from skdp_synth.microaggregation import _kdtree as _kdtree
 
     assert _kdtree.MAX_ROWS == 2**31
     monkeypatch.setattr(_kdtree, "MAX_ROWS", 100)
@@ -953,7 +953,7 @@ def test_dense_cells_is_numpys_unique_inverse(seed):
 def test_kdtree_paths_agree_on_large_nodes(k, monkeypatch):
     # nodes of thousands of rows: several rounds of the compiled radix selection
     pytest.importorskip("numba")
-    from skdp_synth import _kdtree
+    from skdp_synth.microaggregation import _kdtree as _kdtree
 
     rng = np.random.default_rng(k)
     X = (rng.random((30000, 12)) < 0.4).astype(float)
@@ -971,7 +971,7 @@ def test_kdtree_top_axes_is_the_stable_order_of_decreasing_variance():
     # the compiled one-pass selection picks the axes of the NumPy path
     # (np.argsort(-var, kind="stable")[:r]): ties to the lower index
     pytest.importorskip("numba")
-    from skdp_synth import _kdtree
+    from skdp_synth.microaggregation import _kdtree as _kdtree
 
     rng = np.random.default_rng(11)
     for q, r in [(32, 8), (8, 8), (5, 3), (1, 1)]:
@@ -988,7 +988,7 @@ def test_compiled_boolean_row_keys_are_the_packed_bits(p, monkeypatch):
     # the compiled pass (numba) gives the packbits keys exactly (p <= 64;
     # longer rows are hashed by the NumPy code on both paths)
     pytest.importorskip("numba")
-    from skdp_synth import _kdtree
+    from skdp_synth.microaggregation import _kdtree as _kdtree
 
     rng = np.random.default_rng(p)
     U = (rng.random((3000, p)) < 0.4).astype(np.float64)

@@ -813,7 +813,7 @@ def test_unsupported_missing_levels_are_dropped_after_the_fit():
     and a dropped column has no NaN in ``sample``. A column with 25 %
     missing keeps its level and its rate. Post-processing: the recorded ε
     does not change."""
-    from skdp_synth.gaussian_release import LEVEL_SUPPORT_Z
+    from skdp_synth.gaussian_release._release import LEVEL_SUPPORT_Z
 
     assert LEVEL_SUPPORT_Z == 2.0
     df = _complete_and_missing()
@@ -849,7 +849,7 @@ def test_an_unsupported_other_level_is_dropped():
     ``Status``: 0.5-2 % ``"other"``). The pipeline drops it exactly when the
     release's estimate is below ``LEVEL_SUPPORT_Z`` of its noise, and keeps
     it where rare levels fill it. Post-processing: ε unchanged."""
-    from skdp_synth.gaussian_release import LEVEL_SUPPORT_Z
+    from skdp_synth.gaussian_release._release import LEVEL_SUPPORT_Z
 
     rng = np.random.default_rng(5)
     n = 4000
@@ -1349,7 +1349,7 @@ def test_heaps_come_back_on_their_integers_and_empty_bins_are_dropped():
     the pipeline drops exactly the bins its estimate does not support
     (``T̂ < LEVEL_SUPPORT_Z σ``); ``sample`` never returns a dropped integer.
     Post-processing: the recorded ε is the one written."""
-    from skdp_synth.gaussian_release import LEVEL_SUPPORT_Z
+    from skdp_synth.gaussian_release._release import LEVEL_SUPPORT_Z
 
     df = _heaped()
     heaps = {12, 24, 36, 48, 60}

@@ -16,9 +16,9 @@ from skdp_synth import (
     DampedPrivateSynthesizer,
     ProjectedGaussianRelease,
     Release,
-    cli,
     make_synthesis_pipeline,
 )
+from skdp_synth.cli import _main as cli
 from skdp_synth.exceptions import MalformedReleaseError, PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder
 

@@ -237,7 +237,7 @@ def test_dummy_constraints_come_from_the_mixin():
 def test_residual_plan_computes_the_sensitivity_once(monkeypatch, relation):
     # issue 12 item 2: the replace-one maximum enumerates attribute sets; the
     # plan computes it once and divides it out (optimal_scales' τ, bit for bit)
-    from skdp_synth.attribute_workload import AttributeMarginalWorkload
+    from skdp_synth.workloads import AttributeMarginalWorkload
 
     calls = []
     original = AttributeMarginalWorkload.whitened_sensitivity

@@ -16,8 +16,9 @@ import itertools
 import numpy as np
 import pytest
 
-from skdp_synth import CovarianceLossMicroaggregator, generator
+from skdp_synth import CovarianceLossMicroaggregator
 from skdp_synth.generator import Measurement, fit_rows
+from skdp_synth.generator import _generator as generator
 
 _argsort = np.argsort
 

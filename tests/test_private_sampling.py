@@ -21,7 +21,7 @@ from skdp_synth.exceptions import (
     PrivacyLeakWarning,
 )
 from skdp_synth.metrics import make_marginal_scorer, marginal_error
-from skdp_synth.private_sampling import (
+from skdp_synth.private_sampling._sampler import (
     _theorem_12_2_epsilon,
     density_sensitivity,
     marginals_to_walsh,

@@ -12,14 +12,14 @@ import pytest
 from skdp_synth import (
     CovarianceLossMicroaggregator,
     ProjectedGaussianRelease,
-    cli,
     make_synthesis_pipeline,
 )
+from skdp_synth.cli import _main as cli
 from skdp_synth.exceptions import PrivacyLeakWarning
 from skdp_synth.metrics import marginal_error
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.privacy import not_private
-from skdp_synth.report import (
+from skdp_synth.report._report import (
     BANNER,
     FidelityReport,
     curve,
@@ -375,7 +375,7 @@ def test_cli_report_errors_leave_nothing_behind(tmp_path, real, synthetic, capsy
 
 
 def test_report_type_is_exported():
-    from skdp_synth import report
+    from skdp_synth.report import _report as report
 
     assert report.FidelityReport is FidelityReport
 
@@ -460,7 +460,7 @@ def test_the_report_scores_a_model_for_a_target(tmp_path):
     round eighteen, found the CLI report without it)."""
     import json
 
-    from skdp_synth import cli
+    from skdp_synth.cli import _main as cli
     from skdp_synth.report import fidelity_report
 
     rng = np.random.default_rng(0)
@@ -501,7 +501,7 @@ def test_synthesize_writes_the_fitted_rows_for_the_reports_reference(tmp_path, c
     rows: with the held-out ones they are the input's rows, each once."""
     import json
 
-    from skdp_synth import cli
+    from skdp_synth.cli import _main as cli
 
     rng = np.random.default_rng(0)
     n = 1500

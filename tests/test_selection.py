@@ -9,18 +9,18 @@ import pytest
 from scipy.special import ndtr, ndtri
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-from skdp_synth import selection as sel
-from skdp_synth.attribute_workload import AttributeMarginalWorkload
 from skdp_synth.audit import audit_epsilon
-from skdp_synth.mechanisms import NoiseSource, analytic_gaussian_sigma
-from skdp_synth.preprocessing import BooleanEncoder
-from skdp_synth.selection import (
+from skdp_synth.gaussian_release import _selection as sel
+from skdp_synth.gaussian_release import (
     exponential_mechanism,
     gdp_mu_of_pure_dp,
     l1_scores,
     pure_dp_of_gdp_mu,
     score_sensitivity,
 )
+from skdp_synth.mechanisms import NoiseSource, analytic_gaussian_sigma
+from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.workloads import AttributeMarginalWorkload
 
 LEVELS = [2, 3, 2]
 
@@ -381,7 +381,7 @@ def test_measure_is_calibrated_to_its_share():
 def test_generator_sees_only_released_measurements(rule, monkeypatch):
     """With selection the generator receives the selection steps' noisy
     measurements and the final release's residuals, nothing else."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     seen = []
     original = gr.fit_rows
@@ -419,7 +419,7 @@ def test_budget_split_constants_are_pinned():
     """The shares of each rule's steps (doc/privacy.md, "Selection of
     marginals") sum to the whole budget after the noisy total; a change of
     any of them, or of the public auto rule's constants, fails here."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     assert gr.SELECTION_SHARES == {
         "mst": {"one_way": 1 / 3, "select": 1 / 3, "final": 1 / 3},
@@ -433,7 +433,7 @@ def test_budget_split_constants_are_pinned():
     assert gr.AUTO_ONE_WAY_MIN_ATTRIBUTES == 40 and gr.AUTO_EDGE_THRESHOLD == 0.15
     assert gr.ONE_WAY_WEIGHT == 4.0 and gr.LEVEL_SUPPORT_Z == 2.0
     assert gr.ONE_WAY_MIN_ATTRIBUTES == 10
-    from skdp_synth import selection
+    from skdp_synth.gaussian_release import _selection as selection
 
     assert selection.AIM_ROUNDS_PER_ATTRIBUTE == 3
     assert selection.AIM_MODEL_ROWS == 4096
@@ -513,7 +513,7 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
     and a tree would take 2/3 of the budget from the 1-way tables, so auto
     measures the 1-way tables (and, with ``target``, its pairs worth their
     noise) with all of it -- the same 1/c-GDP as every other branch."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     df, cats = _wide()
     n_rows = len(df) if public_n else None  # decided in the plan, or at fit
@@ -552,7 +552,7 @@ def test_auto_runs_mst_only_when_half_the_tree_is_worth_it(
     worth their noise (``mst_edge_budget``): fewer than half a tree -> the
     1-way tables with the whole budget, else the paper's whole tree. Both
     branches are 1/c-GDP: Σ μ² = 1/c²."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     df, cats = _frame()
     c = analytic_gaussian_sigma(0.1, 1e-6)
@@ -574,7 +574,7 @@ def test_explicit_mst_is_the_papers_whole_tree():
     """``selection="mst"`` never falls back: MST's spanning tree even where
     auto would measure the 1-way tables, at the paper's thirds of the budget
     (auto's MST at ``AUTO_MST_SHARES``)."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     df, cats = _frame()
     est = _pipe(cats, epsilon=0.02, n_rows=3000, selection="mst", random_state=0)
@@ -609,7 +609,7 @@ def test_auto_with_a_target_measures_every_table_when_the_pairs_would_be(
     same release's all-pairs plan without the target is within the
     threshold, and runs MST only when neither is. The untargeted noise is the
     plain release's own, computed independently."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     df, cats = _frame()
     n = len(df)
@@ -651,7 +651,7 @@ def test_aim_rounds_refit_a_model_of_aim_model_rows(monkeypatch):
     the whole model; 6000 before, measured slower and no better). A spy on
     ``fit_rows`` records each refit's model size: 10,000 rows at ε = 10
     make ``n̂`` far above 4096, so every refit has exactly 4096."""
-    from skdp_synth import selection
+    from skdp_synth.gaussian_release import _selection as selection
 
     sizes = []
     original = selection.fit_rows

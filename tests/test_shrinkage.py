@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from skdp_synth import ProjectedGaussianRelease
-from skdp_synth.attribute_workload import AttributeMarginalWorkload
 from skdp_synth.blocks import Blocks
+from skdp_synth.gaussian_release import james_stein_factor, shrink_interactions
 from skdp_synth.generator import Measurement
-from skdp_synth.shrinkage import james_stein_factor, shrink_interactions
+from skdp_synth.workloads import AttributeMarginalWorkload
 
 LEVELS = [3, 2, 4, 3]
 
@@ -79,7 +79,7 @@ def test_values_are_centre_plus_factor_times_residual():
         for m in exact
     ]
     out, factors = shrink_interactions(noisy, LEVELS, 800.0)
-    from skdp_synth.generator import _one_way_estimates
+    from skdp_synth.generator._generator import _one_way_estimates
 
     p = _one_way_estimates(noisy, LEVELS, 800.0)
     assert [m.attributes for m in out] == [m.attributes for m in noisy]
@@ -151,7 +151,7 @@ def test_james_stein_lowers_the_expected_squared_error(lam):
 def narrow_tables_shrunk(monkeypatch):
     """These 4-attribute tables are below ``SHRINKAGE_MIN_ATTRIBUTES``: lift
     the width gate so that the shrinkage itself is what is tested."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     monkeypatch.setattr(gr, "SHRINKAGE_MIN_ATTRIBUTES", 1)
 
@@ -201,7 +201,7 @@ def test_only_the_all_tables_release_is_shrunk_and_never_the_targets_pairs(
 def test_shrink_towards_rows_centres_at_the_rows_table():
     """``m_A = Q_A T_A(R) n̂/N`` and ``ẑ = m + f (y - m)`` with the
     James--Stein factor, exactly; unselected measurements pass unchanged."""
-    from skdp_synth.shrinkage import shrink_towards_rows
+    from skdp_synth.gaussian_release import shrink_towards_rows
 
     levels = [3, 2, 4]
     W = AttributeMarginalWorkload(levels, 3)
@@ -231,7 +231,7 @@ def test_shrink_towards_rows_beats_the_raw_measurement():
     standard deviations per value from the centre: expected risk ratio
     about 1 - (p - 2)² σ² / (p E||y - m||²) = 1 - 256·4 / (18·90) ≈ 0.37,
     measured 0.32 at this seed; the bound is 0.5)."""
-    from skdp_synth.shrinkage import shrink_towards_rows
+    from skdp_synth.gaussian_release import shrink_towards_rows
 
     levels = [3, 4, 4]
     W = AttributeMarginalWorkload(levels, 3)
@@ -281,7 +281,7 @@ def test_shrinkage_moves_the_generators_input_towards_the_truth(narrow_tables_sh
 def test_no_shrinkage_when_the_plan_is_too_noisy(monkeypatch, narrow_tables_shrunk):
     """The gate ``SHRINKAGE_MAX_NOISE_TV`` on the all-tables plan's expected
     TV noise per table (public): shrunk at or below it, not above."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     X = _categorical(1500, 5)
     est = _release(X, LEVELS, epsilon=0.5, selection="none")
@@ -310,7 +310,7 @@ def test_with_a_target_the_gate_reads_the_tables_it_would_shrink(
     not above; the mean is computed here by hand."""
     import math
 
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     X = _categorical(1500, 7)
     est = _release(X, LEVELS, epsilon=0.5, selection="none", target="c")
@@ -339,7 +339,7 @@ def test_with_a_target_the_gate_reads_the_tables_it_would_shrink(
 def test_no_shrinkage_on_narrow_tables(monkeypatch):
     """The width gate ``SHRINKAGE_MIN_ATTRIBUTES`` (public: the blocks):
     4 attributes are shrunk only when the gate is at most 4."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     X = _categorical(1500, 6)
     assert gr.SHRINKAGE_MIN_ATTRIBUTES > 4
@@ -363,7 +363,7 @@ def test_context_centres_on_a_one_way_table_without_a_noisy_measurement():
     without, _ = shrink_interactions(noisy, [3, 4, 3], 900.0)
     assert [m.attributes for m in with_ctx] == [m.attributes for m in noisy]
     p0 = tables[(0,)] / 900.0
-    from skdp_synth.generator import _one_way_estimates
+    from skdp_synth.generator._generator import _one_way_estimates
 
     p = _one_way_estimates(noisy + exact, [3, 4, 3], 900.0)
     np.testing.assert_allclose(p[0], p0, atol=1e-9)  # the context's table
@@ -469,7 +469,7 @@ class _Calls(list):
 def _spy_fits(monkeypatch):
     """Record every generator fit: (measurements, max_sweeps, rows); the
     ``warn`` flag of each goes to ``calls.warn``."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     calls, original = _Calls(), gr.fit_rows
 
@@ -486,7 +486,7 @@ def _spy_fits(monkeypatch):
 def test_shrinkage_constants_are_pinned():
     """The cross-fitting's folds and centre sweeps (post-processing; the
     figures behind them are in their notes in gaussian_release)."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     assert gr.SHRINKAGE_FOLDS == 4
     assert gr.SHRINKAGE_CENTRE_SWEEPS == 8
@@ -509,8 +509,8 @@ def test_each_fold_is_shrunk_towards_rows_fitted_without_it(
     ``SHRINKAGE_FOLDS`` folds. With a 200-row model table every fit sees the
     values and scales times ``N / n̂`` (``_fit_generator``) and the centre
     is the rows' table times ``n̂ / N``."""
-    import skdp_synth.gaussian_release as gr
-    from skdp_synth.shrinkage import shrink_towards_rows
+    import skdp_synth.gaussian_release._release as gr
+    from skdp_synth.gaussian_release import shrink_towards_rows
 
     calls = _spy_fits(monkeypatch)
     X = _categorical(1500, 10)
@@ -635,7 +635,7 @@ def test_three_way_centres_run_the_full_descent(monkeypatch, narrow_tables_shrun
     capped at ``SHRINKAGE_CENTRE_SWEEPS`` (mpls_stops, ε = 1: 8 sweeps left
     the rows' 3-way structure unfitted, TV2 .00832 against .00750 for full
     fits and .00773 towards independence)."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     calls = _spy_fits(monkeypatch)
     X = _categorical(1500, 11)
@@ -651,7 +651,7 @@ def test_cross_fitted_centres_hold_invariants(monkeypatch, narrow_tables_shrunk)
     residual (an invariant 1-way table has no noisy measurement, so without
     it the centre would take ``c`` as uniform), it is never shrunk, and the
     rows still hold the invariant exactly (``_hold_invariants``)."""
-    import skdp_synth.gaussian_release as gr
+    import skdp_synth.gaussian_release._release as gr
 
     calls = _spy_fits(monkeypatch)
     pipe, df = _pipeline_with_exact_c()

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from skdp_synth import _stats
-from skdp_synth.attribute_workload import AttributeMarginalWorkload
 from skdp_synth.blocks import Blocks
 from skdp_synth.fourier import walsh_sums as walsh_sums_by_products
 from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.workloads import AttributeMarginalWorkload
 
 
 def _encoded(n=2500, seed=0):

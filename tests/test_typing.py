@@ -17,17 +17,9 @@ from pathlib import Path
 import pytest
 
 import skdp_synth
-from skdp_synth import (
-    blocks,
-    datasets,
-    generator,
-    metrics,
-    plan,
-    preprocessing,
-    privacy,
-    release,
-    report,
-)
+from skdp_synth import blocks, datasets, metrics, plan, preprocessing, privacy, release
+from skdp_synth.generator import _generator as generator
+from skdp_synth.report import _report as report
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from skdp_synth.mechanisms.ellipsoid import mee_orbits, mee_points
-from skdp_synth.workloads import (
+from skdp_synth.workloads._bits import (
     ExplicitWorkload,
     MarginalWorkload,
     krawtchouk,

@@ -64,14 +64,14 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunked import reduce_rows
-from ._sklearn_compat import Interval, StrOptions, _fit_context
-from ._ssn import Gram
-from ._stats import walsh_sums
-from .base import SAMPLE_STREAM, PrivateSynthesizerMixin
-from .correction import MarginalCorrection, marginal_correction, shrink_and_project
-from .exceptions import BudgetError, InfeasibleProblemError
-from .fourier import (
+from .._chunked import reduce_rows
+from .._sklearn_compat import Interval, StrOptions, _fit_context
+from .._ssn import Gram
+from .._stats import walsh_sums
+from ..base import SAMPLE_STREAM, PrivateSynthesizerMixin
+from ..correction import MarginalCorrection, marginal_correction, shrink_and_project
+from ..exceptions import BudgetError, InfeasibleProblemError
+from ..fourier import (
     MAX_WALSH_BYTES,
     check_walsh_memory,
     degree_signs,
@@ -83,24 +83,24 @@ from .fourier import (
     walsh_subsets,
     walsh_to_marginals,
 )
-from .mechanisms import NoiseSource
-from .plan import SamplerPlan
-from .privacy import (
+from ..mechanisms import NoiseSource
+from ..plan import SamplerPlan
+from ..privacy import (
     REPLACE_ONE,
     PrivacyGuarantee,
     not_private,
     warn_if_large_epsilon,
 )
-from .validation import check_degree, check_integer, format_count
+from ..validation import check_degree, check_integer, format_count
 
 if TYPE_CHECKING:
     from typing import Literal, Self
 
     from numpy.typing import ArrayLike
 
-    from .blocks import BlocksLike
-    from .privacy import BudgetAccountant
-    from .release import Release
+    from ..blocks import BlocksLike
+    from ..privacy import BudgetAccountant
+    from ..release import Release
 
 __all__ = [
     "MAX_WALSH_BYTES",
@@ -862,7 +862,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         ``h*``, nor anything else computed exactly from the data. See
         :class:`skdp_synth.release.Release`.
         """
-        from .release import release_from
+        from ..release import release_from
 
         check_is_fitted(self)
         return release_from(

@@ -60,8 +60,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
-from .metrics._coding import (  # noqa: F401 (MAX_RAW_LEVELS, N_QUANTILE_BINS: documented here)
+from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from ..metrics._coding import (  # noqa: F401 (MAX_RAW_LEVELS, N_QUANTILE_BINS: documented here)
     MAX_RAW_LEVELS,
     MISSING,
     N_QUANTILE_BINS,
@@ -72,9 +72,9 @@ from .metrics._coding import (  # noqa: F401 (MAX_RAW_LEVELS, N_QUANTILE_BINS: d
     catch_all_notes,
     catch_alls,
 )
-from .metrics._marginals import _table_tv, _tv_tables
-from .preprocessing._boolean_encoder import SCHEMA_KEYS
-from .release import Release
+from ..metrics._marginals import _table_tv, _tv_tables
+from ..preprocessing._boolean_encoder import SCHEMA_KEYS
+from ..release import Release
 
 if TYPE_CHECKING:
     import os
@@ -460,7 +460,7 @@ class FidelityReport:
         parts.append("</body></html>")
         page = "\n".join(parts)
         if path is not None:
-            from ._io import write_atomically
+            from .._io import write_atomically
 
             write_atomically(path, lambda fh: fh.write(page), suffix=".html.tmp")
         return page
@@ -625,7 +625,7 @@ def _figure_class():
 
 
 def _save_figure(fig, path, dpi):
-    from ._io import write_atomically
+    from .._io import write_atomically
 
     write_atomically(
         path,
@@ -987,7 +987,7 @@ def noisy_marginals_baseline(
     -------
     ndarray of shape (n_samples, p), int codes
     """
-    from .mechanisms import analytic_gaussian_sigma
+    from ..mechanisms import analytic_gaussian_sigma
 
     p = codes.shape[1]
     factor = 2.0 if neighbouring == "replace-one" else 1.0
@@ -1316,7 +1316,7 @@ def train_synthetic_test_real(
     """
     import pandas as pd
 
-    from .metrics._model import model_task
+    from ..metrics._model import model_task
 
     if real_train is not None:
         real_train = real_train[list(real.columns)]

@@ -129,8 +129,7 @@ from sklearn.base import BaseEstimator
 from sklearn.metrics import pairwise_distances_argmin
 from sklearn.utils.validation import check_is_fitted
 
-from . import _partition
-from ._chunked import (
+from .._chunked import (
     ChunkedRows,
     SubBlocks,
     as_dask_array,
@@ -140,12 +139,13 @@ from ._chunked import (
     map_rows,
     reduce_rows,
 )
-from ._sklearn_compat import Interval, StrOptions
-from .base import SynthesizerMixin, _seeded_source, lazy_seed_sequence
-from .geometry import second_moment
-from .mechanisms import NoiseSource
-from .plan import MicroaggregationPlan
-from .validation import from_cube
+from .._sklearn_compat import Interval, StrOptions
+from ..base import SynthesizerMixin, _seeded_source, lazy_seed_sequence
+from ..geometry import second_moment
+from ..mechanisms import NoiseSource
+from ..plan import MicroaggregationPlan
+from ..validation import from_cube
+from . import _partition
 
 if TYPE_CHECKING:
     from typing import Any, Literal
@@ -153,7 +153,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike, NDArray
 
-    from .blocks import BlocksLike
+    from ..blocks import BlocksLike
 
 __all__ = ["CovarianceLossMicroaggregator"]
 

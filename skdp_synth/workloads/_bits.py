@@ -75,9 +75,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._linalg import null_basis, numerical_rank
-from .fourier import hadamard, sign_products, to_signs
-from .validation import check_boolean, check_degree, check_integer
+from .._linalg import null_basis, numerical_rank
+from ..fourier import hadamard, sign_products, to_signs
+from ..validation import check_boolean, check_degree, check_integer
 
 __all__ = [
     "ExplicitWorkload",

@@ -47,7 +47,7 @@ import warnings
 
 import numpy as np
 
-from ._io import write_atomically
+from .._io import write_atomically
 
 __all__ = ["main"]
 
@@ -101,14 +101,14 @@ def _domain_share(text):
 
 def _load_schema(path):
     """The schema file as a :class:`~skdp_synth._cli_schema.Schema` (both forms)."""
-    from ._cli_schema import load_schema
+    from ._schema import load_schema
 
     return load_schema(path)
 
 
 def _as_schema(schema):
     """A :class:`~skdp_synth._cli_schema.Schema` from one, a dict or ``None``."""
-    from ._cli_schema import Schema, parse_schema
+    from ._schema import Schema, parse_schema
 
     if isinstance(schema, Schema):
         return schema
@@ -371,7 +371,7 @@ def _warn_inferred_types(data, schema):
     cell turns ``int64`` into ``float64`` and ``bool`` into ``object``, and
     the bits and the release's decoder with them (a privacy audit, round
     eighteen). Said, naming the columns; a types-only schema declares them."""
-    from .exceptions import PrivacyLeakWarning
+    from ..exceptions import PrivacyLeakWarning
 
     if schema.types_only or not schema.encoder:
         return  # types declared, or no schema at all (NO_SCHEMA_WARNING)
@@ -413,7 +413,7 @@ def _as_datetimes(values, col, path, tz=None):
     if tz is None and getattr(getattr(stamps, "dt", None), "tz", None) is not None:
         # the offset came from the cells, not the schema (a privacy audit,
         # round eighteen): it is in the rows and the release's decoder
-        from .exceptions import PrivacyLeakWarning
+        from ..exceptions import PrivacyLeakWarning
 
         warnings.warn(
             f"column {col!r}: its time zone was read from the cells' offsets; "
@@ -533,9 +533,9 @@ def _privacy_spent(pipe, leaked=False):
 def cmd_synthesize(args):
     import pandas as pd
 
+    from ..pipeline import make_synthesis_pipeline
+    from ..preprocessing import BooleanEncoder
     from ._registry import get_method
-    from .pipeline import make_synthesis_pipeline
-    from .preprocessing import BooleanEncoder
 
     method = get_method(args.method)
     params = _parse_params(args.param)
@@ -712,8 +712,8 @@ def cmd_sample(args):
     """Rows of the table drawn from a release file alone (post-processing)."""
     import pandas as pd
 
-    from .exceptions import MalformedReleaseError
-    from .release import Release
+    from ..exceptions import MalformedReleaseError
+    from ..release import Release
 
     _check_output_path(args.output, stdout=True)
     _check_distinct([("the release", args.release)], [("-o", args.output)])
@@ -871,7 +871,7 @@ class _cli_warnings(warnings.catch_warnings):
         self.hint = TYPES_ONLY_HINT if types_only else FULL_SCHEMA_HINT
 
     def __enter__(self):
-        from .exceptions import CoarseDomainWarning, PrivacyLeakWarning
+        from ..exceptions import CoarseDomainWarning, PrivacyLeakWarning
 
         result = super().__enter__()
         warnings.simplefilter("always")
@@ -1332,8 +1332,8 @@ def _synthesize_out_of_core(args, estimator, schema):
     import dask
     from dask.utils import parse_bytes
 
-    from .pipeline import make_synthesis_pipeline
-    from .preprocessing import BooleanEncoder
+    from ..pipeline import make_synthesis_pipeline
+    from ..preprocessing import BooleanEncoder
 
     if schema.types_only:
         dated = [c for c, t in schema.types.items() if t == "datetime"]
@@ -1476,7 +1476,7 @@ def _write_chunks(pipe, n_rows, args, schema):
 
 
 def cmd_report(args):
-    from .report import fidelity_report
+    from ..report import fidelity_report
 
     schema = _load_schema(args.schema)
     for path in filter(None, (args.output, args.png)):
@@ -1499,14 +1499,14 @@ def cmd_report(args):
         )
     if args.png:
         # before anything is read or written: no HTML left behind without PNG
-        from .report import _figure_class
+        from ..report import _figure_class
 
         _figure_class()
     ds = tuple(int(k) for k in args.d.split(","))
     release = None
     if args.release is not None:
-        from .exceptions import MalformedReleaseError
-        from .release import Release
+        from ..exceptions import MalformedReleaseError
+        from ..release import Release
 
         try:
             release = Release.load(args.release)
@@ -1613,9 +1613,9 @@ def _demo_table(rows, labels):
 
 
 def cmd_demo(args):
+    from ..datasets import load_binary_digits
+    from ..metrics import marginal_error
     from ._registry import METHODS, get_method
-    from .datasets import load_binary_digits
-    from .metrics import marginal_error
 
     X = load_binary_digits()
     names = sorted(METHODS) if args.methods is None else args.methods.split(",")
@@ -1708,11 +1708,11 @@ def _demo_categorical(name, seed):
     the real table). MST/AIM need their own environment: ``make
     bench-generator``.
     """
-    from . import ProjectedGaussianRelease, make_synthesis_pipeline
-    from .datasets import load_categorical_table
-    from .mechanisms import analytic_gaussian_sigma
-    from .metrics import marginal_error
-    from .preprocessing import BooleanEncoder
+    from .. import ProjectedGaussianRelease, make_synthesis_pipeline
+    from ..datasets import load_categorical_table
+    from ..mechanisms import analytic_gaussian_sigma
+    from ..metrics import marginal_error
+    from ..preprocessing import BooleanEncoder
 
     try:
         df, cats = load_categorical_table(name)
@@ -1810,7 +1810,7 @@ def _split_counts(data, column):
     fitted with these counts (``fit(X, sample_weight=counts)``), never
     expanded.
     """
-    from .validation import check_counts
+    from ..validation import check_counts
 
     if column not in data.columns:
         raise CLIError(f"--counts: the input has no column {column!r}")
@@ -1887,7 +1887,7 @@ def _sub(sub, name, help, example, epilog=""):
 
 
 def build_parser():
-    from . import __version__
+    from .. import __version__
 
     parser = _Parser(
         prog="skdp-synth",

@@ -105,25 +105,25 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunked import reduce_rows
-from ._sklearn_compat import Interval, StrOptions
-from ._stats import cell_sums, damped_cell_sums, moment_sums, projected_cell_sums
-from .base import PrivateSynthesizerMixin
-from .blocks import Blocks
-from .geometry import LatticeCovering
-from .mechanisms.bingham import proj
-from .plan import DampedPlan
-from .privacy import REPLACE_ONE, PrivacyGuarantee, not_private
-from .validation import check_dense_size, check_integer
+from .._chunked import reduce_rows
+from .._sklearn_compat import Interval, StrOptions
+from .._stats import cell_sums, damped_cell_sums, moment_sums, projected_cell_sums
+from ..base import PrivateSynthesizerMixin
+from ..blocks import Blocks
+from ..geometry import LatticeCovering
+from ..mechanisms.bingham import proj
+from ..plan import DampedPlan
+from ..privacy import REPLACE_ONE, PrivacyGuarantee, not_private
+from ..validation import check_dense_size, check_integer
 
 if TYPE_CHECKING:
     from typing import Literal
 
     from numpy.typing import ArrayLike
 
-    from .blocks import BlocksLike
-    from .privacy import BudgetAccountant
-    from .release import Release
+    from ..blocks import BlocksLike
+    from ..privacy import BudgetAccountant
+    from ..release import Release
 
 __all__ = [
     "BlockGeometry",
@@ -1316,7 +1316,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         # as the diagnostics do: it warns as reading them does (not_private)
         import warnings
 
-        from .exceptions import PrivacyLeakWarning
+        from ..exceptions import PrivacyLeakWarning
 
         warnings.warn(
             f"{type(self).__name__}.accuracy_bound is computed exactly from the "
@@ -1368,8 +1368,8 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         """
         import warnings
 
-        from .exceptions import PrivacyLeakWarning
-        from .release import release_from
+        from ..exceptions import PrivacyLeakWarning
+        from ..release import release_from
 
         check_is_fitted(self)
         boolean = self._domain() == "boolean"

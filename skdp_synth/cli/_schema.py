@@ -62,7 +62,7 @@ import json
 import math
 import numbers
 
-from .preprocessing._boolean_encoder import SCHEMA_KEYS
+from ..preprocessing._boolean_encoder import SCHEMA_KEYS
 
 __all__ = ["Schema", "load_schema", "parse_schema"]
 
@@ -354,7 +354,7 @@ def _numeric(name, spec, bin_edges, bounds):
 def _datetime(name, spec, bin_edges, bounds, units):
     import pandas as pd
 
-    from ._datetime import UNITS
+    from .._datetime import UNITS
 
     unit = spec.get("unit", "s")
     if unit not in UNITS:

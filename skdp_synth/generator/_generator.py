@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._progress import Ticker
+from .._progress import Ticker
 
 if TYPE_CHECKING:
     from typing import Any

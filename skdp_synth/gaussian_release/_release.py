@@ -105,35 +105,28 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunked import reduce_rows
-from ._linalg import orth_basis
-from ._progress import stage
-from ._sklearn_compat import Interval, StrOptions, _fit_context
-from ._stats import (
+from .._chunked import reduce_rows
+from .._linalg import orth_basis
+from .._progress import stage
+from .._sklearn_compat import Interval, StrOptions, _fit_context
+from .._stats import (
     attribute_statistic,
     attribute_tables_from,
     workload_answers,
     workload_counts,
 )
-from .attribute_workload import AttributeMarginalWorkload
-from .base import POST_FIT_STREAM, PrivateSynthesizerMixin
-from .correction import reweight_to_targets
-from .generator import (
+from ..base import POST_FIT_STREAM, PrivateSynthesizerMixin
+from ..correction import reweight_to_targets
+from ..generator import (
     MAX_TABLE_CELLS,
     Measurement,
     auto_model_rows,
     controlled_rows,
     fit_rows,
 )
-from .geometry import nearest_in_symmetric_hull
-from .invariants import (
-    AttributeInvariants,
-    repair_rows,
-    rounded_tables,
-    running_intersection_order,
-)
-from .mechanisms import gaussian_delta, gaussian_sigma, make_generator
-from .mechanisms.additive import (
+from ..geometry import nearest_in_symmetric_hull
+from ..mechanisms import gaussian_delta, gaussian_sigma, make_generator
+from ..mechanisms.additive import (
     AdditiveNoise,
     MaskWhitening,
     MatrixWhitening,
@@ -145,9 +138,22 @@ from .mechanisms.additive import (
     replace_one_offset,
     verify_sensitivity,
 )
-from .plan import ReleasePlan
-from .privacy import INDUCED_SUBSPACE, PrivacyGuarantee
-from .selection import (
+from ..plan import ReleasePlan
+from ..privacy import INDUCED_SUBSPACE, PrivacyGuarantee
+from ..validation import check_degree, check_dense_size, format_count
+from ..workloads import (
+    AttributeMarginalWorkload,
+    ExplicitWorkload,
+    MarginalWorkload,
+    universe_points,
+)
+from ._invariants import (
+    AttributeInvariants,
+    repair_rows,
+    rounded_tables,
+    running_intersection_order,
+)
+from ._selection import (
     MAX_CANDIDATE_CELLS,
     SelectionResult,
     candidate_tables,
@@ -156,13 +162,7 @@ from .selection import (
     select_aim,
     select_mst,
 )
-from .shrinkage import shrink_interactions, shrink_towards_rows
-from .validation import check_degree, check_dense_size, format_count
-from .workloads import (
-    ExplicitWorkload,
-    MarginalWorkload,
-    universe_points,
-)
+from ._shrinkage import shrink_interactions, shrink_towards_rows
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -171,9 +171,9 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
 
-    from .blocks import BlocksLike
-    from .privacy import BudgetAccountant
-    from .release import Release
+    from ..blocks import BlocksLike
+    from ..privacy import BudgetAccountant
+    from ..release import Release
 
 __all__ = ["AdditiveNoise", "ProjectedGaussianRelease", "distributed_privatize"]
 
@@ -2236,7 +2236,7 @@ default=None
         never the private ``n``). Kept in this one method so that it follows
         the mechanism when the sampling step changes.
         """
-        from .release import release_from
+        from ..release import release_from
 
         check_is_fitted(self)
         arrays = {"released": self.released_}

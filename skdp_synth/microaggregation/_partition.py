@@ -32,7 +32,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from .geometry import LatticeCovering, leading_eigenvectors, residual_spectral_norm
+from ..geometry import LatticeCovering, leading_eigenvectors, residual_spectral_norm
 
 __all__ = [
     "cell_loss",

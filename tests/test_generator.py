@@ -240,9 +240,9 @@ def test_generator_reads_only_released_statistics():
             # the all-tables plan: every measurement is one of its residuals
             # (with selection the generator also sees the selection step's
             # measurements: tests/test_selection.py); a cap of 200 rows: the
-            # model table has fewer rows than n̂ (scaled case; until round
-            # nine the auto rule's noise rule gave that at ε = 0.3, and auto
-            # now keeps all ~500 rows of this small table)
+            # model table has fewer rows than n̂ (scaled case, which the auto
+            # rule does not reach here: it keeps all ~500 rows of this small
+            # table; its former noise rule scaled them at ε = 0.3)
             est = ProjectedGaussianRelease(
                 blocks=bits,
                 selection="none",
@@ -441,7 +441,7 @@ def test_vectorised_move_and_swap_gains_are_exact_loss_changes():
     """Each move's and swap's gain equals the brute-force change of the loss
     (every measurement recomputed from the rows). Tolerance: the loss is a sum
     of squares of size ~ L0; its float error is ~ 1e-13 L0, bound 1e-9 L0."""
-    from skdp_synth.generator._generator import _build_kron, _KronState
+    from skdp_synth.generator._kron import _build_kron, _KronState
 
     levels = [3, 2, 4, 5]
     X = np.random.default_rng(0).integers(0, levels, size=(200, 4))
@@ -484,7 +484,7 @@ def test_vectorised_move_and_swap_gains_are_exact_loss_changes():
 def test_kron_coefficients_of_identity_residual_and_other_queries():
     """``QᵀQ = Σ_B β_B ⊗ (I or J)`` rebuilt densely equals ``QᵀQ`` (to 1e-12:
     sums of a few products of numbers <= 1); a generic query is refused."""
-    from skdp_synth.generator._generator import _kron_coefficients
+    from skdp_synth.generator._kron import _kron_coefficients
 
     levels = np.array([3, 4])
     W = AttributeMarginalWorkload(levels, 2)
@@ -544,7 +544,7 @@ def test_auto_model_rows_keeps_rounding_below_the_noise(n_hat, sd):
     standard deviation ``n̂/(N sqrt 12)`` is at most κ s (the computed
     right-hand side); where the TV ceiling sets it, ``C/(8N) <= τ``;
     ``n̂`` is a multiple of ``N`` up to fewer than ``k`` rows."""
-    from skdp_synth.generator._generator import (
+    from skdp_synth.generator._rounding import (
         ROUNDING_SHARE,
         ROUNDING_TV,
         auto_model_rows,
@@ -600,7 +600,7 @@ def test_release_records_the_model_size_and_samples_any_n():
     n_hat = round(est.n_estimate_)
     import skdp_synth.gaussian_release._release as gr
 
-    # round nine: no noise rule (the rows also carry the unmeasured 3-way
+    # the default: no noise rule (the rows also carry the unmeasured 3-way
     # tables); the TV ceiling alone, 12 / (8 * 2.5e-4) = 6000 rows here
     assert gr.MODEL_ROWS_NOISE_RULE is False
     N = auto_model_rows(
@@ -634,7 +634,8 @@ def test_local_tables_in_the_residual_basis_equal_the_dense_solve():
     is 1e-6 of the diagonal, so the dense system's condition number is up to
     ~1e6 and its solution carries ~1e6 x 1e-16 relative error; we allow
     1e-6 x n (a millionth of a row)."""
-    from skdp_synth.generator._generator import _all_coefficients, _index, _local_table
+    from skdp_synth.generator._estimates import _index, _local_table
+    from skdp_synth.generator._kron import _all_coefficients
 
     levels = np.array([3, 4, 5])
     W = AttributeMarginalWorkload(levels, 2)

@@ -79,7 +79,7 @@ def test_values_are_centre_plus_factor_times_residual():
         for m in exact
     ]
     out, factors = shrink_interactions(noisy, LEVELS, 800.0)
-    from skdp_synth.generator._generator import _one_way_estimates
+    from skdp_synth.generator import _one_way_estimates
 
     p = _one_way_estimates(noisy, LEVELS, 800.0)
     assert [m.attributes for m in out] == [m.attributes for m in noisy]
@@ -363,7 +363,7 @@ def test_context_centres_on_a_one_way_table_without_a_noisy_measurement():
     without, _ = shrink_interactions(noisy, [3, 4, 3], 900.0)
     assert [m.attributes for m in with_ctx] == [m.attributes for m in noisy]
     p0 = tables[(0,)] / 900.0
-    from skdp_synth.generator._generator import _one_way_estimates
+    from skdp_synth.generator import _one_way_estimates
 
     p = _one_way_estimates(noisy + exact, [3, 4, 3], 900.0)
     np.testing.assert_allclose(p[0], p0, atol=1e-9)  # the context's table

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import skdp_synth
+import skdp_synth.generator as generator
+import skdp_synth.report as report
 from skdp_synth import blocks, datasets, metrics, plan, preprocessing, privacy, release
-from skdp_synth.generator import _generator as generator
-from skdp_synth.report import _report as report
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -3,19 +3,14 @@
 ``fit_rows`` fits weighted rows whose marginals match noisy measured tables.
 """
 
-from ._generator import (
+from ._cliques import (
     MAX_TABLE_CELLS as MAX_TABLE_CELLS,  # for sibling packages
 )
-from ._generator import (
-    GeneratorResult,
-    Measurement,
-    auto_model_rows,
-    controlled_rows,
-    fit_rows,
-)
-from ._generator import (
+from ._estimates import (
     _one_way_estimates as _one_way_estimates,  # for sibling packages
 )
+from ._generator import GeneratorResult, Measurement, fit_rows
+from ._rounding import auto_model_rows, controlled_rows
 
 __all__ = [
     "GeneratorResult",

@@ -56,7 +56,7 @@ from sklearn.metrics import r2_score, roc_auc_score
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.exceptions import PrivacyLeakWarning
 from skdp_synth.preprocessing import BooleanEncoder
-from skdp_synth.report._report import _wasserstein_scale
+from skdp_synth.report._numeric import _wasserstein_scale
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DPMM = os.path.join(ROOT, ".venv-dpmm", "bin", "python")

@@ -19,8 +19,7 @@ from skdp_synth.exceptions import PrivacyLeakWarning
 from skdp_synth.metrics import marginal_error
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.privacy import not_private
-from skdp_synth.report._report import (
-    BANNER,
+from skdp_synth.report import (
     FidelityReport,
     curve,
     fidelity_report,
@@ -28,6 +27,7 @@ from skdp_synth.report._report import (
     plot_curve,
     train_synthetic_test_real,
 )
+from skdp_synth.report._report import BANNER
 
 CATS = {
     "colour": ["red", "green", "blue"],
@@ -414,7 +414,7 @@ def test_ks_of_numeric_columns_without_bins_matches_the_ecdf_definition():
 
 
 def test_html_has_contents_one_header_row_and_levels_in_order(report):
-    """Issue 24: a navigable page; worst 1-way tables keep the level order."""
+    """A navigable page; worst 1-way tables keep the level order."""
     page = report.to_html(include_plot=False)
     toc = page[page.index("<nav class='toc'>") : page.index("</nav>")]
     targets = re.findall(r"href='#([^']+)'", toc)
@@ -441,8 +441,7 @@ def test_html_has_contents_one_header_row_and_levels_in_order(report):
 
 def test_numeric_scores_warns_on_synthetic_text_in_a_numeric_column():
     """A numeric code (gss ``occ10``) whose synthetic side came back as
-    ``"other"`` was scored with 63 % "missing" and no word (a second
-    walk-through, round seventeen)."""
+    ``"other"`` was scored with 63 % "missing" and no word of why."""
     import pandas as pd
 
     from skdp_synth.report import numeric_scores
@@ -455,9 +454,9 @@ def test_numeric_scores_warns_on_synthetic_text_in_a_numeric_column():
 
 
 def test_the_report_scores_a_model_for_a_target(tmp_path):
-    """Issue 22 item 5: the report adds the train-on-synthetic / test-on-real
-    score for a target (it was only a separate function; a walk-through,
-    round eighteen, found the CLI report without it)."""
+    """The report adds the train-on-synthetic / test-on-real score for a
+    target (it was only a separate function, and the CLI report lacked
+    it)."""
     import json
 
     from skdp_synth.cli import _main as cli
@@ -497,8 +496,8 @@ def test_synthesize_writes_the_fitted_rows_for_the_reports_reference(tmp_path, c
     """``synthesize --holdout`` wrote only the held-out rows, so the file
     ``report --real-train`` needs could not be had from the documented
     workflow, and ``report`` printed no model score (only the page had
-    it; a walk-through, round nineteen). ``--train-out`` writes the fitted
-    rows: with the held-out ones they are the input's rows, each once."""
+    it). ``--train-out`` writes the fitted rows: with the held-out ones
+    they are the input's rows, each once."""
     import json
 
     from skdp_synth.cli import _main as cli
@@ -551,9 +550,8 @@ def test_quantile_edges_do_not_split_a_heap():
     """A column on whole numbers (34 heights in inches) had quantile edges on
     its values: each heap's real rows above the edge, synthetic values
     placed around it on both sides, and the column read as the report's
-    worst on binning alone (a walk-through, round nineteen). Edges move to
-    midpoints between real values: a synthetic row within half a unit of
-    its real value lands in its bin."""
+    worst on binning alone. Edges move to midpoints between real values: a
+    synthetic row within half a unit of its real value lands in its bin."""
     from skdp_synth.metrics._coding import _between_values
 
     rng = np.random.default_rng(0)
@@ -570,8 +568,8 @@ def test_quantile_edges_do_not_split_a_heap():
 
 def test_undeclared_levels_are_shown_in_order():
     """The report promises levels "in their order"; an undeclared column's
-    came in the order of appearance (species NL, PF, DS, SH, DM, ...; a
-    walk-through, round nineteen). Levels that do not compare keep it."""
+    came in the order of appearance (species NL, PF, DS, SH, DM, ...).
+    Levels that do not compare keep it."""
     from skdp_synth.metrics._coding import _discretize
 
     real = pd.DataFrame({"s": ["NL", "PF", "DS", "DM", "NL"], "m": ["b", 1, "a", 2, 1]})
@@ -584,12 +582,12 @@ def test_undeclared_levels_are_shown_in_order():
 @pytest.mark.parametrize("seed", [2, 3])
 def test_the_models_real_reference_learns_a_multi_class_target(seed):
     """Classes of a row or two drove the unregularised boosting (no early
-    stopping since round nineteen) to raw scores in the tens of thousands:
-    a police table's real-trained reference scored AUC .52 and accuracy
-    below the majority rate, so synthetic rows "beat" real ones (a
-    walk-through, round twenty). A table shaped like it -- 11 classes, 9,430
-    rows down to 2, each class named by its own actions -- is learned by the
-    reference (measured: .48 / .50 unregularised, .88 / .93 now)."""
+    stopping) to raw scores in the tens of thousands: a police table's
+    real-trained reference scored AUC .52 and accuracy below the majority
+    rate, so synthetic rows "beat" real ones. A table shaped like it -- 11
+    classes, 9,430 rows down to 2, each class named by its own actions -- is
+    learned by the reference (measured: .48 / .50 unregularised, .88 / .93
+    now)."""
     rng = np.random.default_rng(seed)
     counts = [9430, 1593, 1307, 170, 148, 104, 87, 77, 4, 3, 2]
     y = np.repeat([f"c{k}" for k in range(11)], counts)
@@ -604,12 +602,11 @@ def test_the_models_real_reference_learns_a_multi_class_target(seed):
 def test_real_levels_the_release_did_not_discover_are_explained(tmp_path):
     """A column whose levels were discovered privately comes back with the
     rare ones as "other"; the report scored every rare real level as error
-    with no word of why (a hotel table's ``country``: TV1 .246; a
-    walk-through, round twenty). Given the pipeline, its release or the
-    release file, a note says how many levels and rows, and the column's TV1
-    had they been scored as "other". The scores stay raw: folding by the
-    release's own levels scored a release that found no level best (a
-    review, round twenty), in the report as in the scorer."""
+    with no word of why (a hotel table's ``country``: TV1 .246). Given
+    the pipeline, its release or the release file, a note says how many
+    levels and rows, and the column's TV1 had they been scored as "other".
+    The scores stay raw: folding by the release's own levels scored a
+    release that found no level best, in the report as in the scorer."""
     from skdp_synth import ProjectedGaussianRelease, Release, make_synthesis_pipeline
     from skdp_synth.metrics import make_marginal_scorer
     from skdp_synth.preprocessing import BooleanEncoder
@@ -651,8 +648,7 @@ def test_real_levels_the_release_did_not_discover_are_explained(tmp_path):
 
 def test_synthetic_rows_of_none_are_refused():
     """An empty synthetic table raised ZeroDivisionError (a traceback and
-    exit status 1 from ``skdp-synth report``; a walk-through, round
-    twenty)."""
+    exit status 1 from ``skdp-synth report``)."""
     real = pd.DataFrame({"a": ["x", "y"] * 10})
     with pytest.raises(ValueError, match="synthetic has no rows"):
         fidelity_report(real, real.head(0))

@@ -2,20 +2,14 @@
 
 Not private: a report reads the real rows."""
 
-from ._report import (
-    FidelityReport,
-    GuaranteeSummary,
-    TableComparison,
-    curve,
-    fidelity_report,
-    noisy_marginals_baseline,
-    numeric_scores,
-    plot_curve,
-    train_synthetic_test_real,
-)
-from ._report import (
+from ._curve import curve, noisy_marginals_baseline, plot_curve
+from ._fidelity import fidelity_report
+from ._figures import (
     _figure_class as _figure_class,  # for sibling packages
 )
+from ._model import train_synthetic_test_real
+from ._numeric import numeric_scores
+from ._report import FidelityReport, GuaranteeSummary, TableComparison
 
 __all__ = [
     "FidelityReport",

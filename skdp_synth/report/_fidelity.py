@@ -1,0 +1,307 @@
+"""The fidelity report's scores: real against synthetic tables, column by column.
+
+**A report reads the real data: it is not private.** It is for the data
+owner deciding whether to publish a release, never for publication next to
+it.
+
+:func:`fidelity_report` compares a real (or held-out) table with a synthetic
+one -- or with rows drawn from a fitted estimator, pipeline or
+:class:`~skdp_synth.Release` -- column by column and pair by pair, and states
+what the release is covered by. It follows sdmetrics' ``QualityReport``
+conventions: two properties, *Column Shapes* (1-way tables) and *Column Pair
+Trends* (2-way tables), each table scored ``1 - TV`` in ``[0, 1]`` (sdmetrics'
+``TVComplement`` and ``ContingencySimilarity``), a property's score the mean of
+its tables' scores, and the overall score the mean of the properties'.
+``TV = 1/2 sum_cells |p_real - p_syn|`` is computed by the same routine as
+``marginal_error(kind="tv")`` (:func:`skdp_synth.metrics.marginal_tv`), so the
+report's averages are exactly that metric's values.
+
+Given an estimator the report uses only its public interface: ``sample()``,
+the public guarantee attributes (``privacy_guarantee_``,
+``privacy_summary_``) and ``to_release()``. It never reads private state nor
+the attributes that are marked not private.
+
+Examples
+--------
+>>> import numpy as np, pandas as pd
+>>> from skdp_synth.report import fidelity_report
+>>> rng = np.random.default_rng(0)
+>>> real = pd.DataFrame({"colour": rng.choice(["red", "blue"], 500),
+...                      "size": rng.choice(["S", "M", "L"], 500)})
+>>> syn = real.sample(500, replace=True, random_state=1)
+>>> rep = fidelity_report(real, syn)
+>>> {k: round(v, 3) for k, v in rep.properties.items()}   # 1 - average TV
+{'Column Shapes': 0.981, 'Column Pair Trends': 0.97}
+>>> rep.guarantee.kind                   # rows given without an estimator
+'unknown'
+>>> rep.to_frame().columns.tolist()
+['property', 'columns', 'metric', 'tv', 'score']
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from ..metrics._coding import (
+    _discretize,
+    _time_edges_as_seconds,
+    _times_as_seconds,
+    catch_all_notes,
+    catch_alls,
+)
+from ..metrics._marginals import _table_tv, _tv_tables
+from ..preprocessing._boolean_encoder import SCHEMA_KEYS
+from ._guarantee import _guarantee_of
+from ._model import train_synthetic_test_real
+from ._report import FidelityReport, TableComparison
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
+    import pandas as pd
+
+__all__ = ["fidelity_report"]
+
+
+def _check_schema(schema):
+    if schema is None:
+        return {}
+    if not isinstance(schema, dict):
+        raise TypeError(
+            f"schema must be a dict of BooleanEncoder arguments, got {schema!r}"
+        )
+    unknown = set(schema) - SCHEMA_KEYS
+    if unknown:
+        raise ValueError(
+            f"unknown schema keys {sorted(unknown)}; allowed: {sorted(SCHEMA_KEYS)}"
+        )
+    return schema
+
+
+def _format_warning(w):
+    if isinstance(w, str):
+        return w
+    category = getattr(w, "category", type(getattr(w, "message", w)))
+    message = getattr(w, "message", w)
+    return f"{category.__name__}: {message}"
+
+
+def fidelity_report(
+    real: pd.DataFrame,
+    synthetic: Any,
+    schema: Mapping[str, Any] | None = None,
+    *,
+    d: int | Sequence[int] = (1, 2),
+    release: Any = None,
+    n_samples: int | None = None,
+    random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    n_worst: int = 5,
+    extra_warnings: Iterable[str | warnings.WarningMessage] = (),
+    held_out: bool | None = None,
+    target: Any = None,
+    real_train: pd.DataFrame | None = None,
+) -> FidelityReport:
+    """Compare synthetic rows with a real table; read the release's guarantee.
+
+    **Not private**: the result is computed from ``real``.
+
+    Parameters
+    ----------
+    real : DataFrame
+        The real table (or a held-out part of it): categorical, Boolean,
+        ordinal or binned numeric columns.
+    synthetic : DataFrame, array, fitted estimator/pipeline, or Release
+        Synthetic rows with ``real``'s columns, or something to draw them
+        from with ``sample(n_samples, random_state=random_state)``: a fitted
+        estimator or pipeline (its guarantee is read from its public
+        attributes and ``to_release()``) or a :class:`~skdp_synth.Release`
+        whose rows have ``real``'s columns.
+    schema : dict, default=None
+        The public domain, as the ``BooleanEncoder`` arguments the CLI's
+        schema file holds: ``categories`` and ``ordinal`` fix the levels of a
+        column, ``bin_edges`` bins a numeric one (``[e_{i-1}, e_i)``, the last
+        bin closed, as the encoder does). Other columns are compared on the
+        values seen in either table. Other keys are accepted and ignored.
+    d : int or tuple of int, default=(1, 2)
+        Table degrees: 1 (Column Shapes), 2 (Column Pair Trends), 3
+        (summary of the 3-way tables).
+    release : estimator, pipeline or Release, default=None
+        Where to read the guarantee when ``synthetic`` is rows.
+    n_samples : int, default=None
+        Rows to draw from an estimator or release; ``len(real)`` by default.
+    random_state : int, RandomState or None, default=None
+        Passed to ``sample``.
+    n_worst : int, default=5
+        Worst tables kept per degree, with their cells.
+    extra_warnings : iterable of str or warnings.WarningMessage, default=()
+        Warnings recorded elsewhere (e.g. while fitting) to list in the report.
+    held_out : bool or None, default=None
+        Whether ``real`` was held out of the fit (``True``), is the table the
+        synthesizer was fitted on (``False``) or is not stated (``None``).
+        Recorded and said on the page: scores on the fitted rows are
+        in-sample and flatter the synthesizer.
+    target : column name, default=None
+        Also train a model predicting ``target`` on the synthetic rows and
+        score it on ``real`` (:func:`train_synthetic_test_real`):
+        ``model`` holds the result and the page says it.
+    real_train : DataFrame, default=None
+        With ``target``: the real rows the synthesizer was fitted on, for
+        the like-for-like reference (the same model trained on them);
+        without them the reference is trained on half of ``real``.
+
+    Returns
+    -------
+    FidelityReport
+    """
+    import pandas as pd
+
+    if not isinstance(real, pd.DataFrame):
+        raise TypeError("real must be a pandas DataFrame (the table's columns named)")
+    if len(real) == 0 or real.shape[1] == 0:
+        raise ValueError("real has no rows or no columns")
+    ds = (d,) if isinstance(d, numbers.Integral) else tuple(d)
+    if not ds or any(
+        isinstance(k, bool) or not isinstance(k, numbers.Integral) or k not in (1, 2, 3)
+        for k in ds
+    ):
+        raise ValueError(f"d must be 1, 2, 3 or a tuple of them, got {d!r}")
+    ds = tuple(sorted({int(k) for k in ds if k <= real.shape[1]}))
+    schema = _check_schema(schema)
+    recorded = [_format_warning(w) for w in extra_warnings]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if hasattr(synthetic, "sample") and not isinstance(synthetic, pd.DataFrame):
+            source = synthetic
+            n = len(real) if n_samples is None else n_samples
+            rows = synthetic.sample(n, random_state=random_state)
+        else:
+            source, rows = release, synthetic
+        guarantee = _guarantee_of(source)
+    for w in caught:
+        if issubclass(w.category, PrivacyLeakWarning | PrivacyBudgetWarning):
+            recorded.append(_format_warning(w))
+        else:  # not ours to swallow
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    rows = _as_frame(rows, real)
+    if len(rows) == 0:
+        # 1/len(rows) below (else a ZeroDivisionError traceback from the CLI)
+        raise ValueError("synthetic has no rows")
+    # the real levels the release gives as its "other": said in a note
+    folds = catch_alls(source) if source is not None else {}
+    fold_notes = catch_all_notes(real, rows, folds)
+    model = None
+    if target is not None:
+        if target not in real.columns:
+            raise ValueError(f"target {target!r} is not a column of real")
+        scores = train_synthetic_test_real(rows, real, target, real_train=real_train)
+        model = MappingProxyType({**scores, "target": str(target)})
+    schema = _time_edges_as_seconds(schema, real)
+    times = [c for c in real.columns if pd.api.types.is_datetime64_any_dtype(real[c])]
+    real, rows = _times_as_seconds(real, rows)
+    cx, cy, sizes, levels, notes = _discretize(real, rows, schema, times)
+    notes = fold_notes + list(notes)
+    w = np.full(len(real), 1.0 / len(real))
+    v = np.full(len(rows), 1.0 / len(rows))
+    names = tuple(str(c) for c in real.columns)
+    tv, worst = {}, {}
+    for k in ds:
+        tables = _tv_tables(cx, cy, sizes, k, w, v)
+        tv[k] = tuple((tuple(names[j] for j in cols), t) for cols, t in tables)
+        order = sorted(range(len(tables)), key=lambda i: -tables[i][1])[:n_worst]
+        worst[k] = tuple(
+            _comparison(cx, cy, tables[i][0], sizes, w, v, names, levels) for i in order
+        )
+    ks = _ks_statistics(real, rows, schema)
+    return FidelityReport(
+        columns=names,
+        levels=MappingProxyType(levels),
+        n_real=len(real),
+        n_synthetic=len(rows),
+        tv=MappingProxyType(tv),
+        worst=MappingProxyType(worst),
+        guarantee=guarantee,
+        privacy_warnings=tuple(recorded),
+        notes=tuple(notes),
+        ks=MappingProxyType(ks),
+        held_out=None if held_out is None else bool(held_out),
+        model=model,
+    )
+
+
+def _ks_statistics(real, synthetic, schema):
+    """KS statistic of each numeric column without declared levels or bins."""
+    import pandas as pd
+    from scipy.stats import ks_2samp
+
+    declared = {
+        *(schema.get("categories") or {}),
+        *(schema.get("ordinal") or {}),
+        *(schema.get("bin_edges") or {}),
+    }
+    out = {}
+    for col in real.columns:
+        if col in declared:
+            continue
+        xs = pd.to_numeric(real[col], errors="coerce")
+        ys = pd.to_numeric(synthetic[col], errors="coerce")
+        numeric = (
+            pd.api.types.is_numeric_dtype(real[col])
+            and not pd.api.types.is_bool_dtype(real[col])
+            and ys.notna().sum() == synthetic[col].notna().sum()
+        )
+        x, y = xs.dropna().to_numpy(float), ys.dropna().to_numpy(float)
+        if numeric and len(x) and len(y):
+            # the statistic only; "asymp" skips the costly exact p-value
+            out[str(col)] = float(ks_2samp(x, y, method="asymp").statistic)
+    return out
+
+
+def _as_frame(rows, real):
+    import pandas as pd
+
+    if isinstance(rows, pd.DataFrame):
+        missing = [c for c in real.columns if c not in rows.columns]
+        if missing:
+            raise ValueError(
+                f"the synthetic rows lack the real table's columns {missing}"
+            )
+        return rows[list(real.columns)]
+    arr = np.asarray(rows)
+    if arr.ndim != 2 or arr.shape[1] != real.shape[1]:
+        raise ValueError(
+            f"the synthetic rows have shape {arr.shape}, the real table "
+            f"{real.shape[1]} columns; pass rows in the real table's schema (a "
+            "pipeline decodes its samples; a bare estimator's need encoded real rows)"
+        )
+    if len(arr) == 0:
+        raise ValueError("no synthetic rows")
+    return pd.DataFrame(arr, columns=real.columns)
+
+
+def _comparison(cx, cy, cols, sizes, w, v, names, levels):
+    tv, px, py, cells = _table_tv(cx, cy, cols, sizes, w, v)
+    labs = [levels[names[j]] for j in cols]
+    keep = np.flatnonzero((px > 0) | (py > 0))
+    if len(cols) == 1:  # bars: every level, in order
+        keep = np.arange(len(px))
+    if cells is None:
+        idx = np.unravel_index(keep, [sizes[j] for j in cols])
+        lab = [
+            tuple(labs[a][i[r]] for a, i in enumerate(idx)) for r in range(len(keep))
+        ]
+    else:
+        lab = [tuple(labs[a][c] for a, c in enumerate(cells[r])) for r in keep]
+    return TableComparison(
+        columns=tuple(names[j] for j in cols),
+        tv=tv,
+        cells=tuple(lab),
+        real=tuple(float(x) for x in px[keep]),
+        synthetic=tuple(float(x) for x in py[keep]),
+    )

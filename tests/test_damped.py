@@ -14,15 +14,15 @@ from scipy import integrate
 from skdp_synth import DampedPrivateSynthesizer
 from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth.cli._registry import get_method
-from skdp_synth.damped import _damped as damped_module
-from skdp_synth.damped._damped import (
+from skdp_synth.damped import _estimator as damped_module
+from skdp_synth.damped import _parameters as params_module
+from skdp_synth.damped._damping import damped_microaggregation, project_simplex_l1
+from skdp_synth.damped._parameters import (
     BUDGET_SPLIT,
-    damped_microaggregation,
     default_alpha,
     default_damping,
     default_n_components,
     mean_noise_scale,
-    project_simplex_l1,
     projection_scale,
     weight_noise_scale,
 )
@@ -625,12 +625,12 @@ def test_optimal_parameters_depend_only_on_n_p_eps(n, eps):
              est.projection_scale_, est.weight_noise_scale_, est.mean_noise_scale_)
         )  # fmt: skip
     assert plans[0] == plans[1]
-    alpha, t, b = damped_module.optimal_parameters(n, 6, eps, 0.5, 0.5)
+    alpha, t, b = params_module.optimal_parameters(n, 6, eps, 0.5, 0.5)
     assert plans[0][:3] == (alpha, t, b)
 
 
 def test_optimal_parameters_minimise_the_proxy_on_the_grid():
-    from skdp_synth.damped._damped import (
+    from skdp_synth.damped._parameters import (
         OPTIMAL_ALPHAS,
         expected_error_proxy,
         lattice_count,
@@ -651,7 +651,7 @@ def test_optimal_parameters_minimise_the_proxy_on_the_grid():
                 v = expected_error_proxy(n, p, eps, tt, a, f * bb, 2, 0.5, 0.5)
                 assert v >= expected_error_proxy(n, p, eps, tt, a, bb, 2, 0.5, 0.5)
     # pinned constants of the objective (fail if one changes)
-    assert damped_module.APPROX_WEIGHT == 1 / 16
+    assert params_module.APPROX_WEIGHT == 1 / 16
     assert OPTIMAL_ALPHAS[0] == 0.1 and OPTIMAL_ALPHAS[-1] == 1.0
     assert optimal_damping(10**6, 49, 1.0, 1, 0.5, 0.5) == pytest.approx(
         math.sqrt(12 * math.sqrt(2) * 49 * 10**6)
@@ -661,7 +661,7 @@ def test_optimal_parameters_minimise_the_proxy_on_the_grid():
 def test_lattice_count_matches_the_covering():
     for t in range(0, 5):
         for a in (0.15, 0.3, 0.55, 1.0):
-            assert damped_module.lattice_count(t, a) == LatticeCovering(t, a).n_points
+            assert params_module.lattice_count(t, a) == LatticeCovering(t, a).n_points
 
 
 def test_centred_cube_radii_and_scales():

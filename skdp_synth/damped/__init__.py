@@ -4,10 +4,9 @@
 metric projection).
 """
 
-from ._damped import (
-    BlockGeometry,
-    DampedPrivateSynthesizer,
-    block_geometry,
+from ._damping import BlockGeometry, block_geometry
+from ._estimator import DampedPrivateSynthesizer
+from ._parameters import (
     block_plan,
     count_noise_scale,
     default_alpha,

@@ -45,12 +45,14 @@ import numpy as np
 
 from benchmarks._harness import best_time, markdown_table
 from skdp_synth import PrivateSampler
-from skdp_synth.private_sampling._sampler import (
-    MAX_WALSH_BYTES,
+from skdp_synth.private_sampling._accounting import (
     _theorem_12_2_epsilon,
     density_sensitivity,
     max_draws,
     sampling_epsilon,
+)
+from skdp_synth.private_sampling._sampler import (
+    MAX_WALSH_BYTES,
     walsh_coefficients,
     walsh_dimension,
     walsh_matrix,

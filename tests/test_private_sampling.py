@@ -21,12 +21,14 @@ from skdp_synth.exceptions import (
     PrivacyLeakWarning,
 )
 from skdp_synth.metrics import make_marginal_scorer, marginal_error
-from skdp_synth.private_sampling._sampler import (
+from skdp_synth.private_sampling._accounting import (
     _theorem_12_2_epsilon,
     density_sensitivity,
-    marginals_to_walsh,
     max_draws,
     sampling_epsilon,
+)
+from skdp_synth.private_sampling._sampler import (
+    marginals_to_walsh,
     walsh_coefficients,
     walsh_dimension,
     walsh_matrix,

@@ -4,15 +4,13 @@
 low-degree marginals, shrunk and chosen by convex optimisation, then sampled).
 """
 
+from ._accounting import density_sensitivity, max_draws, sampling_epsilon
 from ._sampler import (
     MAX_WALSH_BYTES,
     MarginalCorrection,
     PrivateSampler,
-    density_sensitivity,
     marginal_correction,
     marginals_to_walsh,
-    max_draws,
-    sampling_epsilon,
     walsh_coefficients,
     walsh_dimension,
     walsh_matrix,

@@ -494,7 +494,7 @@ def test_diagnostics_match_direct_computation(monkeypatch):
         n_components=2, keep_diagnostics=True, random_state=3, **PAPER
     ).fit(X)
     (w, _, w_noisy), (y, _, y_noisy) = spy.laplace_calls
-    # the diagnostics are not private: every read warns (issue 13)
+    # the diagnostics are not private: every read warns
     with pytest.warns(PrivacyLeakWarning, match="noise_l1_weights_"):
         assert est.noise_l1_weights_ == pytest.approx(np.abs(w_noisy - w).sum())
     with pytest.warns(PrivacyLeakWarning, match="noise_l2_means_"):
@@ -565,10 +565,11 @@ def test_utility_improves_with_epsilon():
         assert hi > lo
 
 
-# ========================================== issue 11: centre and parameters
+# ========================================================= centre and parameters
 def test_paper_variant_reproduces_the_numbers_of_main():
-    """``parameters="paper", centre=None`` is :cite:`Boedihardjo2024` Algorithm 4 as
-    before issue 11: these values were computed on main (a5b0eb1) before the change."""
+    """``parameters="paper", centre=None`` is :cite:`Boedihardjo2024` Algorithm 4:
+    these values were computed on main (a5b0eb1), before the centre and parameter
+    options were added."""
     rng = np.random.default_rng(0)
     base = rng.random((6000, 1))
     X = (rng.random((6000, 7)) < 0.15 + 0.7 * base).astype(np.int64)
@@ -588,7 +589,7 @@ def test_paper_variant_reproduces_the_numbers_of_main():
     np.testing.assert_array_equal(est.cell_means_, expected_means)
     # The Bingham sample goes through LAPACK's eigh, whose last bits depend on
     # the CPU's OpenBLAS kernel (4e-15 apart under OPENBLAS_CORETYPE=Prescott;
-    # issue 20). The Gram matrix of 0/1 rows is exact integers in any order, so
+    # measured). The Gram matrix of 0/1 rows is exact integers in any order, so
     # only eigh's backward error moves it: eigenvectors by at most about
     # p u ||S|| / gap (Davis-Kahan), with a factor 100 of slack -- 2e-10 here,
     # far below any change of the algorithm. Weights, means and sampled counts
@@ -609,8 +610,8 @@ def test_paper_variant_reproduces_the_numbers_of_main():
 
 @pytest.mark.parametrize("n, eps", [(3000, 1.0), (50_000, 5.0), (200_000, 100.0)])
 def test_optimal_parameters_depend_only_on_n_p_eps(n, eps):
-    """Two unrelated datasets of the same shape get the same plan (issue 11;
-    the error-bound rule, ``parameters="bound"``, the default before the
+    """Two unrelated datasets of the same shape get the same plan (the
+    error-bound rule, ``parameters="bound"``, the default before the
     block-aware plan)."""
     rng = np.random.default_rng(1)
     A = np.zeros((n, 6), dtype=int)
@@ -729,7 +730,7 @@ def test_custom_centre_validated():
 def test_accuracy_bound_warns_as_the_diagnostics_it_reads_do():
     """The bound is computed from the data's residual and the realised noise
     (the ``not_private`` diagnostics, which warn on every read): it warns
-    too (privacy audit, round sixteen)."""
+    too."""
     est = DampedPrivateSynthesizer(keep_diagnostics=True, random_state=0).fit(
         _boolean(2000, 3)
     )

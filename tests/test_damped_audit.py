@@ -239,7 +239,7 @@ def test_estimator_audit_flags_add_remove_calibration(monkeypatch):
     assert _e2e_audit().epsilon_lower > E2E_EPS
 
 
-# ---------------------------------------------- centred cube (issue 11)
+# ------------------------------------------------------------ centred cube
 # The centred mechanism's own constants: PROJ scale n eps/(6 t M^2) with
 # M = 1/2, mean noise 12 sqrt(p) R_1/(b eps) with R_1 = 1/2. PVEC worst case on
 # the centred cube, p = 2: x - c = (1, 1)/(2 sqrt 2) and (1, -1)/(2 sqrt 2) are
@@ -332,7 +332,7 @@ def test_centred_estimator_audit_flags_add_remove_calibration(monkeypatch):
     assert _e2e_centred_audit().epsilon_lower > E2E_EPS
 
 
-# ---------------------------------- the block-aware default (issue 11)
+# ------------------------------------------------ the block-aware default
 # parameters="optimal": PROJ about the blocks' centroid at scale
 # n eps_1/(2 t M^2), noisy counts Lap(2/(n eps_2)), noisy centred sums
 # Lap(Delta/eps_3) with Delta = max(D_1, 2 R_s) from block_geometry. Each

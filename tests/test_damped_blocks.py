@@ -1,4 +1,4 @@
-"""The block-aware default of DampedPrivateSynthesizer (issue 11).
+"""The block-aware default of DampedPrivateSynthesizer.
 
 ``parameters="optimal"``, the default.
 

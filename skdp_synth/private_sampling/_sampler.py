@@ -541,8 +541,8 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
         self.n_draws_paid_ = k
         self.n_draws_released_ = 0
         # the ledger that paid for the fit: extra rows are charged to it,
-        # never to one swapped in by set_params after fit (a privacy audit,
-        # round eighteen)
+        # never to one swapped in by set_params after fit (a fresh ledger
+        # must not lift the limit)
         self._fit_accountant = self.accountant
         # Boedihardjo2022 Algorithm 2 step 6, done once: the k rows paid for are drawn
         # now
@@ -661,7 +661,7 @@ class PrivateSampler(PrivateSynthesizerMixin, BaseEstimator):
     def __getstate__(self):
         # A copy keeps the rows already paid for but not the exact density:
         # it cannot draw (and charge) new rows, so pickling, copy and deepcopy
-        # can never reset or duplicate the per-row budget (issue 13).
+        # can never reset or duplicate the per-row budget.
         state = super().__getstate__()
         if "_density" in state:
             state = dict(state)

@@ -25,6 +25,7 @@ from .._stats import cell_sums
 __all__ = ["BlockGeometry", "block_geometry"]
 
 
+# ------------------------------------------------------------ block geometry
 class BlockGeometry:
     """Public geometry of the valid rows of a block structure (cube scale).
 
@@ -112,7 +113,7 @@ def _hull_point(blocks, v):
     return out
 
 
-# ------------------------------------------------------------ the pieces
+# ------------------------------------------------- damped microaggregation
 def damped_microaggregation(X, labels, n_cells, b, centre=None, sums_only=False):
     """Weights and damped means of a partition (:cite:`Boedihardjo2024` eq. 5.4).
 

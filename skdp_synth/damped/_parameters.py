@@ -57,8 +57,8 @@ The default release (``parameters="optimal"``)
 ----------------------------------------------
 Same skeleton, three sound changes (derived in ``doc/privacy.md``): (1) the
 domain is the product of the public blocks' code sets
-(:func:`block_geometry`): PROJ runs on the second moment about the blocks'
-centroid ``c_0`` at scale ``n eps_1/(2 t M^2)`` with ``M^2 = sum_a max
+(:func:`~skdp_synth.damped.block_geometry`): PROJ runs on the second moment
+about the blocks' centroid ``c_0`` at scale ``n eps_1/(2 t M^2)`` with ``M^2 = sum_a max
 ||u - c_0||^2`` (one-hot: ``1 - 1/w``); (2) the noise goes on the centred
 cell **sums** ``T_j = sum_{F_j} (u_i - c_s)``, l1 sensitivity ``Delta =
 max(D_1, 2 R_s)`` (a record changes within its cell by at most the l1

@@ -402,7 +402,7 @@ def issue11_table(
     crossover_sizes=(1000, 3000, 10_000),
     epsilons=(0.5, 1, 2, 5, 10, 100),
 ):
-    """Issue 11, every figure in one run (markdown tables).
+    """The block-aware default's figures, all in one run (markdown tables).
 
     1. TV2 at eps = 1, at the real size and bootstrapped to 10^5, 10^6: the
        default (``parameters="optimal"``: block-aware geometry, noisy cell

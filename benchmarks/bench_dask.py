@@ -213,7 +213,7 @@ def profile_chunk(path, repeat=3):
 
     from skdp_synth import DampedPrivateSynthesizer, _chunked, _stats
     from skdp_synth.blocks import Blocks
-    from skdp_synth.damped import _damped as damped_module
+    from skdp_synth.damped import _estimator as damped_module
 
     table = pq.read_table(path)
     X = np.column_stack([c.to_numpy() for c in table.columns])

@@ -17,7 +17,7 @@ Tables
    by step, and the
    tracemalloc peak of ``fit`` + ``transform`` as a ratio to ``X.nbytes``.
    Wall-clock and CPU (``time.process_time``) ratios are both given: on a
-   shared machine the CPU ratio is the steadier one. The goal of issue 14 is
+   shared machine the CPU ratio is the steadier one. The speed goal is
    ``fit + transform <= 5 x X.T @ X``. The quality of the partition at this
    scale (covariance loss, ``SSE/SST``) is printed under the table.
 2. **Quality vs MDAV** on scikit-learn's bundled datasets (min-max scaled, the
@@ -88,7 +88,7 @@ def sse_sst(U, labels):
 
 
 # ----------------------------------------------------------------- scale
-#: issue 14: fit + transform at most this many X.T @ X passes (n=1e6, p=50, k=1e5)
+#: speed goal: fit + transform in at most this many X.T @ X (n=1e6, p=50, k=1e5)
 TARGET_RATIO = 5.0
 
 

@@ -21,7 +21,7 @@ Tables
 4. *The privacy table*: epsilon per released row for realistic sizes.
 5. *Measured density sensitivity* on random replace-one neighbours versus
    the Lemma 12.1 bound (not a privacy audit: random pairs, not worst case).
-6. *The frontier on real tables* (issue #11 item 4, :func:`frontier`): for
+6. *The frontier on real tables* (:func:`frontier`): for
    ``nass_cds`` and ``mpls_stops`` one-hot encoded (``BooleanEncoder`` with the
    public level sets), d = 1, 2, bootstrapped to n = 10^4 ... 10^7: the
    epsilon paid per released row, the largest k affordable at total
@@ -45,12 +45,14 @@ import numpy as np
 
 from benchmarks._harness import best_time, markdown_table
 from skdp_synth import PrivateSampler
-from skdp_synth.private_sampling._sampler import (
-    MAX_WALSH_BYTES,
+from skdp_synth.private_sampling._accounting import (
     _theorem_12_2_epsilon,
     density_sensitivity,
     max_draws,
     sampling_epsilon,
+)
+from skdp_synth.private_sampling._sampler import (
+    MAX_WALSH_BYTES,
     walsh_coefficients,
     walsh_dimension,
     walsh_matrix,
@@ -389,7 +391,7 @@ def frontier_fits(
 
 
 def frontier(tables=("nass_cds", "mpls_stops"), damped_only=False):
-    """Issue #11 item 4: PrivateSampler's frontier on real tables.
+    """PrivateSampler's frontier on real tables.
 
     ``damped_only`` (``--frontier-damped``): only the TV2 rows of the
     baselines and DampedPrivateSynthesizer, no PrivateSampler cost table.

@@ -17,7 +17,7 @@ Shared pieces: :mod:`skdp_synth.preprocessing` (encoders),
 and budgets), :mod:`skdp_synth.geometry` (coverings and partitions).
 """
 
-from .damped._damped import DampedPrivateSynthesizer
+from .damped import DampedPrivateSynthesizer
 from .datasets import load_binary_digits
 from .gaussian_release._release import ProjectedGaussianRelease
 from .microaggregation._microaggregator import CovarianceLossMicroaggregator

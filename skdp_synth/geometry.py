@@ -76,8 +76,8 @@ def residual_spectral_norm(eigenvalues, t):
 def _lattice_points(t, radius, max_points, chunk_elements=4_000_000):
     """Integer vectors ``z`` in ``Z^t`` with ``||z||_2 <= radius``, all of them.
 
-    Sizes are checked arithmetically before anything is allocated (issue 13:
-    ``alpha=1e-9`` used to allocate tens of GiB before the size guard): the
+    Sizes are checked arithmetically before anything is allocated (without
+    that, ``alpha=1e-9`` would allocate tens of GiB before the size guard): the
     ``2 floor(r) + 1`` points on one axis and the ``(2 floor(r/sqrt t) + 1)^t``
     points of the inscribed cube are all in the ball, so either above
     ``max_points`` refuses at once; the candidates of each extension step are

@@ -1,4 +1,4 @@
-"""The microaggregator's partition code as it was before the speed-up (issue 14).
+"""The microaggregator's partition code as it was before the speed-up.
 
 Verbatim copies of ``skdp_synth._partition.group_sums`` and of the recursive
 bisection (``_bisect``, ``_split_levels``, ``_node_sums``,
@@ -78,7 +78,7 @@ def _split_levels(order, Zo, slot_start, s0, s1, batch):
         lo = np.minimum.reduceat(s, r0)
         width = np.maximum.reduceat(s, r0) - lo
         frac = (s - lo[node_of_pos]) / ((width * (1 + 1e-6))[node_of_pos] + 1e-300)
-        # ties in row order, as the package now does on every CPU (issue 20)
+        # ties in row order, as the package now does on every CPU
         perm = np.argsort(node_of_pos + frac, kind="stable")
         order = order[perm]
         Zo = Zo[perm]

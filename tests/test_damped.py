@@ -14,15 +14,15 @@ from scipy import integrate
 from skdp_synth import DampedPrivateSynthesizer
 from skdp_synth._sklearn_compat import InvalidParameterError
 from skdp_synth.cli._registry import get_method
-from skdp_synth.damped import _damped as damped_module
-from skdp_synth.damped._damped import (
+from skdp_synth.damped import _estimator as damped_module
+from skdp_synth.damped import _parameters as params_module
+from skdp_synth.damped._damping import damped_microaggregation, project_simplex_l1
+from skdp_synth.damped._parameters import (
     BUDGET_SPLIT,
-    damped_microaggregation,
     default_alpha,
     default_damping,
     default_n_components,
     mean_noise_scale,
-    project_simplex_l1,
     projection_scale,
     weight_noise_scale,
 )
@@ -494,7 +494,7 @@ def test_diagnostics_match_direct_computation(monkeypatch):
         n_components=2, keep_diagnostics=True, random_state=3, **PAPER
     ).fit(X)
     (w, _, w_noisy), (y, _, y_noisy) = spy.laplace_calls
-    # the diagnostics are not private: every read warns (issue 13)
+    # the diagnostics are not private: every read warns
     with pytest.warns(PrivacyLeakWarning, match="noise_l1_weights_"):
         assert est.noise_l1_weights_ == pytest.approx(np.abs(w_noisy - w).sum())
     with pytest.warns(PrivacyLeakWarning, match="noise_l2_means_"):
@@ -565,10 +565,11 @@ def test_utility_improves_with_epsilon():
         assert hi > lo
 
 
-# ========================================== issue 11: centre and parameters
+# ========================================================= centre and parameters
 def test_paper_variant_reproduces_the_numbers_of_main():
-    """``parameters="paper", centre=None`` is :cite:`Boedihardjo2024` Algorithm 4 as
-    before issue 11: these values were computed on main (a5b0eb1) before the change."""
+    """``parameters="paper", centre=None`` is :cite:`Boedihardjo2024` Algorithm 4:
+    these values were computed on main (a5b0eb1), before the centre and parameter
+    options were added."""
     rng = np.random.default_rng(0)
     base = rng.random((6000, 1))
     X = (rng.random((6000, 7)) < 0.15 + 0.7 * base).astype(np.int64)
@@ -588,7 +589,7 @@ def test_paper_variant_reproduces_the_numbers_of_main():
     np.testing.assert_array_equal(est.cell_means_, expected_means)
     # The Bingham sample goes through LAPACK's eigh, whose last bits depend on
     # the CPU's OpenBLAS kernel (4e-15 apart under OPENBLAS_CORETYPE=Prescott;
-    # issue 20). The Gram matrix of 0/1 rows is exact integers in any order, so
+    # measured). The Gram matrix of 0/1 rows is exact integers in any order, so
     # only eigh's backward error moves it: eigenvectors by at most about
     # p u ||S|| / gap (Davis-Kahan), with a factor 100 of slack -- 2e-10 here,
     # far below any change of the algorithm. Weights, means and sampled counts
@@ -609,8 +610,8 @@ def test_paper_variant_reproduces_the_numbers_of_main():
 
 @pytest.mark.parametrize("n, eps", [(3000, 1.0), (50_000, 5.0), (200_000, 100.0)])
 def test_optimal_parameters_depend_only_on_n_p_eps(n, eps):
-    """Two unrelated datasets of the same shape get the same plan (issue 11;
-    the error-bound rule, ``parameters="bound"``, the default before the
+    """Two unrelated datasets of the same shape get the same plan (the
+    error-bound rule, ``parameters="bound"``, the default before the
     block-aware plan)."""
     rng = np.random.default_rng(1)
     A = np.zeros((n, 6), dtype=int)
@@ -625,12 +626,12 @@ def test_optimal_parameters_depend_only_on_n_p_eps(n, eps):
              est.projection_scale_, est.weight_noise_scale_, est.mean_noise_scale_)
         )  # fmt: skip
     assert plans[0] == plans[1]
-    alpha, t, b = damped_module.optimal_parameters(n, 6, eps, 0.5, 0.5)
+    alpha, t, b = params_module.optimal_parameters(n, 6, eps, 0.5, 0.5)
     assert plans[0][:3] == (alpha, t, b)
 
 
 def test_optimal_parameters_minimise_the_proxy_on_the_grid():
-    from skdp_synth.damped._damped import (
+    from skdp_synth.damped._parameters import (
         OPTIMAL_ALPHAS,
         expected_error_proxy,
         lattice_count,
@@ -651,7 +652,7 @@ def test_optimal_parameters_minimise_the_proxy_on_the_grid():
                 v = expected_error_proxy(n, p, eps, tt, a, f * bb, 2, 0.5, 0.5)
                 assert v >= expected_error_proxy(n, p, eps, tt, a, bb, 2, 0.5, 0.5)
     # pinned constants of the objective (fail if one changes)
-    assert damped_module.APPROX_WEIGHT == 1 / 16
+    assert params_module.APPROX_WEIGHT == 1 / 16
     assert OPTIMAL_ALPHAS[0] == 0.1 and OPTIMAL_ALPHAS[-1] == 1.0
     assert optimal_damping(10**6, 49, 1.0, 1, 0.5, 0.5) == pytest.approx(
         math.sqrt(12 * math.sqrt(2) * 49 * 10**6)
@@ -661,7 +662,7 @@ def test_optimal_parameters_minimise_the_proxy_on_the_grid():
 def test_lattice_count_matches_the_covering():
     for t in range(0, 5):
         for a in (0.15, 0.3, 0.55, 1.0):
-            assert damped_module.lattice_count(t, a) == LatticeCovering(t, a).n_points
+            assert params_module.lattice_count(t, a) == LatticeCovering(t, a).n_points
 
 
 def test_centred_cube_radii_and_scales():
@@ -729,7 +730,7 @@ def test_custom_centre_validated():
 def test_accuracy_bound_warns_as_the_diagnostics_it_reads_do():
     """The bound is computed from the data's residual and the realised noise
     (the ``not_private`` diagnostics, which warn on every read): it warns
-    too (privacy audit, round sixteen)."""
+    too."""
     est = DampedPrivateSynthesizer(keep_diagnostics=True, random_state=0).fit(
         _boolean(2000, 3)
     )

@@ -38,7 +38,8 @@ import pytest
 
 from skdp_synth import DampedPrivateSynthesizer
 from skdp_synth.audit import audit_epsilon
-from skdp_synth.damped import _damped as damped_module
+from skdp_synth.damped import _damping
+from skdp_synth.damped import _estimator as damped_module
 from skdp_synth.geometry import second_moment
 from skdp_synth.mechanisms import BinghamSampler, NoiseSource, proj
 
@@ -116,8 +117,8 @@ LABELS_D_PRIME = np.array([1] + [2] * (N_W - 1))
 
 def _weights_audit(seed=0):
     X = np.zeros((N_W, 1))
-    w_d, _, _ = damped_module.damped_microaggregation(X, LABELS_D, 3, 1.0)
-    w_dp, _, _ = damped_module.damped_microaggregation(X, LABELS_D_PRIME, 3, 1.0)
+    w_d, _, _ = _damping.damped_microaggregation(X, LABELS_D, 3, 1.0)
+    w_dp, _, _ = _damping.damped_microaggregation(X, LABELS_D_PRIME, 3, 1.0)
     assert np.abs(w_d - w_dp).sum() == pytest.approx(2 / N_W)
     scale = damped_module.weight_noise_scale(N_W, PIECE_EPS)
     scores = []
@@ -158,8 +159,8 @@ LABELS_M_D_PRIME = np.array([1] + [0] * int(B) + [1] * int(B))
 
 
 def _means_audit(seed=0):
-    _, y_d, _ = damped_module.damped_microaggregation(X_MEANS, LABELS_M_D, 2, B)
-    _, y_dp, _ = damped_module.damped_microaggregation(X_MEANS, LABELS_M_D_PRIME, 2, B)
+    _, y_d, _ = _damping.damped_microaggregation(X_MEANS, LABELS_M_D, 2, B)
+    _, y_dp, _ = _damping.damped_microaggregation(X_MEANS, LABELS_M_D_PRIME, 2, B)
     assert np.abs(y_d - y_dp).sum() == pytest.approx(4 / (B + 1))
     scale = damped_module.mean_noise_scale(1, B, PIECE_EPS)
     scores = []
@@ -238,7 +239,7 @@ def test_estimator_audit_flags_add_remove_calibration(monkeypatch):
     assert _e2e_audit().epsilon_lower > E2E_EPS
 
 
-# ---------------------------------------------- centred cube (issue 11)
+# ------------------------------------------------------------ centred cube
 # The centred mechanism's own constants: PROJ scale n eps/(6 t M^2) with
 # M = 1/2, mean noise 12 sqrt(p) R_1/(b eps) with R_1 = 1/2. PVEC worst case on
 # the centred cube, p = 2: x - c = (1, 1)/(2 sqrt 2) and (1, -1)/(2 sqrt 2) are
@@ -274,10 +275,8 @@ X_MEANS_C = np.concatenate([[1.0], np.zeros(2 * int(B))])[:, None]
 
 def _means_centred_audit(noise_factor=1.0, seed=0):
     c = np.array([0.5])
-    _, y_d, _ = damped_module.damped_microaggregation(X_MEANS_C, LABELS_M_D, 2, B, c)
-    _, y_dp, _ = damped_module.damped_microaggregation(
-        X_MEANS_C, LABELS_M_D_PRIME, 2, B, c
-    )
+    _, y_d, _ = _damping.damped_microaggregation(X_MEANS_C, LABELS_M_D, 2, B, c)
+    _, y_dp, _ = _damping.damped_microaggregation(X_MEANS_C, LABELS_M_D_PRIME, 2, B, c)
     assert np.abs(y_d - y_dp).sum() == pytest.approx(2 / (B + 1))
     scale = noise_factor * damped_module.mean_noise_scale(1, B, PIECE_EPS, 0.5)
     scores = []
@@ -333,7 +332,7 @@ def test_centred_estimator_audit_flags_add_remove_calibration(monkeypatch):
     assert _e2e_centred_audit().epsilon_lower > E2E_EPS
 
 
-# ---------------------------------- the block-aware default (issue 11)
+# ------------------------------------------------ the block-aware default
 # parameters="optimal": PROJ about the blocks' centroid at scale
 # n eps_1/(2 t M^2), noisy counts Lap(2/(n eps_2)), noisy centred sums
 # Lap(Delta/eps_3) with Delta = max(D_1, 2 R_s) from block_geometry. Each
@@ -354,10 +353,10 @@ def _sums_audit(noise_factor=1.0, seed=0):
     labels = np.array([0] + [0] * 5 + [1] * 5)
     rows_p = np.eye(3)[[1] + [2] * 10]
     labels_p = np.array([1] + [0] * 5 + [1] * 5)
-    _, s_d, _ = damped_module.damped_microaggregation(
+    _, s_d, _ = _damping.damped_microaggregation(
         rows, labels, 2, 0.0, g.sum_centre, sums_only=True
     )
-    _, s_dp, _ = damped_module.damped_microaggregation(
+    _, s_dp, _ = _damping.damped_microaggregation(
         rows_p, labels_p, 2, 0.0, g.sum_centre, sums_only=True
     )
     assert np.abs(s_d - s_dp).sum() == g.sensitivity  # worst case attained

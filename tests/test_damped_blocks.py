@@ -1,4 +1,4 @@
-"""The block-aware default of DampedPrivateSynthesizer (issue 11).
+"""The block-aware default of DampedPrivateSynthesizer.
 
 ``parameters="optimal"``, the default.
 
@@ -18,18 +18,17 @@ import pytest
 
 from skdp_synth import DampedPrivateSynthesizer
 from skdp_synth.blocks import Blocks
-from skdp_synth.damped import _damped as damped_module
-from skdp_synth.damped._damped import (
+from skdp_synth.damped import _estimator as damped_module
+from skdp_synth.damped._damping import block_geometry, damped_microaggregation
+from skdp_synth.damped._parameters import (
     CELL_NOISE_RATIO,
     DAMPING_UNITS,
     OPTIMAL_SPLIT,
     PLAN_ALPHAS,
     PLAN_MAX_CELLS,
     PLAN_MAX_COMPONENTS,
-    block_geometry,
     block_plan,
     count_noise_scale,
-    damped_microaggregation,
     lattice_count,
     resolve_block_plan,
     share_projection_scale,

@@ -558,7 +558,7 @@ def test_row_keys_are_exact_for_boolean_rows():
     )
 
 
-# ------------------------------------- speed-up keeps the partition (issue 14)
+# -------------------------------------------- speed-up keeps the partition
 REFERENCE_CASES = {
     "digits-boolean": (lambda: load_binary_digits(), dict(k=179, domain="boolean")),
     "box-remainder": (lambda: box(n=1003, p=6), dict(k=97)),
@@ -576,7 +576,7 @@ REFERENCE_CASES = {
 def test_partition_is_bit_identical_to_the_reference(case, batch_rows, monkeypatch):
     # The faster bisection, group sums and training-row index must give the
     # same partition and the same floating-point values as the code they
-    # replaced (tests/_microagg_reference.py, copied from main before issue 14).
+    # replaced (tests/_microagg_reference.py, copied from main before the speed-up).
     # batch_rows=128 sends these small inputs through the batched levels.
     make, params = REFERENCE_CASES[case]
     X = make()
@@ -759,7 +759,7 @@ def test_registered_for_the_cli_demo():
     assert clone(est).get_params()["k"] == 179
 
 
-# ------------------------------------------- division="kdtree" (issue 14)
+# -------------------------------------------------------- division="kdtree"
 def _kdtree_case(seed):
     """Random cells, sketch and sizes, with ties (duplicated rows, constants)."""
     rng = np.random.default_rng(seed)

@@ -21,12 +21,14 @@ from skdp_synth.exceptions import (
     PrivacyLeakWarning,
 )
 from skdp_synth.metrics import make_marginal_scorer, marginal_error
-from skdp_synth.private_sampling._sampler import (
+from skdp_synth.private_sampling._accounting import (
     _theorem_12_2_epsilon,
     density_sensitivity,
-    marginals_to_walsh,
     max_draws,
     sampling_epsilon,
+)
+from skdp_synth.private_sampling._sampler import (
+    marginals_to_walsh,
     walsh_coefficients,
     walsh_dimension,
     walsh_matrix,
@@ -426,7 +428,7 @@ def test_pandas_output_and_reproducible_draws():
 
 
 def test_score_reads_only_the_paid_rows():
-    # issue 13: score (what GridSearchCV calls) must not read the exact
+    # score (what GridSearchCV calls) must not read the exact
     # density h*, whose 2-way marginals equal the data's when lam* = 0 (the
     # old test pinned score == 0 here, i.e. the leak). It reads the k rows
     # paid for, the release, and draws nothing.
@@ -672,7 +674,7 @@ def test_marginal_correction_with_blocks_rejects_invalid_sample_rows():
         marginal_correction(S, S, d=1, blocks=onehot)
 
 
-# ------------------------------------------- issue 13: copies and leaks
+# ------------------------------------------------------- copies and leaks
 @pytest.mark.parametrize(
     "copier",
     [
@@ -682,8 +684,8 @@ def test_marginal_correction_with_blocks_rejects_invalid_sample_rows():
     ],
 )
 def test_copies_cannot_release_more_rows_than_paid(copier):
-    # issue 13, finding 3: four reloaded copies of one k=100 fit released 500
-    # rows while epsilon_ said 100. Now every row any copy returns is one of
+    # Measured before the fix: four reloaded copies of one k=100 fit released
+    # 500 rows while epsilon_ said 100. Now every row any copy returns is one of
     # the k rows paid for, and no copy can draw new ones.
     X = _bernoulli(300, 5, 0.5, seed=0)
     acc = BudgetAccountant()
@@ -726,7 +728,7 @@ def test_a_reloaded_accountant_refuses_to_spend():
 
 
 def test_exact_state_is_private_and_warns():
-    # issue 13, finding 1: reduced_space_, density_ and shrinkage_ let one
+    # reduced_space_, density_ and shrinkage_ would let one
     # solve for the exact Walsh coefficients. The exact state is private; the
     # public names warn; a copy does not even hold the density.
     X = _bernoulli(300, 5, 0.5, seed=0)

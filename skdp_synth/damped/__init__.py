@@ -1,13 +1,14 @@
 """DampedPrivateSynthesizer: epsilon-DP synthetic data by damped microaggregation.
 
 :cite:`Boedihardjo2024` §5 (private PCA, damped microaggregation, Laplace noise,
-metric projection).
+metric projection). Modules: ``_estimator`` (the estimator), ``_parameters``
+(the data-independent parameters and noise scales, with their privacy
+derivations), ``_damping`` (the block geometry and the damped microaggregation).
 """
 
-from ._damped import (
-    BlockGeometry,
-    DampedPrivateSynthesizer,
-    block_geometry,
+from ._damping import BlockGeometry, block_geometry
+from ._estimator import DampedPrivateSynthesizer
+from ._parameters import (
     block_plan,
     count_noise_scale,
     default_alpha,

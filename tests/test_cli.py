@@ -1,5 +1,6 @@
 """The skdp-synth command: list, synthesize, demo."""
 
+import argparse
 import json
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from skdp_synth.cli import _commands, _console, _csv, _parser
 from skdp_synth.cli import _main as cli
 from skdp_synth.cli import _registry as _registry
 from skdp_synth.exceptions import PrivacyLeakWarning
@@ -108,13 +110,13 @@ def test_demo_runs_and_prints_a_table(test_method, capsys):
 
 
 def test_param_parsing():
-    assert cli._parse_params(["k=50", "partition=pinning", "alpha=0.5"]) == {
+    assert _commands._parse_params(["k=50", "partition=pinning", "alpha=0.5"]) == {
         "k": 50,
         "partition": "pinning",
         "alpha": 0.5,
     }
     with pytest.raises(SystemExit):
-        cli._parse_params(["k"])
+        _commands._parse_params(["k"])
 
 
 def test_csv_cells_are_read_as_the_declared_levels(tmp_path):
@@ -123,7 +125,7 @@ def test_csv_cells_are_read_as_the_declared_levels(tmp_path):
     src = tmp_path / "t.csv"
     src.write_text("flag,cat,num\n0,NA,1.5\n1,b,\n1,,2.0\n")
     schema = {"categories": {"flag": ["0", "1"], "cat": ["NA", "b", None]}}
-    frame = cli._read_csv(str(src), schema)
+    frame = _csv._read_csv(str(src), schema)
     assert frame["flag"].tolist() == ["0", "1", "1"]
     assert frame["cat"].tolist()[:2] == ["NA", "b"] and frame[
         "cat"
@@ -133,7 +135,7 @@ def test_csv_cells_are_read_as_the_declared_levels(tmp_path):
         True,
     ]
     assert frame["num"].isna().tolist() == [False, True, False]
-    ints = cli._read_csv(str(src), {"categories": {"flag": [0, 1]}})
+    ints = _csv._read_csv(str(src), {"categories": {"flag": [0, 1]}})
     assert ints["flag"].tolist() == [0, 1, 1]
 
 
@@ -150,16 +152,18 @@ def test_a_float_spelling_of_a_numeric_level_is_that_level(tmp_path):
             "code": {"type": "categorical", "levels": ["1", "1.0", "x"]},
         }
     }
-    frame = cli._read_csv(str(src), schema)
+    frame = _csv._read_csv(str(src), schema)
     assert frame["days"].tolist()[:1] + frame["days"].tolist()[2:] == [4, 7, 0]
     assert frame["days"].iloc[1] is None
     assert all(type(v) is int for v in frame["days"].dropna())
     assert frame["code"].tolist() == ["1", "1.0", "x", "1"]
-    out = cli._cells_as_levels(["4.5", "four", "4.0", "04", "2.50"], [4, 5, 2.5], set())
+    out = _csv._cells_as_levels(
+        ["4.5", "four", "4.0", "04", "2.50"], [4, 5, 2.5], set()
+    )
     assert out == ["4.5", "four", 4, 4, 2.5]
     # exact decimals only: no rounding, exponent, sign or space makes a level
     odd = ["1e-400", "1.0000000000000001", "100000000000000001", " 4", "1e0", "+1"]
-    assert cli._cells_as_levels(odd, [0, 1, 4, 10**17], set()) == odd
+    assert _csv._cells_as_levels(odd, [0, 1, 4, 10**17], set()) == odd
 
 
 def test_reading_a_csv_warns_the_same_whatever_its_values(tmp_path):
@@ -180,7 +184,7 @@ def test_reading_a_csv_warns_the_same_whatever_its_values(tmp_path):
         src.write_text("k,y\n" + body + tail)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            frame = cli._read_csv(str(src), schema)
+            frame = _csv._read_csv(str(src), schema)
         assert last is None or frame["k"].iloc[-1] == last
 
 
@@ -213,10 +217,8 @@ def test_version(capsys):
 
 @pytest.mark.parametrize("command", ["list", "synthesize", "report", "demo"])
 def test_help_has_an_example_and_the_defaults(command):
-    parser = cli.build_parser()
-    sub = next(
-        a for a in parser._actions if isinstance(a, cli.argparse._SubParsersAction)
-    )
+    parser = _parser.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     text = sub.choices[command].format_help()
     assert f"example:\n  skdp-synth {command}" in text
     # every option with a non-empty default names it
@@ -232,7 +234,7 @@ def test_help_has_an_example_and_the_defaults(command):
 
 def test_the_help_schema_example_is_a_valid_schema(test_method, tmp_path):
     """The schema printed by ``synthesize --help`` runs as written."""
-    text = cli.SCHEMA_HELP
+    text = _parser.SCHEMA_HELP
     schema = json.loads(text[text.index("{") : text.rindex("}") + 1])
     rng = np.random.default_rng(0)
     df = pd.DataFrame(
@@ -287,7 +289,9 @@ def test_without_a_schema_one_clear_warning(test_method, tmp_path, capsys):
     err = capsys.readouterr().err
     # ... and the command line says it once, in its own format
     warned = [line for line in err.splitlines() if "warning" in line.lower()]
-    assert warned == [f"skdp-synth: warning: {' '.join(cli.NO_SCHEMA_WARNING.split())}"]
+    assert warned == [
+        f"skdp-synth: warning: {' '.join(_console.NO_SCHEMA_WARNING.split())}"
+    ]
     assert "no --rows" in err
 
 
@@ -297,7 +301,7 @@ def test_warnings_are_printed_in_the_cli_format(capsys):
     before = warnings.formatwarning
     text = "learned. Declare them via categories="  # the encoder's domains
     for schema_given in (False, True):
-        with cli._cli_warnings(schema_given=schema_given):
+        with _console._cli_warnings(schema_given=schema_given):
             leak = warnings.formatwarning(text, PrivacyLeakWarning, "f.py", 1)
             other = warnings.formatwarning("other", UserWarning, "f.py", 1)
         assert (leak, other) == ("", "")  # Python's own line: nothing

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from skdp_synth.cli import _commands, _console, _csv
 from skdp_synth.cli import _main as cli
 from skdp_synth.cli._schema import SchemaError, parse_schema
 from skdp_synth.exceptions import PrivacyLeakWarning
@@ -160,12 +161,12 @@ def test_a_pure_epsilon_method_says_where_categorical_levels_come_from(
     # -- after the encoder's domain warning only: a time zone's warning says
     # its own remedy (round twenty, a walk-through: the hint followed it)
     text = "learned. Declare them via categories="
-    with cli._cli_warnings(schema_given=True, types_only=True):
+    with _console._cli_warnings(schema_given=True, types_only=True):
         warnings.formatwarning(text, PrivacyLeakWarning, "f.py", 1)
         warnings.formatwarning("a time zone", PrivacyLeakWarning, "f.py", 1)
     err = capsys.readouterr().err
     assert err == (
-        f"skdp-synth: warning: {text} ({cli.TYPES_ONLY_HINT})\n"
+        f"skdp-synth: warning: {text} ({_console.TYPES_ONLY_HINT})\n"
         "skdp-synth: warning: a time zone\n"
     )
 
@@ -225,7 +226,7 @@ def test_csv_reading_follows_the_declared_types(tmp_path):
             }
         }
     )
-    frame = cli._read_csv(str(src), schema)
+    frame = _csv._read_csv(str(src), schema)
     assert str(frame["i"].dtype) == "Int64" and frame["i"].isna().tolist() == [
         False,
         True,
@@ -241,7 +242,7 @@ def test_csv_reading_follows_the_declared_types(tmp_path):
     # whole numbers without "integer" are floats too: the dtype (which the
     # encoder reads as "integral, never missing") comes from the schema only
     src.write_text("m\n1\n2\n")
-    whole = cli._read_csv(str(src), parse_schema({"columns": {"m": "numeric"}}))
+    whole = _csv._read_csv(str(src), parse_schema({"columns": {"m": "numeric"}}))
     assert whole["m"].dtype == np.float64
 
 
@@ -286,11 +287,15 @@ def test_holdout_rows_are_kept_out_of_the_fit_and_written_as_read(
 
 
 def test_holdout_is_one_coin_per_row_not_a_fixed_size():
-    sizes = {int((~cli._holdout_split(100, 0.3, seed)).sum()) for seed in range(10)}
+    sizes = {
+        int((~_commands._holdout_split(100, 0.3, seed)).sum()) for seed in range(10)
+    }
     assert len(sizes) > 1  # a fixed-size split would give one size
     # its own stream: not the fit's seed's first draws
     rng = np.random.default_rng(0)
-    assert not np.array_equal(cli._holdout_split(100, 0.3, 0), rng.random(100) >= 0.3)
+    assert not np.array_equal(
+        _commands._holdout_split(100, 0.3, 0), rng.random(100) >= 0.3
+    )
 
 
 @pytest.mark.parametrize(
@@ -379,10 +384,10 @@ def test_a_long_step_shows_its_seconds(monkeypatch, capsys):
     import sys
     import time
 
-    monkeypatch.setattr(cli._Steps, "TICK", 0.05)
+    monkeypatch.setattr(_console._Steps, "TICK", 0.05)
     # on a terminal: elsewhere (a log file) no bar is drawn (round eighteen)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
-    with cli._Steps("synthesize", ["read", "fit"]) as steps:
+    with _console._Steps("synthesize", ["read", "fit"]) as steps:
         steps.step()
         steps.step()
         deadline = time.monotonic() + 30
@@ -512,7 +517,7 @@ def test_no_progress_bar_is_drawn_into_a_log_file(monkeypatch, capsys):
     import sys
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
-    with cli._Steps("synthesize", ["read", "fit"]) as steps:
+    with _console._Steps("synthesize", ["read", "fit"]) as steps:
         steps.step()
         steps.step()
     assert "synthesize" not in capsys.readouterr().err
@@ -642,7 +647,7 @@ def test_a_coarse_domain_warning_is_said_in_schema_terms(capsys):
         "the private domains of columns ['x'] kept a single bin. Declare their "
         "domains (bin_edges= or bounds=, categories=) or give them more"
     )
-    with cli._cli_warnings(schema_given=True, types_only=True):
+    with _console._cli_warnings(schema_given=True, types_only=True):
         warnings.formatwarning(text, CoarseDomainWarning, "f.py", 1)
     err = capsys.readouterr().err
     assert (
@@ -653,7 +658,7 @@ def test_a_coarse_domain_warning_is_said_in_schema_terms(capsys):
     # (a column of dates read as text came back all "other"; a walk-through,
     # round twenty); a numeric one is not
     assert '"datetime"' not in err
-    with cli._cli_warnings(schema_given=True, types_only=True):
+    with _console._cli_warnings(schema_given=True, types_only=True):
         warnings.formatwarning(
             "columns ['when'] kept a single bin (numeric) or no level (categorical)",
             CoarseDomainWarning,

@@ -47,8 +47,8 @@ def _parse_params(items):
         key, value = item.split("=", 1)
         key = key.strip()
         if key in _OWN_OPTIONS:
-            # "Method.build() got multiple values for keyword argument
-            # 'epsilon'" (a walk-through, round twenty)
+            # otherwise Python's "Method.build() got multiple values for
+            # keyword argument 'epsilon'"
             _usage_error(
                 f"--param {key}=...: give it as {_OWN_OPTIONS[key]}, the "
                 "command's own option"
@@ -65,7 +65,7 @@ _OWN_OPTIONS = {"epsilon": "--epsilon", "delta": "--delta", "random_state": "--s
 
 
 def _load_schema(path):
-    """The schema file as a :class:`~skdp_synth._cli_schema.Schema` (both forms)."""
+    """The schema file as a :class:`~skdp_synth.cli._schema.Schema` (both forms)."""
     from ._schema import load_schema
 
     return load_schema(path)
@@ -104,8 +104,8 @@ def cmd_synthesize(args):
     if estimator.get_params().get("domain") not in (None, "boolean"):
         estimator.set_params(domain="boolean")
     schema = _load_schema(args.schema)
-    # the parameters before any cell is read: --epsilon -1 with a bad cell
-    # was refused for the cell (a canary audit, round twenty)
+    # the parameters before any cell is read: otherwise --epsilon -1 with a
+    # bad cell is refused for the cell, not for the parameter
     for step in (estimator, BooleanEncoder(**schema.encoder)):
         validate = getattr(step, "_validate_params", None)
         if callable(validate):
@@ -204,8 +204,8 @@ def cmd_synthesize(args):
         file=sys.stderr,
     )
     if held_out is not None:
-        # a command that runs as pasted (a walk-through, round nineteen:
-        # it lacked -o, the release just written, --schema and --target)
+        # a command that runs as pasted: with -o, the release just
+        # written, --schema and --target
         rows_file = "SYNTHETIC.csv" if args.output == STDOUT else args.output
         command = ["skdp-synth report", args.holdout_out, rows_file, "--held-out"]
         if args.schema is not None:
@@ -232,8 +232,8 @@ def cmd_synthesize(args):
 def _check_release_matches(release, synthetic, path):
     """``report --release``: a pipeline's release names its table's columns
     (its decoder); the page states its guarantee only for a table with those
-    columns (a walk-through, round eighteen: any release was believed, and
-    the page stated an unrelated release's ε)."""
+    columns (otherwise any release would be believed, and the page would
+    state an unrelated release's ε)."""
     if release is None:
         return
     decoder = release.plan.get("decoder")
@@ -371,7 +371,7 @@ def cmd_report(args):
         [("-o", args.output), ("--png", args.png)],
     )
     if args.real_train is not None and args.target is None:
-        # it was ignored (no model, no reference; a review, round nineteen)
+        # without --target it would be ignored (no model, no reference)
         raise CLIError(
             "--real-train is the reference of a model's score: give the "
             "column it predicts with --target COLUMN"
@@ -439,8 +439,8 @@ def cmd_report(args):
 
 
 def _model_note(model):
-    """The report's model score for the line ``report`` prints (it was on the
-    page only; a walk-through, round nineteen)."""
+    """The report's model score for the line ``report`` prints (not on the
+    page only)."""
     if model is None:
         return ""
     reference = (

@@ -16,7 +16,7 @@ import warnings
 
 def _usage_error(message):
     """A user error found while reading the arguments: one line, exit status 2
-    (as argparse's own errors and every other user error; issue 23): ``main``
+    (as argparse's own errors and every other user error): ``main``
     turns this ``SystemExit(message)`` into the one error format and returns 2."""
     raise SystemExit(message)
 
@@ -33,8 +33,8 @@ def _progress(iterable, desc, total=None):
                 yield item
 
         return plain()
-    # disable=None: no bar when stderr is not a terminal (a log file got
-    # every redraw; a walk-through, round eighteen)
+    # disable=None: no bar when stderr is not a terminal (a log file would
+    # get every redraw)
     return tqdm(iterable, desc=desc, total=total, file=sys.stderr, disable=None)
 
 
@@ -43,7 +43,7 @@ def _bar(desc, total, *, counts=True):
 
     ``counts=False`` shows the elapsed time only: a count of tasks done
     that grows with the input's size (the out-of-core fit's chunks) is a
-    function of ``n`` (a neighbour-diff audit, round nineteen)."""
+    function of ``n``, which neighbouring inputs would show apart."""
     try:
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - depends on the environment
@@ -85,9 +85,8 @@ def _privacy_spent(pipe, leaked=False):
     none where the pipeline records none (a last step that is not private:
     the last step's own would be claimed for rows it does not cover). When a
     warning said something was learned from the data without privacy
-    (``leaked``), the line says the guarantee does not cover it (a second
-    walk-through, round seventeen: "privacy spent: epsilon=1" after such a
-    warning read as the whole truth).
+    (``leaked``), the line says the guarantee does not cover it: a bare
+    "privacy spent: epsilon=1" after such a warning reads as the whole truth.
     """
     g = getattr(pipe, "privacy_guarantee_", None)
     if g is None:
@@ -180,13 +179,12 @@ class _cli_warnings(warnings.catch_warnings):
                 if "Declare them via" in str(message):
                     # the encoder's domains, said in Python keywords: where
                     # they go in the schema (not after a time zone's or a
-                    # type's warning, which say it; a walk-through, round
-                    # twenty)
+                    # type's warning, which say it)
                     message = f"{message} ({self.hint})"
             text = _in_schema_terms(str(message))
             if issubclass(category, CoarseDomainWarning) and "no level" in text:
                 # a date read as text is a categorical column of many rare
-                # levels: all "other" (a walk-through, round twenty)
+                # levels: all "other"
                 text += (
                     ' A column of dates is of type "datetime" in the schema; '
                     "without it, it is read as text."
@@ -209,7 +207,7 @@ class _Steps:
     A context manager: the bar is closed on the way out, so that an error
     line starts on a line of its own. With tqdm, the bar names the running
     step and its seconds so far, redrawn every ``TICK`` seconds by a daemon
-    thread, so that a long fit is seen to be running (issue 24).
+    thread, so that a long fit is seen to be running.
     """
 
     #: Seconds between redraws of the running step's time.

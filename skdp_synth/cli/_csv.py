@@ -22,7 +22,7 @@ from ._console import CLIError
 
 
 def _as_schema(schema):
-    """A :class:`~skdp_synth._cli_schema.Schema` from one, a dict or ``None``."""
+    """A :class:`~skdp_synth.cli._schema.Schema` from one, a dict or ``None``."""
     from ._schema import Schema, parse_schema
 
     if isinstance(schema, Schema):
@@ -34,10 +34,9 @@ def _check_delimiter(header, first, path):
     """A header of one field holding ``;``, a tab or ``|``, over a first row
     that splits the same way, is a file with another delimiter: said so,
     rather than "d=2 exceeds the number of attributes (1)" or a schema error
-    about a column named ``'a;b;c'`` (a walk-through, round twenty). A
-    one-column file whose name holds one of them, over plain cells, is
-    read as it is (a review, round twenty). Neither the header's names nor
-    the row's cells are shown."""
+    about a column named ``'a;b;c'``. A one-column file whose name holds
+    one of them, over plain cells, is read as it is. Neither the header's
+    names nor the row's cells are shown."""
     if len(header) != 1 or first is None or len(first) != 1:
         return
     for sep, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'")):
@@ -54,7 +53,7 @@ def _quiet_parser():
     """pandas' reader warnings off: whether it warns depends on the values
     (``DtypeWarning``, "Columns (0) have mixed types": one text cell in a
     later chunk of a numeric-looking column), and the CLI prints warnings,
-    so one row would show (a neighbour-diff audit, round nineteen). The
+    so one row would show in whether the command warns. The
     reads use ``low_memory=False`` (no chunked type guess) as well; the
     schema, not pandas, decides what a column is."""
     import pandas as pd
@@ -104,8 +103,8 @@ def _read_csv(path, schema=None, counts=None):
             for row in itertools.chain([] if first is None else [first], reader):
                 if row and len(row) != width:
                     # no line number, field count or row: the line number of
-                    # an unclosed quote is the file's length, n (a privacy
-                    # audit, round eighteen)
+                    # an unclosed quote is the file's length, n, which is
+                    # private
                     raise CLIError(
                         f"{path}: a row does not have the header's {width} "
                         "fields (not shown: rows are private); check the "
@@ -163,8 +162,9 @@ def _warn_inferred_types(data, schema):
     """A schema without ``"columns"`` leaves the types of the columns it
     gives no levels to pandas, which reads them from the values: one empty
     cell turns ``int64`` into ``float64`` and ``bool`` into ``object``, and
-    the bits and the release's decoder with them (a privacy audit, round
-    eighteen). Said, naming the columns; a types-only schema declares them."""
+    the bits and the release's decoder with them: a type that depends on
+    the values is read from private data. Said, naming the columns; a
+    types-only schema declares them."""
     from ..exceptions import PrivacyLeakWarning
 
     if schema.types_only or not schema.encoder:
@@ -205,8 +205,8 @@ def _as_datetimes(values, col, path, tz=None):
     except (TypeError, ValueError, AttributeError):
         stamps = None
     if tz is None and getattr(getattr(stamps, "dt", None), "tz", None) is not None:
-        # the offset came from the cells, not the schema (a privacy audit,
-        # round eighteen): it is in the rows and the release's decoder
+        # the offset came from the cells, not the schema: it is in the rows
+        # and the release's decoder
         from ..exceptions import PrivacyLeakWarning
 
         warnings.warn(
@@ -280,8 +280,8 @@ _PLAIN_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]*)?")
 def _cells_as_levels(cells, levels, na_values):
     """CSV cells (text) as the declared levels they spell: ``"4"`` and, for a
     numeric level, a plain decimal of exactly its value, ``"4.0"`` (pandas
-    writes an integer column with missing values as floats; a walk-through,
-    round nineteen, had a 0-7 ordinal refused for it) or ``"2.50"``, are the
+    writes an integer column with missing values as floats, and a 0-7
+    ordinal written so would otherwise be refused) or ``"2.50"``, are the
     level, as are ``true``/``TRUE``/``1`` for a level ``True``; a missing marker
     is ``None``; anything else (``"1e0"``, ``" 4"``,
     ``"1.0000000000000001"``) stays as it is and is refused as undeclared
@@ -289,8 +289,7 @@ def _cells_as_levels(cells, levels, na_values):
     from decimal import Decimal
 
     lookup = {str(v): v for v in levels if v is not None}
-    # a true/false level in any case (R writes TRUE, JSON true; a
-    # walk-through, round twenty)
+    # a true/false level in any case (R writes TRUE, JSON true)
     lookup.update(
         {
             spelling: v

@@ -12,7 +12,7 @@ Examples (shell)::
 
 The schema file (JSON, or YAML when PyYAML is installed) says what each
 column is: its type only, with what is public about it (the rest is learned
-privately from the same budget; :mod:`skdp_synth._cli_schema`)::
+privately from the same budget; :mod:`skdp_synth.cli._schema`)::
 
     {"columns": {"age": "numeric",
                  "sex": {"type": "categorical", "levels": ["F", "M"]},

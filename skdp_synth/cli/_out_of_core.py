@@ -77,9 +77,8 @@ def _numeric_types(schema, columns):
 def _with_types(frame, types, where):
     """A chunk's numeric columns in the schema's dtypes (``float64``,
     ``Int64`` for ``integer``), as :func:`_read_csv` reads them in memory
-    (out of core they were the dtypes pandas guessed: an ``integer`` column
-    came back as bin midpoints 0.5, 1.5; a second walk-through, round
-    seventeen)."""
+    (not the dtypes pandas guesses: with those an ``integer`` column came
+    back as bin midpoints 0.5, 1.5)."""
     frame = frame.copy()
     for col, kind in types.items():
         frame[col] = _as_numbers(frame[col], col, where, integer=kind == "integer")
@@ -247,7 +246,7 @@ def _check_fields(data, index, path, columns):
     if bad.size == 0:
         return
     # how many rows, and how many fields they have, are not said: counts of
-    # the private rows (a privacy audit, round eighteen)
+    # the private rows
     where = f"{path}, chunk {index}: rows with "
     if int(counts[bad[0]]) < width:
         raise CLIError(f"{where}fewer fields than the header's {width} (not shown)")
@@ -357,7 +356,7 @@ def _synthesize_out_of_core(args, estimator, schema):
     spent = _privacy_spent(pipe, shown.leaked)
     print(
         # not the number of input chunks: ceil(file bytes / blocksize), a
-        # function of n without noise (a neighbour-diff audit, round nineteen)
+        # function of n without noise, which neighbouring inputs show apart
         f"wrote {written} rows to {args.output} in {elapsed:.1f} s "
         f"(out of core){spent}",
         file=sys.stderr,

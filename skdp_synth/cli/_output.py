@@ -16,7 +16,7 @@ from .._io import write_atomically
 from ._console import CLIError
 
 #: ``-o -``: the rows go to standard output (``synthesize`` in memory,
-#: ``sample``); it wrote a file named "-" (a walk-through, round twenty)
+#: ``sample``), not a file named "-"
 STDOUT = "-"
 
 
@@ -43,8 +43,8 @@ def _check_distinct(inputs, outputs):
     """No output may overwrite an input or another output (inputs may be the
     same file: a table reported against itself). ``[(what, path or None)]``;
     the same file (after links) is an error before anything is read or
-    written (a walk-through, round eighteen: ``-o`` could replace the real
-    input or the release)."""
+    written (otherwise ``-o`` could replace the real input or the
+    release)."""
     seen = []
     for what, path in [*outputs, *inputs]:
         if path is None or path == STDOUT:

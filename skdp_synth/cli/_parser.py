@@ -97,8 +97,8 @@ class _UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose errors are the CLI's one line (exit status
     2) naming the command and where its help is, not a usage block followed
-    by the error (a walk-through: every usage or data error was promised
-    one line, and usage errors printed three or four)."""
+    by the error: every usage or data error is one line (argparse's own
+    would print three or four)."""
 
     def error(self, message):
         command = self.prog.partition(" ")[2]

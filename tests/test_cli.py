@@ -34,7 +34,7 @@ def test_synthesize_round_trip(test_method, tmp_path, capsys):
             }
         )
     )
-    # a schema without "columns" leaves age's type to pandas (round eighteen)
+    # a schema without "columns" leaves age's type to pandas
     with pytest.warns(PrivacyLeakWarning, match=r"types of columns \['age'\]"):
         code = _round_trip_main(src, out, schema)
     assert code == 0
@@ -141,8 +141,8 @@ def test_csv_cells_are_read_as_the_declared_levels(tmp_path):
 
 def test_a_float_spelling_of_a_numeric_level_is_that_level(tmp_path):
     """pandas writes an integer column with missing values as ``4.0``; a
-    0-7 ordinal declared ``[0, ..., 7]`` refused it as undeclared (a
-    walk-through, round nineteen). Text that is not a number stays itself
+    0-7 ordinal declared ``[0, ..., 7]`` must not refuse it as undeclared.
+    Text that is not a number stays itself
     (and is refused later), and a string level is matched as spelled."""
     src = tmp_path / "t.csv"
     src.write_text("days,code\n4.0,1\n,1.0\n7,x\n0.0,1\n")
@@ -169,8 +169,8 @@ def test_a_float_spelling_of_a_numeric_level_is_that_level(tmp_path):
 def test_reading_a_csv_warns_the_same_whatever_its_values(tmp_path):
     """pandas' chunked type guess warned "Columns (0) have mixed types" when
     one text cell (a declared level) followed 300,000 numeric-looking ones,
-    and the CLI printed it: one row decided a line of output (a
-    neighbour-diff audit, round nineteen). Warnings are errors here."""
+    and the CLI printed it: one row decided a line of output, which
+    neighbouring inputs would show apart. Warnings are errors here."""
     rng = np.random.default_rng(0)
     body = "\n".join(f"{v},a" for v in rng.choice(["1", "2"], 300_000))
     schema = {
@@ -205,7 +205,7 @@ def test_synthesize_a_real_categorical_table_through_the_cli(tmp_path):
         assert set(synthetic[col]) <= set(cats[col])
 
 
-# ------------------------------------------------ issue 24: the first hour
+# ------------------------------------- a new user's first hour with the CLI
 def test_version(capsys):
     from skdp_synth import __version__
 
@@ -243,7 +243,7 @@ def test_the_help_schema_example_is_a_valid_schema(test_method, tmp_path):
             "region": rng.choice(["north", "south", None], 50),
             "education": rng.choice(["none", "school", "degree"], 50),
             "age": rng.integers(0, 100, 50),
-            # the example's datetime column (added round seventeen)
+            # the example's datetime column
             "hired": pd.Timestamp("2015-01-01")
             + pd.to_timedelta(rng.integers(0, 3000, 50), "D"),
         }
@@ -385,8 +385,8 @@ def test_list_describes_the_release_and_marks_the_recommended_method(capsys):
 def test_cli_release_out_puts_the_guarantee_on_the_report(tmp_path):
     """``synthesize --release-out`` writes the release (its guarantee: the
     whole ε and δ written, the encoder's domains included) and ``report
-    --release`` states it on the page -- a report made on the command line
-    said "not known" (a new-user walk-through, round seventeen). A method
+    --release`` states it on the page, where a report made on the command
+    line would otherwise say "not known". A method
     without a release is refused before anything is read."""
     main = cli.main
     from skdp_synth.release import Release
@@ -424,8 +424,8 @@ def test_cli_release_out_puts_the_guarantee_on_the_report(tmp_path):
 
 def test_decimals_round_a_numeric_column_when_written(tmp_path):
     """``"decimals"`` in a types-only schema: a wage written with 2 decimals
-    came back as 881.3660194276002 (a new-user walk-through, round
-    seventeen). Exact: every written value has at most 2 decimals."""
+    came back as 881.3660194276002 without it. Exact: every written value
+    has at most 2 decimals."""
     rng = np.random.default_rng(3)
     n = 1500
     pd.DataFrame(
@@ -450,7 +450,7 @@ def test_decimals_round_a_numeric_column_when_written(tmp_path):
 
 
 def test_cli_small_usage_faults_of_round_twenty(tmp_path, capsys):
-    """A walk-through (round twenty): ``--param epsilon=5`` beside
+    """Small usage faults: ``--param epsilon=5`` beside
     ``--epsilon`` printed "Method.build() got multiple values for keyword
     argument 'epsilon'"; a semicolon-delimited file was told "d=2 exceeds
     the number of attributes"; ``-o -`` wrote a file named "-". Each now
@@ -470,8 +470,7 @@ def test_cli_small_usage_faults_of_round_twenty(tmp_path, capsys):
     args = ["synthesize", str(semi), "--method", "gaussian-release"]
     assert cli.main([*args, "--epsilon", "1", "--delta", "1e-6", "-o", out]) == 2
     assert "semicolons" in capsys.readouterr().err
-    # a one-column file whose name holds '|' over plain cells is read (a
-    # review, round twenty)
+    # a one-column file whose name holds '|' over plain cells is read
     one = tmp_path / "one.csv"
     one.write_text("a|b\n" + "\n".join(["x", "y"] * 100) + "\n")
     args = ["synthesize", str(one), "--method", "gaussian-release", "-o", out]

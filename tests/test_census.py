@@ -1,4 +1,4 @@
-"""Census-style releases (issue 25): counts in, exact invariants over attributes,
+"""Census-style releases: counts in, exact invariants over attributes,
 the guarantee that says what it is, and rows that hold the invariants.
 
 :cite:`Gao2022` (subspace differential privacy) for the invariants; the
@@ -124,8 +124,8 @@ def test_an_unaffordable_weighted_fit_is_refused_before_the_counts_are_read(
 ):
     """The counts are private: whatever they hold (fractions, a total under
     2, inf, a negative), a fit the accountant cannot afford is refused with
-    the same BudgetError -- they were checked first (a privacy audit, round
-    sixteen: "must hold whole counts" answered before the budget)."""
+    the same BudgetError -- the budget is checked before the counts, which
+    would otherwise answer "must hold whole counts" first."""
     from skdp_synth import BudgetAccountant
     from skdp_synth.exceptions import BudgetError
 
@@ -164,9 +164,9 @@ def test_cli_takes_a_counts_column(tmp_path):
 
 def test_cli_counts_learn_domains_from_records(tmp_path):
     """``--counts`` with a types-only schema: the private domains count
-    records, not lines (round nineteen refused it; before that a species on
-    72 lines of 35,549 records was never found and every row came back
-    "other"; a walk-through). A level on one line of many records is found,
+    records, not lines (counting lines, a species on 72 lines of 35,549
+    records was never found and every row came back "other"). A level on
+    one line of many records is found,
     a numeric column's domain spans the records' values."""
     from skdp_synth.cli import _main as cli
 
@@ -433,7 +433,7 @@ def test_plan_with_invariants_is_data_independent():
 def test_one_line_of_many_records_is_a_table_of_counts_too():
     """A table of counts with one distinct line holding 100 records was
     refused as "fewer than 2 samples" while two lines fitted: the refusal
-    counted lines, not records (a privacy audit, round eighteen). Records
+    counted lines, not records. Records
     are counted now, after the budget check."""
     X = np.array([[1, 0, 1]])
     est = ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)

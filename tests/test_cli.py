@@ -1,5 +1,6 @@
 """The skdp-synth command: list, synthesize, demo."""
 
+import argparse
 import json
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from skdp_synth.cli import _commands, _console, _csv, _parser
 from skdp_synth.cli import _main as cli
 from skdp_synth.cli import _registry as _registry
 from skdp_synth.exceptions import PrivacyLeakWarning
@@ -32,7 +34,7 @@ def test_synthesize_round_trip(test_method, tmp_path, capsys):
             }
         )
     )
-    # a schema without "columns" leaves age's type to pandas (round eighteen)
+    # a schema without "columns" leaves age's type to pandas
     with pytest.warns(PrivacyLeakWarning, match=r"types of columns \['age'\]"):
         code = _round_trip_main(src, out, schema)
     assert code == 0
@@ -108,13 +110,13 @@ def test_demo_runs_and_prints_a_table(test_method, capsys):
 
 
 def test_param_parsing():
-    assert cli._parse_params(["k=50", "partition=pinning", "alpha=0.5"]) == {
+    assert _commands._parse_params(["k=50", "partition=pinning", "alpha=0.5"]) == {
         "k": 50,
         "partition": "pinning",
         "alpha": 0.5,
     }
     with pytest.raises(SystemExit):
-        cli._parse_params(["k"])
+        _commands._parse_params(["k"])
 
 
 def test_csv_cells_are_read_as_the_declared_levels(tmp_path):
@@ -123,7 +125,7 @@ def test_csv_cells_are_read_as_the_declared_levels(tmp_path):
     src = tmp_path / "t.csv"
     src.write_text("flag,cat,num\n0,NA,1.5\n1,b,\n1,,2.0\n")
     schema = {"categories": {"flag": ["0", "1"], "cat": ["NA", "b", None]}}
-    frame = cli._read_csv(str(src), schema)
+    frame = _csv._read_csv(str(src), schema)
     assert frame["flag"].tolist() == ["0", "1", "1"]
     assert frame["cat"].tolist()[:2] == ["NA", "b"] and frame[
         "cat"
@@ -133,14 +135,14 @@ def test_csv_cells_are_read_as_the_declared_levels(tmp_path):
         True,
     ]
     assert frame["num"].isna().tolist() == [False, True, False]
-    ints = cli._read_csv(str(src), {"categories": {"flag": [0, 1]}})
+    ints = _csv._read_csv(str(src), {"categories": {"flag": [0, 1]}})
     assert ints["flag"].tolist() == [0, 1, 1]
 
 
 def test_a_float_spelling_of_a_numeric_level_is_that_level(tmp_path):
     """pandas writes an integer column with missing values as ``4.0``; a
-    0-7 ordinal declared ``[0, ..., 7]`` refused it as undeclared (a
-    walk-through, round nineteen). Text that is not a number stays itself
+    0-7 ordinal declared ``[0, ..., 7]`` must not refuse it as undeclared.
+    Text that is not a number stays itself
     (and is refused later), and a string level is matched as spelled."""
     src = tmp_path / "t.csv"
     src.write_text("days,code\n4.0,1\n,1.0\n7,x\n0.0,1\n")
@@ -150,23 +152,25 @@ def test_a_float_spelling_of_a_numeric_level_is_that_level(tmp_path):
             "code": {"type": "categorical", "levels": ["1", "1.0", "x"]},
         }
     }
-    frame = cli._read_csv(str(src), schema)
+    frame = _csv._read_csv(str(src), schema)
     assert frame["days"].tolist()[:1] + frame["days"].tolist()[2:] == [4, 7, 0]
     assert frame["days"].iloc[1] is None
     assert all(type(v) is int for v in frame["days"].dropna())
     assert frame["code"].tolist() == ["1", "1.0", "x", "1"]
-    out = cli._cells_as_levels(["4.5", "four", "4.0", "04", "2.50"], [4, 5, 2.5], set())
+    out = _csv._cells_as_levels(
+        ["4.5", "four", "4.0", "04", "2.50"], [4, 5, 2.5], set()
+    )
     assert out == ["4.5", "four", 4, 4, 2.5]
     # exact decimals only: no rounding, exponent, sign or space makes a level
     odd = ["1e-400", "1.0000000000000001", "100000000000000001", " 4", "1e0", "+1"]
-    assert cli._cells_as_levels(odd, [0, 1, 4, 10**17], set()) == odd
+    assert _csv._cells_as_levels(odd, [0, 1, 4, 10**17], set()) == odd
 
 
 def test_reading_a_csv_warns_the_same_whatever_its_values(tmp_path):
     """pandas' chunked type guess warned "Columns (0) have mixed types" when
     one text cell (a declared level) followed 300,000 numeric-looking ones,
-    and the CLI printed it: one row decided a line of output (a
-    neighbour-diff audit, round nineteen). Warnings are errors here."""
+    and the CLI printed it: one row decided a line of output, which
+    neighbouring inputs would show apart. Warnings are errors here."""
     rng = np.random.default_rng(0)
     body = "\n".join(f"{v},a" for v in rng.choice(["1", "2"], 300_000))
     schema = {
@@ -180,7 +184,7 @@ def test_reading_a_csv_warns_the_same_whatever_its_values(tmp_path):
         src.write_text("k,y\n" + body + tail)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            frame = cli._read_csv(str(src), schema)
+            frame = _csv._read_csv(str(src), schema)
         assert last is None or frame["k"].iloc[-1] == last
 
 
@@ -201,7 +205,7 @@ def test_synthesize_a_real_categorical_table_through_the_cli(tmp_path):
         assert set(synthetic[col]) <= set(cats[col])
 
 
-# ------------------------------------------------ issue 24: the first hour
+# ------------------------------------- a new user's first hour with the CLI
 def test_version(capsys):
     from skdp_synth import __version__
 
@@ -213,10 +217,8 @@ def test_version(capsys):
 
 @pytest.mark.parametrize("command", ["list", "synthesize", "report", "demo"])
 def test_help_has_an_example_and_the_defaults(command):
-    parser = cli.build_parser()
-    sub = next(
-        a for a in parser._actions if isinstance(a, cli.argparse._SubParsersAction)
-    )
+    parser = _parser.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     text = sub.choices[command].format_help()
     assert f"example:\n  skdp-synth {command}" in text
     # every option with a non-empty default names it
@@ -232,7 +234,7 @@ def test_help_has_an_example_and_the_defaults(command):
 
 def test_the_help_schema_example_is_a_valid_schema(test_method, tmp_path):
     """The schema printed by ``synthesize --help`` runs as written."""
-    text = cli.SCHEMA_HELP
+    text = _parser.SCHEMA_HELP
     schema = json.loads(text[text.index("{") : text.rindex("}") + 1])
     rng = np.random.default_rng(0)
     df = pd.DataFrame(
@@ -241,7 +243,7 @@ def test_the_help_schema_example_is_a_valid_schema(test_method, tmp_path):
             "region": rng.choice(["north", "south", None], 50),
             "education": rng.choice(["none", "school", "degree"], 50),
             "age": rng.integers(0, 100, 50),
-            # the example's datetime column (added round seventeen)
+            # the example's datetime column
             "hired": pd.Timestamp("2015-01-01")
             + pd.to_timedelta(rng.integers(0, 3000, 50), "D"),
         }
@@ -287,7 +289,9 @@ def test_without_a_schema_one_clear_warning(test_method, tmp_path, capsys):
     err = capsys.readouterr().err
     # ... and the command line says it once, in its own format
     warned = [line for line in err.splitlines() if "warning" in line.lower()]
-    assert warned == [f"skdp-synth: warning: {' '.join(cli.NO_SCHEMA_WARNING.split())}"]
+    assert warned == [
+        f"skdp-synth: warning: {' '.join(_console.NO_SCHEMA_WARNING.split())}"
+    ]
     assert "no --rows" in err
 
 
@@ -297,7 +301,7 @@ def test_warnings_are_printed_in_the_cli_format(capsys):
     before = warnings.formatwarning
     text = "learned. Declare them via categories="  # the encoder's domains
     for schema_given in (False, True):
-        with cli._cli_warnings(schema_given=schema_given):
+        with _console._cli_warnings(schema_given=schema_given):
             leak = warnings.formatwarning(text, PrivacyLeakWarning, "f.py", 1)
             other = warnings.formatwarning("other", UserWarning, "f.py", 1)
         assert (leak, other) == ("", "")  # Python's own line: nothing
@@ -381,8 +385,8 @@ def test_list_describes_the_release_and_marks_the_recommended_method(capsys):
 def test_cli_release_out_puts_the_guarantee_on_the_report(tmp_path):
     """``synthesize --release-out`` writes the release (its guarantee: the
     whole ε and δ written, the encoder's domains included) and ``report
-    --release`` states it on the page -- a report made on the command line
-    said "not known" (a new-user walk-through, round seventeen). A method
+    --release`` states it on the page, where a report made on the command
+    line would otherwise say "not known". A method
     without a release is refused before anything is read."""
     main = cli.main
     from skdp_synth.release import Release
@@ -420,8 +424,8 @@ def test_cli_release_out_puts_the_guarantee_on_the_report(tmp_path):
 
 def test_decimals_round_a_numeric_column_when_written(tmp_path):
     """``"decimals"`` in a types-only schema: a wage written with 2 decimals
-    came back as 881.3660194276002 (a new-user walk-through, round
-    seventeen). Exact: every written value has at most 2 decimals."""
+    came back as 881.3660194276002 without it. Exact: every written value
+    has at most 2 decimals."""
     rng = np.random.default_rng(3)
     n = 1500
     pd.DataFrame(
@@ -446,7 +450,7 @@ def test_decimals_round_a_numeric_column_when_written(tmp_path):
 
 
 def test_cli_small_usage_faults_of_round_twenty(tmp_path, capsys):
-    """A walk-through (round twenty): ``--param epsilon=5`` beside
+    """Small usage faults: ``--param epsilon=5`` beside
     ``--epsilon`` printed "Method.build() got multiple values for keyword
     argument 'epsilon'"; a semicolon-delimited file was told "d=2 exceeds
     the number of attributes"; ``-o -`` wrote a file named "-". Each now
@@ -466,8 +470,7 @@ def test_cli_small_usage_faults_of_round_twenty(tmp_path, capsys):
     args = ["synthesize", str(semi), "--method", "gaussian-release"]
     assert cli.main([*args, "--epsilon", "1", "--delta", "1e-6", "-o", out]) == 2
     assert "semicolons" in capsys.readouterr().err
-    # a one-column file whose name holds '|' over plain cells is read (a
-    # review, round twenty)
+    # a one-column file whose name holds '|' over plain cells is read
     one = tmp_path / "one.csv"
     one.write_text("a|b\n" + "\n".join(["x", "y"] * 100) + "\n")
     args = ["synthesize", str(one), "--method", "gaussian-release", "-o", out]

@@ -1,5 +1,4 @@
-"""The CLI's types-only schema (issue 22 item 6), held-out rows and the report
-page (issue 24)."""
+"""The CLI's types-only schema, held-out rows and the report page."""
 
 import json
 import re
@@ -9,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from skdp_synth.cli import _commands, _console, _csv
 from skdp_synth.cli import _main as cli
 from skdp_synth.cli._schema import SchemaError, parse_schema
 from skdp_synth.exceptions import PrivacyLeakWarning
@@ -158,14 +158,14 @@ def test_a_pure_epsilon_method_says_where_categorical_levels_come_from(
     capsys.readouterr()
     # printed (outside pytest's recording) with the types-only form's hint
     # -- after the encoder's domain warning only: a time zone's warning says
-    # its own remedy (round twenty, a walk-through: the hint followed it)
+    # its own remedy, and the hint must not follow it
     text = "learned. Declare them via categories="
-    with cli._cli_warnings(schema_given=True, types_only=True):
+    with _console._cli_warnings(schema_given=True, types_only=True):
         warnings.formatwarning(text, PrivacyLeakWarning, "f.py", 1)
         warnings.formatwarning("a time zone", PrivacyLeakWarning, "f.py", 1)
     err = capsys.readouterr().err
     assert err == (
-        f"skdp-synth: warning: {text} ({cli.TYPES_ONLY_HINT})\n"
+        f"skdp-synth: warning: {text} ({_console.TYPES_ONLY_HINT})\n"
         "skdp-synth: warning: a time zone\n"
     )
 
@@ -225,7 +225,7 @@ def test_csv_reading_follows_the_declared_types(tmp_path):
             }
         }
     )
-    frame = cli._read_csv(str(src), schema)
+    frame = _csv._read_csv(str(src), schema)
     assert str(frame["i"].dtype) == "Int64" and frame["i"].isna().tolist() == [
         False,
         True,
@@ -241,7 +241,7 @@ def test_csv_reading_follows_the_declared_types(tmp_path):
     # whole numbers without "integer" are floats too: the dtype (which the
     # encoder reads as "integral, never missing") comes from the schema only
     src.write_text("m\n1\n2\n")
-    whole = cli._read_csv(str(src), parse_schema({"columns": {"m": "numeric"}}))
+    whole = _csv._read_csv(str(src), parse_schema({"columns": {"m": "numeric"}}))
     assert whole["m"].dtype == np.float64
 
 
@@ -286,11 +286,15 @@ def test_holdout_rows_are_kept_out_of_the_fit_and_written_as_read(
 
 
 def test_holdout_is_one_coin_per_row_not_a_fixed_size():
-    sizes = {int((~cli._holdout_split(100, 0.3, seed)).sum()) for seed in range(10)}
+    sizes = {
+        int((~_commands._holdout_split(100, 0.3, seed)).sum()) for seed in range(10)
+    }
     assert len(sizes) > 1  # a fixed-size split would give one size
     # its own stream: not the fit's seed's first draws
     rng = np.random.default_rng(0)
-    assert not np.array_equal(cli._holdout_split(100, 0.3, 0), rng.random(100) >= 0.3)
+    assert not np.array_equal(
+        _commands._holdout_split(100, 0.3, 0), rng.random(100) >= 0.3
+    )
 
 
 @pytest.mark.parametrize(
@@ -379,10 +383,10 @@ def test_a_long_step_shows_its_seconds(monkeypatch, capsys):
     import sys
     import time
 
-    monkeypatch.setattr(cli._Steps, "TICK", 0.05)
-    # on a terminal: elsewhere (a log file) no bar is drawn (round eighteen)
+    monkeypatch.setattr(_console._Steps, "TICK", 0.05)
+    # on a terminal: elsewhere (a log file) no bar is drawn
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
-    with cli._Steps("synthesize", ["read", "fit"]) as steps:
+    with _console._Steps("synthesize", ["read", "fit"]) as steps:
         steps.step()
         steps.step()
         deadline = time.monotonic() + 30
@@ -414,8 +418,8 @@ def test_domain_share_is_a_command_line_option(tmp_path, capsys, monkeypatch):
         assert seen[-1] == want
     monkeypatch.setattr(pipeline_module, "make_synthesis_pipeline", real)
     for bad in ("0", "1", "1.5", "half"):
-        # a usage error is the CLI's one line and status 2 (round twenty:
-        # argparse's usage block and SystemExit before)
+        # a usage error is the CLI's one line and status 2 (not argparse's
+        # usage block and SystemExit)
         assert _run(tmp_path, df, TYPES, "--domain-share", bad)[0] == 2
         err = capsys.readouterr().err
         assert "--domain-share" in err and err.count("\n") == 1
@@ -425,8 +429,8 @@ def test_domain_share_is_a_command_line_option(tmp_path, capsys, monkeypatch):
 def test_out_of_core_reads_the_schemas_numeric_types(tmp_path, suffix):
     """Out of core, an ``"integer": true`` column was read in the dtype pandas
     guessed (a float, with missing cells) and decoded to bin midpoints 0.5,
-    1.5, ...; in memory it is ``Int64`` and decoded whole (a second
-    walk-through, round seventeen). Both now give whole numbers."""
+    1.5, ...; in memory it is ``Int64`` and decoded whole. Both now give
+    whole numbers."""
     pytest.importorskip("dask")
     if suffix == "parquet":
         pytest.importorskip("pyarrow")
@@ -464,12 +468,11 @@ def test_out_of_core_reads_the_schemas_numeric_types(tmp_path, suffix):
 
 def test_privacy_spent_says_what_it_does_not_cover(tmp_path, capsys):
     """After a warning that something was learned from the data without
-    privacy, "privacy spent: epsilon=1" read as the whole truth (a second
-    walk-through, round seventeen): the line now says it does not cover it;
-    without such a warning it does not. (Round eighteen: the warned case is
-    a categorical column without levels under a method without a delta to
-    discover them; a declared-edges column's missingness, the old case, is
-    no longer learned at all.)"""
+    privacy, "privacy spent: epsilon=1" read as the whole truth: the line
+    now says it does not cover it; without such a warning it does not. (The
+    warned case is a categorical column without levels under a method
+    without a delta to discover them; a declared-edges column's missingness
+    is not learned at all.)"""
     rng = np.random.default_rng(0)
     kids = rng.integers(0, 9, 2000).astype(float)
     kids[:30] = np.nan
@@ -506,13 +509,12 @@ def test_privacy_spent_says_what_it_does_not_cover(tmp_path, capsys):
 
 
 def test_no_progress_bar_is_drawn_into_a_log_file(monkeypatch, capsys):
-    """A non-terminal stderr got every redraw of the bars (a walk-through,
-    round eighteen)."""
+    """A non-terminal stderr got every redraw of the bars."""
     pytest.importorskip("tqdm")
     import sys
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
-    with cli._Steps("synthesize", ["read", "fit"]) as steps:
+    with _console._Steps("synthesize", ["read", "fit"]) as steps:
         steps.step()
         steps.step()
     assert "synthesize" not in capsys.readouterr().err
@@ -520,7 +522,7 @@ def test_no_progress_bar_is_drawn_into_a_log_file(monkeypatch, capsys):
 
 def test_a_schema_mismatch_names_the_file_it_is_in(tmp_path, capsys):
     """``report``'s synthetic file lacking a schema column was blamed on
-    "the input" (a walk-through, round eighteen)."""
+    "the input"."""
     real, syn = tmp_path / "real.csv", tmp_path / "syn.csv"
     pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}).to_csv(real, index=False)
     pd.DataFrame({"a": [1.0, 2.0]}).to_csv(syn, index=False)
@@ -537,7 +539,7 @@ def test_types_read_from_the_data_are_said(tmp_path, capsys):
     """With a schema without "columns" pandas read the undeclared columns'
     types from the values: one empty cell turned int64 into float64 and the
     release's decoder with it, without a word; a zone came from the cells'
-    offsets (a privacy audit, round eighteen). A types-only schema with a
+    offsets. A types-only schema with a
     "timezone" says nothing."""
     rng = np.random.default_rng(0)
     n = 3000
@@ -606,7 +608,7 @@ def test_a_schema_that_says_missing_both_ways_is_refused():
 def test_holdout_does_not_decide_whether_the_declarations_hold(tmp_path, capsys):
     """With --holdout the declared-missing check read only the rows the
     split kept: the same command failed or passed by the coin (6 of 8 on
-    credit; a walk-through, round eighteen). The whole input is checked."""
+    credit). The whole input is checked."""
     rng = np.random.default_rng(0)
     n = 400
     frame = pd.DataFrame({"job": rng.choice(["a", "b"], n), "x": rng.integers(0, 9, n)})
@@ -635,14 +637,14 @@ def test_holdout_does_not_decide_whether_the_declarations_hold(tmp_path, capsys)
 
 def test_a_coarse_domain_warning_is_said_in_schema_terms(capsys):
     """On the command line the CoarseDomainWarning advised Python keywords
-    (``bin_edges=``, ``categories=``; a walk-through, round eighteen)."""
+    (``bin_edges=``, ``categories=``), not the schema's keys."""
     from skdp_synth.exceptions import CoarseDomainWarning
 
     text = (
         "the private domains of columns ['x'] kept a single bin. Declare their "
         "domains (bin_edges= or bounds=, categories=) or give them more"
     )
-    with cli._cli_warnings(schema_given=True, types_only=True):
+    with _console._cli_warnings(schema_given=True, types_only=True):
         warnings.formatwarning(text, CoarseDomainWarning, "f.py", 1)
     err = capsys.readouterr().err
     assert (
@@ -650,10 +652,10 @@ def test_a_coarse_domain_warning_is_said_in_schema_terms(capsys):
     )
     assert "bin_edges=" not in err
     # a categorical domain that kept no level is told of the datetime type
-    # (a column of dates read as text came back all "other"; a walk-through,
-    # round twenty); a numeric one is not
+    # (a column of dates read as text came back all "other"); a numeric one
+    # is not
     assert '"datetime"' not in err
-    with cli._cli_warnings(schema_given=True, types_only=True):
+    with _console._cli_warnings(schema_given=True, types_only=True):
         warnings.formatwarning(
             "columns ['when'] kept a single bin (numeric) or no level (categorical)",
             CoarseDomainWarning,
@@ -665,8 +667,8 @@ def test_a_coarse_domain_warning_is_said_in_schema_terms(capsys):
 
 def test_a_numeric_columns_missing_value_remedy_is_missing_true(tmp_path, capsys):
     """A numeric column with bin edges and an undeclared missing value was
-    told to put null among its "levels", which do not apply to a number (a
-    walk-through, round nineteen): its remedy is "missing": true alone."""
+    told to put null among its "levels", which do not apply to a number:
+    its remedy is "missing": true alone."""
     import json
 
     from skdp_synth.cli import _main as cli
@@ -692,8 +694,8 @@ def test_a_numeric_columns_missing_value_remedy_is_missing_true(tmp_path, capsys
 
 def test_parameters_are_refused_before_a_cell_is_read(tmp_path, capsys):
     """``--epsilon -1`` with a cell that is not a number was refused for the
-    cell: the data were read before the parameters were checked (a canary
-    audit, round twenty). The parameters come first."""
+    cell: the data were read before the parameters were checked. The
+    parameters come first."""
     df = _people(50).astype({"age": object})
     df.loc[3, "age"] = "not a number"
     assert _run(tmp_path, df, TYPES, "--epsilon", "-1", "--delta", "1e-6")[0] == 2
@@ -703,7 +705,7 @@ def test_parameters_are_refused_before_a_cell_is_read(tmp_path, capsys):
 
 def test_a_side_of_numeric_bounds_can_be_null():
     """``"bounds": [0, null]``: a count's public floor, its top learned
-    privately (a walk-through, round twenty: counts came back negative)."""
+    privately (without the floor, counts came back negative)."""
     schema = parse_schema(
         {"columns": {"kids": {"type": "numeric", "integer": True, "bounds": [0, None]}}}
     )
@@ -713,8 +715,7 @@ def test_a_side_of_numeric_bounds_can_be_null():
 def test_a_boolean_column_type(tmp_path):
     """``"boolean"``: levels true and false, public by the type, read in any
     case (R writes TRUE); it was "unknown type", and as a categorical
-    without levels a rare true could be discovered away into "other" (a
-    walk-through, round twenty)."""
+    without levels a rare true could be discovered away into "other"."""
     schema = parse_schema(
         {"columns": {"flag": "boolean", "late": {"type": "boolean", "missing": True}}}
     )
@@ -737,7 +738,7 @@ def test_a_boolean_column_type(tmp_path):
 
 def test_a_misnamed_column_is_named_both_ways_at_once():
     """A typo'd column was reported as untyped on one run and as absent on
-    the next (a walk-through, round twenty)."""
+    the next; both are said at once."""
     schema = parse_schema({"columns": {"lead_tme": "numeric", "x": "categorical"}})
     with pytest.raises(SchemaError) as info:
         schema.check_columns(["lead_time", "x"])
@@ -746,7 +747,7 @@ def test_a_misnamed_column_is_named_both_ways_at_once():
 
 def test_a_date_columns_bounds_can_leave_a_side_null(tmp_path):
     """``"bounds": ["2019-01-01", null]`` for a date: the floor public, the
-    end learned privately, as for numbers (round twenty)."""
+    end learned privately, as for numbers."""
     schema = parse_schema(
         {
             "columns": {

@@ -498,7 +498,8 @@ def test_cli_out_of_core_round_trip(fmt, tmp_path, capsys):
 
 def test_cli_out_of_core_equals_in_memory_fit(tmp_path):
     """The CLI's chunked fit releases what the in-memory pipeline releases."""
-    from skdp_synth.cli._main import _read_chunked, _read_csv
+    from skdp_synth.cli._csv import _read_csv
+    from skdp_synth.cli._out_of_core import _read_chunked
 
     frame = _cli_table(1500)
     src = tmp_path / "in.csv"
@@ -572,7 +573,8 @@ def test_cli_ragged_row_in_a_chunk(row, match, quoted, tmp_path, capsys):
 def test_cli_chunked_csv_blank_lines_and_quotes_are_rows_as_in_memory(tmp_path):
     """Blank lines are skipped and quoted cells read, as in memory: the
     chunked frame holds the rows :func:`_read_csv` reads, chunk by chunk."""
-    from skdp_synth.cli._main import _read_chunked, _read_csv
+    from skdp_synth.cli._csv import _read_csv
+    from skdp_synth.cli._out_of_core import _read_chunked
 
     src, lines = _ragged_csv(tmp_path, 0, quoted=True)
     lines.insert(700, "\n")
@@ -600,7 +602,7 @@ def test_commas_per_line_exact_across_pieces(piece):
     import csv
     import io
 
-    from skdp_synth.cli._main import _commas_per_line
+    from skdp_synth.cli._out_of_core import _commas_per_line
 
     rng = np.random.default_rng(0)
     lines = [",".join("1" * int(k)) for k in rng.integers(1, 40, 200)] + ["0" * 301]
@@ -665,6 +667,7 @@ def test_cli_out_of_core_release_caps_its_model_table(tmp_path, capsys, monkeypa
 
     from skdp_synth import ProjectedGaussianRelease
     from skdp_synth.cli import _main as cli
+    from skdp_synth.cli import _out_of_core
 
     seen = []
     fit = ProjectedGaussianRelease._fit_generator
@@ -674,7 +677,7 @@ def test_cli_out_of_core_release_caps_its_model_table(tmp_path, capsys, monkeypa
         return fit(self, measurements, source)
 
     monkeypatch.setattr(ProjectedGaussianRelease, "_fit_generator", spy)
-    monkeypatch.setattr(cli, "OUT_OF_CORE_MODEL_ROWS", 300)
+    monkeypatch.setattr(_out_of_core, "OUT_OF_CORE_MODEL_ROWS", 300)
     frame = _cli_table(1500)
     src = tmp_path / "in.csv"
     frame.to_csv(src, index=False)

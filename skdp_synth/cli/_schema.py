@@ -1,6 +1,6 @@
 """The command line's schema files: the full public domain, or column types only.
 
-A schema file is one of two forms (issue 22 item 6, issue 24).
+A schema file is one of two forms.
 
 **Types only** -- a ``"columns"`` mapping from every column of the input to
 its type, with whatever public knowledge the user has::
@@ -139,8 +139,8 @@ class Schema:
                 f"have (its columns: {columns})"
             )
         if problems:
-            # both at once: a typo'd name is one of each (a walk-through,
-            # round twenty: the second came on the next run)
+            # both at once: a typo'd name is one of each (said one at a
+            # time, the second would come on the next run)
             raise SchemaError("; and ".join(problems))
 
 
@@ -253,8 +253,8 @@ def parse_schema(raw):
             continue
         if kind == "boolean":
             # the levels are public by the type: true and false (in any
-            # case), null too where it can be missing (a walk-through, round
-            # twenty: a rare true, discovered privately, could become "other")
+            # case), null too where it can be missing (discovered privately,
+            # a rare true could become "other")
             types[name] = "categorical"
             categories[name] = [False, True] + ([None] if spec.get("missing") else [])
             continue
@@ -269,8 +269,7 @@ def parse_schema(raw):
         if not isinstance(levels, list) or not [v for v in levels if v is not None]:
             raise SchemaError(f'column {name!r}: "levels" must be a non-empty list')
         if None in levels and spec.get("missing") is False:
-            # a walk-through, round eighteen: the encoder then said "add
-            # null", which was there
+            # otherwise the encoder says "add null", which is there
             raise SchemaError(
                 f'column {name!r}: null among its "levels" says it can be '
                 'missing, and "missing": false that it cannot; keep one'

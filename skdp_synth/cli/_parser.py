@@ -1,0 +1,380 @@
+"""The command line's grammar: ``build_parser`` and its argument types.
+
+Argument types check values when the command line is read (before any fit
+spends the budget), and the parser's own errors are the CLI's one line with
+exit status 2 (:class:`_Parser`). The parser binds each subcommand to its
+``cmd_*`` function, so it sits above the commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ._commands import cmd_list, cmd_report, cmd_sample, cmd_synthesize
+from ._demo import cmd_demo
+
+
+def _domain_share(text):
+    """``--domain-share``: ``auto`` or a number in (0, 1)."""
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(
+            f"expected auto or a number in (0, 1), got {text!r}"
+        )
+    return value
+
+
+def _decimals(text):
+    """``sample --decimals``: a whole number of decimals, 0 to 15."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value <= 15:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 15, got {value}")
+    return value
+
+
+def _positive_int(text):
+    """``--rows``: a positive integer, checked when the command line is read
+    (not after a fit that spends the budget)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Examples kept as written; every option with a default says it."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (
+            "%(default)" not in text
+            and "default" not in text
+            and action.option_strings
+            and action.default not in (None, False, argparse.SUPPRESS)
+        ):
+            text += " (default: %(default)s)"
+        return text
+
+
+SCHEMA_HELP = """\
+The schema file (JSON; YAML with PyYAML) says what each column is. The
+short form lists the type of every column, with what is public about it:
+
+  {"columns": {"age": {"type": "numeric", "bounds": [0, 120]},
+               "sex": {"type": "categorical", "levels": ["F", "M"]},
+               "region": "categorical",
+               "education": {"type": "ordinal",
+                             "levels": ["none", "school", "degree"]},
+               "hired": {"type": "datetime", "unit": "D"}}}
+
+numeric: private bounds and bins, paid from --epsilon ("bounds": public
+bounds, "bin_edges": public bins, "integer": true for whole numbers);
+categorical: its "levels" (null: it may be missing), or its frequent levels
+discovered privately (needs --delta; rare ones become "other"); ordinal:
+its "levels", in order; datetime: ISO 8601 dates or times as whole "unit"s
+("D", "h", "min" or "s", the default), "bounds"/"bin_edges" as ISO strings;
+any column: "missing": true or false. The other
+form gives the full public domain as the arguments of
+skdp_synth.preprocessing.BooleanEncoder ("categories", "ordinal",
+"bin_edges", "missing"): doc/user_guide/cli.md."""
+
+
+class _UsageError(Exception):
+    """A command line argparse refused: shown as the CLI's one error line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors are the CLI's one line (exit status
+    2) naming the command and where its help is, not a usage block followed
+    by the error: every usage or data error is one line (argparse's own
+    would print three or four)."""
+
+    def error(self, message):
+        command = self.prog.partition(" ")[2]
+        where = f"{command}: " if command else ""
+        raise _UsageError(f"{where}{message} (see '{self.prog} --help')")
+
+
+def _sub(sub, name, help, example, epilog=""):
+    return sub.add_parser(
+        name,
+        help=help,
+        description=help[:1].upper() + help[1:] + ".",
+        epilog="example:\n  " + example + ("\n\n" + epilog if epilog else ""),
+        formatter_class=_HelpFormatter,
+    )
+
+
+def build_parser():
+    from .. import __version__
+
+    parser = _Parser(
+        prog="skdp-synth",
+        description="Provably private synthetic data from the command line.",
+        epilog="examples:\n"
+        "  skdp-synth list\n"
+        "  skdp-synth synthesize people.csv --schema schema.json "
+        "--method gaussian-release \\\n"
+        "      --epsilon 1 --delta 1e-6 -o synthetic.csv\n"
+        "  skdp-synth report heldout.csv synthetic.csv --held-out "
+        "--schema schema.json -o report.html\n"
+        "  skdp-synth demo\n\n"
+        "'skdp-synth COMMAND --help' for a command's options and an example.\n"
+        "Exit status: 0 on success; 2 on a usage or data error (one line\n"
+        "'skdp-synth: error: ...', nothing written); 130 when interrupted.",
+        formatter_class=_HelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p_list = _sub(
+        sub,
+        "list",
+        "list the synthesis methods (* marks the recommended one)",
+        "skdp-synth list",
+    )
+    p_list.set_defaults(func=cmd_list)
+
+    p_syn = _sub(
+        sub,
+        "synthesize",
+        "synthesize a CSV file",
+        "skdp-synth synthesize people.csv --schema schema.json "
+        "--method gaussian-release \\\n"
+        "      --epsilon 1 --delta 1e-6 --holdout 0.2 --holdout-out heldout.csv "
+        "-o synthetic.csv",
+        SCHEMA_HELP,
+    )
+    p_syn.add_argument("input", help="input CSV file (or Parquet, out of core)")
+    p_syn.add_argument(
+        "--method", required=True, help="synthesis method (see 'skdp-synth list')"
+    )
+    p_syn.add_argument(
+        "--epsilon",
+        type=float,
+        default=None,
+        help="privacy budget (default: the method's own)",
+    )
+    p_syn.add_argument(
+        "--delta",
+        type=float,
+        default=None,
+        help="delta, for (epsilon, delta)-DP (default: the method's own)",
+    )
+    p_syn.add_argument(
+        "--rows",
+        type=_positive_int,
+        default=None,
+        help="synthetic rows (default: the method's own; for a method private "
+        "under add/remove neighbours, the noisy row count it released, since "
+        "the exact count of the input is private)",
+    )
+    p_syn.add_argument("-o", "--output", required=True, help="output CSV file")
+    p_syn.add_argument(
+        "--schema",
+        default=None,
+        help="JSON/YAML file with the public domain (see below; without it the "
+        "domain is read from the data, which is not private)",
+    )
+    p_syn.add_argument(
+        "--param",
+        action="append",
+        metavar="KEY=VALUE",
+        help="estimator parameter, repeatable (e.g. --param d=3)",
+    )
+    p_syn.add_argument(
+        "--domain-share",
+        type=_domain_share,
+        default="auto",
+        metavar="SHARE",
+        help="share of epsilon (and of delta where levels are discovered) paid "
+        "for the domains the schema does not give: a number in (0, 1), or "
+        "auto, make_synthesis_pipeline's domain_share (default: auto)",
+    )
+    p_syn.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="integer seed: reproducible but NOT hardened noise (default: none, "
+        "secure noise)",
+    )
+    p_syn.add_argument(
+        "--holdout",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="keep about this fraction of the rows (each row by its own coin) "
+        "out of the fit, and write them to --holdout-out: real rows to score "
+        "the synthetic ones against ('report --held-out')",
+    )
+    p_syn.add_argument(
+        "--holdout-out",
+        default=None,
+        metavar="FILE",
+        help="CSV file for the held-out rows (real data: NOT private)",
+    )
+    p_syn.add_argument(
+        "--train-out",
+        default=None,
+        metavar="FILE",
+        help="with --holdout: also write the rows that were fitted, for "
+        "'report --real-train FILE' (the like-for-like reference of a "
+        "model's score; real data: NOT private)",
+    )
+    p_syn.add_argument(
+        "--release-out",
+        default=None,
+        metavar="FILE",
+        help="also write the method's release (.npz: what it measured and "
+        "the guarantee, the whole epsilon and delta spent), the file to "
+        "publish; 'report --release FILE' puts its guarantee on the page",
+    )
+    p_syn.add_argument(
+        "--counts",
+        default=None,
+        metavar="COLUMN",
+        help="the input is a contingency table: each line a cell, COLUMN its "
+        "count of records (fitted as counts, never expanded; in-memory fits "
+        "with methods that take sample_weight; the schema declares every "
+        'domain, "levels" or "bin_edges", and lists COLUMN as numeric)',
+    )
+    p_syn.add_argument(
+        "--out-of-core",
+        action="store_true",
+        help="read, fit and write in chunks (needs the dask extra and a --schema "
+        "declaring every column); implied by a Parquet input or output",
+    )
+    p_syn.add_argument(
+        "--blocksize",
+        default="64MB",
+        help="CSV bytes per input chunk out of core (Parquet chunks are its row "
+        "groups)",
+    )
+    p_syn.add_argument(
+        "--chunk-rows",
+        type=int,
+        default=100_000,
+        help="synthetic rows drawn and written per output chunk, out of core",
+    )
+    p_syn.set_defaults(func=cmd_synthesize)
+
+    p_sam = _sub(
+        sub,
+        "sample",
+        "draw rows of the table from a release file alone (free: post-processing)",
+        "skdp-synth sample release.npz --rows 10000 -o synthetic.csv",
+        "The release is what 'synthesize --release-out FILE' wrote: the noisy "
+        "measurements, the decoder (levels, private bins, dtypes) and the "
+        "guarantee. Sampling reads nothing else and spends nothing.",
+    )
+    p_sam.add_argument(
+        "release", help="release file (.npz) from synthesize --release-out"
+    )
+    p_sam.add_argument(
+        "--rows",
+        type=_positive_int,
+        default=None,
+        help="rows to draw (default: the release's own public number, where "
+        "it fixes one)",
+    )
+    p_sam.add_argument("-o", "--output", required=True, help="output CSV file")
+    p_sam.add_argument(
+        "--seed", type=int, default=None, help="integer seed (default: none)"
+    )
+    p_sam.add_argument(
+        "--decimals",
+        type=_decimals,
+        default=None,
+        metavar="K",
+        help="write every non-integer numeric column with K decimals (as a "
+        'schema\'s "decimals" does for synthesize; default: full floats)',
+    )
+    p_sam.set_defaults(func=cmd_sample)
+
+    p_rep = _sub(
+        sub,
+        "report",
+        "fidelity report of synthetic rows against the real table (NOT private)",
+        "skdp-synth report heldout.csv synthetic.csv --held-out --schema "
+        "schema.json -o report.html --png report.png",
+        "The report reads the real table: keep it with the real data. Scored "
+        "against the rows the synthesizer was fitted on, it is in-sample: "
+        "hold rows out with 'synthesize --holdout 0.2 --holdout-out "
+        "heldout.csv', then 'report heldout.csv synthetic.csv --held-out'.",
+    )
+    p_rep.add_argument("real", help="real CSV file")
+    p_rep.add_argument("synthetic", help="synthetic CSV file, same columns")
+    p_rep.add_argument(
+        "--schema",
+        default=None,
+        help="JSON/YAML file with the public domain (as for synthesize)",
+    )
+    p_rep.add_argument(
+        "--held-out",
+        action="store_true",
+        help="REAL holds rows the fit never saw (synthesize --holdout-out): "
+        "the scores are out-of-sample, and the page says so (without it, it "
+        "says that scores on the fitted rows are in-sample)",
+    )
+    p_rep.add_argument(
+        "--release",
+        default=None,
+        metavar="FILE",
+        help="the release 'synthesize --release-out' wrote: the page states its "
+        "privacy guarantee (without it: not known)",
+    )
+    p_rep.add_argument(
+        "--target",
+        default=None,
+        metavar="COLUMN",
+        help="also train a model predicting COLUMN on the synthetic rows and "
+        "score it on the real ones (the page gives the real-trained reference)",
+    )
+    p_rep.add_argument(
+        "--real-train",
+        default=None,
+        metavar="FILE",
+        help="with --target: the real rows the synthesizer was fitted on, so "
+        "the reference is the same model trained on them (else on half of REAL)",
+    )
+    p_rep.add_argument("-o", "--output", required=True, help="output HTML file")
+    p_rep.add_argument(
+        "--png",
+        default=None,
+        help="also write the figure as PNG (needs matplotlib: in a clone, "
+        "pip install -e '.[plot]')",
+    )
+    p_rep.add_argument("--d", default="1,2", help="table degrees, comma-separated")
+    p_rep.set_defaults(func=cmd_report)
+
+    p_demo = _sub(
+        sub,
+        "demo",
+        "run every method on the embedded digits data, then on a real table",
+        "skdp-synth demo --methods damped,gaussian-release --table none",
+    )
+    p_demo.add_argument(
+        "--methods", default=None, help="comma-separated subset (default: all)"
+    )
+    p_demo.add_argument("--seed", type=int, default=0, help="seed of every method")
+    p_demo.add_argument(
+        "--table",
+        default="nass_cds",
+        help="real categorical table for the second part (mpls_stops, nass_cds, "
+        "diamonds; 'none' to skip; needs the datasets extra)",
+    )
+    p_demo.set_defaults(func=cmd_demo)
+    return parser

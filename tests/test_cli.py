@@ -449,7 +449,7 @@ def test_decimals_round_a_numeric_column_when_written(tmp_path):
     assert cli.main(args) == 2
 
 
-def test_cli_small_usage_faults_of_round_twenty(tmp_path, capsys):
+def test_cli_small_usage_faults(tmp_path, capsys):
     """Small usage faults: ``--param epsilon=5`` beside
     ``--epsilon`` printed "Method.build() got multiple values for keyword
     argument 'epsilon'"; a semicolon-delimited file was told "d=2 exceeds

@@ -37,7 +37,8 @@ import numpy as np
 import pandas as pd
 
 from .._datetime import UNITS
-from ._boolean_encoder import BooleanEncoder, _bit_names, _blocks, _ColumnSpec
+from ._boolean_encoder import BooleanEncoder
+from ._column_spec import _bit_names, _blocks, _ColumnSpec
 from ._numeric_domain import FineHistogram
 
 __all__ = ["DECODER_VERSION", "decoder_from_state", "decoder_state"]

@@ -447,8 +447,8 @@ def test_category_index_matches_the_row_by_row_lookup(values, levels, other):
     """Grouping rows by (type, value) gives each row the level the row loop
     gave it -- ``1``, ``1.0`` and ``True`` stay apart (issue 23) -- and
     refuses exactly the same columns."""
-    from skdp_synth.preprocessing._boolean_encoder import _category_index
     from skdp_synth.preprocessing._column_spec import _ColumnSpec
+    from skdp_synth.preprocessing._encoding import _category_index
 
     spec = _ColumnSpec("c", "nominal", list(levels), False, object, other=other)
     series = pd.Series(values, dtype=object)
@@ -462,8 +462,8 @@ def test_category_index_matches_the_row_by_row_lookup(values, levels, other):
 
 
 def test_category_index_takes_unhashable_values_row_by_row():
-    from skdp_synth.preprocessing._boolean_encoder import _category_index
     from skdp_synth.preprocessing._column_spec import _ColumnSpec
+    from skdp_synth.preprocessing._encoding import _category_index
 
     spec = _ColumnSpec("c", "nominal", ["a", "b"], False, object, other=True)
     series = pd.Series([["x"], "b", "a", ["y"]], dtype=object)

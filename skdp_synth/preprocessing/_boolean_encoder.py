@@ -361,8 +361,8 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         if self.epsilon not in ("auto", None) and isinstance(X, (list, tuple)):
             # a list's column types are inferred from its values: one added
             # ["n/a", "x"] row turned a numeric column into a categorical one
-            # (another bit layout) under a stated guarantee (a neighbour-diff
-            # audit, round nineteen); the pipeline refuses the same input
+            # (another bit layout) under a stated guarantee, as a diff of
+            # neighbouring inputs showed; the pipeline refuses the same input
             raise TypeError(
                 f"{type(self).__name__} learns domains with a budget: pass a "
                 "pandas DataFrame or a NumPy array, whose column types are "
@@ -391,8 +391,8 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         # the declared domains' contracts first, before any noise is drawn:
         # a refusal (an undeclared level, a value outside bin_edges, a
         # missing value declared impossible) then follows no warning about
-        # the private domains and no draw of their noise (a privacy audit,
-        # round seventeen); the private domains themselves never refuse
+        # the private domains and no draw of their noise (which would tell
+        # the refused data apart); the private domains themselves never refuse
         declared_specs = self._check_declarations(df, private)
         try:
             specs, inferred = [], []
@@ -416,7 +416,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
             if inferred:
                 # an ordered categorical's levels come from its dtype, which
                 # pandas builds from the values (astype("category")): said
-                # so, not "learned" (a walk-through, round twenty)
+                # so, not "learned"
                 ordered = [
                     c
                     for c in inferred
@@ -463,8 +463,8 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         except BaseException as exc:
             # noise was drawn for the private domains: a fit that fails after
             # it still answered (its error, its warnings), so the pipeline
-            # charges it (fail closed; round eighteen, after a crash on a
-            # missing date that went uncharged)
+            # charges it (fail closed: a crash on a missing date once went
+            # uncharged)
             if paid:
                 exc.skdp_spent = PrivacyGuarantee(
                     float(self.epsilon),
@@ -481,7 +481,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         (``private``: those that are). Refuses, naming only columns, a level
         or value outside a declared domain and a missing value it rules out
         -- every such column at once (one per run took three fix-and-rerun
-        cycles on credit; a walk-through, round eighteen)."""
+        cycles on the credit table)."""
         declared_specs, undeclared_missing, numeric = {}, [], True
         for col in df.columns:
             try:
@@ -502,9 +502,9 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         without fitting or drawing noise: raises ``ValueError`` naming the
         columns whose values the declarations rule out. The CLI runs it on
         the whole input before ``--holdout`` splits it, so the same command
-        does not pass or fail by which rows the split kept (a walk-through,
-        round eighteen). Reads the data: a refusal is outside the guarantee
-        by design, as ``fit``'s (``doc/privacy.md``)."""
+        does not pass or fail by which rows the split kept. Reads the data:
+        a refusal is outside the guarantee by design, as ``fit``'s
+        (``doc/privacy.md``)."""
         probe = clone(self).set_params(
             epsilon=1.0 if self.epsilon in (None, "auto") else self.epsilon
         )
@@ -599,8 +599,8 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
 
     def _encode(self, df, warn=True):
         # a local list: kept on the object, it told after ``fit`` whether a
-        # training value lay outside the public bounds (a privacy audit,
-        # round seventeen; it survived pickling)
+        # training value lay outside the public bounds (and survived
+        # pickling)
         clipped = []
         blocks = [encode_column(spec, df[spec.name], clipped) for spec in self.specs_]
         if warn and clipped:
@@ -723,7 +723,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
                 "Found array with 0 sample(s) while a minimum of 1 is required."
             )
         if df.shape[1] < 1:
-            # no shape: its n is private (a canary audit, round twenty)
+            # no shape in the message: its n is private
             raise ValueError("X has no columns (0 features); the encoder needs one")
         validate_data(
             self,

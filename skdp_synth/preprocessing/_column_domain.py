@@ -293,7 +293,7 @@ class _ColumnDomainMixin:
             # whether the column can be missing is declared too (None among
             # its categories, or missing=). Inferred from the data it was
             # silent when no value was missing, yet the bit layout differed
-            # from a neighbour's with one (a privacy audit, round eighteen):
+            # from a neighbour's with one (a neighbour-diff check showed it):
             # a missing value is a breach of the declaration, refused like
             # missing={column: False} (doc/privacy.md)
             missing = declared_missing
@@ -377,7 +377,7 @@ class _ColumnDomainMixin:
                 # a nullable boolean can hold missing values: it gets a
                 # missing level from its dtype (public). Learned from the data
                 # it was silent when none was missing, yet changed the bit
-                # layout (a privacy audit, round eighteen)
+                # layout between neighbouring tables
                 missing = True
             kind = "nominal" if missing else "binary"
             spec = _ColumnSpec(col, kind, [False, True], missing, dtype)
@@ -412,8 +412,8 @@ class _ColumnDomainMixin:
             values = np.where(np.isnan(values), np.nan, np.clip(values, lo, hi))
             # a side declared None: PrivTree's own root there (2^40), or
             # 2^40 past the public side when that lies beyond it (an epoch
-            # in milliseconds, 1.7e12, crashed with an IndexError; a review,
-            # round twenty): a function of the declared side only
+            # in milliseconds, 1.7e12, crashed with an IndexError): a
+            # function of the declared side only
             root = (
                 lo if np.isfinite(lo) else min(-ROOT, hi - ROOT),
                 hi
@@ -502,7 +502,7 @@ class _ColumnDomainMixin:
             # an integer column of one bin is often a 0/1 flag: as a number it
             # pays a domain and came back independent of every other column
             # (a hotel table's is_repeated_guest: AUC .39-.57 as int64, .61-.77
-            # as bool; a walk-through, round twenty). Its dtype is public
+            # as bool). Its dtype is public
             flags = [
                 spec.name
                 for spec in specs
@@ -539,8 +539,8 @@ class _UndeclaredMissing(ValueError):
 def _undeclared_missing_text(cols, numeric=False):
     """The refusal of missing values a declaration rules out: the columns,
     never a value or a count. ``numeric``: every column is a number, whose
-    only remedy is ``missing=`` (levels do not apply; a walk-through, round
-    nineteen, was told to put null among a numeric column's levels)."""
+    only remedy is ``missing=`` (levels do not apply: the generic text told
+    users to put null among a numeric column's levels)."""
     which = f"column {cols[0]!r} has" if len(cols) == 1 else f"columns {cols} have"
     remedy = (
         "missing={column: True}"

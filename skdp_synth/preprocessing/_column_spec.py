@@ -72,8 +72,8 @@ def _is_missing_scalar(v):
 
 def _hashable(v):
     """A level's key: its value tagged with its kind, so that ``1``, ``1.0``
-    and ``True`` (equal and hash-equal in Python) stay three levels (issue
-    23); NumPy scalars key as the Python ones (``np.int64(1)`` is ``1``)."""
+    and ``True`` (equal and hash-equal in Python) stay three levels; NumPy
+    scalars key as the Python ones (``np.int64(1)`` is ``1``)."""
     if isinstance(v, (bool, np.bool_)):
         return ("bool", bool(v))
     if isinstance(v, numbers.Integral):
@@ -91,9 +91,9 @@ def _numbers(series, unit):
     """A numeric or time column as float64 (NaN where missing).
 
     A cell that is not a number is refused naming the column only: NumPy's
-    "could not convert string to float: '<the cell>'" quoted it (a canary
-    audit, round twenty: a text cell of a column declared numeric by
-    ``bin_edges=``, in the library, the CLI and out of core)."""
+    "could not convert string to float: '<the cell>'" quoted it (a text
+    cell of a column declared numeric by ``bin_edges=``, in the library, the
+    CLI and out of core)."""
     if unit is not None:
         return to_units(series, series.dtype, unit)
     try:

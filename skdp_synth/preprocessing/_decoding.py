@@ -181,7 +181,7 @@ def _cast_back(series, dtype, categories=None):
     A categorical column gets the *declared* levels as its categories, not the
     training dtype's: those may be the observed levels only, so a declared
     level the data lacks would decode to NaN and the dtype would show which
-    levels were observed (issue 23, finding 5).
+    levels were observed.
     """
     if isinstance(dtype, pd.CategoricalDtype):
         if categories is None:  # pragma: no cover - every caller passes them

@@ -38,8 +38,7 @@ def encode_column(spec, series, clipped):
         # a private domain whose noisy missing count was below its noise:
         # the few missing values go to the middle bin (documented)
         # (in the column's units: a date column cannot be cast to float,
-        # which crashed the fit after its noise, a privacy audit, round
-        # eighteen)
+        # which crashed the fit after its noise)
         fill = spec.levels[(len(spec.levels) - 1) // 2]
     elif miss.any() and not spec.missing and spec.missing_learned and spec.other:
         # a privately learned categorical column whose noisy missing count

@@ -641,9 +641,8 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
             block = Z[:, start : start + width]
             decoded.append(decode_index(spec, block, rng, self.decode))
             start += width
-        copula = getattr(self, "copula_", None)
         within = quantiles_in_bins(
-            copula,
+            getattr(self, "copula_", None),
             getattr(self, "_copula_cols", None),
             decoded,
             rng,

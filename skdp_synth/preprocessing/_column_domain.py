@@ -27,12 +27,12 @@ over those whose levels are discovered; a Boolean dtype's levels
 row in one cell: sensitivity ``1`` under add/remove-one, ``2`` under
 replace-one (two cells move by one). A numeric column gets PrivTree bins and
 a Laplace fine histogram (:cite:`Zhang2016` §3.2, Algorithm 2;
-``privtree_histogram``), a categorical one its
-frequent levels by the stability-based histogram (:cite:`Korolova2009`,
-:cite:`Vadhan2017` Proposition 3.5; ``stable_levels``),
-each with a noisy count of its missing values that decides its missing level
-(``missing_threshold``). What follows from those
-outputs (coarse bins, split heaps, ``"other"``) is post-processing.
+``privtree_histogram``), a categorical one its frequent levels by the
+stability-based histogram (:cite:`Korolova2009`, :cite:`Vadhan2017`
+Proposition 3.5; ``stable_levels``), each with a noisy count of its missing
+values that decides its missing level (``missing_threshold``). What follows
+from those outputs (coarse bins, split heaps, ``"other"``) is
+post-processing.
 """
 
 from __future__ import annotations

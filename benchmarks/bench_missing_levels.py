@@ -1,4 +1,4 @@
-"""Learned missing levels: invented NaN and lost missing values (issue 22).
+"""Learned missing levels: invented NaN and lost missing values.
 
 A synthetic table of 5,000 rows: three complete float columns (lognormal,
 normal, gamma), a categorical column, and a float column ``d`` with a given

@@ -1,4 +1,4 @@
-"""Zero-inflated numeric columns: kept tails against invented ranges (issue 22).
+"""Zero-inflated numeric columns: kept tails against invented ranges.
 
 ``kept_counts`` keeps the non-zero part of a column whose range so far is
 point masses (a frequent 0) only if a run of leaves beyond passes
@@ -21,7 +21,7 @@ columns get 0.04 each at ε = 1):
 
     .venv/bin/python -m benchmarks.bench_numeric_tails --rules 0.01:2,0.1:2,0.1:1.5
 
-Round nine (this script, 200 fits of the 0/1 and zero columns, 100 of
+Measured with this script (200 fits of the 0/1 and zero columns, 100 of
 Debt): ``0.01:2`` (current) kept Debt's tail in 36 % of fits (non-zero
 share .087) with 0.5 % / 0 % far false ranges; ``0.1:2`` 49 % (.111) with
 1.0 % / 0.5 %; ``0.1:1.5`` 63 % (.132) with 7.5 % / 4.0 %, and in the
@@ -32,7 +32,7 @@ costs every column the same at any ε, a missed tail only at small budgets.
 (Before the fix that keeps only a jumped run's core; after it ``0.01:2``
 keeps the tail in 34 %, with the same far false ranges.)
 
-Round fifteen (``0.01:2``, 200 fits): 57 % (.119) / 2.0 % / 0.5 % before,
+Then (``0.01:2``, 200 fits): 57 % (.119) / 2.0 % / 0.5 % before,
 67 % (.136) / 2.0 % / 0.5 % once the jump's ``L`` counts only the leaves it
 searches and a noise leaf next to the 0 no longer stops it.
 """

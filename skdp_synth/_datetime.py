@@ -77,8 +77,7 @@ def _in_units(arr, unit):
     """``datetime64``/``timedelta64`` ticks as float ``unit``s since 1970 (NaN
     for NaT), in the array's own resolution: subtracting a nanosecond
     ``Timestamp(0)`` raised pandas' ``OutOfBoundsDatetime`` for a ``[s]``
-    column's date before 1677, quoting the (private) value (a privacy
-    audit, round eighteen)."""
+    column's date before 1677, quoting the (private) value."""
     arr = np.asarray(arr)
     res, count = np.datetime_data(arr.dtype)
     ticks_per_unit = np.timedelta64(1, unit) / np.timedelta64(count, res)

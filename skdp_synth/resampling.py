@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator, clone
 
 from .exceptions import PrivacyLeakWarning
 from .preprocessing import BooleanEncoder
-from .preprocessing._boolean_encoder import _is_missing_scalar
+from .preprocessing._column_spec import _is_missing_scalar
 from .privacy import check_written_budget
 from .validation import check_n_samples
 

@@ -195,7 +195,7 @@ def test_cli_report_with_datetime_edges(tmp_path):
 
 def test_the_reports_bins_of_a_date_column_are_dates():
     """A date column's quantile bins were labelled in epoch seconds
-    (``[1.361e+09, 1.364e+09)``; a new-user walk-through, round seventeen)."""
+    (``[1.361e+09, 1.364e+09)``); they are dates now."""
     df = _table(2000)[["day", "group"]]
     rng = np.random.default_rng(4)
     other = df.sample(frac=1.0, random_state=1).reset_index(drop=True)
@@ -211,8 +211,7 @@ def test_the_reports_bins_of_a_date_column_are_dates():
 def test_a_date_far_outside_nanosecond_range_is_clipped_not_quoted():
     """A ``datetime64[s]`` column with a date before 1677 made the fit raise
     pandas' ``OutOfBoundsDatetime`` quoting the (private) value, before any
-    noise, even with public bounds that clip it (a privacy audit, round
-    eighteen)."""
+    noise, even with public bounds that clip it."""
     t = pd.Series(
         pd.to_datetime("2020-01-01") + pd.to_timedelta(np.arange(300) % 900, unit="D")
     ).astype("datetime64[s]")
@@ -238,7 +237,7 @@ def test_one_missing_time_in_a_private_column_never_crashes_the_fit(dtype):
     noisy missing count stays under its threshold the value goes to the
     middle bin -- which cast the column to float and crashed after the
     domain's noise had been drawn, in 6-13 of 20 fits and never without
-    the NaT (a privacy audit, round eighteen)."""
+    the NaT."""
     rng = np.random.default_rng(0)
     days = pd.to_timedelta(rng.integers(0, 900, 300), unit="D")
     t = days if dtype.startswith("timedelta") else pd.to_datetime("2020-01-01") + days
@@ -260,8 +259,8 @@ def test_one_missing_time_in_a_private_column_never_crashes_the_fit(dtype):
 
 def test_cli_reads_a_zone_with_daylight_saving_when_declared(tmp_path):
     """pandas writes a New York column with -05:00 and -04:00: the CLI
-    refused it (one offset only) and converting to UTC lost the zone (a
-    walk-through, round eighteen). ``"timezone"`` reads it back in its zone."""
+    refused it (one offset only) and converting to UTC lost the zone.
+    ``"timezone"`` reads it back in its zone."""
     rng = np.random.default_rng(0)
     n = 1500
     hours = pd.to_timedelta(rng.integers(0, 365 * 24, n), unit="h")

@@ -1,4 +1,4 @@
-"""Private numeric and categorical domains (issue 22): the mechanisms, the
+"""Private numeric and categorical domains: the mechanisms, the
 pipeline's budget split, dtypes / missing values / clipping, and an audit."""
 
 import math
@@ -74,7 +74,7 @@ def test_privtree_leaves_partition_the_root(integer):
 def test_privtree_noise_scales(sens):
     """Zhang2016 Algorithm 2 with beta = 2: lambda = 3 sens / eps_tree, and
     the leaf counts get Lap(sens / eps_count); eps split 0.4 to the tree and
-    0.6 to the counts (TREE_SHARE, round thirteen; it was half and half)."""
+    0.6 to the counts (TREE_SHARE; it was half and half before)."""
     from skdp_synth.preprocessing._numeric_domain import TREE_SHARE
 
     assert TREE_SHARE == 0.4
@@ -370,7 +370,7 @@ def test_train_synthetic_test_real_reports_both_scores():
     assert 0.8 < out["synthetic"] <= 1.0 and 0.8 < out["real"] <= 1.0
 
 
-# -- tails (issue 22, round four): each case failed on the previous rule --------
+# -- tails: each case failed on the previous rule -------------------------------
 
 
 def _pipeline_sample(df, cats, seed):
@@ -466,7 +466,7 @@ def test_a_tail_is_a_significant_fall_and_a_hard_edge_is_none():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_bounded_integer_column_ends_where_its_mass_does(seed):
-    """Wage's ``year`` on round twelve's seed 0 (the leaves measured there):
+    """Wage's ``year`` on a fit's seed 0 (the leaves measured there):
     the density is flat up to 2008 within the noise, so the last leaf
     ``[2008, 2014)`` is a hard edge filled at its neighbour's density until
     its mass is used: 632 / 324 = 1.95 years, 2008 and 2009. Decaying over
@@ -643,7 +643,7 @@ def test_decoded_values_stay_inside_the_cap(shape, n, eps, seed):
         assert np.all(v == np.round(v))
 
 
-# ------------------------------------------------ missing levels (issue 22)
+# ------------------------------------------------------------ missing levels
 def test_missing_threshold_is_the_false_level_quantile():
     """The threshold is the ``1 - α`` quantile of ``Lap(b)``:
     ``P(Lap(b) > b ln(1/(2α))) = α`` exactly, with ``α = 0.3``: ``0.51 b``
@@ -1407,8 +1407,8 @@ def test_split_heavy_leaves_keeps_the_coarse_edges_valid(widths, counts, start, 
 
 def test_train_synthetic_test_real_multiclass_is_macro_one_vs_rest():
     """A target of several levels was scored by the AUC of its last level in
-    sorted order alone (a rare carrier: 0.44, read as a failure; found by a
-    new-user walk-through, round seventeen): now the macro one-vs-rest AUC,
+    sorted order alone (a rare carrier: 0.44, read as a failure): now the
+    macro one-vs-rest AUC,
     and a binary target names its positive level."""
     from skdp_synth.report import train_synthetic_test_real
 
@@ -1433,7 +1433,7 @@ def test_train_synthetic_test_real_compares_like_with_like():
     """The "real" reference was a model fitted on the first half of the
     held-out rows: fewer rows, split by position, so synthetic rows often
     "beat" it (credit .788 against .763, while the real training rows give
-    .824; a walk-through, round eighteen). ``real_train=`` gives the
+    .824). ``real_train=`` gives the
     like-for-like reference; without it the halves are random."""
     from skdp_synth.report import train_synthetic_test_real
 
@@ -1492,7 +1492,7 @@ def test_a_wide_noise_leaf_at_the_core_end_is_trimmed():
 def test_a_core_of_wide_weak_leaves_only_is_left_whole():
     """Where every leaf of the core is wide and weak, none is better
     evidence than another: the trim keeps the core (it kept its lowest leaf,
-    by position: the top of a column was lost; a review, round nineteen)."""
+    by position: the top of a column was lost)."""
     from skdp_synth.preprocessing._numeric_domain import (
         CORE_WIDE_SCALES,
         _trim_wide_ends,

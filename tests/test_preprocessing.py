@@ -36,9 +36,8 @@ def _table(n=40, seed=0):
 
 
 def _fit(df, **kw):
-    # income has missing values: its declared domain says so (round
-    # eighteen: a declared domain's missing level is declared too, never
-    # inferred from the data)
+    # income has missing values: its declared domain says so (a declared
+    # domain's missing level is declared too, never inferred from the data)
     params = {**SCHEMA, "missing": {"income": True}, "random_state": 0, **kw}
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the full schema is public: no warning
@@ -64,7 +63,7 @@ def test_layout_and_names():
         "income>=50000",
         "income=<missing>",
     ]
-    assert enc.inferred_ == []  # income's missing level is declared (round eighteen)
+    assert enc.inferred_ == []  # income's missing level is declared
 
 
 def test_encoding_is_exact_and_valid_rows_round_trip():
@@ -185,7 +184,7 @@ def test_inferred_domains_warn_and_list_columns():
         enc = BooleanEncoder(n_bins=3).fit(df)
     assert len(record) == 1
     # a NumPy bool column's domain is its dtype's, {False, True}: public, not
-    # learned (round eighteen: it was learned as a numeric range, and warned)
+    # learned (it was learned as a numeric range, and warned)
     assert set(enc.inferred_) == set(df.columns) - {"smoker"}
     smoker = enc.specs_[list(df.columns).index("smoker")]
     assert (smoker.kind, smoker.levels, smoker.missing) == (
@@ -409,7 +408,7 @@ def _category_index_by_row(spec, series, miss):
     """The row-by-row lookup that ``_category_index`` replaced (reference)."""
     import numbers
 
-    from skdp_synth.preprocessing._boolean_encoder import _hashable, _is_bool
+    from skdp_synth.preprocessing._column_spec import _hashable, _is_bool
 
     lookup = {_hashable(v): i for i, v in enumerate(spec.levels)}
     index = np.zeros(len(series), dtype=int)
@@ -445,12 +444,10 @@ _MIXED = [1, 1.0, True, False, 0, 0.0, "a", "b", np.int64(2), 2.0, np.float64(1.
 )
 def test_category_index_matches_the_row_by_row_lookup(values, levels, other):
     """Grouping rows by (type, value) gives each row the level the row loop
-    gave it -- ``1``, ``1.0`` and ``True`` stay apart (issue 23) -- and
+    gave it -- ``1``, ``1.0`` and ``True`` stay apart -- and
     refuses exactly the same columns."""
-    from skdp_synth.preprocessing._boolean_encoder import (
-        _category_index,
-        _ColumnSpec,
-    )
+    from skdp_synth.preprocessing._column_spec import _ColumnSpec
+    from skdp_synth.preprocessing._encoding import _category_index
 
     spec = _ColumnSpec("c", "nominal", list(levels), False, object, other=other)
     series = pd.Series(values, dtype=object)
@@ -464,10 +461,8 @@ def test_category_index_matches_the_row_by_row_lookup(values, levels, other):
 
 
 def test_category_index_takes_unhashable_values_row_by_row():
-    from skdp_synth.preprocessing._boolean_encoder import (
-        _category_index,
-        _ColumnSpec,
-    )
+    from skdp_synth.preprocessing._column_spec import _ColumnSpec
+    from skdp_synth.preprocessing._encoding import _category_index
 
     spec = _ColumnSpec("c", "nominal", ["a", "b"], False, object, other=True)
     series = pd.Series([["x"], "b", "a", ["y"]], dtype=object)
@@ -479,7 +474,7 @@ def test_category_index_takes_unhashable_values_row_by_row():
 def test_decoded_integers_are_clipped_to_their_dtype_not_wrapped(dtype):
     """A bin past the dtype's largest value decodes to that value: cast to
     ``int8``, 200 would wrap around to -56 (values invented far from the
-    data; found round seventeen, a private bin of an int8 column)."""
+    data, as a private bin of an int8 column did)."""
     df = pd.DataFrame({"x": pd.Series([1, 50, 99, 120], dtype=dtype)})
     enc = BooleanEncoder(bin_edges={"x": [0, 100, 300]}, numeric_value="midpoint")
     out = enc.fit(df).inverse_transform(enc.transform(df))["x"]
@@ -491,8 +486,8 @@ def test_a_declared_domains_missing_level_is_declared_not_inferred():
     """With ``missing="infer"`` a declared column got a missing level when
     the data had a missing value (with a warning) and none when it had not
     (silently): neighbours differing in one missing value gave different
-    bit layouts, one of them without a warning (a privacy audit, round
-    eighteen). A declared domain's missing level is now declared too; a
+    bit layouts, one of them without a warning. A declared domain's
+    missing level is now declared too; a
     missing value it does not declare is refused, naming only the column."""
     df = pd.DataFrame({"c": ["a", "b"] * 20, "x": np.arange(40.0)})
     declared = dict(categories={"c": ["a", "b"]}, bin_edges={"x": [0, 20, 40]})
@@ -519,8 +514,7 @@ def test_a_declared_domains_missing_level_is_declared_not_inferred():
 
 
 def test_every_column_with_undeclared_missing_values_is_named_at_once():
-    """One column per run took credit three fix-and-rerun cycles (a
-    walk-through, round eighteen)."""
+    """One column per run took credit three fix-and-rerun cycles."""
     df = pd.DataFrame(
         {"a": ["x", None, "y"] * 10, "b": [1.0, 2.0, np.nan] * 10, "c": ["u"] * 30}
     )
@@ -533,7 +527,7 @@ def test_every_column_with_undeclared_missing_values_is_named_at_once():
 
 def test_the_unknown_value_refusal_lists_the_declared_missing_level():
     """The refusal listed ``['White', 'Asian']`` where ``None`` was declared
-    too (a walk-through, round nineteen): the declared domain, in full."""
+    too: the declared domain, in full."""
     enc = BooleanEncoder(categories={"race": ["White", "Asian", None]}).fit(
         pd.DataFrame({"race": ["White", "Asian", None]})
     )
@@ -580,8 +574,7 @@ def test_a_missing_category_decodes_to_the_declared_marker():
 def test_an_ordered_categoricals_levels_are_said_to_come_from_its_dtype():
     """An ordered categorical's levels are used from its dtype with a
     warning that said they were "learned from the data"; it now says they
-    came from the dtype and how to make them public (a walk-through, round
-    twenty)."""
+    came from the dtype and how to make them public."""
     df = pd.DataFrame(
         {"size": pd.Categorical(["S", "M", "L"] * 30, ["S", "M", "L"], ordered=True)}
     )
@@ -590,9 +583,9 @@ def test_an_ordered_categoricals_levels_are_said_to_come_from_its_dtype():
 
 
 def test_a_decoder_written_before_the_marker_key_decodes_missing_to_none():
-    """Release files written before round twenty have no ``missing_none``
-    key and decoded a missing category to ``None``; read as NaN they changed
-    (a review, round twenty). Absent, the key means ``None``."""
+    """Release files written before the ``missing_none`` key existed lack
+    it and decoded a missing category to ``None``; read as NaN they would
+    change. Absent, the key means ``None``."""
     from skdp_synth.preprocessing._decoder_state import (
         decoder_from_state,
         decoder_state,
@@ -606,6 +599,6 @@ def test_a_decoder_written_before_the_marker_key_decodes_missing_to_none():
     meta, arrays = decoder_state(enc)
     assert meta["specs"][0]["missing_none"] is False
     for entry in meta["specs"]:
-        del entry["missing_none"]  # as a file of round nineteen
+        del entry["missing_none"]  # as an older file
     old = decoder_from_state(meta, arrays, n_features=Z.shape[1])
     assert old.inverse_transform(Z)["c"][1] is None

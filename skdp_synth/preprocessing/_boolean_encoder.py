@@ -48,9 +48,7 @@ in a one-hot block, as randomized rounding produces -- decodes to a valid row:
 
 from __future__ import annotations
 
-import numbers
 import warnings
-from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
@@ -60,27 +58,26 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._datetime import UNITS, from_units, is_time_dtype, to_units
+from .._datetime import UNITS
 from .._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
-from ..blocks import Block, Blocks
-from ..exceptions import CoarseDomainWarning, PrivacyLeakWarning
+from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import NoiseSource, make_generator
 from ..privacy import PrivacyGuarantee
-from ..validation import (
-    check_counts,
-    check_finite_width,
-    reject_bool_params,
-    restore_on_failure,
+from ..validation import check_counts, reject_bool_params, restore_on_failure
+from ._column_domain import (
+    _ColumnDomainMixin,
+    _undeclared_missing_text,
+    _UndeclaredMissing,
 )
-from ._numeric_domain import (
-    ROOT,
-    coarse_edges,
-    decode_fine,
-    missing_threshold,
-    privtree_histogram,
-    split_heavy_leaves,
-    stable_levels,
+from ._column_spec import _blocks
+from ._decoding import (
+    copula_columns,
+    decode_index,
+    decoded_output,
+    quantiles_in_bins,
+    values_from_index,
 )
+from ._encoding import encode_column
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -89,14 +86,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["BooleanEncoder"]
-
-MISSING_LABEL = "<missing>"
-#: The level that undiscovered categories of a privately learned column map to.
-OTHER_LABEL = "other"
-
-
-def _is_missing(values):
-    return pd.isna(values)
 
 
 def _is_dask_frame(X):
@@ -113,40 +102,7 @@ def _encode_partition(encoder, df, index):
         raise ValueError(f"chunk {index} of the data: {exc}") from None
 
 
-@dataclass
-class _ColumnSpec:
-    """How one input column maps to a block of bits."""
-
-    name: object
-    kind: str  # "nominal", "binary", "ordinal", "numeric"
-    levels: list  # categories (nominal/binary/ordinal) or bin edges (numeric)
-    missing: bool  # whether the column has a missing indicator/category
-    dtype: object
-    encoding: str = "thermometer"  # for ordinal/numeric: thermometer or onehot
-    integer: bool = False
-    bits: list = field(default_factory=list)  # output feature names
-    fine: object = None  # FineHistogram of a privately learned numeric domain
-    other: bool = False  # undeclared levels map to the last level ("other")
-    clip: bool = False  # values outside the edges are clipped (else an error)
-    bounds: tuple | None = None  # public bounds: only values outside them warn
-    # whether ``missing`` was decided by a noisy count (then missing values
-    # found later are encoded as a value, since an error would reveal them)
-    missing_learned: bool = False
-    # bins of one integer each, split from a heavy leaf of a private domain
-    # (split_heavy_leaves): a pipeline drops those its release does not support
-    split: tuple = ()
-    # a date/time or duration column counted in this unit (``_datetime``)
-    time_unit: str | None = None
-    # what a missing level decodes to (a categorical column): ``None`` where
-    # the declared levels hold ``None``, else NaN (pandas' object marker)
-    missing_value: object = np.nan
-
-    @property
-    def n_levels(self):
-        return len(self.levels) - 1 if self.kind == "numeric" else len(self.levels)
-
-
-class BooleanEncoder(TransformerMixin, BaseEstimator):
+class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
     """Encode a table of categorical, ordinal, numeric and missing values as 0/1.
 
     See the module docstring for the encoding and the documented decoding rule
@@ -405,8 +361,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if self.epsilon not in ("auto", None) and isinstance(X, (list, tuple)):
             # a list's column types are inferred from its values: one added
             # ["n/a", "x"] row turned a numeric column into a categorical one
-            # (another bit layout) under a stated guarantee (a neighbour-diff
-            # audit, round nineteen); the pipeline refuses the same input
+            # (another bit layout) under a stated guarantee, as a diff of
+            # neighbouring inputs showed; the pipeline refuses the same input
             raise TypeError(
                 f"{type(self).__name__} learns domains with a budget: pass a "
                 "pandas DataFrame or a NumPy array, whose column types are "
@@ -428,19 +384,15 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self._check_units(df.dtypes)
         # the budget is fixed from the public schema before any value is read
         private = self._private_columns(df.columns, df.dtypes)
-        paid = [c for c, how in private.items() if how != "bool"]
-        n_levels = sum(how == "levels" for how in private.values())
-        eps_col = self.epsilon / len(paid) if paid else 0.0
-        delta_col = self.delta / n_levels if n_levels else 0.0
-        sens = 2.0 if self.neighbouring == "replace-one" else 1.0
+        paid, n_levels, eps_col, delta_col, sens = self._domain_budget(private)
         source = NoiseSource(self.random_state) if paid else None
         self.__dict__.pop("copula_", None)  # never an earlier fit's
         self.__dict__.pop("_copula_cols", None)
         # the declared domains' contracts first, before any noise is drawn:
         # a refusal (an undeclared level, a value outside bin_edges, a
         # missing value declared impossible) then follows no warning about
-        # the private domains and no draw of their noise (a privacy audit,
-        # round seventeen); the private domains themselves never refuse
+        # the private domains and no draw of their noise (which would tell
+        # the refused data apart); the private domains themselves never refuse
         declared_specs = self._check_declarations(df, private)
         try:
             specs, inferred = [], []
@@ -464,7 +416,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if inferred:
                 # an ordered categorical's levels come from its dtype, which
                 # pandas builds from the values (astype("category")): said
-                # so, not "learned" (a walk-through, round twenty)
+                # so, not "learned"
                 ordered = [
                     c
                     for c in inferred
@@ -511,8 +463,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         except BaseException as exc:
             # noise was drawn for the private domains: a fit that fails after
             # it still answered (its error, its warnings), so the pipeline
-            # charges it (fail closed; round eighteen, after a crash on a
-            # missing date that went uncharged)
+            # charges it (fail closed: a crash on a missing date once went
+            # uncharged)
             if paid:
                 exc.skdp_spent = PrivacyGuarantee(
                     float(self.epsilon),
@@ -529,7 +481,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         (``private``: those that are). Refuses, naming only columns, a level
         or value outside a declared domain and a missing value it rules out
         -- every such column at once (one per run took three fix-and-rerun
-        cycles on credit; a walk-through, round eighteen)."""
+        cycles on the credit table)."""
         declared_specs, undeclared_missing, numeric = {}, [], True
         for col in df.columns:
             try:
@@ -537,7 +489,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     self._check_declared_contract(col, df[col], private[col])
                 else:
                     declared_specs[col] = self._column_spec(col, df[col])
-                    self._encode_column(declared_specs[col][0], df[col], [])
+                    encode_column(declared_specs[col][0], df[col], [])
             except _UndeclaredMissing as exc:
                 undeclared_missing.append(col)
                 numeric = numeric and exc.numeric
@@ -550,9 +502,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         without fitting or drawing noise: raises ``ValueError`` naming the
         columns whose values the declarations rule out. The CLI runs it on
         the whole input before ``--holdout`` splits it, so the same command
-        does not pass or fail by which rows the split kept (a walk-through,
-        round eighteen). Reads the data: a refusal is outside the guarantee
-        by design, as ``fit``'s (``doc/privacy.md``)."""
+        does not pass or fail by which rows the split kept. Reads the data:
+        a refusal is outside the guarantee by design, as ``fit``'s
+        (``doc/privacy.md``)."""
         probe = clone(self).set_params(
             epsilon=1.0 if self.epsilon in (None, "auto") else self.epsilon
         )
@@ -562,311 +514,6 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             probe._check_declarations(df, private)
-
-    def _warn_coarse_private_domains(self, specs, private, eps_col):
-        """Warn where a private domain could not carry its column, rather
-        than lose it silently: a numeric domain whose kept range is not
-        above the noise (``FineHistogram.found``: its values may be decoded
-        far from the data's), and one that kept a single bin of a numeric
-        column or no level but ``"other"`` of a categorical one (credit's
-        ``Debt``, 82 % zeros, came back all 0 in 6 of 8 fits at ε = 0.04 per
-        column). Reads only the released domains and the public per-column
-        budget."""
-        budget = f"the noise of the domain budget (epsilon {eps_col:.3g} per column)"
-        remedy = (
-            "Declare their domains (bin_edges= or bounds=, categories=) or give "
-            "the domains a larger share of the budget (domain_share= of "
-            "make_synthesis_pipeline; --domain-share on the command line)."
-        )
-        lost = [
-            spec.name
-            for spec in specs
-            if private.get(spec.name) == "numeric" and not spec.fine.found
-        ]
-        if lost:
-            warnings.warn(
-                f"the private domains of numeric columns {lost} found no range "
-                f"of values clearly above {budget}: their values may be decoded "
-                "far from the data's (inside bounds= where given). " + remedy,
-                CoarseDomainWarning,
-                stacklevel=3,
-            )
-        # a numeric domain of one bin; discovered levels: only "other" left
-        constant = [
-            spec.name
-            for spec in specs
-            if spec.name not in lost
-            and (
-                (private.get(spec.name) == "numeric" and spec.n_levels < 2)
-                or (private.get(spec.name) == "levels" and len(spec.levels) < 2)
-            )
-        ]
-        if constant:
-            # an integer column of one bin is often a 0/1 flag: as a number it
-            # pays a domain and came back independent of every other column
-            # (a hotel table's is_repeated_guest: AUC .39-.57 as int64, .61-.77
-            # as bool; a walk-through, round twenty). Its dtype is public
-            flags = [
-                spec.name
-                for spec in specs
-                if spec.name in constant
-                and spec.kind == "numeric"
-                and spec.integer
-                and spec.time_unit is None
-            ]
-            hint = (
-                f" If {flags} are flags or codes of a few values, cast them to "
-                "bool or declare categories= (public, free)."
-                if flags
-                else ""
-            )
-            warnings.warn(
-                f"the private domains of columns {constant} kept a single bin "
-                "(numeric) or no level (categorical): their values will come "
-                "back from that bin alone, or as 'other'; the rest were below "
-                f"{budget}. " + remedy + hint,
-                CoarseDomainWarning,
-                stacklevel=3,
-            )
-
-    def _missing_map(self):
-        return self.missing if isinstance(self.missing, dict) else {}
-
-    def _check_declared_contract(self, col, series, how):
-        """What the user declared about a privately learned column, checked
-        before its noise is drawn: no missing value where ``missing`` says
-        none can be, no value outside public ``bounds`` under
-        ``out_of_bounds="error"``. Each refusal names the column, never a
-        value or a count (doc/privacy.md: refusals by declaration)."""
-        declared = self._missing_map().get(col)
-        if self.missing == "never":
-            declared = False
-        if declared is False and bool(_is_missing(series).any()):
-            raise _UndeclaredMissing(col, numeric=how == "numeric")
-        if (
-            how == "numeric"
-            and self.out_of_bounds == "error"
-            and col in (self.bounds or {})
-        ):
-            lo, hi = self._bounds(col, series.dtype)
-            v = _numbers(series, self._unit(col, series.dtype))
-            if np.any(~np.isnan(v) & ((v < lo) | (v > hi))):
-                spec = _ColumnSpec(col, "numeric", [lo, hi], False, series.dtype)
-                spec.time_unit = self._unit(col, series.dtype)
-                raise ValueError(
-                    f"column {col!r} has values outside its bounds "
-                    f"[{_public_text(spec, lo)}, {_public_text(spec, hi)}] "
-                    "(not shown: they are private)"
-                )
-
-    def _unit_map(self):
-        return self.datetime_unit if isinstance(self.datetime_unit, dict) else {}
-
-    def _unit(self, col, dtype):
-        """The unit a time column is counted in; ``None`` for other columns."""
-        if not is_time_dtype(dtype):
-            return None
-        return self._unit_map().get(
-            col, "s" if self._unit_map() else self.datetime_unit
-        )
-
-    def _check_units(self, dtypes):
-        """``datetime_unit`` as a dict names time columns with known units
-        (the schema only: public)."""
-        for col, unit in self._unit_map().items():
-            if unit not in UNITS:
-                raise ValueError(
-                    f"datetime_unit[{col!r}] must be one of {list(UNITS)}, got {unit!r}"
-                )
-            if not is_time_dtype(dtypes[col]):
-                raise ValueError(
-                    f"datetime_unit names column {col!r}, whose dtype "
-                    f"{dtypes[col]} is not a date/time or duration"
-                )
-
-    def _bounds(self, col, dtype):
-        """``(lo, hi)`` of ``bounds[col]``; a side given as ``None`` is
-        infinite (one-sided bounds: that end is learned privately)."""
-        declared = self.bounds[col]
-        try:
-            lo, hi = declared
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"bounds[{col!r}] must be a pair (lo, hi); None for a side "
-                "learned privately"
-            ) from None
-        sides = [v for v in (lo, hi) if v is not None]
-        numbers = iter(self._public_numbers(col, dtype, sides))
-        lo = -np.inf if lo is None else next(numbers)
-        hi = np.inf if hi is None else next(numbers)
-        return _check_bounds(col, (lo, hi))
-
-    def _public_numbers(self, col, dtype, values):
-        """Declared bounds or bin edges of a column as numbers: dates and
-        durations of a time column in its unit."""
-        unit = self._unit(col, dtype)
-        if unit is None:
-            return values
-        return to_units(list(values), dtype, unit).tolist()
-
-    def _private_columns(self, columns, dtypes):
-        """``{column: "numeric" | "levels" | "bool"}`` whose domain is learned
-        privately. A function of the parameters and the schema (names,
-        dtypes) only: public."""
-        if self.epsilon is None:
-            return {}
-        declared = set(self.categories or {}) | set(self.ordinal or {})
-        declared |= set(self.bin_edges or {})
-        out = {}
-        for col, dt in zip(columns, dtypes):
-            if col in declared:
-                continue
-            if pd.api.types.is_bool_dtype(dt):
-                # {False, True} is public (the dtype) and costs nothing, also
-                # when no other column needs a budget and a pipeline left
-                # epsilon="auto" unresolved: it was learned as a numeric
-                # range from the data, with a PrivacyLeakWarning
-                out[col] = "bool"
-            elif self.epsilon == "auto":
-                continue
-            elif isinstance(dt, pd.CategoricalDtype) and dt.ordered:
-                continue  # level order from the dtype: learned as before
-            elif pd.api.types.is_numeric_dtype(dt) or is_time_dtype(dt):
-                out[col] = "numeric"
-            elif self.delta > 0:
-                out[col] = "levels"
-        return out
-
-    def _needs_budget(self, X, delta=None):
-        """Whether fitting on ``X`` with a budget would learn a domain
-        privately: a function of the parameters and ``X``'s schema only.
-        ``delta``: the δ the encoder would get (``None``: its own, or any
-        when it has ``"auto"``); without one no level is discovered."""
-        return any(how != "bool" for how in self._private_probe(X, delta))
-
-    def _n_paid_columns(self, X, delta=None):
-        """How many columns of ``X`` would have a domain learned with a share
-        of the budget (numeric bins, level discovery): the parameters and
-        ``X``'s schema only."""
-        return sum(how != "bool" for how in self._private_probe(X, delta))
-
-    def _needs_delta(self, X, delta=None):
-        """Whether that budget needs a ``δ``: only the level discovery of an
-        undeclared categorical column does (numeric domains are pure ``ε``).
-        A function of the parameters and ``X``'s schema only."""
-        return "levels" in self._private_probe(X, delta)
-
-    def _private_probe(self, X, delta=None):
-        columns, dtypes = getattr(X, "columns", None), getattr(X, "dtypes", None)
-        if (columns is None or dtypes is None) and isinstance(X, np.ndarray):
-            # an array's schema is its shape and one dtype (public): ``fit``
-            # sees the same columns 0..p-1 and dtypes (``_as_frame``), so an
-            # array gets the private domains a DataFrame of that dtype gets.
-            # A list is not probed: its dtype would be inferred from values.
-            if X.ndim != 2:
-                return []
-            columns, dtypes = range(X.shape[1]), [X.dtype] * X.shape[1]
-        if columns is None or dtypes is None:
-            return []
-        probe = self._private_columns.__func__(_Probe(self, delta), columns, dtypes)
-        return list(probe.values())
-
-    def _private_spec(self, col, series, how, eps, delta, sens, source, weights=None):
-        """The domain of one undeclared column, learned privately
-        (``weights``: the counts of a table of counts, or ``None``)."""
-        dtype = series.dtype
-        declared = self._missing_map().get(col)
-        if self.missing in ("always", "never"):
-            declared = self.missing == "always"
-        if how == "bool":
-            missing = bool(declared) if declared is not None else False
-            inferred = False
-            if declared is None and not isinstance(dtype, np.dtype):
-                # a nullable boolean can hold missing values: it gets a
-                # missing level from its dtype (public). Learned from the data
-                # it was silent when none was missing, yet changed the bit
-                # layout (a privacy audit, round eighteen)
-                missing = True
-            kind = "nominal" if missing else "binary"
-            spec = _ColumnSpec(col, kind, [False, True], missing, dtype)
-            spec.bits = _bit_names(spec)
-            return spec, inferred
-        if how == "levels":
-            levels, noisy_missing = stable_levels(
-                series, eps, delta, source, sensitivity=sens, weights=weights
-            )
-            other = OTHER_LABEL
-            while other in levels:
-                other = f"<{other}>"
-            levels = [*levels, other]
-            learned = declared is None
-            if learned:
-                declared = noisy_missing > missing_threshold(sens / eps)
-            if isinstance(dtype, pd.CategoricalDtype):
-                dtype = pd.CategoricalDtype(levels)
-            spec = _ColumnSpec(col, "nominal", levels, bool(declared), dtype)
-            spec.other = True
-            spec.missing_learned = learned
-            spec.bits = _bit_names(spec)
-            return spec, False
-        unit = self._unit(col, dtype)
-        values = _numbers(series, unit)
-        integer = pd.api.types.is_integer_dtype(dtype) or unit is not None
-        root = None
-        if col in (self.bounds or {}):
-            lo, hi = self._bounds(col, dtype)
-            if integer:
-                lo, hi = float(np.ceil(lo)), float(np.floor(hi)) + 1.0
-            values = np.where(np.isnan(values), np.nan, np.clip(values, lo, hi))
-            # a side declared None: PrivTree's own root there (2^40), or
-            # 2^40 past the public side when that lies beyond it (an epoch
-            # in milliseconds, 1.7e12, crashed with an IndexError; a review,
-            # round twenty): a function of the declared side only
-            root = (
-                lo if np.isfinite(lo) else min(-ROOT, hi - ROOT),
-                hi
-                if np.isfinite(hi)
-                else max(ROOT, lo + ROOT) + (1.0 if integer else 0.0),
-            )
-        hist = privtree_histogram(
-            values,
-            eps,
-            source,
-            integer=integer,
-            sensitivity=sens,
-            root=root,
-            weights=weights,
-        )
-        edges, split = split_heavy_leaves(
-            hist, coarse_edges(hist, self.n_bins), self.n_bins
-        )
-        learned = declared is None
-        if learned:
-            if isinstance(dtype, np.dtype) and dtype.kind in "iub":
-                declared = False  # a NumPy integer column cannot hold NaN
-            else:
-                # the leaf counts' noise scale (public: sens / eps_count)
-                declared = hist.missing_count > missing_threshold(hist.scale)
-        spec = _ColumnSpec(
-            col,
-            "numeric",
-            edges,
-            bool(declared),
-            dtype,
-            encoding=self.numeric_encoding,
-            integer=integer,
-        )
-        spec.fine = hist
-        spec.split = tuple(split)
-        spec.missing_learned = learned
-        spec.time_unit = unit
-        spec.clip = "warn" if root is not None else "silent"
-        if root is not None:
-            spec.bounds = self._bounds(col, dtype)
-        if self.out_of_bounds == "error":
-            spec.clip = False
-        spec.bits = _bit_names(spec)
-        return spec, False
 
     def _fit_schema(self, meta):
         """Fit from a public schema only (the empty frame ``meta`` of a Dask frame)."""
@@ -927,126 +574,6 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ]
         return da.concatenate(parts, axis=0)
 
-    def _column_spec(self, col, series):
-        """Domain of one column: declared if possible, else learned (flagged)."""
-        has_missing = bool(_is_missing(series).any())
-        inferred = False
-        cats = (self.categories or {}).get(col)
-        levels = (self.ordinal or {}).get(col)
-        edges = (self.bin_edges or {}).get(col)
-        if sum(v is not None for v in (cats, levels, edges)) > 1:
-            raise ValueError(
-                f"column {col!r} is declared in more than one of "
-                "categories=, ordinal= and bin_edges="
-            )
-
-        declared_missing = False
-        if cats is not None:
-            kind, values = "nominal", list(cats)
-        elif levels is not None:
-            kind, values = "ordinal", list(levels)
-        elif edges is not None:
-            edges = self._public_numbers(col, series.dtype, edges)
-            kind, values = "numeric", _check_edges(col, edges)
-        elif col in (self.bounds or {}):
-            lo, hi = self._bounds(col, series.dtype)
-            if _one_sided(lo, hi):
-                raise ValueError(
-                    f"bounds[{col!r}] has an open side (None or infinite), to be "
-                    "learned privately: that needs a budget (epsilon); without "
-                    "one, declare both sides or bin_edges"
-                )
-            kind, values = "numeric", list(np.linspace(lo, hi, self.n_bins + 1))
-        elif isinstance(series.dtype, pd.CategoricalDtype) and series.cat.ordered:
-            kind, values, inferred = "ordinal", list(series.cat.categories), True
-        elif _is_numeric(series) or is_time_dtype(series.dtype):
-            finite = _numbers(series, self._unit(col, series.dtype))
-            finite = finite[~np.isnan(finite)]
-            if finite.size == 0:
-                raise ValueError(
-                    f"numeric column {col!r} has no observed values; "
-                    "declare its bin_edges"
-                )
-            lo, hi = float(finite.min()), float(finite.max())
-            if not (np.isfinite(lo) and np.isfinite(hi)):
-                raise ValueError(
-                    f"numeric column {col!r} has infinite values; declare its "
-                    "bin_edges (values outside them are rejected)"
-                )
-            if hi <= lo:
-                hi = lo + 1.0
-            check_finite_width(lo, hi, f"the observed range of column {col!r}")
-            kind, values, inferred = (
-                "numeric",
-                list(np.linspace(lo, hi, self.n_bins + 1)),
-                True,
-            )
-        else:
-            # distinct by kind and value (pandas' unique merges 1, 1.0, True)
-            observed = list(
-                {_hashable(v): v for v in reversed(series.dropna().tolist())}.values()
-            )[::-1]
-            try:
-                observed = sorted(observed)
-            except TypeError:
-                observed = sorted(observed, key=str)
-            kind, values, inferred = "nominal", observed, True
-
-        missing_value = np.nan
-        if kind in ("nominal", "ordinal"):
-            declared_missing = any(_is_missing_scalar(v) for v in values)
-            if any(v is None for v in values):
-                missing_value = None
-            values = [v for v in values if not _is_missing_scalar(v)]
-            if len(values) != len(set(map(_hashable, values))):
-                raise ValueError(f"column {col!r}: categories/levels must be unique")
-            if not values:
-                raise ValueError(f"column {col!r} needs at least one category")
-
-        if col in self._missing_map():
-            missing = bool(self._missing_map()[col])
-        elif self.missing == "always":
-            missing = True
-        elif self.missing == "never":
-            missing = False
-        elif not inferred:
-            # a declared domain (categories=, ordinal=, bin_edges=, bounds=):
-            # whether the column can be missing is declared too (None among
-            # its categories, or missing=). Inferred from the data it was
-            # silent when no value was missing, yet the bit layout differed
-            # from a neighbour's with one (a privacy audit, round eighteen):
-            # a missing value is a breach of the declaration, refused like
-            # missing={column: False} (doc/privacy.md)
-            missing = declared_missing
-            if has_missing and not declared_missing:
-                raise _UndeclaredMissing(col, numeric=kind == "numeric")
-        else:
-            missing = declared_missing or has_missing
-            if has_missing and not declared_missing:
-                inferred = True
-        if kind == "nominal" and len(values) == 2 and not missing:
-            kind = "binary"
-        unit = self._unit(col, series.dtype) if kind == "numeric" else None
-        integer = pd.api.types.is_integer_dtype(series.dtype) or unit is not None
-        spec = _ColumnSpec(
-            name=col,
-            kind=kind,
-            levels=values,
-            missing=missing,
-            dtype=series.dtype,
-            encoding=self.numeric_encoding,
-            integer=integer,
-            time_unit=unit,
-            missing_value=missing_value,
-        )
-        if kind == "numeric" and (
-            self.out_of_bounds == "clip"
-            or (self.out_of_bounds == "auto" and col in (self.bounds or {}))
-        ):
-            spec.clip = "warn"
-        spec.bits = _bit_names(spec)
-        return spec, inferred
-
     def fit_transform(
         self, X: ArrayLike, y: None = None, **fit_params: Any
     ) -> NDArray[np.uint8]:
@@ -1072,12 +599,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     def _encode(self, df, warn=True):
         # a local list: kept on the object, it told after ``fit`` whether a
-        # training value lay outside the public bounds (a privacy audit,
-        # round seventeen; it survived pickling)
+        # training value lay outside the public bounds (and survived
+        # pickling)
         clipped = []
-        blocks = [
-            self._encode_column(spec, df[spec.name], clipped) for spec in self.specs_
-        ]
+        blocks = [encode_column(spec, df[spec.name], clipped) for spec in self.specs_]
         if warn and clipped:
             # the columns, never a value, a row or how many
             warnings.warn(
@@ -1090,95 +615,6 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if not blocks:
             return np.zeros((len(df), 0), dtype=np.uint8)
         return np.hstack(blocks).astype(np.uint8)
-
-    def _encode_column(self, spec, series, clipped):
-        n = len(series)
-        miss = np.asarray(_is_missing(series), dtype=bool)
-        fill = None  # the number that missing values are encoded as, if any
-        if (
-            miss.any()
-            and not spec.missing
-            and spec.missing_learned
-            and spec.fine is not None
-        ):
-            # a private domain whose noisy missing count was below its noise:
-            # the few missing values go to the middle bin (documented)
-            # (in the column's units: a date column cannot be cast to float,
-            # which crashed the fit after its noise, a privacy audit, round
-            # eighteen)
-            fill = spec.levels[(len(spec.levels) - 1) // 2]
-        elif miss.any() and not spec.missing and spec.missing_learned and spec.other:
-            # a privately learned categorical column whose noisy missing count
-            # was below its threshold: the missing values are one more
-            # undiscovered level, "other" (an error here would say whether the
-            # column has missing values, which the release keeps private)
-            series = pd.Series(
-                np.where(miss, spec.levels[-1], series.astype(object)),
-                index=series.index,
-                dtype=object,
-            )
-            miss = np.zeros(len(series), dtype=bool)
-        elif miss.any() and not spec.missing:
-            raise ValueError(
-                f"column {spec.name!r} has missing values but its domain has no "
-                "missing category: declare it (missing={column: True}, or None "
-                "among its categories or ordinal levels)"
-            )
-        if spec.kind in ("nominal", "binary", "ordinal"):
-            index = _category_index(spec, series, miss)
-        else:
-            values = _numbers(series, spec.time_unit)
-            if fill is not None:
-                values = np.where(miss, fill, values)
-                miss = np.zeros(len(series), dtype=bool)
-            edges = np.asarray(spec.levels)
-            bad = ~miss & ~((values >= edges[0]) & (values <= edges[-1]))
-            if bad.any():
-                # only a value outside the public bounds is said or refused: a
-                # private domain's edges end at its private cap, inside them
-                lo, hi = spec.bounds or (-np.inf, np.inf)
-                outside = (~miss & ~((values >= lo) & (values <= hi))).any()
-                if not spec.clip and spec.fine is None:
-                    # name the column and the problem, never the value or row
-                    raise ValueError(
-                        f"column {spec.name!r} has values outside the bin edges "
-                        f"[{_public_text(spec, edges[0])}, "
-                        f"{_public_text(spec, edges[-1])}] "
-                        "(not shown: they are private)"
-                    )
-                if not spec.clip and outside:
-                    raise ValueError(
-                        f"column {spec.name!r} has values outside its bounds "
-                        f"[{_public_text(spec, spec.bounds[0])}, "
-                        f"{_public_text(spec, spec.bounds[1])}] "
-                        "(not shown: they are private)"
-                    )
-                if spec.clip == "warn" and (spec.bounds is None or outside):
-                    clipped.append(spec.name)
-                values = np.where(miss, np.nan, np.clip(values, edges[0], edges[-1]))
-            index = np.clip(
-                np.searchsorted(edges, np.where(miss, edges[0], values), side="right")
-                - 1,
-                0,
-                len(edges) - 2,
-            )
-        index = np.where(miss, -1, index)
-
-        if spec.kind == "binary":
-            return (index == 1).astype(np.uint8)[:, None]
-        if spec.kind == "nominal" or spec.encoding == "onehot":
-            width = spec.n_levels + (1 if spec.missing else 0)
-            out = np.zeros((n, width), dtype=np.uint8)
-            col = np.where(miss, spec.n_levels, index)
-            out[np.arange(n), col] = 1
-            return out
-        # thermometer: bit i (i = 1..L-1) is 1[index >= i]; then the missing bit
-        thresholds = np.arange(1, spec.n_levels)
-        out = (index[:, None] >= thresholds[None, :]).astype(np.uint8)
-        out[miss] = 0
-        if spec.missing:
-            out = np.hstack([out, miss.astype(np.uint8)[:, None]])
-        return out
 
     # ---------------------------------------------------- inverse transform
     def inverse_transform(self, X: ArrayLike) -> pd.DataFrame | NDArray[np.object_]:
@@ -1202,29 +638,25 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         decoded, start = [], 0
         for spec in self.specs_:
             width = len(spec.bits)
-            decoded.append(self._decode_index(spec, Z[:, start : start + width], rng))
+            block = Z[:, start : start + width]
+            decoded.append(decode_index(spec, block, rng, self.decode))
             start += width
-        within = self._within_bin_quantiles(decoded, rng)
+        within = quantiles_in_bins(
+            getattr(self, "copula_", None),
+            getattr(self, "_copula_cols", None),
+            decoded,
+            rng,
+            within_bins=self.within_bins,
+            numeric_value=self.numeric_value,
+        )
         out = {
-            spec.name: self._values_from_index(spec, index, miss, rng, within.get(k))
+            spec.name: values_from_index(
+                spec, index, miss, rng, self.numeric_value, within.get(k)
+            )
             for k, (spec, (index, miss)) in enumerate(zip(self.specs_, decoded))
         }
         df = pd.DataFrame(out, columns=self.columns_)
-        if not self._fitted_on_frame:
-            dtypes = {np.dtype(spec.dtype) for spec in self.specs_}
-            dt = dtypes.pop() if len(dtypes) == 1 else np.dtype(object)
-            if dt.kind not in "biuf" or (dt.kind in "biu" and df.isna().any().any()):
-                dt = np.dtype(object)
-            return df.to_numpy(dtype=dt)
-        return df
-
-    def _copula_columns(self):
-        """The columns the copula couples: numeric with a fine histogram."""
-        return [
-            k
-            for k, spec in enumerate(self.specs_)
-            if spec.kind == "numeric" and spec.fine is not None
-        ]
+        return decoded_output(df, self.specs_, self._fitted_on_frame)
 
     def fit_copula(self, points: ArrayLike, weights: ArrayLike | None = None) -> Self:
         """Fit the Gaussian copula of ``within_bins="copula"`` from released
@@ -1235,7 +667,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         from ._copula import fit_copula
 
         check_is_fitted(self)
-        cols = self._copula_columns()
+        cols = copula_columns(self.specs_)
         if len(cols) < 2:
             self.copula_ = None
             return self
@@ -1246,7 +678,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         for k in cols:
             spec = self.specs_[k]
             B = Z[:, starts[k] : starts[k + 1]]
-            index, m = self._decode_index(spec, B, None, argmax=True)
+            index, m = decode_index(spec, B, None, "argmax")
             idx.append(index)
             miss.append(m)
         self.copula_ = fit_copula(
@@ -1257,94 +689,6 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         )
         self._copula_cols = cols
         return self
-
-    def _within_bin_quantiles(self, decoded, rng):
-        """``{column position: quantile in its bin}`` from the copula."""
-        from ._copula import within_bin_quantiles
-
-        copula = getattr(self, "copula_", None)
-        if (
-            self.within_bins != "copula"
-            or copula is None
-            or self.numeric_value not in ("auto", "fine")
-            or not decoded
-            or len(decoded[0][0]) == 0
-        ):
-            return {}
-        cols = self._copula_cols
-        U = within_bin_quantiles(
-            copula,
-            np.stack([decoded[k][0] for k in cols], 1),
-            np.stack([decoded[k][1] for k in cols], 1),
-            rng,
-        )
-        return {k: U[:, i] for i, k in enumerate(cols)}
-
-    def _decode_index(self, spec, B, rng, argmax=False):
-        """Each row's level index (and whether it is missing) in ``spec``'s
-        block ``B``, by the ``decode`` rule (``argmax``: rounding, no draws)."""
-        n = B.shape[0]
-        sample = self.decode == "sample" and not argmax
-        miss = np.zeros(n, dtype=bool)
-        if spec.kind == "binary":
-            v = B[:, 0]
-            index = (rng.random(n) < v) if sample else (v >= 0.5)
-            index = index.astype(int)
-        elif spec.kind == "nominal" or spec.encoding == "onehot":
-            index = _decode_onehot(B, sample, rng)
-            if spec.missing:
-                miss = index == spec.n_levels
-                index = np.where(miss, 0, index)
-        else:  # thermometer (+ missing bit)
-            if spec.missing:
-                miss = (rng.random(n) < B[:, -1]) if sample else (B[:, -1] >= 0.5)
-                B = B[:, :-1]
-            s = B.sum(axis=1)
-            if sample:
-                base = np.floor(s)
-                index = base + (rng.random(n) < (s - base))
-            else:
-                index = np.floor(s + 0.5)
-            index = np.clip(index.astype(int), 0, spec.n_levels - 1)
-        return index, miss
-
-    def _values_from_index(self, spec, index, miss, rng, within=None):
-        if spec.kind == "numeric":
-            edges = np.asarray(spec.levels, dtype=np.float64)
-            left, right = edges[index], edges[index + 1]
-            if spec.fine is not None and self.numeric_value in ("auto", "fine"):
-                last = index == len(edges) - 2
-                values = decode_fine(spec.fine, left, right, last, rng, u=within)
-                return _numeric_back(values, miss, spec)
-            if self.numeric_value == "uniform":
-                values = left + rng.random(len(index)) * (right - left)
-            else:
-                values = (left + right) / 2
-            if spec.integer:
-                # the nearest integer inside [left, right) (the last bin is closed)
-                last = index == len(edges) - 2
-                lo_int = np.ceil(left)
-                hi_int = np.where(last, np.floor(right), np.ceil(right) - 1)
-                has_int = hi_int >= lo_int
-                values = np.where(
-                    has_int,
-                    np.clip(np.rint(values), lo_int, np.maximum(hi_int, lo_int)),
-                    np.rint(values),
-                )
-            return _numeric_back(values, miss, spec)
-        levels = np.empty(len(spec.levels), dtype=object)
-        levels[:] = spec.levels
-        values = levels[index]
-        if miss.any():
-            # ``None`` where the declared levels hold ``None``; else NaN,
-            # pandas' marker of a missing object value as read_csv writes it
-            # (None came back where the input had NaN). The input's own
-            # marker is not read: one row would decide it. Nullable dtypes
-            # get their NA (_cast_back)
-            values = values.copy()
-            values[miss] = spec.missing_value
-        series = pd.Series(values, dtype=object)
-        return _cast_back(series, spec.dtype, categories=spec.levels)
 
     # ------------------------------------------------------------- helpers
     def get_feature_names_out(
@@ -1378,7 +722,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 "Found array with 0 sample(s) while a minimum of 1 is required."
             )
         if df.shape[1] < 1:
-            # no shape: its n is private (a canary audit, round twenty)
+            # no shape in the message: its n is private
             raise ValueError("X has no columns (0 features); the encoder needs one")
         validate_data(
             self,
@@ -1400,341 +744,6 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.transformer_tags.preserves_dtype = []
         return tags
-
-
-# ------------------------------------------------------------------ helpers
-class _UndeclaredMissing(ValueError):
-    """A column with missing values whose declared domain has no missing
-    level (collected by ``fit`` into one error naming every such column)."""
-
-    def __init__(self, col, numeric=False):
-        super().__init__(_undeclared_missing_text([col], numeric))
-        self.numeric = numeric
-
-
-def _undeclared_missing_text(cols, numeric=False):
-    """The refusal of missing values a declaration rules out: the columns,
-    never a value or a count. ``numeric``: every column is a number, whose
-    only remedy is ``missing=`` (levels do not apply; a walk-through, round
-    nineteen, was told to put null among a numeric column's levels)."""
-    which = f"column {cols[0]!r} has" if len(cols) == 1 else f"columns {cols} have"
-    remedy = (
-        "missing={column: True}"
-        if numeric
-        else "None among its categories or ordinal levels, or missing={column: True}"
-    )
-    return (
-        f"{which} missing values but no missing category in the declared "
-        f"domain: declare it ({remedy})"
-    )
-
-
-def _is_missing_scalar(v):
-    try:
-        return bool(pd.isna(v))
-    except (TypeError, ValueError):
-        return False
-
-
-def _hashable(v):
-    """A level's key: its value tagged with its kind, so that ``1``, ``1.0``
-    and ``True`` (equal and hash-equal in Python) stay three levels (issue
-    23); NumPy scalars key as the Python ones (``np.int64(1)`` is ``1``)."""
-    if isinstance(v, (bool, np.bool_)):
-        return ("bool", bool(v))
-    if isinstance(v, numbers.Integral):
-        return ("int", int(v))
-    if isinstance(v, numbers.Real):
-        return ("float", float(v))
-    try:
-        hash(v)
-        return ("value", v)  # np.str_('a') keys as 'a'
-    except TypeError:
-        return ("repr", repr(v))
-
-
-def _numbers(series, unit):
-    """A numeric or time column as float64 (NaN where missing).
-
-    A cell that is not a number is refused naming the column only: NumPy's
-    "could not convert string to float: '<the cell>'" quoted it (a canary
-    audit, round twenty: a text cell of a column declared numeric by
-    ``bin_edges=``, in the library, the CLI and out of core)."""
-    if unit is not None:
-        return to_units(series, series.dtype, unit)
-    try:
-        return series.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"column {series.name!r} is numeric (bin_edges=, bounds= or its "
-            "dtype) but has values that are not numbers (not shown: they are "
-            "private); convert it, e.g. with pd.to_numeric, or declare its "
-            "categories"
-        ) from None
-
-
-def _numeric_back(values, miss, spec):
-    """Decoded numbers in the column's dtype: a time column's dates or
-    durations; an integer column's values clipped to what its dtype holds
-    (public: the dtype), so a value of a private bin past ``int8``'s 127
-    cannot wrap around to -128."""
-    values = np.where(miss, np.nan, np.asarray(values, dtype=np.float64))
-    if spec.time_unit is not None:
-        return from_units(values, spec.dtype, spec.time_unit)
-    if pd.api.types.is_integer_dtype(spec.dtype):
-        info = np.iinfo(getattr(spec.dtype, "numpy_dtype", spec.dtype))
-        hi = float(info.max)
-        if hi > info.max:  # int64, uint64: the float rounds past the largest
-            hi = float(np.nextafter(hi, -np.inf))
-        values = np.clip(values, float(info.min), hi)
-    return _cast_back(pd.Series(values, dtype=np.float64), spec.dtype)
-
-
-def _is_bool(v):
-    return isinstance(v, (bool, np.bool_))
-
-
-def _is_numeric(series):
-    dt = series.dtype
-    return pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
-
-
-class _Probe:
-    """The encoder's parameters with a budget: what would be learned privately."""
-
-    def __init__(self, encoder, delta=None):
-        self.categories, self.ordinal = encoder.categories, encoder.ordinal
-        self.bin_edges = encoder.bin_edges
-        if delta is None:  # the encoder's own δ; with "auto", any
-            own = encoder.delta if encoder.epsilon != "auto" else 1.0
-            delta = own or 0.0
-        self.epsilon, self.delta = 1.0, float(delta)
-
-
-def _check_bounds(col, bounds):
-    """Numeric ``(lo, hi)``, ``lo < hi``; ``-inf`` / ``inf`` (or a side
-    declared ``None``) leave that side to be learned privately."""
-    try:
-        lo, hi = (float(v) for v in bounds)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"bounds[{col!r}] must be two numbers (None for a side learned privately)"
-        ) from None
-    if np.isnan(lo) or np.isnan(hi) or lo == np.inf or hi == -np.inf or not lo < hi:
-        raise ValueError(
-            f"bounds[{col!r}] must have lo < hi (None for a side learned privately)"
-        )
-    if not (np.isfinite(lo) or np.isfinite(hi)):
-        raise ValueError(
-            f"bounds[{col!r}] has no finite side: leave the column out of "
-            "bounds= to learn its range privately"
-        )
-    return lo, hi
-
-
-def _one_sided(lo, hi):
-    return not (np.isfinite(lo) and np.isfinite(hi))
-
-
-def _check_edges(col, edges):
-    edges = np.asarray(edges, dtype=np.float64)
-    if edges.ndim != 1 or edges.size < 2:
-        raise ValueError(f"bin_edges[{col!r}] needs at least two edges")
-    if not np.all(np.isfinite(edges)) or np.any(np.diff(edges) <= 0):
-        raise ValueError(f"bin_edges[{col!r}] must be finite and strictly increasing")
-    check_finite_width(edges[:1], edges[-1:], f"bin_edges[{col!r}]")
-    return edges.tolist()
-
-
-def _bit_names(spec):
-    name = str(spec.name)
-    if spec.kind == "binary":
-        return [f"{name}={spec.levels[1]}"]
-    if spec.kind == "nominal":
-        bits = [f"{name}={c}" for c in spec.levels]
-        return bits + ([f"{name}={MISSING_LABEL}"] if spec.missing else [])
-    if spec.kind == "numeric":
-        e = spec.levels
-        if spec.time_unit is not None:  # edges as dates or durations
-            e = _time_labels(e, spec)
-        if spec.encoding == "onehot":
-            closing = [")"] * (len(e) - 2) + ["]"]
-            bits = [
-                f"{name} in [{_fmt(e[i])}, {_fmt(e[i + 1])}{closing[i]}"
-                for i in range(len(e) - 1)
-            ]
-        else:
-            bits = [f"{name}>={_fmt(x)}" for x in e[1:-1]]
-    else:  # ordinal
-        if spec.encoding == "onehot":
-            bits = [f"{name}={c}" for c in spec.levels]
-        else:
-            bits = [f"{name}>={c}" for c in spec.levels[1:]]
-    return bits + ([f"{name}={MISSING_LABEL}"] if spec.missing else [])
-
-
-def _blocks(specs):
-    """The :class:`Blocks` of the bit layout written by ``_encode_column``."""
-    blocks, start = [], 0
-    for spec in specs:
-        width = len(spec.bits)
-        if width == 0:  # one level, never missing: a constant with no bits
-            continue
-        if spec.kind == "binary":
-            kind, missing = "binary", False
-        elif spec.kind == "nominal" or spec.encoding == "onehot":
-            kind, missing = "onehot", False
-        else:
-            kind, missing = "thermometer", spec.missing
-        blocks.append(Block(str(spec.name), kind, start, width, missing))
-        start += width
-    return Blocks(tuple(blocks))
-
-
-def _time_labels(edges, spec):
-    values = from_units(np.asarray(edges), spec.dtype, spec.time_unit)
-    if spec.time_unit == "D" and not pd.api.types.is_timedelta64_dtype(spec.dtype):
-        return [v.strftime("%Y-%m-%d") for v in values]
-    return [str(v) for v in values]
-
-
-def _public_text(spec, x):
-    """A declared edge or bound as the user wrote it: a date for a time
-    column, a plain float otherwise; an open side of one-sided bounds is
-    ``None`` (it read as pandas' last date, 2262, for a time column)."""
-    if not np.isfinite(x):
-        return "None"
-    if spec.time_unit is not None:
-        return _time_labels([x], spec)[0]
-    return repr(float(x))
-
-
-def _fmt(x):
-    return x if isinstance(x, str) else f"{x:g}"
-
-
-def _category_index(spec, series, miss):
-    """Each row's level index (declared order), resolved once per distinct
-    value: rows are grouped by (Python type, value), so that ``1``, ``1.0``
-    and ``True`` -- equal for pandas' hashing -- are still told apart as
-    :func:`_hashable` keys them. Unhashable values take the row loop."""
-    lookup = {_hashable(v): i for i, v in enumerate(spec.levels)}
-    series = pd.Series(series).reset_index(drop=True)
-    try:
-        if series.dtype == object:
-            # mixed Python types are possible only here
-            kinds, _ = pd.factorize(series.map(type), use_na_sentinel=False)
-        else:
-            kinds = np.zeros(len(series), dtype=np.int64)
-        codes, _ = pd.factorize(series, use_na_sentinel=True)
-    except TypeError:  # an unhashable value (a list): one row at a time
-        groups = np.arange(len(series))
-    else:
-        groups = np.unique(
-            (codes.astype(np.int64) + 1) * (int(kinds.max(initial=0)) + 1) + kinds,
-            return_inverse=True,
-        )[1].reshape(-1)
-    n_groups = int(groups.max(initial=-1)) + 1
-    # one representative row per group, among the rows that are not missing
-    live = np.flatnonzero(~np.asarray(miss, dtype=bool))
-    first = np.full(n_groups, -1, dtype=np.int64)
-    first[groups[live][::-1]] = live[::-1]
-    resolved = np.zeros(n_groups, dtype=int)
-    unknown = False
-    for g in np.flatnonzero(first >= 0):
-        j = _level_of(spec, lookup, series.iloc[int(first[g])])
-        if j is None:
-            unknown = True
-        else:
-            resolved[g] = j
-    if unknown:
-        # neither the values nor how many there are: both are private
-        raise ValueError(
-            f"column {spec.name!r} has values that are not among its declared "
-            f"{'levels' if spec.kind == 'ordinal' else 'categories'} "
-            f"{[*spec.levels, None] if spec.missing else spec.levels} "
-            "(not shown: they are private)"
-        )
-    index = resolved[groups] if len(series) else np.zeros(0, dtype=int)
-    index[np.asarray(miss, dtype=bool)] = 0
-    return index
-
-
-def _level_of(spec, lookup, v):
-    """The index of value ``v`` among the levels, ``"other"``, or ``None``."""
-    j = lookup.get(_hashable(v))
-    if j is None:
-        # numbers may arrive as another numeric type (1 vs 1.0 vs np.int64)
-        if isinstance(v, numbers.Number) and not _is_bool(v):
-            j = next(
-                (
-                    k
-                    for k, c in enumerate(spec.levels)
-                    if isinstance(c, numbers.Number) and not _is_bool(c) and c == v
-                ),
-                None,
-            )
-    if j is None and spec.other:
-        j = len(spec.levels) - 1
-    return j
-
-
-def _decode_onehot(B, sample, rng):
-    """Category index per row of a one-hot block, by the documented rule."""
-    n, width = B.shape
-    index = np.empty(n, dtype=int)
-    ones = B.sum(axis=1)
-    exact = (ones == 1) & np.all((B == 0) | (B == 1), axis=1)
-    index[exact] = np.argmax(B[exact], axis=1)
-    rest = np.flatnonzero(~exact)
-    if rest.size == 0:
-        return index
-    fallback = B.mean(axis=0)
-    if fallback.sum() <= 0:
-        fallback = np.ones(width)
-    if not sample:
-        rows = B[rest]
-        best = rows.max(axis=1, keepdims=True)
-        ties = rows == best
-        # break ties (and all-zero rows) towards the most frequent category
-        score = ties * (1.0 + fallback[None, :] / (fallback.max() + 1.0))
-        index[rest] = np.argmax(score, axis=1)
-        return index
-    weights = B[rest].copy()
-    zero = weights.sum(axis=1) <= 0
-    weights[zero] = fallback
-    weights /= weights.sum(axis=1, keepdims=True)
-    cum = np.cumsum(weights, axis=1)
-    u = rng.random(rest.size)[:, None]
-    index[rest] = np.minimum((u > cum).sum(axis=1), width - 1)
-    return index
-
-
-def _cast_back(series, dtype, categories=None):
-    """Return the decoded column in its training dtype where that is lossless.
-
-    A categorical column gets the *declared* levels as its categories, not the
-    training dtype's: those may be the observed levels only, so a declared
-    level the data lacks would decode to NaN and the dtype would show which
-    levels were observed (issue 23, finding 5).
-    """
-    if isinstance(dtype, pd.CategoricalDtype):
-        if categories is None:  # pragma: no cover - every caller passes them
-            return series.astype(dtype)
-        declared = [c for c in categories if not _is_missing_level(c)]
-        return series.astype(pd.CategoricalDtype(declared, ordered=dtype.ordered))
-    try:
-        cast = series.astype(dtype)
-    except (TypeError, ValueError, OverflowError):
-        return series
-    if series.isna().any() and not cast.isna().equals(series.isna()):
-        return series
-    return cast
-
-
-def _is_missing_level(level):
-    """Whether a level is the missing category (``None`` or a NaN)."""
-    return level is None or (isinstance(level, float) and level != level)
 
 
 #: The keys a schema file may hold: the ``BooleanEncoder`` arguments that

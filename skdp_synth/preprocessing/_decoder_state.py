@@ -37,7 +37,8 @@ import numpy as np
 import pandas as pd
 
 from .._datetime import UNITS
-from ._boolean_encoder import BooleanEncoder, _bit_names, _blocks, _ColumnSpec
+from ._boolean_encoder import BooleanEncoder
+from ._column_spec import _bit_names, _blocks, _ColumnSpec
 from ._numeric_domain import FineHistogram
 
 __all__ = ["DECODER_VERSION", "decoder_from_state", "decoder_state"]
@@ -64,7 +65,7 @@ _SPEC_KEYS = {
     "time_unit",
     "fine",
 }
-#: keys a file written before round twenty lacks: ``missing_none`` (whether
+#: keys an older file lacks: ``missing_none`` (whether
 #: a missing level decodes to ``None`` or NaN; written always, absent it is
 #: ``None``, as those files decoded) and ``other`` (the last level is the
 #: catch-all of undiscovered levels; written where true)
@@ -190,7 +191,7 @@ def _dtype_from(text, where):
         raise ValueError(f"{where}: the dtype must be a pandas dtype's name")
     if ".." in text or "dateutil" in text or "pytz" in text:
         # a time zone is looked up by name only (a dateutil path would open
-        # a file; a privacy audit, round eighteen)
+        # a file)
         raise ValueError(f"{where}: a time zone must be a plain zone name")
     try:
         return pd.api.types.pandas_dtype(text)
@@ -216,8 +217,7 @@ def _is_number_dtype(dtype):
 
 def _check_dtype(dtype, kind, unit, frame, where):
     """The dtypes an encoder gives back, by column kind (a tampered file's
-    others crashed the decoder or gave bytes; a privacy audit, round
-    eighteen)."""
+    others crashed the decoder or gave bytes)."""
     if unit is not None:
         ok = pd.api.types.is_datetime64_any_dtype(
             dtype
@@ -347,7 +347,7 @@ def _spec_from(entry, arrays, k, frame):
         lo, hi = fine.cap
         if lo > levels[-1] or hi < levels[0]:
             # a cap outside the column's bins put every value there (-1e9
-            # for bins [6.6, 129.3]; a privacy audit, round eighteen)
+            # for bins [6.6, 129.3])
             raise ValueError(f"{where}: the fine histogram's cap misses its bins")
     bits = entry["bits"]
     if not (isinstance(bits, list) and all(isinstance(b, str) for b in bits)):
@@ -401,7 +401,7 @@ def decoder_from_state(
         raise ValueError("the decoder's specs must be a non-empty list")
     if n_features is not None and len(raw) > n_features + MAX_COLUMNS_WITHOUT_BITS:
         # columns without bits (one level, never missing) cost decoding work
-        # but no released width: bounded (a privacy audit, round eighteen)
+        # but no released width: bounded
         raise ValueError("the decoder has far more columns than the rows' bits")
     specs = [_spec_from(entry, arrays, k, meta["frame"]) for k, entry in enumerate(raw)]
     names = [spec.name for spec in specs]

@@ -111,12 +111,12 @@ WIDE_RATIO = 64.0
 #: JUMP_SCALES b sqrt(2 m)`` (:func:`kept_counts`). Looser rules keep a
 #: zero-inflated column's tail more often but invent far ranges in columns
 #: that have none, at the same rate at every ε (measured in
-#: ``benchmarks/bench_numeric_tails.py``, round nine: 0.1 and 1.5 kept
+#: ``benchmarks/bench_numeric_tails.py``: 0.1 and 1.5 kept
 #: credit's ``Debt`` in 63 % of fits instead of 36 %, with far false ranges
 #: in 4-7.5 % of 0/1 and all-zero columns instead of 0-0.5 %). ``L`` counts
-#: the leaves searched (beyond the range, one side), not the root's (round
-#: fifteen, with :func:`_only_point_masses`: Debt's tail kept in 67 % of
-#: fits instead of 57 %, far false ranges unchanged at 2.0 % / 0.5 %).
+#: the leaves searched (beyond the range, one side), not the root's (with
+#: :func:`_only_point_masses`: Debt's tail kept in 67 % of fits instead of
+#: 57 % when counting the root's, far false ranges unchanged at 2.0 % / 0.5 %).
 JUMP_FALSE_LEVEL = 0.01
 JUMP_SCALES = 2.0
 #: Inner leaves whose noisy count is below this many noise scales are set
@@ -173,11 +173,11 @@ FINEST_T = 1e-3
 #: in ``α × 2.3 %`` of fits, and a low threshold here mostly buys detection
 #: of small real missing rates. Measured (``benchmarks/bench_missing_levels``,
 #: 5,000 rows, 30 fits, with the drop): α = e^-1/2 (threshold ``b``, the value
-#: until round six) → 0.3 → 0.5: mean error of a 2 % missing rate 0.84 → 0.43 → 0.32 pp,
+#: used before) → 0.3 → 0.5: mean error of a 2 % missing rate 0.84 → 0.43 → 0.32 pp,
 #: of a 1 % rate 0.87 → 0.76 → 0.68 pp; complete columns with NaN 0/90 →
 #: 0/90 → 2/90. Credit (6 seeds): mean worst missing-rate error 1.37 →
 #: 1.22 pp. Lower α (0.01, 0.05) missed Income's 8.6 % missing rows in 1 of
-#: 4 fits (round five). Declaring ``missing={col: False}`` is exact.
+#: 4 fits. Declaring ``missing={col: False}`` is exact.
 MISSING_FALSE_LEVEL = 0.3
 
 
@@ -710,8 +710,8 @@ def coarse_edges(hist, n_bins):
 #: 49)``; expenses 35, 45, 60, 75) decoded spread over its leaf. As bins,
 #: the release measures each integer; a pipeline then drops the bins its
 #: own estimate does not support (the empty integers beside a heap, or past
-#: the data's end). Measured (``python -m benchmarks.bench_mixed_seeds``,
-#: round sixteen): see benchmarks/README.md.
+#: the data's end). Measured (``python -m benchmarks.bench_mixed_seeds``):
+#: see benchmarks/README.md.
 SPLIT_WIDTH = 16
 #: An integer column whose kept range spans at most this many integers gets
 #: one coarse bin per integer (:func:`split_heavy_leaves`).
@@ -736,8 +736,8 @@ def split_heavy_leaves(hist, cuts, n_bins, width=None):
         # one bin per integer (the closed last bin holds the last two), so
         # that a leaf spanning past the data's last value -- ``[12, 16)`` for
         # a month -- does not decode 13-15; the pipeline drops the integers
-        # its release does not support (found by a new-user walk-through,
-        # round seventeen: 9-11 % of the months outside 1-12 at 2,000 rows)
+        # its release does not support (without this, 9-11 % of the decoded
+        # months fell outside 1-12 at 2,000 rows)
         out = [float(v) for v in np.arange(float(cuts[0]), float(cuts[-1]))]
         out = (out if len(out) > 1 else out[:1]) + [float(cuts[-1])]
         return out, list(range(len(out) - 1))

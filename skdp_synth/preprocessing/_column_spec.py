@@ -1,0 +1,178 @@
+"""What one column of a :class:`BooleanEncoder` is, and how its cells read.
+
+A fitted encoder holds one :class:`_ColumnSpec` per input column: its kind
+(nominal, binary, ordinal, numeric), its levels or bin edges, whether it has
+a missing level, its dtype and time unit, and the names of its output bits.
+The spec is the contract between the pieces that use it -- the domain that
+builds it (``_column_domain``), ``transform``, the decoder (``_decoding``)
+and a release's stored decoder (``_decoder_state``) -- so it and the pure
+functions of it live here, apart from any of them: the bit names and the
+:class:`~skdp_synth.blocks.Blocks` layout, the public text of an edge, and
+how a cell is read as a level key (:func:`_hashable`) or as a number in the
+column's unit (:func:`_numbers`).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._datetime import from_units, to_units
+from ..blocks import Block, Blocks
+
+MISSING_LABEL = "<missing>"
+
+
+def _is_missing(values):
+    return pd.isna(values)
+
+
+@dataclass
+class _ColumnSpec:
+    """How one input column maps to a block of bits."""
+
+    name: object
+    kind: str  # "nominal", "binary", "ordinal", "numeric"
+    levels: list  # categories (nominal/binary/ordinal) or bin edges (numeric)
+    missing: bool  # whether the column has a missing indicator/category
+    dtype: object
+    encoding: str = "thermometer"  # for ordinal/numeric: thermometer or onehot
+    integer: bool = False
+    bits: list = field(default_factory=list)  # output feature names
+    fine: object = None  # FineHistogram of a privately learned numeric domain
+    other: bool = False  # undeclared levels map to the last level ("other")
+    clip: bool = False  # values outside the edges are clipped (else an error)
+    bounds: tuple | None = None  # public bounds: only values outside them warn
+    # whether ``missing`` was decided by a noisy count (then missing values
+    # found later are encoded as a value, since an error would reveal them)
+    missing_learned: bool = False
+    # bins of one integer each, split from a heavy leaf of a private domain
+    # (split_heavy_leaves): a pipeline drops those its release does not support
+    split: tuple = ()
+    # a date/time or duration column counted in this unit (``_datetime``)
+    time_unit: str | None = None
+    # what a missing level decodes to (a categorical column): ``None`` where
+    # the declared levels hold ``None``, else NaN (pandas' object marker)
+    missing_value: object = np.nan
+
+    @property
+    def n_levels(self):
+        return len(self.levels) - 1 if self.kind == "numeric" else len(self.levels)
+
+
+def _is_missing_scalar(v):
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _hashable(v):
+    """A level's key: its value tagged with its kind, so that ``1``, ``1.0``
+    and ``True`` (equal and hash-equal in Python) stay three levels; NumPy
+    scalars key as the Python ones (``np.int64(1)`` is ``1``)."""
+    if isinstance(v, (bool, np.bool_)):
+        return ("bool", bool(v))
+    if isinstance(v, numbers.Integral):
+        return ("int", int(v))
+    if isinstance(v, numbers.Real):
+        return ("float", float(v))
+    try:
+        hash(v)
+        return ("value", v)  # np.str_('a') keys as 'a'
+    except TypeError:
+        return ("repr", repr(v))
+
+
+def _numbers(series, unit):
+    """A numeric or time column as float64 (NaN where missing).
+
+    A cell that is not a number is refused naming the column only: NumPy's
+    "could not convert string to float: '<the cell>'" quoted it (a text
+    cell of a column declared numeric by ``bin_edges=``, in the library, the
+    CLI and out of core)."""
+    if unit is not None:
+        return to_units(series, series.dtype, unit)
+    try:
+        return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"column {series.name!r} is numeric (bin_edges=, bounds= or its "
+            "dtype) but has values that are not numbers (not shown: they are "
+            "private); convert it, e.g. with pd.to_numeric, or declare its "
+            "categories"
+        ) from None
+
+
+def _is_bool(v):
+    return isinstance(v, (bool, np.bool_))
+
+
+def _bit_names(spec):
+    name = str(spec.name)
+    if spec.kind == "binary":
+        return [f"{name}={spec.levels[1]}"]
+    if spec.kind == "nominal":
+        bits = [f"{name}={c}" for c in spec.levels]
+        return bits + ([f"{name}={MISSING_LABEL}"] if spec.missing else [])
+    if spec.kind == "numeric":
+        e = spec.levels
+        if spec.time_unit is not None:  # edges as dates or durations
+            e = _time_labels(e, spec)
+        if spec.encoding == "onehot":
+            closing = [")"] * (len(e) - 2) + ["]"]
+            bits = [
+                f"{name} in [{_fmt(e[i])}, {_fmt(e[i + 1])}{closing[i]}"
+                for i in range(len(e) - 1)
+            ]
+        else:
+            bits = [f"{name}>={_fmt(x)}" for x in e[1:-1]]
+    else:  # ordinal
+        if spec.encoding == "onehot":
+            bits = [f"{name}={c}" for c in spec.levels]
+        else:
+            bits = [f"{name}>={c}" for c in spec.levels[1:]]
+    return bits + ([f"{name}={MISSING_LABEL}"] if spec.missing else [])
+
+
+def _blocks(specs):
+    """The :class:`Blocks` of the bit layout written by ``_encode_column``."""
+    blocks, start = [], 0
+    for spec in specs:
+        width = len(spec.bits)
+        if width == 0:  # one level, never missing: a constant with no bits
+            continue
+        if spec.kind == "binary":
+            kind, missing = "binary", False
+        elif spec.kind == "nominal" or spec.encoding == "onehot":
+            kind, missing = "onehot", False
+        else:
+            kind, missing = "thermometer", spec.missing
+        blocks.append(Block(str(spec.name), kind, start, width, missing))
+        start += width
+    return Blocks(tuple(blocks))
+
+
+def _time_labels(edges, spec):
+    values = from_units(np.asarray(edges), spec.dtype, spec.time_unit)
+    if spec.time_unit == "D" and not pd.api.types.is_timedelta64_dtype(spec.dtype):
+        return [v.strftime("%Y-%m-%d") for v in values]
+    return [str(v) for v in values]
+
+
+def _public_text(spec, x):
+    """A declared edge or bound as the user wrote it: a date for a time
+    column, a plain float otherwise; an open side of one-sided bounds is
+    ``None`` (it read as pandas' last date, 2262, for a time column)."""
+    if not np.isfinite(x):
+        return "None"
+    if spec.time_unit is not None:
+        return _time_labels([x], spec)[0]
+    return repr(float(x))
+
+
+def _fmt(x):
+    return x if isinstance(x, str) else f"{x:g}"

@@ -1,0 +1,215 @@
+"""Bits back to a table: how a :class:`BooleanEncoder` decodes.
+
+:meth:`BooleanEncoder.inverse_transform` turns any row with entries in
+``[0, 1]`` into a valid row of the fitted schema, by the rule in the
+encoder's module docstring. That rule is post-processing of the rows it is
+given (no privacy cost) and needs only the columns' specs and the decoding
+parameters (``decode``, ``numeric_value``, ``within_bins``), never the
+training data -- which is why a release's stored decoder
+(``_decoder_state``) can run it. Here: a block's level index
+(:func:`decode_index`), a level index's value in the column's dtype, with
+missing cells and dates or durations restored (:func:`values_from_index`),
+the Gaussian copula's positions inside numeric bins
+(:func:`quantiles_in_bins`), and the output as a DataFrame or an array
+(:func:`decoded_output`). The draws come from the one generator the caller
+passes, in the caller's order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._datetime import from_units
+from ._numeric_domain import decode_fine
+
+
+def copula_columns(specs):
+    """The columns the copula couples: numeric with a fine histogram."""
+    return [
+        k
+        for k, spec in enumerate(specs)
+        if spec.kind == "numeric" and spec.fine is not None
+    ]
+
+
+def quantiles_in_bins(copula, cols, decoded, rng, *, within_bins, numeric_value):
+    """``{column position: quantile in its bin}`` from the copula (``cols``:
+    the positions it couples; none without a copula, or where
+    ``within_bins`` or ``numeric_value`` do not use it)."""
+    from ._copula import within_bin_quantiles
+
+    if (
+        within_bins != "copula"
+        or copula is None
+        or numeric_value not in ("auto", "fine")
+        or not decoded
+        or len(decoded[0][0]) == 0
+    ):
+        return {}
+    U = within_bin_quantiles(
+        copula,
+        np.stack([decoded[k][0] for k in cols], 1),
+        np.stack([decoded[k][1] for k in cols], 1),
+        rng,
+    )
+    return {k: U[:, i] for i, k in enumerate(cols)}
+
+
+def decode_index(spec, B, rng, decode):
+    """Each row's level index (and whether it is missing) in ``spec``'s
+    block ``B``, by the ``decode`` rule (``"argmax"``: rounding, no draws)."""
+    n = B.shape[0]
+    sample = decode == "sample"
+    miss = np.zeros(n, dtype=bool)
+    if spec.kind == "binary":
+        v = B[:, 0]
+        index = (rng.random(n) < v) if sample else (v >= 0.5)
+        index = index.astype(int)
+    elif spec.kind == "nominal" or spec.encoding == "onehot":
+        index = _decode_onehot(B, sample, rng)
+        if spec.missing:
+            miss = index == spec.n_levels
+            index = np.where(miss, 0, index)
+    else:  # thermometer (+ missing bit)
+        if spec.missing:
+            miss = (rng.random(n) < B[:, -1]) if sample else (B[:, -1] >= 0.5)
+            B = B[:, :-1]
+        s = B.sum(axis=1)
+        if sample:
+            base = np.floor(s)
+            index = base + (rng.random(n) < (s - base))
+        else:
+            index = np.floor(s + 0.5)
+        index = np.clip(index.astype(int), 0, spec.n_levels - 1)
+    return index, miss
+
+
+def values_from_index(spec, index, miss, rng, numeric_value, within=None):
+    """Column ``spec``'s values of the level indices ``index`` (missing where
+    ``miss``), in its dtype: a numeric bin by ``numeric_value`` (``within``:
+    the copula's quantiles in the bins, or ``None``), a level as declared."""
+    if spec.kind == "numeric":
+        edges = np.asarray(spec.levels, dtype=np.float64)
+        left, right = edges[index], edges[index + 1]
+        if spec.fine is not None and numeric_value in ("auto", "fine"):
+            last = index == len(edges) - 2
+            values = decode_fine(spec.fine, left, right, last, rng, u=within)
+            return _numeric_back(values, miss, spec)
+        if numeric_value == "uniform":
+            values = left + rng.random(len(index)) * (right - left)
+        else:
+            values = (left + right) / 2
+        if spec.integer:
+            # the nearest integer inside [left, right) (the last bin is closed)
+            last = index == len(edges) - 2
+            lo_int = np.ceil(left)
+            hi_int = np.where(last, np.floor(right), np.ceil(right) - 1)
+            has_int = hi_int >= lo_int
+            values = np.where(
+                has_int,
+                np.clip(np.rint(values), lo_int, np.maximum(hi_int, lo_int)),
+                np.rint(values),
+            )
+        return _numeric_back(values, miss, spec)
+    levels = np.empty(len(spec.levels), dtype=object)
+    levels[:] = spec.levels
+    values = levels[index]
+    if miss.any():
+        # ``None`` where the declared levels hold ``None``; else NaN,
+        # pandas' marker of a missing object value as read_csv writes it
+        # (None came back where the input had NaN). The input's own
+        # marker is not read: one row would decide it. Nullable dtypes
+        # get their NA (_cast_back)
+        values = values.copy()
+        values[miss] = spec.missing_value
+    series = pd.Series(values, dtype=object)
+    return _cast_back(series, spec.dtype, categories=spec.levels)
+
+
+def _numeric_back(values, miss, spec):
+    """Decoded numbers in the column's dtype: a time column's dates or
+    durations; an integer column's values clipped to what its dtype holds
+    (public: the dtype), so a value of a private bin past ``int8``'s 127
+    cannot wrap around to -128."""
+    values = np.where(miss, np.nan, np.asarray(values, dtype=np.float64))
+    if spec.time_unit is not None:
+        return from_units(values, spec.dtype, spec.time_unit)
+    if pd.api.types.is_integer_dtype(spec.dtype):
+        info = np.iinfo(getattr(spec.dtype, "numpy_dtype", spec.dtype))
+        hi = float(info.max)
+        if hi > info.max:  # int64, uint64: the float rounds past the largest
+            hi = float(np.nextafter(hi, -np.inf))
+        values = np.clip(values, float(info.min), hi)
+    return _cast_back(pd.Series(values, dtype=np.float64), spec.dtype)
+
+
+def _decode_onehot(B, sample, rng):
+    """Category index per row of a one-hot block, by the documented rule."""
+    n, width = B.shape
+    index = np.empty(n, dtype=int)
+    ones = B.sum(axis=1)
+    exact = (ones == 1) & np.all((B == 0) | (B == 1), axis=1)
+    index[exact] = np.argmax(B[exact], axis=1)
+    rest = np.flatnonzero(~exact)
+    if rest.size == 0:
+        return index
+    fallback = B.mean(axis=0)
+    if fallback.sum() <= 0:
+        fallback = np.ones(width)
+    if not sample:
+        rows = B[rest]
+        best = rows.max(axis=1, keepdims=True)
+        ties = rows == best
+        # break ties (and all-zero rows) towards the most frequent category
+        score = ties * (1.0 + fallback[None, :] / (fallback.max() + 1.0))
+        index[rest] = np.argmax(score, axis=1)
+        return index
+    weights = B[rest].copy()
+    zero = weights.sum(axis=1) <= 0
+    weights[zero] = fallback
+    weights /= weights.sum(axis=1, keepdims=True)
+    cum = np.cumsum(weights, axis=1)
+    u = rng.random(rest.size)[:, None]
+    index[rest] = np.minimum((u > cum).sum(axis=1), width - 1)
+    return index
+
+
+def _cast_back(series, dtype, categories=None):
+    """Return the decoded column in its training dtype where that is lossless.
+
+    A categorical column gets the *declared* levels as its categories, not the
+    training dtype's: those may be the observed levels only, so a declared
+    level the data lacks would decode to NaN and the dtype would show which
+    levels were observed.
+    """
+    if isinstance(dtype, pd.CategoricalDtype):
+        if categories is None:  # pragma: no cover - every caller passes them
+            return series.astype(dtype)
+        declared = [c for c in categories if not _is_missing_level(c)]
+        return series.astype(pd.CategoricalDtype(declared, ordered=dtype.ordered))
+    try:
+        cast = series.astype(dtype)
+    except (TypeError, ValueError, OverflowError):
+        return series
+    if series.isna().any() and not cast.isna().equals(series.isna()):
+        return series
+    return cast
+
+
+def _is_missing_level(level):
+    """Whether a level is the missing category (``None`` or a NaN)."""
+    return level is None or (isinstance(level, float) and level != level)
+
+
+def decoded_output(df, specs, frame):
+    """The decoded columns ``df`` as returned: the DataFrame if the encoder
+    was fitted on one (``frame``), else an ndarray of the fitted array's
+    dtype where that is a number or bool dtype, else of objects."""
+    if not frame:
+        dtypes = {np.dtype(spec.dtype) for spec in specs}
+        dt = dtypes.pop() if len(dtypes) == 1 else np.dtype(object)
+        if dt.kind not in "biuf" or (dt.kind in "biu" and df.isna().any().any()):
+            dt = np.dtype(object)
+        return df.to_numpy(dtype=dt)
+    return df

@@ -1,4 +1,6 @@
-"""The cost of placing numeric values jointly inside their bins.
+"""The cost of placing numeric values jointly inside their bins (copula vs independent).
+
+Run: ``python -m benchmarks.bench_copula [--rows 1000000] [--repeats 2]``.
 
 ``BooleanEncoder(within_bins="copula")`` (the default) draws a row's
 within-bin places from a Gaussian copula (Gibbs sampling in the row's box
@@ -6,9 +8,7 @@ of bins, then ranks per bin); ``"independent"`` draws them column by
 column. Times ``pipe.sample(n)`` under both on ``nycflights13::flights``
 (50,000 rows, five numeric columns, ``benchmarks/bench_mixed.py``'s
 table), against the baseline of the same run: the release's encoded sample
-alone (no decoding). Run::
-
-    .venv/bin/python -m benchmarks.bench_copula [--rows 1000000] [--repeats 2]
+alone (no decoding).
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """ProjectedGaussianRelease from a contingency table: counts in vs expanded rows.
 
+Run: ``PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python -m benchmarks.bench_counts``.
+
 A census-like table (4 regions x 5 age groups x 2 sexes, about 10^6 people in
 40 cells) is fitted twice through the encoder pipeline with the same seed:
 from the expanded rows, one per person, and from the 40 cells with
 ``sample_weight=counts``. Reports whether the releases are identical, the fit
 times (as a ratio, measured in the same run) and the peak memory traced by
 ``tracemalloc`` during each fit. ``BENCH_COUNTS_SCALE`` multiplies the counts.
-
-    PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python -m benchmarks.bench_counts
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""Benchmarks of DampedPrivateSynthesizer (:cite:`Boedihardjo2024` §5) and its Bingham
-sampler.
+"""DampedPrivateSynthesizer and its Bingham sampler: speed, error rate, TV error.
 
-Tables (markdown), every speed figure a ratio to a baseline timed in the same
-run:
+Run: ``python -m benchmarks.bench_damped`` (or ``python -m benchmarks.run damped``).
+
+The synthesizer is :cite:`Boedihardjo2024` §5. Tables (markdown), every speed
+figure a ratio to a baseline timed in the same run:
 
 1. **Bingham acceptance** -- the Kent-Ganeiber-Mardia sampler's acceptance
    rate at concentrations 10^0..10^6 and dimensions 3..300, against the
@@ -21,6 +22,14 @@ run:
    ``make compare-venv`` or set ``SKDP_COMPARE_PYTHON`` (see
    ``benchmarks/_compare.py``); the table is skipped with a message when it
    is missing.
+5. **TV2 on real tables** (:func:`real_tables_tv2`) -- ``nass_cds`` and
+   ``mpls_stops`` one-hot encoded: TV2 at eps = 1 of the default against the
+   other parameter choices and the trivial baselines, at the real size and
+   bootstrapped to 10^5, 10^6 rows; the crossover with noisy 1-way marginals
+   at 1k..10k rows; TV2 over eps with the non-private microaggregator.
+6. **Fit + sample time** (:func:`fit_sample_timing`) -- fit + sample of
+   ``n = 10^6`` rows as a multiple of one ``X.T @ X``, on a bare 0/1 matrix
+   and on ``nass_cds`` bootstrapped to 10^6 rows with its one-hot blocks.
 
 ``SKDP_BENCH_QUICK=1`` shrinks every size for a smoke run. On a machine
 shared with other jobs run with ``OPENBLAS_NUM_THREADS=1``: multi-threaded
@@ -338,7 +347,7 @@ def _mean_row(label, eps, errs):
     return row
 
 
-def _issue11_fit(real, cats, eval_rows, seed, estimator=None, **params):
+def _tv2_of_fit(real, cats, eval_rows, seed, estimator=None, **params):
     """TV2 of DampedPrivateSynthesizer (one-hot bits, block rounding), or of
     ``estimator`` when given, decoded, against ``eval_rows``."""
     import pandas as pd
@@ -393,22 +402,23 @@ def _resized(base, size, seed=0):
     return base.iloc[idx].reset_index(drop=True)
 
 
-ISSUE11_SEEDS = (0, 1)
+TV2_SEEDS = (0, 1)
 
 
-def issue11_table(
+def real_tables_tv2(
     tables=("nass_cds", "mpls_stops"),
     sizes=(None, 10**5, 10**6),
     crossover_sizes=(1000, 3000, 10_000),
     epsilons=(0.5, 1, 2, 5, 10, 100),
 ):
-    """The block-aware default's figures, all in one run (markdown tables).
+    """TV2 of the block-aware default on real tables, beside other parameters and
+    baselines (markdown tables).
 
     1. TV2 at eps = 1, at the real size and bootstrapped to 10^5, 10^6: the
        default (``parameters="optimal"``: block-aware geometry, noisy cell
        sums, centre = the blocks' centroid), the same with
        ``centre="marginals"`` (shrink toward the released sums' 1-way
-       marginals), the former default (``parameters="bound"``, centred cube),
+       marginals), ``parameters="bound"`` (centred cube),
        the paper's variant, uniformly random rows and noisy independent 1-way
        marginals (Laplace, pure eps; ``n_components=0`` of the default is the
        same release, on the bits), with the default's plan (t, cells).
@@ -418,17 +428,17 @@ def issue11_table(
 
     Every TV2 compares 30 000 synthetic rows with the first 30 000 rows of
     the real table (the same rows for every method and size, so the TV2
-    sampling floor is shared), mean of ``ISSUE11_SEEDS``.
+    sampling floor is shared), mean of ``TV2_SEEDS``.
     """
     from benchmarks._tables import load_table
     from benchmarks.bench_generator import tv
     from skdp_synth import CovarianceLossMicroaggregator
 
     n_eval = 30_000
-    seeds = ISSUE11_SEEDS if not QUICK else (0,)
+    seeds = TV2_SEEDS if not QUICK else (0,)
 
     def mean_tv(**params):
-        fits = [_issue11_fit(real, cats, ev, s, **params) for s in seeds]
+        fits = [_tv2_of_fit(real, cats, ev, s, **params) for s in seeds]
         return float(np.mean(fits))
 
     def plan(real, **params):
@@ -453,7 +463,7 @@ def issue11_table(
             r = {"table": name, "n": len(real), "t, cells": plan(real, epsilon=1.0)}
             r["default"] = mean_tv(epsilon=1.0)
             r["centre=marginals"] = mean_tv(epsilon=1.0, centre="marginals")
-            r["bound (old default)"] = mean_tv(epsilon=1.0, parameters="bound")
+            r["bound"] = mean_tv(epsilon=1.0, parameters="bound")
             r["paper"] = mean_tv(epsilon=1.0, parameters="paper", centre=None)
             r["uniform"] = float(np.mean(
                 [tv(ev, _uniform_rows(real, cats, n_eval, s), 2) for s in seeds]
@@ -479,15 +489,15 @@ def issue11_table(
         for eps in epsilons:
             g[f"eps={eps}"] = mean_tv(epsilon=float(eps))
         g["microaggregator (not private)"] = float(np.mean([
-            _issue11_fit(real, cats, ev, s, estimator=CovarianceLossMicroaggregator(
+            _tv2_of_fit(real, cats, ev, s, estimator=CovarianceLossMicroaggregator(
                 domain="boolean", random_state=s))
             for s in seeds
         ]))  # fmt: skip
         grid.append(g)
         print(g, flush=True)
     print(
-        "\n### Issue 11: TV2 at eps = 1 (30k synthetic vs the first 30k real "
-        f"rows; mean of {len(seeds)} seeds)\n"
+        "\n### TV2 at eps = 1 on the real tables (30k synthetic vs the first 30k "
+        f"real rows; mean of {len(seeds)} seeds)\n"
     )
     print(markdown_table(rows, list(rows[0])))
     if cross:
@@ -499,7 +509,7 @@ def issue11_table(
     return rows, cross, grid
 
 
-def issue11_timing(n=10**6, p=49, seed=0, table="nass_cds"):
+def fit_sample_timing(n=10**6, p=49, seed=0, table="nass_cds"):
     """Fit + sample of n rows as a multiple of one X.T @ X (float64), on a bare
     0/1 matrix (every bit binary) and on ``table`` bootstrapped to n rows, its
     one-hot blocks passed (the default then uses them: block geometry,
@@ -546,8 +556,8 @@ def main():
     scale_table()
     rate_table()
     comparison_table()
-    issue11_table()
-    issue11_timing()
+    real_tables_tv2()
+    fit_sample_timing()
 
 
 if __name__ == "__main__":

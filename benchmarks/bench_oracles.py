@@ -1,4 +1,7 @@
-"""What a noise-free model scores: the floors under issue 21's and 22's targets.
+"""What a noise-free model scores: the TV2 floor on the mixed and categorical tables.
+
+Run: ``python -m benchmarks.bench_oracles mixed --tables credit,wage`` or
+``python -m benchmarks.bench_oracles categorical --tables caravan`` (``--seed``).
 
 A target such as "2-way TV ≤ 0.6 × dpmm's" or "≤ 0.5 × independent noisy
 columns" can ask for less error than any model of the kind gets even
@@ -15,12 +18,9 @@ targets' benchmarks do:
 ``mixed`` scores like ``bench_mixed.py`` (numeric columns in 10 bins at the
 held-out quantiles, missing its own level, against the held-out 20 %);
 ``categorical`` like ``bench_selection.py`` (TV2 of the rows against the
-80 % they were fitted to; issue 21's tables and the 86-column ``caravan``).
-Each model draws ``n`` rows (as many as the training rows) and 200,000 (its
-own error, almost without sampling). Run::
-
-    .venv/bin/python -m benchmarks.bench_oracles mixed --tables credit,wage
-    .venv/bin/python -m benchmarks.bench_oracles categorical --tables caravan
+80 % they were fitted to; ``nass_cds``, ``mpls_stops``, ``diamonds`` and the
+86-column ``caravan``). Each model draws ``n`` rows (as many as the training
+rows) and 200,000 (its own error, almost without sampling).
 """
 
 from __future__ import annotations

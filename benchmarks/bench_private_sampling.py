@@ -1,8 +1,9 @@
-"""PrivateSampler (:cite:`Boedihardjo2022`): solve time, accuracy, and the honest
-privacy table.
+"""PrivateSampler: solve time, accuracy, privacy cost, the frontier on real tables.
 
-Run with ``python -m benchmarks.run private_sampling`` (add ``--quick`` after
-the module path when running this file directly to skip the slowest rows).
+Run: ``python -m benchmarks.bench_private_sampling`` (``--quick`` skips the
+slowest rows; ``--frontier`` or ``--frontier-damped`` runs table 6 only), or
+``python -m benchmarks.run private_sampling``. The sampler is
+:cite:`Boedihardjo2022`.
 
 Tables
 ------
@@ -439,7 +440,7 @@ def main(argv=None):
     print(table_privacy(), "\n")
     print("### Measured density sensitivity, random replace-one pairs (p=6, d=2)\n")
     print(table_sensitivity(), "\n")
-    print("### The frontier on real tables (issue #11 item 4)\n")
+    print("### The frontier on real tables (nass_cds, mpls_stops)\n")
     frontier()
 
 

@@ -1,14 +1,13 @@
 """Sampling the table from a published file, against the pipeline itself.
 
-``pipe.to_release()`` carries the encoder's decoder, so whoever holds the
-``.npz`` file samples rows of the table without the fitted objects
-(round eighteen). Times, on ``nycflights13::flights`` (50,000 rows,
-``benchmarks/bench_mixed.py``'s table, ε = 1): writing and loading the
-file (its size), ``Release.load(path).sample(n)`` and ``pipe.sample(n)``
-in the same run, and the baseline of the same run: the encoded sample alone.
-Run::
+Run: ``python -m benchmarks.bench_release_file [--rows 1000000] [--repeats 2]``.
 
-    .venv/bin/python -m benchmarks.bench_release_file [--rows 1000000] [--repeats 2]
+``pipe.to_release()`` carries the encoder's decoder, so whoever holds the
+``.npz`` file samples rows of the table without the fitted objects. Times,
+on ``nycflights13::flights`` (50,000 rows, ``benchmarks/bench_mixed.py``'s
+table, ε = 1): writing and loading the file (its size),
+``Release.load(path).sample(n)`` and ``pipe.sample(n)`` in the same run, and
+the baseline of the same run: the encoded sample alone.
 """
 
 from __future__ import annotations

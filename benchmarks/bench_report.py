@@ -1,13 +1,14 @@
-"""Cost of a fidelity report against computing all 2-way tables once (issue #15).
+"""Cost of a fidelity report against computing all 2-way tables once.
 
-``python -m benchmarks.run report`` (or ``python -m benchmarks.bench_report``).
+Run: ``python -m benchmarks.bench_report`` (or ``python -m benchmarks.run report``).
+
 A categorical table of 50,000 rows x 12 columns (2-8 levels, correlated
 through a latent class; public level sets) and a synthetic table of the same
 size. Baseline: ``marginal_error(real, syn, d=2, kind="tv")`` -- every 2-way
 contingency table of both tables built once. Measured:
 ``fidelity_report(real, syn, schema, d=(1, 2))`` -- 1- and 2-way TV per table,
 the worst tables with their cells, the guarantee -- and, separately, its HTML
-page without the figure. Target (issue #15): report / baseline <= 2.
+page without the figure. Target: report / baseline <= 2.
 Best of 3 runs each. ``SKDP_BENCH_QUICK=1``: 10,000 rows.
 """
 

@@ -1,10 +1,14 @@
 """Working memory of a large eager ``sample``: bounded chunks vs one piece.
 
-Issue 23, finding 7: an in-memory ``sample(10**7)`` allocated its whole
-working set at once (15.6 GiB). ``sample`` now draws ``n`` rows in chunks of
+Run: ``python -m benchmarks.bench_sample_memory`` (or
+``python -m benchmarks.run sample_memory``).
+
+``sample`` draws ``n`` rows in chunks of
 ``skdp_synth.validation.sample_chunk_rows(p)`` rows (32 MiB of float64 rows)
-when ``n`` is larger. The one-piece draw is measured **in the same run** by
-raising ``SAMPLE_CHUNK_BYTES`` so that no sample is chunked. Reported: peak
+when ``n`` is larger; drawn in one piece, an in-memory ``sample(10**7)``
+allocates its whole working set at once (15.6 GiB). The one-piece draw is
+measured **in the same run** by raising ``SAMPLE_CHUNK_BYTES`` so that no
+sample is chunked. Reported: peak
 bytes per row (tracemalloc) and the output's bytes per row, and the time
 ratio chunked / one piece (best of 3; a shared machine is noisy).
 

@@ -1,9 +1,11 @@
 """The shared validation and block code against one pass over the data.
 
-Issue 14 item 3 and issue 11's timing: the Boolean-domain check
-(:func:`skdp_synth.validation.check_boolean`), the block validity check
-(:meth:`skdp_synth.blocks.Blocks.is_valid`, ``invalid_blocks``), the decoding
-to levels (``Blocks.to_levels``) and the map
+Run: ``python -m benchmarks.bench_validation`` (or
+``python -m benchmarks.run validation``).
+
+The Boolean-domain check (:func:`skdp_synth.validation.check_boolean`), the
+block validity check (:meth:`skdp_synth.blocks.Blocks.is_valid`,
+``invalid_blocks``), the decoding to levels (``Blocks.to_levels``) and the map
 back from the cube (:func:`skdp_synth.validation.from_cube`), each timed
 against the implementation it replaced (kept below as ``_old_*``, verbatim
 but for names) **in the same run**, and both as a ratio to one
@@ -12,7 +14,7 @@ results are asserted equal, so the table is also a check.
 
 Data: a bare 0/1 matrix (every bit binary, ``p = 50``) and the nass_cds
 one-hot matrix (``benchmarks._tables``, 42 bits in 12 blocks) bootstrapped
-to ``n`` rows, as in ``bench_damped.issue11_timing``; plus a synthetic
+to ``n`` rows, as in ``bench_damped.fit_sample_timing``; plus a synthetic
 layout with thermometer blocks (with and without a missing bit).
 
 ``SKDP_BENCH_QUICK=1``: ``n = 10^5`` instead of ``10^6``. Best of 3,

@@ -1,10 +1,12 @@
-"""Issue 49: every release is delivered, every size is bounded, every refusal
-is one of the documented ones.
+"""Every release is delivered, every size is bounded, every refusal is one
+of the documented ones.
 
-Each test reproduces one of the issue's five problems (and the accountant's
-missing reservation) through public entry points only, and is marked
-``xfail(strict=True)`` with the exception it fails with on today's tree: the
-day the fix lands it passes, turns the run red, and the marker is removed.
+Each test reproduces one fault found by an adversarial audit (a crash after
+the budget was spent, an unbounded size, a row that changes an exit code, an
+unlisted refusal, an accountant that reserves nothing) through public entry
+points only. Where the fix has not landed the test is marked
+``xfail(strict=True)`` with the exception it fails with: the day the fix lands
+it passes, turns the run red, and the marker is removed.
 """
 
 from __future__ import annotations
@@ -77,15 +79,10 @@ def _dates(n=400, seed=0):
 
 # --------------------------------------------------------------- problem 1
 # A noisy bin edge of a privately learned date column lands past year 9999:
-# naming the bits calls Timestamp.strftime, which raises NotImplementedError
-# after the domain's noise was drawn and charged (_boolean_encoder.py:
+# naming the bits called Timestamp.strftime, which raised NotImplementedError
+# after the domain's noise was drawn and charged (preprocessing/_column_spec.py:
 # _time_labels <- _bit_names <- _private_spec). Seed 23 is the first of
-# 0..299 that does so for this table (1 in 300).
-@pytest.mark.xfail(
-    strict=True,
-    raises=NotImplementedError,
-    reason="issue 49 (1): a noisy date edge past 9999 crashes strftime in _time_labels",
-)
+# 0..299 that did so for this table (1 in 300).
 def test_a_noisy_date_edge_past_year_9999_does_not_crash_the_pipeline():
     df = _dates()
     assert str(df["d"].dtype) == "datetime64[s]"
@@ -104,11 +101,6 @@ def test_a_noisy_date_edge_past_year_9999_does_not_crash_the_pipeline():
     assert (out["d"] == out["d"].dt.normalize()).all()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=NotImplementedError,
-    reason="issue 49 (1): a noisy date edge past 9999 crashes strftime in _time_labels",
-)
 def test_a_noisy_date_edge_past_year_9999_does_not_crash_the_encoder():
     """The encoder alone (ε = 0.05 on one date column; seed 23 of 0..299)."""
     df = _dates()[["d"]]
@@ -146,7 +138,7 @@ def _weighted_release(default_n_samples):
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="issue 49 (2): Release.load does not bound plan.default_n_samples",
+    reason="(2): Release.load does not bound plan.default_n_samples",
 )
 def test_load_refuses_a_declared_size_above_the_maximum(tmp_path, capsys):
     path = tmp_path / "huge.npz"
@@ -195,7 +187,7 @@ def release_file(tmp_path_factory):
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="issue 49 (3): 'skdp-synth sample --rows N' builds all N rows in memory",
+    reason="(3): 'skdp-synth sample --rows N' builds all N rows in memory",
 )
 def test_cli_sample_writes_in_chunks(release_file, tmp_path, capsys, monkeypatch):
     """``sample`` draws and writes ``--chunk-rows`` rows at a time, as
@@ -224,7 +216,7 @@ def test_cli_sample_writes_in_chunks(release_file, tmp_path, capsys, monkeypatch
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="issue 49 (4): a whole number beyond int64 in an integer column exits 2",
+    reason="(4): a whole number beyond int64 in an integer column exits 2",
 )
 @pytest.mark.parametrize("big", [1e20, 9.3e18])
 def test_one_row_beyond_int64_does_not_change_the_exit_code(big, tmp_path, capsys):
@@ -264,7 +256,7 @@ def _documented_refusals():
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="issue 49 (5): the datetime-offset and 'not numbers' refusals are unlisted",
+    reason="(5): the datetime-offset and 'not numbers' refusals are unlisted",
 )
 def test_cli_refusals_of_cells_are_listed(tmp_path, capsys):
     """A naive datetime column with one offset cell, and a numeric column
@@ -314,7 +306,7 @@ class _GatedEncoder(BooleanEncoder):
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="issue 49 (6): the accountant's check before a fit reserves nothing",
+    reason="(6): the accountant's check before a fit reserves nothing",
 )
 def test_concurrent_fits_on_one_accountant_reserve_before_reading():
     """Two pipelines (encoder share + release, ε = 1 each) on an accountant

@@ -281,3 +281,47 @@ def test_cli_reads_a_zone_with_daylight_saving_when_declared(tmp_path):
     column["timezone"] = "Mars/Olympus"
     main, args = _cli_files(tmp_path, frame, schema)
     assert main([*args, "-o", str(tmp_path / "o.csv")]) == 2
+
+
+_EXTREME_DTYPES = [
+    "datetime64[s]",
+    "datetime64[ms]",
+    "datetime64[us]",
+    "datetime64[ns]",
+    pd.DatetimeTZDtype("ns", "Europe/Paris"),
+    pd.DatetimeTZDtype("s", "UTC"),
+    "timedelta64[s]",
+    "timedelta64[ns]",
+]
+
+
+@pytest.mark.parametrize("encoding", ["thermometer", "onehot"])
+@pytest.mark.parametrize("unit", ["D", "h", "min", "s"])
+@pytest.mark.parametrize("dtype", _EXTREME_DTYPES, ids=str)
+def test_bits_are_named_for_edges_at_every_extreme(dtype, unit, encoding):
+    """A noisy edge of a private domain can land anywhere a float can: past
+    year 9999 (where ``strftime`` raises), past what the dtype holds, at
+    +-1e300. Naming the bits runs after the budget is spent, so it must not
+    fail for any edge."""
+    from skdp_synth.preprocessing._column_spec import _bit_names, _ColumnSpec
+
+    year_10000 = (np.datetime64("10000-01-01", "s") - np.datetime64(0, "s")).astype(
+        np.int64
+    ) / {"D": 86400, "h": 3600, "min": 60, "s": 1}[unit]
+    edges = [-1e300, -(2.0**63), -year_10000, 0.0, year_10000, 2.0**63, 1e300]
+    spec = _ColumnSpec(
+        name="t",
+        kind="numeric",
+        levels=edges,
+        missing=True,
+        dtype=pd.api.types.pandas_dtype(dtype),
+        encoding=encoding,
+        time_unit=unit,
+    )
+    bits = _bit_names(spec)
+    n_bins = len(edges) - 1
+    assert len(bits) == (n_bins if encoding == "onehot" else n_bins - 1) + 1
+    assert all(isinstance(b, str) and b.startswith("t") for b in bits)
+    if dtype == "datetime64[s]" and unit == "D":
+        # the edge past 9999 is named by its own day, not clipped or dropped
+        assert "t>=10000-01-01" in bits or "t in [1970-01-01, 10000-01-01)" in bits

@@ -157,9 +157,17 @@ def _blocks(specs):
 
 
 def _time_labels(edges, spec):
+    """Edges of a time column as text. A noisy edge of a private domain can
+    land past year 9999 in a ``datetime64[s]`` column, where ``strftime``
+    (Python's ``datetime``) raises: dates are written by NumPy, which names
+    every representable day, so no edge can fail a fit after the data was
+    read."""
     values = from_units(np.asarray(edges), spec.dtype, spec.time_unit)
     if spec.time_unit == "D" and not pd.api.types.is_timedelta64_dtype(spec.dtype):
-        return [v.strftime("%Y-%m-%d") for v in values]
+        if getattr(values.dt, "tz", None) is not None:
+            values = values.dt.tz_localize(None)  # the local calendar day
+        days = values.to_numpy().astype("datetime64[D]")
+        return [str(d) for d in np.datetime_as_string(days)]
     return [str(v) for v in values]
 
 

@@ -213,15 +213,10 @@ def test_cli_sample_writes_in_chunks(release_file, tmp_path, capsys, monkeypatch
 
 
 # --------------------------------------------------------------- problem 4
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="(4): a whole number beyond int64 in an integer column exits 2",
-)
 @pytest.mark.parametrize("big", [1e20, 9.3e18])
 def test_one_row_beyond_int64_does_not_change_the_exit_code(big, tmp_path, capsys):
-    """An integer column clips such a value as a float column does (today
-    ``_as_numbers``' ``astype("Int64")`` raises pandas' "cannot safely cast
+    """An integer column clips such a value as a float column does
+    (``_as_numbers``' ``astype("Int64")`` raised pandas' "cannot safely cast
     non-equivalent float64 to int64", with a stray cast warning)."""
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(

@@ -230,6 +230,11 @@ def _as_datetimes(values, col, path, tz=None):
     return stamps
 
 
+#: the largest float64 an int64 holds (2**63 - 1024): the clip bound of a
+#: column declared integer
+INT64_MAX_FLOAT = float(np.nextafter(2.0**63, 0))
+
+
 def _as_numbers(values, col, path, *, integer):
     """A column declared numeric, as ``float64`` (``Int64`` for ``integer``).
 
@@ -257,7 +262,10 @@ def _as_numbers(values, col, path, *, integer):
                 f"{path}: column {col!r} is declared integer in the schema but "
                 "has cells that are not whole numbers (not shown)"
             )
-        values = values.astype("Int64")
+        # a whole number beyond int64 (1e20) is clipped to the int64 range, as
+        # the encoder clips any value to the column's range: one such row
+        # must not turn exit 0 into a refusal (and a cast warning)
+        values = values.clip(-(2.0**63), INT64_MAX_FLOAT).astype("Int64")
     return values
 
 

@@ -466,7 +466,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
 
     def _check_enough_rows(self, X, params):
         """A synthesizer refuses fewer than two rows with one message for 0
-        and 1 (``base._TOO_FEW_ROWS``: ``n`` is private under add/remove);
+        and 1 (``_intake.TOO_FEW_ROWS``: ``n`` is private under add/remove);
         the encoder before it refused 0 rows first, with scikit-learn's
         "Found array with 0 sample(s)", and so said which (a walk-through
         and a privacy audit, round eighteen). Checked here first. Counts
@@ -475,7 +475,8 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         from sklearn.utils.validation import _num_samples
 
         from ._chunked import is_dask_collection
-        from .base import _TOO_FEW_ROWS, SynthesizerMixin
+        from ._intake import TOO_FEW_ROWS
+        from .base import SynthesizerMixin
 
         if (
             not isinstance(self._final_estimator, SynthesizerMixin)
@@ -488,7 +489,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         except TypeError:
             return  # not array-like: the steps say so
         if n < 2:
-            raise ValueError(_TOO_FEW_ROWS)
+            raise ValueError(TOO_FEW_ROWS)
 
     def _charge_encoder(self, spent=None):
         """Charge the encoder's private domains to the last step's

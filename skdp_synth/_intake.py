@@ -335,8 +335,8 @@ def validated_array(estimator, X, **kwargs):
     the first and last rows, "Expected 2D array, got 1D array instead:
     array=[...]", "Found array with 0 feature(s) (shape=(n, 0))". Each is
     replaced by a message without them; an error this does not know is
-    replaced by a generic one rather than passed on (a canary audit found
-    complex input printing private rows, before the budget check).
+    replaced by a generic one rather than passed on (complex input once
+    printed private rows, before the budget check).
     Messages about the feature count or names (public) are kept.
     """
     try:

@@ -37,9 +37,9 @@ __all__ = [
 #: 0.2 starves wide tables: credit's 9 numeric columns got 0.022 ε each, and
 #: its ``Debt`` (82 % zeros, the rest spread to 30,000) lost its non-zero
 #: rows in some fits. Measured (``DOMAIN_SHARE=s python
-#: benchmarks/bench_mixed.py --tables T --seeds 8 --no-dpmm --target``,
-#: issue 22, round six): credit, share 0.2 → 0.35: KS 0.127 → 0.095, TV2
-#: 0.203 → 0.157, TSTR AUC 0.682 → 0.682 (with ``target=`` 0.774 → 0.762);
+#: benchmarks/bench_mixed.py --tables T --seeds 8 --no-dpmm --target``):
+#: credit, share 0.2 → 0.35: KS 0.127 → 0.095, TV2 0.203 → 0.157, TSTR AUC
+#: 0.682 → 0.682 (with ``target=`` 0.774 → 0.762);
 #: Wage (3 numeric columns, 4 seeds) 0.1 / 0.2 / 0.35: KS 0.082 / 0.057 /
 #: 0.047, TV2 0.112 / 0.096 / 0.096, TSTR R² without target 0.30 / 0.13 /
 #: 0.10 (with target, 8 seeds, 0.2 / 0.35: 0.303 / 0.286); CPS1988 (3
@@ -92,20 +92,20 @@ class PipelineBudgetMixin:
         accountant must afford the whole fit -- the ``(ε, δ)`` written on the
         last step and, for an encoder given its own ``epsilon``/``delta``
         that will learn a domain, those too (the parameters and ``X``'s
-        schema only). Found by a privacy audit (round sixteen): with every
-        domain declared the check came only inside the last step, after the
-        encoder had read (and refused) the values; an encoder's own ε was
-        never charged.
+        schema only). Otherwise, with every domain declared, the check
+        would come only inside the last step, after the encoder had read
+        (and refused) the values, and an encoder's own ε would never be
+        charged.
 
-        Refused here, before any value is read (a privacy audit, round
-        seventeen): an encoder with a budget after another step (its input's
-        schema is not ``X``'s, so neither the check nor the split can see
-        what it will learn; it was neither checked nor charged); an encoder
-        whose own ``neighbouring`` differs from the last step's (the two
-        guarantees do not compose; the accountant refused the mismatch only
-        after both had read the data); and input without a schema (a list:
-        its column types are inferred from its values, so whether a domain
-        is learned was unknown to the check).
+        Refused here, before any value is read: an encoder with a budget
+        after another step (its input's schema is not ``X``'s, so neither
+        the check nor the split can see what it will learn; it would be
+        neither checked nor charged); an encoder whose own ``neighbouring``
+        differs from the last step's (the two guarantees do not compose; the
+        accountant would refuse the mismatch only after both had read the
+        data); and input without a schema (a list: its column types are
+        inferred from its values, so whether a domain is learned is unknown
+        to the check).
         """
         from .privacy import check_written_budget
 
@@ -169,7 +169,7 @@ class PipelineBudgetMixin:
         # the δ the encoder can get: a share of the last step's; without one
         # (an ε-DP last step) no level can be discovered privately, and a
         # split for them alone spent a share of ε on nothing (the pipeline
-        # recorded 0.8 of the 1 written; round eighteen)
+        # recorded 0.8 of the 1 written)
         delta = float(final_params.get("delta") or 0.0)
         if final_params.get("epsilon") is None or not first._needs_budget(X, delta):
             return []
@@ -207,8 +207,7 @@ class PipelineBudgetMixin:
         last step's (``domain_share``) or the encoder's own, the pipeline
         spent both; and a failure after the domains were released (the last
         step refusing their structure) still spent them: charged only on
-        success, such a fit could be repeated for free (a privacy audit,
-        round seventeen)."""
+        success, such a fit could be repeated for free."""
         if not self.__dict__.pop("_encoder_charge_due", False):
             return
         encoder, final = self._encoder(), self._final_estimator
@@ -253,8 +252,8 @@ class PipelineBudgetMixin:
         ):
             # the rows come from a step without a guarantee (the
             # microaggregator: (n/k)-anonymity, not DP): the encoder's ε was
-            # spent, but the output is not ε-DP (a privacy audit, round
-            # seventeen: the pipeline claimed its encoder's ε for the rows)
+            # spent, but the output is not ε-DP (the pipeline must not claim
+            # its encoder's ε for the rows)
             warnings.warn(
                 f"the last step {type(final).__name__} is not differentially "
                 "private: the pipeline's rows carry no DP guarantee "
@@ -288,7 +287,7 @@ class PipelineBudgetMixin:
         since the fit (read by :meth:`_recorded`, so on every read of
         ``epsilon_``, ``delta_`` or ``privacy_guarantee_``): ``PrivateSampler``
         charges rows drawn past those it paid for, and the pipeline stated
-        the fit's spend (a canary audit, round twenty: 58 recorded of 81)."""
+        the fit's spend (measured: 58 recorded of 81 spent)."""
         final = self._final_estimator
         g = getattr(final, "privacy_guarantee_", None)
         if g is not None and "_guarantee_record" in self.__dict__:
@@ -301,8 +300,7 @@ class PipelineBudgetMixin:
         guarantees composed at the fit, composed again whenever the last
         step's has changed since (``PrivateSampler`` charges rows drawn past
         those it paid for, through ``pipe.sample`` or its own ``sample``:
-        read as attributes set at the fit, they stated 60 of 175 spent; a
-        review and a canary audit, round twenty)."""
+        read as attributes set at the fit, they stated 60 of 175 spent)."""
         if "_guarantee_record" not in self.__dict__:
             raise AttributeError(
                 f"{type(self).__name__!r} object has no attribute {name!r}"

@@ -371,7 +371,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return fitted or self._fixed_domain or self.domain
 
     def _fitted_param(self, name, default=None):
-        """A parameter's value at the last successful fit (issue 23, finding 3).
+        """A parameter's value at the last successful fit.
 
         What is published (``to_release``, default output sizes) reads the
         parameters the fit used, never the current ones: a ``set_params``
@@ -488,7 +488,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return self._wrap_output(from_cube(U, *self.bounds_))
 
     def _sample_in_chunks(self, n, random_state, rows):
-        """A large eager sample drawn in bounded chunks (issue 23, finding 7).
+        """A large eager sample drawn in bounded chunks.
 
         The chunks of ``sample(n, chunks=rows)`` (their streams, any charge
         made once, now), computed here one after the other: the working
@@ -584,8 +584,8 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return check_n_samples(n_samples)
 
     def _default_n_samples(self):
-        # the fitted m, not a set_params after fit (a privacy audit, round
-        # eighteen: the release's default_n_samples followed the current m)
+        # the fitted m, not a set_params after fit (the release's
+        # default_n_samples once followed the current m)
         m = self._fitted_param("m")
         return m if m is not None else self.n_samples_fit_
 
@@ -691,7 +691,7 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
         self.neighbouring_ = guarantee.neighbouring
         if guarantee.neighbouring != REPLACE_ONE:
             # Under add/remove neighbours n itself is private: keeping it
-            # would reveal membership with certainty (issue 13, finding 2).
+            # would reveal membership with certainty.
             self.__dict__.pop("n_samples_fit_", None)
 
 

@@ -54,8 +54,8 @@ class _RestoreStepsOnFailure:
 
     scikit-learn's ``Pipeline.fit`` fits the steps in place, one after the
     other: when a later step fails, the earlier ones already hold the new
-    fit (issue 13, finding 4: an encoder with new columns before a
-    synthesizer with the old fit). The steps' ``__dict__`` and the step list
+    fit (an encoder with new columns before a synthesizer with the old
+    fit). The steps' ``__dict__`` and the step list
     are saved and restored on any exception, ``KeyboardInterrupt`` included.
     """
 
@@ -96,7 +96,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
     synthetic data comes out in the schema of the input (e.g. the original
     categorical table after a :class:`~skdp_synth.preprocessing.BooleanEncoder`).
 
-    **One ε for the whole pipeline** (issue 22). When the first step is a
+    **One ε for the whole pipeline**. When the first step is a
     :class:`~skdp_synth.preprocessing.BooleanEncoder` with ``epsilon="auto"`` that
     has domains to learn (numeric columns without ``bin_edges``, categorical
     columns without ``categories``; decided from the parameters and the
@@ -188,9 +188,8 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         validate = getattr(self._final_estimator, "_validate_params", None)
         if callable(validate):
             validate()
-        # the budget first, before even the number of rows is looked at (a
-        # privacy audit, round eighteen: 1 row got the rows' refusal, 2 the
-        # budget's)
+        # the budget first, before even the number of rows is looked at
+        # (else 1 row would get the rows' refusal, 2 the budget's)
         self._check_budget_first(X)
         self._check_enough_rows(X, params)
         saved = self._split_budget(X)
@@ -206,12 +205,12 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         finally:
             # metadata routing fits every step in one go: the encoder's
             # domains are charged here, also when the last step failed after
-            # they were released (a privacy audit, round seventeen)
+            # they were released
             if getattr(encoder, "privacy_guarantee_", None) is not before:
                 self._charge_encoder()
             elif getattr(failed, "skdp_spent", None) is not None:
                 # the encoder itself failed after drawing its noise: charged
-                # too (fail closed, round eighteen)
+                # too (fail closed)
                 self._charge_encoder(failed.skdp_spent)
             for step, values in saved:
                 step.set_params(**values)
@@ -230,7 +229,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         """What this fit left in its steps (the encoder's domains, the last
         step's fitted parameters), by identity: ``to_release`` refuses when a
         step was refitted on its own since (its guarantee would not be the
-        pipeline's; a privacy audit, round eighteen)."""
+        pipeline's)."""
         head = [step for _, _, step in self._iter(with_final=False)]
         final = self._final_estimator
         return [getattr(step, "specs_", None) for step in head] + [
@@ -241,8 +240,8 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         """A synthesizer refuses fewer than two rows with one message for 0
         and 1 (``_intake.TOO_FEW_ROWS``: ``n`` is private under add/remove);
         the encoder before it refused 0 rows first, with scikit-learn's
-        "Found array with 0 sample(s)", and so said which (a walk-through
-        and a privacy audit, round eighteen). Checked here first. Counts
+        "Found array with 0 sample(s)", and so said which. Checked here
+        first. Counts
         (``sample_weight``) are left to the last step: one line of a table
         of counts can hold many rows."""
         from sklearn.utils.validation import _num_samples
@@ -282,10 +281,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         head_params = {k: v for k, v in params.items() if not k.startswith(prefix)}
         if counts is not None:
             # counts of distinct rows: the encoders map rows one to one, so
-            # no row is expanded (issue 25); the first step's domains count
-            # records, not lines (a species on 72 lines of 35,549 records was
-            # never found when they counted lines; a walk-through, round
-            # nineteen), so it gets the counts too
+            # no row is expanded; the first step's domains count records,
+            # not lines (a species on 72 lines of 35,549 records was never
+            # found when they counted lines), so it gets the counts too
             name, first = next(
                 ((n, s) for n, s in self.steps[:-1] if s not in (None, "passthrough")),
                 (None, None),
@@ -382,7 +380,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         that column kept one bin or level, so the column has no bits and no
         attribute: the release then refused it as an "unknown attribute",
         listing the others, and a search over ``target`` failed in the folds
-        whose noise collapsed it (a walk-through, round twenty). It is
+        whose noise collapsed it. It is
         fitted without the target, and a warning says why. A function of
         the released domain (its bits): public."""
         target = getattr(final, "get_params", dict)(deep=False).get("target")
@@ -407,7 +405,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
     def _drop_unsupported_levels(self, final, final_params):
         """Missing levels, ``"other"`` levels and one-integer bins that the
         last step's own measurement does not support are dropped from its
-        rows (post-processing; issue 22).
+        rows (post-processing).
 
         A missing level exists because the schema declares it (``None`` in a
         column's categories, ``missing=``) or because the encoder's noisy
@@ -473,7 +471,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         The last step's own score reads the rows in *this fit's* encoding;
         with domains learned privately each candidate of a search has its
         own bins, so those scores did not compare (``GridSearchCV`` chose
-        ε = 0.5 over 2 on credit; a second walk-through, round seventeen).
+        ε = 0.5 over 2 on credit).
         **Not private**: reads ``X`` (held-out real rows).
         """
         check_is_fitted(self, "steps")
@@ -504,7 +502,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         if dist is not None and getattr(final, "privacy_guarantee_", None) is not None:
             released = dist()
         if released is None:
-            encoder.copula_ = None  # never an earlier fit's (a privacy audit)
+            encoder.copula_ = None  # never an earlier fit's
             return
         encoder.fit_copula(*released)
 
@@ -607,7 +605,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         n = last._check_sample_size(n_samples) if hasattr(last, "_lazy_draws") else 0
         if n > sample_chunk_rows(last.n_features_in_):
             # bounded working memory: drawn and decoded chunk by chunk, as the
-            # lazy frame's chunks (issue 23, finding 7)
+            # lazy frame's chunks
             return self._sample_in_chunks(last, steps, n, random_state)
         Y = last.sample(n_samples, random_state=random_state)
         for step, seed in zip(steps, _decoding_seeds(random_state, len(steps))):
@@ -771,10 +769,10 @@ DECODING_SPAWN_KEY = 0xDEC0DE
 
 def _decoding_seeds(random_state, k):
     """One seed per decoding step from ``sample``'s ``random_state`` (``None``
-    each when it is ``None``: the steps' own). A new user found that
-    ``pipe.sample(n, random_state=1)`` gave other numbers on every call
-    when the encoder was unseeded, as the README advises for a release (a
-    walk-through, round nineteen). An int seeds a ``SeedSequence`` child
+    each when it is ``None``: the steps' own), so that
+    ``pipe.sample(n, random_state=1)`` gives the same numbers on every call
+    also when the encoder is unseeded, as the README advises for a
+    release. An int seeds a ``SeedSequence`` child
     apart from the draw's stream; a Generator or RandomState (already
     advanced by the draw) gives one integer of entropy."""
     if random_state is None:

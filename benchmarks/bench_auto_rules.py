@@ -41,7 +41,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from benchmarks.bench_generator import tv
+from benchmarks._categorical import tv
 from benchmarks.bench_selection import DELTA, load, split, tstr
 
 

@@ -352,7 +352,7 @@ def _tv2_of_fit(real, cats, eval_rows, seed, estimator=None, **params):
     ``estimator`` when given, decoded, against ``eval_rows``."""
     import pandas as pd
 
-    from benchmarks.bench_generator import tv
+    from benchmarks._categorical import tv
     from skdp_synth import DampedPrivateSynthesizer, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 
@@ -372,7 +372,7 @@ def _tv2_of_fit(real, cats, eval_rows, seed, estimator=None, **params):
 def _laplace_marginals(real, cats, eps, size, seed):
     """Noisy independent 1-way marginals, pure eps-DP (replace-one: each of the
     c column histograms moves by 2 in l1; Lap(2c/eps) per count)."""
-    from benchmarks.bench_generator import decode, encode
+    from benchmarks._categorical import decode, encode
 
     rng = np.random.default_rng(seed)
     codes = encode(real, cats)
@@ -388,7 +388,7 @@ def _laplace_marginals(real, cats, eps, size, seed):
 
 
 def _uniform_rows(real, cats, size, seed):
-    from benchmarks.bench_generator import decode
+    from benchmarks._categorical import decode
 
     rng = np.random.default_rng(seed)
     out = np.stack([rng.integers(0, len(cats[c]), size) for c in real.columns], 1)
@@ -430,8 +430,8 @@ def real_tables_tv2(
     the real table (the same rows for every method and size, so the TV2
     sampling floor is shared), mean of ``TV2_SEEDS``.
     """
+    from benchmarks._categorical import tv
     from benchmarks._tables import load_table
-    from benchmarks.bench_generator import tv
     from skdp_synth import CovarianceLossMicroaggregator
 
     n_eval = 30_000

@@ -147,7 +147,7 @@ def mixed(tables, seed):
 
 
 def categorical(tables, seed):
-    from benchmarks.bench_generator import encode
+    from benchmarks._categorical import encode
     from benchmarks.bench_selection import load, split
 
     for name in tables:

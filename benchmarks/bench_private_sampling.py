@@ -309,7 +309,7 @@ def _rows_tv2(est, enc, Xb, real, seconds_from):
     """Fit ``est`` on the bits with the encoder's blocks, decode N_EVAL rows, TV2."""
     import pandas as pd
 
-    from benchmarks.bench_generator import tv
+    from benchmarks._categorical import tv
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # budget and leak warnings: we report both
@@ -332,8 +332,8 @@ def frontier_fits(
     column of the README table, after a change of its default), same
     bootstraps and seeds.
     """
+    from benchmarks._categorical import tv
     from benchmarks.bench_damped import _laplace_marginals, _uniform_rows
-    from benchmarks.bench_generator import tv
     from skdp_synth import DampedPrivateSynthesizer, ProjectedGaussianRelease
 
     real, cats, enc, X = _bits(name)

@@ -37,8 +37,8 @@ import time
 import numpy as np
 import pandas as pd
 
+from benchmarks._categorical import decode, encode, tv
 from benchmarks._harness import markdown_table
-from benchmarks.bench_generator import decode, encode, tv
 
 DELTA = 1e-6
 QUICK = os.environ.get("SKDP_BENCH_QUICK") == "1"

@@ -12,7 +12,9 @@ Estimators inherit from :class:`SynthesizerMixin` (anonymity-based) or
 The public methods validate and the hooks compute (the template-method
 pattern of imbalanced-learn). ``fit`` runs parameters → public structure
 (shape, names, blocks, declared bounds) → plan → budget check → the values →
-``_fit`` → charge, and keeps the plan as ``plan_`` (:mod:`skdp_synth.plan`):
+``_fit`` → charge (the structure and the values are checked by one intake,
+:mod:`skdp_synth._intake`), and keeps the plan as ``plan_``
+(:mod:`skdp_synth.plan`):
 a refused budget never depends on the data (``doc/privacy.md``, "Fail
 closed").
 An estimator that reads ``U`` only through additive statistics
@@ -52,19 +54,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils import assert_all_finite
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunked import (
-    ChunkedRows,
-    WeightedRows,
-    as_dask_array,
-    graph_constant,
-    import_dask,
-    is_dask_collection,
-)
-from ._sklearn_compat import StrOptions, _fit_context, validate_data
-from .blocks import Blocks, check_blocks
+from ._chunked import graph_constant, import_dask
+from ._intake import resolve_blocks, take_in, validated_array
+from ._sklearn_compat import StrOptions, _fit_context
+from .blocks import Blocks
 from .mechanisms import NoiseSource
 from .plan import Plan
 from .privacy import (
@@ -74,23 +69,17 @@ from .privacy import (
     warn_if_large_epsilon,
 )
 from .validation import (
-    check_bounds,
-    check_counts,
-    check_counts_shape,
     check_in_domain,
     check_integer,
     check_n_samples,
     check_non_numeric_columns,
     from_cube,
-    infer_bounds,
     reject_bool_params,
     sample_chunk_rows,
-    to_cube,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any, Literal, Self
+    from typing import Any, Self
 
     import pandas as pd
     from numpy.typing import ArrayLike, NDArray
@@ -245,44 +234,27 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         (:func:`~skdp_synth.validation.check_counts`) and ``_fit`` gets a
         :class:`~skdp_synth._chunked.WeightedRows` whose ``shape`` is that
         of the expanded table (``n`` = the total count).
+
+        The contract: the public part of ``X`` (:func:`~skdp_synth._intake.take_in`:
+        the shape, the feature names, the blocks, the counts' length) ->
+        plan -> budget check -> the values (:meth:`Intake.read
+        <skdp_synth._intake.Intake.read>`) -> ``_fit`` -> charge. The plan
+        and the budget check use the public part only, so a refused budget
+        never depends on the values; an estimator without a budget checks
+        the values first.
         """
         saved_state = dict(self.__dict__)
         try:
-            # parameters -> budget -> data (issue 23): the shape, the feature
-            # names and the blocks are public; the plan and the budget check
-            # use them only, so a refused budget never depends on the values
-            # with counts one line can hold many records: the lines are not
-            # counted here, the records are, after the budget check (a
-            # privacy audit, round eighteen: one line of 100 was refused
-            # while two lines fitted)
-            min_rows = 1 if sample_weight is not None else 2
-            shaped = self._validate_fit_shape(X, blocks, min_rows=min_rows)
-            shape = shaped.shape
-            counts = weights = None
-            if sample_weight is not None:
-                # counts of distinct rows (issue 25): the plan sees the shape of
-                # the expanded table, as a fit of the expanded rows would. The
-                # counts are private: only their dtype and length are checked
-                # before the budget (a privacy audit, round sixteen, found
-                # "must hold whole counts" answered before the BudgetError)
-                weights = self._check_fit_counts_shape(shaped, sample_weight)
-                shape = (_planned_total(weights), shape[1])
+            intake = self._take_in(X, blocks, sample_weight)
             if not self._private:  # no budget: the values are checked first
-                U = self._validate_fit_values(shaped)
-                if weights is not None:
-                    counts = self._check_fit_counts(shaped, weights)
-            plan = self._make_plan(*shape)  # before the data is read
-            self._check_plan(plan, *shape)
+                intake = self._read_values(intake)
+            plan = self._make_plan(*intake.shape)  # before the data is read
+            self._check_plan(plan, *intake.shape)
             self._before_fit(plan)
             if self._private:
-                U = self._validate_fit_values(shaped)
-                if weights is not None:
-                    counts = self._check_fit_counts(shaped, weights)
-            if counts is not None:  # (check_counts: at least 2 records)
-                U = WeightedRows(U, counts)
-                self.n_samples_fit_ = int(counts.sum())
+                intake = self._read_values(intake)
             source = NoiseSource(self.random_state, stream=FIT_STREAM)
-            self._fit(U, plan, source)
+            self._fit(intake.rows, plan, source)
             self._after_fit(plan)
             self._fitted_params = self._snapshot_params(source)
             # a pipeline hands over its encoder's guarantee after the fit
@@ -294,23 +266,23 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
             raise
         return self
 
-    def _check_fit_counts_shape(self, shaped, sample_weight):
-        """The public part of the counts' checks: in memory, numeric, 1-D,
-        one per row (:func:`~skdp_synth.validation.check_counts_shape`)."""
-        if shaped.chunked:
-            raise TypeError(
-                "sample_weight (counts) is not supported with a Dask collection; "
-                "pass the distinct rows and their counts in memory"
-            )
-        return check_counts_shape(sample_weight, shaped.shape[0])
+    def _take_in(self, X, fit_blocks=None, sample_weight=None):
+        """The public part of ``X`` (:func:`~skdp_synth._intake.take_in`); sets
+        ``n_features_in_``, ``feature_names_in_``, ``blocks_`` and the fit's
+        domain and output spec. Reads no value."""
+        intake = take_in(self, X, fit_blocks, sample_weight)
+        self.blocks_ = intake.blocks
+        self._fit_domain = intake.domain
+        self._output_spec = intake.output_spec
+        return intake
 
-    def _check_fit_counts(self, shaped, sample_weight):
-        """The counts of ``fit(X, sample_weight=)``: whole, non-negative, total >= 2
-        (read after the budget check for a private estimator)."""
-        counts = check_counts(sample_weight, shaped.shape[0])
-        if counts.sum() < 2:
-            raise ValueError("the counts must total at least 2 records")
-        return counts
+    def _read_values(self, intake):
+        """The values of ``X`` checked (after the budget check for a private
+        estimator); sets ``bounds_`` and ``n_samples_fit_``."""
+        intake = intake.read(warn=self._private)
+        self.bounds_ = intake.bounds
+        self.n_samples_fit_ = intake.n_samples
+        return intake
 
     def _validate_params(self):
         # sklearn's Interval(Real, ...) accepts bools: epsilon=True would be 1.
@@ -399,7 +371,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return fitted or self._fixed_domain or self.domain
 
     def _fitted_param(self, name, default=None):
-        """A parameter's value at the last successful fit (issue 23, finding 3).
+        """A parameter's value at the last successful fit.
 
         What is published (``to_release``, default output sizes) reads the
         parameters the fit used, never the current ones: a ``set_params``
@@ -436,155 +408,12 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
     def _validate_fit_data(self, X, fit_blocks=None):
         """Validate ``X``, fix the domain's bounds and map ``X`` to ``[0, 1]^p``.
 
-        :meth:`_validate_fit_shape` then :meth:`_validate_fit_values` (``fit``
-        runs the plan and the budget check between the two).
+        :meth:`_take_in` then :meth:`_read_values`, with no plan or budget
+        check between them (``fit`` runs those in between); returns the
+        cube rows (a :class:`~skdp_synth._chunked.ChunkedRows` for Dask
+        input).
         """
-        return self._validate_fit_values(self._validate_fit_shape(X, fit_blocks))
-
-    def _validate_fit_shape(self, X, fit_blocks=None, min_rows=2):
-        """What is public about ``X``: its shape, feature names and blocks.
-
-        Converts ``X`` (no value is checked yet: finiteness, the domain and
-        the blocks' codes are checked by :meth:`_validate_fit_values`, after
-        the budget check), resolves the blocks and the declared bounds (both
-        parameters) and sets ``n_features_in_``, ``feature_names_in_``,
-        ``blocks_``. Returns a :class:`_Shaped` holder.
-        """
-        domain = self._fixed_domain or self.domain
-        if is_dask_collection(X):
-            return self._validate_chunked_fit_shape(X, fit_blocks, domain)
-        check_non_numeric_columns(X)
-        output_spec = _output_spec(X)
-        X = _convert_fit_data(self, X, min_rows)
-        n_features = X.shape[1]
-        names = getattr(self, "feature_names_in_", None)
-        blocks, bounds = self._public_structure(
-            fit_blocks, n_features, names, domain, output_spec
-        )
-        return _Shaped(X, domain, bounds, blocks, chunked=False)
-
-    def _public_structure(self, fit_blocks, n_features, names, domain, output_spec):
-        """``(blocks_, declared bounds)`` from the parameters and the schema.
-
-        Shared by the in-memory and the Dask shape checks; sets ``blocks_``
-        and the fit's domain and output spec. Reads no value.
-        """
-        blocks = resolve_blocks(
-            getattr(self, "blocks", "auto"), fit_blocks, n_features, names
-        )
-        bounds = None
-        if domain == "boolean":
-            bounds = (np.zeros(n_features), np.ones(n_features))
-        elif getattr(self, "bounds", None) is not None:
-            bounds = check_bounds(self.bounds, n_features)
-        self.blocks_ = blocks
-        self._fit_domain = domain
-        self._output_spec = output_spec
-        return blocks, bounds
-
-    def _validate_fit_values(self, shaped):
-        """The checks that read the values (after the budget check).
-
-        Errors name the column or the block and the kind of problem, never a
-        count, a value or a row (``doc/privacy.md``, "Errors").
-        """
-        X, domain, bounds, blocks = (
-            shaped.X,
-            shaped.domain,
-            shaped.bounds,
-            shaped.blocks,
-        )
-        if shaped.chunked:
-            return self._validate_chunked_fit_values(shaped)
-        assert_all_finite(X, input_name="X")
-        if bounds is None:
-            bounds = infer_bounds(X, warn=self._private)
-        lo, hi = bounds
-        check_in_domain(X, domain, lo, hi)
-        if domain == "boolean" and not blocks.is_all_binary:
-            _check_rows_valid(X, blocks)
-        self.bounds_ = (lo, hi)
-        self.n_samples_fit_ = X.shape[0]
-        if domain == "boolean":
-            U = X.view()  # already the cube; a read-only view, never a copy
-        else:
-            U = to_cube(X, lo, hi)
-        U.flags.writeable = False
-        return U
-
-    def _validate_chunked_fit_data(self, X, fit_blocks=None):
-        """The out-of-core counterpart of :meth:`_validate_fit_data` (Dask input)."""
-        domain = self._fixed_domain or self.domain
-        shaped = self._validate_chunked_fit_shape(X, fit_blocks, domain)
-        return self._validate_chunked_fit_values(shaped)
-
-    def _validate_chunked_fit_shape(self, X, fit_blocks, domain):
-        """The out-of-core counterpart of :meth:`_validate_fit_shape` (Dask input).
-
-        Checks what is known without reading the data (shape, dtype, the
-        number of rows -- public) and fixes the blocks and declared bounds as
-        in memory; :meth:`_validate_chunked_fit_values` returns a
-        :class:`~skdp_synth._chunked.ChunkedRows`: the rows themselves are
-        validated chunk by chunk while the statistics are computed
-        (:func:`~skdp_synth._chunked.reduce_rows`). Box data without declared
-        bounds costs one extra pass (the column minima and maxima, with the
-        same :class:`~skdp_synth.exceptions.PrivacyLeakWarning` as in memory).
-        """
-        if not self._supports_chunked:
-            if self._chunked_refusal is not None:
-                raise TypeError(f"{type(self).__name__} {self._chunked_refusal}")
-            raise TypeError(
-                f"{type(self).__name__} needs the whole table in memory (it "
-                "sorts the rows globally) and does not fit from a Dask "
-                "collection; pass X.compute() (a NumPy array or a pandas "
-                "DataFrame) or use a synthesizer that fits from sufficient "
-                "statistics (ProjectedGaussianRelease, DampedPrivateSynthesizer, "
-                "PrivateSampler)."
-            )
-        arr, names, output_spec = as_dask_array(X)
-        n_samples, n_features = (int(s) for s in arr.shape)
-        if n_features < 1:
-            raise ValueError(_NO_COLUMNS)  # the shape would show n
-        if n_samples < 2:
-            raise ValueError(_TOO_FEW_ROWS)
-        self.n_features_in_ = n_features
-        if names is None:
-            self.__dict__.pop("feature_names_in_", None)
-        else:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        blocks, bounds = self._public_structure(
-            fit_blocks, n_features, names, domain, output_spec
-        )
-        return _Shaped(arr, domain, bounds, blocks, chunked=True, names=names)
-
-    def _validate_chunked_fit_values(self, shaped):
-        arr, domain, bounds, blocks, names = (
-            shaped.X,
-            shaped.domain,
-            shaped.bounds,
-            shaped.blocks,
-            shaped.names,
-        )
-        n_features = arr.shape[1]
-        if bounds is None:
-            import dask
-
-            mins, maxs = dask.compute(arr.min(axis=0), arr.max(axis=0))
-            finite = np.isfinite(mins) & np.isfinite(maxs)
-            if not finite.all():
-                raise ValueError(
-                    f"columns {np.flatnonzero(~finite).tolist()} of the training "
-                    "data have missing (NaN) or infinite values (not shown: they "
-                    "are private)"
-                )
-            bounds = infer_bounds(
-                np.vstack([mins, maxs]).astype(np.float64), warn=self._private
-            )
-        lo, hi = bounds
-        self.bounds_ = (lo, hi)
-        self.n_samples_fit_ = int(arr.shape[0])
-        shown = names or [str(j) for j in range(n_features)]
-        return ChunkedRows(arr, domain, (lo, hi), blocks, shown)
+        return self._read_values(self._take_in(X, fit_blocks)).rows
 
     def _to_cube(self, X):
         """Map new data with the fitted bounds, for ``score`` and ``transform``.
@@ -595,7 +424,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         """
         check_is_fitted(self)
         check_non_numeric_columns(X)
-        X = _validated_array(self, X, reset=False, dtype=np.float64)
+        X = validated_array(self, X, reset=False, dtype=np.float64)
         lo, hi = self.bounds_
         if self._domain() == "boolean":
             check_in_domain(X, "boolean")
@@ -659,7 +488,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return self._wrap_output(from_cube(U, *self.bounds_))
 
     def _sample_in_chunks(self, n, random_state, rows):
-        """A large eager sample drawn in bounded chunks (issue 23, finding 7).
+        """A large eager sample drawn in bounded chunks.
 
         The chunks of ``sample(n, chunks=rows)`` (their streams, any charge
         made once, now), computed here one after the other: the working
@@ -755,8 +584,8 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return check_n_samples(n_samples)
 
     def _default_n_samples(self):
-        # the fitted m, not a set_params after fit (a privacy audit, round
-        # eighteen: the release's default_n_samples followed the current m)
+        # the fitted m, not a set_params after fit (the release's
+        # default_n_samples once followed the current m)
         m = self._fitted_param("m")
         return m if m is not None else self.n_samples_fit_
 
@@ -781,7 +610,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         """
         check_is_fitted(self)
         check_non_numeric_columns(X)
-        X = _validated_array(self, X, reset=False, dtype=np.float64)
+        X = validated_array(self, X, reset=False, dtype=np.float64)
         return self.sample(X.shape[0])
 
     def score(self, X: ArrayLike, y: None = None) -> float:
@@ -862,200 +691,11 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
         self.neighbouring_ = guarantee.neighbouring
         if guarantee.neighbouring != REPLACE_ONE:
             # Under add/remove neighbours n itself is private: keeping it
-            # would reveal membership with certainty (issue 13, finding 2).
+            # would reveal membership with certainty.
             self.__dict__.pop("n_samples_fit_", None)
 
 
 # ---------------------------------------------------------------- helpers
-def _planned_total(weights):
-    """The total count a plan is made for, read before the budget check.
-
-    Under replace-one ``n`` is public and the plan uses it: for whole,
-    non-negative counts this is their sum (``check_counts`` then confirms
-    them, after the budget check). Under add/remove the plans do not use
-    ``n``. Non-finite or negative entries count as 0 here, so nothing about
-    them can fail before the budget is checked."""
-    w = np.asarray(weights, dtype=np.float64)
-    w = np.where(np.isfinite(w) & (w > 0), np.minimum(np.floor(w), 2.0**53), 0.0)
-    return int(w.sum())
-
-
-def resolve_blocks(
-    param: Literal["auto"] | BlocksLike | None,
-    fit_blocks: BlocksLike | None,
-    n_features: int,
-    names: Sequence[str] | None = None,
-) -> Blocks:
-    """The blocks a synthesizer uses, from its parameter and ``fit``'s keyword.
-
-    * ``param`` a :class:`~skdp_synth.blocks.Blocks` or a list: those blocks;
-      a ``fit_blocks`` that differs from them raises ``ValueError``;
-    * ``param == "auto"``: ``fit_blocks`` when given (a pipeline hands over
-      its encoder's), else every bit its own binary block;
-    * ``param is None``: every bit binary, ``fit_blocks`` ignored.
-
-    Binary blocks are named by ``names`` (the feature names) when given.
-
-    Examples
-    --------
-    >>> from skdp_synth.base import resolve_blocks
-    >>> spec = [{"name": "c", "kind": "onehot", "width": 3}]
-    >>> resolve_blocks("auto", spec, 3)
-    Blocks(c: onehot[3])
-    >>> resolve_blocks(None, spec, 3)
-    Blocks.binary(3)
-    """
-    if isinstance(param, str):
-        if param != "auto":
-            raise ValueError(
-                f"blocks must be 'auto', None, Blocks or a list, got {param!r}"
-            )
-        chosen = fit_blocks
-    elif param is None:
-        chosen = None
-    else:
-        chosen = check_blocks(param, n_features)
-        if fit_blocks is not None and check_blocks(fit_blocks, n_features) != chosen:
-            raise ValueError(
-                "the blocks parameter and the blocks passed to fit (e.g. by a "
-                f"pipeline's encoder) differ: {chosen!r} vs "
-                f"{check_blocks(fit_blocks, n_features)!r}. Set blocks='auto' to "
-                "use the pipeline's, or None for binary columns."
-            )
-    if chosen is None:
-        return Blocks.binary(n_features, None if names is None else list(names))
-    return check_blocks(chosen, n_features)
-
-
-def _check_rows_valid(X, blocks):
-    """Reject training rows whose code in some block is not valid.
-
-    The message names the blocks only: the number of invalid rows is the
-    exact count of a cell the caller chose through ``blocks`` (issue 23,
-    finding 1).
-    """
-    bad = blocks.invalid_blocks(X)
-    if bad:
-        raise ValueError(
-            "training rows are not valid for blocks_: invalid codes in "
-            f"blocks {sorted(bad)} (a one-hot block needs exactly one 1, a "
-            "thermometer block non-increasing bits; how many rows are invalid "
-            "is not shown: it is private). Check that the blocks match the "
-            "encoder that produced X, or pass blocks=None."
-        )
-
-
-#: the refusal of too few rows: the same words whatever the number (under
-#: add/remove neighbours n is private, issue 23)
-_TOO_FEW_ROWS = (
-    "X needs at least 2 samples to fit a synthesizer; it has fewer (0 samples "
-    "or 1 sample: which one is not shown, n is private under add/remove)."
-)
-
-
-class _Shaped:
-    """The public part of validated fit data: the array (values unchecked),
-    the domain, the declared bounds (``None``: to be inferred), the blocks,
-    whether it is a Dask array (``chunked``) and then its feature names."""
-
-    __slots__ = ("X", "blocks", "bounds", "chunked", "domain", "names")
-
-    def __init__(self, X, domain, bounds, blocks, *, chunked, names=None):
-        self.X, self.domain, self.bounds = X, domain, bounds
-        self.blocks, self.chunked, self.names = blocks, chunked, names
-
-    @property
-    def shape(self):
-        return tuple(int(s) for s in self.X.shape)
-
-
-#: how scikit-learn's and NumPy's refusals that quote no value or size of X
-#: begin: sparse input, "Input X contains NaN / infinity", float()'s
-#: "argument must be a string or a real number, not 'dict'" (a type's name).
-#: Matched at the start: a quoted value cannot pass for one
-_VALUE_FREE = (
-    "Sparse data was passed",
-    "Input X contains",
-    "Input contains",
-    "float() argument must be",
-)
-#: a table without columns, said without its shape (whose ``n`` is private)
-_NO_COLUMNS = "X has no columns (0 features); a synthesizer needs at least one"
-
-
-def _validated_array(estimator, X, **kwargs):
-    """``validate_data(estimator, X, **kwargs)`` whose refusals carry no
-    value or size of ``X``.
-
-    scikit-learn's and NumPy's conversion errors quote the data: "could not
-    convert string to float: 'x'", "Complex data not supported" followed by
-    the first and last rows, "Expected 2D array, got 1D array instead:
-    array=[...]", "Found array with 0 feature(s) (shape=(n, 0))". Each is
-    replaced by a message without them; an error this does not know is
-    replaced by a generic one rather than passed on (a canary audit, round
-    twenty: complex input printed private rows, before the budget check).
-    Messages about the feature count or names (public) are kept.
-    """
-    try:
-        return validate_data(estimator, X, **kwargs)
-    except Exception as exc:  # any class: an input's __array__ may raise anything
-        text = str(exc)
-        if isinstance(exc, (ValueError, TypeError)) and text.startswith(_VALUE_FREE):
-            raise  # sparse input, NaN/inf present, a value's type: no value
-        if "Complex data" in text:
-            raise ValueError(
-                "Complex data not supported (not shown: the values are "
-                "private); a synthesizer takes real numbers"
-            ) from None
-        if "convert" in text or "could not" in text:
-            raise ValueError(
-                "X has values that are not numbers (not shown: they are "
-                "private). Encode them first, e.g. with BooleanEncoder."
-            ) from None
-        if "0 feature(s)" in text:
-            raise ValueError(_NO_COLUMNS) from None
-        if "sample(s)" in text:
-            raise ValueError(_TOO_FEW_ROWS) from None
-        if "Expected 2D array" in text:  # scikit-learn's message prints the values
-            raise ValueError(
-                "Expected a 2D array (n_samples, n_features); got an array of "
-                "another dimension (its values are not shown: they are private). "
-                "Reshape your data: a single feature with X.reshape(-1, 1)."
-            ) from None
-        if isinstance(exc, ValueError) and (
-            "features, but" in text or "feature names" in text.lower()
-        ):
-            raise  # the feature count or names: public
-        raise ValueError(
-            "X could not be read as a 2-D array of numbers (the reason is not "
-            "shown: it may quote values, which are private)"
-        ) from None
-
-
-def _convert_fit_data(estimator, X, min_rows=2):
-    """``validate_data(reset=True)`` without the value checks (done later),
-    through :func:`_validated_array`: no refusal quotes a value or a size."""
-    X = _validated_array(
-        estimator,
-        X,
-        reset=True,
-        dtype=np.float64,
-        ensure_all_finite=False,
-        ensure_min_samples=1,
-    )
-    if X.shape[0] < min_rows:
-        raise ValueError(_TOO_FEW_ROWS)
-    return X
-
-
-def _output_spec(X):
-    """Remember how the training data looked, to give the output the same look."""
-    if hasattr(X, "columns") and hasattr(X, "dtypes"):
-        return {"frame": True, "columns": list(X.columns), "dtypes": list(X.dtypes)}
-    dtype = getattr(X, "dtype", None)
-    return {"frame": False, "dtype": dtype if isinstance(dtype, np.dtype) else None}
-
-
 def _lossless(values, dtype):
     """Whether ``values`` survive a cast to ``dtype`` unchanged."""
     try:

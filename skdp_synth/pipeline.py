@@ -1,4 +1,11 @@
-"""Pipelines whose ``sample`` decodes synthetic rows back to the input schema."""
+"""Pipelines whose ``sample`` decodes synthetic rows back to the input schema.
+
+How the pipeline fits its steps, hands the encoder's blocks to the
+synthesizer and draws and decodes rows lives here; how it spends one
+privacy budget across its steps (checked first, split, charged, composed)
+lives in :mod:`skdp_synth._pipeline_budget`, mixed into
+:class:`SynthesisPipeline`.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +23,11 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunked import graph_constant, import_dask
+from ._pipeline_budget import DOMAIN_SHARE_MAX as DOMAIN_SHARE_MAX
+from ._pipeline_budget import DOMAIN_SHARE_MIN as DOMAIN_SHARE_MIN
+from ._pipeline_budget import DOMAIN_SHARE_PER_COLUMN as DOMAIN_SHARE_PER_COLUMN
+from ._pipeline_budget import PipelineBudgetMixin
+from ._pipeline_budget import auto_domain_share as auto_domain_share
 from ._progress import shown
 from ._sklearn_compat import (
     Interval,
@@ -24,7 +36,7 @@ from ._sklearn_compat import (
     _name_estimators,
     _print_elapsed_time,
 )
-from .exceptions import CoarseDomainWarning, PrivacyBudgetWarning, PrivacyLeakWarning
+from .exceptions import CoarseDomainWarning, PrivacyLeakWarning
 from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
@@ -32,34 +44,9 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-    from .privacy import PrivacyGuarantee
     from .release import Release
 
 __all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
-
-
-#: ``domain_share="auto"``: this share of ε per column whose domain the
-#: encoder learns, within ``[DOMAIN_SHARE_MIN, DOMAIN_SHARE_MAX]``. A fixed
-#: 0.2 starves wide tables: credit's 9 numeric columns got 0.022 ε each, and
-#: its ``Debt`` (82 % zeros, the rest spread to 30,000) lost its non-zero
-#: rows in some fits. Measured (``DOMAIN_SHARE=s python
-#: benchmarks/bench_mixed.py --tables T --seeds 8 --no-dpmm --target``,
-#: issue 22, round six): credit, share 0.2 → 0.35: KS 0.127 → 0.095, TV2
-#: 0.203 → 0.157, TSTR AUC 0.682 → 0.682 (with ``target=`` 0.774 → 0.762);
-#: Wage (3 numeric columns, 4 seeds) 0.1 / 0.2 / 0.35: KS 0.082 / 0.057 /
-#: 0.047, TV2 0.112 / 0.096 / 0.096, TSTR R² without target 0.30 / 0.13 /
-#: 0.10 (with target, 8 seeds, 0.2 / 0.35: 0.303 / 0.286); CPS1988 (3
-#: numeric) KS 0.022 / 0.019 / 0.019, TV2 0.039 / 0.033 / 0.033. Tables of
-#: up to 5 such columns keep 0.2.
-DOMAIN_SHARE_PER_COLUMN = 0.04
-DOMAIN_SHARE_MIN = 0.2
-DOMAIN_SHARE_MAX = 0.4
-
-
-def auto_domain_share(n_columns):
-    """The encoder's share of ε for ``n_columns`` learned domains (public)."""
-    share = DOMAIN_SHARE_PER_COLUMN * int(n_columns)
-    return float(min(DOMAIN_SHARE_MAX, max(DOMAIN_SHARE_MIN, share)))
 
 
 class _RestoreStepsOnFailure:
@@ -67,8 +54,8 @@ class _RestoreStepsOnFailure:
 
     scikit-learn's ``Pipeline.fit`` fits the steps in place, one after the
     other: when a later step fails, the earlier ones already hold the new
-    fit (issue 13, finding 4: an encoder with new columns before a
-    synthesizer with the old fit). The steps' ``__dict__`` and the step list
+    fit (an encoder with new columns before a synthesizer with the old
+    fit). The steps' ``__dict__`` and the step list
     are saved and restored on any exception, ``KeyboardInterrupt`` included.
     """
 
@@ -93,7 +80,7 @@ class _RestoreStepsOnFailure:
             raise
 
 
-class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
+class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
     """A ``Pipeline`` ending in a synthesizer, with a decoding ``sample``.
 
     ``transform`` and ``score`` are scikit-learn's: the data passes through
@@ -109,7 +96,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     synthetic data comes out in the schema of the input (e.g. the original
     categorical table after a :class:`~skdp_synth.preprocessing.BooleanEncoder`).
 
-    **One ε for the whole pipeline** (issue 22). When the first step is a
+    **One ε for the whole pipeline**. When the first step is a
     :class:`~skdp_synth.preprocessing.BooleanEncoder` with ``epsilon="auto"`` that
     has domains to learn (numeric columns without ``bin_edges``, categorical
     columns without ``categories``; decided from the parameters and the
@@ -194,220 +181,6 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         )
         self.domain_share = domain_share
 
-    def _split_budget(self, X):
-        """``[(step, saved params)]`` after giving the encoder its share.
-
-        Public inputs only: the parameters, and ``X``'s column names and
-        dtypes.
-        """
-        share = self.domain_share
-        first, final = self._encoder(), self._final_estimator
-        if share is None or first is None or first.epsilon != "auto":
-            return []
-        final_params = getattr(final, "get_params", dict)(deep=False)
-        # the δ the encoder can get: a share of the last step's; without one
-        # (an ε-DP last step) no level can be discovered privately, and a
-        # split for them alone spent a share of ε on nothing (the pipeline
-        # recorded 0.8 of the 1 written; round eighteen)
-        delta = float(final_params.get("delta") or 0.0)
-        if final_params.get("epsilon") is None or not first._needs_budget(X, delta):
-            return []
-        if share == "auto":
-            share = auto_domain_share(first._n_paid_columns(X, delta))
-        eps = float(final_params["epsilon"])
-        saved = [
-            (first, {k: first.get_params()[k] for k in ("epsilon", "delta")}),
-            (
-                final,
-                {k: final_params[k] for k in ("epsilon", "delta") if k in final_params},
-            ),
-        ]
-        # the encoder needs a δ only to discover the levels of an undeclared
-        # categorical column (public: the schema); otherwise all of δ stays
-        # with the last step
-        delta_share = share if first._needs_delta(X, delta) else 0.0
-        enc = {"epsilon": share * eps, "delta": delta_share * delta}
-        # the encoder's guarantee must hold for the last step's relation, so
-        # that the two compose: its parameter, else replace-one (the pure
-        # ε-DP synthesizers' fixed relation)
-        saved[0][1]["neighbouring"] = first.get_params()["neighbouring"]
-        enc["neighbouring"] = final_params.get("neighbouring", "replace-one")
-        first.set_params(**enc)
-        rest = {"epsilon": eps - share * eps}
-        if "delta" in final_params:
-            rest["delta"] = delta - delta_share * delta
-        final.set_params(**rest)
-        return saved
-
-    def _encoder(self):
-        """The step that learns domains with a budget (a ``BooleanEncoder``
-        with ``epsilon``): the first step that is not ``"passthrough"``, or
-        ``None``."""
-        head = [s for _, s in self.steps[:-1] if s not in (None, "passthrough")]
-        first = head[0] if head else None
-        if first is None or not hasattr(first, "_needs_budget"):
-            return None
-        return first if first.epsilon is not None else None
-
-    def _final_relation(self):
-        """The last step's neighbouring relation when it spends a budget
-        (its parameter; the pure ε-DP synthesizers' fixed relation,
-        replace-one, when it has none), else ``None``."""
-        params = getattr(self._final_estimator, "get_params", dict)(deep=False)
-        if params.get("epsilon") is None:
-            return None
-        return params.get("neighbouring", "replace-one")
-
-    def _check_budget_first(self, X):
-        """Fail closed: before any step reads a value, the last step's
-        accountant must afford the whole fit -- the ``(ε, δ)`` written on the
-        last step and, for an encoder given its own ``epsilon``/``delta``
-        that will learn a domain, those too (the parameters and ``X``'s
-        schema only). Found by a privacy audit (round sixteen): with every
-        domain declared the check came only inside the last step, after the
-        encoder had read (and refused) the values; an encoder's own ε was
-        never charged.
-
-        Refused here, before any value is read (a privacy audit, round
-        seventeen): an encoder with a budget after another step (its input's
-        schema is not ``X``'s, so neither the check nor the split can see
-        what it will learn; it was neither checked nor charged); an encoder
-        whose own ``neighbouring`` differs from the last step's (the two
-        guarantees do not compose; the accountant refused the mismatch only
-        after both had read the data); and input without a schema (a list:
-        its column types are inferred from its values, so whether a domain
-        is learned was unknown to the check).
-        """
-        from .privacy import check_written_budget
-
-        nested = _nested_budgeted(self.steps)
-        if nested:
-            raise ValueError(
-                f"{type(nested[0]).__name__} spends a privacy budget inside "
-                "another step (a nested Pipeline, FeatureUnion or "
-                "ColumnTransformer): its budget could be neither checked, split "
-                "nor charged. Make the encoder the first step and the "
-                "synthesizer the last step of the synthesis pipeline itself"
-            )
-        later = [
-            s
-            for _, s in self.steps[:-1]
-            if hasattr(s, "_needs_budget")
-            and s.epsilon is not None
-            and s is not self._encoder()
-        ]
-        if later:
-            raise ValueError(
-                f"{type(later[0]).__name__} learns domains with a budget "
-                "(epsilon) but is not the pipeline's first step: put it first, "
-                "so that its budget is checked and split from the input's "
-                "schema before any step reads a value"
-            )
-        first = self._encoder()
-        if first is None:
-            check_written_budget(self._final_estimator)
-            return
-        if not _has_schema(X):
-            raise TypeError(
-                f"{type(first).__name__} learns domains with a budget: pass a "
-                "pandas DataFrame or a NumPy array, whose column types are "
-                "public (a list's are inferred from its values)"
-            )
-        eps = delta = 0.0
-        if first.epsilon != "auto" and first._needs_budget(X):
-            relation = self._final_relation()
-            if relation is not None and first.neighbouring != relation:
-                raise ValueError(
-                    f"{type(first).__name__}(neighbouring={first.neighbouring!r}) "
-                    f"and the last step's neighbouring={relation!r} do not "
-                    "compose: give the encoder the last step's relation (or "
-                    "epsilon='auto', which takes it)"
-                )
-            eps, delta = float(first.epsilon), float(first.delta or 0.0)
-        check_written_budget(self._final_estimator, eps, delta)
-
-    def _record_guarantee(self):
-        """Sequential composition of the steps' recorded guarantees
-        (:func:`~skdp_synth.privacy.compose`: an induced-subspace part keeps
-        the whole induced-subspace). Relations that do not compose are
-        refused before the fit (``_check_budget_first``); should two steps
-        still differ, nothing is claimed, and a warning says so."""
-        from .privacy import compose
-
-        found = [
-            step.privacy_guarantee_
-            for _, step in self.steps
-            if getattr(step, "privacy_guarantee_", None) is not None
-        ]
-        g = compose(found)
-        final = self._final_estimator
-        if (
-            g is not None
-            and final not in (None, "passthrough")
-            and getattr(final, "privacy_guarantee_", None) is None
-        ):
-            # the rows come from a step without a guarantee (the
-            # microaggregator: (n/k)-anonymity, not DP): the encoder's ε was
-            # spent, but the output is not ε-DP (a privacy audit, round
-            # seventeen: the pipeline claimed its encoder's ε for the rows)
-            warnings.warn(
-                f"the last step {type(final).__name__} is not differentially "
-                "private: the pipeline's rows carry no DP guarantee "
-                "(privacy_guarantee_ = None); epsilon_ and delta_ record what "
-                "the private domains spent",
-                PrivacyLeakWarning,
-                stacklevel=4,
-            )
-            self._guarantee_record = {
-                "privacy_guarantee_": None,
-                "epsilon_": g.epsilon,
-                "delta_": g.delta,
-            }
-            return
-        if g is None and len({f.neighbouring for f in found}) > 1:
-            warnings.warn(
-                "the steps' guarantees hold for different neighbouring "
-                "relations and do not compose as written: the pipeline records "
-                "none (privacy_guarantee_ = None)",
-                PrivacyBudgetWarning,
-                stacklevel=4,
-            )
-        self._guarantee_record = {
-            "privacy_guarantee_": g,
-            "epsilon_": None if g is None else g.epsilon,
-            "delta_": None if g is None else g.delta,
-        }
-
-    def _recorded(self, name):
-        """``epsilon_``, ``delta_`` and ``privacy_guarantee_``: the steps'
-        guarantees composed at the fit, composed again whenever the last
-        step's has changed since (``PrivateSampler`` charges rows drawn past
-        those it paid for, through ``pipe.sample`` or its own ``sample``:
-        read as attributes set at the fit, they stated 60 of 175 spent; a
-        review and a canary audit, round twenty)."""
-        if "_guarantee_record" not in self.__dict__:
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r}"
-            )
-        self._refresh_guarantee()
-        return self.__dict__["_guarantee_record"][name]
-
-    @property
-    def privacy_guarantee_(self) -> PrivacyGuarantee | None:
-        """The steps' guarantees composed (see :meth:`_recorded`)."""
-        return self._recorded("privacy_guarantee_")
-
-    @property
-    def epsilon_(self) -> float | None:
-        """The ``ε`` of :attr:`privacy_guarantee_` (of the private domains
-        alone when the last step is not differentially private)."""
-        return self._recorded("epsilon_")
-
-    @property
-    def delta_(self) -> float | None:
-        """The ``δ`` of :attr:`privacy_guarantee_`, as ``epsilon_``."""
-        return self._recorded("delta_")
-
     def _with_split_budget(self, fit, X, y, **params):
         # the last step's own parameters first: an invalid ε or δ is reported
         # as the user wrote it, on the step they wrote it on, not as the
@@ -415,9 +188,8 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         validate = getattr(self._final_estimator, "_validate_params", None)
         if callable(validate):
             validate()
-        # the budget first, before even the number of rows is looked at (a
-        # privacy audit, round eighteen: 1 row got the rows' refusal, 2 the
-        # budget's)
+        # the budget first, before even the number of rows is looked at
+        # (else 1 row would get the rows' refusal, 2 the budget's)
         self._check_budget_first(X)
         self._check_enough_rows(X, params)
         saved = self._split_budget(X)
@@ -433,12 +205,12 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         finally:
             # metadata routing fits every step in one go: the encoder's
             # domains are charged here, also when the last step failed after
-            # they were released (a privacy audit, round seventeen)
+            # they were released
             if getattr(encoder, "privacy_guarantee_", None) is not before:
                 self._charge_encoder()
             elif getattr(failed, "skdp_spent", None) is not None:
                 # the encoder itself failed after drawing its noise: charged
-                # too (fail closed, round eighteen)
+                # too (fail closed)
                 self._charge_encoder(failed.skdp_spent)
             for step, values in saved:
                 step.set_params(**values)
@@ -457,7 +229,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         """What this fit left in its steps (the encoder's domains, the last
         step's fitted parameters), by identity: ``to_release`` refuses when a
         step was refitted on its own since (its guarantee would not be the
-        pipeline's; a privacy audit, round eighteen)."""
+        pipeline's)."""
         head = [step for _, _, step in self._iter(with_final=False)]
         final = self._final_estimator
         return [getattr(step, "specs_", None) for step in head] + [
@@ -466,16 +238,17 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
 
     def _check_enough_rows(self, X, params):
         """A synthesizer refuses fewer than two rows with one message for 0
-        and 1 (``base._TOO_FEW_ROWS``: ``n`` is private under add/remove);
+        and 1 (``_intake.TOO_FEW_ROWS``: ``n`` is private under add/remove);
         the encoder before it refused 0 rows first, with scikit-learn's
-        "Found array with 0 sample(s)", and so said which (a walk-through
-        and a privacy audit, round eighteen). Checked here first. Counts
+        "Found array with 0 sample(s)", and so said which. Checked here
+        first. Counts
         (``sample_weight``) are left to the last step: one line of a table
         of counts can hold many rows."""
         from sklearn.utils.validation import _num_samples
 
         from ._chunked import is_dask_collection
-        from .base import _TOO_FEW_ROWS, SynthesizerMixin
+        from ._intake import TOO_FEW_ROWS
+        from .base import SynthesizerMixin
 
         if (
             not isinstance(self._final_estimator, SynthesizerMixin)
@@ -488,38 +261,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         except TypeError:
             return  # not array-like: the steps say so
         if n < 2:
-            raise ValueError(_TOO_FEW_ROWS)
-
-    def _charge_encoder(self, spent=None):
-        """Charge the encoder's private domains to the last step's
-        accountant, once per fit, as soon as the encoder is fitted -- before
-        the last step reads its output. Whether their ε is a share of the
-        last step's (``domain_share``) or the encoder's own, the pipeline
-        spent both; and a failure after the domains were released (the last
-        step refusing their structure) still spent them: charged only on
-        success, such a fit could be repeated for free (a privacy audit,
-        round seventeen)."""
-        if not self.__dict__.pop("_encoder_charge_due", False):
-            return
-        encoder, final = self._encoder(), self._final_estimator
-        accountant = getattr(final, "accountant", None)
-        g = spent if spent is not None else getattr(encoder, "privacy_guarantee_", None)
-        if accountant is not None and g is not None and (g.epsilon > 0 or g.delta > 0):
-            accountant.spend(g.epsilon, g.delta, g.neighbouring, mechanism=g.mechanism)
-
-    def _hand_guarantee_to_final(self):
-        """The last step's release is built on the encoder's private
-        domains (its bits, names and blocks): its ``to_release()`` states
-        their guarantee composed with its own (``release.release_from``)."""
-        final, encoder = self._final_estimator, self._encoder()
-        g = getattr(encoder, "privacy_guarantee_", None)
-        if (
-            final not in (None, "passthrough")
-            and hasattr(final, "to_release")
-            and g is not None
-            and (g.epsilon > 0 or g.delta > 0)
-        ):
-            final._upstream_guarantee = g
+            raise ValueError(TOO_FEW_ROWS)
 
     def _fit_head(self, X, y, params):
         """Fit every step but the last; return ``(Xt, last step's fit params)``.
@@ -539,10 +281,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         head_params = {k: v for k, v in params.items() if not k.startswith(prefix)}
         if counts is not None:
             # counts of distinct rows: the encoders map rows one to one, so
-            # no row is expanded (issue 25); the first step's domains count
-            # records, not lines (a species on 72 lines of 35,549 records was
-            # never found when they counted lines; a walk-through, round
-            # nineteen), so it gets the counts too
+            # no row is expanded; the first step's domains count records,
+            # not lines (a species on 72 lines of 35,549 records was never
+            # found when they counted lines), so it gets the counts too
             name, first = next(
                 ((n, s) for n, s in self.steps[:-1] if s not in (None, "passthrough")),
                 (None, None),
@@ -639,7 +380,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         that column kept one bin or level, so the column has no bits and no
         attribute: the release then refused it as an "unknown attribute",
         listing the others, and a search over ``target`` failed in the folds
-        whose noise collapsed it (a walk-through, round twenty). It is
+        whose noise collapsed it. It is
         fitted without the target, and a warning says why. A function of
         the released domain (its bits): public."""
         target = getattr(final, "get_params", dict)(deep=False).get("target")
@@ -664,7 +405,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
     def _drop_unsupported_levels(self, final, final_params):
         """Missing levels, ``"other"`` levels and one-integer bins that the
         last step's own measurement does not support are dropped from its
-        rows (post-processing; issue 22).
+        rows (post-processing).
 
         A missing level exists because the schema declares it (``None`` in a
         column's categories, ``missing=``) or because the encoder's noisy
@@ -730,7 +471,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         The last step's own score reads the rows in *this fit's* encoding;
         with domains learned privately each candidate of a search has its
         own bins, so those scores did not compare (``GridSearchCV`` chose
-        ε = 0.5 over 2 on credit; a second walk-through, round seventeen).
+        ε = 0.5 over 2 on credit).
         **Not private**: reads ``X`` (held-out real rows).
         """
         check_is_fitted(self, "steps")
@@ -761,7 +502,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         if dist is not None and getattr(final, "privacy_guarantee_", None) is not None:
             released = dist()
         if released is None:
-            encoder.copula_ = None  # never an earlier fit's (a privacy audit)
+            encoder.copula_ = None  # never an earlier fit's
             return
         encoder.fit_copula(*released)
 
@@ -847,19 +588,6 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         """
         return self._sample(n_samples, random_state, chunks)
 
-    def _refresh_guarantee(self):
-        """Record the steps' guarantees again when the last step's changed
-        since the fit (read by :meth:`_recorded`, so on every read of
-        ``epsilon_``, ``delta_`` or ``privacy_guarantee_``): ``PrivateSampler``
-        charges rows drawn past those it paid for, and the pipeline stated
-        the fit's spend (a canary audit, round twenty: 58 recorded of 81)."""
-        final = self._final_estimator
-        g = getattr(final, "privacy_guarantee_", None)
-        if g is not None and "_guarantee_record" in self.__dict__:
-            if self.__dict__.get("_final_guarantee_seen") is not g:
-                self._final_guarantee_seen = g
-                self._record_guarantee()
-
     def _sample(self, n_samples, random_state, chunks):
         last = self._final_estimator
         if not hasattr(last, "sample"):
@@ -877,7 +605,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, Pipeline):
         n = last._check_sample_size(n_samples) if hasattr(last, "_lazy_draws") else 0
         if n > sample_chunk_rows(last.n_features_in_):
             # bounded working memory: drawn and decoded chunk by chunk, as the
-            # lazy frame's chunks (issue 23, finding 7)
+            # lazy frame's chunks
             return self._sample_in_chunks(last, steps, n, random_state)
         Y = last.sample(n_samples, random_state=random_state)
         for step, seed in zip(steps, _decoding_seeds(random_state, len(steps))):
@@ -1041,10 +769,10 @@ DECODING_SPAWN_KEY = 0xDEC0DE
 
 def _decoding_seeds(random_state, k):
     """One seed per decoding step from ``sample``'s ``random_state`` (``None``
-    each when it is ``None``: the steps' own). A new user found that
-    ``pipe.sample(n, random_state=1)`` gave other numbers on every call
-    when the encoder was unseeded, as the README advises for a release (a
-    walk-through, round nineteen). An int seeds a ``SeedSequence`` child
+    each when it is ``None``: the steps' own), so that
+    ``pipe.sample(n, random_state=1)`` gives the same numbers on every call
+    also when the encoder is unseeded, as the README advises for a
+    release. An int seeds a ``SeedSequence`` child
     apart from the draw's stream; a Generator or RandomState (already
     advanced by the draw) gives one integer of entropy."""
     if random_state is None:
@@ -1079,31 +807,6 @@ def _decoded_chunk(state, size, seed, secure, part, meta):
             step.random_state = int(child.generate_state(1)[0])
         Y = step.inverse_transform(Y)
     return Y
-
-
-def _nested_budgeted(steps):
-    """Estimators with a budget (an ``epsilon`` that is set) found inside a
-    step rather than as a step: a nested ``Pipeline``, ``FeatureUnion``,
-    ``ColumnTransformer`` (their deep parameters; public)."""
-    found = []
-    for _, step in steps:
-        if step in (None, "passthrough") or not hasattr(step, "get_params"):
-            continue
-        for value in step.get_params(deep=True).values():
-            if value is step or not hasattr(value, "get_params"):
-                continue
-            params = value.get_params(deep=False)
-            if params.get("epsilon") is not None and (
-                hasattr(value, "_needs_budget") or "accountant" in params
-            ):
-                found.append(value)
-    return found
-
-
-def _has_schema(X):
-    """Whether ``X`` carries public column types: a DataFrame (pandas,
-    Dask) or a NumPy array (one dtype)."""
-    return isinstance(X, np.ndarray) or (hasattr(X, "columns") and hasattr(X, "dtypes"))
 
 
 def _fit_accepts_blocks(estimator):

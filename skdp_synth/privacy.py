@@ -382,7 +382,7 @@ class BudgetAccountant:
 
         The check and the record are one step under a lock: two threads
         spending from one accountant cannot both pass the check on the same
-        remaining budget (issue 23).
+        remaining budget.
         """
         with _SPEND_LOCK:
             self.check(epsilon, delta, neighbouring)

@@ -94,13 +94,13 @@ _METADATA = "metadata"
 _ARRAY_PREFIX = "array_"
 _TOP_KEYS = {"format_version", "estimator", "params", "guarantee", "plan"}
 _GUARANTEE_KEYS = {"epsilon", "delta", "neighbouring", "mechanism"}
-#: written by releases with exact invariants (issue 25); absent in older files
+#: written by releases with exact invariants; absent in older files
 _GUARANTEE_OPTIONAL_KEYS = {"kind", "invariants"}
 _SAMPLERS = {"rows", "weighted-points", "none"}
 #: The widest rows a release may hold: one chunk of a sample (at least 4,096
 #: rows, ``validation.sample_chunk_rows``) must fit in ``MAX_DENSE_BYTES``.
-#: An 8.6 KB file of one deflated point 10^6 wide asked 30 GiB of ``sample``
-#: (a privacy audit, round eighteen).
+#: (An 8.6 KB file of one deflated point 10^6 wide would otherwise ask 30 GiB
+#: of ``sample``.)
 MAX_RELEASE_FEATURES = MAX_DENSE_BYTES // (8 * 4096)
 
 
@@ -210,8 +210,8 @@ class Release:
         text = json.dumps(meta, sort_keys=True).encode("utf-8")
         members[_METADATA] = np.frombuffer(text, dtype=np.uint8)
         # deflated: a release's 0/1 points as float64 are mostly zeros (16 MB
-        # for flights' 1.7 MB table, 0.3 MB compressed; a walk-through,
-        # round eighteen). Load checks the uncompressed sizes first.
+        # for flights' 1.7 MB table, 0.3 MB compressed, measured). Load
+        # checks the uncompressed sizes first.
         np.savez_compressed(buf, **members)
         write_atomically(path, lambda fh: fh.write(buf.getvalue()), binary=True)
 
@@ -344,8 +344,8 @@ class Release:
             return self._encoded_sample(n_samples, rng)
         if self.plan.get("sampler") == "weighted-points":
             # drawn and decoded chunk by chunk: the n x bits float matrix is
-            # never built whole (0.7 GB per million rows on flights; a
-            # walk-through, round eighteen), also for the default size
+            # never built whole (0.7 GB per million rows on flights,
+            # measured), also for the default size
             if n_samples is None:
                 n_samples = self.plan.get("default_n_samples")
                 if n_samples is None:
@@ -373,7 +373,7 @@ class Release:
             rows = sample_chunk_rows(self.arrays["points"].shape[1])
             if n <= rows:
                 return self._weighted_rows(n, rng)
-            # bounded working memory whatever n (issue 23, finding 7): chunks
+            # bounded working memory whatever n: chunks
             # drawn one after the other from the same generator (for a
             # controlled release, each chunk a controlled rounding of its size)
             out = np.empty((n, self.arrays["points"].shape[1]))
@@ -696,8 +696,8 @@ def _check_arrays(meta, arrays):
         except ValueError as exc:
             raise _bad(str(exc)) from None
         # a smoke decode of a few released rows: a file that loads must
-        # sample (a privacy audit, round eighteen: crafted dtypes loaded,
-        # then crashed in sample with other errors)
+        # sample (crafted dtypes could load, then crash in sample with other
+        # errors)
         rows = arrays.get("points", arrays.get("rows"))
         if rows is not None:
             try:
@@ -771,7 +771,7 @@ def release_from(
 
     check_is_fitted(estimator)
     # the parameters and the noise source of the fit, never the current ones:
-    # a set_params after fit must not change what is published (issue 23)
+    # a set_params after fit must not change what is published
     fitted = getattr(estimator, "_fitted_params", None)
     if fitted is None:  # pragma: no cover - every fit records them (base.fit)
         raise ValueError(

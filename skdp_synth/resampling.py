@@ -59,7 +59,7 @@ def _has_missing(classes):
 def _labels_declared(fit, classes, label=_TARGET):
     """``fit()``, its refusal of missing labels said in the resampler's terms
     (the encoder's advice named ``categories=`` and ``missing=`` of a column
-    the user never declared; a walk-through, round nineteen)."""
+    the user never declared)."""
     try:
         return fit()
     except ValueError as exc:
@@ -110,7 +110,7 @@ class SyntheticResampler(BaseEstimator):
         is public (replace-one DP, or a synthesizer that is not private);
         under add/remove neighbours ``n`` is private, and ``None`` returns the
         synthesizer's own default output size (its public ``n_rows`` or its
-        released noisy total), never exactly ``len(X)`` (issue 23).
+        released noisy total), never exactly ``len(X)``.
     random_state : None, int or RandomState, default=None
         For decoding the labels.
 
@@ -163,8 +163,8 @@ class SyntheticResampler(BaseEstimator):
         # label encoder below refuses an undeclared label, an answer that
         # would depend on the data). A pipeline's accountant is its last
         # step's: the pipeline's own parameters have none, and a spent
-        # budget was refused or not by whether y held an undeclared label
-        # (a canary audit, round twenty)
+        # budget would be refused or not by whether y held an undeclared
+        # label
         final = self.synthesizer
         while hasattr(final, "_final_estimator"):
             final = final._final_estimator
@@ -193,8 +193,7 @@ class SyntheticResampler(BaseEstimator):
             classes = _plain(np.unique(y_arr[~pd.isna(y_arr)]))
         else:
             # Python values, not NumPy scalars (labels came back as np.str_),
-            # and None allowed (np.unique failed on None beside strings; a
-            # walk-through, round nineteen)
+            # and None allowed (np.unique fails on None beside strings)
             classes = _plain(self.classes)
             try:  # by equality, as np.unique did: 1, 1.0 and True are one
                 distinct = len(set(classes)) == len(classes)

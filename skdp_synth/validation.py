@@ -124,7 +124,7 @@ def check_in_domain(X, domain, lo=None, hi=None):
     """Reject records outside the declared domain, naming the offending columns.
 
     The message names the columns and the kind of problem only: never a
-    value or a row number, which are private (issue 13).
+    value or a row number, which are private.
     """
     if domain == "boolean":
         check_boolean(
@@ -312,7 +312,7 @@ def check_degree(d, p, *, name="d", of="features", min_degree=1, hint=""):
 
 
 #: Largest dense array a plan lets a fit allocate (bytes), checked from the
-#: public sizes before any data is read (issue 23, finding 6).
+#: public sizes before any data is read.
 MAX_DENSE_BYTES = 2 * 1024**3
 
 
@@ -322,8 +322,8 @@ SAMPLE_CHUNK_BYTES = 1 << 25
 
 def sample_chunk_rows(n_features):
     """Rows per internal chunk of an eager ``sample``: 32 MiB of float64 rows
-    (at least 4096 rows), so that a large sample's working memory is bounded
-    (issue 23, finding 7). Smaller samples are drawn in one piece.
+    (at least 4096 rows), so that a large sample's working memory is
+    bounded. Smaller samples are drawn in one piece.
 
     Examples
     --------
@@ -337,7 +337,7 @@ def format_count(value):
     """An integer for a message: in full up to 12 digits, else ``d.dd e+k``.
 
     Sizes computed from a declared domain can have hundreds of digits (a
-    300-digit number in a message helps nobody; issue 23).
+    300-digit number in a message helps nobody).
 
     Examples
     --------
@@ -464,7 +464,7 @@ def check_counts_shape(sample_weight, n_rows):
         raise ValueError("sample_weight must be numeric counts (not booleans)")
     if w.ndim != 1 or w.shape[0] != n_rows:
         # the shapes are not shown: the number of rows is private under
-        # add/remove neighbours (a privacy audit, round eighteen)
+        # add/remove neighbours
         raise ValueError(
             "sample_weight must be 1-D with one count per row of X "
             f"(got a {w.ndim}-D array, or another number of entries than rows)"

@@ -49,9 +49,8 @@ def catch_all_notes(real, rows, folds):
 
     The scores stay raw: the synthetic rows do lack those levels, and
     folding the real ones by the release's own kept levels scored a release
-    that found no level best (a review, round twenty). A hotel table's
-    ``country`` (98 levels, 5 found) read TV1 .246 with no word of why (a
-    walk-through, round twenty): the note says it."""
+    that found no level best. A hotel table's ``country`` (98 levels, 5
+    found) read TV1 .246 with no word of why: the note says it."""
     import pandas as pd
 
     notes = []
@@ -123,8 +122,8 @@ def _discretize(real, synthetic, schema, times=()):
             )
         else:
             both = pd.concat([xs.astype(object), ys.astype(object)], ignore_index=True)
-            try:  # levels in their order, as the page says (they came in the
-                # order of appearance; a walk-through, round nineteen)
+            try:  # levels in their order, as the page says (not in the
+                # order of appearance)
                 codes, uniq = pd.factorize(both, use_na_sentinel=True, sort=True)
             except TypeError:  # levels that do not compare (mixed types)
                 codes, uniq = pd.factorize(both, use_na_sentinel=True)
@@ -190,8 +189,8 @@ def _between_values(edges, values):
     the next smaller one. A quantile edge on a heap (a height recorded in
     whole inches: 34 distinct values) put every real row of the heap above
     it and the synthetic values placed around the heap on both sides, so the
-    column read as the report's worst on binning alone (a walk-through,
-    round nineteen); between two values, the edge splits no value."""
+    column read as the report's worst on binning alone; between two
+    values, the edge splits no value."""
     values = np.asarray(values, dtype=float)
     at = np.searchsorted(values, edges, side="left")
     on = (at < values.size) & (values[np.minimum(at, values.size - 1)] == edges)

@@ -43,9 +43,9 @@ def model_task(real, synthetic, target, random_state=0):
     from threadpoolctl import threadpool_limits
 
     # by the dtype only: a 0/1 flag stored as integers is a number (cast it
-    # to bool for an AUC). Deciding by the values counted (round twenty,
-    # reverted by a review the same round) scored one fold of a search by
-    # AUC and another by R², and compared an int 1 with a float 1.0 as text
+    # to bool for an AUC). Deciding by the values counted would score one
+    # fold of a search by AUC and another by R², and compare an int 1 with
+    # a float 1.0 as text
     numeric = pd.api.types.is_numeric_dtype(
         real[target]
     ) and not pd.api.types.is_bool_dtype(real[target])
@@ -56,8 +56,8 @@ def model_task(real, synthetic, target, random_state=0):
         cells = pd.concat([real[c], synthetic[c]], ignore_index=True).dropna()
         counts = cells.astype(str).value_counts()
         # the model takes at most 255 levels of a feature: the most frequent
-        # (a date read from CSV as text, 8,992 days, failed in scikit-learn;
-        # a walk-through, round nineteen); the rest count as missing
+        # (a date read from CSV as text, 8,992 days, failed in
+        # scikit-learn); the rest count as missing
         levels[c] = sorted(counts.index[:MAX_FEATURE_LEVELS])
 
     def xy(df):
@@ -79,8 +79,8 @@ def model_task(real, synthetic, target, random_state=0):
 
     def fit_score(train, test):
         # one OpenMP thread: on a busy machine the boosting's threads spun
-        # -- 113 s per fold of a search against 0.3 s (a walk-through, round
-        # twenty); the scores do not depend on the thread count
+        # -- 113 s per fold of a search against 0.3 s, measured; the scores
+        # do not depend on the thread count
         with threadpool_limits(limits=1, user_api="openmp"):
             return _fit_score(train, test)
 
@@ -95,12 +95,12 @@ def model_task(real, synthetic, target, random_state=0):
             return float(r2_score(yte.astype(float), model.predict(Xte)))
         # no early stopping: above 10,000 rows its stratified validation
         # split failed on a level with one row, and the error named them
-        # (a species of a 28k-row survey; a walk-through, round nineteen).
+        # (a species of a 28k-row survey).
         # Without it, classes of one or two rows drove the unregularised
         # boosting to raw scores of 60,000: a police table's real-trained
         # reference scored below the majority rate (accuracy .55 against
-        # .73, AUC .52; 1.0 with l2_regularization=1; a walk-through, round
-        # twenty), so the leaves are shrunk by L2_REGULARIZATION
+        # .73, AUC .52; 1.0 with l2_regularization=1), so the leaves are
+        # shrunk by L2_REGULARIZATION
         model = HistGradientBoostingClassifier(
             categorical_features="from_dtype",
             early_stopping=False,

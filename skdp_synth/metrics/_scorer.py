@@ -57,14 +57,14 @@ class _MarginalScorer:
         Y = estimator.sample(n, random_state=self.random_state)
         # coded as the fidelity report codes them: a numeric column with many
         # values in 10 bins at the held-out column's quantiles (each distinct
-        # float its own level made every table's TV about 1; found by a
-        # new-user walk-through, round seventeen), dates as numbers
+        # float its own level made every table's TV about 1), dates as
+        # numbers
         real = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
         rows = Y if isinstance(Y, pd.DataFrame) else pd.DataFrame(np.asarray(Y))
         rows.columns = real.columns
         # the held-out levels are not folded into a candidate's "other": a
-        # candidate that found no level would score best (a review, round
-        # twenty); a release that keeps more levels is the more faithful
+        # candidate that found no level would score best; a release that
+        # keeps more levels is the more faithful
         real, rows = _times_as_seconds(real, rows)
         cx, cy, sizes, _, _ = _discretize(real, rows, {})
         d = min(self.d, real.shape[1])

@@ -94,7 +94,7 @@ NOT_ROW_ALIGNED: dict[str, str] = {
 
 #: scikit-learn checks that want the input's shape in a refusal: a table
 #: without columns is refused without it, since its ``n`` is private under
-#: add/remove neighbours (a canary audit, round twenty).
+#: add/remove neighbours.
 PRIVATE_SHAPE: dict[str, str] = {
     "check_estimators_empty_data_messages": (
         "a table without columns is refused without its shape, whose n is private"

@@ -7,10 +7,13 @@ errors; ``tests/test_docs.py`` builds it with ``-D plot_gallery=0`` on every
 documented (or fails the build) without editing a list by hand.
 """
 
+import ast
 import importlib
+import importlib.util
 import inspect
 import os
 import pkgutil
+import re
 import sys
 from pathlib import Path
 
@@ -108,12 +111,32 @@ sphinx_gallery_conf = {
 
 
 # --------------------------------------------------------- API reference page
+def _deprecated(modname):
+    """Whether ``modname`` is a shim kept for an old import path.
+
+    A shim's docstring opens with "Deprecated path" and importing it warns
+    (``FutureWarning``); its names are documented under their new package,
+    so the shim is read, not imported.
+    """
+    origin = importlib.util.find_spec(modname).origin
+    if not origin or not origin.endswith(".py"):
+        return False
+    doc = ast.get_docstring(ast.parse(Path(origin).read_text(encoding="utf-8")))
+    return bool(doc) and doc.startswith("Deprecated path")
+
+
 def public_modules():
-    """``skdp_synth`` and every module or package under it without a ``_``."""
+    """``skdp_synth`` and every module or package under it without a ``_``.
+
+    Private modules (``_release.py``...) hold the code of a family package
+    whose ``__init__`` re-exports it: the package is documented, the private
+    module is not. Deprecated shims are skipped.
+    """
     names = ["skdp_synth"]
     for info in pkgutil.walk_packages(skdp_synth.__path__, "skdp_synth."):
         if not any(part.startswith("_") for part in info.name.split(".")):
-            names.append(info.name)
+            if not _deprecated(info.name):
+                names.append(info.name)
     return names
 
 
@@ -210,8 +233,53 @@ def _skip_foreign_members(app, what, name, obj, skip, options):
     return skip
 
 
+def moved_modules():
+    """``{old path: new path}`` of the deprecated shims.
+
+    A shim's docstring names its new home: ``Deprecated path: moved to
+    :mod:`skdp_synth.gaussian_release` ...``.
+    """
+    moved = {}
+    for info in pkgutil.walk_packages(skdp_synth.__path__, "skdp_synth."):
+        if _deprecated(info.name):
+            origin = importlib.util.find_spec(info.name).origin
+            doc = ast.get_docstring(ast.parse(Path(origin).read_text("utf-8")))
+            new = re.search(r":mod:`([\w.]+)`", doc)
+            if new:
+                moved[info.name] = new.group(1)
+    return moved
+
+
+MOVED = moved_modules()
+
+
+def _resolve_moved(app, env, node, contnode):
+    """A reference through a deprecated path resolves to the new path.
+
+    Docstrings written before a module moved (a ``:mod:`` role to its old path)
+    link to the name's new home instead of failing the build.
+    """
+    if node.get("refdomain") != "py":
+        return None
+    target = node.get("reftarget", "")
+    for old, new in MOVED.items():
+        if target == old or target.startswith(old + "."):
+            domain = env.get_domain("py")
+            return domain.resolve_xref(
+                env,
+                node["refdoc"],
+                app.builder,
+                node["reftype"],
+                new + target[len(old) :],
+                node,
+                contnode,
+            )
+    return None
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_foreign_members)
+    app.connect("missing-reference", _resolve_moved)
 
 
 write_api_page(HERE / "api.rst")

@@ -39,7 +39,7 @@ test: dev
 	$(BIN)/ruff format --check $(RUFF_PATHS)
 	$(BIN)/python -m pytest
 
-# The suite under several OpenBLAS kernels (issue 20): OpenBLAS picks its
+# The suite under several OpenBLAS kernels: OpenBLAS picks its
 # kernels by CPU and they sum in different orders, so a test that pins the last
 # bits of a BLAS result passes on one machine and fails on the next. Runs the
 # suite with the machine's own kernel, then with each of BLAS_CORETYPES; a
@@ -62,7 +62,7 @@ docs: dev
 	$(BIN)/python -m sphinx -W --keep-going -b html doc doc/_build/html
 
 # The README's CLI example (held-out rows), its fidelity report rendered in a
-# headless browser, and a screenshot to look at (issue 24): build/report.png.
+# headless browser, and a screenshot to look at: build/report.png.
 # Needs Chromium (CHROMIUM=path to override); the report itself needs none.
 CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome)
 report-screenshot: venv

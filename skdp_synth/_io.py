@@ -16,7 +16,7 @@ def write_atomically(path, write, *, binary=False, suffix=".tmp"):
     writing removes the temporary file and leaves ``path`` untouched: never a
     partial, valid-looking output. The file gets the mode an ordinary
     ``open(path, "w")`` would give it (``0o666`` less the umask), not the
-    temporary file's ``0o600`` (issue 23).
+    temporary file's ``0o600``.
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))

@@ -63,5 +63,5 @@ class MalformedReleaseError(ValueError):
     every problem with the file itself -- truncated or not an archive, a
     member or the metadata over the size limits, a failed content hash, a
     value of the wrong type, shape or range, non-finite numbers, unknown or
-    duplicate entries -- *before* the release is used (issue 23, finding 8).
+    duplicate entries -- *before* the release is used.
     """

@@ -43,7 +43,7 @@ def user_code(path: str) -> None:
     assert_type(release, Release)
     assert_type(release.guarantee, PrivacyGuarantee)
     release.save(path)
-    # a pipeline's release decodes to a DataFrame (round eighteen)
+    # a pipeline's release decodes to a DataFrame
     assert_type(Release.load(path).sample(10), NDArray[Any] | pd.DataFrame)
     assert_type(Release.load(path).sample(10, decode=False), NDArray[Any])
     assert_type(accountant.remaining(), tuple[float, float])

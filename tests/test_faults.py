@@ -1,4 +1,4 @@
-"""Fault suite (issue 13): bad inputs and interruptions leave nothing changed
+"""Fault suite: bad inputs and interruptions leave nothing changed
 or behind, errors say what is wrong without private values, and the public
 state of a fitted private estimator is covered by its guarantee or warns.
 """
@@ -136,7 +136,7 @@ BOOL_PARAMS = [
 def test_bool_is_not_a_number(cls, name):
     # (CovarianceLossMicroaggregator's k has its own check, which already
     # rejects True with an explanation of what k means.)
-    # issue 13, finding 5: epsilon=True was accepted as 1
+    # epsilon=True was once accepted as 1
     est = cls(**{name: True})
     X = pd.DataFrame(_boolean()) if cls is BooleanEncoder else _boolean()
     with pytest.raises(InvalidParameterError, match=f"'{name}'"):
@@ -154,7 +154,7 @@ def test_bool_is_not_a_number(cls, name):
     ids=["micro-given", "damped-given", "micro-inferred"],
 )
 def test_bounds_whose_width_overflows_are_rejected(estimator):
-    # issue 13, finding 5: hi - lo overflowed and every centroid was NaN
+    # hi - lo once overflowed and every centroid was NaN
     X = np.random.default_rng(0).uniform(-1e307, 1e307, (50, 3))
     X[0, 0], X[1, 0] = -1.7e308, 1.7e308
     with pytest.raises(ValueError, match="width hi - lo overflows"):
@@ -173,7 +173,7 @@ def test_bounds_whose_width_overflows_are_rejected(estimator):
     ids=["micro", "damped", "damped-t3"],
 )
 def test_huge_coverings_refused_before_allocation(estimator):
-    # issue 13, finding 5: alpha=1e-9 allocated 25.8 GiB before the guard
+    # alpha=1e-9 once allocated 25.8 GiB before the guard
     t0 = time.perf_counter()
     with pytest.raises(ValueError, match="covering would have more than"):
         estimator.fit(_boolean(500))
@@ -182,7 +182,7 @@ def test_huge_coverings_refused_before_allocation(estimator):
 
 # ------------------------------------------------------------ budgets
 def test_large_epsilon_warns():
-    # issue 13, finding 6: PrivacyBudgetWarning was defined, never raised
+    # PrivacyBudgetWarning was once defined but never raised
     X = _boolean(2000, 6)
     with pytest.warns(PrivacyBudgetWarning, match="exceeds 10"):
         PrivateSampler(d=1, k=100, random_state=0).fit(X)
@@ -268,7 +268,7 @@ def test_pipeline_bad_refit_changes_nothing(case, corrupt, match):
 
 
 def test_failed_refit_leaves_the_pipeline_working():
-    # issue 13, finding 4: the encoder took the new columns, the synthesizer
+    # a refused refit once left the encoder with the new columns, the synthesizer
     # kept the old fit (refused budget), and pipe.sample raised; a refit with
     # inf in an int column turned its decoded dtype into float.
     from skdp_synth import BudgetAccountant
@@ -293,7 +293,7 @@ def test_failed_refit_leaves_the_pipeline_working():
     bad = df.assign(age=df.age.astype(float))
     bad.loc[0, "age"] = np.inf
     # a budget that affords the refit: with the spent one the pipeline now
-    # refuses before any value is read (fail closed, round sixteen), and the
+    # refuses before any value is read (fail closed), and the
     # value error below is what this test is about
     step = pipe.steps[-1][0]
     pipe.set_params(**{f"{step}__accountant": BudgetAccountant(epsilon=1.0)})
@@ -333,7 +333,7 @@ def _synthesize(src, out, *extra):
     "content, match",
     [
         # no line number or field count: an unclosed quote's line number is
-        # the file's length (a privacy audit, round eighteen)
+        # the file's length, which gives away the number of rows
         ("a,b\n1,2,3,4\n5\n", "a row does not have the header's 2 fields"),
         ("a,b\n1,2\n5\n", "a row does not have the header's 2 fields"),
         ("", "empty"),
@@ -529,7 +529,7 @@ def test_public_state_is_covered_by_the_guarantee_or_warns(estimator):
 
 
 def test_exact_n_not_kept_under_add_remove():
-    # issue 13, finding 2: n_samples_fit_ was 2000 vs 1999 on neighbours
+    # n_samples_fit_ was once 2000 vs 1999 on neighbours: it published n
     X, Y = _neighbours("add-remove-one")
     for kwargs in ({}, {"n_rows": 500}):
         est = ProjectedGaussianRelease(random_state=0, **kwargs).fit(X)
@@ -589,7 +589,7 @@ def test_model_selection_charges_every_fit():
     )
 
 
-# ------------------------------------------------------ issue 23: fail closed
+# ------------------------------------------------------------ fail closed
 # Every refused fit on two neighbouring datasets must say the same thing: the
 # order is parameters -> budget -> data, and a data error names the column or
 # block and the kind of problem, never a count, a value or a size.
@@ -672,7 +672,7 @@ CORRUPT = _corrupt_cases()
 @pytest.mark.parametrize("estimator, relation", PROBED, ids=PROBED_IDS)
 @pytest.mark.parametrize("case", sorted(CORRUPT))
 def test_refused_fits_on_neighbours_say_the_same(estimator, relation, case):
-    # issue 23, finding 1: "267 training rows are not valid for blocks_" was
+    # a refusal once said "267 training rows are not valid for blocks_":
     # the exact count of a cell chosen through `blocks`
     X, Y = _neighbour_pair(relation or "r", CORRUPT[case])
     est = clone(estimator).set_params(blocks=THERMO)
@@ -689,7 +689,7 @@ def test_refused_fits_on_neighbours_say_the_same(estimator, relation, case):
 )
 @pytest.mark.parametrize("case", ["invalid blocks", "nan", "out of domain"])
 def test_budget_is_checked_before_the_data(estimator, relation, case):
-    # issue 23, finding 1: with the budget exhausted, the data error (and its
+    # with the budget exhausted, the data error (and its
     # count) came first and nothing was charged; now the refusal is the
     # budget's, the same on neighbours, before any value is read (the shape
     # and the dtype -- strings, 1-D -- are checked first: the plan needs them)
@@ -710,7 +710,7 @@ def test_budget_is_checked_before_the_data(estimator, relation, case):
 
 
 def test_n_rows_does_not_answer_for_n():
-    # issue 23, finding 2: under add/remove the plan compared n with n_rows
+    # under add/remove the plan once compared n with n_rows
     # before the budget: a binary search over n_rows found n in 30 refused
     # fits. Now n is never compared with it (post-processing bound).
     X = _boolean(301, 4)
@@ -730,7 +730,7 @@ def test_n_rows_does_not_answer_for_n():
 
 
 def test_release_ignores_bounds_set_after_fit():
-    # issue 23, finding 3: fit without bounds, then set_params(bounds=...):
+    # fit without bounds, then set_params(bounds=...):
     # the release published the exact minima/maxima as declared bounds
     X = np.random.default_rng(0).normal(size=(200, 3))
     est = DampedPrivateSynthesizer(domain="box", n_components=1, random_state=0)
@@ -745,7 +745,7 @@ def test_release_ignores_bounds_set_after_fit():
 
 
 def test_release_reads_the_fitted_parameters():
-    # issue 23, finding 3: set_params(random_state=None) after a seeded fit
+    # set_params(random_state=None) after a seeded fit
     # gave hardened_noise=True; the params' epsilon differed from the guarantee
     est = ProjectedGaussianRelease(d=1, epsilon=0.5, random_state=0).fit(_boolean())
     est.set_params(random_state=None, epsilon=5.0, d=2, n_rows=7)
@@ -758,7 +758,7 @@ def test_release_reads_the_fitted_parameters():
 
 
 def test_domain_switch_after_fit_does_not_change_the_rows():
-    # issue 23, finding 3: a domain switch after fit gave wrong rows silently
+    # a domain switch after fit once gave wrong rows silently
     X = _boolean()
     est = DampedPrivateSynthesizer(n_components=1, random_state=0).fit(X)
     before = est.sample(50, random_state=1)
@@ -779,13 +779,13 @@ def test_domain_switch_after_fit_does_not_change_the_rows():
     ids=lambda v: type(v).__name__ if not isinstance(v, bool) else str(v),
 )
 def test_hardened_noise_only_when_every_draw_is_hardened(estimator, hardened):
-    # issue 23, Low: the sampler's rows and PROJ's draws come from NumPy
+    # the sampler's rows and PROJ's draws come from NumPy
     rel = clone(estimator).fit(_boolean()).to_release()
     assert rel.plan["hardened_noise"] is hardened
 
 
 def test_concurrent_spends_never_overspend():
-    # issue 23, Low: check-then-append without a lock overspent 71/3000 times
+    # check-then-append without a lock overspent 71/3000 times
     # at a 1 us switch interval. Under the lock the ledger is exact: at most
     # floor(1 / 0.001) = 1000 spends of 0.001 fit (the tolerance is 1e-12).
     import sys
@@ -817,7 +817,7 @@ def test_concurrent_spends_never_overspend():
     assert acc.total_spent[0] <= 1.0 + 1e-12
 
 
-# ------------------------------------- issue 23, finding 8: Release.load
+# ------------------------------------- Release.load of malformed files
 def _malformed():
     from skdp_synth.exceptions import MalformedReleaseError
 
@@ -1014,7 +1014,7 @@ def test_release_load_of_a_fifo_does_not_hang(tmp_path):
 
 
 def test_saved_files_follow_the_umask(tmp_path, csv_in):
-    # issue 23, Low: outputs and releases were 0600 whatever the umask
+    # outputs and releases were once 0600 whatever the umask
     old = os.umask(0o022)
     try:
         rel_path = tmp_path / "r.npz"
@@ -1036,7 +1036,7 @@ def test_saved_files_follow_the_umask(tmp_path, csv_in):
     ids=["malformed param", "list-shaped schema"],
 )
 def test_cli_user_errors_exit_with_status_2(tmp_path, csv_in, capsys, extra, schema):
-    # issue 23, Low: exit code 1 (SystemExit(message)), not 2
+    # these user errors once exited with code 1 (SystemExit(message)), not 2
     import json
 
     if schema is not None:
@@ -1051,7 +1051,7 @@ def test_cli_user_errors_exit_with_status_2(tmp_path, csv_in, capsys, extra, sch
 
 
 def test_resampler_does_not_return_the_private_n():
-    # issue 23, finding 4: under add/remove, fit_resample returned exactly
+    # under add/remove, fit_resample once returned exactly
     # len(X) rows (n is private), without a warning
     from skdp_synth import SyntheticResampler
 
@@ -1082,7 +1082,7 @@ def test_resampler_does_not_return_the_private_n():
     ids=lambda e: type(e).__name__,
 )
 def test_large_samples_are_drawn_in_bounded_chunks(estimator, monkeypatch):
-    # issue 23, finding 7: sample(10**7) allocated 15.6 GiB at once; the
+    # sample(10**7) once allocated 15.6 GiB in one go; the
     # working memory beyond the output must not grow with n. Bound (by
     # construction): the chunks and their concatenation (2x the output) plus
     # a few chunks' working memory; main's one-shot draw peaks at ~4x.
@@ -1106,7 +1106,7 @@ def test_large_samples_are_drawn_in_bounded_chunks(estimator, monkeypatch):
 
 
 def test_large_pipeline_samples_are_drawn_in_bounded_chunks(monkeypatch):
-    # issue 23, finding 7: the CLI's in-memory path (pipe.sample) as well
+    # the CLI's in-memory path (pipe.sample) is chunked as well
     import tracemalloc
 
     from skdp_synth import validation as base
@@ -1137,7 +1137,7 @@ def test_large_pipeline_samples_are_drawn_in_bounded_chunks(monkeypatch):
     assert peak <= 3 * out + 64 * base.SAMPLE_CHUNK_BYTES
 
 
-# -------------------------------- issue 23, finding 6: sizes at plan time
+# ------------------------------------------------ sizes at plan time
 def _huge_blocks(width=3000):
     return [{"name": "zip", "kind": "onehot", "width": width}] + [
         {"name": f"b{j}", "kind": "binary", "width": 1} for j in range(2)
@@ -1167,7 +1167,7 @@ def test_huge_second_moment_refused_at_plan_time_naming_the_block():
 
 
 def test_no_huge_number_in_size_messages():
-    # issue 23, Low: a 300-digit number in a MemoryError message
+    # a MemoryError message once held a 300-digit number
     import re
 
     est = PrivateSampler(d=100, k=5)
@@ -1178,7 +1178,7 @@ def test_no_huge_number_in_size_messages():
 
 
 def test_categorical_output_has_the_declared_levels():
-    # issue 23, finding 5: a pd.Categorical of the observed levels with a
+    # a pd.Categorical of the observed levels with a
     # declared extra level: the synthetic column took the training dtype, so
     # rows of the unseen level became NaN (40/5000) and the dtype showed
     # which levels were observed
@@ -1205,7 +1205,7 @@ def test_categorical_output_has_the_declared_levels():
 
 
 def test_one_one_point_zero_and_true_are_three_levels():
-    # issue 23, Low: 1, 1.0 and True (equal and hash-equal in Python) merged
+    # 1, 1.0 and True (equal and hash-equal in Python) once merged
     # into one level, inferred or declared
     df = pd.DataFrame({"c": pd.Series([1, 1.0, True, "a", 1, True], dtype=object)})
     with pytest.warns(PrivacyLeakWarning):
@@ -1225,7 +1225,7 @@ def test_one_one_point_zero_and_true_are_three_levels():
 
 
 def test_process_workers_fail_closed_and_say_why():
-    # issue 23, Low: GridSearchCV with process workers failed closed (the
+    # GridSearchCV with process workers failed closed (the
     # pickled accountant refuses to spend) but the message did not say why
     import pickle
 
@@ -1255,7 +1255,7 @@ def test_model_selection_with_threads_charges_every_fit():
 
 
 def test_large_release_samples_are_drawn_in_bounded_chunks(monkeypatch):
-    # issue 23, finding 7: Release.sample as well
+    # Release.sample is chunked as well
     import tracemalloc
 
     from skdp_synth import validation
@@ -1277,7 +1277,7 @@ def test_large_release_samples_are_drawn_in_bounded_chunks(monkeypatch):
 def test_shape_errors_do_not_say_the_number_of_rows():
     """``sample_weight`` of the wrong length said "for 120 rows" and
     ``SyntheticResampler`` a 2-D ``y``'s shape: ``n``, private under
-    add/remove neighbours (a privacy audit, round eighteen)."""
+    add/remove neighbours."""
     from skdp_synth import SyntheticResampler
     from skdp_synth.validation import check_counts_shape
 
@@ -1293,8 +1293,7 @@ def test_shape_errors_do_not_say_the_number_of_rows():
 
 def test_extra_rows_are_charged_to_the_ledger_that_paid_for_the_fit():
     """``set_params(accountant=fresh)`` after fit moved the charge for more
-    rows off the ledger that paid for the fit, lifting its limit (a privacy
-    audit, round eighteen)."""
+    rows off the ledger that paid for the fit, lifting its limit."""
     from skdp_synth import BudgetAccountant, PrivateSampler
     from skdp_synth.exceptions import BudgetError
 
@@ -1315,8 +1314,7 @@ def test_extra_rows_are_charged_to_the_ledger_that_paid_for_the_fit():
 
 def test_the_default_output_size_is_the_fitted_m():
     """``DampedPrivateSynthesizer``'s release and ``sample()`` followed a
-    ``set_params(m=...)`` after fit while its ``params`` kept the fitted m
-    (a privacy audit, round eighteen)."""
+    ``set_params(m=...)`` after fit while its ``params`` kept the fitted m."""
     X = np.random.default_rng(3).integers(0, 2, (150, 4)).astype(float)
     est = DampedPrivateSynthesizer(epsilon=1.0, m=50, random_state=0).fit(X)
     est.set_params(m=7)
@@ -1328,8 +1326,7 @@ def test_the_default_output_size_is_the_fitted_m():
 def test_a_pipeline_refuses_zero_and_one_row_with_the_same_words():
     """The encoder refused an empty table first with scikit-learn's "Found
     array with 0 sample(s)", while one row reached the synthesizer's
-    refusal, worded for 0 or 1: the messages told the two apart (a
-    walk-through and a privacy audit, round eighteen)."""
+    refusal, worded for 0 or 1: the messages told the two apart."""
     import pandas as pd
 
     from skdp_synth import make_synthesis_pipeline
@@ -1350,8 +1347,7 @@ def test_a_pipeline_refuses_zero_and_one_row_with_the_same_words():
 
 def test_a_pipeline_refuses_a_spent_budget_before_counting_rows():
     """With an exhausted ledger, one row got the too-few-rows refusal and
-    two rows the budget's: the error's type told them apart (a privacy
-    audit, round eighteen)."""
+    two rows the budget's: the error's type told them apart."""
     import pandas as pd
 
     from skdp_synth import BudgetAccountant, make_synthesis_pipeline
@@ -1372,7 +1368,7 @@ def test_a_pipeline_refuses_a_spent_budget_before_counting_rows():
 
 def test_release_load_refuses_rows_too_wide_to_sample(tmp_path):
     """One deflated point 10^6 wide is a small file whose sample(4096) asked
-    30 GiB (a privacy audit, round eighteen)."""
+    30 GiB."""
     from skdp_synth.release import MAX_RELEASE_FEATURES
 
     path = tmp_path / "wide.npz"
@@ -1403,8 +1399,8 @@ def test_conversion_refusals_quote_no_value_or_size(make):
     """scikit-learn's conversion errors quote the data: complex input printed
     the first and last rows ("Complex data not supported\\n[[...987654.321...]]"),
     before the budget was checked; a table without columns printed its
-    shape, whose n is private; ``transform`` of text printed the cell (a
-    canary audit, round twenty). Each is refused without them."""
+    shape, whose n is private; ``transform`` of text printed the cell (seen
+    by planting canary values in the input). Each is refused without them."""
     n, canary = 1237, 987654.321
     X = np.zeros((n, 3))
     X[5, 1] = canary
@@ -1431,8 +1427,7 @@ def test_conversion_refusals_quote_no_value_or_size(make):
 
 def test_an_unusual_conversion_error_is_not_relayed():
     """An input whose ``__array__`` raises another class than ValueError or
-    TypeError went through the sanitizer with its text (a review, round
-    twenty)."""
+    TypeError went through the sanitizer with its text."""
 
     class Odd:
         shape = (10, 2)

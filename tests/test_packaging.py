@@ -1,4 +1,4 @@
-"""Project habits that a clean clone must keep (issue 12 item 5)."""
+"""Project habits that a clean clone must keep."""
 
 import re
 import tomllib

@@ -3,8 +3,8 @@
 NumPy's default ``argsort`` and ``argpartition`` dispatch to SIMD kernels
 (AVX-512, AVX2, ...) that order *equal* keys differently on different CPUs;
 the generator's local search on noise-free tables and the microaggregator's
-bisection of duplicate rows meet many ties, and before issue 20 their result
-depended on the machine (``test_local_search_alone_gets_within_a_count``
+bisection of duplicate rows meet many ties, and their result once depended
+on the machine (``test_local_search_alone_gets_within_a_count``
 reached loss 22 on an AMD EPYC and <= 20 elsewhere). These tests replace both
 functions by versions that order ties the *other* way (reverse index order)
 and check that nothing changes: the package breaks ties by a rule of its own

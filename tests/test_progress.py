@@ -1,4 +1,4 @@
-"""Opt-in progress of long fits (issue 24): the ``skdp_synth`` logger."""
+"""Opt-in progress of long fits: the ``skdp_synth`` logger."""
 
 import logging
 import re

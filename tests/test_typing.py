@@ -1,4 +1,4 @@
-"""The public API is typed (issue 12 item 5): ``py.typed`` ships and a type
+"""The public API is typed: ``py.typed`` ships and a type
 checker accepts a user script against the package.
 
 ``mypy`` is a dev extra; the check runs it with ``--follow-imports=silent``

@@ -89,7 +89,8 @@ class PipelineBudgetMixin:
 
     def _check_budget_first(self, X):
         """Fail closed: before any step reads a value, the last step's
-        accountant must afford the whole fit -- the ``(ε, δ)`` written on the
+        accountant must afford -- and reserves, for as long as the returned
+        context is open -- the whole fit -- the ``(ε, δ)`` written on the
         last step and, for an encoder given its own ``epsilon``/``delta``
         that will learn a domain, those too (the parameters and ``X``'s
         schema only). Otherwise, with every domain declared, the check
@@ -107,7 +108,7 @@ class PipelineBudgetMixin:
         inferred from its values, so whether a domain is learned is unknown
         to the check).
         """
-        from .privacy import check_written_budget
+        from .privacy import reserve_written_budget
 
         nested = _nested_budgeted(self.steps)
         if nested:
@@ -134,8 +135,7 @@ class PipelineBudgetMixin:
             )
         first = self._encoder()
         if first is None:
-            check_written_budget(self._final_estimator)
-            return
+            return reserve_written_budget(self._final_estimator)
         if not _has_schema(X):
             raise TypeError(
                 f"{type(first).__name__} learns domains with a budget: pass a "
@@ -153,7 +153,7 @@ class PipelineBudgetMixin:
                     "epsilon='auto', which takes it)"
                 )
             eps, delta = float(first.epsilon), float(first.delta or 0.0)
-        check_written_budget(self._final_estimator, eps, delta)
+        return reserve_written_budget(self._final_estimator, eps, delta)
 
     def _split_budget(self, X):
         """``[(step, saved params)]`` after giving the encoder its share.

@@ -49,6 +49,7 @@ What the mixin guarantees:
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from typing import TYPE_CHECKING
 
@@ -250,12 +251,13 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
                 intake = self._read_values(intake)
             plan = self._make_plan(*intake.shape)  # before the data is read
             self._check_plan(plan, *intake.shape)
-            self._before_fit(plan)
-            if self._private:
-                intake = self._read_values(intake)
-            source = NoiseSource(self.random_state, stream=FIT_STREAM)
-            self._fit(intake.rows, plan, source)
-            self._after_fit(plan)
+            with self._reserve_budget(plan):
+                self._before_fit(plan)
+                if self._private:
+                    intake = self._read_values(intake)
+                source = NoiseSource(self.random_state, stream=FIT_STREAM)
+                self._fit(intake.rows, plan, source)
+                self._after_fit(plan)
             self._fitted_params = self._snapshot_params(source)
             # a pipeline hands over its encoder's guarantee after the fit
             # (its to_release() states both); a fit of its own starts clean
@@ -351,6 +353,10 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
                 f"{type(self).__name__} is not a PrivateSynthesizerMixin; its plan "
                 "must carry no privacy guarantee"
             )
+
+    def _reserve_budget(self, plan):
+        """Context around reading the data and ``_fit``: the budget held."""
+        return contextlib.nullcontext()
 
     def _before_fit(self, plan):
         """Hook run after the plan and before ``_fit`` (budget checks)."""
@@ -666,6 +672,17 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
                 f"{type(self).__name__}'s plan records n_samples under "
                 f"{guarantee.neighbouring!r} neighbours, where n is private"
             )
+
+    def _reserve_budget(self, plan):
+        """The plan's whole spend held on the accountant from before the
+        data is read until the fit ends (:meth:`BudgetAccountant.reserve
+        <skdp_synth.privacy.BudgetAccountant.reserve>`): a concurrent fit
+        on the same accountant is refused before it reads a value."""
+        accountant = getattr(self, "accountant", None)
+        if accountant is None:
+            return contextlib.nullcontext()
+        g = plan.guarantee
+        return accountant.reserve(g.epsilon, g.delta, g.neighbouring)
 
     def _before_fit(self, plan):
         guarantee = plan.guarantee

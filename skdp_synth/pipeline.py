@@ -190,40 +190,42 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             validate()
         # the budget first, before even the number of rows is looked at
         # (else 1 row would get the rows' refusal, 2 the budget's)
-        self._check_budget_first(X)
-        self._check_enough_rows(X, params)
-        saved = self._split_budget(X)
-        self._encoder_charge_due = True
-        encoder = self._encoder()
-        before = getattr(encoder, "privacy_guarantee_", None)
-        failed = None
-        try:
-            out = fit(X, y, **params)
-        except BaseException as exc:
-            failed = exc
-            raise
-        finally:
-            # metadata routing fits every step in one go: the encoder's
-            # domains are charged here, also when the last step failed after
-            # they were released
-            if getattr(encoder, "privacy_guarantee_", None) is not before:
-                self._charge_encoder()
-            elif getattr(failed, "skdp_spent", None) is not None:
-                # the encoder itself failed after drawing its noise: charged
-                # too (fail closed)
-                self._charge_encoder(failed.skdp_spent)
-            for step, values in saved:
-                step.set_params(**values)
-            self.__dict__.pop("_encoder_charge_due", None)
-        if get_config().get("enable_metadata_routing", False):
-            self._fit_copula(self._final_estimator)
-        self._record_guarantee()
-        self._final_guarantee_seen = getattr(
-            self._final_estimator, "privacy_guarantee_", None
-        )
-        self._hand_guarantee_to_final()
-        self._release_token = self._fitted_state()
-        return out
+        # the whole planned spend is held on the accountant until the fit
+        # ends: a concurrent fit on it is refused before it reads a value
+        with self._check_budget_first(X):
+            self._check_enough_rows(X, params)
+            saved = self._split_budget(X)
+            self._encoder_charge_due = True
+            encoder = self._encoder()
+            before = getattr(encoder, "privacy_guarantee_", None)
+            failed = None
+            try:
+                out = fit(X, y, **params)
+            except BaseException as exc:
+                failed = exc
+                raise
+            finally:
+                # metadata routing fits every step in one go: the encoder's
+                # domains are charged here, also when the last step failed after
+                # they were released
+                if getattr(encoder, "privacy_guarantee_", None) is not before:
+                    self._charge_encoder()
+                elif getattr(failed, "skdp_spent", None) is not None:
+                    # the encoder itself failed after drawing its noise: charged
+                    # too (fail closed)
+                    self._charge_encoder(failed.skdp_spent)
+                for step, values in saved:
+                    step.set_params(**values)
+                self.__dict__.pop("_encoder_charge_due", None)
+            if get_config().get("enable_metadata_routing", False):
+                self._fit_copula(self._final_estimator)
+            self._record_guarantee()
+            self._final_guarantee_seen = getattr(
+                self._final_estimator, "privacy_guarantee_", None
+            )
+            self._hand_guarantee_to_final()
+            self._release_token = self._fitted_state()
+            return out
 
     def _fitted_state(self):
         """What this fit left in its steps (the encoder's domains, the last

@@ -19,10 +19,11 @@ relation.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,7 @@ __all__ = [
     "BudgetAccountant",
     "PrivacyGuarantee",
     "check_written_budget",
+    "reserve_written_budget",
     "compose",
     "not_private",
     "warn_if_large_epsilon",
@@ -66,6 +68,22 @@ LARGE_EPSILON = 10.0
 # One lock for every accountant's check-then-record (spending is rare; a
 # module-level lock keeps the accountant picklable).
 _SPEND_LOCK = threading.RLock()
+
+#: This thread's open reservations, by accountant: ``{id(accountant):
+#: _Reservation}``. A fit runs its steps in one thread, so whatever it spends
+#: (the encoder's share, then the last step's) draws on the reservation its
+#: check took; a fit in another thread sees the reservation as spent.
+_HELD = threading.local()
+
+
+class _Reservation:
+    """What an in-flight fit may still spend of what it reserved."""
+
+    __slots__ = ("delta", "epsilon")
+
+    def __init__(self, epsilon: float, delta: float) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
 
 
 def warn_if_large_epsilon(epsilon: float, what: str, stacklevel: int = 3) -> None:
@@ -266,12 +284,34 @@ def check_written_budget(
     )
 
 
+def reserve_written_budget(
+    estimator: Any, extra_epsilon: float = 0.0, extra_delta: float = 0.0
+) -> contextlib.AbstractContextManager:
+    """:func:`check_written_budget`, and the amount held for this fit until
+    the returned context exits (:meth:`BudgetAccountant.reserve`): two fits
+    on one accountant cannot both pass the check on the same budget and
+    read their data. Reads parameters only."""
+    params = getattr(estimator, "get_params", dict)(deep=False)
+    accountant = params.get("accountant")
+    if accountant is None or params.get("epsilon") is None:
+        return contextlib.nullcontext()
+    return accountant.reserve(
+        float(params["epsilon"]) + float(extra_epsilon),
+        float(params.get("delta") or 0.0) + float(extra_delta),
+        params.get("neighbouring"),
+    )
+
+
 class BudgetAccountant:
     """A privacy budget spent by sequential (basic) composition.
 
-    Estimators given an ``accountant`` call :meth:`check` before they touch
-    the data and :meth:`spend` after they succeed, so a refused or failed fit
-    costs nothing. Budgets compose by adding epsilons and deltas
+    Estimators given an ``accountant`` :meth:`reserve` their whole planned
+    spend before they touch the data and :meth:`spend` it as each part
+    succeeds; what a refused or failed fit did not spend is released when
+    it ends. A reservation makes the check and the later spending one step:
+    two fits running at once on one accountant cannot both pass the check on
+    the same remaining budget and read their data (the second is refused
+    before it reads a value). Budgets compose by adding epsilons and deltas
     (:cite:`Boedihardjo2024` Lemma 2.5, basic composition), which is valid for any
     mechanisms but not tight.
 
@@ -331,9 +371,32 @@ class BudgetAccountant:
         )
 
     def remaining(self) -> tuple[float, float]:
-        """``(epsilon, delta)`` left in the budget."""
+        """``(epsilon, delta)`` left in the budget: neither spent nor reserved
+        by a fit in progress."""
         eps, delta = self.total_spent
-        return (max(self.epsilon - eps, 0.0), max(self.delta - delta, 0.0))
+        held_eps = math.fsum(r.epsilon for r in self._reservations())
+        held_delta = math.fsum(r.delta for r in self._reservations())
+        return (
+            max(self.epsilon - eps - held_eps, 0.0),
+            max(self.delta - delta - held_delta, 0.0),
+        )
+
+    def _reservations(self) -> list:
+        # absent on an accountant pickled before reservations existed
+        return self.__dict__.setdefault("_reserved", [])
+
+    def _own(self) -> _Reservation | None:
+        """This thread's open reservation on this accountant, if any."""
+        return getattr(_HELD, "held", {}).get(id(self))
+
+    def _available(self) -> tuple[float, float]:
+        """What a spend from this thread may use: the remaining budget plus
+        what this thread's fit reserved and has not spent."""
+        eps_left, delta_left = self.remaining()
+        own = self._own()
+        if own is not None:
+            eps_left, delta_left = eps_left + own.epsilon, delta_left + own.delta
+        return eps_left, delta_left
 
     def check(
         self, epsilon: float, delta: float = 0.0, neighbouring: str | None = None
@@ -363,11 +426,13 @@ class BudgetAccountant:
                 "default is 'replace-one'), or give the estimator the "
                 "accountant's relation where it takes one"
             )
-        eps_left, delta_left = self.remaining()
+        eps_left, delta_left = self._available()
         if epsilon > eps_left + self._TOLERANCE or delta > delta_left + self._TOLERANCE:
+            others = [r for r in self._reservations() if r is not self._own()]
+            held = " (the rest is reserved by fits in progress)" if others else ""
             raise BudgetError(
                 f"spending epsilon={epsilon:g}, delta={delta:g} would exceed the "
-                f"remaining budget epsilon={eps_left:g}, delta={delta_left:g}"
+                f"remaining budget epsilon={eps_left:g}, delta={delta_left:g}{held}"
             )
         return True
 
@@ -391,6 +456,56 @@ class BudgetAccountant:
                     epsilon, delta, neighbouring or self.neighbouring, mechanism
                 )
             )
+            own = self._own()
+            if own is not None:  # drawn from this fit's reservation first
+                own.epsilon = max(own.epsilon - float(epsilon), 0.0)
+                own.delta = max(own.delta - float(delta), 0.0)
+
+    @contextlib.contextmanager
+    def reserve(
+        self, epsilon: float, delta: float = 0.0, neighbouring: str | None = None
+    ) -> Iterator[None]:
+        """Hold ``(epsilon, delta)`` for the fit that runs inside the context.
+
+        The check (as :meth:`check`) and the hold are one step under the
+        spending lock. Inside the context, :meth:`check` and :meth:`spend`
+        from this thread draw on the hold first; other threads see it as
+        spent. On exit what was not spent is released, so a fit that failed
+        before its last charge costs only what it spent. A reservation inside
+        a reservation of the same thread (a pipeline's last step, inside the
+        pipeline's fit) only checks: the outer one already holds its share.
+
+        Examples
+        --------
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> with acc.reserve(0.8):
+        ...     acc.remaining()  # what other fits may still use
+        ...     acc.spend(0.5)
+        (0.2, 0.0)
+        >>> acc.remaining()  # the unspent 0.3 is released
+        (0.5, 0.0)
+        """
+        held = _HELD.__dict__.setdefault("held", {})
+        if id(self) in held:
+            self.check(epsilon, delta, neighbouring)
+            yield
+            return
+        with _SPEND_LOCK:
+            self.check(epsilon, delta, neighbouring)
+            epsilon, delta = _check_epsilon_delta(
+                epsilon, delta, allow_zero_epsilon=True
+            )
+            reservation = _Reservation(epsilon, delta)
+            self._reservations().append(reservation)
+        held[id(self)] = reservation
+        try:
+            yield
+        finally:
+            held.pop(id(self), None)
+            with _SPEND_LOCK:
+                self._reserved = [
+                    r for r in self._reservations() if r is not reservation
+                ]
 
     # A budget is one ledger: copies would let the same data be spent twice.
     # ``copy``/``deepcopy`` (hence ``sklearn.base.clone`` of an estimator that
@@ -402,6 +517,11 @@ class BudgetAccountant:
     def __deepcopy__(self, memo):
         memo[id(self)] = self
         return self
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_reserved", None)  # holds of fits running in this process
+        return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)

@@ -298,19 +298,14 @@ class _GatedEncoder(BooleanEncoder):
         return super().fit(X, y, **params)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="(6): the accountant's check before a fit reserves nothing",
-)
 def test_concurrent_fits_on_one_accountant_reserve_before_reading():
     """Two pipelines (encoder share + release, ε = 1 each) on an accountant
     that pays for one. Fit A passes the check and is held inside its
-    encoder's fit; fit B runs meanwhile. Today B passes the same check
-    (nothing reserved), reads the data and spends 1; A then pays its
-    encoder's 0.2 and is refused the last step's 0.8 after reading the
-    data. Intended: A's check reserves its whole planned spend, B is
-    refused before its encoder reads a value, A succeeds."""
+    encoder's fit; fit B runs meanwhile. Without a reservation B passed the
+    same check, read the data and spent 1; A then paid its encoder's 0.2
+    and was refused the last step's 0.8 after reading the data. A's check
+    now reserves its whole planned spend: B is refused before its encoder
+    reads a value, A succeeds."""
     df = _dates()[["x", "g"]]
     acc = BudgetAccountant(epsilon=1.5, delta=1e-5, neighbouring="add-remove-one")
 

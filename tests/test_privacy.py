@@ -99,3 +99,130 @@ def test_a_relation_mismatch_says_how_to_fix_it():
     acc = BudgetAccountant(epsilon=1.0)
     with pytest.raises(BudgetError, match="neighbouring='add-remove-one'"):
         acc.check(0.5, 0.0, "add-remove-one")
+
+
+# -- reservations: the check before a fit and its later spending are one step
+
+
+def test_a_reservation_is_seen_as_spent_by_other_threads_only():
+    import threading
+
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
+    seen = {}
+    with acc.reserve(0.7, 1e-6):
+        assert acc.remaining() == pytest.approx((0.3, 1e-5 - 1e-6))
+        acc.check(0.9)  # this thread: the hold plus what remains
+
+        def other():
+            try:
+                acc.check(0.5)
+            except BudgetError as exc:
+                seen["refused"] = str(exc)
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        acc.spend(0.4, 1e-6)
+    assert "reserved by fits in progress" in seen["refused"]
+    # the unspent 0.3 of the hold is released on exit
+    assert acc.total_spent == pytest.approx((0.4, 1e-6))
+    assert acc.remaining() == pytest.approx((0.6, 1e-5 - 1e-6))
+
+
+def test_a_spend_beyond_the_reservation_draws_on_the_rest_of_the_budget():
+    acc = BudgetAccountant(epsilon=1.0)
+    with acc.reserve(0.5):
+        acc.spend(0.7)  # 0.5 held + 0.2 of the remaining 0.5
+        assert acc.remaining() == pytest.approx((0.3, 0.0))
+        with pytest.raises(BudgetError):
+            acc.spend(0.31)
+    assert acc.total_spent == pytest.approx((0.7, 0.0))
+
+
+def test_a_reservation_is_released_when_the_fit_fails():
+    acc = BudgetAccountant(epsilon=1.0)
+    with pytest.raises(RuntimeError), acc.reserve(0.9):
+        acc.spend(0.2)
+        raise RuntimeError("the fit failed after its first charge")
+    assert acc.remaining() == pytest.approx((0.8, 0.0))
+    assert acc._reservations() == []
+
+
+def test_a_nested_reservation_of_the_same_thread_only_checks():
+    acc = BudgetAccountant(epsilon=1.0)
+    with acc.reserve(0.8):
+        with acc.reserve(0.8):  # a pipeline's last step inside the pipeline
+            acc.spend(0.8)
+        with pytest.raises(BudgetError), acc.reserve(0.5):
+            pass
+    assert acc.total_spent == pytest.approx((0.8, 0.0))
+
+
+def test_a_reservation_is_refused_as_a_spend_would_be():
+    acc = BudgetAccountant(epsilon=1.0, neighbouring="add-remove-one")
+    with pytest.raises(BudgetError, match="exceed"), acc.reserve(1.5):
+        pass
+    with (
+        pytest.raises(BudgetError, match="neighbours"),
+        acc.reserve(0.5, 0, "replace-one"),
+    ):
+        pass
+    assert acc._reservations() == []
+
+
+def test_a_pickled_accountant_carries_no_reservation():
+    import pickle
+
+    acc = BudgetAccountant(epsilon=1.0)
+    with acc.reserve(0.6):
+        copy = pickle.loads(pickle.dumps(acc))
+    assert copy._reservations() == []
+    with pytest.raises(BudgetError, match="restored from a pickle"):
+        copy.spend(0.1)
+
+
+def test_two_concurrent_fits_of_one_estimator_cannot_share_one_budget():
+    """The second fit is refused before it reads a value while the first
+    holds the budget (the first is held inside its fit by a gate)."""
+    import threading
+
+    import numpy as np
+
+    from skdp_synth import ProjectedGaussianRelease
+
+    acc = BudgetAccountant(epsilon=1.5, delta=1e-5, neighbouring="add-remove-one")
+    entered, go_on = threading.Event(), threading.Event()
+
+    class Gated(ProjectedGaussianRelease):
+        def _fit(self, U, plan, source):
+            if getattr(self, "gate", False):
+                entered.set()
+                go_on.wait(30)
+            return super()._fit(U, plan, source)
+
+    X = (np.random.default_rng(0).random((300, 4)) < 0.5).astype(float)
+    first = Gated(epsilon=1.0, delta=1e-6, accountant=acc, random_state=0)
+    first.gate = True
+    result = {}
+
+    def fit_first():
+        try:
+            first.fit(X)
+            result["first"] = None
+        except Exception as exc:  # reported below
+            result["first"] = exc
+
+    thread = threading.Thread(target=fit_first)
+    thread.start()
+    try:
+        assert entered.wait(30)
+        second = ProjectedGaussianRelease(
+            epsilon=1.0, delta=1e-6, accountant=acc, random_state=0
+        )
+        with pytest.raises(BudgetError, match="reserved by fits in progress"):
+            second.fit(X)
+    finally:
+        go_on.set()
+        thread.join(60)
+    assert result["first"] is None
+    assert acc.total_spent == pytest.approx((1.0, 1e-6))

@@ -248,16 +248,11 @@ def _documented_refusals():
     return [p for p in re.split(r"\n\s*\n", text) if re.search(r"[Rr]efus", p)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="(5): the datetime-offset and 'not numbers' refusals are unlisted",
-)
 def test_cli_refusals_of_cells_are_listed(tmp_path, capsys):
     """A naive datetime column with one offset cell, and a numeric column
     with one cell that is not a number, are refused in one line with exit
-    status 2 (as today) -- and each refusal is listed in doc/privacy.md with
-    why it is outside the guarantee (today neither is)."""
+    status 2 -- and each refusal is listed in doc/privacy.md with why it is
+    outside the guarantee."""
     rng = np.random.default_rng(0)
     days = pd.Timestamp("2015-01-01") + pd.to_timedelta(rng.integers(0, 3000, 400), "D")
     frame = pd.DataFrame(

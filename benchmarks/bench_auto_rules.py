@@ -69,7 +69,15 @@ def fit(train, cats, eps, seed, **kw):
 
 
 def main(argv=None):
-    import skdp_synth.gaussian_release._release as gr
+    import dataclasses
+
+    from skdp_synth import ProjectedGaussianRelease as PGR
+
+    def use(**changes):
+        # the release's tuning is one frozen object: swap in a changed copy
+        PGR._rules = dataclasses.replace(PGR._rules, **changes)
+
+    defaults = PGR._rules
 
     ap = argparse.ArgumentParser(prog="bench_auto_rules", description=__doc__)
     ap.add_argument("kind", choices=["shares", "target", "edges", "step", "oneway"])
@@ -87,9 +95,10 @@ def main(argv=None):
     seeds = range(args.seeds)
     head = f"{args.table}, eps={args.eps:g}"
     if args.kind == "shares":
-        paper = dict(gr.SELECTION_SHARES["mst"])
-        for label, shares in (("paper 1/3", paper), ("AUTO_MST", gr.AUTO_MST_SHARES)):
-            gr.SELECTION_SHARES["mst"] = dict(shares)
+        paper = dict(defaults.selection_shares["mst"])
+        auto = dict(defaults.auto_mst_shares)
+        for label, shares in (("paper 1/3", paper), ("AUTO_MST", auto)):
+            use(selection_shares={**defaults.selection_shares, "mst": dict(shares)})
             tv2 = [
                 tv(train, fit(train, cats, args.eps, s, selection="mst")[0], 2)
                 for s in seeds
@@ -99,7 +108,7 @@ def main(argv=None):
                 + " ".join(f"{x:.4f}" for x in tv2),
                 flush=True,
             )
-        gr.SELECTION_SHARES["mst"] = paper
+        PGR._rules = defaults
     elif args.kind == "target":
         for rule in args.rules.split(","):
             kw = {} if rule in ("auto", "untargeted") else {"selection": rule}
@@ -136,9 +145,8 @@ def main(argv=None):
             )
         generator.BATCH_ROWS = default
     elif args.kind == "oneway":
-        default = gr.ONE_WAY_WEIGHT
         for weight in (float(x) for x in args.weights.split(",")):
-            gr.ONE_WAY_WEIGHT = weight
+            use(one_way_weight=weight)
             m = np.mean(
                 [
                     [tv(train, syn, k) for k in (1, 2, 3)]
@@ -151,10 +159,10 @@ def main(argv=None):
                 f"TV3 {m[2]:.5f}",
                 flush=True,
             )
-        gr.ONE_WAY_WEIGHT = default
+        PGR._rules = defaults
     else:
         for thr in (float(x) for x in args.thresholds.split(",")):
-            gr.AUTO_EDGE_THRESHOLD = thr
+            use(auto_edge_threshold=thr)
             for s in seeds:
                 syn, est = fit(train, cats, args.eps, s)
                 res = getattr(est, "_selection_result", None)

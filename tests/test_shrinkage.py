@@ -158,7 +158,7 @@ def test_james_stein_lowers_the_expected_squared_error(lam):
 # ------------------------------------------------------------ the estimator
 @pytest.fixture
 def narrow_tables_shrunk(monkeypatch):
-    """These 4-attribute tables are below ``SHRINKAGE_MIN_ATTRIBUTES``: lift
+    """These 4-attribute tables are below ``rules.shrinkage_min_attributes``: lift
     the width gate so that the shrinkage itself is what is tested."""
 
     _set_rules(monkeypatch, shrinkage_min_attributes=1)
@@ -191,7 +191,7 @@ def test_only_the_all_tables_release_is_shrunk_and_never_the_targets_pairs(
 ):
     """The target's pairs are fitted as measured; its triples (their
     residual is the interaction beyond the pairs) are shrunk towards rows
-    fitted to the other measurements since round ten; the release itself is
+    fitted to the other measurements; the release itself is
     the same bit for bit (post-processing)."""
     X = _categorical(1500, 4)
     assert _release(X, LEVELS, selection="mst").shrinkage_factors_ == {}
@@ -287,7 +287,7 @@ def test_shrinkage_moves_the_generators_input_towards_the_truth(narrow_tables_sh
 
 
 def test_no_shrinkage_when_the_plan_is_too_noisy(monkeypatch, narrow_tables_shrunk):
-    """The gate ``SHRINKAGE_MAX_NOISE_TV`` on the all-tables plan's expected
+    """The gate ``rules.shrinkage_max_noise_tv`` on the all-tables plan's expected
     TV noise per table (public): shrunk at or below it, not above."""
 
     X = _categorical(1500, 5)
@@ -315,7 +315,7 @@ def test_with_a_target_the_gate_reads_the_tables_it_would_shrink(
     """With ``target`` the gate's noise is the mean over the tables without
     the target (the only ones shrunk): the target's triples, many cells and
     never shrunk, lift the whole plan's mean above it and had switched the
-    pairs' shrinkage off (round ten: diamonds at ε = 0.3, 0.100 / 0.127 for
+    pairs' shrinkage off (diamonds at ε = 0.3, 0.100 / 0.127 for
     the plan against 0.030 for the pairs). Shrunk at or below that mean,
     not above; the mean is computed here by hand."""
     import math
@@ -345,7 +345,7 @@ def test_with_a_target_the_gate_reads_the_tables_it_would_shrink(
 
 
 def test_no_shrinkage_on_narrow_tables(monkeypatch):
-    """The width gate ``SHRINKAGE_MIN_ATTRIBUTES`` (public: the blocks):
+    """The width gate ``rules.shrinkage_min_attributes`` (public: the blocks):
     4 attributes are shrunk only when the gate is at most 4."""
 
     X = _categorical(1500, 6)
@@ -512,7 +512,7 @@ def test_each_fold_is_shrunk_towards_rows_fitted_without_it(
     triples), and the generator then fits ``m + f (y - m)`` with ``m`` the
     residual of exactly those rows, for every shrunk table; everything else
     as released. The tables are dealt in the workload's order into
-    ``SHRINKAGE_FOLDS`` folds. With a 200-row model table every fit sees the
+    ``rules.shrinkage_folds`` folds. With a 200-row model table every fit sees the
     values and scales times ``N / n̂`` (``_fit_generator``) and the centre
     is the rows' table times ``n̂ / N``."""
     from skdp_synth.gaussian_release import shrink_towards_rows
@@ -640,7 +640,7 @@ def test_cross_fitted_input_beats_the_raw_and_the_independence_centre(
 def test_three_way_centres_run_the_full_descent(monkeypatch, narrow_tables_shrunk):
     """``d = 3``: the triples are cross-fitted too (centred at rows fitted
     without their fold, not at independence), and their centre fits are not
-    capped at ``SHRINKAGE_CENTRE_SWEEPS`` (mpls_stops, ε = 1: 8 sweeps left
+    capped at ``rules.shrinkage_centre_sweeps`` (mpls_stops, ε = 1: 8 sweeps left
     the rows' 3-way structure unfitted, TV2 .00832 against .00750 for full
     fits and .00773 towards independence)."""
 

@@ -84,7 +84,7 @@ def noise_magnitude(spec):
             f"delta must be < 0.5 for a Gaussian mechanism, got {spec.delta}"
         )
     with warnings.catch_warnings():
-        # the gao2022 warning is raised once, by _guarantee
+        # the gao2022 warning is raised once, by guarantee()
         warnings.simplefilter("ignore", UserWarning)
         c = gaussian_sigma(spec.epsilon, spec.delta, 1.0, spec.calibration)
     achieved = gaussian_delta(c, spec.epsilon, 1.0)
@@ -92,7 +92,7 @@ def noise_magnitude(spec):
 
 
 def guarantee(spec, delta):
-    """The guarantee of the noise calibrated by :meth:`_noise_magnitude`."""
+    """The guarantee of the noise calibrated by :func:`noise_magnitude`."""
     if mechanism_of(spec) != "laplace" and delta > spec.delta:
         warnings.warn(
             f"calibration={spec.calibration!r} is not valid at epsilon="

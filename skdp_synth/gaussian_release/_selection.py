@@ -87,7 +87,7 @@ MAX_CANDIDATE_CELLS = 2000
 #: rows of the generator's model during AIM's rounds (answers and noise
 #: scaled by ``N / n̂``, as ``max_model_rows`` does; post-processing).
 #: ``generator.BATCH_ROWS``, so every step of each refit's descent sees the
-#: whole model. Round nine, same seeds, 6000 → 4096: diamonds ε = 0.1
+#: whole model. Measured on the same seeds, 6000 → 4096: diamonds ε = 0.1
 #: (auto's AIM, 6 seeds) TV1 .01054 → .01038, TV2 .0504 → .0501, TV3 .1043
 #: → .1034, 4.97 s → 3.70 s (0.16× mbi's MST, 23 s); mpls_stops ε = 0.1
 #: (``selection="aim"``, 4 seeds) TV2 .0363 → .0333, TV3 .0735 → .0676;
@@ -95,7 +95,7 @@ MAX_CANDIDATE_CELLS = 2000
 #: (± .002), 4.09 s → 3.67 s. 3000 rows: diamonds ε = 0.1 TV2 .0515, 3.95 s.
 AIM_MODEL_ROWS = 4096
 #: AIM's rounds ``T`` (the initial round share is ``share_rounds / T``) per
-#: attribute of at least 2 levels. Measured (issue 21, ε = 0.1, our AIM,
+#: attribute of at least 2 levels. Measured (ε = 0.1, our AIM,
 #: TV2 over 9 seeds): 2 per attribute -> 3 per attribute, diamonds .0541 ->
 #: .0500 (mbi's AIM, 32 rounds, seed 0: .0530), nassCDS .0349 -> .0341;
 #: 4, 6 and 8 per attribute were not better (3 seeds each)
@@ -360,7 +360,7 @@ def mst_edge_budget(n_levels, candidates, share_final, c, neighbouring, n, thres
 
     MST measures ``a - 1`` pairs whatever ``n`` and ``ε``; when ``ε n`` is
     small against the domain (a wide table, few rows) each of them drowns in
-    noise and the rows come out *worse* than independent columns (issue 21:
+    noise and the rows come out *worse* than independent columns (measured:
     Caravan, 86 columns, 4.7k rows, ε = 1). A pair ``r`` measured as one of
     ``K`` tables at the final share ``f`` gets at most the per-cell noise of
     ``r`` measured alone at share ``f / K`` (equal split; ResidualPlanner's

@@ -136,8 +136,8 @@ __all__ = ["AdditiveNoise", "ProjectedGaussianRelease", "distributed_privatize"]
 
 COORDINATE_MECHANISMS = ("correlated", "correlated-weighted", "mee")
 
-#: the public tuning (:class:`~skdp_synth.gaussian_release._rules.ReleaseRules`);
-#: kept for the code that reads it by name
+#: ``DEFAULT_RULES.level_support_z``, for the code that reads it by this name
+#: (a copy: to change the rule, replace ``ProjectedGaussianRelease._rules``)
 LEVEL_SUPPORT_Z = DEFAULT_RULES.level_support_z
 
 
@@ -590,8 +590,8 @@ default=None
         return ReleaseSpec.of(self)
 
     def _make_plan(self, n_samples, n_features):
-        """The whole noise model, calibrated and verified before the data is
-        read (:func:`._planning.make_plan`)."""
+        """The planning stage: the whole noise model, calibrated and verified
+        before the data is read (:func:`._planning.make_plan`)."""
         return make_plan(self._spec(), self._rules, n_samples, n_features)
 
     #: expected TV noise per table of a plan (:func:`._selection.noise_tv`)
@@ -624,7 +624,6 @@ default=None
             )
         return max(1, int(round(self.n_estimate_)))
 
-    # ---------------------------------------------------------- building
     # --------------------------------------------------------------- fit
     def _fit(self, U, plan, source):
         """The stages after planning (:meth:`_make_plan`): the plan wrapped

@@ -1,25 +1,26 @@
-"""The measurements behind ``selection="auto"``'s constants (issue 21).
+"""The measurements behind ``selection="auto"``'s constants.
 
 ``python -m benchmarks.bench_auto_rules KIND --table T[:k] --eps E [--seeds S]``
 on the real tables of ``benchmarks/bench_selection.py`` (80/20 split,
 δ = 1e-6, TV of ``sample(n)`` against the 80 %); ``T:k`` keeps the first
 ``k`` columns of Caravan, or ``k`` random rows of another table. KIND:
 
-* ``shares`` -- MST at the paper's thirds against ``AUTO_MST_SHARES``, on
-  paired seeds (``selection="mst"`` with ``SELECTION_SHARES`` patched);
+* ``shares`` -- MST at the paper's thirds against
+  ``ReleaseRules.auto_mst_shares``, on paired seeds (``selection="mst"``
+  with ``ReleaseRules.selection_shares`` replaced);
 * ``target --target COL`` -- train-on-synthetic/test-on-real of a model for
   ``COL`` with ``target=COL``, for ``--rules`` (default auto, mst, aim;
   ``untargeted``: the default release without ``target``);
 * ``edges`` -- what auto chooses (and the tree's edges) for each
-  ``AUTO_EDGE_THRESHOLD`` in ``--thresholds`` (1e-9: 1-way tables only;
+  ``ReleaseRules.auto_edge_threshold`` in ``--thresholds`` (1e-9: 1-way tables only;
   1e9: always the whole tree).
 * ``step`` -- the default release with the generator's descent examining
   each of ``--steps`` rows per step (``generator.BATCH_ROWS``, patched;
-  16384 was the step before round eight): TV1/TV2/TV3 and fit + sample
+  16384 was the earlier step): TV1/TV2/TV3 and fit + sample
   seconds, same seeds for every step.
 * ``oneway`` -- the default release with the 1-way tables weighted each of
-  ``--weights`` in the pairs' allocation (``ONE_WAY_WEIGHT``, patched; 1 is
-  the default): TV1/TV2/TV3, same seeds for every weight.
+  ``--weights`` in the pairs' allocation (``ReleaseRules.one_way_weight``,
+  replaced; 1 is the default): TV1/TV2/TV3, same seeds for every weight.
 
 Round eight: ``target --rules auto,none,mst`` measured the ``target=`` rule of
 ``selection="auto"`` (e.g. ``--table diamonds --eps 0.3 --target price``),
@@ -69,7 +70,15 @@ def fit(train, cats, eps, seed, **kw):
 
 
 def main(argv=None):
-    import skdp_synth.gaussian_release._release as gr
+    import dataclasses
+
+    from skdp_synth import ProjectedGaussianRelease as PGR
+
+    def use(**changes):
+        # the release's tuning is one frozen object: swap in a changed copy
+        PGR._rules = dataclasses.replace(PGR._rules, **changes)
+
+    defaults = PGR._rules
 
     ap = argparse.ArgumentParser(prog="bench_auto_rules", description=__doc__)
     ap.add_argument("kind", choices=["shares", "target", "edges", "step", "oneway"])
@@ -87,9 +96,10 @@ def main(argv=None):
     seeds = range(args.seeds)
     head = f"{args.table}, eps={args.eps:g}"
     if args.kind == "shares":
-        paper = dict(gr.SELECTION_SHARES["mst"])
-        for label, shares in (("paper 1/3", paper), ("AUTO_MST", gr.AUTO_MST_SHARES)):
-            gr.SELECTION_SHARES["mst"] = dict(shares)
+        paper = dict(defaults.selection_shares["mst"])
+        auto = dict(defaults.auto_mst_shares)
+        for label, shares in (("paper 1/3", paper), ("auto_mst_shares", auto)):
+            use(selection_shares={**defaults.selection_shares, "mst": dict(shares)})
             tv2 = [
                 tv(train, fit(train, cats, args.eps, s, selection="mst")[0], 2)
                 for s in seeds
@@ -99,7 +109,7 @@ def main(argv=None):
                 + " ".join(f"{x:.4f}" for x in tv2),
                 flush=True,
             )
-        gr.SELECTION_SHARES["mst"] = paper
+        PGR._rules = defaults
     elif args.kind == "target":
         for rule in args.rules.split(","):
             kw = {} if rule in ("auto", "untargeted") else {"selection": rule}
@@ -136,9 +146,8 @@ def main(argv=None):
             )
         generator.BATCH_ROWS = default
     elif args.kind == "oneway":
-        default = gr.ONE_WAY_WEIGHT
         for weight in (float(x) for x in args.weights.split(",")):
-            gr.ONE_WAY_WEIGHT = weight
+            use(one_way_weight=weight)
             m = np.mean(
                 [
                     [tv(train, syn, k) for k in (1, 2, 3)]
@@ -147,20 +156,20 @@ def main(argv=None):
                 axis=0,
             )
             print(
-                f"{head}, ONE_WAY_WEIGHT={weight:g}: TV1 {m[0]:.5f} TV2 {m[1]:.5f} "
+                f"{head}, one_way_weight={weight:g}: TV1 {m[0]:.5f} TV2 {m[1]:.5f} "
                 f"TV3 {m[2]:.5f}",
                 flush=True,
             )
-        gr.ONE_WAY_WEIGHT = default
+        PGR._rules = defaults
     else:
         for thr in (float(x) for x in args.thresholds.split(",")):
-            gr.AUTO_EDGE_THRESHOLD = thr
+            use(auto_edge_threshold=thr)
             for s in seeds:
                 syn, est = fit(train, cats, args.eps, s)
                 res = getattr(est, "_selection_result", None)
                 edges = len(res.chosen) if res is not None else "-"
                 print(
-                    f"{head}, AUTO_EDGE_THRESHOLD={thr:g}, seed {s}: "
+                    f"{head}, auto_edge_threshold={thr:g}, seed {s}: "
                     f"{est.selection_} ({edges} tables chosen), TV1 "
                     f"{tv(train, syn, 1):.4f} TV2 {tv(train, syn, 2):.4f}",
                     flush=True,

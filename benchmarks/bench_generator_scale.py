@@ -71,14 +71,14 @@ class _old_generator:
         self.on = on
 
     def __enter__(self):
-        import skdp_synth.gaussian_release._release as gr
+        import skdp_synth.gaussian_release._generating as gr
 
         self.saved = gr.fit_rows
         if self.on:
             gr.fit_rows = functools.partial(self.saved, vectorised=False)
 
     def __exit__(self, *exc):
-        import skdp_synth.gaussian_release._release as gr
+        import skdp_synth.gaussian_release._generating as gr
 
         gr.fit_rows = self.saved
 

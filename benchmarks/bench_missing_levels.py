@@ -49,13 +49,16 @@ def table(n, rate, seed=0):
 
 
 def run(n, rate, seeds, drop):
-    import skdp_synth.gaussian_release._release as release
+    import dataclasses
+
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 
-    saved = release.LEVEL_SUPPORT_Z
+    saved = ProjectedGaussianRelease._rules
     if not drop:
-        release.LEVEL_SUPPORT_Z = -math.inf
+        ProjectedGaussianRelease._rules = dataclasses.replace(
+            saved, level_support_z=-math.inf
+        )
     X = table(n, rate)
     truth = float(X["d"].isna().mean())
     levels = invented = d_dropped = 0
@@ -77,7 +80,7 @@ def run(n, rate, seeds, drop):
             d_dropped += "d" in pipe.missing_dropped_
             errors.append(100 * abs(float(syn["d"].isna().mean()) - truth))
     finally:
-        release.LEVEL_SUPPORT_Z = saved
+        ProjectedGaussianRelease._rules = saved
     return {
         "d missing": rate,
         "rule": "drop" if drop else "keep",

@@ -12,7 +12,7 @@ add/remove neighbours. For every ε:
   ProjectedGaussianRelease(epsilon=ε))``: TV1/TV2/TV3 of ``sample(n)`` against
   the 80 %, fit + sample seconds, and what ``selection="auto"`` chose;
 * **ours, rule** -- the same with ``selection=`` each of ``--rules`` (which
-  rule wins where: the measurement behind ``AUTO_TV_THRESHOLD``);
+  rule wins where: the measurement behind ``ReleaseRules.auto_tv_threshold``);
 * **ours, target=t** -- ``target=t`` for each target column: train on the
   synthetic rows, test on the real 20 % (``HistGradientBoostingClassifier``
   on the level codes as categorical features): ROC AUC (binary) or accuracy;

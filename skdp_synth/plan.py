@@ -286,8 +286,8 @@ class ReleasePlan(Plan):
         (smallest over the released tables) and the cells of the largest
         table, from which the generator's table gets
         ``N = auto_model_rows(n̂, model_rows_cell_sd, model_rows_floor,
-        noise_rule=MODEL_ROWS_NOISE_RULE)`` rows (``False`` since round nine:
-        the cell sd is then unused) once the total ``n̂`` is released
+        noise_rule=ReleaseRules.model_rows_noise_rule)`` rows (``False`` by
+        default: the cell sd is then unused) once the total ``n̂`` is released
         (:func:`skdp_synth.generator.auto_model_rows`); ``None`` otherwise.
     """
 

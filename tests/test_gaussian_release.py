@@ -1,5 +1,6 @@
 """Tests of ProjectedGaussianRelease (:cite:`Nikolov2013` and :cite:`Gao2022`)."""
 
+import dataclasses
 import math
 import warnings
 
@@ -563,7 +564,7 @@ def test_frank_wolfe_matches_a_convex_solver():
 
 def test_public_row_bound_is_enforced():
     # replace-one: n is public, so a table larger than the bound is refused
-    # (under add/remove n is private and not compared: issue 23, see
+    # (under add/remove n is private and not compared, see
     # test_faults.test_n_rows_does_not_answer_for_n)
     with pytest.raises(ValueError, match="public upper bound"):
         ProjectedGaussianRelease(
@@ -823,7 +824,7 @@ def test_residual_mechanism_noise_is_pinned(monkeypatch, relation):
     ).fit(blocks.to_bits(L))
     ((values, scale),) = calls
     W = AttributeMarginalWorkload([3, 2, 3], 2)
-    # 3 attributes: the pairs' own optimum (ONE_WAY_MIN_ATTRIBUTES)
+    # 3 attributes: the pairs' own optimum (rules.one_way_min_attributes)
     tau = W.optimal_scales(relation)
     z = W.answers(L)
     noisy = [i for i, A in enumerate(W.subsets) if tau[i] > 0]
@@ -840,27 +841,29 @@ def test_residual_mechanism_noise_is_pinned(monkeypatch, relation):
 
 def test_default_pairs_allocate_for_the_one_way_tables_too():
     """The default pairs (no workload, target or invariants): τ is the optimum
-    for the pairs plus the 1-way tables at ``ONE_WAY_WEIGHT``; the released
+    for the pairs plus the 1-way tables at ``rules.one_way_weight``; the released
     tables are the pairs; ``gaussian_optimal_error_`` is the pairs' own
     optimum, so it is below ``expected_error_`` (strictly: the 1-way weight
-    moves the allocation), and ``ONE_WAY_WEIGHT = 0`` restores it; tables
-    under ``ONE_WAY_MIN_ATTRIBUTES`` keep the pairs' optimum."""
-    import skdp_synth.gaussian_release._release as gr
+    moves the allocation), and ``rules.one_way_weight = 0`` restores it; tables
+    under ``rules.one_way_min_attributes`` keep the pairs' optimum."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 
     X = _data(n=400, p=12)
     kw = dict(mechanism="residual", selection="none", random_state=0)
     est = ProjectedGaussianRelease(**kw).fit(X)
-    narrow = ProjectedGaussianRelease(**kw).fit(X[:, : gr.ONE_WAY_MIN_ATTRIBUTES - 1])
+    narrow = ProjectedGaussianRelease(**kw).fit(
+        X[:, : DEFAULT_RULES.one_way_min_attributes - 1]
+    )
     assert narrow.expected_error_ == pytest.approx(narrow.gaussian_optimal_error_)
     assert all(len(S) == 2 for S in est.workload_.tables)
     assert est.gaussian_optimal_error_ < est.expected_error_
     assert est.expected_error_ < 1.05 * est.gaussian_optimal_error_
-    old = gr.ONE_WAY_WEIGHT
+    old = ProjectedGaussianRelease._rules
     try:
-        gr.ONE_WAY_WEIGHT = 0.0
+        ProjectedGaussianRelease._rules = dataclasses.replace(old, one_way_weight=0.0)
         pairs = ProjectedGaussianRelease(**kw).fit(X)
     finally:
-        gr.ONE_WAY_WEIGHT = old
+        ProjectedGaussianRelease._rules = old
     assert pairs.expected_error_ == pytest.approx(pairs.gaussian_optimal_error_)
     assert pairs.gaussian_optimal_error_ == pytest.approx(est.gaussian_optimal_error_)
     # the 1-way residuals get less noise, the pairs' more
@@ -869,3 +872,35 @@ def test_default_pairs_allocate_for_the_one_way_tables_too():
     twos = [i for i, A in enumerate(W.subsets) if len(A) == 2]
     assert np.all(est.residual_scales_[ones] < pairs.residual_scales_[ones])
     assert np.all(est.residual_scales_[twos] > pairs.residual_scales_[twos])
+
+
+def test_the_release_stages_import_no_other_stage():
+    """Planning, measuring, reconstructing and generating are separate
+    stages: none imports another (they share ``_values``, ``_rules``,
+    ``_selection``, ``_shrinkage``, ``_invariants``), and only measuring
+    imports the modules that read data (``_stats``, ``_chunked``)."""
+    import ast
+    from pathlib import Path
+
+    import skdp_synth.gaussian_release as package
+
+    root = Path(package.__file__).parent
+    stages = {"_planning", "_measuring", "_reconstructing", "_generating"}
+    reading = {"_stats", "_chunked"}
+    for name in stages:
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                imported.add((node.level, node.module or ""))
+        own = {m.split(".")[0] for level, m in imported if level == 1}
+        parent = {m.split(".")[0] for level, m in imported if level == 2}
+        assert not own & (stages - {name}), (name, own)
+        if name != "_measuring":
+            assert not parent & reading, (name, parent)
+    assert reading <= {
+        m.split(".")[0]
+        for node in ast.walk(ast.parse((root / "_measuring.py").read_text("utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.level == 2
+        for m in [node.module or ""]
+    }

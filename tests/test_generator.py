@@ -1,5 +1,6 @@
 """The generator: released measurements -> valid synthetic rows (post-processing)."""
 
+import dataclasses
 import inspect
 import itertools
 import math
@@ -226,16 +227,18 @@ def test_generator_reads_only_released_statistics():
         11,
     )
     U = bits.to_bits(X)
-    import skdp_synth.gaussian_release._release as gr
+    import skdp_synth.gaussian_release._generating as gr
     from skdp_synth.gaussian_release import shrink_interactions
 
     gr_fit_rows = gr.fit_rows
-    gates = gr.SHRINKAGE_MAX_NOISE_TV, gr.SHRINKAGE_MIN_ATTRIBUTES
+    rules = ProjectedGaussianRelease._rules
     for shrinkage in (None, "james-stein-independence"):
         gr.fit_rows = spy
         # this small table (4 attributes, noisy plan) is below the
         # shrinkage's gates: lift them so that the shrunk input is checked
-        gr.SHRINKAGE_MAX_NOISE_TV, gr.SHRINKAGE_MIN_ATTRIBUTES = math.inf, 1
+        ProjectedGaussianRelease._rules = dataclasses.replace(
+            rules, shrinkage_max_noise_tv=math.inf, shrinkage_min_attributes=1
+        )
         try:
             # the all-tables plan: every measurement is one of its residuals
             # (with selection the generator also sees the selection step's
@@ -253,7 +256,7 @@ def test_generator_reads_only_released_statistics():
             ).fit(U)
         finally:
             gr.fit_rows = gr_fit_rows
-            gr.SHRINKAGE_MAX_NOISE_TV, gr.SHRINKAGE_MIN_ATTRIBUTES = gates
+            ProjectedGaussianRelease._rules = rules
         W = est.workload_
         released = [
             Measurement(A, W.residual_matrix(A), est._residuals[A], s)
@@ -598,11 +601,11 @@ def test_release_records_the_model_size_and_samples_any_n():
     assert abs(plan["model_rows_cell_sd"] - sd) <= 1e-12 * sd
     assert plan["model_rows_floor"] == 4 * 3
     n_hat = round(est.n_estimate_)
-    import skdp_synth.gaussian_release._release as gr
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 
-    # the default: no noise rule (the rows also carry the unmeasured 3-way
-    # tables); the TV ceiling alone, 12 / (8 * 2.5e-4) = 6000 rows here
-    assert gr.MODEL_ROWS_NOISE_RULE is False
+    # the default: no noise rule (the rows also carry the unmeasured 3-way tables); the
+    # TV ceiling alone, 12 / (8 * 2.5e-4) = 6000 rows here
+    assert DEFAULT_RULES.model_rows_noise_rule is False
     N = auto_model_rows(
         n_hat, plan["model_rows_cell_sd"], plan["model_rows_floor"], noise_rule=False
     )

@@ -1,6 +1,6 @@
 """SynthesisPipeline.to_release(): a published file that samples the table.
 
-Before round eighteen a pipeline's release was its last step's: encoded
+A pipeline's release used to be its last step's: encoded
 0/1 rows, without the decoder (levels, private bins, fine histograms,
 dtypes), so the published file could not give back a table.
 """
@@ -415,7 +415,7 @@ def test_cli_samples_the_table_from_the_release_alone(tmp_path, capsys):
     assert (rows["age"] == rows["age"].round()).all()
     err = capsys.readouterr().err
     assert "epsilon=1" in err and "post-processing" in err
-    # --decimals formats the float columns (a walk-through: full floats such
+    # --decimals formats the float columns (otherwise full floats such
     # as 881.3660194276002, with no way to say otherwise)
     assert rows["income"].astype(str).str.len().max() > 8
     args = ["sample", str(rel), "--rows", "50", "-o", str(out), "--decimals", "2"]
@@ -441,7 +441,7 @@ def test_cli_sample_refuses_a_release_without_a_decoder(tmp_path, capsys):
     assert "without a decoder" in capsys.readouterr().err
 
 
-# ------------------------------------------- a walk-through, round eighteen
+# ------------------------------------------------ large decoded samples
 def test_a_large_decoded_sample_is_drawn_and_decoded_in_chunks(fitted, monkeypatch):
     """The n x bits float matrix was built whole before decoding (0.7 GB
     per million rows on flights): each chunk is now drawn and decoded
@@ -533,7 +533,7 @@ def test_cli_report_refuses_a_release_of_another_table(fitted, tmp_path, capsys)
     assert not page.exists()
 
 
-# ------------------------------------------- a privacy audit, round eighteen
+# ------------------------------------------- a step refitted after the pipeline
 def test_a_step_refitted_alone_after_the_pipeline_has_no_pipeline_release():
     """Refitting the encoder (with its own ε) or the last step alone after
     the pipeline's fit left ``to_release()`` stating the old guarantee for
@@ -586,7 +586,7 @@ def test_an_encoder_failing_after_its_noise_is_charged(monkeypatch):
 
 def test_the_default_size_is_drawn_in_chunks_too(fitted, monkeypatch):
     """``sample()`` without ``n`` (the release's own size) built the whole
-    encoded matrix first (a privacy audit, round eighteen)."""
+    encoded matrix first (found by a privacy audit)."""
     release = fitted.to_release()
     calls = []
     real = Release._decoded_chunks

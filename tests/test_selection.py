@@ -1,5 +1,6 @@
 """Private selection of marginals: accounting, score sensitivity, audit, estimator."""
 
+import dataclasses
 import itertools
 import math
 
@@ -18,11 +19,18 @@ from skdp_synth.gaussian_release import (
     pure_dp_of_gdp_mu,
     score_sensitivity,
 )
+from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 from skdp_synth.mechanisms import NoiseSource, analytic_gaussian_sigma
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.workloads import AttributeMarginalWorkload
 
 LEVELS = [2, 3, 2]
+
+
+def _set_rules(monkeypatch, **changes):
+    """Swap the release's tuning for one test (one frozen object replaced)."""
+    rules = dataclasses.replace(ProjectedGaussianRelease._rules, **changes)
+    monkeypatch.setattr(ProjectedGaussianRelease, "_rules", rules)
 
 
 # ----------------------------------------------------------- accounting
@@ -381,7 +389,7 @@ def test_measure_is_calibrated_to_its_share():
 def test_generator_sees_only_released_measurements(rule, monkeypatch):
     """With selection the generator receives the selection steps' noisy
     measurements and the final release's residuals, nothing else."""
-    import skdp_synth.gaussian_release._release as gr
+    import skdp_synth.gaussian_release._generating as gr
 
     seen = []
     original = gr.fit_rows
@@ -419,20 +427,35 @@ def test_budget_split_constants_are_pinned():
     """The shares of each rule's steps (doc/privacy.md, "Selection of
     marginals") sum to the whole budget after the noisy total; a change of
     any of them, or of the public auto rule's constants, fails here."""
-    import skdp_synth.gaussian_release._release as gr
 
-    assert gr.SELECTION_SHARES == {
+    assert DEFAULT_RULES.selection_shares == {
         "mst": {"one_way": 1 / 3, "select": 1 / 3, "final": 1 / 3},
         "aim": {"one_way": 0.1, "rounds": 0.6, "final": 0.3},
     }
-    assert gr.AUTO_MST_SHARES == {"one_way": 0.25, "select": 0.15, "final": 0.6}
-    for shares in [*gr.SELECTION_SHARES.values(), gr.AUTO_MST_SHARES]:
+    assert DEFAULT_RULES.auto_mst_shares == {
+        "one_way": 0.25,
+        "select": 0.15,
+        "final": 0.6,
+    }
+    for shares in [
+        *DEFAULT_RULES.selection_shares.values(),
+        DEFAULT_RULES.auto_mst_shares,
+    ]:
         assert sum(shares.values()) == pytest.approx(1.0, abs=1e-15)
-    assert (gr.AUTO_TV_THRESHOLD, gr.AUTO_AIM_THRESHOLD) == (0.048, 0.08)
-    assert gr.AUTO_AIM_MAX_ATTRIBUTES == 24 and gr.TARGET_WEIGHT == 2.0
-    assert gr.AUTO_ONE_WAY_MIN_ATTRIBUTES == 40 and gr.AUTO_EDGE_THRESHOLD == 0.15
-    assert gr.ONE_WAY_WEIGHT == 4.0 and gr.LEVEL_SUPPORT_Z == 2.0
-    assert gr.ONE_WAY_MIN_ATTRIBUTES == 10
+    assert (
+        DEFAULT_RULES.auto_tv_threshold,
+        DEFAULT_RULES.auto_aim_threshold,
+    ) == (0.048, 0.08)
+    assert (
+        DEFAULT_RULES.auto_aim_max_attributes == 24
+        and DEFAULT_RULES.target_weight == 2.0
+    )
+    assert (
+        DEFAULT_RULES.auto_one_way_min_attributes == 40
+        and DEFAULT_RULES.auto_edge_threshold == 0.15
+    )
+    assert DEFAULT_RULES.one_way_weight == 4.0 and DEFAULT_RULES.level_support_z == 2.0
+    assert DEFAULT_RULES.one_way_min_attributes == 10
     from skdp_synth.gaussian_release import _selection as selection
 
     assert selection.AIM_ROUNDS_PER_ATTRIBUTE == 3
@@ -513,7 +536,6 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
     and a tree would take 2/3 of the budget from the 1-way tables, so auto
     measures the 1-way tables (and, with ``target``, its pairs worth their
     noise) with all of it -- the same 1/c-GDP as every other branch."""
-    import skdp_synth.gaussian_release._release as gr
 
     df, cats = _wide()
     n_rows = len(df) if public_n else None  # decided in the plan, or at fit
@@ -536,7 +558,7 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
         f = 1.0 - est.selection_shares_.get("count", 0.0)
         for S in est._selection_result.chosen:
             e = _e_tv(est.blocks_.n_levels, S, f, c, n_hat)
-            assert e <= gr.AUTO_EDGE_THRESHOLD * (1 + 1e-9)
+            assert e <= ProjectedGaussianRelease._rules.auto_edge_threshold * (1 + 1e-9)
     # pairs no table measures: the model keeps n̂ rows (no extra sampling error)
     assert est.model_rows_ == max(1, round(est.n_estimate_))
     out = pipe.sample(20, random_state=0)
@@ -552,13 +574,12 @@ def test_auto_runs_mst_only_when_half_the_tree_is_worth_it(
     worth their noise (``mst_edge_budget``): fewer than half a tree -> the
     1-way tables with the whole budget, else the paper's whole tree. Both
     branches are 1/c-GDP: Σ μ² = 1/c²."""
-    import skdp_synth.gaussian_release._release as gr
 
     df, cats = _frame()
     c = analytic_gaussian_sigma(0.1, 1e-6)
     kw = dict(epsilon=0.1, n_rows=3000, neighbouring=neighbouring, random_state=0)
-    monkeypatch.setattr(gr, "AUTO_AIM_THRESHOLD", 1e9)  # auto -> mst or one-way
-    monkeypatch.setattr(gr, "AUTO_EDGE_THRESHOLD", threshold)
+    _set_rules(monkeypatch, auto_aim_threshold=1e9)  # auto -> mst or one-way
+    _set_rules(monkeypatch, auto_edge_threshold=threshold)
     est = _pipe(cats, **kw).fit(df)[-1]
     res = est._selection_result
     if threshold == 1e9:  # every edge qualifies
@@ -573,16 +594,20 @@ def test_auto_runs_mst_only_when_half_the_tree_is_worth_it(
 def test_explicit_mst_is_the_papers_whole_tree():
     """``selection="mst"`` never falls back: MST's spanning tree even where
     auto would measure the 1-way tables, at the paper's thirds of the budget
-    (auto's MST at ``AUTO_MST_SHARES``)."""
-    import skdp_synth.gaussian_release._release as gr
+    (auto's MST at ``rules.auto_mst_shares``)."""
 
     df, cats = _frame()
     est = _pipe(cats, epsilon=0.02, n_rows=3000, selection="mst", random_state=0)
     est = est.fit(df)[-1]
     assert est.selection_ == "mst" and len(est._selection_result.chosen) == 4
-    assert est.plan_.selection["shares"] == {"mst": gr.SELECTION_SHARES["mst"]}
+    assert est.plan_.selection["shares"] == {
+        "mst": ProjectedGaussianRelease._rules.selection_shares["mst"]
+    }
     auto = _pipe(cats, epsilon=0.1, n_rows=3000, random_state=0).fit(df)[-1]
-    assert auto.plan_.selection["shares"]["mst"] == gr.AUTO_MST_SHARES
+    assert (
+        auto.plan_.selection["shares"]["mst"]
+        == ProjectedGaussianRelease._rules.auto_mst_shares
+    )
 
 
 def test_model_keeps_n_hat_rows_when_a_pair_is_unmeasured():
@@ -609,7 +634,6 @@ def test_auto_with_a_target_measures_every_table_when_the_pairs_would_be(
     same release's all-pairs plan without the target is within the
     threshold, and runs MST only when neither is. The untargeted noise is the
     plain release's own, computed independently."""
-    import skdp_synth.gaussian_release._release as gr
 
     df, cats = _frame()
     n = len(df)
@@ -623,22 +647,22 @@ def test_auto_with_a_target_measures_every_table_when_the_pairs_would_be(
     expected = plain._noise_tv(plain.workload_, plain.plan_.residual_scales, c, n)
     assert pairs == pytest.approx(expected, rel=1e-9)
     assert pairs < full / 1.2  # the triples' cells (the band below is wide)
-    monkeypatch.setattr(gr, "AUTO_TV_THRESHOLD", (pairs + full) / 2)
+    _set_rules(monkeypatch, auto_tv_threshold=(pairs + full) / 2)
     est = _pipe(cats, target="a", **kw).fit(df)[-1]
     assert est.selection_ == "none"
     assert set(est.marginals_) == set(probe.marginals_)
     assert any(len(S) == 3 for S in est.marginals_)
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
-    monkeypatch.setattr(gr, "AUTO_TV_THRESHOLD", pairs / 2)
+    _set_rules(monkeypatch, auto_tv_threshold=pairs / 2)
     assert _pipe(cats, target="a", **kw).fit(df)[-1].selection_ == "mst"
     # without a target the same threshold decides on the plan itself
-    monkeypatch.setattr(gr, "AUTO_TV_THRESHOLD", (expected + full) / 2)
+    _set_rules(monkeypatch, auto_tv_threshold=(expected + full) / 2)
     assert _pipe(cats, **kw).fit(df)[-1].selection_ == "none"
 
 
 def test_auto_with_a_target_runs_mst_where_it_would_run_aim():
     """With ``target`` auto never runs AIM (MST's target-weighted tree served
-    the model better on real tables; ``AUTO_TV_THRESHOLD``'s note)."""
+    the model better on real tables; ``rules.auto_tv_threshold``'s note)."""
     df, cats = _frame()
     kw = dict(epsilon=0.05, n_rows=3000, random_state=0)
     assert _pipe(cats, **kw).fit(df)[-1].selection_ == "aim"
@@ -647,7 +671,7 @@ def test_auto_with_a_target_runs_mst_where_it_would_run_aim():
 
 def test_aim_rounds_refit_a_model_of_aim_model_rows(monkeypatch):
     """AIM's rounds refit the generator on ``min(n̂, AIM_MODEL_ROWS)`` rows
-    (4096 = ``generator.BATCH_ROWS`` since round nine: every descent step sees
+    (4096 = ``generator.BATCH_ROWS``: every descent step sees
     the whole model; 6000 before, measured slower and no better). A spy on
     ``fit_rows`` records each refit's model size: 10,000 rows at ε = 10
     make ``n̂`` far above 4096, so every refit has exactly 4096."""

@@ -1,15 +1,24 @@
 """James--Stein shrinkage of the interaction residuals (skdp_synth.shrinkage)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from skdp_synth import ProjectedGaussianRelease
 from skdp_synth.blocks import Blocks
 from skdp_synth.gaussian_release import james_stein_factor, shrink_interactions
+from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 from skdp_synth.generator import Measurement
 from skdp_synth.workloads import AttributeMarginalWorkload
 
 LEVELS = [3, 2, 4, 3]
+
+
+def _set_rules(monkeypatch, **changes):
+    """Swap the release's tuning for one test (one frozen object replaced)."""
+    rules = dataclasses.replace(ProjectedGaussianRelease._rules, **changes)
+    monkeypatch.setattr(ProjectedGaussianRelease, "_rules", rules)
 
 
 def _categorical(n, seed):
@@ -149,11 +158,10 @@ def test_james_stein_lowers_the_expected_squared_error(lam):
 # ------------------------------------------------------------ the estimator
 @pytest.fixture
 def narrow_tables_shrunk(monkeypatch):
-    """These 4-attribute tables are below ``SHRINKAGE_MIN_ATTRIBUTES``: lift
+    """These 4-attribute tables are below ``rules.shrinkage_min_attributes``: lift
     the width gate so that the shrinkage itself is what is tested."""
-    import skdp_synth.gaussian_release._release as gr
 
-    monkeypatch.setattr(gr, "SHRINKAGE_MIN_ATTRIBUTES", 1)
+    _set_rules(monkeypatch, shrinkage_min_attributes=1)
 
 
 def _release(X, levels, random_state=0, **kw):
@@ -183,7 +191,7 @@ def test_only_the_all_tables_release_is_shrunk_and_never_the_targets_pairs(
 ):
     """The target's pairs are fitted as measured; its triples (their
     residual is the interaction beyond the pairs) are shrunk towards rows
-    fitted to the other measurements since round ten; the release itself is
+    fitted to the other measurements; the release itself is
     the same bit for bit (post-processing)."""
     X = _categorical(1500, 4)
     assert _release(X, LEVELS, selection="mst").shrinkage_factors_ == {}
@@ -279,9 +287,8 @@ def test_shrinkage_moves_the_generators_input_towards_the_truth(narrow_tables_sh
 
 
 def test_no_shrinkage_when_the_plan_is_too_noisy(monkeypatch, narrow_tables_shrunk):
-    """The gate ``SHRINKAGE_MAX_NOISE_TV`` on the all-tables plan's expected
+    """The gate ``rules.shrinkage_max_noise_tv`` on the all-tables plan's expected
     TV noise per table (public): shrunk at or below it, not above."""
-    import skdp_synth.gaussian_release._release as gr
 
     X = _categorical(1500, 5)
     est = _release(X, LEVELS, epsilon=0.5, selection="none")
@@ -289,12 +296,15 @@ def test_no_shrinkage_when_the_plan_is_too_noisy(monkeypatch, narrow_tables_shru
     noise = est._noise_tv(
         est.workload_, plan.residual_scales, plan.noise_sigma, est.n_estimate_
     )
-    assert noise <= gr.SHRINKAGE_MAX_NOISE_TV and est.shrinkage_factors_
-    monkeypatch.setattr(gr, "SHRINKAGE_MAX_NOISE_TV", noise * (1 - 1e-9))
+    assert (
+        noise <= ProjectedGaussianRelease._rules.shrinkage_max_noise_tv
+        and est.shrinkage_factors_
+    )
+    _set_rules(monkeypatch, shrinkage_max_noise_tv=noise * (1 - 1e-9))
     gated = _release(X, LEVELS, epsilon=0.5, selection="none")
     assert gated.shrinkage_factors_ == {}
     np.testing.assert_array_equal(gated.released_, est.released_)
-    monkeypatch.setattr(gr, "SHRINKAGE_MAX_NOISE_TV", noise * (1 + 1e-9))
+    _set_rules(monkeypatch, shrinkage_max_noise_tv=noise * (1 + 1e-9))
     again = _release(X, LEVELS, epsilon=0.5, selection="none")
     assert again.shrinkage_factors_ == est.shrinkage_factors_
 
@@ -305,12 +315,10 @@ def test_with_a_target_the_gate_reads_the_tables_it_would_shrink(
     """With ``target`` the gate's noise is the mean over the tables without
     the target (the only ones shrunk): the target's triples, many cells and
     never shrunk, lift the whole plan's mean above it and had switched the
-    pairs' shrinkage off (round ten: diamonds at ε = 0.3, 0.100 / 0.127 for
+    pairs' shrinkage off (diamonds at ε = 0.3, 0.100 / 0.127 for
     the plan against 0.030 for the pairs). Shrunk at or below that mean,
     not above; the mean is computed here by hand."""
     import math
-
-    import skdp_synth.gaussian_release._release as gr
 
     X = _categorical(1500, 7)
     est = _release(X, LEVELS, epsilon=0.5, selection="none", target="c")
@@ -327,25 +335,24 @@ def test_with_a_target_the_gate_reads_the_tables_it_would_shrink(
     assert noise == pytest.approx(by_hand, rel=1e-12)
     assert noise < est._noise_tv(W, tau, c, n)  # the triples' mean is higher
     assert est.shrinkage_factors_
-    monkeypatch.setattr(gr, "SHRINKAGE_MAX_NOISE_TV", noise * (1 + 1e-9))
+    _set_rules(monkeypatch, shrinkage_max_noise_tv=noise * (1 + 1e-9))
     between = _release(X, LEVELS, epsilon=0.5, selection="none", target="c")
     assert between.shrinkage_factors_ == est.shrinkage_factors_
-    monkeypatch.setattr(gr, "SHRINKAGE_MAX_NOISE_TV", noise * (1 - 1e-9))
+    _set_rules(monkeypatch, shrinkage_max_noise_tv=noise * (1 - 1e-9))
     gated = _release(X, LEVELS, epsilon=0.5, selection="none", target="c")
     assert gated.shrinkage_factors_ == {}
     np.testing.assert_array_equal(gated.released_, est.released_)
 
 
 def test_no_shrinkage_on_narrow_tables(monkeypatch):
-    """The width gate ``SHRINKAGE_MIN_ATTRIBUTES`` (public: the blocks):
+    """The width gate ``rules.shrinkage_min_attributes`` (public: the blocks):
     4 attributes are shrunk only when the gate is at most 4."""
-    import skdp_synth.gaussian_release._release as gr
 
     X = _categorical(1500, 6)
-    assert gr.SHRINKAGE_MIN_ATTRIBUTES > 4
+    assert ProjectedGaussianRelease._rules.shrinkage_min_attributes > 4
     narrow = _release(X, LEVELS, epsilon=0.5, selection="none")
     assert narrow.shrinkage_factors_ == {}
-    monkeypatch.setattr(gr, "SHRINKAGE_MIN_ATTRIBUTES", 4)
+    _set_rules(monkeypatch, shrinkage_min_attributes=4)
     assert _release(X, LEVELS, epsilon=0.5, selection="none").shrinkage_factors_
 
 
@@ -469,7 +476,7 @@ class _Calls(list):
 def _spy_fits(monkeypatch):
     """Record every generator fit: (measurements, max_sweeps, rows); the
     ``warn`` flag of each goes to ``calls.warn``."""
-    import skdp_synth.gaussian_release._release as gr
+    import skdp_synth.gaussian_release._generating as gr
 
     calls, original = _Calls(), gr.fit_rows
 
@@ -486,12 +493,11 @@ def _spy_fits(monkeypatch):
 def test_shrinkage_constants_are_pinned():
     """The cross-fitting's folds and centre sweeps (post-processing; the
     figures behind them are in their notes in gaussian_release)."""
-    import skdp_synth.gaussian_release._release as gr
 
-    assert gr.SHRINKAGE_FOLDS == 4
-    assert gr.SHRINKAGE_CENTRE_SWEEPS == 8
-    assert gr.SHRINKAGE_MAX_NOISE_TV == 0.1
-    assert gr.SHRINKAGE_MIN_ATTRIBUTES == 8
+    assert DEFAULT_RULES.shrinkage_folds == 4
+    assert DEFAULT_RULES.shrinkage_centre_sweeps == 8
+    assert DEFAULT_RULES.shrinkage_max_noise_tv == 0.1
+    assert DEFAULT_RULES.shrinkage_min_attributes == 8
 
 
 @pytest.mark.parametrize(
@@ -506,10 +512,9 @@ def test_each_fold_is_shrunk_towards_rows_fitted_without_it(
     triples), and the generator then fits ``m + f (y - m)`` with ``m`` the
     residual of exactly those rows, for every shrunk table; everything else
     as released. The tables are dealt in the workload's order into
-    ``SHRINKAGE_FOLDS`` folds. With a 200-row model table every fit sees the
+    ``rules.shrinkage_folds`` folds. With a 200-row model table every fit sees the
     values and scales times ``N / n̂`` (``_fit_generator``) and the centre
     is the rows' table times ``n̂ / N``."""
-    import skdp_synth.gaussian_release._release as gr
     from skdp_synth.gaussian_release import shrink_towards_rows
 
     calls = _spy_fits(monkeypatch)
@@ -534,14 +539,17 @@ def test_each_fold_is_shrunk_towards_rows_fitted_without_it(
         for m in released
         if len(m.attributes) >= 2 and t not in m.attributes and m.values.size >= 3
     ]
-    K = gr.SHRINKAGE_FOLDS
+    K = ProjectedGaussianRelease._rules.shrinkage_folds
     # without a target 4 folds of 4 tables; with c, (a, e) alone: one fold
     # (no fit for an empty fold)
     used = min(K, len(shrunk_tables))
     assert used == (K if target is None else 1)
     folds = [set(shrunk_tables[k::K]) for k in range(used)]
     centres, rest = calls[:used], calls[used:]
-    assert all(sweeps == gr.SHRINKAGE_CENTRE_SWEEPS for _, sweeps, _ in centres)
+    assert all(
+        sweeps == ProjectedGaussianRelease._rules.shrinkage_centre_sweeps
+        for _, sweeps, _ in centres
+    )
     assert calls.warn[:used] == [False] * used and calls.warn[-1]  # the final fit
     assert all(sweeps is None for _, sweeps, _ in rest)
     assert len(rest) == (1 if target is None else 2)  # (+ the triples' centre)
@@ -632,16 +640,15 @@ def test_cross_fitted_input_beats_the_raw_and_the_independence_centre(
 def test_three_way_centres_run_the_full_descent(monkeypatch, narrow_tables_shrunk):
     """``d = 3``: the triples are cross-fitted too (centred at rows fitted
     without their fold, not at independence), and their centre fits are not
-    capped at ``SHRINKAGE_CENTRE_SWEEPS`` (mpls_stops, ε = 1: 8 sweeps left
+    capped at ``rules.shrinkage_centre_sweeps`` (mpls_stops, ε = 1: 8 sweeps left
     the rows' 3-way structure unfitted, TV2 .00832 against .00750 for full
     fits and .00773 towards independence)."""
-    import skdp_synth.gaussian_release._release as gr
 
     calls = _spy_fits(monkeypatch)
     X = _categorical(1500, 11)
     est = _release(X, LEVELS, epsilon=2.0, selection="none", d=3)
     assert any(len(S) == 3 for S in est.shrinkage_factors_)
-    K = gr.SHRINKAGE_FOLDS
+    K = ProjectedGaussianRelease._rules.shrinkage_folds
     assert [sweeps for _, sweeps, _ in calls] == [None] * (K + 1)
     assert calls.warn == [False] * K + [True]
 
@@ -651,7 +658,6 @@ def test_cross_fitted_centres_hold_invariants(monkeypatch, narrow_tables_shrunk)
     residual (an invariant 1-way table has no noisy measurement, so without
     it the centre would take ``c`` as uniform), it is never shrunk, and the
     rows still hold the invariant exactly (``_hold_invariants``)."""
-    import skdp_synth.gaussian_release._release as gr
 
     calls = _spy_fits(monkeypatch)
     pipe, df = _pipeline_with_exact_c()
@@ -659,10 +665,10 @@ def test_cross_fitted_centres_hold_invariants(monkeypatch, narrow_tables_shrunk)
     factors = est.shrinkage_factors_
     assert factors and all(len(S) == 2 for S in factors)  # noisy pairs only
     c = est.blocks_.names.index("c")
-    K = min(gr.SHRINKAGE_FOLDS, len(factors))
+    K = min(ProjectedGaussianRelease._rules.shrinkage_folds, len(factors))
     assert len(calls) == K + 1  # the centres, then the final fit
     for seen, sweeps, _ in calls[:K]:
-        assert sweeps == gr.SHRINKAGE_CENTRE_SWEEPS
+        assert sweeps == ProjectedGaussianRelease._rules.shrinkage_centre_sweeps
         assert [m.attributes for m in seen].count((c,)) == 1  # the exact one
     rows = pipe.sample(2000, random_state=0)
     np.testing.assert_array_equal(

@@ -87,7 +87,7 @@ MAX_CANDIDATE_CELLS = 2000
 #: rows of the generator's model during AIM's rounds (answers and noise
 #: scaled by ``N / n̂``, as ``max_model_rows`` does; post-processing).
 #: ``generator.BATCH_ROWS``, so every step of each refit's descent sees the
-#: whole model. Round nine, same seeds, 6000 → 4096: diamonds ε = 0.1
+#: whole model. Measured on the same seeds, 6000 → 4096: diamonds ε = 0.1
 #: (auto's AIM, 6 seeds) TV1 .01054 → .01038, TV2 .0504 → .0501, TV3 .1043
 #: → .1034, 4.97 s → 3.70 s (0.16× mbi's MST, 23 s); mpls_stops ε = 0.1
 #: (``selection="aim"``, 4 seeds) TV2 .0363 → .0333, TV3 .0735 → .0676;
@@ -95,7 +95,7 @@ MAX_CANDIDATE_CELLS = 2000
 #: (± .002), 4.09 s → 3.67 s. 3000 rows: diamonds ε = 0.1 TV2 .0515, 3.95 s.
 AIM_MODEL_ROWS = 4096
 #: AIM's rounds ``T`` (the initial round share is ``share_rounds / T``) per
-#: attribute of at least 2 levels. Measured (issue 21, ε = 0.1, our AIM,
+#: attribute of at least 2 levels. Measured (ε = 0.1, our AIM,
 #: TV2 over 9 seeds): 2 per attribute -> 3 per attribute, diamonds .0541 ->
 #: .0500 (mbi's AIM, 32 rounds, seed 0: .0530), nassCDS .0349 -> .0341;
 #: 4, 6 and 8 per attribute were not better (3 seeds each)
@@ -360,7 +360,7 @@ def mst_edge_budget(n_levels, candidates, share_final, c, neighbouring, n, thres
 
     MST measures ``a - 1`` pairs whatever ``n`` and ``ε``; when ``ε n`` is
     small against the domain (a wide table, few rows) each of them drowns in
-    noise and the rows come out *worse* than independent columns (issue 21:
+    noise and the rows come out *worse* than independent columns (measured:
     Caravan, 86 columns, 4.7k rows, ε = 1). A pair ``r`` measured as one of
     ``K`` tables at the final share ``f`` gets at most the per-cell noise of
     ``r`` measured alone at share ``f / K`` (equal split; ResidualPlanner's
@@ -553,3 +553,100 @@ def candidate_tables(n_levels, workload, max_cells=MAX_CANDIDATE_CELLS):
                     weight[r] = weight.get(r, 0.0) + float(w)
     cand = sorted(weight, key=lambda r: (len(r), r))
     return cand, np.array([weight[r] for r in cand])
+
+
+# ============================================================ the auto rule
+def with_one_way_tables(W, weight):
+    """``W`` with every 1-way table added at ``weight`` (public: the levels)."""
+    ones = [(j,) for j in range(len(W.n_levels)) if W.n_levels[j] >= 2]
+    tables = list(W.tables) + [S for S in ones if S not in W.tables]
+    weights = list(W.weights) + [weight] * (len(tables) - len(W.tables))
+    return AttributeMarginalWorkload(W.n_levels, W.d, tables=tables, weights=weights)
+
+
+def allocated_scales(W, plan_W, neighbouring, ext=()):
+    """``(τ, sensitivity)`` of ``W``'s residuals under ``plan_W``'s allocation.
+
+    ``plan_W`` holds ``W``'s tables and more (the same residuals plus some):
+    its calibrated scales, indexed by ``W.subsets``; the sensitivity divided
+    out is ``plan_W``'s, which on ``W`` is exactly 1 (same ``s_A``).
+    """
+    tau_p, sens = plan_W.calibrated_scales(neighbouring, ext)
+    return np.array([tau_p[plan_W.subsets.index(A)] for A in W.subsets]), sens
+
+
+def noise_tv(W, tau, c, n, without=None):
+    """Expected TV noise per table of the all-tables plan at ``n`` rows.
+
+    ``E|e| = sqrt(2/π) σ`` per cell of a table ``S`` with per-cell noise
+    ``σ_S`` (:meth:`AttributeMarginalWorkload.cell_variance`), so its TV
+    error is ``≈ k_S sqrt(2/π) σ_S / (2 n)``; the ``w_S``-weighted mean,
+    over the tables that do not contain attribute ``without`` when it is
+    given (and some do not). Public: a function of the plan and a public
+    or noisy ``n``.
+    """
+    n = max(float(n), 1.0)
+    weighted = list(zip(W.tables, W.weights))
+    if without is not None and any(without not in S for S, _ in weighted):
+        weighted = [(S, w) for S, w in weighted if without not in S]
+    tv = [
+        W.n_cells(S) * math.sqrt(2.0 / math.pi * W.cell_variance(tau, c, S)) / (2 * n)
+        for S, _ in weighted
+    ]
+    return float(np.average(tv, weights=[w for _, w in weighted]))
+
+
+def untargeted_noise_tv(W, c, n, rules, neighbouring, target, default_pairs):
+    """:func:`noise_tv` of the plan the release would make without ``target``.
+
+    ``target`` adds its 3-way tables to the default pairs and weighs its
+    tables up; the triples' many cells raise the plan's mean TV noise, so
+    the same table and budget that measure every pair without a target
+    looked too noisy for it. Whether the signal suffices to measure every
+    pair is a property of the pairs: this is the all-pairs plan (the 1-way
+    weighting of ``rules`` as without a target) at the same ``c`` and
+    ``n``. ``None`` unless ``target`` is set on the default workload
+    (``default_pairs``: no ``workload``, ``d = 2``). Public: the domain,
+    ``c`` and a public or noisy ``n``.
+    """
+    if target is None or not default_pairs:
+        return None
+    pairs = [S for S in W.tables if len(S) == 2]
+    if not pairs:
+        return None
+    W0 = AttributeMarginalWorkload(W.n_levels, 2, tables=pairs)
+    plan_W = W0
+    if rules.one_way_weight > 0 and len(W.n_levels) >= rules.one_way_min_attributes:
+        plan_W = with_one_way_tables(W0, rules.one_way_weight)
+    tau0, _ = allocated_scales(W0, plan_W, neighbouring)
+    return noise_tv(W0, tau0, c, n)
+
+
+def auto_rule(W, tau, c, n, rules, neighbouring, target, default_pairs):
+    """``"none"``, ``"mst"``, ``"aim"`` or ``"one-way"`` from the expected TV
+    noise (public; ``selection="auto"``).
+
+    With ``target``, every table is measured when either the plan itself
+    or the same release's all-pairs plan without the target
+    (:func:`untargeted_noise_tv`) is within ``rules.auto_tv_threshold``.
+    """
+    noise = noise_tv(W, tau, c, n)
+    if noise <= rules.auto_tv_threshold:
+        return "none"
+    untargeted = untargeted_noise_tv(
+        W, c, n, rules, neighbouring, target, default_pairs
+    )
+    if untargeted is not None and untargeted <= rules.auto_tv_threshold:
+        return "none"
+    if W.n_attributes >= rules.auto_one_way_min_attributes:
+        return "one-way"
+    if (
+        noise > rules.auto_aim_threshold
+        and W.n_attributes <= rules.auto_aim_max_attributes
+        and target is None
+    ):
+        # with a target, MST's tree (on the target-weighted scores) serves
+        # the model better than AIM's rounds (ReleaseRules.auto_tv_threshold's
+        # note)
+        return "aim"
+    return "mst"

@@ -34,11 +34,11 @@ measured interaction is about its noise are pulled towards independence.
 
 :func:`shrink_towards_rows` applies the same factor with another centre:
 the residual of rows fitted to the *other* measurements. The release's
-default (``shrinkage="james-stein"``, round eleven) uses it for every table:
+default (``shrinkage="james-stein"``) uses it for every table:
 the tables are split into folds and each fold is centred at rows fitted
 without it (cross-fitting), so a weak pair is weighed against what its
 neighbours imply rather than against independence; ``target=``'s 3-way
-tables are centred at what the pairs imply (round ten).
+tables are centred at what the pairs imply.
 :func:`shrink_interactions` is the independence centre
 (``shrinkage="james-stein-independence"``).
 

@@ -1,0 +1,181 @@
+"""Generating: from the released tables to synthetic rows (post-processing).
+
+The last of :class:`~skdp_synth.gaussian_release.ProjectedGaussianRelease`'s
+four stages. It receives the :class:`~._values.Reconstruction` -- released
+values and their public noise scales, never the data -- and fits the
+model that ``sample`` draws from: for marginal workloads the shared
+generator's table of rows (:func:`skdp_synth.generator.fit_rows`, on
+``N`` rows from the plan's public size rule), for explicit workloads
+candidate rows reweighted to the release
+(:func:`skdp_synth.correction.reweight_to_targets`); and the integer
+invariant tables that every sample holds (:mod:`._invariants`). It also
+holds the sampling-time steps on that model: rounding to ``n`` rows with
+the invariants held, and moving the rows of an unsupported level.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._progress import stage
+from ..correction import reweight_to_targets
+from ..generator import Measurement, fit_rows
+from ..workloads import MarginalWorkload, universe_points
+from ._invariants import repair_rows, rounded_tables, running_intersection_order
+from ._values import Generated
+
+__all__ = ["fit_model", "generate", "hold_invariants", "move_level"]
+
+
+def generate(rec, source):
+    """The synthetic model of the release ``rec`` (:class:`~._values.Generated`).
+
+    ``source``'s generator stream draws the generator's descent (or the
+    candidate rows); nothing else is random here.
+    """
+    staged = rec.planned
+    if rec.measurements is not None:
+        N = staged.model_table_rows(rec.workload, rec.n_estimate)
+        n_levels = staged.spec.blocks.n_levels
+        result = fit_model(rec.measurements, n_levels, rec.n_estimate, N, source)
+        rows = result.rows
+        fitted = {
+            "model_rows_": int(N),
+            "generator_loss_": result.loss,
+            "candidates_": None,
+            "weights_": None,
+            "reweight_residual_": None,
+        }
+    else:
+        rows = None
+        fitted = fit_candidates(
+            rec.workload, rec.coords, rec.n_estimate, staged.spec.n_candidates, source
+        )
+    inv = staged.attribute_invariants
+    tables = None if inv is None else integer_tables(inv, rec.invariant_tables)
+    return Generated(fitted, rows, tables)
+
+
+def fit_model(
+    measurements, n_levels, n_estimate, N, source, max_sweeps=None, centre=False
+):
+    """Fit the synthetic table to the released measurements (post-processing).
+
+    :func:`skdp_synth.generator.fit_rows` sees only the noisy answers and
+    their public noise scales. Its table has ``N`` rows
+    (``max_model_rows``; ``"auto"``:
+    :func:`~skdp_synth.generator.auto_model_rows` from the plan's public
+    rule and the released total ``n̂``,
+    :meth:`~._values.StagePlan.model_table_rows`); ``sample(n)`` then
+    rounds it to any ``n``. ``centre``: a shrinkage centre's fit, which
+    does not warn (the final fit does); ``max_sweeps`` caps its descent.
+    Returns ``fit_rows``'s result.
+    """
+    n_hat = max(1, int(round(n_estimate)))
+    if N < n_hat:
+        # the same proportions on fewer rows: answers and noise scales
+        # scale together, so the fit's objective (in noise variances) has
+        # the same shape (``max_model_rows`` in the class docstring)
+        scale = N / n_hat
+        measurements = [
+            Measurement(m.attributes, m.query, m.values * scale, m.sigma * scale)
+            for m in measurements
+        ]
+    with stage("fitting the generator"):
+        short = {} if max_sweeps is None else {"max_sweeps": max_sweeps}
+        return fit_rows(
+            measurements,
+            n_levels,
+            N,
+            rng=source.rng,
+            check_agreement=N >= n_hat,
+            warn=not centre,
+            **short,
+        )
+
+
+def fit_candidates(W, coords, n_estimate, n_candidates, source):
+    """Explicit workloads: candidate rows reweighted to the released
+    coordinates (the fitted attributes ``candidates_``, ``weights_``,
+    ``reweight_residual_``; post-processing)."""
+    m = int(n_candidates)
+    p = W.n_features
+    rng = source.rng
+    if W.universe_size <= m:
+        cand = universe_points(p)
+    elif isinstance(W, MarginalWorkload):
+        # released 1-way frequencies: sum_i chi_j(x_i) = n - 2 sum_i x_ij
+        F0 = coords[0] / math.sqrt(W.eigenvalues[0])
+        F1 = coords[1 : 1 + p] / math.sqrt(W.eigenvalues[1])
+        freq = np.clip((F0 - F1) / (2 * max(F0, 1.0)), 0.5 / m, 1 - 0.5 / m)
+        cand = (rng.random((m, p)) < freq).astype(np.int8)
+    else:
+        cand = rng.integers(0, 2, size=(m, p)).astype(np.int8)
+    cand = np.unique(cand, axis=0)
+    if n_estimate is None:
+        return {
+            "candidates_": cand.astype(np.float64),
+            "weights_": None,
+            "reweight_residual_": None,
+        }
+    F = W.point_coords(cand)
+    # a noisy total can be tiny or negative on small data: floor it at 1
+    result = reweight_to_targets(F, coords / max(n_estimate, 1.0))
+    return {
+        "candidates_": cand.astype(np.float64),
+        "weights_": result.weights,
+        "reweight_residual_": result.residual,
+    }
+
+
+def integer_tables(inv, tables):
+    """The exact invariant tables (released values) the rows will hold.
+
+    The released tables are counts computed exactly up to floating-point
+    rounding of the residual transform (or of the projection); they are
+    integers, so they are rounded to them -- after checking that the
+    rounding is far below one count (it would reveal a bug, not data).
+    """
+    order = running_intersection_order(inv.sets)
+    out = {}
+    for S in order:
+        T = np.asarray(tables[S], dtype=np.float64)
+        R = np.rint(T)
+        if not np.all(np.abs(T - R) < 1e-6 * max(1.0, float(np.abs(T).max()))):
+            raise RuntimeError(  # pragma: no cover - a bug
+                "the released invariant tables are not integer counts"
+            )
+        out[S] = R.astype(np.int64)
+    return out
+
+
+def hold_invariants(levels, invariant_tables, n, n_levels, rng):
+    """Rows that hold the invariant tables (post-processing of the release).
+
+    ``n`` = the invariant total: the tables exactly; other ``n``: the
+    tables rounded to ``n`` rows within one count per cell
+    (:func:`skdp_synth.invariants.rounded_tables`). The fewest attribute
+    values are changed (:func:`skdp_synth.invariants.repair_rows`).
+    """
+    if invariant_tables is None:
+        return levels
+    targets = rounded_tables(invariant_tables, n, n_levels)
+    return repair_rows(levels, targets, n_levels, rng)
+
+
+def move_level(rows, j, level, make_rng):
+    """``rows`` with the rows at ``level`` of attribute ``j`` moved to levels
+    of ``j`` drawn from the other rows (``make_rng()``'s generator, made only
+    when a row moves), or ``None`` when every row is at ``level`` (nothing
+    to draw from). Post-processing."""
+    at = rows[:, j] == level
+    if at.all():
+        return None
+    if at.any():
+        rng = make_rng()
+        others = rows[~at, j]
+        rows = rows.copy()
+        rows[at, j] = others[rng.integers(0, others.size, size=int(at.sum()))]
+    return rows

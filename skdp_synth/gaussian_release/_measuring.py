@@ -1,0 +1,247 @@
+"""Measuring: the only stage that reads the data.
+
+The second of :class:`~skdp_synth.gaussian_release.ProjectedGaussianRelease`'s
+four stages. It receives the validated rows ``U`` and the plan fixed before
+them, counts the workload's statistic in one pass (in memory or summed over
+Dask chunks), runs the private selection of the measured tables when the
+plan asks for it, and adds the plan's calibrated noise
+(:meth:`~skdp_synth.mechanisms.NoiseSource.gaussian`, or the bit-level
+:class:`~skdp_synth.mechanisms.additive.AdditiveNoise`). It returns the
+noisy answers as :class:`~._values.Measurements`; the exact counts never
+leave this module, so everything after it is post-processing of the
+release (``doc/privacy.md``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._chunked import reduce_rows
+from .._progress import stage
+from .._stats import (
+    attribute_statistic,
+    attribute_tables_from,
+    workload_answers,
+    workload_counts,
+)
+from ..workloads import AttributeMarginalWorkload
+from ._selection import (
+    SelectionResult,
+    auto_rule,
+    mst_edge_budget,
+    select_aim,
+    select_mst,
+)
+from ._selection import (
+    measure as measure_tables,
+)
+from ._values import Measurements
+
+__all__ = ["measure"]
+
+
+def measure(U, staged, source):
+    """The noisy answers of the plan ``staged`` on the rows ``U``.
+
+    ``source`` draws the noise (and the selection's exponential mechanism);
+    the order of its draws is the plan's, so a fixed ``random_state`` gives
+    the same release. Returns :class:`~._values.Measurements`.
+    """
+    plan = staged.plan
+    if plan.space != "residuals":
+        return _measure_answers(U, plan, source)
+    if (plan.selection or {"rule": "none"})["rule"] != "none":
+        return _measure_selected(U, staged, source)
+    return _measure_residuals(U, staged, source)
+
+
+def _measure_answers(U, plan, source):
+    """The bit-level mechanisms: the workload's noisy answers in the plan's
+    space (:cite:`Nikolov2013` Algorithms 1-2, :cite:`Gao2022`)."""
+    workload = plan.workload
+    # ---- the only steps that read the data: one additive statistic
+    # (_stats.workload_counts), in memory or summed over Dask chunks
+    with stage("counting (one pass over the data)"):
+        y = workload_answers(reduce_rows(U, workload_counts, workload), workload)
+    v = workload.to_coords(y) if plan.space == "coords" else y
+    released = plan.noise.privatize(v, source, n=plan.n_samples)
+    del y, v
+    return Measurements(released)
+
+
+def _measure_residuals(U, staged, source):
+    """Release the attribute-level residuals with optimal Gaussian noise.
+
+    See :mod:`skdp_synth.attribute_workload` for the residual basis, the
+    per-record sensitivity ``s_A`` and ResidualPlanner's variances. Like
+    every mechanism here, the noise is added to the whitened true values
+    (``z_A / τ_A``, ℓ2-sensitivity verified ``<= 1`` by the plan, before
+    any data is read) by
+    :meth:`~skdp_synth.mechanisms.NoiseSource.gaussian`; the rest is
+    post-processing.
+    """
+    plan = staged.plan
+    W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
+
+    # ---- the only steps that read the data: the counts of the maximal
+    # tables (_stats.attribute_statistic), in memory or summed over chunks
+    with stage("counting (one pass over the data)"):
+        stat = reduce_rows(U, attribute_statistic, W, staged.spec.blocks)
+    z = W.residuals(attribute_tables_from(stat, W))
+    t = W.whiten(z, tau)
+    t_noisy = source.gaussian(t, c)
+    inv = plan.invariants
+    exact = set() if inv is None else set(inv.closure()) & set(W.subsets)
+    # the invariants (Gao2022 Def. 2), published exactly: under the
+    # projection framework their noise, drawn above, is projected away
+    # (Theorem 10: A x + Π_N (M(x) - A x), Π_N zeroes the exact residual
+    # coordinates); under the extension framework they drew none
+    z_exact = {A: z[A] for A in exact}
+    del stat, z, t
+    # ---- post-processing from here on (replace-one: the total n is public)
+    if exact and staged.spec.framework == "projection":
+        tau = tau * np.array([A not in exact for A in W.subsets])
+    released = W.unwhiten(t_noisy, plan.residual_scales, total=plan.n_samples)
+    released.update(z_exact)
+    return Measurements(released, W, tau, exact=exact)
+
+
+def _measure_selected(U, staged, source):
+    """Selection, then ResidualPlanner's weighted noise on the chosen tables.
+
+    Budget in Gaussian DP (:mod:`skdp_synth.selection`, ``doc/privacy.md``):
+    the release is ``1/c``-GDP in every branch. ``"auto"`` first releases
+    the noisy total with the all-tables plan's noise (share ``f_0``),
+    decides from it, and either completes the all-tables plan (exactly
+    the release without selection) or runs the rule on ``1 - f_0``.
+    """
+    plan, spec, rules = staged.plan, staged.spec, staged.rules
+    W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
+    sel = plan.selection
+    levels = spec.blocks.n_levels
+    cand = sel["candidates"]
+    public_n = plan.n_samples  # replace-one only
+    needed = set(W.tables) | set(cand)
+    needed |= {(j,) for j in range(len(levels)) if levels[j] >= 2}
+    needed = sorted(needed, key=lambda S: (len(S), S))
+    Wc = AttributeMarginalWorkload(levels, max(len(S) for S in needed), tables=needed)
+    # ---- the only data access: exact counts of the candidate tables
+    # (private; read below only through noisy measurements and the
+    # exponential mechanism's scores)
+    with stage("counting (one pass over the data)"):
+        tables = attribute_tables_from(
+            reduce_rows(U, attribute_statistic, Wc, spec.blocks), Wc
+        )
+    rule, left, totals = sel["rule"], 1.0, []
+    shares = {}
+    if rule == "auto":
+        i0 = W.subsets.index(())
+        f0 = sel["count_share"]
+        z = W.residuals({S: tables[S] for S in W.tables})
+        t = W.whiten(z, tau)
+        # the all-tables plan's noise, drawn as without selection (one
+        # call, the same stream); only the noisy total z_∅ (coordinate 0)
+        # is read before the decision, and with selection the other
+        # coordinates are discarded unread (never released)
+        t_noisy = source.gaussian(t, c)
+        n_noisy = float(t_noisy[0] * tau[i0])
+        totals.append((n_noisy, float(c * tau[i0]) ** 2))
+        default_pairs = spec.workload is None and spec.d == 2
+        rule = auto_rule(
+            W, tau, c, n_noisy, rules, spec.neighbouring, spec.target, default_pairs
+        )
+        if rule == "none":
+            released = W.unwhiten(t_noisy, tau, total=None)
+            del tables, z, t
+            return Measurements(released, W, tau)
+        del z, t, t_noisy
+        shares["count"] = f0
+        left -= f0
+    n_now = sel.get("public_n")
+    if n_now is None and totals:
+        n_now = totals[0][0]
+    split = sel["shares"].get(rule, {})
+    if rule == "mst" and sel.get("trim"):
+        # auto's MST: a tree of which fewer than half the edges are worth
+        # their noise is not worth 2/3 of the budget (one-way instead)
+        K, _ = mst_edge_budget(
+            levels,
+            cand,
+            left * split["final"],
+            c,
+            spec.neighbouring,
+            n_now,
+            rules.auto_edge_threshold,
+        )
+        informative = int(np.sum(np.asarray(levels) >= 2))
+        if K < (informative - 1) / 2:
+            rule = "one-way"
+    if rule == "one-way":
+        # the whole budget on the 1-way tables and, with ``target``, on
+        # its pairs that are worth their noise (a public choice: no
+        # selection step)
+        res = SelectionResult("one-way", totals=list(totals))
+        if spec.target is not None:
+            t = staged.target_index
+            star = [r for r in cand if len(r) == 2 and t in r]
+            res.chosen = star  # an explicit "one-way": every one of them
+            if sel.get("trim"):
+                _, res.chosen = mst_edge_budget(
+                    levels,
+                    star,
+                    left,
+                    c,
+                    spec.neighbouring,
+                    n_now,
+                    rules.auto_edge_threshold,
+                )
+    else:
+        # the rule's own step: MST's tree selection or AIM's rounds
+        select, step = (
+            (select_mst, "select") if rule == "mst" else (select_aim, "rounds")
+        )
+        with stage(f"selection ({rule})"):
+            res = select(
+                tables,
+                levels,
+                cand,
+                sel["candidate_weights"],
+                share_one=left * split["one_way"],
+                total=public_n,
+                totals=totals,
+                c=c,
+                neighbouring=spec.neighbouring,
+                source=source,
+                **{"share_" + step: left * split[step]},
+            )
+    shares.update({"selection_" + k: float(v) for k, v in res.spent.items() if v > 0})
+    final_share = left - sum(res.spent.values())
+    weight = dict(zip(cand, sel["candidate_weights"]))
+    chosen = sorted(set(res.chosen), key=lambda S: (len(S), S))
+    chosen += [
+        (j,)
+        for j in range(len(levels))
+        if levels[j] >= 2 and not any(j in S for S in chosen)
+    ]
+    Wf = AttributeMarginalWorkload(
+        levels,
+        max(len(S) for S in chosen),
+        tables=chosen,
+        weights=[weight.get(S, 1.0) for S in chosen],
+    )
+    released, scales, _ = measure_tables(
+        tables, Wf, final_share, c, spec.neighbouring, source, public_n
+    )
+    del tables
+    # ---- post-processing: the total from every noisy total released
+    if public_n is None:
+        i0 = Wf.subsets.index(())
+        allt = res.totals + [(float(released[()][0]), float(scales[i0]) ** 2)]
+        v = np.array([x for x, _ in allt])
+        var = np.array([s for _, s in allt])
+        released[()] = np.array([float(np.sum(v / var) / np.sum(1 / var))])
+    shares["final"] = float(final_share)
+    tau_f = scales / c  # noise c τ_f (share folded in)
+    return Measurements(
+        released, Wf, tau_f, res.measurements, rule, shares=shares, selection=res
+    )

@@ -1,0 +1,213 @@
+"""The release's tuning rules, as one frozen object.
+
+Every public threshold, weight and share that :class:`ProjectedGaussianRelease`
+chooses without reading the data lives here, with the measurement behind it,
+so that a reviewer reads the tuning in one place and an experiment changes one
+object (``dataclasses.replace(DEFAULT_RULES, ...)``) instead of patching
+module globals. The estimator reads its rules from the class attribute
+``ProjectedGaussianRelease._rules`` and hands them to its stages explicitly.
+None of these numbers depends on the data: they are public, like the
+parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+__all__ = ["DEFAULT_RULES", "ReleaseRules"]
+
+
+def _selection_shares():
+    return MappingProxyType(
+        {
+            "mst": MappingProxyType(
+                {"one_way": 1 / 3, "select": 1 / 3, "final": 1 / 3}
+            ),
+            "aim": MappingProxyType({"one_way": 0.1, "rounds": 0.6, "final": 0.3}),
+        }
+    )
+
+
+def _auto_mst_shares():
+    return MappingProxyType({"one_way": 0.25, "select": 0.15, "final": 0.6})
+
+
+@dataclass(frozen=True)
+class ReleaseRules:
+    """The public tuning of :class:`~skdp_synth.ProjectedGaussianRelease`.
+
+    Each field says what it controls and what was measured to set it (TV2:
+    the mean total-variation distance of the synthetic rows' 2-way tables to
+    the real ones; TSTR: a model trained on the synthetic rows and scored on
+    the real ones). ``benchmarks/bench_auto_rules.py``,
+    ``benchmarks/bench_selection.py`` and ``benchmarks/bench_shrinkage.py``
+    rerun the comparisons.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+    >>> DEFAULT_RULES.auto_tv_threshold
+    0.048
+    >>> dataclasses.replace(DEFAULT_RULES, one_way_weight=0.0).one_way_weight
+    0.0
+    """
+
+    #: weight factor of the tables that contain ``target`` (and of its triples)
+    target_weight: float = 2.0
+    #: budget shares (of ``μ² = 1/c²``, after the noisy total) of each rule's
+    #: steps; doc/privacy.md "Selection of marginals"
+    selection_shares: Mapping[str, Mapping[str, float]] = field(
+        default_factory=_selection_shares
+    )
+    #: the shares of MST's steps when ``selection="auto"`` runs it (an explicit
+    #: ``"mst"`` keeps the paper's thirds): less on the 1-way tables and the
+    #: tree's choice, more on the chosen pairs. Measured (paired seeds, TV2 of
+    #: the rows, ε = 0.1 unless said; ``benchmarks/bench_auto_rules.py``):
+    #: nass_cds .0344 -> .0314 (6 seeds), diamonds .0644 -> .0593, mpls_stops
+    #: .0422 -> .0403, nass_cds 5k rows ε = 0.3 .0552 -> .0524, Caravan's first
+    #: 30 columns ε = 1 .1499 -> .1500 (4 seeds each)
+    auto_mst_shares: Mapping[str, float] = field(default_factory=_auto_mst_shares)
+    #: ``selection="auto"`` measures chosen tables when the all-tables plan's
+    #: expected TV noise per table exceeds this, with AIM's rounds above
+    #: ``auto_aim_threshold`` and MST's tree below. Measured
+    #: (``benchmarks/bench_selection.py``, 80/20 splits, one seed): all tables
+    #: won at 0.018, 0.025, 0.029, 0.045 (mpls_stops, ε = 0.1); MST at 0.051
+    #: (nass_cds, ε = 0.1) and 0.076 (nass_cds 5k rows, ε = 0.3); AIM at 0.082
+    #: (diamonds, ε = 0.1) and 0.21 (nass_cds 5k rows, ε = 0.1).
+    #: With ``target=`` set auto never picks AIM: train-on-synthetic AUC of a
+    #: model for the target, ε = 0.1, 3 seeds, AIM (auto) -> MST: nass_cds dead
+    #: .866 -> .969, seatbelt .636 -> .689; mpls_stops vehicleSearch .947 ->
+    #: .943; diamonds cut .644 -> .645, price .709 -> .710.
+    #: With ``target=`` set, every table is also measured when the all-pairs
+    #: plan without the target is within this threshold
+    #: (:func:`~skdp_synth.gaussian_release._selection.untargeted_noise_tv`):
+    #: the target's triples raise the plan's own noise past it where measuring
+    #: every table still wins. Measured (2 seeds, MST's target star -> every
+    #: table): diamonds ε = 0.3 price TSTR .710 -> .780, TV2 .096 -> .033, cut
+    #: .655 -> .616, TV2 .059 -> .036; mpls_stops ε = 0.1 problem .833 -> .843,
+    #: TV2 .109 -> .038, vehicleSearch .941 -> .953, TV2 .050 -> .038; unchanged
+    #: elsewhere on the three tables at ε ∈ {0.1, 0.3} and on the mixed tables
+    auto_tv_threshold: float = 0.048
+    #: see ``auto_tv_threshold``: AIM's rounds above this expected TV noise
+    auto_aim_threshold: float = 0.08
+    #: ... and AIM only up to this many attributes (its rounds refit the
+    #: generator; on wider tables the tree's ``a - 1`` pairs cover more; not
+    #: measured on wide tables)
+    auto_aim_max_attributes: int = 24
+    #: ``selection="auto"`` on a table of at least this many attributes, when
+    #: the all-tables plan is too noisy, measures the 1-way tables (and the
+    #: ``target``'s pairs) with the whole budget: a tree covers ``2/a`` of the
+    #: pairs and takes 2/3 of the budget from the 1-way tables that every
+    #: other pair rests on. Measured on Caravan (86 columns, 4.7k rows;
+    #: ``benchmarks/bench_auto_rules.py``): TV2 one-way / trimmed tree / all
+    #: tables 0.063 / 0.067 / 0.129 at ε = 1, 0.050 / 0.055 / 0.061 at ε = 3,
+    #: 0.105 / 0.122 / 0.299 at ε = 0.3
+    auto_one_way_min_attributes: int = 40
+    #: ``selection="auto"`` runs MST only when at least half the edges of a
+    #: spanning tree would have an expected TV noise of at most this
+    #: (:func:`skdp_synth.gaussian_release.mst_edge_budget`), else measures the
+    #: 1-way tables. Measured (80/20 splits, two seeds;
+    #: ``benchmarks/bench_auto_rules.py``): Caravan's first 30 columns,
+    #: ε = 0.3: 3-4 edges qualify, TV2 one-way 0.179 / tree 0.24; ε = 1: 21-25
+    #: of 29, TV2 tree 0.151 / one-way 0.155; nass_cds ε = 0.1: 11 of 11
+    auto_edge_threshold: float = 0.15
+    #: The default pairs' noise is allocated as if every 1-way table were in
+    #: the workload with this weight (a pair's is 1): ResidualPlanner's
+    #: optimum for the pairs alone spends little on the 1-way residuals
+    #: (:func:`~skdp_synth.gaussian_release._planning.one_way_weighted`).
+    #: Measured (6 seeds, nass_cds / mpls_stops / diamonds), weight 1: ε = 1,
+    #: TV1 -4 % / -8 % / -14 %, TV2 +0.6 % / -1.1 % / -0.3 %; ε = 0.3, TV1
+    #: -6 % / -5 % / -11 %, TV2 +0.3 % / -0.2 % / -0.1 %. Weight 4: TV1 -8 to
+    #: -26 %, TV2 up to +1.6 %. Weight 4 re-measured with the generator's
+    #: table at its current size (6 seeds, weight 1 -> 4, TV1 / TV2 / TV3 of
+    #: nass_cds, mpls_stops, diamonds; ``bench_auto_rules oneway``):
+    #: ε = 0.3 -8 / -0.4 / +0.7 %, -7 / +0.6 / +1.3 %, -13 / +1.0 / +0.9 %;
+    #: ε = 1 -3 / +1.2 / +0.9 %, -12 / 0.0 / +0.1 %, -16 / +0.6 / -0.7 %.
+    #: 0 restores the pairs' optimum.
+    one_way_weight: float = 4.0
+    #: ... on tables of at least this many attributes (measured on 10 and 12;
+    #: on 3 columns the pairs' expected error rose 6 % and one example pair's
+    #: TV from 0.050 to 0.064, so narrow tables keep the pairs' optimum)
+    one_way_min_attributes: int = 10
+    #: Whether ``max_model_rows="auto"`` also lowers the generator's table to
+    #: the noise rule of :func:`~skdp_synth.generator.auto_model_rows`
+    #: (rounding at 5 % of the noise per cell of the *measured* tables).
+    #: ``False``: the table keeps ``min(n̂, max(C / (8 τ), C))`` rows (the TV
+    #: ceiling alone; the model still does not grow with ``n``), because its
+    #: rows also carry the 3-way tables nobody measures, which a table of a
+    #: few thousand rows coarsens. Measured (2 seeds, same fits, noise rule →
+    #: none): TV3 of the rows at ε = 0.3 nass_cds .0382 → .0286, mpls_stops
+    #: .0406 → .0319, diamonds .0809 → .0613; at ε = 1 .0195 → .0171, .0224 →
+    #: .0201, .0471 → .0409; TV2 within -1.6 % / +1.0 %; train-on-synthetic
+    #: (first target) .967 → .974, .836 → .861, .619 → .658 at ε = 0.3.
+    model_rows_noise_rule: bool = False
+    #: ``shrinkage="james-stein"`` applies while the all-tables plan's expected
+    #: TV noise per table (:func:`~skdp_synth.gaussian_release._selection.noise_tv`;
+    #: public) is at most this; with ``target``, the mean over the tables
+    #: without the target (its triples, many cells, had lifted the mean past
+    #: 0.1 on diamonds at ε = 0.3 -- 0.100 and 0.127 against the pairs' 0.030
+    #: -- and switched the pairs' shrinkage off). Below it the shrinkage
+    #: helped everywhere measured (``benchmarks/bench_shrinkage.py``, TV2 of
+    #: the rows, all tables measured: diamonds ε = 0.1, noise 0.081, .0579 ->
+    #: .0538; nass_cds ε = 0.1, 0.050, .0411 -> .0310); above it, on Caravan
+    #: (86 columns, 4.7k rows; noise 0.29 at ε = 3, 0.76 at ε = 1), it hurt:
+    #: TV2 .0619 -> .0812 and .128 -> .163. There the 1-way tables that centre
+    #: the shrinkage are themselves too noisy (TV1 0.088 at ε = 1) and 85
+    #: shrunk pairs per column pull the rows' 1-way tables towards them.
+    #: Nothing was measured between 0.081 and 0.29.
+    shrinkage_max_noise_tv: float = 0.1
+    #: ... and on tables of at least this many attributes. Measured (6 seeds,
+    #: all tables measured, TV2 / TV3 with and without): the first 8 columns
+    #: of nass_cds, ε = 0.1 / 0.3 / 1: -20 / -16 %, -9 / -4 %, 0 / -3 %; 12
+    #: columns: below. The first 5 columns: nass_cds +3 / +6 % at ε = 0.1,
+    #: mpls_stops 0 / +12 %, diamonds -8 / -5 %; the docs' 3-column example
+    #: (12 seeds) +0.7 to +1.9 % TV2. Narrow tables have few weak pairs to
+    #: gain on, and their rows are fitted as measured.
+    shrinkage_min_attributes: int = 8
+    #: ``shrinkage="james-stein"`` centres each shrunk table at rows fitted
+    #: without it (cross-fitting): the shrunk tables are dealt, in the
+    #: workload's order, into this many folds, and the tables of fold ``k``
+    #: are shrunk towards the rows of a generator fitted to every measurement
+    #: outside fold ``k``
+    #: (:func:`~skdp_synth.gaussian_release._reconstructing.shrink_cross_fitted`).
+    #: More folds leave more of a table's neighbours in its centre fit, at one
+    #: generator fit per fold. Measured (4 seeds, TV2 of the rows, centred at
+    #: independence -> 2 / 4 / 8 folds, full fits): diamonds ε = 0.3 .02316 ->
+    #: .02251 / .02193 / .02147; nass_cds ε = 0.3 .01371 -> .01368 / .01377;
+    #: mpls_stops ε = 0.3 .01245 -> .01206 (4); ε = 0.1 .02936 -> .02772 (4);
+    #: diamonds ε = 1 .00878 -> .00867 (4). Centre fits on the other folds
+    #: shrunk towards independence first (still independent of the fold's
+    #: noise) were worse on 3 of 4 of these settings (diamonds ε = 0.3 .02196
+    #: against .02169 at 8 sweeps).
+    shrinkage_folds: int = 4
+    #: ... and, when every shrunk table is a pair, each centre fit stops after
+    #: this many generator sweeps (a full fit takes about 25 on these tables).
+    #: A pair's centre need not fit every table tightly: 4 folds at 8 sweeps
+    #: gave diamonds ε = 0.3 TV2 .02169 (full fits .02193) and mpls_stops
+    #: ε = 0.1 .02798 (.02772) at about half the time. With tables of three or
+    #: more attributes (``d = 3``) the centre fits run to convergence: the
+    #: rows' 3-way structure needs the full descent (mpls_stops ``d = 3``,
+    #: ε = 1, 2-3 seeds, TV2 / TV3: independence .00773 / .0174, 8 sweeps
+    #: .00832 / .0187, 16 sweeps .00775 / .0177, full .00750 / .0169; nass_cds
+    #: .00900 / .0192, 8 sweeps .00815 / .0175, full .00811 / .0175).
+    shrinkage_centre_sweeps: int = 8
+    #: A missing level (declared, or added by
+    #: :class:`~skdp_synth.preprocessing.BooleanEncoder` on a noisy count) is
+    #: dropped from the generator's rows by a ``SynthesisPipeline`` when the
+    #: release's own estimate of its 1-way count is below this many of that
+    #: estimate's noise standard deviations
+    #: (:meth:`ProjectedGaussianRelease._drop_unsupported_level`;
+    #: post-processing). A level whose true count is 0 survives with
+    #: probability ``1 - Φ(z)`` (2.3 % at z = 2); one of true count ``m`` is
+    #: dropped with probability ``Φ(z - m/σ)``. Measured:
+    #: ``python -m benchmarks.bench_missing_levels`` (benchmarks/README.md);
+    #: z = 2.5 would lose real 2 % missing levels at 2,400 rows (σ ≈ 19 rows
+    #: there).
+    level_support_z: float = 2.0
+
+
+#: the rules every release uses unless a test or benchmark swaps in another
+DEFAULT_RULES = ReleaseRules()

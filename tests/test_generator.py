@@ -603,8 +603,8 @@ def test_release_records_the_model_size_and_samples_any_n():
     n_hat = round(est.n_estimate_)
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 
-    # the default: no noise rule (the rows also carry the unmeasured 3-way tables); the
-    # TV ceiling alone, 12 / (8 * 2.5e-4) = 6000 rows here
+    # the default: no noise rule (the rows also carry the unmeasured 3-way
+    # tables); the TV ceiling alone, 12 / (8 * 2.5e-4) = 6000 rows here
     assert DEFAULT_RULES.model_rows_noise_rule is False
     N = auto_model_rows(
         n_hat, plan["model_rows_cell_sd"], plan["model_rows_floor"], noise_rule=False

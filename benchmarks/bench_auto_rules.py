@@ -20,14 +20,15 @@ on the real tables of ``benchmarks/bench_selection.py`` (80/20 split,
   seconds, same seeds for every step.
 * ``oneway`` -- the default release with the 1-way tables weighted each of
   ``--weights`` in the pairs' allocation (``ReleaseRules.one_way_weight``,
-  replaced; 1 is the default): TV1/TV2/TV3, same seeds for every weight.
+  replaced; 4 is the default, 1 unweighted): TV1/TV2/TV3, same seeds for
+  every weight.
 
-Round eight: ``target --rules auto,none,mst`` measured the ``target=`` rule of
-``selection="auto"`` (e.g. ``--table diamonds --eps 0.3 --target price``),
-``step --steps 16384,4096`` the descent's step. Round nine: ``oneway
---weights 1,4,16,64`` on the three 12-column tables at ε = 0.3, 1 and 3
-(benchmarks/README: weight 16 cuts TV1 by 12-43 % and costs TV2 3-7 % at
-ε = 1; not adopted). Round ten: ``oneway --weights 1,4 --seeds 6`` (weight 4
+The constants were measured with: ``target --rules auto,none,mst`` for the
+``target=`` rule of ``selection="auto"`` (e.g. ``--table diamonds --eps 0.3
+--target price``); ``step --steps 16384,4096`` for the descent's step;
+``oneway --weights 1,4,16,64`` on the three 12-column tables at ε = 0.3, 1
+and 3 (benchmarks/README: weight 16 cuts TV1 by 12-43 % and costs TV2 3-7 %
+at ε = 1; not adopted); then ``oneway --weights 1,4 --seeds 6`` (weight 4
 adopted) and ``target --rules auto,untargeted --seeds 4`` for the target's
 shrunk triples.
 """

@@ -1,7 +1,7 @@
 """Synthetic rows from ``sample()`` against MST and AIM on real categorical tables.
 
 ``python -m benchmarks.run generator`` (or ``python -m benchmarks.bench_generator
-[--json PATH] [--tables a,b] [--repeats R] [--aim-rounds T]``). Issue #10's
+[--json PATH] [--tables a,b] [--repeats R] [--aim-rounds T]``). The
 measurement: three real tables (``benchmarks/_tables.py``: MplsStops, nassCDS,
 diamonds; 26k-54k rows, 10-12 categorical columns of 2-8 levels, public level
 sets) at ε = 1, δ = 1e-6, add/remove neighbours. Rows of each table:
@@ -350,7 +350,7 @@ def main(argv=None):
     if argv is None:  # make bench-generator: then the selection comparison
         from benchmarks import bench_selection
 
-        print("\n## bench_selection (issue 21: selection across epsilon)\n")
+        print("\n## bench_selection (selection across epsilon)\n")
         bench_selection.main()
     return 0
 

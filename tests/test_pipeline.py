@@ -132,8 +132,8 @@ def test_training_rows_must_be_valid_for_the_blocks():
     blocks = [{"name": "c", "kind": "onehot", "width": 2}]
     X = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
     est = CovarianceLossMicroaggregator(domain="boolean", k=2, blocks=blocks)
-    # the count of invalid rows is not shown (issue 23, finding 1: it is the
-    # exact count of a cell the caller chose through `blocks`)
+    # the count of invalid rows is not shown (it is the exact count of a
+    # cell the caller chose through `blocks`)
     with pytest.raises(ValueError, match=r"training rows are not valid.*\['c'\]"):
         est.fit(X)
     est.fit(X[:2])
@@ -215,8 +215,8 @@ _SLEEP = 0.25
 
 @pytest.mark.parametrize("method", ["fit", "fit_transform"])
 def test_verbose_times_every_step_including_the_synthesizer(capsys, method):
-    # issue 24: the log said "(step 2 of 2) Processing <synthesizer>, total=
-    # 0.0s" -- the timing of a placeholder, never of the real fit.
+    # the log said "(step 2 of 2) Processing <synthesizer>, total=0.0s" --
+    # the timing of a placeholder, never of the real fit.
     # time.sleep blocks for at least _SLEEP, so the logged total is at least
     # _SLEEP less sklearn's rounding to 0.1 s (0.05), whatever the load.
     enc = BooleanEncoder(categories={"colour": ["red", "green"]}, random_state=0)
@@ -232,7 +232,7 @@ def test_verbose_times_every_step_including_the_synthesizer(capsys, method):
     assert total >= _SLEEP - 0.05
 
 
-# ------------------------------------- the one budget of a pipeline (issue 22)
+# -------------------------------------------- the one budget of a pipeline
 def _mixed_frame(n=600, seed=0):
     rng = np.random.default_rng(seed)
     return pd.DataFrame(
@@ -377,7 +377,7 @@ def test_an_encoders_own_epsilon_is_checked_and_charged():
     """An encoder given its own ``epsilon`` spends it on its domains: the
     pipeline checks that and the last step's together before any value is
     read, and charges both (the encoder's 0.5 was never charged, so a
-    budget of 1 paid for 1.5; found by a privacy audit)."""
+    budget of 1 paid for 1.5)."""
     from skdp_synth import BudgetAccountant
     from skdp_synth.exceptions import BudgetError
 
@@ -431,8 +431,8 @@ def test_fitting_through_the_pipeline_does_not_warn_about_clipped_training_rows(
     """Clipping the training rows to public ``bounds`` is part of the
     mechanism: ``fit`` does not warn, and neither may the pipeline's
     ``fit_transform`` of the encoder -- the warning's presence told whether
-    some training row lay outside the bounds (a privacy audit, round
-    sixteen). ``transform`` of rows still warns, with the same bits."""
+    some training row lay outside the bounds. ``transform`` of rows still
+    warns, with the same bits."""
     df = _mixed_frame()
     outside = df.copy()
     outside.loc[0, "age"] = 150
@@ -482,8 +482,7 @@ def _budgeted_pipe(acc, *head, encoder_eps=0.5, neighbouring="add-remove-one"):
 def test_metadata_routing_keeps_the_budget_handling():
     """With scikit-learn's metadata routing on, ``fit`` used the plain
     ``Pipeline.fit``: no check before reading, no split, the encoder's ε not
-    charged -- a budget of 1 paid for 1.5 (a privacy audit, round
-    seventeen)."""
+    charged -- a budget of 1 paid for 1.5."""
     import sklearn
 
     from skdp_synth import BudgetAccountant
@@ -565,8 +564,8 @@ def test_an_encoder_with_a_budget_refuses_a_list_on_its_own_too():
     """Fitted alone with a budget, the encoder took a list's column types
     from its values: one added ``["n/a", "x"]`` row turned a numeric column
     (PrivTree bins) into a categorical one (level discovery), another bit
-    layout under the same stated guarantee, with no warning (a
-    neighbour-diff audit, round nineteen). It refuses as the pipeline does;
+    layout under the same stated guarantee, with no warning: neighbouring
+    tables gave different layouts. It refuses as the pipeline does;
     with ``epsilon="auto"`` (no guarantee) a list still fits."""
     rng = np.random.default_rng(0)
     rows = [
@@ -582,7 +581,7 @@ def test_an_encoder_with_a_budget_refuses_a_list_on_its_own_too():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         enc = BooleanEncoder(random_state=0).fit(rows)
         # epsilon=None (learned without privacy, warned) fits a list as before
-        # (a review, round nineteen: the first guard refused it too)
+        # (an earlier form of the guard wrongly refused it too)
         none = BooleanEncoder(epsilon=None, random_state=0).fit(rows)
     assert len(enc.specs_) == 2 and len(none.specs_) == 2
 
@@ -591,8 +590,8 @@ def test_the_encoders_domains_are_charged_even_when_the_last_step_fails():
     """The last step can refuse the structure of the encoder's private
     domains (one bin left: ``d`` exceeds the attributes): charged only on
     success, such fits could be repeated for free and their failure rate
-    told a constant column from a spread one (a privacy audit, round
-    seventeen). Here ``d=3`` on two columns fails after the encoder."""
+    told a constant column from a spread one. Here ``d=3`` on two columns
+    fails after the encoder."""
     from skdp_synth import BudgetAccountant
 
     acc = BudgetAccountant(epsilon=5.0, delta=1e-5, neighbouring="add-remove-one")
@@ -646,8 +645,8 @@ def test_the_fits_clipping_is_not_kept_on_the_encoder():
 
 def test_a_budgeted_encoder_nested_in_a_step_is_refused():
     """Inside a nested ``Pipeline`` an encoder's ε was neither checked nor
-    charged nor in the guarantee (a budget of 1 paid for 6; a privacy
-    audit, round seventeen): refused before any value is read."""
+    charged nor in the guarantee (a budget of 1 paid for 6): refused before
+    any value is read."""
     from sklearn.pipeline import Pipeline
 
     from skdp_synth import BudgetAccountant
@@ -737,7 +736,7 @@ def test_a_refit_encoder_drops_its_old_copula():
 def test_the_pipelines_score_compares_candidates_in_the_tables_own_schema():
     """The last step's score read the rows in each fit's own private bins, so
     candidates of a search did not compare (GridSearchCV chose ε = 0.5 over
-    2 on credit; a second walk-through, round seventeen). A decoding
+    2 on credit). A decoding
     pipeline now scores as ``make_marginal_scorer(kind="tv")`` exactly, and
     the search prefers the larger budget (fixed seeds)."""
     from sklearn.model_selection import GridSearchCV, KFold
@@ -775,8 +774,7 @@ def test_the_pipelines_score_compares_candidates_in_the_tables_own_schema():
 def test_an_undeclared_bool_column_is_public_in_a_pipeline():
     """With every other column declared the pipeline gives the encoder no
     budget, and a bool column was learned as a numeric range from the
-    data with a PrivacyLeakWarning (round eighteen); its domain is its
-    dtype's."""
+    data with a PrivacyLeakWarning; its domain is its dtype's."""
     df = _mixed_frame().assign(flag=lambda d: d["age"] > 50)
     pipe = make_synthesis_pipeline(
         BooleanEncoder(
@@ -798,7 +796,7 @@ def test_no_share_of_epsilon_is_split_off_for_levels_that_need_a_delta():
     """An ε-DP last step gives the encoder no δ, so an undeclared
     categorical column cannot be discovered privately; the pipeline still
     split off a share of ε for it, spent nothing on it, and recorded 0.8 of
-    the 1 written (round eighteen)."""
+    the 1 written."""
     from skdp_synth import DampedPrivateSynthesizer
 
     df = _mixed_frame()
@@ -814,9 +812,8 @@ def test_no_share_of_epsilon_is_split_off_for_levels_that_need_a_delta():
 def test_sample_with_a_seed_gives_the_same_rows_with_an_unseeded_encoder():
     """``pipe.sample(n, random_state=1)`` decoded numbers with the encoder's
     own ``random_state``: left unseeded (as the README advises for a
-    release), two identical calls gave other ages (a walk-through, round
-    nineteen). The seed now reaches the decoding too; ``None`` still draws
-    afresh."""
+    release), two identical calls gave other ages. The seed now reaches the
+    decoding too; ``None`` still draws afresh."""
     from skdp_synth import ProjectedGaussianRelease
 
     frame = _mixed_frame().assign(income=np.random.default_rng(1).lognormal(8, 1, 600))
@@ -841,11 +838,10 @@ def test_a_table_of_counts_learns_domains_from_records():
     """With counts (``sample_weight``; the CLI's ``--counts``) the encoder
     learned its private domains from the table's lines, not its records: a
     species on 72 lines of 35,549 records was never found, and every
-    synthetic row came back "other" (a walk-through, round nineteen; round
-    nineteen refused such a table, round twenty counts records). The
-    private domains of a table of counts are those of the expanded records
-    -- the same integers, the same noise draws, so the same guarantee --
-    exactly: levels, bin edges, noisy fine counts, missing levels."""
+    synthetic row came back "other". The private domains of a table of
+    counts are those of the expanded records -- the same integers, the same
+    noise draws, so the same guarantee -- exactly: levels, bin edges, noisy
+    fine counts, missing levels."""
     from skdp_synth import BudgetAccountant, ProjectedGaussianRelease
 
     rng = np.random.default_rng(3)
@@ -905,8 +901,8 @@ def test_a_table_of_counts_learns_domains_from_records():
 def test_a_text_cell_of_a_numeric_column_is_not_quoted():
     """A text cell in a column declared numeric (``bin_edges=``) was quoted
     by NumPy's "could not convert string to float: '<the cell>'", by the
-    pipeline's fit and the encoder's transform (a canary audit, round
-    twenty); the refusal names the column only."""
+    pipeline's fit and the encoder's transform, so a private value reached
+    the message; the refusal names the column only."""
     from sklearn.base import clone
 
     from skdp_synth import ProjectedGaussianRelease
@@ -929,7 +925,7 @@ def test_a_text_cell_of_a_numeric_column_is_not_quoted():
 def test_the_pipeline_records_rows_a_private_sampler_charges_after_fit():
     """``PrivateSampler`` charges rows drawn past those it paid for; the
     pipeline's ``epsilon_`` and ``privacy_guarantee_`` kept the fit's spend
-    (58 recorded of 81 spent; a canary audit, round twenty). They follow
+    (58 recorded of 81 spent). They follow
     the accountant, as ``to_release()`` did."""
     from skdp_synth import BudgetAccountant, PrivateSampler
 
@@ -952,8 +948,8 @@ def test_the_pipeline_records_rows_a_private_sampler_charges_after_fit():
     assert pipe.epsilon_ == pytest.approx(spent, abs=1e-9)
     assert pipe.privacy_guarantee_.epsilon == pytest.approx(spent, abs=1e-9)
     assert pipe.to_release().guarantee.epsilon == pytest.approx(spent, abs=1e-9)
-    # through the last step's own sample too (a review, round twenty: 60 of
-    # 175 stated, and the report read it)
+    # through the last step's own sample too (it stated 60 of 175 spent,
+    # and the report read it)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pipe[-1].sample(pipe[-1].n_draws_paid_ + 10, random_state=2)
@@ -964,7 +960,7 @@ def test_the_pipeline_records_rows_a_private_sampler_charges_after_fit():
 
 def test_one_sided_bounds_keep_a_count_non_negative():
     """A count's private range could reach far below 0 on a noise leaf
-    (counts came back at -248; a walk-through, round twenty), and the
+    (counts came back at -248), and the
     natural declaration ``bounds=(0, None)`` failed with a bare TypeError.
     One side may be ``None``: that end is learned privately, the other is
     public, and no value comes back past it. Without a budget a side left
@@ -1003,7 +999,7 @@ def test_one_sided_bounds_keep_a_count_non_negative():
     with pytest.raises(ValueError, match="no finite side"):
         BooleanEncoder(bounds={"children": (None, None)}, epsilon=1.0).fit(df)
     # a public side past PrivTree's root (2^40: an epoch in milliseconds)
-    # crashed with an IndexError (a review, round twenty)
+    # crashed with an IndexError
     ms = pd.DataFrame({"t": 1.7e12 + rng.integers(0, 10**9, 3000).astype(float)})
     enc = BooleanEncoder(bounds={"t": (1.6e12, None)}, epsilon=1.0, random_state=0)
     enc.fit(ms)
@@ -1022,8 +1018,8 @@ def test_one_sided_bounds_keep_a_count_non_negative():
 def test_a_one_bin_integer_column_is_told_to_be_a_flag():
     """A 0/1 flag stored as int64 pays a numeric domain and often keeps one
     bin, losing its relation to every other column; the warning advised
-    bin_edges/bounds/domain_share only (a walk-through, round twenty). It
-    now says: cast it to bool or declare its categories."""
+    bin_edges/bounds/domain_share only. It now says: cast it to bool or
+    declare its categories."""
     from skdp_synth import ProjectedGaussianRelease
 
     rng = np.random.default_rng(0)
@@ -1043,7 +1039,7 @@ def test_a_target_whose_private_domain_collapsed_is_dropped_with_a_warning():
     """A ``target`` column whose private domain kept one bin has no bits:
     the release refused it as an "unknown attribute", listing the others,
     and a search over ``target`` failed in the folds whose noise collapsed
-    it (a walk-through, round twenty). It is fitted without the target,
+    it. It is fitted without the target,
     with a warning saying why; the parameter is kept."""
     from skdp_synth import ProjectedGaussianRelease
 

@@ -235,7 +235,7 @@ def test_dummy_constraints_come_from_the_mixin():
 
 @pytest.mark.parametrize("relation", ["add-remove-one", "replace-one"])
 def test_residual_plan_computes_the_sensitivity_once(monkeypatch, relation):
-    # issue 12 item 2: the replace-one maximum enumerates attribute sets; the
+    # the replace-one maximum enumerates attribute sets, which is costly; the
     # plan computes it once and divides it out (optimal_scales' τ, bit for bit)
     from skdp_synth.workloads import AttributeMarginalWorkload
 
@@ -259,7 +259,7 @@ def test_residual_plan_computes_the_sensitivity_once(monkeypatch, relation):
     W = est.plan_.workload
     tau = est.plan_.residual_scales
     # the default pairs allocate for the pairs and the 1-way tables at
-    # ONE_WAY_WEIGHT (round six): that workload's optimal_scales, bit for bit
+    # ONE_WAY_WEIGHT: that workload's optimal_scales, bit for bit
     plan = est._one_way_weighted(W, None) or W
     want = plan.optimal_scales(relation)
     np.testing.assert_array_equal(tau, [want[plan.subsets.index(A)] for A in W.subsets])

@@ -92,8 +92,7 @@ def test_compose_adds_up_and_keeps_what_is_published_exactly():
 
 def test_a_relation_mismatch_says_how_to_fix_it():
     """``BudgetAccountant()`` defaults to replace-one and the release to
-    add/remove: the first fit was refused without saying what to change (a
-    walk-through, round twenty)."""
+    add/remove: the first fit was refused without saying what to change."""
     from skdp_synth.exceptions import BudgetError
 
     acc = BudgetAccountant(epsilon=1.0)

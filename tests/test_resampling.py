@@ -111,8 +111,8 @@ def test_bad_inputs():
 @pytest.mark.parametrize("bad_label", [False, True])
 def test_the_budget_is_checked_before_a_label_is_read(bad_label):
     """An unaffordable fit is refused before the labels are encoded: an
-    undeclared label must not turn the refusal into a ValueError (the answer
-    would depend on the data; privacy audit, round sixteen)."""
+    undeclared label must not turn the refusal into a ValueError (which
+    answer came back would then depend on the data)."""
     from skdp_synth import BudgetAccountant, ProjectedGaussianRelease
     from skdp_synth.exceptions import BudgetError
 
@@ -137,8 +137,7 @@ def test_a_synthesis_pipeline_on_a_mixed_table(as_frame):
     """With a synthesis pipeline the label is one more categorical column,
     its classes declared to the encoder: appended as 0/1 columns it was
     learned as a numeric domain (a warning about an internal column) and
-    the float decode failed on a categorical column of ``X`` (found by a
-    new-user walk-through, round seventeen)."""
+    the float decode failed on a categorical column of ``X``."""
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 
@@ -174,8 +173,7 @@ def test_a_synthesis_pipeline_on_a_mixed_table(as_frame):
 
 def test_the_release_target_can_name_the_label():
     """``target="y"`` (y's own name) raised "unknown attribute 'y'": the label
-    column was renamed ``__target__`` (a second walk-through, round
-    seventeen)."""
+    column was renamed ``__target__``."""
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 
@@ -207,7 +205,7 @@ def test_missing_labels_are_declared_by_none_among_the_classes(missing):
     """A label with missing values: the refusal named the encoder's
     ``categories=``/``missing=`` of a column the user never declared, and
     following it with ``classes=[..., None]`` failed in ``np.unique`` (None
-    beside strings; a walk-through, round nineteen). ``None`` (or NaN)
+    beside strings). ``None`` (or NaN)
     among the classes declares a missing label; labels come back as Python
     strings, not ``np.str_``."""
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
@@ -256,8 +254,8 @@ def test_a_pipelines_spent_budget_is_refused_before_the_labels_are_read():
     """With the accountant in a pipeline's last step, the resampler's check
     read the pipeline's own parameters (no accountant): a spent budget gave
     ``BudgetError`` or a refusal of an undeclared label, by what ``y`` held.
-    An invalid ε likewise came after the labels (a canary audit, round
-    twenty). Both are now refused the same way whatever ``y`` holds."""
+    An invalid ε likewise came after the labels. Both are now refused the
+    same way whatever ``y`` holds."""
     from skdp_synth import (
         BudgetAccountant,
         ProjectedGaussianRelease,

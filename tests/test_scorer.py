@@ -157,9 +157,9 @@ def test_model_scorer_is_the_reports_synthetic_score():
 
 
 def test_grid_search_chooses_target_by_the_model_scorer():
-    """GridSearchCV tunes target= by the model a user will train (a
-    walk-through, round nineteen: target= helped one model and hurt another,
-    so whether to set it is a choice to measure)."""
+    """GridSearchCV tunes target= by the model a user will train (target=
+    was seen to help one model and hurt another, so whether to set it is a
+    choice to measure)."""
     from skdp_synth.metrics import make_model_scorer
 
     df = _labelled()
@@ -177,8 +177,7 @@ def test_grid_search_chooses_target_by_the_model_scorer():
 def test_the_model_score_takes_a_level_with_one_row():
     """Above 10,000 rows the classifier's early stopping split the training
     rows by class and failed on a level with one row, with an error naming
-    such levels of the real rows (a species of a 28k-row survey; a
-    walk-through, round nineteen)."""
+    such levels of the real rows (a species of a 28k-row survey)."""
     from skdp_synth.report import train_synthetic_test_real
 
     rng = np.random.default_rng(0)
@@ -193,9 +192,8 @@ def test_the_model_score_takes_a_level_with_one_row():
 
 def test_the_model_score_takes_a_text_feature_of_many_levels():
     """A date read from CSV is text with thousands of levels; the model's
-    categorical features take at most 255 and scikit-learn refused (a
-    walk-through, round nineteen). The most frequent levels are kept, the
-    rest count as missing."""
+    categorical features take at most 255 and scikit-learn refused. The
+    most frequent levels are kept, the rest count as missing."""
     from skdp_synth.metrics._model import MAX_FEATURE_LEVELS
     from skdp_synth.report import train_synthetic_test_real
 

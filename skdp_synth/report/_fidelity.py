@@ -49,6 +49,7 @@ import numpy as np
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from ..metrics._coding import (
+    _average_tvs,
     _discretize,
     _time_edges_as_seconds,
     _times_as_seconds,
@@ -57,9 +58,11 @@ from ..metrics._coding import (
 )
 from ..metrics._marginals import _table_tv, _tv_tables
 from ..preprocessing._boolean_encoder import SCHEMA_KEYS
+from ._columns import column_views
 from ._guarantee import _guarantee_of
 from ._model import train_synthetic_test_real
-from ._report import FidelityReport, TableComparison
+from ._report import PROPERTIES, FidelityReport, TableComparison
+from ._verdict import REFERENCE_SEED, Reference, alerts, independent_columns
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -202,9 +205,13 @@ def fidelity_report(
             raise ValueError(f"target {target!r} is not a column of real")
         scores = train_synthetic_test_real(rows, real, target, real_train=real_train)
         model = MappingProxyType({**scores, "target": str(target)})
-    schema = _time_edges_as_seconds(schema, real)
+    found = alerts(real, rows, schema, folds, model)
+    schema_s = _time_edges_as_seconds(schema, real)
     times = [c for c in real.columns if pd.api.types.is_datetime64_any_dtype(real[c])]
+    references = _references(real, len(rows), schema_s, times, ds, held_out, real_train)
+    schema = schema_s
     real, rows = _times_as_seconds(real, rows)
+    views = column_views(real, rows, schema, times)
     cx, cy, sizes, levels, notes = _discretize(real, rows, schema, times)
     notes = fold_notes + list(notes)
     w = np.full(len(real), 1.0 / len(real))
@@ -232,7 +239,87 @@ def fidelity_report(
         ks=MappingProxyType(ks),
         held_out=None if held_out is None else bool(held_out),
         model=model,
+        alerts=found,
+        references=references,
+        column_views=views,
     )
+
+
+def _properties(real, other, schema, times, ds):
+    """``{property: score}`` of ``other`` against ``real``, as the report's."""
+    real, other = _times_as_seconds(real, other)
+    cx, cy, sizes, _, _ = _discretize(real, other, schema, times)
+    tvs = _average_tvs(cx, cy, sizes, ds)
+    return {PROPERTIES[d]: 1.0 - tvs[f"TV{d}"] for d in ds}
+
+
+def _reference(name, real, other, schema, times, ds, description):
+    props = _properties(real, other, schema, times, ds)
+    return Reference(
+        name=name,
+        score=float(np.mean(list(props.values()))),
+        properties=MappingProxyType(props),
+        n_rows=len(other),
+        description=description,
+    )
+
+
+def _references(real, n_rows, schema, times, ds, held_out, real_train):
+    """The scores the synthetic rows' score is read against: independent
+    columns always; real rows when ``real`` was held out of the fit."""
+    out = [
+        _reference(
+            "independent columns",
+            real,
+            independent_columns(real, n_rows, REFERENCE_SEED),
+            schema,
+            times,
+            ds,
+            f"{n_rows:,} rows whose columns are drawn one by one from the real "
+            "1-way tables (seeded): each column's shape kept, every relation "
+            "between columns lost. A synthesizer scoring no higher learned "
+            "nothing beyond the single columns",
+        )
+    ]
+    if not held_out:
+        return tuple(out)
+    if real_train is not None:
+        n = min(n_rows, len(real_train))
+        other = real_train[list(real.columns)].sample(n, random_state=REFERENCE_SEED)
+        out.append(
+            _reference(
+                "real rows",
+                real,
+                other,
+                schema,
+                times,
+                ds,
+                f"{n:,} of the real rows the synthesizer was fitted on, scored "
+                "against the held-out ones: two real samples differ by "
+                "sampling noise alone, so this is the best a synthesizer can "
+                "be expected to reach",
+            )
+        )
+    elif len(real) >= 20:
+        order = np.random.default_rng(REFERENCE_SEED).permutation(len(real))
+        half = len(real) // 2
+        a, b = real.iloc[order[:half]], real.iloc[order[half:]]
+        out.append(
+            _reference(
+                "real rows",
+                a,
+                b,
+                schema,
+                times,
+                ds,
+                f"half of the held-out real rows ({len(b):,}) scored against "
+                f"the other half ({len(a):,}): two real samples differ by "
+                "sampling noise alone, so this is about the best a synthesizer "
+                "can be expected to reach (halves are noisier than the whole: "
+                "a slightly low floor)",
+            )
+        )
+    return tuple(out)
 
 
 def _ks_statistics(real, synthetic, schema):

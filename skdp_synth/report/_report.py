@@ -586,7 +586,8 @@ class FidelityReport:
         elif s >= high:
             text = (
                 f"Overall score {s:.3f}, as high as a second real sample "
-                f"({high:.3f}): the differences left are within sampling noise"
+                f"({high:.3f}; independent columns: {low:.3f}): the differences "
+                "left are within sampling noise"
             )
         else:
             share = (s - low) / (high - low) if high > low else 1.0

@@ -573,8 +573,18 @@ class FidelityReport:
         if s <= low:
             text = (
                 f"Overall score {s:.3f}, no higher than independent columns "
-                f"({low:.3f}): the synthetic rows keep none of the relations "
-                "between columns that the tables measure"
+                f"({low:.3f}): rows drawn column by column from the real "
+                "1-way tables, with no relation between columns, match the "
+                "real tables at least as well"
+            )
+            if high is not None:
+                text += f" (a second real sample: {high:.3f})"
+        elif high is not None and high <= low:
+            text = (
+                f"Overall score {s:.3f}, above independent columns ({low:.3f}); "
+                f"a second real sample scores {high:.3f}: at this number of "
+                "rows the tables hardly tell relations between columns from "
+                "noise, so read the alerts and the plots"
             )
         elif high is None:
             text = (

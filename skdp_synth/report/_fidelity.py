@@ -164,9 +164,9 @@ def fidelity_report(
         their 1-way tables, and (``held_out=True``) a sample of them is the
         second real sample (else: half of ``real`` against the other half).
 
-    The report's ``references`` put :attr:`FidelityReport.score` in context
+    The report's ``references`` put ``FidelityReport.score`` in context
     and its ``alerts`` list what the synthetic rows got wrong
-    (:mod:`skdp_synth.report._verdict`, thresholds included).
+    (``skdp_synth.report._verdict``, thresholds included).
 
     Returns
     -------

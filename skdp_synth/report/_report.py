@@ -185,9 +185,9 @@ class FidelityReport:
         What the synthetic rows got wrong, column by column (collapsed or
         shifted range, spread, missing cells lost or invented, levels lost,
         a model no better than the trivial one): see
-        :mod:`skdp_synth.report._verdict` for the thresholds.
+        ``skdp_synth.report._verdict`` for the thresholds.
     references : tuple of Reference
-        Overall scores to read :attr:`score` against, computed in the same
+        Overall scores to read ``score`` against, computed in the same
         way: independent columns drawn from the real 1-way tables, and (with
         ``held_out=True``) real rows, the sampling floor.
     column_views : tuple of ColumnView

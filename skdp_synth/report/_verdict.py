@@ -97,7 +97,7 @@ class Reference:
     1-way table, no relation between columns kept) or ``"real rows"`` (a
     second real sample: the score of sampling noise alone, the floor of
     what a synthesizer can be expected to reach). ``properties`` holds the
-    property scores, as :attr:`FidelityReport.properties`.
+    property scores, as ``FidelityReport.properties``.
     """
 
     name: str

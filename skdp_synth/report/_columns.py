@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics._coding import MAX_RAW_LEVELS, _time_labels
+from ..metrics._coding import MAX_RAW_LEVELS, _between_values, _time_labels
 
 __all__ = ["ColumnView", "column_views", "svg", "missing_html"]
 
@@ -91,7 +91,10 @@ def _histogram(col, x, y, time):
     xs, ys = x[~np.isnan(x)], y[~np.isnan(y)]
     if np.unique(xs).size <= MAX_RAW_LEVELS:
         return None
-    edges = np.unique(np.quantile(xs, np.linspace(0, 1, N_PLOT_BINS + 1)))
+    inner = np.quantile(xs, np.linspace(0, 1, N_PLOT_BINS + 1)[1:-1])
+    # between two real values, as the report's tables: a bin splits no value
+    inner = _between_values(np.unique(inner), np.unique(xs))
+    edges = np.unique(np.concatenate([[xs.min()], inner, [xs.max()]]))
     if ys.size:
         edges[0], edges[-1] = min(edges[0], ys.min()), max(edges[-1], ys.max())
     rc = np.histogram(xs, edges)[0] / len(x)

@@ -587,11 +587,14 @@ class FidelityReport:
                 "noise, so read the alerts and the plots"
             )
         elif high is None:
-            text = (
-                f"Overall score {s:.3f}, above independent columns ({low:.3f}): "
-                "some relations between columns are kept. Score against "
-                "held-out rows (held_out=True) for the sampling floor a real "
-                "sample would reach"
+            text = f"Overall score {s:.3f}, above independent columns ({low:.3f})"
+            if any(d > 1 for d in self.tv):
+                text += ": some relations between columns are kept"
+            text += (
+                " (too few held-out rows for a second real sample)"
+                if self.held_out
+                else ". Score against held-out rows (held_out=True) for the "
+                "sampling floor a second real sample reaches"
             )
         elif s >= high:
             text = (

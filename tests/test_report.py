@@ -810,7 +810,7 @@ def test_every_column_gets_a_figure_and_the_missing_view(mixed):
     assert "<details>" in page and "http" not in page
 
 
-def test_the_json_round_trips_and_lists_the_pages_alerts(mixed, tmp_path):
+def test_the_json_round_trips_and_lists_the_pages_alerts(mixed, tmp_path, capsys):
     rep = fidelity_report(mixed, _no_missing(_shifted(_faithful(mixed))), held_out=True)
     data = rep.to_dict()
     assert json.loads(rep.to_json()) == data
@@ -837,3 +837,5 @@ def test_the_json_round_trips_and_lists_the_pages_alerts(mixed, tmp_path):
     written = json.loads(js.read_text(encoding="utf-8"))
     assert [(a["kind"], a["column"]) for a in written["alerts"]] == listed
     assert written["score"] == pytest.approx(rep.score)
+    err = capsys.readouterr().err
+    assert "alert (range_shifted): x:" in err and "independent columns" in err

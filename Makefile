@@ -62,7 +62,9 @@ docs: dev
 	$(BIN)/python -m sphinx -W --keep-going -b html doc doc/_build/html
 
 # The README's CLI example (held-out rows), its fidelity report rendered in a
-# headless browser, and a screenshot to look at: build/report.png.
+# headless browser, and screenshots to look at: build/report.png (the whole
+# page) and build/report-top.png (the verdict and the alerts); the same
+# content as JSON in build/report.json.
 # Needs Chromium (CHROMIUM=path to override); the report itself needs none.
 CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome)
 report-screenshot: venv
@@ -72,13 +74,18 @@ report-screenshot: venv
 	    --epsilon 1 --delta 1e-6 --seed 0 --holdout 0.2 \
 	    --holdout-out build/heldout.csv -o build/synthetic.csv
 	$(BIN)/skdp-synth report build/heldout.csv build/synthetic.csv --held-out \
-	    --schema examples/data/people.types.json -o build/report.html
+	    --schema examples/data/people.types.json -o build/report.html \
+	    --json build/report.json
 	@test -n "$(CHROMIUM)" || { echo "no Chromium found: open build/report.html in a browser (or set CHROMIUM=)"; exit 2; }
 	"$(CHROMIUM)" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-	    --window-size=1200,2600 --screenshot=$(CURDIR)/build/report.png \
+	    --window-size=1200,3000 --screenshot=$(CURDIR)/build/report.png \
 	    file://$(CURDIR)/build/report.html 2>build/chromium.log \
 	    || { cat build/chromium.log; exit 1; }
-	@echo "wrote build/report.png (and build/report.html)"
+	"$(CHROMIUM)" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	    --window-size=1200,1000 --screenshot=$(CURDIR)/build/report-top.png \
+	    file://$(CURDIR)/build/report.html 2>>build/chromium.log \
+	    || { cat build/chromium.log; exit 1; }
+	@echo "wrote build/report.png, build/report-top.png (and build/report.html, build/report.json)"
 
 lint: dev
 	$(BIN)/ruff check $(RUFF_PATHS)

@@ -652,3 +652,190 @@ def test_synthetic_rows_of_none_are_refused():
     real = pd.DataFrame({"a": ["x", "y"] * 10})
     with pytest.raises(ValueError, match="synthetic has no rows"):
         fidelity_report(real, real.head(0))
+
+
+# ------------------------------------------------------------ the verdict
+def _mixed(n=2000, seed=0):
+    """Numeric columns (one with missing cells), a categorical one with two
+    rare levels (2.5 % of the rows together) and one that depends on x."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(50, 10, n)
+    x[rng.random(n) < 0.06] = np.nan
+    return pd.DataFrame(
+        {
+            "x": x,
+            "y": 2 * np.nan_to_num(x, nan=50.0) + rng.normal(0, 5, n),
+            "c": rng.choice(list("abcdef"), n, p=[0.4, 0.3, 0.2, 0.075, 0.015, 0.01]),
+            "g": np.where(np.nan_to_num(x, nan=50.0) > 50, "hi", "lo"),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    return _mixed()
+
+
+def _faithful(df):
+    return df.sample(len(df), replace=True, random_state=1).reset_index(drop=True)
+
+
+def _kinds(rep):
+    return {(a.column, a.kind) for a in rep.alerts}
+
+
+def _collapsed(df):
+    return df.assign(x=50 + 0.2 * (df["x"] - 50))
+
+
+def _shifted(df):
+    return df.assign(x=df["x"] + 15)
+
+
+def _wide(df):
+    return df.assign(x=50 + 3 * (df["x"] - 50))
+
+
+def _no_missing(df):
+    return df.assign(x=df["x"].fillna(50.0))
+
+
+def _invented(df):
+    return df.assign(g=df["g"].where(np.arange(len(df)) % 10 != 0))
+
+
+def _folded(df):
+    return df.assign(c=df["c"].where(~df["c"].isin(["e", "f"]), "other"))
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (_collapsed, {("x", "range_collapsed"), ("x", "std_ratio")}),
+        (_shifted, {("x", "range_shifted")}),
+        (_wide, {("x", "std_ratio")}),
+        (_no_missing, {("x", "missing_lost")}),
+        (_invented, {("g", "missing_invented")}),
+        (_folded, {("c", "levels_lost")}),
+    ],
+)
+def test_each_alert_fires_on_its_case_only(mixed, change, expected):
+    rep = fidelity_report(mixed, change(_faithful(mixed)), d=1)
+    assert _kinds(rep) == expected
+    for alert in rep.alerts:
+        assert alert.column in alert.message and alert.evidence["threshold"]
+    if change is _folded:
+        (alert,) = rep.alerts
+        assert "'other'" in alert.message and alert.evidence["catch_all"] == "other"
+        assert alert.evidence["real_share"] == pytest.approx(
+            mixed["c"].isin(["e", "f"]).mean()
+        )
+
+
+def test_a_faithful_copy_has_no_alerts(mixed):
+    for copy in (mixed, _faithful(mixed)):
+        rep = fidelity_report(mixed, copy, d=1, target="y")
+        assert rep.alerts == ()
+    assert "Alerts (0)" in rep.to_html(include_plot=False)
+
+
+def test_a_model_no_better_than_the_mean_is_alerted(mixed):
+    broken = _faithful(mixed)
+    broken["y"] = broken["y"].sample(frac=1, random_state=2).to_numpy()
+    rep = fidelity_report(mixed, broken, d=1, target="y")
+    (alert,) = [a for a in rep.alerts if a.kind == "model_below_baseline"]
+    assert alert.column == "y" and rep.model["synthetic"] <= 0 < rep.model["real"]
+    assert "predicting the mean" in alert.message
+    assert alert.evidence["baseline"] == 0.0
+
+
+def test_the_references_are_computed(mixed):
+    """Independent columns score between a faithful copy and rows with a
+    column drawn at random; they are the report's own independent rows;
+    real rows (held-out ones) are the sampling floor."""
+    from skdp_synth.report._verdict import independent_columns
+
+    copy = _faithful(mixed)
+    rep = fidelity_report(mixed, copy, held_out=True)
+    refs = {r.name: r for r in rep.references}
+    independent = refs["independent columns"]
+    rng = np.random.default_rng(3)
+    shuffled = copy.assign(c=rng.choice(list("abcdef"), len(copy)))
+    worse = fidelity_report(mixed, shuffled)
+    assert worse.score < independent.score < rep.score
+    assert independent.n_rows == len(copy)
+    rows = independent_columns(mixed, len(copy))
+    assert fidelity_report(mixed, rows).score == _same(independent.score)
+    for col in mixed.columns:  # each column from the real 1-way table
+        assert set(rows[col].dropna()) <= set(mixed[col].dropna())
+    assert independent.score < refs["real rows"].score
+    assert "independent columns" in rep.verdict and "real sample" in rep.verdict
+    # the same rows every time (a fixed seed)
+    again = fidelity_report(mixed, copy, held_out=True)
+    assert [r.score for r in again.references] == [r.score for r in rep.references]
+    # real rows only for held-out rows; with the fitted rows, a sample of them
+    assert len(fidelity_report(mixed, copy, held_out=False).references) == 1
+    train = _mixed(3000, seed=5)
+    fitted = fidelity_report(mixed, copy, held_out=True, real_train=train, target="y")
+    floor = {r.name: r for r in fitted.references}["real rows"]
+    assert floor.n_rows == len(copy) and "fitted on" in floor.description
+
+
+def test_every_column_gets_a_figure_and_the_missing_view(mixed):
+    rep = fidelity_report(mixed, _collapsed(_faithful(mixed)), held_out=True)
+    page = rep.to_html(include_plot=False)
+    for col in mixed.columns:
+        assert page.count(f"<svg class='column-plot' data-column='{col}'") == 1
+    views = {v.column: v for v in rep.column_views}
+    assert views["x"].kind == views["y"].kind == "numeric"
+    assert views["c"].kind == views["g"].kind == "categorical"
+    x = mixed["x"].dropna()
+    edges = np.asarray(views["x"].edges)
+    from skdp_synth.metrics._coding import _between_values
+
+    inner = np.unique(np.quantile(x, np.linspace(0, 1, 17)[1:-1]))
+    inner = _between_values(inner, np.unique(x))  # split no real value
+    np.testing.assert_allclose(edges[1:-1], inner)  # the real quantiles
+    assert not set(edges[1:-1]) & set(x)
+    assert edges[0] == x.min() and edges[-1] >= x.max()
+    # shares of all rows: with the missing share they sum to 1
+    assert sum(views["x"].real) + views["x"].missing_real == pytest.approx(1)
+    assert sum(views["x"].synthetic) + views["x"].missing_synthetic == pytest.approx(1)
+    assert views["x"].missing_real == pytest.approx(mixed["x"].isna().mean())
+    missing = page[page.index("id='missing'") :]
+    assert all(f"<tr data-column='{c}'>" in missing for c in mixed.columns)
+    # summary first: the verdict and the alerts before the contents
+    assert page.index("id='verdict'") < page.index("id='alerts'") < page.index("<nav")
+    assert page.index("id='references'") < page.index("<nav")
+    assert "<details>" in page and "http" not in page
+
+
+def test_the_json_round_trips_and_lists_the_pages_alerts(mixed, tmp_path, capsys):
+    rep = fidelity_report(mixed, _no_missing(_shifted(_faithful(mixed))), held_out=True)
+    data = rep.to_dict()
+    assert json.loads(rep.to_json()) == data
+    assert data["not_private"] == BANNER and data["score"] == rep.score
+    assert [c["column"] for c in data["columns"]] == list(mixed.columns)
+    assert [r["name"] for r in data["references"]] == [
+        "independent columns",
+        "real rows",
+    ]
+    page = rep.to_html(include_plot=False)
+    on_page = re.findall(
+        r"<li class='alert' data-kind='([^']+)' data-column='([^']+)'", page
+    )
+    listed = [(a["kind"], a["column"]) for a in data["alerts"]]
+    assert on_page == listed == [(a.kind, a.column) for a in rep.alerts]
+    assert ("range_shifted", "x") in listed and ("missing_lost", "x") in listed
+    # the command line writes the same content
+    real, syn = tmp_path / "real.csv", tmp_path / "syn.csv"
+    mixed.to_csv(real, index=False)
+    _no_missing(_shifted(_faithful(mixed))).to_csv(syn, index=False)
+    out, js = tmp_path / "r.html", tmp_path / "r.json"
+    args = ["report", str(real), str(syn), "--held-out", "-o", str(out)]
+    assert cli.main([*args, "--json", str(js)]) == 0
+    written = json.loads(js.read_text(encoding="utf-8"))
+    assert [(a["kind"], a["column"]) for a in written["alerts"]] == listed
+    assert written["score"] == pytest.approx(rep.score)
+    err = capsys.readouterr().err
+    assert "alert (range_shifted): x:" in err and "independent columns" in err

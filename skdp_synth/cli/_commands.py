@@ -358,7 +358,8 @@ def cmd_report(args):
     from ..report import fidelity_report
 
     schema = _load_schema(args.schema)
-    for path in filter(None, (args.output, args.png)):
+    json_out = getattr(args, "json", None)
+    for path in filter(None, (args.output, args.png, json_out)):
         _check_output_path(path)
     _check_distinct(
         [
@@ -368,7 +369,7 @@ def cmd_report(args):
             ("--schema", args.schema),
             ("--real-train", args.real_train),
         ],
-        [("-o", args.output), ("--png", args.png)],
+        [("-o", args.output), ("--png", args.png), ("--json", json_out)],
     )
     if args.real_train is not None and args.target is None:
         # without --target it would be ignored (no model, no reference)
@@ -414,14 +415,20 @@ def cmd_report(args):
         )
         steps.step()
         report.to_html(args.output)
-        if args.png:
-            try:
+        written = [args.output]
+        try:
+            if args.png:
                 report.plot(args.png)
-            except BaseException:
-                os.remove(args.output)  # no output on any failure
-                raise
+                written.append(args.png)
+            if json_out:
+                report.to_json(json_out)
+                written.append(json_out)
+        except BaseException:
+            for path in written:
+                os.remove(path)  # no output on any failure
+            raise
     print(
-        f"wrote {args.output}{' and ' + args.png if args.png else ''}: score "
+        f"wrote {' and '.join(written)}: score "
         f"{report.score:.3f} ("
         + ", ".join(f"average TV{d} {report.average_tv(d):.4f}" for d in report.tv)
         + (
@@ -435,6 +442,9 @@ def cmd_report(args):
         + "; the report reads the real data and is NOT private",
         file=sys.stderr,
     )
+    print(report.verdict, file=sys.stderr)
+    for alert in report.alerts:
+        print(f"  alert ({alert.kind}): {alert.message}", file=sys.stderr)
     return 0
 
 

@@ -357,6 +357,13 @@ def build_parser():
         help="also write the figure as PNG (needs matplotlib: in a clone, "
         "pip install -e '.[plot]')",
     )
+    p_rep.add_argument(
+        "--json",
+        default=None,
+        metavar="FILE",
+        help="also write the report's content as JSON (the verdict, its "
+        "references, the alerts, every column's shares), for a CI to read",
+    )
     p_rep.add_argument("--d", default="1,2", help="table degrees, comma-separated")
     p_rep.set_defaults(func=cmd_report)
 

@@ -2,6 +2,7 @@
 
 Not private: a report reads the real rows."""
 
+from ._columns import ColumnView
 from ._curve import curve, noisy_marginals_baseline, plot_curve
 from ._fidelity import fidelity_report
 from ._figures import (
@@ -10,10 +11,14 @@ from ._figures import (
 from ._model import train_synthetic_test_real
 from ._numeric import numeric_scores
 from ._report import FidelityReport, GuaranteeSummary, TableComparison
+from ._verdict import Alert, Reference
 
 __all__ = [
+    "Alert",
+    "ColumnView",
     "FidelityReport",
     "GuaranteeSummary",
+    "Reference",
     "TableComparison",
     "curve",
     "fidelity_report",

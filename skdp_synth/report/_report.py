@@ -181,6 +181,18 @@ class FidelityReport:
         With ``target=``: :func:`train_synthetic_test_real`'s result (a
         model trained on the synthetic rows, scored on the real ones, and
         its real-trained reference); else ``None``.
+    alerts : tuple of Alert
+        What the synthetic rows got wrong, column by column (collapsed or
+        shifted range, spread, missing cells lost or invented, levels lost,
+        a model no better than the trivial one): see
+        ``skdp_synth.report._verdict`` for the thresholds.
+    references : tuple of Reference
+        Overall scores to read ``score`` against, computed in the same
+        way: independent columns drawn from the real 1-way tables, and (with
+        ``held_out=True``) real rows, the sampling floor.
+    column_views : tuple of ColumnView
+        Every column's distribution, real against synthetic (the page's
+        plots), with its missing shares.
     """
 
     columns: tuple
@@ -195,6 +207,9 @@ class FidelityReport:
     ks: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     held_out: bool | None = None
     model: MappingProxyType | None = None
+    alerts: tuple = field(default=())
+    references: tuple = field(default=())
+    column_views: tuple = field(default=())
 
     # ---------------------------------------------------------- numbers
     def average_tv(self, d: int) -> float:
@@ -348,6 +363,7 @@ class FidelityReport:
             f"<strong>{esc(BANNER)}</strong></div>",
             "<h1>Fidelity report</h1>",
             self._html_verdict(),
+            self._html_alerts(),
             self._html_contents(include_plot),
             "<h2 id='summary'>Summary</h2><table class='summary'>",
             f"<tr><th>overall score</th><td data-score='{self.score!r}'>"
@@ -373,6 +389,7 @@ class FidelityReport:
         for label, text in self.guarantee.lines():
             parts.append(f"<tr><th>{esc(label)}</th><td>{esc(str(text))}</td></tr>")
         parts.append("</table>")
+        parts.append(self._html_columns())
         if self.privacy_warnings:
             parts.append("<h2 id='warnings'>Privacy warnings</h2><ul class='warnings'>")
             parts += [f"<li>{esc(w)}</li>" for w in self.privacy_warnings]
@@ -393,8 +410,10 @@ class FidelityReport:
             else:
                 data = base64.b64encode(buf.getvalue()).decode("ascii")
                 parts.append(
-                    f"<h2 id='figure'>Figure</h2><img alt='fidelity figure' "
-                    f"src='data:image/png;base64,{data}'>"
+                    "<h2 id='figure'>Figure</h2><details><summary>Pairwise TV "
+                    "heat map and the worst columns (PNG)</summary>"
+                    f"<img alt='fidelity figure' src='data:image/png;base64,{data}'>"
+                    "</details>"
                 )
         for d in self.tv:
             parts.append(self._html_tables(d))
@@ -410,9 +429,9 @@ class FidelityReport:
         """The summary first, in plain words: score, worst tables, sample, privacy."""
         esc = html.escape
         parts = [
-            f"<p class='verdict' id='verdict'><strong>Overall score "
-            f"{self.score:.2f}</strong> out of 1 (1: the synthetic rows' tables "
-            "match the real ones exactly). "
+            f"<p class='verdict' id='verdict'><strong>{esc(self.verdict)}</strong> "
+            "Scores are out of 1 (1: the synthetic rows' tables match the real "
+            "ones exactly). "
         ]
         plain = {1: "single columns", 2: "pairs of columns", 3: "triples"}
         for d in self.tv:
@@ -430,6 +449,7 @@ class FidelityReport:
             text = "; ".join(worst)
             parts.append(text[:1].upper() + text[1:] + ".")
         parts.append("</p>")
+        parts.append(self._html_references())
         parts.append(
             f"<p>{self.n_real:,} real rows, {self.n_synthetic:,} synthetic rows, "
             f"{len(self.columns)} columns; {esc(_SAMPLE_NOTE[self.held_out])}.</p>"
@@ -467,6 +487,9 @@ class FidelityReport:
     def _html_contents(self, include_plot):
         """The page's table of contents (links to its sections)."""
         entries = [("summary", "Summary"), ("guarantee", "Privacy guarantee")]
+        entries.append(("alerts", f"Alerts ({len(self.alerts)})"))
+        if self.column_views:
+            entries += [("columns", "Every column"), ("missing", "Missing cells")]
         if self.privacy_warnings:
             entries.append(("warnings", "Privacy warnings"))
         if self.notes:
@@ -485,6 +508,7 @@ class FidelityReport:
         out = [
             f"<h2 id='tables-{d}'>{esc(PROPERTIES[d])}: {d}-way tables, "
             "worst first</h2>",
+            "<details><summary>every table's TV, and the worst tables' cells</summary>",
             f"<table class='tv' data-d='{d}'><tr><th>columns</th>"
             "<th>TV (lower is better)</th><th>score (1 - TV)</th></tr>",
         ]
@@ -513,7 +537,192 @@ class FidelityReport:
                     index=False, float_format=lambda v: f"{v:.4f}"
                 )
             )
+        out.append("</details>")
         return "\n".join(out)
+
+    def _html_references(self):
+        """The overall score beside its references, and what they mean."""
+        if not self.references:
+            return ""
+        esc = html.escape
+        rows = [
+            "<table class='references' id='references'><tr><th>rows scored "
+            "against the real ones</th><th>overall score</th><th>what it "
+            "means</th></tr>",
+            f"<tr class='this'><td>the synthetic rows</td><td data-score="
+            f"'{self.score!r}'><strong>{self.score:.3f}</strong></td><td>"
+            f"{self.n_synthetic:,} rows</td></tr>",
+        ]
+        for ref in self.references:
+            rows.append(
+                f"<tr data-reference='{esc(ref.name)}'><td>{esc(ref.name)}</td>"
+                f"<td data-score='{ref.score!r}'>{ref.score:.3f}</td>"
+                f"<td>{esc(ref.description)}.</td></tr>"
+            )
+        rows.append("</table>")
+        return "".join(rows)
+
+    @property
+    def verdict(self) -> str:
+        """The overall score read against its references, in one sentence."""
+        refs = {r.name: r.score for r in self.references}
+        s, low = self.score, refs.get("independent columns")
+        high = refs.get("real rows")
+        if low is None:
+            return f"Overall score {s:.3f}."
+        if s <= low:
+            text = (
+                f"Overall score {s:.3f}, no higher than independent columns "
+                f"({low:.3f}): rows drawn column by column from the real "
+                "1-way tables, with no relation between columns, match the "
+                "real tables at least as well"
+            )
+            if high is not None:
+                text += f" (a second real sample: {high:.3f})"
+        elif high is not None and high <= low:
+            text = (
+                f"Overall score {s:.3f}, above independent columns ({low:.3f}); "
+                f"a second real sample scores {high:.3f}: at this number of "
+                "rows the tables hardly tell relations between columns from "
+                "noise, so read the alerts and the plots"
+            )
+        elif high is None:
+            text = f"Overall score {s:.3f}, above independent columns ({low:.3f})"
+            if any(d > 1 for d in self.tv):
+                text += ": some relations between columns are kept"
+            text += (
+                " (too few held-out rows for a second real sample)"
+                if self.held_out
+                else ". Score against held-out rows (held_out=True) for the "
+                "sampling floor a second real sample reaches"
+            )
+        elif s >= high:
+            text = (
+                f"Overall score {s:.3f}, as high as a second real sample "
+                f"({high:.3f}; independent columns: {low:.3f}): the differences "
+                "left are within sampling noise"
+            )
+        else:
+            share = (s - low) / (high - low) if high > low else 1.0
+            text = (
+                f"Overall score {s:.3f}: {100 * share:.0f} % of the way from "
+                f"independent columns ({low:.3f}) to a second real sample "
+                f"({high:.3f}, the sampling floor)"
+            )
+        n = len(self.alerts)
+        return text + (f"; {n} alert{'s' if n != 1 else ''} below." if n else ".")
+
+    def _html_alerts(self):
+        esc = html.escape
+        if not self.alerts:
+            return (
+                "<h2 id='alerts'>Alerts (0)</h2><p class='no-alerts'>No alerts: "
+                "no column's range, spread, missing cells or levels differ "
+                "beyond the thresholds (skdp_synth.report._verdict).</p>"
+            )
+        items = "".join(
+            f"<li class='alert' data-kind='{esc(a.kind)}' data-column="
+            f"'{esc(a.column)}'><span class='kind'>{esc(_KIND_LABELS[a.kind])}"
+            f"</span> {esc(a.message)}</li>"
+            for a in self.alerts
+        )
+        return (
+            f"<h2 id='alerts'>Alerts ({len(self.alerts)})</h2>"
+            f"<ul class='alerts'>{items}</ul>"
+        )
+
+    def _html_columns(self):
+        """A plot of every column, and the missing-values view."""
+        if not self.column_views:
+            return ""
+        from ._columns import missing_html, svg
+
+        esc = html.escape
+        tv1 = {cols[0]: tv for cols, tv in self.tv.get(1, ())}
+        flagged = {}
+        for a in self.alerts:
+            flagged.setdefault(a.column, []).append(_KIND_LABELS[a.kind])
+        cards = []
+        for view in self.column_views:
+            facts = []
+            if view.column in tv1:
+                facts.append(f"TV {tv1[view.column]:.3f}")
+            if view.column in self.ks:
+                facts.append(f"KS {self.ks[view.column]:.3f}")
+            badges = "".join(
+                f"<span class='badge'>{esc(k)}</span>"
+                for k in flagged.get(view.column, ())
+            )
+            cards.append(
+                f"<div class='card' data-column='{esc(view.column)}'>"
+                f"<div class='card-title'><strong>{esc(view.column)}</strong> "
+                f"{esc(', '.join(facts))} {badges}</div>{svg(view)}</div>"
+            )
+        return (
+            "<h2 id='columns'>Every column</h2><p class='legend'>"
+            f"<span class='key' style='background:{_KEY[0]}'></span> real "
+            f"<span class='key' style='background:{_KEY[1]}'></span> synthetic; "
+            "share of rows per level, or per unit of a numeric column's value "
+            "(bins at the real quantiles drawn to their widths, so an area is "
+            "a share of rows).</p>"
+            f"<div class='cards'>{''.join(cards)}</div>"
+            "<h2 id='missing'>Missing cells</h2>" + missing_html(self.column_views)
+        )
+
+    # ---------------------------------------------------------- JSON
+    def to_dict(self) -> dict:
+        """The report's content as plain JSON types: the page's verdict,
+        references, alerts, columns, tables and guarantee, for a CI to read."""
+        from dataclasses import asdict
+
+        tv1 = {cols[0]: tv for cols, tv in self.tv.get(1, ())}
+        columns = []
+        for view in self.column_views:
+            entry = view.to_dict()
+            entry["tv"] = tv1.get(view.column)
+            entry["ks"] = self.ks.get(view.column)
+            columns.append(entry)
+        out = {
+            "not_private": BANNER,
+            "score": self.score,
+            "properties": self.properties,
+            "verdict": self.verdict,
+            "references": [r.to_dict() for r in self.references],
+            "alerts": [a.to_dict() for a in self.alerts],
+            "n_real": self.n_real,
+            "n_synthetic": self.n_synthetic,
+            "held_out": self.held_out,
+            "sample": _SAMPLE_NOTE[self.held_out],
+            "columns": columns,
+            "levels": {c: list(levels) for c, levels in self.levels.items()},
+            "tv": {
+                str(d): [{"columns": list(c), "tv": t} for c, t in tables]
+                for d, tables in self.tv.items()
+            },
+            "worst": {
+                str(d): [asdict(t) for t in tables] for d, tables in self.worst.items()
+            },
+            "ks": dict(self.ks),
+            "model": None if self.model is None else dict(self.model),
+            "guarantee": asdict(self.guarantee),
+            "privacy_warnings": list(self.privacy_warnings),
+            "notes": list(self.notes),
+        }
+        return _jsonable(out)
+
+    def to_json(
+        self, path: str | os.PathLike[str] | None = None, *, indent: int | None = 2
+    ) -> str:
+        """:meth:`to_dict` as JSON (non-finite numbers as ``null``); with
+        ``path`` also written there atomically. Returns the text."""
+        import json
+
+        text = json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        if path is not None:
+            from .._io import write_atomically
+
+            write_atomically(path, lambda fh: fh.write(text), suffix=".json.tmp")
+        return text
 
     def __repr__(self):
         props = ", ".join(f"{k}={v:.3f}" for k, v in self.properties.items())
@@ -537,7 +746,49 @@ _CSS = (
     "display:inline-block}"
     ".toc ul{margin:.3em 0;padding-left:1.2em}"
     "img{max-width:100%}"
+    ".verdict{font-size:1.1em}"
+    ".references td:nth-child(3){font-size:.9em;color:#444}"
+    ".alerts{padding-left:1.2em}.alert{margin:.2em 0}"
+    ".kind,.badge{display:inline-block;background:#fde8d7;color:#8a3b00;"
+    "border-radius:3px;padding:0 .4em;font-size:.85em;font-weight:bold}"
+    ".badge{margin-left:.3em}"
+    ".cards{display:flex;flex-wrap:wrap;gap:8px}"
+    ".card{border:1px solid #ddd;padding:4px 6px;width:320px}"
+    ".card-title{font-size:.9em;min-height:2.6em}"
+    ".key{display:inline-block;width:.9em;height:.9em;vertical-align:middle}"
+    ".missing .bars{width:320px}.missing .bar{display:block;height:6px;"
+    "margin:1px 0;min-width:1px}"
+    "details summary{cursor:pointer;color:#0645ad}"
 )
+
+
+#: How the page names each alert's kind.
+_KIND_LABELS = {
+    "range_collapsed": "collapsed range",
+    "range_shifted": "shifted range",
+    "std_ratio": "spread",
+    "missing_lost": "missing cells lost",
+    "missing_invented": "missing cells invented",
+    "levels_lost": "levels lost",
+    "model_below_baseline": "model below baseline",
+}
+_KEY = ("#8c9bab", "#d95f02")
+
+
+def _jsonable(value):
+    """``value`` with tuples as lists, NumPy scalars as Python ones, other
+    labels as text and non-finite floats as ``None``."""
+    if isinstance(value, dict | MappingProxyType):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    return str(value)
 
 
 def _in_level_order(table):

@@ -70,6 +70,7 @@ from .privacy import (
     warn_if_large_epsilon,
 )
 from .validation import (
+    check_budget_params,
     check_in_domain,
     check_integer,
     check_n_samples,
@@ -287,6 +288,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return intake
 
     def _validate_params(self):
+        # epsilon / delta out of range: in the project's words, with a
+        # typical value, before scikit-learn's generic ones
+        check_budget_params(self)
         # sklearn's Interval(Real, ...) accepts bools: epsilon=True would be 1.
         super()._validate_params()
         reject_bool_params(self)

@@ -291,10 +291,39 @@ _SCHEMA_TERMS = {
 }
 
 
+#: The CoarseDomainWarning's and NumbersAsTextWarning's per-column advice,
+#: in the schema's terms (patterns: the advice names the columns)
+_SCHEMA_PATTERNS = (
+    (r"\b(bin_edges|bounds)= (for|or)\b", r'"\1" \2'),
+    (r"\btheir bounds= are declared\b", 'their "bounds" are declared'),
+    (r"\bcategories= for\b", '"levels" for'),
+    (
+        r"domain_share=([0-9.]+) in make_synthesis_pipeline \(--domain-share "
+        r"[0-9.]+ on the command line; ",
+        r"--domain-share \1 (",
+    ),
+    (
+        r"convert them with pd\.to_numeric before fitting",
+        'declare them "numeric" in the schema',
+    ),
+    (
+        r"convert them before fitting, e\.g\. df\[col\] = "
+        r"pd\.to_numeric\(df\[col\]\); if they are codes \(zip codes, "
+        r"identifiers\), declare them with categories= to keep them as levels",
+        'declare them "numeric" in the schema; if they are codes (zip codes, '
+        'identifiers), declare their "levels" to keep them as levels',
+    ),
+)
+
+
 def _in_schema_terms(text):
     """The library's remedies said in the schema file's terms."""
+    import re
+
     for python, schema in _SCHEMA_TERMS.items():
         text = text.replace(python, schema)
+    for pattern, schema in _SCHEMA_PATTERNS:
+        text = re.sub(pattern, schema, text)
     return text
 
 

@@ -556,7 +556,7 @@ class _ColumnDomainMixin:
         declare = []
         if bounded:
             declare.append(
-                f"bin_edges= for {bounded} (their bounds= are declared; bins "
+                f"bin_edges= for {bounded} (their bounds= are declared: bins "
                 "inside them are public and cost no budget)"
             )
         if numeric:

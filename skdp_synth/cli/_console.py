@@ -158,10 +158,17 @@ class _cli_warnings(warnings.catch_warnings):
         self.hint = TYPES_ONLY_HINT if types_only else FULL_SCHEMA_HINT
 
     def __enter__(self):
-        from ..exceptions import CoarseDomainWarning, PrivacyLeakWarning
+        from ..exceptions import (
+            CoarseDomainWarning,
+            NumbersAsTextWarning,
+            PrivacyLeakWarning,
+        )
 
         result = super().__enter__()
         warnings.simplefilter("always")
+        # the schema states every column's type: a column it calls
+        # categorical is text by the user's word, not pandas' guess
+        warnings.simplefilter("ignore", NumbersAsTextWarning)
         self.leaked = False
         shown = warnings.showwarning  # restored by the base's __exit__
 
@@ -291,7 +298,7 @@ _SCHEMA_TERMS = {
 }
 
 
-#: The CoarseDomainWarning's and NumbersAsTextWarning's per-column advice,
+#: The CoarseDomainWarning's per-column advice,
 #: in the schema's terms (patterns: the advice names the columns)
 _SCHEMA_PATTERNS = (
     (r"\b(bin_edges|bounds)= (for|or)\b", r'"\1" \2'),
@@ -305,13 +312,6 @@ _SCHEMA_PATTERNS = (
     (
         r"convert them with pd\.to_numeric before fitting",
         'declare them "numeric" in the schema',
-    ),
-    (
-        r"convert them before fitting, e\.g\. df\[col\] = "
-        r"pd\.to_numeric\(df\[col\]\); if they are codes \(zip codes, "
-        r"identifiers\), declare them with categories= to keep them as levels",
-        'declare them "numeric" in the schema; if they are codes (zip codes, '
-        'identifiers), declare their "levels" to keep them as levels',
     ),
 )
 

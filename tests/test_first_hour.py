@@ -19,7 +19,7 @@ from skdp_synth import (
     make_synthesis_pipeline,
 )
 from skdp_synth._sklearn_compat import InvalidParameterError
-from skdp_synth.cli import _demo
+from skdp_synth.cli import _console, _demo
 from skdp_synth.cli import _main as cli
 from skdp_synth.cli._schema import SchemaError, load_schema
 from skdp_synth.damped._estimator import USEFUL_SIZE
@@ -179,6 +179,13 @@ def test_warnings_point_at_the_users_line():
         DampedPrivateSynthesizer(random_state=0).fit(_boolean(500))
     assert record[0].filename == __file__
 
+    # bounds read off the data (a synthesizer's box domain)
+    box = np.random.default_rng(0).random((200, 3))
+    with pytest.warns(PrivacyLeakWarning) as record:
+        DampedPrivateSynthesizer(domain="box", random_state=0).fit(box)
+    leaks = [w for w in record if issubclass(w.category, PrivacyLeakWarning)]
+    assert [w.filename for w in leaks] == [__file__]
+
     # clipped in transform: the warning names the user's transform call
     enc = BooleanEncoder(bin_edges={"x": [0, 50, 100]}, out_of_bounds="clip")
     enc.fit(small)
@@ -233,6 +240,21 @@ def test_the_damped_warning_depends_on_n_only():
     with pytest.warns(SmallTableWarning):
         with pytest.raises(ValueError, match="Boolean"):
             DampedPrivateSynthesizer(random_state=0).fit(bad)
+
+
+def test_the_command_line_says_it_too(tmp_path):
+    src = tmp_path / "small.csv"
+    pd.DataFrame(_boolean(300), columns=list("abcd")).to_csv(src, index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"columns": dict.fromkeys("abcd", "boolean")}))
+    args = ["synthesize", str(src), "--schema", str(schema), "--method", "damped"]
+    args += ["--epsilon", "1", "--seed", "0", "-o", str(tmp_path / "out.csv")]
+    with pytest.warns(SmallTableWarning) as record:
+        assert cli.main(args) == 0
+    # shown as a "skdp-synth: warning:" line, in the command line's terms
+    (small,) = [w for w in record if issubclass(w.category, SmallTableWarning)]
+    line = _console._in_schema_terms(str(small.message))
+    assert "use --method gaussian-release" in line
 
 
 # ------------------------------------------------------ skdp-synth schema

@@ -310,6 +310,10 @@ _SCHEMA_PATTERNS = (
         r"--domain-share \1 (",
     ),
     (
+        r"For a smaller table use ProjectedGaussianRelease \(",
+        "For a smaller table use --method gaussian-release (",
+    ),
+    (
         r"convert them with pd\.to_numeric before fitting",
         'declare them "numeric" in the schema',
     ),

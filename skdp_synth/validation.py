@@ -133,29 +133,21 @@ def check_budget_params(estimator):
         if name not in constraints:
             continue
         value = getattr(estimator, name, None)
-        if (
-            isinstance(value, (bool, np.bool_))
-            or not isinstance(value, numbers.Real)
-            or any(_satisfied(c, value) for c in constraints[name])
-        ):
-            continue
+        # a number can satisfy only an Interval ("auto", None and the
+        # other constraints are not numbers)
         intervals = [c for c in constraints[name] if isinstance(c, Interval)]
-        if not intervals:
+        if (
+            not intervals
+            or isinstance(value, (bool, np.bool_))
+            or not isinstance(value, numbers.Real)
+            or any(c.is_satisfied_by(value) for c in intervals)
+        ):
             continue
         raise InvalidParameterError(
             f"The {name!r} parameter of {type(estimator).__name__} must be "
             f"{_interval_words(intervals[0])}, {typical} ({meaning}). "
             f"Got {value!r} instead."
         )
-
-
-def _satisfied(constraint, value):
-    from sklearn.utils._param_validation import make_constraint
-
-    try:
-        return make_constraint(constraint).is_satisfied_by(value)
-    except (TypeError, ValueError):
-        return False
 
 
 def _interval_words(interval):

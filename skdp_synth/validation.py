@@ -176,16 +176,19 @@ def check_one_column_delimiter(X):
     A semicolon-delimited file read with ``pd.read_csv``'s default ``,``
     is one text column named ``"a;b;c"``; fitted, it failed far from the
     cause ("d=2 exceeds the number of attributes (1)", or "non-numeric
-    columns ['a;b;c']"). Decided from the column's name alone (the schema:
-    public), never its cells; the name is not quoted either. A real
-    one-column table whose name holds one of them: rename the column.
+    columns ['a;b;c']"). Decided from the column's name and dtype alone
+    (the schema: public), never its cells; the name is not quoted either.
+    A real one-column text table whose name holds one of them: rename the
+    column.
     """
-    columns = getattr(X, "columns", None)
-    if columns is None or getattr(X, "dtypes", None) is None or len(columns) != 1:
+    columns, dtypes = getattr(X, "columns", None), getattr(X, "dtypes", None)
+    if columns is None or dtypes is None or len(columns) != 1:
         return
+    import pandas as pd
+
     name = columns[0]
-    if not isinstance(name, str):
-        return
+    if not isinstance(name, str) or pd.api.types.is_numeric_dtype(dtypes.iloc[0]):
+        return  # (cells holding the delimiter are text: a number column is not)
     for sep, what in DELIMITERS:
         if len([part for part in name.split(sep) if part.strip()]) >= 2:
             raise ValueError(

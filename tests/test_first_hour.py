@@ -123,6 +123,9 @@ def test_a_tab_file_and_a_true_one_column_table():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         BooleanEncoder().fit(pd.DataFrame({"age": [31, 45, 52]}))
+        # numbers under such a name: not a misread file (its cells would be
+        # text holding the delimiter)
+        BooleanEncoder().fit(pd.DataFrame({"a;b": [31, 45, 52]}))
         BooleanEncoder(categories={"a;b": ["x", "y"]}).fit(
             pd.DataFrame({"a;b": ["x", "y", "x"]})
         )

@@ -78,6 +78,7 @@ from .validation import (
     from_cube,
     reject_bool_params,
     sample_chunk_rows,
+    user_stacklevel,
 )
 
 if TYPE_CHECKING:
@@ -693,7 +694,10 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
         accountant = getattr(self, "accountant", None)
         if accountant is not None:
             accountant.check(guarantee.epsilon, guarantee.delta, guarantee.neighbouring)
-        warn_if_large_epsilon(guarantee.epsilon, f"{type(self).__name__}.fit", 5)
+        # (+1: the level is counted from warn_if_large_epsilon's own frame)
+        warn_if_large_epsilon(
+            guarantee.epsilon, f"{type(self).__name__}.fit", user_stacklevel() + 1
+        )
 
     def _after_fit(self, plan):
         super()._after_fit(plan)

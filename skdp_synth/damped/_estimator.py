@@ -224,7 +224,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     ``<~ 32^d (log log n/(kappa log n) + p/(n^{1-kappa} eps)
     + 1/m)`` -- the constants are large and the method needs ``n`` far above
     ``(p/eps)^{1+kappa}`` before the noise stops dominating (see
-    ``benchmarks/bench_damped.py``).
+    ``benchmarks/bench_damped.py``). A fit on fewer than 10^4 records
+    raises a :class:`~skdp_synth.exceptions.SmallTableWarning` (from ``n``
+    alone, public under replace-one).
 
     Randomized rounding rounds every binary bit of a synthetic row
     independently and every categorical block (one-hot or thermometer, known

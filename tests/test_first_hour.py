@@ -211,15 +211,28 @@ def test_a_pipelines_warnings_point_at_the_users_line():
 
 # ------------------------------------- advice that follows the declaration
 def test_declared_bounds_are_not_told_to_declare_bounds():
-    small = pd.DataFrame({"x": np.linspace(0, 100, 60), "y": np.linspace(-1, 1, 60)})
-    enc = BooleanEncoder(epsilon=0.01, bounds={"x": (0, 100)}, random_state=0)
+    small = pd.DataFrame(
+        {
+            "x": np.linspace(0, 100, 60),
+            "y": np.linspace(-1, 1, 60),
+            "z": np.linspace(0, 5, 60),
+        }
+    )
+    bounds = {"x": (0, 100), "z": (0, None)}
+    enc = BooleanEncoder(epsilon=0.01, bounds=bounds, random_state=0)
     with pytest.warns(CoarseDomainWarning) as record:
         enc.fit(small)
     message = " ".join(str(w.message) for w in record)
     assert "bin_edges= for ['x'] (their bounds= are declared" in message
+    assert "the open side of bounds= or bin_edges= for ['z']" in message
     assert "bounds= or bin_edges= for ['y']" in message
-    assert "bounds= or bin_edges= for ['x'" not in message
+    assert "bin_edges= for ['x', " not in message
     assert "domain_share=0.5" in message  # a value to try
+    # on the command line, in the schema's keys
+    line = _console._in_schema_terms(message)
+    for keyword in ("bin_edges=", "bounds=", "domain_share="):
+        assert keyword not in line
+    assert "\"bin_edges\" for ['x']" in line and "--domain-share 0.5" in line
 
 
 # --------------------------------------- the damped method's useful size

@@ -303,6 +303,7 @@ _SCHEMA_TERMS = {
 _SCHEMA_PATTERNS = (
     (r"\b(bin_edges|bounds)= (for|or)\b", r'"\1" \2'),
     (r"\btheir bounds= are declared\b", 'their "bounds" are declared'),
+    (r"\binside bounds= where given\b", 'inside "bounds" where given'),
     (r"\bcategories= for\b", '"levels" for'),
     (
         r"domain_share=([0-9.]+) in make_synthesis_pipeline \(--domain-share "

@@ -545,12 +545,23 @@ class _ColumnDomainMixin:
 
     def _coarse_remedy(self, columns, private):
         """What helps the columns of a :class:`CoarseDomainWarning`, by what
-        was declared: ``bin_edges=`` where ``bounds=`` are declared, else
-        ``bounds=``/``bin_edges=`` (numeric) or ``categories=``; then a
-        larger share of the budget, with a value to try."""
-        bounded = [c for c in columns if c in (self.bounds or {})]
+        was declared: ``bin_edges=`` where both sides of ``bounds=`` are
+        declared, the open side where one is, else ``bounds=``/``bin_edges=``
+        (numeric) or ``categories=``; then a larger share of the budget,
+        with a value to try."""
+        declared = self.bounds or {}
+        # one side None (or infinite): learned privately, so not a box yet
+        one_sided = [
+            c
+            for c in columns
+            if c in declared
+            and any(v is None or v in (np.inf, -np.inf) for v in declared[c])
+        ]
+        bounded = [c for c in columns if c in declared and c not in one_sided]
         numeric = [
-            c for c in columns if c not in bounded and private.get(c) == "numeric"
+            c
+            for c in columns
+            if c not in declared and private.get(c) in ("numeric", None)
         ]
         levels = [c for c in columns if private.get(c) == "levels"]
         declare = []
@@ -559,6 +570,8 @@ class _ColumnDomainMixin:
                 f"bin_edges= for {bounded} (their bounds= are declared: bins "
                 "inside them are public and cost no budget)"
             )
+        if one_sided:
+            declare.append(f"the open side of bounds= or bin_edges= for {one_sided}")
         if numeric:
             declare.append(f"bounds= or bin_edges= for {numeric}")
         if levels:

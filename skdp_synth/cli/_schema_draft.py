@@ -45,7 +45,8 @@ def _header(path):
     """The column names of ``path`` (its first line), refused as the
     readers refuse them: empty, duplicated, or one name holding another
     delimiter (the header alone decides: no row is read)."""
-    with open(path, newline="", encoding="utf-8") as fh:
+    # (utf-8-sig: a byte-order mark is not part of the first name, as for pandas)
+    with open(path, newline="", encoding="utf-8-sig") as fh:
         try:
             header = next(csv.reader(fh), None)
         except csv.Error:

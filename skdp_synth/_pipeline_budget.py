@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from .validation import user_stacklevel
 
 if TYPE_CHECKING:
     from .privacy import PrivacyGuarantee
@@ -260,7 +261,7 @@ class PipelineBudgetMixin:
                 "(privacy_guarantee_ = None); epsilon_ and delta_ record what "
                 "the private domains spent",
                 PrivacyLeakWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
             self._guarantee_record = {
                 "privacy_guarantee_": None,
@@ -274,7 +275,7 @@ class PipelineBudgetMixin:
                 "relations and do not compose as written: the pipeline records "
                 "none (privacy_guarantee_ = None)",
                 PrivacyBudgetWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
         self._guarantee_record = {
             "privacy_guarantee_": g,

@@ -70,6 +70,7 @@ from .privacy import (
     warn_if_large_epsilon,
 )
 from .validation import (
+    check_budget_params,
     check_in_domain,
     check_integer,
     check_n_samples,
@@ -77,6 +78,7 @@ from .validation import (
     from_cube,
     reject_bool_params,
     sample_chunk_rows,
+    user_stacklevel,
 )
 
 if TYPE_CHECKING:
@@ -287,6 +289,9 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         return intake
 
     def _validate_params(self):
+        # epsilon / delta out of range: in the project's words, with a
+        # typical value, before scikit-learn's generic ones
+        check_budget_params(self)
         # sklearn's Interval(Real, ...) accepts bools: epsilon=True would be 1.
         super()._validate_params()
         reject_bool_params(self)
@@ -689,7 +694,10 @@ class PrivateSynthesizerMixin(SynthesizerMixin):
         accountant = getattr(self, "accountant", None)
         if accountant is not None:
             accountant.check(guarantee.epsilon, guarantee.delta, guarantee.neighbouring)
-        warn_if_large_epsilon(guarantee.epsilon, f"{type(self).__name__}.fit", 5)
+        # (+1: the level is counted from warn_if_large_epsilon's own frame)
+        warn_if_large_epsilon(
+            guarantee.epsilon, f"{type(self).__name__}.fit", user_stacklevel() + 1
+        )
 
     def _after_fit(self, plan):
         super()._after_fit(plan)

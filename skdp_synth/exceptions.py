@@ -8,8 +8,10 @@ __all__ = [
     "CoarseDomainWarning",
     "InfeasibleProblemError",
     "MalformedReleaseError",
+    "NumbersAsTextWarning",
     "PrivacyLeakWarning",
     "PrivacyBudgetWarning",
+    "SmallTableWarning",
 ]
 
 
@@ -41,6 +43,28 @@ class CoarseDomainWarning(UserWarning):
     names the columns and says what helps (declared domains or bounds, or a
     larger share of the budget for the domains); it reads only the released
     domains, never a value or a count of the data.
+    """
+
+
+class NumbersAsTextWarning(UserWarning):
+    """A text column looks like a column of numbers.
+
+    pandas reads a numeric column as text (``object`` dtype) when a cell is
+    not a number (a stray marker) or when told to (``dtype=str``); the
+    encoder then models it as categories. Raised when an undeclared text
+    column's kept levels -- the domain the fit releases, never the cells
+    behind it -- all read as numbers. Convert the column
+    (``pd.to_numeric``) or declare it with ``categories=`` (codes that only
+    look like numbers, as zip codes do).
+    """
+
+
+class SmallTableWarning(UserWarning):
+    """The table is below the size a method needs to beat its noise.
+
+    Decided from public sizes only: the number of rows where the method's
+    guarantee makes it public (replace-one neighbours), the parameters.
+    The message names the method to use instead.
     """
 
 

@@ -37,7 +37,7 @@ from ._sklearn_compat import (
     _print_elapsed_time,
 )
 from .exceptions import CoarseDomainWarning, PrivacyLeakWarning
-from .validation import sample_chunk_rows
+from .validation import sample_chunk_rows, user_stacklevel
 
 if TYPE_CHECKING:
     from typing import Self
@@ -400,7 +400,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             "without target=. Declare its domain (bin_edges=, bounds=, "
             "categories=) or give the domains a larger share (domain_share=)",
             CoarseDomainWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
         return target
 

@@ -18,6 +18,8 @@ The theorems of :cite:`Boedihardjo2024` need every record in the unit ball,
 from __future__ import annotations
 
 import numbers
+import os
+import sys
 import warnings
 from typing import TYPE_CHECKING
 
@@ -29,6 +31,7 @@ __all__ = [
     "DOMAINS",
     "check_boolean",
     "check_bounds",
+    "check_budget_params",
     "check_counts",
     "check_degree",
     "check_dense_size",
@@ -37,6 +40,7 @@ __all__ = [
     "check_integer",
     "check_n_samples",
     "check_non_numeric_columns",
+    "check_one_column_delimiter",
     "cube_to_unit_ball",
     "format_bytes",
     "format_count",
@@ -46,20 +50,169 @@ __all__ = [
     "restore_on_failure",
     "sample_chunk_rows",
     "to_cube",
+    "user_stacklevel",
 ]
 
 DOMAINS = ("boolean", "box")
+
+
+def user_stacklevel():
+    """The ``stacklevel`` that attributes a warning to the user's line.
+
+    Called by the function that then calls ``warnings.warn``; counts the
+    frames up to the first one outside this package, scikit-learn and
+    joblib, so the warning names the user's ``fit`` call and not
+    ``sklearn/base.py`` (whose ``_fit_context`` wraps every ``fit``) or an
+    internal helper, however deep the call.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> def warn_me():
+    ...     warnings.warn("x", UserWarning, stacklevel=user_stacklevel())
+    >>> with warnings.catch_warnings(record=True) as record:
+    ...     warnings.simplefilter("always")
+    ...     warn_me()
+    >>> record[0].filename.startswith("<doctest")  # the caller's, not this file
+    True
+    """
+    internal = _internal_dirs()
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(internal):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _internal_dirs():
+    """The folders whose frames a warning is not attributed to: this
+    package's, scikit-learn's (``_fit_context``, ``Pipeline.fit``, the
+    ``set_output`` wrappers) and joblib's, where imported."""
+    dirs = {os.path.dirname(os.path.abspath(__file__)) + os.sep}
+    for name in ("sklearn", "joblib"):
+        module = sys.modules.get(name)
+        if getattr(module, "__file__", None):
+            dirs.add(os.path.dirname(os.path.abspath(module.__file__)) + os.sep)
+    return tuple(sorted(dirs))
+
+
+#: ``(epsilon | delta): (typical value, meaning)``: the words of the
+#: refusal of a budget out of range (scikit-learn's generic text says only
+#: the interval)
+_BUDGET_WORDS = {
+    "epsilon": (
+        "typically 0.1-10",
+        "the privacy budget: smaller is more private, and noisier",
+    ),
+    "delta": (
+        "typically 1e-6, or well below 1/n for n rows",
+        "the probability that the epsilon guarantee fails",
+    ),
+}
+
+
+def check_budget_params(estimator):
+    """Refuse an ``epsilon`` or ``delta`` out of range in the project's words.
+
+    scikit-learn's refusal reads "The 'epsilon' parameter of X must be a
+    float in the range (0.0, inf) or None. Got 0 instead."; this one says
+    what the parameter is, its range as a comparison and a typical value:
+    "The 'epsilon' parameter of X must be > 0 and finite, typically 0.1-10
+    (the privacy budget: ...). Got 0 instead." Same exception class
+    (``InvalidParameterError``, a ``ValueError``); the parameter's name and
+    the value as written are kept. Values the constraints accept, and
+    values of another type (a string, a bool: scikit-learn's and
+    :func:`reject_bool_params`' refusals), are left alone. Reads the
+    parameters only.
+    """
+    from ._sklearn_compat import Interval, InvalidParameterError
+
+    constraints = getattr(estimator, "_parameter_constraints", {})
+    for name, (typical, meaning) in _BUDGET_WORDS.items():
+        if name not in constraints:
+            continue
+        value = getattr(estimator, name, None)
+        # a number can satisfy only an Interval ("auto", None and the
+        # other constraints are not numbers)
+        intervals = [c for c in constraints[name] if isinstance(c, Interval)]
+        if (
+            not intervals
+            or isinstance(value, (bool, np.bool_))
+            or not isinstance(value, numbers.Real)
+            or any(c.is_satisfied_by(value) for c in intervals)
+        ):
+            continue
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {type(estimator).__name__} must be "
+            f"{_interval_words(intervals[0])}, {typical} ({meaning}). "
+            f"Got {value!r} instead."
+        )
+
+
+def _interval_words(interval):
+    """``> 0 and finite``, ``in [0, 1)``: an Interval as a user reads it."""
+    lo, hi, closed = interval.left, interval.right, interval.closed
+    lo_open = closed in ("right", "neither")
+    hi_open = closed in ("left", "neither")
+    if hi is None or hi == np.inf:
+        bound = f"> {lo:g}" if lo_open else f">= {lo:g}"
+        return bound + " and finite" if hi is not None and hi_open else bound
+    if lo is None:
+        return f"< {hi:g}" if hi_open else f"<= {hi:g}"
+    left = "(" if lo_open else "["
+    right = ")" if hi_open else "]"
+    return f"in {left}{lo:g}, {hi:g}{right}"
+
+
+#: delimiters a file read with the default ``,`` leaves in a single column's
+#: name, and how a message names them (the command line's words)
+DELIMITERS = ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'"))
+
+
+def check_one_column_delimiter(X):
+    """Refuse a one-column text frame whose name holds ``;`` or a tab.
+
+    A semicolon-delimited file read with ``pd.read_csv``'s default ``,``
+    is one text column named ``"a;b;c"``; fitted, it failed far from the
+    cause ("d=2 exceeds the number of attributes (1)", or "non-numeric
+    columns ['a;b;c']"). Decided from the column's name and dtype alone
+    (the schema: public), never its cells; the name is not quoted either.
+    A real one-column text table whose name holds one of them: rename the
+    column.
+    """
+    columns, dtypes = getattr(X, "columns", None), getattr(X, "dtypes", None)
+    if columns is None or dtypes is None or len(columns) != 1:
+        return
+    import pandas as pd
+
+    name = columns[0]
+    if not isinstance(name, str) or pd.api.types.is_numeric_dtype(dtypes.iloc[0]):
+        return  # (cells holding the delimiter are text: a number column is not)
+    # ";" and tabs only: a name with "|" is as often a real name ("a|b"),
+    # which the command line reads as one column when its cells are plain
+    for sep, what in DELIMITERS[:2]:
+        if len([part for part in name.split(sep) if part.strip()]) >= 2:
+            raise ValueError(
+                f"X has one column whose name holds {what}: a file with "
+                f"another delimiter read with the default ','? Read it with "
+                f"pandas.read_csv(path, sep={sep!r}) (if this really is one "
+                "column, rename it)"
+            )
 
 
 def check_non_numeric_columns(X):
     """Raise a helpful error for DataFrames with non-numeric columns.
 
     scikit-learn would fail with "could not convert string to float"; we say
-    which columns and what to do about them.
+    which columns and what to do about them. A one-column frame named like
+    a header of another delimiter is refused first, saying so
+    (:func:`check_one_column_delimiter`).
     """
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(X, "columns"):
         return
+    check_one_column_delimiter(X)
     import pandas as pd
 
     bad = [
@@ -111,7 +264,7 @@ def infer_bounds(X, *, warn):
             "and maxima); they become part of the release and are not protected. "
             "Pass bounds=(lo, hi) as public knowledge.",
             PrivacyLeakWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     lo = X.min(axis=0).astype(np.float64)
     hi = X.max(axis=0).astype(np.float64)

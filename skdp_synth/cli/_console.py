@@ -158,10 +158,17 @@ class _cli_warnings(warnings.catch_warnings):
         self.hint = TYPES_ONLY_HINT if types_only else FULL_SCHEMA_HINT
 
     def __enter__(self):
-        from ..exceptions import CoarseDomainWarning, PrivacyLeakWarning
+        from ..exceptions import (
+            CoarseDomainWarning,
+            NumbersAsTextWarning,
+            PrivacyLeakWarning,
+        )
 
         result = super().__enter__()
         warnings.simplefilter("always")
+        # the schema states every column's type: a column it calls
+        # categorical is text by the user's word, not pandas' guess
+        warnings.simplefilter("ignore", NumbersAsTextWarning)
         self.leaked = False
         shown = warnings.showwarning  # restored by the base's __exit__
 
@@ -291,10 +298,37 @@ _SCHEMA_TERMS = {
 }
 
 
+#: The CoarseDomainWarning's per-column advice,
+#: in the schema's terms (patterns: the advice names the columns)
+_SCHEMA_PATTERNS = (
+    (r"\b(bin_edges|bounds)= (for|or)\b", r'"\1" \2'),
+    (r"\btheir bounds= are declared\b", 'their "bounds" are declared'),
+    (r"\binside bounds= where given\b", 'inside "bounds" where given'),
+    (r"\bcategories= for\b", '"levels" for'),
+    (
+        r"domain_share=([0-9.]+) in make_synthesis_pipeline \(--domain-share "
+        r"[0-9.]+ on the command line; ",
+        r"--domain-share \1 (",
+    ),
+    (
+        r"For a smaller table use ProjectedGaussianRelease \(",
+        "For a smaller table use --method gaussian-release (",
+    ),
+    (
+        r"convert them with pd\.to_numeric before fitting",
+        'declare them "numeric" in the schema',
+    ),
+)
+
+
 def _in_schema_terms(text):
     """The library's remedies said in the schema file's terms."""
+    import re
+
     for python, schema in _SCHEMA_TERMS.items():
         text = text.replace(python, schema)
+    for pattern, schema in _SCHEMA_PATTERNS:
+        text = re.sub(pattern, schema, text)
     return text
 
 

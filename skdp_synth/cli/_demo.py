@@ -35,20 +35,67 @@ VACUOUS_EPSILON = 10.0
 _ERROR_NOTE = "error (lower is better)"
 
 
+#: The ``DP`` column: whether a row's synthetic data carry a
+#: differential-privacy guarantee (``[1]``: one too weak to protect anyone).
+DP_YES, DP_NO, DP_VACUOUS = "yes", "no", "yes [1]"
+
+
+def _dp_mark(eps):
+    """The ``DP`` column of a row whose estimator spent ``eps`` (``None``:
+    no DP guarantee -- a reference, or microaggregation's anonymity)."""
+    if eps is None:
+        return DP_NO
+    return DP_VACUOUS if eps > VACUOUS_EPSILON else DP_YES
+
+
 def _demo_table(rows, labels):
-    """Print ``(label, privacy, errors, seconds)`` rows under one header."""
-    header = f"{'method':<26} {'privacy':<22} " + " ".join(f"{x:>7}" for x in labels)
-    header += f" {'time':>8}"
-    print(f"{'':<49}{_ERROR_NOTE:^23}")
+    """Print ``(label, privacy, errors, seconds, dp)`` rows under one header.
+
+    The rows that are not differentially private (``dp == "no"``: the
+    references, which are the real rows or their columns, and
+    microaggregation's (n/k)-anonymity) come first, above a rule; the
+    private ones below it, so a non-private row never reads as the best
+    private method by its place in the table."""
+    header = (
+        f"{'method':<26} {'DP':<7} {'privacy':<22} "
+        + " ".join(f"{x:>7}" for x in labels)
+        + f" {'time':>8}"
+    )
+    print(f"{'':<57}{_ERROR_NOTE:^23}")
     print(header)
     print("-" * len(header))
-    for label, privacy, errs, elapsed in rows:
-        t = f"{elapsed:7.2f}s" if elapsed else "      -"
-        print(
-            f"{label:<26} {privacy:<22} "
-            + " ".join(f"{e:7.4f}" for e in errs)
-            + f" {t}"
+    public = [r for r in rows if r[4] == DP_NO]
+    private = [r for r in rows if r[4] != DP_NO]
+    for group, rule in ((public, "not private"), (private, "private")):
+        if not group:
+            continue
+        if rule == "private" and public:
+            print(f"{'-- differentially private (DP) --':-<{len(header)}}")
+        for label, privacy, errs, elapsed, dp in group:
+            t = f"{elapsed:7.2f}s" if elapsed else "      -"
+            print(
+                f"{label:<26} {dp:<7} {privacy:<22} "
+                + " ".join(f"{e:7.4f}" for e in errs)
+                + f" {t}"
+            )
+    if public:
+        print(_not_private_note(public))
+
+
+def _not_private_note(public):
+    """What the rows above the rule are: not differentially private."""
+    anonymity = [label for label, privacy, *_ in public if "not private" not in privacy]
+    note = (
+        "\nDP = differentially private. Rows marked 'no' carry no DP guarantee: "
+        "the references are the real rows\nthemselves or their columns"
+    )
+    if anonymity:
+        note += (
+            f"; {', '.join(anonymity)} is (n/k)-anonymity, not DP: it releases "
+            "means of small groups of real\nrows, which is why it sits close to "
+            "them -- not because it is the best method"
         )
+    return note + "."
 
 
 def cmd_demo(args):
@@ -78,8 +125,14 @@ def cmd_demo(args):
             rows.append(_demo_row(method, X, args.seed))
 
     table = [
-        (label, privacy, [marginal_error(X, Y, d) for d in (1, 2, 3)], elapsed)
-        for label, privacy, Y, elapsed, _ in rows
+        (
+            label,
+            privacy,
+            [marginal_error(X, Y, d) for d in (1, 2, 3)],
+            elapsed,
+            _dp_mark(eps),
+        )
+        for label, privacy, Y, elapsed, eps in rows
     ]
     _demo_table(table, ["1-way", "2-way", "3-way"])
     if any(eps is not None and eps > VACUOUS_EPSILON for *_, eps in rows):
@@ -123,7 +176,7 @@ def _demo_conclusion(table, rows):
     floor = table[0][2][1]
     private = [
         (errs[1], label)
-        for (label, _, errs, _), (*_, eps) in zip(table, rows)
+        for (label, _, errs, _, _), (*_, eps) in zip(table, rows)
         if eps is not None and eps <= VACUOUS_EPSILON
     ]
     if not private:
@@ -160,6 +213,7 @@ def _demo_categorical(name, seed):
         return 0
     n, p = df.shape
     eps, delta = 1.0, 1e-6
+    eps_none = None  # a row without a DP guarantee (the DP column's "no")
     rng = np.random.default_rng(seed)
     print(
         f"\nPart 2 -- a real table: {name}, {n:,} rows, {p} categorical columns "
@@ -171,7 +225,7 @@ def _demo_categorical(name, seed):
     )
     rows = []
     floor = df.iloc[rng.integers(0, n, n)].reset_index(drop=True)
-    rows.append(("real rows, bootstrap", "none (not private)", floor, 0.0))
+    rows.append(("real rows, bootstrap", "none (not private)", floor, 0.0, eps_none))
     # noisy independent 1-way marginals: the p count vectors have joint
     # l2-sensitivity sqrt(p) under add/remove
     t0 = time.perf_counter()
@@ -188,6 +242,7 @@ def _demo_categorical(name, seed):
             "eps=1, delta=1e-06",
             pd_frame(cols, df.columns),
             time.perf_counter() - t0,
+            eps,
         )
     )
     pipe = make_synthesis_pipeline(
@@ -202,14 +257,21 @@ def _demo_categorical(name, seed):
             "eps=1, delta=1e-06",
             synthetic,
             time.perf_counter() - t0,
+            eps,
         )
     )
     table = [
-        (label, privacy, [marginal_error(df, Y, d, kind="tv") for d in (1, 2, 3)], t)
-        for label, privacy, Y, t in rows
+        (
+            label,
+            privacy,
+            [marginal_error(df, Y, d, kind="tv") for d in (1, 2, 3)],
+            t,
+            _dp_mark(spent),
+        )
+        for label, privacy, Y, t, spent in rows
     ]
     _demo_table(table, ["TV1", "TV2", "TV3"])
-    boot, base, release = (errs for _, _, errs, _ in table)
+    boot, base, release = (errs for _, _, errs, _, _ in table)
     print(
         f"\nIn short: at the same budget, the release's rows keep the 2-way "
         f"tables {base[1] / max(release[1], 1e-12):.0f} times closer than "

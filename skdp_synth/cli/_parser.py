@@ -12,6 +12,7 @@ import argparse
 
 from ._commands import cmd_list, cmd_report, cmd_sample, cmd_synthesize
 from ._demo import cmd_demo
+from ._schema_draft import cmd_schema
 
 
 def _domain_share(text):
@@ -384,4 +385,38 @@ def build_parser():
         "diamonds; 'none' to skip; needs the datasets extra)",
     )
     p_demo.set_defaults(func=cmd_demo)
+
+    # ``schema``: a draft of the schema file from the header (its own block)
+    p_schema = _sub(
+        sub,
+        "schema",
+        "draft the schema file of a CSV file from its header, for you to complete",
+        "skdp-synth schema people.csv -o schema.json",
+        epilog='Reads the header line only: every column gets the type "?", '
+        "which\nthe other commands refuse until you replace it. --guess-types "
+        "fills in\nthe types pandas infers from the first rows instead (guesses "
+        "from the\ndata, said so). No value, level or bound is ever written.",
+    )
+    p_schema.add_argument("input", help="the CSV file (only its header is read)")
+    p_schema.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help="write the draft here (never over an existing file); default: "
+        "standard output",
+    )
+    p_schema.add_argument(
+        "--guess-types",
+        action="store_true",
+        help="take each column's type from the dtypes pandas infers from the "
+        "first --guess-rows rows: guesses from the data, to be checked",
+    )
+    p_schema.add_argument(
+        "--guess-rows",
+        type=_positive_int,
+        default=1000,
+        metavar="ROWS",
+        help="how many rows --guess-types reads",
+    )
+    p_schema.set_defaults(func=cmd_schema)
     return parser

@@ -51,7 +51,7 @@ from ..geometry import LatticeCovering
 from ..mechanisms.bingham import proj
 from ..plan import DampedPlan
 from ..privacy import REPLACE_ONE, PrivacyGuarantee, not_private
-from ..validation import check_dense_size, check_integer
+from ..validation import check_dense_size, check_integer, user_stacklevel
 from ._damping import (
     _from_cell_sums,
     _hull_point,
@@ -224,7 +224,9 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
     ``<~ 32^d (log log n/(kappa log n) + p/(n^{1-kappa} eps)
     + 1/m)`` -- the constants are large and the method needs ``n`` far above
     ``(p/eps)^{1+kappa}`` before the noise stops dominating (see
-    ``benchmarks/bench_damped.py``).
+    ``benchmarks/bench_damped.py``). A fit on fewer than 10^4 records
+    raises a :class:`~skdp_synth.exceptions.SmallTableWarning` (from ``n``
+    alone, public under replace-one).
 
     Randomized rounding rounds every binary bit of a synthetic row
     independently and every categorical block (one-hot or thermometer, known
@@ -316,6 +318,10 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.random_state = random_state
 
     # --------------------------------------------------------------- plan
+    def _before_fit(self, plan):
+        super()._before_fit(plan)
+        _warn_below_useful_size(type(self).__name__, plan.n_samples)
+
     def _make_plan(self, n_samples, n_features):
         """Every size and noise scale of :cite:`Boedihardjo2024` Theorem 5.12, before
         the data.
@@ -801,6 +807,38 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
                 "budget_split": [float(x) for x in self.plan_.budget_split],
             },
         )
+
+
+#: the fewest records from which the damped release is worth its noise:
+#: below 10^4-2.6*10^4 it loses to the noisy 1-way marginals on the
+#: measured tables (doc/benchmarks.md; README, "Which method when")
+USEFUL_SIZE = 10_000
+
+
+def _warn_below_useful_size(name, n_samples):
+    """A :class:`~skdp_synth.exceptions.SmallTableWarning` for a fit on fewer
+    than :data:`USEFUL_SIZE` records, before the data is read.
+
+    ``n`` is public here: the guarantee is replace-one (Theorem 5.12, ``n``
+    public), so the plan is made from it, and so is this warning, which
+    reads nothing else (no value, no count of a cell); the message states
+    the threshold, not ``n``. With counts, ``n`` is their total, the
+    plan's."""
+    if n_samples is None or n_samples >= USEFUL_SIZE:
+        return
+    import warnings
+
+    from ..exceptions import SmallTableWarning
+
+    warnings.warn(
+        f"{name} is fitted on fewer than {USEFUL_SIZE:,} records: it needs "
+        "about 10^4-2.6*10^4 rows before its noise stops dominating "
+        "(doc/benchmarks.md). For a smaller table use ProjectedGaussianRelease "
+        "(the start-here method; (epsilon, delta)-DP) or, for pure epsilon-DP, "
+        "expect coarse synthetic data.",
+        SmallTableWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _round_cells(blocks, means, idx, rng):

@@ -63,7 +63,14 @@ from .._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import NoiseSource, make_generator
 from ..privacy import PrivacyGuarantee
-from ..validation import check_counts, reject_bool_params, restore_on_failure
+from ..validation import (
+    check_budget_params,
+    check_counts,
+    check_one_column_delimiter,
+    reject_bool_params,
+    restore_on_failure,
+    user_stacklevel,
+)
 from ._column_domain import (
     _ColumnDomainMixin,
     _undeclared_missing_text,
@@ -330,6 +337,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _validate_params(self):
+        check_budget_params(self)  # epsilon / delta in the project's words
         super()._validate_params()
         reject_bool_params(self)
 
@@ -436,9 +444,10 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
                     "are not protected. Declare them via categories=, ordinal=, "
                     "bin_edges= and missing=." + dtype_note,
                     PrivacyLeakWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
-            self._warn_coarse_private_domains(specs, private, eps_col)
+            self._warn_coarse_private_domains(specs, private, eps_col, df.dtypes)
+            self._warn_numbers_as_text(specs, private, df.dtypes)
             self.columns_ = list(df.columns)
             self.specs_ = specs
             self.inferred_ = inferred
@@ -610,7 +619,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
                 "were clipped to the nearest bound (out_of_bounds='error' rejects "
                 "them instead)",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         if not blocks:
             return np.zeros((len(df), 0), dtype=np.uint8)
@@ -724,6 +733,13 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         if df.shape[1] < 1:
             # no shape in the message: its n is private
             raise ValueError("X has no columns (0 features); the encoder needs one")
+        if reset and not any(
+            df.columns[0] in (d or {})
+            for d in (self.categories, self.ordinal, self.bin_edges, self.bounds)
+        ):
+            # a semicolon-delimited file read with the default ",": one
+            # column named "a;b;c" (its name only: public)
+            check_one_column_delimiter(df)
         validate_data(
             self,
             df if isinstance(X, pd.DataFrame) else np.asarray(df),

@@ -43,8 +43,8 @@ import numpy as np
 import pandas as pd
 
 from .._datetime import UNITS, is_time_dtype, to_units
-from ..exceptions import CoarseDomainWarning
-from ..validation import check_finite_width
+from ..exceptions import CoarseDomainWarning, NumbersAsTextWarning
+from ..validation import check_finite_width, user_stacklevel
 from ._column_spec import (
     _bit_names,
     _ColumnSpec,
@@ -460,21 +460,22 @@ class _ColumnDomainMixin:
         spec.bits = _bit_names(spec)
         return spec, False
 
-    def _warn_coarse_private_domains(self, specs, private, eps_col):
+    def _warn_coarse_private_domains(self, specs, private, eps_col, dtypes=None):
         """Warn where a private domain could not carry its column, rather
         than lose it silently: a numeric domain whose kept range is not
         above the noise (``FineHistogram.found``: its values may be decoded
         far from the data's), and one that kept a single bin of a numeric
         column or no level but ``"other"`` of a categorical one (credit's
         ``Debt``, 82 % zeros, came back all 0 in 6 of 8 fits at ε = 0.04 per
-        column). Reads only the released domains and the public per-column
-        budget."""
+        column). Reads only the released domains, the public per-column
+        budget, the parameters and the dtypes (``dtypes``: by column).
+
+        The advice follows what was declared: a column with ``bounds=``
+        is told to declare ``bin_edges=`` (bins inside its bounds cost no
+        budget), not "declare bounds"; the others ``bounds=``/``bin_edges=``
+        or ``categories=``; and the share of the budget names a value to
+        try (:func:`_share_advice`)."""
         budget = f"the noise of the domain budget (epsilon {eps_col:.3g} per column)"
-        remedy = (
-            "Declare their domains (bin_edges= or bounds=, categories=) or give "
-            "the domains a larger share of the budget (domain_share= of "
-            "make_synthesis_pipeline; --domain-share on the command line)."
-        )
         lost = [
             spec.name
             for spec in specs
@@ -484,9 +485,10 @@ class _ColumnDomainMixin:
             warnings.warn(
                 f"the private domains of numeric columns {lost} found no range "
                 f"of values clearly above {budget}: their values may be decoded "
-                "far from the data's (inside bounds= where given). " + remedy,
+                "far from the data's (inside bounds= where given). "
+                + self._coarse_remedy(lost, private),
                 CoarseDomainWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         # a numeric domain of one bin; discovered levels: only "other" left
         constant = [
@@ -517,14 +519,144 @@ class _ColumnDomainMixin:
                 if flags
                 else ""
             )
+            # a text column of numbers keeps no level: every value is rare
+            # (its dtype, public, says it is text)
+            texts = [
+                c
+                for c in constant
+                if private.get(c) == "levels"
+                and dtypes is not None
+                and _is_text_dtype(dtypes[c])
+            ]
+            if texts:
+                hint += (
+                    f" If {texts} hold numbers read as text, convert them "
+                    "with pd.to_numeric before fitting (a numeric column's "
+                    "domain is bins, not levels)."
+                )
             warnings.warn(
                 f"the private domains of columns {constant} kept a single bin "
                 "(numeric) or no level (categorical): their values will come "
                 "back from that bin alone, or as 'other'; the rest were below "
-                f"{budget}. " + remedy + hint,
+                f"{budget}. " + self._coarse_remedy(constant, private) + hint,
                 CoarseDomainWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
+
+    def _coarse_remedy(self, columns, private):
+        """What helps the columns of a :class:`CoarseDomainWarning`, by what
+        was declared: ``bin_edges=`` where both sides of ``bounds=`` are
+        declared, the open side where one is, else ``bounds=``/``bin_edges=``
+        (numeric) or ``categories=``; then a larger share of the budget,
+        with a value to try."""
+        declared = self.bounds or {}
+        # one side None (or infinite): learned privately, so not a box yet
+        one_sided = [
+            c
+            for c in columns
+            if c in declared
+            and any(v is None or v in (np.inf, -np.inf) for v in declared[c])
+        ]
+        bounded = [c for c in columns if c in declared and c not in one_sided]
+        numeric = [
+            c
+            for c in columns
+            if c not in declared and private.get(c) in ("numeric", None)
+        ]
+        levels = [c for c in columns if private.get(c) == "levels"]
+        declare = []
+        if bounded:
+            declare.append(
+                f"bin_edges= for {bounded} (their bounds= are declared: bins "
+                "inside them are public and cost no budget)"
+            )
+        if one_sided:
+            declare.append(f"the open side of bounds= or bin_edges= for {one_sided}")
+        if numeric:
+            declare.append(f"bounds= or bin_edges= for {numeric}")
+        if levels:
+            declare.append(f"categories= for {levels}")
+        head = "Declare " + "; ".join(declare) + ", or g" if declare else "G"
+        return head + "ive the domains a larger share of the budget: " + _share_advice()
+
+    def _warn_numbers_as_text(self, specs, private, dtypes):
+        """Warn where a text column's kept levels are all numbers.
+
+        A numeric column that pandas read as text (``object`` or ``str``
+        dtype: a stray marker, a file read with ``dtype=str``) is modelled
+        as categories: every distinct value a level, or, learned privately,
+        mostly ``"other"``. The command line refuses such a column (its
+        schema says numeric); here nothing declares it, so this warns,
+        naming the column and the fixes (``pd.to_numeric``, or
+        ``categories=`` for codes that only look like numbers: zip codes),
+        never a value.
+
+        What decides, and why it leaks nothing new: the column's dtype
+        (public) and the levels the fit keeps -- the domain it releases.
+        Learned privately, those levels are the output of the private
+        level discovery, so testing whether they parse is
+        post-processing; learned without privacy, they are the levels
+        already released with a :class:`PrivacyLeakWarning`. The cells
+        themselves (a level dropped into ``"other"``) are never read
+        here. Columns declared with ``categories=`` or ``ordinal=`` are
+        the user's word that they are levels and never warn."""
+        declared = set(self.categories or {}) | set(self.ordinal or {})
+        texts = []
+        for spec in specs:
+            col = spec.name
+            if (
+                col in declared
+                or spec.kind not in ("nominal", "binary")
+                or not _is_text_dtype(dtypes[col])
+            ):
+                continue
+            kept = [
+                v
+                for v in spec.levels
+                if not (private.get(col) == "levels" and v == OTHER_LABEL)
+            ]
+            if kept and all(_spells_a_number(v) for v in kept):
+                texts.append(col)
+        if texts:
+            warnings.warn(
+                f"columns {texts} hold text whose kept levels all read as "
+                "numbers: they are modelled as categories, not numbers. If "
+                "they are numbers, convert them before fitting, e.g. "
+                "df[col] = pd.to_numeric(df[col]); if they are codes (zip "
+                "codes, identifiers), declare them with categories= to keep "
+                "them as levels (this silences the warning).",
+                NumbersAsTextWarning,
+                stacklevel=user_stacklevel(),
+            )
+
+
+def _is_text_dtype(dtype):
+    """An ``object`` or string dtype (not categorical, not bool): public."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return False
+    return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+
+
+def _spells_a_number(value):
+    """Whether a kept level is text that reads as a finite number."""
+    if not isinstance(value, str):
+        return False
+    try:
+        return bool(np.isfinite(float(value.strip())))
+    except ValueError:
+        return False
+
+
+def _share_advice():
+    """A ``domain_share`` to try: 0.5, above the ``"auto"`` share's cap
+    (``pipeline.DOMAIN_SHARE_MAX``)."""
+    from .._pipeline_budget import DOMAIN_SHARE_MAX
+
+    return (
+        f"e.g. domain_share=0.5 in make_synthesis_pipeline (--domain-share "
+        f"0.5 on the command line; 'auto' gives them at most {DOMAIN_SHARE_MAX}), "
+        "or a larger epsilon."
+    )
 
 
 class _UndeclaredMissing(ValueError):

@@ -1,0 +1,159 @@
+"""``skdp-synth schema data.csv``: a draft of the schema file, to complete.
+
+The schema is public knowledge about the table -- each column's type, its
+levels, bounds, bins -- and the CLI pays from ``--epsilon`` for whatever it
+does not declare. A draft read off the data would make that knowledge a
+function of the private rows, so the draft says only what the user must
+decide:
+
+* by default it reads **the header line only**: every column is listed
+  with the type ``"?"``, which the schema loader refuses ("unknown type")
+  until it is replaced by ``numeric``, ``categorical``, ``boolean``,
+  ``ordinal`` or ``datetime``;
+* ``--guess-types`` also reads the first ``--guess-rows`` rows (1000) and
+  fills in the type pandas infers from them (``numeric``, with
+  ``"integer": true`` for whole numbers; ``boolean``; ``categorical`` for
+  text). These are guesses
+  from the data, said so on standard error, to be checked: codes read as
+  numbers are categorical, and a numeric column with a stray marker in those
+  rows reads as text.
+
+Never a value, a level, a bound or a count of the rows is written or
+printed; the output says what was read.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+
+from ..validation import DELIMITERS
+from ._console import CLIError
+
+__all__ = ["PLACEHOLDER", "cmd_schema", "draft_schema"]
+
+#: The type of a column whose type the user has yet to choose: the schema
+#: loader refuses it ("unknown type '?'")
+PLACEHOLDER = "?"
+
+#: The types a column can be given (the loader's, in the order offered).
+CHOICES = "numeric, categorical, boolean, ordinal or datetime"
+
+
+def _header(path):
+    """The column names of ``path`` (its first line), refused as the
+    readers refuse them: empty, duplicated, or one name holding another
+    delimiter (the header alone decides: no row is read)."""
+    # (utf-8-sig: a byte-order mark is not part of the first name, as for pandas)
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        try:
+            header = next(csv.reader(fh), None)
+        except csv.Error:
+            raise CLIError(
+                f"{path}: its header line cannot be read as CSV (a stray "
+                "quote or NUL byte)"
+            ) from None
+    if not header:
+        raise CLIError(f"{path}: the file is empty (no header line)")
+    if len(header) == 1:
+        for sep, name in DELIMITERS:
+            if sep in header[0]:
+                raise CLIError(
+                    f"{path}: its header is one field with {name} in it: the "
+                    "CLI reads comma-separated files; convert it, e.g. "
+                    f"pandas.read_csv(path, sep={sep!r}).to_csv(out, index=False)"
+                )
+    seen = set()
+    duplicated = sorted({c for c in header if c in seen or seen.add(c)})
+    if duplicated:
+        raise CLIError(f"{path}: the header names columns {duplicated} twice")
+    return header
+
+
+def _guessed_type(dtype):
+    """A column's type in the schema, from the dtype pandas inferred."""
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(dtype):
+        return "boolean"
+    if pd.api.types.is_integer_dtype(dtype):
+        return {"type": "numeric", "integer": True}
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "numeric"
+    return "categorical"
+
+
+def draft_schema(path, guess_rows=None):
+    """``(schema, notice)``: the draft (a dict) and what was read to make it.
+
+    ``guess_rows``: ``None`` reads the header only (every type
+    :data:`PLACEHOLDER`); a number reads that many rows more and takes each
+    column's type from the dtype pandas infers from them.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "people.csv"
+    >>> _ = path.write_text("age,sex\\n31,F\\n")
+    >>> draft_schema(path)[0]
+    {'columns': {'age': '?', 'sex': '?'}}
+    >>> draft_schema(path, guess_rows=100)[0]
+    {'columns': {'age': {'type': 'numeric', 'integer': True}, 'sex': 'categorical'}}
+    """
+    header = _header(path)
+    if guess_rows is None:
+        columns = {name: PLACEHOLDER for name in header}
+        notice = (
+            f"read the header line of {path} only ({len(header)} column "
+            "names): no value, level or bound. Replace every "
+            f'"{PLACEHOLDER}" with the column\'s type ({CHOICES}) and add '
+            "what is public about it (levels, bounds, bin_edges, integer, "
+            "missing; doc/user_guide/cli.md): the CLI refuses the schema "
+            f'while a "{PLACEHOLDER}" is left'
+        )
+        return {"columns": columns}, notice
+    import pandas as pd
+
+    from ._csv import _quiet_parser
+
+    with _quiet_parser():
+        sample = pd.read_csv(path, nrows=int(guess_rows), low_memory=False)
+    if list(sample.columns) != header:  # pragma: no cover - pandas renames
+        raise CLIError(f"{path}: pandas reads other column names than its header")
+    columns = {name: _guessed_type(sample[name].dtype) for name in header}
+    notice = (
+        f"read the header and at most the first {int(guess_rows)} rows of "
+        f"{path}: the "
+        "types are guesses from the data (pandas' dtypes), not public "
+        "knowledge -- check each one: codes read as numbers (zip codes) are "
+        '"categorical", a numeric column with a stray marker in those rows '
+        'reads as "categorical", dates read as text are "datetime". No value, '
+        "level or bound was written; add what is public (levels, bounds, "
+        "bin_edges, missing; doc/user_guide/cli.md)"
+    )
+    return {"columns": columns}, notice
+
+
+def cmd_schema(args):
+    """Print the draft (or write it to ``-o``); the notice on standard error."""
+    rows = args.guess_rows if args.guess_types else None
+    schema, notice = draft_schema(args.input, rows)
+    text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        import os
+
+        if os.path.exists(args.output):
+            # a schema the user completed must not be replaced by a draft
+            raise CLIError(
+                f"{args.output} exists and is not overwritten (a schema you "
+                "completed?); remove it or choose another -o"
+            )
+        from .._io import write_atomically
+
+        write_atomically(args.output, lambda fh: fh.write(text), suffix=".json.tmp")
+        notice += f"; wrote {args.output}"
+    print(f"skdp-synth: {notice}", file=sys.stderr)
+    return 0

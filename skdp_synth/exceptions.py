@@ -6,6 +6,7 @@ One module so that users can filter or catch everything we raise in one place.
 __all__ = [
     "BudgetError",
     "CoarseDomainWarning",
+    "DegenerateColumnWarning",
     "InfeasibleProblemError",
     "MalformedReleaseError",
     "PrivacyLeakWarning",
@@ -41,6 +42,19 @@ class CoarseDomainWarning(UserWarning):
     names the columns and says what helps (declared domains or bounds, or a
     larger share of the budget for the domains); it reads only the released
     domains, never a value or a count of the data.
+    """
+
+
+class DegenerateColumnWarning(CoarseDomainWarning):
+    """The released domain and release say a column will come back degenerate.
+
+    Issued by a :class:`~skdp_synth.pipeline.SynthesisPipeline` after its fit,
+    naming each such column with its reason: a numeric domain of one bin, at
+    most one bin whose released count is above the release's noise (a support
+    narrower than its own noise), or a released missing share that the rows
+    cannot hold. It reads only released quantities (the private domains, the
+    release's noisy estimates and model rows, public noise scales), so it is
+    covered by the fit's recorded guarantee.
     """
 
 

@@ -6,6 +6,7 @@ One module so that users can filter or catch everything we raise in one place.
 __all__ = [
     "BudgetError",
     "CoarseDomainWarning",
+    "DegenerateColumnWarning",
     "InfeasibleProblemError",
     "MalformedReleaseError",
     "NumbersAsTextWarning",
@@ -65,6 +66,19 @@ class SmallTableWarning(UserWarning):
     Decided from public sizes only: the number of rows where the method's
     guarantee makes it public (replace-one neighbours), the parameters.
     The message names the method to use instead.
+    """
+
+
+class DegenerateColumnWarning(CoarseDomainWarning):
+    """The released domain and release say a column will come back degenerate.
+
+    Issued by a :class:`~skdp_synth.pipeline.SynthesisPipeline` after its fit,
+    naming each such column with its reason: a numeric domain of one bin, at
+    most one bin whose released count is above the release's noise (a support
+    narrower than its own noise), or a released missing share that the rows
+    cannot hold. It reads only released quantities (the private domains, the
+    release's noisy estimates and model rows, public noise scales), so it is
+    covered by the fit's recorded guarantee.
     """
 
 

@@ -131,9 +131,19 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         The composed guarantee (``None`` when no step records one).
     missing_dropped_ : list
         Columns with a missing level (learned on the encoder's noisy count,
-        or declared) that the last step's own measurement does not support:
-        ``sample`` gives them no missing value (post-processing;
-        ``doc/privacy.md``).
+        or declared) that the last step's own measurement does not support
+        (its estimate under one noise standard deviation,
+        ``MISSING_SUPPORT_Z``): ``sample`` gives them no missing value
+        (post-processing; ``doc/privacy.md``).
+    missing_shares_ : dict
+        ``{column: (share, sd)}``: the last step's released missing share of
+        each column with a missing level, ``max(T̂, 0) / n̂``, and its noise
+        standard deviation ``σ / n̂`` (post-processing).
+    degenerate_columns_ : dict
+        ``{column: [reasons]}``: the columns that the released domains and
+        the last step's estimates say will come back degenerate (one bin, at
+        most one bin above the noise, a missing share the rows cannot hold),
+        named in a ``DegenerateColumnWarning`` (post-processing).
     other_dropped_ : list
         Columns whose levels the encoder discovered privately and whose
         ``"other"`` level (the rare levels, or none) the last step's own
@@ -430,6 +440,8 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         self.missing_dropped_ = []
         self.other_dropped_ = []
         self.integer_bins_dropped_ = {}
+        self.missing_shares_ = {}
+        self.degenerate_columns_ = {}
         blocks = final_params.get("blocks")
         drop = getattr(final, "_drop_unsupported_level", None)
         if blocks is None or drop is None or getattr(final, "blocks_", None) is None:
@@ -449,8 +461,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             if str(spec.name) not in names:
                 continue  # a column without bits (one level, never missing)
             j = names.index(str(spec.name))
-            # the missing level is each block's last (Block docstring)
-            if spec.missing and drop(j, int(final.blocks_.n_levels[j]) - 1):
+            # the missing level is each block's last (Block docstring), kept
+            # iff the release's estimate is MISSING_SUPPORT_Z of its noise
+            if spec.missing and self._drop_missing_level(final, j, drop):
                 self.missing_dropped_.append(spec.name)
             # the catch-all of privately discovered levels is the last level
             # before the missing one (BooleanEncoder._private_spec)
@@ -463,6 +476,68 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
                     self.integer_bins_dropped_.setdefault(spec.name, []).append(
                         spec.levels[b]
                     )
+        self._warn_degenerate(final, encoder, names)
+
+    def _drop_missing_level(self, final, j, drop):
+        """Drop column ``j``'s missing level iff the release's estimate of
+        its count is below ``MISSING_SUPPORT_Z`` of its noise (lower than the
+        other levels' ``LEVEL_SUPPORT_Z``: a missing share of ``3 σ`` was
+        lost in 16 % of fits); record the released share ``(T̂ / n̂, σ / n̂)``
+        in ``missing_shares_``. Post-processing of released values."""
+        from .preprocessing._numeric_domain import MISSING_SUPPORT_Z
+
+        level = int(final.blocks_.n_levels[j]) - 1
+        found = final._one_way_level_estimate(j, level)
+        if found is None:
+            return drop(j, level)
+        est, sd = found
+        n_hat = getattr(final, "n_estimate_", None)
+        if n_hat:
+            name = final.blocks_.names[j]
+            self.missing_shares_[name] = (max(est, 0.0) / n_hat, sd / n_hat)
+        # est < z sd with z <= LEVEL_SUPPORT_Z: the release drops it too
+        return bool(est < MISSING_SUPPORT_Z * sd) and drop(j, level)
+
+    def _warn_degenerate(self, final, encoder, names):
+        """Warn by name about the columns that the released domains and the
+        release say will come back degenerate
+        (:func:`~skdp_synth.preprocessing._decoding.degenerate_reasons`):
+        released quantities and public scales only, recorded in
+        ``degenerate_columns_``."""
+        from .exceptions import DegenerateColumnWarning
+        from .preprocessing._decoding import degenerate_reasons
+
+        rows = getattr(final, "_model_rows", None)
+        n_hat = getattr(final, "n_estimate_", None)
+        self.degenerate_columns_ = {}
+        for spec in encoder.specs_:
+            estimates = rows_missing = None
+            if str(spec.name) in names:
+                j = names.index(str(spec.name))
+                k = int(final.blocks_.n_levels[j])
+                found = [final._one_way_level_estimate(j, lv) for lv in range(k)]
+                estimates = None if None in found else found
+                if spec.missing and rows is not None and len(rows):
+                    rows_missing = float(np.mean(rows[:, j] == k - 1))
+            kept = spec.missing and spec.name not in self.missing_dropped_
+            reasons = degenerate_reasons(spec, estimates, n_hat, rows_missing, kept)
+            if reasons:
+                self.degenerate_columns_[spec.name] = reasons
+        # a domain of one bin: the encoder's CoarseDomainWarning named it
+        told = {
+            c: [r for r in rs if r != "a single bin"]
+            for c, rs in self.degenerate_columns_.items()
+        }
+        if any(told.values()):
+            text = "; ".join(f"{c!r}: {', '.join(r)}" for c, r in told.items() if r)
+            warnings.warn(
+                "the released domains say these columns will come back "
+                f"degenerate -- {text}. Declare their domains (bin_edges=, "
+                "bounds=, categories=, missing=) or give the domains or the "
+                "release a larger budget (domain_share=, epsilon=)",
+                DegenerateColumnWarning,
+                stacklevel=6,
+            )
 
     def score(self, X: ArrayLike, y: None = None, **params: Any) -> float:
         """Minus the average 2-way TV of ``sample(len(X))`` against ``X``, in

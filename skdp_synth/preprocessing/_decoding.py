@@ -213,3 +213,78 @@ def decoded_output(df, specs, frame):
             dt = np.dtype(object)
         return df.to_numpy(dtype=dt)
     return df
+
+
+#: A level is above its noise in a release when the release's estimate of its
+#: count is at least this many of its noise standard deviations
+#: (:func:`degenerate_reasons`).
+DEGENERATE_Z = 2.0
+#: The rows' missing count may differ from the release's estimate by at most
+#: this many of its noise standard deviations (:func:`degenerate_reasons`).
+MISSING_ROWS_Z = 3.0
+
+
+def degenerate_reasons(spec, estimates, n_estimate, rows_missing, missing_kept):
+    """Why column ``spec`` will come back degenerate, from released
+    quantities only (an empty list: it will not).
+
+    Parameters
+    ----------
+    spec : _ColumnSpec
+        The column's released domain (levels or bin edges, missing level,
+        the private fine histogram of a numeric column).
+    estimates : list of (float, float) or None
+        The release's estimate ``(T̂_j[level], σ_j)`` of every level of the
+        column's block (the missing level last), or ``None`` where the
+        release has none.
+    n_estimate : float or None
+        The release's estimate of the number of rows.
+    rows_missing : float or None
+        The share of the release's model rows at the missing level (what
+        ``sample`` draws from), or ``None``.
+    missing_kept : bool
+        Whether the rows can hold a missing value (a missing level that the
+        pipeline did not drop).
+
+    Every input is the released domain, the release's noisy answers and
+    model rows, or a public scale: post-processing, no privacy cost. The
+    reasons: a numeric domain of one bin; a numeric column with at most one
+    bin whose released count is above ``DEGENERATE_Z`` of its noise (its
+    support narrower than its own noise: the rest of its rows fill bins with
+    noise); a missing count above ``DEGENERATE_Z`` of its noise that the
+    rows cannot hold (a missing level dropped), or rows whose
+    missing count is more than ``MISSING_ROWS_Z`` of its noise from the
+    release's estimate.
+    """
+    reasons = []
+    numeric = spec.kind == "numeric"
+    n_values = spec.n_levels
+    if numeric and n_values < 2:
+        reasons.append("a single bin")
+    if estimates is not None:
+        values = estimates[:n_values]
+        above = sum(est >= DEGENERATE_Z * sd for est, sd in values)
+        if numeric and n_values >= 2 and above <= 1:
+            reasons.append(
+                f"{above} of its {n_values} bins above the release's noise "
+                f"(±{values[0][1]:.3g} rows): a support narrower than its noise"
+            )
+        if spec.missing and len(estimates) > n_values:
+            est, sd = estimates[n_values]
+            if not missing_kept and est >= DEGENERATE_Z * sd:
+                reasons.append(
+                    f"a released missing count of {est:.3g} ± {sd:.3g} rows "
+                    "that its rows cannot hold"
+                )
+            elif (
+                missing_kept
+                and rows_missing is not None
+                and n_estimate
+                and abs(rows_missing * n_estimate - max(est, 0.0)) > MISSING_ROWS_Z * sd
+            ):
+                reasons.append(
+                    f"rows with {100 * rows_missing:.3g} % missing where the "
+                    f"release says {100 * max(est, 0.0) / n_estimate:.3g} ± "
+                    f"{100 * sd / n_estimate:.3g} %"
+                )
+    return reasons

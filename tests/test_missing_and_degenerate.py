@@ -1,0 +1,244 @@
+"""Missing shares kept within their noise, and degenerate columns never silent.
+
+A column's missing share is released twice over: the encoder's noisy missing
+count (a cell of its fine histogram or stable-levels histogram) decides
+whether the column has a missing level, and the release's own estimate of
+that level (``T̂_j[miss]``, noise ``σ_j``) decides whether the rows keep it
+(``MISSING_SUPPORT_Z``). A column whose released domain and release say it
+will come back degenerate -- one bin, a support narrower than its noise, a
+missing share the rows cannot hold -- is named in a
+``DegenerateColumnWarning`` read from released quantities only.
+"""
+
+import copy
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp_synth import make_synthesis_pipeline
+from skdp_synth.gaussian_release import ProjectedGaussianRelease
+from skdp_synth.preprocessing import BooleanEncoder
+
+
+def _births(n=1000, seed=0):
+    """A births-like table: ``visits`` (integers 0-30, 5.6 % missing),
+    ``gained`` (4.2 %), a categorical ``habit`` (1.9 %), complete columns."""
+    r = np.random.default_rng(seed)
+    weeks = np.clip(np.round(r.normal(38.7, 2.5, n)), 21, 46)
+    df = pd.DataFrame(
+        {
+            "mage": np.round(r.uniform(15, 47, n)),
+            "weeks": weeks,
+            "visits": np.clip(np.round(r.normal(12, 4, n)), 0, 30),
+            "gained": np.clip(np.round(r.normal(30, 14, n)), 0, 98),
+            "weight": np.round(r.normal(7.2, 1.3, n), 2),
+            "habit": r.choice(["nonsmoker", "smoker"], n, p=[0.87, 0.13]).astype(
+                object
+            ),
+            "sex": r.choice(["female", "male"], n),
+            "premie": np.where(weeks < 37, "premie", "full term"),
+        }
+    )
+    for col, k in [("visits", 56), ("gained", 42), ("habit", 19)]:
+        df.loc[r.choice(n, k, replace=False), col] = None if col == "habit" else np.nan
+    return df
+
+
+def _fit(df, seed, eps=1.0, **encoder):
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(random_state=seed, **encoder),
+        ProjectedGaussianRelease(epsilon=eps, delta=1e-6, random_state=seed),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pipe.fit(df)
+
+
+def _degenerate_warnings(record):
+    from skdp_synth.exceptions import DegenerateColumnWarning
+
+    return [w for w in record if issubclass(w.category, DegenerateColumnWarning)]
+
+
+def test_a_missing_share_above_its_noise_is_kept_within_three_sigma():
+    """On the births-like table (ε = 1, seeds 0-4) every missing level is
+    kept iff the release's estimate is at least ``σ_j``; a kept one gives
+    rows whose missing share is within 3 σ of the real one and of the
+    released share; at least one level between σ and 2 σ (dropped by the
+    2 σ rule, losing every missing cell although the noisy share said
+    otherwise) is kept and has missing rows."""
+    from skdp_synth.preprocessing._numeric_domain import MISSING_SUPPORT_Z
+
+    df = _births()
+    between = 0
+    for seed in range(5):
+        pipe = _fit(df, seed)
+        rel = pipe[-1]
+        names = [str(x) for x in rel.blocks_.names]
+        syn = pipe.sample(len(df), random_state=seed)
+        for spec in pipe[0].specs_:
+            if not spec.missing:
+                continue
+            j = names.index(spec.name)
+            est, sd = rel._one_way_level_estimate(j, int(rel.blocks_.n_levels[j]) - 1)
+            share, share_sd = pipe.missing_shares_[spec.name]
+            assert share == pytest.approx(max(est, 0.0) / rel.n_estimate_)
+            assert share_sd == pytest.approx(sd / rel.n_estimate_)
+            dropped = spec.name in pipe.missing_dropped_
+            assert dropped == (est < MISSING_SUPPORT_Z * sd)
+            rows = syn[spec.name].isna().mean()
+            real = df[spec.name].isna().mean()
+            assert abs(rows - real) <= 3 * share_sd
+            if dropped:
+                assert rows == 0.0
+                continue
+            assert abs(rows - share) <= 3 * share_sd
+            if est < 2 * sd and real > 0:
+                between += 1
+                assert rows > 0.0
+    assert between >= 1
+
+
+def test_the_released_missing_shares_noise_and_rules():
+    """Accounting of the missing share: the encoder's noisy missing count
+    is a cell of the column's fine histogram, ``Lap(Δ / ε_H)`` with
+    ``ε_H = (1 - TREE_SHARE) ε_c`` (no budget of its own); the release's
+    estimate has the plan's ``σ_j`` (no budget of its own either); the
+    rules are ``MISSING_FALSE_LEVEL = 0.3``, ``MISSING_SUPPORT_Z = 1``,
+    ``DEGENERATE_Z = 2``, ``MISSING_ROWS_Z = 3``. The pipeline's ε is what
+    was written: the rules are post-processing."""
+    from skdp_synth.preprocessing._decoding import DEGENERATE_Z, MISSING_ROWS_Z
+    from skdp_synth.preprocessing._numeric_domain import (
+        MISSING_FALSE_LEVEL,
+        MISSING_SUPPORT_Z,
+        TREE_SHARE,
+        missing_threshold,
+    )
+
+    assert (MISSING_FALSE_LEVEL, MISSING_SUPPORT_Z) == (0.3, 1.0)
+    assert (DEGENERATE_Z, MISSING_ROWS_Z) == (2.0, 3.0)
+    assert missing_threshold(1.0) == pytest.approx(math.log(1 / 0.6))
+    pipe = _fit(_births(), 0)
+    enc = pipe[0]
+    eps_col = enc.epsilon_ / len(enc.private_domains_)
+    assert pipe.epsilon_ == pytest.approx(1.0, rel=1e-12)
+    for spec in enc.specs_:
+        if spec.kind == "numeric":
+            assert spec.fine.scale == pytest.approx(1.0 / ((1 - TREE_SHARE) * eps_col))
+    assert set(pipe.missing_shares_) >= {"visits"}
+
+
+def test_a_column_of_one_bin_above_the_noise_warns_by_name():
+    """A numeric column whose rows sit in one of its five declared bins
+    (2,990 of 3,000 at 5) comes back as that bin: the release's estimates
+    of the other bins are below 2 σ. The warning names it and not the
+    well-spread column beside it."""
+    from skdp_synth.exceptions import DegenerateColumnWarning
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    flat = np.full(n, 5.0)
+    flat[:10] = rng.uniform(0, 10, 10)
+    df = pd.DataFrame({"x": rng.uniform(0, 10, n), "flat": flat})
+    edges = {"x": [0, 2, 4, 6, 8, 10], "flat": [0, 2, 4, 6, 8, 10]}
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(bin_edges=edges, random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    )
+    with pytest.warns(DegenerateColumnWarning, match="'flat'") as record:
+        pipe.fit(df)
+    assert set(pipe.degenerate_columns_) == {"flat"}
+    assert "support narrower than its noise" in pipe.degenerate_columns_["flat"][0]
+    assert "'x'" not in str(_degenerate_warnings(record)[0].message)
+
+
+def test_no_degenerate_warning_on_a_well_behaved_table():
+    """The births-like table at ε = 1 (seeds 0-4) and a 4,000-row table of
+    clean columns: no ``DegenerateColumnWarning``."""
+    rng = np.random.default_rng(1)
+    n = 4000
+    clean = pd.DataFrame(
+        {
+            "a": rng.normal(50, 10, n),
+            "b": rng.lognormal(3, 0.5, n),
+            "c": rng.choice(list("pqr"), n),
+        }
+    )
+    for df, seeds in ((_births(), range(5)), (clean, range(2))):
+        for seed in seeds:
+            pipe = make_synthesis_pipeline(
+                BooleanEncoder(random_state=seed),
+                ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed),
+            )
+            with warnings.catch_warnings(record=True) as record:
+                warnings.simplefilter("always")
+                pipe.fit(df)
+            assert not _degenerate_warnings(record)
+            assert pipe.degenerate_columns_ == {}
+
+
+def _spec(levels, missing, kind="numeric"):
+    from skdp_synth.preprocessing._column_spec import _ColumnSpec
+
+    return _ColumnSpec("col", kind, levels, missing, np.dtype(float))
+
+
+def test_degenerate_reasons_read_released_quantities_only():
+    """The reasons are a function of the released domain, the release's
+    estimates ``(T̂, σ)``, its ``n̂`` and its model rows' missing share:
+    a released missing count of 5 σ that the rows cannot hold, rows with
+    10 σ more missing cells than released, and one bin above the noise are
+    named; released values that are fine give no reason."""
+    from skdp_synth.preprocessing._decoding import degenerate_reasons
+
+    spec = _spec([0.0, 1.0, 2.0, 3.0], True)
+    good = [(300.0, 20.0), (400.0, 20.0), (250.0, 20.0), (50.0, 20.0)]
+    assert degenerate_reasons(spec, good, 1000.0, 0.05, True) == []
+    lost = degenerate_reasons(spec, good[:3] + [(100.0, 20.0)], 1000.0, None, False)
+    assert len(lost) == 1 and "cannot hold" in lost[0]
+    off = degenerate_reasons(spec, good, 1000.0, 0.25, True)
+    assert len(off) == 1 and "% missing" in off[0]
+    narrow = [(900.0, 20.0), (30.0, 20.0), (10.0, 20.0), (50.0, 20.0)]
+    got = degenerate_reasons(spec, narrow, 1000.0, 0.05, True)
+    assert len(got) == 1 and "1 of its 3 bins" in got[0]
+    assert degenerate_reasons(_spec([0.0, 1.0], False), None, None, None, False) == [
+        "a single bin"
+    ]
+
+
+def test_the_warning_is_identical_on_neighbouring_tables_with_identical_releases():
+    """Two neighbouring tables (one row removed) under declared domains: with
+    the release's answers of the first set on the second's release (the
+    released values identical), the second pipeline names exactly the same
+    columns with the same reasons -- nothing else, no row, is read."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    flat = np.full(n, 5.0)
+    flat[:3] = rng.uniform(0, 10, 3)
+    df = pd.DataFrame({"x": rng.uniform(0, 10, n), "flat": flat})
+    df.loc[rng.choice(n, 90, replace=False), "x"] = np.nan
+    edges = {"x": [0, 2, 4, 6, 8, 10], "flat": [0, 2, 4, 6, 8, 10]}
+    fits = []
+    for table in (df, df.iloc[1:]):
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(bin_edges=edges, missing={"x": True}, random_state=0),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fits.append(pipe.fit(table))
+    first, second = fits
+    rel = second[-1]
+    rel.n_estimate_ = first[-1].n_estimate_
+    rel._model_rows = copy.deepcopy(first[-1]._model_rows)
+    rel._one_way_level_estimate = first[-1]._one_way_level_estimate
+    names = [str(x) for x in rel.blocks_.names]
+    second.missing_dropped_ = list(first.missing_dropped_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        second._warn_degenerate(rel, second[0], names)
+    assert second.degenerate_columns_ == first.degenerate_columns_
+    assert "flat" in first.degenerate_columns_

@@ -16,11 +16,14 @@ version, the estimator's name, its public parameters, the guarantee, the
 plan and a SHA-256 ``content_hash`` of all of it. Nothing is pickled, so
 loading a release runs no code. :meth:`Release.load` treats the file as
 untrusted input: it checks the sizes against limits before anything is
-allocated, then the schema (types, ranges, shapes, finite values, weights
+allocated (and the number of rows the plan declares against
+``MAX_RELEASE_ROWS``), then the schema (types, ranges, shapes, finite values, weights
 summing to 1, consistent feature counts and names) and the content hash, and
 raises :class:`~skdp_synth.exceptions.MalformedReleaseError` for any problem.
 The hash detects damage (a truncated or altered file); it is **not a
 signature**: whoever can write the file can recompute it.
+:meth:`Release.iter_sample` draws the rows of :meth:`Release.sample` chunk by
+chunk, in memory independent of their number.
 
 Examples
 --------
@@ -66,7 +69,7 @@ from .privacy import (
     NEIGHBOURING_RELATIONS,
     PrivacyGuarantee,
 )
-from .validation import MAX_DENSE_BYTES, sample_chunk_rows
+from .validation import MAX_DENSE_BYTES, format_count, sample_chunk_rows
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -78,7 +81,7 @@ if TYPE_CHECKING:
 
     from .preprocessing import BooleanEncoder
 
-__all__ = ["FORMAT_VERSION", "Release"]
+__all__ = ["FORMAT_VERSION", "MAX_RELEASE_ROWS", "Release"]
 
 #: Version of the release format; :meth:`Release.load` refuses newer ones.
 #: Version 2 adds the ``content_hash``; version 1 files (no hash) are still
@@ -88,6 +91,12 @@ FORMAT_VERSION = 2
 #: Default limit of :meth:`Release.load` on the file, on the uncompressed
 #: members together and on any one array (bytes).
 MAX_RELEASE_BYTES = 1 << 30
+#: Default limit of :meth:`Release.load` on the sizes a file declares: the
+#: plan's ``default_n_samples`` (the rows ``sample()`` draws without
+#: ``n_samples``, which ``skdp-synth sample`` writes without ``--rows``).
+#: A billion rows: ``iter_sample`` streams them in bounded memory, but a file
+#: declaring 10**12 would ask days of work of whoever samples it.
+MAX_RELEASE_ROWS = 10**9
 #: Limit on the JSON metadata (bytes) and its nesting depth.
 MAX_METADATA_BYTES = 16 << 20
 MAX_METADATA_DEPTH = 32
@@ -219,7 +228,11 @@ class Release:
 
     @classmethod
     def load(
-        cls, path: str | os.PathLike[str], *, max_bytes: int = MAX_RELEASE_BYTES
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        max_bytes: int = MAX_RELEASE_BYTES,
+        max_rows: int = MAX_RELEASE_ROWS,
     ) -> Release:
         """Read a release written by :meth:`save`, treating the file as untrusted.
 
@@ -227,9 +240,11 @@ class Release:
         before its size is checked: the file, each member and all members
         together must fit in ``max_bytes``, the metadata in
         ``MAX_METADATA_BYTES`` (16 MiB) with nesting depth at most
-        ``MAX_METADATA_DEPTH`` (32). Then the schema is checked (keys, types,
-        ranges, shapes, finite values, weights summing to 1, the feature
-        count and names consistent with the arrays) and the content hash.
+        ``MAX_METADATA_DEPTH`` (32), and the number of rows the plan
+        declares (``default_n_samples``) in ``max_rows``. Then the schema is
+        checked (keys, types, ranges, shapes, finite values, weights summing
+        to 1, the feature count and names consistent with the arrays) and the
+        content hash.
 
         Parameters
         ----------
@@ -237,6 +252,12 @@ class Release:
             A regular file (a FIFO or a device is refused without reading).
         max_bytes : int, default=MAX_RELEASE_BYTES
             Size limit in bytes (1 GiB by default).
+        max_rows : int, default=MAX_RELEASE_ROWS
+            Limit on the rows the file declares, ``plan.default_n_samples``
+            (10**9 by default; the content hash does not vouch for it: anyone
+            can write a file declaring 10**12 rows). Pass a larger one for a
+            trusted file. ``sample(n)`` and ``iter_sample(n)`` with an ``n``
+            of your own are not limited.
 
         Raises
         ------
@@ -251,6 +272,7 @@ class Release:
                 f"{path!s} is not a regular file (a FIFO, device or directory is "
                 "not read)"
             )
+        max_rows = _check_n(max_rows, "max_rows")
         if info.st_size > max_bytes:
             raise MalformedReleaseError(
                 f"{path!s} is larger than max_bytes={max_bytes}; pass a larger "
@@ -266,6 +288,14 @@ class Release:
                 f"({type(exc).__name__}: damaged or truncated?)"
             ) from None
         version = _check_metadata(meta)
+        declared = meta["plan"].get("default_n_samples")
+        if _is_int(declared) and declared > max_rows:
+            # before the arrays are checked (a smoke decode) or any row drawn
+            raise MalformedReleaseError(
+                f"{path!s} declares plan.default_n_samples="
+                f"{format_count(declared)} rows, more than max_rows={max_rows}; "
+                "pass a larger max_rows if the file is trusted"
+            )
         _check_arrays(meta, arrays)
         if version >= 2 and meta["content_hash"] != _content_hash(
             {k: v for k, v in meta.items() if k != "content_hash"}, arrays
@@ -439,8 +469,9 @@ class Release:
         """The one generator behind :meth:`sample` and :meth:`iter_sample`.
 
         Returns ``(chunks, n, kind)``: a lazy iterator of consecutive pieces of
-        the sample (at least one), the number of rows and how they come (``"decoded"``, or the
-        sampler). Every argument is checked here, before the first piece.
+        the sample (at least one), the number of rows and how they come
+        (``"decoded"``, or the sampler). Every argument is checked here,
+        before the first piece.
         Each piece is an internal chunk of ``sample_chunk_rows`` rows, drawn
         from ``rng`` in the order :meth:`sample` always drew them: a
         ``"weighted-points"`` chunk (a controlled rounding of its size, when
@@ -904,10 +935,10 @@ def _check_arrays(meta, arrays):
             raise _bad("bounds need lo < hi with a finite width")
 
 
-def _check_n(n):
+def _check_n(n, name="n_samples"):
     from .validation import check_n_samples
 
-    return check_n_samples(n)
+    return check_n_samples(n, name)
 
 
 def release_from(

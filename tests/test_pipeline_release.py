@@ -589,12 +589,12 @@ def test_the_default_size_is_drawn_in_chunks_too(fitted, monkeypatch):
     encoded matrix first (a privacy audit, round eighteen)."""
     release = fitted.to_release()
     calls = []
-    real = Release._decoded_chunks
+    real = Release._weighted_chunks
 
-    def spy(self, n, rng):
+    def spy(self, n, rng, decoding):
         calls.append(n)
-        return real(self, n, rng)
+        return real(self, n, rng, decoding)
 
-    monkeypatch.setattr(Release, "_decoded_chunks", spy)
+    monkeypatch.setattr(Release, "_weighted_chunks", spy)
     rows = release.sample(random_state=0)
     assert calls == [release.plan["default_n_samples"]] == [len(rows)]

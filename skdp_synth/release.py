@@ -17,9 +17,10 @@ plan and a SHA-256 ``content_hash`` of all of it. Nothing is pickled, so
 loading a release runs no code. :meth:`Release.load` treats the file as
 untrusted input: it checks the sizes against limits before anything is
 allocated (and the number of rows the plan declares against
-``MAX_RELEASE_ROWS``), then the schema (types, ranges, shapes, finite values, weights
-summing to 1, consistent feature counts and names) and the content hash, and
-raises :class:`~skdp_synth.exceptions.MalformedReleaseError` for any problem.
+``MAX_RELEASE_ROWS``), then the schema (types, ranges, shapes, finite
+values, weights summing to 1, consistent feature counts and names) and the
+content hash, and raises
+:class:`~skdp_synth.exceptions.MalformedReleaseError` for any problem.
 The hash detects damage (a truncated or altered file); it is **not a
 signature**: whoever can write the file can recompute it.
 :meth:`Release.iter_sample` draws the rows of :meth:`Release.sample` chunk by

@@ -16,11 +16,15 @@ version, the estimator's name, its public parameters, the guarantee, the
 plan and a SHA-256 ``content_hash`` of all of it. Nothing is pickled, so
 loading a release runs no code. :meth:`Release.load` treats the file as
 untrusted input: it checks the sizes against limits before anything is
-allocated, then the schema (types, ranges, shapes, finite values, weights
-summing to 1, consistent feature counts and names) and the content hash, and
-raises :class:`~skdp_synth.exceptions.MalformedReleaseError` for any problem.
+allocated (and the number of rows the plan declares against
+``MAX_RELEASE_ROWS``), then the schema (types, ranges, shapes, finite
+values, weights summing to 1, consistent feature counts and names) and the
+content hash, and raises
+:class:`~skdp_synth.exceptions.MalformedReleaseError` for any problem.
 The hash detects damage (a truncated or altered file); it is **not a
 signature**: whoever can write the file can recompute it.
+:meth:`Release.iter_sample` draws the rows of :meth:`Release.sample` chunk by
+chunk, in memory independent of their number.
 
 Examples
 --------
@@ -41,8 +45,10 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
+import itertools
 import json
 import math
 import os
@@ -64,10 +70,10 @@ from .privacy import (
     NEIGHBOURING_RELATIONS,
     PrivacyGuarantee,
 )
-from .validation import MAX_DENSE_BYTES, sample_chunk_rows
+from .validation import MAX_DENSE_BYTES, format_count, sample_chunk_rows
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
     from typing import Any
 
     import pandas as pd
@@ -76,7 +82,7 @@ if TYPE_CHECKING:
 
     from .preprocessing import BooleanEncoder
 
-__all__ = ["FORMAT_VERSION", "Release"]
+__all__ = ["FORMAT_VERSION", "MAX_RELEASE_ROWS", "Release"]
 
 #: Version of the release format; :meth:`Release.load` refuses newer ones.
 #: Version 2 adds the ``content_hash``; version 1 files (no hash) are still
@@ -86,6 +92,12 @@ FORMAT_VERSION = 2
 #: Default limit of :meth:`Release.load` on the file, on the uncompressed
 #: members together and on any one array (bytes).
 MAX_RELEASE_BYTES = 1 << 30
+#: Default limit of :meth:`Release.load` on the sizes a file declares: the
+#: plan's ``default_n_samples`` (the rows ``sample()`` draws without
+#: ``n_samples``, which ``skdp-synth sample`` writes without ``--rows``).
+#: A billion rows: ``iter_sample`` streams them in bounded memory, but a file
+#: declaring 10**12 would ask days of work of whoever samples it.
+MAX_RELEASE_ROWS = 10**9
 #: Limit on the JSON metadata (bytes) and its nesting depth.
 MAX_METADATA_BYTES = 16 << 20
 MAX_METADATA_DEPTH = 32
@@ -217,7 +229,11 @@ class Release:
 
     @classmethod
     def load(
-        cls, path: str | os.PathLike[str], *, max_bytes: int = MAX_RELEASE_BYTES
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        max_bytes: int = MAX_RELEASE_BYTES,
+        max_rows: int = MAX_RELEASE_ROWS,
     ) -> Release:
         """Read a release written by :meth:`save`, treating the file as untrusted.
 
@@ -225,9 +241,11 @@ class Release:
         before its size is checked: the file, each member and all members
         together must fit in ``max_bytes``, the metadata in
         ``MAX_METADATA_BYTES`` (16 MiB) with nesting depth at most
-        ``MAX_METADATA_DEPTH`` (32). Then the schema is checked (keys, types,
-        ranges, shapes, finite values, weights summing to 1, the feature
-        count and names consistent with the arrays) and the content hash.
+        ``MAX_METADATA_DEPTH`` (32), and the number of rows the plan
+        declares (``default_n_samples``) in ``max_rows``. Then the schema is
+        checked (keys, types, ranges, shapes, finite values, weights summing
+        to 1, the feature count and names consistent with the arrays) and the
+        content hash.
 
         Parameters
         ----------
@@ -235,6 +253,12 @@ class Release:
             A regular file (a FIFO or a device is refused without reading).
         max_bytes : int, default=MAX_RELEASE_BYTES
             Size limit in bytes (1 GiB by default).
+        max_rows : int, default=MAX_RELEASE_ROWS
+            Limit on the rows the file declares, ``plan.default_n_samples``
+            (10**9 by default; the content hash does not vouch for it: anyone
+            can write a file declaring 10**12 rows). Pass a larger one for a
+            trusted file. ``sample(n)`` and ``iter_sample(n)`` with an ``n``
+            of your own are not limited.
 
         Raises
         ------
@@ -249,6 +273,7 @@ class Release:
                 f"{path!s} is not a regular file (a FIFO, device or directory is "
                 "not read)"
             )
+        max_rows = _check_n(max_rows, "max_rows")
         if info.st_size > max_bytes:
             raise MalformedReleaseError(
                 f"{path!s} is larger than max_bytes={max_bytes}; pass a larger "
@@ -264,6 +289,14 @@ class Release:
                 f"({type(exc).__name__}: damaged or truncated?)"
             ) from None
         version = _check_metadata(meta)
+        declared = meta["plan"].get("default_n_samples")
+        if _is_int(declared) and declared > max_rows:
+            # before the arrays are checked (a smoke decode) or any row drawn
+            raise MalformedReleaseError(
+                f"{path!s} declares plan.default_n_samples="
+                f"{format_count(declared)} rows, more than max_rows={max_rows}; "
+                "pass a larger max_rows if the file is trusted"
+            )
         _check_arrays(meta, arrays)
         if version >= 2 and meta["content_hash"] != _content_hash(
             {k: v for k, v in meta.items() if k != "content_hash"}, arrays
@@ -338,53 +371,183 @@ class Release:
         ndarray of shape (n_samples, n_features) or DataFrame
             In the units of the training data (the box bounds applied); a
             DataFrame (or the fitted array's dtype) for a decoding release.
+
+        See Also
+        --------
+        iter_sample : the same rows chunk by chunk, in memory independent of
+            ``n_samples`` (this method holds them all: its result).
         """
         rng = make_generator(random_state, 1)
-        if not decode or "decoder" not in self.plan:
-            return self._encoded_sample(n_samples, rng)
-        if self.plan.get("sampler") == "weighted-points":
-            # drawn and decoded chunk by chunk: the n x bits float matrix is
-            # never built whole (0.7 GB per million rows on flights,
-            # measured), also for the default size
-            if n_samples is None:
-                n_samples = self.plan.get("default_n_samples")
-                if n_samples is None:
-                    return self._encoded_sample(None, rng)  # its error
-            return self._decoded_chunks(_check_n(n_samples), rng)
-        return self._decoded(self._encoded_sample(n_samples, rng), rng)
+        chunks, n, kind = self._chunks(n_samples, rng, decode)
+        parts = iter(chunks)
+        first = next(parts)
+        if kind == "decoded":
+            return _concat([first, *parts])
+        if first.shape[0] == n:
+            return first
+        # the encoded rows in one array, filled chunk by chunk (never two
+        # copies of the sample at once)
+        dtype = np.float64 if kind == "weighted-points" else first.dtype
+        out = np.empty((n, *first.shape[1:]), dtype=dtype)
+        start = 0
+        for part in itertools.chain([first], parts):
+            out[start : start + part.shape[0]] = part
+            start += part.shape[0]
+        return out
 
-    def _encoded_sample(self, n_samples, rng):
+    def iter_sample(
+        self,
+        n_samples: int | None = None,
+        *,
+        chunk_rows: int | None = None,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+        decode: bool = True,
+    ) -> Iterator[NDArray[Any] | pd.DataFrame]:
+        """Draw synthetic rows chunk by chunk: memory independent of ``n_samples``.
+
+        The rows of :meth:`sample`, in pieces: with the same ``random_state``
+        (an integer, or generators in the same state), the chunks put end to
+        end are exactly ``sample(n_samples, random_state, decode=decode)``
+        -- the same rows, dtypes and, for a DataFrame, index (each chunk's
+        index continues the previous one's) -- whatever ``chunk_rows``. Only
+        a few chunks are held at a time: working memory is bounded by
+        ``chunk_rows`` rows and one internal chunk of at most 32 MiB of
+        encoded rows (``validation.sample_chunk_rows``), not by
+        ``n_samples``; for a ``"rows"`` release (a
+        :class:`~skdp_synth.PrivateSampler`'s) with a decoder the row
+        indices are drawn twice (once to reach the decoder's seeds where
+        :meth:`sample` draws them), which costs time, not memory.
+
+        The chunks are drawn lazily; the arguments (and whether the release
+        can be sampled) are checked when this is called, before the first.
+
+        Parameters
+        ----------
+        n_samples : int or None, default=None
+            As in :meth:`sample` (``None``: the released rows, or the plan's
+            public ``default_n_samples``).
+        chunk_rows : int or None, default=None
+            Rows per chunk (the last one may be shorter); ``None`` yields the
+            internal chunks of :meth:`sample` (32 MiB of encoded rows, at
+            least 4,096 rows).
+        random_state : None, int, RandomState or Generator, default=None
+            As in :meth:`sample`. A ``Generator`` is advanced as the chunks
+            are drawn.
+        decode : bool, default=True
+            As in :meth:`sample`: a release with a decoder yields DataFrames
+            of the table (or arrays of its fitted dtype); ``False``, the
+            encoded rows.
+
+        Yields
+        ------
+        ndarray of shape (n_chunk, n_features) or DataFrame
+            Consecutive rows of the sample.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdp_synth.privacy import PrivacyGuarantee
+        >>> rel = Release(
+        ...     estimator="Example",
+        ...     params={},
+        ...     guarantee=PrivacyGuarantee(1.0, 0.0, "replace-one", "example"),
+        ...     arrays={"rows": np.array([[0.0, 1.0], [1.0, 1.0]])},
+        ...     plan={"sampler": "rows"},
+        ... )
+        >>> chunks = list(rel.iter_sample(10, chunk_rows=4, random_state=0))
+        >>> [len(c) for c in chunks]
+        [4, 4, 2]
+        >>> bool((np.concatenate(chunks) == rel.sample(10, random_state=0)).all())
+        True
+        """
+        if chunk_rows is not None:
+            chunk_rows = _check_n(chunk_rows)
+        rng = make_generator(random_state, 1)
+        chunks, _, _ = self._chunks(n_samples, rng, decode)
+        return _rechunked(chunks, chunk_rows)
+
+    def _chunks(self, n_samples, rng, decode):
+        """The one generator behind :meth:`sample` and :meth:`iter_sample`.
+
+        Returns ``(chunks, n, kind)``: a lazy iterator of consecutive pieces of
+        the sample (at least one), the number of rows and how they come
+        (``"decoded"``, or the sampler). Every argument is checked here,
+        before the first piece.
+        Each piece is an internal chunk of ``sample_chunk_rows`` rows, drawn
+        from ``rng`` in the order :meth:`sample` always drew them: a
+        ``"weighted-points"`` chunk (a controlled rounding of its size, when
+        the plan says so) and then its decoder's seed; for ``"rows"``, all
+        the row indices and then one decoder seed per chunk.
+        """
         kind = self.plan.get("sampler", "none")
-        if kind == "rows":
-            rows = self.arrays["rows"]
+        if kind not in ("rows", "weighted-points"):
+            raise ValueError(
+                f"this {self.estimator} release holds no distribution to sample "
+                f"from ({self.plan.get('reason', 'sampler=' + repr(kind))})"
+            )
+        if kind == "weighted-points" and n_samples is None:
+            n_samples = self.plan.get("default_n_samples")
             if n_samples is None:
-                return rows.copy()
-            n = _check_n(n_samples)
-            return rows[rng.integers(0, rows.shape[0], size=n)]
+                raise ValueError(
+                    "this release does not fix a number of rows (it is "
+                    "private under add/remove neighbours); pass n_samples"
+                )
+        n = None if n_samples is None else _check_n(n_samples)
+        decoding = decode and "decoder" in self.plan
         if kind == "weighted-points":
-            if n_samples is None:
-                n_samples = self.plan.get("default_n_samples")
-                if n_samples is None:
-                    raise ValueError(
-                        "this release does not fix a number of rows (it is "
-                        "private under add/remove neighbours); pass n_samples"
-                    )
-            n = _check_n(n_samples)
-            rows = sample_chunk_rows(self.arrays["points"].shape[1])
-            if n <= rows:
-                return self._weighted_rows(n, rng)
-            # bounded working memory whatever n: chunks
-            # drawn one after the other from the same generator (for a
-            # controlled release, each chunk a controlled rounding of its size)
-            out = np.empty((n, self.arrays["points"].shape[1]))
-            for start in range(0, n, rows):
-                size = min(rows, n - start)
-                out[start : start + size] = self._weighted_rows(size, rng)
-            return out
-        raise ValueError(
-            f"this {self.estimator} release holds no distribution to sample from "
-            f"({self.plan.get('reason', 'sampler=' + repr(kind))})"
-        )
+            chunks = self._weighted_chunks(n, rng, decoding)
+        else:
+            chunks = self._row_chunks(n, rng, decoding)
+        if n is None:  # the released rows themselves
+            n = self.arrays["rows"].shape[0]
+        return chunks, n, "decoded" if decoding else kind
+
+    def _weighted_chunks(self, n, rng, decoding):
+        """``n`` rows of a ``"weighted-points"`` release, each chunk drawn (a
+        controlled rounding of its size) and decoded before the next: the
+        ``n`` x bits matrix is never built whole (0.7 GB per million rows on
+        flights, measured)."""
+        encoder = self.decoder() if decoding else None
+        size = sample_chunk_rows(self.arrays["points"].shape[1])
+        for start in range(0, n, size):
+            rows = self._weighted_rows(min(size, n - start), rng)
+            if encoder is None:
+                yield rows
+            else:
+                encoder.random_state = int(rng.integers(0, 2**32 - 1))
+                yield encoder.inverse_transform(rows)
+
+    def _row_chunks(self, n, rng, decoding):
+        """Rows of a ``"rows"`` release: the released rows (``n=None``) or
+        ``n`` of them drawn uniformly with replacement, chunk by chunk.
+
+        The indices come from ``rng`` as one call would draw them (NumPy's
+        bounded integers of one call equal those of consecutive calls);
+        with a decoder, its seeds follow all ``n`` indices in ``rng``: a
+        copy of ``rng`` draws the indices, ``rng`` itself skips past them
+        first (a second pass over the indices, in time only)."""
+        rows = self.arrays["rows"]
+        size = sample_chunk_rows(max(rows.shape[1], 1))
+        total = rows.shape[0] if n is None else n
+        encoder = self.decoder() if decoding else None
+        picks = None
+        if n is not None:
+            picks = rng
+            if encoder is not None:
+                picks = copy.deepcopy(rng)
+                for start in range(0, n, size):
+                    rng.integers(0, rows.shape[0], size=min(size, n - start))
+        for start in range(0, max(total, 1), size):
+            if picks is None:
+                part = rows[start : start + size].copy()
+            else:
+                count = min(size, total - start)
+                part = rows[picks.integers(0, rows.shape[0], size=count)]
+            if encoder is None:
+                yield part
+            else:
+                encoder.random_state = int(rng.integers(0, 2**32 - 1))
+                yield encoder.inverse_transform(part)
 
     def decoder(self) -> BooleanEncoder | None:
         """The fitted :class:`~skdp_synth.preprocessing.BooleanEncoder` that
@@ -406,30 +569,6 @@ class Release:
             elif kind == "rows":
                 encoder.fit_copula(self.arrays["rows"])
         return encoder
-
-    def _decoded(self, rows, rng):
-        """Encoded rows decoded chunk by chunk (bounded working memory), each
-        chunk with its own seed from ``rng`` (reproducible)."""
-        encoder = self.decoder()
-        size = sample_chunk_rows(max(rows.shape[1], 1))
-        parts = []
-        for start in range(0, max(rows.shape[0], 1), size):
-            encoder.random_state = int(rng.integers(0, 2**32 - 1))
-            parts.append(encoder.inverse_transform(rows[start : start + size]))
-        return _concat(parts)
-
-    def _decoded_chunks(self, n, rng):
-        """``n`` rows of a ``"weighted-points"`` release, each chunk drawn
-        (a controlled rounding of its size, as :meth:`sample`'s chunks) and
-        decoded before the next."""
-        encoder = self.decoder()
-        size = sample_chunk_rows(self.arrays["points"].shape[1])
-        parts = []
-        for start in range(0, n, size):
-            rows = self._weighted_rows(min(size, n - start), rng)
-            encoder.random_state = int(rng.integers(0, 2**32 - 1))
-            parts.append(encoder.inverse_transform(rows))
-        return _concat(parts)
 
     def _weighted_rows(self, n, rng):
         """``n`` rows of a ``"weighted-points"`` release, in the data's units."""
@@ -468,6 +607,52 @@ def _concat(parts):
     if isinstance(parts[0], pd.DataFrame):
         return pd.concat(parts, ignore_index=True)
     return np.concatenate(parts, axis=0)
+
+
+def _rows(part, start, stop):
+    """Rows ``start:stop`` of an array or a DataFrame (by position)."""
+    if hasattr(part, "iloc"):
+        return part.iloc[start:stop]
+    return part[start:stop]
+
+
+def _rechunked(chunks, chunk_rows):
+    """The rows of ``chunks`` again, ``chunk_rows`` at a time (the last piece
+    may be shorter; ``None`` keeps the pieces as they come). A DataFrame
+    piece's index is its rows' positions in the whole sample, as in
+    :meth:`Release.sample`'s one frame. Holds at most one incoming piece and
+    ``chunk_rows`` rows besides."""
+    import pandas as pd
+
+    start = 0
+
+    def indexed(part):
+        nonlocal start
+        if isinstance(part, pd.DataFrame):
+            part.index = pd.RangeIndex(start, start + len(part))
+        start += len(part)
+        return part
+
+    if chunk_rows is None:
+        for part in chunks:
+            yield indexed(part)
+        return
+    held, count = [], 0
+    for part in chunks:
+        held.append(part)
+        count += len(part)
+        if count < chunk_rows:
+            continue
+        whole = held[0] if len(held) == 1 else _concat(held)
+        held, count = [], 0
+        cut = 0
+        while len(whole) - cut >= chunk_rows:
+            yield indexed(_rows(whole, cut, cut + chunk_rows))
+            cut += chunk_rows
+        if cut < len(whole):
+            held, count = [_rows(whole, cut, len(whole))], len(whole) - cut
+    if held:
+        yield indexed(held[0] if len(held) == 1 else _concat(held))
 
 
 # ------------------------------------------------------------------- reading
@@ -751,10 +936,10 @@ def _check_arrays(meta, arrays):
             raise _bad("bounds need lo < hi with a finite width")
 
 
-def _check_n(n):
+def _check_n(n, name="n_samples"):
     from .validation import check_n_samples
 
-    return check_n_samples(n)
+    return check_n_samples(n, name)
 
 
 def release_from(

@@ -135,12 +135,11 @@ def _weighted_release(default_n_samples):
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="(2): Release.load does not bound plan.default_n_samples",
-)
 def test_load_refuses_a_declared_size_above_the_maximum(tmp_path, capsys):
+    """A file declaring more rows than ``MAX_RELEASE_ROWS`` (its content hash
+    recomputed, as anyone can) is refused by ``Release.load`` naming
+    ``default_n_samples``, and by ``skdp-synth sample`` in one line with exit
+    status 2, before any row is drawn; ``max_rows`` lets a trusted file in."""
     path = tmp_path / "huge.npz"
     _weighted_release(10**12).save(path)
     refused = None
@@ -148,7 +147,7 @@ def test_load_refuses_a_declared_size_above_the_maximum(tmp_path, capsys):
         Release.load(path)
     except MalformedReleaseError as exc:
         refused = exc
-    # (today it loads, and sample() then builds 10**12 rows: never called here)
+    # (loaded, sample() would build 10**12 rows: never called here)
     assert refused is not None, "a declared 10**12 rows was loaded"
     assert "default_n_samples" in str(refused)
     # the maximum is documented and overridable for a trusted file
@@ -184,16 +183,10 @@ def release_file(tmp_path_factory):
     return tmp / "r.npz"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="(3): 'skdp-synth sample --rows N' builds all N rows in memory",
-)
 def test_cli_sample_writes_in_chunks(release_file, tmp_path, capsys, monkeypatch):
     """``sample`` draws and writes ``--chunk-rows`` rows at a time, as
-    ``synthesize`` does out of core: no write holds all the rows (today
-    ``cmd_sample`` calls ``release.sample(N)`` and writes one frame; the
-    option does not exist, so argparse refuses it)."""
+    ``synthesize`` does out of core: no write holds all the rows (one frame
+    of all N rows would need memory growing with N)."""
     writes = []
     to_csv = pd.DataFrame.to_csv
 

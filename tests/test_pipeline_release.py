@@ -589,12 +589,187 @@ def test_the_default_size_is_drawn_in_chunks_too(fitted, monkeypatch):
     encoded matrix first (found by a privacy audit)."""
     release = fitted.to_release()
     calls = []
-    real = Release._decoded_chunks
+    real = Release._weighted_chunks
 
-    def spy(self, n, rng):
+    def spy(self, n, rng, decoding):
         calls.append(n)
-        return real(self, n, rng)
+        return real(self, n, rng, decoding)
 
-    monkeypatch.setattr(Release, "_decoded_chunks", spy)
+    monkeypatch.setattr(Release, "_weighted_chunks", spy)
     rows = release.sample(random_state=0)
     assert calls == [release.plan["default_n_samples"]] == [len(rows)]
+
+
+# ------------------------------------------------- sampling chunk by chunk
+def _joined(chunks):
+    if isinstance(chunks[0], pd.DataFrame):
+        return pd.concat(chunks)
+    return np.concatenate(chunks)
+
+
+def _same(a, b):
+    if isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+    else:
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.fixture(scope="module")
+def rows_release():
+    """A ``"rows"`` release with a decoder (a PrivateSampler's paid rows)."""
+    from skdp_synth import PrivateSampler
+
+    frame = _frame(600)[["age", "colour", "flag"]]
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"colour": ["r", "g", "b"]}, random_state=0),
+        PrivateSampler(d=1, k=40, random_state=0),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pipe.fit(frame).to_release()
+
+
+@pytest.mark.parametrize("kind", ["weighted-points", "rows"])
+@pytest.mark.parametrize("decode", [True, False])
+def test_iter_sample_chunks_put_end_to_end_are_sample(
+    fitted, rows_release, kind, decode, monkeypatch
+):
+    """Whatever ``chunk_rows``, across several internal chunks (made small
+    here), with an integer seed or a generator (left in the same state):
+    the rows, dtypes and index of ``sample``. For a ``"rows"`` release with a
+    decoder its seeds follow all the row indices in the stream, as
+    ``sample`` draws them."""
+    from skdp_synth import validation
+
+    release = fitted.to_release() if kind == "weighted-points" else rows_release
+    assert release.plan["sampler"] == kind and "decoder" in release.plan
+    monkeypatch.setattr(validation, "SAMPLE_CHUNK_BYTES", 1 << 14)
+    n = 3 * validation.sample_chunk_rows(release.plan["n_features"]) + 123
+    whole = release.sample(n, random_state=7, decode=decode)
+    assert len(whole) == n
+    for chunk_rows in (None, 1000, 4096, n, 10 * n):
+        chunks = list(
+            release.iter_sample(n, chunk_rows=chunk_rows, random_state=7, decode=decode)
+        )
+        if chunk_rows is not None:
+            assert [len(c) for c in chunks[:-1]] == [chunk_rows] * (len(chunks) - 1)
+            assert 0 < len(chunks[-1]) <= chunk_rows
+        _same(whole, _joined(chunks))
+    g1, g2 = np.random.default_rng(3), np.random.default_rng(3)
+    _same(
+        release.sample(n, random_state=g1, decode=decode),
+        _joined(list(release.iter_sample(n, random_state=g2, decode=decode))),
+    )
+    assert g1.integers(0, 2**62) == g2.integers(0, 2**62)
+
+
+def test_iter_sample_of_the_default_size_and_of_the_released_rows(fitted, rows_release):
+    """``n_samples=None``: the plan's ``default_n_samples`` for weighted
+    points, the released rows themselves for a ``"rows"`` release."""
+    release = fitted.to_release()
+    chunks = list(release.iter_sample(chunk_rows=100, random_state=0))
+    assert sum(map(len, chunks)) == release.plan["default_n_samples"]
+    _same(release.sample(random_state=0), _joined(chunks))
+    for decode in (True, False):
+        chunks = list(
+            rows_release.iter_sample(chunk_rows=7, random_state=1, decode=decode)
+        )
+        assert sum(map(len, chunks)) == len(rows_release.arrays["rows"])
+        _same(rows_release.sample(decode=decode, random_state=1), _joined(chunks))
+
+
+def test_iter_sample_holds_a_few_chunks_whatever_n(fitted, monkeypatch):
+    """The working memory of drawing and decoding every chunk does not grow
+    with ``n``: 4 and 16 times the rows, the same peak (within noise), far
+    below the encoded rows of the smaller sample."""
+    import tracemalloc
+
+    from skdp_synth import validation
+
+    release = fitted.to_release()
+    monkeypatch.setattr(validation, "SAMPLE_CHUNK_BYTES", 1 << 16)
+    bits = release.arrays["points"].shape[1]
+
+    def peak(n):
+        tracemalloc.start()
+        try:
+            count = 0
+            for chunk in release.iter_sample(n, chunk_rows=2000, random_state=0):
+                count += len(chunk)
+            return count, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    (n1, p1), (n2, p2) = peak(20_000), peak(80_000)
+    assert (n1, n2) == (20_000, 80_000)
+    assert p1 < 20_000 * bits * 8 and p2 < 1.5 * p1
+
+
+def test_iter_sample_checks_its_arguments_before_the_first_chunk(fitted):
+    release = fitted.to_release()
+    for bad in ({"n_samples": 0}, {"chunk_rows": 0}, {"chunk_rows": 2.5}):
+        with pytest.raises(ValueError):
+            release.iter_sample(**bad)  # not only when iterated
+    bits = Release(
+        estimator="Example",
+        params={},
+        guarantee=release.guarantee,
+        arrays={"points": np.eye(2), "weights": np.array([0.5, 0.5])},
+        plan={"sampler": "weighted-points"},
+    )
+    with pytest.raises(ValueError, match="pass n_samples"):
+        bits.iter_sample()
+
+
+def test_load_bounds_the_declared_rows(tmp_path):
+    """``max_rows`` (``MAX_RELEASE_ROWS`` by default): a file declaring that
+    many rows loads, one more is refused; the limit is a positive
+    integer."""
+    from skdp_synth.privacy import PrivacyGuarantee
+    from skdp_synth.release import MAX_RELEASE_ROWS
+
+    def declaring(n):
+        rel = Release(
+            estimator="Example",
+            params={},
+            guarantee=PrivacyGuarantee(1.0, 0.0, "replace-one", "example"),
+            arrays={"points": np.eye(2), "weights": np.array([0.5, 0.5])},
+            plan={"sampler": "weighted-points", "default_n_samples": n},
+        )
+        path = tmp_path / f"r{n}.npz"
+        rel.save(path)
+        return path
+
+    assert MAX_RELEASE_ROWS == 10**9
+    at = Release.load(declaring(MAX_RELEASE_ROWS))
+    assert at.plan["default_n_samples"] == MAX_RELEASE_ROWS
+    with pytest.raises(MalformedReleaseError, match="max_rows=1000000000"):
+        Release.load(declaring(MAX_RELEASE_ROWS + 1))
+    assert Release.load(declaring(50), max_rows=50).sample().shape == (50, 2)
+    with pytest.raises(MalformedReleaseError, match="default_n_samples=51"):
+        Release.load(declaring(51), max_rows=50)
+    with pytest.raises(ValueError, match="max_rows"):
+        Release.load(declaring(50), max_rows=0)
+
+
+def test_cli_sample_in_chunks_writes_the_same_file(fitted, tmp_path, capsys):
+    """``--chunk-rows`` changes how the rows are written, not which: the
+    file of 1, 7 or the default chunk rows, and standard output, hold the
+    same bytes; ``--chunk-rows 0`` is a usage error."""
+    path = tmp_path / "release.npz"
+    fitted.to_release().save(path)
+    texts = []
+    for extra in ([], ["--chunk-rows", "7"], ["--chunk-rows", "1"]):
+        out = tmp_path / "out.csv"
+        argv = ["sample", str(path), "--rows", "300", "--seed", "4", "-o", str(out)]
+        assert cli.main([*argv, *extra]) == 0
+        texts.append(out.read_text())
+        assert "wrote 300 rows" in capsys.readouterr().err
+    argv = ["sample", str(path), "--rows", "300", "--seed", "4", "--chunk-rows"]
+    assert cli.main([*argv, "13", "-o", "-"]) == 0
+    texts.append(capsys.readouterr().out)
+    assert len(set(texts)) == 1 and texts[0].count("\n") == 301
+    assert cli.main([*argv, "0", "-o", str(tmp_path / "x.csv")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert not (tmp_path / "x.csv").exists()

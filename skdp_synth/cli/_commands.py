@@ -34,6 +34,7 @@ from ._output import (
     _shown,
     _with_decimals,
     _write_csv_atomically,
+    _write_csv_chunks,
     _write_release,
     _write_rows,
 )
@@ -252,9 +253,9 @@ def _check_release_matches(release, synthetic, path):
 
 
 def cmd_sample(args):
-    """Rows of the table drawn from a release file alone (post-processing)."""
-    import pandas as pd
-
+    """Rows of the table drawn from a release file alone (post-processing),
+    drawn, decoded and written ``--chunk-rows`` at a time: memory is bounded
+    by a few chunks whatever ``--rows`` is."""
     from ..exceptions import MalformedReleaseError
     from ..release import Release
 
@@ -277,24 +278,36 @@ def cmd_sample(args):
             "under add/remove neighbours); pass --rows"
         )
     t0 = time.perf_counter()
-    rows = release.sample(args.rows, random_state=args.seed)
-    if not isinstance(rows, pd.DataFrame):
-        rows = pd.DataFrame(rows)
-    if args.decimals is not None:
-        # the schema's per-column "decimals" are not in the release (they
-        # format the output file): one number for every float column here
-        floats = [c for c in rows.columns if rows[c].dtype.kind == "f"]
-        rows[floats] = rows[floats].round(args.decimals)
-    _write_csv_atomically(rows, args.output)
+    chunks = release.iter_sample(
+        args.rows, chunk_rows=args.chunk_rows, random_state=args.seed
+    )
+    written = _write_csv_chunks(
+        (_rounded(frame, args.decimals) for frame in chunks), args.output
+    )
     g = release.guarantee
     print(
-        f"wrote {len(rows)} rows to {_shown(args.output)} in "
+        f"wrote {written} rows to {_shown(args.output)} in "
         f"{time.perf_counter() - t0:.1f} s; post-processing of the release, "
         f"covered by its guarantee (epsilon={g.epsilon:g}, delta={g.delta:g}, "
         f"{g.neighbouring})",
         file=sys.stderr,
     )
     return 0
+
+
+def _rounded(rows, decimals):
+    """``sample --decimals``: one chunk of rows as a DataFrame, its float
+    columns rounded (the schema's per-column "decimals" are not in the
+    release: they format the output file)."""
+    import pandas as pd
+
+    if not isinstance(rows, pd.DataFrame):
+        rows = pd.DataFrame(rows)
+    if decimals is not None:
+        floats = [c for c in rows.columns if rows[c].dtype.kind == "f"]
+        rows = rows.copy()  # (a chunk may be a slice of a larger one)
+        rows[floats] = rows[floats].round(decimals)
+    return rows
 
 
 def _check_holdout(args):

@@ -71,6 +71,27 @@ def _write_csv_atomically(frame, path):
     write_atomically(path, lambda fh: frame.to_csv(fh, index=False), suffix=".csv.tmp")
 
 
+def _write_csv_chunks(frames, path):
+    """Write the DataFrames ``frames`` (consecutive rows of one table, drawn
+    lazily) as one CSV file, chunk by chunk, atomically (never a partial
+    file), or to standard output for ``-``; the header once. Returns the
+    number of rows written."""
+    written = 0
+
+    def write(fh):
+        nonlocal written
+        for frame in frames:
+            frame.to_csv(fh, index=False, header=written == 0)
+            written += len(frame)
+
+    if path == STDOUT:
+        write(sys.stdout)
+        sys.stdout.flush()
+    else:
+        write_atomically(path, write, suffix=".csv.tmp")
+    return written
+
+
 def _shown(path):
     return "standard output" if path == STDOUT else path
 

@@ -296,6 +296,14 @@ def build_parser():
         "--seed", type=int, default=None, help="integer seed (default: none)"
     )
     p_sam.add_argument(
+        "--chunk-rows",
+        type=_positive_int,
+        default=100_000,
+        metavar="K",
+        help="rows drawn and written per chunk: memory is bounded by a few "
+        "chunks, not by --rows (default: 100000)",
+    )
+    p_sam.add_argument(
         "--decimals",
         type=_decimals,
         default=None,

@@ -503,7 +503,7 @@ def test_cli_rows_must_be_positive_before_anything_is_read(tmp_path, capsys):
         ["synthesize", str(tmp_path / "absent.csv"), "--method", "gaussian-release"],
         ["sample", str(tmp_path / "absent.npz")],
     ):
-        # one line, status 2 (round twenty: argparse's usage block and a
+        # one line, status 2 (argparse printed its usage block and raised
         # SystemExit before)
         assert cli.main([*command, "--rows", "0", "-o", str(tmp_path / "o.csv")]) == 2
         err = capsys.readouterr().err

@@ -356,3 +356,14 @@ def test_a_rule_set_is_accepted_as_rules():
     pipe = _pipe(RuleSet(BIRTH_RULES)).fit(_births())
     assert pipe.rules_.derived_columns == ("mature", "premie")
     assert not pipe.rules_.broken(pipe.sample(50, random_state=0)).to_numpy().any()
+
+
+def test_a_lazy_sample_keeps_every_rule_chunk_by_chunk():
+    pytest.importorskip("dask")
+    pipe = _pipe([*BIRTH_RULES, Inequality("weeks", ">=", 30)]).fit(_births())
+    lazy = pipe.sample(700, random_state=3, chunks=300)
+    out = lazy.compute()
+    assert len(out) == 700 and list(out.columns) == list(_births().columns)
+    assert not pipe.rules_.broken(out).to_numpy().any()
+    again = pipe.sample(700, random_state=3, chunks=300).compute()
+    pd.testing.assert_frame_equal(out, again)

@@ -8,7 +8,7 @@ network: a negative cycle is a contradiction, and a closed network is
 *decomposable* -- values given to any columns in turn, each inside the
 bounds the closure sets from those already given, never run out of room
 (Dechter, Meiri & Pearl, "Temporal constraint networks", Artificial
-Intelligence 49, 1991, §3, Theorem 3.3 and Corollary 3.4). :func:`repair`
+Intelligence 49, 1991, §3, the simple temporal problem). ``repair``
 does exactly that, row by row in one vectorized pass: each column is
 clipped into its interval, so a row that keeps every rule is left as it
 is and a broken one is moved to the nearest boundary.

@@ -246,7 +246,9 @@ def repair_group(frame, rules, columns, rng):
         levels = list(pd.unique(frame[c]))
         for rule in rules:
             levels += [v for v in rule.named().get(c, ()) if v not in levels]
-        domains[c] = levels
+        # a missing level last: the codes of the others are their positions
+        missing = [v for v in levels if _is_missing(v)]
+        domains[c] = [v for v in levels if not _is_missing(v)] + missing[:1]
     allowed = allowed_combinations(rules, columns, domains)
     if allowed.empty:
         raise ValueError(
@@ -258,8 +260,8 @@ def repair_group(frame, rules, columns, rng):
     # how often each allowed combination occurs among the rows keeping the rules
     keep_rows = codes[~broken]
     weight = np.zeros(len(allowed))
+    radix = np.array([len(domains[c]) for c in columns], dtype=np.int64)
     if len(keep_rows):
-        radix = np.array([len(domains[c]) for c in columns], dtype=np.int64)
         key = _keys(keep_rows, radix)
         found, counts = np.unique(key, return_counts=True)
         position = np.searchsorted(found, _keys(allowed_codes, radix))
@@ -267,15 +269,19 @@ def repair_group(frame, rules, columns, rng):
         hit = found[position] == _keys(allowed_codes, radix)
         weight[hit] = counts[position[hit]]
     rows = np.flatnonzero(broken)
-    patterns, inverse = np.unique(codes[rows], axis=0, return_inverse=True)
+    _, first, inverse = np.unique(
+        _keys(codes[rows], radix), return_index=True, return_inverse=True
+    )
+    patterns = codes[rows[first]]
     inverse = np.asarray(inverse).reshape(-1)
     chosen = np.empty(len(rows), dtype=np.int64)
-    for p, pattern in enumerate(patterns):
+    order = np.argsort(inverse, kind="stable")
+    groups = np.split(order, np.cumsum(np.bincount(inverse))[:-1])
+    for pattern, members in zip(patterns, groups):
         distance = (allowed_codes != pattern).sum(axis=1)
         nearest = np.flatnonzero(distance == distance.min())
         w = weight[nearest]
         prob = w / w.sum() if w.sum() > 0 else None
-        members = np.flatnonzero(inverse == p)
         chosen[members] = rng.choice(nearest, size=len(members), p=prob)
     out = frame.copy()
     for c in columns:
@@ -294,17 +300,22 @@ def repair_group(frame, rules, columns, rng):
 
 
 def _codes(column, levels):
-    """Each value's position in ``levels`` (a missing value matches a
-    missing level)."""
-    values = column.to_numpy(dtype=object)
-    codes = np.full(len(values), -1, dtype=np.int64)
-    for k, level in enumerate(levels):
-        if pd.isna(level):
-            codes[pd.isna(column).to_numpy()] = k
-        else:
-            codes[(column == level).to_numpy(dtype=bool, na_value=False)] = k
-    del values
+    """Each value's position in ``levels`` (whose missing level, if any, is
+    last; every value of ``column`` is among them)."""
+    present = [v for v in levels if not _is_missing(v)]
+    codes = pd.Categorical(
+        column.to_numpy(dtype=object), categories=pd.Index(present, dtype=object)
+    ).codes.astype(np.int64)
+    codes[codes < 0] = len(present)
     return codes
+
+
+def _is_missing(value):
+    return (
+        value is None
+        or (isinstance(value, float) and np.isnan(value))
+        or (value is pd.NA or value is pd.NaT)
+    )
 
 
 def _keys(codes, radix):

@@ -112,29 +112,43 @@ class DifferenceNetwork:
 
     ``D[a, b]`` is the tightest ``c`` with ``x_a - x_b <= c`` that the rules
     imply (``inf``: none). ``integer`` names the columns of whole numbers:
-    their bounds are rounded inward (a bound ``x <= 3.5`` on one is ``x <=
-    3``) before the closure, so the repair lands on whole numbers.
+    between them (and the constants) a bound is rounded down to a whole
+    number (``x <= 3.5`` is ``x <= 3``) and the network closed again, until
+    nothing moves, so that their part of it is closed over the integers;
+    they are given values first (each whole-number interval then holds a
+    whole number), the other columns after them (the real network extends
+    any values that keep it). Within each kind, a ``left`` column comes
+    after the columns it is compared with.
     """
 
     def __init__(self, rules, integer=()):
         self.rules = list(rules)
+        integer = set(integer)
         order = _repair_order(self.rules)
+        order = [c for c in order if c in integer] + [
+            c for c in order if c not in integer
+        ]
         self.columns = order
         index = {name: i + 1 for i, name in enumerate(order)}
         k = len(order) + 1
         W = np.full((k, k), np.inf)
         np.fill_diagonal(W, 0.0)
-        integer = set(integer)
         for rule in self.rules:
             a, b, c = rule.edge()
-            i, j = index.get(a, 0), index.get(b, 0)
-            whole = all(name is None or name in integer for name in (a, b))
-            if whole:
-                c = np.floor(c + 1e-9)
-            W[i, j] = min(W[i, j], c)
+            W[index.get(a, 0), index.get(b, 0)] = min(
+                W[index.get(a, 0), index.get(b, 0)], c
+            )
+        whole = np.ix_(*[[0] + [index[c] for c in order if c in integer]] * 2)
         D = W
-        for m in range(k):
-            D = np.minimum(D, D[:, m : m + 1] + D[m : m + 1, :])
+        for _ in range(4 * k * k + 8):
+            for m in range(k):
+                D = np.minimum(D, D[:, m : m + 1] + D[m : m + 1, :])
+            if (np.diag(D) < -1e-9).any():
+                break  # a contradiction: contradiction() names it
+            rounded = np.floor(D[whole] + 1e-9)
+            if not (rounded < D[whole]).any():
+                break
+            D[whole] = np.minimum(D[whole], rounded)
         self.D = D
         self.integer = integer
 

@@ -154,16 +154,17 @@ class RuleSet:
                     f"column of the table ({list(self.columns)[:20]})"
                 )
 
-    def _check_numeric(self):
+    def _check_numeric(self, integer=()):
         inequalities = self._of("numeric")
         if not inequalities:
             return
-        bad = DifferenceNetwork(inequalities).contradiction()
+        bad = DifferenceNetwork(inequalities, integer).contradiction()
         if bad:
+            whole = " (whole numbers)" if integer else ""
             raise ValueError(
                 "the inequalities on columns "
-                f"{[c for c in bad if c != '<constant>']} contradict one "
-                "another: no row can keep them all"
+                f"{[c for c in bad if c != '<constant>']}{whole} contradict "
+                "one another: no row can keep them all"
             )
 
     def _check_categorical(self, dtypes=None):
@@ -211,6 +212,9 @@ class RuleSet:
                     or pd.api.types.is_bool_dtype(dtype)
                 ):
                     raise TypeError(f"{rule!r}: column {c!r} is {dtype}, not numeric")
+        bound._check_numeric(
+            [c for c, t in dtypes.items() if pd.api.types.is_integer_dtype(t)]
+        )
         bound._check_categorical(dtypes)
         return bound
 

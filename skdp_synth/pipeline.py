@@ -510,6 +510,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             from .metrics import make_marginal_scorer
 
             return make_marginal_scorer(d=2, kind="tv")(self, X)
+        rules = self.__dict__.get("rules_")
+        if rules is not None:
+            X = rules.drop_derived(X)
         return super().score(X, y, **params)
 
     def _fit_copula(self, final):
@@ -638,6 +641,12 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             own = getattr(self._final_estimator, "random_state", None)
             random_state = own if isinstance(own, (int, np.integer)) else None
         seed = _rules_seed(random_state)
+        if chunks is None and not hasattr(Y, "columns"):
+            # an array (no decoding encoder): the columns the steps were fitted on
+            import pandas as pd
+
+            names = [c for c in rules.columns if c not in rules.derived_columns]
+            Y = pd.DataFrame(np.asarray(Y), columns=names)
         if chunks is not None:
             return Y.map_partitions(
                 _enforce_partition,

@@ -394,3 +394,17 @@ def test_a_lazy_sample_keeps_every_rule_chunk_by_chunk():
     assert not pipe.rules_.broken(out).to_numpy().any()
     again = pipe.sample(700, random_state=3, chunks=300).compute()
     pd.testing.assert_frame_equal(out, again)
+
+
+def test_rows_of_a_pipeline_without_an_encoder_keep_the_rules_too():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.uniform(0, 10, 200), "b": rng.uniform(0, 10, 200)})
+    X["s"] = X["a"] + X["b"]
+    pipe = make_synthesis_pipeline(
+        BootstrapSynthesizer(bounds=(0, 10), random_state=0),
+        rules=[Derived("s", "a + b"), Inequality("a", "<=", "b")],
+    ).fit(X)
+    out = pipe.sample(100, random_state=0)
+    assert list(out.columns) == ["a", "b", "s"]
+    assert not pipe.rules_.broken(out).to_numpy().any()
+    assert np.isfinite(pipe.score(X))

@@ -29,7 +29,7 @@ class Derived(Rule):
     column : str
         The derived column's name.
     function : str or callable
-        A :meth:`pandas.DataFrame.eval` expression over column names
+        A ``pandas.DataFrame.eval`` expression over column names
         (``"mage >= 35"``), or a function of a DataFrame holding the
         ``inputs`` columns returning one value per row
         (``lambda df: np.where(df["mage"] >= 35, "mature mom", "younger

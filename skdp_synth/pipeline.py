@@ -37,6 +37,7 @@ from ._sklearn_compat import (
     _print_elapsed_time,
 )
 from .exceptions import CoarseDomainWarning, PrivacyLeakWarning
+from .rules import RuleSet
 from .validation import sample_chunk_rows, user_stacklevel
 
 if TYPE_CHECKING:
@@ -119,6 +120,14 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         warning). ``"auto"``: ``DOMAIN_SHARE_PER_COLUMN`` (0.04) per column
         whose domain is learned, within ``[0.2, 0.4]`` -- a function of the
         parameters and the schema only (``pipeline.auto_domain_share``).
+    rules : list of rules or RuleSet, default=None
+        Public rules every sampled row keeps (:mod:`skdp_synth.rules`;
+        ``doc/user_guide/rules.md``). Checked at ``fit`` against ``X``'s
+        column names and dtypes, never its values. Derived columns are
+        dropped from ``X`` before the first step sees it (no budget is spent
+        on them: the fit, and its guarantee, are those of the table without
+        them) and recomputed on every sampled row; the other rules are held
+        by repairing the decoded rows (post-processing). Needs a DataFrame.
     memory, verbose, transform_input
         As :class:`~sklearn.pipeline.Pipeline`.
 
@@ -155,6 +164,8 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         on one integer) that the last step's own measurement does not
         support: ``sample`` never returns those integers (post-processing;
         ``doc/privacy.md``).
+    rules_ : RuleSet or None
+        ``rules`` checked against ``X``'s schema (``None`` without rules).
 
     Examples
     --------
@@ -175,6 +186,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             Interval(Real, 0, 1, closed="neither"),
             None,
         ],
+        "rules": [list, tuple, RuleSet, None],
     }
 
     def __init__(
@@ -185,11 +197,24 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         memory: Any = None,
         verbose: bool = False,
         domain_share: Literal["auto"] | float | None = "auto",
+        rules: list | RuleSet | None = None,
     ) -> None:
         super().__init__(
             steps, transform_input=transform_input, memory=memory, verbose=verbose
         )
         self.domain_share = domain_share
+        self.rules = rules
+
+    def _with_rules(self, fit, X, y=None, **params):
+        """``rules`` checked against ``X``'s schema (names and dtypes, no
+        value), then ``fit`` on ``X`` without its derived columns: the steps,
+        the budget check and the split see the table the rules leave to
+        fit."""
+        if self.rules is None:
+            self.rules_ = None
+            return fit(X, y, **params)
+        self.rules_ = RuleSet(self.rules).check_schema(X)
+        return fit(self.rules_.drop_derived(X), y, **params)
 
     def _with_split_budget(self, fit, X, y, **params):
         # the last step's own parameters first: an invalid ε or δ is reported
@@ -363,7 +388,10 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         if get_config().get("enable_metadata_routing", False):
             fit = partial(Pipeline.fit, self)
         return self._rollback_on_failure(
-            partial(self._with_split_budget, fit), X, y, **params
+            partial(self._with_rules, partial(self._with_split_budget, fit)),
+            X,
+            y,
+            **params,
         )
 
     def _fit_with_blocks(self, X, y=None, **params):
@@ -557,6 +585,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             from .metrics import make_marginal_scorer
 
             return make_marginal_scorer(d=2, kind="tv")(self, X)
+        rules = self.__dict__.get("rules_")
+        if rules is not None:
+            X = rules.drop_derived(X)
         return super().score(X, y, **params)
 
     def _fit_copula(self, final):
@@ -600,11 +631,21 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         if get_config().get("enable_metadata_routing", False):
             fit = partial(Pipeline.fit_transform, self)
         return self._rollback_on_failure(
-            partial(self._with_split_budget, fit),
+            partial(self._with_rules, partial(self._with_split_budget, fit)),
             X,
             y,
             **params,
         )
+
+    @available_if(Pipeline._can_transform)
+    def transform(self, X: ArrayLike, **params: Any) -> Any:
+        """As :meth:`sklearn.pipeline.Pipeline.transform`, on ``X`` without
+        the derived columns of ``rules`` (the steps were fitted without
+        them)."""
+        rules = self.__dict__.get("rules_")
+        if rules is not None:
+            X = rules.drop_derived(X)
+        return super().transform(X, **params)
 
     def _fit_transform_with_blocks(self, X, y=None, **params):
         Xt, final_params = self._fit_head(X, y, params)
@@ -661,9 +702,34 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         -------
         X_synthetic : ndarray or DataFrame
             In the schema of the pipeline's input (a Dask DataFrame with
-            ``chunks``).
+            ``chunks``). With ``rules``, every row keeps every rule: the
+            decoded rows repaired and the derived columns computed
+            (:meth:`~skdp_synth.rules.RuleSet.enforce`, its redraws seeded
+            from a child of ``random_state``, or of the last step's integer
+            ``random_state``).
         """
-        return self._sample(n_samples, random_state, chunks)
+        Y = self._sample(n_samples, random_state, chunks)
+        rules = self.__dict__.get("rules_")
+        if rules is None:
+            return Y
+        if random_state is None:
+            own = getattr(self._final_estimator, "random_state", None)
+            random_state = own if isinstance(own, (int, np.integer)) else None
+        seed = _rules_seed(random_state)
+        if chunks is None and not hasattr(Y, "columns"):
+            # an array (no decoding encoder): the columns the steps were fitted on
+            import pandas as pd
+
+            names = [c for c in rules.columns if c not in rules.derived_columns]
+            Y = pd.DataFrame(np.asarray(Y), columns=names)
+        if chunks is not None:
+            return Y.map_partitions(
+                _enforce_partition,
+                rules,
+                seed,
+                meta=rules.enforce(Y._meta, random_state=0),
+            )
+        return rules.enforce(Y, random_state=seed)
 
     def _sample(self, n_samples, random_state, chunks):
         last = self._final_estimator
@@ -744,6 +810,13 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
                 "a step was refitted on its own after the pipeline's fit: its "
                 "release would not state what the pipeline spent; refit the "
                 "pipeline, then call to_release()"
+            )
+        if self.__dict__.get("rules_") is not None:
+            warnings.warn(
+                "the release file does not store the pipeline's rules: its "
+                "rows keep them once passed through pipe.rules_.enforce(rows)",
+                UserWarning,
+                stacklevel=2,
             )
         head = [step for _, _, step in self._iter(with_final=False)]
         if not head:
@@ -866,6 +939,35 @@ def _decoding_seeds(random_state, k):
     return [int(child.generate_state(1)[0]) for child in root.spawn(k)]
 
 
+#: The spawn key under which ``sample(random_state=...)`` derives the seed
+#: of the rules' redraws (a stream apart from the draw's and the decoders').
+RULES_SPAWN_KEY = 0x7E1E5
+
+
+def _rules_seed(random_state):
+    """The rules' seed from ``sample``'s ``random_state``: ``None`` stays
+    ``None`` (fresh entropy); an int seeds a ``SeedSequence`` child; a
+    Generator or RandomState (already advanced by the draw) gives one
+    integer of entropy."""
+    if random_state is None:
+        return None
+    if isinstance(random_state, (int, np.integer)):
+        entropy = int(random_state)
+    elif isinstance(random_state, np.random.RandomState):
+        entropy = int(random_state.randint(0, 2**31 - 1))
+    else:
+        entropy = int(np.random.default_rng(random_state).integers(0, 2**63 - 1))
+    return np.random.SeedSequence(entropy, spawn_key=(RULES_SPAWN_KEY,))
+
+
+def _enforce_partition(frame, rules, seed, partition_info=None):
+    """One chunk of a lazy sample, repaired with its own child stream."""
+    number = 0 if partition_info is None else int(partition_info["number"])
+    if seed is not None:
+        seed = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, number))
+    return rules.enforce(frame, random_state=seed)
+
+
 def _decoded_chunk(state, size, seed, secure, part, meta):
     """One chunk of a lazy pipeline sample: drawn, then decoded step by step.
 
@@ -903,15 +1005,17 @@ def make_synthesis_pipeline(
     memory: Any = None,
     verbose: bool = False,
     domain_share: Literal["auto"] | float | None = "auto",
+    rules: list | RuleSet | None = None,
 ) -> SynthesisPipeline:
     """Build a :class:`SynthesisPipeline` from estimators, naming them automatically.
 
     Like :func:`sklearn.pipeline.make_pipeline`: step names are the lowercased
-    class names. ``domain_share``: see :class:`SynthesisPipeline`.
+    class names. ``domain_share``, ``rules``: see :class:`SynthesisPipeline`.
     """
     return SynthesisPipeline(
         _name_estimators(steps),
         memory=memory,
         verbose=verbose,
         domain_share=domain_share,
+        rules=rules,
     )

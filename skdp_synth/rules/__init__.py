@@ -1,0 +1,26 @@
+"""Declared rules that every synthetic row keeps.
+
+Public knowledge about a table's schema -- a column defined from others, an
+inequality, an implication between categorical columns, an impossible cell
+-- given to a :class:`~skdp_synth.SynthesisPipeline` as ``rules=[...]``:
+derived columns are dropped before the fit (no budget is spent on them) and
+recomputed after sampling; every other rule is held by repairing the
+sampled rows (post-processing, free in privacy). See
+``doc/user_guide/rules.md``.
+"""
+
+from ._base import Rule
+from ._categorical import FixedCombinations, Implies, StructuralZero
+from ._derived import Derived
+from ._inequality import Inequality
+from ._ruleset import RuleSet
+
+__all__ = [
+    "Derived",
+    "FixedCombinations",
+    "Implies",
+    "Inequality",
+    "Rule",
+    "RuleSet",
+    "StructuralZero",
+]

@@ -1,12 +1,18 @@
 # Two commands set everything up on a fresh machine:
 #   make demo   -- virtual environment, install (with the cli, datasets and plot
 #                  extras), run every method on the embedded dataset
-#   make test   -- install the dev extras, run the test suite
+#   make test   -- install the dev extras into their own environment
+#                  (.venv-dev: the demo's .venv is left as it is), run the suite
 #   make docs   -- build the documentation site into doc/_build/html
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
+# the tests' own environment: the dev extras pin other versions than the
+# demo's extras would take, and must not change what `make demo` installed
+DEV_VENV ?= .venv-dev
+DBIN     := $(DEV_VENV)/bin
+DPIP     := $(DBIN)/python -m pip --disable-pip-version-check -q
 
 .PHONY: demo test test-blas lint bench clean venv dev docs compare-venv compare-mbi-venv bench-generator report-screenshot
 
@@ -21,13 +27,17 @@ $(VENV)/.core-installed: $(BIN)/python pyproject.toml
 	PYTHONWARNINGS=ignore $(PIP) install -e '.[cli,datasets,plot]'
 	touch $@
 
-$(VENV)/.dev-installed: $(BIN)/python pyproject.toml
-	PYTHONWARNINGS=ignore $(PIP) install -e '.[dev,cli]'
+$(DBIN)/python:
+	$(PYTHON) -m venv $(DEV_VENV)
+	PYTHONWARNINGS=ignore $(DPIP) install --upgrade pip
+
+$(DEV_VENV)/.dev-installed: $(DBIN)/python pyproject.toml
+	PYTHONWARNINGS=ignore $(DPIP) install -e '.[dev,cli]'
 	touch $@
 
 venv: $(VENV)/.core-installed
 
-dev: $(VENV)/.dev-installed
+dev: $(DEV_VENV)/.dev-installed
 
 demo: venv
 	$(BIN)/skdp-synth demo
@@ -35,9 +45,9 @@ demo: venv
 # ruff (the pre-commit hooks' checks: lint and format) first, then the suite.
 RUFF_PATHS := skdp_synth tests benchmarks examples doc
 test: dev
-	$(BIN)/ruff check $(RUFF_PATHS)
-	$(BIN)/ruff format --check $(RUFF_PATHS)
-	$(BIN)/python -m pytest
+	$(DBIN)/ruff check $(RUFF_PATHS)
+	$(DBIN)/ruff format --check $(RUFF_PATHS)
+	$(DBIN)/python -m pytest
 
 # The suite under several OpenBLAS kernels: OpenBLAS picks its
 # kernels by CPU and they sum in different orders, so a test that pins the last
@@ -49,17 +59,17 @@ BLAS_CORETYPES ?= Prescott Haswell SkylakeX Zen
 test-blas: dev
 	@for core in default $(BLAS_CORETYPES); do \
 	  if [ "$$core" = default ]; then set --; else set -- OPENBLAS_CORETYPE=$$core; fi; \
-	  if ! env "$$@" $(BIN)/python -c "import numpy as n; a = n.ones((64, 64)); a @ a" \
+	  if ! env "$$@" $(DBIN)/python -c "import numpy as n; a = n.ones((64, 64)); a @ a" \
 	      2>/dev/null; then \
 	    echo "== OPENBLAS_CORETYPE=$$core: this CPU cannot run it, skipped"; continue; \
 	  fi; \
 	  echo "== OPENBLAS_CORETYPE=$$core"; \
-	  env "$$@" $(BIN)/python -m pytest -q -p no:cacheprovider || exit 1; \
+	  env "$$@" $(DBIN)/python -m pytest -q -p no:cacheprovider || exit 1; \
 	done
 
 # The documentation site, examples executed, warnings as errors.
 docs: dev
-	$(BIN)/python -m sphinx -W --keep-going -b html doc doc/_build/html
+	$(DBIN)/python -m sphinx -W --keep-going -b html doc doc/_build/html
 
 # The README's CLI example (held-out rows), its fidelity report rendered in a
 # headless browser, and screenshots to look at: build/report.png (the whole
@@ -88,15 +98,15 @@ report-screenshot: venv
 	@echo "wrote build/report.png, build/report-top.png (and build/report.html, build/report.json)"
 
 lint: dev
-	$(BIN)/ruff check $(RUFF_PATHS)
-	$(BIN)/ruff format --check $(RUFF_PATHS)
-	$(BIN)/lint-imports --no-cache
+	$(DBIN)/ruff check $(RUFF_PATHS)
+	$(DBIN)/ruff format --check $(RUFF_PATHS)
+	$(DBIN)/lint-imports --no-cache
 
 bench: dev
-	$(BIN)/python -m benchmarks.run
+	$(DBIN)/python -m benchmarks.run
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache doc/_build doc/generated \
+	rm -rf $(VENV) $(DEV_VENV) build *.egg-info .pytest_cache doc/_build doc/generated \
 		doc/auto_examples doc/api.rst doc/sg_execution_times.rst
 
 # Benchmark-only comparators (smartnoise-synth), in their own environment.
@@ -120,5 +130,5 @@ $(MBI_VENV)/.installed: benchmarks/requirements-mbi.txt
 # One command: sample() rows vs MST and AIM on three real categorical tables
 # (full mode takes about an hour; SKDP_BENCH_QUICK=1 for a few minutes).
 bench-generator: dev compare-mbi-venv
-	$(PIP) install -r benchmarks/requirements-tables.txt
-	SKDP_MBI_PYTHON=$(abspath $(MBI_VENV))/bin/python $(BIN)/python -m benchmarks.run generator
+	$(DPIP) install -r benchmarks/requirements-tables.txt
+	SKDP_MBI_PYTHON=$(abspath $(MBI_VENV))/bin/python $(DBIN)/python -m benchmarks.run generator

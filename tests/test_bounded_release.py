@@ -337,3 +337,43 @@ def test_concurrent_fits_on_one_accountant_reserve_before_reading():
     assert pipe_b[0].__dict__.get("fits", 0) == 0, "fit B read the data"
     assert outcome["a"] is None, outcome
     assert acc.total_spent[0] == pytest.approx(1.0)
+
+
+def test_every_refusal_of_a_files_contents_is_listed():
+    """Each ``CLIError`` the CSV reader raises on a file's contents carries
+    one of the phrases doc/privacy.md lists as a refusal outside the
+    guarantee: a new refusal fails here until it is documented."""
+    import ast
+
+    import skdp_synth.cli._csv as reader
+
+    listed = {
+        "the file is empty",
+        "one field with",
+        "cannot be read as CSV",
+        "cannot be parsed as CSV",
+        "does not have the header's",
+        "not numbers",
+        "not whole numbers",
+        "not ISO 8601 dates in one time zone",
+    }
+    tree = ast.parse(Path(reader.__file__).read_text(encoding="utf-8"))
+    messages = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Raise)
+            and isinstance(node.exc, ast.Call)
+            and getattr(node.exc.func, "id", None) == "CLIError"
+        ):
+            parts = [
+                c.value
+                for c in ast.walk(node.exc.args[0])
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            ]
+            messages.append("".join(parts))
+    assert len(messages) >= len(listed)
+    for message in messages:
+        assert any(phrase in message for phrase in listed), message
+    documented = " ".join(" ".join(p.split()) for p in _documented_refusals())
+    for phrase in listed:
+        assert f"`{phrase}" in documented or phrase in documented, phrase

@@ -491,3 +491,74 @@ def test_cli_small_usage_faults(tmp_path, capsys):
         assert "standard output" in capsys.readouterr().err
     finally:
         os.chdir(cwd)
+
+
+def test_sample_keeps_the_schema_decimals(tmp_path, capsys):
+    """``sample`` from a saved release wrote full floats (881.3660194276002)
+    where ``synthesize`` had written the schema's ``"decimals"``: the
+    release now holds them in its plan, ``sample --schema`` gives them from
+    the schema file instead, and ``--decimals K`` rounds the float columns
+    neither names. Exact: counted decimals of every written value."""
+    import dataclasses
+
+    from skdp_synth.release import Release
+
+    rng = np.random.default_rng(3)
+    n = 1500
+    pd.DataFrame(
+        {
+            "wage": rng.lognormal(7, 0.5, n),
+            "x": rng.normal(size=n),
+            "g": rng.choice(["a", "b"], n),
+        }
+    ).to_csv(tmp_path / "in.csv", index=False)
+    schema = {
+        "columns": {
+            "wage": {"type": "numeric", "decimals": 2},
+            "x": "numeric",
+            "g": {"type": "categorical", "levels": ["a", "b"]},
+        }
+    }
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    rel, out = tmp_path / "rel.npz", tmp_path / "o.csv"
+    args = ["synthesize", str(tmp_path / "in.csv"), "--method", "gaussian-release"]
+    args += ["--epsilon", "1", "--delta", "1e-6", "--seed", "0", "--rows", "200"]
+    args += ["--schema", str(tmp_path / "s.json"), "-o", str(tmp_path / "syn.csv")]
+    assert cli.main([*args, "--release-out", str(rel)]) == 0
+    assert Release.load(rel).plan["decimals"] == {"wage": 2}
+
+    def written(*extra):
+        capsys.readouterr()
+        code = cli.main(["sample", str(rel), "--rows", "200", "-o", str(out), *extra])
+        text = pd.read_csv(out, dtype=str)
+        return code, {
+            c: text[c].str.partition(".")[2].str.len().max() for c in ("wage", "x")
+        }
+
+    code, most = written("--seed", "1")
+    assert code == 0 and most["wage"] <= 2 and most["x"] > 6
+    code, most = written("--decimals", "1")
+    assert code == 0 and most["wage"] <= 2 and most["x"] <= 1
+    schema["columns"]["wage"]["decimals"] = 0
+    (tmp_path / "s0.json").write_text(json.dumps(schema))
+    code, most = written("--schema", str(tmp_path / "s0.json"))
+    assert code == 0 and most["wage"] == 0 and most["x"] > 6
+    # a schema naming a column the release does not have; a damaged plan
+    schema["columns"]["other"] = {"type": "numeric", "decimals": 1}
+    (tmp_path / "s1.json").write_text(json.dumps(schema))
+    capsys.readouterr()
+    code = cli.main(
+        ["sample", str(rel), "--rows", "5", "-o", str(out), "--schema"]
+        + [str(tmp_path / "s1.json")]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "['other']" in err and err.count("\n") == 1
+    release = Release.load(rel)
+    for bad in ({"wage": 99}, {"nope": 1}, [2], {"wage": True}):
+        plan = {**release.plan, "decimals": bad}
+        dataclasses.replace(release, plan=plan).save(tmp_path / "bad.npz")
+        code = cli.main(
+            ["sample", str(tmp_path / "bad.npz"), "--rows", "5", "-o", str(out)]
+        )
+        err = capsys.readouterr().err
+        assert code == 2 and "plan.decimals" in err and err.count("\n") == 1

@@ -190,7 +190,7 @@ def cmd_synthesize(args):
                 _write_rows(args.input, held_out, args.holdout_out)
                 if args.train_out is not None:
                     _write_rows(args.input, ~held_out, args.train_out)
-            _write_release(pipe, args)
+            _write_release(pipe, args, schema)
         except BaseException:
             os.remove(args.output)  # no output on any failure
             for extra in (args.holdout_out, args.train_out):
@@ -260,7 +260,10 @@ def cmd_sample(args):
     from ..release import Release
 
     _check_output_path(args.output, stdout=True)
-    _check_distinct([("the release", args.release)], [("-o", args.output)])
+    _check_distinct(
+        [("the release", args.release), ("--schema", getattr(args, "schema", None))],
+        [("-o", args.output)],
+    )
     try:
         release = Release.load(args.release)
     except MalformedReleaseError as exc:
@@ -277,12 +280,13 @@ def cmd_sample(args):
             f"{args.release} does not fix a number of rows (its guarantee is "
             "under add/remove neighbours); pass --rows"
         )
+    decimals = _sample_decimals(release, args)
     t0 = time.perf_counter()
     chunks = release.iter_sample(
         args.rows, chunk_rows=args.chunk_rows, random_state=args.seed
     )
     written = _write_csv_chunks(
-        (_rounded(frame, args.decimals) for frame in chunks), args.output
+        (_rounded(frame, decimals, args.decimals) for frame in chunks), args.output
     )
     g = release.guarantee
     print(
@@ -295,19 +299,38 @@ def cmd_sample(args):
     return 0
 
 
-def _rounded(rows, decimals):
-    """``sample --decimals``: one chunk of rows as a DataFrame, its float
-    columns rounded (the schema's per-column "decimals" are not in the
-    release: they format the output file)."""
+def _sample_decimals(release, args):
+    """``{column: k}``: the per-column "decimals" ``sample`` writes with --
+    ``--schema``'s when given (every column it names must be the
+    release's), else those ``synthesize --release-out`` put in the release's
+    plan; ``sample --decimals K`` rounds the float columns neither names."""
+    from ._output import _release_decimals
+
+    stored = _release_decimals(release, args.release)
+    if getattr(args, "schema", None) is None:
+        return stored
+    decimals = _load_schema(args.schema).decimals
+    columns = [str(spec["name"][-1]) for spec in release.plan["decoder"]["specs"]]
+    unknown = sorted(set(decimals) - set(columns))
+    if unknown:
+        raise CLIError(
+            f"--schema gives decimals for {unknown}, which the release "
+            f"{args.release} has no column of (its columns: {columns})"
+        )
+    return decimals
+
+
+def _rounded(rows, decimals, default=None):
+    """One chunk of rows as a DataFrame, its float columns rounded: those
+    ``decimals`` names (``{column: k}``) to their ``k``, the others to
+    ``sample --decimals``'s ``default`` (unless ``None``)."""
     import pandas as pd
+
+    from ._output import _round_columns
 
     if not isinstance(rows, pd.DataFrame):
         rows = pd.DataFrame(rows)
-    if decimals is not None:
-        floats = [c for c in rows.columns if rows[c].dtype.kind == "f"]
-        rows = rows.copy()  # (a chunk may be a slice of a larger one)
-        rows[floats] = rows[floats].round(decimals)
-    return rows
+    return _round_columns(rows, decimals, default)
 
 
 def _check_holdout(args):

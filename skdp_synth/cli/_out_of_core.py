@@ -348,7 +348,7 @@ def _synthesize_out_of_core(args, estimator, schema):
         n_rows = fitted._check_sample_size(args.rows)
         written = _write_chunks(pipe, n_rows, args, schema)
         try:
-            _write_release(pipe, args)
+            _write_release(pipe, args, schema)
         except BaseException:
             os.remove(args.output)
             raise

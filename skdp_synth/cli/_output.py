@@ -9,6 +9,7 @@ standard output for ``-o -``. Shared by the in-memory and out-of-core
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 import sys
 
@@ -96,11 +97,14 @@ def _shown(path):
     return "standard output" if path == STDOUT else path
 
 
-def _write_release(pipe, args):
+def _write_release(pipe, args, schema=None):
     """``--release-out``: the pipeline's release -- the last step's, its
     guarantee composed with the encoder's private domains (the whole budget
     spent), and the encoder's decoder, so that ``skdp-synth sample`` draws
-    rows of the table from the file alone."""
+    rows of the table from the file alone. The schema's ``"decimals"`` go
+    into its plan (``plan["decimals"]``, public formatting the user wrote,
+    nothing read from the data), so that ``sample`` writes the columns as
+    ``synthesize`` did."""
     path = getattr(args, "release_out", None)
     if path is None:
         return
@@ -109,7 +113,41 @@ def _write_release(pipe, args):
         raise CLIError(
             f"--release-out: the method {args.method!r} has no release to write"
         )
-    pipe.to_release().save(path)
+    release = pipe.to_release()
+    decimals = getattr(schema, "decimals", None)
+    if decimals:
+        release = dataclasses.replace(
+            release, plan={**release.plan, DECIMALS_KEY: dict(decimals)}
+        )
+    release.save(path)
+
+
+#: The key of a release's plan holding the schema's ``"decimals"``
+#: (``{column: k}``), written by ``synthesize --release-out``.
+DECIMALS_KEY = "decimals"
+
+
+def _release_decimals(release, path):
+    """``{column: k}`` from a release's plan (``{}`` when it holds none),
+    checked: the file is untrusted, so a malformed entry is a one-line
+    error naming the file, not a crash while writing."""
+    decimals = release.plan.get(DECIMALS_KEY, {})
+    columns = {str(spec["name"][-1]) for spec in release.plan["decoder"]["specs"]}
+    if not (
+        isinstance(decimals, dict)
+        and all(
+            col in columns
+            and isinstance(k, int)
+            and not isinstance(k, bool)
+            and 0 <= k <= 15
+            for col, k in decimals.items()
+        )
+    ):
+        raise CLIError(
+            f"{path}: plan.decimals must map columns of the release to whole "
+            "numbers 0-15"
+        )
+    return decimals
 
 
 def _write_rows(path, mask, out):
@@ -132,10 +170,26 @@ def _write_rows(path, mask, out):
 
 def _with_decimals(frame, schema):
     """The schema's ``"decimals"`` columns rounded for writing."""
-    if not schema.decimals:
+    return _round_columns(frame, schema.decimals)
+
+
+def _round_columns(frame, decimals, default=None):
+    """``frame`` with each float column ``col`` of ``decimals`` (``{col: k}``)
+    rounded to ``k`` decimals, and the other float columns to ``default``
+    ones (unless ``None``): how ``synthesize`` and ``sample`` write them
+    (with 0 decimals as whole numbers)."""
+    floats = [c for c in frame.columns if frame[c].dtype.kind == "f"]
+    rounding = {
+        c: decimals.get(str(c), default)
+        for c in floats
+        if decimals.get(str(c), default) is not None
+    }
+    if not rounding:
         return frame
-    frame = frame.copy()
-    for col, k in schema.decimals.items():
-        if col in frame.columns and frame[col].dtype.kind == "f":
-            frame[col] = frame[col].round(k)
+    frame = frame.copy()  # (a chunk may be a slice of a larger one)
+    for col, k in rounding.items():
+        # 0 decimals: whole numbers ("881", not "881.0"), missing cells kept
+        frame[col] = (
+            frame[col].round(k).astype("Int64") if k == 0 else frame[col].round(k)
+        )
     return frame

@@ -308,8 +308,16 @@ def build_parser():
         type=_decimals,
         default=None,
         metavar="K",
-        help="write every non-integer numeric column with K decimals (as a "
-        'schema\'s "decimals" does for synthesize; default: full floats)',
+        help="write the non-integer numeric columns with K decimals, those "
+        'the "decimals" of the release or of --schema do not name (default: '
+        "full floats)",
+    )
+    p_sam.add_argument(
+        "--schema",
+        default=None,
+        help='JSON/YAML schema file whose per-column "decimals" format the '
+        "output (default: those the release holds, written there by "
+        "'synthesize --schema ... --release-out'); nothing else of it is used",
     )
     p_sam.set_defaults(func=cmd_sample)
 

@@ -73,15 +73,24 @@ def _load_schema(path):
 
 
 def cmd_list(args):
-    from ._registry import METHODS
+    """The methods as "which method when" orders and words them (the
+    registry's ``need`` and ``sizes``, as README.md and the docs print
+    them): the start-here one first."""
+    from ._registry import METHODS, which_method_when
 
     if not METHODS:
         print("no methods registered")
         return 0
     width = max(len(n) for n in METHODS) + 2
-    for name, method in sorted(METHODS.items()):
+    print("Which method when (the one to start with first):\n")
+    for method in which_method_when():
         mark = " *" if method.recommended else ""
+        name = method.name
         print(f"{name + mark:<{width}}  {method.guarantee:<20}  {method.summary}")
+        if method.need:
+            print(f"    for: {method.need}")
+        if method.sizes:
+            print(f"    table size: {method.sizes}")
     if any(m.recommended for m in METHODS.values()):
         print(
             "\n* recommended: start with it on a categorical table "

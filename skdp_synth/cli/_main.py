@@ -1,8 +1,10 @@
-"""``skdp-synth``: synthesize a CSV file, report on one, list the methods, run the demo.
+"""``skdp-synth``: draft a schema, synthesize a CSV file, report on one, list the
+methods, run the demo.
 
 Examples (shell)::
 
     skdp-synth list
+    skdp-synth schema people.csv -o schema.json
     skdp-synth synthesize people.csv --method gaussian-release --epsilon 1 \\
         --delta 1e-6 --schema schema.json --holdout 0.2 \\
         --holdout-out heldout.csv -o synthetic.csv

@@ -125,6 +125,7 @@ def build_parser():
         description="Provably private synthetic data from the command line.",
         epilog="examples:\n"
         "  skdp-synth list\n"
+        "  skdp-synth schema people.csv -o schema.json   # then fill in its types\n"
         "  skdp-synth synthesize people.csv --schema schema.json "
         "--method gaussian-release \\\n"
         "      --epsilon 1 --delta 1e-6 -o synthetic.csv\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 
-__all__ = ["METHODS", "Method", "get_method"]
+__all__ = ["METHODS", "Method", "get_method", "which_method_when"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,15 @@ class Method:
         Parameters used by ``skdp-synth demo`` (on the 1797 x 64 digits).
     recommended : bool
         Marked in ``skdp-synth list`` as the method to start with.
+    need : str
+        What it is for, in plain words: the "you need" of "which method
+        when" in ``skdp-synth list``, README.md, doc/index.rst and
+        doc/getting_started.md, word for word (``tests/test_first_hour_docs.py``).
+    sizes : str
+        The table sizes it is for, as measured (doc/benchmarks.md), worded
+        the same everywhere "which method when" is.
+    rank : int
+        Its place in "which method when": the start-here method first.
     """
 
     name: str
@@ -38,6 +47,14 @@ class Method:
     guarantee: str
     demo_params: dict = field(default_factory=dict)
     recommended: bool = False
+    need: str = ""
+    sizes: str = ""
+    rank: int = 100
+
+    @property
+    def class_name(self):
+        """The estimator's class name (without importing it)."""
+        return self.target.split(":")[1]
 
     @property
     def private(self):
@@ -83,6 +100,13 @@ def register(method):
     return method
 
 
+def which_method_when():
+    """The methods in the order of "which method when": the start-here one
+    first, then by ``rank``. The one source of that table's order, plain
+    words and sizes, for ``skdp-synth list`` and the pages that print it."""
+    return sorted(METHODS.values(), key=lambda m: (not m.recommended, m.rank, m.name))
+
+
 def get_method(name):
     try:
         return METHODS[name]
@@ -100,6 +124,10 @@ register(
         "(Boedihardjo2024)",
         guarantee="anonymity",
         demo_params={"k": 179, "domain": "boolean"},
+        need="anonymity, not differential privacy: each row the mean of a "
+        "group of real rows",
+        sizes="any size (k groups of about n/k rows)",
+        rank=3,
     )
 )
 
@@ -110,6 +138,10 @@ register(
         summary="private PCA + damped noisy microaggregation (Boedihardjo2024 §5)",
         guarantee="epsilon-DP",
         demo_params={"epsilon": 1.0},
+        need="a pure ε guarantee (δ = 0)",
+        sizes="from about 10⁴–2.6·10⁴ rows; on fewer, no better than noisy "
+        "one-column counts",
+        rank=2,
     )
 )
 
@@ -124,6 +156,10 @@ register(
         guarantee="(epsilon, delta)-DP",
         demo_params={"epsilon": 1.0, "delta": 1e-6, "d": 2},
         recommended=True,
+        need="private synthetic rows of a table: start here",
+        sizes="any size; the most accurate private method at every size "
+        "measured (10⁴ to 10⁶ rows)",
+        rank=1,
     )
 )
 
@@ -141,5 +177,8 @@ register(
         # epsilon_ ~ 4.1e3 (2.3 per row, the log(Delta/delta) cap; Lemma 12.1
         # gives nothing at n = 1797). d = 1 keeps it under a second.
         demo_params={"d": 1, "k": 1797},
+        need="research only: ε grows with every row released",
+        sizes="none a table has: ε = 1 buys no row below 3.5·10⁸ rows",
+        rank=4,
     )
 )

@@ -562,3 +562,19 @@ def test_sample_keeps_the_schema_decimals(tmp_path, capsys):
         )
         err = capsys.readouterr().err
         assert code == 2 and "plan.decimals" in err and err.count("\n") == 1
+
+
+def test_coarse_domain_advice_is_said_in_the_schema_terms():
+    """On the openintro births14 table (1,000 rows; ``weeks`` numeric with
+    bounds [20, 48], ``--method damped --epsilon 1``) the CLI told the user
+    to "cast them to bool or declare categories=", Python's words: the
+    remedies the encoder gives are said in the schema file's terms."""
+    text = _console._in_schema_terms(
+        "the private domains of columns ['weeks'] kept a single bin. Declare "
+        "bin_edges= for ['weeks'] (their bounds= are declared: bins inside "
+        "them are public and cost no budget). If ['weeks'] are flags or codes "
+        "of a few values, cast them to bool or declare categories= (public, "
+        "free)."
+    )
+    assert "=" not in text and "cast them" not in text
+    assert '"categorical" with their "levels"' in text and '"boolean"' in text

@@ -318,6 +318,11 @@ _SCHEMA_PATTERNS = (
         r"convert them with pd\.to_numeric before fitting",
         'declare them "numeric" in the schema',
     ),
+    (
+        r"cast them to bool or declare categories= \(public, free\)",
+        'declare them "boolean", or "categorical" with their "levels", in the '
+        "schema (public, free)",
+    ),
 )
 
 

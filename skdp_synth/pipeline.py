@@ -564,7 +564,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
                 "bounds=, categories=, missing=) or give the domains or the "
                 "release a larger budget (domain_share=, epsilon=)",
                 DegenerateColumnWarning,
-                stacklevel=6,
+                stacklevel=user_stacklevel(),
             )
 
     def score(self, X: ArrayLike, y: None = None, **params: Any) -> float:

@@ -153,6 +153,8 @@ def test_a_column_of_one_bin_above_the_noise_warns_by_name():
     assert set(pipe.degenerate_columns_) == {"flat"}
     assert "support narrower than its noise" in pipe.degenerate_columns_["flat"][0]
     assert "'x'" not in str(_degenerate_warnings(record)[0].message)
+    # attributed to the user's fit call, not to a line of the pipeline
+    assert _degenerate_warnings(record)[0].filename == __file__
 
 
 def test_no_degenerate_warning_on_a_well_behaved_table():

@@ -377,9 +377,9 @@ class _ColumnDomainMixin:
         # column that can hold a missing value gets one, whatever its values
         # (public); the release measures its share and a pipeline keeps the
         # level where that estimate is above its noise (MISSING_SUPPORT_Z).
-        # Decided on the encoder's noisy missing count (kept iff above
-        # 0.51 b), births14's ``gained`` (42 missing of 1,000, b ~ 42 rows)
-        # got no level in 5 of 10 fits and came back without a missing cell
+        # Decided on the encoder's noisy missing count (a level iff above
+        # 0.51 b), births14's ``gained`` (42 missing of 1,000; b = 54 rows
+        # at epsilon 1) got no level in 3 of 5 fits and no missing row in 5
         learned = declared is None
         missing = can_hold_missing(dtype) if learned else bool(declared)
         if how == "bool":

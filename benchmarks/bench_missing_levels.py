@@ -4,9 +4,10 @@ A synthetic table of 5,000 rows: three complete float columns (lognormal,
 normal, gamma), a categorical column, and a float column ``d`` with a given
 missing rate. ``make_synthesis_pipeline(BooleanEncoder(categories=...),
 ProjectedGaussianRelease(epsilon=1))`` learns every numeric domain
-privately, so each missing level is decided on the encoder's noisy count;
-the pipeline then drops a level the release's own estimate does not support
-(``LEVEL_SUPPORT_Z``). Reported per missing rate of ``d``, over ``--seeds``
+privately; each float column has a missing level (its dtype can hold NaN;
+it was decided on the encoder's noisy count before), and the pipeline
+drops a level the release's own estimate does not support
+(``MISSING_SUPPORT_Z``). Reported per missing rate of ``d``, over ``--seeds``
 fits, with the drop (``drop``) and without it (``keep``: the rule switched
 off by ``LEVEL_SUPPORT_Z = -inf``):
 

@@ -448,9 +448,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         rows (post-processing).
 
         A missing level exists because the schema declares it (``None`` in a
-        column's categories, ``missing=``) or because the encoder's noisy
-        count of missing values cleared its threshold: a column with none
-        gets one with probability ``MISSING_FALSE_LEVEL``. A categorical
+        column's categories, ``missing=``) or because the column's dtype can
+        hold a missing value (a privately learned domain): a column with
+        none has one too. A categorical
         column whose levels the encoder discovered privately always has an
         ``"other"`` level (data-independent), which holds the rare levels --
         or nothing, when every level was found (a two-level ``Status``).

@@ -21,12 +21,10 @@ from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._column_domain import _share_advice
 from skdp_synth.preprocessing._numeric_domain import (
-    MISSING_FALSE_LEVEL,
     ROOT,
     FineHistogram,
     coarse_edges,
     decode_fine,
-    missing_threshold,
     privtree_histogram,
     split_heavy_leaves,
     stable_levels,
@@ -652,52 +650,101 @@ def test_decoded_values_stay_inside_the_cap(shape, n, eps, seed):
 
 
 # ------------------------------------------------------------ missing levels
-def test_missing_threshold_is_the_false_level_quantile():
-    """The threshold is the ``1 - α`` quantile of ``Lap(b)``:
-    ``P(Lap(b) > b ln(1/(2α))) = α`` exactly, with ``α = 0.3``: ``0.51 b``
-    (the measured trade-off in ``MISSING_FALSE_LEVEL``)."""
-    assert MISSING_FALSE_LEVEL == 0.3
-    for b in (0.5, 2.0, 90.0):
-        t = missing_threshold(b)
-        assert t == pytest.approx(b * math.log(1 / 0.6), rel=1e-14)
-        assert 0.5 * math.exp(-t / b) == pytest.approx(MISSING_FALSE_LEVEL, rel=1e-12)
+def test_a_private_missing_level_is_the_dtypes_or_the_declarations():
+    """A privately learned column gets a missing level iff ``missing=``
+    declares one or, undeclared, its dtype can hold a missing value --
+    whatever its values: here no cell is missing, and every column that can
+    be missing (float, nullable ``Int64``/``Float64``/``boolean``, object,
+    category, string, ``datetime64``, ``timedelta64``) has its level, a
+    NumPy integer or bool none; ``missing={col: False}`` has none. Decided
+    on a noisy count (above ``0.51 b``), a complete column got one in 30 %
+    of fits and a column of ``b`` missing rows lost it in about 30 %."""
+    n = 400
+    rng = np.random.default_rng(0)
+    x = rng.lognormal(3.0, 1.0, n)
+    k = rng.integers(0, 50, n)
+    df = pd.DataFrame(
+        {
+            "f": x,
+            "f_declared": x,
+            "F": pd.array(x, dtype="Float64"),
+            "I": pd.array(k, dtype="Int64"),
+            "B": pd.array(k % 2 == 0, dtype="boolean"),
+            "o": pd.Series(np.where(k % 2 == 0, "a", "b"), dtype=object),
+            "c": pd.Categorical(np.where(k % 3 == 0, "a", "b")),
+            "s": pd.array(np.where(k % 2 == 0, "a", "b"), dtype="string"),
+            "t": pd.Timestamp("2020-01-01") + pd.to_timedelta(k, unit="D"),
+            "d": pd.to_timedelta(k, unit="h"),
+            "i": k,
+            "u": k.astype(np.uint8),
+            "b": k % 2 == 0,
+            "i_declared": k,
+        }
+    )
+    can = {"f", "F", "I", "B", "o", "c", "s", "t", "d", "i_declared"}
+    for seed in range(3):
+        enc = BooleanEncoder(
+            epsilon=1.0,
+            delta=1e-6,
+            missing={"f_declared": False, "i_declared": True},
+            random_state=seed,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            enc.fit(df)
+        assert set(enc.private_domains_) == set(df.columns)
+        got = {spec.name for spec in enc.specs_ if spec.missing}
+        assert got == can
+        for spec in enc.specs_:
+            assert spec.missing_learned == (not spec.name.endswith("_declared"))
+    from skdp_synth.preprocessing._column_spec import can_hold_missing
+
+    assert {c for c in df.columns if can_hold_missing(df[c].dtype)} == can - {
+        "i_declared"
+    } | {"f_declared"}
 
 
-def _complete_float_column_specs(seeds):
+def _complete_float_column_specs(seeds, df=None):
     x = np.random.default_rng(0).lognormal(3.0, 1.0, 300)
-    df = pd.DataFrame({"c": x})
+    df = pd.DataFrame({"c": x}) if df is None else df
     for seed in seeds:
         enc = BooleanEncoder(epsilon=1.0, delta=1e-6, random_state=seed).fit(df)
         yield enc, enc.specs_[0]
 
 
-def test_missing_level_follows_the_noisy_count_and_its_threshold():
+def test_the_missing_level_reads_no_value():
     """One numeric column, ε = 1: PrivTree's counts get ``0.6 ε``
-    (TREE_SHARE 0.4), so the missing count's scale is ``b = 1/0.6``
-    (add/remove); the column has a missing level iff the released noisy
-    count exceeds ``missing_threshold(1/0.6)``."""
-    for _, spec in _complete_float_column_specs(range(40)):
-        assert spec.missing_learned
+    (TREE_SHARE 0.4), so the histogram's scale is ``b = 1/0.6``
+    (add/remove). The column has a missing level in every fit, and so does
+    its neighbour with one value missing: the bit layout is the same on
+    both (a function of the dtype). The histogram's missing cell is still
+    drawn (same ``ε``, the other cells' noise unchanged) but decides
+    nothing: complete columns whose noisy count is below ``0.51 b`` have
+    their level too."""
+    x = np.random.default_rng(0).lognormal(3.0, 1.0, 300)
+    neighbour = pd.DataFrame({"c": np.append(x[1:], np.nan)})
+    below = 0
+    pairs = zip(
+        _complete_float_column_specs(range(40)),
+        _complete_float_column_specs(range(40), neighbour),
+    )
+    for (enc, spec), (enc_n, spec_n) in pairs:
+        assert spec.missing_learned and spec.missing and spec_n.missing
+        assert enc.get_feature_names_out()[-1] == enc_n.get_feature_names_out()[-1]
+        assert spec.bits[-1] == spec_n.bits[-1] == "c=<missing>"
         assert spec.fine.scale == pytest.approx(1.0 / 0.6, rel=1e-12)
-        threshold = missing_threshold(spec.fine.scale)
-        assert spec.missing == (spec.fine.missing_count > threshold)
+        below += spec.fine.missing_count <= 0.51 * spec.fine.scale
+    # P(Lap(b) <= 0.51 b) = 0.7: these seeds have complete columns whose
+    # noisy count was below the old threshold
+    assert below >= 20
 
 
-def test_complete_column_gets_a_missing_level_at_the_stated_rate():
-    """A float column with no missing value gets a missing level with
-    probability α = 0.3. 400 seeds, a two-sided binomial test: 94 <= count
-    <= 146 fails with probability 0.0038 (the false-failure rate); the
-    previous threshold ``b`` (α = 0.184) fails it with probability 0.994, a
-    planted threshold at ``t/2`` (α = 0.39) with probability 0.81."""
-    got = sum(spec.missing for _, spec in _complete_float_column_specs(range(400)))
-    assert 94 <= got <= 146
-
-
-def test_undetected_missing_categories_map_to_other():
+def test_few_missing_categories_keep_their_level():
     """A privately learned categorical column with 3 missing values in 2,000
-    rows: the noisy count decides the missing level; where it says no, the
-    missing values are the level "other" -- never an error, which would say
-    that the column has missing values."""
+    rows: its dtype (object) gives it a missing level in every fit, so the
+    3 values decode as missing -- never as "other" (where a noisy count
+    said no, before) and never an error, which would say that the column
+    has missing values."""
     rng = np.random.default_rng(0)
     s = pd.Series(rng.choice(["a", "b", "c"], 2000), dtype=object)
     s[:3] = None
@@ -715,9 +762,10 @@ def test_undetected_missing_categories_map_to_other():
             assert not out.isna().any()
         else:
             assert out[:3].isna().all()
-    # 3 rows against the threshold 1 (scale 1): P(declared) = 1 - e^-2/2
-    # = 0.93; these fixed seeds exercise both branches
-    assert seen == {False, True}
+            assert not out[3:].isna().any()
+    # an object column can hold a missing value: its level is its dtype's,
+    # never a noisy count's (which said no in 7 % of fits: 3 rows, scale 1)
+    assert seen == {True}
 
 
 def test_declared_complete_numeric_column_rejects_missing():

@@ -378,7 +378,8 @@ def test_cli_samples_the_table_from_the_release_alone(tmp_path, capsys):
         json.dumps(
             {
                 "columns": {
-                    "age": {"type": "numeric", "integer": True},
+                    # complete: declared so (Int64 can hold a missing value)
+                    "age": {"type": "numeric", "integer": True, "missing": False},
                     "income": "numeric",
                     "job": {"type": "categorical", "levels": ["a", "b", "c"]},
                 }

@@ -146,16 +146,18 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         column with a declared domain -- ``categories``, ``ordinal``,
         ``bin_edges`` -- is missing only so, or by ``missing={column:
         True}``; a missing value it does not declare is refused, naming the
-        column), nullable boolean columns (their dtype), plus undeclared
-        columns where the training data has missing values -- learned from
-        the data and warns, except for columns whose domain is
-        learned privately (``epsilon``), where a noisy count of the missing
-        values decides (above half a noise scale: a complete column gets a
-        missing level with probability 30 %; in a
-        :class:`~skdp_synth.SynthesisPipeline` the release then drops a
-        level its own measurement does not support, so such a column gets
-        NaN in about 0.7 % of fits; undetected missing values become the
-        noisy median, or ``"other"`` for a categorical column). A dict
+        column), plus undeclared columns where the training data has
+        missing values -- learned from the data and warns -- except for
+        columns whose domain is learned privately (``epsilon``): each gets a
+        missing level iff its dtype can hold a missing value (float,
+        ``datetime64``/``timedelta64``, object, category, string and the
+        nullable ``Int64``/``Float64``/``boolean``; not a NumPy integer or
+        bool), whatever its values. The release measures the level's share
+        with its own noise; in a :class:`~skdp_synth.SynthesisPipeline` a
+        level whose released estimate is below one noise sd is dropped
+        (``MISSING_SUPPORT_Z``), so a complete float column gets a few NaN
+        (within the noise of its share) in about 16 % of fits: declare
+        ``missing={column: False}`` where none can occur. A dict
         ``{column: bool}`` declares it per column (public; a column declared
         ``False`` never gets a missing value and rejects one); columns not in
         it follow ``"infer"``.

@@ -30,6 +30,15 @@ def _is_missing(values):
     return pd.isna(values)
 
 
+def can_hold_missing(dtype):
+    """Whether a column of ``dtype`` can hold a missing value: every dtype
+    but NumPy's integers and booleans (float NaN, ``datetime64`` and
+    ``timedelta64`` NaT, object and categorical ``None``/NaN, the nullable
+    ``Int64``, ``Float64``, ``boolean`` and ``string`` ``pd.NA``). Public:
+    the schema only, never the values."""
+    return not (isinstance(dtype, np.dtype) and dtype.kind in "iub")
+
+
 @dataclass
 class _ColumnSpec:
     """How one input column maps to a block of bits."""
@@ -46,8 +55,10 @@ class _ColumnSpec:
     other: bool = False  # undeclared levels map to the last level ("other")
     clip: bool = False  # values outside the edges are clipped (else an error)
     bounds: tuple | None = None  # public bounds: only values outside them warn
-    # whether ``missing`` was decided by a noisy count (then missing values
-    # found later are encoded as a value, since an error would reveal them)
+    # whether ``missing`` was not declared but decided by the encoder (from
+    # the dtype, or by a noisy count in states saved before): missing values
+    # found later where it has no level are encoded as a value, since an
+    # error would reveal them
     missing_learned: bool = False
     # bins of one integer each, split from a heavy leaf of a private domain
     # (split_heavy_leaves): a pipeline drops those its release does not support

@@ -35,14 +35,17 @@ def encode_column(spec, series, clipped):
         and spec.missing_learned
         and spec.fine is not None
     ):
-        # a private domain whose noisy missing count was below its noise:
-        # the few missing values go to the middle bin (documented)
+        # a private domain without a missing level that was not declared
+        # (a NumPy integer column at fit, given NaN later; a state saved when
+        # a noisy count decided the level): the missing values go to the
+        # middle bin (documented)
         # (in the column's units: a date column cannot be cast to float,
         # which crashed the fit after its noise)
         fill = spec.levels[(len(spec.levels) - 1) // 2]
     elif miss.any() and not spec.missing and spec.missing_learned and spec.other:
-        # a privately learned categorical column whose noisy missing count
-        # was below its threshold: the missing values are one more
+        # a privately learned categorical column without a missing level
+        # (a state saved when a noisy count decided it): the missing values
+        # are one more
         # undiscovered level, "other" (an error here would say whether the
         # column has missing values, which the release keeps private)
         series = pd.Series(

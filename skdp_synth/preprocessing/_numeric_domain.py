@@ -164,44 +164,18 @@ TAIL_Z = 1.0
 #: A float leaf narrower than this in the log coordinate (a relative width
 #: of about 0.07 %) is "finest": it decodes to its edge nearer to 0.
 FINEST_T = 1e-3
-#: A column whose rows are all present gets a missing level with this
-#: probability: the noisy missing count must exceed ``b ln(1/(2α))``
-#: (``Lap(b)`` exceeds it with probability ``α``); α = 0.3 puts the
-#: threshold at ``0.51 b``. In a pipeline the release then drops a level its
-#: own, usually more precise, estimate does not support
-#: (``gaussian_release.LEVEL_SUPPORT_Z``), so a complete column ends with NaN
-#: in ``α × 2.3 %`` of fits, and a low threshold here mostly buys detection
-#: of small real missing rates. Measured (``benchmarks/bench_missing_levels``,
-#: 5,000 rows, 30 fits, with the drop): α = e^-1/2 (threshold ``b``, the value
-#: used before) → 0.3 → 0.5: mean error of a 2 % missing rate 0.84 → 0.43 → 0.32 pp,
-#: of a 1 % rate 0.87 → 0.76 → 0.68 pp; complete columns with NaN 0/90 →
-#: 0/90 → 2/90. Credit (6 seeds): mean worst missing-rate error 1.37 →
-#: 1.22 pp. Lower α (0.01, 0.05) missed Income's 8.6 % missing rows in 1 of
-#: 4 fits. Declaring ``missing={col: False}`` is exact.
-MISSING_FALSE_LEVEL = 0.3
-
-#: A pipeline keeps a column's missing level (learned or declared) iff the
+#: A pipeline keeps a column's missing level (every column whose dtype can
+#: hold a missing value has one unless ``missing=`` says otherwise) iff the
 #: release's own estimate of its count is at least this many of its noise
 #: standard deviations (``T̂_j[miss] >= z σ_j``; the other levels a release
 #: may drop keep ``gaussian_release.LEVEL_SUPPORT_Z = 2``). At ``z = 2`` a
 #: column whose true missing count was ``3 σ_j`` lost every missing cell in
 #: ``Φ(-1) = 16 %`` of fits (a births table's 4.2 % of 1,000 rows, 1.8 σ_j:
 #: about half), although the noisy count said otherwise; at ``z = 1`` at most
-#: ``Φ(-2) = 2.3 %`` of such fits lose them, while a complete column's false
-#: level (probability ``MISSING_FALSE_LEVEL``) keeps ``T̂ ~ N(0, σ_j²)`` rows
-#: (within its noise) in ``1 - Φ(1) = 16 %`` of those fits.
+#: ``Φ(-2) = 2.3 %`` of such fits lose them, while a complete column keeps
+#: ``T̂ ~ N(0, σ_j²)`` missing rows (within its noise) in ``1 - Φ(1) = 16 %``
+#: of fits (``doc/privacy/encoder.md``).
 MISSING_SUPPORT_Z = 1.0
-
-
-def missing_threshold(scale):
-    """The noisy missing count above which a column gets a missing level.
-
-    ``scale`` is the Laplace scale ``b`` of the noisy missing count; the
-    threshold ``b ln(1/(2α))`` with ``α = MISSING_FALSE_LEVEL`` is exceeded by
-    a column with no missing values with probability exactly ``α``
-    (``P(Lap(b) > t) = exp(-t/b)/2``). Post-processing of the noisy count.
-    """
-    return float(scale) * math.log(1.0 / (2.0 * MISSING_FALSE_LEVEL))
 
 
 def _can_split(lo, hi, depth, integer):
@@ -230,7 +204,10 @@ class FineHistogram:
         Noisy leaf counts, negatives set to 0 and leaves outside the bounds
         zeroed (post-processing).
     missing_count : float
-        Noisy count of the missing values (0 if negative).
+        Noisy count of the missing values (0 if negative): a cell of the
+        same histogram, covered by its ``ε``. It decides nothing (a
+        column's missing level is public: its dtype or ``missing=``); it is
+        drawn so the other cells' noise, and the domains, stay as they were.
     finest : ndarray of bool, shape (L,)
         Leaves that could not be split further (maximum depth, or one
         integer wide): they decode to the edge nearer to 0, so an exact
@@ -800,7 +777,8 @@ def stable_levels(values, epsilon, delta, source, *, sensitivity=1.0, weights=No
     levels : list
         The released levels, sorted (by ``str`` if they do not compare).
     missing_count : float
-        Noisy count of the missing values.
+        Noisy count of the missing values (a cell of the same histogram;
+        the encoder's missing level does not read it).
     """
     import pandas as pd
 

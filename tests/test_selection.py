@@ -451,9 +451,10 @@ def test_budget_split_constants_are_pinned():
         and DEFAULT_RULES.target_weight == 2.0
     )
     assert (
-        DEFAULT_RULES.auto_one_way_min_attributes == 40
+        DEFAULT_RULES.auto_tree_reach == 0.15
         and DEFAULT_RULES.auto_edge_threshold == 0.15
     )
+    assert not hasattr(DEFAULT_RULES, "auto_one_way_min_attributes")
     assert DEFAULT_RULES.one_way_weight == 4.0 and DEFAULT_RULES.level_support_z == 2.0
     assert DEFAULT_RULES.one_way_min_attributes == 10
     from skdp_synth.gaussian_release import _selection as selection
@@ -565,15 +566,136 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
     assert out.shape == (20, 44) and set(out.columns) == set(df.columns)
 
 
+def _auto_at(levels, eps, n, rules=DEFAULT_RULES):
+    """:func:`auto_estimates` and :func:`auto_rule` of the default pairs'
+    plan on ``levels`` (as ``residual_plan`` allocates it), at ``n`` rows."""
+    levels = np.asarray(levels)
+    pairs = list(itertools.combinations(range(levels.size), 2))
+    W = AttributeMarginalWorkload(levels, 2, tables=pairs)
+    plan_W = W
+    if levels.size >= rules.one_way_min_attributes:
+        plan_W = sel.with_one_way_tables(W, rules.one_way_weight)
+    tau, _ = sel.allocated_scales(W, plan_W, "add-remove-one")
+    c = analytic_gaussian_sigma(eps, 1e-6)
+    args = (W, tau, c, n, rules, "add-remove-one", None, True)
+    return sel.auto_estimates(*args), sel.auto_rule(*args)
+
+
+#: the domain of Ecdat's Car survey as the release sees it (68 columns: the
+#: choice, 3 binary covariates, 6 alternatives' type, fuel, price (8 bins),
+#: range, acc, speed, pollution, size, cost, station, space of 4 of them)
+_CAR_LEVELS = (
+    [6, 2, 2, 2]
+    + [6] * 6
+    + [2] * 6
+    + [8] * 6
+    + [7, 7, 6, 6, 4, 4]
+    + [3] * 6
+    + [7, 7, 4, 4, 4, 4]
+    + [5, 5, 5, 5, 6, 6]
+    + [4] * 6
+    + [2] * 4
+    + [5, 5, 4, 4, 4, 4]
+    + [4, 4, 3, 3, 4, 4]
+)
+
+
+@pytest.mark.parametrize("eps, n", [(0.3, 4654), (1.0, 4654), (3.0, 4654)])
+def test_auto_rule_is_smooth_in_the_number_of_attributes(eps, n):
+    """Tables of ``a = 10 .. 80`` attributes of 4 levels, the same rows and
+    budget: each plan's expected error moves by at most the factor
+    ``(b/a)²`` from ``a`` to ``b`` attributes (the all-pairs plan's noise
+    grows like ``a``; no step anywhere, none at 40), and the choice between
+    MST's tree and the 1-way tables switches at most once, from the tree to
+    the 1-way tables as more attributes share the budget."""
+    sizes = [10, 20, 30, 38, 39, 40, 41, 42, 50, 60, 70, 80]
+    runs = [_auto_at([4] * a, eps, n) for a in sizes]
+    for (a, (e0, _)), (b, (e1, _)) in zip(zip(sizes, runs), zip(sizes[1:], runs[1:])):
+        for key in ("none", "mst", "one-way"):
+            assert abs(math.log(e1[key] / e0[key])) <= 2 * math.log(b / a)
+    chosen = [rule for _, rule in runs]
+    assert chosen[sizes.index(39)] == chosen[sizes.index(40)] == chosen[sizes.index(41)]
+    # the tree against the 1-way tables (AIM stands in on narrow tables)
+    selected = ["mst" if e["mst"] <= e["one-way"] else "one-way" for e, _ in runs]
+    assert all(r in ("none", "aim", p) for r, p in zip(chosen, selected))
+    switches = sum(x != y for x, y in zip(selected, selected[1:]))
+    assert switches <= 1
+    if switches:
+        assert selected[0] == "mst" and selected[-1] == "one-way"
+
+
+def test_auto_runs_mst_on_a_wide_table_where_a_tree_is_worth_it():
+    """The car survey's domain (68 attributes): at its 4,654 rows and ε = 3,
+    and at ε = 1 from 10,000 rows, a tree's pairs are worth their noise and
+    auto runs MST (the 40-attribute switch had measured the 1-way tables at
+    every ε: TV2 0.116 against MST's 0.082 at ε = 3,
+    ``benchmarks/bench_suite.py``); at ε = 0.3 the 1-way tables. The
+    estimates of the tree and the 1-way tables cross once as ``n`` grows
+    (at ε = 1 near the survey's own 4,654 rows)."""
+    assert len(_CAR_LEVELS) == 68
+    for eps, n in ((3.0, 4654), (1.0, 10_000)):
+        est, rule = _auto_at(_CAR_LEVELS, eps, n)
+        assert rule == "mst", (eps, n, est)
+        assert est["mst"] < est["one-way"]
+    est, rule = _auto_at(_CAR_LEVELS, 0.3, 4654)
+    assert rule == "one-way" and est["one-way"] < est["mst"]
+    sizes = [1000, 2000, 4654, 10_000, 20_000, 50_000]
+    prefer = []
+    for n in sizes:
+        est, _ = _auto_at(_CAR_LEVELS, 1.0, n)
+        prefer.append(est["mst"] <= est["one-way"])
+    assert prefer == sorted(prefer) and prefer[-1] and not prefer[0]
+
+
+def test_auto_rule_reads_only_public_quantities(monkeypatch):
+    """The estimates see the plan (its workload, scales and ``c``), the
+    rules, the share spent on the noisy total and the released noisy total,
+    nothing else; with a public ``n_rows`` the plan fixes the rule before
+    the data is read, the same for two unrelated tables of one schema."""
+    calls = []
+    original = sel.auto_estimates
+
+    def spy(*args, **kw):
+        calls.append((args, kw))
+        return original(*args, **kw)
+
+    monkeypatch.setattr(sel, "auto_estimates", spy)
+    df, cats = _wide()
+    est = _pipe(cats, epsilon=1.0, random_state=0).fit(df)[-1]
+    assert len(calls) == 1
+    (W, tau, c, n, rules, nb, target, default_pairs), kw = calls[0]
+    plan = est.plan_
+    assert W is plan.workload and c == plan.noise_sigma
+    np.testing.assert_array_equal(tau, plan.residual_scales)
+    assert rules is ProjectedGaussianRelease._rules and nb == "add-remove-one"
+    assert target is None and default_pairs is True
+    assert kw == {"spent": plan.selection["count_share"]}
+    assert n == est._selection_result.totals[0][0]  # the released noisy total
+    other, _ = _wide(seed=1)
+    rules_of = [
+        _pipe(cats, epsilon=e, n_rows=600, random_state=0).fit(frame)[-1].plan_
+        for e in (1.0, 3.0)
+        for frame in (df, other)
+    ]
+    assert [p.selection["rule"] for p in rules_of[:2]] == [
+        rules_of[0].selection["rule"]
+    ] * 2
+    assert [p.selection["rule"] for p in rules_of[2:]] == [
+        rules_of[2].selection["rule"]
+    ] * 2
+
+
 @pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
 @pytest.mark.parametrize("threshold", [1e-9, 1e9])
 def test_auto_runs_mst_only_when_half_the_tree_is_worth_it(
     neighbouring, threshold, monkeypatch
 ):
-    """Where auto would run MST, it first counts (publicly) the tree edges
-    worth their noise (``mst_edge_budget``): fewer than half a tree -> the
-    1-way tables with the whole budget, else the paper's whole tree. Both
-    branches are 1/c-GDP: Σ μ² = 1/c²."""
+    """Where auto measures chosen tables, it weighs MST's tree against the
+    1-way tables by their expected errors (``auto_estimates``): a tree edge
+    left unmeasured loses ``D_tree = rules.auto_edge_threshold``, so at
+    ``D_tree`` ~ 0 the 1-way tables win (the whole budget on them), at
+    ``D_tree`` huge the paper's whole tree. Both branches are 1/c-GDP:
+    Σ μ² = 1/c²."""
 
     df, cats = _frame()
     c = analytic_gaussian_sigma(0.1, 1e-6)
@@ -662,11 +784,27 @@ def test_auto_with_a_target_measures_every_table_when_the_pairs_would_be(
 
 def test_auto_with_a_target_runs_mst_where_it_would_run_aim():
     """With ``target`` auto never runs AIM (MST's target-weighted tree served
-    the model better on real tables; ``rules.auto_tv_threshold``'s note)."""
+    the model better on real tables; ``rules.auto_aim_threshold``'s note):
+    where it would, it takes the selected plan of least expected error,
+    MST's tree or the 1-way tables with the target's pairs worth their
+    noise (``auto_estimates``, recomputed here from the plan)."""
     df, cats = _frame()
     kw = dict(epsilon=0.05, n_rows=3000, random_state=0)
     assert _pipe(cats, **kw).fit(df)[-1].selection_ == "aim"
-    assert _pipe(cats, target="a", **kw).fit(df)[-1].selection_ == "mst"
+    est = _pipe(cats, target="a", **kw).fit(df)[-1]
+    plan = est.plan_
+    e = sel.auto_estimates(
+        plan.workload,
+        plan.residual_scales,
+        plan.noise_sigma,
+        3000,
+        est._rules,
+        "add-remove-one",
+        "a",
+        True,
+    )
+    assert e["none"] > est._rules.auto_tv_threshold
+    assert est.selection_ == ("mst" if e["mst"] <= e["one-way"] else "one-way")
 
 
 def test_aim_rounds_refit_a_model_of_aim_model_rows(monkeypatch):

@@ -148,7 +148,15 @@ def _measure_selected(U, staged, source):
         totals.append((n_noisy, float(c * tau[i0]) ** 2))
         default_pairs = spec.workload is None and spec.d == 2
         rule = auto_rule(
-            W, tau, c, n_noisy, rules, spec.neighbouring, spec.target, default_pairs
+            W,
+            tau,
+            c,
+            n_noisy,
+            rules,
+            spec.neighbouring,
+            spec.target,
+            default_pairs,
+            spent=f0,
         )
         if rule == "none":
             released = W.unwhiten(t_noisy, tau, total=None)
@@ -161,21 +169,6 @@ def _measure_selected(U, staged, source):
     if n_now is None and totals:
         n_now = totals[0][0]
     split = sel["shares"].get(rule, {})
-    if rule == "mst" and sel.get("trim"):
-        # auto's MST: a tree of which fewer than half the edges are worth
-        # their noise is not worth 2/3 of the budget (one-way instead)
-        K, _ = mst_edge_budget(
-            levels,
-            cand,
-            left * split["final"],
-            c,
-            spec.neighbouring,
-            n_now,
-            rules.auto_edge_threshold,
-        )
-        informative = int(np.sum(np.asarray(levels) >= 2))
-        if K < (informative - 1) / 2:
-            rule = "one-way"
     if rule == "one-way":
         # the whole budget on the 1-way tables and, with ``target``, on
         # its pairs that are worth their noise (a public choice: no

@@ -600,16 +600,15 @@ def selection_plan(spec, rules, W, tau, c, n_samples, inv=None):
             for r, v in rules.selection_shares.items()
             if rule in ("auto", r)
         },
-        # "auto" replaces MST by the 1-way tables when fewer than half a
-        # tree's edges are worth their noise (selection.mst_edge_budget);
-        # an explicit "mst" is the paper's
+        # auto's 1-way tables with a target keep the target's pairs that are
+        # worth their noise (selection.mst_edge_budget); an explicit
+        # "one-way" keeps every one of them
         "trim": auto,
         "public_n": public_n,
     }
     if rule == "auto":
         i0 = W.subsets.index(())
         out["count_share"] = float(1.0 / tau[i0] ** 2)
-        out["threshold"] = rules.auto_tv_threshold
     return out
 
 

@@ -232,10 +232,11 @@ default=None
         the threshold (its 3-way tables' cells would otherwise push the
         choice to MST's target star). Where it would
         run MST, ``"auto"`` measures the 1-way tables only (``"one-way"``;
-        with ``target``, also the target's pairs worth their noise) on tables
-        of at least ``ReleaseRules.auto_one_way_min_attributes`` (40) attributes or when
-        fewer than half a tree's edges are worth their noise
-        (:func:`~skdp_synth.selection.mst_edge_budget`). ``"one-way"``
+        with ``target``, also the target's pairs worth their noise) when
+        their expected 2-way error is the smaller, estimated from the same
+        public quantities (``gaussian_release._selection.auto_estimates``:
+        a smooth function of ``ε``, ``n`` and the levels, with no threshold
+        on the number of attributes). ``"one-way"``
         (explicitly): the 1-way tables and, with ``target``, every pair
         with the target, on the whole budget, data-independently -- a
         naive-Bayes-like model for the target, which where the predictors

@@ -622,31 +622,153 @@ def untargeted_noise_tv(W, c, n, rules, neighbouring, target, default_pairs):
     return noise_tv(W0, tau0, c, n)
 
 
-def auto_rule(W, tau, c, n, rules, neighbouring, target, default_pairs):
-    """``"none"``, ``"mst"``, ``"aim"`` or ``"one-way"`` from the expected TV
-    noise (public; ``selection="auto"``).
+def _one_way_variances(n_levels, tables, share, c, neighbouring):
+    """Per-cell noise variance of each informative 1-way table when the
+    ``tables`` are measured by :func:`measure` at ``share`` (public)."""
+    W = AttributeMarginalWorkload(
+        n_levels, max(len(S) for S in tables), tables=list(tables)
+    )
+    tau, _ = W.calibrated_scales(neighbouring)
+    sigma = float(c) / math.sqrt(max(float(share), 1e-300))
+    return np.array(
+        [
+            W.cell_variance(tau, sigma, (j,))
+            for j in range(len(n_levels))
+            if n_levels[j] >= 2
+        ]
+    )
 
-    With ``target``, every table is measured when either the plan itself
-    or the same release's all-pairs plan without the target
-    (:func:`untargeted_noise_tv`) is within ``rules.auto_tv_threshold``.
+
+def one_way_noise_tv(n_levels, share, c, neighbouring, n, final_share=None):
+    """Expected TV noise per 1-way table when the 1-way tables are measured
+    alone at budget ``share`` (:func:`measure`'s allocation; public) and, with
+    ``final_share``, again inside a spanning tree's pairs measured at that
+    share (a path over the attributes in their order stands for the tree:
+    every attribute in at most two pairs); the two combined by inverse
+    variance."""
+    n_levels = np.asarray(n_levels)
+    inf = [j for j in range(len(n_levels)) if n_levels[j] >= 2]
+    if not inf:
+        return 0.0
+    var = _one_way_variances(n_levels, [(j,) for j in inf], share, c, neighbouring)
+    if final_share is not None and len(inf) >= 2:
+        path = list(zip(inf[:-1], inf[1:]))
+        tree = _one_way_variances(n_levels, path, final_share, c, neighbouring)
+        var = 1.0 / (1.0 / var + 1.0 / tree)
+    cells = n_levels[inf].astype(np.float64)
+    tv = cells * np.sqrt(2.0 / math.pi * var) / (2.0 * max(float(n), 1.0))
+    return float(np.mean(tv))
+
+
+def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0):
+    """Expected mean 2-way TV error of each plan ``selection="auto"`` weighs.
+
+    Public: a function of the domain (``W``'s levels and tables), the
+    all-tables plan's scales ``τ``, ``c``, a public or noisy ``n`` and the
+    share ``spent`` already spent on the noisy total. Over the ``M`` pairs of
+    the ``a`` attributes with at least 2 levels, of which a spanning tree
+    holds ``K = a - 1`` (a fraction ``q = K / M = 2 / a``), with ``D``
+    (``rules.auto_tv_threshold``) the TV a pair loses when no measured table
+    holds it, ``D_tree`` (``rules.auto_edge_threshold``) that of a pair a
+    tree would choose, ``ρ`` (``rules.auto_tree_reach``) the part of an
+    unmeasured pair's dependence the rows recover through a tree and
+    ``e_1(f)`` the expected TV noise of the 1-way tables measured alone at
+    share ``f`` of what is left:
+
+    * ``"none"`` (every table measured): the plan's expected TV noise per
+      table, :func:`noise_tv` (with ``target``, the smaller of it and
+      :func:`untargeted_noise_tv`);
+    * ``"mst"``: the tree's pairs at their expected TV noise ``ē`` (each of
+      the ``K`` pairs measured at ``1/K`` of the final share; the mean of
+      :func:`mst_edge_budget`'s ``e_r(K)`` over the candidate pairs), every
+      other pair at ``(1 - ρ) D`` plus the noise of two 1-way tables
+      measured at MST's 1-way share and again inside the tree's pairs
+      (:func:`one_way_noise_tv`): ``q ē + (1 - q) ((1 - ρ) D + 2 e_1^T)``;
+    * ``"one-way"``: no pair measured, the 1-way tables at the whole
+      budget: ``q D_tree + (1 - q) D + 2 e_1(1)``.
+
+    Every term is smooth in ``ε``, ``n`` and the levels, and ``q = 2/a``
+    moves the balance between a tree and the 1-way tables smoothly with the
+    number of attributes: there is no threshold on ``a``.
+
+    Returns
+    -------
+    dict
+        ``{"none": .., "mst": .., "one-way": ..}``, and the parts
+        (``"q"``, ``"e_tree"``, ``"e1_one"``, ``"e1_mst"``).
     """
-    noise = noise_tv(W, tau, c, n)
-    if noise <= rules.auto_tv_threshold:
-        return "none"
+    levels = np.asarray(W.n_levels)
+    n = max(float(n), 1.0)
+    e_all = noise_tv(W, tau, c, n)
     untargeted = untargeted_noise_tv(
         W, c, n, rules, neighbouring, target, default_pairs
     )
-    if untargeted is not None and untargeted <= rules.auto_tv_threshold:
+    if untargeted is not None:
+        e_all = min(e_all, untargeted)
+    a = int(np.sum(levels >= 2))
+    left = max(1.0 - float(spent), 1e-12)
+    shares = rules.auto_mst_shares
+    cand, _ = candidate_tables(levels, dict(zip(W.tables, W.weights)))
+    pairs = [r for r in cand if len(r) == 2]
+    e1_one = one_way_noise_tv(levels, left, c, neighbouring, n)
+    e1_mst = one_way_noise_tv(
+        levels,
+        left * shares["one_way"],
+        c,
+        neighbouring,
+        n,
+        final_share=left * shares["final"],
+    )
+    D, D_tree = rules.auto_tv_threshold, rules.auto_edge_threshold
+    out = {"none": e_all, "e1_one": e1_one, "e1_mst": e1_mst}
+    if a < 2 or not pairs:
+        out.update({"mst": math.inf, "one-way": math.inf, "q": 0.0, "e_tree": 0.0})
+        return out
+    K = a - 1
+    q = min(1.0, K / (a * (a - 1) / 2.0))
+    f = left * shares["final"]
+    std_of = {}
+    e = []
+    for r in pairs:
+        shape = tuple(int(levels[j]) for j in r)
+        if shape not in std_of:
+            std_of[shape] = _cell_std(levels, r, 1.0, c, neighbouring)
+        cells = float(np.prod(shape))
+        e.append(cells * math.sqrt(2.0 / math.pi) * std_of[shape] * math.sqrt(K / f))
+    e_tree = float(np.mean(e)) / (2.0 * n)
+    rho = rules.auto_tree_reach
+    out["mst"] = q * e_tree + (1.0 - q) * ((1.0 - rho) * D + 2.0 * e1_mst)
+    out["one-way"] = q * D_tree + (1.0 - q) * D + 2.0 * e1_one
+    out.update(q=q, e_tree=e_tree)
+    return out
+
+
+def auto_rule(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0):
+    """``"none"``, ``"mst"``, ``"aim"`` or ``"one-way"`` by expected error
+    (:func:`auto_estimates`; public, ``selection="auto"``).
+
+    Every table is measured when the all-tables plan's expected TV noise is
+    at most ``D = rules.auto_tv_threshold``, the TV an unmeasured pair loses
+    (with ``target``, when either the plan's or the same release's all-pairs
+    plan's without the target is). Otherwise the selected plan of least
+    expected error, MST's tree or the 1-way tables; AIM's rounds replace it
+    when the all-tables plan's expected TV noise exceeds
+    ``rules.auto_aim_threshold`` on tables of at most
+    ``rules.auto_aim_max_attributes`` attributes and without ``target`` (as
+    measured for those thresholds).
+    """
+    est = auto_estimates(
+        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent
+    )
+    if est["none"] <= rules.auto_tv_threshold:
         return "none"
-    if W.n_attributes >= rules.auto_one_way_min_attributes:
-        return "one-way"
     if (
-        noise > rules.auto_aim_threshold
-        and W.n_attributes <= rules.auto_aim_max_attributes
+        est["none"] > rules.auto_aim_threshold
+        and int(np.sum(np.asarray(W.n_levels) >= 2)) <= rules.auto_aim_max_attributes
         and target is None
     ):
         # with a target, MST's tree (on the target-weighted scores) serves
         # the model better than AIM's rounds (ReleaseRules.auto_tv_threshold's
         # note)
         return "aim"
-    return "mst"
+    return "mst" if est["mst"] <= est["one-way"] else "one-way"

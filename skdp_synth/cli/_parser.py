@@ -311,6 +311,17 @@ def build_parser():
         help="write every non-integer numeric column with K decimals (as a "
         'schema\'s "decimals" does for synthesize; default: full floats)',
     )
+    p_sam.add_argument(
+        "--given",
+        action="append",
+        default=None,
+        metavar="COLUMN=VALUE",
+        help="draw only rows with this value (repeat for more columns; the "
+        "same column twice: either value); a numeric or date column takes a "
+        "range LO..HI (either end may be left out). Rows come from the "
+        "release's conditional distribution, every one matching (free: "
+        "post-processing)",
+    )
     p_sam.set_defaults(func=cmd_sample)
 
     p_rep = _sub(

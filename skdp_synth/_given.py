@@ -293,9 +293,32 @@ class ConditionalModel:
 
     def draw(self, n, rng):
         """``n`` decoded rows, every one matching (the encoder's own
-        ``random_state`` seeds its decoding, as in an unconditioned draw)."""
+        ``random_state`` seeds its decoding, as in an unconditioned draw).
+
+        A point that is not a valid bit pattern (a candidate row of an
+        explicit workload) may decode at random, outside the condition:
+        such rows are drawn again (the points' conditional distribution
+        among the rows that decode to a match)."""
+        Y = self._draw(n, rng, self.controlled)
+        ok = self.matches(Y)
+        kept, need = [Y], 0
+        if not ok.all():
+            kept, need = [Y[ok]], int((~ok).sum())
+        for _ in range(20):
+            if need == 0:
+                return kept[0] if len(kept) == 1 else _concat(kept)
+            extra = self._draw(max(2 * need, 256), rng, False)
+            extra = extra[self.matches(extra)][:need]
+            kept.append(extra)
+            need -= len(extra)
+        raise ValueError(  # pragma: no cover - points that rarely decode
+            f"given {self.text}: the model's rows under this condition decode "
+            "outside it (they are not valid bit patterns)"
+        )
+
+    def _draw(self, n, rng, controlled):
         m = self.points.shape[0]
-        if self.controlled:
+        if controlled:
             from .generator import controlled_rows
 
             picks = controlled_rows(

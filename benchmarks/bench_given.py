@@ -13,6 +13,8 @@ categories declared, numeric domains learned privately):
   same distribution; it shows what is the model's and what the method's);
 * ``TV1 plain``: 20,000 unconditioned rows against all real rows, the
   same columns; ``ratio`` = TV1 given / TV1 plain (target <= 1.5);
+* ``TV1 ignoring``: all the real rows against those with the condition
+  (what ignoring the condition would score; no model);
 * ``time ratio``: a 10**6-row conditional sample over a 10**6-row
   unconditioned one (best of two, seed 0; target < 3).
 
@@ -163,6 +165,7 @@ def run(name, seeds, target=False):
                     if len(filtered)
                     else np.nan,
                     "TV1 plain": tv1(real, plain, others),
+                    "TV1 ignoring": tv1(sub, real, others),
                 }
             )
     frame = pd.DataFrame(rows)

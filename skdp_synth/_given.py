@@ -14,12 +14,16 @@ a list of dicts means "any of them". On the encoded bits:
 
 * a categorical level is a bit pattern: the points at the wanted levels
   keep their weight, the others get none;
-* a numeric range covers whole bins and parts of at most two: a point in a
-  bin keeps its weight times the share of the bin inside the range
-  (uniform within the bin; whole numbers counted for an integer column),
-  and a value drawn in a partly covered bin is drawn inside the range --
-  the decoder's own value when it falls inside, else one of the bin's
-  values that did (drawn), else uniformly on the covered part of the bin.
+* a numeric range covers whole bins and parts of at most two: the points
+  of every bin it meets keep their weight, and a row of a partly covered
+  bin whose decoded value falls outside the range is drawn again (at most
+  ``REDRAW_ROUNDS`` rounds; only those rows, so never a stall): the
+  model's own conditional distribution, the decoder's within-bin values
+  included. The rows left after the rounds (a range that covers a sliver
+  of its bins, or one value of a decimal column) keep their other columns
+  and get a value inside the range: one of that bin's values that fell
+  inside (drawn), else uniform on the covered part of the bin (whole
+  numbers for an integer column).
 
 A condition with no mass in the model is refused naming the condition, as
 are unknown columns and levels; those errors carry only the condition and
@@ -39,7 +43,11 @@ from ._datetime import from_units, to_units
 from .preprocessing._column_spec import _hashable, _is_missing_scalar
 from .preprocessing._decoding import decode_index
 
-__all__ = ["ConditionalModel", "check_given"]
+__all__ = ["ConditionalModel", "check_given", "draw_given"]
+
+#: Rounds of redrawing the rows of partly covered bins whose value fell
+#: outside the range, before the rest get a value inside it.
+REDRAW_ROUNDS = 8
 
 
 @dataclass(frozen=True)
@@ -260,7 +268,13 @@ class ConditionalModel:
                 index[:, k], miss[:, k] = decode_index(spec, block, None, "argmax")
             start += width
         share = np.stack([self._share(c, index, miss) for c in self.clauses], 1)
-        mass = np.asarray(weights, dtype=np.float64) * share.max(axis=1)
+        weights = np.asarray(weights, dtype=np.float64)
+        #: the probability the model gives the condition (post-processing of
+        #: the released weights; partly covered bins read as uniform)
+        self.probability = float(weights @ share.max(axis=1) / weights.sum())
+        # every point whose bin meets the range, at its full weight: the
+        # rows it decodes to outside the range are drawn again (``draw``)
+        mass = weights * (share.max(axis=1) > 0)
         keep = np.flatnonzero(mass > 0)
         if keep.size == 0 or not mass.sum() > 0:
             raise ValueError(
@@ -272,9 +286,6 @@ class ConditionalModel:
         self.index = index[keep]
         self.miss = miss[keep]
         self.clause = np.argmax(share[keep], axis=1)
-        #: the probability the model gives the condition (post-processing of
-        #: the released weights; approximate across partly covered bins)
-        self.probability = float(mass.sum() / np.sum(weights))
 
     def _share(self, clause, index, miss):
         share = np.ones(index.shape[0])
@@ -295,39 +306,53 @@ class ConditionalModel:
         """``n`` decoded rows, every one matching (the encoder's own
         ``random_state`` seeds its decoding, as in an unconditioned draw).
 
-        A point that is not a valid bit pattern (a candidate row of an
-        explicit workload) may decode at random, outside the condition:
-        such rows are drawn again (the points' conditional distribution
-        among the rows that decode to a match)."""
-        Y = self._draw(n, rng, self.controlled)
+        A row of a partly covered bin whose decoded value falls outside the
+        range is drawn again, for ``REDRAW_ROUNDS`` rounds at most: the
+        model's own conditional distribution, value and other columns
+        alike (what filtering a large sample keeps). The rows left after
+        them (a range covering a sliver of its bins) keep their other
+        columns and get a value inside the range (``_in_range``). A point
+        that is not a valid bit pattern (a candidate row of an explicit
+        workload) may decode outside a categorical condition: drawn again
+        likewise."""
+        picks = self._picks(n, rng, self.controlled)
+        Y = self.encoder.inverse_transform(self.points[picks])
         ok = self.matches(Y)
-        kept, need = [Y], 0
-        if not ok.all():
-            kept, need = [Y[ok]], int((~ok).sum())
-        for _ in range(20):
-            if need == 0:
-                return kept[0] if len(kept) == 1 else _concat(kept)
-            extra = self._draw(max(2 * need, 256), rng, False)
-            extra = extra[self.matches(extra)][:need]
-            kept.append(extra)
-            need -= len(extra)
+        for r in range(4 * REDRAW_ROUNDS):
+            if r == REDRAW_ROUNDS and not ok.all():
+                Y = self._in_range(Y, picks, rng)
+                ok = self.matches(Y)
+            if ok.all():
+                return Y
+            bad = np.flatnonzero(~ok)
+            more = self._picks(bad.size, rng, False)
+            extra = self.encoder.inverse_transform(self.points[more])
+            if r >= REDRAW_ROUNDS:
+                extra = self._in_range(extra, more, rng)
+            hit = self.matches(extra)
+            fill = bad[hit]
+            order = np.arange(len(Y))
+            order[fill] = len(Y) + np.flatnonzero(hit)
+            Y = _take(_concat([Y, extra]), order)
+            picks[fill] = more[hit]
+            ok[fill] = True
+        if ok.all():
+            return Y
         raise ValueError(  # pragma: no cover - points that rarely decode
             f"given {self.text}: the model's rows under this condition decode "
             "outside it (they are not valid bit patterns)"
         )
 
-    def _draw(self, n, rng, controlled):
+    def _picks(self, n, rng, controlled):
+        """``n`` indices of the restricted points, by their weights."""
         m = self.points.shape[0]
         if controlled:
             from .generator import controlled_rows
 
-            picks = controlled_rows(
+            return controlled_rows(
                 np.arange(m)[:, None], n, rng, weights=self.weights
             ).ravel()
-        else:
-            picks = rng.choice(m, size=n, p=self.weights)
-        Y = self.encoder.inverse_transform(self.points[picks])
-        return self._in_range(Y, picks, rng)
+        return rng.choice(m, size=n, p=self.weights)
 
     def _in_range(self, Y, picks, rng):
         """Values of ranged columns moved inside their range (see the module
@@ -450,6 +475,12 @@ def draw_given(model, n, rng, *, chunk_rows, rules=None, rules_seed=None):
         "condition out of it (almost no row keeps both); relax the condition "
         "or the rules"
     )
+
+
+def _take(Y, order):
+    if hasattr(Y, "iloc"):
+        return Y.iloc[order].reset_index(drop=True)
+    return Y[order]
 
 
 def _concat(parts):

@@ -218,3 +218,47 @@ def test_cli_sample_given(release, tmp_path, capsys):
     assert cli.main([*args, "--given", "tenure=500..900"]) == 2
     assert "no probability" in capsys.readouterr().err
     assert cli.main([*args, "--given", "churn"]) == 2
+
+
+def test_points_that_decode_at_random_are_drawn_again():
+    """An invalid bit pattern (two levels of a one-hot block set, as an
+    explicit workload's candidate rows can be) decodes to either level
+    under ``decode="sample"``: the rows that decode outside the condition
+    are drawn again, so every row still matches."""
+    from skdp_synth._given import ConditionalModel
+
+    X = _table(300)[["churn", "plan"]]
+    enc = BooleanEncoder(
+        categories={"churn": ["no", "yes", "fraud"], "plan": PLANS}, epsilon=None
+    ).fit(X)
+    points = np.array(
+        [[1, 1, 0, 1, 0, 0], [0, 1, 0, 0, 1, 0], [1, 0, 0, 0, 0, 1]], dtype=float
+    )
+    weights = np.array([0.6, 0.3, 0.1])
+    for seed in range(3):
+        enc.random_state = seed
+        model = ConditionalModel(
+            points, weights, enc, {"churn": "no"}, controlled=False
+        )
+        out = model.draw(400, np.random.default_rng(seed))
+        assert len(out) == 400 and (out.churn == "no").all()
+        # both the invalid point (decoded "no") and the valid one are drawn
+        assert set(out.plan) == {"basic", "pro"}
+
+
+def test_a_range_draws_what_filtering_a_large_sample_keeps(fitted):
+    """Rows of partly covered bins are drawn again when their value falls
+    outside the range: the conditional rows are the model's own conditional
+    distribution, as filtering a large unconditioned sample gives it."""
+    given = {"tenure": (10, 30)}  # bins [6, 12) and [24, 36) partly covered
+    out = fitted.sample(20_000, random_state=4, given=given)
+    big = fitted.sample(200_000, random_state=5)
+    kept = big[big.tenure.between(10, 30)]
+    for column in ("churn", "plan"):
+        got = out[column].value_counts(normalize=True)
+        want = kept[column].value_counts(normalize=True)
+        assert got.subtract(want, fill_value=0).abs().max() < 0.015
+    edges = [10, 12, 24, 31]
+    got = pd.cut(out.tenure, edges, right=False).value_counts(normalize=True)
+    want = pd.cut(kept.tenure, edges, right=False).value_counts(normalize=True)
+    assert got.subtract(want, fill_value=0).abs().max() < 0.015

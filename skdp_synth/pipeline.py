@@ -704,8 +704,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             values or ``(lo, hi)`` numeric range, or a list of such dicts
             ("any of them"). Exactly ``n_samples`` rows, every one matching,
             drawn from the model's conditional distribution (its weighted
-            rows restricted to the matching ones, renormalised; no
-            rejection). Needs one encoder and a last step with a finite
+            rows restricted to the matching ones, renormalised; no rejection
+            loop: only rows of a numeric bin a range covers in part are drawn
+            again, a bounded number of times). Needs one encoder and a last step with a finite
             distribution (:class:`~skdp_synth.ProjectedGaussianRelease`);
             not with ``chunks``. A condition the model gives no probability,
             an unknown column or level raise ``ValueError`` naming it.

@@ -706,8 +706,9 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             drawn from the model's conditional distribution (its weighted
             rows restricted to the matching ones, renormalised; no rejection
             loop: only rows of a numeric bin a range covers in part are drawn
-            again, a bounded number of times). Needs one encoder and a last step with a finite
-            distribution (:class:`~skdp_synth.ProjectedGaussianRelease`);
+            again, a bounded number of times). Needs one encoder and a last
+            step with a finite distribution
+            (:class:`~skdp_synth.ProjectedGaussianRelease`);
             not with ``chunks``. A condition the model gives no probability,
             an unknown column or level raise ``ValueError`` naming it.
             Post-processing: free in privacy.

@@ -376,8 +376,9 @@ class Release:
         exactly ``n_samples`` of them: the weighted points restricted to
         those that decode to a match, renormalised (``skdp_synth._given``;
         no rejection loop: only rows of a numeric bin a range covers in part
-        are drawn again, a bounded number of times). A condition the release gives no probability, an
-        unknown column or level raise ``ValueError`` naming the condition.
+        are drawn again, a bounded number of times). A condition the release
+        gives no probability, an unknown column or level raise ``ValueError``
+        naming the condition.
         Free in privacy like any sample.
 
         Returns

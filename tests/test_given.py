@@ -267,3 +267,42 @@ def test_a_range_draws_what_filtering_a_large_sample_keeps(fitted):
     got = pd.cut(out.tenure, edges, right=False).value_counts(normalize=True)
     want = pd.cut(kept.tenure, edges, right=False).value_counts(normalize=True)
     assert got.subtract(want, fill_value=0).abs().max() < 0.015
+
+
+def test_a_date_range_and_a_single_value():
+    """A date column takes a range of dates (ISO strings or Timestamps,
+    an open end); a whole-number column one value."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    days = pd.to_timedelta(rng.integers(0, 365, n), unit="D")
+    X = pd.DataFrame(
+        {
+            "d": (pd.Timestamp("2020-01-01") + days).astype("datetime64[s]"),
+            "g": rng.choice(["a", "b"], n),
+            "k": rng.integers(0, 50, n),
+        }
+    )
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(
+            datetime_unit={"d": "D"},
+            categories={"g": ["a", "b"]},
+            bin_edges={"k": [0, 10, 20, 30, 40, 50]},
+            random_state=0,
+        ),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # coarse private domains
+        pipe.fit(X)
+    out = pipe.sample(
+        1000, random_state=0, given={"d": ("2020-03-01", "2020-04-15"), "g": "b"}
+    )
+    assert out.d.between(pd.Timestamp("2020-03-01"), pd.Timestamp("2020-04-15")).all()
+    assert (out.g == "b").all() and out.d.dtype == X.d.dtype
+    rel = pipe.to_release()
+    out = rel.sample(
+        500, random_state=0, given={"d": (pd.Timestamp("2020-06-01"), None)}
+    )
+    assert (out.d >= pd.Timestamp("2020-06-01")).all()
+    out = rel.sample(500, random_state=0, given={"k": 17})
+    assert (out.k == 17).all() and out.k.dtype == X.k.dtype

@@ -41,6 +41,7 @@ from .rules import RuleSet
 from .validation import sample_chunk_rows, user_stacklevel
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Self
 
     from numpy.typing import ArrayLike
@@ -670,6 +671,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         random_state: int | np.random.Generator | None = None,
         *,
         chunks: int | None = None,
+        given: Mapping[str, Any] | list[Mapping[str, Any]] | None = None,
     ) -> Any:
         """Draw ``n_samples`` synthetic rows from the last step and decode them.
 
@@ -697,6 +699,19 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             stream, so that chunks are decoded independently and
             reproducibly. The column dtypes are those of the first chunk,
             drawn and decoded once when the frame is built.
+        given : dict, list of dict or None, default=None
+            Rows *given* a condition: a dict of column -> value, list of
+            values or ``(lo, hi)`` numeric range, or a list of such dicts
+            ("any of them"). Exactly ``n_samples`` rows, every one matching,
+            drawn from the model's conditional distribution (its weighted
+            rows restricted to the matching ones, renormalised; no rejection
+            loop: only rows of a numeric bin a range covers in part are drawn
+            again, a bounded number of times). Needs one encoder and a last
+            step with a finite distribution
+            (:class:`~skdp_synth.ProjectedGaussianRelease`);
+            not with ``chunks``. A condition the model gives no probability,
+            an unknown column or level raise ``ValueError`` naming it.
+            Post-processing: free in privacy.
 
         Returns
         -------
@@ -708,6 +723,8 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
             from a child of ``random_state``, or of the last step's integer
             ``random_state``).
         """
+        if given is not None:
+            return self._sample_given(n_samples, random_state, given, chunks)
         Y = self._sample(n_samples, random_state, chunks)
         rules = self.__dict__.get("rules_")
         if rules is None:
@@ -730,6 +747,47 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
                 meta=rules.enforce(Y._meta, random_state=0),
             )
         return rules.enforce(Y, random_state=seed)
+
+    def _sample_given(self, n_samples, random_state, given, chunks):
+        """``sample(given=...)``: :class:`skdp_synth._given.ConditionalModel`
+        on the last step's weighted rows, decoded by the one encoder."""
+        from ._given import ConditionalModel, draw_given
+        from .mechanisms import make_generator
+
+        final = self._final_estimator
+        check_is_fitted(final)
+        head = [step for _, _, step in self._iter(with_final=False)]
+        dist = getattr(final, "_synthetic_distribution", lambda: None)
+        if chunks is not None or len(head) != 1 or not hasattr(head[0], "specs_"):
+            raise TypeError(
+                "sample(given=...) needs one BooleanEncoder before the last step "
+                "and no chunks"
+            )
+        dist = dist() if getattr(final, "privacy_guarantee_", None) else None
+        if dist is None:
+            raise TypeError(
+                f"the last step {type(final).__name__} holds no finite weighted "
+                "set of rows to condition (ProjectedGaussianRelease does)"
+            )
+        rules = self.__dict__.get("rules_")
+        model = ConditionalModel(
+            *dist,
+            copy.copy(head[0]),
+            given,
+            controlled=getattr(final, "_model_rows", None) is not None,
+            derived=() if rules is None else rules.derived_columns,
+        )
+        n = final._check_sample_size(n_samples)
+        if random_state is None:
+            random_state = final.random_state
+        return draw_given(
+            model,
+            n,
+            make_generator(random_state, GIVEN_STREAM),
+            chunk_rows=sample_chunk_rows(final.n_features_in_),
+            rules=rules,
+            rules_seed=_rules_seed(random_state),
+        )
 
     def _sample(self, n_samples, random_state, chunks):
         last = self._final_estimator
@@ -911,6 +969,9 @@ class _HeadPipeline(Pipeline):
             return None
         return super()._log_message(step_idx)
 
+
+#: The stream of ``sample(given=...)``'s draws from an integer seed.
+GIVEN_STREAM = 0x61BE
 
 #: The spawn key under which ``sample(random_state=...)`` derives the
 #: decoding steps' seeds (a stream apart from the last step's draw).

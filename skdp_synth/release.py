@@ -331,6 +331,7 @@ class Release:
         random_state: int | np.random.RandomState | np.random.Generator | None = ...,
         *,
         decode: Literal[False],
+        given: None = ...,
     ) -> NDArray[Any]: ...
 
     @overload
@@ -340,6 +341,7 @@ class Release:
         random_state: int | np.random.RandomState | np.random.Generator | None = ...,
         *,
         decode: bool = ...,
+        given: Mapping[str, Any] | list[Mapping[str, Any]] | None = ...,
     ) -> NDArray[Any] | pd.DataFrame: ...
 
     def sample(
@@ -348,6 +350,7 @@ class Release:
         random_state: int | np.random.RandomState | np.random.Generator | None = None,
         *,
         decode: bool = True,
+        given: Mapping[str, Any] | list[Mapping[str, Any]] | None = None,
     ) -> NDArray[Any] | pd.DataFrame:
         """Draw synthetic rows from the release alone (post-processing, free).
 
@@ -366,6 +369,18 @@ class Release:
         dtypes), as ``pipe.sample`` does; ``decode=False`` gives the encoded
         0/1 rows.
 
+        ``given`` (a decoding ``"weighted-points"`` release): rows drawn from
+        the release's distribution *conditional* on a condition -- a dict of
+        column -> value, list of values or ``(lo, hi)`` numeric range, or a
+        list of such dicts meaning "any of them" -- every row matching,
+        exactly ``n_samples`` of them: the weighted points restricted to
+        those that decode to a match, renormalised (``skdp_synth._given``;
+        no rejection loop: only rows of a numeric bin a range covers in part
+        are drawn again, a bounded number of times). A condition the release
+        gives no probability, an unknown column or level raise ``ValueError``
+        naming the condition.
+        Free in privacy like any sample.
+
         Returns
         -------
         ndarray of shape (n_samples, n_features) or DataFrame
@@ -378,7 +393,7 @@ class Release:
             ``n_samples`` (this method holds them all: its result).
         """
         rng = make_generator(random_state, 1)
-        chunks, n, kind = self._chunks(n_samples, rng, decode)
+        chunks, n, kind = self._chunks(n_samples, rng, decode, given)
         parts = iter(chunks)
         first = next(parts)
         if kind == "decoded":
@@ -402,6 +417,7 @@ class Release:
         chunk_rows: int | None = None,
         random_state: int | np.random.RandomState | np.random.Generator | None = None,
         decode: bool = True,
+        given: Mapping[str, Any] | list[Mapping[str, Any]] | None = None,
     ) -> Iterator[NDArray[Any] | pd.DataFrame]:
         """Draw synthetic rows chunk by chunk: memory independent of ``n_samples``.
 
@@ -437,6 +453,8 @@ class Release:
             As in :meth:`sample`: a release with a decoder yields DataFrames
             of the table (or arrays of its fitted dtype); ``False``, the
             encoded rows.
+        given : dict, list of dict or None, default=None
+            As in :meth:`sample`: rows conditional on it (checked now).
 
         Yields
         ------
@@ -463,10 +481,10 @@ class Release:
         if chunk_rows is not None:
             chunk_rows = _check_n(chunk_rows)
         rng = make_generator(random_state, 1)
-        chunks, _, _ = self._chunks(n_samples, rng, decode)
+        chunks, _, _ = self._chunks(n_samples, rng, decode, given)
         return _rechunked(chunks, chunk_rows)
 
-    def _chunks(self, n_samples, rng, decode):
+    def _chunks(self, n_samples, rng, decode, given=None):
         """The one generator behind :meth:`sample` and :meth:`iter_sample`.
 
         Returns ``(chunks, n, kind)``: a lazy iterator of consecutive pieces of
@@ -494,6 +512,16 @@ class Release:
                 )
         n = None if n_samples is None else _check_n(n_samples)
         decoding = decode and "decoder" in self.plan
+        if given is not None:
+            if not (kind == "weighted-points" and decoding):
+                raise ValueError(
+                    "given needs a release of weighted points with a decoder (a "
+                    "synthesis pipeline's, sampled with decode=True); this is a "
+                    f"{self.estimator} release with sampler={kind!r}"
+                    + ("" if decoding else " and no decoding")
+                )
+            chunks = self._given_chunks(n, rng, given)
+            return chunks, n, "decoded"
         if kind == "weighted-points":
             chunks = self._weighted_chunks(n, rng, decoding)
         else:
@@ -516,6 +544,28 @@ class Release:
             else:
                 encoder.random_state = int(rng.integers(0, 2**32 - 1))
                 yield encoder.inverse_transform(rows)
+
+    def _given_chunks(self, n, rng, given):
+        """``n`` decoded rows conditional on ``given``, chunk by chunk, as
+        :meth:`_weighted_chunks` draws them (the condition checked now)."""
+        from ._given import ConditionalModel
+
+        encoder = self.decoder()
+        model = ConditionalModel(
+            self.arrays["points"],
+            self.arrays["weights"],
+            encoder,
+            given,
+            controlled=self.plan.get("selection") == "controlled",
+        )
+
+        def chunks():
+            size = sample_chunk_rows(self.arrays["points"].shape[1])
+            for start in range(0, n, size):
+                encoder.random_state = int(rng.integers(0, 2**32 - 1))
+                yield model.draw(min(size, n - start), rng)
+
+        return chunks()
 
     def _row_chunks(self, n, rng, decoding):
         """Rows of a ``"rows"`` release: the released rows (``n=None``) or

@@ -290,10 +290,16 @@ def cmd_sample(args):
             "under add/remove neighbours); pass --rows"
         )
     decimals = _sample_decimals(release, args)
+    given = _parse_given(getattr(args, "given", None))
     t0 = time.perf_counter()
-    chunks = release.iter_sample(
-        args.rows, chunk_rows=args.chunk_rows, random_state=args.seed
-    )
+    try:
+        chunks = release.iter_sample(
+            args.rows, chunk_rows=args.chunk_rows, random_state=args.seed, given=given
+        )
+    except ValueError as exc:
+        if given is None:
+            raise
+        raise CLIError(str(exc)) from None  # it names the condition
     written = _write_csv_chunks(
         (_rounded(frame, decimals, args.decimals) for frame in chunks), args.output
     )
@@ -306,6 +312,24 @@ def cmd_sample(args):
         file=sys.stderr,
     )
     return 0
+
+
+def _parse_given(items):
+    """``sample --given COLUMN=VALUE`` (repeated) as ``Release.sample``'s
+    ``given``: one dict, a column given twice taking either value."""
+    if not items:
+        return None
+    given = {}
+    for item in items:
+        column, sep, value = item.partition("=")
+        if not sep or not column:
+            raise CLIError(f"--given {item!r}: write COLUMN=VALUE or COLUMN=LO..HI")
+        if column in given:
+            held = given[column]
+            given[column] = [*(held if isinstance(held, list) else [held]), value]
+        else:
+            given[column] = value
+    return given
 
 
 def _sample_decimals(release, args):

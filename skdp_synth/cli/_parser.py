@@ -320,6 +320,17 @@ def build_parser():
         "output (default: those the release holds, written there by "
         "'synthesize --schema ... --release-out'); nothing else of it is used",
     )
+    p_sam.add_argument(
+        "--given",
+        action="append",
+        default=None,
+        metavar="COLUMN=VALUE",
+        help="draw only rows with this value (repeat for more columns; the "
+        "same column twice: either value); a numeric or date column takes a "
+        "range LO..HI (either end may be left out). Rows come from the "
+        "release's conditional distribution, every one matching (free: "
+        "post-processing)",
+    )
     p_sam.set_defaults(func=cmd_sample)
 
     p_rep = _sub(

@@ -1635,3 +1635,21 @@ def test_a_tentative_tail_is_kept_only_where_the_release_supports_it():
         assert syn.min() >= 0.0
         kept += bool((syn > 100).mean() > 0.05)
     assert kept == 6
+
+
+def test_a_finest_decimal_leaf_is_not_decoded_at_its_edge():
+    """A finest float leaf decodes to its edge nearer 0 only where that edge
+    is a whole number (a point mass at 0, 100, a whole amount); a decimal
+    column in finest leaves (a decimal year, 2016.6-2017.7) decoded every row
+    at a leaf edge (KS .48 on hotel_rates' ``arrival_date_num``)."""
+    edges = np.array([-1.0, 0.0, 2.0**-10, 2016.6, 2017.1, 2017.6, 4096.0])
+    counts = np.array([0.0, 100.0, 0.0, 500.0, 500.0, 0.0])
+    finest = np.array([False, True, False, True, True, False])
+    h = FineHistogram(edges, counts, 0.0, finest, False, (0.0, 2017.6), True, 10.0)
+    n = 2000
+    rng = np.random.default_rng(0)
+    v = decode_fine(h, np.full(n, 2016.6), np.full(n, 2017.6), np.ones(n, bool), rng)
+    assert v.min() >= 2016.6 and v.max() <= 2017.6
+    assert np.unique(v).size > 100  # spread inside the leaves
+    z = decode_fine(h, np.full(n, 0.0), np.full(n, 2.0**-10), np.zeros(n, bool), rng)
+    assert (z == 0.0).all()  # the floor cell at 0: exactly 0

@@ -703,10 +703,14 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
             # sum(count - b)) joins it if that sum exceeds b ln(L / 0.01)
             jump = scale * math.log(rest.size / JUMP_FALSE_LEVEL)
             z = _significant_run(counts[rest], scale, jump)
-            if z is None and not near_zero:
+            limit = {side: at for at, side in NATURAL_LIMITS}.get(step)
+            past_limit = atom[edge] and edges[edge] == limit
+            if z is None and not near_zero and not past_limit:
                 # not significant at the jump's level: a run passing the
                 # looser TENTATIVE_LEVEL joins as tentative (its bins are
-                # kept by a pipeline only where the release supports them)
+                # kept by a pipeline only where the release supports them);
+                # never across a natural limit (below a 0, above a 100),
+                # whose coarse bin an integer column closes with the atom
                 loose = scale * math.log(rest.size / TENTATIVE_LEVEL)
                 z = _significant_run(counts[rest], scale, loose, TENTATIVE_SCALES)
                 if z is not None:
@@ -746,7 +750,7 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
     if -1 in tentative_from:
         tentative |= idx <= tentative_from[-1]
     tentative &= ~atom
-    out = _keep_natural_limits(out, atom, scale, tentative)
+    out = _keep_natural_limits(out, edges, atom, scale, tentative)
     body = np.where(atom, 0.0, out)
     te = _t(edges)
     pos = np.flatnonzero(out > 0)
@@ -773,12 +777,17 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
     return out, (lo_x, hi_x), tentative
 
 
-def _keep_natural_limits(out, atom, scale, tentative=None):
-    """The kept leaves less those beyond an outermost point mass whose
-    pooled noisy count does not pass ``b ln(L / 0.01)`` (the atoms' own
-    threshold, ``L`` the leaves). A point mass at the end of a column's
-    range is most often a natural limit -- a count's or an amount's 0, a
-    share's 100 % -- and a leaf beyond it that growth kept on a noise draw
+#: The natural limits (:func:`_keep_natural_limits`): a point mass at 0
+#: bounds its column below, one at 100 (a percentage) above.
+NATURAL_LIMITS = ((0.0, -1), (100.0, 1))
+
+
+def _keep_natural_limits(out, edges, atom, scale, tentative=None):
+    """The kept leaves less those beyond a point mass at a natural limit
+    (:data:`NATURAL_LIMITS`: below a 0, above a 100) whose pooled noisy
+    count does not pass ``b ln(L / 0.01)`` (the atoms' own threshold, ``L``
+    the leaves). A count's or an amount's 0, a share's 100 % bound the
+    column, and a leaf beyond it that growth kept on a noise draw
     (``2 b`` passes with probability ``e^-2 / 2``) decodes values across
     it: credit's ``Assets`` (37 % zeros, none below) kept ``[-1, 0)`` with
     150 noisy rows at ``b = 58`` and came back with negative values. A real
@@ -790,8 +799,11 @@ def _keep_natural_limits(out, atom, scale, tentative=None):
         return out
     out = out.copy()
     strict = scale * math.log(out.size / JUMP_FALSE_LEVEL)
-    first, last = pos[atom[pos]][[0, -1]]
-    for beyond in (pos[pos < first], pos[pos > last]):
+    for limit, side in NATURAL_LIMITS:
+        at = pos[atom[pos] & (edges[pos] == limit)]
+        if not at.size:
+            continue
+        beyond = pos[pos < at[0]] if side < 0 else pos[pos > at[0]]
         if tentative is not None:
             beyond = beyond[~tentative[beyond]]
         if beyond.size and float(out[beyond].sum()) <= strict:

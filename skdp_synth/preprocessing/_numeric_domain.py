@@ -177,7 +177,8 @@ EDGE_Z = 4.0
 #: leaves less this many noise sds of the pooled sum (:func:`_recover_tails`).
 TAIL_Z = 1.0
 #: A float leaf narrower than this in the log coordinate (a relative width
-#: of about 0.07 %) is "finest": it decodes to its edge nearer to 0.
+#: of about 0.07 %) is "finest": it decodes to its edge nearer to 0 where
+#: that edge is a whole number (:func:`._decoding.decode_fine`).
 FINEST_T = 1e-3
 #: A column whose rows are all present gets a missing level with this
 #: probability: the noisy missing count must exceed ``b ln(1/(2α))``

@@ -1653,3 +1653,23 @@ def test_a_finest_decimal_leaf_is_not_decoded_at_its_edge():
     assert np.unique(v).size > 100  # spread inside the leaves
     z = decode_fine(h, np.full(n, 0.0), np.full(n, 2.0**-10), np.zeros(n, bool), rng)
     assert (z == 0.0).all()  # the floor cell at 0: exactly 0
+
+
+def _floor_cell_count(n_zeros, noise_factor, seed):
+    x = np.r_[np.full(200, 1.0), np.zeros(n_zeros)]
+    h = privtree_histogram(
+        x, 1.0, NoiseSource(seed), tree_share=1e-3, noise_factor=noise_factor
+    )
+    return float(h.counts[int(np.searchsorted(h.edges, 0.0, "right")) - 1])
+
+
+@pytest.mark.parametrize("noise_factor, flagged", [(1.0, False), (0.5, True)])
+def test_audit_of_the_floor_cell_near_zero(noise_factor, flagged):
+    """The floor cell ``[0, 2^-10)`` is one more cell of the same fine
+    histogram (a row is in one cell), so the column's ε is unchanged:
+    Clopper-Pearson audit at alpha = 0.05 on neighbours that differ by one
+    exact 0 of a float column; the planted half-noise estimator is caught."""
+    a = [_floor_cell_count(100, noise_factor, s) for s in range(3000)]
+    b = [_floor_cell_count(101, noise_factor, 10**6 + s) for s in range(3000)]
+    r = audit_epsilon(a, b, alpha=0.05)
+    assert (r.epsilon_lower > 1.0) is flagged

@@ -551,9 +551,11 @@ def _run_threshold(scale, n_leaves, m):
     return base + JUMP_SCALES * scale * math.sqrt(2.0 * m)
 
 
-def _strongest_piece(counts, width, run, scale):
-    """The piece of a jumped ``run`` (leaf indices, nearest first) with the
-    largest noisy sum in noise sds (``S / (b sqrt(2 m))``), the run cut into
+def _strongest_piece(counts, width, run, scale, base=np.inf, scales=0.0):
+    """The nearest piece of a jumped ``run`` (leaf indices, nearest first)
+    whose noisy sum passes the run's level ``base + scales b sqrt(2 m)``,
+    else the one with the largest sum in noise sds (``S / (b sqrt(2 m))``),
+    the run cut into
     pieces at every stretch of leaves under ``2 b`` wider than
     :data:`GAP_T` in ``t``, as growth is. The max-sum stretch of a run can
     bridge a wide empty stretch to two far noise leaves (credit's ``Debt``,
@@ -580,6 +582,12 @@ def _strongest_piece(counts, width, run, scale):
         p[: max(i for i, j in enumerate(p) if counts[j] > 2 * scale) + 1]
         for p in pieces
     ]
+    # the nearest piece that passes the run's own level (``base + scales b
+    # sqrt(2 m)``), else the strongest: a far single noise leaf has the
+    # best score more often than a real tail spread over several leaves
+    for p in pieces:
+        if counts[p].sum() > base + scales * scale * math.sqrt(2.0 * len(p)):
+            return np.asarray(p)
     best = max(pieces, key=lambda p: counts[p].sum() / math.sqrt(len(p)))
     return np.asarray(best)
 
@@ -704,9 +712,17 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
             # sum(count - b)) joins it if that sum exceeds b ln(L / 0.01)
             jump = scale * math.log(rest.size / JUMP_FALSE_LEVEL)
             z = _significant_run(counts[rest], scale, jump)
+            level = (jump, JUMP_SCALES)
             limit = {side: at for at, side in NATURAL_LIMITS}.get(step)
             past_limit = atom[edge] and edges[edge] == limit
-            if z is None and not near_zero and not past_limit:
+            # with nothing significant, only from a finest leaf above 4 b (a
+            # point mass under its threshold: credit's Assets at ε = 0.3,
+            # 1,251 noisy zeros at b = 194), not from a noise leaf the prior
+            # chose
+            fin = np.asarray(finest, dtype=bool)[lo_i : hi_i + 1]
+            heavy = counts[lo_i : hi_i + 1] > CORE_WIDE_SCALES * scale  # < 1 %
+            from_mass = not near_zero or bool((fin & heavy).any())
+            if z is None and not past_limit and from_mass:
                 # not significant at the jump's level: a run passing the
                 # looser TENTATIVE_LEVEL joins as tentative (its bins are
                 # kept by a pipeline only where the release supports them);
@@ -714,6 +730,7 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
                 # whose coarse bin an integer column closes with the atom
                 loose = scale * math.log(rest.size / TENTATIVE_LEVEL)
                 z = _significant_run(counts[rest], scale, loose, TENTATIVE_SCALES)
+                level = (loose, TENTATIVE_SCALES)
                 if z is not None:
                     # from the range's edge: the emptied leaves between it
                     # and the run are in the run's bins, not bins of their own
@@ -727,7 +744,7 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
             # in step 1, joins the range; growth goes on from there
             # first its strongest piece (pieces cut at wide stretches under
             # 2b): a max-sum stretch bridged such a stretch to far noise
-            run = _strongest_piece(counts, width, rest[: z + 1], scale)
+            run = _strongest_piece(counts, width, rest[: z + 1], scale, *level)
             a, k = _max_segment(counts[run] - CORE_SCALES * scale)
             near_end, far_end = int(run[a]), int(run[k])
             lo_i = min(lo_i, near_end, far_end)

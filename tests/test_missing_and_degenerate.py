@@ -155,6 +155,7 @@ def test_births14_keeps_its_missing_shares_within_three_sigma():
     cols = ["fage", "visits", "gained", "habit"]
     assert all(df[c].isna().any() for c in cols)
     kept = {c: 0 for c in cols}
+    sd_of = {}
     for seed in range(5):
         pipe = _fit(df, seed)
         rel = pipe[-1]
@@ -165,13 +166,22 @@ def test_births14_keeps_its_missing_shares_within_three_sigma():
             assert specs[c].missing
             j = names.index(c)
             est, sd = rel._one_way_level_estimate(j, int(rel.blocks_.n_levels[j]) - 1)
+            sd_of[c] = max(sd_of.get(c, 0.0), sd)
             share, share_sd = pipe.missing_shares_[c]
             rows = syn[c].isna().mean()
             assert abs(rows - share) <= 3 * share_sd
             assert (rows == 0.0) == (est < MISSING_SUPPORT_Z * sd)
             kept[c] += rows > 0
-    assert min(kept.values()) >= 1
-    assert sum(kept.values()) >= 12
+    # A column whose real missing count is at least 2 sigma of the release's
+    # noise keeps missing rows in a fit with probability >= P(Z >= -1) = 0.84,
+    # so in none of 5 with probability < 1e-4 (fage, visits; habit's 19 rows
+    # are about half a sigma: kept in about 1 fit in 3, no claim). Over the
+    # 20 pairs about 13 are expected (sd about 1.8): at least 10 fails with
+    # probability about 2 %.
+    for c in cols:
+        if df[c].isna().sum() >= 2 * sd_of[c]:
+            assert kept[c] >= 1, c
+    assert sum(kept.values()) >= 10
 
 
 def test_a_column_of_one_bin_above_the_noise_warns_by_name():

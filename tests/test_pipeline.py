@@ -1025,7 +1025,7 @@ def test_a_one_bin_integer_column_is_told_to_be_a_flag():
     rng = np.random.default_rng(0)
     n = 3000
     df = pd.DataFrame(
-        {"flag": (rng.random(n) < 0.06).astype(int)}
+        {"flag": (rng.random(n) < 0.01).astype(int)}
         | {f"c{i}": rng.normal(size=n) for i in range(12)}
     )
     with pytest.warns(CoarseDomainWarning, match=r"\['flag'\] are flags"):
@@ -1046,7 +1046,7 @@ def test_a_target_whose_private_domain_collapsed_is_dropped_with_a_warning():
     rng = np.random.default_rng(0)
     n = 3000
     df = pd.DataFrame(
-        {"flag": (rng.random(n) < 0.06).astype(int)}
+        {"flag": (rng.random(n) < 0.01).astype(int)}
         | {f"c{i}": rng.normal(size=n) for i in range(12)}
     )
     pipe = make_synthesis_pipeline(

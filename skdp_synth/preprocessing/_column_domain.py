@@ -434,6 +434,8 @@ class _ColumnDomainMixin:
         edges, split = split_heavy_leaves(
             hist, coarse_edges(hist, self.n_bins), self.n_bins
         )
+        # bins of a tentative run of leaves: kept where the release says so
+        split = sorted(set(split) | set(hist.tentative_bins(edges)))
         spec = _ColumnSpec(
             col,
             "numeric",

@@ -132,8 +132,8 @@ def auto_model_rows(
         (``cell_sd`` and ``share`` unused). The rule bounds the rounding of
         the *measured* tables; the rows also carry the tables nobody
         measured (the 3-way tables of a 2-way release), which a small table
-        coarsens: the release's default (``gaussian_release.
-        MODEL_ROWS_NOISE_RULE``) is ``False``.
+        coarsens: the release's default
+        (``ReleaseRules.model_rows_noise_rule``) is ``False``.
 
     Returns
     -------

@@ -13,10 +13,16 @@ machine check, not a test.)
 from __future__ import annotations
 
 import hashlib
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+# the checkout this script lives in, not whichever skdp_synth is installed
+# (run as a file, Python puts benchmarks/ first on the path, not the root)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def _digest(*arrays) -> str:

@@ -153,6 +153,11 @@ def cmd_synthesize(args):
                 "--counts needs an in-memory fit: a table of counts is small "
                 "(one line per cell), so drop --out-of-core / Parquet"
             )
+        if schema.rules:
+            raise CLIError(
+                '--schema\'s "rules" need an in-memory fit: drop --out-of-core '
+                "/ Parquet"
+            )
         return _synthesize_out_of_core(args, estimator, schema)
     names = ["read", "fit", "sample", "write"]
     shown = _cli_warnings(
@@ -176,7 +181,10 @@ def cmd_synthesize(args):
             data, held_out = data[keep].reset_index(drop=True), ~keep
         encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
         pipe = make_synthesis_pipeline(
-            encoder, estimator, domain_share=args.domain_share
+            encoder,
+            estimator,
+            domain_share=args.domain_share,
+            rules=list(schema.rules) or None,
         )
         t0 = time.perf_counter()
         steps.step()

@@ -414,7 +414,7 @@ def test_rows_of_a_pipeline_without_an_encoder_keep_the_rules_too():
 def test_a_safe_expression_evaluates_its_closed_vocabulary():
     import pickle
 
-    from skdp_synth.rules._expression import Expression
+    from skdp_synth.rules import Expression
 
     rows = pd.DataFrame(
         {"a": pd.array([1, None, 40], dtype="Int64"), "s": ["x", "y", "z"]}
@@ -454,14 +454,14 @@ def test_a_safe_expression_evaluates_its_closed_vocabulary():
     ],
 )
 def test_a_safe_expression_refuses_everything_else(text):
-    from skdp_synth.rules._expression import Expression
+    from skdp_synth.rules import Expression
 
     with pytest.raises(ValueError, match="not allowed|reads no column"):
         Expression(text)
 
 
 def test_arithmetic_in_a_safe_expression_is_on_numbers_only():
-    from skdp_synth.rules._expression import Expression
+    from skdp_synth.rules import Expression
 
     rows = pd.DataFrame({"a": [1, 2], "s": ["x", "y"]})
     with pytest.raises(ValueError, match="numbers only"):

@@ -330,7 +330,7 @@ def parse_rules(raw, columns=None):
     ``columns`` (a types-only schema's ``"columns"``) names the columns the
     rules may name, and which are numeric (an inequality's). A derived
     column's expression is read by
-    :class:`~skdp_synth.rules._expression.Expression` (a closed vocabulary,
+    :class:`~skdp_synth.rules.Expression` (a closed vocabulary,
     never ``eval``).
 
     Examples
@@ -365,8 +365,14 @@ Inequality(left='weeks', op='<=', right=45, offset=0.0))
 
 
 def _rule(i, entry):
-    from ..rules import Derived, FixedCombinations, Implies, Inequality, StructuralZero
-    from ..rules._expression import Expression
+    from ..rules import (
+        Derived,
+        Expression,
+        FixedCombinations,
+        Implies,
+        Inequality,
+        StructuralZero,
+    )
 
     kinds = sorted(set(entry) & set(RULE_KEYS)) if isinstance(entry, dict) else []
     if len(kinds) != 1:

@@ -67,7 +67,7 @@ class Expression:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skdp_synth.rules._expression import Expression
+    >>> from skdp_synth.rules import Expression
     >>> e = Expression("'mature' if mage >= 35 else 'younger'")
     >>> e.names
     ('mage',)

@@ -959,3 +959,38 @@ def test_rules_ask_for_an_in_memory_fit(tmp_path, capsys):
     err = capsys.readouterr().err
     _assert_one_error_line(code, err)
     assert '"rules" need an in-memory fit' in err
+
+
+@pytest.mark.filterwarnings("error::UserWarning")
+def test_sample_from_a_release_keeps_the_schema_files_rules(tmp_path, capsys):
+    rules = [
+        *RULE_CASES["derived"][0],
+        *RULE_CASES["inequality"][0],
+        *RULE_CASES["implies"][0],
+    ]
+    schema = {**SUBSCRIBERS, "rules": rules}
+    release = tmp_path / "release.npz"
+    code, _ = _run(
+        tmp_path, _subscribers(), schema, "--epsilon", "1", "--delta", "1e-6",
+        "--release-out", str(release),
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "does not store the schema's rules" in err and "sample" in err
+    path = tmp_path / "s.json"  # the schema _run wrote
+    rows = tmp_path / "rows.csv"
+    args = ["sample", str(release), "--rows", "3000", "--seed", "1", "-o", str(rows)]
+    args += ["--chunk-rows", "700"]
+    assert cli.main([*args, "--schema", str(path)]) == 0, capsys.readouterr().err
+    syn = pd.read_csv(rows)
+    assert list(syn.columns) == list(SUBSCRIBERS["columns"]) and len(syn) == 3000
+    for _, broken in (RULE_CASES[k] for k in ("derived", "inequality", "implies")):
+        assert broken(syn).sum() == 0
+    # without --schema: the release's own columns, rows as drawn
+    assert cli.main(args) == 0
+    drawn = pd.read_csv(rows)
+    assert "senior" not in drawn.columns
+    assert (drawn["tenure"] > drawn["age"] - 14).sum() > 0
+    # conditions and a schema's rules are not combined from a file
+    code = cli.main([*args, "--schema", str(path), "--given", "internet=No"])
+    _assert_one_error_line(code, capsys.readouterr().err)

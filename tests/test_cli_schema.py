@@ -994,3 +994,14 @@ def test_sample_from_a_release_keeps_the_schema_files_rules(tmp_path, capsys):
     # conditions and a schema's rules are not combined from a file
     code = cli.main([*args, "--schema", str(path), "--given", "internet=No"])
     _assert_one_error_line(code, capsys.readouterr().err)
+
+
+def test_a_derived_column_absent_from_the_input_is_written_last(tmp_path, capsys):
+    df = _subscribers().drop(columns="senior")
+    columns = {c: t for c, t in SUBSCRIBERS["columns"].items() if c != "senior"}
+    schema = {"columns": columns, "rules": RULE_CASES["derived"][0]}
+    code, out = _run(tmp_path, df, schema, "--epsilon", "1", "--delta", "1e-6")
+    assert code == 0, capsys.readouterr().err
+    syn = pd.read_csv(out)
+    assert list(syn.columns) == [*df.columns, "senior"]
+    assert _senior_broken(syn).sum() == 0

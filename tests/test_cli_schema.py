@@ -772,3 +772,236 @@ def test_a_date_columns_bounds_can_leave_a_side_null(tmp_path):
     assert pd.to_datetime(pd.read_csv(out)["d"]).min() >= pd.Timestamp("2019-01-01")
     with pytest.raises(SchemaError, match="null for a side"):
         parse_schema({"columns": {"d": {"type": "datetime", "bounds": [None, None]}}})
+
+
+# ------------------------------------------------------------ rules
+def _subscribers(n=800, seed=0):
+    """Every declared rule below holds on these rows (a churn-like table)."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 80, n)
+    internet = rng.choice(["DSL", "Fiber", "No"], n)
+    sex = rng.choice(["F", "M"], n)
+    return pd.DataFrame(
+        {
+            "age": age,
+            "tenure": np.minimum(rng.integers(0, 50, n), age - 14),
+            "senior": np.where(age >= 65, "senior", "adult"),
+            "internet": internet,
+            "tv": np.where(
+                internet == "No", "No internet service", rng.choice(["Yes", "No"], n)
+            ),
+            "sex": sex,
+            "pregnant": np.where(
+                sex == "M", "no", rng.choice(["yes", "no"], n, p=[0.2, 0.8])
+            ),
+        }
+    )
+
+
+SUBSCRIBERS = {
+    "columns": {
+        "age": {"type": "numeric", "integer": True, "bounds": [18, 80]},
+        "tenure": {"type": "numeric", "integer": True, "bounds": [0, 66]},
+        "senior": {"type": "categorical", "levels": ["adult", "senior"]},
+        "internet": {"type": "categorical", "levels": ["DSL", "Fiber", "No"]},
+        "tv": {"type": "categorical", "levels": ["Yes", "No", "No internet service"]},
+        "sex": {"type": "categorical", "levels": ["F", "M"]},
+        "pregnant": {"type": "categorical", "levels": ["yes", "no"]},
+    }
+}
+
+
+def _senior_broken(s):
+    return s["senior"] != np.where(s["age"] >= 65, "senior", "adult")
+
+
+def _no_internet_broken(s):
+    return (s["internet"] == "No") != (s["tv"] == "No internet service")
+
+
+RULE_CASES = {
+    "derived": (
+        [{"derived": "senior", "expression": "'senior' if age >= 65 else 'adult'"}],
+        _senior_broken,
+    ),
+    "inequality": (
+        [{"inequality": ["tenure", "<=", "age"], "offset": -14}],
+        lambda s: s["tenure"] > s["age"] - 14,
+    ),
+    "implies": (
+        [
+            {"implies": [{"internet": "No"}, {"tv": "No internet service"}]},
+            {"implies": [{"tv": "No internet service"}, {"internet": "No"}]},
+        ],
+        _no_internet_broken,
+    ),
+    "structural_zero": (
+        [{"structural_zero": {"sex": "M", "pregnant": "yes"}}],
+        lambda s: (s["sex"] == "M") & (s["pregnant"] == "yes"),
+    ),
+    "fixed_combinations": (
+        [
+            {
+                "fixed_combinations": ["internet", "tv"],
+                "combinations": [
+                    ["DSL", "Yes"],
+                    ["DSL", "No"],
+                    ["Fiber", "Yes"],
+                    ["Fiber", "No"],
+                    ["No", "No internet service"],
+                ],
+            }
+        ],
+        _no_internet_broken,
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(RULE_CASES))
+def test_every_synthetic_row_keeps_a_rule_of_the_schema_file(tmp_path, capsys, kind):
+    rules, broken = RULE_CASES[kind]
+    df = _subscribers()
+    args = ("--epsilon", "1", "--delta", "1e-6", "--rows", "1000")
+    # the same command without the rule: some rows break it (not vacuous)
+    code, out = _run(tmp_path, df, SUBSCRIBERS, *args)
+    assert code == 0, capsys.readouterr().err
+    assert broken(pd.read_csv(out)).sum() > 0
+    code, out = _run(tmp_path, df, {**SUBSCRIBERS, "rules": rules}, *args)
+    err = capsys.readouterr().err
+    assert code == 0, err
+    syn = pd.read_csv(out)
+    assert list(syn.columns) == list(df.columns) and len(syn) == 1000
+    assert broken(syn).sum() == 0
+    assert "privacy spent: epsilon=1, delta=1e-06" in err
+
+
+def test_a_derived_column_is_read_but_never_fitted_nor_declared_to_the_encoder():
+    schema = parse_schema(
+        {**SUBSCRIBERS, "rules": RULE_CASES["derived"][0]}
+    )  # fmt: skip
+    assert "senior" in schema.types  # in the CSV, read as its type
+    assert "senior" not in schema.encoder["categories"]  # dropped before the fit
+    full = parse_schema(
+        {"categories": {"senior": ["adult", "senior"], "sex": ["F", "M"]},
+         "rules": RULE_CASES["derived"][0]}
+    )  # fmt: skip
+    assert full.encoder == {"categories": {"sex": ["F", "M"]}}
+    assert full.types is None and len(full.rules) == 1
+
+
+@pytest.mark.parametrize(
+    "rules, message",
+    [
+        ({"derived": "x"}, '"rules" must be a list'),
+        ([{"derive": "x"}], '"rules"[0]: a rule is a mapping with one of the keys'),
+        ([{"derived": "x", "inequality": []}], "with one of the keys"),
+        ([{"derived": "x"}], '"rules"[0] (derived): give the column\'s name'),
+        ([{"derived": "x", "expression": "age >"}], "is not an expression"),
+        (
+            [{"derived": "x", "expression": "age", "offset": 1}],
+            "(derived): unknown keys ['offset']",
+        ),
+        ([{"inequality": ["tenure", "<", "age"]}], "op must be one of"),
+        ([{"inequality": ["tenure", "<="]}], "give [column,"),
+        ([{"inequality": ["tenure", "<=", "age"], "offset": "x"}], '"offset" must'),
+        ([{"inequality": ["sex", "<=", 3]}], "column 'sex' is categorical"),
+        ([{"implies": [{"internet": "No"}]}], "give [condition, consequence]"),
+        ([{"implies": [{"internet": "No"}, {"internet": "DSL"}]}], "in both"),
+        ([{"structural_zero": {}}], "(structural_zero): StructuralZero's cell"),
+        ([{"structural_zero": {"colour": "red"}}], "colour"),
+        ([{"fixed_combinations": ["tv"], "combinations": [["No"]]}], "two or more"),
+        (
+            [{"inequality": ["age", "<=", 30]}, {"inequality": ["age", ">=", 40]}],
+            "contradict",
+        ),
+        (
+            [
+                {"derived": "sex", "expression": "age > 1"},
+                {"derived": "sex", "expression": "age > 2"},
+            ],
+            "defined twice",
+        ),
+    ],
+)
+def test_a_bad_rule_is_named_in_one_line(rules, message):
+    with pytest.raises(SchemaError) as info:
+        parse_schema({**SUBSCRIBERS, "rules": rules})
+    text = str(info.value)
+    assert "\n" not in text
+    assert message in text
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "__import__('os').system('touch PWNED')",
+        "age.__class__",
+        "age[0]",
+        "(lambda: 1)()",
+        "[x for x in age]",
+        "__builtins__",
+        "open('PWNED', 'w')",
+    ],
+)
+def test_a_schema_file_runs_no_code(tmp_path, capsys, monkeypatch, expression):
+    monkeypatch.chdir(tmp_path)
+    schema = {**SUBSCRIBERS, "rules": [{"derived": "senior", "expression": expression}]}
+    code, out = _run(tmp_path, _subscribers(50), schema, "--rows", "5")
+    err = capsys.readouterr().err
+    _assert_one_error_line(code, err)
+    assert "not allowed in a rule's expression" in err or "not an expression" in err
+    assert not (tmp_path / "PWNED").exists() and not out.exists()
+
+
+def test_rules_ask_for_an_in_memory_fit(tmp_path, capsys):
+    schema = {**SUBSCRIBERS, "rules": RULE_CASES["implies"][0]}
+    code, out = _run(tmp_path, _subscribers(50), schema, "--out-of-core")
+    err = capsys.readouterr().err
+    _assert_one_error_line(code, err)
+    assert '"rules" need an in-memory fit' in err
+
+
+@pytest.mark.filterwarnings("error::UserWarning")
+def test_sample_from_a_release_keeps_the_schema_files_rules(tmp_path, capsys):
+    rules = [
+        *RULE_CASES["derived"][0],
+        *RULE_CASES["inequality"][0],
+        *RULE_CASES["implies"][0],
+    ]
+    schema = {**SUBSCRIBERS, "rules": rules}
+    release = tmp_path / "release.npz"
+    code, _ = _run(
+        tmp_path, _subscribers(), schema, "--epsilon", "1", "--delta", "1e-6",
+        "--release-out", str(release),
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "does not store the schema's rules" in err and "sample" in err
+    path = tmp_path / "s.json"  # the schema _run wrote
+    rows = tmp_path / "rows.csv"
+    args = ["sample", str(release), "--rows", "3000", "--seed", "1", "-o", str(rows)]
+    args += ["--chunk-rows", "700"]
+    assert cli.main([*args, "--schema", str(path)]) == 0, capsys.readouterr().err
+    syn = pd.read_csv(rows)
+    assert list(syn.columns) == list(SUBSCRIBERS["columns"]) and len(syn) == 3000
+    for _, broken in (RULE_CASES[k] for k in ("derived", "inequality", "implies")):
+        assert broken(syn).sum() == 0
+    # without --schema: the release's own columns, rows as drawn
+    assert cli.main(args) == 0
+    drawn = pd.read_csv(rows)
+    assert "senior" not in drawn.columns
+    assert (drawn["tenure"] > drawn["age"] - 14).sum() > 0
+    # conditions and a schema's rules are not combined from a file
+    code = cli.main([*args, "--schema", str(path), "--given", "internet=No"])
+    _assert_one_error_line(code, capsys.readouterr().err)
+
+
+def test_a_derived_column_absent_from_the_input_is_written_last(tmp_path, capsys):
+    df = _subscribers().drop(columns="senior")
+    columns = {c: t for c, t in SUBSCRIBERS["columns"].items() if c != "senior"}
+    schema = {"columns": columns, "rules": RULE_CASES["derived"][0]}
+    code, out = _run(tmp_path, df, schema, "--epsilon", "1", "--delta", "1e-6")
+    assert code == 0, capsys.readouterr().err
+    syn = pd.read_csv(out)
+    assert list(syn.columns) == [*df.columns, "senior"]
+    assert _senior_broken(syn).sum() == 0

@@ -408,3 +408,63 @@ def test_rows_of_a_pipeline_without_an_encoder_keep_the_rules_too():
     assert list(out.columns) == ["a", "b", "s"]
     assert not pipe.rules_.broken(out).to_numpy().any()
     assert np.isfinite(pipe.score(X))
+
+
+# ------------------------------------------------------------ safe expressions
+def test_a_safe_expression_evaluates_its_closed_vocabulary():
+    import pickle
+
+    from skdp_synth.rules import Expression
+
+    rows = pd.DataFrame(
+        {"a": pd.array([1, None, 40], dtype="Int64"), "s": ["x", "y", "z"]}
+    )
+    cases = {
+        "a >= 35": [False, False, True],  # missing compares false
+        "not a >= 35": [True, True, False],
+        "10 <= a < 50": [False, False, True],
+        "s in ['x', 'z']": [True, False, True],
+        "s not in ('x',)": [False, True, True],
+        "a > 1 and s == 'z' or s == 'x'": [True, False, True],
+        "'old' if a >= 35 else 'young'": ["young", "young", "old"],
+    }
+    for text, expected in cases.items():
+        assert list(Expression(text)(rows)) == expected, text
+    assert list(Expression("-a * 2 + 1")(rows).fillna(0)) == [-1, 0, -79]
+    expression = Expression("a + 1")
+    assert expression.names == ("a",)
+    assert pickle.loads(pickle.dumps(expression)) == expression
+    # as a Derived column's function, it reads its names alone
+    rule = Derived("old", Expression("a >= 35"), inputs=("a",))
+    assert rule.compute(rows).tolist() == [False, False, True]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os').system('echo x')",
+        "a.__class__",
+        "a[0]",
+        "(lambda: a)()",
+        "__builtins__ + a",
+        "a if b else {}",
+        "a in b",
+        "a == None",
+        "3 > 2",
+    ],
+)
+def test_a_safe_expression_refuses_everything_else(text):
+    from skdp_synth.rules import Expression
+
+    with pytest.raises(ValueError, match="not allowed|reads no column"):
+        Expression(text)
+
+
+def test_arithmetic_in_a_safe_expression_is_on_numbers_only():
+    from skdp_synth.rules import Expression
+
+    rows = pd.DataFrame({"a": [1, 2], "s": ["x", "y"]})
+    with pytest.raises(ValueError, match="numbers only"):
+        Expression("s * 1000000000")(rows)
+    with pytest.raises(OverflowError):  # a float power: no unbounded integer
+        Expression("a + 10 ** 10 ** 10")(rows)

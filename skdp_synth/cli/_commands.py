@@ -13,6 +13,7 @@ import ast
 import os
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -153,6 +154,11 @@ def cmd_synthesize(args):
                 "--counts needs an in-memory fit: a table of counts is small "
                 "(one line per cell), so drop --out-of-core / Parquet"
             )
+        if schema.rules:
+            raise CLIError(
+                '--schema\'s "rules" need an in-memory fit: drop --out-of-core '
+                "/ Parquet"
+            )
         return _synthesize_out_of_core(args, estimator, schema)
     names = ["read", "fit", "sample", "write"]
     shown = _cli_warnings(
@@ -176,7 +182,10 @@ def cmd_synthesize(args):
             data, held_out = data[keep].reset_index(drop=True), ~keep
         encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
         pipe = make_synthesis_pipeline(
-            encoder, estimator, domain_share=args.domain_share
+            encoder,
+            estimator,
+            domain_share=args.domain_share,
+            rules=list(schema.rules) or None,
         )
         t0 = time.perf_counter()
         steps.step()
@@ -199,7 +208,12 @@ def cmd_synthesize(args):
                 _write_rows(args.input, held_out, args.holdout_out)
                 if args.train_out is not None:
                     _write_rows(args.input, ~held_out, args.train_out)
-            _write_release(pipe, args, schema)
+            with warnings.catch_warnings():
+                # said for the command line below (the Python remedy is not its)
+                warnings.filterwarnings(
+                    "ignore", "the release file does not store the pipeline's rules"
+                )
+                _write_release(pipe, args, schema)
         except BaseException:
             os.remove(args.output)  # no output on any failure
             for extra in (args.holdout_out, args.train_out):
@@ -213,6 +227,13 @@ def cmd_synthesize(args):
         f"{_shown(args.output)} in {elapsed:.1f} s{spent}",
         file=sys.stderr,
     )
+    if schema.rules and args.release_out is not None:
+        print(
+            f"the release {args.release_out} does not store the schema's "
+            "rules: draw rows that keep them with 'skdp-synth sample "
+            f"{args.release_out} --schema {args.schema}'",
+            file=sys.stderr,
+        )
     if held_out is not None:
         # a command that runs as pasted: with -o, the release just
         # written, --schema and --target
@@ -291,6 +312,7 @@ def cmd_sample(args):
         )
     decimals = _sample_decimals(release, args)
     given = _parse_given(getattr(args, "given", None))
+    rules = _sample_rules(release, args, given)
     t0 = time.perf_counter()
     try:
         chunks = release.iter_sample(
@@ -300,6 +322,12 @@ def cmd_sample(args):
         if given is None:
             raise
         raise CLIError(str(exc)) from None  # it names the condition
+    if rules is not None:
+        # one stream for every chunk's redraws (the rules act row by row)
+        rng = np.random.default_rng(
+            None if args.seed is None else [RULES_STREAM, args.seed]
+        )
+        chunks = (rules.enforce(frame, random_state=rng) for frame in chunks)
     written = _write_csv_chunks(
         (_rounded(frame, decimals, args.decimals) for frame in chunks), args.output
     )
@@ -312,6 +340,43 @@ def cmd_sample(args):
         file=sys.stderr,
     )
     return 0
+
+
+#: The stream of ``sample --schema``'s rule repairs (apart from the draws').
+RULES_STREAM = 0x52554C45
+
+
+def _sample_rules(release, args, given):
+    """``sample --schema`` with ``"rules"``: the rule set every written row
+    keeps (repaired chunk by chunk, post-processing), bound to the table's
+    columns -- the release's, with the derived ones (recomputed) where the
+    types-only schema lists them, else after the release's."""
+    if getattr(args, "schema", None) is None:
+        return None
+    schema = _load_schema(args.schema)
+    if not schema.rules:
+        return None
+    from ..rules import RuleSet
+
+    if given is not None:
+        raise CLIError(
+            '--given with --schema\'s "rules": draw conditional rows that keep '
+            "the rules from the fitted pipeline in Python "
+            "(pipe.sample(n, given=...) with rules=)"
+        )
+    columns = [str(spec["name"][-1]) for spec in release.plan["decoder"]["specs"]]
+    derived = [r.column for r in schema.rules if r.kind == "derived"]
+    order = list(schema.types) if schema.types_only else columns + derived
+    missing = sorted(set(order) - set(columns) - set(derived))
+    if missing:
+        raise CLIError(
+            f"--schema lists {missing}, which the release {args.release} has "
+            f"no column of (its columns: {columns})"
+        )
+    try:
+        return RuleSet(schema.rules, columns=order)
+    except ValueError as exc:
+        raise CLIError(f'--schema\'s "rules": {exc}') from None
 
 
 def _parse_given(items):
@@ -342,8 +407,11 @@ def _sample_decimals(release, args):
     stored = _release_decimals(release, args.release)
     if getattr(args, "schema", None) is None:
         return stored
-    decimals = _load_schema(args.schema).decimals
+    schema = _load_schema(args.schema)
+    decimals = schema.decimals
     columns = [str(spec["name"][-1]) for spec in release.plan["decoder"]["specs"]]
+    # a derived column is not the release's: it is recomputed from the rules
+    columns += [r.column for r in schema.rules if r.kind == "derived"]
     unknown = sorted(set(decimals) - set(columns))
     if unknown:
         raise CLIError(

@@ -85,7 +85,10 @@ categorical: its "levels" (null: it may be missing), or its frequent levels
 discovered privately (needs --delta; rare ones become "other"); ordinal:
 its "levels", in order; datetime: ISO 8601 dates or times as whole "unit"s
 ("D", "h", "min" or "s", the default), "bounds"/"bin_edges" as ISO strings;
-any column: "missing": true or false. The other
+any column: "missing": true or false. A "rules" list beside "columns"
+declares public rules every row keeps, free in epsilon ("derived",
+"inequality", "implies", "structural_zero", "fixed_combinations":
+doc/user_guide/rules.md). The other
 form gives the full public domain as the arguments of
 skdp_synth.preprocessing.BooleanEncoder ("categories", "ordinal",
 "bin_edges", "missing"): doc/user_guide/cli.md."""
@@ -318,7 +321,8 @@ def build_parser():
         default=None,
         help='JSON/YAML schema file whose per-column "decimals" format the '
         "output (default: those the release holds, written there by "
-        "'synthesize --schema ... --release-out'); nothing else of it is used",
+        "'synthesize --schema ... --release-out') and whose \"rules\" every "
+        "row keeps (repaired after drawing); nothing else of it is used",
     )
     p_sam.add_argument(
         "--given",

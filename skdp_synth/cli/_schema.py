@@ -52,6 +52,13 @@ every domain that is not declared from the ``ε`` the user wrote (its
 (``categories``, ``ordinal``, ``bin_edges``, ``bounds``, ``missing``, ...),
 as before; columns it does not name are typed by pandas.
 
+Either form may add ``"rules"``, a list of public rules every synthetic
+row keeps (:mod:`skdp_synth.rules`; :func:`parse_rules`): a derived column
+(``{"derived": "mature", "expression": "mage >= 35"}``, in the input and
+dropped before the fit; its expression read by a closed-vocabulary parser,
+never ``eval``), an inequality, an implication, a structural zero, fixed
+combinations.
+
 Every error names the key or the column, never a value of the data (the
 schema's own values are public and may be quoted).
 """
@@ -98,7 +105,7 @@ class Schema:
         for a full-domain schema.
     """
 
-    def __init__(self, encoder, types=None, decimals=None, timezones=None):
+    def __init__(self, encoder, types=None, decimals=None, timezones=None, rules=()):
         self.encoder = encoder
         self.types = types
         #: ``{column: k}``: numeric columns written with ``k`` decimals
@@ -106,6 +113,8 @@ class Schema:
         #: ``{column: zone}``: datetime columns read in this time zone (cells
         #: with any offsets, as pandas writes a zone with daylight saving)
         self.timezones = dict(timezones or {})
+        #: the declared rules (:mod:`skdp_synth.rules`), from ``"rules"``
+        self.rules = tuple(rules)
 
     @property
     def types_only(self):
@@ -177,17 +186,19 @@ def parse_schema(raw):
     >>> s.encoder, s.types
     ({'categories': {'sex': ['F', 'M']}}, {'age': 'numeric', 'sex': 'categorical'})
     """
-    allowed = sorted(SCHEMA_KEYS | {"columns"})
+    allowed = sorted(SCHEMA_KEYS | {"columns", "rules"})
     if not isinstance(raw, dict):
         raise SchemaError(
             f"the schema must be a mapping (keys among {allowed}), not a "
             f"{type(raw).__name__}"
         )
-    unknown = set(raw) - SCHEMA_KEYS - {"columns"}
+    unknown = set(raw) - SCHEMA_KEYS - {"columns", "rules"}
     if unknown:
         raise SchemaError(f"unknown schema keys {sorted(unknown)}; allowed: {allowed}")
+    raw = dict(raw)
+    rules = parse_rules(raw.pop("rules", []), raw.get("columns"))
     if "columns" not in raw:
-        return Schema(dict(raw))
+        return _without_derived(Schema(raw, rules=rules))
     both = sorted(_DOMAIN_KEYS & set(raw))
     if both:
         raise SchemaError(
@@ -293,7 +304,155 @@ def parse_schema(raw):
         encoder["missing"] = missing
     elif default_missing != "infer":
         encoder["missing"] = default_missing
-    return Schema(encoder, types, decimals, timezones)
+    return _without_derived(Schema(encoder, types, decimals, timezones, rules))
+
+
+#: A rule of the schema's ``"rules"``: its kind's key, and the other keys it takes.
+RULE_KEYS = {
+    "derived": {"expression"},
+    "inequality": {"offset"},
+    "implies": set(),
+    "structural_zero": set(),
+    "fixed_combinations": {"combinations"},
+}
+_RULE_FORMS = (
+    '{"derived": "mature", "expression": "mage >= 35"}, '
+    '{"inequality": ["tenure", "<=", "age"], "offset": -14}, '
+    '{"implies": [{"internet": "No"}, {"tv": "No internet service"}]}, '
+    '{"structural_zero": {"sex": "M", "pregnant": "yes"}} or '
+    '{"fixed_combinations": ["city", "state"], "combinations": [["Austin", "TX"]]}'
+)
+
+
+def parse_rules(raw, columns=None):
+    """The ``"rules"`` list as :mod:`skdp_synth.rules` objects, checked together.
+
+    ``columns`` (a types-only schema's ``"columns"``) names the columns the
+    rules may name, and which are numeric (an inequality's). A derived
+    column's expression is read by
+    :class:`~skdp_synth.rules.Expression` (a closed vocabulary,
+    never ``eval``).
+
+    Examples
+    --------
+    >>> parse_rules([{"derived": "mature", "expression": "mage >= 35"},
+    ...              {"inequality": ["weeks", "<=", 45]}])
+    (Derived(column='mature', function=Expression('mage >= 35'), inputs=('mage',)), \
+Inequality(left='weeks', op='<=', right=45, offset=0.0))
+    """
+    from ..rules import RuleSet
+
+    if not isinstance(raw, list):
+        raise SchemaError(f'"rules" must be a list of rules, e.g. [{_RULE_FORMS}]')
+    rules = tuple(_rule(i, entry) for i, entry in enumerate(raw))
+    try:
+        ruleset = RuleSet(rules, columns=None if columns is None else list(columns))
+    except (TypeError, ValueError) as exc:
+        raise SchemaError(f'"rules": {exc}') from None
+    if isinstance(columns, dict):
+        for i, rule in enumerate(rules):
+            if rule.kind != "numeric":
+                continue
+            for c in rule.columns:
+                spec = columns[c]
+                kind = spec if isinstance(spec, str) else spec.get("type")
+                if kind != "numeric":
+                    raise SchemaError(
+                        f'"rules"[{i}] (inequality): column {c!r} is {kind}, '
+                        "not numeric"
+                    )
+    return ruleset.rules
+
+
+def _rule(i, entry):
+    from ..rules import (
+        Derived,
+        Expression,
+        FixedCombinations,
+        Implies,
+        Inequality,
+        StructuralZero,
+    )
+
+    kinds = sorted(set(entry) & set(RULE_KEYS)) if isinstance(entry, dict) else []
+    if len(kinds) != 1:
+        raise SchemaError(
+            f'"rules"[{i}]: a rule is a mapping with one of the keys '
+            f"{sorted(RULE_KEYS)}, e.g. {_RULE_FORMS}"
+        )
+    kind = kinds[0]
+    extra = set(entry) - {kind} - RULE_KEYS[kind]
+    if extra:
+        raise SchemaError(
+            f'"rules"[{i}] ({kind}): unknown keys {sorted(extra)}; allowed: '
+            f"{sorted({kind} | RULE_KEYS[kind])}"
+        )
+    value = entry[kind]
+    try:
+        if kind == "derived":
+            if not isinstance(value, str) or not isinstance(
+                entry.get("expression"), str
+            ):
+                raise ValueError(
+                    'give the column\'s name and its "expression", as '
+                    '{"derived": "mature", "expression": "mage >= 35"}'
+                )
+            expression = Expression(entry["expression"])
+            return Derived(value, expression, inputs=expression.names)
+        if kind == "inequality":
+            if not (
+                isinstance(value, list)
+                and len(value) == 3
+                and isinstance(value[0], str)
+                and (isinstance(value[2], str) or _is_number(value[2]))
+            ):
+                raise ValueError(
+                    'give [column, "<=" or ">=", column or number], as '
+                    '["tenure", "<=", "age"]'
+                )
+            offset = entry.get("offset", 0.0)
+            if not _is_number(offset):
+                raise ValueError('"offset" must be a finite number')
+            return Inequality(value[0], value[1], value[2], offset=offset)
+        if kind == "implies":
+            if not (isinstance(value, list) and len(value) == 2):
+                raise ValueError(
+                    "give [condition, consequence], two mappings {column: "
+                    'value or [values]}, as [{"internet": "No"}, {"tv": "No '
+                    'internet service"}]'
+                )
+            return Implies(value[0], value[1])
+        if kind == "structural_zero":
+            return StructuralZero(value)
+        combinations = entry.get("combinations")
+        if not (
+            isinstance(value, list)
+            and all(isinstance(c, str) for c in value)
+            and isinstance(combinations, list)
+            and all(isinstance(c, list) for c in combinations)
+        ):
+            raise ValueError(
+                'give the columns and their "combinations", as '
+                '{"fixed_combinations": ["city", "state"], "combinations": '
+                '[["Austin", "TX"], ["Boston", "MA"]]}'
+            )
+        return FixedCombinations(value, combinations)
+    except (TypeError, ValueError) as exc:
+        raise SchemaError(f'"rules"[{i}] ({kind}): {exc}') from None
+
+
+def _without_derived(schema):
+    """A derived column is dropped before the encoder sees the table: the
+    encoder's arguments do not name it (it is still read as its type)."""
+    derived = {r.column for r in schema.rules if r.kind == "derived"}
+    if not derived:
+        return schema
+    for key, value in list(schema.encoder.items()):
+        if isinstance(value, dict):
+            schema.encoder[key] = {c: v for c, v in value.items() if c not in derived}
+            if not schema.encoder[key]:
+                del schema.encoder[key]
+    return schema
 
 
 def _timezone(name, zone):

@@ -5,18 +5,21 @@ inequality, an implication between categorical columns, an impossible cell
 -- given to a :class:`~skdp_synth.SynthesisPipeline` as ``rules=[...]``:
 derived columns are dropped before the fit (no budget is spent on them) and
 recomputed after sampling; every other rule is held by repairing the
-sampled rows (post-processing, free in privacy). See
+sampled rows (post-processing, free in privacy). :class:`Expression` is the
+closed-vocabulary expression a schema file's derived column is read with. See
 ``doc/user_guide/rules.md``.
 """
 
 from ._base import Rule
 from ._categorical import FixedCombinations, Implies, StructuralZero
 from ._derived import Derived
+from ._expression import Expression
 from ._inequality import Inequality
 from ._ruleset import RuleSet
 
 __all__ = [
     "Derived",
+    "Expression",
     "FixedCombinations",
     "Implies",
     "Inequality",

@@ -520,7 +520,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         if found is None:
             return drop(j, level)
         est, sd = found
-        n_hat = getattr(final, "n_estimate_", None)
+        n_hat = _released_n(final)
         if n_hat:
             name = final.blocks_.names[j]
             self.missing_shares_[name] = (max(est, 0.0) / n_hat, sd / n_hat)
@@ -537,7 +537,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         from .preprocessing._decoding import degenerate_reasons
 
         rows = getattr(final, "_model_rows", None)
-        n_hat = getattr(final, "n_estimate_", None)
+        n_hat = _released_n(final)
         self.degenerate_columns_ = {}
         for spec in encoder.specs_:
             estimates = rows_missing = None
@@ -1080,3 +1080,11 @@ def make_synthesis_pipeline(
         domain_share=domain_share,
         rules=rules,
     )
+
+
+def _released_n(final):
+    """The last step's released (or public) number of rows: the Gaussian
+    release's ``n_estimate_``, else ``n_samples_fit_`` (public under
+    replace-one, as for the damped release), else ``None``."""
+    n_hat = getattr(final, "n_estimate_", None)
+    return n_hat if n_hat else getattr(final, "n_samples_fit_", None)

@@ -372,3 +372,51 @@ def test_damped_one_way_estimate_noise_scale_and_unbiasedness():
         assert total == pytest.approx(f.n_samples_fit_)
         estimates.append(est)
     assert abs(np.mean(estimates) - true_missing) <= 4 * sd / math.sqrt(12)
+
+
+def test_rows_far_from_the_released_spread_are_named():
+    """A numeric column whose model puts its rows in bins that decode to a
+    std more than ``SPREAD_RATIO`` times from the released fine histogram's
+    is named (the released histogram says 0-100 evenly; rows all in its
+    narrowest bin, or all at its two ends); rows with the histogram's own
+    bin shares are not. Released quantities only: the spec's histogram and
+    the model's bin shares."""
+    from skdp_synth.preprocessing._decoding import (
+        SPREAD_RATIO,
+        degenerate_reasons,
+        spread_ratio,
+    )
+    from skdp_synth.preprocessing._numeric_domain import FineHistogram
+
+    assert SPREAD_RATIO == 2.0
+    edges = np.linspace(0.0, 100.0, 21)
+    hist = FineHistogram(
+        edges=edges,
+        counts=np.full(20, 50.0),
+        missing_count=0.0,
+        finest=np.zeros(20, dtype=bool),
+        integer=False,
+        cap=(0.0, 100.0),
+    )
+    spec = _spec([0.0, 5.0, 50.0, 95.0, 100.0], False)
+    spec.fine = hist
+    even = [0.05, 0.45, 0.45, 0.05]
+    assert spread_ratio(spec, even) == pytest.approx(1.0)
+    assert degenerate_reasons(spec, None, None, None, False, even) == []
+    narrow = [1.0, 0.0, 0.0, 0.0]  # all in [0, 5): std 1.44 vs 28.9
+    got = degenerate_reasons(spec, None, None, None, False, narrow)
+    assert len(got) == 1 and "spread" in got[0]
+    assert spread_ratio(spec, narrow) == pytest.approx(5 / 100, rel=1e-6)
+    assert spread_ratio(spec, [0.5, 0.0, 0.0, 0.5]) == pytest.approx(
+        np.sqrt((97.5**2 / 2 + 2.5**2 / 2 - 50**2 + 25 / 12) / (100**2 / 12)),
+        rel=1e-6,
+    )
+    assert spread_ratio(spec, None) is None
+    # the release's own estimates say the same narrow spread: the fine
+    # histogram's other leaves are no reason (its noise, measured again)
+    agree = [(900.0, 20.0), (0.0, 20.0), (-3.0, 20.0), (0.0, 20.0)]
+    assert spread_ratio(spec, narrow, [e for e, _ in agree]) == pytest.approx(1.0)
+    assert not any(
+        "spread" in r
+        for r in degenerate_reasons(spec, agree, 910.0, None, False, narrow)
+    )

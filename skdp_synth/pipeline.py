@@ -520,7 +520,7 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         if found is None:
             return drop(j, level)
         est, sd = found
-        n_hat = getattr(final, "n_estimate_", None)
+        n_hat = _released_n(final)
         if n_hat:
             name = final.blocks_.names[j]
             self.missing_shares_[name] = (max(est, 0.0) / n_hat, sd / n_hat)
@@ -534,13 +534,13 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
         released quantities and public scales only, recorded in
         ``degenerate_columns_``."""
         from .exceptions import DegenerateColumnWarning
-        from .preprocessing._decoding import degenerate_reasons
+        from .preprocessing._decoding import degenerate_reasons, model_level_shares
 
         rows = getattr(final, "_model_rows", None)
-        n_hat = getattr(final, "n_estimate_", None)
+        n_hat = _released_n(final)
         self.degenerate_columns_ = {}
         for spec in encoder.specs_:
-            estimates = rows_missing = None
+            estimates = rows_missing = shares = None
             if str(spec.name) in names:
                 j = names.index(str(spec.name))
                 k = int(final.blocks_.n_levels[j])
@@ -548,8 +548,16 @@ class SynthesisPipeline(_RestoreStepsOnFailure, PipelineBudgetMixin, Pipeline):
                 estimates = None if None in found else found
                 if spec.missing and rows is not None and len(rows):
                     rows_missing = float(np.mean(rows[:, j] == k - 1))
+                shares = model_level_shares(final, rows, j, k, estimates)
             kept = spec.missing and spec.name not in self.missing_dropped_
-            reasons = degenerate_reasons(spec, estimates, n_hat, rows_missing, kept)
+            reasons = degenerate_reasons(
+                spec,
+                estimates,
+                n_hat,
+                rows_missing,
+                kept,
+                None if shares is None else shares[: spec.n_levels],
+            )
             if reasons:
                 self.degenerate_columns_[spec.name] = reasons
         # a domain of one bin: the encoder's CoarseDomainWarning named it
@@ -1080,3 +1088,11 @@ def make_synthesis_pipeline(
         domain_share=domain_share,
         rules=rules,
     )
+
+
+def _released_n(final):
+    """The last step's released (or public) number of rows: the Gaussian
+    release's ``n_estimate_``, else ``n_samples_fit_`` (public under
+    replace-one, as for the damped release), else ``None``."""
+    n_hat = getattr(final, "n_estimate_", None)
+    return n_hat if n_hat else getattr(final, "n_samples_fit_", None)

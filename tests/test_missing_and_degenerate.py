@@ -10,6 +10,7 @@ narrower than its noise, a missing share the rows cannot hold -- is named in a
 """
 
 import copy
+import math
 import warnings
 
 import numpy as np
@@ -297,3 +298,125 @@ def test_the_warning_is_identical_on_neighbouring_tables_with_identical_releases
         second._warn_degenerate(rel, second[0], names)
     assert second.degenerate_columns_ == first.degenerate_columns_
     assert "flat" in first.degenerate_columns_
+
+
+def _skewed_with_missing(n=4000, seed=0):
+    """Four complete float columns, ``gap`` with 20 % missing cells, a
+    categorical column."""
+    r = np.random.default_rng(seed)
+    df = pd.DataFrame({f"x{i}": np.round(r.gamma(2.0, 10.0, n), 1) for i in range(4)})
+    df["gap"] = np.round(r.normal(50, 10, n), 1)
+    df.loc[r.random(n) < 0.2, "gap"] = np.nan
+    df["c"] = r.choice(["a", "b", "c"], n).astype(object)
+    return df
+
+
+def _fit_damped(df, seed, eps=1.0):
+    from skdp_synth import DampedPrivateSynthesizer
+
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(random_state=seed),
+        DampedPrivateSynthesizer(epsilon=eps, random_state=seed),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pipe.fit(df)
+
+
+def test_damped_last_step_keeps_missing_levels_only_above_their_noise():
+    """With the damped release as the last step, a complete float column's
+    missing level is kept only where the release's own estimate is at least
+    ``MISSING_SUPPORT_Z`` of its noise: NaN in at most ~16 % of column fits
+    (50 % before), never beyond ``3 σ``; a column with 20 % missing cells
+    keeps them within ``3 σ``."""
+    df = _skewed_with_missing()
+    complete = ["x0", "x1", "x2", "x3"]
+    with_nan = 0
+    for seed in range(12):
+        pipe = _fit_damped(df, seed)
+        out = pipe.sample(len(df))
+        for col in complete:
+            share, sd = pipe.missing_shares_[col]
+            rate = float(out[col].isna().mean())
+            with_nan += rate > 0
+            assert rate <= 3 * sd + 0.01, (seed, col, rate, sd)
+        share, sd = pipe.missing_shares_["gap"]
+        assert "gap" not in pipe.missing_dropped_
+        assert abs(float(out["gap"].isna().mean()) - 0.2) <= 3 * sd + 0.01
+    assert with_nan <= 0.25 * 12 * len(complete), with_nan
+
+
+def test_damped_one_way_estimate_noise_scale_and_unbiasedness():
+    """The damped release's 1-way estimate of a level (doc/privacy/damped.md,
+    "One-way estimates of a level"): noise sd
+    ``sqrt(2 s (β² |a|² + (n λ_w a.c_s)²))`` from the plan's public scales;
+    unbiased for the true count over seeds; a block's level counts sum to
+    ``n``."""
+    df = _skewed_with_missing()
+    true_missing = int(df["gap"].isna().sum())
+    estimates = []
+    for seed in range(12):
+        f = _fit_damped(df, seed)._final_estimator
+        names = [str(nm) for nm in f.blocks_.names]
+        j = names.index("gap")
+        block = f.blocks_.blocks[j]
+        k = block.n_levels
+        est, sd = f._one_way_level_estimate(j, k - 1)  # the missing level
+        s, beta = f.n_cells_, f.mean_noise_scale_
+        count_scale = f.n_samples_fit_ * f.weight_noise_scale_
+        # thermometer sum centre 1/2 (doc/privacy/damped.md's table)
+        assert sd == pytest.approx(
+            math.sqrt(2 * s * (beta**2 + (count_scale / 2) ** 2))
+        )
+        total = sum(f._one_way_level_estimate(j, lv)[0] for lv in range(k))
+        assert total == pytest.approx(f.n_samples_fit_)
+        estimates.append(est)
+    assert abs(np.mean(estimates) - true_missing) <= 4 * sd / math.sqrt(12)
+
+
+def test_rows_far_from_the_released_spread_are_named():
+    """A numeric column whose model puts its rows in bins that decode to a
+    std more than ``SPREAD_RATIO`` times from the released fine histogram's
+    is named (the released histogram says 0-100 evenly; rows all in its
+    narrowest bin, or all at its two ends); rows with the histogram's own
+    bin shares are not. Released quantities only: the spec's histogram and
+    the model's bin shares."""
+    from skdp_synth.preprocessing._decoding import (
+        SPREAD_RATIO,
+        degenerate_reasons,
+        spread_ratio,
+    )
+    from skdp_synth.preprocessing._numeric_domain import FineHistogram
+
+    assert SPREAD_RATIO == 2.0
+    edges = np.linspace(0.0, 100.0, 21)
+    hist = FineHistogram(
+        edges=edges,
+        counts=np.full(20, 50.0),
+        missing_count=0.0,
+        finest=np.zeros(20, dtype=bool),
+        integer=False,
+        cap=(0.0, 100.0),
+    )
+    spec = _spec([0.0, 5.0, 50.0, 95.0, 100.0], False)
+    spec.fine = hist
+    even = [0.05, 0.45, 0.45, 0.05]
+    assert spread_ratio(spec, even) == pytest.approx(1.0)
+    assert degenerate_reasons(spec, None, None, None, False, even) == []
+    narrow = [1.0, 0.0, 0.0, 0.0]  # all in [0, 5): std 1.44 vs 28.9
+    got = degenerate_reasons(spec, None, None, None, False, narrow)
+    assert len(got) == 1 and "spread" in got[0]
+    assert spread_ratio(spec, narrow) == pytest.approx(5 / 100, rel=1e-6)
+    assert spread_ratio(spec, [0.5, 0.0, 0.0, 0.5]) == pytest.approx(
+        np.sqrt((97.5**2 / 2 + 2.5**2 / 2 - 50**2 + 25 / 12) / (100**2 / 12)),
+        rel=1e-6,
+    )
+    assert spread_ratio(spec, None) is None
+    # the release's own estimates say the same narrow spread: the fine
+    # histogram's other leaves are no reason (its noise, measured again)
+    agree = [(900.0, 20.0), (0.0, 20.0), (-3.0, 20.0), (0.0, 20.0)]
+    assert spread_ratio(spec, narrow, [e for e, _ in agree]) == pytest.approx(1.0)
+    assert not any(
+        "spread" in r
+        for r in degenerate_reasons(spec, agree, 910.0, None, False, narrow)
+    )

@@ -18,6 +18,8 @@ sensitivity proofs speak about can be read and tested alone:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._stats import cell_sums
@@ -191,3 +193,53 @@ def project_simplex_l1(v):
     if not total > 0:
         return np.full(v.shape, 1.0 / v.size)
     return positive / total
+
+
+def level_coefficients(block, level):
+    """``(a, a0)``: the count of ``level`` of ``block`` as ``a . T + a0 n``,
+    ``T`` the counts of the block's bits (its codes, :meth:`Block.codes`).
+    One-hot: the level's bit; binary: the bit or ``n`` minus it;
+    thermometer ``(v_1..v_t[, m])``: ``v_l - v_{l+1}`` with ``v_0 = n - m``
+    and ``v_{t+1} = 0``, and the missing level is ``m``."""
+    a = np.zeros(block.width)
+    if block.kind == "onehot":
+        a[level] = 1.0
+        return a, 0.0
+    if block.kind == "binary":
+        return (a + 1.0, 0.0) if level == 1 else (a - 1.0, 1.0)
+    t = block._thermo_width
+    if block.missing and level == t + 1:
+        a[t] = 1.0
+        return a, 0.0
+    a0 = 0.0
+    if level == 0:
+        a0 = 1.0
+        if block.missing:
+            a[t] = -1.0
+    else:
+        a[level - 1] = 1.0
+    if level < t:
+        a[level] -= 1.0
+    return a, a0
+
+
+def one_way_level_estimate(blocks, totals, parts, j, level):
+    """``(T̂, σ)``: the damped release's estimate of the count of ``level``
+    of attribute ``j`` and its noise standard deviation, from the released
+    bit totals ``T̂_i = Σ_c ỹ_ci + n Σ_c w̃_c z_i`` (the noisy centred cell
+    sums ``ỹ`` and noisy weights ``w̃`` before any projection, ``z`` the
+    public ``sum_centre``): unbiased, with variance
+    ``2 s (β² |a|² + (n λ_w a.z)²)`` for ``s`` cells, Laplace scales ``β``
+    (sums) and ``λ_w`` (weights), ``a`` from :func:`level_coefficients`
+    (doc/privacy/damped.md, "One-way estimates"). Post-processing."""
+    s, sum_scale, count_scale, centre, n = parts
+    block = blocks.blocks[int(j)]
+    a, a0 = level_coefficients(block, int(level))
+    cols = block.columns
+    est = float(a @ totals[cols] + a0 * n)
+    var = (
+        2.0
+        * s
+        * (sum_scale**2 * float(a @ a) + (count_scale * (a @ centre[cols])) ** 2)
+    )
+    return est, math.sqrt(var)

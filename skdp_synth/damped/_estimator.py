@@ -56,6 +56,7 @@ from ._damping import (
     _from_cell_sums,
     _hull_point,
     block_geometry,
+    one_way_level_estimate,
     project_simplex_l1,
 )
 from ._parameters import (
@@ -74,6 +75,11 @@ from ._parameters import (
     sum_noise_scale,
     weight_noise_scale,
 )
+
+#: A level of an attribute is kept (``_drop_unsupported_level``) where the
+#: release's estimate of its count is at least this many noise sds (the
+#: Gaussian release's ``ReleaseRules.level_support_z``).
+LEVEL_SUPPORT_Z = 2.0
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -559,7 +565,12 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.projection_scale_ = plan.projection_scale
         self.weight_noise_scale_ = plan.weight_noise_scale
         self.mean_noise_scale_ = plan.mean_noise_scale
-        for name in ("_noise_l1_weights", "_noise_l2_means", "_residual_norm"):
+        for name in (
+            "_noise_l1_weights",
+            "_noise_l2_means",
+            "_residual_norm",
+            "_one_way_totals",
+        ):
             self.__dict__.pop(name, None)
         if self.keep_diagnostics:
             # not private: kept under private names, the public ones warn
@@ -644,6 +655,11 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         self.projection_scale_ = scale
         self.weight_noise_scale_ = w_scale
         self.mean_noise_scale_ = y_scale
+        # the released bit totals, before any projection (one_way_level_estimate)
+        self._one_way_totals = sums_noisy.sum(axis=0) + n * w_noisy.sum() * (
+            geom.sum_centre
+        )
+        self._one_way_parts = (s, y_scale, n * w_scale, geom.sum_centre, n)
         for name in ("_noise_l1_weights", "_noise_l2_means", "_residual_norm"):
             self.__dict__.pop(name, None)
         if self.keep_diagnostics:
@@ -671,6 +687,44 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         # exactly rng.random(shape) < points when every block is binary
         # (0/1 uint8 rows: from_cube makes them float64 in the pass it makes)
         return _round_cells(self.blocks_, self.cell_means_, idx, source.rng)
+
+    def _one_way_level_estimate(self, j, level):
+        """``(T̂_j[level], σ_j)``: the release's unbiased estimate of one 1-way
+        count and its noise standard deviation, from the noisy cell sums and
+        weights (:func:`._damping.one_way_level_estimate`), or ``None``
+        (``parameters`` other than ``"optimal"``). Post-processing."""
+        totals = self.__dict__.get("_one_way_totals")
+        if totals is None or getattr(self, "blocks_", None) is None:
+            return None
+        parts = self._one_way_parts
+        return one_way_level_estimate(self.blocks_, totals, parts, j, level)
+
+    def _drop_unsupported_level(self, j, level):
+        """Drop ``level`` of attribute ``j`` from every cell unless the
+        release's estimate of its count is at least ``LEVEL_SUPPORT_Z`` of its
+        noise: each cell's level distribution loses that level and is
+        renormalised over the others (its expected code becomes the cell's
+        mean), so ``sample`` never returns it. Post-processing; returns
+        whether the level was dropped."""
+        check_is_fitted(self)
+        found = self._one_way_level_estimate(j, level)
+        if found is None or self._domain() != "boolean":
+            return False
+        estimate, sd = found
+        if not estimate < LEVEL_SUPPORT_Z * sd:
+            return False
+        block = self.blocks_.blocks[int(j)]
+        P = block.level_probabilities(self.cell_means_[:, block.columns])
+        P[:, int(level)] = 0.0
+        total = P.sum(axis=1, keepdims=True)
+        if not np.all(total > 0):
+            P[total[:, 0] <= 0] = 1.0
+            P[:, int(level)] = 0.0
+            total = P.sum(axis=1, keepdims=True)
+        means = self.cell_means_.copy()
+        means[:, block.columns] = (P / total) @ block.codes()
+        self.cell_means_ = means
+        return True
 
     def _synthetic_distribution(self):
         return self.cell_means_, self.weights_

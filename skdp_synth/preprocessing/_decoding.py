@@ -224,7 +224,114 @@ DEGENERATE_Z = 2.0
 MISSING_ROWS_Z = 3.0
 
 
-def degenerate_reasons(spec, estimates, n_estimate, rows_missing, missing_kept):
+#: The rows' std of a numeric column may differ from the std of its released
+#: fine histogram by at most this factor either way (:func:`degenerate_reasons`).
+SPREAD_RATIO = 2.0
+
+
+def _leaf_moments(hist, lo=-np.inf, hi=np.inf, solid=False):
+    """``(mass, mean, second moment)`` of the released fine histogram's kept
+    leaves inside ``[lo, hi)`` and its cap, each leaf uniform on its part
+    of ``[lo, hi)``; ``None`` where no finite leaf is there. ``solid``:
+    without the tentative leaves (a tail the release keeps only where its
+    own estimate supports it). Post-processing."""
+    e = np.asarray(hist.edges, dtype=np.float64)
+    a = np.maximum(np.maximum(e[:-1], lo), hist.cap[0])
+    b = np.minimum(np.minimum(e[1:], hi), hist.cap[1])
+    c = np.clip(np.asarray(hist.counts, dtype=np.float64), 0.0, None)
+    tentative = getattr(hist, "tentative", None)
+    if solid and tentative is not None:  # the release decides on these
+        c = np.where(np.asarray(tentative, dtype=bool), 0.0, c)
+    m = np.isfinite(a) & np.isfinite(b) & (b > a)
+    if not m.any():
+        return None
+    a, b, c = a[m], b[m], c[m]
+    if c.sum() <= 0:
+        c = b - a  # as decode_fine: uniform over the leaves
+    p = c / c.sum()
+    mean = float(p @ ((a + b) / 2))
+    second = float(p @ ((a * a + a * b + b * b) / 3))
+    return float(c.sum()), mean, second
+
+
+def _binned_std(spec, hist, shares):
+    """The std of values with ``shares`` of ``spec``'s coarse bins, each bin
+    filled by the fine histogram's kept leaves inside it (uniformly where it
+    has none); ``None`` where no share is positive."""
+    edges = np.asarray(spec.levels, dtype=np.float64)
+    q = np.clip(np.asarray(shares, dtype=np.float64), 0.0, None)
+    if q.sum() <= 0 or q.size != edges.size - 1:
+        return None
+    q = q / q.sum()
+    m1 = m2 = 0.0
+    for k in np.flatnonzero(q > 0):
+        lo, hi = float(edges[k]), float(edges[k + 1])
+        if hist.integer and k == edges.size - 2:
+            hi += 1.0
+        inside = _leaf_moments(hist, lo, hi)
+        if inside is None:
+            if not (np.isfinite(lo) and np.isfinite(hi)):
+                continue
+            inside = (0.0, (lo + hi) / 2, (lo * lo + lo * hi + hi * hi) / 3)
+        m1 += q[k] * inside[1]
+        m2 += q[k] * inside[2]
+    return float(np.sqrt(max(m2 - m1 * m1, 0.0)))
+
+
+def spread_ratio(spec, level_shares, estimate_shares=None):
+    """How far the rows' spread is from the released spread of numeric
+    column ``spec``: the std of the values that rows with the model's shares
+    of its bins (``level_shares``) decode to (each bin filled by the
+    released fine histogram's leaves inside it, :func:`decode_fine` without
+    its tail shapes) over the std of the released fine histogram itself
+    (without its tentative leaves, which the release decides on) -- or,
+    where the release's own estimates of the bins (``estimate_shares``) give
+    a spread nearer to the rows', over that one (a noise leaf of the fine
+    histogram that the release measured as empty is no reason). ``None``: no
+    fine histogram, shares or spread. Post-processing of released
+    quantities."""
+    hist = getattr(spec, "fine", None)
+    if hist is None or level_shares is None:
+        return None
+    whole = _leaf_moments(hist, solid=True)
+    rows = _binned_std(spec, hist, level_shares)
+    if whole is None or rows is None or whole[2] - whole[1] ** 2 <= 0:
+        return None
+    ratios = [rows / float(np.sqrt(whole[2] - whole[1] ** 2))]
+    if estimate_shares is not None:
+        released = _binned_std(spec, hist, estimate_shares)
+        if released:
+            ratios.append(rows / released)
+    return min(ratios, key=lambda r: abs(np.log(r)) if r > 0 else np.inf)
+
+
+def model_level_shares(final, rows, j, k, estimates):
+    """The shares of attribute ``j``'s ``k`` levels in what the last step
+    samples from: its model rows (the Gaussian release), else its cells'
+    level distributions (``_synthetic_distribution``: the damped release's
+    weights and means), else its 1-way estimates; ``None`` if none.
+    Post-processing of released quantities."""
+    if rows is not None and len(rows):
+        return np.bincount(rows[:, j].astype(np.intp), minlength=k)[:k] / len(rows)
+    dist = getattr(final, "_synthetic_distribution", None)
+    blocks = getattr(final, "blocks_", None)
+    if dist is not None and blocks is not None:
+        try:
+            means, weights = dist()
+        except (AttributeError, TypeError, ValueError):
+            means = None
+        if means is not None and weights is not None:
+            block = blocks.blocks[j]
+            P = block.level_probabilities(np.clip(means[:, block.columns], 0, 1))
+            return np.asarray(weights) @ P
+    if estimates is not None:
+        return np.clip([est for est, _ in estimates], 0.0, None)
+    return None
+
+
+def degenerate_reasons(
+    spec, estimates, n_estimate, rows_missing, missing_kept, level_shares=None
+):
     """Why column ``spec`` will come back degenerate, from released
     quantities only (an empty list: it will not).
 
@@ -245,6 +352,9 @@ def degenerate_reasons(spec, estimates, n_estimate, rows_missing, missing_kept):
     missing_kept : bool
         Whether the rows can hold a missing value (a missing level that the
         pipeline did not drop).
+    level_shares : array-like or None
+        The model's shares of the column's value levels (bins; missing
+        excluded), for :func:`spread_ratio`, or ``None``.
 
     Every input is the released domain, the release's noisy answers and
     model rows, or a public scale: post-processing, no privacy cost. The
@@ -254,13 +364,26 @@ def degenerate_reasons(spec, estimates, n_estimate, rows_missing, missing_kept):
     noise); a missing count above ``DEGENERATE_Z`` of its noise that the
     rows cannot hold (a missing level dropped), or rows whose
     missing count is more than ``MISSING_ROWS_Z`` of its noise from the
-    release's estimate.
+    release's estimate; a numeric column whose rows' std (the model's bin
+    shares, each bin filled from the released fine histogram) is more than
+    ``SPREAD_RATIO`` times from the released histogram's std
+    (:func:`spread_ratio`).
     """
     reasons = []
     numeric = spec.kind == "numeric"
     n_values = spec.n_levels
     if numeric and n_values < 2:
         reasons.append("a single bin")
+    ratio = None
+    if numeric and n_values >= 2:
+        released = None if estimates is None else [e for e, _ in estimates]
+        ratio = spread_ratio(
+            spec, level_shares, None if released is None else released[:n_values]
+        )
+    if ratio is not None and not 1 / SPREAD_RATIO <= ratio <= SPREAD_RATIO:
+        reasons.append(
+            f"rows with {ratio:.2g} times the spread (std) of its released histogram"
+        )
     if estimates is not None:
         values = estimates[:n_values]
         above = sum(est >= DEGENERATE_Z * sd for est, sd in values)

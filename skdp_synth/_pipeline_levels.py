@@ -1,0 +1,191 @@
+"""Which levels a fitted pipeline keeps, and which columns it warns about.
+
+After the last step is fitted, the pipeline reads the release's own 1-way
+estimates of the encoder's levels -- released values, with their public noise
+sd -- and drops a missing, "other" or split level the release does not
+support, then names the columns the released domain and release say will
+come back degenerate. Post-processing of released quantities only: mixed into
+:class:`~skdp_synth.pipeline.SynthesisPipeline`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .exceptions import CoarseDomainWarning
+from .validation import user_stacklevel
+
+
+class PipelineLevelsMixin:
+    """The level keep rules and the degenerate-column warning of a
+    :class:`~skdp_synth.pipeline.SynthesisPipeline`."""
+
+    def _collapsed_target(self, final, blocks):
+        """The last step's ``target`` when the encoder's private domain of
+        that column kept one bin or level, so the column has no bits and no
+        attribute: the release then refused it as an "unknown attribute",
+        listing the others, and a search over ``target`` failed in the folds
+        whose noise collapsed it. It is
+        fitted without the target, and a warning says why. A function of
+        the released domain (its bits): public."""
+        target = getattr(final, "get_params", dict)(deep=False).get("target")
+        encoder = self._encoder()
+        if target is None or blocks is None or encoder is None:
+            return None
+        names = [str(name) for name in blocks.names]
+        columns = [str(c) for c in getattr(encoder, "columns_", [])]
+        if str(target) in names or str(target) not in columns:
+            return None
+        warnings.warn(
+            f"the target {target!r} kept a single bin or level in this fit's "
+            "private domain (its values below the noise: see the "
+            "CoarseDomainWarning), so it has no table to weight: fitted "
+            "without target=. Declare its domain (bin_edges=, bounds=, "
+            "categories=) or give the domains a larger share (domain_share=)",
+            CoarseDomainWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return target
+
+    def _drop_unsupported_levels(self, final, final_params):
+        """Missing levels, ``"other"`` levels and one-integer bins that the
+        last step's own measurement does not support are dropped from its
+        rows (post-processing).
+
+        A missing level exists because the schema declares it (``None`` in a
+        column's categories, ``missing=``) or because the column's dtype can
+        hold a missing value (a privately learned domain): a column with
+        none has one too. A categorical
+        column whose levels the encoder discovered privately always has an
+        ``"other"`` level (data-independent), which holds the rare levels --
+        or nothing, when every level was found (a two-level ``Status``).
+        Either way, the generator gives the level rows fitted to the
+        release's noise (credit's ``Job``: 2 missing of 3,563, ~1.4 % NaN in
+        the rows; ``Status``: 0.5-2 % ``"other"``). Where the release's
+        estimate of the level is below ``LEVEL_SUPPORT_Z`` of its noise
+        (:meth:`ProjectedGaussianRelease._drop_unsupported_level`), ``sample``
+        never returns it. The bins of one integer split from a heap's leaf
+        (``split_heavy_leaves`` of the private numeric domains)
+        are tested the same way: the empty integers beside a heap. The
+        ``missing_dropped_``, ``other_dropped_`` and ``integer_bins_dropped_``
+        attributes list what was dropped (public: a function of the release).
+        """
+        self.missing_dropped_ = []
+        self.other_dropped_ = []
+        self.integer_bins_dropped_ = {}
+        self.missing_shares_ = {}
+        self.degenerate_columns_ = {}
+        blocks = final_params.get("blocks")
+        drop = getattr(final, "_drop_unsupported_level", None)
+        if blocks is None or drop is None or getattr(final, "blocks_", None) is None:
+            return
+        encoder = next(
+            (
+                step
+                for _, _, step in self._iter(with_final=False)
+                if getattr(step, "blocks_", None) is blocks and hasattr(step, "specs_")
+            ),
+            None,
+        )
+        if encoder is None:
+            return
+        names = [str(name) for name in final.blocks_.names]
+        for spec in encoder.specs_:
+            if str(spec.name) not in names:
+                continue  # a column without bits (one level, never missing)
+            j = names.index(str(spec.name))
+            # the missing level is each block's last (Block docstring), kept
+            # iff the release's estimate is MISSING_SUPPORT_Z of its noise
+            if spec.missing and self._drop_missing_level(final, j, drop):
+                self.missing_dropped_.append(spec.name)
+            # the catch-all of privately discovered levels is the last level
+            # before the missing one (BooleanEncoder._private_spec)
+            if getattr(spec, "other", False) and drop(j, len(spec.levels) - 1):
+                self.other_dropped_.append(spec.name)
+            # one-integer bins split from a heavy leaf (split_heavy_leaves):
+            # the empty integers beside a heap, or past the data's end
+            for b in getattr(spec, "split", ()):
+                if drop(j, int(b)):
+                    self.integer_bins_dropped_.setdefault(spec.name, []).append(
+                        spec.levels[b]
+                    )
+        self._warn_degenerate(final, encoder, names)
+
+    def _drop_missing_level(self, final, j, drop):
+        """Drop column ``j``'s missing level iff the release's estimate of
+        its count is below ``MISSING_SUPPORT_Z`` of its noise (lower than the
+        other levels' ``LEVEL_SUPPORT_Z``: a missing share of ``3 σ`` was
+        lost in 16 % of fits); record the released share ``(T̂ / n̂, σ / n̂)``
+        in ``missing_shares_``. Post-processing of released values."""
+        from .preprocessing._numeric_domain import MISSING_SUPPORT_Z
+
+        level = int(final.blocks_.n_levels[j]) - 1
+        found = final._one_way_level_estimate(j, level)
+        if found is None:
+            return drop(j, level)
+        est, sd = found
+        n_hat = _released_n(final)
+        if n_hat:
+            name = final.blocks_.names[j]
+            self.missing_shares_[name] = (max(est, 0.0) / n_hat, sd / n_hat)
+        # est < z sd with z <= LEVEL_SUPPORT_Z: the release drops it too
+        return bool(est < MISSING_SUPPORT_Z * sd) and drop(j, level)
+
+    def _warn_degenerate(self, final, encoder, names):
+        """Warn by name about the columns that the released domains and the
+        release say will come back degenerate
+        (:func:`~skdp_synth.preprocessing._decoding.degenerate_reasons`):
+        released quantities and public scales only, recorded in
+        ``degenerate_columns_``."""
+        from .exceptions import DegenerateColumnWarning
+        from .preprocessing._decoding import degenerate_reasons, model_level_shares
+
+        rows = getattr(final, "_model_rows", None)
+        n_hat = _released_n(final)
+        self.degenerate_columns_ = {}
+        for spec in encoder.specs_:
+            estimates = rows_missing = shares = None
+            if str(spec.name) in names:
+                j = names.index(str(spec.name))
+                k = int(final.blocks_.n_levels[j])
+                found = [final._one_way_level_estimate(j, lv) for lv in range(k)]
+                estimates = None if None in found else found
+                if spec.missing and rows is not None and len(rows):
+                    rows_missing = float(np.mean(rows[:, j] == k - 1))
+                shares = model_level_shares(final, rows, j, k, estimates)
+            kept = spec.missing and spec.name not in self.missing_dropped_
+            reasons = degenerate_reasons(
+                spec,
+                estimates,
+                n_hat,
+                rows_missing,
+                kept,
+                None if shares is None else shares[: spec.n_levels],
+            )
+            if reasons:
+                self.degenerate_columns_[spec.name] = reasons
+        # a domain of one bin: the encoder's CoarseDomainWarning named it
+        told = {
+            c: [r for r in rs if r != "a single bin"]
+            for c, rs in self.degenerate_columns_.items()
+        }
+        if any(told.values()):
+            text = "; ".join(f"{c!r}: {', '.join(r)}" for c, r in told.items() if r)
+            warnings.warn(
+                "the released domains say these columns will come back "
+                f"degenerate -- {text}. Declare their domains (bin_edges=, "
+                "bounds=, categories=, missing=) or give the domains or the "
+                "release a larger budget (domain_share=, epsilon=)",
+                DegenerateColumnWarning,
+                stacklevel=user_stacklevel(),
+            )
+
+
+def _released_n(final):
+    """The last step's released (or public) number of rows: the Gaussian
+    release's ``n_estimate_``, else ``n_samples_fit_`` (public under
+    replace-one, as for the damped release), else ``None``."""
+    n_hat = getattr(final, "n_estimate_", None)
+    return n_hat if n_hat else getattr(final, "n_samples_fit_", None)

@@ -3,8 +3,9 @@
 How the pipeline fits its steps, hands the encoder's blocks to the
 synthesizer and draws and decodes rows lives here; how it spends one
 privacy budget across its steps (checked first, split, charged, composed)
-lives in :mod:`skdp_synth._pipeline_budget`, mixed into
-:class:`SynthesisPipeline`.
+lives in :mod:`skdp_synth._pipeline_budget`, and which levels it keeps after
+the fit (and which columns it warns about) in :mod:`skdp_synth._pipeline_levels`,
+both mixed into :class:`SynthesisPipeline`.
 """
 
 from __future__ import annotations

@@ -38,16 +38,10 @@ def _credit():
 
 
 def _mixed(n=2000, seed=0):
-    rng = np.random.default_rng(seed)
-    age = rng.integers(18, 80, n)
-    return pd.DataFrame(
-        {
-            "age": age,
-            "wage": rng.lognormal(7, 0.5, n) + 20 * age,
-            "sector": rng.choice(["public", "private", "self"], n),
-            "urban": rng.random(n) < 0.6,
-        }
-    )
+    """The behaviour-hash script's mixed table (one definition of it)."""
+    from benchmarks.behaviour_hashes import _mixed_table
+
+    return _mixed_table(n, seed)
 
 
 def _hotel(n=4000):

@@ -508,12 +508,6 @@ def cmd_report(args):
         ],
         [("-o", args.output), ("--png", args.png), ("--json", json_out)],
     )
-    if args.real_train is not None and args.target is None:
-        # without --target it would be ignored (no model, no reference)
-        raise CLIError(
-            "--real-train is the reference of a model's score: give the "
-            "column it predicts with --target COLUMN"
-        )
     if args.png:
         # before anything is read or written: no HTML left behind without PNG
         from ..report import _figure_class

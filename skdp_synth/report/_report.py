@@ -547,16 +547,19 @@ class FidelityReport:
         esc = html.escape
         rows = [
             "<table class='references' id='references'><tr><th>rows scored "
-            "against the real ones</th><th>overall score</th><th>what it "
-            "means</th></tr>",
+            "against the real ones</th><th>overall score</th><th>drawn from"
+            "</th><th>scored on</th><th>what it means</th></tr>",
             f"<tr class='this'><td>the synthetic rows</td><td data-score="
             f"'{self.score!r}'><strong>{self.score:.3f}</strong></td><td>"
-            f"{self.n_synthetic:,} rows</td></tr>",
+            f"the synthesizer ({self.n_synthetic:,} rows)</td><td>the real "
+            f"rows given ({self.n_real:,})</td><td></td></tr>",
         ]
         for ref in self.references:
             rows.append(
                 f"<tr data-reference='{esc(ref.name)}'><td>{esc(ref.name)}</td>"
                 f"<td data-score='{ref.score!r}'>{ref.score:.3f}</td>"
+                f"<td class='drawn-from'>{esc(ref.drawn_from)}</td>"
+                f"<td class='scored-on'>{esc(ref.scored_on)}</td>"
                 f"<td>{esc(ref.description)}.</td></tr>"
             )
         rows.append("</table>")
@@ -747,7 +750,7 @@ _CSS = (
     ".toc ul{margin:.3em 0;padding-left:1.2em}"
     "img{max-width:100%}"
     ".verdict{font-size:1.1em}"
-    ".references td:nth-child(3){font-size:.9em;color:#444}"
+    ".references td:nth-child(n+3){font-size:.9em;color:#444}"
     ".alerts{padding-left:1.2em}.alert{margin:.2em 0}"
     ".kind,.badge{display:inline-block;background:#fde8d7;color:#8a3b00;"
     "border-radius:3px;padding:0 .4em;font-size:.85em;font-weight:bold}"

@@ -97,7 +97,11 @@ class Reference:
     1-way table, no relation between columns kept) or ``"real rows"`` (a
     second real sample: the score of sampling noise alone, the floor of
     what a synthesizer can be expected to reach). ``properties`` holds the
-    property scores, as ``FidelityReport.properties``.
+    property scores, as ``FidelityReport.properties``. ``drawn_from`` says
+    which real rows its ``n_rows`` rows come from, ``scored_on`` which
+    ``n_scored`` real rows they are scored against: disjoint rows wherever
+    the real rows were held out, so that no reference scores rows it was
+    drawn from.
     """
 
     name: str
@@ -105,6 +109,9 @@ class Reference:
     properties: MappingProxyType
     n_rows: int
     description: str
+    drawn_from: str = ""
+    scored_on: str = ""
+    n_scored: int | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -113,6 +120,9 @@ class Reference:
             "properties": dict(self.properties),
             "n_rows": self.n_rows,
             "description": self.description,
+            "drawn_from": self.drawn_from,
+            "scored_on": self.scored_on,
+            "n_scored": self.n_scored,
         }
 
 

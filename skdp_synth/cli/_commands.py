@@ -543,6 +543,8 @@ def cmd_report(args):
             release=release,
             target=args.target,
             real_train=real_train,
+            # the schema's "rules": each tested on the synthetic rows
+            rules=list(schema.rules),
         )
         steps.step()
         report.to_html(args.output)

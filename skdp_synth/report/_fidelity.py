@@ -62,7 +62,13 @@ from ._columns import column_views
 from ._guarantee import _guarantee_of
 from ._model import train_synthetic_test_real
 from ._report import PROPERTIES, FidelityReport, TableComparison
-from ._verdict import REFERENCE_SEED, Reference, alerts, independent_columns
+from ._verdict import (
+    REFERENCE_SEED,
+    Reference,
+    alerts,
+    check_rules,
+    independent_columns,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -110,6 +116,7 @@ def fidelity_report(
     held_out: bool | None = None,
     target: Any = None,
     real_train: pd.DataFrame | None = None,
+    rules: Any = None,
 ) -> FidelityReport:
     """Compare synthetic rows with a real table; read the release's guarantee.
 
@@ -164,6 +171,14 @@ def fidelity_report(
         their 1-way tables, and (``held_out=True``) a sample of them is the
         second real sample (else: half of ``real`` against the other half).
 
+    rules : sequence of rules or RuleSet, default=None
+        Declared rules (:mod:`skdp_synth.rules`) to test on the rows: a
+        rule some synthetic rows break is an alert with the share of
+        synthetic rows breaking it; the share of real rows breaking it is
+        given beside, as information (``FidelityReport.rule_checks``). By
+        default the rules of a fitted pipeline given as ``synthetic`` or
+        ``release`` (its public ``rules_``), else none.
+
     The report's ``references`` put ``FidelityReport.score`` in context
     and its ``alerts`` list what the synthetic rows got wrong
     (``skdp_synth.report._verdict``, thresholds included).
@@ -214,7 +229,10 @@ def fidelity_report(
             raise ValueError(f"target {target!r} is not a column of real")
         scores = train_synthetic_test_real(rows, real, target, real_train=real_train)
         model = MappingProxyType({**scores, "target": str(target)})
-    found = alerts(real, rows, schema, folds, model)
+    if rules is None and source is not None:
+        rules = getattr(source, "__dict__", {}).get("rules_")  # public
+    checks = check_rules(rules, real, rows)
+    found = alerts(real, rows, schema, folds, model, rules, checks)
     schema_s = _time_edges_as_seconds(schema, real)
     times = [c for c in real.columns if pd.api.types.is_datetime64_any_dtype(real[c])]
     references = _references(real, len(rows), schema_s, times, ds, held_out, real_train)
@@ -251,6 +269,7 @@ def fidelity_report(
         alerts=found,
         references=references,
         column_views=views,
+        rule_checks=checks,
     )
 
 

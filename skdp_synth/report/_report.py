@@ -193,6 +193,9 @@ class FidelityReport:
     column_views : tuple of ColumnView
         Every column's distribution, real against synthetic (the page's
         plots), with its missing shares.
+    rule_checks : tuple of RuleCheck
+        Each declared rule with the share of synthetic rows breaking it (an
+        alert when above 0) and, as information, of real rows.
     """
 
     columns: tuple
@@ -210,6 +213,7 @@ class FidelityReport:
     alerts: tuple = field(default=())
     references: tuple = field(default=())
     column_views: tuple = field(default=())
+    rule_checks: tuple = field(default=())
 
     # ---------------------------------------------------------- numbers
     def average_tv(self, d: int) -> float:
@@ -364,6 +368,7 @@ class FidelityReport:
             "<h1>Fidelity report</h1>",
             self._html_verdict(),
             self._html_alerts(),
+            self._html_rules(),
             self._html_contents(include_plot),
             "<h2 id='summary'>Summary</h2><table class='summary'>",
             f"<tr><th>overall score</th><td data-score='{self.score!r}'>"
@@ -488,6 +493,8 @@ class FidelityReport:
         """The page's table of contents (links to its sections)."""
         entries = [("summary", "Summary"), ("guarantee", "Privacy guarantee")]
         entries.append(("alerts", f"Alerts ({len(self.alerts)})"))
+        if self.rule_checks:
+            entries.append(("rules", "Declared rules"))
         if self.column_views:
             entries += [("columns", "Every column"), ("missing", "Missing cells")]
         if self.privacy_warnings:
@@ -634,6 +641,30 @@ class FidelityReport:
             f"<ul class='alerts'>{items}</ul>"
         )
 
+    def _html_rules(self):
+        """Each declared rule: the share of synthetic rows breaking it, and
+        of real rows (information about the data, not an alert)."""
+        if not self.rule_checks:
+            return ""
+        esc = html.escape
+
+        def share(x):
+            return "not checked" if x is None else f"{100 * x:.1f} %"
+
+        rows = "".join(
+            f"<tr data-rule='{esc(c.rule)}'><td><code>{esc(c.rule)}</code></td>"
+            f"<td class='synthetic-broken'>{share(c.synthetic_broken)}</td>"
+            f"<td class='real-broken'>{share(c.real_broken)}</td>"
+            f"<td>{esc(c.note)}</td></tr>"
+            for c in self.rule_checks
+        )
+        return (
+            "<h2 id='rules'>Declared rules</h2><table class='rules'><tr><th>"
+            "rule</th><th>synthetic rows breaking it (an alert above 0)</th>"
+            "<th>real rows breaking it (information about the data, not an "
+            "alert)</th><th></th></tr>" + rows + "</table>"
+        )
+
     def _html_columns(self):
         """A plot of every column, and the missing-values view."""
         if not self.column_views:
@@ -706,6 +737,7 @@ class FidelityReport:
                 str(d): [asdict(t) for t in tables] for d, tables in self.worst.items()
             },
             "ks": dict(self.ks),
+            "rules": [c.to_dict() for c in self.rule_checks],
             "model": None if self.model is None else dict(self.model),
             "guarantee": asdict(self.guarantee),
             "privacy_warnings": list(self.privacy_warnings),
@@ -773,6 +805,7 @@ _KIND_LABELS = {
     "missing_lost": "missing cells lost",
     "missing_invented": "missing cells invented",
     "levels_lost": "levels lost",
+    "rule_broken": "rule broken",
     "model_below_baseline": "model below baseline",
 }
 _KEY = ("#8c9bab", "#d95f02")

@@ -904,3 +904,22 @@ def test_the_json_round_trips_and_lists_the_pages_alerts(mixed, tmp_path, capsys
     assert written["score"] == pytest.approx(rep.score)
     err = capsys.readouterr().err
     assert "alert (range_shifted): x:" in err and "independent columns" in err
+
+
+def test_a_numeric_column_of_few_values_is_plotted_in_value_order():
+    """births14's weeks (integers 21-45, most at 37-41) drew its bars most
+    common first -- 40, 39, 37, 38, 41, ... -- and summed the rest in one
+    bar. Its values now stand in numeric order, an integer read as a float
+    on one side (40.0) meeting the other side's 40."""
+    rng = np.random.default_rng(0)
+    weeks = rng.choice([40, 39, 37, 38, 41, 42, 36, 35, 34, 30, 26, 22], 1000)
+    real = pd.DataFrame({"weeks": weeks})
+    syn = pd.DataFrame({"weeks": rng.choice(weeks, 1000).astype(float)})
+    (view,) = fidelity_report(real, syn, d=1).column_views
+    assert view.kind == "categorical"
+    values = [float(v) for v in view.labels]
+    assert values == sorted(set(weeks.astype(float)))
+    assert "40" in view.labels and "40.0" not in view.labels
+    assert sum(view.real) == pytest.approx(1) and sum(view.synthetic) == pytest.approx(
+        1
+    )

@@ -230,7 +230,11 @@ def fidelity_report(
         scores = train_synthetic_test_real(rows, real, target, real_train=real_train)
         model = MappingProxyType({**scores, "target": str(target)})
     if rules is None and source is not None:
-        rules = getattr(source, "__dict__", {}).get("rules_")  # public
+        from ..rules import RuleSet
+
+        rules = getattr(source, "rules_", None)  # a pipeline's: public
+        if not isinstance(rules, RuleSet):
+            rules = None
     checks = check_rules(rules, real, rows)
     found = alerts(real, rows, schema, folds, model, rules, checks)
     schema_s = _time_edges_as_seconds(schema, real)

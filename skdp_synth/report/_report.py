@@ -558,8 +558,10 @@ class FidelityReport:
             "</th><th>scored on</th><th>what it means</th></tr>",
             f"<tr class='this'><td>the synthetic rows</td><td data-score="
             f"'{self.score!r}'><strong>{self.score:.3f}</strong></td><td>"
-            f"the synthesizer ({self.n_synthetic:,} rows)</td><td>the real "
-            f"rows given ({self.n_real:,})</td><td></td></tr>",
+            f"the synthesizer ({self.n_synthetic:,} rows)</td><td>the "
+            f"{'held-out ' if self.held_out else ''}real rows "
+            f"{'' if self.held_out else 'given '}({self.n_real:,})</td><td>"
+            "</td></tr>",
         ]
         for ref in self.references:
             rows.append(
@@ -651,18 +653,24 @@ class FidelityReport:
         def share(x):
             return "not checked" if x is None else f"{100 * x:.1f} %"
 
+        noted = any(c.note for c in self.rule_checks)
         rows = "".join(
             f"<tr data-rule='{esc(c.rule)}'><td><code>{esc(c.rule)}</code></td>"
             f"<td class='synthetic-broken'>{share(c.synthetic_broken)}</td>"
             f"<td class='real-broken'>{share(c.real_broken)}</td>"
-            f"<td>{esc(c.note)}</td></tr>"
+            + (f"<td>{esc(c.note)}</td>" if noted else "")
+            + "</tr>"
             for c in self.rule_checks
         )
         return (
             "<h2 id='rules'>Declared rules</h2><table class='rules'><tr><th>"
             "rule</th><th>synthetic rows breaking it (an alert above 0)</th>"
             "<th>real rows breaking it (information about the data, not an "
-            "alert)</th><th></th></tr>" + rows + "</table>"
+            "alert)</th>"
+            + ("<th>note</th>" if noted else "")
+            + "</tr>"
+            + rows
+            + "</table>"
         )
 
     def _html_columns(self):

@@ -366,7 +366,11 @@ def _references(real, n_rows, schema, times, ds, held_out, real_train):
     if real_train is not None:
         drawn, scored = real_train[cols], real
         src = "the real rows the synthesizer was fitted on (real_train)"
-        dst = "the held-out real rows" if held_out else "the real rows given (real)"
+        dst = (
+            f"the held-out real rows ({n:,})"
+            if held_out
+            else f"the real rows given (real, {n:,})"
+        )
         note = ""
     elif split:
         (drawn, scored) = halves
@@ -432,7 +436,7 @@ def _references(real, n_rows, schema, times, ds, held_out, real_train):
                 _noise_scale(n, n_rows, n, k),
                 drawn_from=f"{k:,} of the real rows the synthesizer was fitted "
                 "on (real_train)",
-                scored_on="the held-out real rows",
+                scored_on=f"the held-out real rows ({n:,})",
             )
         )
     elif split:

@@ -630,7 +630,8 @@ class FidelityReport:
             return (
                 "<h2 id='alerts'>Alerts (0)</h2><p class='no-alerts'>No alerts: "
                 "no column's range, spread, missing cells or levels differ "
-                "beyond the thresholds (skdp_synth.report._verdict).</p>"
+                "beyond the thresholds (skdp_synth.report._verdict), and no "
+                "synthetic row breaks a declared rule.</p>"
             )
         items = "".join(
             f"<li class='alert' data-kind='{esc(a.kind)}' data-column="

@@ -151,3 +151,36 @@ def test_the_command_line_reads_the_schemas_rules(tmp_path, capsys):
     assert ("rule_broken", "weeks") in kinds and ("rule_broken", "sex") in kinds
     err = capsys.readouterr().err
     assert "alert (rule_broken): declared rule weeks <= 45" in err
+
+
+def test_report_release_accepts_the_schemas_derived_columns(tmp_path):
+    """A release never holds a derived column (it is computed after
+    sampling): 'report --release' refused the rows 'synthesize' wrote from
+    a schema with derived columns, naming the columns as a mismatch."""
+    real = _table(1500)
+    real.to_csv(tmp_path / "real.csv", index=False)
+    schema = {
+        "columns": {
+            "weeks": {"type": "numeric", "bounds": [30, 46], "integer": True},
+            "mage": {"type": "numeric", "bounds": [16, 45], "integer": True},
+            "mature": "boolean",
+            "sex": {"type": "categorical", "levels": ["female", "male"]},
+            "pregnant": {"type": "categorical", "levels": ["no", "yes"]},
+        },
+        "rules": [{"derived": "mature", "expression": "mage >= 35"}],
+    }
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    s, rel, out = str(tmp_path / "s.json"), tmp_path / "r.rel", tmp_path / "o.csv"
+    args = ["synthesize", str(tmp_path / "real.csv"), "--method", "gaussian-release"]
+    args += ["--schema", s, "--epsilon", "1", "--delta", "1e-6", "--seed", "0"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert cli.main([*args, "--release-out", str(rel), "-o", str(out)]) == 0
+    assert "mature" in pd.read_csv(out).columns
+    report = ["report", str(tmp_path / "real.csv"), str(out), "--schema", s]
+    js = tmp_path / "r.json"
+    report += ["--release", str(rel), "-o", str(tmp_path / "r.html"), "--json", str(js)]
+    assert cli.main(report) == 0
+    data = json.loads(js.read_text(encoding="utf-8"))
+    assert data["guarantee"]["epsilon"] == 1.0
+    assert data["rules"][0]["synthetic_broken"] == 0.0

@@ -166,3 +166,24 @@ def test_the_command_line_refuses_it_naming_the_column_only(tmp_path, capsys):
     assert "column 'weight' is declared numeric" in err
     assert "not numbers" in err and "unknown" not in err
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_the_command_line_without_a_schema_says_it(tmp_path):
+    """Without a schema pandas guessed the column's type, and the
+    NumbersAsTextWarning was silenced all the same (as if a schema had
+    called it categorical): the frequent marker's column came back as
+    categories without a word. With a schema calling it categorical it is
+    the user's word, and silent."""
+    src = tmp_path / "t.csv"
+    _weights().to_csv(src, index=False)
+    args = ["synthesize", str(src), "--method", "gaussian-release", "--epsilon", "1"]
+    args += ["--delta", "1e-6", "--seed", "0", "-o", str(tmp_path / "o.csv")]
+    with pytest.warns(NumbersAsTextWarning, match=r"columns \['weight'\] hold"):
+        assert cli.main(args) == 0
+    schema = tmp_path / "s.json"
+    schema.write_text(
+        json.dumps({"columns": {"weight": "categorical", "sex": "categorical"}})
+    )
+    with warnings.catch_warnings(record=True) as record:
+        assert cli.main([*args, "--schema", str(schema)]) == 0
+    assert not _messages(record, NumbersAsTextWarning)

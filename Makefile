@@ -82,20 +82,27 @@ report-screenshot: venv
 	$(BIN)/skdp-synth synthesize examples/data/people.csv \
 	    --schema examples/data/people.types.json --method gaussian-release \
 	    --epsilon 1 --delta 1e-6 --seed 0 --holdout 0.2 \
-	    --holdout-out build/heldout.csv -o build/synthetic.csv
+	    --holdout-out build/heldout.csv --train-out build/train.csv \
+	    --release-out build/release.json -o build/synthetic.csv
 	$(BIN)/skdp-synth report build/heldout.csv build/synthetic.csv --held-out \
+	    --real-train build/train.csv --release build/release.json \
 	    --schema examples/data/people.types.json -o build/report.html \
 	    --json build/report.json
 	@test -n "$(CHROMIUM)" || { echo "no Chromium found: open build/report.html in a browser (or set CHROMIUM=)"; exit 2; }
 	"$(CHROMIUM)" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-	    --window-size=1200,3000 --screenshot=$(CURDIR)/build/report.png \
+	    --window-size=1200,16000 --screenshot=$(CURDIR)/build/report.png \
 	    file://$(CURDIR)/build/report.html 2>build/chromium.log \
 	    || { cat build/chromium.log; exit 1; }
+	# the whole page: a window taller than it, the white below it cut off
+	# (Pillow comes with the plot extra's matplotlib)
+	$(BIN)/python -c 'from PIL import Image, ImageOps; p = "build/report.png"; \
+	    im = Image.open(p).convert("RGB"); box = ImageOps.invert(im).getbbox(); \
+	    im.crop((0, 0, im.width, min(im.height, box[3] + 20))).save(p)'
 	"$(CHROMIUM)" --headless --no-sandbox --disable-gpu --hide-scrollbars \
 	    --window-size=1200,1000 --screenshot=$(CURDIR)/build/report-top.png \
 	    file://$(CURDIR)/build/report.html 2>>build/chromium.log \
 	    || { cat build/chromium.log; exit 1; }
-	@echo "wrote build/report.png, build/report-top.png (and build/report.html, build/report.json)"
+	@echo "wrote build/report.png (the whole page), build/report-top.png (its first 1,000 pixels) and build/report.html, build/report.json"
 
 lint: dev
 	$(DBIN)/ruff check $(RUFF_PATHS)

@@ -540,10 +540,18 @@ def test_synthesize_writes_the_fitted_rows_for_the_reports_reference(tmp_path, c
     err = capsys.readouterr().err
     assert "a model of y trained on the synthetic rows: auc" in err
     assert "trained on the real training rows:" in err
-    # --real-train without --target was ignored: refused
+    # without --target, --real-train is read all the same: the independent
+    # columns are drawn from it (it was refused while only a model read it)
     no_target = [a for a in report if a not in ("--target", "y")]
-    assert cli.main([*no_target, "-o", str(page)]) == 2
-    assert "give the column it predicts with --target" in capsys.readouterr().err
+    js = tmp_path / "r.json"
+    assert cli.main([*no_target, "-o", str(page), "--json", str(js)]) == 0
+    (drawn,) = [
+        r
+        for r in json.loads(js.read_text(encoding="utf-8"))["references"]
+        if r["name"] == "independent columns"
+    ]
+    assert "real_train" in drawn["drawn_from"]
+    assert drawn["scored_on"].startswith("the held-out real rows (")
 
 
 def test_quantile_edges_do_not_split_a_heap():
@@ -753,21 +761,40 @@ def test_the_references_are_computed(mixed):
     """Independent columns score between a faithful copy and rows with a
     column drawn at random; they are the report's own independent rows;
     real rows (held-out ones) are the sampling floor."""
+    from skdp_synth.report._fidelity import _halves, _split_noise_scale
     from skdp_synth.report._verdict import independent_columns
 
     copy = _faithful(mixed)
     rep = fidelity_report(mixed, copy, held_out=True)
     refs = {r.name: r for r in rep.references}
     independent = refs["independent columns"]
+    # rows that keep every relation but c's, drawn apart from the scored
+    # rows as the reference now is (a copy of the scored rows with c redrawn
+    # was compared with the in-sample reference, which flattered both)
     rng = np.random.default_rng(3)
-    shuffled = copy.assign(c=rng.choice(list("abcdef"), len(copy)))
+    fresh = _mixed(2000, seed=21)
+    shuffled = fresh.assign(c=rng.choice(list("abcdef"), len(fresh)))
     worse = fidelity_report(mixed, shuffled)
     assert worse.score < independent.score < rep.score
     assert independent.n_rows == len(copy)
-    rows = independent_columns(mixed, len(copy))
-    assert fidelity_report(mixed, rows).score == _same(independent.score)
+    # drawn from one half of the held-out rows, scored on the other half,
+    # the 1-way TVs scaled to the sampling noise of the full comparison
+    a, b = _halves(mixed)
+    assert not set(a.index) & set(b.index) and len(a) + len(b) == len(mixed)
+    rows = independent_columns(a, len(copy))
+    split = fidelity_report(b, rows)
+    scale = _split_noise_scale(len(mixed), len(copy), len(a), len(b))
+    assert independent.properties["Column Shapes"] == _same(
+        1 - scale * split.average_tv(1)
+    )
+    assert independent.properties["Column Pair Trends"] == _same(
+        split.properties["Column Pair Trends"]
+    )
+    assert independent.n_scored == len(b)
+    assert "one half" in independent.drawn_from
+    assert "other half" in independent.scored_on
     for col in mixed.columns:  # each column from the real 1-way table
-        assert set(rows[col].dropna()) <= set(mixed[col].dropna())
+        assert set(rows[col].dropna()) <= set(a[col].dropna())
     assert independent.score < refs["real rows"].score
     assert "independent columns" in rep.verdict and "real sample" in rep.verdict
     # the same rows every time (a fixed seed)
@@ -779,6 +806,44 @@ def test_the_references_are_computed(mixed):
     fitted = fidelity_report(mixed, copy, held_out=True, real_train=train, target="y")
     floor = {r.name: r for r in fitted.references}["real rows"]
     assert floor.n_rows == len(copy) and "fitted on" in floor.description
+    # with the fitted rows: independent columns drawn from them, scored on
+    # every held-out row
+    drawn = {r.name: r for r in fitted.references}["independent columns"]
+    assert drawn.n_scored == len(mixed) and "real_train" in drawn.drawn_from
+    assert drawn.score == _same(
+        fidelity_report(mixed, independent_columns(train, len(copy))).score
+    )
+
+
+def test_the_independent_reference_is_not_drawn_from_the_rows_it_scores(mixed):
+    """Held out, without the fitted rows: independent columns drawn from the
+    rows they are then scored on match those rows' own sampling noise, a
+    score above what they reach on rows of the same table they were not
+    drawn from. The split reference is below that in-sample score and
+    close to independent columns drawn from fresh rows of the same
+    distribution (``_mixed``'s generator, three seeds)."""
+    from skdp_synth.report._verdict import independent_columns
+
+    n = len(mixed)
+    rep = fidelity_report(mixed, _faithful(mixed), held_out=True)
+    ref = {r.name: r for r in rep.references}["independent columns"]
+    in_sample = fidelity_report(mixed, independent_columns(mixed, n)).score
+    fresh = [
+        fidelity_report(mixed, independent_columns(_mixed(n, seed=s), n)).score
+        for s in (11, 12, 13)
+    ]
+    # the flattered in-sample score lies above every fresh draw
+    assert in_sample > max(fresh)
+    assert ref.score < in_sample
+    assert abs(ref.score - np.mean(fresh)) < in_sample - np.mean(fresh)
+    page = rep.to_html(include_plot=False)
+    assert "<td class='drawn-from'>one half of the held-out real rows" in page
+    (js,) = [r for r in rep.to_dict()["references"] if r["name"] == ref.name]
+    assert js["drawn_from"] == ref.drawn_from and js["scored_on"] == ref.scored_on
+    # not held out: in-sample, as the synthetic score then is, and said so
+    ins = fidelity_report(mixed, _faithful(mixed), held_out=False).references[0]
+    assert ins.score == _same(in_sample)
+    assert "in-sample" in ins.description
 
 
 def test_every_column_gets_a_figure_and_the_missing_view(mixed):
@@ -839,3 +904,22 @@ def test_the_json_round_trips_and_lists_the_pages_alerts(mixed, tmp_path, capsys
     assert written["score"] == pytest.approx(rep.score)
     err = capsys.readouterr().err
     assert "alert (range_shifted): x:" in err and "independent columns" in err
+
+
+def test_a_numeric_column_of_few_values_is_plotted_in_value_order():
+    """births14's weeks (integers 21-45, most at 37-41) drew its bars most
+    common first -- 40, 39, 37, 38, 41, ... -- and summed the rest in one
+    bar. Its values now stand in numeric order, an integer read as a float
+    on one side (40.0) meeting the other side's 40."""
+    rng = np.random.default_rng(0)
+    weeks = rng.choice([40, 39, 37, 38, 41, 42, 36, 35, 34, 30, 26, 22], 1000)
+    real = pd.DataFrame({"weeks": weeks})
+    syn = pd.DataFrame({"weeks": rng.choice(weeks, 1000).astype(float)})
+    (view,) = fidelity_report(real, syn, d=1).column_views
+    assert view.kind == "categorical"
+    values = [float(v) for v in view.labels]
+    assert values == sorted(set(weeks.astype(float)))
+    assert "40" in view.labels and "40.0" not in view.labels
+    assert sum(view.real) == pytest.approx(1) and sum(view.synthetic) == pytest.approx(
+        1
+    )

@@ -260,11 +260,13 @@ def cmd_synthesize(args):
     return 0
 
 
-def _check_release_matches(release, synthetic, path):
+def _check_release_matches(release, synthetic, path, derived=()):
     """``report --release``: a pipeline's release names its table's columns
     (its decoder); the page states its guarantee only for a table with those
     columns (otherwise any release would be believed, and the page would
-    state an unrelated release's ε)."""
+    state an unrelated release's ε). ``derived``: the schema's derived
+    columns, computed after sampling and never in the release, allowed
+    besides them."""
     if release is None:
         return
     decoder = release.plan.get("decoder")
@@ -275,7 +277,8 @@ def _check_release_matches(release, synthetic, path):
             "write the release with 'synthesize --release-out'"
         )
     columns = [str(spec["name"][-1]) for spec in decoder["specs"]]
-    if columns != [str(c) for c in synthetic.columns]:
+    derived = {str(c) for c in derived}
+    if columns != [str(c) for c in synthetic.columns if str(c) not in derived]:
         raise CLIError(
             f"--release {path} is the release of a table with columns "
             f"{columns}, not of the synthetic table's {list(synthetic.columns)}"
@@ -508,12 +511,6 @@ def cmd_report(args):
         ],
         [("-o", args.output), ("--png", args.png), ("--json", json_out)],
     )
-    if args.real_train is not None and args.target is None:
-        # without --target it would be ignored (no model, no reference)
-        raise CLIError(
-            "--real-train is the reference of a model's score: give the "
-            "column it predicts with --target COLUMN"
-        )
     if args.png:
         # before anything is read or written: no HTML left behind without PNG
         from ..report import _figure_class
@@ -535,7 +532,12 @@ def cmd_report(args):
         real = _read_csv(args.real, schema)
         steps.step()
         synthetic = _read_csv(args.synthetic, schema)
-        _check_release_matches(release, synthetic, args.release)
+        _check_release_matches(
+            release,
+            synthetic,
+            args.release,
+            [r.column for r in schema.rules if r.kind == "derived"],
+        )
         steps.step()
         real_train = None
         if args.real_train is not None:
@@ -549,6 +551,8 @@ def cmd_report(args):
             release=release,
             target=args.target,
             real_train=real_train,
+            # the schema's "rules": each tested on the synthetic rows
+            rules=list(schema.rules),
         )
         steps.step()
         report.to_html(args.output)

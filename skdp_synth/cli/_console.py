@@ -167,8 +167,11 @@ class _cli_warnings(warnings.catch_warnings):
         result = super().__enter__()
         warnings.simplefilter("always")
         # the schema states every column's type: a column it calls
-        # categorical is text by the user's word, not pandas' guess
-        warnings.simplefilter("ignore", NumbersAsTextWarning)
+        # categorical is text by the user's word, not pandas' guess; without
+        # one, pandas guessed, and a column of numbers with a marker among
+        # them is text to it
+        if self.schema_given:
+            warnings.simplefilter("ignore", NumbersAsTextWarning)
         self.leaked = False
         shown = warnings.showwarning  # restored by the base's __exit__
 

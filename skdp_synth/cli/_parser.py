@@ -380,8 +380,10 @@ def build_parser():
         "--real-train",
         default=None,
         metavar="FILE",
-        help="with --target: the real rows the synthesizer was fitted on, so "
-        "the reference is the same model trained on them (else on half of REAL)",
+        help="the real rows the synthesizer was fitted on: the independent-"
+        "columns reference is drawn from them (else from half of REAL, scored "
+        "on the other half, with --held-out), and with --target the model's "
+        "reference is trained on them (else on half of REAL)",
     )
     p_rep.add_argument("-o", "--output", required=True, help="output HTML file")
     p_rep.add_argument(

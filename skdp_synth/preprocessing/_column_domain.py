@@ -528,8 +528,11 @@ class _ColumnDomainMixin:
             if texts:
                 hint += (
                     f" If {texts} hold numbers read as text, convert them "
-                    "with pd.to_numeric before fitting (a numeric column's "
-                    "domain is bins, not levels)."
+                    'with pd.to_numeric(df[col], errors="coerce") before '
+                    "fitting (a cell that is not a number, a stray marker, "
+                    "becomes missing; a numeric column's domain is bins, not "
+                    "levels), or declare them numeric in the command line's "
+                    "schema."
                 )
             warnings.warn(
                 f"the private domains of columns {constant} kept a single bin "
@@ -577,28 +580,30 @@ class _ColumnDomainMixin:
         return head + "ive the domains a larger share of the budget: " + _share_advice()
 
     def _warn_numbers_as_text(self, specs, private, dtypes):
-        """Warn where a text column's kept levels are all numbers.
+        """Warn where a text column's kept levels say it may hold numbers.
 
         A numeric column that pandas read as text (``object`` or ``str``
-        dtype: a stray marker, a file read with ``dtype=str``) is modelled
-        as categories: every distinct value a level, or, learned privately,
-        mostly ``"other"``. The command line refuses such a column (its
-        schema says numeric); here nothing declares it, so this warns,
-        naming the column and the fixes (``pd.to_numeric``, or
-        ``categories=`` for codes that only look like numbers: zip codes),
-        never a value.
+        dtype: a stray marker such as ``"n/a"`` among the numbers, a file
+        read with ``dtype=str``) is modelled as categories: every distinct
+        value a level, or, learned privately, mostly ``"other"``. The
+        command line refuses such a column (its schema says numeric); here
+        nothing declares it, so this warns, naming the column and the fixes
+        (``pd.to_numeric(df[col], errors="coerce")``, or ``categories=``
+        for codes that only look like numbers: zip codes), never a value.
+        :func:`_numbers_as_text` says which columns, and why.
 
         What decides, and why it leaks nothing new: the column's dtype
         (public) and the levels the fit keeps -- the domain it releases.
         Learned privately, those levels are the output of the private
-        level discovery, so testing whether they parse is
-        post-processing; learned without privacy, they are the levels
+        level discovery, so testing whether they parse, and counting them,
+        is post-processing; learned without privacy, they are the levels
         already released with a :class:`PrivacyLeakWarning`. The cells
         themselves (a level dropped into ``"other"``) are never read
-        here. Columns declared with ``categories=`` or ``ordinal=`` are
+        here: two tables whose fits keep the same levels get the same
+        warning. Columns declared with ``categories=`` or ``ordinal=`` are
         the user's word that they are levels and never warn."""
         declared = set(self.categories or {}) | set(self.ordinal or {})
-        texts = []
+        found = {"numbers": [], "mixed": [], "rare": []}
         for spec in specs:
             col = spec.name
             if (
@@ -607,24 +612,109 @@ class _ColumnDomainMixin:
                 or not _is_text_dtype(dtypes[col])
             ):
                 continue
-            kept = [
-                v
-                for v in spec.levels
-                if not (private.get(col) == "levels" and v == OTHER_LABEL)
-            ]
-            if kept and all(_spells_a_number(v) for v in kept):
-                texts.append(col)
-        if texts:
+            learned = private.get(col) == "levels"
+            kept = [v for v in spec.levels if not (learned and v == OTHER_LABEL)]
+            verdict = _numbers_as_text(kept, learned)
+            if verdict is not None:
+                found[verdict].append(col)
+        numbers, mixed, rare = found["numbers"], found["mixed"], found["rare"]
+        fix = (
+            "convert them before fitting, e.g. df[col] = pd.to_numeric(df[col], "
+            'errors="coerce") (a cell that is not a number becomes missing), '
+            "or declare them numeric in the command line's schema"
+        )
+        codes = (
+            "if they are codes (zip codes, identifiers), declare them with "
+            "categories= to keep them as levels (this silences the warning)"
+        )
+        parts = []
+        if numbers:
+            parts.append(
+                f"columns {numbers} hold text whose kept levels all read as numbers"
+            )
+        if mixed:
+            parts.append(
+                f"columns {mixed} hold text whose kept levels read as "
+                "numbers, but for some that do not (a marker of a missing or "
+                "unknown value among the numbers makes pandas read the column "
+                "as text)"
+            )
+        if rare:
+            parts.append(
+                f"columns {rare} hold text of which the private domain kept "
+                "nothing but a marker of a missing value and 'other': every "
+                "other value was too rare to keep. A column of many distinct "
+                "numbers read as text because of the marker looks like this "
+                "(free text with that marker does too)"
+            )
+        if parts:
             warnings.warn(
-                f"columns {texts} hold text whose kept levels all read as "
-                "numbers: they are modelled as categories, not numbers. If "
-                "they are numbers, convert them before fitting, e.g. "
-                "df[col] = pd.to_numeric(df[col]); if they are codes (zip "
-                "codes, identifiers), declare them with categories= to keep "
-                "them as levels (this silences the warning).",
+                "; ".join(parts)
+                + ". They are modelled as categories, not numbers. If they are "
+                f"numbers, {fix}; {codes}.",
                 NumbersAsTextWarning,
                 stacklevel=user_stacklevel(),
             )
+
+
+#: Text that stands for a missing or unknown value in files (compared
+#: stripped and in lower case). pandas' ``read_csv`` reads some of them as
+#: missing already (``"n/a"``, ``"null"``); the others (``"unknown"``,
+#: ``"?"``, ``"-"``) make it read a column of numbers as text.
+MISSING_MARKERS = frozenset(
+    {
+        "",
+        "-",
+        "--",
+        ".",
+        "?",
+        "n/a",
+        "na",
+        "nan",
+        "none",
+        "null",
+        "missing",
+        "unknown",
+        "unk",
+        "not available",
+        "not known",
+        "#n/a",
+    }
+)
+
+
+def _numbers_as_text(kept, learned):
+    """Why a text column's kept levels suggest numbers, or ``None``.
+
+    ``kept`` is the released levels (``"other"`` left out when ``learned``,
+    the private discovery's catch-all). ``"numbers"``: every kept level
+    reads as a number. ``"mixed"``: some read as numbers and the others
+    are markers of a missing value (:data:`MISSING_MARKERS`), or more than
+    half of them, and at least two, read as numbers. ``"rare"``: learned
+    privately, nothing kept but markers -- what a column of many distinct
+    numbers with a frequent marker gives (each number too rare for the
+    stable histogram, :cite:`Korolova2009`; the marker kept); free text
+    with a frequent marker gives it too, so the warning says both. A
+    genuine text column whose kept levels are words does not warn; one
+    that kept no level but ``"other"`` is told by the
+    :class:`CoarseDomainWarning` (its dtype says text). A function of
+    ``kept`` and ``learned`` only."""
+    numbers = [_spells_a_number(v) for v in kept]
+    markers = [_is_marker(v) for v in kept]
+    n = sum(numbers)
+    words = len(kept) - n - sum(markers)
+    if kept and n == len(kept):
+        return "numbers"
+    if (n >= 1 and words == 0) or (n >= 2 and 2 * n > len(kept)):
+        return "mixed"
+    if learned and kept and n == 0 and words == 0:
+        return "rare"
+    return None
+
+
+def _is_marker(value):
+    """Whether a kept level is text that marks a missing value."""
+    return isinstance(value, str) and value.strip().lower() in MISSING_MARKERS
 
 
 def _is_text_dtype(dtype):

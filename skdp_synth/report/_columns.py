@@ -27,6 +27,8 @@ __all__ = ["ColumnView", "column_views", "svg", "missing_html"]
 N_PLOT_BINS = 16
 #: Bars drawn for a categorical column; the rest are summed in one bar.
 MAX_BARS = 12
+#: Bars drawn for a numeric column of few values (one per value, in order).
+MAX_VALUE_BARS = 2 * MAX_RAW_LEVELS
 _REAL, _SYN = "#8c9bab", "#d95f02"
 
 
@@ -115,19 +117,50 @@ def _histogram(col, x, y, time):
     )
 
 
-def _bars(col, xs, ys, order):
+def _value_text(values):
+    """Numbers as level labels: ``40`` for 40.0, so that an integer column
+    read as floats on one side meets the other's levels."""
     import pandas as pd
 
-    a = xs.dropna().astype(object).map(str).value_counts() / len(xs)
-    b = ys.dropna().astype(object).map(str).value_counts() / max(len(ys), 1)
+    x = pd.to_numeric(values.dropna(), errors="coerce")
+    return x.map(lambda v: f"{v:.10g}")
+
+
+def _bars(col, xs, ys, order, numeric=False):
+    """Bars per level: declared levels in their order, a numeric column's
+    values in numeric order (all of them up to :data:`MAX_VALUE_BARS`),
+    else the most common first."""
+    import pandas as pd
+
+    if numeric:
+        a = _value_text(xs).value_counts() / len(xs)
+        b = _value_text(ys).value_counts() / max(len(ys), 1)
+    else:
+        a = xs.dropna().astype(object).map(str).value_counts() / len(xs)
+        b = ys.dropna().astype(object).map(str).value_counts() / max(len(ys), 1)
     both = pd.concat([a.rename("r"), b.rename("s")], axis=1).fillna(0.0)
+    cap = MAX_BARS
     if order is not None:  # declared levels first, in their order
         declared = [str(v) for v in order if v is not None]
         rest = [v for v in both.index if v not in declared]
         both = both.reindex(declared + rest, fill_value=0.0)
+    elif numeric:
+        both = both.iloc[np.argsort([float(v) for v in both.index], kind="stable")]
+        cap = MAX_VALUE_BARS
     else:
         both = both.iloc[np.argsort(-both.max(axis=1).to_numpy(), kind="stable")]
-    if len(both) > MAX_BARS:
+    if len(both) > cap:
+        if numeric:  # the most common values, kept in numeric order
+            top = np.sort(
+                np.argsort(-both.max(axis=1).to_numpy(), kind="stable")[: cap - 1]
+            )
+            rest = np.setdiff1d(np.arange(len(both)), top)
+            head, tail = both.iloc[top], both.iloc[rest]
+            more = pd.DataFrame(
+                [tail.sum()], index=[f"({len(tail)} more values)"], columns=both.columns
+            )
+            both = pd.concat([head, more])
+    if len(both) > cap:
         head, tail = both.iloc[: MAX_BARS - 1], both.iloc[MAX_BARS - 1 :]
         more = pd.DataFrame(
             [tail.sum()], index=[f"({len(tail)} more levels)"], columns=both.columns
@@ -156,13 +189,16 @@ def column_views(real, synthetic, schema, times=()):
     cats = {**(schema.get("categories") or {}), **(schema.get("ordinal") or {})}
     out = []
     for col in real.columns:
-        view = None
+        view, numeric = None, False
         if col not in cats and pd.api.types.is_numeric_dtype(real[col]):
             x, y = _floats(real[col]), _floats(synthetic[col])
+            numeric = x is not None and y is not None and col not in times
             if x is not None and y is not None:
                 view = _histogram(str(col), x, y, col in times)
         if view is None:
-            view = _bars(str(col), real[col], synthetic[col], cats.get(col))
+            view = _bars(
+                str(col), real[col], synthetic[col], cats.get(col), numeric=numeric
+            )
         out.append(view)
     return tuple(out)
 
@@ -227,6 +263,7 @@ def svg(view, width=320, height=170):
         n = max(len(view.labels), 1)
         peak = max(max(view.real, default=0), max(view.synthetic, default=0), 1e-300)
         slot = w / n
+        every = int(np.ceil(n / MAX_BARS))  # a label every so many bars
         for k, lab in enumerate(view.labels):
             x0 = left + k * slot
             for j, (share, colour) in enumerate(
@@ -240,6 +277,8 @@ def svg(view, width=320, height=170):
                     f"{'synthetic' if j else 'real'} {100 * share:.1f} %</title></rect>"
                 )
             cx = x0 + slot / 2
+            if k % every and k != n - 1:
+                continue
             parts.append(
                 f"<text x='{cx:.1f}' y='{base + 10}' font-size='10' "
                 f"text-anchor='end' transform='rotate(-35 {cx:.1f} {base + 10})'>"

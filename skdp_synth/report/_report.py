@@ -193,6 +193,9 @@ class FidelityReport:
     column_views : tuple of ColumnView
         Every column's distribution, real against synthetic (the page's
         plots), with its missing shares.
+    rule_checks : tuple of RuleCheck
+        Each declared rule with the share of synthetic rows breaking it (an
+        alert when above 0) and, as information, of real rows.
     """
 
     columns: tuple
@@ -210,6 +213,7 @@ class FidelityReport:
     alerts: tuple = field(default=())
     references: tuple = field(default=())
     column_views: tuple = field(default=())
+    rule_checks: tuple = field(default=())
 
     # ---------------------------------------------------------- numbers
     def average_tv(self, d: int) -> float:
@@ -364,6 +368,7 @@ class FidelityReport:
             "<h1>Fidelity report</h1>",
             self._html_verdict(),
             self._html_alerts(),
+            self._html_rules(),
             self._html_contents(include_plot),
             "<h2 id='summary'>Summary</h2><table class='summary'>",
             f"<tr><th>overall score</th><td data-score='{self.score!r}'>"
@@ -488,6 +493,8 @@ class FidelityReport:
         """The page's table of contents (links to its sections)."""
         entries = [("summary", "Summary"), ("guarantee", "Privacy guarantee")]
         entries.append(("alerts", f"Alerts ({len(self.alerts)})"))
+        if self.rule_checks:
+            entries.append(("rules", "Declared rules"))
         if self.column_views:
             entries += [("columns", "Every column"), ("missing", "Missing cells")]
         if self.privacy_warnings:
@@ -547,16 +554,21 @@ class FidelityReport:
         esc = html.escape
         rows = [
             "<table class='references' id='references'><tr><th>rows scored "
-            "against the real ones</th><th>overall score</th><th>what it "
-            "means</th></tr>",
+            "against the real ones</th><th>overall score</th><th>drawn from"
+            "</th><th>scored on</th><th>what it means</th></tr>",
             f"<tr class='this'><td>the synthetic rows</td><td data-score="
             f"'{self.score!r}'><strong>{self.score:.3f}</strong></td><td>"
-            f"{self.n_synthetic:,} rows</td></tr>",
+            f"the synthesizer ({self.n_synthetic:,} rows)</td><td>the "
+            f"{'held-out ' if self.held_out else ''}real rows "
+            f"{'' if self.held_out else 'given '}({self.n_real:,})</td><td>"
+            "</td></tr>",
         ]
         for ref in self.references:
             rows.append(
                 f"<tr data-reference='{esc(ref.name)}'><td>{esc(ref.name)}</td>"
                 f"<td data-score='{ref.score!r}'>{ref.score:.3f}</td>"
+                f"<td class='drawn-from'>{esc(ref.drawn_from)}</td>"
+                f"<td class='scored-on'>{esc(ref.scored_on)}</td>"
                 f"<td>{esc(ref.description)}.</td></tr>"
             )
         rows.append("</table>")
@@ -618,7 +630,8 @@ class FidelityReport:
             return (
                 "<h2 id='alerts'>Alerts (0)</h2><p class='no-alerts'>No alerts: "
                 "no column's range, spread, missing cells or levels differ "
-                "beyond the thresholds (skdp_synth.report._verdict).</p>"
+                "beyond the thresholds (skdp_synth.report._verdict), and no "
+                "synthetic row breaks a declared rule.</p>"
             )
         items = "".join(
             f"<li class='alert' data-kind='{esc(a.kind)}' data-column="
@@ -629,6 +642,36 @@ class FidelityReport:
         return (
             f"<h2 id='alerts'>Alerts ({len(self.alerts)})</h2>"
             f"<ul class='alerts'>{items}</ul>"
+        )
+
+    def _html_rules(self):
+        """Each declared rule: the share of synthetic rows breaking it, and
+        of real rows (information about the data, not an alert)."""
+        if not self.rule_checks:
+            return ""
+        esc = html.escape
+
+        def share(x):
+            return "not checked" if x is None else f"{100 * x:.1f} %"
+
+        noted = any(c.note for c in self.rule_checks)
+        rows = "".join(
+            f"<tr data-rule='{esc(c.rule)}'><td><code>{esc(c.rule)}</code></td>"
+            f"<td class='synthetic-broken'>{share(c.synthetic_broken)}</td>"
+            f"<td class='real-broken'>{share(c.real_broken)}</td>"
+            + (f"<td>{esc(c.note)}</td>" if noted else "")
+            + "</tr>"
+            for c in self.rule_checks
+        )
+        return (
+            "<h2 id='rules'>Declared rules</h2><table class='rules'><tr><th>"
+            "rule</th><th>synthetic rows breaking it (an alert above 0)</th>"
+            "<th>real rows breaking it (information about the data, not an "
+            "alert)</th>"
+            + ("<th>note</th>" if noted else "")
+            + "</tr>"
+            + rows
+            + "</table>"
         )
 
     def _html_columns(self):
@@ -703,6 +746,7 @@ class FidelityReport:
                 str(d): [asdict(t) for t in tables] for d, tables in self.worst.items()
             },
             "ks": dict(self.ks),
+            "rules": [c.to_dict() for c in self.rule_checks],
             "model": None if self.model is None else dict(self.model),
             "guarantee": asdict(self.guarantee),
             "privacy_warnings": list(self.privacy_warnings),
@@ -747,7 +791,7 @@ _CSS = (
     ".toc ul{margin:.3em 0;padding-left:1.2em}"
     "img{max-width:100%}"
     ".verdict{font-size:1.1em}"
-    ".references td:nth-child(3){font-size:.9em;color:#444}"
+    ".references td:nth-child(n+3){font-size:.9em;color:#444}"
     ".alerts{padding-left:1.2em}.alert{margin:.2em 0}"
     ".kind,.badge{display:inline-block;background:#fde8d7;color:#8a3b00;"
     "border-radius:3px;padding:0 .4em;font-size:.85em;font-weight:bold}"
@@ -770,6 +814,7 @@ _KIND_LABELS = {
     "missing_lost": "missing cells lost",
     "missing_invented": "missing cells invented",
     "levels_lost": "levels lost",
+    "rule_broken": "rule broken",
     "model_below_baseline": "model below baseline",
 }
 _KEY = ("#8c9bab", "#d95f02")

@@ -12,6 +12,13 @@ an :class:`Alert`; the thresholds are the module constants below.
 :func:`independent_columns` draws the first reference: columns drawn
 independently from the real 1-way tables, what a synthesizer that learned
 each column and no relation between them would give.
+
+:func:`check_rules` tests the declared rules (:mod:`skdp_synth.rules`) on
+the synthetic rows: a rule some of them break is an alert
+(``"rule_broken"``), with the share of synthetic rows breaking it. The
+share of real rows breaking it is given beside, as information about the
+data (the report reads the real rows for its scores anyway), never as an
+alert.
 """
 
 from __future__ import annotations
@@ -24,7 +31,9 @@ import numpy as np
 __all__ = [
     "Alert",
     "Reference",
+    "RuleCheck",
     "alerts",
+    "check_rules",
     "independent_columns",
 ]
 
@@ -64,8 +73,8 @@ class Alert:
         The column (for a model alert: the target).
     kind : str
         ``"range_collapsed"``, ``"range_shifted"``, ``"std_ratio"``,
-        ``"missing_lost"``, ``"missing_invented"``, ``"levels_lost"`` or
-        ``"model_below_baseline"``.
+        ``"missing_lost"``, ``"missing_invented"``, ``"levels_lost"``,
+        ``"rule_broken"`` or ``"model_below_baseline"``.
     message : str
         The alert in plain words, with its numbers.
     evidence : mapping
@@ -97,7 +106,11 @@ class Reference:
     1-way table, no relation between columns kept) or ``"real rows"`` (a
     second real sample: the score of sampling noise alone, the floor of
     what a synthesizer can be expected to reach). ``properties`` holds the
-    property scores, as ``FidelityReport.properties``.
+    property scores, as ``FidelityReport.properties``. ``drawn_from`` says
+    which real rows its ``n_rows`` rows come from, ``scored_on`` which
+    ``n_scored`` real rows they are scored against: disjoint rows wherever
+    the real rows were held out, so that no reference scores rows it was
+    drawn from.
     """
 
     name: str
@@ -105,6 +118,9 @@ class Reference:
     properties: MappingProxyType
     n_rows: int
     description: str
+    drawn_from: str = ""
+    scored_on: str = ""
+    n_scored: int | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -113,7 +129,152 @@ class Reference:
             "properties": dict(self.properties),
             "n_rows": self.n_rows,
             "description": self.description,
+            "drawn_from": self.drawn_from,
+            "scored_on": self.scored_on,
+            "n_scored": self.n_scored,
         }
+
+
+@dataclass(frozen=True)
+class RuleCheck:
+    """One declared rule tested on the synthetic and the real rows.
+
+    ``rule`` is the rule as written (:func:`rule_text`), ``columns`` the
+    columns it names; ``synthetic_broken`` the share of synthetic rows
+    breaking it (``None`` when the rows lack a column it names), and
+    ``real_broken`` the share of real rows breaking it: information about
+    the data (a rule the real rows break is no fault of the synthesizer),
+    ``None`` when not computed.
+    """
+
+    rule: str
+    columns: tuple
+    synthetic_broken: float | None
+    real_broken: float | None
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "rule": self.rule,
+            "columns": list(self.columns),
+            "synthetic_broken": self.synthetic_broken,
+            "real_broken": self.real_broken,
+            "note": self.note,
+        }
+
+
+def rule_text(rule) -> str:
+    """A rule as a user wrote it: ``weeks <= 45``, ``mature = mage >= 35``,
+    else its ``repr``."""
+    from ..rules import Derived, Inequality
+    from ..rules._base import is_number
+
+    if isinstance(rule, Inequality):
+        right = f"{rule.right:g}" if is_number(rule.right) else str(rule.right)
+        if rule.offset:
+            sign = "+" if rule.offset > 0 else "-"
+            right += f" {sign} {abs(rule.offset):g}"
+        return f"{rule.left} {rule.op} {right}"
+    if isinstance(rule, Derived):
+        # an expression string, or a schema file's Expression (its text)
+        text = rule.function if isinstance(rule.function, str) else None
+        text = getattr(rule.function, "text", text)
+        if isinstance(text, str):
+            return f"{rule.column} = {text}"
+    return repr(rule)
+
+
+def _rule_list(rules):
+    """``rules`` (a RuleSet, a list of rules, or ``None``) as a tuple."""
+    from ..rules import Rule, RuleSet
+
+    if rules is None:
+        return ()
+    if isinstance(rules, RuleSet):
+        return tuple(rules.rules)
+    if isinstance(rules, Rule):
+        return (rules,)
+    out = tuple(rules)
+    for rule in out:
+        if not isinstance(rule, Rule):
+            raise TypeError(
+                f"rules must be rules of skdp_synth.rules (Derived, Inequality, "
+                f"Implies, StructuralZero, FixedCombinations) or a RuleSet, got "
+                f"{type(rule).__name__}"
+            )
+    return out
+
+
+def _broken_share(rule, frame):
+    """The share of ``frame``'s rows breaking ``rule`` (``None`` when a
+    column it names is absent). A derived column read from a file as the
+    text ``"True"``/``"False"`` is compared as the Booleans it spells."""
+    from ..rules import Derived
+
+    if any(c not in frame.columns for c in rule.columns):
+        return None
+    if not len(frame):
+        return 0.0
+    if isinstance(rule, Derived):
+        col = frame[rule.column]
+        spelled = col.dropna().astype(str)
+        if col.dtype == object and spelled.isin(["True", "False"]).all():
+            frame = frame.assign(**{rule.column: col.map(_TRUTH)})
+    return float(np.mean(rule.broken(frame)))
+
+
+_TRUTH = {"True": True, "False": False, True: True, False: False}
+
+
+def check_rules(rules, real, synthetic):
+    """A :class:`RuleCheck` of every rule, in the order given: the share of
+    synthetic rows breaking it, and of real rows (information)."""
+    out = []
+    for rule in _rule_list(rules):
+        syn, rea = _broken_share(rule, synthetic), _broken_share(rule, real)
+        lacking = [c for c in rule.columns if c not in synthetic.columns]
+        note = (
+            f"not checked: the synthetic rows have no column {lacking}"
+            if lacking
+            else ""
+        )
+        out.append(RuleCheck(rule_text(rule), tuple(rule.columns), syn, rea, note))
+    return tuple(out)
+
+
+def _rule_alerts(checks, rules):
+    """A ``"rule_broken"`` alert for every rule some synthetic rows break."""
+    out = []
+    for check, rule in zip(checks, _rule_list(rules), strict=True):
+        share = check.synthetic_broken
+        if share is None or share <= 0:
+            continue
+        column = getattr(rule, "left", None) or getattr(rule, "column", None)
+        column = str(column if column is not None else rule.columns[0])
+        real = (
+            ""
+            if check.real_broken is None
+            else f"; for information: {100 * check.real_broken:.1f} % of the "
+            "real rows break it (a rule the real rows break is no fault of "
+            "the synthesizer)"
+        )
+        out.append(
+            Alert(
+                column,
+                "rule_broken",
+                f"declared rule {check.rule}: broken by {100 * share:.1f} % of "
+                f"the synthetic rows{real}",
+                MappingProxyType(
+                    {
+                        "rule": check.rule,
+                        "columns": list(check.columns),
+                        "synthetic_broken": share,
+                        "real_broken": check.real_broken,
+                    }
+                ),
+            )
+        )
+    return out
 
 
 def independent_columns(real, n_rows, seed=REFERENCE_SEED):
@@ -345,13 +506,15 @@ def _model_alert(model):
     ]
 
 
-def alerts(real, synthetic, schema, folds=None, model=None):
+def alerts(real, synthetic, schema, folds=None, model=None, rules=None, checks=()):
     """Every :class:`Alert` of the synthetic rows against the real ones,
-    column by column in the real table's order, the model's last.
+    column by column in the real table's order, then the broken rules',
+    the model's last.
 
     ``folds`` is :func:`~skdp_synth.metrics._coding.catch_alls`' mapping (the
     levels a release kept, and its catch-all); ``model`` the report's
-    :func:`train_synthetic_test_real` result with its ``"target"``.
+    :func:`train_synthetic_test_real` result with its ``"target"``;
+    ``rules`` the declared rules and ``checks`` their :func:`check_rules`.
     """
     numeric = _numeric_columns(real, synthetic, schema)
     by_column = {str(c): [] for c in real.columns}
@@ -362,4 +525,4 @@ def alerts(real, synthetic, schema, folds=None, model=None):
     ):
         by_column[alert.column].append(alert)
     out = [a for col in by_column.values() for a in col]
-    return tuple(out + _model_alert(model))
+    return tuple(out + _rule_alerts(checks, rules) + _model_alert(model))

@@ -54,9 +54,12 @@ class NumbersAsTextWarning(UserWarning):
     not a number (a stray marker) or when told to (``dtype=str``); the
     encoder then models it as categories. Raised when an undeclared text
     column's kept levels -- the domain the fit releases, never the cells
-    behind it -- all read as numbers. Convert the column
-    (``pd.to_numeric``) or declare it with ``categories=`` (codes that only
-    look like numbers, as zip codes do).
+    behind it -- read as numbers (all of them, numbers beside missing-value
+    markers such as ``"n/a"``, or more than half), or when a privately
+    learned domain kept nothing but such a marker and ``"other"``. Convert
+    the column (``pd.to_numeric(df[col], errors="coerce")``) or declare it
+    with ``categories=`` (codes that only look like numbers, as zip codes
+    do).
     """
 
 

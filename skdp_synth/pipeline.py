@@ -408,17 +408,49 @@ class SynthesisPipeline(
         ):
             if final not in (None, "passthrough"):
                 target = self._collapsed_target(final, final_params.get("blocks"))
-                if target is None:
-                    final.fit(Xt, y, **final_params)
-                else:
+                zeros = self._rule_zeros(final, final_params.get("blocks"))
+                saved = {}
+                if target is not None:
+                    saved["target"] = target
                     final.set_params(target=None)
-                    try:
-                        final.fit(Xt, y, **final_params)
-                    finally:
-                        final.set_params(target=target)
+                if zeros:
+                    saved["structural_zeros"] = final.structural_zeros
+                    final.set_params(
+                        structural_zeros=list(final.structural_zeros or ()) + zeros
+                    )
+                try:
+                    final.fit(Xt, y, **final_params)
+                finally:
+                    if saved:
+                        final.set_params(**saved)
                 self._drop_unsupported_levels(final, final_params)
                 self._fit_copula(final)
         return self
+
+    def _rule_zeros(self, final, blocks):
+        """The encoded cells the rules make impossible, as the last step's
+        ``structural_zeros`` (``[(attribute names, mask)]``), or ``[]``.
+
+        Mapped from the fitted encoder's public levels and bin edges
+        (:func:`skdp_synth.rules.impossible_cells`): a level stands for its
+        value, the "other" level for any value it did not name, a bin for
+        its interval (the outer bins open). Only for a last step that takes
+        ``structural_zeros`` (``ProjectedGaussianRelease``). Public: rules
+        and released domains, no value of the data."""
+        rules = self.__dict__.get("rules_")
+        if (
+            rules is None
+            or blocks is None
+            or "structural_zeros" not in final.get_params(deep=False)
+        ):
+            return []
+        from .rules import impossible_cells
+
+        head = [s for _, _, s in self._iter(with_final=False)]
+        if len(head) != 1 or not hasattr(head[0], "specs_"):
+            return []
+        levels, bins = _encoded_levels(head[0].specs_, blocks)
+        return [(cols, mask) for cols, mask in impossible_cells(rules, levels, bins)]
 
     def score(self, X: ArrayLike, y: None = None, **params: Any) -> float:
         """Minus the average 2-way TV of ``sample(len(X))`` against ``X``, in
@@ -855,6 +887,41 @@ def _decoding_seeds(random_state, k):
 #: The spawn key under which ``sample(random_state=...)`` derives the seed
 #: of the rules' redraws (a stream apart from the draw's and the decoders').
 RULES_SPAWN_KEY = 0x7E1E5
+
+
+def _encoded_levels(specs, blocks):
+    """``(levels, bins)`` of :func:`skdp_synth.rules.impossible_cells` from
+    an encoder's column specs and its blocks: the values each level of a
+    categorical attribute stands for (the "other" level also for any value
+    not named, a missing level for the missing value, last) and the
+    interval of each bin of a numeric one (outer bins open). Columns whose
+    levels do not match their block one to one are left out."""
+    from .rules import OTHER
+
+    n_levels = dict(zip(blocks.names, (int(x) for x in blocks.n_levels)))
+    levels, bins = {}, {}
+    for spec in specs:
+        name = str(spec.name)
+        if name not in n_levels or spec.time_unit is not None:
+            continue
+        extra = 1 if spec.missing else 0
+        if spec.kind == "numeric":
+            e = np.asarray(spec.levels, dtype=np.float64)
+            if len(e) - 1 + extra != n_levels[name]:
+                continue
+            lo = np.concatenate([[-np.inf], e[1:-1]])
+            hi = np.concatenate([e[1:-1], [np.inf]])
+            bins[spec.name] = list(zip(lo.tolist(), hi.tolist())) + [None] * extra
+            continue
+        if len(spec.levels) + extra != n_levels[name]:
+            continue
+        reps = [[v] for v in spec.levels]
+        if spec.other:
+            reps[-1].append(OTHER)
+        if spec.missing:
+            reps.append([spec.missing_value])
+        levels[spec.name] = reps
+    return levels, bins
 
 
 def _rules_seed(random_state):

@@ -39,7 +39,14 @@ def generate(rec, source):
     if rec.measurements is not None:
         N = staged.model_table_rows(rec.workload, rec.n_estimate)
         n_levels = staged.spec.blocks.n_levels
-        result = fit_model(rec.measurements, n_levels, rec.n_estimate, N, source)
+        result = fit_model(
+            rec.measurements,
+            n_levels,
+            rec.n_estimate,
+            N,
+            source,
+            zeros=staged.spec.zero_cells(),
+        )
         rows = result.rows
         fitted = {
             "model_rows_": int(N),
@@ -59,7 +66,14 @@ def generate(rec, source):
 
 
 def fit_model(
-    measurements, n_levels, n_estimate, N, source, max_sweeps=None, centre=False
+    measurements,
+    n_levels,
+    n_estimate,
+    N,
+    source,
+    max_sweeps=None,
+    centre=False,
+    zeros=None,
 ):
     """Fit the synthetic table to the released measurements (post-processing).
 
@@ -71,7 +85,10 @@ def fit_model(
     :meth:`~._values.StagePlan.model_table_rows`); ``sample(n)`` then
     rounds it to any ``n``. ``centre``: a shrinkage centre's fit, which
     does not warn (the final fit does); ``max_sweeps`` caps its descent.
-    Returns ``fit_rows``'s result.
+    ``zeros``: the public structural zeros
+    (:meth:`~._values.ReleaseSpec.zero_cells`), held as hard constraints
+    of the fit (the fitted table puts 0 on those cells). Returns
+    ``fit_rows``'s result.
     """
     n_hat = max(1, int(round(n_estimate)))
     if N < n_hat:
@@ -85,6 +102,8 @@ def fit_model(
         ]
     with stage("fitting the generator"):
         short = {} if max_sweeps is None else {"max_sweeps": max_sweeps}
+        if zeros:
+            short["zeros"] = zeros
         return fit_rows(
             measurements,
             n_levels,

@@ -42,13 +42,21 @@ def reconstruct(measured, staged, source, fit_model):
     if staged.plan.space != "residuals":
         return _answer_tables(measured, staged)
     n_levels = staged.spec.blocks.n_levels
+    zeros = staged.spec.zero_cells()
 
     def centre(others, W, n_estimate, sweeps, label):
         # a shrinkage centre's fit: it does not warn (the final fit does)
         with stage(f"fitting the centre of {label}"):
             N = staged.model_table_rows(W, n_estimate)
             result = fit_model(
-                others, n_levels, n_estimate, N, source, max_sweeps=sweeps, centre=True
+                others,
+                n_levels,
+                n_estimate,
+                N,
+                source,
+                max_sweeps=sweeps,
+                centre=True,
+                zeros=zeros,
             )
         return result.rows
 

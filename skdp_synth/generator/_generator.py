@@ -63,6 +63,7 @@ from .._progress import Ticker
 from ._cliques import _build_cliques, _DenseState
 from ._estimates import _tree_start
 from ._kron import _all_coefficients, _build_kron, _KronState
+from ._zeros import Zeros
 
 __all__ = [
     "Measurement",
@@ -159,6 +160,7 @@ def fit_rows(
     warn=True,
     vectorised=None,
     check_agreement=True,
+    zeros=None,
 ):
     """The maximum-likelihood synthetic table of ``n_rows`` valid rows.
 
@@ -207,6 +209,15 @@ def fit_rows(
         per-clique dense bookkeeping (as before; for comparison). ``True``:
         the vectorised one or an error. Both compute the same exact loss
         changes and take the same steps.
+    zeros : list of (tuple of int, ndarray of bool), default=None
+        Structural zeros (public): ``(attributes, mask)`` with ``mask`` of
+        the attributes' table shape, true on the cells no row may occupy
+        (:mod:`._zeros`). Held as hard constraints: the start is made
+        feasible (its pair tables with those cells at 0, then broken rows
+        replaced by rule-keeping ones) and no move or swap enters an
+        impossible cell, so every returned row keeps them and the fitted
+        tables put exactly 0 on those cells. ``None`` or empty: the descent
+        as before (the same steps, bit for bit).
 
     Returns
     -------
@@ -231,13 +242,21 @@ def fit_rows(
         cliques, _ = _build_cliques(measurements, n_levels)
     if batch is None:
         batch = max(BATCH_ROWS, N // 16)
+    zeros = Zeros(zeros or (), n_levels) if zeros else None
+    if zeros is not None and not zeros:
+        zeros = None
     if init is None:
-        R = _tree_start(measurements, n_levels, N, rng, betas)
+        R = _tree_start(measurements, n_levels, N, rng, betas, zeros=zeros)
     else:
         R = np.array(init, dtype=np.int64, copy=True)
         if R.shape != (N, a):
             raise ValueError(f"init must have shape {(N, a)}")
     R = R.reshape(N, a)
+    # the constraints the moves hold: none in the first descent with zeros
+    # (a row cannot cross between two feasible regions one attribute at a
+    # time -- "No" internet service and the six service columns that follow
+    # it), then every zero in a second descent from the repaired rows
+    active = [None]
 
     if families is not None:
         state = _KronState(families, R)
@@ -250,6 +269,8 @@ def fit_rows(
         """Best new level of each (sampled) row; returns rows, levels, gains."""
         rows = np.arange(N) if N <= batch else rng.choice(N, size=batch, replace=False)
         delta = state.move_deltas(j, L, rows)
+        if active[0] is not None:
+            delta[active[0].forbidden(R, j, rows)] = np.inf
         best = np.argmin(delta, axis=1)
         gain = delta[np.arange(rows.size), best]
         return rows[:, None], best[:, None], gain
@@ -302,6 +323,10 @@ def fit_rows(
 
     def swap_gains(j, r1, r2):
         """Exact gains of the swaps ``(r1, r2)``; pairs sharing a row dropped."""
+        if active[0] is not None and r1.size:
+            ok = active[0].feasible_levels(R, r1, j, R[r2, j])
+            ok &= active[0].feasible_levels(R, r2, j, R[r1, j])
+            r1, r2 = r1[ok], r2[ok]
         lv1, lv2 = R[r1, j], R[r2, j]
         gain = state.swap_gains(j, r1, r2)
         order = np.argsort(gain, kind="stable")
@@ -375,6 +400,13 @@ def fit_rows(
         return done
 
     sweeps = descend(max_sweeps)
+    if zeros is not None:
+        # the unconstrained fit's rows moved to the nearest feasible ones,
+        # then the descent again, never leaving the feasible rows
+        zeros.make_feasible(R, rng)
+        state.reset()
+        active[0] = zeros
+        sweeps += descend(max_sweeps)
     best_rows, best_loss = R.copy(), state.loss()
     for _ in range(int(kicks)):
         if best_loss <= 0.0:
@@ -389,7 +421,10 @@ def fit_rows(
         )
         for r in picked:
             j = int(rng.integers(0, a))
+            old = R[r, j]
             R[r, j] = int(rng.integers(0, int(n_levels[j])))
+            if zeros is not None and zeros.broken(R[r : r + 1])[0]:
+                R[r, j] = old  # a kick never leaves the feasible rows
         state.reset()
         sweeps += descend(max_sweeps)
         if state.loss() <= best_loss:  # equal: drift along the plateau

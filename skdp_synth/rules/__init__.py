@@ -11,11 +11,12 @@ closed-vocabulary expression a schema file's derived column is read with. See
 """
 
 from ._base import Rule
-from ._categorical import FixedCombinations, Implies, StructuralZero
+from ._categorical import OTHER, FixedCombinations, Implies, StructuralZero
 from ._derived import Derived
 from ._expression import Expression
 from ._inequality import Inequality
 from ._ruleset import RuleSet
+from ._zeros import impossible_cells
 
 __all__ = [
     "Derived",
@@ -23,7 +24,9 @@ __all__ = [
     "FixedCombinations",
     "Implies",
     "Inequality",
+    "OTHER",
     "Rule",
     "RuleSet",
     "StructuralZero",
+    "impossible_cells",
 ]

@@ -39,7 +39,8 @@ from ._sklearn_compat import (
     _print_elapsed_time,
 )
 from .exceptions import PrivacyLeakWarning
-from .rules import RuleSet
+from .rules import RULES_SPAWN_KEY as _RULES_SPAWN_KEY
+from .rules import RuleSet, rules_seed
 from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
@@ -712,7 +713,10 @@ class SynthesisPipeline(
         is the whole pipeline's: the last step's composed with the private
         domains the decoder holds. ``params`` hold the steps' names and
         classes, the last step's fitted parameters and what the encoder's
-        domains spent (``encoder_epsilon``, ``encoder_delta``).
+        domains spent (``encoder_epsilon``, ``encoder_delta``). With
+        ``rules``, the plan holds them (``plan["rules"]``, the CLI schema's
+        ``"rules"`` form, :func:`skdp_synth.rules.ruleset_to_json`), so that
+        ``Release.load(path).sample(n)`` keeps them as :meth:`sample` does.
 
         Raises
         ------
@@ -728,6 +732,10 @@ class SynthesisPipeline(
         PrivacyLeakWarning
             When the encoder learned a domain without privacy
             (``inferred_``): the file then holds it, outside the guarantee.
+        UserWarning
+            When a rule has no JSON form (a derived column of a Python
+            function; values other than strings, numbers, bools and missing)
+            and is left out of the file.
         """
         from .preprocessing._decoder_state import decoder_state
         from .release import Release
@@ -753,13 +761,23 @@ class SynthesisPipeline(
                 "release would not state what the pipeline spent; refit the "
                 "pipeline, then call to_release()"
             )
+        stored_rules = None
         if self.__dict__.get("rules_") is not None:
-            warnings.warn(
-                "the release file does not store the pipeline's rules: its "
-                "rows keep them once passed through pipe.rules_.enforce(rows)",
-                UserWarning,
-                stacklevel=2,
-            )
+            from .rules import ruleset_to_json
+
+            stored_rules, left_out = ruleset_to_json(self.rules_)
+            if left_out:
+                warnings.warn(
+                    f"the release file does not store the rules {left_out!r} "
+                    "(no JSON form: a derived column of a Python function, or "
+                    "values other than strings, numbers, bools and missing): "
+                    "its rows keep them once passed through "
+                    "pipe.rules_.enforce(rows)",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            if not stored_rules["rules"]:
+                stored_rules = None
         head = [step for _, _, step in self._iter(with_final=False)]
         if not head:
             return final.to_release()
@@ -784,6 +802,9 @@ class SynthesisPipeline(
         plan = dict(inner.plan)
         plan["final_estimator"] = inner.estimator
         plan["decoder"] = meta
+        if stored_rules is not None:
+            # public: the declared rules, in the schema file's "rules" form
+            plan["rules"] = stored_rules
         params = {
             "steps": [
                 [name, step if isinstance(step, str) else type(step).__name__]
@@ -885,8 +906,8 @@ def _decoding_seeds(random_state, k):
 
 
 #: The spawn key under which ``sample(random_state=...)`` derives the seed
-#: of the rules' redraws (a stream apart from the draw's and the decoders').
-RULES_SPAWN_KEY = 0x7E1E5
+#: of the rules' redraws (:func:`skdp_synth.rules.rules_seed`).
+RULES_SPAWN_KEY = _RULES_SPAWN_KEY
 
 
 def _encoded_levels(specs, blocks):
@@ -925,19 +946,9 @@ def _encoded_levels(specs, blocks):
 
 
 def _rules_seed(random_state):
-    """The rules' seed from ``sample``'s ``random_state``: ``None`` stays
-    ``None`` (fresh entropy); an int seeds a ``SeedSequence`` child; a
-    Generator or RandomState (already advanced by the draw) gives one
-    integer of entropy."""
-    if random_state is None:
-        return None
-    if isinstance(random_state, (int, np.integer)):
-        entropy = int(random_state)
-    elif isinstance(random_state, np.random.RandomState):
-        entropy = int(random_state.randint(0, 2**31 - 1))
-    else:
-        entropy = int(np.random.default_rng(random_state).integers(0, 2**63 - 1))
-    return np.random.SeedSequence(entropy, spawn_key=(RULES_SPAWN_KEY,))
+    """The rules' seed from ``sample``'s ``random_state``
+    (:func:`skdp_synth.rules.rules_seed`, shared with ``Release.sample``)."""
+    return rules_seed(random_state)
 
 
 def _enforce_partition(frame, rules, seed, partition_info=None):

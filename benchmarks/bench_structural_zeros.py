@@ -123,7 +123,7 @@ def tv2(real, synth, numeric):
     return float(np.mean(tvs))
 
 
-def run(eps, seed, zeros, rows=None):
+def run(eps, seed, zeros, rows=None, **params):
     from skdp_synth import (
         ProjectedGaussianRelease,
         SynthesisPipeline,
@@ -138,7 +138,7 @@ def run(eps, seed, zeros, rows=None):
     rules = churn_rules()
     pipe = make_synthesis_pipeline(
         BooleanEncoder(categories=categories, bin_edges=bin_edges),
-        ProjectedGaussianRelease(epsilon=eps, random_state=seed),
+        ProjectedGaussianRelease(epsilon=eps, random_state=seed, **params),
         rules=rules,
     )
     original = SynthesisPipeline._rule_zeros

@@ -86,8 +86,10 @@ def fit_model(
     rounds it to any ``n``. ``centre``: a shrinkage centre's fit, which
     does not warn (the final fit does); ``max_sweeps`` caps its descent.
     ``zeros``: the public structural zeros
-    (:meth:`~._values.ReleaseSpec.zero_cells`), held as hard constraints
-    of the fit (the fitted table puts 0 on those cells). Returns
+    (:meth:`~._values.ReleaseSpec.zero_cells`), held by the final fit (the
+    fitted table puts 0 on those cells; the shrinkage centres' short fits
+    go without them: with them they took 4 times the fit's seconds on the
+    churn table of ``benchmarks/bench_structural_zeros.py``). Returns
     ``fit_rows``'s result.
     """
     n_hat = max(1, int(round(n_estimate)))

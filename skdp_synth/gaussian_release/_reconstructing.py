@@ -42,7 +42,6 @@ def reconstruct(measured, staged, source, fit_model):
     if staged.plan.space != "residuals":
         return _answer_tables(measured, staged)
     n_levels = staged.spec.blocks.n_levels
-    zeros = staged.spec.zero_cells()
 
     def centre(others, W, n_estimate, sweeps, label):
         # a shrinkage centre's fit: it does not warn (the final fit does)
@@ -56,7 +55,6 @@ def reconstruct(measured, staged, source, fit_model):
                 source,
                 max_sweeps=sweeps,
                 centre=True,
-                zeros=zeros,
             )
         return result.rows
 

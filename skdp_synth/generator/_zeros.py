@@ -4,13 +4,14 @@ Public knowledge about the schema (an implication between categorical
 columns, a declared impossible combination), given as ``(attributes,
 mask)`` with ``mask[cell]`` true where the cell of those attributes' table
 is impossible. The generator's descent (:func:`~._generator.fit_rows`)
-holds them as hard constraints: its start is made feasible and no move or
-swap enters an impossible cell, so the fitted table -- the maximum of the
-noise-weighted likelihood over tables of *feasible* rows -- puts exactly 0
-mass on them, and the noise measured in those cells is not spent fitting
-them. The constrained maximum-likelihood fit is the projection of the noisy
-measurements onto the feasible tables in the noise metric; it reads the
-released measurements and the public zeros only (post-processing).
+fits its rows under them: a penalty per broken zero raised step by step,
+then a repair of the rows still broken to the nearest feasible ones, then
+a descent in which no move or swap enters an impossible cell. The fitted
+table -- a local maximum of the noise-weighted likelihood over tables of
+*feasible* rows, the noisy measurements projected onto the feasible tables
+in the noise metric -- puts exactly 0 mass on them, and the noise measured
+in those cells is not fitted. It reads the released measurements and the
+public zeros only (post-processing).
 """
 
 from __future__ import annotations
@@ -108,6 +109,27 @@ class Zeros:
                 idx = np.zeros(rows.size, dtype=np.int64)
             out |= flat[idx]
         return out
+
+    def counts(self, R, j, rows):
+        """``(rows.size, L_j)``: how many zeros containing ``j`` each row
+        would break with ``j`` at each level."""
+        out = np.zeros((rows.size, int(self.n_levels[j])), dtype=np.int64)
+        for others, mult, flat in self._by_attr.get(int(j), ()):
+            if others:
+                idx = R[np.ix_(rows, others)] @ mult
+            else:
+                idx = np.zeros(rows.size, dtype=np.int64)
+            out += flat[idx]
+        return out
+
+    def change(self, R, j, rows, levels):
+        """The change of the number of broken zeros when attribute ``j`` of
+        ``rows`` (distinct) is set to ``levels``."""
+        if rows.size == 0:
+            return 0
+        c = self.counts(R, j, rows)
+        at = np.arange(rows.size)
+        return int(c[at, levels].sum() - c[at, R[rows, j]].sum())
 
     def feasible_levels(self, R, rows, j, levels):
         """Whether each ``R[rows]`` with ``j`` set to ``levels`` is allowed."""

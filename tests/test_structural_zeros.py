@@ -350,3 +350,22 @@ def test_json_form_round_trips_every_kind():
         entry = rule_to_json(rule)
         assert rule_to_json(rule_from_json(entry)) == entry
     assert rule_to_json(Derived("y", lambda df: df["x"], inputs=["x"])) is None
+
+
+def test_a_redraw_into_an_integer_column_keeps_its_dtype_without_a_warning():
+    """Object values written into an int64 column warned (pandas' "incompatible
+    dtype", an error in a later pandas)."""
+    frame = pd.DataFrame(
+        {"phone": [0, 1, 0, 1], "lines": ["No", "None", "None", "Yes"]}
+    )
+    rules = RuleSet(
+        [
+            Implies({"phone": 0}, {"lines": "None"}),
+            Implies({"phone": 1}, {"lines": ["No", "Yes"]}),
+        ]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = rules.enforce(frame, random_state=0)
+    assert out["phone"].dtype == np.int64
+    assert not rules.broken(out).any(axis=None)

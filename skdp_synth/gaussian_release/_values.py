@@ -90,7 +90,7 @@ class ReleaseSpec:
             items.append(
                 (tuple(self.attribute_index(a) for a in attrs), np.asarray(mask))
             )
-        return check_zeros(items, self.blocks.n_levels)
+        return check_zeros(items, self.blocks.n_levels, self.blocks.names)
 
     def attribute_index(self, key):
         """The index of attribute ``key`` (a name or an index; public)."""

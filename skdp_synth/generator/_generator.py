@@ -112,7 +112,8 @@ BATCH_ROWS = 4096
 #: .01010): a repair of the fitted rows then the hard descent .01057 (its
 #: loss 572 against 430 unconstrained, seed 2); the repair alone .01025;
 #: penalty steps growing 3-fold, 30 sweeps each, .00943; 4-fold, 10 sweeps,
-#: .00935 at about half the time.
+#: .00935 at about half the time (both with the shrinkage centres' fits
+#: under the zeros too; without, as the release now fits them, .00949).
 _PENALTY_START = 0.05
 _PENALTY_GROWTH = 4.0
 _PENALTY_STEPS = 10
@@ -274,10 +275,10 @@ def fit_rows(
         if R.shape != (N, a):
             raise ValueError(f"init must have shape {(N, a)}")
     R = R.reshape(N, a)
-    # the constraints the moves hold: none in the first descent with zeros
-    # (a row cannot cross between two feasible regions one attribute at a
-    # time -- "No" internet service and the six service columns that follow
-    # it), then every zero in a second descent from the repaired rows
+    # the zeros the moves hold as hard constraints: none in the first
+    # descent and the penalty steps (a row cannot cross between two feasible
+    # regions one attribute at a time -- "No" internet service and the six
+    # service columns that follow it), every one in the last descent
     active = [None]
     # the weight of a broken zero (per row) in the penalty phase's objective
     penalty = [0.0]

@@ -21,13 +21,20 @@ import numpy as np
 __all__ = ["Zeros", "check_zeros"]
 
 
-def check_zeros(zeros, n_levels):
+def check_zeros(zeros, n_levels, names=None):
     """``[(attributes, mask)]`` validated against the domain ``n_levels``:
     sorted distinct attribute indices, a boolean mask of the table's shape
     that forbids some cell but not all. Returns the normalised list
     (attributes sorted, the mask's axes in that order); public inputs only.
+    ``names``: the attributes' names, for the messages.
     """
     n_levels = np.asarray(n_levels, dtype=np.int64)
+
+    def shown(attrs):
+        if names is None:
+            return str(attrs)
+        return str([str(names[j]) for j in attrs])
+
     out = []
     for k, item in enumerate(zeros):
         try:
@@ -56,20 +63,61 @@ def check_zeros(zeros, n_levels):
         if mask.shape != shape:
             raise ValueError(
                 f"structural zero {k}: the mask has shape {mask.shape}, the table "
-                f"of attributes {attrs} has {shape}"
+                f"of {shown(attrs)} has {shape}"
             )
         if mask.all():
             raise ValueError(
-                f"structural zero {k}: every cell of the table of attributes "
-                f"{attrs} is impossible, so no row can exist; a rule (or rules) "
-                "that forbid every combination contradict the domain"
+                f"structural zero {k}: every cell of the table of {shown(attrs)} "
+                "is impossible, so no row can exist: the rule forbids every "
+                "combination of their levels (check it against the declared "
+                "levels)"
             )
         order = np.argsort(attrs)
         attrs = tuple(attrs[i] for i in order)
         mask = np.transpose(mask, order)
         if mask.any():
             out.append((attrs, np.ascontiguousarray(mask)))
+    for attrs, members in _groups(out):
+        if not _allowed(attrs, members, n_levels).any():
+            raise ValueError(
+                f"the structural zeros on {shown(attrs)} together forbid every "
+                "combination of their levels, so no row can exist: the rules "
+                "contradict one another on the declared levels"
+            )
     return out
+
+
+def _groups(zeros):
+    """``[(attributes, zeros)]``: the zeros tied by shared attributes."""
+    groups = []
+    for attrs, mask in zeros:
+        cols = set(attrs)
+        merged = [g for g in groups if g[0] & cols]
+        members = [(attrs, mask)]
+        for g in merged:
+            groups.remove(g)
+            cols |= g[0]
+            members = g[1] + members
+        groups.append((cols, members))
+    return [(tuple(sorted(cols)), members) for cols, members in groups]
+
+
+def _allowed(attrs, zeros, n_levels):
+    """Whether each combination of ``attrs``' levels (C order) keeps every
+    one of ``zeros``; a group too large to enumerate is refused."""
+    sizes = [int(n_levels[j]) for j in attrs]
+    if float(np.prod(sizes, dtype=float)) > MAX_GROUP_CELLS:
+        raise ValueError(
+            f"the structural zeros tie attributes {list(attrs)} together, "
+            f"whose levels make more than {MAX_GROUP_CELLS:,} combinations: "
+            "declare fewer, smaller groups"
+        )
+    pos = {j: i for i, j in enumerate(attrs)}
+    grid = np.indices(sizes).reshape(len(sizes), -1).T
+    ok = np.ones(grid.shape[0], dtype=bool)
+    for za, mask in zeros:
+        ok &= ~mask[tuple(grid[:, pos[j]] for j in za)]
+    return ok
 
 
 class Zeros:
@@ -167,41 +215,17 @@ class Zeros:
         proportional to its count among the rows that keep the group's
         zeros (uniformly when none does). Rows that keep them are left
         alone. Raises ``ValueError`` when a group allows no combination."""
-        for attrs, zeros in self._groups():
+        for attrs, zeros in _groups(self.zeros):
             self._repair_group(R, attrs, zeros, rng)
         return R
-
-    def _groups(self):
-        groups = []
-        for attrs, mask in self.zeros:
-            cols = set(attrs)
-            merged = [g for g in groups if g[0] & cols]
-            members = [(attrs, mask)]
-            for g in merged:
-                groups.remove(g)
-                cols |= g[0]
-                members = g[1] + members
-            groups.append((cols, members))
-        return [(tuple(sorted(cols)), members) for cols, members in groups]
 
     def _repair_group(self, R, attrs, zeros, rng):
         pos = {j: i for i, j in enumerate(attrs)}
         sizes = [int(self.n_levels[j]) for j in attrs]
-        if float(np.prod(sizes, dtype=float)) > MAX_GROUP_CELLS:
-            raise ValueError(
-                f"the structural zeros tie attributes {list(attrs)} together, "
-                f"whose levels make more than {MAX_GROUP_CELLS:,} combinations: "
-                "declare fewer, smaller groups"
-            )
+        ok = _allowed(attrs, zeros, self.n_levels)
         grid = np.indices(sizes).reshape(len(sizes), -1).T  # every combination
-        ok = np.ones(grid.shape[0], dtype=bool)
-        for za, mask in zeros:
-            ok &= ~mask[tuple(grid[:, pos[j]] for j in za)]
-        if not ok.any():
-            raise ValueError(
-                "the structural zeros leave no row possible: together they "
-                f"forbid every combination of attributes {list(attrs)}"
-            )
+        if not ok.any():  # pragma: no cover - refused by check_zeros
+            raise ValueError("the structural zeros leave no row possible")
         codes = R[:, list(attrs)]
         bad = np.zeros(R.shape[0], dtype=bool)
         for za, mask in zeros:

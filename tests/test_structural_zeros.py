@@ -277,6 +277,31 @@ def test_the_pipeline_hands_its_rules_to_the_release_as_zeros():
     assert pipe.privacy_guarantee_ == plain.privacy_guarantee_
 
 
+def test_rows_moved_off_a_dropped_level_keep_the_zeros():
+    """Private domains with a learned missing and "other" level: the levels
+    the release does not support are dropped from the model's rows
+    afterwards (their rows moved to levels drawn from the others), and the
+    moved rows keep the zeros (62 model rows broke them before)."""
+    from skdp_synth.generator import Zeros
+
+    X = _subscribers(3000)
+    X.loc[::37, "tv"] = None
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, random_state=0),
+        rules=RULES,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # coarse private domains
+        pipe.fit(X)
+    final = pipe._final_estimator
+    assert final.structural_zeros_
+    zeros = Zeros(final.structural_zeros_, final.blocks_.n_levels)
+    assert not zeros.broken(final._model_rows).any()
+    raw = pipe.steps[0][1].inverse_transform(final.sample(2000, random_state=0))
+    assert not RuleSet(RULES[:2]).broken(raw).any(axis=None)
+
+
 def test_a_rule_that_forbids_every_cell_of_its_columns_is_refused_clearly():
     """The declared levels leave the rule nothing: refused at fit, naming the
     columns, before the release reads a row."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._progress import stage
 from ..correction import reweight_to_targets
-from ..generator import Measurement, fit_rows
+from ..generator import Measurement, Zeros, fit_rows
 from ..workloads import MarginalWorkload, universe_points
 from ._invariants import repair_rows, rounded_tables, running_intersection_order
 from ._values import Generated
@@ -186,11 +186,17 @@ def hold_invariants(levels, invariant_tables, n, n_levels, rng):
     return repair_rows(levels, targets, n_levels, rng)
 
 
-def move_level(rows, j, level, make_rng):
+def move_level(rows, j, level, make_rng, zeros=None, n_levels=None):
     """``rows`` with the rows at ``level`` of attribute ``j`` moved to levels
     of ``j`` drawn from the other rows (``make_rng()``'s generator, made only
     when a row moves), or ``None`` when every row is at ``level`` (nothing
-    to draw from). Post-processing."""
+    to draw from). Post-processing.
+
+    ``zeros`` (the release's ``structural_zeros_``; ``n_levels`` the
+    domain): a moved row that lands in an impossible cell is moved on to
+    the nearest feasible combination of its tied attributes other than
+    ``level`` (:meth:`skdp_synth.generator.Zeros.make_feasible`), so the
+    model's rows keep holding them."""
     at = rows[:, j] == level
     if at.all():
         return None
@@ -199,4 +205,11 @@ def move_level(rows, j, level, make_rng):
         others = rows[~at, j]
         rows = rows.copy()
         rows[at, j] = others[rng.integers(0, others.size, size=int(at.sum()))]
+        if zeros:
+            gone = np.zeros(int(n_levels[j]), dtype=bool)
+            gone[level] = True
+            try:
+                Zeros([*zeros, ((j,), gone)], n_levels).make_feasible(rows, rng)
+            except ValueError:
+                pass  # nothing feasible without the level: repaired after sampling
     return rows

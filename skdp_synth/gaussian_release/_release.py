@@ -726,6 +726,8 @@ default=None
             j,
             level,
             lambda: make_generator(self.random_state, stream=POST_FIT_STREAM),
+            zeros=getattr(self, "structural_zeros_", None),
+            n_levels=self.blocks_.n_levels,
         )
         if rows is None:
             return False

@@ -48,13 +48,7 @@ def reconstruct(measured, staged, source, fit_model):
         with stage(f"fitting the centre of {label}"):
             N = staged.model_table_rows(W, n_estimate)
             result = fit_model(
-                others,
-                n_levels,
-                n_estimate,
-                N,
-                source,
-                max_sweeps=sweeps,
-                centre=True,
+                others, n_levels, n_estimate, N, source, max_sweeps=sweeps, centre=True
             )
         return result.rows
 

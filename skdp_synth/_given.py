@@ -42,6 +42,7 @@ import pandas as pd
 from ._datetime import from_units, to_units
 from .preprocessing._column_spec import _hashable, _is_missing_scalar
 from .preprocessing._decoding import decode_index
+from .validation import sample_chunk_rows
 
 __all__ = ["ConditionalModel", "check_given", "draw_given"]
 
@@ -487,3 +488,49 @@ def _concat(parts):
     if hasattr(parts[0], "iloc"):
         return pd.concat(parts, ignore_index=True)
     return np.concatenate(parts, axis=0)
+
+
+def given_with_rules(release, n, rng, given, rules, rules_seed):
+    """``n`` decoded rows of ``release`` (a :class:`~skdp_synth.release.Release`
+    with a decoder and stored rules) conditional on ``given`` that keep
+    ``rules`` (:func:`draw_given`, as the pipeline draws them)."""
+    model = ConditionalModel(
+        release.arrays["points"],
+        release.arrays["weights"],
+        release.decoder(),
+        given,
+        controlled=release.plan.get("selection") == "controlled",
+        derived=rules.derived_columns,
+    )
+    size = sample_chunk_rows(release.arrays["points"].shape[1])
+    return draw_given(
+        model, n, rng, chunk_rows=size, rules=rules, rules_seed=rules_seed
+    )
+
+
+def stored_rules(plan, arrays):
+    """The rules a release file stores (``plan["rules"]``, the CLI schema's
+    ``"rules"`` form) as a :class:`~skdp_synth.rules.RuleSet`, checked as
+    untrusted input: every rule read by
+    :func:`skdp_synth.rules.rule_from_json` (a derived column's expression by
+    the closed :class:`~skdp_synth.rules.Expression`, never ``eval``), naming
+    only columns the release's decoder writes or the rules derive. Raises
+    ``ValueError``."""
+    from .preprocessing._decoder_state import decoder_from_state
+    from .rules import ruleset_from_json
+
+    if "decoder" not in plan:
+        raise ValueError("rules need a decoder (they name decoded columns)")
+    rules = ruleset_from_json(plan["rules"])
+    decoder = decoder_from_state(
+        plan["decoder"], arrays, n_features=plan.get("n_features")
+    )
+    decoded = {str(spec.name) for spec in decoder.specs_}
+    known = decoded | set(rules.derived_columns)
+    for rule in rules.rules:
+        unknown = [c for c in rule.columns if c not in known]
+        if unknown:
+            raise ValueError(f"a rule names {unknown[0]!r}, not a column")
+    if rules.columns is not None and not decoded <= set(rules.columns):
+        raise ValueError("columns must list every decoded column")
+    return rules

@@ -39,7 +39,8 @@ from ._sklearn_compat import (
     _print_elapsed_time,
 )
 from .exceptions import PrivacyLeakWarning
-from .rules import RuleSet
+from .rules import RULES_SPAWN_KEY as _RULES_SPAWN_KEY
+from .rules import RuleSet, rules_seed
 from .validation import sample_chunk_rows
 
 if TYPE_CHECKING:
@@ -408,17 +409,49 @@ class SynthesisPipeline(
         ):
             if final not in (None, "passthrough"):
                 target = self._collapsed_target(final, final_params.get("blocks"))
-                if target is None:
-                    final.fit(Xt, y, **final_params)
-                else:
+                zeros = self._rule_zeros(final, final_params.get("blocks"))
+                saved = {}
+                if target is not None:
+                    saved["target"] = target
                     final.set_params(target=None)
-                    try:
-                        final.fit(Xt, y, **final_params)
-                    finally:
-                        final.set_params(target=target)
+                if zeros:
+                    saved["structural_zeros"] = final.structural_zeros
+                    final.set_params(
+                        structural_zeros=list(final.structural_zeros or ()) + zeros
+                    )
+                try:
+                    final.fit(Xt, y, **final_params)
+                finally:
+                    if saved:
+                        final.set_params(**saved)
                 self._drop_unsupported_levels(final, final_params)
                 self._fit_copula(final)
         return self
+
+    def _rule_zeros(self, final, blocks):
+        """The encoded cells the rules make impossible, as the last step's
+        ``structural_zeros`` (``[(attribute names, mask)]``), or ``[]``.
+
+        Mapped from the fitted encoder's public levels and bin edges
+        (:func:`skdp_synth.rules.impossible_cells`): a level stands for its
+        value, the "other" level for any value it did not name, a bin for
+        its interval (the outer bins open). Only for a last step that takes
+        ``structural_zeros`` (``ProjectedGaussianRelease``). Public: rules
+        and released domains, no value of the data."""
+        rules = self.__dict__.get("rules_")
+        if (
+            rules is None
+            or blocks is None
+            or "structural_zeros" not in final.get_params(deep=False)
+        ):
+            return []
+        from .rules import impossible_cells
+
+        head = [s for _, _, s in self._iter(with_final=False)]
+        if len(head) != 1 or not hasattr(head[0], "specs_"):
+            return []
+        levels, bins = _encoded_levels(head[0].specs_, blocks)
+        return [(cols, mask) for cols, mask in impossible_cells(rules, levels, bins)]
 
     def score(self, X: ArrayLike, y: None = None, **params: Any) -> float:
         """Minus the average 2-way TV of ``sample(len(X))`` against ``X``, in
@@ -680,7 +713,10 @@ class SynthesisPipeline(
         is the whole pipeline's: the last step's composed with the private
         domains the decoder holds. ``params`` hold the steps' names and
         classes, the last step's fitted parameters and what the encoder's
-        domains spent (``encoder_epsilon``, ``encoder_delta``).
+        domains spent (``encoder_epsilon``, ``encoder_delta``). With
+        ``rules``, the plan holds them (``plan["rules"]``, the CLI schema's
+        ``"rules"`` form, :func:`skdp_synth.rules.ruleset_to_json`), so that
+        ``Release.load(path).sample(n)`` keeps them as :meth:`sample` does.
 
         Raises
         ------
@@ -696,6 +732,10 @@ class SynthesisPipeline(
         PrivacyLeakWarning
             When the encoder learned a domain without privacy
             (``inferred_``): the file then holds it, outside the guarantee.
+        UserWarning
+            When a rule has no JSON form (a derived column of a Python
+            function; values other than strings, numbers, bools and missing)
+            and is left out of the file.
         """
         from .preprocessing._decoder_state import decoder_state
         from .release import Release
@@ -721,13 +761,23 @@ class SynthesisPipeline(
                 "release would not state what the pipeline spent; refit the "
                 "pipeline, then call to_release()"
             )
+        stored_rules = None
         if self.__dict__.get("rules_") is not None:
-            warnings.warn(
-                "the release file does not store the pipeline's rules: its "
-                "rows keep them once passed through pipe.rules_.enforce(rows)",
-                UserWarning,
-                stacklevel=2,
-            )
+            from .rules import ruleset_to_json
+
+            stored_rules, left_out = ruleset_to_json(self.rules_)
+            if left_out:
+                warnings.warn(
+                    f"the release file does not store the rules {left_out!r} "
+                    "(no JSON form: a derived column of a Python function, or "
+                    "values other than strings, numbers, bools and missing): "
+                    "its rows keep them once passed through "
+                    "pipe.rules_.enforce(rows)",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            if not stored_rules["rules"]:
+                stored_rules = None
         head = [step for _, _, step in self._iter(with_final=False)]
         if not head:
             return final.to_release()
@@ -752,6 +802,9 @@ class SynthesisPipeline(
         plan = dict(inner.plan)
         plan["final_estimator"] = inner.estimator
         plan["decoder"] = meta
+        if stored_rules is not None:
+            # public: the declared rules, in the schema file's "rules" form
+            plan["rules"] = stored_rules
         params = {
             "steps": [
                 [name, step if isinstance(step, str) else type(step).__name__]
@@ -853,24 +906,49 @@ def _decoding_seeds(random_state, k):
 
 
 #: The spawn key under which ``sample(random_state=...)`` derives the seed
-#: of the rules' redraws (a stream apart from the draw's and the decoders').
-RULES_SPAWN_KEY = 0x7E1E5
+#: of the rules' redraws (:func:`skdp_synth.rules.rules_seed`).
+RULES_SPAWN_KEY = _RULES_SPAWN_KEY
+
+
+def _encoded_levels(specs, blocks):
+    """``(levels, bins)`` of :func:`skdp_synth.rules.impossible_cells` from
+    an encoder's column specs and its blocks: the values each level of a
+    categorical attribute stands for (the "other" level also for any value
+    not named, a missing level for the missing value, last) and the
+    interval of each bin of a numeric one (outer bins open). Columns whose
+    levels do not match their block one to one are left out."""
+    from .rules import OTHER
+
+    n_levels = dict(zip(blocks.names, (int(x) for x in blocks.n_levels)))
+    levels, bins = {}, {}
+    for spec in specs:
+        name = str(spec.name)
+        if name not in n_levels or spec.time_unit is not None:
+            continue
+        extra = 1 if spec.missing else 0
+        if spec.kind == "numeric":
+            e = np.asarray(spec.levels, dtype=np.float64)
+            if len(e) - 1 + extra != n_levels[name]:
+                continue
+            lo = np.concatenate([[-np.inf], e[1:-1]])
+            hi = np.concatenate([e[1:-1], [np.inf]])
+            bins[spec.name] = list(zip(lo.tolist(), hi.tolist())) + [None] * extra
+            continue
+        if len(spec.levels) + extra != n_levels[name]:
+            continue
+        reps = [[v] for v in spec.levels]
+        if spec.other:
+            reps[-1].append(OTHER)
+        if spec.missing:
+            reps.append([spec.missing_value])
+        levels[spec.name] = reps
+    return levels, bins
 
 
 def _rules_seed(random_state):
-    """The rules' seed from ``sample``'s ``random_state``: ``None`` stays
-    ``None`` (fresh entropy); an int seeds a ``SeedSequence`` child; a
-    Generator or RandomState (already advanced by the draw) gives one
-    integer of entropy."""
-    if random_state is None:
-        return None
-    if isinstance(random_state, (int, np.integer)):
-        entropy = int(random_state)
-    elif isinstance(random_state, np.random.RandomState):
-        entropy = int(random_state.randint(0, 2**31 - 1))
-    else:
-        entropy = int(np.random.default_rng(random_state).integers(0, 2**63 - 1))
-    return np.random.SeedSequence(entropy, spawn_key=(RULES_SPAWN_KEY,))
+    """The rules' seed from ``sample``'s ``random_state``
+    (:func:`skdp_synth.rules.rules_seed`, shared with ``Release.sample``)."""
+    return rules_seed(random_state)
 
 
 def _enforce_partition(frame, rules, seed, partition_info=None):

@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
     from .preprocessing import BooleanEncoder
+    from .rules import RuleSet
 
 __all__ = ["FORMAT_VERSION", "MAX_RELEASE_ROWS", "Release"]
 
@@ -392,8 +393,9 @@ class Release:
         iter_sample : the same rows chunk by chunk, in memory independent of
             ``n_samples`` (this method holds them all: its result).
         """
+        seed = self._rules_seed(random_state, decode)
         rng = make_generator(random_state, 1)
-        chunks, n, kind = self._chunks(n_samples, rng, decode, given)
+        chunks, n, kind = self._chunks(n_samples, rng, decode, given, seed)
         parts = iter(chunks)
         first = next(parts)
         if kind == "decoded":
@@ -480,11 +482,35 @@ class Release:
         """
         if chunk_rows is not None:
             chunk_rows = _check_n(chunk_rows)
+        seed = self._rules_seed(random_state, decode)
         rng = make_generator(random_state, 1)
-        chunks, _, _ = self._chunks(n_samples, rng, decode, given)
+        chunks, _, _ = self._chunks(n_samples, rng, decode, given, seed)
         return _rechunked(chunks, chunk_rows)
 
-    def _chunks(self, n_samples, rng, decode, given=None):
+    def rules(self) -> RuleSet | None:
+        """The declared rules the file stores (``plan["rules"]``, the CLI
+        schema's ``"rules"`` form), read through
+        :func:`skdp_synth.rules.ruleset_from_json` (a derived column's
+        expression by the closed :class:`~skdp_synth.rules.Expression`,
+        never ``eval``), or ``None``. Decoded rows of :meth:`sample` and
+        :meth:`iter_sample` keep them, as the pipeline's ``sample`` does."""
+        raw = self.plan.get("rules")
+        if raw is None:
+            return None
+        from .rules import ruleset_from_json
+
+        return ruleset_from_json(raw)
+
+    def _rules_seed(self, random_state, decode):
+        """The seed of the rules' redraws (the pipeline's stream,
+        :func:`skdp_synth.rules.rules_seed`), or ``None`` without rules."""
+        if not (decode and "rules" in self.plan and "decoder" in self.plan):
+            return None
+        from .rules import rules_seed
+
+        return rules_seed(random_state)
+
+    def _chunks(self, n_samples, rng, decode, given=None, rules_seed=None):
         """The one generator behind :meth:`sample` and :meth:`iter_sample`.
 
         Returns ``(chunks, n, kind)``: a lazy iterator of consecutive pieces of
@@ -495,7 +521,10 @@ class Release:
         from ``rng`` in the order :meth:`sample` always drew them: a
         ``"weighted-points"`` chunk (a controlled rounding of its size, when
         the plan says so) and then its decoder's seed; for ``"rows"``, all
-        the row indices and then one decoder seed per chunk.
+        the row indices and then one decoder seed per chunk. With stored
+        rules (:meth:`rules`) every decoded piece is repaired
+        (:meth:`~skdp_synth.rules.RuleSet.enforce`) from one stream seeded by
+        ``rules_seed``.
         """
         kind = self.plan.get("sampler", "none")
         if kind not in ("rows", "weighted-points"):
@@ -520,6 +549,12 @@ class Release:
                     f"{self.estimator} release with sampler={kind!r}"
                     + ("" if decoding else " and no decoding")
                 )
+            rules = self.rules()
+            if rules is not None:
+                from ._given import given_with_rules
+
+                rows = given_with_rules(self, n, rng, given, rules, rules_seed)
+                return iter([rows]), n, "decoded"
             chunks = self._given_chunks(n, rng, given)
             return chunks, n, "decoded"
         if kind == "weighted-points":
@@ -528,6 +563,9 @@ class Release:
             chunks = self._row_chunks(n, rng, decoding)
         if n is None:  # the released rows themselves
             n = self.arrays["rows"].shape[0]
+        rules = self.rules() if decoding else None
+        if rules is not None:
+            chunks = _enforced(chunks, rules, np.random.default_rng(rules_seed))
         return chunks, n, "decoded" if decoding else kind
 
     def _weighted_chunks(self, n, rng, decoding):
@@ -649,6 +687,12 @@ class Release:
             f"delta={g.delta:g}, neighbouring={g.neighbouring!r}, {kind}"
             f"arrays=[{shapes}], format_version={self.format_version})"
         )
+
+
+def _enforced(chunks, rules, rng):
+    """Each decoded chunk repaired by ``rules`` (one stream for all)."""
+    for part in chunks:
+        yield rules.enforce(part, random_state=rng)
 
 
 def _concat(parts):
@@ -945,6 +989,8 @@ def _check_arrays(meta, arrays):
                 ) from None
     elif decoder_arrays:
         raise _bad("decoder arrays without a plan.decoder")
+    if "rules" in plan:
+        _check_rules(plan, arrays)
 
     def cube(name, ndim):
         if name not in arrays:
@@ -984,6 +1030,16 @@ def _check_arrays(meta, arrays):
         width = hi.astype(np.float64) - lo
         if not (np.all(lo < hi) and np.all(np.isfinite(width))):
             raise _bad("bounds need lo < hi with a finite width")
+
+
+def _check_rules(plan, arrays):
+    """``plan.rules`` (:func:`skdp_synth._given.stored_rules`)."""
+    from ._given import stored_rules
+
+    try:
+        stored_rules(plan, arrays)
+    except (TypeError, ValueError) as exc:
+        raise _bad(f"plan.rules: {exc}") from None
 
 
 def _check_n(n, name="n_samples"):

@@ -20,6 +20,7 @@ from skdp_synth.rules import (
     Inequality,
     RuleSet,
     StructuralZero,
+    rule_to_json,
 )
 
 LEVELS = ["a", "b", "c", "d"]
@@ -364,8 +365,16 @@ def test_derived_columns_spend_no_budget():
         rows[["mage", "weeks"]], without.sample(300, random_state=2)
     )
     assert (rows["mature"] == (rows["mage"] >= 35)).all()
-    with pytest.warns(UserWarning, match="does not store the pipeline's rules"):
-        with_rules.to_release()
+    # the release file stores the rules (plan["rules"]), so it warns no more
+    # that it does not, and its rows keep them
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        release = with_rules.to_release()
+    assert [rule_to_json(r) for r in release.rules().rules] == [
+        rule_to_json(r) for r in BIRTH_RULES
+    ]
+    released = release.sample(300, random_state=2)
+    assert not release.rules().broken(released).any(axis=None)
 
 
 def test_clone_and_get_params_carry_the_rules():

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._progress import stage
 from ..correction import reweight_to_targets
-from ..generator import Measurement, fit_rows
+from ..generator import Measurement, Zeros, fit_rows
 from ..workloads import MarginalWorkload, universe_points
 from ._invariants import repair_rows, rounded_tables, running_intersection_order
 from ._values import Generated
@@ -39,7 +39,14 @@ def generate(rec, source):
     if rec.measurements is not None:
         N = staged.model_table_rows(rec.workload, rec.n_estimate)
         n_levels = staged.spec.blocks.n_levels
-        result = fit_model(rec.measurements, n_levels, rec.n_estimate, N, source)
+        result = fit_model(
+            rec.measurements,
+            n_levels,
+            rec.n_estimate,
+            N,
+            source,
+            zeros=staged.spec.zero_cells(),
+        )
         rows = result.rows
         fitted = {
             "model_rows_": int(N),
@@ -59,7 +66,14 @@ def generate(rec, source):
 
 
 def fit_model(
-    measurements, n_levels, n_estimate, N, source, max_sweeps=None, centre=False
+    measurements,
+    n_levels,
+    n_estimate,
+    N,
+    source,
+    max_sweeps=None,
+    centre=False,
+    zeros=None,
 ):
     """Fit the synthetic table to the released measurements (post-processing).
 
@@ -71,7 +85,12 @@ def fit_model(
     :meth:`~._values.StagePlan.model_table_rows`); ``sample(n)`` then
     rounds it to any ``n``. ``centre``: a shrinkage centre's fit, which
     does not warn (the final fit does); ``max_sweeps`` caps its descent.
-    Returns ``fit_rows``'s result.
+    ``zeros``: the public structural zeros
+    (:meth:`~._values.ReleaseSpec.zero_cells`), held by the final fit (the
+    fitted table puts 0 on those cells; the shrinkage centres' short fits
+    go without them: with them they took 4 times the fit's seconds on the
+    churn table of ``benchmarks/bench_structural_zeros.py``). Returns
+    ``fit_rows``'s result.
     """
     n_hat = max(1, int(round(n_estimate)))
     if N < n_hat:
@@ -85,6 +104,8 @@ def fit_model(
         ]
     with stage("fitting the generator"):
         short = {} if max_sweeps is None else {"max_sweeps": max_sweeps}
+        if zeros:
+            short["zeros"] = zeros
         return fit_rows(
             measurements,
             n_levels,
@@ -165,11 +186,17 @@ def hold_invariants(levels, invariant_tables, n, n_levels, rng):
     return repair_rows(levels, targets, n_levels, rng)
 
 
-def move_level(rows, j, level, make_rng):
+def move_level(rows, j, level, make_rng, zeros=None, n_levels=None):
     """``rows`` with the rows at ``level`` of attribute ``j`` moved to levels
     of ``j`` drawn from the other rows (``make_rng()``'s generator, made only
     when a row moves), or ``None`` when every row is at ``level`` (nothing
-    to draw from). Post-processing."""
+    to draw from). Post-processing.
+
+    ``zeros`` (the release's ``structural_zeros_``; ``n_levels`` the
+    domain): a moved row that lands in an impossible cell is moved on to
+    the nearest feasible combination of its tied attributes other than
+    ``level`` (:meth:`skdp_synth.generator.Zeros.make_feasible`), so the
+    model's rows keep holding them."""
     at = rows[:, j] == level
     if at.all():
         return None
@@ -178,4 +205,11 @@ def move_level(rows, j, level, make_rng):
         others = rows[~at, j]
         rows = rows.copy()
         rows[at, j] = others[rng.integers(0, others.size, size=int(at.sum()))]
+        if zeros:
+            gone = np.zeros(int(n_levels[j]), dtype=bool)
+            gone[level] = True
+            try:
+                Zeros([*zeros, ((j,), gone)], n_levels).make_feasible(rows, rng)
+            except ValueError:
+                pass  # nothing feasible without the level: repaired after sampling
     return rows

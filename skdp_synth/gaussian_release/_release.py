@@ -287,6 +287,27 @@ default=None
         (``benchmarks/README.md``).
         ``None``: the release's residuals as measured (the behaviour before;
         the papers' least squares).
+    structural_zeros : None or list of (attributes, mask), default=None
+        Cells that no row can occupy, declared (public, never read from the
+        data): ``attributes`` a tuple of names (or indices) of ``blocks_``,
+        ``mask`` a boolean array of the shape of their table (levels in the
+        order of ``blocks_``, e.g. an encoder's levels), true on the
+        impossible cells. A :class:`~skdp_synth.SynthesisPipeline` fills it
+        from its ``rules`` (:func:`skdp_synth.rules.impossible_cells`:
+        ``Implies``, ``StructuralZero``, ``FixedCombinations``, an
+        ``Inequality`` on binned columns). The generator (marginal
+        workloads) fits its table under them
+        (:func:`skdp_synth.generator.fit_rows`): the least-squares start's
+        pair tables have those cells at 0, a penalty per broken zero is
+        raised step by step after the descent, and the rows still broken
+        are moved to the nearest feasible ones before a last descent that
+        enters none, so the model's tables put exactly 0 mass there and the
+        noise measured in them is not fitted. Post-processing of the noisy
+        measurements: the plan, the noise and the guarantee are those of the
+        same release without it, and ``released_`` keeps the unbiased
+        answers. A mask that forbids every cell of its table is refused
+        (``ValueError``) before the data is read. Explicit workloads ignore
+        it.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
         The neighbouring relation (:cite:`Nikolov2013` uses add/remove, :cite:`Gao2022`
         replace-one). Sensitivities are computed for the one chosen (replace-one uses
@@ -407,6 +428,10 @@ default=None
         ``mechanism="residual"`` fits, like ``selection_``). Covered by the
         recorded guarantee: a function of the released residuals, their
         public scales and rows fitted to them (``doc/privacy.md``).
+    structural_zeros_ : list of (tuple of int, ndarray of bool)
+        ``structural_zeros`` resolved against ``blocks_`` (attribute
+        indices sorted, the mask's axes in that order); empty without.
+        Public: a parameter.
     model_rows_ : int
         Rows ``N`` of the generator's fitted table (marginal workloads; see
         ``max_model_rows``). Public: a function of the release.
@@ -502,6 +527,7 @@ default=None
         "target": [None, str, Integral],
         "selection": [StrOptions({"auto", "none", "mst", "aim", "one-way"})],
         "shrinkage": [StrOptions({"james-stein", "james-stein-independence"}), None],
+        "structural_zeros": [None, list, tuple],
     }
 
     def __init__(
@@ -523,6 +549,7 @@ default=None
         selection: Literal["auto", "none", "mst", "aim", "one-way"] = "auto",
         shrinkage: Literal["james-stein", "james-stein-independence"]
         | None = "james-stein",
+        structural_zeros: Sequence | None = None,
         blocks: Literal["auto"] | BlocksLike | None = "auto",
         accountant: BudgetAccountant | None = None,
         random_state: int | np.random.RandomState | np.random.Generator | None = None,
@@ -542,6 +569,7 @@ default=None
         self.target = target
         self.selection = selection
         self.shrinkage = shrinkage
+        self.structural_zeros = structural_zeros
         self.blocks = blocks
         self.accountant = accountant
         self.random_state = random_state
@@ -593,7 +621,9 @@ default=None
     def _make_plan(self, n_samples, n_features):
         """The planning stage: the whole noise model, calibrated and verified
         before the data is read (:func:`._planning.make_plan`)."""
-        return make_plan(self._spec(), self._rules, n_samples, n_features)
+        spec = self._spec()
+        spec.zero_cells()  # refused before the data is read (public)
+        return make_plan(spec, self._rules, n_samples, n_features)
 
     #: expected TV noise per table of a plan (:func:`._selection.noise_tv`)
     _noise_tv = staticmethod(noise_tv)
@@ -632,6 +662,7 @@ default=None
         the noisy answers alone; each stage's value sets its attributes."""
         self.mechanism_ = plan.mechanism
         staged = stage_plan(plan, self._spec(), self._rules)
+        self.structural_zeros_ = staged.spec.zero_cells()
         measured = measure(U, staged, source)
         if measured.selection is not None:
             self._selection_result = measured.selection
@@ -695,6 +726,8 @@ default=None
             j,
             level,
             lambda: make_generator(self.random_state, stream=POST_FIT_STREAM),
+            zeros=getattr(self, "structural_zeros_", None),
+            n_levels=self.blocks_.n_levels,
         )
         if rows is None:
             return False

@@ -55,6 +55,7 @@ class ReleaseSpec:
     target: Any
     selection: str
     shrinkage: str | None
+    structural_zeros: Any
     random_state: Any
     blocks: Any
 
@@ -63,6 +64,33 @@ class ReleaseSpec:
         """The spec of estimator ``est`` (its parameters and ``blocks_``)."""
         names = [f for f in cls.__dataclass_fields__ if f != "blocks"]
         return cls(**{f: getattr(est, f) for f in names}, blocks=est.blocks_)
+
+    def zero_cells(self):
+        """``structural_zeros`` resolved against ``blocks``: a list of
+        ``(attribute indices, mask)`` with the attributes sorted and the
+        mask's axes in that order (:func:`skdp_synth.generator.check_zeros`).
+        Raises ``ValueError`` on an unknown attribute, a mask of the wrong
+        shape or one that forbids every cell. Public: parameters and the
+        declared domain."""
+        from ..generator import check_zeros
+
+        if not self.structural_zeros:
+            return []
+        items = []
+        for k, item in enumerate(self.structural_zeros):
+            try:
+                attrs, mask = item
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"structural_zeros[{k}]: expected (attributes, mask), got "
+                    f"{type(item).__name__}"
+                ) from None
+            if isinstance(attrs, (str, Integral)):
+                attrs = (attrs,)
+            items.append(
+                (tuple(self.attribute_index(a) for a in attrs), np.asarray(mask))
+            )
+        return check_zeros(items, self.blocks.n_levels, self.blocks.names)
 
     def attribute_index(self, key):
         """The index of attribute ``key`` (a name or an index; public)."""

@@ -11,11 +11,14 @@ from ._estimates import (
 )
 from ._generator import GeneratorResult, Measurement, fit_rows
 from ._rounding import auto_model_rows, controlled_rows
+from ._zeros import Zeros, check_zeros
 
 __all__ = [
     "GeneratorResult",
     "Measurement",
+    "Zeros",
     "auto_model_rows",
+    "check_zeros",
     "controlled_rows",
     "fit_rows",
 ]

@@ -105,13 +105,17 @@ def _local_table(index, S, n_levels, n_rows, betas=None):
     return (T * (n_rows / total) if total > 0 else prior).reshape(shape)
 
 
-def _tree_start(measurements, n_levels, N, rng, betas=None):
+def _tree_start(measurements, n_levels, N, rng, betas=None, zeros=None):
     """Rows from a Chow--Liu tree over the estimated 2-way tables (controlled rounding).
 
     The tree maximises the summed mutual information of the estimated pair
     tables (Chow & Liu 1968, as in MST's structure step, but on tables
     already released); rows are drawn root first, each child's levels for
     every parent level by controlled rounding of the expected counts.
+    ``zeros`` (:class:`~._zeros.Zeros`, public): the cells of a pair (or a
+    level) that a structural zero forbids are set to 0 in the estimated
+    tables first (the least-squares tables projected onto the feasible
+    ones), so the tree's draws avoid them.
     """
     from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
@@ -125,6 +129,8 @@ def _tree_start(measurements, n_levels, N, rng, betas=None):
     index = _index(measurements)
     for j, k in measured:
         T = _local_table(index, (j, k), n_levels, N, betas)
+        if zeros is not None:
+            T = _feasible(T, zeros.pair_mask(j, k), N)
         P = T / max(T.sum(), 1e-300)
         pj, pk = P.sum(axis=1), P.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -133,6 +139,10 @@ def _tree_start(measurements, n_levels, N, rng, betas=None):
         weight[j, k] = weight[k, j] = -(max(mi, 0.0) + 1e-9)  # MST of -MI
     R = np.zeros((N, a), dtype=np.int64)
     one_way = _one_way_estimates(measurements, n_levels, N)
+    if zeros is not None:
+        one_way = [
+            _feasible(p, zeros.level_mask(j), 1.0) for j, p in enumerate(one_way)
+        ]
     tree = minimum_spanning_tree(weight).toarray()
     adjacency = (tree != 0) | (tree.T != 0)
     done = np.zeros(a, dtype=bool)
@@ -155,3 +165,16 @@ def _tree_start(measurements, n_levels, N, rng, betas=None):
                 cond = cond / cond.sum() if cond.sum() > 0 else one_way[v]
                 R[rows, v] = _controlled_levels(cond, rows.size, rng)
     return R
+
+
+def _feasible(T, mask, total):
+    """``T`` with the cells of ``mask`` at 0, rescaled to ``total`` (left as
+    it is when nothing would remain)."""
+    if not mask.any():
+        return T
+    out = np.where(mask, 0.0, T)
+    s = out.sum()
+    if s <= 0:
+        out = np.where(mask, 0.0, 1.0)
+        s = out.sum()
+    return out * (total / s) if s > 0 else T

@@ -11,11 +11,13 @@ closed-vocabulary expression a schema file's derived column is read with. See
 """
 
 from ._base import Rule
-from ._categorical import FixedCombinations, Implies, StructuralZero
+from ._categorical import OTHER, FixedCombinations, Implies, StructuralZero
 from ._derived import Derived
 from ._expression import Expression
 from ._inequality import Inequality
-from ._ruleset import RuleSet
+from ._json import rule_from_json, rule_to_json, ruleset_from_json, ruleset_to_json
+from ._ruleset import RULES_SPAWN_KEY, RuleSet, rules_seed
+from ._zeros import impossible_cells
 
 __all__ = [
     "Derived",
@@ -23,7 +25,15 @@ __all__ = [
     "FixedCombinations",
     "Implies",
     "Inequality",
+    "OTHER",
+    "RULES_SPAWN_KEY",
     "Rule",
     "RuleSet",
     "StructuralZero",
+    "impossible_cells",
+    "rule_from_json",
+    "rule_to_json",
+    "rules_seed",
+    "ruleset_from_json",
+    "ruleset_to_json",
 ]

@@ -292,7 +292,12 @@ def repair_group(frame, rules, columns, rng):
             if missing:
                 column = column.cat.add_categories(sorted(missing, key=str))
         else:
-            column = column.astype(object) if not _fits(column, values) else column
+            if _fits(column, values):
+                # the values in the column's own dtype: object values written
+                # into an int64 column warned (pandas' incompatible dtype)
+                values = pd.Series(values).astype(column.dtype).to_numpy()
+            else:
+                column = column.astype(object)
         column = column.copy()
         column.iloc[rows] = values
         out[c] = column

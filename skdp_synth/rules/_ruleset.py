@@ -19,7 +19,26 @@ from ._base import Rule
 from ._categorical import OTHER, allowed_combinations, repair_group
 from ._inequality import DifferenceNetwork, repair_inequalities
 
-__all__ = ["RuleSet"]
+__all__ = ["RULES_SPAWN_KEY", "RuleSet", "rules_seed"]
+
+#: The spawn key under which ``sample(random_state=...)`` derives the seed
+#: of the rules' redraws (a stream apart from the draw's and the decoders').
+RULES_SPAWN_KEY = 0x7E1E5
+
+
+def rules_seed(random_state):
+    """The rules' seed from ``sample``'s ``random_state``: ``None`` stays
+    ``None`` (fresh entropy); an int seeds a ``SeedSequence`` child; a
+    Generator or RandomState gives one integer of entropy (and advances)."""
+    if random_state is None:
+        return None
+    if isinstance(random_state, (int, np.integer)):
+        entropy = int(random_state)
+    elif isinstance(random_state, np.random.RandomState):
+        entropy = int(random_state.randint(0, 2**31 - 1))
+    else:
+        entropy = int(np.random.default_rng(random_state).integers(0, 2**63 - 1))
+    return np.random.SeedSequence(entropy, spawn_key=(RULES_SPAWN_KEY,))
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import ast
 import os
 import sys
 import time
-import warnings
 
 import numpy as np
 
@@ -208,12 +207,7 @@ def cmd_synthesize(args):
                 _write_rows(args.input, held_out, args.holdout_out)
                 if args.train_out is not None:
                     _write_rows(args.input, ~held_out, args.train_out)
-            with warnings.catch_warnings():
-                # said for the command line below (the Python remedy is not its)
-                warnings.filterwarnings(
-                    "ignore", "the release file does not store the pipeline's rules"
-                )
-                _write_release(pipe, args, schema)
+            _write_release(pipe, args, schema)
         except BaseException:
             os.remove(args.output)  # no output on any failure
             for extra in (args.holdout_out, args.train_out):
@@ -227,13 +221,6 @@ def cmd_synthesize(args):
         f"{_shown(args.output)} in {elapsed:.1f} s{spent}",
         file=sys.stderr,
     )
-    if schema.rules and args.release_out is not None:
-        print(
-            f"the release {args.release_out} does not store the schema's "
-            "rules: draw rows that keep them with 'skdp-synth sample "
-            f"{args.release_out} --schema {args.schema}'",
-            file=sys.stderr,
-        )
     if held_out is not None:
         # a command that runs as pasted: with -o, the release just
         # written, --schema and --target

@@ -56,6 +56,7 @@ from ._column_spec import (
     _public_text,
     can_hold_missing,
 )
+from ._level_selection import select_column_levels
 from ._numeric_domain import (
     ROOT,
     coarse_edges,
@@ -198,13 +199,44 @@ class _ColumnDomainMixin:
         ``epsilon`` and each level discovery's ``delta`` (equal shares;
         sequential composition, see the module) and the histograms'
         sensitivity under the neighbouring relation. Public: the parameters
-        and the schema only."""
+        and the schema only. With ``level_selection="gaussian"`` the level
+        columns' shares are spent together (:meth:`_levels_budget`)."""
         paid = [c for c, how in private.items() if how != "bool"]
         n_levels = sum(how == "levels" for how in private.values())
         eps_col = self.epsilon / len(paid) if paid else 0.0
         delta_col = self.delta / n_levels if n_levels else 0.0
         sens = 2.0 if self.neighbouring == "replace-one" else 1.0
         return paid, n_levels, eps_col, delta_col, sens
+
+    def _levels_budget(self, private):
+        """``(columns, epsilon, delta)`` of the joint Gaussian level selection
+        (``level_selection="gaussian"``): the level-discovering columns in
+        the schema's order, the sum of their equal shares of ``epsilon``
+        (``c ε_D / k`` for ``c`` of the ``k`` paid columns; each numeric
+        column keeps its ``ε_D / k``) and all of ``delta`` (numeric domains
+        are pure ``ε``): ``(ε_D, δ_D)`` in all by sequential composition.
+        ``None`` with ``"laplace"`` or no such column. Public: the
+        parameters and the schema only."""
+        columns = [c for c, how in private.items() if how == "levels"]
+        if self.level_selection != "gaussian" or not columns:
+            return None
+        paid = sum(how != "bool" for how in private.values())
+        return columns, self.epsilon * len(columns) / paid, float(self.delta)
+
+    def _select_private_levels(self, df, private, source, weights=None):
+        """``{column: released levels}`` of every level-discovering column,
+        by one joint Gaussian partition selection (:cite:`Wilson2020` §4;
+        ``_level_selection.select_levels``) with :meth:`_levels_budget`;
+        ``{}`` with ``level_selection="laplace"`` (each column then draws
+        its own stable levels in :meth:`_private_spec`)."""
+        budget = self._levels_budget(private)
+        if budget is None:
+            return {}
+        columns, eps, delta = budget
+        levels, _ = select_column_levels(
+            [df[c] for c in columns], eps, delta, source, self.neighbouring, weights
+        )
+        return dict(zip(columns, levels))
 
     # ----------------------------------------------------- declared domains
     def _column_spec(self, col, series):
@@ -355,9 +387,13 @@ class _ColumnDomainMixin:
                 )
 
     # ------------------------------------------------ privately learned domains
-    def _private_spec(self, col, series, how, eps, delta, sens, source, weights=None):
+    def _private_spec(
+        self, col, series, how, eps, delta, sens, source, weights=None, levels=None
+    ):
         """The domain of one undeclared column, learned privately
-        (``weights``: the counts of a table of counts, or ``None``).
+        (``weights``: the counts of a table of counts, or ``None``;
+        ``levels``: a level column's levels already released by the joint
+        selection, :meth:`_select_private_levels`, or ``None``).
 
         ``how`` is :meth:`_private_columns`' verdict, ``eps``, ``delta`` and
         ``sens`` this column's share and sensitivity (:meth:`_domain_budget`).
@@ -389,9 +425,10 @@ class _ColumnDomainMixin:
             spec.bits = _bit_names(spec)
             return spec, False
         if how == "levels":
-            levels, _ = stable_levels(
-                series, eps, delta, source, sensitivity=sens, weights=weights
-            )
+            if levels is None:
+                levels, _ = stable_levels(
+                    series, eps, delta, source, sensitivity=sens, weights=weights
+                )
             other = OTHER_LABEL
             while other in levels:
                 other = f"<{other}>"

@@ -184,7 +184,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
     level_selection : {"gaussian", "laplace"}, default="gaussian"
         How the levels of the ``c`` undeclared categorical columns are
         discovered (needs ``delta > 0``). ``"gaussian"``: one joint Gaussian
-        partition selection over all ``c`` columns (:cite:`Wilson2020` §4,
+        partition selection over all ``c`` columns (:cite:`Wilson2020`,
         :cite:`Desfontaines2022`): Gaussian noise on every observed level's
         count, calibrated to the L2 sensitivity ``√c`` of a record's ``c``
         cells (``√(2c)`` under replace-one), with the ``c`` columns' shares

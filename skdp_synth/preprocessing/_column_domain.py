@@ -225,7 +225,7 @@ class _ColumnDomainMixin:
 
     def _select_private_levels(self, df, private, source, weights=None):
         """``{column: released levels}`` of every level-discovering column,
-        by one joint Gaussian partition selection (:cite:`Wilson2020` §4;
+        by one joint Gaussian partition selection (:cite:`Wilson2020`;
         ``_level_selection.select_levels``) with :meth:`_levels_budget`;
         ``{}`` with ``level_selection="laplace"`` (each column then draws
         its own stable levels in :meth:`_private_spec`)."""

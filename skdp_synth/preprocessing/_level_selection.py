@@ -1,6 +1,6 @@
 """Private level discovery of several categorical columns at once.
 
-Gaussian partition selection (:cite:`Wilson2020` §4, Gaussian thresholding;
+Gaussian partition selection (:cite:`Wilson2020`, Gaussian thresholding;
 :cite:`Gopi2020`; :cite:`Desfontaines2022`) over the ``c`` columns whose
 levels a :class:`BooleanEncoder` discovers: ``N(0, σ²)`` on the count of every
 observed level of every column (and on each column's missing cell), a level
@@ -85,7 +85,7 @@ def gaussian_selection_params(epsilon, delta, n_columns, relation="add-remove-on
     makes the counts of the levels present in both neighbours ``(ε, δ₁)``-DP;
     ``τ = 1 + σ Φ̄⁻¹(δ₂ / m)`` releases each of the ``m`` levels present in
     only one neighbour (count 1) with probability ``Φ̄((τ-1)/σ) ≤ δ₂/m``:
-    ``(ε, δ₁ + δ₂)``-DP in all (:cite:`Wilson2020` §4; ``Δ₂``, ``m`` by
+    ``(ε, δ₁ + δ₂)``-DP in all (:cite:`Wilson2020`; ``Δ₂``, ``m`` by
     relation in :func:`_relation_constants`). ``δ₁ = f δ`` with ``f`` in
     :data:`NOISE_DELTA_SHARES` minimising ``τ``. Public: no data read.
     """

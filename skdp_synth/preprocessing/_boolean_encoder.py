@@ -169,7 +169,8 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         ``categories`` get their frequent levels by a noisy threshold (needs
         ``delta > 0``), the others merged into ``"other"``; boolean columns
         take ``[False, True]`` from their dtype. Split equally over those
-        columns; derivation in ``doc/privacy.md`` ("Private domains"). A
+        columns (the categorical ones spend their shares together, see
+        ``level_selection``); derivation in ``doc/privacy/encoder.md``. A
         numeric domain whose kept range is not above the noise, or a domain
         that keeps a single bin of a numeric column or no level but
         ``"other"``, raises a

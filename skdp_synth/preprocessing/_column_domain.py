@@ -21,15 +21,20 @@ and the schema (names, dtypes) only, fixed before any value is read
 (:meth:`_ColumnDomainMixin._private_columns`,
 :meth:`_ColumnDomainMixin._domain_budget`). Each record is in every column,
 so the columns' mechanisms compose sequentially (:cite:`Boedihardjo2024`
-Lemma 2.5): ``epsilon`` is split equally over the paid columns, ``delta``
-over those whose levels are discovered; a Boolean dtype's levels
-``[False, True]`` are public and cost nothing. Every histogram counts each
-row in one cell: sensitivity ``1`` under add/remove-one, ``2`` under
-replace-one (two cells move by one). A numeric column gets PrivTree bins and
-a Laplace fine histogram (:cite:`Zhang2016` §3.2, Algorithm 2;
-``privtree_histogram``), a categorical one its frequent levels by the
-stability-based histogram (:cite:`Korolova2009`, :cite:`Vadhan2017`
-Proposition 3.5; ``stable_levels``). A column's missing level reads no
+Lemma 2.5): ``epsilon`` is split equally over the paid columns; the
+columns whose levels are discovered spend their shares and all of ``delta``
+together in one joint Gaussian partition selection (:cite:`Wilson2020`,
+:cite:`Desfontaines2022`; ``_level_selection``), or, with
+``level_selection="laplace"``, each its share and an equal share of
+``delta``; a Boolean dtype's levels ``[False, True]`` are public and cost
+nothing. Every histogram counts each row in one cell: sensitivity ``1``
+under add/remove-one, ``2`` under replace-one (two cells move by one); the
+joint selection's L2 sensitivity is ``√c`` (``√(2c)``) for ``c`` columns. A
+numeric column gets PrivTree bins and a Laplace fine histogram
+(:cite:`Zhang2016` §3.2, Algorithm 2; ``privtree_histogram``), a categorical
+one its frequent levels by the joint selection or the stability-based
+histogram (:cite:`Korolova2009`, :cite:`Vadhan2017` Proposition 3.5;
+``stable_levels``). A column's missing level reads no
 value: declared by ``missing=``, else given to every column whose dtype can
 hold a missing value (``can_hold_missing``), so the release measures its
 share. What follows from those outputs (coarse bins, split heaps,

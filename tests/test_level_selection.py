@@ -268,3 +268,26 @@ def test_many_level_columns_keep_levels_the_laplace_histograms_lose():
                 epsilon=0.2, delta=0.4e-6, random_state=seed, level_selection="laplace"
             ).fit(df)
         assert sum(s.levels == ["other"] for s in lap.specs_) >= 5
+
+
+@pytest.mark.parametrize("selection", ["gaussian", "laplace"])
+def test_a_column_with_no_level_is_warned_with_the_rows_a_level_needs(selection):
+    """The warning names the public threshold τ (rows) at the encoder's
+    budget and at twice it: the joint selection's, or 1 + (Δ/ε_c)
+    ln(Δ/(2δ_c)) per column; no count of the data."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({f"c{j}": rng.choice(["a", "b"], 200) for j in range(3)})
+    enc = BooleanEncoder(
+        epsilon=0.1, delta=1e-6, level_selection=selection, random_state=0
+    )
+    if selection == "gaussian":
+        tau = gaussian_selection_params(0.1, 1e-6, 3)[1]
+        twice = gaussian_selection_params(0.2, 1e-6, 3)[1]
+    else:
+        tau = 1 + (3 / 0.1) * math.log(1 / (2 * 1e-6 / 3))
+        twice = 1 + (3 / 0.2) * math.log(1 / (2 * 1e-6 / 3))
+    with pytest.warns(CoarseDomainWarning) as rec:
+        enc.fit(df)
+    text = " ".join(str(w.message) for w in rec)
+    assert f"from about {tau:.0f} rows at this budget, {twice:.0f} with twice" in text
+    assert "c0" in text and "c2" in text

@@ -1189,9 +1189,16 @@ def test_a_single_bin_domain_warns_naming_only_the_columns():
     assert "['zero', 'sparse']" in msg and "rich" not in msg
     assert "epsilon 0.25 per column" in msg
     assert "domain_share=" in msg and "bin_edges=" in msg
+    # the rows a level needs: the public threshold of the level selection
+    # (a function of epsilon, delta, the relation and the schema only)
+    private = enc._private_columns(df.columns, df.dtypes)
+    rows_hint = enc._level_rows_hint(private)
+    assert rows_hint in msg
     # nothing of the data (no row count, level count or value): no digit
-    # but the public per-column ε and the constant domain_share to try
+    # but the public per-column ε, the constant domain_share to try and
+    # that public threshold
     rest = msg.replace("epsilon 0.25", "").replace(_share_advice(), "")
+    rest = rest.replace(rows_hint, "")
     assert not any(ch.isdigit() for ch in rest)
     spec = {s.name: s for s in enc.specs_}
     assert spec["zero"].n_levels == 1 and spec["sparse"].levels == ["other"]

@@ -43,6 +43,7 @@ share. What follows from those outputs (coarse bins, split heaps,
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -61,7 +62,7 @@ from ._column_spec import (
     _public_text,
     can_hold_missing,
 )
-from ._level_selection import select_column_levels
+from ._level_selection import gaussian_selection_params, select_column_levels
 from ._numeric_domain import (
     ROOT,
     coarse_edges,
@@ -573,6 +574,8 @@ class _ColumnDomainMixin:
                     "with pd.to_numeric before fitting (a numeric column's "
                     "domain is bins, not levels)."
                 )
+            if any(private.get(c) == "levels" for c in constant):
+                hint += self._level_rows_hint(private)
             warnings.warn(
                 f"the private domains of columns {constant} kept a single bin "
                 "(numeric) or no level (categorical): their values will come "
@@ -581,6 +584,32 @@ class _ColumnDomainMixin:
                 CoarseDomainWarning,
                 stacklevel=user_stacklevel(),
             )
+
+    def _level_threshold(self, private, scale=1.0):
+        """The threshold ``τ`` (rows) a level's noisy count must pass, with
+        the encoder's ``epsilon`` times ``scale``: the joint selection's
+        (:func:`gaussian_selection_params`) or the per-column stability
+        histogram's ``1 + (Δ/ε_c) ln(Δ/(2δ_c))``. Public: the parameters and
+        the schema only."""
+        paid, n_levels, eps_col, delta_col, sens = self._domain_budget(private)
+        budget = self._levels_budget(private)
+        if budget is not None:
+            columns, eps, delta = budget
+            return gaussian_selection_params(
+                scale * eps, delta, len(columns), self.neighbouring
+            )[1]
+        return 1.0 + sens / (scale * eps_col) * math.log(sens / (2.0 * delta_col))
+
+    def _level_rows_hint(self, private):
+        """What a level needs to be kept, in rows, at this budget and at
+        twice it (public: :meth:`_level_threshold`); a rarer level is lost
+        whatever the seed, so only ``categories=`` keeps it."""
+        now, twice = self._level_threshold(private), self._level_threshold(private, 2)
+        return (
+            f" A level that is not declared is kept (in half the fits) from "
+            f"about {now:.0f} rows at this budget, {twice:.0f} with twice the "
+            "encoder's epsilon; a rarer one comes back as 'other' in most fits."
+        )
 
     def _coarse_remedy(self, columns, private):
         """What helps the columns of a :class:`CoarseDomainWarning`, by what

@@ -174,10 +174,10 @@ def main(argv=None):
                 kept_n = {c: [] for c in text}
                 full = {c: 0 for c in text}
                 tv_text, tv_all, tv2 = [], [], []
-                share = args.domain_share
-                share = share if share == "auto" else float(share)
+                dshare = args.domain_share
+                dshare = dshare if dshare == "auto" else float(dshare)
                 for seed in range(args.seeds):
-                    kept, rows = _one(df, eps, seed, selection, share)
+                    kept, rows = _one(df, eps, seed, selection, dshare)
                     if args.tv2:
                         tv2.append(_tv2(df, rows))
                     for c in text:

@@ -716,13 +716,13 @@ def _spells_a_number(value):
 
 
 def _share_advice():
-    """A ``domain_share`` to try: 0.5, above the ``"auto"`` share's cap
-    (``pipeline.DOMAIN_SHARE_MAX``)."""
+    """A ``domain_share`` to try: 0.7, above the ``"auto"`` share's cap
+    (``pipeline.DOMAIN_SHARE_MAX``, 0.55)."""
     from .._pipeline_budget import DOMAIN_SHARE_MAX
 
     return (
-        f"e.g. domain_share=0.5 in make_synthesis_pipeline (--domain-share "
-        f"0.5 on the command line; 'auto' gives them at most {DOMAIN_SHARE_MAX}), "
+        f"e.g. domain_share=0.7 in make_synthesis_pipeline (--domain-share "
+        f"0.7 on the command line; 'auto' gives them at most {DOMAIN_SHARE_MAX}), "
         "or a larger epsilon."
     )
 

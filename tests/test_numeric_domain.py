@@ -152,11 +152,11 @@ def test_pipeline_spends_the_one_epsilon_written():
 # tested in test_a_single_bin_domain_warns_naming_only_the_columns)
 @pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.CoarseDomainWarning")
 @pytest.mark.parametrize(
-    "n_numeric, share", [(2, 0.2), (7, 0.28), (9, 0.36), (12, 0.4)]
+    "n_numeric, share", [(2, 0.2), (7, 0.28), (9, 0.36), (12, 0.48), (15, 0.55)]
 )
 def test_auto_domain_share_follows_the_learned_columns(n_numeric, share):
     """``domain_share="auto"``: 0.04 of ε per column whose domain is learned,
-    within [0.2, 0.4]; a declared column (``city``, with categories) counts
+    within [0.2, 0.55]; a declared column (``city``, with categories) counts
     for nothing. The pipeline still spends the ε written."""
     rng = np.random.default_rng(0)
     df = pd.DataFrame({f"x{i}": rng.normal(size=400) for i in range(n_numeric)})
@@ -1189,9 +1189,16 @@ def test_a_single_bin_domain_warns_naming_only_the_columns():
     assert "['zero', 'sparse']" in msg and "rich" not in msg
     assert "epsilon 0.25 per column" in msg
     assert "domain_share=" in msg and "bin_edges=" in msg
+    # the rows a level needs: the public threshold of the level selection
+    # (a function of epsilon, delta, the relation and the schema only)
+    private = enc._private_columns(df.columns, df.dtypes)
+    rows_hint = enc._level_rows_hint(private)
+    assert rows_hint in msg
     # nothing of the data (no row count, level count or value): no digit
-    # but the public per-column ε and the constant domain_share to try
+    # but the public per-column ε, the constant domain_share to try and
+    # that public threshold
     rest = msg.replace("epsilon 0.25", "").replace(_share_advice(), "")
+    rest = rest.replace(rows_hint, "")
     assert not any(ch.isdigit() for ch in rest)
     spec = {s.name: s for s in enc.specs_}
     assert spec["zero"].n_levels == 1 and spec["sparse"].levels == ["other"]

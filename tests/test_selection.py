@@ -471,9 +471,10 @@ def test_pipeline_domain_share_default_is_pinned():
 
     assert SynthesisPipeline([("a", "passthrough")]).domain_share == "auto"
     assert pipeline.DOMAIN_SHARE_PER_COLUMN == 0.04
-    assert (pipeline.DOMAIN_SHARE_MIN, pipeline.DOMAIN_SHARE_MAX) == (0.2, 0.4)
-    got = [auto_domain_share(k) for k in (1, 5, 6, 9, 10, 30)]
-    assert got == pytest.approx([0.2, 0.2, 0.24, 0.36, 0.4, 0.4], rel=1e-12)
+    assert (pipeline.DOMAIN_SHARE_MIN, pipeline.DOMAIN_SHARE_MAX) == (0.2, 0.55)
+    got = [auto_domain_share(k) for k in (1, 5, 6, 9, 10, 13, 14, 30)]
+    want = [0.2, 0.2, 0.24, 0.36, 0.4, 0.52, 0.55, 0.55]
+    assert got == pytest.approx(want, rel=1e-12)
 
 
 # ------------------------------------------- wide tables, scarce signal

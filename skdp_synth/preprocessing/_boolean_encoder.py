@@ -85,6 +85,7 @@ from ._decoding import (
     values_from_index,
 )
 from ._encoding import encode_column
+from ._level_selection import LEVEL_SELECTIONS
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -168,7 +169,8 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         ``categories`` get their frequent levels by a noisy threshold (needs
         ``delta > 0``), the others merged into ``"other"``; boolean columns
         take ``[False, True]`` from their dtype. Split equally over those
-        columns; derivation in ``doc/privacy.md`` ("Private domains"). A
+        columns (the categorical ones spend their shares together, see
+        ``level_selection``); derivation in ``doc/privacy/encoder.md``. A
         numeric domain whose kept range is not above the noise, or a domain
         that keeps a single bin of a numeric column or no level but
         ``"other"``, raises a
@@ -178,7 +180,20 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         synthesizer's budget (its ``domain_share``); fitted alone, as
         ``None``.
     delta : float, default=0.0
-        The ``δ`` for discovering categorical levels, split over those columns.
+        The ``δ`` for discovering categorical levels (all of it goes to
+        them: numeric domains are pure ``ε``).
+    level_selection : {"gaussian", "laplace"}, default="gaussian"
+        How the levels of the ``c`` undeclared categorical columns are
+        discovered (needs ``delta > 0``). ``"gaussian"``: one joint Gaussian
+        partition selection over all ``c`` columns (:cite:`Wilson2020`,
+        :cite:`Desfontaines2022`): Gaussian noise on every observed level's
+        count, calibrated to the L2 sensitivity ``√c`` of a record's ``c``
+        cells (``√(2c)`` under replace-one), with the ``c`` columns' shares
+        of ``epsilon`` and all of ``delta``; its threshold grows like
+        ``√c`` rather than ``c``. ``"laplace"``: a stability-based Laplace
+        histogram per column (:cite:`Korolova2009`), each with its share of
+        ``epsilon`` and ``delta / c`` -- lower thresholds for one or two
+        such columns. Derivation in ``doc/privacy/encoder.md``.
     neighbouring : {"add-remove-one", "replace-one"}, default="add-remove-one"
         The relation the private domains are calibrated for.
     out_of_bounds : {"auto", "clip", "error"}, default="auto"
@@ -292,6 +307,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         ],
         "delta": [Interval(Real, 0, 1, closed="left")],
         "neighbouring": [StrOptions({"add-remove-one", "replace-one"})],
+        "level_selection": [StrOptions(set(LEVEL_SELECTIONS))],
         "out_of_bounds": [StrOptions({"auto", "clip", "error"})],
         "decode": [StrOptions({"sample", "argmax"})],
         "numeric_value": [StrOptions({"auto", "fine", "midpoint", "uniform"})],
@@ -313,6 +329,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         epsilon: float | Literal["auto"] | None = "auto",
         delta: float = 0.0,
         neighbouring: Literal["add-remove-one", "replace-one"] = "add-remove-one",
+        level_selection: Literal["gaussian", "laplace"] = "gaussian",
         out_of_bounds: Literal["auto", "clip", "error"] = "auto",
         decode: Literal["sample", "argmax"] = "sample",
         numeric_value: Literal["auto", "fine", "midpoint", "uniform"] = "auto",
@@ -330,6 +347,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         self.epsilon = epsilon
         self.delta = delta
         self.neighbouring = neighbouring
+        self.level_selection = level_selection
         self.out_of_bounds = out_of_bounds
         self.decode = decode
         self.numeric_value = numeric_value
@@ -405,6 +423,9 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         # the refused data apart); the private domains themselves never refuse
         declared_specs = self._check_declarations(df, private)
         try:
+            # the joint level selection's noise first, columns in the
+            # schema's order (doc/privacy/encoder.md); none with "laplace"
+            chosen = self._select_private_levels(df, private, source, weights)
             specs, inferred = [], []
             for col in df.columns:
                 if col in private:
@@ -417,6 +438,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
                         sens,
                         source,
                         weights,
+                        levels=chosen.get(col),
                     )
                 else:
                     spec, was_inferred = declared_specs[col]
@@ -464,7 +486,12 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
                     self.delta_,
                     self.neighbouring,
                     "private domains: PrivTree bins and Laplace fine histograms "
-                    "(Zhang2016), stability-based level discovery (Korolova2009)",
+                    "(Zhang2016), "
+                    + (
+                        "joint Gaussian level selection (Wilson2020)"
+                        if self.level_selection == "gaussian"
+                        else "stability-based level discovery (Korolova2009)"
+                    ),
                 )
             )
             self.blocks_ = _blocks(specs)
@@ -773,4 +800,5 @@ SCHEMA_KEYS = frozenset(BooleanEncoder().get_params()) - {
     "epsilon",  # a budget, not a domain: the pipeline sets it
     "delta",
     "neighbouring",
+    "level_selection",  # the mechanism of the budget, not a domain
 }

@@ -21,15 +21,20 @@ and the schema (names, dtypes) only, fixed before any value is read
 (:meth:`_ColumnDomainMixin._private_columns`,
 :meth:`_ColumnDomainMixin._domain_budget`). Each record is in every column,
 so the columns' mechanisms compose sequentially (:cite:`Boedihardjo2024`
-Lemma 2.5): ``epsilon`` is split equally over the paid columns, ``delta``
-over those whose levels are discovered; a Boolean dtype's levels
-``[False, True]`` are public and cost nothing. Every histogram counts each
-row in one cell: sensitivity ``1`` under add/remove-one, ``2`` under
-replace-one (two cells move by one). A numeric column gets PrivTree bins and
-a Laplace fine histogram (:cite:`Zhang2016` §3.2, Algorithm 2;
-``privtree_histogram``), a categorical one its frequent levels by the
-stability-based histogram (:cite:`Korolova2009`, :cite:`Vadhan2017`
-Proposition 3.5; ``stable_levels``). A column's missing level reads no
+Lemma 2.5): ``epsilon`` is split equally over the paid columns; the
+columns whose levels are discovered spend their shares and all of ``delta``
+together in one joint Gaussian partition selection (:cite:`Wilson2020`,
+:cite:`Desfontaines2022`; ``_level_selection``), or, with
+``level_selection="laplace"``, each its share and an equal share of
+``delta``; a Boolean dtype's levels ``[False, True]`` are public and cost
+nothing. Every histogram counts each row in one cell: sensitivity ``1``
+under add/remove-one, ``2`` under replace-one (two cells move by one); the
+joint selection's L2 sensitivity is ``√c`` (``√(2c)``) for ``c`` columns. A
+numeric column gets PrivTree bins and a Laplace fine histogram
+(:cite:`Zhang2016` §3.2, Algorithm 2; ``privtree_histogram``), a categorical
+one its frequent levels by the joint selection or the stability-based
+histogram (:cite:`Korolova2009`, :cite:`Vadhan2017` Proposition 3.5;
+``stable_levels``). A column's missing level reads no
 value: declared by ``missing=``, else given to every column whose dtype can
 hold a missing value (``can_hold_missing``), so the release measures its
 share. What follows from those outputs (coarse bins, split heaps,
@@ -38,6 +43,7 @@ share. What follows from those outputs (coarse bins, split heaps,
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -56,6 +62,7 @@ from ._column_spec import (
     _public_text,
     can_hold_missing,
 )
+from ._level_selection import gaussian_selection_params, select_column_levels
 from ._numeric_domain import (
     ROOT,
     coarse_edges,
@@ -198,13 +205,44 @@ class _ColumnDomainMixin:
         ``epsilon`` and each level discovery's ``delta`` (equal shares;
         sequential composition, see the module) and the histograms'
         sensitivity under the neighbouring relation. Public: the parameters
-        and the schema only."""
+        and the schema only. With ``level_selection="gaussian"`` the level
+        columns' shares are spent together (:meth:`_levels_budget`)."""
         paid = [c for c, how in private.items() if how != "bool"]
         n_levels = sum(how == "levels" for how in private.values())
         eps_col = self.epsilon / len(paid) if paid else 0.0
         delta_col = self.delta / n_levels if n_levels else 0.0
         sens = 2.0 if self.neighbouring == "replace-one" else 1.0
         return paid, n_levels, eps_col, delta_col, sens
+
+    def _levels_budget(self, private):
+        """``(columns, epsilon, delta)`` of the joint Gaussian level selection
+        (``level_selection="gaussian"``): the level-discovering columns in
+        the schema's order, the sum of their equal shares of ``epsilon``
+        (``c ε_D / k`` for ``c`` of the ``k`` paid columns; each numeric
+        column keeps its ``ε_D / k``) and all of ``delta`` (numeric domains
+        are pure ``ε``): ``(ε_D, δ_D)`` in all by sequential composition.
+        ``None`` with ``"laplace"`` or no such column. Public: the
+        parameters and the schema only."""
+        columns = [c for c, how in private.items() if how == "levels"]
+        if self.level_selection != "gaussian" or not columns:
+            return None
+        paid = sum(how != "bool" for how in private.values())
+        return columns, self.epsilon * len(columns) / paid, float(self.delta)
+
+    def _select_private_levels(self, df, private, source, weights=None):
+        """``{column: released levels}`` of every level-discovering column,
+        by one joint Gaussian partition selection (:cite:`Wilson2020`;
+        ``_level_selection.select_levels``) with :meth:`_levels_budget`;
+        ``{}`` with ``level_selection="laplace"`` (each column then draws
+        its own stable levels in :meth:`_private_spec`)."""
+        budget = self._levels_budget(private)
+        if budget is None:
+            return {}
+        columns, eps, delta = budget
+        levels, _ = select_column_levels(
+            [df[c] for c in columns], eps, delta, source, self.neighbouring, weights
+        )
+        return dict(zip(columns, levels))
 
     # ----------------------------------------------------- declared domains
     def _column_spec(self, col, series):
@@ -355,9 +393,13 @@ class _ColumnDomainMixin:
                 )
 
     # ------------------------------------------------ privately learned domains
-    def _private_spec(self, col, series, how, eps, delta, sens, source, weights=None):
+    def _private_spec(
+        self, col, series, how, eps, delta, sens, source, weights=None, levels=None
+    ):
         """The domain of one undeclared column, learned privately
-        (``weights``: the counts of a table of counts, or ``None``).
+        (``weights``: the counts of a table of counts, or ``None``;
+        ``levels``: a level column's levels already released by the joint
+        selection, :meth:`_select_private_levels`, or ``None``).
 
         ``how`` is :meth:`_private_columns`' verdict, ``eps``, ``delta`` and
         ``sens`` this column's share and sensitivity (:meth:`_domain_budget`).
@@ -389,9 +431,10 @@ class _ColumnDomainMixin:
             spec.bits = _bit_names(spec)
             return spec, False
         if how == "levels":
-            levels, _ = stable_levels(
-                series, eps, delta, source, sensitivity=sens, weights=weights
-            )
+            if levels is None:
+                levels, _ = stable_levels(
+                    series, eps, delta, source, sensitivity=sens, weights=weights
+                )
             other = OTHER_LABEL
             while other in levels:
                 other = f"<{other}>"
@@ -534,6 +577,8 @@ class _ColumnDomainMixin:
                     "levels), or declare them numeric in the command line's "
                     "schema."
                 )
+            if any(private.get(c) == "levels" for c in constant):
+                hint += self._level_rows_hint(private)
             warnings.warn(
                 f"the private domains of columns {constant} kept a single bin "
                 "(numeric) or no level (categorical): their values will come "
@@ -542,6 +587,32 @@ class _ColumnDomainMixin:
                 CoarseDomainWarning,
                 stacklevel=user_stacklevel(),
             )
+
+    def _level_threshold(self, private, scale=1.0):
+        """The threshold ``τ`` (rows) a level's noisy count must pass, with
+        the encoder's ``epsilon`` times ``scale``: the joint selection's
+        (:func:`gaussian_selection_params`) or the per-column stability
+        histogram's ``1 + (Δ/ε_c) ln(Δ/(2δ_c))``. Public: the parameters and
+        the schema only."""
+        paid, n_levels, eps_col, delta_col, sens = self._domain_budget(private)
+        budget = self._levels_budget(private)
+        if budget is not None:
+            columns, eps, delta = budget
+            return gaussian_selection_params(
+                scale * eps, delta, len(columns), self.neighbouring
+            )[1]
+        return 1.0 + sens / (scale * eps_col) * math.log(sens / (2.0 * delta_col))
+
+    def _level_rows_hint(self, private):
+        """What a level needs to be kept, in rows, at this budget and at
+        twice it (public: :meth:`_level_threshold`); a rarer level is lost
+        whatever the seed, so only ``categories=`` keeps it."""
+        now, twice = self._level_threshold(private), self._level_threshold(private, 2)
+        return (
+            f" A level that is not declared is kept (in half the fits) from "
+            f"about {now:.0f} rows at this budget, {twice:.0f} with twice the "
+            "encoder's epsilon; a rarer one comes back as 'other' in most fits."
+        )
 
     def _coarse_remedy(self, columns, private):
         """What helps the columns of a :class:`CoarseDomainWarning`, by what
@@ -735,13 +806,13 @@ def _spells_a_number(value):
 
 
 def _share_advice():
-    """A ``domain_share`` to try: 0.5, above the ``"auto"`` share's cap
-    (``pipeline.DOMAIN_SHARE_MAX``)."""
+    """A ``domain_share`` to try: 0.7, above the ``"auto"`` share's cap
+    (``pipeline.DOMAIN_SHARE_MAX``, 0.55)."""
     from .._pipeline_budget import DOMAIN_SHARE_MAX
 
     return (
-        f"e.g. domain_share=0.5 in make_synthesis_pipeline (--domain-share "
-        f"0.5 on the command line; 'auto' gives them at most {DOMAIN_SHARE_MAX}), "
+        f"e.g. domain_share=0.7 in make_synthesis_pipeline (--domain-share "
+        f"0.7 on the command line; 'auto' gives them at most {DOMAIN_SHARE_MAX}), "
         "or a larger epsilon."
     )
 

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._level_selection import level_counts, sorted_levels
+
 #: The root interval of every private numeric domain: ``[-ROOT, ROOT]``.
 #: Values beyond it are clipped to it (documented in ``BooleanEncoder``).
 ROOT = 2.0**40
@@ -1042,30 +1044,10 @@ def stable_levels(values, epsilon, delta, source, *, sensitivity=1.0, weights=No
         Noisy count of the missing values (a cell of the same histogram;
         the encoder's missing level does not read it).
     """
-    import pandas as pd
-
-    series = pd.Series(values).reset_index(drop=True)
-    if weights is None:
-        observed = series.dropna()
-        counts = observed.value_counts(sort=False)
-        n_missing = float(series.isna().sum())
-    else:
-        w = np.asarray(weights, dtype=np.float64)
-        miss = series.isna().to_numpy()
-        # the levels and their order as on the expanded records (a level of
-        # no record is not observed; a categorical dtype's are all there)
-        counts = series[(w > 0) & ~miss].value_counts(sort=False)
-        sums = pd.Series(w[~miss], index=pd.Index(series[~miss].to_numpy()))
-        sums = sums.groupby(level=0, sort=False).sum()
-        counts = sums.reindex(counts.index, fill_value=0.0)
-        n_missing = float(w[miss].sum())
+    counts, n_missing = level_counts(values, weights)
     scale = sensitivity / epsilon
     tau = 1.0 + scale * math.log(sensitivity / (2.0 * delta))
     true = np.append(counts.to_numpy(dtype=np.float64), n_missing)
     noisy = source.laplace(true, scale)
-    levels = counts.index[noisy[:-1] > tau].tolist()
-    try:
-        levels = sorted(levels)
-    except TypeError:
-        levels = sorted(levels, key=str)
+    levels = sorted_levels(counts.index[noisy[:-1] > tau].tolist())
     return levels, float(noisy[-1])

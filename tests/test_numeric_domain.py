@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
@@ -1456,6 +1456,9 @@ def test_heaps_come_back_on_their_integers_and_empty_bins_are_dropped():
     start=st.integers(-50, 50),
     n_bins=st.integers(2, 12),
 )
+# a heap leaf [1, 3) that ends inside its coarse bin [1, 17]: [2, 17) was
+# marked split (found by hypothesis)
+@example(widths=[1, 2, 15], counts=[0, 1, 0.5] + [0.0] * 9, start=0, n_bins=2)
 def test_split_heavy_leaves_keeps_the_coarse_edges_valid(widths, counts, start, n_bins):
     """Whatever the noisy counts: the split edges are increasing integers,
     contain every coarse edge, and each split bin is one integer wide (the

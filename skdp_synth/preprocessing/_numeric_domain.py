@@ -999,6 +999,7 @@ def split_heavy_leaves(hist, cuts, n_bins, width=None):
     lo, hi = hist.bounds
     starts = set(cuts[:-1])
     extra = set()
+    ends = set()  # a split leaf's end is an edge: the bin after it is not split
     widths = np.maximum(np.minimum(e[1:], hi) - np.maximum(e[:-1], lo), 1.0)
     density = np.maximum(c, 0.0) / widths
     for j in np.flatnonzero(c > 0):
@@ -1009,12 +1010,23 @@ def split_heavy_leaves(hist, cuts, n_bins, width=None):
         beside = [density[k] for k in (j - 1, j + 1) if 0 <= k < c.size]
         if density[j] >= PEAK_RATIO * max(beside, default=0.0):
             extra.update(float(v) for v in np.arange(a, b))
+            ends.add(b)
     last = float(cuts[-1])  # the largest integer of the last (closed) bin
-    inner = sorted(set(cuts[:-1]) | {v for v in extra if cuts[0] <= v <= last})
+    new = extra | (ends - extra)
+    inner = sorted(set(cuts[:-1]) | {v for v in new if cuts[0] <= v <= last})
     if inner[-1] == last and len(inner) > 1:
         inner = inner[:-1]  # the closed last bin [.., last] keeps its end
     out = inner + [last]
-    split = [k for k, v in enumerate(out[:-1]) if v in extra]
+    # a split bin is one integer wide (the closed last bin two at most): a
+    # leaf that ended inside a wider coarse bin left that bin's rest unsplit
+    # (hypothesis: leaves [1, 3) and [3, 18) in one coarse bin [1, 17] made
+    # [2, 17) a "split" bin)
+    split = [
+        k
+        for k, v in enumerate(out[:-1])
+        if v in extra
+        and (out[k + 1] - v == 1.0 or (k == len(out) - 2 and out[k + 1] - v <= 2.0))
+    ]
     return [float(v) for v in out], split
 
 

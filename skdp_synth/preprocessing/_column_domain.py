@@ -355,9 +355,14 @@ class _ColumnDomainMixin:
                 )
 
     # ------------------------------------------------ privately learned domains
-    def _private_spec(self, col, series, how, eps, delta, sens, source, weights=None):
+    def _private_spec(
+        self, col, series, how, eps, delta, sens, source, weights=None, histogram=None
+    ):
         """The domain of one undeclared column, learned privately
-        (``weights``: the counts of a table of counts, or ``None``).
+        (``weights``: the counts of a table of counts, or ``None``;
+        ``histogram``: what computes a numeric column's PrivTree histogram,
+        called as :func:`privtree_histogram` -- the Dask fit passes one that
+        reads merged chunk counts, ``_domain_stats.privtree_from_counts``).
 
         ``how`` is :meth:`_private_columns`' verdict, ``eps``, ``delta`` and
         ``sens`` this column's share and sensitivity (:meth:`_domain_budget`).
@@ -422,7 +427,7 @@ class _ColumnDomainMixin:
                 if np.isfinite(hi)
                 else max(ROOT, lo + ROOT) + (1.0 if integer else 0.0),
             )
-        hist = privtree_histogram(
+        hist = (histogram or privtree_histogram)(
             values,
             eps,
             source,

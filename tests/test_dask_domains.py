@@ -299,3 +299,67 @@ def test_local_cluster_gives_the_threaded_result(small_grid):
     assert _spec_state(p1[0]) == _spec_state(p2[0])
     np.testing.assert_array_equal(p1[-1].released_, p2[-1].released_)
     pd.testing.assert_frame_equal(s1, s2)
+
+
+# ------------------------------------------------------------- the CLI
+def _people_csv(tmp_path, n=3000):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "wage": rng.lognormal(6.5, 0.5, n).round(2),
+            "sector": rng.choice(["public", "private", "none"], n, p=[0.3, 0.6, 0.1]),
+            "debt": np.where(rng.random(n) < 0.7, 0.0, rng.exponential(1e3, n)),
+        }
+    )
+    df.loc[rng.random(n) < 0.05, "wage"] = np.nan
+    df.loc[rng.random(n) < 0.05, "sector"] = None
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    types = {
+        "columns": {
+            "age": {"type": "numeric", "integer": True},
+            "wage": "numeric",
+            "sector": "categorical",
+            "debt": {"type": "numeric", "bounds": [0, None]},
+        }
+    }
+    return src, types
+
+
+def test_out_of_core_reader_learns_the_in_memory_domains(tmp_path, small_grid):
+    """The CLI's chunked CSV reader and its in-memory reader give frames
+    whose private domains are the same (same seed)."""
+    from skdp_synth.cli._csv import _read_csv
+    from skdp_synth.cli._out_of_core import _read_chunked
+    from skdp_synth.cli._schema import parse_schema
+
+    src, types = _people_csv(tmp_path)
+    schema = parse_schema(types)
+    params = dict(epsilon=1.0, delta=1e-6, random_state=3, **schema.encoder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = BooleanEncoder(**params).fit(_read_csv(str(src), schema))
+        with dask.config.set(scheduler="threads"):
+            frame = _read_chunked(str(src), schema, 20_000)
+            assert frame.npartitions > 2
+            b = BooleanEncoder(**params).fit(frame)
+    assert _spec_state(a) == _spec_state(b)
+
+
+def test_cli_out_of_core_with_a_types_only_schema(tmp_path, capsys, small_grid):
+    import json
+
+    from skdp_synth.cli import _main as cli
+
+    src, types = _people_csv(tmp_path)
+    schema, out = tmp_path / "s.json", tmp_path / "out.csv"
+    schema.write_text(json.dumps(types))
+    args = ["synthesize", str(src), "--schema", str(schema), "-o", str(out)]
+    args += ["--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+    args += ["--seed", "0", "--out-of-core", "--blocksize", "20kB", "--rows", "500"]
+    assert cli.main(args) == 0, capsys.readouterr().err
+    syn = pd.read_csv(out)
+    assert list(syn.columns) == ["age", "wage", "sector", "debt"]
+    assert len(syn) == 500
+    assert "privacy spent: epsilon=1, delta=1e-06" in capsys.readouterr().err

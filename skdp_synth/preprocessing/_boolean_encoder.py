@@ -355,12 +355,17 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
     ) -> Self:
         """Fix each column's domain and bit layout (learning what is not given).
 
-        ``X`` may be a ``dask.dataframe.DataFrame``: then every column's
-        domain must be declared (``categories=``, ``ordinal=``,
-        ``bin_edges=``; a column can be missing only if declared so, with
-        ``None`` among its categories or ``missing="always"``), nothing is
-        read from the data here, and the rows are checked chunk by chunk by
-        :meth:`transform`.
+        ``X`` may be a ``dask.dataframe.DataFrame``. Where every column's
+        domain is declared (``categories=``, ``ordinal=``, ``bin_edges=``;
+        a column can be missing only if declared so, with ``None`` among its
+        categories or ``missing="always"``), nothing is read from the data
+        here, and the rows are checked chunk by chunk by :meth:`transform`.
+        With a budget, the undeclared domains are learned privately from
+        per-chunk counts merged exactly (one pass, and one more where a
+        numeric column needs finer counts; ``_domain_stats``): the same
+        noise in the same order as the in-memory fit on the same rows, so
+        the same domains for the same ``random_state`` and the same
+        guarantee (``doc/user_guide/out_of_core.md``).
 
         ``sample_weight``: counts of the distinct rows of ``X`` (a
         contingency table; non-negative integers). The private domains count

@@ -185,16 +185,33 @@ def test_privtree_from_counts_is_privtree_histogram(integer, seed):
             assert refinements
 
 
-def test_refine_threshold_is_derived():
-    """``GRID_DEPTH λ ln 2 - 8 λ`` with ``λ = 3 Δ / (0.4 ε)`` (doc/privacy.md):
-    a node of the grid's depth with fewer rows splits with probability
-    ``P(Lap(λ) > 8 λ) = e^-8 / 2``."""
-    lam = 3.0 * 1.0 / (0.4 * 0.01)
-    assert ds.refine_threshold(0.01, 1.0) == pytest.approx(
-        16 * lam * np.log(2.0) - 8 * lam, rel=1e-12
-    )
-    assert ds.refine_threshold(100.0, 1.0) == 1.0  # never below one row
-    assert ds.GRID_DEPTH == 16 and ds.REFINE_SCALES == 8.0
+def test_split_probability_is_privtrees():
+    """PrivTree splits a node of depth ``d`` with ``c`` rows iff ``max(c - d
+    λ ln 2, -λ ln 2) + Lap(λ) > 0`` (Zhang et al. 2016, Algorithm 2): the
+    closed form, and at least 1/4 whatever ``c``, checked against draws."""
+    lam, d = 50.0, 5
+    bias = lam * np.log(2.0)
+    c = np.array([0.0, d * bias - 0.5 * lam, d * bias, d * bias + 3 * lam])
+    want = np.array([0.25, 0.5 * np.exp(-0.5), 0.5, 1 - 0.5 * np.exp(-3.0)])
+    np.testing.assert_allclose(ds.split_probability(c, d, lam), want, rtol=1e-12)
+    rng = np.random.default_rng(0)
+    draws = np.maximum(c[:, None] - d * bias, -bias) + rng.laplace(0, lam, (4, 40000))
+    # binomial sd <= 0.0025; 5 sd
+    np.testing.assert_allclose((draws > 0).mean(1), want, atol=0.0125)
+
+
+def test_refined_cells_leave_little_probability(small_grid):
+    """The cells left unrefined are reached and split with probability at
+    most REFINE_MISS together (the chance of one more pass)."""
+    rng = np.random.default_rng(1)
+    values = np.where(rng.random(20000) < 0.5, 9.99, rng.lognormal(3, 1, 20000))
+    counter, _ = _counter_for(values, False, None, 8)
+    cells = ds.refine_cells(counter, 0.5, 1.0)
+    assert len(cells) and ds.REFINE_MISS == 0.01
+    # refining them all: the remaining probability is 0, nothing is left
+    counter.refined |= set(cells.tolist())
+    nonempty = set(np.flatnonzero((counter.depths == 8) & (counter.grid > 0)))
+    assert set(cells.tolist()) <= nonempty
 
 
 def test_passes_over_the_data(small_grid, monkeypatch):

@@ -19,12 +19,14 @@ that hierarchy cut at depth :data:`GRID_DEPTH` (the *grid*), so the grid's
 per-chunk counts answer every count the tree asks down to that depth.
 Deeper nodes lie inside one grid cell; the cells that can hold one are
 *refined* -- their distinct values and counts read, which answer any node
-inside them -- in a second pass, before any noise is drawn, where their
-count is at least :func:`refine_threshold` (a node of that depth with fewer
-rows is split with probability below ``e^-8 / 2``). Should the tree still
-reach a grid cell that was not refined and holds a row, that cell is refined
-then, by one more pass, before the level's noise is drawn: the counts are
-always exact, whatever the noise.
+inside them -- in a second pass, before any noise is drawn: the cells the
+tree reaches and splits with the largest probabilities, computed from the
+grid's counts (:func:`refine_cells`; PrivTree splits a node it reaches with
+probability at least 1/4 whatever its count), until the cells left out sum
+to at most :data:`REFINE_MISS`. Should the tree still enter a grid cell that
+was not refined and holds a row, that cell is refined then, by one more
+pass, before the level's noise is drawn: the counts are always exact,
+whatever the noise.
 
 The tree itself (:func:`privtree_from_counts`) is :func:`privtree_histogram`
 run on those counts: the same nodes, level by level, the same Laplace
@@ -42,7 +44,8 @@ cells, 24 for a float column), 16 bytes each with its count; a refined cell
 adds 16 bytes per distinct value in it (one for a point mass); a categorical
 column keeps one count per distinct level. Only the refined cells grow with
 the data: they hold the values that PrivTree may resolve deeper than the
-grid (cells of at least ``refine_threshold`` rows).
+grid. The hierarchy's nodes above the grid are kept with it (three int32
+per node, about as many nodes as cells) to compute the probabilities.
 """
 
 from __future__ import annotations
@@ -70,16 +73,17 @@ from ._numeric_domain import (
 #: Depth of the public grid counted in the first pass (``2^16`` cells per
 #: depth-0 cell at most; 1.5 million for a float column, 12 MiB of edges).
 GRID_DEPTH = 16
-#: A grid cell is refined in the second pass when its count is at least
-#: ``GRID_DEPTH λ ln 2 - REFINE_SCALES λ`` (:func:`refine_threshold`).
-REFINE_SCALES = 8.0
+#: The grid cells not refined before the noise are, together, reached and
+#: split by the tree with probability at most this (:func:`refine_cells`):
+#: the chance of one more pass.
+REFINE_MISS = 0.01
 
 __all__ = [
     "GRID_DEPTH",
     "ColumnCounts",
     "grid_for",
     "privtree_from_counts",
-    "refine_threshold",
+    "refine_cells",
 ]
 
 
@@ -121,32 +125,87 @@ def grid_for(integer, root, depth=None):
     column kind (public: the dtype and the declared root only), cut at
     ``depth`` (default :data:`GRID_DEPTH`). ``edges`` has one more entry than
     ``depths`` (the cells' depths)."""
-    return _grid(integer, root, GRID_DEPTH if depth is None else int(depth))
+    return _grid(integer, root, GRID_DEPTH if depth is None else int(depth))[:5]
+
+
+def hierarchy_for(integer, root, depth=None):
+    """The nodes of the grid's hierarchy, by depth: a list of ``(ia, ib,
+    parent, splits)`` arrays -- each node ``[edges[ia], edges[ib])``, the
+    index of its parent at the depth above, and whether PrivTree can split
+    it (the nodes of the last depth are the grid cells there, counted as
+    splittable)."""
+    return _grid(integer, root, GRID_DEPTH if depth is None else int(depth))[5]
 
 
 @lru_cache(maxsize=8)
 def _grid(integer, root, depth):
     cells, floor = _root_cells(integer, root)
-    los, depths = [], []
-    for lo, hi in cells:
-        a, d = _expand(lo, hi, 0, depth, integer, floor)
-        los += a
-        depths += d
-    edges = np.asarray(los + [cells[-1][1]], dtype=np.float64)
+    leaves, levels = [], []
+    level = [(lo, hi, -1) for lo, hi in cells]
+    for d in range(depth + 1):
+        nxt, splits = [], []
+        for i, (lo, hi, _) in enumerate(level):
+            mid = _split_point(lo, hi, integer) if d < depth else None
+            if mid is not None and _can_split(lo, hi, d, integer, floor):
+                nxt += [(lo, mid, i), (mid, hi, i)]
+                splits.append(True)
+            else:
+                leaves.append((lo, d))
+                splits.append(d == depth)
+        levels.append((level, splits))
+        level = nxt
+    leaves.sort()
+    edges = np.asarray([lo for lo, _ in leaves] + [cells[-1][1]], dtype=np.float64)
     edges.setflags(write=False)
-    return edges, np.asarray(depths, dtype=np.int64), cells[0][0], cells[-1][1], floor
+    depths = np.asarray([d for _, d in leaves], dtype=np.int64)
+    nodes = []
+    for level, splits in levels:
+        lo = np.asarray([a for a, _, _ in level], dtype=np.float64)
+        hi = np.asarray([b for _, b, _ in level], dtype=np.float64)
+        ia = np.searchsorted(edges, lo).astype(np.int32)
+        ib = np.searchsorted(edges, hi).astype(np.int32)
+        parent = np.asarray([p for _, _, p in level], dtype=np.int32)
+        nodes.append((ia, ib, parent, np.asarray(splits, dtype=bool)))
+    return edges, depths, cells[0][0], cells[-1][1], floor, nodes
 
 
-def refine_threshold(epsilon, sensitivity, tree_share=None, depth=None):
-    """The count from which a grid cell is refined before the noise: a node
-    at depth ``GRID_DEPTH`` with ``c`` rows splits with probability
-    ``P(Lap(λ) > GRID_DEPTH λ ln 2 - c)`` (:cite:`Zhang2016` Algorithm 2,
-    ``δ = λ ln 2``), below ``e^-REFINE_SCALES / 2`` under this count. Public:
-    the column's budget and the neighbouring relation."""
+def split_probability(counts, depth, lam):
+    """``P(max(c - d δ, θ - δ) + Lap(λ) > θ)`` with ``θ = 0``, ``δ = λ ln 2``:
+    the probability that PrivTree splits a node of depth ``d`` holding ``c``
+    rows, if it reaches it (:cite:`Zhang2016` Algorithm 2; at least 1/4
+    whatever ``c``)."""
+    bias = lam * math.log(2.0)
+    m = np.maximum(np.asarray(counts, dtype=np.float64) - depth * bias, -bias)
+    tail = 0.5 * np.exp(-np.abs(m) / lam)  # P(Lap(λ) > |m|)
+    return np.where(m >= 0, 1.0 - tail, tail)
+
+
+def refine_cells(counter, epsilon, sensitivity, tree_share=None):
+    """The grid cells to refine before the noise: ``r_k``, the probability
+    that the tree reaches cell ``k`` (at the grid's depth) and splits it, is
+    the product of the split probabilities of its ancestors and its own
+    (:func:`split_probability`; the noise of distinct nodes is independent),
+    a function of the counts and the public budget. The cells holding a row
+    are refined in decreasing ``r_k`` until the ones left sum to at most
+    :data:`REFINE_MISS`: an extra pass is needed with probability at most
+    that."""
     share = TREE_SHARE if tree_share is None else tree_share
-    depth = GRID_DEPTH if depth is None else depth
     lam = 3.0 * sensitivity / (epsilon * share)
-    return max(1.0, depth * lam * math.log(2.0) - REFINE_SCALES * lam)
+    nodes = hierarchy_for(counter.integer, counter.root, counter.depth)
+    reach = np.ones(len(nodes[0][0]))
+    for d, (ia, ib, _, splits) in enumerate(nodes):
+        c = counter.cum[ib] - counter.cum[ia]
+        p = split_probability(c, d, lam) * splits
+        if d == len(nodes) - 1:
+            r = reach * p * (c > 0)
+            cells = ia  # the nodes of the last depth are grid cells
+            break
+        reach = (reach * p)[nodes[d + 1][2]]
+    order = np.argsort(r)  # ascending: the least likely are left out
+    left = np.cumsum(r[order]) <= REFINE_MISS
+    keep = order[~left]
+    keep = keep[r[keep] > 0]
+    return np.sort(cells[keep].astype(np.int64))
 
 
 def column_values(series, unit, clip, root_lo, top):
@@ -183,10 +242,6 @@ class ColumnCounts:
         self.refined = set()
         self.values = np.empty(0, dtype=np.float64)  # of the refined cells
         self.value_cum = np.zeros(1, dtype=np.int64)
-
-    def candidates(self, threshold):
-        """Grid cells at the grid's depth whose count reaches ``threshold``."""
-        return np.flatnonzero((self.depths == self.depth) & (self.grid >= threshold))
 
     def add_values(self, cells, values, counts):
         """Store the distinct values (sorted) and counts of refined ``cells``."""
@@ -460,8 +515,9 @@ class DomainStatistics:
         self._encoder = encoder
 
     def first_pass(self):
-        """Pass 1, then (before any noise) the refinement pass of every
-        numeric column's cells at or above :func:`refine_threshold`."""
+        """Pass 1, then (before any noise) the refinement pass of the
+        numeric columns' cells the tree is likely to split
+        (:func:`refine_cells`)."""
         plan = (
             self._encoder,
             self._private,
@@ -520,14 +576,14 @@ class DomainStatistics:
             )
             for col, (integer, root, *_) in self.numeric.items()
         }
-        threshold = (
-            refine_threshold(self.eps_col, self.sens, depth=self.depth)
+        wanted = (
+            {
+                col: refine_cells(counter, self.eps_col, self.sens)
+                for col, counter in self.counters.items()
+            }
             if self.eps_col
-            else 1.0
+            else {}
         )
-        wanted = {
-            col: counter.candidates(threshold) for col, counter in self.counters.items()
-        }
         self.refine({col: cells for col, cells in wanted.items() if len(cells)})
 
     def _refiner(self, col):

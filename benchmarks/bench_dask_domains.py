@@ -16,8 +16,8 @@ peak resident memory):
   (``pd.read_csv``) and from ``dd.read_csv`` of the same file, same seed:
   prints whether every learned domain is identical.
 
-Passes over the data are counted as the CSV blocks read, divided by the
-number of blocks (a Dask callback on the ``read-csv`` tasks).
+Passes over the data are counted as the calls that read every chunk: the
+domain statistics' passes and the synthesizer's ``ChunkedRows`` passes.
 
 Run (2 cores, shared)::
 
@@ -100,20 +100,34 @@ def _read_dask(path):
         return dd.read_csv(path, blocksize="64MB", dtype=_dtypes())
 
 
-class _Reads:
-    """Counts the CSV blocks read (a Dask callback)."""
+class _Passes:
+    """Counts the passes over the data: the domain statistics' passes
+    (``_domain_stats.chunk_pass``) and the synthesizer's
+    (``ChunkedRows.reduce``, ``map``, ``stream``: one pass each)."""
 
     def __init__(self):
-        from dask.callbacks import Callback
+        from skdp_synth import _chunked
+        from skdp_synth.preprocessing import _domain_stats
 
-        self.n = 0
+        self.names = []
+        real = _domain_stats.chunk_pass
 
-        def pretask(key, dsk, state):
-            name = key[0] if isinstance(key, tuple) else key
-            if str(name).startswith(("read-csv", "read_csv", "readcsv")):
-                self.n += 1
+        def chunk_pass(frame, function, *args):
+            self.names.append(function.__name__)
+            return real(frame, function, *args)
 
-        self.callback = Callback(pretask=pretask)
+        _domain_stats.chunk_pass = chunk_pass
+        for method in ("reduce", "map", "stream"):
+            self._wrap(_chunked.ChunkedRows, method)
+
+    def _wrap(self, cls, method):
+        real = getattr(cls, method)
+
+        def wrapped(obj, *args, **kwargs):
+            self.names.append(f"ChunkedRows.{method}")
+            return real(obj, *args, **kwargs)
+
+        setattr(cls, method, wrapped)
 
 
 def dask_job(path):
@@ -123,7 +137,7 @@ def dask_job(path):
     from skdp_synth.preprocessing import BooleanEncoder
 
     frame = _read_dask(path)
-    reads = _Reads()
+    passes = _Passes()
     pipe = make_synthesis_pipeline(
         BooleanEncoder(random_state=0),
         ProjectedGaussianRelease(
@@ -133,8 +147,7 @@ def dask_job(path):
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings(), dask.config.set(scheduler="threads"):
         warnings.simplefilter("ignore")
-        with reads.callback:
-            pipe.fit(frame)
+        pipe.fit(frame)
         t1 = time.perf_counter()
         rows = pipe.sample(100_000, random_state=1)
     t2, c2 = time.perf_counter(), time.process_time()
@@ -144,7 +157,8 @@ def dask_job(path):
                 "job": "dask",
                 "file": path,
                 "partitions": frame.npartitions,
-                "passes": reads.n / frame.npartitions,
+                "passes": len(passes.names),
+                "pass_kinds": passes.names,
                 "fit_wall_s": round(t1 - t0, 1),
                 "wall_s": round(t2 - t0, 1),
                 "cpu_s": round(c2 - c0, 1),
@@ -159,6 +173,8 @@ def dask_job(path):
 
 def cli_job(path):
     from skdp_synth.cli import _main as cli
+
+    passes = _Passes()
 
     schema = {"columns": dict(NUMERIC)}
     schema["columns"] = {
@@ -181,6 +197,8 @@ def cli_job(path):
                 "job": "cli",
                 "file": path,
                 "code": code,
+                "passes": len(passes.names),
+                "pass_kinds": passes.names,
                 "wall_s": round(time.perf_counter() - t0, 1),
                 "cpu_s": round(time.process_time() - c0, 1),
             }

@@ -380,3 +380,18 @@ def test_cli_out_of_core_with_a_types_only_schema(tmp_path, capsys, small_grid):
     assert list(syn.columns) == ["age", "wage", "sector", "debt"]
     assert len(syn) == 500
     assert "privacy spent: epsilon=1, delta=1e-06" in capsys.readouterr().err
+
+
+def test_cells_entered_by_the_noise_are_read_on_demand(small_grid, monkeypatch):
+    """With no cell refined before the noise, every cell the tree enters is
+    read by a further pass before that level's noise: still the in-memory
+    domains."""
+    monkeypatch.setattr(ds, "REFINE_MISS", np.inf)
+    calls = []
+    real = ds.chunk_pass
+    monkeypatch.setattr(
+        ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
+    )
+    a, b = _fit_both(_mixed(seed=6), 4, epsilon=2.0, delta=1e-6, random_state=6)
+    assert _spec_state(a) == _spec_state(b)
+    assert calls[0] == "_first_chunk" and calls.count("_refine_chunk") >= 1

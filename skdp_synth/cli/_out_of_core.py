@@ -2,7 +2,9 @@
 
 The input is read as a Dask DataFrame of chunks, each checked as
 :func:`~skdp_synth.cli._csv._read_csv` checks a whole file; the pipeline fits
-from sufficient statistics chunk by chunk, and the synthetic rows are drawn,
+from sufficient statistics chunk by chunk -- the private domains of a
+types-only schema's columns too, from merged chunk counts, identical to the
+in-memory ones (``preprocessing._domain_stats``) -- and the synthetic rows are drawn,
 decoded and written a chunk at a time into a file renamed into place when
 complete. Memory is bounded by a few chunks, not by the table.
 """
@@ -291,9 +293,12 @@ def _synthesize_out_of_core(args, estimator, schema):
     A release (``gaussian-release``) without ``max_model_rows`` gets
     ``OUT_OF_CORE_MODEL_ROWS`` (post-processing; said on standard error).
 
-    The table is read as a Dask DataFrame (:func:`_read_chunked`), encoded
-    chunk by chunk from the declared schema, and the synthesizer fits from
-    its sufficient statistics (one or two passes, each chunk validated;
+    The table is read as a Dask DataFrame (:func:`_read_chunked`); the
+    domains the schema does not give (a types-only schema) are learned
+    privately from merged chunk counts (one pass, and one more where a
+    numeric column needs finer counts), the rows are encoded chunk by chunk,
+    and the synthesizer fits from its sufficient statistics (one or two
+    passes, each chunk validated;
     memory bounded by a few chunks, not by the table). The synthetic rows
     are drawn, decoded and written ``--chunk-rows`` at a time into a
     temporary file that is renamed onto the output only when complete: a bad
@@ -311,18 +316,6 @@ def _synthesize_out_of_core(args, estimator, schema):
             raise CLIError(
                 f"datetime columns {dated} are read in memory only: drop "
                 "--out-of-core, or give them as numbers"
-            )
-        learned = [
-            c
-            for c in schema.types
-            if c not in schema.levels() and c not in schema.encoder.get("bin_edges", {})
-        ]
-        if learned:
-            raise CLIError(
-                f"out of core, every column's domain must be public, and the "
-                f'schema gives none for {learned}: "levels" for a categorical '
-                'column, "bin_edges" for a numeric one (private domains are '
-                "learned in memory only)"
             )
     frame = _read_chunked(args.input, schema, parse_bytes(args.blocksize))
     if "max_model_rows" in estimator.get_params() and (

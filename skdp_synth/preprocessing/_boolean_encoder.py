@@ -102,6 +102,11 @@ def _is_dask_frame(X):
     return is_dask_collection(X) and hasattr(X, "columns") and hasattr(X, "dtypes")
 
 
+def _frame_key(X):
+    """Dask's name of a collection (a token of its graph)."""
+    return getattr(X, "_name", None) or id(X)
+
+
 def _encode_partition(encoder, df, index):
     """One partition encoded; errors name the chunk (and the column, as ever)."""
     try:
@@ -368,12 +373,17 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
     ) -> Self:
         """Fix each column's domain and bit layout (learning what is not given).
 
-        ``X`` may be a ``dask.dataframe.DataFrame``: then every column's
-        domain must be declared (``categories=``, ``ordinal=``,
-        ``bin_edges=``; a column can be missing only if declared so, with
-        ``None`` among its categories or ``missing="always"``), nothing is
-        read from the data here, and the rows are checked chunk by chunk by
-        :meth:`transform`.
+        ``X`` may be a ``dask.dataframe.DataFrame``. Where every column's
+        domain is declared (``categories=``, ``ordinal=``, ``bin_edges=``;
+        a column can be missing only if declared so, with ``None`` among its
+        categories or ``missing="always"``), nothing is read from the data
+        here, and the rows are checked chunk by chunk by :meth:`transform`.
+        With a budget, the undeclared domains are learned privately from
+        per-chunk counts merged exactly (one pass, and one more where a
+        numeric column needs finer counts; ``_domain_stats``): the same
+        noise in the same order as the in-memory fit on the same rows, so
+        the same domains for the same ``random_state`` and the same
+        guarantee (``doc/user_guide/out_of_core.md``).
 
         ``sample_weight``: counts of the distinct rows of ``X`` (a
         contingency table; non-negative integers). The private domains count
@@ -385,7 +395,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         of 0 included (the cells the table lists).
         """
         if _is_dask_frame(X):
-            return self._fit_schema(X._meta)
+            return self._fit_chunked(X)
         if self.epsilon not in ("auto", None) and isinstance(X, (list, tuple)):
             # a list's column types are inferred from its values: one added
             # ["n/a", "x"] row turned a numeric column into a categorical one
@@ -485,13 +495,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
                     self.epsilon_,
                     self.delta_,
                     self.neighbouring,
-                    "private domains: PrivTree bins and Laplace fine histograms "
-                    "(Zhang2016), "
-                    + (
-                        "joint Gaussian level selection (Wilson2020)"
-                        if self.level_selection == "gaussian"
-                        else "stability-based level discovery (Korolova2009)"
-                    ),
+                    self._domains_mechanism(),
                 )
             )
             self.blocks_ = _blocks(specs)
@@ -553,6 +557,125 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
             warnings.simplefilter("ignore")
             probe._check_declarations(df, private)
 
+    def _fit_chunked(self, X):
+        """Fit on a Dask DataFrame: from its schema where every domain is
+        declared, else learning the private ones from merged chunk counts
+        (``_domain_stats``): the same noise, in the same order, as the
+        in-memory fit on the same rows -- so the same domains and the same
+        guarantee. The budget and its split are fixed from the schema
+        before any value is read; the declared contracts are checked on
+        every chunk in the first pass, before any noise is drawn."""
+        from ._domain_stats import DomainStatistics
+
+        meta = X._meta
+        private = (
+            self._private_columns(meta.columns, meta.dtypes)
+            if self.epsilon not in (None, "auto")
+            else {}
+        )
+        if not private:
+            return self._fit_schema(meta)
+        declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
+        declared += [self.bounds or {}, self._missing_map(), self._unit_map()]
+        for d in declared:
+            unknown = [c for c in d if c not in meta.columns]
+            if unknown:
+                raise ValueError(
+                    f"columns {unknown} are declared in the encoder's parameters "
+                    f"but not present in X (columns: {list(meta.columns)})"
+                )
+        self._check_units(meta.dtypes)
+        fixed = set(self.categories or {}) | set(self.ordinal or {})
+        fixed |= set(self.bin_edges or {})
+        undeclared = [c for c in meta.columns if c not in fixed and c not in private]
+        if undeclared:
+            raise ValueError(
+                f"columns {undeclared} have no declared domain and none learned "
+                "privately (a categorical column needs delta > 0, an ordered "
+                "categorical its ordinal= levels): declare them in categories=, "
+                "ordinal= or bin_edges= (learning a domain from the data without "
+                "a budget would read it and is not private)."
+            )
+        unknown_cats = [
+            c
+            for c, how in private.items()
+            if how == "levels"
+            and isinstance(meta[c].dtype, pd.CategoricalDtype)
+            and "__UNKNOWN_CATEGORIES__" in list(meta[c].dtype.categories)
+        ]
+        if unknown_cats:
+            raise ValueError(
+                f"columns {unknown_cats} are categorical with unknown categories "
+                "in the Dask DataFrame: make them known (X[col].cat.as_known()) "
+                "or give them as text"
+            )
+        # the budget is fixed from the public schema before any value is read
+        paid, n_levels, eps_col, delta_col, sens = self._domain_budget(private)
+        source = NoiseSource(self.random_state) if paid else None
+        self.__dict__.pop("copula_", None)
+        self.__dict__.pop("_copula_cols", None)
+        stats = DomainStatistics(self, X, private, eps_col, sens)
+        # pass 1 (and the refinement pass): the declared contracts of every
+        # chunk are checked here, before any noise is drawn
+        stats.first_pass()
+        try:
+            # the joint level selection's noise first, as in memory
+            # (``_select_private_levels``), on the merged chunk counts
+            chosen = self._select_levels_from_counts(stats, private, meta, source)
+            specs = []
+            for col in meta.columns:
+                how = private.get(col)
+                if how is None:
+                    specs.append(self._column_spec(col, meta[col])[0])
+                    continue
+                series, weights, histogram = meta[col], None, None
+                if how == "levels":
+                    series, weights = stats.levels_table(col, meta[col].dtype)
+                elif how == "numeric":
+                    histogram = stats.histogram(col)
+                spec, _ = self._private_spec(
+                    col,
+                    series,
+                    how,
+                    eps_col,
+                    delta_col,
+                    sens,
+                    source,
+                    weights,
+                    levels=chosen.get(col),
+                    histogram=histogram,
+                )
+                specs.append(spec)
+            self._warn_coarse_private_domains(specs, private, eps_col, meta.dtypes)
+            self._warn_numbers_as_text(specs, private, meta.dtypes)
+            validate_data(self, meta, reset=True, skip_check_array=True)
+            self._fitted_on_frame = True
+            self.columns_ = list(meta.columns)
+            self.specs_ = specs
+            self.inferred_ = []
+            self.private_domains_ = list(private)
+            self.epsilon_ = float(self.epsilon) if paid else 0.0
+            self.delta_ = float(self.delta) if n_levels else 0.0
+            self.privacy_guarantee_ = PrivacyGuarantee(
+                self.epsilon_,
+                self.delta_,
+                self.neighbouring,
+                self._domains_mechanism(),
+            )
+            self.blocks_ = _blocks(specs)
+            # public (n): the encoding pass reuses them instead of a pass
+            self._chunk_lengths = (_frame_key(X), stats.lengths)
+        except BaseException as exc:
+            if paid:
+                exc.skdp_spent = PrivacyGuarantee(
+                    float(self.epsilon),
+                    float(self.delta) if n_levels else 0.0,
+                    self.neighbouring,
+                    "private domains (a failed fit)",
+                )
+            raise
+        return self
+
     def _fit_schema(self, meta):
         """Fit from a public schema only (the empty frame ``meta`` of a Dask frame)."""
         declared = set(self.categories or {}) | set(self.ordinal or {})
@@ -573,6 +696,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
             )
         self.__dict__.pop("copula_", None)
         self.__dict__.pop("_copula_cols", None)
+        self.__dict__.pop("_chunk_lengths", None)
         specs = [self._column_spec(col, meta[col])[0] for col in meta.columns]
         validate_data(self, meta, reset=True, skip_check_array=True)
         self._fitted_on_frame = True
@@ -602,7 +726,11 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         width = len(self.get_feature_names_out())
         from .._chunked import partition_lengths
 
-        lengths = partition_lengths(X)
+        known = getattr(self, "_chunk_lengths", None)
+        if known is not None and known[0] == _frame_key(X):
+            lengths = known[1]  # counted by the fit's first pass
+        else:
+            lengths = partition_lengths(X)
         encode = dask.delayed(_encode_partition, pure=True)
         parts = [
             da.from_delayed(

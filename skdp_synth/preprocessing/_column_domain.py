@@ -62,7 +62,12 @@ from ._column_spec import (
     _public_text,
     can_hold_missing,
 )
-from ._level_selection import gaussian_selection_params, select_column_levels
+from ._level_selection import (
+    gaussian_selection_params,
+    level_counts,
+    select_column_levels,
+    select_levels,
+)
 from ._numeric_domain import (
     ROOT,
     coarse_edges,
@@ -244,6 +249,38 @@ class _ColumnDomainMixin:
         )
         return dict(zip(columns, levels))
 
+    def _domains_mechanism(self):
+        """The mechanisms of the private domains, as the guarantee names them
+        (in memory and from Dask chunks alike)."""
+        levels = (
+            "joint Gaussian level selection (Wilson2020)"
+            if self.level_selection == "gaussian"
+            else "stability-based level discovery (Korolova2009)"
+        )
+        return (
+            "private domains: PrivTree bins and Laplace fine histograms "
+            f"(Zhang2016), {levels}"
+        )
+
+    def _select_levels_from_counts(self, stats, private, meta, source):
+        """:meth:`_select_private_levels` on a Dask fit's merged chunk counts
+        (``stats.levels_table``): the same counts, so the same noise draws
+        and the same released levels as in memory."""
+        budget = self._levels_budget(private)
+        if budget is None:
+            return {}
+        columns, eps, delta = budget
+        counted = [level_counts(*stats.levels_table(c, meta[c].dtype)) for c in columns]
+        levels, _ = select_levels(
+            [c for c, _ in counted],
+            [m for _, m in counted],
+            eps,
+            delta,
+            source,
+            self.neighbouring,
+        )
+        return dict(zip(columns, levels))
+
     # ----------------------------------------------------- declared domains
     def _column_spec(self, col, series):
         """Domain of one column: declared if possible, else learned (flagged)."""
@@ -394,12 +431,25 @@ class _ColumnDomainMixin:
 
     # ------------------------------------------------ privately learned domains
     def _private_spec(
-        self, col, series, how, eps, delta, sens, source, weights=None, levels=None
+        self,
+        col,
+        series,
+        how,
+        eps,
+        delta,
+        sens,
+        source,
+        weights=None,
+        levels=None,
+        histogram=None,
     ):
         """The domain of one undeclared column, learned privately
         (``weights``: the counts of a table of counts, or ``None``;
         ``levels``: a level column's levels already released by the joint
-        selection, :meth:`_select_private_levels`, or ``None``).
+        selection, :meth:`_select_private_levels`, or ``None``;
+        ``histogram``: what computes a numeric column's PrivTree histogram,
+        called as :func:`privtree_histogram` -- the Dask fit passes one that
+        reads merged chunk counts, ``_domain_stats.privtree_from_counts``).
 
         ``how`` is :meth:`_private_columns`' verdict, ``eps``, ``delta`` and
         ``sens`` this column's share and sensitivity (:meth:`_domain_budget`).
@@ -465,7 +515,7 @@ class _ColumnDomainMixin:
                 if np.isfinite(hi)
                 else max(ROOT, lo + ROOT) + (1.0 if integer else 0.0),
             )
-        hist = privtree_histogram(
+        hist = (histogram or privtree_histogram)(
             values,
             eps,
             source,

@@ -1,0 +1,397 @@
+"""Private domains learned from a Dask DataFrame are the in-memory ones.
+
+``BooleanEncoder.fit`` on a Dask DataFrame reads per-chunk counts
+(``preprocessing._domain_stats``) and runs the same private steps on their
+sums: the same noise in the same order, so for the same rows and the same
+``random_state`` every learned domain -- bins, fine histogram, levels,
+missing level -- is identical (exact equality: the counts are integers).
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp_synth import (
+    BudgetAccountant,
+    ProjectedGaussianRelease,
+    make_synthesis_pipeline,
+)
+from skdp_synth.mechanisms import NoiseSource
+from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing import _domain_stats as ds
+from skdp_synth.preprocessing._numeric_domain import privtree_histogram
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.PrivacyBudgetWarning"),
+    pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.CoarseDomainWarning"),
+    pytest.mark.filterwarnings("ignore::UserWarning:distributed.*"),
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+]
+
+
+@pytest.fixture
+def small_grid(monkeypatch):
+    """A shallow grid (built in milliseconds): the result does not depend
+    on the grid's depth, only the number of refined cells does."""
+    monkeypatch.setattr(ds, "GRID_DEPTH", 8)
+
+
+def _mixed(n=6000, seed=0):
+    """Skewed, zero-inflated, point-mass, integer, missing and categorical."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "income": np.where(rng.random(n) < 0.3, 0.0, rng.lognormal(10, 1, n)),
+            "debt": np.where(
+                rng.random(n) < 0.1, np.nan, np.round(rng.exponential(1e3, n), 2)
+            ),
+            "atom": np.where(rng.random(n) < 0.5, 1234.5, rng.normal(1e3, 1, n)),
+            "big": rng.integers(0, 2**38, n),
+            "colour": rng.choice(
+                ["red", "green", "blue", "x", None], n, p=[0.4, 0.3, 0.2, 0.05, 0.05]
+            ),
+            "town": pd.Categorical(rng.choice(list("abcdefghij"), n)),
+            "flag": rng.random(n) < 0.3,
+        }
+    )
+
+
+def _spec_state(enc):
+    """Everything a spec holds that the fit learned, as plain values."""
+    out = []
+    for s in enc.specs_:
+        d = {
+            "name": s.name,
+            "kind": s.kind,
+            "levels": [str(v) for v in s.levels],
+            "missing": s.missing,
+            "dtype": str(s.dtype),
+            "bits": list(s.bits),
+            "split": getattr(s, "split", None),
+        }
+        f = getattr(s, "fine", None)
+        if f is not None:
+            d |= {
+                "edges": f.edges.tolist(),
+                "counts": f.counts.tolist(),
+                "missing_count": f.missing_count,
+                "finest": f.finest.tolist(),
+                "cap": f.cap,
+                "found": f.found,
+                "tentative": None if f.tentative is None else list(f.tentative),
+            }
+        out.append(d)
+    return out
+
+
+def _fit_both(frame, npartitions, **params):
+    ddf = dd.from_pandas(frame, npartitions=npartitions)
+    pdf = ddf.compute()  # the same rows, in the same order and dtypes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = BooleanEncoder(**params).fit(pdf)
+        with dask.config.set(scheduler="threads"):
+            b = BooleanEncoder(**params).fit(ddf)
+    return a, b
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_dask_fit_learns_the_in_memory_domains(seed, small_grid):
+    frame = _mixed(seed=seed)
+    a, b = _fit_both(frame, 7, epsilon=0.5, delta=1e-6, random_state=seed)
+    assert _spec_state(a) == _spec_state(b)
+    assert a.private_domains_ == b.private_domains_
+    assert (a.epsilon_, a.delta_) == (b.epsilon_, b.delta_)
+    assert a.privacy_guarantee_ == b.privacy_guarantee_
+    assert a.get_feature_names_out().tolist() == b.get_feature_names_out().tolist()
+    ddf = dd.from_pandas(frame, npartitions=7)
+    np.testing.assert_array_equal(
+        a.transform(ddf.compute()), b.transform(ddf).compute()
+    )
+
+
+@pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
+def test_dask_fit_with_bounds_and_times(neighbouring, small_grid):
+    rng = np.random.default_rng(5)
+    n = 3000
+    frame = pd.DataFrame(
+        {
+            "count": rng.poisson(3, n),
+            "share": rng.beta(2, 5, n),
+            "when": pd.Timestamp("2020-01-01")
+            + pd.to_timedelta(rng.integers(0, 400, n), unit="D"),
+            "wage": rng.lognormal(8, 1, n),
+        }
+    )
+    params = dict(
+        epsilon=2.0,
+        random_state=11,
+        neighbouring=neighbouring,
+        bounds={"count": (0, None), "share": (0, 1), "wage": (0, 1e5)},
+        datetime_unit={"when": "D"},
+    )
+    a, b = _fit_both(frame, 5, **params)
+    assert _spec_state(a) == _spec_state(b)
+
+
+def _counter_for(values, integer, root, depth):
+    """A ColumnCounts over in-memory ``values`` whose refinement reads them."""
+    edges, _, root_lo, root_hi, _ = ds.grid_for(integer, root, depth)
+    top = root_hi - 1.0 if integer else root_hi
+    x, n_missing = ds.column_values(pd.Series(values), None, None, root_lo, top)
+    refinements = []
+
+    def refine(cells):
+        refinements.append(list(cells))
+        counter.add_values(cells, *ds.refined_values(x, edges, np.asarray(cells)))
+
+    counter = ds.ColumnCounts(
+        integer, root, depth, ds.grid_counts(x, edges), n_missing, refine
+    )
+    return counter, refinements
+
+
+@pytest.mark.parametrize("integer", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_privtree_from_counts_is_privtree_histogram(integer, seed):
+    """No refinement before the noise: every cell the tree enters below the
+    grid is read on demand, before that level's noise -- the histogram is
+    still the in-memory one, noise draws included."""
+    rng = np.random.default_rng(seed)
+    n = 5000
+    if integer:
+        values = np.where(rng.random(n) < 0.4, 7, rng.integers(0, 5000, n))
+        values = values.astype(np.float64)
+    else:
+        values = np.where(rng.random(n) < 0.4, 1234.5, rng.lognormal(3, 2, n))
+    values[rng.random(n) < 0.05] = np.nan
+    for eps in (0.1, 1.0, 10.0):
+        want = privtree_histogram(values, eps, NoiseSource(seed), integer=integer)
+        counter, refinements = _counter_for(values, integer, None, 6)
+        got = ds.privtree_from_counts(counter, eps, NoiseSource(seed), integer=integer)
+        np.testing.assert_array_equal(got.edges, want.edges)
+        np.testing.assert_array_equal(got.counts, want.counts)
+        np.testing.assert_array_equal(got.finest, want.finest)
+        assert got.missing_count == want.missing_count
+        assert (got.cap, got.found, got.scale) == (want.cap, want.found, want.scale)
+        if eps == 10.0:
+            # the point mass is resolved below depth 6: read on demand
+            assert refinements
+
+
+def test_split_probability_is_privtrees():
+    """PrivTree splits a node of depth ``d`` with ``c`` rows iff ``max(c - d
+    λ ln 2, -λ ln 2) + Lap(λ) > 0`` (Zhang et al. 2016, Algorithm 2): the
+    closed form, and at least 1/4 whatever ``c``, checked against draws."""
+    lam, d = 50.0, 5
+    bias = lam * np.log(2.0)
+    c = np.array([0.0, d * bias - 0.5 * lam, d * bias, d * bias + 3 * lam])
+    want = np.array([0.25, 0.5 * np.exp(-0.5), 0.5, 1 - 0.5 * np.exp(-3.0)])
+    np.testing.assert_allclose(ds.split_probability(c, d, lam), want, rtol=1e-12)
+    rng = np.random.default_rng(0)
+    draws = np.maximum(c[:, None] - d * bias, -bias) + rng.laplace(0, lam, (4, 40000))
+    # binomial sd <= 0.0025; 5 sd
+    np.testing.assert_allclose((draws > 0).mean(1), want, atol=0.0125)
+
+
+def test_refined_cells_leave_little_probability(small_grid):
+    """The cells left unrefined are reached and split with probability at
+    most REFINE_MISS together (the chance of one more pass)."""
+    rng = np.random.default_rng(1)
+    values = np.where(rng.random(20000) < 0.5, 9.99, rng.lognormal(3, 1, 20000))
+    counter, _ = _counter_for(values, False, None, 8)
+    cells = ds.refine_cells(counter, 0.5, 1.0)
+    assert len(cells) and ds.REFINE_MISS == 0.01
+    # refining them all: the remaining probability is 0, nothing is left
+    counter.refined |= set(cells.tolist())
+    nonempty = set(np.flatnonzero((counter.depths == 8) & (counter.grid > 0)))
+    assert set(cells.tolist()) <= nonempty
+
+
+def test_passes_over_the_data(small_grid, monkeypatch):
+    """Pass 1 (counts and contracts), at most one refinement pass before the
+    noise; the encoding reuses pass 1's partition lengths."""
+    calls = []
+    real = ds.chunk_pass
+    monkeypatch.setattr(
+        ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
+    )
+    ddf = dd.from_pandas(_mixed(3000), npartitions=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        enc = BooleanEncoder(epsilon=0.2, delta=1e-6, random_state=0).fit(ddf)
+    assert calls[0] == "_first_chunk"
+    assert set(calls[1:]) <= {"_refine_chunk"}
+    assert enc._chunk_lengths[1] == (750, 750, 750, 750)
+
+
+def test_declared_contract_refused_before_any_noise(small_grid, monkeypatch):
+    frame = _mixed(2000)
+    ddf = dd.from_pandas(frame, npartitions=4)
+    drawn = []
+    monkeypatch.setattr(NoiseSource, "laplace", lambda self, v, s: drawn.append(1) or v)
+    with pytest.raises(ValueError, match=r"chunk \d of the data: .*'debt'") as e:
+        BooleanEncoder(
+            epsilon=1.0, delta=1e-6, missing={"debt": False}, random_state=0
+        ).fit(ddf)
+    assert not drawn
+    assert not hasattr(e.value, "skdp_spent")  # no noise, nothing spent
+
+
+def test_budget_checked_before_any_chunk_is_read(small_grid):
+    frame = _mixed(500)
+
+    def boom(part):
+        raise RuntimeError("a chunk was read")
+
+    ddf = dd.from_pandas(frame, npartitions=2).map_partitions(boom, meta=frame.iloc[:0])
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(delta=1e-6, random_state=0),
+        ProjectedGaussianRelease(
+            epsilon=1.0, delta=1e-6, accountant=BudgetAccountant(0.5, 1e-5)
+        ),
+    )
+    with pytest.raises(Exception, match="budget") as e:
+        pipe.fit(ddf)
+    assert "a chunk was read" not in str(e.value)
+
+
+def test_pipeline_on_dask_learns_the_in_memory_domains(small_grid):
+    frame = _mixed(4000, seed=3)
+    ddf = dd.from_pandas(frame, npartitions=5)
+    pdf = ddf.compute()
+
+    def pipe():
+        return make_synthesis_pipeline(
+            BooleanEncoder(random_state=1),
+            ProjectedGaussianRelease(epsilon=2.0, delta=1e-6, random_state=2),
+        )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = pipe().fit(pdf)
+        with dask.config.set(scheduler="threads"):
+            b = pipe().fit(ddf)
+    assert _spec_state(a[0]) == _spec_state(b[0])
+    assert a.privacy_guarantee_ == b.privacy_guarantee_
+    np.testing.assert_array_equal(a[-1].released_, b[-1].released_)
+
+
+def test_local_cluster_gives_the_threaded_result(small_grid):
+    distributed = pytest.importorskip("distributed")
+    frame = _mixed(3000, seed=4)
+    ddf = dd.from_pandas(frame, npartitions=4)
+
+    def run():
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(random_state=1),
+            ProjectedGaussianRelease(epsilon=2.0, delta=1e-6, random_state=2),
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pipe.fit(ddf)
+            return pipe, pipe.sample(200, random_state=3)
+
+    with dask.config.set(scheduler="threads"):
+        p1, s1 = run()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(
+            processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0"
+        )
+        client = distributed.Client(cluster)
+    try:
+        p2, s2 = run()
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            client.close()
+            cluster.close()
+    assert _spec_state(p1[0]) == _spec_state(p2[0])
+    np.testing.assert_array_equal(p1[-1].released_, p2[-1].released_)
+    pd.testing.assert_frame_equal(s1, s2)
+
+
+# ------------------------------------------------------------- the CLI
+def _people_csv(tmp_path, n=3000):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "wage": rng.lognormal(6.5, 0.5, n).round(2),
+            "sector": rng.choice(["public", "private", "none"], n, p=[0.3, 0.6, 0.1]),
+            "debt": np.where(rng.random(n) < 0.7, 0.0, rng.exponential(1e3, n)),
+        }
+    )
+    df.loc[rng.random(n) < 0.05, "wage"] = np.nan
+    df.loc[rng.random(n) < 0.05, "sector"] = None
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    types = {
+        "columns": {
+            "age": {"type": "numeric", "integer": True},
+            "wage": "numeric",
+            "sector": "categorical",
+            "debt": {"type": "numeric", "bounds": [0, None]},
+        }
+    }
+    return src, types
+
+
+def test_out_of_core_reader_learns_the_in_memory_domains(tmp_path, small_grid):
+    """The CLI's chunked CSV reader and its in-memory reader give frames
+    whose private domains are the same (same seed)."""
+    from skdp_synth.cli._csv import _read_csv
+    from skdp_synth.cli._out_of_core import _read_chunked
+    from skdp_synth.cli._schema import parse_schema
+
+    src, types = _people_csv(tmp_path)
+    schema = parse_schema(types)
+    params = dict(epsilon=1.0, delta=1e-6, random_state=3, **schema.encoder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = BooleanEncoder(**params).fit(_read_csv(str(src), schema))
+        with dask.config.set(scheduler="threads"):
+            frame = _read_chunked(str(src), schema, 20_000)
+            assert frame.npartitions > 2
+            b = BooleanEncoder(**params).fit(frame)
+    assert _spec_state(a) == _spec_state(b)
+
+
+def test_cli_out_of_core_with_a_types_only_schema(tmp_path, capsys, small_grid):
+    import json
+
+    from skdp_synth.cli import _main as cli
+
+    src, types = _people_csv(tmp_path)
+    schema, out = tmp_path / "s.json", tmp_path / "out.csv"
+    schema.write_text(json.dumps(types))
+    args = ["synthesize", str(src), "--schema", str(schema), "-o", str(out)]
+    args += ["--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+    args += ["--seed", "0", "--out-of-core", "--blocksize", "20kB", "--rows", "500"]
+    assert cli.main(args) == 0, capsys.readouterr().err
+    syn = pd.read_csv(out)
+    assert list(syn.columns) == ["age", "wage", "sector", "debt"]
+    assert len(syn) == 500
+    assert "privacy spent: epsilon=1, delta=1e-06" in capsys.readouterr().err
+
+
+def test_cells_entered_by_the_noise_are_read_on_demand(small_grid, monkeypatch):
+    """With no cell refined before the noise, every cell the tree enters is
+    read by a further pass before that level's noise: still the in-memory
+    domains."""
+    monkeypatch.setattr(ds, "REFINE_MISS", np.inf)
+    calls = []
+    real = ds.chunk_pass
+    monkeypatch.setattr(
+        ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
+    )
+    a, b = _fit_both(_mixed(seed=6), 4, epsilon=2.0, delta=1e-6, random_state=6)
+    assert _spec_state(a) == _spec_state(b)
+    assert calls[0] == "_first_chunk" and calls.count("_refine_chunk") >= 1

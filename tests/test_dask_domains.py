@@ -590,3 +590,38 @@ def test_cli_out_of_core_writes_dates_as_iso_text(tmp_path, capsys, small_grid):
     assert parsed.min() >= pd.Timestamp("2014-01-01")
     assert parsed.max() <= pd.Timestamp("2019-01-01")
     assert (parsed.dt.minute == 0).all() and (parsed.dt.second == 0).all()
+
+
+@pytest.mark.parametrize("stored", ["datetime64[ms]", "datetime64[us]", "text"])
+@pytest.mark.parametrize("zone", [None, "Asia/Tokyo"])
+def test_parquet_dates_learn_the_in_memory_csv_domains(
+    tmp_path, small_grid, stored, zone
+):
+    """Parquet row groups of timestamps (any stored unit) or of ISO text, as
+    a datetime column of a types-only schema: one ``datetime64[ns]`` dtype
+    for every chunk, and the domains the in-memory CSV reader learns from
+    the same dates (a naive timestamp is UTC, as a cell without an offset)."""
+    pytest.importorskip("pyarrow")
+    from skdp_synth.cli._csv import _read_csv
+    from skdp_synth.cli._out_of_core import _read_chunked
+    from skdp_synth.cli._schema import parse_schema
+
+    src = _dated_csv(tmp_path, missing=True)
+    df = pd.read_csv(src)
+    if stored != "text":
+        df["when"] = pd.to_datetime(df["when"]).astype(stored)
+    df.to_parquet(tmp_path / "dated.parquet", row_group_size=700)
+    when = {"type": "datetime"} | ({"timezone": zone} if zone else {})
+    schema = parse_schema({"columns": {"when": when, "x": "numeric"}})
+    params = dict(epsilon=1.0, delta=1e-6, random_state=7, **schema.encoder)
+    dtype = "datetime64[ns]" if zone is None else f"datetime64[ns, {zone}]"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = BooleanEncoder(**params).fit(_read_csv(str(src), schema))
+        with dask.config.set(scheduler="threads"):
+            frame = _read_chunked(str(tmp_path / "dated.parquet"), schema, 20_000)
+            assert frame.npartitions > 2 and str(frame["when"].dtype) == dtype
+            parts = [frame.get_partition(i).compute() for i in range(3)]
+            assert {str(p["when"].dtype) for p in parts} == {dtype}
+            b = BooleanEncoder(**params).fit(frame)
+    assert _spec_state(a) == _spec_state(b)

@@ -625,3 +625,32 @@ def test_parquet_dates_learn_the_in_memory_csv_domains(
             assert {str(p["when"].dtype) for p in parts} == {dtype}
             b = BooleanEncoder(**params).fit(frame)
     assert _spec_state(a) == _spec_state(b)
+
+
+def test_cli_out_of_core_says_a_zone_read_from_the_cells(tmp_path, capsys, small_grid):
+    """No declared zone, one offset on every cell: ``synthesize
+    --out-of-core`` says the PrivacyLeakWarning once, as in memory, and the
+    privacy line says it does not cover it; the dates come back in that
+    offset."""
+    import json
+
+    from skdp_synth.cli import _main as cli
+
+    src = _dated_csv(tmp_path, missing=False, offsets=["+02:00"])
+    schema = tmp_path / "s.json"
+    types = {"columns": {"when": {"type": "datetime", "unit": "h"}, "x": "numeric"}}
+    schema.write_text(json.dumps(types))
+    out = tmp_path / "out.csv"
+    args = ["synthesize", str(src), "--schema", str(schema), "-o", str(out)]
+    args += ["--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+    args += ["--seed", "0", "--rows", "300", "--out-of-core", "--blocksize", "20kB"]
+    from skdp_synth.exceptions import PrivacyLeakWarning
+
+    with warnings.catch_warnings(record=True) as seen:
+        assert cli.main(args) == 0
+    err = capsys.readouterr().err
+    leaks = [str(w.message) for w in seen if w.category is PrivacyLeakWarning]
+    assert len(leaks) == 1 and "time zone was read from the cells" in leaks[0]
+    assert "it does not cover what the warnings above say" in err
+    dates = pd.read_csv(out, dtype=str)["when"]
+    assert dates.str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:00:00\+02:00").all()

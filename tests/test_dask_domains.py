@@ -395,3 +395,262 @@ def test_cells_entered_by_the_noise_are_read_on_demand(small_grid, monkeypatch):
     a, b = _fit_both(_mixed(seed=6), 4, epsilon=2.0, delta=1e-6, random_state=6)
     assert _spec_state(a) == _spec_state(b)
     assert calls[0] == "_first_chunk" and calls.count("_refine_chunk") >= 1
+
+
+# ------------------------------------------------- datetime columns, chunked
+def _dated_csv(tmp_path, *, missing, offsets=None, n=3000):
+    """A CSV of dates and times (one per row, some missing) and a number."""
+    rng = np.random.default_rng(1)
+    when = pd.Timestamp("2015-01-01") + pd.to_timedelta(
+        rng.integers(0, 3 * 365 * 86400, n), unit="s"
+    )
+    text = pd.Series(when.strftime("%Y-%m-%dT%H:%M:%S"), dtype=object)
+    if offsets is not None:
+        text = text + pd.Series(rng.choice(offsets, n), dtype=object)
+    if missing:
+        text[rng.random(n) < 0.1] = None
+    df = pd.DataFrame({"when": text, "x": rng.normal(0, 1, n).round(3)})
+    src = tmp_path / "dated.csv"
+    df.to_csv(src, index=False)
+    return src
+
+
+@pytest.mark.parametrize(
+    "missing, offsets, zone",
+    [
+        (False, None, None),
+        (True, None, None),
+        (True, ["-05:00", "-04:00"], "America/New_York"),
+        (False, ["+01:00"], "Europe/Paris"),
+    ],
+)
+def test_out_of_core_reader_learns_the_in_memory_date_domains(
+    tmp_path, small_grid, missing, offsets, zone
+):
+    """A types-only schema's datetime column (with and without missing
+    cells, with a declared time zone): the chunked reader gives every chunk
+    one dtype, the Dask meta's and the in-memory reader's, and the same
+    private domains as in memory (same seed)."""
+    from skdp_synth.cli._csv import _read_csv
+    from skdp_synth.cli._out_of_core import _read_chunked
+    from skdp_synth.cli._schema import parse_schema
+
+    src = _dated_csv(tmp_path, missing=missing, offsets=offsets)
+    when = {"type": "datetime"} | ({"timezone": zone} if zone else {})
+    schema = parse_schema({"columns": {"when": when, "x": "numeric"}})
+    params = dict(epsilon=1.0, delta=1e-6, random_state=5, **schema.encoder)
+    whole = _read_csv(str(src), schema)
+    dtype = "datetime64[ns]" if zone is None else f"datetime64[ns, {zone}]"
+    assert str(whole["when"].dtype) == dtype
+    with dask.config.set(scheduler="threads"):
+        frame = _read_chunked(str(src), schema, 20_000)
+        assert frame.npartitions > 2
+        assert str(frame["when"].dtype) == dtype
+        parts = [frame.get_partition(i).compute() for i in range(frame.npartitions)]
+    assert {str(p["when"].dtype) for p in parts} == {dtype}
+    pd.testing.assert_series_equal(
+        pd.concat(parts)["when"].reset_index(drop=True), whole["when"]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = BooleanEncoder(**params).fit(whole)
+        with dask.config.set(scheduler="threads"):
+            b = BooleanEncoder(**params).fit(frame)
+    assert _spec_state(a) == _spec_state(b)
+    assert a.specs_[0].kind == b.specs_[0].kind
+
+
+def test_a_chunk_without_dates_takes_the_first_chunks_zone(tmp_path):
+    """A chunk whose date cells are all missing is read in the first chunk's
+    dtype (with a declared zone: not a naive column of NaT)."""
+    from skdp_synth.cli._out_of_core import _read_chunked
+    from skdp_synth.cli._schema import parse_schema
+
+    src = tmp_path / "gap.csv"
+    rows = ["2020-01-01T00:00:00+00:00,1"] * 400 + [",2"] * 2000
+    src.write_text("when,x\n" + "\n".join(rows) + "\n")
+    when = {"type": "datetime", "timezone": "Europe/Paris", "missing": True}
+    schema = parse_schema({"columns": {"when": when, "x": "numeric"}})
+    with dask.config.set(scheduler="threads"):
+        frame = _read_chunked(str(src), schema, 4_000)
+        assert frame.npartitions > 2
+        parts = [frame.get_partition(i).compute() for i in range(frame.npartitions)]
+    assert parts[-1]["when"].isna().all()
+    assert {str(p["when"].dtype) for p in parts} == {"datetime64[ns, Europe/Paris]"}
+
+
+def _bad_date_at(tmp_path, cell, row=2500, n=3000):
+    src = tmp_path / "bad.csv"
+    rows = [f"2020-01-{1 + i % 28:02d}T10:00:00,{i}" for i in range(n)]
+    rows[row] = f"{cell},{row}"
+    src.write_text("when,x\n" + "\n".join(rows) + "\n")
+    return src
+
+
+@pytest.mark.parametrize(
+    "cell", ["not-a-date-31337", "2020-01-05T10:00:00+03:00", "9999-12-31T00:00:00"]
+)
+def test_a_bad_date_cell_is_refused_naming_chunk_and_column(tmp_path, cell):
+    """A cell that is not an ISO date (or is in another offset than its
+    column's other cells, or out of the datetime64[ns] range) in a later
+    chunk: refused, naming the chunk and the column, never the value -- as
+    the in-memory reader refuses it."""
+    from skdp_synth.cli._console import CLIError
+    from skdp_synth.cli._csv import _read_csv
+    from skdp_synth.cli._out_of_core import _read_chunked
+    from skdp_synth.cli._schema import parse_schema
+
+    src = _bad_date_at(tmp_path, cell)
+    schema = parse_schema({"columns": {"when": "datetime", "x": "numeric"}})
+    with pytest.raises(CLIError, match="column 'when' is declared datetime"):
+        _read_csv(str(src), schema)
+    frame = _read_chunked(str(src), schema, 20_000)
+    assert frame.npartitions > 3
+    with pytest.raises(CLIError) as err, dask.config.set(scheduler="sync"):
+        frame.compute()
+    text = str(err.value)
+    last = frame.npartitions - 1  # the bad row is in the last chunk
+    assert text.startswith(
+        f"{src}, chunk {last}: column 'when' is declared datetime in the schema"
+    )
+    assert "(not shown: they may be private)" in text
+    shown = text.replace(str(src), "")
+    assert cell not in shown and "31337" not in shown and "9999" not in shown
+    assert "+03:00" not in shown and "2500" not in shown
+
+
+def test_a_zone_read_from_the_cells_warns_once_as_in_memory(tmp_path):
+    """No declared zone, one offset on every cell: in memory the zone is read
+    from the cells with a PrivacyLeakWarning; out of core the same dtype and
+    the same warning (from the first chunk, once). A later chunk of another
+    zone -- or without one, when the first chunk has none -- is refused
+    asking for the "timezone", as in memory cells of two offsets are."""
+    from skdp_synth.cli._console import CLIError
+    from skdp_synth.cli._csv import _read_csv
+    from skdp_synth.cli._out_of_core import _read_chunked
+    from skdp_synth.cli._schema import parse_schema
+    from skdp_synth.exceptions import PrivacyLeakWarning
+
+    src = _dated_csv(tmp_path, missing=True, offsets=["+02:00"])
+    schema = parse_schema({"columns": {"when": "datetime", "x": "numeric"}})
+    with pytest.warns(PrivacyLeakWarning, match="time zone was read from"):
+        whole = _read_csv(str(src), schema)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        frame = _read_chunked(str(src), schema, 20_000)
+        with dask.config.set(scheduler="threads"):
+            chunked = frame.compute()
+    leaks = [w for w in seen if issubclass(w.category, PrivacyLeakWarning)]
+    assert len(leaks) == 1 and "'when'" in str(leaks[0].message)
+    assert frame["when"].dtype == whole["when"].dtype
+    pd.testing.assert_series_equal(
+        chunked["when"].reset_index(drop=True), whole["when"]
+    )
+    # the first chunk without dates, later ones with an offset: refused
+    src = tmp_path / "late.csv"
+    rows = [",1"] * 4000 + ["2020-01-01T00:00:00+02:00,2"] * 2000
+    src.write_text("when,x\n" + "\n".join(rows) + "\n")
+    missing = {"type": "datetime", "missing": True}
+    schema = parse_schema({"columns": {"when": missing, "x": "numeric"}})
+    frame = _read_chunked(str(src), schema, 8_000)
+    with pytest.raises(CLIError, match='declare the column\'s "timezone"') as err:
+        with dask.config.set(scheduler="sync"):
+            frame.compute()
+    assert "column 'when'" in str(err.value) and "+02:00" not in str(err.value)
+
+
+def test_cli_out_of_core_writes_dates_as_iso_text(tmp_path, capsys, small_grid):
+    """``synthesize --out-of-core`` with a datetime column (unit "h"): it
+    runs, as in memory, and writes the dates back as ISO 8601 text, whole
+    hours within the input's years."""
+    import json
+
+    from skdp_synth.cli import _main as cli
+
+    src = _dated_csv(tmp_path, missing=True)
+    types = {"columns": {"when": {"type": "datetime", "unit": "h"}, "x": "numeric"}}
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps(types))
+    outs = {}
+    for mode in ("in-memory", "out-of-core"):
+        out = tmp_path / f"{mode}.csv"
+        args = ["synthesize", str(src), "--schema", str(schema), "-o", str(out)]
+        args += ["--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+        args += ["--seed", "0", "--rows", "500"]
+        if mode == "out-of-core":
+            args += ["--out-of-core", "--blocksize", "20kB"]
+        assert cli.main(args) == 0, capsys.readouterr().err
+        outs[mode] = pd.read_csv(out, dtype=str, keep_default_na=False)
+    syn = outs["out-of-core"]
+    assert list(syn.columns) == ["when", "x"] and len(syn) == 500
+    dates = syn["when"][syn["when"] != ""]
+    assert len(dates) > 0
+    assert dates.str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d").all()
+    parsed = pd.to_datetime(dates, format="ISO8601")
+    assert parsed.min() >= pd.Timestamp("2014-01-01")
+    assert parsed.max() <= pd.Timestamp("2019-01-01")
+    assert (parsed.dt.minute == 0).all() and (parsed.dt.second == 0).all()
+
+
+@pytest.mark.parametrize("stored", ["datetime64[ms]", "datetime64[us]", "text"])
+@pytest.mark.parametrize("zone", [None, "Asia/Tokyo"])
+def test_parquet_dates_learn_the_in_memory_csv_domains(
+    tmp_path, small_grid, stored, zone
+):
+    """Parquet row groups of timestamps (any stored unit) or of ISO text, as
+    a datetime column of a types-only schema: one ``datetime64[ns]`` dtype
+    for every chunk, and the domains the in-memory CSV reader learns from
+    the same dates (a naive timestamp is UTC, as a cell without an offset)."""
+    pytest.importorskip("pyarrow")
+    from skdp_synth.cli._csv import _read_csv
+    from skdp_synth.cli._out_of_core import _read_chunked
+    from skdp_synth.cli._schema import parse_schema
+
+    src = _dated_csv(tmp_path, missing=True)
+    df = pd.read_csv(src)
+    if stored != "text":
+        df["when"] = pd.to_datetime(df["when"]).astype(stored)
+    df.to_parquet(tmp_path / "dated.parquet", row_group_size=700)
+    when = {"type": "datetime"} | ({"timezone": zone} if zone else {})
+    schema = parse_schema({"columns": {"when": when, "x": "numeric"}})
+    params = dict(epsilon=1.0, delta=1e-6, random_state=7, **schema.encoder)
+    dtype = "datetime64[ns]" if zone is None else f"datetime64[ns, {zone}]"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = BooleanEncoder(**params).fit(_read_csv(str(src), schema))
+        with dask.config.set(scheduler="threads"):
+            frame = _read_chunked(str(tmp_path / "dated.parquet"), schema, 20_000)
+            assert frame.npartitions > 2 and str(frame["when"].dtype) == dtype
+            parts = [frame.get_partition(i).compute() for i in range(3)]
+            assert {str(p["when"].dtype) for p in parts} == {dtype}
+            b = BooleanEncoder(**params).fit(frame)
+    assert _spec_state(a) == _spec_state(b)
+
+
+def test_cli_out_of_core_says_a_zone_read_from_the_cells(tmp_path, capsys, small_grid):
+    """No declared zone, one offset on every cell: ``synthesize
+    --out-of-core`` says the PrivacyLeakWarning once, as in memory, and the
+    privacy line says it does not cover it; the dates come back in that
+    offset."""
+    import json
+
+    from skdp_synth.cli import _main as cli
+
+    src = _dated_csv(tmp_path, missing=False, offsets=["+02:00"])
+    schema = tmp_path / "s.json"
+    types = {"columns": {"when": {"type": "datetime", "unit": "h"}, "x": "numeric"}}
+    schema.write_text(json.dumps(types))
+    out = tmp_path / "out.csv"
+    args = ["synthesize", str(src), "--schema", str(schema), "-o", str(out)]
+    args += ["--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+    args += ["--seed", "0", "--rows", "300", "--out-of-core", "--blocksize", "20kB"]
+    from skdp_synth.exceptions import PrivacyLeakWarning
+
+    with warnings.catch_warnings(record=True) as seen:
+        assert cli.main(args) == 0
+    err = capsys.readouterr().err
+    leaks = [str(w.message) for w in seen if w.category is PrivacyLeakWarning]
+    assert len(leaks) == 1 and "time zone was read from the cells" in leaks[0]
+    assert "it does not cover what the warnings above say" in err
+    dates = pd.read_csv(out, dtype=str)["when"]
+    assert dates.str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:00:00\+02:00").all()

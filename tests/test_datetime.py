@@ -166,10 +166,16 @@ def test_cli_datetime_type(tmp_path):
     out = pd.read_csv(tmp_path / "out.csv")
     parsed = pd.to_datetime(out["hired"], format="%Y-%m-%d")  # dates, no time
     assert parsed.notna().all()
-    assert main([*args, "-o", str(tmp_path / "o2.csv"), "--out-of-core"]) == 2
+    # out of core, read chunk by chunk as in memory: dates again
+    assert main([*args, "-o", str(tmp_path / "o2.csv"), "--out-of-core"]) == 0
+    out = pd.read_csv(tmp_path / "o2.csv")
+    parsed = pd.to_datetime(out["hired"], format="%Y-%m-%d")
+    assert parsed.notna().all()
     frame.loc[3, "hired"] = "soon"
     frame.to_csv(tmp_path / "in.csv", index=False)
     assert main([*args, "-o", str(tmp_path / "o3.csv")]) == 2
+    assert main([*args, "-o", str(tmp_path / "o4.csv"), "--out-of-core"]) == 2
+    assert not (tmp_path / "o4.csv").exists()
 
 
 def test_cli_report_with_datetime_edges(tmp_path):

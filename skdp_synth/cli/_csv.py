@@ -182,12 +182,22 @@ def _warn_inferred_types(data, schema):
         )
 
 
-def _as_datetimes(values, col, path, tz=None):
+#: The resolution of a column declared ``datetime``, whatever pandas infers
+#: from the text (pandas 3 infers it per call, from the cells): the same
+#: dtype for the whole file in memory and for every chunk out of core.
+DATETIME_UNIT = "ns"
+
+
+def _as_datetimes(values, col, path, tz=None, *, warn=True):
     """A column declared ``datetime``: ISO 8601 text as ``datetime64``
     (an offset such as ``+01:00``, the same on every cell, keeps its zone).
     With the schema's ``"timezone"`` the cells may have any offsets (a zone
     with daylight saving, as pandas writes it: -05:00 and -04:00) and come
-    back in that zone; a cell without an offset is read as UTC."""
+    back in that zone; a cell without an offset is read as UTC. Always in
+    :data:`DATETIME_UNIT` (a cell out of its range is refused as a bad cell).
+    ``warn=False``: no :class:`PrivacyLeakWarning` for a zone read from the
+    cells (out of core, a chunk's zone is checked against the first chunk's,
+    which warned)."""
     import warnings
 
     import pandas as pd
@@ -202,9 +212,12 @@ def _as_datetimes(values, col, path, tz=None):
             )
         if tz is not None:
             stamps = stamps.dt.tz_convert(tz)
+        if pd.api.types.is_datetime64_any_dtype(stamps):
+            stamps = stamps.dt.as_unit(DATETIME_UNIT)
     except (TypeError, ValueError, AttributeError):
         stamps = None
-    if tz is None and getattr(getattr(stamps, "dt", None), "tz", None) is not None:
+    zone = getattr(getattr(stamps, "dt", None), "tz", None)
+    if warn and tz is None and zone is not None:
         # the offset came from the cells, not the schema: it is in the rows
         # and the release's decoder
         from ..exceptions import PrivacyLeakWarning

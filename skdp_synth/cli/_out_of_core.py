@@ -21,6 +21,7 @@ import numpy as np
 from .._io import write_atomically
 from ._console import CLIError, _bar, _cli_warnings, _privacy_spent, _progress
 from ._csv import (
+    _as_datetimes,
     _as_numbers,
     _as_schema,
     _check_delimiter,
@@ -59,32 +60,106 @@ def _read_chunked(path, schema, blocksize):
     with dask.config.set({"dataframe.convert-string": False}):
         if _is_parquet(path):
             frame = dd.read_parquet(path, split_row_groups=True)
-            types = _numeric_types(_as_schema(schema), frame.columns)
+            schema = _as_schema(schema)
+            types = _chunk_types(schema, frame.columns)
             if not types:
                 return frame
-            meta = _with_types(frame._meta, types, path)
-            return frame.map_partitions(_with_types, types, path, meta=meta)
+            zones = schema.timezones
+            meta = _with_types(frame._meta, types, path, zones)
+            return frame.map_partitions(
+                _parquet_chunk, types, path, zones, meta.dtypes, meta=meta
+            )
         return _read_csv_chunks(path, schema, blocksize)
 
 
-def _numeric_types(schema, columns):
-    """``{column: "numeric" | "integer"}`` of a types-only schema."""
+def _chunk_types(schema, columns):
+    """``{column: "numeric" | "integer" | "datetime"}`` of a types-only schema."""
     return {
         c: t
         for c, t in (schema.types or {}).items()
-        if c in columns and t in ("numeric", "integer")
+        if c in columns and t in ("numeric", "integer", "datetime")
     }
 
 
-def _with_types(frame, types, where):
-    """A chunk's numeric columns in the schema's dtypes (``float64``,
-    ``Int64`` for ``integer``), as :func:`_read_csv` reads them in memory
+def _parquet_chunk(frame, types, where, zones, dtypes):
+    """One Parquet row group in the schema's dtypes (:func:`_with_types`)."""
+    return _with_types(frame, types, where, zones, dtypes)
+
+
+def _with_types(frame, types, where, zones=None, dtypes=None):
+    """A chunk's numeric and datetime columns in the schema's dtypes
+    (``float64``, ``Int64`` for ``integer``, ``datetime64[ns]`` -- with the
+    schema's ``"timezone"``), as :func:`_read_csv` reads them in memory
     (not the dtypes pandas guesses: with those an ``integer`` column came
-    back as bin midpoints 0.5, 1.5)."""
+    back as bin midpoints 0.5, 1.5). ``dtypes``: those of the first chunk
+    (the Dask meta), which every datetime column must have (None: this is
+    the first chunk)."""
     frame = frame.copy()
     for col, kind in types.items():
-        frame[col] = _as_numbers(frame[col], col, where, integer=kind == "integer")
+        if kind == "datetime":
+            frame[col] = _chunk_datetimes(
+                frame[col],
+                col,
+                where,
+                (zones or {}).get(col),
+                None if dtypes is None else dtypes[col],
+            )
+        else:
+            frame[col] = _as_numbers(frame[col], col, where, integer=kind == "integer")
     return frame
+
+
+def _chunk_datetimes(values, col, where, tz, dtype):
+    """A chunk's column declared ``datetime``, as :func:`_as_datetimes` reads
+    the whole column in memory (the same refusals, naming the chunk and the
+    column, never a cell), in the first chunk's dtype ``dtype``.
+
+    The dtype is fixed by the schema -- ``datetime64[ns]``, in the declared
+    ``"timezone"`` -- except where no zone is declared and the cells carry
+    one offset: in memory the zone is then read from the cells (with a
+    :class:`PrivacyLeakWarning`, said once, by the first chunk); out of core
+    a chunk whose zone (or lack of one) is not the first chunk's is refused,
+    asking for the ``"timezone"`` (in memory, cells of two offsets are
+    refused too; only a first chunk without a date could tell them apart).
+    A chunk without a date takes the first chunk's dtype.
+    """
+    import pandas as pd
+
+    from ._csv import DATETIME_UNIT
+
+    first = dtype is None
+    if pd.api.types.is_datetime64_any_dtype(values):
+        # Parquet's timestamps: typed by the file (a naive one is UTC, as a
+        # cell without an offset is in memory)
+        stamps = values
+        if tz is not None:
+            if stamps.dt.tz is None:
+                stamps = stamps.dt.tz_localize("UTC")
+            stamps = stamps.dt.tz_convert(tz)
+        elif first and stamps.dt.tz is not None:
+            import warnings
+
+            from ..exceptions import PrivacyLeakWarning
+
+            warnings.warn(
+                f"column {col!r}: its time zone was read from the file; "
+                'declare it in the schema ("timezone")',
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+        stamps = stamps.dt.as_unit(DATETIME_UNIT)
+    else:
+        stamps = _as_datetimes(values, col, where, tz=tz, warn=first)
+    if first or stamps.dtype == dtype:
+        return stamps
+    if stamps.isna().all():
+        return pd.Series(pd.NaT, index=stamps.index, dtype=dtype)
+    raise CLIError(
+        f"{where}: column {col!r} has dates in another time zone (or none) "
+        "than the first chunk's (not shown: they may be private); declare "
+        'the column\'s "timezone" in the schema (e.g. "UTC" or '
+        '"America/New_York") to read it out of core'
+    )
 
 
 def _read_csv_chunks(path, schema, blocksize):
@@ -132,7 +207,15 @@ def _read_csv_chunks(path, schema, blocksize):
         "on_bad_lines": "error",
         "low_memory": False,
     }
-    spec = (path, header, columns, options, declared, _numeric_types(schema, columns))
+    spec = (
+        path,
+        header,
+        columns,
+        options,
+        declared,
+        _chunk_types(schema, columns),
+        schema.timezones,
+    )
     meta = _csv_chunk(sample, 0, spec, first=True, dtypes=None).iloc[:0]
     blocks = []
     for file in files:
@@ -169,7 +252,7 @@ def _csv_chunk(data, index, spec, *, first, dtypes):
 
     import pandas as pd
 
-    path, header, columns, options, declared, types = spec
+    path, header, columns, options, declared, types, zones = spec
     if not first:
         data = header + data
     _check_fields(data, index, path, columns)
@@ -182,7 +265,7 @@ def _csv_chunk(data, index, spec, *, first, dtypes):
             f"({type(exc).__name__}; rows not shown)"
         ) from None
     if types:
-        frame = _with_types(frame, types, f"{path}, chunk {index}")
+        frame = _with_types(frame, types, f"{path}, chunk {index}", zones, dtypes)
     if dtypes is not None:
         for col, dtype in dtypes.items():
             if col in types:
@@ -310,29 +393,26 @@ def _synthesize_out_of_core(args, estimator, schema):
     from ..pipeline import make_synthesis_pipeline
     from ..preprocessing import BooleanEncoder
 
-    if schema.types_only:
-        dated = [c for c, t in schema.types.items() if t == "datetime"]
-        if dated:
-            raise CLIError(
-                f"datetime columns {dated} are read in memory only: drop "
-                "--out-of-core, or give them as numbers"
-            )
-    frame = _read_chunked(args.input, schema, parse_bytes(args.blocksize))
-    if "max_model_rows" in estimator.get_params() and (
-        estimator.get_params()["max_model_rows"] in (None, "auto")
-    ):
-        # the release's generator fits a table of n rows in memory: bound it
-        estimator.set_params(max_model_rows=OUT_OF_CORE_MODEL_ROWS)
-        print(
-            f"out of core: the generator's table is capped at "
-            f"{OUT_OF_CORE_MODEL_ROWS} rows (max_model_rows; --param "
-            "max_model_rows=N to change)",
-            file=sys.stderr,
-        )
-    encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
-    pipe = make_synthesis_pipeline(encoder, estimator, domain_share=args.domain_share)
     shown = _cli_warnings(schema_given=True)  # (no NO_SCHEMA_WARNING here)
     with shown:
+        # read in here: a zone read from the first chunk's cells is a
+        # PrivacyLeakWarning (:func:`_chunk_datetimes`), as in memory
+        frame = _read_chunked(args.input, schema, parse_bytes(args.blocksize))
+        if "max_model_rows" in estimator.get_params() and (
+            estimator.get_params()["max_model_rows"] in (None, "auto")
+        ):
+            # the release's generator fits a table of n rows in memory: bound it
+            estimator.set_params(max_model_rows=OUT_OF_CORE_MODEL_ROWS)
+            print(
+                f"out of core: the generator's table is capped at "
+                f"{OUT_OF_CORE_MODEL_ROWS} rows (max_model_rows; --param "
+                "max_model_rows=N to change)",
+                file=sys.stderr,
+            )
+        encoder = BooleanEncoder(random_state=args.seed, **schema.encoder)
+        pipe = make_synthesis_pipeline(
+            encoder, estimator, domain_share=args.domain_share
+        )
         t0 = time.perf_counter()
         progress = _TaskProgress("fit (chunks)")
         with dask.config.set(scheduler="threads"), progress.callback:

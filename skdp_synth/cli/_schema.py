@@ -19,7 +19,7 @@ A column given as a bare string is ``{"type": that string}``. Per column:
 * ``type`` (required): ``"numeric"``, ``"categorical"``, ``"ordinal"`` or
   ``"datetime"`` (ISO 8601 dates and times: a numeric column of whole
   ``"unit"``s since 1970-01-01, ``"s"`` by default, ``"D"`` for dates;
-  ``bounds`` and ``bin_edges`` as ISO strings; in memory only).
+  ``bounds`` and ``bin_edges`` as ISO strings; out of core too).
 * ``levels``: the public levels of a categorical column (``null`` among them:
   the column can be missing); required for an ordinal column (their order).
   A categorical column without levels has its frequent levels discovered

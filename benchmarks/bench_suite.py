@@ -400,10 +400,47 @@ def fit_dpmm(name, df, train, cats, eps, seed, cap):
     return syn, {**info, "public_bounds": bounds}
 
 
+#: share overrides of this run (``--aim-one-way``, ``--mst-one-way``)
+OVERRIDES = {}
+
+
 def weight():
+    """The rules a fit of ours runs under: ``ReleaseRules.one_way_weight``, and
+    the share overrides as text after it (the cache keys on this)."""
     from skdp_synth import ProjectedGaussianRelease
 
-    return float(ProjectedGaussianRelease._rules.one_way_weight)
+    w = float(ProjectedGaussianRelease._rules.one_way_weight)
+    if not OVERRIDES:
+        return w
+    return f"{w:g};" + ";".join(f"{k}={v:g}" for k, v in sorted(OVERRIDES.items()))
+
+
+def override_shares(aim_one_way=None, mst_one_way=None):
+    """Swap the 1-way share of AIM's steps (``selection_shares["aim"]``) or of
+    auto's MST (``auto_mst_shares``); the other steps keep their ratio."""
+    import dataclasses
+    from types import MappingProxyType
+
+    from skdp_synth import ProjectedGaussianRelease
+
+    rules = ProjectedGaussianRelease._rules
+
+    def scaled(shares, one):
+        rest = 1.0 - shares["one_way"]
+        out = {k: v * (1.0 - one) / rest for k, v in shares.items() if k != "one_way"}
+        return MappingProxyType({"one_way": one, **out})
+
+    if aim_one_way is not None:
+        sel = dict(rules.selection_shares)
+        sel["aim"] = scaled(sel["aim"], aim_one_way)
+        rules = dataclasses.replace(rules, selection_shares=MappingProxyType(sel))
+        OVERRIDES["aim1w"] = aim_one_way
+    if mst_one_way is not None:
+        rules = dataclasses.replace(
+            rules, auto_mst_shares=scaled(rules.auto_mst_shares, mst_one_way)
+        )
+        OVERRIDES["mst1w"] = mst_one_way
+    ProjectedGaussianRelease._rules = rules
 
 
 def key_of(rec):
@@ -432,12 +469,16 @@ def _write(cache, rec, done):
 def scored(rec, syn_codes, syn_frame, ctx):
     """Add TV1-3, train-on-synthetic and the numeric scores to ``rec``."""
     coder, test_codes = ctx["coder"], ctx["test_codes"]
-    for k in (1, 2, 3):
+    light = ctx.get("light")
+    for k in (1,) if light else (1, 2, 3):
         rec[f"tv{k}"] = tv_k(test_codes, syn_codes, coder.sizes, k)
     # against the training rows (the mechanism's own error, without the
     # held-out rows' sampling noise, which is most of TV1 on large tables)
-    for k in (1, 2):
+    for k in (1,) if light else (1, 2):
         rec[f"tv{k}_train"] = tv_k(ctx["train_codes"], syn_codes, coder.sizes, k)
+    if light:  # the silent-fit count's scores only
+        rec["num"] = numeric_scores(syn_frame, ctx["test"], ctx["cats"])
+        return rec
     if syn_frame is not None and not ctx.get("tv_only"):
         try:
             rec["tstr"], _, _ = tstr(
@@ -471,7 +512,15 @@ def context(name):
 
 
 def run(
-    names, eps_list, seeds, methods, cache, comparator_seeds=1, cap=300.0, tv_only=False
+    names,
+    eps_list,
+    seeds,
+    methods,
+    cache,
+    comparator_seeds=1,
+    cap=300.0,
+    tv_only=False,
+    light=False,
 ):
     done = read_cache(cache)
     oww = weight()
@@ -497,13 +546,13 @@ def run(
                     if ctx is None:
                         ctx = context(name)
                         _real(name, ctx, done, cache)
-                        ctx["tv_only"] = tv_only
+                        ctx["tv_only"], ctx["light"] = tv_only, light
                     _one(rec, ctx, name, cap)
                     _write(cache, rec, done)
                     msg = (
                         "did not finish"
                         if rec.get("dnf")
-                        else f"TV1 {rec['tv1']:.4f} TV2 {rec['tv2']:.4f}"
+                        else f"TV1 {rec['tv1']:.4f} TV2 {rec.get('tv2', np.nan):.4f}"
                         f" TSTR {rec.get('tstr')} cpu {rec['cpu']:.1f}s"
                     )
                     print(f"{name} eps={eps:g} seed={seed} {method}: {msg}", flush=True)
@@ -675,7 +724,7 @@ def mixed_table(done, names, eps_list, oww):
             continue
         for e in eps_list:
             for m in ("auto", "dpmm", "mbi-mst"):
-                recs = [r for r in records(done, t, e, m, oww) if not r.get("dnf")]
+                recs = [r for r in records(done, t, e, m, oww) if "num" in r]
                 if not recs:
                     if records(done, t, e, m, oww):
                         rows.append(f"| {t} | {e:g} | {m} | dnf | | | | | |")
@@ -727,6 +776,43 @@ def silent(done, names, eps_list=(0.3, 1.0), oww=None):
     return lines, count, fits
 
 
+def weight_table(done, names, eps_list, weights):
+    """Markdown: ``auto`` at each ``ReleaseRules.one_way_weight`` against mbi's
+    MST: mean TV1 / TV2 over seeds, against the held-out rows and (``train``)
+    against the training rows, and how many table/ε pairs have TV1 at most
+    MST's."""
+    head = "| table | ε | MST TV1 (train) |" + "".join(
+        f" w={w}: chose, TV1 (train), TV2 (train) |" for w in weights
+    )
+    rows = [head, "|" + "---|" * (head.count("|") - 1)]
+    wins = {w: [0, 0, 0] for w in weights}  # held-out, train, pairs
+    for t in names:
+        for e in eps_list:
+            mst = [r for r in records(done, t, e, "mbi-mst") if not r.get("dnf")]
+            m1 = _mean(mst, "tv1")
+            m1t = _mean(mst, "tv1_train")
+            line = f"| {t} | {e:g} | {_f(m1)} ({_f(m1t)}) |"
+            for w in weights:
+                recs = [r for r in records(done, t, e, "auto", w) if not r.get("dnf")]
+                if not recs:
+                    line += " n/a |"
+                    continue
+                a1, a1t = _mean(recs, "tv1"), _mean(recs, "tv1_train")
+                a2, a2t = _mean(recs, "tv2"), _mean(recs, "tv2_train")
+                chose = "/".join(sorted({r["chose"] for r in recs}))
+                line += f" {chose}, {_f(a1)} ({_f(a1t)}), {_f(a2)} ({_f(a2t)}) |"
+                if m1 is not None:
+                    wins[w][0] += a1 <= m1
+                    wins[w][1] += a1t is not None and m1t is not None and a1t <= m1t
+                    wins[w][2] += 1
+            rows.append(line)
+    lines = [
+        f"w={w}: TV1 <= MST's on {a}/{n} pairs (held-out), {b}/{n} (training rows)"
+        for w, (a, b, n) in wins.items()
+    ]
+    return "\n".join(rows), lines
+
+
 def registry(done, names):
     rows = [
         "| table | half | source | kind | train rows x columns | target (score) |",
@@ -759,6 +845,12 @@ def main(argv=None):
     ap.add_argument("--cache", default="benchmarks/results/bench_suite.jsonl")
     ap.add_argument("--tune", action="store_true", help="grid auto_tree_reach")
     ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
+    ap.add_argument("--weights", help="compare auto at these one_way_weights")
+    ap.add_argument(
+        "--light", action="store_true", help="TV1 and the numeric scores only"
+    )
+    ap.add_argument("--aim-one-way", type=float, help="AIM's 1-way share")
+    ap.add_argument("--mst-one-way", type=float, help="auto's MST 1-way share")
     ap.add_argument(
         "--tv-only", action="store_true", help="TV1-3 only (no model, no numeric)"
     )
@@ -771,6 +863,7 @@ def main(argv=None):
         ProjectedGaussianRelease._rules = dataclasses.replace(
             ProjectedGaussianRelease._rules, one_way_weight=args.one_way_weight
         )
+    override_shares(args.aim_one_way, args.mst_one_way)
     print(f"TUNE half: {', '.join(TUNE)}\nREPORT half: {', '.join(REPORT)}")
     names = {"tune": TUNE, "report": REPORT, "all": TUNE + REPORT}[args.half]
     if args.tables:
@@ -789,11 +882,16 @@ def main(argv=None):
             args.comparator_seeds,
             args.cap,
             args.tv_only,
+            args.light,
         )
     oww = weight()
     if args.tune:
         tune(done, TUNE, oww)
-    print(f"\nReleaseRules.one_way_weight = {oww:g}\n")
+    if args.weights:
+        ws = [float(w) if ";" not in w else w for w in args.weights.split(",")]
+        table, lines = weight_table(done, names, eps_list, ws)
+        print("\n" + table + "\n\n" + "\n".join(lines))
+    print(f"\nReleaseRules.one_way_weight (and overrides) = {oww}\n")
     print(registry(done, names))
     for label, half in (("TUNE", TUNE), ("REPORT", REPORT)):
         part = [t for t in half if t in names]

@@ -83,6 +83,8 @@ from benchmarks._suite_tables import REGISTRY, REPORT, TUNE, load
 DELTA = 1e-6
 MAX_ROWS = 20_000
 RULES = ("auto", "one-way", "mst", "none")
+#: ``auto`` given the scores' bins as public ``bin_edges`` (mixed tables)
+OURS = (*RULES, "auto-bins")
 COMPARATORS = ("mbi-mst", "mbi-aim", "dpmm")
 TV3_TRIPLES = 300
 
@@ -312,17 +314,31 @@ def _named(message, columns):
     ]
 
 
-def fit_ours(train, cats, options, eps, seed, rule):
+def public_bins(df, coder):
+    """``bin_edges`` / ``missing`` of the scores' own bins (``auto-bins``):
+    the whole table's range around the training rows' deciles -- public bins,
+    as MST and AIM are given them here."""
+    edges, missing = {}, {}
+    for c, inner in coder.edges.items():
+        x = pd.to_numeric(df[c], errors="coerce").astype(float)
+        edges[c] = np.unique([x.min(), *inner, x.max()]).tolist()
+        if x.isna().any():
+            missing[c] = True
+    return {"bin_edges": edges, "missing": missing or "infer"}
+
+
+def fit_ours(train, cats, options, eps, seed, rule, bins=None):
     from benchmarks.bench_mixed import categories
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 
-    numeric = any(c not in cats for c in train.columns)
+    numeric = any(c not in cats for c in train.columns) and bins is None
     enc = BooleanEncoder(
         categories=categories(train, cats),
         epsilon="auto" if numeric else None,
         random_state=seed,
         **options,
+        **(bins or {}),
     )
     rel = ProjectedGaussianRelease(
         epsilon=eps, delta=DELTA, random_state=seed, selection=rule
@@ -529,10 +545,13 @@ def run(
         for eps in eps_list:
             for seed in range(seeds):
                 for method in methods:
-                    ours = method in RULES
+                    ours = method in OURS
                     if not ours and seed >= comparator_seeds:
                         continue
-                    if method == "dpmm" and REGISTRY[name].kind != "mixed":
+                    if (
+                        method in ("dpmm", "auto-bins")
+                        and REGISTRY[name].kind != "mixed"
+                    ):
                         continue
                     rec = {
                         "table": name,
@@ -586,6 +605,13 @@ def _one(rec, ctx, name, cap):
             syn, info = fit_ours(train, ctx["cats"], ctx["options"], eps, seed, method)
             rec.update(info)
             scored(rec, coder.codes(syn), syn, ctx)
+        elif method == "auto-bins":
+            bins = public_bins(ctx["df"], coder)
+            syn, info = fit_ours(
+                train, ctx["cats"], ctx["options"], eps, seed, "auto", bins
+            )
+            rec.update(info)
+            scored(rec, coder.codes(syn), syn, ctx)
         elif method in ("mbi-mst", "mbi-aim"):
             rows, iid, info = fit_mbi(method[4:], coder, train, eps, seed, cap)
             rec.update(info)
@@ -610,7 +636,7 @@ def records(done, table, eps, method, oww=None):
     return [
         v
         for (t, e, _, m, w), v in done.items()
-        if (t, e, m) == (table, eps, method) and (m not in RULES or w == oww)
+        if (t, e, m) == (table, eps, method) and (m not in OURS or w == oww)
     ]
 
 
@@ -626,7 +652,7 @@ def _f(x, fmt=".4f"):
 def cell(done, t, e, oww):
     """Means over seeds of every method's scores at one table and ε."""
     out = {}
-    for m in RULES + COMPARATORS:
+    for m in OURS + COMPARATORS:
         recs = records(done, t, e, m, oww)
         if not recs:
             continue
@@ -723,7 +749,7 @@ def mixed_table(done, names, eps_list, oww):
         if real is None or not real.get("numeric"):
             continue
         for e in eps_list:
-            for m in ("auto", "dpmm", "mbi-mst"):
+            for m in ("auto", "auto-bins", "dpmm", "mbi-mst"):
                 recs = [r for r in records(done, t, e, m, oww) if "num" in r]
                 if not recs:
                     if records(done, t, e, m, oww):

@@ -431,7 +431,7 @@ def weight():
     return f"{w:g};" + ";".join(f"{k}={v:g}" for k, v in sorted(OVERRIDES.items()))
 
 
-def override_shares(aim_one_way=None, mst_one_way=None):
+def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
     """Swap the 1-way share of AIM's steps (``selection_shares["aim"]``) or of
     auto's MST (``auto_mst_shares``); the other steps keep their ratio."""
     import dataclasses
@@ -456,6 +456,9 @@ def override_shares(aim_one_way=None, mst_one_way=None):
             rules, auto_mst_shares=scaled(rules.auto_mst_shares, mst_one_way)
         )
         OVERRIDES["mst1w"] = mst_one_way
+    if min_attributes is not None:
+        rules = dataclasses.replace(rules, one_way_min_attributes=min_attributes)
+        OVERRIDES["minattr"] = min_attributes
     ProjectedGaussianRelease._rules = rules
 
 
@@ -752,7 +755,7 @@ def mixed_table(done, names, eps_list, oww):
             for m in ("auto", "auto-bins", "dpmm", "mbi-mst"):
                 recs = [r for r in records(done, t, e, m, oww) if "num" in r]
                 if not recs:
-                    if records(done, t, e, m, oww):
+                    if any(r.get("dnf") for r in records(done, t, e, m, oww)):
                         rows.append(f"| {t} | {e:g} | {m} | dnf | | | | | |")
                     continue
                 sr = [v for r in recs for v in r["num"]["std"].values() if v == v]
@@ -878,6 +881,9 @@ def main(argv=None):
     ap.add_argument("--aim-one-way", type=float, help="AIM's 1-way share")
     ap.add_argument("--mst-one-way", type=float, help="auto's MST 1-way share")
     ap.add_argument(
+        "--one-way-min-attributes", type=int, help="ReleaseRules.one_way_min_attributes"
+    )
+    ap.add_argument(
         "--tv-only", action="store_true", help="TV1-3 only (no model, no numeric)"
     )
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
@@ -889,7 +895,7 @@ def main(argv=None):
         ProjectedGaussianRelease._rules = dataclasses.replace(
             ProjectedGaussianRelease._rules, one_way_weight=args.one_way_weight
         )
-    override_shares(args.aim_one_way, args.mst_one_way)
+    override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
     print(f"TUNE half: {', '.join(TUNE)}\nREPORT half: {', '.join(REPORT)}")
     names = {"tune": TUNE, "report": REPORT, "all": TUNE + REPORT}[args.half]
     if args.tables:

@@ -776,6 +776,35 @@ def mixed_table(done, names, eps_list, oww):
     return "\n".join(rows)
 
 
+def bins_table(done, names, eps_list, oww):
+    """Markdown: mixed tables, TV1 / TV2 / TSTR of ``auto``, ``auto-bins``
+    (public deciles, as MST is given them), MST and dpmm."""
+    methods = ("auto", "auto-bins", "mbi-mst", "dpmm")
+    rows = [
+        "| table | ε |" + "".join(f" {m} TV1 / TV2 / TSTR |" for m in methods),
+        "|---|---|" + "---|" * len(methods),
+    ]
+    for t in names:
+        if REGISTRY[t].kind != "mixed":
+            continue
+        for e in eps_list:
+            line, seen = f"| {t} | {e:g} |", False
+            for m in methods:
+                recs = records(done, t, e, m, oww)
+                full = [r for r in recs if "tv2" in r and not r.get("dnf")]
+                if full:
+                    seen = True
+                    line += (
+                        f" {_f(_mean(full, 'tv1'))} / {_f(_mean(full, 'tv2'))}"
+                        f" / {_f(_mean(full, 'tstr'), '.3f')} |"
+                    )
+                else:
+                    line += " dnf |" if any(r.get("dnf") for r in recs) else " n/a |"
+            if seen:
+                rows.append(line)
+    return "\n".join(rows)
+
+
 def silent(done, names, eps_list=(0.3, 1.0), oww=None):
     """The silent fits of ``auto`` (module docstring): ``(lines, count, fits)``."""
     lines, count, fits = [], 0, 0
@@ -945,6 +974,8 @@ def main(argv=None):
         print(f"\n{label} half: auto against MST / AIM (mbi) / dpmm\n")
         print(table)
         print("\n" + "\n".join(lines))
+        print(f"\n{label} half, mixed tables: private against public bins\n")
+        print(bins_table(done, part, eps_list, oww))
         print(f"\n{label} half, mixed tables: numeric columns\n")
         print(mixed_table(done, part, eps_list, oww))
         bad, count, fits = silent(done, part, oww=oww)

@@ -110,7 +110,19 @@ def mbi_unavailable():
     return None
 
 
-def run_mbi(codes, sizes, method, eps, delta, seed, workdir, *, cache=None, **params):
+def run_mbi(
+    codes,
+    sizes,
+    method,
+    eps,
+    delta,
+    seed,
+    workdir,
+    *,
+    cache=None,
+    timeout=4 * 3600,
+    **params,
+):
     """MST or AIM (mbi 2.x) on the int matrix ``codes`` (values < ``sizes``).
 
     Returns ``({sampler: (rows, fit+sample seconds)}, info)`` with samplers
@@ -119,6 +131,8 @@ def run_mbi(codes, sizes, method, eps, delta, seed, workdir, *, cache=None, **pa
     ``max_model_size``, ``max_iters``, ``mst_iters``). With ``cache`` (a folder),
     a finished run is stored there and reused when the same data, method, seed
     and parameters come again (the key includes a hash of ``codes``).
+    ``timeout`` (seconds) kills the run and raises
+    :class:`subprocess.TimeoutExpired`.
     """
     import hashlib
     import json
@@ -152,7 +166,7 @@ def run_mbi(codes, sizes, method, eps, delta, seed, workdir, *, cache=None, **pa
             [MBI_PYTHON, str(runner), str(cfg_path)],
             capture_output=True,
             text=True,
-            timeout=4 * 3600,
+            timeout=timeout,
             env={**os.environ, **_MBI_ENV},
         )
         if proc.returncode:

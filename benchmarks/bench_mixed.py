@@ -217,7 +217,7 @@ def dpmm_bounds(df, cats):
     }
 
 
-def dpmm(train, cats, eps, delta, seed, domain=None):
+def dpmm(train, cats, eps, delta, seed, domain=None, timeout=None):
     zones = {
         c: train[c].dtype.tz
         for c in train.columns
@@ -233,7 +233,7 @@ def dpmm(train, cats, eps, delta, seed, domain=None):
             pickle.dump((frame, list(cats), domain), fh)
         cmd = [DPMM, os.path.join(ROOT, "benchmarks", "_dpmm_runner.py"), src, dst]
         cmd += [str(eps), str(delta), str(seed)]
-        subprocess.run(cmd, check=True, capture_output=True)
+        subprocess.run(cmd, check=True, capture_output=True, timeout=timeout)
         with open(dst, "rb") as fh:
             out, elapsed = pickle.load(fh)
     out = pd.DataFrame(out)[train.columns]

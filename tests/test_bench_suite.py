@@ -1,0 +1,126 @@
+"""The suite benchmark's helpers: its TV scores, its coding of the rows for
+MST/AIM, its halves and its count of silent fits.
+
+Fast, no comparator environment and no real table needed.
+"""
+
+import itertools
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import bench_suite as bs
+from benchmarks._suite_tables import REGISTRY, REPORT, TUNE
+
+
+def _brute_tv(real, syn, d):
+    total = 0.0
+    combos = list(itertools.combinations(real.columns, d))
+    for cols in combos:
+        p = real.groupby(list(cols)).size() / len(real)
+        q = syn.groupby(list(cols)).size() / len(syn)
+        cells = set(p.index) | set(q.index)
+        total += 0.5 * sum(abs(p.get(c, 0.0) - q.get(c, 0.0)) for c in cells)
+    return total / len(combos)
+
+
+@pytest.fixture
+def mixed(rng):
+    n = 300
+    df = pd.DataFrame(
+        {
+            "a": rng.choice(["x", "y", None], n),
+            "b": rng.choice(["p", "q", "r"], n),
+            "v": rng.lognormal(size=n),
+            "w": np.where(rng.random(n) < 0.2, np.nan, rng.normal(size=n)),
+        }
+    )
+    df["a"] = df["a"].astype(object)
+    return df
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_tv_k_matches_brute_force(mixed, rng, d):
+    coder = bs.Coder(mixed, mixed.iloc[:200], ["a", "b"])
+    real, syn = mixed.iloc[200:], mixed.sample(150, random_state=1)
+    got = bs.tv_k(coder.codes(real), coder.codes(syn), coder.sizes, d)
+    want = _brute_tv(coder.strings(real), coder.strings(syn), d)
+    assert got == pytest.approx(want, abs=1e-12)
+    assert bs.tv_k(coder.codes(real), coder.codes(real), coder.sizes, d) == 0.0
+
+
+def test_coder_decodes_to_the_same_cells(mixed):
+    """MST/AIM's codes come back as values whose cells are the codes' own:
+    categorical levels as the original values, a bin as the training rows'
+    median of that bin (inside it), missing as missing."""
+    train = mixed.iloc[:200]
+    coder = bs.Coder(mixed, train, ["a", "b"])
+    codes = coder.codes(mixed)
+    back = coder.decode(codes)
+    np.testing.assert_array_equal(coder.codes(back), codes)
+    assert back["a"].isna().sum() == mixed["a"].isna().sum()
+    assert set(back["b"]) <= set(mixed["b"])
+    # mbi gets the table's own levels: every training code below size - 1
+    assert (coder.codes(train) < np.array(coder.sizes) - 1).all()
+
+
+def test_halves_are_disjoint_and_cover_the_registry():
+    assert not set(TUNE) & set(REPORT)
+    assert set(TUNE) | set(REPORT) == set(REGISTRY)
+    assert len(REGISTRY) >= 12
+
+
+def _record(std, miss, warned=(), shares=None, seed=0):
+    return {
+        "table": "t",
+        "eps": 1.0,
+        "seed": seed,
+        "method": "auto",
+        "oww": 4.0,
+        "tv1": 0.0,
+        "warnings": [{"class": "DegenerateColumnWarning", "columns": list(warned)}],
+        "missing_shares": shares or {},
+        "num": {"std": std, "ks": {}, "wiqr": {}, "miss": miss},
+    }
+
+
+def test_silent_counts_only_unwarned_columns():
+    real = {
+        "table": "t",
+        "eps": 0.0,
+        "seed": 0,
+        "method": "real",
+        "oww": None,
+        "rows": 10_000,
+        "train_miss": {"v": 0.0, "w": 0.2},
+    }
+    done = {bs.key_of(real): real}
+    fits = [
+        _record({"v": 1.0, "w": 1.1}, {"v": 0.0, "w": 0.2}, seed=0),  # fine
+        _record({"v": 0.3, "w": 1.0}, {"v": 0.0, "w": 0.2}, seed=1),  # std
+        _record({"v": 0.3, "w": 1.0}, {"v": 0.0, "w": 0.2}, ["v"], seed=2),
+        # 0.2 +- 3 sd: sd = sqrt(0.01**2 + 0.2 * 0.8 / 1e4) = 0.0108
+        _record(
+            {"v": 1.0, "w": 1.0},
+            {"v": 0.0, "w": 0.25},
+            seed=3,
+            shares={"w": [0.2, 0.01]},
+        ),
+        _record(
+            {"v": 1.0, "w": 1.0},
+            {"v": 0.0, "w": 0.23},
+            seed=4,
+            shares={"w": [0.2, 0.01]},
+        ),
+    ]
+    for r in fits:
+        done[bs.key_of(r)] = r
+    lines, count, n = bs.silent(done, ["t"], eps_list=(1.0,), oww=4.0)
+    assert (count, n) == (2, 5)
+    assert lines[0].startswith("t eps=1 seed=1: v std ratio 0.30")
+    assert lines[1].startswith("t eps=1 seed=3: w missing 25.0% vs 20.0%")

@@ -420,3 +420,49 @@ def test_rows_far_from_the_released_spread_are_named():
         "spread" in r
         for r in degenerate_reasons(spec, agree, 910.0, None, False, narrow)
     )
+
+
+def _tail_hist(tail_from, tail_to, tail_count=172.66, inner_empty_to=16.0):
+    """An integer column's fine histogram as hotel_rates'
+    ``stays_in_weekend_nights`` came back at eps = 1 (seed 1 of the suite):
+    the core 0..4, emptied leaves after it, and a tentative run of noise
+    leaves from ``tail_from``."""
+    from skdp_synth.preprocessing._numeric_domain import FineHistogram
+
+    edges = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, inner_empty_to, tail_from, tail_to])
+    counts = np.array([4418.3, 2904.7, 4187.7, 330.4, 529.9, 0.0, 0.0, tail_count])
+    finest = np.array([True] * 5 + [False] * 3)
+    tentative = np.array([False] * 5 + [False, True, True])
+    return FineHistogram(
+        edges, counts, 6.6, finest, True, (0.0, tail_to), True, 41.7, tentative
+    )
+
+
+def test_a_tail_bin_placed_by_far_noise_leaves_is_named():
+    """A tentative tail bin [5, 4.2e6) that the release keeps (its real rows
+    are 5..19) but whose only kept leaves start at 1.5e6 past an emptied
+    stretch: 206 of 12,321 rows came back between 1.5e6 and 4.2e6 nights and
+    no warning named the column (hotel_rates, eps = 1, seed 1). Its far
+    start (18 in t past the bin's inner edge, over FAR_TAIL_T) names it; a
+    tail whose leaves start 7 in t past it (credit's Debt: from 256 in a bin
+    [1, 2049), a real tail) does not, nor a bin the rows do not use.
+    Released quantities only: the domain, its fine histogram and the
+    model's bin shares."""
+    from skdp_synth.preprocessing._decoding import (
+        FAR_TAIL_T,
+        degenerate_reasons,
+        far_tail,
+    )
+
+    assert FAR_TAIL_T == 10.0
+    spec = _spec([0.0, 1.0, 2.0, 3.0, 5.0, 4194304.0], True)
+    spec.fine = _tail_hist(1482910.0, 4194305.0)
+    shares = [0.35, 0.23, 0.34, 0.07, 0.017]
+    got = far_tail(spec, shares)
+    assert got == (0.017, 5.0, 4194305.0, 1482910.0)
+    reasons = degenerate_reasons(spec, None, None, None, False, shares)
+    assert any("tail bin [5, 4.1943e+06)" in r for r in reasons)
+    assert far_tail(spec, [0.35, 0.23, 0.34, 0.08, 0.0]) is None  # unused bin
+    near = _spec([0.0, 1.0, 2.0, 3.0, 5.0, 2048.0], True)
+    near.fine = _tail_hist(640.0, 2049.0)  # 7.3 in t past 5
+    assert far_tail(near, shares) is None

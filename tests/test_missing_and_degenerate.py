@@ -466,3 +466,71 @@ def test_a_tail_bin_placed_by_far_noise_leaves_is_named():
     near = _spec([0.0, 1.0, 2.0, 3.0, 5.0, 2048.0], True)
     near.fine = _tail_hist(640.0, 2049.0)  # 7.3 in t past 5
     assert far_tail(near, shares) is None
+
+
+def test_a_far_tail_bin_is_drawn_next_to_its_inner_edge():
+    """The rows of a far tail bin (hotel_rates' [5, 4.2e6), kept leaves
+    1.5e6-4.2e6 of noise) are drawn from a tail decaying from the bin's inner
+    edge (5), at the density of the core's last leaf [4, 5): the bin's noisy
+    mass 172.66 fills s with s (1 - exp(-w/s)) = 172.66 / 529.9, so a value
+    reaches 5 + k with probability exp(-k / s) -- none of 20,000 passes 100
+    (probability 20,000 exp(-95 / 0.33) < 1e-100). The same bin decoded from
+    its leaves put every row past 1.48e6. A bin nearer the core (credit's
+    Debt-like, 7 in t) still decodes from its leaves. With the copula's u
+    the values grow with u."""
+    from skdp_synth.preprocessing._decoding import _decay_scale, decode_fine
+
+    hist = _tail_hist(1482910.0, 4194305.0)
+    n = 20_000
+    left, right = np.full(n, 5.0), np.full(n, 4194304.0)
+    last = np.ones(n, dtype=bool)
+    v = decode_fine(hist, left, right, last, np.random.default_rng(0))
+    assert v.min() >= 5.0 and v.max() < 100.0
+    assert np.all(v == np.floor(v))
+    s = _decay_scale(172.66 / 529.9, 4194305.0 - 5.0)
+    # the share at exactly 5: 1 - exp(-1 / s); binomial, 5 sd (a false
+    # failure below 1e-6)
+    p5 = 1.0 - np.exp(-1.0 / s)
+    assert abs(np.mean(v == 5.0) - p5) < 5 * np.sqrt(p5 * (1 - p5) / n)
+    u = np.linspace(0.0, 1.0, n, endpoint=False)
+    w = decode_fine(hist, left, right, last, np.random.default_rng(0), u=u)
+    assert np.all(np.diff(w) >= 0)
+    near = _tail_hist(640.0, 2049.0)
+    x = decode_fine(
+        near, np.full(50, 5.0), np.full(50, 2048.0), np.ones(50, dtype=bool),
+        np.random.default_rng(1),
+    )  # fmt: skip
+    assert x.min() >= 640.0
+
+
+def test_far_leaves_past_an_emptied_stretch_inside_a_tail_bin_are_not_drawn():
+    """gss_wages' ``childs`` (0-8 children, eps = 0.3, seed 5 of the suite):
+    its tail bin [6, 3.4e10) kept the tentative leaves [6, 8) and [8, 16),
+    then noise leaves from 1.9e8 to 3.4e10 past an emptied stretch; the rows
+    came back with a std 1.7e9 times the real one. The far leaves are not
+    drawn (the rows stay in [6, 16)), and the bin is named."""
+    from skdp_synth.preprocessing._decoding import decode_fine, far_tail
+    from skdp_synth.preprocessing._numeric_domain import FineHistogram
+
+    edges = np.array(
+        [0, 1, 2, 3, 4, 5, 6, 8, 16, 1.89813e8, 2.68435e8, 4.29497e9, 6.074e9]
+        + [8.58993e9, 1.71799e10, 3.43597e10]
+    )
+    counts = np.array(
+        [4957.4, 2375.9, 3890.9, 2507.0, 1436.7, 298.0, 231.6, 224.4, 0.0]
+        + [151.3, 0.0, 251.3, 167.5, 0.0, 502.8]
+    )
+    tentative = np.arange(counts.size) >= 6
+    finest = np.diff(edges) <= 1.0
+    cap = (0.0, float(edges[-1]))
+    hist = FineHistogram(edges, counts, 0.0, finest, True, cap, True, 138.9, tentative)
+    n = 5000
+    v = decode_fine(
+        hist, np.full(n, 6.0), np.full(n, 3.4359738368e10), np.ones(n, dtype=bool),
+        np.random.default_rng(0),
+    )  # fmt: skip
+    assert v.min() >= 6.0 and v.max() <= 15.0
+    spec = _spec([0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 3.4359738368e10], True)
+    spec.fine = hist
+    got = far_tail(spec, [0.3, 0.15, 0.24, 0.15, 0.1, 0.06])
+    assert got is not None and got[1:] == (6.0, 3.4359738368e10 + 1.0, 1.89813e8)

@@ -340,6 +340,53 @@ def model_level_shares(final, rows, j, k, estimates):
 FAR_TAIL_T = 10.0
 
 
+def _core_mode(hist):
+    """The densest kept, non-tentative leaf of ``hist`` (its index), or
+    ``None``: where the core of the column is."""
+    tentative = getattr(hist, "tentative", None)
+    if tentative is None:
+        return None
+    tentative = np.asarray(tentative, dtype=bool)
+    e, c = hist.edges, hist.counts
+    solid = np.flatnonzero((c > 0) & ~tentative)
+    if solid.size == 0:
+        return None
+    dens = c[solid] / np.maximum(e[solid + 1] - e[solid], 1e-300)
+    return int(solid[int(np.argmax(dens))])
+
+
+def _far_side(hist, a, b, mode):
+    """``(side, start, near)`` when the bin ``[a, b)`` (``b`` exclusive) is a
+    far tail bin: its kept leaves are all tentative, and walking out from its
+    inner edge (the edge towards the core's densest leaf ``mode``) an
+    emptied stretch wider than :data:`FAR_TAIL_T` (in ``t``) comes before
+    some of them. ``side`` is ``+1`` above the core, ``-1`` below it,
+    ``start`` the edge where the far leaves begin, ``near`` whether kept
+    leaves lie before that stretch. ``(0, None, False)`` otherwise."""
+    tentative = getattr(hist, "tentative", None)
+    if mode is None or tentative is None:
+        return 0, None, False
+    e, c = hist.edges, hist.counts
+    inside = np.flatnonzero((c > 0) & (e[1:] > a) & (e[:-1] < b))
+    if inside.size == 0 or not np.all(np.asarray(tentative, dtype=bool)[inside]):
+        return 0, None, False
+    if a >= e[mode + 1]:
+        prev = a
+        for i, j in enumerate(inside):
+            lo = max(float(e[j]), a)
+            if _t(lo) - _t(prev) > FAR_TAIL_T:
+                return 1, lo, i > 0
+            prev = min(float(e[j + 1]), b)
+    elif b <= e[mode]:
+        prev = b
+        for i, j in enumerate(inside[::-1]):
+            hi = min(float(e[j + 1]), b)
+            if _t(prev) - _t(hi) > FAR_TAIL_T:
+                return -1, hi, i > 0
+            prev = max(float(e[j]), a)
+    return 0, None, False
+
+
 def far_tail(spec, level_shares):
     """``(share, a, b, start)`` of the first tentative coarse bin ``[a, b)``
     that the model's rows use (``level_shares``) and whose kept leaves start
@@ -352,21 +399,18 @@ def far_tail(spec, level_shares):
     the rows nearer the core were emptied (below ``INNER_SCALES``). Measured
     on modeldata ``hotel_rates`` (``stays_in_weekend_nights``, real maximum
     19, eps = 1, seed 1 of ``benchmarks/bench_suite.py``'s silent-fit run):
-    206 of 12,321 rows decoded between 1.5e6 and 4.2e6, no warning. The
-    inner edge is the one towards the densest kept, non-tentative leaf.
-    Post-processing of the released domain and the model's shares."""
+    206 of 12,321 rows decoded between 1.5e6 and 4.2e6, no warning.
+    :func:`decode_fine` now draws such a bin's rows from a decaying tail at
+    its inner edge; the warning stays, since where in the bin they lie is
+    not released. Post-processing of the released domain and the model's
+    shares."""
     hist = getattr(spec, "fine", None)
-    tentative = None if hist is None else getattr(hist, "tentative", None)
-    if tentative is None or level_shares is None:
+    if hist is None or level_shares is None:
         return None
-    tentative = np.asarray(tentative, dtype=bool)
+    mode = _core_mode(hist)
+    if mode is None:
+        return None
     edges = [float(v) for v in spec.levels]
-    e, c = hist.edges, hist.counts
-    solid = np.flatnonzero((c > 0) & ~tentative)
-    if solid.size == 0:
-        return None
-    dens = c[solid] / np.maximum(e[solid + 1] - e[solid], 1e-300)
-    mode = int(solid[int(np.argmax(dens))])
     shares = np.asarray(level_shares, dtype=np.float64)
     for k in hist.tentative_bins(edges):
         if k >= shares.size or not shares[k] > 0:
@@ -374,14 +418,9 @@ def far_tail(spec, level_shares):
         a, b = edges[k], edges[k + 1]
         if hist.integer and k == len(edges) - 2:
             b += 1.0
-        inside = np.flatnonzero((c > 0) & (e[1:] > a) & (e[:-1] < b))
-        if inside.size == 0:
-            continue
-        first, last = max(float(e[inside[0]]), a), min(float(e[inside[-1] + 1]), b)
-        if a >= e[mode + 1] and _t(first) - _t(a) > FAR_TAIL_T:
-            return float(shares[k]), a, b, first
-        if b <= e[mode] and _t(b) - _t(last) > FAR_TAIL_T:
-            return float(shares[k]), a, b, last
+        side, start, _ = _far_side(hist, a, b, mode)
+        if side:
+            return float(shares[k]), a, b, start
     return None
 
 
@@ -447,7 +486,8 @@ def degenerate_reasons(
             f"{100 * share:.2g} % of its rows in a tail bin [{a:.6g}, {b:.6g}) "
             "that the release confirms as a whole but whose only kept leaves "
             f"start at {start:.6g}, past an emptied stretch: where in the bin "
-            "those rows lie is noise (declare bounds= with its natural limit)"
+            "those rows lie is not released, and they are drawn next to its "
+            "inner edge (declare bounds= with its natural limit)"
         )
     if estimates is not None:
         values = estimates[:n_values]
@@ -493,7 +533,10 @@ def decode_fine(hist, left, right, last, rng, u=None):
     by its mass, so a wide outer leaf is not filled up to its far edge. It is
     flat at ``d0`` until its mass is used instead where the density does not
     fall towards it (a hard edge, :func:`_is_hard_edge`: a year column) or
-    next to an integer point mass.
+    next to an integer point mass. A far tail bin -- its kept leaves all
+    tentative and starting more than :data:`FAR_TAIL_T` past its inner edge
+    (:func:`far_tail`) -- is drawn from such a decaying tail at its inner
+    edge instead of from its leaves (:func:`_far_bin_values`).
 
     ``u`` (optional, in ``[0, 1]`` per row): the quantile inside the bin at
     which each value is read -- the leaf by the bin's noisy CDF, the place
@@ -504,10 +547,21 @@ def decode_fine(hist, left, right, last, rng, u=None):
     e, c = hist.edges, hist.counts
     cap_lo, cap_hi = hist.bounds
     tails = _tail_models(hist, cap_lo, cap_hi)
+    mode = _core_mode(hist)
     out = np.empty(left.shape, dtype=np.float64)
     for a, b, is_last in {(a, b, z) for a, b, z in zip(left, right, last)}:
         rows = np.flatnonzero((left == a) & (right == b) & (last == is_last))
         hi = b + 1.0 if (hist.integer and is_last) else b
+        side, start, near = _far_side(hist, a, hi, mode)
+        if side and near:  # draw from the leaves before the emptied stretch
+            a, hi = (a, start) if side > 0 else (start, hi)
+        elif side:
+            if u is None:
+                q = rng.random(rows.size)
+            else:  # increasing in u on either side (the copula's order)
+                q = u[rows] if side > 0 else 1.0 - u[rows]
+            out[rows] = _far_bin_values(hist, a, hi, side, q, cap_lo, cap_hi)
+            continue
         j0 = max(int(np.searchsorted(e, a, "right")) - 1, 0)
         j1 = int(np.searchsorted(e, hi, "left"))
         j1 = min(max(j1, j0 + 1), len(c))
@@ -562,6 +616,41 @@ def decode_fine(hist, left, right, last, rng, u=None):
         cap_top = cap_hi - 1.0 if hist.integer else cap_hi  # exclusive: integers
         out[rows] = np.clip(v, max(a, cap_lo), min(top, cap_top))
     return out
+
+
+def _far_bin_values(hist, a, hi, side, q, cap_lo, cap_hi):
+    """Values of a far tail bin ``[a, hi)`` (:func:`_far_side`) at the
+    quantiles ``q``: a density decaying from the core's side, as
+    :func:`_tail_models` models a tail leaf -- ``d0`` the density of the
+    nearest kept leaf on the core's side, the bin's kept noisy mass filling
+    ``s`` of it -- so the rows the release keeps in the bin lie next to the
+    core instead of on noise leaves orders of magnitude beyond it
+    (:func:`far_tail`). Post-processing of the fine histogram."""
+    e, c = hist.edges, hist.counts
+    lo_b, hi_b = max(a, cap_lo), min(hi, cap_hi)
+    width = max(hi_b - lo_b, 0.0)
+    inside = (c > 0) & (e[1:] > a) & (e[:-1] < hi)
+    mass = float(c[inside].sum())
+    kept = np.flatnonzero(c > 0)
+    near = kept[e[kept + 1] <= a] if side > 0 else kept[e[kept] >= hi]
+    d0 = 0.0
+    if near.size:
+        j = int(near[-1] if side > 0 else near[0])
+        d0 = float(c[j] / max(e[j + 1] - e[j], 1e-300))
+    ratio = mass / d0 if d0 > 0 else width
+    if not 0 < ratio < width:
+        s = max(width, 1e-300)
+        z = np.asarray(q, dtype=np.float64) * width  # flat: no density to decay from
+    else:
+        s = _decay_scale(ratio, width)
+        z = -s * np.log1p(np.asarray(q, dtype=np.float64) * np.expm1(-width / s))
+    z = np.clip(z, 0.0, width)
+    if hist.integer:
+        z = np.minimum(np.floor(z), max(width - 1.0, 0.0))
+        v = lo_b + z if side > 0 else hi_b - 1.0 - z
+        return np.clip(v, lo_b, max(hi_b - 1.0, lo_b))
+    v = lo_b + z if side > 0 else hi_b - z
+    return np.clip(v, lo_b, hi_b)
 
 
 def _tail_models(hist, cap_lo, cap_hi):

@@ -61,12 +61,10 @@ from ._numeric_domain import (
     GRID_STEP,
     ROOT,
     TREE_SHARE,
-    FineHistogram,
     _can_split,
     _finest,
-    _kept_counts,
     _split_point,
-    core_is_significant,
+    noisy_histogram,
     resolution_floor,
 )
 
@@ -362,22 +360,8 @@ def privtree_from_counts(
     edges = np.asarray([lo for lo, _, _ in leaves] + [leaves[-1][1]], dtype=np.float64)
     true = counter.counts(leaves)
     scale = sensitivity / eps_count
-    noisy = source.laplace(np.append(true, float(counter.n_missing)), scale)
-    counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
-    found = core_is_significant(counts, scale)
-    counts, cap, tentative = _kept_counts(
-        edges, counts, scale, finest, integer, not found
-    )
-    return FineHistogram(
-        edges,
-        counts,
-        missing_count,
-        finest,
-        integer,
-        cap,
-        found,
-        float(scale),
-        tentative,
+    return noisy_histogram(
+        edges, finest, true, counter.n_missing, integer, scale, source
     )
 
 

@@ -435,7 +435,17 @@ def privtree_histogram(
     ).astype(np.float64)
     n_missing = float(miss.sum() if w is None else w[miss].sum())
     scale = sensitivity / eps_count * noise_factor
-    noisy = source.laplace(np.append(true, n_missing), scale)
+    return noisy_histogram(edges, finest, true, n_missing, integer, scale, source)
+
+
+def noisy_histogram(edges, finest, true, n_missing, integer, scale, source):
+    """The fine histogram of PrivTree's leaves ``edges``: Laplace ``(scale)``
+    noise on their ``true`` counts and on the missing values' count (one
+    more cell, each row in one), then what follows from the noisy counts
+    alone (:func:`core_is_significant`, :func:`kept_counts`:
+    post-processing). Shared by the in-memory fit and the fit from merged
+    chunk counts, so both draw and keep the same."""
+    noisy = source.laplace(np.append(true, float(n_missing)), scale)
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
     found = core_is_significant(counts, scale)
     counts, cap, tentative = _kept_counts(

@@ -410,16 +410,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         weights = None
         if sample_weight is not None:
             weights = check_counts(sample_weight, df.shape[0])
-        declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
-        declared += [self.bounds or {}, self._missing_map(), self._unit_map()]
-        for d in declared:
-            unknown = [c for c in d if c not in df.columns]
-            if unknown:
-                raise ValueError(
-                    f"columns {unknown} are declared in the encoder's parameters "
-                    f"but not present in X (columns: {list(df.columns)})"
-                )
-        self._check_units(df.dtypes)
+        self._check_declared_columns(df.columns, df.dtypes)
         # the budget is fixed from the public schema before any value is read
         private = self._private_columns(df.columns, df.dtypes)
         paid, n_levels, eps_col, delta_col, sens = self._domain_budget(private)
@@ -575,16 +566,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         )
         if not private:
             return self._fit_schema(meta)
-        declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
-        declared += [self.bounds or {}, self._missing_map(), self._unit_map()]
-        for d in declared:
-            unknown = [c for c in d if c not in meta.columns]
-            if unknown:
-                raise ValueError(
-                    f"columns {unknown} are declared in the encoder's parameters "
-                    f"but not present in X (columns: {list(meta.columns)})"
-                )
-        self._check_units(meta.dtypes)
+        self._check_declared_columns(meta.columns, meta.dtypes)
         fixed = set(self.categories or {}) | set(self.ordinal or {})
         fixed |= set(self.bin_edges or {})
         undeclared = [c for c in meta.columns if c not in fixed and c not in private]

@@ -249,6 +249,20 @@ class _ColumnDomainMixin:
         )
         return dict(zip(columns, levels))
 
+    def _check_declared_columns(self, columns, dtypes):
+        """Every column named in a parameter is in ``X``, and the time units
+        fit their dtypes (the schema only; in memory and from Dask chunks)."""
+        declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
+        declared += [self.bounds or {}, self._missing_map(), self._unit_map()]
+        for d in declared:
+            unknown = [c for c in d if c not in columns]
+            if unknown:
+                raise ValueError(
+                    f"columns {unknown} are declared in the encoder's parameters "
+                    f"but not present in X (columns: {list(columns)})"
+                )
+        self._check_units(dtypes)
+
     def _domains_mechanism(self):
         """The mechanisms of the private domains, as the guarantee names them
         (in memory and from Dask chunks alike)."""

@@ -471,42 +471,50 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
                     PrivacyLeakWarning,
                     stacklevel=user_stacklevel(),
                 )
-            self._warn_coarse_private_domains(specs, private, eps_col, df.dtypes)
-            self._warn_numbers_as_text(specs, private, df.dtypes)
-            self.columns_ = list(df.columns)
-            self.specs_ = specs
-            self.inferred_ = inferred
-            self.private_domains_ = list(private)
-            self.epsilon_ = float(self.epsilon) if paid else 0.0
-            self.delta_ = float(self.delta) if n_levels else 0.0
-            self.privacy_guarantee_ = (
-                None
-                if self.epsilon is None or self.epsilon == "auto"
-                else PrivacyGuarantee(
-                    self.epsilon_,
-                    self.delta_,
-                    self.neighbouring,
-                    self._domains_mechanism(),
-                )
-            )
-            self.blocks_ = _blocks(specs)
+            self._record_domains(df, specs, private, eps_col, inferred, paid, n_levels)
             # Validate the training data against the (now fixed) domain; clipping
             # inside a private domain is part of the mechanism and does not warn.
             self._encode(df, warn=False)
         except BaseException as exc:
-            # noise was drawn for the private domains: a fit that fails after
-            # it still answered (its error, its warnings), so the pipeline
-            # charges it (fail closed: a crash on a missing date once went
-            # uncharged)
-            if paid:
-                exc.skdp_spent = PrivacyGuarantee(
-                    float(self.epsilon),
-                    float(self.delta) if n_levels else 0.0,
-                    self.neighbouring,
-                    "private domains (a failed fit)",
-                )
+            self._charge_failed_fit(exc, paid, n_levels)
             raise
         return self
+
+    def _record_domains(self, frame, specs, private, eps_col, inferred, paid, n_levels):
+        """Warn about what the released domains say (coarse domains, numbers
+        read as text), then record the fit: in memory and from Dask chunks
+        alike. ``frame``: the data or its empty Dask meta (columns, dtypes)."""
+        self._warn_coarse_private_domains(specs, private, eps_col, frame.dtypes)
+        self._warn_numbers_as_text(specs, private, frame.dtypes)
+        self.columns_ = list(frame.columns)
+        self.specs_ = specs
+        self.inferred_ = inferred
+        self.private_domains_ = list(private)
+        self.epsilon_ = float(self.epsilon) if paid else 0.0
+        self.delta_ = float(self.delta) if n_levels else 0.0
+        self.privacy_guarantee_ = (
+            None
+            if self.epsilon is None or self.epsilon == "auto"
+            else PrivacyGuarantee(
+                self.epsilon_,
+                self.delta_,
+                self.neighbouring,
+                self._domains_mechanism(),
+            )
+        )
+        self.blocks_ = _blocks(specs)
+
+    def _charge_failed_fit(self, exc, paid, n_levels):
+        """Noise was drawn for the private domains: a fit that fails after it
+        still answered (its error, its warnings), so the pipeline charges it
+        (fail closed: a crash on a missing date once went uncharged)."""
+        if paid:
+            exc.skdp_spent = PrivacyGuarantee(
+                float(self.epsilon),
+                float(self.delta) if n_levels else 0.0,
+                self.neighbouring,
+                "private domains (a failed fit)",
+            )
 
     def _check_declarations(self, df, private):
         """The declared domains' contracts on ``df`` (no noise drawn):
@@ -628,33 +636,13 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
                     histogram=histogram,
                 )
                 specs.append(spec)
-            self._warn_coarse_private_domains(specs, private, eps_col, meta.dtypes)
-            self._warn_numbers_as_text(specs, private, meta.dtypes)
             validate_data(self, meta, reset=True, skip_check_array=True)
             self._fitted_on_frame = True
-            self.columns_ = list(meta.columns)
-            self.specs_ = specs
-            self.inferred_ = []
-            self.private_domains_ = list(private)
-            self.epsilon_ = float(self.epsilon) if paid else 0.0
-            self.delta_ = float(self.delta) if n_levels else 0.0
-            self.privacy_guarantee_ = PrivacyGuarantee(
-                self.epsilon_,
-                self.delta_,
-                self.neighbouring,
-                self._domains_mechanism(),
-            )
-            self.blocks_ = _blocks(specs)
+            self._record_domains(meta, specs, private, eps_col, [], paid, n_levels)
             # public (n): the encoding pass reuses them instead of a pass
             self._chunk_lengths = (_frame_key(X), stats.lengths)
         except BaseException as exc:
-            if paid:
-                exc.skdp_spent = PrivacyGuarantee(
-                    float(self.epsilon),
-                    float(self.delta) if n_levels else 0.0,
-                    self.neighbouring,
-                    "private domains (a failed fit)",
-                )
+            self._charge_failed_fit(exc, paid, n_levels)
             raise
         return self
 

@@ -58,14 +58,13 @@ import pandas as pd
 
 from ._column_spec import _numbers
 from ._numeric_domain import (
-    GRID_STEP,
     ROOT,
     TREE_SHARE,
     _can_split,
-    _finest,
     _split_point,
     noisy_histogram,
-    resolution_floor,
+    privtree_leaves,
+    root_cells,
 )
 
 #: Depth of the public grid counted in the first pass (``2^16`` cells per
@@ -83,22 +82,6 @@ __all__ = [
     "privtree_from_counts",
     "refine_cells",
 ]
-
-
-def _root_cells(integer, root):
-    """The depth-0 cells of :func:`privtree_histogram` (the same code)."""
-    root_lo, root_hi = (
-        (-ROOT, ROOT + (1.0 if integer else 0.0)) if root is None else root
-    )
-    powers = 2.0 ** np.arange(0, 40, GRID_STEP)
-    floor = resolution_floor(integer, root)
-    near0 = [] if integer else [floor]
-    powers = np.concatenate([near0, powers])
-    cuts = np.concatenate([-powers[::-1], [0.0], powers])
-    cuts = cuts[(cuts > root_lo) & (cuts < root_hi)]
-    starts = np.concatenate([[root_lo], cuts])
-    ends = np.concatenate([cuts, [root_hi]])
-    return [(float(a), float(b)) for a, b in zip(starts, ends)], floor
 
 
 def _expand(lo, hi, depth, stop, integer, floor):
@@ -137,7 +120,7 @@ def hierarchy_for(integer, root, depth=None):
 
 @lru_cache(maxsize=8)
 def _grid(integer, root, depth):
-    cells, floor = _root_cells(integer, root)
+    cells, floor = root_cells(integer, root)
     leaves, levels = [], []
     level = [(lo, hi, -1) for lo, hi in cells]
     for d in range(depth + 1):
@@ -326,38 +309,14 @@ def privtree_from_counts(
     Laplace vector, then :func:`_kept_counts`. Only where a count comes from
     differs: the sorted values there, the merged chunk counts here -- the
     same integers, so the same output for the same noise."""
-    cells, floor = _root_cells(integer, root)
+    cells, floor = root_cells(integer, root)
     if tree_share is None:
         tree_share = TREE_SHARE
     eps_tree = epsilon * tree_share
     eps_count = epsilon - eps_tree
     lam = 3.0 * sensitivity / eps_tree
-    bias = lam * math.log(2.0)
-    theta = 0.0
-    level = [(a, b, 0) for a, b in cells]
-    leaves, finest = [], []
-    while level:
-        counts = counter.counts(level)
-        depth = np.array([d for _, _, d in level], dtype=np.float64)
-        biased = np.maximum(counts - depth * bias, theta - bias)
-        noisy = source.laplace(biased, lam)
-        nxt = []
-        for (lo, hi, d), b in zip(level, noisy):
-            mid = _split_point(lo, hi, integer) if b > theta else None
-            if mid is not None and _can_split(lo, hi, d, integer, floor):
-                nxt += [(lo, mid, d + 1), (mid, hi, d + 1)]
-            else:
-                leaves.append((lo, hi, d))
-                finest.append(
-                    not _can_split(lo, hi, d, integer, floor)
-                    or _split_point(lo, hi, integer) is None
-                    or _finest(lo, hi, integer, floor)
-                )
-        level = nxt
-    order = np.argsort([lo for lo, _, _ in leaves])
-    leaves = [leaves[i] for i in order]
-    finest = np.asarray([finest[i] for i in order], dtype=bool)
-    edges = np.asarray([lo for lo, _, _ in leaves] + [leaves[-1][1]], dtype=np.float64)
+    edges, finest = privtree_leaves(cells, counter.counts, lam, source, integer, floor)
+    leaves = [(lo, hi, 0) for lo, hi in zip(edges[:-1], edges[1:])]
     true = counter.counts(leaves)
     scale = sensitivity / eps_count
     return noisy_histogram(

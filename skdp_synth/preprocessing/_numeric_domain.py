@@ -385,11 +385,35 @@ def privtree_histogram(
     eps_tree = epsilon * tree_share
     eps_count = epsilon - eps_tree
     lam = 3.0 * sensitivity / eps_tree * noise_factor
-    bias = lam * math.log(2.0)
-    theta = 0.0
-    # depth 0: the root cut at 0 and ±2^k (a fixed partition, so each of
-    # its cells is a depth-0 PrivTree root: a row is on one root-to-leaf path
-    # either way); breadth first: every level's coins are one Laplace vector
+    cells, floor = root_cells(integer, root)
+
+    def count_nodes(level):
+        return [
+            cum[np.searchsorted(x, hi, "left") if hi < root_hi else x.size]
+            - cum[np.searchsorted(x, lo, "left")]
+            for lo, hi, _ in level
+        ]
+
+    edges, finest = privtree_leaves(cells, count_nodes, lam, source, integer, floor)
+    n_leaves = len(edges) - 1
+    idx = np.clip(np.searchsorted(edges, x, "right") - 1, 0, n_leaves - 1)
+    true = np.bincount(
+        idx, weights=None if w is None else wx, minlength=n_leaves
+    ).astype(np.float64)
+    n_missing = float(miss.sum() if w is None else w[miss].sum())
+    scale = sensitivity / eps_count * noise_factor
+    return noisy_histogram(edges, finest, true, n_missing, integer, scale, source)
+
+
+def root_cells(integer, root):
+    """PrivTree's depth-0 cells and the resolution floor: the root
+    (``[-2^40, 2^40]``, or the public ``root``) cut at 0 and ``±2^k``, ``k`` a
+    multiple of :data:`GRID_STEP`, and at ``±floor`` for a float column (a
+    fixed partition, so each cell is a depth-0 PrivTree root: a row is on one
+    root-to-leaf path either way). Public: the parameters only."""
+    root_lo, root_hi = (
+        (-ROOT, ROOT + (1.0 if integer else 0.0)) if root is None else root
+    )
     powers = 2.0 ** np.arange(0, 40, GRID_STEP)
     floor = resolution_floor(integer, root)
     near0 = [] if integer else [floor]  # the floor cells (see RES_FLOOR)
@@ -398,17 +422,24 @@ def privtree_histogram(
     cuts = cuts[(cuts > root_lo) & (cuts < root_hi)]
     starts = np.concatenate([[root_lo], cuts])
     ends = np.concatenate([cuts, [root_hi]])
-    level = [(float(a), float(b), 0) for a, b in zip(starts, ends)]
+    return [(float(a), float(b)) for a, b in zip(starts, ends)], floor
+
+
+def privtree_leaves(cells, count_nodes, lam, source, integer, floor):
+    """PrivTree's leaves (:cite:`Zhang2016` §3.2, Algorithm 2, fanout 2):
+    from the depth-0 ``cells``, breadth first, every level's coins one
+    Laplace ``(lam)`` vector -- a node of depth ``d`` and count ``c`` splits
+    when ``max(c - d δ, θ - δ) + Lap(λ) > θ``, ``δ = λ ln 2``, ``θ = 0``.
+    ``count_nodes([(lo, hi, depth), ...])`` gives the nodes' exact counts (the
+    sorted values in memory, merged chunk counts from Dask: the same
+    integers, so the same tree for the same noise). Returns the leaves'
+    ``edges`` and whether each is finest (cannot split further)."""
+    bias = lam * math.log(2.0)
+    theta = 0.0
+    level = [(a, b, 0) for a, b in cells]
     leaves, finest = [], []
     while level:
-        counts = np.array(
-            [
-                cum[np.searchsorted(x, hi, "left") if hi < root_hi else x.size]
-                - cum[np.searchsorted(x, lo, "left")]
-                for lo, hi, _ in level
-            ],
-            dtype=np.float64,
-        )
+        counts = np.asarray(count_nodes(level), dtype=np.float64)
         depth = np.array([d for _, _, d in level], dtype=np.float64)
         biased = np.maximum(counts - depth * bias, theta - bias)
         noisy = source.laplace(biased, lam)
@@ -429,13 +460,7 @@ def privtree_histogram(
     leaves = [leaves[i] for i in order]
     finest = np.asarray([finest[i] for i in order], dtype=bool)
     edges = np.asarray([lo for lo, _ in leaves] + [leaves[-1][1]], dtype=np.float64)
-    idx = np.clip(np.searchsorted(edges, x, "right") - 1, 0, len(leaves) - 1)
-    true = np.bincount(
-        idx, weights=None if w is None else wx, minlength=len(leaves)
-    ).astype(np.float64)
-    n_missing = float(miss.sum() if w is None else w[miss].sum())
-    scale = sensitivity / eps_count * noise_factor
-    return noisy_histogram(edges, finest, true, n_missing, integer, scale, source)
+    return edges, finest
 
 
 def noisy_histogram(edges, finest, true, n_missing, integer, scale, source):

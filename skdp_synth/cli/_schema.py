@@ -307,23 +307,6 @@ def parse_schema(raw):
     return _without_derived(Schema(encoder, types, decimals, timezones, rules))
 
 
-#: A rule of the schema's ``"rules"``: its kind's key, and the other keys it takes.
-RULE_KEYS = {
-    "derived": {"expression"},
-    "inequality": {"offset"},
-    "implies": set(),
-    "structural_zero": set(),
-    "fixed_combinations": {"combinations"},
-}
-_RULE_FORMS = (
-    '{"derived": "mature", "expression": "mage >= 35"}, '
-    '{"inequality": ["tenure", "<=", "age"], "offset": -14}, '
-    '{"implies": [{"internet": "No"}, {"tv": "No internet service"}]}, '
-    '{"structural_zero": {"sex": "M", "pregnant": "yes"}} or '
-    '{"fixed_combinations": ["city", "state"], "combinations": [["Austin", "TX"]]}'
-)
-
-
 def parse_rules(raw, columns=None):
     """The ``"rules"`` list as :mod:`skdp_synth.rules` objects, checked together.
 
@@ -340,10 +323,10 @@ def parse_rules(raw, columns=None):
     (Derived(column='mature', function=Expression('mage >= 35'), inputs=('mage',)), \
 Inequality(left='weeks', op='<=', right=45, offset=0.0))
     """
-    from ..rules import RuleSet
+    from ..rules import RULE_FORMS, RuleSet
 
     if not isinstance(raw, list):
-        raise SchemaError(f'"rules" must be a list of rules, e.g. [{_RULE_FORMS}]')
+        raise SchemaError(f'"rules" must be a list of rules, e.g. [{RULE_FORMS}]')
     rules = tuple(_rule(i, entry) for i, entry in enumerate(raw))
     try:
         ruleset = RuleSet(rules, columns=None if columns is None else list(columns))
@@ -365,80 +348,16 @@ Inequality(left='weeks', op='<=', right=45, offset=0.0))
 
 
 def _rule(i, entry):
-    from ..rules import (
-        Derived,
-        Expression,
-        FixedCombinations,
-        Implies,
-        Inequality,
-        StructuralZero,
-    )
+    """Entry ``i`` of ``"rules"`` as a rule (``rules.rule_from_json``, the
+    reader release files use too), a mistake as one line naming its place."""
+    from ..rules import RULE_FORMS, RuleFormError, rule_from_json
 
-    kinds = sorted(set(entry) & set(RULE_KEYS)) if isinstance(entry, dict) else []
-    if len(kinds) != 1:
-        raise SchemaError(
-            f'"rules"[{i}]: a rule is a mapping with one of the keys '
-            f"{sorted(RULE_KEYS)}, e.g. {_RULE_FORMS}"
-        )
-    kind = kinds[0]
-    extra = set(entry) - {kind} - RULE_KEYS[kind]
-    if extra:
-        raise SchemaError(
-            f'"rules"[{i}] ({kind}): unknown keys {sorted(extra)}; allowed: '
-            f"{sorted({kind} | RULE_KEYS[kind])}"
-        )
-    value = entry[kind]
     try:
-        if kind == "derived":
-            if not isinstance(value, str) or not isinstance(
-                entry.get("expression"), str
-            ):
-                raise ValueError(
-                    'give the column\'s name and its "expression", as '
-                    '{"derived": "mature", "expression": "mage >= 35"}'
-                )
-            expression = Expression(entry["expression"])
-            return Derived(value, expression, inputs=expression.names)
-        if kind == "inequality":
-            if not (
-                isinstance(value, list)
-                and len(value) == 3
-                and isinstance(value[0], str)
-                and (isinstance(value[2], str) or _is_number(value[2]))
-            ):
-                raise ValueError(
-                    'give [column, "<=" or ">=", column or number], as '
-                    '["tenure", "<=", "age"]'
-                )
-            offset = entry.get("offset", 0.0)
-            if not _is_number(offset):
-                raise ValueError('"offset" must be a finite number')
-            return Inequality(value[0], value[1], value[2], offset=offset)
-        if kind == "implies":
-            if not (isinstance(value, list) and len(value) == 2):
-                raise ValueError(
-                    "give [condition, consequence], two mappings {column: "
-                    'value or [values]}, as [{"internet": "No"}, {"tv": "No '
-                    'internet service"}]'
-                )
-            return Implies(value[0], value[1])
-        if kind == "structural_zero":
-            return StructuralZero(value)
-        combinations = entry.get("combinations")
-        if not (
-            isinstance(value, list)
-            and all(isinstance(c, str) for c in value)
-            and isinstance(combinations, list)
-            and all(isinstance(c, list) for c in combinations)
-        ):
-            raise ValueError(
-                'give the columns and their "combinations", as '
-                '{"fixed_combinations": ["city", "state"], "combinations": '
-                '[["Austin", "TX"], ["Boston", "MA"]]}'
-            )
-        return FixedCombinations(value, combinations)
-    except (TypeError, ValueError) as exc:
-        raise SchemaError(f'"rules"[{i}] ({kind}): {exc}') from None
+        return rule_from_json(entry)
+    except RuleFormError as exc:
+        if exc.kind is None:
+            raise SchemaError(f'"rules"[{i}]: {exc}, e.g. {RULE_FORMS}') from None
+        raise SchemaError(f'"rules"[{i}] ({exc.kind}): {exc}') from None
 
 
 def _without_derived(schema):

@@ -15,11 +15,22 @@ from ._categorical import OTHER, FixedCombinations, Implies, StructuralZero
 from ._derived import Derived
 from ._expression import Expression
 from ._inequality import Inequality
-from ._json import rule_from_json, rule_to_json, ruleset_from_json, ruleset_to_json
+from ._json import (
+    RULE_FORMS,
+    RULE_KEYS,
+    RuleFormError,
+    rule_from_json,
+    rule_to_json,
+    ruleset_from_json,
+    ruleset_to_json,
+)
 from ._ruleset import RULES_SPAWN_KEY, RuleSet, rules_seed
 from ._zeros import impossible_cells
 
 __all__ = [
+    "RULE_FORMS",
+    "RULE_KEYS",
+    "RuleFormError",
     "Derived",
     "Expression",
     "FixedCombinations",

@@ -29,7 +29,7 @@ from ._derived import Derived
 from ._expression import Expression
 from ._inequality import Inequality
 
-__all__ = ["RULE_KEYS", "rule_from_json", "rule_to_json"]
+__all__ = ["RULE_FORMS", "RULE_KEYS", "RuleFormError", "rule_from_json", "rule_to_json"]
 
 #: each rule's key, and the other keys it takes
 RULE_KEYS = {
@@ -39,6 +39,23 @@ RULE_KEYS = {
     "structural_zero": set(),
     "fixed_combinations": {"combinations"},
 }
+#: one example of each form, for error messages
+RULE_FORMS = (
+    '{"derived": "mature", "expression": "mage >= 35"}, '
+    '{"inequality": ["tenure", "<=", "age"], "offset": -14}, '
+    '{"implies": [{"internet": "No"}, {"tv": "No internet service"}]}, '
+    '{"structural_zero": {"sex": "M", "pregnant": "yes"}} or '
+    '{"fixed_combinations": ["city", "state"], "combinations": [["Austin", "TX"]]}'
+)
+
+
+class RuleFormError(ValueError):
+    """A rule entry that is not one of the five forms; ``kind`` is the
+    rule's key where the entry has one (``None``: not a rule mapping)."""
+
+    def __init__(self, message, kind=None):
+        super().__init__(message)
+        self.kind = kind
 
 
 def _scalar(v):
@@ -115,8 +132,8 @@ def _json_value(v, where):
 
 
 def _json_cell(raw, where):
-    if not isinstance(raw, dict) or not raw:
-        raise ValueError(f"{where} must be a non-empty mapping {{column: value(s)}}")
+    if not isinstance(raw, dict):  # an empty one: the rule's own refusal
+        raise ValueError(f"{where} must be a mapping {{column: value(s)}}")
     out = {}
     for column, value in raw.items():
         if not isinstance(column, str):
@@ -129,67 +146,88 @@ def _json_cell(raw, where):
 
 
 def rule_from_json(entry):
-    """One rule from its schema form (untrusted input).
+    """One rule from its schema form (untrusted input: a CLI schema file's
+    ``"rules"`` entry or a release file's ``plan["rules"]``).
 
     Raises
     ------
-    ValueError
-        Anything but one of the five forms with JSON values; an expression
-        outside :class:`~skdp_synth.rules.Expression`'s vocabulary.
+    RuleFormError
+        Anything but one of the five forms (:data:`RULE_FORMS`) with JSON
+        values; an expression outside :class:`~skdp_synth.rules.Expression`'s
+        vocabulary; what the rule itself refuses. ``kind`` says which form.
     """
     kinds = sorted(set(entry) & set(RULE_KEYS)) if isinstance(entry, dict) else []
     if len(kinds) != 1:
-        raise ValueError(
+        raise RuleFormError(
             f"a rule is a mapping with one of the keys {sorted(RULE_KEYS)}"
         )
     kind = kinds[0]
     extra = set(entry) - {kind} - RULE_KEYS[kind]
     if extra:
-        raise ValueError(f"a {kind} rule has unknown keys {sorted(extra)}")
-    value = entry[kind]
+        raise RuleFormError(
+            f"unknown keys {sorted(extra)}; allowed: "
+            f"{sorted({kind} | RULE_KEYS[kind])}",
+            kind,
+        )
     try:
-        if kind == "derived":
-            text = entry.get("expression")
-            if not isinstance(value, str) or not isinstance(text, str):
-                raise ValueError("a derived rule names a column and an expression")
-            expression = Expression(text)
-            return Derived(value, expression, inputs=expression.names)
-        if kind == "inequality":
-            if not (
-                isinstance(value, list)
-                and len(value) == 3
-                and isinstance(value[0], str)
-                and isinstance(value[1], str)
-                and (isinstance(value[2], str) or _is_number(value[2]))
-            ):
-                raise ValueError("an inequality is [column, op, column or number]")
-            offset = entry.get("offset", 0.0)
-            if not _is_number(offset):
-                raise ValueError("an inequality's offset must be a finite number")
-            return Inequality(value[0], value[1], value[2], offset=offset)
-        if kind == "implies":
-            if not (isinstance(value, list) and len(value) == 2):
-                raise ValueError("an implication is [condition, consequence]")
-            return Implies(
-                _json_cell(value[0], "its condition"),
-                _json_cell(value[1], "its consequence"),
+        return _rule(kind, entry[kind], entry)
+    except (TypeError, ValueError) as exc:
+        raise RuleFormError(str(exc), kind) from None
+
+
+def _rule(kind, value, entry):
+    if kind == "derived":
+        text = entry.get("expression")
+        if not isinstance(value, str) or not isinstance(text, str):
+            raise ValueError(
+                'give the column\'s name and its "expression", as '
+                '{"derived": "mature", "expression": "mage >= 35"}'
             )
-        if kind == "structural_zero":
-            return StructuralZero(_json_cell(value, "a structural zero"))
-        combinations = entry.get("combinations")
+        expression = Expression(text)
+        return Derived(value, expression, inputs=expression.names)
+    if kind == "inequality":
         if not (
             isinstance(value, list)
-            and all(isinstance(c, str) for c in value)
-            and isinstance(combinations, list)
-            and all(isinstance(c, list) for c in combinations)
+            and len(value) == 3
+            and isinstance(value[0], str)
+            and isinstance(value[1], str)
+            and (isinstance(value[2], str) or _is_number(value[2]))
         ):
-            raise ValueError("fixed combinations name columns and combinations")
-        combos = [
-            tuple(_json_value(v, "a combination") for v in c) for c in combinations
-        ]
-        return FixedCombinations(value, combos)
-    except TypeError as exc:
-        raise ValueError(str(exc)) from None
+            raise ValueError(
+                'give [column, "<=" or ">=", column or number], as '
+                '["tenure", "<=", "age"]'
+            )
+        offset = entry.get("offset", 0.0)
+        if not _is_number(offset):
+            raise ValueError('"offset" must be a finite number')
+        return Inequality(value[0], value[1], value[2], offset=offset)
+    if kind == "implies":
+        if not (isinstance(value, list) and len(value) == 2):
+            raise ValueError(
+                "give [condition, consequence], two mappings {column: "
+                'value or [values]}, as [{"internet": "No"}, {"tv": "No '
+                'internet service"}]'
+            )
+        return Implies(
+            _json_cell(value[0], "its condition"),
+            _json_cell(value[1], "its consequence"),
+        )
+    if kind == "structural_zero":
+        return StructuralZero(_json_cell(value, "a structural zero"))
+    combinations = entry.get("combinations")
+    if not (
+        isinstance(value, list)
+        and all(isinstance(c, str) for c in value)
+        and isinstance(combinations, list)
+        and all(isinstance(c, list) for c in combinations)
+    ):
+        raise ValueError(
+            'give the columns and their "combinations", as '
+            '{"fixed_combinations": ["city", "state"], "combinations": '
+            '[["Austin", "TX"], ["Boston", "MA"]]}'
+        )
+    combos = [tuple(_json_value(v, "a combination") for v in c) for c in combinations]
+    return FixedCombinations(value, combos)
 
 
 def ruleset_to_json(ruleset):

@@ -142,14 +142,9 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         below 0 (a noise leaf below the data put counts at -248).
     numeric_encoding : {"thermometer", "onehot"}, default="thermometer"
         Code for numeric and ordinal columns.
-    n_bins : int or "auto", default="auto"
+    n_bins : int, default=10
         Number of equal-width bins between the observed minimum and maximum
-        when a numeric column's edges are not given (inferred, with a
-        warning) or between its public ``bounds``; for a private domain
-        (``epsilon``), the most coarse bins, cut at equal-mass points of its
-        released fine histogram (never finer than its leaves; post-processing,
-        no budget). ``"auto"``: 10 equal-width bins, at most 16 private ones
-        (measured on mixed tables in ``_column_domain.PRIVATE_N_BINS``).
+        when a numeric column's edges are not given (inferred, with a warning).
     missing : {"infer", "always", "never"} or dict, default="infer"
         Which columns get a missing category/bit. ``"always"``: every column
         (data-independent). ``"never"``: none, missing values are an error.
@@ -308,7 +303,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         "bin_edges": [dict, None],
         "bounds": [dict, None],
         "numeric_encoding": [StrOptions({"thermometer", "onehot"})],
-        "n_bins": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "n_bins": [Interval(Integral, 1, None, closed="left")],
         "missing": [StrOptions({"infer", "always", "never"}), dict],
         "epsilon": [
             Interval(Real, 0, None, closed="neither"),
@@ -334,7 +329,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         bin_edges: Mapping[Any, ArrayLike] | None = None,
         bounds: Mapping[Any, tuple[float, float]] | None = None,
         numeric_encoding: Literal["thermometer", "onehot"] = "thermometer",
-        n_bins: int | Literal["auto"] = "auto",
+        n_bins: int = 10,
         missing: Literal["infer", "always", "never"] | Mapping[Any, bool] = "infer",
         epsilon: float | Literal["auto"] | None = "auto",
         delta: float = 0.0,

@@ -79,30 +79,6 @@ from ._numeric_domain import (
 #: The level that undiscovered categories of a privately learned column map to.
 OTHER_LABEL = "other"
 
-#: ``n_bins="auto"``: the equal-width bins of an inferred or public-bounds
-#: numeric domain.
-PUBLIC_N_BINS = 10
-#: ``n_bins="auto"``: the most coarse bins of a private numeric domain (cuts
-#: at equal-mass points of the released fine histogram's CDF, never finer
-#: than its leaves, merged where under noise: ``coarse_edges``; post-processing
-#: of the released histogram, no budget). More bins give the release the
-#: column's shape inside what 10 bins left to the fine histogram's few, wide
-#: leaves: on mixed tables the TV1 gap to MST is the numeric columns'
-#: within-bin shape (``python -m benchmarks.bench_oneway_gap --tables
-#: credit,acs12,hmda,attrition,cps1988 --eps 1,0.3 --seeds 2``: the training
-#: rows' own coarse-bin shares, filled by the fine histogram, score about what
-#: the release's shares do). TUNE half, ``python -m benchmarks.bench_suite
-#: --half tune --tables credit,acs12,hmda,attrition,cps1988 --eps 1,0.3
-#: --seeds 2 --methods auto``, 10 -> 16, mean of 2 seeds, TV1 / TV2 / TSTR:
-#: credit ε = 1 .0629 -> .0592 / .1482 -> .1442 / .663 -> .741; acs12 ε = 1
-#: .0579 -> .0519 / .1308 -> .1218 / -.672 -> .226; hmda ε = 1 .0470 -> .0429
-#: / .0994 -> .0966 / .604 -> .538; cps1988 ε = 1 .0150 -> .0140 / .0344 ->
-#: .0333 / .323 -> .323, ε = 0.3 .0218 -> .0185 / .0490 -> .0532 / .301 ->
-#: .282; credit, acs12 and hmda at ε = 0.3 and attrition unchanged (their
-#: leaves allow no more bins). 24 bins (``bench_oneway_gap --arms
-#: auto,nbins=16,nbins=24``) were no better than 16 on TV1.
-PRIVATE_N_BINS = 16
-
 
 class _ColumnDomainMixin:
     """The column domains of :class:`BooleanEncoder` (see the module): what
@@ -111,14 +87,6 @@ class _ColumnDomainMixin:
     encoder's parameters only; sets no attribute."""
 
     # ----------------------------------------- the parameters, per column
-    def _n_bins(self, private):
-        """The bins of a numeric domain: ``n_bins``, or for ``"auto"``
-        :data:`PRIVATE_N_BINS` (a private domain's most coarse bins) or
-        :data:`PUBLIC_N_BINS` (equal-width bins). Public: a parameter."""
-        if self.n_bins != "auto":
-            return int(self.n_bins)
-        return PRIVATE_N_BINS if private else PUBLIC_N_BINS
-
     def _missing_map(self):
         return self.missing if isinstance(self.missing, dict) else {}
 
@@ -357,8 +325,7 @@ class _ColumnDomainMixin:
                     "learned privately: that needs a budget (epsilon); without "
                     "one, declare both sides or bin_edges"
                 )
-            n_bins = self._n_bins(private=False)
-            kind, values = "numeric", list(np.linspace(lo, hi, n_bins + 1))
+            kind, values = "numeric", list(np.linspace(lo, hi, self.n_bins + 1))
         elif isinstance(series.dtype, pd.CategoricalDtype) and series.cat.ordered:
             kind, values, inferred = "ordinal", list(series.cat.categories), True
         elif _is_numeric(series) or is_time_dtype(series.dtype):
@@ -380,7 +347,7 @@ class _ColumnDomainMixin:
             check_finite_width(lo, hi, f"the observed range of column {col!r}")
             kind, values, inferred = (
                 "numeric",
-                list(np.linspace(lo, hi, self._n_bins(private=False) + 1)),
+                list(np.linspace(lo, hi, self.n_bins + 1)),
                 True,
             )
         else:
@@ -571,8 +538,9 @@ class _ColumnDomainMixin:
             root=root,
             weights=weights,
         )
-        n_bins = self._n_bins(private=True)
-        edges, split = split_heavy_leaves(hist, coarse_edges(hist, n_bins), n_bins)
+        edges, split = split_heavy_leaves(
+            hist, coarse_edges(hist, self.n_bins), self.n_bins
+        )
         # bins of a tentative run of leaves: kept where the release says so
         split = sorted(set(split) | set(hist.tentative_bins(edges)))
         spec = _ColumnSpec(

@@ -18,6 +18,9 @@ training rows (``tv1_train``, the mechanism's own error). Arms:
   ``auto`` leaves it (the domains' noise removed, the release's kept);
 * ``rel-inf``: the encoder given the ε ``auto`` gives it, the release ε =
   1000 (the release's noise removed, the domains' kept).
+* ``share=s``: ``domain_share=s``; ``grid=k`` / ``tree=s`` / ``nbins=k``:
+  ``auto`` with ``_numeric_domain.GRID_STEP``, ``TREE_SHARE`` or the
+  encoder's ``n_bins`` changed for that fit.
 
 The ``dom-inf``/``rel-inf`` arms are diagnostics, not private releases of the
 stated ε.

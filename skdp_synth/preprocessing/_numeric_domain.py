@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._capped_tails import beyond_cap
 from ._level_selection import level_counts, sorted_levels
 
 #: The root interval of every private numeric domain: ``[-ROOT, ROOT]``.
@@ -279,6 +280,7 @@ class FineHistogram:
     found: bool = True
     scale: float = float("nan")
     tentative: object = None
+    beyond: object = None  # _capped_tails.beyond_cap: pooled counts past the cap
 
     def tentative_bins(self, edges):
         """Indices of the coarse bins ``edges`` (closed last bin for integer
@@ -473,19 +475,10 @@ def noisy_histogram(edges, finest, true, n_missing, integer, scale, source):
     noisy = source.laplace(np.append(true, float(n_missing)), scale)
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
     found = core_is_significant(counts, scale)
-    counts, cap, tentative = _kept_counts(
-        edges, counts, scale, finest, integer, not found
-    )
+    kept, cap, tentative = _kept_counts(edges, counts, scale, finest, integer, not found)
+    beyond = beyond_cap(edges, counts, kept, finest, cap, scale) if found else None
     return FineHistogram(
-        edges,
-        counts,
-        missing_count,
-        finest,
-        integer,
-        cap,
-        found,
-        float(scale),
-        tentative,
+        edges, kept, missing_count, finest, integer, cap, found, float(scale), tentative, beyond
     )
 
 

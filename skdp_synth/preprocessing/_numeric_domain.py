@@ -475,10 +475,10 @@ def noisy_histogram(edges, finest, true, n_missing, integer, scale, source):
     noisy = source.laplace(np.append(true, float(n_missing)), scale)
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
     found = core_is_significant(counts, scale)
-    kept, cap, tentative = _kept_counts(edges, counts, scale, finest, integer, not found)
-    beyond = beyond_cap(edges, counts, kept, finest, cap, scale) if found else None
+    kept, cap, tent = _kept_counts(edges, counts, scale, finest, integer, not found)
+    far = beyond_cap(edges, counts, kept, finest, cap, scale) if found else None
     return FineHistogram(
-        edges, kept, missing_count, finest, integer, cap, found, float(scale), tentative, beyond
+        edges, kept, missing_count, finest, integer, cap, found, float(scale), tent, far
     )
 
 

@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from .._datetime import from_units
-from ._capped_tails import capped_tail_reason
 from ._numeric_domain import EDGE_Z, GAP_T, _t, _x
 
 
@@ -492,9 +491,6 @@ def degenerate_reasons(
             "those rows lie is not released, and they are drawn next to its "
             "inner edge (declare bounds= with its natural limit)"
         )
-    capped = capped_tail_reason(spec) if numeric and n_values >= 2 else None
-    if capped is not None:  # the mass beyond the cap (_capped_tails)
-        reasons.append(capped)
     if estimates is not None:
         values = estimates[:n_values]
         above = sum(est >= DEGENERATE_Z * sd for est, sd in values)

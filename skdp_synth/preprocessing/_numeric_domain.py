@@ -32,7 +32,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._capped_tails import beyond_cap
 from ._fences import FENCE_IQR, fences_t  # noqa: F401  (FENCE_IQR: read here)
 from ._fences import quantile_t as _quantile_t  # noqa: F401  (as before the move)
 from ._level_selection import level_counts, sorted_levels
@@ -279,7 +278,6 @@ class FineHistogram:
     found: bool = True
     scale: float = float("nan")
     tentative: object = None
-    beyond: object = None  # _capped_tails.beyond_cap: pooled counts past the cap
 
     def tentative_bins(self, edges):
         """Indices of the coarse bins ``edges`` (closed last bin for integer
@@ -475,9 +473,8 @@ def noisy_histogram(edges, finest, true, n_missing, integer, scale, source):
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
     found = core_is_significant(counts, scale)
     kept, cap, tent = _kept_counts(edges, counts, scale, finest, integer, not found)
-    far = beyond_cap(edges, counts, kept, finest, cap, scale) if found else None
     return FineHistogram(
-        edges, kept, missing_count, finest, integer, cap, found, float(scale), tent, far
+        edges, kept, missing_count, finest, integer, cap, found, float(scale), tent
     )
 
 

@@ -127,6 +127,11 @@ def test_a_spiky_column_keeps_its_lower_tail():
     run of kept leaves it cuts (across the emptied ``[18, 22)``, 0.32 wide
     in ``t``), as far as the inter-decile fence (FENCE_DECILES = 0.5526
     inter-decile ranges below the first decile): 16."""
+    finest = np.diff(HRS_EDGES) <= 1.0
+    out, cap, _ = _kept_counts(HRS_EDGES, HRS_RAW, B_ACS, finest, True, False)
+    i16 = int(np.flatnonzero(HRS_EDGES == 16.0)[0])
+    assert cap[0] == 16.0  # on the parent: 29, and [16, 18) 0
+    assert out[i16] == HRS_RAW[i16] and out[i16 + 2] == HRS_RAW[i16 + 2]
     from skdp_synth.preprocessing._fences import (
         FENCE_DECILES,
         FENCE_GAP_T,
@@ -138,11 +143,6 @@ def test_a_spiky_column_keeps_its_lower_tail():
     assert FENCE_IQR == 1.5 and FENCE_GAP_T == 0.5
     assert math.isclose(FENCE_DECILES, (Z75 * 4.0 - Z90) / (2.0 * Z90), rel_tol=1e-15)
     assert abs(FENCE_DECILES - 0.5526) < 1e-4
-    finest = np.diff(HRS_EDGES) <= 1.0
-    out, cap, _ = _kept_counts(HRS_EDGES, HRS_RAW, B_ACS, finest, True, False)
-    i16 = int(np.flatnonzero(HRS_EDGES == 16.0)[0])
-    assert out[i16] == HRS_RAW[i16] and out[i16 + 2] == HRS_RAW[i16 + 2]
-    assert cap[0] == 16.0  # on the parent: 29, and [16, 18) 0
     body = np.where(finest, 0.0, out)
     q = {p: _quantile_t(HRS_EDGES, body, p) for p in (0.1, 0.25, 0.75, 0.9)}
     tukey = q[0.25] - FENCE_IQR * (q[0.75] - q[0.25])

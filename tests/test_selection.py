@@ -637,7 +637,8 @@ def test_auto_runs_mst_on_a_wide_table_where_a_tree_is_worth_it():
     every ε: TV2 0.116 against MST's 0.082 at ε = 3,
     ``benchmarks/bench_suite.py``); at ε = 0.3 the 1-way tables. The
     estimates of the tree and the 1-way tables cross once as ``n`` grows
-    (at ε = 1 near the survey's own 4,654 rows)."""
+    (at ε = 1 below the survey's own 4,654 rows since the tree's reach
+    follows its edges' signal)."""
     assert len(_CAR_LEVELS) == 68
     for eps, n in ((3.0, 4654), (1.0, 10_000)):
         est, rule = _auto_at(_CAR_LEVELS, eps, n)
@@ -681,9 +682,10 @@ def test_auto_keeps_a_tree_on_a_wide_table_where_its_edges_are_signal():
     edges are measured with expected TV noise ``ē`` ~ 0.075, half of the
     dependence ``D_tree`` a chosen pair holds, so the rows recover most of an
     unmeasured pair's dependence through the tree (reach ``ρ s``,
-    ``s = D_tree² / (D_tree² + ē²)``) and auto runs MST (measured: TV2 0.066
-    against the 1-way tables' 0.091, a model AUC 0.70 against 0.49). The
-    estimate with a fixed reach of 0.15 chose the 1-way tables here. Caravan
+    ``s = D_tree² / (D_tree² + ē²)``) and auto runs MST (measured on the
+    survey at ε = 1, 2 seeds: TV2 0.094 against the 1-way tables' 0.120,
+    ``benchmarks/results/bench_auto_wide.md``). The estimate with a fixed
+    reach of 0.15 chose the 1-way tables here. Caravan
     (86 attributes, 4,657 rows) at ε = 1: its pairs have more cells, ``ē``
     ~ 0.23, ``s`` ~ 0.3, and the 1-way tables stay (TV2 0.076 against auto's
     MST 0.095, ``benchmarks/results/bench_auto_wide.md``)."""

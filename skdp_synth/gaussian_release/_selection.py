@@ -671,7 +671,8 @@ def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spe
     (``rules.auto_tv_threshold``) the TV a pair loses when no measured table
     holds it, ``D_tree`` (``rules.auto_edge_threshold``) that of a pair a
     tree would choose, ``ρ`` (``rules.auto_tree_reach``) the part of an
-    unmeasured pair's dependence the rows recover through a tree and
+    unmeasured pair's dependence the rows recover through a tree of exact
+    edges and
     ``e_1(f)`` the expected TV noise of the 1-way tables measured alone at
     share ``f`` of what is left:
 

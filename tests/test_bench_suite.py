@@ -124,3 +124,52 @@ def test_silent_counts_only_unwarned_columns():
     assert (count, n) == (2, 5)
     assert lines[0].startswith("t eps=1 seed=1: v std ratio 0.30")
     assert lines[1].startswith("t eps=1 seed=3: w missing 25.0% vs 20.0%")
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 3.0])
+@pytest.mark.parametrize("n_attributes", [12, 40, 70])
+def test_tune_replica_picks_what_auto_rule_picks(eps, n_attributes):
+    """``choose`` (the ``--tune`` grid's copy of the rule, on recorded public
+    estimates) picks what ``auto_rule`` picks at the release's own ``ρ``."""
+    from skdp_synth.gaussian_release import _selection as sel
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+    from skdp_synth.mechanisms import analytic_gaussian_sigma
+    from skdp_synth.workloads import AttributeMarginalWorkload
+
+    levels = np.resize(np.array([2, 4, 6, 3, 8]), n_attributes)
+    W = AttributeMarginalWorkload(
+        levels, 2, tables=list(itertools.combinations(range(n_attributes), 2))
+    )
+    plan_W = sel.with_one_way_tables(W, rules.one_way_weight)
+    tau, _ = sel.allocated_scales(W, plan_W, "add-remove-one")
+    args = (W, tau, analytic_gaussian_sigma(eps, 1e-6), 3000, rules)
+    args += ("add-remove-one", None, True)
+    est = sel.auto_estimates(*args)
+    assert bs.choose(est, rules.auto_tree_reach, rules) == sel.auto_rule(*args)
+
+
+def test_tune_takes_the_middle_of_the_least_regret_values(capsys):
+    """``--tune``: the 1-way tables win one cell, auto's MST (preferred to
+    the paper's ``mst`` where both ran) the other; the chosen ``ρ`` is the
+    middle of the grid values whose picks lose least."""
+    est = {"none": 1.0, "q": 0.02, "e1_one": 0.01, "e1_mst": 0.015}
+    done = {}
+    for seed, (e_tree, one, mst) in enumerate([(0.3, 0.08, 0.1), (0.06, 0.11, 0.1)]):
+        cell = ("t", 1.0, seed)
+        done[(*cell, "auto", 4.0)] = {"est": dict(est, e_tree=e_tree)}
+        done[(*cell, "one-way", 4.0)] = {"tv2": one}
+        done[(*cell, "auto-mst", 4.0)] = {"tv2": mst}
+        done[(*cell, "mst", 4.0)] = {"tv2": 1.0}
+    score, rho = bs.tune(done, ["t"], 4.0)
+    grid = [
+        float(line.split(":")[0][4:])
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("rho=") and " 0.0000 " in line
+    ]
+    assert score == 0.0 and grid and rho == grid[len(grid) // 2]
+    from benchmarks.bench_suite import choose
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    for seed, want in ((0, "one-way"), (1, "mst")):
+        picked = choose(done[("t", 1.0, seed, "auto", 4.0)]["est"], rho, DEFAULT_RULES)
+        assert picked == want

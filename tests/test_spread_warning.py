@@ -17,6 +17,7 @@ from skdp_synth.preprocessing._numeric_domain import (
     FineHistogram,
 )
 from skdp_synth.preprocessing._spread import (
+    CONFIRMED_Z,
     ISOLATED_RATIO,
     ISOLATED_SHARE,
     UNCONFIRMED_SHARE,
@@ -150,21 +151,37 @@ def test_unconfirmed_outer_pieces_are_dropped_up_to_their_share():
 
 
 def test_an_isolated_outer_leaf_is_named_and_a_contiguous_tail_is_not():
-    """Leaves [0, 4) and [4, 8) holding most rows, and [64, 128) past an
-    emptied stretch of 3 in ``t`` (> GAP_T) with a minority (<=
+    """Leaves [0, 4) and [4, 8) holding most rows (counts above
+    ``_confirmed_count``), and [64, 128) past an emptied stretch of 3 in
+    ``t`` (> GAP_T) with a count below it and a minority of the rows (<=
     ISOLATED_SHARE): named, the ratio the std with it over the std without
-    it. The same mass on [8, 16), touching the core: not named."""
-    big = 1e6  # every leaf confirmed: only the isolated rule can name it
-    hist = _hist([0, 4, 8, 64, 128], [big, big, 0, big / 8], scale=1.0)
+    it. The same leaf confirmed (count above the threshold, or its bin's
+    release estimate above CONFIRMED_Z sds and not below the leaf's count)
+    is not named, nor is the same mass on [8, 16), touching the core."""
+    edges = [0, 4, 8, 64, 128]
+    sure = _confirmed_count(_hist(edges, np.zeros(4), scale=1.0))
+    assert sure == np.log(4 / JUMP_FALSE_LEVEL)
+    hist = _hist(edges, [100.0, 100.0, 0.0, 5.0], scale=1.0)
     spec = SimpleNamespace(levels=[0.0, 4.0, 127.0], fine=hist, n_levels=2)
     shares = [0.45, 0.55]
     P = release_pieces(spec, shares)
+    np.testing.assert_array_equal(P[:, 3], [1.0, 1.0, 0.0])
     assert P[-1, 0] <= ISOLATED_SHARE
     want = _pieces_std(P) / _pieces_std(P[:-1])
     assert isolated_spread(spec, P) == pytest.approx(want, rel=1e-12)
     assert want > ISOLATED_RATIO
     assert spread_reasons(spec, shares)
-    near = _hist([0, 4, 8, 16], [big, big, big / 8], scale=1.0)
+    # the release confirms the bin [4, 127] (est >= 2 sd) and sees at least
+    # the leaf's 5 rows: confirmed, not named
+    est = [(90.0, 10.0), (105.0, 10.0)]
+    assert CONFIRMED_Z == 2.0
+    assert release_pieces(spec, shares, est)[-1, 3] == 1.0
+    assert spread_reasons(spec, shares, est) == []
+    # a bin estimate under 2 sds confirms nothing
+    low = [(90.0, 10.0), (19.0, 10.0)]
+    assert release_pieces(spec, shares, low)[-1, 3] == 0.0
+    assert spread_reasons(spec, shares, low)
+    near = _hist([0, 4, 8, 16], [100.0, 100.0, 5.0], scale=1.0)
     spec = SimpleNamespace(levels=[0.0, 4.0, 15.0], fine=near, n_levels=2)
     assert isolated_spread(spec, release_pieces(spec, shares)) == 1.0
     assert spread_reasons(spec, shares) == []
@@ -174,7 +191,7 @@ def test_the_spread_reasons_read_released_quantities_only():
     """``spread_reasons`` reads the spec's released domain and the shares:
     two specs with the same released histogram and bins give the same
     reasons whatever rows produced them (no rows are passed)."""
-    hist = _hist([0, 4, 8, 64, 128], [1e6, 1e6, 0, 1.25e5], scale=1.0)
+    hist = _hist([0, 4, 8, 64, 128], [100.0, 100.0, 0.0, 5.0], scale=1.0)
     a = SimpleNamespace(levels=[0.0, 4.0, 127.0], fine=hist, n_levels=2)
     b = SimpleNamespace(levels=[0.0, 4.0, 127.0], fine=hist, n_levels=2)
     assert spread_reasons(a, [0.45, 0.55]) == spread_reasons(b, [0.45, 0.55])

@@ -483,7 +483,8 @@ def degenerate_reasons(
             f"rows with {ratio:.2g} times the spread (std) of its released histogram"
         )
     if numeric and n_values >= 2 and level_shares is not None and spec.fine:
-        reasons.extend(spread_reasons(spec, level_shares))
+        released = None if estimates is None else estimates[:n_values]
+        reasons.extend(spread_reasons(spec, level_shares, released))
     far = far_tail(spec, level_shares) if numeric else None
     if far is not None:
         share, a, b, start = far

@@ -7,12 +7,18 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._decoding import _tail_models
 from skdp_synth.preprocessing._numeric_domain import FineHistogram
-from skdp_synth.preprocessing._wide_leaves import WIDE_PARTS, split_wide_leaves
+from skdp_synth.preprocessing._wide_leaves import (
+    UNRESOLVED_RATIO,
+    WIDE_PARTS,
+    least_spread,
+    split_wide_leaves,
+)
 
 
 def _hist(edges, counts, scale=10.0):
@@ -102,3 +108,51 @@ def test_a_year_column_in_wide_leaves_keeps_its_spread():
     assert 0.5 <= ratio <= 2.0 or "year" in pipe.degenerate_columns_, ratio
     spec = pipe[0].specs_[0]
     assert len(spec.split) >= WIDE_PARTS
+
+
+def test_least_spread_exact_cases_and_a_bound():
+    """Two points 0 and 2 (equal mass): std 1; overlapping intervals: 0;
+    a point at 0 and an interval [1, 5] (equal mass): the interval at 1,
+    std 0.5. Random pieces: never above the std of a random placement."""
+    pts = np.array([[0.5, 0.0, 0.0], [0.5, 2.0, 2.0]])
+    assert least_spread(pts) == pytest.approx(1.0, rel=1e-12)
+    over = np.array([[0.5, 0.0, 2.0], [0.5, 1.0, 3.0]])
+    assert least_spread(over) == pytest.approx(0.0, abs=1e-9)
+    mix = np.array([[0.5, 0.0, 0.0], [0.5, 1.0, 5.0]])
+    assert least_spread(mix) == pytest.approx(0.5, rel=1e-9)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        m = int(rng.integers(2, 8))
+        lo = rng.normal(0, 10, m)
+        P = np.stack([rng.random(m) + 0.01, lo, lo + rng.exponential(5, m)], 1)
+        best = least_spread(P)
+        p = P[:, 0] / P[:, 0].sum()
+        for _ in range(20):
+            x = P[:, 1] + rng.random(m) * (P[:, 2] - P[:, 1])
+            assert best <= np.sqrt(p @ (x - p @ x) ** 2) + 1e-9
+
+
+def test_leaves_that_resolve_the_spread_are_not_cut():
+    """Ten one-integer leaves (0-9, 100 rows each) and a heavy leaf [10,
+    26) of 300: the rows cannot be much nearer one another than decoded
+    (std over least_spread below UNRESOLVED_RATIO), so nothing is cut; two
+    touching heavy leaves (a year column's) can hold rows on one integer
+    next to their common edge, and are cut."""
+    assert UNRESOLVED_RATIO == 2.5
+    edges = list(range(11)) + [26]
+    hist = _hist(edges, [100.0] * 10 + [300.0])
+    hist = FineHistogram(
+        hist.edges,
+        hist.counts,
+        0.0,
+        np.array([True] * 10 + [False]),
+        True,
+        hist.cap,
+        True,
+        10.0,
+        np.zeros(11, dtype=bool),
+    )
+    cuts = [0.0, 5.0, 10.0, 25.0]
+    assert split_wide_leaves(hist, cuts, [], 10) == (cuts, [])
+    year = _hist([1982, 2004, 2049], [3400.0, 3700.0])
+    assert split_wide_leaves(year, [1982.0, 2004.0, 2048.0], [], 10)[1]

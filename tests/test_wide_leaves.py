@@ -14,6 +14,7 @@ from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._decoding import _tail_models
 from skdp_synth.preprocessing._numeric_domain import FineHistogram
 from skdp_synth.preprocessing._wide_leaves import (
+    DEEP_T,
     UNRESOLVED_RATIO,
     WIDE_PARTS,
     least_spread,
@@ -67,10 +68,17 @@ def test_a_heavy_wide_leaf_is_cut_into_equal_parts_the_release_tests():
         [1],
     )
     # a cut bin after a marked one: the mark keeps its index, parts follow
-    wide = _hist([0, 1, 9, 41], [500.0, 500.0, 3000.0])
-    assert split_wide_leaves(wide, [0.0, 1.0, 9.0, 40.0], [0], 10) == (
-        [0.0, 1.0, 9.0, 17.0, 25.0, 33.0, 40.0],
+    wide = _hist([1000, 1001, 1009, 1041], [500.0, 500.0, 3000.0])
+    assert split_wide_leaves(wide, [1000.0, 1001.0, 1009.0, 1040.0], [0], 10) == (
+        [1000.0, 1001.0, 1009.0, 1017.0, 1025.0, 1033.0, 1040.0],
         [0, 2, 3, 4, 5],
+    )
+    # the same leaf near 0 is wider than DEEP_T in t: not cut
+    assert DEEP_T == 0.125
+    near0 = _hist([0, 1, 9, 41], [500.0, 500.0, 3000.0])
+    assert split_wide_leaves(near0, [0.0, 1.0, 9.0, 40.0], [0], 10) == (
+        [0.0, 1.0, 9.0, 40.0],
+        [0],
     )
 
 

@@ -31,8 +31,17 @@ from __future__ import annotations
 import numpy as np
 
 from ._decoding import _tail_models
+from ._numeric_domain import GRID_STEP, _t
 from ._spread import _pieces_std
 
+#: Only a leaf at most this wide in ``t`` is cut (:func:`split_wide_leaves`):
+#: ``GRID_STEP / 2^5``, a leaf at depth 5 or more of its depth-0 cell, where
+#: the depth bias (``5 λ ln 2`` rows and more) stalls PrivTree on columns far
+#: from 0 with a narrow spread (years: ``[2004, 2049)`` is 0.03 wide in
+#: ``t``). Cutting leaves wider in ``t`` (acs12's and attrition's ages,
+#: rates and counts) cost acs12 +7.6 % and attrition +5.6 % mean TV1 at
+#: ε = 0.3 (``benchmarks/bench_suite.py --light``, 10 seeds).
+DEEP_T = GRID_STEP / 2.0**5
 #: The coarse bins a heavy, wide leaf is cut into (:func:`split_wide_leaves`):
 #: rows on one integer of the leaf then decode over a quarter of it at most
 #: (a std at most a quarter of the leaf's uniform one) where the release
@@ -44,12 +53,12 @@ def split_wide_leaves(hist, edges, split, n_bins):
     """Coarse ``edges`` (the encoder's: integer columns' last bin closed),
     where the histogram's leaves leave its spread open (:func:`_unresolved`),
     with every bin that is one kept leaf of integer histogram ``hist``
-    holding more than ``1 / n_bins`` of its kept mass and spanning at least
-    ``2 WIDE_PARTS`` integers -- and not a tail leaf, which the decoder
-    already draws from its inner edge (:func:`._decoding._tail_models`: a
-    leaf ``[1961, 2004)`` holding a year column's 2003 comes back as 2003)
-    -- cut into :data:`WIDE_PARTS` bins of equal
-    integer width; returns ``(edges, split)``, ``split`` the bins the
+    holding more than ``1 / n_bins`` of its kept mass, spanning at least
+    ``2 WIDE_PARTS`` integers and at most :data:`DEEP_T` in ``t`` -- and
+    not a tail leaf, which the decoder already draws from its inner edge
+    (:func:`._decoding._tail_models`: a leaf ``[1961, 2004)`` holding a year
+    column's 2003 comes back as 2003) -- cut into :data:`WIDE_PARTS` bins of
+    equal integer width; returns ``(edges, split)``, ``split`` the bins the
     pipeline tests against its release (``split``'s bins, renumbered, and
     the new parts). Post-processing of the fine histogram."""
     edges = [float(v) for v in edges]
@@ -76,7 +85,8 @@ def split_wide_leaves(hist, edges, split, n_bins):
             lo_j, hi_j = max(float(e[j]), a, lo_cap), min(float(e[j + 1]), hi, hi_cap)
             width = hi_j - lo_j
             heavy = c[j] / total > 1.0 / n_bins
-            if heavy and lo_j == a and hi_j == hi and width >= 2 * WIDE_PARTS:
+            deep = _t(hi_j) - _t(lo_j) <= DEEP_T
+            if heavy and deep and lo_j == a and hi_j == hi and width >= 2 * WIDE_PARTS:
                 step = float(np.floor(width / WIDE_PARTS))
                 parts = [a + i * step for i in range(WIDE_PARTS)]
         for v in parts:

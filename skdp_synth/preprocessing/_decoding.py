@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._datetime import from_units
 from ._numeric_domain import EDGE_Z, GAP_T, _t, _x
+from ._spread import spread_reasons
 
 
 def copula_columns(specs):
@@ -464,7 +465,9 @@ def degenerate_reasons(
     release's estimate; a numeric column whose rows' std (the model's bin
     shares, each bin filled from the released fine histogram) is more than
     ``SPREAD_RATIO`` times from the released histogram's std
-    (:func:`spread_ratio`).
+    (:func:`spread_ratio`); a numeric column whose rows' spread rests on
+    outer leaves the release cannot tell from noise
+    (:func:`._spread.spread_reasons`).
     """
     reasons = []
     numeric = spec.kind == "numeric"
@@ -481,6 +484,9 @@ def degenerate_reasons(
         reasons.append(
             f"rows with {ratio:.2g} times the spread (std) of its released histogram"
         )
+    if numeric and n_values >= 2 and level_shares is not None and spec.fine:
+        released = None if estimates is None else estimates[:n_values]
+        reasons.extend(spread_reasons(spec, level_shares, released))
     far = far_tail(spec, level_shares) if numeric else None
     if far is not None:
         share, a, b, start = far

@@ -14,6 +14,8 @@ numeric feature outside [0.5, 2]; the suite's train-on-synthetic R²
   target values),
 * the synthetic rows whose target is above the training rows' maximum
   dropped,
+* (before) the rank correlation of the target with the numeric features
+  most correlated with it in the training rows, synthetic / real;
 * the synthetic target shuffled (what the rows' dependence on the target is
   worth: R² at or above the unshuffled one says it is lost or wrong),
 * every synthetic target value replaced by the training rows' mean inside
@@ -93,6 +95,14 @@ def one(ctx, eps, seed, method):
         ratio = a.std() / tr[c].astype(float).std()
         if not 0.5 <= ratio <= 2:
             print(f"  feature {c}: std ratio {ratio:.2f}")
+    num = [c for c in tr.columns if c not in ctx["cats"]]
+    if len(num) > 1:  # rank correlation with the target, synthetic / real
+        r_s = syn[num].apply(pd.to_numeric, errors="coerce").astype(float)
+        rho_s = r_s.corr(method="spearman")[tg].drop(tg)
+        rho_r = tr[num].astype(float).corr(method="spearman")[tg].drop(tg)
+        top = rho_r.abs().sort_values(ascending=False).index[:4]
+        pairs = ", ".join(f"{c} {rho_s[c]:.2f} / {rho_r[c]:.2f}" for c in top)
+        print(f"  Spearman with {tg}, synthetic / real: {pairs}")
     base, real, _ = B.tstr(syn, te, tr, tg)
     lo, hi = yr.min(), yr.max()
     clipped = syn.copy()

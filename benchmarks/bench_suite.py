@@ -25,7 +25,9 @@ Methods (``--methods``), per table, ε and seed:
   ProjectedGaussianRelease(epsilon=ε, selection=rule))``, δ = 1e-6,
   ``sample(n_train)``. ``--one-way-weight`` swaps
   ``ReleaseRules.one_way_weight`` (every record stores the weight it ran
-  at, and the cache keys on it).
+  at, and the cache keys on it). ``auto-target``: ``auto`` with
+  ``ProjectedGaussianRelease(target=)`` the table's model target (the
+  train-on-synthetic column; run only when named).
 * ``mbi-mst`` / ``mbi-aim``: MST and AIM of Private-PGM (mbi 2.x, in
   ``.venv-mbi``; :func:`benchmarks._compare.run_mbi`) on the same
   discretisation the scores use (numeric columns in 10 bins at the training
@@ -89,8 +91,9 @@ RULES = ("auto", "one-way", "mst", "none")
 #: refit the generator, slow on the wide tables) and ``auto-mst``, ``auto``
 #: with its choice forced to MST's tree at ``ReleaseRules.auto_mst_shares``
 #: (what auto runs when it picks the tree; an explicit ``"mst"`` runs the
-#: paper's thirds)
-EXTRA_RULES = ("aim", "auto-mst")
+#: paper's thirds); ``auto-target``, ``auto`` with ``target=`` the table's
+#: model target (the train-on-synthetic column)
+EXTRA_RULES = ("aim", "auto-mst", "auto-target")
 #: ``auto`` given the scores' bins as public ``bin_edges`` (mixed tables)
 OURS = (*RULES, *EXTRA_RULES, "auto-bins")
 COMPARATORS = ("mbi-mst", "mbi-aim", "dpmm")
@@ -355,7 +358,7 @@ def public_bins(df, coder):
     return {"bin_edges": edges, "missing": missing or "infer"}
 
 
-def fit_ours(train, cats, options, eps, seed, rule, bins=None):
+def fit_ours(train, cats, options, eps, seed, rule, bins=None, target=None):
     from benchmarks.bench_mixed import categories
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
@@ -369,9 +372,14 @@ def fit_ours(train, cats, options, eps, seed, rule, bins=None):
         **(bins or {}),
     )
     forced = rule == "auto-mst"
-    rule = "auto" if forced else rule
+    targeted = rule == "auto-target"
+    rule = "auto" if forced or targeted else rule
     rel = ProjectedGaussianRelease(
-        epsilon=eps, delta=DELTA, random_state=seed, selection=rule
+        epsilon=eps,
+        delta=DELTA,
+        random_state=seed,
+        selection=rule,
+        target=target if targeted else None,
     )
     if forced:  # never every table, never AIM, the tree over the 1-way tables
         rel._rules = dataclasses.replace(
@@ -402,7 +410,7 @@ def fit_ours(train, cats, options, eps, seed, rule, bins=None):
             for k, v in getattr(pipe, "missing_shares_", {}).items()
         },
     }
-    if rule == "auto" and not forced:
+    if rule == "auto" and not forced and not targeted:
         info["est"] = estimates(pipe[-1])
     return syn, info
 
@@ -642,7 +650,15 @@ def _one(rec, ctx, name, cap):
     coder, train = ctx["coder"], ctx["train"]
     try:
         if method in RULES + EXTRA_RULES:
-            syn, info = fit_ours(train, ctx["cats"], ctx["options"], eps, seed, method)
+            syn, info = fit_ours(
+                train,
+                ctx["cats"],
+                ctx["options"],
+                eps,
+                seed,
+                method,
+                target=ctx["target"],
+            )
             rec.update(info)
             scored(rec, coder.codes(syn), syn, ctx)
         elif method == "auto-bins":

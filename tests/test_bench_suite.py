@@ -173,3 +173,25 @@ def test_tune_takes_the_middle_of_the_least_regret_values(capsys):
     for seed, want in ((0, "one-way"), (1, "mst")):
         picked = choose(done[("t", 1.0, seed, "auto", 4.0)]["est"], rho, DEFAULT_RULES)
         assert picked == want
+
+
+@pytest.mark.parametrize("method, expected", [("auto-target", "b"), ("auto", None)])
+def test_auto_target_arm_declares_the_model_target(
+    mixed, monkeypatch, method, expected
+):
+    """``--methods auto-target`` fits ``selection="auto"`` with ``target=``
+    the table's model target; ``auto`` fits without it."""
+    import skdp_synth
+
+    seen = []
+
+    class Spy(skdp_synth.ProjectedGaussianRelease):
+        def fit(self, X, y=None, blocks=None, **params):
+            seen.append((self.selection, self.target))
+            return super().fit(X, y, blocks=blocks, **params)
+
+    monkeypatch.setattr(skdp_synth, "ProjectedGaussianRelease", Spy)
+    frame = mixed[["a", "b"]]
+    _, info = bs.fit_ours(frame, ["a", "b"], {}, 1.0, 0, method, target="b")
+    assert seen == [("auto", expected)]
+    assert ("est" in info) == (method == "auto")

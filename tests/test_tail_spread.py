@@ -213,3 +213,58 @@ def test_a_thin_tail_goes_where_its_noisy_counts_are():
     want = mass * share / share.sum()
     np.testing.assert_allclose(got[3:], want, rtol=1e-12)
     assert got[6] > 0  # on the parent: 0
+
+
+def test_a_kept_leaf_beyond_an_emptied_one_does_not_take_its_full_count():
+    """acs12's ``income`` at ε = 1, seed 1 (the top coarse bin
+    ``[65,536, 524,289)``): ``[131,072, 262,145)`` emptied (17 real rows),
+    ``[262,145, 524,289)`` kept with 105.9 noisy rows (13 real). The outer
+    leaf weighs at most ``INNER_SCALES b`` per unit of its ``t`` width
+    (what the emptied leaf stayed under), so the bin's decoded mean is at
+    most ``(69.4 m_in + w m_out) / (69.4 + w)``, ``w = b span_t`` and
+    ``m_in``, ``m_out`` the leaves' largest possible means (their upper
+    edges); on the parent the outer leaf took 105.9 / 175.3 = 60 % of the
+    rows and the mean was above this bound. The bound's slack covers
+    sampling: 5 sds of the mean of 20,000 draws under 524,289."""
+    from skdp_synth.preprocessing._numeric_domain import INNER_SCALES
+
+    edges = np.array([16384.0, 32768.0, 65536.0, 131072.0, 262145.0, 524289.0])
+    counts = np.array([400.0, 250.0, 69.4, 0.0, 105.9])
+    finest = np.zeros(5, dtype=bool)
+    cap = (16384.0, 524289.0)
+    h = FineHistogram(
+        edges, counts, 0.0, finest, True, cap, True, B_ACS, np.zeros(5, bool)
+    )
+    n = 20_000
+    rng = np.random.default_rng(0)
+    left, right = np.full(n, 65536.0), np.full(n, 524288.0)
+    v = decode_fine(h, left, right, np.ones(n, bool), rng)
+    assert v.min() >= 65536.0 and v.max() <= 524288.0
+    w = INNER_SCALES * B_ACS * (_t(524289.0) - _t(262145.0))
+    assert w < 105.9
+    bound = (69.4 * 131072.0 + w * 524289.0) / (69.4 + w)
+    slack = 5 * 524289.0 / math.sqrt(n)
+    assert float(v.mean()) <= bound + slack, (float(v.mean()), bound)
+    # the outer leaf's share is its capped weight's, within 5 binomial sds
+    p = w / (69.4 + w)
+    got = float(np.mean(v >= 262145.0))
+    assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / n), (got, p)
+
+
+def test_an_emptied_leaf_with_no_kept_leaf_inwards_caps_nothing():
+    """credit's ``Debt`` shape: a point mass at 0 (the densest leaf), then a
+    bin whose first leaves are emptied and whose body starts further out.
+    Those leaves are the bin's rows, not a tail past the emptied ones: the
+    weights stay the noisy counts (capping them cost credit's mean KS +3 %
+    at eps = 1, ``benchmarks.bench_suite --light``)."""
+    from skdp_synth.preprocessing._decoding import _beyond_gap_weights
+
+    edges = np.array([0.0, 1.0, 2.0, 4.0, 256.0, 512.0, 1024.0, 2049.0])
+    counts = np.array([2900.0, 0.0, 0.0, 0.0, 120.0, 200.0, 150.0])
+    finest = np.array([True] + [False] * 6)
+    h = FineHistogram(
+        edges, counts, 0.0, finest, True, (0.0, 2049.0), True, 58.0,
+        np.zeros(7, bool),
+    )
+    w = _beyond_gap_weights(h, 1, 7, 0, 0.0, 2049.0)
+    assert np.array_equal(w, counts[1:])

@@ -263,7 +263,14 @@ def test_an_emptied_leaf_with_no_kept_leaf_inwards_caps_nothing():
     counts = np.array([2900.0, 0.0, 0.0, 0.0, 120.0, 200.0, 150.0])
     finest = np.array([True] + [False] * 6)
     h = FineHistogram(
-        edges, counts, 0.0, finest, True, (0.0, 2049.0), True, 58.0,
+        edges,
+        counts,
+        0.0,
+        finest,
+        True,
+        (0.0, 2049.0),
+        True,
+        58.0,
         np.zeros(7, bool),
     )
     w = _beyond_gap_weights(h, 1, 7, 0, 0.0, 2049.0)

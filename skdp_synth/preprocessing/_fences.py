@@ -34,6 +34,9 @@ FENCE_DECILES = (Z75 * (1.0 + 2.0 * FENCE_IQR) - Z90) / (2.0 * Z90)
 
 
 def _t(x):
+    """The symmetric-log coordinate ``t(x) = sign(x) log2(1 + |x|)`` of the
+    private numeric domains' fine grid (``_numeric_domain`` imports it from
+    here)."""
     return np.sign(x) * np.log2(1.0 + np.abs(x))
 
 

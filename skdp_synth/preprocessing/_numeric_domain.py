@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._fences import FENCE_IQR, fences_t  # noqa: F401  (FENCE_IQR: read here)
+from ._fences import FENCE_IQR, _t, fences_t  # noqa: F401  (FENCE_IQR: read here)
 from ._fences import quantile_t as _quantile_t  # noqa: F401  (as before the move)
 from ._level_selection import level_counts, sorted_levels
 
@@ -52,10 +52,6 @@ __all__ = [
     "privtree_histogram",
     "stable_levels",
 ]
-
-
-def _t(x):
-    return np.sign(x) * np.log2(1.0 + np.abs(x))
 
 
 def _x(t):

@@ -84,8 +84,9 @@ FENCE_GAP_T = 0.5
 #: credit,loans,acs12,attrition,hmda,cps1988 --eps 1,0.3 --seeds 10
 #: --methods auto --light`` (28 runs, each labelled by its true count), the
 #: 15 with under ``b / 4`` true rows scored ``S / (b sqrt(2 m))`` 0.90, 1.34,
-#: 1.45, 1.62-1.94 (6), 2.99-3.68 (6); the 13 holding ``b`` or more 1.56,
-#: 1.77-1.96 (3), 2.20-4.12 (9). 1.5 drops 3 of the 15 noise runs and no
+#: 1.45, 1.62-1.95 (6), 2.99-3.68 (6); the 13 holding ``b`` or more 1.56,
+#: 1.78-1.96 (3), 2.20-4.12 (9) (``python -m benchmarks.bench_atoms --part
+#: fence``, which labels them). 1.5 drops 3 of the 15 noise runs and no
 #: real one (1.56: credit at ε = 1, ``[256, 512)``, 3 % of the rows); 1.75
 #: would also drop that one for three more noise runs. The evidence of one
 #: leaf is weak: a noise draw past ``2.12 b`` still passes.

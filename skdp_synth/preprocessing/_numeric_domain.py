@@ -645,7 +645,8 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
     4. **Cap:** Tukey's fences (:data:`FENCE_IQR` interquartile ranges
        beyond the quartiles, :cite:`Tukey1977`) of the kept non-atom mass, in
        ``t``, moved out to the end of a run of kept leaves they cut, up to
-       the inter-decile fences (:func:`._fences.fences_t`); leaves beyond
+       the inter-decile fences, across an empty stretch only to a run its
+       noisy counts confirm (:func:`._fences.fences_t`); leaves beyond
        are set to 0 and no value is decoded outside the cap (its hull with
        the atoms). In ``t`` a log-normal tail is well inside the fences;
        a stray leaf far from a narrow column is not.
@@ -841,8 +842,7 @@ def _atom_levels(edges, finest, scale):
 def _keep_natural_limits(out, edges, atom, scale, tentative=None):
     """The kept leaves less those beyond a point mass at a natural limit
     (:data:`NATURAL_LIMITS`: below a 0, above a 100) whose pooled noisy
-    count does not pass ``b ln(L / 0.01)`` (the atoms' own threshold, ``L``
-    the leaves). A count's or an amount's 0, a share's 100 % bound the
+    count does not pass ``b ln(L / 0.01)`` (``L`` the leaves). A count's or an amount's 0, a share's 100 % bound the
     column, and a leaf beyond it that growth kept on a noise draw
     (``2 b`` passes with probability ``e^-2 / 2``) decodes values across
     it: credit's ``Assets`` (37 % zeros, none below) kept ``[-1, 0)`` with

@@ -842,14 +842,15 @@ def _atom_levels(edges, finest, scale):
 def _keep_natural_limits(out, edges, atom, scale, tentative=None):
     """The kept leaves less those beyond a point mass at a natural limit
     (:data:`NATURAL_LIMITS`: below a 0, above a 100) whose pooled noisy
-    count does not pass ``b ln(L / 0.01)`` (``L`` the leaves). A count's or an amount's 0, a share's 100 % bound the
-    column, and a leaf beyond it that growth kept on a noise draw
-    (``2 b`` passes with probability ``e^-2 / 2``) decodes values across
-    it: credit's ``Assets`` (37 % zeros, none below) kept ``[-1, 0)`` with
-    150 noisy rows at ``b = 58`` and came back with negative values. A real
-    range beyond the point mass (credit's ``Debt``, 18 % of the rows above
-    its 0) pools far more. Tentative leaves stay (a pipeline's release
-    tests their bins). Post-processing of the noisy counts."""
+    count does not pass ``b ln(L / 0.01)`` (``L`` the leaves). A count's
+    or an amount's 0, a share's 100 % bound the column, and a leaf beyond
+    it that growth kept on a noise draw (``2 b`` passes with probability
+    ``e^-2 / 2``) decodes values across it: credit's ``Assets`` (37 %
+    zeros, none below) kept ``[-1, 0)`` with 150 noisy rows at ``b = 58``
+    and came back with negative values. A real range beyond the point mass
+    (credit's ``Debt``, 18 % of the rows above its 0) pools far more.
+    Tentative leaves stay (a pipeline's release tests their bins).
+    Post-processing of the noisy counts."""
     pos = np.flatnonzero(out > 0)
     if pos.size < 2 or not atom[pos].any():
         return out

@@ -639,11 +639,14 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
        (far noise leaves can carry a run past the threshold), and growth
        goes on from there.
        Inside, leaves below ``b`` are set to 0.
-    3. **Atoms:** finest leaves passing ``b ln(L / 0.01)`` (point masses).
+    3. **Atoms:** finest leaves passing ``b ln(L / 0.01)`` (point masses),
+       the level split between the public candidates (a leaf at 0 or 100)
+       and the other leaves (:func:`_atom_levels`).
     4. **Cap:** Tukey's fences (:data:`FENCE_IQR` interquartile ranges
        beyond the quartiles, :cite:`Tukey1977`) of the kept non-atom mass, in
        ``t``, moved out to the end of a run of kept leaves they cut, up to
-       the inter-decile fences (:func:`._fences.fences_t`); leaves beyond
+       the inter-decile fences, across an empty stretch only to a run its
+       noisy counts confirm (:func:`._fences.fences_t`); leaves beyond
        are set to 0 and no value is decoded outside the cap (its hull with
        the atoms). In ``t`` a log-normal tail is well inside the fences;
        a stray leaf far from a narrow column is not.
@@ -670,7 +673,9 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
         te = _t(edges)
         score = score - scale * np.abs(0.5 * (te[:-1] + te[1:])) / NEAR_ZERO_T
     passing = (counts > 2.0 * scale) & ((width <= GAP_T) | (counts > strict))
-    atom = np.asarray(finest, dtype=bool) & (counts > strict)
+    atom = np.asarray(finest, dtype=bool) & (
+        counts > _atom_levels(edges, finest, scale)
+    )
     lo_i, hi_i = _max_segment(score)
     lo_i, hi_i = _trim_wide_ends(lo_i, hi_i, counts, width, scale)
     tentative_from, jumped = {}, set()
@@ -703,8 +708,13 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
             jump = scale * math.log(rest.size / JUMP_FALSE_LEVEL)
             z = _significant_run(counts[rest], scale, jump)
             level = (jump, JUMP_SCALES)
+            # past a point mass at a natural limit anywhere in the range, not
+            # only at its edge: a noise leaf beside the 0 that growth joined
+            # ([-1, 0) at 4.3 b, credit's Assets at ε = 0.3, seed 5) let a
+            # tentative run below the 0 through
             limit = {side: at for at, side in NATURAL_LIMITS}.get(step)
-            past_limit = atom[edge] and edges[edge] == limit
+            span = slice(lo_i, hi_i + 1)
+            past_limit = bool(np.any(atom[span] & (edges[:-1][span] == limit)))
             # with nothing significant, only from a finest leaf above 4 b (a
             # point mass under its threshold: credit's Assets at ε = 0.3,
             # 1,251 noisy zeros at b = 194), not from a noise leaf the prior
@@ -764,7 +774,7 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
     pos = np.flatnonzero(out > 0)
     lo_x, hi_x = float(edges[pos[0]]), float(edges[pos[-1] + 1])
     if body.sum() > 0:
-        lo_t, hi_t = fences_t(edges, body)
+        lo_t, hi_t = fences_t(edges, body, np.where(atom, 0.0, counts), scale)
         keep = atom | ((te[1:] > lo_t) & (te[:-1] < hi_t))
         if (out * keep > 0).any():
             out = np.where(keep, out, 0.0)
@@ -788,18 +798,59 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
 NATURAL_LIMITS = ((0.0, -1), (100.0, 1))
 
 
+#: The false-atom level: all ``L`` finest leaves of an empty stretch
+#: together pass their thresholds with probability at most half of it
+#: (:func:`_atom_levels`; ``L exp(-x / b) / 2`` for ``L`` leaves at ``x``).
+ATOM_FALSE_LEVEL = 0.01
+#: The public candidates for a point mass: a finest leaf whose lower edge
+#: is one of these (an integer column's ``[0, 1)``, a float column's
+#: ``[0, RES_FLOOR)``) -- the natural limits, known before any row is read.
+ATOM_CANDIDATES = tuple(v for v, _ in NATURAL_LIMITS)
+#: The share of :data:`ATOM_FALSE_LEVEL` the candidates get (Bonferroni):
+#: each of the ``K`` candidates passes ``b ln(K / (0.01 s))``, every other
+#: finest leaf ``b ln(L / (0.01 (1 - s)))`` (:func:`_atom_levels`). At ``s =
+#: 0.5`` a candidate needs 5.99 b instead of ``b ln(L / 0.01)`` (8.3 b at
+#: credit's ``L = 40``), another leaf ``b ln 2 = 0.69 b`` more. Credit's
+#: ``Assets`` (1,296 zeros of 3,526 rows, ``b = 139`` at ε = 0.3) lost its
+#: zeros in 2 of 20 fits of ``python -m benchmarks.bench_suite --half tune
+#: --tables credit --eps 0.3 --seeds 20 --methods auto --light`` (noisy
+#: 6.8 b and 6.9 b, under 8.3 b; the column's rows came back with no 0).
+ATOM_CANDIDATE_SHARE = 0.5
+
+
+def _atom_levels(edges, finest, scale):
+    """Per leaf, the noisy count a finest leaf must pass to be kept as a
+    point mass (an atom), from public quantities only: the ``K`` public
+    candidates (:data:`ATOM_CANDIDATES`, a finest leaf starting at 0 or 100)
+    ``b ln(K / (a s))``, the other leaves ``b ln(L / (a (1 - s)))`` (``a =``
+    :data:`ATOM_FALSE_LEVEL`, ``s =`` :data:`ATOM_CANDIDATE_SHARE`, ``L``
+    the leaves). Where no leaf holds a row, the chance that any passes is at
+    most ``K a s / (2 K) + L a (1 - s) / (2 L) = a / 2``, as with one level
+    ``b ln(L / a)`` for every leaf; the candidates are fixed before the
+    data is read, so a leaf at 0 (a frequent zero) needs far less.
+    Post-processing: the tree, the public ``b`` and constants."""
+    edges = np.asarray(edges, dtype=np.float64)
+    n = max(edges.size - 1, 1)
+    k = len(ATOM_CANDIDATES)
+    s = ATOM_CANDIDATE_SHARE
+    public = scale * math.log(k / (ATOM_FALSE_LEVEL * s))
+    other = scale * math.log(n / (ATOM_FALSE_LEVEL * (1.0 - s)))
+    candidate = np.asarray(finest, dtype=bool) & np.isin(edges[:-1], ATOM_CANDIDATES)
+    return np.where(candidate, public, other)
+
+
 def _keep_natural_limits(out, edges, atom, scale, tentative=None):
     """The kept leaves less those beyond a point mass at a natural limit
     (:data:`NATURAL_LIMITS`: below a 0, above a 100) whose pooled noisy
-    count does not pass ``b ln(L / 0.01)`` (the atoms' own threshold, ``L``
-    the leaves). A count's or an amount's 0, a share's 100 % bound the
-    column, and a leaf beyond it that growth kept on a noise draw
-    (``2 b`` passes with probability ``e^-2 / 2``) decodes values across
-    it: credit's ``Assets`` (37 % zeros, none below) kept ``[-1, 0)`` with
-    150 noisy rows at ``b = 58`` and came back with negative values. A real
-    range beyond the point mass (credit's ``Debt``, 18 % of the rows above
-    its 0) pools far more. Tentative leaves stay (a pipeline's release
-    tests their bins). Post-processing of the noisy counts."""
+    count does not pass ``b ln(L / 0.01)`` (``L`` the leaves). A count's
+    or an amount's 0, a share's 100 % bound the column, and a leaf beyond
+    it that growth kept on a noise draw (``2 b`` passes with probability
+    ``e^-2 / 2``) decodes values across it: credit's ``Assets`` (37 %
+    zeros, none below) kept ``[-1, 0)`` with 150 noisy rows at ``b = 58``
+    and came back with negative values. A real range beyond the point mass
+    (credit's ``Debt``, 18 % of the rows above its 0) pools far more.
+    Tentative leaves stay (a pipeline's release tests their bins).
+    Post-processing of the noisy counts."""
     pos = np.flatnonzero(out > 0)
     if pos.size < 2 or not atom[pos].any():
         return out

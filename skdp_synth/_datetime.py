@@ -41,16 +41,17 @@ __all__ = [
 #: private domain into fixed cells (:func:`calendar_cuts`). Public: a
 #: calendar, read from no data.
 CALENDAR_YEARS = (1900, 2101)
-#: Months per calendar cell: 24, a cell every other 1 January (1900, 1902,
-#: ..., 2100: 101 cuts). Measured (``python benchmarks/bench_datetime.py
-#: --only windows --window-seeds 20 --n 1000``, mean KS of the seconds /
-#: the dates at ε = 1, 12 -> 24 -> 48 months): 1 week .072 / .038 -> .070 /
-#: .123 -> .197 / .040, 10 years .164 / .188 -> .112 / .102 -> .074 / .083;
-#: share of fits with the std ratio in [0.5, 2] for 1 week .85 / .75 ->
-#: 1.0 / .75 -> .60 / .95. Each empty cell is a leaf with its noise, and
-#: ``kept_counts``' thresholds grow with ``ln L``: finer cells found a
-#: long window less often.
-CALENDAR_MONTHS = 24
+#: Months per calendar cell: 12, a cell a year (1900, 1901, ..., 2101: 202
+#: cuts). Measured (``python benchmarks/bench_datetime.py --seeds 10
+#: --window-seeds 20 --n 1000``, 12 -> 24 months): the ``day`` column of
+#: ``tests/test_pipeline_release.py`` (11.5 days, 1,500 rows, ε = 1) std
+#: ratio in [0.5, 2] in 10 -> 6 of 10 seeds, KS .105 -> .213, median kept
+#: leaf 5.7 -> 12.9 days; mean KS of the seconds / the dates at ε = 1 for 1
+#: week .072 / .038 -> .070 / .123, 10 years .164 / .188 -> .112 / .102
+#: (3 -> 0 of 40 fits with KS above .5: each empty cell is a leaf with its
+#: noise, and ``kept_counts``' thresholds grow with ``ln L``, so finer cells
+#: found a long window a little less often).
+CALENDAR_MONTHS = 12
 #: A date/time column's private domain keeps its leaves by rules in a
 #: coordinate of time in spans of this many seconds (2^26 s, 777 days) from
 #: :data:`KEEP_ORIGIN` (``_numeric_domain._time_coordinate``), not in the log
@@ -90,16 +91,16 @@ def is_date_dtype(dtype) -> bool:
 def calendar_cuts(unit: str) -> tuple:
     """The public cuts of a date/time column's private domain, in ``unit``s
     since 1970: every :data:`CALENDAR_MONTHS`-th 1st of a month (00:00 UTC)
-    from 1 January of the first year of :data:`CALENDAR_YEARS`, before 1
-    January of the last (1900, 1902, ..., 2100) -- whole units in every
+    from 1 January of the first year of :data:`CALENDAR_YEARS` to 1
+    January of the last (1900, 1901, ..., 2101) -- whole units in every
     unit of :data:`UNITS`.
 
     A function of the unit only (public). PrivTree (``_numeric_domain``)
     starts from these cells instead of the magnitude grid's ``[2^28,
     2^32)`` seconds (1978-2106): a tree pays ``λ ln 2`` rows per level below
     its depth-0 cell, and a week of dates sat 12 levels below that cell
-    (``benchmarks/bench_datetime.py``), a two-year cell is 6-7 levels above
-    a week, and 26 above a second (``MAX_DEPTH`` is 30).
+    (``benchmarks/bench_datetime.py``); a year's cell is 5-6 levels above
+    a week, and 25 above a second (``MAX_DEPTH`` is 30).
     """
     first, last = CALENDAR_YEARS
     starts = pd.date_range(

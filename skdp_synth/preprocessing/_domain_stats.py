@@ -72,7 +72,7 @@ from ._numeric_domain import (
 GRID_DEPTH = 16
 #: A column with public cuts of its depth-0 cells (a date/time column's
 #: calendar, ``_datetime.calendar_cuts``) gets a grid this many levels
-#: shallower (``2^8`` cells under each of its 102 calendar cells); deeper
+#: shallower (``2^8`` cells under each of its 203 calendar cells); deeper
 #: nodes are counted from the refined cells' values, as any node below the
 #: grid.
 CUT_GRID_SHALLOWER = 8
@@ -553,8 +553,8 @@ class DomainStatistics:
     def _depth(self, col):
         """The grid's depth for ``col``: :data:`GRID_DEPTH`, less
         :data:`CUT_GRID_SHALLOWER` for a column with public cuts (a
-        date/time column's calendar: 102 depth-0 cells, ``2^16`` grid cells
-        under each would be 6.7 million)."""
+        date/time column's calendar: 203 depth-0 cells, ``2^16`` grid cells
+        under each would be 13 million)."""
         return self.depth - (CUT_GRID_SHALLOWER if self.cuts.get(col) else 0)
 
     def _refiner(self, col):

@@ -478,16 +478,27 @@ def noisy_histogram(
     more cell, each row in one), then what follows from the noisy counts
     alone (:func:`core_is_significant`, :func:`kept_counts`:
     post-processing). Shared by the in-memory fit and the fit from merged
-    chunk counts, so both draw and keep the same. ``time_axis``: a
-    date/time column's public span of one unit of the keep rules'
-    coordinate (:func:`_time_coordinate`)."""
+    chunk counts, so both draw and keep the same.
+
+    ``time_axis``: a date/time column's public ``(origin, span)``: its
+    leaves are kept by the same rules in :func:`_time_coordinate`, and none
+    is an atom to them (the atoms' rules -- kept wherever they are, and a
+    range of atoms only jumps to a run of leaves beyond it -- are for a
+    frequent 0 or a round amount among magnitudes; a week of dates in days,
+    10,000 rows on 7 one-day leaves, was such a range, and the jump kept
+    a run of noise leaves across the calendar: 0.5 % of the rows came back
+    in 2073, std ratio 901). The histogram keeps its finest leaves for
+    decoding (one unit: that unit)."""
     noisy = source.laplace(np.append(true, float(n_missing)), scale)
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
     found = core_is_significant(counts, scale)
-    keep_edges = edges if time_axis is None else _time_coordinate(edges, time_axis)
-    kept, cap, tent = _kept_counts(
-        keep_edges, counts, scale, finest, integer, not found
-    )
+    keep_edges, atoms = edges, finest
+    if time_axis is not None:
+        # a date/time column: its keep rules in spans of time, and no leaf a
+        # point mass to them (:func:`_time_coordinate`)
+        keep_edges = _time_coordinate(edges, time_axis)
+        atoms = np.zeros_like(np.asarray(finest, dtype=bool))
+    kept, cap, tent = _kept_counts(keep_edges, counts, scale, atoms, integer, not found)
     if time_axis is not None:
         cap = _time_cap(cap, time_axis, integer)
     return FineHistogram(

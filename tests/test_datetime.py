@@ -449,6 +449,12 @@ def test_the_time_coordinate_inverts():
     assert np.all(np.diff(v) > 0) and np.all(np.isfinite(v))
     assert np.all(np.abs(_t(v)) < 300)  # fences 4x out stay finite in float64
     np.testing.assert_allclose(_time_inverse(v, axis), x, rtol=1e-12, atol=1e-4)
+    # the root's ends in days (unit "D"): fences four times as far out
+    # still below t = 1024, where 2^t overflows float64
+    from skdp_synth._datetime import keep_axis
+
+    ends = _t(_time_coordinate(np.array([-ROOT, ROOT]), keep_axis("D")))
+    assert np.all(4.0 * np.abs(ends) < 1024.0)
     # linear in time within TIME_LINEAR_SPANS spans of the origin
     t = _t(_time_coordinate(np.array([1.6e9, 1.6e9 + 2.0**26]), axis))
     assert t[1] - t[0] == pytest.approx(1.0)

@@ -359,7 +359,7 @@ def privtree_histogram(
     cuts : sequence of float, default=None
         Public points where the depth-0 cells are cut too (:func:`root_cells`;
         a date/time column's calendar, ``_datetime.calendar_cuts``).
-    time_axis : float, default=None
+    time_axis : (float, float), default=None
         A date/time column's public ``(origin, span)`` (in its units) of the
         keep rules' coordinate (:func:`_time_coordinate`); ``None``: ``t``.
 
@@ -506,10 +506,14 @@ def noisy_histogram(
     )
 
 
-#: Beyond this many spans of a date/time column's axis from its origin the
-#: keep rules' coordinate grows as a logarithm (:func:`_time_coordinate`),
-#: so that the root's ends stay finite in float64 (``2^1024``).
-TIME_LINEAR_SPANS = 240.0
+#: Beyond this many spans of a date/time column's axis from its origin
+#: (128 spans of 2^26 s: 1728-2272) the keep rules' coordinate grows as a
+#: logarithm (:func:`_time_coordinate`): the root's ends (``±2^40`` days
+#: for unit ``"D"``) are at ``|t| < 152`` there, and Tukey's fences of a
+#: body spanning the whole root (``kept_counts`` maps them back with
+#: ``2^t``) stay below ``t = 1024``, where float64 overflows (at 1,000
+#: spans an integer column's fence hit ``inf`` and ``math.ceil`` raised).
+TIME_LINEAR_SPANS = 128.0
 
 
 def _time_coordinate(x, time_axis):

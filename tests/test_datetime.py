@@ -475,3 +475,22 @@ def test_a_column_counted_in_minutes_is_encoded():
     assert (
         back["at"].between(pd.Timestamp("2021-03-01"), pd.Timestamp("2021-03-02")).all()
     )
+
+
+def test_a_date_columns_cap_is_rounded_in_its_units():
+    """The cap of a date/time column's domain ends at the integers around
+    its fence, as any integer column's: rounded in the keep rules' time
+    coordinate, where one unit is about a day, it ended 0.2 days past the
+    fence (the leaf's end) on this week of seconds and its rows spread
+    there. ``bounds=`` a week, ε = 0.2, seed 0: the cap in the log
+    coordinate (the parent's) ended 5.0347 days into the week, in time 16 s
+    earlier; rounded in the time coordinate it ended at 5.2498 days."""
+    df = _window(1000, 7, 0)[["when"]]
+    enc = BooleanEncoder(
+        epsilon=0.2, random_state=0, bounds={"when": ("2021-03-01", "2021-03-08")}
+    ).fit(df)
+    fine = enc.specs_[0].fine
+    start = to_units(pd.Series([pd.Timestamp("2021-03-01")]), df["when"].dtype, "s")
+    assert fine.cap[0] == start[0]
+    assert abs((fine.cap[1] - start[0]) - 5.0347 * 86400) < 60
+    assert float(fine.cap[1]) == round(fine.cap[1])

@@ -492,15 +492,19 @@ def noisy_histogram(
     noisy = source.laplace(np.append(true, float(n_missing)), scale)
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
     found = core_is_significant(counts, scale)
-    keep_edges, atoms = edges, finest
     if time_axis is not None:
         # a date/time column: its keep rules in spans of time, and no leaf a
         # point mass to them (:func:`_time_coordinate`)
         keep_edges = _time_coordinate(edges, time_axis)
         atoms = np.zeros_like(np.asarray(finest, dtype=bool))
-    kept, cap, tent = _kept_counts(keep_edges, counts, scale, atoms, integer, not found)
-    if time_axis is not None:
-        cap = _time_cap(cap, time_axis, integer)
+        # the cap's integers are taken in units (:func:`_time_cap`): one
+        # unit of the coordinate's x is a day there, not a second
+        kept, cap, tent = _kept_counts(
+            keep_edges, counts, scale, atoms, False, not found
+        )
+        cap = _time_cap(cap, time_axis, integer, edges, kept)
+    else:
+        kept, cap, tent = _kept_counts(edges, counts, scale, finest, integer, not found)
     return FineHistogram(
         edges, kept, missing_count, finest, integer, cap, found, float(scale), tent
     )
@@ -542,14 +546,25 @@ def _time_inverse(v, time_axis):
     return origin + np.sign(v) * a * span
 
 
-def _time_cap(cap, time_axis, integer):
-    """The cap of :func:`kept_counts` run in :func:`_time_coordinate`, back
-    in units (integers for an integer column, ``hi`` exclusive: a leaf's
-    edge comes back as itself, a fence as the integers around it)."""
+def _time_cap(cap, time_axis, integer, edges, kept):
+    """The cap of :func:`kept_counts` run in :func:`_time_coordinate` (as
+    a float column), back in units. For an integer column as
+    :func:`kept_counts` rounds it (``hi`` exclusive): a fence to the
+    integers around it (``floor``, ``ceil + 1``), a leaf's edge to itself,
+    within the kept leaves' edges. Rounded in the coordinate, where one
+    unit of its ``x`` is a day or so, the cap reached 1-2 days past the
+    fence."""
     lo, hi = (float(_time_inverse(v, time_axis)) for v in cap)
-    if integer:
-        lo, hi = math.floor(lo + 1e-6), math.ceil(hi - 1e-6)
-    return lo, hi
+    if not integer:
+        return lo, hi
+    pos = np.flatnonzero(np.asarray(kept) > 0)
+    if pos.size:
+        lo_e, hi_e = float(edges[pos[0]]), float(edges[pos[-1] + 1])
+    else:
+        lo_e, hi_e = -np.inf, np.inf
+    lo = float(round(lo)) if abs(lo - round(lo)) < 1e-6 else float(math.floor(lo))
+    hi = float(round(hi)) if abs(hi - round(hi)) < 1e-6 else math.ceil(hi) + 1.0
+    return max(lo, lo_e), min(hi, hi_e)
 
 
 def core_is_significant(raw, scale):

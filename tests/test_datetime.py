@@ -336,3 +336,161 @@ def test_bits_are_named_for_edges_at_every_extreme(dtype, unit, encoding):
     if dtype == "datetime64[s]" and unit == "D":
         # the edge past 9999 is named by its own day, not clipped or dropped
         assert "t>=10000-01-01" in bits or "t in [1970-01-01, 10000-01-01)" in bits
+
+
+# ------------------------------------ a date/time column's private domain
+def _window(n, days, seed, zone=None):
+    """A skewed (Beta(2, 5)) datetime over ``days`` days from 2021-03-01,
+    a numeric column that follows it and a categorical one."""
+    rng = np.random.default_rng(seed)
+    u = rng.beta(2.0, 5.0, n)
+    start = pd.Timestamp("2021-03-01", tz=zone)
+    return pd.DataFrame(
+        {
+            "when": start + pd.to_timedelta(np.floor(u * days * 86400), "s"),
+            "x": 10 * u + rng.normal(size=n),
+            "g": rng.choice(["a", "b", "c"], n),
+        }
+    )
+
+
+def _std_ratio(real, synth):
+    def seconds(s):
+        if getattr(s.dt, "tz", None) is not None:
+            s = s.dt.tz_convert("UTC").dt.tz_localize(None)
+        return (s - pd.Timestamp(0)).dt.total_seconds().to_numpy()
+
+    return float(np.nanstd(seconds(synth)) / np.nanstd(seconds(real)))
+
+
+@pytest.mark.parametrize("seed", [0, 2, 6])
+@pytest.mark.parametrize("zone", [None, "America/New_York"])
+def test_a_week_of_times_keeps_its_spread(seed, zone):
+    """A datetime over one week (1,000 rows, ε = 1) comes back with its
+    spread: its tree starts from calendar-year cells, not from the
+    magnitude cell [2^28, 2^32) s twelve halvings above a week, and keeps
+    its leaves by rules in spans of time (``_datetime.calendar_cuts``,
+    ``keep_axis``). Seeds 0-9, naive and zoned: std ratio in [0.5, 2] in 18
+    of 20 fits (19.8 and 2.2 at seeds 4 and 5, naive: noise leaves a year
+    after the week joined), median kept leaf 0.7-5.7 days; before, 10 of 20
+    out of [0.5, 2] (up to 27) and leaves 3-108 days. Seeds 0, 2 and 6
+    failed before (std ratio 12.9, leaves of 25 days, std ratio 19.9)."""
+    df = _window(1000, 7, seed, zone)
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(random_state=seed),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed),
+    )
+    pipe.fit(df)
+    out = pipe.sample(1000, random_state=seed)
+    assert 0.5 <= _std_ratio(df["when"], out["when"]) <= 2.0
+    # its kept leaves are days wide, not the months of the magnitude grid
+    fine = pipe[0].specs_[0].fine
+    kept = np.diff(fine.edges)[fine.counts > 0]
+    assert np.median(kept) < 7 * 86400
+
+
+def test_a_datetime_resolves_whole_seconds():
+    """Point masses at whole seconds of 2021 come back exactly: from a
+    calendar-year cell (3.2e7 s) a leaf of one second is 25 halvings deep,
+    within ``MAX_DEPTH = 30``; from the magnitude cell [2^28, 2^32) s the
+    deepest leaves near 1.6e9 s were 4 seconds wide."""
+    base = pd.Timestamp("2021-03-01 12:00:00")
+    stamps = [base + pd.Timedelta(seconds=s) for s in (0, 10, 20, 30)]
+    df = pd.DataFrame({"when": np.repeat(stamps, 5000)})
+    enc = BooleanEncoder(epsilon=20.0, random_state=0).fit(df)
+    fine = enc.specs_[0].fine
+    x = to_units(pd.Series(stamps), df["when"].dtype, "s")
+    leaf = np.searchsorted(fine.edges, x, "right") - 1
+    assert np.all(fine.edges[leaf + 1] - fine.edges[leaf] == 1.0)
+    assert np.all(fine.finest[leaf])
+    back = enc.inverse_transform(enc.transform(df))
+    assert set(back["when"]) <= set(stamps)
+
+
+def test_the_calendar_cells_are_public_and_only_for_dates():
+    """The calendar cuts are a function of the unit only (whole units in
+    each), given to date/time columns, not to durations (magnitudes: the
+    log grid's case) nor to numbers."""
+    from skdp_synth._datetime import CALENDAR_YEARS, calendar_cuts, keep_axis
+
+    for unit, per_year in (("D", 365), ("h", 8760), ("min", 525600), ("s", 3.15e7)):
+        cuts = np.asarray(calendar_cuts(unit))
+        assert cuts.size == CALENDAR_YEARS[1] - CALENDAR_YEARS[0] + 1  # 1900-2101
+        assert np.all(cuts == np.round(cuts))
+        assert np.diff(cuts).min() >= per_year * 0.99
+        seconds = {"D": 86400.0, "h": 3600.0, "min": 60.0, "s": 1.0}[unit]
+        assert keep_axis(unit)[1] * seconds == pytest.approx(2.0**26)
+    assert (
+        to_units([pd.Timestamp("2000-01-01")], np.dtype("M8[ns]"), "D")[0]
+        == (keep_axis("D")[0])
+    )
+    enc = BooleanEncoder(epsilon=1.0)
+    assert enc._root_cuts("t", np.dtype("m8[ns]")) is None
+    assert enc._root_cuts("n", np.dtype("float64")) is None
+    assert enc._keep_axis("t", np.dtype("m8[ns]")) is None
+    assert enc._root_cuts("d", np.dtype("M8[ns]")) == calendar_cuts("s")
+    zoned = pd.DatetimeTZDtype(tz="Europe/Paris")
+    assert enc._root_cuts("d", zoned) == calendar_cuts("s")  # UTC, as encoded
+
+
+def test_the_time_coordinate_inverts():
+    """The keep rules' coordinate of a date/time column is monotone and
+    comes back to the same units (caps on leaf edges stay on them)."""
+    from skdp_synth.preprocessing._numeric_domain import (
+        ROOT,
+        _t,
+        _time_coordinate,
+        _time_inverse,
+    )
+
+    axis = (946684800.0, 2.0**26)
+    x = np.array([-ROOT, -1e12, -2e9, 0.0, 1.6e9, 1614576114.0, 4e9, 1e12, ROOT])
+    v = _time_coordinate(x, axis)
+    assert np.all(np.diff(v) > 0) and np.all(np.isfinite(v))
+    assert np.all(np.abs(_t(v)) < 300)  # fences 4x out stay finite in float64
+    np.testing.assert_allclose(_time_inverse(v, axis), x, rtol=1e-12, atol=1e-4)
+    # the root's ends in days (unit "D"): fences four times as far out
+    # still below t = 1024, where 2^t overflows float64
+    from skdp_synth._datetime import keep_axis
+
+    ends = _t(_time_coordinate(np.array([-ROOT, ROOT]), keep_axis("D")))
+    assert np.all(4.0 * np.abs(ends) < 1024.0)
+    # linear in time within TIME_LINEAR_SPANS spans of the origin
+    t = _t(_time_coordinate(np.array([1.6e9, 1.6e9 + 2.0**26]), axis))
+    assert t[1] - t[0] == pytest.approx(1.0)
+
+
+def test_a_column_counted_in_minutes_is_encoded():
+    """``datetime_unit="min"`` (one of ``UNITS``) reads dates: NumPy spells
+    the minute ``"m"``, and ``np.timedelta64(1, "min")`` raised a TypeError
+    in every fit of such a column."""
+    s = pd.Series(pd.to_datetime(["2021-03-01 12:00", "2021-03-01 12:07", None]))
+    x = to_units(s, s.dtype, "min")
+    assert x[1] - x[0] == 7.0 and np.isnan(x[2])
+    df = pd.DataFrame({"at": s.iloc[:2].repeat(50).reset_index(drop=True)})
+    enc = BooleanEncoder(
+        datetime_unit="min", bounds={"at": ("2021-03-01", "2021-03-02")}
+    )
+    back = enc.fit(df).inverse_transform(enc.transform(df))
+    assert (
+        back["at"].between(pd.Timestamp("2021-03-01"), pd.Timestamp("2021-03-02")).all()
+    )
+
+
+def test_a_date_columns_cap_is_rounded_in_its_units():
+    """The cap of a date/time column's domain ends at the integers around
+    its fence, as any integer column's: rounded in the keep rules' time
+    coordinate, where one unit is about a day, it ended 0.2 days past the
+    fence (the leaf's end) on this week of seconds and its rows spread
+    there. ``bounds=`` a week, ε = 0.2, seed 0: the cap in the log
+    coordinate (the parent's) ended 5.0347 days into the week, in time 16 s
+    earlier; rounded in the time coordinate it ended at 5.2498 days."""
+    df = _window(1000, 7, 0)[["when"]]
+    enc = BooleanEncoder(
+        epsilon=0.2, random_state=0, bounds={"when": ("2021-03-01", "2021-03-08")}
+    ).fit(df)
+    fine = enc.specs_[0].fine
+    start = to_units(pd.Series([pd.Timestamp("2021-03-01")]), df["when"].dtype, "s")
+    assert fine.cap[0] == start[0]
+    assert abs((fine.cap[1] - start[0]) - 5.0347 * 86400) < 60
+    assert float(fine.cap[1]) == round(fine.cap[1])

@@ -49,7 +49,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._datetime import UNITS, is_time_dtype, to_units
+from .._datetime import (
+    UNITS,
+    calendar_cuts,
+    is_date_dtype,
+    is_time_dtype,
+    keep_axis,
+    to_units,
+)
 from ..exceptions import CoarseDomainWarning, NumbersAsTextWarning
 from ..validation import check_finite_width, user_stacklevel
 from ._column_spec import (
@@ -132,6 +139,25 @@ class _ColumnDomainMixin:
         lo = -np.inf if lo is None else next(numbers)
         hi = np.inf if hi is None else next(numbers)
         return _check_bounds(col, (lo, hi))
+
+    def _root_cuts(self, col, dtype):
+        """Public cuts of a private numeric domain's depth-0 cells: a
+        date/time column's calendar in its unit (``_datetime.calendar_cuts``);
+        ``None`` for other columns (durations included: their lengths are
+        magnitudes, the log grid's case). The unit and the dtype only."""
+        unit = self._unit(col, dtype)
+        if unit is None or not is_date_dtype(dtype):
+            return None
+        return calendar_cuts(unit)
+
+    def _keep_axis(self, col, dtype):
+        """A date/time column's ``(origin, span)`` of its domain's keep
+        rules' coordinate, in its unit (``_datetime.keep_axis``); ``None``
+        for other columns. The unit and the dtype only."""
+        unit = self._unit(col, dtype)
+        if unit is None or not is_date_dtype(dtype):
+            return None
+        return keep_axis(unit)
 
     def _public_numbers(self, col, dtype, values):
         """Declared bounds or bin edges of a column as numbers: dates and
@@ -538,6 +564,8 @@ class _ColumnDomainMixin:
             sensitivity=sens,
             root=root,
             weights=weights,
+            cuts=self._root_cuts(col, dtype),
+            time_axis=self._keep_axis(col, dtype),
         )
         edges, split = split_heavy_leaves(
             hist, coarse_edges(hist, self.n_bins), self.n_bins

@@ -70,6 +70,12 @@ from ._numeric_domain import (
 #: Depth of the public grid counted in the first pass (``2^16`` cells per
 #: depth-0 cell at most; 1.5 million for a float column, 12 MiB of edges).
 GRID_DEPTH = 16
+#: A column with public cuts of its depth-0 cells (a date/time column's
+#: calendar, ``_datetime.calendar_cuts``) gets a grid this many levels
+#: shallower (``2^8`` cells under each of its 203 calendar cells); deeper
+#: nodes are counted from the refined cells' values, as any node below the
+#: grid.
+CUT_GRID_SHALLOWER = 8
 #: The grid cells not refined before the noise are, together, reached and
 #: split by the tree with probability at most this (:func:`refine_cells`):
 #: the chance of one more pass.
@@ -101,26 +107,27 @@ def _expand(lo, hi, depth, stop, integer, floor):
     return los, depths
 
 
-def grid_for(integer, root, depth=None):
+def grid_for(integer, root, depth=None, cuts=None):
     """``(edges, depths, root_lo, root_hi, floor)`` of the public grid of a
     column kind (public: the dtype and the declared root only), cut at
     ``depth`` (default :data:`GRID_DEPTH`). ``edges`` has one more entry than
     ``depths`` (the cells' depths)."""
-    return _grid(integer, root, GRID_DEPTH if depth is None else int(depth))[:5]
+    depth = GRID_DEPTH if depth is None else int(depth)
+    return _grid(integer, root, depth, cuts)[:5]
 
 
-def hierarchy_for(integer, root, depth=None):
+def hierarchy_for(integer, root, depth=None, cuts=None):
     """The nodes of the grid's hierarchy, by depth: a list of ``(ia, ib,
     parent, splits)`` arrays -- each node ``[edges[ia], edges[ib])``, the
     index of its parent at the depth above, and whether PrivTree can split
     it (the nodes of the last depth are the grid cells there, counted as
     splittable)."""
-    return _grid(integer, root, GRID_DEPTH if depth is None else int(depth))[5]
+    return _grid(integer, root, GRID_DEPTH if depth is None else int(depth), cuts)[5]
 
 
 @lru_cache(maxsize=8)
-def _grid(integer, root, depth):
-    cells, floor = root_cells(integer, root)
+def _grid(integer, root, depth, cuts=None):
+    cells, floor = root_cells(integer, root, cuts)
     leaves, levels = [], []
     level = [(lo, hi, -1) for lo, hi in cells]
     for d in range(depth + 1):
@@ -172,7 +179,7 @@ def refine_cells(counter, epsilon, sensitivity, tree_share=None):
     that."""
     share = TREE_SHARE if tree_share is None else tree_share
     lam = 3.0 * sensitivity / (epsilon * share)
-    nodes = hierarchy_for(counter.integer, counter.root, counter.depth)
+    nodes = hierarchy_for(counter.integer, counter.root, counter.depth, counter.cuts)
     reach = np.ones(len(nodes[0][0]))
     for d, (ia, ib, _, splits) in enumerate(nodes):
         c = counter.cum[ib] - counter.cum[ia]
@@ -211,10 +218,11 @@ class ColumnCounts:
     the noise).
     """
 
-    def __init__(self, integer, root, depth, grid_counts, n_missing, refine):
+    def __init__(self, integer, root, depth, grid_counts, n_missing, refine, cuts=None):
         self.integer, self.root, self.depth = integer, root, depth
+        self.cuts = cuts
         self.edges, self.depths, self.root_lo, self.root_hi, self.floor = grid_for(
-            integer, root, depth
+            integer, root, depth, cuts
         )
         self.grid = np.asarray(grid_counts, dtype=np.int64)
         self.cum = np.concatenate([[0], np.cumsum(self.grid)])
@@ -299,6 +307,8 @@ def privtree_from_counts(
     sensitivity=1.0,
     tree_share=None,
     root=None,
+    cuts=None,
+    time_axis=None,
 ):
     """:func:`privtree_histogram` on merged counts (``counter``: a
     :class:`ColumnCounts` of the same ``integer`` and ``root``).
@@ -309,7 +319,7 @@ def privtree_from_counts(
     Laplace vector, then :func:`_kept_counts`. Only where a count comes from
     differs: the sorted values there, the merged chunk counts here -- the
     same integers, so the same output for the same noise."""
-    cells, floor = root_cells(integer, root)
+    cells, floor = root_cells(integer, root, cuts)
     if tree_share is None:
         tree_share = TREE_SHARE
     eps_tree = epsilon * tree_share
@@ -320,7 +330,7 @@ def privtree_from_counts(
     true = counter.counts(leaves)
     scale = sensitivity / eps_count
     return noisy_histogram(
-        edges, finest, true, counter.n_missing, integer, scale, source
+        edges, finest, true, counter.n_missing, integer, scale, source, time_axis
     )
 
 
@@ -436,12 +446,16 @@ class DomainStatistics:
         self.frame = frame
         self.depth = GRID_DEPTH
         meta = frame._meta
-        self.numeric, self.columns = {}, {}
+        self.numeric, self.columns, self.cuts = {}, {}, {}
         for col, how in private.items():
             if how != "numeric":
                 continue
             integer, root, unit, clip = _numeric_plan(encoder, col, meta[col].dtype)
-            edges, _, root_lo, root_hi, _ = grid_for(integer, root, self.depth)
+            cuts = encoder._root_cuts(col, meta[col].dtype)
+            self.cuts[col] = cuts
+            edges, _, root_lo, root_hi, _ = grid_for(
+                integer, root, self._depth(col), cuts
+            )
             self.numeric[col] = (
                 integer,
                 root,
@@ -465,7 +479,13 @@ class DomainStatistics:
             self._encoder,
             self._private,
             {
-                col: (unit, clip, root_lo, top, grid_for(integer, root, self.depth)[0])
+                col: (
+                    unit,
+                    clip,
+                    root_lo,
+                    top,
+                    grid_for(integer, root, self._depth(col), self.cuts[col])[0],
+                )
                 for col, (
                     integer,
                     root,
@@ -512,10 +532,11 @@ class DomainStatistics:
             col: ColumnCounts(
                 integer,
                 root,
-                self.depth,
+                self._depth(col),
                 grids[col],
                 state["missing"][col],
                 self._refiner(col),
+                self.cuts[col],
             )
             for col, (integer, root, *_) in self.numeric.items()
         }
@@ -528,6 +549,13 @@ class DomainStatistics:
             else {}
         )
         self.refine({col: cells for col, cells in wanted.items() if len(cells)})
+
+    def _depth(self, col):
+        """The grid's depth for ``col``: :data:`GRID_DEPTH`, less
+        :data:`CUT_GRID_SHALLOWER` for a column with public cuts (a
+        date/time column's calendar: 203 depth-0 cells, ``2^16`` grid cells
+        under each would be 13 million)."""
+        return self.depth - (CUT_GRID_SHALLOWER if self.cuts.get(col) else 0)
 
     def _refiner(self, col):
         def refine(cells):
@@ -561,9 +589,22 @@ class DomainStatistics:
         :func:`privtree_histogram`: the same tree on the merged counts."""
         counter = self.counters[col]
 
-        def histogram(values, epsilon, source, *, integer, sensitivity, root, weights):
-            if (integer, root) != (counter.integer, counter.root):  # pragma: no cover
-                raise RuntimeError("the Dask fit's grid is not the column's")
+        def histogram(
+            values,
+            epsilon,
+            source,
+            *,
+            integer,
+            sensitivity,
+            root,
+            weights,
+            cuts=None,
+            time_axis=None,
+        ):
+            if (integer, root, cuts) != (counter.integer, counter.root, counter.cuts):
+                raise RuntimeError(  # pragma: no cover
+                    "the Dask fit's grid is not the column's"
+                )
             return privtree_from_counts(
                 counter,
                 epsilon,
@@ -571,6 +612,8 @@ class DomainStatistics:
                 integer=integer,
                 sensitivity=sensitivity,
                 root=root,
+                cuts=cuts,
+                time_axis=time_axis,
             )
 
         return histogram

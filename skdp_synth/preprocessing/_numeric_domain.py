@@ -316,6 +316,8 @@ def privtree_histogram(
     root=None,
     noise_factor=1.0,
     weights=None,
+    cuts=None,
+    time_axis=None,
 ):
     """PrivTree leaves of a numeric column, with a Laplace count per leaf.
 
@@ -354,6 +356,12 @@ def privtree_histogram(
         integers as on the expanded records, so the histogram -- noise
         draws included -- is that of the expanded records and the
         guarantee is unchanged (a record is one unit of count).
+    cuts : sequence of float, default=None
+        Public points where the depth-0 cells are cut too (:func:`root_cells`;
+        a date/time column's calendar, ``_datetime.calendar_cuts``).
+    time_axis : (float, float), default=None
+        A date/time column's public ``(origin, span)`` (in its units) of the
+        keep rules' coordinate (:func:`_time_coordinate`); ``None``: ``t``.
 
     Returns
     -------
@@ -380,7 +388,7 @@ def privtree_histogram(
     eps_tree = epsilon * tree_share
     eps_count = epsilon - eps_tree
     lam = 3.0 * sensitivity / eps_tree * noise_factor
-    cells, floor = root_cells(integer, root)
+    cells, floor = root_cells(integer, root, cuts)
 
     def count_nodes(level):
         return [
@@ -397,14 +405,17 @@ def privtree_histogram(
     ).astype(np.float64)
     n_missing = float(miss.sum() if w is None else w[miss].sum())
     scale = sensitivity / eps_count * noise_factor
-    return noisy_histogram(edges, finest, true, n_missing, integer, scale, source)
+    return noisy_histogram(
+        edges, finest, true, n_missing, integer, scale, source, time_axis
+    )
 
 
-def root_cells(integer, root):
+def root_cells(integer, root, cuts=None):
     """PrivTree's depth-0 cells and the resolution floor: the root
     (``[-2^40, 2^40]``, or the public ``root``) cut at 0 and ``±2^k``, ``k`` a
-    multiple of :data:`GRID_STEP`, and at ``±floor`` for a float column (a
-    fixed partition, so each cell is a depth-0 PrivTree root: a row is on one
+    multiple of :data:`GRID_STEP`, at ``±floor`` for a float column, and at
+    the public ``cuts`` (a date/time column's calendar) inside it (a fixed
+    partition, so each cell is a depth-0 PrivTree root: a row is on one
     root-to-leaf path either way). Public: the parameters only."""
     root_lo, root_hi = (
         (-ROOT, ROOT + (1.0 if integer else 0.0)) if root is None else root
@@ -413,7 +424,8 @@ def root_cells(integer, root):
     floor = resolution_floor(integer, root)
     near0 = [] if integer else [floor]  # the floor cells (see RES_FLOOR)
     powers = np.concatenate([near0, powers])
-    cuts = np.concatenate([-powers[::-1], [0.0], powers])
+    extra = np.asarray([] if cuts is None else cuts, dtype=np.float64)
+    cuts = np.unique(np.concatenate([-powers[::-1], [0.0], powers, extra]))
     cuts = cuts[(cuts > root_lo) & (cuts < root_hi)]
     starts = np.concatenate([[root_lo], cuts])
     ends = np.concatenate([cuts, [root_hi]])
@@ -458,20 +470,101 @@ def privtree_leaves(cells, count_nodes, lam, source, integer, floor):
     return edges, finest
 
 
-def noisy_histogram(edges, finest, true, n_missing, integer, scale, source):
+def noisy_histogram(
+    edges, finest, true, n_missing, integer, scale, source, time_axis=None
+):
     """The fine histogram of PrivTree's leaves ``edges``: Laplace ``(scale)``
     noise on their ``true`` counts and on the missing values' count (one
     more cell, each row in one), then what follows from the noisy counts
     alone (:func:`core_is_significant`, :func:`kept_counts`:
     post-processing). Shared by the in-memory fit and the fit from merged
-    chunk counts, so both draw and keep the same."""
+    chunk counts, so both draw and keep the same.
+
+    ``time_axis``: a date/time column's public ``(origin, span)``: its
+    leaves are kept by the same rules in :func:`_time_coordinate`, and none
+    is an atom to them (the atoms' rules -- kept wherever they are, and a
+    range of atoms only jumps to a run of leaves beyond it -- are for a
+    frequent 0 or a round amount among magnitudes; a week of dates in days,
+    10,000 rows on 7 one-day leaves, was such a range, and the jump kept
+    a run of noise leaves across the calendar: 0.5 % of the rows came back
+    in 2073, std ratio 901). The histogram keeps its finest leaves for
+    decoding (one unit: that unit)."""
     noisy = source.laplace(np.append(true, float(n_missing)), scale)
     counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
     found = core_is_significant(counts, scale)
-    kept, cap, tent = _kept_counts(edges, counts, scale, finest, integer, not found)
+    if time_axis is not None:
+        # a date/time column: its keep rules in spans of time, and no leaf a
+        # point mass to them (:func:`_time_coordinate`)
+        keep_edges = _time_coordinate(edges, time_axis)
+        atoms = np.zeros_like(np.asarray(finest, dtype=bool))
+        # the cap's integers are taken in units (:func:`_time_cap`): one
+        # unit of the coordinate's x is a day there, not a second
+        kept, cap, tent = _kept_counts(
+            keep_edges, counts, scale, atoms, False, not found
+        )
+        cap = _time_cap(cap, time_axis, integer, edges, kept)
+    else:
+        kept, cap, tent = _kept_counts(edges, counts, scale, finest, integer, not found)
     return FineHistogram(
         edges, kept, missing_count, finest, integer, cap, found, float(scale), tent
     )
+
+
+#: Beyond this many spans of a date/time column's axis from its origin
+#: (128 spans of 2^26 s: 1728-2272) the keep rules' coordinate grows as a
+#: logarithm (:func:`_time_coordinate`): the root's ends (``±2^40`` days
+#: for unit ``"D"``) are at ``|t| < 152`` there, and Tukey's fences of a
+#: body spanning the whole root (``kept_counts`` maps them back with
+#: ``2^t``) stay below ``t = 1024``, where float64 overflows (at 1,000
+#: spans an integer column's fence hit ``inf`` and ``math.ceil`` raised).
+TIME_LINEAR_SPANS = 128.0
+
+
+def _time_coordinate(x, time_axis):
+    """The points ``x`` (a date/time column's units since 1970) where the
+    keep rules' ``t`` (:func:`kept_counts`, :func:`._fences.fences_t`) is
+    ``(x - origin) / span`` for ``time_axis = (origin, span)``: time in
+    spans, not the log of its magnitude (at 1.6e9 seconds one unit of
+    ``t`` is 35 years, so a gap of :data:`GAP_T` bridged 35 years of noise
+    cells). Linear within :data:`TIME_LINEAR_SPANS` spans of the origin,
+    logarithmic beyond; monotone, inverted by :func:`_time_inverse`.
+    Public: the unit only."""
+    origin, span = time_axis
+    d = np.asarray(x, dtype=np.float64) - origin
+    a = np.abs(d) / span
+    m = TIME_LINEAR_SPANS
+    tau = np.where(a <= m, a, m + np.log2(np.maximum(a, m) / m))
+    return np.sign(d) * (np.exp2(tau) - 1.0)
+
+
+def _time_inverse(v, time_axis):
+    """``x`` of :func:`_time_coordinate`'s ``v``."""
+    origin, span = time_axis
+    tau = np.abs(_t(np.asarray(v, dtype=np.float64)))
+    m = TIME_LINEAR_SPANS
+    a = np.where(tau <= m, tau, m * np.exp2(np.maximum(tau, m) - m))
+    return origin + np.sign(v) * a * span
+
+
+def _time_cap(cap, time_axis, integer, edges, kept):
+    """The cap of :func:`kept_counts` run in :func:`_time_coordinate` (as
+    a float column), back in units. For an integer column as
+    :func:`kept_counts` rounds it (``hi`` exclusive): a fence to the
+    integers around it (``floor``, ``ceil + 1``), a leaf's edge to itself,
+    within the kept leaves' edges. Rounded in the coordinate, where one
+    unit of its ``x`` is a day or so, the cap reached 1-2 days past the
+    fence."""
+    lo, hi = (float(_time_inverse(v, time_axis)) for v in cap)
+    if not integer:
+        return lo, hi
+    pos = np.flatnonzero(np.asarray(kept) > 0)
+    if pos.size:
+        lo_e, hi_e = float(edges[pos[0]]), float(edges[pos[-1] + 1])
+    else:
+        lo_e, hi_e = -np.inf, np.inf
+    lo = float(round(lo)) if abs(lo - round(lo)) < 1e-6 else float(math.floor(lo))
+    hi = float(round(hi)) if abs(hi - round(hi)) < 1e-6 else math.ceil(hi) + 1.0
+    return max(lo, lo_e), min(hi, hi_e)
 
 
 def core_is_significant(raw, scale):

@@ -93,6 +93,12 @@ TREE_SHARE = 0.4
 #: of this (a factor 16 per cell: fewer levels of PrivTree's depth bias before
 #: the data's scale than halving the root; measured in bench_mixed.py).
 GRID_STEP = 4
+#: PrivTree's threshold ``θ`` (:cite:`Zhang2016` Algorithm 2) in noise scales
+#: ``b`` of the leaf counts (:func:`privtree_theta`): a node splits only where
+#: its biased count passes ``θ`` (besides the depth bias).
+PRIVTREE_THETA_SCALES = 0.0
+#: Nodes shallower than this split without a coin (data-independent).
+PRIVTREE_FORCED_DEPTH = 0
 #: The widest run of failing leaves (in ``t``) the kept range grows across.
 GAP_T = 1.0
 #: During growth a leaf more than this many times wider (in ``t``) than the
@@ -316,6 +322,7 @@ def privtree_histogram(
     root=None,
     noise_factor=1.0,
     weights=None,
+    theta_scales=None,
 ):
     """PrivTree leaves of a numeric column, with a Laplace count per leaf.
 
@@ -354,6 +361,9 @@ def privtree_histogram(
         integers as on the expanded records, so the histogram -- noise
         draws included -- is that of the expanded records and the
         guarantee is unchanged (a record is one unit of count).
+    theta_scales : float, default=None
+        PrivTree's threshold ``θ`` in leaf-count noise scales ``b``
+        (:func:`privtree_theta`); ``None``: :data:`PRIVTREE_THETA_SCALES`.
 
     Returns
     -------
@@ -380,6 +390,8 @@ def privtree_histogram(
     eps_tree = epsilon * tree_share
     eps_count = epsilon - eps_tree
     lam = 3.0 * sensitivity / eps_tree * noise_factor
+    scale = sensitivity / eps_count * noise_factor
+    theta = privtree_theta(scale, theta_scales)
     cells, floor = root_cells(integer, root)
 
     def count_nodes(level):
@@ -389,14 +401,15 @@ def privtree_histogram(
             for lo, hi, _ in level
         ]
 
-    edges, finest = privtree_leaves(cells, count_nodes, lam, source, integer, floor)
+    edges, finest = privtree_leaves(
+        cells, count_nodes, lam, source, integer, floor, theta=theta
+    )
     n_leaves = len(edges) - 1
     idx = np.clip(np.searchsorted(edges, x, "right") - 1, 0, n_leaves - 1)
     true = np.bincount(
         idx, weights=None if w is None else wx, minlength=n_leaves
     ).astype(np.float64)
     n_missing = float(miss.sum() if w is None else w[miss].sum())
-    scale = sensitivity / eps_count * noise_factor
     return noisy_histogram(edges, finest, true, n_missing, integer, scale, source)
 
 
@@ -420,17 +433,33 @@ def root_cells(integer, root):
     return [(float(a), float(b)) for a, b in zip(starts, ends)], floor
 
 
-def privtree_leaves(cells, count_nodes, lam, source, integer, floor):
+def privtree_theta(scale, theta_scales=None):
+    """PrivTree's threshold ``θ`` for leaf counts of Laplace scale ``scale``
+    (``b = Δ / ε_count``): ``theta_scales · b``, :data:`PRIVTREE_THETA_SCALES`
+    when ``None``. Public: a function of ``ε``, the tree share and the
+    sensitivity only; any data-independent ``θ`` keeps the tree
+    ``ε_tree``-DP (doc/privacy/encoder.md)."""
+    if theta_scales is None:
+        theta_scales = PRIVTREE_THETA_SCALES
+    return float(theta_scales) * float(scale)
+
+
+def privtree_leaves(
+    cells, count_nodes, lam, source, integer, floor, theta=0.0, forced=None
+):
     """PrivTree's leaves (:cite:`Zhang2016` §3.2, Algorithm 2, fanout 2):
     from the depth-0 ``cells``, breadth first, every level's coins one
     Laplace ``(lam)`` vector -- a node of depth ``d`` and count ``c`` splits
-    when ``max(c - d δ, θ - δ) + Lap(λ) > θ``, ``δ = λ ln 2``, ``θ = 0``.
+    when ``max(c - d δ, θ - δ) + Lap(λ) > θ``, ``δ = λ ln 2``, ``θ = theta``
+    (public, :func:`privtree_theta`).
     ``count_nodes([(lo, hi, depth), ...])`` gives the nodes' exact counts (the
     sorted values in memory, merged chunk counts from Dask: the same
     integers, so the same tree for the same noise). Returns the leaves'
     ``edges`` and whether each is finest (cannot split further)."""
     bias = lam * math.log(2.0)
-    theta = 0.0
+    theta = float(theta)
+    if forced is None:
+        forced = PRIVTREE_FORCED_DEPTH
     level = [(a, b, 0) for a, b in cells]
     leaves, finest = [], []
     while level:
@@ -440,7 +469,8 @@ def privtree_leaves(cells, count_nodes, lam, source, integer, floor):
         noisy = source.laplace(biased, lam)
         nxt = []
         for (lo, hi, d), b in zip(level, noisy):
-            mid = _split_point(lo, hi, integer) if b > theta else None
+            split = b > theta or d < forced
+            mid = _split_point(lo, hi, integer) if split else None
             if mid is not None and _can_split(lo, hi, d, integer, floor):
                 nxt += [(lo, mid, d + 1), (mid, hi, d + 1)]
             else:

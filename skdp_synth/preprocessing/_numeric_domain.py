@@ -94,11 +94,19 @@ TREE_SHARE = 0.4
 #: the data's scale than halving the root; measured in bench_mixed.py).
 GRID_STEP = 4
 #: PrivTree's threshold ``θ`` (:cite:`Zhang2016` Algorithm 2) in noise scales
-#: ``b`` of the leaf counts (:func:`privtree_theta`): a node splits only where
-#: its biased count passes ``θ`` (besides the depth bias).
+#: ``b`` of the leaf counts (:func:`privtree_theta`): a node splits where its
+#: biased count ``max(c - d δ, θ - δ)`` plus ``Lap(λ)`` passes ``θ``. Any
+#: data-independent ``θ`` keeps the tree ``ε_T``-DP (doc/privacy/encoder.md).
+#: A larger ``θ`` makes fewer, wider and heavier leaves where rows are few,
+#: so fewer rows fall past the cap, but the rows inside wide leaves come back
+#: narrower: measured (``python -m benchmarks.bench_suite --half tune
+#: --tables credit,loans,acs12,attrition,hmda,cps1988 --eps 1,0.3 --seeds 12
+#: --methods auto --light``, 144 fits), ``θ = 4 b`` against 0: real rows past
+#: the cap 12.2 -> 9.9 % (loans, attrition, credit, 5 seeds), but silent
+#: columns (std ratio outside [0.5, 2], no warning) 80 -> 109, TV1 -0.7 %,
+#: KS -4.6 %; ``2 b`` / ``8 b`` (60 fits) silent 33 -> 44 / 43; ``-2 b`` 80 ->
+#: 99 (``benchmarks/results/bench_privtree_theta.md``). Hence 0.
 PRIVTREE_THETA_SCALES = 0.0
-#: Nodes shallower than this split without a coin (data-independent).
-PRIVTREE_FORCED_DEPTH = 0
 #: The widest run of failing leaves (in ``t``) the kept range grows across.
 GAP_T = 1.0
 #: During growth a leaf more than this many times wider (in ``t``) than the
@@ -332,7 +340,8 @@ def privtree_histogram(
     ``β = 2``): a node ``v`` of depth ``d`` with count ``c(v)`` is split when
     ``max(c(v) - d δ, θ - δ) + Lap(λ) > θ``, with ``λ = (2β - 1)/(β - 1) ·
     Δ/ε_tree = 3Δ/ε_tree`` and ``δ = λ ln β`` (their Theorem 3.2: the whole
-    tree is ``ε_tree``-DP); ``θ = 0``. ``Δ`` is ``sensitivity``.
+    tree is ``ε_tree``-DP, for any data-independent ``θ``); ``θ =
+    theta_scales · b`` (:func:`privtree_theta`, 0 by default). ``Δ`` is ``sensitivity``.
 
     Parameters
     ----------
@@ -444,9 +453,7 @@ def privtree_theta(scale, theta_scales=None):
     return float(theta_scales) * float(scale)
 
 
-def privtree_leaves(
-    cells, count_nodes, lam, source, integer, floor, theta=0.0, forced=None
-):
+def privtree_leaves(cells, count_nodes, lam, source, integer, floor, theta=0.0):
     """PrivTree's leaves (:cite:`Zhang2016` §3.2, Algorithm 2, fanout 2):
     from the depth-0 ``cells``, breadth first, every level's coins one
     Laplace ``(lam)`` vector -- a node of depth ``d`` and count ``c`` splits
@@ -458,8 +465,6 @@ def privtree_leaves(
     ``edges`` and whether each is finest (cannot split further)."""
     bias = lam * math.log(2.0)
     theta = float(theta)
-    if forced is None:
-        forced = PRIVTREE_FORCED_DEPTH
     level = [(a, b, 0) for a, b in cells]
     leaves, finest = [], []
     while level:
@@ -469,8 +474,7 @@ def privtree_leaves(
         noisy = source.laplace(biased, lam)
         nxt = []
         for (lo, hi, d), b in zip(level, noisy):
-            split = b > theta or d < forced
-            mid = _split_point(lo, hi, integer) if split else None
+            mid = _split_point(lo, hi, integer) if b > theta else None
             if mid is not None and _can_split(lo, hi, d, integer, floor):
                 nxt += [(lo, mid, d + 1), (mid, hi, d + 1)]
             else:

@@ -3,22 +3,33 @@ of a column's real rows the private cap keeps, at the budget the suite's
 ``auto`` pipeline gives each column.
 
     PYTHONPATH=. python -m benchmarks.bench_privtree_theta --tables \\
-        credit,loans,acs12,attrition,hmda,cps1988 --eps 1,0.3 --seeds 5 \\
-        --scales 0,1,2,4,8
+        credit,loans,acs12,attrition,hmda,cps1988 --eps 1,0.3 --seeds 1 \\
+        --noise-seeds 20 --scales 0,2,4,8,16,32,0@0.3,8@0.3
+    PYTHONPATH=. python -m benchmarks.bench_privtree_theta --cap-columns \\
+        --tables loans,attrition,credit --scales 0,4 --seeds 5
 
 Per table, ε and seed it fits ``bench_suite``'s ``auto`` pipeline's encoder
 (the same split, options and budget; the release is not fitted) and records
 every numeric column's call of :func:`privtree_histogram` (its values, ``ε``,
-sensitivity, dtype and root). Each call is then repeated with
-``theta_scales`` = each ``--scales`` value, on the same noise seed for every
-scale (``NoiseSource(seed)``; a different θ grows a different tree, so the
-draws differ past the first split that changes). Scores per column (not
-released; the real training rows): ``out``, the share of the non-missing rows
-outside the cap (:attr:`FineHistogram.bounds`); ``ks``, the KS distance between
-the rows and the kept histogram's CDF (each kept leaf's mass uniform in the
-log coordinate ``t``, cut to the cap); ``leaves``, the number of kept leaves.
+sensitivity, dtype and root). Each call is then repeated for each arm of
+``--scales`` (``κ``: ``theta_scales = κ``; ``κ@s``: also ``tree_share = s``)
+on ``--noise-seeds`` noise seeds, the same for every arm (a different θ
+grows a different tree, so the draws differ past the first split that
+changes). Scores per column (not released; the real training rows):
+``out``, the share of the non-missing rows outside the cap
+(:attr:`FineHistogram.bounds`); ``ks``, the KS distance between the rows and
+the kept histogram's CDF (each kept leaf's mass uniform in the log
+coordinate ``t``, cut to the cap); ``leaves``, the number of kept leaves.
 Summaries: mean ``out``, the share of columns with ``out`` above 2 % and 10 %,
 mean and 90th percentile ``ks``, over all (table, ε, seed, column).
+``--cap-columns`` instead refits the suite's whole pipelines with
+``PRIVTREE_THETA_SCALES`` set to each value (:func:`cap_columns`).
+
+Measured (``benchmarks/results/bench_privtree_theta.md``): ``θ > 0`` keeps
+more rows inside the cap (κ = 8: 4.8 -> 2.9 % past it at ε = 1, 19.7 ->
+12.7 % at 0.3), but in the suite's fits more columns come back collapsed
+(κ = 4, 144 fits: 80 -> 109 silent columns): ``PRIVTREE_THETA_SCALES``
+stays 0.
 """
 
 from __future__ import annotations
@@ -193,6 +204,44 @@ def summary(df):
     return t.round(3)
 
 
+def cap_columns(tables, scales, seeds=5):
+    """The suite's own fits (:func:`benchmarks.bench_trunc_tail.columns`: the
+    pipeline's released fine histogram, the rows' std ratio, the real rows
+    past the cap and the clipped real std ratio) with
+    :data:`PRIVTREE_THETA_SCALES` set to each of ``scales``; per scale the
+    columns collapsed (std ratio < 0.5, no warning), the real rows past the
+    cap, and how many of the collapsed would be under 0.5 even decoded
+    exactly inside the cap."""
+    from benchmarks.bench_trunc_tail import columns
+    from skdp_synth.preprocessing import _numeric_domain as nd
+
+    saved = nd.PRIVTREE_THETA_SCALES
+    out = {}
+    try:
+        for k in scales:
+            nd.PRIVTREE_THETA_SCALES = float(k)
+            rows = []
+            for name in tables:
+                ctx = context(name)
+                for eps in (1.0, 0.3):
+                    for seed in range(seeds):
+                        rows += columns(name, eps, seed, ctx)
+            d = pd.DataFrame(rows)
+            coll = (d["std"] < 0.5) & ~d["named"]
+            out[k] = {
+                "columns": len(d),
+                "collapsed": int(coll.sum()),
+                "past the cap %": 100 * d["beyond"].mean(),
+                "collapsed: past the cap %": 100 * d.loc[coll, "beyond"].mean(),
+                "collapsed, clipped real < 0.5": int(
+                    (d.loc[coll, "clipped"] < 0.5).sum()
+                ),
+            }
+    finally:
+        nd.PRIVTREE_THETA_SCALES = saved
+    return pd.DataFrame(out).T
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tables", default="credit,loans,acs12,attrition,hmda,cps1988")
@@ -202,7 +251,17 @@ def main(argv=None):
     p.add_argument("--noise-seeds", type=int, default=1)
     p.add_argument("--out", default=None)
     p.add_argument("--load", default=None)
+    p.add_argument(
+        "--cap-columns",
+        action="store_true",
+        help="the suite's fits per --scales value (cap_columns)",
+    )
     a = p.parse_args(argv)
+    if a.cap_columns:
+        print(
+            cap_columns(a.tables.split(","), a.scales.split(","), a.seeds).to_string()
+        )
+        return None
     if a.load:
         with open(a.load, "rb") as f:
             df = pickle.load(f)

@@ -64,6 +64,7 @@ from ._numeric_domain import (
     _split_point,
     noisy_histogram,
     privtree_leaves,
+    privtree_theta,
     root_cells,
 )
 
@@ -325,10 +326,18 @@ def privtree_from_counts(
     eps_tree = epsilon * tree_share
     eps_count = epsilon - eps_tree
     lam = 3.0 * sensitivity / eps_tree
-    edges, finest = privtree_leaves(cells, counter.counts, lam, source, integer, floor)
+    scale = sensitivity / eps_count
+    edges, finest = privtree_leaves(
+        cells,
+        counter.counts,
+        lam,
+        source,
+        integer,
+        floor,
+        theta=privtree_theta(scale),
+    )
     leaves = [(lo, hi, 0) for lo, hi in zip(edges[:-1], edges[1:])]
     true = counter.counts(leaves)
-    scale = sensitivity / eps_count
     return noisy_histogram(
         edges, finest, true, counter.n_missing, integer, scale, source, time_axis
     )

@@ -93,6 +93,20 @@ TREE_SHARE = 0.4
 #: of this (a factor 16 per cell: fewer levels of PrivTree's depth bias before
 #: the data's scale than halving the root; measured in bench_mixed.py).
 GRID_STEP = 4
+#: PrivTree's threshold ``θ`` (:cite:`Zhang2016` Algorithm 2) in noise scales
+#: ``b`` of the leaf counts (:func:`privtree_theta`): a node splits where its
+#: biased count ``max(c - d δ, θ - δ)`` plus ``Lap(λ)`` passes ``θ``. Any
+#: data-independent ``θ`` keeps the tree ``ε_T``-DP (doc/privacy/encoder.md).
+#: A larger ``θ`` makes fewer, wider and heavier leaves where rows are few,
+#: so fewer rows fall past the cap, but the rows inside wide leaves come back
+#: narrower: measured (``python -m benchmarks.bench_suite --half tune
+#: --tables credit,loans,acs12,attrition,hmda,cps1988 --eps 1,0.3 --seeds 12
+#: --methods auto --light``, 144 fits), ``θ = 4 b`` against 0: real rows past
+#: the cap 12.2 -> 9.9 % (loans, attrition, credit, 5 seeds), but silent
+#: columns (std ratio outside [0.5, 2], no warning) 80 -> 109, TV1 -0.7 %,
+#: KS -4.6 %; ``2 b`` / ``8 b`` (60 fits) silent 33 -> 44 / 43; ``-2 b`` 80 ->
+#: 99 (``benchmarks/results/bench_privtree_theta.md``). Hence 0.
+PRIVTREE_THETA_SCALES = 0.0
 #: The widest run of failing leaves (in ``t``) the kept range grows across.
 GAP_T = 1.0
 #: During growth a leaf more than this many times wider (in ``t``) than the
@@ -318,6 +332,7 @@ def privtree_histogram(
     weights=None,
     cuts=None,
     time_axis=None,
+    theta_scales=None,
 ):
     """PrivTree leaves of a numeric column, with a Laplace count per leaf.
 
@@ -327,7 +342,8 @@ def privtree_histogram(
     ``β = 2``): a node ``v`` of depth ``d`` with count ``c(v)`` is split when
     ``max(c(v) - d δ, θ - δ) + Lap(λ) > θ``, with ``λ = (2β - 1)/(β - 1) ·
     Δ/ε_tree = 3Δ/ε_tree`` and ``δ = λ ln β`` (their Theorem 3.2: the whole
-    tree is ``ε_tree``-DP); ``θ = 0``. ``Δ`` is ``sensitivity``.
+    tree is ``ε_tree``-DP, for any data-independent ``θ``); ``θ =
+    theta_scales · b`` (:func:`privtree_theta`, 0 by default). ``Δ`` is ``sensitivity``.
 
     Parameters
     ----------
@@ -362,6 +378,9 @@ def privtree_histogram(
     time_axis : (float, float), default=None
         A date/time column's public ``(origin, span)`` (in its units) of the
         keep rules' coordinate (:func:`_time_coordinate`); ``None``: ``t``.
+    theta_scales : float, default=None
+        PrivTree's threshold ``θ`` in leaf-count noise scales ``b``
+        (:func:`privtree_theta`); ``None``: :data:`PRIVTREE_THETA_SCALES`.
 
     Returns
     -------
@@ -388,6 +407,8 @@ def privtree_histogram(
     eps_tree = epsilon * tree_share
     eps_count = epsilon - eps_tree
     lam = 3.0 * sensitivity / eps_tree * noise_factor
+    scale = sensitivity / eps_count * noise_factor
+    theta = privtree_theta(scale, theta_scales)
     cells, floor = root_cells(integer, root, cuts)
 
     def count_nodes(level):
@@ -397,14 +418,15 @@ def privtree_histogram(
             for lo, hi, _ in level
         ]
 
-    edges, finest = privtree_leaves(cells, count_nodes, lam, source, integer, floor)
+    edges, finest = privtree_leaves(
+        cells, count_nodes, lam, source, integer, floor, theta=theta
+    )
     n_leaves = len(edges) - 1
     idx = np.clip(np.searchsorted(edges, x, "right") - 1, 0, n_leaves - 1)
     true = np.bincount(
         idx, weights=None if w is None else wx, minlength=n_leaves
     ).astype(np.float64)
     n_missing = float(miss.sum() if w is None else w[miss].sum())
-    scale = sensitivity / eps_count * noise_factor
     return noisy_histogram(
         edges, finest, true, n_missing, integer, scale, source, time_axis
     )
@@ -432,17 +454,29 @@ def root_cells(integer, root, cuts=None):
     return [(float(a), float(b)) for a, b in zip(starts, ends)], floor
 
 
-def privtree_leaves(cells, count_nodes, lam, source, integer, floor):
+def privtree_theta(scale, theta_scales=None):
+    """PrivTree's threshold ``θ`` for leaf counts of Laplace scale ``scale``
+    (``b = Δ / ε_count``): ``theta_scales · b``, :data:`PRIVTREE_THETA_SCALES`
+    when ``None``. Public: a function of ``ε``, the tree share and the
+    sensitivity only; any data-independent ``θ`` keeps the tree
+    ``ε_tree``-DP (doc/privacy/encoder.md)."""
+    if theta_scales is None:
+        theta_scales = PRIVTREE_THETA_SCALES
+    return float(theta_scales) * float(scale)
+
+
+def privtree_leaves(cells, count_nodes, lam, source, integer, floor, theta=0.0):
     """PrivTree's leaves (:cite:`Zhang2016` §3.2, Algorithm 2, fanout 2):
     from the depth-0 ``cells``, breadth first, every level's coins one
     Laplace ``(lam)`` vector -- a node of depth ``d`` and count ``c`` splits
-    when ``max(c - d δ, θ - δ) + Lap(λ) > θ``, ``δ = λ ln 2``, ``θ = 0``.
+    when ``max(c - d δ, θ - δ) + Lap(λ) > θ``, ``δ = λ ln 2``, ``θ = theta``
+    (public, :func:`privtree_theta`).
     ``count_nodes([(lo, hi, depth), ...])`` gives the nodes' exact counts (the
     sorted values in memory, merged chunk counts from Dask: the same
     integers, so the same tree for the same noise). Returns the leaves'
     ``edges`` and whether each is finest (cannot split further)."""
     bias = lam * math.log(2.0)
-    theta = 0.0
+    theta = float(theta)
     level = [(a, b, 0) for a, b in cells]
     leaves, finest = [], []
     while level:

@@ -61,8 +61,9 @@ warning naming that column in that fit. The real training rows' own scores
 are the sampling floor.
 
 Every run is one JSON line of ``--cache``; the script fits only what is
-missing. ``--tune`` re-grids ``ReleaseRules.auto_tree_reach`` on the TUNE
-half's auto fits (the public estimates they recorded).
+missing. ``--tune`` re-grids ``ReleaseRules.auto_tree_reach`` and
+``ReleaseRules.auto_aim_one_way_share`` on the TUNE half's auto fits (the
+public estimates they recorded).
 """
 
 from __future__ import annotations
@@ -273,19 +274,39 @@ def estimates(est):
     return {k: float(v) for k, v in out.items()}
 
 
-def choose(est, rho, rules):
-    """The rule :func:`auto_rule` picks at ``ρ = rho`` (recomputed from the
-    recorded public parts, the reach ``ρ s`` with ``s`` of
+def aim_of(est, phi):
+    """AIM's estimate at ``rules.auto_aim_one_way_share = phi`` from the
+    recorded parts (:func:`~skdp_synth.gaussian_release._selection.
+    aim_estimate`: ``aim_pairs`` plus the 1-way tables' term)."""
+    return est["aim_pairs"] + (1.0 - est["q_aim"]) * 2.0 * est["e1_one"] / math.sqrt(
+        phi
+    )
+
+
+def aim_gate(est, rules):
+    """Whether AIM's thresholds hold (``q = 2/a``; no target here)."""
+    return (
+        est["none"] > max(rules.auto_tv_threshold, rules.auto_aim_threshold)
+        and est["q"] >= 2 / rules.auto_aim_max_attributes
+    )
+
+
+def choose(est, rho, rules, phi=None):
+    """The rule :func:`auto_rule` picks at ``ρ = rho`` and AIM's 1-way share
+    ``φ = phi`` (default ``rules.auto_aim_one_way_share``; recomputed from
+    the recorded public parts, the reach ``ρ s`` with ``s`` of
     :func:`~skdp_synth.gaussian_release._selection.tree_signal_share`; AIM
-    where its thresholds hold)."""
+    or the 1-way tables where AIM's thresholds hold, AIM alone on records
+    without AIM's parts)."""
     from skdp_synth.gaussian_release._selection import tree_signal_share
 
     if est["none"] <= rules.auto_tv_threshold:
         return "none"
-    if est["none"] > rules.auto_aim_threshold and est["q"] >= 2 / (
-        rules.auto_aim_max_attributes
-    ):
-        return "aim"
+    if aim_gate(est, rules):
+        if "aim_pairs" not in est:
+            return "aim"
+        phi = rules.auto_aim_one_way_share if phi is None else phi
+        return "aim" if aim_of(est, phi) <= est["one-way"] else "one-way"
     q, D = est["q"], rules.auto_tv_threshold
     reach = rho * tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
     mst = q * est["e_tree"] + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
@@ -332,6 +353,53 @@ def tune(done, names, oww):
     print(
         f"TUNE over {len(cells)} table/eps/seed cells: least regret at rho ="
         f" {plateau[0]:g}..{plateau[-1]:g}, chosen {best[1]:g}"
+    )
+    return best
+
+
+def tune_aim(done, names, oww):
+    """``φ`` (``ReleaseRules.auto_aim_one_way_share``) on ``names``: the mean
+    TV2 lost against the better of AIM (``aim``) and the 1-way tables
+    (``one-way``) where AIM's thresholds hold (the auto fits' recorded public
+    estimates; a grid). The choice is the middle of the grid's values of
+    least mean loss."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    rules = DEFAULT_RULES
+    cells = {}
+    for (t, e, s, r, w), rec in done.items():
+        if t in names and r in ("one-way", "aim", "auto") and w == oww:
+            cells.setdefault((t, e, s), {})[r] = rec
+    cells = {
+        k: v
+        for k, v in cells.items()
+        if len(v) == 3
+        and "aim_pairs" in v["auto"].get("est", {})
+        and aim_gate(v["auto"]["est"], rules)
+    }
+    lines, scores = [], []
+    grid = np.round(np.arange(0.1, 1.001, 0.05), 2)
+    for phi in grid:
+        regret = []
+        for v in cells.values():
+            pick = choose(v["auto"]["est"], rules.auto_tree_reach, rules, phi)
+            best_tv2 = min(v["aim"]["tv2"], v["one-way"]["tv2"])
+            regret.append(v[pick]["tv2"] / best_tv2 - 1)
+        score = float(np.mean(regret)) if regret else 0.0
+        worst = float(np.max(regret)) if regret else 0.0
+        lines.append(
+            f"phi={phi:g}: mean TV2 regret {score:.4f} (max {worst:.4f})"
+            f" over {len(regret)}"
+        )
+        scores.append(score)
+    low = min(scores)
+    plateau = [r for r, x in zip(grid, scores) if x <= low + 1e-12]
+    best = (low, float(plateau[len(plateau) // 2]))
+    print("\n".join(lines))
+    print(
+        f"TUNE over {len(cells)} table/eps/seed cells where AIM's thresholds"
+        f" hold: least regret at phi = {plateau[0]:g}..{plateau[-1]:g},"
+        f" chosen {best[1]:g}"
     )
     return best
 
@@ -966,7 +1034,11 @@ def main(argv=None):
     )
     ap.add_argument("--one-way-weight", type=float, help="ReleaseRules.one_way_weight")
     ap.add_argument("--cache", default="benchmarks/results/bench_suite.jsonl")
-    ap.add_argument("--tune", action="store_true", help="grid auto_tree_reach")
+    ap.add_argument(
+        "--tune",
+        action="store_true",
+        help="grid auto_tree_reach and auto_aim_one_way_share",
+    )
     ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
     ap.add_argument("--weights", help="compare auto at these one_way_weights")
     ap.add_argument(
@@ -1013,6 +1085,7 @@ def main(argv=None):
     oww = weight()
     if args.tune:
         tune(done, TUNE, oww)
+        tune_aim(done, TUNE, oww)
     if args.weights:
         ws = [float(w) if ";" not in w else w for w in args.weights.split(",")]
         table, lines = weight_table(done, names, eps_list, ws)

@@ -129,6 +129,24 @@ class ReleaseRules:
     #: .655 -> .616, TV2 .059 -> .036; mpls_stops ε = 0.1 problem .833 -> .843,
     #: TV2 .109 -> .038, vehicleSearch .941 -> .953, TV2 .050 -> .038.
     auto_aim_threshold: float = 0.08
+    #: Where AIM's thresholds hold, auto runs AIM's rounds only when AIM's
+    #: expected 2-way TV error is at most the 1-way tables' (both
+    #: :func:`~skdp_synth.gaussian_release._selection.auto_estimates`); else
+    #: it measures the 1-way tables alone. AIM spends 0.1 of the budget on the
+    #: 1-way tables by themselves, but its rounds' pairs and the final
+    #: measurement (which holds every 1-way table no chosen pair covers) carry
+    #: them too: this is the share of the whole budget at which the 1-way
+    #: tables measured alone would be as noisy as AIM's, ``φ`` in AIM's
+    #: estimate ``2 e_1(1) / sqrt(φ)``. Chosen on the TUNE half of
+    #: ``benchmarks/bench_suite.py`` as the middle of the values of least mean
+    #: TV2 lost against the better of AIM and the 1-way tables where AIM's
+    #: thresholds hold (``--half tune --tables nass_cds,credit,acs12,hmda,
+    #: cps1988 --eps 0.1,0.3,1,3 --seeds 3 --methods auto,one-way,aim --tv-only
+    #: --no-run --tune``; ``benchmarks/results/bench_auto_aim.md``). Without it
+    #: (AIM wherever its thresholds held) auto ran AIM where the 1-way tables
+    #: won: hmda ε = 0.1 TV2 .2786 against .2325, acs12 ε = 0.1 .3442 against
+    #: .3125.
+    auto_aim_one_way_share: float = 0.5
     #: ... and AIM only up to this many attributes (its rounds refit the
     #: generator; on wider tables the tree's ``a - 1`` pairs cover more; not
     #: measured on wide tables)

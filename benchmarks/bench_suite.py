@@ -404,6 +404,61 @@ def tune_aim(done, names, oww):
     return best
 
 
+def rules_table(done, names, eps_list, oww, before=None):
+    """Markdown: auto against the release's own fixed rules, per table and ε.
+
+    Mean TV2 over the seeds each method ran (``auto-mst``: auto's MST, auto
+    forced to its tree); ``auto / best`` divides auto's TV2 by the least of
+    ``one-way``, ``mst`` and ``aim`` (``/ best incl. none``: and ``none``);
+    TSTR of ``one-way`` and ``auto`` where they were scored. ``before``: the
+    records of an earlier code's auto (another cache), shown beside it.
+    """
+    fixed = ("one-way", "mst", "auto-mst", "aim", "none")
+    head = (
+        "| table | ε | seeds | " + " | ".join(fixed) + " | auto before: chose, TV2 |"
+        " auto: chose, TV2 | auto / best | auto / best incl. none |"
+        " TSTR one-way / auto |"
+    )
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    over = []
+    for t in names:
+        for e in eps_list:
+            auto = records(done, t, e, "auto", oww)
+            if not auto:
+                continue
+            tv = {m: _mean(records(done, t, e, m, oww), "tv2") for m in fixed}
+            a = _mean(auto, "tv2")
+            chose = "/".join(sorted({r.get("chose", "?") for r in auto}))
+            old = records(before, t, e, "auto", oww) if before else []
+            old_txt = (
+                "/".join(sorted({r.get("chose", "?") for r in old}))
+                + f", {_f(_mean(old, 'tv2'))}"
+                if old
+                else "n/a"
+            )
+            best = [tv[m] for m in ("one-way", "mst", "aim") if tv[m] is not None]
+            ratio = a / min(best) if best else None
+            best_all = best + ([tv["none"]] if tv["none"] is not None else [])
+            ratio_all = a / min(best_all) if best_all else None
+            if ratio is not None and ratio > 1.05:
+                over.append(f"{t} ε = {e:g}: {ratio:.3f}")
+            ts = [
+                _mean(records(done, t, e, m, oww), "tstr") for m in ("one-way", "auto")
+            ]
+            lines.append(
+                f"| {t} | {e:g} | {len(auto)} | "
+                + " | ".join(_f(tv[m]) for m in fixed)
+                + f" | {old_txt} | {chose}, {_f(a)} | {_f(ratio, '.3f')} |"
+                f" {_f(ratio_all, '.3f')} | {_f(ts[0], '.3f')} / {_f(ts[1], '.3f')} |"
+            )
+    lines.append("")
+    lines.append(
+        "auto over 5 % above the best of one-way / mst / aim: "
+        + ("; ".join(over) if over else "none")
+    )
+    return "\n".join(lines)
+
+
 def _named(message, columns):
     """The columns a warning's text names (as ``repr`` or in quotes)."""
     return [
@@ -1052,6 +1107,14 @@ def main(argv=None):
     ap.add_argument(
         "--tv-only", action="store_true", help="TV1-3 only (no model, no numeric)"
     )
+    ap.add_argument(
+        "--rules-table",
+        action="store_true",
+        help="auto against the fixed rules (one-way, mst, aim, none) only",
+    )
+    ap.add_argument(
+        "--before", default=None, help="cache of an earlier auto (--rules-table)"
+    )
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     if args.one_way_weight is not None:
         import dataclasses
@@ -1083,6 +1146,10 @@ def main(argv=None):
             args.light,
         )
     oww = weight()
+    if args.rules_table:
+        before = read_cache(args.before) if args.before else None
+        print(rules_table(done, names, eps_list, oww, before))
+        return
     if args.tune:
         tune(done, TUNE, oww)
         tune_aim(done, TUNE, oww)

@@ -146,7 +146,7 @@ class ReleaseRules:
     #: (AIM wherever its thresholds held) auto ran AIM where the 1-way tables
     #: won: hmda ε = 0.1 TV2 .2786 against .2325, acs12 ε = 0.1 .3442 against
     #: .3125.
-    auto_aim_one_way_share: float = 0.5
+    auto_aim_one_way_share: float = 0.65
     #: ... and AIM only up to this many attributes (its rounds refit the
     #: generator; on wider tables the tree's ``a - 1`` pairs cover more; not
     #: measured on wide tables)

@@ -783,22 +783,31 @@ def aim_estimate(e_unit, e1_one, a, n_pairs, left, rules):
       ``K_A = f_R left / f*`` pairs (at least 1, at most ``T``): few where
       ``ε n`` is small against the pairs' cells, many where it is large.
     * Each chosen pair is measured in its round and again in the final
-      measurement: ``e_A = e_unit sqrt(K_A / ((0.9 f_R + f_F) left))``; a
-      fraction ``q_A = K_A / M`` of the pairs.
-    * Every other pair loses ``(1 - ρ s_A κ) D``, the tree's reach ``ρ``
-      (``rules.auto_tree_reach``) scaled by the chosen pairs' signal share
-      ``s_A`` (:func:`tree_signal_share`) and by the part ``κ = min(1, K_A
-      / (a - 1))`` of a spanning tree they make up.
+      measurement: ``e_A = e_unit sqrt(K_A / ((0.9 f_R + f_F) left))``.
+    * As in the 1-way tables' estimate, a fraction ``q = (a - 1) / M`` of
+      the pairs (a tree's) holds dependence ``D_tree`` and the rest ``D``;
+      AIM chooses the strongest first. A pair it leaves unmeasured loses
+      ``(1 - r)`` of its dependence, with ``r = ρ s_A κ`` the tree's reach
+      ``ρ`` (``rules.auto_tree_reach``) scaled by the chosen pairs' signal
+      share ``s_A`` (:func:`tree_signal_share`) and by the part ``κ =
+      min(1, K_A / (a - 1))`` of a spanning tree they make up; a pair it
+      measures loses ``e_A``, or no more than unmeasured (AIM's scores
+      subtract the noise a pair would receive: it measures what is worth
+      its noise).
     * AIM's 1-way tables are as noisy as if measured alone at ``φ =
       rules.auto_aim_one_way_share`` of the budget: their own ``f_1`` and
       their margins in the rounds' and the final measurements (the final
-      one holds every 1-way table no chosen pair covers):
-      ``2 e_1(1) / sqrt(φ)``.
+      one holds every 1-way table no chosen pair covers): ``2 e_1(1) /
+      sqrt(φ)`` on every pair AIM does not measure (``1 - K_A / M``).
 
-    ``q_A e_A + (1 - q_A) ((1 - ρ s_A κ) D + 2 e_1(1) / sqrt(φ))``: smooth in
-    ``ε``, ``n`` and the levels. Where ``ε n`` is small the 1-way tables'
-    extra noise outweighs the few pairs AIM can afford and the 1-way tables
-    alone win (measured: hmda and acs12 at ε = 0.1).
+    With ``q_t = min(K_A, a - 1) / M`` and ``q_r = min(K_A - (a - 1), M -
+    (a - 1)) / M`` (at least 0) the chosen tree-class and other pairs:
+    ``q_t min(e_A, (1-r) D_tree) + (q - q_t) (1-r) D_tree + q_r min(e_A,
+    (1-r) D) + (1 - q - q_r) (1-r) D + (1 - K_A/M) 2 e_1(1) / sqrt(φ)``.
+    Continuous in ``ε``, ``n`` and the levels and falling as ``ε n`` grows.
+    Where ``ε n`` is small the 1-way tables' extra noise outweighs the few
+    pairs AIM can afford and the 1-way tables alone win (measured: hmda and
+    acs12 at ε = 0.1).
 
     Returns
     -------
@@ -816,13 +825,21 @@ def aim_estimate(e_unit, e1_one, a, n_pairs, left, rules):
     e_aim = float(e_unit) * math.sqrt(
         k / ((measured * shares["rounds"] + shares["final"]) * left)
     )
-    q = min(1.0, k / max(int(n_pairs), 1))
+    M = max(int(n_pairs), 1)
+    tree = max(int(a) - 1, 1)
+    q = min(1.0, k / M)
     reach = (
-        rules.auto_tree_reach
-        * tree_signal_share(e_aim, D_tree)
-        * min(1.0, k / max(int(a) - 1, 1))
+        rules.auto_tree_reach * tree_signal_share(e_aim, D_tree) * min(1.0, k / tree)
     )
-    pairs = q * e_aim + (1.0 - q) * (1.0 - reach) * D
+    q_tree = min(1.0, tree / M)
+    q_t = min(k, tree) / M
+    q_r = min(max(k - tree, 0.0), max(M - tree, 0)) / M
+    pairs = (
+        q_t * min(e_aim, (1.0 - reach) * D_tree)
+        + (q_tree - q_t) * (1.0 - reach) * D_tree
+        + q_r * min(e_aim, (1.0 - reach) * D)
+        + (1.0 - q_tree - q_r) * (1.0 - reach) * D
+    )
     e1 = 2.0 * float(e1_one) / math.sqrt(rules.auto_aim_one_way_share)
     return {
         "aim": pairs + (1.0 - q) * e1,

@@ -221,3 +221,24 @@ def test_auto_target_arm_declares_the_model_target(
     _, info = bs.fit_ours(frame, ["a", "b"], {}, 1.0, 0, method, target="b")
     assert seen == [("auto", expected)]
     assert ("est" in info) == (method == "auto")
+
+
+def test_rules_table_divides_auto_by_the_best_fixed_rule():
+    """``--rules-table``: auto's mean TV2 over the least of ``one-way``,
+    ``mst`` and ``aim`` (and with ``none``), the earlier code's auto beside
+    it, and the cells over 5 % named."""
+    done, before = {}, {}
+    tv2 = {"one-way": 0.10, "mst": 0.12, "aim": 0.11, "none": 0.09}
+    for seed in (0, 1):
+        for m, v in tv2.items():
+            done[("t", 1.0, seed, m, 4.0)] = {"tv2": v}
+        done[("t", 1.0, seed, "auto", 4.0)] = {"tv2": 0.104 + seed * 0.004}
+        done[("t", 1.0, seed, "auto", 4.0)]["chose"] = "one-way"
+        before[("t", 1.0, seed, "auto", 4.0)] = {"tv2": 0.11, "chose": "aim"}
+    out = bs.rules_table(done, ["t"], [1.0], 4.0, before)
+    row = [line for line in out.splitlines() if line.startswith("| t |")][0]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == "2" and cells[8] == "aim, 0.1100"
+    assert cells[9] == "one-way, 0.1060" and cells[10] == "1.060"
+    assert cells[11] == "1.178"
+    assert out.splitlines()[-1].endswith("t ε = 1: 1.060")

@@ -695,9 +695,10 @@ def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spe
       noise;
     * ``"one-way"``: no pair measured, the 1-way tables at the whole
       budget: ``q D_tree + (1 - q) D + 2 e_1(1)``;
-    * ``"aim"``: AIM's rounds (:func:`aim_estimate`): the pairs it measures
-      at their noise, every other pair at ``(1 - ρ s_A κ) D``, and the 1-way
-      tables at ``rules.auto_aim_one_way_share`` of the budget.
+    * ``"aim"``: AIM's rounds (:func:`aim_estimate`): the ``K_A`` pairs its
+      rounds can afford at their noise, every other pair losing ``1 - ρ s_A
+      κ`` of its dependence, and the 1-way tables as if measured alone at
+      ``rules.auto_aim_one_way_share`` of the budget.
 
     Every term is smooth in ``ε``, ``n`` and the levels, and ``q = 2/a``
     moves the balance between a tree and the 1-way tables smoothly with the
@@ -775,8 +776,9 @@ def aim_estimate(e_unit, e1_one, a, n_pairs, left, rules):
     selection_shares["aim"]``: 1-way tables ``f_1``, rounds ``f_R``, final
     ``f_F``) and ``T = AIM_ROUNDS_PER_ATTRIBUTE a`` rounds:
 
-    * AIM doubles a round's noise budget (×4) while its measurements move
-      the model less than their noise, so its rounds settle where a chosen
+    * AIM quadruples a round's share (halves its noise) while its
+      measurements move the model less than their noise (budget
+      annealing, :func:`select_aim`), so its rounds settle where a chosen
       pair's measurement is signal: at the round share ``f*`` whose
       measurement has TV noise ``D_tree`` (``e_unit / sqrt(0.9 f*) =
       D_tree``, 0.9 the measured part of a round). It measures about

@@ -61,8 +61,9 @@ warning naming that column in that fit. The real training rows' own scores
 are the sampling floor.
 
 Every run is one JSON line of ``--cache``; the script fits only what is
-missing. ``--tune`` re-grids ``ReleaseRules.auto_tree_reach`` on the TUNE
-half's auto fits (the public estimates they recorded).
+missing. ``--tune`` re-grids ``ReleaseRules.auto_tree_reach`` and
+``ReleaseRules.auto_aim_one_way_share`` on the TUNE half's auto fits (the
+public estimates they recorded).
 """
 
 from __future__ import annotations
@@ -273,19 +274,39 @@ def estimates(est):
     return {k: float(v) for k, v in out.items()}
 
 
-def choose(est, rho, rules):
-    """The rule :func:`auto_rule` picks at ``ρ = rho`` (recomputed from the
-    recorded public parts, the reach ``ρ s`` with ``s`` of
+def aim_of(est, phi):
+    """AIM's estimate at ``rules.auto_aim_one_way_share = phi`` from the
+    recorded parts (:func:`~skdp_synth.gaussian_release._selection.
+    aim_estimate`: ``aim_pairs`` plus the 1-way tables' term)."""
+    return est["aim_pairs"] + (1.0 - est["q_aim"]) * 2.0 * est["e1_one"] / math.sqrt(
+        phi
+    )
+
+
+def aim_gate(est, rules):
+    """Whether AIM's thresholds hold (``q = 2/a``; no target here)."""
+    return (
+        est["none"] > max(rules.auto_tv_threshold, rules.auto_aim_threshold)
+        and est["q"] >= 2 / rules.auto_aim_max_attributes
+    )
+
+
+def choose(est, rho, rules, phi=None):
+    """The rule :func:`auto_rule` picks at ``ρ = rho`` and AIM's 1-way share
+    ``φ = phi`` (default ``rules.auto_aim_one_way_share``; recomputed from
+    the recorded public parts, the reach ``ρ s`` with ``s`` of
     :func:`~skdp_synth.gaussian_release._selection.tree_signal_share`; AIM
-    where its thresholds hold)."""
+    or the 1-way tables where AIM's thresholds hold, AIM alone on records
+    without AIM's parts)."""
     from skdp_synth.gaussian_release._selection import tree_signal_share
 
     if est["none"] <= rules.auto_tv_threshold:
         return "none"
-    if est["none"] > rules.auto_aim_threshold and est["q"] >= 2 / (
-        rules.auto_aim_max_attributes
-    ):
-        return "aim"
+    if aim_gate(est, rules):
+        if "aim_pairs" not in est:
+            return "aim"
+        phi = rules.auto_aim_one_way_share if phi is None else phi
+        return "aim" if aim_of(est, phi) <= est["one-way"] else "one-way"
     q, D = est["q"], rules.auto_tv_threshold
     reach = rho * tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
     mst = q * est["e_tree"] + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
@@ -334,6 +355,108 @@ def tune(done, names, oww):
         f" {plateau[0]:g}..{plateau[-1]:g}, chosen {best[1]:g}"
     )
     return best
+
+
+def tune_aim(done, names, oww):
+    """``φ`` (``ReleaseRules.auto_aim_one_way_share``) on ``names``: the mean
+    TV2 lost against the better of AIM (``aim``) and the 1-way tables
+    (``one-way``) where AIM's thresholds hold (the auto fits' recorded public
+    estimates; a grid). The choice is the middle of the grid's values of
+    least mean loss."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    rules = DEFAULT_RULES
+    cells = {}
+    for (t, e, s, r, w), rec in done.items():
+        if t in names and r in ("one-way", "aim", "auto") and w == oww:
+            cells.setdefault((t, e, s), {})[r] = rec
+    cells = {
+        k: v
+        for k, v in cells.items()
+        if len(v) == 3
+        and "aim_pairs" in v["auto"].get("est", {})
+        and aim_gate(v["auto"]["est"], rules)
+    }
+    lines, scores = [], []
+    grid = np.round(np.arange(0.1, 1.001, 0.05), 2)
+    for phi in grid:
+        regret = []
+        for v in cells.values():
+            pick = choose(v["auto"]["est"], rules.auto_tree_reach, rules, phi)
+            best_tv2 = min(v["aim"]["tv2"], v["one-way"]["tv2"])
+            regret.append(v[pick]["tv2"] / best_tv2 - 1)
+        score = float(np.mean(regret)) if regret else 0.0
+        worst = float(np.max(regret)) if regret else 0.0
+        lines.append(
+            f"phi={phi:g}: mean TV2 regret {score:.4f} (max {worst:.4f})"
+            f" over {len(regret)}"
+        )
+        scores.append(score)
+    low = min(scores)
+    plateau = [r for r, x in zip(grid, scores) if x <= low + 1e-12]
+    best = (low, float(plateau[len(plateau) // 2]))
+    print("\n".join(lines))
+    print(
+        f"TUNE over {len(cells)} table/eps/seed cells where AIM's thresholds"
+        f" hold: least regret at phi = {plateau[0]:g}..{plateau[-1]:g},"
+        f" chosen {best[1]:g}"
+    )
+    return best
+
+
+def rules_table(done, names, eps_list, oww, before=None):
+    """Markdown: auto against the release's own fixed rules, per table and ε.
+
+    Mean TV2 over the seeds each method ran (``auto-mst``: auto's MST, auto
+    forced to its tree); ``auto / best`` divides auto's TV2 by the least of
+    ``one-way``, ``mst`` and ``aim`` (``/ best incl. none``: and ``none``);
+    TSTR of ``one-way`` and ``auto`` where they were scored. ``before``: the
+    records of an earlier code's auto (another cache), shown beside it.
+    """
+    fixed = ("one-way", "mst", "auto-mst", "aim", "none")
+    head = (
+        "| table | ε | seeds | " + " | ".join(fixed) + " | auto before: chose, TV2 |"
+        " auto: chose, TV2 | auto / best | auto / best incl. none |"
+        " TSTR one-way / auto |"
+    )
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    over = []
+    for t in names:
+        for e in eps_list:
+            auto = records(done, t, e, "auto", oww)
+            if not auto:
+                continue
+            tv = {m: _mean(records(done, t, e, m, oww), "tv2") for m in fixed}
+            a = _mean(auto, "tv2")
+            chose = "/".join(sorted({r.get("chose", "?") for r in auto}))
+            old = records(before, t, e, "auto", oww) if before else []
+            old_txt = (
+                "/".join(sorted({r.get("chose", "?") for r in old}))
+                + f", {_f(_mean(old, 'tv2'))}"
+                if old
+                else "n/a"
+            )
+            best = [tv[m] for m in ("one-way", "mst", "aim") if tv[m] is not None]
+            ratio = a / min(best) if best else None
+            best_all = best + ([tv["none"]] if tv["none"] is not None else [])
+            ratio_all = a / min(best_all) if best_all else None
+            if ratio is not None and ratio > 1.05:
+                over.append(f"{t} ε = {e:g}: {ratio:.3f}")
+            ts = [
+                _mean(records(done, t, e, m, oww), "tstr") for m in ("one-way", "auto")
+            ]
+            lines.append(
+                f"| {t} | {e:g} | {len(auto)} | "
+                + " | ".join(_f(tv[m]) for m in fixed)
+                + f" | {old_txt} | {chose}, {_f(a)} | {_f(ratio, '.3f')} |"
+                f" {_f(ratio_all, '.3f')} | {_f(ts[0], '.3f')} / {_f(ts[1], '.3f')} |"
+            )
+    lines.append("")
+    lines.append(
+        "auto over 5 % above the best of one-way / mst / aim: "
+        + ("; ".join(over) if over else "none")
+    )
+    return "\n".join(lines)
 
 
 def _named(message, columns):
@@ -966,7 +1089,11 @@ def main(argv=None):
     )
     ap.add_argument("--one-way-weight", type=float, help="ReleaseRules.one_way_weight")
     ap.add_argument("--cache", default="benchmarks/results/bench_suite.jsonl")
-    ap.add_argument("--tune", action="store_true", help="grid auto_tree_reach")
+    ap.add_argument(
+        "--tune",
+        action="store_true",
+        help="grid auto_tree_reach and auto_aim_one_way_share",
+    )
     ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
     ap.add_argument("--weights", help="compare auto at these one_way_weights")
     ap.add_argument(
@@ -979,6 +1106,14 @@ def main(argv=None):
     )
     ap.add_argument(
         "--tv-only", action="store_true", help="TV1-3 only (no model, no numeric)"
+    )
+    ap.add_argument(
+        "--rules-table",
+        action="store_true",
+        help="auto against the fixed rules (one-way, mst, aim, none) only",
+    )
+    ap.add_argument(
+        "--before", default=None, help="cache of an earlier auto (--rules-table)"
     )
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     if args.one_way_weight is not None:
@@ -1011,8 +1146,13 @@ def main(argv=None):
             args.light,
         )
     oww = weight()
+    if args.rules_table:
+        before = read_cache(args.before) if args.before else None
+        print(rules_table(done, names, eps_list, oww, before))
+        return
     if args.tune:
         tune(done, TUNE, oww)
+        tune_aim(done, TUNE, oww)
     if args.weights:
         ws = [float(w) if ";" not in w else w for w in args.weights.split(",")]
         table, lines = weight_table(done, names, eps_list, ws)

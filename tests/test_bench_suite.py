@@ -117,11 +117,13 @@ def test_silent_counts_only_unwarned_columns():
     assert lines[1].startswith("t eps=1 seed=3: w missing 25.0% vs 20.0%")
 
 
-@pytest.mark.parametrize("eps", [0.3, 1.0, 3.0])
+@pytest.mark.parametrize("eps", [0.1, 0.3, 1.0, 3.0])
 @pytest.mark.parametrize("n_attributes", [12, 40, 70])
 def test_tune_replica_picks_what_auto_rule_picks(eps, n_attributes):
     """``choose`` (the ``--tune`` grid's copy of the rule, on recorded public
-    estimates) picks what ``auto_rule`` picks at the release's own ``ρ``."""
+    estimates) picks what ``auto_rule`` picks at the release's own ``ρ`` and
+    ``φ`` (12 attributes: the 1-way tables at ε = 0.1 and AIM at ε = 0.3,
+    where AIM's thresholds hold)."""
     from skdp_synth.gaussian_release import _selection as sel
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
     from skdp_synth.mechanisms import analytic_gaussian_sigma
@@ -166,6 +168,39 @@ def test_tune_takes_the_middle_of_the_least_regret_values(capsys):
         assert picked == want
 
 
+def test_tune_aim_takes_the_middle_of_the_least_regret_values(capsys):
+    """``--tune`` grids AIM's 1-way share ``φ`` where AIM's thresholds hold:
+    the 1-way tables win the cell whose 1-way noise is large, AIM the other;
+    the chosen ``φ`` is the middle of the grid values whose picks lose least,
+    and at it ``choose`` picks the winner of each cell."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    base = {"none": 1.0, "q": 0.2, "one-way": 0.1, "q_aim": 0.1}
+    done = {}
+    # aim = aim_pairs + 0.9 * 2 e1 / sqrt(phi); one-way 0.1
+    for seed, (pairs, e1, one, aim) in enumerate(
+        [(0.05, 0.04, 0.20, 0.25), (0.05, 0.01, 0.12, 0.10)]
+    ):
+        cell = ("t", 1.0, seed)
+        est = dict(base, aim_pairs=pairs, e1_one=e1)
+        done[(*cell, "auto", 4.0)] = {"est": est}
+        done[(*cell, "one-way", 4.0)] = {"tv2": one}
+        done[(*cell, "aim", 4.0)] = {"tv2": aim}
+    score, phi = bs.tune_aim(done, ["t"], 4.0)
+    grid = [
+        float(line.split(":")[0][4:])
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("phi=") and " 0.0000 " in line
+    ]
+    assert score == 0.0 and len(grid) >= 3 and phi == grid[len(grid) // 2]
+    # cell 0 needs 0.05 + 0.072 / sqrt(phi) > 0.1 (phi < 2.07: every
+    # value), cell 1 needs 0.05 + 0.018 / sqrt(phi) <= 0.1 (phi >= 0.1296)
+    assert grid[0] == 0.15 and grid[-1] == 1.0
+    for seed, want in ((0, "one-way"), (1, "aim")):
+        est = done[("t", 1.0, seed, "auto", 4.0)]["est"]
+        assert bs.choose(est, 0.75, DEFAULT_RULES, phi) == want
+
+
 @pytest.mark.parametrize("method, expected", [("auto-target", "b"), ("auto", None)])
 def test_auto_target_arm_declares_the_model_target(
     mixed, monkeypatch, method, expected
@@ -186,3 +221,24 @@ def test_auto_target_arm_declares_the_model_target(
     _, info = bs.fit_ours(frame, ["a", "b"], {}, 1.0, 0, method, target="b")
     assert seen == [("auto", expected)]
     assert ("est" in info) == (method == "auto")
+
+
+def test_rules_table_divides_auto_by_the_best_fixed_rule():
+    """``--rules-table``: auto's mean TV2 over the least of ``one-way``,
+    ``mst`` and ``aim`` (and with ``none``), the earlier code's auto beside
+    it, and the cells over 5 % named."""
+    done, before = {}, {}
+    tv2 = {"one-way": 0.10, "mst": 0.12, "aim": 0.11, "none": 0.09}
+    for seed in (0, 1):
+        for m, v in tv2.items():
+            done[("t", 1.0, seed, m, 4.0)] = {"tv2": v}
+        done[("t", 1.0, seed, "auto", 4.0)] = {"tv2": 0.104 + seed * 0.004}
+        done[("t", 1.0, seed, "auto", 4.0)]["chose"] = "one-way"
+        before[("t", 1.0, seed, "auto", 4.0)] = {"tv2": 0.11, "chose": "aim"}
+    out = bs.rules_table(done, ["t"], [1.0], 4.0, before)
+    row = [line for line in out.splitlines() if line.startswith("| t |")][0]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == "2" and cells[8] == "aim, 0.1100"
+    assert cells[9] == "one-way, 0.1060" and cells[10] == "1.060"
+    assert cells[11] == "1.178"
+    assert out.splitlines()[-1].endswith("t ε = 1: 1.060")

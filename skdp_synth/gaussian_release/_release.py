@@ -236,7 +236,11 @@ default=None
         their expected 2-way error is the smaller, estimated from the same
         public quantities (``gaussian_release._selection.auto_estimates``:
         a smooth function of ``ε``, ``n`` and the levels, with no threshold
-        on the number of attributes). ``"one-way"``
+        on the number of attributes). Where it would run AIM, it runs AIM
+        only when AIM's expected 2-way error (the pairs its rounds can
+        afford at that ``ε n``, its 1-way tables at a smaller share; the
+        same function) is at most the 1-way tables', else measures the
+        1-way tables only. ``"one-way"``
         (explicitly): the 1-way tables and, with ``target``, every pair
         with the target, on the whole budget, data-independently -- a
         naive-Bayes-like model for the target, which where the predictors

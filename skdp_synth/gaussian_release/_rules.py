@@ -133,6 +133,29 @@ class ReleaseRules:
     #: generator; on wider tables the tree's ``a - 1`` pairs cover more; not
     #: measured on wide tables)
     auto_aim_max_attributes: int = 24
+    #: Where AIM's thresholds hold, auto runs AIM's rounds only when AIM's
+    #: expected 2-way TV error is at most the 1-way tables' (both
+    #: :func:`~skdp_synth.gaussian_release._selection.auto_estimates`; AIM's
+    #: by :func:`~skdp_synth.gaussian_release._selection.aim_estimate`); else
+    #: it measures the 1-way tables alone. AIM spends 0.1 of the budget on the
+    #: 1-way tables by themselves, but its rounds' pairs and the final
+    #: measurement (which holds every 1-way table no chosen pair covers) carry
+    #: them too: this is ``φ``, the share of the budget at which the 1-way
+    #: tables measured alone would be as noisy as AIM's (its estimate's term
+    #: ``2 e_1(1) / sqrt(φ)``). Chosen on the TUNE half of
+    #: ``benchmarks/bench_suite.py`` as the value of least mean TV2 lost
+    #: against the better of AIM and the 1-way tables where AIM's thresholds
+    #: hold (``--half tune --tables nass_cds,credit,acs12,hmda,cps1988
+    #: --methods auto,one-way,aim --tv-only --no-run --tune``, 83
+    #: table/ε/seed cells; ``benchmarks/results/bench_auto_aim.md``): 0.0081
+    #: (worst cell +11 %) at 0.65, 0.0082-0.0083 at 0.5 and 0.6, 0.013 at
+    #: 0.3-0.4, 0.033 at 1, the same as AIM wherever its thresholds hold (the
+    #: earlier rule; worst cell +27 %). Measured there, TV2 of the 1-way
+    #: tables / AIM / auto before / auto now (8 seeds): hmda ε = 0.1 .2397 /
+    #: .2670 / .2686 / .2465, acs12 ε = 0.1 .3753 / .3977 / .4121 / .3847;
+    #: where AIM wins auto keeps it (credit ε = 1 .1460 / .1398 / .1392 /
+    #: .1392).
+    auto_aim_one_way_share: float = 0.65
     #: ``D_tree`` of ``auto_tree_reach``'s estimate (the TV a pair a tree
     #: would choose loses when left unmeasured), and the expected TV
     #: noise up to which a target's pair is worth measuring when auto measures

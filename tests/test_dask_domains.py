@@ -142,14 +142,16 @@ def test_dask_fit_with_bounds_and_times(neighbouring, small_grid):
 
 def _counter_for(values, integer, root, depth):
     """A ColumnCounts over in-memory ``values`` whose refinement reads them."""
-    edges, _, root_lo, root_hi, _ = ds.grid_for(integer, root, depth)
+    edges, _, root_lo, root_hi, floor = ds.grid_for(integer, root, depth)
     top = root_hi - 1.0 if integer else root_hi
     x, n_missing = ds.column_values(pd.Series(values), None, None, root_lo, top)
     refinements = []
 
-    def refine(cells):
-        refinements.append(list(cells))
-        counter.add_values(cells, *ds.refined_values(x, edges, np.asarray(cells)))
+    def refine(targets):
+        refinements.append(list(targets))
+        counter.add_cells(
+            targets, *ds.refined_counts(x, targets, integer, floor, root_hi)
+        )
 
     counter = ds.ColumnCounts(
         integer, root, depth, ds.grid_counts(x, edges), n_missing, refine

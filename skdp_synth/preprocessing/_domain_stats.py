@@ -58,6 +58,7 @@ import pandas as pd
 
 from ._column_spec import _numbers
 from ._numeric_domain import (
+    MAX_DEPTH,
     ROOT,
     TREE_SHARE,
     _can_split,
@@ -74,6 +75,11 @@ GRID_DEPTH = 16
 #: split by the tree with probability at most this (:func:`refine_cells`):
 #: the chance of one more pass.
 REFINE_MISS = 0.01
+#: The most cells of the hierarchy one refinement pass counts for a column
+#: (:func:`sub_cells`): the public cap on the memory a pass adds. The cells
+#: to refine, ``m`` of them, are each cut ``floor(log2(REFINE_CELLS / m))``
+#: levels deeper (at least one level, and never below ``MAX_DEPTH``).
+REFINE_CELLS = 2**18
 
 __all__ = [
     "GRID_DEPTH",
@@ -161,15 +167,10 @@ def split_probability(counts, depth, lam):
     return np.where(m >= 0, 1.0 - tail, tail)
 
 
-def refine_cells(counter, epsilon, sensitivity, tree_share=None):
-    """The grid cells to refine before the noise: ``r_k``, the probability
-    that the tree reaches cell ``k`` (at the grid's depth) and splits it, is
-    the product of the split probabilities of its ancestors and its own
-    (:func:`split_probability`; the noise of distinct nodes is independent),
-    a function of the counts and the public budget. The cells holding a row
-    are refined in decreasing ``r_k`` until the ones left sum to at most
-    :data:`REFINE_MISS`: an extra pass is needed with probability at most
-    that."""
+def _reach(counter, epsilon, sensitivity, tree_share=None):
+    """``(cells, r)``: the grid cells holding a row and ``r_k``, the
+    probability that the tree reaches cell ``k`` and splits it (see
+    :func:`refine_cells`)."""
     share = TREE_SHARE if tree_share is None else tree_share
     lam = 3.0 * sensitivity / (epsilon * share)
     nodes = hierarchy_for(counter.integer, counter.root, counter.depth)
@@ -182,11 +183,79 @@ def refine_cells(counter, epsilon, sensitivity, tree_share=None):
             cells = ia  # the nodes of the last depth are grid cells
             break
         reach = (reach * p)[nodes[d + 1][2]]
-    order = np.argsort(r)  # ascending: the least likely are left out
+    return cells.astype(np.int64), r
+
+
+def refine_cells(counter, epsilon, sensitivity, tree_share=None, limit=None):
+    """The grid cells to refine before the noise: ``r_k``, the probability
+    that the tree reaches cell ``k`` (at the grid's depth) and splits it, is
+    the product of the split probabilities of its ancestors and its own
+    (:func:`split_probability`; the noise of distinct nodes is independent),
+    a function of the counts and the public budget. The cells holding a row
+    are refined in decreasing ``r_k`` until the ones left sum to at most
+    :data:`REFINE_MISS` (or, with ``limit``, the ``limit`` most likely):
+    an extra pass is needed with probability at most that."""
+    cells, r = _reach(counter, epsilon, sensitivity, tree_share)
+    order = np.argsort(r, kind="stable")  # ascending: the least likely are left out
     left = np.cumsum(r[order]) <= REFINE_MISS
     keep = order[~left]
     keep = keep[r[keep] > 0]
-    return np.sort(cells[keep].astype(np.int64))
+    if limit is not None and keep.size > limit:
+        keep = keep[keep.size - int(limit) :]
+    return np.sort(cells[keep])
+
+
+def refine_depth(n_targets, cap=None):
+    """How many levels below its own depth a refinement pass counts each of
+    its ``n_targets`` cells: ``floor(log2(cap / n_targets))``, at least 1
+    (``cap``: :data:`REFINE_CELLS`), so that the pass counts at most
+    ``max(cap, 2 n_targets)`` cells of the hierarchy."""
+    cap = REFINE_CELLS if cap is None else cap
+    if n_targets <= 0:
+        return 1
+    return max(1, int(math.floor(math.log2(cap / n_targets))))
+
+
+def sub_cells(targets, integer, floor):
+    """The cells of the public hierarchy under each of ``targets`` -- ``(lo,
+    hi, depth, stop)``, disjoint hierarchy cells -- cut at depth ``stop``
+    or where PrivTree cannot split (:func:`_expand`). Returns ``(bounds,
+    cell_of, lo, hi, depth)``: the sorted cell boundaries, the index of the
+    cell starting at each boundary (-1 between targets), and the cells'
+    edges and depths (in order)."""
+    los, his, depths = [], [], []
+    for lo, hi, depth, stop in sorted(targets):
+        a, d = _expand(lo, hi, depth, stop, integer, floor)
+        los += a
+        his += a[1:] + [hi]
+        depths += d
+    lo = np.asarray(los, dtype=np.float64)
+    hi = np.asarray(his, dtype=np.float64)
+    bounds = np.unique(np.concatenate([lo, hi]))
+    cell_of = np.full(bounds.size, -1, dtype=np.int64)
+    cell_of[np.searchsorted(bounds, lo)] = np.arange(lo.size)
+    return bounds, cell_of, lo, hi, np.asarray(depths, dtype=np.int64)
+
+
+def sub_cell_counts(x, bounds, cell_of, root_hi):
+    """One chunk's counts in the cells of :func:`sub_cells` (sparse: the
+    cells holding a row, and their counts). A value at the root's closed
+    upper end (a float column) is in the last cell, as in
+    :func:`privtree_histogram`."""
+    i = np.searchsorted(bounds, x, "right") - 1
+    if bounds.size and bounds[-1] >= root_hi:
+        i[x >= root_hi] = bounds.size - 2
+    ok = (i >= 0) & (i < bounds.size - 1)
+    c = cell_of[i[ok]]
+    return np.unique(c[c >= 0], return_counts=True)
+
+
+def merge_cell_counts(a, b):
+    """Two sparse ``(cells, counts)`` tables added up."""
+    cells = np.concatenate([a[0], b[0]])
+    counts = np.concatenate([a[1], b[1]]).astype(np.int64)
+    out, inv = np.unique(cells, return_inverse=True)
+    return out, np.bincount(inv, weights=counts, minlength=len(out)).astype(np.int64)
 
 
 def column_values(series, unit, clip, root_lo, top):
@@ -203,12 +272,17 @@ def column_values(series, unit, clip, root_lo, top):
 class ColumnCounts:
     """The merged counts of one numeric column: grid, refined cells, missing.
 
-    A refined grid cell keeps its distinct values and their counts (the
-    rows of a point mass are one entry): every node inside it is counted
-    from them exactly, at any depth. ``refine(cells)`` is the pass that
-    reads them; :meth:`counts` calls it where a tree node lies inside a
-    cell that holds a row and is not refined yet (exact counts whatever
-    the noise).
+    A refined grid cell keeps the counts of the cells of the public
+    hierarchy below it, cut a few levels deeper (:func:`sub_cells`; only
+    the cells holding a row are kept): every node of that depth or less
+    inside it is a union of them, counted exactly. A tree node deeper than
+    the kept cells lies inside one of them; if that cell holds a row, it is
+    refined in turn (replaced by its own cells, a few levels deeper).
+    ``refine(targets)`` is the pass that counts them (``targets``: ``(lo,
+    hi, depth, stop)`` hierarchy cells, returns the occupied cells'
+    ``(lo, hi, depth, count)``); :meth:`counts` calls it where a tree node
+    lies inside a cell that holds a row and is not resolved yet (exact
+    counts whatever the noise).
     """
 
     def __init__(self, integer, root, depth, grid_counts, n_missing, refine):
@@ -220,68 +294,128 @@ class ColumnCounts:
         self.cum = np.concatenate([[0], np.cumsum(self.grid)])
         self.n_missing = int(n_missing)
         self._refine = refine
-        self.refined = set()
-        self.values = np.empty(0, dtype=np.float64)  # of the refined cells
-        self.value_cum = np.zeros(1, dtype=np.int64)
+        self.refined = set()  # grid cells whose rows are in the kept cells
+        # the kept cells of the refined grid cells (sorted, disjoint)
+        self.lo = np.empty(0, dtype=np.float64)
+        self.hi = np.empty(0, dtype=np.float64)
+        self.cell_depth = np.empty(0, dtype=np.int64)
+        self.cell_cum = np.zeros(1, dtype=np.int64)
 
-    def add_values(self, cells, values, counts):
-        """Store the distinct values (sorted) and counts of refined ``cells``."""
-        values = np.concatenate([self.values, values])
-        counts = np.concatenate([np.diff(self.value_cum), counts])
-        order = np.argsort(values, kind="stable")
-        self.values = values[order]
-        self.value_cum = np.concatenate([[0], np.cumsum(counts[order])])
-        self.refined |= {int(k) for k in cells}
+    @property
+    def n_kept(self):
+        """How many cells below the grid are kept (the memory that grows)."""
+        return int(self.lo.size)
+
+    def grid_targets(self, cells, stop=None):
+        """Refinement targets ``(lo, hi, depth, stop)`` of grid ``cells``:
+        ``stop`` levels below the grid (default :func:`refine_depth`)."""
+        cells = [int(k) for k in cells]
+        step = refine_depth(len(cells)) if stop is None else stop
+        return [
+            (
+                float(self.edges[k]),
+                float(self.edges[k + 1]),
+                int(self.depths[k]),
+                min(MAX_DEPTH, int(self.depths[k]) + step),
+            )
+            for k in cells
+        ]
+
+    def add_cells(self, targets, lo, hi, depth, count):
+        """Store the occupied cells ``(lo, hi, depth, count)`` under the
+        refined ``targets`` (grid cells, or kept cells they replace)."""
+        old = np.asarray([t[0] for t in targets], dtype=np.float64)
+        keep = ~np.isin(self.lo, old)
+        counts = np.diff(self.cell_cum)
+        lo = np.concatenate([self.lo[keep], lo])
+        order = np.argsort(lo, kind="stable")
+        self.lo = lo[order]
+        self.hi = np.concatenate([self.hi[keep], hi])[order]
+        self.cell_depth = np.concatenate([self.cell_depth[keep], depth])[order]
+        counts = np.concatenate([counts[keep], count])[order]
+        self.cell_cum = np.concatenate([[0], np.cumsum(counts)])
+        for a, _, d, _ in targets:
+            k = int(np.searchsorted(self.edges, a, "right") - 1)
+            if self.edges[k] == a and self.depths[k] == d:
+                self.refined.add(k)
 
     def _pos(self, v):
         i = int(np.searchsorted(self.edges, v, "left"))
         return i if i < len(self.edges) and self.edges[i] == v else None
 
-    def counts(self, level):
-        """Exact row counts of the tree nodes ``[(lo, hi, depth), ...]``."""
-        where, need = [], set()
-        for lo, hi, _ in level:
+    def _inside_kept(self, lo, hi):
+        """The kept cell a node ``[lo, hi)`` lies strictly inside, or -1."""
+        i = int(np.searchsorted(self.lo, lo, "right")) - 1
+        if i >= 0 and self.lo[i] < lo < self.hi[i]:
+            return i
+        if hi < self.root_hi:
+            j = int(np.searchsorted(self.lo, hi, "left")) - 1
+            if j >= 0 and self.lo[j] < hi < self.hi[j]:
+                return j
+        return -1
+
+    def _where(self, level):
+        where, need = [], {}
+        for lo, hi, d in level:
             a = self._pos(lo)
             b = len(self.edges) - 1 if hi >= self.root_hi else self._pos(hi)
             if a is not None and b is not None:
-                where.append((a, b, None))
+                where.append(("grid", a, b))
                 continue
             k = int(np.searchsorted(self.edges, lo, "right") - 1)
-            where.append((None, None, k))
-            if self.grid[k] > 0 and k not in self.refined:
-                need.add(k)
+            if self.grid[k] == 0:
+                where.append(("zero", 0, 0))
+            elif k not in self.refined:
+                where.append(None)
+                e = (float(self.edges[k]), float(self.edges[k + 1]))
+                need[e] = (int(self.depths[k]), int(d))
+            else:
+                i = self._inside_kept(lo, hi)
+                if i < 0:
+                    where.append(("kept", lo, hi))
+                else:
+                    where.append(None)
+                    e = (float(self.lo[i]), float(self.hi[i]))
+                    need[e] = (int(self.cell_depth[i]), int(d))
+        return where, need
+
+    def counts(self, level):
+        """Exact row counts of the tree nodes ``[(lo, hi, depth), ...]``."""
+        where, need = self._where(level)
         if need:  # one more pass, before this level's noise is drawn
-            self._refine(sorted(need))
+            step = refine_depth(len(need))
+            targets = [
+                (a, b, d, min(MAX_DEPTH, max(node, d + step)))
+                for (a, b), (d, node) in sorted(need.items())
+            ]
+            self._refine(targets)
+            where, need = self._where(level)
+            if need:  # pragma: no cover - a pass resolves every target
+                raise RuntimeError("a refinement pass left a node unresolved")
         out = np.empty(len(level), dtype=np.float64)
-        for j, ((lo, hi, _), (a, b, k)) in enumerate(zip(level, where)):
-            if k is None:
+        for j, (kind, a, b) in enumerate(where):
+            if kind == "grid":
                 out[j] = self.cum[b] - self.cum[a]
-            elif self.grid[k] == 0:
+            elif kind == "zero":
                 out[j] = 0.0
             else:
-                ia = int(np.searchsorted(self.values, lo, "left"))
+                ia = int(np.searchsorted(self.lo, a, "left"))
                 ib = (
-                    len(self.values)
-                    if hi >= self.root_hi
-                    else int(np.searchsorted(self.values, hi, "left"))
+                    self.lo.size
+                    if b >= self.root_hi
+                    else int(np.searchsorted(self.lo, b, "left"))
                 )
-                out[j] = self.value_cum[ib] - self.value_cum[ia]
+                out[j] = self.cell_cum[ib] - self.cell_cum[ia]
         return out
 
 
-def refined_values(x, edges, cells):
-    """One chunk's distinct values in the grid ``cells`` and their counts."""
-    idx = np.clip(np.searchsorted(edges, x, "right") - 1, 0, len(edges) - 2)
-    inside = x[np.isin(idx, cells)]
-    return np.unique(inside, return_counts=True)
-
-
-def merge_values(a, b):
-    """Two ``(distinct values, counts)`` tables added up."""
-    values = np.concatenate([a[0], b[0]])
-    counts = np.concatenate([a[1], b[1]]).astype(np.int64)
-    out, inv = np.unique(values, return_inverse=True)
-    return out, np.bincount(inv, weights=counts, minlength=len(out)).astype(np.int64)
+def refined_counts(x, targets, integer, floor, root_hi):
+    """The occupied cells under ``targets`` (:func:`sub_cells`) of the
+    in-memory values ``x``, as a refinement pass merges them: ``(lo, hi,
+    depth, count)``."""
+    bounds, cell_of, lo, hi, depth = sub_cells(targets, integer, floor)
+    cells, counts = sub_cell_counts(x, bounds, cell_of, root_hi)
+    return lo[cells], hi[cells], depth[cells], counts
 
 
 def grid_counts(x, edges):
@@ -395,12 +529,12 @@ def _first_chunk(part, index, plan):
 
 
 def _refine_chunk(part, index, plan):
-    """A refinement pass on one chunk: the distinct values (and counts) of
-    the refined cells."""
+    """A refinement pass on one chunk: the counts of the cells of the
+    hierarchy under the refined cells (sparse: the cells holding a row)."""
     out = {}
-    for col, (unit, clip, root_lo, top, edges, cells) in plan.items():
+    for col, (unit, clip, root_lo, top, root_hi, bounds, cell_of) in plan.items():
         x, _ = column_values(part[col], unit, clip, root_lo, top)
-        out[col] = refined_values(x, edges, cells)
+        out[col] = sub_cell_counts(x, bounds, cell_of, root_hi)
     return out
 
 
@@ -519,42 +653,53 @@ class DomainStatistics:
             )
             for col, (integer, root, *_) in self.numeric.items()
         }
-        wanted = (
-            {
-                col: refine_cells(counter, self.eps_col, self.sens)
-                for col, counter in self.counters.items()
-            }
-            if self.eps_col
-            else {}
-        )
-        self.refine({col: cells for col, cells in wanted.items() if len(cells)})
+        wanted = {}
+        if self.eps_col:
+            for col, counter in self.counters.items():
+                cells = refine_cells(
+                    counter, self.eps_col, self.sens, limit=REFINE_CELLS // 2
+                )
+                if len(cells):
+                    wanted[col] = counter.grid_targets(cells)
+        self.refine(wanted)
 
     def _refiner(self, col):
-        def refine(cells):
-            self.refine({col: np.asarray(cells)})
+        def refine(targets):
+            self.refine({col: targets})
 
         return refine
 
     def refine(self, wanted):
-        """One pass reading the distinct values (and counts) of the grid
-        cells ``wanted[col]``; stored in the columns' counters."""
+        """One pass counting the cells of the hierarchy under the targets
+        ``wanted[col]`` (``(lo, hi, depth, stop)``, :func:`sub_cells`); the
+        occupied ones are stored in the columns' counters."""
         if not wanted:
             return
-        plan = {}
-        for col, cells in wanted.items():
-            _, _, unit, clip, root_lo, top = self.numeric[col]
-            cells = np.asarray(sorted(int(k) for k in cells), dtype=np.int64)
-            plan[col] = (unit, clip, root_lo, top, self.counters[col].edges, cells)
-        empty = (np.empty(0, dtype=np.float64), np.empty(0, dtype=np.int64))
-        totals = {col: empty for col in plan}
+        plan, cells = {}, {}
+        for col, targets in wanted.items():
+            integer, _, unit, clip, root_lo, top = self.numeric[col]
+            counter = self.counters[col]
+            bounds, cell_of, *cells[col] = sub_cells(targets, integer, counter.floor)
+            plan[col] = (unit, clip, root_lo, top, counter.root_hi, bounds, cell_of)
+        totals = {col: np.zeros(len(cells[col][0]), dtype=np.int64) for col in plan}
 
         def merge(tot, r):
-            return {col: merge_values(tot[col], r[col]) for col in tot}
+            for col, (k, c) in r.items():
+                tot[col][k] += c
+            return tot
 
         totals = chunk_pass(self.frame, _refine_chunk, plan, merge, totals)
         self.passes += 1
-        for col, (values, counts) in totals.items():
-            self.counters[col].add_values(plan[col][5], values, counts)
+        for col, total in totals.items():
+            lo, hi, depth = cells[col]
+            occupied = np.flatnonzero(total)
+            self.counters[col].add_cells(
+                wanted[col],
+                lo[occupied],
+                hi[occupied],
+                depth[occupied],
+                total[occupied],
+            )
 
     def histogram(self, col):
         """What ``_private_spec`` calls for ``col`` instead of

@@ -21,7 +21,7 @@ from skdp_synth import (
 from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing import _domain_stats as ds
-from skdp_synth.preprocessing._numeric_domain import privtree_histogram
+from skdp_synth.preprocessing._numeric_domain import MAX_DEPTH, privtree_histogram
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -214,6 +214,92 @@ def test_refined_cells_leave_little_probability(small_grid):
     counter.refined |= set(cells.tolist())
     nonempty = set(np.flatnonzero((counter.depths == 8) & (counter.grid > 0)))
     assert set(cells.tolist()) <= nonempty
+
+
+def test_refine_stops_are_bounded_and_leave_their_miss():
+    """Each target is counted at least one level and at most ``MAX_DEPTH``
+    deep, the cells so counted number at most the cap, and the returned
+    miss is ``sum_k reach_k min(c_k, 2^(s_k - d_k)) prod q(c_k, d)`` at the
+    chosen stops (brute force); with room to spare it is at most
+    REFINE_MISS, and an empty target is counted one level deep."""
+    rng = np.random.default_rng(3)
+    lam = 50.0
+    depth = rng.integers(10, 29, 400)
+    count = rng.integers(0, 5000, 400)
+    count[:40] = 0
+    reach = rng.random(400)
+    for cap in (2**10, 2**14, 2**19):
+        stop, miss = ds.refine_stops(depth, count, reach, lam, cap)
+        assert np.all(stop >= np.minimum(depth + 1, MAX_DEPTH))
+        assert np.all(stop <= MAX_DEPTH)
+        cells = np.sum(2.0 ** (stop - depth))
+        assert cells <= max(cap, 2 * len(depth))
+        want = 0.0
+        for d, c, r, e in zip(depth, count, reach, stop):
+            if e >= MAX_DEPTH:
+                continue
+            q = ds.split_probability(np.full(e - d, c), np.arange(d + 1, e + 1), lam)
+            want += r * min(c, 2.0 ** (e - d)) * np.prod(q)
+        assert miss == pytest.approx(want, rel=1e-9, abs=1e-300)
+        assert np.all(stop[:40] == depth[:40] + 1)
+    # few rows a target (split with probability about 1/4 a level): the cap
+    # leaves room, and the miss is brought under REFINE_MISS
+    stop, miss = ds.refine_stops(depth, count // 50, reach, lam, 2**19)
+    assert miss <= ds.REFINE_MISS
+    assert np.sum(2.0 ** (stop - depth)) < 2**19
+
+
+def test_many_distinct_floats_keep_bounded_counts(monkeypatch):
+    """10^6 distinct floats: the refined cells keep counts of hierarchy
+    cells, not the values -- at most ``max(REFINE_CELLS, 2 m)`` cells per
+    pass of ``m`` targets, whatever the rows -- and the histogram is still
+    the in-memory one, noise draws included (extra passes on demand)."""
+    monkeypatch.setattr(ds, "REFINE_CELLS", 2**12)
+    rng = np.random.default_rng(11)
+    values = rng.lognormal(8, 2, 10**6)
+    assert np.unique(values).size > 999_000
+    for eps in (0.05, 1.0):
+        counter, refinements = _counter_for(values, False, None, 10)
+        counter.lam = 3.0 / (eps * 0.4)
+        cells, reach = ds._chosen(counter, eps, 1.0, limit=ds.REFINE_CELLS // 2)
+        targets = counter.grid_targets(cells, reach)
+        counter._refine(targets)
+        want = privtree_histogram(values, eps, NoiseSource(5))
+        got = ds.privtree_from_counts(counter, eps, NoiseSource(5))
+        np.testing.assert_array_equal(got.edges, want.edges)
+        np.testing.assert_array_equal(got.counts, want.counts)
+        assert got.missing_count == want.missing_count
+        bound = sum(max(ds.REFINE_CELLS, 2 * len(t)) for t in refinements)
+        assert counter.n_kept <= bound
+        # what was kept before: every distinct value of the refined cells
+        edges = counter.edges
+        idx = np.searchsorted(edges, values, "right") - 1
+        assert counter.n_kept * 20 < np.unique(values[np.isin(idx, cells)]).size
+
+
+def test_dask_fit_of_many_distinct_floats(small_grid, monkeypatch):
+    """A Dask fit of a column of 10^6 distinct floats (and missing values)
+    learns the in-memory domain; every refinement pass counts at most
+    ``max(REFINE_CELLS, 2 m)`` cells for its ``m`` targets."""
+    monkeypatch.setattr(ds, "REFINE_CELLS", 2**14)
+    counted = []
+    real = ds.sub_cells
+
+    def sub_cells(targets, *args):
+        out = real(targets, *args)
+        counted.append((len(targets), int(np.sum(out[1] >= 0))))
+        return out
+
+    monkeypatch.setattr(ds, "sub_cells", sub_cells)
+    rng = np.random.default_rng(2)
+    x = rng.normal(5e4, 2e4, 10**6)
+    x[rng.random(x.size) < 0.05] = np.nan
+    frame = pd.DataFrame({"x": x, "k": rng.integers(0, 40, x.size)})
+    a, b = _fit_both(frame, 4, epsilon=4.0, random_state=9)
+    assert _spec_state(a) == _spec_state(b)
+    assert counted
+    for m, n_cells in counted:
+        assert n_cells <= max(ds.REFINE_CELLS, 2 * m)
 
 
 def test_passes_over_the_data(small_grid, monkeypatch):

@@ -79,7 +79,7 @@ REFINE_MISS = 0.01
 #: (:func:`sub_cells`): the public cap on the memory a pass adds. The cells
 #: to refine, ``m`` of them, are each cut ``floor(log2(REFINE_CELLS / m))``
 #: levels deeper (at least one level, and never below ``MAX_DEPTH``).
-REFINE_CELLS = 2**18
+REFINE_CELLS = 2**19
 
 __all__ = [
     "GRID_DEPTH",
@@ -195,6 +195,11 @@ def refine_cells(counter, epsilon, sensitivity, tree_share=None, limit=None):
     are refined in decreasing ``r_k`` until the ones left sum to at most
     :data:`REFINE_MISS` (or, with ``limit``, the ``limit`` most likely):
     an extra pass is needed with probability at most that."""
+    return _chosen(counter, epsilon, sensitivity, tree_share, limit)[0]
+
+
+def _chosen(counter, epsilon, sensitivity, tree_share=None, limit=None):
+    """:func:`refine_cells` and their ``r_k``."""
     cells, r = _reach(counter, epsilon, sensitivity, tree_share)
     order = np.argsort(r, kind="stable")  # ascending: the least likely are left out
     left = np.cumsum(r[order]) <= REFINE_MISS
@@ -202,42 +207,102 @@ def refine_cells(counter, epsilon, sensitivity, tree_share=None, limit=None):
     keep = keep[r[keep] > 0]
     if limit is not None and keep.size > limit:
         keep = keep[keep.size - int(limit) :]
-    return np.sort(cells[keep])
+    keep = np.sort(keep)
+    return cells[keep], r[keep]
 
 
-def refine_depth(n_targets, cap=None):
-    """How many levels below its own depth a refinement pass counts each of
-    its ``n_targets`` cells: ``floor(log2(cap / n_targets))``, at least 1
-    (``cap``: :data:`REFINE_CELLS`), so that the pass counts at most
-    ``max(cap, 2 n_targets)`` cells of the hierarchy."""
+def refine_stops(depth, count, reach, lam, cap=None):
+    """How deep a refinement pass counts each of its targets: ``stop[k]``,
+    the depth of the cells it counts under target ``k`` (of ``depth[k]``,
+    ``count[k]`` rows, reached and split by the tree with probability
+    ``reach[k]``), at least one level below it and at most ``MAX_DEPTH``.
+
+    Counted to depth ``s``, target ``k`` needs one more pass only if the
+    tree reaches and splits one of its occupied cells of depth ``s``: at
+    most ``min(count, 2^(s - depth))`` of them, each reached and split
+    with probability at most ``miss_k(s) = reach Π q(count, d)`` over the
+    depths ``d`` from ``depth + 1`` to ``s`` (:func:`split_probability`
+    ``q`` is increasing in the count, and a cell holds no more rows than
+    its target). Each target gets the smallest ``s`` with ``min(count,
+    2^(s - depth)) miss_k(s) <= τ``, the threshold ``τ`` the smallest for
+    which the targets' cells, at most ``2^(s - depth)`` each, number at
+    most ``cap`` (:data:`REFINE_CELLS`; or one level each where even that
+    is more). Returns ``(stop, miss)``: ``miss`` bounds the probability
+    that the targets need another pass (a union bound)."""
     cap = REFINE_CELLS if cap is None else cap
-    if n_targets <= 0:
-        return 1
-    return max(1, int(math.floor(math.log2(cap / n_targets))))
+    depth = np.asarray(depth, dtype=np.int64)
+    count = np.asarray(count, dtype=np.float64)
+    if depth.size == 0:
+        return depth.copy(), 0.0
+    levels = np.arange(1, MAX_DEPTH + 1)
+    d = depth[:, None] + levels[None, :]  # the depth counted to
+    q = np.where(d <= MAX_DEPTH, split_probability(count[:, None], d, lam), 0.0)
+    occupied = np.minimum(count[:, None], 2.0 ** levels[None, :])
+    miss = np.asarray(reach, dtype=np.float64)[:, None] * np.cumprod(q, 1) * occupied
+    miss[d >= MAX_DEPTH] = 0.0  # nothing splits below MAX_DEPTH
+
+    deepest = np.maximum(MAX_DEPTH - depth, 1)
+
+    def stops(tau):
+        first = np.argmax(miss <= tau, axis=1)  # a 0 is always there
+        return np.minimum(first + 1, deepest)
+
+    def cost(step):
+        return float(np.sum(2.0**step))
+
+    rows = np.arange(depth.size)
+
+    def left(step):
+        return float(miss[rows, step - 1].sum())
+
+    def threshold(ok, small):
+        """The τ (log scale) where ``ok(stops(τ))`` changes: the largest
+        with it true if it holds for small τ (``small``), else the
+        smallest."""
+        lo_t, hi_t = 1e-300, 2.0 * float(miss.max()) + 1e-300
+        for _ in range(64):
+            mid = math.sqrt(lo_t * hi_t)
+            if ok(stops(mid)) == small:
+                lo_t = mid
+            else:
+                hi_t = mid
+        return lo_t if small else hi_t
+
+    widest = stops(np.inf)  # one level each (or to MAX_DEPTH)
+    if cost(widest) > cap:
+        step = widest
+    else:
+        # the fewest cells that leave at most REFINE_MISS, else the most
+        # likely within the cap
+        tau = max(
+            threshold(lambda st: cost(st) <= cap, small=False),
+            threshold(lambda st: left(st) <= REFINE_MISS, small=True),
+        )
+        step = stops(tau)
+    return depth + step, left(step)
 
 
 def sub_cells(targets, integer, floor):
     """The cells of the public hierarchy under each of ``targets`` -- ``(lo,
     hi, depth, stop)``, disjoint hierarchy cells -- cut at depth ``stop``
     or where PrivTree cannot split (:func:`_expand`). Returns ``(bounds,
-    cell_of, lo, hi, depth)``: the sorted cell boundaries, the index of the
-    cell starting at each boundary (-1 between targets), and the cells'
-    edges and depths (in order)."""
+    depth)``: the sorted cell boundaries, and the depth of the cell that
+    starts at each (-1 for the space between targets, and at the last
+    boundary). A cell is identified by the index of its lower boundary."""
     los, his, depths = [], [], []
     for lo, hi, depth, stop in sorted(targets):
         a, d = _expand(lo, hi, depth, stop, integer, floor)
         los += a
-        his += a[1:] + [hi]
+        his.append(hi)
         depths += d
     lo = np.asarray(los, dtype=np.float64)
-    hi = np.asarray(his, dtype=np.float64)
-    bounds = np.unique(np.concatenate([lo, hi]))
-    cell_of = np.full(bounds.size, -1, dtype=np.int64)
-    cell_of[np.searchsorted(bounds, lo)] = np.arange(lo.size)
-    return bounds, cell_of, lo, hi, np.asarray(depths, dtype=np.int64)
+    bounds = np.unique(np.concatenate([lo, np.asarray(his, dtype=np.float64)]))
+    cell_depth = np.full(bounds.size, -1, dtype=np.int8)
+    cell_depth[np.searchsorted(bounds, lo)] = depths
+    return bounds, cell_depth
 
 
-def sub_cell_counts(x, bounds, cell_of, root_hi):
+def sub_cell_counts(x, bounds, cell_depth, root_hi):
     """One chunk's counts in the cells of :func:`sub_cells` (sparse: the
     cells holding a row, and their counts). A value at the root's closed
     upper end (a float column) is in the last cell, as in
@@ -245,17 +310,8 @@ def sub_cell_counts(x, bounds, cell_of, root_hi):
     i = np.searchsorted(bounds, x, "right") - 1
     if bounds.size and bounds[-1] >= root_hi:
         i[x >= root_hi] = bounds.size - 2
-    ok = (i >= 0) & (i < bounds.size - 1)
-    c = cell_of[i[ok]]
-    return np.unique(c[c >= 0], return_counts=True)
-
-
-def merge_cell_counts(a, b):
-    """Two sparse ``(cells, counts)`` tables added up."""
-    cells = np.concatenate([a[0], b[0]])
-    counts = np.concatenate([a[1], b[1]]).astype(np.int64)
-    out, inv = np.unique(cells, return_inverse=True)
-    return out, np.bincount(inv, weights=counts, minlength=len(out)).astype(np.int64)
+    i = i[(i >= 0) & (i < bounds.size - 1)]
+    return np.unique(i[cell_depth[i] >= 0], return_counts=True)
 
 
 def column_values(series, unit, clip, root_lo, top):
@@ -300,25 +356,26 @@ class ColumnCounts:
         self.hi = np.empty(0, dtype=np.float64)
         self.cell_depth = np.empty(0, dtype=np.int64)
         self.cell_cum = np.zeros(1, dtype=np.int64)
+        self.lam = None  # the tree's Laplace scale (public: the budget)
+        self.miss = 0.0
 
     @property
     def n_kept(self):
         """How many cells below the grid are kept (the memory that grows)."""
         return int(self.lo.size)
 
-    def grid_targets(self, cells, stop=None):
-        """Refinement targets ``(lo, hi, depth, stop)`` of grid ``cells``:
-        ``stop`` levels below the grid (default :func:`refine_depth`)."""
-        cells = [int(k) for k in cells]
-        step = refine_depth(len(cells)) if stop is None else stop
+    def grid_targets(self, cells, reach):
+        """Refinement targets ``(lo, hi, depth, stop)`` of grid ``cells``
+        reached and split with probabilities ``reach``
+        (:func:`refine_stops`)."""
+        cells = np.asarray(cells, dtype=np.int64)
+        stop, self.miss = refine_stops(
+            self.depths[cells], self.grid[cells], reach, self.lam
+        )
+        edges, depths = self.edges, self.depths
         return [
-            (
-                float(self.edges[k]),
-                float(self.edges[k + 1]),
-                int(self.depths[k]),
-                min(MAX_DEPTH, int(self.depths[k]) + step),
-            )
-            for k in cells
+            (float(edges[k]), float(edges[k + 1]), int(depths[k]), int(e))
+            for k, e in zip(cells, stop)
         ]
 
     def add_cells(self, targets, lo, hi, depth, count):
@@ -368,7 +425,7 @@ class ColumnCounts:
             elif k not in self.refined:
                 where.append(None)
                 e = (float(self.edges[k]), float(self.edges[k + 1]))
-                need[e] = (int(self.depths[k]), int(d))
+                need[e] = (int(self.depths[k]), int(self.grid[k]), int(d))
             else:
                 i = self._inside_kept(lo, hi)
                 if i < 0:
@@ -376,17 +433,21 @@ class ColumnCounts:
                 else:
                     where.append(None)
                     e = (float(self.lo[i]), float(self.hi[i]))
-                    need[e] = (int(self.cell_depth[i]), int(d))
+                    c = int(self.cell_cum[i + 1] - self.cell_cum[i])
+                    need[e] = (int(self.cell_depth[i]), c, int(d))
         return where, need
 
     def counts(self, level):
         """Exact row counts of the tree nodes ``[(lo, hi, depth), ...]``."""
         where, need = self._where(level)
         if need:  # one more pass, before this level's noise is drawn
-            step = refine_depth(len(need))
+            keys = sorted(need)
+            depth, count, node = np.asarray([need[k] for k in keys]).T
+            # the tree is in them: reached with probability 1
+            stop, _ = refine_stops(depth, count, np.ones(len(keys)), self.lam)
             targets = [
-                (a, b, d, min(MAX_DEPTH, max(node, d + step)))
-                for (a, b), (d, node) in sorted(need.items())
+                (a, b, int(d), int(max(e, n)))
+                for (a, b), d, e, n in zip(keys, depth, stop, node)
             ]
             self._refine(targets)
             where, need = self._where(level)
@@ -413,9 +474,9 @@ def refined_counts(x, targets, integer, floor, root_hi):
     """The occupied cells under ``targets`` (:func:`sub_cells`) of the
     in-memory values ``x``, as a refinement pass merges them: ``(lo, hi,
     depth, count)``."""
-    bounds, cell_of, lo, hi, depth = sub_cells(targets, integer, floor)
-    cells, counts = sub_cell_counts(x, bounds, cell_of, root_hi)
-    return lo[cells], hi[cells], depth[cells], counts
+    bounds, cell_depth = sub_cells(targets, integer, floor)
+    cells, counts = sub_cell_counts(x, bounds, cell_depth, root_hi)
+    return bounds[cells], bounds[cells + 1], cell_depth[cells], counts
 
 
 def grid_counts(x, edges):
@@ -449,6 +510,7 @@ def privtree_from_counts(
     eps_tree = epsilon * tree_share
     eps_count = epsilon - eps_tree
     lam = 3.0 * sensitivity / eps_tree
+    counter.lam = lam  # how deep a refinement on demand counts
     edges, finest = privtree_leaves(cells, counter.counts, lam, source, integer, floor)
     leaves = [(lo, hi, 0) for lo, hi in zip(edges[:-1], edges[1:])]
     true = counter.counts(leaves)
@@ -532,9 +594,9 @@ def _refine_chunk(part, index, plan):
     """A refinement pass on one chunk: the counts of the cells of the
     hierarchy under the refined cells (sparse: the cells holding a row)."""
     out = {}
-    for col, (unit, clip, root_lo, top, root_hi, bounds, cell_of) in plan.items():
+    for col, (unit, clip, root_lo, top, root_hi, bounds, cell_depth) in plan.items():
         x, _ = column_values(part[col], unit, clip, root_lo, top)
-        out[col] = sub_cell_counts(x, bounds, cell_of, root_hi)
+        out[col] = sub_cell_counts(x, bounds, cell_depth, root_hi)
     return out
 
 
@@ -655,12 +717,14 @@ class DomainStatistics:
         }
         wanted = {}
         if self.eps_col:
+            lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
             for col, counter in self.counters.items():
-                cells = refine_cells(
+                counter.lam = lam
+                cells, reach = _chosen(
                     counter, self.eps_col, self.sens, limit=REFINE_CELLS // 2
                 )
                 if len(cells):
-                    wanted[col] = counter.grid_targets(cells)
+                    wanted[col] = counter.grid_targets(cells, reach)
         self.refine(wanted)
 
     def _refiner(self, col):
@@ -675,13 +739,13 @@ class DomainStatistics:
         occupied ones are stored in the columns' counters."""
         if not wanted:
             return
-        plan, cells = {}, {}
+        plan = {}
         for col, targets in wanted.items():
             integer, _, unit, clip, root_lo, top = self.numeric[col]
             counter = self.counters[col]
-            bounds, cell_of, *cells[col] = sub_cells(targets, integer, counter.floor)
-            plan[col] = (unit, clip, root_lo, top, counter.root_hi, bounds, cell_of)
-        totals = {col: np.zeros(len(cells[col][0]), dtype=np.int64) for col in plan}
+            bounds, cell_depth = sub_cells(targets, integer, counter.floor)
+            plan[col] = (unit, clip, root_lo, top, counter.root_hi, bounds, cell_depth)
+        totals = {col: np.zeros(plan[col][5].size, dtype=np.int64) for col in plan}
 
         def merge(tot, r):
             for col, (k, c) in r.items():
@@ -691,14 +755,10 @@ class DomainStatistics:
         totals = chunk_pass(self.frame, _refine_chunk, plan, merge, totals)
         self.passes += 1
         for col, total in totals.items():
-            lo, hi, depth = cells[col]
-            occupied = np.flatnonzero(total)
+            bounds, cell_depth = plan[col][5:]
+            k = np.flatnonzero(total)
             self.counters[col].add_cells(
-                wanted[col],
-                lo[occupied],
-                hi[occupied],
-                depth[occupied],
-                total[occupied],
+                wanted[col], bounds[k], bounds[k + 1], cell_depth[k], total[k]
             )
 
     def histogram(self, col):

@@ -18,15 +18,28 @@ of the data. Every node of depth ``<= GRID_DEPTH`` is a union of the cells of
 that hierarchy cut at depth :data:`GRID_DEPTH` (the *grid*), so the grid's
 per-chunk counts answer every count the tree asks down to that depth.
 Deeper nodes lie inside one grid cell; the cells that can hold one are
-*refined* -- their distinct values and counts read, which answer any node
-inside them -- in a second pass, before any noise is drawn: the cells the
-tree reaches and splits with the largest probabilities, computed from the
-grid's counts (:func:`refine_cells`; PrivTree splits a node it reaches with
+*refined* in a second pass, before any noise is drawn: the cells the tree
+reaches and splits with the largest probabilities, computed from the grid's
+counts (:func:`refine_cells`; PrivTree splits a node it reaches with
 probability at least 1/4 whatever its count), until the cells left out sum
-to at most :data:`REFINE_MISS`. Should the tree still enter a grid cell that
-was not refined and holds a row, that cell is refined then, by one more
-pass, before the level's noise is drawn: the counts are always exact,
-whatever the noise.
+to at most :data:`REFINE_MISS`. A refined cell keeps the counts of the cells
+of the same hierarchy a few levels below it (:func:`sub_cells`; only those
+holding a row), which answer every node down to that depth inside it: how
+deep is :func:`refine_stops`' choice, deeper where the tree is more likely
+to split, at most :data:`REFINE_CELLS` cells counted a pass and column.
+Should the tree still enter a grid cell that was not refined, or go below
+the cells kept, inside one that holds a row, that cell is refined then (a
+few levels deeper, to ``MAX_DEPTH`` where few cells ask), by one more pass,
+before the level's noise is drawn: the counts are always exact, whatever
+the noise.
+
+Nothing else is read: :func:`privtree_histogram` reads the count of each node
+it visits and of each leaf (a leaf is a visited node) and the missing count;
+the :class:`FineHistogram` it returns holds the leaves' edges (cells of the
+public hierarchy), their noisy counts and what follows from them; the
+coarse bins, the heavy-leaf splits and the decoder (``_decoding``) read that
+histogram only. No value, minimum, maximum or atom position of the data
+enters, so counts of cells are all a chunked fit needs.
 
 The tree itself (:func:`privtree_from_counts`) is :func:`privtree_histogram`
 run on those counts: the same nodes, level by level, the same Laplace
@@ -38,14 +51,26 @@ in-memory one. Which grid cells are refined, and how many passes run, depend
 on the data (never on the noise before it is drawn): like the running time
 of the in-memory fit, they are not part of the released output.
 
-Memory: the grid is public and built once per kind of column (float,
+Memory, per numeric column, bounded by public constants (independent of
+``n``): the grid is public and built once per kind of column (float,
 integer, declared root): at most ``C 2^GRID_DEPTH`` cells (``C`` depth-0
-cells, 24 for a float column), 16 bytes each with its count; a refined cell
-adds 16 bytes per distinct value in it (one for a point mass); a categorical
-column keeps one count per distinct level. Only the refined cells grow with
-the data: they hold the values that PrivTree may resolve deeper than the
-grid. The hierarchy's nodes above the grid are kept with it (three int32
-per node, about as many nodes as cells) to compute the probabilities.
+cells, 24 for a float column), 16 bytes each with its count; the hierarchy's
+nodes above the grid are kept with it (three int32 per node, about as many
+nodes as cells) to compute the probabilities. A refinement pass counts at
+most ``max(REFINE_CELLS, 2 m)`` cells for its ``m`` targets (17 bytes each
+while it runs: a boundary, a depth, a count; before the noise ``m <=
+REFINE_CELLS / 2``, on demand ``m`` is at most the nodes of one level of the
+tree), and keeps those holding a row (25 bytes each): at most ``2^19``
+cells, 12.5 MiB, after the pass before the noise, and as much again for each
+pass on demand -- of which a column has at most ``MAX_DEPTH - GRID_DEPTH =
+14`` (each resolves at least one more level), in the bench tables below none
+or one. A categorical column keeps one count per distinct level. The
+refined cells used to keep their distinct values instead, which grow with
+the data (910,644 for a log-normal income in 10^6 rows, against 250,401
+counted cells at ``REFINE_CELLS = 2^18``).
+
+Measured: see ``doc/user_guide/out_of_core.md`` ("Private domains from
+chunks"), ``python -m benchmarks.bench_dask_domains``.
 """
 
 from __future__ import annotations
@@ -224,22 +249,28 @@ def refine_stops(depth, count, reach, lam, cap=None):
     depths ``d`` from ``depth + 1`` to ``s`` (:func:`split_probability`
     ``q`` is increasing in the count, and a cell holds no more rows than
     its target). Each target gets the smallest ``s`` with ``min(count,
-    2^(s - depth)) miss_k(s) <= τ``, the threshold ``τ`` the smallest for
-    which the targets' cells, at most ``2^(s - depth)`` each, number at
-    most ``cap`` (:data:`REFINE_CELLS`; or one level each where even that
-    is more). Returns ``(stop, miss)``: ``miss`` bounds the probability
-    that the targets need another pass (a union bound)."""
+    2^(s - depth)) miss_k(s) <= τ``: ``τ`` the largest for which these sum
+    to at most :data:`REFINE_MISS` where the cells so counted, at most
+    ``2^(s - depth)`` a target, number at most ``cap``
+    (:data:`REFINE_CELLS`), else the smallest within the cap (one level
+    each where even that is more). Returns ``(stop, miss)``: ``miss``
+    bounds the probability that the targets need another pass (a union
+    bound). Memory: a few arrays of ``targets x levels`` floats, for the
+    time of the call."""
     cap = REFINE_CELLS if cap is None else cap
     depth = np.asarray(depth, dtype=np.int64)
     count = np.asarray(count, dtype=np.float64)
     if depth.size == 0:
         return depth.copy(), 0.0
-    levels = np.arange(1, MAX_DEPTH + 1)
+    levels = np.arange(1, max(MAX_DEPTH - int(depth.min()), 1) + 1)
     d = depth[:, None] + levels[None, :]  # the depth counted to
-    q = np.where(d <= MAX_DEPTH, split_probability(count[:, None], d, lam), 0.0)
-    occupied = np.minimum(count[:, None], 2.0 ** levels[None, :])
-    miss = np.asarray(reach, dtype=np.float64)[:, None] * np.cumprod(q, 1) * occupied
+    miss = split_probability(count[:, None], d, lam)
+    miss[d > MAX_DEPTH] = 0.0
+    np.cumprod(miss, axis=1, out=miss)
+    miss *= np.asarray(reach, dtype=np.float64)[:, None]
+    miss *= np.minimum(count[:, None], 2.0 ** levels[None, :])  # occupied
     miss[d >= MAX_DEPTH] = 0.0  # nothing splits below MAX_DEPTH
+    del d
 
     deepest = np.maximum(MAX_DEPTH - depth, 1)
 

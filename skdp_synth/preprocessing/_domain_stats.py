@@ -468,19 +468,62 @@ class ColumnCounts:
                     need[e] = (int(self.cell_depth[i]), c, int(d))
         return where, need
 
+    def _targets_on_demand(self, level, where, need):
+        """The targets of a pass on demand: the cells ``need`` the tree is
+        in (reached and split: probability 1), and the kept cells under the
+        level's other nodes below the grid that the tree may still enter,
+        reached and split with probability at most ``Π q(c, d)`` from the
+        node's depth to the cell's (``c`` the node's count, at least any
+        cell's between), most likely first until the ones left out sum to
+        at most :data:`REFINE_MISS` (at most ``REFINE_CELLS / 4`` of them):
+        one pass for the column's deeper levels, mostly. All counted to
+        :func:`refine_stops`' depths."""
+        keys = sorted(need)
+        depth = [need[k][0] for k in keys]
+        count = [need[k][1] for k in keys]
+        node = [need[k][2] for k in keys]
+        reach = [1.0] * len(keys)
+        extra = []
+        for (lo, hi, d), w in zip(level, where):
+            if w is None or w[0] != "kept" or d <= self.depth:
+                continue
+            ia = int(np.searchsorted(self.lo, lo, "left"))
+            ib = (
+                self.lo.size
+                if hi >= self.root_hi
+                else int(np.searchsorted(self.lo, hi, "left"))
+            )
+            if ib <= ia:
+                continue
+            c = float(self.cell_cum[ib] - self.cell_cum[ia])
+            deeper = np.arange(d, MAX_DEPTH + 1)
+            path = np.cumprod(
+                split_probability(np.full(deeper.size, c), deeper, self.lam)
+            )
+            at = np.minimum(self.cell_depth[ia:ib], MAX_DEPTH) - d
+            for i, r in zip(range(ia, ib), path[at]):
+                extra.append((float(r), i))
+        extra.sort(reverse=True)
+        left = np.cumsum([r for r, _ in extra][::-1])[::-1] if extra else []
+        for j, (r, i) in enumerate(extra[: REFINE_CELLS // 4]):
+            if left[j] <= REFINE_MISS or self.cell_depth[i] >= MAX_DEPTH:
+                break
+            keys.append((float(self.lo[i]), float(self.hi[i])))
+            depth.append(int(self.cell_depth[i]))
+            count.append(int(self.cell_cum[i + 1] - self.cell_cum[i]))
+            node.append(0)
+            reach.append(r)
+        stop, _ = refine_stops(depth, count, reach, self.lam)
+        return [
+            (a, b, int(dk), int(max(e, n)))
+            for (a, b), dk, e, n in zip(keys, depth, stop, node)
+        ]
+
     def counts(self, level):
         """Exact row counts of the tree nodes ``[(lo, hi, depth), ...]``."""
         where, need = self._where(level)
         if need:  # one more pass, before this level's noise is drawn
-            keys = sorted(need)
-            depth, count, node = np.asarray([need[k] for k in keys]).T
-            # the tree is in them: reached with probability 1
-            stop, _ = refine_stops(depth, count, np.ones(len(keys)), self.lam)
-            targets = [
-                (a, b, int(d), int(max(e, n)))
-                for (a, b), d, e, n in zip(keys, depth, stop, node)
-            ]
-            self._refine(targets)
+            self._refine(self._targets_on_demand(level, where, need))
             where, need = self._where(level)
             if need:  # pragma: no cover - a pass resolves every target
                 raise RuntimeError("a refinement pass left a node unresolved")

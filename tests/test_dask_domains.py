@@ -209,7 +209,7 @@ def test_refined_cells_leave_little_probability(small_grid):
     values = np.where(rng.random(20000) < 0.5, 9.99, rng.lognormal(3, 1, 20000))
     counter, _ = _counter_for(values, False, None, 8)
     cells = ds.refine_cells(counter, 0.5, 1.0)
-    assert len(cells) and ds.REFINE_MISS == 0.01
+    assert len(cells) and ds.REFINE_MISS == 0.001
     # refining them all: the remaining probability is 0, nothing is left
     counter.refined |= set(cells.tolist())
     nonempty = set(np.flatnonzero((counter.depths == 8) & (counter.grid > 0)))
@@ -742,3 +742,95 @@ def test_cli_out_of_core_says_a_zone_read_from_the_cells(tmp_path, capsys, small
     assert "it does not cover what the warnings above say" in err
     dates = pd.read_csv(out, dtype=str)["when"]
     assert dates.str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:00:00\+02:00").all()
+
+
+def test_kept_values_answer_every_depth():
+    """A target given :data:`VALUES` keeps its distinct values and their
+    counts (point cells): every node inside it is answered at any depth, so
+    the tree never asks for a pass on demand there, and the histogram is
+    the in-memory one, noise draws included."""
+    rng = np.random.default_rng(4)
+    values = np.concatenate([rng.lognormal(5, 1.5, 3000), np.full(500, 12.5)])
+    values[rng.random(values.size) < 0.05] = np.nan
+    for eps in (0.3, 3.0):
+        for seed in range(4):
+            counter, refinements = _counter_for(values, False, None, 6)
+            occupied = np.flatnonzero(counter.grid > 0)
+            counter._refine(
+                [
+                    (
+                        float(counter.edges[k]),
+                        float(counter.edges[k + 1]),
+                        int(counter.depths[k]),
+                        ds.VALUES,
+                    )
+                    for k in occupied
+                ]
+            )
+            kept = counter.cell_depth == ds.VALUES
+            assert kept.all()
+            x = values[~np.isnan(values)]
+            assert counter.n_kept == np.unique(x).size
+            want = privtree_histogram(values, eps, NoiseSource(seed))
+            got = ds.privtree_from_counts(counter, eps, NoiseSource(seed))
+            np.testing.assert_array_equal(got.edges, want.edges)
+            np.testing.assert_array_equal(got.counts, want.counts)
+            assert got.missing_count == want.missing_count
+            assert len(refinements) == 1  # no pass on demand
+
+
+def test_stops_with_values_are_bounded_and_leave_their_miss(monkeypatch):
+    """With kept values allowed, a pass costs ``VALUE_COST count`` for a
+    target whose values are kept and ``2^(s - d)`` for one counted to depth
+    ``s``, in all at most the cap (where one level each fits); the miss is
+    the cells-only formula with 0 for the kept values (brute force); a
+    target with a single row keeps it as soon as a level would cost as
+    much; and across columns :func:`joint_stops` gives the shared cap to
+    the column whose tree goes deep."""
+    rng = np.random.default_rng(5)
+    lam = 50.0
+    depth = rng.integers(10, 29, 400)
+    count = rng.integers(1, 5000, 400)
+    count[:30] = 1
+    reach = rng.random(400)
+    for cap in (2**12, 2**16, 2**19):
+        stop, miss = ds._stops(depth, count, reach, lam, cap, values=True)
+        values = stop == ds.VALUES
+        cells = np.where(values, ds.VALUE_COST * count, 2.0 ** (stop - depth))
+        assert cells.sum() <= cap
+        assert np.all(values | (stop >= np.minimum(depth + 1, MAX_DEPTH)))
+        assert np.all(values | (stop <= MAX_DEPTH))
+        want = np.zeros(400)
+        for k, (d, c, r, e) in enumerate(zip(depth, count, reach, stop)):
+            if e >= MAX_DEPTH:
+                continue
+            q = ds.split_probability(np.full(e - d, c), np.arange(d + 1, e + 1), lam)
+            want[k] = r * min(c, 2.0 ** (e - d)) * np.prod(q)
+        np.testing.assert_allclose(miss, want, rtol=1e-9, atol=1e-300)
+        assert np.all(values[:30])
+    # two columns, one shared cap: the shallow column (few rows a cell,
+    # little reach) leaves cells to the deep one (more rows, likely split)
+    monkeypatch.setattr(ds, "REFINE_CELLS", 2**10)
+
+    class _Counts:
+        def __init__(self, rows):
+            self.depths = np.full(64, 10)
+            self.grid = np.full(64, rows)
+
+    counters = {"deep": _Counts(300), "shallow": _Counts(3)}
+    chosen = {
+        "deep": (np.arange(40), np.full(40, 0.9)),
+        "shallow": (np.arange(64), np.full(64, 1e-4)),
+    }
+    stops = ds.joint_stops(counters, chosen, lam)
+    cost = {
+        c: np.where(
+            stops[c] == ds.VALUES,
+            ds.VALUE_COST * counters[c].grid[chosen[c][0]],
+            2.0 ** (stops[c] - counters[c].depths[chosen[c][0]]),
+        ).sum()
+        for c in stops
+    }
+    assert cost["deep"] + cost["shallow"] <= ds.REFINE_CELLS * 2
+    assert cost["deep"] > ds.REFINE_CELLS  # more than one column's share
+    assert counters["deep"].miss > counters["shallow"].miss

@@ -100,14 +100,25 @@ from ._numeric_domain import (
 #: depth-0 cell at most; 1.5 million for a float column, 12 MiB of edges).
 GRID_DEPTH = 16
 #: The grid cells not refined before the noise are, together, reached and
-#: split by the tree with probability at most this (:func:`refine_cells`):
-#: the chance of one more pass.
-REFINE_MISS = 0.01
+#: split by the tree with probability at most this (:func:`refine_cells`),
+#: and so are the cells below the ones counted (:func:`refine_stops`): a
+#: bound on the chance of one more pass, each. 0.001: at 0.01 the
+#: simulated job (the six float columns of the 3 x 10^6-row bench table,
+#: 40 noise draws, ``REFINE_CELLS = 2^21``) still took one in 2 of 20.
+REFINE_MISS = 0.001
 #: The most cells of the hierarchy one refinement pass counts for a column
 #: (:func:`sub_cells`): the public cap on the memory a pass adds. The cells
 #: to refine, ``m`` of them, are each cut ``floor(log2(REFINE_CELLS / m))``
 #: levels deeper (at least one level, and never below ``MAX_DEPTH``).
-REFINE_CELLS = 2**19
+REFINE_CELLS = 2**21
+#: The stop that asks a refinement pass for a target's values (with their
+#: counts) instead of its cells: they answer every node inside it, at any
+#: depth, and number at most its count (:func:`_stops`).
+VALUES = MAX_DEPTH + 1
+#: What a kept value costs against :data:`REFINE_CELLS`: 16 bytes (the
+#: value and its count) against a counted cell's 13 (a boundary, a depth,
+#: a 4-byte count).
+VALUE_COST = 2
 
 __all__ = [
     "GRID_DEPTH",
@@ -248,23 +259,37 @@ def refine_stops(depth, count, reach, lam, cap=None):
     Counted to depth ``s``, target ``k`` needs one more pass only if the
     tree reaches and splits one of its occupied cells of depth ``s``: at
     most ``min(count, 2^(s - depth))`` of them, each reached and split
-    with probability at most ``miss_k(s) = reach Π q(count, d)`` over the
-    depths ``d`` from ``depth + 1`` to ``s`` (:func:`split_probability`
-    ``q`` is increasing in the count, and a cell holds no more rows than
-    its target). Each target gets the smallest ``s`` with ``min(count,
-    2^(s - depth)) miss_k(s) <= τ``: ``τ`` the largest for which these sum
-    to at most :data:`REFINE_MISS` where the cells so counted, at most
-    ``2^(s - depth)`` a target, number at most ``cap``
+    with probability at most ``reach Π q(count, d)`` over the depths ``d``
+    from ``depth + 1`` to ``s`` (:func:`split_probability` ``q`` is
+    increasing in the count, and a cell holds no more rows than its
+    target): ``miss_k(s)``, their product, bounds target ``k``'s chance of
+    another pass. Counting to ``s`` costs ``2^(s - depth)`` cells. Each
+    target gets the ``s`` minimising ``miss_k(s) + μ 2^(s - depth)`` (a
+    Lagrange multiplier ``μ``: the allocation of cells that minimises the
+    summed miss for its total, since the cost doubles a level while the
+    miss shrinks): ``μ`` the largest for which the misses sum to at most
+    :data:`REFINE_MISS` where the cells number at most ``cap``
     (:data:`REFINE_CELLS`), else the smallest within the cap (one level
     each where even that is more). Returns ``(stop, miss)``: ``miss``
     bounds the probability that the targets need another pass (a union
     bound). Memory: a few arrays of ``targets x levels`` floats, for the
     time of the call."""
+    stop, miss = _stops(depth, count, reach, lam, cap)
+    return stop, float(miss.sum())
+
+
+def _stops(depth, count, reach, lam, cap=None, values=False):
+    """:func:`refine_stops` with each target's ``miss_k`` at its stop. With
+    ``values``, a target may instead be given :data:`VALUES`: its values
+    are kept (at most ``count`` of them, costing ``VALUE_COST count``
+    cells), which answer every node inside it -- a miss of 0 -- so the
+    targets with few rows, the tree's likeliest misses, are resolved to
+    any depth for less than a few levels of cells would cost."""
     cap = REFINE_CELLS if cap is None else cap
     depth = np.asarray(depth, dtype=np.int64)
     count = np.asarray(count, dtype=np.float64)
     if depth.size == 0:
-        return depth.copy(), 0.0
+        return depth.copy(), np.zeros(0)
     levels = np.arange(1, max(MAX_DEPTH - int(depth.min()), 1) + 1)
     d = depth[:, None] + levels[None, :]  # the depth counted to
     miss = split_probability(count[:, None], d, lam)
@@ -273,47 +298,80 @@ def refine_stops(depth, count, reach, lam, cap=None):
     miss *= np.asarray(reach, dtype=np.float64)[:, None]
     miss *= np.minimum(count[:, None], 2.0 ** levels[None, :])  # occupied
     miss[d >= MAX_DEPTH] = 0.0  # nothing splits below MAX_DEPTH
+    beyond = d > np.maximum(depth[:, None] + 1, MAX_DEPTH)
     del d
-
-    deepest = np.maximum(MAX_DEPTH - depth, 1)
-
-    def stops(tau):
-        first = np.argmax(miss <= tau, axis=1)  # a 0 is always there
-        return np.minimum(first + 1, deepest)
-
-    def cost(step):
-        return float(np.sum(2.0**step))
-
+    cost = 2.0**levels
     rows = np.arange(depth.size)
 
+    vcost = VALUE_COST * count if values else np.full(depth.size, np.inf)
+
+    def steps(mu):
+        """Each target's levels minimising ``miss + mu cost`` (the first
+        such: never below MAX_DEPTH, where the miss is already 0); 0 where
+        its values, ``mu VALUE_COST count``, cost less."""
+        obj = miss + mu * cost[None, :]
+        obj[beyond] = np.inf
+        step = np.argmin(obj, axis=1)
+        return np.where(mu * vcost < obj[rows, step], 0, step + 1)
+
+    def total(step):
+        return float(np.sum(np.where(step == 0, vcost, 2.0**step)))
+
     def left(step):
-        return float(miss[rows, step - 1].sum())
+        return float(np.sum(np.where(step == 0, 0.0, miss[rows, step - 1])))
 
     def threshold(ok, small):
-        """The τ (log scale) where ``ok(stops(τ))`` changes: the largest
-        with it true if it holds for small τ (``small``), else the
-        smallest."""
-        lo_t, hi_t = 1e-300, 2.0 * float(miss.max()) + 1e-300
+        """The μ (log scale) where ``ok(steps(μ))`` changes: the smallest
+        with it true if it holds for large μ (``small`` false), else the
+        largest with it true (it holds for small μ)."""
+        lo_m, hi_m = 1e-300, float(miss.max()) + 1e-300  # hi: one level each
         for _ in range(64):
-            mid = math.sqrt(lo_t * hi_t)
-            if ok(stops(mid)) == small:
-                lo_t = mid
+            mid = math.sqrt(lo_m * hi_m)
+            if ok(steps(mid)) == small:
+                lo_m = mid
             else:
-                hi_t = mid
-        return lo_t if small else hi_t
+                hi_m = mid
+        return lo_m if small else hi_m
 
-    widest = stops(np.inf)  # one level each (or to MAX_DEPTH)
-    if cost(widest) > cap:
+    widest = steps(np.inf)  # one level each
+    if total(widest) > cap:
         step = widest
     else:
-        # the fewest cells that leave at most REFINE_MISS, else the most
-        # likely within the cap
-        tau = max(
-            threshold(lambda st: cost(st) <= cap, small=False),
+        # the fewest cells that leave at most REFINE_MISS, else the least
+        # miss within the cap
+        mu = max(
+            threshold(lambda st: total(st) <= cap, small=False),
             threshold(lambda st: left(st) <= REFINE_MISS, small=True),
         )
-        step = stops(tau)
-    return depth + step, left(step)
+        step = steps(mu)
+    out = np.where(step == 0, VALUES, depth + step)
+    return out, np.where(step == 0, 0.0, miss[rows, step - 1])
+
+
+def joint_stops(counters, chosen, lam):
+    """:func:`refine_stops` for the grid cells ``chosen[col] = (cells,
+    reach)`` of all the numeric columns at once (one Laplace scale ``lam``,
+    the columns' shared budget): at most ``REFINE_CELLS`` cells per numeric
+    column in all (a public number: the schema's), shared where the tree is
+    likelier to go deep -- the least summed miss for that many cells -- so a
+    column whose tree stays shallow leaves its share to one that goes deep.
+    Sets each counter's ``miss``; returns ``{col: stop}``."""
+    if not chosen:
+        return {}
+    cols = list(chosen)
+    depth = np.concatenate([counters[c].depths[chosen[c][0]] for c in cols])
+    count = np.concatenate([counters[c].grid[chosen[c][0]] for c in cols])
+    reach = np.concatenate([chosen[c][1] for c in cols])
+    stop, miss = _stops(
+        depth, count, reach, lam, REFINE_CELLS * len(counters), values=True
+    )
+    out, at = {}, 0
+    for c in cols:
+        m = len(chosen[c][0])
+        out[c] = stop[at : at + m]
+        counters[c].miss = float(miss[at : at + m].sum())
+        at += m
+    return out
 
 
 def sub_cells(targets, integer, floor):
@@ -325,7 +383,10 @@ def sub_cells(targets, integer, floor):
     boundary). A cell is identified by the index of its lower boundary."""
     los, his, depths = [], [], []
     for lo, hi, depth, stop in sorted(targets):
-        a, d = _expand(lo, hi, depth, stop, integer, floor)
+        if stop == VALUES:  # one cell: its values are kept
+            a, d = [lo], [VALUES]
+        else:
+            a, d = _expand(lo, hi, depth, stop, integer, floor)
         los += a
         his.append(hi)
         depths += d
@@ -338,14 +399,19 @@ def sub_cells(targets, integer, floor):
 
 def sub_cell_counts(x, bounds, cell_depth, root_hi):
     """One chunk's counts in the cells of :func:`sub_cells` (sparse: the
-    cells holding a row, and their counts). A value at the root's closed
+    cells holding a row, and their counts), and the distinct values, with
+    their counts, in the cells whose values are kept (:data:`VALUES`):
+    ``(cells, counts, values, value_counts)``. A value at the root's closed
     upper end (a float column) is in the last cell, as in
     :func:`privtree_histogram`."""
     i = np.searchsorted(bounds, x, "right") - 1
     if bounds.size and bounds[-1] >= root_hi:
         i[x >= root_hi] = bounds.size - 2
-    i = i[(i >= 0) & (i < bounds.size - 1)]
-    return np.unique(i[cell_depth[i] >= 0], return_counts=True)
+    inside = (i >= 0) & (i < bounds.size - 1)
+    i, x = i[inside], x[inside]
+    d = cell_depth[i]
+    cells = np.unique(i[(d >= 0) & (d != VALUES)], return_counts=True)
+    return cells + np.unique(x[d == VALUES], return_counts=True)
 
 
 def column_values(series, unit, clip, root_lo, top):
@@ -398,14 +464,15 @@ class ColumnCounts:
         """How many cells below the grid are kept (the memory that grows)."""
         return int(self.lo.size)
 
-    def grid_targets(self, cells, reach):
+    def grid_targets(self, cells, reach, stop=None):
         """Refinement targets ``(lo, hi, depth, stop)`` of grid ``cells``
-        reached and split with probabilities ``reach``
-        (:func:`refine_stops`)."""
+        reached and split with probabilities ``reach`` (``stop``: their
+        depths, else :func:`refine_stops`' for this column alone)."""
         cells = np.asarray(cells, dtype=np.int64)
-        stop, self.miss = refine_stops(
-            self.depths[cells], self.grid[cells], reach, self.lam
-        )
+        if stop is None:
+            stop, self.miss = refine_stops(
+                self.depths[cells], self.grid[cells], reach, self.lam
+            )
         edges, depths = self.edges, self.depths
         return [
             (float(edges[k]), float(edges[k + 1]), int(depths[k]), int(e))
@@ -505,7 +572,8 @@ class ColumnCounts:
             )
             at = np.minimum(self.cell_depth[ia:ib], MAX_DEPTH) - d
             for i, r in zip(range(ia, ib), path[at]):
-                extra.append((float(r), i))
+                if self.cell_depth[i] != VALUES:  # a kept value is final
+                    extra.append((float(r), i))
         extra.sort(reverse=True)
         left = np.cumsum([r for r, _ in extra][::-1])[::-1] if extra else []
         for j, (r, i) in enumerate(extra[: REFINE_CELLS // 4]):
@@ -516,7 +584,7 @@ class ColumnCounts:
             count.append(int(self.cell_cum[i + 1] - self.cell_cum[i]))
             node.append(0)
             reach.append(r)
-        stop, _ = refine_stops(depth, count, reach, self.lam)
+        stop, _ = _stops(depth, count, reach, self.lam, values=True)
         return [
             (a, b, int(dk), int(max(e, n)))
             for (a, b), dk, e, n in zip(keys, depth, stop, node)
@@ -552,8 +620,31 @@ def refined_counts(x, targets, integer, floor, root_hi):
     in-memory values ``x``, as a refinement pass merges them: ``(lo, hi,
     depth, count)``."""
     bounds, cell_depth = sub_cells(targets, integer, floor)
-    cells, counts = sub_cell_counts(x, bounds, cell_depth, root_hi)
-    return bounds[cells], bounds[cells + 1], cell_depth[cells], counts
+    cells, counts, v, vc = sub_cell_counts(x, bounds, cell_depth, root_hi)
+    return _with_values(
+        bounds[cells], bounds[cells + 1], cell_depth[cells], counts, v, vc
+    )
+
+
+def _with_values(lo, hi, depth, count, values, value_counts):
+    """Kept cells and kept values together: a value ``v`` is the point cell
+    ``[v, v]`` of depth :data:`VALUES` (a node ``[a, b)`` holds it when ``a
+    <= v < b``, or ``b`` is the root's closed end)."""
+    return (
+        np.concatenate([lo, values]),
+        np.concatenate([hi, values]),
+        np.concatenate(
+            [np.asarray(depth, dtype=np.int64), np.full(values.size, VALUES)]
+        ),
+        np.concatenate([count, value_counts]),
+    )
+
+
+def _merge_values(values, counts, more, more_counts):
+    """The union of two sorted ``(value, count)`` sets, counts summed."""
+    v, inverse = np.unique(np.concatenate([values, more]), return_inverse=True)
+    c = np.bincount(inverse, weights=np.concatenate([counts, more_counts]))
+    return v, c.astype(np.int64)
 
 
 def grid_counts(x, edges):
@@ -795,13 +886,17 @@ class DomainStatistics:
         wanted = {}
         if self.eps_col:
             lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
+            chosen = {}
             for col, counter in self.counters.items():
                 counter.lam = lam
                 cells, reach = _chosen(
                     counter, self.eps_col, self.sens, limit=REFINE_CELLS // 2
                 )
                 if len(cells):
-                    wanted[col] = counter.grid_targets(cells, reach)
+                    chosen[col] = (cells, reach)
+            stops = joint_stops(self.counters, chosen, lam)
+            for col, (cells, reach) in chosen.items():
+                wanted[col] = self.counters[col].grid_targets(cells, reach, stops[col])
         self.refine(wanted)
 
     def _refiner(self, col):
@@ -822,11 +917,22 @@ class DomainStatistics:
             counter = self.counters[col]
             bounds, cell_depth = sub_cells(targets, integer, counter.floor)
             plan[col] = (unit, clip, root_lo, top, counter.root_hi, bounds, cell_depth)
-        totals = {col: np.zeros(plan[col][5].size, dtype=np.int64) for col in plan}
+        # a cell's count is at most n (public, pass 1's lengths): 4 bytes
+        # a cell while the pass runs where n < 2^31
+        small = sum(self.lengths) < 2**31
+        totals = {
+            col: np.zeros(plan[col][5].size, dtype=np.int32 if small else np.int64)
+            for col in plan
+        }
+
+        empty = (np.empty(0), np.empty(0, dtype=np.int64))
+        values = dict.fromkeys(plan, empty)
 
         def merge(tot, r):
-            for col, (k, c) in r.items():
+            for col, (k, c, v, vc) in r.items():
                 tot[col][k] += c
+                if v.size:
+                    values[col] = _merge_values(*values[col], v, vc)
             return tot
 
         totals = chunk_pass(self.frame, _refine_chunk, plan, merge, totals)
@@ -835,7 +941,10 @@ class DomainStatistics:
             bounds, cell_depth = plan[col][5:]
             k = np.flatnonzero(total)
             self.counters[col].add_cells(
-                wanted[col], bounds[k], bounds[k + 1], cell_depth[k], total[k]
+                wanted[col],
+                *_with_values(
+                    bounds[k], bounds[k + 1], cell_depth[k], total[k], *values[col]
+                ),
             )
 
     def histogram(self, col):

@@ -24,9 +24,16 @@ counts (:func:`refine_cells`; PrivTree splits a node it reaches with
 probability at least 1/4 whatever its count), until the cells left out sum
 to at most :data:`REFINE_MISS`. A refined cell keeps the counts of the cells
 of the same hierarchy a few levels below it (:func:`sub_cells`; only those
-holding a row), which answer every node down to that depth inside it: how
-deep is :func:`refine_stops`' choice, deeper where the tree is more likely
-to split, at most :data:`REFINE_CELLS` cells counted a pass and column.
+holding a row), which answer every node down to that depth inside it, or
+-- where that costs less -- its distinct values with their counts
+(:data:`VALUES`: at most its count, known from the grid), which answer
+every node inside it at any depth. Which, and how deep, is
+:func:`joint_stops`' choice for all the numeric columns at once: the
+least summed bound on the chance of another pass (:func:`refine_stops`'
+``miss``) for at most :data:`REFINE_CELLS` cells per numeric column in
+all, a kept value costing :data:`VALUE_COST` cells -- deeper where the
+tree is more likely to split, and a column whose tree stays shallow leaves
+its share to one whose tree goes deep.
 Should the tree still enter a grid cell that was not refined, or go below
 the cells kept, inside one that holds a row, that cell is refined then (a
 few levels deeper, to ``MAX_DEPTH`` where few cells ask), by one more pass,
@@ -56,21 +63,26 @@ Memory, per numeric column, bounded by public constants (independent of
 integer, declared root): at most ``C 2^GRID_DEPTH`` cells (``C`` depth-0
 cells, 24 for a float column), 16 bytes each with its count; the hierarchy's
 nodes above the grid are kept with it (three int32 per node, about as many
-nodes as cells) to compute the probabilities. A refinement pass counts at
-most ``max(REFINE_CELLS, 2 m)`` cells for its ``m`` targets (17 bytes each
-while it runs: a boundary, a depth, a count; before the noise ``m <=
-REFINE_CELLS / 2``, on demand ``m`` is at most the nodes of one level of the
-tree), and keeps those holding a row (25 bytes each): at most ``2^19``
-cells, 12.5 MiB, after the pass before the noise, and as much again for each
-pass on demand -- of which a column has at most ``MAX_DEPTH - GRID_DEPTH =
-14`` (each resolves at least one more level; a pass on demand also counts
-the cells under the level's other nodes the tree may still enter,
-:meth:`ColumnCounts._targets_on_demand`, so that the deeper levels mostly
-take one). A categorical column keeps one count per distinct level. The
-refined cells used to keep their distinct values instead, which grow with
-the data (910,644 for a log-normal income in the first 10^6 rows of the
-bench table, 425,995 counted cells now; 8.8 million in its six float
-columns at 10^7 rows).
+nodes as cells) to compute the probabilities. The refinement pass before
+the noise counts, for ``K`` numeric columns, at most ``K REFINE_CELLS``
+cells and kept values in all (13 bytes a counted cell while it runs: a
+boundary, a depth, a 4-byte count below 2^31 rows; 16 bytes a kept value
+and its count, which :data:`VALUE_COST` = 2 cells covers); a pass on demand
+at most ``max(REFINE_CELLS, 2 m)`` for a column's ``m`` targets (``m`` at
+most the nodes of one level of the tree). What is kept after a pass is the
+occupied cells and the values (25 bytes each: bounds, a depth, a running
+count), at most what the pass counted: ``K 2^21`` before the noise, as
+much again per column for each pass on demand -- of which a column has at
+most ``MAX_DEPTH - GRID_DEPTH = 14`` (each resolves at least one more
+level; a pass on demand also counts the cells under the level's other
+nodes the tree may still enter, :meth:`ColumnCounts._targets_on_demand`,
+and keeps the values of the cells with few rows, so that the deeper
+levels mostly take one). A categorical column keeps one count per
+distinct level. Every refined cell used to keep its distinct values, which
+grow with the data (910,644 for a log-normal income in the first 10^6 rows
+of the bench table; 8.8 million in its six float columns at 10^7 rows);
+now a cell keeps them only where its count, known before the pass, fits
+them in the bound.
 
 Measured: see ``doc/user_guide/out_of_core.md`` ("Private domains from
 chunks"), ``python -m benchmarks.bench_dask_domains``.
@@ -454,7 +466,7 @@ class ColumnCounts:
         # the kept cells of the refined grid cells (sorted, disjoint)
         self.lo = np.empty(0, dtype=np.float64)
         self.hi = np.empty(0, dtype=np.float64)
-        self.cell_depth = np.empty(0, dtype=np.int64)
+        self.cell_depth = np.empty(0, dtype=np.int8)
         self.cell_cum = np.zeros(1, dtype=np.int64)
         self.lam = None  # the tree's Laplace scale (public: the budget)
         self.miss = 0.0
@@ -489,6 +501,7 @@ class ColumnCounts:
         order = np.argsort(lo, kind="stable")
         self.lo = lo[order]
         self.hi = np.concatenate([self.hi[keep], hi])[order]
+        depth = np.asarray(depth, dtype=np.int8)  # depths <= VALUES
         self.cell_depth = np.concatenate([self.cell_depth[keep], depth])[order]
         counts = np.concatenate([counts[keep], count])[order]
         self.cell_cum = np.concatenate([[0], np.cumsum(counts)])
@@ -570,7 +583,7 @@ class ColumnCounts:
             path = np.cumprod(
                 split_probability(np.full(deeper.size, c), deeper, self.lam)
             )
-            at = np.minimum(self.cell_depth[ia:ib], MAX_DEPTH) - d
+            at = np.minimum(self.cell_depth[ia:ib].astype(np.int64), MAX_DEPTH) - d
             for i, r in zip(range(ia, ib), path[at]):
                 if self.cell_depth[i] != VALUES:  # a kept value is final
                     extra.append((float(r), i))

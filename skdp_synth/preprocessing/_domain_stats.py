@@ -71,7 +71,7 @@ and its count, which :data:`VALUE_COST` = 2 cells covers); a pass on demand
 at most ``max(REFINE_CELLS, 2 m)`` for a column's ``m`` targets (``m`` at
 most the nodes of one level of the tree). What is kept after a pass is the
 occupied cells and the values (25 bytes each: bounds, a depth, a running
-count), at most what the pass counted: ``K 2^21`` before the noise, as
+count), at most what the pass counted: ``K 2^20`` before the noise, as
 much again per column for each pass on demand -- of which a column has at
 most ``MAX_DEPTH - GRID_DEPTH = 14`` (each resolves at least one more
 level; a pass on demand also counts the cells under the level's other
@@ -114,15 +114,17 @@ GRID_DEPTH = 16
 #: The grid cells not refined before the noise are, together, reached and
 #: split by the tree with probability at most this (:func:`refine_cells`),
 #: and so are the cells below the ones counted (:func:`refine_stops`): a
-#: bound on the chance of one more pass, each. 0.001: at 0.01 the
-#: simulated job (the six float columns of the 3 x 10^6-row bench table,
-#: 40 noise draws, ``REFINE_CELLS = 2^21``) still took one in 2 of 20.
+#: bound on the chance of one more pass, each. 0.001: at 0.01 a simulation
+#: of the trees of the six float columns of the 3 x 10^6-row bench table
+#: (``benchmarks/bench_dask_domains.py``; 20 noise draws, ``REFINE_CELLS =
+#: 2^21``) still needed a pass on demand in 2 of 20, at 0.001 in 0 of 40.
 REFINE_MISS = 0.001
-#: The most cells of the hierarchy one refinement pass counts for a column
-#: (:func:`sub_cells`): the public cap on the memory a pass adds. The cells
-#: to refine, ``m`` of them, are each cut ``floor(log2(REFINE_CELLS / m))``
-#: levels deeper (at least one level, and never below ``MAX_DEPTH``).
-REFINE_CELLS = 2**21
+#: The most cells of the hierarchy one refinement pass counts per numeric
+#: column (:func:`sub_cells`), shared among the columns before the noise
+#: (:func:`joint_stops`): the public cap on the memory a pass adds. 2^20:
+#: at 2^21 the 10^7-row bench table's job peaked at 2.04 GiB (see
+#: ``doc/user_guide/out_of_core.md``).
+REFINE_CELLS = 2**20
 #: The stop that asks a refinement pass for a target's values (with their
 #: counts) instead of its cells: they answer every node inside it, at any
 #: depth, and number at most its count (:func:`_stops`).

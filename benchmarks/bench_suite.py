@@ -25,7 +25,9 @@ Methods (``--methods``), per table, ε and seed:
   ProjectedGaussianRelease(epsilon=ε, selection=rule))``, δ = 1e-6,
   ``sample(n_train)``. ``--one-way-weight`` swaps
   ``ReleaseRules.one_way_weight`` (every record stores the weight it ran
-  at, and the cache keys on it).
+  at, and the cache keys on it). ``auto-target``: ``auto`` with
+  ``ProjectedGaussianRelease(target=)`` the table's model target (the
+  train-on-synthetic column; run only when named).
 * ``mbi-mst`` / ``mbi-aim``: MST and AIM of Private-PGM (mbi 2.x, in
   ``.venv-mbi``; :func:`benchmarks._compare.run_mbi`) on the same
   discretisation the scores use (numeric columns in 10 bins at the training
@@ -66,7 +68,9 @@ half's auto fits (the public estimates they recorded).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import math
 import os
 import resource
 import subprocess
@@ -83,8 +87,15 @@ from benchmarks._suite_tables import REGISTRY, REPORT, TUNE, load
 DELTA = 1e-6
 MAX_ROWS = 20_000
 RULES = ("auto", "one-way", "mst", "none")
+#: run only when named in ``--methods``: ``selection="aim"`` (its rounds
+#: refit the generator, slow on the wide tables) and ``auto-mst``, ``auto``
+#: with its choice forced to MST's tree at ``ReleaseRules.auto_mst_shares``
+#: (what auto runs when it picks the tree; an explicit ``"mst"`` runs the
+#: paper's thirds); ``auto-target``, ``auto`` with ``target=`` the table's
+#: model target (the train-on-synthetic column)
+EXTRA_RULES = ("aim", "auto-mst", "auto-target")
 #: ``auto`` given the scores' bins as public ``bin_edges`` (mixed tables)
-OURS = (*RULES, "auto-bins")
+OURS = (*RULES, *EXTRA_RULES, "auto-bins")
 COMPARATORS = ("mbi-mst", "mbi-aim", "dpmm")
 TV3_TRIPLES = 300
 
@@ -264,7 +275,11 @@ def estimates(est):
 
 def choose(est, rho, rules):
     """The rule :func:`auto_rule` picks at ``ρ = rho`` (recomputed from the
-    recorded public parts; AIM where its thresholds hold)."""
+    recorded public parts, the reach ``ρ s`` with ``s`` of
+    :func:`~skdp_synth.gaussian_release._selection.tree_signal_share`; AIM
+    where its thresholds hold)."""
+    from skdp_synth.gaussian_release._selection import tree_signal_share
+
     if est["none"] <= rules.auto_tv_threshold:
         return "none"
     if est["none"] > rules.auto_aim_threshold and est["q"] >= 2 / (
@@ -272,23 +287,30 @@ def choose(est, rho, rules):
     ):
         return "aim"
     q, D = est["q"], rules.auto_tv_threshold
-    mst = q * est["e_tree"] + (1 - q) * ((1 - rho) * D + 2 * est["e1_mst"])
+    reach = rho * tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
+    mst = q * est["e_tree"] + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
     one = q * rules.auto_edge_threshold + (1 - q) * D + 2 * est["e1_one"]
     return "mst" if mst <= one else "one-way"
 
 
 def tune(done, names, oww):
     """``ρ`` on ``names``: the mean TV2 lost against the better of MST and
-    the 1-way tables where the rule chooses between them (a grid)."""
+    the 1-way tables where the rule chooses between them (a grid). MST's
+    outcome is ``auto-mst`` (auto's MST shares) where it ran, else ``mst``;
+    the choice is the middle of the grid's values of least mean loss."""
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 
     cells = {}
     for (t, e, s, r, w), rec in done.items():
-        if t in names and r in ("one-way", "mst", "auto") and w == oww:
+        if t in names and r in ("one-way", "mst", "auto-mst", "auto") and w == oww:
             cells.setdefault((t, e, s), {})[r] = rec
-    cells = {k: v for k, v in cells.items() if len(v) == 3}
-    lines, best = [], None
-    for rho in np.round(np.arange(0.0, 1.001, 0.05), 2):
+    for v in cells.values():
+        if "auto-mst" in v:
+            v["mst"] = v.pop("auto-mst")
+    cells = {k: v for k, v in cells.items() if len(v) == 3 and "est" in v["auto"]}
+    lines, scores = [], []
+    grid = np.round(np.arange(0.0, 1.001, 0.05), 2)
+    for rho in grid:
         regret = []
         for v in cells.values():
             # the public parts the auto fit's rule computed (its noisy n̂)
@@ -297,11 +319,20 @@ def tune(done, names, oww):
                 best_tv2 = min(v["mst"]["tv2"], v["one-way"]["tv2"])
                 regret.append(v[pick]["tv2"] / best_tv2 - 1)
         score = float(np.mean(regret)) if regret else 0.0
-        lines.append(f"rho={rho:g}: mean TV2 regret {score:.4f} over {len(regret)}")
-        if best is None or score < best[0] - 1e-12:
-            best = (score, rho)
+        worst = float(np.max(regret)) if regret else 0.0
+        lines.append(
+            f"rho={rho:g}: mean TV2 regret {score:.4f} (max {worst:.4f})"
+            f" over {len(regret)}"
+        )
+        scores.append(score)
+    low = min(scores)
+    plateau = [r for r, x in zip(grid, scores) if x <= low + 1e-12]
+    best = (low, float(plateau[len(plateau) // 2]))
     print("\n".join(lines))
-    print(f"TUNE over {len(cells)} table/eps/seed cells: rho={best[1]:g}")
+    print(
+        f"TUNE over {len(cells)} table/eps/seed cells: least regret at rho ="
+        f" {plateau[0]:g}..{plateau[-1]:g}, chosen {best[1]:g}"
+    )
     return best
 
 
@@ -327,7 +358,7 @@ def public_bins(df, coder):
     return {"bin_edges": edges, "missing": missing or "infer"}
 
 
-def fit_ours(train, cats, options, eps, seed, rule, bins=None):
+def fit_ours(train, cats, options, eps, seed, rule, bins=None, target=None):
     from benchmarks.bench_mixed import categories
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
@@ -340,9 +371,23 @@ def fit_ours(train, cats, options, eps, seed, rule, bins=None):
         **options,
         **(bins or {}),
     )
+    forced = rule == "auto-mst"
+    targeted = rule == "auto-target"
+    rule = "auto" if forced or targeted else rule
     rel = ProjectedGaussianRelease(
-        epsilon=eps, delta=DELTA, random_state=seed, selection=rule
+        epsilon=eps,
+        delta=DELTA,
+        random_state=seed,
+        selection=rule,
+        target=target if targeted else None,
     )
+    if forced:  # never every table, never AIM, the tree over the 1-way tables
+        rel._rules = dataclasses.replace(
+            rel._rules,
+            auto_tv_threshold=-1.0,
+            auto_aim_threshold=math.inf,
+            auto_edge_threshold=1e6,
+        )
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -365,7 +410,7 @@ def fit_ours(train, cats, options, eps, seed, rule, bins=None):
             for k, v in getattr(pipe, "missing_shares_", {}).items()
         },
     }
-    if rule == "auto":
+    if rule == "auto" and not forced and not targeted:
         info["est"] = estimates(pipe[-1])
     return syn, info
 
@@ -604,8 +649,16 @@ def _one(rec, ctx, name, cap):
     method, eps, seed = rec["method"], rec["eps"], rec["seed"]
     coder, train = ctx["coder"], ctx["train"]
     try:
-        if method in RULES:
-            syn, info = fit_ours(train, ctx["cats"], ctx["options"], eps, seed, method)
+        if method in RULES + EXTRA_RULES:
+            syn, info = fit_ours(
+                train,
+                ctx["cats"],
+                ctx["options"],
+                eps,
+                seed,
+                method,
+                target=ctx["target"],
+            )
             rec.update(info)
             scored(rec, coder.codes(syn), syn, ctx)
         elif method == "auto-bins":

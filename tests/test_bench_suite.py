@@ -14,19 +14,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _brute_tv import brute_tv
+
 from benchmarks import bench_suite as bs
 from benchmarks._suite_tables import REGISTRY, REPORT, TUNE
-
-
-def _brute_tv(real, syn, d):
-    total = 0.0
-    combos = list(itertools.combinations(real.columns, d))
-    for cols in combos:
-        p = real.groupby(list(cols)).size() / len(real)
-        q = syn.groupby(list(cols)).size() / len(syn)
-        cells = set(p.index) | set(q.index)
-        total += 0.5 * sum(abs(p.get(c, 0.0) - q.get(c, 0.0)) for c in cells)
-    return total / len(combos)
 
 
 @pytest.fixture
@@ -49,7 +40,7 @@ def test_tv_k_matches_brute_force(mixed, rng, d):
     coder = bs.Coder(mixed, mixed.iloc[:200], ["a", "b"])
     real, syn = mixed.iloc[200:], mixed.sample(150, random_state=1)
     got = bs.tv_k(coder.codes(real), coder.codes(syn), coder.sizes, d)
-    want = _brute_tv(coder.strings(real), coder.strings(syn), d)
+    want = brute_tv(coder.strings(real), coder.strings(syn), d)
     assert got == pytest.approx(want, abs=1e-12)
     assert bs.tv_k(coder.codes(real), coder.codes(real), coder.sizes, d) == 0.0
 
@@ -124,3 +115,74 @@ def test_silent_counts_only_unwarned_columns():
     assert (count, n) == (2, 5)
     assert lines[0].startswith("t eps=1 seed=1: v std ratio 0.30")
     assert lines[1].startswith("t eps=1 seed=3: w missing 25.0% vs 20.0%")
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 3.0])
+@pytest.mark.parametrize("n_attributes", [12, 40, 70])
+def test_tune_replica_picks_what_auto_rule_picks(eps, n_attributes):
+    """``choose`` (the ``--tune`` grid's copy of the rule, on recorded public
+    estimates) picks what ``auto_rule`` picks at the release's own ``ρ``."""
+    from skdp_synth.gaussian_release import _selection as sel
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+    from skdp_synth.mechanisms import analytic_gaussian_sigma
+    from skdp_synth.workloads import AttributeMarginalWorkload
+
+    levels = np.resize(np.array([2, 4, 6, 3, 8]), n_attributes)
+    W = AttributeMarginalWorkload(
+        levels, 2, tables=list(itertools.combinations(range(n_attributes), 2))
+    )
+    plan_W = sel.with_one_way_tables(W, rules.one_way_weight)
+    tau, _ = sel.allocated_scales(W, plan_W, "add-remove-one")
+    args = (W, tau, analytic_gaussian_sigma(eps, 1e-6), 3000, rules)
+    args += ("add-remove-one", None, True)
+    est = sel.auto_estimates(*args)
+    assert bs.choose(est, rules.auto_tree_reach, rules) == sel.auto_rule(*args)
+
+
+def test_tune_takes_the_middle_of_the_least_regret_values(capsys):
+    """``--tune``: the 1-way tables win one cell, auto's MST (preferred to
+    the paper's ``mst`` where both ran) the other; the chosen ``ρ`` is the
+    middle of the grid values whose picks lose least."""
+    est = {"none": 1.0, "q": 0.02, "e1_one": 0.01, "e1_mst": 0.015}
+    done = {}
+    for seed, (e_tree, one, mst) in enumerate([(0.3, 0.08, 0.1), (0.06, 0.11, 0.1)]):
+        cell = ("t", 1.0, seed)
+        done[(*cell, "auto", 4.0)] = {"est": dict(est, e_tree=e_tree)}
+        done[(*cell, "one-way", 4.0)] = {"tv2": one}
+        done[(*cell, "auto-mst", 4.0)] = {"tv2": mst}
+        done[(*cell, "mst", 4.0)] = {"tv2": 1.0}
+    score, rho = bs.tune(done, ["t"], 4.0)
+    grid = [
+        float(line.split(":")[0][4:])
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("rho=") and " 0.0000 " in line
+    ]
+    assert score == 0.0 and grid and rho == grid[len(grid) // 2]
+    from benchmarks.bench_suite import choose
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    for seed, want in ((0, "one-way"), (1, "mst")):
+        picked = choose(done[("t", 1.0, seed, "auto", 4.0)]["est"], rho, DEFAULT_RULES)
+        assert picked == want
+
+
+@pytest.mark.parametrize("method, expected", [("auto-target", "b"), ("auto", None)])
+def test_auto_target_arm_declares_the_model_target(
+    mixed, monkeypatch, method, expected
+):
+    """``--methods auto-target`` fits ``selection="auto"`` with ``target=``
+    the table's model target; ``auto`` fits without it."""
+    import skdp_synth
+
+    seen = []
+
+    class Spy(skdp_synth.ProjectedGaussianRelease):
+        def fit(self, X, y=None, blocks=None, **params):
+            seen.append((self.selection, self.target))
+            return super().fit(X, y, blocks=blocks, **params)
+
+    monkeypatch.setattr(skdp_synth, "ProjectedGaussianRelease", Spy)
+    frame = mixed[["a", "b"]]
+    _, info = bs.fit_ours(frame, ["a", "b"], {}, 1.0, 0, method, target="b")
+    assert seen == [("auto", expected)]
+    assert ("est" in info) == (method == "auto")

@@ -815,12 +815,20 @@ def test_sample_with_a_seed_gives_the_same_rows_with_an_unseeded_encoder():
     release), two identical calls gave other ages. The seed now reaches the
     decoding too; ``None`` still draws afresh."""
     from skdp_synth import ProjectedGaussianRelease
+    from skdp_synth.exceptions import CoarseDomainWarning
 
     frame = _mixed_frame().assign(income=np.random.default_rng(1).lognormal(8, 1, 600))
     pipe = make_synthesis_pipeline(
         BooleanEncoder(categories={"sector": ["public", "private"]}),
         ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
-    ).fit(frame)
+    )
+    # the unseeded encoder draws its private domains afresh on each run: in
+    # 2 of 150 runs one of them came back coarse and said so (a warning, an
+    # error under this suite's filterwarnings), which is not what this test
+    # is about
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoarseDomainWarning)
+        pipe.fit(frame)
     a, b = pipe.sample(300, random_state=1), pipe.sample(300, random_state=1)
     pd.testing.assert_frame_equal(a, b)
     c = pipe.sample(300, random_state=2)

@@ -19,7 +19,11 @@ from skdp_synth import (
     make_synthesis_pipeline,
 )
 from skdp_synth.cli import _main as cli
-from skdp_synth.exceptions import MalformedReleaseError, PrivacyLeakWarning
+from skdp_synth.exceptions import (
+    DegenerateColumnWarning,
+    MalformedReleaseError,
+    PrivacyLeakWarning,
+)
 from skdp_synth.preprocessing import BooleanEncoder
 
 
@@ -69,7 +73,14 @@ def fitted():
     pipe = make_synthesis_pipeline(
         _encoder(), ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0)
     )
-    return pipe.fit(_frame())
+    # ``day`` spans 11.5 days of epoch seconds (~1.6e9): the private fine
+    # grid's narrowest float leaf is 0.07 % of the magnitude (12.8 days
+    # there), so its domain is two leaves wider than the data plus noise
+    # leaves, and its rows come back with several times the real spread
+    # (std ratio 5.4 at this seed; 2.1, and unnamed, under the previous
+    # tail rules). The release says so by name.
+    with pytest.warns(DegenerateColumnWarning, match="'day'"):
+        return pipe.fit(_frame())
 
 
 def _saved(release, tmp_path):

@@ -86,23 +86,29 @@ class ReleaseRules:
     #: Above ``auto_tv_threshold`` auto takes the selected plan of least
     #: expected 2-way TV error: MST's tree or the 1-way tables alone
     #: (:func:`~skdp_synth.gaussian_release._selection.auto_estimates`).
-    #: This is the part ``ρ`` of an unmeasured pair's dependence the rows
-    #: recover through the tree's paths, chosen on the TUNE half of
-    #: ``benchmarks/bench_suite.py`` (nass_cds, Caravan, credit_data,
-    #: loans_full_schema; ε ∈ {0.3, 1, 3}, 3 seeds; ``--tune``) as the value
-    #: of least mean TV2 lost against the better of the two: 0.0011 at 0.15,
-    #: 0.0027 at 0.2-0.45, 0.002 at 0.5-0.55, 0.018 at 0.1 or less and 0.042
-    #: at 0.6 or more (Caravan at ε = 1, 86 columns, 4.7k rows, wants the 1-way
-    #: tables: TV2 0.073-0.078 against the tree's 0.088-0.098; loans at ε = 3
-    #: and Caravan at ε = 3 the tree). Reported on the REPORT half
-    #: (``benchmarks/results/bench_suite.md``). It replaced a switch to the
-    #: 1-way tables on every table of 40 or more attributes (and where fewer
-    #: than half a tree's edges were worth their noise), which chose them on
-    #: the 68-column car survey at every ε; the estimate now takes MST's tree
-    #: there at ε = 3 (TV2 0.082 against the 1-way tables' 0.116) but not at
-    #: ε = 1 (0.121 against the tree's 0.096), where Caravan's and the
-    #: survey's public quantities are alike and their dependence is not.
-    auto_tree_reach: float = 0.15
+    #: This is ``ρ``, the part of an unmeasured pair's dependence the rows
+    #: recover through the tree's paths when its edges are exact; with edges
+    #: measured at expected TV noise ``ē`` the reach is ``ρ s``, ``s =
+    #: D_tree² / (D_tree² + ē²)``
+    #: (:func:`~skdp_synth.gaussian_release._selection.tree_signal_share`).
+    #: Chosen on the TUNE half of ``benchmarks/bench_suite.py`` as the middle
+    #: of the values of least mean TV2 lost against the better of auto's MST
+    #: and the 1-way tables (``--half tune --tables caravan,loans,attrition
+    #: --eps 0.1,0.3,1,3 --seeds 2 --methods one-way,mst,auto,auto-mst
+    #: --tune``, 24 table/ε/seed cells; ``benchmarks/results/
+    #: bench_auto_wide.md``): 0.0015 (worst cell +2.3 %) at 0.45-1, 0.0082 at
+    #: 0.25-0.4, 0.0067 (worst +8.7 %) at 0.2 or less. Measured there, the
+    #: 1-way tables against auto's MST (TV2, 2 seeds): Caravan (86 columns,
+    #: 4.7k rows) ε = 1 .0755 / .0951 (``ē`` .23, ``s`` .30: the 1-way
+    #: tables), ε = 3 .0665 / .0677 (``ē`` .083, ``s`` .77: the tree);
+    #: loans (53 columns, 8k rows) ε = 1 .1364 / .1450 (``s`` .17: the 1-way
+    #: tables), ε = 3 .1084 / .1004 (``s`` .54: the tree; train-on-synthetic
+    #: R² of the rate -0.03 / 0.84); attrition (31 columns, 1.2k rows) the
+    #: 1-way tables at every ε. It replaced a reach of 0.15 whatever the
+    #: edges' noise, which chose the 1-way tables on loans at ε = 3 and on the
+    #: car survey's domain (68 columns, 4,654 rows) at ε = 1, where the
+    #: tree's edges are cheap (``ē`` .075, ``s`` .80).
+    auto_tree_reach: float = 0.75
     #: Where it would measure chosen tables (MST's tree or the 1-way tables),
     #: auto runs AIM's rounds instead when the all-tables plan's expected TV
     #: noise per table exceeds this, on tables of at most

@@ -671,7 +671,8 @@ def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spe
     (``rules.auto_tv_threshold``) the TV a pair loses when no measured table
     holds it, ``D_tree`` (``rules.auto_edge_threshold``) that of a pair a
     tree would choose, ``ρ`` (``rules.auto_tree_reach``) the part of an
-    unmeasured pair's dependence the rows recover through a tree and
+    unmeasured pair's dependence the rows recover through a tree of exact
+    edges and
     ``e_1(f)`` the expected TV noise of the 1-way tables measured alone at
     share ``f`` of what is left:
 
@@ -681,9 +682,13 @@ def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spe
     * ``"mst"``: the tree's pairs at their expected TV noise ``ē`` (each of
       the ``K`` pairs measured at ``1/K`` of the final share; the mean of
       :func:`mst_edge_budget`'s ``e_r(K)`` over the candidate pairs), every
-      other pair at ``(1 - ρ) D`` plus the noise of two 1-way tables
+      other pair at ``(1 - ρ s) D`` plus the noise of two 1-way tables
       measured at MST's 1-way share and again inside the tree's pairs
-      (:func:`one_way_noise_tv`): ``q ē + (1 - q) ((1 - ρ) D + 2 e_1^T)``;
+      (:func:`one_way_noise_tv`): ``q ē + (1 - q) ((1 - ρ s) D + 2 e_1^T)``,
+      with ``s = D_tree² / (D_tree² + ē²)`` the part of a measured edge that
+      is signal (:func:`tree_signal_share`): the rows recover an unmeasured
+      pair's dependence through the tree only as far as its edges are not
+      noise;
     * ``"one-way"``: no pair measured, the 1-way tables at the whole
       budget: ``q D_tree + (1 - q) D + 2 e_1(1)``.
 
@@ -695,7 +700,8 @@ def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spe
     -------
     dict
         ``{"none": .., "mst": .., "one-way": ..}``, and the parts
-        (``"q"``, ``"e_tree"``, ``"e1_one"``, ``"e1_mst"``).
+        (``"q"``, ``"e_tree"``, ``"e1_one"``, ``"e1_mst"``, ``"reach"``
+        = ``ρ s``).
     """
     levels = np.asarray(W.n_levels)
     n = max(float(n), 1.0)
@@ -723,6 +729,7 @@ def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spe
     out = {"none": e_all, "e1_one": e1_one, "e1_mst": e1_mst}
     if a < 2 or not pairs:
         out.update({"mst": math.inf, "one-way": math.inf, "q": 0.0, "e_tree": 0.0})
+        out["reach"] = 0.0
         return out
     K = a - 1
     q = min(1.0, K / (a * (a - 1) / 2.0))
@@ -736,11 +743,28 @@ def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spe
         cells = float(np.prod(shape))
         e.append(cells * math.sqrt(2.0 / math.pi) * std_of[shape] * math.sqrt(K / f))
     e_tree = float(np.mean(e)) / (2.0 * n)
-    rho = rules.auto_tree_reach
-    out["mst"] = q * e_tree + (1.0 - q) * ((1.0 - rho) * D + 2.0 * e1_mst)
+    reach = rules.auto_tree_reach * tree_signal_share(e_tree, D_tree)
+    out["mst"] = q * e_tree + (1.0 - q) * ((1.0 - reach) * D + 2.0 * e1_mst)
     out["one-way"] = q * D_tree + (1.0 - q) * D + 2.0 * e1_one
-    out.update(q=q, e_tree=e_tree)
+    out.update(q=q, e_tree=e_tree, reach=reach)
     return out
+
+
+def tree_signal_share(e_tree, d_tree):
+    """``s = D_tree² / (D_tree² + ē²)``: the part of a measured tree edge
+    that is the pair's dependence rather than noise (public).
+
+    A chosen pair holds dependence of about ``D_tree`` in TV and is measured
+    with expected TV noise ``ē``; ``s`` is the signal's share of the two
+    together, in squared (variance) terms, as in a shrinkage factor. The rows
+    recover an unmeasured pair's dependence through the tree's paths only as
+    far as the edges carry signal, so :func:`auto_estimates` scales the
+    reach ``ρ`` by ``s``: ``s → 1`` when the edges are exact (large ``ε n``
+    against the pairs' cells), ``s → 0`` when they drown. Smooth in ``ε``,
+    ``n`` and the levels.
+    """
+    e, d = float(e_tree), float(d_tree)
+    return d * d / (d * d + e * e) if d > 0 else 0.0
 
 
 def auto_rule(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0):

@@ -75,6 +75,7 @@ from ._numeric_domain import (
     split_heavy_leaves,
     stable_levels,
 )
+from ._wide_leaves import split_wide_leaves
 
 #: The level that undiscovered categories of a privately learned column map to.
 OTHER_LABEL = "other"
@@ -541,6 +542,7 @@ class _ColumnDomainMixin:
         edges, split = split_heavy_leaves(
             hist, coarse_edges(hist, self.n_bins), self.n_bins
         )
+        edges, split = split_wide_leaves(hist, edges, split, self.n_bins)
         # bins of a tentative run of leaves: kept where the release says so
         split = sorted(set(split) | set(hist.tentative_bins(edges)))
         spec = _ColumnSpec(

@@ -1,0 +1,148 @@
+"""Coarse bins inside a heavy, wide PrivTree leaf, for the release to measure.
+
+PrivTree (:cite:`Zhang2016` §3.2) splits a node while its count outruns a
+depth bias of ``λ ln 2`` rows per level. At a small budget per column the
+bias stops it on leaves far wider than the data inside them, and the
+decoder fills such a leaf over its whole width: openintro
+``loans_full_schema``'s ``earliest_credit_line`` (years 1965-2015, 8,000
+rows, 53 columns, ε = 0.3) kept the leaves ``[1982, 2004)`` and ``[2004,
+2049)``, and its rows came back with 2.5-3.3 times the data's std, years up
+to 2048. Nothing in the fine histogram says where inside the leaf the rows
+are.
+
+:func:`split_wide_leaves` -- only where the leaves leave the column's
+spread open (:func:`_unresolved`: rows inside them could have a std under
+``1 / UNRESOLVED_RATIO`` of the decoded one) -- cuts a leaf of an integer
+column that holds its own coarse bin (more than one bin's mass, as
+:func:`._numeric_domain.coarse_edges` gives it a bin) and spans at least
+``2 WIDE_PARTS`` integers into :data:`WIDE_PARTS` coarse bins of equal
+width, and marks them like
+the one-integer bins of :func:`._numeric_domain.split_heavy_leaves`: the
+release measures each part as a level of the column (its own budget, the
+bins being public: a function of the released histogram), and a pipeline
+drops the parts its release does not support (``LEVEL_SUPPORT_Z``;
+``integer_bins_dropped_``), so the rows of ``[2004, 2049)`` are drawn in the
+parts that hold its rows. Post-processing of the released fine histogram:
+no privacy cost, no new released quantity.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._decoding import _tail_models
+from ._numeric_domain import GRID_STEP, _t
+from ._spread import _pieces_std
+
+#: Only a leaf at most this wide in ``t`` is cut (:func:`split_wide_leaves`):
+#: ``GRID_STEP / 2^5``, a leaf at depth 5 or more of its depth-0 cell, where
+#: the depth bias (``5 λ ln 2`` rows and more) stalls PrivTree on columns far
+#: from 0 with a narrow spread (years: ``[2004, 2049)`` is 0.03 wide in
+#: ``t``). Cutting leaves wider in ``t`` (acs12's and attrition's ages,
+#: rates and counts) cost acs12 +7.6 % and attrition +5.6 % mean TV1 at
+#: ε = 0.3 (``benchmarks/bench_suite.py --light``, 10 seeds).
+DEEP_T = GRID_STEP / 2.0**5
+#: The coarse bins a heavy, wide leaf is cut into (:func:`split_wide_leaves`):
+#: rows on one integer of the leaf then decode over a quarter of it at most
+#: (a std at most a quarter of the leaf's uniform one) where the release
+#: drops the other parts.
+WIDE_PARTS = 4
+
+
+def split_wide_leaves(hist, edges, split, n_bins):
+    """Coarse ``edges`` (the encoder's: integer columns' last bin closed),
+    where the histogram's leaves leave its spread open (:func:`_unresolved`),
+    with every bin that is one kept leaf of integer histogram ``hist``
+    holding more than ``1 / n_bins`` of its kept mass, spanning at least
+    ``2 WIDE_PARTS`` integers and at most :data:`DEEP_T` in ``t`` -- and
+    not a tail leaf, which the decoder already draws from its inner edge
+    (:func:`._decoding._tail_models`: a leaf ``[1961, 2004)`` holding a year
+    column's 2003 comes back as 2003) -- cut into :data:`WIDE_PARTS` bins of
+    equal integer width; returns ``(edges, split)``, ``split`` the bins the
+    pipeline tests against its release (``split``'s bins, renumbered, and
+    the new parts). Post-processing of the fine histogram."""
+    edges = [float(v) for v in edges]
+    if not hist.integer or len(edges) < 2:
+        return edges, list(split)
+    e, c = np.asarray(hist.edges, dtype=np.float64), np.asarray(hist.counts)
+    total = float(c[c > 0].sum())
+    if not total > 0:
+        return edges, list(split)
+    lo_cap, hi_cap = hist.bounds
+    if not _unresolved(hist, lo_cap, hi_cap):
+        return edges, list(split)
+    tails = _tail_models(hist, lo_cap, hi_cap)
+    out, marks = [], []
+    old = set(int(k) for k in split)
+    last = len(edges) - 2
+    for k in range(len(edges) - 1):
+        a, b = edges[k], edges[k + 1]
+        hi = b + 1.0 if k == last else b  # the last bin is closed
+        parts = [a]
+        inside = np.flatnonzero((c > 0) & (e[1:] > a) & (e[:-1] < hi))
+        if k not in old and inside.size == 1 and int(inside[0]) not in tails:
+            j = int(inside[0])
+            lo_j, hi_j = max(float(e[j]), a, lo_cap), min(float(e[j + 1]), hi, hi_cap)
+            width = hi_j - lo_j
+            heavy = c[j] / total > 1.0 / n_bins
+            deep = _t(hi_j) - _t(lo_j) <= DEEP_T
+            if heavy and deep and lo_j == a and hi_j == hi and width >= 2 * WIDE_PARTS:
+                step = float(np.floor(width / WIDE_PARTS))
+                parts = [a + i * step for i in range(WIDE_PARTS)]
+        for v in parts:
+            if len(parts) > 1 or k in old:
+                marks.append(len(out))
+            out.append(v)
+    out.append(edges[-1])
+    return out, marks
+
+
+#: A histogram's leaves are cut only where its std (rows uniform inside
+#: each kept leaf) is more than this many times :func:`least_spread` of its
+#: leaves: where the rows could lie so much nearer one another inside their
+#: leaves that the decoded std would be far outside ``[1/2, 2]`` of theirs.
+#: Cutting every heavy, wide leaf cost credit's mean TV1 +7.9 % and KS
+#: +6.2 % at ε = 1 (``benchmarks/bench_suite.py --light``, 10 seeds): more
+#: levels, each with the release's noise.
+UNRESOLVED_RATIO = 2.5
+
+
+def least_spread(pieces):
+    """The smallest std of rows with mass ``pieces[:, 0]`` anywhere inside
+    ``[pieces[:, 1], pieces[:, 2]]``: every piece at the point of its
+    interval nearest the common mean ``m``, the fixed point of ``m =
+    sum(p clip(m, lo, hi))`` (the right side minus ``m`` decreases in ``m``:
+    bisection). Moving a piece's mass towards the rows' mean within its
+    interval lowers their variance, so the minimum has every piece at its
+    point nearest the mean."""
+    p, lo, hi = pieces[:, 0] / pieces[:, 0].sum(), pieces[:, 1], pieces[:, 2]
+    a, b = float(lo.min()), float(hi.max())
+    for _ in range(200):
+        m = 0.5 * (a + b)
+        if p @ np.clip(m, lo, hi) > m:
+            a = m
+        else:
+            b = m
+        if b - a <= 1e-12 * max(abs(a), abs(b), 1.0):
+            break
+    x = np.clip(0.5 * (a + b), lo, hi)
+    mean = p @ x
+    return float(np.sqrt(max(p @ (x - mean) ** 2, 0.0)))
+
+
+def _unresolved(hist, lo_cap, hi_cap):
+    """Whether the std of ``hist``'s kept leaves (rows uniform inside each,
+    cut to the cap; a finest leaf its integer) is more than
+    :data:`UNRESOLVED_RATIO` times :func:`least_spread` of them."""
+    e, c = np.asarray(hist.edges, dtype=np.float64), np.asarray(hist.counts)
+    pos = np.flatnonzero(c > 0)
+    lo = np.maximum(e[pos], lo_cap)
+    hi = np.minimum(e[pos + 1], hi_cap) - 1.0  # integers: the last one
+    keep = np.isfinite(lo) & np.isfinite(hi) & (hi >= lo)
+    if keep.sum() < 1:
+        return False
+    fin = np.asarray(hist.finest, dtype=bool)[pos]
+    hi = np.where(fin, lo, hi)
+    pieces = np.stack([c[pos], lo, hi], 1)[keep]
+    full = _pieces_std(np.column_stack([pieces, np.zeros(len(pieces))]))
+    return bool(full > UNRESOLVED_RATIO * least_spread(pieces))

@@ -1,0 +1,166 @@
+"""A heavy, wide PrivTree leaf of an integer column becomes coarse bins the
+release measures (``preprocessing._wide_leaves``)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing._decoding import _tail_models
+from skdp_synth.preprocessing._numeric_domain import FineHistogram
+from skdp_synth.preprocessing._wide_leaves import (
+    DEEP_T,
+    UNRESOLVED_RATIO,
+    WIDE_PARTS,
+    least_spread,
+    split_wide_leaves,
+)
+
+
+def _hist(edges, counts, scale=10.0):
+    edges = np.asarray(edges, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.float64)
+    return FineHistogram(
+        edges,
+        counts,
+        0.0,
+        np.zeros(counts.size, dtype=bool),
+        True,
+        (float(edges[0]), float(edges[-1])),
+        True,
+        scale,
+        np.zeros(counts.size, dtype=bool),
+    )
+
+
+def test_a_heavy_wide_leaf_is_cut_into_equal_parts_the_release_tests():
+    """Leaves [1982, 2004) and [2004, 2049) of a year column (loans'
+    ``earliest_credit_line`` at ε = 0.3), each its own coarse bin: the
+    inner one (not a tail) is cut into WIDE_PARTS bins of equal integer
+    width, all marked for the release's support test; the last one, a
+    falling tail leaf the decoder already draws from its inner edge, and a
+    leaf of less than 2 WIDE_PARTS integers, are kept whole; an earlier
+    split's marks are renumbered."""
+    assert WIDE_PARTS == 4
+    hist = _hist([1982, 2004, 2049], [3400.0, 3700.0])
+    tails = _tail_models(hist, *hist.bounds)
+    edges, split = split_wide_leaves(hist, [1982.0, 2004.0, 2048.0], [], 10)
+    assert edges == [1982.0, 1987.0, 1992.0, 1997.0, 2004.0, 2048.0]
+    assert split == [0, 1, 2, 3]
+    assert all(type(v) is float for v in edges)
+    # the last leaf is a tail here, else it is cut too
+    if 1 in tails:
+        assert 4 not in split
+    # light leaves (<= 1 / n_bins of the mass) are not cut
+    assert split_wide_leaves(hist, [1982.0, 2004.0, 2048.0], [], 1) == (
+        [1982.0, 2004.0, 2048.0],
+        [],
+    )
+    # narrow leaves: kept whole; an earlier mark follows its bin
+    narrow = _hist([0, 1, 8, 9], [500.0, 500.0, 500.0])
+    assert split_wide_leaves(narrow, [0.0, 1.0, 8.0], [1], 10) == (
+        [0.0, 1.0, 8.0],
+        [1],
+    )
+    # a cut bin after a marked one: the mark keeps its index, parts follow
+    wide = _hist([1000, 1001, 1009, 1041], [500.0, 500.0, 3000.0])
+    assert split_wide_leaves(wide, [1000.0, 1001.0, 1009.0, 1040.0], [0], 10) == (
+        [1000.0, 1001.0, 1009.0, 1017.0, 1025.0, 1033.0, 1040.0],
+        [0, 2, 3, 4, 5],
+    )
+    # the same leaf near 0 is wider than DEEP_T in t: not cut
+    assert DEEP_T == 0.125
+    near0 = _hist([0, 1, 9, 41], [500.0, 500.0, 3000.0])
+    assert split_wide_leaves(near0, [0.0, 1.0, 9.0, 40.0], [0], 10) == (
+        [0.0, 1.0, 9.0, 40.0],
+        [0],
+    )
+
+
+def test_a_tail_leaf_is_not_cut():
+    """A leaf the decoder models as a tail (its density falls from its
+    inner neighbour's by more than EDGE_Z noise sds) is not cut: its rows
+    are drawn from its inner edge already (a year column's 2003 in [1961,
+    2004) came back as 2003, and cut into parts as 1994-2003)."""
+    hist = _hist([1961, 2004, 2005, 2006], [310.0, 340.0, 340.0], scale=8.0)
+    tails = _tail_models(hist, *hist.bounds)
+    assert 0 in tails
+    edges, split = split_wide_leaves(hist, [1961.0, 2004.0, 2005.0], [], 10)
+    assert edges == [1961.0, 2004.0, 2005.0] and split == []
+
+
+def test_a_year_column_in_wide_leaves_keeps_its_spread():
+    """Years 1965-2015 (normal, sd 10) among 20 other columns, 8,000 rows,
+    ε = 0.3, seed 2: the leaves [1961, 2004) and [2004, 2049); before the
+    cut the rows' std was 2.35 times the data's with no warning. Now within
+    [0.5, 2] or named; the inner leaf comes back cut."""
+    rng = np.random.default_rng(0)
+    n = 8000
+    year = np.clip(np.round(rng.normal(2000, 10, n)), 1965, 2015).astype(int)
+    df = pd.DataFrame({"year": year} | {f"c{i}": rng.normal(size=n) for i in range(20)})
+    seed = 2
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(random_state=seed),
+        ProjectedGaussianRelease(epsilon=0.3, delta=1e-6, random_state=seed),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe.fit(df)
+    syn = pipe.sample(n, random_state=seed)
+    ratio = syn["year"].std() / df["year"].std()
+    assert 0.5 <= ratio <= 2.0 or "year" in pipe.degenerate_columns_, ratio
+    spec = pipe[0].specs_[0]
+    assert len(spec.split) >= WIDE_PARTS
+
+
+def test_least_spread_exact_cases_and_a_bound():
+    """Two points 0 and 2 (equal mass): std 1; overlapping intervals: 0;
+    a point at 0 and an interval [1, 5] (equal mass): the interval at 1,
+    std 0.5. Random pieces: never above the std of a random placement."""
+    pts = np.array([[0.5, 0.0, 0.0], [0.5, 2.0, 2.0]])
+    assert least_spread(pts) == pytest.approx(1.0, rel=1e-12)
+    over = np.array([[0.5, 0.0, 2.0], [0.5, 1.0, 3.0]])
+    assert least_spread(over) == pytest.approx(0.0, abs=1e-9)
+    mix = np.array([[0.5, 0.0, 0.0], [0.5, 1.0, 5.0]])
+    assert least_spread(mix) == pytest.approx(0.5, rel=1e-9)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        m = int(rng.integers(2, 8))
+        lo = rng.normal(0, 10, m)
+        P = np.stack([rng.random(m) + 0.01, lo, lo + rng.exponential(5, m)], 1)
+        best = least_spread(P)
+        p = P[:, 0] / P[:, 0].sum()
+        for _ in range(20):
+            x = P[:, 1] + rng.random(m) * (P[:, 2] - P[:, 1])
+            assert best <= np.sqrt(p @ (x - p @ x) ** 2) + 1e-9
+
+
+def test_leaves_that_resolve_the_spread_are_not_cut():
+    """Ten one-integer leaves (0-9, 100 rows each) and a heavy leaf [10,
+    26) of 300: the rows cannot be much nearer one another than decoded
+    (std over least_spread below UNRESOLVED_RATIO), so nothing is cut; two
+    touching heavy leaves (a year column's) can hold rows on one integer
+    next to their common edge, and are cut."""
+    assert UNRESOLVED_RATIO == 2.5
+    edges = list(range(11)) + [26]
+    hist = _hist(edges, [100.0] * 10 + [300.0])
+    hist = FineHistogram(
+        hist.edges,
+        hist.counts,
+        0.0,
+        np.array([True] * 10 + [False]),
+        True,
+        hist.cap,
+        True,
+        10.0,
+        np.zeros(11, dtype=bool),
+    )
+    cuts = [0.0, 5.0, 10.0, 25.0]
+    assert split_wide_leaves(hist, cuts, [], 10) == (cuts, [])
+    year = _hist([1982, 2004, 2049], [3400.0, 3700.0])
+    assert split_wide_leaves(year, [1982.0, 2004.0, 2048.0], [], 10)[1]

@@ -101,10 +101,24 @@ def _fit_both(frame, npartitions, **params):
     return a, b
 
 
+#: The two memory modes: exact (the distinct values of the refined grid
+#: cells) and bounded (counts of sub-cells, few enough here to take passes
+#: on demand on the 8-deep test grid).
+MODES = [None, 2**10]
+
+
+@pytest.mark.parametrize("refine_cells", MODES)
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_dask_fit_learns_the_in_memory_domains(seed, small_grid):
+def test_dask_fit_learns_the_in_memory_domains(seed, refine_cells, small_grid):
     frame = _mixed(seed=seed)
-    a, b = _fit_both(frame, 7, epsilon=0.5, delta=1e-6, random_state=seed)
+    a, b = _fit_both(
+        frame,
+        7,
+        epsilon=0.5,
+        delta=1e-6,
+        random_state=seed,
+        refine_cells=refine_cells,
+    )
     assert _spec_state(a) == _spec_state(b)
     assert a.private_domains_ == b.private_domains_
     assert (a.epsilon_, a.delta_) == (b.epsilon_, b.delta_)
@@ -116,8 +130,9 @@ def test_dask_fit_learns_the_in_memory_domains(seed, small_grid):
     )
 
 
+@pytest.mark.parametrize("refine_cells", MODES)
 @pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
-def test_dask_fit_with_bounds_and_times(neighbouring, small_grid):
+def test_dask_fit_with_bounds_and_times(neighbouring, refine_cells, small_grid):
     rng = np.random.default_rng(5)
     n = 3000
     frame = pd.DataFrame(
@@ -135,6 +150,7 @@ def test_dask_fit_with_bounds_and_times(neighbouring, small_grid):
         neighbouring=neighbouring,
         bounds={"count": (0, None), "share": (0, 1), "wage": (0, 1e5)},
         datetime_unit={"when": "D"},
+        refine_cells=refine_cells,
     )
     a, b = _fit_both(frame, 5, **params)
     assert _spec_state(a) == _spec_state(b)
@@ -279,9 +295,10 @@ def test_many_distinct_floats_keep_bounded_counts(monkeypatch):
 
 def test_dask_fit_of_many_distinct_floats(small_grid, monkeypatch):
     """A Dask fit of a column of 10^6 distinct floats (and missing values)
-    learns the in-memory domain; every refinement pass counts at most
-    ``max(REFINE_CELLS, 2 m)`` cells for its ``m`` targets."""
-    monkeypatch.setattr(ds, "REFINE_CELLS", 2**14)
+    in bounded mode learns the in-memory domain; every refinement pass
+    counts at most ``max(refine_cells, 2 m)`` cells for its ``m``
+    targets."""
+    cap = 2**14
     counted = []
     real = ds.sub_cells
 
@@ -295,11 +312,11 @@ def test_dask_fit_of_many_distinct_floats(small_grid, monkeypatch):
     x = rng.normal(5e4, 2e4, 10**6)
     x[rng.random(x.size) < 0.05] = np.nan
     frame = pd.DataFrame({"x": x, "k": rng.integers(0, 40, x.size)})
-    a, b = _fit_both(frame, 4, epsilon=4.0, random_state=9)
+    a, b = _fit_both(frame, 4, epsilon=4.0, random_state=9, refine_cells=cap)
     assert _spec_state(a) == _spec_state(b)
     assert counted
     for m, n_cells in counted:
-        assert n_cells <= max(ds.REFINE_CELLS, 2 * m)
+        assert n_cells <= max(cap, 2 * m)
 
 
 def test_passes_over_the_data(small_grid, monkeypatch):
@@ -350,14 +367,15 @@ def test_budget_checked_before_any_chunk_is_read(small_grid):
     assert "a chunk was read" not in str(e.value)
 
 
-def test_pipeline_on_dask_learns_the_in_memory_domains(small_grid):
+@pytest.mark.parametrize("refine_cells", MODES)
+def test_pipeline_on_dask_learns_the_in_memory_domains(refine_cells, small_grid):
     frame = _mixed(4000, seed=3)
     ddf = dd.from_pandas(frame, npartitions=5)
     pdf = ddf.compute()
 
     def pipe():
         return make_synthesis_pipeline(
-            BooleanEncoder(random_state=1),
+            BooleanEncoder(random_state=1, refine_cells=refine_cells),
             ProjectedGaussianRelease(epsilon=2.0, delta=1e-6, random_state=2),
         )
 
@@ -371,14 +389,15 @@ def test_pipeline_on_dask_learns_the_in_memory_domains(small_grid):
     np.testing.assert_array_equal(a[-1].released_, b[-1].released_)
 
 
-def test_local_cluster_gives_the_threaded_result(small_grid):
+@pytest.mark.parametrize("refine_cells", MODES)
+def test_local_cluster_gives_the_threaded_result(refine_cells, small_grid):
     distributed = pytest.importorskip("distributed")
     frame = _mixed(3000, seed=4)
     ddf = dd.from_pandas(frame, npartitions=4)
 
     def run():
         pipe = make_synthesis_pipeline(
-            BooleanEncoder(random_state=1),
+            BooleanEncoder(random_state=1, refine_cells=refine_cells),
             ProjectedGaussianRelease(epsilon=2.0, delta=1e-6, random_state=2),
         )
         with warnings.catch_warnings():
@@ -470,17 +489,28 @@ def test_cli_out_of_core_with_a_types_only_schema(tmp_path, capsys, small_grid):
     assert "privacy spent: epsilon=1, delta=1e-06" in capsys.readouterr().err
 
 
-def test_cells_entered_by_the_noise_are_read_on_demand(small_grid, monkeypatch):
+@pytest.mark.parametrize("refine_cells", MODES)
+def test_cells_entered_by_the_noise_are_read_on_demand(
+    refine_cells, small_grid, monkeypatch
+):
     """With no cell refined before the noise, every cell the tree enters is
     read by a further pass before that level's noise: still the in-memory
     domains."""
     monkeypatch.setattr(ds, "REFINE_MISS", np.inf)
+    monkeypatch.setattr(ds, "VALUES_MISS", np.inf)
     calls = []
     real = ds.chunk_pass
     monkeypatch.setattr(
         ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
     )
-    a, b = _fit_both(_mixed(seed=6), 4, epsilon=2.0, delta=1e-6, random_state=6)
+    a, b = _fit_both(
+        _mixed(seed=6),
+        4,
+        epsilon=2.0,
+        delta=1e-6,
+        random_state=6,
+        refine_cells=refine_cells,
+    )
     assert _spec_state(a) == _spec_state(b)
     assert calls[0] == "_first_chunk" and calls.count("_refine_chunk") >= 1
 
@@ -834,3 +864,103 @@ def test_stops_with_values_are_bounded_and_leave_their_miss(monkeypatch):
     assert cost["deep"] + cost["shallow"] <= ds.REFINE_CELLS * 2
     assert cost["deep"] > ds.REFINE_CELLS  # more than one column's share
     assert counters["deep"].miss > counters["shallow"].miss
+
+
+# ------------------------------------------------------------ memory modes
+def _record_refinements(monkeypatch):
+    """The DomainStatistics of each fit and the targets of each of its
+    refinement passes, in order."""
+    fits = []
+    real_first, real_refine = ds.DomainStatistics.first_pass, ds.DomainStatistics.refine
+
+    def first_pass(self):
+        fits.append((self, []))
+        return real_first(self)
+
+    def refine(self, wanted):
+        if wanted:
+            fits[-1][1].append({c: list(t) for c, t in wanted.items()})
+        return real_refine(self, wanted)
+
+    monkeypatch.setattr(ds.DomainStatistics, "first_pass", first_pass)
+    monkeypatch.setattr(ds.DomainStatistics, "refine", refine)
+    return fits
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_default_mode_keeps_the_values_in_one_refinement(seed, small_grid, monkeypatch):
+    """``refine_cells=None`` (the default) is the exact mode: before the
+    noise, the distinct values of the grid cells chosen until those left
+    out leave at most VALUES_MISS (0.01), every pass on demand the values
+    of the grid cells the tree entered -- so pass 1 and one refinement on
+    these tables, and the kept entries are the refined cells' distinct
+    values."""
+    fits = _record_refinements(monkeypatch)
+    calls = []
+    real = ds.chunk_pass
+    monkeypatch.setattr(
+        ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
+    )
+    frame = _mixed(seed=seed)
+    a, b = _fit_both(frame, 7, epsilon=0.5, delta=1e-6, random_state=seed)
+    assert b.refine_cells is None
+    assert _spec_state(a) == _spec_state(b)
+    assert calls == ["_first_chunk", "_refine_chunk"]
+    ((stats, passes),) = fits
+    assert ds.VALUES_MISS == 0.01
+    for col, counter in stats.counters.items():
+        cells = ds.refine_cells(counter, stats.eps_col, stats.sens, miss=0.01)
+        want = counter.grid_targets(cells, None, np.full(len(cells), ds.VALUES))
+        assert passes[0].get(col, []) == want
+        # the kept entries are the distinct values of the refined cells
+        integer, root, unit, clip, root_lo, top = stats.numeric[col]
+        x, _ = ds.column_values(frame[col], unit, clip, root_lo, top)
+        idx = np.searchsorted(counter.edges, x, "right") - 1
+        inside = x[np.isin(idx, sorted(counter.refined))]
+        assert counter.lo.size == 0
+        np.testing.assert_array_equal(counter.values, np.unique(inside))
+    for wanted in passes:
+        for targets in wanted.values():
+            assert {t[3] for t in targets} == {ds.VALUES}
+
+
+def test_bounded_mode_keeps_at_most_its_cells(small_grid, monkeypatch):
+    """``refine_cells=K`` bounds what the refinements keep: at most ``K``
+    cells per numeric column before the noise (shared), at most ``max(K,
+    2 m)`` more for each pass on demand of ``m`` targets -- far fewer
+    than the distinct values the exact mode keeps -- with the same
+    domains."""
+    fits = _record_refinements(monkeypatch)
+    rng = np.random.default_rng(8)
+    n = 200_000
+    frame = pd.DataFrame(
+        {
+            "x": rng.lognormal(8, 2, n),
+            "y": np.where(rng.random(n) < 0.3, 0.0, rng.normal(5e3, 1e3, n)),
+        }
+    )
+    cap = 2**10
+    a, exact = _fit_both(frame, 4, epsilon=1.0, random_state=2)
+    a2, bounded = _fit_both(frame, 4, epsilon=1.0, random_state=2, refine_cells=cap)
+    assert _spec_state(a) == _spec_state(exact) == _spec_state(bounded)
+    (s_exact, _), (s_bounded, passes) = fits
+    kept = sum(c.n_kept for c in s_bounded.counters.values())
+    bound = cap * len(s_bounded.counters)  # the shared first refinement
+    for wanted in passes[1:]:  # on demand, one column each
+        (targets,) = wanted.values()
+        bound += max(cap, 2 * len(targets))
+    assert kept <= bound
+    assert all(c.cap == cap and not c.exact for c in s_bounded.counters.values())
+    assert sum(c.n_kept for c in s_exact.counters.values()) > 10 * bound
+
+
+def test_refine_cells_is_validated_and_a_schema_key(tmp_path):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from skdp_synth.cli._schema import parse_schema
+
+    frame = dd.from_pandas(_mixed(500), npartitions=2)
+    with pytest.raises(InvalidParameterError, match="refine_cells"):
+        BooleanEncoder(epsilon=1.0, delta=1e-6, refine_cells=0).fit(frame)
+    schema = parse_schema({"refine_cells": 4096, "columns": {"x": "numeric"}})
+    assert schema.encoder["refine_cells"] == 4096

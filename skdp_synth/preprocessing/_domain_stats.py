@@ -119,11 +119,19 @@ GRID_DEPTH = 16
 #: (``benchmarks/bench_dask_domains.py``; 20 noise draws, ``REFINE_CELLS =
 #: 2^21``) still needed a pass on demand in 2 of 20, at 0.001 in 0 of 40.
 REFINE_MISS = 0.001
-#: The most cells of the hierarchy one refinement pass counts per numeric
-#: column (:func:`sub_cells`), shared among the columns before the noise
-#: (:func:`joint_stops`): the public cap on the memory a pass adds. 2^20:
-#: at 2^21 the 10^7-row bench table's job peaked at 2.04 GiB (see
-#: ``doc/user_guide/out_of_core.md``).
+#: Exact mode (``BooleanEncoder(refine_cells=None)``, the default): the grid
+#: cells whose distinct values are kept before the noise leave at most this
+#: (:func:`refine_cells`). 0.01: 3 passes (pass 1, one refinement, the
+#: release) on the 10^7-row bench table (``python -m
+#: benchmarks.bench_dask_domains dask``; ``doc/user_guide/out_of_core.md``).
+VALUES_MISS = 0.01
+#: Bounded mode (``BooleanEncoder(refine_cells=K)``): the most cells of the
+#: hierarchy one refinement pass counts per numeric column
+#: (:func:`sub_cells`), shared among the columns before the noise
+#: (:func:`joint_stops`): the public cap on the memory a pass adds. This
+#: value is the default of the functions here and the one the guide
+#: measures. 2^20: at 2^21 the 10^7-row bench table's job peaked at 2.04
+#: GiB (see ``doc/user_guide/out_of_core.md``).
 REFINE_CELLS = 2**20
 #: The stop that asks a refinement pass for a target's values (with their
 #: counts) instead of its cells: they answer every node inside it, at any
@@ -239,23 +247,23 @@ def _reach(counter, epsilon, sensitivity, tree_share=None):
     return cells.astype(np.int64), r
 
 
-def refine_cells(counter, epsilon, sensitivity, tree_share=None, limit=None):
+def refine_cells(counter, epsilon, sensitivity, tree_share=None, limit=None, miss=None):
     """The grid cells to refine before the noise: ``r_k``, the probability
     that the tree reaches cell ``k`` (at the grid's depth) and splits it, is
     the product of the split probabilities of its ancestors and its own
     (:func:`split_probability`; the noise of distinct nodes is independent),
     a function of the counts and the public budget. The cells holding a row
     are refined in decreasing ``r_k`` until the ones left sum to at most
-    :data:`REFINE_MISS` (or, with ``limit``, the ``limit`` most likely):
-    an extra pass is needed with probability at most that."""
-    return _chosen(counter, epsilon, sensitivity, tree_share, limit)[0]
+    ``miss`` (default :data:`REFINE_MISS`; or, with ``limit``, the ``limit``
+    most likely): an extra pass is needed with probability at most that."""
+    return _chosen(counter, epsilon, sensitivity, tree_share, limit, miss)[0]
 
 
-def _chosen(counter, epsilon, sensitivity, tree_share=None, limit=None):
+def _chosen(counter, epsilon, sensitivity, tree_share=None, limit=None, miss=None):
     """:func:`refine_cells` and their ``r_k``."""
     cells, r = _reach(counter, epsilon, sensitivity, tree_share)
     order = np.argsort(r, kind="stable")  # ascending: the least likely are left out
-    left = np.cumsum(r[order]) <= REFINE_MISS
+    left = np.cumsum(r[order]) <= (REFINE_MISS if miss is None else miss)
     keep = order[~left]
     keep = keep[r[keep] > 0]
     if limit is not None and keep.size > limit:
@@ -362,11 +370,12 @@ def _stops(depth, count, reach, lam, cap=None, values=False):
     return out, np.where(step == 0, 0.0, miss[rows, step - 1])
 
 
-def joint_stops(counters, chosen, lam):
+def joint_stops(counters, chosen, lam, cap=None):
     """:func:`refine_stops` for the grid cells ``chosen[col] = (cells,
     reach)`` of all the numeric columns at once (one Laplace scale ``lam``,
-    the columns' shared budget): at most ``REFINE_CELLS`` cells per numeric
-    column in all (a public number: the schema's), shared where the tree is
+    the columns' shared budget): at most ``cap`` (default
+    :data:`REFINE_CELLS`) cells per numeric column in all (a public
+    number: the schema's), shared where the tree is
     likelier to go deep -- the least summed miss for that many cells -- so a
     column whose tree stays shallow leaves its share to one that goes deep.
     Sets each counter's ``miss``; returns ``{col: stop}``."""
@@ -376,9 +385,8 @@ def joint_stops(counters, chosen, lam):
     depth = np.concatenate([counters[c].depths[chosen[c][0]] for c in cols])
     count = np.concatenate([counters[c].grid[chosen[c][0]] for c in cols])
     reach = np.concatenate([chosen[c][1] for c in cols])
-    stop, miss = _stops(
-        depth, count, reach, lam, REFINE_CELLS * len(counters), values=True
-    )
+    cap = REFINE_CELLS if cap is None else cap
+    stop, miss = _stops(depth, count, reach, lam, cap * len(counters), values=True)
     out, at = {}, 0
     for c in cols:
         m = len(chosen[c][0])
@@ -452,10 +460,28 @@ class ColumnCounts:
     hi, depth, stop)`` hierarchy cells, returns the occupied cells'
     ``(lo, hi, depth, count)``); :meth:`counts` calls it where a tree node
     lies inside a cell that holds a row and is not resolved yet (exact
-    counts whatever the noise).
+    counts whatever the noise). A target of stop :data:`VALUES` keeps its
+    distinct values and their counts instead (``values``, ``value_cum``),
+    which answer every node inside it at any depth.
+
+    ``exact``: every refinement keeps the distinct values of the grid
+    cells it reads (the memory grows with the data's distinct values; no
+    pass below them); else they are chosen within ``cap`` cells a pass
+    (default :data:`REFINE_CELLS`).
     """
 
-    def __init__(self, integer, root, depth, grid_counts, n_missing, refine):
+    def __init__(
+        self,
+        integer,
+        root,
+        depth,
+        grid_counts,
+        n_missing,
+        refine,
+        *,
+        exact=False,
+        cap=None,
+    ):
         self.integer, self.root, self.depth = integer, root, depth
         self.edges, self.depths, self.root_lo, self.root_hi, self.floor = grid_for(
             integer, root, depth
@@ -470,13 +496,24 @@ class ColumnCounts:
         self.hi = np.empty(0, dtype=np.float64)
         self.cell_depth = np.empty(0, dtype=np.int8)
         self.cell_cum = np.zeros(1, dtype=np.int64)
+        # the kept values (sorted) and their counts, 16 bytes each
+        self.values = np.empty(0, dtype=np.float64)
+        self.value_cum = np.zeros(1, dtype=np.int64)
         self.lam = None  # the tree's Laplace scale (public: the budget)
         self.miss = 0.0
+        self.exact = bool(exact)
+        self._cap = cap
+
+    @property
+    def cap(self):
+        """Cells a refinement pass may count for this column (bounded mode)."""
+        return REFINE_CELLS if self._cap is None else int(self._cap)
 
     @property
     def n_kept(self):
-        """How many cells below the grid are kept (the memory that grows)."""
-        return int(self.lo.size)
+        """How many cells and values below the grid are kept (the memory
+        that grows)."""
+        return int(self.lo.size + self.values.size)
 
     def grid_targets(self, cells, reach, stop=None):
         """Refinement targets ``(lo, hi, depth, stop)`` of grid ``cells``
@@ -493,9 +530,19 @@ class ColumnCounts:
             for k, e in zip(cells, stop)
         ]
 
-    def add_cells(self, targets, lo, hi, depth, count):
+    def add_cells(self, targets, lo, hi, depth, count, values=None, counts=None):
         """Store the occupied cells ``(lo, hi, depth, count)`` under the
-        refined ``targets`` (grid cells, or kept cells they replace)."""
+        refined ``targets`` (grid cells, or kept cells they replace), and
+        the kept ``values`` with their ``counts`` (without them, the cells
+        of depth :data:`VALUES` are the values)."""
+        depth = np.asarray(depth, dtype=np.int64)
+        if values is None:
+            point = depth == VALUES
+            values, counts = np.asarray(lo)[point], np.asarray(count)[point]
+            lo, hi = np.asarray(lo)[~point], np.asarray(hi)[~point]
+            depth, count = depth[~point], np.asarray(count)[~point]
+        if len(values):
+            self._add_values(values, counts)
         old = np.asarray([t[0] for t in targets], dtype=np.float64)
         keep = ~np.isin(self.lo, old)
         counts = np.diff(self.cell_cum)
@@ -511,6 +558,14 @@ class ColumnCounts:
             k = int(np.searchsorted(self.edges, a, "right") - 1)
             if self.edges[k] == a and self.depths[k] == d:
                 self.refined.add(k)
+
+    def _add_values(self, values, counts):
+        """Add kept values (of targets disjoint from the kept ones)."""
+        values = np.concatenate([self.values, values])
+        counts = np.concatenate([np.diff(self.value_cum), counts])
+        order = np.argsort(values, kind="stable")
+        self.values = values[order]
+        self.value_cum = np.concatenate([[0], np.cumsum(counts[order])])
 
     def _pos(self, v):
         i = int(np.searchsorted(self.edges, v, "left"))
@@ -560,10 +615,13 @@ class ColumnCounts:
         reached and split with probability at most ``Π q(c, d)`` from the
         node's depth to the cell's (``c`` the node's count, at least any
         cell's between), most likely first until the ones left out sum to
-        at most :data:`REFINE_MISS` (at most ``REFINE_CELLS / 4`` of them):
+        at most :data:`REFINE_MISS` (at most a quarter of the cap of them):
         one pass for the column's deeper levels, mostly. All counted to
-        :func:`refine_stops`' depths."""
+        :func:`refine_stops`' depths. In exact mode, the values of the grid
+        cells ``need`` (there is no kept cell to go below)."""
         keys = sorted(need)
+        if self.exact:
+            return [(a, b, need[a, b][0], VALUES) for a, b in keys]
         depth = [need[k][0] for k in keys]
         count = [need[k][1] for k in keys]
         node = [need[k][2] for k in keys]
@@ -586,12 +644,10 @@ class ColumnCounts:
                 split_probability(np.full(deeper.size, c), deeper, self.lam)
             )
             at = np.minimum(self.cell_depth[ia:ib].astype(np.int64), MAX_DEPTH) - d
-            for i, r in zip(range(ia, ib), path[at]):
-                if self.cell_depth[i] != VALUES:  # a kept value is final
-                    extra.append((float(r), i))
+            extra += [(float(r), i) for i, r in zip(range(ia, ib), path[at])]
         extra.sort(reverse=True)
         left = np.cumsum([r for r, _ in extra][::-1])[::-1] if extra else []
-        for j, (r, i) in enumerate(extra[: REFINE_CELLS // 4]):
+        for j, (r, i) in enumerate(extra[: self.cap // 4]):
             if left[j] <= REFINE_MISS or self.cell_depth[i] >= MAX_DEPTH:
                 break
             keys.append((float(self.lo[i]), float(self.hi[i])))
@@ -599,7 +655,7 @@ class ColumnCounts:
             count.append(int(self.cell_cum[i + 1] - self.cell_cum[i]))
             node.append(0)
             reach.append(r)
-        stop, _ = _stops(depth, count, reach, self.lam, values=True)
+        stop, _ = _stops(depth, count, reach, self.lam, self.cap, values=True)
         return [
             (a, b, int(dk), int(max(e, n)))
             for (a, b), dk, e, n in zip(keys, depth, stop, node)
@@ -620,14 +676,16 @@ class ColumnCounts:
             elif kind == "zero":
                 out[j] = 0.0
             else:
-                ia = int(np.searchsorted(self.lo, a, "left"))
-                ib = (
-                    self.lo.size
-                    if b >= self.root_hi
-                    else int(np.searchsorted(self.lo, b, "left"))
-                )
-                out[j] = self.cell_cum[ib] - self.cell_cum[ia]
+                out[j] = self._kept_count(self.lo, self.cell_cum, a, b)
+                out[j] += self._kept_count(self.values, self.value_cum, a, b)
         return out
+
+    def _kept_count(self, lo, cum, a, b):
+        """Rows of the kept cells (or values) starting in ``[a, b)`` (to
+        the root's closed end where ``b`` is it)."""
+        ia = int(np.searchsorted(lo, a, "left"))
+        ib = lo.size if b >= self.root_hi else int(np.searchsorted(lo, b, "left"))
+        return cum[ib] - cum[ia]
 
 
 def refined_counts(x, targets, integer, floor, root_hi):
@@ -809,9 +867,12 @@ def chunk_pass(frame, function, plan, merge, total):
 
 class DomainStatistics:
     """The merged first-pass statistics of a Dask DataFrame, and the passes
-    that refine them (see the module)."""
+    that refine them (see the module). ``refine_cells``: ``None`` (exact
+    mode) keeps the distinct values of the refined grid cells; an integer
+    (bounded mode) counts at most that many cells per numeric column a
+    pass (:data:`REFINE_CELLS`)."""
 
-    def __init__(self, encoder, frame, private, eps_col, sens):
+    def __init__(self, encoder, frame, private, eps_col, sens, refine_cells=None):
         self.frame = frame
         self.depth = GRID_DEPTH
         meta = frame._meta
@@ -833,13 +894,16 @@ class DomainStatistics:
         self.eps_col, self.sens = eps_col, sens
         self.passes = 0
         self.lengths = None
+        self.refine_cells = refine_cells
         self._private = private
         self._encoder = encoder
 
     def first_pass(self):
         """Pass 1, then (before any noise) the refinement pass of the
         numeric columns' cells the tree is likely to split
-        (:func:`refine_cells`)."""
+        (:func:`refine_cells`): their values in exact mode (until the cells
+        left out leave at most :data:`VALUES_MISS`), else their cells or
+        values within the cap (:func:`joint_stops`)."""
         plan = (
             self._encoder,
             self._private,
@@ -895,21 +959,29 @@ class DomainStatistics:
                 grids[col],
                 state["missing"][col],
                 self._refiner(col),
+                exact=self.refine_cells is None,
+                cap=self.refine_cells,
             )
             for col, (integer, root, *_) in self.numeric.items()
         }
         wanted = {}
-        if self.eps_col:
+        if self.eps_col and self.refine_cells is None:
+            for col, counter in self.counters.items():
+                cells = refine_cells(counter, self.eps_col, self.sens, miss=VALUES_MISS)
+                if len(cells):
+                    stop = np.full(len(cells), VALUES)
+                    wanted[col] = counter.grid_targets(cells, None, stop)
+        elif self.eps_col:
             lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
             chosen = {}
             for col, counter in self.counters.items():
                 counter.lam = lam
                 cells, reach = _chosen(
-                    counter, self.eps_col, self.sens, limit=REFINE_CELLS // 2
+                    counter, self.eps_col, self.sens, limit=counter.cap // 2
                 )
                 if len(cells):
                     chosen[col] = (cells, reach)
-            stops = joint_stops(self.counters, chosen, lam)
+            stops = joint_stops(self.counters, chosen, lam, self.refine_cells)
             for col, (cells, reach) in chosen.items():
                 wanted[col] = self.counters[col].grid_targets(cells, reach, stops[col])
         self.refine(wanted)
@@ -957,9 +1029,11 @@ class DomainStatistics:
             k = np.flatnonzero(total)
             self.counters[col].add_cells(
                 wanted[col],
-                *_with_values(
-                    bounds[k], bounds[k + 1], cell_depth[k], total[k], *values[col]
-                ),
+                bounds[k],
+                bounds[k + 1],
+                cell_depth[k],
+                total[k],
+                *values[col],
             )
 
     def histogram(self, col):

@@ -300,13 +300,15 @@ def refine_stops(depth, count, reach, lam, cap=None):
     return stop, float(miss.sum())
 
 
-def _stops(depth, count, reach, lam, cap=None, values=False):
+def _stops(depth, count, reach, lam, cap=None, values=False, distinct=None):
     """:func:`refine_stops` with each target's ``miss_k`` at its stop. With
     ``values``, a target may instead be given :data:`VALUES`: its values
-    are kept (at most ``count`` of them, costing ``VALUE_COST count``
-    cells), which answer every node inside it -- a miss of 0 -- so the
-    targets with few rows, the tree's likeliest misses, are resolved to
-    any depth for less than a few levels of cells would cost."""
+    are kept (at most ``distinct`` of them -- default ``count`` -- costing
+    ``VALUE_COST`` cells each), which answer every node inside it -- a
+    miss of 0 -- so the targets with few rows or few values, the tree's
+    likeliest misses, are resolved to any depth for less than a few
+    levels of cells would cost. ``miss_k`` is the least of two bounds
+    (:func:`_miss`)."""
     cap = REFINE_CELLS if cap is None else cap
     depth = np.asarray(depth, dtype=np.int64)
     count = np.asarray(count, dtype=np.float64)
@@ -314,18 +316,18 @@ def _stops(depth, count, reach, lam, cap=None, values=False):
         return depth.copy(), np.zeros(0)
     levels = np.arange(1, max(MAX_DEPTH - int(depth.min()), 1) + 1)
     d = depth[:, None] + levels[None, :]  # the depth counted to
-    miss = split_probability(count[:, None], d, lam)
-    miss[d > MAX_DEPTH] = 0.0
-    np.cumprod(miss, axis=1, out=miss)
-    miss *= np.asarray(reach, dtype=np.float64)[:, None]
-    miss *= np.minimum(count[:, None], 2.0 ** levels[None, :])  # occupied
-    miss[d >= MAX_DEPTH] = 0.0  # nothing splits below MAX_DEPTH
+    miss = _miss(depth, count, np.asarray(reach, dtype=np.float64), lam, levels)
     beyond = d > np.maximum(depth[:, None] + 1, MAX_DEPTH)
     del d
     cost = 2.0**levels
     rows = np.arange(depth.size)
 
-    vcost = VALUE_COST * count if values else np.full(depth.size, np.inf)
+    if not values:
+        vcost = np.full(depth.size, np.inf)
+    elif distinct is None:
+        vcost = VALUE_COST * count
+    else:
+        vcost = VALUE_COST * np.minimum(count, np.asarray(distinct, dtype=np.float64))
 
     def steps(mu):
         """Each target's levels minimising ``miss + mu cost`` (the first
@@ -370,6 +372,45 @@ def _stops(depth, count, reach, lam, cap=None, values=False):
     return out, np.where(step == 0, 0.0, miss[rows, step - 1])
 
 
+def _miss(depth, count, reach, lam, levels):
+    """``miss[k, j]``: a bound on the expected number of the cells of depth
+    ``depth[k] + levels[j]`` under target ``k`` (``count[k]`` rows, reached
+    and split with probability ``reach[k]``) that the tree reaches and
+    splits -- so on the chance that counting target ``k`` to that depth
+    leaves the tree a cell to split below it. The least of two bounds:
+
+    * *flat*: each of at most ``min(count, 2^j)`` occupied cells, reached
+      and split with probability at most ``reach Π q(count, ·)`` over the
+      depths down to it (:func:`split_probability` ``q`` grows with the
+      count; no cell holds more than its target);
+    * *split rows*: a node of depth ``t`` with at most ``(t - 1) λ ln 2``
+      rows splits with probability exactly 1/4 if reached (PrivTree's
+      floor), and at most ``count / ((t - 1) λ ln 2)`` cells of depth
+      ``t`` hold more (their rows add up to at most ``count``). So if
+      ``B`` bounds the expected split nodes at depth ``t - 1``, at depth
+      ``t`` at most ``reach H_t`` heavy ones (``H_t`` the number above,
+      at most ``2^j``) and ``2 B / 4`` light ones, children of the split
+      nodes: ``B_t <= reach H_t + B_{t-1} / 2``, ``B`` at the target its
+      ``reach``, each step from the lesser bound of the depth above.
+
+    Nothing splits at ``MAX_DEPTH``: 0 there and below."""
+    d = depth[:, None] + levels[None, :]
+    flat = split_probability(count[:, None], d, lam)
+    flat[d > MAX_DEPTH] = 0.0
+    np.cumprod(flat, axis=1, out=flat)
+    flat *= reach[:, None]
+    flat *= np.minimum(count[:, None], 2.0 ** levels[None, :])  # occupied
+    bias = lam * math.log(2.0)
+    below = reach.copy()
+    for j, level in enumerate(levels):
+        floor = np.maximum(depth + level - 1, 1) * bias
+        heavy = np.minimum(np.floor(count / floor), 2.0**level)
+        below = np.minimum(flat[:, j], reach * heavy + 0.5 * below)
+        flat[:, j] = below
+    flat[d >= MAX_DEPTH] = 0.0  # nothing splits at MAX_DEPTH
+    return flat
+
+
 def joint_stops(counters, chosen, lam, cap=None):
     """:func:`refine_stops` for the grid cells ``chosen[col] = (cells,
     reach)`` of all the numeric columns at once (one Laplace scale ``lam``,
@@ -385,8 +426,9 @@ def joint_stops(counters, chosen, lam, cap=None):
     depth = np.concatenate([counters[c].depths[chosen[c][0]] for c in cols])
     count = np.concatenate([counters[c].grid[chosen[c][0]] for c in cols])
     reach = np.concatenate([chosen[c][1] for c in cols])
+    distinct = np.concatenate([counters[c].distinct_of(chosen[c][0]) for c in cols])
     cap = REFINE_CELLS if cap is None else cap
-    stop, miss = _stops(depth, count, reach, lam, cap * len(counters), values=True)
+    stop, miss = _stops(depth, count, reach, lam, cap * len(counters), True, distinct)
     out, at = {}, 0
     for c in cols:
         m = len(chosen[c][0])
@@ -481,6 +523,7 @@ class ColumnCounts:
         *,
         exact=False,
         cap=None,
+        distinct=None,
     ):
         self.integer, self.root, self.depth = integer, root, depth
         self.edges, self.depths, self.root_lo, self.root_hi, self.floor = grid_for(
@@ -503,11 +546,21 @@ class ColumnCounts:
         self.miss = 0.0
         self.exact = bool(exact)
         self._cap = cap
+        # at least each grid cell's distinct values (bounded mode), or None
+        self.distinct = distinct
 
     @property
     def cap(self):
         """Cells a refinement pass may count for this column (bounded mode)."""
         return REFINE_CELLS if self._cap is None else int(self._cap)
+
+    def distinct_of(self, cells):
+        """At least the distinct values of grid ``cells`` (their counts
+        where pass 1 did not count them)."""
+        cells = np.asarray(cells, dtype=np.int64)
+        if self.distinct is None:
+            return self.grid[cells]
+        return np.minimum(self.grid[cells], self.distinct[cells])
 
     @property
     def n_kept(self):
@@ -596,7 +649,8 @@ class ColumnCounts:
             elif k not in self.refined:
                 where.append(None)
                 e = (float(self.edges[k]), float(self.edges[k + 1]))
-                need[e] = (int(self.depths[k]), int(self.grid[k]), int(d))
+                u = int(self.distinct_of([k])[0])
+                need[e] = (int(self.depths[k]), int(self.grid[k]), int(d), u)
             else:
                 i = self._inside_kept(lo, hi)
                 if i < 0:
@@ -605,7 +659,7 @@ class ColumnCounts:
                     where.append(None)
                     e = (float(self.lo[i]), float(self.hi[i]))
                     c = int(self.cell_cum[i + 1] - self.cell_cum[i])
-                    need[e] = (int(self.cell_depth[i]), c, int(d))
+                    need[e] = (int(self.cell_depth[i]), c, int(d), c)
         return where, need
 
     def _targets_on_demand(self, level, where, need):
@@ -625,6 +679,7 @@ class ColumnCounts:
         depth = [need[k][0] for k in keys]
         count = [need[k][1] for k in keys]
         node = [need[k][2] for k in keys]
+        distinct = [need[k][3] for k in keys]
         reach = [1.0] * len(keys)
         extra = []
         for (lo, hi, d), w in zip(level, where):
@@ -653,9 +708,10 @@ class ColumnCounts:
             keys.append((float(self.lo[i]), float(self.hi[i])))
             depth.append(int(self.cell_depth[i]))
             count.append(int(self.cell_cum[i + 1] - self.cell_cum[i]))
+            distinct.append(count[-1])
             node.append(0)
             reach.append(r)
-        stop, _ = _stops(depth, count, reach, self.lam, self.cap, values=True)
+        stop, _ = _stops(depth, count, reach, self.lam, self.cap, True, distinct)
         return [
             (a, b, int(dk), int(max(e, n)))
             for (a, b), dk, e, n in zip(keys, depth, stop, node)
@@ -814,9 +870,11 @@ def _top(integer, root_hi):
 
 def _first_chunk(part, index, plan):
     """Pass 1 on one chunk: the declared contracts, the grid counts and
-    missing counts of the numeric columns, the level counts of the
-    categorical ones, and the chunk's length (public: ``n``)."""
-    encoder, private, numeric, levels = plan
+    missing counts of the numeric columns (in bounded mode also the
+    number of the chunk's distinct values in each grid cell), the level
+    counts of the categorical ones, and the chunk's length (public:
+    ``n``)."""
+    encoder, private, numeric, levels, distinct = plan
     try:
         encoder._check_declarations(part, private)
         grids, missing = {}, {}
@@ -825,6 +883,8 @@ def _first_chunk(part, index, plan):
             c = grid_counts(x, edges)
             nz = np.flatnonzero(c)
             grids[col] = (nz, c[nz])
+            if distinct:
+                grids[col] += (grid_counts(np.unique(x), edges)[nz],)
         cats = {col: level_counts(part[col]) for col in levels}
     except ValueError as exc:
         return ("error", f"chunk {index} of the data: {exc}")
@@ -919,10 +979,17 @@ class DomainStatistics:
                 ) in self.numeric.items()
             },
             self.levels,
+            self.refine_cells is not None,
         )
         grids = {
             col: np.zeros(len(plan[2][col][4]) - 1, dtype=np.int64)
             for col in self.numeric
+        }
+        # bounded mode: the sum over chunks of each grid cell's distinct
+        # values, at least its distinct values (4 bytes a cell, saturated)
+        distinct = {
+            col: np.zeros(grids[col].size, dtype=np.int32)
+            for col in (self.numeric if plan[4] else ())
         }
         state = {
             "lengths": [],
@@ -937,9 +1004,12 @@ class DomainStatistics:
                 return st
             _, n, g, miss, cats = r
             st["lengths"].append(n)
-            for col, (nz, c) in g.items():
+            for col, (nz, c, *u) in g.items():
                 grids[col][nz] += c
                 st["missing"][col] += miss[col]
+                if u:
+                    more = distinct[col][nz] + u[0].astype(np.int64)
+                    distinct[col][nz] = np.minimum(more, 2**31 - 1)
             for col, (counts, nmiss) in cats.items():
                 total, m = st["levels"][col]
                 st["levels"][col] = (merge_level_counts(total, counts), m + nmiss)
@@ -961,6 +1031,7 @@ class DomainStatistics:
                 self._refiner(col),
                 exact=self.refine_cells is None,
                 cap=self.refine_cells,
+                distinct=distinct.get(col),
             )
             for col, (integer, root, *_) in self.numeric.items()
         }

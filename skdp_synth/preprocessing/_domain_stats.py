@@ -22,18 +22,26 @@ Deeper nodes lie inside one grid cell; the cells that can hold one are
 reaches and splits with the largest probabilities, computed from the grid's
 counts (:func:`refine_cells`; PrivTree splits a node it reaches with
 probability at least 1/4 whatever its count), until the cells left out sum
-to at most :data:`REFINE_MISS`. A refined cell keeps the counts of the cells
-of the same hierarchy a few levels below it (:func:`sub_cells`; only those
-holding a row), which answer every node down to that depth inside it, or
--- where that costs less -- its distinct values with their counts
-(:data:`VALUES`: at most its count, known from the grid), which answer
-every node inside it at any depth. Which, and how deep, is
-:func:`joint_stops`' choice for all the numeric columns at once: the
-least summed bound on the chance of another pass (:func:`refine_stops`'
-``miss``) for at most :data:`REFINE_CELLS` cells per numeric column in
-all, a kept value costing :data:`VALUE_COST` cells -- deeper where the
-tree is more likely to split, and a column whose tree stays shallow leaves
-its share to one whose tree goes deep.
+to at most a small probability. What a refined cell keeps is the
+encoder's ``refine_cells`` (public: a parameter):
+
+* ``None``, the *exact* mode (the default): its distinct values with their
+  counts (:data:`VALUES`), which answer every node inside it at any depth;
+  the cells left out sum to at most :data:`VALUES_MISS`. Memory grows with
+  the distinct values of the refined cells (below).
+* an integer ``K``, the *bounded* mode: the counts of the cells of the
+  same hierarchy a few levels below it (:func:`sub_cells`; only those
+  holding a row), which answer every node down to that depth inside it,
+  or -- where that costs less -- its distinct values (at most its count,
+  and at most the sum over the chunks of each chunk's distinct values in
+  the cell, both counted in pass 1); the cells left out sum to at most
+  :data:`REFINE_MISS`. Which, and how deep, is :func:`joint_stops`' choice
+  for all the numeric columns at once: the least summed bound on the
+  chance of another pass (:func:`_miss`) for at most ``K`` cells per
+  numeric column in all, a kept value costing :data:`VALUE_COST` cells --
+  deeper where the tree is more likely to split, and a column whose tree
+  stays shallow leaves its share to one whose tree goes deep.
+
 Should the tree still enter a grid cell that was not refined, or go below
 the cells kept, inside one that holds a row, that cell is refined then (a
 few levels deeper, to ``MAX_DEPTH`` where few cells ask), by one more pass,
@@ -58,31 +66,30 @@ in-memory one. Which grid cells are refined, and how many passes run, depend
 on the data (never on the noise before it is drawn): like the running time
 of the in-memory fit, they are not part of the released output.
 
-Memory, per numeric column, bounded by public constants (independent of
-``n``): the grid is public and built once per kind of column (float,
-integer, declared root): at most ``C 2^GRID_DEPTH`` cells (``C`` depth-0
-cells, 24 for a float column), 16 bytes each with its count; the hierarchy's
+Memory, per numeric column: the grid is public and built once per kind of
+column (float, integer, declared root): at most ``C 2^GRID_DEPTH`` cells
+(``C`` depth-0 cells, 24 for a float column), 16 bytes each with its count
+(and 4 more, the distinct-value bound, in bounded mode); the hierarchy's
 nodes above the grid are kept with it (three int32 per node, about as many
-nodes as cells) to compute the probabilities. The refinement pass before
-the noise counts, for ``K`` numeric columns, at most ``K REFINE_CELLS``
-cells and kept values in all (13 bytes a counted cell while it runs: a
-boundary, a depth, a 4-byte count below 2^31 rows; 16 bytes a kept value
-and its count, which :data:`VALUE_COST` = 2 cells covers); a pass on demand
-at most ``max(REFINE_CELLS, 2 m)`` for a column's ``m`` targets (``m`` at
-most the nodes of one level of the tree). What is kept after a pass is the
-occupied cells and the values (25 bytes each: bounds, a depth, a running
-count), at most what the pass counted: ``K 2^20`` before the noise, as
-much again per column for each pass on demand -- of which a column has at
-most ``MAX_DEPTH - GRID_DEPTH = 14`` (each resolves at least one more
-level; a pass on demand also counts the cells under the level's other
-nodes the tree may still enter, :meth:`ColumnCounts._targets_on_demand`,
-and keeps the values of the cells with few rows, so that the deeper
-levels mostly take one). A categorical column keeps one count per
-distinct level. Every refined cell used to keep its distinct values, which
-grow with the data (910,644 for a log-normal income in the first 10^6 rows
-of the bench table; 8.8 million in its six float columns at 10^7 rows);
-now a cell keeps them only where its count, known before the pass, fits
-them in the bound.
+nodes as cells) to compute the probabilities. In exact mode the refined
+cells' distinct values are kept, 16 bytes each with their counts: they grow
+with the data (910,644 for a log-normal income in the first 10^6 rows of
+the bench table; 8.8 million in its six float columns at 10^7 rows). In
+bounded mode, everything is bounded by public numbers, independent of
+``n``: the refinement pass before the noise counts, for ``K`` numeric
+columns, at most ``K refine_cells`` cells and kept values in all (13 bytes
+a counted cell while it runs: a boundary, a depth, a 4-byte count below
+2^31 rows; 16 bytes a kept value and its count, which :data:`VALUE_COST` =
+2 cells covers); a pass on demand at most ``max(refine_cells, 2 m)`` for
+a column's ``m`` targets (``m`` at most the nodes of one level of the
+tree). What is kept after a pass is the occupied cells (25 bytes each:
+bounds, a depth, a running count) and the values (16 bytes), at most what
+the pass counted -- of which a column has at most ``MAX_DEPTH -
+GRID_DEPTH = 14`` passes on demand (each resolves at least one more level;
+a pass on demand also counts the cells under the level's other nodes the
+tree may still enter, :meth:`ColumnCounts._targets_on_demand`, and keeps
+the values of the cells with few rows, so that the deeper levels mostly
+take one). A categorical column keeps one count per distinct level.
 
 Measured: see ``doc/user_guide/out_of_core.md`` ("Private domains from
 chunks"), ``python -m benchmarks.bench_dask_domains``.
@@ -111,8 +118,9 @@ from ._numeric_domain import (
 #: Depth of the public grid counted in the first pass (``2^16`` cells per
 #: depth-0 cell at most; 1.5 million for a float column, 12 MiB of edges).
 GRID_DEPTH = 16
-#: The grid cells not refined before the noise are, together, reached and
-#: split by the tree with probability at most this (:func:`refine_cells`),
+#: Bounded mode: the grid cells not refined before the noise are, together,
+#: reached and split by the tree with probability at most this
+#: (:func:`refine_cells`),
 #: and so are the cells below the ones counted (:func:`refine_stops`): a
 #: bound on the chance of one more pass, each. 0.001: at 0.01 a simulation
 #: of the trees of the six float columns of the 3 x 10^6-row bench table

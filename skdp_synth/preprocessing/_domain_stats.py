@@ -453,20 +453,24 @@ def sub_cells(targets, integer, floor):
     depth)``: the sorted cell boundaries, and the depth of the cell that
     starts at each (-1 for the space between targets, and at the last
     boundary). A cell is identified by the index of its lower boundary."""
-    los, his, depths = [], [], []
-    for lo, hi, depth, stop in sorted(targets):
+    # each target's cells become arrays at once (ascending: _expand splits
+    # depth first, left first), so that no list of all the cells' Python
+    # floats is held (32 bytes a cell, which the allocator keeps after)
+    targets = sorted(targets)
+    bounds, cell_depth = [], []
+    for j, (lo, hi, depth, stop) in enumerate(targets):
         if stop == VALUES:  # one cell: its values are kept
             a, d = [lo], [VALUES]
         else:
             a, d = _expand(lo, hi, depth, stop, integer, floor)
-        los += a
-        his.append(hi)
-        depths += d
-    lo = np.asarray(los, dtype=np.float64)
-    bounds = np.unique(np.concatenate([lo, np.asarray(his, dtype=np.float64)]))
-    cell_depth = np.full(bounds.size, -1, dtype=np.int8)
-    cell_depth[np.searchsorted(bounds, lo)] = depths
-    return bounds, cell_depth
+        bounds.append(np.asarray(a, dtype=np.float64))
+        cell_depth.append(np.asarray(d, dtype=np.int8))
+        if j + 1 == len(targets) or targets[j + 1][0] != hi:
+            bounds.append(np.asarray([hi], dtype=np.float64))  # a gap, or the end
+            cell_depth.append(np.asarray([-1], dtype=np.int8))
+    if not bounds:
+        return np.empty(0, dtype=np.float64), np.empty(0, dtype=np.int8)
+    return np.concatenate(bounds), np.concatenate(cell_depth)
 
 
 def sub_cell_counts(x, bounds, cell_depth, root_hi):

@@ -595,19 +595,19 @@ class ColumnCounts:
             for k, e in zip(cells, stop)
         ]
 
-    def add_cells(self, targets, lo, hi, depth, count, values=None, counts=None):
+    def add_cells(self, targets, lo, hi, depth, count, values=None, value_counts=None):
         """Store the occupied cells ``(lo, hi, depth, count)`` under the
         refined ``targets`` (grid cells, or kept cells they replace), and
-        the kept ``values`` with their ``counts`` (without them, the cells
-        of depth :data:`VALUES` are the values)."""
+        the kept ``values`` with their ``value_counts`` (without them, the
+        cells of depth :data:`VALUES` are the values)."""
         depth = np.asarray(depth, dtype=np.int64)
         if values is None:
             point = depth == VALUES
-            values, counts = np.asarray(lo)[point], np.asarray(count)[point]
+            values, value_counts = np.asarray(lo)[point], np.asarray(count)[point]
             lo, hi = np.asarray(lo)[~point], np.asarray(hi)[~point]
             depth, count = depth[~point], np.asarray(count)[~point]
         if len(values):
-            self._add_values(values, counts)
+            self._add_values(values, value_counts)
         old = np.asarray([t[0] for t in targets], dtype=np.float64)
         keep = ~np.isin(self.lo, old)
         counts = np.diff(self.cell_cum)

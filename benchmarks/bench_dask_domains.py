@@ -19,17 +19,22 @@ peak resident memory):
 Passes over the data are counted as the calls that read every chunk: the
 domain statistics' passes and the synthesizer's ``ChunkedRows`` passes.
 
+``dask``, ``cli`` and ``compare`` take ``--refine-cells K`` (the encoder's
+``refine_cells``: bounded mode, at most ``K`` cells per numeric column a
+refinement pass; default: exact mode, the refined cells' distinct values).
+
 Run (2 cores, shared)::
 
     python -m benchmarks.bench_dask_domains gen 10000000 /tmp/work/big/t1e7.csv
     /usr/bin/time -v python -m benchmarks.bench_dask_domains dask /tmp/work/big/t1e7.csv
+    /usr/bin/time -v python -m benchmarks.bench_dask_domains dask \
+        /tmp/work/big/t1e7.csv --refine-cells 1048576
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 import warnings
 
@@ -130,7 +135,7 @@ class _Passes:
         setattr(cls, method, wrapped)
 
 
-def dask_job(path):
+def dask_job(path, refine_cells=None):
     import dask
 
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
@@ -139,7 +144,7 @@ def dask_job(path):
     frame = _read_dask(path)
     passes = _Passes()
     pipe = make_synthesis_pipeline(
-        BooleanEncoder(random_state=0),
+        BooleanEncoder(random_state=0, refine_cells=refine_cells),
         ProjectedGaussianRelease(
             epsilon=1.0, delta=1e-6, random_state=0, max_model_rows=100_000
         ),
@@ -156,6 +161,7 @@ def dask_job(path):
             {
                 "job": "dask",
                 "file": path,
+                "refine_cells": refine_cells,
                 "partitions": frame.npartitions,
                 "passes": len(passes.names),
                 "pass_kinds": passes.names,
@@ -171,7 +177,7 @@ def dask_job(path):
     )
 
 
-def cli_job(path):
+def cli_job(path, refine_cells=None):
     from skdp_synth.cli import _main as cli
 
     passes = _Passes()
@@ -182,6 +188,8 @@ def cli_job(path):
         for c, t in NUMERIC.items()
     }
     schema["columns"] |= {f"cat{j}": "categorical" for j in range(N_CATEGORICAL)}
+    if refine_cells is not None:
+        schema["refine_cells"] = refine_cells
     spath = path + ".schema.json"
     with open(spath, "w") as fh:
         json.dump(schema, fh)
@@ -196,6 +204,7 @@ def cli_job(path):
             {
                 "job": "cli",
                 "file": path,
+                "refine_cells": refine_cells,
                 "code": code,
                 "passes": len(passes.names),
                 "pass_kinds": passes.names,
@@ -206,18 +215,19 @@ def cli_job(path):
     )
 
 
-def compare_job(path):
+def compare_job(path, refine_cells=None):
     import dask
 
     from skdp_synth.preprocessing import BooleanEncoder
 
     params = dict(epsilon=0.5, delta=1e-6, random_state=0)
+    dask_params = dict(params, refine_cells=refine_cells)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         frame = _read_dask(path)
         t0 = time.perf_counter()
         with dask.config.set(scheduler="threads"):
-            b = BooleanEncoder(**params).fit(frame)
+            b = BooleanEncoder(**dask_params).fit(frame)
         t1 = time.perf_counter()
         df = pd.read_csv(path, dtype=_dtypes())
         a = BooleanEncoder(**params).fit(df)
@@ -238,6 +248,7 @@ def compare_job(path):
             {
                 "job": "compare",
                 "file": path,
+                "refine_cells": refine_cells,
                 "rows": len(df),
                 "identical": all(ok for _, ok in same),
                 "columns": same,
@@ -248,9 +259,28 @@ def compare_job(path):
     )
 
 
-if __name__ == "__main__":
-    job = sys.argv[1]
-    if job == "gen":
-        gen(int(float(sys.argv[2])), sys.argv[3])
+def main(argv=None):
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.bench_dask_domains",
+        description=__doc__.split("\n\n")[0],
+    )
+    parser.add_argument("job", choices=["gen", "dask", "cli", "compare"])
+    parser.add_argument("args", nargs="+", help="gen: ROWS FILE; else: FILE")
+    parser.add_argument(
+        "--refine-cells",
+        type=int,
+        default=None,
+        help="the encoder's refine_cells (bounded mode); default: exact mode",
+    )
+    ns = parser.parse_args(argv)
+    if ns.job == "gen":
+        gen(int(float(ns.args[0])), ns.args[1])
     else:
-        {"dask": dask_job, "cli": cli_job, "compare": compare_job}[job](sys.argv[2])
+        jobs = {"dask": dask_job, "cli": cli_job, "compare": compare_job}
+        jobs[ns.job](ns.args[0], ns.refine_cells)
+
+
+if __name__ == "__main__":
+    main()

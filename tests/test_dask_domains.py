@@ -21,7 +21,7 @@ from skdp_synth import (
 from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing import _domain_stats as ds
-from skdp_synth.preprocessing._numeric_domain import privtree_histogram
+from skdp_synth.preprocessing._numeric_domain import MAX_DEPTH, privtree_histogram
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -101,10 +101,24 @@ def _fit_both(frame, npartitions, **params):
     return a, b
 
 
+#: The two memory modes: exact (the distinct values of the refined grid
+#: cells) and bounded (counts of sub-cells, few enough here to take passes
+#: on demand on the 8-deep test grid).
+MODES = [None, 2**10]
+
+
+@pytest.mark.parametrize("refine_cells", MODES)
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_dask_fit_learns_the_in_memory_domains(seed, small_grid):
+def test_dask_fit_learns_the_in_memory_domains(seed, refine_cells, small_grid):
     frame = _mixed(seed=seed)
-    a, b = _fit_both(frame, 7, epsilon=0.5, delta=1e-6, random_state=seed)
+    a, b = _fit_both(
+        frame,
+        7,
+        epsilon=0.5,
+        delta=1e-6,
+        random_state=seed,
+        refine_cells=refine_cells,
+    )
     assert _spec_state(a) == _spec_state(b)
     assert a.private_domains_ == b.private_domains_
     assert (a.epsilon_, a.delta_) == (b.epsilon_, b.delta_)
@@ -116,8 +130,9 @@ def test_dask_fit_learns_the_in_memory_domains(seed, small_grid):
     )
 
 
+@pytest.mark.parametrize("refine_cells", MODES)
 @pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
-def test_dask_fit_with_bounds_and_times(neighbouring, small_grid):
+def test_dask_fit_with_bounds_and_times(neighbouring, refine_cells, small_grid):
     rng = np.random.default_rng(5)
     n = 3000
     frame = pd.DataFrame(
@@ -135,6 +150,7 @@ def test_dask_fit_with_bounds_and_times(neighbouring, small_grid):
         neighbouring=neighbouring,
         bounds={"count": (0, None), "share": (0, 1), "wage": (0, 1e5)},
         datetime_unit={"when": "D"},
+        refine_cells=refine_cells,
     )
     a, b = _fit_both(frame, 5, **params)
     assert _spec_state(a) == _spec_state(b)
@@ -142,14 +158,16 @@ def test_dask_fit_with_bounds_and_times(neighbouring, small_grid):
 
 def _counter_for(values, integer, root, depth):
     """A ColumnCounts over in-memory ``values`` whose refinement reads them."""
-    edges, _, root_lo, root_hi, _ = ds.grid_for(integer, root, depth)
+    edges, _, root_lo, root_hi, floor = ds.grid_for(integer, root, depth)
     top = root_hi - 1.0 if integer else root_hi
     x, n_missing = ds.column_values(pd.Series(values), None, None, root_lo, top)
     refinements = []
 
-    def refine(cells):
-        refinements.append(list(cells))
-        counter.add_values(cells, *ds.refined_values(x, edges, np.asarray(cells)))
+    def refine(targets):
+        refinements.append(list(targets))
+        counter.add_cells(
+            targets, *ds.refined_counts(x, targets, integer, floor, root_hi)
+        )
 
     counter = ds.ColumnCounts(
         integer, root, depth, ds.grid_counts(x, edges), n_missing, refine
@@ -207,11 +225,115 @@ def test_refined_cells_leave_little_probability(small_grid):
     values = np.where(rng.random(20000) < 0.5, 9.99, rng.lognormal(3, 1, 20000))
     counter, _ = _counter_for(values, False, None, 8)
     cells = ds.refine_cells(counter, 0.5, 1.0)
-    assert len(cells) and ds.REFINE_MISS == 0.01
+    assert len(cells) and ds.REFINE_MISS == 0.001
     # refining them all: the remaining probability is 0, nothing is left
     counter.refined |= set(cells.tolist())
     nonempty = set(np.flatnonzero((counter.depths == 8) & (counter.grid > 0)))
     assert set(cells.tolist()) <= nonempty
+
+
+def _brute_miss(d, c, r, e, lam):
+    """The bound on the tree splitting a cell of depth ``e`` under a target
+    of depth ``d``, ``c`` rows, reached and split with probability ``r``,
+    level by level: the least of the flat bound (every occupied cell with
+    all ``c`` rows) and the split-rows one (at most ``c / ((t - 1) λ ln
+    2)`` cells of depth ``t`` split with probability above 1/4)."""
+    if e >= MAX_DEPTH:
+        return 0.0
+    bias = lam * np.log(2.0)
+    b = r
+    for t in range(d + 1, e + 1):
+        q = ds.split_probability(np.full(t - d, c), np.arange(d + 1, t + 1), lam)
+        flat = r * min(c, 2.0 ** (t - d)) * np.prod(q)
+        heavy = min(np.floor(c / (max(t - 1, 1) * bias)), 2.0 ** (t - d))
+        b = min(flat, r * heavy + b / 2)
+    return b
+
+
+def test_refine_stops_are_bounded_and_leave_their_miss():
+    """Each target is counted at least one level and at most ``MAX_DEPTH``
+    deep, the cells so counted number at most the cap, and the returned
+    miss is ``sum_k reach_k min(c_k, 2^(s_k - d_k)) prod q(c_k, d)`` at the
+    chosen stops, or the split-rows bound where less (brute force,
+    :func:`_brute_miss`); with room to spare it is at most
+    REFINE_MISS, and an empty target is counted one level deep."""
+    rng = np.random.default_rng(3)
+    lam = 50.0
+    depth = rng.integers(10, 29, 400)
+    count = rng.integers(0, 5000, 400)
+    count[:40] = 0
+    reach = rng.random(400)
+    for cap in (2**10, 2**14, 2**19):
+        stop, miss = ds.refine_stops(depth, count, reach, lam, cap)
+        assert np.all(stop >= np.minimum(depth + 1, MAX_DEPTH))
+        assert np.all(stop <= MAX_DEPTH)
+        cells = np.sum(2.0 ** (stop - depth))
+        assert cells <= max(cap, 2 * len(depth))
+        want = sum(
+            _brute_miss(d, c, r, e, lam)
+            for d, c, r, e in zip(depth, count, reach, stop)
+        )
+        assert miss == pytest.approx(want, rel=1e-9, abs=1e-300)
+        assert np.all(stop[:40] == depth[:40] + 1)
+    # few rows a target (split with probability about 1/4 a level): the cap
+    # leaves room, and the miss is brought under REFINE_MISS
+    stop, miss = ds.refine_stops(depth, count // 50, reach, lam, 2**19)
+    assert miss <= ds.REFINE_MISS
+    assert np.sum(2.0 ** (stop - depth)) < 2**19
+
+
+def test_many_distinct_floats_keep_bounded_counts(monkeypatch):
+    """10^6 distinct floats: the refined cells keep counts of hierarchy
+    cells, not the values -- at most ``max(REFINE_CELLS, 2 m)`` cells per
+    pass of ``m`` targets, whatever the rows -- and the histogram is still
+    the in-memory one, noise draws included (extra passes on demand)."""
+    monkeypatch.setattr(ds, "REFINE_CELLS", 2**12)
+    rng = np.random.default_rng(11)
+    values = rng.lognormal(8, 2, 10**6)
+    assert np.unique(values).size > 999_000
+    for eps in (0.05, 1.0):
+        counter, refinements = _counter_for(values, False, None, 10)
+        counter.lam = 3.0 / (eps * 0.4)
+        cells, reach = ds._chosen(counter, eps, 1.0, limit=ds.REFINE_CELLS // 2)
+        targets = counter.grid_targets(cells, reach)
+        counter._refine(targets)
+        want = privtree_histogram(values, eps, NoiseSource(5))
+        got = ds.privtree_from_counts(counter, eps, NoiseSource(5))
+        np.testing.assert_array_equal(got.edges, want.edges)
+        np.testing.assert_array_equal(got.counts, want.counts)
+        assert got.missing_count == want.missing_count
+        bound = sum(max(ds.REFINE_CELLS, 2 * len(t)) for t in refinements)
+        assert counter.n_kept <= bound
+        # what was kept before: every distinct value of the refined cells
+        edges = counter.edges
+        idx = np.searchsorted(edges, values, "right") - 1
+        assert counter.n_kept * 20 < np.unique(values[np.isin(idx, cells)]).size
+
+
+def test_dask_fit_of_many_distinct_floats(small_grid, monkeypatch):
+    """A Dask fit of a column of 10^6 distinct floats (and missing values)
+    in bounded mode learns the in-memory domain; every refinement pass
+    counts at most ``max(refine_cells, 2 m)`` cells for its ``m``
+    targets."""
+    cap = 2**14
+    counted = []
+    real = ds.sub_cells
+
+    def sub_cells(targets, *args):
+        out = real(targets, *args)
+        counted.append((len(targets), int(np.sum(out[1] >= 0))))
+        return out
+
+    monkeypatch.setattr(ds, "sub_cells", sub_cells)
+    rng = np.random.default_rng(2)
+    x = rng.normal(5e4, 2e4, 10**6)
+    x[rng.random(x.size) < 0.05] = np.nan
+    frame = pd.DataFrame({"x": x, "k": rng.integers(0, 40, x.size)})
+    a, b = _fit_both(frame, 4, epsilon=4.0, random_state=9, refine_cells=cap)
+    assert _spec_state(a) == _spec_state(b)
+    assert counted
+    for m, n_cells in counted:
+        assert n_cells <= max(cap, 2 * m)
 
 
 def test_passes_over_the_data(small_grid, monkeypatch):
@@ -262,14 +384,15 @@ def test_budget_checked_before_any_chunk_is_read(small_grid):
     assert "a chunk was read" not in str(e.value)
 
 
-def test_pipeline_on_dask_learns_the_in_memory_domains(small_grid):
+@pytest.mark.parametrize("refine_cells", MODES)
+def test_pipeline_on_dask_learns_the_in_memory_domains(refine_cells, small_grid):
     frame = _mixed(4000, seed=3)
     ddf = dd.from_pandas(frame, npartitions=5)
     pdf = ddf.compute()
 
     def pipe():
         return make_synthesis_pipeline(
-            BooleanEncoder(random_state=1),
+            BooleanEncoder(random_state=1, refine_cells=refine_cells),
             ProjectedGaussianRelease(epsilon=2.0, delta=1e-6, random_state=2),
         )
 
@@ -283,14 +406,15 @@ def test_pipeline_on_dask_learns_the_in_memory_domains(small_grid):
     np.testing.assert_array_equal(a[-1].released_, b[-1].released_)
 
 
-def test_local_cluster_gives_the_threaded_result(small_grid):
+@pytest.mark.parametrize("refine_cells", MODES)
+def test_local_cluster_gives_the_threaded_result(refine_cells, small_grid):
     distributed = pytest.importorskip("distributed")
     frame = _mixed(3000, seed=4)
     ddf = dd.from_pandas(frame, npartitions=4)
 
     def run():
         pipe = make_synthesis_pipeline(
-            BooleanEncoder(random_state=1),
+            BooleanEncoder(random_state=1, refine_cells=refine_cells),
             ProjectedGaussianRelease(epsilon=2.0, delta=1e-6, random_state=2),
         )
         with warnings.catch_warnings():
@@ -382,17 +506,28 @@ def test_cli_out_of_core_with_a_types_only_schema(tmp_path, capsys, small_grid):
     assert "privacy spent: epsilon=1, delta=1e-06" in capsys.readouterr().err
 
 
-def test_cells_entered_by_the_noise_are_read_on_demand(small_grid, monkeypatch):
+@pytest.mark.parametrize("refine_cells", MODES)
+def test_cells_entered_by_the_noise_are_read_on_demand(
+    refine_cells, small_grid, monkeypatch
+):
     """With no cell refined before the noise, every cell the tree enters is
     read by a further pass before that level's noise: still the in-memory
     domains."""
     monkeypatch.setattr(ds, "REFINE_MISS", np.inf)
+    monkeypatch.setattr(ds, "VALUES_MISS", np.inf)
     calls = []
     real = ds.chunk_pass
     monkeypatch.setattr(
         ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
     )
-    a, b = _fit_both(_mixed(seed=6), 4, epsilon=2.0, delta=1e-6, random_state=6)
+    a, b = _fit_both(
+        _mixed(seed=6),
+        4,
+        epsilon=2.0,
+        delta=1e-6,
+        random_state=6,
+        refine_cells=refine_cells,
+    )
     assert _spec_state(a) == _spec_state(b)
     assert calls[0] == "_first_chunk" and calls.count("_refine_chunk") >= 1
 
@@ -654,3 +789,238 @@ def test_cli_out_of_core_says_a_zone_read_from_the_cells(tmp_path, capsys, small
     assert "it does not cover what the warnings above say" in err
     dates = pd.read_csv(out, dtype=str)["when"]
     assert dates.str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:00:00\+02:00").all()
+
+
+def test_kept_values_answer_every_depth():
+    """A target given :data:`VALUES` keeps its distinct values and their
+    counts (point cells): every node inside it is answered at any depth, so
+    the tree never asks for a pass on demand there, and the histogram is
+    the in-memory one, noise draws included."""
+    rng = np.random.default_rng(4)
+    values = np.concatenate([rng.lognormal(5, 1.5, 3000), np.full(500, 12.5)])
+    values[rng.random(values.size) < 0.05] = np.nan
+    for eps in (0.3, 3.0):
+        for seed in range(4):
+            counter, refinements = _counter_for(values, False, None, 6)
+            occupied = np.flatnonzero(counter.grid > 0)
+            counter._refine(
+                [
+                    (
+                        float(counter.edges[k]),
+                        float(counter.edges[k + 1]),
+                        int(counter.depths[k]),
+                        ds.VALUES,
+                    )
+                    for k in occupied
+                ]
+            )
+            kept = counter.cell_depth == ds.VALUES
+            assert kept.all()
+            x = values[~np.isnan(values)]
+            assert counter.n_kept == np.unique(x).size
+            want = privtree_histogram(values, eps, NoiseSource(seed))
+            got = ds.privtree_from_counts(counter, eps, NoiseSource(seed))
+            np.testing.assert_array_equal(got.edges, want.edges)
+            np.testing.assert_array_equal(got.counts, want.counts)
+            assert got.missing_count == want.missing_count
+            assert len(refinements) == 1  # no pass on demand
+
+
+def test_stops_with_values_are_bounded_and_leave_their_miss(monkeypatch):
+    """With kept values allowed, a pass costs ``VALUE_COST count`` for a
+    target whose values are kept and ``2^(s - d)`` for one counted to depth
+    ``s``, in all at most the cap (where one level each fits); the miss is
+    the cells-only formula with 0 for the kept values (brute force); a
+    target with a single row keeps it as soon as a level would cost as
+    much; and across columns :func:`joint_stops` gives the shared cap to
+    the column whose tree goes deep."""
+    rng = np.random.default_rng(5)
+    lam = 50.0
+    depth = rng.integers(10, 29, 400)
+    count = rng.integers(1, 5000, 400)
+    count[:30] = 1
+    reach = rng.random(400)
+    for cap in (2**12, 2**16, 2**19):
+        stop, miss = ds._stops(depth, count, reach, lam, cap, values=True)
+        values = stop == ds.VALUES
+        cells = np.where(values, ds.VALUE_COST * count, 2.0 ** (stop - depth))
+        assert cells.sum() <= cap
+        assert np.all(values | (stop >= np.minimum(depth + 1, MAX_DEPTH)))
+        assert np.all(values | (stop <= MAX_DEPTH))
+        want = [
+            0.0 if e == ds.VALUES else _brute_miss(d, c, r, e, lam)
+            for d, c, r, e in zip(depth, count, reach, stop)
+        ]
+        np.testing.assert_allclose(miss, want, rtol=1e-9, atol=1e-300)
+        assert np.all(values[:30])
+    # two columns, one shared cap: the shallow column (few rows a cell,
+    # little reach) leaves cells to the deep one (more rows, likely split)
+    monkeypatch.setattr(ds, "REFINE_CELLS", 2**10)
+
+    class _Counts:
+        def __init__(self, rows):
+            self.depths = np.full(64, 10)
+            self.grid = np.full(64, rows)
+
+        def distinct_of(self, cells):
+            return self.grid[cells]
+
+    counters = {"deep": _Counts(300), "shallow": _Counts(3)}
+    chosen = {
+        "deep": (np.arange(40), np.full(40, 0.9)),
+        "shallow": (np.arange(64), np.full(64, 1e-4)),
+    }
+    stops = ds.joint_stops(counters, chosen, lam)
+    cost = {
+        c: np.where(
+            stops[c] == ds.VALUES,
+            ds.VALUE_COST * counters[c].grid[chosen[c][0]],
+            2.0 ** (stops[c] - counters[c].depths[chosen[c][0]]),
+        ).sum()
+        for c in stops
+    }
+    assert cost["deep"] + cost["shallow"] <= ds.REFINE_CELLS * 2
+    assert cost["deep"] > ds.REFINE_CELLS  # more than one column's share
+    assert counters["deep"].miss > counters["shallow"].miss
+
+
+# ------------------------------------------------------------ memory modes
+def _record_refinements(monkeypatch):
+    """The DomainStatistics of each fit and the targets of each of its
+    refinement passes, in order."""
+    fits = []
+    real_first, real_refine = ds.DomainStatistics.first_pass, ds.DomainStatistics.refine
+
+    def first_pass(self):
+        fits.append((self, []))
+        return real_first(self)
+
+    def refine(self, wanted):
+        if wanted:
+            fits[-1][1].append({c: list(t) for c, t in wanted.items()})
+        return real_refine(self, wanted)
+
+    monkeypatch.setattr(ds.DomainStatistics, "first_pass", first_pass)
+    monkeypatch.setattr(ds.DomainStatistics, "refine", refine)
+    return fits
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_default_mode_keeps_the_values_in_one_refinement(seed, small_grid, monkeypatch):
+    """``refine_cells=None`` (the default) is the exact mode: before the
+    noise, the distinct values of the grid cells chosen until those left
+    out leave at most VALUES_MISS (0.01), every pass on demand the values
+    of the grid cells the tree entered -- so pass 1 and one refinement on
+    these tables, and the kept entries are the refined cells' distinct
+    values."""
+    fits = _record_refinements(monkeypatch)
+    calls = []
+    real = ds.chunk_pass
+    monkeypatch.setattr(
+        ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
+    )
+    frame = _mixed(seed=seed)
+    a, b = _fit_both(frame, 7, epsilon=0.5, delta=1e-6, random_state=seed)
+    assert b.refine_cells is None
+    assert _spec_state(a) == _spec_state(b)
+    assert calls == ["_first_chunk", "_refine_chunk"]
+    ((stats, passes),) = fits
+    assert ds.VALUES_MISS == 0.01
+    for col, counter in stats.counters.items():
+        cells = ds.refine_cells(counter, stats.eps_col, stats.sens, miss=0.01)
+        want = counter.grid_targets(cells, None, np.full(len(cells), ds.VALUES))
+        assert passes[0].get(col, []) == want
+        # the kept entries are the distinct values of the refined cells
+        integer, root, unit, clip, root_lo, top = stats.numeric[col]
+        x, _ = ds.column_values(frame[col], unit, clip, root_lo, top)
+        idx = np.searchsorted(counter.edges, x, "right") - 1
+        inside = x[np.isin(idx, sorted(counter.refined))]
+        assert counter.lo.size == 0
+        np.testing.assert_array_equal(counter.values, np.unique(inside))
+    for wanted in passes:
+        for targets in wanted.values():
+            assert {t[3] for t in targets} == {ds.VALUES}
+
+
+def test_bounded_mode_keeps_at_most_its_cells(small_grid, monkeypatch):
+    """``refine_cells=K`` bounds what the refinements keep: at most ``K``
+    cells per numeric column before the noise (shared), at most ``max(K,
+    2 m)`` more for each pass on demand of ``m`` targets -- far fewer
+    than the distinct values the exact mode keeps -- with the same
+    domains."""
+    fits = _record_refinements(monkeypatch)
+    rng = np.random.default_rng(8)
+    n = 200_000
+    frame = pd.DataFrame(
+        {
+            "x": rng.lognormal(8, 2, n),
+            "y": np.where(rng.random(n) < 0.3, 0.0, rng.normal(5e3, 1e3, n)),
+        }
+    )
+    cap = 2**10
+    a, exact = _fit_both(frame, 4, epsilon=1.0, random_state=2)
+    a2, bounded = _fit_both(frame, 4, epsilon=1.0, random_state=2, refine_cells=cap)
+    assert _spec_state(a) == _spec_state(exact) == _spec_state(bounded)
+    (s_exact, _), (s_bounded, passes) = fits
+    kept = sum(c.n_kept for c in s_bounded.counters.values())
+    bound = cap * len(s_bounded.counters)  # the shared first refinement
+    for wanted in passes[1:]:  # on demand, one column each
+        (targets,) = wanted.values()
+        bound += max(cap, 2 * len(targets))
+    assert kept <= bound
+    assert all(c.cap == cap and not c.exact for c in s_bounded.counters.values())
+    assert sum(c.n_kept for c in s_exact.counters.values()) > 10 * bound
+
+
+def test_refine_cells_is_validated_and_a_schema_key(tmp_path):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from skdp_synth.cli._schema import parse_schema
+
+    frame = dd.from_pandas(_mixed(500), npartitions=2)
+    with pytest.raises(InvalidParameterError, match="refine_cells"):
+        BooleanEncoder(epsilon=1.0, delta=1e-6, refine_cells=0).fit(frame)
+    schema = parse_schema({"refine_cells": 4096, "columns": {"x": "numeric"}})
+    assert schema.encoder["refine_cells"] == 4096
+
+
+@pytest.mark.parametrize("shape", ["uniform", "point", "skewed", "few"])
+def test_miss_bound_holds_for_the_tree(shape):
+    """:func:`_domain_stats._miss` bounds the expected number of occupied
+    cells ``j`` levels below a target (reached and split) that PrivTree
+    splits: the tree drawn below a cell of 12,000 rows (or 300), the
+    split nodes of each depth counted over 4,000 draws, against the bound
+    (at most 4 standard errors above)."""
+    rng = np.random.default_rng(12)
+    lam, d, levels = 60.0, 16, np.arange(1, 9)
+    bias = lam * np.log(2.0)
+    n = 300 if shape == "few" else 12_000
+    x = {
+        "uniform": rng.random(n),
+        "point": np.full(n, 0.3),
+        "skewed": rng.beta(0.3, 3.0, n),
+        "few": rng.random(n),
+    }[shape]
+    x = np.sort(x)
+    draws = 4000
+    split = np.zeros((draws, levels.size))
+    for k in range(draws):
+        nodes = [(0.0, 1.0)]  # the target, reached and split
+        for j, t in enumerate(d + levels):
+            nodes = [c for a, b in nodes for c in ((a, (a + b) / 2), ((a + b) / 2, b))]
+            lo = np.searchsorted(x, [a for a, _ in nodes])
+            hi = np.searchsorted(x, [b for _, b in nodes])
+            c = (hi - lo).astype(float)
+            noisy = np.maximum(c - t * bias, -bias) + rng.laplace(0, lam, c.size)
+            keep = noisy > 0
+            split[k, j] = np.sum(keep & (c > 0))
+            nodes = [nd for nd, s in zip(nodes, keep) if s]
+    bound = ds._miss(np.array([d]), np.array([float(n)]), np.ones(1), lam, levels)[0]
+    mean = split.mean(axis=0)
+    se = split.std(axis=0) / np.sqrt(draws)
+    assert np.all(mean <= bound + 4 * se + 1e-12)
+    if shape in ("uniform", "skewed"):  # the split-rows bound is tighter here
+        flat = np.minimum(n, 2.0**levels) * np.cumprod(
+            ds.split_probability(np.full(levels.size, n), d + levels, lam)
+        )
+        assert bound[-1] < flat[-1]

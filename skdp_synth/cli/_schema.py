@@ -40,7 +40,9 @@ A column given as a bare string is ``{"type": that string}``. Per column:
 
 Other top-level keys are the encoder's options that are not domains
 (``n_bins``, ``numeric_value``, ``numeric_encoding``, ``out_of_bounds``,
-``decode``, ``missing`` as the default of the columns that do not say).
+``decode``, ``missing`` as the default of the columns that do not say;
+``refine_cells``, the memory mode of an out-of-core fit's private numeric
+domains, ``doc/user_guide/out_of_core.md``).
 
 It is translated into :class:`~skdp_synth.preprocessing.BooleanEncoder`
 arguments (``categories``, ``ordinal``, ``bin_edges``, ``bounds``,

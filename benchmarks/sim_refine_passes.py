@@ -1,0 +1,149 @@
+"""How often the first refinement pass of the Dask private domains is not
+enough: a simulation on a table of ``bench_dask_domains``.
+
+For each numeric column of the table (its six float and four integer
+columns), the grid counts, the grid cells refined before the noise and
+their stops are computed as :class:`DomainStatistics.first_pass` does
+(:func:`_domain_stats._chosen`, :func:`_domain_stats.joint_stops`, at the
+bench job's budget: ``ε = 0.0275`` per numeric column, sensitivity 1 --
+what ``BooleanEncoder`` gives the pipeline of ``bench_dask_domains dask``).
+PrivTree is then run on the exact counts of the in-memory column with
+``SEEDS`` noise draws, noting whether it reads a node holding a row below
+what the first refinement counted (a pass on demand). Prints, per cap,
+the cells counted and rows whose values are kept, each column's bound on
+the chance of a pass on demand, and how many draws needed one.
+
+The grid cells' distinct values are bounded as pass 1 of the bounded mode
+bounds them: the sum over chunks of ``CHUNK_ROWS`` rows (in file order;
+``dd.read_csv``'s 64 MB blocks of the bench table hold about 670,000) of
+each chunk's distinct values in the cell.
+
+Run::
+
+    python -m benchmarks.sim_refine_passes /tmp/t3e6.csv 20,21 20 0.001
+    # FILE, log2 of REFINE_CELLS (comma-separated), SEEDS, REFINE_MISS
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+
+from skdp_synth.mechanisms import NoiseSource
+from skdp_synth.preprocessing import _domain_stats as ds
+from skdp_synth.preprocessing._numeric_domain import (
+    TREE_SHARE,
+    privtree_leaves,
+    root_cells,
+)
+
+FLOATS = ["income", "wage", "debt", "assets", "price", "score"]
+INTEGERS = ["age", "children", "hours", "visits"]
+EPS_COLUMN = 0.0275
+CHUNK_ROWS = 670_000
+
+
+def _columns(path):
+    df = pd.read_csv(path, usecols=FLOATS + INTEGERS)
+    lam = 3.0 / (EPS_COLUMN * TREE_SHARE)
+    out = {}
+    for col in FLOATS + INTEGERS:
+        integer = col in INTEGERS
+        edges, depths, root_lo, root_hi, _ = ds.grid_for(integer, None)
+        top = root_hi - 1.0 if integer else root_hi
+        x, n_missing = ds.column_values(
+            pd.Series(df[col].to_numpy(float)), None, None, root_lo, top
+        )
+        distinct = np.zeros(edges.size - 1, dtype=np.int64)
+        for start in range(0, x.size, CHUNK_ROWS):
+            distinct += ds.grid_counts(np.unique(x[start : start + CHUNK_ROWS]), edges)
+        x = np.sort(x)
+        grid = ds.grid_counts(x, edges)
+        counter = ds.ColumnCounts(
+            integer, None, ds.GRID_DEPTH, grid, n_missing, None, distinct=distinct
+        )
+        counter.lam = lam
+        out[col] = (integer, x, counter, root_hi)
+    return out, lam
+
+
+def _needs_a_pass(integer, x, counter, root_hi, stop_of, lam, seed):
+    edges = counter.edges
+    state = {"miss": False}
+
+    def count_nodes(level):
+        lo = np.array([a for a, _, _ in level])
+        hi = np.array([b for _, b, _ in level])
+        depth = np.array([d for _, _, d in level])
+        c = np.searchsorted(x, hi, "left") - np.searchsorted(x, lo, "left")
+        c = np.where(hi >= root_hi, x.size - np.searchsorted(x, lo, "left"), c)
+        deep = depth > ds.GRID_DEPTH
+        if deep.any():
+            k = np.searchsorted(edges, lo[deep], "right") - 1
+            if ((c[deep] > 0) & (depth[deep] > stop_of[k])).any():
+                state["miss"] = True
+        return c
+
+    cells, floor = root_cells(integer, None)
+    privtree_leaves(cells, count_nodes, lam, NoiseSource(seed), integer, floor)
+    return state["miss"]
+
+
+def main(path, caps, seeds, miss):
+    ds.REFINE_MISS = miss
+    data, lam = _columns(path)
+    counters = {c: v[2] for c, v in data.items()}
+    for log_cap in caps:
+        ds.REFINE_CELLS = 2**log_cap
+        chosen = {}
+        for col, (_, _, counter, _) in data.items():
+            cells, reach = ds._chosen(
+                counter, EPS_COLUMN, 1.0, limit=ds.REFINE_CELLS // 2
+            )
+            if len(cells):
+                chosen[col] = (cells, reach)
+        stops = ds.joint_stops(counters, chosen, lam)
+        used = {}
+        for col, stop in stops.items():
+            cells = chosen[col][0]
+            values = stop == ds.VALUES
+            depth = counters[col].depths[cells]
+            used[col] = (
+                int(np.sum(np.where(values, 0, 2.0 ** (stop - depth)))),
+                int(np.sum(np.where(values, counters[col].distinct_of(cells), 0))),
+                round(counters[col].miss, 4),
+            )
+        print(
+            f"REFINE_CELLS 2^{log_cap}: (cells, values bound, miss bound)",
+            used,
+            flush=True,
+        )
+        bad, by_col = 0, dict.fromkeys(data, 0)
+        for seed in range(seeds):
+            any_bad = False
+            for j, (col, (integer, x, counter, root_hi)) in enumerate(data.items()):
+                stop_of = np.full(counter.grid.size, -1)
+                if col in stops:
+                    stop_of[chosen[col][0]] = stops[col]
+                hit = _needs_a_pass(
+                    integer, x, counter, root_hi, stop_of, lam, 100 * seed + j
+                )
+                by_col[col] += hit
+                any_bad |= hit
+            bad += any_bad
+        print(
+            f"  draws needing a pass on demand: {bad}/{seeds}",
+            {c: v for c, v in by_col.items() if v},
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main(
+        sys.argv[1],
+        [int(c) for c in sys.argv[2].split(",")],
+        int(sys.argv[3]),
+        float(sys.argv[4]),
+    )

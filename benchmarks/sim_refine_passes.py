@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from skdp_synth.mechanisms import NoiseSource
+from skdp_synth.preprocessing import _chunk_counts as cc
 from skdp_synth.preprocessing import _domain_stats as ds
 from skdp_synth.preprocessing._numeric_domain import (
     TREE_SHARE,
@@ -58,9 +59,9 @@ def _columns(path):
         )
         distinct = np.zeros(edges.size - 1, dtype=np.int64)
         for start in range(0, x.size, CHUNK_ROWS):
-            distinct += ds.grid_counts(np.unique(x[start : start + CHUNK_ROWS]), edges)
+            distinct += cc.grid_counts(np.unique(x[start : start + CHUNK_ROWS]), edges)
         x = np.sort(x)
-        grid = ds.grid_counts(x, edges)
+        grid = cc.grid_counts(x, edges)
         counter = ds.ColumnCounts(
             integer, None, ds.GRID_DEPTH, grid, n_missing, None, distinct=distinct
         )

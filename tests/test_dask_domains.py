@@ -20,6 +20,7 @@ from skdp_synth import (
 )
 from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing import _chunk_counts as cc
 from skdp_synth.preprocessing import _domain_stats as ds
 from skdp_synth.preprocessing._numeric_domain import MAX_DEPTH, privtree_histogram
 
@@ -170,7 +171,7 @@ def _counter_for(values, integer, root, depth):
         )
 
     counter = ds.ColumnCounts(
-        integer, root, depth, ds.grid_counts(x, edges), n_missing, refine
+        integer, root, depth, cc.grid_counts(x, edges), n_missing, refine
     )
     return counter, refinements
 
@@ -348,7 +349,7 @@ def test_passes_over_the_data(small_grid, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         enc = BooleanEncoder(epsilon=0.2, delta=1e-6, random_state=0).fit(ddf)
-    assert calls[0] == "_first_chunk"
+    assert calls[0] == "first_chunk"
     assert set(calls[1:]) <= {"_refine_chunk"}
     assert enc._chunk_lengths[1] == (750, 750, 750, 750)
 
@@ -529,7 +530,7 @@ def test_cells_entered_by_the_noise_are_read_on_demand(
         refine_cells=refine_cells,
     )
     assert _spec_state(a) == _spec_state(b)
-    assert calls[0] == "_first_chunk" and calls.count("_refine_chunk") >= 1
+    assert calls[0] == "first_chunk" and calls.count("_refine_chunk") >= 1
 
 
 # ------------------------------------------------- datetime columns, chunked
@@ -923,7 +924,7 @@ def test_default_mode_keeps_the_values_in_one_refinement(seed, small_grid, monke
     a, b = _fit_both(frame, 7, epsilon=0.5, delta=1e-6, random_state=seed)
     assert b.refine_cells is None
     assert _spec_state(a) == _spec_state(b)
-    assert calls == ["_first_chunk", "_refine_chunk"]
+    assert calls == ["first_chunk", "_refine_chunk"]
     ((stats, passes),) = fits
     assert ds.VALUES_MISS == 0.01
     for col, counter in stats.counters.items():

@@ -552,6 +552,7 @@ def test_even_siblings_merge_bottom_up_from_noisy_counts():
     further apart stays split, and so does its parent. Only when the core
     is not significant: a significant histogram keeps the tree's leaves."""
     from skdp_synth._datetime import calendar_cuts, keep_axis
+    from skdp_synth.mechanisms import NoiseSource
     from skdp_synth.preprocessing._numeric_domain import (
         TIME_MERGE_SCALES,
         _merge_even_siblings,
@@ -559,7 +560,6 @@ def test_even_siblings_merge_bottom_up_from_noisy_counts():
         noisy_histogram,
         root_cells,
     )
-    from skdp_synth.mechanisms import NoiseSource
 
     cuts = calendar_cuts("D")
     cells, _ = root_cells(True, None, cuts)

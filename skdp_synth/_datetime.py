@@ -69,10 +69,13 @@ KEEP_ORIGIN = "2000-01-01"
 
 
 def keep_axis(unit: str) -> tuple:
-    """``(origin, span)`` of :data:`KEEP_SPAN_SECONDS` from
-    :data:`KEEP_ORIGIN`, in ``unit``s (public: the unit only)."""
+    """``(origin, span, cuts)``: :data:`KEEP_SPAN_SECONDS` from
+    :data:`KEEP_ORIGIN`, in ``unit``s, and the calendar cuts of the tree's
+    depth-0 cells (:func:`calendar_cuts`), along which
+    ``_numeric_domain._merge_even_siblings`` rebuilds the tree (public: the
+    unit only)."""
     origin = _in_units(np.asarray([KEEP_ORIGIN], dtype="datetime64[s]"), unit)
-    return float(origin[0]), KEEP_SPAN_SECONDS / _SECONDS[unit]
+    return float(origin[0]), KEEP_SPAN_SECONDS / _SECONDS[unit], calendar_cuts(unit)
 
 
 def is_time_dtype(dtype) -> bool:

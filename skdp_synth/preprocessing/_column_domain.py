@@ -151,8 +151,9 @@ class _ColumnDomainMixin:
         return calendar_cuts(unit)
 
     def _keep_axis(self, col, dtype):
-        """A date/time column's ``(origin, span)`` of its domain's keep
-        rules' coordinate, in its unit (``_datetime.keep_axis``); ``None``
+        """A date/time column's ``(origin, span, cuts)`` of its domain's
+        keep rules' coordinate and calendar, in its unit
+        (``_datetime.keep_axis``); ``None``
         for other columns. The unit and the dtype only."""
         unit = self._unit(col, dtype)
         if unit is None or not is_date_dtype(dtype):

@@ -14,6 +14,8 @@ dates, so that they come back as dates (midnight), not as times of day.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -26,6 +28,7 @@ _SECONDS = {"D": 86400.0, "h": 3600.0, "min": 60.0, "s": 1.0}
 __all__ = [
     "CALENDAR_MONTHS",
     "CALENDAR_YEARS",
+    "TIME_LINEAR_SPANS",
     "KEEP_ORIGIN",
     "KEEP_SPAN_SECONDS",
     "UNITS",
@@ -34,6 +37,9 @@ __all__ = [
     "is_date_dtype",
     "is_time_dtype",
     "keep_axis",
+    "time_cap",
+    "time_coordinate",
+    "time_inverse",
     "to_units",
 ]
 
@@ -54,7 +60,7 @@ CALENDAR_YEARS = (1900, 2101)
 CALENDAR_MONTHS = 12
 #: A date/time column's private domain keeps its leaves by rules in a
 #: coordinate of time in spans of this many seconds (2^26 s, 777 days) from
-#: :data:`KEEP_ORIGIN` (``_numeric_domain._time_coordinate``), not in the log
+#: :data:`KEEP_ORIGIN` (:func:`time_coordinate`), not in the log
 #: of its magnitude: the keep rules bridge an empty stretch of at most one
 #: span (``GAP_T``), where the log of 1.6e9 seconds bridged 35 years.
 #: Measured (``python benchmarks/bench_datetime.py --only windows
@@ -197,3 +203,60 @@ def from_units(values: np.ndarray, dtype, unit: str) -> pd.Series:
 
 def _np(unit):
     return "m" if unit == "min" else unit
+
+
+#: Beyond this many spans of a date/time column's axis from its origin
+#: (128 spans of 2^26 s: 1728-2272) the keep rules' coordinate grows as a
+#: logarithm (:func:`time_coordinate`): the root's ends (``±2^40`` days
+#: for unit ``"D"``) are at ``|t| < 152`` there, and Tukey's fences of a
+#: body spanning the whole root (``kept_counts`` maps them back with
+#: ``2^t``) stay below ``t = 1024``, where float64 overflows (at 1,000
+#: spans an integer column's fence hit ``inf`` and ``math.ceil`` raised).
+TIME_LINEAR_SPANS = 128.0
+
+
+def time_coordinate(x, time_axis):
+    """The points ``x`` (a date/time column's units since 1970) where the
+    keep rules' ``t`` (``kept_counts``, ``fences_t``) is
+    ``(x - origin) / span`` for ``time_axis = (origin, span, _)``: time in
+    spans, not the log of its magnitude (at 1.6e9 seconds one unit of
+    ``t`` is 35 years, so a gap of ``GAP_T`` bridged 35 years of noise
+    cells). Linear within :data:`TIME_LINEAR_SPANS` spans of the origin,
+    logarithmic beyond; monotone, inverted by :func:`time_inverse`.
+    Public: the unit only."""
+    origin, span = time_axis[:2]
+    d = np.asarray(x, dtype=np.float64) - origin
+    a = np.abs(d) / span
+    m = TIME_LINEAR_SPANS
+    tau = np.where(a <= m, a, m + np.log2(np.maximum(a, m) / m))
+    return np.sign(d) * (np.exp2(tau) - 1.0)
+
+
+def time_inverse(v, time_axis):
+    """``x`` of :func:`time_coordinate`'s ``v``."""
+    origin, span = time_axis[:2]
+    tau = np.log2(1.0 + np.abs(np.asarray(v, dtype=np.float64)))  # |t(v)|
+    m = TIME_LINEAR_SPANS
+    a = np.where(tau <= m, tau, m * np.exp2(np.maximum(tau, m) - m))
+    return origin + np.sign(v) * a * span
+
+
+def time_cap(cap, time_axis, integer, edges, kept):
+    """The cap of ``kept_counts`` run in :func:`time_coordinate` (as
+    a float column), back in units. For an integer column as
+    ``kept_counts`` rounds it (``hi`` exclusive): a fence to the
+    integers around it (``floor``, ``ceil + 1``), a leaf's edge to itself,
+    within the kept leaves' edges. Rounded in the coordinate, where one
+    unit of its ``x`` is a day or so, the cap reached 1-2 days past the
+    fence."""
+    lo, hi = (float(time_inverse(v, time_axis)) for v in cap)
+    if not integer:
+        return lo, hi
+    pos = np.flatnonzero(np.asarray(kept) > 0)
+    if pos.size:
+        lo_e, hi_e = float(edges[pos[0]]), float(edges[pos[-1] + 1])
+    else:
+        lo_e, hi_e = -np.inf, np.inf
+    lo = float(round(lo)) if abs(lo - round(lo)) < 1e-6 else float(math.floor(lo))
+    hi = float(round(hi)) if abs(hi - round(hi)) < 1e-6 else math.ceil(hi) + 1.0
+    return max(lo, lo_e), min(hi, hi_e)

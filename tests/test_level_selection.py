@@ -23,8 +23,8 @@ from skdp_synth.preprocessing._level_selection import (
     level_counts,
     select_column_levels,
     select_levels,
+    stable_levels,
 )
-from skdp_synth.preprocessing._numeric_domain import stable_levels
 
 
 class _Recorder(NoiseSource):

@@ -19,15 +19,14 @@ from skdp_synth.exceptions import (
 )
 from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing._coarse_bins import coarse_edges, split_heavy_leaves
 from skdp_synth.preprocessing._column_domain import _share_advice
 from skdp_synth.preprocessing._decoding import decode_fine
+from skdp_synth.preprocessing._level_selection import stable_levels
 from skdp_synth.preprocessing._numeric_domain import (
     ROOT,
     FineHistogram,
-    coarse_edges,
     privtree_histogram,
-    split_heavy_leaves,
-    stable_levels,
 )
 
 
@@ -1377,7 +1376,7 @@ def test_a_smooth_stretch_and_a_real_column_are_not_split():
     """A heavy leaf no denser per integer than PEAK_RATIO times its
     neighbour (an age column's body) keeps its bin; so does every leaf of a
     float column, and a leaf wider than SPLIT_WIDTH."""
-    from skdp_synth.preprocessing._numeric_domain import PEAK_RATIO, SPLIT_WIDTH
+    from skdp_synth.preprocessing._coarse_bins import PEAK_RATIO, SPLIT_WIDTH
 
     assert (PEAK_RATIO, SPLIT_WIDTH) == (2.0, 16)
     smooth = _hist([20, 24, 28, 32, 40, 60], [300, 400, 500, 600, 900])
@@ -1648,9 +1647,9 @@ def test_no_coarse_bin_ends_inside_its_noise():
     """Every coarse bin but a point mass's or a tentative run's holds at
     least ``COARSE_NOISE_Z = 2`` sds of its noise ``b sqrt(2 m)`` (doc/
     privacy/encoder.md, "Coarse bins above their noise")."""
-    from skdp_synth.preprocessing import _numeric_domain as nd
+    from skdp_synth.preprocessing import _coarse_bins
 
-    assert nd.COARSE_NOISE_Z == 2.0
+    assert _coarse_bins.COARSE_NOISE_Z == 2.0
     rng = np.random.default_rng(3)
     x = rng.lognormal(3.0, 1.5, 1500)
     for seed in range(8):

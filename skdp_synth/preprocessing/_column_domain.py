@@ -59,6 +59,7 @@ from .._datetime import (
 )
 from ..exceptions import CoarseDomainWarning, NumbersAsTextWarning
 from ..validation import check_finite_width, user_stacklevel
+from ._coarse_bins import coarse_edges, split_heavy_leaves
 from ._column_spec import (
     _bit_names,
     _ColumnSpec,
@@ -74,14 +75,9 @@ from ._level_selection import (
     level_counts,
     select_column_levels,
     select_levels,
-)
-from ._numeric_domain import (
-    ROOT,
-    coarse_edges,
-    privtree_histogram,
-    split_heavy_leaves,
     stable_levels,
 )
+from ._numeric_domain import ROOT, privtree_histogram
 from ._wide_leaves import split_wide_leaves
 
 #: The level that undiscovered categories of a privately learned column map to.

@@ -8,7 +8,7 @@ count (``doc/privacy.md``, "Private domains"):
   each leaf and of the missing values (:func:`._numeric_domain.privtree_histogram`);
 * a categorical column's stable levels (:cite:`Korolova2009`,
   :cite:`Vadhan2017` Proposition 3.5) read each observed level's count and
-  the missing count (:func:`._numeric_domain.stable_levels`).
+  the missing count (:func:`._level_selection.stable_levels`).
 
 Counts of a fixed partition are sums of per-chunk counts, so they are merged
 exactly. The nodes PrivTree can visit form a fixed (public) binary hierarchy:

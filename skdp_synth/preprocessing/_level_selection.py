@@ -8,7 +8,7 @@ released iff its noisy count exceeds ``τ``. Each record is in exactly one
 cell of each column's histogram, so the vector of all the columns' counts
 moves by at most ``√c`` in L2 under add/remove-one (``√(2c)`` under
 replace-one) where the stability-based histogram of each column
-(:func:`_numeric_domain.stable_levels`, :cite:`Korolova2009`) pays ``c`` in
+(:func:`stable_levels`, :cite:`Korolova2009`) pays ``c`` in
 L1 over the columns. Derivation, both neighbouring relations and the
 budget's split in ``doc/privacy/encoder.md`` ("Categorical: joint Gaussian
 partition selection").
@@ -37,6 +37,7 @@ __all__ = [
     "select_column_levels",
     "select_levels",
     "sorted_levels",
+    "stable_levels",
 ]
 
 #: The level discovery a ``BooleanEncoder`` can use: one joint Gaussian
@@ -211,3 +212,38 @@ def select_column_levels(columns, epsilon, delta, source, relation, weights=None
         source,
         relation,
     )
+
+
+def stable_levels(values, epsilon, delta, source, *, sensitivity=1.0, weights=None):
+    """Frequent levels of a column by the stability-based histogram.
+
+    Laplace ``(Δ/ε)`` noise on the count of every *observed* level; a level is
+    released when its noisy count exceeds ``τ = 1 + (Δ/ε) ln(Δ / (2δ))``. On a
+    neighbour, the counts of existing levels move by at most ``Δ`` in total
+    (``ε``-DP), and at most ``Δ`` levels appear or vanish, each released with
+    probability ``≤ ½ exp(-(τ - 1) ε/Δ) = δ/Δ`` -- ``(ε, δ)``-DP in all
+    (:cite:`Korolova2009`; :cite:`Vadhan2017` Proposition 3.5).
+
+    The missing values are one more cell of the same histogram (each row is
+    in one cell), whose noisy count is returned too.
+
+    ``weights`` (a table of counts: ``values[i]`` stands for ``weights[i]``
+    records): a level's count is the sum of its weights, and a level whose
+    weights sum to 0 is not observed -- the histogram, noise draws included,
+    is that of the expanded records, so the guarantee is unchanged.
+
+    Returns
+    -------
+    levels : list
+        The released levels, sorted (by ``str`` if they do not compare).
+    missing_count : float
+        Noisy count of the missing values (a cell of the same histogram;
+        the encoder's missing level does not read it).
+    """
+    counts, n_missing = level_counts(values, weights)
+    scale = sensitivity / epsilon
+    tau = 1.0 + scale * math.log(sensitivity / (2.0 * delta))
+    true = np.append(counts.to_numpy(dtype=np.float64), n_missing)
+    noisy = source.laplace(true, scale)
+    levels = sorted_levels(counts.index[noisy[:-1] > tau].tolist())
+    return levels, float(noisy[-1])

@@ -1,6 +1,9 @@
 """Private domains for columns whose bins or levels are not public.
 
-Three mechanisms, each derived in ``doc/privacy.md`` ("Private domains"):
+A numeric column's private domain, derived in ``doc/privacy.md``
+("Private domains"); its coarse bins are post-processing in
+:mod:`._coarse_bins`, a categorical column's levels are found in
+:mod:`._level_selection` (:func:`._level_selection.stable_levels`):
 
 * :func:`privtree_histogram` -- a numeric column's data-dependent bins:
   PrivTree (:cite:`Zhang2016` §3, Algorithm 2, fanout 2) on a fixed,
@@ -14,12 +17,6 @@ Three mechanisms, each derived in ``doc/privacy.md`` ("Private domains"):
   (:func:`kept_counts`; no separate bound estimator, so no non-finite or
   out-of-range value can reach one: ``±inf`` fall into the outermost leaves
   and are clipped; smartnoise#580).
-* :func:`coarse_edges` -- coarse bins at equal-mass points of the noisy leaf
-  CDF, snapped to leaf edges (post-processing).
-* :func:`stable_levels` -- frequent levels of a categorical column by the
-  stability-based histogram (Laplace counts of the observed levels, kept
-  above a threshold that pays ``δ``; :cite:`Korolova2009`, :cite:`Vadhan2017`
-  Proposition 3.5).
 
 Sensitivities are per neighbouring relation: under add/remove one row
 changes one count by 1; under replace-one two counts by 1 each.
@@ -32,9 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._datetime import time_cap, time_coordinate
 from ._fences import FENCE_IQR, _t, fences_t  # noqa: F401  (FENCE_IQR: read here)
 from ._fences import quantile_t as _quantile_t  # noqa: F401  (as before the move)
-from ._level_selection import level_counts, sorted_levels
 
 #: The root interval of every private numeric domain: ``[-ROOT, ROOT]``.
 #: Values beyond it are clipped to it (documented in ``BooleanEncoder``).
@@ -45,12 +42,9 @@ MAX_DEPTH = 30
 
 __all__ = [
     "FineHistogram",
-    "coarse_edges",
-    "split_heavy_leaves",
     "core_is_significant",
     "kept_counts",
     "privtree_histogram",
-    "stable_levels",
 ]
 
 
@@ -377,7 +371,7 @@ def privtree_histogram(
         a date/time column's calendar, ``_datetime.calendar_cuts``).
     time_axis : (float, float, tuple), default=None
         A date/time column's public ``(origin, span, cuts)`` (in its units)
-        of the keep rules' coordinate (:func:`_time_coordinate`) and its
+        of the keep rules' coordinate (:func:`.._datetime.time_coordinate`) and its
         calendar cuts (``_datetime.keep_axis``); ``None``: ``t``.
     theta_scales : float, default=None
         PrivTree's threshold ``θ`` in leaf-count noise scales ``b``
@@ -518,7 +512,7 @@ def noisy_histogram(
     ``time_axis``: a date/time column's public ``(origin, span, cuts)``:
     when its core is not significant, sibling leaves within the noise are
     merged first (:func:`_merge_even_siblings`); its
-    leaves are kept by the same rules in :func:`_time_coordinate`, and none
+    leaves are kept by the same rules in :func:`.._datetime.time_coordinate`, and none
     is an atom to them (the atoms' rules -- kept wherever they are, and a
     range of atoms only jumps to a run of leaves beyond it -- are for a
     frequent 0 or a round amount among magnitudes; a week of dates in days,
@@ -538,15 +532,15 @@ def noisy_histogram(
         found = core_is_significant(counts, scale)
     if time_axis is not None:
         # a date/time column: its keep rules in spans of time, and no leaf a
-        # point mass to them (:func:`_time_coordinate`)
-        keep_edges = _time_coordinate(edges, time_axis)
+        # point mass to them (:func:`.._datetime.time_coordinate`)
+        keep_edges = time_coordinate(edges, time_axis)
         atoms = np.zeros_like(np.asarray(finest, dtype=bool))
-        # the cap's integers are taken in units (:func:`_time_cap`): one
+        # the cap's integers are taken in units (:func:`.._datetime.time_cap`): one
         # unit of the coordinate's x is a day there, not a second
         kept, cap, tent = _kept_counts(
             keep_edges, counts, scale, atoms, False, not found
         )
-        cap = _time_cap(cap, time_axis, integer, edges, kept)
+        cap = time_cap(cap, time_axis, integer, edges, kept)
     else:
         kept, cap, tent = _kept_counts(edges, counts, scale, finest, integer, not found)
     return FineHistogram(
@@ -610,63 +604,6 @@ def _merge_even_siblings(edges, finest, counts, scale, integer, cuts):
         np.asarray([x[2] for x in out], dtype=bool),
         np.asarray([x[1] for x in out], dtype=np.float64),
     )
-
-
-#: Beyond this many spans of a date/time column's axis from its origin
-#: (128 spans of 2^26 s: 1728-2272) the keep rules' coordinate grows as a
-#: logarithm (:func:`_time_coordinate`): the root's ends (``±2^40`` days
-#: for unit ``"D"``) are at ``|t| < 152`` there, and Tukey's fences of a
-#: body spanning the whole root (``kept_counts`` maps them back with
-#: ``2^t``) stay below ``t = 1024``, where float64 overflows (at 1,000
-#: spans an integer column's fence hit ``inf`` and ``math.ceil`` raised).
-TIME_LINEAR_SPANS = 128.0
-
-
-def _time_coordinate(x, time_axis):
-    """The points ``x`` (a date/time column's units since 1970) where the
-    keep rules' ``t`` (:func:`kept_counts`, :func:`._fences.fences_t`) is
-    ``(x - origin) / span`` for ``time_axis = (origin, span, _)``: time in
-    spans, not the log of its magnitude (at 1.6e9 seconds one unit of
-    ``t`` is 35 years, so a gap of :data:`GAP_T` bridged 35 years of noise
-    cells). Linear within :data:`TIME_LINEAR_SPANS` spans of the origin,
-    logarithmic beyond; monotone, inverted by :func:`_time_inverse`.
-    Public: the unit only."""
-    origin, span = time_axis[:2]
-    d = np.asarray(x, dtype=np.float64) - origin
-    a = np.abs(d) / span
-    m = TIME_LINEAR_SPANS
-    tau = np.where(a <= m, a, m + np.log2(np.maximum(a, m) / m))
-    return np.sign(d) * (np.exp2(tau) - 1.0)
-
-
-def _time_inverse(v, time_axis):
-    """``x`` of :func:`_time_coordinate`'s ``v``."""
-    origin, span = time_axis[:2]
-    tau = np.abs(_t(np.asarray(v, dtype=np.float64)))
-    m = TIME_LINEAR_SPANS
-    a = np.where(tau <= m, tau, m * np.exp2(np.maximum(tau, m) - m))
-    return origin + np.sign(v) * a * span
-
-
-def _time_cap(cap, time_axis, integer, edges, kept):
-    """The cap of :func:`kept_counts` run in :func:`_time_coordinate` (as
-    a float column), back in units. For an integer column as
-    :func:`kept_counts` rounds it (``hi`` exclusive): a fence to the
-    integers around it (``floor``, ``ceil + 1``), a leaf's edge to itself,
-    within the kept leaves' edges. Rounded in the coordinate, where one
-    unit of its ``x`` is a day or so, the cap reached 1-2 days past the
-    fence."""
-    lo, hi = (float(_time_inverse(v, time_axis)) for v in cap)
-    if not integer:
-        return lo, hi
-    pos = np.flatnonzero(np.asarray(kept) > 0)
-    if pos.size:
-        lo_e, hi_e = float(edges[pos[0]]), float(edges[pos[-1] + 1])
-    else:
-        lo_e, hi_e = -np.inf, np.inf
-    lo = float(round(lo)) if abs(lo - round(lo)) < 1e-6 else float(math.floor(lo))
-    hi = float(round(hi)) if abs(hi - round(hi)) < 1e-6 else math.ceil(hi) + 1.0
-    return max(lo, lo_e), min(hi, hi_e)
 
 
 def core_is_significant(raw, scale):
@@ -1122,213 +1059,3 @@ def _recover_tails(out, raw, edges, atom, fences, scale):
             out[j] += add
             mass -= add
     return out
-
-
-def coarse_edges(hist, n_bins):
-    """Up to ``n_bins`` bins at equal-mass points of the noisy leaf CDF.
-
-    Post-processing of :func:`privtree_histogram`: edges are leaf edges (so
-    every coarse bin is a union of leaves), within the histogram's bounds;
-    a leaf holding more than one bin's mass (a point mass) becomes a bin of
-    its own. For integer columns the last edge is the largest integer of the
-    last bin (the encoder's last bin is closed).
-    """
-    lo, hi = hist.bounds
-    inside = (hist.edges[1:] > lo) & (hist.edges[:-1] < hi)
-    e = hist.edges[np.append(inside, False) | np.append(False, inside)].copy()
-    e[0], e[-1] = lo, hi  # the outermost bins end at the cap
-    c = hist.counts[inside]
-    total = c.sum()
-    if total <= 0 or c.size == 0:
-        cuts = [lo, hi]
-    else:
-        cdf = np.cumsum(c) / total
-        targets = np.arange(1, n_bins) / n_bins
-        # the leaf edge where the CDF first reaches each target
-        at = np.searchsorted(cdf, targets, side="left") + 1
-        cuts = np.unique(np.concatenate([[0], at, [c.size]]))
-        # a heavy leaf (point mass) gets its own bin: cut on both of its sides
-        heavy = np.flatnonzero(c / total > 1.0 / n_bins)
-        cuts = np.unique(np.concatenate([cuts, heavy, heavy + 1]))
-        # the cuts of a tentative run and of heavy leaves above their noise
-        # stay when merging (a heavy integer leaf is split at a bin start)
-        if np.isfinite(hist.scale):
-            heavy = heavy[c[heavy] >= COARSE_NOISE_Z * hist.scale * math.sqrt(2.0)]
-        fixed = np.concatenate([_tentative_cuts(hist, inside), heavy, heavy + 1])
-        cuts = np.unique(np.concatenate([cuts, fixed]))
-        cuts = _merge_bins_in_noise(cuts, c, hist.scale, fixed)
-        cuts = e[np.clip(cuts, 0, c.size)].tolist()
-    if hist.integer:
-        cuts[-1] = cuts[-1] - 1.0
-        if cuts[-1] <= cuts[0]:
-            cuts[-1] = cuts[0] + 1.0
-        cuts = sorted(set(cuts))
-    return [float(v) for v in cuts]
-
-
-#: A coarse bin must hold at least this many standard deviations of its own
-#: noise in the fine histogram (``b sqrt(2 m)`` for its ``m`` leaves; the
-#: public ``b = Δ / ε_count``): a bin below it is merged with its lighter
-#: neighbour (:func:`_merge_bins_in_noise`), so no coarse bin ends inside
-#: the noise. Derived in doc/privacy/encoder.md ("Coarse bins above their
-#: noise"): at the equal-mass targets a bin holds ``N / n_bins`` rows, so
-#: the rule binds only where ``N / n_bins < 2 b sqrt(2 m)``.
-COARSE_NOISE_Z = 2.0
-
-
-def _merge_bins_in_noise(cuts, c, scale, fixed=()):
-    """Leaf-index ``cuts`` of the coarse bins, less the cuts of every bin
-    whose noisy mass is below :data:`COARSE_NOISE_Z` sds of its noise
-    (merged with its lighter neighbour, lightest first). A leaf holding more
-    than the threshold alone (a point mass) is never merged into. Post-
-    processing of the kept counts ``c`` and the public ``scale``; the
-    cuts in ``fixed`` (the ends of a tentative run) stay."""
-    cuts = [int(v) for v in cuts]
-    fixed = {int(v) for v in fixed}
-    if not np.isfinite(scale) or len(cuts) < 3:
-        return np.asarray(cuts)
-
-    def mass(k):
-        return float(c[cuts[k] : cuts[k + 1]].sum())
-
-    def need(k):
-        m = int(np.count_nonzero(c[cuts[k] : cuts[k + 1]] > 0))
-        return COARSE_NOISE_Z * scale * math.sqrt(2.0 * max(m, 1))
-
-    def neighbours(k):  # bins k may merge with: no fixed cut between
-        out = []
-        if k > 0 and cuts[k] not in fixed:
-            out.append(k - 1)
-        if k + 1 < len(cuts) - 1 and cuts[k + 1] not in fixed:
-            out.append(k + 1)
-        return out
-
-    while len(cuts) > 2:
-        weak = [k for k in range(len(cuts) - 1) if mass(k) < need(k) and neighbours(k)]
-        if not weak:
-            break
-        k = min(weak, key=mass)
-        other = min(neighbours(k), key=mass)
-        del cuts[max(k, other)]  # the cut between bins k and other
-    return np.asarray(cuts)
-
-
-def _tentative_cuts(hist, inside):
-    """Leaf-index cuts (among the leaves ``inside`` the bounds) at both ends
-    of each run of tentative leaves, so that a tentative bin holds no
-    other leaf (:meth:`FineHistogram.tentative_bins`)."""
-    if hist.tentative is None:
-        return np.zeros(0, dtype=int)
-    t = np.asarray(hist.tentative, dtype=bool)[inside].astype(int)
-    change = np.flatnonzero(np.diff(t)) + 1
-    return change.astype(int)
-
-
-#: A leaf of an integer column that holds more than one coarse bin's mass
-#: and spans 2 to this many integers becomes one coarse bin per integer
-#: (:func:`split_heavy_leaves`). PrivTree's depth bias (``λ ln 2`` rows per
-#: level) stops its splits above single integers, so a heap of rows on one
-#: integer (credit's loan terms: 48 months, 698 rows in the leaf ``[45,
-#: 49)``; expenses 35, 45, 60, 75) decoded spread over its leaf. As bins,
-#: the release measures each integer; a pipeline then drops the bins its
-#: own estimate does not support (the empty integers beside a heap, or past
-#: the data's end). Measured (``python -m benchmarks.bench_mixed_seeds``):
-#: see benchmarks/README.md.
-SPLIT_WIDTH = 16
-#: An integer column whose kept range spans at most this many integers gets
-#: one coarse bin per integer (:func:`split_heavy_leaves`).
-SMALL_RANGE = 16
-#: ... and is at least this many times denser (noisy count per integer) than
-#: either neighbouring leaf: a heap stands out from its neighbours, a smooth
-#: stretch does not, and splitting a smooth one only adds levels (noise in
-#: every pair with the column).
-PEAK_RATIO = 2.0
-
-
-def split_heavy_leaves(hist, cuts, n_bins, width=None):
-    """Coarse edges ``cuts`` with every heavy integer leaf of its own bin
-    split into one bin per integer; returns ``(edges, split)``, ``split``
-    the indices of the bins so made (post-processing of the fine
-    histogram: the same public rule as :func:`coarse_edges`)."""
-    width = SPLIT_WIDTH if width is None else width
-    if not hist.integer or width < 2 or len(cuts) < 2:
-        return list(cuts), []
-    if float(cuts[-1]) - float(cuts[0]) < SMALL_RANGE:
-        # a kept range of at most ``SMALL_RANGE`` integers (a month, a rating):
-        # one bin per integer (the closed last bin holds the last two), so
-        # that a leaf spanning past the data's last value -- ``[12, 16)`` for
-        # a month -- does not decode 13-15; the pipeline drops the integers
-        # its release does not support (without this, 9-11 % of the decoded
-        # months fell outside 1-12 at 2,000 rows)
-        out = [float(v) for v in np.arange(float(cuts[0]), float(cuts[-1]))]
-        out = (out if len(out) > 1 else out[:1]) + [float(cuts[-1])]
-        return out, list(range(len(out) - 1))
-    e, c = hist.edges, hist.counts
-    total = float(c[c > 0].sum())
-    lo, hi = hist.bounds
-    starts = set(cuts[:-1])
-    extra = set()
-    ends = set()  # a split leaf's end is an edge: the bin after it is not split
-    widths = np.maximum(np.minimum(e[1:], hi) - np.maximum(e[:-1], lo), 1.0)
-    density = np.maximum(c, 0.0) / widths
-    for j in np.flatnonzero(c > 0):
-        a, b = max(float(e[j]), lo), min(float(e[j + 1]), hi)
-        if not (c[j] / total > 1.0 / n_bins and 2.0 <= b - a <= width and a in starts):
-            continue
-        # a heap is a local peak: denser, per integer, than either neighbour
-        beside = [density[k] for k in (j - 1, j + 1) if 0 <= k < c.size]
-        if density[j] >= PEAK_RATIO * max(beside, default=0.0):
-            extra.update(float(v) for v in np.arange(a, b))
-            ends.add(b)
-    last = float(cuts[-1])  # the largest integer of the last (closed) bin
-    new = extra | (ends - extra)
-    inner = sorted(set(cuts[:-1]) | {v for v in new if cuts[0] <= v <= last})
-    if inner[-1] == last and len(inner) > 1:
-        inner = inner[:-1]  # the closed last bin [.., last] keeps its end
-    out = inner + [last]
-    # a split bin is one integer wide (the closed last bin two at most): a
-    # leaf that ended inside a wider coarse bin left that bin's rest unsplit
-    # (hypothesis: leaves [1, 3) and [3, 18) in one coarse bin [1, 17] made
-    # [2, 17) a "split" bin)
-    split = [
-        k
-        for k, v in enumerate(out[:-1])
-        if v in extra
-        and (out[k + 1] - v == 1.0 or (k == len(out) - 2 and out[k + 1] - v <= 2.0))
-    ]
-    return [float(v) for v in out], split
-
-
-def stable_levels(values, epsilon, delta, source, *, sensitivity=1.0, weights=None):
-    """Frequent levels of a column by the stability-based histogram.
-
-    Laplace ``(Δ/ε)`` noise on the count of every *observed* level; a level is
-    released when its noisy count exceeds ``τ = 1 + (Δ/ε) ln(Δ / (2δ))``. On a
-    neighbour, the counts of existing levels move by at most ``Δ`` in total
-    (``ε``-DP), and at most ``Δ`` levels appear or vanish, each released with
-    probability ``≤ ½ exp(-(τ - 1) ε/Δ) = δ/Δ`` -- ``(ε, δ)``-DP in all
-    (:cite:`Korolova2009`; :cite:`Vadhan2017` Proposition 3.5).
-
-    The missing values are one more cell of the same histogram (each row is
-    in one cell), whose noisy count is returned too.
-
-    ``weights`` (a table of counts: ``values[i]`` stands for ``weights[i]``
-    records): a level's count is the sum of its weights, and a level whose
-    weights sum to 0 is not observed -- the histogram, noise draws included,
-    is that of the expanded records, so the guarantee is unchanged.
-
-    Returns
-    -------
-    levels : list
-        The released levels, sorted (by ``str`` if they do not compare).
-    missing_count : float
-        Noisy count of the missing values (a cell of the same histogram;
-        the encoder's missing level does not read it).
-    """
-    counts, n_missing = level_counts(values, weights)
-    scale = sensitivity / epsilon
-    tau = 1.0 + scale * math.log(sensitivity / (2.0 * delta))
-    true = np.append(counts.to_numpy(dtype=np.float64), n_missing)
-    noisy = source.laplace(true, scale)
-    levels = sorted_levels(counts.index[noisy[:-1] > tau].tolist())
-    return levels, float(noisy[-1])

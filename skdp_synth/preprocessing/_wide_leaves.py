@@ -14,10 +14,10 @@ are.
 spread open (:func:`_unresolved`: rows inside them could have a std under
 ``1 / UNRESOLVED_RATIO`` of the decoded one) -- cuts a leaf of an integer
 column that holds its own coarse bin (more than one bin's mass, as
-:func:`._numeric_domain.coarse_edges` gives it a bin) and spans at least
+:func:`._coarse_bins.coarse_edges` gives it a bin) and spans at least
 ``2 WIDE_PARTS`` integers into :data:`WIDE_PARTS` coarse bins of equal
 width, and marks them like
-the one-integer bins of :func:`._numeric_domain.split_heavy_leaves`: the
+the one-integer bins of :func:`._coarse_bins.split_heavy_leaves`: the
 release measures each part as a level of the column (its own budget, the
 bins being public: a function of the released histogram), and a pipeline
 drops the parts its release does not support (``LEVEL_SUPPORT_Z``;

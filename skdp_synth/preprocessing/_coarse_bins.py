@@ -1,0 +1,193 @@
+"""Coarse bins of a private numeric domain, from its fine histogram.
+
+The encoder measures a numeric column through its coarse bins: up to
+``n_bins`` bins at equal-mass points of the noisy leaf CDF of
+:func:`._numeric_domain.privtree_histogram`, snapped to leaf edges, no bin
+ending inside the noise (:func:`coarse_edges`), and the heavy leaves of an
+integer column split into one-integer bins (:func:`split_heavy_leaves`).
+Post-processing of the released fine histogram: no budget
+(``doc/privacy.md``, "Private domains").
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["COARSE_NOISE_Z", "coarse_edges", "split_heavy_leaves"]
+
+
+def coarse_edges(hist, n_bins):
+    """Up to ``n_bins`` bins at equal-mass points of the noisy leaf CDF.
+
+    Post-processing of :func:`privtree_histogram`: edges are leaf edges (so
+    every coarse bin is a union of leaves), within the histogram's bounds;
+    a leaf holding more than one bin's mass (a point mass) becomes a bin of
+    its own. For integer columns the last edge is the largest integer of the
+    last bin (the encoder's last bin is closed).
+    """
+    lo, hi = hist.bounds
+    inside = (hist.edges[1:] > lo) & (hist.edges[:-1] < hi)
+    e = hist.edges[np.append(inside, False) | np.append(False, inside)].copy()
+    e[0], e[-1] = lo, hi  # the outermost bins end at the cap
+    c = hist.counts[inside]
+    total = c.sum()
+    if total <= 0 or c.size == 0:
+        cuts = [lo, hi]
+    else:
+        cdf = np.cumsum(c) / total
+        targets = np.arange(1, n_bins) / n_bins
+        # the leaf edge where the CDF first reaches each target
+        at = np.searchsorted(cdf, targets, side="left") + 1
+        cuts = np.unique(np.concatenate([[0], at, [c.size]]))
+        # a heavy leaf (point mass) gets its own bin: cut on both of its sides
+        heavy = np.flatnonzero(c / total > 1.0 / n_bins)
+        cuts = np.unique(np.concatenate([cuts, heavy, heavy + 1]))
+        # the cuts of a tentative run and of heavy leaves above their noise
+        # stay when merging (a heavy integer leaf is split at a bin start)
+        if np.isfinite(hist.scale):
+            heavy = heavy[c[heavy] >= COARSE_NOISE_Z * hist.scale * math.sqrt(2.0)]
+        fixed = np.concatenate([_tentative_cuts(hist, inside), heavy, heavy + 1])
+        cuts = np.unique(np.concatenate([cuts, fixed]))
+        cuts = _merge_bins_in_noise(cuts, c, hist.scale, fixed)
+        cuts = e[np.clip(cuts, 0, c.size)].tolist()
+    if hist.integer:
+        cuts[-1] = cuts[-1] - 1.0
+        if cuts[-1] <= cuts[0]:
+            cuts[-1] = cuts[0] + 1.0
+        cuts = sorted(set(cuts))
+    return [float(v) for v in cuts]
+
+
+#: A coarse bin must hold at least this many standard deviations of its own
+#: noise in the fine histogram (``b sqrt(2 m)`` for its ``m`` leaves; the
+#: public ``b = Δ / ε_count``): a bin below it is merged with its lighter
+#: neighbour (:func:`_merge_bins_in_noise`), so no coarse bin ends inside
+#: the noise. Derived in doc/privacy/encoder.md ("Coarse bins above their
+#: noise"): at the equal-mass targets a bin holds ``N / n_bins`` rows, so
+#: the rule binds only where ``N / n_bins < 2 b sqrt(2 m)``.
+COARSE_NOISE_Z = 2.0
+
+
+def _merge_bins_in_noise(cuts, c, scale, fixed=()):
+    """Leaf-index ``cuts`` of the coarse bins, less the cuts of every bin
+    whose noisy mass is below :data:`COARSE_NOISE_Z` sds of its noise
+    (merged with its lighter neighbour, lightest first). A leaf holding more
+    than the threshold alone (a point mass) is never merged into. Post-
+    processing of the kept counts ``c`` and the public ``scale``; the
+    cuts in ``fixed`` (the ends of a tentative run) stay."""
+    cuts = [int(v) for v in cuts]
+    fixed = {int(v) for v in fixed}
+    if not np.isfinite(scale) or len(cuts) < 3:
+        return np.asarray(cuts)
+
+    def mass(k):
+        return float(c[cuts[k] : cuts[k + 1]].sum())
+
+    def need(k):
+        m = int(np.count_nonzero(c[cuts[k] : cuts[k + 1]] > 0))
+        return COARSE_NOISE_Z * scale * math.sqrt(2.0 * max(m, 1))
+
+    def neighbours(k):  # bins k may merge with: no fixed cut between
+        out = []
+        if k > 0 and cuts[k] not in fixed:
+            out.append(k - 1)
+        if k + 1 < len(cuts) - 1 and cuts[k + 1] not in fixed:
+            out.append(k + 1)
+        return out
+
+    while len(cuts) > 2:
+        weak = [k for k in range(len(cuts) - 1) if mass(k) < need(k) and neighbours(k)]
+        if not weak:
+            break
+        k = min(weak, key=mass)
+        other = min(neighbours(k), key=mass)
+        del cuts[max(k, other)]  # the cut between bins k and other
+    return np.asarray(cuts)
+
+
+def _tentative_cuts(hist, inside):
+    """Leaf-index cuts (among the leaves ``inside`` the bounds) at both ends
+    of each run of tentative leaves, so that a tentative bin holds no
+    other leaf (:meth:`FineHistogram.tentative_bins`)."""
+    if hist.tentative is None:
+        return np.zeros(0, dtype=int)
+    t = np.asarray(hist.tentative, dtype=bool)[inside].astype(int)
+    change = np.flatnonzero(np.diff(t)) + 1
+    return change.astype(int)
+
+
+#: A leaf of an integer column that holds more than one coarse bin's mass
+#: and spans 2 to this many integers becomes one coarse bin per integer
+#: (:func:`split_heavy_leaves`). PrivTree's depth bias (``λ ln 2`` rows per
+#: level) stops its splits above single integers, so a heap of rows on one
+#: integer (credit's loan terms: 48 months, 698 rows in the leaf ``[45,
+#: 49)``; expenses 35, 45, 60, 75) decoded spread over its leaf. As bins,
+#: the release measures each integer; a pipeline then drops the bins its
+#: own estimate does not support (the empty integers beside a heap, or past
+#: the data's end). Measured (``python -m benchmarks.bench_mixed_seeds``):
+#: see benchmarks/README.md.
+SPLIT_WIDTH = 16
+#: An integer column whose kept range spans at most this many integers gets
+#: one coarse bin per integer (:func:`split_heavy_leaves`).
+SMALL_RANGE = 16
+#: ... and is at least this many times denser (noisy count per integer) than
+#: either neighbouring leaf: a heap stands out from its neighbours, a smooth
+#: stretch does not, and splitting a smooth one only adds levels (noise in
+#: every pair with the column).
+PEAK_RATIO = 2.0
+
+
+def split_heavy_leaves(hist, cuts, n_bins, width=None):
+    """Coarse edges ``cuts`` with every heavy integer leaf of its own bin
+    split into one bin per integer; returns ``(edges, split)``, ``split``
+    the indices of the bins so made (post-processing of the fine
+    histogram: the same public rule as :func:`coarse_edges`)."""
+    width = SPLIT_WIDTH if width is None else width
+    if not hist.integer or width < 2 or len(cuts) < 2:
+        return list(cuts), []
+    if float(cuts[-1]) - float(cuts[0]) < SMALL_RANGE:
+        # a kept range of at most ``SMALL_RANGE`` integers (a month, a rating):
+        # one bin per integer (the closed last bin holds the last two), so
+        # that a leaf spanning past the data's last value -- ``[12, 16)`` for
+        # a month -- does not decode 13-15; the pipeline drops the integers
+        # its release does not support (without this, 9-11 % of the decoded
+        # months fell outside 1-12 at 2,000 rows)
+        out = [float(v) for v in np.arange(float(cuts[0]), float(cuts[-1]))]
+        out = (out if len(out) > 1 else out[:1]) + [float(cuts[-1])]
+        return out, list(range(len(out) - 1))
+    e, c = hist.edges, hist.counts
+    total = float(c[c > 0].sum())
+    lo, hi = hist.bounds
+    starts = set(cuts[:-1])
+    extra = set()
+    ends = set()  # a split leaf's end is an edge: the bin after it is not split
+    widths = np.maximum(np.minimum(e[1:], hi) - np.maximum(e[:-1], lo), 1.0)
+    density = np.maximum(c, 0.0) / widths
+    for j in np.flatnonzero(c > 0):
+        a, b = max(float(e[j]), lo), min(float(e[j + 1]), hi)
+        if not (c[j] / total > 1.0 / n_bins and 2.0 <= b - a <= width and a in starts):
+            continue
+        # a heap is a local peak: denser, per integer, than either neighbour
+        beside = [density[k] for k in (j - 1, j + 1) if 0 <= k < c.size]
+        if density[j] >= PEAK_RATIO * max(beside, default=0.0):
+            extra.update(float(v) for v in np.arange(a, b))
+            ends.add(b)
+    last = float(cuts[-1])  # the largest integer of the last (closed) bin
+    new = extra | (ends - extra)
+    inner = sorted(set(cuts[:-1]) | {v for v in new if cuts[0] <= v <= last})
+    if inner[-1] == last and len(inner) > 1:
+        inner = inner[:-1]  # the closed last bin [.., last] keeps its end
+    out = inner + [last]
+    # a split bin is one integer wide (the closed last bin two at most): a
+    # leaf that ended inside a wider coarse bin left that bin's rest unsplit
+    # (hypothesis: leaves [1, 3) and [3, 18) in one coarse bin [1, 17] made
+    # [2, 17) a "split" bin)
+    split = [
+        k
+        for k, v in enumerate(out[:-1])
+        if v in extra
+        and (out[k + 1] - v == 1.0 or (k == len(out) - 2 and out[k + 1] - v <= 2.0))
+    ]
+    return [float(v) for v in out], split

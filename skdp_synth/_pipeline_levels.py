@@ -49,6 +49,25 @@ class PipelineLevelsMixin:
         )
         return target
 
+    def _learned_levels(self, final):
+        """Tell the last step, for its fit, that the encoder learned levels
+        privately; return whether it was told.
+
+        Its plan then leaves out a table too large for the generator (with
+        a warning) instead of refusing the fit after the encoder spent its
+        budget on the domains that decided the table's size
+        (``ProjectedGaussianRelease``; the pipeline removes the mark after
+        the fit). Public: whether a domain was declared."""
+        encoder = self._encoder()
+        if (
+            encoder is None
+            or not getattr(encoder, "private_domains_", None)
+            or "workload" not in getattr(final, "get_params", dict)(deep=False)
+        ):
+            return False
+        final._levels_learned = True
+        return True
+
     def _drop_unsupported_levels(self, final, final_params):
         """Missing levels, ``"other"`` levels and one-integer bins that the
         last step's own measurement does not support are dropped from its

@@ -419,11 +419,14 @@ class SynthesisPipeline(
                     final.set_params(
                         structural_zeros=list(final.structural_zeros or ()) + zeros
                     )
+                learned = self._learned_levels(final)
                 try:
                     final.fit(Xt, y, **final_params)
                 finally:
                     if saved:
                         final.set_params(**saved)
+                    if learned:
+                        del final._levels_learned
                 self._drop_unsupported_levels(final, final_params)
                 self._fit_copula(final)
         return self

@@ -23,6 +23,7 @@ from numbers import Integral
 import numpy as np
 
 from .._linalg import orth_basis
+from ..exceptions import CoarseDomainWarning
 from ..generator import MAX_TABLE_CELLS
 from ..mechanisms import gaussian_delta, gaussian_sigma
 from ..mechanisms.additive import (
@@ -38,7 +39,12 @@ from ..mechanisms.additive import (
 )
 from ..plan import ReleasePlan
 from ..privacy import INDUCED_SUBSPACE, PrivacyGuarantee
-from ..validation import check_degree, check_dense_size, format_count
+from ..validation import (
+    check_degree,
+    check_dense_size,
+    format_count,
+    user_stacklevel,
+)
 from ..workloads import (
     AttributeMarginalWorkload,
     ExplicitWorkload,
@@ -411,7 +417,7 @@ def residual_plan(spec, rules, n_samples, common):
         )
         check_degree(spec.d, blocks.n_attributes, of="attributes", hint=hint)
     check_n_rows(spec, n_samples)
-    if not isinstance(spec.workload, dict):
+    if not isinstance(spec.workload, dict) and not spec.levels_learned:
         check_table_cells(blocks, spec.d)  # before the workload allocates
     tables, weights = attribute_tables(spec, rules)
     W = AttributeMarginalWorkload(
@@ -536,6 +542,8 @@ def attribute_tables(spec, rules):
             raise ValueError("the workload dict is empty")
     else:
         weight = {S: 1.0 for S in itertools.combinations(range(a), spec.d)}
+        if spec.levels_learned:
+            weight = fitting_tables(spec.blocks, spec.d, weight)
     if spec.target is not None:
         t = index(spec.target)
         if spec.workload is None and spec.d == 2:
@@ -619,6 +627,57 @@ def guard_residual(sens):
             f"whitened sensitivity {sens} of the residual allocation is not a "
             "positive finite number; refusing to release"
         )
+
+
+def fitting_tables(blocks, d, weight):
+    """The default ``d``-way tables ``weight`` without those too large for
+    the generator, when an encoder learned the levels.
+
+    The release's plan-time refusal (:func:`check_table_cells`) would come
+    after the encoder's fit has spent its budget, for level counts that the
+    noise decides (the hotel table at epsilon 0.1: 22 x 91 = 2,002 cells on
+    one seed). Those tables are left out and named in a
+    :class:`~skdp_synth.exceptions.CoarseDomainWarning`; an attribute left
+    in no table keeps its 1-way table. Refused (as before) when no
+    ``d``-way table fits or an attribute alone does not. Public: the
+    released domains' level counts.
+    """
+    levels = [int(v) for v in blocks.n_levels]
+    big = [S for S in weight if math.prod(levels[j] for j in S) > MAX_TABLE_CELLS]
+    if not big:
+        return weight
+    if len(big) == len(weight):
+        check_table_cells(blocks, d)  # raises: no d-way table fits
+    check_table_cells(blocks, 1)  # raises when an attribute alone does not fit
+    kept = {S: w for S, w in weight.items() if S not in big}
+    covered = {j for S in kept for j in S}
+    alone = [j for j in range(len(levels)) if j not in covered and levels[j] >= 2]
+    kept.update({(j,): 1.0 for j in alone})
+
+    def shown(S):
+        cols = " x ".join(
+            f"{blocks.names[j]!r} ({format_count(levels[j])} levels)" for j in S
+        )
+        cells = format_count(math.prod(levels[j] for j in S))
+        return f"{cols}: {cells} cells"
+
+    listed = "; ".join(shown(S) for S in big[:5])
+    if len(big) > 5:
+        listed += f"; and {len(big) - 5} more"
+    widest = blocks.names[max({j for S in big for j in S}, key=lambda j: levels[j])]
+    warnings.warn(
+        f"with the levels the encoder learned, {len(big)} of the "
+        f"{len(weight)} {d}-way tables {'has' if len(big) == 1 else 'have'} "
+        f"more cells than the {MAX_TABLE_CELLS} the generator can fit and "
+        f"{'is' if len(big) == 1 else 'are'} left out of the workload "
+        f"({listed}); their attributes are measured in their other tables"
+        + (" or alone" if alone else "")
+        + f". Declare fewer levels for {widest!r} (categories=; merge rare "
+        "levels, or bin it) to measure them.",
+        CoarseDomainWarning,
+        stacklevel=user_stacklevel(),
+    )
+    return kept
 
 
 def check_table_cells(blocks, d):

@@ -58,12 +58,24 @@ class ReleaseSpec:
     structural_zeros: Any
     random_state: Any
     blocks: Any
+    #: whether an encoder learned the levels from the data (a pipeline's
+    #: private domains: public once released, but only after its fit, so a
+    #: table too large for the generator is left out instead of refused)
+    levels_learned: bool = False
 
     @classmethod
     def of(cls, est):
-        """The spec of estimator ``est`` (its parameters and ``blocks_``)."""
-        names = [f for f in cls.__dataclass_fields__ if f != "blocks"]
-        return cls(**{f: getattr(est, f) for f in names}, blocks=est.blocks_)
+        """The spec of estimator ``est`` (its parameters and ``blocks_``;
+        ``levels_learned`` as :class:`~skdp_synth.SynthesisPipeline` sets it
+        for the fit)."""
+        names = [
+            f for f in cls.__dataclass_fields__ if f not in ("blocks", "levels_learned")
+        ]
+        return cls(
+            **{f: getattr(est, f) for f in names},
+            blocks=est.blocks_,
+            levels_learned=bool(getattr(est, "_levels_learned", False)),
+        )
 
     def zero_cells(self):
         """``structural_zeros`` resolved against ``blocks``: a list of

@@ -40,10 +40,14 @@ class CoarseDomainWarning(UserWarning):
     At a small budget per column (few rows, many columns) the noise can hide
     a numeric column's range, so that the kept range may be a noise leaf far
     from the data; or it can leave a single bin (a zero-inflated column's
-    0), or no level of a categorical column but ``"other"``. The warning
-    names the columns and says what helps (declared domains or bounds, or a
-    larger share of the budget for the domains); it reads only the released
-    domains, never a value or a count of the data.
+    0), or no level of a categorical column but ``"other"``. In a pipeline
+    it also names a table of learned levels too large for the generator
+    (over ``generator.MAX_TABLE_CELLS`` cells), which the release leaves out
+    of its workload instead of refusing a fit whose domains were already
+    paid for. The warning names the columns and says what helps (declared
+    domains or bounds, fewer levels, or a larger share of the budget for the
+    domains); it reads only the released domains, never a value or a count
+    of the data.
     """
 
 

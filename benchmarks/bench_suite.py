@@ -329,20 +329,32 @@ def tune(done, names, oww):
         if "auto-mst" in v:
             v["mst"] = v.pop("auto-mst")
     cells = {k: v for k, v in cells.items() if len(v) == 3 and "est" in v["auto"]}
-    lines, scores = [], []
-    grid = np.round(np.arange(0.0, 1.001, 0.05), 2)
-    for rho in grid:
-        regret = []
+
+    def regrets(rho):
+        out = []
         for v in cells.values():
             # the public parts the auto fit's rule computed (its noisy n̂)
             pick = choose(v["auto"]["est"], rho, DEFAULT_RULES)
             if pick in ("mst", "one-way"):
                 best_tv2 = min(v["mst"]["tv2"], v["one-way"]["tv2"])
-                regret.append(v[pick]["tv2"] / best_tv2 - 1)
+                out.append(v[pick]["tv2"] / best_tv2 - 1)
+        return out
+
+    grid = np.round(np.arange(0.0, 1.001, 0.05), 2)
+    return _least_regret(grid, "rho", regrets, f"{len(cells)} table/eps/seed cells")
+
+
+def _least_regret(grid, name, regrets, over):
+    """The grid value of least mean TV2 regret (``regrets(value)``: one
+    relative loss per cell), printed line by line: ``(least mean, the middle
+    of the values that reach it)``."""
+    lines, scores = [], []
+    for value in grid:
+        regret = regrets(value)
         score = float(np.mean(regret)) if regret else 0.0
         worst = float(np.max(regret)) if regret else 0.0
         lines.append(
-            f"rho={rho:g}: mean TV2 regret {score:.4f} (max {worst:.4f})"
+            f"{name}={value:g}: mean TV2 regret {score:.4f} (max {worst:.4f})"
             f" over {len(regret)}"
         )
         scores.append(score)
@@ -351,7 +363,7 @@ def tune(done, names, oww):
     best = (low, float(plateau[len(plateau) // 2]))
     print("\n".join(lines))
     print(
-        f"TUNE over {len(cells)} table/eps/seed cells: least regret at rho ="
+        f"TUNE over {over}: least regret at {name} ="
         f" {plateau[0]:g}..{plateau[-1]:g}, chosen {best[1]:g}"
     )
     return best
@@ -377,31 +389,18 @@ def tune_aim(done, names, oww):
         and "aim_pairs" in v["auto"].get("est", {})
         and aim_gate(v["auto"]["est"], rules)
     }
-    lines, scores = [], []
-    grid = np.round(np.arange(0.1, 1.001, 0.05), 2)
-    for phi in grid:
-        regret = []
+
+    def regrets(phi):
+        out = []
         for v in cells.values():
             pick = choose(v["auto"]["est"], rules.auto_tree_reach, rules, phi)
             best_tv2 = min(v["aim"]["tv2"], v["one-way"]["tv2"])
-            regret.append(v[pick]["tv2"] / best_tv2 - 1)
-        score = float(np.mean(regret)) if regret else 0.0
-        worst = float(np.max(regret)) if regret else 0.0
-        lines.append(
-            f"phi={phi:g}: mean TV2 regret {score:.4f} (max {worst:.4f})"
-            f" over {len(regret)}"
-        )
-        scores.append(score)
-    low = min(scores)
-    plateau = [r for r, x in zip(grid, scores) if x <= low + 1e-12]
-    best = (low, float(plateau[len(plateau) // 2]))
-    print("\n".join(lines))
-    print(
-        f"TUNE over {len(cells)} table/eps/seed cells where AIM's thresholds"
-        f" hold: least regret at phi = {plateau[0]:g}..{plateau[-1]:g},"
-        f" chosen {best[1]:g}"
-    )
-    return best
+            out.append(v[pick]["tv2"] / best_tv2 - 1)
+        return out
+
+    grid = np.round(np.arange(0.1, 1.001, 0.05), 2)
+    over = f"{len(cells)} table/eps/seed cells where AIM's thresholds hold"
+    return _least_regret(grid, "phi", regrets, over)
 
 
 def rules_table(done, names, eps_list, oww, before=None):

@@ -59,7 +59,7 @@ def _metrics(real, synth):
     }
 
 
-def _window_table(n, days, seed):
+def window_table(n, days, seed):
     rng = np.random.default_rng(seed)
     u = rng.beta(2.0, 5.0, n)
     start = pd.Timestamp("2021-03-01")
@@ -129,7 +129,7 @@ def run_windows(seeds, ns, epss, windows, out):
         for n in ns:
             for eps in epss:
                 for s in range(seeds):
-                    df = _window_table(n, WINDOWS[w], s)
+                    df = window_table(n, WINDOWS[w], s)
                     enc = BooleanEncoder(random_state=s, datetime_unit={"day": "D"})
                     pipe, syn, caught, names = _fit_sample(df, enc, eps, s, n)
                     for col in ("when", "day"):

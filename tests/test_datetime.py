@@ -497,20 +497,9 @@ def _years(n, seed):
     """The long window of ``benchmarks/bench_datetime.py``: a datetime in
     seconds and a date in days, each Beta(2, 5) over 10 years from
     2021-03-01, with a numeric and a categorical column."""
-    rng = np.random.default_rng(seed)
-    u = rng.beta(2.0, 5.0, n)
-    start = pd.Timestamp("2021-03-01")
-    days = 3652
-    when = start + pd.to_timedelta(np.floor(u * days * 86400), unit="s")
-    day = start + pd.to_timedelta(np.floor(rng.beta(2.0, 5.0, n) * days), unit="D")
-    return pd.DataFrame(
-        {
-            "when": when,
-            "day": day.astype("datetime64[s]"),
-            "x": 10 * u + rng.normal(size=n),
-            "g": pd.Categorical(rng.choice(["a", "b", "c"], n)),
-        }
-    )
+    from benchmarks.bench_datetime import WINDOWS, window_table
+
+    return window_table(n, WINDOWS["10y"], seed)
 
 
 def test_ten_years_at_a_thousand_rows_find_their_range():

@@ -1676,9 +1676,12 @@ def test_no_coarse_bin_ends_inside_its_noise():
 def test_a_tentative_tail_is_kept_only_where_the_release_supports_it():
     """A zero-inflated column whose tail fails the jump's level but passes
     ``TENTATIVE_LEVEL`` gets its tail's bins in ``spec.split``; the pipeline
-    drops exactly those its release does not support, and a tail of 18 %
+    drops exactly those its release does not support (a tentative bin under
+    ``TENTATIVE_SUPPORT_Z`` sds, a split heap's under ``LEVEL_SUPPORT_Z``),
+    and a tail of 18 %
     of the rows (credit's ``Debt``) comes back: 6 fits at ε = 1 with 13
     numeric columns sharing the domain budget."""
+    from skdp_synth._pipeline_levels import TENTATIVE_SUPPORT_Z
     from skdp_synth.gaussian_release._release import LEVEL_SUPPORT_Z
 
     rng = np.random.default_rng(0)
@@ -1695,9 +1698,11 @@ def test_a_tentative_tail_is_kept_only_where_the_release_supports_it():
         rel = pipe[-1]
         j = [str(x) for x in rel.blocks_.names].index("debt")
         dropped = pipe.integer_bins_dropped_.get("debt", [])
+        tentative = spec.fine.tentative_bins(spec.levels)
         for b in spec.split:
             est, sd = rel._one_way_level_estimate(j, b)
-            assert (spec.levels[b] in dropped) == (est < LEVEL_SUPPORT_Z * sd)
+            z = TENTATIVE_SUPPORT_Z if b in tentative else LEVEL_SUPPORT_Z
+            assert (spec.levels[b] in dropped) == (est < z * sd)
         syn = pipe.sample(n, random_state=seed)["debt"]
         assert syn.min() >= 0.0
         kept += bool((syn > 100).mean() > 0.05)

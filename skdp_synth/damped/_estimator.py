@@ -699,10 +699,10 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         parts = self._one_way_parts
         return one_way_level_estimate(self.blocks_, totals, parts, j, level)
 
-    def _drop_unsupported_level(self, j, level):
+    def _drop_unsupported_level(self, j, level, z=None):
         """Drop ``level`` of attribute ``j`` from every cell unless the
-        release's estimate of its count is at least ``LEVEL_SUPPORT_Z`` of its
-        noise: each cell's level distribution loses that level and is
+        release's estimate of its count is at least ``LEVEL_SUPPORT_Z`` (or
+        ``z``) of its noise: each cell's level distribution loses that level and is
         renormalised over the others (its expected code becomes the cell's
         mean), so ``sample`` never returns it. Post-processing; returns
         whether the level was dropped."""
@@ -711,7 +711,7 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         if found is None or self._domain() != "boolean":
             return False
         estimate, sd = found
-        if not estimate < LEVEL_SUPPORT_Z * sd:
+        if not estimate < (LEVEL_SUPPORT_Z if z is None else float(z)) * sd:
             return False
         block = self.blocks_.blocks[int(j)]
         P = block.level_probabilities(self.cell_means_[:, block.columns])

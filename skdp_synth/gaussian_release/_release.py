@@ -700,7 +700,7 @@ default=None
             level,
         )
 
-    def _drop_unsupported_level(self, j, level):
+    def _drop_unsupported_level(self, j, level, z=None):
         """Drop ``level`` of attribute ``j`` from the model's rows unless the
         release supports it (post-processing; no privacy cost).
 
@@ -709,8 +709,8 @@ default=None
         and the generator then gives it a few rows fitted to noise. The
         release measured the same level again, with its own share of the
         budget (:meth:`_one_way_level_estimate`). When ``T̂_j[level] < z σ_j``
-        (``z = ReleaseRules.level_support_z``) the model's rows at that level
-        move to levels of ``j`` drawn from the model's other rows, so
+        (``z = ReleaseRules.level_support_z`` unless given) the model's rows
+        at that level move to levels of ``j`` drawn from the model's other rows, so
         ``sample`` never returns it. A function of released values and public
         scales only. Returns whether the level was dropped; nothing is done
         (and ``False`` returned) for bit-level workloads, invariants, or a
@@ -723,7 +723,8 @@ default=None
             return False
         j, level = int(j), int(level)
         estimate, sd = found
-        if not estimate < self._rules.level_support_z * sd:
+        z = self._rules.level_support_z if z is None else float(z)
+        if not estimate < z * sd:
             return False
         rows = move_level(
             rows,

@@ -397,7 +397,7 @@ def far_tail(spec, level_shares):
     being the first kept leaf's edge; ``None`` if there is none.
 
     Such a bin is kept because the release's estimate of its count passes
-    ``LEVEL_SUPPORT_Z`` (its rows are real), but the only place the fine
+    ``TENTATIVE_SUPPORT_Z`` (its rows are real), but the only place the fine
     histogram gives them is a run of noise leaves far beyond the core --
     the rows nearer the core were emptied (below ``INNER_SCALES``). Measured
     on modeldata ``hotel_rates`` (``stays_in_weekend_nights``, real maximum
@@ -457,10 +457,12 @@ def degenerate_reasons(
     Every input is the released domain, the release's noisy answers and
     model rows, or a public scale: post-processing, no privacy cost. The
     reasons: a numeric domain of one bin; a numeric column with at most one
-    bin whose released count is above ``DEGENERATE_Z`` of its noise (its
-    support narrower than its own noise: the rest of its rows fill bins with
-    noise); a missing count above ``DEGENERATE_Z`` of its noise that the
-    rows cannot hold (a missing level dropped), or rows whose
+    bin whose released count is above ``DEGENERATE_Z`` of its noise and
+    that its rows use (a positive share in ``level_shares``: not a bin the
+    pipeline dropped) -- its support narrower than its own noise: the rest
+    of its rows fill bins with noise; a missing count above ``DEGENERATE_Z``
+    of its noise that the rows cannot hold (a missing level dropped), or
+    rows whose
     missing count is more than ``MISSING_ROWS_Z`` of its noise from the
     release's estimate; a numeric column whose rows' std (the model's bin
     shares, each bin filled from the released fine histogram) is more than
@@ -499,7 +501,14 @@ def degenerate_reasons(
         )
     if estimates is not None:
         values = estimates[:n_values]
-        above = sum(est >= DEGENERATE_Z * sd for est, sd in values)
+        # a bin the rows never use (a level the pipeline dropped: a tentative
+        # bin under its stricter test) is no support of them
+        used = [True] * n_values
+        if level_shares is not None and len(level_shares) >= n_values:
+            used = [bool(q > 0) for q in level_shares[:n_values]]
+        above = sum(
+            est >= DEGENERATE_Z * sd and u for (est, sd), u in zip(values, used)
+        )
         if numeric and n_values >= 2 and above <= 1:
             reasons.append(
                 f"{above} of its {n_values} bins above the release's noise "

@@ -132,10 +132,11 @@ JUMP_SCALES = 2.0
 #: range as *tentative*: its coarse bins are listed in the column's
 #: ``split`` bins (:meth:`FineHistogram.tentative_bins`), and a pipeline
 #: keeps each only where its release's own estimate is at least
-#: ``LEVEL_SUPPORT_Z`` of its noise (the test the one-integer bins pass).
-#: A far false range then needs both a noise run past this level and a
-#: release estimate past ``2 σ`` (probability ``Φ(-2) = 2.3 %`` on an empty
-#: bin). Credit's ``Debt`` (18 % of 3,563 rows over 100..30,000, float64,
+#: ``TENTATIVE_SUPPORT_Z = 3`` of its noise (``skdp_synth._pipeline_levels``;
+#: the one-integer bins pass ``LEVEL_SUPPORT_Z = 2``). A far false range
+#: then needs both a noise run past this level and a release estimate past
+#: ``3 σ`` (probability ``Φ(-3) = 0.13 %`` on an empty bin). Credit's
+#: ``Debt`` (18 % of 3,563 rows over 100..30,000, float64,
 #: ``b = 58``: 10 noise scales spread over 4-6 leaves) failed the jump in
 #: most fits at ε = 1 and came back all zeros
 #: (``benchmarks/bench_skewed.py``). An encoder used without a release keeps

@@ -1,0 +1,182 @@
+"""Where inside a coarse bin the rows the release measured there lie.
+
+A numeric column's coarse bin decodes over the kept leaves of its private
+fine histogram inside it (:func:`._decoding.decode_fine`), in proportion
+to their noisy counts. A leaf whose noisy count fell under the keep rules
+(``INNER_SCALES`` of :mod:`._numeric_domain`) is emptied, and where the
+bin's other leaves hold far fewer rows than the release measured in the
+bin, the rows of the emptied leaves are decoded on those other leaves:
+openintro ``attrition``'s ``MonthlyIncome`` (1,009-19,999; ε = 1, seed 1 of
+``benchmarks.bench_suite --light``) emptied ``[5792, 8192)`` and ``[8192,
+16385)`` (168 and 201 rows, noisy 22.5 and 36.9 at ``b = 42``), and the
+bin ``[5792, 65536)``, which the release put at 460 ± 36 rows, decoded
+them all on its one kept leaf ``[16385, 65536)`` (116 noisy rows, 93
+real): 39 % of the rows above 16,385, std x3.7.
+
+:func:`fill_emptied_leaves` gives such a bin's shortfall to its emptied
+leaves. Two independent noisy measurements of the bin's rows are compared:
+the release's estimate ``T̂ ± σ`` of the bin and the encoder's kept leaves'
+noisy sum ``K`` (``m`` leaves, ``Lap(b)`` each; a kept count passed a
+threshold, so ``K`` is if anything too large and the test conservative).
+Where ``T̂ - K`` exceeds :data:`FILL_Z` sds of the difference
+(``sqrt(σ² + 2 m b²)``), the rows the kept leaves cannot hold lie on the
+emptied ones, and each emptied leaf of the bin (inside the cap) gets an
+equal part of ``T̂ - K`` (``MonthlyIncome`` above: std x3.7 -> x2.15;
+the rest is its kept leaf ``[16385, 65536)``, four times wider than the
+rows in it). :func:`trim_dropped_bins` cuts a kept leaf at the coarse bins
+the pipeline dropped, so the leaf's density is taken where the release
+saw its rows. A pipeline runs both after its level drops
+(``skdp_synth._pipeline_levels``). Post-processing of released quantities
+(the release's estimates and public noise sds, the pipeline's drops, the
+fine histogram's noisy counts and public ``b``): no privacy cost, no new
+released quantity.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+#: A coarse bin's emptied leaves get its shortfall where the release's
+#: estimate of the bin exceeds its kept leaves' noisy sum by more than this
+#: many sds of the difference (:func:`fill_emptied_leaves`): by chance, at
+#: most ``1 - Φ(3) = 0.13 %`` of bins whose kept leaves hold every row.
+#: The usual three sds, not searched. On the TUNE half (``python -m
+#: benchmarks.bench_suite --half tune --tables
+#: credit,loans,acs12,attrition,hmda,cps1988 --eps 1,0.3 --seeds 5 --methods
+#: auto --light``; without it -> with it): mean TV1 .0948 -> .0941, mean KS
+#: .1661 -> .1638 (acs12 at ε = 1 .1343 -> .1258, hmda at ε = 0.3 .1359 ->
+#: .1283; worst credit at ε = 1, .0670 -> .0677), silent fits unchanged.
+FILL_Z = 3.0
+
+
+def fill_emptied_leaves(hist, edges, estimates):
+    """``hist`` (a :class:`._numeric_domain.FineHistogram`) with the
+    emptied leaves of each coarse bin (``edges``: the column's bin edges,
+    the last bin closed for integer columns) whose kept leaves fall short of
+    the release's estimate ``(T̂, σ)`` of the bin (``estimates``, one per
+    bin) by more than :data:`FILL_Z` sds given each an equal part of the
+    shortfall (module docstring); ``hist`` itself where no bin does (or
+    ``b`` is unknown). An emptied leaf is one inside the bin and the cap
+    with a count of 0 (for integer columns, holding an integer)."""
+    scale = float(getattr(hist, "scale", np.nan))
+    edges = np.asarray(edges, dtype=np.float64)
+    if not np.isfinite(scale) or estimates is None or len(estimates) < edges.size - 1:
+        return hist
+    e = np.asarray(hist.edges, dtype=np.float64)
+    counts = np.asarray(hist.counts, dtype=np.float64)
+    cap_lo, cap_hi = hist.cap
+    lo = np.maximum(e[:-1], cap_lo)
+    hi = np.minimum(e[1:], cap_hi)
+    out = counts.copy()
+    for k in range(edges.size - 1):
+        found = estimates[k]
+        if found is None:
+            continue
+        est, sd = float(found[0]), float(found[1])
+        a, b = float(edges[k]), float(edges[k + 1])
+        if hist.integer and k == edges.size - 2:
+            b += 1.0
+        part_lo, part_hi = np.maximum(lo, a), np.minimum(hi, b)
+        if hist.integer:  # an integer inside: ceil(lo) < hi
+            inside = np.ceil(part_lo) < part_hi
+        else:
+            inside = part_hi > part_lo
+        inside &= np.isfinite(part_lo) & np.isfinite(part_hi)
+        kept = inside & (counts > 0)
+        emptied = inside & (counts <= 0)
+        if not emptied.any():
+            continue
+        short = est - float(counts[kept].sum())
+        noise = np.sqrt(sd * sd + 2.0 * scale * scale * int(kept.sum()))
+        if short > FILL_Z * noise:
+            out[emptied] = short / int(emptied.sum())
+    if np.array_equal(out, counts):
+        return hist
+    return dataclasses.replace(hist, counts=out)
+
+
+def trim_dropped_bins(hist, edges, dropped):
+    """``hist`` with each kept leaf that reaches into a coarse bin the
+    pipeline dropped (``dropped``: bin indices of ``edges``, the last bin
+    closed for integer columns) cut at the bin's edges: the parts inside
+    dropped bins hold 0, the rest the leaf's whole count (shared by width
+    in ``t`` where more than one part is left); ``hist`` itself where no
+    leaf is cut.
+
+    The release measured a dropped bin as empty, so a leaf's rows lie in its
+    other parts, and its density there is its count over their width, not
+    over the whole leaf's: the decoder's tail beside it decays from that
+    density (:func:`._decoding._tail_models`). Wage's ``year`` (2003-2009,
+    ε = 0.3) kept ``[1961, 2004)`` (2003's 395 rows) beside ``[2004,
+    2049)``, whose parts from 2015 on the release dropped; the tail decayed
+    from 1,900 rows over 45 years, and 2003's rows came back spread down to
+    1962 (std x3.1-3.4). A dropped bin of one integer (an empty integer
+    beside a heap, :func:`._coarse_bins.split_heavy_leaves`) cuts nothing:
+    cutting them left gaps inside a heap's leaf, and the tail leaf beyond
+    it no longer touched a kept leaf, so it decoded flat (acs12's ``age``
+    up to 255, std x2.1, at ε = 1; ``python -m benchmarks.bench_suite --half
+    tune --light``, mean KS of acs12 +6.9 %). Post-processing of the fine
+    histogram and of the pipeline's drops (released values)."""
+    from ._numeric_domain import _t
+
+    edges = np.asarray(edges, dtype=np.float64)
+    spans = []
+    for k in sorted({int(k) for k in dropped}):
+        a, b = float(edges[k]), float(edges[k + 1])
+        if hist.integer and k == edges.size - 2:
+            b += 1.0
+        if hist.integer and b - a <= 1.0:
+            continue  # a heap's one-integer neighbour: see the docstring
+        spans.append((a, b))
+    if not spans:
+        return hist
+    e = np.asarray(hist.edges, dtype=np.float64)
+    counts = np.asarray(hist.counts, dtype=np.float64)
+    finest = np.asarray(hist.finest, dtype=bool)
+    tent = getattr(hist, "tentative", None)
+    tent = np.zeros(counts.size, dtype=bool) if tent is None else np.asarray(tent)
+    new_e, new_c, new_f, new_t, cut = [float(e[0])], [], [], [], False
+    for j in range(counts.size):
+        lo, hi = float(e[j]), float(e[j + 1])
+        cuts = sorted({v for a, b in spans for v in (a, b) if lo < v < hi} | {lo, hi})
+        if counts[j] <= 0 or len(cuts) == 2:
+            new_e.append(hi)
+            new_c.append(counts[j])
+            new_f.append(finest[j])
+            new_t.append(bool(tent[j]))
+            continue
+        parts, out = [], []
+        for p, q in zip(cuts[:-1], cuts[1:]):
+            o = any(a <= p < b for a, b in spans)
+            if out and out[-1] == o:  # one part for a run of the same kind
+                parts[-1] = (parts[-1][0], q)
+            else:
+                parts.append((p, q))
+                out.append(o)
+        if all(out) or not any(out):
+            new_e.append(hi)
+            new_c.append(counts[j])
+            new_f.append(finest[j])
+            new_t.append(bool(tent[j]))
+            continue
+        cut = True
+        width = np.array(
+            [0.0 if o else float(_t(q) - _t(p)) for (p, q), o in zip(parts, out)]
+        )
+        share = width / width.sum() if width.sum() > 0 else ~np.asarray(out) / sum(out)
+        for (_, q), s in zip(parts, share):
+            new_e.append(q)
+            new_c.append(counts[j] * float(s))
+            new_f.append(False)
+            new_t.append(bool(tent[j]))
+    if not cut:
+        return hist
+    return dataclasses.replace(
+        hist,
+        edges=np.asarray(new_e, dtype=np.float64),
+        counts=np.asarray(new_c, dtype=np.float64),
+        finest=np.asarray(new_f, dtype=bool),
+        tentative=None if hist.tentative is None else np.asarray(new_t, dtype=bool),
+    )

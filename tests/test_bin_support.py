@@ -1,0 +1,175 @@
+"""Where the release's estimates of a numeric column's coarse bins decide
+which bins its rows use and where inside a bin they lie: a tentative bin's
+stricter support test, an emptied leaf given its bin's shortfall, a leaf
+cut at the bins its release dropped, a dropped bin that is no support.
+Released quantities only (post-processing)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from skdp_synth._pipeline_levels import TENTATIVE_SUPPORT_Z, PipelineLevelsMixin
+from skdp_synth.gaussian_release._release import LEVEL_SUPPORT_Z
+from skdp_synth.preprocessing._bin_mass import FILL_Z, fill_emptied_leaves
+from skdp_synth.preprocessing._decoding import decode_fine, degenerate_reasons
+from skdp_synth.preprocessing._numeric_domain import FineHistogram
+
+
+def _hist(edges, counts, tentative=None, scale=1.0, integer=True):
+    edges = np.asarray(edges, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.float64)
+    if tentative is None:
+        tentative = np.zeros(counts.size, dtype=bool)
+    return FineHistogram(
+        edges,
+        counts,
+        0.0,
+        np.zeros(counts.size, dtype=bool),
+        integer,
+        (float(edges[0]), float(edges[-1])),
+        True,
+        float(scale),
+        np.asarray(tentative, dtype=bool),
+    )
+
+
+def _spec(name, levels, hist, split=()):
+    return SimpleNamespace(
+        name=name,
+        kind="numeric",
+        levels=list(levels),
+        n_levels=len(levels) - 1,
+        fine=hist,
+        split=tuple(split),
+        missing=False,
+        other=False,
+    )
+
+
+class _Final:
+    """A last step whose 1-way estimates are given: ``_drop_unsupported_level``
+    drops a level under ``z`` sds (``LEVEL_SUPPORT_Z`` unless given), as
+    the Gaussian and damped releases do."""
+
+    def __init__(self, names, estimates):
+        self.blocks_ = SimpleNamespace(names=names)
+        self.estimates = estimates
+        self.dropped = []
+
+    def _one_way_level_estimate(self, j, level):
+        return self.estimates[j][level]
+
+    def _drop_unsupported_level(self, j, level, z=None):
+        est, sd = self.estimates[j][level]
+        if not est < (LEVEL_SUPPORT_Z if z is None else z) * sd:
+            return False
+        self.dropped.append((j, level))
+        return True
+
+
+def _run_levels(specs, estimates):
+    blocks = object()
+    encoder = SimpleNamespace(blocks_=blocks, specs_=specs)
+    final = _Final([s.name for s in specs], estimates)
+    pipe = SimpleNamespace(
+        _iter=lambda with_final: [(0, "enc", encoder)],
+        _drop_missing_level=lambda *a: False,
+        _warn_degenerate=lambda *a: None,
+    )
+    PipelineLevelsMixin._drop_unsupported_levels(pipe, final, {"blocks": blocks})
+    return pipe, final
+
+
+def test_a_tentative_bin_needs_the_stricter_support():
+    """A column of 1s and 2s (finest leaves) with a tentative run
+    ``[1025, 16385)`` in the bin ``[3, 9976]``, and another column with a
+    one-integer split bin: both bins' release estimates at 2.5 sds. The
+    tentative bin is dropped (``TENTATIVE_SUPPORT_Z = 3``), the split bin
+    kept (``LEVEL_SUPPORT_Z = 2``). Before, both were kept, and the rows of
+    the bin came back at 1,025-16,384 (std x1,100 on such a column)."""
+    assert TENTATIVE_SUPPORT_Z == 3.0 and LEVEL_SUPPORT_Z == 2.0
+    edges = [1, 2, 3, 4, 16, 1025, 4096, 16385]
+    counts = [2400, 9400, 0, 0, 0, 500, 53]
+    tent = [False, False, True, True, True, True, True]
+    adults = _spec("adults", [1.0, 2.0, 3.0, 16384.0], _hist(edges, counts, tent), [2])
+    assert adults.fine.tentative_bins(adults.levels) == [2]
+    heap = _spec(
+        "heap", [0.0, 5.0, 6.0, 10.0], _hist([0, 5, 6, 11], [900, 0, 900]), [1]
+    )
+    est = [(2400.0, 100.0), (9400.0, 100.0), (250.0, 100.0)]
+    pipe, final = _run_levels([adults, heap], [est, est])
+    assert final.dropped == [(0, 2)]
+    assert pipe.integer_bins_dropped_ == {"adults": [3.0]}
+
+
+def test_emptied_leaves_get_their_bins_shortfall():
+    """Bin ``[8, 64)``: the release puts 460 ± 36 rows there, its one kept
+    leaf ``[32, 64)`` holds 116 (``b = 42``); the emptied ``[8, 16)`` and
+    ``[16, 32)`` get ``(460 - 116) / 2`` each (the shortfall is more than
+    ``FILL_Z`` sds of the difference), and the bin's rows decode mostly
+    below 32. A bin within its noise is left as it is (the same object).
+    Before, every row of the bin decoded in ``[32, 64)``."""
+    assert FILL_Z == 3.0
+    b = 42.0
+    hist = _hist([0, 8, 16, 32, 64], [300.0, 0.0, 0.0, 116.0], scale=b)
+    est = [(290.0, 36.0), (460.0, 36.0)]
+    assert 460 - 116 > FILL_Z * np.sqrt(36.0**2 + 2 * b * b)
+    out = fill_emptied_leaves(hist, [0.0, 8.0, 63.0], est)
+    np.testing.assert_allclose(out.counts, [300.0, 172.0, 172.0, 116.0])
+    n = 4000
+    rng = np.random.default_rng(0)
+    v = decode_fine(out, np.full(n, 8.0), np.full(n, 63.0), np.ones(n, bool), rng)
+    assert (v < 32).mean() > 0.6
+    within = [(290.0, 36.0), (116.0 + 2.0 * np.sqrt(36.0**2 + 2 * b * b), 36.0)]
+    assert fill_emptied_leaves(hist, [0.0, 8.0, 63.0], within) is hist
+    # through the pipeline's level rules: the encoder's spec gets the fill
+    spec = _spec("income", [0.0, 8.0, 63.0], hist)
+    _run_levels([spec], [est])
+    np.testing.assert_allclose(spec.fine.counts, out.counts)
+
+
+def test_a_bin_the_rows_do_not_use_is_no_support():
+    """Three bins, the release's estimates 1,000, 25 and 0 rows (sd 10):
+    two above ``2 sd``, but the rows use only the first (the second was
+    dropped: a tentative bin under its stricter test) -- a support narrower
+    than the noise, named. Before, the dropped bin counted as support and
+    the column (all rows at 0, its tail of 8.7 % lost) was not named."""
+    hist = _hist([0, 1, 64, 256], [1000.0, 30.0, 0.0])
+    spec = _spec("porch", [0.0, 1.0, 64.0, 255.0], hist)
+    spec.time_unit = None
+    est = [(1000.0, 10.0), (25.0, 10.0), (0.0, 10.0)]
+    reasons = degenerate_reasons(spec, est, 1025.0, None, False, [1.0, 0.0, 0.0])
+    assert any("1 of its 3 bins above" in r for r in reasons)
+    used = degenerate_reasons(spec, est, 1025.0, None, False, [0.97, 0.03, 0.0])
+    assert not any("bins above" in r for r in used)
+
+
+def test_a_leaf_is_cut_at_the_bins_its_release_dropped():
+    """A year column: ``[1961, 2004)`` (one year's 400 rows, at 2003) beside
+    ``[2004, 2049)`` (1,900 rows) whose coarse parts from 2015 on the release
+    measured as empty and the pipeline dropped. The leaf is cut at 2015, its
+    count left on ``[2004, 2015)``, and the tail leaf below decays from that
+    density (1,900 rows over 11 years, not 45): its rows lie near 2003.
+    Before, they came back spread down to 1961 (std x3.1-3.4 on such a
+    column)."""
+    from skdp_synth.preprocessing._bin_mass import trim_dropped_bins
+
+    hist = _hist([1961, 2004, 2049], [400.0, 1900.0], scale=83.0)
+    levels = [1961.0, 2004.0, 2015.0, 2026.0, 2037.0, 2048.0]
+    out = trim_dropped_bins(hist, levels, [2, 3, 4])
+    np.testing.assert_array_equal(out.edges, [1961, 2004, 2015, 2049])
+    np.testing.assert_allclose(out.counts, [400.0, 1900.0, 0.0])
+    assert trim_dropped_bins(hist, levels, []) is hist
+    n = 4000
+    args = (np.full(n, 1961.0), np.full(n, 2004.0), np.zeros(n, bool))
+    v = decode_fine(out, *args, np.random.default_rng(0))
+    before = decode_fine(hist, *args, np.random.default_rng(0))
+    assert v.std() < 4.0 < before.std()
+    # through the pipeline's level rules: the dropped parts cut the leaf
+    est = [(400.0, 60.0), (1900.0, 60.0), (0.0, 60.0), (0.0, 60.0), (0.0, 60.0)]
+    spec = _spec("year", levels, hist, split=[1, 2, 3, 4])
+    pipe, _ = _run_levels([spec], [est])
+    assert pipe.integer_bins_dropped_ == {"year": [2015.0, 2026.0, 2037.0]}
+    np.testing.assert_array_equal(spec.fine.edges, out.edges)

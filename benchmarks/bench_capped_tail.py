@@ -18,17 +18,17 @@ Two questions on the fits of ``benchmarks/bench_suite.py --methods auto
            --fit-eps 1,0.3 --fit-seeds 5
        PYTHONPATH=. python -m benchmarks.bench_capped_tail --rules C.pkl
 
-2. ``--overflow W --suite ...``: where growth stopped at a leaf edge (not
-   a fence cut) and the leaves past the upper cap pool a noisy count above
-   ``Z`` sds (``--overflow-z``), the window ``[cap, x(t(cap) + W))`` joins
-   the kept range as tentative (its coarse bin kept by a pipeline only where
-   the release's estimate passes ``LEVEL_SUPPORT_Z σ``), decoded from its
-   leaves. Post-processing of the released leaf counts (no budget); a patch
-   of ``_numeric_domain._kept_counts`` installed for this run only.
+2. ``--overflow W --overflow-z Z --suite ...``: the library's tentative
+   window past an upper cap where growth stopped
+   (``_fences.overflow_window``: ``[cap, x(t(cap) + W))`` where the leaves
+   past the cap pool a noisy count above ``Z`` sds; its coarse bin kept by
+   a pipeline only where the release's estimate passes ``LEVEL_SUPPORT_Z
+   σ``) with ``W``, ``Z`` set for this run; ``--overflow 0`` turns it off
+   (the library before it).
 
        PYTHONPATH=. python -m benchmarks.bench_capped_tail --overflow 2 \\
-           --suite --half tune --tables loans,attrition,credit --eps 1,0.3 \\
-           --seeds 5 --methods auto --light --cache X.jsonl
+           --overflow-z 2 --suite --half tune --tables loans,attrition,credit \\
+           --eps 1,0.3 --seeds 5 --methods auto --light --cache X.jsonl
 """
 
 from __future__ import annotations
@@ -42,52 +42,12 @@ import numpy as np
 import pandas as pd
 
 
-def _overflow(out, raw, edges, atom, tentative, hi_x, scale, width, z):
-    """The tentative window past the upper cap (question 2)."""
-    from skdp_synth.preprocessing._numeric_domain import _t, _x
-
-    pos = np.flatnonzero(out > 0)
-    if pos.size == 0 or pos[-1] + 1 >= out.size:
-        return out, hi_x
-    last = int(pos[-1])
-    if float(edges[last + 1]) != hi_x or hi_x <= 0:
-        return out, hi_x  # a fence cut, or nothing past the cap
-    t_cap = float(_t(hi_x))
-    end = float(_x(t_cap + width))
-    run = np.arange(last + 1, out.size)
-    run = run[edges[run] < end]
-    if run.size == 0 or atom[run].any():
-        return out, hi_x
-    pooled = float(raw[run].sum())
-    if pooled <= z * scale * math.sqrt(2.0 * run.size):
-        return out, hi_x
-    te = _t(edges)
-    span = np.minimum(te[run + 1], t_cap + width) - te[run]
-    out = out.copy()
-    out[run] = pooled * span / span.sum()
-    tentative[run] = True
-    return out, end
-
-
 def install(width, z):
-    """Patch ``_kept_counts`` with the window (question 2)."""
-    from skdp_synth.preprocessing import _numeric_domain as nd
+    """Set the library's window (``_fences.OVERFLOW_T``, ``OVERFLOW_Z``) for
+    this run; ``width = 0`` turns it off (the library before the window)."""
+    from skdp_synth.preprocessing import _fences
 
-    inner = nd._kept_counts
-
-    def patched(edges, raw, scale, finest, integer=False, near_zero=False):
-        out, (lo, hi), tent = inner(edges, raw, scale, finest, integer, near_zero)
-        if near_zero:
-            return out, (lo, hi), tent
-        atom = np.asarray(finest, dtype=bool) & (out > 0)
-        raw = np.asarray(raw, dtype=np.float64)
-        edges = np.asarray(edges, dtype=np.float64)
-        out, hi = _overflow(out, raw, edges, atom, tent, hi, scale, width, z)
-        if integer:
-            hi = float(math.ceil(hi))
-        return out, (lo, hi), tent
-
-    nd._kept_counts = patched
+    _fences.OVERFLOW_T, _fences.OVERFLOW_Z = float(width), float(z)
 
 
 def columns(tables, eps_list, seeds):
@@ -256,8 +216,8 @@ def main(argv=None):
     p.add_argument("--fit-tables", default="loans,credit,attrition")
     p.add_argument("--fit-eps", default="1,0.3")
     p.add_argument("--fit-seeds", type=int, default=5)
-    p.add_argument("--overflow", type=float, default=0.0)
-    p.add_argument("--overflow-z", type=float, default=1.0)
+    p.add_argument("--overflow", type=float, default=None)
+    p.add_argument("--overflow-z", type=float, default=2.0)
     p.add_argument("--suite", action="store_true", help="the rest to bench_suite")
     p.add_argument("--compare", nargs=2, metavar=("BASE", "ARM"))
     a, rest = p.parse_known_args(argv)
@@ -277,7 +237,7 @@ def main(argv=None):
     if a.suite:
         from benchmarks import bench_suite
 
-        if a.overflow > 0:
+        if a.overflow is not None:
             install(a.overflow, a.overflow_z)
         sys.argv = ["bench_suite", *rest]
         bench_suite.main(rest)

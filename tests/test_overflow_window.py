@@ -74,3 +74,32 @@ def test_no_window_past_a_point_mass_at_100():
     raw = np.array([300, 300, 300, 1700, 70, 75], float)
     out, (_, hi), tentative = nd._kept_counts(edges, raw, 30.0, finest, True)
     assert hi <= 101 and not out[4:].any() and not tentative.any()
+
+
+class _CountingSource:
+    """A noise source that adds no noise and records every draw."""
+
+    def __init__(self):
+        self.draws = []
+
+    def laplace(self, values, scale):
+        values = np.asarray(values, dtype=np.float64)
+        self.draws.append((values.size, float(scale)))
+        return values.copy()
+
+
+def test_window_draws_no_noise(monkeypatch):
+    # accounting: the window is post-processing of the fine histogram's
+    # noisy counts -- the same Laplace draws (sizes and scales) with it and
+    # without it, so the column's epsilon is unchanged
+    from skdp_synth.preprocessing import _fences
+
+    runs = {}
+    for width in (0.0, OVERFLOW_T):
+        monkeypatch.setattr(_fences, "OVERFLOW_T", width)
+        source = _CountingSource()
+        hist = nd.noisy_histogram(EDGES, FINEST, TAIL, 3.0, False, B, source)
+        runs[width] = (source.draws, hist)
+    assert runs[0.0][0] == runs[OVERFLOW_T][0] == [(TAIL.size + 1, B)]
+    assert runs[0.0][1].cap[1] == 32.0 and runs[OVERFLOW_T][1].cap[1] == 131.0
+    assert runs[0.0][1].missing_count == runs[OVERFLOW_T][1].missing_count == 3.0

@@ -92,6 +92,7 @@ def columns(tables, eps_list, seeds):
                             "fe": np.asarray(h.edges, float),
                             "fc": np.asarray(h.counts, float),
                             "scale": float(h.scale),
+                            "integer": bool(h.integer),
                             "beyond_hi": float(np.mean(real >= hi)),
                             "beyond_lo": float(np.mean(real < lo)),
                         }
@@ -108,7 +109,11 @@ def excess(r, side):
     if k < 2 or any(v is None for v in ests):
         return None
     i = k - 1 if side > 0 else 0
-    inside = (r["fe"][1:] > e[i]) & (r["fe"][:-1] < e[i + 1])
+    # an integer column's last bin is closed: it holds its last edge
+    fe = r["fe"][np.isfinite(r["fe"])]
+    integer = r.get("integer", bool(np.all(fe == np.round(fe))))
+    right = e[i + 1] + (1.0 if integer and i == k - 1 else 0.0)
+    inside = (r["fe"][1:] > e[i]) & (r["fe"][:-1] < right)
     kept = float(r["fc"][inside].sum())
     m = max(int((r["fc"][inside] > 0).sum()), 1)
     est, sd = ests[i]

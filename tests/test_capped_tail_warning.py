@@ -72,3 +72,13 @@ def test_closed_last_bin_of_an_integer_column():
 
 def test_nothing_without_release_estimates():
     assert capped_tail_reason(_spec(), None) is None
+
+
+def test_a_moderate_share_past_the_cap_is_not_named():
+    # a normal column's fence at 1.3 sds: 227 rows past the cap against 268
+    # kept in the top bin, 5.7 sds but under twice the kept mass
+    spec = _spec(top_kept=268.0)
+    estimates = [(2967.5, 27.0), (110.0, 27.0), (495.0, 27.0)]
+    assert capped_tail_reason(spec, estimates) is None
+    estimates[-1] = (268.0 * 3 + 1.0, 27.0)
+    assert capped_tail_reason(spec, estimates) is not None

@@ -82,3 +82,11 @@ def test_a_moderate_share_past_the_cap_is_not_named():
     assert capped_tail_reason(spec, estimates) is None
     estimates[-1] = (268.0 * 3 + 1.0, 27.0)
     assert capped_tail_reason(spec, estimates) is not None
+
+
+def test_not_for_a_date_time_column():
+    spec = _spec()
+    spec.time_unit = "s"
+    assert (
+        capped_tail_reason(spec, [(2967.5, 37.6), (-14.3, 37.6), (595.1, 37.6)]) is None
+    )

@@ -15,6 +15,7 @@ from benchmarks.bench_pooled_tails import (
     pooled_growth,
     window_threshold,
 )
+from skdp_synth.preprocessing import _fences
 from skdp_synth.preprocessing._numeric_domain import _kept_counts, _t, _x
 
 
@@ -105,6 +106,12 @@ def test_thin_tail_past_the_cap_is_kept(monkeypatch):
     raw = np.where(body, 16.0 * b, 0.0) + np.where(tail, 1.7 * b, 0.0)
     assert 0.29 < raw[tail].sum() / raw.sum() < 0.31
     finest = np.zeros(raw.size, dtype=bool)
+    # the library's own tentative window past a cap where growth stopped
+    # (_fences.overflow_window) reaches 2 in t past it: this rule is
+    # measured against the library without it
+    _, (_, hi_w), tent = _kept_counts(edges, raw, b, finest)
+    assert math.isclose(float(_t(hi_w)), 14.25, rel_tol=1e-9) and tent.any()
+    monkeypatch.setattr(_fences, "OVERFLOW_T", 0.0)
     _, (_, hi0), _ = _kept_counts(edges, raw, b, finest)
     assert math.isclose(float(_t(hi0)), 12.25, rel_tol=1e-9)
     for name in ("_recover_tails", "_kept_counts"):  # restored after the test

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._datetime import from_units
+from ._fences import capped_tail_reason
 from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x
 from ._spread import spread_reasons
 
@@ -489,6 +490,9 @@ def degenerate_reasons(
     if numeric and n_values >= 2 and level_shares is not None and spec.fine:
         released = None if estimates is None else estimates[:n_values]
         reasons.extend(spread_reasons(spec, level_shares, released))
+    capped = capped_tail_reason(spec, estimates) if numeric and spec.fine else None
+    if capped is not None:
+        reasons.append(capped)
     far = far_tail(spec, level_shares) if numeric else None
     if far is not None:
         share, a, b, start = far

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._datetime import time_cap, time_coordinate
-from ._fences import FENCE_IQR, _t, fences_t  # noqa: F401  (FENCE_IQR: read here)
+from ._fences import FENCE_IQR, _t, fences_t, overflow_window  # noqa: F401
 from ._fences import quantile_t as _quantile_t  # noqa: F401  (as before the move)
 
 #: The root interval of every private numeric domain: ``[-ROOT, ROOT]``.
@@ -539,7 +539,7 @@ def noisy_histogram(
         # the cap's integers are taken in units (:func:`.._datetime.time_cap`): one
         # unit of the coordinate's x is a day there, not a second
         kept, cap, tent = _kept_counts(
-            keep_edges, counts, scale, atoms, False, not found
+            keep_edges, counts, scale, atoms, False, not found, window=False
         )
         cap = time_cap(cap, time_axis, integer, edges, kept)
     else:
@@ -745,11 +745,13 @@ def kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
     return out, cap
 
 
-def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
+def _kept_counts(
+    edges, raw, scale, finest, integer=False, near_zero=False, window=True
+):
     """The leaves kept from the noisy counts, and the cap on the tails.
 
     Post-processing of the noisy leaf counts ``raw`` (noise scale
-    ``scale``; doc/privacy.md, "Private domains"), in five steps:
+    ``scale``; doc/privacy.md, "Private domains"), in six steps:
 
     1. **Core:** the run of leaves maximizing ``sum(raw - 2 scale)``
        (:data:`CORE_SCALES`): a far leaf with one large noise draw cannot
@@ -787,6 +789,10 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
        that growth left out get their pooled count less its noise
        (:func:`_recover_tails`, :data:`TAIL_Z`); not with ``near_zero``,
        where the kept range itself may be a noise leaf.
+    6. **Window:** where growth stopped at the upper cap and the leaves past
+       it pool more than their noise, a tentative window past it
+       (:func:`._fences.overflow_window`; not with ``near_zero``, not past
+       a point mass at 100, nor for a date/time column: ``window=False``).
 
     Returns
     -------
@@ -923,6 +929,13 @@ def _kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
                 pos = np.flatnonzero(out > 0)
             lo_x = max(float(edges[pos[0]]), lo_c)
             hi_x = min(float(edges[pos[-1] + 1]), hi_c)
+    # 6. a tentative window past the upper cap, never across a point mass
+    # at a natural limit (a share's 100), as no tentative run does
+    top = dict((side, at) for at, side in NATURAL_LIMITS)[1]
+    limited = bool(np.any(atom & (out > 0) & (edges[:-1] == top)))
+    if window and not near_zero and not limited:
+        out, hi_x = overflow_window(out, counts, edges, atom, tentative, hi_x, scale)
+        hi_x = float(math.ceil(hi_x)) if integer else hi_x
     return out, (lo_x, hi_x), tentative
 
 

@@ -1,0 +1,105 @@
+"""The tentative window past an upper cap where growth stopped
+(``_fences.overflow_window``, step 6 of ``_numeric_domain._kept_counts``;
+doc/privacy/encoder.md, "Tentative window past the cap";
+benchmarks/results/bench_capped_tail.md)."""
+
+import numpy as np
+
+import skdp_synth.preprocessing._numeric_domain as nd
+from skdp_synth.preprocessing._coarse_bins import coarse_edges
+from skdp_synth.preprocessing._fences import OVERFLOW_T, OVERFLOW_Z
+
+# a body on [1, 16) and a tail of four leaves each under growth's 2 b past
+# 16: growth keeps [16, 32) from _recover_tails and stops at 32
+EDGES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096.0])
+B = 10.0
+FINEST = np.zeros(EDGES.size - 1, dtype=bool)
+TAIL = np.array([500, 800, 900, 700, 19, 19, 19, 19, 0, 0.0])
+
+
+def test_constants_pinned():
+    # the measured setting (benchmarks/results/bench_capped_tail.md)
+    assert (OVERFLOW_T, OVERFLOW_Z) == (2.0, 2.0)
+
+
+def test_window_past_a_stopped_cap():
+    out, (lo, hi), tentative = nd._kept_counts(EDGES, TAIL, B, FINEST)
+    # the window reaches x(t(32) + 2) = 4 * 33 - 1 = 131
+    assert lo == 1.0 and hi == 131.0
+    past = EDGES[:-1] >= 32
+    inside = past & (EDGES[:-1] < 131)
+    assert np.all(out[inside] > 0) and np.all(tentative[inside])
+    assert not tentative[~inside].any()
+    # the pooled noisy count of the leaves it overlaps, shared by width in t
+    assert np.isclose(out[inside].sum(), TAIL[inside].sum())
+    # without the window (the date/time columns' rule) the cap stays at 32
+    out0, (_, hi0), tent0 = nd._kept_counts(EDGES, TAIL, B, FINEST, window=False)
+    assert hi0 == 32.0 and not tent0.any() and not out0[past].any()
+
+
+def test_window_is_its_own_tentative_coarse_bin():
+    out, cap, tentative = nd._kept_counts(EDGES, TAIL, B, FINEST)
+    hist = nd.FineHistogram(EDGES, out, 0.0, FINEST, False, cap, True, B, tentative)
+    edges = coarse_edges(hist, 20)
+    # the window is one coarse bin [32, 131), which a pipeline keeps only
+    # where its release supports it
+    assert edges[-2:] == [32.0, 131.0]
+    assert hist.tentative_bins(edges) == [len(edges) - 2]
+
+
+def test_no_window_in_noise():
+    # leaves past the cap pooling under OVERFLOW_Z sds of their noise
+    raw = TAIL.copy()
+    raw[6:8] = 0.0
+    out, (_, hi), tentative = nd._kept_counts(EDGES, raw, B, FINEST)
+    assert hi == 32.0 and not tentative.any()
+
+
+def test_no_window_when_nothing_is_significant():
+    # near_zero: the kept range may itself be a noise leaf
+    _, (_, hi), tentative = nd._kept_counts(EDGES, TAIL, B, FINEST, near_zero=True)
+    assert hi <= 32.0 and not tentative.any()
+
+
+def test_integer_window_ends_on_an_integer():
+    out, (_, hi), tentative = nd._kept_counts(EDGES, TAIL, B, FINEST, integer=True)
+    assert hi == float(int(hi)) and hi > 32.0 and tentative.any()
+
+
+def test_no_window_past_a_point_mass_at_100():
+    # a share's 100 bounds the column: the leaves past it that the natural
+    # limit dropped (pooled under b ln(L / 0.01)) do not come back as a window
+    edges = np.array([40, 60, 80, 100, 101, 110, 128], float)
+    finest = np.array([0, 0, 0, 1, 0, 0], bool)
+    raw = np.array([300, 300, 300, 1700, 70, 75], float)
+    out, (_, hi), tentative = nd._kept_counts(edges, raw, 30.0, finest, True)
+    assert hi <= 101 and not out[4:].any() and not tentative.any()
+
+
+class _CountingSource:
+    """A noise source that adds no noise and records every draw."""
+
+    def __init__(self):
+        self.draws = []
+
+    def laplace(self, values, scale):
+        values = np.asarray(values, dtype=np.float64)
+        self.draws.append((values.size, float(scale)))
+        return values.copy()
+
+
+def test_window_draws_no_noise(monkeypatch):
+    # accounting: the window is post-processing of the fine histogram's
+    # noisy counts -- the same Laplace draws (sizes and scales) with it and
+    # without it, so the column's epsilon is unchanged
+    from skdp_synth.preprocessing import _fences
+
+    runs = {}
+    for width in (0.0, OVERFLOW_T):
+        monkeypatch.setattr(_fences, "OVERFLOW_T", width)
+        source = _CountingSource()
+        hist = nd.noisy_histogram(EDGES, FINEST, TAIL, 3.0, False, B, source)
+        runs[width] = (source.draws, hist)
+    assert runs[0.0][0] == runs[OVERFLOW_T][0] == [(TAIL.size + 1, B)]
+    assert runs[0.0][1].cap[1] == 32.0 and runs[OVERFLOW_T][1].cap[1] == 131.0
+    assert runs[0.0][1].missing_count == runs[OVERFLOW_T][1].missing_count == 3.0

@@ -841,10 +841,11 @@ def test_auto_with_a_target_measures_every_table_when_the_pairs_would_be(
 ):
     """``target`` adds its 3-way tables, whose cells raise the plan's mean TV
     noise; auto still measures every table (the triples included) when the
-    same release's all-pairs plan without the target is worth it against
-    the selected plans (its noise times ``auto_none_factor`` below their
-    estimates), and runs MST only when neither is. The untargeted noise is
-    the plain release's own, computed independently."""
+    same release's all-pairs plan without the target is within the
+    threshold, and runs MST only when neither is (with a target the
+    threshold rule stays); without a target the plan's own noise times
+    ``auto_none_factor`` is weighed against the selected plans. The
+    untargeted noise is the plain release's own, computed independently."""
 
     df, cats = _frame()
     n = len(df)
@@ -858,17 +859,15 @@ def test_auto_with_a_target_measures_every_table_when_the_pairs_would_be(
     expected = plain._noise_tv(plain.workload_, plain.plan_.residual_scales, c, n)
     assert pairs == pytest.approx(expected, rel=1e-9)
     assert pairs < full / 1.2  # the triples' cells (the band below is wide)
-    e = sel.auto_estimates(W, tau, c, n, probe._rules, "add-remove-one", "a", True)
-    assert e["none"] == pytest.approx(pairs, rel=1e-12)
-    chosen = min(e["mst"], e["one-way"])  # with a target: no AIM
-    # every table at the pairs' noise, a selected plan at the triples'
-    _set_rules(monkeypatch, auto_none_factor=chosen / (pairs * full) ** 0.5)
+    # with a target the threshold rule decides (auto_rule: kappa is not
+    # measured there)
+    _set_rules(monkeypatch, auto_tv_threshold=(pairs + full) / 2)
     est = _pipe(cats, target="a", **kw).fit(df)[-1]
     assert est.selection_ == "none"
     assert set(est.marginals_) == set(probe.marginals_)
     assert any(len(S) == 3 for S in est.marginals_)
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
-    _set_rules(monkeypatch, auto_none_factor=2 * chosen / pairs)
+    _set_rules(monkeypatch, auto_tv_threshold=pairs / 2)
     assert _pipe(cats, target="a", **kw).fit(df)[-1].selection_ == "mst"
     # without a target the rule weighs the plan's own noise
     e0 = sel.auto_estimates(

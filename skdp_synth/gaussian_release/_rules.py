@@ -77,8 +77,9 @@ class ReleaseRules:
     #: table won (``benchmarks/bench_selection.py``, 80/20 splits, one
     #: seed): all tables won at 0.018, 0.025, 0.029, 0.045 (mpls_stops, ε =
     #: 0.1); MST at 0.051 (nass_cds, ε = 0.1) and 0.076 (nass_cds 5k rows,
-    #: ε = 0.3). It was also the threshold of the all-tables plan; the plan
-    #: is now weighed by ``auto_none_factor``.
+    #: ε = 0.3). It is still the all-tables plan's threshold with
+    #: ``target=`` set; without one the plan is weighed by
+    #: ``auto_none_factor``.
     auto_tv_threshold: float = 0.048
     #: Of MST's tree and the 1-way tables (the plans of wide tables) auto
     #: takes the one of least expected 2-way TV error

@@ -61,9 +61,9 @@ warning naming that column in that fit. The real training rows' own scores
 are the sampling floor.
 
 Every run is one JSON line of ``--cache``; the script fits only what is
-missing. ``--tune`` re-grids ``ReleaseRules.auto_tree_reach`` and
-``ReleaseRules.auto_aim_one_way_share`` on the TUNE half's auto fits (the
-public estimates they recorded).
+missing. ``--tune`` re-grids ``ReleaseRules.auto_tree_reach``,
+``ReleaseRules.auto_aim_one_way_share`` and ``ReleaseRules.auto_none_factor``
+on the TUNE half's auto fits (the public estimates they recorded).
 """
 
 from __future__ import annotations
@@ -284,34 +284,35 @@ def aim_of(est, phi):
 
 
 def aim_gate(est, rules):
-    """Whether AIM's thresholds hold (``q = 2/a``; no target here)."""
-    return (
-        est["none"] > max(rules.auto_tv_threshold, rules.auto_aim_threshold)
-        and est["q"] >= 2 / rules.auto_aim_max_attributes
-    )
+    """Whether AIM's rounds compete (at most ``auto_aim_max_attributes``
+    attributes, ``q = 2/a``; no target here)."""
+    return est["q"] >= 2 / rules.auto_aim_max_attributes - 1e-12
 
 
-def choose(est, rho, rules, phi=None):
-    """The rule :func:`auto_rule` picks at ``ρ = rho`` and AIM's 1-way share
-    ``φ = phi`` (default ``rules.auto_aim_one_way_share``; recomputed from
-    the recorded public parts, the reach ``ρ s`` with ``s`` of
-    :func:`~skdp_synth.gaussian_release._selection.tree_signal_share`; AIM
-    or the 1-way tables where AIM's thresholds hold, AIM alone on records
+def choose(est, rho, rules, phi=None, kappa=None):
+    """The rule :func:`auto_rule` picks at ``ρ = rho``, AIM's 1-way share
+    ``φ = phi`` and the all-tables factor ``κ = kappa`` (defaults: ``rules``'
+    own; recomputed from the recorded public parts, the reach ``ρ s`` with
+    ``s`` of :func:`~skdp_synth.gaussian_release._selection.
+    tree_signal_share`, then :func:`~skdp_synth.gaussian_release.
+    _selection.plan_errors`; AIM at its recorded estimate on records
     without AIM's parts)."""
-    from skdp_synth.gaussian_release._selection import tree_signal_share
+    from skdp_synth.gaussian_release._selection import plan_errors, tree_signal_share
 
-    if est["none"] <= rules.auto_tv_threshold:
-        return "none"
-    if aim_gate(est, rules):
-        if "aim_pairs" not in est:
-            return "aim"
-        phi = rules.auto_aim_one_way_share if phi is None else phi
-        return "aim" if aim_of(est, phi) <= est["one-way"] else "one-way"
+    phi = rules.auto_aim_one_way_share if phi is None else phi
+    kappa = rules.auto_none_factor if kappa is None else kappa
     q, D = est["q"], rules.auto_tv_threshold
     reach = rho * tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
-    mst = q * est["e_tree"] + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
-    one = q * rules.auto_edge_threshold + (1 - q) * D + 2 * est["e1_one"]
-    return "mst" if mst <= one else "one-way"
+    e = dict(est)
+    e["mst"] = q * est["e_tree"] + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
+    if "one-way" not in est:  # recorded by every auto fit; not a grid's
+        e["one-way"] = q * rules.auto_edge_threshold + (1 - q) * D + 2 * est["e1_one"]
+    if "aim_pairs" in est:
+        e["aim"] = aim_of(est, phi)
+    errors = plan_errors(
+        e, dataclasses.replace(rules, auto_none_factor=kappa), aim=aim_gate(e, rules)
+    )
+    return min(errors, key=errors.get)
 
 
 def tune(done, names, oww):
@@ -372,12 +373,13 @@ def _least_regret(grid, name, regrets, over):
 def tune_aim(done, names, oww):
     """``φ`` (``ReleaseRules.auto_aim_one_way_share``) on ``names``: the mean
     TV2 lost against the better of AIM (``aim``) and the 1-way tables
-    (``one-way``) where AIM's thresholds hold (the auto fits' recorded public
-    estimates; a grid). The choice is the middle of the grid's values of
-    least mean loss."""
+    (``one-way``) where the rule chooses between those two at the current
+    rules (the auto fits' recorded public estimates; a grid). The choice is
+    the middle of the grid's values of least mean loss."""
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 
     rules = DEFAULT_RULES
+    rho = rules.auto_tree_reach
     cells = {}
     for (t, e, s, r, w), rec in done.items():
         if t in names and r in ("one-way", "aim", "auto") and w == oww:
@@ -387,20 +389,62 @@ def tune_aim(done, names, oww):
         for k, v in cells.items()
         if len(v) == 3
         and "aim_pairs" in v["auto"].get("est", {})
-        and aim_gate(v["auto"]["est"], rules)
+        and choose(v["auto"]["est"], rho, rules) in ("aim", "one-way")
     }
 
     def regrets(phi):
         out = []
         for v in cells.values():
-            pick = choose(v["auto"]["est"], rules.auto_tree_reach, rules, phi)
+            est = v["auto"]["est"]
+            pick = "aim" if aim_of(est, phi) <= est["one-way"] else "one-way"
             best_tv2 = min(v["aim"]["tv2"], v["one-way"]["tv2"])
             out.append(v[pick]["tv2"] / best_tv2 - 1)
         return out
 
     grid = np.round(np.arange(0.1, 1.001, 0.05), 2)
-    over = f"{len(cells)} table/eps/seed cells where AIM's thresholds hold"
+    over = f"{len(cells)} table/eps/seed cells where auto picks AIM or the 1-way tables"
     return _least_regret(grid, "phi", regrets, over)
+
+
+#: the fixed rules whose realised TV2 stands for each plan auto may pick
+#: (auto's MST: ``auto-mst``, auto forced to its tree at its own shares)
+PLAN_OUTCOMES = {"none": "none", "aim": "aim", "mst": "auto-mst", "one-way": "one-way"}
+
+
+def tune_none(done, names, oww):
+    """``κ`` (``ReleaseRules.auto_none_factor``) on ``names``: the mean TV2
+    lost against the best of the plans auto weighs (``PLAN_OUTCOMES``; AIM
+    where it competes) by the plan it picks at each ``κ`` from the auto
+    fits' recorded public estimates (a grid; every other rule at its
+    default). Cells: a table, ε and seed where auto and every plan it
+    weighs ran. The choice is the middle of the grid's values of least
+    mean loss."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    rules = DEFAULT_RULES
+    cells = {}
+    for (t, e, s, r, w), rec in done.items():
+        if t in names and r in ("auto", *PLAN_OUTCOMES.values()) and w == oww:
+            cells.setdefault((t, e, s), {})[r] = rec
+    usable = {}
+    for k, v in cells.items():
+        est = v.get("auto", {}).get("est")
+        if est is None or "aim_pairs" not in est:
+            continue
+        plans = [p for p in PLAN_OUTCOMES if p != "aim" or aim_gate(est, rules)]
+        if all(PLAN_OUTCOMES[p] in v and "tv2" in v[PLAN_OUTCOMES[p]] for p in plans):
+            usable[k] = (est, {p: v[PLAN_OUTCOMES[p]]["tv2"] for p in plans})
+
+    def regrets(kappa):
+        out = []
+        for est, tv2 in usable.values():
+            pick = choose(est, rules.auto_tree_reach, rules, kappa=kappa)
+            out.append(tv2[pick] / min(tv2.values()) - 1)
+        return out
+
+    grid = np.round(np.arange(0.1, 1.501, 0.05), 2)
+    over = f"{len(usable)} table/eps/seed cells"
+    return _least_regret(grid, "kappa", regrets, over)
 
 
 def rules_table(done, names, eps_list, oww, before=None):
@@ -506,8 +550,8 @@ def fit_ours(train, cats, options, eps, seed, rule, bins=None, target=None):
     if forced:  # never every table, never AIM, the tree over the 1-way tables
         rel._rules = dataclasses.replace(
             rel._rules,
-            auto_tv_threshold=-1.0,
-            auto_aim_threshold=math.inf,
+            auto_none_factor=math.inf,
+            auto_aim_max_attributes=0,
             auto_edge_threshold=1e6,
         )
     t0, c0 = time.perf_counter(), time.process_time()
@@ -1091,7 +1135,7 @@ def main(argv=None):
     ap.add_argument(
         "--tune",
         action="store_true",
-        help="grid auto_tree_reach and auto_aim_one_way_share",
+        help="grid auto_tree_reach, auto_aim_one_way_share, auto_none_factor",
     )
     ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
     ap.add_argument("--weights", help="compare auto at these one_way_weights")
@@ -1152,6 +1196,7 @@ def main(argv=None):
     if args.tune:
         tune(done, TUNE, oww)
         tune_aim(done, TUNE, oww)
+        tune_none(done, TUNE, oww)
     if args.weights:
         ws = [float(w) if ";" not in w else w for w in args.weights.split(",")]
         table, lines = weight_table(done, names, eps_list, ws)

@@ -169,13 +169,15 @@ def test_tune_takes_the_middle_of_the_least_regret_values(capsys):
 
 
 def test_tune_aim_takes_the_middle_of_the_least_regret_values(capsys):
-    """``--tune`` grids AIM's 1-way share ``φ`` where AIM's thresholds hold:
+    """``--tune`` grids AIM's 1-way share ``φ`` where auto picks AIM or the
+    1-way tables:
     the 1-way tables win the cell whose 1-way noise is large, AIM the other;
     the chosen ``φ`` is the middle of the grid values whose picks lose least,
     and at it ``choose`` picks the winner of each cell."""
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 
     base = {"none": 1.0, "q": 0.2, "one-way": 0.1, "q_aim": 0.1}
+    base.update(e_tree=1.0, e1_mst=0.1)  # MST's estimate above 0.2
     done = {}
     # aim = aim_pairs + 0.9 * 2 e1 / sqrt(phi); one-way 0.1
     for seed, (pairs, e1, one, aim) in enumerate(
@@ -199,6 +201,36 @@ def test_tune_aim_takes_the_middle_of_the_least_regret_values(capsys):
     for seed, want in ((0, "one-way"), (1, "aim")):
         est = done[("t", 1.0, seed, "auto", 4.0)]["est"]
         assert bs.choose(est, 0.75, DEFAULT_RULES, phi) == want
+
+
+def test_tune_none_takes_the_middle_of_the_least_regret_values(capsys):
+    """``--tune`` grids ``κ`` (``auto_none_factor``): every table wins the
+    cell whose all-tables estimate is 0.1 (at ``κ`` up to 0.5 its 0.1 ``κ``
+    is below AIM's 0.05), AIM the cell whose is 0.2 (``κ`` above 0.25);
+    the least regret holds on (0.25, 0.5] and the choice is its middle."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    base = {"q": 0.2, "one-way": 0.3, "q_aim": 0.0, "aim_pairs": 0.05}
+    base.update(e_tree=1.0, e1_mst=0.1, e1_one=0.0)  # MST's estimate above 0.2
+    done = {}
+    for seed, (none_est, none, aim) in enumerate([(0.1, 0.08, 0.09), (0.2, 0.2, 0.1)]):
+        cell = ("t", 1.0, seed)
+        done[(*cell, "auto", 4.0)] = {"est": dict(base, none=none_est)}
+        for method, tv2 in (("none", none), ("aim", aim)):
+            done[(*cell, method, 4.0)] = {"tv2": tv2}
+        done[(*cell, "auto-mst", 4.0)] = {"tv2": 1.0}
+        done[(*cell, "one-way", 4.0)] = {"tv2": 1.0}
+    score, kappa = bs.tune_none(done, ["t"], 4.0)
+    grid = [
+        float(line.split(":")[0][6:])
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("kappa=") and " 0.0000 " in line
+    ]
+    assert score == 0.0 and grid == [0.3, 0.35, 0.4, 0.45, 0.5]
+    assert kappa == 0.4
+    for seed, want in ((0, "none"), (1, "aim")):
+        est = done[("t", 1.0, seed, "auto", 4.0)]["est"]
+        assert bs.choose(est, 0.75, DEFAULT_RULES, kappa=kappa) == want
 
 
 @pytest.mark.parametrize("method, expected", [("auto-target", "b"), ("auto", None)])

@@ -222,25 +222,22 @@ default=None
         Both then measure the chosen tables with ResidualPlanner's weighted
         optimal noise. ``"auto"``: from public quantities only -- ``ε, δ``,
         the domain, and ``n`` (public under replace-one), ``n_rows``, or else
-        the noisy total that every plan releases first -- ``"mst"`` when the
-        all-tables plan's expected TV noise per table exceeds
-        ``ReleaseRules.auto_tv_threshold`` (0.048), ``"aim"`` above
-        ``ReleaseRules.auto_aim_threshold`` (0.08; never with ``target``), else
-        ``"none"`` (thresholds measured on real tables,
-        ``benchmarks/bench_selection.py``); with ``target``, also ``"none"``
-        when the same release's all-pairs plan without the target is within
-        the threshold (its 3-way tables' cells would otherwise push the
-        choice to MST's target star). Where it would
-        run MST, ``"auto"`` measures the 1-way tables only (``"one-way"``;
-        with ``target``, also the target's pairs worth their noise) when
-        their expected 2-way error is the smaller, estimated from the same
-        public quantities (``gaussian_release._selection.auto_estimates``:
-        a smooth function of ``ε``, ``n`` and the levels, with no threshold
-        on the number of attributes). Where it would run AIM, it runs AIM
-        only when AIM's expected 2-way error (the pairs its rounds can
-        afford at that ``ε n``, its 1-way tables at a smaller share; the
-        same function) is at most the 1-way tables', else measures the
-        1-way tables only. ``"one-way"``
+        the noisy total that every plan releases first -- the plan of least
+        expected 2-way TV error (``gaussian_release._selection.auto_rule``):
+        ``"none"`` (every table; its expected noise per table times
+        ``ReleaseRules.auto_none_factor``, 0.6, tuned on real tables,
+        ``benchmarks/bench_suite.py --tune``), ``"aim"`` (on at most
+        ``ReleaseRules.auto_aim_max_attributes`` = 24 attributes and never
+        with ``target``: the pairs its rounds can afford at that ``ε n``,
+        its 1-way tables at a smaller share), ``"mst"``, or ``"one-way"``
+        (the 1-way tables only; with ``target``, also the target's pairs
+        worth their noise); with ``target`` the all-tables estimate is the
+        smaller of the plan's and that of the same release's all-pairs plan
+        without the target (its 3-way tables' cells would otherwise push
+        the choice to MST's target star). Each estimate is a smooth function
+        of ``ε``, ``n`` and the levels (``gaussian_release._selection.
+        auto_estimates``): no threshold on the noise (AIM's cap on the
+        attributes is the only fixed boundary). ``"one-way"``
         (explicitly): the 1-way tables and, with ``target``, every pair
         with the target, on the whole budget, data-independently -- a
         naive-Bayes-like model for the target, which where the predictors

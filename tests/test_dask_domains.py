@@ -1027,6 +1027,42 @@ def test_bounded_mode_refines_when_a_tree_asks_for_every_column_to_come(
     assert len(first[1]) > 1
 
 
+@pytest.mark.parametrize("seed, parent", [(1, 10), (2, 11), (4, 10)])
+def test_bounded_mode_takes_fewer_passes_than_one_before_the_noise(
+    seed, parent, small_grid, monkeypatch
+):
+    """Four skewed, zero-inflated columns (20,000 rows, 4 chunks; the test
+    grid 8 deep, 2^8 cells a column): the refinement passes of the bounded
+    mode, where each pass serves the columns still to come, against
+    ``parent`` -- the passes of the earlier rule (one pass before the
+    noise for every column, then passes on demand for one column each)
+    on the same data and noise."""
+    calls = []
+    real = ds.chunk_pass
+    monkeypatch.setattr(
+        ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
+    )
+    rng = np.random.default_rng(seed)
+    n = 20_000
+    frame = pd.DataFrame(
+        {
+            "income": rng.lognormal(10, 1, n),
+            "wage": np.where(
+                rng.random(n) < 0.1, np.nan, rng.lognormal(7, 1.2, n).round(2)
+            ),
+            "debt": np.where(
+                rng.random(n) < 0.75, 0.0, rng.exponential(4e3, n).round(2)
+            ),
+            "assets": np.where(
+                rng.random(n) < 0.4, 0.0, rng.lognormal(9, 2, n).round(0)
+            ),
+        }
+    )
+    a, b = _fit_both(frame, 4, epsilon=2.0, random_state=seed, refine_cells=2**8)
+    assert _spec_state(a) == _spec_state(b)
+    assert calls.count("_refine_chunk") <= parent - 3
+
+
 def test_refine_cells_is_validated_and_a_schema_key(tmp_path):
     from sklearn.utils._param_validation import InvalidParameterError
 

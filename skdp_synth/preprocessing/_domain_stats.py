@@ -18,17 +18,18 @@ of the data. Every node of depth ``<= GRID_DEPTH`` is a union of the cells of
 that hierarchy cut at depth :data:`GRID_DEPTH` (the *grid*), so the grid's
 per-chunk counts answer every count the tree asks down to that depth.
 Deeper nodes lie inside one grid cell; the cells that can hold one are
-*refined* in a second pass, before any noise is drawn: the cells the tree
-reaches and splits with the largest probabilities, computed from the grid's
-counts (:func:`refine_cells`; PrivTree splits a node it reaches with
-probability at least 1/4 whatever its count), until the cells left out sum
-to at most a small probability. What a refined cell keeps is the
-encoder's ``refine_cells`` (public: a parameter):
+*refined* in a second pass: the cells the tree reaches and splits with the
+largest probabilities, computed from the grid's counts
+(:func:`refine_cells`; PrivTree splits a node it reaches with probability
+at least 1/4 whatever its count), until the cells left out sum to at most
+a small probability. What a refined cell keeps, and when the pass runs, is
+the encoder's ``refine_cells`` (public: a parameter):
 
 * ``None``, the *exact* mode (the default): its distinct values with their
   counts (:data:`VALUES`), which answer every node inside it at any depth;
-  the cells left out sum to at most :data:`VALUES_MISS`. Memory grows with
-  the distinct values of the refined cells (below).
+  the cells left out sum to at most :data:`VALUES_MISS`; the pass runs
+  before any noise is drawn. Memory grows with the distinct values of the
+  refined cells (below).
 * an integer ``K``, the *bounded* mode: the counts of the cells of the
   same hierarchy a few levels below it (:func:`sub_cells`; only those
   holding a row), which answer every node down to that depth inside it,
@@ -40,7 +41,14 @@ encoder's ``refine_cells`` (public: a parameter):
   chance of another pass (:func:`_miss`) for at most ``K`` cells per
   numeric column in all, a kept value costing :data:`VALUE_COST` cells --
   deeper where the tree is more likely to split, and a column whose tree
-  stays shallow leaves its share to one whose tree goes deep.
+  stays shallow leaves its share to one whose tree goes deep. No pass
+  runs before the noise: the first tree that asks for a count below the
+  grid makes the first refinement pass (its own cells, reached and split:
+  probability 1), and that pass -- and every pass after it -- also counts
+  the cells predicted so for the numeric columns whose trees have not run
+  yet (:meth:`DomainStatistics._predicted`, among their grid cells not
+  refined yet), so one pass serves every column to come and the
+  prediction's share is not spent on the columns already resolved.
 
 Should the tree still enter a grid cell that was not refined, or go below
 the cells kept, inside one that holds a row, that cell is refined then (a
@@ -63,8 +71,9 @@ post-processing. So the domains -- the noise included -- are those of the
 in-memory fit on the same rows with the same ``random_state``
 (``tests/test_dask_domains.py`` compares them); the guarantee is the
 in-memory one. Which grid cells are refined, and how many passes run, depend
-on the data (never on the noise before it is drawn): like the running time
-of the in-memory fit, they are not part of the released output.
+on the data and, in bounded mode and for passes on demand, on the noise
+drawn so far (never on noise not yet drawn): like the running time of the
+in-memory fit, they are not part of the released output.
 
 Memory, per numeric column: the grid is public and built once per kind of
 column (float, integer, declared root): at most ``C 2^GRID_DEPTH`` cells
@@ -76,13 +85,13 @@ cells' distinct values are kept, 16 bytes each with their counts: they grow
 with the data (910,644 for a log-normal income in the first 10^6 rows of
 the bench table; 8.8 million in its six float columns at 10^7 rows). In
 bounded mode, everything is bounded by public numbers, independent of
-``n``: the refinement pass before the noise counts, for ``K`` numeric
-columns, at most ``K refine_cells`` cells and kept values in all (13 bytes
-a counted cell while it runs: a boundary, a depth, a 4-byte count below
-2^31 rows; 16 bytes a kept value and its count, which :data:`VALUE_COST` =
-2 cells covers); a pass on demand at most ``max(refine_cells, 2 m)`` for
-a column's ``m`` targets (``m`` at most the nodes of one level of the
-tree). What is kept after a pass is the occupied cells (25 bytes each:
+``n``: a refinement pass counts at most ``max(refine_cells, 2 m)`` cells
+for the asking column's ``m`` targets (``m`` at most the nodes of one level
+of the tree) and, for the ``P`` numeric columns still to come, at most
+``P refine_cells`` cells and kept values in all (13 bytes a counted cell
+while it runs: a boundary, a depth, a 4-byte count below 2^31 rows; 16
+bytes a kept value and its count, which :data:`VALUE_COST` = 2 cells
+covers). What is kept after a pass is the occupied cells (25 bytes each:
 bounds, a depth, a running count) and the values (16 bytes), at most what
 the pass counted -- of which a column has at most ``MAX_DEPTH -
 GRID_DEPTH = 14`` passes on demand (each resolves at least one more level;
@@ -135,8 +144,9 @@ GRID_DEPTH = 16
 #: nodes are counted from the refined cells' values, as any node below the
 #: grid.
 CUT_GRID_SHALLOWER = 8
-#: Bounded mode: the grid cells not refined before the noise are, together,
-#: reached and split by the tree with probability at most this
+#: Bounded mode: the grid cells a refinement pass predicts for a column
+#: still to come leave out cells reached and split by the tree, together,
+#: with probability at most this
 #: (:func:`refine_cells`),
 #: and so are the cells below the ones counted (:func:`refine_stops`): a
 #: bound on the chance of one more pass, each. 0.001: at 0.01 a simulation
@@ -152,7 +162,7 @@ REFINE_MISS = 0.001
 VALUES_MISS = 0.01
 #: Bounded mode (``BooleanEncoder(refine_cells=K)``): the most cells of the
 #: hierarchy one refinement pass counts per numeric column
-#: (:func:`sub_cells`), shared among the columns before the noise
+#: (:func:`sub_cells`), shared among the columns still to come
 #: (:func:`joint_stops`): the public cap on the memory a pass adds. This
 #: value is the default of the functions here and the one the guide
 #: measures. 2^20: at 2^21 the 10^7-row bench table's job peaked at 2.04

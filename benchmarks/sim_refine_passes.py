@@ -209,6 +209,18 @@ class _InMemory(ds.DomainStatistics):
             values += int(v.size)
             counter.add_cells(targets, bounds[k], bounds[k + 1], depth[k], c, v, vc)
         self.counted.append((sorted(wanted), cells, values))
+        if self.passes > 1 and "--detail" in sys.argv:
+            col, targets = next(iter(wanted.items()))
+            counter = self.counters[col]
+            for lo, hi, depth, stop in targets[:5]:
+                k = int(np.searchsorted(counter.edges, lo, "right") - 1)
+                print(
+                    f"  {col}: target [{lo!r}, {hi!r}) depth {depth} stop {stop};"
+                    f" grid cell {k} (depth {counter.depths[k]}, count"
+                    f" {counter.grid[k]}, distinct <= {counter.distinct_of([k])[0]},"
+                    f" refined {k in counter.refined})",
+                    flush=True,
+                )
 
 
 def fit(path, log_cap, seeds, before_noise=False):

@@ -31,7 +31,8 @@ the Dask fit runs them after the level selection; it counts the
 refinement passes and the cells and values each counted. ``--before-noise``
 runs the earlier rule instead: one refinement pass before the noise for
 every numeric column (shared cap), then passes on demand for one column
-each. Run::
+each (``--detail``: the first targets of each later pass, and their grid
+cells). Run::
 
     python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 20
     python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 20 \

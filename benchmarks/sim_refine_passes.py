@@ -22,6 +22,22 @@ Run::
 
     python -m benchmarks.sim_refine_passes /tmp/t3e6.csv 20,21 20 0.001
     # FILE, log2 of REFINE_CELLS (comma-separated), SEEDS, REFINE_MISS
+
+``fit`` runs the encoder's own refinement logic instead
+(:class:`_domain_stats.DomainStatistics` with the chunk passes replaced by
+counts of the in-memory column, :func:`_chunk_counts.refined_counts`): the
+ten numeric trees in the table's order, on one noise source per draw, as
+the Dask fit runs them after the level selection; it counts the
+refinement passes and the cells and values each counted. ``--before-noise``
+runs the earlier rule instead: one refinement pass before the noise for
+every numeric column (shared cap), then passes on demand for one column
+each (``--detail``: the first targets of each later pass, and their grid
+cells). Run::
+
+    python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 20
+    python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 20 \
+        --before-noise
+    # FILE, log2 of refine_cells, SEEDS
 """
 
 from __future__ import annotations
@@ -141,7 +157,101 @@ def main(path, caps, seeds, miss):
         )
 
 
-if __name__ == "__main__":
+class _InMemory(ds.DomainStatistics):
+    """:class:`DomainStatistics` after pass 1, its refinement passes
+    counted from the in-memory columns."""
+
+    def __init__(self, data, eps_col, refine_cells, before_noise=False):
+        self.eps_col, self.sens, self.refine_cells = eps_col, 1.0, refine_cells
+        self.passes, self.counted, self.asked = 0, [], []
+        self.before_noise = before_noise
+        self.data = data
+        self.counters = {
+            col: ds.ColumnCounts(
+                integer,
+                None,
+                ds.GRID_DEPTH,
+                grid,
+                n_missing,
+                self._refiner(col),
+                exact=refine_cells is None,
+                cap=refine_cells,
+                distinct=distinct if refine_cells is not None else None,
+            )
+            for col, (integer, _, grid, distinct, n_missing) in data.items()
+        }
+        self.refine_before_noise()
+        if before_noise and refine_cells is not None:
+            self.refine(super()._predicted())
+
+    def _predicted(self):
+        return {} if self.before_noise else super()._predicted()
+
+    def _refiner(self, col):
+        real = super()._refiner(col)
+
+        def refine(targets):
+            self.asked.append(col)
+            real(targets)
+
+        return refine
+
+    def refine(self, wanted):
+        if not wanted:
+            return
+        self.passes += 1
+        cells = values = 0
+        for col, targets in wanted.items():
+            integer, x = self.data[col][:2]
+            counter = self.counters[col]
+            bounds, depth = cc.sub_cells(targets, integer, counter.floor)
+            k, c, v, vc = cc.sub_cell_counts(x, bounds, depth, counter.root_hi)
+            cells += int(np.sum((depth >= 0) & (depth != ds.VALUES)))
+            values += int(v.size)
+            counter.add_cells(targets, bounds[k], bounds[k + 1], depth[k], c, v, vc)
+        self.counted.append((sorted(wanted), cells, values))
+        if self.passes > 1 and "--detail" in sys.argv:
+            col, targets = next(iter(wanted.items()))
+            counter = self.counters[col]
+            for lo, hi, depth, stop in targets[:5]:
+                k = int(np.searchsorted(counter.edges, lo, "right") - 1)
+                print(
+                    f"  {col}: target [{lo!r}, {hi!r}) depth {depth} stop {stop};"
+                    f" grid cell {k} (depth {counter.depths[k]}, count"
+                    f" {counter.grid[k]}, distinct <= {counter.distinct_of([k])[0]},"
+                    f" refined {k in counter.refined})",
+                    flush=True,
+                )
+
+
+def fit(path, log_cap, seeds, before_noise=False):
+    """The refinement passes of the encoder's bounded mode (``2^log_cap``
+    cells a numeric column) on ``path``'s numeric columns, per draw."""
+    data, _ = _columns(path)
+    data = {
+        col: (integer, x, counter.grid, counter.distinct, counter.n_missing)
+        for col, (integer, x, counter, _) in data.items()
+    }
+    for seed in range(seeds):
+        stats = _InMemory(data, EPS_COLUMN, 2**log_cap, before_noise)
+        source = NoiseSource(seed)
+        for col, counter in stats.counters.items():
+            counter.started = True
+            ds.privtree_from_counts(
+                counter, EPS_COLUMN, source, integer=data[col][0], sensitivity=1.0
+            )
+        print(
+            f"seed {seed}: {stats.passes} refinement passes; asked by",
+            stats.asked,
+            "; (columns, cells, values) counted:",
+            stats.counted,
+            flush=True,
+        )
+
+
+if __name__ == "__main__" and sys.argv[1] == "fit":
+    fit(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), "--before-noise" in sys.argv)
+elif __name__ == "__main__":
     main(
         sys.argv[1],
         [int(c) for c in sys.argv[2].split(",")],

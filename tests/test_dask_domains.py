@@ -167,7 +167,7 @@ def _counter_for(values, integer, root, depth):
     def refine(targets):
         refinements.append(list(targets))
         counter.add_cells(
-            targets, *ds.refined_counts(x, targets, integer, floor, root_hi)
+            targets, *cc.refined_counts(x, targets, integer, floor, root_hi)
         )
 
     counter = ds.ColumnCounts(
@@ -964,13 +964,103 @@ def test_bounded_mode_keeps_at_most_its_cells(small_grid, monkeypatch):
     assert _spec_state(a) == _spec_state(exact) == _spec_state(bounded)
     (s_exact, _), (s_bounded, passes) = fits
     kept = sum(c.n_kept for c in s_bounded.counters.values())
-    bound = cap * len(s_bounded.counters)  # the shared first refinement
-    for wanted in passes[1:]:  # on demand, one column each
-        (targets,) = wanted.values()
-        bound += max(cap, 2 * len(targets))
+    # each pass: the asking column's targets, and the cells predicted for
+    # the columns still to come (at most cap each; here only y is, when x
+    # asks)
+    bound = 0
+    for wanted in passes:
+        asking, *predicted = wanted.values()
+        bound += max(cap, 2 * len(asking)) + cap * len(predicted)
     assert kept <= bound
     assert all(c.cap == cap and not c.exact for c in s_bounded.counters.values())
     assert sum(c.n_kept for c in s_exact.counters.values()) > 10 * bound
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_bounded_mode_refines_when_a_tree_asks_for_every_column_to_come(
+    seed, small_grid, monkeypatch
+):
+    """``refine_cells=K``: no refinement pass before the noise -- the
+    first pass is the first tree's that asks for a count below the grid
+    (after noise was drawn) -- and every pass also counts the cells
+    predicted for the numeric columns whose trees have not run yet,
+    never for one whose tree has run: one pass serves the columns to
+    come, with the in-memory domains."""
+    draws, seen, start = [], [], []
+    real_laplace, real_refine = NoiseSource.laplace, ds.DomainStatistics.refine
+    real_first = ds.DomainStatistics.first_pass
+
+    def first_pass(self):
+        start.append(len(draws))
+        return real_first(self)
+
+    def laplace(self, values, scale):
+        draws.append(np.size(values))
+        return real_laplace(self, values, scale)
+
+    def refine(self, wanted):
+        if wanted:
+            started = {
+                c: getattr(k, "started", False) for c, k in self.counters.items()
+            }
+            seen.append((len(draws), list(wanted), started))
+        return real_refine(self, wanted)
+
+    monkeypatch.setattr(NoiseSource, "laplace", laplace)
+    monkeypatch.setattr(ds.DomainStatistics, "refine", refine)
+    monkeypatch.setattr(ds.DomainStatistics, "first_pass", first_pass)
+    frame = _mixed(seed=seed).drop(columns=["colour", "town"])
+    a, b = _fit_both(
+        frame, 4, epsilon=2.0, delta=1e-6, random_state=seed, refine_cells=2**6
+    )
+    assert _spec_state(a) == _spec_state(b)
+    assert seen, "no refinement pass: the test table is too easy"
+    numeric = ["age", "income", "debt", "atom", "big"]
+    for n_drawn, wanted, started in seen:
+        assert n_drawn > start[0]  # after the Dask fit's first noise
+        asking = [c for c in wanted if started[c]]
+        assert asking == wanted[:1]  # the column whose tree asks, first
+        # and the columns still to come that the prediction refines
+        assert set(wanted[1:]) <= {c for c in numeric if not started[c]}
+    # the first pass serves a later column too
+    first = seen[0]
+    assert len(first[1]) > 1
+
+
+@pytest.mark.parametrize("seed, parent", [(1, 10), (2, 11), (4, 10)])
+def test_bounded_mode_takes_fewer_passes_than_one_before_the_noise(
+    seed, parent, small_grid, monkeypatch
+):
+    """Four skewed, zero-inflated columns (20,000 rows, 4 chunks; the test
+    grid 8 deep, 2^8 cells a column): the refinement passes of the bounded
+    mode, where each pass serves the columns still to come, against
+    ``parent`` -- the passes of the earlier rule (one pass before the
+    noise for every column, then passes on demand for one column each)
+    on the same data and noise."""
+    calls = []
+    real = ds.chunk_pass
+    monkeypatch.setattr(
+        ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
+    )
+    rng = np.random.default_rng(seed)
+    n = 20_000
+    frame = pd.DataFrame(
+        {
+            "income": rng.lognormal(10, 1, n),
+            "wage": np.where(
+                rng.random(n) < 0.1, np.nan, rng.lognormal(7, 1.2, n).round(2)
+            ),
+            "debt": np.where(
+                rng.random(n) < 0.75, 0.0, rng.exponential(4e3, n).round(2)
+            ),
+            "assets": np.where(
+                rng.random(n) < 0.4, 0.0, rng.lognormal(9, 2, n).round(0)
+            ),
+        }
+    )
+    a, b = _fit_both(frame, 4, epsilon=2.0, random_state=seed, refine_cells=2**8)
+    assert _spec_state(a) == _spec_state(b)
+    assert calls.count("_refine_chunk") <= parent - 3
 
 
 def test_refine_cells_is_validated_and_a_schema_key(tmp_path):

@@ -5,7 +5,11 @@ Pass 1 of :class:`._domain_stats.DomainStatistics`: per chunk, the grid
 counts and missing count of each private numeric column (the public grid of
 :func:`._domain_stats.grid_for`), the level counts of each categorical one,
 and the chunk's length -- counts of a fixed partition, merged exactly by
-summing (``doc/privacy.md``, "Private domains"). Nothing here draws noise.
+summing (``doc/privacy.md``, "Private domains"). And the refinement
+passes': the cells of the public hierarchy under the refined cells
+(:func:`sub_cells`), each chunk's counts in them, or the distinct values of
+the cells whose values are kept (:func:`sub_cell_counts`). Nothing here
+draws noise.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ import numpy as np
 import pandas as pd
 
 from ._column_spec import _numbers
-from ._numeric_domain import ROOT
+from ._numeric_domain import MAX_DEPTH, ROOT, _can_split, _split_point
 
 __all__ = [
+    "VALUES",
     "chunk_pass",
     "column_values",
     "first_chunk",
@@ -25,8 +30,16 @@ __all__ = [
     "levels_table",
     "merge_level_counts",
     "numeric_plan",
+    "refined_counts",
+    "sub_cell_counts",
+    "sub_cells",
     "top_of_root",
 ]
+
+#: The stop that asks a refinement pass for a target's values (with their
+#: counts) instead of its cells: they answer every node inside it, at any
+#: depth, and number at most its count (:func:`_stops`).
+VALUES = MAX_DEPTH + 1
 
 
 def column_values(series, unit, clip, root_lo, top):
@@ -141,3 +154,97 @@ def chunk_pass(frame, function, plan, merge, total):
         for r in results:
             total = merge(total, r)
     return total
+
+
+# ------------------------------------------- the refinement passes' cells
+def _expand(lo, hi, depth, stop, integer, floor):
+    """Cells of the public hierarchy under ``[lo, hi)`` (at ``depth``), cut
+    at depth ``stop`` or where PrivTree cannot split: ``(edges, depths)``."""
+    los, depths = [], []
+    stack = [(lo, hi, depth)]
+    while stack:
+        a, b, d = stack.pop()
+        mid = _split_point(a, b, integer) if d < stop else None
+        if mid is not None and _can_split(a, b, d, integer, floor):
+            stack.append((mid, b, d + 1))
+            stack.append((a, mid, d + 1))
+        else:
+            los.append(a)
+            depths.append(d)
+    return los, depths
+
+
+def sub_cells(targets, integer, floor):
+    """The cells of the public hierarchy under each of ``targets`` -- ``(lo,
+    hi, depth, stop)``, disjoint hierarchy cells -- cut at depth ``stop``
+    or where PrivTree cannot split (:func:`_expand`). Returns ``(bounds,
+    depth)``: the sorted cell boundaries, and the depth of the cell that
+    starts at each (-1 for the space between targets, and at the last
+    boundary). A cell is identified by the index of its lower boundary."""
+    # each target's cells become arrays at once (ascending: _expand splits
+    # depth first, left first), so that no list of all the cells' Python
+    # floats is held (32 bytes a cell, which the allocator keeps after)
+    targets = sorted(targets)
+    bounds, cell_depth = [], []
+    for j, (lo, hi, depth, stop) in enumerate(targets):
+        if stop == VALUES:  # one cell: its values are kept
+            a, d = [lo], [VALUES]
+        else:
+            a, d = _expand(lo, hi, depth, stop, integer, floor)
+        bounds.append(np.asarray(a, dtype=np.float64))
+        cell_depth.append(np.asarray(d, dtype=np.int8))
+        if j + 1 == len(targets) or targets[j + 1][0] != hi:
+            bounds.append(np.asarray([hi], dtype=np.float64))  # a gap, or the end
+            cell_depth.append(np.asarray([-1], dtype=np.int8))
+    if not bounds:
+        return np.empty(0, dtype=np.float64), np.empty(0, dtype=np.int8)
+    return np.concatenate(bounds), np.concatenate(cell_depth)
+
+
+def sub_cell_counts(x, bounds, cell_depth, root_hi):
+    """One chunk's counts in the cells of :func:`sub_cells` (sparse: the
+    cells holding a row, and their counts), and the distinct values, with
+    their counts, in the cells whose values are kept (:data:`VALUES`):
+    ``(cells, counts, values, value_counts)``. A value at the root's closed
+    upper end (a float column) is in the last cell, as in
+    :func:`privtree_histogram`."""
+    i = np.searchsorted(bounds, x, "right") - 1
+    if bounds.size and bounds[-1] >= root_hi:
+        i[x >= root_hi] = bounds.size - 2
+    inside = (i >= 0) & (i < bounds.size - 1)
+    i, x = i[inside], x[inside]
+    d = cell_depth[i]
+    cells = np.unique(i[(d >= 0) & (d != VALUES)], return_counts=True)
+    return cells + np.unique(x[d == VALUES], return_counts=True)
+
+
+def refined_counts(x, targets, integer, floor, root_hi):
+    """The occupied cells under ``targets`` (:func:`sub_cells`) of the
+    in-memory values ``x``, as a refinement pass merges them: ``(lo, hi,
+    depth, count)``."""
+    bounds, cell_depth = sub_cells(targets, integer, floor)
+    cells, counts, v, vc = sub_cell_counts(x, bounds, cell_depth, root_hi)
+    return _with_values(
+        bounds[cells], bounds[cells + 1], cell_depth[cells], counts, v, vc
+    )
+
+
+def _with_values(lo, hi, depth, count, values, value_counts):
+    """Kept cells and kept values together: a value ``v`` is the point cell
+    ``[v, v]`` of depth :data:`VALUES` (a node ``[a, b)`` holds it when ``a
+    <= v < b``, or ``b`` is the root's closed end)."""
+    return (
+        np.concatenate([lo, values]),
+        np.concatenate([hi, values]),
+        np.concatenate(
+            [np.asarray(depth, dtype=np.int64), np.full(values.size, VALUES)]
+        ),
+        np.concatenate([count, value_counts]),
+    )
+
+
+def _merge_values(values, counts, more, more_counts):
+    """The union of two sorted ``(value, count)`` sets, counts summed."""
+    v, inverse = np.unique(np.concatenate([values, more]), return_inverse=True)
+    c = np.bincount(inverse, weights=np.concatenate([counts, more_counts]))
+    return v, c.astype(np.int64)

@@ -18,17 +18,18 @@ of the data. Every node of depth ``<= GRID_DEPTH`` is a union of the cells of
 that hierarchy cut at depth :data:`GRID_DEPTH` (the *grid*), so the grid's
 per-chunk counts answer every count the tree asks down to that depth.
 Deeper nodes lie inside one grid cell; the cells that can hold one are
-*refined* in a second pass, before any noise is drawn: the cells the tree
-reaches and splits with the largest probabilities, computed from the grid's
-counts (:func:`refine_cells`; PrivTree splits a node it reaches with
-probability at least 1/4 whatever its count), until the cells left out sum
-to at most a small probability. What a refined cell keeps is the
-encoder's ``refine_cells`` (public: a parameter):
+*refined* in a second pass: the cells the tree reaches and splits with the
+largest probabilities, computed from the grid's counts
+(:func:`refine_cells`; PrivTree splits a node it reaches with probability
+at least 1/4 whatever its count), until the cells left out sum to at most
+a small probability. What a refined cell keeps, and when the pass runs, is
+the encoder's ``refine_cells`` (public: a parameter):
 
 * ``None``, the *exact* mode (the default): its distinct values with their
   counts (:data:`VALUES`), which answer every node inside it at any depth;
-  the cells left out sum to at most :data:`VALUES_MISS`. Memory grows with
-  the distinct values of the refined cells (below).
+  the cells left out sum to at most :data:`VALUES_MISS`; the pass runs
+  before any noise is drawn. Memory grows with the distinct values of the
+  refined cells (below).
 * an integer ``K``, the *bounded* mode: the counts of the cells of the
   same hierarchy a few levels below it (:func:`sub_cells`; only those
   holding a row), which answer every node down to that depth inside it,
@@ -40,7 +41,14 @@ encoder's ``refine_cells`` (public: a parameter):
   chance of another pass (:func:`_miss`) for at most ``K`` cells per
   numeric column in all, a kept value costing :data:`VALUE_COST` cells --
   deeper where the tree is more likely to split, and a column whose tree
-  stays shallow leaves its share to one whose tree goes deep.
+  stays shallow leaves its share to one whose tree goes deep. No pass
+  runs before the noise: the first tree that asks for a count below the
+  grid makes the first refinement pass (its own cells, reached and split:
+  probability 1), and that pass -- and every pass after it -- also counts
+  the cells predicted so for the numeric columns whose trees have not run
+  yet (:meth:`DomainStatistics._predicted`, among their grid cells not
+  refined yet), so one pass serves every column to come and the
+  prediction's share is not spent on the columns already resolved.
 
 Should the tree still enter a grid cell that was not refined, or go below
 the cells kept, inside one that holds a row, that cell is refined then (a
@@ -63,8 +71,9 @@ post-processing. So the domains -- the noise included -- are those of the
 in-memory fit on the same rows with the same ``random_state``
 (``tests/test_dask_domains.py`` compares them); the guarantee is the
 in-memory one. Which grid cells are refined, and how many passes run, depend
-on the data (never on the noise before it is drawn): like the running time
-of the in-memory fit, they are not part of the released output.
+on the data and, in bounded mode and for passes on demand, on the noise
+drawn so far (never on noise not yet drawn): like the running time of the
+in-memory fit, they are not part of the released output.
 
 Memory, per numeric column: the grid is public and built once per kind of
 column (float, integer, declared root): at most ``C 2^GRID_DEPTH`` cells
@@ -76,13 +85,13 @@ cells' distinct values are kept, 16 bytes each with their counts: they grow
 with the data (910,644 for a log-normal income in the first 10^6 rows of
 the bench table; 8.8 million in its six float columns at 10^7 rows). In
 bounded mode, everything is bounded by public numbers, independent of
-``n``: the refinement pass before the noise counts, for ``K`` numeric
-columns, at most ``K refine_cells`` cells and kept values in all (13 bytes
-a counted cell while it runs: a boundary, a depth, a 4-byte count below
-2^31 rows; 16 bytes a kept value and its count, which :data:`VALUE_COST` =
-2 cells covers); a pass on demand at most ``max(refine_cells, 2 m)`` for
-a column's ``m`` targets (``m`` at most the nodes of one level of the
-tree). What is kept after a pass is the occupied cells (25 bytes each:
+``n``: a refinement pass counts at most ``max(refine_cells, 2 m)`` cells
+for the asking column's ``m`` targets (``m`` at most the nodes of one level
+of the tree) and, for the ``P`` numeric columns still to come, at most
+``P refine_cells`` cells and kept values in all (13 bytes a counted cell
+while it runs: a boundary, a depth, a 4-byte count below 2^31 rows; 16
+bytes a kept value and its count, which :data:`VALUE_COST` = 2 cells
+covers). What is kept after a pass is the occupied cells (25 bytes each:
 bounds, a depth, a running count) and the values (16 bytes), at most what
 the pass counted -- of which a column has at most ``MAX_DEPTH -
 GRID_DEPTH = 14`` passes on demand (each resolves at least one more level;
@@ -103,12 +112,16 @@ from functools import lru_cache
 import numpy as np
 
 from ._chunk_counts import (
+    VALUES,
+    _merge_values,
     chunk_pass,
     column_values,
     first_chunk,
     levels_table,
     merge_level_counts,
     numeric_plan,
+    sub_cell_counts,
+    sub_cells,
     top_of_root,
 )
 from ._numeric_domain import (
@@ -131,8 +144,9 @@ GRID_DEPTH = 16
 #: nodes are counted from the refined cells' values, as any node below the
 #: grid.
 CUT_GRID_SHALLOWER = 8
-#: Bounded mode: the grid cells not refined before the noise are, together,
-#: reached and split by the tree with probability at most this
+#: Bounded mode: the grid cells a refinement pass predicts for a column
+#: still to come leave out cells reached and split by the tree, together,
+#: with probability at most this
 #: (:func:`refine_cells`),
 #: and so are the cells below the ones counted (:func:`refine_stops`): a
 #: bound on the chance of one more pass, each. 0.001: at 0.01 a simulation
@@ -148,16 +162,12 @@ REFINE_MISS = 0.001
 VALUES_MISS = 0.01
 #: Bounded mode (``BooleanEncoder(refine_cells=K)``): the most cells of the
 #: hierarchy one refinement pass counts per numeric column
-#: (:func:`sub_cells`), shared among the columns before the noise
+#: (:func:`sub_cells`), shared among the columns still to come
 #: (:func:`joint_stops`): the public cap on the memory a pass adds. This
 #: value is the default of the functions here and the one the guide
 #: measures. 2^20: at 2^21 the 10^7-row bench table's job peaked at 2.04
 #: GiB (see ``doc/user_guide/out_of_core.md``).
 REFINE_CELLS = 2**20
-#: The stop that asks a refinement pass for a target's values (with their
-#: counts) instead of its cells: they answer every node inside it, at any
-#: depth, and number at most its count (:func:`_stops`).
-VALUES = MAX_DEPTH + 1
 #: What a kept value costs against :data:`REFINE_CELLS`: 16 bytes (the
 #: value and its count) against a counted cell's 13 (a boundary, a depth,
 #: a 4-byte count).
@@ -170,23 +180,6 @@ __all__ = [
     "privtree_from_counts",
     "refine_cells",
 ]
-
-
-def _expand(lo, hi, depth, stop, integer, floor):
-    """Cells of the public hierarchy under ``[lo, hi)`` (at ``depth``), cut
-    at depth ``stop`` or where PrivTree cannot split: ``(edges, depths)``."""
-    los, depths = [], []
-    stack = [(lo, hi, depth)]
-    while stack:
-        a, b, d = stack.pop()
-        mid = _split_point(a, b, integer) if d < stop else None
-        if mid is not None and _can_split(a, b, d, integer, floor):
-            stack.append((mid, b, d + 1))
-            stack.append((a, mid, d + 1))
-        else:
-            los.append(a)
-            depths.append(d)
-    return los, depths
 
 
 def grid_for(integer, root, depth=None, cuts=None):
@@ -281,9 +274,14 @@ def refine_cells(counter, epsilon, sensitivity, tree_share=None, limit=None, mis
     return _chosen(counter, epsilon, sensitivity, tree_share, limit, miss)[0]
 
 
-def _chosen(counter, epsilon, sensitivity, tree_share=None, limit=None, miss=None):
-    """:func:`refine_cells` and their ``r_k``."""
+def _chosen(
+    counter, epsilon, sensitivity, tree_share=None, limit=None, miss=None, skip=()
+):
+    """:func:`refine_cells` and their ``r_k``, among the grid cells not in
+    ``skip`` (those refined already)."""
     cells, r = _reach(counter, epsilon, sensitivity, tree_share)
+    if len(skip):
+        r = np.where(np.isin(cells, np.fromiter(skip, dtype=np.int64)), 0.0, r)
     order = np.argsort(r, kind="stable")  # ascending: the least likely are left out
     left = np.cumsum(r[order]) <= (REFINE_MISS if miss is None else miss)
     keep = order[~left]
@@ -460,50 +458,6 @@ def joint_stops(counters, chosen, lam, cap=None):
     return out
 
 
-def sub_cells(targets, integer, floor):
-    """The cells of the public hierarchy under each of ``targets`` -- ``(lo,
-    hi, depth, stop)``, disjoint hierarchy cells -- cut at depth ``stop``
-    or where PrivTree cannot split (:func:`_expand`). Returns ``(bounds,
-    depth)``: the sorted cell boundaries, and the depth of the cell that
-    starts at each (-1 for the space between targets, and at the last
-    boundary). A cell is identified by the index of its lower boundary."""
-    # each target's cells become arrays at once (ascending: _expand splits
-    # depth first, left first), so that no list of all the cells' Python
-    # floats is held (32 bytes a cell, which the allocator keeps after)
-    targets = sorted(targets)
-    bounds, cell_depth = [], []
-    for j, (lo, hi, depth, stop) in enumerate(targets):
-        if stop == VALUES:  # one cell: its values are kept
-            a, d = [lo], [VALUES]
-        else:
-            a, d = _expand(lo, hi, depth, stop, integer, floor)
-        bounds.append(np.asarray(a, dtype=np.float64))
-        cell_depth.append(np.asarray(d, dtype=np.int8))
-        if j + 1 == len(targets) or targets[j + 1][0] != hi:
-            bounds.append(np.asarray([hi], dtype=np.float64))  # a gap, or the end
-            cell_depth.append(np.asarray([-1], dtype=np.int8))
-    if not bounds:
-        return np.empty(0, dtype=np.float64), np.empty(0, dtype=np.int8)
-    return np.concatenate(bounds), np.concatenate(cell_depth)
-
-
-def sub_cell_counts(x, bounds, cell_depth, root_hi):
-    """One chunk's counts in the cells of :func:`sub_cells` (sparse: the
-    cells holding a row, and their counts), and the distinct values, with
-    their counts, in the cells whose values are kept (:data:`VALUES`):
-    ``(cells, counts, values, value_counts)``. A value at the root's closed
-    upper end (a float column) is in the last cell, as in
-    :func:`privtree_histogram`."""
-    i = np.searchsorted(bounds, x, "right") - 1
-    if bounds.size and bounds[-1] >= root_hi:
-        i[x >= root_hi] = bounds.size - 2
-    inside = (i >= 0) & (i < bounds.size - 1)
-    i, x = i[inside], x[inside]
-    d = cell_depth[i]
-    cells = np.unique(i[(d >= 0) & (d != VALUES)], return_counts=True)
-    return cells + np.unique(x[d == VALUES], return_counts=True)
-
-
 class ColumnCounts:
     """The merged counts of one numeric column: grid, refined cells, missing.
 
@@ -560,6 +514,7 @@ class ColumnCounts:
         self.values = np.empty(0, dtype=np.float64)
         self.value_cum = np.zeros(1, dtype=np.int64)
         self.lam = None  # the tree's Laplace scale (public: the budget)
+        self.started = False  # whether the tree has drawn noise yet
         self.miss = 0.0
         self.exact = bool(exact)
         self._cap = cap
@@ -761,38 +716,6 @@ class ColumnCounts:
         return cum[ib] - cum[ia]
 
 
-def refined_counts(x, targets, integer, floor, root_hi):
-    """The occupied cells under ``targets`` (:func:`sub_cells`) of the
-    in-memory values ``x``, as a refinement pass merges them: ``(lo, hi,
-    depth, count)``."""
-    bounds, cell_depth = sub_cells(targets, integer, floor)
-    cells, counts, v, vc = sub_cell_counts(x, bounds, cell_depth, root_hi)
-    return _with_values(
-        bounds[cells], bounds[cells + 1], cell_depth[cells], counts, v, vc
-    )
-
-
-def _with_values(lo, hi, depth, count, values, value_counts):
-    """Kept cells and kept values together: a value ``v`` is the point cell
-    ``[v, v]`` of depth :data:`VALUES` (a node ``[a, b)`` holds it when ``a
-    <= v < b``, or ``b`` is the root's closed end)."""
-    return (
-        np.concatenate([lo, values]),
-        np.concatenate([hi, values]),
-        np.concatenate(
-            [np.asarray(depth, dtype=np.int64), np.full(values.size, VALUES)]
-        ),
-        np.concatenate([count, value_counts]),
-    )
-
-
-def _merge_values(values, counts, more, more_counts):
-    """The union of two sorted ``(value, count)`` sets, counts summed."""
-    v, inverse = np.unique(np.concatenate([values, more]), return_inverse=True)
-    c = np.bincount(inverse, weights=np.concatenate([counts, more_counts]))
-    return v, c.astype(np.int64)
-
-
 def privtree_from_counts(
     counter,
     epsilon,
@@ -887,11 +810,7 @@ class DomainStatistics:
         self._encoder = encoder
 
     def first_pass(self):
-        """Pass 1, then (before any noise) the refinement pass of the
-        numeric columns' cells the tree is likely to split
-        (:func:`refine_cells`): their values in exact mode (until the cells
-        left out leave at most :data:`VALUES_MISS`), else their cells or
-        values within the cap (:func:`joint_stops`)."""
+        """Pass 1, then :meth:`refine_before_noise`."""
         plan = (
             self._encoder,
             self._private,
@@ -970,6 +889,16 @@ class DomainStatistics:
             )
             for col, (integer, root, *_) in self.numeric.items()
         }
+        self.refine_before_noise()
+
+    def refine_before_noise(self):
+        """Exact mode: the refinement pass, before any noise, of the
+        distinct values of the numeric columns' grid cells the tree is
+        likely to split (:func:`refine_cells`, until the cells left out
+        leave at most :data:`VALUES_MISS`). Bounded mode: none -- the first
+        tree that asks for a count below the grid makes the first
+        refinement pass, which also counts the cells predicted for the
+        columns whose trees have not run (:meth:`_predicted`)."""
         wanted = {}
         if self.eps_col and self.refine_cells is None:
             for col, counter in self.counters.items():
@@ -977,20 +906,39 @@ class DomainStatistics:
                 if len(cells):
                     stop = np.full(len(cells), VALUES)
                     wanted[col] = counter.grid_targets(cells, None, stop)
-        elif self.eps_col:
-            lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
-            chosen = {}
-            for col, counter in self.counters.items():
-                counter.lam = lam
-                cells, reach = _chosen(
-                    counter, self.eps_col, self.sens, limit=counter.cap // 2
-                )
-                if len(cells):
-                    chosen[col] = (cells, reach)
-            stops = joint_stops(self.counters, chosen, lam, self.refine_cells)
-            for col, (cells, reach) in chosen.items():
-                wanted[col] = self.counters[col].grid_targets(cells, reach, stops[col])
+        elif self.eps_col:  # bounded mode: no pass before the first tree asks
+            for counter in self.counters.values():
+                counter.lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
         self.refine(wanted)
+
+    def _predicted(self):
+        """Bounded mode: the targets of a refinement pass for the numeric
+        columns whose trees have not run yet, predicted from the grid
+        counts and the public budget as the exact mode chooses its cells
+        before the noise (:func:`_chosen`, among the grid cells not refined
+        yet), counted to :func:`joint_stops`' depths within ``refine_cells``
+        cells per such column. Every pass a tree asks for counts them too:
+        the first pass of the fit is the first tree's, and each pass after
+        it serves every column still to come (their miss bounds shrink
+        with each pass) instead of one column."""
+        pending = {c: k for c, k in self.counters.items() if not k.started}
+        chosen = {}
+        for col, counter in pending.items():
+            cells, reach = _chosen(
+                counter,
+                self.eps_col,
+                self.sens,
+                limit=counter.cap // 2,
+                skip=counter.refined,
+            )
+            if len(cells):
+                chosen[col] = (cells, reach)
+        lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
+        stops = joint_stops(pending, chosen, lam, self.refine_cells)
+        return {
+            col: pending[col].grid_targets(cells, reach, stops[col])
+            for col, (cells, reach) in chosen.items()
+        }
 
     def _depth(self, col):
         """The grid's depth for ``col``: :data:`GRID_DEPTH`, less
@@ -1001,7 +949,10 @@ class DomainStatistics:
 
     def _refiner(self, col):
         def refine(targets):
-            self.refine({col: targets})
+            wanted = {col: targets}
+            if self.refine_cells is not None and self.eps_col:
+                wanted.update(self._predicted())
+            self.refine(wanted)
 
         return refine
 
@@ -1070,6 +1021,7 @@ class DomainStatistics:
                 raise RuntimeError(  # pragma: no cover
                     "the Dask fit's grid is not the column's"
                 )
+            counter.started = True
             return privtree_from_counts(
                 counter,
                 epsilon,

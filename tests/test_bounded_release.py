@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _cli_dates import eight_years_of_dates
 
 from skdp_synth import (
     BudgetAccountant,
@@ -259,12 +260,8 @@ def test_cli_refusals_of_cells_are_listed(tmp_path, capsys):
     status 2 -- and each refusal is listed in doc/privacy.md with why it is
     outside the guarantee."""
     rng = np.random.default_rng(0)
-    days = pd.Timestamp("2015-01-01") + pd.to_timedelta(rng.integers(0, 3000, 400), "D")
-    frame = pd.DataFrame(
-        {"t": days.strftime("%Y-%m-%dT%H:%M:%S"), "g": rng.choice(["a", "b"], 400)}
-    )
-    g = {"type": "categorical", "levels": ["a", "b"]}
-    schema = {"columns": {"t": {"type": "datetime", "unit": "D"}, "g": g}}
+    frame, schema = eight_years_of_dates(rng)
+    g = schema["columns"]["g"]
     code, err = _run(_synthesize(tmp_path, frame, schema), capsys)
     assert code == 0, err
     frame.loc[7, "t"] = "2016-03-04T00:00:00+01:00"

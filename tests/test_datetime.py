@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _cli_dates import eight_years_of_dates
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth._datetime import from_units, to_units
@@ -591,12 +592,7 @@ def test_eight_years_of_400_dates_find_their_range_through_the_cli(tmp_path, cap
     from skdp_synth.exceptions import DegenerateColumnWarning
 
     rng = np.random.default_rng(0)
-    days = pd.Timestamp("2015-01-01") + pd.to_timedelta(rng.integers(0, 3000, 400), "D")
-    frame = pd.DataFrame(
-        {"t": days.strftime("%Y-%m-%dT%H:%M:%S"), "g": rng.choice(["a", "b"], 400)}
-    )
-    g = {"type": "categorical", "levels": ["a", "b"]}
-    schema = {"columns": {"t": {"type": "datetime", "unit": "D"}, "g": g}}
+    frame, schema = eight_years_of_dates(rng)
     frame.to_csv(tmp_path / "in.csv", index=False)
     (tmp_path / "s.json").write_text(json.dumps(schema))
     argv = ["synthesize", tmp_path / "in.csv", "--method", "gaussian-release"]

@@ -248,7 +248,7 @@ def plot_curve(
         ax.set_xlabel("epsilon")
         ax.set_ylabel(f"average {col}")
         ax.set_title(f"{col} against epsilon")
-    axes[0].legend(fontsize=8)
+    axes[0].legend(fontsize=8, loc="upper right")  # not "best": see _report
     if path is not None:
         _save_figure(fig, path, dpi)
     return fig

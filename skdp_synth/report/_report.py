@@ -346,7 +346,9 @@ class FidelityReport:
         ax.set_title(f"{table.columns[0]}  (TV {table.tv:.3f})", fontsize=10)
         ax.set_xlabel(f"{table.columns[0]}: level or bin", fontsize=8)
         ax.set_ylabel("share of rows (%)", fontsize=8)
-        ax.legend(fontsize=8)
+        # a fixed corner: loc="best" times its search and warns past 1 s on a
+        # loaded machine (a UserWarning from matplotlib that depends on load)
+        ax.legend(fontsize=8, loc="upper right")
 
     def to_html(
         self, path: str | os.PathLike[str] | None = None, *, include_plot: bool = True

@@ -133,9 +133,14 @@ class PipelineLevelsMixin:
         if encoder is None:
             return
         names = [str(name) for name in final.blocks_.names]
+        # each numeric column's fine histogram as its domain released it,
+        # before _reconcile_leaves fills emptied leaves from the release:
+        # what the capped-tail test compares the release with
+        domains = {}
         for spec in encoder.specs_:
             if str(spec.name) not in names:
                 continue  # a column without bits (one level, never missing)
+            domains[spec.name] = spec.fine
             j = names.index(str(spec.name))
             # the missing level is each block's last (Block docstring), kept
             # iff the release's estimate is MISSING_SUPPORT_Z of its noise
@@ -157,7 +162,7 @@ class PipelineLevelsMixin:
                         spec.levels[b]
                     )
             _reconcile_leaves(final, spec, j, gone)
-        self._warn_degenerate(final, encoder, names)
+        self._warn_degenerate(final, encoder, names, domains)
 
     def _drop_missing_level(self, final, j, drop):
         """Drop column ``j``'s missing level iff the release's estimate of
@@ -179,12 +184,14 @@ class PipelineLevelsMixin:
         # est < z sd with z <= LEVEL_SUPPORT_Z: the release drops it too
         return bool(est < MISSING_SUPPORT_Z * sd) and drop(j, level)
 
-    def _warn_degenerate(self, final, encoder, names):
+    def _warn_degenerate(self, final, encoder, names, domains=None):
         """Warn by name about the columns that the released domains and the
         release say will come back degenerate
         (:func:`~skdp_synth.preprocessing._decoding.degenerate_reasons`):
         released quantities and public scales only, recorded in
-        ``degenerate_columns_``."""
+        ``degenerate_columns_``. ``domains``: each numeric column's fine
+        histogram as its domain released it, before the release's estimates
+        filled its emptied leaves (``_reconcile_leaves``), by name."""
         from .exceptions import DegenerateColumnWarning
         from .preprocessing._decoding import degenerate_reasons, model_level_shares
 
@@ -209,6 +216,7 @@ class PipelineLevelsMixin:
                 rows_missing,
                 kept,
                 None if shares is None else shares[: spec.n_levels],
+                domain=(domains or {}).get(spec.name),
             )
             if reasons:
                 self.degenerate_columns_[spec.name] = reasons

@@ -429,7 +429,13 @@ def far_tail(spec, level_shares):
 
 
 def degenerate_reasons(
-    spec, estimates, n_estimate, rows_missing, missing_kept, level_shares=None
+    spec,
+    estimates,
+    n_estimate,
+    rows_missing,
+    missing_kept,
+    level_shares=None,
+    domain=None,
 ):
     """Why column ``spec`` will come back degenerate, from released
     quantities only (an empty list: it will not).
@@ -454,6 +460,11 @@ def degenerate_reasons(
     level_shares : array-like or None
         The model's shares of the column's value levels (bins; missing
         excluded), for :func:`spread_ratio`, or ``None``.
+    domain : FineHistogram or None
+        The column's fine histogram as its private domain released it,
+        before the release's estimates filled its emptied leaves
+        (``_pipeline_levels._reconcile_leaves``), for
+        :func:`._fences.capped_tail_reason`; ``None``: ``spec.fine``.
 
     Every input is the released domain, the release's noisy answers and
     model rows, or a public scale: post-processing, no privacy cost. The
@@ -490,7 +501,9 @@ def degenerate_reasons(
     if numeric and n_values >= 2 and level_shares is not None and spec.fine:
         released = None if estimates is None else estimates[:n_values]
         reasons.extend(spread_reasons(spec, level_shares, released))
-    capped = capped_tail_reason(spec, estimates) if numeric and spec.fine else None
+    capped = (
+        capped_tail_reason(spec, estimates, domain) if numeric and spec.fine else None
+    )
     if capped is not None:
         reasons.append(capped)
     far = far_tail(spec, level_shares) if numeric else None

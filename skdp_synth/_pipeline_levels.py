@@ -149,6 +149,7 @@ class PipelineLevelsMixin:
             # the empty integers beside a heap, or past the data's end; a
             # tentative run's bins at the stricter TENTATIVE_SUPPORT_Z
             tentative, gone = _tentative_bins(spec), []
+            tentative |= {int(b) for b in getattr(spec, "wide", ())}
             for b in getattr(spec, "split", ()):
                 strict = {"z": TENTATIVE_SUPPORT_Z} if int(b) in tentative else {}
                 if drop(j, int(b), **strict):

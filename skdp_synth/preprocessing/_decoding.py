@@ -25,7 +25,7 @@ import pandas as pd
 from .._datetime import from_units
 from ._fences import capped_tail_reason
 from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x
-from ._spread import spread_reasons
+from ._spread import spread_reasons, wide_parts_reason
 
 
 def copula_columns(specs):
@@ -490,6 +490,9 @@ def degenerate_reasons(
     if numeric and n_values >= 2 and level_shares is not None and spec.fine:
         released = None if estimates is None else estimates[:n_values]
         reasons.extend(spread_reasons(spec, level_shares, released))
+        wide = wide_parts_reason(spec, level_shares)
+        if wide is not None:
+            reasons.append(wide)
     capped = capped_tail_reason(spec, estimates) if numeric and spec.fine else None
     if capped is not None:
         reasons.append(capped)

@@ -539,6 +539,22 @@ def degenerate_reasons(
                     f"release says {100 * max(est, 0.0) / n_estimate:.3g} ± "
                     f"{100 * sd / n_estimate:.3g} %"
                 )
+            elif (
+                missing_kept
+                and rows_missing is not None
+                and n_estimate
+                and est < MISSING_ROWS_Z * sd
+                and rows_missing * n_estimate > MISSING_ROWS_Z * sd
+            ):
+                # the release cannot tell the missing count from 0, and the
+                # rows hold more than MISSING_ROWS_Z sds of it: for a column
+                # without missing values that is more than the band allows
+                reasons.append(
+                    f"rows with {100 * rows_missing:.3g} % missing where the "
+                    f"release cannot tell its missing share "
+                    f"({100 * max(est, 0.0) / n_estimate:.3g} ± "
+                    f"{100 * sd / n_estimate:.3g} %) from none"
+                )
     return reasons
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._decoding import _tail_models
-from ._numeric_domain import GRID_STEP, RES_FLOOR, _t
+from ._numeric_domain import GRID_STEP, RES_FLOOR, _t, root_cells
 from ._spread import _pieces_std
 
 #: Only a leaf at most this wide in ``t`` is cut (:func:`split_wide_leaves`):
@@ -91,7 +91,7 @@ def split_wide_leaves(hist, edges, split, n_bins):
             lo_j, hi_j = max(float(e[j]), a, lo_cap), min(float(e[j + 1]), hi, hi_cap)
             width = hi_j - lo_j
             heavy = c[j] / total > 1.0 / n_bins
-            deep = _t(hi_j) - _t(lo_j) <= DEEP_T
+            deep = _t(hi_j) - _t(lo_j) <= (DEEP_T if integer else _deep_t(lo_j, hi_j))
             n = WIDE_PARTS if integer else FLOAT_PARTS
             if heavy and deep and lo_j == a and hi_j == hi and width >= 2 * n * unit:
                 step = width / n
@@ -103,6 +103,21 @@ def split_wide_leaves(hist, edges, split, n_bins):
             out.append(v)
     out.append(edges[-1])
     return out, marks
+
+
+def _deep_t(lo, hi):
+    """The widest leaf ``[lo, hi)`` of a float column (in ``t``) that is
+    :data:`DEEP_T`'s depth 5 or more into its depth-0 cell: ``2^-5`` of the
+    cell of the default root (:func:`._numeric_domain.root_cells`) holding
+    it, ``inf`` past the grid. Near 0 the cells are narrower in ``t`` than
+    ``GRID_STEP`` (``[2^-10, 1)`` is 1 wide): a normal(0, 1) column's
+    ``[-0.83, -0.68)`` is 0.125 wide in ``t`` at depth 3, and was cut into
+    bins. Public: the leaf's edges and the fixed grid."""
+    cells, _ = root_cells(False, None)
+    for a, b in cells:
+        if a <= lo and hi <= b:
+            return float(_t(b) - _t(a)) / 2.0**5
+    return np.inf
 
 
 def cut_bins(before, after):

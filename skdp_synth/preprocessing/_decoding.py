@@ -470,7 +470,11 @@ def degenerate_reasons(
     ``SPREAD_RATIO`` times from the released histogram's std
     (:func:`spread_ratio`); a numeric column whose rows' spread rests on
     outer leaves the release cannot tell from noise
-    (:func:`._spread.spread_reasons`).
+    (:func:`._spread.spread_reasons`), or whose rows sit on at most two
+    bins cut from one wide leaf (:func:`._spread.wide_parts_reason`); a
+    kept missing level whose released count is under ``MISSING_ROWS_Z``
+    sds while the rows hold more than that many (a column without missing
+    values then comes back with them, and the release cannot say).
     """
     reasons = []
     numeric = spec.kind == "numeric"

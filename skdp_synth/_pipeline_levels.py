@@ -153,10 +153,15 @@ class PipelineLevelsMixin:
             # one-integer bins split from a heavy leaf (split_heavy_leaves):
             # the empty integers beside a heap, or past the data's end; a
             # tentative run's bins at the stricter TENTATIVE_SUPPORT_Z
-            tentative, gone = _tentative_bins(spec), []
+            # and the parts cut from a float column's wide leaf: 16 parts,
+            # most of them empty, where 2 sds kept one far from the rows in
+            # 2.3 % of tests (FLOAT_PARTS of preprocessing._wide_leaves)
+            strict, gone = _tentative_bins(spec), []
+            if not getattr(spec, "integer", True):
+                strict |= {int(b) for b in getattr(spec, "wide", ())}
             for b in getattr(spec, "split", ()):
-                strict = {"z": TENTATIVE_SUPPORT_Z} if int(b) in tentative else {}
-                if drop(j, int(b), **strict):
+                z = {"z": TENTATIVE_SUPPORT_Z} if int(b) in strict else {}
+                if drop(j, int(b), **z):
                     gone.append(int(b))
                     self.integer_bins_dropped_.setdefault(spec.name, []).append(
                         spec.levels[b]

@@ -213,10 +213,11 @@ def test_a_column_of_one_bin_above_the_noise_warns_by_name():
 
 def test_no_degenerate_warning_on_a_well_behaved_table():
     """The births-like table at ε = 1 (seeds 0-4) and a 4,000-row table of
-    clean columns: no ``DegenerateColumnWarning``, except for seed 0 of the
-    births-like table, whose ``mage`` rows come back with 7 times the
-    data's std (noise leaves past its core: ``preprocessing._spread``) --
-    there the warning names ``mage`` alone."""
+    clean columns: no ``DegenerateColumnWarning``, and every numeric
+    column's rows within [0.5, 2] of the data's std. (Seed 0's ``mage``
+    came back with 7 times the data's std, named, until its heavy, wide
+    float leaves were cut into bins the release measures:
+    ``preprocessing._wide_leaves``; now 0.97.)"""
     rng = np.random.default_rng(1)
     n = 4000
     clean = pd.DataFrame(
@@ -235,14 +236,12 @@ def test_no_degenerate_warning_on_a_well_behaved_table():
             with warnings.catch_warnings(record=True) as record:
                 warnings.simplefilter("always")
                 pipe.fit(df)
-            if df is clean or seed != 0:
-                assert not _degenerate_warnings(record)
-                assert pipe.degenerate_columns_ == {}
-                continue
-            assert set(pipe.degenerate_columns_) == {"mage"}
-            assert len(_degenerate_warnings(record)) == 1
+            assert not _degenerate_warnings(record)
+            assert pipe.degenerate_columns_ == {}
             rows = pipe.sample(len(df), random_state=seed)
-            assert rows["mage"].std() > 2 * df["mage"].std()
+            for col in df.select_dtypes("number").columns:
+                ratio = rows[col].std() / df[col].std()
+                assert 0.5 <= ratio <= 2.0, (seed, col, ratio)
 
 
 def _spec(levels, missing, kind="numeric"):

@@ -78,7 +78,7 @@ from ._level_selection import (
     stable_levels,
 )
 from ._numeric_domain import ROOT, privtree_histogram
-from ._wide_leaves import split_wide_leaves
+from ._wide_leaves import cut_bins, split_wide_leaves
 
 #: The level that undiscovered categories of a privately learned column map to.
 OTHER_LABEL = "other"
@@ -567,7 +567,9 @@ class _ColumnDomainMixin:
         edges, split = split_heavy_leaves(
             hist, coarse_edges(hist, self.n_bins), self.n_bins
         )
+        before = edges
         edges, split = split_wide_leaves(hist, edges, split, self.n_bins)
+        wide = cut_bins(before, edges)
         # bins of a tentative run of leaves: kept where the release says so
         split = sorted(set(split) | set(hist.tentative_bins(edges)))
         spec = _ColumnSpec(
@@ -581,6 +583,7 @@ class _ColumnDomainMixin:
         )
         spec.fine = hist
         spec.split = tuple(split)
+        spec.wide = tuple(wide)
         spec.missing_learned = learned
         spec.time_unit = unit
         spec.clip = "warn" if root is not None else "silent"

@@ -63,6 +63,10 @@ class _ColumnSpec:
     # bins of one integer each, split from a heavy leaf of a private domain
     # (split_heavy_leaves): a pipeline drops those its release does not support
     split: tuple = ()
+    # the bins of ``split`` cut from a heavy, wide leaf (split_wide_leaves):
+    # a float column's tested at TENTATIVE_SUPPORT_Z, and the column named
+    # where two of them hold its rows (_spread.wide_parts_reason)
+    wide: tuple = ()
     # a date/time or duration column counted in this unit (``_datetime``)
     time_unit: str | None = None
     # what a missing level decodes to (a categorical column): ``None`` where

@@ -25,7 +25,7 @@ import pandas as pd
 from .._datetime import from_units
 from ._fences import capped_tail_reason
 from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x
-from ._spread import spread_reasons
+from ._spread import spread_reasons, wide_parts_reason
 
 
 def copula_columns(specs):
@@ -481,7 +481,11 @@ def degenerate_reasons(
     ``SPREAD_RATIO`` times from the released histogram's std
     (:func:`spread_ratio`); a numeric column whose rows' spread rests on
     outer leaves the release cannot tell from noise
-    (:func:`._spread.spread_reasons`).
+    (:func:`._spread.spread_reasons`), or whose rows sit on at most two
+    bins cut from one wide leaf (:func:`._spread.wide_parts_reason`); a
+    kept missing level whose released count is under ``MISSING_ROWS_Z``
+    sds while the rows hold more than that many (a column without missing
+    values then comes back with them, and the release cannot say).
     """
     reasons = []
     numeric = spec.kind == "numeric"
@@ -501,6 +505,9 @@ def degenerate_reasons(
     if numeric and n_values >= 2 and level_shares is not None and spec.fine:
         released = None if estimates is None else estimates[:n_values]
         reasons.extend(spread_reasons(spec, level_shares, released))
+        wide = wide_parts_reason(spec, level_shares)
+        if wide is not None:
+            reasons.append(wide)
     capped = (
         capped_tail_reason(spec, estimates, domain) if numeric and spec.fine else None
     )
@@ -548,6 +555,22 @@ def degenerate_reasons(
                     f"rows with {100 * rows_missing:.3g} % missing where the "
                     f"release says {100 * max(est, 0.0) / n_estimate:.3g} ± "
                     f"{100 * sd / n_estimate:.3g} %"
+                )
+            elif (
+                missing_kept
+                and rows_missing is not None
+                and n_estimate
+                and est < MISSING_ROWS_Z * sd
+                and rows_missing * n_estimate > MISSING_ROWS_Z * sd
+            ):
+                # the release cannot tell the missing count from 0, and the
+                # rows hold more than MISSING_ROWS_Z sds of it: for a column
+                # without missing values that is more than the band allows
+                reasons.append(
+                    f"rows with {100 * rows_missing:.3g} % missing where the "
+                    f"release cannot tell its missing share "
+                    f"({100 * max(est, 0.0) / n_estimate:.3g} ± "
+                    f"{100 * sd / n_estimate:.3g} %) from none"
                 )
     return reasons
 

@@ -98,6 +98,10 @@ def _mean(recs, field):
     return float(np.mean(vals)) if vals else None
 
 
+def _chose(recs):
+    return "/".join(sorted({r.get("chose", "") for r in recs}))
+
+
 def _f(x):
     return "–" if x is None else f"{x:.3f}"
 
@@ -121,9 +125,6 @@ def ceiling_table(done, names, eps_list, oww, records):
             means = {m: _mean(v, "tstr") for m, v in got.items()}
             trip = _mean(got["ceiling"], "tstr_roundtrip")
 
-            def chose(m):
-                return "/".join(sorted({r.get("chose", "") for r in got[m]}))
-
             r, c, cc, a = (
                 real["tstr_real"],
                 means["ceiling"],
@@ -132,8 +133,8 @@ def ceiling_table(done, names, eps_list, oww, records):
             )
             rows.append(
                 f"| {t} | {e:g} | {_f(r)} | {_f(trip)} "
-                f"| {_f(c)} ({chose('ceiling')}) | {_f(cc)} "
-                f"| {_f(means['ceiling-target'])} | {_f(a)} ({chose('auto')}) "
+                f"| {_f(c)} ({_chose(got['ceiling'])}) | {_f(cc)} "
+                f"| {_f(means['ceiling-target'])} | {_f(a)} ({_chose(got['auto'])}) "
                 f"| {_f(means['auto-target'])} "
                 f"| {_f(None if c is None else r - c)} "
                 f"| {_f(None if cc is None or a is None else cc - a)} |"

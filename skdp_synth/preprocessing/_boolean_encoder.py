@@ -83,6 +83,7 @@ from ._decoding import (
     decoded_output,
     quantiles_in_bins,
     values_from_index,
+    warn_wide_declared_bins,
 )
 from ._encoding import encode_column
 from ._level_selection import LEVEL_SELECTIONS
@@ -503,6 +504,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         alike. ``frame``: the data or its empty Dask meta (columns, dtypes)."""
         self._warn_coarse_private_domains(specs, private, eps_col, frame.dtypes)
         self._warn_numbers_as_text(specs, private, frame.dtypes)
+        warn_wide_declared_bins(specs, self.bin_edges, self.numeric_value)
         self.columns_ = list(frame.columns)
         self.specs_ = specs
         self.inferred_ = inferred
@@ -685,6 +687,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         self.__dict__.pop("_copula_cols", None)
         self.__dict__.pop("_chunk_lengths", None)
         specs = [self._column_spec(col, meta[col])[0] for col in meta.columns]
+        warn_wide_declared_bins(specs, self.bin_edges, self.numeric_value)
         validate_data(self, meta, reset=True, skip_check_array=True)
         self._fitted_on_frame = True
         self.columns_ = list(meta.columns)

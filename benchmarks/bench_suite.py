@@ -531,7 +531,16 @@ def public_bins(df, coder):
 
 
 def fit_ours(
-    train, cats, options, eps, seed, rule, bins=None, target=None, keep_pipe=False
+    train,
+    cats,
+    options,
+    eps,
+    seed,
+    rule,
+    bins=None,
+    target=None,
+    keep_pipe=False,
+    release=None,
 ):
     from benchmarks.bench_mixed import categories
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
@@ -554,6 +563,7 @@ def fit_ours(
         random_state=seed,
         selection=rule,
         target=target if targeted else None,
+        **(release or {}),
     )
     if forced:  # never every table, never AIM, the tree over the 1-way tables
         rel._rules = dataclasses.replace(

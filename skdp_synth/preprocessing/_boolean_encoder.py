@@ -134,7 +134,10 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
     bin_edges : dict, default=None
         ``{column: increasing edges e_0 < ... < e_B}`` for numeric columns:
         ``B`` bins ``[e_{i-1}, e_i)``, the last one closed. Values outside
-        ``[e_0, e_B]`` are rejected (see ``out_of_bounds``).
+        ``[e_0, e_B]`` are rejected (see ``out_of_bounds``). A declared bin
+        decodes to its midpoint (``numeric_value``); one wider than 25 times
+        its column's median bin width raises a
+        :class:`~skdp_synth.exceptions.WideBinWarning` at ``fit``.
     bounds : dict, default=None
         ``{column: (lo, hi)}``: public bounds of numeric columns whose bins are
         learned privately inside them (needs ``epsilon``). Values outside are

@@ -27,7 +27,10 @@ Methods (``--methods``), per table, ε and seed:
   ``ReleaseRules.one_way_weight`` (every record stores the weight it ran
   at, and the cache keys on it). ``auto-target``: ``auto`` with
   ``ProjectedGaussianRelease(target=)`` the table's model target (the
-  train-on-synthetic column; run only when named).
+  train-on-synthetic column; run only when named). ``ceiling``,
+  ``ceiling-target``, ``ceiling-chose``: diagnostics, the same pipelines with
+  the noise removed (ε = 1e6; :mod:`benchmarks._suite_ceiling`), printed
+  beside ``auto``'s TSTR with the real rows' round trip through the encoder.
 * ``mbi-mst`` / ``mbi-aim``: MST and AIM of Private-PGM (mbi 2.x, in
   ``.venv-mbi``; :func:`benchmarks._compare.run_mbi`) on the same
   discretisation the scores use (numeric columns in 10 bins at the training
@@ -83,6 +86,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from benchmarks._suite_ceiling import CEILING, ceiling_table, fit_ceiling
 from benchmarks._suite_tables import REGISTRY, REPORT, TUNE, load
 
 DELTA = 1e-6
@@ -95,8 +99,10 @@ RULES = ("auto", "one-way", "mst", "none")
 #: paper's thirds); ``auto-target``, ``auto`` with ``target=`` the table's
 #: model target (the train-on-synthetic column)
 EXTRA_RULES = ("aim", "auto-mst", "auto-target")
-#: ``auto`` given the scores' bins as public ``bin_edges`` (mixed tables)
-OURS = (*RULES, *EXTRA_RULES, "auto-bins")
+#: ``auto`` given the scores' bins as public ``bin_edges`` (mixed tables);
+#: the noise-free ceilings (:mod:`benchmarks._suite_ceiling`, run only when
+#: named: diagnostics beside ``auto``'s TSTR)
+OURS = (*RULES, *EXTRA_RULES, "auto-bins", *CEILING)
 COMPARATORS = ("mbi-mst", "mbi-aim", "dpmm")
 TV3_TRIPLES = 300
 
@@ -524,7 +530,18 @@ def public_bins(df, coder):
     return {"bin_edges": edges, "missing": missing or "infer"}
 
 
-def fit_ours(train, cats, options, eps, seed, rule, bins=None, target=None):
+def fit_ours(
+    train,
+    cats,
+    options,
+    eps,
+    seed,
+    rule,
+    bins=None,
+    target=None,
+    keep_pipe=False,
+    release=None,
+):
     from benchmarks.bench_mixed import categories
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
@@ -546,6 +563,7 @@ def fit_ours(train, cats, options, eps, seed, rule, bins=None, target=None):
         random_state=seed,
         selection=rule,
         target=target if targeted else None,
+        **(release or {}),
     )
     if forced:  # never every table, never AIM, the tree over the 1-way tables
         rel._rules = dataclasses.replace(
@@ -578,6 +596,8 @@ def fit_ours(train, cats, options, eps, seed, rule, bins=None, target=None):
     }
     if rule == "auto" and not forced and not targeted:
         info["est"] = estimates(pipe[-1])
+    if keep_pipe:
+        info["pipe"] = pipe
     return syn, info
 
 
@@ -780,6 +800,7 @@ def run(
                         ctx = context(name)
                         _real(name, ctx, done, cache)
                         ctx["tv_only"], ctx["light"] = tv_only, light
+                        ctx["done"] = done
                     _one(rec, ctx, name, cap)
                     _write(cache, rec, done)
                     msg = (
@@ -834,6 +855,8 @@ def _one(rec, ctx, name, cap):
             )
             rec.update(info)
             scored(rec, coder.codes(syn), syn, ctx)
+        elif method in CEILING:
+            fit_ceiling(rec, ctx, ctx["done"], fit_ours, scored, tstr)
         elif method in ("mbi-mst", "mbi-aim"):
             rows, iid, info = fit_mbi(method[4:], coder, train, eps, seed, cap)
             rec.update(info)
@@ -1211,6 +1234,9 @@ def main(argv=None):
         print(f"\n{label} half: auto against MST / AIM (mbi) / dpmm\n")
         print(table)
         print("\n" + "\n".join(lines))
+        if any(k[3] in CEILING for k in done):
+            print(f"\n{label} half: TSTR against its noise-free ceilings\n")
+            print(ceiling_table(done, part, eps_list, oww, records))
         print(f"\n{label} half, mixed tables: private against public bins\n")
         print(bins_table(done, part, eps_list, oww))
         print(f"\n{label} half, mixed tables: numeric columns\n")

@@ -274,3 +274,56 @@ def test_rules_table_divides_auto_by_the_best_fixed_rule():
     assert cells[9] == "one-way, 0.1060" and cells[10] == "1.060"
     assert cells[11] == "1.178"
     assert out.splitlines()[-1].endswith("t ε = 1: 1.060")
+
+
+@pytest.mark.parametrize(
+    ("method", "selection", "target"),
+    [
+        ("ceiling", "auto", None),
+        ("ceiling-target", "auto", "b"),
+        ("ceiling-chose", "mst", None),
+    ],
+)
+def test_ceiling_arms_fit_the_same_pipeline_without_noise(
+    mixed, monkeypatch, method, selection, target
+):
+    """The noise-free ceilings fit the ``auto`` pipeline at ``CEILING_EPS``
+    (``ceiling-chose``: the rule ``auto`` chose at that cell), once per seed
+    whatever the cell's ε, and record the encoder's round trip."""
+    import skdp_synth
+    from benchmarks._suite_ceiling import CEILING_EPS, fit_ceiling
+
+    seen = []
+
+    class Spy(skdp_synth.ProjectedGaussianRelease):
+        def fit(self, X, y=None, blocks=None, **params):
+            seen.append((self.selection, self.target, self.epsilon))
+            return super().fit(X, y, blocks=blocks, **params)
+
+    monkeypatch.setattr(skdp_synth, "ProjectedGaussianRelease", Spy)
+    frame = mixed[["a", "b"]].assign(c=mixed["b"].to_numpy()[::-1])
+    cats = ["a", "b", "c"]
+    coder = bs.Coder(frame, frame, cats)
+    ctx = {
+        "train": frame, "test": frame, "cats": cats, "options": {},
+        "target": "b", "coder": coder, "test_codes": coder.codes(frame),
+        "train_codes": coder.codes(frame), "mixed": False,
+    }  # fmt: skip
+    done = {}
+    for eps in (1.0, 3.0):
+        auto = {"table": "t", "eps": eps, "seed": 0, "method": "auto", "oww": 4.0}
+        done[bs.key_of(auto)] = {**auto, "chose": "mst"}
+    recs = []
+    for eps in (1.0, 3.0):
+        rec = {"table": "t", "eps": eps, "seed": 0, "method": method, "oww": 4.0}
+        fit_ceiling(rec, ctx, done, bs.fit_ours, bs.scored, bs.tstr)
+        recs.append(rec)
+    assert len(seen) == 1  # one fit for both cells
+    sel, tgt, eps = seen[0]
+    assert (sel, tgt) == (selection, target)
+    # all of the pipeline's ε (every column is categorical and declared)
+    assert eps == pytest.approx(CEILING_EPS)
+    assert recs[0]["tstr"] == recs[1]["tstr"]
+    assert "tstr_roundtrip" in recs[0] and recs[0]["rule"] == (
+        "auto-target" if method == "ceiling-target" else selection
+    )

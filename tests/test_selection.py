@@ -1039,3 +1039,41 @@ def test_a_mistyped_target_suggests_the_column():
     pipe = _pipe(cats, epsilon=1.0, delta=1e-6, random_state=0, target="A")
     with pytest.raises(ValueError, match=r"unknown attribute 'A'.*Did you mean 'a'"):
         pipe.fit(df)
+
+
+def test_exponential_mechanism_at_an_infinite_epsilon_takes_the_best_score():
+    """ε = inf (a huge ε's share converted by ``pure_dp_of_gdp_mu``) is the
+    mechanism's limit: a uniform draw among the best scores, not the NaN
+    probabilities of ``inf * 0``."""
+    rng = np.random.default_rng(0)
+    scores = np.array([1.0, 5.0, 3.0, 5.0])
+    picks = {sel.exponential_mechanism(scores, np.inf, 1.0, rng) for _ in range(50)}
+    assert picks == {1, 3}
+    assert math.isinf(sel.pure_dp_of_gdp_mu(1e6))
+
+
+@pytest.mark.parametrize("selection", ["mst", "aim", "auto"])
+def test_a_huge_epsilon_fits_every_selection_rule(selection):
+    """The suite's noise-free ceiling (ε = 1e6) runs the selection steps."""
+    rng = np.random.default_rng(0)
+    n = 400
+    a = rng.integers(0, 3, n)
+    df = pd.DataFrame(
+        {
+            "a": a.astype(str),
+            "b": ((a + rng.integers(0, 2, n)) % 3).astype(str),
+            "c": rng.integers(0, 2, n).astype(str),
+        }
+    )
+    from skdp_synth.exceptions import PrivacyBudgetWarning
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    cats = {c: sorted(df[c].unique()) for c in df}
+    with pytest.warns(PrivacyBudgetWarning, match="exceeds 10"):
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(categories=cats),
+            ProjectedGaussianRelease(
+                epsilon=1e6, delta=1e-6, selection=selection, random_state=0
+            ),
+        ).fit(df)
+    assert len(pipe.sample(50, random_state=1)) == 50

@@ -126,7 +126,10 @@ def pure_dp_of_gdp_mu(mu):
     mu = float(mu)
     if not mu > 0:
         raise ValueError("mu must be > 0")
-    return float(math.log(1.0 / ndtr(-mu / 2.0) - 1.0))
+    tail = float(ndtr(-mu / 2.0))
+    if tail == 0.0:  # μ past ~75: ε = inf (float division by zero warned)
+        return math.inf
+    return float(math.log(1.0 / tail - 1.0))
 
 
 def score_sensitivity(weights, neighbouring):
@@ -149,8 +152,15 @@ def exponential_mechanism(scores, epsilon, sensitivity, rng):
     seed when ``random_state=None``; the draw itself is NumPy's).
     """
     q = np.asarray(scores, dtype=np.float64)
-    logits = (float(epsilon) / (2.0 * float(sensitivity))) * (q - q.max())
-    p = np.exp(logits)
+    gap = q - q.max()
+    factor = float(epsilon) / (2.0 * float(sensitivity))
+    if math.isinf(factor):
+        # the limit ε -> ∞ (a split of a huge ε whose share converts to
+        # ε = inf, :func:`pure_dp_of_gdp_mu`): uniform among the best
+        # scores; ``inf * 0`` made every probability NaN
+        p = (gap == 0).astype(np.float64)
+    else:
+        p = np.exp(factor * gap)
     p /= p.sum()
     return int(rng.choice(q.size, p=p))
 

@@ -83,6 +83,7 @@ from ._decoding import (
     decoded_output,
     quantiles_in_bins,
     values_from_index,
+    warn_wide_declared_bins,
 )
 from ._encoding import encode_column
 from ._level_selection import LEVEL_SELECTIONS
@@ -133,7 +134,10 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
     bin_edges : dict, default=None
         ``{column: increasing edges e_0 < ... < e_B}`` for numeric columns:
         ``B`` bins ``[e_{i-1}, e_i)``, the last one closed. Values outside
-        ``[e_0, e_B]`` are rejected (see ``out_of_bounds``).
+        ``[e_0, e_B]`` are rejected (see ``out_of_bounds``). A declared bin
+        decodes to its midpoint (``numeric_value``); one wider than 25 times
+        its column's median bin width raises a
+        :class:`~skdp_synth.exceptions.WideBinWarning` at ``fit``.
     bounds : dict, default=None
         ``{column: (lo, hi)}``: public bounds of numeric columns whose bins are
         learned privately inside them (needs ``epsilon``). Values outside are
@@ -503,6 +507,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         alike. ``frame``: the data or its empty Dask meta (columns, dtypes)."""
         self._warn_coarse_private_domains(specs, private, eps_col, frame.dtypes)
         self._warn_numbers_as_text(specs, private, frame.dtypes)
+        warn_wide_declared_bins(specs, self.bin_edges, self.numeric_value)
         self.columns_ = list(frame.columns)
         self.specs_ = specs
         self.inferred_ = inferred
@@ -685,6 +690,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         self.__dict__.pop("_copula_cols", None)
         self.__dict__.pop("_chunk_lengths", None)
         specs = [self._column_spec(col, meta[col])[0] for col in meta.columns]
+        warn_wide_declared_bins(specs, self.bin_edges, self.numeric_value)
         validate_data(self, meta, reset=True, skip_check_array=True)
         self._fitted_on_frame = True
         self.columns_ = list(meta.columns)

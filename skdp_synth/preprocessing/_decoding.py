@@ -27,6 +27,64 @@ from ._fences import capped_tail_reason
 from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x
 from ._spread import spread_reasons, wide_parts_reason
 
+#: a declared numeric bin wider than this many times the median width of
+#: its column's bins warns (``WideBinWarning``). Public: the declared edges.
+#: Measured on the suite's public deciles (``benchmarks/bench_suite.py
+#: --methods auto-bins``, TUNE half; ``benchmarks/results/bench_tstr_ceiling.md``):
+#: the bins that broke train-on-synthetic are 187 (cps1988 ``wage``'s top
+#: decile [1068, 18777] decodes to 9,923: R² -9 to -11 against 0.32 with
+#: a private domain) and 28 times the median (acs12 ``income``: R² -0.5);
+#: at 25 the rule names 19 of the 63 numeric columns of credit, loans,
+#: attrition, acs12, hmda and cps1988 (none of attrition's, whose widest
+#: is 12.5 times).
+WIDE_BIN_RATIO = 25.0
+
+
+def wide_declared_bins(specs, bin_edges):
+    """``{column: (left, right, ratio)}``: the declared numeric bins wider than
+    ``WIDE_BIN_RATIO`` times their column's median bin width (columns of at
+    least three bins). Reads the declared edges only."""
+    out = {}
+    for spec in specs:
+        if spec.kind != "numeric" or spec.fine is not None:
+            continue
+        if spec.name not in (bin_edges or {}):
+            continue
+        edges = np.asarray(spec.levels, dtype=np.float64)
+        widths = np.diff(edges)
+        if widths.size < 3:
+            continue
+        median = float(np.median(widths))
+        k = int(np.argmax(widths))
+        if median > 0 and widths[k] > WIDE_BIN_RATIO * median:
+            out[spec.name] = (float(edges[k]), float(edges[k + 1]), widths[k] / median)
+    return out
+
+
+def warn_wide_declared_bins(specs, bin_edges, numeric_value):
+    """One ``WideBinWarning`` naming the columns of :func:`wide_declared_bins`."""
+    import warnings
+
+    from ..exceptions import WideBinWarning
+    from ..validation import user_stacklevel
+
+    wide = wide_declared_bins(specs, bin_edges)
+    if not wide:
+        return
+    how = "uniformly inside it" if numeric_value == "uniform" else "to its midpoint"
+    named = "; ".join(
+        f"{c!r}: [{lo:g}, {hi:g}], {r:.0f} times the median width"
+        for c, (lo, hi, r) in wide.items()
+    )
+    warnings.warn(
+        f"declared bin_edges with a bin far wider than the column's others ({named}):"
+        f" a value in such a bin decodes {how}, which for a long tail inflates the"
+        " column's mean and spread. Split the bin, or declare bounds= for a private"
+        " domain whose fine histogram decodes inside its bins.",
+        WideBinWarning,
+        stacklevel=user_stacklevel(),
+    )
+
 
 def copula_columns(specs):
     """The columns the copula couples: numeric with a fine histogram."""

@@ -724,6 +724,21 @@ def _strongest_piece(counts, width, run, scale, base=np.inf, scales=0.0):
     return np.asarray(best)
 
 
+def _whole_run(counts, run, scale):
+    """``(near_end, far_end)`` of a jumped ``run`` (leaf indices, nearest
+    first) kept whole: its first to last leaf above ``2 b`` (its ends if
+    none is). A tentative run no piece of which passes the run's level
+    (:func:`_strongest_piece`) passed only as a whole: its strongest piece
+    is as likely noise as data (``loans``' ``total_collection_amount_ever``,
+    ε = 0.3: ``[1, 4)``, 3.1 b, no real row, kept; the rows at 16 and up
+    dropped, std ratio 0.00). Its bins are tentative, and the release's own
+    counts keep those that hold rows. Post-processing of the noisy counts."""
+    run = np.asarray(run)
+    strong = run[counts[run] > 2.0 * scale]
+    ends = strong if strong.size else run
+    return int(ends[0]), int(ends[-1])
+
+
 def _significant_run(c, scale, base, scales=None):
     """The nearest far end ``z`` of a run ``c[a:z + 1]`` whose sum exceeds
     ``base + JUMP_SCALES b sqrt(2 m)`` (``m`` leaves: that many standard
@@ -886,6 +901,10 @@ def _kept_counts(
             run = _strongest_piece(counts, width, rest[: z + 1], scale, *level)
             a, k = _max_segment(counts[run] - CORE_SCALES * scale)
             near_end, far_end = int(run[a]), int(run[k])
+            need = level[0] + level[1] * scale * math.sqrt(2.0 * len(run))
+            if step in tentative_from and not counts[run].sum() > need:
+                # no piece passes on its own: the run joins whole
+                near_end, far_end = _whole_run(counts, rest[: z + 1], scale)
             lo_i = min(lo_i, near_end, far_end)
             hi_i = max(hi_i, near_end, far_end)
             gap, j = 0.0, far_end + step

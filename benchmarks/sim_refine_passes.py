@@ -37,7 +37,13 @@ cells). Run::
     python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 20
     python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 20 \
         --before-noise
-    # FILE, log2 of refine_cells, SEEDS
+    python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 10 \
+        --order visits,hours,children,age,score,price,assets,debt,wage,income
+    # FILE, log2 of refine_cells, SEEDS; --order: the trees' order
+
+Each draw also prints the summed miss bound (:func:`_domain_stats._miss`)
+of the columns to come after the first refinement pass: a bound on the
+expected number of passes on demand they still need.
 """
 
 from __future__ import annotations
@@ -163,7 +169,7 @@ class _InMemory(ds.DomainStatistics):
 
     def __init__(self, data, eps_col, refine_cells, before_noise=False):
         self.eps_col, self.sens, self.refine_cells = eps_col, 1.0, refine_cells
-        self.passes, self.counted, self.asked = 0, [], []
+        self.passes, self.counted, self.asked, self.miss = 0, [], [], {}
         self.before_noise = before_noise
         self.data = data
         self.counters = {
@@ -210,6 +216,12 @@ class _InMemory(ds.DomainStatistics):
             values += int(v.size)
             counter.add_cells(targets, bounds[k], bounds[k + 1], depth[k], c, v, vc)
         self.counted.append((sorted(wanted), cells, values))
+        if self.passes == 1:  # the summed miss bound of the columns to come
+            self.miss = {
+                c: round(self.counters[c].miss, 4)
+                for c in wanted
+                if not self.counters[c].started
+            }
         if self.passes > 1 and "--detail" in sys.argv:
             col, targets = next(iter(wanted.items()))
             counter = self.counters[col]
@@ -224,14 +236,17 @@ class _InMemory(ds.DomainStatistics):
                 )
 
 
-def fit(path, log_cap, seeds, before_noise=False):
+def fit(path, log_cap, seeds, before_noise=False, order=None):
     """The refinement passes of the encoder's bounded mode (``2^log_cap``
-    cells a numeric column) on ``path``'s numeric columns, per draw."""
+    cells a numeric column) on ``path``'s numeric columns, per draw (the
+    trees in the table's order, or in ``order``: column names)."""
     data, _ = _columns(path)
     data = {
         col: (integer, x, counter.grid, counter.distinct, counter.n_missing)
         for col, (integer, x, counter, _) in data.items()
     }
+    if order is not None:
+        data = {col: data[col] for col in order}
     for seed in range(seeds):
         stats = _InMemory(data, EPS_COLUMN, 2**log_cap, before_noise)
         source = NoiseSource(seed)
@@ -245,12 +260,31 @@ def fit(path, log_cap, seeds, before_noise=False):
             stats.asked,
             "; (columns, cells, values) counted:",
             stats.counted,
+            "; first pass's miss bound of the columns to come:",
+            stats.miss,
+            f"(sum {sum(stats.miss.values()):.4f})",
             flush=True,
         )
 
 
+def _order():
+    """``--order a,b,...``: the trees' order (default: the table's)."""
+    for j, arg in enumerate(sys.argv):
+        if arg == "--order":
+            return sys.argv[j + 1].split(",")
+        if arg.startswith("--order="):
+            return arg.split("=", 1)[1].split(",")
+    return None
+
+
 if __name__ == "__main__" and sys.argv[1] == "fit":
-    fit(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), "--before-noise" in sys.argv)
+    fit(
+        sys.argv[2],
+        int(sys.argv[3]),
+        int(sys.argv[4]),
+        "--before-noise" in sys.argv,
+        _order(),
+    )
 elif __name__ == "__main__":
     main(
         sys.argv[1],

@@ -47,8 +47,10 @@ the encoder's ``refine_cells`` (public: a parameter):
   probability 1), and that pass -- and every pass after it -- also counts
   the cells predicted so for the numeric columns whose trees have not run
   yet (:meth:`DomainStatistics._predicted`, among their grid cells not
-  refined yet), so one pass serves every column to come and the
-  prediction's share is not spent on the columns already resolved.
+  refined yet and, below the cells an earlier pass counted, the kept
+  cells the tree is likely to split, from their exact counts), so one
+  pass serves every column to come and the prediction's share is not
+  spent on the columns already resolved.
 
 Should the tree still enter a grid cell that was not refined, or go below
 the cells kept, inside one that holds a row, that cell is refined then (a
@@ -431,7 +433,7 @@ def _miss(depth, count, reach, lam, levels):
     return flat
 
 
-def joint_stops(counters, chosen, lam, cap=None):
+def joint_stops(counters, chosen, lam, cap=None, deeper=None):
     """:func:`refine_stops` for the grid cells ``chosen[col] = (cells,
     reach)`` of all the numeric columns at once (one Laplace scale ``lam``,
     the columns' shared budget): at most ``cap`` (default
@@ -439,19 +441,33 @@ def joint_stops(counters, chosen, lam, cap=None):
     number: the schema's), shared where the tree is
     likelier to go deep -- the least summed miss for that many cells -- so a
     column whose tree stays shallow leaves its share to one that goes deep.
-    Sets each counter's ``miss``; returns ``{col: stop}``."""
-    if not chosen:
+    ``deeper[col] = (depth, count, reach)``: kept cells below the grid to
+    refine further too (:meth:`ColumnCounts.kept_reach`), their stops after
+    the grid cells'. Sets each counter's ``miss``; returns ``{col: stop}``."""
+    deeper = deeper or {}
+    cols = list(dict.fromkeys([*chosen, *deeper]))
+    if not cols:
         return {}
-    cols = list(chosen)
-    depth = np.concatenate([counters[c].depths[chosen[c][0]] for c in cols])
-    count = np.concatenate([counters[c].grid[chosen[c][0]] for c in cols])
-    reach = np.concatenate([chosen[c][1] for c in cols])
-    distinct = np.concatenate([counters[c].distinct_of(chosen[c][0]) for c in cols])
+    none = np.empty(0, dtype=np.int64)
+    grid = {c: chosen.get(c, (none, none)) for c in cols}
+    extra = {c: deeper.get(c, (none, none, none)) for c in cols}
+    parts = [  # a kept cell's values are at most its rows
+        (
+            (counters[c].depths[grid[c][0]], extra[c][0]),
+            (counters[c].grid[grid[c][0]], extra[c][1]),
+            (grid[c][1], extra[c][2]),
+            (counters[c].distinct_of(grid[c][0]), extra[c][1]),
+        )
+        for c in cols
+    ]
+    depth, count, reach, distinct = (
+        np.concatenate([a for p in ps for a in p]) for ps in zip(*parts)
+    )
     cap = REFINE_CELLS if cap is None else cap
     stop, miss = _stops(depth, count, reach, lam, cap * len(counters), True, distinct)
     out, at = {}, 0
     for c in cols:
-        m = len(chosen[c][0])
+        m = len(grid[c][0]) + len(extra[c][0])
         out[c] = stop[at : at + m]
         counters[c].miss = float(miss[at : at + m].sum())
         at += m
@@ -554,6 +570,38 @@ class ColumnCounts:
             (float(edges[k]), float(edges[k + 1]), int(depths[k]), int(e))
             for k, e in zip(cells, stop)
         ]
+
+    def kept_reach(self, cells, reach, limit=None):
+        """Kept cells to count deeper for a column whose tree has not run:
+        ``(i, r)``, kept cells ``i`` and a bound on the chance the tree
+        reaches and splits each: its grid cell's ``reach`` (of grid
+        ``cells``, :func:`_reach`) times ``q(c_k, d)`` at the depths between
+        (:func:`split_probability` grows with the count; no node there holds
+        more than the grid cell's ``c_k`` rows) and ``q(c_i, s)``, the
+        cell's own (0 where PrivTree cannot split it). The likeliest, until
+        the ones left out sum to at most :data:`REFINE_MISS` (at most
+        ``limit``): exact counts, a tighter bound than :func:`_miss`'s."""
+        if self.lo.size == 0 or self.lam is None:
+            return np.empty(0, dtype=np.int64), np.empty(0)
+        k = np.searchsorted(self.edges, self.lo, "right") - 1
+        at = np.minimum(np.searchsorted(cells, k), max(len(cells) - 1, 0))
+        r = np.where(cells[at] == k, reach[at], 0.0) if len(cells) else 0.0 * k
+        g, s = self.depths[k], self.cell_depth.astype(np.int64)
+        c_k, c_i = self.grid[k].astype(np.float64), np.diff(self.cell_cum)
+        for d in range(int(g.min(initial=MAX_DEPTH)) + 1, MAX_DEPTH):
+            between = (d > g) & (d < s)
+            if between.any():
+                r = np.where(between, r * split_probability(c_k, d, self.lam), r)
+        r = r * split_probability(c_i, s, self.lam)
+        w = self.hi - self.lo
+        wide = w >= 2.0 if self.integer else w > 2.0 * self.floor
+        r = np.where(wide & (s < MAX_DEPTH) & (c_i > 0), r, 0.0)
+        order = np.argsort(r, kind="stable")
+        keep = order[np.cumsum(r[order]) > REFINE_MISS]
+        if limit is not None and keep.size > limit:
+            keep = keep[keep.size - int(limit) :]
+        keep = np.sort(keep)
+        return keep, r[keep]
 
     def add_cells(self, targets, lo, hi, depth, count, values=None, value_counts=None):
         """Store the occupied cells ``(lo, hi, depth, count)`` under the
@@ -916,29 +964,40 @@ class DomainStatistics:
         columns whose trees have not run yet, predicted from the grid
         counts and the public budget as the exact mode chooses its cells
         before the noise (:func:`_chosen`, among the grid cells not refined
-        yet), counted to :func:`joint_stops`' depths within ``refine_cells``
-        cells per such column. Every pass a tree asks for counts them too:
-        the first pass of the fit is the first tree's, and each pass after
-        it serves every column still to come (their miss bounds shrink
-        with each pass) instead of one column."""
+        yet) and, inside the refined ones, the kept cells likeliest split
+        (:meth:`ColumnCounts.kept_reach`), counted to :func:`joint_stops`'
+        depths within ``refine_cells`` cells per such column. Every pass a
+        tree asks for counts them too: the first pass of the fit is the
+        first tree's, and each pass after it serves every column still to
+        come, deeper where the earlier passes stopped, instead of one."""
         pending = {c: k for c, k in self.counters.items() if not k.started}
-        chosen = {}
+        chosen, deeper, kept = {}, {}, {}
         for col, counter in pending.items():
+            cap, skip = counter.cap // 2, counter.refined
             cells, reach = _chosen(
-                counter,
-                self.eps_col,
-                self.sens,
-                limit=counter.cap // 2,
-                skip=counter.refined,
+                counter, self.eps_col, self.sens, None, cap, skip=skip
             )
             if len(cells):
                 chosen[col] = (cells, reach)
+            if counter.refined:  # below the cells a pass counted already
+                every, r = _reach(counter, self.eps_col, self.sens)
+                i, r = counter.kept_reach(every, r, cap - len(cells))
+                if len(i):
+                    kept[col] = i
+                    n = np.diff(counter.cell_cum)[i]
+                    deeper[col] = (counter.cell_depth[i].astype(np.int64), n, r)
         lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
-        stops = joint_stops(pending, chosen, lam, self.refine_cells)
-        return {
-            col: pending[col].grid_targets(cells, reach, stops[col])
-            for col, (cells, reach) in chosen.items()
-        }
+        stops = joint_stops(pending, chosen, lam, self.refine_cells, deeper)
+        out = {}
+        for col, stop in stops.items():
+            cells, reach = chosen.get(col, ((), ()))
+            out[col] = pending[col].grid_targets(cells, reach, stop[: len(cells)])
+            k = pending[col]
+            out[col] += [  # kept cells, refined as a pass on demand does
+                (float(k.lo[j]), float(k.hi[j]), int(k.cell_depth[j]), int(e))
+                for j, e in zip(kept.get(col, ()), stop[len(cells) :])
+            ]
+        return out
 
     def _depth(self, col):
         """The grid's depth for ``col``: :data:`GRID_DEPTH`, less

@@ -1,0 +1,140 @@
+"""The refinement passes of the bounded mode (``refine_cells=K``) of the
+private domains learned from a Dask DataFrame: what a later pass counts
+for the numeric columns whose trees have not run yet."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing import _domain_stats as ds
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.PrivacyBudgetWarning"),
+    pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.CoarseDomainWarning"),
+]
+
+
+def _four_columns(seed, n=50_000):
+    """Skewed, zero-inflated and rounded columns (the bench table's kinds)."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "income": rng.lognormal(10, 1, n),
+            "wage": np.where(
+                rng.random(n) < 0.1, np.nan, rng.lognormal(7, 1.2, n).round(2)
+            ),
+            "debt": np.where(
+                rng.random(n) < 0.75, 0.0, rng.exponential(4e3, n).round(2)
+            ),
+            "assets": np.where(
+                rng.random(n) < 0.4, 0.0, rng.lognormal(9, 2, n).round(0)
+            ),
+        }
+    )
+
+
+def _fits(frame, passes, **params):
+    """The in-memory and the Dask fit; ``passes`` gets, per refinement
+    pass, its columns and which of them had started their tree."""
+    real = ds.DomainStatistics.refine
+
+    def refine(self, wanted):
+        if wanted:
+            passes.append({c: self.counters[c].started for c in wanted})
+        return real(self, wanted)
+
+    ddf = dd.from_pandas(frame, npartitions=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = BooleanEncoder(**params).fit(ddf.compute())
+        ds.DomainStatistics.refine = refine
+        try:
+            with dask.config.set(scheduler="threads"):
+                b = BooleanEncoder(**params).fit(ddf)
+        finally:
+            ds.DomainStatistics.refine = real
+    return a, b
+
+
+def _state(enc):
+    return [
+        (s.name, list(s.bits), s.fine.edges.tolist(), s.fine.counts.tolist())
+        for s in enc.specs_
+        if getattr(s, "fine", None) is not None
+    ]
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_a_later_pass_counts_deeper_for_the_columns_to_come(seed, monkeypatch):
+    """A refinement pass after the first (a tree asked for a cell below what
+    the first pass counted) also counts deeper inside the grid cells the
+    first pass refined for the columns whose trees have not run, from the
+    exact counts of their kept cells (:meth:`ColumnCounts.kept_reach`): two
+    refinement passes on these draws where counting only their grid cells
+    not refined yet took three (50,000 rows, 4 chunks, the grid 10 deep,
+    ``refine_cells=2^14``; on the parent commit the second and third
+    passes were wage's and assets' for seed 1, wage's and debt's for seed
+    4, each for its own column only). The domains stay the in-memory
+    ones."""
+    monkeypatch.setattr(ds, "GRID_DEPTH", 10)
+    passes = []
+    a, b = _fits(
+        _four_columns(seed),
+        passes,
+        epsilon=1.0,
+        random_state=seed,
+        refine_cells=2**14,
+    )
+    assert _state(a) == _state(b)
+    assert len(passes) == 2
+    # the second pass is a tree's on demand, and serves a column to come
+    asking = [c for c, started in passes[1].items() if started]
+    assert len(asking) == 1
+    assert any(not started for started in passes[1].values())
+
+
+def test_kept_cells_to_count_deeper_are_the_likely_splits():
+    """:meth:`ColumnCounts.kept_reach`: a kept cell's bound is its grid
+    cell's reach times PrivTree's split probabilities down to it (the grid
+    cell's count at the depths between, its own at its depth); a cell
+    PrivTree cannot split, or an empty one, gets 0; the least likely are
+    left out up to :data:`REFINE_MISS` in all."""
+    rng = np.random.default_rng(3)
+    x = np.sort(np.round(rng.lognormal(6, 0.3, 40_000), 1))
+    edges, *_ = ds.grid_for(False, None, 8)
+    grid = np.bincount(np.searchsorted(edges, x, "right") - 1, minlength=edges.size - 1)
+    counter = ds.ColumnCounts(False, None, 8, grid, 0, None, cap=2**12)
+    counter.lam = 40.0
+    cells, reach = ds._reach(counter, 2.0, 1.0)
+    top = cells[np.argsort(reach)[-3:]]  # three likely grid cells
+    from skdp_synth.preprocessing import _chunk_counts as cc
+
+    targets = counter.grid_targets(top, None, np.full(3, 11))
+    lo, hi, depth, count = cc.refined_counts(
+        x, targets, False, counter.floor, counter.root_hi
+    )
+    counter.add_cells(targets, lo, hi, depth, count)
+    i, r = counter.kept_reach(cells, reach)
+    assert i.size and np.all(r > 0)
+    assert np.all(counter.cell_depth[i] == 11)
+    # the bound, recomputed for each kept cell
+    bound = []
+    for j in range(counter.lo.size):
+        k = int(np.searchsorted(edges, counter.lo[j], "right") - 1)
+        p = reach[np.searchsorted(cells, k)]
+        for d in range(9, 11):
+            p *= ds.split_probability(grid[k], d, 40.0)
+        c = counter.cell_cum[j + 1] - counter.cell_cum[j]
+        p *= ds.split_probability(c, 11, 40.0)
+        bound.append(
+            float(p) if counter.hi[j] - counter.lo[j] > 2 * counter.floor else 0.0
+        )
+    bound = np.asarray(bound)
+    np.testing.assert_allclose(r, bound[i], rtol=1e-9)
+    assert bound.sum() - r.sum() <= ds.REFINE_MISS + 1e-12

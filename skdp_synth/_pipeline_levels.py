@@ -109,13 +109,17 @@ class PipelineLevelsMixin:
         are tested the same way: the empty integers beside a heap; a
         tentative run's bins at the stricter :data:`TENTATIVE_SUPPORT_Z`.
         Then each numeric column's fine histogram is made to agree with the
-        release's estimates of its bins (:func:`_reconcile_leaves`). The
-        ``missing_dropped_``, ``other_dropped_`` and ``integer_bins_dropped_``
-        attributes list what was dropped (public: a function of the release).
+        release's estimates of its bins (:func:`_reconcile_leaves`), its
+        outer bins that the release measures as empty and the model's rows
+        do not use emptied first (:func:`_empty_outer_bins`). The
+        ``missing_dropped_``, ``other_dropped_``, ``integer_bins_dropped_``
+        and ``outer_bins_dropped_`` attributes list what was dropped
+        (public: a function of the release).
         """
         self.missing_dropped_ = []
         self.other_dropped_ = []
         self.integer_bins_dropped_ = {}
+        self.outer_bins_dropped_ = {}
         self.missing_shares_ = {}
         self.degenerate_columns_ = {}
         blocks = final_params.get("blocks")
@@ -166,7 +170,10 @@ class PipelineLevelsMixin:
                     self.integer_bins_dropped_.setdefault(spec.name, []).append(
                         spec.levels[b]
                     )
-            _reconcile_leaves(final, spec, j, gone)
+            outer = _empty_outer_bins(final, spec, j, drop, gone)
+            if outer:
+                self.outer_bins_dropped_[spec.name] = [spec.levels[b] for b in outer]
+            _reconcile_leaves(final, spec, j, gone, outer)
         self._warn_degenerate(final, encoder, names, domains)
 
     def _drop_missing_level(self, final, j, drop):
@@ -242,22 +249,68 @@ class PipelineLevelsMixin:
             )
 
 
-def _reconcile_leaves(final, spec, j, dropped):
+def _empty_outer_bins(final, spec, j, drop, gone):
+    """The outer coarse bins of numeric column ``spec`` (attribute ``j``)
+    that the release measures as empty: walking in from either end of its
+    private domain, past the bins already dropped (``gone``), each bin that
+    the model's rows do not use and whose release estimate is under the
+    support test (``drop``, the release's ``_drop_unsupported_level``: it
+    moves no row, there being none), until the first bin that fails
+    either; never every bin. Their leaves are emptied
+    (:func:`.preprocessing._bin_mass.empty_outer_bins`), so the outermost
+    kept leaf the rows use is the column's tail for decoding, as it would
+    be had the noise leaves beyond it never been kept. Measured on
+    openintro ``attrition``'s ``MonthlyIncome`` (ε = 1, seed 1 of
+    ``benchmarks.bench_suite --half tune --light``): PrivTree growth kept
+    ``[65536, 1048576)`` (173 noisy rows, no real one), the release put its
+    bin at -60 rows and the model drew none there, but the leaf below,
+    ``[16385, 65536)`` (93 real rows, all under 20,000), decoded as an
+    inner leaf, uniformly in ``t``: 99 of its 116 rows above 20,000 (std
+    ratio 2.15; emptied: 1.07, ``benchmarks/results/bench_outer_bins.md``).
+    Only private domains (a fine histogram) and releases with
+    model rows (the Gaussian release); public: a function of the release's
+    estimates, its public noise sds and the model's rows."""
+    hist = getattr(spec, "fine", None)
+    rows = getattr(final, "_model_rows", None)
+    if spec.kind != "numeric" or hist is None or rows is None or not len(rows):
+        return []
+    n = int(spec.n_levels)
+    used = np.bincount(np.asarray(rows[:, j], dtype=np.intp), minlength=n)[:n] > 0
+    gone, out = {int(b) for b in gone}, []
+    for order in (range(n - 1, -1, -1), range(n)):
+        for b in order:
+            if b in gone or b in out:
+                continue
+            if n - len(gone | set(out)) <= 1 or used[b] or not drop(j, b):
+                break
+            out.append(b)
+    return sorted(out)
+
+
+def _reconcile_leaves(final, spec, j, dropped, outer=()):
     """Numeric column ``spec``'s fine histogram made to agree with what its
-    release (attribute ``j``) measured: its leaves cut at the bins the
-    pipeline ``dropped`` (:func:`.preprocessing._bin_mass.trim_dropped_bins`),
+    release (attribute ``j``) measured: the leaves inside its ``outer`` bins
+    the release measured as empty emptied
+    (:func:`.preprocessing._bin_mass.empty_outer_bins`), its leaves cut at
+    the bins the pipeline ``dropped`` or emptied
+    (:func:`.preprocessing._bin_mass.trim_dropped_bins`),
     then the emptied leaves of each bin whose kept leaves fall short of the
     release's estimate of the bin given that shortfall
     (:func:`.preprocessing._bin_mass.fill_emptied_leaves`), so the decoder
     draws the bin's rows there. Post-processing of released values: the
     encoder's fine histogram and the release's 1-way estimates."""
-    from .preprocessing._bin_mass import fill_emptied_leaves, trim_dropped_bins
+    from .preprocessing._bin_mass import (
+        empty_outer_bins,
+        fill_emptied_leaves,
+        trim_dropped_bins,
+    )
 
     hist = getattr(spec, "fine", None)
     if spec.kind != "numeric" or hist is None:
         return
     edges = [float(v) for v in spec.levels]
-    hist = trim_dropped_bins(hist, edges, dropped)
+    hist = empty_outer_bins(hist, edges, outer)
+    hist = trim_dropped_bins(hist, edges, [*dropped, *outer])
     estimate = getattr(final, "_one_way_level_estimate", None)
     found = (
         [None] if estimate is None else [estimate(j, v) for v in range(spec.n_levels)]

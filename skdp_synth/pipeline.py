@@ -170,6 +170,12 @@ class SynthesisPipeline(
         on one integer) that the last step's own measurement does not
         support: ``sample`` never returns those integers (post-processing;
         ``doc/privacy.md``).
+    outer_bins_dropped_ : dict
+        ``{column: [lower edges]}``: the outer coarse bins of a private
+        numeric domain that the release measures as empty (under its
+        support test) and the model's rows do not use; their leaves are
+        emptied, so the next kept leaf decodes as the column's tail
+        (post-processing; ``doc/privacy/encoder.md``).
     rules_ : RuleSet or None
         ``rules`` checked against ``X``'s schema (``None`` without rules).
 

@@ -173,3 +173,43 @@ def test_a_leaf_is_cut_at_the_bins_its_release_dropped():
     pipe, _ = _run_levels([spec], [est])
     assert pipe.integer_bins_dropped_ == {"year": [2015.0, 2026.0, 2037.0]}
     np.testing.assert_array_equal(spec.fine.edges, out.edges)
+
+
+def test_an_outer_bin_measured_empty_leaves_the_next_leaf_a_tail():
+    """An income column: ``[16385, 65536)`` (116 noisy rows, the real ones
+    under 20,000) beside a kept noise leaf ``[65536, 1048576)`` (173 noisy
+    rows, no real one) whose coarse bin the release puts at -60 rows and
+    the model's rows do not use. The noise leaf is emptied, so
+    ``[16385, 65536)`` is the column's outermost kept leaf and decays from
+    16,385: most of its rows lie under 20,000, all under 30,000. Before,
+    it decoded as an inner leaf, uniformly in ``t``: 86 % of them above
+    20,000 (attrition's ``MonthlyIncome``, std ratio 2.15). A bin the
+    model's rows use, or one above the support test, is left as it is."""
+    edges = [2049, 2897, 4096, 5792, 8192, 16385, 65536, 1048576]
+    counts = [249.0, 177.0, 263.0, 0.0, 0.0, 116.0, 173.0]
+    levels = [2049.0, 2897.0, 4096.0, 5792.0, 65536.0, 1048575.0]
+    est = [(298.0, 36.0), (137.0, 36.0), (303.0, 36.0), (460.0, 36.0), (-60.0, 36.0)]
+
+    def decoded(used_top, top=-60.0):
+        spec = _spec("income", levels, _hist(edges, counts, scale=41.7))
+        blocks = object()
+        encoder = SimpleNamespace(blocks_=blocks, specs_=[spec])
+        final = _Final(["income"], [[*est[:4], (top, 36.0)]])
+        final._model_rows = np.array([[0], [1], [2], [3]] + [[4]] * used_top)
+        pipe = SimpleNamespace(
+            _iter=lambda with_final: [(0, "enc", encoder)],
+            _drop_missing_level=lambda *a: False,
+            _warn_degenerate=lambda *a: None,
+        )
+        PipelineLevelsMixin._drop_unsupported_levels(pipe, final, {"blocks": blocks})
+        n = 4000
+        args = (np.full(n, 5792.0), np.full(n, 65536.0), np.zeros(n, bool))
+        v = decode_fine(spec.fine, *args, np.random.default_rng(0))
+        return pipe, v[v >= 16385]
+
+    pipe, top = decoded(0)
+    assert np.mean(top < 20000) > 0.5 and top.max() < 30000
+    assert pipe.outer_bins_dropped_ == {"income": [65536.0]}
+    for kept in (decoded(1), decoded(0, top=100.0)):
+        assert np.mean(kept[1] < 20000) < 0.25
+        assert not kept[0].outer_bins_dropped_

@@ -541,6 +541,7 @@ PIPELINE_RELEASED = {
     "missing_dropped_",
     "other_dropped_",
     "integer_bins_dropped_",
+    "outer_bins_dropped_",
     "missing_shares_",
     "degenerate_columns_",
 }

@@ -180,3 +180,45 @@ def trim_dropped_bins(hist, edges, dropped):
         finest=np.asarray(new_f, dtype=bool),
         tentative=None if hist.tentative is None else np.asarray(new_t, dtype=bool),
     )
+
+
+def empty_outer_bins(hist, edges, outer):
+    """``hist`` with each leaf that lies wholly inside the coarse bins
+    ``outer`` (bin indices of ``edges``, the last bin closed for integer
+    columns: the outer bins the release measures as empty and the model's
+    rows do not use, ``skdp_synth._pipeline_levels._empty_outer_bins``)
+    given a count of 0; ``hist`` itself where none changes. A leaf reaching
+    past them is cut by :func:`trim_dropped_bins`. The outermost kept leaf
+    left is then the column's tail for decoding (:func:`._decoding.
+    _tail_models`): ``attrition``'s ``MonthlyIncome`` kept the noise leaf
+    ``[65536, 1048576)`` in a bin the release put at -60 rows, and the leaf
+    below it, 93 real rows under 20,000 in ``[16385, 65536)``, decoded
+    uniformly in ``t`` as an inner leaf (99 of 116 rows above 20,000);
+    emptied, that leaf decays from 16,385. Post-processing of the fine
+    histogram and of released values."""
+    edges = np.asarray(edges, dtype=np.float64)
+    spans = []
+    for k in sorted({int(k) for k in outer}):
+        a, b = float(edges[k]), float(edges[k + 1])
+        if hist.integer and k == edges.size - 2:
+            b += 1.0
+        spans.append((a, b))
+    if not spans:
+        return hist
+    e = np.asarray(hist.edges, dtype=np.float64)
+    counts = np.asarray(hist.counts, dtype=np.float64)
+    # a leaf inside one bin or a run of adjacent ones
+    inside = np.zeros(counts.size, dtype=bool)
+    for i in range(counts.size):
+        lo, hi = float(e[i]), float(e[i + 1])
+        covered, pos = lo, True
+        while pos:
+            pos = False
+            for a, b in spans:
+                if a <= covered < b:
+                    covered, pos = b, covered < hi
+        inside[i] = covered >= hi
+    out = np.where(inside & (counts > 0), 0.0, counts)
+    if np.array_equal(out, counts):
+        return hist
+    return dataclasses.replace(hist, counts=out)

@@ -275,7 +275,8 @@ def _reconcile_leaves(final, spec, j, dropped):
 #: cut only where the parts that pass ``TENTATIVE_SUPPORT_Z`` carry at least
 #: this share of the release's estimate of the whole leaf (the sum of its
 #: parts' estimates); else the release did not locate the rows inside the
-#: leaf and its rows are drawn over the whole leaf (:func:`_uncut_leaves`).
+#: leaf (no part passes, or the leaf's estimate is not positive) and its
+#: rows are drawn over the whole leaf (:func:`_uncut_leaves`).
 #: Public, not searched: 1/2. mlc_churn's charges (rows spread evenly over
 #: the leaves [16, 17.5) and [35.49, 38.72), ~45 rows a part against a
 #: release noise sd of ~140) lost nearly every part to the test and the
@@ -320,8 +321,8 @@ def _uncut_leaves(final, spec, j):
             continue
         total = sum(e for e, _ in found)
         kept = sum(e for e, sd in found if not e < TENTATIVE_SUPPORT_Z * sd)
-        if not total > 0 or not kept < UNCUT_SHARE * total:
-            continue
+        if kept > 0 and not kept < UNCUT_SHARE * total:
+            continue  # the release located the leaf's rows: stays cut
         at = np.isin(rows[:, j], run)
         if at.any():
             if rng is None:

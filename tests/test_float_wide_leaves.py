@@ -185,3 +185,47 @@ def test_a_year_column_beside_noise_leaves_keeps_its_spread_or_is_named(seed):
     rows = pipe.sample(n, random_state=seed)
     ratio = rows["year"].std() / df["year"].std()
     assert 0.5 <= ratio <= 2.0 or "year" in pipe.degenerate_columns_, ratio
+
+
+class _Release:
+    """A release's model rows and 1-way estimates (``(T̂, σ)`` per level)."""
+
+    invariants = None
+    random_state = 0
+
+    def __init__(self, rows, found):
+        self._model_rows = rows
+        self._found = found
+
+    def _one_way_level_estimate(self, j, level):
+        return self._found[int(level)]
+
+
+def test_a_wide_leaf_whose_parts_the_release_cannot_locate_is_decoded_whole():
+    """A float column's wide leaf cut into 16 parts (bins 1-16) holding
+    ~45 rows each, released with σ = 140 (mlc_churn's charges at ε = 0.3):
+    one part passes TENTATIVE_SUPPORT_Z, carrying under UNCUT_SHARE of the
+    leaf's estimate, so no part is tested and the model's rows, which the
+    noise put on two parts, are spread over the whole leaf; the parts of a
+    leaf whose rows rest on two parts that pass (a latitude's) stay cut."""
+    from skdp_synth._pipeline_levels import UNCUT_SHARE, _uncut_leaves
+
+    assert UNCUT_SHARE == 0.5
+    levels = list(np.linspace(16.0, 17.5, 17)) + [30.0]
+    spec = _ColumnSpec("charge", "numeric", levels, False, np.dtype(float))
+    spec.fine = _hist([16.0, 17.5, 30.0], [720.0, 2000.0], scale=140.0)
+    spec.wide = tuple(range(16))
+    rows = np.zeros((2720, 1), dtype=np.int64)
+    rows[:600, 0], rows[600:720, 0], rows[720:, 0] = 3, 4, 16
+    est = [(45.0 + 140.0 * z, 140.0) for z in np.tile([-1.0, 1.0], 8)]
+    est[5] = (500.0, 140.0)
+    final = _Release(rows, est + [(2000.0, 140.0)])
+    assert _uncut_leaves(final, spec, 0) == set(range(16))
+    got = np.bincount(final._model_rows[:720, 0], minlength=17)
+    assert got[16] == 0 and got[:16].min() >= 20 and got[:16].max() <= 80
+    assert (final._model_rows[720:, 0] == 16).all()
+    located = [(0.0, 94.0)] * 16
+    located[3], located[4] = (600.0, 94.0), (120.0, 94.0)
+    final = _Release(rows, located + [(2000.0, 140.0)])
+    assert _uncut_leaves(final, spec, 0) == set()
+    assert final._model_rows is rows

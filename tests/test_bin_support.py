@@ -9,30 +9,16 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from _fine_hist import fine_hist
 
 from skdp_synth._pipeline_levels import TENTATIVE_SUPPORT_Z, PipelineLevelsMixin
 from skdp_synth.gaussian_release._release import LEVEL_SUPPORT_Z
 from skdp_synth.preprocessing._bin_mass import FILL_Z, fill_emptied_leaves
 from skdp_synth.preprocessing._decoding import decode_fine, degenerate_reasons
-from skdp_synth.preprocessing._numeric_domain import FineHistogram
 
 
 def _hist(edges, counts, tentative=None, scale=1.0, integer=True):
-    edges = np.asarray(edges, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
-    if tentative is None:
-        tentative = np.zeros(counts.size, dtype=bool)
-    return FineHistogram(
-        edges,
-        counts,
-        0.0,
-        np.zeros(counts.size, dtype=bool),
-        integer,
-        (float(edges[0]), float(edges[-1])),
-        True,
-        float(scale),
-        np.asarray(tentative, dtype=bool),
-    )
+    return fine_hist(edges, counts, tentative=tentative, scale=scale, integer=integer)
 
 
 def _spec(name, levels, hist, split=()):

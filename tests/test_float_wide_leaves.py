@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _fine_hist import fine_hist
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.preprocessing import BooleanEncoder
@@ -19,19 +20,7 @@ from skdp_synth.preprocessing._numeric_domain import FineHistogram
 
 
 def _hist(edges, counts, scale=10.0, integer=False):
-    edges = np.asarray(edges, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
-    return FineHistogram(
-        edges,
-        counts,
-        0.0,
-        np.zeros(counts.size, dtype=bool),
-        integer,
-        (float(edges[0]), float(edges[-1])),
-        True,
-        scale,
-        np.zeros(counts.size, dtype=bool),
-    )
+    return fine_hist(edges, counts, scale=scale, integer=integer)
 
 
 def test_a_heavy_wide_float_leaf_far_from_0_is_cut_into_float_parts():

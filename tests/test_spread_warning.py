@@ -9,12 +9,12 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from _fine_hist import fine_hist
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._numeric_domain import (
     JUMP_FALSE_LEVEL,
-    FineHistogram,
 )
 from skdp_synth.preprocessing._spread import (
     CONFIRMED_Z,
@@ -68,21 +68,7 @@ def test_a_seven_year_column_whose_rows_spread_far_is_named():
 
 
 def _hist(edges, counts, scale=1.0, integer=True, finest=None):
-    edges = np.asarray(edges, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
-    if finest is None:
-        finest = np.zeros(counts.size, dtype=bool)
-    return FineHistogram(
-        edges,
-        counts,
-        0.0,
-        np.asarray(finest, dtype=bool),
-        integer,
-        (float(edges[0]), float(edges[-1])),
-        True,
-        float(scale),
-        np.zeros(counts.size, dtype=bool),
-    )
+    return fine_hist(edges, counts, scale=scale, integer=integer, finest=finest)
 
 
 def test_the_confirmed_count_is_the_largest_noise_count_of_the_leaves():

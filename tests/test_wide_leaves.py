@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _fine_hist import fine_hist
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.preprocessing import BooleanEncoder
@@ -23,19 +24,7 @@ from skdp_synth.preprocessing._wide_leaves import (
 
 
 def _hist(edges, counts, scale=10.0):
-    edges = np.asarray(edges, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
-    return FineHistogram(
-        edges,
-        counts,
-        0.0,
-        np.zeros(counts.size, dtype=bool),
-        True,
-        (float(edges[0]), float(edges[-1])),
-        True,
-        scale,
-        np.zeros(counts.size, dtype=bool),
-    )
+    return fine_hist(edges, counts, scale=scale)
 
 
 def test_a_heavy_wide_leaf_is_cut_into_equal_parts_the_release_tests():

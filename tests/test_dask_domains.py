@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _skewed_columns import four_skewed_columns
 
 from skdp_synth import (
     BudgetAccountant,
@@ -1042,22 +1043,7 @@ def test_bounded_mode_takes_fewer_passes_than_one_before_the_noise(
     monkeypatch.setattr(
         ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
     )
-    rng = np.random.default_rng(seed)
-    n = 20_000
-    frame = pd.DataFrame(
-        {
-            "income": rng.lognormal(10, 1, n),
-            "wage": np.where(
-                rng.random(n) < 0.1, np.nan, rng.lognormal(7, 1.2, n).round(2)
-            ),
-            "debt": np.where(
-                rng.random(n) < 0.75, 0.0, rng.exponential(4e3, n).round(2)
-            ),
-            "assets": np.where(
-                rng.random(n) < 0.4, 0.0, rng.lognormal(9, 2, n).round(0)
-            ),
-        }
-    )
+    frame = four_skewed_columns(seed, n=20_000)
     a, b = _fit_both(frame, 4, epsilon=2.0, random_state=seed, refine_cells=2**8)
     assert _spec_state(a) == _spec_state(b)
     assert calls.count("_refine_chunk") <= parent - 3

@@ -5,8 +5,8 @@ for the numeric columns whose trees have not run yet."""
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
+from _skewed_columns import four_skewed_columns
 
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing import _domain_stats as ds
@@ -18,25 +18,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.PrivacyBudgetWarning"),
     pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.CoarseDomainWarning"),
 ]
-
-
-def _four_columns(seed, n=50_000):
-    """Skewed, zero-inflated and rounded columns (the bench table's kinds)."""
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(
-        {
-            "income": rng.lognormal(10, 1, n),
-            "wage": np.where(
-                rng.random(n) < 0.1, np.nan, rng.lognormal(7, 1.2, n).round(2)
-            ),
-            "debt": np.where(
-                rng.random(n) < 0.75, 0.0, rng.exponential(4e3, n).round(2)
-            ),
-            "assets": np.where(
-                rng.random(n) < 0.4, 0.0, rng.lognormal(9, 2, n).round(0)
-            ),
-        }
-    )
 
 
 def _fits(frame, passes, **params):
@@ -85,7 +66,7 @@ def test_a_later_pass_counts_deeper_for_the_columns_to_come(seed, monkeypatch):
     monkeypatch.setattr(ds, "GRID_DEPTH", 10)
     passes = []
     a, b = _fits(
-        _four_columns(seed),
+        four_skewed_columns(seed),
         passes,
         epsilon=1.0,
         random_state=seed,

@@ -97,6 +97,20 @@ def fill_emptied_leaves(hist, edges, estimates):
     return dataclasses.replace(hist, counts=out)
 
 
+def _bin_spans(hist, edges, bins):
+    """The value ranges ``[a, b)`` of coarse bins ``bins`` (indices of
+    ``edges``), in order; an integer column's last bin is closed, so its
+    range ends one past its last edge."""
+    edges = np.asarray(edges, dtype=np.float64)
+    spans = []
+    for k in sorted({int(k) for k in bins}):
+        a, b = float(edges[k]), float(edges[k + 1])
+        if hist.integer and k == edges.size - 2:
+            b += 1.0
+        spans.append((a, b))
+    return spans
+
+
 def trim_dropped_bins(hist, edges, dropped):
     """``hist`` with each kept leaf that reaches into a coarse bin the
     pipeline dropped (``dropped``: bin indices of ``edges``, the last bin
@@ -121,15 +135,12 @@ def trim_dropped_bins(hist, edges, dropped):
     histogram and of the pipeline's drops (released values)."""
     from ._numeric_domain import _t
 
-    edges = np.asarray(edges, dtype=np.float64)
-    spans = []
-    for k in sorted({int(k) for k in dropped}):
-        a, b = float(edges[k]), float(edges[k + 1])
-        if hist.integer and k == edges.size - 2:
-            b += 1.0
-        if hist.integer and b - a <= 1.0:
-            continue  # a heap's one-integer neighbour: see the docstring
-        spans.append((a, b))
+    spans = [
+        (a, b)
+        for a, b in _bin_spans(hist, edges, dropped)
+        # a heap's one-integer neighbour cuts nothing: see the docstring
+        if not (hist.integer and b - a <= 1.0)
+    ]
     if not spans:
         return hist
     e = np.asarray(hist.edges, dtype=np.float64)
@@ -196,13 +207,7 @@ def empty_outer_bins(hist, edges, outer):
     uniformly in ``t`` as an inner leaf (99 of 116 rows above 20,000);
     emptied, that leaf decays from 16,385. Post-processing of the fine
     histogram and of released values."""
-    edges = np.asarray(edges, dtype=np.float64)
-    spans = []
-    for k in sorted({int(k) for k in outer}):
-        a, b = float(edges[k]), float(edges[k + 1])
-        if hist.integer and k == edges.size - 2:
-            b += 1.0
-        spans.append((a, b))
+    spans = _bin_spans(hist, edges, outer)
     if not spans:
         return hist
     e = np.asarray(hist.edges, dtype=np.float64)

@@ -95,9 +95,7 @@ def latitude_table():
 def _arm(name):
     """Patch the library for arm ``name``; returns an undo function."""
     from skdp_synth import _pipeline_levels
-    from skdp_synth.preprocessing import _wide_leaves
-
-    from skdp_synth.preprocessing import _column_domain
+    from skdp_synth.preprocessing import _column_domain, _wide_leaves
 
     old = _wide_leaves.FLOAT_PARTS
     split = _column_domain.split_wide_leaves
@@ -220,7 +218,9 @@ def run_latitude(seeds, arms):
             try:
                 pipe = make_synthesis_pipeline(
                     BooleanEncoder(random_state=seed),
-                    ProjectedGaussianRelease(epsilon=eps, delta=1e-6, random_state=seed),
+                    ProjectedGaussianRelease(
+                        epsilon=eps, delta=1e-6, random_state=seed
+                    ),
                 )
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -246,8 +246,19 @@ def summary(rows, key):
         frame["n_silent"] = frame["silent"].map(len)
         frame["n_cut"] = frame["cut"].map(len)
         out = frame.groupby(["arm", "eps"])[["tv1", "tv2", "ks", "n_silent", "n_cut"]]
-        print(out.agg({"tv1": "mean", "tv2": "mean", "ks": "mean", "n_silent": "sum",
-                       "n_cut": "sum"}).round(4).to_string())
+        print(
+            out.agg(
+                {
+                    "tv1": "mean",
+                    "tv2": "mean",
+                    "ks": "mean",
+                    "n_silent": "sum",
+                    "n_cut": "sum",
+                }
+            )
+            .round(4)
+            .to_string()
+        )
     else:
         frame["in_band"] = frame["ratio"].between(0.5, 2)
         print(frame.groupby("arm")[["in_band", "silent"]].sum().to_string())

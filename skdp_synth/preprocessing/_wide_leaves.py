@@ -19,7 +19,8 @@ at least ``2 WIDE_PARTS`` integers into :data:`WIDE_PARTS` coarse bins of
 equal width -- of a float column, at depth 5 of its own depth-0 cell
 (:func:`_deep_t`), into :data:`FLOAT_PARTS` of at least ``RES_FLOOR`` (a
 latitude 42.0-42.06 at ε = 1 kept ``[41.33, 42.24)`` and came back with
-4-45 times the data's std) -- and marks them like
+4-45 times the data's std; a leaf that surely holds rows only where its
+density stands out of its neighbours', :func:`_peaked`) -- and marks them like
 the one-integer bins of :func:`._coarse_bins.split_heavy_leaves`: the
 release measures each part as a level of the column (its own budget, the
 bins being public: a function of the released histogram), and a pipeline
@@ -69,8 +70,9 @@ def split_wide_leaves(hist, edges, split, n_bins):
     with every bin that is one kept leaf of histogram ``hist`` holding more
     than ``1 / n_bins`` of its kept mass, spanning at least ``2
     WIDE_PARTS`` integers and at most :data:`DEEP_T` in ``t`` (a float
-    column's: at least ``2 FLOAT_PARTS RES_FLOOR`` wide and at most
-    :func:`_deep_t` in ``t``, cut into :data:`FLOAT_PARTS`) -- and
+    column's: at least ``2 FLOAT_PARTS RES_FLOOR`` wide, at most
+    :func:`_deep_t` in ``t`` and :func:`_peaked`, cut into
+    :data:`FLOAT_PARTS`) -- and
     not a tail leaf, which the decoder already draws from its inner edge
     (:func:`._decoding._tail_models`: a leaf ``[1961, 2004)`` holding a year
     column's 2003 comes back as 2003) -- cut into :data:`WIDE_PARTS` bins of

@@ -30,7 +30,7 @@ def _normal_counts(edges, n=4000, mean=200.0, sd=50.0):
 
 def test_a_smooth_float_columns_leaves_stay_whole():
     """The leaves of a normal column, each holding 8-14 % of its rows at
-    densities within 2 times their neighbours' mean: left whole (they were
+    densities at most 1.5 times their neighbours' mean: left whole (they were
     cut into 16 parts each, the release then measuring ~30 rows a part
     under its noise), though the column's spread is open
     (``_unresolved``)."""

@@ -140,7 +140,7 @@ def split_wide_leaves(hist, edges, split, n_bins):
 #: 10-30 % of its rows cut into 16 parts gave each a count under the
 #: release's noise. Ratios of the cut leaves (``python -m
 #: benchmarks.bench_float_cut churn --seeds 10``, a churn-like table's
-#: normal charges and minutes, 4,000 rows, ε = 0.3 and 1): 0.5-2.4 (3.25 on
+#: normal charges and minutes, 4,000 rows, ε = 0.3 and 1): 0.7-2.4 (3.25 on
 #: one narrow leaf under 3 sds); the latitude's real leaf 18 and over;
 #: loans' ``account_never_delinq_percent`` (its rows at 100 in ``[95.84,
 #: 100)``, ε = 0.3, 10 seeds) 4.1 and over. 3 lies between; not searched.

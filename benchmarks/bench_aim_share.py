@@ -1,0 +1,188 @@
+"""AIM's 1-way share ``W`` gridded jointly with ``φ`` (TUNE half only).
+
+Run: ``python -m benchmarks.bench_aim_share --tables credit,acs12,hmda
+--eps 1,0.3 --seeds 8 --cache PATH [--no-run]``.
+
+``W`` is ``ReleaseRules.selection_shares["aim"]["one_way"]`` (AIM's rounds
+and final measurement scaled to keep their 2:1 ratio, as ``bench_suite
+--aim-one-way``); ``φ`` is ``ReleaseRules.auto_aim_one_way_share``, the
+1-way share ``auto``'s estimate of AIM's error charges
+(:func:`~skdp_synth.gaussian_release._selection.aim_estimate`). ``φ``
+enters ``auto`` only through that estimate, and the estimate falls as
+``φ`` grows, so on one table, ε and seed ``auto`` at ``(W, φ)`` either
+runs AIM's rounds at share ``W`` or the plan it picks without AIM (the
+same for every ``W``: ``W`` moves only AIM's steps). Both outcomes are fit
+once, ``bench_suite``'s ``auto`` pipeline with ``--tv-only``:
+
+* ``lo``: ``φ = 1e-6`` (AIM never chosen), default ``W``;
+* ``hi@W``: ``φ = 1e6`` (AIM wherever its thresholds hold and it beats
+  every table measured), at each ``W``;
+* ``base``: today's ``(0.1, 0.65)`` run as it is, to check the composite.
+
+For each ``(W, φ)`` of the grid the plan ``auto`` picks is recomputed from
+``hi@W``'s recorded public estimates (``bench_suite.choose``) and its
+outcome taken from ``hi@W`` (AIM) or ``lo`` (the other plan; the script
+checks that ``lo`` chose that plan). Scores against the held-out rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+
+import numpy as np
+
+from benchmarks import bench_suite as bs
+
+W_GRID = (0.1, 0.25, 0.4)
+PHI_GRID = tuple(np.round(np.arange(0.4, 1.001, 0.05), 2))
+PHI_LO, PHI_HI = 1e-6, 1e6
+BASE = (0.1, 0.65)
+
+
+def _configure(w, phi):
+    """Set ``W`` and ``φ`` on the release's rules; the cache key records
+    both (``bench_suite.weight``)."""
+    from skdp_synth import ProjectedGaussianRelease
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    ProjectedGaussianRelease._rules = DEFAULT_RULES
+    bs.OVERRIDES.clear()
+    bs.override_shares(aim_one_way=w)
+    ProjectedGaussianRelease._rules = dataclasses.replace(
+        ProjectedGaussianRelease._rules, auto_aim_one_way_share=phi
+    )
+    bs.OVERRIDES["phi"] = phi
+    return bs.weight()
+
+
+def arms():
+    """``(label, W, φ)`` of each run."""
+    out = [("base", *BASE), ("lo", BASE[0], PHI_LO)]
+    return out + [(f"hi@{w:g}", w, PHI_HI) for w in W_GRID]
+
+
+def run(names, eps_list, seeds, cache, no_run):
+    keys = {}
+    done = {}
+    for label, w, phi in arms():
+        keys[label] = _configure(w, phi)
+        if no_run:
+            done = bs.read_cache(cache)
+        else:
+            done = bs.run(names, eps_list, seeds, ("auto",), cache, tv_only=True)
+    _configure(*BASE)
+    return done, keys
+
+
+def outcome(done, keys, t, e, s, w, phi):
+    """``(plan, record)`` of ``auto`` at ``(W, φ)`` on one table, ε, seed."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    hi = done[(t, e, s, "auto", keys[f"hi@{w:g}"])]
+    lo = done[(t, e, s, "auto", keys["lo"])]
+    pick = bs.choose(hi["est"], DEFAULT_RULES.auto_tree_reach, DEFAULT_RULES, phi)
+    if pick == "aim":
+        assert hi["chose"] == "aim", (t, e, s, w, phi, hi["chose"])
+        return pick, hi
+    assert lo["chose"] == pick, (t, e, s, w, phi, lo["chose"], pick)
+    return pick, lo
+
+
+def _se(x):
+    x = np.asarray(x, float)
+    return float(np.std(x, ddof=1) / math.sqrt(len(x))) if len(x) > 1 else 0.0
+
+
+def report(done, keys, names, eps_list, seeds):
+    cells = [(t, e, s) for t in names for e in eps_list for s in range(seeds)]
+    # the composite at today's pair reproduces the direct run
+    mismatch = 0
+    for t, e, s in cells:
+        plan, rec = outcome(done, keys, t, e, s, *BASE)
+        base = done[(t, e, s, "auto", keys["base"])]
+        if plan != base["chose"] or abs(rec["tv2"] - base["tv2"]) > 1e-9:
+            mismatch += 1
+            print(f"composite != direct: {t} eps={e:g} seed={s} {plan} {base['chose']}")
+    print(f"composite at (W, phi) = {BASE}: {mismatch} of {len(cells)} cells differ")
+
+    def scores(w, phi):
+        out = {}
+        for t, e, s in cells:
+            plan, rec = outcome(done, keys, t, e, s, w, phi)
+            out[(t, e, s)] = (plan, rec["tv1"], rec["tv2"])
+        return out
+
+    base = scores(*BASE)
+    print("\nW phi | mean TV1 / TV2 change against (0.1, 0.65), paired, per cell;")
+    print("worst table/eps TV2 change; seeds whose plan changed (worse TV2)")
+    summary = []
+    for w in W_GRID:
+        for phi in PHI_GRID:
+            now = scores(w, phi)
+            d1, d2, worst = [], [], (-np.inf, "")
+            for t in names:
+                for e in eps_list:
+                    ks = [(t, e, s) for s in range(seeds)]
+                    b1 = np.mean([base[k][1] for k in ks])
+                    b2 = np.mean([base[k][2] for k in ks])
+                    n1 = np.mean([now[k][1] for k in ks])
+                    n2 = np.mean([now[k][2] for k in ks])
+                    d1.append(n1 / b1 - 1)
+                    d2.append(n2 / b2 - 1)
+                    if d2[-1] > worst[0]:
+                        worst = (d2[-1], f"{t} eps={e:g}")
+            flips = [k for k in cells if now[k][0] != base[k][0]]
+            worse = [k for k in flips if now[k][2] > base[k][2]]
+            summary.append((w, phi, np.mean(d1), np.mean(d2), worst, flips, worse))
+            print(
+                f"{w:g} {phi:g} | TV1 {np.mean(d1):+.2%} TV2 {np.mean(d2):+.2%}"
+                f" | worst TV2 {worst[0]:+.2%} ({worst[1]})"
+                f" | flips {len(flips)} ({len(worse)} worse)"
+            )
+    return scores, summary
+
+
+def table(done, keys, names, eps_list, seeds, pairs):
+    """Markdown: mean ± standard error over seeds of TV1 / TV2 per table and
+    ε at each ``(W, φ)`` of ``pairs``, and the plans auto ran."""
+    head = "| table | ε | " + " | ".join(f"W={w:g}, φ={p:g}" for w, p in pairs) + " |"
+    rows = [head, "|---|---|" + "---|" * len(pairs)]
+    for t in names:
+        for e in eps_list:
+            row = f"| {t} | {e:g} |"
+            for w, phi in pairs:
+                got = [outcome(done, keys, t, e, s, w, phi) for s in range(seeds)]
+                tv1 = [r["tv1"] for _, r in got]
+                tv2 = [r["tv2"] for _, r in got]
+                n_aim = sum(p == "aim" for p, _ in got)
+                row += (
+                    f" {np.mean(tv1):.4f}±{_se(tv1):.4f} /"
+                    f" {np.mean(tv2):.4f}±{_se(tv2):.4f} (AIM {n_aim}/{seeds}) |"
+                )
+            rows.append(row)
+    return "\n".join(rows)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="bench_aim_share", description=__doc__)
+    ap.add_argument("--tables", default="credit,acs12,hmda,cps1988")
+    ap.add_argument("--eps", default="1,0.3")
+    ap.add_argument("--seeds", type=int, default=8)
+    ap.add_argument("--cache", default="bench_aim_share.jsonl")
+    ap.add_argument("--no-run", action="store_true")
+    ap.add_argument("--pairs", default="0.1:0.65,0.25:0.65,0.4:0.65,0.4:1")
+    args = ap.parse_args(argv)
+    names = tuple(t for t in args.tables.split(",") if t in bs.TUNE)
+    assert names == tuple(args.tables.split(",")), "TUNE tables only"
+    eps_list = [float(x) for x in args.eps.split(",")]
+    done, keys = run(names, eps_list, args.seeds, args.cache, args.no_run)
+    report(done, keys, names, eps_list, args.seeds)
+    pairs = [tuple(float(v) for v in p.split(":")) for p in args.pairs.split(",")]
+    print()
+    print(table(done, keys, names, eps_list, args.seeds, pairs))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,7 +1,7 @@
 """AIM's 1-way share ``W`` gridded jointly with ``φ`` (TUNE half only).
 
 Run: ``python -m benchmarks.bench_aim_share --tables credit,acs12,hmda
---eps 1,0.3 --seeds 8 --cache PATH [--no-run]``.
+--eps 1,0.3 --seeds 8 --cache PATH [--w 0.1,0.25,0.4] [--no-run]``.
 
 ``W`` is ``ReleaseRules.selection_shares["aim"]["one_way"]`` (AIM's rounds
 and final measurement scaled to keep their 2:1 ratio, as ``bench_suite
@@ -35,7 +35,7 @@ import numpy as np
 
 from benchmarks import bench_suite as bs
 
-W_GRID = (0.1, 0.25, 0.4)
+W_GRID = [0.1, 0.25, 0.4]
 PHI_GRID = tuple(np.round(np.arange(0.4, 1.001, 0.05), 2))
 PHI_LO, PHI_HI = 1e-6, 1e6
 BASE = (0.1, 0.65)
@@ -57,6 +57,35 @@ def _configure(w, phi):
     return bs.weight()
 
 
+#: the public estimates the last fit's ``auto_rule`` compared (``bench_suite
+#: .estimates`` recomputes them from the fitted plan and the final noisy
+#: ``n``, which depend on the plan run; the decision saw the first noisy
+#: total)
+DECIDED = {}
+
+
+def _record_decisions():
+    """Wrap ``auto_rule`` where the release calls it so each fit's record
+    holds the estimates its decision used."""
+    import skdp_synth.gaussian_release._measuring as measuring
+    import skdp_synth.gaussian_release._planning as planning
+    from skdp_synth.gaussian_release import _selection
+
+    def wrapped(*args, **kwargs):
+        est = _selection.auto_estimates(*args, **kwargs)
+        DECIDED.clear()
+        DECIDED.update({k: float(v) for k, v in est.items()})
+        return _selection.auto_rule(*args, **kwargs)
+
+    def decided(_est):
+        out = dict(DECIDED)
+        DECIDED.clear()
+        return out
+
+    measuring.auto_rule = planning.auto_rule = wrapped
+    bs.estimates = decided
+
+
 def arms():
     """``(label, W, φ)`` of each run."""
     out = [("base", *BASE), ("lo", BASE[0], PHI_LO)]
@@ -66,6 +95,7 @@ def arms():
 def run(names, eps_list, seeds, cache, no_run):
     keys = {}
     done = {}
+    _record_decisions()
     for label, w, phi in arms():
         keys[label] = _configure(w, phi)
         if no_run:
@@ -165,6 +195,28 @@ def table(done, keys, names, eps_list, seeds, pairs):
     return "\n".join(rows)
 
 
+def paired(done, keys, names, eps_list, seeds, pairs):
+    """Markdown: per table and ε the paired change against today's pair of
+    TV1 and TV2 (mean over seeds ± its standard error, relative to today's
+    mean) at each ``(W, φ)`` of ``pairs``."""
+    head = "| table | ε | " + " | ".join(f"W={w:g}, φ={p:g}" for w, p in pairs) + " |"
+    rows = [head, "|---|---|" + "---|" * len(pairs)]
+    for t in names:
+        for e in eps_list:
+            base = [outcome(done, keys, t, e, s, *BASE)[1] for s in range(seeds)]
+            row = f"| {t} | {e:g} |"
+            for w, phi in pairs:
+                now = [outcome(done, keys, t, e, s, w, phi)[1] for s in range(seeds)]
+                parts = []
+                for f in ("tv1", "tv2"):
+                    d = [a[f] - b[f] for a, b in zip(now, base)]
+                    m = np.mean([b[f] for b in base])
+                    parts.append(f"{np.mean(d) / m:+.1%}±{_se(d) / m:.1%}")
+                row += f" {parts[0]} / {parts[1]} |"
+            rows.append(row)
+    return "\n".join(rows)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="bench_aim_share", description=__doc__)
     ap.add_argument("--tables", default="credit,acs12,hmda,cps1988")
@@ -172,16 +224,20 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--cache", default="bench_aim_share.jsonl")
     ap.add_argument("--no-run", action="store_true")
+    ap.add_argument("--w", default=",".join(f"{w:g}" for w in W_GRID))
     ap.add_argument("--pairs", default="0.1:0.65,0.25:0.65,0.4:0.65,0.4:1")
     args = ap.parse_args(argv)
     names = tuple(t for t in args.tables.split(",") if t in bs.TUNE)
     assert names == tuple(args.tables.split(",")), "TUNE tables only"
     eps_list = [float(x) for x in args.eps.split(",")]
+    W_GRID[:] = [float(w) for w in args.w.split(",")]
     done, keys = run(names, eps_list, args.seeds, args.cache, args.no_run)
     report(done, keys, names, eps_list, args.seeds)
     pairs = [tuple(float(v) for v in p.split(":")) for p in args.pairs.split(",")]
     print()
     print(table(done, keys, names, eps_list, args.seeds, pairs))
+    print("\npaired change against (0.1, 0.65), TV1 / TV2\n")
+    print(paired(done, keys, names, eps_list, args.seeds, pairs))
 
 
 if __name__ == "__main__":

@@ -217,6 +217,40 @@ def paired(done, keys, names, eps_list, seeds, pairs):
     return "\n".join(rows)
 
 
+def forced(done, keys, names, eps_list, seeds):
+    """Markdown: ``W``'s own effect where AIM runs (``hi@W``, the seeds
+    where every ``W`` ran AIM): TV1 / TV2 at today's ``W`` (mean ± standard
+    error) and the paired change at each other ``W``."""
+    others = [w for w in W_GRID if w != BASE[0]]
+    head = "| table | ε | seeds | W=0.1 TV1 / TV2 |"
+    head += "".join(f" W={w:g} ΔTV1 / ΔTV2 |" for w in others)
+    rows = [head, "|---|---|---|---|" + "---|" * len(others)]
+    for t in names:
+        for e in eps_list:
+            recs = [
+                {w: done[(t, e, s, "auto", keys[f"hi@{w:g}"])] for w in W_GRID}
+                for s in range(seeds)
+            ]
+            recs = [r for r in recs if all(x["chose"] == "aim" for x in r.values())]
+            if not recs:
+                continue
+            b1 = [r[BASE[0]]["tv1"] for r in recs]
+            b2 = [r[BASE[0]]["tv2"] for r in recs]
+            row = (
+                f"| {t} | {e:g} | {len(recs)} | {np.mean(b1):.4f}±{_se(b1):.4f} /"
+                f" {np.mean(b2):.4f}±{_se(b2):.4f} |"
+            )
+            for w in others:
+                parts = []
+                for f, base in (("tv1", b1), ("tv2", b2)):
+                    d = [r[w][f] - b for r, b in zip(recs, base)]
+                    m = np.mean(base)
+                    parts.append(f"{np.mean(d) / m:+.1%}±{_se(d) / m:.1%}")
+                row += f" {parts[0]} / {parts[1]} |"
+            rows.append(row)
+    return "\n".join(rows)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="bench_aim_share", description=__doc__)
     ap.add_argument("--tables", default="credit,acs12,hmda,cps1988")
@@ -238,6 +272,8 @@ def main(argv=None):
     print(table(done, keys, names, eps_list, args.seeds, pairs))
     print("\npaired change against (0.1, 0.65), TV1 / TV2\n")
     print(paired(done, keys, names, eps_list, args.seeds, pairs))
+    print("\nAIM forced (phi = 1e6): W's own effect, paired against W = 0.1\n")
+    print(forced(done, keys, names, eps_list, args.seeds))
 
 
 if __name__ == "__main__":

@@ -256,7 +256,7 @@ def main(argv=None):
     ap.add_argument("--tables", default="credit,acs12,hmda,cps1988")
     ap.add_argument("--eps", default="1,0.3")
     ap.add_argument("--seeds", type=int, default=8)
-    ap.add_argument("--cache", default="bench_aim_share.jsonl")
+    ap.add_argument("--cache", default="benchmarks/results/bench_aim_share.jsonl")
     ap.add_argument("--no-run", action="store_true")
     ap.add_argument("--w", default=",".join(f"{w:g}" for w in W_GRID))
     ap.add_argument("--pairs", default="0.1:0.65,0.25:0.65,0.4:0.65,0.4:1")

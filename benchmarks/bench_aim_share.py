@@ -20,7 +20,8 @@ once, ``bench_suite``'s ``auto`` pipeline with ``--tv-only``:
 * ``base``: today's ``(0.1, 0.65)`` run as it is, to check the composite.
 
 For each ``(W, φ)`` of the grid the plan ``auto`` picks is recomputed from
-``hi@W``'s recorded public estimates (``bench_suite.choose``) and its
+``hi@W``'s recorded public estimates (those its decision compared,
+``bench_suite.decisions``; ``bench_suite.choose``) and its
 outcome taken from ``hi@W`` (AIM) or ``lo`` (the other plan; the script
 checks that ``lo`` chose that plan). Scores against the held-out rows.
 """
@@ -57,35 +58,6 @@ def _configure(w, phi):
     return bs.weight()
 
 
-#: the public estimates the last fit's ``auto_rule`` compared (``bench_suite
-#: .estimates`` recomputes them from the fitted plan and the final noisy
-#: ``n``, which depend on the plan run; the decision saw the first noisy
-#: total)
-DECIDED = {}
-
-
-def _record_decisions():
-    """Wrap ``auto_rule`` where the release calls it so each fit's record
-    holds the estimates its decision used."""
-    import skdp_synth.gaussian_release._measuring as measuring
-    import skdp_synth.gaussian_release._planning as planning
-    from skdp_synth.gaussian_release import _selection
-
-    def wrapped(*args, **kwargs):
-        est = _selection.auto_estimates(*args, **kwargs)
-        DECIDED.clear()
-        DECIDED.update({k: float(v) for k, v in est.items()})
-        return _selection.auto_rule(*args, **kwargs)
-
-    def decided(_est):
-        out = dict(DECIDED)
-        DECIDED.clear()
-        return out
-
-    measuring.auto_rule = planning.auto_rule = wrapped
-    bs.estimates = decided
-
-
 def arms():
     """``(label, W, φ)`` of each run."""
     out = [("base", *BASE), ("lo", BASE[0], PHI_LO)]
@@ -95,7 +67,6 @@ def arms():
 def run(names, eps_list, seeds, cache, no_run):
     keys = {}
     done = {}
-    _record_decisions()
     for label, w, phi in arms():
         keys[label] = _configure(w, phi)
         if no_run:

@@ -66,12 +66,17 @@ are the sampling floor.
 Every run is one JSON line of ``--cache``; the script fits only what is
 missing. ``--tune`` re-grids ``ReleaseRules.auto_tree_reach``,
 ``ReleaseRules.auto_aim_one_way_share`` and ``ReleaseRules.auto_none_factor``
-on the TUNE half's auto fits (the public estimates they recorded).
+on the TUNE half's auto fits (the public estimates their decision
+compared, recorded as ``est``; it first counts the fits whose recorded
+estimates pick another plan than the fit ran: caches written before the
+estimates were the decision's own hold ones recomputed from the final noisy
+total).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
@@ -259,25 +264,57 @@ def numeric_scores(syn, test, cats):
     return out
 
 
-def estimates(est):
-    """The auto rule's public estimates for the plan of ``est`` (its n̂)."""
-    from skdp_synth.gaussian_release._selection import auto_estimates
+@contextlib.contextmanager
+def decisions():
+    """Record what ``selection="auto"`` decided inside the block: for each
+    call of :func:`~skdp_synth.gaussian_release._selection.auto_rule` (one
+    per auto fit) the public estimates it compared (:func:`~skdp_synth.
+    gaussian_release._selection.auto_estimates` on the same arguments: the
+    all-tables plan, the public ``n`` or the first noisy total) and the plan
+    it returned. The release's two call sites are wrapped for the block
+    only; estimates recomputed after the fit would use the final noisy
+    ``n̂``, which depends on the plan run (they picked another plan than the
+    fit ran on 2 of the 120 TUNE auto fits at ε = 1 and 0.3, 10 seeds:
+    ``--tune`` on a cache written before)."""
+    import skdp_synth.gaussian_release._measuring as measuring
+    import skdp_synth.gaussian_release._planning as planning
+    from skdp_synth.gaussian_release import _selection
 
-    plan = est.plan_
-    W, tau = plan.workload, plan.residual_scales
-    f0 = float(1.0 / tau[W.subsets.index(())] ** 2)
-    out = auto_estimates(
-        W,
-        tau,
-        plan.noise_sigma,
-        est.n_estimate_,
-        est._rules,
-        est.neighbouring,
-        None,
-        True,
-        spent=f0,
-    )
-    return {k: float(v) for k, v in out.items()}
+    seen = []
+    sites = (measuring, planning)
+    saved = [site.auto_rule for site in sites]
+
+    def wrap(rule_of):
+        def wrapped(*args, **kwargs):
+            est = _selection.auto_estimates(*args, **kwargs)
+            rule = rule_of(*args, **kwargs)
+            seen.append(({k: float(v) for k, v in est.items()}, rule))
+            return rule
+
+        return wrapped
+
+    for site, rule_of in zip(sites, saved):
+        site.auto_rule = wrap(rule_of)
+    try:
+        yield seen
+    finally:
+        for site, rule_of in zip(sites, saved):
+            site.auto_rule = rule_of
+
+
+def decision_mismatches(done, names, oww, rules):
+    """The auto fits on ``names`` at weight ``oww`` whose recorded estimates
+    (``est``) make :func:`choose` at ``rules`` pick another plan than the fit
+    ran: none for records written since the estimates are the decision's
+    own (:func:`decisions`); older caches hold estimates recomputed from the
+    final noisy ``n̂``."""
+    out = []
+    for (t, e, s, r, w), rec in sorted(done.items(), key=lambda kv: str(kv[0])):
+        if t in names and r == "auto" and w == oww and "est" in rec:
+            pick = choose(rec["est"], rules.auto_tree_reach, rules)
+            if pick != rec["chose"]:
+                out.append((t, e, s, rec["chose"], pick))
+    return out
 
 
 def aim_of(est, phi):
@@ -573,7 +610,7 @@ def fit_ours(
             auto_edge_threshold=1e6,
         )
     t0, c0 = time.perf_counter(), time.process_time()
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, decisions() as decided:
         warnings.simplefilter("always")
         pipe = make_synthesis_pipeline(enc, rel).fit(train)
         syn = pd.DataFrame(pipe.sample(len(train), random_state=seed + 1))
@@ -594,8 +631,10 @@ def fit_ours(
             for k, v in getattr(pipe, "missing_shares_", {}).items()
         },
     }
-    if rule == "auto" and not forced and not targeted:
-        info["est"] = estimates(pipe[-1])
+    if rule == "auto" and not forced and not targeted and decided:
+        # the estimates the fit's decision compared (its public or first
+        # noisy n), not recomputed from the fitted n̂
+        info["est"] = decided[-1][0]
     if keep_pipe:
         info["pipe"] = pipe
     return syn, info
@@ -1217,6 +1256,20 @@ def main(argv=None):
         print(rules_table(done, names, eps_list, oww, before))
         return
     if args.tune:
+        from skdp_synth import ProjectedGaussianRelease
+
+        off = decision_mismatches(done, TUNE, oww, ProjectedGaussianRelease._rules)
+        n_est = sum(
+            1
+            for (t, _, _, r, w), rec in done.items()
+            if t in TUNE and r == "auto" and w == oww and "est" in rec
+        )
+        print(
+            f"recorded estimates pick another plan than the fit ran:"
+            f" {len(off)} of {n_est} auto fits"
+        )
+        for t, e, s, ran, pick in off:
+            print(f"  {t} eps={e:g} seed={s}: ran {ran}, estimates pick {pick}")
         tune(done, TUNE, oww)
         tune_aim(done, TUNE, oww)
         tune_none(done, TUNE, oww)

@@ -327,3 +327,40 @@ def test_ceiling_arms_fit_the_same_pipeline_without_noise(
     assert "tstr_roundtrip" in recs[0] and recs[0]["rule"] == (
         "auto-target" if method == "ceiling-target" else selection
     )
+
+
+def test_auto_fits_record_the_estimates_their_decision_compared(rng, monkeypatch):
+    """An ``auto`` fit's ``est`` is what its ``auto_rule`` call compared (the
+    first noisy total), not estimates recomputed after the fit from the final
+    noisy ``n̂`` (12 columns of 5 levels, 400 rows, ε = 1: the 1-way tables,
+    whose own total moves ``n̂``); the plan they pick is the plan the fit
+    ran, and the release's call sites are restored after the fit."""
+    import skdp_synth.gaussian_release._measuring as measuring
+    import skdp_synth.gaussian_release._planning as planning
+    from skdp_synth.gaussian_release import _selection as sel
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append((args, kwargs))
+        return sel.auto_rule(*args, **kwargs)
+
+    monkeypatch.setattr(measuring, "auto_rule", spy)
+    monkeypatch.setattr(planning, "auto_rule", spy)
+    frame = pd.DataFrame({f"c{j}": rng.choice(list("pqrst"), 400) for j in range(12)})
+    _, info = bs.fit_ours(frame, list(frame.columns), {}, 1.0, 0, "auto")
+    assert info["chose"] == "one-way"
+    assert len(calls) == 1
+    args, kwargs = calls[0]
+    want = sel.auto_estimates(*args, **kwargs)
+    assert info["est"] == pytest.approx({k: float(v) for k, v in want.items()})
+    assert bs.choose(info["est"], rules.auto_tree_reach, rules) == info["chose"]
+    assert measuring.auto_rule is spy and planning.auto_rule is spy
+    # ``--tune`` counts the records whose estimates pick another plan
+    done = {("t", 1.0, 0, "auto", 4.0): info}
+    assert bs.decision_mismatches(done, ["t"], 4.0, rules) == []
+    done[("t", 1.0, 1, "auto", 4.0)] = {**info, "chose": "mst"}
+    assert bs.decision_mismatches(done, ["t"], 4.0, rules) == [
+        ("t", 1.0, 1, "mst", "one-way")
+    ]

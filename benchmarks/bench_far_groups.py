@@ -7,8 +7,8 @@ values in one coarse bin that the release confirms; PrivTree's noise leaves
 far beyond the data (``[65536, 262145)``, ``[2.7e8, 5.4e8)``) join that bin
 through the tentative jump, and the decoder draws a share of the bin's rows
 on them. :func:`skdp_synth.preprocessing._bin_mass.drop_unneeded_far_groups`
-empties such groups where the release's estimate of the bin does not need
-them (``FAR_NEED_Z``).
+empties such groups while the bin's kept leaves claim more rows than the
+release's estimate of the bin (by ``FAR_EXCESS_Z`` sds).
 
 The table (``table(seed)``): 2,344 rows, as ames' training split, and
 columns
@@ -30,7 +30,7 @@ of columns: the fits whose ratio is over 2 or under 0.5 with nothing naming
 the column ("silent"; each listed in an HTML comment).
 
 Run: ``python -m benchmarks.bench_far_groups --eps 1,0.3 --seeds 10
-[--z Z]`` (``--z``: ``FAR_NEED_Z`` for this run; ``--z off``: the rule off,
+[--z Z]`` (``--z``: ``FAR_EXCESS_Z`` for this run; ``--z off``: the rule off,
 the parent's behaviour). Results: ``benchmarks/results/bench_far_groups.md``.
 """
 
@@ -128,15 +128,15 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--eps", default="1,0.3")
     p.add_argument("--seeds", type=int, default=10)
-    p.add_argument("--z", default=None, help="FAR_NEED_Z for this run, or 'off'")
+    p.add_argument("--z", default=None, help="FAR_EXCESS_Z for this run, or 'off'")
     args = p.parse_args(argv)
     from skdp_synth.preprocessing import _bin_mass
 
     if args.z == "off":
-        _bin_mass.FAR_NEED_Z = -np.inf  # every far group needed: the rule off
+        _bin_mass.FAR_EXCESS_Z = np.inf  # no excess is enough: the rule off
     elif args.z is not None:
-        _bin_mass.FAR_NEED_Z = float(args.z)
-    print(f"FAR_NEED_Z = {_bin_mass.FAR_NEED_Z}")
+        _bin_mass.FAR_EXCESS_Z = float(args.z)
+    print(f"FAR_EXCESS_Z = {_bin_mass.FAR_EXCESS_Z}")
     print(
         "| ε | columns | fits | std ratio min / median / max | over 2, unnamed "
         "| under 0.5, unnamed | named | mean KS |"

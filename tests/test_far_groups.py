@@ -1,6 +1,7 @@
-"""A coarse bin's far group of kept leaves that the release's estimate of the
-bin does not need is emptied, so the decoder draws none of the bin's rows
-there (``_bin_mass.drop_unneeded_far_groups``, run by the pipeline's level
+"""A coarse bin's far groups of kept leaves are emptied while its kept
+leaves claim more rows than the release's estimate of the bin, so the
+decoder draws none of the bin's rows there
+(``_bin_mass.drop_unneeded_far_groups``, run by the pipeline's level
 rules). Released quantities only (post-processing)."""
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ def _decoded(hist, n=20000):
 
 
 def test_far_noise_groups_are_not_decoded():
-    """The release puts the positive bin at 287 ± 71 rows; the two leaves
-    nearest the 0s hold 401 noisy rows, so the release needs no row of the
-    far groups: through the pipeline's level rules they are emptied and no
-    row of the bin decodes at or beyond 4,096. Before, about 3 % of the
-    bin's rows decoded near 1e5 and 4e8."""
+    """The release puts the positive bin at 287 ± 71 rows; its kept leaves
+    claim 711, more than ``FAR_EXCESS_Z`` sds of the difference above it,
+    so through the pipeline's level rules the outermost groups are emptied
+    until the rest (401 noisy rows by the 0s) is within the noise: no row
+    of the bin decodes at or beyond 4,096. Before, about 3 % of the bin's
+    rows decoded near 1e5 and 4e8."""
     spec = _spec("porch", LEVELS, _zero_inflated())
     before = _decoded(spec.fine)
     assert before.max() > 1e8  # the parent's decoding
@@ -47,28 +49,34 @@ def test_far_noise_groups_are_not_decoded():
     assert _decoded(spec.fine).max() < 4096
 
 
-def test_a_needed_far_group_stays():
-    """Where the release's estimate of the bin exceeds the near leaves' sum
-    by more than ``FAR_NEED_Z`` sds of the difference (here 700 rows
-    against 401), the far groups hold rows the release measured and stay;
-    so does a far leaf confirmed by its own count (``b ln(L / 0.01)``),
-    and the bin that holds the core's densest leaf is never touched."""
+def test_far_groups_the_release_sees_stay():
+    """Where the kept leaves' sum is within ``FAR_EXCESS_Z`` sds of the
+    release's estimate of the bin (600 rows: 711 claimed), the far groups
+    hold rows the release measured and stay (a real group past noise leaves
+    by the 0s, as a zero-inflated column's far tail at a small ε); at 480
+    rows only the outermost group goes. A far leaf confirmed by its own
+    count (``b ln(L / 0.01)``) stays, and the bin that holds the core's
+    densest leaf is never touched."""
     from skdp_synth.preprocessing._bin_mass import (
-        FAR_NEED_Z,
+        FAR_EXCESS_Z,
         drop_unneeded_far_groups,
     )
 
+    def sd(m):
+        return np.sqrt(71.0**2 + 2 * m * B * B)
+
     hist = _zero_inflated()
-    need = 401.0 + 1.01 * FAR_NEED_Z * np.sqrt(71.0**2 + 2 * 2 * B * B)
-    # 700 > need: the outermost group (151) is not needed with 560 left
-    # (700 - 560 is within the noise), the next one (159) is
-    assert need < 700.0 and 700.0 - 560.0 < FAR_NEED_Z * np.sqrt(71**2 + 6 * B * B)
-    out = drop_unneeded_far_groups(hist, LEVELS, [(2107.0, 71.0), (700.0, 71.0)])
+    assert 711.0 - 600.0 < FAR_EXCESS_Z * sd(4)
+    out = drop_unneeded_far_groups(hist, LEVELS, [(2107.0, 71.0), (600.0, 71.0)])
+    assert out is hist
+    assert 711.0 - 480.0 > FAR_EXCESS_Z * sd(4)
+    assert 560.0 - 480.0 < FAR_EXCESS_Z * sd(3)
+    out = drop_unneeded_far_groups(hist, LEVELS, [(2107.0, 71.0), (480.0, 71.0)])
     np.testing.assert_allclose(out.counts, [2100, 0, 187, 214, 0, 159, 0, 0])
     strong = COUNTS[:7] + [B * np.log(len(COUNTS) / 0.01) + 1.0]
     hist = fine_hist(EDGES, strong, scale=B, finest=FINEST, tentative=TENT)
     out = drop_unneeded_far_groups(hist, LEVELS, [(2107.0, 71.0), (287.0, 71.0)])
-    assert out.counts[-1] > 0 and out.counts[5] > 0
+    assert out is hist
     # one bin over everything: the core's bin, left as it is
     one = drop_unneeded_far_groups(hist, [0.0, LEVELS[-1]], [(2500.0, 71.0)])
     assert one is hist

@@ -236,7 +236,7 @@ def empty_outer_bins(hist, edges, outer):
 #: (:func:`drop_unneeded_far_groups`): the leaves claim rows the release
 #: does not see. Set on the synthetic columns of
 #: ``benchmarks/bench_far_groups.py`` (``benchmarks/results/bench_far_groups.md``).
-FAR_EXCESS_Z = 1.0
+FAR_EXCESS_Z = 0.5
 
 
 def drop_unneeded_far_groups(hist, edges, estimates):

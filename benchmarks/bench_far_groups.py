@@ -52,6 +52,7 @@ COLUMNS = (
     *(f"zinf{i}" for i in range(len(ZINF))),
     *(f"far{i}" for i in range(len(FAR))),
     "lat",
+    "lat2",
     "skew",
 )
 
@@ -85,6 +86,12 @@ def table(seed):
             cols[f"f{i}"] = rng.poisson(3 + i, n).astype(np.int64)
         else:
             cols[f"f{i}"] = pd.Categorical(rng.choice(["a", "b", "c", "d"], n))
+    # a latitude whose lower 8.5 % is a thin edge below the body (ames'
+    # Latitude: 200 of 2,344 rows in [41.986, 42.012))
+    edge = rng.random(n) < 0.085
+    cols["lat2"] = np.where(
+        edge, rng.uniform(41.986, 42.012, n), rng.uniform(42.012, 42.063, n)
+    )
     return pd.DataFrame(cols)
 
 

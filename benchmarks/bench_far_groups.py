@@ -18,7 +18,9 @@ columns
 * ``far0``-``far2`` -- 88-84 % zeros, 8 % over 20-60 and 4-8 % over
   3,000-8,000: a REAL far group beyond an emptied stretch, which the rule
   must not lose (its cost);
-* ``lat`` -- a narrow band 41.986-42.063 far from 0 (a latitude);
+* ``lat`` -- a narrow band 41.986-42.063 far from 0 (a latitude), and
+  ``lat2``, its lower 8.5 % a thin edge below the body (as ames' Latitude;
+  both summed as ``lat``);
 * ``skew`` -- lognormal(5, 1), a skewed column with a contiguous tail;
 * ``NFILL`` filler columns (normal, integer counts, categorical) so that the
   per-column budget is as small as ames' (its Laplace scale ``b`` near 70

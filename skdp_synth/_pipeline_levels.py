@@ -301,9 +301,13 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
     then the emptied leaves of each bin whose kept leaves fall short of the
     release's estimate of the bin given that shortfall
     (:func:`.preprocessing._bin_mass.fill_emptied_leaves`), so the decoder
-    draws the bin's rows there. Post-processing of released values: the
-    encoder's fine histogram and the release's 1-way estimates."""
+    draws the bin's rows there -- after the far groups of kept leaves that
+    the release's estimate of their bin does not need were emptied
+    (:func:`.preprocessing._bin_mass.drop_unneeded_far_groups`).
+    Post-processing of released values: the encoder's fine histogram and
+    the release's 1-way estimates."""
     from .preprocessing._bin_mass import (
+        drop_unneeded_far_groups,
         empty_outer_bins,
         fill_emptied_leaves,
         trim_dropped_bins,
@@ -320,6 +324,7 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
         [None] if estimate is None else [estimate(j, v) for v in range(spec.n_levels)]
     )
     if None not in found:
+        hist = drop_unneeded_far_groups(hist, edges, found)
         hist = fill_emptied_leaves(hist, edges, found)
     spec.fine = hist
 

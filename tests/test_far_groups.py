@@ -1,0 +1,82 @@
+"""A coarse bin's far groups of kept leaves are emptied while its kept
+leaves claim more rows than the release's estimate of the bin, so the
+decoder draws none of the bin's rows there
+(``_bin_mass.drop_unneeded_far_groups``, run by the pipeline's level
+rules). Released quantities only (post-processing)."""
+
+from __future__ import annotations
+
+import numpy as np
+from _fine_hist import fine_hist
+from test_bin_support import _run_levels, _spec
+
+from skdp_synth.preprocessing._decoding import decode_fine
+
+B = 70.0
+#: a zero-inflated column's positive bin [1, 2^29): two kept leaves next to
+#: the 0s' side, then, past emptied stretches, two noise leaves near 1e5 and
+#: 4e8 (the shape of the fit that exploded: std x139,105)
+EDGES = [0, 1, 65, 256, 4096, 65536, 262145, 2.0**28, 2.0**29]
+COUNTS = [2100.0, 0.0, 187.0, 214.0, 0.0, 159.0, 0.0, 151.0]
+FINEST = [True] + [False] * 7
+TENT = [False] + [True] * 7
+LEVELS = [0.0, 1.0, 2.0**29 - 1]
+
+
+def _zero_inflated():
+    return fine_hist(EDGES, COUNTS, scale=B, finest=FINEST, tentative=TENT)
+
+
+def _decoded(hist, n=20000):
+    rng = np.random.default_rng(0)
+    return decode_fine(
+        hist, np.full(n, 1.0), np.full(n, LEVELS[-1]), np.ones(n, bool), rng
+    )
+
+
+def test_far_noise_groups_are_not_decoded():
+    """The release puts the positive bin at 287 ± 71 rows; its kept leaves
+    claim 711, more than ``FAR_EXCESS_Z`` sds of the difference above it,
+    so through the pipeline's level rules the outermost groups are emptied
+    until the rest (401 noisy rows by the 0s) is within the noise: no row
+    of the bin decodes at or beyond 4,096. Before, about 3 % of the bin's
+    rows decoded near 1e5 and 4e8."""
+    spec = _spec("porch", LEVELS, _zero_inflated())
+    before = _decoded(spec.fine)
+    assert before.max() > 1e8  # the parent's decoding
+    _run_levels([spec], [[(2107.0, 71.0), (287.0, 71.0)]])
+    np.testing.assert_allclose(spec.fine.counts, [2100, 0, 187, 214, 0, 0, 0, 0])
+    assert _decoded(spec.fine).max() < 4096
+
+
+def test_far_groups_the_release_sees_stay():
+    """Where the kept leaves' sum is within ``FAR_EXCESS_Z`` sds of the
+    release's estimate of the bin (650 rows: 711 claimed), the far groups
+    hold rows the release measured and stay (a real group past noise leaves
+    by the 0s, as a zero-inflated column's far tail at a small ε); at 480
+    rows only the outermost group goes. A far leaf confirmed by its own
+    count (``b ln(L / 0.01)``) stays, and the bin that holds the core's
+    densest leaf is never touched."""
+    from skdp_synth.preprocessing._bin_mass import (
+        FAR_EXCESS_Z,
+        drop_unneeded_far_groups,
+    )
+
+    def sd(m):
+        return np.sqrt(71.0**2 + 2 * m * B * B)
+
+    hist = _zero_inflated()
+    assert 711.0 - 650.0 < FAR_EXCESS_Z * sd(4)
+    out = drop_unneeded_far_groups(hist, LEVELS, [(2107.0, 71.0), (650.0, 71.0)])
+    assert out is hist
+    assert 711.0 - 480.0 > FAR_EXCESS_Z * sd(4)
+    assert 560.0 - 480.0 < FAR_EXCESS_Z * sd(3)
+    out = drop_unneeded_far_groups(hist, LEVELS, [(2107.0, 71.0), (480.0, 71.0)])
+    np.testing.assert_allclose(out.counts, [2100, 0, 187, 214, 0, 159, 0, 0])
+    strong = COUNTS[:7] + [B * np.log(len(COUNTS) / 0.01) + 1.0]
+    hist = fine_hist(EDGES, strong, scale=B, finest=FINEST, tentative=TENT)
+    out = drop_unneeded_far_groups(hist, LEVELS, [(2107.0, 71.0), (287.0, 71.0)])
+    assert out is hist
+    # one bin over everything: the core's bin, left as it is
+    one = drop_unneeded_far_groups(hist, [0.0, LEVELS[-1]], [(2500.0, 71.0)])
+    assert one is hist

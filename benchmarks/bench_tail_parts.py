@@ -14,12 +14,12 @@ the outermost tail leaf of the fine histogram they were decoded from
 against the real rows' there (the part of the column that leaf's decoding
 decides); whether a ``DegenerateColumnWarning`` named the column.
 
-``--parts 1`` sets ``_wide_leaves.TAIL_PARTS`` to 1 for the run: no leaf is
-cut, the library before the parts (the decoding of a bin that holds a whole
-leaf is unchanged).
+``--parts N`` sets ``_wide_leaves.TAIL_PARTS`` to ``N`` for the run: 1 (the
+library's default) cuts no leaf, 4 the arm of
+``benchmarks/results/bench_tail_parts.md``.
 
-Run: ``PYTHONPATH=. python -m benchmarks.bench_tail_parts --eps 1,0.3
---seeds 10 [--parts 1]``.
+Run: ``PYTHONPATH=. python -m benchmarks.bench_tail_parts --eps 1 --seeds 10
+[--parts 4]``.
 """
 
 from __future__ import annotations

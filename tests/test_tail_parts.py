@@ -1,6 +1,8 @@
-"""A wide outermost tail leaf of a private numeric domain is cut into coarse
-bins the release measures (``_wide_leaves.cut_tail_leaves``), and each part
-decodes from the leaf's decay inside it (``_decoding._in_bin``)."""
+"""A wide outermost tail leaf of a private numeric domain cut into coarse
+bins the release measures (``_wide_leaves.cut_tail_leaves``; off by
+default, ``TAIL_PARTS = 1``: ``benchmarks/results/bench_tail_parts.md``),
+and a coarse bin holding part of a tail leaf decoded from the leaf's decay
+inside it (``_decoding._in_bin``)."""
 
 import numpy as np
 import pytest
@@ -19,7 +21,26 @@ def _loans_hist():
     return fine_hist(EDGES, COUNTS, scale=97.0, finest=[True] + [False] * 5)
 
 
-def test_a_wide_tail_leaf_is_cut_into_parts_of_equal_width_in_t():
+@pytest.fixture
+def parts(monkeypatch):
+    """The parts turned on, as ``benchmarks/bench_tail_parts.py --parts 4``."""
+    from skdp_synth.preprocessing import _wide_leaves
+
+    monkeypatch.setattr(_wide_leaves, "TAIL_PARTS", 4)
+
+
+def test_by_default_no_tail_leaf_is_cut():
+    from skdp_synth.preprocessing._wide_leaves import cut_tail_leaves, tail_part_bins
+
+    h = _loans_hist()
+    assert cut_tail_leaves(h, [0.0, 1.0, 256.0, 4095.0], [1]) == (
+        [0.0, 1.0, 256.0, 4095.0],
+        [1],
+    )
+    assert tail_part_bins(h, [0.0, 1.0, 256.0, 513.0, 4095.0]) == []
+
+
+def test_a_wide_tail_leaf_is_cut_into_parts_of_equal_width_in_t(parts):
     """``[256, 4096)`` is 4 wide in ``t``: cut at 513, 1026 and 2050 (the
     integers at its powers of two in ``1 + x``), the three outer parts
     tested against the release, the part at its inner edge not."""
@@ -32,7 +53,7 @@ def test_a_wide_tail_leaf_is_cut_into_parts_of_equal_width_in_t():
     assert split == [3, 4, 5]
 
 
-def test_a_tail_leaf_no_wider_than_gap_t_and_an_inner_leaf_are_not_cut():
+def test_a_tail_leaf_no_wider_than_gap_t_and_an_inner_leaf_are_not_cut(parts):
     from skdp_synth.preprocessing._wide_leaves import cut_tail_leaves
 
     narrow = fine_hist([0, 1, 256, 384], [900.0, 500.0, 40.0], scale=5.0)
@@ -46,7 +67,7 @@ def test_a_tail_leaf_no_wider_than_gap_t_and_an_inner_leaf_are_not_cut():
     assert cut_tail_leaves(flat, [0.0, 256.0, 4095.0], []) == ([0.0, 256.0, 4095.0], [])
 
 
-def test_a_lower_tail_leaf_is_cut_and_its_outer_parts_tested():
+def test_a_lower_tail_leaf_is_cut_and_its_outer_parts_tested(parts):
     """A lower tail (a mirrored column): the parts below the one at the
     leaf's inner edge are tested, the first starting the column."""
     from skdp_synth.preprocessing._wide_leaves import cut_tail_leaves
@@ -88,7 +109,7 @@ def test_the_copula_quantiles_stay_increasing_inside_a_part():
     assert np.mean(v == 513) < 0.1
 
 
-def test_the_pipeline_tests_the_tail_parts_strictly():
+def test_the_pipeline_tests_the_tail_parts_strictly(parts):
     """The outer parts are tested at ``TENTATIVE_SUPPORT_Z``: one kept on
     noise puts rows far past the data (credit's ``Debt``, ε = 1, seed 2)."""
     from skdp_synth._pipeline_levels import _tail_parts
@@ -101,7 +122,7 @@ def test_the_pipeline_tests_the_tail_parts_strictly():
 
 
 @pytest.mark.slow
-def test_a_heavy_tail_in_one_wide_leaf_keeps_its_rows_far_from_the_inner_edge():
+def test_a_heavy_tail_in_one_wide_leaf_keeps_its_rows_far_from_the_inner_edge(parts):
     """``benchmarks/bench_tail_parts.py``'s table at ε = 1, seed 7: the kept
     tail leaf ``[256, 1025)`` is 2 wide in ``t``; the rows at or above 256
     come back with a mean over a third of the real rows' there (1,682; before

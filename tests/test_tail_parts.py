@@ -95,6 +95,21 @@ def test_a_part_of_a_tail_leaf_decodes_from_the_leaf_decay_inside_it():
     assert np.median(whole) < 513  # the leaf's decay from 256, as before
 
 
+def test_the_closed_last_bin_of_a_split_tail_leaf_reaches_its_last_integer():
+    """An integer tail leaf ``[4, 8)`` split into one-integer bins, the last
+    bin ``[6, 7]`` closed (loans' ``inquiries_last_12m`` at ε = 1, seed 3 of
+    ``benchmarks.bench_suite --light``, its rows past the cap clipped to 7):
+    7 gets its share of the leaf's decay inside the bin, 45 %; drawn from
+    the whole leaf's decay and clipped to the bin (before), 17 %."""
+    h = fine_hist([0, 1, 4, 8], [2000.0, 3000.0, 1161.5], scale=40.0)
+    assert _tail_models(h, *h.bounds)[2][4] == "t"
+    n = 20000
+    rng = np.random.default_rng(0)
+    v = decode_fine(h, np.full(n, 6.0), np.full(n, 7.0), np.ones(n, bool), rng)
+    assert set(np.unique(v)) == {6.0, 7.0}
+    assert 0.35 < np.mean(v == 7.0) < 0.55
+
+
 def test_the_copula_quantiles_stay_increasing_inside_a_part():
     """The copula's quantile ``u`` reads the part's own decay: increasing in
     ``u`` and spread over the part (clipped from the whole leaf's decay,

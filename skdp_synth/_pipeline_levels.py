@@ -160,7 +160,7 @@ class PipelineLevelsMixin:
             # and the parts cut from a float column's wide leaf: 16 parts,
             # most of them empty, where 2 sds kept one far from the rows in
             # 2.3 % of tests (FLOAT_PARTS of preprocessing._wide_leaves)
-            strict, gone = _tentative_bins(spec), []
+            strict, gone = _tentative_bins(spec) | _tail_parts(spec), []
             whole = set()
             if not getattr(spec, "integer", True):
                 strict |= {int(b) for b in getattr(spec, "wide", ())}
@@ -317,8 +317,15 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
     if spec.kind != "numeric" or hist is None:
         return
     edges = [float(v) for v in spec.levels]
+    # a tail leaf's parts cut nothing: its rows keep the leaf's decay, read
+    # inside the parts the release kept (decode_fine); trimmed to them, a
+    # leaf [65, 256) of acs12's age (ages to 95, ε = 1) became [65, 130)
+    # and its rows' mean 93 against 75 (a flat decay in t)
+    tail = _tail_parts(spec)
     hist = empty_outer_bins(hist, edges, outer)
-    hist = trim_dropped_bins(hist, edges, [*dropped, *outer])
+    hist = trim_dropped_bins(
+        hist, edges, [b for b in [*dropped, *outer] if int(b) not in tail]
+    )
     estimate = getattr(final, "_one_way_level_estimate", None)
     found = (
         [None] if estimate is None else [estimate(j, v) for v in range(spec.n_levels)]
@@ -405,6 +412,18 @@ def _tentative_bins(spec):
         return set()
     edges = [float(v) for v in spec.levels]
     return {int(k) for k in hist.tentative_bins(edges)}
+
+
+def _tail_parts(spec):
+    """The indices of numeric column ``spec``'s bins cut from a wide tail
+    leaf (:func:`.preprocessing._wide_leaves.tail_part_bins`; empty where it
+    has none): public, a function of the released domain."""
+    from .preprocessing._wide_leaves import tail_part_bins
+
+    hist = getattr(spec, "fine", None)
+    if getattr(spec, "kind", None) != "numeric" or hist is None:
+        return set()
+    return {int(k) for k in tail_part_bins(hist, spec.levels)}
 
 
 def _released_n(final):

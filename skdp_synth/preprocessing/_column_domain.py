@@ -78,7 +78,7 @@ from ._level_selection import (
     stable_levels,
 )
 from ._numeric_domain import ROOT, privtree_histogram
-from ._wide_leaves import cut_bins, split_wide_leaves
+from ._wide_leaves import cut_bins, cut_tail_leaves, split_wide_leaves
 
 #: The level that undiscovered categories of a privately learned column map to.
 OTHER_LABEL = "other"
@@ -567,6 +567,7 @@ class _ColumnDomainMixin:
         edges, split = split_heavy_leaves(
             hist, coarse_edges(hist, self.n_bins), self.n_bins
         )
+        edges, split = cut_tail_leaves(hist, edges, split)
         before = edges
         edges, split = split_wide_leaves(hist, edges, split, self.n_bins)
         wide = cut_bins(before, edges)

@@ -720,6 +720,9 @@ def decode_fine(hist, left, right, last, rng, u=None):
             if not sel.any():
                 continue
             qs = q[sel] if (u is None or side > 0) else 1.0 - q[sel]  # increasing
+            qs = _in_bin(qs, (inner, side, width, s, flat), a, hi)
+            if qs is None:  # the model holds none of the bin: as an inner leaf
+                continue
             if flat == "t":  # decaying in t at rate s (uniform at 0)
                 v[sel] = _t_decay_values(inner, side, width, s, qs, hist.integer)
                 continue
@@ -737,6 +740,41 @@ def decode_fine(hist, left, right, last, rng, u=None):
         cap_top = cap_hi - 1.0 if hist.integer else cap_hi  # exclusive: integers
         out[rows] = np.clip(v, max(a, cap_lo), min(top, cap_top))
     return out
+
+
+def _in_bin(qs, model, a, hi):
+    """The quantiles ``qs`` of a tail leaf's model (:func:`_tail_models`:
+    ``(inner, side, width, s, flat)``) moved into the part of the leaf
+    inside the coarse bin ``[a, hi)``: the model conditioned on the bin.
+    ``qs`` itself where the bin holds the whole leaf; ``None`` where the
+    model puts nothing in the bin (a flat tail ending before it).
+
+    A wide tail leaf cut into coarse bins (:func:`._wide_leaves.
+    cut_tail_leaves`) has its rows placed in its parts by the release; inside
+    a part they follow the leaf's decay, not the whole leaf's decay clipped
+    to the part (which piled them at the part's edge). Post-processing."""
+    inner, side, width, s, flat = model
+    if flat == "t":
+        ti = _t(inner)
+        near, far = (_t(a) - ti, _t(hi) - ti) if side > 0 else (ti - _t(hi), ti - _t(a))
+    else:
+        near, far = (a - inner, hi - inner) if side > 0 else (inner - hi, inner - a)
+    near, far = max(float(near), 0.0), min(float(far), float(width))
+    if near <= 0.0 and far >= width:
+        return qs
+
+    def cdf(z):
+        if flat == "t":  # decaying in t at rate s (uniform at 0)
+            rate = float(s) * float(width)
+            return np.expm1(-s * z) / np.expm1(-rate) if rate > 1e-9 else z / width
+        if flat:  # flat at d0 until its mass is used
+            return min(z / s, 1.0)
+        return np.expm1(-z / s) / np.expm1(-width / s)
+
+    lo, up = float(cdf(near)), float(cdf(far))
+    if not up > lo:
+        return None
+    return lo + qs * (up - lo)
 
 
 def _beyond_gap_weights(hist, j0, j1, mode, cap_lo, cap_hi):

@@ -26,8 +26,10 @@ release measures each part as a level of the column (its own budget, the
 bins being public: a function of the released histogram), and a pipeline
 drops the parts its release does not support (``LEVEL_SUPPORT_Z``;
 ``integer_bins_dropped_``), so the rows of ``[2004, 2049)`` are drawn in the
-parts that hold its rows. Post-processing of the released fine histogram:
-no privacy cost, no new released quantity.
+parts that hold its rows. :func:`cut_tail_leaves` would cut an integer
+column's wide tail leaf the same way (off by default: :data:`TAIL_PARTS`).
+Post-processing of the released fine histogram: no privacy cost, no new
+released quantity.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._decoding import _tail_models
-from ._numeric_domain import GRID_STEP, RES_FLOOR, _t, root_cells
+from ._numeric_domain import GAP_T, GRID_STEP, RES_FLOOR, _t, _x, root_cells
 from ._spread import _pieces_std
 
 #: Only a leaf at most this wide in ``t`` is cut (:func:`split_wide_leaves`):
@@ -259,3 +261,112 @@ def _unresolved(hist, lo_cap, hi_cap):
     pieces = np.stack([c[pos], lo, hi], 1)[keep]
     full = _pieces_std(np.column_stack([pieces, np.zeros(len(pieces))]))
     return bool(full > UNRESOLVED_RATIO * least_spread(pieces))
+
+
+#: The most coarse bins a wide tail leaf is cut into (:func:`cut_tail_leaves`);
+#: 1, the default: no leaf is cut. Measured at 4 (``python -m
+#: benchmarks.bench_suite --half tune --tables
+#: loans,credit,attrition,acs12,hmda,cps1988 --eps 1,0.3 --seeds 10 --methods
+#: auto --light``; ``benchmarks/results/bench_tail_parts.md``): the parts'
+#: rows land where the real ones are (loans' ``total_collection_amount_ever``
+#: at ε = 1, seed 5: part means 374 / 740 / 1,479 against 371 / 735 / 1,386),
+#: but silent fits 22 -> 24 of 120 (new ones from the release's noise
+#: redrawn over more levels), mean TV1 of acs12 at ε = 1 +3.3 % and of loans
+#: at ε = 0.3 +2.4 % (more levels, each with the release's noise), and
+#: loans' silent fits 20 -> 20 (its capped tails and ``paid_*`` columns
+#: stay). Left off; ``benchmarks/bench_tail_parts.py --parts 4`` runs it.
+TAIL_PARTS = 1
+
+
+def cut_tail_leaves(hist, edges, split):
+    """Coarse ``edges`` (the encoder's: integer columns' last bin closed)
+    with each outermost tail leaf of an integer column's ``hist`` wider than
+    ``GAP_T`` in ``t`` (:func:`._decoding._tail_models`) cut into ``ceil(width
+    / GAP_T)`` parts of equal width in ``t`` (at most :data:`TAIL_PARTS`;
+    none at the default 1); returns ``(edges,
+    split)``, ``split`` the bins the pipeline tests against its release
+    (``split``'s bins, renumbered, and every new part but the one at the
+    leaf's inner edge: :func:`tail_part_bins`).
+
+    The decoder draws a tail leaf's rows from a density decaying from its
+    inner edge, fitted to the leaf's noisy count and its neighbour's
+    density; across a leaf many times wider than its neighbour, nothing in
+    the fine histogram says how far the rows reach, and a heavy tail came
+    back near the inner edge: openintro ``loans_full_schema``'s
+    ``total_collection_amount_ever`` (ε = 1, seed 5 of ``benchmarks.
+    bench_suite --light``) kept ``[256, 4096)`` (598 real rows, mean 1,078)
+    and decoded it with a mean of 374, std ratio 0.12. Cut into coarse
+    bins, the leaf's parts are measured by the release like any bin, so
+    its rows go to the parts that hold them, each part decoded from the
+    leaf's decay inside it (:func:`._decoding._in_bin`); the parts the
+    release does not support are dropped (at ``TENTATIVE_SUPPORT_Z``) and the
+    leaf keeps its decay, read inside the parts left
+    (``skdp_synth._pipeline_levels``). Float columns are not cut: cutting
+    the tails of a table of normal columns redrew its release, and a noise
+    run of ``tests/test_float_wide_leaves.py``'s latitude column went
+    unnamed (seed 3: std x31.6). Post-processing of the fine histogram: no
+    budget, no new released quantity."""
+    edges = [float(v) for v in edges]
+    cuts = _tail_cuts(hist, edges)
+    if not cuts:
+        return edges, list(split)
+    new = {v for parts, _ in cuts for v in parts}
+    out = sorted(set(edges) | new)
+    starts = {edges[k] for k in split}
+    return out, sorted(set(_marks(out, starts)) | set(tail_part_bins(hist, out)))
+
+
+def _marks(edges, starts):
+    """The indices of the bins of ``edges`` that start at ``starts``."""
+    return [k for k, v in enumerate(edges[:-1]) if v in starts]
+
+
+def tail_part_bins(hist, edges):
+    """The coarse bins of ``edges`` that :func:`cut_tail_leaves` cut from
+    ``hist``'s outermost tail leaves, but the part at each leaf's inner
+    edge: the parts a pipeline tests against its release, at the stricter
+    ``TENTATIVE_SUPPORT_Z`` (``skdp_synth._pipeline_levels``) -- an outer
+    part kept on noise puts rows orders of magnitude past the data
+    (credit's ``Debt`` at ε = 1, seed 2 of ``benchmarks.bench_suite
+    --light``: a part ``[15067, 28895)`` with 4 real rows kept at the
+    level test's 2 sds, 62 rows decoded there, std ratio 3.6). Public: a
+    function of the released histogram and edges."""
+    edges = [float(v) for v in edges]
+    cuts = _tail_cuts(hist, edges)
+    out = set()
+    for parts, side in cuts:
+        # an upper tail: the parts from the first cut on; a lower one: the
+        # parts before its last cut, the first starting the column
+        out.update(parts if side > 0 else [edges[0], *parts[:-1]])
+    return _marks(edges, out)
+
+
+def _tail_cuts(hist, edges):
+    """``[(cuts, side), ...]``: for each outermost tail leaf of ``hist``
+    wider than ``GAP_T`` in ``t``, the values that cut it into parts of
+    equal width in ``t`` (:func:`cut_tail_leaves`; integers for an integer
+    column), inside the leaf and inside ``edges``' range, and its side
+    (``+1`` an upper tail)."""
+    e, c = np.asarray(hist.edges, dtype=np.float64), np.asarray(hist.counts)
+    pos = np.flatnonzero(c > 0)
+    if not hist.integer or len(edges) < 2 or pos.size < 2:
+        return []
+    lo_cap, hi_cap = hist.bounds
+    tails = _tail_models(hist, lo_cap, hi_cap)
+    out = []
+    for j in sorted({int(pos[0]), int(pos[-1])}):
+        if j not in tails:
+            continue
+        lo, hi = max(float(e[j]), lo_cap), min(float(e[j + 1]), hi_cap)
+        t0, t1 = float(_t(lo)), float(_t(hi))
+        if not t1 - t0 > GAP_T:
+            continue
+        n = min(int(np.ceil((t1 - t0) / GAP_T)), TAIL_PARTS)
+        cuts = [float(_x(t0 + i * (t1 - t0) / n)) for i in range(1, n)]
+        if hist.integer:
+            cuts = [float(np.ceil(v)) for v in cuts]
+        # an integer column's last edge is its last integer (a closed bin)
+        cuts = sorted({v for v in cuts if lo < v < hi and edges[0] < v < edges[-1]})
+        if cuts:
+            out.append((cuts, tails[j][1]))
+    return out

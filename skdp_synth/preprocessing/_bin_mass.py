@@ -70,14 +70,7 @@ def fill_emptied_leaves(hist, edges, estimates):
     lo = np.maximum(e[:-1], cap_lo)
     hi = np.minimum(e[1:], cap_hi)
     out = counts.copy()
-    for k in range(edges.size - 1):
-        found = estimates[k]
-        if found is None:
-            continue
-        est, sd = float(found[0]), float(found[1])
-        a, b = float(edges[k]), float(edges[k + 1])
-        if hist.integer and k == edges.size - 2:
-            b += 1.0
+    for est, sd, a, b in _measured_bins(hist, edges, estimates):
         part_lo, part_hi = np.maximum(lo, a), np.minimum(hi, b)
         if hist.integer:  # an integer inside: ceil(lo) < hi
             inside = np.ceil(part_lo) < part_hi
@@ -95,6 +88,21 @@ def fill_emptied_leaves(hist, edges, estimates):
     if np.array_equal(out, counts):
         return hist
     return dataclasses.replace(hist, counts=out)
+
+
+def _measured_bins(hist, edges, estimates):
+    """``(estimate, sd, a, b)`` of each coarse bin the release estimated
+    (``estimates[k]`` not ``None``), in order: its estimate, that
+    estimate's noise sd and its value range ``[a, b)`` (an integer
+    column's last bin closed, so its range ends one past its last edge)."""
+    for k in range(edges.size - 1):
+        found = estimates[k]
+        if found is None:
+            continue
+        a, b = float(edges[k]), float(edges[k + 1])
+        if hist.integer and k == edges.size - 2:
+            b += 1.0
+        yield float(found[0]), float(found[1]), a, b
 
 
 def _bin_spans(hist, edges, bins):
@@ -292,14 +300,7 @@ def drop_unneeded_far_groups(hist, edges, estimates):
     cap_lo, cap_hi = hist.cap
     sure = _confirmed_count(hist)
     out = counts.copy()
-    for k in range(edges.size - 1):
-        found = estimates[k]
-        if found is None:
-            continue
-        est, sd = float(found[0]), float(found[1])
-        a, b = float(edges[k]), float(edges[k + 1])
-        if hist.integer and k == edges.size - 2:
-            b += 1.0
+    for est, sd, a, b in _measured_bins(hist, edges, estimates):
         if a >= e[mode + 1]:
             outwards = 1
         elif b <= e[mode]:

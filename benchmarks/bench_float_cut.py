@@ -34,7 +34,6 @@ lib,nocut``; results in ``benchmarks/results/bench_float_cut.md``.
 from __future__ import annotations
 
 import argparse
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -207,8 +206,7 @@ def run_churn(eps_list, seeds, arms, tv2=True):
 
 
 def run_latitude(seeds, arms):
-    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-    from skdp_synth.preprocessing import BooleanEncoder
+    from benchmarks._harness import fit_default_pipeline
 
     df, _, eps = latitude_table()
     rows = []
@@ -216,15 +214,7 @@ def run_latitude(seeds, arms):
         for seed in range(seeds):
             undo = _arm(arm)
             try:
-                pipe = make_synthesis_pipeline(
-                    BooleanEncoder(random_state=seed),
-                    ProjectedGaussianRelease(
-                        epsilon=eps, delta=1e-6, random_state=seed
-                    ),
-                )
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    pipe.fit(df)
+                pipe = fit_default_pipeline(df, eps, seed)
             finally:
                 undo()
             syn = pipe.sample(len(df), random_state=seed)

@@ -20,7 +20,6 @@ column is not named. ``python -m benchmarks.bench_float_leaves latitude
 from __future__ import annotations
 
 import argparse
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -59,8 +58,7 @@ def table(kind):
 
 
 def main(argv=None):
-    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-    from skdp_synth.preprocessing import BooleanEncoder
+    from benchmarks._harness import fit_default_pipeline
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("kind", choices=["latitude", "year", "momed"])
@@ -69,13 +67,7 @@ def main(argv=None):
     df, eps = table(args.kind)
     silent = 0
     for seed in range(args.seeds):
-        pipe = make_synthesis_pipeline(
-            BooleanEncoder(random_state=seed),
-            ProjectedGaussianRelease(epsilon=eps, delta=1e-6, random_state=seed),
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            pipe.fit(df)
+        pipe = fit_default_pipeline(df, eps, seed)
         rows = pipe.sample(len(df), random_state=seed)
         ratio = rows["x"].std() / df["x"].std()
         named = "x" in pipe.degenerate_columns_

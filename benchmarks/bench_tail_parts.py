@@ -79,16 +79,11 @@ def outer_tail(hist):
 
 def fit(df, eps, seed):
     """One fit of the default pipeline; ``(rows, pipe, named)``."""
-    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-    from skdp_synth.preprocessing import BooleanEncoder
+    from benchmarks._harness import fit_default_pipeline
 
-    pipe = make_synthesis_pipeline(
-        BooleanEncoder(random_state=seed),
-        ProjectedGaussianRelease(epsilon=eps, delta=1e-6, random_state=seed),
-    )
+    pipe = fit_default_pipeline(df, eps, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pipe.fit(df)
         rows = pipe.sample(len(df), random_state=seed + 1)
     return rows, pipe, COLUMN in getattr(pipe, "degenerate_columns_", {})
 

@@ -9,7 +9,9 @@ import pytest
 from _skewed_columns import four_skewed_columns
 
 from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing import _count_grid as cg
 from skdp_synth.preprocessing import _domain_stats as ds
+from skdp_synth.preprocessing import _refine_bounds as rb
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -63,7 +65,7 @@ def test_a_later_pass_counts_deeper_for_the_columns_to_come(seed, monkeypatch):
     passes were wage's and assets' for seed 1, wage's and debt's for seed
     4, each for its own column only). The domains stay the in-memory
     ones."""
-    monkeypatch.setattr(ds, "GRID_DEPTH", 10)
+    monkeypatch.setattr(cg, "GRID_DEPTH", 10)
     passes = []
     a, b = _fits(
         four_skewed_columns(seed),
@@ -118,4 +120,4 @@ def test_kept_cells_to_count_deeper_are_the_likely_splits():
         )
     bound = np.asarray(bound)
     np.testing.assert_allclose(r, bound[i], rtol=1e-9)
-    assert bound.sum() - r.sum() <= ds.REFINE_MISS + 1e-12
+    assert bound.sum() - r.sum() <= rb.REFINE_MISS + 1e-12

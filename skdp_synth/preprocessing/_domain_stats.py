@@ -39,9 +39,11 @@ the encoder's ``refine_cells`` (public: a parameter):
   :data:`REFINE_MISS`. Which, and how deep, is :func:`joint_stops`' choice
   for all the numeric columns at once: the least summed bound on the
   chance of another pass (:func:`_miss`) for at most ``K`` cells per
-  numeric column in all, a kept value costing :data:`VALUE_COST` cells --
-  deeper where the tree is more likely to split, and a column whose tree
-  stays shallow leaves its share to one whose tree goes deep. No pass
+  numeric column but the asking one in all (``(C - 1) K`` for ``C``
+  numeric columns, however many are still to come), a kept value costing
+  :data:`VALUE_COST` cells -- deeper where the tree is more likely to
+  split, and a column whose tree stays shallow, or has run already,
+  leaves its share to one whose tree goes deep. No pass
   runs before the noise: the first tree that asks for a count below the
   grid makes the first refinement pass (its own cells, reached and split:
   probability 1), and that pass -- and every pass after it -- also counts
@@ -89,8 +91,9 @@ the bench table; 8.8 million in its six float columns at 10^7 rows). In
 bounded mode, everything is bounded by public numbers, independent of
 ``n``: a refinement pass counts at most ``max(refine_cells, 2 m)`` cells
 for the asking column's ``m`` targets (``m`` at most the nodes of one level
-of the tree) and, for the ``P`` numeric columns still to come, at most
-``P refine_cells`` cells and kept values in all (13 bytes a counted cell
+of the tree) and, for the numeric columns still to come, at most ``(C -
+1) refine_cells`` cells and kept values in all, ``C`` the numeric columns
+(13 bytes a counted cell
 while it runs: a boundary, a depth, a 4-byte count below 2^31 rows; 16
 bytes a kept value and its count, which :data:`VALUE_COST` = 2 cells
 covers). What is kept after a pass is the occupied cells (25 bytes each:
@@ -390,7 +393,12 @@ class DomainStatistics:
                     n = np.diff(counter.cell_cum)[i]
                     deeper[col] = (counter.cell_depth[i].astype(np.int64), n, r)
         lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
-        stops = joint_stops(pending, chosen, lam, self.refine_cells, deeper)
+        # the shares of every numeric column but the asking one, however
+        # many are still to come (public: the schema's columns)
+        shares = max(len(self.counters) - 1, len(pending))
+        stops = joint_stops(
+            pending, chosen, lam, self.refine_cells, deeper, shares=shares
+        )
         out = {}
         for col, stop in stops.items():
             cells, reach = chosen.get(col, ((), ()))

@@ -255,12 +255,13 @@ def _miss(depth, count, reach, lam, levels):
     return flat
 
 
-def joint_stops(counters, chosen, lam, cap=None, deeper=None):
+def joint_stops(counters, chosen, lam, cap=None, deeper=None, shares=None):
     """:func:`refine_stops` for the grid cells ``chosen[col] = (cells,
     reach)`` of all the numeric columns at once (one Laplace scale ``lam``,
     the columns' shared budget): at most ``cap`` (default
-    :data:`REFINE_CELLS`) cells per numeric column in all (a public
-    number: the schema's), shared where the tree is
+    :data:`REFINE_CELLS`) cells per share in all, ``shares`` of them
+    (default one per column of ``counters``; public numbers: the schema's),
+    shared where the tree is
     likelier to go deep -- the least summed miss for that many cells -- so a
     column whose tree stays shallow leaves its share to one that goes deep.
     ``deeper[col] = (depth, count, reach)``: kept cells below the grid to
@@ -286,7 +287,8 @@ def joint_stops(counters, chosen, lam, cap=None, deeper=None):
         np.concatenate([a for p in ps for a in p]) for ps in zip(*parts)
     )
     cap = REFINE_CELLS if cap is None else cap
-    stop, miss = _stops(depth, count, reach, lam, cap * len(counters), True, distinct)
+    shares = len(counters) if shares is None else shares
+    stop, miss = _stops(depth, count, reach, lam, cap * shares, True, distinct)
     out, at = {}, 0
     for c in cols:
         m = len(grid[c][0]) + len(extra[c][0])

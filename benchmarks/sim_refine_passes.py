@@ -4,7 +4,7 @@ enough: a simulation on a table of ``bench_dask_domains``.
 For each numeric column of the table (its six float and four integer
 columns), the grid counts, the grid cells refined before the noise and
 their stops are computed as :class:`DomainStatistics.first_pass` does
-(:func:`_domain_stats._chosen`, :func:`_domain_stats.joint_stops`, at the
+(:func:`_refine_bounds._chosen`, :func:`_refine_bounds.joint_stops`, at the
 bench job's budget: ``ε = 0.0275`` per numeric column, sensitivity 1 --
 what ``BooleanEncoder`` gives the pipeline of ``bench_dask_domains dask``).
 PrivTree is then run on the exact counts of the in-memory column with
@@ -39,15 +39,21 @@ cells). Run::
         --before-noise
     python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 10 \
         --order visits,hours,children,age,score,price,assets,debt,wage,income
-    # FILE, log2 of refine_cells, SEEDS; --order: the trees' order
+    python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 0 \
+        --seeds 0,9 --cache /tmp/t1e7.pkl
+    # FILE, log2 of refine_cells, SEEDS; --order: the trees' order;
+    # --seeds: the draws' seeds instead of 0 to SEEDS - 1; --cache: a
+    # pickle of the loaded columns (written once, then read)
 
-Each draw also prints the summed miss bound (:func:`_domain_stats._miss`)
+Each draw also prints the summed miss bound (:func:`_refine_bounds._miss`)
 of the columns to come after the first refinement pass: a bound on the
 expected number of passes on demand they still need.
 """
 
 from __future__ import annotations
 
+import os
+import pickle
 import sys
 
 import numpy as np
@@ -55,7 +61,9 @@ import pandas as pd
 
 from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import _chunk_counts as cc
+from skdp_synth.preprocessing import _count_grid as cg
 from skdp_synth.preprocessing import _domain_stats as ds
+from skdp_synth.preprocessing import _refine_bounds as rb
 from skdp_synth.preprocessing._numeric_domain import (
     TREE_SHARE,
     privtree_leaves,
@@ -85,7 +93,7 @@ def _columns(path):
         x = np.sort(x)
         grid = cc.grid_counts(x, edges)
         counter = ds.ColumnCounts(
-            integer, None, ds.GRID_DEPTH, grid, n_missing, None, distinct=distinct
+            integer, None, cg.GRID_DEPTH, grid, n_missing, None, distinct=distinct
         )
         counter.lam = lam
         out[col] = (integer, x, counter, root_hi)
@@ -102,7 +110,7 @@ def _needs_a_pass(integer, x, counter, root_hi, stop_of, lam, seed):
         depth = np.array([d for _, _, d in level])
         c = np.searchsorted(x, hi, "left") - np.searchsorted(x, lo, "left")
         c = np.where(hi >= root_hi, x.size - np.searchsorted(x, lo, "left"), c)
-        deep = depth > ds.GRID_DEPTH
+        deep = depth > cg.GRID_DEPTH
         if deep.any():
             k = np.searchsorted(edges, lo[deep], "right") - 1
             if ((c[deep] > 0) & (depth[deep] > stop_of[k])).any():
@@ -115,15 +123,15 @@ def _needs_a_pass(integer, x, counter, root_hi, stop_of, lam, seed):
 
 
 def main(path, caps, seeds, miss):
-    ds.REFINE_MISS = miss
+    rb.REFINE_MISS = miss
     data, lam = _columns(path)
     counters = {c: v[2] for c, v in data.items()}
     for log_cap in caps:
-        ds.REFINE_CELLS = 2**log_cap
+        rb.REFINE_CELLS = 2**log_cap
         chosen = {}
         for col, (_, _, counter, _) in data.items():
             cells, reach = ds._chosen(
-                counter, EPS_COLUMN, 1.0, limit=ds.REFINE_CELLS // 2
+                counter, EPS_COLUMN, 1.0, limit=rb.REFINE_CELLS // 2
             )
             if len(cells):
                 chosen[col] = (cells, reach)
@@ -176,7 +184,7 @@ class _InMemory(ds.DomainStatistics):
             col: ds.ColumnCounts(
                 integer,
                 None,
-                ds.GRID_DEPTH,
+                cg.GRID_DEPTH,
                 grid,
                 n_missing,
                 self._refiner(col),
@@ -236,18 +244,20 @@ class _InMemory(ds.DomainStatistics):
                 )
 
 
-def fit(path, log_cap, seeds, before_noise=False, order=None):
+def fit(path, log_cap, seeds, before_noise=False, order=None, cache=None):
     """The refinement passes of the encoder's bounded mode (``2^log_cap``
     cells a numeric column) on ``path``'s numeric columns, per draw (the
-    trees in the table's order, or in ``order``: column names)."""
-    data, _ = _columns(path)
+    trees in the table's order, or in ``order``: column names); ``seeds``:
+    how many draws, or the list of the draws' seeds; ``cache``: a pickle
+    of the loaded columns, written the first time, read after."""
+    data, _ = _cached_columns(path, cache)
     data = {
         col: (integer, x, counter.grid, counter.distinct, counter.n_missing)
         for col, (integer, x, counter, _) in data.items()
     }
     if order is not None:
         data = {col: data[col] for col in order}
-    for seed in range(seeds):
+    for seed in range(seeds) if isinstance(seeds, int) else seeds:
         stats = _InMemory(data, EPS_COLUMN, 2**log_cap, before_noise)
         source = NoiseSource(seed)
         for col, counter in stats.counters.items():
@@ -267,23 +277,44 @@ def fit(path, log_cap, seeds, before_noise=False, order=None):
         )
 
 
-def _order():
-    """``--order a,b,...``: the trees' order (default: the table's)."""
+def _cached_columns(path, cache):
+    """:func:`_columns`, pickled to ``cache`` (the CSV's parse and the
+    per-chunk distinct values take minutes at 10^7 rows)."""
+    if cache is not None and os.path.exists(cache):
+        with open(cache, "rb") as f:
+            return pickle.load(f)
+    out = _columns(path)
+    if cache is not None:
+        with open(cache, "wb") as f:
+            pickle.dump(out, f, protocol=5)
+    return out
+
+
+def _option(name):
+    """``--name value`` or ``--name=value``, else None."""
     for j, arg in enumerate(sys.argv):
-        if arg == "--order":
-            return sys.argv[j + 1].split(",")
-        if arg.startswith("--order="):
-            return arg.split("=", 1)[1].split(",")
+        if arg == name:
+            return sys.argv[j + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
     return None
 
 
+def _order():
+    """``--order a,b,...``: the trees' order (default: the table's)."""
+    order = _option("--order")
+    return order.split(",") if order else None
+
+
 if __name__ == "__main__" and sys.argv[1] == "fit":
+    draws = _option("--seeds")
     fit(
         sys.argv[2],
         int(sys.argv[3]),
-        int(sys.argv[4]),
+        [int(v) for v in draws.split(",")] if draws else int(sys.argv[4]),
         "--before-noise" in sys.argv,
         _order(),
+        _option("--cache"),
     )
 elif __name__ == "__main__":
     main(

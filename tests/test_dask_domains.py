@@ -22,7 +22,9 @@ from skdp_synth import (
 from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing import _chunk_counts as cc
+from skdp_synth.preprocessing import _count_grid as cg
 from skdp_synth.preprocessing import _domain_stats as ds
+from skdp_synth.preprocessing import _refine_bounds as rb
 from skdp_synth.preprocessing._numeric_domain import MAX_DEPTH, privtree_histogram
 
 dask = pytest.importorskip("dask")
@@ -40,7 +42,7 @@ pytestmark = [
 def small_grid(monkeypatch):
     """A shallow grid (built in milliseconds): the result does not depend
     on the grid's depth, only the number of refined cells does."""
-    monkeypatch.setattr(ds, "GRID_DEPTH", 8)
+    monkeypatch.setattr(cg, "GRID_DEPTH", 8)
 
 
 def _mixed(n=6000, seed=0):
@@ -227,7 +229,7 @@ def test_refined_cells_leave_little_probability(small_grid):
     values = np.where(rng.random(20000) < 0.5, 9.99, rng.lognormal(3, 1, 20000))
     counter, _ = _counter_for(values, False, None, 8)
     cells = ds.refine_cells(counter, 0.5, 1.0)
-    assert len(cells) and ds.REFINE_MISS == 0.001
+    assert len(cells) and rb.REFINE_MISS == 0.001
     # refining them all: the remaining probability is 0, nothing is left
     counter.refined |= set(cells.tolist())
     nonempty = set(np.flatnonzero((counter.depths == 8) & (counter.grid > 0)))
@@ -280,7 +282,7 @@ def test_refine_stops_are_bounded_and_leave_their_miss():
     # few rows a target (split with probability about 1/4 a level): the cap
     # leaves room, and the miss is brought under REFINE_MISS
     stop, miss = ds.refine_stops(depth, count // 50, reach, lam, 2**19)
-    assert miss <= ds.REFINE_MISS
+    assert miss <= rb.REFINE_MISS
     assert np.sum(2.0 ** (stop - depth)) < 2**19
 
 
@@ -289,14 +291,14 @@ def test_many_distinct_floats_keep_bounded_counts(monkeypatch):
     cells, not the values -- at most ``max(REFINE_CELLS, 2 m)`` cells per
     pass of ``m`` targets, whatever the rows -- and the histogram is still
     the in-memory one, noise draws included (extra passes on demand)."""
-    monkeypatch.setattr(ds, "REFINE_CELLS", 2**12)
+    monkeypatch.setattr(rb, "REFINE_CELLS", 2**12)
     rng = np.random.default_rng(11)
     values = rng.lognormal(8, 2, 10**6)
     assert np.unique(values).size > 999_000
     for eps in (0.05, 1.0):
         counter, refinements = _counter_for(values, False, None, 10)
         counter.lam = 3.0 / (eps * 0.4)
-        cells, reach = ds._chosen(counter, eps, 1.0, limit=ds.REFINE_CELLS // 2)
+        cells, reach = ds._chosen(counter, eps, 1.0, limit=rb.REFINE_CELLS // 2)
         targets = counter.grid_targets(cells, reach)
         counter._refine(targets)
         want = privtree_histogram(values, eps, NoiseSource(5))
@@ -304,7 +306,7 @@ def test_many_distinct_floats_keep_bounded_counts(monkeypatch):
         np.testing.assert_array_equal(got.edges, want.edges)
         np.testing.assert_array_equal(got.counts, want.counts)
         assert got.missing_count == want.missing_count
-        bound = sum(max(ds.REFINE_CELLS, 2 * len(t)) for t in refinements)
+        bound = sum(max(rb.REFINE_CELLS, 2 * len(t)) for t in refinements)
         assert counter.n_kept <= bound
         # what was kept before: every distinct value of the refined cells
         edges = counter.edges
@@ -515,7 +517,7 @@ def test_cells_entered_by_the_noise_are_read_on_demand(
     """With no cell refined before the noise, every cell the tree enters is
     read by a further pass before that level's noise: still the in-memory
     domains."""
-    monkeypatch.setattr(ds, "REFINE_MISS", np.inf)
+    monkeypatch.setattr(rb, "REFINE_MISS", np.inf)
     monkeypatch.setattr(ds, "VALUES_MISS", np.inf)
     calls = []
     real = ds.chunk_pass
@@ -845,7 +847,7 @@ def test_stops_with_values_are_bounded_and_leave_their_miss(monkeypatch):
     for cap in (2**12, 2**16, 2**19):
         stop, miss = ds._stops(depth, count, reach, lam, cap, values=True)
         values = stop == ds.VALUES
-        cells = np.where(values, ds.VALUE_COST * count, 2.0 ** (stop - depth))
+        cells = np.where(values, rb.VALUE_COST * count, 2.0 ** (stop - depth))
         assert cells.sum() <= cap
         assert np.all(values | (stop >= np.minimum(depth + 1, MAX_DEPTH)))
         assert np.all(values | (stop <= MAX_DEPTH))
@@ -857,7 +859,7 @@ def test_stops_with_values_are_bounded_and_leave_their_miss(monkeypatch):
         assert np.all(values[:30])
     # two columns, one shared cap: the shallow column (few rows a cell,
     # little reach) leaves cells to the deep one (more rows, likely split)
-    monkeypatch.setattr(ds, "REFINE_CELLS", 2**10)
+    monkeypatch.setattr(rb, "REFINE_CELLS", 2**10)
 
     class _Counts:
         def __init__(self, rows):
@@ -876,13 +878,13 @@ def test_stops_with_values_are_bounded_and_leave_their_miss(monkeypatch):
     cost = {
         c: np.where(
             stops[c] == ds.VALUES,
-            ds.VALUE_COST * counters[c].grid[chosen[c][0]],
+            rb.VALUE_COST * counters[c].grid[chosen[c][0]],
             2.0 ** (stops[c] - counters[c].depths[chosen[c][0]]),
         ).sum()
         for c in stops
     }
-    assert cost["deep"] + cost["shallow"] <= ds.REFINE_CELLS * 2
-    assert cost["deep"] > ds.REFINE_CELLS  # more than one column's share
+    assert cost["deep"] + cost["shallow"] <= rb.REFINE_CELLS * 2
+    assert cost["deep"] > rb.REFINE_CELLS  # more than one column's share
     assert counters["deep"].miss > counters["shallow"].miss
 
 

@@ -9,7 +9,9 @@ import pytest
 from _skewed_columns import four_skewed_columns
 
 from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing import _count_grid as cg
 from skdp_synth.preprocessing import _domain_stats as ds
+from skdp_synth.preprocessing import _refine_bounds as rb
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -63,7 +65,7 @@ def test_a_later_pass_counts_deeper_for_the_columns_to_come(seed, monkeypatch):
     passes were wage's and assets' for seed 1, wage's and debt's for seed
     4, each for its own column only). The domains stay the in-memory
     ones."""
-    monkeypatch.setattr(ds, "GRID_DEPTH", 10)
+    monkeypatch.setattr(cg, "GRID_DEPTH", 10)
     passes = []
     a, b = _fits(
         four_skewed_columns(seed),
@@ -118,4 +120,34 @@ def test_kept_cells_to_count_deeper_are_the_likely_splits():
         )
     bound = np.asarray(bound)
     np.testing.assert_allclose(r, bound[i], rtol=1e-9)
-    assert bound.sum() - r.sum() <= ds.REFINE_MISS + 1e-12
+    assert bound.sum() - r.sum() <= rb.REFINE_MISS + 1e-12
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_every_pass_shares_the_cells_of_all_columns_but_the_asking_one(
+    seed, monkeypatch
+):
+    """Every refinement pass predicts the columns still to come within
+    ``refine_cells`` cells for each numeric column but the asking one,
+    however many are still to come (before: one share per column still
+    to come, so a pass late in the table's order counted fewer cells).
+    The four skewed columns in reverse order (``income``, the hardest,
+    last; 50,000 rows, 4 chunks, the grid 10 deep, ``refine_cells=2^14``):
+    two refinement passes where the parent commit took three, with the
+    in-memory domains."""
+    monkeypatch.setattr(cg, "GRID_DEPTH", 10)
+    cap = 2**14
+    shares = []
+    real = ds.joint_stops
+
+    def joint_stops(counters, chosen, lam, cap=None, deeper=None, **kw):
+        shares.append(kw.get("shares", len(counters)))
+        return real(counters, chosen, lam, cap, deeper, **kw)
+
+    monkeypatch.setattr(ds, "joint_stops", joint_stops)
+    frame = four_skewed_columns(seed)[["assets", "debt", "wage", "income"]]
+    passes = []
+    a, b = _fits(frame, passes, epsilon=1.0, random_state=seed, refine_cells=cap)
+    assert _state(a) == _state(b)
+    assert shares and set(shares) == {3}  # four numeric columns, one asking
+    assert len(passes) == 2

@@ -3,7 +3,7 @@ the pass that folds the chunks' counts together.
 
 Pass 1 of :class:`._domain_stats.DomainStatistics`: per chunk, the grid
 counts and missing count of each private numeric column (the public grid of
-:func:`._domain_stats.grid_for`), the level counts of each categorical one,
+:func:`._count_grid.grid_for`), the level counts of each categorical one,
 and the chunk's length -- counts of a fixed partition, merged exactly by
 summing (``doc/privacy.md``, "Private domains"). And the refinement
 passes': the cells of the public hierarchy under the refined cells

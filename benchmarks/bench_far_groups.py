@@ -33,7 +33,7 @@ the column ("silent"; each listed in an HTML comment).
 
 Run: ``python -m benchmarks.bench_far_groups --eps 1,0.3 --seeds 10
 [--z Z]`` (``--z``: ``FAR_EXCESS_Z`` for this run; ``--z off``: the rule off,
-the parent's behaviour; ``--choice weakest|abstain``: which group goes
+the parent's behaviour; ``--choice weakest|abstain|lone``: which group goes
 first, :data:`CHOICES`, against the library's outermost; ``--gap``: the
 :data:`GAP` columns, a real far group past noise leaves by the 0s).
 Results: ``benchmarks/results/bench_far_groups.md``.
@@ -140,8 +140,21 @@ def _abstain(groups, counts, sure, scale):
     return _weakest(groups, counts, sure, scale, abstain=True)
 
 
+def _lone(groups, counts, sure, scale):
+    """As ``_weakest`` among the groups of one leaf (beyond the outermost
+    confirmed one), the outermost group where none is: a noise leaf rarely
+    has a kept neighbour."""
+    firm = [k for k, g in enumerate(groups) if np.any(counts[g] >= sure)]
+    cand = list(range(firm[-1] + 1 if firm else 0, len(groups)))
+    lone = [k for k in cand if len(groups[k]) == 1]
+    if not lone:
+        return cand[-1] if cand else None
+    z = [float(counts[groups[k]].sum()) for k in lone]
+    return lone[len(z) - 1 - int(np.argmin(z[::-1]))]
+
+
 #: ``--choice``: replacements of ``_bin_mass._group_to_empty``
-CHOICES = {"weakest": _weakest, "abstain": _abstain}
+CHOICES = {"weakest": _weakest, "abstain": _abstain, "lone": _lone}
 
 
 def _ks(a, b):
@@ -189,7 +202,7 @@ def main(argv=None):
     p.add_argument(
         "--choice",
         default=None,
-        help="the group emptied first: outer (the library's), weakest or abstain",
+        help="the group emptied first: outer (the library's), weakest, abstain or lone",
     )
     p.add_argument("--gap", action="store_true", help="the GAP columns (table)")
     args = p.parse_args(argv)

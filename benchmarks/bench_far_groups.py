@@ -33,7 +33,10 @@ the column ("silent"; each listed in an HTML comment).
 
 Run: ``python -m benchmarks.bench_far_groups --eps 1,0.3 --seeds 10
 [--z Z]`` (``--z``: ``FAR_EXCESS_Z`` for this run; ``--z off``: the rule off,
-the parent's behaviour). Results: ``benchmarks/results/bench_far_groups.md``.
+the parent's behaviour; ``--choice weakest|abstain|lone``: which group goes
+first, :data:`CHOICES`, against the library's outermost; ``--gap``: the
+:data:`GAP` columns, a real far group past noise leaves by the 0s).
+Results: ``benchmarks/results/bench_far_groups.md``.
 """
 
 from __future__ import annotations
@@ -50,6 +53,14 @@ NFILL = 20
 ZINF = ((0.10, 300), (0.12, 300), (0.15, 100), (0.18, 1000), (0.12, 50), (0.15, 3000))
 #: columns with a real far group: 8 % over 20-60 and this share over 3,000-8,000
 FAR = (0.04, 0.06, 0.08)
+#: ``--gap`` columns: this share of rows over 256-4,000 (lognormal, median
+#: 1,000), the rest 0 and nothing in 1-255 (loans'
+#: ``total_collection_amount_ever``): at ε = 0.3 the leaves by the 0s are
+#: noise and the far group is the real one
+GAP = (0.25, 0.30, 0.35)
+#: the filler columns the ``--gap`` columns replace (the same number of
+#: columns, so the same per-column budget)
+GAP_REPLACES = ("f17", "f18", "f19")
 COLUMNS = (
     *(f"zinf{i}" for i in range(len(ZINF))),
     *(f"far{i}" for i in range(len(FAR))),
@@ -64,8 +75,10 @@ def family(column):
     return column.rstrip("0123456789") if column[-1].isdigit() else column
 
 
-def table(seed):
-    """The synthetic table (module docstring); ``seed``: its draws."""
+def table(seed, gap=False):
+    """The synthetic table (module docstring); ``seed``: its draws;
+    ``gap``: the :data:`GAP` columns in place of :data:`GAP_REPLACES`
+    (drawn apart, the other columns unchanged)."""
     rng = np.random.default_rng(10_000 + seed)
     n = N_ROWS
     cols = {}
@@ -94,7 +107,54 @@ def table(seed):
     cols["lat2"] = np.where(
         edge, rng.uniform(41.986, 42.012, n), rng.uniform(42.012, 42.063, n)
     )
+    if gap:
+        g = np.random.default_rng(20_000 + seed)
+        for c in GAP_REPLACES:
+            del cols[c]
+        for i, share in enumerate(GAP):
+            x = np.clip(np.rint(g.lognormal(np.log(1000), 0.6, n)), 256, 4000)
+            cols[f"gap{i}"] = np.where(g.random(n) < share, x, 0).astype(np.int64)
     return pd.DataFrame(cols)
+
+
+def _weakest(groups, counts, sure, scale, abstain=False):
+    """The group to empty among those beyond the outermost one with a leaf
+    confirmed on its own count: the one whose noisy sum ``S`` over its
+    ``m`` leaves is the fewest sds of its noise above 0 (``S / sqrt(m)``),
+    the outermost among equals; ``abstain``: none where that is not the
+    outermost group and the outermost's ``S / sqrt(m)`` is within ``2 b``
+    (one sd of the difference) of it. Replaces
+    ``_bin_mass._group_to_empty`` (``--choice weakest`` / ``abstain``)."""
+    firm = [k for k, g in enumerate(groups) if np.any(counts[g] >= sure)]
+    cand = list(range(firm[-1] + 1 if firm else 0, len(groups)))
+    if not cand:
+        return None
+    z = [float(counts[groups[k]].sum()) / np.sqrt(len(groups[k])) for k in cand]
+    w = len(z) - 1 - int(np.argmin(z[::-1]))
+    if abstain and w != len(z) - 1 and z[-1] - z[w] < 2.0 * scale:
+        return None
+    return cand[w]
+
+
+def _abstain(groups, counts, sure, scale):
+    return _weakest(groups, counts, sure, scale, abstain=True)
+
+
+def _lone(groups, counts, sure, scale):
+    """As ``_weakest`` among the groups of one leaf (beyond the outermost
+    confirmed one), the outermost group where none is: a noise leaf rarely
+    has a kept neighbour."""
+    firm = [k for k, g in enumerate(groups) if np.any(counts[g] >= sure)]
+    cand = list(range(firm[-1] + 1 if firm else 0, len(groups)))
+    lone = [k for k in cand if len(groups[k]) == 1]
+    if not lone:
+        return cand[-1] if cand else None
+    z = [float(counts[groups[k]].sum()) for k in lone]
+    return lone[len(z) - 1 - int(np.argmin(z[::-1]))]
+
+
+#: ``--choice``: replacements of ``_bin_mass._group_to_empty``
+CHOICES = {"weakest": _weakest, "abstain": _abstain, "lone": _lone}
 
 
 def _ks(a, b):
@@ -107,12 +167,13 @@ def _ks(a, b):
     return float(np.max(np.abs(fa - fb)))
 
 
-def fit_one(seed, eps):
-    """``{column: (std ratio, named, ks)}`` of one fit of the default pipeline."""
+def fit_one(seed, eps, gap=False):
+    """``{column: (std ratio, named, ks)}`` of one fit of the default pipeline
+    (on ``table(seed, gap)``)."""
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 
-    df = table(seed)
+    df = table(seed, gap)
     cats = {
         c: list(df[c].cat.categories) for c in df.columns if df[c].dtype == "category"
     }
@@ -125,7 +186,7 @@ def fit_one(seed, eps):
         syn = pd.DataFrame(pipe.sample(len(df), random_state=seed + 1))
     text = " ".join(str(w.message) for w in caught)
     out = {}
-    for c in COLUMNS:
+    for c in COLUMNS + (tuple(f"gap{i}" for i in range(len(GAP))) if gap else ()):
         real = df[c].to_numpy(dtype=np.float64)
         rows = pd.to_numeric(syn[c], errors="coerce").to_numpy(dtype=np.float64)
         ratio = float(np.nanstd(rows, ddof=1) / np.std(real, ddof=1))
@@ -138,6 +199,12 @@ def main(argv=None):
     p.add_argument("--eps", default="1,0.3")
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--z", default=None, help="FAR_EXCESS_Z for this run, or 'off'")
+    p.add_argument(
+        "--choice",
+        default=None,
+        help="the group emptied first: outer (the library's), weakest, abstain or lone",
+    )
+    p.add_argument("--gap", action="store_true", help="the GAP columns (table)")
     args = p.parse_args(argv)
     from skdp_synth.preprocessing import _bin_mass
 
@@ -145,7 +212,9 @@ def main(argv=None):
         _bin_mass.FAR_EXCESS_Z = np.inf  # no excess is enough: the rule off
     elif args.z is not None:
         _bin_mass.FAR_EXCESS_Z = float(args.z)
-    print(f"FAR_EXCESS_Z = {_bin_mass.FAR_EXCESS_Z}")
+    if args.choice not in (None, "outer"):
+        _bin_mass._group_to_empty = CHOICES[args.choice]
+    print(f"FAR_EXCESS_Z = {_bin_mass.FAR_EXCESS_Z}, choice = {args.choice or 'outer'}")
     print(
         "| ε | columns | fits | std ratio min / median / max | over 2, unnamed "
         "| under 0.5, unnamed | named | mean KS |"
@@ -154,7 +223,7 @@ def main(argv=None):
     for eps in [float(e) for e in args.eps.split(",")]:
         res = {}
         for seed in range(args.seeds):
-            for c, v in fit_one(seed, eps).items():
+            for c, v in fit_one(seed, eps, args.gap).items():
                 res.setdefault(family(c), []).append((seed, c, *v))
         for fam, vals in res.items():
             r = np.array([v[2] for v in vals])

@@ -321,16 +321,29 @@ def drop_unneeded_far_groups(hist, edges, estimates):
         if outwards < 0:
             groups = groups[::-1]  # from the core outwards
         while len(groups) > 1:
-            far = groups[-1]
-            if np.any(counts[far] >= sure):
+            k = _group_to_empty(groups, counts, sure, scale)
+            if k is None:
                 break
             kept = [j for g in groups for j in g]
             excess = float(counts[kept].sum()) - est
             noise = np.sqrt(sd * sd + 2.0 * scale * scale * len(kept))
             if not excess > FAR_EXCESS_Z * noise:
                 break
-            out[far] = 0.0
-            groups.pop()
+            out[groups[k]] = 0.0
+            groups.pop(k)
     if np.array_equal(out, counts):
         return hist
     return dataclasses.replace(hist, counts=out)
+
+
+def _group_to_empty(groups, counts, sure, scale):
+    """Index in ``groups`` (from the core outwards) of the group
+    :func:`drop_unneeded_far_groups` empties next: the outermost, or None
+    where one of its leaves is confirmed on its own count ``sure``.
+    Weighing the groups against each other instead (the weakest group
+    first, by ``S / sqrt(m)`` over the leaves' Laplace ``scale``) did not
+    pay on the synthetic columns nor on the TUNE half
+    (``benchmarks/bench_far_groups.py --choice``; results in
+    ``benchmarks/results/bench_far_groups.md``)."""
+    far = len(groups) - 1
+    return None if np.any(counts[groups[far]] >= sure) else far

@@ -191,8 +191,9 @@ class _InMemory(ds.DomainStatistics):
                 exact=refine_cells is None,
                 cap=refine_cells,
                 distinct=distinct if refine_cells is not None else None,
+                decimals=decimals if refine_cells is not None else None,
             )
-            for col, (integer, _, grid, distinct, n_missing) in data.items()
+            for col, (integer, _, grid, distinct, n_missing, decimals) in data.items()
         }
         self.refine_before_noise()
         if before_noise and refine_cells is not None:
@@ -251,8 +252,15 @@ def fit(path, log_cap, seeds, before_noise=False, order=None, cache=None):
     how many draws, or the list of the draws' seeds; ``cache``: a pickle
     of the loaded columns, written the first time, read after."""
     data, _ = _cached_columns(path, cache)
-    data = {
-        col: (integer, x, counter.grid, counter.distinct, counter.n_missing)
+    data = {  # pass 1's decimals: the chunks' greatest, the column's
+        col: (
+            integer,
+            x,
+            counter.grid,
+            counter.distinct,
+            counter.n_missing,
+            cc.decimal_resolution(x),
+        )
         for col, (integer, x, counter, _) in data.items()
     }
     if order is not None:

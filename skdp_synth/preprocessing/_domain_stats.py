@@ -302,6 +302,9 @@ class DomainStatistics:
             "lengths": [],
             "missing": dict.fromkeys(self.numeric, 0),
             "error": None,
+            # bounded mode: the values' decimals (the chunks' greatest;
+            # None, no bound, if any chunk's values have more)
+            "decimals": dict.fromkeys(self.numeric, 0),
         }
         state["levels"] = {c: ({}, 0) for c in self.levels}
 
@@ -317,6 +320,8 @@ class DomainStatistics:
                 if u:
                     more = distinct[col][nz] + u[0].astype(np.int64)
                     distinct[col][nz] = np.minimum(more, 2**31 - 1)
+                    d = st["decimals"][col]
+                    st["decimals"][col] = None if None in (d, u[1]) else max(d, u[1])
             for col, (counts, nmiss) in cats.items():
                 total, m = st["levels"][col]
                 st["levels"][col] = (merge_level_counts(total, counts), m + nmiss)
@@ -340,6 +345,7 @@ class DomainStatistics:
                 exact=self.refine_cells is None,
                 cap=self.refine_cells,
                 distinct=distinct.get(col),
+                decimals=state["decimals"][col] if plan[4] else None,
             )
             for col, (integer, root, *_) in self.numeric.items()
         }

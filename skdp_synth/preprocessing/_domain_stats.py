@@ -34,8 +34,11 @@ the encoder's ``refine_cells`` (public: a parameter):
   same hierarchy a few levels below it (:func:`sub_cells`; only those
   holding a row), which answer every node down to that depth inside it,
   or -- where that costs less -- its distinct values (at most its count,
-  and at most the sum over the chunks of each chunk's distinct values in
-  the cell, both counted in pass 1); the cells left out sum to at most
+  at most the sum over the chunks of each chunk's distinct values in the
+  cell, both counted in pass 1, and at most the values of the column's
+  decimals the cell can hold, :func:`decimal_values`: pass 1 notes the
+  fewest decimals, up to ``DECIMALS``, that every value has); the cells
+  left out sum to at most
   :data:`REFINE_MISS`. Which, and how deep, is :func:`joint_stops`' choice
   for all the numeric columns at once: the least summed bound on the
   chance of another pass (:func:`_miss`) for at most ``K`` cells per

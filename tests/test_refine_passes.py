@@ -188,6 +188,12 @@ def test_pass_one_bounds_distinct_values_by_the_decimals(monkeypatch):
     a, b = _fits(frame, [], epsilon=1.0, random_state=2, refine_cells=2**14)
     assert _state(a) == _state(b)
     stats = next(s for s in seen if s.frame is not None)
+    counter = stats.counters["score"]
+    occupied = np.flatnonzero(counter.grid)
+    narrow = np.diff(counter.edges)[occupied] < 0.1
+    repeated = counter.distinct[occupied] == 4  # a value in every chunk
+    assert np.sum(narrow & repeated) > 10
+    assert np.all(counter.distinct_of(occupied)[narrow] <= 2)
     decimals = {c: k.decimals for c, k in stats.counters.items()}
     assert decimals == {"score": 1, "wage": 2, "income": None}
     for col, counter in stats.counters.items():
@@ -199,12 +205,6 @@ def test_pass_one_bounds_distinct_values_by_the_decimals(monkeypatch):
             minlength=counter.grid.size,
         )[occupied]
         assert np.all(bound >= true)
-    counter = stats.counters["score"]
-    occupied = np.flatnonzero(counter.grid)
-    narrow = np.diff(counter.edges)[occupied] < 0.1
-    repeated = counter.distinct[occupied] == 4  # a value in every chunk
-    assert np.sum(narrow & repeated) > 10
-    assert np.all(counter.distinct_of(occupied)[narrow] <= 2)
 
 
 def test_decimal_values_bound_the_values_a_cell_can_hold():

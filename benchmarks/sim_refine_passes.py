@@ -16,7 +16,9 @@ the chance of a pass on demand, and how many draws needed one.
 The grid cells' distinct values are bounded as pass 1 of the bounded mode
 bounds them: the sum over chunks of ``CHUNK_ROWS`` rows (in file order;
 ``dd.read_csv``'s 64 MB blocks of the bench table hold about 670,000) of
-each chunk's distinct values in the cell.
+each chunk's distinct values in the cell; ``fit`` also gives each
+column its decimals (:func:`_chunk_counts.decimal_resolution` of the
+whole column, the chunks' greatest).
 
 Run::
 

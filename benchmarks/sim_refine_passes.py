@@ -16,7 +16,9 @@ the chance of a pass on demand, and how many draws needed one.
 The grid cells' distinct values are bounded as pass 1 of the bounded mode
 bounds them: the sum over chunks of ``CHUNK_ROWS`` rows (in file order;
 ``dd.read_csv``'s 64 MB blocks of the bench table hold about 670,000) of
-each chunk's distinct values in the cell.
+each chunk's distinct values in the cell; ``fit`` also gives each
+column its decimals (:func:`_chunk_counts.decimal_resolution` of the
+whole column, the chunks' greatest).
 
 Run::
 
@@ -191,8 +193,9 @@ class _InMemory(ds.DomainStatistics):
                 exact=refine_cells is None,
                 cap=refine_cells,
                 distinct=distinct if refine_cells is not None else None,
+                decimals=decimals if refine_cells is not None else None,
             )
-            for col, (integer, _, grid, distinct, n_missing) in data.items()
+            for col, (integer, _, grid, distinct, n_missing, decimals) in data.items()
         }
         self.refine_before_noise()
         if before_noise and refine_cells is not None:
@@ -251,8 +254,15 @@ def fit(path, log_cap, seeds, before_noise=False, order=None, cache=None):
     how many draws, or the list of the draws' seeds; ``cache``: a pickle
     of the loaded columns, written the first time, read after."""
     data, _ = _cached_columns(path, cache)
-    data = {
-        col: (integer, x, counter.grid, counter.distinct, counter.n_missing)
+    data = {  # pass 1's decimals: the chunks' greatest, the column's
+        col: (
+            integer,
+            x,
+            counter.grid,
+            counter.distinct,
+            counter.n_missing,
+            cc.decimal_resolution(x),
+        )
         for col, (integer, x, counter, _) in data.items()
     }
     if order is not None:

@@ -5,6 +5,7 @@ for the numeric columns whose trees have not run yet."""
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from _skewed_columns import four_skewed_columns
 
@@ -151,3 +152,78 @@ def test_every_pass_shares_the_cells_of_all_columns_but_the_asking_one(
     assert _state(a) == _state(b)
     assert shares and set(shares) == {3}  # four numeric columns, one asking
     assert len(passes) == 2
+
+
+def test_pass_one_bounds_distinct_values_by_the_decimals(monkeypatch):
+    """Pass 1 of the bounded mode also notes the decimals of each numeric
+    column's values (:func:`decimal_resolution`: the least ``d`` with
+    every value ``round(x 10^d) / 10^d``), so a grid cell's distinct
+    values are bounded by the values of ``d`` decimals it can hold
+    (:func:`decimal_values`) as well as by its count and the sum over the
+    chunks of their distinct values in it. A score of one decimal, 4
+    chunks, the grid 12 deep: a grid cell narrower than 0.1 holding a
+    value in every chunk is bounded by 2 values, not 4 (the parent
+    commit's bound, the sum over the chunks, which made
+    the 10^7-row bench table's first refinement pass plan for 10 times
+    the values it read). Never below the cell's distinct values; the
+    domains stay the in-memory ones."""
+    monkeypatch.setattr(cg, "GRID_DEPTH", 12)
+    rng = np.random.default_rng(5)
+    n = 40_000
+    frame = pd.DataFrame(
+        {
+            "score": np.round(rng.normal(60, 3, n), 1),
+            "wage": rng.lognormal(7, 1.2, n).round(2),
+            "income": rng.lognormal(10, 1, n),
+        }
+    )
+    seen = []
+    real = ds.DomainStatistics.refine
+
+    def refine(self, wanted):
+        seen.append(self)
+        return real(self, wanted)
+
+    monkeypatch.setattr(ds.DomainStatistics, "refine", refine)
+    a, b = _fits(frame, [], epsilon=1.0, random_state=2, refine_cells=2**14)
+    assert _state(a) == _state(b)
+    stats = next(s for s in seen if s.frame is not None)
+    counter = stats.counters["score"]
+    occupied = np.flatnonzero(counter.grid)
+    narrow = np.diff(counter.edges)[occupied] < 0.1
+    repeated = counter.distinct[occupied] == 4  # a value in every chunk
+    assert np.sum(narrow & repeated) > 10
+    assert np.all(counter.distinct_of(occupied)[narrow] <= 2)
+    decimals = {c: k.decimals for c, k in stats.counters.items()}
+    assert decimals == {"score": 1, "wage": 2, "income": None}
+    for col, counter in stats.counters.items():
+        occupied = np.flatnonzero(counter.grid)
+        bound = counter.distinct_of(occupied)
+        x = np.unique(frame[col].dropna())
+        true = np.bincount(
+            np.searchsorted(counter.edges, x, "right") - 1,
+            minlength=counter.grid.size,
+        )[occupied]
+        assert np.all(bound >= true)
+
+
+def test_decimal_values_bound_the_values_a_cell_can_hold():
+    """:func:`decimal_values` is at least the distinct values of ``d``
+    decimals (parsed as a CSV parses them) in ``[lo, hi]``, closed ends
+    included, and None-free: no bound (``2^62``) where the magnitude leaves
+    no room for the rounding; :func:`decimal_resolution` finds the least
+    ``d`` and None for values of more than ``DECIMALS``."""
+    from skdp_synth.preprocessing import _chunk_counts as cc
+
+    rng = np.random.default_rng(0)
+    for d in (0, 1, 2, 4):
+        k = rng.integers(-(10 ** (d + 4)), 10 ** (d + 4), 20_000)
+        x = np.unique(np.array([float(f"{v / 10**d:.{d}f}") for v in k]))
+        assert cc.decimal_resolution(x) == d
+        lo = np.sort(rng.choice(x, 500))
+        hi = lo + rng.random(500) * rng.choice([1e-3, 0.1, 10.0], 500)
+        n = np.searchsorted(x, hi, "right") - np.searchsorted(x, lo, "left")
+        assert np.all(cc.decimal_values(lo, hi, d) >= n)
+    assert cc.decimal_resolution(np.array([0.1, 0.2, 0.1 + 0.2])) is None
+    assert cc.decimal_resolution(rng.random(10)) is None
+    assert cc.decimal_values([1e20], [1e20 + 1e6], 2)[0] == 2**62

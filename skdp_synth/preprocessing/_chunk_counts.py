@@ -24,6 +24,8 @@ __all__ = [
     "VALUES",
     "chunk_pass",
     "column_values",
+    "decimal_resolution",
+    "decimal_values",
     "first_chunk",
     "grid_counts",
     "level_counts",
@@ -40,6 +42,9 @@ __all__ = [
 #: counts) instead of its cells: they answer every node inside it, at any
 #: depth, and number at most its count (:func:`_stops`).
 VALUES = MAX_DEPTH + 1
+#: The finest decimal resolution pass 1 looks for in a column's values,
+#: ``10^-DECIMALS`` (:func:`decimal_resolution`).
+DECIMALS = 6
 
 
 def column_values(series, unit, clip, root_lo, top):
@@ -51,6 +56,40 @@ def column_values(series, unit, clip, root_lo, top):
         values = np.where(np.isnan(values), np.nan, np.clip(values, *clip))
     miss = np.isnan(values)
     return np.clip(values[~miss], root_lo, top), int(miss.sum())
+
+
+def decimal_resolution(values):
+    """The least ``d <= DECIMALS`` with every value ``x`` equal to
+    ``round(x 10^d) / 10^d`` in floating point (all finite), else None: each
+    value is then ``fl(k / 10^d)`` for the integer ``k = round(x 10^d)``,
+    so distinct values have distinct ``k`` (:func:`decimal_values`). Over
+    chunks, the greatest ``d``; None if any chunk's is None."""
+    x = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(x).all():
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        for d in range(DECIMALS + 1):
+            s = 10.0**d
+            if np.array_equal(np.round(x * s) / s, x):
+                return d
+    return None
+
+
+def decimal_values(lo, hi, decimals):
+    """At most how many distinct values ``fl(k / 10^decimals)`` (``k`` an
+    integer; :func:`decimal_resolution`) lie in each ``[lo, hi]``: such a
+    value is within half an ulp ``u`` of ``k / s`` (``s = 10^decimals``),
+    so ``k`` lies in ``[s (lo - u), s (hi + u)]``, at most ``floor(s (hi -
+    lo)) + 2`` integers where ``2 s u < 1`` -- ensured by ``max(|lo|, |hi|)
+    < 2^50 / s``; elsewhere no bound (``2^62``). The product is widened by
+    ``2^-40`` against its rounding."""
+    s = 10.0**decimals
+    lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = np.floor((hi - lo) * s * (1.0 + 2.0**-40)) + 2.0
+        near = np.maximum(np.abs(lo), np.abs(hi)) < 2.0**50 / s
+        span = np.where(near & np.isfinite(span), np.minimum(span, 2.0**62), 2.0**62)
+    return span.astype(np.int64)
 
 
 def grid_counts(x, edges):
@@ -112,7 +151,8 @@ def top_of_root(integer, root_hi):
 def first_chunk(part, index, plan):
     """Pass 1 on one chunk: the declared contracts, the grid counts and
     missing counts of the numeric columns (in bounded mode also the
-    number of the chunk's distinct values in each grid cell), the level
+    number of the chunk's distinct values in each grid cell and their
+    :func:`decimal_resolution`), the level
     counts of the categorical ones, and the chunk's length (public:
     ``n``)."""
     encoder, private, numeric, levels, distinct = plan
@@ -125,7 +165,8 @@ def first_chunk(part, index, plan):
             nz = np.flatnonzero(c)
             grids[col] = (nz, c[nz])
             if distinct:
-                grids[col] += (grid_counts(np.unique(x), edges)[nz],)
+                u = np.unique(x)
+                grids[col] += (grid_counts(u, edges)[nz], decimal_resolution(u))
         cats = {col: level_counts(part[col]) for col in levels}
     except ValueError as exc:
         return ("error", f"chunk {index} of the data: {exc}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _refine_bounds
-from ._chunk_counts import VALUES
+from ._chunk_counts import VALUES, decimal_values
 from ._count_grid import grid_for
 from ._numeric_domain import MAX_DEPTH
 from ._refine_bounds import _stops, refine_stops, split_probability
@@ -55,6 +55,7 @@ class ColumnCounts:
         exact=False,
         cap=None,
         distinct=None,
+        decimals=None,
     ):
         self.integer, self.root, self.depth = integer, root, depth
         self.cuts = cuts
@@ -81,6 +82,9 @@ class ColumnCounts:
         self._cap = cap
         # at least each grid cell's distinct values (bounded mode), or None
         self.distinct = distinct
+        # bounded mode: every value has at most these decimals
+        # (:func:`decimal_resolution`), or None
+        self.decimals = decimals
 
     @property
     def cap(self):
@@ -89,11 +93,18 @@ class ColumnCounts:
 
     def distinct_of(self, cells):
         """At least the distinct values of grid ``cells`` (their counts
-        where pass 1 did not count them)."""
+        where pass 1 did not count them): at most the count, the sum over
+        the chunks of their distinct values in the cell, and the values of
+        ``decimals`` decimals the cell can hold (:func:`decimal_values`;
+        a cell narrower than the values' resolution holds at most 2)."""
         cells = np.asarray(cells, dtype=np.int64)
         if self.distinct is None:
             return self.grid[cells]
-        return np.minimum(self.grid[cells], self.distinct[cells])
+        out = np.minimum(self.grid[cells], self.distinct[cells])
+        if self.decimals is not None:
+            e = self.edges
+            out = np.minimum(out, decimal_values(e[cells], e[cells + 1], self.decimals))
+        return out
 
     @property
     def n_kept(self):

@@ -34,8 +34,11 @@ the encoder's ``refine_cells`` (public: a parameter):
   same hierarchy a few levels below it (:func:`sub_cells`; only those
   holding a row), which answer every node down to that depth inside it,
   or -- where that costs less -- its distinct values (at most its count,
-  and at most the sum over the chunks of each chunk's distinct values in
-  the cell, both counted in pass 1); the cells left out sum to at most
+  at most the sum over the chunks of each chunk's distinct values in the
+  cell, both counted in pass 1, and at most the values of the column's
+  decimals the cell can hold, :func:`decimal_values`: pass 1 notes the
+  fewest decimals, up to ``DECIMALS``, that every value has); the cells
+  left out sum to at most
   :data:`REFINE_MISS`. Which, and how deep, is :func:`joint_stops`' choice
   for all the numeric columns at once: the least summed bound on the
   chance of another pass (:func:`_miss`) for at most ``K`` cells per
@@ -302,6 +305,9 @@ class DomainStatistics:
             "lengths": [],
             "missing": dict.fromkeys(self.numeric, 0),
             "error": None,
+            # bounded mode: the values' decimals (the chunks' greatest;
+            # None, no bound, if any chunk's values have more)
+            "decimals": dict.fromkeys(self.numeric, 0),
         }
         state["levels"] = {c: ({}, 0) for c in self.levels}
 
@@ -317,6 +323,8 @@ class DomainStatistics:
                 if u:
                     more = distinct[col][nz] + u[0].astype(np.int64)
                     distinct[col][nz] = np.minimum(more, 2**31 - 1)
+                    d = st["decimals"][col]
+                    st["decimals"][col] = None if None in (d, u[1]) else max(d, u[1])
             for col, (counts, nmiss) in cats.items():
                 total, m = st["levels"][col]
                 st["levels"][col] = (merge_level_counts(total, counts), m + nmiss)
@@ -340,6 +348,7 @@ class DomainStatistics:
                 exact=self.refine_cells is None,
                 cap=self.refine_cells,
                 distinct=distinct.get(col),
+                decimals=state["decimals"][col] if plan[4] else None,
             )
             for col, (integer, root, *_) in self.numeric.items()
         }

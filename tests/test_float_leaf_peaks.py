@@ -9,6 +9,7 @@ import numpy as np
 from _fine_hist import fine_hist
 from scipy.stats import norm
 
+from skdp_synth.preprocessing import _wide_leaves as wide_leaves
 from skdp_synth.preprocessing._coarse_bins import coarse_edges
 from skdp_synth.preprocessing._wide_leaves import (
     FLOAT_PEAK_RATIO,
@@ -28,26 +29,39 @@ def _normal_counts(edges, n=4000, mean=200.0, sd=50.0):
     return np.round(n * np.diff(norm.cdf(edges, mean, sd)))
 
 
-def test_a_smooth_float_columns_leaves_stay_whole():
-    """The leaves of a normal column, each holding 8-14 % of its rows at
-    densities at most 1.5 times their neighbours' mean: left whole (they were
-    cut into 16 parts each, the release then measuring ~30 rows a part
-    under its noise), though the column's spread is open
+def test_the_peak_rule_is_off_by_default():
+    """``FLOAT_PEAK_RATIO`` is 0 (the rule off: it regressed synthetic
+    latitudes, see its comment): a smooth column's heavy leaves are cut as
+    before the rule."""
+    assert FLOAT_PEAK_RATIO == 0.0
+    hist = fine_hist(SMOOTH, _normal_counts(SMOOTH), scale=B, integer=False)
+    edges = coarse_edges(hist, 10)
+    assert split_wide_leaves(hist, edges, [], 10) != (edges, [])
+
+
+def test_a_smooth_float_columns_leaves_stay_whole(monkeypatch):
+    """At the measured alternative ``FLOAT_PEAK_RATIO = 3``: the leaves of a
+    normal column, each holding 8-14 % of its rows at densities at most 1.5
+    times their neighbours' mean, are left whole (they are cut into 16
+    parts each with the rule off, the release then measuring ~30 rows a
+    part under its noise), though the column's spread is open
     (``_unresolved``)."""
-    assert FLOAT_PEAK_RATIO == 3.0
+    monkeypatch.setattr(wide_leaves, "FLOAT_PEAK_RATIO", 3.0)
     hist = fine_hist(SMOOTH, _normal_counts(SMOOTH), scale=B, integer=False)
     assert _unresolved(hist, *hist.cap)
     edges = coarse_edges(hist, 10)
     assert split_wide_leaves(hist, edges, [], 10) == (edges, [])
 
 
-def test_a_leaf_standing_out_of_its_neighbours_is_cut():
+def test_a_leaf_standing_out_of_its_neighbours_is_cut(monkeypatch):
     """The same column with one leaf's count 4 times what its width holds
     (a band of rows inside it) is cut into parts; so is a leaf whose rows sit
     at its edge beside a dense neighbour and an empty one (a percent column
     at 100: density 4 times the neighbours' mean), and a leaf under
     ``LEAF_CONFIRM_Z`` noise sds whatever its neighbours (it may be noise:
-    the release's test of its parts drops it where it is empty)."""
+    the release's test of its parts drops it where it is empty). At the
+    measured alternative ``FLOAT_PEAK_RATIO = 3``."""
+    monkeypatch.setattr(wide_leaves, "FLOAT_PEAK_RATIO", 3.0)
     counts = _normal_counts(SMOOTH)
     peak = counts.copy()
     peak[4] *= 4.0  # [182.02, 198.231)

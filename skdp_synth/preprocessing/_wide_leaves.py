@@ -149,7 +149,16 @@ def split_wide_leaves(hist, edges, split, n_bins):
 #: A leaf under ``LEAF_CONFIRM_Z`` sds may exist on noise alone and is cut
 #: whatever its ratio: the release's test of its parts drops it where it
 #: is empty (a latitude fit's noise leaf ``[40.44, 40.89)``).
-FLOAT_PEAK_RATIO = 3.0
+#: **Off by default (0: every heavy deep float leaf is cut, as before the
+#: rule).** At 3 the latitudes of a wider synthetic table regressed, the
+#: band split over two heavy adjacent leaves that each stand out little
+#: from the other (``python -m benchmarks.bench_far_groups --eps 1 --seeds
+#: 20``, b about 76, two latitude columns, 40 fits): unnamed std ratios
+#: over 2 4 -> 8 (seed 1 ``lat`` 72.7), mean KS .150 -> .206; 0 reproduces
+#: the figures before the rule exactly. What 3 bought was small: the
+#: churn-like table's TV1 .0556 -> .0552 at ε = 1, .1152 -> .1150 at 0.3.
+#: ``3.0`` is the measured alternative (``bench_float_cut.md``).
+FLOAT_PEAK_RATIO = 0.0
 
 
 def _peaked(e, c, j, scale):

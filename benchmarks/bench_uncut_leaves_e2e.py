@@ -6,13 +6,11 @@ of four normal(30, 9) and four normal(180, 50) floats and 12 categoricals,
 from __future__ import annotations
 
 import sys
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-from skdp_synth.preprocessing import BooleanEncoder
+from benchmarks._harness import fit_default_pipeline
 
 
 def table(n=3333):
@@ -25,13 +23,7 @@ def table(n=3333):
 
 def run(seed):
     df = table()
-    pipe = make_synthesis_pipeline(
-        BooleanEncoder(random_state=seed),
-        ProjectedGaussianRelease(epsilon=0.3, delta=1e-6, random_state=seed),
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pipe.fit(df)
+    pipe = fit_default_pipeline(df, 0.3, seed)
     syn = pipe.sample(len(df), random_state=seed)
     for spec in pipe[0].specs_:
         w = sorted(getattr(spec, "wide", ()))

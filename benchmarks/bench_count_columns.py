@@ -103,9 +103,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     df = table()
     seeds = range(args.first_seed, args.first_seed + args.seeds)
-    print(
-        "| ε | column | silent | named | std ratio min-max | KS | W/IQR | silent seeds |"
-    )
+    head = "| ε | column | silent | named | std ratio min-max | KS | W/IQR |"
+    print(head + " silent seeds |")
     print("|---|---|---|---|---|---|---|---|")
     total = 0
     for eps in [float(e) for e in args.eps.split(",")]:
@@ -120,7 +119,8 @@ def main(argv=None):
             print(
                 f"| {eps:g} | {c} | {len(silent)} | {sum(x[2] for x in r)} | "
                 f"{min(ratios):.2f}-{max(ratios):.2f} | "
-                f"{np.mean([x[3] for x in r]):.3f} | {np.mean([x[4] for x in r]):.3f} | "
+                f"{np.mean([x[3] for x in r]):.3f} | "
+                f"{np.mean([x[4] for x in r]):.3f} | "
                 f"{', '.join(silent)} |",
                 flush=True,
             )

@@ -36,3 +36,53 @@ def test_the_leaf_next_to_it_decodes_from_its_inner_edge():
     v = decode_fine(h, np.full(n, 1961.0), np.full(n, 2004.0), np.zeros(n, bool), rng)
     assert v.min() >= 1961.0 and v.max() < 2004.0
     assert np.mean(v >= 2000.0) > 0.95
+
+
+def _distance(integer=True, top=475.0, others=1.0):
+    """IBM attrition's ``DistanceFromHome`` (whole numbers 1-29, 1,470 rows)
+    at ε = 1, seed 6 of ``benchmarks.bench_suite --light``: capped at 11
+    with 30 % of its rows past the cap; the release's estimates of its
+    bins ``[1, 2)`` .. ``[9, 10]`` and the domain's kept leaves."""
+    from types import SimpleNamespace
+
+    hist = FineHistogram(
+        np.array([1.0, 2.0, 3.0, 4.0, 8.0, 11.0]),
+        np.array([175.0, 144.0, 281.0, 312.0, 197.0]),
+        0.0, np.array([True, True, True, False, False]), integer, (1.0, 11.0),
+        True, 41.7,
+    )  # fmt: skip
+    levels = [float(v) for v in range(1, 11)]
+    spec = SimpleNamespace(
+        kind="numeric", name="d", levels=levels, n_levels=9, fine=hist,
+        missing=False, time_unit=None,
+    )  # fmt: skip
+    ests = [others * e for e in (162.0, 165.0, 112.0, 29.0, 8.0, 37.0, 78.0, 63.0)]
+    ests.append(top)
+    return spec, [(e, 40.0) for e in ests]
+
+
+def test_a_count_tail_cut_at_the_cap_is_named():
+    """278 rows more in the top bin ``[9, 10]`` than the domain kept there
+    (3.9 sds, a quarter of the column's rows) but under twice the kept 197:
+    the capped-tail rule left it silent (std ratio 0.44)."""
+    from skdp_synth.preprocessing._count_tail import cut_count_tail_reason
+    from skdp_synth.preprocessing._decoding import degenerate_reasons
+    from skdp_synth.preprocessing._fences import capped_tail_reason
+
+    spec, ests = _distance()
+    assert capped_tail_reason(spec, ests) is None
+    assert "past the cap 10" in cut_count_tail_reason(spec, ests)
+    reasons = degenerate_reasons(spec, ests, 1129.0, None, False)
+    assert any("past the cap" in r for r in reasons)
+
+
+def test_a_float_column_or_a_small_excess_is_not_named():
+    """Only an integer column (public dtype), and only where the excess
+    passes a fifth of the column's rows (here 300 rows, 4.2 sds, 17 % of
+    a column whose other bins hold twice as many)."""
+    from skdp_synth.preprocessing._count_tail import cut_count_tail_reason
+
+    spec, ests = _distance(integer=False)
+    assert cut_count_tail_reason(spec, ests) is None
+    spec, ests = _distance(top=197.0 + 300.0, others=2.0)
+    assert cut_count_tail_reason(spec, ests) is None

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._datetime import from_units
+from ._count_tail import cut_count_tail_reason
 from ._fences import capped_tail_reason
 from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x
 from ._spread import spread_reasons, wide_parts_reason
@@ -540,7 +541,9 @@ def degenerate_reasons(
     (:func:`spread_ratio`); a numeric column whose rows' spread rests on
     outer leaves the release cannot tell from noise
     (:func:`._spread.spread_reasons`), or whose rows sit on at most two
-    bins cut from one wide leaf (:func:`._spread.wide_parts_reason`); a
+    bins cut from one wide leaf (:func:`._spread.wide_parts_reason`); an
+    integer column with a fifth of its rows past its cap
+    (:func:`._count_tail.cut_count_tail_reason`); a
     kept missing level whose released count is under ``MISSING_ROWS_Z``
     sds while the rows hold more than that many (a column without missing
     values then comes back with them, and the release cannot say).
@@ -569,6 +572,8 @@ def degenerate_reasons(
     capped = (
         capped_tail_reason(spec, estimates, domain) if numeric and spec.fine else None
     )
+    if capped is None and numeric and spec.fine:
+        capped = cut_count_tail_reason(spec, estimates, domain)
     if capped is not None:
         reasons.append(capped)
     far = far_tail(spec, level_shares) if numeric else None

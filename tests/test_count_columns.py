@@ -76,13 +76,13 @@ def test_a_count_tail_cut_at_the_cap_is_named():
     assert any("past the cap" in r for r in reasons)
 
 
-def test_a_float_column_or_a_small_excess_is_not_named():
-    """Only an integer column (public dtype), and only where the excess
-    passes a fifth of the column's rows (here 300 rows, 4.2 sds, 17 % of
-    a column whose other bins hold twice as many)."""
+def test_a_float_column_is_named_and_a_small_excess_is_not():
+    """Years of schooling with missing values are floats: named the same;
+    only where the excess passes a fifth of the column's rows (here 300
+    rows, 4.2 sds, 17 % of a column whose other bins hold twice as many)."""
     from skdp_synth.preprocessing._count_tail import cut_count_tail_reason
 
     spec, ests = _distance(integer=False)
-    assert cut_count_tail_reason(spec, ests) is None
+    assert "past the cap 10" in cut_count_tail_reason(spec, ests)
     spec, ests = _distance(top=197.0 + 300.0, others=2.0)
     assert cut_count_tail_reason(spec, ests) is None

@@ -541,8 +541,8 @@ def degenerate_reasons(
     (:func:`spread_ratio`); a numeric column whose rows' spread rests on
     outer leaves the release cannot tell from noise
     (:func:`._spread.spread_reasons`), or whose rows sit on at most two
-    bins cut from one wide leaf (:func:`._spread.wide_parts_reason`); an
-    integer column with a fifth of its rows past its cap
+    bins cut from one wide leaf (:func:`._spread.wide_parts_reason`); a
+    column with a fifth of its rows past its cap
     (:func:`._count_tail.cut_count_tail_reason`); a
     kept missing level whose released count is under ``MISSING_ROWS_Z``
     sds while the rows hold more than that many (a column without missing

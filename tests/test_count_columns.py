@@ -63,8 +63,9 @@ def _distance(integer=True, top=475.0, others=1.0):
 
 def test_a_count_tail_cut_at_the_cap_is_named():
     """278 rows more in the top bin ``[9, 10]`` than the domain kept there
-    (3.9 sds, a quarter of the column's rows) but under twice the kept 197:
-    the capped-tail rule left it silent (std ratio 0.44)."""
+    (3.9 sds at a release sd of 40, a quarter of the column's rows) but
+    under twice the kept 197: the capped-tail rule left it silent (std
+    ratio 0.44)."""
     from skdp_synth.preprocessing._count_tail import cut_count_tail_reason
     from skdp_synth.preprocessing._decoding import degenerate_reasons
     from skdp_synth.preprocessing._fences import capped_tail_reason

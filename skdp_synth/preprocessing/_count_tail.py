@@ -14,7 +14,7 @@ half the data's std while the excess stays under twice ``K``: IBM's
 attrition table's ``DistanceFromHome`` (whole numbers 1-29; 1,470 rows,
 ε = 1, seed 6 of ``benchmarks/bench_suite.py --light``) was capped at 11
 with 30 % of its rows past it, the release measured 475 rows in ``[9,
-10]`` where the domain kept 197 (3.7 sds), and the rows came back with
+10]`` where the domain kept 197 (4.1 sds), and the rows came back with
 0.44 times the data's std, unnamed.
 
 :func:`cut_count_tail_reason` names such a column: its top bin's excess

@@ -92,3 +92,96 @@ def cut_count_tail_reason(spec, estimates, domain=None):
         "(declare bounds= with its upper bound, or give the domains a larger "
         "share: domain_share=0.7)"
     )
+
+
+#: :func:`wide_outer_leaf_reason` reads an outermost kept leaf holding more
+#: than this share of the rows (the model's shares of the bins)...
+WIDE_OUTER_SHARE = 0.05
+#: ... and names the column where the rows' std, that leaf drawn uniformly
+#: in ``t``, is more than this many times their std with the leaf's rows at
+#: its inner edge. On the fits of ``python -m benchmarks.bench_capped_tail
+#: --columns C.pkl`` (6 TUNE tables, ε = 1 and 0.3, 10 seeds; the fine
+#: histograms' counts for the shares): shares 0.05 / 0.1 / 0.2 at 1.5 or 2
+#: times name 5 / 2 / 0 of the 891 columns in band and at 3 times none (and
+#: none of the 2 silent above 2); ``python -m benchmarks.bench_count_columns
+#: --eps 1,0.3 --seeds 20``: see ``benchmarks/results/bench_count_columns.md``.
+WIDE_OUTER_RATIO = 3.0
+
+
+def _t_moments(lo, hi, n=257):
+    """Mean and mean square of a value uniform in ``t`` on ``[lo, hi]``
+    (quadrature on ``n`` points; a point where ``hi <= lo``)."""
+    from ._numeric_domain import _t, _x
+
+    if not hi > lo:
+        return float(lo), float(lo) ** 2
+    x = _x(np.linspace(_t(lo), _t(hi), n))
+    return float(x.mean()), float((x * x).mean())
+
+
+def wide_outer_leaf_reason(spec, shares):
+    """Why a numeric column's rows may have many times its data's spread,
+    from released quantities only, or ``None``: its outermost kept leaf
+    (either side) is wider than ``GAP_T`` in ``t``, parted from the kept
+    leaf inside it by an emptied stretch (so no tail model continues that
+    leaf's density, :func:`._decoding._tail_models`: it is drawn uniformly
+    in ``t``), holds more than :data:`WIDE_OUTER_SHARE` of the rows (the
+    model's shares of the bins, split over the kept leaves as the decoder
+    does), and the rows' std is more than :data:`WIDE_OUTER_RATIO` times
+    what it would be with that leaf's rows at its inner edge. Where inside
+    such a leaf the rows lie is not released: a zero-inflated count's whole
+    non-zero part (4-51 voicemail messages) in ``[16, 256)`` past an emptied
+    ``[11, 16)`` came back with 3.72 times the data's std at ε = 0.3 (seed 2
+    of ``benchmarks.bench_count_columns``). Post-processing of the released
+    bins, fine histogram and model shares."""
+    from ._numeric_domain import GAP_T, _t
+    from ._spread import release_pieces
+
+    hist = getattr(spec, "fine", None)
+    if hist is None or shares is None or getattr(spec, "time_unit", None):
+        return None
+    P = release_pieces(spec, shares)
+    if P is None or len(P) < 2:
+        return None
+    P = P[np.argsort(P[:, 1], kind="stable")]
+    e = np.asarray(hist.edges, dtype=np.float64)
+    c = np.asarray(hist.counts, dtype=np.float64)
+    lo_cap, hi_cap = hist.cap
+    kept = np.flatnonzero(
+        (c > 0) & (np.minimum(e[1:], hi_cap) > np.maximum(e[:-1], lo_cap))
+    )
+    step = 1.0 if hist.integer else 0.0
+    moments = [_t_moments(a, b) for _, a, b, _ in P]
+    for side in (1, -1):
+        i = len(P) - 1 if side > 0 else 0
+        q, a, b, _ = P[i]
+        if not q > WIDE_OUTER_SHARE or not _t(b + step) - _t(a) > GAP_T:
+            continue
+        j = int(np.searchsorted(e, a, side="right") - 1)  # its leaf
+        inner = kept[kept < j] if side > 0 else kept[kept > j]
+        if not inner.size:
+            continue
+        nb = int(inner[-1] if side > 0 else inner[0])
+        if (e[nb + 1] == e[j]) if side > 0 else (e[j + 1] == e[nb]):
+            continue  # touching: a tail model may continue its neighbour
+        edge = a if side > 0 else b
+        least = list(moments)
+        least[i] = (float(edge), float(edge) ** 2)
+        std = [
+            np.sqrt(
+                max(
+                    P[:, 0] @ [m2 for _, m2 in mm]
+                    - (P[:, 0] @ [m1 for m1, _ in mm]) ** 2,
+                    0.0,
+                )
+            )
+            for mm in (moments, least)
+        ]
+        if std[0] > WIDE_OUTER_RATIO * std[1]:
+            return (
+                f"{100 * q:.2g} % of its rows in one wide leaf [{a:.6g}, "
+                f"{b + step:.6g}) past an emptied stretch: where inside it they "
+                "lie is not released, and they are drawn over its whole width "
+                f"(a spread up to {std[0] / std[1]:.2g} times theirs)"
+            )
+    return None

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._datetime import from_units
-from ._count_tail import cut_count_tail_reason
+from ._count_tail import cut_count_tail_reason, wide_outer_leaf_reason
 from ._fences import capped_tail_reason
 from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x
 from ._spread import spread_reasons, wide_parts_reason
@@ -543,7 +543,9 @@ def degenerate_reasons(
     (:func:`._spread.spread_reasons`), or whose rows sit on at most two
     bins cut from one wide leaf (:func:`._spread.wide_parts_reason`); a
     column with a fifth of its rows past its cap
-    (:func:`._count_tail.cut_count_tail_reason`); a
+    (:func:`._count_tail.cut_count_tail_reason`), or whose rows' spread
+    rests on one wide outer leaf past an emptied stretch
+    (:func:`._count_tail.wide_outer_leaf_reason`); a
     kept missing level whose released count is under ``MISSING_ROWS_Z``
     sds while the rows hold more than that many (a column without missing
     values then comes back with them, and the release cannot say).
@@ -567,6 +569,8 @@ def degenerate_reasons(
         released = None if estimates is None else estimates[:n_values]
         reasons.extend(spread_reasons(spec, level_shares, released))
         wide = wide_parts_reason(spec, level_shares)
+        if wide is None:
+            wide = wide_outer_leaf_reason(spec, level_shares)
         if wide is not None:
             reasons.append(wide)
     capped = (

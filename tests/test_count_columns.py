@@ -87,3 +87,47 @@ def test_a_float_column_is_named_and_a_small_excess_is_not():
     assert "past the cap 10" in cut_count_tail_reason(spec, ests)
     spec, ests = _distance(top=197.0 + 300.0, others=2.0)
     assert cut_count_tail_reason(spec, ests) is None
+
+
+def _vmail(inner=0.0, top=802.0):
+    """A zero-inflated count (72 % zero, the rest 4-51) at ε = 0.3, seed 2
+    of ``benchmarks.bench_count_columns``: its non-zero part in one leaf
+    ``[16, 256)`` past the emptied ``[11, 16)`` (``inner``: that leaf's
+    count), the bin ``[1, 16)`` dropped by the release (share 0)."""
+    from types import SimpleNamespace
+
+    hist = FineHistogram(
+        np.array([0.0, 1.0, 8.0, 11.0, 16.0, 256.0]),
+        np.array([2328.0, 0.0, 335.0, inner, 976.0]),
+        0.0, np.array([True, False, False, False, False]), True, (0.0, 256.0),
+        True, 161.6,
+    )  # fmt: skip
+    spec = SimpleNamespace(
+        kind="numeric", name="v", levels=[0.0, 1.0, 16.0, 255.0], n_levels=3,
+        fine=hist, missing=False, time_unit=None, wide=(),
+    )  # fmt: skip
+    return spec, [2113.0, 0.0, top]
+
+
+def test_a_wide_outer_leaf_past_an_emptied_stretch_is_named():
+    """Drawn uniformly in ``t`` over ``[16, 256)``, the rows' std was 3.72
+    times the data's; at the leaf's inner edge it would be a sixth of that."""
+    from skdp_synth.preprocessing._count_tail import wide_outer_leaf_reason
+    from skdp_synth.preprocessing._decoding import degenerate_reasons
+
+    spec, shares = _vmail()
+    assert "[16, 256)" in wide_outer_leaf_reason(spec, shares)
+    ests = [(2113.0, 100.0), (133.0, 100.0), (802.0, 100.0)]
+    reasons = degenerate_reasons(spec, ests, 3000.0, None, False, shares)
+    assert any("one wide leaf [16, 256)" in r for r in reasons)
+
+
+def test_a_touching_or_a_light_outer_leaf_is_not_named():
+    """A kept leaf next to it (a tail model may continue its density), or
+    under 5 % of the rows (here 2 %), is not named."""
+    from skdp_synth.preprocessing._count_tail import wide_outer_leaf_reason
+
+    spec, shares = _vmail(inner=300.0)
+    assert wide_outer_leaf_reason(spec, shares) is None
+    spec, shares = _vmail(top=43.0)
+    assert wide_outer_leaf_reason(spec, shares) is None

@@ -55,13 +55,16 @@ def columns(tables, eps_list, seeds):
     bins, the kept fine histogram, and (not released: scores only) the std
     ratio and the real rows past the cap."""
     from benchmarks.bench_suite import context, numeric_scores
+    from benchmarks.bench_tail_domains import _with_domains
     from benchmarks.bench_trunc_tail import fit
 
     out = []
+    domains = _with_domains()
     for table in tables:
         ctx = context(table)
         for eps in eps_list:
             for seed in range(seeds):
+                domains.clear()
                 pipe, syn, named = fit(ctx, eps, seed)
                 std = numeric_scores(syn, ctx["test"], ctx["cats"])["std"]
                 enc, final = pipe[0], pipe[-1]
@@ -91,6 +94,9 @@ def columns(tables, eps_list, seeds):
                             ],
                             "fe": np.asarray(h.edges, float),
                             "fc": np.asarray(h.counts, float),
+                            # as the domain released it, before the fill
+                            "fc0": np.asarray(domains.get(spec.name, h).counts, float),
+                            "n_levels": k,
                             "scale": float(h.scale),
                             "integer": bool(h.integer),
                             "beyond_hi": float(np.mean(real >= hi)),

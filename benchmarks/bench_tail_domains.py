@@ -31,9 +31,9 @@ def _with_domains():
     seen = {}
     reconcile = _pipeline_levels._reconcile_leaves
 
-    def record(final, spec, j, dropped):
+    def record(final, spec, j, dropped, *outer):
         seen[spec.name] = spec.fine
-        return reconcile(final, spec, j, dropped)
+        return reconcile(final, spec, j, dropped, *outer)
 
     _pipeline_levels._reconcile_leaves = record
     return seen

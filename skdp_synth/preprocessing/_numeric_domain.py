@@ -272,6 +272,12 @@ class FineHistogram:
         The Laplace scale ``b`` of the leaf counts (public: ``Δ / ε_count``);
         ``nan`` if unknown (then no tail is taken for a hard edge, see
         :func:`decode_fine`).
+    raw : ndarray of shape (L,) or None
+        Every leaf's noisy count as drawn (before the keep rules zeroed any):
+        the Laplace histogram itself, which the kept ``counts`` are
+        post-processing of (no budget of its own); ``None`` where unknown
+        (a histogram restored from a stored decoder). Read by
+        :func:`._tail_past_cap.place_capped_tail`.
     """
 
     edges: np.ndarray
@@ -283,6 +289,7 @@ class FineHistogram:
     found: bool = True
     scale: float = float("nan")
     tentative: object = None
+    raw: object = None
 
     def tentative_bins(self, edges):
         """Indices of the coarse bins ``edges`` (closed last bin for integer
@@ -545,7 +552,16 @@ def noisy_histogram(
     else:
         kept, cap, tent = _kept_counts(edges, counts, scale, finest, integer, not found)
     return FineHistogram(
-        edges, kept, missing_count, finest, integer, cap, found, float(scale), tent
+        edges,
+        kept,
+        missing_count,
+        finest,
+        integer,
+        cap,
+        found,
+        float(scale),
+        tent,
+        np.asarray(counts, dtype=np.float64).copy(),
     )
 
 

@@ -85,7 +85,7 @@ def _top_rows(hist, n=4000):
 
 def test_constants_pinned():
     assert tpc.PAST_CAP_Z == 3.0
-    assert tpc.PAST_CAP_REACH_T == 16.0
+    assert tpc.PAST_CAP_REACH_T == 12.0
     assert tpc.PAST_CAP_SCALES == 2.0
 
 
@@ -127,7 +127,7 @@ def test_without_raw_counts_nothing_moves():
     assert tpc.place_capped_tail(hist, LEVELS, est) is hist
 
 
-def test_a_far_noise_leaf_past_a_nearer_passing_leaf_takes_nothing():
+def test_a_far_noise_leaf_past_the_nearer_run_takes_nothing():
     import dataclasses
 
     hist = _debt()
@@ -137,3 +137,14 @@ def test_a_far_noise_leaf_past_a_nearer_passing_leaf_takes_nothing():
     est = [(2968.0, 37.6), (-14.0, 37.6), (595.0, 37.6)]
     out = tpc.place_capped_tail(hist, LEVELS, est)
     assert out.cap[1] == 2049.0 and out.counts[-1] == 0.0
+
+
+def test_a_bin_whose_leaves_hold_a_third_of_its_rows_keeps_them_inside():
+    """An excess past 3 sds that is under twice the bin's raw rows: the
+    leaves' own noise can explain it (loans' ``num_satisfactory_accounts``
+    at ε = 0.3), and nothing moves -- nor in a column of one bin, whose
+    excess may be rows clipped from below."""
+    hist = _debt()
+    est = [(2968.0, 37.6), (-14.0, 37.6), (3.0 * 72.0 - 1.0, 37.6)]
+    assert tpc.place_capped_tail(hist, LEVELS, est) is hist
+    assert tpc.place_capped_tail(hist, [2.0, 3.0], [(595.0, 37.6)]) is hist

@@ -19,10 +19,11 @@ emptied leaf ``[7192, 7511)`` (raw noisy count -17; std ratio 0.38).
 rows inside the top bin: the release's ``T̂`` and the fine histogram's raw
 noisy counts of the bin's leaves inside the cap (kept and emptied, ``m``
 leaves, ``Lap(b)`` each; unbiased). Where ``T̂`` exceeds their sum by more
-than :data:`PAST_CAP_Z` sds of the difference (``sqrt(σ² + 2 m b²)``), that
-excess lies past the cap, and it is given to the leaves past it, by their
-raw noisy counts (:func:`_past_run`). The cap moves to the end of those
-leaves, and the top bin decodes up to it (``_decoding.decode_fine``).
+than :data:`PAST_CAP_Z` sds of the difference (``sqrt(σ² + 2 m b²)``) and
+by more than twice their sum, that excess lies past the cap, and it is
+given to the leaves past it, by their raw noisy counts (:func:`_past_run`).
+The cap moves to the end of those leaves, and the top bin decodes up to it
+(``_decoding.decode_fine``).
 Post-processing of released quantities only: the release's estimate and
 public noise sd, the fine histogram's noisy counts and public ``b`` -- no
 budget, no new released quantity (``doc/privacy.md``).
@@ -43,11 +44,13 @@ from ._numeric_domain import _t
 #: ``1 - Φ(3) = 0.13 %`` of top bins with no row past the cap, by chance.
 #: The usual three sds (as ``_bin_mass.FILL_Z``), not searched.
 PAST_CAP_Z = 3.0
-#: How far past the cap (in ``t``, a factor ``2^16`` in ``1 + x``) a leaf
-#: may take the excess (:func:`_past_run`): the leaves of a real tail lie
-#: within it on the TUNE tables (credit's ``Debt``: cap 4, rows up to
-#: 30,000, ``t`` 2.3 -> 14.9).
-PAST_CAP_REACH_T = 16.0
+#: How far past the cap (in ``t``, a factor ``2^12`` in ``1 + x``) a leaf
+#: may take the excess (:func:`_past_run`). Credit's ``Debt`` (cap 4, rows
+#: up to 30,000) needs 8.7 (its nearest leaf past ``2 b``, ``[1025, 2049)``);
+#: 16 let a leaf past ``2 b`` at 32-65 take the excess of a ratio column at
+#: 0.1-0.8 (hmda's ``pirat``, ε = 1, seed 7 of ``python -m
+#: benchmarks.bench_suite --half tune --light``: std ratio 69).
+PAST_CAP_REACH_T = 12.0
 #: A leaf past the cap ends the run that takes the excess where its raw
 #: noisy count passes this many noise scales ``b`` (an empty leaf does with
 #: probability ``e^-2 / 2 = 6.8 %``, as growth's ``2 b``): the nearest such
@@ -64,8 +67,10 @@ def place_capped_tail(hist, edges, estimates):
     excess is within :data:`PAST_CAP_Z` sds, the raw counts or ``b`` are
     unknown, or the cap does not end at a leaf edge (a fence cut a leaf).
 
-    The run past the cap runs from the cap to the nearest leaf whose raw
-    noisy count passes :data:`PAST_CAP_SCALES` ``b`` within
+    Only where the excess is also two thirds of the bin's rows (the
+    capped-tail warning's test) and the column has two bins or more. The
+    run past the cap runs from the cap to the nearest leaf whose raw noisy
+    count passes :data:`PAST_CAP_SCALES` ``b`` within
     :data:`PAST_CAP_REACH_T` (else the first leaf past the cap); its leaves
     share the excess in proportion to their positive raw counts (by their
     width in ``t`` where none is positive), and the cap moves to its end."""
@@ -76,7 +81,7 @@ def place_capped_tail(hist, edges, estimates):
     if (
         raw is None
         or not np.isfinite(scale)
-        or k < 1
+        or k < 2  # a single bin holds the rows clipped from below too
         or estimates is None
         or len(estimates) < k
         or estimates[k - 1] is None
@@ -99,7 +104,12 @@ def place_capped_tail(hist, edges, estimates):
     est, sd = (float(v) for v in estimates[k - 1])
     excess = est - float(raw[inside].sum())
     noise = math.sqrt(sd * sd + 2.0 * scale * scale * max(m, 1))
-    if not excess > PAST_CAP_Z * noise:
+    # and two thirds of the bin's rows past the cap, the capped-tail
+    # warning's own test (``_fences.capped_tail_reason``): a bin whose leaves
+    # drew a large negative noise (loans' ``num_satisfactory_accounts``,
+    # ε = 0.3, seed 1: 1,691 raw rows against 3,768 real, b = 323) is not
+    # emptied past the cap (std ratio 1.11 -> 36.8)
+    if not (excess > PAST_CAP_Z * noise and excess > 2.0 * float(raw[inside].sum())):
         return hist
     run = _past_run(e, raw, first, cap_hi, scale)
     w = np.maximum(raw[run], 0.0)

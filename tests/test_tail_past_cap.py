@@ -5,6 +5,7 @@ level rules): released quantities only (post-processing)."""
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -147,4 +148,19 @@ def test_a_bin_whose_leaves_hold_a_third_of_its_rows_keeps_them_inside():
     hist = _debt()
     est = [(2968.0, 37.6), (-14.0, 37.6), (3.0 * 72.0 - 1.0, 37.6)]
     assert tpc.place_capped_tail(hist, LEVELS, est) is hist
-    assert tpc.place_capped_tail(hist, [2.0, 3.0], [(595.0, 37.6)]) is hist
+    one = dataclasses.replace(
+        hist, counts=np.where(hist.edges[:-1] < 2, 0, hist.counts)
+    )
+    assert tpc.place_capped_tail(one, [2.0, 3.0], [(595.0, 37.6)]) is one
+
+
+def test_one_bin_from_a_point_mass_at_0_places_its_excess():
+    """credit's ``Debt`` at ε = 0.3: one bin ``[0, 1]`` (the 0s), 662 more
+    rows in the release than its leaf holds: past the cap (std ratio 0.00
+    before)."""
+    hist = _debt()
+    one = dataclasses.replace(
+        hist, counts=np.where(hist.edges[:-1] == 0, 2925.0, 0.0), cap=(0.0, 1.0)
+    )
+    out = tpc.place_capped_tail(one, [0.0, 1.0], [(3587.0, 73.3)])
+    assert out.cap[1] > 1.0 and out.counts[1:].sum() > 0

@@ -20,13 +20,13 @@ rows inside the top bin: the release's ``T̂`` and the fine histogram's raw
 noisy counts of the bin's leaves inside the cap (kept and emptied, ``m``
 leaves, ``Lap(b)`` each; unbiased). Where ``T̂`` exceeds their sum by more
 than :data:`PAST_CAP_Z` sds of the difference (``sqrt(σ² + 2 m b²)``) and
-by more than twice their sum, that excess lies past the cap, and it is
-given to the leaves past it, by their raw noisy counts (:func:`_past_run`).
-The cap moves to the end of those leaves, and the top bin decodes up to it
-(``_decoding.decode_fine``).
-Post-processing of released quantities only: the release's estimate and
-public noise sd, the fine histogram's noisy counts and public ``b`` -- no
-budget, no new released quantity (``doc/privacy.md``).
+by more than twice the sum outside point masses, that excess lies past the
+cap, and it is given to the leaves past it, by their raw noisy counts
+(:func:`_past_run`). The cap moves to the end of those leaves, and the top
+bin decodes up to it (``_decoding.decode_fine``). Post-processing of
+released quantities only: the release's estimate and public noise sd, the
+fine histogram's noisy counts and public ``b`` -- no budget, no new
+released quantity (``doc/privacy.md``).
 """
 
 from __future__ import annotations
@@ -67,8 +67,10 @@ def place_capped_tail(hist, edges, estimates):
     excess is within :data:`PAST_CAP_Z` sds, the raw counts or ``b`` are
     unknown, or the cap does not end at a leaf edge (a fence cut a leaf).
 
-    Only where the excess is also two thirds of the bin's rows (the
-    capped-tail warning's test) and the column has two bins or more. The
+    Only where the excess is also twice the raw rows of the bin's leaves
+    that are not point masses (finest; as the capped-tail warning's test)
+    and, for a column of one bin, where that bin starts at a point mass at
+    0 (else it holds rows clipped from below too). The
     run past the cap runs from the cap to the nearest leaf whose raw noisy
     count passes :data:`PAST_CAP_SCALES` ``b`` within
     :data:`PAST_CAP_REACH_T` (else the first leaf past the cap); its leaves
@@ -81,7 +83,7 @@ def place_capped_tail(hist, edges, estimates):
     if (
         raw is None
         or not np.isfinite(scale)
-        or k < 2  # a single bin holds the rows clipped from below too
+        or k < 1
         or estimates is None
         or len(estimates) < k
         or estimates[k - 1] is None
@@ -99,17 +101,25 @@ def place_capped_tail(hist, edges, estimates):
     if at[0] >= counts.size:  # the cap is the last leaf's end: none past it
         return hist
     first = int(at[0])  # the first leaf past the cap
+    finest = np.asarray(hist.finest, dtype=bool)
+    kept = np.flatnonzero(counts > 0)
+    if k < 2 and not (kept.size and finest[kept[0]] and e[kept[0]] == 0.0):
+        # one bin holds the rows clipped from below too, unless it starts
+        # at a point mass at 0 (a natural limit: acs12's hrs_work, one bin
+        # [32, 64] and 184 rows below it, took them past 65: std x2.3e5)
+        return hist
     inside = (e[1:] > a) & (e[:-1] < cap_hi)
     m = int(inside.sum())
     est, sd = (float(v) for v in estimates[k - 1])
     excess = est - float(raw[inside].sum())
     noise = math.sqrt(sd * sd + 2.0 * scale * scale * max(m, 1))
-    # and two thirds of the bin's rows past the cap, the capped-tail
+    # and twice the bin's rows outside point masses, as the capped-tail
     # warning's own test (``_fences.capped_tail_reason``): a bin whose leaves
     # drew a large negative noise (loans' ``num_satisfactory_accounts``,
     # ε = 0.3, seed 1: 1,691 raw rows against 3,768 real, b = 323) is not
     # emptied past the cap (std ratio 1.11 -> 36.8)
-    if not (excess > PAST_CAP_Z * noise and excess > 2.0 * float(raw[inside].sum())):
+    spread = float(raw[inside & ~finest].sum())  # a point mass holds its own
+    if not (excess > PAST_CAP_Z * noise and excess > 2.0 * spread):
         return hist
     run = _past_run(e, raw, first, cap_hi, scale)
     w = np.maximum(raw[run], 0.0)

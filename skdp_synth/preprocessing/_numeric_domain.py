@@ -25,7 +25,7 @@ changes one count by 1; under replace-one two counts by 1 each.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -273,11 +273,8 @@ class FineHistogram:
         ``nan`` if unknown (then no tail is taken for a hard edge, see
         :func:`decode_fine`).
     raw : ndarray of shape (L,) or None
-        Every leaf's noisy count as drawn (before the keep rules zeroed any):
-        the Laplace histogram itself, which the kept ``counts`` are
-        post-processing of (no budget of its own); ``None`` where unknown
-        (a histogram restored from a stored decoder). Read by
-        :func:`._tail_past_cap.place_capped_tail`.
+        The noisy counts as drawn, which ``counts`` post-process (no budget
+        of their own; ``None`` when restored from a stored decoder).
     """
 
     edges: np.ndarray
@@ -551,18 +548,10 @@ def noisy_histogram(
         cap = time_cap(cap, time_axis, integer, edges, kept)
     else:
         kept, cap, tent = _kept_counts(edges, counts, scale, finest, integer, not found)
-    return FineHistogram(
-        edges,
-        kept,
-        missing_count,
-        finest,
-        integer,
-        cap,
-        found,
-        float(scale),
-        tent,
-        np.asarray(counts, dtype=np.float64).copy(),
+    hist = FineHistogram(
+        edges, kept, missing_count, finest, integer, cap, found, float(scale), tent
     )
+    return replace(hist, raw=np.array(counts, dtype=np.float64))
 
 
 #: A date/time column whose leaves' core is not significant

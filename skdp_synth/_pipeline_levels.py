@@ -303,7 +303,10 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
     (:func:`.preprocessing._bin_mass.fill_emptied_leaves`), so the decoder
     draws the bin's rows there -- after the far groups of kept leaves that
     the release's estimate of their bin does not need were emptied
-    (:func:`.preprocessing._bin_mass.drop_unneeded_far_groups`).
+    (:func:`.preprocessing._bin_mass.drop_unneeded_far_groups`) and the
+    rows the release measured in the top bin past what its leaves inside
+    the cap hold were placed past the cap
+    (:func:`.preprocessing._tail_past_cap.place_capped_tail`).
     Post-processing of released values: the encoder's fine histogram and
     the release's 1-way estimates."""
     from .preprocessing._bin_mass import (
@@ -312,6 +315,7 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
         fill_emptied_leaves,
         trim_dropped_bins,
     )
+    from .preprocessing._tail_past_cap import place_capped_tail
 
     hist = getattr(spec, "fine", None)
     if spec.kind != "numeric" or hist is None:
@@ -332,6 +336,8 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
     )
     if None not in found:
         hist = drop_unneeded_far_groups(hist, edges, found)
+        if getattr(spec, "time_unit", None) is None:  # a date/time cap: in time
+            hist = place_capped_tail(hist, edges, found)
         hist = fill_emptied_leaves(hist, edges, found)
     spec.fine = hist
 

@@ -94,7 +94,9 @@ def _measured_bins(hist, edges, estimates):
     """``(estimate, sd, a, b)`` of each coarse bin the release estimated
     (``estimates[k]`` not ``None``), in order: its estimate, that
     estimate's noise sd and its value range ``[a, b)`` (an integer
-    column's last bin closed, so its range ends one past its last edge)."""
+    column's last bin closed, so its range ends one past its last edge;
+    the last bin reaches the upper cap where a capped tail was placed past
+    its edge, :func:`._tail_past_cap.place_capped_tail`)."""
     for k in range(edges.size - 1):
         found = estimates[k]
         if found is None:
@@ -102,6 +104,8 @@ def _measured_bins(hist, edges, estimates):
         a, b = float(edges[k]), float(edges[k + 1])
         if hist.integer and k == edges.size - 2:
             b += 1.0
+        if k == edges.size - 2:
+            b = max(b, float(hist.cap[1]))
         yield float(found[0]), float(found[1]), a, b
 
 
@@ -156,7 +160,10 @@ def trim_dropped_bins(hist, edges, dropped):
     finest = np.asarray(hist.finest, dtype=bool)
     tent = getattr(hist, "tentative", None)
     tent = np.zeros(counts.size, dtype=bool) if tent is None else np.asarray(tent)
+    raw = getattr(hist, "raw", None)
+    raw = counts if raw is None else np.asarray(raw, dtype=np.float64)
     new_e, new_c, new_f, new_t, cut = [float(e[0])], [], [], [], False
+    new_r = []
     for j in range(counts.size):
         lo, hi = float(e[j]), float(e[j + 1])
         cuts = sorted({v for a, b in spans for v in (a, b) if lo < v < hi} | {lo, hi})
@@ -165,6 +172,7 @@ def trim_dropped_bins(hist, edges, dropped):
             new_c.append(counts[j])
             new_f.append(finest[j])
             new_t.append(bool(tent[j]))
+            new_r.append(raw[j])
             continue
         parts, out = [], []
         for p, q in zip(cuts[:-1], cuts[1:]):
@@ -179,6 +187,7 @@ def trim_dropped_bins(hist, edges, dropped):
             new_c.append(counts[j])
             new_f.append(finest[j])
             new_t.append(bool(tent[j]))
+            new_r.append(raw[j])
             continue
         cut = True
         width = np.array(
@@ -190,6 +199,7 @@ def trim_dropped_bins(hist, edges, dropped):
             new_c.append(counts[j] * float(s))
             new_f.append(False)
             new_t.append(bool(tent[j]))
+            new_r.append(raw[j] * float(s))
     if not cut:
         return hist
     return dataclasses.replace(
@@ -198,6 +208,7 @@ def trim_dropped_bins(hist, edges, dropped):
         counts=np.asarray(new_c, dtype=np.float64),
         finest=np.asarray(new_f, dtype=bool),
         tentative=None if hist.tentative is None else np.asarray(new_t, dtype=bool),
+        raw=None if getattr(hist, "raw", None) is None else np.asarray(new_r),
     )
 
 

@@ -679,6 +679,8 @@ def decode_fine(hist, left, right, last, rng, u=None):
     for a, b, is_last in {(a, b, z) for a, b, z in zip(left, right, last)}:
         rows = np.flatnonzero((left == a) & (right == b) & (last == is_last))
         hi = b + 1.0 if (hist.integer and is_last) else b
+        if is_last and cap_hi > hi:  # a capped tail placed past the top bin
+            hi = cap_hi  # (_tail_past_cap.place_capped_tail)
         side, start, near = _far_side(hist, a, hi, mode)
         if side and near:  # draw from the leaves before the emptied stretch
             a, hi = (a, start) if side > 0 else (start, hi)

@@ -263,7 +263,8 @@ def capped_tail_reason(spec, estimates, domain=None):
     return (
         f"a released top bin [{edges[k - 1]:.6g}, {edges[k]:.6g}] of {est:.3g} "
         f"± {sd:.3g} rows where its domain kept {kept.sum():.3g}: about "
-        f"{excess:.3g} rows lie past the cap {edges[k]:.6g} and come back "
+        f"{excess:.3g} rows lie past the cap {edges[k]:.6g}; they come back "
+        "past it only where the domain's noisy counts there place them, else "
         "inside it, narrower than the data (declare bounds= with its upper "
         "bound, or give the domains a larger share: domain_share=0.7)"
     )

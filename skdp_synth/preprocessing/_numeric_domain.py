@@ -25,7 +25,7 @@ changes one count by 1; under replace-one two counts by 1 each.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -272,6 +272,9 @@ class FineHistogram:
         The Laplace scale ``b`` of the leaf counts (public: ``Δ / ε_count``);
         ``nan`` if unknown (then no tail is taken for a hard edge, see
         :func:`decode_fine`).
+    raw : ndarray of shape (L,) or None
+        The noisy counts as drawn, which ``counts`` post-process (no budget
+        of their own; ``None`` when restored from a stored decoder).
     """
 
     edges: np.ndarray
@@ -283,6 +286,7 @@ class FineHistogram:
     found: bool = True
     scale: float = float("nan")
     tentative: object = None
+    raw: object = None
 
     def tentative_bins(self, edges):
         """Indices of the coarse bins ``edges`` (closed last bin for integer
@@ -544,9 +548,10 @@ def noisy_histogram(
         cap = time_cap(cap, time_axis, integer, edges, kept)
     else:
         kept, cap, tent = _kept_counts(edges, counts, scale, finest, integer, not found)
-    return FineHistogram(
+    hist = FineHistogram(
         edges, kept, missing_count, finest, integer, cap, found, float(scale), tent
     )
+    return replace(hist, raw=np.array(counts, dtype=np.float64))
 
 
 #: A date/time column whose leaves' core is not significant

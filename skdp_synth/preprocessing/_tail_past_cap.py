@@ -1,0 +1,146 @@
+"""Rows the release measured past a numeric column's upper cap, placed there.
+
+A private numeric domain caps its column's tails (``_numeric_domain``,
+``kept_counts``), and the encoder clips every row past the upper cap into
+the top coarse bin, which the release measures. Where growth stopped
+short of a tail (its leaves each under the noise), the release's estimate
+``T̂ ± σ`` of the top bin then holds the tail's rows while the bin's leaves
+hold far fewer, and the decoder drew every one of them inside the bin:
+credit's ``Debt`` (82 % zeros, 614 of 3,563 training rows above 2, up to
+30,000; ε = 1, seed 10 of ``python -m benchmarks.bench_suite --half tune
+--tables credit --eps 1 --seeds 20 --methods auto --light``) kept ``[0,
+4)`` only, its top bin ``[2, 3]`` measured at 595 ± 38 rows against 13 kept,
+and came back all 0-3 (std ratio 0.00); ``Assets`` (seed 9) capped at
+11,585 with 11 % of the rows past it, measured its top bin at 707 ± 22
+against 230 kept, and ``fill_emptied_leaves`` put the 477 rows into the
+emptied leaf ``[7192, 7511)`` (raw noisy count -17; std ratio 0.38).
+
+:func:`place_capped_tail` compares two independent noisy measurements of the
+rows inside the top bin: the release's ``T̂`` and the fine histogram's raw
+noisy counts of the bin's leaves inside the cap (kept and emptied, ``m``
+leaves, ``Lap(b)`` each; unbiased). Where ``T̂`` exceeds their sum by more
+than :data:`PAST_CAP_Z` sds of the difference (``sqrt(σ² + 2 m b²)``) and
+by more than twice the sum outside point masses, that excess lies past the
+cap, and it is given to the leaves past it, by their raw noisy counts
+(:func:`_past_run`). The cap moves to the end of those leaves, and the top
+bin decodes up to it (``_decoding.decode_fine``). Post-processing of
+released quantities only: the release's estimate and public noise sd, the
+fine histogram's noisy counts and public ``b`` -- no budget, no new
+released quantity (``doc/privacy.md``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ._numeric_domain import _t
+
+#: The release's top-bin estimate must exceed the raw noisy sum of the
+#: bin's leaves inside the cap by this many sds of the difference before
+#: the excess is placed past the cap (:func:`place_capped_tail`): at most
+#: ``1 - Φ(3) = 0.13 %`` of top bins with no row past the cap, by chance.
+#: The usual three sds (as ``_bin_mass.FILL_Z``), not searched.
+PAST_CAP_Z = 3.0
+#: How far past the cap (in ``t``, a factor ``2^12`` in ``1 + x``) a leaf
+#: may take the excess (:func:`_past_run`). Credit's ``Debt`` (cap 4, rows
+#: up to 30,000) needs 8.7 (its nearest leaf past ``2 b``, ``[1025, 2049)``);
+#: 16 let a leaf past ``2 b`` at 32-65 take the excess of a ratio column at
+#: 0.1-0.8 (hmda's ``pirat``, ε = 1, seed 7 of ``python -m
+#: benchmarks.bench_suite --half tune --light``: std ratio 69).
+PAST_CAP_REACH_T = 12.0
+#: A leaf past the cap ends the run that takes the excess where its raw
+#: noisy count passes this many noise scales ``b`` (an empty leaf does with
+#: probability ``e^-2 / 2 = 6.8 %``, as growth's ``2 b``): the nearest such
+#: leaf, so a far noise leaf only matters where no nearer one passes.
+PAST_CAP_SCALES = 2.0
+
+
+def place_capped_tail(hist, edges, estimates):
+    """``hist`` (a :class:`._numeric_domain.FineHistogram`) with the rows the
+    release measured in the top coarse bin (``estimates[-1]``: ``(T̂, σ)``;
+    ``edges``: the column's bin edges, the last bin closed for integer
+    columns) beyond what the bin's leaves inside the cap hold, placed on the
+    leaves past the upper cap (module docstring); ``hist`` itself where the
+    excess is within :data:`PAST_CAP_Z` sds, the raw counts or ``b`` are
+    unknown, or the cap does not end at a leaf edge (a fence cut a leaf).
+
+    Only where the excess is also twice the raw rows of the bin's leaves
+    that are not point masses (finest; as the capped-tail warning's test)
+    and, for a column of one bin, where that bin starts at a point mass at
+    0 (else it holds rows clipped from below too). The
+    run past the cap runs from the cap to the nearest leaf whose raw noisy
+    count passes :data:`PAST_CAP_SCALES` ``b`` within
+    :data:`PAST_CAP_REACH_T` (else the first leaf past the cap); its leaves
+    share the excess in proportion to their positive raw counts (by their
+    width in ``t`` where none is positive), and the cap moves to its end."""
+    raw = getattr(hist, "raw", None)
+    scale = float(getattr(hist, "scale", np.nan))
+    edges = np.asarray(edges, dtype=np.float64)
+    k = edges.size - 1
+    if (
+        raw is None
+        or not np.isfinite(scale)
+        or k < 1
+        or estimates is None
+        or len(estimates) < k
+        or estimates[k - 1] is None
+    ):
+        return hist
+    e = np.asarray(hist.edges, dtype=np.float64)
+    raw = np.asarray(raw, dtype=np.float64)
+    counts = np.asarray(hist.counts, dtype=np.float64)
+    cap_hi = float(hist.cap[1])
+    a = float(edges[k - 1])
+    right = float(edges[k]) + (1.0 if hist.integer else 0.0)
+    at = np.flatnonzero(e == cap_hi)
+    if not np.isfinite(cap_hi) or cap_hi > right or not 0 < at.size:
+        return hist
+    if at[0] >= counts.size:  # the cap is the last leaf's end: none past it
+        return hist
+    first = int(at[0])  # the first leaf past the cap
+    finest = np.asarray(hist.finest, dtype=bool)
+    kept = np.flatnonzero(counts > 0)
+    if k < 2 and not (kept.size and finest[kept[0]] and e[kept[0]] == 0.0):
+        # one bin holds the rows clipped from below too, unless it starts
+        # at a point mass at 0 (a natural limit: acs12's hrs_work, one bin
+        # [32, 64] and 184 rows below it, took them past 65: std x2.3e5)
+        return hist
+    inside = (e[1:] > a) & (e[:-1] < cap_hi)
+    m = int(inside.sum())
+    est, sd = (float(v) for v in estimates[k - 1])
+    excess = est - float(raw[inside].sum())
+    noise = math.sqrt(sd * sd + 2.0 * scale * scale * max(m, 1))
+    # and twice the bin's rows outside point masses, as the capped-tail
+    # warning's own test (``_fences.capped_tail_reason``): a bin whose leaves
+    # drew a large negative noise (loans' ``num_satisfactory_accounts``,
+    # ε = 0.3, seed 1: 1,691 raw rows against 3,768 real, b = 323) is not
+    # emptied past the cap (std ratio 1.11 -> 36.8)
+    spread = float(raw[inside & ~finest].sum())  # a point mass holds its own
+    if not (excess > PAST_CAP_Z * noise and excess > 2.0 * spread):
+        return hist
+    run = _past_run(e, raw, first, cap_hi, scale)
+    w = np.maximum(raw[run], 0.0)
+    if not w.sum() > 0:
+        w = np.diff(_t(e[run[0] : run[-1] + 2]))
+    out = counts.copy()
+    out[run] = excess * w / w.sum()
+    cap = (hist.cap[0], float(e[run[-1] + 1]))
+    return dataclasses.replace(hist, counts=out, cap=cap)
+
+
+def _past_run(e, raw, first, cap_hi, scale):
+    """Indices of the leaves past the cap that take its excess
+    (:func:`place_capped_tail`): from ``first`` to the nearest leaf whose
+    raw count passes :data:`PAST_CAP_SCALES` ``b`` and that starts within
+    :data:`PAST_CAP_REACH_T` of the cap in ``t``; ``[first]`` where none
+    does."""
+    reach = float(_t(cap_hi)) + PAST_CAP_REACH_T
+    j = first
+    while j < raw.size and float(_t(e[j])) < reach:
+        if raw[j] > PAST_CAP_SCALES * scale:
+            return np.arange(first, j + 1)
+        j += 1
+    return np.asarray([first])

@@ -182,6 +182,7 @@ class _InMemory(ds.DomainStatistics):
         self.passes, self.counted, self.asked, self.miss = 0, [], [], {}
         self.before_noise = before_noise
         self.data = data
+        self._tree_start = None
         self.counters = {
             col: ds.ColumnCounts(
                 integer,
@@ -201,8 +202,8 @@ class _InMemory(ds.DomainStatistics):
         if before_noise and refine_cells is not None:
             self.refine(super()._predicted())
 
-    def _predicted(self):
-        return {} if self.before_noise else super()._predicted()
+    def _predicted(self, **kw):
+        return {} if self.before_noise else super()._predicted(**kw)
 
     def _refiner(self, col):
         real = super()._refiner(col)
@@ -270,10 +271,15 @@ def fit(path, log_cap, seeds, before_noise=False, order=None, cache=None):
     for seed in range(seeds) if isinstance(seeds, int) else seeds:
         stats = _InMemory(data, EPS_COLUMN, 2**log_cap, before_noise)
         source = NoiseSource(seed)
-        for col, counter in stats.counters.items():
-            counter.started = True
-            ds.privtree_from_counts(
-                counter, EPS_COLUMN, source, integer=data[col][0], sensitivity=1.0
+        for col in stats.counters:
+            stats.histogram(col)(  # as the encoder calls it, the tree's start noted
+                None,
+                EPS_COLUMN,
+                source,
+                integer=data[col][0],
+                sensitivity=1.0,
+                root=None,
+                weights=None,
             )
         print(
             f"seed {seed}: {stats.passes} refinement passes; asked by",

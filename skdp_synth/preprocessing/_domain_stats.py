@@ -55,7 +55,12 @@ the encoder's ``refine_cells`` (public: a parameter):
   refined yet and, below the cells an earlier pass counted, the kept
   cells the tree is likely to split, from their exact counts), so one
   pass serves every column to come and the prediction's share is not
-  spent on the columns already resolved.
+  spent on the columns already resolved. With a seeded noise source a
+  pass on demand first runs the trees ahead on a copy of the noise
+  (``_speculation``: the asking tree from its start, then the trees after
+  it, as far as their splits are decided whatever the counts not known
+  yet) and reads, for the trees decided to the end, the cells they will
+  enter instead of a prediction (:meth:`DomainStatistics._speculated`).
 
 Should the tree still enter a grid cell that was not refined, or go below
 the cells kept, inside one that holds a row, that cell is refined then (a
@@ -79,8 +84,9 @@ in-memory fit on the same rows with the same ``random_state``
 (``tests/test_dask_domains.py`` compares them); the guarantee is the
 in-memory one. Which grid cells are refined, and how many passes run, depend
 on the data and, in bounded mode and for passes on demand, on the noise
-drawn so far (never on noise not yet drawn): like the running time of the
-in-memory fit, they are not part of the released output.
+drawn so far and, with a seeded source, on the numbers the trees are going
+to draw (run ahead on a copy, the results discarded): like the running time
+of the in-memory fit, they are not part of the released output.
 
 Memory, per numeric column: the grid is public and built once per kind of
 column (float, integer, declared root): at most ``C 2^GRID_DEPTH`` cells

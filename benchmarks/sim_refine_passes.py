@@ -29,7 +29,9 @@ Run::
 (:class:`_domain_stats.DomainStatistics` with the chunk passes replaced by
 counts of the in-memory column, :func:`_chunk_counts.refined_counts`): the
 ten numeric trees in the table's order, on one noise source per draw, as
-the Dask fit runs them after the level selection; it counts the
+the Dask fit runs them after the level selection (through
+:meth:`DomainStatistics.histogram`, so a pass on demand runs the trees
+ahead on a copy of the seeded noise as the encoder does); it counts the
 refinement passes and the cells and values each counted. ``--before-noise``
 runs the earlier rule instead: one refinement pass before the noise for
 every numeric column (shared cap), then passes on demand for one column

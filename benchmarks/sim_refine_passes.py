@@ -47,7 +47,8 @@ cells). Run::
         --seeds 0,9 --cache /tmp/t1e7.pkl
     # FILE, log2 of refine_cells, SEEDS; --order: the trees' order;
     # --seeds: the draws' seeds instead of 0 to SEEDS - 1; --cache: a
-    # pickle of the loaded columns (written once, then read)
+    # pickle of the loaded columns (written once, then read); --ahead:
+    # where each pass on demand's run ahead of the trees stops
 
 Each draw also prints the summed miss bound (:func:`_refine_bounds._miss`)
 of the columns to come after the first refinement pass: a bound on the
@@ -295,6 +296,41 @@ def fit(path, log_cap, seeds, before_noise=False, order=None, cache=None):
         )
 
 
+def _show_runs_ahead():
+    """``--ahead``: print where each run ahead of the trees starts, which
+    trees it decided and how many nodes below the counted cells each
+    visits, and the level where it stopped (its nodes, and how many of
+    them have an unknown count)."""
+    from skdp_synth.preprocessing import _speculation as sp
+
+    laplace, run = sp._Ahead.laplace, sp.run_ahead
+
+    def checked(self, values, scale):
+        check = self.check
+        try:
+            return laplace(self, values, scale)
+        except sp.Undecided:
+            print(
+                f"  run ahead stopped: a level of {len(values)} nodes,"
+                f" {int(check[0].sum())} of unknown count",
+                flush=True,
+            )
+            raise
+
+    def run_ahead(counters, order, *args):
+        nodes, decided = run(counters, order, *args)
+        print(
+            f"  run ahead from {order[0]}: decided {decided}; nodes below"
+            " the counted cells",
+            {c: len(v) for c, v in nodes.items()},
+            flush=True,
+        )
+        return nodes, decided
+
+    sp._Ahead.laplace = checked
+    ds.run_ahead = run_ahead
+
+
 def _cached_columns(path, cache):
     """:func:`_columns`, pickled to ``cache`` (the CSV's parse and the
     per-chunk distinct values take minutes at 10^7 rows)."""
@@ -325,6 +361,8 @@ def _order():
 
 
 if __name__ == "__main__" and sys.argv[1] == "fit":
+    if "--ahead" in sys.argv:
+        _show_runs_ahead()
     draws = _option("--seeds")
     fit(
         sys.argv[2],

@@ -402,6 +402,8 @@ class DomainStatistics:
         # many are still to come (public: the schema's columns)
         shares = max(len(self.counters) - 1, len(pending))
         shares -= spent / self.refine_cells  # the trees run ahead took these
+        if shares <= 0:
+            return {}
         stops = joint_stops(
             pending, chosen, lam, self.refine_cells, deeper, shares=shares
         )
@@ -440,10 +442,11 @@ class DomainStatistics:
         running them ahead on a copy of the noise (``_speculation``) from
         the start of ``col``'s tree, the asking one of ``m`` targets,
         through the numeric trees after it: ``({column: targets}, spent)``
-        for the columns whose whole tree was decided -- ``col``'s within
-        ``max(refine_cells, 2 m)`` cells (they replace its targets: they
-        include them), the others' in order while they fit in ``(C - 1)
-        refine_cells`` (``spent`` of them), as the prediction they replace.
+        for the columns whose whole tree was decided -- ``col``'s where
+        they fit in ``max(refine_cells, 2 m)`` cells and answer its level
+        (they replace its targets), the others' in order while they fit in
+        ``(C - 1) refine_cells`` (``spent`` of them), as the prediction
+        they replace.
         ``({}, 0)`` where the noise cannot be drawn ahead (OpenDP's) or
         ``col``'s tree is not decided."""
         start = self._tree_start
@@ -456,18 +459,18 @@ class DomainStatistics:
         out, spent, cap = {}, 0.0, self.counters[col].cap
         share = (len(cols) - 1) * self.refine_cells
         for c in decided:
-            targets, cost = self.counters[c].targets_of(nodes[c])
             counter = self.counters[c]
-            if c == col and (
-                cost > max(cap, 2 * m)
-                or counter.asking is not None
-                and not counter.answers(targets, counter.asking)
-            ):
-                break
-            if c != col and spent + cost > share:
+            targets, cost = counter.targets_of(nodes[c])
+            if c == col:  # else its own targets, as without the run
+                if cost <= max(cap, 2 * m) and (
+                    counter.asking is None or counter.answers(targets, counter.asking)
+                ):
+                    out[c] = targets
+                continue
+            if spent + cost > share:
                 break
             out[c] = targets  # [] where the tree reads nothing more
-            spent += cost if c != col else 0.0
+            spent += cost
         return out, spent
 
     def refine(self, wanted):

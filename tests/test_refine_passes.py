@@ -65,16 +65,18 @@ def test_a_later_pass_counts_deeper_for_the_columns_to_come(seed, monkeypatch):
     ``refine_cells=2^14``; on the parent commit the second and third
     passes were wage's and assets' for seed 1, wage's and debt's for seed
     4, each for its own column only). The domains stay the in-memory
-    ones."""
+    ones. The passes as planned without running the trees ahead (OpenDP's
+    noise, which cannot be drawn twice); run ahead on the seeded noise,
+    the first pass serves every tree on these draws."""
     monkeypatch.setattr(cg, "GRID_DEPTH", 10)
+    params = dict(epsilon=1.0, random_state=seed, refine_cells=2**14)
+    ahead = []
+    a, b = _fits(four_skewed_columns(seed), ahead, **params)
+    assert _state(a) == _state(b)
+    assert len(ahead) == 1
+    monkeypatch.setattr(ds, "can_run_ahead", lambda source: False)
     passes = []
-    a, b = _fits(
-        four_skewed_columns(seed),
-        passes,
-        epsilon=1.0,
-        random_state=seed,
-        refine_cells=2**14,
-    )
+    a, b = _fits(four_skewed_columns(seed), passes, **params)
     assert _state(a) == _state(b)
     assert len(passes) == 2
     # the second pass is a tree's on demand, and serves a column to come
@@ -135,7 +137,10 @@ def test_every_pass_shares_the_cells_of_all_columns_but_the_asking_one(
     The four skewed columns in reverse order (``income``, the hardest,
     last; 50,000 rows, 4 chunks, the grid 10 deep, ``refine_cells=2^14``):
     two refinement passes where the parent commit took three, with the
-    in-memory domains."""
+    in-memory domains. Planned without running the trees ahead (OpenDP's
+    noise); run ahead on the seeded noise, the trees decided to the end
+    take part of the shares (the prediction the rest), and the passes are
+    no more."""
     monkeypatch.setattr(cg, "GRID_DEPTH", 10)
     cap = 2**14
     shares = []
@@ -147,6 +152,13 @@ def test_every_pass_shares_the_cells_of_all_columns_but_the_asking_one(
 
     monkeypatch.setattr(ds, "joint_stops", joint_stops)
     frame = four_skewed_columns(seed)[["assets", "debt", "wage", "income"]]
+    ahead = []
+    a, b = _fits(frame, ahead, epsilon=1.0, random_state=seed, refine_cells=cap)
+    assert _state(a) == _state(b)
+    assert shares and max(shares) <= 3
+    assert len(ahead) <= 2
+    monkeypatch.setattr(ds, "can_run_ahead", lambda source: False)
+    shares.clear()
     passes = []
     a, b = _fits(frame, passes, epsilon=1.0, random_state=seed, refine_cells=cap)
     assert _state(a) == _state(b)

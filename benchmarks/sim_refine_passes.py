@@ -199,8 +199,13 @@ class _InMemory(ds.DomainStatistics):
                 distinct=distinct if refine_cells is not None else None,
                 decimals=decimals if refine_cells is not None else None,
             )
-            for col, (integer, _, grid, distinct, n_missing, decimals) in data.items()
+            for col, (integer, _, grid, distinct, n_missing, decimals, *_) in (
+                data.items()
+            )
         }
+        if refine_cells is not None:  # pass 1's one-value cells
+            for col, counter in self.counters.items():
+                counter.keep_one_values(*data[col][6])
         self.refine_before_noise()
         if before_noise and refine_cells is not None:
             self.refine(super()._predicted())
@@ -266,6 +271,7 @@ def fit(path, log_cap, seeds, before_noise=False, order=None, cache=None):
             counter.distinct,
             counter.n_missing,
             cc.decimal_resolution(x),
+            _one_valued(x, counter),
         )
         for col, (integer, x, counter, _) in data.items()
     }
@@ -329,6 +335,23 @@ def _show_runs_ahead():
 
     sp._Ahead.laplace = checked
     ds.run_ahead = run_ahead
+
+
+def _one_valued(x, counter):
+    """Pass 1's one-value grid cells (:func:`_chunk_counts.one_valued_cells`)
+    from the whole sorted column: a cell of one distinct value on at least
+    ``ONE_VALUE_CELL_ROWS`` rows. The encoder also asks every chunk holding
+    rows in it to hold ``ONE_VALUE_CHUNK_ROWS`` or more, which the sorted
+    column cannot tell: a cell of 256 rows spread over the 15 chunks fails
+    that in about 1 draw of 10, one of ``score``'s cells (about 5,000
+    rows) practically never."""
+    u = np.unique(x)
+    du = cc.grid_counts(u, counter.edges)
+    cell = np.clip(
+        np.searchsorted(counter.edges, u, "right") - 1, 0, counter.edges.size - 2
+    )
+    one = (du[cell] == 1) & (counter.grid[cell] >= cc.ONE_VALUE_CELL_ROWS)
+    return cell[one], u[one], counter.grid[cell[one]]
 
 
 def _cached_columns(path, cache):

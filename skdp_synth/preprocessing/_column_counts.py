@@ -189,6 +189,14 @@ class ColumnCounts:
             if self.edges[k] == a and self.depths[k] == d:
                 self.refined.add(k)
 
+    def keep_one_values(self, cells, values, counts):
+        """Grid ``cells`` of one value each (pass 1's
+        :func:`one_valued_cells`): kept as that value and its count, which
+        answer every node inside the cell -- refined without a pass."""
+        if len(cells):
+            self._add_values(np.asarray(values, dtype=np.float64), counts)
+            self.refined.update(int(k) for k in cells)
+
     def _add_values(self, values, counts):
         """Add kept values (of targets disjoint from the kept ones)."""
         values = np.concatenate([self.values, values])

@@ -138,6 +138,7 @@ from ._chunk_counts import (
     levels_table,
     merge_level_counts,
     numeric_plan,
+    one_valued_cells,
     sub_cell_counts,
     sub_cells,
     top_of_root,
@@ -302,6 +303,8 @@ class DomainStatistics:
             # bounded mode: the values' decimals (the chunks' greatest;
             # None, no bound, if any chunk's values have more)
             "decimals": dict.fromkeys(self.numeric, 0),
+            # bounded mode: the chunks' one-value grid cells
+            "one": {col: [] for col in self.numeric},
         }
         state["levels"] = {c: ({}, 0) for c in self.levels}
 
@@ -319,6 +322,7 @@ class DomainStatistics:
                     distinct[col][nz] = np.minimum(more, 2**31 - 1)
                     d = st["decimals"][col]
                     st["decimals"][col] = None if None in (d, u[1]) else max(d, u[1])
+                    st["one"][col].append(u[2])
             for col, (counts, nmiss) in cats.items():
                 total, m = st["levels"][col]
                 st["levels"][col] = (merge_level_counts(total, counts), m + nmiss)
@@ -346,6 +350,10 @@ class DomainStatistics:
             )
             for col, (integer, root, *_) in self.numeric.items()
         }
+        for col, counter in self.counters.items():
+            if plan[4]:  # bounded mode: a cell of one value keeps it
+                one = one_valued_cells(state["one"][col], grids[col])
+                counter.keep_one_values(*one)
         self.refine_before_noise()
 
     def refine_before_noise(self):

@@ -61,6 +61,10 @@ the encoder's ``refine_cells`` (public: a parameter):
   it, as far as their splits are decided whatever the counts not known
   yet) and reads, for the trees decided to the end, the cells they will
   enter instead of a prediction (:meth:`DomainStatistics._speculated`).
+  Pass 1 also keeps the grid cells of one value (every chunk holding rows
+  in it holds the same one value: :func:`one_valued_cells`) as that value
+  and its count, which answer every node inside them without a pass --
+  at most ``n / ONE_VALUE_CELL_ROWS`` values a column.
 
 Should the tree still enter a grid cell that was not refined, or go below
 the cells kept, inside one that holds a row, that cell is refined then (a

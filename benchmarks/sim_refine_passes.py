@@ -29,7 +29,9 @@ Run::
 (:class:`_domain_stats.DomainStatistics` with the chunk passes replaced by
 counts of the in-memory column, :func:`_chunk_counts.refined_counts`): the
 ten numeric trees in the table's order, on one noise source per draw, as
-the Dask fit runs them after the level selection; it counts the
+the Dask fit runs them after the level selection (through
+:meth:`DomainStatistics.histogram`, so a pass on demand runs the trees
+ahead on a copy of the seeded noise as the encoder does); it counts the
 refinement passes and the cells and values each counted. ``--before-noise``
 runs the earlier rule instead: one refinement pass before the noise for
 every numeric column (shared cap), then passes on demand for one column
@@ -45,7 +47,8 @@ cells). Run::
         --seeds 0,9 --cache /tmp/t1e7.pkl
     # FILE, log2 of refine_cells, SEEDS; --order: the trees' order;
     # --seeds: the draws' seeds instead of 0 to SEEDS - 1; --cache: a
-    # pickle of the loaded columns (written once, then read)
+    # pickle of the loaded columns (written once, then read); --ahead:
+    # where each pass on demand's run ahead of the trees stops
 
 Each draw also prints the summed miss bound (:func:`_refine_bounds._miss`)
 of the columns to come after the first refinement pass: a bound on the
@@ -182,6 +185,7 @@ class _InMemory(ds.DomainStatistics):
         self.passes, self.counted, self.asked, self.miss = 0, [], [], {}
         self.before_noise = before_noise
         self.data = data
+        self._tree_start = None
         self.counters = {
             col: ds.ColumnCounts(
                 integer,
@@ -195,14 +199,19 @@ class _InMemory(ds.DomainStatistics):
                 distinct=distinct if refine_cells is not None else None,
                 decimals=decimals if refine_cells is not None else None,
             )
-            for col, (integer, _, grid, distinct, n_missing, decimals) in data.items()
+            for col, (integer, _, grid, distinct, n_missing, decimals, *_) in (
+                data.items()
+            )
         }
+        if refine_cells is not None:  # pass 1's one-value cells
+            for col, counter in self.counters.items():
+                counter.keep_one_values(*data[col][6])
         self.refine_before_noise()
         if before_noise and refine_cells is not None:
             self.refine(super()._predicted())
 
-    def _predicted(self):
-        return {} if self.before_noise else super()._predicted()
+    def _predicted(self, **kw):
+        return {} if self.before_noise else super()._predicted(**kw)
 
     def _refiner(self, col):
         real = super()._refiner(col)
@@ -262,6 +271,7 @@ def fit(path, log_cap, seeds, before_noise=False, order=None, cache=None):
             counter.distinct,
             counter.n_missing,
             cc.decimal_resolution(x),
+            _one_valued(x, counter),
         )
         for col, (integer, x, counter, _) in data.items()
     }
@@ -270,10 +280,15 @@ def fit(path, log_cap, seeds, before_noise=False, order=None, cache=None):
     for seed in range(seeds) if isinstance(seeds, int) else seeds:
         stats = _InMemory(data, EPS_COLUMN, 2**log_cap, before_noise)
         source = NoiseSource(seed)
-        for col, counter in stats.counters.items():
-            counter.started = True
-            ds.privtree_from_counts(
-                counter, EPS_COLUMN, source, integer=data[col][0], sensitivity=1.0
+        for col in stats.counters:
+            stats.histogram(col)(  # as the encoder calls it, the tree's start noted
+                None,
+                EPS_COLUMN,
+                source,
+                integer=data[col][0],
+                sensitivity=1.0,
+                root=None,
+                weights=None,
             )
         print(
             f"seed {seed}: {stats.passes} refinement passes; asked by",
@@ -285,6 +300,58 @@ def fit(path, log_cap, seeds, before_noise=False, order=None, cache=None):
             f"(sum {sum(stats.miss.values()):.4f})",
             flush=True,
         )
+
+
+def _show_runs_ahead():
+    """``--ahead``: print where each run ahead of the trees starts, which
+    trees it decided and how many nodes below the counted cells each
+    visits, and the level where it stopped (its nodes, and how many of
+    them have an unknown count)."""
+    from skdp_synth.preprocessing import _speculation as sp
+
+    laplace, run = sp._Ahead.laplace, sp.run_ahead
+
+    def checked(self, values, scale):
+        check = self.check
+        try:
+            return laplace(self, values, scale)
+        except sp.Undecided:
+            print(
+                f"  run ahead stopped: a level of {len(values)} nodes,"
+                f" {int(check[0].sum())} of unknown count",
+                flush=True,
+            )
+            raise
+
+    def run_ahead(counters, order, *args):
+        nodes, decided = run(counters, order, *args)
+        print(
+            f"  run ahead from {order[0]}: decided {decided}; nodes below"
+            " the counted cells",
+            {c: len(v) for c, v in nodes.items()},
+            flush=True,
+        )
+        return nodes, decided
+
+    sp._Ahead.laplace = checked
+    ds.run_ahead = run_ahead
+
+
+def _one_valued(x, counter):
+    """Pass 1's one-value grid cells (:func:`_chunk_counts.one_valued_cells`)
+    from the whole sorted column: a cell of one distinct value on at least
+    ``ONE_VALUE_CELL_ROWS`` rows. The encoder also asks every chunk holding
+    rows in it to hold ``ONE_VALUE_CHUNK_ROWS`` or more, which the sorted
+    column cannot tell: a cell of 256 rows spread over the 15 chunks fails
+    that in about 1 draw of 10, one of ``score``'s cells (about 5,000
+    rows) practically never."""
+    u = np.unique(x)
+    du = cc.grid_counts(u, counter.edges)
+    cell = np.clip(
+        np.searchsorted(counter.edges, u, "right") - 1, 0, counter.edges.size - 2
+    )
+    one = (du[cell] == 1) & (counter.grid[cell] >= cc.ONE_VALUE_CELL_ROWS)
+    return cell[one], u[one], counter.grid[cell[one]]
 
 
 def _cached_columns(path, cache):
@@ -317,6 +384,8 @@ def _order():
 
 
 if __name__ == "__main__" and sys.argv[1] == "fit":
+    if "--ahead" in sys.argv:
+        _show_runs_ahead()
     draws = _option("--seeds")
     fit(
         sys.argv[2],

@@ -1103,3 +1103,42 @@ def test_miss_bound_holds_for_the_tree(shape):
             ds.split_probability(np.full(levels.size, n), d + levels, lam)
         )
         assert bound[-1] < flat[-1]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("seed", [1, 3])
+def test_trees_run_ahead_plan_the_passes_in_either_column_order(
+    seed, reverse, small_grid, monkeypatch
+):
+    """Bounded mode, seeded noise: a pass on demand runs the trees ahead on
+    a copy of the noise and counts the cells they will enter, so a column
+    whose tree comes after the first pass takes no pass of its own, in the
+    table's column order or reversed: at most 3 refinement passes on four
+    skewed columns (20,000 rows, the 8-deep test grid, ``2^8`` cells), where
+    predicting them took 7 or 8 -- and the in-memory domains."""
+    calls = []
+    real = ds.chunk_pass
+    monkeypatch.setattr(
+        ds, "chunk_pass", lambda *a, **k: calls.append(a[1].__name__) or real(*a, **k)
+    )
+    frame = four_skewed_columns(seed, n=20_000)
+    if reverse:
+        frame = frame[frame.columns[::-1]]
+    a, b = _fit_both(frame, 4, epsilon=2.0, random_state=seed, refine_cells=2**8)
+    assert _spec_state(a) == _spec_state(b)
+    assert 1 <= calls.count("_refine_chunk") <= 3
+
+
+def test_opendp_noise_is_never_run_ahead(small_grid, monkeypatch):
+    """``random_state=None`` (OpenDP's noise, which cannot be drawn twice):
+    no tree runs ahead; the passes are planned from the prediction."""
+
+    def never(*args):
+        raise AssertionError("ran ahead on noise that cannot be drawn twice")
+
+    monkeypatch.setattr(ds, "run_ahead", never)
+    ddf = dd.from_pandas(four_skewed_columns(1, n=20_000), npartitions=4)
+    with warnings.catch_warnings(), dask.config.set(scheduler="threads"):
+        warnings.simplefilter("ignore")
+        enc = BooleanEncoder(epsilon=2.0, refine_cells=2**8).fit(ddf)
+    assert len(enc.specs_) == 4

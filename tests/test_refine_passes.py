@@ -65,16 +65,18 @@ def test_a_later_pass_counts_deeper_for_the_columns_to_come(seed, monkeypatch):
     ``refine_cells=2^14``; on the parent commit the second and third
     passes were wage's and assets' for seed 1, wage's and debt's for seed
     4, each for its own column only). The domains stay the in-memory
-    ones."""
+    ones. The passes as planned without running the trees ahead (OpenDP's
+    noise, which cannot be drawn twice); run ahead on the seeded noise,
+    the first pass serves every tree on these draws."""
     monkeypatch.setattr(cg, "GRID_DEPTH", 10)
+    params = dict(epsilon=1.0, random_state=seed, refine_cells=2**14)
+    ahead = []
+    a, b = _fits(four_skewed_columns(seed), ahead, **params)
+    assert _state(a) == _state(b)
+    assert len(ahead) == 1
+    monkeypatch.setattr(ds, "can_run_ahead", lambda source: False)
     passes = []
-    a, b = _fits(
-        four_skewed_columns(seed),
-        passes,
-        epsilon=1.0,
-        random_state=seed,
-        refine_cells=2**14,
-    )
+    a, b = _fits(four_skewed_columns(seed), passes, **params)
     assert _state(a) == _state(b)
     assert len(passes) == 2
     # the second pass is a tree's on demand, and serves a column to come
@@ -135,7 +137,10 @@ def test_every_pass_shares_the_cells_of_all_columns_but_the_asking_one(
     The four skewed columns in reverse order (``income``, the hardest,
     last; 50,000 rows, 4 chunks, the grid 10 deep, ``refine_cells=2^14``):
     two refinement passes where the parent commit took three, with the
-    in-memory domains."""
+    in-memory domains. Planned without running the trees ahead (OpenDP's
+    noise); run ahead on the seeded noise, the trees decided to the end
+    take part of the shares (the prediction the rest), and the passes are
+    no more."""
     monkeypatch.setattr(cg, "GRID_DEPTH", 10)
     cap = 2**14
     shares = []
@@ -147,6 +152,13 @@ def test_every_pass_shares_the_cells_of_all_columns_but_the_asking_one(
 
     monkeypatch.setattr(ds, "joint_stops", joint_stops)
     frame = four_skewed_columns(seed)[["assets", "debt", "wage", "income"]]
+    ahead = []
+    a, b = _fits(frame, ahead, epsilon=1.0, random_state=seed, refine_cells=cap)
+    assert _state(a) == _state(b)
+    assert shares and max(shares) <= 3
+    assert len(ahead) <= 2
+    monkeypatch.setattr(ds, "can_run_ahead", lambda source: False)
+    shares.clear()
     passes = []
     a, b = _fits(frame, passes, epsilon=1.0, random_state=seed, refine_cells=cap)
     assert _state(a) == _state(b)
@@ -227,3 +239,46 @@ def test_decimal_values_bound_the_values_a_cell_can_hold():
     assert cc.decimal_resolution(np.array([0.1, 0.2, 0.1 + 0.2])) is None
     assert cc.decimal_resolution(rng.random(10)) is None
     assert cc.decimal_values([1e20], [1e20 + 1e6], 2)[0] == 2**62
+
+
+def test_one_value_cells_are_kept_only_where_every_chunk_agrees():
+    """:func:`one_valued_cells`: a grid cell is kept as one value and its
+    count only where every chunk noted the same value and the notes hold
+    all the cell's rows, on at least ``ONE_VALUE_CELL_ROWS`` in all."""
+    from skdp_synth.preprocessing import _chunk_counts as cc
+
+    rows = cc.ONE_VALUE_CELL_ROWS
+    grid = np.array([0, 2 * rows, 2 * rows, 2 * rows + 5, rows - 1])
+    notes = [
+        (np.array([1, 2, 3, 4]), np.array([1.5, 2.5, 3.5, 4.5]), np.full(4, rows)),
+        (np.array([1, 2, 3]), np.array([1.5, 2.75, 3.5]), np.full(3, rows)),
+    ]
+    cells, values, counts = cc.one_valued_cells(notes, grid)
+    # 1: the same value in both chunks; 2: two values; 3: 5 rows not noted
+    # (a chunk of more values or fewer rows there); 4: too few rows
+    assert cells.tolist() == [1]
+    assert values.tolist() == [1.5]
+    assert counts.tolist() == [2 * rows]
+
+
+def test_a_cell_of_one_value_needs_no_pass(monkeypatch):
+    """A column whose grid cells each hold one value (a score of one
+    decimal, 200,000 rows, 4 chunks, the grid 12 deep, cells narrower than
+    0.1): its tree's counts below the grid come from pass 1's one-value
+    cells, so it asks for no pass (every such cell kept here: the row
+    thresholds at 1); without them (thresholds above ``n``) it asks, as
+    before. The in-memory domains either way."""
+    from skdp_synth.preprocessing import _chunk_counts as cc
+
+    monkeypatch.setattr(cg, "GRID_DEPTH", 12)
+    rng = np.random.default_rng(4)
+    n = 200_000
+    frame = pd.DataFrame({"score": np.round(rng.normal(50, 3, n), 1)})
+    params = dict(epsilon=1.0, random_state=0, refine_cells=2**12)
+    for rows, asks in ((1, False), (n + 1, True)):
+        monkeypatch.setattr(cc, "ONE_VALUE_CHUNK_ROWS", rows)
+        monkeypatch.setattr(cc, "ONE_VALUE_CELL_ROWS", rows)
+        passes = []
+        a, b = _fits(frame, passes, **params)
+        assert _state(a) == _state(b)
+        assert bool(passes) == asks

@@ -45,6 +45,18 @@ VALUES = MAX_DEPTH + 1
 #: The finest decimal resolution pass 1 looks for in a column's values,
 #: ``10^-DECIMALS`` (:func:`decimal_resolution`).
 DECIMALS = 6
+#: Bounded mode: pass 1 notes a grid cell's value where a chunk holds only
+#: one distinct value in it, on at least this many rows
+#: (:func:`one_value_notes`); a cell whose every chunk holds the same one
+#: value, on at least :data:`ONE_VALUE_CELL_ROWS` rows in all, keeps it
+#: with its count (:func:`one_valued_cells`), which answers every node
+#: inside the cell. Such a cell of many rows -- the bench table's `score`,
+#: one value of about 5,000 rows per grid cell -- decides its tree's splits
+#: by its counts below the grid, which no pass had read when its tree asked
+#: first, so the trees after it could not be run ahead (``_speculation``;
+#: ``benchmarks/results/bench_dask_domains.md``). Public constants.
+ONE_VALUE_CHUNK_ROWS = 8
+ONE_VALUE_CELL_ROWS = 256
 
 
 def column_values(series, unit, clip, root_lo, top):
@@ -166,11 +178,49 @@ def first_chunk(part, index, plan):
             grids[col] = (nz, c[nz])
             if distinct:
                 u = np.unique(x)
-                grids[col] += (grid_counts(u, edges)[nz], decimal_resolution(u))
+                du = grid_counts(u, edges)
+                grids[col] += (
+                    du[nz],
+                    decimal_resolution(u),
+                    one_value_notes(u, du, c, edges),
+                )
         cats = {col: level_counts(part[col]) for col in levels}
     except ValueError as exc:
         return ("error", f"chunk {index} of the data: {exc}")
     return ("ok", len(part), grids, missing, cats)
+
+
+def one_value_notes(u, distinct, counts, edges):
+    """One chunk's grid cells holding one distinct value on at least
+    :data:`ONE_VALUE_CHUNK_ROWS` rows: ``(cells, values, counts)`` (``u``:
+    the chunk's sorted distinct values; ``distinct``, ``counts``: per grid
+    cell)."""
+    cell = np.clip(np.searchsorted(edges, u, "right") - 1, 0, len(edges) - 2)
+    one = (distinct[cell] == 1) & (counts[cell] >= ONE_VALUE_CHUNK_ROWS)
+    return cell[one], u[one], counts[cell[one]]
+
+
+def one_valued_cells(notes, grid):
+    """The grid cells every chunk of which holds the same one value, on
+    at least :data:`ONE_VALUE_CELL_ROWS` rows in all, from the chunks'
+    :func:`one_value_notes`: ``(cells, values, counts)`` -- exact: a cell
+    is kept only where the chunks that noted it hold all its rows
+    (``grid``: the merged counts)."""
+    if not notes:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, np.empty(0), empty
+    cells, values, counts = (np.concatenate(a) for a in zip(*notes))
+    order = np.lexsort((values, cells))
+    cells, values, counts = cells[order], values[order], counts[order]
+    if cells.size == 0:
+        return cells.astype(np.int64), values, counts.astype(np.int64)
+    first = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])
+    last = np.r_[first[1:], cells.size] - 1
+    total = np.add.reduceat(counts.astype(np.int64), first)
+    k = cells[first]
+    ok = (values[first] == values[last]) & (total == grid[k])
+    ok &= total >= ONE_VALUE_CELL_ROWS
+    return k[ok].astype(np.int64), values[first][ok], total[ok]
 
 
 def chunk_pass(frame, function, plan, merge, total):

@@ -76,6 +76,7 @@ class ColumnCounts:
         self.values = np.empty(0, dtype=np.float64)
         self.value_cum = np.zeros(1, dtype=np.int64)
         self.lam = None  # the tree's Laplace scale (public: the budget)
+        self.asking = None  # the tree's level a pass on demand is for
         self.started = False  # whether the tree has drawn noise yet
         self.miss = 0.0
         self.exact = bool(exact)
@@ -188,6 +189,14 @@ class ColumnCounts:
             if self.edges[k] == a and self.depths[k] == d:
                 self.refined.add(k)
 
+    def keep_one_values(self, cells, values, counts):
+        """Grid ``cells`` of one value each (pass 1's
+        :func:`one_valued_cells`): kept as that value and its count, which
+        answer every node inside the cell -- refined without a pass."""
+        if len(cells):
+            self._add_values(np.asarray(values, dtype=np.float64), counts)
+            self.refined.update(int(k) for k in cells)
+
     def _add_values(self, values, counts):
         """Add kept values (of targets disjoint from the kept ones)."""
         values = np.concatenate([self.values, values])
@@ -297,20 +306,60 @@ class ColumnCounts:
         """Exact row counts of the tree nodes ``[(lo, hi, depth), ...]``."""
         where, need = self._where(level)
         if need:  # one more pass, before this level's noise is drawn
+            self.asking = level  # what the pass must answer
             self._refine(self._targets_on_demand(level, where, need))
+            self.asking = None
             where, need = self._where(level)
             if need:  # pragma: no cover - a pass resolves every target
                 raise RuntimeError("a refinement pass left a node unresolved")
+        return np.array([self._answer(*w) for w in where], dtype=np.float64)
+
+    def bounded_counts(self, level):
+        """``(counts, unknown)`` without a pass: the exact count of each
+        node where the counts kept answer it, else (``unknown``) the count
+        of the grid or kept cell holding it, a bound (``_speculation``)."""
+        where, _ = self._where(level)
         out = np.empty(len(level), dtype=np.float64)
-        for j, (kind, a, b) in enumerate(where):
-            if kind == "grid":
-                out[j] = self.cum[b] - self.cum[a]
-            elif kind == "zero":
-                out[j] = 0.0
-            else:
-                out[j] = self._kept_count(self.lo, self.cell_cum, a, b)
-                out[j] += self._kept_count(self.values, self.value_cum, a, b)
-        return out
+        unknown = np.array([w is None for w in where], dtype=bool)
+        for j, ((lo, hi, _), w) in enumerate(zip(level, where)):
+            if w is not None:
+                out[j] = self._answer(*w)
+                continue
+            k = int(np.searchsorted(self.edges, lo, "right") - 1)
+            i = self._inside_kept(lo, hi) if k in self.refined else -1
+            out[j] = self.grid[k] if i < 0 else self.cell_cum[i + 1] - self.cell_cum[i]
+        return out, unknown
+
+    def targets_of(self, nodes):
+        """Refinement targets ``(lo, hi, depth, stop)`` that answer the
+        tree ``nodes`` (``[(lo, hi, depth), ...]``, any depths) the counts
+        kept do not: each cell holding one counted to the deepest of them,
+        or its values where they cost less (:data:`VALUE_COST` each); and
+        what they cost in cells (the most a pass counts for them)."""
+        _, need = self._where(sorted(nodes, key=lambda node: node[2]))
+        out, cost = [], 0.0
+        for (a, b), (depth, count, node, distinct) in sorted(need.items()):
+            values = _refine_bounds.VALUE_COST * min(count, distinct)
+            cells = 2.0 ** (node - depth)
+            out.append((a, b, depth, int(VALUES if values < cells else node)))
+            cost += min(values, cells)
+        return out, cost
+
+    def answers(self, targets, level):
+        """Whether counting ``targets`` answers every node of ``level``."""
+        _, need = self._where(level)
+        stops = {(t[0], t[1]): t[3] for t in targets}
+        return all(stops.get(k, -1) >= v[2] for k, v in need.items())
+
+    def _answer(self, kind, a, b):
+        """The count of a node located by :meth:`_where`."""
+        if kind == "grid":
+            return self.cum[b] - self.cum[a]
+        if kind == "zero":
+            return 0.0
+        return self._kept_count(self.lo, self.cell_cum, a, b) + self._kept_count(
+            self.values, self.value_cum, a, b
+        )
 
     def _kept_count(self, lo, cum, a, b):
         """Rows of the kept cells (or values) starting in ``[a, b)`` (to

@@ -55,7 +55,16 @@ the encoder's ``refine_cells`` (public: a parameter):
   refined yet and, below the cells an earlier pass counted, the kept
   cells the tree is likely to split, from their exact counts), so one
   pass serves every column to come and the prediction's share is not
-  spent on the columns already resolved.
+  spent on the columns already resolved. With a seeded noise source a
+  pass on demand first runs the trees ahead on a copy of the noise
+  (``_speculation``: the asking tree from its start, then the trees after
+  it, as far as their splits are decided whatever the counts not known
+  yet) and reads, for the trees decided to the end, the cells they will
+  enter instead of a prediction (:meth:`DomainStatistics._speculated`).
+  Pass 1 also keeps the grid cells of one value (every chunk holding rows
+  in it holds the same one value: :func:`one_valued_cells`) as that value
+  and its count, which answer every node inside them without a pass --
+  at most ``n / ONE_VALUE_CELL_ROWS`` values a column.
 
 Should the tree still enter a grid cell that was not refined, or go below
 the cells kept, inside one that holds a row, that cell is refined then (a
@@ -79,8 +88,9 @@ in-memory fit on the same rows with the same ``random_state``
 (``tests/test_dask_domains.py`` compares them); the guarantee is the
 in-memory one. Which grid cells are refined, and how many passes run, depend
 on the data and, in bounded mode and for passes on demand, on the noise
-drawn so far (never on noise not yet drawn): like the running time of the
-in-memory fit, they are not part of the released output.
+drawn so far and, with a seeded source, on the numbers the trees are going
+to draw (run ahead on a copy, the results discarded): like the running time
+of the in-memory fit, they are not part of the released output.
 
 Memory, per numeric column: the grid is public and built once per kind of
 column (float, integer, declared root): at most ``C 2^GRID_DEPTH`` cells
@@ -114,6 +124,8 @@ chunks"), ``python -m benchmarks.bench_dask_domains``.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 # Also read from here by the tests and the benchmarks (the ``X as X``
@@ -130,6 +142,7 @@ from ._chunk_counts import (
     levels_table,
     merge_level_counts,
     numeric_plan,
+    one_valued_cells,
     sub_cell_counts,
     sub_cells,
     top_of_root,
@@ -137,19 +150,14 @@ from ._chunk_counts import (
 from ._column_counts import ColumnCounts
 from ._count_grid import grid_for
 from ._count_grid import hierarchy_for as hierarchy_for
-from ._numeric_domain import (
-    TREE_SHARE,
-    noisy_histogram,
-    privtree_leaves,
-    privtree_theta,
-    root_cells,
-)
+from ._numeric_domain import TREE_SHARE, noisy_histogram, privtree_leaves
 from ._refine_bounds import _chosen, joint_stops, refine_cells
 from ._refine_bounds import _miss as _miss
 from ._refine_bounds import _reach as _reach
 from ._refine_bounds import _stops as _stops
 from ._refine_bounds import refine_stops as refine_stops
 from ._refine_bounds import split_probability as split_probability
+from ._speculation import can_run_ahead, run_ahead, tree_parameters
 
 #: A column with public cuts of its depth-0 cells (a date/time column's
 #: calendar, ``_datetime.calendar_cuts``) gets a grid this many levels
@@ -194,22 +202,12 @@ def privtree_from_counts(
     Laplace vector, then :func:`_kept_counts`. Only where a count comes from
     differs: the sorted values there, the merged chunk counts here -- the
     same integers, so the same output for the same noise."""
-    cells, floor = root_cells(integer, root, cuts)
-    if tree_share is None:
-        tree_share = TREE_SHARE
-    eps_tree = epsilon * tree_share
-    eps_count = epsilon - eps_tree
-    lam = 3.0 * sensitivity / eps_tree
+    cells, floor, lam, scale, theta = tree_parameters(
+        integer, root, cuts, epsilon, sensitivity, tree_share
+    )
     counter.lam = lam  # how deep a refinement on demand counts
-    scale = sensitivity / eps_count
     edges, finest = privtree_leaves(
-        cells,
-        counter.counts,
-        lam,
-        source,
-        integer,
-        floor,
-        theta=privtree_theta(scale),
+        cells, counter.counts, lam, source, integer, floor, theta=theta
     )
     leaves = [(lo, hi, 0) for lo, hi in zip(edges[:-1], edges[1:])]
     true = counter.counts(leaves)
@@ -265,6 +263,7 @@ class DomainStatistics:
         self.refine_cells = refine_cells
         self._private = private
         self._encoder = encoder
+        self._tree_start = None  # (column, noise source copy, budget)
 
     def first_pass(self):
         """Pass 1, then :meth:`refine_before_noise`."""
@@ -308,6 +307,8 @@ class DomainStatistics:
             # bounded mode: the values' decimals (the chunks' greatest;
             # None, no bound, if any chunk's values have more)
             "decimals": dict.fromkeys(self.numeric, 0),
+            # bounded mode: the chunks' one-value grid cells
+            "one": {col: [] for col in self.numeric},
         }
         state["levels"] = {c: ({}, 0) for c in self.levels}
 
@@ -325,6 +326,7 @@ class DomainStatistics:
                     distinct[col][nz] = np.minimum(more, 2**31 - 1)
                     d = st["decimals"][col]
                     st["decimals"][col] = None if None in (d, u[1]) else max(d, u[1])
+                    st["one"][col].append(u[2])
             for col, (counts, nmiss) in cats.items():
                 total, m = st["levels"][col]
                 st["levels"][col] = (merge_level_counts(total, counts), m + nmiss)
@@ -352,6 +354,10 @@ class DomainStatistics:
             )
             for col, (integer, root, *_) in self.numeric.items()
         }
+        for col, counter in self.counters.items():
+            if plan[4]:  # bounded mode: a cell of one value keeps it
+                one = one_valued_cells(state["one"][col], grids[col])
+                counter.keep_one_values(*one)
         self.refine_before_noise()
 
     def refine_before_noise(self):
@@ -374,7 +380,7 @@ class DomainStatistics:
                 counter.lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
         self.refine(wanted)
 
-    def _predicted(self):
+    def _predicted(self, skip=(), spent=0.0):
         """Bounded mode: the targets of a refinement pass for the numeric
         columns whose trees have not run yet, predicted from the grid
         counts and the public budget as the exact mode chooses its cells
@@ -385,7 +391,9 @@ class DomainStatistics:
         tree asks for counts them too: the first pass of the fit is the
         first tree's, and each pass after it serves every column still to
         come, deeper where the earlier passes stopped, instead of one."""
-        pending = {c: k for c, k in self.counters.items() if not k.started}
+        pending = {
+            c: k for c, k in self.counters.items() if not k.started and c not in skip
+        }
         chosen, deeper, kept = {}, {}, {}
         for col, counter in pending.items():
             cap, skip = counter.cap // 2, counter.refined
@@ -405,6 +413,9 @@ class DomainStatistics:
         # the shares of every numeric column but the asking one, however
         # many are still to come (public: the schema's columns)
         shares = max(len(self.counters) - 1, len(pending))
+        shares -= spent / self.refine_cells  # the trees run ahead took these
+        if shares <= 0:
+            return {}
         stops = joint_stops(
             pending, chosen, lam, self.refine_cells, deeper, shares=shares
         )
@@ -430,10 +441,49 @@ class DomainStatistics:
         def refine(targets):
             wanted = {col: targets}
             if self.refine_cells is not None and self.eps_col:
-                wanted.update(self._predicted())
+                ahead, spent = self._speculated(col, len(targets))
+                wanted.update({c: t for c, t in ahead.items() if t})
+                wanted.update(self._predicted(skip=ahead, spent=spent))
             self.refine(wanted)
 
         return refine
+
+    def _speculated(self, col, m):
+        """Bounded mode with a seeded noise source: the targets that answer
+        every node the trees will visit below what is counted, found by
+        running them ahead on a copy of the noise (``_speculation``) from
+        the start of ``col``'s tree, the asking one of ``m`` targets,
+        through the numeric trees after it: ``({column: targets}, spent)``
+        for the columns whose whole tree was decided -- ``col``'s where
+        they fit in ``max(refine_cells, 2 m)`` cells and answer its level
+        (they replace its targets), the others' in order while they fit in
+        ``(C - 1) refine_cells`` (``spent`` of them), as the prediction
+        they replace.
+        ``({}, 0)`` where the noise cannot be drawn ahead (OpenDP's) or
+        ``col``'s tree is not decided."""
+        start = self._tree_start
+        if start is None or start[0] != col:
+            return {}, 0.0
+        cols = list(self.counters)
+        nodes, decided = run_ahead(
+            self.counters, cols[cols.index(col) :], start[1], *start[2]
+        )
+        out, spent, cap = {}, 0.0, self.counters[col].cap
+        share = (len(cols) - 1) * self.refine_cells
+        for c in decided:
+            counter = self.counters[c]
+            targets, cost = counter.targets_of(nodes[c])
+            if c == col:  # else its own targets, as without the run
+                if cost <= max(cap, 2 * m) and (
+                    counter.asking is None or counter.answers(targets, counter.asking)
+                ):
+                    out[c] = targets
+                continue
+            if spent + cost > share:
+                break
+            out[c] = targets  # [] where the tree reads nothing more
+            spent += cost
+        return out, spent
 
     def refine(self, wanted):
         """One pass counting the cells of the hierarchy under the targets
@@ -501,6 +551,13 @@ class DomainStatistics:
                     "the Dask fit's grid is not the column's"
                 )
             counter.started = True
+            # where the tree starts on the noise, to run it ahead from there
+            # when it asks for a pass (:meth:`_speculated`)
+            self._tree_start = (
+                (col, copy.deepcopy(source), (epsilon, sensitivity))
+                if can_run_ahead(source) and self.refine_cells is not None
+                else None
+            )
             return privtree_from_counts(
                 counter,
                 epsilon,

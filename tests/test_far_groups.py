@@ -80,3 +80,54 @@ def test_far_groups_the_release_sees_stay():
     # one bin over everything: the core's bin, left as it is
     one = drop_unneeded_far_groups(hist, [0.0, LEVELS[-1]], [(2500.0, 71.0)])
     assert one is hist
+
+
+#: a latitude's lower coarse bin [38.72, 42.01): two noise leaves, an
+#: emptied leaf 0.015 wide in ``t``, the real thin edge [41.78, 42.01), then
+#: the body above 42.01 (ames' ``Latitude`` at ε = 1, the fit that came
+#: back with a std ratio of 15.8)
+LAT_EDGES = [38.72, 39.57, 40.44, 41.33, 41.78, 42.01, 42.03, 42.06]
+LAT_COUNTS = [0.0, 76.0, 134.0, 0.0, 148.0, 1200.0, 900.0]
+LAT_LEVELS = [38.72, 42.01, 42.06]
+LAT_FOUND = [(164.0, 52.0), (2100.0, 52.0)]
+
+
+def test_a_float_columns_noise_leaves_by_its_edge_are_emptied():
+    """A float column's groups part at any emptied leaf
+    (``FLOAT_GAP_T = 0``), not only past ``GAP_T`` in ``t``: the bin's
+    kept leaves claim 358 rows where the release measured 164 ± 52, more
+    than ``FAR_EXCESS_Z`` sds of the difference, so the outer group (the two
+    noise leaves, 2.5 to 3.3 below the body) is emptied and the edge leaf by
+    the body stays. Through the pipeline's level rules no row of the bin
+    decodes under 41.78; before, the two noise leaves were kept (one group
+    with the edge, 0.015 apart in ``t``) and most of the bin's rows decoded
+    on them."""
+    from skdp_synth.preprocessing._bin_mass import FLOAT_GAP_T
+    from skdp_synth.preprocessing._numeric_domain import GAP_T, _t
+
+    assert _t(41.78) - _t(41.33) < GAP_T and FLOAT_GAP_T < _t(41.78) - _t(41.33)
+    hist = fine_hist(LAT_EDGES, LAT_COUNTS, scale=B, integer=False)
+    spec = _spec("Latitude", LAT_LEVELS, hist)
+    rng = np.random.default_rng(0)
+    n = 20000
+    rows = decode_fine(
+        hist, np.full(n, 38.72), np.full(n, 42.01), np.zeros(n, bool), rng
+    )
+    assert np.mean(rows < 41.78) > 0.2  # the parent's decoding
+    _run_levels([spec], [LAT_FOUND])
+    np.testing.assert_allclose(spec.fine.counts, [0, 0, 0, 0, 148, 1200, 900])
+    rows = decode_fine(
+        spec.fine, np.full(n, 38.72), np.full(n, 42.01), np.zeros(n, bool), rng
+    )
+    assert rows.min() >= 41.78
+
+
+def test_an_integer_columns_groups_still_part_at_gap_t():
+    """The same leaves on an integer column: the emptied stretch is
+    narrower than ``GAP_T``, so the bin's kept leaves form one group and
+    nothing is emptied (integer columns as before: their far groups are
+    tuned on the zero-inflated columns of ``bench_far_groups``)."""
+    from skdp_synth.preprocessing._bin_mass import drop_unneeded_far_groups
+
+    hist = fine_hist(LAT_EDGES, LAT_COUNTS, scale=B, integer=True)
+    assert drop_unneeded_far_groups(hist, LAT_LEVELS, LAT_FOUND) is hist

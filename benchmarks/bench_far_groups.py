@@ -208,16 +208,15 @@ def main(argv=None):
     p.add_argument(
         "--float-gap",
         default=None,
-        help="FLOAT_GAP_T for this run, or 'off' (float groups part at GAP_T)",
+        help="FLOAT_GAP_SHARE for this run, or 'off' (float groups part at GAP_T)",
     )
     args = p.parse_args(argv)
     from skdp_synth.preprocessing import _bin_mass
-    from skdp_synth.preprocessing._numeric_domain import GAP_T
 
     if args.float_gap == "off":
-        _bin_mass.FLOAT_GAP_T = GAP_T  # the parent's behaviour
+        _bin_mass.FLOAT_GAP_SHARE = np.inf  # GAP_T only: the parent's behaviour
     elif args.float_gap is not None:
-        _bin_mass.FLOAT_GAP_T = float(args.float_gap)
+        _bin_mass.FLOAT_GAP_SHARE = float(args.float_gap)
 
     if args.z == "off":
         _bin_mass.FAR_EXCESS_Z = np.inf  # no excess is enough: the rule off
@@ -227,7 +226,7 @@ def main(argv=None):
         _bin_mass._group_to_empty = CHOICES[args.choice]
     print(
         f"FAR_EXCESS_Z = {_bin_mass.FAR_EXCESS_Z}, choice = {args.choice or 'outer'}, "
-        f"FLOAT_GAP_T = {_bin_mass.FLOAT_GAP_T}"
+        f"FLOAT_GAP_SHARE = {_bin_mass.FLOAT_GAP_SHARE}"
     )
     print(
         "| ε | columns | fits | std ratio min / median / max | over 2, unnamed "

@@ -93,8 +93,9 @@ LAT_FOUND = [(164.0, 52.0), (2100.0, 52.0)]
 
 
 def test_a_float_columns_noise_leaves_by_its_edge_are_emptied():
-    """A float column's groups part at any emptied leaf
-    (``FLOAT_GAP_T = 0``), not only past ``GAP_T`` in ``t``: the bin's
+    """A float column's groups part at an emptied stretch wider than
+    ``FLOAT_GAP_SHARE`` of its kept leaves' span in ``t`` (here 0.18 of
+    it), not only past ``GAP_T``: the bin's
     kept leaves claim 358 rows where the release measured 164 ± 52, more
     than ``FAR_EXCESS_Z`` sds of the difference, so the outer group (the two
     noise leaves, 2.5 to 3.3 below the body) is emptied and the edge leaf by
@@ -102,10 +103,11 @@ def test_a_float_columns_noise_leaves_by_its_edge_are_emptied():
     decodes under 41.78; before, the two noise leaves were kept (one group
     with the edge, 0.015 apart in ``t``) and most of the bin's rows decoded
     on them."""
-    from skdp_synth.preprocessing._bin_mass import FLOAT_GAP_T
+    from skdp_synth.preprocessing._bin_mass import FLOAT_GAP_SHARE
     from skdp_synth.preprocessing._numeric_domain import GAP_T, _t
 
-    assert _t(41.78) - _t(41.33) < GAP_T and FLOAT_GAP_T < _t(41.78) - _t(41.33)
+    gap, span = _t(41.78) - _t(41.33), _t(42.06) - _t(39.57)
+    assert gap < GAP_T and FLOAT_GAP_SHARE * span < gap
     hist = fine_hist(LAT_EDGES, LAT_COUNTS, scale=B, integer=False)
     spec = _spec("Latitude", LAT_LEVELS, hist)
     rng = np.random.default_rng(0)
@@ -131,3 +133,18 @@ def test_an_integer_columns_groups_still_part_at_gap_t():
 
     hist = fine_hist(LAT_EDGES, LAT_COUNTS, scale=B, integer=True)
     assert drop_unneeded_far_groups(hist, LAT_LEVELS, LAT_FOUND) is hist
+
+
+def test_a_float_columns_short_gap_inside_its_span_parts_nothing():
+    """A float column whose emptied stretch is a small share of its kept
+    span (under ``FLOAT_GAP_SHARE``): one group, nothing emptied although
+    the leaves claim more than the release measured (a real body's leaves
+    around a noisy hole, as loans' ``interest_rate``)."""
+    from skdp_synth.preprocessing._bin_mass import drop_unneeded_far_groups
+
+    edges = [1.0, *LAT_EDGES[1:], 500.0]
+    counts = [*LAT_COUNTS, 300.0]
+    hist = fine_hist(edges, counts, scale=B, integer=False)
+    levels = [1.0, 42.01, 500.0]
+    found = [(164.0, 52.0), (2400.0, 52.0)]
+    assert drop_unneeded_far_groups(hist, levels, found) is hist

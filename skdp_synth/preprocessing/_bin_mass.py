@@ -251,20 +251,23 @@ def empty_outer_bins(hist, edges, outer):
 #: silent fits 22 -> 22, mean KS .1647 -> .1648.
 FAR_EXCESS_Z = 0.5
 
-#: The emptied stretch (in ``t``) that parts two groups of a FLOAT column's
-#: kept leaves in :func:`drop_unneeded_far_groups`; an integer column's
-#: groups part at :data:`._numeric_domain.GAP_T`. A float column's data is
-#: located by its own leaves, and a narrow column far from 0 (a latitude:
-#: 0.077 wide at 42, 0.002 in ``t``) keeps its noise leaves a few hundredths
-#: of ``t`` from its edge: ``ames``' ``Latitude`` at ε = 1 (a REPORT table,
-#: read once) kept ``[39.57, 40.44)`` and ``[40.44, 41.33)`` (76 and 134
-#: noisy rows) beside its real edge ``[41.78, 42.01)`` (148) in a bin the
-#: release put at 164 ± 52, parted by an emptied stretch 0.015 wide in
-#: ``t``. 0: any emptied leaf between two kept ones parts them. Set on the
-#: synthetic latitudes of ``python -m benchmarks.bench_far_groups --eps 1
-#: --seeds 20`` (``--float-gap G`` for other values); results in
+#: A FLOAT column's kept leaves also part into groups in
+#: :func:`drop_unneeded_far_groups` at an emptied stretch wider than this
+#: share of the span of all its kept leaves in ``t`` (an integer column's
+#: only at :data:`._numeric_domain.GAP_T`): a narrow column far from 0 (a
+#: latitude: 0.077 wide at 42, 0.0026 in ``t``) keeps its noise leaves a
+#: few hundredths of ``t`` from its edge, far inside ``GAP_T``. ``ames``'
+#: ``Latitude`` at ε = 1 (a REPORT table, read once) kept ``[39.57, 40.44)``
+#: and ``[40.44, 41.33)`` (76 and 134 noisy rows) beside its real edge
+#: ``[41.78, 42.01)`` (148) in a bin the release put at 164 ± 52, parted by
+#: an emptied stretch of 0.015 in ``t``, 0.13 of the kept span. Any emptied
+#: leaf (a share of 0) emptied real leaves inside loans' float bodies
+#: (``interest_rate``'s ``[12.45, 12.91)``, 542 noisy rows, past an emptied
+#: stretch 0.02 of its span) on the TUNE half. Set on the synthetic
+#: latitudes of ``python -m benchmarks.bench_far_groups --eps 1 --seeds 20
+#: --float-gap S`` and the TUNE half; results in
 #: ``benchmarks/results/bench_far_groups.md``.
-FLOAT_GAP_T = 0.0
+FLOAT_GAP_SHARE = 0.1
 
 
 def drop_unneeded_far_groups(hist, edges, estimates):
@@ -315,6 +318,10 @@ def drop_unneeded_far_groups(hist, edges, estimates):
     cap_lo, cap_hi = hist.cap
     sure = _confirmed_count(hist)
     out = counts.copy()
+    # the span in t of the kept leaves inside the cap (the core's mode is one)
+    c_lo, c_hi = np.maximum(e[:-1], cap_lo), np.minimum(e[1:], cap_hi)
+    held = np.flatnonzero((counts > 0) & (c_hi > c_lo))
+    span = float(_t(c_hi[held[-1]]) - _t(c_lo[held[0]])) if held.size else 0.0
     for est, sd, a, b in _measured_bins(hist, edges, estimates):
         if a >= e[mode + 1]:
             outwards = 1
@@ -327,7 +334,7 @@ def drop_unneeded_far_groups(hist, edges, estimates):
         kept = np.flatnonzero((counts > 0) & (hi > lo))
         if kept.size < 2:
             continue
-        gap = GAP_T if hist.integer else FLOAT_GAP_T
+        gap = GAP_T if hist.integer else min(GAP_T, FLOAT_GAP_SHARE * span)
         groups = [[int(kept[0])]]
         for i, j in zip(kept[:-1], kept[1:]):
             if _t(lo[j]) - _t(hi[i]) > gap:

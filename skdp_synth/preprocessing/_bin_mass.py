@@ -281,7 +281,9 @@ def drop_unneeded_far_groups(hist, edges, estimates):
     Inside a coarse bin that lies wholly on one side of the core's densest
     leaf (``_decoding._core_mode``), the kept leaves split into groups where
     an emptied stretch wider than :data:`._numeric_domain.GAP_T` in ``t``
-    lies between two of them (as ``_spread._groups``). Walking in from the
+    lies between two of them (as ``_spread._groups``; a float column's also
+    where it is wider than :data:`FLOAT_GAP_SHARE` of the span of all its
+    kept leaves, so a narrow column far from 0 parts too). Walking in from the
     bin's outer side, the outermost group is emptied while the bin has more
     than one group, none of the group's leaves is confirmed on its own
     count (``_spread._confirmed_count``: ``b ln(L / 0.01)``) and the bin's

@@ -205,8 +205,18 @@ def main(argv=None):
         help="the group emptied first: outer (the library's), weakest, abstain or lone",
     )
     p.add_argument("--gap", action="store_true", help="the GAP columns (table)")
+    p.add_argument(
+        "--float-gap",
+        default=None,
+        help="FLOAT_GAP_SHARE for this run, or 'off' (float groups part at GAP_T)",
+    )
     args = p.parse_args(argv)
     from skdp_synth.preprocessing import _bin_mass
+
+    if args.float_gap == "off":
+        _bin_mass.FLOAT_GAP_SHARE = np.inf  # GAP_T only: the parent's behaviour
+    elif args.float_gap is not None:
+        _bin_mass.FLOAT_GAP_SHARE = float(args.float_gap)
 
     if args.z == "off":
         _bin_mass.FAR_EXCESS_Z = np.inf  # no excess is enough: the rule off
@@ -214,7 +224,10 @@ def main(argv=None):
         _bin_mass.FAR_EXCESS_Z = float(args.z)
     if args.choice not in (None, "outer"):
         _bin_mass._group_to_empty = CHOICES[args.choice]
-    print(f"FAR_EXCESS_Z = {_bin_mass.FAR_EXCESS_Z}, choice = {args.choice or 'outer'}")
+    print(
+        f"FAR_EXCESS_Z = {_bin_mass.FAR_EXCESS_Z}, choice = {args.choice or 'outer'}, "
+        f"FLOAT_GAP_SHARE = {_bin_mass.FLOAT_GAP_SHARE}"
+    )
     print(
         "| ε | columns | fits | std ratio min / median / max | over 2, unnamed "
         "| under 0.5, unnamed | named | mean KS |"

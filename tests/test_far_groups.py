@@ -80,3 +80,71 @@ def test_far_groups_the_release_sees_stay():
     # one bin over everything: the core's bin, left as it is
     one = drop_unneeded_far_groups(hist, [0.0, LEVELS[-1]], [(2500.0, 71.0)])
     assert one is hist
+
+
+#: a latitude's lower coarse bin [38.72, 42.01): two noise leaves, an
+#: emptied leaf 0.015 wide in ``t``, the real thin edge [41.78, 42.01), then
+#: the body above 42.01 (ames' ``Latitude`` at ε = 1, the fit that came
+#: back with a std ratio of 15.8)
+LAT_EDGES = [38.72, 39.57, 40.44, 41.33, 41.78, 42.01, 42.03, 42.06]
+LAT_COUNTS = [0.0, 76.0, 134.0, 0.0, 148.0, 1200.0, 900.0]
+LAT_LEVELS = [38.72, 42.01, 42.06]
+LAT_FOUND = [(164.0, 52.0), (2100.0, 52.0)]
+
+
+def test_a_float_columns_noise_leaves_by_its_edge_are_emptied():
+    """A float column's groups part at an emptied stretch wider than
+    ``FLOAT_GAP_SHARE`` of its kept leaves' span in ``t`` (here 0.18 of
+    it), not only past ``GAP_T``: the bin's
+    kept leaves claim 358 rows where the release measured 164 ± 52, more
+    than ``FAR_EXCESS_Z`` sds of the difference, so the outer group (the two
+    noise leaves, 2.5 to 3.3 below the body) is emptied and the edge leaf by
+    the body stays. Through the pipeline's level rules no row of the bin
+    decodes under 41.78; before, the two noise leaves were kept (one group
+    with the edge, 0.015 apart in ``t``) and most of the bin's rows decoded
+    on them."""
+    from skdp_synth.preprocessing._bin_mass import FLOAT_GAP_SHARE
+    from skdp_synth.preprocessing._numeric_domain import GAP_T, _t
+
+    gap, span = _t(41.78) - _t(41.33), _t(42.06) - _t(39.57)
+    assert gap < GAP_T and FLOAT_GAP_SHARE * span < gap
+    hist = fine_hist(LAT_EDGES, LAT_COUNTS, scale=B, integer=False)
+    spec = _spec("Latitude", LAT_LEVELS, hist)
+    rng = np.random.default_rng(0)
+    n = 20000
+    rows = decode_fine(
+        hist, np.full(n, 38.72), np.full(n, 42.01), np.zeros(n, bool), rng
+    )
+    assert np.mean(rows < 41.78) > 0.2  # the parent's decoding
+    _run_levels([spec], [LAT_FOUND])
+    np.testing.assert_allclose(spec.fine.counts, [0, 0, 0, 0, 148, 1200, 900])
+    rows = decode_fine(
+        spec.fine, np.full(n, 38.72), np.full(n, 42.01), np.zeros(n, bool), rng
+    )
+    assert rows.min() >= 41.78
+
+
+def test_an_integer_columns_groups_still_part_at_gap_t():
+    """The same leaves on an integer column: the emptied stretch is
+    narrower than ``GAP_T``, so the bin's kept leaves form one group and
+    nothing is emptied (integer columns as before: their far groups are
+    tuned on the zero-inflated columns of ``bench_far_groups``)."""
+    from skdp_synth.preprocessing._bin_mass import drop_unneeded_far_groups
+
+    hist = fine_hist(LAT_EDGES, LAT_COUNTS, scale=B, integer=True)
+    assert drop_unneeded_far_groups(hist, LAT_LEVELS, LAT_FOUND) is hist
+
+
+def test_a_float_columns_short_gap_inside_its_span_parts_nothing():
+    """A float column whose emptied stretch is a small share of its kept
+    span (under ``FLOAT_GAP_SHARE``): one group, nothing emptied although
+    the leaves claim more than the release measured (a real body's leaves
+    around a noisy hole, as loans' ``interest_rate``)."""
+    from skdp_synth.preprocessing._bin_mass import drop_unneeded_far_groups
+
+    edges = [1.0, *LAT_EDGES[1:], 500.0]
+    counts = [*LAT_COUNTS, 300.0]
+    hist = fine_hist(edges, counts, scale=B, integer=False)
+    levels = [1.0, 42.01, 500.0]
+    found = [(164.0, 52.0), (2400.0, 52.0)]
+    assert drop_unneeded_far_groups(hist, levels, found) is hist

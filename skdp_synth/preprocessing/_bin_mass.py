@@ -262,6 +262,28 @@ def empty_outer_bins(hist, edges, outer):
 #: silent fits 22 -> 22, mean KS .1647 -> .1648.
 FAR_EXCESS_Z = 0.5
 
+#: A FLOAT column's kept leaves also part into groups in
+#: :func:`drop_unneeded_far_groups` at an emptied stretch wider than this
+#: share of the span of all its kept leaves in ``t`` (an integer column's
+#: only at :data:`._numeric_domain.GAP_T`): a narrow column far from 0 (a
+#: latitude: 0.077 wide at 42, 0.0026 in ``t``) keeps its noise leaves a
+#: few hundredths of ``t`` from its edge, far inside ``GAP_T``. ``ames``'
+#: ``Latitude`` at ε = 1 (a REPORT table, read once) kept ``[39.57, 40.44)``
+#: and ``[40.44, 41.33)`` (76 and 134 noisy rows) beside its real edge
+#: ``[41.78, 42.01)`` (148) in a bin the release put at 164 ± 52, parted by
+#: an emptied stretch of 0.015 in ``t``, 0.18 of a kept span 39.57-42.06.
+#: Any emptied leaf (a share of 0) emptied real leaves inside loans' float
+#: bodies (``interest_rate``'s ``[12.45, 12.91)``, 542 noisy rows, past an
+#: emptied stretch 0.05 wide in ``t``; 25 column-fits changed) on the TUNE
+#: half. Set with ``python -m benchmarks.bench_far_groups --eps 1,0.3
+#: --seeds 20 --float-gap S`` (the synthetic latitudes: seed 12 ``lat2``
+#: std ratio 5.91 -> 4.31 at 0 and 0.1, nothing else moves) and the TUNE
+#: half (``python -m benchmarks.bench_suite --half tune --tables
+#: credit,loans,attrition,acs12,hmda,cps1988 --eps 1,0.3 --seeds 10
+#: --methods auto --light``: at 0.1 one column moves in band, silent fits
+#: 21 -> 21); results in ``benchmarks/results/bench_far_groups.md``.
+FLOAT_GAP_SHARE = 0.1
+
 
 def drop_unneeded_far_groups(hist, edges, estimates):
     """``hist`` with the far groups of kept leaves that the release's
@@ -270,7 +292,9 @@ def drop_unneeded_far_groups(hist, edges, estimates):
     Inside a coarse bin that lies wholly on one side of the core's densest
     leaf (``_decoding._core_mode``), the kept leaves split into groups where
     an emptied stretch wider than :data:`._numeric_domain.GAP_T` in ``t``
-    lies between two of them (as ``_spread._groups``). Walking in from the
+    lies between two of them (as ``_spread._groups``; a float column's also
+    where it is wider than :data:`FLOAT_GAP_SHARE` of the span of all its
+    kept leaves, so a narrow column far from 0 parts too). Walking in from the
     bin's outer side, the outermost group is emptied while the bin has more
     than one group, none of the group's leaves is confirmed on its own
     count (``_spread._confirmed_count``: ``b ln(L / 0.01)``) and the bin's
@@ -311,6 +335,10 @@ def drop_unneeded_far_groups(hist, edges, estimates):
     cap_lo, cap_hi = hist.cap
     sure = _confirmed_count(hist)
     out = counts.copy()
+    # the span in t of the kept leaves inside the cap (the core's mode is one)
+    c_lo, c_hi = np.maximum(e[:-1], cap_lo), np.minimum(e[1:], cap_hi)
+    held = np.flatnonzero((counts > 0) & (c_hi > c_lo))
+    span = float(_t(c_hi[held[-1]]) - _t(c_lo[held[0]])) if held.size else 0.0
     for est, sd, a, b in _measured_bins(hist, edges, estimates):
         if a >= e[mode + 1]:
             outwards = 1
@@ -323,9 +351,10 @@ def drop_unneeded_far_groups(hist, edges, estimates):
         kept = np.flatnonzero((counts > 0) & (hi > lo))
         if kept.size < 2:
             continue
+        gap = GAP_T if hist.integer else min(GAP_T, FLOAT_GAP_SHARE * span)
         groups = [[int(kept[0])]]
         for i, j in zip(kept[:-1], kept[1:]):
-            if _t(lo[j]) - _t(hi[i]) > GAP_T:
+            if _t(lo[j]) - _t(hi[i]) > gap:
                 groups.append([int(j)])
             else:
                 groups[-1].append(int(j))

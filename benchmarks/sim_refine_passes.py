@@ -22,7 +22,7 @@ whole column, the chunks' greatest).
 
 Run::
 
-    python -m benchmarks.sim_refine_passes /tmp/t3e6.csv 20,21 20 0.001
+    python -m benchmarks.sim_refine_passes t3e6.csv 20,21 20 0.001
     # FILE, log2 of REFINE_CELLS (comma-separated), SEEDS, REFINE_MISS
 
 ``fit`` runs the encoder's own refinement logic instead
@@ -38,17 +38,18 @@ every numeric column (shared cap), then passes on demand for one column
 each (``--detail``: the first targets of each later pass, and their grid
 cells). Run::
 
-    python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 20
-    python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 20 \
+    python -m benchmarks.sim_refine_passes fit t1e7.csv 20 20
+    python -m benchmarks.sim_refine_passes fit t1e7.csv 20 20 \
         --before-noise
-    python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 10 \
+    python -m benchmarks.sim_refine_passes fit t1e7.csv 20 10 \
         --order visits,hours,children,age,score,price,assets,debt,wage,income
-    python -m benchmarks.sim_refine_passes fit /tmp/work/big/t1e7.csv 20 0 \
-        --seeds 0,9 --cache /tmp/t1e7.pkl
+    python -m benchmarks.sim_refine_passes fit t1e7.csv 20 0 \
+        --seeds 0,9 --cache cols.pkl
     # FILE, log2 of refine_cells, SEEDS; --order: the trees' order;
     # --seeds: the draws' seeds instead of 0 to SEEDS - 1; --cache: a
     # pickle of the loaded columns (written once, then read); --ahead:
-    # where each pass on demand's run ahead of the trees stops
+    # where each pass on demand's run ahead of the trees stops; --no-ahead:
+    # the passes planned as with OpenDP's noise (nothing run ahead)
 
 Each draw also prints the summed miss bound (:func:`_refine_bounds._miss`)
 of the columns to come after the first refinement pass: a bound on the
@@ -386,6 +387,12 @@ def _order():
 if __name__ == "__main__" and sys.argv[1] == "fit":
     if "--ahead" in sys.argv:
         _show_runs_ahead()
+    if "--no-ahead" in sys.argv:
+        # the passes planned as with OpenDP's noise (``random_state=None``,
+        # the secure default): nothing drawn ahead, the prediction alone
+        from skdp_synth.preprocessing import _domain_stats as _ds
+
+        _ds.can_run_ahead = lambda source: False
     draws = _option("--seeds")
     fit(
         sys.argv[2],

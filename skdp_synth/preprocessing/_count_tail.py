@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._fences import top_bin_excess
+
 #: A numeric column is named (:func:`cut_count_tail_reason`) where the
 #: release's excess over the domain's kept mass in its top coarse bin is
 #: more than this share of the column's rows (and more than
@@ -64,29 +66,19 @@ def cut_count_tail_reason(spec, estimates, domain=None):
     column's bins (negatives as 0). ``domain``: the fine histogram as the
     domain released it (before a pipeline filled its emptied leaves from
     the release); ``None``: ``spec.fine``."""
-    hist = getattr(spec, "fine", None) if domain is None else domain
     k = spec.n_levels
-    if hist is None or estimates is None:
+    if estimates is None or len(estimates) < k or any(v is None for v in estimates[:k]):
         return None
-    if k < 2 or len(estimates) < k or any(v is None for v in estimates[:k]):
+    top = top_bin_excess(spec, estimates, domain)
+    if top is None:
         return None
-    if getattr(spec, "time_unit", None) is not None or not np.isfinite(hist.scale):
-        return None
-    edges = np.asarray(spec.levels, dtype=np.float64)
-    fe = np.asarray(hist.edges, dtype=np.float64)
-    right = edges[k] + (1.0 if hist.integer else 0.0)  # a closed last bin
-    inside = (fe[1:] > edges[k - 1]) & (fe[:-1] < right)
-    kept = np.asarray(hist.counts, dtype=np.float64)[inside]
-    m = max(int((kept > 0).sum()), 1)
-    est, sd = (float(v) for v in estimates[k - 1])
-    noise = float(np.sqrt(sd**2 + 2.0 * m * float(hist.scale) ** 2))
-    excess = est - float(kept.sum())
+    edges, k, est, sd, kept, noise, excess = top
     total = float(sum(max(float(e), 0.0) for e, _ in estimates[:k]))
     if not (excess > COUNT_TAIL_Z * noise and excess > COUNT_TAIL_SHARE * total):
         return None
     return (
         f"a released top bin [{edges[k - 1]:.6g}, {edges[k]:.6g}] of {est:.3g} "
-        f"± {sd:.3g} rows where its domain kept {kept.sum():.3g}: about "
+        f"± {sd:.3g} rows where its domain kept {kept:.3g}: about "
         f"{100 * excess / total:.2g} % of its rows lie past the cap "
         f"{edges[k]:.6g} and come back inside it, narrower than the data "
         "(declare bounds= with its upper bound, or give the domains a larger "

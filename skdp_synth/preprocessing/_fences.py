@@ -212,6 +212,37 @@ def overflow_window(out, raw, edges, atom, tentative, hi_x, scale):
 CAPPED_TAIL_Z = 3.0
 
 
+def top_bin_excess(spec, estimates, domain=None):
+    """``(edges, k, T̂, σ, K, noise, T̂ - K)`` of a numeric column's top
+    coarse bin, or ``None`` where it cannot be read: the release's estimate
+    ``T̂ ± σ`` of the bin (an integer column's is closed: it holds its last
+    integer), the noisy mass ``K`` the domain kept in its ``m`` leaves
+    inside it (``domain``: the fine histogram as the domain released it;
+    ``None``: ``spec.fine``) and the sd of the difference,
+    ``sqrt(σ² + 2 m b²)``. Released quantities only."""
+    hist = getattr(spec, "fine", None) if domain is None else domain
+    k = spec.n_levels
+    if hist is None or estimates is None or k < 2 or len(estimates) < k:
+        return None
+    if getattr(spec, "time_unit", None) is not None:
+        # a date/time column's cap is kept in spans of time
+        # (``_datetime.time_cap``), not at its leaves' edges: no window, and
+        # its top bin's kept mass is not what this reads (a week of times,
+        # tests/test_datetime.py)
+        return None
+    if estimates[k - 1] is None or not np.isfinite(hist.scale):
+        return None
+    edges = np.asarray(spec.levels, dtype=np.float64)
+    fe = np.asarray(hist.edges, dtype=np.float64)
+    right = edges[k] + (1.0 if hist.integer else 0.0)  # a closed last bin
+    inside = (fe[1:] > edges[k - 1]) & (fe[:-1] < right)
+    kept = np.asarray(hist.counts, dtype=np.float64)[inside]
+    m = max(int((kept > 0).sum()), 1)
+    est, sd = (float(v) for v in estimates[k - 1])
+    noise = float(np.sqrt(sd**2 + 2.0 * m * float(hist.scale) ** 2))
+    return edges, k, est, sd, float(kept.sum()), noise, est - float(kept.sum())
+
+
 def capped_tail_reason(spec, estimates, domain=None):
     """Why a numeric column's rows will come back narrower than its data,
     from released quantities only, or ``None``: the rows past the upper cap
@@ -233,36 +264,19 @@ def capped_tail_reason(spec, estimates, domain=None):
     131,072; the domain kept 1,205 rows in the top bin, the release
     measured 5,288 ± 186, and the 4,083 filled into its three emptied
     leaves hid the excess: std ratio 0.14, no warning)."""
-    hist = getattr(spec, "fine", None) if domain is None else domain
-    k = spec.n_levels
-    if hist is None or estimates is None or k < 2 or len(estimates) < k:
+    top = top_bin_excess(spec, estimates, domain)
+    if top is None:
         return None
-    if getattr(spec, "time_unit", None) is not None:
-        # a date/time column's cap is kept in spans of time
-        # (``_datetime.time_cap``), not at its leaves' edges: no window, and
-        # its top bin's kept mass is not what this reads (a week of times,
-        # tests/test_datetime.py)
-        return None
-    if estimates[k - 1] is None or not np.isfinite(hist.scale):
-        return None
-    edges = np.asarray(spec.levels, dtype=np.float64)
-    fe = np.asarray(hist.edges, dtype=np.float64)
-    right = edges[k] + (1.0 if hist.integer else 0.0)  # a closed last bin
-    inside = (fe[1:] > edges[k - 1]) & (fe[:-1] < right)
-    kept = np.asarray(hist.counts, dtype=np.float64)[inside]
-    m = max(int((kept > 0).sum()), 1)
-    est, sd = (float(v) for v in estimates[k - 1])
-    noise = float(np.sqrt(sd**2 + 2.0 * m * float(hist.scale) ** 2))
-    excess = est - float(kept.sum())
+    edges, k, est, sd, kept, noise, excess = top
     # and two thirds of the bin's rows past the cap: a tail cut short by a
     # moderate share is not named (a normal column's fence at 1.3 sds, 7 %
     # of its rows: 227 rows past the cap against 268 kept; a births table's
     # ``weight``, 217 against 156: std ratios in band)
-    if not (excess > CAPPED_TAIL_Z * noise and excess > 2.0 * kept.sum()):
+    if not (excess > CAPPED_TAIL_Z * noise and excess > 2.0 * kept):
         return None
     return (
         f"a released top bin [{edges[k - 1]:.6g}, {edges[k]:.6g}] of {est:.3g} "
-        f"± {sd:.3g} rows where its domain kept {kept.sum():.3g}: about "
+        f"± {sd:.3g} rows where its domain kept {kept:.3g}: about "
         f"{excess:.3g} rows lie past the cap {edges[k]:.6g}; they come back "
         "past it only where the domain's noisy counts there place them, else "
         "inside it, narrower than the data (declare bounds= with its upper "

@@ -88,6 +88,7 @@ def test_constants_pinned():
     assert tpc.PAST_CAP_Z == 3.0
     assert tpc.PAST_CAP_REACH_T == 12.0
     assert tpc.PAST_CAP_SCALES == 2.0
+    assert tpc.PAST_CAP_NEAR_SHARE == 0.8
 
 
 def test_the_release_excess_in_the_top_bin_is_decoded_past_the_cap():
@@ -164,3 +165,34 @@ def test_one_bin_from_a_point_mass_at_0_places_its_excess():
     )
     out = tpc.place_capped_tail(one, [0.0, 1.0], [(3587.0, 73.3)])
     assert out.cap[1] > 1.0 and out.counts[1:].sum() > 0
+
+
+def test_a_noise_leaf_no_stronger_than_the_first_past_the_cap_ends_no_run():
+    """loans' ``interest_rate`` at ε = 1, seed 7 (``b`` = 97): raw 180 on
+    the first leaf past the cap 22.87, then 91, 2, 3, 19, and 205 (2.11
+    ``b``) on ``[65, 256)``. The 205 is the nearest leaf past ``2 b``, but
+    the first leaf's 180 is as strong: the run ends there and the 651 rows
+    lie in ``[22.87, 27.29)`` (std ratio 4.27 when the far leaf took 267 of
+    them)."""
+    b = 97.0
+    edges = np.asarray(
+        [16.0, 19.14, 22.87, 27.29, 32.52, 46.07, 54.78, 65.1, 256.0, 4096.0]
+    )
+    true = np.asarray([931.0, 151.0, 300.0, 200.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    raw = [931.0, 151.0, 180.0, 91.0, 2.0, 3.0, 19.0, 205.0, -27.0]
+
+    class _Drawn:
+        def laplace(self, values, scale):
+            return np.asarray(values, float) + np.append(np.subtract(raw, true), 0.0)
+
+    hist = noisy_histogram(
+        edges, np.zeros(edges.size - 1, bool), true, 0.0, False, b, _Drawn()
+    )
+    hist = dataclasses.replace(hist, cap=(16.0, 22.87))
+    out = tpc.place_capped_tail(
+        hist, [16.0, 19.14, 22.87], [(931.0, 50.0), (802.0, 53.0)]
+    )
+    assert out.cap[1] == 27.29
+    e = np.asarray(out.edges)
+    assert out.counts[e[:-1] >= 27.29].sum() == 0.0
+    assert out.counts[e[:-1] == 22.87].sum() == pytest.approx(802.0 - 151.0)

@@ -59,9 +59,14 @@ class Undecided(Exception):
 
 def tree_parameters(integer, root, cuts, epsilon, sensitivity, tree_share=None):
     """``(cells, floor, lam, scale, theta)`` of a column's PrivTree: its
-    depth-0 cells, resolution floor, the splits' Laplace scale, the leaf
-    counts' and the threshold -- public (the budget and the schema), as
-    :func:`privtree_from_counts` uses them."""
+    depth-0 cells, resolution floor, the splits' Laplace scale
+    ``λ = 3Δ/ε_tree`` (:cite:`Zhang2016` §3.2, Theorem 3.2, fanout 2), the
+    leaf counts' ``Δ/(ε - ε_tree)`` (the Laplace mechanism) and the
+    threshold -- public (the budget and the schema), as
+    :func:`privtree_from_counts` uses them and as
+    :func:`._numeric_domain.privtree_histogram` computes them in memory
+    (the Dask fit's domains equal the in-memory fit's,
+    ``tests/test_dask_domains.py``, so a change to either fails there)."""
     cells, floor = root_cells(integer, root, cuts)
     share = TREE_SHARE if tree_share is None else tree_share
     eps_tree = epsilon * share

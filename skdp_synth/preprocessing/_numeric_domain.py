@@ -868,19 +868,20 @@ def _kept_counts(
             z = _significant_run(counts[rest], scale, jump)
             level = (jump, JUMP_SCALES)
             # past a point mass at a natural limit anywhere in the range, not
-            # only at its edge: a noise leaf beside the 0 that growth joined
-            # ([-1, 0) at 4.3 b, credit's Assets at ε = 0.3, seed 5) let a
-            # tentative run below the 0 through
+            # only at its edge (growth joined [-1, 0) at 4.3 b beside credit's
+            # Assets' 0, ε = 0.3, seed 5: a tentative run went below the 0)
             limit = {side: at for at, side in NATURAL_LIMITS}.get(step)
             span = slice(lo_i, hi_i + 1)
-            past_limit = bool(np.any(atom[span] & (edges[:-1][span] == limit)))
             # with nothing significant, only from a finest leaf above 4 b (a
             # point mass under its threshold: credit's Assets at ε = 0.3,
             # 1,251 noisy zeros at b = 194), not from a noise leaf the prior
-            # chose
-            fin = np.asarray(finest, dtype=bool)[lo_i : hi_i + 1]
-            heavy = counts[lo_i : hi_i + 1] > CORE_WIDE_SCALES * scale  # < 1 %
+            # chose; such a leaf bounds a natural limit as an atom does
+            # (acs12's income at ε = 0.3 went below its 0 to -524,291)
+            fin = np.asarray(finest, dtype=bool)[span]
+            heavy = counts[span] > CORE_WIDE_SCALES * scale  # < 1 %
             from_mass = not near_zero or bool((fin & heavy).any())
+            mass = atom[span] | (fin & heavy & near_zero)
+            past_limit = bool(np.any(mass & (edges[:-1][span] == limit)))
             if z is None and not past_limit and from_mass:
                 # not significant at the jump's level: a run passing the
                 # looser TENTATIVE_LEVEL joins as tentative (its bins are

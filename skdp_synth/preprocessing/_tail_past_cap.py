@@ -27,6 +27,36 @@ bin decodes up to it (``_decoding.decode_fine``). Post-processing of
 released quantities only: the release's estimate and public noise sd, the
 fine histogram's noisy counts and public ``b`` -- no budget, no new
 released quantity (``doc/privacy.md``).
+
+The run past the cap ends at the nearest leaf whose raw count passes
+:data:`PAST_CAP_SCALES` ``b``. Scanning a dozen leaves for one is a
+multiple comparison (an empty leaf passes ``2 b`` with probability
+``e^-2 / 2 = 6.8 %``, one of ten about half the time), and a noise leaf's
+count has the same distribution whatever its distance or width, so the
+leaf that passes may lie ``2^12`` times ``1 + cap`` out: a right-skewed
+area (``bsmt_sf``, ε = 0.3, seed 24 of ``python -m
+benchmarks.bench_tail_past_cap --synthetic --tables area``: cap 2,049,
+the raw counts past it 0.4, 0.0, -1.1, 0.6, 1.4, 0.0 and 1.1 ``b``, then
+3.7 ``b`` on ``[2^22, 2^23)``, which took 447 of the 860 rows) came
+back with a std ratio of 3,386. A tail that continues the column's body
+decays from the cap. Where the
+release measures the bin below the top bin (:data:`PAST_CAP_BODY_Z`) --
+the body reaches the top bin -- a density non-increasing in ``t`` past
+the cap ``t_c`` puts on the leaf ``[t_j, t_j+1)`` at most the share
+``w_j / (t_j+1 - t_c)`` of the rows past the cap (its mean over the last
+stretch is at most its mean over the whole), so at most ``E w_j / (t_j+1
+- t_c)`` of the excess ``E``: the leaf's room (:func:`_room`). A leaf's
+raw count counts up to its room only, both to end the run and to share
+the excess, and what the leaves cannot hold stays on the first leaf past
+the cap (whose room is ``E``). A leaf then ends the run only where ``t_j+1
+- t_c < E w_j / (2 b)``: the reach grows with the rows measured past the
+cap, not with the number of leaves scanned; ``bsmt_sf``'s leaf, 11 in
+``t`` past the cap and 1 wide, has room for ``E / 12`` = 0.47 ``b``. Where the
+release does not measure the bin below (credit's ``Debt`` at ε = 1, seed
+10: ``[1, 2]`` at -14 ± 38 under ``[2, 3]``), or the column is one bin
+from a point mass at 0, the rows past the cap are another component than
+the body -- ``Debt``'s amounts past its 0s rise away from the cap, to
+1,000-4,000 -- and no leaf's room is bounded.
 """
 
 from __future__ import annotations
@@ -78,8 +108,9 @@ PAST_CAP_NEAR_SHARE = 0.8
 #: that reach a separate component -- credit's ``Debt`` (ε = 1, seed 10:
 #: ``[1, 2]`` at -14 ± 38), acs12's ``hrs_work`` (ε = 0.3, seed 0: 1.1
 #: sds) -- at most 1.1 sds; the runs that ended at a noise leaf far past a
-#: body (``bsmt_sf``, 13.5 sds, std ratio 3,554; ``service_calls``, 9.3)
-#: and the others of the TUNE half's bodies 2.9 sds or more.
+#: body (``bsmt_sf``, 12.9 sds, std ratio 3,386; ``service_calls``, 9.3)
+#: and the TUNE half's other bodies 2.1 sds or more (credit's ``Assets``,
+#: ε = 0.3, seed 4, whose run is its first leaf; else 2.9 or more).
 PAST_CAP_BODY_Z = 2.0
 
 
@@ -100,7 +131,10 @@ def place_capped_tail(hist, edges, estimates):
     count passes :data:`PAST_CAP_SCALES` ``b`` within
     :data:`PAST_CAP_REACH_T` (else the first leaf past the cap); its leaves
     share the excess in proportion to their positive raw counts (by their
-    width in ``t`` where none is positive), and the cap moves to its end."""
+    width in ``t`` where none is positive), and the cap moves to its end.
+    Where the column's body reaches the top bin (:func:`_body_at_cap`),
+    each raw count counts up to the leaf's room only (:func:`_room`), and
+    the rows the leaves cannot hold stay on the first leaf past the cap."""
     raw = getattr(hist, "raw", None)
     scale = float(getattr(hist, "scale", np.nan))
     edges = np.asarray(edges, dtype=np.float64)
@@ -179,7 +213,6 @@ def _past_run(e, raw, first, cap_hi, scale):
             return np.arange(first, end + 1)
         j += 1
     return np.asarray([first])
-
 
 
 def _body_at_cap(estimates, k):

@@ -196,3 +196,89 @@ def test_a_noise_leaf_no_stronger_than_the_first_past_the_cap_ends_no_run():
     e = np.asarray(out.edges)
     assert out.counts[e[:-1] >= 27.29].sum() == 0.0
     assert out.counts[e[:-1] == 22.87].sum() == pytest.approx(802.0 - 151.0)
+
+
+def test_body_constant_pinned():
+    assert tpc.PAST_CAP_BODY_Z == 2.0
+
+
+B_BELL = 152.0
+# a bell-shaped count column's tail leaves: its body ends in the top bin
+# [108, 128], whose leaf drew -600 (300 raw for 900 real); past the cap 128
+# the real tail's leaves are weak and [4096, 8192), 2^5 times 1 + cap out,
+# an empty leaf, drew 3.7 b
+BELL_EDGES = [64.0, 91.0, 108.0, 128.0, 152.0, 181.0, 256.0, 4096.0, 8192.0, 65536.0]
+BELL_TRUE = [1200.0, 1300.0, 900.0, 100.0, 10.0, 0.0, 0.0, 0.0, 0.0]
+BELL_RAW = [1200.0, 1300.0, 300.0, 60.0, -40.0, 30.0, -100.0, 560.0, -50.0]
+BELL_BINS = [64.0, 91.0, 108.0, 128.0]
+
+
+def _bell(raw=BELL_RAW):
+    class _Drawn:
+        def laplace(self, values, scale):
+            noise = np.subtract(raw, BELL_TRUE)
+            return np.asarray(values, float) + np.append(noise, 0.0)
+
+    edges = np.asarray(BELL_EDGES)
+    hist = noisy_histogram(
+        edges,
+        np.zeros(edges.size - 1, bool),
+        np.asarray(BELL_TRUE),
+        0.0,
+        False,
+        B_BELL,
+        _Drawn(),
+    )
+    return dataclasses.replace(hist, cap=(64.0, 128.0))
+
+
+def _bell_estimates(below=(1300.0, 60.0)):
+    return [(1200.0, 60.0), below, (1250.0, 60.0)]
+
+
+def test_a_far_noise_leaf_past_a_body_takes_no_rows():
+    """The release supports the bin below the top one (the body reaches the
+    top bin), so the 950 rows past the cap are the body's tail, decaying
+    from the cap: the leaf [4096, 8192) can hold at most 950 / 6 of them (1
+    of the 6 units of ``t`` from the cap to its end), under ``2 b``, and its
+    3.7 ``b`` ends no run. The rows stay on the first leaf past the cap.
+    Before, that leaf took 818 of them (a synthetic ``bsmt_sf`` of the same
+    shape came back with a std ratio of 3,554)."""
+    out = tpc.place_capped_tail(_bell(), BELL_BINS, _bell_estimates())
+    assert out.cap == (64.0, 152.0)
+    e = np.asarray(out.edges)
+    assert out.counts[e[:-1] >= 152.0].sum() == 0.0
+    assert out.counts[e[:-1] == 128.0].sum() == pytest.approx(1250.0 - 300.0)
+    v = decode_fine(
+        out,
+        np.full(2000, 108.0),
+        np.full(2000, 128.0),
+        np.ones(2000, bool),
+        np.random.default_rng(0),
+    )
+    assert v.max() < 152.0
+
+
+def test_a_leaf_past_a_body_takes_at_most_its_room():
+    """A nearer leaf past ``2 b`` ([152, 181): 456 raw) ends the run; a tail
+    decaying from 128 puts at most the share ``0.25 / 0.497`` of the 950
+    rows there (its width in ``t`` over the span from the cap to its end),
+    and the rest stays on ``[128, 152)``."""
+    raw = list(BELL_RAW)
+    raw[4] = 456.0
+    out = tpc.place_capped_tail(_bell(raw), BELL_BINS, _bell_estimates())
+    assert out.cap == (64.0, 181.0)
+    t = np.log2(1.0 + np.asarray([128.0, 152.0, 181.0]))
+    room = 950.0 * (t[2] - t[1]) / (t[2] - t[0])
+    assert out.counts[4] == pytest.approx(room)
+    assert out.counts[3] == pytest.approx(950.0 - room)
+
+
+def test_past_a_separate_component_the_nearest_leaf_past_2b_ends_the_run():
+    """Where the release does not support the bin below the top one (as
+    credit's ``Debt``: its amounts past the 0s rise away from the cap), no
+    leaf's room is bounded: the far leaf past ``2 b`` ends the run."""
+    est = _bell_estimates(below=(-14.0, 60.0))
+    out = tpc.place_capped_tail(_bell(), BELL_BINS, est)
+    assert out.cap == (64.0, 8192.0)
+    assert out.counts[7] > 500.0

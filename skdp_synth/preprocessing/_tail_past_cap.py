@@ -27,6 +27,36 @@ bin decodes up to it (``_decoding.decode_fine``). Post-processing of
 released quantities only: the release's estimate and public noise sd, the
 fine histogram's noisy counts and public ``b`` -- no budget, no new
 released quantity (``doc/privacy.md``).
+
+The run past the cap ends at the nearest leaf whose raw count passes
+:data:`PAST_CAP_SCALES` ``b``. Scanning a dozen leaves for one is a
+multiple comparison (an empty leaf passes ``2 b`` with probability
+``e^-2 / 2 = 6.8 %``, one of ten about half the time), and a noise leaf's
+count has the same distribution whatever its distance or width, so the
+leaf that passes may lie ``2^12`` times ``1 + cap`` out: a right-skewed
+area (``bsmt_sf``, ε = 0.3, seed 24 of ``python -m
+benchmarks.bench_tail_past_cap --synthetic --tables area``: cap 2,049,
+the raw counts past it 0.4, 0.0, -1.1, 0.6, 1.4, 0.0 and 1.1 ``b``, then
+3.7 ``b`` on ``[2^22, 2^23)``, which took 447 of the 860 rows) came
+back with a std ratio of 3,386. A tail that continues the column's body
+decays from the cap. Where the
+release measures the bin below the top bin (:data:`PAST_CAP_BODY_Z`) --
+the body reaches the top bin -- a density non-increasing in ``t`` past
+the cap ``t_c`` puts on the leaf ``[t_j, t_j+1)`` at most the share
+``w_j / (t_j+1 - t_c)`` of the rows past the cap (its mean over the last
+stretch is at most its mean over the whole), so at most ``E w_j / (t_j+1
+- t_c)`` of the excess ``E``: the leaf's room (:func:`_room`). A leaf's
+raw count counts up to its room only, both to end the run and to share
+the excess, and what the leaves cannot hold stays on the first leaf past
+the cap (whose room is ``E``). A leaf then ends the run only where ``t_j+1
+- t_c < E w_j / (2 b)``: the reach grows with the rows measured past the
+cap, not with the number of leaves scanned; ``bsmt_sf``'s leaf, 11 in
+``t`` past the cap and 1 wide, has room for ``E / 12`` = 0.47 ``b``. Where the
+release does not measure the bin below (credit's ``Debt`` at ε = 1, seed
+10: ``[1, 2]`` at -14 ± 38 under ``[2, 3]``), or the column is one bin
+from a point mass at 0, the rows past the cap are another component than
+the body -- ``Debt``'s amounts past its 0s rise away from the cap, to
+1,000-4,000 -- and no leaf's room is bounded.
 """
 
 from __future__ import annotations
@@ -66,6 +96,22 @@ PAST_CAP_SCALES = 2.0
 #: 4.27. The runs of credit's ``Debt`` end at leaves far stronger than any
 #: before them (166 against at most 40; 326 against 166; 301 against 75).
 PAST_CAP_NEAR_SHARE = 0.8
+#: Where the release measures the coarse bin below the top bin at this many
+#: of its sds or more, the column's body reaches the top bin and the rows
+#: past the cap are its tail, decaying from the cap: each leaf past it
+#: holds at most its room (:func:`_room`, module docstring). Not searched:
+#: the release's level-support test (``gaussian_release.LEVEL_SUPPORT_Z``,
+#: 2), between what the measured cases drew (the TUNE half's placements,
+#: 10 seeds of ``python -m benchmarks.bench_suite --half tune --light`` at
+#: ε = 1 and 0.3, and ``python -m benchmarks.bench_tail_past_cap
+#: --synthetic --tables calls,area --eps 0.3,1 --seeds 40``): the runs
+#: that reach a separate component -- credit's ``Debt`` (ε = 1, seed 10:
+#: ``[1, 2]`` at -14 ± 38), acs12's ``hrs_work`` (ε = 0.3, seed 0: 1.1
+#: sds) -- at most 1.1 sds; the runs that ended at a noise leaf far past a
+#: body (``bsmt_sf``, 12.9 sds, std ratio 3,386; ``service_calls``, 9.3)
+#: and the TUNE half's other bodies 2.1 sds or more (credit's ``Assets``,
+#: ε = 0.3, seed 4, whose run is its first leaf; else 2.9 or more).
+PAST_CAP_BODY_Z = 2.0
 
 
 def place_capped_tail(hist, edges, estimates):
@@ -85,7 +131,10 @@ def place_capped_tail(hist, edges, estimates):
     count passes :data:`PAST_CAP_SCALES` ``b`` within
     :data:`PAST_CAP_REACH_T` (else the first leaf past the cap); its leaves
     share the excess in proportion to their positive raw counts (by their
-    width in ``t`` where none is positive), and the cap moves to its end."""
+    width in ``t`` where none is positive), and the cap moves to its end.
+    Where the column's body reaches the top bin (:func:`_body_at_cap`),
+    each raw count counts up to the leaf's room only (:func:`_room`), and
+    the rows the leaves cannot hold stay on the first leaf past the cap."""
     raw = getattr(hist, "raw", None)
     scale = float(getattr(hist, "scale", np.nan))
     edges = np.asarray(edges, dtype=np.float64)
@@ -131,12 +180,19 @@ def place_capped_tail(hist, edges, estimates):
     spread = float(raw[inside & ~finest].sum())  # a point mass holds its own
     if not (excess > PAST_CAP_Z * noise and excess > 2.0 * spread):
         return hist
-    run = _past_run(e, raw, first, cap_hi, scale)
-    w = np.maximum(raw[run], 0.0)
+    room = np.full(raw.size, np.inf)  # a separate component: any leaf
+    if _body_at_cap(estimates, k):
+        room = _room(e, first, excess)
+    run = _past_run(e, np.minimum(raw, room), first, cap_hi, scale)
+    w = np.minimum(np.maximum(raw[run], 0.0), room[run])
     if not w.sum() > 0:
         w = np.diff(_t(e[run[0] : run[-1] + 2]))
+    share = excess * w / w.sum()
+    if np.any(share > room[run]):  # the rest stays on the first leaf
+        share = np.minimum(share, room[run])
+        share[0] += excess - float(share.sum())
     out = counts.copy()
-    out[run] = excess * w / w.sum()
+    out[run] = share
     cap = (hist.cap[0], float(e[run[-1] + 1]))
     return dataclasses.replace(hist, counts=out, cap=cap)
 
@@ -157,3 +213,26 @@ def _past_run(e, raw, first, cap_hi, scale):
             return np.arange(first, end + 1)
         j += 1
     return np.asarray([first])
+
+
+def _body_at_cap(estimates, k):
+    """Whether the release measures the coarse bin below the top bin (of
+    ``k``; ``estimates``: ``(estimate, sd)`` per bin) at
+    :data:`PAST_CAP_BODY_Z` sds or more: the column's body reaches the top
+    bin, and the rows past the cap are its tail (module docstring)."""
+    if k < 2 or estimates[k - 2] is None:
+        return False
+    est, sd = (float(v) for v in estimates[k - 2])
+    return est >= PAST_CAP_BODY_Z * sd
+
+
+def _room(e, first, excess):
+    """The most rows of ``excess`` that a density non-increasing in ``t``
+    from the cap (``e[first]``) can put on each leaf past it,
+    ``excess * w_j / (t_(j+1) - t_cap)`` (``inf`` on the leaves inside the
+    cap): the mean of such a density over its last stretch is at most its
+    mean from the cap (module docstring)."""
+    te = _t(np.asarray(e, dtype=np.float64))
+    room = np.full(te.size - 1, np.inf)
+    room[first:] = excess * np.diff(te)[first:] / (te[first + 1 :] - te[first])
+    return room

@@ -49,7 +49,22 @@ cells). Run::
     # --seeds: the draws' seeds instead of 0 to SEEDS - 1; --cache: a
     # pickle of the loaded columns (written once, then read); --ahead:
     # where each pass on demand's run ahead of the trees stops; --no-ahead:
-    # the passes planned as with OpenDP's noise (nothing run ahead)
+    # the passes planned as with OpenDP's noise (nothing run ahead);
+    # --plan-draws K (with --no-ahead): each pass also reads what the
+    # trees to come enter in K runs on throwaway generators (below)
+
+An experiment, not the encoder's: ``--no-ahead --plan-draws K`` tries
+planning the secure fit's passes on throwaway draws. OpenDP's noise
+cannot be drawn twice, but a plan need not use it: each pass on demand
+also runs the numeric trees after the asking one ``K`` times on
+generators of fresh entropy (:func:`_speculation.run_ahead` on bounded
+counts, each run stopping where a split depends on a count not known
+yet) and reads, besides the prediction, the union of the cells they
+enter (:func:`_throwaway_plan`; at most ``(C - 1) refine_cells``
+cells more). It releases nothing -- the draws only choose which exact counts
+a pass reads -- and it does not cut the passes: see
+``benchmarks/results/bench_dask_domains.md`` ("Planning the secure
+passes on throwaway draws").
 
 Each draw also prints the summed miss bound (:func:`_refine_bounds._miss`)
 of the columns to come after the first refinement pass: a bound on the
@@ -338,6 +353,69 @@ def _show_runs_ahead():
     ds.run_ahead = run_ahead
 
 
+class _Fresh:
+    """A throwaway noise source for :func:`_speculation.run_ahead`: a
+    generator of fresh entropy, shared with nothing the fit draws."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng()
+
+
+def _merged(targets, more):
+    """Refinement targets ``(lo, hi, depth, stop)`` answering both lists:
+    one per cell, counted to the deeper stop (:data:`VALUES` the deepest)."""
+    stop = {}
+    for lo, hi, depth, e in list(targets) + list(more):
+        stop[(lo, hi, depth)] = max(stop.get((lo, hi, depth), e), e)
+    return [(lo, hi, depth, e) for (lo, hi, depth), e in sorted(stop.items())]
+
+
+def _throwaway_plan(draws):
+    """``--plan-draws K``: a pass on demand reads, besides the asking
+    tree's targets and the prediction for the trees to come, the cells the
+    trees after the asking one enter in ``draws`` runs ahead on throwaway
+    generators (the union, at most ``(C - 1) refine_cells`` cells more,
+    the seeded run ahead's share); the nodes each run visits and the
+    columns it decided are printed with ``--ahead``."""
+    from skdp_synth.preprocessing import _speculation as sp
+
+    def _refiner(self, col):
+        def refine(targets):
+            cols = list(self.counters)
+            later = cols[cols.index(col) + 1 :]
+            wanted = {col: targets}
+            wanted.update(self._predicted())
+            union = {}
+            for _ in range(draws if later else 0):
+                nodes, decided = sp.run_ahead(
+                    self.counters, later, _Fresh(), self.eps_col, self.sens
+                )
+                if "--ahead" in sys.argv:
+                    print(
+                        f"  throwaway run from {later[0]}: decided {decided};"
+                        " nodes below the counted cells",
+                        {c: len(v) for c, v in nodes.items()},
+                        flush=True,
+                    )
+                for c, visited in nodes.items():
+                    union.setdefault(c, set()).update(visited)
+            spent, share = 0.0, (len(cols) - 1) * self.refine_cells
+            for c in later:
+                if not union.get(c):
+                    continue
+                counter = self.counters[c]
+                more, cost = counter.targets_of(sorted(union[c], key=lambda n: n[2]))
+                if spent + cost > share:
+                    break
+                wanted[c] = _merged(wanted.get(c, []), more)
+                spent += cost
+            self.refine(wanted)
+
+        return refine
+
+    ds.DomainStatistics._refiner = _refiner
+
+
 def _one_valued(x, counter):
     """Pass 1's one-value grid cells (:func:`_chunk_counts.one_valued_cells`)
     from the whole sorted column: a cell of one distinct value on at least
@@ -393,6 +471,8 @@ if __name__ == "__main__" and sys.argv[1] == "fit":
         from skdp_synth.preprocessing import _domain_stats as _ds
 
         _ds.can_run_ahead = lambda source: False
+        if _option("--plan-draws") is not None:
+            _throwaway_plan(int(_option("--plan-draws")))
     draws = _option("--seeds")
     fit(
         sys.argv[2],

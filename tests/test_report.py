@@ -607,6 +607,37 @@ def test_the_models_real_reference_learns_a_multi_class_target(seed):
     assert out["metric"] == "auc-ovr" and out["synthetic"] > 0.8
 
 
+@pytest.mark.parametrize("target", ["y", "flag"])
+def test_a_numeric_feature_missing_in_every_synthetic_row_is_left_out(target):
+    """A release at small ε returned a numeric column with every cell
+    missing (attrition's ``MonthlyRate`` at ε = 0.1), and the model's
+    binning failed on it ("window shape cannot be larger than input array
+    shape"): the feature teaches nothing, so the model is fitted without
+    it, and the score is the one of the rows without that column."""
+    rng = np.random.default_rng(0)
+    n = 800
+    x = rng.normal(size=n)
+    real = pd.DataFrame(
+        {
+            "x": x,
+            "gone": rng.normal(size=n),
+            "y": 2.0 * x + rng.normal(scale=0.5, size=n),
+            "flag": np.where(x + rng.normal(scale=0.5, size=n) > 0, "a", "b"),
+        }
+    )
+    syn = real.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    syn["gone"] = np.nan
+    other = "flag" if target == "y" else "y"
+    out = train_synthetic_test_real(
+        syn.drop(columns=other), real.drop(columns=other), target
+    )
+    ref = train_synthetic_test_real(
+        syn.drop(columns=[other, "gone"]), real.drop(columns=[other, "gone"]), target
+    )
+    assert np.isfinite(out["synthetic"])
+    assert out["synthetic"] == ref["synthetic"]
+
+
 def test_real_levels_the_release_did_not_discover_are_explained(tmp_path):
     """A column whose levels were discovered privately comes back with the
     rare ones as "other"; the report scored every rare real level as error

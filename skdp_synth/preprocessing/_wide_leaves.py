@@ -95,6 +95,7 @@ def split_wide_leaves(hist, edges, split, n_bins):
     if not _unresolved(hist, lo_cap, hi_cap):
         return edges, list(split)
     tails = _tail_models(hist, lo_cap, hi_cap)
+    confirmed = _confirmed_mass(hist)
     out, marks = [], []
     old = set(int(k) for k in split)
     last = len(edges) - 2
@@ -109,6 +110,9 @@ def split_wide_leaves(hist, edges, split, n_bins):
             width = hi_j - lo_j
             heavy = c[j] / total > 1.0 / n_bins
             deep = _t(hi_j) - _t(lo_j) <= (DEEP_T if integer else _deep_t(lo_j, hi_j))
+            # a float column's rows nearly all in this one leaf: cut at any
+            # depth (:data:`SOLE_SHARE`; off by default)
+            deep = deep or (not integer and hist.found and _sole(c, j, confirmed))
             n = WIDE_PARTS if integer else FLOAT_PARTS
             # a float leaf that surely holds rows: only where they stand
             # out of its neighbours' (_peaked)
@@ -159,6 +163,56 @@ def split_wide_leaves(hist, edges, split, n_bins):
 #: churn-like table's TV1 .0556 -> .0552 at ε = 1, .1152 -> .1150 at 0.3.
 #: ``3.0`` is the measured alternative (``bench_float_cut.md``).
 FLOAT_PEAK_RATIO = 0.0
+
+
+#: A float column's heavy leaf holding more than this share of the noisy
+#: counts of the kept leaves that surely hold rows (at least
+#: ``LEAF_CONFIRM_Z`` noise sds, :func:`_confirmed_mass`), in a domain whose
+#: core is significant (``FineHistogram.found``), would be cut into
+#: :data:`FLOAT_PARTS` whatever its depth (:func:`split_wide_leaves`; the
+#: ``DEEP_T`` depth limit is for a smooth density PrivTree stalled on over
+#: several leaves). At a small budget per column the depth bias stops
+#: PrivTree two to four levels into the depth-0 cell ``[-256, -16)`` or
+#: ``[16, 256)``: a coordinate (-93.63, sd 0.026, 2,344 rows, ``b = 151``,
+#: ``λ ln 2 = 472`` rows a level) kept ``[-129.3, -65.1)`` (0.98 in ``t``,
+#: 8 times the depth-5 limit) and came back uniform over it, std ratio 720.
+#: Measured at 0.9 (``python -m benchmarks.bench_tail_past_cap --synthetic
+#: --tables area --eps 0.3`` per column, 20 seeds;
+#: ``benchmarks/results/bench_narrow_floats.md``): the latitude's median
+#: std ratio 44 -> 5.1 (max 155 -> 9.7), the longitude's max 2,116 -> 134,
+#: column-fits above 10 24 -> 16 (ε = 1 unchanged), but its latitude's KS
+#: .484 -> .520 (parts 0.2-0.5 wide still hold a band 0.1 wide off-centre);
+#: on the TUNE half (``python -m benchmarks.bench_suite --half tune --tables
+#: hmda,loans --eps 1,0.3 --seeds 10 --methods auto --light``) it cut
+#: smooth float columns' leaves too (loans' amounts ``[16385, 32769)``,
+#: hmda's ``pirat`` ``[0.298, 0.355)``): mean TV1 of loans at ε = 0.3
+#: .1172 -> .1186, hmda .0702 -> .0707, silent fits 20 of 40 both, 10 of
+#: 12 column-fits that crossed the band's edges crossed it outwards; and a
+#: births-like table's ``visits`` (integers 0-30 as floats, 1,000 rows)
+#: was cut and its missing share came back 3.4 sds off
+#: (``tests/test_missing_and_degenerate.py``, seed 2). Nothing in the fine
+#: histogram tells a coordinate's band from a stalled smooth density (both
+#: one leaf two levels deep). **Off by default (``None``).**
+SOLE_SHARE = None
+
+
+def _confirmed_mass(hist):
+    """The summed noisy counts of ``hist``'s kept leaves at least
+    ``LEAF_CONFIRM_Z`` noise sds (``sqrt(2) b``; every kept leaf where ``b``
+    is unknown). Post-processing of the released histogram."""
+    c = np.asarray(hist.counts, dtype=np.float64)
+    scale = float(getattr(hist, "scale", np.nan))
+    floor = LEAF_CONFIRM_Z * np.sqrt(2.0) * scale if np.isfinite(scale) else 0.0
+    return float(c[(c > 0) & (c >= floor)].sum())
+
+
+def _sole(c, j, confirmed):
+    """Whether leaf ``j`` (noisy counts ``c``) holds more than
+    :data:`SOLE_SHARE` of the ``confirmed`` mass (:func:`_confirmed_mass`);
+    never where the rule is off (``None``, the default)."""
+    if SOLE_SHARE is None:
+        return False
+    return bool(confirmed > 0 and float(c[j]) > SOLE_SHARE * confirmed)
 
 
 def _peaked(e, c, j, scale):

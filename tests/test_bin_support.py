@@ -233,3 +233,22 @@ def test_the_only_value_bin_is_never_dropped():
     assert (1, 1) in final.dropped
     assert "rate" not in pipe.integer_bins_dropped_
     assert pipe.integer_bins_dropped_["pair"] == [5.0]
+
+
+def test_a_column_whose_rows_are_all_missing_is_named():
+    """One bin ``[0, 1)`` and a kept missing level, released at 1,035 ±
+    200 and 624 ± 200 rows: rows entirely missing are named ("comes back
+    entirely missing"), rows 38 % missing are not, nor all-missing rows
+    where the release cannot tell the bin's count from 0. Before, 100 %
+    missing rows against a released missing share of 0.38 ± 0.37 (within
+    ``MISSING_ROWS_Z`` at ε = 0.1) were not named."""
+    spec = _spec("years", [0.0, 1.0], None)
+    spec.missing, spec.time_unit = True, None
+    est = [(1035.0, 200.0), (624.0, 200.0)]
+    named = degenerate_reasons(spec, est, 1659.0, 1.0, True, [0.0])
+    assert any("comes back entirely missing" in r for r in named)
+    kept = degenerate_reasons(spec, est, 1659.0, 0.38, True, [0.62])
+    assert not any("entirely missing" in r for r in kept)
+    weak = [(500.0, 200.0), (1159.0, 200.0)]
+    unsure = degenerate_reasons(spec, weak, 1659.0, 1.0, True, [0.0])
+    assert not any("entirely missing" in r for r in unsure)

@@ -8,6 +8,13 @@ while under 99.9 % of the training rows are (the table's ``real`` record,
 ``(share, sd)`` (``missing_shares``).
 
     python -m benchmarks.count_all_missing CACHE.jsonl [CACHE.jsonl ...]
+
+``--default TABLES EPS SEEDS`` fits ``_harness.fit_default_pipeline`` (no
+declared categories: each categorical column's levels learned privately)
+on each table's training rows instead and counts the same columns in
+``sample(n_train)``:
+
+    python -m benchmarks.count_all_missing --default attrition,loans 0.1,0.3 5
 """
 
 from __future__ import annotations
@@ -40,6 +47,27 @@ def count(path):
     return out
 
 
+def default_fits(tables, eps_list, seeds):
+    """All-missing columns of the default pipeline's rows, per table."""
+    import pandas as pd
+
+    from benchmarks import bench_suite
+    from benchmarks._harness import fit_default_pipeline
+
+    for table in tables:
+        train = bench_suite.context(table)["train"]
+        found = []
+        for eps in eps_list:
+            for seed in range(seeds):
+                pipe = fit_default_pipeline(train, eps, seed)
+                syn = pd.DataFrame(pipe.sample(len(train), random_state=seed + 1))
+                for c in syn.columns:
+                    if syn[c].isna().mean() >= 0.999 > train[c].isna().mean():
+                        found.append((eps, seed, str(c)))
+        fits = len(eps_list) * seeds
+        print(f"{table}: {fits} fits, {len(found)} all-missing columns", found)
+
+
 def main(paths):
     for path in paths:
         print(path)
@@ -52,4 +80,11 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:2] == ["--default"]:
+        default_fits(
+            sys.argv[2].split(","),
+            [float(e) for e in sys.argv[3].split(",")],
+            int(sys.argv[4]),
+        )
+    else:
+        main(sys.argv[1:])

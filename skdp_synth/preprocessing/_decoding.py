@@ -548,7 +548,10 @@ def degenerate_reasons(
     (:func:`._count_tail.wide_outer_leaf_reason`); a
     kept missing level whose released count is under ``MISSING_ROWS_Z``
     sds while the rows hold more than that many (a column without missing
-    values then comes back with them, and the release cannot say).
+    values then comes back with them, and the release cannot say); a kept
+    missing level holding every model row while the release puts its
+    values' count above ``MISSING_ROWS_Z`` of that sum's noise ("comes back
+    entirely missing").
     """
     reasons = []
     numeric = spec.kind == "numeric"
@@ -638,6 +641,22 @@ def degenerate_reasons(
                     f"release cannot tell its missing share "
                     f"({100 * max(est, 0.0) / n_estimate:.3g} ± "
                     f"{100 * sd / n_estimate:.3g} %) from none"
+                )
+            # every model row missing while the release puts its values'
+            # count above MISSING_ROWS_Z of that sum's noise: the column
+            # comes back entirely missing against what the release says
+            total = sum(e for e, _ in values)
+            spread = sd * np.sqrt(max(n_values, 1))
+            if (
+                missing_kept
+                and rows_missing is not None
+                and rows_missing >= 1.0
+                and n_values
+                and total >= MISSING_ROWS_Z * spread
+            ):
+                reasons.append(
+                    "comes back entirely missing where the release puts "
+                    f"{total:.3g} ± {spread:.3g} rows in its values"
                 )
     return reasons
 

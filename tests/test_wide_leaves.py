@@ -144,3 +144,32 @@ def test_leaves_that_resolve_the_spread_are_not_cut():
     assert split_wide_leaves(hist, cuts, [], 10) == (cuts, [])
     year = _hist([1982, 2004, 2049], [3400.0, 3700.0])
     assert split_wide_leaves(year, [1982.0, 2004.0, 2048.0], [], 10)[1]
+
+
+def test_the_sole_leaf_of_an_integer_column_is_cut_past_the_depth_limit():
+    """A year column at ε = 0.3 (``b = 151``; the synthetic ``area`` table
+    of ``benchmarks/bench_tail_past_cap.py``, ``year_built``, seed 11)
+    kept one leaf ``[1723, 2049)``, 0.25 wide in ``t`` (twice DEEP_T), and
+    came back uniform over it (std ratio 3.3). The body leaf, holding more
+    than INT_SOLE_SHARE of its run and half the kept mass, is cut into
+    WIDE_PARTS whatever its depth, also beside noise leaves that lie apart
+    from it; a smooth column's heaviest leaf with lighter neighbours
+    touching it (credit's ``Age`` at ε = 0.3) is not."""
+    body = _hist([1723, 2049], [2270.0], scale=151.5)
+    assert split_wide_leaves(body, [1723.0, 2048.0], [], 10) == (
+        [1723.0, 1804.0, 1885.0, 1966.0, 2048.0],
+        [0, 1, 2, 3],
+    )
+    # noise leaves apart from the body: the body still cut
+    noisy = _hist(
+        [1357, 1359, 1360, 1449, 2049], [395.0, 355.0, 0.0, 2378.0], scale=151.5
+    )
+    edges, split = split_wide_leaves(noisy, [1357.0, 1449.0, 2048.0], [], 10)
+    assert edges == [1357.0, 1449.0, 1599.0, 1749.0, 1899.0, 2048.0]
+    assert split == [1, 2, 3, 4]
+    # a smooth column: the heavy leaf's neighbours touch it, not cut
+    age = _hist(
+        [26, 28, 32, 37, 45, 54], [315.0, 429.0, 529.0, 424.0, 754.0], scale=138.9
+    )
+    coarse = [26.0, 28.0, 32.0, 37.0, 45.0, 53.0]
+    assert split_wide_leaves(age, coarse, [], 10)[0] == coarse

@@ -110,9 +110,14 @@ def split_wide_leaves(hist, edges, split, n_bins):
             width = hi_j - lo_j
             heavy = c[j] / total > 1.0 / n_bins
             deep = _t(hi_j) - _t(lo_j) <= (DEEP_T if integer else _deep_t(lo_j, hi_j))
-            # a float column's rows nearly all in this one leaf: cut at any
-            # depth (:data:`SOLE_SHARE`; off by default)
-            deep = deep or (not integer and hist.found and _sole(c, j, confirmed))
+            # the column's rows nearly all in this one leaf: cut at any
+            # depth (:data:`INT_SOLE_SHARE`; a float's :data:`SOLE_SHARE`,
+            # off by default)
+            if integer:
+                sole = _t(hi_j) - _t(lo_j) <= SOLE_DEEP_T and _sole_in_run(hist, j)
+                deep = deep or (hist.found and sole)
+            else:
+                deep = deep or (hist.found and _sole(c, j, confirmed, SOLE_SHARE))
             n = WIDE_PARTS if integer else FLOAT_PARTS
             # a float leaf that surely holds rows: only where they stand
             # out of its neighbours' (_peaked)
@@ -196,6 +201,34 @@ FLOAT_PEAK_RATIO = 0.0
 SOLE_SHARE = None
 
 
+#: An integer column's heavy leaf holding more than this share of the
+#: noisy counts of the kept leaves that surely hold rows (at least
+#: ``LEAF_CONFIRM_Z`` noise sds, :func:`_confirmed_mass`), in a domain whose
+#: core is significant (``FineHistogram.found``), is cut into
+#: :data:`WIDE_PARTS` whatever its depth (:func:`split_wide_leaves`; past
+#: the :data:`DEEP_T` limit). A year column sits about 11 in ``t``, where
+#: its depth-0 cell ``[256, 4096)`` is 4 wide and 1870-2010 is 0.1: at
+#: ε ≈ 0.011 a column (``b = 151``, depth bias ``λ ln 2 = 472`` rows a
+#: level, 2,344 rows) stops 3-4 levels in, on one leaf such as ``[1723,
+#: 2049)`` (0.25 in ``t``, twice ``DEEP_T``) or ``[1449, 2049)`` (0.5),
+#: and the decoder filled it evenly: std ratio 3.3 and 6.1. Cut, the
+#: release locates the rows to a quarter of the leaf. Post-processing of
+#: the released histogram (its noisy counts and public ``b``): no budget,
+#: no new released quantity. Unlike :data:`SOLE_SHARE` (a float's leaf,
+#: cut into 16 parts of a smooth density too), the integer rule's parts
+#: are 4 and a leaf is cut only where its spread is open
+#: (:func:`_unresolved`). Measured at 0.9 (``python -m
+#: benchmarks.bench_tail_past_cap --synthetic --tables area``'s year
+#: columns, ε = 0.3, seeds 0-19; ``benchmarks/results/bench_narrow_floats.md``).
+INT_SOLE_SHARE = 0.9
+#: The widest integer leaf (in ``t``) :data:`INT_SOLE_SHARE` cuts:
+#: ``GRID_STEP / 2^3``, depth 3 of its depth-0 cell (a year column's
+#: ``[1449, 2049)`` is 0.5 wide). acs12's ``hrs_work`` at ε = 1 (seed 4)
+#: kept one leaf ``[32, 65)`` (1 wide, depth 2); cut, its rows came back
+#: in the quarter holding 40, std ratio 0.68 (named) -> 0.41 (not named).
+SOLE_DEEP_T = GRID_STEP / 2.0**3
+
+
 def _confirmed_mass(hist):
     """The summed noisy counts of ``hist``'s kept leaves at least
     ``LEAF_CONFIRM_Z`` noise sds (``sqrt(2) b``; every kept leaf where ``b``
@@ -206,13 +239,41 @@ def _confirmed_mass(hist):
     return float(c[(c > 0) & (c >= floor)].sum())
 
 
-def _sole(c, j, confirmed):
-    """Whether leaf ``j`` (noisy counts ``c``) holds more than
-    :data:`SOLE_SHARE` of the ``confirmed`` mass (:func:`_confirmed_mass`);
-    never where the rule is off (``None``, the default)."""
-    if SOLE_SHARE is None:
+def _sole(c, j, confirmed, share):
+    """Whether leaf ``j`` (noisy counts ``c``) holds more than ``share`` of
+    the ``confirmed`` mass (:func:`_confirmed_mass`); never where the rule
+    is off (``share`` ``None``)."""
+    if share is None:
         return False
-    return bool(confirmed > 0 and float(c[j]) > SOLE_SHARE * confirmed)
+    return bool(confirmed > 0 and float(c[j]) > share * confirmed)
+
+
+def _sole_in_run(hist, j):
+    """Whether kept leaf ``j`` of integer histogram ``hist`` holds more than
+    :data:`INT_SOLE_SHARE` of the noisy counts of its run (the kept leaves
+    touching it edge to edge, itself included) and at least
+    ``LEAF_CONFIRM_Z`` noise sds (``sqrt(2) b``: it surely holds rows);
+    never where the rule is off (``None``). A run, not the column: leaves
+    kept on noise alone lie apart from the body (a year column's
+    ``[1357, 1360)`` beside ``[1449, 2049)``), and a smooth column's
+    neighbours under ``LEAF_CONFIRM_Z`` sds touch its heaviest leaf
+    (credit's ``Age`` at ε = 0.3: ``[45, 54)`` 754 of a run 26-54 holding
+    2,451). Public: a function of the released histogram."""
+    if INT_SOLE_SHARE is None:
+        return False
+    e, c = np.asarray(hist.edges, dtype=np.float64), np.asarray(hist.counts)
+    scale = float(getattr(hist, "scale", np.nan))
+    floor = LEAF_CONFIRM_Z * np.sqrt(2.0) * scale if np.isfinite(scale) else 0.0
+    if not float(c[j]) >= floor:
+        return False
+    lo = hi = j
+    while lo > 0 and c[lo - 1] > 0:
+        lo -= 1
+    while hi + 1 < len(c) and c[hi + 1] > 0:
+        hi += 1
+    run = float(c[lo : hi + 1].sum())
+    body = float(c[j]) > 0.5 * float(c[c > 0].sum())
+    return bool(body and float(c[j]) > INT_SOLE_SHARE * run)
 
 
 def _peaked(e, c, j, scale):

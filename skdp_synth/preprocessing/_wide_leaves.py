@@ -16,7 +16,8 @@ spread open (:func:`_unresolved`: rows inside them could have a std under
 alone left out) -- cuts a leaf that holds its own coarse bin (more than one
 bin's mass, as :func:`._coarse_bins.coarse_edges` gives it a bin) and spans
 at least ``2 WIDE_PARTS`` integers into :data:`WIDE_PARTS` coarse bins of
-equal width -- of a float column, at depth 5 of its own depth-0 cell
+equal width (an integer column's body leaf, :data:`INT_SOLE_SHARE`, at
+depth 3 or more) -- of a float column, at depth 5 of its own depth-0 cell
 (:func:`_deep_t`), into :data:`FLOAT_PARTS` of at least ``RES_FLOOR`` (a
 latitude 42.0-42.06 at ε = 1 kept ``[41.33, 42.24)`` and came back with
 4-45 times the data's std; a leaf that surely holds rows only where its
@@ -202,24 +203,31 @@ SOLE_SHARE = None
 
 
 #: An integer column's heavy leaf holding more than this share of the
-#: noisy counts of the kept leaves that surely hold rows (at least
-#: ``LEAF_CONFIRM_Z`` noise sds, :func:`_confirmed_mass`), in a domain whose
-#: core is significant (``FineHistogram.found``), is cut into
-#: :data:`WIDE_PARTS` whatever its depth (:func:`split_wide_leaves`; past
-#: the :data:`DEEP_T` limit). A year column sits about 11 in ``t``, where
-#: its depth-0 cell ``[256, 4096)`` is 4 wide and 1870-2010 is 0.1: at
-#: ε ≈ 0.011 a column (``b = 151``, depth bias ``λ ln 2 = 472`` rows a
-#: level, 2,344 rows) stops 3-4 levels in, on one leaf such as ``[1723,
+#: noisy counts of its run (the kept leaves touching it edge to edge), more
+#: than half of all kept leaves' and at least ``LEAF_CONFIRM_Z`` noise sds
+#: (:func:`_sole_in_run`), at most :data:`SOLE_DEEP_T` wide in ``t``, in a
+#: domain whose core is significant (``FineHistogram.found``), is cut into
+#: :data:`WIDE_PARTS` past the :data:`DEEP_T` limit
+#: (:func:`split_wide_leaves`). A year column sits about 11 in ``t``, in
+#: the depth-0 cell ``[256, 4096)`` (4 wide; 1870-2010 is 0.1): at ε ≈
+#: 0.011 a column (``b = 151``, depth bias ``λ ln 2 = 472`` rows a level,
+#: 2,344 rows) stops 3-4 levels in, on one body leaf such as ``[1723,
 #: 2049)`` (0.25 in ``t``, twice ``DEEP_T``) or ``[1449, 2049)`` (0.5),
-#: and the decoder filled it evenly: std ratio 3.3 and 6.1. Cut, the
-#: release locates the rows to a quarter of the leaf. Post-processing of
-#: the released histogram (its noisy counts and public ``b``): no budget,
-#: no new released quantity. Unlike :data:`SOLE_SHARE` (a float's leaf,
-#: cut into 16 parts of a smooth density too), the integer rule's parts
-#: are 4 and a leaf is cut only where its spread is open
-#: (:func:`_unresolved`). Measured at 0.9 (``python -m
-#: benchmarks.bench_tail_past_cap --synthetic --tables area``'s year
-#: columns, ε = 0.3, seeds 0-19; ``benchmarks/results/bench_narrow_floats.md``).
+#: and the decoder filled it evenly: std ratio 3.3 and 6.1 (the synthetic
+#: ``area`` table of ``benchmarks/bench_tail_past_cap.py``, ε = 0.3). Cut,
+#: the release locates the rows to a quarter of the leaf (1.5-1.6). The
+#: run, not the whole column: leaves kept on noise lie apart from the body
+#: (``[1357, 1360)`` beside ``[1449, 2049)``) and a smooth column's lighter
+#: leaves touch its heaviest (credit's ``Age``: ``[45, 54)`` was the only
+#: leaf over ``LEAF_CONFIRM_Z`` sds, 754 of a run holding 2,451); the
+#: half: a noise leaf alone in its run (loans' ``[2.7e8, 1.1e9)``).
+#: Measured at 0.9 (``python -m benchmarks.bench_tail_past_cap --synthetic
+#: --tables area``' year columns, ε = 0.3 and 1, seeds 0-19, and ``python
+#: -m benchmarks.bench_suite --half tune --tables
+#: credit,hmda,cps1988,acs12,attrition,loans --eps 1,0.3 --seeds 5
+#: --methods auto --light``; ``benchmarks/results/bench_narrow_floats.md``),
+#: not searched. Post-processing of the released histogram (its noisy
+#: counts, edges and public ``b``): no budget, no new released quantity.
 INT_SOLE_SHARE = 0.9
 #: The widest integer leaf (in ``t``) :data:`INT_SOLE_SHARE` cuts:
 #: ``GRID_STEP / 2^3``, depth 3 of its depth-0 cell (a year column's
@@ -251,7 +259,8 @@ def _sole(c, j, confirmed, share):
 def _sole_in_run(hist, j):
     """Whether kept leaf ``j`` of integer histogram ``hist`` holds more than
     :data:`INT_SOLE_SHARE` of the noisy counts of its run (the kept leaves
-    touching it edge to edge, itself included) and at least
+    touching it edge to edge, itself included), more than half of all kept
+    leaves' and at least
     ``LEAF_CONFIRM_Z`` noise sds (``sqrt(2) b``: it surely holds rows);
     never where the rule is off (``None``). A run, not the column: leaves
     kept on noise alone lie apart from the body (a year column's
@@ -261,7 +270,7 @@ def _sole_in_run(hist, j):
     2,451). Public: a function of the released histogram."""
     if INT_SOLE_SHARE is None:
         return False
-    e, c = np.asarray(hist.edges, dtype=np.float64), np.asarray(hist.counts)
+    c = np.asarray(hist.counts, dtype=np.float64)
     scale = float(getattr(hist, "scale", np.nan))
     floor = LEAF_CONFIRM_Z * np.sqrt(2.0) * scale if np.isfinite(scale) else 0.0
     if not float(c[j]) >= floor:

@@ -282,32 +282,3 @@ def test_past_a_separate_component_the_nearest_leaf_past_2b_ends_the_run():
     out = tpc.place_capped_tail(_bell(), BELL_BINS, est)
     assert out.cap == (64.0, 8192.0)
     assert out.counts[7] > 500.0
-
-
-def test_a_wide_leaf_past_a_body_holds_its_share_next_to_its_near_edge():
-    """A wide leaf past ``2 b`` ([256, 4096): 500 raw, 4 wide in ``t``,
-    starting 1 past the cap) ends the run and takes 572 of the 950 rows,
-    under its room (760); the 378 rows before it put a density of at most
-    378 per unit of ``t`` at 256, so a tail decaying from the cap spreads
-    the 572 over at least ``572 / 378`` of ``t`` from 256, not over the
-    whole leaf: the cap ends there (729), and no row decodes past it.
-    Before, the 572 rows were spread evenly in ``t`` up to 4,096 (a
-    synthetic ``night_charge`` of this shape: std ratio 2.85)."""
-    raw = list(BELL_RAW)
-    raw[3], raw[6] = 300.0, 500.0
-    out = tpc.place_capped_tail(_bell(raw), BELL_BINS, _bell_estimates())
-    t = np.log2(1.0 + np.asarray([128.0, 256.0]))
-    share = 950.0 * 500.0 / 830.0
-    assert out.counts[6] == pytest.approx(share)
-    end = 2.0 ** (t[1] + share * (t[1] - t[0]) / (950.0 - share)) - 1.0
-    assert out.cap[1] == pytest.approx(end)
-    assert out.cap[1] < 800.0
-    v = decode_fine(
-        out,
-        np.full(4000, 108.0),
-        np.full(4000, 128.0),
-        np.ones(4000, bool),
-        np.random.default_rng(0),
-    )
-    assert v.max() < out.cap[1]
-    assert (v >= 256.0).sum() > 1500

@@ -66,7 +66,7 @@ import math
 
 import numpy as np
 
-from ._numeric_domain import _t, _x
+from ._numeric_domain import _t
 
 #: The release's top-bin estimate must exceed the raw noisy sum of the
 #: bin's leaves inside the cap by this many sds of the difference before
@@ -193,32 +193,8 @@ def place_capped_tail(hist, edges, estimates):
         share[0] += excess - float(share.sum())
     out = counts.copy()
     out[run] = share
-    end = float(e[run[-1] + 1])
-    if np.isfinite(room[run[-1]]) and run.size > 1:
-        end = _reach(e, run[-1], cap_hi, share[-1], excess, hist.integer)
-    cap = (hist.cap[0], end)
+    cap = (hist.cap[0], float(e[run[-1] + 1]))
     return dataclasses.replace(hist, counts=out, cap=cap)
-
-
-def _reach(e, j, cap_hi, s, excess, integer):
-    """Where the rows ``s`` of the run's last leaf ``j`` (past a body, not
-    the first leaf past the cap) end: a density non-increasing in ``t``
-    from the cap is at ``t_j`` at most the mean ``(E - s) / d`` of the rows
-    before it (``d = t_j - t_cap``), so it puts ``s`` on at least ``s d /
-    (E - s)`` of the leaf; they are decoded there, next to its near edge
-    (the whole leaf where ``s`` is its room, module docstring)."""
-    t0, t1 = float(_t(e[j])), float(_t(e[j + 1]))
-    d = t0 - float(_t(cap_hi))
-    before = excess - float(s)
-    if not (d > 0 and before > 0 and s > 0):
-        return float(e[j + 1])
-    span = float(s) * d / before
-    if not span < (t1 - t0) * (1.0 - 1e-9):  # at its room: the whole leaf
-        return float(e[j + 1])
-    x = float(_x(t0 + span))
-    if integer:
-        x = float(math.ceil(x))
-    return min(max(x, float(e[j]) + (1.0 if integer else 0.0)), float(e[j + 1]))
 
 
 def _past_run(e, raw, first, cap_hi, scale):

@@ -36,6 +36,20 @@ def _fits(eps, seeds, share):
         _wide_leaves.SOLE_SHARE = saved
 
 
+def arm_totals(fits):
+    """``(column-fits with a std ratio above 10, column-fits outside [0.5,
+    2] that no warning named, mean KS)`` of an arm's fits, each ``(std
+    ratios, KS, named columns, ...)`` by column."""
+    big = sum(v > 10 for std, *_ in fits for v in std.values())
+    silent = sum(
+        not 0.5 <= v <= 2 and c not in named
+        for std, _, named, *_ in fits
+        for c, v in std.items()
+    )
+    ks = float(np.mean([np.mean(list(k.values())) for _, k, *_ in fits]))
+    return big, silent, ks
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--eps", default="0.3,1")
@@ -52,13 +66,7 @@ def main(argv=None):
         )
         print("|---|---|---|---|---|---|")
         for arm, fits in arms.items():
-            big = sum(v > 10 for std, *_ in fits for v in std.values())
-            silent = sum(
-                not 0.5 <= v <= 2 and c not in named
-                for std, _, named, _ in fits
-                for c, v in std.items()
-            )
-            ks = np.mean([np.mean(list(k.values())) for _, k, *_ in fits])
+            big, silent, ks = arm_totals(fits)
             cells = []
             for c in COORDS:
                 r = [std[c] for std, *_ in fits]

@@ -69,6 +69,7 @@ def _print_detail(pipe, syn, test, seed):
 
 
 def main(argv=None):
+    from benchmarks.bench_narrow_floats import arm_totals
     from skdp_synth.preprocessing._wide_leaves import INT_SOLE_SHARE
 
     p = argparse.ArgumentParser(description=__doc__)
@@ -94,13 +95,7 @@ def main(argv=None):
         )
         print("|---|---|---|---|---|---|")
         for arm, fits in arms.items():
-            big = sum(v > 10 for std, *_ in fits for v in std.values())
-            silent = sum(
-                not 0.5 <= v <= 2 and c not in named
-                for std, _, named in fits
-                for c, v in std.items()
-            )
-            ks = np.mean([np.mean(list(k.values())) for _, k, _ in fits])
+            big, silent, ks = arm_totals(fits)
             cells = []
             for c in YEARS:
                 r = [std[c] for std, *_ in fits]

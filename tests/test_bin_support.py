@@ -216,19 +216,7 @@ def test_the_only_value_level_is_never_dropped():
     pair.missing = True
     est = [(670.0, 630.0), (989.0, 630.0)]
     est2 = [(900.0, 100.0), (50.0, 100.0), (0.0, 100.0)]
-    blocks = object()
-    encoder = SimpleNamespace(blocks_=blocks, specs_=[lone, pair])
-    final = _Final(["rate", "pair"], [est, est2])
-    rng = np.random.default_rng(0)
-    final._model_rows = np.column_stack(
-        [(rng.random(1000) > 0.34).astype(np.intp), rng.integers(0, 2, 1000)]
-    )
-    pipe = SimpleNamespace(
-        _iter=lambda with_final: [(0, "enc", encoder)],
-        _drop_missing_level=lambda *a: False,
-        _warn_degenerate=lambda *a: None,
-    )
-    PipelineLevelsMixin._drop_unsupported_levels(pipe, final, {"blocks": blocks})
+    pipe, final = _drop_levels([lone, pair], [est, est2], 0.34)
     assert (0, 0) not in final.dropped
     assert (1, 1) in final.dropped
     assert "rate" not in pipe.integer_bins_dropped_
@@ -278,12 +266,23 @@ def test_the_only_other_level_is_never_dropped():
     alone, beside = nominal("gender", ["other"]), nominal("role", ["a", "other"])
     est = [(229.0, 311.0), (742.0, 311.0)]
     est2 = [(900.0, 100.0), (50.0, 100.0), (0.0, 100.0)]
+    pipe, final = _drop_levels([alone, beside], [est, est2], 0.24)
+    assert (0, 0) not in final.dropped
+    assert (1, 1) in final.dropped
+    assert pipe.other_dropped_ == ["role"]
+
+
+def _drop_levels(specs, estimates, value_share):
+    """Run the pipeline's level-support step on two columns (``specs``,
+    their released ``estimates``) over 1,000 model rows: the first column
+    on its value level in ``value_share`` of them (code 0, else the missing
+    level, code 1), the second on codes 0 and 1 alike."""
     blocks = object()
-    encoder = SimpleNamespace(blocks_=blocks, specs_=[alone, beside])
-    final = _Final(["gender", "role"], [est, est2])
+    encoder = SimpleNamespace(blocks_=blocks, specs_=specs)
+    final = _Final([spec.name for spec in specs], estimates)
     rng = np.random.default_rng(0)
     final._model_rows = np.column_stack(
-        [(rng.random(1000) > 0.24).astype(np.intp), rng.integers(0, 2, 1000)]
+        [(rng.random(1000) > value_share).astype(np.intp), rng.integers(0, 2, 1000)]
     )
     pipe = SimpleNamespace(
         _iter=lambda with_final: [(0, "enc", encoder)],
@@ -291,6 +290,4 @@ def test_the_only_other_level_is_never_dropped():
         _warn_degenerate=lambda *a: None,
     )
     PipelineLevelsMixin._drop_unsupported_levels(pipe, final, {"blocks": blocks})
-    assert (0, 0) not in final.dropped
-    assert (1, 1) in final.dropped
-    assert pipe.other_dropped_ == ["role"]
+    return pipe, final

@@ -55,10 +55,12 @@ class _Final:
         return True
 
 
-def _run_levels(specs, estimates):
+def _run_levels(specs, estimates, model_rows=None):
     blocks = object()
     encoder = SimpleNamespace(blocks_=blocks, specs_=specs)
     final = _Final([s.name for s in specs], estimates)
+    if model_rows is not None:
+        final._model_rows = model_rows
     pipe = SimpleNamespace(
         _iter=lambda with_final: [(0, "enc", encoder)],
         _drop_missing_level=lambda *a: False,
@@ -277,17 +279,8 @@ def _drop_levels(specs, estimates, value_share):
     their released ``estimates``) over 1,000 model rows: the first column
     on its value level in ``value_share`` of them (code 0, else the missing
     level, code 1), the second on codes 0 and 1 alike."""
-    blocks = object()
-    encoder = SimpleNamespace(blocks_=blocks, specs_=specs)
-    final = _Final([spec.name for spec in specs], estimates)
     rng = np.random.default_rng(0)
-    final._model_rows = np.column_stack(
+    rows = np.column_stack(
         [(rng.random(1000) > value_share).astype(np.intp), rng.integers(0, 2, 1000)]
     )
-    pipe = SimpleNamespace(
-        _iter=lambda with_final: [(0, "enc", encoder)],
-        _drop_missing_level=lambda *a: False,
-        _warn_degenerate=lambda *a: None,
-    )
-    PipelineLevelsMixin._drop_unsupported_levels(pipe, final, {"blocks": blocks})
-    return pipe, final
+    return _run_levels(specs, estimates, rows)

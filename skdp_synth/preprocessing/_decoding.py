@@ -646,7 +646,7 @@ def degenerate_reasons(
             # count above MISSING_ROWS_Z of that sum's noise: the column
             # comes back entirely missing against what the release says
             total = sum(e for e, _ in values)
-            spread = sd * np.sqrt(max(n_values, 1))
+            spread = float(np.sqrt(sum(s * s for _, s in values)))
             if (
                 missing_kept
                 and rows_missing is not None

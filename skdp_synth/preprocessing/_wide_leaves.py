@@ -242,9 +242,14 @@ def _confirmed_mass(hist):
     ``LEAF_CONFIRM_Z`` noise sds (``sqrt(2) b``; every kept leaf where ``b``
     is unknown). Post-processing of the released histogram."""
     c = np.asarray(hist.counts, dtype=np.float64)
+    return float(c[(c > 0) & (c >= _confirm_floor(hist))].sum())
+
+
+def _confirm_floor(hist):
+    """``LEAF_CONFIRM_Z`` noise sds of a leaf of ``hist`` (``sqrt(2) b``; 0
+    where ``b`` is unknown): a leaf at or above it surely holds rows."""
     scale = float(getattr(hist, "scale", np.nan))
-    floor = LEAF_CONFIRM_Z * np.sqrt(2.0) * scale if np.isfinite(scale) else 0.0
-    return float(c[(c > 0) & (c >= floor)].sum())
+    return LEAF_CONFIRM_Z * np.sqrt(2.0) * scale if np.isfinite(scale) else 0.0
 
 
 def _sole(c, j, confirmed, share):
@@ -271,9 +276,7 @@ def _sole_in_run(hist, j):
     if INT_SOLE_SHARE is None:
         return False
     c = np.asarray(hist.counts, dtype=np.float64)
-    scale = float(getattr(hist, "scale", np.nan))
-    floor = LEAF_CONFIRM_Z * np.sqrt(2.0) * scale if np.isfinite(scale) else 0.0
-    if not float(c[j]) >= floor:
+    if not float(c[j]) >= _confirm_floor(hist):
         return False
     lo = hi = j
     while lo > 0 and c[lo - 1] > 0:

@@ -19,8 +19,10 @@ the std ratio against the test rows and whether a warning named the
 column; ``--rules OUT`` prints how a warning rule's statistic separates
 the silently collapsed columns (std ratio < 0.5) from the in-band ones.
 ``--open-window`` (the tentative window past every stopped upper cap,
-ungated) and ``--wide-tail-t`` (a wide outermost tail leaf decaying in
-``t``) change the library's decoding for this run only; ``--suite`` passes
+ungated), ``--wide-tail-t`` (a wide outermost tail leaf decaying in
+``t``) and ``--fence-leaf-end`` (an upper fence inside a kept leaf moved
+to the leaf's outer edge) change the library's domain or decoding for this
+run only; ``--suite`` passes
 the rest of the command line to ``bench_suite``
 (``benchmarks/results/bench_cut_tail.md``).
 
@@ -34,6 +36,10 @@ the rest of the command line to ``bench_suite``
         --fit-tables loans,credit,attrition,acs12,hmda,cps1988 \\
         --fit-eps 1,0.3 --fit-seeds 5
     PYTHONPATH=. python -m benchmarks.bench_cut_tail --rules C.pkl
+    PYTHONPATH=. python -m benchmarks.bench_cut_tail --fence-leaf-end \\
+        --wide-tail-t --suite --half tune --tables \\
+        credit,hmda,cps1988,acs12,attrition,loans --eps 1,0.3 --seeds 10 \\
+        --methods auto --light --cache ARM.jsonl
 """
 
 from __future__ import annotations
@@ -135,8 +141,11 @@ def statistics(r):
     sqrt(σ² + 2 m b²)`` (the capped-tail warning's ``z``); ``z_past``, the
     raw noisy counts of the leaves within 2 of ``t`` past the cap pooled,
     ``P / (b sqrt(2 m'))``; ``z_both``, the two combined by inverse
-    variance; ``share``, ``(T̂ - K) / n̂``. All post-processing of the
-    noisy counts and the release's estimates."""
+    variance; ``share``, ``(T̂ - K) / n̂``; ``z_far``, the raw noisy counts
+    of the leaves 1 to 3 past the cap in ``t`` pooled, over ``b sqrt(2
+    m')``; ``z_slope``, the top-bin estimate less the extrapolation of the
+    two bins below it (:func:`_slope_excess`), over ``σ``. All
+    post-processing of the noisy counts and the release's estimates."""
     from skdp_synth.preprocessing._fences import _t
 
     spec, h, est, k = r["spec"], r["domain"], r["estimates"], r["spec"].n_levels
@@ -160,6 +169,7 @@ def statistics(r):
     gap, v_gap = top - kept, sd**2 + 2.0 * m * b * b
     out = {"z_top": gap / math.sqrt(v_gap), "share": gap / r["n"]}
     out["z_past"], out["z_both"] = float("nan"), out["z_top"]
+    out["z_far"], out["z_slope"] = float("nan"), float("nan")
     raw = r.get("raw")
     cap = float(h.cap[1])
     window = (fe[:-1] >= cap) & (_t(fe[:-1]) < _t(cap) + 2.0)
@@ -168,7 +178,37 @@ def statistics(r):
         out["z_past"] = pooled / math.sqrt(v_past)
         both = gap / v_gap + pooled / v_past
         out["z_both"] = both / math.sqrt(1.0 / v_gap + 1.0 / v_past)
+    far = (fe[:-1] >= cap) & (_t(fe[:-1]) >= _t(cap) + 1.0)
+    far &= _t(fe[:-1]) < _t(cap) + 3.0
+    if raw is not None and far.any():
+        out["z_far"] = float(raw[far].sum()) / (b * math.sqrt(2.0 * int(far.sum())))
+    if k >= 4:
+        out["z_slope"] = _slope_excess(e, est[:k], h.integer) / sd
     return out
+
+
+def _slope_excess(e, est, integer):
+    """The release's top-bin estimate less what the two bins below it
+    predict: their densities in ``t`` (estimates floored at their sd)
+    extrapolated log-linearly, never rising, over the top bin's width in
+    ``t``. Only the release's own estimates: its noise is theirs (``σ`` a
+    bin), not the fine leaves' ``b``."""
+    from skdp_synth.preprocessing._fences import _t
+
+    k = len(est)
+    te = _t(np.asarray(e[: k + 1], float))
+    te[k] = _t(e[k] + (1.0 if integer else 0.0))
+    d = [max(v, s) / (te[j + 1] - te[j]) for j, (v, s) in enumerate(est)]
+    mid = 0.5 * (te[:-1] + te[1:])
+    slope = min(
+        (math.log(d[k - 2]) - math.log(d[k - 3])) / (mid[k - 2] - mid[k - 3]), 0.0
+    )
+    a0, a1 = te[k - 1] - mid[k - 2], te[k] - mid[k - 2]
+    if slope < -1e-9:
+        pred = d[k - 2] * (math.exp(slope * a1) - math.exp(slope * a0)) / slope
+    else:
+        pred = d[k - 2] * (a1 - a0)
+    return float(est[k - 1][0]) - pred
 
 
 def rules(rows, zs=(1.5, 2.0, 2.5, 3.0)):
@@ -188,8 +228,8 @@ def rules(rows, zs=(1.5, 2.0, 2.5, 3.0)):
         "| statistic | > z | silent collapsed named | in band named |",
         "|---|---|---|---|",
     ]
-    for key in ("z_top", "z_both"):
-        for z in zs:
+    for key in ("z_top", "z_both", "z_far", "z_slope"):
+        for z in zs + ((4.0, 6.0) if key == "z_slope" else ()):
             hit = {g: sum(1 for x, s, _ in stats if x == g and s[key] > z) for g in n}
             lines.append(
                 f"| {key} | {z:g} | {hit['silent']}/{n['silent']} | "
@@ -311,6 +351,24 @@ def diagnose(tables, eps_list, seeds, names):
                     )
 
 
+def fence_leaf_end():
+    """An upper fence that lands inside a kept leaf moves to that leaf's
+    outer edge (past the inter-decile limit: the leaf passed ``2 b``, so its
+    rows lie somewhere in it): this run only."""
+    from skdp_synth.preprocessing import _fences
+
+    orig = _fences._extend
+
+    def extend(te, body, fence, limit, side, raw=None, scale=None):
+        f = orig(te, body, fence, limit, side, raw, scale)
+        j = int(np.searchsorted(te, f, side="right") - 1)
+        if side > 0 and 0 <= j < body.size and body[j] > 0 and te[j] < f < te[j + 1]:
+            f = float(te[j + 1])
+        return f
+
+    _fences._extend = extend
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--diagnose", metavar="COLUMNS", help="comma-separated")
@@ -318,6 +376,7 @@ def main(argv=None):
     p.add_argument("--rules", metavar="PKL")
     p.add_argument("--open-window", action="store_true")
     p.add_argument("--wide-tail-t", action="store_true")
+    p.add_argument("--fence-leaf-end", action="store_true")
     p.add_argument("--suite", action="store_true", help="the rest to bench_suite")
     p.add_argument("--fit-tables", default="loans")
     p.add_argument("--fit-eps", default="1,0.3")
@@ -329,6 +388,8 @@ def main(argv=None):
         open_window()
     if a.wide_tail_t:
         wide_tail_in_t()
+    if a.fence_leaf_end:
+        fence_leaf_end()
     if a.diagnose:
         print(
             "| table | ε | seed | column | std ratio | b | cap | real rows past "

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from _fine_hist import fine_hist
+from sklearn.base import BaseEstimator
 
 from skdp_synth._pipeline_levels import PipelineLevelsMixin
 from skdp_synth.gaussian_release._generating import move_level
@@ -82,3 +83,42 @@ def test_the_pipeline_keeps_a_kept_missing_levels_share():
         PipelineLevelsMixin._drop_unsupported_levels(pipe, final, {"blocks": blocks})
         assert (1, keep) in final.calls
         assert pipe.integer_bins_dropped_ == {"late": [1.0]}
+
+
+class _Cells(BaseEstimator):
+    """The damped synthesizer's state for one one-hot attribute of four
+    levels (the last its missing level) over two cells."""
+
+    def __init__(self):
+        from skdp_synth.blocks import Block
+
+        self.blocks_ = SimpleNamespace(blocks=[Block("late", "onehot", 0, 4)])
+        self.cell_means_ = np.array([[0.40, 0.05, 0.05, 0.50], [0.2, 0.1, 0.0, 0.7]])
+
+    def fit(self):
+        return self
+
+    def _domain(self):
+        return "boolean"
+
+    def _one_way_level_estimate(self, j, level):
+        return (0.0, 10.0)
+
+
+def test_the_damped_release_keeps_a_kept_missing_levels_share():
+    """Level 1 dropped with ``keep=(3,)``: each cell's missing probability
+    stays (0.5, 0.7), levels 0 and 2 take level 1's mass in proportion;
+    without ``keep`` the missing level took its share of it too."""
+    from skdp_synth.damped._estimator import DampedPrivateSynthesizer
+
+    cells = _Cells()
+    assert DampedPrivateSynthesizer._drop_unsupported_level(cells, 0, 1, keep=(3,))
+    np.testing.assert_allclose(cells.cell_means_[:, 3], [0.5, 0.7])
+    np.testing.assert_allclose(cells.cell_means_[:, 1], [0.0, 0.0])
+    np.testing.assert_allclose(
+        cells.cell_means_[0, :3], [0.4 / 0.45 * 0.5, 0.0, 0.05 / 0.45 * 0.5]
+    )
+    np.testing.assert_allclose(cells.cell_means_[1, :3], [0.3, 0.0, 0.0])
+    cells = _Cells()
+    DampedPrivateSynthesizer._drop_unsupported_level(cells, 0, 1)
+    np.testing.assert_allclose(cells.cell_means_[:, 3], [0.5 / 0.95, 0.7 / 0.9])

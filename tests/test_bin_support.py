@@ -47,7 +47,7 @@ class _Final:
     def _one_way_level_estimate(self, j, level):
         return self.estimates[j][level]
 
-    def _drop_unsupported_level(self, j, level, z=None):
+    def _drop_unsupported_level(self, j, level, z=None, keep=()):
         est, sd = self.estimates[j][level]
         if not est < (LEVEL_SUPPORT_Z if z is None else z) * sd:
             return False

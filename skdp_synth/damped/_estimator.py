@@ -699,13 +699,15 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
         parts = self._one_way_parts
         return one_way_level_estimate(self.blocks_, totals, parts, j, level)
 
-    def _drop_unsupported_level(self, j, level, z=None):
+    def _drop_unsupported_level(self, j, level, z=None, keep=()):
         """Drop ``level`` of attribute ``j`` from every cell unless the
         release's estimate of its count is at least ``LEVEL_SUPPORT_Z`` (or
         ``z``) of its noise: each cell's level distribution loses that level and is
         renormalised over the others (its expected code becomes the cell's
-        mean), so ``sample`` never returns it. Post-processing; returns
-        whether the level was dropped."""
+        mean), so ``sample`` never returns it; the levels in ``keep`` keep
+        their probability (the level's mass goes to the others) where the
+        others have any. Post-processing; returns whether the level was
+        dropped."""
         check_is_fitted(self)
         found = self._one_way_level_estimate(j, level)
         if found is None or self._domain() != "boolean":
@@ -715,7 +717,17 @@ class DampedPrivateSynthesizer(PrivateSynthesizerMixin, BaseEstimator):
             return False
         block = self.blocks_.blocks[int(j)]
         P = block.level_probabilities(self.cell_means_[:, block.columns])
+        gone = P[:, int(level)].copy()
         P[:, int(level)] = 0.0
+        kept = [int(k) for k in keep if int(k) != int(level)]
+        if kept:
+            # the dropped mass goes to the levels outside ``keep`` alone
+            free = np.ones(P.shape[1], dtype=bool)
+            free[kept] = False
+            rest = P[:, free].sum(axis=1, keepdims=True)
+            ok = rest[:, 0] > 0
+            scale = np.where(ok, 1.0 + gone / np.where(ok, rest[:, 0], 1.0), 1.0)
+            P[:, free] *= scale[:, None]
         total = P.sum(axis=1, keepdims=True)
         if not np.all(total > 0):
             P[total[:, 0] <= 0] = 1.0

@@ -186,11 +186,17 @@ def hold_invariants(levels, invariant_tables, n, n_levels, rng):
     return repair_rows(levels, targets, n_levels, rng)
 
 
-def move_level(rows, j, level, make_rng, zeros=None, n_levels=None):
+def move_level(rows, j, level, make_rng, zeros=None, n_levels=None, keep=()):
     """``rows`` with the rows at ``level`` of attribute ``j`` moved to levels
     of ``j`` drawn from the other rows (``make_rng()``'s generator, made only
     when a row moves), or ``None`` when every row is at ``level`` (nothing
     to draw from). Post-processing.
+
+    ``keep``: levels of ``j`` whose rows are never drawn as a destination
+    (their count stays what the model gave them) unless the other rows
+    are all at them: a numeric column's kept missing level, whose share
+    the release measured on its own, when one of its value bins is
+    dropped (:meth:`SynthesisPipeline._drop_unsupported_levels`).
 
     ``zeros`` (the release's ``structural_zeros_``; ``n_levels`` the
     domain): a moved row that lands in an impossible cell is moved on to
@@ -203,6 +209,9 @@ def move_level(rows, j, level, make_rng, zeros=None, n_levels=None):
     if at.any():
         rng = make_rng()
         others = rows[~at, j]
+        if len(keep):
+            free = others[~np.isin(others, np.asarray(keep, dtype=others.dtype))]
+            others = free if free.size else others
         rows = rows.copy()
         rows[at, j] = others[rng.integers(0, others.size, size=int(at.sum()))]
         if zeros:

@@ -697,7 +697,7 @@ default=None
             level,
         )
 
-    def _drop_unsupported_level(self, j, level, z=None):
+    def _drop_unsupported_level(self, j, level, z=None, keep=()):
         """Drop ``level`` of attribute ``j`` from the model's rows unless the
         release supports it (post-processing; no privacy cost).
 
@@ -711,7 +711,8 @@ default=None
         ``sample`` never returns it. A function of released values and public
         scales only. Returns whether the level was dropped; nothing is done
         (and ``False`` returned) for bit-level workloads, invariants, or a
-        release without a generator table.
+        release without a generator table. ``keep``: levels of ``j`` the
+        moved rows never go to (:func:`._generating.move_level`).
         """
         check_is_fitted(self)
         rows = getattr(self, "_model_rows", None)
@@ -730,6 +731,7 @@ default=None
             lambda: make_generator(self.random_state, stream=POST_FIT_STREAM),
             zeros=getattr(self, "structural_zeros_", None),
             n_levels=self.blocks_.n_levels,
+            keep=keep,
         )
         if rows is None:
             return False

@@ -5,11 +5,15 @@ mixed tables, through the ``auto`` pipeline of ``benchmarks/bench_suite.py``
 (``fit_ours``, ``--light``): per ε and integer column the median / min /
 max std ratio (synthetic / held-out), the fits outside ``[0.5, 2]`` and
 those of them no warning named. ``--gap-span``: with
-``skdp_synth.preprocessing._numeric_domain.GAP_SPAN`` on (off by default).
+``skdp_synth.preprocessing._numeric_domain.GAP_SPAN`` on; ``--run-support
+Z``: with ``skdp_synth._pipeline_levels.RUN_SUPPORT_Z = Z`` (both off by
+default).
 
     PYTHONPATH=. python -m benchmarks.bench_int_levels --eps 0.3,1 --seeds 20
     PYTHONPATH=. python -m benchmarks.bench_int_levels --eps 0.3,1 --seeds 20 \\
         --gap-span
+    PYTHONPATH=. python -m benchmarks.bench_int_levels --eps 0.3,1 --seeds 20 \\
+        --run-support 1
 
 Results: ``benchmarks/results/bench_int_levels.md``.
 """
@@ -109,7 +113,12 @@ def main(argv=None):
     p.add_argument("--eps", default="0.3,1")
     p.add_argument("--seeds", type=int, default=20)
     p.add_argument("--gap-span", action="store_true")
+    p.add_argument("--run-support", type=float, default=None)
     a = p.parse_args(argv)
+    if a.run_support is not None:
+        from skdp_synth import _pipeline_levels
+
+        _pipeline_levels.RUN_SUPPORT_Z = a.run_support
     if a.gap_span:
         from skdp_synth.preprocessing import _numeric_domain
 

@@ -28,13 +28,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import tempfile
 import warnings
 
 import numpy as np
 import pandas as pd
 
+from benchmarks._harness import cached_keys
 from benchmarks.bench_suite import DELTA, context, public_bins, tv_k
 
 
@@ -154,12 +154,7 @@ def main(argv=None):
     ap.add_argument("--no-mst", action="store_true")
     ap.add_argument("--cache", default="tv1_release.jsonl")
     a = ap.parse_args(argv)
-    done = set()
-    if os.path.exists(a.cache):
-        with open(a.cache) as fh:
-            for line in fh:
-                r = json.loads(line)
-                done.add((r["table"], r["eps"], r["seed"], r["arm"]))
+    done = cached_keys(a.cache, None)
     for name in a.tables.split(","):
         ctx = None
         for eps in [float(e) for e in a.eps.split(",")]:

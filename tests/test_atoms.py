@@ -156,17 +156,21 @@ def _percent_like(seed=0, n=8000):
 
 
 def test_a_float_percentage_keeps_its_spike_at_100_and_stays_below():
-    """A float column's grid has the public cells ``[100, 100 + f)`` (as
-    ``[0, f)``; ``_numeric_domain.limit_cuts``): a percentage's spike at 100
-    is a finest leaf at a candidate, kept as a point mass, and no kept leaf
-    lies above it (the natural limit). On the parent no float leaf started
-    at 100: the spike fell in a leaf such as ``[99.78, 100.04)``, decoded
+    """A float tree's leaf holding 100 is cut at 100 and ``100 + f``
+    (``_numeric_domain._limit_cells``): a percentage's spike at 100 is a
+    finest leaf at a candidate, kept as a point mass, and no kept leaf lies
+    above it (the natural limit). On the parent no float leaf started at
+    100: the spike fell in a leaf such as ``[99.78, 100.04)``, decoded
     uniformly across 100 (loans' column at ε = 0.3: none of the rows came
     back at 100, 2-9 % above it)."""
     f = nd.RES_FLOOR
-    cells, _ = nd.root_cells(False, None)
-    assert (100.0, 100.0 + f) in cells
-    assert (100.0, 101.0) not in nd.root_cells(True, None)[0]  # integers split
+    edges, finest = nd._limit_cells(
+        np.array([16.0, 99.78, 100.038, 256.0]), np.zeros(3, bool), False
+    )
+    assert np.allclose(edges, [16.0, 99.78, 100.0, 100.0 + f, 100.038, 256.0])
+    assert finest.tolist() == [False, False, True, False, False]
+    same = nd._limit_cells(np.array([16.0, 99.0, 101.0]), np.zeros(2, bool), True)
+    assert same[0].tolist() == [16.0, 99.0, 101.0]  # integers: as before
     x = _percent_like()
     b = 323.0  # loans' leaf-count scale at ε = 0.3
     eps = 1.0 / ((1.0 - nd.TREE_SHARE) * b)

@@ -225,6 +225,46 @@ def resolution_floor(integer, root=None):
     return min(RES_FLOOR, (float(root[1]) - float(root[0])) * 2.0**-20)
 
 
+def _limit_cells(edges, finest, integer):
+    """A float tree's leaves with the leaf holding a point-mass candidate
+    other than 0 (:data:`ATOM_CANDIDATES`: a percentage's 100) cut at ``v``
+    and at ``v + RES_FLOOR``, so ``[v, v + RES_FLOOR)`` is a finest leaf
+    (decoded at ``v``), as ``[0, RES_FLOOR)`` is a depth-0 cell
+    (:data:`RES_FLOOR`). PrivTree's midpoint splits never land on 100, so no
+    float leaf started there and the candidate's level was never applied:
+    a percentage's spike at 100 fell in a leaf such as ``[99.78, 100.04)``,
+    decoded uniformly across 100 (loans' ``account_never_delinq_percent``,
+    57 % of its rows at 100: none came back at 100 and 2-9 % above it at
+    ε = 0.3, ``benchmarks/results/bench_limit_atoms.md``). Cutting at 100
+    before the midpoints (a split rule) isolated the spike at depth 1 and
+    left the body below it in leaves as wide as ``[16, 100)``. A fixed
+    refinement of the released tree: post-processing (the leaf counts are
+    then drawn on these leaves, still a partition). Returns ``(edges,
+    finest)``."""
+    if integer:
+        return edges, finest
+    edges = np.asarray(edges, dtype=np.float64)
+    finest = np.asarray(finest, dtype=bool)
+    for v in ATOM_CANDIDATES:
+        if v == 0.0:
+            continue
+        j = int(np.searchsorted(edges, v, "right")) - 1
+        if not 0 <= j < edges.size - 1:
+            continue
+        lo, hi = float(edges[j]), float(edges[j + 1])
+        cuts = [c for c in (v, v + RES_FLOOR) if lo < c < hi]
+        if not cuts:
+            continue
+        parts = [lo, *cuts, hi]
+        fin = [
+            (a == v and b <= v + RES_FLOOR) or bool(finest[j])
+            for a, b in zip(parts[:-1], parts[1:])
+        ]
+        edges = np.concatenate([edges[:j], parts, edges[j + 2 :]])
+        finest = np.concatenate([finest[:j], fin, finest[j + 1 :]])
+    return edges, finest
+
+
 def _can_split(lo, hi, depth, integer, floor=0.0):
     if depth >= MAX_DEPTH:
         return False
@@ -447,30 +487,11 @@ def root_cells(integer, root, cuts=None):
     near0 = [] if integer else [floor]  # the floor cells (see RES_FLOOR)
     powers = np.concatenate([near0, powers])
     extra = np.asarray([] if cuts is None else cuts, dtype=np.float64)
-    extra = np.concatenate([extra, limit_cuts(integer, floor)])
     cuts = np.unique(np.concatenate([-powers[::-1], [0.0], powers, extra]))
     cuts = cuts[(cuts > root_lo) & (cuts < root_hi)]
     starts = np.concatenate([[root_lo], cuts])
     ends = np.concatenate([cuts, [root_hi]])
     return [(float(a), float(b)) for a, b in zip(starts, ends)], floor
-
-
-def limit_cuts(integer, floor):
-    """A float column's public cuts at its point-mass candidates other than
-    0 (:data:`ATOM_CANDIDATES`: a percentage's 100): ``v`` and ``v +
-    floor``, so ``[v, v + floor)`` is a finest depth-0 cell, as
-    ``[0, floor)`` is (:data:`RES_FLOOR`). Without them no leaf of a float
-    column starts at 100 (the log-midpoint splits of ``[16, 256)`` never
-    land on it), the candidate's level is never applied, and a percentage's
-    spike at 100 falls in a leaf such as ``[99.78, 100.04)`` decoded
-    uniformly across 100 (loans' ``account_never_delinq_percent``, 57 % of
-    its rows at 100: none came back at 100 and 2-9 % above it at ε = 0.3,
-    ``benchmarks/results/bench_limit_atoms.md``). Integer columns reach
-    ``[100, 101)`` by splitting. Public: the dtype and the constants."""
-    if integer:
-        return np.zeros(0)
-    at = [v for v in ATOM_CANDIDATES if v != 0.0]
-    return np.asarray(at + [v + floor for v in at], dtype=np.float64)
 
 
 def privtree_theta(scale, theta_scales=None):
@@ -520,7 +541,7 @@ def privtree_leaves(cells, count_nodes, lam, source, integer, floor, theta=0.0):
     leaves = [leaves[i] for i in order]
     finest = np.asarray([finest[i] for i in order], dtype=bool)
     edges = np.asarray([lo for lo, _ in leaves] + [leaves[-1][1]], dtype=np.float64)
-    return edges, finest
+    return _limit_cells(edges, finest, integer)
 
 
 def noisy_histogram(
@@ -873,12 +894,12 @@ def _kept_counts(
                 j += step
                 continue
             rest = np.arange(j, counts.size) if step > 0 else np.arange(j, -1, -1)
-            if step < 0 and _percentage(atom, edges, lo_i, hi_i):
+            if _percentage(atom, edges, lo_i, hi_i):
                 # a point mass at 100 makes the column a percentage: no
-                # jump below its 0 (loans' account_never_delinq_percent at
-                # ε = 0.3: a tentative run of noise leaves down to -2.7e11
-                # joined the body's coarse bin; bench_limit_atoms.md)
-                rest = rest[edges[rest] >= 0.0]
+                # jump above its 100 nor below its 0 (a synthetic one at
+                # b = 323 jumped to noise leaves at 129-4,096 and, below,
+                # a tentative run went down to -2.7e11; bench_limit_atoms.md)
+                rest = rest[edges[rest] >= 0.0] if step < 0 else rest[:0]
             if rest.size == 0:
                 break
             if step in jumped or not _only_point_masses(
@@ -1042,14 +1063,15 @@ def _atom_levels(edges, finest, scale):
 def _percentage(atom, edges, lo_i, hi_i):
     """Whether the range ``lo_i..hi_i`` holds a point mass at 100 (the
     upper natural limit, :data:`NATURAL_LIMITS`): then the column is a
-    percentage, bounded below by 0 as well. Post-processing."""
+    percentage, bounded by 0 and 100, and growth's jump from a range of
+    point masses goes past neither. Post-processing."""
     top = dict((side, at) for at, side in NATURAL_LIMITS)[1]
     span = slice(lo_i, hi_i + 1)
     return bool(np.any(atom[span] & (edges[:-1][span] == top)))
 
 
 def _empty_limit_cells(out, edges, finest, atom):
-    """``out`` less a float column's cell ``[100, 100 + f)`` (:func:`limit_cuts`)
+    """``out`` less a float column's cell ``[100, 100 + f)`` (:func:`_limit_cells`)
     where it is no atom (:func:`_atom_levels`): a cell ``f`` wide holds next
     to no row of a continuous column, and kept on its noise (growth's ``2 b``
     passes with probability ``e^-2 / 2``; inside the range ``b``, ``e^-1 /
@@ -1057,9 +1079,10 @@ def _empty_limit_cells(out, edges, finest, atom):
     around 55 at ``b = 323``: 8-15 % of its rows at 100 in 3 of 40 fits).
     The float ``[0, f)`` cell is left as it was. Post-processing."""
     at = np.asarray(finest, dtype=bool) & ~np.asarray(atom, dtype=bool)
-    at &= np.isin(edges[:-1], limit_cuts(False, RES_FLOOR)[:1])
+    at &= np.isin(edges[:-1], [v for v in ATOM_CANDIDATES if v != 0.0])
     at &= np.diff(edges) <= RES_FLOOR
-    return np.where(at, 0.0, out)
+    emptied = np.where(at, 0.0, out)
+    return emptied if (emptied > 0).any() else out
 
 
 def _keep_natural_limits(out, edges, atom, scale, tentative=None):

@@ -253,3 +253,21 @@ def test_a_body_beside_a_float_point_mass_is_not_its_tail():
     body = v[v < 100.0]
     assert np.isclose(np.mean(v == 100.0), 4327 / 7608, atol=0.03)
     assert body.size and body.min() < 85.0 and body.std() > 4.0  # parent: 0.0015
+
+
+def test_a_far_noise_cell_at_100_is_no_point_mass():
+    """A ratio column (0-0.4) with ``[100, 100 + f)`` at 6.4 b, over the
+    candidates' 5.99 b but far from the rows (hmda's ``hirat``, ε = 1,
+    seed 8): not a point mass unless it passes the other leaves' level. On
+    the parent it was kept and 4 % of the rows came back at 100."""
+    b = 12.0
+    edges = np.array([-R40, -F, 0, F, 0.0914, 0.1397, 0.19, 0.2976, 0.4149, 1, 16])
+    edges = np.r_[edges, 100, 100 + F, 256, R40]
+    raw = b * np.array([0.2, -0.5, 0.3, 2.6, 2.8, 8.0, 40.0, 17.5, 0.4, -1.0, 0.1])
+    raw = np.r_[raw, 6.4, 0.5, -0.3]
+    finest = np.diff(edges) <= F
+    out, (lo, hi), _ = nd._kept_counts(edges, raw, b, finest)
+    assert out[11] == 0.0 and hi < 1.0  # parent: kept, cap to 100.001
+    raw[11] = 12.0 * b  # over b ln(L / 0.005) = 7.9 b: a point mass
+    out, (lo, hi), _ = nd._kept_counts(edges, raw, b, finest)
+    assert out[11] > 0.0

@@ -1,4 +1,4 @@
-"""Small helpers shared by the benchmarks: timing, peak memory, tables.
+"""Small helpers shared by the benchmarks: timing, peak memory, tables, caches.
 
 Speed is always reported as a ratio to a baseline measured in the same run
 (for example one pass over the data, ``X.T @ X``), so the figures transfer
@@ -8,6 +8,8 @@ between machines better than raw seconds.
 from __future__ import annotations
 
 import gc
+import json
+import os
 import time
 import tracemalloc
 import warnings
@@ -66,3 +68,16 @@ def fit_default_pipeline(df, eps, seed):
         warnings.simplefilter("ignore")
         pipe.fit(df)
     return pipe
+
+
+def cached_keys(path, default_arm):
+    """The ``(table, eps, seed, arm)`` of every JSON line already in the
+    cache ``path`` (an absent file: none), so a rerun fits only what is
+    missing; lines without an ``arm`` count as ``default_arm``."""
+    done = set()
+    if os.path.exists(path):
+        with open(path) as fh:
+            for line in fh:
+                r = json.loads(line)
+                done.add((r["table"], r["eps"], r["seed"], r.get("arm", default_arm)))
+    return done

@@ -64,13 +64,20 @@ warning naming that column in that fit. The real training rows' own scores
 are the sampling floor.
 
 Every run is one JSON line of ``--cache``; the script fits only what is
-missing. ``--tune`` re-grids ``ReleaseRules.auto_tree_reach``,
-``ReleaseRules.auto_aim_one_way_share`` and ``ReleaseRules.auto_none_factor``
-on the TUNE half's auto fits (the public estimates their decision
-compared, recorded as ``est``; it first counts the fits whose recorded
-estimates pick another plan than the fit ran: caches written before the
-estimates were the decision's own hold ones recomputed from the final noisy
-total).
+missing, whatever code wrote the lines there (each fit of ours stores its
+commit, ``code``: :func:`code_version`; the summary counts the fits by
+code). A fit of ours is a function of the table, ε and seed: the same
+records under 1 or 2 BLAS threads, other processes' load, another fit order,
+the ``real`` record computed or read back; another OpenBLAS kernel moves
+released floats (``missing_shares``) and a few decoded float values in their
+last digits (at most 4.4e-13 relative; no decision moved in 126 fits:
+``results/bench_suite_repro.md``). ``--tune`` re-grids
+``ReleaseRules.auto_tree_reach``, ``ReleaseRules.auto_aim_one_way_share``
+and ``ReleaseRules.auto_none_factor`` on the TUNE half's auto fits (the
+public estimates their decision compared, recorded as ``est``; it first
+counts the fits whose recorded estimates pick another plan than the fit ran:
+caches written before the estimates were the decision's own hold ones
+recomputed from the final noisy total).
 """
 
 from __future__ import annotations
@@ -732,6 +739,41 @@ def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
     ProjectedGaussianRelease._rules = rules
 
 
+def code_version():
+    """The commit of the ``skdp_synth`` a run imports: ``git rev-parse --short
+    HEAD`` of its checkout, ``+dirty`` when that checkout's ``skdp_synth`` or
+    ``benchmarks/*.py`` differ from it (``None`` outside a git checkout).
+    Stored in every record of ours (``code``): the cache keys on the rules a
+    fit ran under, not on the code, so a cache resumed or copied across a
+    change holds fits of two codes -- :func:`code_counts` says so."""
+    import skdp_synth
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(skdp_synth.__file__)))
+
+    def git(*args):
+        return subprocess.run(
+            ["git", "-C", root, *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    try:
+        head = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "skdp_synth", "benchmarks/*.py")
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
+def code_counts(done, names):
+    """How many fits of ours on ``names`` each code wrote (``"n/a"``: records
+    written before the code was stored)."""
+    out = {}
+    for (t, _, _, m, _), rec in done.items():
+        if t in names and m in OURS:
+            code = rec.get("code") or "n/a"
+            out[code] = out.get(code, 0) + 1
+    return dict(sorted(out.items()))
+
+
 def key_of(rec):
     return (rec["table"], rec["eps"], rec["seed"], rec["method"], rec.get("oww"))
 
@@ -813,6 +855,7 @@ def run(
 ):
     done = read_cache(cache)
     oww = weight()
+    code = code_version()
     for name in names:
         ctx = None
         for eps in eps_list:
@@ -835,6 +878,8 @@ def run(
                     }
                     if key_of(rec) in done:
                         continue
+                    if ours:
+                        rec["code"] = code
                     if ctx is None:
                         ctx = context(name)
                         _real(name, ctx, done, cache)
@@ -1277,7 +1322,14 @@ def main(argv=None):
         ws = [float(w) if ";" not in w else w for w in args.weights.split(",")]
         table, lines = weight_table(done, names, eps_list, ws)
         print("\n" + table + "\n\n" + "\n".join(lines))
-    print(f"\nReleaseRules.one_way_weight (and overrides) = {oww}\n")
+    print(f"\nReleaseRules.one_way_weight (and overrides) = {oww}")
+    codes = code_counts(done, names)
+    print(
+        "fits of ours by code: "
+        + (", ".join(f"{k} {v}" for k, v in codes.items()) or "none")
+        + (" -- MORE THAN ONE CODE IN THIS CACHE" if len(codes) > 1 else "")
+        + "\n"
+    )
     print(registry(done, names))
     for label, half in (("TUNE", TUNE), ("REPORT", REPORT)):
         part = [t for t in half if t in names]

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import warnings
 
 import numpy as np
 import pandas as pd
 
+from benchmarks._harness import cached_keys
 from benchmarks.bench_suite import DELTA, context, public_bins
 
 
@@ -126,12 +126,7 @@ def main(argv=None):
     ap.add_argument("--arm", default="auto-bins", choices=("auto-bins", "auto"))
     ap.add_argument("--cache", default="tv1_sources.jsonl")
     a = ap.parse_args(argv)
-    done = set()
-    if os.path.exists(a.cache):
-        with open(a.cache) as fh:
-            for line in fh:
-                r = json.loads(line)
-                done.add((r["table"], r["eps"], r["seed"], r.get("arm", "auto-bins")))
+    done = cached_keys(a.cache, "auto-bins")
     for name in a.tables.split(","):
         ctx = context(name)
         for eps in [float(e) for e in a.eps.split(",")]:

@@ -364,3 +364,52 @@ def test_auto_fits_record_the_estimates_their_decision_compared(rng, monkeypatch
     assert bs.decision_mismatches(done, ["t"], 4.0, rules) == [
         ("t", 1.0, 1, "mst", "one-way")
     ]
+
+
+def _without_times(info):
+    return {k: v for k, v in info.items() if k not in ("cpu", "secs")}
+
+
+def test_a_fit_is_a_function_of_its_table_eps_and_seed(mixed):
+    """The same fit of ours gives the same rows and record after another fit
+    in the process and under one BLAS thread (the comparisons of two caches
+    read the records exactly; ``results/bench_suite_repro.md``)."""
+    from threadpoolctl import threadpool_limits
+
+    train = mixed.iloc[:300].reset_index(drop=True)
+    cats = [c for c in train.columns if train[c].dtype == object]
+    first, info = bs.fit_ours(train, cats, {}, 1.0, 3, "auto")
+    bs.fit_ours(train, cats, {}, 0.3, 4, "auto")
+    with threadpool_limits(limits=1):
+        again, info_again = bs.fit_ours(train, cats, {}, 1.0, 3, "auto")
+    pd.testing.assert_frame_equal(first, again)
+    assert _without_times(info) == _without_times(info_again)
+
+
+def test_runs_store_their_code_and_the_summary_counts_it(tmp_path, monkeypatch):
+    """Every fit of ours stores the commit it ran at (the cache keys on the
+    rules, not the code); ``code_counts`` tells a cache of two codes."""
+    import subprocess
+
+    monkeypatch.setattr(bs, "context", lambda name: {})
+    monkeypatch.setattr(bs, "_real", lambda *args: None)
+
+    def one(rec, ctx, name, cap):
+        rec.update(tv1=0.0, cpu=0.0)
+
+    monkeypatch.setattr(bs, "_one", one)
+    cache = str(tmp_path / "c.jsonl")
+    done = bs.run(["credit"], [1.0], 2, ("auto",), cache)
+    code = bs.code_version()
+    root = Path(bs.__file__).resolve().parents[1]
+    head = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if head:
+        assert code in (head, head + "+dirty")
+    assert [r["code"] for r in bs.read_cache(cache).values()] == [code, code]
+    done[("credit", 1.0, 2, "auto", 4.0)] = {"method": "auto"}  # an older line
+    counts = bs.code_counts(done, ["credit"])
+    assert counts == ({code: 2, "n/a": 1} if code else {"n/a": 3})

@@ -428,6 +428,41 @@ def test_generator_sees_only_released_measurements(rule, monkeypatch):
         np.testing.assert_array_equal(m.values, values)
 
 
+def test_aim_final_measurement_allocates_for_the_one_way_tables(monkeypatch):
+    """AIM's final measurement allocates its noise as if every 1-way table
+    were in it at ``rules.aim_final_one_way_weight`` (a public re-split of
+    the final share, as the default pairs' ``one_way_weight``): the same
+    rounds and the same residuals, less noise on the 1-way residuals and
+    more on the pairs'; the whitened sensitivity stays 1, so the fit still
+    spends exactly its budget. Weight 0 restores the pairs' optimum."""
+
+    df, cats = _frame()
+    kw = dict(epsilon=0.5, selection="aim", random_state=0)
+    c = analytic_gaussian_sigma(0.5, 1e-6)
+    est = _pipe(cats, **kw).fit(df)[-1]
+    W = est.workload_
+    ones = {S: x for S, x in zip(W.tables, W.weights) if len(S) == 1}
+    assert set(ones) == {(j,) for j in range(len(W.n_levels)) if W.n_levels[j] >= 2}
+    w = DEFAULT_RULES.aim_final_one_way_weight
+    assert w > 0
+    covered = {j for S in est._selection_result.chosen for j in S}
+    assert covered and all(x == w for (j,), x in ones.items() if j in covered)
+    assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
+    tau = est.residual_scales_ / (c / math.sqrt(est.selection_shares_["final"]))
+    assert W.whitened_sensitivity(tau, "add-remove-one") == pytest.approx(1.0)
+
+    _set_rules(monkeypatch, aim_final_one_way_weight=0.0)
+    pairs = _pipe(cats, **kw).fit(df)[-1]
+    assert pairs._selection_result.chosen == est._selection_result.chosen
+    assert all(len(S) == 2 for S in pairs.workload_.tables)
+    assert _mu2(pairs) == pytest.approx(1.0 / c**2, rel=1e-9)
+    old = dict(zip(pairs.workload_.subsets, pairs.residual_scales_))
+    new = dict(zip(W.subsets, est.residual_scales_))
+    assert set(old) == set(new)
+    assert all(new[A] < old[A] for A in new if len(A) == 1)
+    assert all(new[A] > old[A] for A in new if len(A) == 2)
+
+
 def test_budget_split_constants_are_pinned():
     """The shares of each rule's steps (doc/privacy.md, "Selection of
     marginals") sum to the whole budget after the noisy total; a change of
@@ -464,6 +499,7 @@ def test_budget_split_constants_are_pinned():
     assert not hasattr(DEFAULT_RULES, "auto_one_way_min_attributes")
     assert DEFAULT_RULES.one_way_weight == 4.0 and DEFAULT_RULES.level_support_z == 2.0
     assert DEFAULT_RULES.one_way_min_attributes == 10
+    assert DEFAULT_RULES.aim_final_one_way_weight == 4.0
     from skdp_synth.gaussian_release import _selection as selection
 
     assert selection.AIM_ROUNDS_PER_ATTRIBUTE == 3

@@ -31,6 +31,7 @@ from ._selection import (
     mst_edge_budget,
     select_aim,
     select_mst,
+    with_one_way_tables,
 )
 from ._selection import (
     measure as measure_tables,
@@ -222,6 +223,8 @@ def _measure_selected(U, staged, source):
         tables=chosen,
         weights=[weight.get(S, 1.0) for S in chosen],
     )
+    if rule == "aim" and rules.aim_final_one_way_weight > 0:
+        Wf = with_one_way_tables(Wf, rules.aim_final_one_way_weight)
     released, scales, _ = measure_tables(
         tables, Wf, final_share, c, spec.neighbouring, source, public_n
     )

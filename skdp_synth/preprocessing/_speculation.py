@@ -44,6 +44,7 @@ import numpy as np
 from ._numeric_domain import (
     TREE_SHARE,
     _can_split,
+    _limit_cells_added,
     _split_point,
     privtree_leaves,
     privtree_theta,
@@ -156,5 +157,8 @@ def run_ahead(counters, order, source, epsilon, sensitivity):
         nodes[col] = bounded.nodes
         decided.append(col)
         # the leaf counts and the missing count: one Laplace vector
-        ahead.laplace(np.zeros(len(edges)), scale)
+        # (less the cells added at 100, drawn from a child stream:
+        # :func:`_numeric_domain._limit_cells_added`)
+        added = _limit_cells_added(edges, counter.integer)
+        ahead.laplace(np.zeros(len(edges) - int(added.sum())), scale)
     return nodes, decided

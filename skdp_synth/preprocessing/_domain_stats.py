@@ -150,7 +150,12 @@ from ._chunk_counts import (
 from ._column_counts import ColumnCounts
 from ._count_grid import grid_for
 from ._count_grid import hierarchy_for as hierarchy_for
-from ._numeric_domain import TREE_SHARE, noisy_histogram, privtree_leaves
+from ._numeric_domain import (
+    TREE_SHARE,
+    _limit_cells_added,
+    noisy_histogram,
+    privtree_leaves,
+)
 from ._refine_bounds import _chosen, joint_stops, refine_cells
 from ._refine_bounds import _miss as _miss
 from ._refine_bounds import _reach as _reach
@@ -209,11 +214,39 @@ def privtree_from_counts(
     edges, finest = privtree_leaves(
         cells, counter.counts, lam, source, integer, floor, theta=theta
     )
-    leaves = [(lo, hi, 0) for lo, hi in zip(edges[:-1], edges[1:])]
-    true = counter.counts(leaves)
+    # the leaves that are tree nodes counted as the tree's; those cut at 100
+    # (:func:`._numeric_domain._limit_cells`: no hierarchy cell ends there)
+    # from the rows below their edges
+    added = _limit_cells_added(edges, integer)
+    cut = added | np.append(added[1:], False)
+    nodes = [(lo, hi, 0) for lo, hi in zip(edges[:-1], edges[1:])]
+    kept = [n for n, c in zip(nodes, cut) if not c]
+    points = sorted({float(v) for v in edges[np.append(added, False)]})
+    true = np.zeros(len(nodes))
+    counted = counter.counts(kept + _uncut(edges, cut), points)
+    true[~cut] = counted[: len(kept)]
+    if cut.any():
+        for j in np.flatnonzero(cut):
+            lo, hi = float(edges[j]), float(edges[j + 1])
+            true[j] = counter.rows_below(hi) - counter.rows_below(lo)
     return noisy_histogram(
         edges, finest, true, counter.n_missing, integer, scale, source, time_axis
     )
+
+
+def _uncut(edges, cut):
+    """The tree's own leaves around the cut ones ``cut`` (each run of cut
+    leaves merged back into the leaf it was): what :meth:`ColumnCounts.
+    counts` answers, which resolves their outer edges first."""
+    out, j = [], 0
+    idx = np.flatnonzero(cut)
+    while j < idx.size:
+        k = j
+        while k + 1 < idx.size and idx[k + 1] == idx[k] + 1:
+            k += 1
+        out.append((float(edges[idx[j]]), float(edges[idx[k] + 1]), 0))
+        j = k + 1
+    return out
 
 
 # ------------------------------------------------------------ the passes

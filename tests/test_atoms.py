@@ -271,3 +271,41 @@ def test_a_far_noise_cell_at_100_is_no_point_mass():
     raw[11] = 12.0 * b  # over b ln(L / 0.005) = 7.9 b: a point mass
     out, (lo, hi), _ = nd._kept_counts(edges, raw, b, finest)
     assert out[11] > 0.0
+
+
+def test_the_cells_cut_at_100_leave_every_other_draw_as_it_was(monkeypatch):
+    """The two cells :func:`_limit_cells` adds draw their noise from a child
+    stream: every other leaf's noisy count and the source's next draw are
+    those of the uncut tree (with one stream, the two extra draws moved
+    every later draw of the fit: loans' ``balance`` KS .127 -> .181 at
+    ε = 0.3). Fails on the parent commit (the draws shift)."""
+    rng = np.random.default_rng(0)
+    x = np.where(rng.random(8000) < 0.57, 100.0, 100.0 - rng.gamma(1.5, 6.0, 8000))
+    src = NoiseSource(0)
+    cut = nd.privtree_histogram(x, 1.0, src)
+    after_cut = src.rng.random()
+    assert 100.0 in cut.edges.tolist()
+    monkeypatch.setattr(nd, "_limit_cells", lambda e, f, i: (e, f))
+    src = NoiseSource(0)
+    whole = nd.privtree_histogram(x, 1.0, src)
+    assert src.rng.random() == after_cut
+    added = nd._limit_cells_added(cut.edges, False)
+    kept = cut.raw[~added]
+    j = int(np.flatnonzero(added)[0]) - 1  # the cut leaf's part below 100
+    same = np.ones(kept.size, dtype=bool)
+    same[j] = False  # drawn for the whole leaf: its count differs
+    assert np.array_equal(kept[same], np.delete(whole.raw, j))
+
+
+def test_a_wide_leaf_holding_100_is_not_cut():
+    """Only a leaf at most ``LIMIT_LEAF_WIDTH * 100`` wide is cut: a tree
+    that did not split down to 100 has no rows there, and three noise cells
+    were three more chances for a noise core (iris's sepal width,
+    ``test_with_nothing_significant_the_core_prefers_values_near_zero``, 5
+    far ranges of 40 with every leaf cut). Fails on the parent commit."""
+    assert nd.LIMIT_LEAF_WIDTH == 0.5
+    edges = np.array([16.0, 65.1, 129.3, 256.0])
+    same, _ = nd._limit_cells(edges, np.zeros(3, bool), False)
+    assert same.tolist() == edges.tolist()
+    cut, _ = nd._limit_cells(np.array([16.0, 91.8, 108.9]), np.zeros(2, bool), False)
+    assert 100.0 in cut.tolist()

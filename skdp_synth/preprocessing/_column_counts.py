@@ -13,7 +13,7 @@ import numpy as np
 from . import _refine_bounds
 from ._chunk_counts import VALUES, decimal_values
 from ._count_grid import grid_for
-from ._numeric_domain import MAX_DEPTH
+from ._numeric_domain import MAX_DEPTH, _limit_edges
 from ._refine_bounds import _stops, refine_stops, split_probability
 
 __all__ = ["ColumnCounts"]
@@ -340,6 +340,21 @@ class ColumnCounts:
             + self._kept_count(self.lo, self.cell_cum, a, v)
             + self._kept_count(self.values, self.value_cum, a, v)
         )
+
+    def limit_targets(self):
+        """Targets ``(lo, hi, depth, VALUES)`` keeping the values of the
+        cells holding a row that an edge :func:`._numeric_domain.
+        _limit_cells` may add lies inside, not resolved yet (none for an
+        integer column)."""
+        at = [
+            (v, v, VALUES)
+            for v in _limit_edges(self.integer)
+            if self.root_lo < v < self.root_hi
+        ]
+        if not at:
+            return []
+        _, need = self._where(at)
+        return [(a, b, d[0], VALUES) for (a, b), d in sorted(need.items())]
 
     def bounded_counts(self, level):
         """``(counts, unknown)`` without a pass: the exact count of each

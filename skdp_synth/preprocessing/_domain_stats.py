@@ -524,6 +524,8 @@ class DomainStatistics:
         occupied ones are stored in the columns' counters."""
         if not wanted:
             return
+        if self.refine_cells is not None:
+            wanted = self._with_limit_values(wanted)
         plan = {}
         for col, targets in wanted.items():
             integer, _, unit, clip, root_lo, top = self.numeric[col]
@@ -561,6 +563,24 @@ class DomainStatistics:
                 total[k],
                 *values[col],
             )
+
+    def _with_limit_values(self, wanted):
+        """Bounded mode: ``wanted`` plus, for every float column, the values
+        of the cells 100 and ``100 + f`` lie inside (one cell's distinct
+        values each), so the leaves cut there
+        (:func:`._numeric_domain._limit_cells`) are counted without a pass
+        of their own (:meth:`ColumnCounts.rows_below`)."""
+        out = {c: list(t) for c, t in wanted.items()}
+        for col, counter in self.counters.items():
+            for a, b, d, stop in counter.limit_targets():
+                have = out.setdefault(col, [])
+                same = [i for i, t in enumerate(have) if (t[0], t[1]) == (a, b)]
+                if same:
+                    t = have[same[0]]
+                    have[same[0]] = (t[0], t[1], t[2], stop)
+                elif not any(t[0] < b and a < t[1] for t in have):
+                    have.append((a, b, d, stop))
+        return {c: t for c, t in out.items() if t}
 
     def histogram(self, col):
         """What ``_private_spec`` calls for ``col`` instead of

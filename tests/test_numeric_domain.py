@@ -847,14 +847,10 @@ def _fit_mixed(df, seed, eps=1.0):
     return pipe.fit(df)
 
 
-@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.DegenerateColumnWarning")
 def test_release_level_estimate_is_the_residual_plans():
     """Without selection (one measurement of each residual), the estimate of
     a 1-way cell and its noise are the plan's own: ``T̂_j`` rebuilt from the
-    released residuals, ``σ_j² = cell_variance(σ, 1, (j,))``. (Whether the
-    release can tell ``h``'s two missing rows from none depends on its noise
-    draws, which any change to a numeric column's tree moves: not tested
-    here.)"""
+    released residuals, ``σ_j² = cell_variance(σ, 1, (j,))``."""
     df = _complete_and_missing(20000)
     pipe = _fit_mixed(df, 0, eps=3.0)
     rel = pipe[-1]

@@ -145,3 +145,167 @@ def test_a_fence_does_not_reach_a_noise_leaf_past_an_emptied_one():
     raw2[i16 + 1] = 1.2 * b  # [18, 22) above b: not emptied
     out2, (lo2, _), _ = nd._kept_counts(WEEKS_EDGES, raw2, b, finest, True, False)
     assert lo2 == 16.0 and out2[i16] == raw2[i16]
+
+
+def _percent_like(seed=0, n=8000):
+    """A float percentage column as loans' ``account_never_delinq_percent``:
+    57 % of the rows exactly 100, the rest spread below it (62.5-99.9)."""
+    rng = np.random.default_rng(seed)
+    rest = np.round(100.0 - rng.gamma(1.5, 6.0, n - int(0.567 * n)), 1)
+    return np.r_[np.full(int(0.567 * n), 100.0), np.clip(rest, 20.0, 99.9)]
+
+
+def test_a_float_percentage_keeps_its_spike_at_100_and_stays_below():
+    """A float tree's leaf holding 100 is cut at 100 and ``100 + f``
+    (``_numeric_domain._limit_cells``): a percentage's spike at 100 is a
+    finest leaf at a candidate, kept as a point mass, and no kept leaf lies
+    above it (the natural limit). On the parent no float leaf started at
+    100: the spike fell in a leaf such as ``[99.78, 100.04)``, decoded
+    uniformly across 100 (loans' column at ε = 0.3: none of the rows came
+    back at 100, 2-9 % above it)."""
+    f = nd.RES_FLOOR
+    edges, finest = nd._limit_cells(
+        np.array([16.0, 99.78, 100.038, 256.0]), np.zeros(3, bool), False
+    )
+    assert np.allclose(edges, [16.0, 99.78, 100.0, 100.0 + f, 100.038, 256.0])
+    assert finest.tolist() == [False, False, True, False, False]
+    same = nd._limit_cells(np.array([16.0, 99.0, 101.0]), np.zeros(2, bool), True)
+    assert same[0].tolist() == [16.0, 99.0, 101.0]  # integers: as before
+    x = _percent_like()
+    b = 323.0  # loans' leaf-count scale at ε = 0.3
+    eps = 1.0 / ((1.0 - nd.TREE_SHARE) * b)
+    for s in range(20):
+        h = nd.privtree_histogram(x, eps, NoiseSource(s))
+        at = np.flatnonzero(h.edges[:-1] == 100.0)
+        assert at.size == 1 and h.finest[at[0]] and h.counts[at[0]] > 0
+        assert not h.counts[at[0] + 1 :].any()
+        assert h.bounds[1] <= 100.0 + f
+
+
+F = nd.RES_FLOOR
+#: Leaves of a percentage column at ``b = 323`` (``_percent_like``, seed 0 of
+#: ``nd.privtree_histogram``): noisy counts in noise scales, a spike of
+#: 14.2 b at ``[100, 100 + f)``, the body at 16-100, noise leaves below 0.
+PCT_EDGES = np.array(
+    [-R40, -2.7488e11, -4096, -1025.1, -256, -16, -1, -F, 0, F, 1, 16]
+    + [25.541, 40.437, 63.692, 79.833, 89.355, 94.530, 100, 100 + F, 256, R40]
+)
+PCT_RAW_B = np.array(
+    [1.6, 2.7, 2.7, -0.7, 1.6, -0.2, -0.3, -0.7, 3.0, 0.4, -1.9]
+    + [2.3, -2.2, 2.6, 1.4, 3.3, 2.5, 4.0, 14.2, -2.5, 0.3]
+)
+
+
+def test_no_jump_below_the_zero_of_a_percentage():
+    """A point mass at 100 makes the column a percentage: growth's jump (and
+    its tentative run) from a range of point masses does not go below 0. On
+    the parent a tentative run of noise leaves down to -2.7e11 joined (in a
+    pipeline it shared the body's coarse bin: values at -262,145)."""
+    b = 323.0
+    finest = np.diff(PCT_EDGES) <= F
+    out, (lo, hi), tentative = nd._kept_counts(PCT_EDGES, PCT_RAW_B * b, b, finest)
+    below = PCT_EDGES[1:] <= 0.0
+    assert not out[below].any() and not tentative[below].any()  # parent: kept
+    assert lo >= 0.0 and hi <= 100.0 + F
+    assert out[PCT_EDGES[:-1] == 100.0][0] == 14.2 * b
+
+
+def test_a_noise_cell_at_100_is_no_spike():
+    """The cell ``[100, 100 + f)`` of a continuous column is kept only as a
+    point mass: at the body's edge with 2.5 b of noise (growth's 2 b) it was
+    kept on the parent and decoded 8-15 % of a log-normal's rows at 100."""
+    b = 323.0
+    edges = np.array([-R40, 0, 16, 25.541, 40.437, 63.692, 100, 100 + F, 160.1, R40])
+    raw = b * np.array([0.3, 1.1, 2.3, 4.2, 2.8, 4.0, 2.5, -2.1, 0.5])
+    finest = np.diff(edges) <= F
+    out, _, _ = nd._kept_counts(edges, raw, b, finest)
+    assert out[6] == 0.0 and out[5] > 0  # parent: 2.5 b kept at 100
+
+
+def test_a_body_beside_a_float_point_mass_is_not_its_tail():
+    """A kept leaf beside a float point mass (``[100, 100 + f)``, decoded at
+    100) is decoded as an inner leaf, not as a tail continuing the point
+    mass's density: on the parent loans' ``account_never_delinq_percent`` at
+    ε = 0.3 decoded the 3,281 rows of ``[79.8, 100)`` within 0.006 of 100
+    (std ratio 0.00)."""
+    from skdp_synth.preprocessing._decoding import decode_fine
+
+    edges = np.array([79.833, 100.0, 100.0 + F])
+    h = nd.FineHistogram(
+        edges,
+        np.array([3281.0, 4327.0]),
+        0.0,
+        np.array([False, True]),
+        False,
+        (79.833, 100.0 + F),
+        True,
+        323.0,
+        np.zeros(2, dtype=bool),
+    )
+    n = 4000
+    v = decode_fine(
+        h,
+        np.full(n, 79.833),
+        np.full(n, 100.0 + F),
+        np.ones(n, bool),
+        np.random.default_rng(0),
+    )
+    body = v[v < 100.0]
+    assert np.isclose(np.mean(v == 100.0), 4327 / 7608, atol=0.03)
+    assert body.size and body.min() < 85.0 and body.std() > 4.0  # parent: 0.0015
+
+
+def test_a_far_noise_cell_at_100_is_no_point_mass():
+    """A ratio column (0-0.4) with ``[100, 100 + f)`` at 6.4 b, over the
+    candidates' 5.99 b but far from the rows (hmda's ``hirat``, ε = 1,
+    seed 8): not a point mass unless it passes the other leaves' level. On
+    the parent it was kept and 4 % of the rows came back at 100."""
+    b = 12.0
+    edges = np.array([-R40, -F, 0, F, 0.0914, 0.1397, 0.19, 0.2976, 0.4149, 1, 16])
+    edges = np.r_[edges, 100, 100 + F, 256, R40]
+    raw = b * np.array([0.2, -0.5, 0.3, 2.6, 2.8, 8.0, 40.0, 17.5, 0.4, -1.0, 0.1])
+    raw = np.r_[raw, 6.4, 0.5, -0.3]
+    finest = np.diff(edges) <= F
+    out, (lo, hi), _ = nd._kept_counts(edges, raw, b, finest)
+    assert out[11] == 0.0 and hi < 1.0  # parent: kept, cap to 100.001
+    raw[11] = 12.0 * b  # over b ln(L / 0.005) = 7.9 b: a point mass
+    out, (lo, hi), _ = nd._kept_counts(edges, raw, b, finest)
+    assert out[11] > 0.0
+
+
+def test_the_cells_cut_at_100_leave_every_other_draw_as_it_was(monkeypatch):
+    """The two cells :func:`_limit_cells` adds draw their noise from a child
+    stream: every other leaf's noisy count and the source's next draw are
+    those of the uncut tree (with one stream, the two extra draws moved
+    every later draw of the fit: loans' ``balance`` KS .127 -> .181 at
+    ε = 0.3). Fails on the parent commit (the draws shift)."""
+    rng = np.random.default_rng(0)
+    x = np.where(rng.random(8000) < 0.57, 100.0, 100.0 - rng.gamma(1.5, 6.0, 8000))
+    src = NoiseSource(0)
+    cut = nd.privtree_histogram(x, 1.0, src)
+    after_cut = src.rng.random()
+    assert 100.0 in cut.edges.tolist()
+    monkeypatch.setattr(nd, "_limit_cells", lambda e, f, i: (e, f))
+    src = NoiseSource(0)
+    whole = nd.privtree_histogram(x, 1.0, src)
+    assert src.rng.random() == after_cut
+    added = nd._limit_cells_added(cut.edges, False)
+    kept = cut.raw[~added]
+    j = int(np.flatnonzero(added)[0]) - 1  # the cut leaf's part below 100
+    same = np.ones(kept.size, dtype=bool)
+    same[j] = False  # drawn for the whole leaf: its count differs
+    assert np.array_equal(kept[same], np.delete(whole.raw, j))
+
+
+def test_a_wide_leaf_holding_100_is_not_cut():
+    """Only a leaf at most ``LIMIT_LEAF_WIDTH * 100`` wide is cut: a tree
+    that did not split down to 100 has no rows there, and three noise cells
+    were three more chances for a noise core (iris's sepal width,
+    ``test_with_nothing_significant_the_core_prefers_values_near_zero``, 5
+    far ranges of 40 with every leaf cut). Fails on the parent commit."""
+    assert nd.LIMIT_LEAF_WIDTH == 0.5
+    edges = np.array([16.0, 65.1, 129.3, 256.0])
+    same, _ = nd._limit_cells(edges, np.zeros(3, bool), False)
+    assert same.tolist() == edges.tolist()
+    cut, _ = nd._limit_cells(np.array([16.0, 91.8, 108.9]), np.zeros(2, bool), False)
+    assert 100.0 in cut.tolist()

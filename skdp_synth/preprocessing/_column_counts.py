@@ -13,7 +13,7 @@ import numpy as np
 from . import _refine_bounds
 from ._chunk_counts import VALUES, decimal_values
 from ._count_grid import grid_for
-from ._numeric_domain import MAX_DEPTH
+from ._numeric_domain import MAX_DEPTH, _limit_edges
 from ._refine_bounds import _stops, refine_stops, split_probability
 
 __all__ = ["ColumnCounts"]
@@ -302,17 +302,59 @@ class ColumnCounts:
             for (a, b), dk, e, n in zip(keys, depth, stop, node)
         ]
 
-    def counts(self, level):
-        """Exact row counts of the tree nodes ``[(lo, hi, depth), ...]``."""
+    def counts(self, level, points=()):
+        """Exact row counts of the tree nodes ``[(lo, hi, depth), ...]``;
+        the same pass keeps the values of the cells ``points`` lie inside
+        (:meth:`rows_below`)."""
         where, need = self._where(level)
+        at = [(v, v, VALUES) for v in points]
+        need.update(self._where(at)[1])
         if need:  # one more pass, before this level's noise is drawn
-            self.asking = level  # what the pass must answer
+            self.asking = list(level) + at  # what the pass must answer
             self._refine(self._targets_on_demand(level, where, need))
             self.asking = None
             where, need = self._where(level)
             if need:  # pragma: no cover - a pass resolves every target
                 raise RuntimeError("a refinement pass left a node unresolved")
         return np.array([self._answer(*w) for w in where], dtype=np.float64)
+
+    def rows_below(self, v):
+        """Exact rows below ``v``, a leaf edge :func:`._numeric_domain.
+        _limit_cells` may add (100, 100 + f: no hierarchy cell ends there).
+        The grid cells below ``v``'s, and in ``v``'s own cell the kept cells
+        and values below it, once :meth:`counts` kept the values of the
+        cell ``v`` lies inside (its ``points``; in either mode: one cell's
+        distinct values)."""
+        if v <= self.root_lo:
+            return 0.0
+        if v >= self.root_hi:
+            return float(self.cum[-1])
+        k = int(np.searchsorted(self.edges, v, "right") - 1)
+        if self.edges[k] == v or self.grid[k] == 0:
+            return float(self.cum[k])
+        if self._where([(v, v, VALUES)])[1]:  # pragma: no cover
+            raise RuntimeError("rows below a point no pass resolved")
+        a = float(self.edges[k])
+        return float(
+            self.cum[k]
+            + self._kept_count(self.lo, self.cell_cum, a, v)
+            + self._kept_count(self.values, self.value_cum, a, v)
+        )
+
+    def limit_targets(self):
+        """Targets ``(lo, hi, depth, VALUES)`` keeping the values of the
+        cells holding a row that an edge :func:`._numeric_domain.
+        _limit_cells` may add lies inside, not resolved yet (none for an
+        integer column)."""
+        at = [
+            (v, v, VALUES)
+            for v in _limit_edges(self.integer)
+            if self.root_lo < v < self.root_hi
+        ]
+        if not at:
+            return []
+        _, need = self._where(at)
+        return [(a, b, d[0], VALUES) for (a, b), d in sorted(need.items())]
 
     def bounded_counts(self, level):
         """``(counts, unknown)`` without a pass: the exact count of each

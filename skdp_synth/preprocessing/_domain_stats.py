@@ -150,7 +150,12 @@ from ._chunk_counts import (
 from ._column_counts import ColumnCounts
 from ._count_grid import grid_for
 from ._count_grid import hierarchy_for as hierarchy_for
-from ._numeric_domain import TREE_SHARE, noisy_histogram, privtree_leaves
+from ._numeric_domain import (
+    TREE_SHARE,
+    _limit_cells_added,
+    noisy_histogram,
+    privtree_leaves,
+)
 from ._refine_bounds import _chosen, joint_stops, refine_cells
 from ._refine_bounds import _miss as _miss
 from ._refine_bounds import _reach as _reach
@@ -209,11 +214,39 @@ def privtree_from_counts(
     edges, finest = privtree_leaves(
         cells, counter.counts, lam, source, integer, floor, theta=theta
     )
-    leaves = [(lo, hi, 0) for lo, hi in zip(edges[:-1], edges[1:])]
-    true = counter.counts(leaves)
+    # the leaves that are tree nodes counted as the tree's; those cut at 100
+    # (:func:`._numeric_domain._limit_cells`: no hierarchy cell ends there)
+    # from the rows below their edges
+    added = _limit_cells_added(edges, integer)
+    cut = added | np.append(added[1:], False)
+    nodes = [(lo, hi, 0) for lo, hi in zip(edges[:-1], edges[1:])]
+    kept = [n for n, c in zip(nodes, cut) if not c]
+    points = sorted({float(v) for v in edges[np.append(added, False)]})
+    true = np.zeros(len(nodes))
+    counted = counter.counts(kept + _uncut(edges, cut), points)
+    true[~cut] = counted[: len(kept)]
+    if cut.any():
+        for j in np.flatnonzero(cut):
+            lo, hi = float(edges[j]), float(edges[j + 1])
+            true[j] = counter.rows_below(hi) - counter.rows_below(lo)
     return noisy_histogram(
         edges, finest, true, counter.n_missing, integer, scale, source, time_axis
     )
+
+
+def _uncut(edges, cut):
+    """The tree's own leaves around the cut ones ``cut`` (each run of cut
+    leaves merged back into the leaf it was): what :meth:`ColumnCounts.
+    counts` answers, which resolves their outer edges first."""
+    out, j = [], 0
+    idx = np.flatnonzero(cut)
+    while j < idx.size:
+        k = j
+        while k + 1 < idx.size and idx[k + 1] == idx[k] + 1:
+            k += 1
+        out.append((float(edges[idx[j]]), float(edges[idx[k] + 1]), 0))
+        j = k + 1
+    return out
 
 
 # ------------------------------------------------------------ the passes
@@ -491,6 +524,8 @@ class DomainStatistics:
         occupied ones are stored in the columns' counters."""
         if not wanted:
             return
+        if self.refine_cells is not None:
+            wanted = self._with_limit_values(wanted)
         plan = {}
         for col, targets in wanted.items():
             integer, _, unit, clip, root_lo, top = self.numeric[col]
@@ -528,6 +563,24 @@ class DomainStatistics:
                 total[k],
                 *values[col],
             )
+
+    def _with_limit_values(self, wanted):
+        """Bounded mode: ``wanted`` plus, for every float column, the values
+        of the cells 100 and ``100 + f`` lie inside (one cell's distinct
+        values each), so the leaves cut there
+        (:func:`._numeric_domain._limit_cells`) are counted without a pass
+        of their own (:meth:`ColumnCounts.rows_below`)."""
+        out = {c: list(t) for c, t in wanted.items()}
+        for col, counter in self.counters.items():
+            for a, b, d, stop in counter.limit_targets():
+                have = out.setdefault(col, [])
+                same = [i for i, t in enumerate(have) if (t[0], t[1]) == (a, b)]
+                if same:
+                    t = have[same[0]]
+                    have[same[0]] = (t[0], t[1], t[2], stop)
+                elif not any(t[0] < b and a < t[1] for t in have):
+                    have.append((a, b, d, stop))
+        return {c: t for c, t in out.items() if t}
 
     def histogram(self, col):
         """What ``_private_spec`` calls for ``col`` instead of

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._datetime import time_cap, time_coordinate
+from ..mechanisms import NoiseSource
 from ._fences import FENCE_IQR, _t, fences_t, overflow_window  # noqa: F401
 from ._fences import quantile_t as _quantile_t  # noqa: F401  (as before the move)
 
@@ -237,6 +238,91 @@ def resolution_floor(integer, root=None):
     if root is None:
         return RES_FLOOR
     return min(RES_FLOOR, (float(root[1]) - float(root[0])) * 2.0**-20)
+
+
+#: :func:`_limit_cells` cuts the leaf holding 100 only where it is at most
+#: this share of 100 wide: a tree that split down near 100 (loans'
+#: ``account_never_delinq_percent``, 57 % of its rows at 100: leaves like
+#: ``[99.78, 100.04)``). A wide leaf there holds few rows, and its three
+#: noise cells were three more chances for a noise core where nothing is
+#: significant (iris's sepal width at ε = 0.05: far kept ranges 4 -> 5 of
+#: 40 seeds with every leaf cut, ``test_with_nothing_significant_the_core_
+#: prefers_values_near_zero``). Public: a function of the released tree.
+LIMIT_LEAF_WIDTH = 0.5
+
+
+def _limit_cells(edges, finest, integer):
+    """A float tree's leaves with the leaf holding a point-mass candidate
+    other than 0 (:data:`ATOM_CANDIDATES`: a percentage's 100) cut at ``v``
+    and at ``v + RES_FLOOR``, so ``[v, v + RES_FLOOR)`` is a finest leaf
+    (decoded at ``v``), as ``[0, RES_FLOOR)`` is a depth-0 cell
+    (:data:`RES_FLOOR`). PrivTree's midpoint splits never land on 100, so no
+    float leaf started there and the candidate's level was never applied:
+    a percentage's spike at 100 fell in a leaf such as ``[99.78, 100.04)``,
+    decoded uniformly across 100 (loans' ``account_never_delinq_percent``,
+    57 % of its rows at 100: none came back at 100 and 2-9 % above it at
+    ε = 0.3, ``benchmarks/results/bench_limit_atoms.md``). Cutting at 100
+    before the midpoints (a split rule) isolated the spike at depth 1 and
+    left the body below it in leaves as wide as ``[16, 100)``. A fixed
+    refinement of the released tree: post-processing (the leaf counts are
+    then drawn on these leaves, still a partition). Returns ``(edges,
+    finest)``."""
+    if integer:
+        return edges, finest
+    edges = np.asarray(edges, dtype=np.float64)
+    finest = np.asarray(finest, dtype=bool)
+    for v in ATOM_CANDIDATES:
+        if v == 0.0:
+            continue
+        j = int(np.searchsorted(edges, v, "right")) - 1
+        if not 0 <= j < edges.size - 1:
+            continue
+        lo, hi = float(edges[j]), float(edges[j + 1])
+        if hi - lo > LIMIT_LEAF_WIDTH * v:
+            continue  # the tree did not split down to 100: no rows there
+        cuts = [c for c in (v, v + RES_FLOOR) if lo < c < hi]
+        if not cuts:
+            continue
+        parts = [lo, *cuts, hi]
+        fin = [
+            (a == v and b <= v + RES_FLOOR) or bool(finest[j])
+            for a, b in zip(parts[:-1], parts[1:])
+        ]
+        edges = np.concatenate([edges[:j], parts, edges[j + 2 :]])
+        finest = np.concatenate([finest[:j], fin, finest[j + 1 :]])
+    return edges, finest
+
+
+def _limit_cells_added(edges, integer):
+    """Which leaves :func:`_limit_cells` added: those starting at a
+    candidate ``v`` or at ``v + RES_FLOOR`` (the part of the cut leaf below
+    ``v`` keeps the leaf's place). Their counts draw their noise from a
+    child stream (:func:`_child_source`), after the others, so that every
+    other leaf and every later draw of the fit (the other columns' trees,
+    the release) get the noise they had without the cut: the cut moved
+    loans' other columns' KS by the draws alone (``balance`` .127 -> .181
+    at ε = 0.3, ``benchmarks/results/bench_limit_atoms.md``)."""
+    edges = np.asarray(edges, dtype=np.float64)
+    return np.isin(edges[:-1], _limit_edges(integer))
+
+
+def _limit_edges(integer):
+    """The edges :func:`_limit_cells` may add: ``v`` and ``v + RES_FLOOR``
+    for each candidate ``v`` but 0 (none for an integer column)."""
+    if integer:
+        return ()
+    top = [v for v in ATOM_CANDIDATES if v != 0.0]
+    return (*top, *(v + RES_FLOOR for v in top))
+
+
+def _child_source(source):
+    """An independent noise source for the cells :func:`_limit_cells`
+    added: a seeded source's child stream (``Generator.spawn``, which leaves
+    the parent's state where it was), the secure source itself (its draws
+    are fresh either way)."""
+    if source.secure or getattr(source.rng.bit_generator, "seed_seq", None) is None:
+        return source
+    return NoiseSource(source.rng.spawn(1)[0])
 
 
 def _can_split(lo, hi, depth, integer, floor=0.0):
@@ -515,7 +601,7 @@ def privtree_leaves(cells, count_nodes, lam, source, integer, floor, theta=0.0):
     leaves = [leaves[i] for i in order]
     finest = np.asarray([finest[i] for i in order], dtype=bool)
     edges = np.asarray([lo for lo, _ in leaves] + [leaves[-1][1]], dtype=np.float64)
-    return edges, finest
+    return _limit_cells(edges, finest, integer)
 
 
 def noisy_histogram(
@@ -539,8 +625,11 @@ def noisy_histogram(
     a run of noise leaves across the calendar: 0.5 % of the rows came back
     in 2073, std ratio 901). The histogram keeps its finest leaves for
     decoding (one unit: that unit)."""
-    noisy = source.laplace(np.append(true, float(n_missing)), scale)
-    counts, missing_count = noisy[:-1], max(float(noisy[-1]), 0.0)
+    added = _limit_cells_added(edges, integer)
+    noisy = source.laplace(np.append(true[~added], float(n_missing)), scale)
+    counts, missing_count = np.empty(added.size), max(float(noisy[-1]), 0.0)
+    counts[~added] = noisy[:-1]
+    counts[added] = _child_source(source).laplace(true[added], scale)
     found = core_is_significant(counts, scale)
     if time_axis is not None and not found:
         # a date/time column with no significant core: siblings within the
@@ -875,6 +964,14 @@ def _kept_counts(
                 j += step
                 continue
             rest = np.arange(j, counts.size) if step > 0 else np.arange(j, -1, -1)
+            if _percentage(atom, edges, lo_i, hi_i):
+                # a point mass at 100 makes the column a percentage: no
+                # jump above its 100 nor below its 0 (a synthetic one at
+                # b = 323 jumped to noise leaves at 129-4,096 and, below,
+                # a tentative run went down to -2.7e11; bench_limit_atoms.md)
+                rest = rest[edges[rest] >= 0.0] if step < 0 else rest[:0]
+            if rest.size == 0:
+                break
             if step in jumped or not _only_point_masses(
                 counts, atom, lo_i, hi_i, rest.size, scale
             ):
@@ -935,6 +1032,8 @@ def _kept_counts(
             lo_i = min(lo_i, near_end, far_end)
             hi_i = max(hi_i, near_end, far_end)
             gap, j = 0.0, far_end + step
+    if not integer:
+        atom = _far_limit_atoms(atom, counts, edges, lo_i, hi_i, scale)
     inside = np.zeros(counts.size, dtype=bool)
     inside[lo_i : hi_i + 1] = True
     # a point mass (step 3) is kept wherever it is: one outside the grown
@@ -945,6 +1044,8 @@ def _kept_counts(
         out = np.where(inside, np.maximum(counts, 0.0), 0.0)
         if not (out > 0).any():
             out[lo_i : hi_i + 1] = 1.0
+    if not integer:
+        out = _empty_limit_cells(out, edges, finest, atom)
     atom &= out > 0
     tentative = np.zeros(counts.size, dtype=bool)
     idx = np.arange(counts.size)
@@ -1031,6 +1132,58 @@ def _atom_levels(edges, finest, scale):
     return np.where(candidate, public, other)
 
 
+def _far_limit_atoms(atom, counts, edges, lo_i, hi_i, scale):
+    """``atom`` less a float column's point mass at 100 (:func:`_limit_cells`)
+    that lies more than :data:`GAP_T` (in ``t``) from the grown range
+    ``lo_i..hi_i`` and whose noisy count is under the other leaves' level
+    (``b ln(L / (a (1 - s)))``, :func:`_atom_levels`): the candidates' lower
+    level is for a spike at its column's edge; far from the rows an empty
+    cell passes it in ``e^-5.99 / 2 = 0.12 %`` of fits, and hmda's ``hirat``
+    (ratios 0-0.4, ε = 1, seed 8) came back with 4 % of its rows at 100
+    (std ratio 243). A frequent 0 keeps its level wherever it is (credit's
+    ``Assets``). Post-processing of the noisy counts."""
+    top = [v for v in ATOM_CANDIDATES if v != 0.0]
+    at = np.flatnonzero(atom & np.isin(edges[:-1], top))
+    if not at.size:
+        return atom
+    te = _t(edges)
+    n = max(edges.size - 1, 1)
+    other = scale * math.log(n / (ATOM_FALSE_LEVEL * (1.0 - ATOM_CANDIDATE_SHARE)))
+    atom = atom.copy()
+    for j in at:
+        if lo_i <= j <= hi_i:
+            continue
+        gap = te[j] - te[hi_i + 1] if j > hi_i else te[lo_i] - te[j + 1]
+        if gap > GAP_T and counts[j] <= other:
+            atom[j] = False
+    return atom
+
+
+def _percentage(atom, edges, lo_i, hi_i):
+    """Whether the range ``lo_i..hi_i`` holds a point mass at 100 (the
+    upper natural limit, :data:`NATURAL_LIMITS`): then the column is a
+    percentage, bounded by 0 and 100, and growth's jump from a range of
+    point masses goes past neither. Post-processing."""
+    top = dict((side, at) for at, side in NATURAL_LIMITS)[1]
+    span = slice(lo_i, hi_i + 1)
+    return bool(np.any(atom[span] & (edges[:-1][span] == top)))
+
+
+def _empty_limit_cells(out, edges, finest, atom):
+    """``out`` less a float column's cell ``[100, 100 + f)`` (:func:`_limit_cells`)
+    where it is no atom (:func:`_atom_levels`): a cell ``f`` wide holds next
+    to no row of a continuous column, and kept on its noise (growth's ``2 b``
+    passes with probability ``e^-2 / 2``; inside the range ``b``, ``e^-1 /
+    2``) it decodes ``2 b`` or so rows exactly at 100 (a log-normal column
+    around 55 at ``b = 323``: 8-15 % of its rows at 100 in 3 of 40 fits).
+    The float ``[0, f)`` cell is left as it was. Post-processing."""
+    at = np.asarray(finest, dtype=bool) & ~np.asarray(atom, dtype=bool)
+    at &= np.isin(edges[:-1], [v for v in ATOM_CANDIDATES if v != 0.0])
+    at &= np.diff(edges) <= RES_FLOOR
+    emptied = np.where(at, 0.0, out)
+    return emptied if (emptied > 0).any() else out
+
+
 def _keep_natural_limits(out, edges, atom, scale, tentative=None):
     """The kept leaves less those beyond a point mass at a natural limit
     (:data:`NATURAL_LIMITS`: below a 0, above a 100) whose pooled noisy
@@ -1053,10 +1206,14 @@ def _keep_natural_limits(out, edges, atom, scale, tentative=None):
         if not at.size:
             continue
         beyond = pos[pos < at[0]] if side < 0 else pos[pos > at[0]]
-        if tentative is not None:
-            beyond = beyond[~tentative[beyond]]
-        if beyond.size and float(out[beyond].sum()) <= strict:
-            out[beyond] = 0.0
+        parts = [beyond]
+        if side > 0:  # a percentage: below its 0 too
+            parts.append(pos[edges[pos + 1] <= 0.0])
+        for beyond in parts:
+            if tentative is not None:
+                beyond = beyond[~tentative[beyond]]
+            if beyond.size and float(out[beyond].sum()) <= strict:
+                out[beyond] = 0.0
     return out
 
 

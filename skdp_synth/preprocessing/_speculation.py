@@ -41,9 +41,11 @@ import math
 
 import numpy as np
 
+from ._chunk_counts import VALUES
 from ._numeric_domain import (
     TREE_SHARE,
     _can_split,
+    _limit_cells_added,
     _split_point,
     privtree_leaves,
     privtree_theta,
@@ -153,8 +155,13 @@ def run_ahead(counters, order, source, epsilon, sensitivity):
         except Undecided:
             nodes[col] = bounded.nodes
             break
-        nodes[col] = bounded.nodes
-        decided.append(col)
         # the leaf counts and the missing count: one Laplace vector
-        ahead.laplace(np.zeros(len(edges)), scale)
+        # (less the cells added at 100, drawn from a child stream:
+        # :func:`_numeric_domain._limit_cells_added`); their edges are
+        # counted from the values of the cells they lie inside
+        added = _limit_cells_added(edges, counter.integer)
+        points = [(float(v), float(v), VALUES) for v in edges[np.append(added, False)]]
+        nodes[col] = bounded.nodes + points
+        decided.append(col)
+        ahead.laplace(np.zeros(len(edges) - int(added.sum())), scale)
     return nodes, decided

@@ -2,7 +2,7 @@
 
 * A finest leaf at a public candidate (0, 100: the natural limits) is kept
   as a point mass at a lower level than other leaves, the false-atom level
-  split between the two by Bonferroni (``_numeric_domain._atom_levels``):
+  split between the two by Bonferroni (``_natural_limits._atom_levels``):
   credit's ``Assets`` (1,296 zeros of 3,526 rows) lost its zeros in 2 of 20
   fits at ε = 0.3 (``python -m benchmarks.bench_suite --half tune --tables
   credit --eps 0.3 --seeds 20 --methods auto --light``).
@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from skdp_synth.mechanisms import NoiseSource
+from skdp_synth.preprocessing import _natural_limits as nl
 from skdp_synth.preprocessing import _numeric_domain as nd
 
 B_CREDIT_03 = 138.9  # the Laplace scale of credit's leaf counts at ε = 0.3
@@ -28,12 +29,12 @@ def test_the_atom_levels_keep_the_false_atom_level():
     s)))``; summed over the ``K`` candidates and ``L`` leaves, the chance
     that an empty one passes (``exp(-x / b) / 2`` each) is ``a / 2``, the
     level of the former single threshold ``b ln(L / a)``."""
-    assert nd.ATOM_FALSE_LEVEL == 0.01 and nd.ATOM_CANDIDATE_SHARE == 0.5
-    assert nd.ATOM_CANDIDATES == (0.0, 100.0)
+    assert nl.ATOM_FALSE_LEVEL == 0.01 and nl.ATOM_CANDIDATE_SHARE == 0.5
+    assert nl.ATOM_CANDIDATES == (0.0, 100.0)
     b = 10.0
     edges = np.array([-5.0, -1, 0, 1, 2, 99, 100, 101, 200])
     finest = np.diff(edges) <= 1.0
-    lv = nd._atom_levels(edges, finest, b)
+    lv = nl._atom_levels(edges, finest, b)
     a, s, k, n = 0.01, 0.5, 2, edges.size - 1
     assert math.isclose(lv[2], b * math.log(k / (a * s)), rel_tol=1e-12)
     assert math.isclose(lv[6], b * math.log(k / (a * s)), rel_tol=1e-12)
@@ -43,7 +44,7 @@ def test_the_atom_levels_keep_the_false_atom_level():
     tail = k * math.exp(-lv[2] / b) / 2 + n * math.exp(-other / b) / 2
     assert math.isclose(tail, a / 2, rel_tol=1e-12)
     # a leaf at 0 that is not finest is no candidate (a float leaf [0, 4))
-    wide = nd._atom_levels(np.array([0.0, 4.0, 8.0]), np.array([False, False]), b)
+    wide = nl._atom_levels(np.array([0.0, 4.0, 8.0]), np.array([False, False]), b)
     assert np.allclose(wide, b * math.log(2 / (a * (1 - s))))
 
 
@@ -157,19 +158,19 @@ def _percent_like(seed=0, n=8000):
 
 def test_a_float_percentage_keeps_its_spike_at_100_and_stays_below():
     """A float tree's leaf holding 100 is cut at 100 and ``100 + f``
-    (``_numeric_domain._limit_cells``): a percentage's spike at 100 is a
+    (``_natural_limits._limit_cells``): a percentage's spike at 100 is a
     finest leaf at a candidate, kept as a point mass, and no kept leaf lies
     above it (the natural limit). On the parent no float leaf started at
     100: the spike fell in a leaf such as ``[99.78, 100.04)``, decoded
     uniformly across 100 (loans' column at ε = 0.3: none of the rows came
     back at 100, 2-9 % above it)."""
-    f = nd.RES_FLOOR
-    edges, finest = nd._limit_cells(
+    f = nl.RES_FLOOR
+    edges, finest = nl._limit_cells(
         np.array([16.0, 99.78, 100.038, 256.0]), np.zeros(3, bool), False
     )
     assert np.allclose(edges, [16.0, 99.78, 100.0, 100.0 + f, 100.038, 256.0])
     assert finest.tolist() == [False, False, True, False, False]
-    same = nd._limit_cells(np.array([16.0, 99.0, 101.0]), np.zeros(2, bool), True)
+    same = nl._limit_cells(np.array([16.0, 99.0, 101.0]), np.zeros(2, bool), True)
     assert same[0].tolist() == [16.0, 99.0, 101.0]  # integers: as before
     x = _percent_like()
     b = 323.0  # loans' leaf-count scale at ε = 0.3
@@ -182,7 +183,7 @@ def test_a_float_percentage_keeps_its_spike_at_100_and_stays_below():
         assert h.bounds[1] <= 100.0 + f
 
 
-F = nd.RES_FLOOR
+F = nl.RES_FLOOR
 #: Leaves of a percentage column at ``b = 323`` (``_percent_like``, seed 0 of
 #: ``nd.privtree_histogram``): noisy counts in noise scales, a spike of
 #: 14.2 b at ``[100, 100 + f)``, the body at 16-100, noise leaves below 0.
@@ -285,11 +286,11 @@ def test_the_cells_cut_at_100_leave_every_other_draw_as_it_was(monkeypatch):
     cut = nd.privtree_histogram(x, 1.0, src)
     after_cut = src.rng.random()
     assert 100.0 in cut.edges.tolist()
-    monkeypatch.setattr(nd, "_limit_cells", lambda e, f, i: (e, f))
+    monkeypatch.setattr(nl, "_limit_cells", lambda e, f, i: (e, f))
     src = NoiseSource(0)
     whole = nd.privtree_histogram(x, 1.0, src)
     assert src.rng.random() == after_cut
-    added = nd._limit_cells_added(cut.edges, False)
+    added = nl._limit_cells_added(cut.edges, False)
     kept = cut.raw[~added]
     j = int(np.flatnonzero(added)[0]) - 1  # the cut leaf's part below 100
     same = np.ones(kept.size, dtype=bool)
@@ -303,9 +304,9 @@ def test_a_wide_leaf_holding_100_is_not_cut():
     were three more chances for a noise core (iris's sepal width,
     ``test_with_nothing_significant_the_core_prefers_values_near_zero``, 5
     far ranges of 40 with every leaf cut). Fails on the parent commit."""
-    assert nd.LIMIT_LEAF_WIDTH == 0.5
+    assert nl.LIMIT_LEAF_WIDTH == 0.5
     edges = np.array([16.0, 65.1, 129.3, 256.0])
-    same, _ = nd._limit_cells(edges, np.zeros(3, bool), False)
+    same, _ = nl._limit_cells(edges, np.zeros(3, bool), False)
     assert same.tolist() == edges.tolist()
-    cut, _ = nd._limit_cells(np.array([16.0, 91.8, 108.9]), np.zeros(2, bool), False)
+    cut, _ = nl._limit_cells(np.array([16.0, 91.8, 108.9]), np.zeros(2, bool), False)
     assert 100.0 in cut.tolist()

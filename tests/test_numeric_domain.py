@@ -1607,7 +1607,7 @@ def test_a_float_grid_has_a_public_resolution_floor_near_zero():
         j = int(np.searchsorted(h.edges, 0.0, "right")) - 1
         assert h.edges[j] == 0.0 and h.finest[j]
     # a declared root narrower than 2^20 floors scales the floor down
-    from skdp_synth.preprocessing._numeric_domain import resolution_floor
+    from skdp_synth.preprocessing._natural_limits import resolution_floor
 
     assert resolution_floor(False) == 2.0**-10
     assert resolution_floor(True) == 1.0

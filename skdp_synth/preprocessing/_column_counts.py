@@ -13,7 +13,8 @@ import numpy as np
 from . import _refine_bounds
 from ._chunk_counts import VALUES, decimal_values
 from ._count_grid import grid_for
-from ._numeric_domain import MAX_DEPTH, _limit_edges
+from ._natural_limits import _limit_edges
+from ._numeric_domain import MAX_DEPTH
 from ._refine_bounds import _stops, refine_stops, split_probability
 
 __all__ = ["ColumnCounts"]

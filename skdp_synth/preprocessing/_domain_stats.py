@@ -150,9 +150,9 @@ from ._chunk_counts import (
 from ._column_counts import ColumnCounts
 from ._count_grid import grid_for
 from ._count_grid import hierarchy_for as hierarchy_for
+from ._natural_limits import _limit_cells_added
 from ._numeric_domain import (
     TREE_SHARE,
-    _limit_cells_added,
     noisy_histogram,
     privtree_leaves,
 )
@@ -215,7 +215,7 @@ def privtree_from_counts(
         cells, counter.counts, lam, source, integer, floor, theta=theta
     )
     # the leaves that are tree nodes counted as the tree's; those cut at 100
-    # (:func:`._numeric_domain._limit_cells`: no hierarchy cell ends there)
+    # (:func:`._natural_limits._limit_cells`: no hierarchy cell ends there)
     # from the rows below their edges
     added = _limit_cells_added(edges, integer)
     cut = added | np.append(added[1:], False)
@@ -568,7 +568,7 @@ class DomainStatistics:
         """Bounded mode: ``wanted`` plus, for every float column, the values
         of the cells 100 and ``100 + f`` lie inside (one cell's distinct
         values each), so the leaves cut there
-        (:func:`._numeric_domain._limit_cells`) are counted without a pass
+        (:func:`._natural_limits._limit_cells`) are counted without a pass
         of their own (:meth:`ColumnCounts.rows_below`)."""
         out = {c: list(t) for c, t in wanted.items()}
         for col, counter in self.counters.items():

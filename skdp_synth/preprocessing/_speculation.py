@@ -42,10 +42,10 @@ import math
 import numpy as np
 
 from ._chunk_counts import VALUES
+from ._natural_limits import _limit_cells_added
 from ._numeric_domain import (
     TREE_SHARE,
     _can_split,
-    _limit_cells_added,
     _split_point,
     privtree_leaves,
     privtree_theta,
@@ -157,7 +157,7 @@ def run_ahead(counters, order, source, epsilon, sensitivity):
             break
         # the leaf counts and the missing count: one Laplace vector
         # (less the cells added at 100, drawn from a child stream:
-        # :func:`_numeric_domain._limit_cells_added`); their edges are
+        # :func:`_natural_limits._limit_cells_added`); their edges are
         # counted from the values of the cells they lie inside
         added = _limit_cells_added(edges, counter.integer)
         points = [(float(v), float(v), VALUES) for v in edges[np.append(added, False)]]

@@ -38,7 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._decoding import _tail_models
-from ._numeric_domain import GAP_T, GRID_STEP, RES_FLOOR, _t, _x, root_cells
+from ._natural_limits import RES_FLOOR
+from ._numeric_domain import GAP_T, GRID_STEP, _t, _x, root_cells
 from ._spread import _pieces_std
 
 #: Only a leaf at most this wide in ``t`` is cut (:func:`split_wide_leaves`):

@@ -1,0 +1,196 @@
+"""The public limits of a numeric column's fine grid: its resolution floor
+near 0, the natural limits a point mass may sit at (0, and a percentage's
+100), the levels a leaf there must pass to be kept as a point mass, and
+the cells a float tree is cut into at 100 so that a spike there is a leaf
+of its own. Every quantity here is public (the dtype, constants, the
+released tree and its public noise scale): post-processing of the private
+domain of :mod:`._numeric_domain`, which imports from here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..mechanisms import NoiseSource
+
+#: The resolution floor of a float column's fine grid near 0: no leaf is
+#: narrower than this, and ``[-RES_FLOOR, 0)`` and ``[0, RES_FLOOR)`` are
+#: cells of the fixed depth-0 partition (:func:`privtree_histogram`), so an
+#: exact 0 is a finest leaf (an atom, decoded as 0) at depth 0, with no
+#: depth bias to pay. Without it the symmetric-log grid has ever finer
+#: leaves near 0: credit's ``Assets`` (37 % zeros, float64 for its missing
+#: values) kept ``[0, 0.0027)`` as its only leaf in 8 of 20 fits at ε = 1
+#: and every value decoded near 0.003 (``benchmarks/bench_skewed.py``).
+#: Public; integer columns have their own floor (width 1), and declared
+#: bounds narrower than ``2^20 RES_FLOOR`` scale it down
+#: (:func:`resolution_floor`).
+RES_FLOOR = 2.0**-10
+
+
+def resolution_floor(integer, root=None):
+    """The narrowest leaf of the fine grid (public: the dtype and the
+    declared root only): 1 for integer columns, :data:`RES_FLOOR` for float
+    ones, or ``2^-20`` of a declared root's width where that is smaller."""
+    if integer:
+        return 1.0
+    if root is None:
+        return RES_FLOOR
+    return min(RES_FLOOR, (float(root[1]) - float(root[0])) * 2.0**-20)
+
+
+#: :func:`_limit_cells` cuts the leaf holding 100 only where it is at most
+#: this share of 100 wide: a tree that split down near 100 (loans'
+#: ``account_never_delinq_percent``, 57 % of its rows at 100: leaves like
+#: ``[99.78, 100.04)``). A wide leaf there holds few rows, and its three
+#: noise cells were three more chances for a noise core where nothing is
+#: significant (iris's sepal width at ε = 0.05: far kept ranges 4 -> 5 of
+#: 40 seeds with every leaf cut, ``test_with_nothing_significant_the_core_
+#: prefers_values_near_zero``). Public: a function of the released tree.
+LIMIT_LEAF_WIDTH = 0.5
+
+
+def _limit_cells(edges, finest, integer):
+    """A float tree's leaves with the leaf holding a point-mass candidate
+    other than 0 (:data:`ATOM_CANDIDATES`: a percentage's 100) cut at ``v``
+    and at ``v + RES_FLOOR``, so ``[v, v + RES_FLOOR)`` is a finest leaf
+    (decoded at ``v``), as ``[0, RES_FLOOR)`` is a depth-0 cell
+    (:data:`RES_FLOOR`). PrivTree's midpoint splits never land on 100, so no
+    float leaf started there and the candidate's level was never applied:
+    a percentage's spike at 100 fell in a leaf such as ``[99.78, 100.04)``,
+    decoded uniformly across 100 (loans' ``account_never_delinq_percent``,
+    57 % of its rows at 100: none came back at 100 and 2-9 % above it at
+    ε = 0.3, ``benchmarks/results/bench_limit_atoms.md``). Cutting at 100
+    before the midpoints (a split rule) isolated the spike at depth 1 and
+    left the body below it in leaves as wide as ``[16, 100)``. A fixed
+    refinement of the released tree: post-processing (the leaf counts are
+    then drawn on these leaves, still a partition). Returns ``(edges,
+    finest)``."""
+    if integer:
+        return edges, finest
+    edges = np.asarray(edges, dtype=np.float64)
+    finest = np.asarray(finest, dtype=bool)
+    for v in ATOM_CANDIDATES:
+        if v == 0.0:
+            continue
+        j = int(np.searchsorted(edges, v, "right")) - 1
+        if not 0 <= j < edges.size - 1:
+            continue
+        lo, hi = float(edges[j]), float(edges[j + 1])
+        if hi - lo > LIMIT_LEAF_WIDTH * v:
+            continue  # the tree did not split down to 100: no rows there
+        cuts = [c for c in (v, v + RES_FLOOR) if lo < c < hi]
+        if not cuts:
+            continue
+        parts = [lo, *cuts, hi]
+        fin = [
+            (a == v and b <= v + RES_FLOOR) or bool(finest[j])
+            for a, b in zip(parts[:-1], parts[1:])
+        ]
+        edges = np.concatenate([edges[:j], parts, edges[j + 2 :]])
+        finest = np.concatenate([finest[:j], fin, finest[j + 1 :]])
+    return edges, finest
+
+
+def _limit_cells_added(edges, integer):
+    """Which leaves :func:`_limit_cells` added: those starting at a
+    candidate ``v`` or at ``v + RES_FLOOR`` (the part of the cut leaf below
+    ``v`` keeps the leaf's place). Their counts draw their noise from a
+    child stream (:func:`_child_source`), after the others, so that every
+    other leaf and every later draw of the fit (the other columns' trees,
+    the release) get the noise they had without the cut: the cut moved
+    loans' other columns' KS by the draws alone (``balance`` .127 -> .181
+    at ε = 0.3, ``benchmarks/results/bench_limit_atoms.md``)."""
+    edges = np.asarray(edges, dtype=np.float64)
+    return np.isin(edges[:-1], _limit_edges(integer))
+
+
+def _limit_edges(integer):
+    """The edges :func:`_limit_cells` may add: ``v`` and ``v + RES_FLOOR``
+    for each candidate ``v`` but 0 (none for an integer column)."""
+    if integer:
+        return ()
+    top = [v for v in ATOM_CANDIDATES if v != 0.0]
+    return (*top, *(v + RES_FLOOR for v in top))
+
+
+def _child_source(source):
+    """An independent noise source for the cells :func:`_limit_cells`
+    added: a seeded source's child stream (``Generator.spawn``, which leaves
+    the parent's state where it was), the secure source itself (its draws
+    are fresh either way)."""
+    if source.secure or getattr(source.rng.bit_generator, "seed_seq", None) is None:
+        return source
+    return NoiseSource(source.rng.spawn(1)[0])
+
+
+#: The natural limits (:func:`_keep_natural_limits`): a point mass at 0
+#: bounds its column below, one at 100 (a percentage) above.
+NATURAL_LIMITS = ((0.0, -1), (100.0, 1))
+
+
+#: The false-atom level: all ``L`` finest leaves of an empty stretch
+#: together pass their thresholds with probability at most half of it
+#: (:func:`_atom_levels`; ``L exp(-x / b) / 2`` for ``L`` leaves at ``x``).
+ATOM_FALSE_LEVEL = 0.01
+#: The public candidates for a point mass: a finest leaf whose lower edge
+#: is one of these (an integer column's ``[0, 1)``, a float column's
+#: ``[0, RES_FLOOR)``) -- the natural limits, known before any row is read.
+ATOM_CANDIDATES = tuple(v for v, _ in NATURAL_LIMITS)
+#: The share of :data:`ATOM_FALSE_LEVEL` the candidates get (Bonferroni):
+#: each of the ``K`` candidates passes ``b ln(K / (0.01 s))``, every other
+#: finest leaf ``b ln(L / (0.01 (1 - s)))`` (:func:`_atom_levels`). At ``s =
+#: 0.5`` a candidate needs 5.99 b instead of ``b ln(L / 0.01)`` (8.3 b at
+#: credit's ``L = 40``), another leaf ``b ln 2 = 0.69 b`` more. Credit's
+#: ``Assets`` (1,296 zeros of 3,526 rows, ``b = 139`` at ε = 0.3) lost its
+#: zeros in 2 of 20 fits of ``python -m benchmarks.bench_suite --half tune
+#: --tables credit --eps 0.3 --seeds 20 --methods auto --light`` (noisy
+#: 6.8 b and 6.9 b, under 8.3 b; the column's rows came back with no 0).
+ATOM_CANDIDATE_SHARE = 0.5
+
+
+def _atom_levels(edges, finest, scale):
+    """Per leaf, the noisy count a finest leaf must pass to be kept as a
+    point mass (an atom), from public quantities only: the ``K`` public
+    candidates (:data:`ATOM_CANDIDATES`, a finest leaf starting at 0 or 100)
+    ``b ln(K / (a s))``, the other leaves ``b ln(L / (a (1 - s)))`` (``a =``
+    :data:`ATOM_FALSE_LEVEL`, ``s =`` :data:`ATOM_CANDIDATE_SHARE`, ``L``
+    the leaves). Where no leaf holds a row, the chance that any passes is at
+    most ``K a s / (2 K) + L a (1 - s) / (2 L) = a / 2``, as with one level
+    ``b ln(L / a)`` for every leaf; the candidates are fixed before the
+    data is read, so a leaf at 0 (a frequent zero) needs far less.
+    Post-processing: the tree, the public ``b`` and constants."""
+    edges = np.asarray(edges, dtype=np.float64)
+    n = max(edges.size - 1, 1)
+    k = len(ATOM_CANDIDATES)
+    s = ATOM_CANDIDATE_SHARE
+    public = scale * math.log(k / (ATOM_FALSE_LEVEL * s))
+    other = scale * math.log(n / (ATOM_FALSE_LEVEL * (1.0 - s)))
+    candidate = np.asarray(finest, dtype=bool) & np.isin(edges[:-1], ATOM_CANDIDATES)
+    return np.where(candidate, public, other)
+
+
+def _percentage(atom, edges, lo_i, hi_i):
+    """Whether the range ``lo_i..hi_i`` holds a point mass at 100 (the
+    upper natural limit, :data:`NATURAL_LIMITS`): then the column is a
+    percentage, bounded by 0 and 100, and growth's jump from a range of
+    point masses goes past neither. Post-processing."""
+    top = dict((side, at) for at, side in NATURAL_LIMITS)[1]
+    span = slice(lo_i, hi_i + 1)
+    return bool(np.any(atom[span] & (edges[:-1][span] == top)))
+
+
+def _empty_limit_cells(out, edges, finest, atom):
+    """``out`` less a float column's cell ``[100, 100 + f)`` (:func:`_limit_cells`)
+    where it is no atom (:func:`_atom_levels`): a cell ``f`` wide holds next
+    to no row of a continuous column, and kept on its noise (growth's ``2 b``
+    passes with probability ``e^-2 / 2``; inside the range ``b``, ``e^-1 /
+    2``) it decodes ``2 b`` or so rows exactly at 100 (a log-normal column
+    around 55 at ``b = 323``: 8-15 % of its rows at 100 in 3 of 40 fits).
+    The float ``[0, f)`` cell is left as it was. Post-processing."""
+    at = np.asarray(finest, dtype=bool) & ~np.asarray(atom, dtype=bool)
+    at &= np.isin(edges[:-1], [v for v in ATOM_CANDIDATES if v != 0.0])
+    at &= np.diff(edges) <= RES_FLOOR
+    emptied = np.where(at, 0.0, out)
+    return emptied if (emptied > 0).any() else out

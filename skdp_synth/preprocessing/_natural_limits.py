@@ -119,10 +119,14 @@ def _child_source(source):
     """An independent noise source for the cells :func:`_limit_cells`
     added: a seeded source's child stream (``Generator.spawn``, which leaves
     the parent's state where it was), the secure source itself (its draws
-    are fresh either way)."""
-    if source.secure or getattr(source.rng.bit_generator, "seed_seq", None) is None:
+    are fresh either way; so is any source without a seeded generator).
+    Called once per noisy histogram, cut or not, so that the children follow
+    the order in which the columns are fitted."""
+    rng = getattr(source, "rng", None)
+    seeded = getattr(getattr(rng, "bit_generator", None), "seed_seq", None)
+    if getattr(source, "secure", False) or seeded is None:
         return source
-    return NoiseSource(source.rng.spawn(1)[0])
+    return NoiseSource(rng.spawn(1)[0])
 
 
 #: The natural limits (:func:`_keep_natural_limits`): a point mass at 0

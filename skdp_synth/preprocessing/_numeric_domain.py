@@ -519,7 +519,8 @@ def noisy_histogram(
     noisy = source.laplace(np.append(true[~added], float(n_missing)), scale)
     counts, missing_count = np.empty(added.size), max(float(noisy[-1]), 0.0)
     counts[~added] = noisy[:-1]
-    counts[added] = nl._child_source(source).laplace(true[added], scale)
+    child = nl._child_source(source)  # one per histogram, cut or not
+    counts[added] = child.laplace(true[added], scale) if added.any() else 0.0
     found = core_is_significant(counts, scale)
     if time_axis is not None and not found:
         # a date/time column with no significant core: siblings within the

@@ -320,7 +320,7 @@ class ColumnCounts:
         return np.array([self._answer(*w) for w in where], dtype=np.float64)
 
     def rows_below(self, v):
-        """Exact rows below ``v``, a leaf edge :func:`._numeric_domain.
+        """Exact rows below ``v``, a leaf edge :func:`._natural_limits.
         _limit_cells` may add (100, 100 + f: no hierarchy cell ends there).
         The grid cells below ``v``'s, and in ``v``'s own cell the kept cells
         and values below it, once :meth:`counts` kept the values of the
@@ -344,7 +344,7 @@ class ColumnCounts:
 
     def limit_targets(self):
         """Targets ``(lo, hi, depth, VALUES)`` keeping the values of the
-        cells holding a row that an edge :func:`._numeric_domain.
+        cells holding a row that an edge :func:`._natural_limits.
         _limit_cells` may add lies inside, not resolved yet (none for an
         integer column)."""
         at = [

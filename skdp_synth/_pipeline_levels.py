@@ -469,7 +469,7 @@ def _uncut_leaves(final, spec, j):
 #: Measured at 1.0 (``python -m benchmarks.bench_int_levels --eps 0.3,1
 #: --seeds 20``, ``benchmarks/results/bench_int_levels.md``): gestation at
 #: ε = 0.3 silent fits 2 -> 1, min std ratio 0.46 -> 0.55, KS .066 -> .062;
-#: on the TUNE half (10 seeds, ε 1 and 0.3) silent fits 21 -> 20 of 120 and
+#: on the TUNE half (10 seeds, ε 1 and 0.3) silent fits 21 -> 21 of 120 and
 #: mean TV1 lower in 9 of 12 table-ε cells (attrition ε = 0.3 .3071 ->
 #: .2912), but 7 column-fits' KS worse by more than .02 (attrition's
 #: ``YearsSinceLastPromotion`` ε = 0.3 seed 0 .196 -> .281; cps1988's

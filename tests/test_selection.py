@@ -473,9 +473,9 @@ def test_budget_split_constants_are_pinned():
         "aim": {"one_way": 0.1, "rounds": 0.6, "final": 0.3},
     }
     assert DEFAULT_RULES.auto_mst_shares == {
-        "one_way": 0.25,
-        "select": 0.15,
-        "final": 0.6,
+        "one_way": 0.5,
+        "select": 0.1,
+        "final": 0.4,
     }
     for shares in [
         *DEFAULT_RULES.selection_shares.values(),

@@ -16,7 +16,7 @@ Here both releases get the same domain, paid once. Per table, ε and seed:
   encoder with the release's estimates) encodes the training rows; each
   column's block becomes a level index (``Blocks.to_levels``: thermometer,
   one-hot, binary; the missing level last); mbi's MST
-  (:func:`benchmarks._compare.run_mbi`, ``round`` sampler) fits those levels
+  (:func:`benchmarks._compare.run_mbi`, mbi's default sampler) fits those levels
   at the ε and δ our release was given (ε_enc + ε_release = ε, asserted);
   its rows go back to bits (``Blocks.to_bits``) and through the encoder's
   ``inverse_transform`` (the fine histograms, the within-bin placement)
@@ -38,7 +38,8 @@ TV1 split into numeric and categorical columns (``tv1_num``,
 runner's CPU plus the decoding). Every arm is one JSON line of ``--cache``,
 keyed by table, ε, seed and arm; a cell is fitted only when its ``ours``
 line is missing. ``--suite-cache``: ``bench_suite`` records read for the
-``mbi-mst`` reference (MST given the deciles).
+``mbi-mst`` reference (MST at the whole ε, given the deciles) and the
+floor (the real training rows' own scores).
 """
 
 from __future__ import annotations
@@ -179,7 +180,9 @@ def run_cell(name, ctx, eps, seed, cap, code):
             rec.update(dnf=True, error=str(exc)[-300:], cpu=None)
         return [ours, mst, diag]
     cpu_mbi, secs = _child_cpu() - c0, time.perf_counter() - t0
-    bits = blocks.to_bits(rows["round"][0])
+    # mbi's default sampler, as bench_suite's mbi-mst (not the i.i.d. draws)
+    default = next(k for k in rows if k != "sample")
+    bits = blocks.to_bits(rows[default][0])
     c1 = time.process_time()
     syn_mst = _decode(enc, bits, seed, copula=True)
     mst.update(cpu=cpu_mbi + time.process_time() - c1, secs=secs)
@@ -250,10 +253,10 @@ def summary(done, names, eps_list, suite=None):
     the seeds where both finished (paired), with MST given the deciles
     (``suite``: ``bench_suite`` records) where known."""
     head = (
-        "| table | ε | seeds | ε_enc | TV1 ours | TV1 MST-our-bins | ratio"
+        "| table | ε | seeds | ours chose | ε_enc | TV1 ours | TV1 MST-our-bins | ratio"
         " | TV1 num ours / MST | TV1 cat ours / MST | TV2 ours | TV2 MST-our-bins"
         " | ratio | TSTR ours / MST | CPU s ours / MST"
-        " | MST pipe-decoder TV1 / TV2 | MST deciles TV1 / TV2 |"
+        " | MST pipe-decoder TV1 / TV2 | MST deciles TV1 / TV2 | floor TV1 / TV2 |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     ratios = {"tv1": [], "tv2": []}
@@ -271,7 +274,7 @@ def summary(done, names, eps_list, suite=None):
             if not cells:
                 continue
             if not both:
-                lines.append(f"| {t} | {e:g} | 0 (MST dnf) |" + " |" * 13)
+                lines.append(f"| {t} | {e:g} | 0 (MST dnf) |" + " |" * 15)
                 continue
             o = [v["ours"] for v in both]
             m = [v["mst-our-bins"] for v in both]
@@ -280,7 +283,11 @@ def summary(done, names, eps_list, suite=None):
             r2 = _ratio(_mean(o, "tv2"), _mean(m, "tv2"))
             ratios["tv1"].append(r1)
             ratios["tv2"].append(r2)
-            ref = "n/a"
+            chose = "/".join(sorted({r.get("chose", "?") for r in o}))
+            ref = floor = "n/a"
+            real = (suite or {}).get((t, 0.0, 0, "real", None))
+            if real:
+                floor = f"{_f(real['tv1'])} / {_f(real['tv2'])}"
             if suite:
                 refs = [
                     r
@@ -290,14 +297,15 @@ def summary(done, names, eps_list, suite=None):
                 if refs:
                     ref = f"{_f(_mean(refs, 'tv1'))} / {_f(_mean(refs, 'tv2'))}"
             lines.append(
-                f"| {t} | {e:g} | {len(both)} | {_f(_mean(o, 'eps_enc'), '.3f')}"
+                f"| {t} | {e:g} | {len(both)} | {chose}"
+                f" | {_f(_mean(o, 'eps_enc'), '.3f')}"
                 f" | {_f(_mean(o, 'tv1'))} | {_f(_mean(m, 'tv1'))} | {_f(r1, '.2f')}"
                 f" | {_f(_mean(o, 'tv1_num'))} / {_f(_mean(m, 'tv1_num'))}"
                 f" | {_f(_mean(o, 'tv1_cat'))} / {_f(_mean(m, 'tv1_cat'))}"
                 f" | {_f(_mean(o, 'tv2'))} | {_f(_mean(m, 'tv2'))} | {_f(r2, '.2f')}"
                 f" | {_f(_mean(o, 'tstr'), '.3f')} / {_f(_mean(m, 'tstr'), '.3f')}"
                 f" | {_f(_mean(o, 'cpu'), '.1f')} / {_f(_mean(m, 'cpu'), '.1f')}"
-                f" | {_f(_mean(d, 'tv1'))} / {_f(_mean(d, 'tv2'))} | {ref} |"
+                f" | {_f(_mean(d, 'tv1'))} / {_f(_mean(d, 'tv2'))} | {ref} | {floor} |"
             )
     lines.append("")
     for k, v in ratios.items():

@@ -3,7 +3,9 @@ scores).
 
 Run: ``python -m benchmarks.bench_equal_domains --tables
 credit,attrition,acs12,hmda,cps1988 --eps 1,0.3 --seeds 0,1 --cap 600
---cache PATH [--suite-cache PATH] [--no-run]`` (TUNE half only).
+--cache PATH [--suite-cache PATH] [--comparator aim] [--no-run]`` (TUNE half
+only). ``--comparator aim``: mbi's AIM in MST's place (arms ``aim-our-bins``,
+``aim-pipe-decoder``; ``bench_suite``'s rounds, ``max(32, 2 a)``).
 
 ``bench_suite`` gives mbi's MST the scores' deciles of every numeric column as
 a free public domain, while ours pays part of ε to learn its bins privately.
@@ -126,8 +128,9 @@ def _decode(encoder, bits, seed, copula):
     return dec.inverse_transform(bits)
 
 
-def run_cell(name, ctx, eps, seed, cap, code):
-    """The three arms' records of one table, ε and seed."""
+def run_cell(name, ctx, eps, seed, cap, code, method="mst"):
+    """The three arms' records of one table, ε and seed (``method``: mbi's
+    ``"mst"`` or ``"aim"``, AIM with ``bench_suite``'s rounds)."""
     from benchmarks._compare import run_mbi
 
     base = {"table": name, "eps": eps, "seed": seed, "code": code}
@@ -163,13 +166,22 @@ def run_cell(name, ctx, eps, seed, cap, code):
     levels = blocks.to_levels(enc.transform(ctx["train"]))
     sizes = [int(s) for s in blocks.n_levels]
     domain = {"attributes": len(sizes), "levels": int(sum(sizes))}
-    mst = {**base, "arm": "mst-our-bins", **budget, **domain}
-    diag = {**base, "arm": "mst-pipe-decoder", **budget, **domain}
+    mst = {**base, "arm": f"{method}-our-bins", **budget, **domain}
+    diag = {**base, "arm": f"{method}-pipe-decoder", **budget, **domain}
+    params = {"rounds": max(32, 2 * len(sizes))} if method == "aim" else {}
     t0, c0 = time.perf_counter(), _child_cpu()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             rows, meta = run_mbi(
-                levels, sizes, "mst", eps_rel, delta_rel, seed, tmp, timeout=cap
+                levels,
+                sizes,
+                method,
+                eps_rel,
+                delta_rel,
+                seed,
+                tmp,
+                timeout=cap,
+                **params,
             )
     except subprocess.TimeoutExpired:
         for rec in (mst, diag):
@@ -208,19 +220,19 @@ def read_cache(path):
     return done
 
 
-def run(names, eps_list, seeds, cap, cache):
+def run(names, eps_list, seeds, cap, cache, method="mst"):
     done = read_cache(cache)
     code = code_version()
     ctxs = {}
     for seed in seeds:  # every table at seed 0 first
         for name in names:
             for eps in eps_list:
-                if (name, eps, seed, "ours") in done:
+                if (name, eps, seed, f"{method}-our-bins") in done:
                     continue
                 if name not in ctxs:
                     ctxs[name] = context(name)
                     ctxs[name].update(tv_only=False, light=False)
-                for rec in run_cell(name, ctxs[name], eps, seed, cap, code):
+                for rec in run_cell(name, ctxs[name], eps, seed, cap, code, method):
                     done[key_of(rec)] = rec
                     with open(cache, "a") as fh:
                         fh.write(json.dumps(rec) + "\n")
@@ -248,7 +260,7 @@ def _ratio(a, b):
     return None if a is None or not b else a / b
 
 
-def summary(done, names, eps_list, suite=None):
+def summary(done, names, eps_list, suite=None, method="mst"):
     """Markdown: per table and ε, ours against MST on our bins, means over
     the seeds where both finished (paired), with MST given the deciles
     (``suite``: ``bench_suite`` records) where known."""
@@ -269,7 +281,8 @@ def summary(done, names, eps_list, suite=None):
             both = [
                 v
                 for v in cells.values()
-                if "ours" in v and not v.get("mst-our-bins", {"dnf": 1}).get("dnf")
+                if "ours" in v
+                and not v.get(f"{method}-our-bins", {"dnf": 1}).get("dnf")
             ]
             if not cells:
                 continue
@@ -277,8 +290,12 @@ def summary(done, names, eps_list, suite=None):
                 lines.append(f"| {t} | {e:g} | 0 (MST dnf) |" + " |" * 15)
                 continue
             o = [v["ours"] for v in both]
-            m = [v["mst-our-bins"] for v in both]
-            d = [v["mst-pipe-decoder"] for v in both if "mst-pipe-decoder" in v]
+            m = [v[f"{method}-our-bins"] for v in both]
+            d = [
+                v[f"{method}-pipe-decoder"]
+                for v in both
+                if f"{method}-pipe-decoder" in v
+            ]
             r1 = _ratio(_mean(o, "tv1"), _mean(m, "tv1"))
             r2 = _ratio(_mean(o, "tv2"), _mean(m, "tv2"))
             ratios["tv1"].append(r1)
@@ -292,7 +309,7 @@ def summary(done, names, eps_list, suite=None):
                 refs = [
                     r
                     for k, r in suite.items()
-                    if k[:2] == (t, e) and k[3] == "mbi-mst" and not r.get("dnf")
+                    if k[:2] == (t, e) and k[3] == f"mbi-{method}" and not r.get("dnf")
                 ]
                 if refs:
                     ref = f"{_f(_mean(refs, 'tv1'))} / {_f(_mean(refs, 'tv2'))}"
@@ -328,6 +345,9 @@ def main(argv=None):
     ap.add_argument("--cache", required=True, help="JSONL of the records")
     ap.add_argument("--suite-cache", help="bench_suite JSONL (mbi-mst reference)")
     ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
+    ap.add_argument(
+        "--comparator", choices=["mst", "aim"], default="mst", help="mbi's MST or AIM"
+    )
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     from benchmarks._suite_tables import TUNE
 
@@ -337,13 +357,16 @@ def main(argv=None):
     if args.no_run:
         done = read_cache(args.cache)
     else:
-        done = run(names, eps_list, seeds, args.cap, args.cache)
+        done = run(names, eps_list, seeds, args.cap, args.cache, args.comparator)
     suite = None
     if args.suite_cache:
         from benchmarks.bench_suite import read_cache as read_suite
 
         suite = read_suite(args.suite_cache)
-    print(summary(done, names, eps_list, suite))
+    text = summary(done, names, eps_list, suite, args.comparator)
+    if args.comparator == "aim":  # the same table, AIM in MST's columns
+        text = text.replace("MST", "AIM")
+    print(text)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,6 @@ from benchmarks.bench_suite import (
 )
 
 TABLES = ("credit", "attrition", "acs12", "hmda", "cps1988")
-ARMS = ("ours", "mst-our-bins", "mst-pipe-decoder")
 
 
 @contextlib.contextmanager

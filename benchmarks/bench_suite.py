@@ -295,13 +295,13 @@ def decisions():
     def probe_wrapped(tables, n_levels, pairs, *args, **kwargs):
         # a diagnostic beside the noisy probe: its exact value (never
         # released by the estimator; the benchmark's own record)
-        from skdp_synth.gaussian_release._probe import dependence
+        from skdp_synth.gaussian_release._probe import dependence, tree_mean
 
-        exact = sum(
-            dependence(tables[r], tuple(int(n_levels[j]) for j in r)) for r in pairs
-        ) / len(pairs)
+        g = [dependence(tables[r], tuple(int(n_levels[j]) for j in r)) for r in pairs]
         out = probe_saved(tables, n_levels, pairs, *args, **kwargs)
-        PROBES.append((exact, *out))
+        PROBES.append(
+            {**out, "exact_mean": sum(g) / len(g), "exact_tree": tree_mean(g, pairs)[0]}
+        )
         return out
 
     def wrap(rule_of):
@@ -325,7 +325,8 @@ def decisions():
         measuring.release_dependence = probe_saved
 
 
-#: the dependence probes of the last fit: ``(exact, noisy, std)``
+#: the dependence probes of the last fit (the released values, and the
+#: exact ones beside them: a diagnostic of this benchmark)
 PROBES = []
 
 
@@ -664,7 +665,7 @@ def fit_ours(
         # noisy n), not recomputed from the fitted n̂
         info["est"] = decided[-1][0]
         if PROBES:
-            info["probe"] = list(PROBES[-1])
+            info["probe"] = dict(PROBES[-1])
     if keep_pipe:
         info["pipe"] = pipe
     return syn, info

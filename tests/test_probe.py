@@ -15,7 +15,9 @@ from skdp_synth.gaussian_release import _selection as sel
 from skdp_synth.gaussian_release._probe import (
     dependence,
     probe_sensitivity,
+    probed_terms,
     release_dependence,
+    tree_mean,
 )
 from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 from skdp_synth.gaussian_release._selection import gdp_mu_of_pure_dp
@@ -31,14 +33,15 @@ def _g(rows, shape, pairs):
         for row in rows:
             t[tuple(row[j] for j in r)] += 1
         out.append(dependence(t.ravel(), t.shape))
-    return sum(out) / len(out)
+    return np.array([sum(out) / len(out), tree_mean(out, pairs)[0]])
 
 
 @pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
 def test_probe_sensitivity_holds_over_every_neighbour(neighbouring):
-    """``|G(D) - G(D')| <= Δ`` (2 add/remove, 3 replace-one) over every
-    neighbour of random small datasets of three attributes (all pairs):
-    every added record of the domain, every removed or replaced row."""
+    """``|G(D) - G(D')| <= Δ`` and ``|G_T(D) - G_T(D')| <= Δ`` (2
+    add/remove, 3 replace-one) over every neighbour of random small datasets
+    of three attributes (all pairs): every added record of the domain, every
+    removed or replaced row."""
     rng = np.random.default_rng(0)
     shape = (2, 3, 2)
     domain = list(itertools.product(*(range(k) for k in shape)))
@@ -56,34 +59,45 @@ def test_probe_sensitivity_holds_over_every_neighbour(neighbouring):
             near += [rows[:i] + rows[i + 1 :] for i in range(n)]
         else:
             near = [rows[:i] + [x] + rows[i + 1 :] for i in range(n) for x in domain]
-        worst = max(worst, max(abs(_g(d, shape, pairs) - g0) for d in near))
+        worst = max(worst, max(np.abs(_g(d, shape, pairs) - g0).max() for d in near))
     assert worst <= delta + 1e-12
     # the bounds are not loose by more than half (what enumeration reaches)
     assert worst > delta / 2
 
 
 def test_probe_scale_and_share_are_pinned():
-    """Noise std ``Δ c / sqrt(f)`` and the default share: a change of either
-    (or of the sensitivity) fails here."""
+    """Noise std ``√2 Δ c / sqrt(f)`` on each of the two released means and
+    the default share: a change of either (or of the sensitivity) fails
+    here."""
     assert (probe_sensitivity("add-remove-one"), probe_sensitivity("replace-one")) == (
         2.0,
         3.0,
     )
     assert DEFAULT_RULES.auto_probe_share == 0.0
     assert DEFAULT_RULES.auto_probe_max_scale == 4.0
-    tables = {(0, 1): np.array([5.0, 1.0, 1.0, 5.0])}
+    # three attributes: pairs (0, 1) and (1, 2) dependent, (0, 2) not
+    tables = {
+        (0, 1): np.array([5.0, 1.0, 1.0, 5.0]),
+        (1, 2): np.array([6.0, 0.0, 0.0, 6.0]),
+        (0, 2): np.array([3.0, 3.0, 3.0, 3.0]),
+    }
+    pairs = sorted(tables)
+    g = {r: dependence(tables[r], (2, 2)) for r in pairs}
+    assert g == {(0, 1): 4.0, (0, 2): 0.0, (1, 2): 6.0}
     for nb, d in (("add-remove-one", 2.0), ("replace-one", 3.0)):
-        vals = []
-        for seed in range(2000):
-            v, std = release_dependence(
-                tables, [2, 2], [(0, 1)], 0.04, 3.0, nb, NoiseSource(seed)
-            )
-            vals.append(v)
-        assert std == d * 3.0 / math.sqrt(0.04)
-        assert np.std(vals) == pytest.approx(std, rel=0.05)
-        assert np.mean(vals) == pytest.approx(4.0, abs=4 * std / math.sqrt(2000))
-    # the exact statistic: |5 - 3| on each of the four cells, halved
-    assert dependence(tables[(0, 1)], (2, 2)) == 4.0
+        draws = [
+            release_dependence(tables, [2, 2, 2], pairs, 0.04, 3.0, nb, NoiseSource(s))
+            for s in range(2000)
+        ]
+        std = math.sqrt(2.0) * d * 3.0 / math.sqrt(0.04)
+        assert all(x["std"] == std and x["tree_part"] == 2 / 3 for x in draws)
+        for key, exact in (("mean", 10.0 / 3.0), ("tree", 5.0)):
+            vals = np.array([x[key] for x in draws])
+            assert np.std(vals) == pytest.approx(std, rel=0.05)
+            assert np.mean(vals) == pytest.approx(exact, abs=4 * std / math.sqrt(2000))
+    # the tree's pairs and the rest, per record: (5, 0) over 10 records
+    probe = {"mean": 10.0 / 3.0, "tree": 5.0, "tree_part": 2 / 3}
+    assert probed_terms(probe, 10.0) == pytest.approx((0.5, 0.0))
 
 
 def _frame(n=2000, a=30, seed=0):
@@ -135,11 +149,11 @@ def test_probe_is_spent_from_the_release_budget(monkeypatch, neighbouring):
     mu2 = gauss / c**2 + sum(gdp_mu_of_pure_dp(e) ** 2 for e in res.epsilons)
     assert mu2 == pytest.approx(1.0 / c**2, rel=1e-9)
     assert sum(shares.values()) == pytest.approx(1.0, rel=1e-12)
-    value, std = res.probe
     d = probe_sensitivity(neighbouring)
-    assert std == pytest.approx(d * c / math.sqrt(shares["probe"]), rel=1e-12)
+    std = math.sqrt(2.0) * d * c / math.sqrt(shares["probe"])
+    assert res.probe["std"] == pytest.approx(std, rel=1e-12)
     n_hat = est.plan_.selection.get("public_n") or res.totals[0][0]
-    assert calls[-1]["probed"] == value / n_hat
+    assert calls[-1]["probed"] == probed_terms(res.probe, n_hat)
     assert calls[-1]["spent"] == pytest.approx(before + shares["probe"], rel=1e-12)
     assert est.selection_ in ("mst", "aim", "one-way")
 
@@ -159,31 +173,24 @@ def test_probe_off_or_every_table_spends_nothing(monkeypatch):
 
 
 def test_probed_dependence_moves_the_choice():
-    """More dependence raises the selected plans' losses of unmeasured
-    pairs: the 1-way tables' estimate grows with the probe faster than
-    MST's (which measures some of it), and the scale is clipped."""
+    """More dependence off the tree raises the selected plans' losses of
+    unmeasured pairs: the 1-way tables' estimate grows faster than MST's
+    (which recovers part of it through the tree); each term is clipped."""
     levels = np.array([3] * 40)
     rules = DEFAULT_RULES
     W, tau, c, n = sel_args(levels)
-    lo = sel.auto_estimates(
-        W, tau, c, n, rules, "add-remove-one", None, True, probed=0.01
-    )
-    hi = sel.auto_estimates(
-        W, tau, c, n, rules, "add-remove-one", None, True, probed=0.2
-    )
+    args = (W, tau, c, n, rules, "add-remove-one", None, True)
+    lo = sel.auto_estimates(*args, probed=(0.15, 0.02))
+    hi = sel.auto_estimates(*args, probed=(0.15, 0.1))
     assert hi["one-way"] - lo["one-way"] > hi["mst"] - lo["mst"] > 0
-    top = sel.auto_estimates(
-        W, tau, c, n, rules, "add-remove-one", None, True, probed=9.0
-    )
-    assert top["D"] == pytest.approx(
-        rules.auto_probe_max_scale * rules.auto_tv_threshold
-    )
-    zero = sel.auto_estimates(
-        W, tau, c, n, rules, "add-remove-one", None, True, probed=-1.0
-    )
+    assert (lo["D_tree"], lo["D"], hi["D"]) == (0.15, 0.02, 0.1)
     m = rules.auto_probe_max_scale
-    assert zero["D"] == pytest.approx(rules.auto_tv_threshold / m)
-    assert zero["D_tree"] == pytest.approx(rules.auto_edge_threshold / m)
+    top = sel.auto_estimates(*args, probed=(9.0, 9.0))
+    assert top["D"] == pytest.approx(m * rules.auto_tv_threshold)
+    assert top["D_tree"] == pytest.approx(m * rules.auto_edge_threshold)
+    low = sel.auto_estimates(*args, probed=(-1.0, -1.0))
+    assert low["D"] == pytest.approx(rules.auto_tv_threshold / m)
+    assert low["D_tree"] == pytest.approx(rules.auto_edge_threshold / m)
 
 
 def sel_args(levels):

@@ -25,7 +25,7 @@ from .._stats import (
     workload_counts,
 )
 from ..workloads import AttributeMarginalWorkload
-from ._probe import release_dependence
+from ._probe import probed_terms, release_dependence
 from ._selection import (
     SelectionResult,
     auto_rule,
@@ -193,7 +193,7 @@ def _measure_selected(U, staged, source):
             spec.target,
             default_pairs,
             spent=1.0 - left,
-            probed=probe[0] / max(float(n_now), 1.0),
+            probed=probed_terms(probe, n_now),
         )
     split = sel["shares"].get(rule, {})
     if rule == "one-way":

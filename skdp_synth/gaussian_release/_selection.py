@@ -787,22 +787,21 @@ def dependence_terms(q, rules, probed=None):
     would not choose and for those it would (public).
 
     Without a probe, the constants ``rules.auto_tv_threshold`` and
-    ``rules.auto_edge_threshold``. With the probe's noisy mean dependence
-    ``Ĝ`` over the candidate pairs (:mod:`._probe`, as a TV: divided by
-    ``n̂``), both are scaled by ``λ = Ĝ / (q D_tree + (1 - q) D)``, the
-    probed mean over the constants' mean (a fraction ``q`` of the pairs in
-    the tree class), clipped to ``[1/m, m]`` (``m = rules.
-    auto_probe_max_scale``; the noisy probe can be 0 or below):
-    the probe says how dependent this table's pairs are, the constants how
-    that dependence is spread between a tree's pairs and the others.
+    ``rules.auto_edge_threshold``. With the probe's ``(D_T, D_R)``
+    (:func:`._probe.probed_terms`: the noisy mean TV of a maximum spanning
+    tree's pairs and of the other pairs), those, each clipped to ``[1/m, m]``
+    times its constant (``m = rules.auto_probe_max_scale``; a noisy probe
+    can be 0 or below). ``q`` is unused (the probe's own split).
     """
     D, D_tree = rules.auto_tv_threshold, rules.auto_edge_threshold
     if probed is None:
         return D, D_tree
-    prior = q * D_tree + (1.0 - q) * D
-    top = rules.auto_probe_max_scale
-    lam = float(np.clip(float(probed) / prior, 1.0 / top, top))
-    return lam * D, lam * D_tree
+    m = rules.auto_probe_max_scale
+    d_tree, d_rest = (float(x) for x in probed)
+    return (
+        float(np.clip(d_rest, D / m, D * m)),
+        float(np.clip(d_tree, D_tree / m, D_tree * m)),
+    )
 
 
 def selected_estimates(parts, rules, probed=None):
@@ -822,7 +821,7 @@ def selected_estimates(parts, rules, probed=None):
         "D_tree": D_tree,
     }
     if probed is not None:
-        out["probed"] = float(probed)
+        out["probed_tree"], out["probed_rest"] = (float(x) for x in probed)
     out.update(
         aim_estimate(
             parts["e_unit"],

@@ -290,19 +290,6 @@ def decisions():
     seen = []
     sites = (measuring, planning)
     saved = [site.auto_rule for site in sites]
-    probe_saved = measuring.release_dependence
-
-    def probe_wrapped(tables, n_levels, pairs, *args, **kwargs):
-        # a diagnostic beside the noisy probe: its exact value (never
-        # released by the estimator; the benchmark's own record)
-        from skdp_synth.gaussian_release._probe import dependence, tree_mean
-
-        g = [dependence(tables[r], tuple(int(n_levels[j]) for j in r)) for r in pairs]
-        out = probe_saved(tables, n_levels, pairs, *args, **kwargs)
-        PROBES.append(
-            {**out, "exact_mean": sum(g) / len(g), "exact_tree": tree_mean(g, pairs)[0]}
-        )
-        return out
 
     def wrap(rule_of):
         def wrapped(*args, **kwargs):
@@ -315,19 +302,11 @@ def decisions():
 
     for site, rule_of in zip(sites, saved):
         site.auto_rule = wrap(rule_of)
-    measuring.release_dependence = probe_wrapped
-    PROBES.clear()
     try:
         yield seen
     finally:
         for site, rule_of in zip(sites, saved):
             site.auto_rule = rule_of
-        measuring.release_dependence = probe_saved
-
-
-#: the dependence probes of the last fit (the released values, and the
-#: exact ones beside them: a diagnostic of this benchmark)
-PROBES = []
 
 
 def decision_mismatches(done, names, oww, rules):
@@ -636,7 +615,6 @@ def fit_ours(
             auto_none_factor=math.inf,
             auto_aim_max_attributes=0,
             auto_edge_threshold=1e6,
-            auto_probe_share=0.0,
         )
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings(record=True) as caught, decisions() as decided:
@@ -664,8 +642,6 @@ def fit_ours(
         # the estimates the fit's decision compared (its public or first
         # noisy n), not recomputed from the fitted n̂
         info["est"] = decided[-1][0]
-        if PROBES:
-            info["probe"] = dict(PROBES[-1])
     if keep_pipe:
         info["pipe"] = pipe
     return syn, info
@@ -732,9 +708,7 @@ def weight():
     return f"{w:g};" + ";".join(f"{k}={v:g}" for k, v in sorted(OVERRIDES.items()))
 
 
-def override_shares(
-    aim_one_way=None, mst_one_way=None, min_attributes=None, probe_share=None
-):
+def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
     """Swap the 1-way share of AIM's steps (``selection_shares["aim"]``) or of
     auto's MST (``auto_mst_shares``); the other steps keep their ratio."""
     import dataclasses
@@ -762,9 +736,6 @@ def override_shares(
     if min_attributes is not None:
         rules = dataclasses.replace(rules, one_way_min_attributes=min_attributes)
         OVERRIDES["minattr"] = min_attributes
-    if probe_share is not None:
-        rules = dataclasses.replace(rules, auto_probe_share=probe_share)
-        OVERRIDES["probe"] = probe_share
     ProjectedGaussianRelease._rules = rules
 
 
@@ -1283,7 +1254,6 @@ def main(argv=None):
     ap.add_argument(
         "--one-way-min-attributes", type=int, help="ReleaseRules.one_way_min_attributes"
     )
-    ap.add_argument("--probe-share", type=float, help="ReleaseRules.auto_probe_share")
     ap.add_argument(
         "--tv-only", action="store_true", help="TV1-3 only (no model, no numeric)"
     )
@@ -1304,12 +1274,7 @@ def main(argv=None):
         ProjectedGaussianRelease._rules = dataclasses.replace(
             ProjectedGaussianRelease._rules, one_way_weight=args.one_way_weight
         )
-    override_shares(
-        args.aim_one_way,
-        args.mst_one_way,
-        args.one_way_min_attributes,
-        args.probe_share,
-    )
+    override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
     print(f"TUNE half: {', '.join(TUNE)}\nREPORT half: {', '.join(REPORT)}")
     names = {"tune": TUNE, "report": REPORT, "all": TUNE + REPORT}[args.half]
     if args.tables:

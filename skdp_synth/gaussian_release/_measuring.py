@@ -25,7 +25,6 @@ from .._stats import (
     workload_counts,
 )
 from ..workloads import AttributeMarginalWorkload
-from ._probe import probed_terms, release_dependence
 from ._selection import (
     SelectionResult,
     auto_rule,
@@ -136,7 +135,6 @@ def _measure_selected(U, staged, source):
         )
     rule, left, totals = sel["rule"], 1.0, []
     shares = {}
-    default_pairs = spec.workload is None and spec.d == 2
     if rule == "auto":
         i0 = W.subsets.index(())
         f0 = sel["count_share"]
@@ -149,6 +147,7 @@ def _measure_selected(U, staged, source):
         t_noisy = source.gaussian(t, c)
         n_noisy = float(t_noisy[0] * tau[i0])
         totals.append((n_noisy, float(c * tau[i0]) ** 2))
+        default_pairs = spec.workload is None and spec.d == 2
         rule = auto_rule(
             W,
             tau,
@@ -170,31 +169,6 @@ def _measure_selected(U, staged, source):
     n_now = sel.get("public_n")
     if n_now is None and totals:
         n_now = totals[0][0]
-    probe = None
-    if sel.get("probe"):
-        # auto decided against every table: spend ``auto_probe_share`` of
-        # what is left on the pairs' mean dependence (_probe), and choose
-        # again between the selected plans on what is left after it
-        f_p = left * rules.auto_probe_share
-        pairs = [r for r in cand if len(r) == 2]
-        with stage("dependence probe"):
-            probe = release_dependence(
-                tables, levels, pairs, f_p, c, spec.neighbouring, source
-            )
-        shares["probe"] = f_p
-        left -= f_p
-        rule = auto_rule(
-            W,
-            tau,
-            c,
-            n_now,
-            rules,
-            spec.neighbouring,
-            spec.target,
-            default_pairs,
-            spent=1.0 - left,
-            probed=probed_terms(probe, n_now),
-        )
     split = sel["shares"].get(rule, {})
     if rule == "one-way":
         # the whole budget on the 1-way tables and, with ``target``, on
@@ -234,7 +208,6 @@ def _measure_selected(U, staged, source):
                 source=source,
                 **{"share_" + step: left * split[step]},
             )
-    res.probe = probe
     shares.update({"selection_" + k: float(v) for k, v in res.spent.items() if v > 0})
     final_share = left - sum(res.spent.values())
     weight = dict(zip(cand, sel["candidate_weights"]))

@@ -614,30 +614,10 @@ def selection_plan(spec, rules, W, tau, c, n_samples, inv=None):
         "trim": auto,
         "public_n": public_n,
     }
-    if auto and probe_applies(spec, rules, cand):
-        # the probe may move the choice to any selected rule (public: the
-        # rules, the target and the candidates)
-        out["probe"] = True
-        out["shares"] = {
-            r: dict(rules.auto_mst_shares if r == "mst" else v)
-            for r, v in rules.selection_shares.items()
-        }
     if rule == "auto":
         i0 = W.subsets.index(())
         out["count_share"] = float(1.0 / tau[i0] ** 2)
     return out
-
-
-def probe_applies(spec, rules, candidates):
-    """Whether ``selection="auto"`` probes the pairs' dependence before it
-    chooses a selected plan (:mod:`._probe`; public): a positive
-    ``rules.auto_probe_share``, no ``target`` and at least one candidate
-    pair."""
-    return (
-        rules.auto_probe_share > 0
-        and spec.target is None
-        and any(len(r) == 2 for r in candidates)
-    )
 
 
 def guard_residual(sens):

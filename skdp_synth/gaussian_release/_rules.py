@@ -194,18 +194,6 @@ class ReleaseRules:
     #: ε = 0.3: 3-4 edges qualify, TV2 one-way 0.179 / tree 0.24; ε = 1: 21-25
     #: of 29, TV2 tree 0.151 / one-way 0.155; nass_cds ε = 0.1: 11 of 11
     auto_edge_threshold: float = 0.15
-    #: the share of what is left of the budget (after the noisy total) that
-    #: ``selection="auto"`` spends on its private probe of the pairs' mean
-    #: dependence (:mod:`~skdp_synth.gaussian_release._probe`) when it has
-    #: decided against measuring every table and no ``target`` is set; the
-    #: probe then replaces the constants ``auto_tv_threshold`` and
-    #: ``auto_edge_threshold`` in the choice between MST, AIM and the 1-way
-    #: tables (:func:`~skdp_synth.gaussian_release._selection.
-    #: dependence_terms`). 0 turns the probe off.
-    auto_probe_share: float = 0.0
-    #: the largest factor by which the probe scales the constant dependence
-    #: terms (:func:`~skdp_synth.gaussian_release._selection.dependence_terms`)
-    auto_probe_max_scale: float = 4.0
     #: The default pairs' noise is allocated as if every 1-way table were in
     #: the workload with this weight (a pair's is 1): ResidualPlanner's
     #: optimum for the pairs alone spends little on the 1-way residuals

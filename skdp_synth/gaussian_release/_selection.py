@@ -249,9 +249,6 @@ class SelectionResult:
         Budget shares spent per step kind (``"measure"``, ``"select"``).
     epsilons : list of float
         The pure ε of each exponential mechanism run.
-    probe : tuple of float or None
-        ``selection="auto"``'s noisy mean dependence and its noise std
-        (:mod:`._probe`), when it ran.
     """
 
     rule: str
@@ -260,7 +257,6 @@ class SelectionResult:
     totals: list = field(default_factory=list)
     spent: dict = field(default_factory=lambda: {"measure": 0.0, "select": 0.0})
     epsilons: list = field(default_factory=list)
-    probe: tuple | None = None
 
 
 def _one_ways(tables, n_levels, share, c, neighbouring, source, total, result):
@@ -678,9 +674,7 @@ def one_way_noise_tv(n_levels, share, c, neighbouring, n, final_share=None):
     return float(np.mean(tv))
 
 
-def auto_estimates(
-    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0, probed=None
-):
+def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0):
     """Expected mean 2-way TV error of each plan ``selection="auto"`` weighs.
 
     Public: a function of the domain (``W``'s levels and tables), the
@@ -751,6 +745,7 @@ def auto_estimates(
         n,
         final_share=left * shares["final"],
     )
+    D, D_tree = rules.auto_tv_threshold, rules.auto_edge_threshold
     out = {"none": e_all, "e1_one": e1_one, "e1_mst": e1_mst}
     if a < 2 or not pairs:
         out.update({"mst": math.inf, "one-way": math.inf, "q": 0.0, "e_tree": 0.0})
@@ -770,73 +765,16 @@ def auto_estimates(
         e.append(cells * math.sqrt(2.0 / math.pi) * std_of[shape])
     # the mean pair's expected TV noise measured alone at the whole budget
     e_unit = float(np.mean(e)) / (2.0 * n)
-    out.update(
-        q=q,
-        e_tree=e_unit * math.sqrt(K / f),
-        e_unit=e_unit,
-        a=float(a),
-        n_pairs=float(len(pairs)),
-        left=left,
-    )
-    out.update(selected_estimates(out, rules, probed))
-    return out
-
-
-def dependence_terms(q, rules, probed=None):
-    """``(D, D_tree)``: the TV an unmeasured pair loses, for the pairs a tree
-    would not choose and for those it would (public).
-
-    Without a probe, the constants ``rules.auto_tv_threshold`` and
-    ``rules.auto_edge_threshold``. With the probe's ``(D_T, D_R)``
-    (:func:`._probe.probed_terms`: the noisy mean TV of a maximum spanning
-    tree's pairs and of the other pairs), those, each clipped to ``[1/m, m]``
-    times its constant (``m = rules.auto_probe_max_scale``; a noisy probe
-    can be 0 or below). ``q`` is unused (the probe's own split).
-    """
-    D, D_tree = rules.auto_tv_threshold, rules.auto_edge_threshold
-    if probed is None:
-        return D, D_tree
-    m = rules.auto_probe_max_scale
-    d_tree, d_rest = (float(x) for x in probed)
-    return (
-        float(np.clip(d_rest, D / m, D * m)),
-        float(np.clip(d_tree, D_tree / m, D_tree * m)),
-    )
-
-
-def selected_estimates(parts, rules, probed=None):
-    """MST's, the 1-way tables' and AIM's expected errors from the public
-    parts :func:`auto_estimates` computed (``q``, ``e_tree``, ``e_unit``,
-    ``e1_one``, ``e1_mst``, ``a``, ``n_pairs``, ``left``) and the dependence
-    terms of :func:`dependence_terms` (``probed``: the probe's noisy mean
-    dependence, else the constants). Formulas: :func:`auto_estimates`."""
-    q, e_tree = parts["q"], parts["e_tree"]
-    D, D_tree = dependence_terms(q, rules, probed)
+    e_tree = e_unit * math.sqrt(K / f)
     reach = rules.auto_tree_reach * tree_signal_share(e_tree, D_tree)
-    out = {
-        "mst": q * e_tree + (1.0 - q) * ((1.0 - reach) * D + 2.0 * parts["e1_mst"]),
-        "one-way": q * D_tree + (1.0 - q) * D + 2.0 * parts["e1_one"],
-        "reach": reach,
-        "D": D,
-        "D_tree": D_tree,
-    }
-    if probed is not None:
-        out["probed_tree"], out["probed_rest"] = (float(x) for x in probed)
-    out.update(
-        aim_estimate(
-            parts["e_unit"],
-            parts["e1_one"],
-            int(parts["a"]),
-            int(parts["n_pairs"]),
-            parts["left"],
-            rules,
-            dependence=(D, D_tree),
-        )
-    )
+    out["mst"] = q * e_tree + (1.0 - q) * ((1.0 - reach) * D + 2.0 * e1_mst)
+    out["one-way"] = q * D_tree + (1.0 - q) * D + 2.0 * e1_one
+    out.update(q=q, e_tree=e_tree, reach=reach)
+    out.update(aim_estimate(e_unit, e1_one, a, len(pairs), left, rules))
     return out
 
 
-def aim_estimate(e_unit, e1_one, a, n_pairs, left, rules, dependence=None):
+def aim_estimate(e_unit, e1_one, a, n_pairs, left, rules):
     """Expected mean 2-way TV error of AIM's rounds (public; part of
     :func:`auto_estimates`).
 
@@ -891,7 +829,7 @@ def aim_estimate(e_unit, e1_one, a, n_pairs, left, rules, dependence=None):
         tables' term ``(1 - q_A) 2 e_1(1) / sqrt(φ)``).
     """
     shares = rules.selection_shares["aim"]
-    D, D_tree = dependence or (rules.auto_tv_threshold, rules.auto_edge_threshold)
+    D, D_tree = rules.auto_tv_threshold, rules.auto_edge_threshold
     measured = 1.0 - AIM_SELECT_FRACTION
     T = AIM_ROUNDS_PER_ATTRIBUTE * max(int(a), 1)
     f_star = (float(e_unit) / D_tree) ** 2 / measured
@@ -941,9 +879,7 @@ def tree_signal_share(e_tree, d_tree):
     return d * d / (d * d + e * e) if d > 0 else 0.0
 
 
-def auto_rule(
-    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0, probed=None
-):
+def auto_rule(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0):
     """``"none"``, ``"mst"``, ``"aim"`` or ``"one-way"`` by expected error
     (:func:`auto_estimates`; public, ``selection="auto"``).
 
@@ -958,11 +894,8 @@ def auto_rule(
     at most ``D = rules.auto_tv_threshold``, else MST's tree or the 1-way
     tables, whichever is expected smaller.
     """
-    # ``probed`` passed only when the probe ran (the estimates' arguments
-    # are otherwise those of a release without it)
-    extra = {} if probed is None else {"probed": probed}
     est = auto_estimates(
-        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent, **extra
+        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent
     )
     if target is not None:
         # ``κ`` was tuned on fits without a target (bench_suite's ``auto``);
@@ -975,10 +908,6 @@ def auto_rule(
     a = int(np.sum(np.asarray(W.n_levels) >= 2))
     aim = a <= rules.auto_aim_max_attributes
     errors = plan_errors(est, rules, aim=aim)
-    if probed is not None:
-        # after the probe every table is no longer on offer (its budget is
-        # spent; :func:`._measuring._measure_selected`)
-        errors.pop("none")
     return min(errors, key=errors.get)
 
 

@@ -40,6 +40,11 @@ compares, recorded when it is called), then per ``(COUNT_TAIL_SHARE,
 COUNT_TAIL_Z)`` of a grid: the silent column-fits the rule would name, the
 columns within [0.5, 2] it would newly name and the silent fits left.
 
+``zeros --table T --column C --seeds N``: per ``auto`` fit (ε 1 and 0.3,
+seeds ``0..N-1``) column ``C``'s private cap, the share of exact zeros in
+the rows and in the training rows, and whether a warning names it: a
+zero-inflated column whose lower cap starts above 0 has no zero left.
+
 ``compare A B --tables T``: silent fits and column-fits, in-band columns
 named, mean KS and TV1 per table and ε of the ``auto`` fits in caches A and
 B, and the silent fits that differ.
@@ -260,6 +265,28 @@ def _tail_counts(rows, share, z):
     )
 
 
+def zeros(table, column, seeds):
+    from benchmarks.bench_suite import context
+    from benchmarks.bench_trunc_tail import fit
+
+    ctx = context(table)
+    real = pd.to_numeric(ctx["train"][column], errors="coerce").dropna()
+    print(f"{table} {column}: training rows {np.mean(real == 0):.2f} zeros")
+    for eps in (1.0, 0.3):
+        for seed in range(seeds):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pipe, syn, named = fit(ctx, eps, seed)
+            spec = next(sp for sp in pipe[0].specs_ if sp.name == column)
+            lo, hi = spec.fine.bounds
+            x = pd.to_numeric(syn[column], errors="coerce").dropna()
+            said = "named" if column in named else "not named"
+            print(
+                f"eps={eps:g} seed={seed}: cap [{lo:.4g}, {hi:.4g}), rows"
+                f" {np.mean(x == 0):.2f} zeros, {said}"
+            )
+
+
 def _stats(cache, tables):
     from benchmarks.bench_suite import read_cache, silent, weight
 
@@ -308,6 +335,10 @@ def main(argv=None):
     t = sub.add_parser("count-tail")
     t.add_argument("--tables", required=True)
     t.add_argument("--seeds", type=int, default=10)
+    z = sub.add_parser("zeros")
+    z.add_argument("--table", required=True)
+    z.add_argument("--column", required=True)
+    z.add_argument("--seeds", type=int, default=10)
     c = sub.add_parser("compare")
     c.add_argument("a")
     c.add_argument("b")
@@ -321,6 +352,8 @@ def main(argv=None):
         _patch(args.arm)
         rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest
         bench_suite.main(rest)
+    elif args.cmd == "zeros":
+        zeros(args.table, args.column, args.seeds)
     elif args.cmd == "count-tail":
         count_tail(args.tables.split(","), args.seeds)
     else:

@@ -1,0 +1,364 @@
+"""Where the silent fits of ``benchmarks/bench_suite.py`` lose (or blow up)
+a numeric column's spread, and two candidate rules measured against them.
+
+``diagnose``: for every silent column-fit (std ratio outside [0.5, 2], no
+warning naming the column; :func:`benchmarks.bench_suite.silent`) of the
+named tables in a ``bench_suite`` cache, the same ``auto`` fit is run again
+(:func:`benchmarks.bench_trunc_tail.fit`) and one markdown row printed: the
+plan, the private cap, the training rows' std ratio once clipped to the cap
+(what the cap alone costs), the training rows past the cap, the training
+rows in one-integer bins the pipeline dropped under their support test
+(``integer_bins_dropped_``), the highest coarse bin the model's rows use and
+the rows' maximum, and a label:
+
+* ``rows far past the real maximum``: std ratio above 2;
+* ``cap``: the clipped training rows are under 0.5 of the held-out std;
+* ``dropped one-integer bins``: 2 % or more of the training rows in them;
+* ``top bin decoded in its lower half``: the rows stop in the lower half of
+  the highest bin they use (a bin wider than one);
+* ``other``.
+
+The real rows only score the release; nothing here feeds back into a fit.
+
+``suite --arm ARM -- ARGS``: ``bench_suite`` (``ARGS``) with one candidate
+rule patched in, to a separate cache:
+
+* ``run-strict``: ``_pipeline_levels.RUN_SUPPORT_Z = 1.0`` with the strict
+  bins (tentative, tail parts) in runs too: a run of consecutive
+  one-integer bins, each under its own test, kept whole where its
+  estimates sum to one sd of their noise;
+* ``bin-run``: in ``_spread.release_pieces`` a bin's release estimate
+  confirms only the kept leaves in the same run (no emptied stretch wider
+  than ``GAP_T``) as the bin's heaviest kept leaf (a warning rule: the rows
+  are the same).
+
+``count-tail --tables T --seeds N``: every ``auto`` fit of the tables (ε 1
+and 0.3, seeds ``0..N-1``) run again, and for each numeric column the
+released excess of its top bin over the domain's kept mass, its noise and
+the column's released total (what ``_count_tail.cut_count_tail_reason``
+compares, recorded when it is called), then per ``(COUNT_TAIL_SHARE,
+COUNT_TAIL_Z)`` of a grid: the silent column-fits the rule would name, the
+columns within [0.5, 2] it would newly name and the silent fits left.
+
+``zeros --table T --column C --seeds N``: per ``auto`` fit (ε 1 and 0.3,
+seeds ``0..N-1``) column ``C``'s private cap, the share of exact zeros in
+the rows and in the training rows, and whether a warning names it: a
+zero-inflated column whose lower cap starts above 0 has no zero left.
+
+``compare A B --tables T``: silent fits and column-fits, in-band columns
+named, mean KS and TV1 per table and ε of the ``auto`` fits in caches A and
+B, and the silent fits that differ.
+
+    PYTHONPATH=. python -m benchmarks.bench_silent_mechanisms diagnose \\
+        --cache C.jsonl --tables credit_card,nmes1988,workinghours
+    PYTHONPATH=. python -m benchmarks.bench_silent_mechanisms suite \\
+        --arm run-strict -- --half tune --eps 1,0.3 --seeds 10 \\
+        --methods auto --light --cache ARM.jsonl
+    PYTHONPATH=. python -m benchmarks.bench_silent_mechanisms compare \\
+        C.jsonl ARM.jsonl --tables credit,loans,...
+
+Results: ``benchmarks/results/bench_suite.md`` (section "Six more mixed
+tables").
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+
+import numpy as np
+import pandas as pd
+
+
+def diagnose(cache, tables):
+    from benchmarks.bench_suite import (
+        context,
+        numeric_scores,
+        read_cache,
+        silent,
+        weight,
+    )
+    from benchmarks.bench_trunc_tail import fit
+
+    lines, _, _ = silent(read_cache(cache), tables, oww=weight())
+    print(
+        "| table | ε | seed | plan | column | std ratio | training rows clipped"
+        " to the cap | cap | rows past the cap | rows in dropped one-integer bins"
+        " | highest bin used | rows' max | mechanism |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    ctxs = {}
+    for line in lines:
+        head, rest = line.split(": ", 1)
+        t, e, s = head.split(" ")
+        eps, seed = float(e[4:]), int(s[5:])
+        cols = [p.split(" ")[0] for p in rest.split("; ") if " std ratio " in p]
+        if not cols:
+            continue
+        ctx = ctxs.setdefault(t, context(t))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pipe, syn, _ = fit(ctx, eps, seed)
+        final = pipe[-1]
+        names = [str(n) for n in final.blocks_.names]
+        std = numeric_scores(syn, ctx["test"], ctx["cats"])["std"]
+        for c in cols:
+            print(_row(t, eps, seed, final, pipe, ctx, syn, std, c, names), flush=True)
+
+
+def _row(t, eps, seed, final, pipe, ctx, syn, std, c, names):
+    spec = next(sp for sp in pipe[0].specs_ if sp.name == c)
+    real = pd.to_numeric(ctx["train"][c], errors="coerce").dropna().to_numpy(float)
+    test = pd.to_numeric(ctx["test"][c], errors="coerce").dropna().to_numpy(float)
+    lo, hi = spec.fine.bounds
+    clip = np.clip(real, lo, hi).std() / test.std()
+    past = np.mean((real < lo) | (real >= hi))
+    edges = np.asarray(spec.levels, float)
+    k, j = spec.n_levels, names.index(c)
+    inside = np.histogram(np.clip(real, edges[0], edges[-1] - 1e-9), edges)[0]
+    used = np.bincount(final._model_rows[:, j].astype(int), minlength=k + 1)[:k]
+    dropped = {float(v) for v in pipe.integer_bins_dropped_.get(c, [])}
+    lost = sum(
+        int(inside[b]) for b in range(k) if used[b] == 0 and float(edges[b]) in dropped
+    )
+    rows = pd.to_numeric(syn[c], errors="coerce").dropna().to_numpy(float)
+    top = max(b for b in range(k) if used[b] > 0)
+    a, b = edges[top], edges[top + 1]
+    if std[c] > 2:
+        label = "rows far past the real maximum"
+    elif clip < 0.5:
+        label = "cap"
+    elif lost >= 0.02 * len(real):
+        label = "dropped one-integer bins"
+    elif rows.max() < a + 0.5 * (b - a) and b - a > 1:
+        label = "top bin decoded in its lower half"
+    else:
+        label = "other"
+    if clip < 0.5 and std[c] <= 2 and lost >= 0.02 * len(real):
+        label += " + dropped one-integer bins"
+    return (
+        f"| {t} | {eps:g} | {seed} | {final.selection_} | {c} | {std[c]:.2f} "
+        f"| {clip:.2f} | [{lo:.4g}, {hi:.4g}) | {100 * past:.1f} % "
+        f"| {lost} ({100 * lost / len(real):.1f} %) | [{a:.4g}, {b:.4g}) "
+        f"| {rows.max():.4g} | {label} |"
+    )
+
+
+def _patch(arm):
+    import skdp_synth._pipeline_levels as levels
+    import skdp_synth.preprocessing._spread as spread
+
+    if arm == "run-strict":
+        runs = levels._supported_runs
+        levels.RUN_SUPPORT_Z = 1.0
+        levels._supported_runs = lambda final, spec, j, strict: runs(
+            final, spec, j, set()
+        )
+    elif arm == "bin-run":
+        spread.release_pieces = _bin_run_pieces(spread)
+    else:
+        raise ValueError(arm)
+
+
+def _bin_run_pieces(spread):
+    """``_spread.release_pieces`` with the bin-estimate confirmation limited
+    to the kept leaves in the run of the bin's heaviest kept leaf."""
+
+    def pieces(spec, shares, estimates=None):
+        hist = getattr(spec, "fine", None)
+        q = np.clip(np.asarray(shares, dtype=np.float64), 0.0, None)
+        edges = np.asarray(spec.levels, dtype=np.float64)
+        if hist is None or q.size != edges.size - 1 or not q.sum() > 0:
+            return None
+        q = q / q.sum()
+        e = np.asarray(hist.edges, dtype=np.float64)
+        c = np.clip(np.asarray(hist.counts, dtype=np.float64), 0.0, None)
+        run_of = np.full(c.size, -1)
+        for r, (lo_r, hi_r) in enumerate(spread._groups(hist)):
+            run_of[(e[:-1] >= lo_r) & (e[1:] <= hi_r)] = r
+        cap_lo, cap_hi = hist.cap
+        step = 1.0 if hist.integer else 0.0
+        out = []
+        for k in np.flatnonzero(q > 0):
+            lo, hi = float(edges[k]), float(edges[k + 1])
+            if hist.integer and k == edges.size - 2:
+                hi += 1.0
+            a = np.maximum(np.maximum(e[:-1], lo), cap_lo)
+            b = np.minimum(np.minimum(e[1:], hi), cap_hi)
+            m = np.isfinite(a) & np.isfinite(b) & (b > a) & (c > 0)
+            if not m.any():
+                lo_b, hi_b = max(lo, cap_lo), min(hi, cap_hi) - step
+                if np.isfinite(lo_b) and np.isfinite(hi_b) and hi_b >= lo_b:
+                    out.append((q[k], lo_b, hi_b, 0.0))
+                continue
+            rid, a, b, w = run_of[m], a[m], b[m] - step, c[m]
+            b = np.maximum(b, a)
+            point = np.asarray(hist.finest, dtype=bool)[m] & bool(hist.integer)
+            b = np.where(point, a, b)
+            sure = w >= spread._confirmed_count(hist)
+            if estimates is not None and k < len(estimates):
+                est, sd = estimates[k]
+                main = rid == rid[np.argmax(w)]
+                z = spread.CONFIRMED_Z
+                sure = sure | ((est >= z * sd) & (w <= est + z * sd) & main)
+            out.extend(zip(q[k] * w / w.sum(), a, b, sure.astype(np.float64)))
+        if not out:
+            return None
+        P = np.asarray(out, dtype=np.float64)
+        P[:, 0] /= P[:, 0].sum()
+        return P
+
+    return pieces
+
+
+def count_tail(tables, seeds):
+    import skdp_synth.preprocessing._decoding as decoding
+    from benchmarks.bench_suite import context, numeric_scores
+    from benchmarks.bench_trunc_tail import fit
+    from skdp_synth.preprocessing._fences import top_bin_excess
+
+    seen, rule = {}, decoding.cut_count_tail_reason
+
+    def recorded(spec, estimates, domain=None):
+        k = spec.n_levels
+        if estimates is not None and len(estimates) >= k:
+            if not any(v is None for v in estimates[:k]):
+                top = top_bin_excess(spec, estimates, domain)
+                if top is not None:
+                    total = sum(max(float(e), 0.0) for e, _ in estimates[:k])
+                    seen[str(spec.name)] = (top[6], top[5], total)
+        return rule(spec, estimates, domain)
+
+    decoding.cut_count_tail_reason = recorded
+    rows = []
+    for t in tables:
+        ctx = context(t)
+        for eps in (1.0, 0.3):
+            for seed in range(seeds):
+                seen.clear()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    _, syn, named = fit(ctx, eps, seed)
+                std = numeric_scores(syn, ctx["test"], ctx["cats"])["std"]
+                for c, s in std.items():
+                    rows.append((t, eps, seed, s, c in named, seen.get(c)))
+    decoding.cut_count_tail_reason = rule
+    for share in (0.2, 0.15, 0.1, 0.05):
+        for z in (3.0, 2.5, 2.0):
+            print(f"share {share} z {z}:", _tail_counts(rows, share, z))
+
+
+def _tail_counts(rows, share, z):
+    def fires(tail):
+        return tail is not None and tail[0] > z * tail[1] and tail[0] > share * tail[2]
+
+    silent = [r for r in rows if not 0.5 <= r[3] <= 2 and not r[4]]
+    fits = {}
+    for t, e, s, v, named, tail in rows:
+        bad = not 0.5 <= v <= 2 and not named and not fires(tail)
+        fits[(t, e, s)] = fits.get((t, e, s), False) or bad
+    return (
+        f"silent column-fits named {sum(fires(r[5]) for r in silent)} of"
+        f" {len(silent)}, in-band newly named"
+        f" {sum(0.5 <= r[3] <= 2 and not r[4] and fires(r[5]) for r in rows)},"
+        f" silent fits {sum(fits.values())} of {len(fits)}"
+    )
+
+
+def zeros(table, column, seeds):
+    from benchmarks.bench_suite import context
+    from benchmarks.bench_trunc_tail import fit
+
+    ctx = context(table)
+    real = pd.to_numeric(ctx["train"][column], errors="coerce").dropna()
+    print(f"{table} {column}: training rows {np.mean(real == 0):.2f} zeros")
+    for eps in (1.0, 0.3):
+        for seed in range(seeds):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pipe, syn, named = fit(ctx, eps, seed)
+            spec = next(sp for sp in pipe[0].specs_ if sp.name == column)
+            lo, hi = spec.fine.bounds
+            x = pd.to_numeric(syn[column], errors="coerce").dropna()
+            said = "named" if column in named else "not named"
+            print(
+                f"eps={eps:g} seed={seed}: cap [{lo:.4g}, {hi:.4g}), rows"
+                f" {np.mean(x == 0):.2f} zeros, {said}"
+            )
+
+
+def _stats(cache, tables):
+    from benchmarks.bench_suite import read_cache, silent, weight
+
+    done = read_cache(cache)
+    lines, count, fits = silent(done, tables, oww=weight())
+    named_in_band, ks, tv1 = 0, {}, {}
+    for (t, e, _, r, _), rec in done.items():
+        if t not in tables or r != "auto" or e not in (0.3, 1.0) or "num" not in rec:
+            continue
+        named = {c for w in rec["warnings"] for c in w["columns"]}
+        named_in_band += sum(
+            1 for c, v in rec["num"]["std"].items() if 0.5 <= v <= 2 and c in named
+        )
+        ks.setdefault((t, e), []).extend(rec["num"]["ks"].values())
+        tv1.setdefault((t, e), []).append(rec["tv1"])
+    columns = sum(line.count(";") + 1 for line in lines)
+    return count, fits, columns, named_in_band, ks, tv1, lines
+
+
+def compare(a, b, tables):
+    A, B = _stats(a, tables), _stats(b, tables)
+    print(
+        f"silent fits {A[0]}/{A[1]} -> {B[0]}/{B[1]}; silent column-fits {A[2]} ->"
+        f" {B[2]}; in-band columns named {A[3]} -> {B[3]}"
+    )
+    for key in sorted(A[4]):
+        ka, kb = np.mean(A[4][key]), np.mean(B[4].get(key, [np.nan]))
+        ta, tb = np.mean(A[5][key]), np.mean(B[5].get(key, [np.nan]))
+        print(
+            f"  {key[0]} eps={key[1]:g}: mean KS {ka:.4f} -> {kb:.4f}"
+            f" ({100 * (kb / ka - 1):+.1f} %), TV1 {ta:.4f} -> {tb:.4f}"
+        )
+    print("silent in A only:", *sorted(set(A[6]) - set(B[6])), sep="\n  ")
+    print("silent in B only:", *sorted(set(B[6]) - set(A[6])), sep="\n  ")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("diagnose")
+    d.add_argument("--cache", required=True)
+    d.add_argument("--tables", required=True)
+    s = sub.add_parser("suite")
+    s.add_argument("--arm", required=True, choices=["run-strict", "bin-run"])
+    s.add_argument("rest", nargs=argparse.REMAINDER)
+    t = sub.add_parser("count-tail")
+    t.add_argument("--tables", required=True)
+    t.add_argument("--seeds", type=int, default=10)
+    z = sub.add_parser("zeros")
+    z.add_argument("--table", required=True)
+    z.add_argument("--column", required=True)
+    z.add_argument("--seeds", type=int, default=10)
+    c = sub.add_parser("compare")
+    c.add_argument("a")
+    c.add_argument("b")
+    c.add_argument("--tables", required=True)
+    args = ap.parse_args(argv)
+    if args.cmd == "diagnose":
+        diagnose(args.cache, args.tables.split(","))
+    elif args.cmd == "suite":
+        from benchmarks import bench_suite
+
+        _patch(args.arm)
+        rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest
+        bench_suite.main(rest)
+    elif args.cmd == "zeros":
+        zeros(args.table, args.column, args.seeds)
+    elif args.cmd == "count-tail":
+        count_tail(args.tables.split(","), args.seeds)
+    else:
+        compare(args.a, args.b, args.tables.split(","))
+
+
+if __name__ == "__main__":
+    main()

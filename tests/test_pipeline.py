@@ -1023,6 +1023,8 @@ def test_one_sided_bounds_keep_a_count_non_negative():
         ).fit(dates)
 
 
+# independent columns: auto may measure the 1-way tables alone and say so
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
 def test_a_one_bin_integer_column_is_told_to_be_a_flag():
     """A 0/1 flag stored as int64 pays a numeric domain and often keeps one
     bin, losing its relation to every other column; the warning advised

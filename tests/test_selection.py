@@ -11,6 +11,7 @@ from scipy.special import ndtr, ndtri
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.audit import audit_epsilon
+from skdp_synth.exceptions import IndependentColumnsWarning
 from skdp_synth.gaussian_release import _selection as sel
 from skdp_synth.gaussian_release import (
     exponential_mechanism,
@@ -586,7 +587,13 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
     df, cats = _wide()
     n_rows = len(df) if public_n else None  # decided in the plan, or at fit
     pipe = _pipe(cats, epsilon=1.0, target=target, n_rows=n_rows, random_state=0)
-    est = pipe.fit(df)[-1]
+    if target is None:
+        # independent columns are said, never silent (with ``target`` its
+        # pairs are measured and nothing is raised: warnings are errors here)
+        with pytest.warns(IndependentColumnsWarning, match="target="):
+            est = pipe.fit(df)[-1]
+    else:
+        est = pipe.fit(df)[-1]
     c = analytic_gaussian_sigma(1.0, 1e-6)
     assert est.plan_.selection["rule"] == ("one-way" if public_n else "auto")
     assert est.selection_ == "one-way"
@@ -767,6 +774,7 @@ def test_auto_tree_reach_grows_with_the_edges_signal(levels):
         assert tree == sorted(tree)
 
 
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
 def test_auto_rule_reads_only_public_quantities(monkeypatch):
     """The estimates see the plan (its workload, scales and ``c``), the
     rules, the share spent on the noisy total and the released noisy total,
@@ -823,7 +831,11 @@ def test_auto_runs_mst_only_when_half_the_tree_is_worth_it(
     # auto -> mst or one-way (never every table, never AIM)
     _set_rules(monkeypatch, auto_none_factor=1e9, auto_aim_max_attributes=0)
     _set_rules(monkeypatch, auto_edge_threshold=threshold)
-    est = _pipe(cats, **kw).fit(df)[-1]
+    if threshold == 1e9:
+        est = _pipe(cats, **kw).fit(df)[-1]  # a tree: nothing to say
+    else:
+        with pytest.warns(IndependentColumnsWarning):
+            est = _pipe(cats, **kw).fit(df)[-1]
     res = est._selection_result
     if threshold == 1e9:  # every edge qualifies
         assert est.selection_ == "mst" and len(res.chosen) == 4
@@ -1003,13 +1015,32 @@ def test_aim_estimate_is_smooth_and_falls_with_the_budget():
     assert sum(x != y for x, y in zip(picks, picks[1:])) == 1
 
 
+def test_independent_columns_are_said_only_when_auto_chose_them():
+    """auto's 1-way tables without ``target`` raise an
+    ``IndependentColumnsWarning`` whose text is the same on two tables of
+    one schema (it carries nothing of the data); an explicit
+    ``selection="one-way"`` asked for them and raises nothing (warnings are
+    errors in this suite)."""
+    df, cats = _wide(n=1000, a=20)
+    other, _ = _wide(n=1000, a=20, seed=1)
+    texts = []
+    for frame in (df, other):
+        with pytest.warns(IndependentColumnsWarning) as record:
+            _pipe(cats, epsilon=0.3, n_rows=1000, random_state=0).fit(frame)
+        texts.append([str(w.message) for w in record])
+    assert texts[0] == texts[1] and len(texts[0]) == 1
+    kw = dict(epsilon=0.3, n_rows=1000, selection="one-way", random_state=0)
+    assert _pipe(cats, **kw).fit(df)[-1].selection_ == "one-way"
+
+
 def test_auto_measures_the_one_way_tables_where_aim_cannot_afford_pairs():
     """The fit follows the rule: 20 attributes on 1,000 public rows, at ε =
     0.3 (AIM's estimate above the 1-way tables', every table's far above)
     auto measures the 1-way tables alone, spending the whole budget on
     them; at ε = 1 it runs AIM (``test_auto_chooses_from_public_n_and_says_so``)."""
     df, cats = _wide(n=1000, a=20)
-    est = _pipe(cats, epsilon=0.3, n_rows=1000, random_state=0).fit(df)[-1]
+    with pytest.warns(IndependentColumnsWarning):
+        est = _pipe(cats, epsilon=0.3, n_rows=1000, random_state=0).fit(df)[-1]
     assert est.plan_.selection["rule"] == est.selection_ == "one-way"
     assert all(len(S) == 1 for S in est.marginals_)
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, abs=1e-12)

@@ -96,6 +96,7 @@ anything else. The least-squares step 6 is
 from __future__ import annotations
 
 import itertools
+import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
@@ -105,9 +106,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import Interval, StrOptions, _fit_context
 from ..base import POST_FIT_STREAM, PrivateSynthesizerMixin
+from ..exceptions import IndependentColumnsWarning
 from ..generator import controlled_rows
 from ..mechanisms import make_generator
 from ..mechanisms.additive import AdditiveNoise, distributed_privatize
+from ..validation import user_stacklevel
 from ..workloads import (
     AttributeMarginalWorkload,
     ExplicitWorkload,
@@ -670,6 +673,29 @@ default=None
         reconstruction = reconstruct(measured, staged, source, fit_model)
         self._set_fitted(reconstruction.fitted)
         self._fit_generator(reconstruction, source)
+        self._warn_independent_columns()
+
+    def _warn_independent_columns(self):
+        """:class:`~skdp_synth.exceptions.IndependentColumnsWarning` where
+        ``selection="auto"`` took the 1-way tables alone without ``target``
+        (the choice is public: ``selection_``)."""
+        if not (
+            self.selection == "auto"
+            and getattr(self, "selection_", None) == "one-way"
+            and self.target is None
+        ):
+            return
+        warnings.warn(
+            'selection="auto" measured only the 1-way tables: at this epsilon '
+            "and table size it expected pairs measured in their noise to cost "
+            "more than the dependence they keep, so the synthetic columns are "
+            "independent of one another and a model trained on the rows learns "
+            "nothing from its features. If one will be, pass target= (the "
+            'column it predicts; its pairs are measured); selection="mst" '
+            "keeps a tree of pairs.",
+            IndependentColumnsWarning,
+            stacklevel=user_stacklevel(),
+        )
 
     def _set_fitted(self, fitted):
         """Set the fitted attributes a stage determined (by name)."""

@@ -25,7 +25,9 @@ Methods (``--methods``), per table, ε and seed:
   ProjectedGaussianRelease(epsilon=ε, selection=rule))``, δ = 1e-6,
   ``sample(n_train)``. ``--one-way-weight`` swaps
   ``ReleaseRules.one_way_weight`` (every record stores the weight it ran
-  at, and the cache keys on it). ``auto-target``: ``auto`` with
+  at, and the cache keys on it; so do ``--grid-step``, PrivTree's depth-0
+  cells of the numeric domains, :func:`set_grid_step`, and the share
+  overrides). ``auto-target``: ``auto`` with
   ``ProjectedGaussianRelease(target=)`` the table's model target (the
   train-on-synthetic column; run only when named). ``ceiling``,
   ``ceiling-target``, ``ceiling-chose``: diagnostics, the same pipelines with
@@ -693,7 +695,8 @@ def fit_dpmm(name, df, train, cats, eps, seed, cap):
     return syn, {**info, "public_bounds": bounds}
 
 
-#: share overrides of this run (``--aim-one-way``, ``--mst-one-way``)
+#: rule overrides of this run (``--aim-one-way``, ``--mst-one-way``,
+#: ``--grid-step``)
 OVERRIDES = {}
 
 
@@ -737,6 +740,22 @@ def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
         rules = dataclasses.replace(rules, one_way_min_attributes=min_attributes)
         OVERRIDES["minattr"] = min_attributes
     ProjectedGaussianRelease._rules = rules
+
+
+def set_grid_step(step):
+    """Run the encoder's PrivTree with its depth-0 cells cut at ``±2^k``,
+    ``k`` a multiple of ``step`` (``_numeric_domain.GRID_STEP``, and the
+    depth limits ``_wide_leaves`` derives from it at import: ``DEEP_T`` and
+    ``SOLE_DEEP_T``, the same depths of a cell ``step`` wide in ``t``);
+    recorded as ``grid=`` in the rules of every fit (the cache keys on it)."""
+    from skdp_synth.preprocessing import _numeric_domain as nd
+    from skdp_synth.preprocessing import _wide_leaves as wl
+
+    scale = step / nd.GRID_STEP
+    nd.GRID_STEP = step
+    wl.DEEP_T *= scale
+    wl.SOLE_DEEP_T *= scale
+    OVERRIDES["grid"] = step
 
 
 def code_version():
@@ -1252,6 +1271,9 @@ def main(argv=None):
     ap.add_argument("--aim-one-way", type=float, help="AIM's 1-way share")
     ap.add_argument("--mst-one-way", type=float, help="auto's MST 1-way share")
     ap.add_argument(
+        "--grid-step", type=int, help="PrivTree's depth-0 cells (GRID_STEP)"
+    )
+    ap.add_argument(
         "--one-way-min-attributes", type=int, help="ReleaseRules.one_way_min_attributes"
     )
     ap.add_argument(
@@ -1275,6 +1297,8 @@ def main(argv=None):
             ProjectedGaussianRelease._rules, one_way_weight=args.one_way_weight
         )
     override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
+    if args.grid_step is not None:
+        set_grid_step(args.grid_step)
     print(f"TUNE half: {', '.join(TUNE)}\nREPORT half: {', '.join(REPORT)}")
     names = {"tune": TUNE, "report": REPORT, "all": TUNE + REPORT}[args.half]
     if args.tables:

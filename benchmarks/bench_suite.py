@@ -25,8 +25,9 @@ Methods (``--methods``), per table, ε and seed:
   ProjectedGaussianRelease(epsilon=ε, selection=rule))``, δ = 1e-6,
   ``sample(n_train)``. ``--one-way-weight`` swaps
   ``ReleaseRules.one_way_weight`` (every record stores the weight it ran
-  at, and the cache keys on it; so do ``--grid-step``, PrivTree's depth-0
-  cells of the numeric domains, :func:`set_grid_step`, and the share
+  at, and the cache keys on it; so do ``--grid-step`` and
+  ``--grid-offset``, PrivTree's depth-0 cells of the numeric domains,
+  :func:`set_grid_step` and :func:`set_grid_offset`, and the share
   overrides). ``auto-target``: ``auto`` with
   ``ProjectedGaussianRelease(target=)`` the table's model target (the
   train-on-synthetic column; run only when named). ``ceiling``,
@@ -696,7 +697,7 @@ def fit_dpmm(name, df, train, cats, eps, seed, cap):
 
 
 #: rule overrides of this run (``--aim-one-way``, ``--mst-one-way``,
-#: ``--grid-step``)
+#: ``--grid-step``, ``--grid-offset``)
 OVERRIDES = {}
 
 
@@ -756,6 +757,35 @@ def set_grid_step(step):
     wl.DEEP_T *= scale
     wl.SOLE_DEEP_T *= scale
     OVERRIDES["grid"] = step
+
+
+def set_grid_offset(offset):
+    """Run the encoder's PrivTree with its depth-0 cells cut at 0, ``±1``
+    and ``±2^(k + offset)``, ``k`` a multiple of ``GRID_STEP`` (``offset =
+    2`` at step 4: ``[1, 4)``, ``[4, 64)``, ``[64, 1024)``, ... in place of
+    ``[1, 16)``, ``[16, 256)``, ...), the float floor and a date's calendar
+    as :func:`skdp_synth.preprocessing._numeric_domain.root_cells` cuts them
+    (public: the parameters only); recorded as ``gridoff=``."""
+    from skdp_synth.preprocessing import _count_grid as cg
+    from skdp_synth.preprocessing import _natural_limits as nl
+    from skdp_synth.preprocessing import _numeric_domain as nd
+    from skdp_synth.preprocessing import _wide_leaves as wl
+
+    def root_cells(integer, root, cuts=None):
+        lo, hi = (
+            (-nd.ROOT, nd.ROOT + (1.0 if integer else 0.0)) if root is None else root
+        )
+        powers = 2.0 ** np.arange(offset, 40, nd.GRID_STEP)
+        floor = nl.resolution_floor(integer, root)
+        powers = np.concatenate([[] if integer else [floor], [1.0], powers])
+        extra = np.asarray([] if cuts is None else cuts, dtype=np.float64)
+        edges = np.unique(np.concatenate([-powers, [0.0], powers, extra]))
+        edges = edges[(edges > lo) & (edges < hi)]
+        starts, ends = np.concatenate([[lo], edges]), np.concatenate([edges, [hi]])
+        return [(float(a), float(b)) for a, b in zip(starts, ends)], floor
+
+    nd.root_cells = cg.root_cells = wl.root_cells = root_cells
+    OVERRIDES["gridoff"] = offset
 
 
 def code_version():
@@ -1274,6 +1304,9 @@ def main(argv=None):
         "--grid-step", type=int, help="PrivTree's depth-0 cells (GRID_STEP)"
     )
     ap.add_argument(
+        "--grid-offset", type=int, help="PrivTree's depth-0 cells at 2^(k + offset)"
+    )
+    ap.add_argument(
         "--one-way-min-attributes", type=int, help="ReleaseRules.one_way_min_attributes"
     )
     ap.add_argument(
@@ -1299,6 +1332,8 @@ def main(argv=None):
     override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
     if args.grid_step is not None:
         set_grid_step(args.grid_step)
+    if args.grid_offset is not None:
+        set_grid_offset(args.grid_offset)
     print(f"TUNE half: {', '.join(TUNE)}\nREPORT half: {', '.join(REPORT)}")
     names = {"tune": TUNE, "report": REPORT, "all": TUNE + REPORT}[args.half]
     if args.tables:

@@ -743,19 +743,24 @@ def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
     ProjectedGaussianRelease._rules = rules
 
 
-def set_grid_step(step):
+def set_grid_step(step, depths=True):
     """Run the encoder's PrivTree with its depth-0 cells cut at ``±2^k``,
     ``k`` a multiple of ``step`` (``_numeric_domain.GRID_STEP``, and the
     depth limits ``_wide_leaves`` derives from it at import: ``DEEP_T`` and
     ``SOLE_DEEP_T``, the same depths of a cell ``step`` wide in ``t``);
-    recorded as ``grid=`` in the rules of every fit (the cache keys on it)."""
+    recorded as ``grid=`` in the rules of every fit (the cache keys on it).
+    ``depths=False`` (``--grid-keep-depths``) keeps ``DEEP_T`` and
+    ``SOLE_DEEP_T`` at the library's values (``keepdeep=1``)."""
     from skdp_synth.preprocessing import _numeric_domain as nd
     from skdp_synth.preprocessing import _wide_leaves as wl
 
     scale = step / nd.GRID_STEP
     nd.GRID_STEP = step
-    wl.DEEP_T *= scale
-    wl.SOLE_DEEP_T *= scale
+    if depths:
+        wl.DEEP_T *= scale
+        wl.SOLE_DEEP_T *= scale
+    else:
+        OVERRIDES["keepdeep"] = 1
     OVERRIDES["grid"] = step
 
 
@@ -1304,6 +1309,11 @@ def main(argv=None):
         "--grid-step", type=int, help="PrivTree's depth-0 cells (GRID_STEP)"
     )
     ap.add_argument(
+        "--grid-keep-depths",
+        action="store_true",
+        help="--grid-step without scaling DEEP_T and SOLE_DEEP_T",
+    )
+    ap.add_argument(
         "--grid-offset", type=int, help="PrivTree's depth-0 cells at 2^(k + offset)"
     )
     ap.add_argument(
@@ -1331,7 +1341,7 @@ def main(argv=None):
         )
     override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
     if args.grid_step is not None:
-        set_grid_step(args.grid_step)
+        set_grid_step(args.grid_step, not args.grid_keep_depths)
     if args.grid_offset is not None:
         set_grid_offset(args.grid_offset)
     print(f"TUNE half: {', '.join(TUNE)}\nREPORT half: {', '.join(REPORT)}")

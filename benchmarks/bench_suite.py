@@ -25,7 +25,10 @@ Methods (``--methods``), per table, ε and seed:
   ProjectedGaussianRelease(epsilon=ε, selection=rule))``, δ = 1e-6,
   ``sample(n_train)``. ``--one-way-weight`` swaps
   ``ReleaseRules.one_way_weight`` (every record stores the weight it ran
-  at, and the cache keys on it). ``auto-target``: ``auto`` with
+  at, and the cache keys on it; so do ``--grid-step`` and
+  ``--grid-offset``, PrivTree's depth-0 cells of the numeric domains,
+  :func:`set_grid_step` and :func:`set_grid_offset`, and the share
+  overrides). ``auto-target``: ``auto`` with
   ``ProjectedGaussianRelease(target=)`` the table's model target (the
   train-on-synthetic column; run only when named). ``ceiling``,
   ``ceiling-target``, ``ceiling-chose``: diagnostics, the same pipelines with
@@ -693,7 +696,8 @@ def fit_dpmm(name, df, train, cats, eps, seed, cap):
     return syn, {**info, "public_bounds": bounds}
 
 
-#: share overrides of this run (``--aim-one-way``, ``--mst-one-way``)
+#: rule overrides of this run (``--aim-one-way``, ``--mst-one-way``,
+#: ``--grid-step``, ``--grid-offset``)
 OVERRIDES = {}
 
 
@@ -737,6 +741,56 @@ def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
         rules = dataclasses.replace(rules, one_way_min_attributes=min_attributes)
         OVERRIDES["minattr"] = min_attributes
     ProjectedGaussianRelease._rules = rules
+
+
+def set_grid_step(step, depths=True):
+    """Run the encoder's PrivTree with its depth-0 cells cut at ``±2^k``,
+    ``k`` a multiple of ``step`` (``_numeric_domain.GRID_STEP``, and the
+    depth limits ``_wide_leaves`` derives from it at import: ``DEEP_T`` and
+    ``SOLE_DEEP_T``, the same depths of a cell ``step`` wide in ``t``);
+    recorded as ``grid=`` in the rules of every fit (the cache keys on it).
+    ``depths=False`` (``--grid-keep-depths``) keeps ``DEEP_T`` and
+    ``SOLE_DEEP_T`` at the library's values (``keepdeep=1``)."""
+    from skdp_synth.preprocessing import _numeric_domain as nd
+    from skdp_synth.preprocessing import _wide_leaves as wl
+
+    scale = step / nd.GRID_STEP
+    nd.GRID_STEP = step
+    if depths:
+        wl.DEEP_T *= scale
+        wl.SOLE_DEEP_T *= scale
+    else:
+        OVERRIDES["keepdeep"] = 1
+    OVERRIDES["grid"] = step
+
+
+def set_grid_offset(offset):
+    """Run the encoder's PrivTree with its depth-0 cells cut at 0, ``±1``
+    and ``±2^(k + offset)``, ``k`` a multiple of ``GRID_STEP`` (``offset =
+    2`` at step 4: ``[1, 4)``, ``[4, 64)``, ``[64, 1024)``, ... in place of
+    ``[1, 16)``, ``[16, 256)``, ...), the float floor and a date's calendar
+    as :func:`skdp_synth.preprocessing._numeric_domain.root_cells` cuts them
+    (public: the parameters only); recorded as ``gridoff=``."""
+    from skdp_synth.preprocessing import _count_grid as cg
+    from skdp_synth.preprocessing import _natural_limits as nl
+    from skdp_synth.preprocessing import _numeric_domain as nd
+    from skdp_synth.preprocessing import _wide_leaves as wl
+
+    def root_cells(integer, root, cuts=None):
+        lo, hi = (
+            (-nd.ROOT, nd.ROOT + (1.0 if integer else 0.0)) if root is None else root
+        )
+        powers = 2.0 ** np.arange(offset, 40, nd.GRID_STEP)
+        floor = nl.resolution_floor(integer, root)
+        powers = np.concatenate([[] if integer else [floor], [1.0], powers])
+        extra = np.asarray([] if cuts is None else cuts, dtype=np.float64)
+        edges = np.unique(np.concatenate([-powers, [0.0], powers, extra]))
+        edges = edges[(edges > lo) & (edges < hi)]
+        starts, ends = np.concatenate([[lo], edges]), np.concatenate([edges, [hi]])
+        return [(float(a), float(b)) for a, b in zip(starts, ends)], floor
+
+    nd.root_cells = cg.root_cells = wl.root_cells = root_cells
+    OVERRIDES["gridoff"] = offset
 
 
 def code_version():
@@ -1252,6 +1306,17 @@ def main(argv=None):
     ap.add_argument("--aim-one-way", type=float, help="AIM's 1-way share")
     ap.add_argument("--mst-one-way", type=float, help="auto's MST 1-way share")
     ap.add_argument(
+        "--grid-step", type=int, help="PrivTree's depth-0 cells (GRID_STEP)"
+    )
+    ap.add_argument(
+        "--grid-keep-depths",
+        action="store_true",
+        help="--grid-step without scaling DEEP_T and SOLE_DEEP_T",
+    )
+    ap.add_argument(
+        "--grid-offset", type=int, help="PrivTree's depth-0 cells at 2^(k + offset)"
+    )
+    ap.add_argument(
         "--one-way-min-attributes", type=int, help="ReleaseRules.one_way_min_attributes"
     )
     ap.add_argument(
@@ -1275,6 +1340,10 @@ def main(argv=None):
             ProjectedGaussianRelease._rules, one_way_weight=args.one_way_weight
         )
     override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
+    if args.grid_step is not None:
+        set_grid_step(args.grid_step, not args.grid_keep_depths)
+    if args.grid_offset is not None:
+        set_grid_offset(args.grid_offset)
     print(f"TUNE half: {', '.join(TUNE)}\nREPORT half: {', '.join(REPORT)}")
     names = {"tune": TUNE, "report": REPORT, "all": TUNE + REPORT}[args.half]
     if args.tables:

@@ -413,3 +413,34 @@ def test_runs_store_their_code_and_the_summary_counts_it(tmp_path, monkeypatch):
     done[("credit", 1.0, 2, "auto", 4.0)] = {"method": "auto"}  # an older line
     counts = bs.code_counts(done, ["credit"])
     assert counts == ({code: 2, "n/a": 1} if code else {"n/a": 3})
+
+
+def test_grid_options_change_the_depth0_cells_and_the_cache_key(monkeypatch):
+    """``--grid-step`` sets ``GRID_STEP`` and the depth limits derived from
+    it; ``--grid-offset`` moves the cells past ``±1`` (offset 0: the
+    library's own cells); both are in the rules every fit is keyed on."""
+    from skdp_synth.preprocessing import _count_grid as cg
+    from skdp_synth.preprocessing import _numeric_domain as nd
+    from skdp_synth.preprocessing import _wide_leaves as wl
+
+    for mod, names in (
+        (nd, ("GRID_STEP", "root_cells")),
+        (wl, ("DEEP_T", "SOLE_DEEP_T", "root_cells")),
+        (cg, ("root_cells",)),
+    ):
+        for name in names:
+            monkeypatch.setattr(mod, name, getattr(mod, name))
+    monkeypatch.setattr(bs, "OVERRIDES", {})
+    own = nd.root_cells
+    bs.set_grid_offset(0)
+    for integer in (True, False):
+        for root in (None, (-5.0, 3000.0)):
+            for cuts in (None, [100.0, 5000.0]):
+                assert nd.root_cells(integer, root, cuts) == own(integer, root, cuts)
+    bs.set_grid_offset(2)
+    starts = [a for a, _ in nd.root_cells(True, None)[0] if -100 < a < 2000]
+    assert starts == [-64.0, -4.0, -1.0, 0.0, 1.0, 4.0, 64.0, 1024.0]
+    assert wl.root_cells is cg.root_cells is nd.root_cells
+    bs.set_grid_step(3)
+    assert (nd.GRID_STEP, wl.DEEP_T, wl.SOLE_DEEP_T) == (3, 3 / 32, 3 / 8)
+    assert bs.weight().endswith(";grid=3;gridoff=2")

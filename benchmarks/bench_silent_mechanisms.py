@@ -1,5 +1,6 @@
 """Where the silent fits of ``benchmarks/bench_suite.py`` lose (or blow up)
-a numeric column's spread, and two candidate rules measured against them.
+a numeric column's spread, and rules patched in against them (``run-strict``
+is now the default).
 
 ``diagnose``: for every silent column-fit (std ratio outside [0.5, 2], no
 warning naming the column; :func:`benchmarks.bench_suite.silent`) of the
@@ -20,13 +21,16 @@ the rows' maximum, and a label:
 
 The real rows only score the release; nothing here feeds back into a fit.
 
-``suite --arm ARM -- ARGS``: ``bench_suite`` (``ARGS``) with one candidate
-rule patched in, to a separate cache:
+``suite --arm ARM -- ARGS``: ``bench_suite`` (``ARGS``) with one rule
+patched in, to a separate cache:
 
 * ``run-strict``: ``_pipeline_levels.RUN_SUPPORT_Z = 1.0`` with the strict
   bins (tentative, tail parts) in runs too: a run of consecutive
   one-integer bins, each under its own test, kept whole where its
-  estimates sum to one sd of their noise;
+  estimates sum to one sd of their noise. The library's default since it
+  was measured here (the same rows as no arm);
+* ``run-off``: ``RUN_SUPPORT_Z = None``, the rule before: every
+  one-integer bin tested alone;
 * ``bin-run``: in ``_spread.release_pieces`` a bin's release estimate
   confirms only the kept leaves in the same run (no emptied stretch wider
   than ``GAP_T``) as the bin's heaviest kept leaf (a warning rule: the rows
@@ -149,11 +153,9 @@ def _patch(arm):
     import skdp_synth.preprocessing._spread as spread
 
     if arm == "run-strict":
-        runs = levels._supported_runs
-        levels.RUN_SUPPORT_Z = 1.0
-        levels._supported_runs = lambda final, spec, j, strict: runs(
-            final, spec, j, set()
-        )
+        levels.RUN_SUPPORT_Z = 1.0  # the default
+    elif arm == "run-off":
+        levels.RUN_SUPPORT_Z = None
     elif arm == "bin-run":
         spread.release_pieces = _bin_run_pieces(spread)
     else:
@@ -330,7 +332,7 @@ def main(argv=None):
     d.add_argument("--cache", required=True)
     d.add_argument("--tables", required=True)
     s = sub.add_parser("suite")
-    s.add_argument("--arm", required=True, choices=["run-strict", "bin-run"])
+    s.add_argument("--arm", required=True, choices=["run-strict", "run-off", "bin-run"])
     s.add_argument("rest", nargs=argparse.REMAINDER)
     t = sub.add_parser("count-tail")
     t.add_argument("--tables", required=True)

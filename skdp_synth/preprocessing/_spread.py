@@ -26,8 +26,9 @@ Whether such leaves hold rows or noise is not released, so the column is
 named (:class:`~skdp_synth.exceptions.DegenerateColumnWarning`, through
 :func:`._decoding.degenerate_reasons`) and its rows are left as decoded.
 Every input is the released domain (bin edges, the fine histogram's kept
-leaves, cap and Laplace scale), the model's shares of the bins and public
-constants: post-processing, no privacy cost, no new released quantity.
+leaves, cap and Laplace scale), the release's estimates of the bins and
+their public sds, the model's shares of the bins and public constants:
+post-processing, no privacy cost, no new released quantity.
 
 Measured on the TUNE half of ``benchmarks/bench_suite.py`` (credit, loans,
 acs12, attrition, hmda, cps1988; ε = 1 and 0.3, seeds 0-4; std ratio of the

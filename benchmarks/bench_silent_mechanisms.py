@@ -34,7 +34,9 @@ patched in, to a separate cache:
 * ``bin-run``: in ``_spread.release_pieces`` a bin's release estimate
   confirms only the kept leaves in the same run (no emptied stretch wider
   than ``GAP_T``) as the bin's heaviest kept leaf (a warning rule: the rows
-  are the same).
+  are the same). It replaces the library's rule, which confirms a run
+  where the estimate exceeds the other runs' counts in the bin by
+  ``CONFIRMED_Z`` sds of the difference (``_spread._seen_by_estimate``).
 
 ``count-tail --tables T --seeds N``: every ``auto`` fit of the tables (ε 1
 and 0.3, seeds ``0..N-1``) run again, and for each numeric column the

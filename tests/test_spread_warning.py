@@ -142,8 +142,9 @@ def test_an_isolated_outer_leaf_is_named_and_a_contiguous_tail_is_not():
     ``t`` (> GAP_T) with a count below it and a minority of the rows (<=
     ISOLATED_SHARE): named, the ratio the std with it over the std without
     it. The same leaf confirmed (count above the threshold, or its bin's
-    release estimate above CONFIRMED_Z sds and not below the leaf's count)
-    is not named, nor is the same mass on [8, 16), touching the core."""
+    release estimate above the near run's count by CONFIRMED_Z sds of the
+    difference and not below the leaf's count) is not named, nor is the
+    same mass on [8, 16), touching the core."""
     edges = [0, 4, 8, 64, 128]
     sure = _confirmed_count(_hist(edges, np.zeros(4), scale=1.0))
     assert sure == np.log(4 / JUMP_FALSE_LEVEL)
@@ -157,12 +158,18 @@ def test_an_isolated_outer_leaf_is_named_and_a_contiguous_tail_is_not():
     assert isolated_spread(spec, P) == pytest.approx(want, rel=1e-12)
     assert want > ISOLATED_RATIO
     assert spread_reasons(spec, shares)
-    # the release confirms the bin [4, 127] (est >= 2 sd) and sees at least
-    # the leaf's 5 rows: confirmed, not named
+    # the release puts the bin [4, 127] at 105 +- 10, and the near leaf
+    # [4, 8) holds 100 of them: the estimate is explained without the far
+    # leaf (105 - 100 < 2 sqrt(10**2 + 2 * 1**2)), which stays unconfirmed
     est = [(90.0, 10.0), (105.0, 10.0)]
     assert CONFIRMED_Z == 2.0
-    assert release_pieces(spec, shares, est)[-1, 3] == 1.0
-    assert spread_reasons(spec, shares, est) == []
+    assert release_pieces(spec, shares, est)[-1, 3] == 0.0
+    assert spread_reasons(spec, shares, est)
+    # the release sees 50 rows past the near leaf (>= 2 sds of the
+    # difference) and at least the far leaf's 5: confirmed, not named
+    seen = [(90.0, 10.0), (150.0, 10.0)]
+    assert release_pieces(spec, shares, seen)[-1, 3] == 1.0
+    assert spread_reasons(spec, shares, seen) == []
     # a bin estimate under 2 sds confirms nothing
     low = [(90.0, 10.0), (19.0, 10.0)]
     assert release_pieces(spec, shares, low)[-1, 3] == 0.0
@@ -171,6 +178,40 @@ def test_an_isolated_outer_leaf_is_named_and_a_contiguous_tail_is_not():
     spec = SimpleNamespace(levels=[0.0, 4.0, 15.0], fine=near, n_levels=2)
     assert isolated_spread(spec, release_pieces(spec, shares)) == 1.0
     assert spread_reasons(spec, shares) == []
+
+
+def test_a_bin_estimate_confirms_only_the_runs_it_sees_past_the_others():
+    """A far noise leaf [64, 128) (count 5, below ``_confirmed_count``) in a
+    bin [4, 127] whose near run [4, 8) holds 200: a release estimate of 210
+    +- 10 is explained by the near run, so the far leaf is not confirmed
+    and the column is named (the bin's estimate alone, >= CONFIRMED_Z sds,
+    once confirmed it: ``novisits`` of AER's NMES1988 at ε = 1, a noise
+    leaf [65536, 262145) in a bin the release put at 583 rows with 446 on
+    its near leaves, rows' std x8,146). An estimate of 260 +- 10 sees 60
+    rows past the near run: the far leaf is confirmed and nothing is named.
+    The near run is confirmed by its count either way. A bin with one run
+    keeps the single-bin rule: its leaves are confirmed by the estimate."""
+    hist = _hist([0, 4, 8, 64, 128], [100.0, 200.0, 0.0, 5.0], scale=1.0)
+    spec = SimpleNamespace(levels=[0.0, 4.0, 127.0], fine=hist, n_levels=2)
+    shares = [0.3, 0.7]
+    assert 5.0 < _confirmed_count(hist) < 100.0
+    noise = np.sqrt(10.0**2 + 2 * 1.0**2)
+    explained = [(100.0, 10.0), (210.0, 10.0)]
+    assert 210.0 - 200.0 < CONFIRMED_Z * noise
+    P = release_pieces(spec, shares, explained)
+    np.testing.assert_array_equal(P[:, 3], [1.0, 1.0, 0.0])
+    assert spread_reasons(spec, shares, explained)
+    seen = [(100.0, 10.0), (260.0, 10.0)]
+    assert 260.0 - 200.0 >= CONFIRMED_Z * noise
+    P = release_pieces(spec, shares, seen)
+    np.testing.assert_array_equal(P[:, 3], [1.0, 1.0, 1.0])
+    assert spread_reasons(spec, shares, seen) == []
+    # one run in the bin: two leaves each under the count threshold, both
+    # confirmed by an estimate at >= 2 sds that covers each of them
+    one = _hist([0, 4, 8, 16], [100.0, 5.0, 5.0], scale=1.0)
+    spec = SimpleNamespace(levels=[0.0, 4.0, 15.0], fine=one, n_levels=2)
+    P = release_pieces(spec, shares, [(100.0, 10.0), (25.0, 10.0)])
+    np.testing.assert_array_equal(P[:, 3], [1.0, 1.0, 1.0])
 
 
 def test_the_spread_reasons_read_released_quantities_only():

@@ -159,60 +159,23 @@ def _patch(arm):
     elif arm == "run-off":
         levels.RUN_SUPPORT_Z = None
     elif arm == "bin-run":
-        spread.release_pieces = _bin_run_pieces(spread)
+        spread._seen_by_estimate = _heaviest_run_seen(spread)
     else:
         raise ValueError(arm)
 
 
-def _bin_run_pieces(spread):
-    """``_spread.release_pieces`` with the bin-estimate confirmation limited
-    to the kept leaves in the run of the bin's heaviest kept leaf."""
+def _heaviest_run_seen(spread):
+    """``_spread._seen_by_estimate`` with a bin's estimate confirming only
+    the kept leaves in the run of the bin's heaviest kept leaf (the rule the
+    library's run-excess test replaced; both name the same columns on the
+    TUNE half at seeds 0-9)."""
 
-    def pieces(spec, shares, estimates=None):
-        hist = getattr(spec, "fine", None)
-        q = np.clip(np.asarray(shares, dtype=np.float64), 0.0, None)
-        edges = np.asarray(spec.levels, dtype=np.float64)
-        if hist is None or q.size != edges.size - 1 or not q.sum() > 0:
-            return None
-        q = q / q.sum()
-        e = np.asarray(hist.edges, dtype=np.float64)
-        c = np.clip(np.asarray(hist.counts, dtype=np.float64), 0.0, None)
-        run_of = np.full(c.size, -1)
-        for r, (lo_r, hi_r) in enumerate(spread._groups(hist)):
-            run_of[(e[:-1] >= lo_r) & (e[1:] <= hi_r)] = r
-        cap_lo, cap_hi = hist.cap
-        step = 1.0 if hist.integer else 0.0
-        out = []
-        for k in np.flatnonzero(q > 0):
-            lo, hi = float(edges[k]), float(edges[k + 1])
-            if hist.integer and k == edges.size - 2:
-                hi += 1.0
-            a = np.maximum(np.maximum(e[:-1], lo), cap_lo)
-            b = np.minimum(np.minimum(e[1:], hi), cap_hi)
-            m = np.isfinite(a) & np.isfinite(b) & (b > a) & (c > 0)
-            if not m.any():
-                lo_b, hi_b = max(lo, cap_lo), min(hi, cap_hi) - step
-                if np.isfinite(lo_b) and np.isfinite(hi_b) and hi_b >= lo_b:
-                    out.append((q[k], lo_b, hi_b, 0.0))
-                continue
-            rid, a, b, w = run_of[m], a[m], b[m] - step, c[m]
-            b = np.maximum(b, a)
-            point = np.asarray(hist.finest, dtype=bool)[m] & bool(hist.integer)
-            b = np.where(point, a, b)
-            sure = w >= spread._confirmed_count(hist)
-            if estimates is not None and k < len(estimates):
-                est, sd = estimates[k]
-                main = rid == rid[np.argmax(w)]
-                z = spread.CONFIRMED_Z
-                sure = sure | ((est >= z * sd) & (w <= est + z * sd) & main)
-            out.extend(zip(q[k] * w / w.sum(), a, b, sure.astype(np.float64)))
-        if not out:
-            return None
-        P = np.asarray(out, dtype=np.float64)
-        P[:, 0] /= P[:, 0].sum()
-        return P
+    def seen(hist, runs, w, est, sd):
+        z = spread.CONFIRMED_Z
+        main = runs == runs[np.argmax(w)]
+        return (est >= z * sd) & (w <= est + z * sd) & main
 
-    return pieces
+    return seen
 
 
 def count_tail(tables, seeds):

@@ -354,7 +354,9 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
     (:func:`.preprocessing._bin_mass.drop_unneeded_far_groups`) and the
     rows the release measured in the top bin past what its leaves inside
     the cap hold were placed past the cap
-    (:func:`.preprocessing._tail_past_cap.place_capped_tail`).
+    (:func:`.preprocessing._tail_past_cap.place_capped_tail`; the bottom
+    bin's below the lower cap,
+    :func:`.preprocessing._tail_past_cap.place_capped_floor`).
     Post-processing of released values: the encoder's fine histogram and
     the release's 1-way estimates."""
     from .preprocessing._bin_mass import (
@@ -363,7 +365,7 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
         fill_emptied_leaves,
         trim_dropped_bins,
     )
-    from .preprocessing._tail_past_cap import place_capped_tail
+    from .preprocessing._tail_past_cap import place_capped_floor, place_capped_tail
 
     hist = getattr(spec, "fine", None)
     if spec.kind != "numeric" or hist is None:
@@ -386,6 +388,7 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
         hist = drop_unneeded_far_groups(hist, edges, found)
         if getattr(spec, "time_unit", None) is None:  # a date/time cap: in time
             hist = place_capped_tail(hist, edges, found)
+            hist = place_capped_floor(hist, edges, found)
         hist = fill_emptied_leaves(hist, edges, found)
     spec.fine = hist
 

@@ -96,7 +96,8 @@ def _measured_bins(hist, edges, estimates):
     estimate's noise sd and its value range ``[a, b)`` (an integer
     column's last bin closed, so its range ends one past its last edge;
     the last bin reaches the upper cap where a capped tail was placed past
-    its edge, :func:`._tail_past_cap.place_capped_tail`)."""
+    its edge, :func:`._tail_past_cap.place_capped_tail`, the first bin the
+    lower cap, :func:`._tail_past_cap.place_capped_floor`)."""
     for k in range(edges.size - 1):
         found = estimates[k]
         if found is None:
@@ -106,6 +107,8 @@ def _measured_bins(hist, edges, estimates):
             b += 1.0
         if k == edges.size - 2:
             b = max(b, float(hist.cap[1]))
+        if k == 0:  # rows placed below the bottom bin (place_capped_floor)
+            a = min(a, float(hist.cap[0]))
         yield float(found[0]), float(found[1]), a, b
 
 

@@ -157,7 +157,9 @@ def values_from_index(spec, index, miss, rng, numeric_value, within=None):
         left, right = edges[index], edges[index + 1]
         if spec.fine is not None and numeric_value in ("auto", "fine"):
             last = index == len(edges) - 2
-            values = decode_fine(spec.fine, left, right, last, rng, u=within)
+            values = decode_fine(
+                spec.fine, left, right, last, rng, u=within, first=index == 0
+            )
             return _numeric_back(values, miss, spec)
         if numeric_value == "uniform":
             values = left + rng.random(len(index)) * (right - left)
@@ -661,7 +663,7 @@ def degenerate_reasons(
     return reasons
 
 
-def decode_fine(hist, left, right, last, rng, u=None):
+def decode_fine(hist, left, right, last, rng, u=None, first=None):
     """Values inside coarse bins ``[left, right)`` drawn from the fine histogram.
 
     Post-processing: a leaf inside the bin is drawn with probability
@@ -684,6 +686,9 @@ def decode_fine(hist, left, right, last, rng, u=None):
     emptied leaf weighs at most what the emptied leaf stayed under, per unit
     of ``t`` (:func:`_beyond_gap_weights`).
 
+    ``last`` / ``first`` (per row): the row's bin is the top / bottom bin,
+    which reach past the bin edge to the cap where rows were placed past it.
+
     ``u`` (optional, in ``[0, 1]`` per row): the quantile inside the bin at
     which each value is read -- the leaf by the bin's noisy CDF, the place
     inside the leaf by the rest -- so that the value grows with ``u``; a
@@ -695,11 +700,17 @@ def decode_fine(hist, left, right, last, rng, u=None):
     tails = _tail_models(hist, cap_lo, cap_hi)
     mode = _core_mode(hist)
     out = np.empty(left.shape, dtype=np.float64)
-    for a, b, is_last in {(a, b, z) for a, b, z in zip(left, right, last)}:
-        rows = np.flatnonzero((left == a) & (right == b) & (last == is_last))
+    first = np.zeros(left.shape, dtype=bool) if first is None else first
+    groups = {(a, b, z, f) for a, b, z, f in zip(left, right, last, first)}
+    for a, b, is_last, is_first in groups:
+        rows = np.flatnonzero(
+            (left == a) & (right == b) & (last == is_last) & (first == is_first)
+        )
         hi = b + 1.0 if (hist.integer and is_last) else b
         if is_last and cap_hi > hi:  # a capped tail placed past the top bin
             hi = cap_hi  # (_tail_past_cap.place_capped_tail)
+        if is_first and cap_lo < a:  # rows placed below the bottom bin
+            a = cap_lo  # (_tail_past_cap.place_capped_floor)
         side, start, near = _far_side(hist, a, hi, mode)
         if side and near:  # draw from the leaves before the emptied stretch
             a, hi = (a, start) if side > 0 else (start, hi)

@@ -1,0 +1,150 @@
+"""Rows the release measured in a numeric column's bottom coarse bin beyond
+what the bin's leaves inside the cap hold, placed on the leaves below the
+lower cap (``preprocessing._tail_past_cap.place_capped_floor``, run by a
+pipeline's level rules after ``place_capped_tail``): released quantities
+only (post-processing)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from skdp_synth.preprocessing import _tail_past_cap as tpc
+from skdp_synth.preprocessing._bin_mass import fill_emptied_leaves
+from skdp_synth.preprocessing._decoding import decode_fine
+from skdp_synth.preprocessing._natural_limits import ATOM_CANDIDATES
+from skdp_synth.preprocessing._numeric_domain import FineHistogram
+
+B = 40.0
+# a zero-inflated amount, shaped on credit_card's ``expenditure`` at ε = 1
+# (24 % exact zeros; ``python -m benchmarks.bench_suite --half tune --tables
+# credit_card --light``): the leaf at 0 drew 200, under the 5.99 b (240) a
+# candidate point mass needs, and no leaf under 32 was kept
+EDGES = [-1.0, 0.0, 2.0**-10, 1.0, 16.0, 32.0, 65.0, 129.0, 256.0, 1025.0]
+RAW = [-10.0, 200.0, 10.0, 60.0, 20.0, 100.0, 170.0, 230.0, 180.0]
+KEPT = [0.0, 0.0, 0.0, 0.0, 0.0, 100.0, 170.0, 230.0, 180.0]
+LEVELS = [32.0, 65.0, 129.0, 256.0, 1025.0]
+SD = 17.0
+
+
+def _hist(cap=(32.0, 1025.0), kept=KEPT, raw=RAW):
+    e = np.asarray(EDGES)
+    return FineHistogram(
+        edges=e,
+        counts=np.asarray(kept, float),
+        missing_count=0.0,
+        finest=np.diff(e) <= 2.0**-10,
+        integer=False,
+        cap=cap,
+        found=True,
+        scale=B,
+        tentative=np.zeros(e.size - 1, bool),
+        raw=np.asarray(raw, float),
+    )
+
+
+def _estimates(bottom):
+    return [(bottom, SD), (170.0, SD), (230.0, SD), (180.0, SD)]
+
+
+def test_bottom_bin_excess_goes_below_the_cap_and_to_the_zero_leaf():
+    hist = _hist()
+    out = tpc.place_capped_floor(hist, LEVELS, _estimates(460.0))
+    # the excess: the bin's estimate less its leaves' raw counts inside the
+    # cap, less FLOOR_MARGIN_Z sds of that difference (one leaf inside)
+    noise = np.sqrt(SD**2 + 2 * B**2)
+    assert tpc.FLOOR_MARGIN_Z == 2.0
+    excess = 460.0 - 100.0 - 2.0 * noise
+    assert out.cap == (0.0, 1025.0)
+    below = np.asarray(out.edges[:-1]) < 32.0
+    assert np.sum(np.asarray(out.counts)[below]) == pytest.approx(excess, rel=1e-12)
+    # the leaf at 0 is a public point-mass candidate: its room is not bounded
+    # by the body's decay, so it takes its raw share of the excess
+    zero = int(np.flatnonzero(np.asarray(out.edges) == 0.0)[0])
+    share = RAW[zero] / (RAW[1] + RAW[2] + RAW[3] + RAW[4])
+    assert out.counts[zero] > 0.9 * share * excess
+    # the leaves inside the cap and the upper cap are as they were
+    np.testing.assert_array_equal(out.counts[~below], hist.counts[~below])
+    np.testing.assert_array_equal(out.raw, hist.raw)
+
+
+def test_within_its_noise_nothing_moves():
+    raw = [*RAW[:5], 30.0, *RAW[6:]]
+    hist = _hist(kept=[*KEPT[:5], 30.0, *KEPT[6:]], raw=raw)
+    # noise sd of the difference: sqrt(SD^2 + 2 b^2) for the one leaf inside
+    noise = np.sqrt(SD**2 + 2 * B**2)
+    est = 30.0 + 2.9 * noise
+    assert tpc.place_capped_floor(hist, LEVELS, _estimates(est)) is hist
+    est = 30.0 + 3.1 * noise
+    assert tpc.place_capped_floor(hist, LEVELS, _estimates(est)) is not hist
+
+
+def test_an_excess_under_twice_the_bins_raw_rows_moves_nothing():
+    hist = _hist()  # 100 raw rows inside the bottom bin
+    assert 3 * np.sqrt(SD**2 + 2 * B**2) < 190.0
+    assert tpc.place_capped_floor(hist, LEVELS, _estimates(100.0 + 190.0)) is hist
+    assert tpc.place_capped_floor(hist, LEVELS, _estimates(100.0 + 210.0)) is not hist
+
+
+def test_one_bin_or_no_raw_counts_left_alone():
+    hist = _hist()
+    assert tpc.place_capped_floor(hist, [32.0, 1025.0], [(900.0, SD)]) is hist
+    bare = dataclasses.replace(hist, raw=None)
+    assert tpc.place_capped_floor(bare, LEVELS, _estimates(460.0)) is bare
+
+
+def test_mirror_is_an_involution_and_keeps_integer_leaves_half_open():
+    hist = _hist()
+    twice = tpc._mirror(tpc._mirror(hist, 0.0), 0.0)
+    np.testing.assert_array_equal(twice.edges, hist.edges)
+    np.testing.assert_array_equal(twice.counts, hist.counts)
+    np.testing.assert_array_equal(twice.raw, hist.raw)
+    assert twice.cap == hist.cap
+    # an integer leaf [2, 5) holds 2, 3, 4; its values mirrored (x -> -x)
+    # are -4, -3, -2, the leaf [-4, -1) = [1 - 5, 1 - 2); the cap [2, 9)
+    # (8 the largest) -> [-8, -1)
+    ints = dataclasses.replace(
+        hist, edges=np.arange(10.0), integer=True, cap=(2.0, 9.0)
+    )
+    m = tpc._mirror(ints, 1.0)
+    assert m.cap == (-8.0, -1.0)
+    np.testing.assert_array_equal(m.edges, 1.0 - np.arange(10.0)[::-1])
+
+
+def test_a_fence_inside_a_leaf_splits_it_by_width_in_t():
+    hist = _hist(cap=(24.0, 1025.0), kept=[0, 0, 0, 0, 20.0, 100, 170, 230, 180])
+    cut = tpc._split_at_cap(hist)
+    assert cut.edges.size == hist.edges.size + 1
+    j = int(np.flatnonzero(cut.edges == 24.0)[0])
+    assert cut.counts[j - 1] == 0.0 and cut.counts[j] == 20.0
+    assert cut.raw[j - 1] + cut.raw[j] == pytest.approx(RAW[4], rel=1e-12)
+    t = np.log2(1.0 + np.asarray([16.0, 24.0, 32.0]))
+    assert cut.raw[j - 1] == pytest.approx(RAW[4] * (t[1] - t[0]) / (t[2] - t[0]))
+    # a cap at a leaf edge: nothing to split
+    whole = _hist()
+    assert tpc._split_at_cap(whole) is whole
+
+
+def test_the_bottom_bin_decodes_down_to_the_moved_cap_and_holds_its_zeros():
+    out = tpc.place_capped_floor(_hist(), LEVELS, _estimates(460.0))
+    # nothing is filled twice: the bottom bin's kept mass now covers its estimate
+    assert fill_emptied_leaves(out, np.asarray(LEVELS), _estimates(460.0)) is out
+    n = 20_000
+    rng = np.random.default_rng(0)
+    left, right = np.full(n, 32.0), np.full(n, 65.0)
+    last = np.zeros(n, bool)
+    v = decode_fine(out, left, right, last, rng, first=np.ones(n, bool))
+    below = float(np.sum(np.asarray(out.counts)[np.asarray(out.edges[:-1]) < 32.0]))
+    share = below / (below + 100.0)
+    # the share of rows under 32: binomial, 5 sds (two-sided false-failure
+    # rate 6e-7)
+    sd = np.sqrt(share * (1 - share) / n)
+    assert abs(np.mean(v < 32.0) - share) < 5 * sd
+    assert np.mean(v == 0.0) > 0.5 * share
+    assert v.min() >= 0.0 and v.max() < 65.0
+    # not the bottom bin: never below its edge
+    w = decode_fine(out, left, right, last, rng, first=np.zeros(n, bool))
+    assert w.min() >= 32.0
+    assert 0.0 in ATOM_CANDIDATES

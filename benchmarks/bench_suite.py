@@ -4,7 +4,7 @@ AIM (``mbi``) and dpmm.
 Run: ``python -m benchmarks.bench_suite [--half tune|report|all]
 [--tables a,b] [--eps 0.3,1,3] [--seeds 3] [--methods auto,one-way,...]
 [--comparator-seeds 1] [--cap 300] [--one-way-weight W] [--cache PATH]
-[--tune] [--markdown]`` (``make bench-suite``: both halves, then the
+[--tune]`` (``make bench-suite``: both halves, then the
 summary).
 
 Tables (:mod:`benchmarks._suite_tables`: source, model target and half of

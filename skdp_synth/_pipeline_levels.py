@@ -389,7 +389,10 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
         if getattr(spec, "time_unit", None) is None:  # a date/time cap: in time
             hist = place_capped_tail(hist, edges, found)
             hist = place_capped_floor(hist, edges, found)
+        before = np.asarray(hist.counts, dtype=np.float64)
         hist = fill_emptied_leaves(hist, edges, found)
+        after = np.asarray(hist.counts, dtype=np.float64)
+        spec.filled = tuple(int(i) for i in np.flatnonzero((before <= 0) & (after > 0)))
     spec.fine = hist
 
 

@@ -214,6 +214,31 @@ def test_a_bin_estimate_confirms_only_the_runs_it_sees_past_the_others():
     np.testing.assert_array_equal(P[:, 3], [1.0, 1.0, 1.0])
 
 
+def test_a_bins_shortfall_given_out_is_confirmed_by_no_count():
+    """NMES1988's ``nvisits`` at ε = 0.3 (seed 16 of ``python -m
+    benchmarks.bench_suite --half tune --tables nmes1988 --seeds 20``):
+    the bin [1, 3.8e8) measured at about 1,100 rows kept a noise leaf
+    near 1e7 only, and ``fill_emptied_leaves`` gave the shortfall to its
+    emptied leaves up to 3.8e8; the estimate confirmed them all as one run
+    and the rows' std came back x1.1e7, unnamed. Here a bin [1, 2^20) of
+    four leaves: kept on their own noisy counts, the estimate confirms the
+    run; the same counts given out by the fill (``spec.filled``) are
+    confirmed by nothing, and the far ones carry the spread: named."""
+    edges = [0, 1, 16, 256, 4096, 2**20]
+    counts = [2500.0, 300.0, 20.0, 20.0, 20.0]
+    hist = _hist(edges, counts, scale=100.0)
+    shares = [0.69, 0.31]
+    est = [(2500.0, 60.0), (360.0, 60.0)]
+    kept = SimpleNamespace(levels=[0.0, 1.0, 2.0**20 - 1], fine=hist, n_levels=2)
+    P = release_pieces(kept, shares, est)
+    np.testing.assert_array_equal(P[:, 3], [1.0, 1.0, 1.0, 1.0, 1.0])
+    assert spread_reasons(kept, shares, est) == []
+    filled = SimpleNamespace(**{**vars(kept), "filled": (2, 3, 4)})
+    P = release_pieces(filled, shares, est)
+    np.testing.assert_array_equal(P[:, 3], [1.0, 1.0, 0.0, 0.0, 0.0])
+    assert spread_reasons(filled, shares, est)
+
+
 def test_the_spread_reasons_read_released_quantities_only():
     """``spread_reasons`` reads the spec's released domain and the shares:
     two specs with the same released histogram and bins give the same

@@ -67,6 +67,10 @@ class _ColumnSpec:
     # a float column's tested at TENTATIVE_SUPPORT_Z, and the column named
     # where two of them hold its rows (_spread.wide_parts_reason)
     wide: tuple = ()
+    # the leaves of ``fine`` whose count is a bin's shortfall given out by a
+    # pipeline (_bin_mass.fill_emptied_leaves), not their own noisy count:
+    # the release's estimate of the bin does not confirm them (_spread)
+    filled: tuple = ()
     # a date/time or duration column counted in this unit (``_datetime``)
     time_unit: str | None = None
     # what a missing level decodes to (a categorical column): ``None`` where

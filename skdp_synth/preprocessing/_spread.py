@@ -108,7 +108,10 @@ def release_pieces(spec, shares, estimates=None):
     seeds 3 and 4) kept a noise leaf ``[65536, 262145)`` (count 55) in the
     bin ``[1, 262144)`` the release put at 583 rows, 446 of them on its
     near leaves 1 and 2, and the rows' std came out x8,146 and x224 with
-    nothing named. A bin without a kept leaf is not confirmed. ``None``
+    nothing named. A leaf whose count is its bin's shortfall given out
+    (``spec.filled``, :func:`._bin_mass.fill_emptied_leaves`) is never
+    confirmed: the estimate says how many rows the bin holds, not that they
+    lie there. A bin without a kept leaf is not confirmed. ``None``
     where no share is positive or the column has no fine histogram. Every
     input is released (the estimates and their public sds, the released
     histogram and its scale): post-processing, no privacy cost."""
@@ -122,6 +125,8 @@ def release_pieces(spec, shares, estimates=None):
     c = np.clip(np.asarray(hist.counts, dtype=np.float64), 0.0, None)
     cap_lo, cap_hi = hist.cap
     step = 1.0 if hist.integer else 0.0
+    filled = np.zeros(c.size, dtype=bool)
+    filled[[i for i in getattr(spec, "filled", ()) if 0 <= i < c.size]] = True
     run_of = np.full(c.size, -1)
     for r, (lo_r, hi_r) in enumerate(_groups(hist)):
         run_of[(e[:-1] >= lo_r) & (e[1:] <= hi_r)] = r
@@ -146,6 +151,7 @@ def release_pieces(spec, shares, estimates=None):
         if estimates is not None and k < len(estimates):
             est, sd = estimates[k]
             sure = sure | _seen_by_estimate(hist, run_of[m], w, est, sd)
+        sure &= ~filled[m]  # a bin's shortfall given out: located by no count
         out.extend(zip(q[k] * w / w.sum(), a, b, sure.astype(np.float64)))
     if not out:
         return None

@@ -282,8 +282,8 @@ def place_capped_floor(hist, edges, estimates):
     is not bounded. Only the excess less :data:`FLOOR_MARGIN_Z` sds is
     placed. A column of one bin is left as it is (its bin holds the rows
     clipped from above too), and so is one whose lower cap is a natural
-    lower limit held by a kept point mass (:func:`_at_lower_limit`). Where a fence cut
-    a leaf at the lower cap, that leaf is first split there
+    lower limit held by a kept point mass (:func:`_at_lower_limit`). Where
+    a fence cut a leaf at the lower cap, that leaf is first split there
     (:func:`_split_at_cap`). Post-processing of released quantities only,
     as :func:`place_capped_tail`."""
     raw = getattr(hist, "raw", None)
@@ -351,15 +351,13 @@ def _split_at_cap(hist):
         a = np.asarray(a)
         return np.concatenate([a[:j], [first, second], a[j + 1 :]])
 
-    raw = None if hist.raw is None else np.asarray(hist.raw, dtype=np.float64)
-    fine = None if hist.finest is None else np.asarray(hist.finest, dtype=bool)
-    tent = None if hist.tentative is None else np.asarray(hist.tentative, dtype=bool)
+    raw, tent = hist.raw, hist.tentative
     return dataclasses.replace(
         hist,
         edges=np.concatenate([e[: j + 1], [lo], e[j + 1 :]]),
-        counts=split(hist.counts, 0.0, np.asarray(hist.counts)[j]),
+        counts=split(hist.counts, 0.0, hist.counts[j]),
         raw=None if raw is None else split(raw, raw[j] * below, raw[j] * (1 - below)),
-        finest=None if fine is None else split(fine, False, False),
+        finest=split(hist.finest, False, False),
         tentative=None if tent is None else split(tent, tent[j], tent[j]),
     )
 

@@ -65,6 +65,59 @@ def test_a_tail_leaf_at_the_cap_is_not_decoded_into_a_sliver():
     assert np.mean(v > 4544.0) > 0.5  # on the parent: none
 
 
+def _paid_principal():
+    """loans' ``paid_principal`` at ε = 1, seed 0 (the last kept leaves):
+    ``[4096, 16385)`` cut by the cap at 9,178 holds 243.8 noisy rows inside
+    it (207 true, and 264 more past the cap)."""
+    edges = np.array([1449.49470821, 1723.54468232, 2049.37243119, 4096.0])
+    edges = np.append(edges, 16385.12489273)
+    counts = np.array([239.37576635, 492.97636003, 1191.25923039, 243.82079171])
+    cap = (1449.49470821, 9178.18278612072)
+    finest = np.zeros(4, dtype=bool)
+    return FineHistogram(edges, counts, 0.0, finest, False, cap, True, B_LOANS)
+
+
+def test_a_wide_tail_leaf_cut_by_the_cap_decays_at_its_fitted_rate():
+    """Wider than GAP_T inside the cap (1.16 in ``t``), the leaf was filled
+    from its neighbour's density at 4,096 and its rows ended at 4,515 (std
+    ratio 0.30). Cut by the cap, it decays in ``t`` at its fitted rate, so a
+    value passes ``x`` with the truncated exponential's probability; 5
+    binomial sds (a false failure below 1e-6)."""
+    h = _paid_principal()
+    inner, side, span, rate, kind = _tail_models(h, *h.bounds)[3]
+    assert (inner, side, kind) == (4096.0, 1, "t")
+    assert math.isclose(span, _t(9178.18278612072) - _t(4096.0))
+    assert span > 1.0  # wider than GAP_T
+    d_k = 243.82079171 / span
+    d_nb = 1191.25923039 / (_t(4096.0) - _t(2049.37243119))
+    dist = 0.5 * (_t(9178.18278612072) - _t(2049.37243119))
+    assert math.isclose(rate, math.log(d_nb / d_k) / dist, rel_tol=1e-12)
+    assert rate * span >= 1.0
+    n = 20_000
+    rng = np.random.default_rng(0)
+    hi = np.full(n, 9178.18278612072)
+    v = decode_fine(h, np.full(n, 4096.0), hi, np.ones(n, bool), rng)
+    assert v.min() >= 4096.0 and v.max() <= 9178.18278612072
+    for x in (4515.0, 6000.0, 8000.0):
+        z = _t(x) - _t(4096.0)
+        p = math.expm1(-rate * z) / math.expm1(-rate * span)  # P(v < x)
+        got = float(np.mean(v < x))
+        assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / n), (x, got, p)
+
+
+def test_a_wide_tail_leaf_inside_the_cap_keeps_its_decay_from_the_edge():
+    """The same leaf ending inside the cap (the cap at its edge) holds no
+    tail that goes on: a bounded column's last leaf (whole percentages
+    11-25 in ``[16, 65)``) spread at its fitted rate came back with 2.4
+    times the data's std. It keeps the model from its neighbour's density."""
+    h = _paid_principal()
+    h = FineHistogram(
+        h.edges, h.counts, 0.0, h.finest, False, (h.cap[0], 16385.12489273),
+        True, B_LOANS,
+    )  # fmt: skip
+    assert _tail_models(h, *h.bounds)[3][4] != "t"
+
+
 def test_a_leaf_no_thinner_than_its_neighbour_in_t_is_uniform_in_t():
     """Rate 0 where the tail leaf's density in ``t`` is not below its
     neighbour's (a log-uniform stretch): the values are uniform in ``t``."""

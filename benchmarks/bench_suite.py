@@ -922,8 +922,22 @@ def scored(rec, syn_codes, syn_frame, ctx):
     return rec
 
 
+def _base(name):
+    """The suite table of ``name``: ``credit@1000`` is ``credit`` cut to
+    1,000 rows (:func:`context`)."""
+    return name.split("@")[0]
+
+
 def context(name):
-    df, cats, options, target = load(name)
+    """The table ``name``, split and coded. ``T@k`` (a suite table ``T``
+    and a whole number ``k``): ``T``'s rows sampled down to ``k`` (seed 0)
+    before the split, a smaller table of the same half -- more small-table
+    cases to tune on without reading the other half."""
+    df, cats, options, target = load(_base(name))
+    if "@" in name:
+        k = int(name.split("@")[1])
+        if len(df) > k:
+            df = df.sample(n=k, random_state=0).reset_index(drop=True)
     if len(df) > MAX_ROWS:
         df = df.sample(n=MAX_ROWS, random_state=0).reset_index(drop=True)
     train, test = split(df)
@@ -966,7 +980,7 @@ def run(
                         continue
                     if (
                         method in ("dpmm", "auto-bins")
-                        and REGISTRY[name].kind != "mixed"
+                        and REGISTRY[_base(name)].kind != "mixed"
                     ):
                         continue
                     rec = {
@@ -1261,7 +1275,7 @@ def bins_table(done, names, eps_list, oww):
         "|---|---|" + "---|" * len(methods),
     ]
     for t in names:
-        if REGISTRY[t].kind != "mixed":
+        if REGISTRY[_base(t)].kind != "mixed":
             continue
         for e in eps_list:
             line, seen = f"| {t} | {e:g} |", False
@@ -1368,7 +1382,7 @@ def registry(done, names):
         real = done.get((t, 0.0, 0, "real", None))
         size = f"{real['rows']} x {real['cols']}" if real else "n/a"
         metric = real.get("tstr_metric") if real else ""
-        reg = REGISTRY[t]
+        reg = REGISTRY[_base(t)]
         rows.append(
             f"| {t} | {reg.half.upper()} | {reg.source} | {reg.kind} | {size} "
             f"| {reg.target} ({metric}) |"
@@ -1443,7 +1457,7 @@ def main(argv=None):
     print(f"TUNE half: {', '.join(TUNE)}\nREPORT half: {', '.join(REPORT)}")
     names = {"tune": TUNE, "report": REPORT, "all": TUNE + REPORT}[args.half]
     if args.tables:
-        names = tuple(t for t in args.tables.split(",") if t in names)
+        names = tuple(t for t in args.tables.split(",") if _base(t) in names)
     eps_list = [float(x) for x in args.eps.split(",")]
     methods = tuple(args.methods.split(","))
     if args.no_run:
@@ -1497,7 +1511,7 @@ def main(argv=None):
     )
     print(registry(done, names))
     for label, half in (("TUNE", TUNE), ("REPORT", REPORT)):
-        part = [t for t in half if t in names]
+        part = [t for t in names if _base(t) in half]
         if not part:
             continue
         table, lines = comparison(done, part, eps_list, oww)

@@ -444,3 +444,36 @@ def test_grid_options_change_the_depth0_cells_and_the_cache_key(monkeypatch):
     bs.set_grid_step(3)
     assert (nd.GRID_STEP, wl.DEEP_T, wl.SOLE_DEEP_T) == (3, 3 / 32, 3 / 8)
     assert bs.weight().endswith(";grid=3;gridoff=2")
+
+
+def test_bounds_coder_cuts_equal_widths_and_decodes_inside_each_bin(mixed):
+    """``mbi-mst-bounds``' coding: 10 equal-width bins between the training
+    rows' min and max, each code decoded to a value inside its own bin, a
+    missing value kept missing; the categorical columns as ``Coder``'s."""
+    train = mixed.iloc[:200]
+    bc = bs.BoundsCoder(mixed, train, ["a", "b"])
+    for c in ("v", "w"):
+        x = train[c].dropna().to_numpy()
+        lo, hi = x.min(), x.max()
+        assert bc.bounds[c] == (lo, hi)
+        np.testing.assert_allclose(bc.edges[c], np.linspace(lo, hi, 11)[1:-1])
+    codes = bc.codes(train)
+    values = bc.decode_uniform(codes, seed=0)
+    again = bc.codes(values)
+    np.testing.assert_array_equal(again, codes)
+    assert values["w"].isna().sum() == train["w"].isna().sum()
+    plain = bs.Coder(mixed, train, ["a", "b"])
+    np.testing.assert_array_equal(codes[:, :2], plain.codes(train)[:, :2])
+
+
+def test_a_table_cut_to_k_rows_is_read_as_its_suite_table(monkeypatch, mixed):
+    """``T@k``: the suite table ``T`` sampled down to ``k`` rows before the
+    split; the name's base is what the registry and the halves know."""
+    assert bs._base("credit@1000") == "credit" and bs._base("credit") == "credit"
+    monkeypatch.setattr(bs, "load", lambda name: (mixed, ["a", "b"], {}, "b"))
+    full, cut = bs.context("t"), bs.context("t@120")
+    assert len(full["train"]) + len(full["test"]) == len(mixed)
+    assert len(cut["train"]) + len(cut["test"]) == 120
+    assert set(map(tuple, cut["df"].astype(str).to_numpy())) <= set(
+        map(tuple, mixed.astype(str).to_numpy())
+    )

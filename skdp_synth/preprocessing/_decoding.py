@@ -17,8 +17,6 @@ passes, in the caller's order.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
@@ -27,6 +25,7 @@ from ._count_tail import cut_count_tail_reason, wide_outer_leaf_reason
 from ._fences import capped_tail_reason
 from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x
 from ._spread import spread_reasons, wide_parts_reason
+from ._tail_rates import TAIL_FIT_T, _fitted_rate, _fitted_tail_rate, _t_decay_values
 
 #: a declared numeric bin wider than this many times the median width of
 #: its column's bins warns (``WideBinWarning``). Public: the declared edges.
@@ -971,102 +970,6 @@ def _tail_models(hist, cap_lo, cap_hi):
             s = ratio if flat else _decay_scale(ratio, width)
             out[int(pos[k])] = (inner, side, width, s, flat)
     return out
-
-
-#: An outermost tail leaf at least this wide in ``t`` (a factor of
-#: ``2 ** 0.5`` in ``1 + |x|``) and no wider than :data:`GAP_T` decays in
-#: ``t`` at the rate fitted to its and its neighbour's released densities
-#: (:func:`_fitted_rate`), not from its neighbour's density at their common
-#: edge (:func:`_tail_models`).
-TAIL_FIT_T = 0.5
-#: A wide outermost tail leaf (wider than :data:`GAP_T` in ``t``) that the
-#: cap cuts decays at its fitted rate too where it is at most this wide in
-#: ``t`` inside the cap (:func:`_fitted_tail_rate`). Measured on the TUNE
-#: half (``python -m benchmarks.bench_suite --half tune --tables
-#: credit,hmda,cps1988,acs12,attrition,loans,credit_card,nmes1988,workinghours
-#: --eps 1,0.3 --seeds 20 --methods auto --light``): 2 moved 64
-#: column-fits, 20 of them by more than .02 KS, all lower, silent fits 101
-#: -> 99 of 360; 4 moved 12 more and made 5 more fits silent, std ratios
-#: 2.2-3.7 (credit's ``Debt``, ε = 1, seed 2, 1.17 -> 3.35); any wide leaf
-#: (cut by the cap or not) at 2: silent fits 101 -> 109 (attrition's
-#: PercentSalaryHike, whole percentages 11-25, its last leaf ``[16, 65)``:
-#: std ratio 2.44).
-TAIL_FIT_WIDE_T = 2.0
-#: ... and where its fitted density falls by at least ``e`` to this power
-#: across the leaf (``rate * span``): a leaf whose density in ``t`` hardly
-#: falls would be spread over a factor up to 4 in ``1 + |x|``. At 0 instead
-#: of 1, on the same fits: 4 more column-fits moved, one by more than .02
-#: KS, higher (attrition's TotalWorkingYears, ε = 1, seed 2: std ratio 1.21
-#: -> 1.67).
-TAIL_FIT_WIDE_FALL = 1.0
-
-
-def _fitted_rate(c, e, pos, k, nb, lo_e, hi_e):
-    """The rate ``r >= 0`` of a density ``exp(-r |t - t0|)`` in ``t`` through
-    the mean densities in ``t`` of the tail leaf ``pos[k]`` and its inner
-    neighbour ``pos[nb]`` at their centres: ``ln(D_nb / D_k) / distance``
-    (0, uniform in ``t``, where the tail leaf is not the thinner).
-
-    A tail leaf at the cap (the last kept leaf) decayed from its neighbour's
-    density at their common edge fills only the width that density gives
-    its mass, as if the column ended there: loans' ``paid_total`` (ε = 1,
-    seed 1 of ``benchmarks.bench_suite``) kept ``[4096, 8192)`` with 399
-    noisy rows (527 real, spread to 8,192, and 287 more beyond the cap) next
-    to 1,069 in ``[2897, 4096)``; filled flat from 4,096 it gave a maximum
-    of 4,543 and a std ratio of 0.32. A leaf's mean density is the
-    release's own evidence of the fall across it; the neighbour's density
-    at the edge is not (the tail's mass beyond the cap is gone).
-    Post-processing of the noisy counts."""
-    centre = lambda i: 0.5 * (_t(lo_e[i]) + _t(hi_e[i]))  # noqa: E731
-    span = lambda i: max(_t(hi_e[i]) - _t(lo_e[i]), 1e-300)  # noqa: E731
-    d_k, d_nb = c[pos[k]] / span(k), c[pos[nb]] / span(nb)
-    dist = abs(centre(k) - centre(nb))
-    if not (d_k > 0 and d_nb > d_k and dist > 0):
-        return 0.0
-    return float(np.log(d_nb / d_k) / dist)
-
-
-def _fitted_tail_rate(c, e, pos, k, nb, lo_e, hi_e, side, span, wide):
-    """The rate at which a wide outermost tail leaf ``pos[k]`` decays in
-    ``t`` (:func:`_fitted_rate`), or ``None`` where it keeps the model from
-    its neighbour's density at their common edge: only a leaf wider than
-    ``GAP_T`` that the cap cuts (its outer edge past the cap), at most
-    :data:`TAIL_FIT_WIDE_T` wide in ``t`` inside the cap, whose fitted
-    density falls by ``e`` to :data:`TAIL_FIT_WIDE_FALL` or more across it.
-
-    The cap inside a leaf is a fence of the column's own quantiles
-    (``_fences.fences_t``): the rows go on to the cap and past it. Filled
-    from its neighbour's density at the edge, the leaf's rows stopped just
-    past it: openintro ``loans_full_schema``'s ``paid_principal`` (ε = 1,
-    seed 0 of ``python -m benchmarks.bench_suite --half tune --light``)
-    kept ``[4096, 16385)``, cut by the cap at 9,178 (243.8 noisy rows
-    inside, 207 real, and 264 more past the cap), next to 1,191 in
-    ``[2049, 4096)``; its 531 rows in the top bin came back at 4,096-4,515
-    (std ratio 0.30; at the fitted rate 0.37, the rows reaching 9,174). A
-    wide leaf that ends inside the cap decays from its edge as before: a
-    bounded column's last leaf (whole percentages 11-25 in ``[16, 65)``)
-    holds no tail. Post-processing of the noisy counts."""
-    cut = hi_e[k] < e[pos[k] + 1] if side > 0 else lo_e[k] > e[pos[k]]
-    if not (wide and cut and span <= TAIL_FIT_WIDE_T):
-        return None
-    rate = _fitted_rate(c, e, pos, k, nb, lo_e, hi_e)
-    return rate if rate * span >= TAIL_FIT_WIDE_FALL else None
-
-
-def _t_decay_values(inner, side, span, rate, q, integer):
-    """Values at quantiles ``q`` of a density ``exp(-rate z)`` in ``t`` on
-    ``z`` in ``[0, span]`` outwards of the edge ``inner`` (the inverse CDF
-    of the truncated exponential; uniform at ``rate = 0``)."""
-    if rate * span > 1e-9:
-        z = -np.log1p(q * np.expm1(-rate * span)) / rate
-    else:
-        z = q * span
-    t0 = _t(inner)
-    v = _x(t0 + side * np.clip(z, 0.0, span))
-    if not integer:
-        return v
-    lo, hi = (inner, _x(t0 + span)) if side > 0 else (_x(t0 - span), inner)
-    return np.clip(np.floor(v), math.ceil(lo), max(math.ceil(hi) - 1.0, math.ceil(lo)))
 
 
 def _density_sd(width, i, k, scale):

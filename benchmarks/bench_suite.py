@@ -169,6 +169,11 @@ class Coder:
         self.values = {
             c: {str(v): v for v in train[c].dropna().unique()} for c in self.cats
         }
+        self._index_levels(df)
+
+    def _index_levels(self, df):
+        """Each column's levels in the whole table ``df`` at the current
+        edges, their codes, and the sizes (one more: anything else)."""
         lev = self.strings(df)
         self.levels = {c: sorted(set(lev[c])) for c in self.columns}
         self.index = {
@@ -229,12 +234,7 @@ class BoundsCoder(Coder):
             lo, hi = float(x.min()), float(x.max())
             self.bounds[c] = (lo, hi)
             self.edges[c] = np.unique(np.linspace(lo, hi, 11)[1:-1])
-        lev = self.strings(df)
-        self.levels = {c: sorted(set(lev[c])) for c in self.columns}
-        self.index = {
-            c: {v: i for i, v in enumerate(L)} for c, L in self.levels.items()
-        }
-        self.sizes = [len(self.levels[c]) + 1 for c in self.columns]
+        self._index_levels(df)
 
     def decode_uniform(self, codes, seed):
         """A frame of values from codes: a numeric bin uniform inside it."""

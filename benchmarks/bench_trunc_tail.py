@@ -110,7 +110,7 @@ def _side(x, side):
     """Features of the outermost kept leaves on one side (``+1`` upper),
     from the released fine histogram only: ``rate`` the fall of the density
     in ``t`` from the inner neighbour to the outermost kept leaf
-    (``ln(D_nb / D_k) / distance``, as ``_decoding._fitted_rate``),
+    (``ln(D_nb / D_k) / distance``, as ``_tail_rates._fitted_rate``),
     ``slope`` the least-squares fall over the outer three, ``zfall`` the
     neighbour's density minus the outermost's in noise sds, ``ext`` the std
     of the histogram over its std with the tail extended

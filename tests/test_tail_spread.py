@@ -1,6 +1,6 @@
 """The rows' spread at the ends of a private numeric domain: a tail leaf at
 the cap decays in ``t`` at the rate its released density says
-(``_decoding._fitted_rate``), the cap reaches the further of Tukey's
+(``_tail_rates._fitted_rate``), the cap reaches the further of Tukey's
 and the inter-decile fences (``_fences.fences_t``), and a thin tail's pooled
 mass goes where its leaves' noisy counts put it (``_recover_tails``).
 The histograms are the measured ones of ``benchmarks.bench_suite``'s TUNE

@@ -36,6 +36,17 @@ def _paid_total():
     return FineHistogram(edges, counts, 0.0, finest, False, cap, True, B_LOANS)
 
 
+def _assert_decays_in_t(v, inner, rate, span, xs):
+    """Each ``P(v < x)`` within 5 binomial sds (a false failure below 1e-6)
+    of the truncated exponential's in ``t`` from ``inner``."""
+    n = v.size
+    for x in xs:
+        z = _t(x) - _t(inner)
+        p = math.expm1(-rate * z) / math.expm1(-rate * span)  # P(v < x)
+        got = float(np.mean(v < x))
+        assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / n), (x, got, p)
+
+
 def test_a_tail_leaf_at_the_cap_is_not_decoded_into_a_sliver():
     """Filled flat at its neighbour's density from 4,096 (the hard edge:
     ``[2897, 4096)`` is within EDGE_Z sds of ``[2437, 2897)``), the leaf's
@@ -57,11 +68,7 @@ def test_a_tail_leaf_at_the_cap_is_not_decoded_into_a_sliver():
     rng = np.random.default_rng(0)
     v = decode_fine(h, np.full(n, 4096.0), np.full(n, 8192.5), np.zeros(n, bool), rng)
     assert v.min() >= 4096.0 and v.max() <= 8192.5
-    for x in (4544.0, 6000.0, 8000.0):
-        z = _t(x) - _t(4096.0)
-        p = math.expm1(-rate * z) / math.expm1(-rate * span)  # P(v < x)
-        got = float(np.mean(v < x))
-        assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / n), (x, got, p)
+    _assert_decays_in_t(v, 4096.0, rate, span, (4544.0, 6000.0, 8000.0))
     assert np.mean(v > 4544.0) > 0.5  # on the parent: none
 
 
@@ -98,11 +105,7 @@ def test_a_wide_tail_leaf_cut_by_the_cap_decays_at_its_fitted_rate():
     hi = np.full(n, 9178.18278612072)
     v = decode_fine(h, np.full(n, 4096.0), hi, np.ones(n, bool), rng)
     assert v.min() >= 4096.0 and v.max() <= 9178.18278612072
-    for x in (4515.0, 6000.0, 8000.0):
-        z = _t(x) - _t(4096.0)
-        p = math.expm1(-rate * z) / math.expm1(-rate * span)  # P(v < x)
-        got = float(np.mean(v < x))
-        assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / n), (x, got, p)
+    _assert_decays_in_t(v, 4096.0, rate, span, (4515.0, 6000.0, 8000.0))
 
 
 def test_a_wide_tail_leaf_inside_the_cap_keeps_its_decay_from_the_edge():

@@ -33,7 +33,6 @@ import argparse
 import json
 import math
 import os
-import warnings
 
 import numpy as np
 
@@ -88,8 +87,7 @@ def _read(spec, estimates, level_shares, domain):
 
 def collect(tables, seeds, cache):
     import skdp_synth.preprocessing._decoding as decoding
-    from benchmarks.bench_suite import context, numeric_scores
-    from benchmarks.bench_trunc_tail import fit
+    from benchmarks.bench_trunc_tail import each_fit
 
     seen, rule = {}, decoding.degenerate_reasons
 
@@ -107,24 +105,15 @@ def collect(tables, seeds, cache):
             done = {(r["table"], r["eps"], r["seed"]) for r in map(json.loads, fh)}
     try:
         with open(cache, "a") as out:
-            for t in tables:
-                ctx = context(t)
-                for eps in (1.0, 0.3):
-                    for seed in range(seeds):
-                        if (t, eps, seed) in done:
-                            continue
-                        seen.clear()
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
-                            _, syn, named = fit(ctx, eps, seed)
-                        std = numeric_scores(syn, ctx["test"], ctx["cats"])["std"]
-                        for c, s in std.items():
-                            zr, lever = seen.get(c, (None, None))
-                            rec = dict(table=t, eps=eps, seed=seed, column=c, std=s)
-                            rec.update(named=c in named, zr=zr, lever=lever)
-                            out.write(json.dumps(rec) + "\n")
-                        out.flush()
-                        print(t, eps, seed, flush=True)
+            for t, eps, seed, std, named in each_fit(tables, seeds, skip=done):
+                for c, s in std.items():
+                    zr, lever = seen.get(c, (None, None))
+                    rec = dict(table=t, eps=eps, seed=seed, column=c, std=s)
+                    rec.update(named=c in named, zr=zr, lever=lever)
+                    out.write(json.dumps(rec) + "\n")
+                out.flush()
+                seen.clear()
+                print(t, eps, seed, flush=True)
     finally:
         decoding.degenerate_reasons = rule
 

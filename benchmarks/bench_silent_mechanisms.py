@@ -180,8 +180,7 @@ def _heaviest_run_seen(spread):
 
 def count_tail(tables, seeds):
     import skdp_synth.preprocessing._decoding as decoding
-    from benchmarks.bench_suite import context, numeric_scores
-    from benchmarks.bench_trunc_tail import fit
+    from benchmarks.bench_trunc_tail import each_fit
     from skdp_synth.preprocessing._fences import top_bin_excess
 
     seen, rule = {}, decoding.cut_count_tail_reason
@@ -198,17 +197,10 @@ def count_tail(tables, seeds):
 
     decoding.cut_count_tail_reason = recorded
     rows = []
-    for t in tables:
-        ctx = context(t)
-        for eps in (1.0, 0.3):
-            for seed in range(seeds):
-                seen.clear()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    _, syn, named = fit(ctx, eps, seed)
-                std = numeric_scores(syn, ctx["test"], ctx["cats"])["std"]
-                for c, s in std.items():
-                    rows.append((t, eps, seed, s, c in named, seen.get(c)))
+    for t, eps, seed, std, named in each_fit(tables, seeds):
+        for c, s in std.items():
+            rows.append((t, eps, seed, s, c in named, seen.get(c)))
+        seen.clear()
     decoding.cut_count_tail_reason = rule
     for share in (0.2, 0.15, 0.1, 0.05):
         for z in (3.0, 2.5, 2.0):

@@ -62,6 +62,25 @@ def fit(ctx, eps, seed):
     return pipe, syn, named
 
 
+def each_fit(tables, seeds, skip=()):
+    """``(table, ε, seed, std ratios, named columns)`` of every ``auto`` fit
+    of ``tables`` at ε 1 and 0.3 and seeds ``0..seeds-1`` (:func:`fit`,
+    warnings silenced), but the ``(table, ε, seed)`` in ``skip``. A caller
+    that records what a fit computes reads it in the loop body: the next fit
+    starts only when the loop asks for it."""
+    for t in tables:
+        ctx = context(t)
+        for eps in (1.0, 0.3):
+            for seed in range(seeds):
+                if (t, eps, seed) in skip:
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    _, syn, named = fit(ctx, eps, seed)
+                std = numeric_scores(syn, ctx["test"], ctx["cats"])["std"]
+                yield t, eps, seed, std, named
+
+
 def columns(table, eps, seed, ctx):
     pipe, syn, named = fit(ctx, eps, seed)
     std = numeric_scores(syn, ctx["test"], ctx["cats"])["std"]

@@ -1116,6 +1116,14 @@ def cell(done, t, e, oww):
     return out
 
 
+def _of(x, field):
+    """One score of a :func:`cell` entry: ``"dnf"`` where the method did
+    not finish, ``None`` where it did not run."""
+    if x == "dnf":
+        return "dnf"
+    return x.get(field) if isinstance(x, dict) else None
+
+
 def bounds_table(done, names, eps_list, oww):
     """Markdown: auto against mbi's MST given the scores' deciles for free
     (``mbi-mst``) and given public bounds only (``mbi-mst-bounds``)."""
@@ -1132,9 +1140,6 @@ def bounds_table(done, names, eps_list, oww):
             if not isinstance(a, dict) or bnd is None:
                 continue
 
-            def g(x, f):
-                return x.get(f) if isinstance(x, dict) else x
-
             if isinstance(bnd, dict):
                 tally["tv1"][0] += a["tv1"] <= bnd["tv1"]
                 tally["tv1"][1] += 1
@@ -1144,10 +1149,10 @@ def bounds_table(done, names, eps_list, oww):
                     tally["tstr"][0] += a["tstr"] >= bnd["tstr"] - 1e-12
                     tally["tstr"][1] += 1
             rows.append(
-                f"| {t} | {e:g} | {_f(a['tv1'])} | {_f(g(mst, 'tv1'))} "
-                f"| {_f(g(bnd, 'tv1'))} | {_f(a['tv2'])} | {_f(g(mst, 'tv2'))} "
-                f"| {_f(g(bnd, 'tv2'))} | {_f(a['tstr'], '.3f')} "
-                f"| {_f(g(mst, 'tstr'), '.3f')} | {_f(g(bnd, 'tstr'), '.3f')} |"
+                f"| {t} | {e:g} | {_f(a['tv1'])} | {_f(_of(mst, 'tv1'))} "
+                f"| {_f(_of(bnd, 'tv1'))} | {_f(a['tv2'])} | {_f(_of(mst, 'tv2'))} "
+                f"| {_f(_of(bnd, 'tv2'))} | {_f(a['tstr'], '.3f')} "
+                f"| {_f(_of(mst, 'tstr'), '.3f')} | {_f(_of(bnd, 'tstr'), '.3f')} |"
             )
     lines = [
         "TV1 <= MST's with public bounds: {}/{} pairs".format(*tally["tv1"]),
@@ -1180,11 +1185,6 @@ def comparison(done, names, eps_list, oww):
                 c.get(k) for k in ("mbi-mst", "mbi-aim", "dpmm", "one-way")
             )
 
-            def g(x, f):
-                if x == "dnf":
-                    return "dnf"
-                return x.get(f) if isinstance(x, dict) else None
-
             fin = [x for x in (mst, aim) if isinstance(x, dict)]
             r1 = a["tv1"] / mst["tv1"] if isinstance(mst, dict) else None
             best2 = min(x["tv2"] for x in fin) if fin else None
@@ -1208,13 +1208,14 @@ def comparison(done, names, eps_list, oww):
                 tally["cpu"][0] += rc <= 0.1
                 tally["cpu"][1] += 1
             rows.append(
-                f"| {t} | {e:g} | {a['chose']} | {_f(a['tv1'])} | {_f(g(mst, 'tv1'))} "
-                f"| {_f(r1, '.2f')} | {_f(a['tv2'])} | {_f(g(mst, 'tv2'))} "
-                f"| {_f(g(aim, 'tv2'))} | {_f(g(ind, 'tv2'))} | {_f(real['tv2'])} "
+                f"| {t} | {e:g} | {a['chose']} | {_f(a['tv1'])} "
+                f"| {_f(_of(mst, 'tv1'))} "
+                f"| {_f(r1, '.2f')} | {_f(a['tv2'])} | {_f(_of(mst, 'tv2'))} "
+                f"| {_f(_of(aim, 'tv2'))} | {_f(_of(ind, 'tv2'))} | {_f(real['tv2'])} "
                 f"| {_f(r2, '.2f')} | {_f(r3, '.2f')} | {_f(a['tstr'], '.3f')} "
-                f"| {_f(g(mst, 'tstr'), '.3f')} | {_f(g(aim, 'tstr'), '.3f')} "
-                f"| {_f(g(dp, 'tstr'), '.3f')} | {_f(real['tstr_real'], '.3f')} "
-                f"| {_f(a['cpu'], '.1f')} | {_f(g(mst, 'cpu'), '.1f')} "
+                f"| {_f(_of(mst, 'tstr'), '.3f')} | {_f(_of(aim, 'tstr'), '.3f')} "
+                f"| {_f(_of(dp, 'tstr'), '.3f')} | {_f(real['tstr_real'], '.3f')} "
+                f"| {_f(a['cpu'], '.1f')} | {_f(_of(mst, 'cpu'), '.1f')} "
                 f"| {_f(rc, '.3f')} |"
             )
     lines = [

@@ -743,7 +743,8 @@ def fit_dpmm(name, df, train, cats, eps, seed, cap):
 
 
 #: rule overrides of this run (``--aim-one-way``, ``--mst-one-way``,
-#: ``--grid-step``, ``--grid-offset``)
+#: ``--grid-step``, ``--grid-offset``, ``--domain-per-column``,
+#: ``--domain-max``)
 OVERRIDES = {}
 
 
@@ -787,6 +788,20 @@ def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
         rules = dataclasses.replace(rules, one_way_min_attributes=min_attributes)
         OVERRIDES["minattr"] = min_attributes
     ProjectedGaussianRelease._rules = rules
+
+
+def set_domain_share(per_column=None, cap=None):
+    """Run ``domain_share="auto"`` at ``per_column`` of ε per learned domain
+    (``_pipeline_budget.DOMAIN_SHARE_PER_COLUMN``) and at most ``cap``
+    (``DOMAIN_SHARE_MAX``); recorded as ``dpc=`` / ``dmax=``."""
+    from skdp_synth import _pipeline_budget as pb
+
+    if per_column is not None:
+        pb.DOMAIN_SHARE_PER_COLUMN = per_column
+        OVERRIDES["dpc"] = per_column
+    if cap is not None:
+        pb.DOMAIN_SHARE_MAX = cap
+        OVERRIDES["dmax"] = cap
 
 
 def set_grid_step(step, depths=True):
@@ -910,6 +925,8 @@ def scored(rec, syn_codes, syn_frame, ctx):
     if light:  # the silent-fit count's scores only
         rec["num"] = numeric_scores(syn_frame, ctx["test"], ctx["cats"])
         return rec
+    if syn_frame is not None and ctx.get("tv_only") and ctx["mixed"]:
+        rec["num"] = numeric_scores(syn_frame, ctx["test"], ctx["cats"])
     if syn_frame is not None and not ctx.get("tv_only"):
         try:
             rec["tstr"], _, _ = tstr(
@@ -1428,10 +1445,18 @@ def main(argv=None):
         "--grid-offset", type=int, help="PrivTree's depth-0 cells at 2^(k + offset)"
     )
     ap.add_argument(
+        "--domain-per-column",
+        type=float,
+        help="domain_share='auto' per learned domain (DOMAIN_SHARE_PER_COLUMN)",
+    )
+    ap.add_argument(
+        "--domain-max", type=float, help="domain_share='auto' cap (DOMAIN_SHARE_MAX)"
+    )
+    ap.add_argument(
         "--one-way-min-attributes", type=int, help="ReleaseRules.one_way_min_attributes"
     )
     ap.add_argument(
-        "--tv-only", action="store_true", help="TV1-3 only (no model, no numeric)"
+        "--tv-only", action="store_true", help="TV1-3 and the numeric scores (no model)"
     )
     ap.add_argument(
         "--rules-table",
@@ -1451,6 +1476,7 @@ def main(argv=None):
             ProjectedGaussianRelease._rules, one_way_weight=args.one_way_weight
         )
     override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
+    set_domain_share(args.domain_per_column, args.domain_max)
     if args.grid_step is not None:
         set_grid_step(args.grid_step, not args.grid_keep_depths)
     if args.grid_offset is not None:

@@ -94,6 +94,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -388,14 +389,16 @@ def aim_gate(est, rules):
     return est["q"] >= 2 / rules.auto_aim_max_attributes - 1e-12
 
 
-def choose(est, rho, rules, phi=None, kappa=None):
+def choose(est, rho, rules, phi=None, kappa=None, margin=0.0):
     """The rule :func:`auto_rule` picks at ``ρ = rho``, AIM's 1-way share
     ``φ = phi`` and the all-tables factor ``κ = kappa`` (defaults: ``rules``'
     own; recomputed from the recorded public parts, the reach ``ρ s`` with
     ``s`` of :func:`~skdp_synth.gaussian_release._selection.
     tree_signal_share`, then :func:`~skdp_synth.gaussian_release.
     _selection.plan_errors`; AIM at its recorded estimate on records
-    without AIM's parts)."""
+    without AIM's parts). ``margin`` (not a library rule): the 1-way
+    tables' estimate taken ``1 - margin`` times, so that another plan wins
+    only by that much."""
     from skdp_synth.gaussian_release._selection import plan_errors, tree_signal_share
 
     phi = rules.auto_aim_one_way_share if phi is None else phi
@@ -411,6 +414,7 @@ def choose(est, rho, rules, phi=None, kappa=None):
     errors = plan_errors(
         e, dataclasses.replace(rules, auto_none_factor=kappa), aim=aim_gate(e, rules)
     )
+    errors["one-way"] *= 1.0 - margin
     return min(errors, key=errors.get)
 
 
@@ -423,7 +427,11 @@ def tune(done, names, oww):
 
     cells = {}
     for (t, e, s, r, w), rec in done.items():
-        if t in names and r in ("one-way", "mst", "auto-mst", "auto") and w == oww:
+        if (
+            _base(t) in names
+            and r in ("one-way", "mst", "auto-mst", "auto")
+            and w == oww
+        ):
             cells.setdefault((t, e, s), {})[r] = rec
     for v in cells.values():
         if "auto-mst" in v:
@@ -481,7 +489,7 @@ def tune_aim(done, names, oww):
     rho = rules.auto_tree_reach
     cells = {}
     for (t, e, s, r, w), rec in done.items():
-        if t in names and r in ("one-way", "aim", "auto") and w == oww:
+        if _base(t) in names and r in ("one-way", "aim", "auto") and w == oww:
             cells.setdefault((t, e, s), {})[r] = rec
     cells = {
         k: v
@@ -521,18 +529,7 @@ def tune_none(done, names, oww):
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 
     rules = DEFAULT_RULES
-    cells = {}
-    for (t, e, s, r, w), rec in done.items():
-        if t in names and r in ("auto", *PLAN_OUTCOMES.values()) and w == oww:
-            cells.setdefault((t, e, s), {})[r] = rec
-    usable = {}
-    for k, v in cells.items():
-        est = v.get("auto", {}).get("est")
-        if est is None or "aim_pairs" not in est:
-            continue
-        plans = [p for p in PLAN_OUTCOMES if p != "aim" or aim_gate(est, rules)]
-        if all(PLAN_OUTCOMES[p] in v and "tv2" in v[PLAN_OUTCOMES[p]] for p in plans):
-            usable[k] = (est, {p: v[PLAN_OUTCOMES[p]]["tv2"] for p in plans})
+    usable = _usable_cells(done, names, oww, rules)
 
     def regrets(kappa):
         out = []
@@ -544,6 +541,58 @@ def tune_none(done, names, oww):
     grid = np.round(np.arange(0.1, 1.501, 0.05), 2)
     over = f"{len(usable)} table/eps/seed cells"
     return _least_regret(grid, "kappa", regrets, over)
+
+
+def _usable_cells(done, names, oww, rules):
+    """``{(table, ε, seed): (auto's recorded estimates, {plan: TV2})}`` where
+    auto and every plan it weighs (``PLAN_OUTCOMES``; AIM where it
+    competes) ran; a table ``T@k`` counts as ``T``'s."""
+    cells = {}
+    for (t, e, s, r, w), rec in done.items():
+        if _base(t) in names and r in ("auto", *PLAN_OUTCOMES.values()) and w == oww:
+            cells.setdefault((t, e, s), {})[r] = rec
+    usable = {}
+    for k, v in cells.items():
+        est = v.get("auto", {}).get("est")
+        if est is None or "aim_pairs" not in est:
+            continue
+        plans = [p for p in PLAN_OUTCOMES if p != "aim" or aim_gate(est, rules)]
+        if all(PLAN_OUTCOMES[p] in v and "tv2" in v[PLAN_OUTCOMES[p]] for p in plans):
+            usable[k] = (est, {p: v[PLAN_OUTCOMES[p]]["tv2"] for p in plans})
+    return usable
+
+
+def tune_joint(done, names, oww, phis, kappas, margins):
+    """``φ`` x ``κ`` x a margin for the 1-way tables (:func:`choose`), jointly,
+    on ``names`` (and their ``T@k`` cuts): per grid point the mean TV2 lost
+    against the best plan auto weighs (over cells, as :func:`tune_none`), the
+    worst table/ε mean loss, the table/ε pairs whose mean loss is over 5 %
+    (the done-when's "within 5 %") and those where the picks' TV2 is above
+    the 1-way tables' on average (its "never worse than independent
+    columns"). Printed sorted by mean loss; returns the rows."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+
+    usable = _usable_cells(done, names, oww, rules)
+    rows = []
+    for phi, kappa, m in itertools.product(phis, kappas, margins):
+        loss, vs_one = {}, {}
+        for (t, e, _), (est, tv2) in usable.items():
+            pick = choose(est, rules.auto_tree_reach, rules, phi, kappa, m)
+            loss.setdefault((t, e), []).append(tv2[pick] / min(tv2.values()) - 1)
+            vs_one.setdefault((t, e), []).append(tv2[pick] / tv2["one-way"])
+        means = {k: float(np.mean(v)) for k, v in loss.items()}
+        every = float(np.mean([x for v in loss.values() for x in v]))
+        over5 = sum(x > 0.05 for x in means.values())
+        worse = sum(float(np.mean(v)) > 1.0 for v in vs_one.values())
+        rows.append((every, max(means.values()), over5, worse, phi, kappa, m))
+    print(f"joint grid over {len(usable)} table/eps/seed cells, {len(means)} table/eps")
+    for every, worst, over5, worse, phi, kappa, m in sorted(rows):
+        print(
+            f"phi={phi:g} kappa={kappa:g} margin={m:g}: mean TV2 regret {every:.4f}"
+            f" (worst table/eps {worst:.3f}); over 5 %: {over5}; above the"
+            f" 1-way tables: {worse}"
+        )
+    return rows
 
 
 def rules_table(done, names, eps_list, oww, before=None):
@@ -1426,6 +1475,11 @@ def main(argv=None):
         action="store_true",
         help="grid auto_tree_reach, auto_aim_one_way_share, auto_none_factor",
     )
+    ap.add_argument(
+        "--tune-joint",
+        action="store_true",
+        help="grid auto_aim_one_way_share x auto_none_factor x a 1-way margin",
+    )
     ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
     ap.add_argument("--weights", help="compare auto at these one_way_weights")
     ap.add_argument(
@@ -1524,6 +1578,15 @@ def main(argv=None):
         tune(done, TUNE, oww)
         tune_aim(done, TUNE, oww)
         tune_none(done, TUNE, oww)
+    if args.tune_joint:
+        tune_joint(
+            done,
+            TUNE,
+            oww,
+            (0.4, 0.5, 0.55, 0.6, 0.65, 0.75, 0.9),
+            (0.5, 0.6, 0.7, 0.8, 0.9),
+            (0.0, 0.02, 0.04, 0.08, 0.15),
+        )
     if args.weights:
         ws = [float(w) if ";" not in w else w for w in args.weights.split(",")]
         table, lines = weight_table(done, names, eps_list, ws)

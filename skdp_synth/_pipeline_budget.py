@@ -55,7 +55,11 @@ __all__ = [
 #: 0.220, loans_full_schema (54) 0.182 → 0.151 / 0.389 → 0.292, Caravan (87)
 #: 0.087 → 0.062 / 0.531 → 0.433 (TV1 0.083 → 0.065 / 0.212 → 0.152 on
 #: loans). So the cap is 0.55, reached from 14 learned domains; tables of up
-#: to 10 keep their share.
+#: to 10 keep their share. Re-gridded on the rebuilt domains
+#: (``benchmarks/results/bench_suite.md``, "``domain_share="auto"``'s cap
+#: re-gridded"; ``bench_suite --tv-only --domain-max``): on loans, the one
+#: TUNE table that reaches it, TV2 0.4 / 0.55 / 0.7 = .2311 / .2048 / .2015
+#: at ε = 0.3 and .1240 / .1151 / .1186 at ε = 1: kept.
 DOMAIN_SHARE_PER_COLUMN = 0.04
 DOMAIN_SHARE_MIN = 0.2
 DOMAIN_SHARE_MAX = 0.55

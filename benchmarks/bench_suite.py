@@ -562,8 +562,9 @@ def _usable_cells(done, names, oww, rules):
     return usable
 
 
-def tune_joint(done, names, oww, phis, kappas, margins):
-    """``φ`` x ``κ`` x a margin for the 1-way tables (:func:`choose`), jointly,
+def tune_joint(done, names, oww, phis, kappas, margins, rhos=(None,)):
+    """``φ`` x ``κ`` x a margin for the 1-way tables (:func:`choose`) x ``ρ``
+    (``auto_tree_reach``; ``None``: the rules'), jointly,
     on ``names`` (and their ``T@k`` cuts): per grid point the mean TV2 lost
     against the best plan auto weighs (over cells, as :func:`tune_none`), the
     worst table/ε mean loss, the table/ε pairs whose mean loss is over 5 %
@@ -574,21 +575,23 @@ def tune_joint(done, names, oww, phis, kappas, margins):
 
     usable = _usable_cells(done, names, oww, rules)
     rows = []
-    for phi, kappa, m in itertools.product(phis, kappas, margins):
+    for phi, kappa, m, rho in itertools.product(phis, kappas, margins, rhos):
+        rho = rules.auto_tree_reach if rho is None else rho
         loss, vs_one = {}, {}
         for (t, e, _), (est, tv2) in usable.items():
-            pick = choose(est, rules.auto_tree_reach, rules, phi, kappa, m)
+            pick = choose(est, rho, rules, phi, kappa, m)
             loss.setdefault((t, e), []).append(tv2[pick] / min(tv2.values()) - 1)
             vs_one.setdefault((t, e), []).append(tv2[pick] / tv2["one-way"])
         means = {k: float(np.mean(v)) for k, v in loss.items()}
         every = float(np.mean([x for v in loss.values() for x in v]))
         over5 = sum(x > 0.05 for x in means.values())
         worse = sum(float(np.mean(v)) > 1.0 for v in vs_one.values())
-        rows.append((every, max(means.values()), over5, worse, phi, kappa, m))
+        rows.append((every, max(means.values()), over5, worse, phi, kappa, m, rho))
     print(f"joint grid over {len(usable)} table/eps/seed cells, {len(means)} table/eps")
-    for every, worst, over5, worse, phi, kappa, m in sorted(rows):
+    for every, worst, over5, worse, phi, kappa, m, rho in sorted(rows):
         print(
-            f"phi={phi:g} kappa={kappa:g} margin={m:g}: mean TV2 regret {every:.4f}"
+            f"phi={phi:g} kappa={kappa:g} margin={m:g} rho={rho:g}:"
+            f" mean TV2 regret {every:.4f}"
             f" (worst table/eps {worst:.3f}); over 5 %: {over5}; above the"
             f" 1-way tables: {worse}"
         )
@@ -1586,6 +1589,7 @@ def main(argv=None):
             (0.4, 0.5, 0.55, 0.6, 0.65, 0.75, 0.9),
             (0.5, 0.6, 0.7, 0.8, 0.9),
             (0.0, 0.02, 0.04, 0.08, 0.15),
+            (0.5, 0.75, 1.0),
         )
     if args.weights:
         ws = [float(w) if ";" not in w else w for w in args.weights.split(",")]

@@ -124,7 +124,7 @@ EXTRA_RULES = ("aim", "auto-mst", "auto-target")
 #: ``auto`` given the scores' bins as public ``bin_edges`` (mixed tables);
 #: the noise-free ceilings (:mod:`benchmarks._suite_ceiling`, run only when
 #: named: diagnostics beside ``auto``'s TSTR)
-OURS = (*RULES, *EXTRA_RULES, "auto-bins", *CEILING)
+OURS = (*RULES, *EXTRA_RULES, "auto-bins", "auto-bounds", *CEILING)
 COMPARATORS = ("mbi-mst", "mbi-aim", "dpmm", "mbi-mst-bounds")
 TV3_TRIPLES = 300
 
@@ -675,6 +675,25 @@ def public_bins(df, coder):
     return {"bin_edges": edges, "missing": missing or "infer"}
 
 
+def bounds_bins(train, coder):
+    """``bin_edges`` / ``missing`` / ``numeric_value`` of ``mbi-mst-bounds``'s
+    bins (``auto-bounds``): each numeric column in 10 equal-width bins
+    between the training rows' minimum and maximum, decoded uniformly inside
+    its bin -- the public information MST with public bounds is given."""
+    edges, missing = {}, {}
+    for c in coder.edges:
+        x = pd.to_numeric(train[c], errors="coerce").astype(float)
+        lo, hi = float(x.min()), float(x.max())
+        edges[c] = np.unique(np.linspace(lo, hi, 11)).tolist()
+        if x.isna().any():
+            missing[c] = True
+    return {
+        "bin_edges": edges,
+        "missing": missing or "infer",
+        "numeric_value": "uniform",
+    }
+
+
 def fit_ours(
     train,
     cats,
@@ -1048,7 +1067,7 @@ def run(
                     if not ours and seed >= comparator_seeds:
                         continue
                     if (
-                        method in ("dpmm", "auto-bins")
+                        method in ("dpmm", "auto-bins", "auto-bounds")
                         and REGISTRY[_base(name)].kind != "mixed"
                     ):
                         continue
@@ -1115,8 +1134,11 @@ def _one(rec, ctx, name, cap):
             )
             rec.update(info)
             scored(rec, coder.codes(syn), syn, ctx)
-        elif method == "auto-bins":
-            bins = public_bins(ctx["df"], coder)
+        elif method in ("auto-bins", "auto-bounds"):
+            if method == "auto-bins":
+                bins = public_bins(ctx["df"], coder)
+            else:
+                bins = bounds_bins(train, coder)
             syn, info = fit_ours(
                 train, ctx["cats"], ctx["options"], eps, seed, "auto", bins
             )

@@ -1503,7 +1503,7 @@ def main(argv=None):
     ap.add_argument(
         "--tune-joint",
         action="store_true",
-        help="grid auto_aim_one_way_share x auto_none_factor x a 1-way margin",
+        help="grid auto_aim_one_way_share, auto_none_factor, a 1-way margin, rho",
     )
     ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
     ap.add_argument("--weights", help="compare auto at these one_way_weights")

@@ -675,23 +675,33 @@ def public_bins(df, coder):
     return {"bin_edges": edges, "missing": missing or "infer"}
 
 
-def bounds_bins(train, coder):
+def bounds_bins(train, bounds_coder):
     """``bin_edges`` / ``missing`` / ``numeric_value`` of ``mbi-mst-bounds``'s
-    bins (``auto-bounds``): each numeric column in 10 equal-width bins
-    between the training rows' minimum and maximum, decoded uniformly inside
-    its bin -- the public information MST with public bounds is given."""
+    own bins (``auto-bounds``): ``bounds_coder``'s (:class:`BoundsCoder`: 10
+    equal-width bins between the training rows' minimum and maximum),
+    decoded uniformly inside each bin -- the public information MST with
+    public bounds is given. A column that is not numeric in ``train`` (a
+    zoned datetime the coder reads in hours) keeps its private domain."""
     edges, missing = {}, {}
-    for c in coder.edges:
-        x = pd.to_numeric(train[c], errors="coerce").astype(float)
-        lo, hi = float(x.min()), float(x.max())
-        edges[c] = np.unique(np.linspace(lo, hi, 11)).tolist()
-        if x.isna().any():
+    for c, (lo, hi) in bounds_coder.bounds.items():
+        if not pd.api.types.is_numeric_dtype(train[c]):
+            continue
+        edges[c] = np.unique([lo, *bounds_coder.edges[c], hi]).tolist()
+        if train[c].isna().any():
             missing[c] = True
     return {
         "bin_edges": edges,
         "missing": missing or "infer",
         "numeric_value": "uniform",
     }
+
+
+def _bounds_coder(ctx):
+    """The table's :class:`BoundsCoder`, built once (``mbi-mst-bounds`` and
+    ``auto-bounds`` share its bins)."""
+    if "bounds_coder" not in ctx:
+        ctx["bounds_coder"] = BoundsCoder(ctx["df"], ctx["train"], ctx["cats"])
+    return ctx["bounds_coder"]
 
 
 def fit_ours(
@@ -1138,7 +1148,7 @@ def _one(rec, ctx, name, cap):
             if method == "auto-bins":
                 bins = public_bins(ctx["df"], coder)
             else:
-                bins = bounds_bins(train, coder)
+                bins = bounds_bins(train, _bounds_coder(ctx))
             syn, info = fit_ours(
                 train, ctx["cats"], ctx["options"], eps, seed, "auto", bins
             )
@@ -1152,9 +1162,7 @@ def _one(rec, ctx, name, cap):
             scored(rec, rows, coder.decode(rows), ctx)
             rec["tv2_iid"] = tv_k(ctx["test_codes"], iid, coder.sizes, 2)
         elif method == "mbi-mst-bounds":
-            if "bounds_coder" not in ctx:
-                ctx["bounds_coder"] = BoundsCoder(ctx["df"], train, ctx["cats"])
-            bc = ctx["bounds_coder"]
+            bc = _bounds_coder(ctx)
             rows, _, info = fit_mbi("mst", bc, train, eps, seed, cap)
             rec.update(info)
             syn = bc.decode_uniform(rows, seed)

@@ -152,7 +152,7 @@ from ._count_grid import grid_for
 from ._count_grid import hierarchy_for as hierarchy_for
 from ._natural_limits import _limit_cells_added
 from ._numeric_domain import (
-    TREE_SHARE,
+    column_tree_share,
     noisy_histogram,
     privtree_leaves,
 )
@@ -409,8 +409,9 @@ class DomainStatistics:
                     stop = np.full(len(cells), VALUES)
                     wanted[col] = counter.grid_targets(cells, None, stop)
         elif self.eps_col:  # bounded mode: no pass before the first tree asks
+            eps_tree = self.eps_col * column_tree_share(self.eps_col)
             for counter in self.counters.values():
-                counter.lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
+                counter.lam = 3.0 * self.sens / eps_tree
         self.refine(wanted)
 
     def _predicted(self, skip=(), spent=0.0):
@@ -442,7 +443,7 @@ class DomainStatistics:
                     kept[col] = i
                     n = np.diff(counter.cell_cum)[i]
                     deeper[col] = (counter.cell_depth[i].astype(np.int64), n, r)
-        lam = 3.0 * self.sens / (self.eps_col * TREE_SHARE)
+        lam = 3.0 * self.sens / (self.eps_col * column_tree_share(self.eps_col))
         # the shares of every numeric column but the asking one, however
         # many are still to come (public: the schema's columns)
         shares = max(len(self.counters) - 1, len(pending))

@@ -33,6 +33,7 @@ from .._datetime import time_cap, time_coordinate
 from . import _natural_limits as nl
 from ._fences import FENCE_IQR, _t, fences_t, overflow_window  # noqa: F401
 from ._fences import quantile_t as _quantile_t  # noqa: F401  (as before the move)
+from ._privtree_budget import TREE_SHARE, column_tree_share  # noqa: F401
 
 #: The root interval of every private numeric domain: ``[-ROOT, ROOT]``.
 #: Values beyond it are clipped to it (documented in ``BooleanEncoder``).
@@ -65,25 +66,6 @@ def _split_point(lo, hi, integer):
     return mid if lo < mid < hi else None
 
 
-#: Share of a column's ε spent on PrivTree's splits; the rest goes to the
-#: leaf counts (and the missing count). Any split keeps the column's ε: the
-#: tree is ε_T-DP (:cite:`Zhang2016` Theorem 3.2), the counts ε_H-DP (the
-#: Laplace mechanism, :cite:`Dwork2014` Theorem 3.6), together ε_T + ε_H by
-#: sequential composition (:cite:`Dwork2014` Theorem 3.16; doc/privacy.md).
-#: Less for the tree makes fewer, wider
-#: leaves, each with less noise: a tail spread over many narrow leaves under
-#: their noise is kept as one. Measured (``python -m
-#: benchmarks.bench_mixed_seeds --seeds 32``, ``target=``; 0.5 -> 0.4 -> 0.3):
-#: credit W/IQR 30.0 -> 23.3 -> 21.8, TV2 .1610 -> .1590 -> .1644, KS .0833
-#: -> .0850 -> .0878, std in band .75 -> .77 -> .78, worst missing rate 1.52
-#: -> 1.10 -> 1.13 pp; Wage TV2 .0987 -> .0943 -> .0947, TSTR R² .296 ->
-#: .304 -> .300; CPS1988 TV2 .0333 -> .0332 -> .0347; credit's ``Debt``
-#: (82 % zeros) kept its tail in 32 -> 58 % of 300 fits, with far false
-#: ranges of all-zero / 0-1 columns 2.7 / 1.5 -> 2.7 / 2.2 % (600 fits);
-#: 0.7 was worse everywhere (credit TV2 .2227 on 16 seeds). The price:
-#: columns whose rows sit on a few integers (credit's ``Time``, ``Expenses``)
-#: get wider leaves, KS .113 -> .136 and .111 -> .147.
-TREE_SHARE = 0.4
 #: The fixed depth-0 cells: the root cut at 0 and ``±2^k``, ``k`` a multiple
 #: of this (a factor 16 per cell: fewer levels of PrivTree's depth bias before
 #: the data's scale than halving the root; measured in bench_mixed.py).
@@ -347,8 +329,9 @@ def privtree_histogram(
     sensitivity : float, default=1.0
         How many counts one neighbour changes by 1 (1 add/remove, 2 replace-one).
     tree_share : float, default=None
-        Share of ``epsilon`` spent on the tree; ``None``: :data:`TREE_SHARE`
-        (0.4).
+        Share of ``epsilon`` spent on the tree; ``None``:
+        :func:`column_tree_share` of ``epsilon`` (0.4, or 0.25 below a column
+        budget of 0.016).
     root : (float, float), default=None
         Public bounds ``[lo, hi)`` of the root (``hi`` exclusive for integer
         columns); ``None``: ``[-2^40, 2^40]``. Values must lie inside.
@@ -393,7 +376,7 @@ def privtree_histogram(
         wx = w[~miss][by_value]
         cum = np.concatenate([[0.0], np.cumsum(wx)])
     if tree_share is None:
-        tree_share = TREE_SHARE
+        tree_share = column_tree_share(epsilon)
     eps_tree = epsilon * tree_share
     eps_count = epsilon - eps_tree
     lam = 3.0 * sensitivity / eps_tree * noise_factor

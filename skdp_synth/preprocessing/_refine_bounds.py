@@ -20,7 +20,7 @@ import numpy as np
 
 from ._chunk_counts import VALUES
 from ._count_grid import hierarchy_for
-from ._numeric_domain import MAX_DEPTH, TREE_SHARE
+from ._numeric_domain import MAX_DEPTH, column_tree_share
 
 #: Bounded mode: the grid cells a refinement pass predicts for a column
 #: still to come leave out cells reached and split by the tree, together,
@@ -71,7 +71,7 @@ def _reach(counter, epsilon, sensitivity, tree_share=None):
     """``(cells, r)``: the grid cells holding a row and ``r_k``, the
     probability that the tree reaches cell ``k`` and splits it (see
     :func:`refine_cells`)."""
-    share = TREE_SHARE if tree_share is None else tree_share
+    share = column_tree_share(epsilon) if tree_share is None else tree_share
     lam = 3.0 * sensitivity / (epsilon * share)
     nodes = hierarchy_for(counter.integer, counter.root, counter.depth, counter.cuts)
     reach = np.ones(len(nodes[0][0]))

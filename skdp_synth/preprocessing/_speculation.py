@@ -44,9 +44,9 @@ import numpy as np
 from ._chunk_counts import VALUES
 from ._natural_limits import _limit_cells_added
 from ._numeric_domain import (
-    TREE_SHARE,
     _can_split,
     _split_point,
+    column_tree_share,
     privtree_leaves,
     privtree_theta,
     root_cells,
@@ -70,7 +70,7 @@ def tree_parameters(integer, root, cuts, epsilon, sensitivity, tree_share=None):
     (the Dask fit's domains equal the in-memory fit's,
     ``tests/test_dask_domains.py``, so a change to either fails there)."""
     cells, floor = root_cells(integer, root, cuts)
-    share = TREE_SHARE if tree_share is None else tree_share
+    share = column_tree_share(epsilon) if tree_share is None else tree_share
     eps_tree = epsilon * share
     lam = 3.0 * sensitivity / eps_tree
     scale = sensitivity / (epsilon - eps_tree)

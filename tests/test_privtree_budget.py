@@ -13,26 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from test_atoms import _percent_like
+from test_privtree_theta import _Exact
 
 from skdp_synth.exceptions import CoarseDomainWarning
-from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing import _numeric_domain as nd
 from skdp_synth.preprocessing import _privtree_budget as pb
 from skdp_synth.preprocessing._speculation import tree_parameters
-
-
-class _Exact(NoiseSource):
-    """No noise (``values`` back as drawn) and every call recorded."""
-
-    def __init__(self):
-        super().__init__(0)
-        self.calls = []
-
-    def laplace(self, values, scale):
-        values = np.asarray(values, dtype=np.float64)
-        self.calls.append((values.size, float(scale)))
-        return values.copy()
 
 
 def test_the_split_rule_and_its_constants():

@@ -152,10 +152,10 @@ from ._count_grid import grid_for
 from ._count_grid import hierarchy_for as hierarchy_for
 from ._natural_limits import _limit_cells_added
 from ._numeric_domain import (
-    column_tree_share,
     noisy_histogram,
     privtree_leaves,
 )
+from ._privtree_budget import column_tree_share
 from ._refine_bounds import _chosen, joint_stops, refine_cells
 from ._refine_bounds import _miss as _miss
 from ._refine_bounds import _reach as _reach

@@ -33,7 +33,7 @@ from .._datetime import time_cap, time_coordinate
 from . import _natural_limits as nl
 from ._fences import FENCE_IQR, _t, fences_t, overflow_window  # noqa: F401
 from ._fences import quantile_t as _quantile_t  # noqa: F401  (as before the move)
-from ._privtree_budget import TREE_SHARE, column_tree_share  # noqa: F401
+from ._privtree_budget import TREE_SHARE, column_tree_share  # noqa: F401  (TREE_SHARE: as before the move)
 
 #: The root interval of every private numeric domain: ``[-ROOT, ROOT]``.
 #: Values beyond it are clipped to it (documented in ``BooleanEncoder``).

@@ -46,11 +46,11 @@ from ._natural_limits import _limit_cells_added
 from ._numeric_domain import (
     _can_split,
     _split_point,
-    column_tree_share,
     privtree_leaves,
     privtree_theta,
     root_cells,
 )
+from ._privtree_budget import column_tree_share
 
 __all__ = ["Undecided", "can_run_ahead", "run_ahead", "tree_parameters"]
 

@@ -23,6 +23,7 @@ import pandas as pd
 from .._datetime import from_units
 from ._count_tail import cut_count_tail_reason, wide_outer_leaf_reason
 from ._fences import capped_tail_reason
+from ._natural_limits import NATURAL_LIMITS
 from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x
 from ._spread import spread_reasons, wide_parts_reason
 from ._tail_rates import TAIL_FIT_T, _fitted_rate, _fitted_tail_rate, _t_decay_values
@@ -677,10 +678,13 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
     by its mass, so a wide outer leaf is not filled up to its far edge. It is
     flat at ``d0`` until its mass is used instead where the density does not
     fall towards it (a hard edge, :func:`_is_hard_edge`: a year column) or
-    next to an integer point mass. A far tail bin -- its kept leaves all
-    tentative and starting more than :data:`FAR_TAIL_T` past its inner edge
-    (:func:`far_tail`) -- is drawn from such a decaying tail at its inner
-    edge instead of from its leaves (:func:`_far_bin_values`). Inside a bin
+    next to a one-integer leaf. Beside a point mass (a float column's
+    whole-number finest leaf, an integer column's 0 or 100:
+    :func:`_limit_mass`) a leaf decodes as an inner one. A far tail bin --
+    its kept leaves all tentative and starting more than :data:`FAR_TAIL_T`
+    past its inner edge (:func:`far_tail`) -- is drawn from such a decaying
+    tail at its inner edge instead of from its leaves
+    (:func:`_far_bin_values`). Inside a bin
     outwards of the densest leaf, a kept leaf beyond a kept and then an
     emptied leaf weighs at most what the emptied leaf stayed under, per unit
     of ``t`` (:func:`_beyond_gap_weights`).
@@ -929,9 +933,13 @@ def _tail_models(hist, cap_lo, cap_hi):
     finest = np.asarray(hist.finest, dtype=bool)[pos]
     mass = finest & (near0 == np.round(near0)) & (not hist.integer)
     for side, seq in ((-1, range(mode - 1, -1, -1)), (1, range(mode + 1, pos.size))):
+        # an integer column's value at a natural limit (a count's 0, a
+        # whole percentage's 100) beside the leaf on the data's side: a point
+        # mass too (_limit_mass)
+        point = mass | (_limit_mass(lo_e, finest, side) & hist.integer)
         for k in seq:
             nb = k - side
-            if mass[nb]:
+            if point[nb]:
                 continue
             width = widths[k]
             # an outermost leaf wider than GAP_T in t is a tail whenever it
@@ -970,6 +978,28 @@ def _tail_models(hist, cap_lo, cap_hi):
             s = ratio if flat else _decay_scale(ratio, width)
             out[int(pos[k])] = (inner, side, width, s, flat)
     return out
+
+
+def _limit_mass(lo_e, finest, side):
+    """Which kept leaves of an integer column are its value at a natural
+    limit (``_natural_limits.NATURAL_LIMITS``: 0, the bottom of a count; 100,
+    the top of a whole percentage) for a tail leaf on ``side`` of them, the
+    side the data lie on: a finest leaf (one integer) starting there.
+
+    Such a value is a point mass, not a density for the next leaf to
+    continue: a zero-inflated count kept ``[0, 1)`` with 2,516 noisy rows
+    beside ``[1, 16)`` with 1,003, and the leaf, filled flat at the 0's
+    density until its mass was used, came back all 1s (nmes1988's
+    ``ovisits``, ε = 0.3, seed 7 of ``python -m benchmarks.bench_suite
+    --half tune --tables nmes1988 --eps 0.3 --seeds 10 --methods auto
+    --tv-only``; real rows in the leaf: mean 2.3, 53 % at 1). The leaf then
+    decodes like an inner one, uniformly in ``t`` (as beside a float point
+    mass). Post-processing of public edges."""
+    at = np.zeros(lo_e.shape, dtype=bool)
+    for value, beyond in NATURAL_LIMITS:
+        if side == -beyond:
+            at |= lo_e == value
+    return at & finest
 
 
 def _density_sd(width, i, k, scale):

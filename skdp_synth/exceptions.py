@@ -42,7 +42,10 @@ class CoarseDomainWarning(UserWarning):
     At a small budget per column (few rows, many columns) the noise can hide
     a numeric column's range, so that the kept range may be a noise leaf far
     from the data; or it can leave a single bin (a zero-inflated column's
-    0), or no level of a categorical column but ``"other"``. In a pipeline
+    0), or no level of a categorical column but ``"other"``; or a numeric
+    column's values reach the end of PrivTree's root (``±2^40``, about
+    1.1e12, where no bound is declared), past which they were clipped. In a
+    pipeline
     it also names a table of learned levels too large for the generator
     (over ``generator.MAX_TABLE_CELLS`` cells), which the release leaves out
     of its workload instead of refusing a fit whose domains were already

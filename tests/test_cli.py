@@ -578,3 +578,16 @@ def test_coarse_domain_advice_is_said_in_the_schema_terms():
     )
     assert "=" not in text and "cast them" not in text
     assert '"categorical" with their "levels"' in text and '"boolean"' in text
+
+
+def test_the_root_end_advice_is_said_in_the_schema_terms():
+    """The warning for values past PrivTree's root names the schema's
+    "bounds", not Python's ``bounds=``."""
+    text = _console._in_schema_terms(
+        "the private domains of numeric columns ['bytes'] hold values in the "
+        "outermost part of their range (±1.1e+12, or 1.1e+12 past a declared "
+        "side): any value beyond its end was clipped to it and comes back no "
+        "farther out. Declare bounds= that hold them, or rescale the columns "
+        "(in thousands, millions)."
+    )
+    assert "=" not in text and 'Declare "bounds" that hold them' in text

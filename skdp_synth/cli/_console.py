@@ -306,6 +306,7 @@ _SCHEMA_TERMS = {
 _SCHEMA_PATTERNS = (
     (r"\b(bin_edges|bounds)= (for|or)\b", r'"\1" \2'),
     (r"\btheir bounds= are declared\b", 'their "bounds" are declared'),
+    (r"\bDeclare bounds= that hold them\b", 'Declare "bounds" that hold them'),
     (r"\binside bounds= where given\b", 'inside "bounds" where given'),
     (r"\bcategories= for\b", '"levels" for'),
     (

@@ -937,14 +937,14 @@ def _reaches_root_end(spec, declared=None):
     without a word, before this was named."""
     hist = spec.fine
     counts = np.asarray(hist.counts, dtype=np.float64)
-    if counts.size == 0:
-        return False
+    if counts.size == 0 or getattr(spec, "time_unit", None) is not None:
+        return False  # a date/time column's root is its calendar's, in its units
     raw = getattr(hist, "raw", None)
     level = hist.scale * math.log(counts.size / ROOT_END_LEVEL)
     lo, hi = (None, None) if declared is None else declared
 
-    def open_side(v):
-        return v is None or not np.isfinite(float(v))
+    def open_side(v):  # a declared side (a number, or a date string) closes it
+        return v is None or (isinstance(v, (int, float)) and not math.isfinite(v))
 
     for leaf, side in ((0, lo), (counts.size - 1, hi)):
         if not open_side(side):

@@ -15,8 +15,10 @@ seeds, with the default pipeline (``BooleanEncoder()`` and
   gap between the code and the body that the data never holds (income in
   (200,000, 999,999), age in (-9, 18));
 * ``codes to missing`` (``df.replace({"income": {999999: np.nan}, "age":
-  {-9: np.nan}})``, the remedy): the rows' missing share against the real
-  code share, and the same gaps.
+  {-9: np.nan}})``, where a code means "no value"): the rows' missing share
+  against the real code share, and the same gaps;
+* ``declared`` (``BooleanEncoder(point_masses={"income": [999999], "age":
+  [-9]})``, where the code is a value to keep): the same shares.
 
 Run::
 
@@ -46,14 +48,14 @@ def table(n, seed):
     return pd.DataFrame({"income": income, "age": age, "g": rng.choice(["a", "b"], n)})
 
 
-def fit_sample(df, eps, seed):
+def fit_sample(df, eps, seed, point_masses=None):
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pipe = make_synthesis_pipeline(
-            BooleanEncoder(random_state=seed),
+            BooleanEncoder(random_state=seed, point_masses=point_masses),
             ProjectedGaussianRelease(epsilon=eps, delta=1e-6, random_state=seed),
         )
         pipe.fit(df)
@@ -90,15 +92,18 @@ def main(argv=None):
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for eps in [float(e) for e in args.eps.split(",")]:
-        for arm in ("as is", "codes to missing"):
+        for arm in ("as is", "codes to missing", "declared"):
             rows, warned, t0 = [], 0, time.perf_counter()
+            masses = None
+            if arm == "declared":
+                masses = {"income": [INCOME_CODE], "age": [AGE_CODE]}
             for seed in range(args.seeds):
                 df = table(args.rows, seed)
-                if arm != "as is":
+                if arm == "codes to missing":
                     df = df.replace(
                         {"income": {INCOME_CODE: np.nan}, "age": {AGE_CODE: np.nan}}
                     )
-                out, named = fit_sample(df, eps, seed)
+                out, named = fit_sample(df, eps, seed, masses)
                 rows.append(measure(out))
                 warned += named
             mean = {k: np.mean([r[k] for r in rows]) for k in rows[0]}

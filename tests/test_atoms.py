@@ -293,7 +293,7 @@ def test_the_cells_cut_at_100_leave_every_other_draw_as_it_was(monkeypatch):
     cut = nd.privtree_histogram(x, 1.0, src)
     after_cut = src.rng.random()
     assert 100.0 in cut.edges.tolist()
-    monkeypatch.setattr(nl, "_limit_cells", lambda e, f, i: (e, f))
+    monkeypatch.setattr(nl, "_limit_cells", lambda e, f, i, declared=(): (e, f))
     src = NoiseSource(0)
     whole = nd.privtree_histogram(x, 1.0, src)
     assert src.rng.random() == after_cut

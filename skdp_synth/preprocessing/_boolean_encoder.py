@@ -144,6 +144,17 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         clipped (see ``out_of_bounds``). One side may be ``None``, learned
         privately: ``(0, None)`` for a count, which then never comes back
         below 0 (a noise leaf below the data put counts at -248).
+    point_masses : dict, default=None
+        ``{column: [value, ...]}``: public values of numeric columns whose
+        bins are learned privately that hold heaps of rows -- a code (an
+        income of 999,999 for "refused"), a cap or a top code (a loan limit
+        of 40,000), a round value. Each is cut out of PrivTree's released
+        tree as a leaf of its own (one integer, or ``[v, v + 2^-10)``) and
+        is a candidate point mass, kept when its noisy count passes
+        ``b ln(K / 0.005)`` (``K``: 0, 100 and the column's declared values),
+        and decoded exactly at ``v``. Public knowledge, as ``bounds=`` is:
+        nothing is spent or read for it (``doc/privacy/encoder.md``). Not
+        for a Dask DataFrame (refused).
     numeric_encoding : {"thermometer", "onehot"}, default="thermometer"
         Code for numeric and ordinal columns.
     n_bins : int, default=10
@@ -320,6 +331,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         "ordinal": [dict, None],
         "bin_edges": [dict, None],
         "bounds": [dict, None],
+        "point_masses": [dict, None],
         "numeric_encoding": [StrOptions({"thermometer", "onehot"})],
         "n_bins": [Interval(Integral, 1, None, closed="left")],
         "missing": [StrOptions({"infer", "always", "never"}), dict],
@@ -347,6 +359,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         ordinal: Mapping[Any, Sequence[Any]] | None = None,
         bin_edges: Mapping[Any, ArrayLike] | None = None,
         bounds: Mapping[Any, tuple[float, float]] | None = None,
+        point_masses: Mapping[Any, Sequence[float]] | None = None,
         numeric_encoding: Literal["thermometer", "onehot"] = "thermometer",
         n_bins: int = 10,
         missing: Literal["infer", "always", "never"] | Mapping[Any, bool] = "infer",
@@ -366,6 +379,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         self.ordinal = ordinal
         self.bin_edges = bin_edges
         self.bounds = bounds
+        self.point_masses = point_masses
         self.numeric_encoding = numeric_encoding
         self.n_bins = n_bins
         self.missing = missing
@@ -434,6 +448,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         self._check_declared_columns(df.columns, df.dtypes)
         # the budget is fixed from the public schema before any value is read
         private = self._private_columns(df.columns, df.dtypes)
+        self._check_point_masses(private, df.dtypes)
         paid, n_levels, eps_col, delta_col, sens = self._domain_budget(private)
         source = NoiseSource(self.random_state) if paid else None
         self.__dict__.pop("copula_", None)  # never an earlier fit's
@@ -588,6 +603,14 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         every chunk in the first pass, before any noise is drawn."""
         from ._domain_stats import DomainStatistics
 
+        if self.point_masses:
+            # the counts-based PrivTree does not cut declared cells (yet):
+            # refused before anything is read, rather than ignored
+            raise ValueError(
+                "point_masses= is not supported for a Dask DataFrame; fit "
+                "from a pandas DataFrame, or turn such codes into missing "
+                "values before fitting"
+            )
         meta = X._meta
         private = (
             self._private_columns(meta.columns, meta.dtypes)

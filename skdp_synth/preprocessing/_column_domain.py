@@ -278,6 +278,7 @@ class _ColumnDomainMixin:
         fit their dtypes (the schema only; in memory and from Dask chunks)."""
         declared = [self.categories or {}, self.ordinal or {}, self.bin_edges or {}]
         declared += [self.bounds or {}, self._missing_map(), self._unit_map()]
+        declared += [getattr(self, "point_masses", None) or {}]
         for d in declared:
             unknown = [c for c in d if c not in columns]
             if unknown:
@@ -286,6 +287,52 @@ class _ColumnDomainMixin:
                     f"but not present in X (columns: {list(columns)})"
                 )
         self._check_units(dtypes)
+
+    def _check_point_masses(self, private, dtypes):
+        """``point_masses=`` names numeric columns whose domains are learned
+        privately, with finite values (whole ones for an integer dtype)
+        inside any declared bounds. The parameters, the schema and the
+        public verdict of :meth:`_private_columns` only: refused before any
+        value is read."""
+        for col, values in (getattr(self, "point_masses", None) or {}).items():
+            dtype = dtypes[col]
+            timed = pd.api.types.is_datetime64_any_dtype(dtype) or (
+                pd.api.types.is_timedelta64_dtype(dtype)
+            )
+            if private.get(col) != "numeric" or timed:
+                raise ValueError(
+                    f"point_masses= names column {col!r}, whose domain is not a "
+                    "numeric one learned privately (a declared domain, a "
+                    "categorical or date/time column, or no budget): declare "
+                    "its values there instead"
+                )
+            try:
+                v = np.asarray(list(values), dtype=np.float64)
+            except (TypeError, ValueError):
+                v = np.array([np.nan])
+            if v.size == 0 or not np.all(np.isfinite(v)):
+                raise ValueError(
+                    f"point_masses[{col!r}] must be a non-empty list of finite numbers"
+                )
+            if pd.api.types.is_integer_dtype(dtype) and np.any(v != np.round(v)):
+                raise ValueError(
+                    f"point_masses[{col!r}] must hold whole numbers: the column's "
+                    "dtype is an integer one"
+                )
+            lo, hi = (self.bounds or {}).get(col, (None, None))
+            outside = (lo is not None and np.any(v < float(lo))) or (
+                hi is not None and np.any(v > float(hi))
+            )
+            if outside:
+                raise ValueError(
+                    f"point_masses[{col!r}] holds values outside its declared "
+                    "bounds= (every value is clipped to them)"
+                )
+
+    def _point_masses(self, col):
+        """The column's declared point masses (a tuple of floats; public)."""
+        values = (getattr(self, "point_masses", None) or {}).get(col, ())
+        return tuple(sorted({float(x) for x in values}))
 
     def _domains_mechanism(self):
         """The mechanisms of the private domains, as the guarantee names them
@@ -553,6 +600,9 @@ class _ColumnDomainMixin:
                 if np.isfinite(hi)
                 else max(ROOT, lo + ROOT) + (1.0 if integer else 0.0),
             )
+        # declared point masses (public; the Dask fit refuses them)
+        masses = self._point_masses(col)
+        declared = {"point_masses": masses} if masses else {}
         hist = (histogram or privtree_histogram)(
             values,
             eps,
@@ -563,6 +613,7 @@ class _ColumnDomainMixin:
             weights=weights,
             cuts=self._root_cuts(col, dtype),
             time_axis=self._keep_axis(col, dtype),
+            **declared,
         )
         edges, split = split_heavy_leaves(
             hist, coarse_edges(hist, self.n_bins), self.n_bins

@@ -752,12 +752,15 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
         else:
             v = np.clip(_x(_t(lo_j) + q * (_t(hi_j) - _t(lo_j))), lo_j, hi_j)
             near0 = np.where(np.abs(lo_j) <= np.abs(hi_j), lo_j, hi_j)
+            # a declared point mass's leaf [v, v + w) is v, whatever its sign
+            declared = np.isin(lo_j, getattr(hist, "point_masses", ()))
+            near0 = np.where(declared, lo_j, near0)
             # a finest leaf is a point mass at its edge nearer 0 only where
             # that edge is a whole number (0, 100, an amount in whole units):
             # a decimal column narrower than FINEST_T in t (a decimal year,
             # 2016.6-2017.7: a few finest leaves) decoded every row at a
             # few leaf edges (KS .48 on hotel_rates' arrival_date_num)
-            fin = hist.finest[j] & (near0 == np.round(near0))
+            fin = hist.finest[j] & ((near0 == np.round(near0)) | declared)
             v = np.where(fin, near0, v)
         for leaf, (inner, side, width, s, flat) in tails.items():
             sel = j == leaf
@@ -932,6 +935,7 @@ def _tail_models(hist, cap_lo, cap_hi):
     near0 = np.where(np.abs(lo_e) <= np.abs(hi_e), lo_e, hi_e)
     finest = np.asarray(hist.finest, dtype=bool)[pos]
     mass = finest & (near0 == np.round(near0)) & (not hist.integer)
+    mass |= finest & np.isin(lo_e, getattr(hist, "point_masses", ()))  # declared
     for side, seq in ((-1, range(mode - 1, -1, -1)), (1, range(mode + 1, pos.size))):
         # an integer column's value at a natural limit (a count's 0, a
         # whole percentage's 100) beside the leaf on the data's side: a point

@@ -51,7 +51,62 @@ def resolution_floor(integer, root=None):
 LIMIT_LEAF_WIDTH = 0.5
 
 
-def _limit_cells(edges, finest, integer):
+def _declared_width(integer):
+    """The width of a declared point mass's cell: one integer, or the float
+    resolution floor :data:`RES_FLOOR` (public: the dtype)."""
+    return 1.0 if integer else RES_FLOOR
+
+
+def _declared_cells(edges, finest, integer, declared):
+    """``(edges, finest)`` with the leaf holding each declared point mass
+    ``v`` (``BooleanEncoder(point_masses=...)``, public) cut at ``v`` and
+    at ``v + w`` (:func:`_declared_width`), whatever the leaf's width, so
+    ``[v, v + w)`` is a finest leaf: the declaration says a heap is there,
+    and the tree need not reach it (a code at 999,999 lies in ``[2^16,
+    2^20)``, which PrivTree splits too few times at small budgets). A fixed
+    refinement of the released tree by public values: post-processing."""
+    edges = np.asarray(edges, dtype=np.float64)
+    finest = np.asarray(finest, dtype=bool)
+    w = _declared_width(integer)
+    for v in sorted(set(float(x) for x in declared)):
+        j = int(np.searchsorted(edges, v, "right")) - 1
+        if not 0 <= j < edges.size - 1:
+            continue
+        lo, hi = float(edges[j]), float(edges[j + 1])
+        cuts = [c for c in (v, v + w) if lo < c < hi]
+        if not cuts:
+            continue
+        parts = [lo, *cuts, hi]
+        fin = [
+            (a == v and b <= v + w) or bool(finest[j])
+            for a, b in zip(parts[:-1], parts[1:])
+        ]
+        edges = np.concatenate([edges[:j], parts, edges[j + 2 :]])
+        finest = np.concatenate([finest[:j], fin, finest[j + 1 :]])
+    return edges, finest
+
+
+def _declared_tentative(out, counts, edges, finest, declared, tentative, cap):
+    """``(out, tentative, cap)`` with each declared point mass's leaf that
+    the keep rules left out but whose noisy count is positive kept as a
+    tentative leaf (its own coarse bin, ``_coarse_bins._tentative_cuts``),
+    inside the cap: the declaration says a heap is there, and a pipeline
+    keeps the bin only where its release's own estimate supports it (as it
+    does a tentative run). Below its atom level alone (5.99-6.4 b) a code
+    held by 8 % of 5,000 rows at ε = 0.3 (3.6 b) was lost in 2 of 3 fits.
+    Post-processing of the noisy counts and public values."""
+    at = np.asarray(finest, dtype=bool) & np.isin(edges[:-1], declared)
+    at &= (out <= 0) & (np.asarray(counts) > 0)
+    if not at.any():
+        return out, tentative, cap
+    out = np.where(at, counts, out)
+    tentative = np.asarray(tentative, dtype=bool) | at
+    lo = min(float(cap[0]), float(edges[:-1][at].min()))
+    hi = max(float(cap[1]), float(edges[1:][at].max()))
+    return out, tentative, (lo, hi)
+
+
+def _limit_cells(edges, finest, integer, declared=()):
     """A float tree's leaves with the leaf holding a point-mass candidate
     other than 0 (:data:`ATOM_CANDIDATES`: a percentage's 100) cut at ``v``
     and at ``v + RES_FLOOR``, so ``[v, v + RES_FLOOR)`` is a finest leaf
@@ -66,7 +121,10 @@ def _limit_cells(edges, finest, integer):
     left the body below it in leaves as wide as ``[16, 100)``. A fixed
     refinement of the released tree: post-processing (the leaf counts are
     then drawn on these leaves, still a partition). Returns ``(edges,
-    finest)``."""
+    finest)``. ``declared``: the column's declared point masses, cut first
+    (:func:`_declared_cells`)."""
+    if len(declared):
+        edges, finest = _declared_cells(edges, finest, integer, declared)
     if integer:
         return edges, finest
     edges = np.asarray(edges, dtype=np.float64)
@@ -93,7 +151,7 @@ def _limit_cells(edges, finest, integer):
     return edges, finest
 
 
-def _limit_cells_added(edges, integer):
+def _limit_cells_added(edges, integer, declared=()):
     """Which leaves :func:`_limit_cells` added: those starting at a
     candidate ``v`` or at ``v + RES_FLOOR`` (the part of the cut leaf below
     ``v`` keeps the leaf's place). Their counts draw their noise from a
@@ -103,16 +161,19 @@ def _limit_cells_added(edges, integer):
     loans' other columns' KS by the draws alone (``balance`` .127 -> .181
     at ε = 0.3, ``benchmarks/results/bench_limit_atoms.md``)."""
     edges = np.asarray(edges, dtype=np.float64)
-    return np.isin(edges[:-1], _limit_edges(integer))
+    return np.isin(edges[:-1], _limit_edges(integer, declared))
 
 
-def _limit_edges(integer):
+def _limit_edges(integer, declared=()):
     """The edges :func:`_limit_cells` may add: ``v`` and ``v + RES_FLOOR``
-    for each candidate ``v`` but 0 (none for an integer column)."""
+    for each candidate ``v`` but 0 (none for an integer column), and ``v``
+    and ``v + w`` for each declared point mass (:func:`_declared_cells`)."""
+    w = _declared_width(integer)
+    own = tuple(float(v) for v in declared) + tuple(float(v) + w for v in declared)
     if integer:
-        return ()
+        return own
     top = [v for v in ATOM_CANDIDATES if v != 0.0]
-    return (*top, *(v + RES_FLOOR for v in top))
+    return (*top, *(v + RES_FLOOR for v in top), *own)
 
 
 def _child_source(source):
@@ -154,7 +215,7 @@ ATOM_CANDIDATES = tuple(v for v, _ in NATURAL_LIMITS)
 ATOM_CANDIDATE_SHARE = 0.5
 
 
-def _atom_levels(edges, finest, scale):
+def _atom_levels(edges, finest, scale, declared=()):
     """Per leaf, the noisy count a finest leaf must pass to be kept as a
     point mass (an atom), from public quantities only: the ``K`` public
     candidates (:data:`ATOM_CANDIDATES`, a finest leaf starting at 0 or 100)
@@ -164,14 +225,18 @@ def _atom_levels(edges, finest, scale):
     most ``K a s / (2 K) + L a (1 - s) / (2 L) = a / 2``, as with one level
     ``b ln(L / a)`` for every leaf; the candidates are fixed before the
     data is read, so a leaf at 0 (a frequent zero) needs far less.
-    Post-processing: the tree, the public ``b`` and constants."""
+    ``declared``: the column's declared point masses
+    (``BooleanEncoder(point_masses=...)``), candidates too: ``K`` counts
+    them, so each candidate's level rises by ``b ln(K / 2)``.
+    Post-processing: the tree, the public ``b``, constants and parameters."""
     edges = np.asarray(edges, dtype=np.float64)
     n = max(edges.size - 1, 1)
-    k = len(ATOM_CANDIDATES)
+    candidates = sorted(set(ATOM_CANDIDATES) | {float(v) for v in declared})
+    k = len(candidates)
     s = ATOM_CANDIDATE_SHARE
     public = scale * math.log(k / (ATOM_FALSE_LEVEL * s))
     other = scale * math.log(n / (ATOM_FALSE_LEVEL * (1.0 - s)))
-    candidate = np.asarray(finest, dtype=bool) & np.isin(edges[:-1], ATOM_CANDIDATES)
+    candidate = np.asarray(finest, dtype=bool) & np.isin(edges[:-1], candidates)
     return np.where(candidate, public, other)
 
 
@@ -185,7 +250,7 @@ def _percentage(atom, edges, lo_i, hi_i):
     return bool(np.any(atom[span] & (edges[:-1][span] == top)))
 
 
-def _empty_limit_cells(out, edges, finest, atom):
+def _empty_limit_cells(out, edges, finest, atom, declared=()):
     """``out`` less a float column's cell ``[100, 100 + f)`` (:func:`_limit_cells`)
     where it is no atom (:func:`_atom_levels`): a cell ``f`` wide holds next
     to no row of a continuous column, and kept on its noise (growth's ``2 b``
@@ -194,7 +259,8 @@ def _empty_limit_cells(out, edges, finest, atom):
     around 55 at ``b = 323``: 8-15 % of its rows at 100 in 3 of 40 fits).
     The float ``[0, f)`` cell is left as it was. Post-processing."""
     at = np.asarray(finest, dtype=bool) & ~np.asarray(atom, dtype=bool)
-    at &= np.isin(edges[:-1], [v for v in ATOM_CANDIDATES if v != 0.0])
+    cells = [v for v in ATOM_CANDIDATES if v != 0.0] + [float(v) for v in declared]
+    at &= np.isin(edges[:-1], cells)
     at &= np.diff(edges) <= RES_FLOOR
     emptied = np.where(at, 0.0, out)
     return emptied if (emptied > 0).any() else out

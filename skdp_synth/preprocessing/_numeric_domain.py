@@ -247,6 +247,8 @@ class FineHistogram:
     raw : ndarray of shape (L,) or None
         The noisy counts as drawn, which ``counts`` post-process (no budget
         of their own; ``None`` when restored from a stored decoder).
+    point_masses : tuple of float
+        Declared (public) point masses: leaves ``[v, v + w)`` decoded at ``v``.
     """
 
     edges: np.ndarray
@@ -259,6 +261,7 @@ class FineHistogram:
     scale: float = float("nan")
     tentative: object = None
     raw: object = None
+    point_masses: tuple = ()
 
     def tentative_bins(self, edges):
         """Indices of the coarse bins ``edges`` (closed last bin for integer
@@ -304,6 +307,7 @@ def privtree_histogram(
     cuts=None,
     time_axis=None,
     theta_scales=None,
+    point_masses=(),
 ):
     """PrivTree leaves of a numeric column, with a Laplace count per leaf.
 
@@ -354,6 +358,9 @@ def privtree_histogram(
     theta_scales : float, default=None
         PrivTree's threshold ``θ`` in leaf-count noise scales ``b``
         (:func:`privtree_theta`); ``None``: :data:`PRIVTREE_THETA_SCALES`.
+    point_masses : sequence of float, default=()
+        Public values known to hold heaps: finest leaves and candidate point
+        masses (``_natural_limits._declared_cells``); the guarantee is unchanged.
 
     Returns
     -------
@@ -391,8 +398,9 @@ def privtree_histogram(
             for lo, hi, _ in level
         ]
 
+    declared = tuple(float(v) for v in point_masses)
     edges, finest = privtree_leaves(
-        cells, count_nodes, lam, source, integer, floor, theta=theta
+        cells, count_nodes, lam, source, integer, floor, theta=theta, declared=declared
     )
     n_leaves = len(edges) - 1
     idx = np.clip(np.searchsorted(edges, x, "right") - 1, 0, n_leaves - 1)
@@ -401,7 +409,7 @@ def privtree_histogram(
     ).astype(np.float64)
     n_missing = float(miss.sum() if w is None else w[miss].sum())
     return noisy_histogram(
-        edges, finest, true, n_missing, integer, scale, source, time_axis
+        edges, finest, true, n_missing, integer, scale, source, time_axis, declared
     )
 
 
@@ -438,7 +446,9 @@ def privtree_theta(scale, theta_scales=None):
     return float(theta_scales) * float(scale)
 
 
-def privtree_leaves(cells, count_nodes, lam, source, integer, floor, theta=0.0):
+def privtree_leaves(
+    cells, count_nodes, lam, source, integer, floor, theta=0.0, declared=()
+):
     """PrivTree's leaves (:cite:`Zhang2016` §3.2, Algorithm 2, fanout 2):
     from the depth-0 ``cells``, breadth first, every level's coins one
     Laplace ``(lam)`` vector -- a node of depth ``d`` and count ``c`` splits
@@ -447,7 +457,7 @@ def privtree_leaves(cells, count_nodes, lam, source, integer, floor, theta=0.0):
     ``count_nodes([(lo, hi, depth), ...])`` gives the nodes' exact counts (the
     sorted values in memory, merged chunk counts from Dask: the same
     integers, so the same tree for the same noise). Returns the leaves'
-    ``edges`` and whether each is finest (cannot split further)."""
+    ``edges`` and whether each is finest, cut at ``nl._limit_cells``'s."""
     bias = lam * math.log(2.0)
     theta = float(theta)
     level = [(a, b, 0) for a, b in cells]
@@ -474,11 +484,11 @@ def privtree_leaves(cells, count_nodes, lam, source, integer, floor, theta=0.0):
     leaves = [leaves[i] for i in order]
     finest = np.asarray([finest[i] for i in order], dtype=bool)
     edges = np.asarray([lo for lo, _ in leaves] + [leaves[-1][1]], dtype=np.float64)
-    return nl._limit_cells(edges, finest, integer)
+    return nl._limit_cells(edges, finest, integer, declared)
 
 
 def noisy_histogram(
-    edges, finest, true, n_missing, integer, scale, source, time_axis=None
+    edges, finest, true, n_missing, integer, scale, source, time_axis=None, declared=()
 ):
     """The fine histogram of PrivTree's leaves ``edges``: Laplace ``(scale)``
     noise on their ``true`` counts and on the missing values' count (one
@@ -497,8 +507,8 @@ def noisy_histogram(
     10,000 rows on 7 one-day leaves, was such a range, and the jump kept
     a run of noise leaves across the calendar: 0.5 % of the rows came back
     in 2073, std ratio 901). The histogram keeps its finest leaves for
-    decoding (one unit: that unit)."""
-    added = nl._limit_cells_added(edges, integer)
+    decoding (one unit: that unit); ``declared``: :func:`privtree_histogram`'s."""
+    added = nl._limit_cells_added(edges, integer, declared)
     noisy = source.laplace(np.append(true[~added], float(n_missing)), scale)
     counts, missing_count = np.empty(added.size), max(float(noisy[-1]), 0.0)
     counts[~added] = noisy[:-1]
@@ -524,11 +534,14 @@ def noisy_histogram(
         )
         cap = time_cap(cap, time_axis, integer, edges, kept)
     else:
-        kept, cap, tent = _kept_counts(edges, counts, scale, finest, integer, not found)
+        kept, cap, tent = _kept_counts(
+            edges, counts, scale, finest, integer, not found, declared=declared
+        )
     hist = FineHistogram(
         edges, kept, missing_count, finest, integer, cap, found, float(scale), tent
     )
-    return replace(hist, raw=np.array(counts, dtype=np.float64))
+    raw = np.array(counts, dtype=np.float64)
+    return replace(hist, raw=raw, point_masses=tuple(declared))
 
 
 #: A date/time column whose leaves' core is not significant
@@ -743,7 +756,7 @@ def kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
 
 
 def _kept_counts(
-    edges, raw, scale, finest, integer=False, near_zero=False, window=True
+    edges, raw, scale, finest, integer=False, near_zero=False, window=True, declared=()
 ):
     """The leaves kept from the noisy counts, and the cap on the tails.
 
@@ -810,7 +823,7 @@ def _kept_counts(
         score = score - scale * np.abs(0.5 * (te[:-1] + te[1:])) / NEAR_ZERO_T
     passing = (counts > 2.0 * scale) & ((width <= GAP_T) | (counts > strict))
     atom = np.asarray(finest, dtype=bool) & (
-        counts > nl._atom_levels(edges, finest, scale)
+        counts > nl._atom_levels(edges, finest, scale, declared)
     )
     lo_i, hi_i = _max_segment(score)
     lo_i, hi_i = _trim_wide_ends(lo_i, hi_i, counts, width, scale)
@@ -919,7 +932,7 @@ def _kept_counts(
         if not (out > 0).any():
             out[lo_i : hi_i + 1] = 1.0
     if not integer:
-        out = nl._empty_limit_cells(out, edges, finest, atom)
+        out = nl._empty_limit_cells(out, edges, finest, atom, declared)
     atom &= out > 0
     tentative = np.zeros(counts.size, dtype=bool)
     idx = np.arange(counts.size)
@@ -957,7 +970,10 @@ def _kept_counts(
     if window and not near_zero and not limited:
         out, hi_x = overflow_window(out, counts, edges, atom, tentative, hi_x, scale)
         hi_x = float(math.ceil(hi_x)) if integer else hi_x
-    return out, (lo_x, hi_x), tentative
+    # 7. declared point masses under their atom level: tentative leaves
+    args = (out, counts, edges, finest, declared, tentative, (lo_x, hi_x))
+    out, tentative, cap = nl._declared_tentative(*args)
+    return out, cap, tentative
 
 
 def _far_limit_atoms(atom, counts, edges, lo_i, hi_i, scale):

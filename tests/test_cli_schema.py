@@ -92,6 +92,9 @@ def test_a_top_level_missing_covers_the_columns_that_do_not_say():
         ({"a": {"type": "categorical", "levels": ["x", "x"]}}, "duplicates"),
         ({"a": {"type": "categorical", "missing": "yes"}}, "true or false"),
         ({"a": {"type": "numeric", "integer": 1}}, "true or false"),
+        ({"a": {"type": "numeric", "point_masses": []}}, "non-empty list"),
+        ({"a": {"type": "numeric", "point_masses": ["x"]}}, "finite numbers"),
+        ({"a": {"type": "categorical", "point_masses": [1]}}, "unknown keys"),
         ({}, "must map each column"),
     ],
 )
@@ -1009,3 +1012,34 @@ def test_a_derived_column_absent_from_the_input_is_written_last(tmp_path, capsys
     syn = pd.read_csv(out)
     assert list(syn.columns) == [*df.columns, "senior"]
     assert _senior_broken(syn).sum() == 0
+
+
+def test_a_numeric_columns_point_masses_reach_the_encoder():
+    """A types-only schema's ``"point_masses"`` becomes the encoder's
+    ``point_masses=`` (public values that hold heaps: a code, a cap)."""
+    schema = parse_schema(
+        {"columns": {"income": {"type": "numeric", "point_masses": [999999]}}}
+    )
+    assert schema.encoder["point_masses"] == {"income": [999999.0]}
+
+
+@pytest.mark.slow
+def test_synthesize_keeps_a_declared_code(tmp_path, capsys):
+    """End to end: a wage code of 99999 held by 10 % of 600 rows comes back
+    as itself from the command line when the schema declares it."""
+    df = _people()
+    df.loc[df.index[::10], "wage"] = 99999.0
+    types = {
+        "columns": {
+            **TYPES["columns"],
+            "wage": {"type": "numeric", "point_masses": [99999]},
+        }
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code, out = _run(
+            tmp_path, df, types, "--epsilon", "3", "--delta", "1e-6", "--rows", "600"
+        )
+    assert code == 0, capsys.readouterr().err
+    syn = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    assert (syn["wage"] == 99999).mean() > 0.03

@@ -30,6 +30,9 @@ A column given as a bare string is ``{"type": that string}``. Per column:
   are clipped, silently: a warning would depend on the data); its bins are still learned
   privately inside them. ``bin_edges``: public bins (nothing learned).
   Neither: private bounds and bins (PrivTree), paid from the ``ε`` written.
+* ``point_masses`` ``[v, ...]``: public values of a numeric column whose
+  bins are learned privately that hold heaps (a code such as 999999, a
+  cap): each comes back as itself (``BooleanEncoder(point_masses=...)``).
 * ``decimals``: a numeric column's values are written with this many
   decimals (public formatting; decoded values are otherwise full floats).
 * ``integer``: ``true`` reads the column as integers (``Int64``, so that a
@@ -80,7 +83,15 @@ TYPES = ("numeric", "categorical", "boolean", "ordinal", "datetime")
 #: The keys a column of a types-only schema may have, by type.
 _COLUMN_KEYS = {
     "boolean": {"type", "missing"},
-    "numeric": {"type", "bounds", "bin_edges", "integer", "missing", "decimals"},
+    "numeric": {
+        "type",
+        "bounds",
+        "bin_edges",
+        "integer",
+        "missing",
+        "decimals",
+        "point_masses",
+    },
     "categorical": {"type", "levels", "missing"},
     "ordinal": {"type", "levels", "missing"},
     "datetime": {"type", "bounds", "bin_edges", "unit", "missing", "timezone"},
@@ -222,7 +233,7 @@ def parse_schema(raw):
             'be "infer", "always" or "never"'
         )
     categories, ordinal, bin_edges, bounds, missing = {}, {}, {}, {}, {}
-    types, units, decimals, timezones = {}, {}, {}, {}
+    types, units, decimals, timezones, masses = {}, {}, {}, {}, {}
     for name, spec in columns.items():
         if isinstance(spec, str):
             spec = {"type": spec}
@@ -249,6 +260,14 @@ def parse_schema(raw):
         types[name] = kind
         if kind == "numeric":
             _numeric(name, spec, bin_edges, bounds)
+            if "point_masses" in spec:
+                v = spec["point_masses"]
+                if not isinstance(v, list) or not v or not all(map(_is_number, v)):
+                    raise SchemaError(
+                        f'column {name!r}: "point_masses" must be a non-empty list '
+                        "of finite numbers"
+                    )
+                masses[name] = [float(x) for x in v]
             if "decimals" in spec:
                 k = spec["decimals"]
                 if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 15:
@@ -296,6 +315,7 @@ def parse_schema(raw):
         ("bin_edges", bin_edges),
         ("bounds", bounds),
         ("datetime_unit", units),
+        ("point_masses", masses),
     ):
         if value:
             encoder[key] = value

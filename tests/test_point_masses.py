@@ -163,9 +163,50 @@ def test_a_declared_column_with_bin_edges_is_refused():
         enc.fit(df)
 
 
-def test_a_dask_fit_refuses_point_masses():
+@pytest.mark.parametrize("refine_cells", [None, 2**10])
+def test_a_dask_fit_cuts_the_declared_cells_as_in_memory(refine_cells, monkeypatch):
+    """From merged chunk counts the declared cells are cut, counted and
+    kept as in memory: the same fine histograms (edges, noisy counts, kept
+    leaves, tentative ones), in both memory modes, for a float and an
+    integer column (whose cells hold rows at a code and at a cap)."""
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from skdp_synth.preprocessing import _count_grid as cg
+
+    monkeypatch.setattr(cg, "GRID_DEPTH", 8)  # a shallow grid: milliseconds
+    df = _coded(3000)
+    df["amount"] = np.where(
+        np.arange(3000) % 20 == 0, 40000, (np.arange(3000) * 7919) % 39000 + 1000
+    ).astype(np.int64)
+    params = {
+        "epsilon": 1.0,
+        "categories": {"g": ["a", "b"]},
+        "random_state": 2,
+        "refine_cells": refine_cells,
+        "point_masses": {"income": [INCOME_CODE], "age": [AGE_CODE], "amount": [40000]},
+    }
+    ddf = dd.from_pandas(df, npartitions=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = BooleanEncoder(**params).fit(ddf.compute())
+        with dask.config.set(scheduler="threads"):
+            b = BooleanEncoder(**params).fit(ddf)
+    for sa, sb in zip(a.specs_, b.specs_):
+        fa, fb = getattr(sa, "fine", None), getattr(sb, "fine", None)
+        if fa is None:
+            continue
+        assert fa.point_masses == fb.point_masses and fa.point_masses
+        assert all(v in fb.edges.tolist() for v in fb.point_masses)  # cut out
+        np.testing.assert_array_equal(fa.edges, fb.edges)
+        np.testing.assert_array_equal(fa.raw, fb.raw)
+        np.testing.assert_array_equal(fa.counts, fb.counts)
+        assert list(fa.tentative) == list(fb.tentative)
+        assert [float(v) for v in sa.levels] == [float(v) for v in sb.levels]
+
+
+def test_a_dask_fit_refuses_a_bad_declaration_before_reading():
     dd = pytest.importorskip("dask.dataframe")
     ddf = dd.from_pandas(_coded(500), npartitions=2)
-    enc = BooleanEncoder(epsilon=1.0, point_masses={"income": [INCOME_CODE]})
-    with pytest.raises(ValueError, match="not supported for a Dask DataFrame"):
+    enc = BooleanEncoder(epsilon=1.0, point_masses={"g": [1.0]})
+    with pytest.raises(ValueError, match="not a numeric one learned privately"):
         enc.fit(ddf)

@@ -153,8 +153,8 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         is a candidate point mass, kept when its noisy count passes
         ``b ln(K / 0.005)`` (``K``: 0, 100 and the column's declared values),
         and decoded exactly at ``v``. Public knowledge, as ``bounds=`` is:
-        nothing is spent or read for it (``doc/privacy/encoder.md``). Not
-        for a Dask DataFrame (refused).
+        nothing is spent or read for it (``doc/privacy/encoder.md``); a
+        Dask DataFrame's fit cuts them as the in-memory fit does.
     numeric_encoding : {"thermometer", "onehot"}, default="thermometer"
         Code for numeric and ordinal columns.
     n_bins : int, default=10
@@ -603,20 +603,15 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         every chunk in the first pass, before any noise is drawn."""
         from ._domain_stats import DomainStatistics
 
-        if self.point_masses:
-            # the counts-based PrivTree does not cut declared cells (yet):
-            # refused before anything is read, rather than ignored
-            raise ValueError(
-                "point_masses= is not supported for a Dask DataFrame; fit "
-                "from a pandas DataFrame, or turn such codes into missing "
-                "values before fitting"
-            )
         meta = X._meta
         private = (
             self._private_columns(meta.columns, meta.dtypes)
             if self.epsilon not in (None, "auto")
             else {}
         )
+        if self.point_masses:  # named columns must be private numeric ones
+            self._check_declared_columns(meta.columns, meta.dtypes)
+            self._check_point_masses(private, meta.dtypes)
         if not private:
             return self._fit_schema(meta)
         self._check_declared_columns(meta.columns, meta.dtypes)

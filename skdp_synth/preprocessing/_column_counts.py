@@ -60,6 +60,8 @@ class ColumnCounts:
     ):
         self.integer, self.root, self.depth = integer, root, depth
         self.cuts = cuts
+        #: the column's declared point masses (public; set by the fit)
+        self.declared = ()
         self.edges, self.depths, self.root_lo, self.root_hi, self.floor = grid_for(
             integer, root, depth, cuts
         )
@@ -345,11 +347,11 @@ class ColumnCounts:
     def limit_targets(self):
         """Targets ``(lo, hi, depth, VALUES)`` keeping the values of the
         cells holding a row that an edge :func:`._natural_limits.
-        _limit_cells` may add lies inside, not resolved yet (none for an
-        integer column)."""
+        _limit_cells` may add lies inside, not resolved yet (for an integer
+        column, only the declared point masses')."""
         at = [
             (v, v, VALUES)
-            for v in _limit_edges(self.integer)
+            for v in _limit_edges(self.integer, self.declared)
             if self.root_lo < v < self.root_hi
         ]
         if not at:

@@ -211,13 +211,14 @@ def privtree_from_counts(
         integer, root, cuts, epsilon, sensitivity, tree_share
     )
     counter.lam = lam  # how deep a refinement on demand counts
+    declared = counter.declared
     edges, finest = privtree_leaves(
-        cells, counter.counts, lam, source, integer, floor, theta=theta
+        cells, counter.counts, lam, source, integer, floor, theta, declared
     )
     # the leaves that are tree nodes counted as the tree's; those cut at 100
-    # (:func:`._natural_limits._limit_cells`: no hierarchy cell ends there)
-    # from the rows below their edges
-    added = _limit_cells_added(edges, integer)
+    # or a declared point mass (:func:`._natural_limits._limit_cells`: no
+    # hierarchy cell ends there) from the rows below their edges
+    added = _limit_cells_added(edges, integer, declared)
     cut = added | np.append(added[1:], False)
     nodes = [(lo, hi, 0) for lo, hi in zip(edges[:-1], edges[1:])]
     kept = [n for n, c in zip(nodes, cut) if not c]
@@ -230,7 +231,15 @@ def privtree_from_counts(
             lo, hi = float(edges[j]), float(edges[j + 1])
             true[j] = counter.rows_below(hi) - counter.rows_below(lo)
     return noisy_histogram(
-        edges, finest, true, counter.n_missing, integer, scale, source, time_axis
+        edges,
+        finest,
+        true,
+        counter.n_missing,
+        integer,
+        scale,
+        source,
+        time_axis,
+        declared,
     )
 
 
@@ -271,10 +280,11 @@ class DomainStatistics:
         self.frame = frame
         self.depth = _count_grid.GRID_DEPTH
         meta = frame._meta
-        self.numeric, self.columns, self.cuts = {}, {}, {}
+        self.numeric, self.columns, self.cuts, self.declared = {}, {}, {}, {}
         for col, how in private.items():
             if how != "numeric":
                 continue
+            self.declared[col] = encoder._point_masses(col)
             integer, root, unit, clip = numeric_plan(encoder, col, meta[col].dtype)
             cuts = encoder._root_cuts(col, meta[col].dtype)
             self.cuts[col] = cuts
@@ -388,6 +398,7 @@ class DomainStatistics:
             for col, (integer, root, *_) in self.numeric.items()
         }
         for col, counter in self.counters.items():
+            counter.declared = self.declared[col]
             if plan[4]:  # bounded mode: a cell of one value keeps it
                 one = one_valued_cells(state["one"][col], grids[col])
                 counter.keep_one_values(*one)
@@ -599,8 +610,15 @@ class DomainStatistics:
             weights,
             cuts=None,
             time_axis=None,
+            point_masses=(),
         ):
-            if (integer, root, cuts) != (counter.integer, counter.root, counter.cuts):
+            declared = tuple(float(v) for v in point_masses)
+            if (integer, root, cuts, declared) != (
+                counter.integer,
+                counter.root,
+                counter.cuts,
+                counter.declared,
+            ):
                 raise RuntimeError(  # pragma: no cover
                     "the Dask fit's grid is not the column's"
                 )

@@ -150,7 +150,14 @@ def run_ahead(counters, order, source, epsilon, sensitivity):
         bounded = _Bounded(counter, ahead, counter.integer, floor, theta)
         try:
             edges, _ = privtree_leaves(
-                cells, bounded.counts, lam, ahead, counter.integer, floor, theta=theta
+                cells,
+                bounded.counts,
+                lam,
+                ahead,
+                counter.integer,
+                floor,
+                theta,
+                counter.declared,
             )
         except Undecided:
             nodes[col] = bounded.nodes
@@ -159,7 +166,7 @@ def run_ahead(counters, order, source, epsilon, sensitivity):
         # (less the cells added at 100, drawn from a child stream:
         # :func:`_natural_limits._limit_cells_added`); their edges are
         # counted from the values of the cells they lie inside
-        added = _limit_cells_added(edges, counter.integer)
+        added = _limit_cells_added(edges, counter.integer, counter.declared)
         points = [(float(v), float(v), VALUES) for v in edges[np.append(added, False)]]
         nodes[col] = bounded.nodes + points
         decided.append(col)

@@ -210,3 +210,32 @@ def test_a_dask_fit_refuses_a_bad_declaration_before_reading():
     enc = BooleanEncoder(epsilon=1.0, point_masses={"g": [1.0]})
     with pytest.raises(ValueError, match="not a numeric one learned privately"):
         enc.fit(ddf)
+
+
+def test_a_stored_decoder_keeps_the_declared_point_masses():
+    """A release file's decoder (``decoder_state`` / ``decoder_from_state``)
+    writes the declared point masses with the fine histogram, so a restored
+    decoder decodes a negative float code exactly (the edge nearer 0 of
+    ``[-9, -9 + 2^-10)`` is no whole number); a decoder without any writes
+    no key, as before."""
+    from skdp_synth.preprocessing._decoder_state import (
+        decoder_from_state,
+        decoder_state,
+    )
+
+    df = _coded(3000)
+    enc = BooleanEncoder(
+        epsilon=3.0,
+        categories={"g": ["a", "b"]},
+        random_state=0,
+        point_masses={"age": [AGE_CODE]},
+    ).fit(df)
+    Z = enc.transform(df)
+    meta, arrays = decoder_state(enc)
+    fine = {str(sp.name): e.get("fine") for sp, e in zip(enc.specs_, meta["specs"])}
+    assert fine["age"]["point_masses"] == [AGE_CODE]
+    assert "point_masses" not in fine["income"]
+    restored = decoder_from_state(meta, arrays, n_features=Z.shape[1])
+    back = restored.inverse_transform(Z)
+    assert (back["age"] == AGE_CODE).mean() > 0.02
+    assert not ((back["age"] > AGE_CODE) & (back["age"] < AGE_CODE + 0.01)).any()

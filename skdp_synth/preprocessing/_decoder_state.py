@@ -71,6 +71,9 @@ _SPEC_KEYS = {
 #: catch-all of undiscovered levels; written where true)
 _OPTIONAL_SPEC_KEYS = {"missing_none", "other"}
 _FINE_KEYS = {"integer", "cap", "found", "scale", "missing_count"}
+#: a fine histogram's key written only where there are any (older files lack
+#: it): the column's declared point masses, public, decoded exactly
+_OPTIONAL_FINE_KEYS = {"point_masses"}
 #: a dtype as pandas spells it: ``int64``, ``Int64``, ``string``,
 #: ``datetime64[ns, America/New_York]``, ``category``
 _DTYPE_TEXT = re.compile(r"[A-Za-z0-9_\[\], /:+\-.]{1,64}")
@@ -149,6 +152,8 @@ def decoder_state(encoder: BooleanEncoder) -> tuple[dict, dict]:
                 "scale": None if math.isnan(fine.scale) else float(fine.scale),
                 "missing_count": float(fine.missing_count),
             }
+            if getattr(fine, "point_masses", ()):
+                entry["fine"]["point_masses"] = [float(v) for v in fine.point_masses]
         specs.append(entry)
     meta = {
         "version": DECODER_VERSION,
@@ -258,8 +263,17 @@ def _increasing(arr, where):
 
 
 def _fine_from(entry, arrays, k, where):
-    if not (isinstance(entry, dict) and set(entry) == _FINE_KEYS):
+    if not (isinstance(entry, dict) and set(entry) - _OPTIONAL_FINE_KEYS == _FINE_KEYS):
         raise ValueError(f"{where}: 'fine' must have the keys {sorted(_FINE_KEYS)}")
+    masses = entry.get("point_masses", [])
+    if not (
+        isinstance(masses, list)
+        and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            for v in masses
+        )
+    ):
+        raise ValueError(f"{where}: the fine histogram's point_masses are numbers")
     edges = _increasing(_vector(arrays, f"{ARRAY_PREFIX}fine_edges_{k}", where), where)
     counts = _vector(arrays, f"{ARRAY_PREFIX}fine_counts_{k}", where).astype(float)
     finest = _vector(arrays, f"{ARRAY_PREFIX}fine_finest_{k}", where, kind="u")
@@ -298,6 +312,7 @@ def _fine_from(entry, arrays, k, where):
         cap=(bounds[0], bounds[1]),
         found=entry["found"],
         scale=float("nan") if scale is None else float(scale),
+        point_masses=tuple(float(v) for v in masses),
     )
 
 

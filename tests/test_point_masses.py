@@ -19,22 +19,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchmarks.bench_sentinels import AGE_CODE, INCOME_CODE, table
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing import _natural_limits as nl
 
-INCOME_CODE, AGE_CODE = 999999.0, -9.0
-
 
 def _coded(n=5000, seed=0):
     """8 % of the incomes at 999,999 and 5 % of the ages at -9 (float
-    columns), as ``benchmarks/bench_sentinels.py``."""
-    rng = np.random.default_rng(seed)
-    income = rng.lognormal(10.5, 0.6, n).round()
-    income[rng.random(n) < 0.08] = INCOME_CODE
-    age = rng.integers(18, 90, n).astype(float)
-    age[rng.random(n) < 0.05] = AGE_CODE
-    return pd.DataFrame({"income": income, "age": age, "g": rng.choice(["a", "b"], n)})
+    columns): ``benchmarks/bench_sentinels.py``'s table."""
+    return table(n, seed)
 
 
 def _sample(df, eps, seed, **enc):

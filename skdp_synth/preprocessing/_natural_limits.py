@@ -70,19 +70,26 @@ def _declared_cells(edges, finest, integer, declared):
     w = _declared_width(integer)
     for v in sorted(set(float(x) for x in declared)):
         j = int(np.searchsorted(edges, v, "right")) - 1
-        if not 0 <= j < edges.size - 1:
-            continue
-        lo, hi = float(edges[j]), float(edges[j + 1])
-        cuts = [c for c in (v, v + w) if lo < c < hi]
-        if not cuts:
-            continue
-        parts = [lo, *cuts, hi]
-        fin = [
-            (a == v and b <= v + w) or bool(finest[j])
-            for a, b in zip(parts[:-1], parts[1:])
-        ]
-        edges = np.concatenate([edges[:j], parts, edges[j + 2 :]])
-        finest = np.concatenate([finest[:j], fin, finest[j + 1 :]])
+        if 0 <= j < edges.size - 1:
+            edges, finest = _cut_leaf(edges, finest, j, v, w)
+    return edges, finest
+
+
+def _cut_leaf(edges, finest, j, v, w):
+    """``(edges, finest)`` with leaf ``j`` cut at ``v`` and ``v + w`` where
+    they fall inside it; ``[v, v + w)`` is finest, the other parts as the
+    leaf was."""
+    lo, hi = float(edges[j]), float(edges[j + 1])
+    cuts = [c for c in (v, v + w) if lo < c < hi]
+    if not cuts:
+        return edges, finest
+    parts = [lo, *cuts, hi]
+    fin = [
+        (a == v and b <= v + w) or bool(finest[j])
+        for a, b in zip(parts[:-1], parts[1:])
+    ]
+    edges = np.concatenate([edges[:j], parts, edges[j + 2 :]])
+    finest = np.concatenate([finest[:j], fin, finest[j + 1 :]])
     return edges, finest
 
 
@@ -135,19 +142,9 @@ def _limit_cells(edges, finest, integer, declared=()):
         j = int(np.searchsorted(edges, v, "right")) - 1
         if not 0 <= j < edges.size - 1:
             continue
-        lo, hi = float(edges[j]), float(edges[j + 1])
-        if hi - lo > LIMIT_LEAF_WIDTH * v:
+        if float(edges[j + 1]) - float(edges[j]) > LIMIT_LEAF_WIDTH * v:
             continue  # the tree did not split down to 100: no rows there
-        cuts = [c for c in (v, v + RES_FLOOR) if lo < c < hi]
-        if not cuts:
-            continue
-        parts = [lo, *cuts, hi]
-        fin = [
-            (a == v and b <= v + RES_FLOOR) or bool(finest[j])
-            for a, b in zip(parts[:-1], parts[1:])
-        ]
-        edges = np.concatenate([edges[:j], parts, edges[j + 2 :]])
-        finest = np.concatenate([finest[:j], fin, finest[j + 1 :]])
+        edges, finest = _cut_leaf(edges, finest, j, v, RES_FLOOR)
     return edges, finest
 
 

@@ -70,6 +70,27 @@ def fit_default_pipeline(df, eps, seed):
     return pipe
 
 
+def sample_default_pipeline(df, eps, seed, **encoder):
+    """``(rows, warnings)``: ``len(df)`` rows sampled (``random_state=seed +
+    1``) from the default pipeline fitted on ``df`` (``BooleanEncoder(
+    random_state=seed, **encoder)`` + ``ProjectedGaussianRelease`` at
+    ``delta = 1e-6``), and every warning the fit and the sample raised."""
+    import pandas as pd
+
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(random_state=seed, **encoder),
+            ProjectedGaussianRelease(epsilon=eps, delta=1e-6, random_state=seed),
+        )
+        pipe.fit(df)
+        rows = pd.DataFrame(pipe.sample(len(df), random_state=seed + 1))
+    return rows, list(caught)
+
+
 def cached_keys(path, default_arm):
     """The ``(table, eps, seed, arm)`` of every JSON line already in the
     cache ``path`` (an absent file: none), so a rerun fits only what is

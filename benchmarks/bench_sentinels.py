@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import time
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -49,17 +48,9 @@ def table(n, seed):
 
 
 def fit_sample(df, eps, seed, point_masses=None):
-    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-    from skdp_synth.preprocessing import BooleanEncoder
+    from benchmarks._harness import sample_default_pipeline
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        pipe = make_synthesis_pipeline(
-            BooleanEncoder(random_state=seed, point_masses=point_masses),
-            ProjectedGaussianRelease(epsilon=eps, delta=1e-6, random_state=seed),
-        )
-        pipe.fit(df)
-        out = pd.DataFrame(pipe.sample(len(df), random_state=seed + 1))
+    out, caught = sample_default_pipeline(df, eps, seed, point_masses=point_masses)
     named = any(("income" in str(w.message) or "age" in str(w.message)) for w in caught)
     return out, named
 

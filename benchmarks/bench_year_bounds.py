@@ -21,26 +21,18 @@ Results: ``benchmarks/results/bench_year_bounds.md``.
 from __future__ import annotations
 
 import argparse
-import warnings
 
 import numpy as np
 import pandas as pd
 
 
 def run(n, eps, seed, bounds):
-    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-    from skdp_synth.preprocessing import BooleanEncoder
+    from benchmarks._harness import sample_default_pipeline
 
     rng = np.random.default_rng(seed)
     df = pd.DataFrame({"year": rng.integers(1990, 2020, n), "x": rng.normal(0, 1, n)})
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        pipe = make_synthesis_pipeline(
-            BooleanEncoder(random_state=seed, bounds=bounds),
-            ProjectedGaussianRelease(epsilon=eps, delta=1e-6, random_state=seed),
-        )
-        pipe.fit(df)
-        y = pd.DataFrame(pipe.sample(n, random_state=seed + 1))["year"]
+    rows, caught = sample_default_pipeline(df, eps, seed, bounds=bounds)
+    y = rows["year"]
     outside = float(((y > 2019) | (y < 1990)).mean())
     far = bool(((y > 2030) | (y < 1980)).any())
     named = any("year" in str(w.message) for w in caught)

@@ -117,6 +117,31 @@ def test_silent_counts_only_unwarned_columns():
     assert lines[1].startswith("t eps=1 seed=3: w missing 25.0% vs 20.0%")
 
 
+def test_out_of_range_counts_the_share_past_the_held_out_range():
+    """A column-fit counts where over ``OUT_SHARE`` of its rows fall outside
+    the held-out range widened by ``OUT_MARGIN`` of it a side; a named
+    column still counts, and is not among the unnamed; a record written
+    before the score existed is skipped."""
+    test = pd.DataFrame({"year": np.arange(1990, 2020).repeat(10), "g": ["a"] * 300})
+    inside = test.copy()
+    past = test.copy()
+    past.loc[:29, "year"] = 2030  # 10 % at 2030: past 2019 + 0.05 * 29
+    near = test.copy()
+    near.loc[:29, "year"] = 2020  # within the margin
+    scores = [bs.numeric_scores(x, test, {"g"}) for x in (inside, past, near)]
+    assert [sc["out"]["year"] for sc in scores] == [0.0, 0.1, 0.0]
+    done = {}
+    for seed, (sc, warned) in enumerate(
+        zip(scores + [scores[1]], [(), (), (), ["year"]])
+    ):
+        r = _record(sc["std"], sc["miss"], warned, seed=seed)
+        r["num"]["out"] = sc["out"]
+        done[bs.key_of(r)] = r
+    old = _record({"year": 1.0}, {"year": 0.0}, seed=9)  # no "out" score
+    done[bs.key_of(old)] = old
+    assert bs.out_of_range(done, ["t"], eps_list=(1.0,), oww=4.0) == (2, 1, 4)
+
+
 @pytest.mark.parametrize("eps", [0.1, 0.3, 1.0, 3.0])
 @pytest.mark.parametrize("n_attributes", [12, 40, 70])
 def test_tune_replica_picks_what_auto_rule_picks(eps, n_attributes):

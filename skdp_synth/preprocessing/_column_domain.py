@@ -600,7 +600,7 @@ class _ColumnDomainMixin:
                 if np.isfinite(hi)
                 else max(ROOT, lo + ROOT) + (1.0 if integer else 0.0),
             )
-        # declared point masses (public; the Dask fit refuses them)
+        # declared point masses (public; the Dask fit's histogram takes them too)
         masses = self._point_masses(col)
         declared = {"point_masses": masses} if masses else {}
         hist = (histogram or privtree_histogram)(

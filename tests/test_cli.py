@@ -586,8 +586,8 @@ def test_the_root_end_advice_is_said_in_the_schema_terms():
     text = _console._in_schema_terms(
         "the private domains of numeric columns ['bytes'] hold values in the "
         "outermost part of their range (±1.1e+12, or 1.1e+12 past a declared "
-        "side): any value beyond its end was clipped to it and comes back no "
-        "farther out. Declare bounds= that hold them, or rescale the columns "
-        "(in thousands, millions)."
+        "side): any value beyond its end was clipped to it, or that part holds "
+        "a noise leaf; either way rows may come back there. Declare bounds= "
+        "that hold them, or rescale the columns (in thousands, millions)."
     )
     assert "=" not in text and 'Declare "bounds" that hold them' in text

@@ -690,9 +690,9 @@ class _ColumnDomainMixin:
                 f"the private domains of numeric columns {clipped} hold values "
                 f"in the outermost part of their range (±{ROOT:.4g}, or "
                 f"{ROOT:.4g} past a declared side): any value beyond its end "
-                "was clipped to it and comes back no farther out. Declare "
-                "bounds= that hold them, or rescale the columns (in "
-                "thousands, millions).",
+                "was clipped to it, or that part holds a noise leaf; either "
+                "way rows may come back there. Declare bounds= that hold them, "
+                "or rescale the columns (in thousands, millions).",
                 CoarseDomainWarning,
                 stacklevel=user_stacklevel(),
             )
@@ -982,7 +982,10 @@ def _reaches_root_end(spec, declared=None):
     leaf of PrivTree's root on a side that no finite bound declares (the
     default root ``±2^40``, or ``2^40`` past a declared side): the rows
     past the root were clipped into that leaf. Mass: the leaf was kept, or
-    its raw noisy count passes ``b ln(L / ROOT_END_LEVEL)``. Reads the
+    its raw noisy count passes ``b ln(L / ROOT_END_LEVEL)``; a noise leaf
+    kept there (ames' ``Misc_Val``, 97 % zeros, ε = 1, seed 1: ``[2^36,
+    2^40)`` at 2.6 ``b``, the one column-fit of 522 on the REPORT tables)
+    is named too, since rows may be decoded there as well. Reads the
     released fine histogram and the parameters only (post-processing): an
     amount in units beyond ``1.1e12`` came back at most ``1.0995e12``,
     without a word, before this was named."""

@@ -761,7 +761,7 @@ def _kept_counts(
     """The leaves kept from the noisy counts, and the cap on the tails.
 
     Post-processing of the noisy leaf counts ``raw`` (noise scale
-    ``scale``; doc/privacy.md, "Private domains"), in six steps:
+    ``scale``; doc/privacy.md, "Private domains"), in seven steps:
 
     1. **Core:** the run of leaves maximizing ``sum(raw - 2 scale)``
        (:data:`CORE_SCALES`): a far leaf with one large noise draw cannot
@@ -803,6 +803,8 @@ def _kept_counts(
        it pool more than their noise, a tentative window past it
        (:func:`._fences.overflow_window`; not with ``near_zero``, not past
        a point mass at 100, nor for a date/time column: ``window=False``).
+    7. **Declared:** a declared point mass under its level but with a positive
+       count is kept as a tentative leaf (``nl._declared_tentative``).
 
     Returns
     -------
@@ -970,7 +972,6 @@ def _kept_counts(
     if window and not near_zero and not limited:
         out, hi_x = overflow_window(out, counts, edges, atom, tentative, hi_x, scale)
         hi_x = float(math.ceil(hi_x)) if integer else hi_x
-    # 7. declared point masses under their atom level: tentative leaves
     args = (out, counts, edges, finest, declared, tentative, (lo_x, hi_x))
     out, tentative, cap = nl._declared_tentative(*args)
     return out, cap, tentative

@@ -68,9 +68,16 @@ def test_two_heavy_leaves_keep_the_depth_limit(rule_on):
 
 
 def test_integer_columns_keep_the_depth_limit(rule_on):
-    """An integer column's wide leaf holding every row is not cut past
-    ``DEEP_T`` (its ages and counts cost TV1 when cut, see ``DEEP_T``)."""
+    """An integer column's heavy wide leaf beside comparable ones is not cut
+    past ``DEEP_T`` (its ages and counts cost TV1 when cut, see ``DEEP_T``);
+    one holding every row (its run's sole leaf) is cut, but in equal parts
+    of ``t`` (``WIDE_SOLE_CUT``; equal integer widths, the rule for
+    narrower leaves, put a wide leaf's rows in one quarter)."""
     e = [0.0, 16.0, 256.0, 4096.0]
+    shared = fine_hist(e, [1500.0, 2300.0, 0.0], scale=B, integer=True)
+    edges = coarse_edges(shared, 10)
+    assert split_wide_leaves(shared, edges, [], 10) == (edges, [])
     hist = fine_hist(e, [0.0, 2300.0, 0.0], scale=B, integer=True)
     edges = coarse_edges(hist, 10)
-    assert split_wide_leaves(hist, edges, [], 10) == (edges, [])
+    cut, split = split_wide_leaves(hist, edges, [], 10)
+    assert cut == [16.0, 32.0, 65.0, 129.0, 255.0] and split == [0, 1, 2, 3]

@@ -3,12 +3,15 @@ release measures (``preprocessing._wide_leaves``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
 from _default_fit import fit_default
 from _fine_hist import fine_hist
 
+from skdp_synth.preprocessing import _wide_leaves as wl
 from skdp_synth.preprocessing._decoding import _tail_models
 from skdp_synth.preprocessing._numeric_domain import FineHistogram
 from skdp_synth.preprocessing._wide_leaves import (
@@ -173,3 +176,38 @@ def test_the_sole_leaf_of_an_integer_column_is_cut_past_the_depth_limit():
     )
     coarse = [26.0, 28.0, 32.0, 37.0, 45.0, 53.0]
     assert split_wide_leaves(age, coarse, [], 10)[0] == coarse
+
+
+def test_a_sole_leaf_wider_than_the_depth_limit_is_cut_in_equal_parts_of_t():
+    """acs12's ``age`` at ε = 0.3 (seed 9, ``b = 88.9``) kept the depth-0
+    cell ``[16, 256)`` unsplit, 1,264 noisy rows beside 35 in ``[4, 16)``;
+    decoded over it uniformly in ``t``, ages came back up to 255. A sole leaf wider
+    than SOLE_DEEP_T is cut into WIDE_PARTS parts of equal width in ``t``
+    (16 / 32 / 65 / 129: 2^(4.09 + i 0.98) - 1, floored), all marked for
+    the release's test, whether or not the core is significant; with the
+    rule off (the earlier behaviour) it stays whole. A leaf below 0 is not
+    cut this way, nor a heavy leaf that is not its run's sole one."""
+    hist = _hist([4, 16, 256], [35.0, 1264.0], scale=88.9)
+    coarse = [4.0, 16.0, 255.0]
+    edges, split = split_wide_leaves(hist, coarse, [], 10)
+    assert edges == [4.0, 16.0, 32.0, 65.0, 129.0, 255.0]
+    assert split == [1, 2, 3, 4]
+    # equal parts of t (t = log2(1 + x)), each start floored to an integer
+    t_lo, t_hi = np.log2(17.0), np.log2(257.0)
+    starts = [np.floor(2.0 ** (t_lo + i * (t_hi - t_lo) / 4) - 1.0) for i in (1, 2, 3)]
+    assert edges[2:5] == starts
+    # the core need not be significant
+    lost = dataclasses.replace(hist, found=False)
+    assert split_wide_leaves(lost, coarse, [], 10) == (edges, split)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wl, "WIDE_SOLE_CUT", False)
+        assert split_wide_leaves(hist, coarse, [], 10) == (coarse, [])
+    # below 0: kept whole
+    neg = _hist([-256, -16, -4], [1264.0, 35.0], scale=88.9)
+    assert split_wide_leaves(neg, [-256.0, -16.0, -4.0], [], 10) == (
+        [-256.0, -16.0, -4.0],
+        [],
+    )
+    # a heavy leaf touching a comparable one: not its run's sole leaf
+    two = _hist([4, 16, 256], [900.0, 1264.0], scale=88.9)
+    assert split_wide_leaves(two, coarse, [], 10) == (coarse, [])

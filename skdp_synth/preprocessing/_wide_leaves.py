@@ -80,9 +80,11 @@ def split_wide_leaves(hist, edges, split, n_bins):
     not a tail leaf, which the decoder already draws from its inner edge
     (:func:`._decoding._tail_models`: a leaf ``[1961, 2004)`` holding a year
     column's 2003 comes back as 2003) -- cut into :data:`WIDE_PARTS` bins of
-    equal integer width; returns ``(edges, split)``, ``split`` the bins the
-    pipeline tests against its release (``split``'s bins, renumbered, and
-    the new parts). Post-processing of the fine histogram."""
+    equal integer width (an integer column's sole leaf, :func:`_sole_in_run`,
+    at any depth: up to :data:`SOLE_DEEP_T` wide in ``t`` so, wider in equal
+    parts of ``t``, :data:`WIDE_SOLE_CUT`); returns ``(edges, split)``,
+    ``split`` the bins the pipeline tests against its release (``split``'s
+    bins, renumbered, and the new parts). Post-processing of the fine histogram."""
     edges = [float(v) for v in edges]
     if len(edges) < 2:
         return edges, list(split)
@@ -115,9 +117,13 @@ def split_wide_leaves(hist, edges, split, n_bins):
             # the column's rows nearly all in this one leaf: cut at any
             # depth (:data:`INT_SOLE_SHARE`; a float's :data:`SOLE_SHARE`,
             # off by default)
+            # a sole leaf wider than SOLE_DEEP_T: cut in equal parts of t
+            geometric = False
             if integer:
                 sole = _t(hi_j) - _t(lo_j) <= SOLE_DEEP_T and _sole_in_run(hist, j)
                 deep = deep or (hist.found and sole)
+                geometric = not deep and _wide_sole(hist, j, lo_j, hi_j)
+                deep = deep or geometric
             else:
                 deep = deep or (hist.found and _sole(c, j, confirmed, SOLE_SHARE))
             n = WIDE_PARTS if integer else FLOAT_PARTS
@@ -135,6 +141,8 @@ def split_wide_leaves(hist, edges, split, n_bins):
                 step = width / n
                 step = float(np.floor(step)) if integer else step
                 parts = [a + i * step for i in range(n)]
+                if geometric:
+                    parts = _geometric_parts(a, lo_j, hi_j, n)
         for v in parts:
             if len(parts) > 1 or k in old:
                 marks.append(len(out))
@@ -233,9 +241,34 @@ INT_SOLE_SHARE = 0.9
 #: The widest integer leaf (in ``t``) :data:`INT_SOLE_SHARE` cuts:
 #: ``GRID_STEP / 2^3``, depth 3 of its depth-0 cell (a year column's
 #: ``[1449, 2049)`` is 0.5 wide). acs12's ``hrs_work`` at ε = 1 (seed 4)
-#: kept one leaf ``[32, 65)`` (1 wide, depth 2); cut, its rows came back
-#: in the quarter holding 40, std ratio 0.68 (named) -> 0.41 (not named).
+#: kept one leaf ``[32, 65)`` (1 wide, depth 2); cut in equal integer
+#: widths, its rows came back in the quarter holding 40, std ratio 0.68
+#: (named) -> 0.41 (not named). A wider sole leaf is cut in equal parts
+#: of ``t`` instead (:data:`WIDE_SOLE_CUT`).
 SOLE_DEEP_T = GRID_STEP / 2.0**3
+#: Whether a sole leaf (:func:`_sole_in_run`) wider than :data:`SOLE_DEEP_T`
+#: in ``t`` is cut too, into :data:`WIDE_PARTS` parts of equal width in
+#: ``t`` (:func:`_wide_sole`, :func:`_geometric_parts`). Such a leaf spans a
+#: factor of 1.4 or more in magnitude, and its rows sit at one scale inside
+#: it: acs12's ``age`` at ε = 0.3 (seed 9) kept the depth-0 cell ``[16,
+#: 256)`` unsplit with 84 % of the rows (at ``λ`` = 800 rows PrivTree
+#: leaves such a cell whole in about a tenth of fits); decoded over it
+#: uniformly in ``t``, ages came back up to 255 (std ratio 2.81, no
+#: warning); cut at 16 / 32 / 65 / 129, the release kept the parts below
+#: 129 (std ratio 1.24). Equal integer widths, the narrower leaves' cut,
+#: put acs12's ``hrs_work`` (``[32, 65)``, ε = 1, seed 4) in one quarter
+#: (std ratio 0.68 -> 0.40); equal parts of ``t`` 0.59. Measured (``python
+#: -m benchmarks.bench_suite --half tune --tables
+#: credit,hmda,cps1988,acs12,attrition,loans,credit_card,nmes1988,workinghours
+#: --eps 0.3,1 --seeds 10 --methods auto --tv-only``, the nine TUNE tables;
+#: ``benchmarks/results/bench_suite.md``, "A sole wide leaf cut in equal
+#: parts of t"): at ε = 0.3 TV1 .1188 -> .1169 (-1.6 %), TV2 .2201 ->
+#: .2171 (-1.4 %), lower on 6 tables and higher on none (acs12 -8.0 %);
+#: ε = 1 unchanged to four digits; silent column-fits 95 -> 92, column-fits
+#: over 5 % outside the held-out range 299 -> 286. Only leaves at or above
+#: 0 (``t`` of a negative leaf runs the other way). Post-processing of the
+#: released histogram.
+WIDE_SOLE_CUT = True
 
 
 def _confirmed_mass(hist):
@@ -260,6 +293,26 @@ def _sole(c, j, confirmed, share):
     if share is None:
         return False
     return bool(confirmed > 0 and float(c[j]) > share * confirmed)
+
+
+def _wide_sole(hist, j, lo, hi):
+    """Whether integer leaf ``j`` (``[lo, hi)`` inside its coarse bin and
+    the cap) is a sole leaf wider than :data:`SOLE_DEEP_T` in ``t``, at or
+    above 0, cut by :data:`WIDE_SOLE_CUT` (whether or not the core is
+    significant). Public: the released histogram."""
+    if not WIDE_SOLE_CUT or lo < 0.0:
+        return False
+    return bool(_t(hi) - _t(lo) > SOLE_DEEP_T and _sole_in_run(hist, j))
+
+
+def _geometric_parts(a, lo, hi, n):
+    """The starts of ``n`` integer parts of ``[lo, hi)`` (``a = lo``, the
+    coarse bin's start) of equal width in ``t``: ``a`` and
+    ``floor(x(t(lo) + i (t(hi) - t(lo)) / n))``, ``i = 1 .. n - 1``, those
+    strictly inside. Public: the leaf's edges."""
+    t_lo, t_hi = float(_t(lo)), float(_t(hi))
+    inner = {float(np.floor(_x(t_lo + i * (t_hi - t_lo) / n))) for i in range(1, n)}
+    return [a] + sorted(v for v in inner if a < v < hi)
 
 
 def _sole_in_run(hist, j):

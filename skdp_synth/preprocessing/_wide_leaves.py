@@ -251,7 +251,7 @@ SOLE_DEEP_T = GRID_STEP / 2.0**3
 #: ``t`` (:func:`_wide_sole`, :func:`_geometric_parts`). Such a leaf spans a
 #: factor of 1.4 or more in magnitude, and its rows sit at one scale inside
 #: it: acs12's ``age`` at ε = 0.3 (seed 9) kept the depth-0 cell ``[16,
-#: 256)`` unsplit with 84 % of the rows (at ``λ`` = 800 rows PrivTree
+#: 256)`` unsplit with 80 % of the rows (at ``λ`` = 800 rows PrivTree
 #: leaves such a cell whole in about a tenth of fits); decoded over it
 #: uniformly in ``t``, ages came back up to 255 (std ratio 2.81, no
 #: warning); cut at 16 / 32 / 65 / 129, the release kept the parts below

@@ -332,21 +332,24 @@ def fit_rows(
             g[np.argsort(delta[g], axis=0, kind="stable")] if g.size else g
             for g in groups
         ]
-        first, second = [], []
+        first, second, to_hi, to_lo = [], [], [], []
         for lo, hi in itertools.combinations(range(L), 2):
             m = min(groups[lo].size, groups[hi].size)
             if m == 0:
                 continue
-            at_lo = ranked[lo][:m, hi]
-            at_hi = ranked[hi][:m, lo]
-            if bound is not None:
-                keep = promising(delta[at_lo, hi] + delta[at_hi, lo], bound)
-                at_lo, at_hi = at_lo[keep], at_hi[keep]
-            first.append(rows[at_lo])
-            second.append(rows[at_hi])
+            first.append(ranked[lo][:m, hi])
+            second.append(ranked[hi][:m, lo])
+            to_hi.append((hi, m))
+            to_lo.append((lo, m))
         if not first:
             return np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64), np.zeros(0)
-        return swap_gains(j, np.concatenate(first), np.concatenate(second))
+        at_lo, at_hi = np.concatenate(first), np.concatenate(second)
+        if bound is not None:  # elementwise: one test for every level pair
+            hi = np.repeat(*np.array(to_hi, dtype=np.int64).T)
+            lo = np.repeat(*np.array(to_lo, dtype=np.int64).T)
+            keep = promising(delta[at_lo, hi] + delta[at_hi, lo], bound)
+            at_lo, at_hi = at_lo[keep], at_hi[keep]
+        return swap_gains(j, rows[at_lo], rows[at_hi])
 
     def promising(singles, bound):
         """Pairs whose swap can gain: the swap's exact gain is the two single
@@ -370,15 +373,10 @@ def fit_rows(
             gain = gain + penalty[0] * (
                 c1[at, lv2] - c1[at, lv1] + c2[at, lv1] - c2[at, lv2]
             )
-        order = np.argsort(gain, kind="stable")
-        order = order[gain[order] < -1e-6]
-        used, keep = set(), []
-        for t in order:
-            a_, b_ = int(r1[t]), int(r2[t])
-            if a_ not in used and b_ not in used:
-                used.update((a_, b_))
-                keep.append(t)
-        keep = np.asarray(keep, dtype=np.int64)
+        order = np.flatnonzero(gain < -1e-6)
+        order = order[np.argsort(gain[order], kind="stable")]
+        keep = _greedy_disjoint(r1[order], r2[order], N)
+        keep = order[keep]
         return (
             np.column_stack([r1[keep], r2[keep]]),
             np.column_stack([lv2[keep], lv1[keep]]),
@@ -394,13 +392,15 @@ def fit_rows(
         improving = np.flatnonzero(gain < -1e-6)
         if improving.size == 0:
             return 0.0
+        ranked = None
         while True:
             k = max(1, int(math.ceil(fraction[kind, j] * improving.size)))
-            # the k best moves, ties in row order: a stable sort makes the same
-            # choice on every CPU (np.argpartition's SIMD kernels order equal
-            # gains by CPU, and noise-free tables have many;
-            # tests/test_portability.py)
-            top = improving[np.argsort(gain[improving], kind="stable")[:k]]
+            # the k best moves, ties in row order (the same choice on every
+            # CPU: tests/test_portability.py); k only shrinks on a retry, so
+            # a retry's moves are a prefix of the first try's
+            if ranked is None:
+                ranked = improving[_smallest_first(gain[improving], k)]
+            top = ranked[:k]
             chosen, new_level = rows[top].ravel(), levels[top].ravel()
             old_loss, new_loss, trial = state.trial(j, chosen, new_level)
             if penalty[0] > 0:
@@ -508,3 +508,60 @@ def fit_rows(
             stacklevel=2,
         )
     return GeneratorResult(R, loss, initial, n_measured, sweeps)
+
+
+def _smallest_first(values, k):
+    """Positions of the ``k`` smallest ``values``, smallest first, ties in
+    position order: ``np.argsort(values, kind="stable")[:k]``, exactly.
+
+    For ``k`` well under ``values.size`` the ``k``-th smallest value is
+    found by ``np.partition`` (a value, so the same on every CPU; the
+    positions ``np.argpartition`` returns for equal values are not), and
+    only the ``k`` chosen positions are sorted.
+    """
+    n = values.size
+    if 4 * k >= n:
+        return np.argsort(values, kind="stable")[:k]
+    kth = np.partition(values, k - 1)[k - 1]
+    below = np.flatnonzero(values < kth)
+    ties = np.flatnonzero(values == kth)[: k - below.size]
+    pick = np.sort(np.concatenate([below, ties]))
+    return pick[np.argsort(values[pick], kind="stable")]
+
+
+def _greedy_disjoint(first, second, n_rows):
+    """Positions of the pairs ``(first[t], second[t])`` that a greedy pass in
+    order keeps: a pair is kept when neither of its rows is in a pair kept
+    before it. Exactly that pass, mostly as array operations: a pair that
+    is the earliest undecided pair of both its rows is kept (an earlier pair
+    holding one of its rows is decided, and was dropped), then the undecided
+    pairs that share a row with a kept one are dropped; the few pairs left
+    after a round that decides little are passed over one by one.
+    Returns the kept positions in increasing order."""
+    m = first.size
+    keep = np.zeros(m, dtype=bool)
+    alive = np.arange(m)
+    earliest = np.full(n_rows, m, dtype=np.int64)
+    used = np.zeros(n_rows, dtype=bool)
+    while alive.size:
+        f, s = first[alive], second[alive]
+        earliest[f] = m
+        earliest[s] = m
+        np.minimum.at(earliest, f, alive)
+        np.minimum.at(earliest, s, alive)
+        won = (earliest[f] == alive) & (earliest[s] == alive)
+        kept = alive[won]
+        keep[kept] = True
+        used[first[kept]] = True
+        used[second[kept]] = True
+        before = alive.size
+        alive = alive[~won & ~used[f] & ~used[s]]
+        if 4 * (before - alive.size) < before:
+            break  # chains of shared rows: finish in order
+    taken = set()
+    for t in alive.tolist():
+        a_, b_ = int(first[t]), int(second[t])
+        if a_ not in taken and b_ not in taken:
+            taken.update((a_, b_))
+            keep[t] = True
+    return np.flatnonzero(keep)

@@ -374,8 +374,11 @@ class _AttributePlan:
 
     @staticmethod
     def index(R, cols, mult, offset):
-        out = np.broadcast_to(offset, (R.shape[0], offset.size)).copy()
-        for q in range(cols.shape[0]):
+        if cols.shape[0] == 0:
+            return np.broadcast_to(offset, (R.shape[0], offset.size)).copy()
+        out = R[:, cols[0]] * mult[0]
+        out += offset
+        for q in range(1, cols.shape[0]):
             out += R[:, cols[q]] * mult[q]
         return out
 
@@ -389,8 +392,9 @@ class _KronState:
     * a move of attribute ``j`` from level ``o`` to ``c`` changes the loss by
       ``Σ_S g_S[c] - g_S[o] + κ_S`` with the constant curvature
       ``κ_S = H[c,c] + H[o,o] - 2 H[c,o] = 2 Σ_{B∋j} α_B``; the ``Σ_S g_S[·]``
-      of every row and level is one sparse product: rows' one-hot context
-      (the other attributes of each clique) times the stacked gradients;
+      of every row and level is a sum of gradient rows: each row's context
+      (the other attributes of each clique) picks one row of the stacked
+      gradients per clique;
     * a swap of ``j`` between two rows changes ``Σ_S`` of the gradient part
       plus ``4 (h_full - h_{S∖j} + h_M - h_{M∪j})`` with ``M`` the other axes
       where the two rows agree (``h`` as in :class:`_KronFamily`);
@@ -399,9 +403,6 @@ class _KronState:
     """
 
     def __init__(self, families, R):
-        from scipy.sparse import csr_matrix
-
-        self._csr = csr_matrix
         self.families, self.R = families, R
         a = R.shape[1]
         self.by_attr = [[] for _ in range(a)]
@@ -476,16 +477,17 @@ class _KronState:
             ]
         )
         ctx = P.index(Rr, P.ccols, P.cmult, P.ctx_off)
-        X = self._csr(
-            (np.ones(ctx.size), ctx.ravel(), np.arange(0, ctx.size + 1, P.tot)),
-            shape=(n, P.n_ctx),
-        )
-        D = X @ G
+        # each row's sum of its members' gradient rows, added in member order
+        # (as the sparse one-hot product adds them, without building it)
+        D = np.take(G, ctx[:, 0], axis=0)
+        for q in range(1, P.tot):
+            D += np.take(G, ctx[:, q], axis=0)
         at = np.arange(n)
         cur = Rr[:, j]
-        delta = D - D[at, cur][:, None] + self._curv[j]
-        delta[at, cur] = 0.0
-        return delta
+        D -= D[at, cur][:, None]
+        D += self._curv[j]
+        D[at, cur] = 0.0
+        return D
 
     def swap_bound(self, j):
         """Bound on a swap's gain beyond its two single moves.

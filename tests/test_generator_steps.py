@@ -54,3 +54,38 @@ def test_greedy_disjoint_follows_a_chain_of_shared_rows():
     got = _greedy_disjoint(first, second, 201)
     np.testing.assert_array_equal(got, np.arange(0, 200, 2))
     np.testing.assert_array_equal(got, _sequential(first, second))
+
+
+def test_best_moves_are_the_row_minima_of_the_move_deltas():
+    """Attribute 3 is measured on its own, attribute 2 in one pair only: their
+    best moves are computed once per (context, level) key and must equal the
+    row-wise minimum of the full matrix exactly (the same float operations on
+    the same numbers); attributes 0 and 1 take the full matrix."""
+    from skdp_synth.generator import Measurement
+    from skdp_synth.generator._kron import _all_coefficients, _build_kron, _KronState
+
+    levels = np.array([3, 4, 5, 7])
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, levels, size=(500, 4))
+
+    def table(attrs):
+        idx = np.zeros(len(X), dtype=np.int64)
+        for j in attrs:
+            idx = idx * levels[j] + X[:, j]
+        size = int(np.prod(levels[list(attrs)]))
+        counts = np.bincount(idx, minlength=size).astype(float)
+        return Measurement(attrs, None, counts + rng.normal(0, 3.0, size), 3.0)
+
+    ms = [table((0, 1)), table((1, 2)), table((0,)), table((3,))]
+    families = _build_kron(ms, levels, _all_coefficients(ms, levels))
+    R = rng.integers(0, levels, size=(400, 4))
+    state = _KronState(families, R)
+    rows = np.arange(400)
+    for j, L in enumerate(levels):
+        best, gain = state.best_moves(j, int(L), rows)
+        delta = state.move_deltas(j, int(L), rows)
+        np.testing.assert_array_equal(best, np.argmin(delta, axis=1))
+        np.testing.assert_array_equal(gain, delta[rows, best])
+    # the keyed path ran where it can: one clique, fewer keys than rows
+    assert state._plan(3).tot == 1 and state._plan(3).n_ctx == 1
+    assert state._plan(2).tot == 1 and 4 * state._plan(2).n_ctx * 5 <= 400

@@ -187,6 +187,13 @@ class _DenseState:
             delta += table.reshape(-1, L)[compact * L + cur]
         return delta
 
+    def best_moves(self, j, L, rows):
+        """Each row's best new level of ``j`` and its gain (row-wise minimum
+        of :meth:`move_deltas`)."""
+        delta = self.move_deltas(j, L, rows)
+        best = np.argmin(delta, axis=1)
+        return best, delta[np.arange(rows.size), best]
+
     def swap_bound(self, j):
         return None  # no cheap bound on the interaction: every pair is tried
 

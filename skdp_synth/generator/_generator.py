@@ -293,6 +293,9 @@ def fit_rows(
     def single_moves(j, L):
         """Best new level of each (sampled) row; returns rows, levels, gains."""
         rows = np.arange(N) if N <= batch else rng.choice(N, size=batch, replace=False)
+        if active[0] is None and penalty[0] == 0:
+            best, gain = state.best_moves(j, L, rows)
+            return rows[:, None], best[:, None], gain
         delta = state.move_deltas(j, L, rows)
         if active[0] is not None:
             delta[active[0].forbidden(R, j, rows)] = np.inf

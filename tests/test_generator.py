@@ -393,6 +393,10 @@ _SETS = {
     "all pairs": [S for k in (1, 2) for S in itertools.combinations(range(4), k)],
     "some pairs and a triple": [(0,), (1,), (2,), (3,), (0, 1), (1, 2, 3), (0, 3)],
     "a chain": [(0, 1), (1, 2), (2, 3)],
+    # attributes 0 and 3 measured on their own, 1 and 2 in one pair only: the
+    # vectorised path's moves per (context, level) key and its unsorted swap
+    # ranking of a lone attribute against the dense path's full matrices
+    "a pair and lone columns": [(0,), (3,), (1, 2)],
 }
 
 

@@ -6,10 +6,16 @@ greedy pass: the generator's rows are the same to the bit either way
 (``benchmarks/behaviour_hashes.py``).
 """
 
+import itertools
+
 import numpy as np
 import pytest
 
-from skdp_synth.generator._generator import _greedy_disjoint, _smallest_first
+from skdp_synth.generator._generator import (
+    _greedy_disjoint,
+    _paired_ranks,
+    _smallest_first,
+)
 
 
 def _sequential(first, second):
@@ -89,3 +95,32 @@ def test_best_moves_are_the_row_minima_of_the_move_deltas():
     # the keyed path ran where it can: one clique, fewer keys than rows
     assert state._plan(3).tot == 1 and state._plan(3).n_ctx == 1
     assert state._plan(2).tot == 1 and 4 * state._plan(2).n_ctx * 5 <= 400
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_paired_ranks_are_the_level_pairs_loop(seed):
+    """The flat pairing equals the loop over pairs of levels it replaced,
+    with a ranking per level and column, and with one order for every column
+    (a lone attribute); empty levels included."""
+    rng = np.random.default_rng(seed)
+    L = int(rng.integers(2, 12))
+    sizes = rng.integers(0, 6, size=L)
+    n = int(sizes.sum())
+    blocks = np.split(rng.permutation(n), np.cumsum(sizes)[:-1])
+    for width in (L, 1):
+        ranked_blocks = [
+            np.stack([rng.permutation(b) for _ in range(width)], axis=1)
+            if b.size
+            else np.zeros((0, width), dtype=np.int64)
+            for b in blocks
+        ]
+        first, second, los, his = [], [], [], []
+        for lo, hi in itertools.combinations(range(L), 2):
+            m = min(sizes[lo], sizes[hi])
+            first.append(ranked_blocks[lo][:m, hi if width > 1 else 0])
+            second.append(ranked_blocks[hi][:m, lo if width > 1 else 0])
+            los.append(np.full(m, lo))
+            his.append(np.full(m, hi))
+        got = _paired_ranks(np.concatenate(ranked_blocks), sizes)
+        for g, w in zip(got, (first, second, los, his)):
+            np.testing.assert_array_equal(g, np.concatenate(w).astype(np.int64))

@@ -187,6 +187,10 @@ class _DenseState:
             delta += table.reshape(-1, L)[compact * L + cur]
         return delta
 
+    def one_context(self, j):
+        """``False``: the dense bookkeeping always ranks rows in full."""
+        return False
+
     def best_moves(self, j, L, rows):
         """Each row's best new level of ``j`` and its gain (row-wise minimum
         of :meth:`move_deltas`)."""

@@ -51,7 +51,6 @@ result types and the descent itself (:func:`fit_rows`).
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from dataclasses import dataclass
@@ -330,26 +329,23 @@ def fit_rows(
         # (column ``c``: the level's rows by ``delta[:, c]``, stable): one
         # sort per level instead of two per pair of levels (a column of
         # ~60 levels has ~1,800 pairs); the same pairs in the same order
-        groups = [np.flatnonzero(cur == level) for level in range(L)]
-        ranked = [
-            g[np.argsort(delta[g], axis=0, kind="stable")] if g.size else g
-            for g in groups
-        ]
-        first, second, to_hi, to_lo = [], [], [], []
-        for lo, hi in itertools.combinations(range(L), 2):
-            m = min(groups[lo].size, groups[hi].size)
-            if m == 0:
-                continue
-            first.append(ranked[lo][:m, hi])
-            second.append(ranked[hi][:m, lo])
-            to_hi.append((hi, m))
-            to_lo.append((lo, m))
-        if not first:
+        by_level = np.argsort(cur, kind="stable")  # each level's rows in order
+        sizes = np.bincount(cur, minlength=L)
+        if state.one_context(j):
+            # every row of a level has the same changes (j is measured on
+            # its own): a stable sort leaves the level's rows in order
+            ranked = by_level[:, None]
+        else:
+            ranked = np.concatenate(
+                [
+                    g[np.argsort(delta[g], axis=0, kind="stable")]
+                    for g in np.split(by_level, np.cumsum(sizes)[:-1])
+                ]
+            )
+        at_lo, at_hi, lo, hi = _paired_ranks(ranked, sizes)
+        if not lo.size:
             return np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64), np.zeros(0)
-        at_lo, at_hi = np.concatenate(first), np.concatenate(second)
         if bound is not None:  # elementwise: one test for every level pair
-            hi = np.repeat(*np.array(to_hi, dtype=np.int64).T)
-            lo = np.repeat(*np.array(to_lo, dtype=np.int64).T)
             keep = promising(delta[at_lo, hi] + delta[at_hi, lo], bound)
             at_lo, at_hi = at_lo[keep], at_hi[keep]
         return swap_gains(j, rows[at_lo], rows[at_hi])
@@ -511,6 +507,24 @@ def fit_rows(
             stacklevel=2,
         )
     return GeneratorResult(R, loss, initial, n_measured, sweeps)
+
+
+def _paired_ranks(ranked, sizes):
+    """Each pair of levels ``lo < hi`` (in order) with its ``m`` best-ranked
+    rows of each: ``ranked`` holds the levels' rows one block after the
+    other (``sizes``), column ``c`` ranking a block towards level ``c`` (one
+    column: the same order towards every level). Returns the rows at ``lo``
+    (ranked towards ``hi``), at ``hi`` (towards ``lo``), and ``lo``, ``hi``
+    per pair of rows: ``ranked_lo[:m, hi]`` beside ``ranked_hi[:m, lo]`` for
+    every pair of levels, ``m = min(size_lo, size_hi)``, as flat arrays."""
+    L = sizes.size
+    start = np.cumsum(sizes) - sizes
+    lo_p, hi_p = np.triu_indices(L, 1)
+    m = np.minimum(sizes[lo_p], sizes[hi_p])
+    lo, hi = np.repeat(lo_p, m), np.repeat(hi_p, m)
+    rank = np.arange(lo.size) - np.repeat(np.cumsum(m) - m, m)
+    col = (0, 0) if ranked.shape[1] == 1 else (hi, lo)
+    return ranked[start[lo] + rank, col[0]], ranked[start[hi] + rank, col[1]], lo, hi
 
 
 def _smallest_first(values, k):

@@ -501,6 +501,12 @@ class _KronState:
         best = np.argmin(delta, axis=1)
         return best, delta[np.arange(rows.size), best]
 
+    def one_context(self, j):
+        """Whether every row's changes of ``j`` depend on its level alone
+        (``j`` in one clique, with no other attribute)."""
+        P = self._plan(j)
+        return P.tot == 1 and P.n_ctx == 1
+
     def _deltas(self, G, ctx, cur, j):
         # each row's sum of its members' gradient rows, added in member order
         # (as the sparse one-hot product adds them, without building it)

@@ -295,7 +295,7 @@ class _AttributePlan:
             [] for _ in range(9)
         )
         ctx_off, G_off = [], 0
-        tcols, tmult, toff, talpha, tsize = [], [], [], [], []
+        tcols, tmult, toff, talpha, tsize, tstride = [], [], [], [], [], []
         upd_idx, upd_terms, upd_alpha = [], [], []
         T_off = 0
         for f, idx, p, _ in members:
@@ -337,6 +337,7 @@ class _AttributePlan:
                     size = int(np.prod([f.shape[q] for q in axes]))
                     tcols.append([attrs[q] for q in axes] + [0] * (kmax - len(axes)))
                     tmult.append(bm + [0] * (kmax - len(axes)))
+                    tstride.append(bm[axes.index(p)])
                     toff.append(T_off)
                     talpha.append(f.alpha[i, B])
                     tsize.append(size)
@@ -366,6 +367,7 @@ class _AttributePlan:
         self.n_ctx = G_off
         self.tcols, self.tmult = as_int(tcols).T, as_int(tmult).T
         self.toff = as_int(toff)
+        self.tstride = as_int(tstride)  # j's stride in each term's projection
         self.n_counts = T_off
         self.alpha_rep = np.repeat(np.asarray(talpha, dtype=np.float64), tsize)
         self.upd_idx = np.concatenate(upd_idx)
@@ -558,13 +560,14 @@ class _KronState:
         (``marg_B ΔT = 0`` when ``j ∉ B``: the moves change ``j`` only)."""
         P = self._plan(j)
         Rc = self.R[chosen]
-        Rn = Rc.copy()
-        Rn[:, j] = new_level
+        step = (new_level - Rc[:, j])[:, None]
         old = P.index(Rc, P.cols, P.mult, P.base)
-        new = old + (new_level - Rc[:, j])[:, None] * P.stride_p[None, :]
+        new = old + step * P.stride_p[None, :]
         lin = float(np.sum(self.g[new] - self.g[old]))
+        # every term holds j: the new rows' projections are the old ones
+        # moved by j's change times its stride there
         po = P.index(Rc, P.tcols, P.tmult, P.toff)
-        pn = P.index(Rn, P.tcols, P.tmult, P.toff)
+        pn = po + step * P.tstride[None, :]
         counts = (
             np.bincount(pn.ravel(), minlength=P.n_counts)
             - np.bincount(po.ravel(), minlength=P.n_counts)

@@ -124,3 +124,32 @@ def test_paired_ranks_are_the_level_pairs_loop(seed):
         got = _paired_ranks(np.concatenate(ranked_blocks), sizes)
         for g, w in zip(got, (first, second, los, his)):
             np.testing.assert_array_equal(g, np.concatenate(w).astype(np.int64))
+
+
+def test_best_moves_per_distinct_contexts_in_several_cliques():
+    """Attribute 1 is in three pairs with attributes of 2 levels: at most
+    2*2*2*3 distinct (contexts, level) keys among 400 rows, so its moves are
+    computed once per key; they must equal the full matrix's row minima."""
+    from skdp_synth.generator import Measurement
+    from skdp_synth.generator._kron import _all_coefficients, _build_kron, _KronState
+
+    levels = np.array([2, 3, 2, 2])
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, levels, size=(500, 4))
+
+    def table(attrs):
+        idx = np.zeros(len(X), dtype=np.int64)
+        for j in attrs:
+            idx = idx * levels[j] + X[:, j]
+        size = int(np.prod(levels[list(attrs)]))
+        counts = np.bincount(idx, minlength=size).astype(float)
+        return Measurement(attrs, None, counts + rng.normal(0, 3.0, size), 3.0)
+
+    ms = [table((0, 1)), table((1, 2)), table((1, 3))]
+    state = _KronState(_build_kron(ms, levels, _all_coefficients(ms, levels)), X[:400])
+    rows = np.arange(400)
+    assert state._plan(1).tot == 3 and state._plan(1).key_space * 3 * 4 <= 400
+    best, gain = state.best_moves(1, 3, rows)
+    delta = state.move_deltas(1, 3, rows)
+    np.testing.assert_array_equal(best, np.argmin(delta, axis=1))
+    np.testing.assert_array_equal(gain, delta[rows, best])

@@ -15,6 +15,8 @@ dense :class:`~._cliques._DenseState`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._cliques import _maximal_sets
@@ -365,6 +367,9 @@ class _AttributePlan:
         self.stride_p = as_int(stride_p)
         self.ctx_off = as_int(ctx_off)
         self.n_ctx = G_off
+        # contexts of each member, and how many tuples of them there are
+        self.ctx_count = np.diff(np.append(self.ctx_off, G_off))
+        self.key_space = math.prod(int(c) for c in self.ctx_count)
         self.tcols, self.tmult = as_int(tcols).T, as_int(tmult).T
         self.toff = as_int(toff)
         self.tstride = as_int(tstride)  # j's stride in each term's projection
@@ -486,20 +491,33 @@ class _KronState:
         level) keys than rows they are computed once per key (the same
         arithmetic on the same numbers) and handed to each row of the key:
         an attribute measured on its own (one context) of 91 levels needs
-        91 rows of changes, not one per model row."""
+        91 rows of changes, not one per model row. In several cliques the
+        same holds for the rows' distinct tuples of contexts and level,
+        where they are at most a quarter of the rows."""
         P = self._plan(j)
+        Rr = self.R[rows]
+        ctx = P.index(Rr, P.ccols, P.cmult, P.ctx_off)
+        cur = Rr[:, j]
         if P.tot == 1 and 4 * P.n_ctx * L <= rows.size:
-            Rr = self.R[rows]
-            ctx = P.index(Rr, P.ccols, P.cmult, P.ctx_off)[:, 0]
             keys = np.arange(P.n_ctx * L)
             D = self._deltas(
                 self._gradient_rows(j, L), (keys // L)[:, None], keys % L, j
             )
             best = np.argmin(D, axis=1)
-            gain = D[keys, best]
-            key = ctx * L + Rr[:, j]
-            return best[key], gain[key]
-        delta = self.move_deltas(j, L, rows)
+            key = ctx[:, 0] * L + cur
+            return best[key], D[keys, best][key]
+        if P.tot > 1 and P.key_space * L < 2**62:
+            # several cliques: the rows' distinct (contexts, level) keys
+            key = cur.copy()
+            for q in range(P.tot):
+                key *= int(P.ctx_count[q])
+                key += ctx[:, q] - P.ctx_off[q]
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            if 4 * first.size <= rows.size:
+                D = self._deltas(self._gradient_rows(j, L), ctx[first], cur[first], j)
+                best = np.argmin(D, axis=1)
+                return best[inverse], D[np.arange(first.size), best][inverse]
+        delta = self._deltas(self._gradient_rows(j, L), ctx, cur, j)
         best = np.argmin(delta, axis=1)
         return best, delta[np.arange(rows.size), best]
 

@@ -187,6 +187,10 @@ class _DenseState:
             delta += table.reshape(-1, L)[compact * L + cur]
         return delta
 
+    def swaps_cannot_gain(self, j):
+        """``False``: the dense bookkeeping tries every swap step."""
+        return False
+
     def one_context(self, j):
         """``False``: the dense bookkeeping always ranks rows in full."""
         return False

@@ -312,6 +312,10 @@ def fit_rows(
         ``b`` that gain most from ``a``; the exact gain of each pair is then
         computed, and pairs sharing a row are dropped (best first).
         """
+        if penalty[0] == 0 and state.swaps_cannot_gain(j):
+            if N > max(batch, _ALL_PAIRS_ROWS):
+                rng.choice(N, size=batch, replace=False)  # the same draws after
+            return np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64), np.zeros(0)
         bound = state.swap_bound(j)
         if N <= _ALL_PAIRS_ROWS:  # small tables: every pair of rows
             r1, r2 = np.triu_indices(N, 1)

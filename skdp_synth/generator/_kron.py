@@ -527,6 +527,20 @@ class _KronState:
         P = self._plan(j)
         return P.tot == 1 and P.n_ctx == 1
 
+    def swaps_cannot_gain(self, j):
+        """Whether no swap of ``j`` can pass the descent's gain threshold
+        (``-1e-6``): ``j`` measured on its own (a swap keeps its 1-way table,
+        the only table holding it, so its exact gain is 0) and every
+        gradient entry of that table at most ``1e9`` in absolute value. The
+        computed gain is then ``((g_b - g_a) + g_a) - g_b`` plus an exact 0
+        (``4 (h_1 - h_0) + 4 (h_0 - h_1)``), whose rounding error is at most
+        about ``3.3e-16 max|g| <= 3.3e-7``: no swap is ever kept, so the
+        step can be skipped with the same rows."""
+        if not self.one_context(j):
+            return False
+        ((f, idx, _, _),) = self.by_attr[j]
+        return float(np.max(np.abs(f.g[idx]))) <= 1e9
+
     def _deltas(self, G, ctx, cur, j):
         # each row's sum of its members' gradient rows, added in member order
         # (as the sparse one-hot product adds them, without building it)

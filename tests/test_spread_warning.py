@@ -247,3 +247,67 @@ def test_the_spread_reasons_read_released_quantities_only():
     a = SimpleNamespace(levels=[0.0, 4.0, 127.0], fine=hist, n_levels=2)
     b = SimpleNamespace(levels=[0.0, 4.0, 127.0], fine=hist, n_levels=2)
     assert spread_reasons(a, [0.45, 0.55]) == spread_reasons(b, [0.45, 0.55])
+
+
+def _hike_spec():
+    """attrition's ``PercentSalaryHike`` at ε = 0.3, seed 4 (rows 11-25):
+    one-integer bins 11-15, a confirmed leaf ``[16, 256)`` and a kept noise
+    leaf ``[256, 1025)`` as the top bin, Laplace scale 111."""
+    edges = [4.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 256.0, 1025.0]
+    counts = [0.0, 200.0, 150.0, 120.0, 120.0, 100.0, 328.0, 497.0]
+    finest = [False, True, True, True, True, True, False, False]
+    hist = _hist(edges, counts, scale=111.0, finest=finest)
+    levels = [4.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 256.0, 1024.0]
+    return SimpleNamespace(levels=levels, fine=hist, n_levels=8)
+
+
+def test_an_outer_bin_the_release_does_not_support_is_named():
+    """The release measured the top bin at 142 ± 90 (1.58 sds, under
+    UNSUPPORTED_Z = 2) and 9 % of the rows use it: the rows' std over their
+    std without it is the ratio returned, above ISOLATED_RATIO, so the
+    column is named; at 2.2 sds it is not; the rule off, not named."""
+    from skdp_synth.preprocessing import _spread
+
+    assert _spread.UNSUPPORTED_Z == 2.0
+    assert _spread.UNSUPPORTED_SHARE == ISOLATED_SHARE
+    spec = _hike_spec()
+    shares = np.array([0.0, 196, 139, 117, 119, 106, 340, 107]) / 1124
+    estimates = [(0.0, 90.2)] + [(150.0, 90.2)] * 5 + [(391.9, 90.2), (142.2, 90.2)]
+    got = _spread.unsupported_bins_spread(spec, shares, estimates)
+    assert got is not None
+    ratio, lo, hi, est, sd = got
+    assert (lo, hi, est, sd) == (256.0, 1024.0, 142.2, 90.2)
+    full = _pieces_std(release_pieces(spec, shares, estimates))
+    rest = shares.copy()
+    rest[7] = 0.0
+    want = full / _pieces_std(release_pieces(spec, rest, estimates))
+    assert ratio == pytest.approx(want, rel=1e-12)
+    assert ratio > ISOLATED_RATIO
+    reasons = spread_reasons(spec, shares, estimates)
+    assert len(reasons) == 1 and "[256, 1024)" in reasons[0]
+    supported = estimates[:-1] + [(2.2 * 90.2, 90.2)]
+    assert spread_reasons(spec, shares, supported) == []
+    try:
+        _spread.NAME_UNSUPPORTED_BINS = False
+        assert spread_reasons(spec, shares, estimates) == []
+    finally:
+        _spread.NAME_UNSUPPORTED_BINS = True
+
+
+def test_unsupported_bins_past_their_share_or_without_spread_are_not_named():
+    """Outer bins under the support test holding together more than
+    UNSUPPORTED_SHARE are the column, not a stray bin (no ratio); an
+    unsupported bottom bin next to the body that carries no spread gives a
+    ratio under ISOLATED_RATIO (not named)."""
+    from skdp_synth.preprocessing import _spread
+
+    spec = _hike_spec()
+    estimates = [(0.0, 90.2)] + [(150.0, 90.2)] * 5 + [(391.9, 90.2), (142.2, 90.2)]
+    heavy = np.array([0.0, 100, 100, 100, 100, 100, 200, 400]) / 1100
+    assert _spread.unsupported_bins_spread(spec, heavy, estimates) is None
+    weak_low = [(0.0, 90.2), (100.0, 90.2)] + [(150.0, 90.2)] * 4
+    weak_low += [(391.9, 90.2), (300.0, 90.2)]
+    body = np.array([0.0, 50, 139, 117, 119, 106, 340, 0.0]) / 871
+    got = _spread.unsupported_bins_spread(spec, body, weak_low)
+    assert got is not None and got[0] < ISOLATED_RATIO
+    assert spread_reasons(spec, body, weak_low) == []

@@ -7,7 +7,7 @@ far from the rest can carry a small share of the rows orders of magnitude
 away, and the rows' std then comes out many times the data's with nothing
 in the released histogram's own moments to show it
 (:func:`._decoding.spread_ratio` compares the rows with the released
-histogram, which has the same spread). Two shapes, both named by
+histogram, which has the same spread). Three shapes, each named by
 :func:`spread_reasons`:
 
 * **isolated** -- a minority of the mass on kept leaves that an emptied
@@ -20,7 +20,12 @@ histogram, which has the same spread). Two shapes, both named by
 * **unconfirmed** -- the outermost kept leaves, holding a small share,
   each with a noisy count a noise leaf reaches (:func:`_confirmed_count`):
   a year column 2003-2009 kept ``[1878, 1919)`` at 2.8 noise scales and
-  0.6 % of its rows decoded there, std x3.2 (:func:`unconfirmed_spread`).
+  0.6 % of its rows decoded there, std x3.2 (:func:`unconfirmed_spread`);
+* **unsupported** -- the outermost bins the rows use, holding a minority,
+  each measured by the release within its noise (under
+  :data:`UNSUPPORTED_Z` sds): a percentage 11-25 kept a noise leaf
+  ``[256, 1025)`` as its top bin, which the release put at 142 ± 90 rows,
+  std x47 (:func:`unsupported_bins_spread`).
 
 Whether such leaves hold rows or noise is not released, so the column is
 named (:class:`~skdp_synth.exceptions.DegenerateColumnWarning`, through
@@ -307,6 +312,85 @@ def unconfirmed_spread(pieces):
     return best
 
 
+#: An outermost bin the rows use is "unsupported" where the release's
+#: estimate of it is under this many of its sds (the release's level
+#: support test, ``gaussian_release.LEVEL_SUPPORT_Z``: the same value).
+UNSUPPORTED_Z = 2.0
+#: ... and such bins, dropped from the outside in, hold together at most
+#: this share of the rows (a minority, as :data:`ISOLATED_SHARE`).
+UNSUPPORTED_SHARE = ISOLATED_SHARE
+#: Whether :func:`spread_reasons` also names a column whose spread rests on
+#: outer bins the release cannot tell from noise
+#: (:func:`unsupported_bins_spread`).
+NAME_UNSUPPORTED_BINS = True
+
+
+def unsupported_bins_spread(spec, shares, estimates):
+    """``(ratio, lo, hi, T̂, σ)``: how many times the std of the rows (the
+    model's ``shares`` of the bins, each filled as :func:`release_pieces`
+    fills it) is that of the rows without the outermost bins the rows use
+    whose release estimate ``T̂`` is under :data:`UNSUPPORTED_Z` of its sd
+    ``σ``, dropped one at a time from the side farther from the remaining
+    mean while they hold together at most :data:`UNSUPPORTED_SHARE` of the
+    rows (the largest ratio over the drops, with the last bin dropped and
+    its estimate), or ``None``. The domain's leaves can be kept by a noise
+    draw (PrivTree's leaves are tested against the domain's noise); the
+    release measures the bin again with noise of its own, and where that
+    second count is within its noise too, nothing released says the bin
+    holds rows: attrition's ``PercentSalaryHike`` (11-25) at ε = 0.3,
+    seed 4 of ``benchmarks.bench_suite``, kept a leaf ``[256, 1025)`` at
+    4.5 ``b`` that the release measured at 142 ± 90 rows; 9 % of the rows
+    came back at 256-1024, std x47, no other reason named it.
+    Post-processing: the release's estimates and their public sds, the
+    model's shares, the released histogram."""
+    if estimates is None:
+        return None
+    q = np.clip(np.asarray(shares, dtype=np.float64), 0.0, None)
+    k = q.size
+    if len(estimates) < k or not q.sum() > 0:
+        return None
+    q = q / q.sum()
+    pieces = release_pieces(spec, q, estimates)
+    if pieces is None:
+        return None
+    full = _pieces_std(pieces)
+    if not full > 0:
+        return None
+    edges = np.asarray(spec.levels, dtype=np.float64)
+    mid = (edges[:-1] + edges[1:]) / 2
+
+    def weak(b):
+        est, sd = estimates[b]
+        return est is not None and sd is not None and est < UNSUPPORTED_Z * sd
+
+    used = [int(b) for b in np.flatnonzero(q > 0)]
+    first, last, dropped, best = 0, len(used) - 1, 0.0, None
+    while last > first:
+        keep = used[first : last + 1]
+        mean = q[keep] @ mid[keep] / q[keep].sum()
+        low, high = weak(used[first]), weak(used[last])
+        if not (low or high):
+            break
+        if high and (not low or mid[used[last]] - mean >= mean - mid[used[first]]):
+            b = used[last]
+            last -= 1
+        else:
+            b = used[first]
+            first += 1
+        dropped += q[b]
+        if dropped > UNSUPPORTED_SHARE:
+            break
+        rest = q.copy()
+        rest[[x for x in used if x not in used[first : last + 1]]] = 0.0
+        P = release_pieces(spec, rest, estimates)
+        std = _pieces_std(P) if P is not None else 0.0
+        ratio = full / std if std > 0 else np.inf
+        if best is None or ratio > best[0]:
+            est, sd = estimates[b]
+            best = (ratio, float(edges[b]), float(edges[b + 1]), float(est), float(sd))
+    return best
+
+
 def spread_reasons(spec, shares, estimates=None):
     """The reasons (strings, empty where none) why numeric column ``spec``'s
     rows, with the model's ``shares`` of its bins, may have many times the
@@ -327,6 +411,15 @@ def spread_reasons(spec, shares, estimates=None):
             "outer leaves that an emptied stretch parts from the rest or "
             "whose counts are within their noise: whether those leaves hold "
             "rows or noise is not released"
+        ]
+    weak = unsupported_bins_spread(spec, shares, estimates)
+    if NAME_UNSUPPORTED_BINS and weak is not None and weak[0] > ISOLATED_RATIO:
+        ratio, lo, hi, est, sd = weak
+        return [
+            f"{ratio:.2g} times the spread (std) of its rows without its outer "
+            f"bin [{lo:.6g}, {hi:.6g}), which the release measured at {est:.3g} "
+            f"± {sd:.3g} rows, within its noise: whether that bin holds rows "
+            "or noise is not released"
         ]
     return []
 

@@ -486,40 +486,40 @@ class _KronState:
         """Each row's best new level of ``j`` and its gain: the row-wise
         minimum of :meth:`move_deltas`, the same values to the bit.
 
-        Where ``j`` is in one clique only, a row's changes depend on its
-        context in that clique and its level alone, so with fewer (context,
-        level) keys than rows they are computed once per key (the same
-        arithmetic on the same numbers) and handed to each row of the key:
-        an attribute measured on its own (one context) of 91 levels needs
-        91 rows of changes, not one per model row. In several cliques the
-        same holds for the rows' distinct tuples of contexts and level,
-        where they are at most a quarter of the rows."""
+        A row's changes depend on its context in each clique of ``j`` and
+        its level alone, so where the possible (contexts, level) keys are at
+        most four per row and the rows hold at most a quarter as many
+        distinct keys as rows, the changes are computed once per key present
+        (the same arithmetic on the same numbers, from any row of the key)
+        and handed to each row of the key: an attribute measured on its own
+        (one context) of 91 levels needs 91 rows of changes, not one per
+        model row. A table of the keys, not a sort: counting them costs less
+        than the rows' changes it saves."""
         P = self._plan(j)
         Rr = self.R[rows]
+        n = rows.size
         ctx = P.index(Rr, P.ccols, P.cmult, P.ctx_off)
         cur = Rr[:, j]
-        if P.tot == 1 and 4 * P.n_ctx * L <= rows.size:
-            keys = np.arange(P.n_ctx * L)
-            D = self._deltas(
-                self._gradient_rows(j, L), (keys // L)[:, None], keys % L, j
-            )
-            best = np.argmin(D, axis=1)
-            key = ctx[:, 0] * L + cur
-            return best[key], D[keys, best][key]
-        if P.tot > 1 and P.key_space * L < 2**62:
-            # several cliques: the rows' distinct (contexts, level) keys
+        space = P.key_space * L
+        if space <= 4 * n:
             key = cur.copy()
             for q in range(P.tot):
                 key *= int(P.ctx_count[q])
                 key += ctx[:, q] - P.ctx_off[q]
-            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-            if 4 * first.size <= rows.size:
-                D = self._deltas(self._gradient_rows(j, L), ctx[first], cur[first], j)
+            present = np.flatnonzero(np.bincount(key, minlength=space))
+            if 4 * present.size <= n:
+                row_of = np.empty(space, dtype=np.int64)
+                row_of[key] = np.arange(n)  # any row of each key: same changes
+                r = row_of[present]
+                D = self._deltas(self._gradient_rows(j, L), ctx[r], cur[r], j)
                 best = np.argmin(D, axis=1)
-                return best[inverse], D[np.arange(first.size), best][inverse]
+                at = np.empty(space, dtype=np.int64)
+                at[present] = np.arange(present.size)
+                inverse = at[key]
+                return best[inverse], D[np.arange(present.size), best][inverse]
         delta = self._deltas(self._gradient_rows(j, L), ctx, cur, j)
         best = np.argmin(delta, axis=1)
-        return best, delta[np.arange(rows.size), best]
+        return best, delta[np.arange(n), best]
 
     def one_context(self, j):
         """Whether every row's changes of ``j`` depend on its level alone

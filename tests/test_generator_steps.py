@@ -62,30 +62,33 @@ def test_greedy_disjoint_follows_a_chain_of_shared_rows():
     np.testing.assert_array_equal(got, _sequential(first, second))
 
 
-def test_best_moves_are_the_row_minima_of_the_move_deltas():
-    """Attribute 3 is measured on its own, attribute 2 in one pair only: their
-    best moves are computed once per (context, level) key and must equal the
-    row-wise minimum of the full matrix exactly (the same float operations on
-    the same numbers); attributes 0 and 1 take the full matrix."""
+def _kron_state(levels, sets, R, seed):
+    """The vectorised bookkeeping of noisy tables (noise sd 3) of ``sets``
+    over 500 random rows of ``levels``, at the rows ``R``."""
     from skdp_synth.generator import Measurement
     from skdp_synth.generator._kron import _all_coefficients, _build_kron, _KronState
 
-    levels = np.array([3, 4, 5, 7])
-    rng = np.random.default_rng(1)
-    X = rng.integers(0, levels, size=(500, 4))
-
-    def table(attrs):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(500, len(levels)))
+    ms = []
+    for attrs in sets:
         idx = np.zeros(len(X), dtype=np.int64)
         for j in attrs:
             idx = idx * levels[j] + X[:, j]
         size = int(np.prod(levels[list(attrs)]))
         counts = np.bincount(idx, minlength=size).astype(float)
-        return Measurement(attrs, None, counts + rng.normal(0, 3.0, size), 3.0)
+        ms.append(Measurement(attrs, None, counts + rng.normal(0, 3.0, size), 3.0))
+    return _KronState(_build_kron(ms, levels, _all_coefficients(ms, levels)), R)
 
-    ms = [table((0, 1)), table((1, 2)), table((0,)), table((3,))]
-    families = _build_kron(ms, levels, _all_coefficients(ms, levels))
-    R = rng.integers(0, levels, size=(400, 4))
-    state = _KronState(families, R)
+
+def test_best_moves_are_the_row_minima_of_the_move_deltas():
+    """Attribute 3 is measured on its own, attribute 2 in one pair only: their
+    best moves are computed once per (context, level) key and must equal the
+    row-wise minimum of the full matrix exactly (the same float operations on
+    the same numbers); attributes 0 and 1 take the full matrix."""
+    levels = np.array([3, 4, 5, 7])
+    R = np.random.default_rng(11).integers(0, levels, size=(400, 4))
+    state = _kron_state(levels, [(0, 1), (1, 2), (0,), (3,)], R, 1)
     rows = np.arange(400)
     for j, L in enumerate(levels):
         best, gain = state.best_moves(j, int(L), rows)
@@ -130,23 +133,9 @@ def test_best_moves_per_distinct_contexts_in_several_cliques():
     """Attribute 1 is in three pairs with attributes of 2 levels: at most
     2*2*2*3 distinct (contexts, level) keys among 400 rows, so its moves are
     computed once per key; they must equal the full matrix's row minima."""
-    from skdp_synth.generator import Measurement
-    from skdp_synth.generator._kron import _all_coefficients, _build_kron, _KronState
-
     levels = np.array([2, 3, 2, 2])
-    rng = np.random.default_rng(2)
-    X = rng.integers(0, levels, size=(500, 4))
-
-    def table(attrs):
-        idx = np.zeros(len(X), dtype=np.int64)
-        for j in attrs:
-            idx = idx * levels[j] + X[:, j]
-        size = int(np.prod(levels[list(attrs)]))
-        counts = np.bincount(idx, minlength=size).astype(float)
-        return Measurement(attrs, None, counts + rng.normal(0, 3.0, size), 3.0)
-
-    ms = [table((0, 1)), table((1, 2)), table((1, 3))]
-    state = _KronState(_build_kron(ms, levels, _all_coefficients(ms, levels)), X[:400])
+    R = np.random.default_rng(12).integers(0, levels, size=(400, 4))
+    state = _kron_state(levels, [(0, 1), (1, 2), (1, 3)], R, 2)
     rows = np.arange(400)
     assert state._plan(1).tot == 3 and state._plan(1).key_space * 3 * 4 <= 400
     best, gain = state.best_moves(1, 3, rows)

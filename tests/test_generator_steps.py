@@ -142,3 +142,27 @@ def test_best_moves_per_distinct_contexts_in_several_cliques():
     delta = state.move_deltas(1, 3, rows)
     np.testing.assert_array_equal(best, np.argmin(delta, axis=1))
     np.testing.assert_array_equal(gain, delta[rows, best])
+
+
+def test_swaps_of_a_lone_attribute_cannot_gain_and_are_skipped_only_then():
+    """A lone attribute's swap gains are rounding errors far under the
+    descent's threshold (1e-6) while its gradients are at most 1e9; an
+    attribute in a pair is never skipped; a lone attribute with gradients
+    past 1e9 (noise sd 1e-6) is not skipped either."""
+    from skdp_synth.generator import Measurement
+    from skdp_synth.generator._kron import _all_coefficients, _build_kron, _KronState
+
+    levels = np.array([3, 4, 5])
+    R = np.random.default_rng(13).integers(0, levels, size=(300, 3))
+    state = _kron_state(levels, [(0, 1), (2,)], R, 3)
+    assert state.swaps_cannot_gain(2) and not state.swaps_cannot_gain(0)
+    r1, r2 = np.arange(150), np.arange(150, 300)
+    keep = R[r1, 2] != R[r2, 2]
+    gains = state.swap_gains(2, r1[keep], r2[keep])
+    g = np.abs(state.by_attr[2][0][0].g).max()
+    assert np.all(np.abs(gains) <= 4 * np.finfo(float).eps * g) and g <= 1e9
+    assert np.all(gains > -1e-6)
+    tiny = [Measurement((2,), None, np.array([1e3, 0.0, 0.0, 0.0, 0.0]), 1e-6)]
+    big = _KronState(_build_kron(tiny, levels, _all_coefficients(tiny, levels)), R)
+    assert np.abs(big.by_attr[2][0][0].g).max() > 1e9
+    assert not big.swaps_cannot_gain(2)

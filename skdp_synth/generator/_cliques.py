@@ -135,6 +135,13 @@ def _build_cliques(measurements, n_levels):
     return list(cliques.values()), int(total)
 
 
+def _row_minima(delta):
+    """``(argmin, min)`` of each row of ``delta``: a row's best move and its
+    gain (the first level of the least change)."""
+    best = np.argmin(delta, axis=1)
+    return best, delta[np.arange(delta.shape[0]), best]
+
+
 class _DenseState:
     """Per-clique bookkeeping with dense ``H_S`` (any linear measurement).
 
@@ -198,9 +205,7 @@ class _DenseState:
     def best_moves(self, j, L, rows):
         """Each row's best new level of ``j`` and its gain (row-wise minimum
         of :meth:`move_deltas`)."""
-        delta = self.move_deltas(j, L, rows)
-        best = np.argmin(delta, axis=1)
-        return best, delta[np.arange(rows.size), best]
+        return _row_minima(self.move_deltas(j, L, rows))
 
     def swap_bound(self, j):
         return None  # no cheap bound on the interaction: every pair is tried

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ._cliques import _maximal_sets
+from ._cliques import _maximal_sets, _row_minima
 
 
 def _kron_coefficients(m, n_levels):
@@ -511,15 +511,14 @@ class _KronState:
                 row_of = np.empty(space, dtype=np.int64)
                 row_of[key] = np.arange(n)  # any row of each key: same changes
                 r = row_of[present]
-                D = self._deltas(self._gradient_rows(j, L), ctx[r], cur[r], j)
-                best = np.argmin(D, axis=1)
+                best, gain = _row_minima(
+                    self._deltas(self._gradient_rows(j, L), ctx[r], cur[r], j)
+                )
                 at = np.empty(space, dtype=np.int64)
                 at[present] = np.arange(present.size)
                 inverse = at[key]
-                return best[inverse], D[np.arange(present.size), best][inverse]
-        delta = self._deltas(self._gradient_rows(j, L), ctx, cur, j)
-        best = np.argmin(delta, axis=1)
-        return best, delta[np.arange(n), best]
+                return best[inverse], gain[inverse]
+        return _row_minima(self._deltas(self._gradient_rows(j, L), ctx, cur, j))
 
     def one_context(self, j):
         """Whether every row's changes of ``j`` depend on its level alone

@@ -360,8 +360,8 @@ def unsupported_bins_spread(spec, shares, estimates):
     mid = (edges[:-1] + edges[1:]) / 2
 
     def weak(b):
-        est, sd = estimates[b]
-        return est is not None and sd is not None and est < UNSUPPORTED_Z * sd
+        est, sd = estimates[b]  # every bin has one: the pipeline passes all or None
+        return est < UNSUPPORTED_Z * sd
 
     used = [int(b) for b in np.flatnonzero(q > 0)]
     first, last, dropped, best = 0, len(used) - 1, 0.0, None
@@ -381,7 +381,7 @@ def unsupported_bins_spread(spec, shares, estimates):
         if dropped > UNSUPPORTED_SHARE:
             break
         rest = q.copy()
-        rest[[x for x in used if x not in used[first : last + 1]]] = 0.0
+        rest[used[:first] + used[last + 1 :]] = 0.0
         P = release_pieces(spec, rest, estimates)
         std = _pieces_std(P) if P is not None else 0.0
         ratio = full / std if std > 0 else np.inf

@@ -501,6 +501,11 @@ def test_budget_split_constants_are_pinned():
     assert DEFAULT_RULES.one_way_weight == 4.0 and DEFAULT_RULES.level_support_z == 2.0
     assert DEFAULT_RULES.one_way_min_attributes == 10
     assert DEFAULT_RULES.aim_final_one_way_weight == 4.0
+    # auto's AIM joins its columns from the final share: at most all of it
+    assert DEFAULT_RULES.aim_cover_share == 0.1
+    assert (
+        DEFAULT_RULES.aim_cover_share <= DEFAULT_RULES.selection_shares["aim"]["final"]
+    )
     from skdp_synth.gaussian_release import _selection as selection
 
     assert selection.AIM_ROUNDS_PER_ATTRIBUTE == 3
@@ -1144,3 +1149,130 @@ def test_a_huge_epsilon_fits_every_selection_rule(selection):
             ),
         ).fit(df)
     assert len(pipe.sample(50, random_state=1)) == 50
+
+
+# ------------------------------------------------- auto's AIM: joining columns
+def _cover_case(n_hat, share=0.1):
+    """Four binary columns, AIM having chosen only ``(0, 1)``: the cover
+    step's inputs (every pair a candidate)."""
+    levels = np.array([2, 2, 2, 2])
+    cand = list(itertools.combinations(range(4), 2))
+    rng = np.random.default_rng(1)
+    data = [rng.integers(0, 50, 4).astype(float) for _ in cand]
+    model = [np.full(4, 25.0) for _ in cand]
+    w = np.ones(len(cand))
+    res = sel.SelectionResult("aim")
+    res.chosen = [(0, 1)]
+    delta = score_sensitivity(w, "add-remove-one")
+    c = 2.0
+    cover = (share, 0.3, DEFAULT_RULES.auto_edge_threshold)
+    return res, cand, data, model, w, delta, cover, levels, n_hat, c
+
+
+def test_aim_cover_joins_every_column_at_a_trees_per_edge_share():
+    """Where every pair is worth its noise (a large public ``n``), the cover
+    step joins the three components AIM's one pair leaves (``{0, 1}``,
+    ``{2}``, ``{3}``) with exactly two exponential mechanisms, each at the
+    per-edge share of a tree's selection at ``share`` (``share / (a - 1)``,
+    ``a = 4``) and ``ε = pure_dp_of_gdp_mu(sqrt(share / 3) / c)``; the
+    chosen pairs make the graph connected."""
+    res, cand, data, model, w, delta, cover, levels, n_hat, c = _cover_case(1e6)
+    sel._cover_attributes(
+        res,
+        cand,
+        data,
+        model,
+        w,
+        delta,
+        cover,
+        levels,
+        n_hat,
+        c,
+        "add-remove-one",
+        np.random.default_rng(0),
+    )
+    joins = res.chosen[1:]
+    assert len(joins) == 2 and all(S in cand for S in joins)
+    assert sel._n_components(range(4), res.chosen) == 1
+    edge = 0.1 / 3
+    assert res.spent["select"] == edge + edge
+    assert res.epsilons == [pure_dp_of_gdp_mu(math.sqrt(edge) / c)] * 2
+
+
+def test_aim_cover_joins_nothing_where_no_pair_is_worth_its_noise():
+    """At ``n = 20`` no pair's expected TV noise in the final measurement is
+    under auto's edge threshold (:func:`_pair_capacity`): no join, nothing
+    spent, no random draw made (the later draws are the paper's AIM's)."""
+    res, cand, data, model, w, delta, cover, levels, n_hat, c = _cover_case(20.0)
+    cap = sel._pair_capacity(levels, cand, 0.3, c, "add-remove-one", 20.0, cover[2])
+    assert np.all(cap < 3)  # fewer tables than the one chosen plus two joins
+    rng = np.random.default_rng(0)
+    sel._cover_attributes(
+        res,
+        cand,
+        data,
+        model,
+        w,
+        delta,
+        cover,
+        levels,
+        n_hat,
+        c,
+        "add-remove-one",
+        rng,
+    )
+    assert res.chosen == [(0, 1)] and res.spent["select"] == 0.0
+    assert res.epsilons == []
+    assert rng.random() == np.random.default_rng(0).random()
+
+
+def _frame_loose(n=3000, seed=0):
+    """``_frame``'s five columns and three of 10 levels independent of every
+    other, which AIM's rounds tend to leave in no pair (their pairs' noise
+    is charged over 20-100 cells)."""
+    df, cats = _frame(n, seed)
+    rng = np.random.default_rng(seed + 1)
+    for k in range(3):
+        df[f"f{k}"] = rng.integers(0, 10, n).astype(str)
+        cats[f"f{k}"] = sorted(df[f"f{k}"].unique())
+    return df, cats
+
+
+@pytest.mark.parametrize("neighbouring", ["add-remove-one", "replace-one"])
+def test_auto_aim_joins_its_columns_and_spends_exactly_the_budget(
+    monkeypatch, neighbouring
+):
+    """auto's AIM (the rule forced to AIM) runs the paper's rounds, then
+    joins what they left apart: the chosen tables start with the rounds'
+    own (the same draws as with ``aim_cover_share = 0``) and cover every
+    column; the fit still spends exactly its budget (Σ μ² = 1/c²), the
+    joins paid from the final share. ``selection="aim"`` is the paper's:
+    the same tables whatever ``aim_cover_share``."""
+    import skdp_synth.gaussian_release._measuring as measuring
+    import skdp_synth.gaussian_release._planning as planning
+
+    # auto decides at plan time with a public n (replace-one), else after the
+    # noisy total
+    for site in (measuring, planning):
+        monkeypatch.setattr(site, "auto_rule", lambda *a, **k: "aim")
+    df, cats = _frame_loose()
+    c = analytic_gaussian_sigma(0.5, 1e-6)
+    kw = dict(epsilon=0.5, neighbouring=neighbouring, random_state=0)
+    est = _pipe(cats, selection="auto", **kw).fit(df)[-1]
+    assert est.selection_ == "aim"
+    chosen = est._selection_result.chosen
+    assert {j for S in chosen for j in S} == set(range(8))
+    assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
+    assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
+
+    _set_rules(monkeypatch, aim_cover_share=0.0)
+    paper = _pipe(cats, selection="auto", **kw).fit(df)[-1]
+    rounds = paper._selection_result.chosen
+    assert {j for S in rounds for j in S} != set(range(8))  # a column left out
+    assert chosen[: len(rounds)] == rounds and len(chosen) > len(rounds)
+    assert _mu2(paper) == pytest.approx(1.0 / c**2, rel=1e-9)
+
+    explicit = _pipe(cats, selection="aim", **kw).fit(df)[-1]._selection_result
+    _set_rules(monkeypatch, aim_cover_share=0.1)
+    again = _pipe(cats, selection="aim", **kw).fit(df)[-1]._selection_result
+    assert again.chosen == explicit.chosen and again.epsilons == explicit.epsilons

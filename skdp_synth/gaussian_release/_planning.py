@@ -612,6 +612,8 @@ def selection_plan(spec, rules, W, tau, c, n_samples, inv=None):
         # worth their noise (selection.mst_edge_budget); an explicit
         # "one-way" keeps every one of them
         "trim": auto,
+        # auto chose the rule (its AIM joins the columns its rounds leave)
+        "auto": auto,
         "public_n": public_n,
     }
     if rule == "auto":

@@ -1675,6 +1675,11 @@ def test_no_coarse_bin_ends_inside_its_noise():
 
 # independent columns: auto may measure the 1-way tables alone and say so
 @pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
+# another column's truthful warning is not under test: at seed 5 a normal
+# column's released top bin holds rows past its cap (c0: 227 ± 34 rows where
+# its domain kept 12; named since auto's AIM joins its columns, which moved
+# the draws after its rounds)
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.DegenerateColumnWarning")
 def test_a_tentative_tail_is_kept_only_where_the_release_supports_it():
     """A zero-inflated column whose tail fails the jump's level but passes
     ``TENTATIVE_LEVEL`` gets its tail's bins in ``spec.split``; the pipeline

@@ -1276,3 +1276,26 @@ def test_auto_aim_joins_its_columns_and_spends_exactly_the_budget(
     _set_rules(monkeypatch, aim_cover_share=0.1)
     again = _pipe(cats, selection="aim", **kw).fit(df)[-1]._selection_result
     assert again.chosen == explicit.chosen and again.epsilons == explicit.epsilons
+
+
+def test_aim_cover_counts_a_chosen_triple_as_one_component():
+    """With ``d = 3`` AIM chooses triples: a chosen ``(0, 1, 2)`` joins its
+    three columns, so one join is left (to column 3), one mechanism."""
+    res, cand, data, model, w, delta, cover, levels, n_hat, c = _cover_case(1e6)
+    res.chosen = [(0, 1, 2)]
+    sel._cover_attributes(
+        res,
+        cand,
+        data,
+        model,
+        w,
+        delta,
+        cover,
+        levels,
+        n_hat,
+        c,
+        "add-remove-one",
+        np.random.default_rng(0),
+    )
+    assert len(res.chosen) == 2 and 3 in res.chosen[1]
+    assert len(res.epsilons) == 1 and res.spent["select"] == 0.1 / 3

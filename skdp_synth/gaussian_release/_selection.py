@@ -639,11 +639,11 @@ def _cover_attributes(
         threshold,
     )
     pairs = [k for k, cap in zip(pairs, capacity) if cap >= K]
-    # the joins: components now less those of the chosen tables with every
-    # pair worth its noise added (public)
-    joined = list(result.chosen) + [cand[k] for k in pairs]
+    # the joins: components now less those of the chosen tables (cliques of
+    # any size) with every pair worth its noise added (public)
+    reach = {j: find(j) for j in nodes}
     n_edges = len(roots) - _n_components(
-        nodes, [r for r in joined if len([j for j in r if j in parent]) >= 2]
+        sorted(roots), [(reach[cand[k][0]], reach[cand[k][1]]) for k in pairs]
     )
     if n_edges <= 0:
         return

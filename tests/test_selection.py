@@ -1169,6 +1169,10 @@ def _cover_case(n_hat, share=0.1):
     return res, cand, data, model, w, delta, cover, levels, n_hat, c
 
 
+def _run_cover(case, rng):
+    sel._cover_attributes(*case, "add-remove-one", rng)
+
+
 def test_aim_cover_joins_every_column_at_a_trees_per_edge_share():
     """Where every pair is worth its noise (a large public ``n``), the cover
     step joins the three components AIM's one pair leaves (``{0, 1}``,
@@ -1176,21 +1180,9 @@ def test_aim_cover_joins_every_column_at_a_trees_per_edge_share():
     per-edge share of a tree's selection at ``share`` (``share / (a - 1)``,
     ``a = 4``) and ``ε = pure_dp_of_gdp_mu(sqrt(share / 3) / c)``; the
     chosen pairs make the graph connected."""
-    res, cand, data, model, w, delta, cover, levels, n_hat, c = _cover_case(1e6)
-    sel._cover_attributes(
-        res,
-        cand,
-        data,
-        model,
-        w,
-        delta,
-        cover,
-        levels,
-        n_hat,
-        c,
-        "add-remove-one",
-        np.random.default_rng(0),
-    )
+    case = _cover_case(1e6)
+    res, cand, c = case[0], case[1], case[9]
+    _run_cover(case, np.random.default_rng(0))
     joins = res.chosen[1:]
     assert len(joins) == 2 and all(S in cand for S in joins)
     assert sel._n_components(range(4), res.chosen) == 1
@@ -1203,24 +1195,12 @@ def test_aim_cover_joins_nothing_where_no_pair_is_worth_its_noise():
     """At ``n = 20`` no pair's expected TV noise in the final measurement is
     under auto's edge threshold (:func:`_pair_capacity`): no join, nothing
     spent, no random draw made (the later draws are the paper's AIM's)."""
-    res, cand, data, model, w, delta, cover, levels, n_hat, c = _cover_case(20.0)
+    case = _cover_case(20.0)
+    res, cand, cover, levels, c = case[0], case[1], case[6], case[7], case[9]
     cap = sel._pair_capacity(levels, cand, 0.3, c, "add-remove-one", 20.0, cover[2])
     assert np.all(cap < 3)  # fewer tables than the one chosen plus two joins
     rng = np.random.default_rng(0)
-    sel._cover_attributes(
-        res,
-        cand,
-        data,
-        model,
-        w,
-        delta,
-        cover,
-        levels,
-        n_hat,
-        c,
-        "add-remove-one",
-        rng,
-    )
+    _run_cover(case, rng)
     assert res.chosen == [(0, 1)] and res.spent["select"] == 0.0
     assert res.epsilons == []
     assert rng.random() == np.random.default_rng(0).random()
@@ -1281,21 +1261,9 @@ def test_auto_aim_joins_its_columns_and_spends_exactly_the_budget(
 def test_aim_cover_counts_a_chosen_triple_as_one_component():
     """With ``d = 3`` AIM chooses triples: a chosen ``(0, 1, 2)`` joins its
     three columns, so one join is left (to column 3), one mechanism."""
-    res, cand, data, model, w, delta, cover, levels, n_hat, c = _cover_case(1e6)
+    case = _cover_case(1e6)
+    res = case[0]
     res.chosen = [(0, 1, 2)]
-    sel._cover_attributes(
-        res,
-        cand,
-        data,
-        model,
-        w,
-        delta,
-        cover,
-        levels,
-        n_hat,
-        c,
-        "add-remove-one",
-        np.random.default_rng(0),
-    )
+    _run_cover(case, np.random.default_rng(0))
     assert len(res.chosen) == 2 and 3 in res.chosen[1]
     assert len(res.epsilons) == 1 and res.spent["select"] == 0.1 / 3

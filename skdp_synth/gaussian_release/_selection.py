@@ -343,14 +343,7 @@ def select_mst(
     scores = l1_scores(data, model, w)
     delta = score_sensitivity(w, neighbouring)
     nodes = sorted({j for r in pairs for j in r})
-    parent = {j: j for j in nodes}
-
-    def find(j):
-        while parent[j] != j:
-            parent[j] = parent[parent[j]]
-            j = parent[j]
-        return j
-
+    forest = _Components(nodes)
     # the number of edges of a spanning forest of the candidate graph is
     # public (candidates are public), so is the per-edge share
     n_edges = len(nodes) - _n_components(nodes, pairs)
@@ -358,10 +351,9 @@ def select_mst(
         return result
     eps = pure_dp_of_gdp_mu(math.sqrt(share_select / n_edges) / c)
     for _ in range(n_edges):
-        live = [k for k, (i, j) in enumerate(pairs) if find(i) != find(j)]
+        live = [k for k, r in enumerate(pairs) if forest.apart(r)]
         k = live[exponential_mechanism(scores[live], eps, delta, source.rng)]
-        i, j = pairs[k]
-        parent[find(i)] = find(j)
+        forest.join(pairs[k])
         result.chosen.append(pairs[k])
         result.epsilons.append(eps)
         result.spent["select"] += share_select / n_edges
@@ -430,19 +422,41 @@ def _pair_capacity(n_levels, pairs, share_final, c, neighbouring, n, threshold):
     return k_max
 
 
-def _n_components(nodes, pairs):
-    parent = {j: j for j in nodes}
+class _Components:
+    """The components of a graph over attributes, as tables join them
+    (union-find with path halving): MST's tree and the joins of auto's AIM."""
 
-    def find(j):
+    def __init__(self, nodes):
+        self.parent = {j: j for j in nodes}
+
+    def find(self, j):
+        parent = self.parent
         while parent[j] != j:
+            parent[j] = parent[parent[j]]
             j = parent[j]
         return j
 
-    for i, j in pairs:
-        a, b = find(i), find(j)
-        if a != b:
-            parent[a] = b
-    return len({find(j) for j in nodes})
+    def join(self, table):
+        """Join the attributes of ``table`` (a pair, or a clique of any
+        size) that are nodes."""
+        inside = [j for j in table if j in self.parent]
+        for i, j in zip(inside, inside[1:]):
+            self.parent[self.find(i)] = self.find(j)
+
+    def apart(self, pair):
+        """Whether a pair's two attributes lie in different components."""
+        return self.find(pair[0]) != self.find(pair[1])
+
+    def roots(self):
+        return {self.find(j) for j in self.parent}
+
+
+def _n_components(nodes, tables):
+    """The number of components of the graph ``tables`` make of ``nodes``."""
+    forest = _Components(nodes)
+    for r in tables:
+        forest.join(r)
+    return len(forest.roots())
 
 
 def select_aim(
@@ -615,19 +629,10 @@ def _cover_attributes(
     nodes = sorted({j for k in pairs for j in cand[k]})
     if not nodes:
         return
-    parent = {j: j for j in nodes}
-
-    def find(j):
-        while parent[j] != j:
-            parent[j] = parent[parent[j]]
-            j = parent[j]
-        return j
-
+    forest = _Components(nodes)
     for r in result.chosen:
-        inside = [j for j in r if j in parent]
-        for i, j in zip(inside, inside[1:]):
-            parent[find(i)] = find(j)
-    roots = {find(j) for j in nodes}
+        forest.join(r)
+    roots = forest.roots()
     K = len(set(result.chosen)) + len(roots) - 1
     capacity = _pair_capacity(
         n_levels,
@@ -641,9 +646,8 @@ def _cover_attributes(
     pairs = [k for k, cap in zip(pairs, capacity) if cap >= K]
     # the joins: components now less those of the chosen tables (cliques of
     # any size) with every pair worth its noise added (public)
-    reach = {j: find(j) for j in nodes}
     n_edges = len(roots) - _n_components(
-        sorted(roots), [(reach[cand[k][0]], reach[cand[k][1]]) for k in pairs]
+        roots, [tuple(forest.find(j) for j in cand[k]) for k in pairs]
     )
     if n_edges <= 0:
         return
@@ -651,10 +655,9 @@ def _cover_attributes(
     eps = pure_dp_of_gdp_mu(math.sqrt(share_edge) / c)
     scores = l1_scores([data[k] for k in pairs], [model[k] for k in pairs], w[pairs])
     for _ in range(n_edges):
-        live = [i for i, k in enumerate(pairs) if find(cand[k][0]) != find(cand[k][1])]
+        live = [i for i, k in enumerate(pairs) if forest.apart(cand[k])]
         i = live[exponential_mechanism(scores[live], eps, delta, rng)]
-        u, v = cand[pairs[i]]
-        parent[find(u)] = find(v)
+        forest.join(cand[pairs[i]])
         result.chosen.append(cand[pairs[i]])
         result.epsilons.append(eps)
         result.spent["select"] += share_edge

@@ -609,8 +609,9 @@ def _cover_attributes(
     ``novisits``, ``emergency``, ``hospital``); train-on-synthetic R² of
     ``visits`` -0.044 against auto's tree's 0.059.
 
-    ``cover = (share, share_final, threshold)``. After the rounds, as MST's
-    tree (:func:`select_mst`), a candidate pair that joins two components of
+    ``cover = (share, share_final, threshold)``. After the rounds
+    (:cite:`McKenna2022` Algorithm 1), as MST's tree (:cite:`McKenna2021`
+    §3, :func:`select_mst`), a candidate pair that joins two components of
     the chosen tables' graph is picked by the exponential mechanism on the L1
     distance of the data's table to the AIM model's (:func:`l1_scores`),
     until no pair worth its noise joins two: a pair is worth it where,

@@ -502,3 +502,39 @@ def test_a_table_cut_to_k_rows_is_read_as_its_suite_table(monkeypatch, mixed):
     assert set(map(tuple, cut["df"].astype(str).to_numpy())) <= set(
         map(tuple, mixed.astype(str).to_numpy())
     )
+
+
+def test_auto_aim_arm_runs_auto_forced_to_aim(mixed):
+    """``--methods auto-aim`` fits ``selection="auto"`` made to pick AIM (its
+    own steps: the rounds, then the joins), records no estimates, and leaves
+    auto's rule as it was after the fit."""
+    import skdp_synth.gaussian_release._measuring as measuring
+    import skdp_synth.gaussian_release._planning as planning
+
+    before = (measuring.auto_rule, planning.auto_rule)
+    frame = mixed[["a", "b"]]
+    _, info = bs.fit_ours(frame, ["a", "b"], {}, 1.0, 0, "auto-aim")
+    assert info["chose"] == "aim" and "est" not in info
+    assert (measuring.auto_rule, planning.auto_rule) == before
+    assert "auto-aim" in bs.EXTRA_RULES and "auto-aim" in bs.OURS
+
+
+def test_auto_aim_stands_for_aim_in_the_tuning_cells():
+    """Where ``auto-aim`` ran, its TV2 is AIM's outcome in the grids (auto's
+    AIM, with the joins); else the paper's ``aim``."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    est = {"none": 1.0, "q": 0.2, "one-way": 0.3, "q_aim": 0.1, "aim_pairs": 0.05}
+    est.update(e_tree=1.0, e1_mst=0.1, e1_one=0.01)
+    done = {}
+    for seed, with_auto_aim in ((0, True), (1, False)):
+        cell = ("t", 1.0, seed)
+        done[(*cell, "auto", 4.0)] = {"est": est}
+        for method, tv2 in (("none", 0.3), ("auto-mst", 0.2), ("one-way", 0.25)):
+            done[(*cell, method, 4.0)] = {"tv2": tv2}
+        done[(*cell, "aim", 4.0)] = {"tv2": 0.11}
+        if with_auto_aim:
+            done[(*cell, "auto-aim", 4.0)] = {"tv2": 0.1}
+    usable = bs._usable_cells(done, ["t"], 4.0, DEFAULT_RULES)
+    assert usable[("t", 1.0, 0)][1]["aim"] == 0.1
+    assert usable[("t", 1.0, 1)][1]["aim"] == 0.11

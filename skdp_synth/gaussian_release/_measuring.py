@@ -179,7 +179,7 @@ def _measure_selected(U, staged, source):
             t = staged.target_index
             star = [r for r in cand if len(r) == 2 and t in r]
             res.chosen = star  # an explicit "one-way": every one of them
-            if sel.get("trim"):
+            if sel.get("auto"):
                 _, res.chosen = mst_edge_budget(
                     levels,
                     star,

@@ -608,11 +608,10 @@ def selection_plan(spec, rules, W, tau, c, n_samples, inv=None):
             for r, v in rules.selection_shares.items()
             if rule in ("auto", r)
         },
-        # auto's 1-way tables with a target keep the target's pairs that are
-        # worth their noise (selection.mst_edge_budget); an explicit
-        # "one-way" keeps every one of them
-        "trim": auto,
-        # auto chose the rule (its AIM joins the columns its rounds leave)
+        # auto chose the rule: its 1-way tables with a target keep the
+        # target's pairs that are worth their noise (selection.
+        # mst_edge_budget; an explicit "one-way" keeps every one of them),
+        # and its AIM joins the columns its rounds leave in no pair
         "auto": auto,
         "public_n": public_n,
     }

@@ -282,3 +282,66 @@ def test_past_a_separate_component_the_nearest_leaf_past_2b_ends_the_run():
     out = tpc.place_capped_tail(_bell(), BELL_BINS, est)
     assert out.cap == (64.0, 8192.0)
     assert out.counts[7] > 500.0
+
+
+# acs12's ``hrs_work`` at ε = 3, seed 0 of ``python -m benchmarks.bench_suite
+# --half tune --tables acs12``: its coarse bins and the release's estimates
+# (sd 7.3 each); the top bin [54, 64] above eight bins of one integer
+HRS_BINS = [8, 22, 32, 37, 40, 41, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 64]
+HRS_EST = [100.1, 86.5, 48.2, 25.1, 322.3, 4.8, 28.4, 7.5, -7.5, 17.3, 5.2]
+HRS_EST = [(v, 7.3) for v in HRS_EST + [62.6, 6.0, 4.4, -5.0, 67.3]]
+
+
+def test_the_bins_below_within_the_top_bins_width_are_pooled():
+    """``[53, 54)`` alone (-5 ± 7.3) does not say the body reaches the top
+    bin; the nine bins of one integer within the top bin's width in ``t``
+    (``[45, 54)``, 118.9 ± 21.9) do, at :data:`PAST_CAP_BODY_Z` sds."""
+    k = len(HRS_BINS) - 1
+    assert not tpc._body_at_cap(HRS_EST, k)  # the bin below alone
+    assert tpc._body_at_cap(HRS_EST, k, HRS_BINS, True)
+    # the pooled sum just under its threshold: no body
+    z = tpc.PAST_CAP_BODY_Z * np.sqrt(9) * 7.3
+    low = list(HRS_EST)
+    low[6] = (28.4 - (118.9 - z) - 0.01, 7.3)
+    assert not tpc._body_at_cap(low, k, HRS_BINS, True)
+    # [41, 45) starts below the top bin's width: its estimate is not pooled
+    low[5] = (1000.0, 7.3)
+    assert not tpc._body_at_cap(low, k, HRS_BINS, True)
+
+
+def test_pooling_stops_at_a_point_mass_candidate():
+    """A wide top bin ``[2, 8]`` whose width in ``t`` reaches down to the
+    0s: the 0s are a point mass, not a body (credit's ``Debt``)."""
+    est = [(2968.0, 37.6), (-14.0, 37.6), (595.0, 37.6)]
+    assert not tpc._body_at_cap(est, 3, [0.0, 1.0, 2.0, 8.0], True)
+    # the same counts one unit up: the bin [1, 2) is no candidate
+    assert tpc._body_at_cap(est, 3, [1.0, 2.0, 3.0, 9.0], True)
+
+
+def test_a_far_noise_leaf_past_a_pooled_body_takes_no_rows():
+    """acs12's ``hrs_work`` (ε = 3, seed 0; ``b`` = 11.1): the top bin's
+    leaf ``[54, 65)`` drew 15.0, the release 67.3 rows in the bin; past the
+    cap 65, ``[65, 256)`` drew 15.8 and ``[65536, 131072)``, empty, 28.6
+    (2.6 ``b``). Read as a separate component (the bin below alone), that
+    far leaf ended the run and took 34 of the rows (std ratio 659); with
+    the body pooled, a tail decaying from the cap has room there for
+    ``E / 11`` only, and every row stays on ``[65, 256)``."""
+    b = 11.1
+    edges = np.asarray([8.0, 45, 54, 65, 256, 4096, 65536, 131072])
+    true = np.asarray([600.0, 114, 41, 23, 0, 0, 0])
+    raw = [600.0, 110.6, 15.0, 15.8, -3.0, 4.0, 28.6]
+
+    class _Drawn:
+        def laplace(self, values, scale):
+            return np.asarray(values, float) + np.append(np.subtract(raw, true), 0.0)
+
+    hist = noisy_histogram(
+        edges, np.zeros(edges.size - 1, bool), true, 0.0, True, b, _Drawn()
+    )
+    hist = dataclasses.replace(
+        hist, counts=np.where(edges[:-1] < 65, raw, 0.0), cap=(8.0, 65.0)
+    )
+    out = tpc.place_capped_tail(hist, HRS_BINS, HRS_EST)
+    assert out.cap == (8.0, 256.0)
+    assert out.counts[3] == pytest.approx(67.3 - 15.0)
+    assert out.counts[4:].sum() == 0.0

@@ -100,8 +100,9 @@ PAST_CAP_SCALES = 2.0
 #: 4.27. The runs of credit's ``Debt`` end at leaves far stronger than any
 #: before them (166 against at most 40; 326 against 166; 301 against 75).
 PAST_CAP_NEAR_SHARE = 0.8
-#: Where the release measures the coarse bin below the top bin at this many
-#: of its sds or more, the column's body reaches the top bin and the rows
+#: Where the release measures the coarse bin below the top bin (or those
+#: below it within the top bin's width in ``t``, pooled: :func:`_body_at_cap`)
+#: at this many of its sds or more, the column's body reaches the top bin and the rows
 #: past the cap are its tail, decaying from the cap: each leaf past it
 #: holds at most its room (:func:`_room`, module docstring). Not searched:
 #: the release's level-support test (``gaussian_release.LEVEL_SUPPORT_Z``,
@@ -202,7 +203,7 @@ def place_capped_tail(hist, edges, estimates, free=None, margin=0.0):
         return hist
     excess -= margin * noise  # what the two measurements certify, at least
     room = np.full(raw.size, np.inf)  # a separate component: any leaf
-    if _body_at_cap(estimates, k):
+    if _body_at_cap(estimates, k, edges, hist.integer):
         room = _room(e, first, excess)
         if free is not None:
             room[np.asarray(free, dtype=bool)] = np.inf
@@ -238,15 +239,41 @@ def _past_run(e, raw, first, cap_hi, scale):
     return np.asarray([first])
 
 
-def _body_at_cap(estimates, k):
+def _body_at_cap(estimates, k, edges=None, integer=False):
     """Whether the release measures the coarse bin below the top bin (of
     ``k``; ``estimates``: ``(estimate, sd)`` per bin) at
     :data:`PAST_CAP_BODY_Z` sds or more: the column's body reaches the top
-    bin, and the rows past the cap are its tail (module docstring)."""
+    bin, and the rows past the cap are its tail (module docstring).
+
+    With ``edges`` (the bins' edges, the last bin closed for ``integer``
+    columns), also the bins below the top bin within its own width in
+    ``t``, pooled (their estimates summed, their variances added) and
+    tested at the same level: a bin of one integer below a wide top bin
+    says little of the body (acs12's ``hrs_work``, ε = 3, seed 0 of
+    ``python -m benchmarks.bench_suite --half tune --tables acs12``: the
+    top bin ``[54, 64]``, 67 ± 7 rows, above ``[53, 54)`` at -5 ± 7 and
+    ``[45, 53)`` at 124 ± 21 in eight bins of one integer; read as a
+    separate component, a noise leaf 2.6 ``b`` at ``[65536, 131072)`` took
+    34 rows: std ratio 659). The pooling stops at a bin that starts at a
+    public point-mass candidate (0, 100): a point mass is not a body
+    (credit's ``Debt``: its 0s below ``[1, 2)``)."""
     if k < 2 or estimates[k - 2] is None:
         return False
     est, sd = (float(v) for v in estimates[k - 2])
-    return est >= PAST_CAP_BODY_Z * sd
+    if est >= PAST_CAP_BODY_Z * sd:
+        return True
+    if edges is None:
+        return False
+    e = np.asarray(edges, dtype=np.float64)
+    te = _t(np.append(e[:k], e[k] + (1.0 if integer else 0.0)))
+    reach = 2.0 * te[k - 1] - te[k]  # the top bin's width in t, below it
+    total, var, pooled = est, sd * sd, 1
+    for i in range(k - 3, -1, -1):
+        if estimates[i] is None or te[i] < reach or e[i] in ATOM_CANDIDATES:
+            break
+        b_est, b_sd = (float(v) for v in estimates[i])
+        total, var, pooled = total + b_est, var + b_sd * b_sd, pooled + 1
+    return pooled > 1 and total >= PAST_CAP_BODY_Z * math.sqrt(var)
 
 
 def _room(e, first, excess):

@@ -11,10 +11,9 @@ A numeric column's private domain, derived in ``doc/privacy.md``
   ``±2^k`` (``k = 0, 4, ..., 36``; every cell a depth-0 root), then split at the
   midpoint of the symmetric log coordinate ``t(x) = sign(x) log2(1 + |x|)``,
   so a column of any scale is resolved where its values are; then one
-  Laplace count per leaf
-  and one for the missing values (the fine 1-way histogram). The column's
-  kept leaves and the cap on its tails are post-processing of these counts
-  (:func:`kept_counts`; no separate bound estimator, so no non-finite or
+  Laplace count per leaf and one for the missing values (the fine 1-way
+  histogram). The kept leaves and the cap on the tails are post-processing
+  of these counts (:func:`kept_counts`; no bound estimator, so no non-finite or
   out-of-range value can reach one: ``±inf`` fall into the outermost leaves
   and are clipped; smartnoise#580).
 
@@ -781,9 +780,12 @@ def _kept_counts(
        sqrt(2 m)``, ``L'`` the leaves searched beyond on that side
        (:func:`_significant_run`), so the rest of a zero-inflated column is
        kept; of that run, only its max-sum stretch of ``count - 2b`` joins
-       (far noise leaves can carry a run past the threshold), and growth
-       goes on from there.
-       Inside, leaves below ``b`` are set to 0.
+       (far noise leaves can carry a run past the threshold; past a natural
+       limit, below a point mass at 0 or above one at 100, only where that
+       piece passes the level on its own: nmes1988's ``novisits``, ε = 1,
+       seed 3, jumped below its 0 to noise leaves of 3.5-7.5 ``b`` at
+       -131,072 to -48,400 and came back with a std ratio of 6,522), and
+       growth goes on from there. Inside, leaves below ``b`` are set to 0.
     3. **Atoms:** finest leaves passing ``b ln(L / 0.01)`` (point masses),
        the level split between the public candidates (a leaf at 0 or 100)
        and the other leaves (:func:`_atom_levels`).
@@ -864,9 +866,8 @@ def _kept_counts(
             if step in jumped or not _only_point_masses(
                 counts, atom, lo_i, hi_i, rest.size, scale
             ):
-                # one jump a side: a jumped run is often under the jump's
-                # threshold for its own m, and a second jump from it went
-                # to far noise leaves (credit's Debt, 1.3e7-1.7e7)
+                # one jump a side: a second jump from a jumped run went to
+                # far noise leaves (credit's Debt, 1.3e7-1.7e7)
                 break
             jumped.add(step)
             # a range of point masses only: the best run beyond (the most
@@ -904,17 +905,16 @@ def _kept_counts(
                     tentative_from[step] = int(edge + step)
             if z is None:
                 break
-            # the run is significant as a whole, but far noise leaves can
-            # carry it past the threshold (credit's Debt, 0..30,000, kept
-            # up to 1.7e7 with leaves of 100 and 184 noisy rows at 2^16 and
-            # 2^20): only its core, the max-sum stretch of (count - 2b) as
-            # in step 1, joins the range; growth goes on from there
-            # first its strongest piece (pieces cut at wide stretches under
-            # 2b): a max-sum stretch bridged such a stretch to far noise
+            # significant as a whole, but far noise leaves can carry a run
+            # (credit's Debt, 0..30,000, kept up to 1.7e7): its strongest
+            # piece (cut at stretches under 2b), then that piece's max-sum
+            # stretch of (count - 2b) joins the range (docstring, step 2)
             run = _strongest_piece(counts, width, rest[: z + 1], scale, *level)
             a, k = _max_segment(counts[run] - CORE_SCALES * scale)
             near_end, far_end = int(run[a]), int(run[k])
             need = level[0] + level[1] * scale * math.sqrt(2.0 * len(run))
+            if past_limit and not counts[run].sum() > need:
+                break  # past a natural limit: a piece significant on its own
             if step in tentative_from and not counts[run].sum() > need:
                 # no piece passes on its own: the run joins whole
                 near_end, far_end = _whole_run(counts, rest[: z + 1], scale)

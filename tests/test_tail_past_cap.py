@@ -345,3 +345,103 @@ def test_a_far_noise_leaf_past_a_pooled_body_takes_no_rows():
     assert out.cap == (8.0, 256.0)
     assert out.counts[3] == pytest.approx(67.3 - 15.0)
     assert out.counts[4:].sum() == 0.0
+
+
+def _signed_balance(raw_zero, estimate):
+    """A signed balance's fine histogram whose lower cap is its 0, a kept
+    point mass (no leaf below it kept), with the release's estimates of its
+    bins ``[0, 0.001)`` and ``[0.001, 5000]``."""
+    b = 83.3
+    edges = np.asarray([-65536.0, -4096.0, -256.0, 0.0, 0.001, 256.0, 4096.0, 8192.0])
+    true = np.asarray([0.0, 1100.0, 100.0, 1600.0, 50.0, 1050.0, 100.0])
+    raw = [-40.0, 120.0, 60.0, raw_zero, 30.0, 1000.0, 140.0]
+
+    class _Drawn:
+        def laplace(self, values, scale):
+            return np.asarray(values, float) + np.append(np.subtract(raw, true), 0.0)
+
+    finest = np.asarray([0, 0, 0, 1, 0, 0, 0], bool)
+    hist = noisy_histogram(edges, finest, true, 0.0, False, b, _Drawn())
+    kept = np.where(edges[:-1] >= 0.0, raw, 0.0)
+    hist = dataclasses.replace(hist, counts=kept, cap=(0.0, 8192.0))
+    spec = SimpleNamespace(
+        name="balance",
+        kind="numeric",
+        levels=[0.0, 0.001, 5000.0],
+        n_levels=2,
+        fine=hist,
+        integer=False,
+    )
+    return spec, [(estimate, 77.0), (1200.0, 77.0)]
+
+
+def test_rows_clipped_up_to_a_natural_lower_limit_name_the_column():
+    """The balance kept no leaf below its 0 (a point mass, so nothing is
+    placed below it); the release measured 2,765 ± 77 rows in the bottom
+    bin against 1,569 on the 0's leaf: 1,196 rows lie below the cap and
+    come back at 0. The reason says so from the released numbers; where the
+    estimate is within ``PAST_CAP_Z`` sds of the leaf, it says nothing."""
+    spec, est = _signed_balance(1569.0, 2765.0)
+    assert tpc._at_lower_limit(spec.fine)
+    assert tpc.place_capped_floor(spec.fine, spec.levels, est) is spec.fine
+    reason = tpc.capped_floor_reason(spec, est)
+    assert reason is not None and "below its lower cap 0" in reason
+    assert "1.2e+03 rows" in reason and "bounds=" in reason
+    noise = np.sqrt(77.0**2 + 2 * 83.3**2)  # the bin's one leaf, the 0's
+    within = 1569.0 + tpc.PAST_CAP_Z * noise - 1.0
+    assert tpc.capped_floor_reason(spec, [(within, 77.0), est[1]]) is None
+    assert tpc.capped_floor_reason(spec, [(within + 2.0, 77.0), est[1]])
+    # a lower cap no kept point mass holds: the placement below it runs, and
+    # this reason stays silent
+    counts = np.asarray(spec.fine.counts, float).copy()
+    counts[3] = 0.0
+    spec.fine = dataclasses.replace(spec.fine, counts=counts)
+    assert not tpc._at_lower_limit(spec.fine)
+    assert tpc.capped_floor_reason(spec, est) is None
+
+
+def test_the_floor_reason_reaches_the_degenerate_warning():
+    from skdp_synth.preprocessing._decoding import degenerate_reasons
+
+    spec, est = _signed_balance(1569.0, 2765.0)
+    spec.missing = False
+    reasons = degenerate_reasons(spec, est, 4000.0, None, False, None)
+    assert any("below its lower cap 0" in r for r in reasons)
+
+
+def test_a_signed_balance_whose_negatives_were_clipped_is_named():
+    """End to end (the docstring's balance, ε = 0.1, seed 1): the domain kept
+    no leaf below the 0s, no synthetic row is negative, and the fit names
+    the column."""
+    import warnings
+
+    import pandas as pd
+
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.exceptions import DegenerateColumnWarning
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    rng = np.random.default_rng(0)
+    n, k = 4000, 1200
+    bal = np.concatenate(
+        [np.zeros(n - 2 * k), -rng.uniform(100, 5000, k), rng.uniform(100, 5000, k)]
+    ).round()
+    rng.shuffle(bal)
+    df = pd.DataFrame({"balance": bal, "g": rng.choice(["a", "b", "c"], n)})
+    enc = BooleanEncoder(
+        categories={"g": ["a", "b", "c"]}, epsilon="auto", random_state=1
+    )
+    rel = ProjectedGaussianRelease(epsilon=0.1, delta=1e-6, random_state=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pipe = make_synthesis_pipeline(enc, rel).fit(df)
+    assert pipe[0].specs_[0].fine.cap[0] == 0.0  # no leaf below the 0s
+    named = [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, DegenerateColumnWarning)
+        and "balance" in str(w.message)
+    ]
+    assert any("below its lower cap 0" in m for m in named)
+    rows = pd.to_numeric(pipe.sample(n, random_state=1)["balance"])
+    assert not (rows < 0).any()

@@ -26,6 +26,7 @@ from ._fences import capped_tail_reason
 from ._natural_limits import NATURAL_LIMITS
 from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x
 from ._spread import spread_reasons, wide_parts_reason
+from ._tail_past_cap import capped_floor_reason
 from ._tail_rates import TAIL_FIT_T, _fitted_rate, _fitted_tail_rate, _t_decay_values
 
 #: a declared numeric bin wider than this many times the median width of
@@ -585,6 +586,9 @@ def degenerate_reasons(
         capped = cut_count_tail_reason(spec, estimates, domain)
     if capped is not None:
         reasons.append(capped)
+    floor = capped_floor_reason(spec, estimates, domain) if numeric else None
+    if floor is not None:
+        reasons.append(floor)
     far = far_tail(spec, level_shares) if numeric else None
     if far is not None:
         share, a, b, start = far

@@ -189,18 +189,10 @@ def place_capped_tail(hist, edges, estimates, free=None, margin=0.0):
         # [32, 64] and 184 rows below it, took them past 65: std x2.3e5)
         return hist
     inside = (e[1:] > a) & (e[:-1] < cap_hi)
-    m = int(inside.sum())
-    est, sd = (float(v) for v in estimates[k - 1])
-    excess = est - float(raw[inside].sum())
-    noise = math.sqrt(sd * sd + 2.0 * scale * scale * max(m, 1))
-    # and twice the bin's rows outside point masses, as the capped-tail
-    # warning's own test (``_fences.capped_tail_reason``): a bin whose leaves
-    # drew a large negative noise (loans' ``num_satisfactory_accounts``,
-    # ε = 0.3, seed 1: 1,691 raw rows against 3,768 real, b = 323) is not
-    # emptied past the cap (std ratio 1.11 -> 36.8)
-    spread = float(raw[inside & ~finest].sum())  # a point mass holds its own
-    if not (excess > PAST_CAP_Z * noise and excess > 2.0 * spread):
+    found = _excess(raw, inside, finest, estimates[k - 1], scale)
+    if found is None:
         return hist
+    excess, noise = found
     excess -= margin * noise  # what the two measurements certify, at least
     room = np.full(raw.size, np.inf)  # a separate component: any leaf
     if _body_at_cap(estimates, k, edges, hist.integer):
@@ -219,6 +211,27 @@ def place_capped_tail(hist, edges, estimates, free=None, margin=0.0):
     out[run] = share
     cap = (hist.cap[0], float(e[run[-1] + 1]))
     return dataclasses.replace(hist, counts=out, cap=cap)
+
+
+def _excess(raw, inside, finest, estimate, scale):
+    """``(excess, noise)`` of a coarse bin's rows outside its leaves, or
+    ``None`` where it is within them: the release's estimate ``T̂ ± σ``
+    (``estimate``) less the raw noisy counts of the ``m`` leaves ``inside``
+    it (``Lap(b)`` each, unbiased), and the sd of that difference,
+    ``sqrt(σ² + 2 m b²)``. ``None`` unless the excess passes
+    :data:`PAST_CAP_Z` sds and twice the raw rows of the leaves that are
+    not point masses (``finest``), as the capped-tail warning's own test
+    (``_fences.capped_tail_reason``): a bin whose leaves drew a large
+    negative noise (loans' ``num_satisfactory_accounts``, ε = 0.3, seed 1:
+    1,691 raw rows against 3,768 real, b = 323) is not emptied past the cap
+    (std ratio 1.11 -> 36.8)."""
+    est, sd = (float(v) for v in estimate)
+    excess = est - float(raw[inside].sum())
+    noise = math.sqrt(sd * sd + 2.0 * scale * scale * max(int(inside.sum()), 1))
+    spread = float(raw[inside & ~finest].sum())  # a point mass holds its own
+    if not (excess > PAST_CAP_Z * noise and excess > 2.0 * spread):
+        return None
+    return excess, noise
 
 
 def _past_run(e, raw, first, cap_hi, scale):
@@ -440,14 +453,12 @@ def capped_floor_reason(spec, estimates, domain=None):
     e = np.asarray(hist.edges, dtype=np.float64)
     inside = (e[1:] > a) & (e[:-1] < b)
     raw = np.asarray(raw, dtype=np.float64)
-    held = float(raw[inside].sum())
-    est, sd = (float(v) for v in estimates[0])
-    scale = float(hist.scale)
-    noise = math.sqrt(sd * sd + 2.0 * scale * scale * max(int(inside.sum()), 1))
-    spread = float(raw[inside & ~np.asarray(hist.finest, dtype=bool)].sum())
-    excess = est - held
-    if not (excess > PAST_CAP_Z * noise and excess > 2.0 * spread):
+    finest = np.asarray(hist.finest, dtype=bool)
+    found = _excess(raw, inside, finest, estimates[0], float(hist.scale))
+    if found is None:
         return None
+    excess, held = found[0], float(raw[inside].sum())
+    est, sd = (float(v) for v in estimates[0])
     return (
         f"a released bottom bin [{a:.6g}, {b:.6g}) of {est:.3g} ± {sd:.3g} rows "
         f"where its leaves' noisy counts hold {held:.3g}: about {excess:.3g} "

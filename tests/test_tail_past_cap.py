@@ -297,7 +297,8 @@ def test_the_bins_below_within_the_top_bins_width_are_pooled():
     bin; the nine bins of one integer within the top bin's width in ``t``
     (``[45, 54)``, 118.9 ± 21.9) do, at :data:`PAST_CAP_BODY_Z` sds."""
     k = len(HRS_BINS) - 1
-    assert not tpc._body_at_cap(HRS_EST, k)  # the bin below alone
+    below, sd = HRS_EST[k - 2]
+    assert below < tpc.PAST_CAP_BODY_Z * sd  # the bin below alone: no body
     assert tpc._body_at_cap(HRS_EST, k, HRS_BINS, True)
     # the pooled sum just under its threshold: no body
     z = tpc.PAST_CAP_BODY_Z * np.sqrt(9) * 7.3

@@ -252,14 +252,14 @@ def _past_run(e, raw, first, cap_hi, scale):
     return np.asarray([first])
 
 
-def _body_at_cap(estimates, k, edges=None, integer=False):
+def _body_at_cap(estimates, k, edges, integer):
     """Whether the release measures the coarse bin below the top bin (of
-    ``k``; ``estimates``: ``(estimate, sd)`` per bin) at
+    ``k``; ``estimates``: ``(estimate, sd)`` per bin; ``edges``: the bins'
+    edges, the last bin closed for ``integer`` columns) at
     :data:`PAST_CAP_BODY_Z` sds or more: the column's body reaches the top
     bin, and the rows past the cap are its tail (module docstring).
 
-    With ``edges`` (the bins' edges, the last bin closed for ``integer``
-    columns), also the bins below the top bin within its own width in
+    Failing that, the bins below the top bin within its own width in
     ``t``, pooled (their estimates summed, their variances added) and
     tested at the same level: a bin of one integer below a wide top bin
     says little of the body (acs12's ``hrs_work``, ε = 3, seed 0 of
@@ -268,15 +268,13 @@ def _body_at_cap(estimates, k, edges=None, integer=False):
     ``[45, 53)`` at 124 ± 21 in eight bins of one integer; read as a
     separate component, a noise leaf 2.6 ``b`` at ``[65536, 131072)`` took
     34 rows: std ratio 659). The pooling stops at a bin that starts at a
-    public point-mass candidate (0, 100): a point mass is not a body
-    (credit's ``Debt``: its 0s below ``[1, 2)``)."""
+    public point-mass candidate (0, 100): a point mass is not a body (a
+    count's or an amount's 0s say nothing of the values above them)."""
     if k < 2 or estimates[k - 2] is None:
         return False
     est, sd = (float(v) for v in estimates[k - 2])
     if est >= PAST_CAP_BODY_Z * sd:
         return True
-    if edges is None:
-        return False
     e = np.asarray(edges, dtype=np.float64)
     te = _t(np.append(e[:k], e[k] + (1.0 if integer else 0.0)))
     reach = 2.0 * te[k - 1] - te[k]  # the top bin's width in t, below it

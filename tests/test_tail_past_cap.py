@@ -376,20 +376,25 @@ def _signed_balance(raw_zero, estimate):
     return spec, [(estimate, 77.0), (1200.0, 77.0)]
 
 
+BALANCE_NOISE = np.sqrt(77.0**2 + 2 * 83.3**2)  # the bottom bin's one leaf, the 0's
+
+
 def test_rows_clipped_up_to_a_natural_lower_limit_name_the_column():
-    """The balance kept no leaf below its 0 (a point mass, so nothing is
-    placed below it); the release measured 2,765 ± 77 rows in the bottom
-    bin against 1,569 on the 0's leaf: 1,196 rows lie below the cap and
-    come back at 0. The reason says so from the released numbers; where the
-    estimate is within ``PAST_CAP_Z`` sds of the leaf, it says nothing."""
-    spec, est = _signed_balance(1569.0, 2765.0)
+    """The balance kept no leaf below its 0 (a point mass). Where the
+    release's bottom bin exceeds the 0's leaf by more than ``PAST_CAP_Z``
+    sds of the difference but not ``FLOOR_AT_LIMIT_Z``, nothing is placed
+    below the 0 (a draw far under the point mass's rows can fake that
+    much), the rows below come back at 0, and the reason says so from the
+    released numbers; within ``PAST_CAP_Z`` sds it says nothing."""
+    between = 1569.0 + 4.0 * BALANCE_NOISE
+    spec, est = _signed_balance(1569.0, between)
     assert tpc._at_lower_limit(spec.fine)
+    assert tpc.PAST_CAP_Z < 4.0 < tpc.FLOOR_AT_LIMIT_Z
     assert tpc.place_capped_floor(spec.fine, spec.levels, est) is spec.fine
     reason = tpc.capped_floor_reason(spec, est)
     assert reason is not None and "below its lower cap 0" in reason
-    assert "1.2e+03 rows" in reason and "bounds=" in reason
-    noise = np.sqrt(77.0**2 + 2 * 83.3**2)  # the bin's one leaf, the 0's
-    within = 1569.0 + tpc.PAST_CAP_Z * noise - 1.0
+    assert f"{4.0 * BALANCE_NOISE:.3g} rows" in reason and "bounds=" in reason
+    within = 1569.0 + tpc.PAST_CAP_Z * BALANCE_NOISE - 1.0
     assert tpc.capped_floor_reason(spec, [(within, 77.0), est[1]]) is None
     assert tpc.capped_floor_reason(spec, [(within + 2.0, 77.0), est[1]])
     # a lower cap no kept point mass holds: the placement below it runs, and
@@ -401,6 +406,42 @@ def test_rows_clipped_up_to_a_natural_lower_limit_name_the_column():
     assert tpc.capped_floor_reason(spec, est) is None
 
 
+def test_rows_far_past_the_noise_below_a_natural_limit_are_placed():
+    """Past ``FLOOR_AT_LIMIT_Z`` sds the excess is placed below the 0 (less
+    ``FLOOR_MARGIN_Z`` sds), as another component than the body above it:
+    the leaves share it by their raw counts, no room bounded (with the
+    body's room, ``[-4096, -256)`` could hold a third of it). The reason,
+    read against the domain as released, is silent: the rows are placed."""
+    spec, est = _signed_balance(1569.0, 2765.0)  # 8.5 sds
+    limit = 1569.0 + tpc.FLOOR_AT_LIMIT_Z * BALANCE_NOISE
+    assert (
+        tpc.place_capped_floor(spec.fine, spec.levels, [(limit - 1.0, 77.0), est[1]])
+        is spec.fine
+    )
+    assert (
+        tpc.place_capped_floor(spec.fine, spec.levels, [(limit + 1.0, 77.0), est[1]])
+        is not spec.fine
+    )
+    placed = (2765.0 - 1569.0) - tpc.FLOOR_MARGIN_Z * BALANCE_NOISE
+    out = tpc.place_capped_floor(spec.fine, spec.levels, est)
+    # no leaf below passes 2 b (166.6): the first one, [-256, 0), takes it
+    assert out.cap == (-256.0, 8192.0)
+    assert out.counts[2] == pytest.approx(placed)
+    assert out.counts[:2].sum() == 0.0
+    raw = np.asarray(spec.fine.raw, float).copy()
+    raw[1] = 1000.0  # [-4096, -256) passes 2 b: the run ends there
+    wide = dataclasses.replace(spec.fine, raw=raw)
+    out = tpc.place_capped_floor(wide, spec.levels, est)
+    assert out.cap == (-4096.0, 8192.0)
+    assert out.counts[1] == pytest.approx(placed * 1000.0 / 1060.0)
+    assert out.counts[2] == pytest.approx(placed * 60.0 / 1060.0)
+    original = spec.fine
+    spec.fine = out  # what the pipeline keeps once placed
+    assert tpc.capped_floor_reason(spec, est, domain=original) is None
+    spec.fine = original
+    assert tpc.capped_floor_reason(spec, est) is not None
+
+
 def test_the_floor_reason_reaches_the_degenerate_warning():
     from skdp_synth.preprocessing._decoding import degenerate_reasons
 
@@ -410,10 +451,15 @@ def test_the_floor_reason_reaches_the_degenerate_warning():
     assert any("below its lower cap 0" in r for r in reasons)
 
 
-def test_a_signed_balance_whose_negatives_were_clipped_is_named():
-    """End to end (the docstring's balance, ε = 0.1, seed 1): the domain kept
-    no leaf below the 0s, no synthetic row is negative, and the fit names
-    the column."""
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_signed_balance_keeps_its_negatives_or_is_named(seed, monkeypatch):
+    """End to end (the docstring's balance, ε = 0.1): the domain kept no
+    leaf below the 0s, and the bottom bin measured 8.5 (seed 1) and 8.3
+    (seed 2) sds over the 0's leaf. Seed 2: the rows below are placed, a
+    share of negative rows near the real 30 % comes back, and no floor
+    reason is given. Seed 1: the leaf just below the 0, ``[-0.001, 0)``,
+    drew 3.2 ``b`` (no real row) and ends the run there, so no row comes
+    back below 0 and the fit names the column."""
     import warnings
 
     import pandas as pd
@@ -430,19 +476,34 @@ def test_a_signed_balance_whose_negatives_were_clipped_is_named():
     rng.shuffle(bal)
     df = pd.DataFrame({"balance": bal, "g": rng.choice(["a", "b", "c"], n)})
     enc = BooleanEncoder(
-        categories={"g": ["a", "b", "c"]}, epsilon="auto", random_state=1
+        categories={"g": ["a", "b", "c"]}, epsilon="auto", random_state=seed
     )
-    rel = ProjectedGaussianRelease(epsilon=0.1, delta=1e-6, random_state=1)
+    rel = ProjectedGaussianRelease(epsilon=0.1, delta=1e-6, random_state=seed)
+    limit_z = []
+
+    def spy(*args):
+        limit_z.append(float(tpc_limit_z(*args)))
+        return limit_z[-1]
+
+    tpc_limit_z = tpc._limit_z
+    monkeypatch.setattr(tpc, "_limit_z", spy)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pipe = make_synthesis_pipeline(enc, rel).fit(df)
-    assert pipe[0].specs_[0].fine.cap[0] == 0.0  # no leaf below the 0s
+    # the placement's test at the limit runs (no leaf below the 0s kept)
+    assert limit_z == [pytest.approx({1: 8.49, 2: 8.28}[seed], abs=0.05)]
     named = [
         str(w.message)
         for w in caught
         if issubclass(w.category, DegenerateColumnWarning)
         and "balance" in str(w.message)
     ]
-    assert any("below its lower cap 0" in m for m in named)
-    rows = pd.to_numeric(pipe.sample(n, random_state=1)["balance"])
-    assert not (rows < 0).any()
+    floor = any("below its lower cap 0" in m for m in named)
+    rows = pd.to_numeric(pipe.sample(n, random_state=seed)["balance"])
+    negative = float((rows < 0).mean())
+    if seed == 1:
+        assert pipe[0].specs_[0].fine.cap[0] > -1.0
+        assert floor and negative == 0.0
+    else:
+        assert pipe[0].specs_[0].fine.cap[0] < -1000.0
+        assert not floor and 0.2 < negative < 0.4

@@ -311,3 +311,59 @@ def test_unsupported_bins_past_their_share_or_without_spread_are_not_named():
     got = _spread.unsupported_bins_spread(spec, body, weak_low)
     assert got is not None and got[0] < ISOLATED_RATIO
     assert spread_reasons(spec, body, weak_low) == []
+
+
+def _satisfactory_spec():
+    """loans' ``num_satisfactory_accounts`` at ε = 0.3, seed 2 (rows 0-51,
+    b = 258.6): leaves ``[5, 6)`` .. ``[11, 16)``, a wide leaf ``[16,
+    256)`` and a kept noise leaf ``[256, 512)`` (6.4 ``b``) as the top bin,
+    which the release measured at 0.29 ± 0.65 ``b``."""
+    b = 258.6
+    edges = [5.0, 6.0, 8.0, 11.0, 16.0, 256.0, 512.0]
+    counts = np.array([4.6, 5.4, 8.0, 7.9, 5.6, 6.4]) * b
+    finest = [True, False, False, False, False, False]
+    hist = _hist(edges, counts, scale=b, finest=finest)
+    levels = [5.0, 6.0, 8.0, 11.0, 16.0, 256.0, 511.0]
+    spec = SimpleNamespace(levels=levels, fine=hist, n_levels=6)
+    shares = np.array([0.1141, 0.1201, 0.2457, 0.2907, 0.1915, 0.0094])
+    estimates = [(v * b, 0.65 * b) for v in [3.55, 3.74, 7.65, 9.05, 5.97, 0.29]]
+    return spec, shares, estimates
+
+
+def test_the_outer_bin_test_reads_the_rows_as_the_decoder_draws_them():
+    """The decoder draws the wide leaf ``[16, 256)`` decaying from 16 (a
+    tail leaf), so 0.94 % of the rows in the noise bin ``[256, 511]`` carry
+    most of the rows' spread. Read as a uniform piece, ``[16, 256)`` alone
+    spread the rows nearly as much, the ratio stayed under
+    ``ISOLATED_RATIO`` and the column (std x6.1) was not named; read from
+    the decoded values' moments, it is."""
+    from skdp_synth.preprocessing import _spread
+    from skdp_synth.preprocessing._decoding import DECODED_DRAWS, decoded_bin_moments
+
+    assert DECODED_DRAWS == 2000
+    spec, shares, estimates = _satisfactory_spec()
+    moments = decoded_bin_moments(spec)
+    assert np.array_equal(moments, decoded_bin_moments(spec))  # a public seed
+    assert moments[4, 0] < 32.0  # the midpoint of [16, 256) is 136
+    assert np.all(moments[:, 1] >= moments[:, 0] ** 2)
+    pieces = _spread.unsupported_bins_spread(spec, shares, estimates)
+    assert pieces is not None and pieces[0] < ISOLATED_RATIO
+    got = _spread.unsupported_bins_spread(spec, shares, estimates, moments)
+    assert got is not None and got[1:3] == (256.0, 511.0)
+    rest = shares.copy()
+    rest[5] = 0.0
+    want = _spread._mixture_std(shares, moments) / _spread._mixture_std(rest, moments)
+    assert got[0] == pytest.approx(want, rel=1e-12)
+    assert got[0] > ISOLATED_RATIO
+    named = spread_reasons(spec, shares, estimates, moments)
+    assert len(named) == 1 and "[256, 511)" in named[0]
+    assert spread_reasons(spec, shares, estimates) == []
+
+
+def test_the_degenerate_warning_reads_the_decoded_rows():
+    from skdp_synth.preprocessing._decoding import degenerate_reasons
+
+    spec, shares, estimates = _satisfactory_spec()
+    spec.kind, spec.missing, spec.name = "numeric", False, "accounts"
+    reasons = degenerate_reasons(spec, estimates, 8053.0, None, False, shares)
+    assert any("[256, 511)" in r for r in reasons)

@@ -668,9 +668,8 @@ def degenerate_reasons(
     return reasons
 
 
-#: Values drawn per bin by :func:`decoded_bin_moments`: the moments' Monte
-#: Carlo error is then a few percent of a bin's spread, well inside the
-#: factor 2 (``_spread.ISOLATED_RATIO``) the warnings read them at.
+#: Values drawn per bin by :func:`decoded_bin_moments`: a Monte Carlo error of a few
+#: percent of a bin's spread, well inside the warnings' factor 2 (``ISOLATED_RATIO``).
 DECODED_DRAWS = 2000
 
 
@@ -681,26 +680,18 @@ def decoded_bin_moments(spec):
     or ``None`` without a fine histogram. What ``sample`` decodes, so that
     a warning reads the rows' spread, not a model of it. Post-processing of
     released values."""
-    hist = getattr(spec, "fine", None)
-    k = int(spec.n_levels)
+    hist, k = getattr(spec, "fine", None), int(spec.n_levels)
     if hist is None or k < 1:
         return None
-    edges = np.asarray(spec.levels, dtype=np.float64)
-    index = np.repeat(np.arange(k), DECODED_DRAWS)
-    values = decode_fine(
-        hist,
-        edges[index],
-        edges[index + 1],
-        index == k - 1,
-        np.random.default_rng(0),
-        first=index == 0,
+    e = np.asarray(spec.levels, dtype=np.float64)
+    i = np.repeat(np.arange(k), DECODED_DRAWS)
+    v = decode_fine(
+        hist, e[i], e[i + 1], i == k - 1, np.random.default_rng(0), first=i == 0
     )
     out = np.full((k, 2), np.nan)
     for b in range(k):
-        v = values[index == b]
-        v = v[np.isfinite(v)]
-        if v.size:
-            out[b] = v.mean(), (v * v).mean()
+        x = v[(i == b) & np.isfinite(v)]
+        out[b] = (x.mean(), (x * x).mean()) if x.size else (np.nan, np.nan)
     return out
 
 

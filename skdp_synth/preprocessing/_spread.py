@@ -215,8 +215,8 @@ def _mixture_std(weights, moments):
     means and mean squares ``moments`` (``(k, 2)``)."""
     w = np.asarray(weights, dtype=np.float64)
     w = w / w.sum()
-    m = np.nan_to_num(np.asarray(moments, dtype=np.float64)[: w.size])
-    m1, m2 = float(w @ m[:, 0]), float(w @ m[:, 1])
+    m = np.asarray(moments, dtype=np.float64)[: w.size][w > 0]
+    m1, m2 = float(w[w > 0] @ m[:, 0]), float(w[w > 0] @ m[:, 1])
     return float(np.sqrt(max(m2 - m1 * m1, 0.0)))
 
 
@@ -370,7 +370,7 @@ def unsupported_bins_spread(spec, shares, estimates, moments=None):
     q = q / q.sum()
 
     def std(w):
-        if moments is not None:
+        if moments is not None and np.isfinite(moments[: w.size][w > 0]).all():
             return _mixture_std(w, moments)
         P = release_pieces(spec, w, estimates)
         return _pieces_std(P) if P is not None else None

@@ -370,24 +370,26 @@ def place_capped_floor(hist, edges, estimates):
     return _mirror(out, shift)
 
 
-def _bottom_inside(hist, edges):
-    """The mask of ``hist``'s leaves inside the bottom coarse bin
-    (``edges``: the column's bin edges)."""
+def _bottom_excess(hist, edges, estimate):
+    """:func:`_excess` of the bottom coarse bin (``edges``: the column's bin
+    edges; ``estimate``: the release's ``(T̂, σ)`` of the bin) over its
+    leaves' raw noisy counts, and the mask of those leaves; ``(None,
+    mask)`` where the excess does not pass :func:`_excess`'s test."""
     a, b = (float(v) for v in np.asarray(edges, dtype=np.float64)[:2])
     e = np.asarray(hist.edges, dtype=np.float64)
-    return (e[1:] > a) & (e[:-1] < b)
+    inside = (e[1:] > a) & (e[:-1] < b)
+    if estimate is None or not np.isfinite(hist.scale):
+        return None, inside
+    raw = np.asarray(hist.raw, dtype=np.float64)
+    finest = np.asarray(hist.finest, dtype=bool)
+    return _excess(raw, inside, finest, estimate, float(hist.scale)), inside
 
 
 def _limit_z(hist, edges, estimate):
-    """The bottom bin's excess over its leaves' raw noisy counts in sds of
-    the difference (:func:`_excess`), ``-inf`` where it does not pass
+    """The bottom bin's excess in sds of the difference
+    (:func:`_bottom_excess`), ``-inf`` where it does not pass
     :func:`_excess`'s own test: what :data:`FLOOR_AT_LIMIT_Z` reads."""
-    if estimate is None or not np.isfinite(hist.scale):
-        return -np.inf
-    raw = np.asarray(hist.raw, dtype=np.float64)
-    finest = np.asarray(hist.finest, dtype=bool)
-    inside = _bottom_inside(hist, edges)
-    found = _excess(raw, inside, finest, estimate, float(hist.scale))
+    found, _ = _bottom_excess(hist, edges, estimate)
     return -np.inf if found is None else found[0] / found[1]
 
 
@@ -492,16 +494,14 @@ def capped_floor_reason(spec, estimates, domain=None):
     if getattr(spec, "time_unit", None) is not None or not _at_lower_limit(hist):
         return None
     a, b = (float(v) for v in spec.levels[:2])
-    inside = _bottom_inside(hist, spec.levels)
-    raw = np.asarray(raw, dtype=np.float64)
-    finest = np.asarray(hist.finest, dtype=bool)
-    found = _excess(raw, inside, finest, estimates[0], float(hist.scale))
+    found, inside = _bottom_excess(hist, spec.levels, estimates[0])
     if found is None:
         return None
+    # placed (place_capped_floor), and farther than one unit below the 0
     placed = getattr(getattr(spec, "fine", None), "cap", (0.0,))[0]
     if found[0] > FLOOR_AT_LIMIT_Z * found[1] and placed <= -1.0:
-        return None  # placed below the limit (place_capped_floor)
-    excess, held = found[0], float(raw[inside].sum())
+        return None
+    excess, held = found[0], float(np.asarray(raw, dtype=np.float64)[inside].sum())
     est, sd = (float(v) for v in estimates[0])
     return (
         f"a released bottom bin [{a:.6g}, {b:.6g}) of {est:.3g} ± {sd:.3g} rows "

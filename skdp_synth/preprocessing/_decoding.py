@@ -573,7 +573,7 @@ def degenerate_reasons(
         )
     if numeric and n_values >= 2 and level_shares is not None and spec.fine:
         released = None if estimates is None else estimates[:n_values]
-        moments = None if released is None else decoded_bin_moments(spec)
+        moments = None if released is None else lambda: decoded_bin_moments(spec)
         reasons.extend(spread_reasons(spec, level_shares, released, moments))
         wide = wide_parts_reason(spec, level_shares)
         if wide is None:

@@ -351,8 +351,9 @@ def unsupported_bins_spread(spec, shares, estimates, moments=None):
     seed 4 of ``benchmarks.bench_suite``, kept a leaf ``[256, 1025)`` at
     4.5 ``b`` that the release measured at 142 ± 90 rows; 9 % of the rows
     came back at 256-1024, std x47, no other reason named it.
-    ``moments`` (optional, ``(k, 2)``): each bin's mean and mean square as
-    the decoder draws its values (``_decoding.decoded_bin_moments``), in
+    ``moments`` (optional, ``(k, 2)``, or a function returning it, called
+    only where an outer bin is under the test): each bin's mean and mean
+    square as the decoder draws its values (``_decoding.decoded_bin_moments``), in
     place of :func:`release_pieces`'s uniform pieces: a wide leaf the
     decoder draws decaying from its inner edge is not spread over its
     width (loans' ``num_satisfactory_accounts``, ε = 0.3, seed 2: the rows
@@ -369,6 +370,16 @@ def unsupported_bins_spread(spec, shares, estimates, moments=None):
         return None
     q = q / q.sum()
 
+    def weak(b):
+        est, sd = estimates[b]  # every bin has one: the pipeline passes all or None
+        return est < UNSUPPORTED_Z * sd
+
+    used = [int(b) for b in np.flatnonzero(q > 0)]
+    if len(used) < 2 or not (weak(used[0]) or weak(used[-1])):
+        return None  # no outer bin to drop: nothing to compute
+    if callable(moments):
+        moments = moments()
+
     def std(w):
         if moments is not None and np.isfinite(moments[: w.size][w > 0]).all():
             return _mixture_std(w, moments)
@@ -380,12 +391,6 @@ def unsupported_bins_spread(spec, shares, estimates, moments=None):
         return None
     edges = np.asarray(spec.levels, dtype=np.float64)
     mid = (edges[:-1] + edges[1:]) / 2
-
-    def weak(b):
-        est, sd = estimates[b]  # every bin has one: the pipeline passes all or None
-        return est < UNSUPPORTED_Z * sd
-
-    used = [int(b) for b in np.flatnonzero(q > 0)]
     first, last, dropped, best = 0, len(used) - 1, 0.0, None
     while last > first:
         keep = used[first : last + 1]

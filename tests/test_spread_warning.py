@@ -367,3 +367,23 @@ def test_the_degenerate_warning_reads_the_decoded_rows():
     spec.kind, spec.missing, spec.name = "numeric", False, "accounts"
     reasons = degenerate_reasons(spec, estimates, 8053.0, None, False, shares)
     assert any("[256, 511)" in r for r in reasons)
+
+
+def test_the_decoded_moments_are_drawn_only_for_an_unsupported_outer_bin():
+    """With every outer bin the rows use supported, nothing is dropped and
+    the decoder is not run; with the top bin under the test, it is."""
+    from skdp_synth.preprocessing import _spread
+    from skdp_synth.preprocessing._decoding import decoded_bin_moments
+
+    spec, shares, estimates = _satisfactory_spec()
+    calls = []
+
+    def moments():
+        calls.append(1)
+        return decoded_bin_moments(spec)
+
+    supported = estimates[:-1] + [(3.0 * estimates[-1][1], estimates[-1][1])]
+    assert _spread.unsupported_bins_spread(spec, shares, supported, moments) is None
+    assert calls == []
+    assert _spread.unsupported_bins_spread(spec, shares, estimates, moments)[0] > 2.0
+    assert calls == [1]

@@ -480,10 +480,11 @@ def capped_floor_reason(spec, estimates, domain=None):
     to -100, 30 % at 100 to 5,000; ε = 0.1, seeds 1-3) kept no leaf below
     its 0 and measured its bottom bin ``[0, 0.001)`` at 2,765-2,870 ± 77
     rows against 1,546-1,599 on the 0's leaf (8.3-9.4 sds): no synthetic
-    row was negative, and no warning said so. Those rows are now placed
-    below the 0; the column is still named where the placement stopped
-    within one unit of it (``spec.fine``'s lower cap above -1: at seed 1
-    the leaf ``[-0.001, 0)`` drew 3.2 ``b`` and took them)."""
+    row was negative, and no warning said so. Past
+    :data:`FLOOR_AT_LIMIT_Z` sds those rows are placed below the 0, and
+    the column is named only where the placement stopped within one unit
+    of it (the decoded histogram's lower cap, ``spec.fine``, above -1: at
+    seed 1 the leaf ``[-0.001, 0)`` drew 3.2 ``b`` and took them)."""
     hist = getattr(spec, "fine", None) if domain is None else domain
     k = int(getattr(spec, "n_levels", 0))
     raw = getattr(hist, "raw", None)
@@ -497,9 +498,10 @@ def capped_floor_reason(spec, estimates, domain=None):
     found, inside = _bottom_excess(hist, spec.levels, estimates[0])
     if found is None:
         return None
-    # placed (place_capped_floor), and farther than one unit below the 0
-    placed = getattr(getattr(spec, "fine", None), "cap", (0.0,))[0]
-    if found[0] > FLOOR_AT_LIMIT_Z * found[1] and placed <= -1.0:
+    # the rows as decoded (spec.fine) were placed more than one unit below
+    # the limit (place_capped_floor, past FLOOR_AT_LIMIT_Z): nothing to say
+    limit = float(hist.cap[0])
+    if getattr(getattr(spec, "fine", None), "cap", (limit,))[0] <= limit - 1.0:
         return None
     excess, held = found[0], float(np.asarray(raw, dtype=np.float64)[inside].sum())
     est, sd = (float(v) for v in estimates[0])

@@ -114,7 +114,7 @@ def test_a_text_column_of_words_does_not_warn(epsilon):
 def test_the_decision_reads_the_released_levels_only():
     """A function of the kept levels (and whether they were learned
     privately): the same levels, the same verdict."""
-    from skdp_synth.preprocessing._column_domain import _numbers_as_text
+    from skdp_synth.preprocessing._domain_warnings import _numbers_as_text
 
     assert _numbers_as_text(["1", "2.5"], True) == "numbers"
     assert _numbers_as_text(["1", "2", "n/a"], False) == "mixed"

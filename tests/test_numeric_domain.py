@@ -20,8 +20,8 @@ from skdp_synth.exceptions import (
 from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._coarse_bins import coarse_edges, split_heavy_leaves
-from skdp_synth.preprocessing._column_domain import _share_advice
 from skdp_synth.preprocessing._decoding import decode_fine
+from skdp_synth.preprocessing._domain_warnings import _share_advice
 from skdp_synth.preprocessing._level_selection import stable_levels
 from skdp_synth.preprocessing._numeric_domain import (
     ROOT,

@@ -5,7 +5,7 @@ An undeclared numeric column's private domain lives on the root ``±2^40``
 values beyond are clipped into its outermost leaf. Amounts in units past
 1.1e12 (bytes, a currency's units) came back at most 1.0995e12 without a
 word. The encoder now warns where the released domain holds mass in a root
-end that no bound declares (``_column_domain._reaches_root_end``), from the
+end that no bound declares (``_domain_warnings._reaches_root_end``), from the
 released fine histogram only.
 """
 

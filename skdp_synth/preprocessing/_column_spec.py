@@ -24,6 +24,8 @@ from .._datetime import from_units, to_units
 from ..blocks import Block, Blocks
 
 MISSING_LABEL = "<missing>"
+#: The level that undiscovered categories of a privately learned column map to.
+OTHER_LABEL = "other"
 
 
 def _is_missing(values):

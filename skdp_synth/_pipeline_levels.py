@@ -35,6 +35,15 @@ from .validation import user_stacklevel
 #: auto --light``) it changed attrition at ε = 0.3 only (mean TV1 .3148 ->
 #: .3156, KS .4516 -> .4558), every other fit's rows the same.
 TENTATIVE_SUPPORT_Z = 3.0
+#: A categorical column whose levels were discovered privately is named
+#: where the release puts at least this share of the rows in its ``"other"``
+#: level, ``DEGENERATE_Z`` sds below its estimate
+#: (:func:`other_share_reason`). Public, not searched: a tenth. A 3-level
+#: column of 1,000 rows (50 / 30 / 20 %) in the default pipeline at ε = 1
+#: keeps only its commonest level: the levels of 300 and 200 rows are under
+#: the discovery's threshold (about 410 rows there), and half the rows come
+#: back as ``"other"`` (``tests/test_other_share.py``).
+OTHER_SHARE = 0.1
 
 
 class PipelineLevelsMixin:
@@ -248,7 +257,9 @@ class PipelineLevelsMixin:
                     rows_missing = float(np.mean(rows[:, j] == k - 1))
                 shares = model_level_shares(final, rows, j, k, estimates)
             kept = spec.missing and spec.name not in self.missing_dropped_
-            reasons = degenerate_reasons(
+            other = spec.name not in self.other_dropped_
+            reasons = [other_share_reason(spec, estimates, n_hat)] if other else []
+            reasons = [r for r in reasons if r] + degenerate_reasons(
                 spec,
                 estimates,
                 n_hat,
@@ -312,6 +323,37 @@ def _empty_outer_bins(final, spec, j, drop, gone):
                 break
             out.append(b)
     return sorted(out)
+
+
+def other_share_reason(spec, estimates, n_hat):
+    """Why categorical column ``spec`` lost levels to ``"other"``, from the
+    release's estimate ``(T̂, σ)`` of that level (``estimates``, by level) and
+    of the number of rows ``n_hat``, or ``None``: the levels the private
+    discovery did not keep hold at least :data:`OTHER_SHARE` of the rows
+    (``T̂ - DEGENERATE_Z σ >= OTHER_SHARE n̂``), and every row of them comes
+    back as ``"other"``. Not where ``"other"`` is the only level (the
+    encoder's ``CoarseDomainWarning`` names that), nor for a text column
+    whose kept levels read as numbers (the encoder's ``NumbersAsTextWarning``
+    names it, with the fix: ``pd.to_numeric``, not ``categories=``).
+    Post-processing of released values."""
+    from .preprocessing._decoding import DEGENERATE_Z
+    from .preprocessing._domain_warnings import _is_text_dtype, _numbers_as_text
+
+    if spec.kind == "numeric" or not getattr(spec, "other", False):
+        return None
+    k = len(spec.levels) - 1  # the catch-all, before the missing level
+    if k < 1 or not estimates or not n_hat or estimates[k] is None:
+        return None
+    text = _is_text_dtype(getattr(spec, "dtype", None))
+    if text and _numbers_as_text(spec.levels[:k], True) is not None:
+        return None
+    est, sd = (float(v) for v in estimates[k])
+    if est - DEGENERATE_Z * sd < OTHER_SHARE * n_hat:
+        return None
+    return (
+        f"about {est / n_hat:.0%} of its rows in 'other' (its levels too rare "
+        "to be discovered at this budget; declare them with categories=)"
+    )
 
 
 def _only_value_level(final, spec, j, b):

@@ -14,7 +14,7 @@ from _cli_dates import eight_years_of_dates
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth._datetime import from_units, to_units
-from skdp_synth.exceptions import CoarseDomainWarning
+from skdp_synth.exceptions import CoarseDomainWarning, DegenerateColumnWarning
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.report import fidelity_report, numeric_scores
 
@@ -381,7 +381,11 @@ def test_a_week_of_times_keeps_its_spread(seed, zone):
         BooleanEncoder(random_state=seed),
         ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed),
     )
-    pipe.fit(df)
+    # "g"'s three levels of ~333 rows are at the level discovery's threshold
+    # at this budget: those lost come back as "other", and the pipeline says
+    # so (the only warning: any other one still fails the test)
+    with pytest.warns(DegenerateColumnWarning, match=r"'g': about \d+% of its rows"):
+        pipe.fit(df)
     out = pipe.sample(1000, random_state=seed)
     assert 0.5 <= _std_ratio(df["when"], out["when"]) <= 2.0
     # its kept leaves are days wide, not the months of the magnitude grid

@@ -14,6 +14,7 @@ from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.audit import audit_epsilon
 from skdp_synth.exceptions import (
     CoarseDomainWarning,
+    DegenerateColumnWarning,
     NumbersAsTextWarning,
     PrivacyLeakWarning,
 )
@@ -933,7 +934,11 @@ def test_an_unsupported_other_level_is_dropped():
         pipe = make_synthesis_pipeline(
             BooleanEncoder(random_state=seed),
             ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed),
-        ).fit(df)
+        )
+        # "many"'s 30 % in rare levels come back as "other", and are named
+        with pytest.warns(DegenerateColumnWarning, match=r"'many': about \d+% of"):
+            pipe.fit(df)
+        assert list(pipe.degenerate_columns_) == ["many"]
         rel = pipe[-1]
         assert pipe.epsilon_ == pytest.approx(1.0, rel=1e-12)
         names = [str(x) for x in rel.blocks_.names]

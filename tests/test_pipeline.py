@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _dummy import BootstrapSynthesizer
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.preprocessing import StandardScaler
 
@@ -1070,3 +1071,18 @@ def test_a_target_whose_private_domain_collapsed_is_dropped_with_a_warning():
     assert any("the target 'flag' kept a single bin" in t for t in texts)
     assert pipe[-1].target == "flag"
     assert pipe.sample(10, random_state=0).shape == (10, 13)
+
+
+def test_a_table_of_one_column_is_told_to_measure_tables_of_one():
+    """A one-column table at the default ``d=2`` was refused with advice about
+    collapsed domains only; the refusal now names ``d=1``, which fits it."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"cat": rng.choice(list("abc"), 2000)})
+    encoder = BooleanEncoder(categories={"cat": list("abc")}, random_state=0)
+    pipe = make_synthesis_pipeline(encoder, ProjectedGaussianRelease(epsilon=1.0))
+    with pytest.raises(ValueError, match=r"at most 1 attributes \(d=1\)"):
+        pipe.fit(df)
+    pipe = make_synthesis_pipeline(
+        clone(encoder), ProjectedGaussianRelease(epsilon=1.0, d=1)
+    )
+    assert set(pipe.fit(df).sample(50)["cat"]) <= {"a", "b", "c"}

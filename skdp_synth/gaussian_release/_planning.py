@@ -415,6 +415,9 @@ def residual_plan(spec, rules, n_samples, common):
             " declare them (bounds=, bin_edges=, categories=) or give them "
             "a larger share of the budget (domain_share=)"
         )
+        a = blocks.n_attributes
+        if 1 <= a < spec.d:  # a table of one column needs d=1
+            hint += f"; or measure tables of at most {a} attributes (d={a})"
         check_degree(spec.d, blocks.n_attributes, of="attributes", hint=hint)
     check_n_rows(spec, n_samples)
     if not isinstance(spec.workload, dict) and not spec.levels_learned:

@@ -59,45 +59,32 @@ class _DomainWarningsMixin:
             )
         # mass in the root's outermost leaf on a side no bound declares: the
         # column's values go past the root there and were clipped to it
-        clipped = [
-            spec.name
-            for spec in specs
-            if private.get(spec.name) == "numeric"
-            and spec.name not in lost
-            and _reaches_root_end(spec, (self.bounds or {}).get(spec.name))
-        ]
-        if clipped:
-            warnings.warn(
-                f"the private domains of numeric columns {clipped} hold values "
-                f"in the outermost part of their range (±{ROOT:.4g}, or "
-                f"{ROOT:.4g} past a declared side): any value beyond its end "
-                "was clipped to it, or that part holds a noise leaf; either "
-                "way rows may come back there. Declare bounds= that hold them, "
-                "or rescale the columns (in thousands, millions).",
-                CoarseDomainWarning,
-                stacklevel=user_stacklevel(),
-            )
+        declared = self.bounds or {}
+        clipped = _learned_numeric(
+            specs, private, lost, lambda s: _reaches_root_end(s, declared.get(s.name))
+        )
+        _warn_if(
+            clipped,
+            f"the private domains of numeric columns {clipped} hold values "
+            f"in the outermost part of their range (±{ROOT:.4g}, or "
+            f"{ROOT:.4g} past a declared side): any value beyond its end "
+            "was clipped to it, or that part holds a noise leaf; either "
+            "way rows may come back there. Declare bounds= that hold them, "
+            "or rescale the columns (in thousands, millions).",
+        )
         # a float column whose values live at the resolution floor's scale:
         # its values under the floor come back as 0 (both sides of bounds=
         # declared set a finer floor, and no cell is the 2^-10 one)
-        tiny = [
-            spec.name
-            for spec in specs
-            if private.get(spec.name) == "numeric"
-            and spec.name not in lost
-            and _at_resolution_floor(spec)
-        ]
-        if tiny:
-            warnings.warn(
-                f"the private domains of float columns {tiny} hold values at the "
-                f"fine grid's resolution near 0 ({RES_FLOOR:.3g}, one cell on "
-                "each side of 0): their values inside that cell come back as "
-                "exactly 0. Rescale the columns (in thousandths, millionths) "
-                "or declare both sides of bounds= (2^-20 of their width is "
-                "then the resolution).",
-                CoarseDomainWarning,
-                stacklevel=user_stacklevel(),
-            )
+        tiny = _learned_numeric(specs, private, lost, _at_resolution_floor)
+        _warn_if(
+            tiny,
+            f"the private domains of float columns {tiny} hold values at the "
+            f"fine grid's resolution near 0 ({RES_FLOOR:.3g}, one cell on "
+            "each side of 0): their values inside that cell come back as "
+            "exactly 0. Rescale the columns (in thousandths, millionths) "
+            "or declare both sides of bounds= (2^-20 of their width is "
+            "then the resolution).",
+        )
         # a numeric domain of one bin; discovered levels: only "other" left
         constant = [
             spec.name
@@ -409,6 +396,22 @@ def _reaches_root_end(spec, declared=None):
         if counts[leaf] > 0 or heavy:
             return True
     return False
+
+
+def _learned_numeric(specs, private, lost, test):
+    """The names of the privately learned numeric columns not in ``lost``
+    whose spec passes ``test``."""
+    return [
+        spec.name
+        for spec in specs
+        if private.get(spec.name) == "numeric" and spec.name not in lost and test(spec)
+    ]
+
+
+def _warn_if(columns, text):
+    """A :class:`CoarseDomainWarning` saying ``text``, where ``columns``."""
+    if columns:
+        warnings.warn(text, CoarseDomainWarning, stacklevel=user_stacklevel())
 
 
 #: A float column is named where its private domain keeps the resolution

@@ -49,9 +49,6 @@ def test_a_weak_side_of_zero_is_dropped_and_the_cap_moves_to_zero():
 
 
 def test_the_side_is_dropped_up_to_its_level_and_not_past_it():
-    from skdp_synth.preprocessing._numeric_domain import JUMP_FALSE_LEVEL
-
-    assert ZERO_SIDE_LEVEL == JUMP_FALSE_LEVEL == 0.01  # growth's jump level
     at = _hist([0, STRICT / 2, STRICT / 2, 0, 0, 900, 300])
     assert float(at.counts[1:3].sum()) == STRICT
     assert not bound_at_zero(at).counts[1:3].any()

@@ -74,7 +74,6 @@ from ._level_selection import (
     select_levels,
     stable_levels,
 )
-from ._natural_limits import bound_at_zero
 from ._numeric_domain import ROOT, privtree_histogram
 from ._wide_leaves import cut_bins, cut_tail_leaves, split_wide_leaves
 
@@ -610,8 +609,6 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
             time_axis=self._keep_axis(col, dtype),
             **declared,
         )
-        if self._keep_axis(col, dtype) is None:  # a date/time column's 0 is 1970
-            hist = bound_at_zero(hist)
         edges, split = split_heavy_leaves(
             hist, coarse_edges(hist, self.n_bins), self.n_bins
         )

@@ -9,7 +9,6 @@ domain of :mod:`._numeric_domain`, which imports from here.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -28,51 +27,6 @@ from ..mechanisms import NoiseSource
 #: bounds narrower than ``2^20 RES_FLOOR`` scale it down
 #: (:func:`resolution_floor`).
 RES_FLOOR = 2.0**-10
-
-
-#: :func:`bound_at_zero` prunes one side of 0 whose kept leaves pool at most
-#: ``b ln(L / ZERO_SIDE_LEVEL)``: all ``L`` empty leaves pass it together
-#: with probability under 1 %, as growth's jump level (``JUMP_FALSE_LEVEL``).
-ZERO_SIDE_LEVEL = 0.01
-
-
-def bound_at_zero(hist):
-    """``hist`` (a released fine histogram) less its kept leaves on one side
-    of 0 whose pooled count is at most ``b ln(L / ZERO_SIDE_LEVEL)`` where
-    those on the other side pool more, its cap moved to 0 on that side: 0
-    bounds the column, as a point mass there does
-    (``_numeric_domain._keep_natural_limits``). Growth keeps a leaf from
-    ``2 b``, and a proportion of Beta(2, 5) on 3,000 rows (ε = 1; none below
-    0) kept ``[-1, -2^-10)`` and ``[-2^-10, 0)`` at 2.8 and 3.1 ``b`` beside
-    its body: 1.5 % of its rows came back negative, down to -0.14, and
-    1.7 % at exactly 0 (``tests/test_zero_side.py``). A signed column's
-    other side pools far more (a balance's 30 % of negatives); rows clipped
-    up from a side pruned here are still placed below the cap where the
-    release's estimate of the bottom bin says so
-    (``_tail_past_cap.place_capped_floor``: the raw counts stay).
-    Post-processing of the noisy counts and the public ``b``."""
-    counts = np.asarray(hist.counts, dtype=np.float64)
-    if counts.size < 2 or not np.isfinite(hist.scale):
-        return hist
-    e = np.asarray(hist.edges, dtype=np.float64)
-    strict = float(hist.scale) * math.log(counts.size / ZERO_SIDE_LEVEL)
-    pos = np.flatnonzero(counts > 0)
-    below, above = pos[e[pos + 1] <= 0.0], pos[e[pos] >= 0.0]
-    low, high = float(counts[below].sum()), float(counts[above].sum())
-    lo, hi = (float(v) for v in hist.cap)
-    if below.size and low <= strict < high:
-        side, lo = below, max(lo, 0.0)
-    elif above.size and high <= strict < low:
-        side, hi = above, min(hi, 0.0)
-    else:
-        return hist
-    counts = counts.copy()
-    counts[side] = 0.0
-    tentative = hist.tentative
-    if tentative is not None:
-        tentative = np.asarray(tentative, dtype=bool).copy()
-        tentative[side] = False
-    return dataclasses.replace(hist, counts=counts, cap=(lo, hi), tentative=tentative)
 
 
 def resolution_floor(integer, root=None):

@@ -257,9 +257,10 @@ class PipelineLevelsMixin:
                     rows_missing = float(np.mean(rows[:, j] == k - 1))
                 shares = model_level_shares(final, rows, j, k, estimates)
             kept = spec.missing and spec.name not in self.missing_dropped_
-            other = spec.name not in self.other_dropped_
-            reasons = [other_share_reason(spec, estimates, n_hat)] if other else []
-            reasons = [r for r in reasons if r] + degenerate_reasons(
+            lost = None  # levels lost to a kept "other" level
+            if spec.name not in self.other_dropped_:
+                lost = other_share_reason(spec, estimates, n_hat)
+            reasons = ([lost] if lost else []) + degenerate_reasons(
                 spec,
                 estimates,
                 n_hat,

@@ -438,17 +438,17 @@ def _at_resolution_floor(spec):
         return False
     e = np.asarray(hist.edges, dtype=np.float64)
     kept = np.asarray(hist.counts, dtype=np.float64) > 0
-    near = NEAR_FLOOR_SPAN * RES_FLOOR
-    for i in range(kept.size):
-        if not kept[i] or min(abs(e[i]), abs(e[i + 1])) != 0.0:
-            continue
-        if e[i + 1] == RES_FLOOR and i + 1 < kept.size:  # [0, floor), then up
-            if kept[i + 1] and e[i + 2] - e[i + 1] < near:
-                return True
-        if e[i] == -RES_FLOOR and i > 0:  # [-floor, 0), then down
-            if kept[i - 1] and e[i] - e[i - 1] < near:
-                return True
-    return False
+    width = np.diff(e)
+    up = np.flatnonzero((e[:-1] == 0.0) & (e[1:] == RES_FLOOR))  # [0, floor)
+    down = np.flatnonzero((e[:-1] == -RES_FLOOR) & (e[1:] == 0.0))  # [-floor, 0)
+    pairs = [(i, i + 1) for i in up] + [(i, i - 1) for i in down]
+    return any(
+        0 <= j < kept.size
+        and kept[i]
+        and kept[j]
+        and width[j] < NEAR_FLOOR_SPAN * RES_FLOOR
+        for i, j in pairs
+    )
 
 
 def _share_advice():

@@ -86,7 +86,7 @@ def diagnose(cache, tables):
     )
     from benchmarks.bench_trunc_tail import fit
 
-    lines, _, _ = silent(read_cache(cache), tables, oww=weight())
+    lines, _, _, _ = silent(read_cache(cache), tables, oww=weight())
     print(
         "| table | ε | seed | plan | column | std ratio | training rows clipped"
         " to the cap | cap | rows past the cap | rows in dropped one-integer bins"
@@ -250,7 +250,7 @@ def _stats(cache, tables):
     from benchmarks.bench_suite import read_cache, silent, weight
 
     done = read_cache(cache)
-    lines, count, fits = silent(done, tables, oww=weight())
+    lines, count, fits, _ = silent(done, tables, oww=weight())
     named_in_band, ks, tv1 = 0, {}, {}
     for (t, e, _, r, _), rec in done.items():
         if t not in tables or r != "auto" or e not in (0.3, 1.0) or "num" not in rec:

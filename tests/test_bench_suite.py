@@ -111,10 +111,57 @@ def test_silent_counts_only_unwarned_columns():
     ]
     for r in fits:
         done[bs.key_of(r)] = r
-    lines, count, n = bs.silent(done, ["t"], eps_list=(1.0,), oww=4.0)
-    assert (count, n) == (2, 5)
+    lines, count, n, unseen = bs.silent(done, ["t"], eps_list=(1.0,), oww=4.0)
+    assert (count, n, unseen) == (2, 5, 0)
     assert lines[0].startswith("t eps=1 seed=1: v std ratio 0.30")
     assert lines[1].startswith("t eps=1 seed=3: w missing 25.0% vs 20.0%")
+
+
+def test_trimmed_std_drops_the_rows_farthest_from_the_median():
+    r = np.array([0.0, 1.0, 2.0, 3.0, 100.0, -50.0])
+    assert bs.trimmed_std(r, 0) == np.std(r)
+    assert bs.trimmed_std(r, 1) == np.std(r[:4].tolist() + [-50.0])
+    assert bs.trimmed_std(r, 2) == np.std(r[:4])
+    assert bs.trimmed_std(r, 99) == np.std([1.0, 2.0])  # two values stay
+
+
+def test_unseen_rows_explain_a_collapse_only_in_band():
+    """``std_seen``: the synthetic std against the held-out rows without the
+    ``UNSEEN_SCALES b / n_train`` share farthest from their median. A silent
+    fit counts as unseen only where every silent column collapsed and is in
+    band against those rows; an explosion or a missing share never does."""
+    test = pd.DataFrame({"v": np.r_[np.zeros(90), np.arange(1.0, 11.0)]})
+    test["v"] = test["v"] + np.tile([0.0, 0.5], 50)
+    syn = pd.DataFrame({"v": np.tile([0.0, 0.5], 50)})
+    # b = 10 of 1,000 training rows: 3 b / 1,000 of 100 held-out rows = 3
+    sc = bs.numeric_scores(syn, test, set(), {"v": 10.0}, 1_000)
+    r = test["v"].to_numpy()
+    assert sc["std_seen"]["v"] == syn["v"].std(ddof=0) / bs.trimmed_std(r, 3)
+    assert "v" not in bs.numeric_scores(syn, test, set())["std_seen"]
+    real = {
+        "table": "t",
+        "eps": 0.0,
+        "seed": 0,
+        "method": "real",
+        "oww": None,
+        "rows": 1_000,
+        "train_miss": {"v": 0.0, "w": 0.0},
+    }
+    done = {bs.key_of(real): real}
+    cases = [
+        ({"v": 0.3}, {"v": 0.6}),  # unseen
+        ({"v": 0.3}, {"v": 0.4}),  # still out of band
+        ({"v": 3.0}, {"v": 3.5}),  # an explosion
+        ({"v": 0.3, "w": 0.2}, {"v": 0.6, "w": 0.7}),  # both unseen
+        ({"v": 0.3, "w": 3.0}, {"v": 0.6, "w": 3.1}),  # one not
+    ]
+    for seed, (std, seen) in enumerate(cases):
+        r = _record(std, {c: 0.0 for c in std}, seed=seed)
+        r["num"]["std_seen"] = seen
+        done[bs.key_of(r)] = r
+    lines, count, n, unseen = bs.silent(done, ["t"], eps_list=(1.0,), oww=4.0)
+    assert (count, n, unseen) == (5, 5, 2)
+    assert lines[0] == "t eps=1 seed=0: v std ratio 0.30 (unseen rows out: 0.60)"
 
 
 def test_out_of_range_counts_the_share_past_the_held_out_range():

@@ -1117,8 +1117,12 @@ def scored(rec, syn_codes, syn_frame, ctx):
             rec["tstr"], rec["tstr_error"] = None, f"{type(exc).__name__}: {exc}"[:200]
         if ctx["mixed"]:
             rec["num"] = numeric_scores(
-            syn_frame, ctx["test"], ctx["cats"], rec.get("scales"), len(ctx["train"])
-        )
+                syn_frame,
+                ctx["test"],
+                ctx["cats"],
+                rec.get("scales"),
+                len(ctx["train"]),
+            )
     return rec
 
 

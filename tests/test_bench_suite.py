@@ -128,8 +128,9 @@ def test_trimmed_std_drops_the_rows_farthest_from_the_median():
 def test_unseen_rows_explain_a_collapse_only_in_band():
     """``std_seen``: the synthetic std against the held-out rows without the
     ``UNSEEN_SCALES b / n_train`` share farthest from their median. A silent
-    fit counts as unseen only where every silent column collapsed and is in
-    band against those rows; an explosion or a missing share never does."""
+    fit counts as unseen only where every silent column collapsed and its
+    ratio reaches 0.5 against those rows; an explosion or a missing share
+    never does."""
     test = pd.DataFrame({"v": np.r_[np.zeros(90), np.arange(1.0, 11.0)]})
     test["v"] = test["v"] + np.tile([0.0, 0.5], 50)
     syn = pd.DataFrame({"v": np.tile([0.0, 0.5], 50)})
@@ -151,6 +152,7 @@ def test_unseen_rows_explain_a_collapse_only_in_band():
     cases = [
         ({"v": 0.3}, {"v": 0.6}),  # unseen
         ({"v": 0.3}, {"v": 0.4}),  # still out of band
+        ({"v": 0.3}, {"v": 2.5}),  # past the band: some rows fewer put it in
         ({"v": 3.0}, {"v": 3.5}),  # an explosion
         ({"v": 0.3, "w": 0.2}, {"v": 0.6, "w": 0.7}),  # both unseen
         ({"v": 0.3, "w": 3.0}, {"v": 0.6, "w": 3.1}),  # one not
@@ -160,7 +162,7 @@ def test_unseen_rows_explain_a_collapse_only_in_band():
         r["num"]["std_seen"] = seen
         done[bs.key_of(r)] = r
     lines, count, n, unseen = bs.silent(done, ["t"], eps_list=(1.0,), oww=4.0)
-    assert (count, n, unseen) == (5, 5, 2)
+    assert (count, n, unseen) == (6, 6, 3)
     assert lines[0] == "t eps=1 seed=0: v std ratio 0.30 (unseen rows out: 0.60)"
 
 

@@ -88,6 +88,25 @@ def test_an_excess_under_twice_the_bins_raw_rows_moves_nothing():
     assert tpc.place_capped_floor(hist, LEVELS, _estimates(100.0 + 210.0)) is not hist
 
 
+def test_an_excess_far_past_its_noise_moves_however_many_rows_the_bin_holds():
+    """Under twice the bin's raw rows (800 here), an excess past
+    ``FLOOR_STRONG_Z`` sds is placed below the cap, one under it is not:
+    half of loans' ``paid_principal`` at ε = 0.3 lay below its cap at 8.8
+    sds and came back above it."""
+    assert tpc.FLOOR_STRONG_Z == 6.0
+    kept = [*KEPT[:5], 400.0, *KEPT[6:]]
+    hist = _hist(kept=kept, raw=[*RAW[:5], 400.0, *RAW[6:]])
+    noise = np.sqrt(SD**2 + 2 * B**2)
+    assert 400.0 + 6.1 * noise < 400.0 + 2 * 400.0
+    out = tpc.place_capped_floor(hist, LEVELS, _estimates(400.0 + 6.1 * noise))
+    assert out.cap == (0.0, 1025.0)
+    below = np.asarray(out.edges[:-1]) < 32.0
+    placed = np.sum(np.asarray(out.counts)[below])
+    assert placed == pytest.approx((6.1 - tpc.FLOOR_MARGIN_Z) * noise, rel=1e-12)
+    est = _estimates(400.0 + 5.9 * noise)
+    assert tpc.place_capped_floor(hist, LEVELS, est) is hist
+
+
 def test_one_bin_or_no_raw_counts_left_alone():
     hist = _hist()
     assert tpc.place_capped_floor(hist, [32.0, 1025.0], [(900.0, SD)]) is hist

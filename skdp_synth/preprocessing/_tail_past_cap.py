@@ -141,9 +141,28 @@ FLOOR_MARGIN_Z = 2.0
 #: a round value between the two. The rows below are another component
 #: than the body above the limit: no leaf's room is bounded.
 FLOOR_AT_LIMIT_Z = 5.0
+#: Below the lower cap, an excess past this many sds of the difference is
+#: placed even where it is under twice the bottom bin's raw rows
+#: (:func:`_excess`'s guard against the bin's leaves drawn far under their
+#: rows): a sum of ``m`` Laplace draws falls 6 sds under its mean with
+#: probability under ``e^-8.5 / 2 = 1e-4`` (``m = 1``, the worst case).
+#: The guard had kept half of a column's rows at its cap: loans'
+#: ``paid_principal`` (ε = 0.3, seed 8 of ``python -m benchmarks.bench_suite
+#: --half tune --methods auto --tv-only``; 52 % of its rows below the cap at
+#: 1,025, spread over leaves each under the noise) measured its bottom bin at
+#: 25.9 ``b`` against 11.8 ``b`` on its leaf, 8.8 sds, and came back all
+#: 1,025 or more (KS 0.519; placed: 0.263). Of the TUNE half's 180 fits at
+#: ε 0.3 and 1 (10 seeds), it moved that one and one other
+#: (``total_credit_utilized``, ε = 1, seed 1: KS 0.144 -> 0.087) and no
+#: other. Not searched: a round value far past :data:`PAST_CAP_Z`. Not for
+#: the upper cap, whose far noise leaves take a misplaced excess many
+#: times the column's range (:func:`_excess`).
+FLOOR_STRONG_Z = 6.0
 
 
-def place_capped_tail(hist, edges, estimates, free=None, margin=0.0, separate=False):
+def place_capped_tail(
+    hist, edges, estimates, free=None, margin=0.0, separate=False, strong_z=math.inf
+):
     """``hist`` (a :class:`._numeric_domain.FineHistogram`) with the rows the
     release measured in the top coarse bin (``estimates[-1]``: ``(T̂, σ)``;
     ``edges``: the column's bin edges, the last bin closed for integer
@@ -170,7 +189,9 @@ def place_capped_tail(hist, edges, estimates, free=None, margin=0.0, separate=Fa
     difference are taken off the excess before it is placed (the rest stays
     in the bin); ``separate``: the rows past the cap are another component
     than the bin's (rows below a natural limit, :func:`place_capped_floor`),
-    and no leaf's room is bounded."""
+    and no leaf's room is bounded; ``strong_z``: an excess past that many
+    sds is placed even under twice the bin's raw rows
+    (:data:`FLOOR_STRONG_Z` below the lower cap)."""
     raw = getattr(hist, "raw", None)
     scale = float(getattr(hist, "scale", np.nan))
     edges = np.asarray(edges, dtype=np.float64)
@@ -204,7 +225,7 @@ def place_capped_tail(hist, edges, estimates, free=None, margin=0.0, separate=Fa
         # [32, 64] and 184 rows below it, took them past 65: std x2.3e5)
         return hist
     inside = (e[1:] > a) & (e[:-1] < cap_hi)
-    found = _excess(raw, inside, finest, estimates[k - 1], scale)
+    found = _excess(raw, inside, finest, estimates[k - 1], scale, strong_z)
     if found is None:
         return hist
     excess, noise = found
@@ -228,7 +249,7 @@ def place_capped_tail(hist, edges, estimates, free=None, margin=0.0, separate=Fa
     return dataclasses.replace(hist, counts=out, cap=cap)
 
 
-def _excess(raw, inside, finest, estimate, scale):
+def _excess(raw, inside, finest, estimate, scale, strong_z=math.inf):
     """``(excess, noise)`` of a coarse bin's rows outside its leaves, or
     ``None`` where it is within them: the release's estimate ``T̂ ± σ``
     (``estimate``) less the raw noisy counts of the ``m`` leaves ``inside``
@@ -239,13 +260,15 @@ def _excess(raw, inside, finest, estimate, scale):
     (``_fences.capped_tail_reason``): a bin whose leaves drew a large
     negative noise (loans' ``num_satisfactory_accounts``, ε = 0.3, seed 1:
     1,691 raw rows against 3,768 real, b = 323) is not emptied past the cap
-    (std ratio 1.11 -> 36.8)."""
+    (std ratio 1.11 -> 36.8). Past ``strong_z`` sds the guard is waived
+    (:data:`FLOOR_STRONG_Z`)."""
     est, sd = (float(v) for v in estimate)
     excess = est - float(raw[inside].sum())
     noise = math.sqrt(sd * sd + 2.0 * scale * scale * max(int(inside.sum()), 1))
     spread = float(raw[inside & ~finest].sum())  # a point mass holds its own
     if not (excess > PAST_CAP_Z * noise and excess > 2.0 * spread):
-        return None
+        if not excess > strong_z * noise:
+            return None
     return excess, noise
 
 
@@ -333,14 +356,16 @@ def place_capped_floor(hist, edges, estimates):
     point-mass candidate (0, 100; :data:`._natural_limits.ATOM_CANDIDATES`)
     is a component of its own, not the decaying tail of the body: its room
     is not bounded. Only the excess less :data:`FLOOR_MARGIN_Z` sds is
-    placed. A column of one bin is left as it is (its bin holds the rows
-    clipped from above too). Where the lower cap is a natural lower limit
-    held by a kept point mass (:func:`_at_lower_limit`), rows are placed
-    below it only past :data:`FLOOR_AT_LIMIT_Z` sds, as another component
-    (``separate``: no room bounded): a signed balance's negatives. Where
-    a fence cut a leaf at the lower cap, that leaf is first split there
-    (:func:`_split_at_cap`). Post-processing of released quantities only,
-    as :func:`place_capped_tail`."""
+    placed; an excess past :data:`FLOOR_STRONG_Z` sds is placed even where
+    it is under twice the bin's raw rows. A column of one bin is left as it
+    is (its bin holds the rows clipped from above too). Where the lower cap
+    is a natural lower limit held by a kept point mass
+    (:func:`_at_lower_limit`), rows are placed below it only past
+    :data:`FLOOR_AT_LIMIT_Z` sds, as another component (``separate``: no
+    room bounded): a signed balance's negatives. Where a fence cut a leaf
+    at the lower cap, that leaf is first split there (:func:`_split_at_cap`).
+    Post-processing of released quantities only, as
+    :func:`place_capped_tail`."""
     raw = getattr(hist, "raw", None)
     edges = np.asarray(edges, dtype=np.float64)
     k = edges.size - 1
@@ -364,6 +389,7 @@ def place_capped_floor(hist, edges, estimates):
         free=free[::-1],
         margin=FLOOR_MARGIN_Z,
         separate=separate,
+        strong_z=FLOOR_STRONG_Z,
     )
     if out is mirrored:
         return hist

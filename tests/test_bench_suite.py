@@ -80,17 +80,22 @@ def _record(std, miss, warned=(), shares=None, seed=0):
     }
 
 
-def test_silent_counts_only_unwarned_columns():
+def _real(rows, train_miss):
+    """A cache holding table ``t``'s ``real`` record alone."""
     real = {
         "table": "t",
         "eps": 0.0,
         "seed": 0,
         "method": "real",
         "oww": None,
-        "rows": 10_000,
-        "train_miss": {"v": 0.0, "w": 0.2},
+        "rows": rows,
+        "train_miss": train_miss,
     }
-    done = {bs.key_of(real): real}
+    return {bs.key_of(real): real}
+
+
+def test_silent_counts_only_unwarned_columns():
+    done = _real(10_000, {"v": 0.0, "w": 0.2})
     fits = [
         _record({"v": 1.0, "w": 1.1}, {"v": 0.0, "w": 0.2}, seed=0),  # fine
         _record({"v": 0.3, "w": 1.0}, {"v": 0.0, "w": 0.2}, seed=1),  # std
@@ -139,16 +144,7 @@ def test_unseen_rows_explain_a_collapse_only_in_band():
     r = test["v"].to_numpy()
     assert sc["std_seen"]["v"] == syn["v"].std(ddof=0) / bs.trimmed_std(r, 3)
     assert "v" not in bs.numeric_scores(syn, test, set())["std_seen"]
-    real = {
-        "table": "t",
-        "eps": 0.0,
-        "seed": 0,
-        "method": "real",
-        "oww": None,
-        "rows": 1_000,
-        "train_miss": {"v": 0.0, "w": 0.0},
-    }
-    done = {bs.key_of(real): real}
+    done = _real(1_000, {"v": 0.0, "w": 0.0})
     cases = [
         ({"v": 0.3}, {"v": 0.6}),  # unseen
         ({"v": 0.3}, {"v": 0.4}),  # still out of band

@@ -266,9 +266,9 @@ def _excess(raw, inside, finest, estimate, scale, strong_z=math.inf):
     excess = est - float(raw[inside].sum())
     noise = math.sqrt(sd * sd + 2.0 * scale * scale * max(int(inside.sum()), 1))
     spread = float(raw[inside & ~finest].sum())  # a point mass holds its own
-    if not (excess > PAST_CAP_Z * noise and excess > 2.0 * spread):
-        if not excess > strong_z * noise:
-            return None
+    strong = excess > strong_z * noise  # past it, the guard is waived
+    if not (excess > PAST_CAP_Z * noise and (excess > 2.0 * spread or strong)):
+        return None
     return excess, noise
 
 

@@ -77,7 +77,9 @@ every silent column is a std ratio under 0.5 that reaches 0.5 against the
 held-out rows without those farthest from their median that the release cannot
 see (``UNSEEN_SCALES`` Laplace scales ``b`` of the column's domain, as a share
 of the training rows): a std that rests on fewer rows than the noise collapses
-under any release at that budget. Beside it the summary counts the
+under any release at that budget. It also says how many missing shares it
+tested: each fails by the release's noise alone about 0.27 % of the time. Beside
+it the summary counts the
 numeric column-fits with over 5 % of their rows outside the held-out rows'
 range widened by 5 % of it a side (:func:`out_of_range`), which a std ratio
 in band can hide (a year column's rows over a decade past its last year).
@@ -1576,6 +1578,25 @@ def silent(done, names, eps_list=(0.3, 1.0), oww=None):
     return lines, count, fits, unseen
 
 
+#: The two-sided tail of a normal past 3 sds: the share of missing-share
+#: tests the silent-fit count fails by the release's noise alone.
+CHANCE_3SD = 0.0027
+
+
+def missing_share_tests(done, names, eps_list=(0.3, 1.0), oww=None):
+    """How many column-fits of ``auto`` the silent-fit count tests against a
+    released missing share (a column whose missing level the pipeline
+    kept): each fails by chance with probability about :data:`CHANCE_3SD`
+    where the released share is unbiased and normal."""
+    tests = 0
+    for t in names:
+        for e in eps_list:
+            for r in records(done, t, e, "auto", oww):
+                if not r.get("dnf") and "num" in r:
+                    tests += sum(c in r["missing_shares"] for c in r["num"]["miss"])
+    return tests
+
+
 def weight_table(done, names, eps_list, weights):
     """Markdown: ``auto`` at each ``ReleaseRules.one_way_weight`` against mbi's
     MST: mean TV1 / TV2 over the seeds all weights ran (paired), against the
@@ -1813,6 +1834,11 @@ def main(argv=None):
             f"in {unseen} of them every silent column is a std ratio under 0.5 "
             f"that reaches 0.5 without the held-out rows the release cannot see "
             f"({UNSEEN_SCALES:g} b, the domain's Laplace scale, of the training rows)"
+        )
+        tests = missing_share_tests(done, part, oww=oww)
+        print(
+            f"{tests} missing shares tested: about {CHANCE_3SD * tests:.1f} of them "
+            "past 3 sd by the release's noise alone"
         )
         print("\n".join(bad))
         out, unnamed, total = out_of_range(done, part, oww=oww)

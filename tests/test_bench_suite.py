@@ -118,6 +118,8 @@ def test_silent_counts_only_unwarned_columns():
         done[bs.key_of(r)] = r
     lines, count, n, unseen = bs.silent(done, ["t"], eps_list=(1.0,), oww=4.0)
     assert (count, n, unseen) == (2, 5, 0)
+    # two fits release a missing share of w: two tests
+    assert bs.missing_share_tests(done, ["t"], eps_list=(1.0,), oww=4.0) == 2
     assert lines[0].startswith("t eps=1 seed=1: v std ratio 0.30")
     assert lines[1].startswith("t eps=1 seed=3: w missing 25.0% vs 20.0%")
 

@@ -85,11 +85,37 @@ def test_strict_bins_are_in_runs():
 
 
 def test_the_rule_is_on_by_default():
-    """``RUN_SUPPORT_Z`` is 1.0 (measured on the 9 TUNE tables, see its
+    """``RUN_SUPPORT_Z`` is 0.5 (measured on the 9 TUNE tables, see its
     comment): the thin tail is kept whole with nothing patched."""
-    assert _pipeline_levels.RUN_SUPPORT_Z == 1.0
+    assert _pipeline_levels.RUN_SUPPORT_Z == 0.5
     spec = _spec(range(26, 42), range(15))
     assert _supported_runs(_release(ESTIMATES), spec, 0) == set(range(10))
+
+
+#: attrition's ``YearsAtCompany`` at ε = 0.3, seed 9 of the TUNE half: the
+#: release's estimates of its one-integer bins 4-15 (in units of the
+#: domain's ``b``) and their sd; 6-15 fail ``2 σ`` and sum to 0.88 of their
+#: ``sqrt(10) σ``
+BODY = [3.21, 2.11, -0.2, 1.22, 0.44, 0.94, 0.03, 0.0, -0.6, 0.53, 0.03, -0.25]
+BODY_SD = 0.77
+
+
+def test_a_body_run_under_one_sd_is_kept_whole_by_default():
+    """Between ``0.5`` and ``1`` sd of the run: kept whole at the default,
+    each bin tested alone (and dropped, its rows moved to 4, 5 and 16-64)
+    at 1.0; under 0.5 sd, tested alone at the default too."""
+    spec = _spec(range(4, 17), range(12))
+    total, noise = sum(BODY[2:]), np.sqrt(10) * BODY_SD
+    assert 0.5 * noise < total < 1.0 * noise
+    assert _supported_runs(_release(BODY, BODY_SD), spec, 0) == set(range(2, 12))
+    low = BODY[:2] + [v - 0.1 for v in BODY[2:]]  # 1.14, under 0.5 sd (1.22)
+    assert sum(low[2:]) < 0.5 * noise
+    assert _supported_runs(_release(low, BODY_SD), spec, 0) == set()
+
+
+def test_a_body_run_under_one_sd_is_tested_bin_by_bin_at_1():
+    spec = _spec(range(4, 17), range(12))
+    assert _supported_runs(_release(BODY, BODY_SD), spec, 0) == set()
 
 
 def test_the_rule_off_tests_every_bin_alone():

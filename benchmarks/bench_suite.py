@@ -1106,15 +1106,16 @@ def scored(rec, syn_codes, syn_frame, ctx):
     # held-out rows' sampling noise, which is most of TV1 on large tables)
     for k in (1,) if light else (1, 2):
         rec[f"tv{k}_train"] = tv_k(ctx["train_codes"], syn_codes, coder.sizes, k)
+
+    def numeric():
+        scales, n_train = rec.get("scales"), len(ctx["train"])
+        return numeric_scores(syn_frame, ctx["test"], ctx["cats"], scales, n_train)
+
     if light:  # the silent-fit count's scores only
-        rec["num"] = numeric_scores(
-            syn_frame, ctx["test"], ctx["cats"], rec.get("scales"), len(ctx["train"])
-        )
+        rec["num"] = numeric()
         return rec
     if syn_frame is not None and ctx.get("tv_only") and ctx["mixed"]:
-        rec["num"] = numeric_scores(
-            syn_frame, ctx["test"], ctx["cats"], rec.get("scales"), len(ctx["train"])
-        )
+        rec["num"] = numeric()
     if syn_frame is not None and not ctx.get("tv_only"):
         try:
             rec["tstr"], _, _ = tstr(
@@ -1123,13 +1124,7 @@ def scored(rec, syn_codes, syn_frame, ctx):
         except Exception as exc:  # a degenerate synthetic target
             rec["tstr"], rec["tstr_error"] = None, f"{type(exc).__name__}: {exc}"[:200]
         if ctx["mixed"]:
-            rec["num"] = numeric_scores(
-                syn_frame,
-                ctx["test"],
-                ctx["cats"],
-                rec.get("scales"),
-                len(ctx["train"]),
-            )
+            rec["num"] = numeric()
     return rec
 
 

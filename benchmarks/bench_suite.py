@@ -974,12 +974,16 @@ def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
     ProjectedGaussianRelease._rules = rules
 
 
-def set_domain_share(per_column=None, cap=None):
+def set_domain_share(per_column=None, cap=None, floor=None):
     """Run ``domain_share="auto"`` at ``per_column`` of ε per learned domain
-    (``_pipeline_budget.DOMAIN_SHARE_PER_COLUMN``) and at most ``cap``
-    (``DOMAIN_SHARE_MAX``); recorded as ``dpc=`` / ``dmax=``."""
+    (``_pipeline_budget.DOMAIN_SHARE_PER_COLUMN``), at most ``cap``
+    (``DOMAIN_SHARE_MAX``) and at least ``floor`` (``DOMAIN_SHARE_MIN``);
+    recorded as ``dpc=`` / ``dmax=`` / ``dmin=``."""
     from skdp_synth import _pipeline_budget as pb
 
+    if floor is not None:
+        pb.DOMAIN_SHARE_MIN = floor
+        OVERRIDES["dmin"] = floor
     if per_column is not None:
         pb.DOMAIN_SHARE_PER_COLUMN = per_column
         OVERRIDES["dpc"] = per_column
@@ -1707,6 +1711,9 @@ def main(argv=None):
         "--domain-max", type=float, help="domain_share='auto' cap (DOMAIN_SHARE_MAX)"
     )
     ap.add_argument(
+        "--domain-min", type=float, help="domain_share='auto' floor (DOMAIN_SHARE_MIN)"
+    )
+    ap.add_argument(
         "--one-way-min-attributes", type=int, help="ReleaseRules.one_way_min_attributes"
     )
     ap.add_argument(
@@ -1730,7 +1737,7 @@ def main(argv=None):
             ProjectedGaussianRelease._rules, one_way_weight=args.one_way_weight
         )
     override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
-    set_domain_share(args.domain_per_column, args.domain_max)
+    set_domain_share(args.domain_per_column, args.domain_max, args.domain_min)
     if args.grid_step is not None:
         set_grid_step(args.grid_step, not args.grid_keep_depths)
     if args.grid_offset is not None:

@@ -34,17 +34,35 @@ def test_a_heavy_wide_leaf_is_cut_into_equal_parts_the_release_tests():
     width, all marked for the release's support test; the last one, a
     falling tail leaf the decoder already draws from its inner edge, and a
     leaf of less than 2 WIDE_PARTS integers, are kept whole; an earlier
-    split's marks are renumbered."""
+    split's marks are renumbered. The two leaves hold all the rows between
+    them, so INT_PAIR_CUT cuts the tail leaf too
+    (``test_two_touching_leaves_that_hold_the_rows_are_both_cut``); the
+    rule for a single leaf is read with it off."""
     assert WIDE_PARTS == 4
     hist = _hist([1982, 2004, 2049], [3400.0, 3700.0])
     tails = _tail_models(hist, *hist.bounds)
-    edges, split = split_wide_leaves(hist, [1982.0, 2004.0, 2048.0], [], 10)
+    assert 1 in tails
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wl, "INT_PAIR_CUT", False)
+        edges, split = split_wide_leaves(hist, [1982.0, 2004.0, 2048.0], [], 10)
     assert edges == [1982.0, 1987.0, 1992.0, 1997.0, 2004.0, 2048.0]
     assert split == [0, 1, 2, 3]
     assert all(type(v) is float for v in edges)
-    # the last leaf is a tail here, else it is cut too
-    if 1 in tails:
-        assert 4 not in split
+    # the last leaf is a tail here: kept whole, unless it is one of a pair
+    assert 4 not in split
+    edges, split = split_wide_leaves(hist, [1982.0, 2004.0, 2048.0], [], 10)
+    assert edges == [
+        1982.0,
+        1987.0,
+        1992.0,
+        1997.0,
+        2004.0,
+        2015.0,
+        2026.0,
+        2037.0,
+        2048.0,
+    ]
+    assert split == list(range(8))
     # light leaves (<= 1 / n_bins of the mass) are not cut
     assert split_wide_leaves(hist, [1982.0, 2004.0, 2048.0], [], 1) == (
         [1982.0, 2004.0, 2048.0],
@@ -208,6 +226,45 @@ def test_a_sole_leaf_wider_than_the_depth_limit_is_cut_in_equal_parts_of_t():
         [-256.0, -16.0, -4.0],
         [],
     )
-    # a heavy leaf touching a comparable one: not its run's sole leaf
+    # a heavy leaf touching a comparable one: not its run's sole leaf (the
+    # two are a pair that INT_PAIR_CUT cuts, both of them)
     two = _hist([4, 16, 256], [900.0, 1264.0], scale=88.9)
-    assert split_wide_leaves(two, coarse, [], 10) == (coarse, [])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wl, "INT_PAIR_CUT", False)
+        assert split_wide_leaves(two, coarse, [], 10) == (coarse, [])
+    assert split_wide_leaves(two, coarse, [], 10)[0][-5:] == edges[-5:]
+
+
+def test_two_touching_leaves_that_hold_the_rows_are_both_cut():
+    """openintro ``babies``' ``height`` (mothers' heights, 53-72 inches,
+    988 training rows, ε = 1, seed 2; ``b = 41.7``) kept ``[32, 65)`` and
+    ``[65, 129)`` with 13.3 and 8.6 ``b``, a noise leaf ``[172, 181)`` at
+    2.2 ``b`` apart from them, and came back over 32-180 (std ratio 10.2,
+    no warning). Neither leaf is its run's sole one; together they hold it
+    and more than half the kept mass (INT_PAIR_CUT): both are cut into
+    WIDE_PARTS parts of equal width in ``t``, the outer one too although
+    the decoder would draw it as a tail, and every part is marked for the
+    release's test. With the rule off, neither is cut."""
+    b = 41.7
+    hist = _hist([32, 65, 129, 172, 181], [13.3 * b, 8.6 * b, 0.0, 2.2 * b], scale=b)
+    coarse = [32.0, 65.0, 129.0, 180.0]
+    assert 1 in _tail_models(hist, *hist.bounds)  # the outer leaf: a tail
+    edges, split = split_wide_leaves(hist, coarse, [], 10)
+    assert edges == [32.0, 38.0, 45.0, 54.0, 65.0, 77.0, 91.0, 108.0, 129.0, 180.0]
+    assert split == [0, 1, 2, 3, 4, 5, 6, 7]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wl, "INT_PAIR_CUT", False)
+        assert split_wide_leaves(hist, coarse, [], 10) == (coarse, [])
+    # the measured alternative: the tail leaf of the pair drawn as a tail
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wl, "INT_PAIR_TAIL_CUT", False)
+        assert split_wide_leaves(hist, coarse, [], 10) == (
+            [32.0, 38.0, 45.0, 54.0, 65.0, 129.0, 180.0],
+            [0, 1, 2, 3],
+        )
+    # a pair that holds under INT_SOLE_SHARE of its run: not cut
+    smooth = _hist([16, 32, 65, 129], [9.0 * b, 13.3 * b, 8.6 * b], scale=b)
+    assert split_wide_leaves(smooth, [16.0, 32.0, 65.0, 128.0], [], 10)[1] == []
+    # a partner under LEAF_CONFIRM_Z noise sds (it may be noise): not a pair
+    weak = _hist([32, 65, 129], [13.3 * b, 2.0 * b], scale=b)
+    assert split_wide_leaves(weak, [32.0, 65.0, 128.0], [], 10)[1] == []

@@ -377,16 +377,23 @@ def _sole_in_run(hist, j):
     c = np.asarray(hist.counts, dtype=np.float64)
     if not float(c[j]) >= _confirm_floor(hist):
         return False
-    lo = hi = j
-    while lo > 0 and c[lo - 1] > 0:
-        lo -= 1
-    while hi + 1 < len(c) and c[hi + 1] > 0:
-        hi += 1
+    lo, hi = _run_of(c, j)
     run = float(c[lo : hi + 1].sum())
     body = float(c[j]) > 0.5 * float(c[c > 0].sum())
     if body and float(c[j]) > INT_SOLE_SHARE * run:
         return True
     return _pair_in_run(hist, j)
+
+
+def _run_of(c, j):
+    """``(lo, hi)``: the first and last of the kept leaves (noisy counts
+    ``c`` above 0) touching kept leaf ``j`` edge to edge, ``j`` included."""
+    lo = hi = j
+    while lo > 0 and c[lo - 1] > 0:
+        lo -= 1
+    while hi + 1 < len(c) and c[hi + 1] > 0:
+        hi += 1
+    return lo, hi
 
 
 def _pair_in_run(hist, j):
@@ -401,11 +408,7 @@ def _pair_in_run(hist, j):
     floor = _confirm_floor(hist)
     if not float(c[j]) >= floor:
         return False
-    lo = hi = j
-    while lo > 0 and c[lo - 1] > 0:
-        lo -= 1
-    while hi + 1 < len(c) and c[hi + 1] > 0:
-        hi += 1
+    lo, hi = _run_of(c, j)
     run = float(c[lo : hi + 1].sum())
     kept = float(c[c > 0].sum())
     for k in (j - 1, j + 1):

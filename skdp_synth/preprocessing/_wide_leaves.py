@@ -371,7 +371,9 @@ def _sole_in_run(hist, j):
     ``[1357, 1360)`` beside ``[1449, 2049)``), and a smooth column's
     neighbours under ``LEAF_CONFIRM_Z`` sds touch its heaviest leaf
     (credit's ``Age`` at ε = 0.3: ``[45, 54)`` 754 of a run 26-54 holding
-    2,451). Public: a function of the released histogram."""
+    2,451). Also true of either leaf of a pair that holds the run between
+    them (:func:`_pair_in_run`). Public: a function of the released
+    histogram."""
     if INT_SOLE_SHARE is None:
         return False
     c = np.asarray(hist.counts, dtype=np.float64)

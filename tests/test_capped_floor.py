@@ -167,3 +167,41 @@ def test_the_bottom_bin_decodes_down_to_the_moved_cap_and_holds_its_zeros():
     w = decode_fine(out, left, right, last, rng, first=np.zeros(n, bool))
     assert w.min() >= 32.0
     assert 0.0 in ATOM_CANDIDATES
+
+
+def test_the_nearest_leaves_below_the_cap_confirm_an_excess_the_guard_refused():
+    """An excess past ``PAST_CAP_Z`` sds but under twice the bin's raw rows
+    is placed where the raw counts of the ``FLOOR_CONFIRM_LEAVES`` leaves
+    nearest below the cap sum past ``FLOOR_CONFIRM_Z`` sds of their own
+    noise, ``sqrt(2 * 2) b``: doctorcontacts' ``linc`` kept 4 % of its rows
+    above its cap this way, unnamed."""
+    assert tpc.FLOOR_CONFIRM_Z == 2.0 and tpc.FLOOR_CONFIRM_LEAVES == 2
+    threshold = 2.0 * np.sqrt(2.0 * 2) * B  # 160 rows
+    est = _estimates(100.0 + 190.0)  # 3.2 sds; the guard wants 200
+    assert 190.0 > tpc.PAST_CAP_Z * np.sqrt(SD**2 + 2 * B**2)
+
+    def with_near(first, second):  # [16, 32) and [1, 16), nearest first
+        raw = [*RAW[:3], second, first, *RAW[5:]]
+        return _hist(raw=raw)
+
+    hist = with_near(threshold / 2 + 6.0, threshold / 2 - 5.0)  # 161
+    out = tpc.place_capped_floor(hist, LEVELS, est)
+    assert out.cap[0] < 32.0
+    below = np.asarray(out.edges[:-1]) < 32.0
+    noise = np.sqrt(SD**2 + 2 * B**2)
+    placed = np.sum(np.asarray(out.counts)[below])
+    assert placed == pytest.approx(190.0 - tpc.FLOOR_MARGIN_Z * noise, rel=1e-12)
+    hist = with_near(threshold / 2 + 4.0, threshold / 2 - 5.0)  # 159
+    assert tpc.place_capped_floor(hist, LEVELS, est) is hist
+    # a third leaf's rows do not confirm: [2^-10, 1) at 400
+    far = _hist(raw=[*RAW[:2], 400.0, 0.0, 0.0, *RAW[5:]])
+    assert tpc.place_capped_floor(far, LEVELS, est) is far
+
+
+def test_one_leaf_below_the_cap_confirms_against_its_own_noise():
+    # the last leaf is the only one from ``first`` on: sd sqrt(2) b
+    raw = np.zeros(5)
+    raw[-1] = 2.0 * np.sqrt(2.0) * B + 1.0  # the only leaf read
+    assert tpc._confirmed_past_cap(raw, raw.size - 1, B)
+    raw[-1] -= 2.0
+    assert not tpc._confirmed_past_cap(raw, raw.size - 1, B)

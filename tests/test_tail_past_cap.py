@@ -507,3 +507,28 @@ def test_a_signed_balance_keeps_its_negatives_or_is_named(seed, monkeypatch):
     else:
         assert pipe[0].specs_[0].fine.cap[0] < -1000.0
         assert not floor and 0.2 < negative < 0.4
+
+
+def test_a_stretch_of_leaves_past_2b_is_taken_whole():
+    """covid_testing's ``ct_result`` below its cap at 45 (mirrored: past
+    it), ε = 1, seed 0: the leaves drew 0.1, 2.6, 6.4 and 4.5 ``b``, then
+    1.9 ``b`` on the 0. The nearest leaf past ``PAST_CAP_SCALES`` ``b`` is
+    the second; the two after it pass too, and the run takes all three and
+    stops at the first that does not (the rows were at 14-44; ending at the
+    first, every row came back at 32.5 or more)."""
+    assert tpc.PAST_CAP_SCALES == 2.0
+    e = -np.asarray([45.0, 42.2, 38.7, 32.5, 22.9, 16.0, 0.0, -1.0])
+    e = np.append(np.asarray([-46.0]), e)  # one leaf inside the cap
+    raw = B * np.asarray([270.0, 0.1, 2.6, 6.4, 4.5, 1.9, 0.2])
+    run = tpc._past_run(e, raw, 1, -45.0, B)
+    np.testing.assert_array_equal(run, [1, 2, 3, 4])
+    # a leaf under 2 b ends the stretch: the leaf after it is not taken
+    gap = raw.copy()
+    gap[3] = 1.9 * B
+    np.testing.assert_array_equal(tpc._past_run(e, gap, 1, -45.0, B), [1, 2])
+    # a nearer leaf at PAST_CAP_NEAR_SHARE of the first past 2 b ends the
+    # run there, before it
+    near = raw.copy()
+    near[2] = 2.4 * B
+    near[1] = tpc.PAST_CAP_NEAR_SHARE * near[2]  # 1.92 b, under 2 b
+    np.testing.assert_array_equal(tpc._past_run(e, near, 1, -45.0, B), [1])

@@ -205,3 +205,28 @@ def test_one_leaf_below_the_cap_confirms_against_its_own_noise():
     assert tpc._confirmed_past_cap(raw, raw.size - 1, B)
     raw[-1] -= 2.0
     assert not tpc._confirmed_past_cap(raw, raw.size - 1, B)
+
+
+def test_the_part_of_a_leaf_the_cap_cut_does_not_confirm():
+    """A fence at 24 cuts the leaf ``[16, 32)``; its part below the cap
+    gets the leaf's raw count by width in ``t`` (``_split_at_cap``), a
+    share of rows that may all lie above the cap: the confirmation reads
+    the two whole leaves after it. k401ksubs' ``inc`` (ε = 0.3, seed 0;
+    none of its rows under 10) had rows placed at 1-3.9 by such a part."""
+    raw = [*RAW[:3], 60.0, 300.0, *RAW[5:]]
+    kept = [0.0, 0.0, 0.0, 0.0, 300.0, *KEPT[5:]]
+    hist = _hist(cap=(24.0, 1025.0), kept=kept, raw=raw)
+    cut = tpc._split_at_cap(hist)
+    j = int(np.flatnonzero(cut.edges == 16.0)[0])
+    part = float(cut.raw[j])  # [16, 24)
+    threshold = 2.0 * np.sqrt(2.0 * 2) * B
+    assert part + 60.0 > threshold and 60.0 + RAW[2] < threshold
+    inside = float(cut.raw[j + 1]) + 100.0  # [24, 32) and [32, 65)
+    noise = np.sqrt(SD**2 + 2 * 2 * B**2)
+    levels = [24.0, 65.0, 129.0, 256.0, 1025.0]
+    est = _estimates(inside + 3.2 * noise)
+    assert 3.2 * noise < 2.0 * inside  # the guard refuses it
+    assert tpc.place_capped_floor(hist, levels, est) is hist
+    # the whole leaf [1, 16) past the threshold with [2^-10, 1) confirms it
+    strong = _hist(cap=(24.0, 1025.0), kept=kept, raw=[*raw[:3], 200.0, *raw[4:]])
+    assert tpc.place_capped_floor(strong, levels, est).cap[0] < 24.0

@@ -267,7 +267,9 @@ def place_capped_tail(
     confirmed = confirm is not None and _confirmed_past_cap(
         raw, first + int(confirm), scale
     )
-    found = _excess(raw, inside, finest, estimates[k - 1], scale, strong_z, confirmed)
+    # a confirmed excess waives the guard at any strength past PAST_CAP_Z
+    strong = 0.0 if confirmed else strong_z
+    found = _excess(raw, inside, finest, estimates[k - 1], scale, strong)
     if found is None:
         return hist
     excess, noise = found
@@ -303,7 +305,7 @@ def _confirmed_past_cap(raw, first, scale):
     return float(near.sum()) > FLOOR_CONFIRM_Z * noise
 
 
-def _excess(raw, inside, finest, estimate, scale, strong_z=math.inf, confirmed=False):
+def _excess(raw, inside, finest, estimate, scale, strong_z=math.inf):
     """``(excess, noise)`` of a coarse bin's rows outside its leaves, or
     ``None`` where it is within them: the release's estimate ``T̂ ± σ``
     (``estimate``) less the raw noisy counts of the ``m`` leaves ``inside``
@@ -315,13 +317,13 @@ def _excess(raw, inside, finest, estimate, scale, strong_z=math.inf, confirmed=F
     negative noise (loans' ``num_satisfactory_accounts``, ε = 0.3, seed 1:
     1,691 raw rows against 3,768 real, b = 323) is not emptied past the cap
     (std ratio 1.11 -> 36.8). Past ``strong_z`` sds the guard is waived
-    (:data:`FLOOR_STRONG_Z`), and so it is where ``confirmed``: the leaves
-    past the cap measured rows there (:data:`FLOOR_CONFIRM_Z`)."""
+    (:data:`FLOOR_STRONG_Z`; ``0`` where the leaves past the cap confirm
+    the excess, :data:`FLOOR_CONFIRM_Z`)."""
     est, sd = (float(v) for v in estimate)
     excess = est - float(raw[inside].sum())
     noise = math.sqrt(sd * sd + 2.0 * scale * scale * max(int(inside.sum()), 1))
     spread = float(raw[inside & ~finest].sum())  # a point mass holds its own
-    strong = excess > strong_z * noise or confirmed  # the guard is waived
+    strong = excess > strong_z * noise  # past it, the guard is waived
     if not (excess > PAST_CAP_Z * noise and (excess > 2.0 * spread or strong)):
         return None
     return excess, noise

@@ -1757,3 +1757,109 @@ def test_audit_of_the_floor_cell_near_zero(noise_factor, flagged):
     b = [_floor_cell_count(101, noise_factor, 10**6 + s) for s in range(3000)]
     r = audit_epsilon(a, b, alpha=0.05)
     assert (r.epsilon_lower > 1.0) is flagged
+
+
+def _cycle_threshold_seed_0():
+    """covid_testing's ``ct_result`` (a test's cycle threshold; 94 % of the
+    rows at 45, the positives at 14-43) at ε = 1, seed 0 of
+    ``python -m benchmarks.bench_suite --half report --tables covid_testing``
+    (b = 41.7): the leaves around the heap at 45 are narrow, and the
+    positives' leaves ``[16, 38.7)`` (4.5, 6.4 and 2.6 ``b``) are wide beside
+    them. Returns the index of the heap's leaf too."""
+    negative = -(2.0 ** np.arange(40, 0, -2))  # 20 empty leaves below 0
+    edges = np.array(
+        [
+            *negative,
+            -1.0,
+            0.0,
+            1.0,
+            16.0,
+            22.872,
+            32.521,
+            38.723,
+            42.241,
+            44.116,
+            44.597,
+            44.839,
+            44.961,
+            44.991,
+            44.999,
+            45.001,
+            45.003,
+            45.007,
+            45.022,
+            45.083,
+            46.071,
+            65.098,
+            128.0,
+        ]
+    )
+    per_b = [0.0] * 21 + [
+        -0.34,
+        -1.26,
+        4.52,
+        6.42,
+        2.64,
+        1.04,
+        0.03,
+        -1.17,
+        0.35,
+        1.19,
+        0.66,
+        -2.52,
+        276.48,
+        -2.0,
+        1.68,
+        2.52,
+        2.22,
+        3.18,
+        -1.01,
+        0.2,
+    ]
+    b = 125.0 / 3.0
+    raw = np.asarray(per_b) * b
+    finest = np.zeros(raw.size, dtype=bool)
+    a = 21 + 12
+    finest[a] = True
+    return edges, raw, finest, b, a
+
+
+def test_the_jump_searches_the_leaves_growth_passed_over():
+    """Growth from a heap stops at a run of failing leaves wider than
+    ``GAP_T``; a leaf past ``2 b`` fails there too when it is ``WIDE_RATIO``
+    times wider than the heap's leaf. The jump searched only the leaves past
+    the end of that run, so such leaves inside it were weighed by no test:
+    covid_testing's ``ct_result`` (:func:`_cycle_threshold_seed_0`) kept
+    only its heap at 45, the positives' 5.6 % of the rows were clamped into
+    the heap's coarse bin, and the release measured nothing of how they
+    depend on the test's result. The jump's search starts at the first leaf
+    growth passed over past ``2 b`` (``[32.5, 38.7)``): ``[16, 38.7)``
+    passes its threshold, ``b ln(L / 0.01) + 2 b sqrt(2 m)`` with ``L`` the
+    26 leaves searched. Where no leaf of the gap passes ``2 b`` the search
+    starts past the gap, as before."""
+    from skdp_synth.preprocessing import _numeric_domain as nd
+
+    edges, raw, finest, b, a = _cycle_threshold_seed_0()
+    width = np.diff(nd._t(edges))
+    strict = b * math.log(raw.size / 0.01)
+    body = slice(a - 10, a - 7)  # [16, 22.9), [22.9, 32.5), [32.5, 38.7)
+    # each positive leaf is wide beside the heap and under ``strict``; the
+    # nearest, [32.5, 38.7), passes 2 b, the leaves between it and the heap
+    # do not
+    assert (width[body] > nd.WIDE_RATIO * width[a]).all()
+    assert (raw[body] < strict).all()
+    assert raw[a - 8] > 2 * b and (raw[a - 7 : a] < 2 * b).all()
+    # the failing run is wider than GAP_T only with [16, 22.9)
+    assert width[a - 9 : a].sum() <= nd.GAP_T < width[a - 10 : a].sum()
+    need = b * math.log((a - 7) / 0.01) + 2 * b * math.sqrt(2 * 3)
+    assert raw[body].sum() > need
+    out, (lo, hi) = nd.kept_counts(edges, raw, b, finest)
+    np.testing.assert_array_equal(out[body], raw[body])
+    assert lo == 16.0
+    assert out[a] == raw[a]
+    # with no leaf of the gap past 2 b, the search starts at [16, 22.9),
+    # where no run passes even the tentative level: the heap alone
+    raw[a - 9 : a - 7] = 1.9 * b
+    out, (lo, hi) = nd.kept_counts(edges, raw, b, finest)
+    assert not out[: a - 1].any()
+    assert lo > 44.9

@@ -779,7 +779,9 @@ def _kept_counts(
        ``m`` leaves beyond whose noisy sum exceeds ``b ln(L' / 0.01) + 2 b
        sqrt(2 m)``, ``L'`` the leaves searched beyond on that side
        (:func:`_significant_run`), so the rest of a zero-inflated column is
-       kept; of that run, only its max-sum stretch of ``count - 2b`` joins
+       kept (searched from the failing run's first leaf past ``2 b``, refused
+       as wide, if any: doc/privacy/encoder.md). Of that run, only its
+       max-sum stretch of ``count - 2b`` joins
        (far noise leaves can carry a run past the threshold; past a natural
        limit, below a point mass at 0 or above one at 100, only where that
        piece passes the level on its own: nmes1988's ``novisits``, ε = 1,
@@ -833,7 +835,7 @@ def _kept_counts(
     lo_i, hi_i = _trim_wide_ends(lo_i, hi_i, counts, width, scale)
     tentative_from, jumped = {}, set()
     for step in (1, -1):
-        gap = 0.0
+        gap, passed_over = 0.0, None
         j = (hi_i if step > 0 else lo_i) + step
         while 0 <= j < counts.size:
             edge = hi_i if step > 0 else lo_i
@@ -846,15 +848,18 @@ def _kept_counts(
                 held = counts[lo_i : hi_i + 1].sum()
                 wide = wide or held > _run_threshold(scale, counts.size, m)
             if passing[j] and gap <= GAP_T and not wide:
-                gap = 0.0
+                gap, passed_over = 0.0, None
                 lo_i, hi_i = min(lo_i, j), max(hi_i, j)
                 j += step
                 continue
+            if passed_over is None and counts[j] > 2.0 * scale:
+                passed_over = j  # past 2 b, refused as wide: the jump weighs it
             gap += width[j]
             if gap <= GAP_T:
                 j += step
                 continue
-            rest = np.arange(j, counts.size) if step > 0 else np.arange(j, -1, -1)
+            start = j if passed_over is None else passed_over
+            rest = np.arange(start, counts.size if step > 0 else -1, step)
             if nl._percentage(atom, edges, lo_i, hi_i):
                 # a point mass at 100 makes the column a percentage: no
                 # jump above its 100 nor below its 0 (a synthetic one at
@@ -870,8 +875,6 @@ def _kept_counts(
                 # far noise leaves (credit's Debt, 1.3e7-1.7e7)
                 break
             jumped.add(step)
-            # a range of point masses only: the best run beyond (the most
-            # sum(count - b)) joins it if that sum exceeds b ln(L / 0.01)
             jump = scale * math.log(rest.size / JUMP_FALSE_LEVEL)
             z = _significant_run(counts[rest], scale, jump)
             level = (jump, JUMP_SCALES)
@@ -905,10 +908,7 @@ def _kept_counts(
                     tentative_from[step] = int(edge + step)
             if z is None:
                 break
-            # significant as a whole, but far noise leaves can carry a run
-            # (credit's Debt, 0..30,000, kept up to 1.7e7): its strongest
-            # piece (cut at stretches under 2b), then that piece's max-sum
-            # stretch of (count - 2b) joins the range (docstring, step 2)
+            # its strongest piece's max-sum stretch joins (docstring, step 2)
             run = _strongest_piece(counts, width, rest[: z + 1], scale, *level)
             a, k = _max_segment(counts[run] - CORE_SCALES * scale)
             near_end, far_end = int(run[a]), int(run[k])
@@ -920,7 +920,7 @@ def _kept_counts(
                 near_end, far_end = _whole_run(counts, rest[: z + 1], scale)
             lo_i = min(lo_i, near_end, far_end)
             hi_i = max(hi_i, near_end, far_end)
-            gap, j = 0.0, far_end + step
+            gap, j, passed_over = 0.0, far_end + step, None
     if not integer:
         atom = _far_limit_atoms(atom, counts, edges, lo_i, hi_i, scale)
     inside = np.zeros(counts.size, dtype=bool)

@@ -7,7 +7,7 @@ A float column's heap at a value that is not round (Ecdat ``DoctorContacts``'
 ``lfam``, the log of a family's size: 0, 0.693, 1.099, ...) is kept in a
 narrow leaf of its private histogram, and the decoder draws the leaf's rows
 uniformly inside it (:mod:`skdp_synth.preprocessing._round_heaps` decodes a
-heap at its number only where the leaf holds a round one). The scores bin a
+heap at its number only where the leaf holds a round number). The scores bin a
 numeric column at the training rows' deciles, and a heap's value is then a
 decile edge: a row drawn a hair below it falls in the bin below. This
 benchmark fits ``auto`` as ``benchmarks.bench_suite`` does, then, as an

@@ -177,13 +177,13 @@ FLOOR_STRONG_Z = 6.0
 #: its bottom bin at 65.2 ``b`` against 48.3 ``b`` on its leaves (5.8 sds,
 #: under twice them) and the two whole leaves below at 7.0 and 1.4 ``b``;
 #: it came back with none below 7.12. Its std ratio was under 0.5,
-#: unnamed, in 16 of 20 fits (ε 0.3 and 1, 10 seeds; 9 now). On the TUNE half's
-#: floor tests (14 mixed tables, ε 0.3 and 1, seeds 0-4) every excess past
-#: 3 sds that the guard refused and these leaves confirm had rows below the
-#: cap (4.0-10.4 ``b``), and none of the three with none below passed
-#: (their nearest leaves' sums -4.0 to 1.0 ``b``, a cut leaf's part
-#: read as one of them, as the rule first did). Not searched: the
-#: usual two sds, and the nearest two leaves.
+#: unnamed, in 16 of 20 fits (ε 0.3 and 1, 10 seeds; 9 with this rule).
+#: On the TUNE half's floor tests (14 mixed tables, ε 0.3 and 1, seeds
+#: 0-4) every excess past 3 sds that the guard refused and these leaves
+#: confirm had rows below the cap (4.0-10.4 ``b``), and none of the three
+#: with none below passed (their nearest leaves' sums -4.0 to 1.0 ``b``, a
+#: cut leaf's part read as one of them, as the rule first did). Not
+#: searched: the usual two sds, and the nearest two leaves.
 FLOOR_CONFIRM_Z = 2.0
 #: How many leaves nearest past the lower cap :data:`FLOOR_CONFIRM_Z` reads.
 FLOOR_CONFIRM_LEAVES = 2

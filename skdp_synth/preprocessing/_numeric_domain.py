@@ -41,12 +41,7 @@ ROOT = 2.0**40
 #: cap, the privacy proof does not depend on the depth).
 MAX_DEPTH = 30
 
-__all__ = [
-    "FineHistogram",
-    "core_is_significant",
-    "kept_counts",
-    "privtree_histogram",
-]
+__all__ = ["FineHistogram", "core_is_significant", "kept_counts", "privtree_histogram"]
 
 
 def _x(t):
@@ -201,7 +196,7 @@ def _can_split(lo, hi, depth, integer, floor=0.0):
         return False
     if integer:
         return hi - lo >= 2.0
-    return hi - lo > 2.0 * floor
+    return hi - lo > 2.0 * floor or lo >= floor or hi <= -floor  # nl.RES_FLOOR
 
 
 def _finest(lo, hi, integer, floor=0.0):
@@ -460,17 +455,20 @@ def privtree_leaves(
     bias = lam * math.log(2.0)
     theta = float(theta)
     level = [(a, b, 0) for a, b in cells]
-    leaves, finest = [], []
+    leaves, finest, under = [], [], {}  # under: leaves below a node <= 2 floor
     while level:
-        counts = np.asarray(count_nodes(level), dtype=np.float64)
-        depth = np.array([d for _, _, d in level], dtype=np.float64)
+        counts = np.asarray(count_nodes([n[:3] for n in level]), dtype=np.float64)
+        depth = np.array([n[2] for n in level], dtype=np.float64)
         biased = np.maximum(counts - depth * bias, theta - bias)
         noisy = source.laplace(biased, lam)
         nxt = []
-        for (lo, hi, d), b in zip(level, noisy):
+        for (lo, hi, d, *top), b in zip(level, noisy):
             mid = _split_point(lo, hi, integer) if b > theta else None
+            top = top or ([(lo, hi, d)] if not integer and hi - lo <= 2 * floor else [])
             if mid is not None and _can_split(lo, hi, d, integer, floor):
-                nxt += [(lo, mid, d + 1), (mid, hi, d + 1)]
+                nxt += [(lo, mid, d + 1, *top), (mid, hi, d + 1, *top)]
+            elif top and top[0] != (lo, hi, d):
+                under.setdefault(top[0], []).append((lo, hi, d))
             else:
                 leaves.append((lo, hi))
                 finest.append(
@@ -479,6 +477,9 @@ def privtree_leaves(
                     or _finest(lo, hi, integer, floor)
                 )
         level = nxt
+    for node, below in under.items():  # nl.SUB_FLOOR_LEVELS; as narrow: finest
+        leaves += (pieces := nl.sub_floor_leaves(node, below))
+        finest += [True] * len(pieces)
     order = np.argsort([lo for lo, _ in leaves])
     leaves = [leaves[i] for i in order]
     finest = np.asarray([finest[i] for i in order], dtype=bool)
@@ -748,8 +749,7 @@ def _significant_run(c, scale, base, scales=None):
 
 
 def kept_counts(edges, raw, scale, finest, integer=False, near_zero=False):
-    """``(counts, cap)`` of :func:`_kept_counts` (without the tentative
-    leaves' mask)."""
+    """``(counts, cap)`` of :func:`_kept_counts` (without the tentative mask)."""
     out, cap, _ = _kept_counts(edges, raw, scale, finest, integer, near_zero)
     return out, cap
 

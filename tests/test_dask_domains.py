@@ -1147,3 +1147,30 @@ def test_opendp_noise_is_never_run_ahead(small_grid, monkeypatch):
         warnings.simplefilter("ignore")
         enc = BooleanEncoder(epsilon=2.0, refine_cells=2**8).fit(ddf)
     assert len(enc.specs_) == 4
+
+
+@pytest.mark.parametrize("refine_cells", MODES)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dask_fit_learns_the_in_memory_heap_below_the_floor(
+    seed, refine_cells, small_grid
+):
+    """A heap at a value that is not round (60 % of the rows at 1.386294)
+    splits below the resolution floor, on its own child stream
+    (``_tree_grid.below_floor_leaves``): the out-of-core fit, and its
+    look-ahead over bounded counts, learn the same leaves and counts."""
+    rng = np.random.default_rng(seed)
+    n = 6000
+    frame = pd.DataFrame(
+        {  # the heap's column after another's histogram: its child stream
+            "x": rng.normal(0.0, 1.0, n),  # is the second one spawned
+            "g": rng.choice(list("ab"), n),
+            "lfam": np.where(rng.random(n) < 0.6, 1.386294, rng.normal(3, 0.5, n)),
+        }
+    )
+    a, b = _fit_both(
+        frame, 5, epsilon=2.0, delta=1e-6, random_state=seed, refine_cells=refine_cells
+    )
+    assert _spec_state(a) == _spec_state(b)
+    edges = np.asarray(a.specs_[2].fine.edges)
+    j = int(np.searchsorted(edges, 1.386294, "right")) - 1
+    assert edges[j + 1] - edges[j] < 1e-6  # the heap's chain was kept

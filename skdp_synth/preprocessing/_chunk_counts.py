@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ._column_spec import _numbers
-from ._numeric_domain import MAX_DEPTH, ROOT, _can_split, _split_point
+from ._numeric_domain import ROOT
+from ._tree_grid import MAX_DEPTH, _can_split, _split_point
 
 __all__ = [
     "VALUES",

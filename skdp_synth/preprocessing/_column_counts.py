@@ -14,8 +14,8 @@ from . import _refine_bounds
 from ._chunk_counts import VALUES, decimal_values
 from ._count_grid import grid_for
 from ._natural_limits import _limit_edges
-from ._numeric_domain import MAX_DEPTH
 from ._refine_bounds import _stops, refine_stops, split_probability
+from ._tree_grid import MAX_DEPTH
 
 __all__ = ["ColumnCounts"]
 

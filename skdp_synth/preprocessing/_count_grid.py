@@ -15,7 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._numeric_domain import _can_split, _split_point, root_cells
+from ._numeric_domain import root_cells
+from ._tree_grid import _can_split, _split_point
 
 #: Depth of the public grid counted in the first pass (``2^16`` cells per
 #: depth-0 cell at most; 1.5 million for a float column, 12 MiB of edges).

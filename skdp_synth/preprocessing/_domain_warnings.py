@@ -426,9 +426,8 @@ NEAR_FLOOR_SPAN = 16.0
 #: ... and only where the floor cell holds at least this share of the
 #: column's kept noisy mass: a standard normal's floor cell beside its
 #: finely split centre holds 0.04 % of the rows, and 20,000 rows of N(0, 1)
-#: at ε = 0.5 were named in 8 of 10 fits (seeds 0-9; 10 of 10 once the
-#: floor bound only its own two cells) without it, and in none with it;
-#: the rates of 0-0.003 hold 63 % there. Public, not searched.
+#: at ε = 0.5 were named in 8 of 10 fits (seeds 0-9) without it, and in
+#: none with it; the rates of 0-0.003 hold 63 % there. Public, not searched.
 FLOOR_MASS_SHARE = 0.01
 
 

@@ -36,8 +36,8 @@ from ..mechanisms import NoiseSource
 #: (:mod:`._round_heaps`). Under a floor on every node, doctorcontacts'
 #: ``lfam`` (27.4 % of its rows at ``log 4``, stored as 1.386294) kept the
 #: heap in ``[1.38505, 1.38630)`` and spread its rows over it (99 % below the
-#: value, none at it); with the floor at its two cells, in a leaf 1.9e-8
-#: wide: 27.2 % of the rows exactly 1.386294 (ε = 1, seed 0 of ``python -m
+#: value, none at it); with the floor at its two cells, in a leaf 9.5e-9
+#: wide: 27.3 % of the rows exactly 1.386294 (ε = 1, seed 0 of ``python -m
 #: benchmarks.bench_suite --half report --tables doctorcontacts``; the
 #: suite's results, "The resolution floor kept to its two cells"). A
 #: lighter heap stops in a wider leaf and is still drawn inside it.
@@ -60,7 +60,7 @@ def resolution_floor(integer, root=None):
 #: its deepest leaf lies at least this many levels down
 #: (:func:`sub_floor_leaves`): a heap's chain, not a dense stretch's chance
 #: splits. On 15,000 rows of N(3, 0.5) at ε = 1 (a column's whole budget),
-#: 4 of the 514 floor-wide nodes of 20 fits split 8 to 10 levels down, the
+#: 4 of the 512 floor-wide nodes of 20 fits split 8 to 11 levels down, the
 #: rest 1-7; a heap of 4,000 rows beside them went 18 levels down (to
 #: ``MAX_DEPTH``) in each fit. 8 levels: the heap's leaf is at most
 #: ``2^-7 RES_FLOOR`` (7.6e-6) wide, narrow enough to decode a value of up
@@ -81,8 +81,11 @@ def sub_floor_leaves(node, leaves):
     sibling per level: each is one more leaf in every ``b ln(L / 0.01)``
     and one more chance for a noise leaf kept beside the heap (medicaldata
     ``covid_testing``'s ``ct_result``, 94 % of its rows at 45: its positives
-    were lost more often with the chain). Post-processing of the tree's
-    public shape: the leaves' counts are measured after it."""
+    were lost more often with the chain). A chance chain of empty nodes as
+    deep as the heap's, in the same node, puts both in the middle leaf: the
+    shape cannot tell them apart, and the heap stays inside one leaf.
+    Post-processing of the tree's public shape: the leaves' counts are
+    measured after it."""
     lo_n, hi_n, d_n = node
     deepest = max(d for _, _, d in leaves)
     if deepest - d_n < SUB_FLOOR_LEVELS:
@@ -232,6 +235,8 @@ def _child_source(source):
     are fresh either way; so is any source without a seeded generator).
     Called once per noisy histogram, cut or not, so that the children follow
     the order in which the columns are fitted."""
+    if hasattr(source, "child"):  # the out-of-core look-ahead's copy
+        return source.child()
     rng = getattr(source, "rng", None)
     seeded = getattr(getattr(rng, "bit_generator", None), "seed_seq", None)
     if getattr(source, "secure", False) or seeded is None:

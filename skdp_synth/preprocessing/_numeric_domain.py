@@ -33,31 +33,21 @@ from . import _natural_limits as nl
 from ._fences import FENCE_IQR, _t, fences_t, overflow_window  # noqa: F401
 from ._fences import quantile_t as _quantile_t  # noqa: F401  (as before the move)
 from ._privtree_budget import TREE_SHARE, column_tree_share  # noqa: F401  (TREE_SHARE: as before the move)
+from ._tree_grid import (  # noqa: F401
+    FINEST_T,
+    MAX_DEPTH,
+    _can_split,
+    _finest,
+    _split_point,
+    _x,
+    below_floor,
+    below_floor_leaves,
+)
 
 #: The root interval of every private numeric domain: ``[-ROOT, ROOT]``.
 #: Values beyond it are clipped to it (documented in ``BooleanEncoder``).
 ROOT = 2.0**40
-#: The deepest PrivTree level (data-independent; :cite:`Zhang2016` allows any
-#: cap, the privacy proof does not depend on the depth).
-MAX_DEPTH = 30
-
 __all__ = ["FineHistogram", "core_is_significant", "kept_counts", "privtree_histogram"]
-
-
-def _x(t):
-    return np.sign(t) * (np.exp2(np.abs(t)) - 1.0)
-
-
-def _split_point(lo, hi, integer):
-    """Midpoint of ``[lo, hi)`` in the log coordinate (an integer if asked)."""
-    mid = float(_x((_t(lo) + _t(hi)) / 2.0))
-    if integer:
-        mid = float(np.floor(mid))
-        if not lo < mid < hi:
-            mid = float(np.floor((lo + hi) / 2.0))
-    elif not lo < mid < hi:  # rounding of t at large magnitudes
-        mid = lo + (hi - lo) / 2.0
-    return mid if lo < mid < hi else None
 
 
 #: The fixed depth-0 cells: the root cut at 0 and ``±2^k``, ``k`` a multiple
@@ -173,10 +163,6 @@ EDGE_Z = 4.0
 #: A thin tail beyond the kept range gets the pooled noisy count of its
 #: leaves less this many noise sds of the pooled sum (:func:`_recover_tails`).
 TAIL_Z = 1.0
-#: A float leaf narrower than this in the log coordinate (a relative width
-#: of about 0.07 %) is "finest": it decodes to its edge nearer to 0 where
-#: that edge is a whole number (:func:`._decoding.decode_fine`).
-FINEST_T = 1e-3
 #: A pipeline keeps a column's missing level (every column whose dtype can
 #: hold a missing value has one unless ``missing=`` says otherwise) iff the
 #: release's own estimate of its count is at least this many of its noise
@@ -189,20 +175,6 @@ FINEST_T = 1e-3
 #: ``T̂ ~ N(0, σ_j²)`` missing rows (within its noise) in ``1 - Φ(1) = 16 %``
 #: of fits (``doc/privacy/encoder.md``).
 MISSING_SUPPORT_Z = 1.0
-
-
-def _can_split(lo, hi, depth, integer, floor=0.0):
-    if depth >= MAX_DEPTH:
-        return False
-    if integer:
-        return hi - lo >= 2.0
-    return hi - lo > 2.0 * floor or lo >= floor or hi <= -floor  # nl.RES_FLOOR
-
-
-def _finest(lo, hi, integer, floor=0.0):
-    if integer:
-        return hi - lo <= 1.0
-    return float(_t(hi) - _t(lo)) < FINEST_T or hi - lo <= 2.0 * floor
 
 
 @dataclass(frozen=True)
@@ -447,28 +419,29 @@ def privtree_leaves(
     from the depth-0 ``cells``, breadth first, every level's coins one
     Laplace ``(lam)`` vector -- a node of depth ``d`` and count ``c`` splits
     when ``max(c - d δ, θ - δ) + Lap(λ) > θ``, ``δ = λ ln 2``, ``θ = theta``
-    (public, :func:`privtree_theta`).
-    ``count_nodes([(lo, hi, depth), ...])`` gives the nodes' exact counts (the
-    sorted values in memory, merged chunk counts from Dask: the same
-    integers, so the same tree for the same noise). Returns the leaves'
-    ``edges`` and whether each is finest, cut at ``nl._limit_cells``'s."""
+    (public, :func:`privtree_theta`). A float node at most ``2 floor`` wide
+    that splits grows after the rest, on a child stream, and only a heap's
+    chain under it stays (:func:`._tree_grid.below_floor_leaves`).
+    ``count_nodes([(lo, hi, depth), ...])`` gives the nodes' exact counts (in
+    memory or merged from Dask's chunks: the same integers, the same tree).
+    Returns the leaves' ``edges`` and which are finest, cut at ``nl._limit_cells``'s."""
     bias = lam * math.log(2.0)
     theta = float(theta)
     level = [(a, b, 0) for a, b in cells]
-    leaves, finest, under = [], [], {}  # under: leaves below a node <= 2 floor
+    leaves, finest, deferred = [], [], []  # deferred: split below the floor
     while level:
-        counts = np.asarray(count_nodes([n[:3] for n in level]), dtype=np.float64)
-        depth = np.array([n[2] for n in level], dtype=np.float64)
+        counts = np.asarray(count_nodes(level), dtype=np.float64)
+        depth = np.array([d for _, _, d in level], dtype=np.float64)
         biased = np.maximum(counts - depth * bias, theta - bias)
         noisy = source.laplace(biased, lam)
         nxt = []
-        for (lo, hi, d, *top), b in zip(level, noisy):
+        for (lo, hi, d), b in zip(level, noisy):
             mid = _split_point(lo, hi, integer) if b > theta else None
-            top = top or ([(lo, hi, d)] if not integer and hi - lo <= 2 * floor else [])
             if mid is not None and _can_split(lo, hi, d, integer, floor):
-                nxt += [(lo, mid, d + 1, *top), (mid, hi, d + 1, *top)]
-            elif top and top[0] != (lo, hi, d):
-                under.setdefault(top[0], []).append((lo, hi, d))
+                if below_floor(lo, hi, integer, floor):
+                    deferred.append((lo, hi, d))
+                else:
+                    nxt += [(lo, mid, d + 1), (mid, hi, d + 1)]
             else:
                 leaves.append((lo, hi))
                 finest.append(
@@ -477,9 +450,9 @@ def privtree_leaves(
                     or _finest(lo, hi, integer, floor)
                 )
         level = nxt
-    for node, below in under.items():  # nl.SUB_FLOOR_LEVELS; as narrow: finest
-        leaves += (pieces := nl.sub_floor_leaves(node, below))
-        finest += [True] * len(pieces)
+    pieces = below_floor_leaves(deferred, count_nodes, lam, source, floor, theta)
+    leaves += pieces
+    finest += [True] * len(pieces)
     order = np.argsort([lo for lo, _ in leaves])
     leaves = [leaves[i] for i in order]
     finest = np.asarray([finest[i] for i in order], dtype=bool)

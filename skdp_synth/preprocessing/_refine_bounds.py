@@ -20,8 +20,8 @@ import numpy as np
 
 from ._chunk_counts import VALUES
 from ._count_grid import hierarchy_for
-from ._numeric_domain import MAX_DEPTH
 from ._privtree_budget import column_tree_share
+from ._tree_grid import MAX_DEPTH
 
 #: Bounded mode: the grid cells a refinement pass predicts for a column
 #: still to come leave out cells reached and split by the tree, together,

@@ -42,15 +42,10 @@ import math
 import numpy as np
 
 from ._chunk_counts import VALUES
-from ._natural_limits import _limit_cells_added
-from ._numeric_domain import (
-    _can_split,
-    _split_point,
-    privtree_leaves,
-    privtree_theta,
-    root_cells,
-)
+from ._natural_limits import _child_source, _limit_cells_added
+from ._numeric_domain import privtree_leaves, privtree_theta, root_cells
 from ._privtree_budget import column_tree_share
+from ._tree_grid import _can_split, _split_point
 
 __all__ = ["Undecided", "can_run_ahead", "run_ahead", "tree_parameters"]
 
@@ -90,15 +85,24 @@ class _Ahead:
     def __init__(self, source):
         self.rng = copy.deepcopy(source.rng)
         self.check = None  # (unknown nodes, splittable, theta) of the level
+        self.owner = self  # whose ``check`` the counts set
+
+    def child(self):
+        """The child stream ``_natural_limits._child_source`` gives the fit's
+        source at this point (the tree below the resolution floor,
+        ``_tree_grid.below_floor_leaves``), checked as this copy is."""
+        out = _Ahead.__new__(_Ahead)
+        out.rng, out.check, out.owner = self.rng.spawn(1)[0], None, self.owner
+        return out
 
     def laplace(self, values, scale):
         # NoiseSource.laplace's own computation: values + Lap(0, scale)
         values = np.asarray(values, dtype=np.float64)
         z = self.rng.laplace(0.0, scale, size=values.shape)
         noisy = values + z
-        if self.check is not None:
-            unknown, splittable, theta = self.check
-            self.check = None
+        if self.owner.check is not None:
+            unknown, splittable, theta = self.owner.check
+            self.owner.check = None
             # the floor privtree_leaves gives every count, plus the same z
             floor = (theta - scale * math.log(2.0)) + z
             # undecided: splits with the bound's count, not with no rows
@@ -171,4 +175,5 @@ def run_ahead(counters, order, source, epsilon, sensitivity):
         nodes[col] = bounded.nodes + points
         decided.append(col)
         ahead.laplace(np.zeros(len(edges) - int(added.sum())), scale)
+        _child_source(ahead)  # the histogram's child stream, as the fit spawns it
     return nodes, decided

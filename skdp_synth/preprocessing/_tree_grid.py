@@ -1,0 +1,105 @@
+"""The public hierarchy of a numeric column's PrivTree: where a node splits,
+whether it may, and which leaves are finest -- and the tree's part below the
+resolution floor, grown on its own noise stream.
+
+Every function here reads public quantities only (a node's edges and depth,
+the dtype, the public floor) or, in :func:`below_floor_leaves`, runs
+PrivTree's own split rule (:cite:`Zhang2016` §3.2, Algorithm 2) on the
+nodes' exact counts with fresh Laplace coins; :mod:`._numeric_domain` builds
+the tree from them, and the out-of-core fit (:mod:`._count_grid`,
+:mod:`._chunk_counts`, :mod:`._speculation`) counts the same nodes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _natural_limits as nl
+from ._fences import _t
+
+__all__ = ["FINEST_T", "MAX_DEPTH", "below_floor_leaves"]
+
+#: The deepest PrivTree level (data-independent; :cite:`Zhang2016` allows any
+#: cap, the privacy proof does not depend on the depth).
+MAX_DEPTH = 30
+#: A float leaf narrower than this in the log coordinate (a relative width
+#: of about 0.07 %) is "finest": it decodes to its edge nearer to 0 where
+#: that edge is a whole number (:func:`._decoding.decode_fine`).
+FINEST_T = 1e-3
+
+
+def _x(t):
+    return np.sign(t) * (np.exp2(np.abs(t)) - 1.0)
+
+
+def _split_point(lo, hi, integer):
+    """Midpoint of ``[lo, hi)`` in the log coordinate (an integer if asked)."""
+    mid = float(_x((_t(lo) + _t(hi)) / 2.0))
+    if integer:
+        mid = float(np.floor(mid))
+        if not lo < mid < hi:
+            mid = float(np.floor((lo + hi) / 2.0))
+    elif not lo < mid < hi:  # rounding of t at large magnitudes
+        mid = lo + (hi - lo) / 2.0
+    return mid if lo < mid < hi else None
+
+
+def _can_split(lo, hi, depth, integer, floor=0.0):
+    """Whether PrivTree may split ``[lo, hi)``: above ``MAX_DEPTH``, an
+    integer column's node of 2 or more, a float node anywhere but in the
+    resolution floor's two cells (``nl.RES_FLOOR``)."""
+    if depth >= MAX_DEPTH:
+        return False
+    if integer:
+        return hi - lo >= 2.0
+    return hi - lo > 2.0 * floor or lo >= floor or hi <= -floor
+
+
+def _finest(lo, hi, integer, floor=0.0):
+    if integer:
+        return hi - lo <= 1.0
+    return float(_t(hi) - _t(lo)) < FINEST_T or hi - lo <= 2.0 * floor
+
+
+def below_floor(lo, hi, integer, floor):
+    """Whether a node is one the floor once stopped: a float node at most
+    ``2 floor`` wide (its splits go to :func:`below_floor_leaves`)."""
+    return not integer and hi - lo <= 2.0 * floor
+
+
+def below_floor_leaves(nodes, count_nodes, lam, source, floor, theta):
+    """The leaves that replace ``nodes`` (``(lo, hi, depth)``: float nodes
+    the floor once stopped, each of which PrivTree's coin split) in the
+    tree of :func:`._numeric_domain.privtree_leaves`: PrivTree goes on under
+    each with its own rule, ``λ`` and ``θ``, down to ``MAX_DEPTH``, its coins
+    drawn from a child stream of ``source`` (``nl._child_source``), so that
+    the main tree, the leaf counts, the other columns and the release draw
+    what they drew while the floor stopped these nodes; what it grows under
+    each is kept only as a heap's chain (``nl.sub_floor_leaves``). Returns
+    ``[(lo, hi), ...]``, every one a finest leaf (as narrow as its node)."""
+    if not nodes:
+        return []
+    child = nl._child_source(source)
+    bias = lam * math.log(2.0)
+    under = {node: [] for node in nodes}
+    level = []
+    for lo, hi, d in nodes:
+        mid = _split_point(lo, hi, False)
+        level += [(lo, mid, d + 1, (lo, hi, d)), (mid, hi, d + 1, (lo, hi, d))]
+    while level:
+        counts = np.asarray(count_nodes([n[:3] for n in level]), dtype=np.float64)
+        depth = np.array([n[2] for n in level], dtype=np.float64)
+        noisy = child.laplace(np.maximum(counts - depth * bias, theta - bias), lam)
+        nxt = []
+        for (lo, hi, d, node), b in zip(level, noisy):
+            mid = _split_point(lo, hi, False) if b > theta else None
+            if mid is not None and _can_split(lo, hi, d, False, floor):
+                nxt += [(lo, mid, d + 1, node), (mid, hi, d + 1, node)]
+            else:
+                under[node].append((lo, hi, d))
+        level = nxt
+    return [
+        p for node, leaves in under.items() for p in nl.sub_floor_leaves(node, leaves)
+    ]

@@ -61,8 +61,9 @@ def resolution_floor(integer, root=None):
 #: (:func:`sub_floor_leaves`): a heap's chain, not a dense stretch's chance
 #: splits. On 15,000 rows of N(3, 0.5) at ε = 1 (a column's whole budget),
 #: 4 of the 512 floor-wide nodes of 20 fits split 8 to 11 levels down, the
-#: rest 1-7; a heap of 4,000 rows beside them went 18 levels down (to
-#: ``MAX_DEPTH``) in each fit. 8 levels: the heap's leaf is at most
+#: rest 1-7, none to ``MAX_DEPTH``, which a chain must reach as well
+#: (``_tree_grid.below_floor_leaves``); a heap of 4,000 rows beside them went
+#: 18 levels down (to ``MAX_DEPTH``) in each fit. 8 levels: the heap's leaf is at most
 #: ``2^-7 RES_FLOOR`` (7.6e-6) wide, narrow enough to decode a value of up
 #: to 4 decimals at it (``_round_heaps.SPACING_SHARE``). Public, not searched.
 SUB_FLOOR_LEVELS = 8

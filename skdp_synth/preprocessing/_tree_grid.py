@@ -75,8 +75,9 @@ def below_floor_leaves(nodes, count_nodes, lam, source, floor, theta):
     tree of :func:`._numeric_domain.privtree_leaves`: PrivTree goes on under
     each with its own rule, ``λ`` and ``θ``, down to ``MAX_DEPTH``, its coins
     drawn from a child stream of ``source`` (``nl._child_source``), so that
-    the main tree, the leaf counts, the other columns and the release draw
-    what they drew while the floor stopped these nodes; what it grows under
+    where no chain is kept the main tree, the leaf counts, the other columns
+    and the release draw what they drew while the floor stopped these nodes
+    (a kept chain's two extra leaves take two more count draws); what it grows under
     each is kept only as a heap's chain (``nl.sub_floor_leaves``), and only
     where the chain reached ``MAX_DEPTH``. A heap whose count ran out first
     ends among chance splits of its empty siblings as deep as its own chain,

@@ -212,7 +212,7 @@ def privtree_from_counts(
     )
     counter.lam = lam  # how deep a refinement on demand counts
     declared = counter.declared
-    edges, finest = privtree_leaves(
+    edges, finest, chain = privtree_leaves(
         cells, counter.counts, lam, source, integer, floor, theta, declared
     )
     # the leaves that are tree nodes counted as the tree's; those cut at 100
@@ -240,6 +240,7 @@ def privtree_from_counts(
         source,
         time_axis,
         declared,
+        chain,
     )
 
 

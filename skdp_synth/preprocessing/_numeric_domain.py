@@ -42,6 +42,7 @@ from ._tree_grid import (  # noqa: F401
     _x,
     below_floor,
     below_floor_leaves,
+    chain_cells_added,
 )
 
 #: The root interval of every private numeric domain: ``[-ROOT, ROOT]``.
@@ -365,7 +366,7 @@ def privtree_histogram(
         ]
 
     declared = tuple(float(v) for v in point_masses)
-    edges, finest = privtree_leaves(
+    edges, finest, chain = privtree_leaves(
         cells, count_nodes, lam, source, integer, floor, theta=theta, declared=declared
     )
     n_leaves = len(edges) - 1
@@ -375,7 +376,16 @@ def privtree_histogram(
     ).astype(np.float64)
     n_missing = float(miss.sum() if w is None else w[miss].sum())
     return noisy_histogram(
-        edges, finest, true, n_missing, integer, scale, source, time_axis, declared
+        edges,
+        finest,
+        true,
+        n_missing,
+        integer,
+        scale,
+        source,
+        time_axis,
+        declared,
+        chain,
     )
 
 
@@ -424,7 +434,10 @@ def privtree_leaves(
     chain under it stays (:func:`._tree_grid.below_floor_leaves`).
     ``count_nodes([(lo, hi, depth), ...])`` gives the nodes' exact counts (in
     memory or merged from Dask's chunks: the same integers, the same tree).
-    Returns the leaves' ``edges`` and which are finest, cut at ``nl._limit_cells``'s."""
+    Returns the leaves' ``edges`` and which are finest, cut at
+    ``nl._limit_cells``'s, and ``chain``: the edges inside a floor-wide node
+    where a heap's chain was kept (its middle and right leaves start there;
+    their counts draw from the histogram's child stream, :func:`noisy_histogram`)."""
     bias = lam * math.log(2.0)
     theta = float(theta)
     level = [(a, b, 0) for a, b in cells]
@@ -451,17 +464,29 @@ def privtree_leaves(
                 )
         level = nxt
     pieces = below_floor_leaves(deferred, count_nodes, lam, source, floor, theta)
+    # a kept chain's first leaf stands for its node; the others are extra
+    starts = {lo for lo, _, _ in deferred}
+    chain = tuple(sorted(lo for lo, _ in pieces if lo not in starts))
     leaves += pieces
     finest += [True] * len(pieces)
     order = np.argsort([lo for lo, _ in leaves])
     leaves = [leaves[i] for i in order]
     finest = np.asarray([finest[i] for i in order], dtype=bool)
     edges = np.asarray([lo for lo, _ in leaves] + [leaves[-1][1]], dtype=np.float64)
-    return nl._limit_cells(edges, finest, integer, declared)
+    return (*nl._limit_cells(edges, finest, integer, declared), chain)
 
 
 def noisy_histogram(
-    edges, finest, true, n_missing, integer, scale, source, time_axis=None, declared=()
+    edges,
+    finest,
+    true,
+    n_missing,
+    integer,
+    scale,
+    source,
+    time_axis=None,
+    declared=(),
+    chain=(),
 ):
     """The fine histogram of PrivTree's leaves ``edges``: Laplace ``(scale)``
     noise on their ``true`` counts and on the missing values' count (one
@@ -480,13 +505,21 @@ def noisy_histogram(
     10,000 rows on 7 one-day leaves, was such a range, and the jump kept
     a run of noise leaves across the calendar: 0.5 % of the rows came back
     in 2073, std ratio 901). The histogram keeps its finest leaves for
-    decoding (one unit: that unit); ``declared``: :func:`privtree_histogram`'s."""
+    decoding (one unit: that unit); ``declared``: :func:`privtree_histogram`'s.
+    ``chain``: :func:`privtree_leaves`'s; the leaves starting there draw
+    their counts from the child stream after the cells at 100, so that a
+    kept chain moves no other draw of the fit
+    (:func:`._tree_grid.chain_cells_added`)."""
     added = nl._limit_cells_added(edges, integer, declared)
-    noisy = source.laplace(np.append(true[~added], float(n_missing)), scale)
+    extra = chain_cells_added(edges, chain) & ~added
+    aside = added | extra
+    noisy = source.laplace(np.append(true[~aside], float(n_missing)), scale)
     counts, missing_count = np.empty(added.size), max(float(noisy[-1]), 0.0)
-    counts[~added] = noisy[:-1]
+    counts[~aside] = noisy[:-1]
     child = nl._child_source(source)  # one per histogram, cut or not
     counts[added] = child.laplace(true[added], scale) if added.any() else 0.0
+    if extra.any():
+        counts[extra] = child.laplace(true[extra], scale)
     found = core_is_significant(counts, scale)
     if time_axis is not None and not found:
         # a date/time column with no significant core: siblings within the

@@ -45,7 +45,7 @@ from ._chunk_counts import VALUES
 from ._natural_limits import _child_source, _limit_cells_added
 from ._numeric_domain import privtree_leaves, privtree_theta, root_cells
 from ._privtree_budget import column_tree_share
-from ._tree_grid import _can_split, _split_point
+from ._tree_grid import _can_split, _split_point, chain_cells_added
 
 __all__ = ["Undecided", "can_run_ahead", "run_ahead", "tree_parameters"]
 
@@ -153,7 +153,7 @@ def run_ahead(counters, order, source, epsilon, sensitivity):
         )
         bounded = _Bounded(counter, ahead, counter.integer, floor, theta)
         try:
-            edges, _ = privtree_leaves(
+            edges, _, chain = privtree_leaves(
                 cells,
                 bounded.counts,
                 lam,
@@ -166,14 +166,16 @@ def run_ahead(counters, order, source, epsilon, sensitivity):
         except Undecided:
             nodes[col] = bounded.nodes
             break
-        # the leaf counts and the missing count: one Laplace vector
-        # (less the cells added at 100, drawn from a child stream:
-        # :func:`_natural_limits._limit_cells_added`); their edges are
+        # the leaf counts and the missing count: one Laplace vector (less
+        # the cells added at 100 and a kept chain's extra leaves, drawn from
+        # a child stream: :func:`_natural_limits._limit_cells_added`,
+        # :func:`_tree_grid.chain_cells_added`); the former's edges are
         # counted from the values of the cells they lie inside
         added = _limit_cells_added(edges, counter.integer, counter.declared)
+        aside = added | chain_cells_added(edges, chain)
         points = [(float(v), float(v), VALUES) for v in edges[np.append(added, False)]]
         nodes[col] = bounded.nodes + points
         decided.append(col)
-        ahead.laplace(np.zeros(len(edges) - int(added.sum())), scale)
+        ahead.laplace(np.zeros(len(edges) - int(aside.sum())), scale)
         _child_source(ahead)  # the histogram's child stream, as the fit spawns it
     return nodes, decided

@@ -331,3 +331,33 @@ def test_an_emptied_leaf_with_no_kept_leaf_inwards_caps_nothing():
     )
     w = _beyond_gap_weights(h, 1, 7, 0, 0.0, 2049.0)
     assert np.array_equal(w, counts[1:])
+
+
+def test_a_wide_last_leaf_past_an_emptied_leaf_decays_at_its_fitted_rate():
+    """Ecdat ``DoctorContacts``' ``mdu`` (doctor visits, 0-77) at ε = 1,
+    seed 1 of ``benchmarks.bench_suite``: its last kept leaf ``[16, 256)``
+    (250.5 noisy rows; 307 real, 245 of them under 32) lies past ``[13, 16)``,
+    which the noise emptied (191 real rows). Across an emptied leaf the
+    neighbour's density at the common edge says nothing, so the leaf was
+    decoded like an inner one, uniformly in ``t``: half its rows above 64
+    (6 real), std ratio 3.36 with no warning. A leaf that wide (over
+    ``GAP_T`` in ``t``) is a tail wherever it falls, and now decays at the
+    rate the two released densities fit (``_tail_rates._fitted_rate``);
+    each ``P(v < x)`` within 5 binomial sds (a false failure below 1e-6)."""
+    edges = np.array([9.0, 11.0, 13.0, 16.0, 256.0])
+    counts = np.array([334.5, 178.7, 0.0, 250.5])
+    h = FineHistogram(
+        edges, counts, 0.0, np.zeros(4, bool), False, (9.0, 256.0), True, 125 / 3
+    )
+    inner, side, span, rate, kind = _tail_models(h, *h.bounds)[3]
+    assert (inner, side, kind) == (16.0, 1, "t")
+    assert math.isclose(span, _t(256.0) - _t(16.0))
+    d_k, d_nb = 250.5 / span, 178.7 / (_t(13.0) - _t(11.0))
+    dist = 0.5 * (_t(256.0) + _t(16.0)) - 0.5 * (_t(13.0) + _t(11.0))
+    assert math.isclose(rate, math.log(d_nb / d_k) / dist, rel_tol=1e-12)
+    n = 20_000
+    rng = np.random.default_rng(0)
+    v = decode_fine(h, np.full(n, 16.0), np.full(n, 256.0), np.zeros(n, bool), rng)
+    assert v.min() >= 16.0 and v.max() <= 256.0
+    _assert_decays_in_t(v, 16.0, rate, span, (24.0, 32.0, 64.0, 128.0))
+    assert np.mean(v > 64.0) < 0.25  # on the parent: half

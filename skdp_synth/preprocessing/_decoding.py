@@ -1000,6 +1000,17 @@ def _tail_models(hist, cap_lo, cap_hi):
             # Time, 6..60 months at multiples of 6: [16, 32) was piled at 31
             # from the density of [35, 37)), so such a leaf decodes as inner
             touching = e[pos[k] if side > 0 else pos[k] + 1] == e[pos[nb] + (side > 0)]
+            if wide and falls and not touching and width > 0:
+                # a wide outermost leaf past an emptied leaf: its density
+                # falls from the kept leaf inside it at the rate the two
+                # released densities fit (_fitted_rate); decoded uniformly in
+                # t it spans a factor > 2 (doctorcontacts' mdu, [16, 256)
+                # past an emptied [13, 16): std ratio 3.36)
+                rate = _fitted_rate(c, e, pos, k, nb, lo_e, hi_e)
+                inner = lo_e[k] if side > 0 else hi_e[k]
+                span = _t(hi_e[k]) - _t(lo_e[k])
+                out[int(pos[k])] = (inner, side, span, rate, "t")
+                continue
             if width <= 0 or not falls or not touching:
                 continue
             ratio = c[pos[k]] / dens[nb]  # the width its mass fills at d0

@@ -216,7 +216,7 @@ def _falling_shares(own, te, run, t_cap):
     of schooling, 0-25; ε = 1, seed 0 of ``benchmarks.bench_suite``) kept
     ``[16.0, 67.0)``, its leaves at 16.7-19.1 drew 7.3 and 7.0 ``b`` and
     those at 22.9-65 together 1.7 ``b``, and a quarter of the window's rows
-    came back above 46 (std ratio 2.37, named by no warning). Shared among
+    came back above 46 (std ratio 2.25, named by no warning). Shared among
     the leaves past ``4 b`` instead, one noise leaf at the window's end took
     it all (credit's ``Age`` at ε = 0.3, seed 9: 8 % of the rows at 263)."""
     full = te[run + 1] - te[run]

@@ -509,7 +509,7 @@ def noisy_histogram(
     in 2073, std ratio 901). The histogram keeps its finest leaves for
     decoding (one unit: that unit); ``declared``: :func:`privtree_histogram`'s.
     ``chain``: :func:`privtree_leaves`'s; the leaves starting there draw
-    their counts from the child stream after the cells at 100, so that a
+    their counts from the child stream before the cells at 100, so that a
     kept chain moves no other draw of the fit
     (:func:`._tree_grid.chain_cells_added`)."""
     added = nl._limit_cells_added(edges, integer, declared)
@@ -519,9 +519,9 @@ def noisy_histogram(
     counts, missing_count = np.empty(added.size), max(float(noisy[-1]), 0.0)
     counts[~aside] = noisy[:-1]
     child = nl._child_source(source)  # one per histogram, cut or not
-    counts[added] = child.laplace(true[added], scale) if added.any() else 0.0
-    if extra.any():
+    if extra.any():  # first: the cells at 100 draw as they did without them
         counts[extra] = child.laplace(true[extra], scale)
+    counts[added] = child.laplace(true[added], scale) if added.any() else 0.0
     found = core_is_significant(counts, scale)
     if time_axis is not None and not found:
         # a date/time column with no significant core: siblings within the

@@ -24,14 +24,13 @@ from .._datetime import from_units
 from ._count_tail import cut_count_tail_reason, wide_outer_leaf_reason
 from ._fences import capped_tail_reason
 from ._natural_limits import NATURAL_LIMITS
-from ._numeric_domain import EDGE_Z, GAP_T, INNER_SCALES, _t, _x  # noqa: F401  (EDGE_Z: the docs)
+from ._numeric_domain import GAP_T, INNER_SCALES, _t, _x
 from ._round_heaps import round_values
 from ._spread import spread_reasons, wide_parts_reason
 from ._tail_past_cap import capped_floor_reason
-from ._tail_rates import (  # noqa: F401  (_density_sd: as before the move)
+from ._tail_rates import (
     TAIL_FIT_T,
     _decay_scale,
-    _density_sd,
     _falls,
     _fitted_rate,
     _fitted_tail_rate,
@@ -716,7 +715,7 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
     A kept leaf outwards of the densest one, touching its inner
     neighbour (no emptied leaf between), is a tail if its
     mean density is below the neighbour's ``d0`` by more than
-    :data:`EDGE_Z` noise sds (:func:`_falls`; the public ``b``): its density
+    :data:`._numeric_domain.EDGE_Z` noise sds (:func:`_falls`; the public ``b``): its density
     decays from ``d0`` at the inner edge, ``d0 exp(-z / s)`` with ``s`` fixed
     by its mass, so a wide outer leaf is not filled up to its far edge. It is
     flat at ``d0`` until its mass is used instead where the density does not

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ._numeric_domain import EDGE_Z, GAP_T, _t, _x  # noqa: F401  (GAP_T: the docs)
+from ._numeric_domain import EDGE_Z, _t, _x
 
 __all__ = [
     "TAIL_FIT_T",

@@ -712,17 +712,18 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
     they are all 0), then a value inside it and inside the cap: uniform in
     ``t`` (an integer for integer columns); a finest leaf gives its edge
     nearer to 0, a narrow float heap its roundest number (:mod:`._round_heaps`).
-    A kept leaf outwards of the densest one, touching its inner
-    neighbour (no emptied leaf between), is a tail if its
-    mean density is below the neighbour's ``d0`` by more than
-    :data:`._numeric_domain.EDGE_Z` noise sds (:func:`_falls`; the public ``b``): its density
-    decays from ``d0`` at the inner edge, ``d0 exp(-z / s)`` with ``s`` fixed
-    by its mass, so a wide outer leaf is not filled up to its far edge. It is
-    flat at ``d0`` until its mass is used instead where the density does not
-    fall towards it (a hard edge, :func:`_is_hard_edge`: a year column) or
-    next to a one-integer leaf. Beside a point mass (a float column's
-    whole-number finest leaf, an integer column's 0 or 100:
-    :func:`_limit_mass`) a leaf decodes as an inner one. A far tail bin --
+    A kept leaf outwards of the densest one, touching its inner neighbour (no
+    emptied leaf between), is a tail if its mean density is below the
+    neighbour's ``d0`` by more than ``_numeric_domain.EDGE_Z`` noise sds
+    (:func:`_falls`; the public ``b``; an outermost leaf wider than ``GAP_T`` in
+    ``t`` past an emptied leaf decays at its fitted rate, :func:`_tail_models`):
+    its density decays from ``d0`` at the inner edge, ``d0 exp(-z / s)`` with
+    ``s`` fixed by its mass, so a wide outer leaf is not filled up to its far
+    edge. It is flat at ``d0`` until its mass is used instead where the density
+    does not fall towards it (a hard edge, :func:`_is_hard_edge`: a year column)
+    or next to a one-integer leaf. Beside a point mass (a float column's
+    whole-number finest leaf, an integer column's 0 or 100: :func:`_limit_mass`)
+    a leaf decodes as an inner one. A far tail bin --
     its kept leaves all tentative and starting more than :data:`FAR_TAIL_T`
     past its inner edge (:func:`far_tail`) -- is drawn from such a decaying
     tail at its inner edge instead of from its leaves

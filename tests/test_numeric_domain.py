@@ -1588,6 +1588,55 @@ def test_a_core_of_wide_weak_leaves_only_is_left_whole():
     assert _trim_wide_ends(1, 3, counts, width, b) == (1, 2)
 
 
+def test_a_wide_core_end_past_a_weak_leaf_is_tentative():
+    """Baseball's ``sh`` (sacrifice hits, at most 52; ε = 1, seed 3 of
+    ``python -m benchmarks.bench_suite --half tune``): the max-sum core ran
+    across ``[32, 65)`` (69.2 noisy rows, under ``2 b``) to ``[65, 256)``
+    (303.5, over ``CORE_WIDE_SCALES b``, no real row), and 224 rows came back
+    at 65-255 (std ratio 3.47) without a warning. Such an end is tentative,
+    with everything beyond it: its coarse bin is its own, and a pipeline
+    keeps it only where the release supports it (``TENTATIVE_SUPPORT_Z``).
+    The test fails where the leaf is kept as settled (before this rule)."""
+    from skdp_synth.preprocessing._numeric_domain import (
+        CORE_WIDE_SCALES,
+        GAP_T,
+        _kept_counts,
+        _t,
+    )
+
+    b = 600.0 / 11.0  # 54.5
+    edges = np.array(
+        [0.0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 16, 22, 26, 32, 65, 256, 4096, 65536]
+    )
+    raw = np.array(
+        [5783.7, 2059.3, 1424.1, 1141.6, 947.2, 757.4, 602.8, 512.9, 350.2]
+        + [555.4, 691.8, 264.0, 159.2, 94.1, 69.2, 303.5, -31.0, 12.0]
+    )
+    finest = np.diff(edges) == 1.0
+    j = int(np.flatnonzero(edges[:-1] == 65.0)[0])
+    strict = b * np.log(raw.size / 0.01)
+    assert CORE_WIDE_SCALES * b < raw[j] <= strict and raw[j - 1] <= 2.0 * b
+    assert _t(edges[j + 1]) - _t(edges[j]) > GAP_T
+    out, cap, tentative = _kept_counts(edges, raw, b, finest, integer=True)
+    assert out[j] > 0.0  # kept, as before ...
+    assert tentative[j] and not tentative[:j].any()  # ... on probation
+    hist = FineHistogram(edges, out, 0.0, finest, True, cap, True, b, tentative)
+    coarse = coarse_edges(hist, 10)
+    assert hist.tentative_bins(coarse) == [len(coarse) - 2]  # its own last bin
+    assert coarse[-2] == 65.0
+
+    # past a leaf above 2 b the end is settled (credit's Debt tail) ...
+    strong = raw.copy()
+    strong[j - 1] = 2.0 * b + 1.0
+    _, _, tentative = _kept_counts(edges, strong, b, finest, integer=True)
+    assert not tentative.any()
+    # ... and so is an end above the strict b ln(L / 0.01)
+    strong = raw.copy()
+    strong[j] = strict + 1.0
+    out, _, tentative = _kept_counts(edges, strong, b, finest, integer=True)
+    assert out[j] == strong[j] and not tentative.any()
+
+
 # ------------------------------------------- skewed and zero-inflated columns
 def _zero_inflated(n=3600, zeros=0.37, seed=0):
     """A float column like credit's ``Assets``: a point mass at 0, the rest

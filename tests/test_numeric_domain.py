@@ -1625,7 +1625,7 @@ def test_a_wide_core_end_past_a_weak_leaf_is_tentative():
     assert hist.tentative_bins(coarse) == [len(coarse) - 2]  # its own last bin
     assert coarse[-2] == 65.0
 
-    # past a leaf above 2 b the end is settled (credit's Debt tail) ...
+    # past a leaf above 2 b the end is settled ...
     strong = raw.copy()
     strong[j - 1] = 2.0 * b + 1.0
     _, _, tentative = _kept_counts(edges, strong, b, finest, integer=True)

@@ -627,7 +627,7 @@ def _wide_ends_past_weak(lo_i, hi_i, counts, width, scale, strict):
     kept ``[65, 256)`` with 303.5 noisy rows (5.6 ``b``, no real row) past
     ``[32, 65)`` with 69.2 (43 real); 224 rows came back at 65-255, std
     ratio 3.47, without a warning. A core of one leaf, and an end past a
-    leaf above ``2 b`` (credit's ``Debt`` tail), stay as they are.
+    leaf above ``2 b``, stay as they are.
     Post-processing of the noisy counts and public edges."""
     out = {}
     if hi_i <= lo_i:

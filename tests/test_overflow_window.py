@@ -100,9 +100,12 @@ def test_no_window_in_noise():
 
 
 def test_no_window_when_nothing_is_significant():
-    # near_zero: the kept range may itself be a noise leaf
+    # near_zero: the kept range may itself be a noise leaf. The tail's
+    # leaves of 1.9 b join its core (NEAR_ZERO_CORE_SCALES = 1) up to the
+    # fences (38.8); no window opens past them, where the same counts open
+    # one up to 131 when the core is significant
     _, (_, hi), tentative = nd._kept_counts(EDGES, TAIL, B, FINEST, near_zero=True)
-    assert hi <= 32.0 and not tentative.any()
+    assert hi < 64.0 and not tentative.any()
 
 
 def test_integer_window_ends_on_an_integer():

@@ -32,6 +32,7 @@ from .._datetime import time_cap, time_coordinate
 from . import _natural_limits as nl
 from ._fences import FENCE_IQR, _t, fences_t, overflow_window  # noqa: F401
 from ._fences import quantile_t as _quantile_t  # noqa: F401  (as before the move)
+from ._near_zero_core import NEAR_ZERO_T, near_zero_core  # noqa: F401
 from ._privtree_budget import TREE_SHARE, column_tree_share  # noqa: F401  (TREE_SHARE: as before the move)
 from ._tree_grid import (  # noqa: F401
     FINEST_T,
@@ -140,19 +141,6 @@ CORE_SCALES = 2.0
 #: ``[1025, 4096)`` (290 noisy rows at ``b = 42``) stays; a noise draw of
 #: 84 does not.
 CORE_WIDE_SCALES = 4.0
-#: Where no kept range is significant (:func:`core_is_significant`), the
-#: core's score pays one noise scale ``b`` per this many units of ``|t|``
-#: (a factor 256 in magnitude): a prior for values nearer to 0 over a noise
-#: leaf anywhere in the root. Measured (``privtree_histogram`` alone, 40
-#: seeds each, 20 columns: iris, wine and diabetes at their pipeline
-#: budgets, N(0, 1) and lognormal(10, 1) at 400 and 1,000 rows, ε = 0.04):
-#: kept ranges beyond 10 spans of the data, or 100 spans wide, among the
-#: not-significant fits, none / 8 / 4 / 2: 57 / 17 / 3.4 / 1.2 %; share that
-#: overlaps the data's range .34 / .58 / .59 / .57, but lognormal(10, 1)
-#: (values near 2e4) at 1,000 rows .94 / .82 / .18 / 0: a stronger prior
-#: drags large-magnitude columns to 0. Fits that found a range are
-#: unchanged (credit, Wage: the same scores on 16 seeds).
-NEAR_ZERO_T = 8.0
 #: A leaf is a tail only where its density falls by more than this many
 #: noise sds of the difference (:func:`_falls`), and a tail is filled flat up
 #: to its mass (not decayed over its width) where the density next to it is
@@ -749,8 +737,11 @@ def _kept_counts(
     1. **Core:** the run of leaves maximizing ``sum(raw - 2 scale)``
        (:data:`CORE_SCALES`): a far leaf with one large noise draw cannot
        outweigh the many leaves the data fill. With ``near_zero`` (the
-       histogram found nothing significant) each leaf also pays
-       ``scale |t| / NEAR_ZERO_T`` (:data:`NEAR_ZERO_T`). A wide end joined
+       histogram found nothing significant) the run maximizing
+       ``sum(raw - scale)`` less ``scale |t| / NEAR_ZERO_T`` at its reach
+       from 0, within the weak stretches wider than :data:`GAP_T`
+       (:func:`._near_zero_core.near_zero_core`), its wide ends kept. A
+       wide end joined
        across a weak leaf is tentative (:func:`_wide_ends_past_weak`).
     2. **Growth:** from the core outwards over leaves whose noisy count
        passes ``2 b`` (an empty leaf does so with probability
@@ -805,19 +796,17 @@ def _kept_counts(
     counts = np.asarray(raw, dtype=np.float64)
     width = np.diff(_t(edges))
     strict = scale * math.log(counts.size / 0.01)
-    score = counts - CORE_SCALES * scale
-    if near_zero:
-        # nothing is significant: the max-sum run is as likely a noise leaf
-        # anywhere in the root as the data; a prior on the magnitude (one b
-        # per NEAR_ZERO_T of |t|) prefers the leaves nearer to 0
-        te = _t(edges)
-        score = score - scale * np.abs(0.5 * (te[:-1] + te[1:])) / NEAR_ZERO_T
     passing = (counts > 2.0 * scale) & ((width <= GAP_T) | (counts > strict))
     atom = np.asarray(finest, dtype=bool) & (
         counts > nl._atom_levels(edges, finest, scale, declared)
     )
-    lo_i, hi_i = _max_segment(score)
-    lo_i, hi_i = _trim_wide_ends(lo_i, hi_i, counts, width, scale)
+    if near_zero:  # nothing is significant: a prior for values nearer 0
+        lo_i, hi_i = near_zero_core(
+            counts, edges, finest, scale, GAP_T, CORE_WIDE_SCALES
+        )
+    else:
+        lo_i, hi_i = _max_segment(counts - CORE_SCALES * scale)
+        lo_i, hi_i = _trim_wide_ends(lo_i, hi_i, counts, width, scale)
     probation = _wide_ends_past_weak(lo_i, hi_i, counts, width, scale, strict)
     tentative_from, jumped = {}, set()
     for step in (1, -1):

@@ -6,6 +6,7 @@ wide stretch of weak leaves."""
 import numpy as np
 
 from skdp_synth.preprocessing._near_zero_core import (
+    NARROW_SCALES,
     NEAR_ZERO_CORE_SCALES,
     NEAR_ZERO_T,
     near_zero_core,
@@ -19,7 +20,7 @@ from skdp_synth.preprocessing._numeric_domain import (
 
 def test_constants_pinned():
     # measured on the TUNE half's fine histograms (module docstring)
-    assert (NEAR_ZERO_CORE_SCALES, NEAR_ZERO_T) == (1.0, 6.0)
+    assert (NEAR_ZERO_CORE_SCALES, NARROW_SCALES, NEAR_ZERO_T) == (1.0, 1.5, 6.0)
 
 
 def _daily_rate_eps_03_seed_0():
@@ -54,26 +55,28 @@ def _daily_rate_eps_03_seed_0():
 def test_a_column_spread_over_weak_leaves_beats_a_far_noise_leaf():
     """The fit above kept only the noise leaf (the core paid ``2 b`` and
     ``b |t| / 8`` a leaf), and the rows came back near -1e9. Now the core is
-    the run ``[32, 4096)``: the four real leaves (8.4 b together) and
-    ``[32, 65)`` (1.2 b, no row), its wide end ``[1025, 4096)`` (2.0 b)
-    kept; every real row is inside the kept range."""
+    the run of the four real leaves ``[65, 4096)`` (8.4 b together), its
+    wide end ``[1025, 4096)`` (2.0 b) kept: every real row is inside the
+    kept range."""
     edges, raw, b, finest = _daily_rate_eps_03_seed_0()
     out, (lo, hi), _ = _kept_counts(edges, raw, b, finest, True, near_zero=True)
-    assert out[4] == 0.0 and (out[:22] == 0.0).all() and (out[27:] == 0.0).all()
-    assert (out[22:27] > 0).all()
-    assert (lo, hi) == (32.0, 4096.0)
+    assert out[4] == 0.0 and (out[:23] == 0.0).all() and (out[27:] == 0.0).all()
+    assert (out[23:27] > 0).all()
+    assert (lo, hi) == (65.0, 4096.0)
 
 
 def test_no_run_crosses_a_wide_stretch_of_weak_leaves():
-    """Three leaves of 2 b near ``t = 10``, three of 0.5 b and one empty leaf
-    over 19 units of ``t``, then a leaf of 7 b near ``t = 30`` (b = 10): the
-    three leaves score ``30 - 10 * 11 / 6 = 11.7``, the far leaf alone
-    ``60 - 50 = 10``, and the run across the stretch ``30 - 15 - 10 + 60 -
-    50 = 15``. Growth stops at a stretch of weak leaves wider than ``GAP_T``
-    in ``t``, and so does the core."""
+    """Three leaves of 3 b near ``t = 10``, three of 0.5 b and one empty leaf
+    over 18 units of ``t``, then a leaf of 8.9 b near ``t = 30`` (b = 10; a
+    leaf 1 wide in ``t`` pays 1.5 b, the wide one b): the three leaves score
+    ``45 - 10 * 11 / 6 = 26.7``, the far leaf alone ``74 - 50 = 24``, and the
+    run across the stretch ``45 - 30 - 10 + 74 - 50 = 29``. Growth stops at
+    a stretch of weak leaves wider than ``GAP_T`` in ``t``, and so does the
+    core."""
     b = 10.0
     edges = 2.0 ** np.array([8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 29.0, 30.0])
-    raw = np.array([20.0, 20.0, 20.0, 5.0, 5.0, 5.0, 0.0, 70.0])
+    raw = np.array([30.0, 30.0, 30.0, 5.0, 5.0, 5.0, 0.0, 89.0])
     finest = np.zeros(raw.size, dtype=bool)
     assert near_zero_core(raw, edges, finest, b, GAP_T, CORE_WIDE_SCALES) == (0, 2)
-    assert near_zero_core(raw, edges, finest, b, np.inf, CORE_WIDE_SCALES) == (0, 7)
+    crossed = near_zero_core(raw, edges, finest, b, GAP_T, CORE_WIDE_SCALES, np.inf)
+    assert crossed == (0, 7)

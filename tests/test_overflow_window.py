@@ -101,7 +101,7 @@ def test_no_window_in_noise():
 
 def test_no_window_when_nothing_is_significant():
     # near_zero: the kept range may itself be a noise leaf. The tail's
-    # leaves of 1.9 b join its core (NEAR_ZERO_CORE_SCALES = 1) up to the
+    # leaves of 1.9 b join its core (above NARROW_SCALES = 1.5 b) up to the
     # fences (38.8); no window opens past them, where the same counts open
     # one up to 131 when the core is significant
     _, (_, hi), tentative = nd._kept_counts(EDGES, TAIL, B, FINEST, near_zero=True)

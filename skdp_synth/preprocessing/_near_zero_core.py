@@ -16,33 +16,40 @@ at ``[-1.1e9, -2.7e8)`` over its four real leaves at 1.9-2.4 ``b``, and its
 rows came back near ``-1e9``. With nothing significant the core is the run
 ``R`` maximizing::
 
-    sum(raw - NEAR_ZERO_CORE_SCALES b) - b far(R) / NEAR_ZERO_T
+    sum(raw - c b) - b far(R) / NEAR_ZERO_T
 
-``far(R)`` the largest ``|t|`` of the run's edges: a leaf above one noise
-scale joins, and the prior is paid once, at the run's reach from 0. No run
-crosses a stretch of leaves each under one noise scale wider than ``GAP_T``
-in ``t`` (growth's own stop), and a heavy finest leaf at a natural limit (a
-0 or a 100 above ``CORE_WIDE_SCALES b``) bounds the run on its far side, as
-it bounds growth's jump (``_numeric_domain._kept_counts``, step 2). The
-run's wide ends are kept: the trim of a significant core's wide ends (at
-most ``CORE_WIDE_SCALES b``) would leave, of a run of leaves of one or two
-``b``, only a narrow noise leaf at its end.
+``c`` = ``NEAR_ZERO_CORE_SCALES`` (1) for a leaf wider than ``GAP_T`` in
+``t`` and ``NARROW_SCALES`` (1.5) for a narrower one, ``far(R)`` the
+largest ``|t|`` of the run's edges: the prior is paid once, at the run's
+reach from 0. A column spread over the wide leaves a shallow tree leaves
+holds one or two ``b`` in each; narrow leaves are many where the tree split
+(near 0 most of all), and a pair of them drawing 2-3 ``b`` of noise beat a
+column's one real leaf of 4-5 ``b`` at a cost of ``b`` a leaf. No run
+crosses a stretch of weak leaves (each under its cost) wider than
+``GAP_T`` in ``t`` (growth's own stop), and a heavy finest leaf at a
+natural limit (a 0 or a 100 above ``CORE_WIDE_SCALES b``) bounds the run on
+its far side, as it bounds growth's jump (``_numeric_domain._kept_counts``,
+step 2). The run's wide ends are kept: the trim of a significant core's
+wide ends (at most ``CORE_WIDE_SCALES b``) would leave, of a run of leaves
+of one or two ``b``, only a narrow noise leaf at its end.
 
 Measured on the fine histograms the TUNE half draws (``benchmarks/bench_suite.py
 --half tune``, 14 tables, ε 0.3 and 1, 10 seeds: the 280 column-fits with
 nothing significant; their 1,000-row cuts: 1,225), against the prior paid a
-leaf: the share of the real rows inside the kept range .683 -> .847 (cuts
-.513 -> .642), the kept mass on leaves that hold no real row .101 -> .090
-(.277 -> .254), the leaves' TV against the real counts .388 -> .280 (.527
--> .453), kept ranges holding no real row 20 -> 12 (325 -> 265). On the
-calibration of the earlier prior (``privtree_histogram`` alone at ε = 0.04,
-40 seeds, 18 columns of iris, wine and diabetes and N(0, 1) and
+leaf: the share of the real rows inside the kept range .683 -> .822 (cuts
+.513 -> .623), the kept mass on leaves that hold no real row .101 -> .089
+(.277 -> .248), the leaves' TV against the real counts .388 -> .289 (.527
+-> .457); on the columns with 80 % of their rows in one leaf .243 -> .247
+(.321 -> .340), on the others .415 -> .297 (.596 -> .496). On the
+calibration of the earlier prior (``privtree_histogram`` alone at ε =
+0.04, 40 seeds, 18 columns of iris, wine and diabetes and N(0, 1) and
 lognormal(10, 1) at 400 and 1,000 rows: 758 fits with nothing significant)
-kept ranges more than 10 spans from the data or 100 spans wide 64 -> 49,
-rows inside the kept range .670 -> .725. With the wide ends trimmed the
-TUNE leaves' TV was .349 (cuts .499); ``NEAR_ZERO_T`` 8 instead of 6 (ends
-trimmed): .345 and .495 but 77 far ranges on the calibration; 4: 30 far
-ranges but .358 and .518.
+kept ranges more than 10 spans from the data or 100 spans wide 64 -> 51,
+rows inside the kept range .670 -> .705. Every leaf at ``b``: TV .280
+(.453), but on the one-leaf columns of both together .350 against .328
+here; at ``2 b`` for the narrow ones .315 there, and DailyRate's noise leaf
+won again. ``NEAR_ZERO_T`` 8 or 10:
+up to 115 far ranges on the calibration; 5: 39 but a higher TV.
 """
 
 from __future__ import annotations
@@ -56,6 +63,9 @@ from ._natural_limits import NATURAL_LIMITS
 #: this many noise scales (an empty leaf does with probability
 #: ``e^-1 / 2 = 18 %``); module docstring.
 NEAR_ZERO_CORE_SCALES = 1.0
+#: ... and a leaf no wider than ``GAP_T`` in ``t`` where it holds more than
+#: this many (module docstring).
+NARROW_SCALES = 1.5
 #: Where no kept range is significant, the core pays one noise scale ``b``
 #: per this many units of ``|t|`` of its reach from 0 (a factor 64 in
 #: magnitude): a prior for values nearer to 0 over a noise run anywhere in
@@ -63,17 +73,22 @@ NEAR_ZERO_CORE_SCALES = 1.0
 NEAR_ZERO_T = 6.0
 
 
-def near_zero_core(counts, edges, finest, scale, gap_t, heavy_scales):
+def near_zero_core(counts, edges, finest, scale, gap_t, heavy_scales, stretch_t=None):
     """``(i, k)``: the core ``counts[i:k + 1]`` of a histogram with nothing
-    significant (module docstring). ``gap_t`` is ``GAP_T``,
-    ``heavy_scales`` ``CORE_WIDE_SCALES``."""
+    significant (module docstring). ``gap_t`` is ``GAP_T`` (a leaf wider
+    than it in ``t`` is wide), ``heavy_scales`` ``CORE_WIDE_SCALES``;
+    ``stretch_t``, the widest stretch of weak leaves a run crosses, is
+    ``gap_t`` unless given."""
+    stretch_t = gap_t if stretch_t is None else stretch_t
     counts = np.asarray(counts, dtype=np.float64)
     edges = np.asarray(edges, dtype=np.float64)
     te = _t(edges)
     far = np.maximum(np.abs(te[:-1]), np.abs(te[1:]))
     width = np.diff(te)
-    # the segments between stretches of weak leaves wider than gap_t
-    weak = counts <= NEAR_ZERO_CORE_SCALES * scale
+    # a leaf wider than gap_t pays one noise scale, a narrower one more
+    cost = scale * np.where(width > gap_t, NEAR_ZERO_CORE_SCALES, NARROW_SCALES)
+    # the segments between stretches of weak leaves wider than stretch_t
+    weak = counts <= cost
     segment = np.zeros(counts.size, dtype=np.int64)
     k, stretch, start = 0, 0.0, None
     for j in range(counts.size):
@@ -82,11 +97,11 @@ def near_zero_core(counts, edges, finest, scale, gap_t, heavy_scales):
                 start, stretch = j, 0.0
             stretch += width[j]
         else:
-            if start is not None and stretch > gap_t:
+            if start is not None and stretch > stretch_t:
                 k += 1
             start = None
         segment[j] = k
-    cum = np.concatenate([[0.0], np.cumsum(counts - NEAR_ZERO_CORE_SCALES * scale)])
+    cum = np.concatenate([[0.0], np.cumsum(counts - cost)])
     best, lo_i, hi_i = -np.inf, 0, 0
     for i in range(counts.size):
         prior = scale * np.maximum.accumulate(far[i:]) / NEAR_ZERO_T

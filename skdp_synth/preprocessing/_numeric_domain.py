@@ -738,8 +738,9 @@ def _kept_counts(
        (:data:`CORE_SCALES`): a far leaf with one large noise draw cannot
        outweigh the many leaves the data fill. With ``near_zero`` (the
        histogram found nothing significant) the run maximizing
-       ``sum(raw - scale)`` less ``scale |t| / NEAR_ZERO_T`` at its reach
-       from 0, within the weak stretches wider than :data:`GAP_T`
+       ``sum(raw - c scale)`` (``c`` 1 for a leaf wider than :data:`GAP_T`
+       in ``t``, 1.5 for a narrower one) less ``scale |t| / NEAR_ZERO_T``
+       at its reach from 0, within the weak stretches wider than ``GAP_T``
        (:func:`._near_zero_core.near_zero_core`), its wide ends kept. A
        wide end joined
        across a weak leaf is tentative (:func:`_wide_ends_past_weak`).

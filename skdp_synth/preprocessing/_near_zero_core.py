@@ -90,16 +90,13 @@ def near_zero_core(counts, edges, finest, scale, gap_t, heavy_scales, stretch_t=
     # the segments between stretches of weak leaves wider than stretch_t
     weak = counts <= cost
     segment = np.zeros(counts.size, dtype=np.int64)
-    k, stretch, start = 0, 0.0, None
+    k, stretch = 0, 0.0
     for j in range(counts.size):
         if weak[j]:
-            if start is None:
-                start, stretch = j, 0.0
             stretch += width[j]
         else:
-            if start is not None and stretch > stretch_t:
-                k += 1
-            start = None
+            k += stretch > stretch_t
+            stretch = 0.0
         segment[j] = k
     cum = np.concatenate([[0.0], np.cumsum(counts - cost)])
     best, lo_i, hi_i = -np.inf, 0, 0

@@ -497,6 +497,7 @@ def test_budget_split_constants_are_pinned():
         and DEFAULT_RULES.auto_edge_threshold == 0.15
     )
     assert DEFAULT_RULES.auto_aim_one_way_share == 0.65
+    assert DEFAULT_RULES.auto_one_way_margin == 0.1
     assert not hasattr(DEFAULT_RULES, "auto_one_way_min_attributes")
     assert DEFAULT_RULES.one_way_weight == 4.0 and DEFAULT_RULES.level_support_z == 2.0
     assert DEFAULT_RULES.one_way_min_attributes == 10
@@ -584,14 +585,17 @@ def _wide(n=600, a=44, seed=0):
 @pytest.mark.parametrize("public_n", [False, True])
 @pytest.mark.parametrize("target", [None, "x3"])
 def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
-    """44 attributes, 600 rows, ε = 1: the all-tables plan is far too noisy
-    and a tree would take 2/3 of the budget from the 1-way tables, so auto
-    measures the 1-way tables (and, with ``target``, its pairs worth their
-    noise) with all of it -- the same 1/c-GDP as every other branch."""
+    """44 attributes, 600 rows, ε = 0.5: the all-tables plan is far too
+    noisy and a tree would take 2/3 of the budget from the 1-way tables
+    (its expected error 1.19 times theirs, past ``auto_one_way_margin``), so
+    auto measures the 1-way tables (and, with ``target``, its pairs worth
+    their noise) with all of it -- the same 1/c-GDP as every other branch.
+    (At ε = 1 the tree's estimate is 1.075 times theirs: within the margin,
+    auto runs the tree.)"""
 
     df, cats = _wide()
     n_rows = len(df) if public_n else None  # decided in the plan, or at fit
-    pipe = _pipe(cats, epsilon=1.0, target=target, n_rows=n_rows, random_state=0)
+    pipe = _pipe(cats, epsilon=0.5, target=target, n_rows=n_rows, random_state=0)
     if target is None:
         # independent columns are said, never silent (with ``target`` its
         # pairs are measured and nothing is raised: warnings are errors here)
@@ -599,10 +603,10 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
             est = pipe.fit(df)[-1]
     else:
         est = pipe.fit(df)[-1]
-    c = analytic_gaussian_sigma(1.0, 1e-6)
+    c = analytic_gaussian_sigma(0.5, 1e-6)
     assert est.plan_.selection["rule"] == ("one-way" if public_n else "auto")
     assert est.selection_ == "one-way"
-    assert est.epsilon_ == 1.0 and est.delta_ == 1e-6
+    assert est.epsilon_ == 0.5 and est.delta_ == 1e-6
     assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
     assert set(est.selection_shares_) == ({"final"} if public_n else {"count", "final"})
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
@@ -621,6 +625,10 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
     assert est.model_rows_ == max(1, round(est.n_estimate_))
     out = pipe.sample(20, random_state=0)
     assert out.shape == (20, 44) and set(out.columns) == set(df.columns)
+
+
+#: the 1-way tables' estimate as :func:`sel.plan_errors` weighs it
+_ONE_WAY = 1.0 + DEFAULT_RULES.auto_one_way_margin
 
 
 def _auto_at(levels, eps, n, rules=DEFAULT_RULES):
@@ -674,7 +682,9 @@ def test_auto_rule_is_smooth_in_the_number_of_attributes(eps, n):
             assert abs(math.log(e1[key] / e0[key])) <= 2 * math.log(b / a)
     chosen = [rule for _, rule in runs]
     # the tree against the 1-way tables (AIM stands in on narrow tables)
-    selected = ["mst" if e["mst"] <= e["one-way"] else "one-way" for e, _ in runs]
+    selected = [
+        "mst" if e["mst"] <= _ONE_WAY * e["one-way"] else "one-way" for e, _ in runs
+    ]
     assert all(r in ("none", "aim", p) for r, p in zip(chosen, selected))
     switches = sum(x != y for x, y in zip(selected, selected[1:]))
     assert switches <= 1
@@ -682,7 +692,7 @@ def test_auto_rule_is_smooth_in_the_number_of_attributes(eps, n):
         assert selected[0] == "mst" and selected[-1] == "one-way"
         at = sizes[selected.index("one-way")]
         more = [_auto_at([4] * a, eps, 2 * n)[0] for a in sizes]
-        later = [a for a, e in zip(sizes, more) if e["one-way"] < e["mst"]]
+        later = [a for a, e in zip(sizes, more) if _ONE_WAY * e["one-way"] < e["mst"]]
         assert not later or later[0] > at
 
 
@@ -694,19 +704,25 @@ def test_auto_runs_mst_on_a_wide_table_where_a_tree_is_worth_it():
     ``benchmarks/bench_suite.py``); at ε = 0.3 the 1-way tables. The
     estimates of the tree and the 1-way tables cross once as ``n`` grows
     (at ε = 1 below the survey's own 4,654 rows since the tree's reach
-    follows its edges' signal)."""
+    follows its edges' signal). At ε = 0.3 the tree's estimate is 1.10 times
+    the 1-way tables', within ``auto_one_way_margin``: auto runs the tree
+    (measured there: TV2 .1462 against .1426, a model's AUC .512 against
+    .494, ``benchmarks/results/bench_suite.md``); at ε = 0.2 (1.18 times)
+    the 1-way tables."""
     assert len(_CAR_LEVELS) == 68
     for eps, n in ((3.0, 4654), (1.0, 10_000)):
         est, rule = _auto_at(_CAR_LEVELS, eps, n)
         assert rule == "mst", (eps, n, est)
         assert est["mst"] < est["one-way"]
     est, rule = _auto_at(_CAR_LEVELS, 0.3, 4654)
-    assert rule == "one-way" and est["one-way"] < est["mst"]
+    assert rule == "mst" and est["one-way"] < est["mst"] <= _ONE_WAY * est["one-way"]
+    est, rule = _auto_at(_CAR_LEVELS, 0.2, 4654)
+    assert rule == "one-way" and _ONE_WAY * est["one-way"] < est["mst"]
     sizes = [1000, 2000, 4654, 10_000, 20_000, 50_000]
     prefer = []
     for n in sizes:
         est, _ = _auto_at(_CAR_LEVELS, 1.0, n)
-        prefer.append(est["mst"] <= est["one-way"])
+        prefer.append(est["mst"] <= _ONE_WAY * est["one-way"])
     assert prefer == sorted(prefer) and prefer[-1] and not prefer[0]
 
 
@@ -743,8 +759,12 @@ def test_auto_keeps_a_tree_on_a_wide_table_where_its_edges_are_signal():
     ``benchmarks/results/bench_auto_wide.md``). The estimate with a fixed
     reach of 0.15 chose the 1-way tables here. Caravan
     (86 attributes, 4,657 rows) at ε = 1: its pairs have more cells, ``ē``
-    ~ 0.23, ``s`` ~ 0.3, and the 1-way tables stay (TV2 0.076 against auto's
-    MST 0.095, ``benchmarks/results/bench_auto_wide.md``)."""
+    ~ 0.23, ``s`` ~ 0.3, and the tree's estimate is above the 1-way
+    tables' (TV2 0.076 against auto's MST 0.095,
+    ``benchmarks/results/bench_auto_wide.md``), by 7.5 %: within
+    ``auto_one_way_margin``, so auto runs the tree there (TUNE half, 4 seeds:
+    TV2 .0825 against .0746, a model's AUC .495 against .495); at ε = 0.3
+    (the tree 1.30 times) the 1-way tables stay."""
     assert len(_CARAVAN_LEVELS) == 86
     est, rule = _auto_at(_CAR_LEVELS, 1.0, 4654)
     assert rule == "mst" and est["mst"] < est["one-way"]
@@ -755,8 +775,10 @@ def test_auto_keeps_a_tree_on_a_wide_table_where_its_edges_are_signal():
     mst = q * est["e_tree"] + (1 - q) * ((1 - est["reach"]) * D + 2 * est["e1_mst"])
     assert est["mst"] == pytest.approx(mst, rel=1e-12)
     est, rule = _auto_at(_CARAVAN_LEVELS, 1.0, 4657)
-    assert rule == "one-way" and est["one-way"] < est["mst"]
+    assert rule == "mst" and est["one-way"] < est["mst"] <= _ONE_WAY * est["one-way"]
     assert est["reach"] < 0.5 * DEFAULT_RULES.auto_tree_reach
+    est, rule = _auto_at(_CARAVAN_LEVELS, 0.3, 4657)
+    assert rule == "one-way" and _ONE_WAY * est["one-way"] < est["mst"]
     for levels, n in ((_CAR_LEVELS, 4654), (_CARAVAN_LEVELS, 4657)):
         assert _auto_at(levels, 0.1, n)[1] == "one-way"
 
@@ -775,7 +797,7 @@ def test_auto_tree_reach_grows_with_the_edges_signal(levels):
         reach = [e["reach"] for e, _ in runs]
         assert all(0 < r < rho for r in reach)
         assert all(a < b for a, b in zip(reach, reach[1:]))
-        tree = [e["mst"] <= e["one-way"] for e, _ in runs]
+        tree = [e["mst"] <= _ONE_WAY * e["one-way"] for e, _ in runs]
         assert tree == sorted(tree)
 
 
@@ -1014,7 +1036,9 @@ def test_aim_estimate_is_smooth_and_falls_with_the_budget():
     k = np.array([e["k_aim"] for e, _ in runs])
     assert np.all(np.diff(aim) < 0) and np.all(np.diff(k) >= 0)
     assert np.all(-np.diff(np.log(aim)) <= 2 * np.diff(np.log(grid)))
-    picks = ["aim" if e["aim"] <= e["one-way"] else "one-way" for e, _ in runs]
+    picks = [
+        "aim" if e["aim"] <= _ONE_WAY * e["one-way"] else "one-way" for e, _ in runs
+    ]
     assert all(r in ("none", "mst", p) for (_, r), p in zip(runs, picks))
     assert picks[0] == "one-way" and picks[-1] == "aim"
     assert sum(x != y for x, y in zip(picks, picks[1:])) == 1
@@ -1031,21 +1055,23 @@ def test_independent_columns_are_said_only_when_auto_chose_them():
     texts = []
     for frame in (df, other):
         with pytest.warns(IndependentColumnsWarning) as record:
-            _pipe(cats, epsilon=0.3, n_rows=1000, random_state=0).fit(frame)
+            _pipe(cats, epsilon=0.2, n_rows=1000, random_state=0).fit(frame)
         texts.append([str(w.message) for w in record])
     assert texts[0] == texts[1] and len(texts[0]) == 1
-    kw = dict(epsilon=0.3, n_rows=1000, selection="one-way", random_state=0)
+    kw = dict(epsilon=0.2, n_rows=1000, selection="one-way", random_state=0)
     assert _pipe(cats, **kw).fit(df)[-1].selection_ == "one-way"
 
 
 def test_auto_measures_the_one_way_tables_where_aim_cannot_afford_pairs():
     """The fit follows the rule: 20 attributes on 1,000 public rows, at ε =
-    0.3 (AIM's estimate above the 1-way tables', every table's far above)
-    auto measures the 1-way tables alone, spending the whole budget on
-    them; at ε = 1 it runs AIM (``test_auto_chooses_from_public_n_and_says_so``)."""
+    0.2 (AIM's estimate 1.14 times the 1-way tables', past
+    ``auto_one_way_margin``; every table's far above) auto measures the 1-way
+    tables alone, spending the whole budget on them; at ε = 1 it runs AIM
+    (``test_auto_chooses_from_public_n_and_says_so``). At ε = 0.3 AIM's
+    estimate is 1.08 times theirs, within the margin: AIM."""
     df, cats = _wide(n=1000, a=20)
     with pytest.warns(IndependentColumnsWarning):
-        est = _pipe(cats, epsilon=0.3, n_rows=1000, random_state=0).fit(df)[-1]
+        est = _pipe(cats, epsilon=0.2, n_rows=1000, random_state=0).fit(df)[-1]
     assert est.plan_.selection["rule"] == est.selection_ == "one-way"
     assert all(len(S) == 1 for S in est.marginals_)
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, abs=1e-12)

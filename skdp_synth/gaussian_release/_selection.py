@@ -999,13 +999,16 @@ def auto_rule(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.
     The plan of least expected 2-way TV error (:func:`plan_errors`): every
     table measured (the all-tables plan's expected TV noise per table,
     scaled by ``rules.auto_none_factor``), MST's tree, the 1-way tables
-    alone, and AIM's rounds on tables of at most
-    ``rules.auto_aim_max_attributes`` attributes without ``target``. No
-    threshold: each estimate is smooth in ``ε``, ``n`` and the levels, and
-    so is the boundary between any two plans. With ``target`` (where ``κ``
-    is not measured) every table is measured when its expected TV noise is
-    at most ``D = rules.auto_tv_threshold``, else MST's tree or the 1-way
-    tables, whichever is expected smaller.
+    alone (their estimate scaled by ``1 + rules.auto_one_way_margin``: a
+    plan that keeps dependence wins within that margin), and AIM's rounds
+    on tables of at most ``rules.auto_aim_max_attributes`` attributes
+    without ``target``. No threshold: each estimate is smooth in ``ε``,
+    ``n`` and the levels, and so is the boundary between any two plans.
+    With ``target`` (where ``κ`` is not measured) every table is measured
+    when its expected TV noise is at most ``D = rules.auto_tv_threshold``,
+    else MST's tree or the 1-way tables with the target's pairs, whichever
+    is expected smaller (no margin: those rows keep the target's
+    dependence).
     """
     est = auto_estimates(
         W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent
@@ -1017,6 +1020,7 @@ def auto_rule(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.
         # seeds) TV2 of every table .0791 against MST's .0681
         if est["none"] <= rules.auto_tv_threshold:
             return "none"
+        # no margin: with a target the 1-way plan keeps the target's pairs
         return "mst" if est["mst"] <= est["one-way"] else "one-way"
     a = int(np.sum(np.asarray(W.n_levels) >= 2))
     aim = a <= rules.auto_aim_max_attributes
@@ -1036,11 +1040,14 @@ def plan_errors(est, rules, aim=True):
     expected noise of 0.345), and the selected plans' estimates count a
     pair's dependence, not its noise; ``κ`` puts the two on one scale
     (tuned, ``ReleaseRules.auto_none_factor``). ``"aim"`` only with
-    ``aim`` (AIM's rounds allowed); then ``"mst"`` and ``"one-way"``.
+    ``aim`` (AIM's rounds allowed); then ``"mst"`` and ``"one-way"``, the
+    1-way tables' estimate times ``1 + m`` (``m = rules.
+    auto_one_way_margin``): their rows keep no dependence, so a plan that
+    keeps some is taken where its estimate is within ``m`` of theirs.
     """
     out = {"none": rules.auto_none_factor * est["none"]}
     if aim:
         out["aim"] = est["aim"]
     out["mst"] = est["mst"]
-    out["one-way"] = est["one-way"]
+    out["one-way"] = est["one-way"] * (1.0 + rules.auto_one_way_margin)
     return out

@@ -471,9 +471,10 @@ def choose(est, rho, rules, phi=None, kappa=None, margin=0.0):
     ``s`` of :func:`~skdp_synth.gaussian_release._selection.
     tree_signal_share`, then :func:`~skdp_synth.gaussian_release.
     _selection.plan_errors`; AIM at its recorded estimate on records
-    without AIM's parts). ``margin`` (not a library rule): the 1-way
-    tables' estimate taken ``1 - margin`` times, so that another plan wins
-    only by that much."""
+    without AIM's parts). ``margin``: on top of the library's
+    ``ReleaseRules.auto_one_way_margin`` (already in ``plan_errors``), the
+    1-way tables' estimate taken ``1 - margin`` times more (a negative
+    ``margin`` favours the other plans)."""
     from skdp_synth.gaussian_release._selection import plan_errors, tree_signal_share
 
     phi = rules.auto_aim_one_way_share if phi is None else phi

@@ -99,7 +99,10 @@ and ``ReleaseRules.auto_none_factor`` on the TUNE half's auto fits (the
 public estimates their decision compared, recorded as ``est``; it first
 counts the fits whose recorded estimates pick another plan than the fit ran:
 caches written before the estimates were the decision's own hold ones
-recomputed from the final noisy total).
+recomputed from the final noisy total). ``--tune-margin`` grids
+``ReleaseRules.auto_one_way_margin`` the same way, on cells where every
+plan auto weighs ran with train-on-synthetic (``--methods
+auto,none,auto-aim,auto-mst,one-way`` without ``--tv-only``).
 """
 
 from __future__ import annotations
@@ -690,6 +693,86 @@ def tune_joint(done, names, oww, phis, kappas, margins, rhos=(None,)):
             f" 1-way tables: {worse}"
         )
     return rows
+
+
+#: ``--tune-margin`` takes the largest margin whose mean TV2 regret rises by
+#: less than this over no margin (``ReleaseRules.auto_one_way_margin``).
+MARGIN_REGRET_RISE = 0.01
+
+
+def tune_margin(done, names, oww, margins=(0.0, 0.05, 0.1, 0.15, 0.2)):
+    """``m`` (``ReleaseRules.auto_one_way_margin``) on ``names`` and their
+    ``T@k`` cuts: per margin the cells whose pick moves, the 1-way picks,
+    the mean TV2 regret against the best plan auto weighs and the mean
+    train-on-synthetic change against the pick at ``m = 0``, over the cells
+    where auto and every plan it weighs ran with train-on-synthetic (picks
+    from the recorded estimates, :func:`choose`); full tables and cuts
+    apart in brackets. The choice: the largest ``m`` whose mean regret
+    rises by less than :data:`MARGIN_REGRET_RISE`. Returns ``(rows, m)``."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+
+    cells = {}
+    wanted = ("auto", "auto-aim", *PLAN_OUTCOMES.values())
+    for (t, e, s, r, w), rec in done.items():
+        if _base(t) in names and r in wanted and w == oww:
+            cells.setdefault((t, e, s), {})[r] = rec
+    usable = {}
+    for k, v in cells.items():
+        v = _with_auto_aim(v)
+        est = v.get("auto", {}).get("est")
+        if est is None or "aim_pairs" not in est:
+            continue
+        plans = [p for p in PLAN_OUTCOMES if p != "aim" or aim_gate(est, rules)]
+        recs = {p: v.get(PLAN_OUTCOMES[p], {}) for p in plans}
+        if all("tv2" in r and r.get("tstr") is not None for r in recs.values()):
+            usable[k] = (est, recs)
+
+    def pick(est, m):
+        at = dataclasses.replace(rules, auto_one_way_margin=m)
+        return choose(est, rules.auto_tree_reach, at)
+
+    rows = []
+    for m in margins:
+        moved = one_way = 0
+        regret = {"full": [], "cuts": []}
+        gain = {"full": [], "cuts": []}
+        for (t, _, _), (est, recs) in usable.items():
+            p0, p = pick(est, 0.0), pick(est, m)
+            moved += p != p0
+            one_way += p == "one-way"
+            part = "cuts" if "@" in t else "full"
+            best = min(r["tv2"] for r in recs.values())
+            regret[part].append(recs[p]["tv2"] / best - 1)
+            gain[part].append(recs[p]["tstr"] - recs[p0]["tstr"])
+        every = [x for v in regret.values() for x in v]
+        rows.append(
+            (
+                m,
+                moved,
+                one_way,
+                float(np.mean(every)) if every else float("nan"),
+                float(np.mean([x for v in gain.values() for x in v]))
+                if every
+                else float("nan"),
+                {
+                    k: float(np.mean(v)) if v else float("nan")
+                    for k, v in regret.items()
+                },
+                {k: float(np.mean(v)) if v else float("nan") for k, v in gain.items()},
+            )
+        )
+    base = rows[0][3] if rows else float("nan")
+    ok = [r[0] for r in rows if r[3] - base < MARGIN_REGRET_RISE]
+    choice = max(ok) if ok else 0.0
+    print(f"margin grid over {len(usable)} table/eps/seed cells")
+    for m, moved, one_way, reg, gn, regp, gnp in rows:
+        print(
+            f"m={m:g}: moved {moved}, 1-way picks {one_way}, TV2 regret {reg:.4f}"
+            f" ({regp['full']:.4f} / {regp['cuts']:.4f}), TSTR change {gn:+.4f}"
+            f" ({gnp['full']:+.4f} / {gnp['cuts']:+.4f})"
+        )
+    print(f"chosen: m = {choice:g} (regret rise under {MARGIN_REGRET_RISE:g})")
+    return rows, choice
 
 
 def rules_table(done, names, eps_list, oww, before=None):
@@ -1685,6 +1768,11 @@ def main(argv=None):
         action="store_true",
         help="grid auto_aim_one_way_share, auto_none_factor, a 1-way margin, rho",
     )
+    ap.add_argument(
+        "--tune-margin",
+        action="store_true",
+        help="grid auto_one_way_margin (needs every plan's fits with TSTR)",
+    )
     ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
     ap.add_argument("--weights", help="compare auto at these one_way_weights")
     ap.add_argument(
@@ -1786,6 +1874,8 @@ def main(argv=None):
         tune(done, TUNE, oww)
         tune_aim(done, TUNE, oww)
         tune_none(done, TUNE, oww)
+    if args.tune_margin:
+        tune_margin(done, TUNE, oww)
     if args.tune_joint:
         tune_joint(
             done,

@@ -275,6 +275,38 @@ def test_tune_aim_takes_the_middle_of_the_least_regret_values(capsys):
         assert bs.choose(est, 0.75, DEFAULT_RULES, phi) == want
 
 
+def test_tune_margin_takes_the_largest_margin_under_the_regret_rise(capsys):
+    """``--tune-margin`` grids ``auto_one_way_margin``: AIM's estimate is 1.04
+    times the 1-way tables' in one cell (it moves at ``m`` = 0.05: TV2
+    regret 0.01, a model +0.3) and 1.14 times in the other (it moves at
+    0.15: regret 0.3); the mean regret rises by under 0.01 up to 0.1, the
+    choice."""
+    base = {"q": 0.2, "one-way": 0.10, "q_aim": 0.0, "none": 10.0}
+    base.update(e_tree=1.0, e1_mst=0.1, e1_one=0.0)  # MST's estimate far above
+    done = {}
+    for seed, (aim_est, aim_tv2, aim_tstr) in enumerate(
+        [(0.104, 0.101, 0.8), (0.114, 0.13, 0.5)]
+    ):
+        cell = ("t", 1.0, seed)
+        done[(*cell, "auto", 4.0)] = {"est": dict(base, aim_pairs=aim_est)}
+        for method, tv2, tstr in (
+            ("none", 1.0, 0.0),
+            ("auto-aim", aim_tv2, aim_tstr),
+            ("auto-mst", 1.0, 0.0),
+            ("one-way", 0.10, 0.5),
+        ):
+            done[(*cell, method, 4.0)] = {"tv2": tv2, "tstr": tstr}
+    rows, m = bs.tune_margin(done, ["t"], 4.0)
+    assert m == 0.1
+    by_m = {r[0]: r for r in rows}
+    assert [by_m[x][1] for x in (0.0, 0.05, 0.1, 0.15, 0.2)] == [0, 1, 1, 2, 2]
+    assert by_m[0.0][3] == 0.0
+    assert by_m[0.1][3] == pytest.approx(0.005, abs=1e-12)
+    assert by_m[0.15][3] == pytest.approx(0.155, abs=1e-12)
+    assert by_m[0.05][4] == pytest.approx(0.15, abs=1e-12)
+    assert "chosen: m = 0.1" in capsys.readouterr().out
+
+
 def test_tune_none_takes_the_middle_of_the_least_regret_values(capsys):
     """``--tune`` grids ``κ`` (``auto_none_factor``): every table wins the
     cell whose all-tables estimate is 0.1 (at ``κ`` up to 0.5 its 0.1 ``κ``

@@ -151,15 +151,16 @@ class ReleaseRules:
     #: weighs fitted beside it, with train-on-synthetic: ``--half tune --eps 0.3,1
     #: --methods auto,none,auto-aim,auto-mst,one-way``: the 21 TUNE tables at 2 seeds, 4
     #: on the 14 where auto took the 1-way tables, and nine 1,000-row cuts at 4; 212
-    #: table/ε/seed cells; ``bench_suite.md``, "auto's 1-way tables by a margin") as the
-    #: largest of 0, 0.05, 0.1, 0.15, 0.2 whose mean TV2 regret against the best plan
-    #: rises by less than 0.01: .0323 -> .0341 / .0387 / .0431 / .0517, mean
-    #: train-on-synthetic +.010 / +.028 / +.043 / +.052. At 0.1, 41 cells move: on the
-    #: 30 of the full tables TV2 1.038 times and train-on-synthetic +0.19 (higher in 23;
-    #: fertil2 at ε = 1 R² -0.11 -> 0.77 with TV2 0.77 times, credit_card at ε = 1,
-    #: seeds 0 and 1, AUC .57 -> .87), on the 11 cuts 1.044 times and +0.02. Caravan at
-    #: ε = 1 moves to the tree at no gain (TV2 .0746 -> .0825, AUC .497 -> .495). With
-    #: ``target=`` no margin: those rows keep the target's pairs.
+    #: table/ε/seed cells; then ``--no-run --tune-margin``; ``bench_suite.md``, "auto's
+    #: 1-way tables by a margin") as the largest of 0, 0.05, 0.1, 0.15, 0.2 whose mean
+    #: TV2 regret against the best plan rises by less than 0.01: .0323 -> .0341 / .0387
+    #: / .0431 / .0517, mean train-on-synthetic +.010 / +.028 / +.043 / +.052. At 0.1,
+    #: 41 cells move: on the 30 of the full tables TV2 1.038 times and
+    #: train-on-synthetic +0.19 (higher in 23; fertil2 at ε = 1 R² -0.11 -> 0.77 with
+    #: TV2 0.77 times, credit_card at ε = 1, seeds 0 and 1, AUC .57 -> .87), on the 11
+    #: cuts 1.044 times and +0.02. Caravan at ε = 1 moves to the tree at no gain (TV2
+    #: .0746 -> .0825, AUC .497 -> .495). With ``target=`` no margin: those rows keep
+    #: the target's pairs.
     auto_one_way_margin: float = 0.1
     #: AIM's rounds compete (with the same expected-error rule) on tables of
     #: at most ``auto_aim_max_attributes`` attributes and without ``target``.

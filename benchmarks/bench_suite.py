@@ -638,10 +638,11 @@ def tune_none(done, names, oww):
     return _least_regret(grid, "kappa", regrets, over)
 
 
-def _usable_cells(done, names, oww, rules):
-    """``{(table, ε, seed): (auto's recorded estimates, {plan: TV2})}`` where
-    auto and every plan it weighs (``PLAN_OUTCOMES``; AIM where it
-    competes) ran; a table ``T@k`` counts as ``T``'s."""
+def _plan_cells(done, names, oww, rules, scored=("tv2",)):
+    """``{(table, ε, seed): (auto's recorded estimates, {plan: record})}``
+    where auto and every plan it weighs (``PLAN_OUTCOMES``; AIM where it
+    competes) ran with the scores ``scored``; a table ``T@k`` counts as
+    ``T``'s."""
     cells = {}
     wanted = ("auto", "auto-aim", *PLAN_OUTCOMES.values())
     for (t, e, s, r, w), rec in done.items():
@@ -654,9 +655,19 @@ def _usable_cells(done, names, oww, rules):
         if est is None or "aim_pairs" not in est:
             continue
         plans = [p for p in PLAN_OUTCOMES if p != "aim" or aim_gate(est, rules)]
-        if all(PLAN_OUTCOMES[p] in v and "tv2" in v[PLAN_OUTCOMES[p]] for p in plans):
-            usable[k] = (est, {p: v[PLAN_OUTCOMES[p]]["tv2"] for p in plans})
+        recs = {p: v.get(PLAN_OUTCOMES[p], {}) for p in plans}
+        if all(r.get(f) is not None for r in recs.values() for f in scored):
+            usable[k] = (est, recs)
     return usable
+
+
+def _usable_cells(done, names, oww, rules):
+    """``{(table, ε, seed): (auto's recorded estimates, {plan: TV2})}``
+    (:func:`_plan_cells`)."""
+    return {
+        k: (est, {p: r["tv2"] for p, r in recs.items()})
+        for k, (est, recs) in _plan_cells(done, names, oww, rules).items()
+    }
 
 
 def tune_joint(done, names, oww, phis, kappas, margins, rhos=(None,)):
@@ -711,21 +722,7 @@ def tune_margin(done, names, oww, margins=(0.0, 0.05, 0.1, 0.15, 0.2)):
     rises by less than :data:`MARGIN_REGRET_RISE`. Returns ``(rows, m)``."""
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
 
-    cells = {}
-    wanted = ("auto", "auto-aim", *PLAN_OUTCOMES.values())
-    for (t, e, s, r, w), rec in done.items():
-        if _base(t) in names and r in wanted and w == oww:
-            cells.setdefault((t, e, s), {})[r] = rec
-    usable = {}
-    for k, v in cells.items():
-        v = _with_auto_aim(v)
-        est = v.get("auto", {}).get("est")
-        if est is None or "aim_pairs" not in est:
-            continue
-        plans = [p for p in PLAN_OUTCOMES if p != "aim" or aim_gate(est, rules)]
-        recs = {p: v.get(PLAN_OUTCOMES[p], {}) for p in plans}
-        if all("tv2" in r and r.get("tstr") is not None for r in recs.values()):
-            usable[k] = (est, recs)
+    usable = _plan_cells(done, names, oww, rules, scored=("tv2", "tstr"))
 
     def pick(est, m):
         at = dataclasses.replace(rules, auto_one_way_margin=m)

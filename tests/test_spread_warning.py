@@ -387,3 +387,129 @@ def test_the_decoded_moments_are_drawn_only_for_an_unsupported_outer_bin():
     assert calls == []
     assert _spread.unsupported_bins_spread(spec, shares, estimates, moments)[0] > 2.0
     assert calls == [1]
+
+
+def _two_leaf_body(far=None):
+    """nhefs' ``wt82`` (weights 35-137 kg, 1,303 rows, 66 columns) at ε = 1,
+    seed 7 of ``benchmarks/bench_suite.py``, b = 69.7: its body in the two
+    float leaves ``[16, 65)`` and ``[65, 256)``, optionally a far leaf
+    ``[256, 886)`` holding ``far`` of the rows, each its own bin."""
+    edges, counts, shares = [16.0, 65.0, 256.0], [438.0, 852.0], [0.34, 0.66]
+    if far is not None:
+        edges, counts = edges + [886.0], counts + [far * 1303.0]
+        shares = [0.34 * (1 - far), 0.66 * (1 - far), far]
+    hist = _hist(edges, counts, scale=69.7, integer=False)
+    spec = SimpleNamespace(
+        levels=edges,
+        fine=hist,
+        n_levels=len(edges) - 1,
+        kind="numeric",
+        missing=False,
+        name="wt82",
+    )
+    estimates = [(c, 70.0) for c in counts]
+    return spec, np.array(shares), estimates
+
+
+def test_the_unresolved_spread_is_the_rows_std_over_the_least_the_pieces_allow():
+    """Exactly the decoded std (or the pieces' uniform std without moments)
+    over :func:`least_spread`; a body on two adjacent pieces, whose rows
+    could all sit where the pieces meet, has no least spread (inf)."""
+    from skdp_synth.preprocessing._decoding import decoded_bin_moments
+    from skdp_synth.preprocessing._spread import (
+        _mixture_std,
+        least_spread,
+        unresolved_spread,
+    )
+
+    spec, shares, estimates = _two_leaf_body(far=0.01)
+    pieces = release_pieces(spec, shares, estimates)
+    assert least_spread(pieces) > 0
+    want = _pieces_std(pieces) / least_spread(pieces)
+    assert unresolved_spread(pieces) == pytest.approx(want, rel=1e-12)
+    moments = decoded_bin_moments(spec)
+    want = _mixture_std(shares, moments) / least_spread(pieces)
+    assert unresolved_spread(pieces, shares, moments) == pytest.approx(want, rel=1e-12)
+    spec, shares, estimates = _two_leaf_body()
+    pieces = release_pieces(spec, shares, estimates)
+    assert unresolved_spread(pieces) == np.inf
+    # one-integer leaves decode to their points: resolved, ratio 1
+    hist = _hist(np.arange(0.0, 6.0), [100.0] * 5, finest=[True] * 5)
+    ints = SimpleNamespace(levels=list(np.arange(0.0, 6.0)), fine=hist, n_levels=5)
+    flat = np.full(5, 0.2)
+    assert unresolved_spread(release_pieces(ints, flat)) == pytest.approx(1.0)
+
+
+def test_a_body_on_two_wide_leaves_is_named_where_the_rule_is_on(monkeypatch):
+    """The two-leaf body is named by no other spread rule (its leaves are
+    confirmed, nothing is isolated or unsupported; the fit's rows: std
+    x4.6). With the unresolved-spread rule on it is named, through
+    ``degenerate_reasons`` too; the rule is off by default (it named 57
+    in-band column-fits for 9 silent explosions on the TUNE half, and the
+    births-like table's ``visits`` and ``gained`` at ε = 1 with rows in
+    band: ``benchmarks/bench_unresolved_spread.py``), and off it is not
+    named. Its ratio, were it on, is pinned at 4."""
+    from skdp_synth.preprocessing import _spread
+    from skdp_synth.preprocessing._decoding import degenerate_reasons
+
+    assert _spread.NAME_UNRESOLVED_SPREAD is False
+    assert _spread.UNRESOLVED_SPREAD_RATIO == 4.0
+    assert _spread.LEAST_SPREAD_ZERO == 1e-9
+    spec, shares, estimates = _two_leaf_body()
+    assert spread_reasons(spec, shares, estimates) == []
+    monkeypatch.setattr(_spread, "NAME_UNRESOLVED_SPREAD", True)
+    reasons = spread_reasons(spec, shares, estimates)
+    assert len(reasons) == 1 and "unboundedly many times the least" in reasons[0]
+    got = degenerate_reasons(
+        spec, estimates + [(0.0, 70.0)], 1303.0, None, False, shares
+    )
+    assert any("the least its released bins allow" in r for r in got)
+
+
+def test_the_unresolved_rule_names_a_column_exactly_past_its_ratio(monkeypatch):
+    """With the rule on and a far leaf holding more or less of the rows,
+    the column is named by it exactly where ``unresolved_spread`` (the
+    decoder's moments) is above UNRESOLVED_SPREAD_RATIO; both sides occur."""
+    from skdp_synth.preprocessing import _spread
+    from skdp_synth.preprocessing._decoding import decoded_bin_moments
+
+    monkeypatch.setattr(_spread, "NAME_UNRESOLVED_SPREAD", True)
+
+    sides = set()
+    for far in (0.002, 0.005, 0.01, 0.02, 0.04):
+        spec, shares, estimates = _two_leaf_body(far=far)
+        moments = decoded_bin_moments(spec)
+        pieces = release_pieces(spec, shares, estimates)
+        ratio = _spread.unresolved_spread(pieces, shares, moments)
+        others = max(isolated_spread(spec, pieces), unconfirmed_spread(pieces))
+        assert others <= ISOLATED_RATIO  # no earlier rule decides these
+        named = spread_reasons(spec, shares, estimates, moments)
+        assert bool(named) == (ratio > _spread.UNRESOLVED_SPREAD_RATIO), far
+        sides.add(bool(named))
+    assert sides == {True, False}
+
+
+def test_spread_reasons_draws_the_decoded_moments_at_most_once(monkeypatch):
+    """The outer-bin and the unresolved rules (on) both read the decoder's
+    moments; a function passed for them is called once, and with the
+    unresolved rule off (the default) not at all where every outer bin is
+    supported."""
+    from skdp_synth.preprocessing import _spread
+
+    spec, shares, estimates = _satisfactory_spec()
+    calls = []
+
+    def moments():
+        from skdp_synth.preprocessing._decoding import decoded_bin_moments
+
+        calls.append(1)
+        return decoded_bin_moments(spec)
+
+    supported = estimates[:-1] + [(3.0 * estimates[-1][1], estimates[-1][1])]
+    spread_reasons(spec, shares, supported, moments)
+    assert calls == []
+    monkeypatch.setattr(_spread, "NAME_UNRESOLVED_SPREAD", True)
+    spread_reasons(spec, shares, supported, moments)
+    assert calls == [1]
+    spread_reasons(spec, shares, estimates, moments)  # a new call: drawn anew
+    assert calls == [1, 1]

@@ -228,6 +228,29 @@ def _pieces_std(pieces):
     return float(np.sqrt(max(m2 - m1 * m1, 0.0)))
 
 
+def least_spread(pieces):
+    """The smallest std of rows with mass ``pieces[:, 0]`` anywhere inside
+    ``[pieces[:, 1], pieces[:, 2]]``: every piece at the point of its
+    interval nearest the common mean ``m``, the fixed point of ``m =
+    sum(p clip(m, lo, hi))`` (the right side minus ``m`` decreases in ``m``:
+    bisection). Moving a piece's mass towards the rows' mean within its
+    interval lowers their variance, so the minimum has every piece at its
+    point nearest the mean."""
+    p, lo, hi = pieces[:, 0] / pieces[:, 0].sum(), pieces[:, 1], pieces[:, 2]
+    a, b = float(lo.min()), float(hi.max())
+    for _ in range(200):
+        m = 0.5 * (a + b)
+        if p @ np.clip(m, lo, hi) > m:
+            a = m
+        else:
+            b = m
+        if b - a <= 1e-12 * max(abs(a), abs(b), 1.0):
+            break
+    x = np.clip(0.5 * (a + b), lo, hi)
+    mean = p @ x
+    return float(np.sqrt(max(p @ (x - mean) ** 2, 0.0)))
+
+
 def _groups(hist):
     """``[(lo, hi), ...]``: the kept leaves of ``hist`` (inside its cap) in
     runs split where an emptied stretch wider than :data:`GAP_T` in ``t``
@@ -417,6 +440,67 @@ def unsupported_bins_spread(spec, shares, estimates, moments=None):
     return best
 
 
+#: With :data:`NAME_UNRESOLVED_SPREAD` on, a column is named where its rows'
+#: std (as the decoder draws them) is more than this many times
+#: :func:`least_spread` of its release pieces -- the smallest std rows
+#: anywhere inside the same pieces could have (:func:`unresolved_spread`):
+#: the release then cannot tell a spread in the band ``[1/2, 2]`` of the
+#: data's from one four times narrower, the band's full width. Measured on
+#: the TUNE half of ``benchmarks/bench_suite.py`` (19 tables, ε = 0.3 and 1,
+#: 10 seeds; ``python -m benchmarks.bench_unresolved_spread``): among the
+#: column-fits no warning named, it would name 13, 9, 7, 6, 5 of the 18 with
+#: a std ratio above 2, 0 of the 27 under 0.5 that unseen rows do not
+#: explain, and 140, 57, 49, 48, 41 of the 2,422 within ``[0.5, 2]`` at
+#: 2.5, 4, 6, 8, 16. Past 4 the in-band ones left are mostly a body on two
+#: adjacent pieces (the least spread 0: all rows could sit where they
+#: meet), which no ratio tells from the silent ones.
+UNRESOLVED_SPREAD_RATIO = 4.0
+#: :func:`unresolved_spread` reads a least spread under this share of the
+#: rows' std as 0 (``inf`` returned): the bisection's tolerance, not data.
+LEAST_SPREAD_ZERO = 1e-9
+#: Whether :func:`spread_reasons` names a column by :func:`unresolved_spread`.
+#: **Off by default.** At :data:`UNRESOLVED_SPREAD_RATIO` it names about six
+#: columns whose rows are within ``[0.5, 2]`` of the data's for each one it
+#: catches outside (9 of 18 silent explosions for 57 of 2,422 in band, the
+#: TUNE grid above; unnamed silent fits 34 -> 27 of 380), and the births-like
+#: table of ``tests/test_missing_and_degenerate.py`` (1,000 rows, ε = 1)
+#: would get it for ``visits`` (seed 0: two pieces ``[4.8, 16)`` and ``[16,
+#: 28)``, rows' std x1.28) and ``gained`` (seed 3, x0.86): nothing released
+#: tells those bodies from nhefs' ``wt82`` (``[16, 65)`` and ``[65, 256)``,
+#: x4.6), so the warning would mostly be read on columns that are fine.
+NAME_UNRESOLVED_SPREAD = False
+
+
+def unresolved_spread(pieces, shares=None, moments=None):
+    """How many times the std of the rows is :func:`least_spread` of
+    ``pieces`` (``inf`` where that is 0, under :data:`LEAST_SPREAD_ZERO` of
+    the std): the rows' std as the decoder draws
+    them (``moments``, each bin's mean and mean square, with the model's
+    ``shares``; or, without finite moments, rows uniform inside each
+    piece) over the smallest std rows with the same masses could have
+    anywhere inside the same pieces. Where inside a kept leaf its rows lie
+    is not released, so a ratio far above 1 says the rows may be many times
+    more spread than the data: nhefs' ``wt82`` (weights 35-137 kg, 1,303
+    rows, 66 columns, ε = 1, seed 7 of ``benchmarks/bench_suite.py``) had its
+    body in two leaves ``[16, 65)`` and ``[65, 256)`` and came back with 4.6
+    times the data's std, named by no other rule. Post-processing of
+    released quantities (the pieces, the model's shares, the decoder's
+    moments of the released histogram)."""
+    least = least_spread(pieces)
+    q = None if shares is None else np.clip(np.asarray(shares, dtype=float), 0, None)
+    m = None if moments is None else np.asarray(moments, dtype=np.float64)
+    if q is not None and m is not None and np.isfinite(m[: q.size][q > 0]).all():
+        std = _mixture_std(q, m)
+    else:
+        std = _pieces_std(pieces)
+    if not std > 0:
+        return 1.0
+    # least_spread bisects to a relative 1e-12: a body on two adjacent
+    # pieces (all rows could sit where they meet) comes back as ~1e-11 of
+    # the span, not 0
+    return std / least if least > LEAST_SPREAD_ZERO * std else np.inf
+
+
 def spread_reasons(spec, shares, estimates=None, moments=None):
     """The reasons (strings, empty where none) why numeric column ``spec``'s
     rows, with the model's ``shares`` of its bins, may have many times the
@@ -424,9 +508,14 @@ def spread_reasons(spec, shares, estimates=None, moments=None):
     :func:`release_pieces`) more than :data:`ISOLATED_RATIO` times the std
     without isolated outer leaves (:func:`isolated_spread`) or without
     outermost leaves whose counts are within their noise
-    (:func:`unconfirmed_spread`); ``estimates``: the release's ``(T̂, σ)``
-    of each bin, or ``None`` (:func:`release_pieces`). Post-processing of
-    released quantities."""
+    (:func:`unconfirmed_spread`); an outer bin the release does not support
+    (:func:`unsupported_bins_spread`); or rows whose std, as the decoder
+    draws them, is more than :data:`UNRESOLVED_SPREAD_RATIO` times the
+    least the same pieces allow (:func:`unresolved_spread`).
+    ``estimates``: the release's ``(T̂, σ)`` of each bin, or ``None``
+    (:func:`release_pieces`); ``moments``: each bin's decoded mean and mean
+    square, or a function returning them (called once, where a rule reads
+    them). Post-processing of released quantities."""
     pieces = release_pieces(spec, shares, estimates)
     if pieces is None:
         return []
@@ -438,7 +527,16 @@ def spread_reasons(spec, shares, estimates=None, moments=None):
             "whose counts are within their noise: whether those leaves hold "
             "rows or noise is not released"
         ]
-    weak = unsupported_bins_spread(spec, shares, estimates, moments)
+    drawn = []
+
+    def once():
+        if not drawn:
+            drawn.append(moments() if callable(moments) else moments)
+        return drawn[0]
+
+    weak = unsupported_bins_spread(
+        spec, shares, estimates, None if moments is None else once
+    )
     if NAME_UNSUPPORTED_BINS and weak is not None and weak[0] > ISOLATED_RATIO:
         ratio, lo, hi, est, sd = weak
         return [
@@ -447,6 +545,16 @@ def spread_reasons(spec, shares, estimates=None, moments=None):
             f"± {sd:.3g} rows, within its noise: whether that bin holds rows "
             "or noise is not released"
         ]
+    if NAME_UNRESOLVED_SPREAD:
+        ratio = unresolved_spread(pieces, shares, once())
+        if ratio > UNRESOLVED_SPREAD_RATIO:
+            times = "unboundedly many" if np.isinf(ratio) else f"{ratio:.2g}"
+            return [
+                f"rows whose spread (std) is {times} times the least its "
+                "released bins allow: where inside its private histogram's "
+                "leaves the rows lie is not released, and they are drawn "
+                "over the leaves' width"
+            ]
     return []
 
 

@@ -42,7 +42,7 @@ import numpy as np
 from ._decoding import _tail_models
 from ._natural_limits import RES_FLOOR
 from ._numeric_domain import GAP_T, GRID_STEP, _t, _x, root_cells
-from ._spread import _pieces_std
+from ._spread import _pieces_std, least_spread
 
 #: Only a leaf at most this wide in ``t`` is cut (:func:`split_wide_leaves`):
 #: ``GRID_STEP / 2^5``, a leaf at depth 5 or more of its depth-0 cell, where
@@ -463,7 +463,7 @@ def cut_bins(before, after):
 
 
 #: A histogram's leaves are cut only where its std (rows uniform inside
-#: each kept leaf) is more than this many times :func:`least_spread` of its
+#: each kept leaf) is more than this many times :func:`._spread.least_spread` of its
 #: leaves: where the rows could lie so much nearer one another inside their
 #: leaves that the decoded std would be far outside ``[1/2, 2]`` of theirs.
 #: Cutting every heavy, wide leaf cost credit's mean TV1 +7.9 % and KS
@@ -472,34 +472,11 @@ def cut_bins(before, after):
 UNRESOLVED_RATIO = 2.5
 
 
-def least_spread(pieces):
-    """The smallest std of rows with mass ``pieces[:, 0]`` anywhere inside
-    ``[pieces[:, 1], pieces[:, 2]]``: every piece at the point of its
-    interval nearest the common mean ``m``, the fixed point of ``m =
-    sum(p clip(m, lo, hi))`` (the right side minus ``m`` decreases in ``m``:
-    bisection). Moving a piece's mass towards the rows' mean within its
-    interval lowers their variance, so the minimum has every piece at its
-    point nearest the mean."""
-    p, lo, hi = pieces[:, 0] / pieces[:, 0].sum(), pieces[:, 1], pieces[:, 2]
-    a, b = float(lo.min()), float(hi.max())
-    for _ in range(200):
-        m = 0.5 * (a + b)
-        if p @ np.clip(m, lo, hi) > m:
-            a = m
-        else:
-            b = m
-        if b - a <= 1e-12 * max(abs(a), abs(b), 1.0):
-            break
-    x = np.clip(0.5 * (a + b), lo, hi)
-    mean = p @ x
-    return float(np.sqrt(max(p @ (x - mean) ** 2, 0.0)))
-
-
 #: :func:`_unresolved` reads only the kept leaves whose noisy count is at
 #: least this many sds (``sqrt(2) b``) of its Laplace noise: a leaf under
 #: it may exist on noise alone, and one far from the rest made the leaves
 #: look resolved (its distance in both the decoded std and
-#: :func:`least_spread`), so a heavy wide leaf stayed whole. A year column
+#: :func:`._spread.least_spread`), so a heavy wide leaf stayed whole. A year column
 #: (2003-2009, 2,400 rows, 11 columns, ε = 0.5; ``tests/test_wide_leaves.py``)
 #: kept noise leaves ``[1580, 1649)`` and ``[2049, 4096)`` beside its
 #: ``[2004, 2049)``, and its rows came back with 8.1 times the data's std.
@@ -511,7 +488,7 @@ LEAF_CONFIRM_Z = 3.0
 def _unresolved(hist, lo_cap, hi_cap):
     """Whether the std of ``hist``'s kept leaves (rows uniform inside each,
     cut to the cap; a finest leaf its integer or edge) is more than
-    :data:`UNRESOLVED_RATIO` times :func:`least_spread` of them; leaves
+    :data:`UNRESOLVED_RATIO` times :func:`._spread.least_spread` of them; leaves
     whose noisy count is under :data:`LEAF_CONFIRM_Z` noise sds are left
     out (where the public ``b`` is known)."""
     e, c = np.asarray(hist.edges, dtype=np.float64), np.asarray(hist.counts)

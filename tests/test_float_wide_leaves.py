@@ -203,3 +203,38 @@ def test_a_wide_leaf_whose_parts_the_release_cannot_locate_is_decoded_whole():
     final = _Release(rows, located + [(2000.0, 140.0)])
     assert _uncut_leaves(final, spec, 0) == set()
     assert final._model_rows is rows
+
+
+def test_two_touching_float_leaves_that_hold_the_rows_are_both_cut_in_parts_of_t():
+    """nhefs' ``tax71`` (0.52-1.52, 1,303 rows, 66 columns, ε = 1, seed 1
+    of ``benchmarks/bench_suite.py``, ``b = 69.7``) kept only the float
+    leaves ``[0.68, 1.0)`` and ``[1.0, 2.41)`` (6.1 and 8.7 ``b``) and its
+    rows came back over both, std x2.30 with no warning. Both leaves of
+    such a pair are cut into WIDE_PARTS parts of equal width in ``t`` (not
+    floored: a float column), every part marked for the release's test
+    (that fit's rows: x0.52); with FLOAT_PAIR_CUT off (the earlier
+    behaviour), neither is. Below 0, or with a partner under
+    ``LEAF_CONFIRM_Z`` noise sds, nothing is cut."""
+    from skdp_synth.preprocessing import _wide_leaves as wl
+    from skdp_synth.preprocessing._numeric_domain import _t, _x
+
+    assert wl.FLOAT_PAIR_CUT is True and wl.WIDE_PARTS == 4
+    b = 69.7
+    hist = _hist([0.68, 1.0, 2.41], [423.8, 607.7], scale=b)
+    coarse = [0.68, 1.0, 2.41]
+    edges, split = wl.split_wide_leaves(hist, coarse, [], 10)
+
+    def parts(lo, hi):
+        step = (float(_t(hi)) - float(_t(lo))) / 4
+        return [lo] + [float(_x(float(_t(lo)) + i * step)) for i in (1, 2, 3)]
+
+    assert edges == parts(0.68, 1.0) + parts(1.0, 2.41) + [2.41]
+    assert split == list(range(8))
+    assert 1.25 < edges[5] < 1.35 and edges[5] != round(edges[5])  # not floored
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wl, "FLOAT_PAIR_CUT", False)
+        assert wl.split_wide_leaves(hist, coarse, [], 10) == (coarse, [])
+    neg = _hist([-2.41, -1.0, -0.68], [607.7, 423.8], scale=b)
+    assert wl.split_wide_leaves(neg, [-2.41, -1.0, -0.68], [], 10)[1] == []
+    weak = _hist([0.68, 1.0, 2.41], [423.8, 2.0 * b], scale=b)
+    assert wl.split_wide_leaves(weak, coarse, [], 10)[1] == []

@@ -20,7 +20,9 @@ equal width (an integer column's body leaf, :data:`INT_SOLE_SHARE`, at
 depth 3 or more, and either of two touching leaves that hold its rows
 between them, :data:`INT_PAIR_CUT`) -- of a float column, at depth 5 of
 its own depth-0 cell
-(:func:`_deep_t`), into :data:`FLOAT_PARTS` of at least ``RES_FLOOR`` (a
+(:func:`_deep_t`; either of two touching leaves that hold its rows at any
+depth, :data:`FLOAT_PAIR_CUT`, into :data:`WIDE_PARTS` of equal width in
+``t``), into :data:`FLOAT_PARTS` of at least ``RES_FLOOR`` (a
 latitude 42.0-42.06 at ε = 1 kept ``[41.33, 42.24)`` and came back with
 4-45 times the data's std; a leaf that surely holds rows only where its
 density stands out of its neighbours', :func:`_peaked`) -- and marks them like
@@ -136,7 +138,9 @@ def split_wide_leaves(hist, edges, split, n_bins):
                 deep = deep or geometric
             else:
                 deep = deep or (hist.found and _sole(c, j, confirmed, SOLE_SHARE))
-            n = WIDE_PARTS if integer else FLOAT_PARTS
+                geometric = not deep and _float_pair(hist, j, lo_j)
+                deep = deep or geometric
+            n = WIDE_PARTS if integer or geometric else FLOAT_PARTS
             # a float leaf that surely holds rows: only where they stand
             # out of its neighbours' (_peaked)
             band = integer or _peaked(e, c, j, float(getattr(hist, "scale", np.nan)))
@@ -152,7 +156,7 @@ def split_wide_leaves(hist, edges, split, n_bins):
                 step = float(np.floor(step)) if integer else step
                 parts = [a + i * step for i in range(n)]
                 if geometric:
-                    parts = _geometric_parts(a, lo_j, hi_j, n)
+                    parts = _geometric_parts(a, lo_j, hi_j, n, integer)
         for v in parts:
             if len(parts) > 1 or k in old:
                 marks.append(len(out))
@@ -311,9 +315,13 @@ INT_PAIR_TAIL_CUT = True
 
 def _cut_pair_tail(hist, j):
     """Whether tail leaf ``j`` of ``hist`` is cut as one of a pair
-    (:data:`INT_PAIR_TAIL_CUT`, integer columns). Public: the released
-    histogram."""
-    return bool(INT_PAIR_TAIL_CUT and hist.integer and _pair_in_run(hist, j))
+    (:data:`INT_PAIR_TAIL_CUT`; a float column's with :data:`FLOAT_PAIR_CUT`).
+    Public: the released histogram."""
+    if not INT_PAIR_TAIL_CUT:
+        return False
+    if not hist.integer:
+        return bool(FLOAT_PAIR_CUT and _pair_in_run(hist, j))
+    return bool(_pair_in_run(hist, j))
 
 
 def _confirmed_mass(hist):
@@ -350,14 +358,37 @@ def _wide_sole(hist, j, lo, hi):
     return bool(_t(hi) - _t(lo) > SOLE_DEEP_T and _sole_in_run(hist, j))
 
 
-def _geometric_parts(a, lo, hi, n):
-    """The starts of ``n`` integer parts of ``[lo, hi)`` (``a = lo``, the
-    coarse bin's start) of equal width in ``t``: ``a`` and
-    ``floor(x(t(lo) + i (t(hi) - t(lo)) / n))``, ``i = 1 .. n - 1``, those
-    strictly inside. Public: the leaf's edges."""
+def _geometric_parts(a, lo, hi, n, integer=True):
+    """The starts of ``n`` parts of ``[lo, hi)`` (``a = lo``, the coarse
+    bin's start) of equal width in ``t``: ``a`` and ``x(t(lo) + i (t(hi) -
+    t(lo)) / n)``, ``i = 1 .. n - 1`` (floored to integers for an integer
+    column), those strictly inside. Public: the leaf's edges."""
     t_lo, t_hi = float(_t(lo)), float(_t(hi))
-    inner = {float(np.floor(_x(t_lo + i * (t_hi - t_lo) / n))) for i in range(1, n)}
+    cuts = (float(_x(t_lo + i * (t_hi - t_lo) / n)) for i in range(1, n))
+    inner = {float(np.floor(v)) if integer else v for v in cuts}
     return [a] + sorted(v for v in inner if a < v < hi)
+
+
+#: Whether either of two touching float leaves that hold a column's run
+#: between them (:func:`_pair_in_run`'s test: each at least
+#: ``LEAF_CONFIRM_Z`` noise sds, together more than :data:`INT_SOLE_SHARE`
+#: of their run and half of all kept leaves' counts), at or above 0, is cut
+#: into :data:`WIDE_PARTS` parts of equal width in ``t`` at any depth
+#: (:func:`_float_pair`): a body straddling one leaf edge, as nhefs'
+#: ``tax71`` (0.52-1.52, 1,303 rows, 66 columns, ε = 1, seed 1 of
+#: ``benchmarks/bench_suite.py``) in ``[0.68, 1.0)`` and ``[1.0, 2.41)``,
+#: its rows decoded over both, std x2.30, named by no warning (cut: x0.52).
+#: A pair a touching noise leaf outweighs is not cut (nhefs' ``wt82`` at
+#: seed 7: ``[16, 65)`` and ``[65, 256)`` hold 88.5 % of a run with
+#: ``[256, 1025)`` at 2 ``b``; std x4.6, and x5.0 with the rule on).
+FLOAT_PAIR_CUT = True
+
+
+def _float_pair(hist, j, lo):
+    """Whether float leaf ``j`` of ``hist`` (its part inside the cap
+    starting at ``lo``) is cut as one of a pair (:data:`FLOAT_PAIR_CUT`).
+    Public: the released histogram."""
+    return bool(FLOAT_PAIR_CUT and lo >= 0.0 and _pair_in_run(hist, j))
 
 
 def _sole_in_run(hist, j):

@@ -452,6 +452,19 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
 UNCUT_SHARE = 0.5
 
 
+def _leaf_of_parts(spec, bins):
+    """``{bin: leaf}``: the leaf of float column ``spec``'s released fine
+    histogram each of ``bins`` starts in (``-1`` without one). Public: the
+    released edges."""
+    hist = getattr(spec, "fine", None)
+    if hist is None:
+        return {int(b): -1 for b in bins}
+    e = np.asarray(hist.edges, dtype=np.float64)
+    starts = np.asarray([float(spec.levels[int(b)]) for b in bins])
+    at = np.searchsorted(e, starts, side="right") - 1
+    return {int(b): int(k) for b, k in zip(bins, at)}
+
+
 def _uncut_leaves(final, spec, j):
     """The parts of float column ``spec``'s (attribute ``j``) wide leaves
     whose supported parts carry less than :data:`UNCUT_SHARE` of the
@@ -473,10 +486,13 @@ def _uncut_leaves(final, spec, j):
         or getattr(final, "structural_zeros_", None)
     ):
         return set()
-    # split_wide_leaves cuts each leaf into FLOAT_PARTS consecutive bins
+    # split_wide_leaves cuts each leaf into consecutive bins (FLOAT_PARTS of
+    # a deep leaf, WIDE_PARTS of each of a pair, FLOAT_PAIR_CUT): a run is
+    # the parts of one leaf of the released histogram
+    leaf = _leaf_of_parts(spec, wide)
     runs, run = [], [wide[0]]
     for b in wide[1:]:
-        if b == run[-1] + 1 and len(run) < FLOAT_PARTS:
+        if b == run[-1] + 1 and leaf[b] == leaf[run[-1]] and len(run) < FLOAT_PARTS:
             run.append(b)
         else:
             runs.append(run)

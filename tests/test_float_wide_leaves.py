@@ -238,3 +238,29 @@ def test_two_touching_float_leaves_that_hold_the_rows_are_both_cut_in_parts_of_t
     assert wl.split_wide_leaves(neg, [-2.41, -1.0, -0.68], [], 10)[1] == []
     weak = _hist([0.68, 1.0, 2.41], [423.8, 2.0 * b], scale=b)
     assert wl.split_wide_leaves(weak, coarse, [], 10)[1] == []
+
+
+def test_a_cut_pair_the_release_cannot_locate_falls_back_leaf_by_leaf():
+    """The eight parts of a cut float pair (four of ``[0.68, 1.0)``, four of
+    ``[1.0, 2.41)``, as ``tax71``'s) are two leaves, not one run of eight:
+    where the release locates neither leaf's rows, each leaf's model rows
+    are spread over its own four parts, so the rows keep the model's share
+    of each leaf (36 % and 64 % here) instead of half and half."""
+    from skdp_synth._pipeline_levels import _leaf_of_parts, _uncut_leaves
+    from skdp_synth.preprocessing._wide_leaves import split_wide_leaves
+
+    hist = _hist([0.68, 1.0, 2.41], [423.8, 607.7], scale=69.7)
+    levels, split = split_wide_leaves(hist, [0.68, 1.0, 2.41], [], 10)
+    assert len(levels) == 9 and split == list(range(8))
+    spec = _ColumnSpec("tax71", "numeric", levels, False, np.dtype(float))
+    spec.fine = hist
+    spec.wide = tuple(range(8))
+    assert _leaf_of_parts(spec, range(8)) == {b: b // 4 for b in range(8)}
+    rows = np.zeros((1000, 1), dtype=np.int64)
+    rows[:360, 0], rows[360:, 0] = 3, 4  # the model's rows on two parts
+    weak = [(50.0, 140.0)] * 8  # no part passes: neither leaf located
+    final = _Release(rows, weak)
+    assert _uncut_leaves(final, spec, 0) == set(range(8))
+    got = np.bincount(final._model_rows[:, 0], minlength=8)
+    assert got[:4].sum() == 360 and got[4:].sum() == 640
+    assert got.min() >= 50  # spread over each leaf's parts

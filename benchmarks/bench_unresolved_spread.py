@@ -85,27 +85,29 @@ def run(log, suite_args):
     suite.main(suite_args)
 
 
-def _records(caches):
-    recs = {}
-    for cache in caches:
-        with open(cache) as f:
+def _lines(paths):
+    """The JSON records of the JSON-lines files ``paths``."""
+    for path in paths:
+        with open(path) as f:
             for line in f:
-                r = json.loads(line)
-                if r.get("method") == "auto" and "num" in r and not r.get("dnf"):
-                    recs[(r["table"], r["eps"], r["seed"])] = r
-    return recs
+                yield json.loads(line)
+
+
+def _records(caches):
+    return {
+        (r["table"], r["eps"], r["seed"]): r
+        for r in _lines(caches)
+        if r.get("method") == "auto" and "num" in r and not r.get("dnf")
+    }
 
 
 def _ratios(logs):
-    last = {}
-    for log in logs:
-        with open(log) as f:
-            for line in f:
-                r = json.loads(line)
-                if r.get("method") == "auto":
-                    key = (r["table"], r["eps"], r["seed"], r["col"])
-                    last[key] = r["ratio"]
-    return last
+    """The last logged ratio of each (table, ε, seed, column) of ``auto``."""
+    return {
+        (r["table"], r["eps"], r["seed"], r["col"]): r["ratio"]
+        for r in _lines(logs)
+        if r.get("method") == "auto"
+    }
 
 
 def classify(rec, col):

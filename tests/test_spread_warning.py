@@ -369,19 +369,27 @@ def test_the_degenerate_warning_reads_the_decoded_rows():
     assert any("[256, 511)" in r for r in reasons)
 
 
-def test_the_decoded_moments_are_drawn_only_for_an_unsupported_outer_bin():
-    """With every outer bin the rows use supported, nothing is dropped and
-    the decoder is not run; with the top bin under the test, it is."""
-    from skdp_synth.preprocessing import _spread
+def _counted_moments(spec):
+    """``(calls, moments)``: a function drawing ``spec``'s decoded bin
+    moments that appends to ``calls`` each time it runs."""
     from skdp_synth.preprocessing._decoding import decoded_bin_moments
 
-    spec, shares, estimates = _satisfactory_spec()
     calls = []
 
     def moments():
         calls.append(1)
         return decoded_bin_moments(spec)
 
+    return calls, moments
+
+
+def test_the_decoded_moments_are_drawn_only_for_an_unsupported_outer_bin():
+    """With every outer bin the rows use supported, nothing is dropped and
+    the decoder is not run; with the top bin under the test, it is."""
+    from skdp_synth.preprocessing import _spread
+
+    spec, shares, estimates = _satisfactory_spec()
+    calls, moments = _counted_moments(spec)
     supported = estimates[:-1] + [(3.0 * estimates[-1][1], estimates[-1][1])]
     assert _spread.unsupported_bins_spread(spec, shares, supported, moments) is None
     assert calls == []
@@ -497,14 +505,7 @@ def test_spread_reasons_draws_the_decoded_moments_at_most_once(monkeypatch):
     from skdp_synth.preprocessing import _spread
 
     spec, shares, estimates = _satisfactory_spec()
-    calls = []
-
-    def moments():
-        from skdp_synth.preprocessing._decoding import decoded_bin_moments
-
-        calls.append(1)
-        return decoded_bin_moments(spec)
-
+    calls, moments = _counted_moments(spec)
     supported = estimates[:-1] + [(3.0 * estimates[-1][1], estimates[-1][1])]
     spread_reasons(spec, shares, supported, moments)
     assert calls == []

@@ -64,13 +64,7 @@ def run(log, suite_args):
     reasons = decoding.spread_reasons
 
     def logged(spec, shares, estimates=None, moments=None):
-        drawn = []
-
-        def once():  # the decoder's moments, drawn at most once
-            if not drawn:
-                drawn.append(moments() if callable(moments) else moments)
-            return drawn[0]
-
+        once = _spread.drawn_once(moments)  # the decoder's moments, drawn once
         out = reasons(spec, shares, estimates, None if moments is None else once)
         pieces = _spread.release_pieces(spec, shares, estimates)
         if pieces is not None:

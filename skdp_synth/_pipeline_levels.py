@@ -454,12 +454,9 @@ UNCUT_SHARE = 0.5
 
 def _leaf_of_parts(spec, bins):
     """``{bin: leaf}``: the leaf of float column ``spec``'s released fine
-    histogram each of ``bins`` starts in (``-1`` without one). Public: the
-    released edges."""
-    hist = getattr(spec, "fine", None)
-    if hist is None:
-        return {int(b): -1 for b in bins}
-    e = np.asarray(hist.edges, dtype=np.float64)
+    histogram (set with its cut bins, ``spec.wide``) each of ``bins``
+    starts in. Public: the released edges."""
+    e = np.asarray(spec.fine.edges, dtype=np.float64)
     starts = np.asarray([float(spec.levels[int(b)]) for b in bins])
     at = np.searchsorted(e, starts, side="right") - 1
     return {int(b): int(k) for b, k in zip(bins, at)}
@@ -473,8 +470,6 @@ def _uncut_leaves(final, spec, j):
     decodes as one bin, as before the cut. Returns the set of those parts
     (not to be tested again). Post-processing of released values: the
     release's 1-way estimates, its noise scales and its model's rows."""
-    from .preprocessing._wide_leaves import FLOAT_PARTS
-
     wide = sorted(int(b) for b in getattr(spec, "wide", ()))
     rows = getattr(final, "_model_rows", None)
     estimate = getattr(final, "_one_way_level_estimate", None)
@@ -492,7 +487,7 @@ def _uncut_leaves(final, spec, j):
     leaf = _leaf_of_parts(spec, wide)
     runs, run = [], [wide[0]]
     for b in wide[1:]:
-        if b == run[-1] + 1 and leaf[b] == leaf[run[-1]] and len(run) < FLOAT_PARTS:
+        if b == run[-1] + 1 and leaf[b] == leaf[run[-1]]:
             run.append(b)
         else:
             runs.append(run)

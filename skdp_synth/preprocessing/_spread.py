@@ -487,7 +487,11 @@ def unresolved_spread(pieces, shares=None, moments=None):
     released quantities (the pieces, the model's shares, the decoder's
     moments of the released histogram)."""
     least = least_spread(pieces)
-    q = None if shares is None else np.clip(np.asarray(shares, dtype=float), 0, None)
+    q = (
+        None
+        if shares is None
+        else np.clip(np.asarray(shares, dtype=np.float64), 0, None)
+    )
     m = None if moments is None else np.asarray(moments, dtype=np.float64)
     if q is not None and m is not None and np.isfinite(m[: q.size][q > 0]).all():
         std = _mixture_std(q, m)
@@ -499,6 +503,20 @@ def unresolved_spread(pieces, shares=None, moments=None):
     # pieces (all rows could sit where they meet) comes back as ~1e-11 of
     # the span, not 0
     return std / least if least > LEAST_SPREAD_ZERO * std else np.inf
+
+
+def drawn_once(moments):
+    """A function returning ``moments`` (each bin's decoded mean and mean
+    square), calling it on the first call only where it is a function: the
+    decoder's draws are made at most once however many rules read them."""
+    drawn = []
+
+    def once():
+        if not drawn:
+            drawn.append(moments() if callable(moments) else moments)
+        return drawn[0]
+
+    return once
 
 
 def spread_reasons(spec, shares, estimates=None, moments=None):
@@ -527,13 +545,7 @@ def spread_reasons(spec, shares, estimates=None, moments=None):
             "whose counts are within their noise: whether those leaves hold "
             "rows or noise is not released"
         ]
-    drawn = []
-
-    def once():
-        if not drawn:
-            drawn.append(moments() if callable(moments) else moments)
-        return drawn[0]
-
+    once = drawn_once(moments)
     weak = unsupported_bins_spread(
         spec, shares, estimates, None if moments is None else once
     )

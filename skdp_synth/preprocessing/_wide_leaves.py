@@ -317,11 +317,8 @@ def _cut_pair_tail(hist, j):
     """Whether tail leaf ``j`` of ``hist`` is cut as one of a pair
     (:data:`INT_PAIR_TAIL_CUT`; a float column's with :data:`FLOAT_PAIR_CUT`).
     Public: the released histogram."""
-    if not INT_PAIR_TAIL_CUT:
-        return False
-    if not hist.integer:
-        return bool(FLOAT_PAIR_CUT and _pair_in_run(hist, j))
-    return bool(_pair_in_run(hist, j))
+    pair = _pair_in_run if hist.integer else _float_pair
+    return bool(INT_PAIR_TAIL_CUT and pair(hist, j))
 
 
 def _confirmed_mass(hist):
@@ -370,7 +367,7 @@ def _geometric_parts(a, lo, hi, n, integer=True):
 
 
 #: Whether either of two touching float leaves that hold a column's run
-#: between them (:func:`_pair_in_run`'s test: each at least
+#: between them (:func:`_holds_pair`: each at least
 #: ``LEAF_CONFIRM_Z`` noise sds, together more than :data:`INT_SOLE_SHARE`
 #: of their run and half of all kept leaves' counts), at or above 0, is cut
 #: into :data:`WIDE_PARTS` parts of equal width in ``t`` at any depth
@@ -384,11 +381,13 @@ def _geometric_parts(a, lo, hi, n, integer=True):
 FLOAT_PAIR_CUT = True
 
 
-def _float_pair(hist, j, lo):
+def _float_pair(hist, j, lo=None):
     """Whether float leaf ``j`` of ``hist`` (its part inside the cap
-    starting at ``lo``) is cut as one of a pair (:data:`FLOAT_PAIR_CUT`).
+    starting at ``lo``; the leaf's own edge where ``None``) is cut as one of
+    a pair (:data:`FLOAT_PAIR_CUT`, :func:`_holds_pair`), at or above 0.
     Public: the released histogram."""
-    return bool(FLOAT_PAIR_CUT and lo >= 0.0 and _pair_in_run(hist, j))
+    lo = float(hist.edges[j]) if lo is None else lo
+    return bool(FLOAT_PAIR_CUT and lo >= 0.0 and _holds_pair(hist, j))
 
 
 def _sole_in_run(hist, j):
@@ -430,12 +429,20 @@ def _run_of(c, j):
 
 
 def _pair_in_run(hist, j):
-    """Whether kept leaf ``j`` of integer histogram ``hist`` is one of two
-    touching leaves, each at least ``LEAF_CONFIRM_Z`` noise sds, that
-    together hold more than :data:`INT_SOLE_SHARE` of the noisy counts of
-    their run and more than half of all kept leaves' (:data:`INT_PAIR_CUT`;
-    never where it is off). Public: a function of the released histogram."""
-    if not INT_PAIR_CUT or INT_SOLE_SHARE is None:
+    """Whether kept leaf ``j`` of integer histogram ``hist`` holds a pair
+    (:func:`_holds_pair`) where :data:`INT_PAIR_CUT` is on. Public: a
+    function of the released histogram."""
+    return bool(INT_PAIR_CUT and _holds_pair(hist, j))
+
+
+def _holds_pair(hist, j):
+    """Whether kept leaf ``j`` of ``hist`` is one of two touching leaves,
+    each at least ``LEAF_CONFIRM_Z`` noise sds, that together hold more than
+    :data:`INT_SOLE_SHARE` of the noisy counts of their run and more than
+    half of all kept leaves' (never where :data:`INT_SOLE_SHARE` is off).
+    The test of :data:`INT_PAIR_CUT` and :data:`FLOAT_PAIR_CUT`, each with
+    its own switch. Public: a function of the released histogram."""
+    if INT_SOLE_SHARE is None:
         return False
     c = np.asarray(hist.counts, dtype=np.float64)
     floor = _confirm_floor(hist)

@@ -240,6 +240,36 @@ def test_two_touching_float_leaves_that_hold_the_rows_are_both_cut_in_parts_of_t
     assert wl.split_wide_leaves(weak, coarse, [], 10)[1] == []
 
 
+def test_a_float_pairs_lighter_leaf_needs_two_noise_sds():
+    """nhefs' ``price71`` (1.51-2.69, 1,303 rows, ε = 1, seed 0 of
+    ``benchmarks/bench_suite.py``, ``b = 69.7``) kept ``[1, 2.41)`` (1,115
+    noisy rows) and ``[2.41, 4.83)`` (210.5: 3.02 ``b``, 2.14 noise sds,
+    under ``LEAF_CONFIRM_Z``) and its rows came back over both, std x2.69
+    with no warning. The lighter leaf of a float pair needs only
+    ``FLOAT_PAIR_PARTNER_Z`` = 2 noise sds (``2 sqrt(2) b``) where the other
+    passes ``LEAF_CONFIRM_Z``: both are cut in WIDE_PARTS parts of ``t``.
+    Just under 2 sds, or with neither leaf confirmed, nothing is cut; an
+    integer pair keeps ``LEAF_CONFIRM_Z`` for both."""
+    from skdp_synth.preprocessing import _wide_leaves as wl
+
+    assert wl.FLOAT_PAIR_PARTNER_Z == 2.0 and wl.LEAF_CONFIRM_Z == 3.0
+    b = 69.7
+    coarse = [1.0, 2.41, 4.83]
+    sd2 = 2.0 * np.sqrt(2.0) * b
+    assert sd2 < 210.5 < wl.LEAF_CONFIRM_Z * np.sqrt(2.0) * b
+    hist = _hist(coarse, [1115.3, 210.5], scale=b)
+    edges, split = wl.split_wide_leaves(hist, coarse, [], 10)
+    assert split == list(range(8)) and len(edges) == 9
+    assert edges[0] == 1.0 and edges[4] == 2.41 and edges[-1] == 4.83
+    under = _hist(coarse, [1115.3, sd2 - 1.0], scale=b)
+    assert wl.split_wide_leaves(under, coarse, [], 10) == (coarse, [])
+    # neither leaf confirmed: each 2.5 noise sds
+    both = _hist(coarse, [2.5 * np.sqrt(2.0) * b] * 2, scale=b)
+    assert wl.split_wide_leaves(both, coarse, [], 10) == (coarse, [])
+    ints = _hist([1, 16, 65], [1115.3, 210.5], scale=b, integer=True)
+    assert not wl._pair_in_run(ints, 1) and not wl._pair_in_run(ints, 0)
+
+
 def test_a_cut_pair_the_release_cannot_locate_falls_back_leaf_by_leaf():
     """The eight parts of a cut float pair (four of ``[0.68, 1.0)``, four of
     ``[1.0, 2.41)``, as ``tax71``'s) are two leaves, not one run of eight:

@@ -329,11 +329,13 @@ def _confirmed_mass(hist):
     return float(c[(c > 0) & (c >= _confirm_floor(hist))].sum())
 
 
-def _confirm_floor(hist):
-    """``LEAF_CONFIRM_Z`` noise sds of a leaf of ``hist`` (``sqrt(2) b``; 0
-    where ``b`` is unknown): a leaf at or above it surely holds rows."""
+def _confirm_floor(hist, z=None):
+    """``z`` (``LEAF_CONFIRM_Z`` unless given) noise sds of a leaf of
+    ``hist`` (``sqrt(2) b``; 0 where ``b`` is unknown): a leaf at or above
+    ``LEAF_CONFIRM_Z`` of them surely holds rows."""
     scale = float(getattr(hist, "scale", np.nan))
-    return LEAF_CONFIRM_Z * np.sqrt(2.0) * scale if np.isfinite(scale) else 0.0
+    z = LEAF_CONFIRM_Z if z is None else float(z)
+    return z * np.sqrt(2.0) * scale if np.isfinite(scale) else 0.0
 
 
 def _sole(c, j, confirmed, share):
@@ -406,9 +408,7 @@ def _float_pair(hist, j, lo=None):
     lo = float(hist.edges[j]) if lo is None else lo
     if not (FLOAT_PAIR_CUT and lo >= 0.0):
         return False
-    scale = float(getattr(hist, "scale", np.nan))
-    partner = FLOAT_PAIR_PARTNER_Z * np.sqrt(2.0) * scale if np.isfinite(scale) else 0.0
-    return _holds_pair(hist, j, partner)
+    return _holds_pair(hist, j, _confirm_floor(hist, FLOAT_PAIR_PARTNER_Z))
 
 
 def _sole_in_run(hist, j):

@@ -284,3 +284,43 @@ def _drop_levels(specs, estimates, value_share):
         [(rng.random(1000) > value_share).astype(np.intp), rng.integers(0, 2, 1000)]
     )
     return _run_levels(specs, estimates, rows)
+
+
+def test_a_dropped_bin_at_the_domains_end_empties_its_leaves():
+    """The income column of the test above, its top bin a tentative one
+    (its noise leaf ``[65536, 1048576)`` joined at the looser level) that
+    the release puts at 100 ± 36 rows, under ``TENTATIVE_SUPPORT_Z``: the
+    pipeline drops it, and, the bin lying at the domain's end, empties its
+    leaf as it empties an outer bin measured as empty, so ``[16385,
+    65536)`` decays from 16,385 as the column's tail. Before, the dropped
+    bin's leaf kept its count, and the bin below decoded ``[16385, 65536)``
+    as an inner leaf, uniformly in ``t`` (credit's ``Debt`` at ε = 0.3,
+    seed 7: std x9.08)."""
+    from skdp_synth._pipeline_levels import OUTER_DROPPED_EMPTIED
+
+    assert OUTER_DROPPED_EMPTIED
+    edges = [2049, 2897, 4096, 5792, 8192, 16385, 65536, 1048576]
+    counts = [249.0, 177.0, 263.0, 0.0, 0.0, 116.0, 173.0]
+    tent = [False] * 6 + [True]
+    levels = [2049.0, 2897.0, 4096.0, 5792.0, 65536.0, 1048575.0]
+    hist = _hist(edges, counts, tentative=tent, scale=41.7)
+    assert hist.tentative_bins(levels) == [4]
+    spec = _spec("income", levels, hist, split=[4])
+    est = [(298.0, 36.0), (137.0, 36.0), (303.0, 36.0), (460.0, 36.0), (100.0, 36.0)]
+    assert 100.0 < TENTATIVE_SUPPORT_Z * 36.0
+    pipe, _ = _run_levels([spec], [est])
+    assert pipe.integer_bins_dropped_ == {"income": [65536.0]}
+    assert spec.fine.counts[-1] == 0.0
+    n = 4000
+    args = (np.full(n, 5792.0), np.full(n, 65536.0), np.zeros(n, bool))
+    v = decode_fine(spec.fine, *args, np.random.default_rng(0))
+    top = v[v >= 16385]
+    assert np.mean(top < 20000) > 0.5 and top.max() < 30000
+    # a dropped bin that is not tentative (a heap's one-integer neighbour,
+    # a kept range's integer) keeps its leaves: emptying them moved the
+    # densest leaf of attrition's PercentSalaryHike and its rows' top
+    hist = _hist(edges, counts, scale=41.7)
+    spec = _spec("income", levels, hist, split=[4])
+    pipe, _ = _run_levels([spec], [[*est[:4], (50.0, 36.0)]])
+    assert pipe.integer_bins_dropped_ == {"income": [65536.0]}
+    assert spec.fine.counts[-1] == 173.0

@@ -77,7 +77,7 @@ def test_far_groups_the_release_sees_stay():
     hist = fine_hist(EDGES, strong, scale=B, finest=FINEST, tentative=TENT)
     out = drop_unneeded_far_groups(hist, LEVELS, [(2107.0, 71.0), (287.0, 71.0)])
     assert out is hist
-    # one bin over everything: the core's bin, left as it is
+    # one bin over everything, the core's: its outer group is confirmed
     one = drop_unneeded_far_groups(hist, [0.0, LEVELS[-1]], [(2500.0, 71.0)])
     assert one is hist
 
@@ -148,3 +148,82 @@ def test_a_float_columns_short_gap_inside_its_span_parts_nothing():
     levels = [1.0, 42.01, 500.0]
     found = [(164.0, 52.0), (2400.0, 52.0)]
     assert drop_unneeded_far_groups(hist, levels, found) is hist
+
+
+#: an integer column's confirmed leaves 0-4, then a tentative run: its real
+#: thin edge [5, 8), an emptied stretch, and a far noise leaf [1024, 2048)
+RUN_EDGES = [0, 1, 2, 3, 4, 5, 8, 16, 1024, 2048]
+RUN_COUNTS = [1000.0, 800.0, 600.0, 400.0, 200.0, 60.0, 0.0, 0.0, 150.0]
+RUN_TENT = [False] * 5 + [True] * 4
+
+
+def test_a_tentative_runs_far_groups_are_bins_of_their_own():
+    """The tentative run's two groups of kept leaves (parted by an emptied
+    stretch wider than ``GAP_T`` in ``t``) become two coarse bins, cut at
+    the far group's first leaf, so the release tests the far noise leaf on
+    its own estimate: it fails ``TENTATIVE_SUPPORT_Z`` and no row decodes
+    past the edge. Before, the run was one bin ``[5, 2047]``: the edge's
+    rows passed its test, and the decoder drew most of them on the noise
+    leaf (60 : 150 noisy rows; attrition's ``YearsSinceLastPromotion`` at
+    ε = 0.3, seed 0, std x40,888)."""
+    from skdp_synth.preprocessing import _coarse_bins
+
+    hist = fine_hist(RUN_EDGES, RUN_COUNTS, scale=20.0, tentative=RUN_TENT)
+    levels = _coarse_bins.coarse_edges(hist, 8)
+    assert levels == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 1024.0, 2047.0]
+    split = hist.tentative_bins(levels)
+    assert split == [5, 6]
+    spec = _spec("years", levels, hist, split=split)
+    found = [(1000.0, 30.0), (800.0, 30.0), (600.0, 30.0), (400.0, 30.0)]
+    found += [(200.0, 30.0), (120.0, 30.0), (20.0, 30.0)]
+    pipe, _ = _run_levels([spec], [found])
+    assert pipe.integer_bins_dropped_ == {"years": [1024.0]}
+    rng = np.random.default_rng(0)
+    n = 4000
+    rows = decode_fine(
+        spec.fine, np.full(n, 5.0), np.full(n, 1024.0), np.zeros(n, bool), rng
+    )
+    assert rows.max() < 1024
+
+
+def test_a_tentative_run_below_the_confirmed_leaves_cuts_on_its_far_side():
+    """A run below the confirmed leaves is cut after its far group's last
+    leaf (at 4), so the emptied stretch stays with the near group's bin
+    ``[4, 1000)`` and the far group's bin ``[0, 4)`` holds only its own
+    leaf; the parent cut nothing inside the run."""
+    from skdp_synth.preprocessing import _coarse_bins
+
+    edges = [0, 4, 512, 1000, 1008, 1016, 1024, 1032]
+    counts = [150.0, 0.0, 60.0, 1000.0, 800.0, 600.0, 400.0]
+    tent = [True] * 3 + [False] * 4
+    hist = fine_hist(edges, counts, scale=20.0, tentative=tent)
+    levels = _coarse_bins.coarse_edges(hist, 8)
+    assert levels == [0.0, 4.0, 1000.0, 1008.0, 1016.0, 1024.0, 1031.0]
+    assert hist.tentative_bins(levels) == [0, 1]
+
+
+def test_the_core_bins_far_noise_groups_are_emptied():
+    """One coarse bin over the whole zero-inflated column (the core's own
+    bin): its kept leaves claim 811 rows more than the release's 2,500 ±
+    71, so its end groups away from the densest leaf (the 0s) are emptied,
+    the farthest first, until the rest is within ``FAR_EXCESS_Z`` sds of the
+    difference; the group of the 0s is never emptied. Before, the core's
+    bin was left as it is, and its rows decoded up to 4e8 (credit_card's
+    ``active`` at ε = 0.3, seed 7: std x189,000)."""
+    from skdp_synth.preprocessing._bin_mass import (
+        FAR_EXCESS_Z,
+        drop_unneeded_far_groups,
+    )
+
+    def sd(m):
+        return np.sqrt(71.0**2 + 2 * m * B * B)
+
+    hist = _zero_inflated()
+    levels, found = [0.0, LEVELS[-1]], [(2500.0, 71.0)]
+    assert 2811.0 - 2500.0 > FAR_EXCESS_Z * sd(5)
+    assert 2660.0 - 2500.0 > FAR_EXCESS_Z * sd(4)
+    assert 2501.0 - 2500.0 < FAR_EXCESS_Z * sd(3)
+    out = drop_unneeded_far_groups(hist, levels, found)
+    np.testing.assert_allclose(out.counts, [2100, 0, 187, 214, 0, 0, 0, 0])
+    # the release sees the rows: nothing is emptied
+    assert drop_unneeded_far_groups(hist, levels, [(2800.0, 71.0)]) is hist

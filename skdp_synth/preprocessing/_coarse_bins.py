@@ -48,7 +48,7 @@ def coarse_edges(hist, n_bins):
         # stay when merging (a heavy integer leaf is split at a bin start)
         if np.isfinite(hist.scale):
             heavy = heavy[c[heavy] >= COARSE_NOISE_Z * hist.scale * math.sqrt(2.0)]
-        fixed = np.concatenate([_tentative_cuts(hist, inside), heavy, heavy + 1])
+        fixed = np.concatenate([_tentative_cuts(hist, inside, e), heavy, heavy + 1])
         cuts = np.unique(np.concatenate([cuts, fixed]))
         cuts = _merge_bins_in_noise(cuts, c, hist.scale, fixed)
         cuts = e[np.clip(cuts, 0, c.size)].tolist()
@@ -107,15 +107,69 @@ def _merge_bins_in_noise(cuts, c, scale, fixed=()):
     return np.asarray(cuts)
 
 
-def _tentative_cuts(hist, inside):
-    """Leaf-index cuts (among the leaves ``inside`` the bounds) at both ends
-    of each run of tentative leaves, so that a tentative bin holds no
-    other leaf (:meth:`FineHistogram.tentative_bins`)."""
+def _tentative_cuts(hist, inside, e=None):
+    """Leaf-index cuts (among the leaves ``inside`` the bounds, whose edges
+    are ``e``) at both ends of each run of tentative leaves, so that a
+    tentative bin holds no other leaf (:meth:`FineHistogram.tentative_bins`);
+    with :data:`TENTATIVE_GROUP_CUTS`, also between the run's groups of
+    kept leaves (:func:`_group_cuts`)."""
     if hist.tentative is None:
         return np.zeros(0, dtype=int)
-    t = np.asarray(hist.tentative, dtype=bool)[inside].astype(int)
-    change = np.flatnonzero(np.diff(t)) + 1
+    tent = np.asarray(hist.tentative, dtype=bool)[inside]
+    change = np.flatnonzero(np.diff(tent.astype(int))) + 1
+    if TENTATIVE_GROUP_CUTS and e is not None:
+        groups = _group_cuts(tent, hist.counts[inside], e, hist.integer)
+        change = np.union1d(change, groups)
     return change.astype(int)
+
+
+#: Cut a tentative run between its groups of kept leaves (:func:`_group_cuts`),
+#: so that each far group is a tentative coarse bin of its own, tested by the
+#: pipeline at ``TENTATIVE_SUPPORT_Z`` on its own estimate
+#: (``skdp_synth._pipeline_levels``). Before, a run's groups shared a bin: the
+#: real rows of the run's near edge passed the bin's test and the decoder drew
+#: part of them on the far noise leaves past the emptied stretch. Found on a
+#: TUNE table of ``benchmarks/bench_suite.py`` (modeldata ``attrition``'s
+#: ``YearsSinceLastPromotion`` at ε = 0.3, seed 0: std x40,888 -> x1.35);
+#: measured in ``benchmarks/results/bench_suite.md`` ("Tentative runs cut
+#: between their groups"). ``False``: one bin per run, as before.
+TENTATIVE_GROUP_CUTS = True
+
+
+def _group_cuts(tentative, c, e, integer):
+    """Leaf-index cuts inside each tentative run (mask ``tentative`` over the
+    leaves with noisy counts ``c`` and edges ``e``) between its groups of
+    kept leaves: groups part where an emptied stretch wider than
+    :data:`._numeric_domain.GAP_T` in ``t`` lies between two kept leaves (a
+    float column's also where it is wider than
+    :data:`._bin_mass.FLOAT_GAP_SHARE` of the span of all its kept leaves,
+    as :func:`._bin_mass.drop_unneeded_far_groups` parts them). The cut is on
+    the gap's far side from the confirmed leaves -- at the far group's first
+    leaf above them, after its last leaf below them -- so the emptied
+    stretch stays with the nearer group and the far group's bin holds only
+    its own leaves. Post-processing of the released counts and edges."""
+    from ._bin_mass import FLOAT_GAP_SHARE
+    from ._numeric_domain import GAP_T, _t
+
+    c = np.asarray(c, dtype=np.float64)
+    e = np.asarray(e, dtype=np.float64)
+    held = np.flatnonzero(c > 0)
+    if held.size < 2 or not tentative.any() or tentative.all():
+        return np.zeros(0, dtype=int)
+    span = float(_t(e[held[-1] + 1]) - _t(e[held[0]]))
+    gap = GAP_T if integer else min(GAP_T, FLOAT_GAP_SHARE * span)
+    out = []
+    idx = np.flatnonzero(tentative)
+    runs = np.split(idx, np.flatnonzero(np.diff(idx) > 1) + 1)
+    for run in runs:
+        kept = run[c[run] > 0]
+        if kept.size < 2:
+            continue
+        above = run[0] > 0  # confirmed leaves below the run
+        for i, j in zip(kept[:-1], kept[1:]):
+            if _t(e[j]) - _t(e[i + 1]) > gap:
+                out.append(int(j) if above else int(i) + 1)
+    return np.asarray(out, dtype=int)
 
 
 #: A leaf of an integer column that holds more than one coarse bin's mass

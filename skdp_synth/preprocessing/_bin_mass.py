@@ -407,7 +407,7 @@ def _group_to_empty(groups, counts, sure, scale):
 #: first bin kept its far noise leaves: modeldata ``credit_card``'s
 #: ``active`` (a TUNE table of ``benchmarks/bench_suite.py``, ε = 0.3, seed
 #: 7) decoded part of its core bin's rows on a noise leaf past an emptied
-#: stretch, std x189,000 (x1.23 with the rule); measured in
+#: stretch, std x181,000 (x1.18 with the rule); measured in
 #: ``benchmarks/results/bench_suite.md`` ("Tentative runs cut between their
 #: groups"). ``False``: the core's bin left as it is.
 CORE_BIN_FAR_GROUPS = True

@@ -130,7 +130,7 @@ def _tentative_cuts(hist, inside, e=None):
 #: real rows of the run's near edge passed the bin's test and the decoder drew
 #: part of them on the far noise leaves past the emptied stretch. Found on a
 #: TUNE table of ``benchmarks/bench_suite.py`` (modeldata ``attrition``'s
-#: ``YearsSinceLastPromotion`` at ε = 0.3, seed 0: std x40,888 -> x1.35);
+#: ``YearsSinceLastPromotion`` at ε = 0.3, seed 0: std x40,900 -> x1.08);
 #: measured in ``benchmarks/results/bench_suite.md`` ("Tentative runs cut
 #: between their groups"). ``False``: one bin per run, as before.
 TENTATIVE_GROUP_CUTS = True

@@ -1625,7 +1625,21 @@ def silent(done, names, eps_list=(0.3, 1.0), oww=None):
     no larger than the release's blind spot puts the ratio in band (a ratio
     past 2 there says the band lies between; a zero-inflated column's
     tail, all of it unseen)."""
-    lines, count, fits, unseen = [], 0, 0, 0
+    per_fit, fits = silent_fits(done, names, eps_list, oww)
+    lines = [
+        f"{t} eps={e:g} seed={seed}: " + "; ".join(bad)
+        for (t, e, seed), (_, bad) in per_fit.items()
+    ]
+    unseen = sum(explained for explained, _ in per_fit.values())
+    return lines, len(per_fit), fits, unseen
+
+
+def silent_fits(done, names, eps_list=(0.3, 1.0), oww=None):
+    """``({(table, eps, seed): (unseen, reasons)}, fits)``: each silent fit
+    of ``auto`` (:func:`silent`), in the order :func:`silent` lists them,
+    whether unseen rows explain it and its silent columns' reasons; ``fits``
+    the number of fits read."""
+    out, fits = {}, 0
     for t in names:
         real = done.get((t, 0.0, 0, "real", None))
         if real is None:
@@ -1652,10 +1666,8 @@ def silent(done, names, eps_list=(0.3, 1.0), oww=None):
                         explained = False
                         bad.append(f"{c} missing {100 * p:.1f}% vs {100 * p0:.1f}%")
                 if bad:
-                    count += 1
-                    unseen += explained
-                    lines.append(f"{t} eps={e:g} seed={r['seed']}: " + "; ".join(bad))
-    return lines, count, fits, unseen
+                    out[(t, e, r["seed"])] = (explained, bad)
+    return out, fits
 
 
 #: The two-sided tail of a normal past 3 sds: the share of missing-share

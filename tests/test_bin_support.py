@@ -324,3 +324,49 @@ def test_a_dropped_bin_at_the_domains_end_empties_its_leaves():
     pipe, _ = _run_levels([spec], [[*est[:4], (50.0, 36.0)]])
     assert pipe.integer_bins_dropped_ == {"income": [65536.0]}
     assert spec.fine.counts[-1] == 173.0
+
+
+def test_an_inner_integer_leafs_parts_fall_back_on_the_leaf():
+    """An integer column's inner leaf ``[8, 24)`` (kept leaves on both
+    sides), cut into four parts the release puts at 50 ± 40 rows each: no
+    part passes, but the leaf's 200 rows are there, so the parts are kept
+    and the model's rows in them spread over the leaf (``_uncut_leaves``,
+    as a float column's). Before, every part was dropped under its test and
+    its rows moved to the column's other bins (credit's ``Assets`` at
+    ε = 0.3, seed 7: its bins 4,096-16,385 dropped, KS .379; now .229). The
+    same leaf as the column's last kept leaf is left to the tests: spread
+    over a leaf past the data's end, its rows came back far out
+    (workinghours' ``education``, ``[16, 256)``, std x9.4)."""
+    from skdp_synth._pipeline_levels import UNCUT_INTEGER_LEAVES
+
+    assert UNCUT_INTEGER_LEAVES
+    edges = [0, 4, 8, 24, 40]
+    levels = [0.0, 4.0, 8.0, 12.0, 16.0, 20.0, 24.0, 39.0]
+    parts = [2, 3, 4, 5]
+
+    def run(counts):
+        spec = _spec("n", levels, _hist(edges, counts, scale=20.0), split=parts)
+        spec.wide = tuple(parts)
+        blocks = object()
+        encoder = SimpleNamespace(blocks_=blocks, specs_=[spec])
+        est = [(500.0, 40.0), (300.0, 40.0)] + [(50.0, 40.0)] * 4 + [(400.0, 40.0)]
+        final = _Final(["n"], [est])
+        final.random_state = 0
+        final._model_rows = np.array([[0]] * 5 + [[2]] * 3 + [[6]] * 2)
+        pipe = SimpleNamespace(
+            _iter=lambda with_final: [(0, "enc", encoder)],
+            _drop_missing_level=lambda *a: False,
+            _warn_degenerate=lambda *a: None,
+        )
+        PipelineLevelsMixin._drop_unsupported_levels(pipe, final, {"blocks": blocks})
+        return pipe, final
+
+    assert 50.0 < LEVEL_SUPPORT_Z * 40.0
+    pipe, final = run([500.0, 300.0, 200.0, 400.0])
+    assert pipe.integer_bins_dropped_ == {}
+    rows = final._model_rows[:, 0]
+    assert np.count_nonzero(np.isin(rows, parts)) == 3
+    assert np.count_nonzero(rows == 0) == 5 and np.count_nonzero(rows == 6) == 2
+    # the same parts in the column's last kept leaf: tested one by one
+    pipe, _ = run([500.0, 300.0, 200.0, 0.0])
+    assert pipe.integer_bins_dropped_ == {"n": [8.0, 12.0, 16.0, 20.0]}

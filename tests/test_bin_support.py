@@ -55,12 +55,14 @@ class _Final:
         return True
 
 
-def _run_levels(specs, estimates, model_rows=None):
+def _run_levels(specs, estimates, model_rows=None, random_state=None):
     blocks = object()
     encoder = SimpleNamespace(blocks_=blocks, specs_=specs)
     final = _Final([s.name for s in specs], estimates)
     if model_rows is not None:
         final._model_rows = model_rows
+    if random_state is not None:
+        final.random_state = random_state
     pipe = SimpleNamespace(
         _iter=lambda with_final: [(0, "enc", encoder)],
         _drop_missing_level=lambda *a: False,
@@ -347,19 +349,9 @@ def test_an_inner_integer_leafs_parts_fall_back_on_the_leaf():
     def run(counts):
         spec = _spec("n", levels, _hist(edges, counts, scale=20.0), split=parts)
         spec.wide = tuple(parts)
-        blocks = object()
-        encoder = SimpleNamespace(blocks_=blocks, specs_=[spec])
         est = [(500.0, 40.0), (300.0, 40.0)] + [(50.0, 40.0)] * 4 + [(400.0, 40.0)]
-        final = _Final(["n"], [est])
-        final.random_state = 0
-        final._model_rows = np.array([[0]] * 5 + [[2]] * 3 + [[6]] * 2)
-        pipe = SimpleNamespace(
-            _iter=lambda with_final: [(0, "enc", encoder)],
-            _drop_missing_level=lambda *a: False,
-            _warn_degenerate=lambda *a: None,
-        )
-        PipelineLevelsMixin._drop_unsupported_levels(pipe, final, {"blocks": blocks})
-        return pipe, final
+        rows = np.array([[0]] * 5 + [[2]] * 3 + [[6]] * 2)
+        return _run_levels([spec], [est], model_rows=rows, random_state=0)
 
     assert 50.0 < LEVEL_SUPPORT_Z * 40.0
     pipe, final = run([500.0, 300.0, 200.0, 400.0])

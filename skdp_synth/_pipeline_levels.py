@@ -424,7 +424,7 @@ def _reconcile_leaves(final, spec, j, dropped, outer=()):
     ends = set(outer)
     if OUTER_DROPPED_EMPTIED:
         run = _outer_run(int(spec.n_levels), [*dropped, *outer])
-        ends |= (run - tail) & (_tentative_bins(spec) | set(outer))
+        ends |= (run - tail) & _tentative_bins(spec)
     hist = empty_outer_bins(hist, edges, sorted(ends))
     hist = trim_dropped_bins(
         hist, edges, [b for b in [*dropped, *outer] if int(b) not in tail]
@@ -526,8 +526,8 @@ def _uncut_leaves(final, spec, j, inner_only=False):
     """The parts of numeric column ``spec``'s (attribute ``j``) wide leaves
     (with ``inner_only``, those of leaves with kept leaves on both sides,
     :data:`UNCUT_INTEGER_LEAVES`) whose supported parts carry less than
-    :data:`UNCUT_SHARE` of the
-    release's estimate of the leaf: the model's rows at those parts are
+    :data:`UNCUT_SHARE` of the release's estimate of the leaf: the model's
+    rows at those parts are
     spread over the leaf's parts uniformly (equal widths), so the leaf
     decodes as one bin, as before the cut. Returns the set of those parts
     (not to be tested again). Post-processing of released values: the

@@ -288,6 +288,17 @@ FAR_EXCESS_Z = 0.5
 FLOAT_GAP_SHARE = 0.1
 
 
+def group_gap(integer, span):
+    """The widest emptied stretch in ``t`` that does not part two kept leaves
+    into groups: :data:`._numeric_domain.GAP_T`, for a float column at most
+    :data:`FLOAT_GAP_SHARE` of ``span``, its kept leaves' span in ``t``
+    (:func:`drop_unneeded_far_groups`, and the tentative runs' cuts of
+    :func:`._coarse_bins._group_cuts`)."""
+    from ._numeric_domain import GAP_T
+
+    return GAP_T if integer else min(GAP_T, FLOAT_GAP_SHARE * span)
+
+
 def drop_unneeded_far_groups(hist, edges, estimates):
     """``hist`` with the far groups of kept leaves that the release's
     estimates leave no room for emptied; ``hist`` itself where none is.
@@ -325,7 +336,7 @@ def drop_unneeded_far_groups(hist, edges, estimates):
     the fine histogram (its noisy counts, public ``b`` and number of leaves)
     and of the release's estimates and public noise sds."""
     from ._decoding import _core_mode
-    from ._numeric_domain import GAP_T, _t
+    from ._numeric_domain import _t
     from ._spread import _confirmed_count
 
     scale = float(getattr(hist, "scale", np.nan))
@@ -358,7 +369,7 @@ def drop_unneeded_far_groups(hist, edges, estimates):
         kept = np.flatnonzero((counts > 0) & (hi > lo))
         if kept.size < 2:
             continue
-        gap = GAP_T if hist.integer else min(GAP_T, FLOAT_GAP_SHARE * span)
+        gap = group_gap(hist.integer, span)
         groups = [[int(kept[0])]]
         for i, j in zip(kept[:-1], kept[1:]):
             if _t(lo[j]) - _t(hi[i]) > gap:

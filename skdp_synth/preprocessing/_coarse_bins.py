@@ -148,8 +148,8 @@ def _group_cuts(tentative, c, e, integer):
     leaf above them, after its last leaf below them -- so the emptied
     stretch stays with the nearer group and the far group's bin holds only
     its own leaves. Post-processing of the released counts and edges."""
-    from ._bin_mass import FLOAT_GAP_SHARE
-    from ._numeric_domain import GAP_T, _t
+    from ._bin_mass import group_gap
+    from ._numeric_domain import _t
 
     c = np.asarray(c, dtype=np.float64)
     e = np.asarray(e, dtype=np.float64)
@@ -157,7 +157,7 @@ def _group_cuts(tentative, c, e, integer):
     if held.size < 2 or not tentative.any() or tentative.all():
         return np.zeros(0, dtype=int)
     span = float(_t(e[held[-1] + 1]) - _t(e[held[0]]))
-    gap = GAP_T if integer else min(GAP_T, FLOAT_GAP_SHARE * span)
+    gap = group_gap(integer, span)
     out = []
     idx = np.flatnonzero(tentative)
     runs = np.split(idx, np.flatnonzero(np.diff(idx) > 1) + 1)

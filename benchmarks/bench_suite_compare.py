@@ -97,11 +97,12 @@ def compare(a, b, eps_list=(0.3, 1.0), tables=None):
     fa, fb = _fits(da, eps_list, tables), _fits(db, eps_list, tables)
     common = sorted(set(fa) & set(fb))
     moved = [k for k in common if fa[k].get("tv1") != fb[k].get("tv1")]
+    moved_set = set(moved)
     rows = (summary(da, common, eps_list), summary(db, common, eps_list))
     per_table = {}
     for t, e in sorted({k[:2] for k in common}):
         keys = [k for k in common if k[:2] == (t, e)]
-        n = sum(1 for k in keys if k in moved)
+        n = sum(1 for k in keys if k in moved_set)
         if not n:
             continue
         tv_a = _mean([fa[k] for k in keys], lambda r: r.get("tv1"))

@@ -5,9 +5,10 @@ benchmarks/results/bench_capped_tail.md)."""
 
 import numpy as np
 
+import skdp_synth.preprocessing._fences as _fences
 import skdp_synth.preprocessing._numeric_domain as nd
 from skdp_synth.preprocessing._coarse_bins import coarse_edges
-from skdp_synth.preprocessing._fences import OVERFLOW_T, OVERFLOW_Z
+from skdp_synth.preprocessing._fences import OVERFLOW_CUT_Z, OVERFLOW_T, OVERFLOW_Z
 
 # a body on [1, 16) and a tail of four leaves each under growth's 2 b past
 # 16: growth keeps [16, 32) from _recover_tails and stops at 32
@@ -19,7 +20,7 @@ TAIL = np.array([500, 800, 900, 700, 19, 19, 19, 19, 0, 0.0])
 
 def test_constants_pinned():
     # the measured setting (benchmarks/results/bench_capped_tail.md)
-    assert (OVERFLOW_T, OVERFLOW_Z) == (2.0, 2.0)
+    assert (OVERFLOW_T, OVERFLOW_Z, OVERFLOW_CUT_Z) == (2.0, 2.0, 4.0)
 
 
 # growth stops at 17.5: a run of 16 leaves of 0.5 b each lies between the
@@ -151,3 +152,41 @@ def test_window_draws_no_noise(monkeypatch):
     assert runs[0.0][0] == runs[OVERFLOW_T][0] == [(TAIL.size + 1, B)]
     assert runs[0.0][1].cap[1] == 32.0 and runs[OVERFLOW_T][1].cap[1] == 131.0
     assert runs[0.0][1].missing_count == runs[OVERFLOW_T][1].missing_count == 3.0
+
+
+# a body on [0, 256) whose upper fence cuts inside its last kept leaf
+# [128, 256), and one leaf [256, 1024) past it that the fence dropped
+CUT_EDGES = np.array([0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096, 16384, 65536.0])
+CUT_BODY = [300, 500, 900, 1200, 900, 500, 300, 150, 60]
+
+
+def _cut(past):
+    raw = np.array([*CUT_BODY, past, 0, 0, 0], dtype=np.float64)
+    finest = np.zeros(raw.size, dtype=bool)
+    return nd._kept_counts(CUT_EDGES, raw, B, finest)
+
+
+def test_window_past_a_fence_cut_needs_four_sds():
+    """Past a fence cut (the cap inside the last kept leaf) the window joins
+    only where the leaves past that leaf pool more than ``OVERFLOW_CUT_Z``
+    = 4 sds of their noise (``b sqrt(2 m)``; one leaf here: 56.6 at
+    ``b`` = 10). movies' ``votes`` (ε = 1, seed 3 of ``benchmarks.
+    bench_suite``): the fence cut the cap at 3,662 inside the kept ``[2049,
+    4096)``, and ``[4096, 16385)``, 360 noisy rows (379 real) at ``b`` =
+    41.7, 6.1 sds, was lost; at ``OVERFLOW_Z`` = 2, 7 of 24 such windows
+    on the TUNE half held no real row (pooled at 2.05-3.65 sds)."""
+    gate = OVERFLOW_CUT_Z * B * np.sqrt(2.0)
+    out, (_, hi), tentative = _cut(gate + 1.0)
+    assert hi > 256.0 and np.flatnonzero(tentative).tolist() == [9]
+    assert out[9] == gate + 1.0
+    # under the gate (though past OVERFLOW_Z's 2 sds): the cap stays inside
+    # the cut leaf and nothing past it is kept
+    out, (_, hi), tentative = _cut(gate - 1.0)
+    assert 128.0 < hi < 256.0 and not tentative.any() and not out[9:].any()
+    assert gate - 1.0 > OVERFLOW_Z * B * np.sqrt(2.0)
+
+
+def test_no_window_past_a_fence_cut_when_switched_off(monkeypatch):
+    monkeypatch.setattr(_fences, "OVERFLOW_CUT_Z", None)
+    out, (_, hi), tentative = _cut(80.0)
+    assert 128.0 < hi < 256.0 and not tentative.any() and not out[9:].any()

@@ -158,6 +158,13 @@ OVERFLOW_T = 2.0
 #: The window joins only where the pooled noisy count of the leaves it
 #: overlaps passes this many sds of their noise (``b sqrt(2 m)``).
 OVERFLOW_Z = 2.0
+#: Past a fence cut (the cap inside the last kept leaf), the window joins
+#: only where the leaves past that leaf pool more than this many sds of
+#: their noise: a fence cuts noise as often as a tail, and at
+#: :data:`OVERFLOW_Z` 7 of 24 such windows held no real row (TUNE half,
+#: ``benchmarks/results/bench_suite.md``, "the tentative window past a
+#: fence cut"). ``None``: no window past a fence cut.
+OVERFLOW_CUT_Z = 4.0
 
 
 def overflow_window(out, raw, edges, atom, tentative, hi_x, scale):
@@ -170,7 +177,10 @@ def overflow_window(out, raw, edges, atom, tentative, hi_x, scale):
     the top coarse bin and decoded below the cap (attrition's
     ``TotalWorkingYears``: 31 % of the rows past a cap at 13 years, std
     ratio 0.41). Only where the cap is the end of the last kept leaf (growth
-    stopped there, not a fence cut) and no point mass lies in the window:
+    stopped there) or a fence cut that leaf and the leaves past it pool more
+    than :data:`OVERFLOW_CUT_Z` sds (movies' ``votes``: 360 noisy rows in
+    ``[4096, 16385)`` past a cap at 3,662, 6.1 sds), and no point mass lies
+    in the window:
     its leaves get the pooled noisy count, shared by a density in ``t``
     that does not rise away from the cap (:func:`_falling_shares`), and are
     marked ``tentative`` (in place), so the
@@ -183,7 +193,10 @@ def overflow_window(out, raw, edges, atom, tentative, hi_x, scale):
     if OVERFLOW_T <= 0 or pos.size == 0 or pos[-1] + 1 >= out.size:
         return out, hi_x
     last = int(pos[-1])
-    if float(edges[last + 1]) != hi_x or hi_x <= 0:
+    cut = float(edges[last]) < hi_x < float(edges[last + 1])
+    if (float(edges[last + 1]) != hi_x and not cut) or hi_x <= 0:
+        return out, hi_x
+    if cut and OVERFLOW_CUT_Z is None:
         return out, hi_x
     t_cap = float(_t(hi_x))
     end = float(np.exp2(t_cap + OVERFLOW_T) - 1.0)
@@ -192,7 +205,8 @@ def overflow_window(out, raw, edges, atom, tentative, hi_x, scale):
     if run.size == 0 or atom[run].any():
         return out, hi_x
     pooled = float(np.asarray(raw, dtype=np.float64)[run].sum())
-    if pooled <= OVERFLOW_Z * scale * np.sqrt(2.0 * run.size):
+    z = OVERFLOW_CUT_Z if cut else OVERFLOW_Z
+    if pooled <= z * scale * np.sqrt(2.0 * run.size):
         return out, hi_x
     te = _t(np.asarray(edges, dtype=np.float64))
     share = _falling_shares(np.asarray(raw, dtype=np.float64)[run], te, run, t_cap)

@@ -198,10 +198,10 @@ def overflow_window(out, raw, edges, atom, tentative, hi_x, scale):
     if OVERFLOW_T <= 0 or pos.size == 0 or pos[-1] + 1 >= out.size:
         return out, hi_x
     last = int(pos[-1])
+    # growth stopped at the cap, or a fence cut the last kept leaf
     cut = float(edges[last]) < hi_x < float(edges[last + 1])
-    if (float(edges[last + 1]) != hi_x and not cut) or hi_x <= 0:
-        return out, hi_x
-    if cut and OVERFLOW_CUT_Z is None:
+    stopped = float(edges[last + 1]) == hi_x
+    if hi_x <= 0 or not (stopped or (cut and OVERFLOW_CUT_Z is not None)):
         return out, hi_x
     t_cap = float(_t(hi_x))
     end = float(np.exp2(t_cap + OVERFLOW_T) - 1.0)

@@ -496,7 +496,7 @@ def test_budget_split_constants_are_pinned():
         DEFAULT_RULES.auto_tree_reach == 0.75
         and DEFAULT_RULES.auto_edge_threshold == 0.15
     )
-    assert DEFAULT_RULES.auto_aim_one_way_share == 0.55
+    assert DEFAULT_RULES.auto_aim_one_way_share == 0.65
     assert DEFAULT_RULES.auto_one_way_margin == 0.1
     assert not hasattr(DEFAULT_RULES, "auto_one_way_min_attributes")
     assert DEFAULT_RULES.one_way_weight == 4.0 and DEFAULT_RULES.level_support_z == 2.0

@@ -204,18 +204,8 @@ class ReleaseRules:
     #: where AIM wins auto keeps it (credit ε = 1 .1460 / .1398 / .1392 /
     #: .1392). Re-gridded under the expected-error rule (``--tune``, the
     #: 20 cells where it picks AIM or the 1-way tables): least regret at
-    #: 0.6-0.75, 0.65 kept.) Re-gridded with every plan auto weighs fitted
-    #: beside it on the 19 TUNE tables of the silent-fit suite at ε = 0.1,
-    #: 0.3 and 1, 6 seeds (342 table/ε/seed cells, ``--methods auto,none,
-    #: auto-aim,auto-mst,one-way``; ``bench_suite.md``, "AIM's 1-way share
-    #: at ε = 0.1, 0.3 and 1"): mean TV2 regret against the best plan at
-    #: ε = 0.1 / 0.3 / 1, 0.45 .0171 / .0524 / .0388, 0.5 .0159 / .0577 /
-    #: .0389, **0.55 .0147 / .0603 / .0230**, 0.6 .0159 / .0651 / .0236,
-    #: 0.65 .0194 / .0719 / .0243, 0.75 .0602 / .0642 / .0248: 0.55 has the
-    #: least sum over the three ε. Mean train-on-synthetic of the picks
-    #: .178 -> .169, .339 -> .331, .519 -> .517 (the 1-way tables' .146,
-    #: .196, .208).
-    auto_aim_one_way_share: float = 0.55
+    #: 0.6-0.75, 0.65 kept.)
+    auto_aim_one_way_share: float = 0.65
     #: ``D_tree`` of ``auto_tree_reach``'s estimate (the TV a pair a tree
     #: would choose loses when left unmeasured), and the expected TV
     #: noise up to which a target's pair is worth measuring when auto measures

@@ -482,7 +482,8 @@ def choose(est, rho, rules, phi=None, kappa=None, margin=0.0):
 
     phi = rules.auto_aim_one_way_share if phi is None else phi
     kappa = rules.auto_none_factor if kappa is None else kappa
-    q, D = est["q"], rules.auto_tv_threshold
+    # ``D``: the pairs' measured dependence where the fit measured it
+    q, D = est["q"], est.get("D", rules.auto_tv_threshold)
     reach = rho * tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
     e = dict(est)
     e["mst"] = q * est["e_tree"] + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])

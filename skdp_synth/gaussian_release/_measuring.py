@@ -25,10 +25,12 @@ from .._stats import (
     workload_counts,
 )
 from ..workloads import AttributeMarginalWorkload
+from ._dependence import dependence_estimate, noise_scale, pair_dependence
 from ._selection import (
     SelectionResult,
     auto_rule,
     mst_edge_budget,
+    none_wins_at_any_dependence,
     select_aim,
     select_mst,
     with_one_way_tables,
@@ -134,6 +136,7 @@ def _measure_selected(U, staged, source):
             reduce_rows(U, attribute_statistic, Wc, spec.blocks), Wc
         )
     rule, left, totals = sel["rule"], 1.0, []
+    rule_was_auto, dependence = rule == "auto", None
     shares = {}
     if rule == "auto":
         i0 = W.subsets.index(())
@@ -148,24 +151,35 @@ def _measure_selected(U, staged, source):
         n_noisy = float(t_noisy[0] * tau[i0])
         totals.append((n_noisy, float(c * tau[i0]) ** 2))
         default_pairs = spec.workload is None and spec.d == 2
-        rule = auto_rule(
-            W,
-            tau,
-            c,
-            n_noisy,
-            rules,
-            spec.neighbouring,
-            spec.target,
-            default_pairs,
-            spent=f0,
-        )
+        public = (W, tau, c, n_noisy, rules, spec.neighbouring, spec.target)
+        f_dep, D = float(rules.auto_dependence_share), None
+        if f_dep <= 0 or none_wins_at_any_dependence(*public, default_pairs, spent=f0):
+            f_dep = 0.0
+        else:
+            # the pairs' dependence (_dependence): one Gaussian measurement
+            # of sensitivity Δ at share f_dep; the estimate is
+            # post-processing of it and the noisy total
+            pairs = [r for r in cand if len(r) == 2]
+            sd = noise_scale(c, f_dep, spec.neighbouring)
+            stat = pair_dependence(tables, pairs, levels)
+            noisy = float(source.gaussian(np.array([stat]), sd)[0])
+            del stat
+            D = dependence_estimate(noisy, n_noisy, sd, rules)
+            dependence = {"noisy_mean": noisy, "noise_sd": sd, "D": D}
+        rule = auto_rule(*public, default_pairs, spent=f0 + f_dep, D=D)
         if rule == "none":
-            released = W.unwhiten(t_noisy, tau, total=None)
             del tables, z, t
-            return Measurements(released, W, tau)
+            if not f_dep:
+                released = W.unwhiten(t_noisy, tau, total=None)
+                return Measurements(released, W, tau)
+            return _all_tables_after_dependence(
+                t_noisy, W, tau, c, f0, f_dep, source, dependence
+            )
         del z, t, t_noisy
         shares["count"] = f0
-        left -= f0
+        if f_dep:
+            shares["dependence"] = f_dep
+        left -= f0 + f_dep
     n_now = sel.get("public_n")
     if n_now is None and totals:
         n_now = totals[0][0]
@@ -251,5 +265,43 @@ def _measure_selected(U, staged, source):
     shares["final"] = float(final_share)
     tau_f = scales / c  # noise c τ_f (share folded in)
     return Measurements(
-        released, Wf, tau_f, res.measurements, rule, shares=shares, selection=res
+        released,
+        Wf,
+        tau_f,
+        res.measurements,
+        rule,
+        shares=shares,
+        selection=res,
+        dependence=dependence if rule_was_auto else None,
+    )
+
+
+def _all_tables_after_dependence(t_noisy, W, tau, c, f0, f_dep, source, dependence):
+    """The all-tables plan's residuals when the dependence was measured
+    first (share ``f_dep``) and every table still won.
+
+    The plan's draw ``t_noisy`` spends ``f0`` on the total (read) and ``1 -
+    f0`` on the other residuals (never read). They get more noise, drawn
+    independently, so that their noise is ``c r`` with ``r² = (1 - f0) / (1
+    - f0 - f_dep)``: a Gaussian measurement at share ``1 - f0 - f_dep``, the
+    same distribution as one fresh draw at that scale, and the fit spends
+    ``f0 + f_dep + (1 - f0 - f_dep) = 1`` (``doc/privacy/gaussian_release.md``,
+    "The pairs' dependence").
+    """
+    i0 = W.subsets.index(())
+    rest = 1.0 - f0
+    r = float(np.sqrt(rest / (rest - f_dep)))
+    # whitened entries (W.whiten: the residuals with τ > 0 in subsets'
+    # order); each carries noise c, the total's one entry stays as read
+    at = sum(W.residual_size(A) for A, s in zip(W.subsets[:i0], tau[:i0]) if s > 0)
+    others = np.ones(len(t_noisy), dtype=bool)
+    others[at] = False
+    t_out = np.array(t_noisy, dtype=np.float64)
+    t_out[others] = source.gaussian(t_out[others], c * np.sqrt(r * r - 1.0))
+    released = W.unwhiten(t_out, tau, total=None)
+    scales = np.array(tau, dtype=np.float64) * r
+    scales[i0] = tau[i0]
+    shares = {"count": f0, "dependence": f_dep, "final": rest - f_dep}
+    return Measurements(
+        released, W, scales, rule="none", shares=shares, dependence=dependence
     )

@@ -119,14 +119,14 @@ def _residual_tables(measured, staged, centre):
     fitted = {
         "selection_": rule,
         "marginals_": [tuple(names[j] for j in S) for S in W.tables],
-        "selection_shares_": {"final": 1.0} if rule == "none" else measured.shares,
+        "selection_shares_": measured.shares or {"final": 1.0},
         "workload_": W,
         "noise_model_": None,
         "decomposition_": None,
         "sensitivity_": plan.sensitivity,
         "residual_scales_": c * tau,
     }
-    if rule == "none":
+    if rule == "none" and measured.shares is None:
         fitted["expected_error_"] = plan.expected_error
         fitted["gaussian_optimal_error_"] = plan.lower_bound
     else:

@@ -670,6 +670,9 @@ default=None
         measured = measure(U, staged, source)
         if measured.selection is not None:
             self._selection_result = measured.selection
+        # what selection="auto" measured of the pairs' dependence (covered by
+        # the recorded guarantee: a Gaussian measurement at its share)
+        self._auto_dependence = measured.dependence
         reconstruction = reconstruct(measured, staged, source, fit_model)
         self._set_fitted(reconstruction.fitted)
         self._fit_generator(reconstruction, source)

@@ -216,6 +216,35 @@ class ReleaseRules:
     #: ε = 0.3: 3-4 edges qualify, TV2 one-way 0.179 / tree 0.24; ε = 1: 21-25
     #: of 29, TV2 tree 0.151 / one-way 0.155; nass_cds ε = 0.1: 11 of 11
     auto_edge_threshold: float = 0.15
+    #: ``selection="auto"`` measures the pairs' dependence ``D`` (the mean
+    #: pair's TV to the product of its margins) with this share of the
+    #: budget, after the noisy total, wherever it could change the choice
+    #: (:mod:`~skdp_synth.gaussian_release._dependence`; 0: the constant
+    #: ``auto_tv_threshold`` as before). A constant ``D`` was the largest
+    #: miss on the TUNE half: baseball (mean pair TV to independence 0.28 in
+    #: the scores' coding) at ε = 0.3 got the 1-way tables, TV2 .310 and R²
+    #: .007, where plans that measure pairs gave .23 and .82-.85; deliveries
+    #: (0.006) got pairs worth nothing. Chosen with
+    #: ``benchmarks/bench_auto_dependence.py`` (auto's picks re-read from the
+    #: estimates recorded in the TUNE half's fits of every plan, 285
+    #: table/ε/seed cells at ε 0.1-3, with ``D`` the table's own mean pair
+    #: TV, scaled and noised as the measurement would be): TV2 regret
+    #: against the best plan summed over the four ε .1342 with the constant,
+    #: .1082 / .1035 / .1014 at shares 0.01 / 0.03 / 0.1 (the re-read does
+    #: not charge the share to the plans: about ``f/2`` more noise on
+    #: every measurement, so the smallest share that holds the gain).
+    auto_dependence_share: float = 0.02
+    #: ``α``: the measured ``D`` is scaled by this before it enters the
+    #: estimates (a pair left unmeasured keeps part of its dependence through
+    #: the 1-way tables' and the tree's rows). Same benchmark: regret sums
+    #: .1263 / .1081 / .1296 at 1 / 0.75 / 0.5 with the noise-free ``D``.
+    auto_dependence_scale: float = 0.75
+    #: ``τ``: the measured ``D`` is shrunk towards ``auto_tv_threshold`` as
+    #: the posterior mean under a normal prior of this standard deviation
+    #: (:func:`~skdp_synth.gaussian_release._dependence.dependence_estimate`),
+    #: so that a measurement drowned in noise (small ``ε n``) changes
+    #: nothing. The TUNE tables' ``α D`` spread 0.042 about their mean.
+    auto_dependence_prior_sd: float = 0.03
     #: The default pairs' noise is allocated as if every 1-way table were in
     #: the workload with this weight (a pair's is 1): ResidualPlanner's
     #: optimum for the pairs alone spends little on the 1-way residuals

@@ -787,7 +787,9 @@ def one_way_noise_tv(n_levels, share, c, neighbouring, n, final_share=None):
     return float(np.mean(tv))
 
 
-def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0):
+def auto_estimates(
+    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0, D=None
+):
     """Expected mean 2-way TV error of each plan ``selection="auto"`` weighs.
 
     Public: a function of the domain (``W``'s levels and tables), the
@@ -822,6 +824,10 @@ def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spe
       rounds can afford at their noise, every other pair losing ``1 - ρ s_A
       κ`` of its dependence, and the 1-way tables as if measured alone at
       ``rules.auto_aim_one_way_share`` of the budget.
+
+    ``D`` (when given): the pairs' measured dependence
+    (:mod:`._dependence`, a released value) in place of
+    ``rules.auto_tv_threshold``; it is returned as ``"D"``.
 
     Every term is smooth in ``ε``, ``n`` and the levels, and ``q = 2/a``
     moves the balance between a tree and the 1-way tables smoothly with the
@@ -858,8 +864,9 @@ def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spe
         n,
         final_share=left * shares["final"],
     )
-    D, D_tree = rules.auto_tv_threshold, rules.auto_edge_threshold
-    out = {"none": e_all, "e1_one": e1_one, "e1_mst": e1_mst}
+    D = rules.auto_tv_threshold if D is None else float(D)
+    D_tree = rules.auto_edge_threshold
+    out = {"none": e_all, "e1_one": e1_one, "e1_mst": e1_mst, "D": D}
     if a < 2 or not pairs:
         out.update({"mst": math.inf, "one-way": math.inf, "q": 0.0, "e_tree": 0.0})
         out.update(reach=0.0, aim=math.inf, k_aim=0.0, q_aim=0.0, e_aim=0.0)
@@ -883,11 +890,11 @@ def auto_estimates(W, tau, c, n, rules, neighbouring, target, default_pairs, spe
     out["mst"] = q * e_tree + (1.0 - q) * ((1.0 - reach) * D + 2.0 * e1_mst)
     out["one-way"] = q * D_tree + (1.0 - q) * D + 2.0 * e1_one
     out.update(q=q, e_tree=e_tree, reach=reach)
-    out.update(aim_estimate(e_unit, e1_one, a, len(pairs), left, rules))
+    out.update(aim_estimate(e_unit, e1_one, a, len(pairs), left, rules, D=D))
     return out
 
 
-def aim_estimate(e_unit, e1_one, a, n_pairs, left, rules):
+def aim_estimate(e_unit, e1_one, a, n_pairs, left, rules, D=None):
     """Expected mean 2-way TV error of AIM's rounds (public; part of
     :func:`auto_estimates`).
 
@@ -942,7 +949,8 @@ def aim_estimate(e_unit, e1_one, a, n_pairs, left, rules):
         tables' term ``(1 - q_A) 2 e_1(1) / sqrt(φ)``).
     """
     shares = rules.selection_shares["aim"]
-    D, D_tree = rules.auto_tv_threshold, rules.auto_edge_threshold
+    D = rules.auto_tv_threshold if D is None else float(D)
+    D_tree = rules.auto_edge_threshold
     measured = 1.0 - AIM_SELECT_FRACTION
     T = AIM_ROUNDS_PER_ATTRIBUTE * max(int(a), 1)
     f_star = (float(e_unit) / D_tree) ** 2 / measured
@@ -992,7 +1000,9 @@ def tree_signal_share(e_tree, d_tree):
     return d * d / (d * d + e * e) if d > 0 else 0.0
 
 
-def auto_rule(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0):
+def auto_rule(
+    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0, D=None
+):
     """``"none"``, ``"mst"``, ``"aim"`` or ``"one-way"`` by expected error
     (:func:`auto_estimates`; public, ``selection="auto"``).
 
@@ -1008,10 +1018,12 @@ def auto_rule(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.
     when its expected TV noise is at most ``D = rules.auto_tv_threshold``,
     else MST's tree or the 1-way tables with the target's pairs, whichever
     is expected smaller (no margin: those rows keep the target's
-    dependence).
+    dependence). ``D``: the pairs' measured dependence
+    (:mod:`._dependence`) in place of ``rules.auto_tv_threshold`` in the
+    selected plans' estimates (not in the threshold with ``target``).
     """
     est = auto_estimates(
-        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent
+        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent, D=D
     )
     if target is not None:
         # ``κ`` was tuned on fits without a target (bench_suite's ``auto``);
@@ -1026,6 +1038,27 @@ def auto_rule(W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.
     aim = a <= rules.auto_aim_max_attributes
     errors = plan_errors(est, rules, aim=aim)
     return min(errors, key=errors.get)
+
+
+def none_wins_at_any_dependence(
+    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0
+):
+    """Whether :func:`auto_rule` takes every table whatever the pairs'
+    dependence ``D`` (public).
+
+    The selected plans' estimates never fall as ``D`` grows (each holds
+    ``D`` with a non-negative factor, or inside ``min(e, (1 - r) D)``) and
+    the all-tables plan's does not hold ``D``: if every table wins at ``D =
+    0`` it wins at every ``D``, and measuring the dependence
+    (:mod:`._dependence`) could not change the choice. With ``target`` the
+    rule does not read a measured ``D``.
+    """
+    if target is not None:
+        return True
+    rule = auto_rule(
+        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent, D=0.0
+    )
+    return rule == "none"
 
 
 def plan_errors(est, rules, aim=True):

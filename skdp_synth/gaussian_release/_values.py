@@ -194,7 +194,10 @@ class Measurements:
     noise ``c * scales``; ``extra`` holds the selection steps' own noisy
     measurements, ``rule`` the selection rule used, ``shares`` its budget
     shares (``None``: all on the final measurement) and ``selection`` its
-    :class:`~skdp_synth.gaussian_release.SelectionResult`.
+    :class:`~skdp_synth.gaussian_release.SelectionResult`; ``dependence``
+    what ``selection="auto"`` measured of the pairs' dependence
+    (:mod:`~skdp_synth.gaussian_release._dependence`: the noisy mean, its
+    noise scale and the ``D`` the choice used), or ``None``.
     """
 
     released: Any
@@ -205,6 +208,7 @@ class Measurements:
     exact: frozenset | set = frozenset()
     shares: dict | None = None
     selection: Any = None
+    dependence: dict | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -108,7 +108,7 @@ def evaluate(cells, choose):
     """Per ε: (mean TV2 regret vs the best plan, mean TSTR of the picks,
     tables whose picks average over 1.05x the 1-way tables' TV2)."""
     by = collections.defaultdict(lambda: collections.defaultdict(list))
-    for (t, e, s), (est, recs) in cells.items():
+    for (t, e, _), (est, recs) in cells.items():
         p = choose(t, e, est)
         best = min(r["tv2"] for r in recs.values())
         by[e]["regret"].append(recs[p]["tv2"] / best - 1)
@@ -154,9 +154,15 @@ def main(argv=None):
         )
         print(f"{name:28s} sum {total:.4f} | {row}")
 
-    show("constant D", evaluate(cells, lambda t, e, est: bs.choose(est, R.auto_tree_reach, R)))
+    show(
+        "constant D",
+        evaluate(cells, lambda t, e, est: bs.choose(est, R.auto_tree_reach, R)),
+    )
     for a in (float(x) for x in args.scales.split(",")):
-        show(f"noise-free, α {a:g}", evaluate(cells, lambda t, e, est: pick(est, a * dep[t]["D"], R)))
+        show(
+            f"noise-free, α {a:g}",
+            evaluate(cells, lambda t, e, est, a=a: pick(est, a * dep[t]["D"], R)),
+        )
     delta = dependence_sensitivity("add-remove-one")
     for f in (float(x) for x in args.shares.split(",")):
         for a in (float(x) for x in args.scales.split(",")):
@@ -165,7 +171,7 @@ def main(argv=None):
             for seed in range(args.draws):
                 rng = np.random.default_rng(seed)
 
-                def noisy(t, e, est, rng=rng, rules=rules):
+                def noisy(t, e, est, rng=rng, rules=rules, f=f):
                     from skdp_synth.gaussian_release._dependence import (
                         dependence_estimate,
                     )

@@ -15,6 +15,7 @@ from skdp_synth.gaussian_release import _measuring
 from skdp_synth.gaussian_release._dependence import (
     dependence_estimate,
     dependence_sensitivity,
+    measurement_weight,
     noise_scale,
     pair_dependence,
 )
@@ -187,7 +188,12 @@ def test_every_table_after_the_dependence_spends_exactly_the_budget(monkeypatch)
     not win at ``D = 0``: the dependence is measured, every table is taken,
     and its residuals' noise is ``c τ r``, ``r² = (1 - f0) / (1 - f0 -
     f_dep)``, the total's ``c τ_∅``: the shares sum to 1."""
-    _set_rules(monkeypatch, auto_tv_threshold=10.0, auto_dependence_prior_sd=0.0)
+    _set_rules(
+        monkeypatch,
+        auto_tv_threshold=10.0,
+        auto_dependence_prior_sd=0.0,
+        auto_dependence_min_weight=0.0,
+    )
     rng = np.random.default_rng(0)
     n, a = 600, 44
     df = pd.DataFrame({f"x{j}": rng.integers(0, 3, n) for j in range(a)}).astype(str)
@@ -264,3 +270,61 @@ def test_a_zero_share_keeps_the_constant(monkeypatch):
     est = _pipe(cats, epsilon=0.3, random_state=0).fit(df)[-1]
     assert est._auto_dependence is None
     assert "dependence" not in est.selection_shares_
+
+
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
+def test_a_measurement_that_would_carry_little_weight_is_not_made(monkeypatch):
+    """3,000 rows at ε = 0.3: ``σ_D`` is about 0.07, so the measurement would
+    carry ``w`` of about 0.2 < ``auto_dependence_min_weight``: nothing is
+    spent and the fit is the one with no dependence share at all (the same
+    draws)."""
+    df, cats = _columns(3000, True)
+    rules = ProjectedGaussianRelease._rules
+    c = analytic_gaussian_sigma(0.3, 1e-6)
+    sd = noise_scale(c, rules.auto_dependence_share, "add-remove-one")
+    assert measurement_weight(3000, sd, rules) < rules.auto_dependence_min_weight
+    est = _pipe(cats, epsilon=0.3, random_state=0).fit(df)[-1]
+    assert est._auto_dependence is None
+    assert "dependence" not in est.selection_shares_
+    _set_rules(monkeypatch, auto_dependence_share=0.0)
+    same = _pipe(cats, epsilon=0.3, random_state=0).fit(df)[-1]
+    assert same.selection_ == est.selection_
+    np.testing.assert_array_equal(same.released_, est.released_)
+
+
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
+def test_the_choice_reads_the_measured_dependence_and_public_quantities(monkeypatch):
+    """Where the dependence is measured, ``auto_estimates`` is called twice
+    with the plan's public quantities and the noisy total: at ``D = 0``
+    (could the measurement change the choice?), then with the measured
+    ``D`` after its share; ``D`` is post-processing of the noisy mean, the
+    noisy total and the public noise scale."""
+    from skdp_synth.gaussian_release import _selection as sel
+
+    calls = []
+    original = sel.auto_estimates
+
+    def spy(*args, **kw):
+        calls.append((args, kw))
+        return original(*args, **kw)
+
+    monkeypatch.setattr(sel, "auto_estimates", spy)
+    df, cats = _columns(20_000, True)
+    est = _pipe(cats, epsilon=0.3, random_state=0).fit(df)[-1]
+    assert len(calls) == 2
+    plan = est.plan_
+    f0, f_dep = plan.selection["count_share"], est.selection_shares_["dependence"]
+    dep, rules = est._auto_dependence, ProjectedGaussianRelease._rules
+    # every table won after the measurement: the released total is the noisy
+    # total the choice read
+    assert est.selection_ == "none"
+    n = est.n_estimate_
+    for (W, tau, c, n_seen, r, nb, target, default_pairs), _ in calls:
+        assert W is plan.workload and c == plan.noise_sigma
+        np.testing.assert_array_equal(tau, plan.residual_scales)
+        assert r is rules and nb == "add-remove-one" and n_seen == n
+        assert target is None and default_pairs is True
+    assert calls[0][1] == {"spent": f0, "D": 0.0}
+    assert calls[1][1] == {"spent": f0 + f_dep, "D": dep["D"]}
+    assert dep["noise_sd"] == noise_scale(c, f_dep, "add-remove-one")
+    assert dep["D"] == dependence_estimate(dep["noisy_mean"], n, dep["noise_sd"], rules)

@@ -20,7 +20,6 @@ from skdp_synth.gaussian_release import (
     pure_dp_of_gdp_mu,
     score_sensitivity,
 )
-from skdp_synth.gaussian_release._dependence import dependence_estimate
 from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 from skdp_synth.mechanisms import NoiseSource, analytic_gaussian_sigma
 from skdp_synth.preprocessing import BooleanEncoder
@@ -609,10 +608,9 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
     assert est.selection_ == "one-way"
     assert est.epsilon_ == 0.5 and est.delta_ == 1e-6
     assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
-    # without a target the noisy total is followed by the pairs' dependence
-    # (_dependence), which could have changed the choice
-    measured = {"count", "final"} | ({"dependence"} if target is None else set())
-    assert set(est.selection_shares_) == ({"final"} if public_n else measured)
+    # at 600 rows and ε = 0.5 a measurement of the pairs' dependence would
+    # carry too little weight (_dependence.measurement_weight): none is made
+    assert set(est.selection_shares_) == ({"final"} if public_n else {"count", "final"})
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
     assert est._selection_result.epsilons == []  # no exponential mechanism
     pairs = [S for S in est.marginals_ if len(S) == 2]
@@ -822,24 +820,18 @@ def test_auto_rule_reads_only_public_quantities(monkeypatch):
     monkeypatch.setattr(sel, "auto_estimates", spy)
     df, cats = _wide()
     est = _pipe(cats, epsilon=1.0, random_state=0).fit(df)[-1]
-    # twice: whether every table wins at D = 0 (then the pairs' dependence
-    # could not change the choice), then with the measured D after its share
-    assert len(calls) == 2
+    # once: at 600 rows a measurement of the pairs' dependence would carry
+    # too little weight to be made (tests/test_auto_dependence.py has the
+    # fits that make it)
+    assert len(calls) == 1 and est._auto_dependence is None
+    (W, tau, c, n, rules, nb, target, default_pairs), kw = calls[0]
     plan = est.plan_
-    f0, f_dep = plan.selection["count_share"], est.selection_shares_["dependence"]
-    dep = est._auto_dependence
-    for (W, tau, c, n, rules, nb, target, default_pairs), _ in calls:
-        assert W is plan.workload and c == plan.noise_sigma
-        np.testing.assert_array_equal(tau, plan.residual_scales)
-        assert rules is ProjectedGaussianRelease._rules and nb == "add-remove-one"
-        assert target is None and default_pairs is True
-        assert n == est._selection_result.totals[0][0]  # the released noisy total
-    assert calls[0][1] == {"spent": f0, "D": 0.0}
-    assert calls[1][1] == {"spent": f0 + f_dep, "D": dep["D"]}
-    # D is post-processing of the noisy mean, the noisy total and the public
-    # noise scale
-    n = est._selection_result.totals[0][0]
-    assert dep["D"] == dependence_estimate(dep["noisy_mean"], n, dep["noise_sd"], rules)
+    assert W is plan.workload and c == plan.noise_sigma
+    np.testing.assert_array_equal(tau, plan.residual_scales)
+    assert rules is ProjectedGaussianRelease._rules and nb == "add-remove-one"
+    assert target is None and default_pairs is True
+    assert kw == {"spent": plan.selection["count_share"], "D": None}
+    assert n == est._selection_result.totals[0][0]  # the released noisy total
     other, _ = _wide(seed=1)
     rules_of = [
         _pipe(cats, epsilon=e, n_rows=600, random_state=0).fit(frame)[-1].plan_

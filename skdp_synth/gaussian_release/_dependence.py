@@ -29,8 +29,10 @@ module measures ``D`` instead, with a small share of the budget:
   measurement is noise and auto falls back to the constant.
 
 The measurement is skipped, and nothing spent, where every table wins
-whatever ``D`` (:func:`~._selection.none_wins_at_any_dependence`): the
-selected plans' estimates only grow with ``D``.
+whatever ``D`` (:func:`~._selection.none_wins_at_any_dependence`: the
+selected plans' estimates only grow with ``D``), and where it would carry
+less than ``ReleaseRules.auto_dependence_min_weight`` of the estimate
+(:func:`measurement_weight`, known before it is made: small ``ε n``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import numpy as np
 __all__ = [
     "dependence_estimate",
     "dependence_sensitivity",
+    "measurement_weight",
     "noise_scale",
     "pair_dependence",
 ]
@@ -100,12 +103,23 @@ def dependence_estimate(noisy_mean, n, noise_sd, rules):
     posterior mean of a normal prior around the constant, so that a
     measurement drowned in noise changes nothing.
     """
-    n = max(float(n), 1.0)
-    d_hat = min(max(float(noisy_mean) / n, 0.0), 1.0)
-    alpha, tau = rules.auto_dependence_scale, rules.auto_dependence_prior_sd
-    sd = alpha * float(noise_sd) / n
-    w = tau * tau / (tau * tau + sd * sd) if tau > 0 else 0.0
+    d_hat = min(max(float(noisy_mean) / max(float(n), 1.0), 0.0), 1.0)
+    w = measurement_weight(n, noise_sd, rules)
+    alpha = rules.auto_dependence_scale
     return float(w * alpha * d_hat + (1.0 - w) * rules.auto_tv_threshold)
+
+
+def measurement_weight(n, noise_sd, rules):
+    """``w = τ² / (τ² + (α σ_D)²)``, ``σ_D = noise_sd / n``: the weight the
+    measurement will carry in :func:`dependence_estimate` (public: ``n``
+    noisy or public, the noise scale a function of ``c`` and the share).
+
+    Known before the measurement is made: where it is below
+    ``rules.auto_dependence_min_weight`` the estimate would stay near the
+    constant, and the release does not spend the share."""
+    alpha, tau = rules.auto_dependence_scale, rules.auto_dependence_prior_sd
+    sd = alpha * float(noise_sd) / max(float(n), 1.0)
+    return tau * tau / (tau * tau + sd * sd) if tau > 0 else 0.0
 
 
 def noise_scale(c, share, neighbouring):

@@ -25,7 +25,12 @@ from .._stats import (
     workload_counts,
 )
 from ..workloads import AttributeMarginalWorkload
-from ._dependence import dependence_estimate, noise_scale, pair_dependence
+from ._dependence import (
+    dependence_estimate,
+    measurement_weight,
+    noise_scale,
+    pair_dependence,
+)
 from ._selection import (
     SelectionResult,
     auto_rule,
@@ -153,14 +158,20 @@ def _measure_selected(U, staged, source):
         default_pairs = spec.workload is None and spec.d == 2
         public = (W, tau, c, n_noisy, rules, spec.neighbouring, spec.target)
         f_dep, D = float(rules.auto_dependence_share), None
-        if f_dep <= 0 or none_wins_at_any_dependence(*public, default_pairs, spent=f0):
+        # the pairs' dependence (_dependence) is measured only where it
+        # could change the choice and would carry weight in D: both
+        # decided from public quantities and the noisy total
+        sd = noise_scale(c, f_dep, spec.neighbouring) if f_dep > 0 else np.inf
+        if (
+            f_dep <= 0
+            or measurement_weight(n_noisy, sd, rules) < rules.auto_dependence_min_weight
+            or none_wins_at_any_dependence(*public, default_pairs, spent=f0)
+        ):
             f_dep = 0.0
         else:
-            # the pairs' dependence (_dependence): one Gaussian measurement
-            # of sensitivity Δ at share f_dep; the estimate is
-            # post-processing of it and the noisy total
+            # one Gaussian measurement of sensitivity Δ at share f_dep; the
+            # estimate is post-processing of it and the noisy total
             pairs = [r for r in cand if len(r) == 2]
-            sd = noise_scale(c, f_dep, spec.neighbouring)
             stat = pair_dependence(tables, pairs, levels)
             noisy = float(source.gaussian(np.array([stat]), sd)[0])
             del stat

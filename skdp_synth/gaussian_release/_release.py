@@ -240,7 +240,13 @@ default=None
         the choice to MST's target star). Each estimate is a smooth function
         of ``ε``, ``n`` and the levels (``gaussian_release._selection.
         auto_estimates``): no threshold on the noise (AIM's cap on the
-        attributes is the only fixed boundary). ``"one-way"``
+        attributes is the only fixed boundary). Where the choice could
+        depend on how strongly the columns depend on each other, ``"auto"``
+        first measures it (the mean pair's TV to the product of its
+        margins, ``ReleaseRules.auto_dependence_share`` = 2 % of the
+        budget, ``selection_shares_["dependence"]``; without ``target`` and
+        with a noisy total only; ``doc/privacy/gaussian_release.md``, "The
+        pairs' dependence"). ``"one-way"``
         (explicitly): the 1-way tables and, with ``target``, every pair
         with the target, on the whole budget, data-independently -- a
         naive-Bayes-like model for the target, which where the predictors
@@ -422,8 +428,10 @@ default=None
         The attribute tables measured with ResidualPlanner's noise at the end
         (all tables of the workload for ``"none"``), by name.
     selection_shares_ : dict
-        Budget shares (of ``μ² = 1/c²``) spent by each step; they sum to at
-        most 1 (``doc/privacy.md``).
+        Budget shares (of ``μ² = 1/c²``) spent by each step (``"count"``:
+        ``"auto"``'s noisy total, ``"dependence"``: its measurement of the
+        pairs' dependence, ``"final"``: the measured tables, and the
+        selection's own steps); they sum to at most 1 (``doc/privacy.md``).
     shrinkage_factors_ : dict
         ``{table (names): f}``: the James--Stein factor by which each
         interaction residual's distance from its centre was multiplied

@@ -10,7 +10,8 @@ each table's own mean pair TV to independence on its training rows (in the
 scores' coding), and re-picks every cell with ``D`` replaced by that value
 scaled by ``α`` -- noise-free, or noised and shrunk as
 :func:`skdp_synth.gaussian_release._dependence.dependence_estimate` does at
-a share ``f`` of the budget (``σ = c Δ / sqrt(f)``, ``c`` the calibration
+a share ``f`` of the budget, or left at the constant where the measurement
+would carry less than a weight ``w`` (``σ = c Δ / sqrt(f)``, ``c`` the calibration
 of ``(ε, 1e-6)``: the whole ε, so slightly less noise than a mixed table's
 release sees). It reports, per ε, the mean TV2 regret against the best plan,
 the picks' mean train-on-synthetic and the tables whose picks are more than
@@ -21,7 +22,8 @@ on every other measurement.
 Usage (after the TUNE runs of ``benchmarks/results/bench_suite.md``)::
 
     PYTHONPATH=. python -m benchmarks.bench_auto_dependence \
-        --cache A01.jsonl,B01.jsonl,A.jsonl,B.jsonl,A3.jsonl,B3.jsonl
+        --cache A01.jsonl,B01.jsonl,A.jsonl,B.jsonl,A3.jsonl,B3.jsonl \
+        --shares 0.01,0.02,0.03,0.1 --min-weights 0,0.25,0.5,0.75
 """
 
 from __future__ import annotations
@@ -58,41 +60,20 @@ def table_dependence(name):
 
 def estimates_at(est, D, rules):
     """auto's estimates with ``D`` in place of the constant, rebuilt from the
-    recorded public parts (``e_tree`` gives ``e_unit² / left``; the
-    candidate pairs taken as all ``a(a-1)/2``)."""
-    from skdp_synth.gaussian_release._selection import (
-        AIM_ROUNDS_PER_ATTRIBUTE,
-        AIM_SELECT_FRACTION,
-        tree_signal_share,
-    )
+    recorded public parts (``e_tree`` gives ``u = e_unit² / left``, which is
+    all :func:`~skdp_synth.gaussian_release._selection.aim_estimate` reads
+    of the two; the candidate pairs taken as all ``a(a-1)/2``)."""
+    from skdp_synth.gaussian_release._selection import aim_estimate, tree_signal_share
 
-    q, rho, Dt = est["q"], rules.auto_tree_reach, rules.auto_edge_threshold
+    q, Dt = est["q"], rules.auto_edge_threshold
     a = round(2 / q)
-    K, M = a - 1, a * (a - 1) / 2
-    f_final = rules.auto_mst_shares["final"]
-    u = est["e_tree"] ** 2 * f_final / K  # e_unit² / left
+    u = est["e_tree"] ** 2 * rules.auto_mst_shares["final"] / (a - 1)
     e = dict(est)
-    reach = rho * tree_signal_share(est["e_tree"], Dt)
+    reach = rules.auto_tree_reach * tree_signal_share(est["e_tree"], Dt)
     e["mst"] = q * est["e_tree"] + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
     e["one-way"] = q * Dt + (1 - q) * D + 2 * est["e1_one"]
-    sh = rules.selection_shares["aim"]
-    measured = 1 - AIM_SELECT_FRACTION
-    k = float(
-        np.clip(sh["rounds"] * measured * Dt**2 / u, 1, AIM_ROUNDS_PER_ATTRIBUTE * a)
-    )
-    e_aim = math.sqrt(u * k / (measured * sh["rounds"] + sh["final"]))
-    r = rho * tree_signal_share(e_aim, Dt) * min(1, k / K)
-    q_tree, q_t = min(1, K / M), min(k, K) / M
-    q_r = min(max(k - K, 0), max(M - K, 0)) / M
-    pairs = (
-        q_t * min(e_aim, (1 - r) * Dt)
-        + (q_tree - q_t) * (1 - r) * Dt
-        + q_r * min(e_aim, (1 - r) * D)
-        + (1 - q_tree - q_r) * (1 - r) * D
-    )
-    e["aim"] = pairs + (1 - min(1, k / M)) * 2 * est["e1_one"] / math.sqrt(
-        rules.auto_aim_one_way_share
-    )
+    pairs = a * (a - 1) // 2
+    e.update(aim_estimate(math.sqrt(u), est["e1_one"], a, pairs, 1.0, rules, D=D))
     return e
 
 
@@ -123,7 +104,11 @@ def evaluate(cells, choose):
 
 
 def main(argv=None):
-    from skdp_synth.gaussian_release._dependence import dependence_sensitivity
+    from skdp_synth.gaussian_release._dependence import (
+        dependence_estimate,
+        dependence_sensitivity,
+        measurement_weight,
+    )
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES as R
     from skdp_synth.mechanisms import analytic_gaussian_sigma
 
@@ -132,7 +117,8 @@ def main(argv=None):
     p.add_argument("--dependence", default="auto_dependence_tune.json")
     p.add_argument("--scales", default="0.5,0.75,1")
     p.add_argument("--shares", default="0.01,0.03,0.1")
-    p.add_argument("--draws", type=int, default=4)
+    p.add_argument("--min-weights", default="0,0.5")
+    p.add_argument("--draws", type=int, default=6)
     args = p.parse_args(argv)
     done = {}
     for f in args.cache.split(","):
@@ -164,29 +150,36 @@ def main(argv=None):
             evaluate(cells, lambda t, e, est, a=a: pick(est, a * dep[t]["D"], R)),
         )
     delta = dependence_sensitivity("add-remove-one")
-    for f in (float(x) for x in args.shares.split(",")):
-        for a in (float(x) for x in args.scales.split(",")):
-            rules = dataclasses.replace(R, auto_dependence_scale=a)
-            runs = []
-            for seed in range(args.draws):
-                rng = np.random.default_rng(seed)
+    grid = itertools.product(
+        (float(x) for x in args.shares.split(",")),
+        (float(x) for x in args.scales.split(",")),
+        (float(x) for x in args.min_weights.split(",")),
+    )
+    for f, a, w_min in grid:
+        rules = dataclasses.replace(R, auto_dependence_scale=a)
+        runs, skipped = [], []
+        for seed in range(args.draws):
+            rng = np.random.default_rng(seed)
 
-                def noisy(t, e, est, rng=rng, rules=rules, f=f):
-                    from skdp_synth.gaussian_release._dependence import (
-                        dependence_estimate,
-                    )
+            def noisy(
+                t, e, est, rng=rng, rules=rules, f=f, w_min=w_min, skipped=skipped
+            ):
+                n = dep[t]["n"]
+                sd = analytic_gaussian_sigma(e, bs.DELTA) * delta / math.sqrt(f)
+                skipped.append(measurement_weight(n, sd, rules) < w_min)
+                if skipped[-1]:  # not measured: the constant
+                    return bs.choose(est, rules.auto_tree_reach, rules)
+                s = n * dep[t]["D"] + rng.normal(0, sd)
+                return pick(est, dependence_estimate(s, n, sd, rules), rules)
 
-                    n = dep[t]["n"]
-                    sd = analytic_gaussian_sigma(e, bs.DELTA) * delta / math.sqrt(f)
-                    s = n * dep[t]["D"] + rng.normal(0, sd)
-                    return pick(est, dependence_estimate(s, n, sd, rules), rules)
-
-                runs.append(evaluate(cells, noisy))
-            mean = {
-                e: tuple(np.mean([r[e][i] for r in runs]) for i in range(4))
-                for e in runs[0]
-            }
-            show(f"share {f:g}, α {a:g}", mean)
+            runs.append(evaluate(cells, noisy))
+        mean = {
+            e: tuple(np.mean([r[e][i] for r in runs]) for i in range(4))
+            for e in runs[0]
+        }
+        show(
+            f"share {f:g}, α {a:g}, w >= {w_min:g} ({np.mean(skipped):.0%} skip)", mean
+        )
 
 
 if __name__ == "__main__":

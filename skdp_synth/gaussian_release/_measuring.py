@@ -120,8 +120,11 @@ def _measure_selected(U, staged, source):
     Budget in Gaussian DP (:mod:`skdp_synth.selection`, ``doc/privacy.md``):
     the release is ``1/c``-GDP in every branch. ``"auto"`` first releases
     the noisy total with the all-tables plan's noise (share ``f_0``),
-    decides from it, and either completes the all-tables plan (exactly
-    the release without selection) or runs the rule on ``1 - f_0``.
+    measures the pairs' dependence where it could change the choice and
+    carry weight (share ``f_D``, :mod:`._dependence`), decides from them,
+    and either completes the all-tables plan (exactly the release without
+    selection when nothing was measured; its residuals topped up to share
+    ``1 - f_0 - f_D`` when it was) or runs the rule on ``1 - f_0 - f_D``.
     """
     plan, spec, rules = staged.plan, staged.spec, staged.rules
     W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales

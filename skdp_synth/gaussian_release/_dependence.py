@@ -19,8 +19,9 @@ module measures ``D`` instead, with a small share of the budget:
   4 under replace-one (a removal then an addition). Derivation in
   ``doc/privacy/gaussian_release.md``, "The pairs' dependence";
 * the measurement: the Gaussian mechanism at share ``f`` of ``μ² = 1/c²``
-  (noise ``c Δ / sqrt(f)``: ``sqrt(f)/c``-GDP), composed with the rest of
-  the fit like every other share;
+  (noise ``c Δ / sqrt(f)``: ``sqrt(f)/c``-GDP, :cite:`Dong2022` Theorem
+  2.7), composed with the rest of the fit like every other share
+  (:cite:`Dong2022` Corollary 3.3);
 * the estimate (:func:`dependence_estimate`, post-processing): the noisy
   mean over the noisy total, clipped to ``[0, 1]``, scaled by ``α``
   (``ReleaseRules.auto_dependence_scale``) and shrunk towards the constant

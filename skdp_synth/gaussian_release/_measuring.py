@@ -144,7 +144,7 @@ def _measure_selected(U, staged, source):
             reduce_rows(U, attribute_statistic, Wc, spec.blocks), Wc
         )
     rule, left, totals = sel["rule"], 1.0, []
-    rule_was_auto, dependence = rule == "auto", None
+    dependence = None  # what auto measured of the pairs' dependence
     shares = {}
     if rule == "auto":
         i0 = W.subsets.index(())
@@ -286,7 +286,7 @@ def _measure_selected(U, staged, source):
         rule,
         shares=shares,
         selection=res,
-        dependence=dependence if rule_was_auto else None,
+        dependence=dependence,
     )
 
 

@@ -328,3 +328,41 @@ def test_the_choice_reads_the_measured_dependence_and_public_quantities(monkeypa
     assert calls[1][1] == {"spent": f0 + f_dep, "D": dep["D"]}
     assert dep["noise_sd"] == noise_scale(c, f_dep, "add-remove-one")
     assert dep["D"] == dependence_estimate(dep["noisy_mean"], n, dep["noise_sd"], rules)
+
+
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
+@pytest.mark.parametrize("columns", [3, 8, 30])
+def test_the_selected_plans_estimates_never_fall_as_d_grows(columns):
+    """Why the measurement is skipped where every table wins at ``D = 0``:
+    over a grid of ``D``, ``n`` and ``ε``, the all-tables estimate does not
+    hold ``D`` and every selected plan's estimate is non-decreasing in it,
+    so the pick at ``D = 0`` being every table means it is at every ``D``."""
+    from skdp_synth.gaussian_release import _selection as sel
+
+    df, cats = _columns(500, False, a=columns)
+    rules = ProjectedGaussianRelease._rules
+    grid = np.linspace(0.0, 1.0, 41)
+    for eps in (0.1, 1.0, 10.0):
+        plan = _pipe(cats, epsilon=eps, n_rows=500, random_state=0).fit(df)[-1].plan_
+        W, tau, c = plan.workload, plan.residual_scales, plan.noise_sigma
+        for n in (100.0, 3_000.0, 300_000.0):
+            ests = [
+                sel.auto_estimates(
+                    W, tau, c, n, rules, "add-remove-one", None, True, spent=0.02, D=d
+                )
+                for d in grid
+            ]
+            assert len({e["none"] for e in ests}) == 1
+            for plan_name in ("mst", "one-way", "aim"):
+                values = np.array([e[plan_name] for e in ests])
+                assert np.all(np.diff(values) >= -1e-12 * np.abs(values[1:])), plan_name
+            if sel.none_wins_at_any_dependence(
+                W, tau, c, n, rules, "add-remove-one", None, True, spent=0.02
+            ):
+                picks = {
+                    sel.auto_rule(
+                        W, tau, c, n, rules, "add-remove-one", None, True, 0.02, D=d
+                    )
+                    for d in grid
+                }
+                assert picks == {"none"}

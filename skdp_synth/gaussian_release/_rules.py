@@ -230,9 +230,11 @@ class ReleaseRules:
     #: table/ε/seed cells at ε 0.1-3, with ``D`` the table's own mean pair
     #: TV, scaled and noised as the measurement would be): TV2 regret
     #: against the best plan summed over the four ε .1342 with the constant,
-    #: .1082 / .1035 / .1014 at shares 0.01 / 0.03 / 0.1 (the re-read does
-    #: not charge the share to the plans: about ``f/2`` more noise on
-    #: every measurement, so the smallest share that holds the gain).
+    #: .1082 / .1035 / .1014 at shares 0.01 / 0.03 / 0.1 (4 noise draws).
+    #: The re-read does not charge the share to the plans (about ``f/2``
+    #: more noise on every other measurement), so a small share: 0.02, between
+    #: 0.01 and 0.03 (.1082 and .1035); at 0.02 the re-read gives .1076
+    #: (6 draws, ``--shares 0.02 --min-weights 0``).
     auto_dependence_share: float = 0.02
     #: ``α``: the measured ``D`` is scaled by this before it enters the
     #: estimates (a pair left unmeasured keeps part of its dependence through

@@ -366,3 +366,130 @@ def test_the_selected_plans_estimates_never_fall_as_d_grows(columns):
                     for d in grid
                 }
                 assert picks == {"none"}
+
+
+# ------------------------------------------------------- a public n (replace-one)
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
+def test_replace_one_measures_the_dependence_with_its_own_sensitivity():
+    """Under replace-one ``n`` is public: no noisy total is drawn (the plan's
+    count share is 0), the plan leaves the choice to the measured dependence,
+    whose noise is ``c Δ / sqrt(f)`` at ``Δ = 4``, and ``D`` divides by the
+    rows' own count."""
+    df, cats = _columns(20_000, True)
+    est = _pipe(cats, epsilon=0.3, neighbouring="replace-one", random_state=0)
+    est = est.fit(df)[-1]
+    plan, rules = est.plan_, ProjectedGaussianRelease._rules
+    assert plan.selection["rule"] == "auto" and plan.selection["count_share"] == 0.0
+    dep, f_dep = est._auto_dependence, rules.auto_dependence_share
+    assert dep["noise_sd"] == noise_scale(plan.noise_sigma, f_dep, "replace-one")
+    assert dep["noise_sd"] == pytest.approx(
+        plan.noise_sigma * 4.0 / math.sqrt(f_dep), rel=1e-15
+    )
+    assert dep["D"] == dependence_estimate(
+        dep["noisy_mean"], 20_000, dep["noise_sd"], rules
+    )
+    assert dep["D"] > rules.auto_dependence_scale * 0.45 > rules.auto_tv_threshold
+    assert "count" not in est.selection_shares_
+
+
+def test_replace_one_every_table_after_the_dependence_spends_exactly_the_budget(
+    monkeypatch,
+):
+    """Every table after the measurement under replace-one: one draw at
+    share ``1 - f_D`` (noise ``c τ r``, ``r² = 1 / (1 - f_D)``), the public
+    total released exactly, and the shares sum to 1."""
+    _set_rules(
+        monkeypatch,
+        auto_tv_threshold=10.0,
+        auto_dependence_prior_sd=0.0,
+        auto_dependence_min_weight=0.0,
+    )
+    rng = np.random.default_rng(0)
+    n, a = 600, 44
+    df = pd.DataFrame({f"x{j}": rng.integers(0, 3, n) for j in range(a)}).astype(str)
+    cats = {col: ["0", "1", "2"] for col in df}
+    est = _pipe(cats, epsilon=0.5, neighbouring="replace-one", random_state=0)
+    est = est.fit(df)[-1]
+    assert est.selection_ == "none"
+    shares = est.selection_shares_
+    f_dep = ProjectedGaussianRelease._rules.auto_dependence_share
+    assert shares == {"dependence": f_dep, "final": 1.0 - f_dep}
+    assert sum(shares.values()) == pytest.approx(1.0, rel=1e-12)
+    r = math.sqrt(1.0 / (1.0 - f_dep))
+    np.testing.assert_allclose(
+        est.residual_scales_,
+        est.plan_.noise_sigma * est.plan_.residual_scales * r,
+        rtol=1e-12,
+    )
+    # the whole plan at noise c is share 1, so at c r it is 1 / r²
+    assert 1.0 / r**2 + f_dep == pytest.approx(1.0, rel=1e-12)
+    i0 = est.workload_.subsets.index(())
+    assert est.residual_scales_[i0] == 0.0  # the public total: no noise
+    assert est.n_estimate_ == n
+
+
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
+def test_replace_one_selected_plan_runs_on_what_the_dependence_left(monkeypatch):
+    """A selected plan after the measurement (every table priced out, ``κ =
+    ∞``): its shares are the dependence's and the rule's on ``1 - f_D``,
+    summing to 1, with no noisy total."""
+    _set_rules(monkeypatch, auto_none_factor=math.inf)
+    df, cats = _columns(20_000, True)
+    est = _pipe(cats, epsilon=1.0, neighbouring="replace-one", random_state=0)
+    est = est.fit(df)[-1]
+    assert est.selection_ in ("mst", "aim", "one-way")
+    shares = est.selection_shares_
+    assert shares["dependence"] == ProjectedGaussianRelease._rules.auto_dependence_share
+    assert "count" not in shares
+    assert sum(shares.values()) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_replace_one_without_the_measurement_is_the_plan_time_choice(monkeypatch):
+    """Where the measurement is skipped under replace-one (small ``ε n``:
+    weight below the minimum) the rule is fixed by the plan, before the
+    data is read, and the fit is the one with no dependence share at all."""
+    df, cats = _columns(3000, True)
+    est = _pipe(cats, epsilon=0.3, neighbouring="replace-one", random_state=0)
+    est = est.fit(df)[-1]
+    assert est.plan_.selection["rule"] != "auto"
+    assert est._auto_dependence is None
+    _set_rules(monkeypatch, auto_dependence_share=0.0)
+    same = _pipe(cats, epsilon=0.3, neighbouring="replace-one", random_state=0)
+    same = same.fit(df)[-1]
+    assert same.selection_ == est.selection_
+    np.testing.assert_array_equal(same.released_, est.released_)
+
+
+@pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
+def test_n_rows_under_add_remove_keeps_the_constant():
+    """``n_rows`` under add/remove only bounds the rows: the choice is made
+    at plan time with the constant ``D``, nothing is measured."""
+    df, cats = _columns(20_000, True)
+    est = _pipe(cats, epsilon=0.3, n_rows=25_000, random_state=0).fit(df)[-1]
+    assert est.plan_.selection["rule"] != "auto"
+    assert est._auto_dependence is None
+    assert "dependence" not in est.selection_shares_
+
+
+def test_the_replace_one_draw_brings_each_residual_to_its_new_scale():
+    """``_all_tables_at`` draws every whitened residual at ``c r``, ``r² = 1
+    / (1 - f_D)``. Checked on 4,000 draws of an all-zero table by a
+    chi-square test of each entry's variance (two-sided, false-failure rate
+    1e-3 at the fixed seed)."""
+    W = AttributeMarginalWorkload([3, 2], 2)
+    tau = np.linspace(0.5, 1.5, len(W.subsets))
+    tau[W.subsets.index(())] = 0.0  # replace-one: the total is public
+    c, f_dep = 0.7, 0.02
+    r = math.sqrt(1.0 / (1.0 - f_dep))
+    source = NoiseSource(0)
+    zeros = {S: np.zeros(int(np.prod([[3, 2][j] for j in S]))) for S in W.tables}
+    kept = [i for i, t in enumerate(tau) if t > 0]
+    draws = []
+    for _ in range(4000):
+        m = _measuring._all_tables_at(zeros, W, tau, c, f_dep, 0, source, None)
+        draws.append(np.concatenate([m.released[W.subsets[i]] / tau[i] for i in kept]))
+    z = np.array(draws)
+    for k in range(z.shape[1]):
+        stat = np.sum(z[:, k] ** 2) / (c * r) ** 2
+        p = stats.chi2.cdf(stat, df=len(z))
+        assert 0.5e-3 / z.shape[1] < p < 1 - 0.5e-3 / z.shape[1]

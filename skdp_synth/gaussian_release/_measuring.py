@@ -25,17 +25,12 @@ from .._stats import (
     workload_counts,
 )
 from ..workloads import AttributeMarginalWorkload
-from ._dependence import (
-    dependence_estimate,
-    measurement_weight,
-    noise_scale,
-    pair_dependence,
-)
+from ._dependence import dependence_estimate, noise_scale, pair_dependence
 from ._selection import (
     SelectionResult,
     auto_rule,
+    measures_dependence,
     mst_edge_budget,
-    none_wins_at_any_dependence,
     select_aim,
     select_mst,
     with_one_way_tables,
@@ -125,6 +120,9 @@ def _measure_selected(U, staged, source):
     and either completes the all-tables plan (exactly the release without
     selection when nothing was measured; its residuals topped up to share
     ``1 - f_0 - f_D`` when it was) or runs the rule on ``1 - f_0 - f_D``.
+    Under replace-one ``n`` is public: no total is drawn (``f_0 = 0``), and
+    auto reaches this stage only where the plan left the choice to the
+    measured dependence; every table then gets one draw at ``1 - f_D``.
     """
     plan, spec, rules = staged.plan, staged.spec, staged.rules
     W, c, tau = plan.workload, plan.noise_sigma, plan.residual_scales
@@ -146,7 +144,22 @@ def _measure_selected(U, staged, source):
     rule, left, totals = sel["rule"], 1.0, []
     dependence = None  # what auto measured of the pairs' dependence
     shares = {}
-    if rule == "auto":
+    default_pairs = spec.workload is None and spec.d == 2
+    if rule == "auto" and public_n is not None:
+        # replace-one: n is public and the plan waited only for the pairs'
+        # dependence (_planning.selection_plan made sure it is measured)
+        f_dep, dependence = _measure_dependence(
+            tables, cand, levels, c, public_n, staged, source
+        )
+        public = (W, tau, c, public_n, rules, spec.neighbouring, spec.target)
+        rule = auto_rule(*public, default_pairs, spent=f_dep, D=dependence["D"])
+        if rule == "none":
+            return _all_tables_at(
+                tables, W, tau, c, f_dep, public_n, source, dependence
+            )
+        shares["dependence"] = f_dep
+        left -= f_dep
+    elif rule == "auto":
         i0 = W.subsets.index(())
         f0 = sel["count_share"]
         z = W.residuals({S: tables[S] for S in W.tables})
@@ -158,28 +171,16 @@ def _measure_selected(U, staged, source):
         t_noisy = source.gaussian(t, c)
         n_noisy = float(t_noisy[0] * tau[i0])
         totals.append((n_noisy, float(c * tau[i0]) ** 2))
-        default_pairs = spec.workload is None and spec.d == 2
         public = (W, tau, c, n_noisy, rules, spec.neighbouring, spec.target)
-        f_dep, D = float(rules.auto_dependence_share), None
         # the pairs' dependence (_dependence) is measured only where it
         # could change the choice and would carry weight in D: both
         # decided from public quantities and the noisy total
-        sd = noise_scale(c, f_dep, spec.neighbouring) if f_dep > 0 else np.inf
-        if (
-            f_dep <= 0
-            or measurement_weight(n_noisy, sd, rules) < rules.auto_dependence_min_weight
-            or none_wins_at_any_dependence(*public, default_pairs, spent=f0)
-        ):
-            f_dep = 0.0
-        else:
-            # one Gaussian measurement of sensitivity Δ at share f_dep; the
-            # estimate is post-processing of it and the noisy total
-            pairs = [r for r in cand if len(r) == 2]
-            stat = pair_dependence(tables, pairs, levels)
-            noisy = float(source.gaussian(np.array([stat]), sd)[0])
-            del stat
-            D = dependence_estimate(noisy, n_noisy, sd, rules)
-            dependence = {"noisy_mean": noisy, "noise_sd": sd, "D": D}
+        f_dep, D = 0.0, None
+        if measures_dependence(*public, default_pairs, spent=f0):
+            f_dep, dependence = _measure_dependence(
+                tables, cand, levels, c, n_noisy, staged, source
+            )
+            D = dependence["D"]
         rule = auto_rule(*public, default_pairs, spent=f0 + f_dep, D=D)
         if rule == "none":
             del tables, z, t
@@ -286,6 +287,42 @@ def _measure_selected(U, staged, source):
         rule,
         shares=shares,
         selection=res,
+        dependence=dependence,
+    )
+
+
+def _measure_dependence(tables, cand, levels, c, n, staged, source):
+    """The pairs' dependence at share ``f_D`` (:mod:`._dependence`): one
+    Gaussian measurement of sensitivity ``Δ``; the estimate ``D`` is
+    post-processing of it and the noisy or public total ``n``. Returns
+    ``(f_D, {"noisy_mean", "noise_sd", "D"})``."""
+    rules, neighbouring = staged.rules, staged.spec.neighbouring
+    f_dep = float(rules.auto_dependence_share)
+    sd = noise_scale(c, f_dep, neighbouring)
+    stat = pair_dependence(tables, [r for r in cand if len(r) == 2], levels)
+    noisy = float(source.gaussian(np.array([stat]), sd)[0])
+    del stat
+    D = dependence_estimate(noisy, n, sd, rules)
+    return f_dep, {"noisy_mean": noisy, "noise_sd": sd, "D": D}
+
+
+def _all_tables_at(tables, W, tau, c, f_dep, n, source, dependence):
+    """The all-tables plan on what the dependence left (replace-one, a
+    public total ``n``): every residual at noise ``c r``, ``r² = 1 / (1 -
+    f_D)`` -- one Gaussian measurement at share ``1 - f_D``, so the fit
+    spends ``f_D + (1 - f_D) = 1`` (``doc/privacy/gaussian_release.md``,
+    "The pairs' dependence")."""
+    r = float(np.sqrt(1.0 / (1.0 - f_dep)))
+    t = W.whiten(W.residuals({S: tables[S] for S in W.tables}), tau)
+    released = W.unwhiten(source.gaussian(t, c * r), tau, total=n)
+    del t
+    shares = {"dependence": f_dep, "final": 1.0 - f_dep}
+    return Measurements(
+        released,
+        W,
+        np.asarray(tau, dtype=np.float64) * r,
+        rule="none",
+        shares=shares,
         dependence=dependence,
     )
 

@@ -56,6 +56,7 @@ from ._selection import (
     allocated_scales,
     auto_rule,
     candidate_tables,
+    measures_dependence,
     with_one_way_tables,
 )
 from ._values import StagePlan
@@ -570,10 +571,11 @@ def selection_plan(spec, rules, W, tau, c, n_samples, inv=None):
     tables that selection could leave out): ``"auto"`` keeps all tables,
     an explicit rule is refused.
 
-    The rule (or ``"auto"`` when it waits for the noisy total), the
-    candidates and their weights, the budget shares, and for ``"auto"``
-    the share of the noisy total ``f_0 = s_∅/τ_∅²`` -- its share in the
-    all-tables plan, so that the all-tables branch is that plan exactly.
+    The rule (or ``"auto"`` when it waits for the noisy total, or under
+    replace-one for the pairs' measured dependence), the candidates and
+    their weights, the budget shares, and for ``"auto"`` the share of the
+    noisy total ``f_0 = s_∅/τ_∅²`` -- its share in the all-tables plan, so
+    that the all-tables branch is that plan exactly (0 with a public ``n``).
     """
     rule = spec.selection
     if inv is not None:
@@ -586,17 +588,19 @@ def selection_plan(spec, rules, W, tau, c, n_samples, inv=None):
     levels = spec.blocks.n_levels
     public_n = n_samples if spec.neighbouring == "replace-one" else spec.n_rows
     auto = rule == "auto"
-    if auto and public_n is not None:
-        rule = auto_rule(
-            W,
-            tau,
-            c,
-            public_n,
-            rules,
-            spec.neighbouring,
-            spec.target,
-            spec.workload is None and spec.d == 2,
-        )
+    public = (W, tau, c, public_n, rules, spec.neighbouring, spec.target)
+    default_pairs = spec.workload is None and spec.d == 2
+    # a public n decides before the data is read, except where auto would
+    # measure the pairs' dependence first (replace-one: n is the rows' own
+    # count; n_rows under add/remove only bounds it, so the measured mean
+    # could not be put on the rows' scale)
+    dependence_first = (
+        auto
+        and spec.neighbouring == "replace-one"
+        and measures_dependence(*public, default_pairs)
+    )
+    if auto and public_n is not None and not dependence_first:
+        rule = auto_rule(*public, default_pairs)
     if rule == "none":
         return {"rule": "none"}
     cand, cw = candidate_tables(levels, dict(zip(W.tables, W.weights)))
@@ -619,8 +623,10 @@ def selection_plan(spec, rules, W, tau, c, n_samples, inv=None):
         "public_n": public_n,
     }
     if rule == "auto":
+        # the noisy total's share of the all-tables plan; none with a
+        # public n (the measured dependence comes first, at its own share)
         i0 = W.subsets.index(())
-        out["count_share"] = float(1.0 / tau[i0] ** 2)
+        out["count_share"] = 0.0 if dependence_first else float(1.0 / tau[i0] ** 2)
     return out
 
 

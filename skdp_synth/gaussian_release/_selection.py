@@ -67,6 +67,7 @@ from scipy.special import ndtr, ndtri
 from .._progress import Ticker
 from ..generator import Measurement, fit_rows
 from ..workloads import AttributeMarginalWorkload
+from ._dependence import measurement_weight, noise_scale
 
 __all__ = [
     "SelectionResult",
@@ -1059,6 +1060,28 @@ def none_wins_at_any_dependence(
         W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent, D=0.0
     )
     return rule == "none"
+
+
+def measures_dependence(
+    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0
+):
+    """Whether ``selection="auto"`` measures the pairs' dependence
+    (:mod:`._dependence`; public: ``n`` the noisy or public total).
+
+    Only where the measurement has a share, would carry at least
+    ``rules.auto_dependence_min_weight`` of the estimate
+    (:func:`~._dependence.measurement_weight`, known before it is made),
+    and could change the choice (:func:`none_wins_at_any_dependence`).
+    """
+    share = float(rules.auto_dependence_share)
+    if share <= 0:
+        return False
+    sd = noise_scale(c, share, neighbouring)
+    if measurement_weight(n, sd, rules) < rules.auto_dependence_min_weight:
+        return False
+    return not none_wins_at_any_dependence(
+        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent
+    )
 
 
 def plan_errors(est, rules, aim=True):

@@ -879,6 +879,13 @@ def _bounds_coder(ctx):
     return ctx["bounds_coder"]
 
 
+#: ``--neighbouring``: the release's neighbouring relation for every fit of
+#: ours (``None``: the estimator's default, add/remove). Each record stores it;
+#: the cache does not key on it, so runs under another relation need their own
+#: cache.
+NEIGHBOURING = None
+
+
 def fit_ours(
     train,
     cats,
@@ -907,6 +914,8 @@ def fit_ours(
     aimed = rule == "auto-aim"
     targeted = rule == "auto-target"
     rule = "auto" if forced or aimed or targeted else rule
+    if NEIGHBOURING is not None:
+        release = {"neighbouring": NEIGHBOURING, **(release or {})}
     rel = ProjectedGaussianRelease(
         epsilon=eps,
         delta=DELTA,
@@ -935,6 +944,7 @@ def fit_ours(
         "cpu": time.process_time() - c0,
         "secs": time.perf_counter() - t0,
         "chose": pipe[-1].selection_,
+        "neighbouring": pipe[-1].neighbouring,
         "warnings": [
             {
                 "class": w.category.__name__,
@@ -1783,6 +1793,11 @@ def main(argv=None):
         action="store_true",
         help="grid auto_one_way_margin (needs every plan's fits with TSTR)",
     )
+    ap.add_argument(
+        "--neighbouring",
+        choices=["add-remove-one", "replace-one"],
+        help="the release's neighbouring relation (a separate --cache)",
+    )
     ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
     ap.add_argument("--weights", help="compare auto at these one_way_weights")
     ap.add_argument(
@@ -1835,6 +1850,9 @@ def main(argv=None):
         ProjectedGaussianRelease._rules = dataclasses.replace(
             ProjectedGaussianRelease._rules, one_way_weight=args.one_way_weight
         )
+    if args.neighbouring is not None:
+        global NEIGHBOURING
+        NEIGHBOURING = args.neighbouring
     override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
     set_domain_share(args.domain_per_column, args.domain_max, args.domain_min)
     if args.grid_step is not None:

@@ -182,12 +182,11 @@ def test_auto_sees_strong_and_absent_dependence():
 
 
 # ---------------------------------------------------------------- budget
-def test_every_table_after_the_dependence_spends_exactly_the_budget(monkeypatch):
-    """With a constant ``D`` so large that every table wins once it is
-    measured (``τ = 0``: the estimate is the constant), but every table does
-    not win at ``D = 0``: the dependence is measured, every table is taken,
-    and its residuals' noise is ``c τ r``, ``r² = (1 - f0) / (1 - f0 -
-    f_dep)``, the total's ``c τ_∅``: the shares sum to 1."""
+def _every_table_after_the_dependence(monkeypatch, **kw):
+    """A fit (600 rows, 44 columns, ε = 0.5) where the dependence is
+    measured and every table then wins: a constant ``D`` so large that the
+    selected plans lose once it is the estimate (``τ = 0``), though every
+    table does not win at ``D = 0``."""
     _set_rules(
         monkeypatch,
         auto_tv_threshold=10.0,
@@ -198,7 +197,16 @@ def test_every_table_after_the_dependence_spends_exactly_the_budget(monkeypatch)
     n, a = 600, 44
     df = pd.DataFrame({f"x{j}": rng.integers(0, 3, n) for j in range(a)}).astype(str)
     cats = {col: ["0", "1", "2"] for col in df}
-    est = _pipe(cats, epsilon=0.5, random_state=0).fit(df)[-1]
+    return _pipe(cats, epsilon=0.5, random_state=0, **kw).fit(df)[-1]
+
+
+def test_every_table_after_the_dependence_spends_exactly_the_budget(monkeypatch):
+    """With a constant ``D`` so large that every table wins once it is
+    measured (``τ = 0``: the estimate is the constant), but every table does
+    not win at ``D = 0``: the dependence is measured, every table is taken,
+    and its residuals' noise is ``c τ r``, ``r² = (1 - f0) / (1 - f0 -
+    f_dep)``, the total's ``c τ_∅``: the shares sum to 1."""
+    est = _every_table_after_the_dependence(monkeypatch)
     assert est.selection_ == "none"
     shares = est.selection_shares_
     assert set(shares) == {"count", "dependence", "final"}
@@ -398,18 +406,8 @@ def test_replace_one_every_table_after_the_dependence_spends_exactly_the_budget(
     """Every table after the measurement under replace-one: one draw at
     share ``1 - f_D`` (noise ``c τ r``, ``r² = 1 / (1 - f_D)``), the public
     total released exactly, and the shares sum to 1."""
-    _set_rules(
-        monkeypatch,
-        auto_tv_threshold=10.0,
-        auto_dependence_prior_sd=0.0,
-        auto_dependence_min_weight=0.0,
-    )
-    rng = np.random.default_rng(0)
-    n, a = 600, 44
-    df = pd.DataFrame({f"x{j}": rng.integers(0, 3, n) for j in range(a)}).astype(str)
-    cats = {col: ["0", "1", "2"] for col in df}
-    est = _pipe(cats, epsilon=0.5, neighbouring="replace-one", random_state=0)
-    est = est.fit(df)[-1]
+    est = _every_table_after_the_dependence(monkeypatch, neighbouring="replace-one")
+    n = 600
     assert est.selection_ == "none"
     shares = est.selection_shares_
     f_dep = ProjectedGaussianRelease._rules.auto_dependence_share

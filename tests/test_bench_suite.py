@@ -617,3 +617,14 @@ def test_auto_aim_stands_for_aim_in_the_tuning_cells():
     usable = bs._usable_cells(done, ["t"], 4.0, DEFAULT_RULES)
     assert usable[("t", 1.0, 0)][1]["aim"] == 0.1
     assert usable[("t", 1.0, 1)][1]["aim"] == 0.11
+
+
+def test_the_neighbouring_option_reaches_every_fit_and_its_record(mixed, monkeypatch):
+    """``--neighbouring replace-one`` fits the release under that relation
+    and stores it in the record; without it the estimator's default."""
+    frame = mixed[["a", "b"]]
+    _, info = bs.fit_ours(frame, ["a", "b"], {}, 1.0, 0, "auto")
+    assert info["neighbouring"] == "add-remove-one"
+    monkeypatch.setattr(bs, "NEIGHBOURING", "replace-one")
+    _, info = bs.fit_ours(frame, ["a", "b"], {}, 1.0, 0, "auto")
+    assert info["neighbouring"] == "replace-one"

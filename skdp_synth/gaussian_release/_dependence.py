@@ -34,6 +34,9 @@ whatever ``D`` (:func:`~._selection.none_wins_at_any_dependence`: the
 selected plans' estimates only grow with ``D``), and where it would carry
 less than ``ReleaseRules.auto_dependence_min_weight`` of the estimate
 (:func:`measurement_weight`, known before it is made: small ``ε n``).
+Both tests read the noisy total, or under replace-one the public ``n``,
+where the plan makes them before the data is read
+(:func:`~._selection.measures_dependence`).
 """
 
 from __future__ import annotations

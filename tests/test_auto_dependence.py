@@ -17,6 +17,7 @@ from skdp_synth.gaussian_release._dependence import (
     dependence_sensitivity,
     measurement_weight,
     noise_scale,
+    none_wins_at_any_dependence,
     pair_dependence,
 )
 from skdp_synth.gaussian_release._rules import DEFAULT_RULES
@@ -364,7 +365,7 @@ def test_the_selected_plans_estimates_never_fall_as_d_grows(columns):
             for plan_name in ("mst", "one-way", "aim"):
                 values = np.array([e[plan_name] for e in ests])
                 assert np.all(np.diff(values) >= -1e-12 * np.abs(values[1:])), plan_name
-            if sel.none_wins_at_any_dependence(
+            if none_wins_at_any_dependence(
                 W, tau, c, n, rules, "add-remove-one", None, True, spent=0.02
             ):
                 picks = {

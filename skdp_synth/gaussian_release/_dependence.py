@@ -30,13 +30,13 @@ module measures ``D`` instead, with a small share of the budget:
   measurement is noise and auto falls back to the constant.
 
 The measurement is skipped, and nothing spent, where every table wins
-whatever ``D`` (:func:`~._selection.none_wins_at_any_dependence`: the
+whatever ``D`` (:func:`none_wins_at_any_dependence`: the
 selected plans' estimates only grow with ``D``), and where it would carry
 less than ``ReleaseRules.auto_dependence_min_weight`` of the estimate
 (:func:`measurement_weight`, known before it is made: small ``ε n``).
 Both tests read the noisy total, or under replace-one the public ``n``,
 where the plan makes them before the data is read
-(:func:`~._selection.measures_dependence`).
+(:func:`measures_dependence`).
 """
 
 from __future__ import annotations
@@ -45,11 +45,15 @@ import math
 
 import numpy as np
 
+from ._selection import auto_rule
+
 __all__ = [
     "dependence_estimate",
     "dependence_sensitivity",
     "measurement_weight",
+    "measures_dependence",
     "noise_scale",
+    "none_wins_at_any_dependence",
     "pair_dependence",
 ]
 
@@ -130,3 +134,46 @@ def noise_scale(c, share, neighbouring):
     """The noise standard deviation of the measured mean: ``c Δ / sqrt(f)``
     (public)."""
     return float(c) * dependence_sensitivity(neighbouring) / math.sqrt(float(share))
+
+
+def none_wins_at_any_dependence(
+    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0
+):
+    """Whether :func:`~._selection.auto_rule` takes every table whatever the pairs'
+    dependence ``D`` (public).
+
+    The selected plans' estimates never fall as ``D`` grows (each holds
+    ``D`` with a non-negative factor, or inside ``min(e, (1 - r) D)``) and
+    the all-tables plan's does not hold ``D``: if every table wins at ``D =
+    0`` it wins at every ``D``, and measuring the dependence
+    could not change the choice. With ``target`` the
+    rule does not read a measured ``D``.
+    """
+    if target is not None:
+        return True
+    rule = auto_rule(
+        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent, D=0.0
+    )
+    return rule == "none"
+
+
+def measures_dependence(
+    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0
+):
+    """Whether ``selection="auto"`` measures the pairs' dependence
+    (public: ``n`` the noisy or public total).
+
+    Only where the measurement has a share, would carry at least
+    ``rules.auto_dependence_min_weight`` of the estimate
+    (:func:`measurement_weight`, known before it is made),
+    and could change the choice (:func:`none_wins_at_any_dependence`).
+    """
+    share = float(rules.auto_dependence_share)
+    if share <= 0:
+        return False
+    sd = noise_scale(c, share, neighbouring)
+    if measurement_weight(n, sd, rules) < rules.auto_dependence_min_weight:
+        return False
+    return not none_wins_at_any_dependence(
+        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent
+    )

@@ -25,11 +25,15 @@ from .._stats import (
     workload_counts,
 )
 from ..workloads import AttributeMarginalWorkload
-from ._dependence import dependence_estimate, noise_scale, pair_dependence
+from ._dependence import (
+    dependence_estimate,
+    measures_dependence,
+    noise_scale,
+    pair_dependence,
+)
 from ._selection import (
     SelectionResult,
     auto_rule,
-    measures_dependence,
     mst_edge_budget,
     select_aim,
     select_mst,

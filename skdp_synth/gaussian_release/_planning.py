@@ -50,13 +50,13 @@ from ..workloads import (
     ExplicitWorkload,
     MarginalWorkload,
 )
+from ._dependence import measures_dependence
 from ._invariants import AttributeInvariants, running_intersection_order
 from ._selection import (
     MAX_CANDIDATE_CELLS,
     allocated_scales,
     auto_rule,
     candidate_tables,
-    measures_dependence,
     with_one_way_tables,
 )
 from ._values import StagePlan

@@ -67,7 +67,6 @@ from scipy.special import ndtr, ndtri
 from .._progress import Ticker
 from ..generator import Measurement, fit_rows
 from ..workloads import AttributeMarginalWorkload
-from ._dependence import measurement_weight, noise_scale
 
 __all__ = [
     "SelectionResult",
@@ -1039,49 +1038,6 @@ def auto_rule(
     aim = a <= rules.auto_aim_max_attributes
     errors = plan_errors(est, rules, aim=aim)
     return min(errors, key=errors.get)
-
-
-def none_wins_at_any_dependence(
-    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0
-):
-    """Whether :func:`auto_rule` takes every table whatever the pairs'
-    dependence ``D`` (public).
-
-    The selected plans' estimates never fall as ``D`` grows (each holds
-    ``D`` with a non-negative factor, or inside ``min(e, (1 - r) D)``) and
-    the all-tables plan's does not hold ``D``: if every table wins at ``D =
-    0`` it wins at every ``D``, and measuring the dependence
-    (:mod:`._dependence`) could not change the choice. With ``target`` the
-    rule does not read a measured ``D``.
-    """
-    if target is not None:
-        return True
-    rule = auto_rule(
-        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent, D=0.0
-    )
-    return rule == "none"
-
-
-def measures_dependence(
-    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0
-):
-    """Whether ``selection="auto"`` measures the pairs' dependence
-    (:mod:`._dependence`; public: ``n`` the noisy or public total).
-
-    Only where the measurement has a share, would carry at least
-    ``rules.auto_dependence_min_weight`` of the estimate
-    (:func:`~._dependence.measurement_weight`, known before it is made),
-    and could change the choice (:func:`none_wins_at_any_dependence`).
-    """
-    share = float(rules.auto_dependence_share)
-    if share <= 0:
-        return False
-    sd = noise_scale(c, share, neighbouring)
-    if measurement_weight(n, sd, rules) < rules.auto_dependence_min_weight:
-        return False
-    return not none_wins_at_any_dependence(
-        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent
-    )
 
 
 def plan_errors(est, rules, aim=True):

@@ -712,6 +712,64 @@ def tune_joint(done, names, oww, phis, kappas, margins, rhos=(None,)):
 MARGIN_REGRET_RISE = 0.01
 
 
+def tune_none_models(done, names, oww, grid=None):
+    """``κ`` (``ReleaseRules.auto_none_factor``) for the models trained on
+    the rows: per ``κ`` and ε, the mean TV2 regret against the best plan auto
+    weighs and the mean train-on-synthetic of the picks (from the recorded
+    estimates, :func:`choose`), over the cells where auto and every plan it
+    weighs ran with train-on-synthetic. The choice: the smallest ``κ`` (every
+    table taken more often) whose mean regret rises by less than
+    :data:`MARGIN_REGRET_RISE` at every ε over the ``κ`` of least regret
+    summed over ε, and whose train-on-synthetic is at least that ``κ``'s at
+    every ε. Returns ``(rows, κ)``; ``rows``: ``(κ, {ε: (regret,
+    train-on-synthetic, picks moved)})``."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+
+    grid = np.round(np.arange(0.3, 0.901, 0.05), 2) if grid is None else grid
+    usable = _plan_cells(done, names, oww, rules, scored=("tv2", "tstr"))
+    eps_list = sorted({e for (_, e, _) in usable})
+    rows = []
+    for kappa in grid:
+        per = {}
+        for e in eps_list:
+            reg, ts, moved = [], [], 0
+            for (_, ce, _), (est, recs) in usable.items():
+                if ce != e:
+                    continue
+                p = choose(est, rules.auto_tree_reach, rules, kappa=kappa)
+                moved += p != choose(est, rules.auto_tree_reach, rules)
+                reg.append(recs[p]["tv2"] / min(r["tv2"] for r in recs.values()) - 1)
+                ts.append(recs[p]["tstr"])
+            per[e] = (float(np.mean(reg)), float(np.mean(ts)), moved)
+        rows.append((float(kappa), per))
+    least = min(rows, key=lambda r: sum(v[0] for v in r[1].values()))
+    ok = [
+        k
+        for k, per in rows
+        if all(
+            per[e][0] - least[1][e][0] < MARGIN_REGRET_RISE
+            and per[e][1] >= least[1][e][1]
+            for e in eps_list
+        )
+    ]
+    choice = min(ok) if ok else least[0]
+    print(f"kappa grid over {len(usable)} table/eps/seed cells")
+    for k, per in rows:
+        print(
+            f"kappa={k:g}: "
+            + "; ".join(
+                f"eps {e:g} regret {r:.4f} TSTR {t:.4f} moved {m}"
+                for e, (r, t, m) in per.items()
+            )
+            + f"; regret summed {sum(v[0] for v in per.values()):.4f}"
+        )
+    print(
+        f"least regret at kappa = {least[0]:g}; chosen: kappa = {choice:g} "
+        f"(regret rise under {MARGIN_REGRET_RISE:g} at every eps, TSTR not lower)"
+    )
+    return rows, choice
+
+
 def tune_margin(done, names, oww, margins=(0.0, 0.05, 0.1, 0.15, 0.2)):
     """``m`` (``ReleaseRules.auto_one_way_margin``) on ``names`` and their
     ``T@k`` cuts: per margin the cells whose pick moves, the 1-way picks,
@@ -1798,6 +1856,11 @@ def main(argv=None):
         choices=["add-remove-one", "replace-one"],
         help="the release's neighbouring relation (a separate --cache)",
     )
+    ap.add_argument(
+        "--tune-none-models",
+        action="store_true",
+        help="grid auto_none_factor by regret and train-on-synthetic per eps",
+    )
     ap.add_argument("--no-run", action="store_true", help="summarise the cache only")
     ap.add_argument("--weights", help="compare auto at these one_way_weights")
     ap.add_argument(
@@ -1902,6 +1965,8 @@ def main(argv=None):
         tune(done, TUNE, oww)
         tune_aim(done, TUNE, oww)
         tune_none(done, TUNE, oww)
+    if args.tune_none_models:
+        tune_none_models(done, TUNE, oww)
     if args.tune_margin:
         tune_margin(done, TUNE, oww)
     if args.tune_joint:

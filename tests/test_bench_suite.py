@@ -628,3 +628,37 @@ def test_the_neighbouring_option_reaches_every_fit_and_its_record(mixed, monkeyp
     monkeypatch.setattr(bs, "NEIGHBOURING", "replace-one")
     _, info = bs.fit_ours(frame, ["a", "b"], {}, 1.0, 0, "auto")
     assert info["neighbouring"] == "replace-one"
+
+
+def test_tune_none_models_takes_the_smallest_kappa_that_keeps_regret_and_models(
+    capsys,
+):
+    """``--tune-none-models``: every table wins a cell below ``κ`` = 0.5
+    (all-tables estimate 0.1 against AIM's 0.05), 0.556 (0.09) or 0.25
+    (0.2). At ``κ`` 0.6 AIM everywhere (no regret); at 0.4 every table on
+    the two ε = 1 cells (regret .0025, models better); at 0.2 also on the ε
+    = 3 cell, whose every table doubles TV2. The choice is 0.4: the least
+    regret is at 0.6, 0.4 raises it by less than 0.01 at each ε with models
+    no worse, 0.2 does not."""
+    base = {"q": 0.2, "one-way": 0.3, "q_aim": 0.0, "aim_pairs": 0.05}
+    base.update(e_tree=1.0, e1_mst=0.1, e1_one=0.0)  # MST's estimate above 0.2
+    done = {}
+    cells = [  # (ε, seed, all-tables estimate, (TV2, TSTR) every table, AIM)
+        (1.0, 0, 0.1, (0.1, 0.6), (0.1, 0.5)),
+        (1.0, 1, 0.09, (0.1005, 0.7), (0.1, 0.5)),
+        (3.0, 0, 0.2, (0.2, 0.9), (0.1, 0.5)),
+    ]
+    for eps, seed, none_est, none, aim in cells:
+        cell = ("t", eps, seed)
+        done[(*cell, "auto", 4.0)] = {"est": dict(base, none=none_est)}
+        for method, (tv2, tstr) in (("none", none), ("aim", aim)):
+            done[(*cell, method, 4.0)] = {"tv2": tv2, "tstr": tstr}
+        for method in ("auto-mst", "one-way"):
+            done[(*cell, method, 4.0)] = {"tv2": 1.0, "tstr": 0.0}
+    rows, kappa = bs.tune_none_models(done, ["t"], 4.0, grid=[0.2, 0.4, 0.6])
+    assert kappa == 0.4
+    per = dict(rows)
+    assert per[0.6][1.0][:2] == (0.0, 0.5) and per[0.6][3.0][:2] == (0.0, 0.5)
+    assert per[0.4][1.0][:2] == pytest.approx((0.0025, 0.65), rel=1e-12)
+    assert per[0.2][3.0][0] == pytest.approx(1.0)
+    assert "least regret at kappa = 0.6; chosen: kappa = 0.4" in capsys.readouterr().out

@@ -228,8 +228,8 @@ default=None
         the noisy total that every plan releases first -- the plan of least
         expected 2-way TV error (``gaussian_release._selection.auto_rule``):
         ``"none"`` (every table; its expected noise per table times
-        ``ReleaseRules.auto_none_factor``, 0.6, tuned on real tables,
-        ``benchmarks/bench_suite.py --tune``), ``"aim"`` (on at most
+        ``ReleaseRules.auto_none_factor``, 0.5, tuned on real tables,
+        ``benchmarks/bench_suite.py --tune-none-models``), ``"aim"`` (on at most
         ``ReleaseRules.auto_aim_max_attributes`` = 24 attributes and never
         with ``target``: the pairs its rounds can afford at that ``ε n``,
         its 1-way tables at a smaller share), ``"mst"``, or ``"one-way"``

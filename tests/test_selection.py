@@ -305,11 +305,11 @@ def test_mst_finds_the_planted_dependences():
 
 def test_auto_chooses_from_public_n_and_says_so():
     """With a public ``n_rows`` the plan fixes the rule: AIM's rounds on 20
-    attributes and 1,000 rows at ε = 1 (``_auto_at``: AIM's expected error
+    attributes and 1,000 rows at ε = 0.3 (``_auto_at``: AIM's expected error
     the least), every table on 5 attributes and 3,000 rows at ε = 5."""
     df, cats = _frame()
     wide, wide_cats = _wide(n=1000, a=20)
-    small = _pipe(wide_cats, epsilon=1.0, n_rows=1000, random_state=0)
+    small = _pipe(wide_cats, epsilon=0.3, n_rows=1000, random_state=0)
     small = small.fit(wide)[-1]
     large = _pipe(cats, epsilon=5.0, n_rows=3000, random_state=0).fit(df)[-1]
     assert small.plan_.selection["rule"] == small.selection_ == "aim"
@@ -486,7 +486,7 @@ def test_budget_split_constants_are_pinned():
     assert (
         DEFAULT_RULES.auto_tv_threshold,
         DEFAULT_RULES.auto_none_factor,
-    ) == (0.048, 0.6)
+    ) == (0.048, 0.5)
     assert not hasattr(DEFAULT_RULES, "auto_aim_threshold")
     assert (
         DEFAULT_RULES.auto_aim_max_attributes == 24
@@ -975,21 +975,28 @@ _HMDA_LEVELS = [2, 4, 3, 4, 6, 4, 2, 10, 2, 2, 2, 2, 2, 2]
 
 
 @pytest.mark.parametrize(
-    "eps, expected", [(0.05, "one-way"), (0.1, "one-way"), (0.3, "aim")]
+    "levels, n, eps, expected",
+    [
+        (_HMDA_LEVELS, 1900, 0.05, "one-way"),
+        (_HMDA_LEVELS, 1900, 0.07, "one-way"),
+        ([4] * 12, 3000, 0.3, "aim"),
+    ],
 )
-def test_auto_weighs_aim_against_the_one_way_tables(eps, expected):
+def test_auto_weighs_aim_against_the_one_way_tables(levels, n, eps, expected):
     """Where AIM's thresholds hold, auto runs AIM's rounds only when AIM's
     expected error (:func:`aim_estimate`) is at most the 1-way tables'. At
-    HMDA's domain and 1,900 rows, ε = 0.1, AIM affords about 2 pairs and its
-    1-way tables (at ``auto_aim_one_way_share`` of the budget) cost more
-    than they win: the 1-way tables (measured on the TUNE half: hmda ε = 0.1
-    TV2 .2325 for the 1-way tables, .2786 for AIM); at ε = 0.3 AIM."""
-    e, rule = _auto_at(_HMDA_LEVELS, eps, 1900)
-    # every table's estimate above the better (AIM competes on 14 attributes)
+    HMDA's domain and 1,900 rows, ε = 0.05-0.07, AIM affords about 2 pairs
+    and its 1-way tables (at ``auto_aim_one_way_share`` of the budget) cost
+    more than they win: the 1-way tables (measured on the TUNE half: hmda ε
+    = 0.1 TV2 .2325 for the 1-way tables, .2786 for AIM; from ε = 0.1 every
+    table's estimate times ``κ`` = 0.5 is the least there); on 12 attributes
+    of 4 levels and 3,000 rows at ε = 0.3, AIM."""
+    e, rule = _auto_at(levels, eps, n)
+    # every table's estimate above the better (AIM competes on both widths)
     assert DEFAULT_RULES.auto_none_factor * e["none"] > min(e["aim"], e["one-way"])
     assert rule == expected
     assert rule == ("aim" if e["aim"] <= e["one-way"] else "one-way")
-    assert 1.0 <= e["k_aim"] <= 3 * len(_HMDA_LEVELS)
+    assert 1.0 <= e["k_aim"] <= 3 * len(levels)
 
 
 def test_auto_rule_takes_the_least_expected_error_without_a_cliff():
@@ -1000,8 +1007,8 @@ def test_auto_rule_takes_the_least_expected_error_without_a_cliff():
     step where the choice changes). In the band where the all-tables
     plan's expected noise is between 0.048 and 0.08 the threshold rule ran
     MST whatever the other estimates said; now every table where that is
-    least (HMDA's domain, ε = 0.75) and AIM where it is (12 attributes of
-    4 levels)."""
+    least (HMDA's domain, ε = 0.75) and AIM where it is (14 attributes of
+    5 levels, 5,000 rows)."""
     grid = np.geomspace(0.03, 3.0, 81)
     least = []
     for eps in grid:
@@ -1013,7 +1020,7 @@ def test_auto_rule_takes_the_least_expected_error_without_a_cliff():
     assert np.all(steps <= 2 * np.diff(np.log(grid)) + 1e-12)
     e, rule = _auto_at(_HMDA_LEVELS, 0.754, 1900)
     assert 0.048 < e["none"] < 0.08 and rule == "none"
-    e, rule = _auto_at([4] * 12, 0.754, 3000)
+    e, rule = _auto_at([5] * 14, 0.754, 5000)
     assert 0.048 < e["none"] < 0.08 and rule == "aim"
     assert e["aim"] < min(e["mst"], DEFAULT_RULES.auto_none_factor * e["none"])
 
@@ -1072,16 +1079,16 @@ def test_auto_measures_the_one_way_tables_where_aim_cannot_afford_pairs():
     """The fit follows the rule: 20 attributes on 1,000 public rows, at ε =
     0.2 (AIM's estimate 1.14 times the 1-way tables', past
     ``auto_one_way_margin``; every table's far above) auto measures the 1-way
-    tables alone, spending the whole budget on them; at ε = 1 it runs AIM
-    (``test_auto_chooses_from_public_n_and_says_so``). At ε = 0.3 AIM's
-    estimate is 1.08 times theirs, within the margin: AIM."""
+    tables alone, spending the whole budget on them. At ε = 0.3 AIM's
+    estimate is 1.08 times theirs, within the margin, and below every
+    table's times ``κ``: AIM (``test_auto_chooses_from_public_n_and_says_so``)."""
     df, cats = _wide(n=1000, a=20)
     with pytest.warns(IndependentColumnsWarning):
         est = _pipe(cats, epsilon=0.2, n_rows=1000, random_state=0).fit(df)[-1]
     assert est.plan_.selection["rule"] == est.selection_ == "one-way"
     assert all(len(S) == 1 for S in est.marginals_)
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, abs=1e-12)
-    kw = dict(epsilon=1.0, n_rows=1000, random_state=0)
+    kw = dict(epsilon=0.3, n_rows=1000, random_state=0)
     assert _pipe(cats, **kw).fit(df)[-1].selection_ == "aim"
 
 
@@ -1092,7 +1099,7 @@ def test_auto_with_a_target_runs_mst_where_it_would_run_aim():
     every table, MST's tree or the 1-way tables with the target's pairs
     worth their noise (``auto_estimates``, recomputed here from the plan)."""
     df, cats = _wide(n=1000, a=20)
-    kw = dict(epsilon=1.0, n_rows=1000, random_state=0)
+    kw = dict(epsilon=0.3, n_rows=1000, random_state=0)
     assert _pipe(cats, **kw).fit(df)[-1].selection_ == "aim"
     est = _pipe(cats, target="x3", **kw).fit(df)[-1]
     plan = est.plan_

@@ -65,3 +65,21 @@ def test_method(monkeypatch):
     )
     monkeypatch.setattr(_registry, "METHODS", methods)
     return methods
+
+
+@pytest.fixture
+def auto_estimates_calls(monkeypatch):
+    """Every call of ``selection="auto"``'s expected errors
+    (``gaussian_release._selection.auto_estimates``), as ``(args, kwargs)``,
+    in order: what the choice was allowed to read."""
+    from skdp_synth.gaussian_release import _selection
+
+    calls = []
+    original = _selection.auto_estimates
+
+    def spy(*args, **kw):
+        calls.append((args, kw))
+        return original(*args, **kw)
+
+    monkeypatch.setattr(_selection, "auto_estimates", spy)
+    return calls

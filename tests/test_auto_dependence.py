@@ -302,22 +302,15 @@ def test_a_measurement_that_would_carry_little_weight_is_not_made(monkeypatch):
 
 
 @pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
-def test_the_choice_reads_the_measured_dependence_and_public_quantities(monkeypatch):
+def test_the_choice_reads_the_measured_dependence_and_public_quantities(
+    auto_estimates_calls,
+):
     """Where the dependence is measured, ``auto_estimates`` is called twice
     with the plan's public quantities and the noisy total: at ``D = 0``
     (could the measurement change the choice?), then with the measured
     ``D`` after its share; ``D`` is post-processing of the noisy mean, the
     noisy total and the public noise scale."""
-    from skdp_synth.gaussian_release import _selection as sel
-
-    calls = []
-    original = sel.auto_estimates
-
-    def spy(*args, **kw):
-        calls.append((args, kw))
-        return original(*args, **kw)
-
-    monkeypatch.setattr(sel, "auto_estimates", spy)
+    calls = auto_estimates_calls
     df, cats = _columns(20_000, True)
     est = _pipe(cats, epsilon=0.3, random_state=0).fit(df)[-1]
     assert len(calls) == 2

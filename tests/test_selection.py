@@ -805,19 +805,12 @@ def test_auto_tree_reach_grows_with_the_edges_signal(levels):
 
 
 @pytest.mark.filterwarnings("ignore::skdp_synth.exceptions.IndependentColumnsWarning")
-def test_auto_rule_reads_only_public_quantities(monkeypatch):
+def test_auto_rule_reads_only_public_quantities(auto_estimates_calls):
     """The estimates see the plan (its workload, scales and ``c``), the
     rules, the share spent on the noisy total and the released noisy total,
     nothing else; with a public ``n_rows`` the plan fixes the rule before
     the data is read, the same for two unrelated tables of one schema."""
-    calls = []
-    original = sel.auto_estimates
-
-    def spy(*args, **kw):
-        calls.append((args, kw))
-        return original(*args, **kw)
-
-    monkeypatch.setattr(sel, "auto_estimates", spy)
+    calls = auto_estimates_calls
     df, cats = _wide()
     est = _pipe(cats, epsilon=1.0, random_state=0).fit(df)[-1]
     # once: at 600 rows a measurement of the pairs' dependence would carry

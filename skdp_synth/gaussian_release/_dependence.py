@@ -139,15 +139,15 @@ def noise_scale(c, share, neighbouring):
 def none_wins_at_any_dependence(
     W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0
 ):
-    """Whether :func:`~._selection.auto_rule` takes every table whatever the pairs'
-    dependence ``D`` (public).
+    """Whether :func:`~._selection.auto_rule` takes every table whatever
+    the pairs' dependence ``D`` (public).
 
     The selected plans' estimates never fall as ``D`` grows (each holds
     ``D`` with a non-negative factor, or inside ``min(e, (1 - r) D)``) and
     the all-tables plan's does not hold ``D``: if every table wins at ``D =
-    0`` it wins at every ``D``, and measuring the dependence
-    could not change the choice. With ``target`` the
-    rule does not read a measured ``D``.
+    0`` it wins at every ``D``, and measuring the dependence could not
+    change the choice. With ``target`` the rule does not read a measured
+    ``D``.
     """
     if target is not None:
         return True
@@ -160,13 +160,13 @@ def none_wins_at_any_dependence(
 def measures_dependence(
     W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0
 ):
-    """Whether ``selection="auto"`` measures the pairs' dependence
-    (public: ``n`` the noisy or public total).
+    """Whether ``selection="auto"`` measures the pairs' dependence (public:
+    ``n`` the noisy or public total).
 
     Only where the measurement has a share, would carry at least
     ``rules.auto_dependence_min_weight`` of the estimate
-    (:func:`measurement_weight`, known before it is made),
-    and could change the choice (:func:`none_wins_at_any_dependence`).
+    (:func:`measurement_weight`, known before it is made), and could change
+    the choice (:func:`none_wins_at_any_dependence`).
     """
     share = float(rules.auto_dependence_share)
     if share <= 0:

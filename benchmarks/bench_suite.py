@@ -728,17 +728,22 @@ def tune_none_models(done, names, oww, grid=None):
     grid = np.round(np.arange(0.3, 0.901, 0.05), 2) if grid is None else grid
     usable = _plan_cells(done, names, oww, rules, scored=("tv2", "tstr"))
     eps_list = sorted({e for (_, e, _) in usable})
+    # each cell's pick at the library's own κ and its best plan's TV2, once
+    today = {
+        k: choose(est, rules.auto_tree_reach, rules) for k, (est, _) in usable.items()
+    }
+    best = {k: min(r["tv2"] for r in recs.values()) for k, (_, recs) in usable.items()}
     rows = []
     for kappa in grid:
         per = {}
         for e in eps_list:
             reg, ts, moved = [], [], 0
-            for (_, ce, _), (est, recs) in usable.items():
-                if ce != e:
+            for k, (est, recs) in usable.items():
+                if k[1] != e:
                     continue
                 p = choose(est, rules.auto_tree_reach, rules, kappa=kappa)
-                moved += p != choose(est, rules.auto_tree_reach, rules)
-                reg.append(recs[p]["tv2"] / min(r["tv2"] for r in recs.values()) - 1)
+                moved += p != today[k]
+                reg.append(recs[p]["tv2"] / best[k] - 1)
                 ts.append(recs[p]["tstr"])
             per[e] = (float(np.mean(reg)), float(np.mean(ts)), moved)
         rows.append((float(kappa), per))

@@ -15,13 +15,14 @@ the invariants held, and moving the rows of an unsupported level.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
 from .._progress import stage
 from ..correction import reweight_to_targets
-from ..generator import Measurement, Zeros, fit_rows
+from ..generator import Measurement, Zeros, fit_rows, rows_loss, warn_disagreement
 from ..workloads import MarginalWorkload, universe_points
 from ._invariants import repair_rows, rounded_tables, running_intersection_order
 from ._values import Generated
@@ -46,6 +47,7 @@ def generate(rec, source):
             N,
             source,
             zeros=staged.spec.zero_cells(),
+            one_way_weight=staged.rules.generator_one_way_weight,
         )
         rows = result.rows
         fitted = {
@@ -74,6 +76,7 @@ def fit_model(
     max_sweeps=None,
     centre=False,
     zeros=None,
+    one_way_weight=1.0,
 ):
     """Fit the synthetic table to the released measurements (post-processing).
 
@@ -89,8 +92,13 @@ def fit_model(
     (:meth:`~._values.ReleaseSpec.zero_cells`), held by the final fit (the
     fitted table puts 0 on those cells; the shrinkage centres' short fits
     go without them: with them they took 4 times the fit's seconds on the
-    churn table of ``benchmarks/bench_structural_zeros.py``). Returns
-    ``fit_rows``'s result.
+    churn table of ``benchmarks/bench_structural_zeros.py``).
+    ``one_way_weight``: the factor on the 1-way measurements' terms of the
+    fit's loss (``ReleaseRules.generator_one_way_weight``): where many noisy
+    pairs measure the same column, rows that cannot hold their negative
+    cells otherwise drift off the released 1-way table. Returns
+    ``fit_rows``'s result, its ``loss`` in the measurements' own noise
+    metric (unweighted; ``initial_loss`` in the weighted one).
     """
     n_hat = max(1, int(round(n_estimate)))
     if N < n_hat:
@@ -102,19 +110,38 @@ def fit_model(
             Measurement(m.attributes, m.query, m.values * scale, m.sigma * scale)
             for m in measurements
         ]
+    weighted = measurements
+    if one_way_weight != 1.0:
+        # the 1-way terms count one_way_weight times: their noise scales
+        # over sqrt(weight) (the answers are unchanged)
+        root = math.sqrt(one_way_weight)
+        weighted = [
+            Measurement(m.attributes, m.query, m.values, m.sigma / root)
+            if len(m.attributes) == 1
+            else m
+            for m in measurements
+        ]
     with stage("fitting the generator"):
         short = {} if max_sweeps is None else {"max_sweeps": max_sweeps}
         if zeros:
             short["zeros"] = zeros
-        return fit_rows(
-            measurements,
+        result = fit_rows(
+            weighted,
             n_levels,
             N,
             rng=source.rng,
-            check_agreement=N >= n_hat,
+            check_agreement=N >= n_hat and weighted is measurements,
             warn=not centre,
             **short,
         )
+    if weighted is not measurements:
+        # the loss, and the test of the tables' agreement, in the noise metric
+        result = dataclasses.replace(
+            result, loss=rows_loss(measurements, result.rows, n_levels)
+        )
+        if not centre and N >= n_hat:
+            warn_disagreement(result.loss, result.n_measured)
+    return result
 
 
 def fit_candidates(W, coords, n_estimate, n_candidates, source):

@@ -48,7 +48,14 @@ def reconstruct(measured, staged, source, fit_model):
         with stage(f"fitting the centre of {label}"):
             N = staged.model_table_rows(W, n_estimate)
             result = fit_model(
-                others, n_levels, n_estimate, N, source, max_sweeps=sweeps, centre=True
+                others,
+                n_levels,
+                n_estimate,
+                N,
+                source,
+                max_sweeps=sweeps,
+                centre=True,
+                one_way_weight=staged.rules.generator_one_way_weight,
             )
         return result.rows
 

@@ -9,7 +9,13 @@ from ._cliques import (
 from ._estimates import (
     _one_way_estimates as _one_way_estimates,  # for sibling packages
 )
-from ._generator import GeneratorResult, Measurement, fit_rows
+from ._generator import (
+    GeneratorResult,
+    Measurement,
+    fit_rows,
+    rows_loss,
+    warn_disagreement,
+)
 from ._rounding import auto_model_rows, controlled_rows
 from ._zeros import Zeros, check_zeros
 
@@ -21,4 +27,6 @@ __all__ = [
     "check_zeros",
     "controlled_rows",
     "fit_rows",
+    "rows_loss",
+    "warn_disagreement",
 ]

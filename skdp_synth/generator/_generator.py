@@ -496,21 +496,46 @@ def fit_rows(
             ConvergenceWarning,
             stacklevel=2,
         )
-    elif (
-        warn
-        and check_agreement
-        and n_measured > 0
-        and loss > n_measured + 6.0 * math.sqrt(2.0 * n_measured)
-    ):
+    elif warn and check_agreement:
+        warn_disagreement(loss, n_measured, stacklevel=2)
+    return GeneratorResult(R, loss, initial, n_measured, sweeps)
+
+
+def warn_disagreement(loss, n_measured, stacklevel=1):
+    """Warn when a fitted table's normalised ``loss`` (in the measurements'
+    own noise metric) exceeds its ``n_measured`` values by more than
+    ``6 sqrt(2 k)``: the released tables then disagree far more than their
+    noise explains (``fit_rows``'s ``warn``). ``stacklevel`` as in
+    :func:`warnings.warn`, counted from the caller."""
+    if n_measured > 0 and loss > n_measured + 6.0 * math.sqrt(2.0 * n_measured):
         warnings.warn(
             f"the released tables disagree more than their noise explains: the "
             f"fitted table's normalised loss is {loss:.4g} for {n_measured} measured "
             "values (expected about that many or fewer). The synthetic rows follow a "
             "least-squares compromise between the tables.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=stacklevel + 1,
         )
-    return GeneratorResult(R, loss, initial, n_measured, sweeps)
+
+
+def rows_loss(measurements, rows, n_levels):
+    """``Σ_m ||Q_m T_{A_m}(R) - y_m||² / σ_m²`` of any ``rows`` (level
+    indices, one column per attribute): the loss :func:`fit_rows` minimises,
+    computed from scratch, e.g. in the noise metric of measurements a fit
+    saw with other weights."""
+    rows = np.asarray(rows, dtype=np.int64)
+    n_levels = np.asarray(n_levels, dtype=np.int64)
+    total = 0.0
+    for m in measurements:
+        A = list(m.attributes)
+        if A:
+            cells = np.ravel_multi_index(tuple(rows[:, A].T), tuple(n_levels[A]))
+            table = np.bincount(cells, minlength=int(np.prod(n_levels[A])))
+        else:
+            table = np.array([rows.shape[0]])
+        fitted = table if m.query is None else m.query @ table
+        total += float(np.sum((fitted - m.values) ** 2)) / m.sigma**2
+    return total
 
 
 def _paired_ranks(ranked, sizes):

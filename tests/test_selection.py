@@ -421,11 +421,22 @@ def test_generator_sees_only_released_measurements(rule, monkeypatch):
         if A and est.residual_scales_[i] > 0
     ]
     assert len(ms) == len(selected) + len(final)
+    # the 1-way terms weighted (ReleaseRules.generator_one_way_weight): the
+    # same answers, their scales over its square root
+    root = math.sqrt(est._rules.generator_one_way_weight)
+
+    def scale(A, sigma):
+        return sigma / root if len(A) == 1 else sigma
+
     for m, s in zip(ms, selected):
-        assert m is s  # the very objects the selection step released
+        if len(s.attributes) != 1:
+            assert m is s  # the very objects the selection step released
+        assert m.attributes == s.attributes and m.query is s.query
+        assert m.sigma == scale(s.attributes, s.sigma)
+        np.testing.assert_array_equal(m.values, s.values)
     for m, (A, values, sigma) in zip(ms[len(selected) :], final):
         # the same arrays, passed on: exact
-        assert m.attributes == A and m.sigma == sigma
+        assert m.attributes == A and m.sigma == scale(A, sigma)
         np.testing.assert_array_equal(m.values, values)
 
 

@@ -218,8 +218,10 @@ class PipelineLevelsMixin:
         """Drop column ``j``'s missing level iff the release's estimate of
         its count is below ``MISSING_SUPPORT_Z`` of its noise (lower than the
         other levels' ``LEVEL_SUPPORT_Z``: a missing share of ``3 σ`` was
-        lost in 16 % of fits); record the released share ``(T̂ / n̂, σ / n̂)``
-        in ``missing_shares_``. Post-processing of released values."""
+        lost in 16 % of fits); record the released share and its sd in
+        ``missing_shares_``: the release's ``_one_way_share_estimate`` where
+        it has one (the total's noise included), else ``(T̂ / n̂, σ / n̂)``
+        (``n`` public). Post-processing of released values."""
         from .preprocessing._numeric_domain import MISSING_SUPPORT_Z
 
         level = int(final.blocks_.n_levels[j]) - 1
@@ -228,8 +230,12 @@ class PipelineLevelsMixin:
             return drop(j, level)
         est, sd = found
         n_hat = _released_n(final)
-        if n_hat:
-            name = final.blocks_.names[j]
+        name = final.blocks_.names[j]
+        share_of = getattr(final, "_one_way_share_estimate", None)
+        share = share_of(j, level) if share_of is not None else None
+        if share is not None:
+            self.missing_shares_[name] = share
+        elif n_hat:
             self.missing_shares_[name] = (max(est, 0.0) / n_hat, sd / n_hat)
         # est < z sd with z <= LEVEL_SUPPORT_Z: the release drops it too
         return bool(est < MISSING_SUPPORT_Z * sd) and drop(j, level)

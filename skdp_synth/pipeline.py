@@ -153,7 +153,10 @@ class SynthesisPipeline(
     missing_shares_ : dict
         ``{column: (share, sd)}``: the last step's released missing share of
         each column with a missing level, ``max(T̂, 0) / n̂``, and its noise
-        standard deviation ``σ / n̂`` (post-processing).
+        standard deviation: for the Gaussian release
+        ``sqrt(σ_∅² (p̂ - 1/L)² + var(z̄) (1 - 1/L)) / n̂``, the noise of the
+        released total ``n̂`` included (``doc/privacy/encoder.md``); where
+        ``n`` is public, ``σ / n`` (post-processing).
     degenerate_columns_ : dict
         ``{column: [reasons]}``: the columns that the released domains and
         the last step's estimates say will come back degenerate (one bin, at

@@ -116,6 +116,12 @@ def test_a_missing_share_the_release_cannot_tell_from_none_is_named():
     assert degenerate_reasons(spec, est, 2400.0, 30.0 / 2400.0, True) == []
     sure = est[:3] + [(100.0, 30.0)]
     assert degenerate_reasons(spec, sure, 2400.0, 120.0 / 2400.0, True) == []
+    # released at 2.83 sds: rows at 3.07 sds follow the release (within one
+    # sd of its estimate) and are not named; rows at 4 sds are
+    edge = est[:3] + [(85.0, 30.0)]
+    assert degenerate_reasons(spec, edge, 2400.0, 92.0 / 2400.0, True) == []
+    got = degenerate_reasons(spec, edge, 2400.0, 120.0 / 2400.0, True)
+    assert any("cannot tell its missing share" in r for r in got), got
 
 
 def _latitude(seed):

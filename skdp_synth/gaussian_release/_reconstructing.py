@@ -28,7 +28,7 @@ from ._selection import noise_tv
 from ._shrinkage import shrink_interactions, shrink_towards_rows
 from ._values import Reconstruction
 
-__all__ = ["one_way_level_estimate", "reconstruct"]
+__all__ = ["one_way_level_estimate", "one_way_share_estimate", "reconstruct"]
 
 
 def reconstruct(measured, staged, source, fit_model):
@@ -345,6 +345,41 @@ def one_way_level_estimate(W, one_way, residual_scales, residuals, j, level):
     total was averaged with earlier noisy totals). ``None`` for bit-level
     workloads and where ``z_j`` was not measured.
     """
+    parts = _one_way_parts(W, one_way, residual_scales, residuals, j)
+    if parts is None:
+        return None
+    table, var_0, var_j, L = parts
+    return float(table[int(level)]), math.sqrt(var_0 / L**2 + var_j * (1 - 1 / L))
+
+
+def one_way_share_estimate(W, one_way, residual_scales, residuals, j, level):
+    """``(p̂, sd)``: the release's estimate of one level's share of the
+    rows, ``p̂ = max(T̂_j[level], 0) / n̂``, and its noise standard deviation,
+    or ``None`` (post-processing; as :func:`one_way_level_estimate`).
+
+    ``T̂_j[level] = n̂ / L_j + (the contrast from z̄_j)`` shares the total's
+    noise ``e_∅``: ``cov(T̂_j[level], n̂) = σ_∅² / L_j``. To first order
+    (delta method) the share's error is ``(e_level - p e_∅) / n``, of variance
+    ``σ_∅² (p - 1/L_j)² + var(z̄_j) (1 - 1/L_j)`` over ``n²``; ``σ_j / n̂``
+    alone leaves out the total's noise, most for a share far from ``1/L_j``
+    (nhefs's ``modth``, 81 % missing of 13 levels, ε = 1: ``σ_j / n̂`` =
+    .035, this sd .048; the released shares over seeds 0-9 spread .065).
+    ``p`` is the estimate, clipped to ``[0, 1]``; ``n̂`` the released total.
+    """
+    parts = _one_way_parts(W, one_way, residual_scales, residuals, j)
+    if parts is None:
+        return None
+    table, var_0, var_j, L = parts
+    n_hat = float(residuals[()][0])
+    if not n_hat > 0:
+        return None
+    p = min(max(float(table[int(level)]), 0.0) / n_hat, 1.0)
+    return p, math.sqrt(var_0 * (p - 1 / L) ** 2 + var_j * (1 - 1 / L)) / n_hat
+
+
+def _one_way_parts(W, one_way, residual_scales, residuals, j):
+    """``(T̂_j, σ_∅², var(z̄_j), L_j)`` of :func:`one_way_level_estimate`,
+    or ``None``."""
     found = one_way.get(int(j))
     if not found or not isinstance(W, AttributeMarginalWorkload):
         return None
@@ -355,7 +390,7 @@ def one_way_level_estimate(W, one_way, residual_scales, residuals, j, level):
     var_0 = float(residual_scales[W.subsets.index(())]) ** 2
     L = float(W.n_levels[j])
     table = W.reconstruct({(): residuals[()], (j,): z_j}, (j,))
-    return float(table[int(level)]), math.sqrt(var_0 / L**2 + var_j * (1 - 1 / L))
+    return table, var_0, var_j, L
 
 
 def bit_table_measurements(workload, blocks, cells, sigma):

@@ -119,7 +119,11 @@ from ..workloads import (
 from ._generating import fit_model, generate, hold_invariants, move_level
 from ._measuring import measure
 from ._planning import make_plan, one_way_weighted, stage_plan
-from ._reconstructing import one_way_level_estimate, reconstruct
+from ._reconstructing import (
+    one_way_level_estimate,
+    one_way_share_estimate,
+    reconstruct,
+)
 from ._rules import DEFAULT_RULES
 from ._selection import noise_tv, untargeted_noise_tv
 from ._values import ReleaseSpec
@@ -726,6 +730,20 @@ default=None
         and its noise standard deviation, or ``None``
         (:func:`._reconstructing.one_way_level_estimate`; post-processing)."""
         return one_way_level_estimate(
+            getattr(self, "workload_", None),
+            getattr(self, "_one_way_residuals", {}),
+            getattr(self, "residual_scales_", None),
+            getattr(self, "_residuals", None),
+            j,
+            level,
+        )
+
+    def _one_way_share_estimate(self, j, level):
+        """``(p̂, sd)``: the release's estimate of one level's share of the
+        rows and its noise standard deviation, the total's noise included,
+        or ``None`` (:func:`._reconstructing.one_way_share_estimate`;
+        post-processing)."""
+        return one_way_share_estimate(
             getattr(self, "workload_", None),
             getattr(self, "_one_way_residuals", {}),
             getattr(self, "residual_scales_", None),

@@ -27,8 +27,9 @@ Methods (``--methods``), per table, ε and seed:
   ``ReleaseRules.one_way_weight`` (every record stores the weight it ran
   at, and the cache keys on it; so do ``--grid-step`` and
   ``--grid-offset``, PrivTree's depth-0 cells of the numeric domains,
-  :func:`set_grid_step` and :func:`set_grid_offset`, and the share
-  overrides). ``auto-target``: ``auto`` with
+  :func:`set_grid_step` and :func:`set_grid_offset`, the share
+  overrides and ``--generator-one-way-weight``, the generator's weight on
+  the 1-way terms). ``auto-target``: ``auto`` with
   ``ProjectedGaussianRelease(target=)`` the table's model target (the
   train-on-synthetic column; run only when named). ``auto-mst`` and
   ``auto-aim``: ``auto`` forced to its tree or to AIM, each with auto's own
@@ -1082,8 +1083,8 @@ def fit_dpmm(name, df, train, cats, eps, seed, cap):
 
 
 #: rule overrides of this run (``--aim-one-way``, ``--mst-one-way``,
-#: ``--grid-step``, ``--grid-offset``, ``--domain-per-column``,
-#: ``--domain-max``)
+#: ``--generator-one-way-weight``, ``--grid-step``, ``--grid-offset``,
+#: ``--domain-per-column``, ``--domain-max``)
 OVERRIDES = {}
 
 
@@ -1098,9 +1099,13 @@ def weight():
     return f"{w:g};" + ";".join(f"{k}={v:g}" for k, v in sorted(OVERRIDES.items()))
 
 
-def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
+def override_shares(
+    aim_one_way=None, mst_one_way=None, min_attributes=None, generator_one_way=None
+):
     """Swap the 1-way share of AIM's steps (``selection_shares["aim"]``) or of
-    auto's MST (``auto_mst_shares``); the other steps keep their ratio."""
+    auto's MST (``auto_mst_shares``); the other steps keep their ratio. Or
+    the generator's weight on the 1-way terms
+    (``ReleaseRules.generator_one_way_weight``)."""
     import dataclasses
     from types import MappingProxyType
 
@@ -1126,6 +1131,9 @@ def override_shares(aim_one_way=None, mst_one_way=None, min_attributes=None):
     if min_attributes is not None:
         rules = dataclasses.replace(rules, one_way_min_attributes=min_attributes)
         OVERRIDES["minattr"] = min_attributes
+    if generator_one_way is not None:
+        rules = dataclasses.replace(rules, generator_one_way_weight=generator_one_way)
+        OVERRIDES["gen1w"] = generator_one_way
     ProjectedGaussianRelease._rules = rules
 
 
@@ -1899,6 +1907,11 @@ def main(argv=None):
         "--one-way-min-attributes", type=int, help="ReleaseRules.one_way_min_attributes"
     )
     ap.add_argument(
+        "--generator-one-way-weight",
+        type=float,
+        help="ReleaseRules.generator_one_way_weight",
+    )
+    ap.add_argument(
         "--tv-only", action="store_true", help="TV1-3 and the numeric scores (no model)"
     )
     ap.add_argument(
@@ -1921,7 +1934,12 @@ def main(argv=None):
     if args.neighbouring is not None:
         global NEIGHBOURING
         NEIGHBOURING = args.neighbouring
-    override_shares(args.aim_one_way, args.mst_one_way, args.one_way_min_attributes)
+    override_shares(
+        args.aim_one_way,
+        args.mst_one_way,
+        args.one_way_min_attributes,
+        args.generator_one_way_weight,
+    )
     set_domain_share(args.domain_per_column, args.domain_max, args.domain_min)
     if args.grid_step is not None:
         set_grid_step(args.grid_step, not args.grid_keep_depths)

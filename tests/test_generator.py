@@ -35,6 +35,19 @@ def _exact_measurements(X, levels, d=2):
     return ms
 
 
+def _bits():
+    """The bit layout of :func:`_dependent_rows`' four attributes (``LEVELS``)."""
+    return Blocks.from_spec(
+        [
+            {"name": "a", "kind": "onehot", "width": 3},
+            {"name": "b", "kind": "binary", "width": 1},
+            {"name": "c", "kind": "onehot", "width": 4},
+            {"name": "e", "kind": "onehot", "width": 3},
+        ],
+        11,
+    )
+
+
 def _dependent_rows(n, seed):
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 3, n)
@@ -217,15 +230,7 @@ def test_generator_reads_only_released_statistics():
         return original(measurements, n_levels, n_rows, **kw)
 
     X = _dependent_rows(500, 0)
-    bits = Blocks.from_spec(
-        [
-            {"name": "a", "kind": "onehot", "width": 3},
-            {"name": "b", "kind": "binary", "width": 1},
-            {"name": "c", "kind": "onehot", "width": 4},
-            {"name": "e", "kind": "onehot", "width": 3},
-        ],
-        11,
-    )
+    bits = _bits()
     U = bits.to_bits(X)
     import skdp_synth.gaussian_release._generating as gr
     from skdp_synth.gaussian_release import shrink_interactions
@@ -356,15 +361,7 @@ def test_max_model_rows_caps_the_table_and_keeps_the_release():
     marginals (measured average TV2 .0032 capped vs .0020 uncapped at this
     seed; the bound .01 is 3x the capped figure)."""
     X = _dependent_rows(5000, 3)
-    bits = Blocks.from_spec(
-        [
-            {"name": "a", "kind": "onehot", "width": 3},
-            {"name": "b", "kind": "binary", "width": 1},
-            {"name": "c", "kind": "onehot", "width": 4},
-            {"name": "e", "kind": "onehot", "width": 3},
-        ],
-        11,
-    )
+    bits = _bits()
     U = bits.to_bits(X)
     full = ProjectedGaussianRelease(
         blocks=bits, random_state=0, max_model_rows=None
@@ -640,15 +637,7 @@ def test_release_records_the_model_size_and_samples_any_n():
     from skdp_synth.generator import auto_model_rows
 
     X = _dependent_rows(20_000, 6)
-    bits = Blocks.from_spec(
-        [
-            {"name": "a", "kind": "onehot", "width": 3},
-            {"name": "b", "kind": "binary", "width": 1},
-            {"name": "c", "kind": "onehot", "width": 4},
-            {"name": "e", "kind": "onehot", "width": 3},
-        ],
-        11,
-    )
+    bits = _bits()
     U = bits.to_bits(X)
     est = ProjectedGaussianRelease(blocks=bits, epsilon=0.5, random_state=0).fit(U)
     plan = est.plan_.summary()
@@ -892,15 +881,7 @@ def test_the_release_fits_its_rows_with_the_rules_one_way_weight(monkeypatch):
         return fit(*args, **kwargs)
 
     monkeypatch.setattr(_generating, "fit_model", spy)
-    bits = Blocks.from_spec(
-        [
-            {"name": "a", "kind": "onehot", "width": 3},
-            {"name": "b", "kind": "binary", "width": 1},
-            {"name": "c", "kind": "onehot", "width": 4},
-            {"name": "e", "kind": "onehot", "width": 3},
-        ],
-        11,
-    )
+    bits = _bits()
     est = ProjectedGaussianRelease(
         blocks=bits, epsilon=1.0, selection="none", shrinkage=None, random_state=0
     )

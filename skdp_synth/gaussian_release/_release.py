@@ -725,32 +725,28 @@ default=None
         self._set_fitted(generated.fitted)
         self._invariant_tables = generated.invariant_tables
 
-    def _one_way_level_estimate(self, j, level):
-        """``(T̂_j[level], σ_j)``: the release's estimate of one 1-way count
-        and its noise standard deviation, or ``None``
-        (:func:`._reconstructing.one_way_level_estimate`; post-processing)."""
-        return one_way_level_estimate(
+    def _one_way_released(self):
+        """What the 1-way estimates read: the workload, the 1-way residuals'
+        measurements, the residual scales and the released residuals."""
+        return (
             getattr(self, "workload_", None),
             getattr(self, "_one_way_residuals", {}),
             getattr(self, "residual_scales_", None),
             getattr(self, "_residuals", None),
-            j,
-            level,
         )
+
+    def _one_way_level_estimate(self, j, level):
+        """``(T̂_j[level], σ_j)``: the release's estimate of one 1-way count
+        and its noise standard deviation, or ``None``
+        (:func:`._reconstructing.one_way_level_estimate`; post-processing)."""
+        return one_way_level_estimate(*self._one_way_released(), j, level)
 
     def _one_way_share_estimate(self, j, level):
         """``(p̂, sd)``: the release's estimate of one level's share of the
         rows and its noise standard deviation, the total's noise included,
         or ``None`` (:func:`._reconstructing.one_way_share_estimate`;
         post-processing)."""
-        return one_way_share_estimate(
-            getattr(self, "workload_", None),
-            getattr(self, "_one_way_residuals", {}),
-            getattr(self, "residual_scales_", None),
-            getattr(self, "_residuals", None),
-            j,
-            level,
-        )
+        return one_way_share_estimate(*self._one_way_released(), j, level)
 
     def _drop_unsupported_level(self, j, level, z=None, keep=()):
         """Drop ``level`` of attribute ``j`` from the model's rows unless the

@@ -506,7 +506,7 @@ def warn_disagreement(loss, n_measured, stacklevel=1):
     own noise metric) exceeds its ``n_measured`` values by more than
     ``6 sqrt(2 k)``: the released tables then disagree far more than their
     noise explains (``fit_rows``'s ``warn``). ``stacklevel`` as in
-    :func:`warnings.warn`, counted from the caller."""
+    ``warnings.warn``, counted from the caller."""
     if n_measured > 0 and loss > n_measured + 6.0 * math.sqrt(2.0 * n_measured):
         warnings.warn(
             f"the released tables disagree more than their noise explains: the "

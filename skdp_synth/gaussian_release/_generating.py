@@ -98,7 +98,8 @@ def fit_model(
     pairs measure the same column, rows that cannot hold their negative
     cells otherwise drift off the released 1-way table. Returns
     ``fit_rows``'s result, its ``loss`` in the measurements' own noise
-    metric (unweighted; ``initial_loss`` in the weighted one).
+    metric (unweighted; ``initial_loss``, and a centre's ``loss``, in the
+    weighted one).
     """
     n_hat = max(1, int(round(n_estimate)))
     if N < n_hat:
@@ -134,12 +135,13 @@ def fit_model(
             warn=not centre,
             **short,
         )
-    if weighted is not measurements:
-        # the loss, and the test of the tables' agreement, in the noise metric
+    if weighted is not measurements and not centre:
+        # the loss, and the test of the tables' agreement, in the noise
+        # metric (a centre's fit keeps only its rows: no second pass there)
         result = dataclasses.replace(
             result, loss=rows_loss(measurements, result.rows, n_levels)
         )
-        if not centre and N >= n_hat:
+        if N >= n_hat:
             warn_disagreement(result.loss, result.n_measured)
     return result
 

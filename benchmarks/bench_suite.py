@@ -103,7 +103,8 @@ caches written before the estimates were the decision's own hold ones
 recomputed from the final noisy total). ``--tune-margin`` grids
 ``ReleaseRules.auto_one_way_margin`` the same way, on cells where every
 plan auto weighs ran with train-on-synthetic (``--methods
-auto,none,auto-aim,auto-mst,one-way`` without ``--tv-only``).
+auto,none,auto-aim,auto-mst,one-way`` without ``--tv-only``), and
+``--tune-tree-margin`` ``ReleaseRules.auto_tree_margin`` on the same cells.
 """
 
 from __future__ import annotations
@@ -834,6 +835,73 @@ def tune_margin(done, names, oww, margins=(0.0, 0.05, 0.1, 0.15, 0.2)):
             f" ({gnp['full']:+.4f} / {gnp['cuts']:+.4f})"
         )
     print(f"chosen: m = {choice:g} (regret rise under {MARGIN_REGRET_RISE:g})")
+    return rows, choice
+
+
+#: ``--tune-tree-margin`` takes the largest tree margin whose mean TV2 regret
+#: rises by less than this over the plain margin alone
+#: (``ReleaseRules.auto_tree_margin``): half of :data:`MARGIN_REGRET_RISE`,
+#: since it is spent on top of that margin.
+TREE_MARGIN_REGRET_RISE = 0.005
+
+
+def tune_tree_margin(done, names, oww, margins=(0.15, 0.2, 0.25, 0.3, 0.35)):
+    """``m_T`` (``ReleaseRules.auto_tree_margin``) on ``names``: per margin
+    the cells whose pick moves against ``m_T = m`` (the plain margin
+    ``auto_one_way_margin`` alone), the 1-way picks, the mean TV2 regret
+    against the best plan auto weighs and the mean train-on-synthetic, in
+    all and per ε, over the cells where auto and every plan it weighs ran
+    with train-on-synthetic (picks from the recorded estimates,
+    :func:`choose`). The choice: the largest ``m_T`` whose mean regret
+    rises by less than :data:`TREE_MARGIN_REGRET_RISE`. Returns ``(rows,
+    m_T)``; ``rows``: ``(m_T, moved, 1-way picks, regret, TSTR, {ε:
+    (regret, TSTR)})``."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+
+    usable = _plan_cells(done, names, oww, rules, scored=("tv2", "tstr"))
+    m = rules.auto_one_way_margin
+
+    def pick(est, m_tree):
+        at = dataclasses.replace(rules, auto_tree_margin=m_tree)
+        return choose(est, rules.auto_tree_reach, at)
+
+    rows = []
+    for m_tree in (m, *margins):
+        moved = one_way = 0
+        per = {}
+        for (_, e, _), (est, recs) in usable.items():
+            p0, p = pick(est, m), pick(est, m_tree)
+            moved += p != p0
+            one_way += p == "one-way"
+            best = min(r["tv2"] for r in recs.values())
+            per.setdefault(e, []).append((recs[p]["tv2"] / best - 1, recs[p]["tstr"]))
+        every = [x for v in per.values() for x in v]
+        rows.append(
+            (
+                m_tree,
+                moved,
+                one_way,
+                float(np.mean([r for r, _ in every])) if every else float("nan"),
+                float(np.mean([t for _, t in every])) if every else float("nan"),
+                {
+                    e: (float(np.mean([r for r, _ in v])), float(np.mean([t for _, t in v])))
+                    for e, v in sorted(per.items())
+                },
+            )
+        )
+    base = rows[0][3]
+    ok = [r[0] for r in rows if r[3] - base < TREE_MARGIN_REGRET_RISE]
+    choice = max(ok)
+    print(f"tree margin grid over {len(usable)} table/eps/seed cells (m = {m:g})")
+    for m_tree, moved, one_way, reg, ts, per in rows:
+        print(
+            f"m_T={m_tree:g}: moved {moved}, 1-way picks {one_way}, TV2 regret"
+            f" {reg:.4f}, TSTR {ts:.4f}; "
+            + "; ".join(f"eps {e:g} {r:.4f} / {t:.4f}" for e, (r, t) in per.items())
+        )
+    print(
+        f"chosen: m_T = {choice:g} (regret rise under {TREE_MARGIN_REGRET_RISE:g})"
+    )
     return rows, choice
 
 
@@ -1865,6 +1933,11 @@ def main(argv=None):
         help="grid auto_one_way_margin (needs every plan's fits with TSTR)",
     )
     ap.add_argument(
+        "--tune-tree-margin",
+        action="store_true",
+        help="grid auto_tree_margin (needs every plan's fits with TSTR)",
+    )
+    ap.add_argument(
         "--neighbouring",
         choices=["add-remove-one", "replace-one"],
         help="the release's neighbouring relation (a separate --cache)",
@@ -1992,6 +2065,8 @@ def main(argv=None):
         tune_none_models(done, TUNE, oww)
     if args.tune_margin:
         tune_margin(done, TUNE, oww)
+    if args.tune_tree_margin:
+        tune_tree_margin(done, TUNE, oww)
     if args.tune_joint:
         tune_joint(
             done,

@@ -216,8 +216,9 @@ def test_tune_replica_picks_what_auto_rule_picks(eps, n_attributes):
 def test_tune_takes_the_middle_of_the_least_regret_values(capsys):
     """``--tune``: the 1-way tables win one cell, auto's MST (preferred to
     the paper's ``mst`` where both ran) the other; the chosen ``ρ`` is the
-    middle of the grid values whose picks lose least."""
-    est = {"none": 1.0, "q": 0.02, "e1_one": 0.01, "e1_mst": 0.015}
+    middle of the grid values whose picks lose least. (MST's 1-way term
+    puts the first cell's tree past ``auto_tree_margin`` at small ``ρ``.)"""
+    est = {"none": 1.0, "q": 0.02, "e1_one": 0.01, "e1_mst": 0.02}
     done = {}
     for seed, (e_tree, one, mst) in enumerate([(0.3, 0.08, 0.1), (0.06, 0.11, 0.1)]):
         cell = ("t", 1.0, seed)
@@ -305,6 +306,38 @@ def test_tune_margin_takes_the_largest_margin_under_the_regret_rise(capsys):
     assert by_m[0.15][3] == pytest.approx(0.155, abs=1e-12)
     assert by_m[0.05][4] == pytest.approx(0.15, abs=1e-12)
     assert "chosen: m = 0.1" in capsys.readouterr().out
+
+
+def test_tune_tree_margin_takes_the_largest_margin_under_the_regret_rise(capsys):
+    """``--tune-tree-margin`` grids ``auto_tree_margin``: the tree's estimate
+    is 1.18 times the 1-way tables' in one cell (it moves at ``m_T`` = 0.2:
+    TV2 regret 0.008, a model +0.4) and 1.32 times in the other (it moves at
+    0.35: regret 0.3); the mean regret rises by under 0.005 up to 0.3, the
+    choice."""
+    base = {"q": 0.0, "D": 0.0, "one-way": 0.10, "q_aim": 0.0, "none": 10.0}
+    base.update(e_tree=1.0, e1_one=0.0, aim_pairs=10.0)  # AIM far above
+    done = {}
+    for seed, (e1_mst, mst_tv2, mst_tstr) in enumerate(
+        [(0.059, 0.1008, 0.9), (0.066, 0.13, 0.5)]
+    ):
+        cell = ("t", 1.0, seed)
+        done[(*cell, "auto", 4.0)] = {"est": dict(base, e1_mst=e1_mst)}
+        for method, tv2, tstr in (
+            ("none", 1.0, 0.0),
+            ("auto-aim", 1.0, 0.0),
+            ("auto-mst", mst_tv2, mst_tstr),
+            ("one-way", 0.10, 0.5),
+        ):
+            done[(*cell, method, 4.0)] = {"tv2": tv2, "tstr": tstr}
+    rows, m_tree = bs.tune_tree_margin(done, ["t"], 4.0)
+    assert m_tree == 0.3
+    by_m = {r[0]: r for r in rows}
+    assert [by_m[x][1] for x in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35)] == [0, 0, 1, 1, 1, 2]
+    assert by_m[0.1][3] == 0.0 and by_m[0.1][4] == pytest.approx(0.5, abs=1e-12)
+    assert by_m[0.2][3] == pytest.approx(0.004, abs=1e-12)
+    assert by_m[0.2][4] == pytest.approx(0.7, abs=1e-12)
+    assert by_m[0.35][3] == pytest.approx(0.154, abs=1e-12)
+    assert "chosen: m_T = 0.3" in capsys.readouterr().out
 
 
 def test_tune_none_takes_the_middle_of_the_least_regret_values(capsys):

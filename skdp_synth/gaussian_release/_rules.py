@@ -171,6 +171,25 @@ class ReleaseRules:
     #: .0746 -> .0825, AUC .497 -> .495). With ``target=`` no margin: those rows keep
     #: the target's pairs.
     auto_one_way_margin: float = 0.1
+    #: ``m_T``: ... and never over MST's tree where the tree's expected error is
+    #: within ``1 + m_T`` times theirs
+    #: (:func:`~skdp_synth.gaussian_release._selection.plan_errors`). On wide
+    #: tables the mean 2-way TV hardly tells the tree from the 1-way tables (most
+    #: of the many pairs are near independence either way), while the tree's
+    #: strongest edges are what a model trained on the rows needs (loans, 53
+    #: columns, ε = 1: TV2 .1106 tree / .1120 1-way tables, R² of the rate .72 /
+    #: -.06). Chosen on the TUNE half of ``benchmarks/bench_suite.py`` (every plan
+    #: auto weighs fitted at ε 0.1 / 0.3 / 1 / 3, 3 seeds, 19 tables, 228 cells;
+    #: ``--no-run --tune-tree-margin``; ``bench_suite.md``, "The tree over the
+    #: 1-way tables by a wider margin") as the largest of 0.1-0.35 whose mean TV2
+    #: regret against the best plan rises by less than 0.005 over ``m`` alone:
+    #: .0335 -> .0344 / .0359 / .0362 / .0428 at 0.15 / 0.2 / 0.25 / 0.3, mean
+    #: train-on-synthetic .453 -> .455 / .463 / .475 / .476. At 0.25, 15 cells
+    #: move to the tree: ε = 1 train-on-synthetic .516 -> .568 (regret .0373 ->
+    #: .0367; loans R² -.06 -> +.77, loanapp AUC +.32 at 2 seeds), ε = 3 .636 ->
+    #: .664 (nhefs AUC .46 -> .96), ε = 0.1 regret .0283 -> .0369 (deliveries TV2
+    #: 1.10 / 1.28 times). The REPORT half moves 9 of 372 fits (``bench_suite.md``).
+    auto_tree_margin: float = 0.25
     #: AIM's rounds compete (with the same expected-error rule) on tables of
     #: at most ``auto_aim_max_attributes`` attributes and without ``target``.
     #: With ``target=`` set auto never picks AIM: train-on-synthetic

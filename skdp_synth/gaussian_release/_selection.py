@@ -1010,7 +1010,8 @@ def auto_rule(
     table measured (the all-tables plan's expected TV noise per table,
     scaled by ``rules.auto_none_factor``), MST's tree, the 1-way tables
     alone (their estimate scaled by ``1 + rules.auto_one_way_margin``: a
-    plan that keeps dependence wins within that margin), and AIM's rounds
+    plan that keeps dependence wins within that margin, the tree within
+    ``1 + rules.auto_tree_margin``), and AIM's rounds
     on tables of at most ``rules.auto_aim_max_attributes`` attributes
     without ``target``. No threshold: each estimate is smooth in ``ε``,
     ``n`` and the levels, and so is the boundary between any two plans.
@@ -1055,11 +1056,17 @@ def plan_errors(est, rules, aim=True):
     ``aim`` (AIM's rounds allowed); then ``"mst"`` and ``"one-way"``, the
     1-way tables' estimate times ``1 + m`` (``m = rules.
     auto_one_way_margin``): their rows keep no dependence, so a plan that
-    keeps some is taken where its estimate is within ``m`` of theirs.
+    keeps some is taken where its estimate is within ``m`` of theirs; and
+    never below MST's where the tree's estimate is within ``1 + m_T``
+    times theirs (``m_T = rules.auto_tree_margin``; the tree wins the tie,
+    being earlier).
     """
     out = {"none": rules.auto_none_factor * est["none"]}
     if aim:
         out["aim"] = est["aim"]
     out["mst"] = est["mst"]
-    out["one-way"] = est["one-way"] * (1.0 + rules.auto_one_way_margin)
+    one_way = est["one-way"] * (1.0 + rules.auto_one_way_margin)
+    if est["mst"] <= est["one-way"] * (1.0 + rules.auto_tree_margin):
+        one_way = max(one_way, est["mst"])
+    out["one-way"] = one_way
     return out

@@ -1043,8 +1043,9 @@ def test_the_one_way_tables_lose_to_a_tree_within_its_margin():
     """:func:`plan_errors`: the 1-way tables are taken only where their
     estimate times ``1 + auto_one_way_margin`` is the least and the tree's
     is more than ``1 + auto_tree_margin`` times theirs; within the tree's
-    margin they lose to it, and the least of the other plans is taken (AIM
-    where its estimate is below the tree's)."""
+    margin the tree takes their place (even where AIM's estimate is below
+    the tree's: the rule swaps the 1-way tables for the tree, nothing
+    else), and a plan below the margined 1-way tables is taken as before."""
     m, m_tree = DEFAULT_RULES.auto_one_way_margin, DEFAULT_RULES.auto_tree_margin
     assert 0 < m < m_tree
 
@@ -1057,9 +1058,10 @@ def test_the_one_way_tables_lose_to_a_tree_within_its_margin():
     assert pick(1.0 + 0.5 * (m + m_tree)) == "mst"  # past m, within m_T
     assert pick(1.0 + m_tree) == "mst"  # the tie goes to the tree
     assert pick(1.0 + 1.01 * m_tree) == "one-way"
-    # past m, within m_T: the 1-way tables lose to the tree, AIM below it wins
-    assert pick(1.0 + m_tree, aim=1.0 + 0.5 * (m + m_tree)) == "aim"
+    # past m, within m_T: the tree in the 1-way tables' place, not AIM
+    assert pick(1.0 + m_tree, aim=1.0 + 0.5 * (m + m_tree)) == "mst"
     assert pick(1.0 + 2 * m_tree, aim=1.0 + 0.5 * (m + m_tree)) == "one-way"
+    assert pick(1.0 + m_tree, aim=1.0 + 0.5 * m) == "aim"  # within m: AIM
     # the rule at the old margin alone (m_T = m) is the plain margin
     plain = dataclasses.replace(DEFAULT_RULES, auto_tree_margin=m)
     est = {"none": 10.0, "mst": 1.0 + 0.5 * (m + m_tree), "one-way": 1.0}
@@ -1123,11 +1125,11 @@ def test_auto_measures_the_one_way_tables_where_aim_cannot_afford_pairs():
     0.1 (AIM's estimate 1.19 times the 1-way tables', past
     ``auto_one_way_margin``, the tree's 1.29 times, past
     ``auto_tree_margin``; every table's far above) auto measures the 1-way
-    tables alone, spending the whole budget on them. At ε = 0.2 the tree's
-    estimate is 1.21 times theirs, within ``auto_tree_margin``, so the
-    1-way tables lose to it, and AIM's (1.14 times) is below the tree's:
-    AIM. At ε = 0.3 AIM's estimate is 1.08 times theirs, within the margin,
-    and below every table's times ``κ``: AIM
+    tables alone, spending the whole budget on them. At ε = 0.2 (AIM 1.14
+    times, past the margin) the tree's estimate is 1.21 times theirs,
+    within ``auto_tree_margin``: the tree in their place. At ε = 0.3 AIM's
+    estimate is 1.08 times theirs, within the margin, and below every
+    table's times ``κ``: AIM
     (``test_auto_chooses_from_public_n_and_says_so``)."""
     df, cats = _wide(n=1000, a=20)
     with pytest.warns(IndependentColumnsWarning):
@@ -1135,9 +1137,9 @@ def test_auto_measures_the_one_way_tables_where_aim_cannot_afford_pairs():
     assert est.plan_.selection["rule"] == est.selection_ == "one-way"
     assert all(len(S) == 1 for S in est.marginals_)
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, abs=1e-12)
-    for eps in (0.2, 0.3):
+    for eps, rule in ((0.2, "mst"), (0.3, "aim")):
         kw = dict(epsilon=eps, n_rows=1000, random_state=0)
-        assert _pipe(cats, **kw).fit(df)[-1].selection_ == "aim"
+        assert _pipe(cats, **kw).fit(df)[-1].selection_ == rule
 
 
 def test_auto_with_a_target_runs_mst_where_it_would_run_aim():

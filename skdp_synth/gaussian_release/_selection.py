@@ -1056,17 +1056,20 @@ def plan_errors(est, rules, aim=True):
     ``aim`` (AIM's rounds allowed); then ``"mst"`` and ``"one-way"``, the
     1-way tables' estimate times ``1 + m`` (``m = rules.
     auto_one_way_margin``): their rows keep no dependence, so a plan that
-    keeps some is taken where its estimate is within ``m`` of theirs; and
-    never below MST's where the tree's estimate is within ``1 + m_T``
-    times theirs (``m_T = rules.auto_tree_margin``; the tree wins the tie,
-    being earlier).
+    keeps some is taken where its estimate is within ``m`` of theirs.
+    Where the 1-way tables would still be taken and the tree's estimate is
+    within ``1 + m_T`` times theirs (``m_T = rules.auto_tree_margin``), the
+    tree takes their place: its value is set to theirs, and ties go to the
+    earlier plan. The values are what the rule ranks, not estimates.
     """
     out = {"none": rules.auto_none_factor * est["none"]}
     if aim:
         out["aim"] = est["aim"]
     out["mst"] = est["mst"]
-    one_way = est["one-way"] * (1.0 + rules.auto_one_way_margin)
-    if est["mst"] <= est["one-way"] * (1.0 + rules.auto_tree_margin):
-        one_way = max(one_way, est["mst"])
-    out["one-way"] = one_way
+    out["one-way"] = est["one-way"] * (1.0 + rules.auto_one_way_margin)
+    least = min(out, key=out.get)
+    if least == "one-way" and est["mst"] <= est["one-way"] * (
+        1.0 + rules.auto_tree_margin
+    ):
+        out["mst"] = out["one-way"]
     return out

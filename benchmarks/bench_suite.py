@@ -884,7 +884,10 @@ def tune_tree_margin(done, names, oww, margins=(0.15, 0.2, 0.25, 0.3, 0.35)):
                 float(np.mean([r for r, _ in every])) if every else float("nan"),
                 float(np.mean([t for _, t in every])) if every else float("nan"),
                 {
-                    e: (float(np.mean([r for r, _ in v])), float(np.mean([t for _, t in v])))
+                    e: (
+                        float(np.mean([r for r, _ in v])),
+                        float(np.mean([t for _, t in v])),
+                    )
                     for e, v in sorted(per.items())
                 },
             )
@@ -899,9 +902,7 @@ def tune_tree_margin(done, names, oww, margins=(0.15, 0.2, 0.25, 0.3, 0.35)):
             f" {reg:.4f}, TSTR {ts:.4f}; "
             + "; ".join(f"eps {e:g} {r:.4f} / {t:.4f}" for e, (r, t) in per.items())
         )
-    print(
-        f"chosen: m_T = {choice:g} (regret rise under {TREE_MARGIN_REGRET_RISE:g})"
-    )
+    print(f"chosen: m_T = {choice:g} (regret rise under {TREE_MARGIN_REGRET_RISE:g})")
     return rows, choice
 
 

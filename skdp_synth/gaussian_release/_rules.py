@@ -183,7 +183,7 @@ class ReleaseRules:
     #: ``--no-run --tune-tree-margin``; ``bench_suite.md``, "The tree over the
     #: 1-way tables by a wider margin") as the largest of 0.1-0.35 whose mean TV2
     #: regret against the best plan rises by less than 0.005 over ``m`` alone:
-    #: .0335 -> .0344 / .0359 / .0362 / .0428 at 0.15 / 0.2 / 0.25 / 0.3, mean
+    #: .0335 -> .0344 / .0359 / .0362 / .0415 at 0.15 / 0.2 / 0.25 / 0.3, mean
     #: train-on-synthetic .453 -> .455 / .463 / .475 / .476. At 0.25, 15 cells
     #: move to the tree: ε = 1 train-on-synthetic .516 -> .568 (regret .0373 ->
     #: .0367; loans R² -.06 -> +.77, loanapp AUC +.32 at 2 seeds), ε = 3 .636 ->

@@ -105,6 +105,8 @@ recomputed from the final noisy total). ``--tune-margin`` grids
 plan auto weighs ran with train-on-synthetic (``--methods
 auto,none,auto-aim,auto-mst,one-way`` without ``--tv-only``), and
 ``--tune-tree-margin`` ``ReleaseRules.auto_tree_margin`` on the same cells.
+``--plan-tallies`` counts, per ε, the table/ε pairs where auto is within 5 %
+of the best plan's TV2 and never worse than the 1-way tables.
 """
 
 from __future__ import annotations
@@ -904,6 +906,54 @@ def tune_tree_margin(done, names, oww, margins=(0.15, 0.2, 0.25, 0.3, 0.35)):
         )
     print(f"chosen: m_T = {choice:g} (regret rise under {TREE_MARGIN_REGRET_RISE:g})")
     return rows, choice
+
+
+def plan_tallies(done, names, oww, eps_list=None):
+    """Two of the suite's targets for ``auto``, per ε, over the table/ε pairs
+    where auto and every plan it weighs ran with train-on-synthetic: auto's
+    mean TV2 within 5 % of the best plan's (each plan's mean over the
+    seeds), and never worse than the 1-way tables (mean TV2 at most 1.05
+    times theirs, mean train-on-synthetic at least theirs less 0.05). Picks
+    are re-read from the recorded estimates at the library's rules
+    (:func:`choose`), so a rule changed since the fits is what is counted.
+    Prints the misses and returns ``{ε: (pairs, within, never worse)}``."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+
+    usable = _plan_cells(done, names, oww, rules, scored=("tv2", "tstr"))
+    cells = {}
+    for (t, e, _), (est, recs) in sorted(usable.items()):
+        if eps_list is None or e in eps_list:
+            pick = choose(est, rules.auto_tree_reach, rules)
+            cells.setdefault((t, e), []).append((pick, recs))
+    out = {}
+    for (t, e), runs in cells.items():
+
+        def mean(plan, field, runs=runs):
+            return float(np.mean([recs[plan][field] for _, recs in runs]))
+
+        auto_tv2 = float(np.mean([recs[p]["tv2"] for p, recs in runs]))
+        auto_tstr = float(np.mean([recs[p]["tstr"] for p, recs in runs]))
+        best = min(mean(p, "tv2") for p in runs[0][1])
+        within = auto_tv2 <= 1.05 * best
+        never = (
+            auto_tv2 <= 1.05 * mean("one-way", "tv2")
+            and auto_tstr >= mean("one-way", "tstr") - 0.05
+        )
+        n, w, v = out.get(e, (0, 0, 0))
+        out[e] = (n + 1, w + within, v + never)
+        if not (within and never):
+            print(
+                f"  {t} eps={e:g} picks {[p for p, _ in runs]}: TV2 {auto_tv2:.4f},"
+                f" best plan {best:.4f}, 1-way tables {mean('one-way', 'tv2'):.4f};"
+                f" train-on-synthetic {auto_tstr:.3f}, 1-way tables"
+                f" {mean('one-way', 'tstr'):.3f}"
+            )
+    for e, (n, w, v) in sorted(out.items()):
+        print(
+            f"eps {e:g}: auto within 5 % of the best plan's TV2 on {w} of {n};"
+            f" never worse than the 1-way tables on {v} of {n}"
+        )
+    return out
 
 
 def rules_table(done, names, eps_list, oww, before=None):
@@ -1939,6 +1989,12 @@ def main(argv=None):
         help="grid auto_tree_margin (needs every plan's fits with TSTR)",
     )
     ap.add_argument(
+        "--plan-tallies",
+        action="store_true",
+        help="auto within 5 %% of the best plan and never worse than the 1-way"
+        " tables, per eps (needs every plan's fits with TSTR)",
+    )
+    ap.add_argument(
         "--neighbouring",
         choices=["add-remove-one", "replace-one"],
         help="the release's neighbouring relation (a separate --cache)",
@@ -2068,6 +2124,8 @@ def main(argv=None):
         tune_margin(done, TUNE, oww)
     if args.tune_tree_margin:
         tune_tree_margin(done, TUNE, oww)
+    if args.plan_tallies:
+        plan_tallies(done, names, oww, eps_list)
     if args.tune_joint:
         tune_joint(
             done,

@@ -340,6 +340,30 @@ def test_tune_tree_margin_takes_the_largest_margin_under_the_regret_rise(capsys)
     assert "chosen: m_T = 0.3" in capsys.readouterr().out
 
 
+def test_plan_tallies_count_within_5_percent_and_never_worse(capsys):
+    """``--plan-tallies``: on table ``t`` the tree is within
+    ``auto_tree_margin`` of the 1-way tables (1.18 times), auto takes it,
+    and its TV2 is within 5 % of the best; on ``u`` (1.32 times) auto takes
+    the 1-way tables, 11 % above the tree's realised TV2 (a miss), and
+    never worse than themselves."""
+    base = {"q": 0.0, "D": 0.0, "one-way": 0.10, "q_aim": 0.0, "none": 10.0}
+    base.update(e_tree=1.0, e1_one=0.0, aim_pairs=10.0)
+    done = {}
+    for table, e1_mst, mst_tv2 in (("t", 0.059, 0.101), ("u", 0.066, 0.09)):
+        cell = (table, 1.0, 0)
+        done[(*cell, "auto", 4.0)] = {"est": dict(base, e1_mst=e1_mst)}
+        for method, tv2, tstr in (
+            ("none", 1.0, 0.0),
+            ("auto-aim", 1.0, 0.0),
+            ("auto-mst", mst_tv2, 0.9),
+            ("one-way", 0.10, 0.5),
+        ):
+            done[(*cell, method, 4.0)] = {"tv2": tv2, "tstr": tstr}
+    assert bs.plan_tallies(done, ["t", "u"], 4.0) == {1.0: (2, 1, 2)}
+    out = capsys.readouterr().out
+    assert "u eps=1 picks ['one-way']" in out and "t eps=1" not in out
+
+
 def test_tune_none_takes_the_middle_of_the_least_regret_values(capsys):
     """``--tune`` grids ``κ`` (``auto_none_factor``): every table wins the
     cell whose all-tables estimate is 0.1 (at ``κ`` up to 0.5 its 0.1 ``κ``

@@ -81,6 +81,35 @@ def heavy_leaves(spec, scales, width):
     return np.flatnonzero(heavy), float(kept[heavy].sum() / total) if total else 0.0
 
 
+def second_stage_tv(spec, values, idx, k, cost, rng):
+    """An oracle of a second measurement stage: each leaf in ``idx`` cut into
+    ``k`` sub-cells equal in ``t``, their true counts (from the training
+    ``values``) plus Laplace noise of scale ``cost`` times the column's ``b``.
+    Per leaf, ``(TV of the rows' shares over the sub-cells to uniform,
+    TV to the noisy counts' shares clipped at 0)``: what the stage would
+    tell the decoder about where inside the leaf its rows lie, against
+    telling it nothing. Reads the training rows; a benchmark, not a
+    mechanism."""
+    from skdp_synth.preprocessing._fences import _t
+    from skdp_synth.preprocessing._tree_grid import _x
+
+    h, out = spec.fine, []
+    for i in idx:
+        lo, hi = float(h.edges[i]), float(h.edges[i + 1])
+        cuts = _x(np.linspace(*_t(np.array([lo, hi])), k + 1))
+        cuts[0], cuts[-1] = lo, hi
+        true = np.histogram(values[(values >= lo) & (values < hi)], bins=cuts)[0]
+        if true.sum() == 0:
+            continue
+        shares = true / true.sum()
+        noisy = np.maximum(true + rng.laplace(0.0, cost * h.scale, k), 0.0)
+        told = noisy / noisy.sum() if noisy.sum() > 0 else np.full(k, 1.0 / k)
+        out.append(
+            (0.5 * np.abs(shares - 1.0 / k).sum(), 0.5 * np.abs(shares - told).sum())
+        )
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", required=True)
@@ -88,7 +117,17 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--scales", type=float, default=8.0)
     ap.add_argument("--width", type=float, default=0.5)
+    ap.add_argument(
+        "--second-stage",
+        default=None,
+        metavar="K:COST",
+        help="the oracle of second_stage_tv: K sub-cells at noise COST times b",
+    )
     args = ap.parse_args(argv)
+    stage = None
+    if args.second_stage:
+        k, cost = args.second_stage.split(":")
+        stage = (int(k), float(cost), np.random.default_rng(0), {})
     print(
         "| table | ε | numeric column-fits | with a heavy wide leaf | holding over"
         " 1/4 of the rows | example (seed, column, leaf, kept / b, real rows) |"
@@ -109,6 +148,12 @@ def main(argv=None):
                         continue
                     n += 1
                     idx, share = heavy_leaves(spec, args.scales, args.width)
+                    if stage is not None:
+                        x = train[spec.name].astype(float).dropna().to_numpy()
+                        k, cost, rng, tvs = stage
+                        tvs.setdefault(eps, []).extend(
+                            second_stage_tv(spec, x, idx, k, cost, rng)
+                        )
                     flagged += idx.size > 0
                     most += share > 0.25
                     if idx.size and share > top:
@@ -122,6 +167,16 @@ def main(argv=None):
                             f" {h.counts[i] / h.scale:.1f}, {real}"
                         )
             print(f"| {table} | {eps:g} | {n} | {flagged} | {most} | {example} |")
+    if stage is not None:
+        k, cost, _, tvs = stage
+        for eps, pairs in sorted(tvs.items()):
+            a = np.asarray(pairs)
+            print(
+                f"eps {eps:g}, {k} sub-cells at {cost:g} b: {len(a)} leaves; TV of the"
+                f" rows' shares to uniform {a[:, 0].mean():.3f}, to the noisy"
+                f" sub-cells {a[:, 1].mean():.3f} (nearer in"
+                f" {np.mean(a[:, 1] < a[:, 0]):.0%})"
+            )
 
 
 if __name__ == "__main__":

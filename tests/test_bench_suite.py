@@ -276,6 +276,21 @@ def test_tune_aim_takes_the_middle_of_the_least_regret_values(capsys):
         assert bs.choose(est, 0.75, DEFAULT_RULES, phi) == want
 
 
+def _plan_cell(done, cell, est, aim=(1.0, 0.0), mst=(1.0, 0.0)):
+    """Records of one table/ε/seed ``cell`` as the plan grids read them:
+    auto's recorded estimates ``est`` and each plan's (TV2, train-on-synthetic);
+    every table far off, the 1-way tables at (0.10, 0.5)."""
+    done[(*cell, "auto", 4.0)] = {"est": est}
+    plans = {
+        "none": (1.0, 0.0),
+        "auto-aim": aim,
+        "auto-mst": mst,
+        "one-way": (0.10, 0.5),
+    }
+    for method, (tv2, tstr) in plans.items():
+        done[(*cell, method, 4.0)] = {"tv2": tv2, "tstr": tstr}
+
+
 def test_tune_margin_takes_the_largest_margin_under_the_regret_rise(capsys):
     """``--tune-margin`` grids ``auto_one_way_margin``: AIM's estimate is 1.04
     times the 1-way tables' in one cell (it moves at ``m`` = 0.05: TV2
@@ -288,15 +303,8 @@ def test_tune_margin_takes_the_largest_margin_under_the_regret_rise(capsys):
     for seed, (aim_est, aim_tv2, aim_tstr) in enumerate(
         [(0.104, 0.101, 0.8), (0.114, 0.13, 0.5)]
     ):
-        cell = ("t", 1.0, seed)
-        done[(*cell, "auto", 4.0)] = {"est": dict(base, aim_pairs=aim_est)}
-        for method, tv2, tstr in (
-            ("none", 1.0, 0.0),
-            ("auto-aim", aim_tv2, aim_tstr),
-            ("auto-mst", 1.0, 0.0),
-            ("one-way", 0.10, 0.5),
-        ):
-            done[(*cell, method, 4.0)] = {"tv2": tv2, "tstr": tstr}
+        est = dict(base, aim_pairs=aim_est)
+        _plan_cell(done, ("t", 1.0, seed), est, aim=(aim_tv2, aim_tstr))
     rows, m = bs.tune_margin(done, ["t"], 4.0)
     assert m == 0.1
     by_m = {r[0]: r for r in rows}
@@ -320,15 +328,8 @@ def test_tune_tree_margin_takes_the_largest_margin_under_the_regret_rise(capsys)
     for seed, (e1_mst, mst_tv2, mst_tstr) in enumerate(
         [(0.059, 0.1008, 0.9), (0.066, 0.13, 0.5)]
     ):
-        cell = ("t", 1.0, seed)
-        done[(*cell, "auto", 4.0)] = {"est": dict(base, e1_mst=e1_mst)}
-        for method, tv2, tstr in (
-            ("none", 1.0, 0.0),
-            ("auto-aim", 1.0, 0.0),
-            ("auto-mst", mst_tv2, mst_tstr),
-            ("one-way", 0.10, 0.5),
-        ):
-            done[(*cell, method, 4.0)] = {"tv2": tv2, "tstr": tstr}
+        est = dict(base, e1_mst=e1_mst)
+        _plan_cell(done, ("t", 1.0, seed), est, mst=(mst_tv2, mst_tstr))
     rows, m_tree = bs.tune_tree_margin(done, ["t"], 4.0)
     assert m_tree == 0.3
     by_m = {r[0]: r for r in rows}
@@ -350,15 +351,8 @@ def test_plan_tallies_count_within_5_percent_and_never_worse(capsys):
     base.update(e_tree=1.0, e1_one=0.0, aim_pairs=10.0)
     done = {}
     for table, e1_mst, mst_tv2 in (("t", 0.059, 0.101), ("u", 0.066, 0.09)):
-        cell = (table, 1.0, 0)
-        done[(*cell, "auto", 4.0)] = {"est": dict(base, e1_mst=e1_mst)}
-        for method, tv2, tstr in (
-            ("none", 1.0, 0.0),
-            ("auto-aim", 1.0, 0.0),
-            ("auto-mst", mst_tv2, 0.9),
-            ("one-way", 0.10, 0.5),
-        ):
-            done[(*cell, method, 4.0)] = {"tv2": tv2, "tstr": tstr}
+        est = dict(base, e1_mst=e1_mst)
+        _plan_cell(done, (table, 1.0, 0), est, mst=(mst_tv2, 0.9))
     assert bs.plan_tallies(done, ["t", "u"], 4.0) == {1.0: (2, 1, 2)}
     out = capsys.readouterr().out
     assert "u eps=1 picks ['one-way']" in out and "t eps=1" not in out

@@ -153,6 +153,77 @@ def test_a_narrow_leaf_keeps_its_decay_from_the_edge():
     assert _tail_models(h, *h.bounds)[4][4] is True  # flat: a hard edge
 
 
+def _sbp():
+    """nhefs' ``sbp`` (systolic blood pressure 87-222) at ε = 1, seed 5 of
+    ``benchmarks.bench_suite --half tune --tables nhefs``: the kept leaves,
+    their noisy counts and ``b``. ``[129, 256)`` holds 591 noisy rows (551
+    real, 129-222)."""
+    edges = np.array([91.0, 108.0, 118.0, 129.0, 256.0])
+    counts = np.array([248.1889518, 237.05681611, 251.36194046, 591.28390576])
+    finest = np.zeros(4, dtype=bool)
+    return FineHistogram(edges, counts, 0.0, finest, True, (91.0, 256.0), True, B_NHEFS)
+
+
+B_NHEFS = 69.6969696969697  # the Laplace scale of nhefs' leaf counts at ε = 1
+
+
+def test_an_outermost_leaf_half_wide_in_t_is_a_tail_wherever_it_falls():
+    """``[129, 256)`` (0.98 wide in ``t``) is below ``[118, 129)``'s density
+    (4.66 against 22.9 rows a unit) by less than EDGE_Z sds of the noise
+    (9.0): by that test alone it decoded uniformly in ``t`` (rows spread to
+    255, std ratio 2.18). At least OUTER_FALL_T wide and outermost, it is a
+    tail whenever it falls: it decays in ``t`` at its fitted rate, so a value
+    passes ``x`` with the truncated exponential's probability (5 binomial
+    sds: a false failure below 1e-6)."""
+    from skdp_synth.preprocessing import _decoding
+    from skdp_synth.preprocessing._tail_rates import (
+        EDGE_Z,
+        OUTER_FALL_T,
+        _density_sd,
+        _falls,
+    )
+
+    assert OUTER_FALL_T == 0.5
+    h = _sbp()
+    span = _t(256.0) - _t(129.0)
+    assert OUTER_FALL_T <= span <= 1.0  # not wider than GAP_T
+    widths = np.diff(h.edges)
+    dens = h.counts / widths
+    assert dens[3] < dens[2]
+    assert dens[3] >= dens[2] - EDGE_Z * _density_sd(widths, 3, 2, h.scale)
+    assert not _falls(dens, widths, 3, 2, h.scale)  # within the noise
+    inner, side, width, rate, kind = _tail_models(h, *h.bounds)[3]
+    assert (inner, side, kind) == (129.0, 1, "t")
+    assert math.isclose(width, span)
+    d_k = 591.28390576 / span
+    d_nb = 251.36194046 / (_t(129.0) - _t(118.0))
+    dist = 0.5 * (_t(256.0) - _t(118.0))
+    assert math.isclose(rate, math.log(d_nb / d_k) / dist, rel_tol=1e-12)
+    n = 20_000
+    rng = np.random.default_rng(0)
+    v = decode_fine(h, np.full(n, 129.0), np.full(n, 255.0), np.ones(n, bool), rng)
+    assert v.min() >= 129.0 and v.max() <= 255.0
+    # integers: P(v < x) for a whole x is the exponential's at x
+    _assert_decays_in_t(v, 129.0, rate, span, (150.0, 180.0, 220.0))
+    # narrower than OUTER_FALL_T (the same leaf read so), the noise test stands
+    _decoding.OUTER_FALL_T, was = span + 0.01, _decoding.OUTER_FALL_T
+    try:
+        assert 3 not in _tail_models(h, *h.bounds)
+    finally:
+        _decoding.OUTER_FALL_T = was
+
+
+def test_an_inner_leaf_within_the_noise_of_its_neighbour_is_not_a_tail():
+    """Only the outermost kept leaf is a tail by any fall: the same leaf
+    with a kept leaf beyond it decodes as an inner one."""
+    h = _sbp()
+    h = FineHistogram(
+        np.append(h.edges, 1025.0), np.append(h.counts, 100.0), 0.0,
+        np.zeros(5, bool), True, (91.0, 1025.0), True, B_NHEFS,
+    )  # fmt: skip
+    assert 3 not in _tail_models(h, *h.bounds)
+
+
 # acs12's ``hrs_work`` at ε = 1, seed 2: PrivTree's leaves and their noisy
 # counts (b = 100 / 3). 40 hours a week is most of the rows; 93 of 1,597
 # work 4-21 hours, in [4, 16), [16, 18), [18, 22) (noisy 82.6, 83.4, 9.8).

@@ -29,6 +29,7 @@ from ._round_heaps import round_values
 from ._spread import spread_reasons, wide_parts_reason
 from ._tail_past_cap import capped_floor_reason
 from ._tail_rates import (
+    OUTER_FALL_T,
     TAIL_FIT_T,
     _decay_scale,
     _falls,
@@ -720,8 +721,9 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
     A kept leaf outwards of the densest one, touching its inner neighbour (no
     emptied leaf between), is a tail if its mean density is below the
     neighbour's ``d0`` by more than ``_numeric_domain.EDGE_Z`` noise sds
-    (:func:`_falls`; the public ``b``; an outermost leaf wider than ``GAP_T`` in
-    ``t`` past an emptied leaf decays at its fitted rate, :func:`_tail_models`):
+    (:func:`_falls`; the public ``b``; an outermost leaf at least
+    ``_tail_rates.OUTER_FALL_T`` wide in ``t`` by any amount; one wider than
+    ``GAP_T`` past an emptied leaf decays at its fitted rate, :func:`_tail_models`):
     its density decays from ``d0`` at the inner edge, ``d0 exp(-z / s)`` with
     ``s`` fixed by its mass, so a wide outer leaf is not filled up to its far
     edge. It is flat at ``d0`` until its mass is used instead where the density
@@ -997,9 +999,13 @@ def _tail_models(hist, cap_lo, cap_hi):
             width = widths[k]
             # an outermost leaf wider than GAP_T in t is a tail whenever it
             # falls: decoded uniformly in t it spans a factor > 2 (credit's
-            # Debt, [4096, 65536) at 1.8 sds under its neighbour: std x4.1)
-            wide = k in (0, pos.size - 1) and _t(hi_e[k]) - _t(lo_e[k]) > GAP_T
-            falls = _falls(dens, widths, k, nb, np.nan if wide else hist.scale)
+            # Debt, [4096, 65536) at 1.8 sds under its neighbour: std x4.1);
+            # so is one OUTER_FALL_T wide or more (a factor 2 ** 0.5: nhefs'
+            # sbp, [129, 256) within the noise of its neighbour: std x2.18)
+            outer = k in (0, pos.size - 1)
+            wide = outer and _t(hi_e[k]) - _t(lo_e[k]) > GAP_T
+            loose = outer and _t(hi_e[k]) - _t(lo_e[k]) >= OUTER_FALL_T
+            falls = _falls(dens, widths, k, nb, np.nan if loose else hist.scale)
             # a tail continues its neighbour's density from their common
             # edge; across an emptied leaf that density says nothing (credit's
             # Time, 6..60 months at multiples of 6: [16, 32) was piled at 31

@@ -462,19 +462,26 @@ def test_a_tail_is_a_significant_fall_and_a_hard_edge_is_none():
     a leaf is a tail iff its density is below its inner neighbour's by more
     than EDGE_Z sds of the difference (``sqrt(2) b sqrt(1/w1^2 + 1/w2^2)``),
     and it is filled flat (a hard edge) iff its neighbour's density is not
-    below the next one's by that much."""
+    below the next one's by more than HARD_EDGE_Z sds. The two levels were
+    one (EDGE_Z) until HARD_EDGE_Z was set apart at 3 on the TUNE half's
+    silent-fit suite (``_tail_rates.HARD_EDGE_Z``): each is asserted at its
+    own computed threshold."""
     from skdp_synth.preprocessing._decoding import _falls, _is_hard_edge
     from skdp_synth.preprocessing._numeric_domain import EDGE_Z
+    from skdp_synth.preprocessing._tail_rates import HARD_EDGE_Z
 
-    assert EDGE_Z == 4.0
+    assert EDGE_Z == 4.0 and HARD_EDGE_Z == 3.0
     width = np.array([1.0, 2.0, 6.0])
     sd = math.sqrt(2.0) * 30.0 * math.sqrt(1.0 + 0.25)  # leaves 0 and 1
     edge = 421.0 - EDGE_Z * sd
     for d1, tail in ((edge - 1e-6, True), (edge + 1e-6, False)):
         dens = np.array([421.0, d1, 50.0])
         assert _falls(dens, width, 1, 0, 30.0) is tail
+    hard = 421.0 - HARD_EDGE_Z * sd
+    for d1, flat in ((hard - 1e-6, False), (hard + 1e-6, True)):
+        dens = np.array([421.0, d1, 50.0])
         # leaf 2's neighbour is leaf 1 (mode 0): hard edge iff 1 did not fall
-        assert _is_hard_edge(dens, width, 1, 1, 0, 30.0) is (not tail)
+        assert _is_hard_edge(dens, width, 1, 1, 0, 30.0) is flat
     # next to the mode there is no trend to read, and without b no test
     assert not _is_hard_edge(np.array([421.0, 50.0]), width, 0, 1, 0, 30.0)
     assert not _is_hard_edge(np.array([1.0, 2.0, 0.5]), width, 1, 1, 0, np.nan)

@@ -224,6 +224,37 @@ def test_an_inner_leaf_within_the_noise_of_its_neighbour_is_not_a_tail():
     assert 3 not in _tail_models(h, *h.bounds)
 
 
+def test_a_lower_tail_whose_neighbour_falls_three_sds_is_not_a_hard_edge():
+    """baseball's ``year`` (1871-2007) at ε = 0.3, seed 3 of
+    ``benchmarks.bench_suite --half tune --tables baseball`` (b = 145):
+    ``[1961, 1982)`` holds 182 noisy rows a year, ``[1982, 2004)`` 226, a
+    fall of 3.3 sds towards the lower tail ``[1878, 1961)``. Read as a hard
+    edge (at EDGE_Z = 4) the tail's 6,249 rows were filled flat from 1961
+    down to 1927; at HARD_EDGE_Z = 3 it decays from 1961 over its whole
+    width, ``d0 exp(-z / s)`` with ``s`` fixed by its mass."""
+    from skdp_synth.preprocessing import _tail_rates
+    from skdp_synth.preprocessing._tail_rates import HARD_EDGE_Z, _decay_scale
+
+    assert HARD_EDGE_Z == 3.0
+    edges = np.array([1878.0, 1961.0, 1982.0, 2004.0, 2049.0])
+    counts = np.array([6249.12133461, 3831.27735125, 4978.60873681, 155.65313437])
+    h = FineHistogram(
+        edges, counts, 0.0, np.zeros(4, bool), True, (1878.0, 2049.0), True,
+        145.45454545454547,
+    )  # fmt: skip
+    widths = np.diff(edges)
+    dens = counts / widths
+    sd = _tail_rates._density_sd(widths, 1, 2, h.scale)
+    z = (dens[2] - dens[1]) / sd
+    assert HARD_EDGE_Z < z < 4.0  # hard at the tail test's own level
+    assert not _tail_rates._is_hard_edge(dens, widths, 1, -1, 2, h.scale)
+    inner, side, width, s, flat = _tail_models(h, *h.bounds)[0]
+    assert (inner, side, width, flat) == (1961.0, -1, 83.0, False)
+    ratio = counts[0] / dens[1]  # the width its mass fills at d0
+    assert math.isclose(s, _decay_scale(ratio, 83.0), rel_tol=1e-12)
+    assert s > ratio  # flat, the rows ended ratio = 34 years below 1961
+
+
 # acs12's ``hrs_work`` at ε = 1, seed 2: PrivTree's leaves and their noisy
 # counts (b = 100 / 3). 40 hours a week is most of the rows; 93 of 1,597
 # work 4-21 hours, in [4, 16), [16, 18), [18, 22) (noisy 82.6, 83.4, 9.8).

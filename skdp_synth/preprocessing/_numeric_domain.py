@@ -142,9 +142,10 @@ CORE_SCALES = 2.0
 #: 84 does not.
 CORE_WIDE_SCALES = 4.0
 #: A leaf is a tail only where its density falls by more than this many
-#: noise sds of the difference (:func:`_falls`), and a tail is filled flat up
+#: noise sds of the difference (:func:`_falls`); a tail is filled flat up
 #: to its mass (not decayed over its width) where the density next to it is
-#: within as many sds of the one inwards (:func:`_is_hard_edge`). Measured
+#: within ``_tail_rates.HARD_EDGE_Z`` sds of the one inwards (it was this
+#: level too, as measured here: :func:`_is_hard_edge`). Measured
 #: (``python -m benchmarks.bench_mixed_seeds --seeds 32``, ``target=``;
 #: 3 -> 4 -> 5): credit KS .0850 -> .0834 -> .0829, TV2 .1590 -> .1567 ->
 #: .1559; Wage KS .0510 -> .0475 -> .0485, TV2 .0943 -> .0920 -> .0920, R²

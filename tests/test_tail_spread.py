@@ -47,6 +47,16 @@ def _assert_decays_in_t(v, inner, rate, span, xs):
         assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / n), (x, got, p)
 
 
+def _expected_rate(c_k, k_lo, k_hi, c_nb, nb_lo):
+    """``ln(D_nb / D_k) / distance`` (``_tail_rates._fitted_rate``): the mean
+    densities in ``t`` of the tail leaf ``[k_lo, k_hi)`` (``c_k`` noisy rows)
+    and of its neighbour ``[nb_lo, k_lo)`` (``c_nb``), at their centres."""
+    d_k = c_k / (_t(k_hi) - _t(k_lo))
+    d_nb = c_nb / (_t(k_lo) - _t(nb_lo))
+    dist = 0.5 * (_t(k_hi) - _t(nb_lo))
+    return math.log(d_nb / d_k) / dist
+
+
 def test_a_tail_leaf_at_the_cap_is_not_decoded_into_a_sliver():
     """Filled flat at its neighbour's density from 4,096 (the hard edge:
     ``[2897, 4096)`` is within EDGE_Z sds of ``[2437, 2897)``), the leaf's
@@ -60,10 +70,8 @@ def test_a_tail_leaf_at_the_cap_is_not_decoded_into_a_sliver():
     inner, side, span, rate, kind = tails[2]
     assert (inner, side, kind) == (4096.0, 1, "t")
     assert math.isclose(span, _t(8192.5) - _t(4096.0))
-    d_k = 399.1 / span
-    d_nb = 1069.2 / (_t(4096.0) - _t(2897.3))
-    dist = 0.5 * (_t(8192.5) - _t(2897.3))
-    assert math.isclose(rate, math.log(d_nb / d_k) / dist, rel_tol=1e-12)
+    expected = _expected_rate(399.1, 4096.0, 8192.5, 1069.2, 2897.3)
+    assert math.isclose(rate, expected, rel_tol=1e-12)
     n = 20_000
     rng = np.random.default_rng(0)
     v = decode_fine(h, np.full(n, 4096.0), np.full(n, 8192.5), np.zeros(n, bool), rng)
@@ -95,10 +103,10 @@ def test_a_wide_tail_leaf_cut_by_the_cap_decays_at_its_fitted_rate():
     assert (inner, side, kind) == (4096.0, 1, "t")
     assert math.isclose(span, _t(9178.18278612072) - _t(4096.0))
     assert span > 1.0  # wider than GAP_T
-    d_k = 243.82079171 / span
-    d_nb = 1191.25923039 / (_t(4096.0) - _t(2049.37243119))
-    dist = 0.5 * (_t(9178.18278612072) - _t(2049.37243119))
-    assert math.isclose(rate, math.log(d_nb / d_k) / dist, rel_tol=1e-12)
+    expected = _expected_rate(
+        243.82079171, 4096.0, 9178.18278612072, 1191.25923039, 2049.37243119
+    )
+    assert math.isclose(rate, expected, rel_tol=1e-12)
     assert rate * span >= 1.0
     n = 20_000
     rng = np.random.default_rng(0)
@@ -195,10 +203,8 @@ def test_an_outermost_leaf_half_wide_in_t_is_a_tail_wherever_it_falls():
     inner, side, width, rate, kind = _tail_models(h, *h.bounds)[3]
     assert (inner, side, kind) == (129.0, 1, "t")
     assert math.isclose(width, span)
-    d_k = 591.28390576 / span
-    d_nb = 251.36194046 / (_t(129.0) - _t(118.0))
-    dist = 0.5 * (_t(256.0) - _t(118.0))
-    assert math.isclose(rate, math.log(d_nb / d_k) / dist, rel_tol=1e-12)
+    expected = _expected_rate(591.28390576, 129.0, 256.0, 251.36194046, 118.0)
+    assert math.isclose(rate, expected, rel_tol=1e-12)
     n = 20_000
     rng = np.random.default_rng(0)
     v = decode_fine(h, np.full(n, 129.0), np.full(n, 255.0), np.ones(n, bool), rng)

@@ -47,6 +47,16 @@ def _assert_decays_in_t(v, inner, rate, span, xs):
         assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / n), (x, got, p)
 
 
+def _draw(h, left, right, last):
+    """20,000 values of the coarse bin ``[left, right)`` decoded from ``h``
+    (seed 0; ``last``: the bin is the top one), each inside the bin."""
+    n = 20_000
+    rng = np.random.default_rng(0)
+    v = decode_fine(h, np.full(n, left), np.full(n, right), np.full(n, last), rng)
+    assert v.min() >= left and v.max() <= right
+    return v
+
+
 def _expected_rate(c_k, k_lo, k_hi, c_nb, nb_lo):
     """``ln(D_nb / D_k) / distance`` (``_tail_rates._fitted_rate``): the mean
     densities in ``t`` of the tail leaf ``[k_lo, k_hi)`` (``c_k`` noisy rows)
@@ -72,10 +82,7 @@ def test_a_tail_leaf_at_the_cap_is_not_decoded_into_a_sliver():
     assert math.isclose(span, _t(8192.5) - _t(4096.0))
     expected = _expected_rate(399.1, 4096.0, 8192.5, 1069.2, 2897.3)
     assert math.isclose(rate, expected, rel_tol=1e-12)
-    n = 20_000
-    rng = np.random.default_rng(0)
-    v = decode_fine(h, np.full(n, 4096.0), np.full(n, 8192.5), np.zeros(n, bool), rng)
-    assert v.min() >= 4096.0 and v.max() <= 8192.5
+    v = _draw(h, 4096.0, 8192.5, False)
     _assert_decays_in_t(v, 4096.0, rate, span, (4544.0, 6000.0, 8000.0))
     assert np.mean(v > 4544.0) > 0.5  # on the parent: none
 
@@ -108,11 +115,7 @@ def test_a_wide_tail_leaf_cut_by_the_cap_decays_at_its_fitted_rate():
     )
     assert math.isclose(rate, expected, rel_tol=1e-12)
     assert rate * span >= 1.0
-    n = 20_000
-    rng = np.random.default_rng(0)
-    hi = np.full(n, 9178.18278612072)
-    v = decode_fine(h, np.full(n, 4096.0), hi, np.ones(n, bool), rng)
-    assert v.min() >= 4096.0 and v.max() <= 9178.18278612072
+    v = _draw(h, 4096.0, 9178.18278612072, True)
     _assert_decays_in_t(v, 4096.0, rate, span, (4515.0, 6000.0, 8000.0))
 
 
@@ -205,10 +208,7 @@ def test_an_outermost_leaf_half_wide_in_t_is_a_tail_wherever_it_falls():
     assert math.isclose(width, span)
     expected = _expected_rate(591.28390576, 129.0, 256.0, 251.36194046, 118.0)
     assert math.isclose(rate, expected, rel_tol=1e-12)
-    n = 20_000
-    rng = np.random.default_rng(0)
-    v = decode_fine(h, np.full(n, 129.0), np.full(n, 255.0), np.ones(n, bool), rng)
-    assert v.min() >= 129.0 and v.max() <= 255.0
+    v = _draw(h, 129.0, 255.0, True)
     # integers: P(v < x) for a whole x is the exponential's at x
     _assert_decays_in_t(v, 129.0, rate, span, (150.0, 180.0, 220.0))
     # narrower than OUTER_FALL_T (the same leaf read so), the noise test stands
@@ -399,20 +399,16 @@ def test_a_kept_leaf_beyond_an_emptied_one_does_not_take_its_full_count():
     h = FineHistogram(
         edges, counts, 0.0, finest, True, cap, True, B_ACS, np.zeros(5, bool)
     )
-    n = 20_000
-    rng = np.random.default_rng(0)
-    left, right = np.full(n, 65536.0), np.full(n, 524288.0)
-    v = decode_fine(h, left, right, np.ones(n, bool), rng)
-    assert v.min() >= 65536.0 and v.max() <= 524288.0
+    v = _draw(h, 65536.0, 524288.0, True)
     w = INNER_SCALES * B_ACS * (_t(524289.0) - _t(262145.0))
     assert w < 105.9
     bound = (69.4 * 131072.0 + w * 524289.0) / (69.4 + w)
-    slack = 5 * 524289.0 / math.sqrt(n)
+    slack = 5 * 524289.0 / math.sqrt(v.size)
     assert float(v.mean()) <= bound + slack, (float(v.mean()), bound)
     # the outer leaf's share is its capped weight's, within 5 binomial sds
     p = w / (69.4 + w)
     got = float(np.mean(v >= 262145.0))
-    assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / n), (got, p)
+    assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / v.size), (got, p)
 
 
 def test_an_emptied_leaf_with_no_kept_leaf_inwards_caps_nothing():
@@ -463,9 +459,6 @@ def test_a_wide_last_leaf_past_an_emptied_leaf_decays_at_its_fitted_rate():
     d_k, d_nb = 250.5 / span, 178.7 / (_t(13.0) - _t(11.0))
     dist = 0.5 * (_t(256.0) + _t(16.0)) - 0.5 * (_t(13.0) + _t(11.0))
     assert math.isclose(rate, math.log(d_nb / d_k) / dist, rel_tol=1e-12)
-    n = 20_000
-    rng = np.random.default_rng(0)
-    v = decode_fine(h, np.full(n, 16.0), np.full(n, 256.0), np.zeros(n, bool), rng)
-    assert v.min() >= 16.0 and v.max() <= 256.0
+    v = _draw(h, 16.0, 256.0, False)
     _assert_decays_in_t(v, 16.0, rate, span, (24.0, 32.0, 64.0, 128.0))
     assert np.mean(v > 64.0) < 0.25  # on the parent: half

@@ -1002,9 +1002,8 @@ def _tail_models(hist, cap_lo, cap_hi):
             # Debt, [4096, 65536) at 1.8 sds under its neighbour: std x4.1);
             # so is one OUTER_FALL_T wide or more (a factor 2 ** 0.5: nhefs'
             # sbp, [129, 256) within the noise of its neighbour: std x2.18)
-            outer = k in (0, pos.size - 1)
-            wide = outer and _t(hi_e[k]) - _t(lo_e[k]) > GAP_T
-            loose = outer and _t(hi_e[k]) - _t(lo_e[k]) >= OUTER_FALL_T
+            outer, span = k in (0, pos.size - 1), _t(hi_e[k]) - _t(lo_e[k])
+            wide, loose = outer and span > GAP_T, outer and span >= OUTER_FALL_T
             falls = _falls(dens, widths, k, nb, np.nan if loose else hist.scale)
             # a tail continues its neighbour's density from their common
             # edge; across an emptied leaf that density says nothing (credit's
@@ -1019,7 +1018,6 @@ def _tail_models(hist, cap_lo, cap_hi):
                 # past an emptied [13, 16): std ratio 3.36)
                 rate = _fitted_rate(c, e, pos, k, nb, lo_e, hi_e)
                 inner = lo_e[k] if side > 0 else hi_e[k]
-                span = _t(hi_e[k]) - _t(lo_e[k])
                 out[int(pos[k])] = (inner, side, span, rate, "t")
                 continue
             if width <= 0 or not falls or not touching:
@@ -1031,8 +1029,7 @@ def _tail_models(hist, cap_lo, cap_hi):
                 # the leaf decodes uniformly like an inner one
                 continue
             inner = lo_e[k] if side > 0 else hi_e[k]
-            span = _t(hi_e[k]) - _t(lo_e[k])
-            if k in (0, pos.size - 1) and not wide and span >= TAIL_FIT_T:
+            if outer and not wide and span >= TAIL_FIT_T:
                 rate = _fitted_rate(c, e, pos, k, nb, lo_e, hi_e)
                 out[int(pos[k])] = (inner, side, span, rate, "t")
                 continue

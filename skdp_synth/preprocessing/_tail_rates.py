@@ -59,9 +59,9 @@ TAIL_FIT_T = 0.5
 #: column-fits whose KS moved 75 came nearer, 2 std ratios entered [0.5, 2]
 #: and none left it. At 1 (only the leaves exactly 1 wide added) 30 fits
 #: moved and nothing changed; at 0.25 mean KS .1483 / .0778, silent fits 98
-#: (28). The rule it
-#: refines: ``GAP_T`` (1), measured before as every outermost leaf (credit's
-#: mean KS +3.6 % at ``EDGE_Z`` = 3, :func:`_falls`).
+#: (28). The rule it refines: ``GAP_T`` (1); every outermost leaf was measured
+#: before (credit's mean KS +3.6 % at ``EDGE_Z`` = 3, :func:`_falls`).
+#: Post-processing of the released histogram: no budget.
 OUTER_FALL_T = 0.5
 #: A wide outermost tail leaf (wider than :data:`GAP_T` in ``t``) that the
 #: cap cuts decays at its fitted rate too where it is at most this wide in

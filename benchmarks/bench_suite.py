@@ -92,7 +92,12 @@ holds the recorded ``mbi-mst-bounds`` fits (seeds 0 and 1, ε 1 and 0.3, 300 s
 cap on the REPORT half and 240 s on the TUNE half's tables of at most 31
 columns) and each table's ``real`` record: name it after your own cache
 (``--cache mine.jsonl,benchmarks/results/suite_comparators.jsonl``) and MST
-is not refitted (each fit of ours stores its
+is not refitted. ``results/suite_tune_plans.jsonl`` holds, for the 19 TUNE
+tables of the plan re-reads (ε 0.1 / 0.3 / 1 / 3, seeds 0-2), ``auto`` with
+the estimates it compared and every plan it weighs (``none``, ``auto-aim``,
+``auto-mst``, ``one-way``), scores only, written by the library of f5eab83:
+the choice rules can be re-read on them (:func:`_plan_cells`) without 912
+fits, for as long as the plans' own code is unchanged (each fit of ours stores its
 commit, ``code``: :func:`code_version`; the summary counts the fits by
 code). A fit of ours is a function of the table, ε and seed: the same
 records under 1 or 2 BLAS threads, other processes' load, another fit order,

@@ -116,7 +116,10 @@ plan auto weighs ran with train-on-synthetic (``--methods
 auto,none,auto-aim,auto-mst,one-way`` without ``--tv-only``), and
 ``--tune-tree-margin`` ``ReleaseRules.auto_tree_margin`` on the same cells.
 ``--plan-tallies`` counts, per ε, the table/ε pairs where auto is within 5 %
-of the best plan's TV2 and never worse than the 1-way tables.
+of the best plan's TV2 and never worse than the 1-way tables; ``--plan-ceiling``
+the tables where auto's picks, each plan, and an oracle of each fit reach
+MST's model score (``results/suite_tune_plans.jsonl`` with
+``results/suite_comparators.jsonl``).
 """
 
 from __future__ import annotations
@@ -962,6 +965,54 @@ def plan_tallies(done, names, oww, eps_list=None):
         print(
             f"eps {e:g}: auto within 5 % of the best plan's TV2 on {w} of {n};"
             f" never worse than the 1-way tables on {v} of {n}"
+        )
+    return out
+
+
+def plan_ceiling(done, names, oww, eps_list=None, comparator="mbi-mst-bounds"):
+    """How far choosing among the plans auto weighs can go against the
+    comparator's models, per ε: on the table/ε pairs where every plan ran with
+    train-on-synthetic and ``comparator`` has records, the tables whose mean
+    model score (over the seeds; every score, the comparator's too, clipped
+    at -1, a score unbounded below) is at least the comparator's, for auto's
+    picks (re-read at the library's rules, :func:`choose`), each plan always,
+    the best fixed plan of each table, and an oracle that takes, in each fit,
+    the plan of the best model score on the held-out rows (a bound no rule
+    reading only public estimates can pass). Prints and returns ``{ε:
+    {"pairs": n, "auto": .., "none": .., "aim": .., "mst": .., "one-way": ..,
+    "best fixed": .., "oracle": ..}}``; ``"aim"`` counts only where AIM
+    competes."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+
+    usable = _plan_cells(done, names, oww, rules, scored=("tv2", "tstr"))
+    theirs = {}
+    for (t, e, _, r, _), rec in done.items():
+        if r == comparator and not rec.get("dnf") and rec.get("tstr") is not None:
+            theirs.setdefault((t, e), []).append(max(-1.0, rec["tstr"]))
+    cells = {}
+    for (t, e, _), (est, recs) in sorted(usable.items()):
+        if (eps_list is None or e in eps_list) and (_base(t), e) in theirs:
+            pick = choose(est, rules.auto_tree_reach, rules)
+            scores = {p: max(-1.0, r["tstr"]) for p, r in recs.items()}
+            cells.setdefault((t, e), []).append((pick, scores))
+    out = {}
+    for (t, e), runs in cells.items():
+        bar = float(np.mean(theirs[(_base(t), e)])) - 1e-12
+        c = out.setdefault(e, {"pairs": 0, "auto": 0, "best fixed": 0, "oracle": 0})
+        c["pairs"] += 1
+        c["auto"] += float(np.mean([s[p] for p, s in runs])) >= bar
+        c["oracle"] += float(np.mean([max(s.values()) for _, s in runs])) >= bar
+        fixed = {p: float(np.mean([s[p] for _, s in runs])) for p in runs[0][1]}
+        c["best fixed"] += max(fixed.values()) >= bar
+        for p, v in fixed.items():
+            c[p] = c.get(p, 0) + (v >= bar)
+    for e, c in sorted(out.items()):
+        print(
+            f"eps {e:g}: model score at least {comparator}'s on {c['pairs']} tables:"
+            f" auto {c['auto']}, every table {c.get('none', 0)}, the tree"
+            f" {c.get('mst', 0)}, the 1-way tables {c.get('one-way', 0)}, AIM"
+            f" {c.get('aim', 0)}, the best fixed plan {c['best fixed']}, the"
+            f" oracle of each fit {c['oracle']}"
         )
     return out
 
@@ -2005,6 +2056,13 @@ def main(argv=None):
         " tables, per eps (needs every plan's fits with TSTR)",
     )
     ap.add_argument(
+        "--plan-ceiling",
+        action="store_true",
+        help="tables where auto, each plan, the best fixed plan and a per-fit oracle"
+        " reach mbi-mst-bounds' model score, per eps (needs every plan's fits with"
+        " TSTR and MST's records)",
+    )
+    ap.add_argument(
         "--neighbouring",
         choices=["add-remove-one", "replace-one"],
         help="the release's neighbouring relation (a separate --cache)",
@@ -2136,6 +2194,8 @@ def main(argv=None):
         tune_tree_margin(done, TUNE, oww)
     if args.plan_tallies:
         plan_tallies(done, names, oww, eps_list)
+    if args.plan_ceiling:
+        plan_ceiling(done, names, oww, eps_list)
     if args.tune_joint:
         tune_joint(
             done,

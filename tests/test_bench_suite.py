@@ -713,3 +713,41 @@ def test_tune_none_models_takes_the_smallest_kappa_that_keeps_regret_and_models(
     assert per[0.4][1.0][:2] == pytest.approx((0.0025, 0.65), rel=1e-12)
     assert per[0.2][3.0][0] == pytest.approx(1.0)
     assert "least regret at kappa = 0.6; chosen: kappa = 0.4" in capsys.readouterr().out
+
+
+def test_plan_ceiling_counts_tables_at_the_comparators_model_score(capsys):
+    """``--plan-ceiling``: on ``t`` auto takes the tree (AUC 0.9 against
+    MST's 0.8); on ``u`` it takes the 1-way tables (0.5 against 0.7) while
+    the tree, the best fixed plan and the oracle reach MST's; on ``v`` the
+    tree's -1.5 and MST's -1.0 / -1.4 are clipped at -1, so auto reaches
+    MST there (unclipped it would not), as do every table (0.0) and the 1-way
+    tables (0.5), which reach no other. A table without MST's records and a
+    comparator fit that did not finish are not counted."""
+    base = {"q": 0.0, "D": 0.0, "one-way": 0.10, "q_aim": 0.0, "none": 10.0}
+    base.update(e_tree=1.0, e1_one=0.0, aim_pairs=10.0)
+    done = {}
+    for table, e1_mst, mst in (
+        ("t", 0.059, (0.101, 0.9)),
+        ("u", 0.066, (0.09, 0.9)),
+        ("v", 0.059, (0.101, -1.5)),
+        ("w", 0.059, (0.101, 0.9)),
+    ):
+        _plan_cell(done, (table, 1.0, 0), dict(base, e1_mst=e1_mst), mst=mst)
+    theirs = {"t": [0.8], "u": [0.7], "v": [-1.0, -1.4]}
+    for table, scores in theirs.items():
+        for seed, tstr in enumerate(scores):
+            done[(table, 1.0, seed, "mbi-mst-bounds", None)] = {"tstr": tstr}
+    done[("t", 1.0, 1, "mbi-mst-bounds", None)] = {"dnf": True, "tstr": None}
+    out = bs.plan_ceiling(done, ["t", "u", "v", "w"], 4.0)
+    assert out == {
+        1.0: {
+            "pairs": 3,
+            "auto": 2,
+            "best fixed": 3,
+            "oracle": 3,
+            "none": 1,
+            "mst": 3,
+            "one-way": 1,
+        }
+    }
+    assert "auto 2, every table 1, the tree 3" in capsys.readouterr().out

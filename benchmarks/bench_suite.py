@@ -921,6 +921,22 @@ def tune_tree_margin(done, names, oww, margins=(0.15, 0.2, 0.25, 0.3, 0.35)):
     return rows, choice
 
 
+def _picked_runs(done, names, oww, eps_list=None):
+    """``{(table, ε): [(auto's pick, {plan: record}), ...]}`` over the seeds
+    where auto and every plan it weighs ran with train-on-synthetic
+    (:func:`_plan_cells`), the pick re-read at the library's rules
+    (:func:`choose`), for the ε of ``eps_list`` (``None``: every ε)."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+
+    usable = _plan_cells(done, names, oww, rules, scored=("tv2", "tstr"))
+    runs = {}
+    for (t, e, _), (est, recs) in sorted(usable.items()):
+        if eps_list is None or e in eps_list:
+            pick = choose(est, rules.auto_tree_reach, rules)
+            runs.setdefault((t, e), []).append((pick, recs))
+    return runs
+
+
 def plan_tallies(done, names, oww, eps_list=None):
     """Two of the suite's targets for ``auto``, per ε, over the table/ε pairs
     where auto and every plan it weighs ran with train-on-synthetic: auto's
@@ -930,16 +946,8 @@ def plan_tallies(done, names, oww, eps_list=None):
     are re-read from the recorded estimates at the library's rules
     (:func:`choose`), so a rule changed since the fits is what is counted.
     Prints the misses and returns ``{ε: (pairs, within, never worse)}``."""
-    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
-
-    usable = _plan_cells(done, names, oww, rules, scored=("tv2", "tstr"))
-    cells = {}
-    for (t, e, _), (est, recs) in sorted(usable.items()):
-        if eps_list is None or e in eps_list:
-            pick = choose(est, rules.auto_tree_reach, rules)
-            cells.setdefault((t, e), []).append((pick, recs))
     out = {}
-    for (t, e), runs in cells.items():
+    for (t, e), runs in _picked_runs(done, names, oww, eps_list).items():
 
         def mean(plan, field, runs=runs):
             return float(np.mean([recs[plan][field] for _, recs in runs]))
@@ -982,21 +990,18 @@ def plan_ceiling(done, names, oww, eps_list=None, comparator="mbi-mst-bounds"):
     {"pairs": n, "auto": .., "none": .., "aim": .., "mst": .., "one-way": ..,
     "best fixed": .., "oracle": ..}}``; ``"aim"`` counts only where AIM
     competes."""
-    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
-
-    usable = _plan_cells(done, names, oww, rules, scored=("tv2", "tstr"))
     theirs = {}
     for (t, e, _, r, _), rec in done.items():
         if r == comparator and not rec.get("dnf") and rec.get("tstr") is not None:
             theirs.setdefault((t, e), []).append(max(-1.0, rec["tstr"]))
-    cells = {}
-    for (t, e, _), (est, recs) in sorted(usable.items()):
-        if (eps_list is None or e in eps_list) and (_base(t), e) in theirs:
-            pick = choose(est, rules.auto_tree_reach, rules)
-            scores = {p: max(-1.0, r["tstr"]) for p, r in recs.items()}
-            cells.setdefault((t, e), []).append((pick, scores))
     out = {}
-    for (t, e), runs in cells.items():
+    for (t, e), picked in _picked_runs(done, names, oww, eps_list).items():
+        if (_base(t), e) not in theirs:
+            continue
+        runs = [
+            (pick, {p: max(-1.0, r["tstr"]) for p, r in recs.items()})
+            for pick, recs in picked
+        ]
         bar = float(np.mean(theirs[(_base(t), e)])) - 1e-12
         c = out.setdefault(e, {"pairs": 0, "auto": 0, "best fixed": 0, "oracle": 0})
         c["pairs"] += 1

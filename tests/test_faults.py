@@ -1504,3 +1504,29 @@ def test_an_unusual_conversion_error_is_not_relayed():
     with pytest.raises(ValueError) as info:
         ProjectedGaussianRelease(d=1, random_state=0).fit(Odd())
     assert "987654321" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "column, advice",
+    [
+        (pd.Series(pd.period_range("2000-01", periods=40, freq="M")), "to_timestamp"),
+        (pd.Series(pd.interval_range(0, 40)), "midpoints"),
+    ],
+)
+def test_a_period_or_interval_column_is_refused_before_any_budget(column, advice):
+    """Read as undiscovered text, a monthly period column came back as
+    ``"other"`` objects, its dtype lost; now it is refused before the fit,
+    naming the column and its dtype (the schema, public) and how to convert
+    it. Declared in ``categories=``, its levels come back in its dtype."""
+    df = pd.DataFrame({"when": column, "x": np.arange(40.0)})
+    enc = BooleanEncoder(epsilon=1.0, random_state=0)
+    with pytest.raises(ValueError, match=rf"column 'when' has dtype .*{advice}"):
+        enc.fit(df)
+    assert not hasattr(enc, "specs_")
+    levels = list(column.unique())
+    enc = BooleanEncoder(categories={"when": levels}, epsilon=1.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        back = enc.inverse_transform(enc.fit_transform(df))
+    assert back["when"].dtype == column.dtype
+    assert back["when"].tolist() == column.tolist()

@@ -894,6 +894,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
             df = pd.DataFrame(arr if arr is not None else X)
         if any(pd.api.types.is_complex_dtype(dt) for dt in df.dtypes):
             raise ValueError("Complex data not supported")
+        _refuse_unreleasable_dtypes(df, self.categories, self.ordinal)
         if df.shape[0] < 1:
             raise ValueError(
                 "Found array with 0 sample(s) while a minimum of 1 is required."
@@ -941,3 +942,25 @@ SCHEMA_KEYS = frozenset(BooleanEncoder().get_params()) - {
     "neighbouring",
     "level_selection",  # the mechanism of the budget, not a domain
 }
+
+
+def _refuse_unreleasable_dtypes(df, categories, ordinal):
+    """Refuse, naming the column and its dtype (public schema), a period or
+    interval column not declared as levels: read as undiscovered text, a
+    monthly period of 3,000 rows came back as ``"other"`` objects, the dtype
+    lost. Declared in ``categories=``, its levels come back in its dtype."""
+    declared = set(categories or {}) | set(ordinal or {})
+    for col, dt in df.dtypes.items():
+        if col in declared:
+            continue
+        if isinstance(dt, pd.PeriodDtype):
+            how = "convert it to timestamps (series.dt.to_timestamp()) to release dates"
+        elif isinstance(dt, pd.IntervalDtype):
+            how = "convert it to numbers (e.g. its midpoints, series.array.mid)"
+        else:
+            continue
+        raise ValueError(
+            f"column {col!r} has dtype {dt}, which the encoder cannot release as "
+            f"it is: {how}, or declare its levels in categories="
+        )
+

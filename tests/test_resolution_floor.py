@@ -258,3 +258,20 @@ def test_a_kept_chain_moves_no_other_draw(monkeypatch):
         got, want = np.array(same).T
         np.testing.assert_array_equal(got, want)
         assert kept_src.rng.random() == whole_src.rng.random()
+
+
+def test_both_floor_cells_heavy_are_named():
+    """Values on both sides of 0 inside the floor: both cells kept and
+    heavy, whatever lies beside them. A point mass at 0 falls in one cell
+    (``[0, F)``) and is not named. On the parent, N(0, 1e-9) on 3,000 rows at
+    ε = 1 kept only these two cells and came back without a word (a few
+    rows at -0.98 to -0.07 from the bottom bin's excess placed below it)."""
+    assert _at_resolution_floor(_spec([-1.0, -F, 0, F, 1.0], [0, 1416, 1508, 0]))
+    thin = FLOOR_MASS_SHARE * 1508 * 0.99  # under the share of the kept mass
+    assert not _at_resolution_floor(_spec([-1.0, -F, 0, F, 1.0], [0, thin, 1508, 0]))
+    assert not _at_resolution_floor(_spec([-1.0, -F, 0, F, 1.0], [0, 0, 1508, 40]))
+    x = pd.DataFrame({"x": np.random.default_rng(0).normal(0.0, 1e-9, 3000)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        BooleanEncoder(epsilon=0.5, random_state=0).fit(x)
+    assert any("resolution near 0" in str(w.message) for w in caught)

@@ -261,15 +261,26 @@ def test_a_kept_chain_moves_no_other_draw(monkeypatch):
 
 
 def test_both_floor_cells_heavy_are_named():
-    """Values on both sides of 0 inside the floor: both cells kept and
-    heavy, whatever lies beside them. A point mass at 0 falls in one cell
-    (``[0, F)``) and is not named. On the parent, N(0, 1e-9) on 3,000 rows at
-    ε = 1 kept only these two cells and came back without a word (a few
-    rows at -0.98 to -0.07 from the bottom bin's excess placed below it)."""
-    assert _at_resolution_floor(_spec([-1.0, -F, 0, F, 1.0], [0, 1416, 1508, 0]))
-    thin = FLOOR_MASS_SHARE * 1508 * 0.99  # under the share of the kept mass
-    assert not _at_resolution_floor(_spec([-1.0, -F, 0, F, 1.0], [0, thin, 1508, 0]))
-    assert not _at_resolution_floor(_spec([-1.0, -F, 0, F, 1.0], [0, 0, 1508, 40]))
+    """Values on both sides of 0 inside the floor: both cells heavy and
+    confirmed on their own counts (``b ln(L / 0.01)``), whatever lies beside
+    them. A point mass at 0 falls in one cell (``[0, F)``) and is not named,
+    nor are two kept noise cells. On the parent, N(0, 1e-9) on 3,000 rows at
+    ε = 1 kept only these two cells and came back without a word (a few rows
+    at -0.98 to -0.07 from the bottom bin's excess placed below it)."""
+    edges = [-1.0, -F, 0, F, 1.0]
+    sure = 16.7 * np.log(4 / 0.01)  # 100 rows: four leaves at b = 16.7
+
+    def spec(counts):
+        named = _spec(edges, counts)
+        named.fine.scale = 16.7
+        return named
+
+    assert _at_resolution_floor(spec([0, 1416, 1508, 0]))
+    assert _at_resolution_floor(spec([0, sure, sure, 0]))
+    assert not _at_resolution_floor(spec([0, sure * 0.99, 1508, 0]))
+    thin = FLOOR_MASS_SHARE * 150_000 * 0.99  # under the share of the kept mass
+    assert not _at_resolution_floor(spec([0, thin, 150_000, 0]))
+    assert not _at_resolution_floor(spec([0, 0, 1508, 40]))
     x = pd.DataFrame({"x": np.random.default_rng(0).normal(0.0, 1e-9, 3000)})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

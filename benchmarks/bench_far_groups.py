@@ -32,10 +32,12 @@ of columns: the fits whose ratio is over 2 or under 0.5 with nothing naming
 the column ("silent"; each listed in an HTML comment).
 
 Run: ``python -m benchmarks.bench_far_groups --eps 1,0.3 --seeds 10
-[--z Z]`` (``--z``: ``FAR_EXCESS_Z`` for this run; ``--z off``: the rule off,
-the parent's behaviour; ``--choice weakest|abstain|lone``: which group goes
-first, :data:`CHOICES`, against the library's outermost; ``--gap``: the
-:data:`GAP` columns, a real far group past noise leaves by the 0s).
+[--z Z] [--refuted on|off]`` (``--z``: ``FAR_EXCESS_Z`` for this run; ``--z
+off``: the rule off, the parent's behaviour; ``--refuted off``: outer bins
+the release refutes kept, ``_pipeline_levels.REFUTED_FAR_BINS``; ``--choice
+weakest|abstain|lone``: which group goes first, :data:`CHOICES`, against the
+library's outermost; ``--gap``: the :data:`GAP` columns, a real far group
+past noise leaves by the 0s).
 Results: ``benchmarks/results/bench_far_groups.md``.
 """
 
@@ -206,12 +208,22 @@ def main(argv=None):
     )
     p.add_argument("--gap", action="store_true", help="the GAP columns (table)")
     p.add_argument(
+        "--refuted",
+        choices=("on", "off"),
+        default="on",
+        help="the pipeline's drop of outer bins that are far groups the release "
+        "refutes (_pipeline_levels.REFUTED_FAR_BINS; off: the parent's behaviour)",
+    )
+    p.add_argument(
         "--float-gap",
         default=None,
         help="FLOAT_GAP_SHARE for this run, or 'off' (float groups part at GAP_T)",
     )
     args = p.parse_args(argv)
+    from skdp_synth import _pipeline_levels
     from skdp_synth.preprocessing import _bin_mass
+
+    _pipeline_levels.REFUTED_FAR_BINS = args.refuted == "on"
 
     if args.float_gap == "off":
         _bin_mass.FLOAT_GAP_SHARE = np.inf  # GAP_T only: the parent's behaviour
@@ -226,7 +238,8 @@ def main(argv=None):
         _bin_mass._group_to_empty = CHOICES[args.choice]
     print(
         f"FAR_EXCESS_Z = {_bin_mass.FAR_EXCESS_Z}, choice = {args.choice or 'outer'}, "
-        f"FLOAT_GAP_SHARE = {_bin_mass.FLOAT_GAP_SHARE}"
+        f"FLOAT_GAP_SHARE = {_bin_mass.FLOAT_GAP_SHARE}, refuted far bins "
+        f"dropped: {args.refuted}"
     )
     print(
         "| ε | columns | fits | std ratio min / median / max | over 2, unnamed "

@@ -132,6 +132,7 @@ class PipelineLevelsMixin:
         self.integer_bins_dropped_ = {}
         self.outer_bins_dropped_ = {}
         self.missing_shares_ = {}
+        refuted = self._refuted_far = set()  # named by _warn_degenerate
         self.degenerate_columns_ = {}
         blocks = final_params.get("blocks")
         drop = getattr(final, "_drop_unsupported_level", None)
@@ -208,7 +209,7 @@ class PipelineLevelsMixin:
                     self.integer_bins_dropped_.setdefault(spec.name, []).append(
                         spec.levels[b]
                     )
-            outer = _empty_outer_bins(final, spec, j, drop, gone)
+            outer = _empty_outer_bins(final, spec, j, drop, gone, refuted)
             if outer:
                 self.outer_bins_dropped_[spec.name] = [spec.levels[b] for b in outer]
             _reconcile_leaves(final, spec, j, gone, outer)
@@ -277,6 +278,13 @@ class PipelineLevelsMixin:
                 None if shares is None else shares[: spec.n_levels],
                 domain=(domains or {}).get(spec.name),
             )
+            if spec.name in getattr(self, "_refuted_far", ()):
+                # the drop fixed the far rows, not the noise that kept them
+                reasons.append(
+                    "an outer bin of far noise leaves that the release refutes "
+                    "was dropped with the rows drawn there (outer_bins_dropped_): "
+                    "the rest of its domain was learned at the same noise"
+                )
             if reasons:
                 self.degenerate_columns_[spec.name] = reasons
         # a domain of one bin: the encoder's CoarseDomainWarning named it
@@ -296,14 +304,18 @@ class PipelineLevelsMixin:
             )
 
 
-def _empty_outer_bins(final, spec, j, drop, gone):
+def _empty_outer_bins(final, spec, j, drop, gone, refuted=None):
     """The outer coarse bins of numeric column ``spec`` (attribute ``j``)
     that the release measures as empty: walking in from either end of its
     private domain, past the bins already dropped (``gone``), each bin that
     the model's rows do not use and whose release estimate is under the
     support test (``drop``, the release's ``_drop_unsupported_level``: it
     moves no row, there being none), until the first bin that fails
-    either; never every bin. Their leaves are emptied
+    either; never every bin. A bin the rows use passes where it is a far
+    group of noise leaves the release refutes (:func:`_refuted_far_bin`):
+    the release moves its rows, and ``refuted`` (a set) gets the column's
+    name, which the degenerate-column warning then gives. Their leaves are
+    emptied
     (:func:`.preprocessing._bin_mass.empty_outer_bins`), so the outermost
     kept leaf the rows use is the column's tail for decoding, as it would
     be had the noise leaves beyond it never been kept. Measured on
@@ -324,14 +336,42 @@ def _empty_outer_bins(final, spec, j, drop, gone):
     n = int(spec.n_levels)
     used = np.bincount(np.asarray(rows[:, j], dtype=np.intp), minlength=n)[:n] > 0
     gone, out = {int(b) for b in gone}, []
-    for order in (range(n - 1, -1, -1), range(n)):
+    for order, inwards in ((range(n - 1, -1, -1), -1), (range(n), 1)):
         for b in order:
             if b in gone or b in out:
                 continue
-            if n - len(gone | set(out)) <= 1 or used[b] or not drop(j, b):
+            if n - len(gone | set(out)) <= 1:
+                break
+            if used[b] and not _refuted_far_bin(final, spec, j, b, inwards):
+                break
+            if not drop(j, b):
                 break
             out.append(b)
+            if used[b] and refuted is not None:
+                refuted.add(spec.name)
     return sorted(out)
+
+
+#: An outer bin the model's rows use is emptied too where its kept leaves
+#: are one far group of noise leaves that the release's estimate of the
+#: bin refutes (:func:`.preprocessing._bin_mass.refuted_far_bin`) and the
+#: estimate is under the support test; the release moves its rows to the
+#: column's other bins. ``False``: an outer bin the rows use is kept.
+REFUTED_FAR_BINS = True
+
+
+def _refuted_far_bin(final, spec, j, b, inwards):
+    """Whether outer bin ``b`` of numeric column ``spec`` (attribute
+    ``j``) is a far group of noise leaves the release refutes
+    (:data:`REFUTED_FAR_BINS`); public: the fine histogram and the
+    release's estimate of the bin."""
+    from .preprocessing._bin_mass import refuted_far_bin
+
+    estimate = getattr(final, "_one_way_level_estimate", None)
+    if not REFUTED_FAR_BINS or estimate is None:
+        return False
+    found = estimate(j, b)
+    return refuted_far_bin(spec.fine, spec.levels, b, found, inwards)
 
 
 def other_share_reason(spec, estimates, n_hat):

@@ -963,4 +963,3 @@ def _refuse_unreleasable_dtypes(df, categories, ordinal):
             f"column {col!r} has dtype {dt}, which the encoder cannot release as "
             f"it is: {how}, or declare its levels in categories="
         )
-

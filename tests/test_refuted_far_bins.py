@@ -1,0 +1,168 @@
+"""An outer bin whose kept leaves are one far group of noise leaves, which
+the release's estimate of the bin refutes, is dropped even where the
+model's rows use it (``_pipeline_levels._empty_outer_bins`` with
+``_bin_mass.refuted_far_bin``): the release moves its rows to the column's
+other bins. Released quantities only (post-processing)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from _fine_hist import fine_hist
+from test_bin_support import _run_levels, _spec
+
+from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+from skdp_synth.exceptions import DegenerateColumnWarning
+from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing._bin_mass import (
+    LEAFLESS_Z,
+    REFUTED_Z,
+    refuted_far_bin,
+)
+
+B = 16.7
+#: a 0/1 column: its two finest leaves, an emptied stretch of 46 leaves, then
+#: three noise leaves near 6e8 -- the top bin [2, 8.28e8) of the fit that
+#: exploded (53 leaves, as there: a leaf is confirmed on its own count at
+#: ``b ln(53 / 0.01)`` = 143)
+GAP = list(np.geomspace(4.0, 2.7e8, 46))
+EDGES = [-1.0, 0.0, 1.0, 2.0, *GAP, 5.369e8, 6.385e8, 7.593e8, 8.28e8]
+EMPTY = [0.0] * 46
+LEVELS = [0.0, 1.0, 2.0, 8.28e8]
+SURE = B * np.log(53 / 0.01)
+
+
+def _hist(far=(123.0, 39.0, 42.0), near=0.0):
+    counts = [0.0, 1403.0, 1544.0, near, *EMPTY, *far]
+    return fine_hist(EDGES, counts, scale=B)
+
+
+def _noise(sd, m=3):
+    return np.sqrt(sd * sd + 2.0 * B * B * m)
+
+
+def test_a_far_group_the_release_refutes():
+    """The three leaves claim 204 rows; the release puts the top bin (level
+    2) at 6 ± 30. The excess is past ``REFUTED_Z`` sds of the
+    difference: refuted. At an estimate just within those sds, or with a
+    leaf confirmed on its own count (``b ln(L / 0.01)``: 111 at 7 leaves),
+    or with no emptied stretch before the group, it is not."""
+    hist = _hist()
+    assert len(hist.counts) == 53
+    assert refuted_far_bin(hist, LEVELS, 2, (6.0, 30.0), -1)
+    edge = 204.0 - REFUTED_Z * _noise(30.0)
+    assert refuted_far_bin(hist, LEVELS, 2, (edge - 1e-6, 30.0), -1)
+    assert not refuted_far_bin(hist, LEVELS, 2, (edge + 1e-6, 30.0), -1)
+    # a leaf confirmed on its own count
+    assert not refuted_far_bin(
+        _hist((SURE + 1.0, 39.0, 42.0)), LEVELS, 2, (6.0, 30.0), -1
+    )
+    assert refuted_far_bin(_hist((SURE - 1.0, 39.0, 42.0)), LEVELS, 2, (6.0, 30.0), -1)
+    # a kept leaf next to the 1s: no emptied stretch before the group
+    assert not refuted_far_bin(_hist(near=60.0), LEVELS, 2, (6.0, 30.0), -1)
+    # no estimate
+    assert not refuted_far_bin(hist, LEVELS, 2, None, -1)
+
+
+def test_a_bin_without_a_kept_leaf():
+    """Where no leaf of the bin was kept, the encoder saw nothing there, and
+    the bin is refuted where the release's estimate is under ``LEAFLESS_Z``
+    of its sds too. On the parent such a bin stopped the walk in from the
+    end: a 0/1 column (``benchmarks/bench_refuted_far_bins.py``, ε = 0.3,
+    seed 9) drew 16 model rows in a leafless bin above a noise leaf at
+    2.7e8-5.4e8 and came back with 0.6 % of its rows at 5.4e8."""
+    empty = _hist((0.0, 0.0, 0.0))
+    sd = 30.0
+    assert refuted_far_bin(empty, LEVELS, 2, (LEAFLESS_Z * sd - 1e-6, sd), -1)
+    assert not refuted_far_bin(empty, LEVELS, 2, (LEAFLESS_Z * sd, sd), -1)
+
+
+def test_the_bottom_bin_mirrored():
+    edges = [-x for x in EDGES[::-1]]
+    counts = [42.0, 39.0, 123.0, *EMPTY, 0.0, 1544.0, 1403.0, 0.0]
+    levels = [-8.28e8, -2.0, -1.0, 0.0]
+    hist = fine_hist(edges, counts, scale=B)
+    assert refuted_far_bin(hist, levels, 0, (6.0, 30.0), 1)
+    assert not refuted_far_bin(hist, levels, 0, (180.0, 30.0), 1)
+
+
+def test_the_pipeline_drops_a_refuted_bin_the_rows_use():
+    """Through the pipeline's level rules: the model's rows use the top bin
+    (level 2); its estimate 6 ± 30 is under the support test and refutes
+    its leaves, so the bin is dropped and its leaves emptied. Before, an
+    outer bin the rows use was always kept, and its rows decoded near 6e8."""
+    spec = _spec("flag", LEVELS, _hist())
+    rows = np.array([[0]] * 50 + [[1]] * 50 + [[2]] * 2)
+    pipe, final = _run_levels(
+        [spec], [[(1403.0, 30.0), (1544.0, 30.0), (6.0, 30.0)]], model_rows=rows
+    )
+    assert final.dropped == [(0, 2)]
+    assert pipe.outer_bins_dropped_ == {"flag": [2.0]}
+    np.testing.assert_allclose(spec.fine.counts[3:], 0.0)
+    np.testing.assert_allclose(spec.fine.counts[:3], [0.0, 1403.0, 1544.0])
+
+
+def test_a_real_far_group_the_release_sees_stays():
+    """A far group of 180 rows (a code such as 999) that the release puts
+    at 170 ± 30: over its support test, so the bin stays whatever the rule
+    says; and within the noise of its leaves' claim, so not refuted."""
+    hist = _hist((180.0, 0.0, 0.0))
+    assert not refuted_far_bin(hist, LEVELS, 2, (170.0, 30.0), -1)
+    spec = _spec("code", LEVELS, hist)
+    rows = np.array([[0]] * 50 + [[1]] * 50 + [[2]] * 6)
+    pipe, final = _run_levels(
+        [spec], [[(1403.0, 30.0), (1544.0, 30.0), (170.0, 30.0)]], model_rows=rows
+    )
+    assert final.dropped == [] and pipe.outer_bins_dropped_ == {}
+
+
+def test_a_flag_column_keeps_its_values():
+    """A 0/1 integer column (3,000 rows, undeclared, ε = 1) whose private
+    domain kept three noise leaves near 6e8 at seed 0: before, 4 of the
+    2,000 rows came back at 5.5e8-8.2e8 (std x5e7, named by a
+    DegenerateColumnWarning); now every row is 0 or 1, and the warning
+    says the domain kept such leaves."""
+    rng = np.random.default_rng(100)
+    n = 3000
+    df = pd.DataFrame(
+        {
+            "a": rng.choice(["x", "y", "z"], n),
+            "num": rng.normal(50, 10, n),
+            "c": rng.integers(0, 2, n),
+        }
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(categories={"a": ["x", "y", "z"]}, random_state=0),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        ).fit(df)
+        rows = pipe.sample(2000, random_state=1)
+    # the drop fixes the far rows, not the noise: the column is still named
+    named = [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, DegenerateColumnWarning) and "'c'" in str(w.message)
+    ]
+    assert len(named) == 1 and "refutes" in named[0]
+    assert "refutes" in " ".join(pipe.degenerate_columns_["c"])
+    hist = pipe[0].specs_[2].fine
+    far = np.asarray(hist.edges[:-1]) > 1e8
+    assert np.any(np.asarray(hist.raw)[far] > 7 * hist.scale)  # the noise leaf
+    assert set(np.unique(rows["c"])) <= {0, 1}
+
+
+def test_a_leaf_across_the_bin_edge_is_not_the_bins():
+    """A wide leaf cut into one-integer bins (attrition's ``[1, 16)`` at
+    ε = 0.3: 740 noisy rows, ``b`` = 111) is not a group of the bin
+    ``[11, 12)``: its count is the whole leaf's, not the bin's, and the bin
+    is never refuted by it. Before this check, such bins were dropped from
+    the top down and the column's tail collapsed on the TUNE half
+    (``YearsSinceLastPromotion`` std ratio 1.61 -> 0.20)."""
+    edges = [0.0, 1.0, 16.0, 64.0]
+    hist = fine_hist(edges, [400.0, 740.0, 0.0], scale=111.0)
+    levels = [float(v) for v in range(0, 17)]
+    assert not refuted_far_bin(hist, levels, 11, (85.0, 91.0), -1)
+    assert not refuted_far_bin(hist, levels, 15, (-50.0, 91.0), -1)

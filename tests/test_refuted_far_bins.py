@@ -49,6 +49,7 @@ def test_a_far_group_the_release_refutes():
     difference: refuted. At an estimate just within those sds, or with a
     leaf confirmed on its own count (``b ln(L / 0.01)``: 111 at 7 leaves),
     or with no emptied stretch before the group, it is not."""
+    assert REFUTED_Z == 3.0 and LEAFLESS_Z == 1.0  # set on the TUNE half
     hist = _hist()
     assert len(hist.counts) == 53
     assert refuted_far_bin(hist, LEVELS, 2, (6.0, 30.0), -1)

@@ -444,6 +444,19 @@ def _core_group_to_empty(groups, counts, sure, mode, e):
     return max(free, key=distance) if free else None
 
 
+#: :func:`refuted_far_bin`'s excess, in sds of the difference, past which the
+#: release refutes a bin's far group (the bin then dropped with its rows).
+#: Set on the TUNE half of ``benchmarks/bench_suite.py`` (ε 0.3 and 1, 10
+#: seeds): at 1, 17 of 380 fits moved (std ratios 9 nearer 1, 4 farther;
+#: KS 4 better, 8 worse; one more silent fit); at 3, 9 moved, silent fits
+#: unchanged (``benchmarks/results/bench_suite.md``, "Outer bins of far noise
+#: leaves that the release refutes").
+REFUTED_Z = 3.0
+#: ... and an outer bin with no kept leaf at all is refuted where the
+#: release's estimate of it is under this many of its sds (not searched).
+LEAFLESS_Z = 1.0
+
+
 def refuted_far_bin(hist, edges, k, estimate, inwards):
     """Whether outer coarse bin ``k`` holds only a far group of noise leaves
     that the release's estimate ``(T̂, σ)`` of the bin refutes.
@@ -473,7 +486,7 @@ def refuted_far_bin(hist, edges, k, estimate, inwards):
     under its support test (``_pipeline_levels._empty_outer_bins``): the
     release sees no rows there, and the leaves claim rows it does not see.
     Found on a 0/1 integer column of 3,000 rows at ε = 1 (seed 0 of
-    ``tests/test_bin_mass.py``'s pipeline): PrivTree kept three noise leaves
+    ``tests/test_refuted_far_bins.py``): PrivTree kept three noise leaves
     ``[5.4e8, 8.3e8)`` (123, 39 and 42 noisy rows at ``b`` = 16.7, none
     real) as the bin ``[2, 8.3e8)``, the model drew 0.2 % of its rows there
     and the column came back with values up to 8.2e8 (std x5e7).
@@ -527,11 +540,3 @@ def refuted_far_bin(hist, edges, k, estimate, inwards):
     excess = float(counts[inside].sum()) - est
     noise = np.sqrt(sd * sd + 2.0 * scale * scale * inside.size)
     return bool(excess > REFUTED_Z * noise)
-
-
-#: :func:`refuted_far_bin`'s excess, in sds of the difference, past which the
-#: release refutes a bin's far group (the bin then dropped with its rows).
-REFUTED_Z = 3.0
-#: ... and an outer bin with no kept leaf at all is refuted where the
-#: release's estimate of it is under this many of its sds.
-LEAFLESS_Z = 1.0

@@ -102,14 +102,21 @@ def _measured_bins(hist, edges, estimates):
         found = estimates[k]
         if found is None:
             continue
-        a, b = float(edges[k]), float(edges[k + 1])
-        if hist.integer and k == edges.size - 2:
-            b += 1.0
-        if k == edges.size - 2:
-            b = max(b, float(hist.cap[1]))
-        if k == 0:  # rows placed below the bottom bin (place_capped_floor)
-            a = min(a, float(hist.cap[0]))
-        yield float(found[0]), float(found[1]), a, b
+        yield (float(found[0]), float(found[1]), *_measured_range(hist, edges, k))
+
+
+def _measured_range(hist, edges, k):
+    """The value range ``[a, b)`` of coarse bin ``k`` as the release's
+    estimate of it covers (:func:`_measured_bins`): an integer column's last
+    bin closed, the last bin reaching the upper cap, the first the lower."""
+    a, b = float(edges[k]), float(edges[k + 1])
+    if hist.integer and k == edges.size - 2:
+        b += 1.0
+    if k == edges.size - 2:
+        b = max(b, float(hist.cap[1]))
+    if k == 0:  # rows placed below the bottom bin (place_capped_floor)
+        a = min(a, float(hist.cap[0]))
+    return a, b
 
 
 def _bin_spans(hist, edges, bins):
@@ -502,13 +509,7 @@ def refuted_far_bin(hist, edges, k, estimate, inwards):
     e = np.asarray(hist.edges, dtype=np.float64)
     counts = np.asarray(hist.counts, dtype=np.float64)
     cap_lo, cap_hi = (float(v) for v in hist.cap)
-    a, b = float(edges[k]), float(edges[k + 1])
-    if hist.integer and k == edges.size - 2:
-        b += 1.0
-    if k == edges.size - 2:  # the outer bins reach the cap (_measured_bins)
-        b = max(b, cap_hi)
-    if k == 0:
-        a = min(a, cap_lo)
+    a, b = _measured_range(hist, edges, k)
     lo = np.maximum(e[:-1], cap_lo)
     hi = np.minimum(e[1:], cap_hi)
     held = (counts > 0) & (hi > lo)

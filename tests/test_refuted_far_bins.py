@@ -7,6 +7,7 @@ other bins. Released quantities only (post-processing)."""
 from __future__ import annotations
 
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -14,9 +15,11 @@ from _fine_hist import fine_hist
 from test_bin_support import _run_levels, _spec
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
-from skdp_synth.exceptions import DegenerateColumnWarning
+from skdp_synth._pipeline_levels import PipelineLevelsMixin
+from skdp_synth.exceptions import CoarseDomainWarning, DegenerateColumnWarning
 from skdp_synth.preprocessing import BooleanEncoder
 from skdp_synth.preprocessing._bin_mass import (
+    FAR_EXCESS_Z,
     LEAFLESS_Z,
     REFUTED_Z,
     refuted_far_bin,
@@ -167,3 +170,89 @@ def test_a_leaf_across_the_bin_edge_is_not_the_bins():
     levels = [float(v) for v in range(0, 17)]
     assert not refuted_far_bin(hist, levels, 11, (85.0, 91.0), -1)
     assert not refuted_far_bin(hist, levels, 15, (-50.0, 91.0), -1)
+
+
+def _bitless(hist, total):
+    """Run the pipeline's level rules on a one-level numeric column (no bits
+    in the release) whose last step releases ``total`` = ``(n̂, σ_∅)``."""
+    spec = _spec("c", [-65536.0, 3.0], hist)
+    spec.n_levels = 1
+    blocks = object()
+    encoder = SimpleNamespace(blocks_=blocks, specs_=[spec])
+    final = SimpleNamespace(
+        blocks_=SimpleNamespace(names=[]),
+        _drop_unsupported_level=lambda *a, **k: False,
+        _total_estimate=lambda: total,
+    )
+    pipe = SimpleNamespace(
+        _iter=lambda with_final: [(0, "enc", encoder)],
+        _drop_missing_level=lambda *a: False,
+        _warn_degenerate=lambda *a: None,
+    )
+    PipelineLevelsMixin._drop_unsupported_levels(pipe, final, {"blocks": blocks})
+    return spec.fine
+
+
+#: a constant integer column (all 3, 3,000 rows, ε = 1): three noise leaves
+#: ``[-65536, -16)``, an emptied stretch, then its one leaf ``[3, 4)``
+CONST_EDGES = [-65536.0, -4096.0, -256.0, -16.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0]
+CONST_COUNTS = [54.1, 33.5, 17.8, 0.0, 0.0, 0.0, 0.0, 0.0, 3047.0]
+
+
+def test_a_column_without_bits_is_measured_by_the_released_total():
+    """A one-level column has no bits in the release, so no estimate of a
+    bin can empty its far noise leaves; its one bin holds every row, so the
+    released total ``n̂ ± σ_∅`` is that estimate. The leaves claim 3,152 rows
+    against 3,045 ± 31: the far group is emptied (``FAR_EXCESS_Z`` sds of
+    the difference, ``sqrt(σ² + 2 m b²)``). A total that needs the group
+    (3,150) keeps it, and without a released total nothing is done."""
+    assert FAR_EXCESS_Z == 0.5
+    hist = fine_hist(CONST_EDGES, CONST_COUNTS, scale=B)
+    out = _bitless(hist, (3045.0, 31.2))
+    np.testing.assert_array_equal(out.counts, [0.0] * 8 + [3047.0])
+    # the excess 3152.4 - T̂ against FAR_EXCESS_Z sds of the difference
+    edge = 3152.4 - FAR_EXCESS_Z * np.sqrt(31.2**2 + 2 * B * B * 4)
+    kept = _bitless(hist, (edge + 1e-6, 31.2))
+    np.testing.assert_array_equal(kept.counts, CONST_COUNTS)
+    gone = _bitless(hist, (edge - 1e-6, 31.2))
+    np.testing.assert_array_equal(gone.counts, [0.0] * 8 + [3047.0])
+    assert _bitless(hist, None) is hist
+
+
+def test_a_constant_integer_column_keeps_its_value():
+    """A constant integer column (all 3, 3,000 rows, undeclared, ε = 1) whose
+    private domain kept three noise leaves ``[-65536, -16)`` at seed 0:
+    before, 3 % of the 2,000 rows came back at -26 to -10,200 (std 978,
+    named only as a single bin); now every row is 3, and the column is still
+    named by the encoder's ``CoarseDomainWarning``. The release's
+    ``_total_estimate`` is its released total and the residual scale of
+    ``∅``."""
+    rng = np.random.default_rng(1)
+    n = 3000
+    df = pd.DataFrame(
+        {
+            "a": rng.choice(["x", "y", "z"], n),
+            "num": rng.normal(50, 10, n),
+            "c": np.full(n, 3),
+        }
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(categories={"a": ["x", "y", "z"]}, random_state=0),
+            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        ).fit(df)
+        rows = pipe.sample(2000, random_state=1)
+    assert any(
+        issubclass(w.category, CoarseDomainWarning) and "'c'" in str(w.message)
+        for w in caught
+    )
+    hist = pipe[0].specs_[2].fine
+    assert np.any(np.asarray(hist.raw)[np.asarray(hist.edges[:-1]) < -16] > 2 * B)
+    assert set(np.unique(rows["c"])) == {3}
+    final = pipe[-1]
+    W = final.workload_
+    assert final._total_estimate() == (
+        final.n_estimate_,
+        float(final.residual_scales_[W.subsets.index(())]),
+    )

@@ -741,6 +741,20 @@ default=None
         (:func:`._reconstructing.one_way_level_estimate`; post-processing)."""
         return one_way_level_estimate(*self._one_way_released(), j, level)
 
+    def _total_estimate(self):
+        """``(n̂, σ_∅)``: the released total and its noise standard deviation
+        (the residual scale of ``∅``, public), or ``None`` where the release
+        has no residuals (bit-level workloads). What a column without bits
+        (one level, never missing) is measured by: all of its rows are the
+        table's (``_pipeline_levels._reconcile_bitless``). Post-processing."""
+        W, _, scales, residuals = self._one_way_released()
+        if not isinstance(W, AttributeMarginalWorkload) or scales is None:
+            return None
+        if residuals is None or () not in W.subsets:
+            return None
+        sd = float(scales[W.subsets.index(())])
+        return float(residuals[()][0]), sd
+
     def _one_way_share_estimate(self, j, level):
         """``(p̂, sd)``: the release's estimate of one level's share of the
         rows and its noise standard deviation, the total's noise included,

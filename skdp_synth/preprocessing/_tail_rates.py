@@ -38,7 +38,15 @@ __all__ = [
 #: ``2 ** 0.5`` in ``1 + |x|``) and no wider than :data:`GAP_T` decays in
 #: ``t`` at the rate fitted to its and its neighbour's released densities
 #: (:func:`_fitted_rate`), not from its neighbour's density at their common
-#: edge (:func:`._decoding._tail_models`).
+#: edge (:func:`._decoding._tail_models`). The hard-edge test
+#: (:func:`_is_hard_edge`) is read after this fit, not before it: taking a
+#: hard edge first (flat at ``d0``) mended fertil2's ``yearborn`` (born
+#: 1938-1973, its last leaf ``[65, 129)``; ε = 0.3, seed 0: std ratio 2.31 ->
+#: 1.30), but on the TUNE half's 380 silent-fit fits (``python -m
+#: benchmarks.bench_suite --half tune --eps 0.3,1 --seeds 10 --methods auto
+#: --tv-only``, both table lists) it moved 144, mean KS .1475 / .0775 ->
+#: .1496 / .0796 at ε = 0.3 / 1, TV1 +1.2 % / +1.9 %, silent fits 96 (28
+#: not explained by unseen rows) -> 98 (27): not adopted.
 TAIL_FIT_T = 0.5
 #: An outermost kept leaf at least this wide in ``t`` is a tail wherever its
 #: mean density is below its inner neighbour's at all, not only by

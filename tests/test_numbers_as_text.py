@@ -187,3 +187,29 @@ def test_the_command_line_without_a_schema_says_it(tmp_path):
     with warnings.catch_warnings(record=True) as record:
         assert cli.main([*args, "--schema", str(schema)]) == 0
     assert not _messages(record, NumbersAsTextWarning)
+
+
+@pytest.mark.parametrize("as_text", [False, True])
+def test_dates_as_text_or_date_objects_are_told_to_convert(as_text):
+    """A column of 1,000 daily dates held as ``datetime.date`` objects (or as
+    text, read without ``parse_dates=``) is text to the encoder: every date
+    is a level too rare to keep, and the column would come back as
+    ``"other"``. The CoarseDomainWarning (text dtype, no level kept) says
+    to convert it with ``pd.to_datetime`` and count it in days. Before, it
+    spoke of numbers only."""
+    rng = np.random.default_rng(0)
+    days = pd.to_timedelta(rng.integers(0, 1000, 2000), "D")
+    dates = pd.Series((pd.Timestamp("2020-01-01") + days).date)
+    df = pd.DataFrame(
+        {
+            "d": dates.astype(str) if as_text else dates,
+            "sex": rng.choice(["F", "M"], 2000),
+        }
+    )
+    assert df["d"].dtype == object
+    enc, record = _fit(df, epsilon=1.0, delta=1e-6, random_state=0)
+    assert enc.specs_[0].levels == ["other"]
+    (message,) = _messages(record, CoarseDomainWarning)
+    assert "pd.to_datetime(df[col])" in message
+    assert 'datetime_unit={col: "D"}' in message
+    assert "['d']" in message and "sex" not in message and "2020" not in message

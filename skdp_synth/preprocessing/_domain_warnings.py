@@ -130,7 +130,10 @@ class _DomainWarningsMixin:
                     "fitting (a cell that is not a number, a stray marker, "
                     "becomes missing; a numeric column's domain is bins, not "
                     "levels), or declare them numeric in the command line's "
-                    "schema."
+                    "schema. If they hold dates (date text, or datetime.date "
+                    "objects), convert them with pd.to_datetime(df[col]) "
+                    "before fitting, counted in days (datetime_unit={col: "
+                    '"D"}): a date column\'s domain is bins of time.'
                 )
             if any(private.get(c) == "levels" for c in constant):
                 hint += self._level_rows_hint(private)

@@ -8,7 +8,8 @@ share in and out, for a numeric column the std and range in and out, for
 another the commonest values, and the warning classes the fit raised (or
 the error it refused with). A sweep for faults a suite of real tables does
 not hold: nullable and time dtypes, constant, empty, infinite, tiny and huge
-columns, flags stored as integers, many-level and mixed text, periods.
+columns, flags stored as integers, many-level and mixed text, periods, dates
+held as text or as ``datetime.date`` objects.
 
 Run: ``python -m benchmarks.bench_odd_columns [--seed 0] [case ...]``.
 Results: ``benchmarks/results/bench_odd_columns.md``.
@@ -87,6 +88,14 @@ def cases(seed):
         ),
         "80 % zeros": (
             pd.Series(np.where(rng.random(n) < 0.8, 0.0, rng.lognormal(5, 2, n))),
+            None,
+        ),
+        "dates as datetime.date objects": (
+            pd.Series((pd.Timestamp("2020-01-01") + days).date),
+            None,
+        ),
+        "dates as text": (
+            pd.Series((pd.Timestamp("2020-01-01") + days).astype(str)),
             None,
         ),
         "300 levels, undeclared": (

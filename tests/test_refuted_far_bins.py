@@ -122,21 +122,13 @@ def test_a_real_far_group_the_release_sees_stays():
     assert final.dropped == [] and pipe.outer_bins_dropped_ == {}
 
 
-def test_a_flag_column_keeps_its_values():
-    """A 0/1 integer column (3,000 rows, undeclared, ε = 1) whose private
-    domain kept three noise leaves near 6e8 at seed 0: before, 4 of the
-    2,000 rows came back at 5.5e8-8.2e8 (std x5e7, named by a
-    DegenerateColumnWarning); now every row is 0 or 1, and the warning
-    says the domain kept such leaves."""
-    rng = np.random.default_rng(100)
-    n = 3000
-    df = pd.DataFrame(
-        {
-            "a": rng.choice(["x", "y", "z"], n),
-            "num": rng.normal(50, 10, n),
-            "c": rng.integers(0, 2, n),
-        }
-    )
+def _fit_beside(rng, column, n=3000):
+    """The default pipeline (ε = 1, seed 0) on ``column(n)`` as ``"c"``
+    beside a declared categorical and a normal column drawn first from
+    ``rng`` (as ``benchmarks/bench_odd_columns.py`` does): the pipeline,
+    2,000 sampled rows and the warnings of fit and sample."""
+    a, num = rng.choice(["x", "y", "z"], n), rng.normal(50, 10, n)
+    df = pd.DataFrame({"a": a, "num": num, "c": column(n)})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pipe = make_synthesis_pipeline(
@@ -144,6 +136,17 @@ def test_a_flag_column_keeps_its_values():
             ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
         ).fit(df)
         rows = pipe.sample(2000, random_state=1)
+    return pipe, rows, caught
+
+
+def test_a_flag_column_keeps_its_values():
+    """A 0/1 integer column (3,000 rows, undeclared, ε = 1) whose private
+    domain kept three noise leaves near 6e8 at seed 0: before, 4 of the
+    2,000 rows came back at 5.5e8-8.2e8 (std x5e7, named by a
+    DegenerateColumnWarning); now every row is 0 or 1, and the warning
+    says the domain kept such leaves."""
+    rng = np.random.default_rng(100)
+    pipe, rows, caught = _fit_beside(rng, lambda n: rng.integers(0, 2, n))
     # the drop fixes the far rows, not the noise: the column is still named
     named = [
         str(w.message)
@@ -227,22 +230,7 @@ def test_a_constant_integer_column_keeps_its_value():
     named by the encoder's ``CoarseDomainWarning``. The release's
     ``_total_estimate`` is its released total and the residual scale of
     ``∅``."""
-    rng = np.random.default_rng(1)
-    n = 3000
-    df = pd.DataFrame(
-        {
-            "a": rng.choice(["x", "y", "z"], n),
-            "num": rng.normal(50, 10, n),
-            "c": np.full(n, 3),
-        }
-    )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        pipe = make_synthesis_pipeline(
-            BooleanEncoder(categories={"a": ["x", "y", "z"]}, random_state=0),
-            ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
-        ).fit(df)
-        rows = pipe.sample(2000, random_state=1)
+    pipe, rows, caught = _fit_beside(np.random.default_rng(1), lambda n: np.full(n, 3))
     assert any(
         issubclass(w.category, CoarseDomainWarning) and "'c'" in str(w.message)
         for w in caught

@@ -107,6 +107,19 @@ def cases(seed):
             pd.Series(pd.period_range("2000-01", periods=n, freq="M")),
             None,
         ),
+        "text with 5 % list cells": (
+            pd.Series(
+                [
+                    [1, 2] if u < 0.05 else v
+                    for u, v in zip(
+                        rng.random(n), rng.choice(["a", "b", "c"], n).tolist()
+                    )
+                ],
+                dtype=object,
+            ),
+            None,
+        ),
+        "dict objects": (pd.Series([{"k": 1}] * n, dtype=object), None),
     }
     return out
 

@@ -17,6 +17,7 @@ from skdp_synth.exceptions import CoarseDomainWarning
 from skdp_synth.mechanisms import NoiseSource
 from skdp_synth.mechanisms._calibration import analytic_gaussian_sigma, gaussian_delta
 from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.preprocessing._column_spec import OTHER_LABEL
 from skdp_synth.preprocessing._level_selection import (
     NOISE_DELTA_SHARES,
     _relation_constants,
@@ -173,6 +174,47 @@ def test_counts_of_a_table_of_counts_are_those_of_its_records():
     expanded = values.repeat(w)
     c2, m2 = level_counts(expanded)
     assert c2.sort_index().to_dict() == counts.sort_index().to_dict() and m2 == missing
+
+
+def test_a_cell_that_cannot_be_a_level_is_counted_nowhere():
+    """A list or dict cell is no level and not missing (``transform`` encodes
+    it as "other"); counted as it was, it stopped the fit with pandas'
+    ``TypeError: unhashable type``. Its record adds to no cell, so the
+    selection's sensitivity is unchanged."""
+    from skdp_synth.preprocessing._chunk_counts import level_counts as chunk_counts
+
+    values = pd.Series(["x", [1, 2], "y", "x", None, {"a": 1}, {3}], dtype=object)
+    w = np.array([3, 5, 2, 1, 4, 7, 1])
+    counts, missing = level_counts(values)
+    assert counts.to_dict() == {"x": 2.0, "y": 1.0} and missing == 1.0
+    counts, missing = level_counts(values, w)
+    assert counts.to_dict() == {"x": 4.0, "y": 2.0} and missing == 4.0
+    counts, missing = chunk_counts(values)
+    assert counts.to_dict() == {"x": 2, "y": 1} and missing == 1
+
+
+@pytest.mark.parametrize("selection", ["gaussian", "laplace"])
+def test_an_undeclared_column_with_list_cells_keeps_its_levels(selection):
+    """End to end: the frequent text levels are kept, and a list cell, fitted
+    or new, is encoded as "other" (the fit raised ``TypeError`` before)."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    col = pd.Series(rng.choice(["a", "b"], n), dtype=object)
+    col[rng.random(n) < 0.05] = pd.Series([[1, 2]] * n, dtype=object)
+    df = pd.DataFrame({"c": col, "x": rng.normal(size=n)})
+    enc = BooleanEncoder(
+        epsilon=1.0, delta=1e-6, level_selection=selection, random_state=0
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        enc.fit(df)
+    spec = enc.specs_[0]
+    assert {"a", "b"} <= set(spec.levels)
+    assert not any(isinstance(v, list) for v in spec.levels)
+    new = pd.DataFrame({"c": pd.Series([[1, 2], "a", {"k": 1}], dtype=object)})
+    new["x"] = 0.0
+    back = enc.inverse_transform(enc.transform(new))["c"].tolist()
+    assert back[1] == "a" and back[0] == back[2] == OTHER_LABEL
 
 
 def _table(n=2000, seed=0):

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ._column_spec import _numbers
+from ._level_selection import levels_only
 from ._numeric_domain import ROOT
 from ._tree_grid import MAX_DEPTH, _can_split, _split_point
 
@@ -114,8 +115,9 @@ def grid_counts(x, edges):
 # --------------------------------------------------------- categorical levels
 def level_counts(series):
     """One chunk's level counts (in order of first appearance, or of the
-    categories) and missing count, as :func:`stable_levels` counts them."""
-    s = pd.Series(series).reset_index(drop=True)
+    categories) and missing count, as :func:`stable_levels` counts them (a
+    cell that cannot be a level counted nowhere: :func:`levels_only`)."""
+    s, _ = levels_only(series)
     counts = s.dropna().value_counts(sort=False)
     return counts, int(s.isna().sum())
 

@@ -34,6 +34,7 @@ __all__ = [
     "NOISE_DELTA_SHARES",
     "gaussian_selection_params",
     "level_counts",
+    "levels_only",
     "select_column_levels",
     "select_levels",
     "sorted_levels",
@@ -117,14 +118,45 @@ def sorted_levels(levels):
         return sorted(levels, key=str)
 
 
+def _is_hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def levels_only(series, weights=None):
+    """``(series, weights)`` without the cells that cannot be a level: an
+    unhashable object (a list, a dict, a set) is not a value the encoder can
+    key, so it counts towards no level and is not missing; ``transform``
+    encodes it as ``"other"``, as any value outside the kept levels. A record
+    then adds to at most one cell of its column's histogram, as before: the
+    selection's sensitivity is unchanged. (Counted as they were, one such
+    cell stopped the fit with pandas' ``TypeError: unhashable type``.) Only
+    an ``object`` column can hold one; it is probed at C speed first."""
+    series = pd.Series(series).reset_index(drop=True)
+    if series.dtype != object:
+        return series, weights
+    try:
+        pd.factorize(series)
+    except TypeError:
+        keep = series.map(_is_hashable).to_numpy(dtype=bool)
+        series = series[keep].reset_index(drop=True)
+        if weights is not None:
+            weights = np.asarray(weights)[keep]
+    return series, weights
+
+
 def level_counts(values, weights=None):
     """``(counts, n_missing)`` of one column: a Series of the observed levels'
     counts (a categorical dtype's levels all observed, count 0 included) and
     the missing values' count. ``weights`` (a table of counts:
     ``values[i]`` stands for ``weights[i]`` records): a level's count is the
     sum of its weights, a level whose weights sum to 0 is not observed --
-    the counts of the expanded records."""
-    series = pd.Series(values).reset_index(drop=True)
+    the counts of the expanded records. A cell that cannot be a level is
+    counted nowhere (:func:`levels_only`)."""
+    series, weights = levels_only(values, weights)
     if weights is None:
         counts = series.dropna().value_counts(sort=False)
         return counts.astype(np.float64), float(series.isna().sum())

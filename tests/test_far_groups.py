@@ -227,3 +227,52 @@ def test_the_core_bins_far_noise_groups_are_emptied():
     np.testing.assert_allclose(out.counts, [2100, 0, 187, 214, 0, 0, 0, 0])
     # the release sees the rows: nothing is emptied
     assert drop_unneeded_far_groups(hist, levels, [(2800.0, 71.0)]) is hist
+
+
+#: N(0, 1)'s lower coarse bin [-16, -1.613): a noise leaf [-16, -4.83) at
+#: 6 b touching the real tail leaves (no emptied stretch between, so no
+#: second group), then the body (the shape of bench_odd_columns' "Float64
+#: with NA" at seed 0, whose rows came back down to -9.43)
+TAIL_B = 16.7
+TAIL_EDGES = [-16.0, -4.83, -2.415, -1.613, -1.0, 0.0, 1.0, 2.415]
+TAIL_COUNTS = [100.0, 70.9, 152.2, 291.6, 1100.0, 1100.0, 200.0]
+TAIL_LEVELS = [-16.0, -1.613, 2.415]
+
+
+def test_an_outer_leaf_by_the_tail_the_release_refutes_is_emptied():
+    """The bin's three kept leaves claim 323 rows where the release measured
+    140 ± 25: past ``OUTER_LEAF_EXCESS_Z`` sds of the difference, so its
+    outermost leaf (not confirmed on its own count) is emptied, and then the
+    two left are within it (223 claimed). Through the pipeline's level rules
+    no row of the bin decodes under -4.83; before, about 100 / 323 of them
+    did. The same bin at 260 ± 25 is left as it is."""
+    from skdp_synth.preprocessing._bin_mass import (
+        OUTER_LEAF_EXCESS_Z,
+        drop_unneeded_far_groups,
+    )
+    from skdp_synth.preprocessing._spread import _confirmed_count
+
+    def sd(m):
+        return np.sqrt(25.0**2 + 2 * m * TAIL_B * TAIL_B)
+
+    hist = fine_hist(TAIL_EDGES, TAIL_COUNTS, scale=TAIL_B, integer=False)
+    assert TAIL_COUNTS[0] < _confirmed_count(hist)
+    assert 323.1 - 140.0 > OUTER_LEAF_EXCESS_Z * sd(3)
+    assert 223.1 - 140.0 < OUTER_LEAF_EXCESS_Z * sd(2)
+    found = [(140.0, 25.0), (2700.0, 25.0)]
+    out = drop_unneeded_far_groups(hist, TAIL_LEVELS, found)
+    np.testing.assert_allclose(out.counts, [0.0] + TAIL_COUNTS[1:])
+    assert 323.1 - 260.0 < OUTER_LEAF_EXCESS_Z * sd(3)
+    seen = drop_unneeded_far_groups(hist, TAIL_LEVELS, [(260.0, 25.0), found[1]])
+    assert seen is hist
+    spec = _spec("x", TAIL_LEVELS, hist)
+    rng = np.random.default_rng(0)
+    n = 20000
+    lo, hi = np.full(n, -16.0), np.full(n, -1.613)
+
+    def below(h):
+        return np.mean(decode_fine(h, lo, hi, np.zeros(n, bool), rng) < -4.83)
+
+    assert below(hist) > 0.25  # the parent's decoding
+    _run_levels([spec], [found])
+    assert below(spec.fine) == 0.0

@@ -1956,6 +1956,32 @@ def missing_share_tests(done, names, eps_list=(0.3, 1.0), oww=None):
     return tests
 
 
+def missing_share_z(done, names, eps_list=(0.3, 1.0), oww=None):
+    """``(tests, mean, sd, past_3)`` of ``z = (p̂ - p) / sd`` over the
+    released missing shares ``(p̂, sd)`` of ``auto``'s fits, for the columns
+    with missing cells in the training rows (``p > 0``: a share of 0 is
+    clipped at 0 from one side): where the release's sds are right, ``z``
+    has mean 0 and sd 1, and about :data:`CHANCE_3SD` of the tests fall past
+    3. ``None`` without a test."""
+    zs = []
+    for t in names:
+        real = done.get((t, 0.0, 0, "real", None))
+        if real is None:
+            continue
+        for e in eps_list:
+            for r in records(done, t, e, "auto", oww):
+                if r.get("dnf") or "num" not in r:
+                    continue
+                for c, (p_hat, sd) in r.get("missing_shares", {}).items():
+                    p = real["train_miss"].get(c, 0.0)
+                    if p > 0 and sd > 0:
+                        zs.append((p_hat - p) / sd)
+    if not zs:
+        return None
+    z = np.asarray(zs)
+    return z.size, float(z.mean()), float(z.std()), int(np.sum(np.abs(z) > 3))
+
+
 def weight_table(done, names, eps_list, weights):
     """Markdown: ``auto`` at each ``ReleaseRules.one_way_weight`` against mbi's
     MST: mean TV1 / TV2 over the seeds all weights ran (paired), against the
@@ -2258,6 +2284,14 @@ def main(argv=None):
             f"{tests} missing shares tested: about {CHANCE_3SD * tests:.1f} of them "
             "past 3 sd by the release's noise alone"
         )
+        cal = missing_share_z(done, part, oww=oww)
+        if cal is not None:
+            print(
+                f"released missing shares of the {cal[0]} column-fits with missing "
+                f"training cells, in their own sds: mean {cal[1]:+.2f}, sd "
+                f"{cal[2]:.2f}, {cal[3]} past 3 (about {CHANCE_3SD * cal[0]:.1f} "
+                "by chance)"
+            )
         print("\n".join(bad))
         out, unnamed, total = out_of_range(done, part, oww=oww)
         if total:

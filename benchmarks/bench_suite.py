@@ -1907,34 +1907,41 @@ def silent_fits(done, names, eps_list=(0.3, 1.0), oww=None):
     whether unseen rows explain it and its silent columns' reasons; ``fits``
     the number of fits read."""
     out, fits = {}, 0
+    for t, e, real, r in auto_fits(done, names, eps_list, oww):
+        fits += 1
+        named = {c for w in r["warnings"] for c in w["columns"]}
+        n = real["rows"]
+        bad, seen = [], r["num"].get("std_seen", {})
+        explained = True
+        for c, s in r["num"]["std"].items():
+            if not (0.5 <= s <= 2.0) and c not in named:
+                s2 = seen.get(c, float("nan"))
+                explained &= bool(s < 0.5 and s2 >= 0.5)
+                bad.append(f"{c} std ratio {s:.2f} (unseen rows out: {s2:.2f})")
+        for c, p in r["num"]["miss"].items():
+            p0 = real["train_miss"][c]
+            rel_sd = r["missing_shares"].get(c, [0.0, 0.0])[1]
+            sd = np.sqrt(rel_sd**2 + p0 * (1 - p0) / n)
+            if abs(p - p0) > 3 * sd and c not in named:
+                explained = False
+                bad.append(f"{c} missing {100 * p:.1f}% vs {100 * p0:.1f}%")
+        if bad:
+            out[(t, e, r["seed"])] = (explained, bad)
+    return out, fits
+
+
+def auto_fits(done, names, eps_list=(0.3, 1.0), oww=None):
+    """``(table, eps, real, record)`` for each fit of ``auto`` that ran and
+    scored its numeric columns, on the tables with a record of their real
+    rows (``real``): what the silent-fit and missing-share counts read."""
     for t in names:
         real = done.get((t, 0.0, 0, "real", None))
         if real is None:
             continue
         for e in eps_list:
             for r in records(done, t, e, "auto", oww):
-                if r.get("dnf") or "num" not in r:
-                    continue
-                fits += 1
-                named = {c for w in r["warnings"] for c in w["columns"]}
-                n = real["rows"]
-                bad, seen = [], r["num"].get("std_seen", {})
-                explained = True
-                for c, s in r["num"]["std"].items():
-                    if not (0.5 <= s <= 2.0) and c not in named:
-                        s2 = seen.get(c, float("nan"))
-                        explained &= bool(s < 0.5 and s2 >= 0.5)
-                        bad.append(f"{c} std ratio {s:.2f} (unseen rows out: {s2:.2f})")
-                for c, p in r["num"]["miss"].items():
-                    p0 = real["train_miss"][c]
-                    rel_sd = r["missing_shares"].get(c, [0.0, 0.0])[1]
-                    sd = np.sqrt(rel_sd**2 + p0 * (1 - p0) / n)
-                    if abs(p - p0) > 3 * sd and c not in named:
-                        explained = False
-                        bad.append(f"{c} missing {100 * p:.1f}% vs {100 * p0:.1f}%")
-                if bad:
-                    out[(t, e, r["seed"])] = (explained, bad)
-    return out, fits
+                if not r.get("dnf") and "num" in r:
+                    yield t, e, real, r
 
 
 #: The two-sided tail of a normal past 3 sds: the share of missing-share
@@ -1947,13 +1954,10 @@ def missing_share_tests(done, names, eps_list=(0.3, 1.0), oww=None):
     released missing share (a column whose missing level the pipeline
     kept): each fails by chance with probability about :data:`CHANCE_3SD`
     where the released share is unbiased and normal."""
-    tests = 0
-    for t in names:
-        for e in eps_list:
-            for r in records(done, t, e, "auto", oww):
-                if not r.get("dnf") and "num" in r:
-                    tests += sum(c in r["missing_shares"] for c in r["num"]["miss"])
-    return tests
+    return sum(
+        sum(c in r["missing_shares"] for c in r["num"]["miss"])
+        for _, _, _, r in auto_fits(done, names, eps_list, oww)
+    )
 
 
 def missing_share_z(done, names, eps_list=(0.3, 1.0), oww=None):
@@ -1963,19 +1967,12 @@ def missing_share_z(done, names, eps_list=(0.3, 1.0), oww=None):
     clipped at 0 from one side): where the release's sds are right, ``z``
     has mean 0 and sd 1, and about :data:`CHANCE_3SD` of the tests fall past
     3. ``None`` without a test."""
-    zs = []
-    for t in names:
-        real = done.get((t, 0.0, 0, "real", None))
-        if real is None:
-            continue
-        for e in eps_list:
-            for r in records(done, t, e, "auto", oww):
-                if r.get("dnf") or "num" not in r:
-                    continue
-                for c, (p_hat, sd) in r.get("missing_shares", {}).items():
-                    p = real["train_miss"].get(c, 0.0)
-                    if p > 0 and sd > 0:
-                        zs.append((p_hat - p) / sd)
+    zs = [
+        (p_hat - real["train_miss"].get(c, 0.0)) / sd
+        for _, _, real, r in auto_fits(done, names, eps_list, oww)
+        for c, (p_hat, sd) in r.get("missing_shares", {}).items()
+        if real["train_miss"].get(c, 0.0) > 0 and sd > 0
+    ]
     if not zs:
         return None
     z = np.asarray(zs)

@@ -122,6 +122,14 @@ def test_silent_counts_only_unwarned_columns():
     assert bs.missing_share_tests(done, ["t"], eps_list=(1.0,), oww=4.0) == 2
     assert lines[0].startswith("t eps=1 seed=1: v std ratio 0.30")
     assert lines[1].startswith("t eps=1 seed=3: w missing 25.0% vs 20.0%")
+    # the released shares in their own sds: w's true share .2, released at
+    # .24 ± .01 (z = 4) in two fits and .2 ± .01 (z = 0) in two; v (no
+    # missing training cell) is not tested
+    for r in fits[:2]:
+        r["missing_shares"] = {"w": [0.24, 0.01], "v": [0.01, 0.01]}
+    tests, mean, sd, past = bs.missing_share_z(done, ["t"], (1.0,), 4.0)
+    assert tests == 4 and past == 2
+    np.testing.assert_allclose([mean, sd], [2.0, 2.0])
 
 
 def test_trimmed_std_drops_the_rows_farthest_from_the_median():

@@ -134,7 +134,9 @@ def levels_only(series, weights=None):
     then adds to at most one cell of its column's histogram, as before: the
     selection's sensitivity is unchanged. (Counted as they were, one such
     cell stopped the fit with pandas' ``TypeError: unhashable type``.) Only
-    an ``object`` column can hold one; it is probed at C speed first."""
+    an ``object`` column can hold one; it is probed with one ``pd.factorize``
+    pass first (10^6 rows: 0.05 s of the column's 0.17 s count at 10 levels,
+    0.09 s of 0.35 s at 10^5), the per-cell test run only where it fails."""
     series = pd.Series(series).reset_index(drop=True)
     if series.dtype != object:
         return series, weights

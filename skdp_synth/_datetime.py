@@ -5,7 +5,11 @@ number of whole ``unit``s since 1970-01-01 (UTC for a zoned column), a
 ``timedelta64`` column as its length in ``unit``s. Both are then integer
 numeric columns -- with private bins when their domain is not declared, as
 any numeric column -- and are decoded back to whole units of the column's
-own dtype and time zone.
+own dtype and time zone. A pyarrow-backed column (``pd.ArrowDtype``, as
+``pd.read_parquet(..., dtype_backend="pyarrow")`` gives: ``timestamp``,
+``date32``/``date64``, ``duration``) is read through the NumPy dtype that
+holds its values (:func:`native_time_dtype`) and given back in its own
+dtype; a column of dates (``date32``/``date64``) is counted in days.
 
 The unit is public (``BooleanEncoder(datetime_unit=)``): nothing is read
 from the data to choose it. ``"s"`` by default; ``"D"`` for a column of
@@ -35,8 +39,11 @@ __all__ = [
     "calendar_cuts",
     "from_units",
     "is_date_dtype",
+    "is_day_dtype",
+    "is_duration_dtype",
     "is_time_dtype",
     "keep_axis",
+    "native_time_dtype",
     "time_cap",
     "time_coordinate",
     "time_inverse",
@@ -84,17 +91,61 @@ def keep_axis(unit: str) -> tuple:
     return float(origin[0]), KEEP_SPAN_SECONDS / _SECONDS[unit], calendar_cuts(unit)
 
 
+def _arrow_type(dtype):
+    """The pyarrow type of a pandas ``ArrowDtype``, else ``None``."""
+    return dtype.pyarrow_dtype if isinstance(dtype, pd.ArrowDtype) else None
+
+
+def native_time_dtype(dtype):
+    """The NumPy (or pandas) dtype a time column of ``dtype`` is read in:
+    ``dtype`` itself, or for a pyarrow-backed ``ArrowDtype`` the one that
+    holds its values -- a ``timestamp`` as ``datetime64`` of its resolution
+    (with its time zone), a date as ``datetime64[s]``, a ``duration`` as
+    ``timedelta64`` of its resolution. Other dtypes come back unchanged. A
+    function of the dtype (public)."""
+    pa_type = _arrow_type(dtype)
+    if pa_type is None:
+        return dtype
+    import pyarrow as pa
+
+    if pa.types.is_timestamp(pa_type):
+        if pa_type.tz is not None:
+            return pd.DatetimeTZDtype(pa_type.unit, pa_type.tz)
+        return np.dtype(f"datetime64[{pa_type.unit}]")
+    if pa.types.is_date(pa_type):
+        return np.dtype("datetime64[s]")
+    if pa.types.is_duration(pa_type):
+        return np.dtype(f"timedelta64[{pa_type.unit}]")
+    return dtype
+
+
 def is_time_dtype(dtype) -> bool:
     """Whether a column of this dtype holds dates/times or durations."""
-    return pd.api.types.is_datetime64_any_dtype(
-        dtype
-    ) or pd.api.types.is_timedelta64_dtype(dtype)
+    return is_date_dtype(dtype) or is_duration_dtype(dtype)
 
 
 def is_date_dtype(dtype) -> bool:
     """Whether a column of this dtype holds dates/times (zoned or not), not
     durations."""
-    return pd.api.types.is_datetime64_any_dtype(dtype)
+    return pd.api.types.is_datetime64_any_dtype(native_time_dtype(dtype))
+
+
+def is_duration_dtype(dtype) -> bool:
+    """Whether a column of this dtype holds durations (``timedelta64`` or a
+    pyarrow ``duration``)."""
+    return pd.api.types.is_timedelta64_dtype(native_time_dtype(dtype))
+
+
+def is_day_dtype(dtype) -> bool:
+    """Whether a column of this dtype holds calendar days only (a pyarrow
+    ``date32``/``date64``): it is counted in days, whatever
+    ``datetime_unit`` says, as a time of day has nowhere to go."""
+    pa_type = _arrow_type(dtype)
+    if pa_type is None:
+        return False
+    import pyarrow as pa
+
+    return bool(pa.types.is_date(pa_type))
 
 
 def calendar_cuts(unit: str) -> tuple:
@@ -120,7 +171,7 @@ def calendar_cuts(unit: str) -> tuple:
 
 
 def _tz(dtype):
-    return getattr(dtype, "tz", None)
+    return getattr(native_time_dtype(dtype), "tz", None)
 
 
 def to_units(values, dtype, unit: str) -> np.ndarray:
@@ -131,6 +182,11 @@ def to_units(values, dtype, unit: str) -> np.ndarray:
     strings such as ``"3 days"`` for a duration). A naive public scalar of
     a zoned column is read in the column's time zone.
     """
+    native = native_time_dtype(dtype)
+    if native is not dtype:  # pyarrow-backed: read in its NumPy dtype
+        if isinstance(values, pd.Series) and values.dtype == dtype:
+            values = values.astype(native)
+        dtype = native
     if pd.api.types.is_timedelta64_dtype(dtype):
         td = pd.to_timedelta(
             pd.Series(values) if not isinstance(values, pd.Series) else values
@@ -173,6 +229,7 @@ def _in_units(arr, unit):
 
 
 def _resolution_seconds(dtype) -> float:
+    dtype = native_time_dtype(dtype)
     unit = getattr(dtype, "unit", None) or np.datetime_data(np.dtype(dtype))[0]
     return {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}.get(unit, 1e-9)
 
@@ -185,19 +242,24 @@ def from_units(values: np.ndarray, dtype, unit: str) -> pd.Series:
     noise leaf of a private domain cannot overflow into another date.
     """
     v = np.asarray(values, dtype=np.float64)
-    span = 0.999 * 2.0**63 * _resolution_seconds(dtype) / _SECONDS[unit]
+    native = native_time_dtype(dtype)
+    span = 0.999 * 2.0**63 * _resolution_seconds(native) / _SECONDS[unit]
     v = np.clip(np.rint(v), -span, span)
     miss = np.isnan(v)
     counts = np.where(miss, 0, v).astype(np.int64).astype(f"timedelta64[{_np(unit)}]")
     counts = counts.astype("timedelta64[s]")
-    if pd.api.types.is_timedelta64_dtype(dtype):
+    if pd.api.types.is_timedelta64_dtype(native):
         out = pd.Series(counts)
     else:
         out = pd.Series(np.datetime64(0, "s") + counts)
-        if _tz(dtype) is not None:
-            out = out.dt.tz_localize("UTC").dt.tz_convert(_tz(dtype))
-    out = out.astype(dtype)
+        if _tz(native) is not None:
+            out = out.dt.tz_localize("UTC").dt.tz_convert(_tz(native))
+    out = out.astype(native)
     out[miss] = pd.NaT
+    if native is not dtype:  # back to the pyarrow-backed dtype
+        if is_day_dtype(dtype):
+            out = out.dt.floor("D")
+        out = out.astype(dtype)
     return out
 
 

@@ -948,9 +948,18 @@ def _refuse_unreleasable_dtypes(df, categories, ordinal):
     """Refuse, naming the column and its dtype (public schema), a period or
     interval column not declared as levels: read as undiscovered text, a
     monthly period of 3,000 rows came back as ``"other"`` objects, the dtype
-    lost. Declared in ``categories=``, its levels come back in its dtype."""
+    lost. Declared in ``categories=``, its levels come back in its dtype.
+    A pyarrow-backed nested column (``list``, ``struct``, ``map``) is
+    refused declared or not: its cells are no levels (counting them raised
+    pyarrow's ``ArrowNotImplementedError`` from inside level discovery)."""
     declared = set(categories or {}) | set(ordinal or {})
     for col, dt in df.dtypes.items():
+        if _is_nested_arrow(dt):
+            raise ValueError(
+                f"column {col!r} has dtype {dt}, which the encoder cannot release: "
+                "flatten it into columns of numbers or text (series.list.flatten(), "
+                "series.struct.explode()) or convert it to text (series.astype(str))"
+            )
         if col in declared:
             continue
         if isinstance(dt, pd.PeriodDtype):
@@ -963,3 +972,13 @@ def _refuse_unreleasable_dtypes(df, categories, ordinal):
             f"column {col!r} has dtype {dt}, which the encoder cannot release as "
             f"it is: {how}, or declare its levels in categories="
         )
+
+
+def _is_nested_arrow(dtype):
+    """Whether ``dtype`` is a pyarrow-backed ``list``, ``struct``, ``map`` or
+    ``union`` (``pd.ArrowDtype``)."""
+    if not isinstance(dtype, pd.ArrowDtype):
+        return False
+    import pyarrow as pa
+
+    return bool(pa.types.is_nested(dtype.pyarrow_dtype))

@@ -50,6 +50,7 @@ from .._datetime import (
     UNITS,
     calendar_cuts,
     is_date_dtype,
+    is_day_dtype,
     is_time_dtype,
     keep_axis,
     to_units,
@@ -95,6 +96,8 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
         """The unit a time column is counted in; ``None`` for other columns."""
         if not is_time_dtype(dtype):
             return None
+        if is_day_dtype(dtype):  # calendar days only: no time of day
+            return "D"
         return self._unit_map().get(
             col, "s" if self._unit_map() else self.datetime_unit
         )
@@ -111,6 +114,11 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
                 raise ValueError(
                     f"datetime_unit names column {col!r}, whose dtype "
                     f"{dtypes[col]} is not a date/time or duration"
+                )
+            if is_day_dtype(dtypes[col]) and unit != "D":
+                raise ValueError(
+                    f"datetime_unit names column {col!r}, whose dtype "
+                    f"{dtypes[col]} holds calendar days: its unit is 'D'"
                 )
 
     def _bounds(self, col, dtype):
@@ -290,9 +298,7 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
         value is read."""
         for col, values in (getattr(self, "point_masses", None) or {}).items():
             dtype = dtypes[col]
-            timed = pd.api.types.is_datetime64_any_dtype(dtype) or (
-                pd.api.types.is_timedelta64_dtype(dtype)
-            )
+            timed = is_time_dtype(dtype)
             if private.get(col) != "numeric" or timed:
                 raise ValueError(
                     f"point_masses= names column {col!r}, whose domain is not a "

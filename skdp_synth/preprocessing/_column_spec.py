@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._datetime import from_units, to_units
+from .._datetime import from_units, is_duration_dtype, native_time_dtype, to_units
 from ..blocks import Block, Blocks
 
 MISSING_LABEL = "<missing>"
@@ -183,8 +183,9 @@ def _time_labels(edges, spec):
     (Python's ``datetime``) raises: dates are written by NumPy, which names
     every representable day, so no edge can fail a fit after the data was
     read."""
-    values = from_units(np.asarray(edges), spec.dtype, spec.time_unit)
-    if spec.time_unit == "D" and not pd.api.types.is_timedelta64_dtype(spec.dtype):
+    dtype = native_time_dtype(spec.dtype)  # a pyarrow date's as NumPy's
+    values = from_units(np.asarray(edges), dtype, spec.time_unit)
+    if spec.time_unit == "D" and not is_duration_dtype(dtype):
         if getattr(values.dt, "tz", None) is not None:
             values = values.dt.tz_localize(None)  # the local calendar day
         days = values.to_numpy().astype("datetime64[D]")

@@ -36,7 +36,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .._datetime import UNITS
+from .._datetime import UNITS, is_time_dtype
 from ._boolean_encoder import BooleanEncoder
 from ._column_spec import _bit_names, _blocks, _ColumnSpec
 from ._numeric_domain import FineHistogram
@@ -76,7 +76,7 @@ _FINE_KEYS = {"integer", "cap", "found", "scale", "missing_count"}
 _OPTIONAL_FINE_KEYS = {"point_masses"}
 #: a dtype as pandas spells it: ``int64``, ``Int64``, ``string``,
 #: ``datetime64[ns, America/New_York]``, ``category``
-_DTYPE_TEXT = re.compile(r"[A-Za-z0-9_\[\], /:+\-.]{1,64}")
+_DTYPE_TEXT = re.compile(r"[A-Za-z0-9_\[\], /:+\-.=]{1,64}")
 ARRAY_PREFIX = "decoder_"
 #: Columns a decoder may hold beyond the released rows' bits (a column with
 #: one level and no missing value has no bit).
@@ -108,9 +108,36 @@ def _dtype_text(dtype, what):
     if isinstance(dtype, pd.CategoricalDtype):
         return {"category": bool(dtype.ordered)}
     text = str(dtype)
+    if isinstance(dtype, pd.ArrowDtype) and not (
+        _DTYPE_TEXT.fullmatch(text) and _arrow_round_trips(text)
+    ):
+        # pandas reads back a pyarrow dtype's name only for its plain types
+        # (a decimal's precision or a dictionary's index type are not parsed)
+        raise TypeError(
+            f"{what}: its dtype {text!r} cannot be written to a release; cast "
+            "the column before the fit (a decimal to float64, a dictionary to "
+            "category)"
+        )
     if not _DTYPE_TEXT.fullmatch(text):
         raise TypeError(f"{what}: its dtype {text!r} cannot be written to a release")
     return text
+
+
+def _arrow_round_trips(text):
+    try:
+        return str(pd.api.types.pandas_dtype(text)) == text
+    except (TypeError, ValueError, NotImplementedError):
+        return False
+
+
+def _is_arrow(dtype, *kinds):
+    """Whether ``dtype`` is a pyarrow-backed one (``pd.ArrowDtype``) whose
+    type passes one of ``pyarrow.types``' ``is_<kind>`` tests."""
+    if not isinstance(dtype, pd.ArrowDtype):
+        return False
+    import pyarrow as pa
+
+    return any(getattr(pa.types, f"is_{k}")(dtype.pyarrow_dtype) for k in kinds)
 
 
 def decoder_state(encoder: BooleanEncoder) -> tuple[dict, dict]:
@@ -213,20 +240,18 @@ _NULLABLE_NUMBERS = frozenset(
 
 
 def _is_number_dtype(dtype):
-    """NumPy's integers and floats, or pandas' nullable ones (not bool,
-    complex, or another extension dtype)."""
+    """NumPy's integers and floats, pandas' nullable ones or pyarrow's (not
+    bool, complex, or another extension dtype)."""
     if isinstance(dtype, np.dtype):
         return dtype.kind in "iuf"
-    return str(dtype) in _NULLABLE_NUMBERS
+    return str(dtype) in _NULLABLE_NUMBERS or _is_arrow(dtype, "integer", "floating")
 
 
 def _check_dtype(dtype, kind, unit, frame, where):
     """The dtypes an encoder gives back, by column kind (a tampered file's
     others crashed the decoder or gave bytes)."""
     if unit is not None:
-        ok = pd.api.types.is_datetime64_any_dtype(
-            dtype
-        ) or pd.api.types.is_timedelta64_dtype(dtype)
+        ok = is_time_dtype(dtype)
     elif kind == "numeric":
         ok = _is_number_dtype(dtype)
     else:
@@ -235,6 +260,7 @@ def _check_dtype(dtype, kind, unit, frame, where):
             or dtype == np.dtype(object)
             or dtype == np.dtype(bool)
             or _is_number_dtype(dtype)
+            or _is_arrow(dtype, "string", "large_string", "boolean")
         )
     if ok and not frame and not isinstance(dtype, np.dtype):
         ok = False  # an array's columns have NumPy dtypes

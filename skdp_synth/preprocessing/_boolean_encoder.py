@@ -172,8 +172,9 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         columns whose domain is learned privately (``epsilon``): each gets a
         missing level iff its dtype can hold a missing value (float,
         ``datetime64``/``timedelta64``, object, category, string and the
-        nullable ``Int64``/``Float64``/``boolean``; not a NumPy integer or
-        bool), whatever its values. The release measures the level's share
+        nullable ``Int64``/``Float64``/``boolean``, pyarrow-backed dtypes;
+        not a NumPy integer or bool, nor a sparse column of one), whatever
+        its values. The release measures the level's share
         with its own noise; in a :class:`~skdp_synth.SynthesisPipeline` a
         level whose released estimate is below one noise sd is dropped
         (``MISSING_SUPPORT_Z``), so a complete float column gets a few NaN

@@ -37,7 +37,11 @@ def can_hold_missing(dtype):
     but NumPy's integers and booleans (float NaN, ``datetime64`` and
     ``timedelta64`` NaT, object and categorical ``None``/NaN, the nullable
     ``Int64``, ``Float64``, ``boolean`` and ``string`` ``pd.NA``). Public:
-    the schema only, never the values."""
+    the schema only, never the values. A sparse column can where its
+    subtype can (``pd.get_dummies(sparse=True)``'s ``Sparse[bool, False]``
+    got a missing level, and rows with one came back as ``object``)."""
+    if isinstance(dtype, pd.SparseDtype):
+        return can_hold_missing(np.dtype(dtype.subtype))
     return not (isinstance(dtype, np.dtype) and dtype.kind in "iub")
 
 

@@ -212,7 +212,12 @@ def _numeric_back(values, miss, spec):
     if spec.time_unit is not None:
         return from_units(values, spec.dtype, spec.time_unit)
     if pd.api.types.is_integer_dtype(spec.dtype):
-        info = np.iinfo(getattr(spec.dtype, "numpy_dtype", spec.dtype))
+        # pandas' nullable and pyarrow's integers name their NumPy dtype
+        # in ``numpy_dtype``, a sparse one in ``subtype`` (np.iinfo of the
+        # SparseDtype itself raised after the fit had spent its budget)
+        held = getattr(spec.dtype, "numpy_dtype", None)
+        held = getattr(spec.dtype, "subtype", None) if held is None else held
+        info = np.iinfo(spec.dtype if held is None else held)
         hi = float(info.max)
         if hi > info.max:  # int64, uint64: the float rounds past the largest
             hi = float(np.nextafter(hi, -np.inf))

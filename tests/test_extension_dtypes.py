@@ -1,7 +1,10 @@
-"""pyarrow-backed columns (``pd.ArrowDtype``, as ``pd.read_parquet(...,
-dtype_backend="pyarrow")`` gives them): read through the NumPy dtype that
+"""Columns of pandas' extension dtypes beyond the nullable ones: pyarrow-backed
+columns (``pd.ArrowDtype``, as ``pd.read_parquet(...,
+dtype_backend="pyarrow")`` gives them) are read through the NumPy dtype that
 holds their values, given back in their own dtype, written to and read from
-a release; nested ones refused by name."""
+a release, nested ones refused by name; sparse columns (``pd.get_dummies(...,
+sparse=True)``) come back sparse, with a missing level only where their
+subtype can hold one."""
 
 from __future__ import annotations
 
@@ -157,3 +160,21 @@ def test_a_dtype_pandas_cannot_read_back_is_refused_with_its_cast():
     pipe = _fit(X)
     with pytest.raises(TypeError, match="cast the column before the fit"):
         pipe.to_release()
+
+
+def test_sparse_columns_come_back_sparse_without_a_missing_level():
+    """A ``Sparse[uint8, 0]`` column fitted, spent its budget, then stopped
+    ``sample`` (``np.iinfo`` of the SparseDtype); ``get_dummies(sparse=True)``'s
+    ``Sparse[bool, False]`` columns got a missing level their dtype cannot
+    hold, and where the release kept it the column came back as objects."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = pd.get_dummies(pd.Series(rng.choice(["a", "b", "c"], n)), sparse=True)
+    X["x"] = rng.normal(size=n)
+    X["count"] = pd.Series(rng.integers(0, 5, n)).astype(pd.SparseDtype(np.uint8, 0))
+    pipe = _fit(X)
+    assert not any(spec.missing for spec in pipe[0].specs_ if spec.name != "x")
+    rows = pipe.sample(2000, random_state=1)
+    assert dict(rows.dtypes) == dict(X.dtypes)
+    counts = rows["count"].sparse.to_dense()
+    assert counts.between(0, 255).all()

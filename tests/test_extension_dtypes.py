@@ -178,3 +178,17 @@ def test_sparse_columns_come_back_sparse_without_a_missing_level():
     assert dict(rows.dtypes) == dict(X.dtypes)
     counts = rows["count"].sparse.to_dense()
     assert counts.between(0, 255).all()
+
+
+def test_a_release_keeps_the_sparse_dtypes(tmp_path):
+    """A release of sparse columns was refused when read back ("dtype
+    Sparse[bool, False] is not one a binary column has")."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = pd.get_dummies(pd.Series(rng.choice(["a", "b"], n)), sparse=True)
+    X["x"] = pd.Series(rng.normal(size=n)).astype(pd.SparseDtype(float, np.nan))
+    X["count"] = pd.Series(rng.integers(0, 5, n)).astype(pd.SparseDtype(np.uint8, 0))
+    path = tmp_path / "release.npz"
+    _fit(X).to_release().save(path)
+    rows = Release.load(path).sample(100, random_state=0)
+    assert dict(rows.dtypes) == dict(X.dtypes)

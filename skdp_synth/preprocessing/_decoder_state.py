@@ -249,18 +249,22 @@ def _is_number_dtype(dtype):
 
 def _check_dtype(dtype, kind, unit, frame, where):
     """The dtypes an encoder gives back, by column kind (a tampered file's
-    others crashed the decoder or gave bytes)."""
+    others crashed the decoder or gave bytes). A sparse dtype is checked by
+    its subtype (``pd.get_dummies(sparse=True)``'s columns)."""
+    inner = dtype
+    if isinstance(dtype, pd.SparseDtype):
+        inner = np.dtype(dtype.subtype)
     if unit is not None:
-        ok = is_time_dtype(dtype)
+        ok = is_time_dtype(inner)
     elif kind == "numeric":
-        ok = _is_number_dtype(dtype)
+        ok = _is_number_dtype(inner)
     else:
         ok = (
-            isinstance(dtype, (pd.CategoricalDtype, pd.StringDtype, pd.BooleanDtype))
-            or dtype == np.dtype(object)
-            or dtype == np.dtype(bool)
-            or _is_number_dtype(dtype)
-            or _is_arrow(dtype, "string", "large_string", "boolean")
+            isinstance(inner, (pd.CategoricalDtype, pd.StringDtype, pd.BooleanDtype))
+            or inner == np.dtype(object)
+            or inner == np.dtype(bool)
+            or _is_number_dtype(inner)
+            or _is_arrow(inner, "string", "large_string", "boolean")
         )
     if ok and not frame and not isinstance(dtype, np.dtype):
         ok = False  # an array's columns have NumPy dtypes

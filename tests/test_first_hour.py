@@ -312,6 +312,57 @@ def test_schema_guesses_types_only_when_asked_and_says_so(tmp_path, capsys):
     assert "not overwritten" in capsys.readouterr().err
 
 
+def test_schema_of_a_parquet_file_reads_its_column_types_only(tmp_path, capsys):
+    """A Parquet input was read as text ("the input is not UTF-8 text"); its
+    footer declares each column's type, as a DataFrame's dtypes do: the
+    draft takes them and reads no row."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    at = pd.to_datetime(["2021-03-04 05:06:07", "2022-08-09 10:11:12"])
+    table = pa.table(
+        {
+            "age": pa.array([31, 45], type=pa.int16()),
+            "income": [52123.5, 61234.25],
+            "owner": [True, False],
+            "zip": ["02134", "10001"],
+            "hired": pa.array(at.date, type=pa.date32()),
+            "seen": pa.array(
+                at.tz_localize("Europe/Paris"),
+                type=pa.timestamp("us", tz="Europe/Paris"),
+            ),
+            "took": pa.array(
+                pd.to_timedelta([61, 3601], unit="s"), type=pa.duration("s")
+            ),
+        }
+    )
+    path = tmp_path / "people.parquet"
+    pq.write_table(table, path)
+    out = tmp_path / "schema.json"
+    assert cli.main(["schema", str(path), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    draft = json.loads(out.read_text())
+    assert draft == {
+        "columns": {
+            "age": {"type": "numeric", "integer": True},
+            "income": "numeric",
+            "owner": "boolean",
+            "zip": "categorical",
+            "hired": {"type": "datetime", "unit": "D"},
+            "seen": {"type": "datetime", "timezone": "Europe/Paris"},
+            "took": "?",
+        }
+    }
+    assert "Parquet schema" in err and "no row" in err and "['took']" in err
+    text = out.read_text()
+    for cell in ("31", "45", "52123", "02134", "10001", "2021", "3601"):
+        assert cell not in text  # no value, level or bound written
+    with pytest.raises(SchemaError, match="unknown type '\\?'"):
+        load_schema(out)
+    draft["columns"]["took"] = "numeric"
+    out.write_text(json.dumps(draft))
+    load_schema(out)
+
+
 def test_schema_of_a_semicolon_file_says_how_to_convert_it(tmp_path, capsys):
     path = _csv(tmp_path, SEMICOLON_FILE)
     assert cli.main(["schema", str(path)]) == 2

@@ -424,14 +424,20 @@ def build_parser():
     p_schema = _sub(
         sub,
         "schema",
-        "draft the schema file of a CSV file from its header, for you to complete",
+        "draft the schema file of a CSV file from its header (of a Parquet file "
+        "from its column types), for you to complete",
         "skdp-synth schema people.csv -o schema.json",
         epilog='Reads the header line only: every column gets the type "?", '
         "which\nthe other commands refuse until you replace it. --guess-types "
         "fills in\nthe types pandas infers from the first rows instead (guesses "
-        "from the\ndata, said so). No value, level or bound is ever written.",
+        "from the\ndata, said so). A Parquet file's draft takes the types stored "
+        "in its\nfooter and reads no row. No value, level or bound is ever written.",
     )
-    p_schema.add_argument("input", help="the CSV file (only its header is read)")
+    p_schema.add_argument(
+        "input",
+        help="the CSV file (only its header is read) or Parquet file or folder "
+        "(only its schema is read)",
+    )
     p_schema.add_argument(
         "-o",
         "--output",

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 
 from ..validation import DELIMITERS
@@ -84,6 +85,68 @@ def _guessed_type(dtype):
     return "categorical"
 
 
+#: pandas' stored index of a Parquet file written with ``index=True``: not
+#: a column the readers give
+_PANDAS_INDEX = re.compile(r"__index_level_\d+__")
+
+
+def _parquet_type(pa_type):
+    """A Parquet column's type in the schema, from its Arrow type (the
+    file's own declaration: public); :data:`PLACEHOLDER` where the schema
+    has no word for it."""
+    import pyarrow as pa
+
+    if pa.types.is_boolean(pa_type):
+        return "boolean"
+    if pa.types.is_integer(pa_type):
+        return {"type": "numeric", "integer": True}
+    if pa.types.is_floating(pa_type) or pa.types.is_decimal(pa_type):
+        return "numeric"
+    if pa.types.is_date(pa_type):
+        return {"type": "datetime", "unit": "D"}
+    if pa.types.is_timestamp(pa_type):
+        if pa_type.tz is None:
+            return "datetime"
+        return {"type": "datetime", "timezone": pa_type.tz}
+    if pa.types.is_dictionary(pa_type) or pa.types.is_string(pa_type):
+        return "categorical"
+    if pa.types.is_large_string(pa_type):
+        return "categorical"
+    return PLACEHOLDER
+
+
+def _parquet_draft(path):
+    """``(schema, notice)`` of a Parquet file or folder, from its footer's
+    schema alone (:func:`_parquet_type`)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+    except ImportError:  # pragma: no cover - pyarrow is in the dask extra
+        raise CLIError(
+            "reading Parquet needs pyarrow: pip install 'skdp_synth[dask]'"
+        ) from None
+    try:
+        schema = ds.dataset(path, format="parquet").schema
+    except (OSError, ValueError, pa.ArrowException):
+        raise CLIError(f"{path}: its Parquet schema cannot be read") from None
+    fields = [f for f in schema if not _PANDAS_INDEX.fullmatch(f.name)]
+    columns = {f.name: _parquet_type(f.type) for f in fields}
+    left = [name for name, kind in columns.items() if kind == PLACEHOLDER]
+    notice = (
+        f"read the Parquet schema of {path} only (its footer: {len(columns)} "
+        "column names and types), no row: the types are the file's own -- "
+        'check each one: codes stored as numbers (zip codes) are "categorical". '
+        "No value, level or bound was written; add what is public (levels, "
+        "bounds, bin_edges, missing; doc/user_guide/cli.md)"
+    )
+    if left:
+        notice += (
+            f'; the columns {left} have types the schema has no word for: "?", '
+            f"to replace ({CHOICES}) after converting them"
+        )
+    return {"columns": columns}, notice
+
+
 def draft_schema(path, guess_rows=None):
     """``(schema, notice)``: the draft (a dict) and what was read to make it.
 
@@ -101,6 +164,10 @@ def draft_schema(path, guess_rows=None):
     >>> draft_schema(path, guess_rows=100)[0]
     {'columns': {'age': {'type': 'numeric', 'integer': True}, 'sex': 'categorical'}}
     """
+    from ._out_of_core import _is_parquet
+
+    if _is_parquet(path):
+        return _parquet_draft(path)
     header = _header(path)
     if guess_rows is None:
         columns = {name: PLACEHOLDER for name in header}

@@ -259,3 +259,21 @@ def test_tv_scorer_bins_numeric_columns_as_the_report_does():
     report = fidelity_report(held, rows)
     assert score == pytest.approx(-report.average_tv(2), rel=1e-12)
     assert -0.2 < score < 0  # not the ~-1 of one level per float
+
+
+def test_tv_of_a_float_column_compared_value_by_value_warns():
+    """marginal_tv on a float column scored every table near 1 without a
+    word (each value a cell of its own); the scorer and the report bin it."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=200), "code": rng.integers(0, 50, 200)})
+    Y = pd.DataFrame({"x": rng.normal(size=100), "code": rng.integers(0, 50, 100)})
+    with pytest.warns(UserWarning, match=r"columns \['x'\] hold floats"):
+        tv = marginal_tv(X, Y, d=1)
+    assert tv[("x",)] == 1.0
+    with pytest.warns(UserWarning, match="make_marginal_scorer"):
+        marginal_error(X, Y, 1, kind="tv")
+    # integer codes with many levels are categories: no warning
+    marginal_tv(X[["code"]], Y[["code"]], d=1)
+    # nor a float column of few values (flags stored as 0.0 / 1.0)
+    flags = pd.DataFrame({"f": rng.integers(0, 2, 200).astype(float)})
+    marginal_tv(flags, flags.iloc[:50], d=1)

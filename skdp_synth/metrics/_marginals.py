@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -271,7 +272,10 @@ def _codes(X, Y):
             raise ValueError("X and Y must have the same columns in the same order")
     if len(Xf) == 0 or len(Yf) == 0:
         raise ValueError("X and Y must have at least one row")
-    cx, cy, sizes = [], [], []
+    from ._coding import MAX_RAW_LEVELS
+
+    numeric = _numeric_columns(X, Xf)
+    cx, cy, sizes, raw = [], [], [], []
     for j in range(Xf.shape[1]):
         both = pd.concat(
             [Xf.iloc[:, j].astype(object), Yf.iloc[:, j].astype(object)],
@@ -281,7 +285,36 @@ def _codes(X, Y):
         cx.append(codes[: len(Xf)])
         cy.append(codes[len(Xf) :])
         sizes.append(max(len(uniques), 1))
+        if numeric[j] and len(uniques) > MAX_RAW_LEVELS:
+            raw.append(Xf.columns[j])
+    if raw:
+        warnings.warn(
+            f"columns {raw} hold floats or dates with more than {MAX_RAW_LEVELS} "
+            "distinct values, compared here value by value: each value is a "
+            "cell of its own, so their tables' TV is near 1 whatever the rows. "
+            "Cut them into "
+            "bins first (pd.cut at the real rows' quantiles), or score with "
+            "make_marginal_scorer(kind='tv') or skdp_synth.report, which cut such "
+            "a column at the real column's quantiles",
+            UserWarning,
+            stacklevel=3,
+        )
     return np.array(cx).T, np.array(cy).T, sizes
+
+
+def _numeric_columns(X, frame):
+    """Per column of ``X`` (``frame``: it as a DataFrame), whether it holds
+    floats or dates/times: the columns whose values the ``kind="tv"`` tables
+    compare one by one where the scorer and the report bin them. Integers
+    are left out: many-level codes (a zip code) are categories."""
+    import pandas as pd
+
+    from .._datetime import is_time_dtype
+
+    if not isinstance(X, pd.DataFrame):
+        kind = np.asarray(X).dtype.kind
+        return [kind in "fmM"] * frame.shape[1]
+    return [pd.api.types.is_float_dtype(dt) or is_time_dtype(dt) for dt in X.dtypes]
 
 
 def _table_tv(cx, cy, cols, sizes, w, v):
@@ -352,6 +385,11 @@ def marginal_tv(
     ----------
     X, Y : array-like or DataFrame of shape (n, p) and (m, p)
         Real and synthetic rows with the same columns (categorical values).
+        A column of floats or dates with more than 20 distinct values is
+        compared value by value too, and warned about: its tables' TV is
+        then near 1 by construction (``make_marginal_scorer(kind="tv")``
+        and :mod:`skdp_synth.report` cut such a column at the real
+        column's quantiles).
     d : int, default=2
         Table degree, ``1 <= d <= p``.
     sample_weight, synthetic_weight : array-like, default=None

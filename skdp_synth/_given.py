@@ -404,9 +404,11 @@ class ConditionalModel:
             values = pd.Series(x).astype(
                 column.dtype if column.dtype.kind == "f" else np.float64
             )
-        # Y is this draw's own decoded output: changed in place
+        # Y is this draw's own decoded output: changed in place, in the
+        # column's dtype (through NumPy, a zoned datetime64[us] column came
+        # back as datetime64[ns] and a pyarrow one as NumPy's)
         if frame:
-            Y[Y.columns[c.k]] = values.to_numpy()
+            Y[Y.columns[c.k]] = pd.Series(values.array, index=Y.index)
         else:
             Y[:, c.k] = values.to_numpy()
         return Y

@@ -192,3 +192,23 @@ def test_a_release_keeps_the_sparse_dtypes(tmp_path):
     _fit(X).to_release().save(path)
     rows = Release.load(path).sample(100, random_state=0)
     assert dict(rows.dtypes) == dict(X.dtypes)
+
+
+@pytest.mark.parametrize("which", ["native", "arrow"])
+def test_a_range_given_keeps_the_columns_dtype(which):
+    """Rows repaired into a ``given=`` range were written back through NumPy:
+    a ``datetime64[us, UTC]`` column came back as ``datetime64[ns, UTC]``, a
+    pyarrow one as NumPy's."""
+    native, arrow = _times(2000)
+    X = native if which == "native" else arrow
+    unit = {"day": "D", "at": "s", "zoned": "s", "took": "s"}
+    if which == "arrow":
+        del unit["day"]
+    pipe = _fit(X, datetime_unit=unit)
+    given = {"zoned": ("2020-03-01", "2020-04-01"), "took": ("0s", "600s")}
+    rows = pipe.sample(300, random_state=0, given=given)
+    assert dict(rows.dtypes) == dict(X.dtypes)
+    zoned = rows["zoned"].astype(native["zoned"].dtype)
+    assert zoned.between(
+        pd.Timestamp("2020-03-01", tz="UTC"), pd.Timestamp("2020-04-01", tz="UTC")
+    ).all()

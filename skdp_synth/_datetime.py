@@ -27,7 +27,10 @@ import pandas as pd
 #: dates beyond the private domains' root interval (``2^40`` units: 35,000
 #: years in seconds, 35 years in milliseconds).
 UNITS = ("D", "h", "min", "s")
-_SECONDS = {"D": 86400.0, "h": 3600.0, "min": 60.0, "s": 1.0}
+#: Seconds per unit: a date/time column's bin edges in seconds (the unit its
+#: rules compare in, ``skdp_synth.rules.Inequality``).
+SECONDS = {"D": 86400.0, "h": 3600.0, "min": 60.0, "s": 1.0}
+_SECONDS = SECONDS
 
 __all__ = [
     "CALENDAR_MONTHS",
@@ -35,6 +38,7 @@ __all__ = [
     "TIME_LINEAR_SPANS",
     "KEEP_ORIGIN",
     "KEEP_SPAN_SECONDS",
+    "SECONDS",
     "UNITS",
     "calendar_cuts",
     "from_units",

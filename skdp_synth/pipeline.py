@@ -927,19 +927,23 @@ def _encoded_levels(specs, blocks):
     an encoder's column specs and its blocks: the values each level of a
     categorical attribute stands for (the "other" level also for any value
     not named, a missing level for the missing value, last) and the
-    interval of each bin of a numeric one (outer bins open). Columns whose
-    levels do not match their block one to one are left out."""
+    interval of each bin of a numeric one (outer bins open; a date or
+    duration column's in seconds, the unit its inequalities compare in).
+    Columns whose levels do not match their block one to one are left out."""
+    from ._datetime import SECONDS
     from .rules import OTHER
 
     n_levels = dict(zip(blocks.names, (int(x) for x in blocks.n_levels)))
     levels, bins = {}, {}
     for spec in specs:
         name = str(spec.name)
-        if name not in n_levels or spec.time_unit is not None:
+        if name not in n_levels:
             continue
         extra = 1 if spec.missing else 0
         if spec.kind == "numeric":
             e = np.asarray(spec.levels, dtype=np.float64)
+            if spec.time_unit is not None:
+                e = e * SECONDS[spec.time_unit]
             if len(e) - 1 + extra != n_levels[name]:
                 continue
             lo = np.concatenate([[-np.inf], e[1:-1]])

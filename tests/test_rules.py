@@ -20,6 +20,7 @@ from skdp_synth.rules import (
     Inequality,
     RuleSet,
     StructuralZero,
+    rule_from_json,
     rule_to_json,
 )
 
@@ -57,6 +58,86 @@ def test_an_inequality_projects_the_left_column_to_the_boundary():
     assert out["tenure"].tolist() == [3, 26]  # moved, not age
     assert out["age"].tolist() == [40, 40]
     assert out["tenure"].dtype == rows["tenure"].dtype
+
+
+def _stays(n=6):
+    admitted = pd.Timestamp("2024-03-30 22:00") + pd.to_timedelta(
+        np.arange(n) * 7, unit="h"
+    )
+    discharged = admitted + pd.to_timedelta([-30, 10, 60, -1, 25, 0][:n], unit="h")
+    return pd.DataFrame(
+        {
+            "admitted": admitted.as_unit("s"),
+            "discharged": discharged.as_unit("s"),
+            "waited": pd.to_timedelta([5, 50, 20, 90, 1, 30][:n], unit="min"),
+            "treated": pd.to_timedelta([10, 20, 30, 40, 50, 60][:n], unit="min"),
+        }
+    )
+
+
+@pytest.mark.parametrize("flavour", ["naive", "zoned", "pyarrow"])
+def test_dates_and_durations_are_held_by_projection(flavour):
+    """An inequality between two date (or two duration) columns compares
+    them as seconds, with a timedelta offset; before, it was refused as
+    "not numeric". The broken rows' ``left`` is moved to the boundary
+    exactly, in the column's own dtype."""
+    rows = _stays()
+    if flavour == "zoned":
+        rows["admitted"] = rows["admitted"].dt.tz_localize("Europe/Paris")
+        rows["discharged"] = rows["discharged"].dt.tz_localize("Europe/Paris")
+    if flavour == "pyarrow":
+        pa = pytest.importorskip("pyarrow")
+        rows = rows.astype(
+            {
+                "admitted": pd.ArrowDtype(pa.timestamp("s")),
+                "discharged": pd.ArrowDtype(pa.timestamp("s")),
+                "waited": pd.ArrowDtype(pa.duration("ns")),
+                "treated": pd.ArrowDtype(pa.duration("ns")),
+            }
+        )
+    day = pd.Timedelta("1D")
+    stay = Inequality("discharged", ">=", "admitted", offset=day)
+    wait = Inequality("waited", "<=", "treated")
+    rules = RuleSet([stay, wait]).check_schema(rows)
+    assert stay.broken(rows).tolist() == [True, True, False, True, False, True]
+    out = rules.enforce(rows, random_state=0)
+    assert dict(out.dtypes) == dict(rows.dtypes)
+    assert not rules.broken(out).any().any()
+    moved = stay.broken(rows)
+    assert (out["discharged"][moved] == rows["admitted"][moved] + day).all()
+    assert (out["discharged"][~moved] == rows["discharged"][~moved]).all()
+    assert (out["admitted"] == rows["admitted"]).all()
+    late = wait.broken(rows)  # waited longer than treated: moved down to it
+    assert late.tolist() == [False, True, False, True, False, False]
+    assert (out["waited"][late] == rows["treated"][late]).all()
+    assert (out["waited"][~late] == rows["waited"][~late]).all()
+
+
+def test_dates_compare_with_dates_only():
+    rows = _stays().assign(age=40.0)
+    for rule, match in [
+        (Inequality("discharged", ">=", "age"), "compares numbers with numbers"),
+        (Inequality("waited", "<=", "admitted"), "dates with dates"),
+        (Inequality("discharged", ">=", 0), "encoder's bounds="),
+        (Inequality("discharged", ">=", "admitted", offset=1.0), "pd.Timedelta"),
+        (Inequality("age", ">=", "age2", offset=pd.Timedelta("1D")), "timedelta"),
+    ]:
+        with pytest.raises(TypeError, match=match):
+            RuleSet([rule]).check_schema(rows.assign(age2=1.0))
+    with pytest.raises(ValueError, match="timedelta only between two columns"):
+        Inequality("discharged", ">=", 3, offset=pd.Timedelta("1D"))
+
+
+def test_a_timedelta_offset_round_trips_through_json():
+    rule = Inequality("discharged", ">=", "admitted", offset=pd.Timedelta("36h"))
+    entry = rule_to_json(rule)
+    assert entry == {
+        "inequality": ["discharged", ">=", "admitted"],
+        "offset": "P1DT12H0M0S",
+    }
+    assert rule_from_json(entry) == rule
+    with pytest.raises(ValueError, match="must be a duration"):
+        rule_from_json({"inequality": ["a", "<=", "b"], "offset": "soon"})
 
 
 def test_whole_number_columns_are_moved_to_whole_numbers():
@@ -477,3 +558,44 @@ def test_arithmetic_in_a_safe_expression_is_on_numbers_only():
         Expression("s * 1000000000")(rows)
     with pytest.raises(OverflowError):  # a float power: no unbounded integer
         Expression("a + 10 ** 10 ** 10")(rows)
+
+
+def test_the_pipeline_samples_stays_that_end_after_they_start():
+    rng = np.random.default_rng(0)
+    n = 1500
+    admitted = pd.Timestamp("2024-01-01") + pd.to_timedelta(
+        rng.integers(0, 300, n), "D"
+    )
+    stays = pd.DataFrame(
+        {
+            "admitted": admitted.as_unit("s"),
+            "discharged": (
+                admitted + pd.to_timedelta(rng.integers(1, 20, n), "D")
+            ).as_unit("s"),
+            "ward": rng.choice(["a", "b"], n),
+        }
+    )
+    rule = Inequality("discharged", ">=", "admitted", offset=pd.Timedelta("1D"))
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(
+            epsilon="auto",
+            random_state=0,
+            datetime_unit="D",
+            bounds={
+                c: ("2024-01-01", "2025-01-01") for c in ("admitted", "discharged")
+            },
+        ),
+        ProjectedGaussianRelease(epsilon=1.0, random_state=0),
+        rules=[rule],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe.fit(stays)
+    rows = pipe.sample(2000, random_state=1)
+    assert dict(rows.dtypes) == dict(stays.dtypes)
+    assert not rule.broken(rows).any()
+    assert pipe.epsilon_ == 1.0  # nothing spent on the rule
+    # the release keeps out of the pairs of bins the rule rules out (the
+    # bins' edges in seconds, as the rule compares)
+    zeros = pipe[-1].structural_zeros_
+    assert len(zeros) == 1 and zeros[0][1].any() and not zeros[0][1].all()

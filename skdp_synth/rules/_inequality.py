@@ -1,7 +1,9 @@
 """Inequalities between numeric columns, and against constants, held by projection.
 
 ``Inequality("tenure", "<=", "age", offset=-14)`` is ``tenure <= age - 14``;
-``Inequality("weeks", ">=", 20)`` bounds one column. Together they are a
+``Inequality("weeks", ">=", 20)`` bounds one column. Dates and durations
+compare as seconds: ``Inequality("discharged", ">=", "admitted")``, with a
+``pd.Timedelta`` offset (``offset=pd.Timedelta("1D")``). Together they are a
 system of difference constraints ``x_a - x_b <= c`` (a constant is a column
 ``x_0 = 0``), whose shortest-path closure (Floyd-Warshall) is its minimal
 network: a negative cycle is a contradiction, and a closed network is
@@ -17,10 +19,12 @@ is and a broken one is moved to the nearest boundary.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 import numpy as np
 import pandas as pd
 
+from .._datetime import is_duration_dtype, is_time_dtype, native_time_dtype, to_units
 from ._base import Rule, is_number
 
 __all__ = ["DifferenceNetwork", "Inequality", "repair_inequalities"]
@@ -41,9 +45,12 @@ class Inequality(Rule):
         Non-strict: a strict bound on whole numbers is the non-strict one
         shifted by 1 (``x < 37`` is ``x <= 36``).
     right : str or float
-        A column name, or a constant.
-    offset : float, default=0.0
-        Added to ``right``.
+        A column name, or a constant (a number: a date or duration column
+        is bounded by the encoder's ``bounds=`` instead).
+    offset : float or timedelta, default=0.0
+        Added to ``right``: a number between number columns, a
+        ``pd.Timedelta`` (or ``datetime.timedelta``) between two date or two
+        duration columns, which compare as seconds.
 
     Examples
     --------
@@ -57,7 +64,7 @@ class Inequality(Rule):
     left: str
     op: str
     right: str | float
-    offset: float = 0.0
+    offset: float | timedelta = 0.0
 
     kind = "numeric"
 
@@ -67,9 +74,16 @@ class Inequality(Rule):
                 f"Inequality op must be one of {_OPS}, got {self.op!r} (a strict "
                 "bound on whole numbers is the non-strict one shifted by 1)"
             )
-        if not is_number(self.offset) or not np.isfinite(self.offset):
+        if is_timedelta(self.offset):
+            if pd.isna(pd.Timedelta(self.offset)) or is_number(self.right):
+                raise ValueError(
+                    "Inequality offset may be a timedelta only between two "
+                    f"columns (dates or durations), got {self.offset!r}"
+                )
+        elif not is_number(self.offset) or not np.isfinite(self.offset):
             raise ValueError(
-                f"Inequality offset must be a finite number, got {self.offset!r}"
+                "Inequality offset must be a finite number or a timedelta, got "
+                f"{self.offset!r}"
             )
         if is_number(self.right) and not np.isfinite(self.right):
             raise ValueError(f"Inequality bound must be finite, got {self.right!r}")
@@ -80,12 +94,20 @@ class Inequality(Rule):
     def columns(self) -> tuple:
         return (self.left,) if is_number(self.right) else (self.left, self.right)
 
+    @property
+    def offset_value(self) -> float:
+        """The offset as a number: a timedelta in seconds (the unit a date
+        or duration column is compared in)."""
+        if is_timedelta(self.offset):
+            return pd.Timedelta(self.offset).total_seconds()
+        return float(self.offset)
+
     def _sides(self, frame):
         x = _as_float(frame[self.left])
         if is_number(self.right):
-            bound = np.full(len(frame), float(self.right) + float(self.offset))
+            bound = np.full(len(frame), float(self.right) + self.offset_value)
         else:
-            bound = _as_float(frame[self.right]) + float(self.offset)
+            bound = _as_float(frame[self.right]) + self.offset_value
         return x, bound
 
     def broken(self, frame: pd.DataFrame) -> np.ndarray:
@@ -101,7 +123,7 @@ class Inequality(Rule):
         """``(a, b, c)``: the rule as ``x_a - x_b <= c`` (``b`` is ``None``
         for a constant, the zero column)."""
         right = None if is_number(self.right) else self.right
-        c = float(self.offset) + (float(self.right) if right is None else 0.0)
+        c = self.offset_value + (float(self.right) if right is None else 0.0)
         if self.op == "<=":
             return self.left, right, c
         return right, self.left, -c
@@ -239,7 +261,16 @@ def _repair_order(rules):
     return order
 
 
+def is_timedelta(value) -> bool:
+    """A duration (``pd.Timedelta``, ``datetime.timedelta``, ``np.timedelta64``)."""
+    return isinstance(value, (timedelta, np.timedelta64))
+
+
 def _as_float(column):
+    """A column as float64 (NaN where missing): dates as seconds since
+    1970-01-01 (UTC for a zoned column), durations as seconds."""
+    if is_time_dtype(column.dtype):
+        return to_units(column, column.dtype, "s")
     return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
 
@@ -247,7 +278,24 @@ def _restore(column, moved, changed):
     """``moved`` written back in the column's own dtype, on changed rows only."""
     out = column.copy()
     values = moved[changed]
-    if pd.api.types.is_integer_dtype(column.dtype):
+    if is_time_dtype(column.dtype):
+        values = _times_of_seconds(values, column.dtype)
+    elif pd.api.types.is_integer_dtype(column.dtype):
         values = np.round(values).astype(np.int64)
     out.iloc[np.flatnonzero(changed)] = values
     return out
+
+
+def _times_of_seconds(seconds, dtype):
+    """Seconds (since 1970-01-01 UTC, or of a duration) as values of the
+    date or duration column ``dtype``, to the nanosecond."""
+    native = native_time_dtype(dtype)
+    ns = np.round(np.asarray(seconds, dtype=np.float64) * 1e9).astype(np.int64)
+    if is_duration_dtype(native):
+        values = pd.Series(pd.to_timedelta(ns, unit="ns"))
+    else:
+        values = pd.Series(pd.to_datetime(ns, unit="ns"))
+        tz = getattr(native, "tz", None)
+        if tz is not None:
+            values = values.dt.tz_localize("UTC").dt.tz_convert(tz)
+    return values.astype(dtype).array

@@ -5,6 +5,7 @@ declares them (``doc/user_guide/rules.md``; ``skdp-synth`` ``--schema``)::
 
     {"derived": "mature", "expression": "mage >= 35"}
     {"inequality": ["tenure", "<=", "age"], "offset": -14}
+    {"inequality": ["discharged", ">=", "admitted"], "offset": "P1D"}
     {"implies": [{"internet": "No"}, {"tv": "No internet service"}]}
     {"structural_zero": {"sex": "M", "pregnant": "yes"}}
     {"fixed_combinations": ["city", "state"], "combinations": [["Austin", "TX"]]}
@@ -23,11 +24,12 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
 
 from ._categorical import FixedCombinations, Implies, StructuralZero
 from ._derived import Derived
 from ._expression import Expression
-from ._inequality import Inequality
+from ._inequality import Inequality, is_timedelta
 
 __all__ = ["RULE_FORMS", "RULE_KEYS", "RuleFormError", "rule_from_json", "rule_to_json"]
 
@@ -100,7 +102,9 @@ def rule_to_json(rule):
             return {"derived": rule.column, "expression": text}
         if isinstance(rule, Inequality):
             out = {"inequality": [rule.left, rule.op, _scalar(rule.right)]}
-            if float(rule.offset) != 0.0:
+            if is_timedelta(rule.offset):  # an ISO 8601 duration: "P1DT0H0M0S"
+                out["offset"] = pd.Timedelta(rule.offset).isoformat()
+            elif float(rule.offset) != 0.0:
                 out["offset"] = float(rule.offset)
             return out
         if isinstance(rule, Implies):
@@ -198,8 +202,13 @@ def _rule(kind, value, entry):
                 '["tenure", "<=", "age"]'
             )
         offset = entry.get("offset", 0.0)
-        if not _is_number(offset):
-            raise ValueError('"offset" must be a finite number')
+        if isinstance(offset, str) and isinstance(value[2], str):
+            offset = _duration(offset)
+        elif not _is_number(offset):
+            raise ValueError(
+                '"offset" must be a finite number, or between two date or '
+                'duration columns an ISO 8601 duration ("P1D")'
+            )
         return Inequality(value[0], value[1], value[2], offset=offset)
     if kind == "implies":
         if not (isinstance(value, list) and len(value) == 2):
@@ -274,3 +283,17 @@ def ruleset_from_json(raw):
         return RuleSet(tuple(rules), columns=columns)
     except TypeError as exc:
         raise ValueError(str(exc)) from None
+
+
+def _duration(text):
+    """An ``"offset"`` given as text: an ISO 8601 duration ("P1D", "PT12H")
+    or pandas' own form ("1 days"), refused without quoting anything else."""
+    try:
+        value = pd.Timedelta(text)
+    except (TypeError, ValueError):
+        raise ValueError(
+            '"offset" text must be a duration, ISO 8601 ("P1D", "PT12H")'
+        ) from None
+    if pd.isna(value):
+        raise ValueError('"offset" text must be a duration, not NaT')
+    return value

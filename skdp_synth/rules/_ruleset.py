@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._datetime import is_date_dtype, is_duration_dtype
 from ._base import Rule
 from ._categorical import OTHER, allowed_combinations, repair_group
-from ._inequality import DifferenceNetwork, repair_inequalities
+from ._inequality import DifferenceNetwork, is_timedelta, repair_inequalities
 
 __all__ = ["RULES_SPAWN_KEY", "RuleSet", "rules_seed"]
 
@@ -224,13 +225,7 @@ class RuleSet:
         bound = RuleSet(self.rules, columns=tuple(X.columns))
         dtypes = dict(X.dtypes.items())
         for rule in bound._of("numeric"):
-            for c in rule.columns:
-                dtype = dtypes.get(c)
-                if dtype is not None and (
-                    not pd.api.types.is_numeric_dtype(dtype)
-                    or pd.api.types.is_bool_dtype(dtype)
-                ):
-                    raise TypeError(f"{rule!r}: column {c!r} is {dtype}, not numeric")
+            _check_inequality_kinds(rule, dtypes)
         bound._check_numeric(
             [c for c, t in dtypes.items() if pd.api.types.is_integer_dtype(t)]
         )
@@ -309,6 +304,53 @@ class RuleSet:
             order += [c for c in out.columns if c not in order]
             out = out[order]
         return out
+
+
+def _value_kind(dtype):
+    """``"number"``, ``"date"``, ``"duration"`` or ``None`` (no inequality
+    compares it): what an inequality's column holds."""
+    if is_duration_dtype(dtype):
+        return "duration"
+    if is_date_dtype(dtype):
+        return "date"
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+        return "number"
+    return None
+
+
+def _check_inequality_kinds(rule, dtypes):
+    """An inequality compares numbers with numbers (a number offset or
+    constant), or two date or two duration columns (a timedelta offset, no
+    constant: such a column's bounds are the encoder's ``bounds=``)."""
+    kinds = {}
+    for c in rule.columns:
+        dtype = dtypes.get(c)
+        if dtype is None:
+            continue
+        kinds[c] = _value_kind(dtype)
+        if kinds[c] is None:
+            raise TypeError(
+                f"{rule!r}: column {c!r} is {dtype}, not numeric, a date or a duration"
+            )
+    found = set(kinds.values())
+    if len(found) > 1:
+        raise TypeError(
+            f"{rule!r}: columns {list(kinds)} hold {sorted(found)}: an inequality "
+            "compares numbers with numbers, dates with dates, durations with durations"
+        )
+    timed = found & {"date", "duration"}
+    if timed and len(rule.columns) == 1:
+        raise TypeError(
+            f"{rule!r}: a date or duration column is bounded by a constant through "
+            "the encoder's bounds= (public bounds), not by a rule"
+        )
+    if timed and rule.offset_value != 0.0 and not is_timedelta(rule.offset):
+        raise TypeError(
+            f"{rule!r}: between dates or durations give the offset as a "
+            "pd.Timedelta (offset=pd.Timedelta('1D'))"
+        )
+    if found == {"number"} and is_timedelta(rule.offset):
+        raise TypeError(f"{rule!r}: a timedelta offset compares dates or durations")
 
 
 def _generator(random_state):

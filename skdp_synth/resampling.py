@@ -52,6 +52,27 @@ def _label_key(v):
     return ("missing",) if v is None else (type(v).__name__, repr(v))
 
 
+def _label_series(values, y, classes):
+    """Synthetic labels as a Series named and typed as ``y``: a categorical
+    ``y``'s dtype with the *declared* classes as its categories (its own
+    may be the observed ones only), another extension dtype (``string``,
+    pyarrow's) where the labels cast to it losslessly; both came back as
+    ``object``."""
+    out = pd.Series(values, name=y.name)
+    dtype = y.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        declared = [c for c in classes if c is not None]
+        return out.astype(pd.CategoricalDtype(declared, ordered=dtype.ordered))
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype):
+        try:
+            cast = out.astype(dtype)
+        except (TypeError, ValueError):
+            return out
+        if cast.isna().equals(out.isna()):
+            return cast
+    return out
+
+
 def _has_missing(classes):
     return any(v is None for v in classes)
 
@@ -204,7 +225,9 @@ class SyntheticResampler(BaseEstimator):
 
         if _encoder_of(self.synthesizer) is not None:
             out = self._resample_with_encoder(X, y_arr, y_name, classes, n, n_out)
-            return out[0], (pd.Series(out[1], name=y_name) if y_is_series else out[1])
+            if y_is_series:
+                return out[0], _label_series(out[1], y, classes)
+            return out
 
         label_encoder = BooleanEncoder(
             categories={_TARGET: list(classes)},
@@ -268,7 +291,7 @@ class SyntheticResampler(BaseEstimator):
         self.synthesizer_ = synth
         self.classes_ = np.asarray(classes, dtype=object)
         if y_is_series:
-            y_out = pd.Series(y_out, name=y_name)
+            y_out = _label_series(y_out, y, classes)
         return X_out, y_out
 
     def _resample_with_encoder(self, X, y_arr, y_name, classes, n, n_out):
@@ -276,8 +299,7 @@ class SyntheticResampler(BaseEstimator):
         one more *categorical* column of the joint table, its public classes
         declared to the encoder -- not 0/1 columns, which the encoder would
         take for numeric ones (and the release would decode as a float
-        array, failing on a categorical column of ``X``; found round
-        seventeen)."""
+        array, failing on a categorical column of ``X``)."""
         is_frame = isinstance(X, pd.DataFrame)
         frame = X.reset_index(drop=True) if is_frame else pd.DataFrame(np.asarray(X))
         # the label keeps y's name (so that the release's ``target=`` can

@@ -277,3 +277,34 @@ def test_a_pipelines_spent_budget_is_refused_before_the_labels_are_read():
         bad = ProjectedGaussianRelease(epsilon=-1, delta=1e-6)
         with pytest.raises(InvalidParameterError):
             SyntheticResampler(bad, classes=["yes"]).fit_resample(X, y)
+
+
+@pytest.mark.parametrize("through", ["pipeline", "bits"])
+def test_the_labels_keep_a_categorical_or_string_dtype(through):
+    """A categorical or ``string`` y came back as ``object`` labels; the
+    categories are the declared classes, not y's own."""
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    rng = np.random.default_rng(0)
+    n = 600
+    X = pd.DataFrame({"x": rng.integers(0, 2, n), "z": rng.integers(0, 2, n)})
+    if through == "pipeline":
+        synth = make_synthesis_pipeline(
+            BooleanEncoder(categories={"x": [0, 1], "z": [0, 1]}),
+            ProjectedGaussianRelease(epsilon=1.0, random_state=0),
+        )
+    else:
+        synth = BootstrapSynthesizer(random_state=0)
+    labels = rng.choice(["no", "yes"], n)
+    for y in [
+        pd.Series(pd.Categorical(labels, categories=["no", "yes"]), name="y"),
+        pd.Series(labels, name="y", dtype="string"),
+    ]:
+        res = SyntheticResampler(synth, classes=["no", "yes", "maybe"], random_state=0)
+        _, ys = res.fit_resample(X, y)
+        if isinstance(y.dtype, pd.CategoricalDtype):
+            assert ys.dtype == pd.CategoricalDtype(["no", "yes", "maybe"])
+        else:
+            assert ys.dtype == y.dtype
+        assert ys.name == "y" and set(ys.dropna()) <= {"no", "yes", "maybe"}

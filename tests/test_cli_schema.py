@@ -1043,3 +1043,46 @@ def test_synthesize_keeps_a_declared_code(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     syn = pd.read_csv(out, keep_default_na=False, na_values=[""])
     assert (syn["wage"] == 99999).mean() > 0.03
+
+
+def test_a_parquet_output_keeps_the_input_files_date_time_and_text_types(tmp_path):
+    """Written from pandas, a Parquet input's ``date32`` column came back as
+    ``timestamp[ns]``, a ``timestamp[ms, tz]`` one as ``timestamp[ns, tz]``
+    and a dictionary of text as plain strings; each is cast back where the
+    cast cannot change a value (dates counted in days, whole seconds)."""
+    pytest.importorskip("dask")
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(0)
+    n = 2000
+    at = pd.Timestamp("2021-01-01") + pd.to_timedelta(
+        rng.integers(0, 400 * 86400, n), "s"
+    )
+    table = pa.table(
+        {
+            "day": pa.array(at.normalize().date, type=pa.date32()),
+            "seen": pa.array(at.tz_localize("UTC"), type=pa.timestamp("ms", tz="UTC")),
+            "ward": pa.array(rng.choice(["a", "b"], n)).dictionary_encode(),
+            "note": pa.array(rng.choice(["x", "y"], n), type=pa.large_string()),
+            "x": rng.normal(size=n),
+        }
+    )
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    pq.write_table(table, src)
+    schema = {
+        "columns": {
+            "day": {"type": "datetime", "unit": "D"},
+            "seen": {"type": "datetime", "timezone": "UTC"},
+            "ward": {"type": "categorical", "levels": ["a", "b"]},
+            "note": {"type": "categorical", "levels": ["x", "y"]},
+            "x": "numeric",
+        }
+    }
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    args = ["synthesize", str(src), "--schema", str(tmp_path / "s.json")]
+    args += ["--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+    assert cli.main([*args, "--seed", "0", "-o", str(out)]) == 0
+    written = pq.read_schema(out)
+    for name in ("day", "seen", "ward", "note"):
+        assert written.field(name).type == table.schema.field(name).type, name
+    assert written.field("x").type == pa.float64()

@@ -482,11 +482,14 @@ def _write_chunks(pipe, n_rows, args, schema):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        targets = _parquet_targets(args.input, schema)
+
         def write(fh):
             writer = None
             try:
                 for frame in chunks:
                     table = pa.Table.from_pandas(frame, preserve_index=False)
+                    table = _cast_columns(table, targets)
                     if writer is None:
                         writer = pq.ParquetWriter(fh, table.schema)
                     writer.write_table(table)
@@ -505,3 +508,49 @@ def _write_chunks(pipe, n_rows, args, schema):
 
         write_atomically(args.output, write, suffix=".csv.tmp")
     return count[0]
+
+
+def _parquet_targets(path, schema):
+    """``{column: Arrow type}``: the types of a Parquet input that the
+    written Parquet columns are cast back to, where the cast cannot change
+    a value -- a date column counted in days (midnights) to its
+    ``date32``/``date64``, a timestamp (whole seconds or coarser) to its
+    resolution and zone, text to its dictionary or large string. Empty
+    where the input is not Parquet. From the file's schema only (public)."""
+    if not _is_parquet(path):
+        return {}
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    try:
+        source = ds.dataset(path, format="parquet").schema
+    except (OSError, ValueError, pa.ArrowException):  # pragma: no cover - read before
+        return {}
+    units = schema.encoder.get("datetime_unit", "s")
+    targets = {}
+    for field in source:
+        t = field.type
+        unit = units.get(field.name, "s") if isinstance(units, dict) else units
+        text = pa.types.is_large_string(t) or (
+            pa.types.is_dictionary(t) and pa.types.is_string(t.value_type)
+        )
+        if (pa.types.is_date(t) and unit == "D") or pa.types.is_timestamp(t) or text:
+            targets[field.name] = t
+    return targets
+
+
+def _cast_columns(table, targets):
+    """``table`` with the columns of ``targets`` cast to their types
+    (:func:`_parquet_targets`: exact by construction, so not checked)."""
+    import pyarrow as pa
+
+    columns = []
+    for name, column in zip(table.column_names, table.columns):
+        t = targets.get(name)
+        if t is not None and column.type != t:
+            if pa.types.is_date(t) and pa.types.is_timestamp(column.type):
+                # a zoned midnight is the zone's date: drop the zone first
+                column = column.cast(pa.timestamp(column.type.unit), safe=False)
+            column = column.cast(t, safe=False)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, names=table.column_names)

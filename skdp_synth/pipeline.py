@@ -41,7 +41,7 @@ from ._sklearn_compat import (
 from .exceptions import PrivacyLeakWarning
 from .rules import RULES_SPAWN_KEY as _RULES_SPAWN_KEY
 from .rules import RuleSet, rules_seed
-from .validation import sample_chunk_rows
+from .validation import as_pandas, sample_chunk_rows
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -399,6 +399,7 @@ class SynthesisPipeline(
         -------
         self : SynthesisPipeline
         """
+        X = as_pandas(X)  # polars, pyarrow: a pandas frame of the same types
         fit = self._fit_with_blocks
         if get_config().get("enable_metadata_routing", False):
             fit = partial(Pipeline.fit, self)
@@ -478,6 +479,7 @@ class SynthesisPipeline(
         **Not private**: reads ``X`` (held-out real rows).
         """
         check_is_fitted(self, "steps")
+        X = as_pandas(X)
         head = [s for _, s in self.steps[:-1] if s not in (None, "passthrough")]
         if any(hasattr(s, "inverse_transform") and hasattr(s, "specs_") for s in head):
             from .metrics import make_marginal_scorer
@@ -525,6 +527,7 @@ class SynthesisPipeline(
             The last step's output (for a synthesizer: a synthetic sample of
             the encoded data, not decoded).
         """
+        X = as_pandas(X)
         fit = self._fit_transform_with_blocks
         if get_config().get("enable_metadata_routing", False):
             fit = partial(Pipeline.fit_transform, self)
@@ -540,6 +543,7 @@ class SynthesisPipeline(
         """As :meth:`sklearn.pipeline.Pipeline.transform`, on ``X`` without
         the derived columns of ``rules`` (the steps were fitted without
         them)."""
+        X = as_pandas(X)
         rules = self.__dict__.get("rules_")
         if rules is not None:
             X = rules.drop_derived(X)

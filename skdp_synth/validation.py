@@ -170,6 +170,26 @@ def _interval_words(interval):
 DELIMITERS = ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'"))
 
 
+def as_pandas(X):
+    """A polars DataFrame or a pyarrow Table as a pandas DataFrame, else
+    ``X`` as it is.
+
+    Its column names and types are its public schema, as a pandas frame's;
+    the conversion keeps the types (``pd.ArrowDtype`` columns: a polars
+    integer column with nulls stays whole, not ``float64``). Passed to
+    ``np.asarray``, a polars frame had become an object array: every
+    column was text, numbers came back as ``"other"`` and the names were
+    lost."""
+    module = type(X).__module__.split(".")[0]
+    if module == "polars" and hasattr(X, "to_pandas"):
+        return X.to_pandas(use_pyarrow_extension_array=True)
+    if module == "pyarrow" and hasattr(X, "to_pandas") and hasattr(X, "schema"):
+        import pandas as pd
+
+        return X.to_pandas(types_mapper=pd.ArrowDtype)
+    return X
+
+
 def check_one_column_delimiter(X):
     """Refuse a one-column text frame whose name holds ``;`` or a tab.
 

@@ -212,3 +212,39 @@ def test_a_range_given_keeps_the_columns_dtype(which):
     assert zoned.between(
         pd.Timestamp("2020-03-01", tz="UTC"), pd.Timestamp("2020-04-01", tz="UTC")
     ).all()
+
+
+def _people(n=1500, seed=0):
+    rng = np.random.default_rng(seed)
+    age = pd.Series(rng.integers(18, 90, n), dtype="Int64")
+    age[rng.random(n) < 0.05] = pd.NA
+    return pd.DataFrame(
+        {
+            "age": age,
+            "income": rng.lognormal(10, 1, n),
+            "city": rng.choice(["a", "b", "c"], n),
+        }
+    )
+
+
+@pytest.mark.parametrize("kind", ["polars", "pyarrow"])
+def test_a_polars_frame_or_arrow_table_is_read_as_its_pandas_twin(kind):
+    """A polars DataFrame went through ``np.asarray``: an object array, so
+    every column was text, the numbers came back as "other" and the names
+    were lost. Read as a pandas frame of pyarrow types, it gives the rows
+    of that frame (an integer column with nulls stays whole)."""
+    frame = _people()
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    if kind == "polars":
+        pl = pytest.importorskip("polars")
+        X = pl.from_arrow(table)
+    else:
+        X = table
+    twin = table.to_pandas(types_mapper=pd.ArrowDtype)
+    rows = _fit(X).sample(500, random_state=1)
+    want = _fit(twin).sample(500, random_state=1)
+    assert isinstance(rows, pd.DataFrame) and list(rows.columns) == list(frame.columns)
+    assert rows["age"].dtype == pd.ArrowDtype(pa.int64())
+    pd.testing.assert_frame_equal(rows, want, check_dtype=False)
+    ages = rows["age"].dropna().astype(float)
+    assert ages.between(0, 200).all() and (ages == ages.round()).all()

@@ -64,6 +64,7 @@ from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import NoiseSource, make_generator
 from ..privacy import PrivacyGuarantee
 from ..validation import (
+    as_pandas,
     check_budget_params,
     check_counts,
     check_one_column_delimiter,
@@ -877,6 +878,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         return np.asarray([b for spec in self.specs_ for b in spec.bits], dtype=object)
 
     def _as_frame(self, X, *, reset):
+        X = as_pandas(X)  # polars, pyarrow: a pandas frame of the same types
         if sp.issparse(X):
             raise TypeError(
                 "Sparse data was passed, but dense data is required by "

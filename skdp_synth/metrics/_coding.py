@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._datetime import is_time_dtype, to_units
-from ._marginals import _tv_tables
+from ._marginals import MAX_RAW_LEVELS, _tv_tables
 
 #: The label of the missing level in the tables.
 MISSING = "<missing>"
@@ -145,9 +145,9 @@ def _discretize(real, synthetic, schema, times=()):
     return cx, cy, sizes, levels, notes
 
 
-#: Numeric columns with more distinct values than this (and no declared
-#: bins) are compared on ``N_QUANTILE_BINS`` bins at the real column's quantiles.
-MAX_RAW_LEVELS = 20
+#: Numeric columns with more distinct values than ``MAX_RAW_LEVELS`` (20,
+#: defined with the tables in ``_marginals``; no declared bins) are compared
+#: on this many bins at the real column's quantiles.
 N_QUANTILE_BINS = 10
 
 

@@ -256,6 +256,13 @@ def marginal_error(
     return math.sqrt(total / math.comb(p, d))
 
 
+#: Numeric columns with more distinct values than this (and no declared
+#: bins) are compared on bins at the real column's quantiles by the scorer
+#: and the report (``_coding.N_QUANTILE_BINS``), and warned about where
+#: :func:`marginal_tv` compares them value by value.
+MAX_RAW_LEVELS = 20
+
+
 def _codes(X, Y):
     """Integer codes per column over the union of values (NaN is a value)."""
     import pandas as pd
@@ -272,8 +279,6 @@ def _codes(X, Y):
             raise ValueError("X and Y must have the same columns in the same order")
     if len(Xf) == 0 or len(Yf) == 0:
         raise ValueError("X and Y must have at least one row")
-    from ._coding import MAX_RAW_LEVELS
-
     numeric = _numeric_columns(X, Xf)
     cx, cy, sizes, raw = [], [], [], []
     for j in range(Xf.shape[1]):

@@ -21,7 +21,7 @@ from .exceptions import PrivacyLeakWarning
 from .preprocessing import BooleanEncoder
 from .preprocessing._column_spec import _is_missing_scalar
 from .privacy import check_written_budget
-from .validation import check_n_samples
+from .validation import as_pandas, check_n_samples
 
 __all__ = ["SyntheticResampler"]
 
@@ -193,6 +193,7 @@ class SyntheticResampler(BaseEstimator):
         if callable(validate):
             validate()
         check_written_budget(final)
+        X, y = as_pandas(X), as_pandas(y)  # polars, pyarrow: pandas twins
         y_is_series = isinstance(y, pd.Series)
         y_name = y.name if y_is_series else None
         y_arr = np.asarray(y)

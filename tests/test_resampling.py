@@ -308,3 +308,22 @@ def test_the_labels_keep_a_categorical_or_string_dtype(through):
         else:
             assert ys.dtype == y.dtype
         assert ys.name == "y" and set(ys.dropna()) <= {"no", "yes", "maybe"}
+
+
+def test_polars_x_and_y_are_read_as_their_pandas_twins():
+    """``fit_resample`` called ``X.reset_index`` on a polars frame."""
+    pl = pytest.importorskip("polars")
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    rng = np.random.default_rng(0)
+    X = pl.DataFrame({"x": rng.integers(0, 2, 400), "g": rng.choice(["a", "b"], 400)})
+    y = pl.Series("label", rng.choice(["no", "yes"], 400))
+    synth = make_synthesis_pipeline(
+        BooleanEncoder(categories={"x": [0, 1], "g": ["a", "b"]}),
+        ProjectedGaussianRelease(epsilon=1.0, random_state=0),
+    )
+    res = SyntheticResampler(synth, classes=["no", "yes"], random_state=0)
+    Xs, ys = res.fit_resample(X, y)
+    assert list(Xs.columns) == ["x", "g"] and ys.name == "label"
+    assert set(ys) <= {"no", "yes"} and set(Xs["g"]) <= {"a", "b"}

@@ -248,3 +248,25 @@ def test_a_polars_frame_or_arrow_table_is_read_as_its_pandas_twin(kind):
     pd.testing.assert_frame_equal(rows, want, check_dtype=False)
     ages = rows["age"].dropna().astype(float)
     assert ages.between(0, 200).all() and (ages == ages.round()).all()
+
+
+def test_the_report_and_the_tv_tables_read_polars_frames():
+    pl = pytest.importorskip("polars")
+    from skdp_synth.metrics import marginal_tv
+    from skdp_synth.report import fidelity_report
+
+    rng = np.random.default_rng(0)
+    real = pl.DataFrame(
+        {"g": rng.choice(["a", "b"], 300), "k": rng.integers(0, 3, 300)}
+    )
+    rows = pl.DataFrame(
+        {"g": rng.choice(["a", "b"], 200), "k": rng.integers(0, 3, 200)}
+    )
+    tv = marginal_tv(real, rows, d=1)
+    assert list(tv.index) == [("g",), ("k",)]
+    expected = marginal_tv(real.to_pandas(), rows.to_pandas(), d=1)
+    assert tv.tolist() == pytest.approx(expected.tolist(), abs=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = fidelity_report(real, rows)
+    assert 0.0 <= report.score <= 1.0

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..validation import check_degree, check_integer
+from ..validation import as_pandas, check_degree, check_integer
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -267,6 +267,8 @@ def _codes(X, Y):
     """Integer codes per column over the union of values (NaN is a value)."""
     import pandas as pd
 
+    X, Y = as_pandas(X), as_pandas(Y)  # polars frames, pyarrow tables
+
     Xf = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=object))
     Yf = Y if isinstance(Y, pd.DataFrame) else pd.DataFrame(np.asarray(Y, dtype=object))
     if Xf.shape[1] != Yf.shape[1]:
@@ -418,6 +420,7 @@ def marginal_tv(
     """
     import pandas as pd
 
+    X, Y = as_pandas(X), as_pandas(Y)  # polars frames, pyarrow tables
     cx, cy, sizes = _codes(X, Y)
     d = _check_d(d, cx.shape[1])
     w = _weights(sample_weight, cx.shape[0], "sample_weight")

@@ -189,6 +189,11 @@ def fidelity_report(
     """
     import pandas as pd
 
+    from ..validation import as_pandas
+
+    # polars frames and pyarrow tables: their pandas twins
+    real, synthetic = as_pandas(real), as_pandas(synthetic)
+    real_train = None if real_train is None else as_pandas(real_train)
     if not isinstance(real, pd.DataFrame):
         raise TypeError("real must be a pandas DataFrame (the table's columns named)")
     if len(real) == 0 or real.shape[1] == 0:

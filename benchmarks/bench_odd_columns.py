@@ -120,7 +120,41 @@ def cases(seed):
             None,
         ),
         "dict objects": (pd.Series([{"k": 1}] * n, dtype=object), None),
+        "sparse bool (get_dummies)": (
+            pd.Series(rng.random(n) < 0.3).astype(pd.SparseDtype(bool, False)),
+            None,
+        ),
+        "sparse uint8": (
+            pd.Series(rng.integers(0, 5, n)).astype(pd.SparseDtype(np.uint8, 0)),
+            None,
+        ),
     }
+    try:
+        import pyarrow as pa
+    except ImportError:  # the pyarrow cases need the dask extra
+        return out
+    out["pyarrow timestamp, zoned"] = (
+        pd.Series(pd.Timestamp("2020-01-01", tz="UTC") + days).astype(
+            pd.ArrowDtype(pa.timestamp("us", tz="UTC"))
+        ),
+        None,
+    )
+    out["pyarrow date32 with nulls"] = (
+        pd.Series(pd.Timestamp("2020-01-01") + days)
+        .mask(na)
+        .astype(pd.ArrowDtype(pa.date32())),
+        None,
+    )
+    out["pyarrow duration"] = (
+        pd.Series(pd.to_timedelta(rng.integers(0, 1000, n), "min")).astype(
+            pd.ArrowDtype(pa.duration("s"))
+        ),
+        None,
+    )
+    out["pyarrow int64 with nulls"] = (
+        pd.Series(rng.integers(0, 100, n)).mask(na).astype("int64[pyarrow]"),
+        None,
+    )
     return out
 
 

@@ -292,8 +292,9 @@ def _duration(text):
         value = pd.Timedelta(text)
     except (TypeError, ValueError):
         raise ValueError(
-            '"offset" text must be a duration, ISO 8601 ("P1D", "PT12H")'
+            '"offset" must be a number, or between two date or duration columns '
+            'a duration, ISO 8601 ("P1D", "PT12H")'
         ) from None
     if pd.isna(value):
-        raise ValueError('"offset" text must be a duration, not NaT')
+        raise ValueError('"offset" must be a duration, not NaT')
     return value

@@ -35,6 +35,7 @@ from ._chunked import ChunkedRows, WeightedRows, as_dask_array, is_dask_collecti
 from ._sklearn_compat import validate_data
 from .blocks import Blocks, check_blocks
 from .validation import (
+    as_pandas,
     check_bounds,
     check_counts,
     check_counts_shape,
@@ -178,6 +179,7 @@ def take_in(estimator, X, fit_blocks=None, sample_weight=None):
         X, names, output_spec = _chunked_shape(estimator, X)
         chunked = True
     else:
+        X = as_pandas(X)  # polars, pyarrow: a pandas frame of the same types
         check_non_numeric_columns(X)
         output_spec = _output_spec(X)
         X = _convert_fit_data(estimator, X, min_rows)

@@ -70,6 +70,7 @@ from .privacy import (
     warn_if_large_epsilon,
 )
 from .validation import (
+    as_pandas,
     check_budget_params,
     check_in_domain,
     check_integer,
@@ -434,6 +435,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         only compared with, so the privacy argument does not need it inside.
         """
         check_is_fitted(self)
+        X = as_pandas(X)
         check_non_numeric_columns(X)
         X = validated_array(self, X, reset=False, dtype=np.float64)
         lo, hi = self.bounds_
@@ -620,6 +622,7 @@ class SynthesizerMixin(OneToOneFeatureMixin, TransformerMixin):
         validated (feature names and count).
         """
         check_is_fitted(self)
+        X = as_pandas(X)
         check_non_numeric_columns(X)
         X = validated_array(self, X, reset=False, dtype=np.float64)
         return self.sample(X.shape[0])

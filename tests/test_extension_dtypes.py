@@ -270,3 +270,37 @@ def test_the_report_and_the_tv_tables_read_polars_frames():
         warnings.simplefilter("ignore")
         report = fidelity_report(real, rows)
     assert 0.0 <= report.score <= 1.0
+
+
+@pytest.mark.parametrize(
+    "which", ["damped-box", "damped-boolean", "microaggregator", "scaler"]
+)
+def test_the_numeric_estimators_read_polars_frames(which):
+    """A polars frame of floats, bools or 0/1 integers was refused by every
+    numeric estimator as "X has non-numeric columns" (its dtypes are
+    polars', not pandas')."""
+    pl = pytest.importorskip("polars")
+    from skdp_synth import CovarianceLossMicroaggregator, DampedPrivateSynthesizer
+    from skdp_synth.preprocessing import UnitBallScaler
+
+    rng = np.random.default_rng(0)
+    n = 600
+    if which == "damped-boolean":
+        X = pl.DataFrame({"a": rng.random(n) < 0.5, "b": rng.random(n) < 0.3})
+        est = DampedPrivateSynthesizer(epsilon=1.0, random_state=0)
+    else:
+        X = pl.DataFrame({"a": rng.random(n), "b": rng.random(n)})
+        est = {
+            "damped-box": DampedPrivateSynthesizer(
+                epsilon=1.0, domain="box", bounds=(0, 1), random_state=0
+            ),
+            "microaggregator": CovarianceLossMicroaggregator(k=20, random_state=0),
+            "scaler": UnitBallScaler(bounds=(0, 1)),
+        }[which]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X)
+        out = est.sample(5) if hasattr(est, "sample") else est.transform(X)
+    assert np.asarray(out, dtype=float).shape[1] == 2
+    if hasattr(out, "columns"):
+        assert list(out.columns) == ["a", "b"]

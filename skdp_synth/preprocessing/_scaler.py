@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import StrOptions, validate_data
 from ..validation import (
+    as_pandas,
     check_bounds,
     check_in_domain,
     check_non_numeric_columns,
@@ -86,6 +87,7 @@ class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: None = None) -> UnitBallScaler:
         """Fix the bounds (given, or inferred with a warning)."""
+        X = as_pandas(X)
         check_non_numeric_columns(X)
         X = validate_data(self, X, dtype=np.float64)
         if self.bounds is None:
@@ -98,6 +100,7 @@ class UnitBallScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` from the box into ``K``."""
         check_is_fitted(self)
+        X = as_pandas(X)
         check_non_numeric_columns(X)
         X = validate_data(self, X, reset=False, dtype=np.float64, copy=True)
         if self.on_outside == "clip":

@@ -23,6 +23,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from .validation import is_arrow
+
 #: The units a time column may be counted in. Finer ones would put today's
 #: dates beyond the private domains' root interval (``2^40`` units: 35,000
 #: years in seconds, 35 years in milliseconds).
@@ -95,11 +97,6 @@ def keep_axis(unit: str) -> tuple:
     return float(origin[0]), KEEP_SPAN_SECONDS / _SECONDS[unit], calendar_cuts(unit)
 
 
-def _arrow_type(dtype):
-    """The pyarrow type of a pandas ``ArrowDtype``, else ``None``."""
-    return dtype.pyarrow_dtype if isinstance(dtype, pd.ArrowDtype) else None
-
-
 def native_time_dtype(dtype):
     """The NumPy (or pandas) dtype a time column of ``dtype`` is read in:
     ``dtype`` itself, or for a pyarrow-backed ``ArrowDtype`` the one that
@@ -107,11 +104,11 @@ def native_time_dtype(dtype):
     (with its time zone), a date as ``datetime64[s]``, a ``duration`` as
     ``timedelta64`` of its resolution. Other dtypes come back unchanged. A
     function of the dtype (public)."""
-    pa_type = _arrow_type(dtype)
-    if pa_type is None:
+    if not is_arrow(dtype):
         return dtype
     import pyarrow as pa
 
+    pa_type = dtype.pyarrow_dtype
     if pa.types.is_timestamp(pa_type):
         if pa_type.tz is not None:
             return pd.DatetimeTZDtype(pa_type.unit, pa_type.tz)
@@ -144,12 +141,7 @@ def is_day_dtype(dtype) -> bool:
     """Whether a column of this dtype holds calendar days only (a pyarrow
     ``date32``/``date64``): it is counted in days, whatever
     ``datetime_unit`` says, as a time of day has nowhere to go."""
-    pa_type = _arrow_type(dtype)
-    if pa_type is None:
-        return False
-    import pyarrow as pa
-
-    return bool(pa.types.is_date(pa_type))
+    return is_arrow(dtype, "date")
 
 
 def calendar_cuts(unit: str) -> tuple:

@@ -170,6 +170,21 @@ def _interval_words(interval):
 DELIMITERS = ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'"))
 
 
+def is_arrow(dtype, *kinds) -> bool:
+    """Whether ``dtype`` is pyarrow-backed (``pd.ArrowDtype``) and, with
+    ``kinds``, whether its type passes one of ``pyarrow.types``'
+    ``is_<kind>`` tests (``is_arrow(dtype, "date")``). Public: a dtype."""
+    import pandas as pd
+
+    if not isinstance(dtype, pd.ArrowDtype):
+        return False
+    if not kinds:
+        return True
+    import pyarrow as pa
+
+    return any(getattr(pa.types, f"is_{k}")(dtype.pyarrow_dtype) for k in kinds)
+
+
 def as_pandas(X):
     """A polars DataFrame or a pyarrow Table as a pandas DataFrame, else
     ``X`` as it is.

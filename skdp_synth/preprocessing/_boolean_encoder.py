@@ -68,6 +68,7 @@ from ..validation import (
     check_budget_params,
     check_counts,
     check_one_column_delimiter,
+    is_arrow,
     reject_bool_params,
     restore_on_failure,
     user_stacklevel,
@@ -957,7 +958,7 @@ def _refuse_unreleasable_dtypes(df, categories, ordinal):
     pyarrow's ``ArrowNotImplementedError`` from inside level discovery)."""
     declared = set(categories or {}) | set(ordinal or {})
     for col, dt in df.dtypes.items():
-        if _is_nested_arrow(dt):
+        if is_arrow(dt, "nested"):  # list, struct, map, union
             raise ValueError(
                 f"column {col!r} has dtype {dt}, which the encoder cannot release: "
                 "flatten it into columns of numbers or text (series.list.flatten(), "
@@ -975,13 +976,3 @@ def _refuse_unreleasable_dtypes(df, categories, ordinal):
             f"column {col!r} has dtype {dt}, which the encoder cannot release as "
             f"it is: {how}, or declare its levels in categories="
         )
-
-
-def _is_nested_arrow(dtype):
-    """Whether ``dtype`` is a pyarrow-backed ``list``, ``struct``, ``map`` or
-    ``union`` (``pd.ArrowDtype``)."""
-    if not isinstance(dtype, pd.ArrowDtype):
-        return False
-    import pyarrow as pa
-
-    return bool(pa.types.is_nested(dtype.pyarrow_dtype))

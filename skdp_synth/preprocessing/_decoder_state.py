@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .._datetime import UNITS, is_time_dtype
+from ..validation import is_arrow
 from ._boolean_encoder import BooleanEncoder
 from ._column_spec import _bit_names, _blocks, _ColumnSpec
 from ._numeric_domain import FineHistogram
@@ -108,7 +109,7 @@ def _dtype_text(dtype, what):
     if isinstance(dtype, pd.CategoricalDtype):
         return {"category": bool(dtype.ordered)}
     text = str(dtype)
-    if isinstance(dtype, pd.ArrowDtype) and not (
+    if is_arrow(dtype) and not (
         _DTYPE_TEXT.fullmatch(text) and _arrow_round_trips(text)
     ):
         # pandas reads back a pyarrow dtype's name only for its plain types
@@ -128,16 +129,6 @@ def _arrow_round_trips(text):
         return str(pd.api.types.pandas_dtype(text)) == text
     except (TypeError, ValueError, NotImplementedError):
         return False
-
-
-def _is_arrow(dtype, *kinds):
-    """Whether ``dtype`` is a pyarrow-backed one (``pd.ArrowDtype``) whose
-    type passes one of ``pyarrow.types``' ``is_<kind>`` tests."""
-    if not isinstance(dtype, pd.ArrowDtype):
-        return False
-    import pyarrow as pa
-
-    return any(getattr(pa.types, f"is_{k}")(dtype.pyarrow_dtype) for k in kinds)
 
 
 def decoder_state(encoder: BooleanEncoder) -> tuple[dict, dict]:
@@ -244,7 +235,7 @@ def _is_number_dtype(dtype):
     bool, complex, or another extension dtype)."""
     if isinstance(dtype, np.dtype):
         return dtype.kind in "iuf"
-    return str(dtype) in _NULLABLE_NUMBERS or _is_arrow(dtype, "integer", "floating")
+    return str(dtype) in _NULLABLE_NUMBERS or is_arrow(dtype, "integer", "floating")
 
 
 def _check_dtype(dtype, kind, unit, frame, where):
@@ -264,7 +255,7 @@ def _check_dtype(dtype, kind, unit, frame, where):
             or inner == np.dtype(object)
             or inner == np.dtype(bool)
             or _is_number_dtype(inner)
-            or _is_arrow(inner, "string", "large_string", "boolean")
+            or is_arrow(inner, "string", "large_string", "boolean")
         )
     if ok and not frame and not isinstance(dtype, np.dtype):
         ok = False  # an array's columns have NumPy dtypes

@@ -312,6 +312,32 @@ def test_schema_guesses_types_only_when_asked_and_says_so(tmp_path, capsys):
     assert "not overwritten" in capsys.readouterr().err
 
 
+def test_guessed_types_take_iso_dates_for_dates(tmp_path, capsys):
+    """Text dates were guessed "categorical" (each day a level, too rare to
+    keep, so the column came back as "other"); ISO 8601 text is guessed a
+    date, in days where every cell is one."""
+    text = (
+        "day,at,word,us\n"
+        "2020-01-01,2020-01-01 10:00:00,a,03/01/2016\n"
+        "2021-05-03,2021-05-03 11:22:33,b,04/02/2016\n"
+        ",,,\n"
+    )
+    path = _csv(tmp_path, text)
+    out = tmp_path / "schema.json"
+    assert cli.main(["schema", str(path), "--guess-types", "-o", str(out)]) == 0
+    assert "ISO 8601" in capsys.readouterr().err
+    draft = json.loads(out.read_text())
+    assert draft["columns"] == {
+        "day": {"type": "datetime", "unit": "D"},
+        "at": "datetime",
+        "word": "categorical",
+        "us": "categorical",  # not ISO 8601: the notice says what to make it
+    }
+    text = out.read_text()
+    assert "2020" not in text and "2021" not in text
+    load_schema(out)
+
+
 def test_schema_of_a_parquet_file_reads_its_column_types_only(tmp_path, capsys):
     """A Parquet input was read as text ("the input is not UTF-8 text"); its
     footer declares each column's type, as a DataFrame's dtypes do: the

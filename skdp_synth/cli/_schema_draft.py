@@ -12,8 +12,9 @@ decide:
   ``ordinal`` or ``datetime``;
 * ``--guess-types`` also reads the first ``--guess-rows`` rows (1000) and
   fills in the type pandas infers from them (``numeric``, with
-  ``"integer": true`` for whole numbers; ``boolean``; ``categorical`` for
-  text). These are guesses
+  ``"integer": true`` for whole numbers; ``boolean``; ``datetime`` for text
+  that is all ISO 8601 dates or times, with ``"unit": "D"`` for dates;
+  ``categorical`` for other text). These are guesses
   from the data, said so on standard error, to be checked: codes read as
   numbers are categorical, and a numeric column with a stray marker in those
   rows reads as text.
@@ -72,17 +73,30 @@ def _header(path):
     return header
 
 
-def _guessed_type(dtype):
-    """A column's type in the schema, from the dtype pandas inferred."""
+def _guessed_type(column):
+    """A column's type in the schema, from the dtype pandas inferred, and
+    for text, whether every cell read is an ISO 8601 date or time (dates at
+    midnight only: ``"unit": "D"``). Text dates had been guessed
+    ``categorical``: each day a level, all of them too rare to keep."""
     import pandas as pd
 
+    dtype = column.dtype
     if pd.api.types.is_bool_dtype(dtype):
         return "boolean"
     if pd.api.types.is_integer_dtype(dtype):
         return {"type": "numeric", "integer": True}
     if pd.api.types.is_numeric_dtype(dtype):
         return "numeric"
-    return "categorical"
+    cells = column.dropna()
+    if cells.empty or not all(isinstance(v, str) for v in cells):
+        return "categorical"
+    try:
+        stamps = pd.to_datetime(cells, format="ISO8601", utc=True)
+    except (TypeError, ValueError, OverflowError):
+        return "categorical"
+    if (stamps == stamps.dt.floor("D")).all() and cells.str.len().max() <= 10:
+        return {"type": "datetime", "unit": "D"}
+    return "datetime"
 
 
 #: pandas' stored index of a Parquet file written with ``index=True``: not
@@ -188,15 +202,16 @@ def draft_schema(path, guess_rows=None):
         sample = pd.read_csv(path, nrows=int(guess_rows), low_memory=False)
     if list(sample.columns) != header:  # pragma: no cover - pandas renames
         raise CLIError(f"{path}: pandas reads other column names than its header")
-    columns = {name: _guessed_type(sample[name].dtype) for name in header}
+    columns = {name: _guessed_type(sample[name]) for name in header}
     notice = (
         f"read the header and at most the first {int(guess_rows)} rows of "
         f"{path}: the "
         "types are guesses from the data (pandas' dtypes), not public "
         "knowledge -- check each one: codes read as numbers (zip codes) are "
         '"categorical", a numeric column with a stray marker in those rows '
-        'reads as "categorical", dates read as text are "datetime". No value, '
-        "level or bound was written; add what is public (levels, bounds, "
+        'reads as "categorical", dates in another form than ISO 8601 are '
+        '"datetime". No value, level or bound was written; add what is public '
+        "(levels, bounds, "
         "bin_edges, missing; doc/user_guide/cli.md)"
     )
     return {"columns": columns}, notice

@@ -451,8 +451,9 @@ def test_derived_columns_spend_no_budget():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         release = with_rules.to_release()
+    # each derived rule bound to its column's dtype in the table (bool here)
     assert [rule_to_json(r) for r in release.rules().rules] == [
-        rule_to_json(r) for r in BIRTH_RULES
+        {**rule_to_json(r), "dtype": "bool"} for r in BIRTH_RULES
     ]
     released = release.sample(300, random_state=2)
     assert not release.rules().broken(released).any(axis=None)
@@ -599,3 +600,31 @@ def test_the_pipeline_samples_stays_that_end_after_they_start():
     # bins' edges in seconds, as the rule compares)
     zeros = pipe[-1].structural_zeros_
     assert len(zeros) == 1 and zeros[0][1].any() and not zeros[0][1].all()
+
+
+@pytest.mark.parametrize("dtype", ["bool[pyarrow]", "boolean", "int64"])
+def test_a_derived_column_comes_back_in_its_dtype(dtype):
+    """Recomputed from an expression, a derived column came back in the
+    computation's dtype (NumPy ``bool``) whatever the table's was: a
+    ``bool[pyarrow]`` or ``boolean`` column, or flags stored as 0/1
+    integers. The pipeline binds the rule to the column's dtype, and the
+    release file keeps it."""
+    if dtype == "bool[pyarrow]":
+        pytest.importorskip("pyarrow")
+    X = _births(800)
+    X["mature"] = X["mature"].astype(dtype)
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        rules=[Derived("mature", "mage >= 35")],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe.fit(X)
+        release = pipe.to_release()
+    for rows in (pipe.sample(200, random_state=0), release.sample(200, random_state=0)):
+        assert rows["mature"].dtype == X["mature"].dtype
+        assert (rows["mature"].astype(bool) == (rows["mage"] >= 35)).all()
+    assert rule_to_json(release.rules().rules[0])["dtype"] == dtype
+    with pytest.raises(ValueError, match="plain dtype name"):
+        rule_from_json({"derived": "m", "expression": "a > 1", "dtype": "x, y"})

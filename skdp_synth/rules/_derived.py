@@ -37,6 +37,13 @@ class Derived(Rule):
     inputs : sequence of str, default=None
         The columns the function reads (it is given those alone). Read from
         the expression's names for a string; required for a callable.
+    dtype : dtype, default=None
+        The dtype the computed column is given where the cast keeps every
+        value (``None``: the computation's own). A pipeline binds it to the
+        table's column (``RuleSet.check_schema``), so that a
+        ``bool[pyarrow]`` or ``boolean`` column does not come back as
+        NumPy's ``bool``; a categorical or ``object`` column keeps the
+        computation's values (its categories may be the data's).
 
     Examples
     --------
@@ -52,6 +59,7 @@ class Derived(Rule):
     column: str
     function: str | Callable
     inputs: tuple | None = field(default=None)
+    dtype: object = field(default=None)
 
     kind = "derived"
 
@@ -97,6 +105,21 @@ class Derived(Rule):
                 f"Derived({self.column!r}) gave {values.shape} values for "
                 f"{len(frame)} rows: one value per row is needed"
             )
+        return values
+
+    def column_values(self, frame: pd.DataFrame):
+        """The derived column for the rows of ``frame``, in :attr:`dtype`
+        where the cast keeps every value (else as computed)."""
+        values = pd.Series(self.compute(frame), index=frame.index)
+        if self.dtype is None:
+            return values
+        try:
+            cast = values.astype(self.dtype)
+        except (TypeError, ValueError, OverflowError):
+            return values
+        same = cast.isna().equals(values.isna())
+        if same and (cast.dropna() == values.dropna()).all():
+            return cast
         return values
 
     def broken(self, frame: pd.DataFrame) -> np.ndarray:

@@ -21,6 +21,7 @@ nor values JSON cannot hold, e.g. dates): those give ``None``.
 from __future__ import annotations
 
 import math
+import re
 from numbers import Integral, Real
 
 import numpy as np
@@ -35,7 +36,7 @@ __all__ = ["RULE_FORMS", "RULE_KEYS", "RuleFormError", "rule_from_json", "rule_t
 
 #: each rule's key, and the other keys it takes
 RULE_KEYS = {
-    "derived": {"expression"},
+    "derived": {"expression", "dtype"},
     "inequality": {"offset"},
     "implies": set(),
     "structural_zero": set(),
@@ -99,7 +100,11 @@ def rule_to_json(rule):
             text = f.text if isinstance(f, Expression) else f
             if not isinstance(text, str):
                 return None
-            return {"derived": rule.column, "expression": text}
+            out = {"derived": rule.column, "expression": text}
+            dtype = _dtype_text(rule.dtype)
+            if dtype is not None:
+                out["dtype"] = dtype
+            return out
         if isinstance(rule, Inequality):
             out = {"inequality": [rule.left, rule.op, _scalar(rule.right)]}
             if is_timedelta(rule.offset):  # an ISO 8601 duration: "P1DT0H0M0S"
@@ -188,7 +193,8 @@ def _rule(kind, value, entry):
                 '{"derived": "mature", "expression": "mage >= 35"}'
             )
         expression = Expression(text)
-        return Derived(value, expression, inputs=expression.names)
+        dtype = _dtype_of(entry["dtype"]) if "dtype" in entry else None
+        return Derived(value, expression, inputs=expression.names, dtype=dtype)
     if kind == "inequality":
         if not (
             isinstance(value, list)
@@ -298,3 +304,33 @@ def _duration(text):
     if pd.isna(value):
         raise ValueError('"offset" must be a duration, not NaT')
     return value
+
+
+#: A derived column's ``"dtype"``: a plain dtype name (``bool``, ``Int64``,
+#: ``bool[pyarrow]``, ``string``), no zone, unit or parameter
+_PLAIN_DTYPE = re.compile(r"[A-Za-z0-9_]{1,24}(\[pyarrow\])?")
+
+
+def _dtype_text(dtype):
+    """A derived column's dtype as the name pandas reads back, or ``None``
+    (none, or one without a plain name: the computation's own is used)."""
+    if dtype is None:
+        return None
+    text = str(dtype)
+    if not _PLAIN_DTYPE.fullmatch(text):
+        return None
+    try:
+        same = str(pd.api.types.pandas_dtype(text)) == text
+    except (TypeError, ValueError, NotImplementedError):
+        return None
+    return text if same else None
+
+
+def _dtype_of(text):
+    """A ``"dtype"`` entry read back (untrusted: a plain name pandas knows)."""
+    if not (isinstance(text, str) and _PLAIN_DTYPE.fullmatch(text)):
+        raise ValueError('"dtype" must be a plain dtype name, as "bool" or "Int64"')
+    try:
+        return pd.api.types.pandas_dtype(text)
+    except (TypeError, ValueError, NotImplementedError):
+        raise ValueError('"dtype" must be a dtype pandas knows') from None

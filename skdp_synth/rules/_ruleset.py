@@ -10,6 +10,7 @@ leaves keeping every rule.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -222,8 +223,11 @@ class RuleSet:
             raise TypeError(
                 f"rules name columns: pass a pandas DataFrame, got {type(X).__name__}"
             )
-        bound = RuleSet(self.rules, columns=tuple(X.columns))
         dtypes = dict(X.dtypes.items())
+        bound = RuleSet(
+            tuple(_with_dtype(rule, dtypes) for rule in self.rules),
+            columns=tuple(X.columns),
+        )
         for rule in bound._of("numeric"):
             _check_inequality_kinds(rule, dtypes)
         bound._check_numeric(
@@ -298,12 +302,26 @@ class RuleSet:
         for rules, columns in self._groups():
             out = repair_group(out, rules, columns, rng)
         for rule in self.derived:
-            out[rule.column] = rule.compute(out)
+            out[rule.column] = rule.column_values(out)
         if self.columns is not None:
             order = [c for c in self.columns if c in out.columns]
             order += [c for c in out.columns if c not in order]
             out = out[order]
         return out
+
+
+def _with_dtype(rule, dtypes):
+    """A derived rule bound to its column's dtype in the table (public: the
+    schema), unless it has one, or the column is categorical (its
+    categories may be the data's) or ``object``: other rules as they are."""
+    if rule.kind != "derived" or rule.dtype is not None:
+        return rule
+    dtype = dtypes.get(rule.column)
+    if dtype is None or isinstance(dtype, pd.CategoricalDtype):
+        return rule
+    if pd.api.types.is_object_dtype(dtype):
+        return rule
+    return dataclasses.replace(rule, dtype=dtype)
 
 
 def _value_kind(dtype):

@@ -59,7 +59,9 @@ class Derived(Rule):
     column: str
     function: str | Callable
     inputs: tuple | None = field(default=None)
-    dtype: object = field(default=None)
+    # out of the repr: a bound rule reads as the rule the user wrote (its
+    # repr names its column in RuleSet.broken)
+    dtype: object = field(default=None, repr=False)
 
     kind = "derived"
 
@@ -108,8 +110,8 @@ class Derived(Rule):
         return values
 
     def column_values(self, frame: pd.DataFrame):
-        """The derived column for the rows of ``frame``, in :attr:`dtype`
-        where the cast keeps every value (else as computed)."""
+        """The derived column for the rows of ``frame``, in the rule's
+        ``dtype`` where the cast keeps every value (else as computed)."""
         values = pd.Series(self.compute(frame), index=frame.index)
         if self.dtype is None:
             return values

@@ -32,7 +32,6 @@ UNITS = ("D", "h", "min", "s")
 #: Seconds per unit: a date/time column's bin edges in seconds (the unit its
 #: rules compare in, ``skdp_synth.rules.Inequality``).
 SECONDS = {"D": 86400.0, "h": 3600.0, "min": 60.0, "s": 1.0}
-_SECONDS = SECONDS
 
 __all__ = [
     "CALENDAR_MONTHS",
@@ -94,7 +93,7 @@ def keep_axis(unit: str) -> tuple:
     ``_numeric_domain._merge_even_siblings`` rebuilds the tree (public: the
     unit only)."""
     origin = _in_units(np.asarray([KEEP_ORIGIN], dtype="datetime64[s]"), unit)
-    return float(origin[0]), KEEP_SPAN_SECONDS / _SECONDS[unit], calendar_cuts(unit)
+    return float(origin[0]), KEEP_SPAN_SECONDS / SECONDS[unit], calendar_cuts(unit)
 
 
 def native_time_dtype(dtype):
@@ -239,7 +238,7 @@ def from_units(values: np.ndarray, dtype, unit: str) -> pd.Series:
     """
     v = np.asarray(values, dtype=np.float64)
     native = native_time_dtype(dtype)
-    span = 0.999 * 2.0**63 * _resolution_seconds(native) / _SECONDS[unit]
+    span = 0.999 * 2.0**63 * _resolution_seconds(native) / SECONDS[unit]
     v = np.clip(np.rint(v), -span, span)
     miss = np.isnan(v)
     counts = np.where(miss, 0, v).astype(np.int64).astype(f"timedelta64[{_np(unit)}]")

@@ -214,14 +214,14 @@ def split_heavy_leaves(hist, cuts, n_bins, width=None):
         return list(cuts), []
     if float(cuts[-1]) - float(cuts[0]) < SMALL_RANGE:
         # a kept range of at most ``SMALL_RANGE`` integers (a month, a rating):
-        # one bin per integer (the closed last bin holds the last two), so
+        # one bin per integer (_own_last_integers gives the last its own), so
         # that a leaf spanning past the data's last value -- ``[12, 16)`` for
         # a month -- does not decode 13-15; the pipeline drops the integers
         # its release does not support (without this, 9-11 % of the decoded
         # months fell outside 1-12 at 2,000 rows)
         out = [float(v) for v in np.arange(float(cuts[0]), float(cuts[-1]))]
         out = (out if len(out) > 1 else out[:1]) + [float(cuts[-1])]
-        return out, list(range(len(out) - 1))
+        return _own_last_integers(hist, out, list(range(len(out) - 1)))
     e, c = hist.edges, hist.counts
     total = float(c[c > 0].sum())
     lo, hi = hist.bounds
@@ -255,4 +255,24 @@ def split_heavy_leaves(hist, cuts, n_bins, width=None):
         if v in extra
         and (out[k + 1] - v == 1.0 or (k == len(out) - 2 and out[k + 1] - v <= 2.0))
     ]
-    return [float(v) for v in out], split
+    return _own_last_integers(hist, [float(v) for v in out], split)
+
+
+def _own_last_integers(hist, out, split):
+    """Edges ``out`` and split bins ``split`` with each integer of a split
+    closed last bin ``[a, last]`` in a bin of its own where ``last`` is inside
+    the cap (``hist.bounds`` ends at ``last + 1``, exclusive; a one-integer
+    domain's forced ``[v, v + 1]`` holds one): the edges go on to
+    ``last + 1``, past the cap, so the new closed last bin ``[last, last + 1]``
+    decodes ``last`` alone. Measured separately, an integer past the data's end is
+    the release's to drop; in one bin with the data's largest value it came
+    back with half that value's rows (ten integer columns 0-9 in a 20,000-row
+    table at ε = 0.33: the fine leaf ``[8, 11)`` made the last bin ``[9, 10]``
+    and 4-6 % of the rows came back as 10, unnamed). Post-processing of the
+    released fine histogram."""
+    k = len(out) - 2
+    if k < 0 or k not in split or out[-1] >= hist.bounds[1]:
+        return out, split
+    top = out[-1]
+    out = out[:-1] + [float(v) for v in np.arange(out[-2] + 1.0, top + 2.0)]
+    return out, split + list(range(k + 1, len(out) - 1))

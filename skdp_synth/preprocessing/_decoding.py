@@ -181,6 +181,10 @@ def values_from_index(spec, index, miss, rng, numeric_value, within=None):
             last = index == len(edges) - 2
             lo_int = np.ceil(left)
             hi_int = np.where(last, np.floor(right), np.ceil(right) - 1)
+            if spec.fine is not None:
+                # a closed last bin [last, last + 1] ends past the cap
+                # (_coarse_bins._own_last_integers): not its top integer
+                hi_int = np.minimum(hi_int, np.ceil(spec.fine.bounds[1]) - 1.0)
             has_int = hi_int >= lo_int
             values = np.where(
                 has_int,

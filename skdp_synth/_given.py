@@ -219,6 +219,23 @@ def _bin_share(edges, lo, hi, integer):
     return width / (b - a)
 
 
+def _range_edges(spec):
+    """Numeric column ``spec``'s bin edges as conditional sampling reads
+    them: an integer column's closed last bin ends at the largest integer
+    inside its private cap (its fine histogram's bounds, exclusive), since
+    the decoder never gives one past it (the split bins' last edge lies one
+    past the cap: ``_coarse_bins._own_last_integers``). Public: the
+    released domain."""
+    edges = np.asarray(spec.levels, dtype=np.float64)
+    fine = getattr(spec, "fine", None)
+    if spec.integer and fine is not None and edges.size > 1:
+        top = math.ceil(float(fine.bounds[1])) - 1.0
+        if edges[-2] <= top < edges[-1]:
+            edges = edges.copy()
+            edges[-1] = top
+    return edges
+
+
 def _cover(edges, j, lo, hi, integer):
     """``[left, right]`` of bin ``j`` inside ``[lo, hi]`` (whole numbers
     for an integer column)."""
@@ -294,7 +311,7 @@ class ConditionalModel:
             spec = self.specs[c.k]
             ok_missing = miss[:, c.k] & c.missing
             if c.is_range:
-                edges = np.asarray(spec.levels, dtype=np.float64)
+                edges = _range_edges(spec)
                 per_bin = _bin_share(edges, c.lo, c.hi, spec.integer)
                 inside = np.where(miss[:, c.k], 0.0, per_bin[index[:, c.k]])
                 share *= np.where(ok_missing, 1.0, inside)
@@ -380,7 +397,7 @@ class ConditionalModel:
         bad = ~((sub >= c.lo) & (sub <= c.hi))
         if not bad.any():
             return Y
-        edges = np.asarray(spec.levels, dtype=np.float64)
+        edges = _range_edges(spec)
         integer = spec.integer or pd.api.types.is_integer_dtype(column.dtype)
         new = sub.copy()
         for j in np.unique(bins[bad]):

@@ -306,3 +306,44 @@ def test_a_date_range_and_a_single_value():
     assert (out.d >= pd.Timestamp("2020-06-01")).all()
     out = rel.sample(500, random_state=0, given={"k": 17})
     assert (out.k == 17).all() and out.k.dtype == X.k.dtype
+
+
+def test_a_range_never_draws_an_integer_past_the_private_cap():
+    """An integer column's split bins end in a closed bin ``[L, L + 1]``
+    whose ``L + 1`` lies past the private cap (the decoder gives ``L``
+    alone). Conditional sampling reads that bin as ``L`` alone too: a range
+    past ``L`` has no mass and is refused (it drew ``L + 1``, a value the
+    domain excludes, from half the bin), and a range ending at ``L`` covers
+    the whole bin."""
+    from types import SimpleNamespace
+
+    from skdp_synth._given import _bin_share, _range_edges
+
+    spec = SimpleNamespace(
+        levels=[float(v) for v in range(12)],
+        integer=True,
+        fine=SimpleNamespace(bounds=(0.0, 11.0)),
+    )
+    edges = _range_edges(spec)
+    assert edges[-2:].tolist() == [10.0, 10.0]
+    assert _bin_share(edges, 10.5, np.inf, True)[-1] == 0.0
+    assert _bin_share(edges, 10.0, 10.0, True)[-1] == 1.0
+    assert _bin_share(np.asarray(spec.levels), 10.5, np.inf, True)[-1] == 0.5
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = pd.DataFrame({"k": rng.integers(0, 10, n), "g": rng.choice(["a", "b"], n)})
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"g": ["a", "b"]}, random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe.fit(X)
+    k = next(s for s in pipe[0].specs_ if s.name == "k")
+    top = k.levels[-1]
+    assert top == k.fine.bounds[1]  # the closed last bin's top, past the cap
+    with pytest.raises(ValueError):
+        pipe.sample(100, random_state=0, given={"k": (top - 0.5, None)})
+    out = pipe.sample(200, random_state=0, given={"k": (top - 3.0, None)})
+    assert out.k.between(top - 3.0, top - 1.0).all()

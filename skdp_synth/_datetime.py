@@ -19,6 +19,7 @@ dates, so that they come back as dates (midnight), not as times of day.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -49,6 +50,8 @@ __all__ = [
     "is_time_dtype",
     "keep_axis",
     "native_time_dtype",
+    "parse_duration",
+    "parse_durations",
     "time_cap",
     "time_coordinate",
     "time_inverse",
@@ -260,6 +263,49 @@ def from_units(values: np.ndarray, dtype, unit: str) -> pd.Series:
 
 def _np(unit):
     return "m" if unit == "min" else unit
+
+
+#: An ISO 8601 duration of fixed length: weeks, days, hours, minutes and
+#: seconds, a fraction on the seconds only. pandas reads more, and misreads
+#: it: "P1M" (a month) as a minute, "P0.5D" as five days, "PT1.5M" as five
+#: minutes and a second.
+ISO_DURATION = re.compile(
+    r"[-+]?P(?=\d|T\d)(?:\d+W)?(?:\d+D)?"
+    r"(?:T(?=\d)(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?"
+)
+#: Text that is meant as an ISO 8601 duration (and so must be one exactly).
+_ISO_LIKE = r"[-+]?[Pp]"
+
+
+def parse_durations(cells) -> pd.Series:
+    """Cells (text) as ``timedelta64[ns]``: ISO 8601 durations of fixed length
+    (:data:`ISO_DURATION`: ``"P1D"``, ``"PT30M"``) or pandas' own form
+    (``"1 days 02:00:00"``, as ``to_csv`` writes them; ``"3 hours"``).
+    ``NaT`` where a cell is missing or none of these -- a bare number too:
+    pandas reads ``"5"`` as five nanoseconds, and the unit is not said --
+    for the caller to refuse (out of ``timedelta64[ns]``'s +-292 years too).
+    """
+    cells = pd.Series(cells, dtype=object)
+    out = pd.Series(pd.NaT, index=cells.index, dtype="timedelta64[ns]")
+    present = cells.notna()
+    if not present.any():
+        return out
+    text = cells[present].astype(str)
+    ok = pd.to_numeric(text, errors="coerce").isna()
+    ok &= ~text.str.match(_ISO_LIKE) | text.str.fullmatch(ISO_DURATION)
+    if ok.any():
+        good = text[ok]
+        out[good.index] = pd.to_timedelta(good, errors="coerce").to_numpy()
+    return out
+
+
+def parse_duration(text):
+    """One duration written as text (:func:`parse_durations`' forms) as a
+    ``pd.Timedelta``, or ``None`` when it is not one (or not text)."""
+    if not isinstance(text, str):
+        return None
+    value = parse_durations([text]).iloc[0]
+    return None if pd.isna(value) else value
 
 
 #: Beyond this many spans of a date/time column's axis from its origin

@@ -140,6 +140,16 @@ def test_a_timedelta_offset_round_trips_through_json():
         rule_from_json({"inequality": ["a", "<=", "b"], "offset": "soon"})
 
 
+@pytest.mark.parametrize("text", ["P1M", "P1Y", "P0.5D", "PT1.5M", "5"])
+def test_an_offset_pandas_would_misread_is_refused(text):
+    """pandas reads "P1M" (a month) as a minute, "P0.5D" as five days and
+    "5" as five nanoseconds: each is refused, not read so."""
+    with pytest.raises(ValueError, match="no months or years"):
+        rule_from_json({"inequality": ["a", "<=", "b"], "offset": text})
+    entry = {"inequality": ["a", "<=", "b"], "offset": "PT1.5S"}
+    assert rule_from_json(entry).offset == pd.Timedelta("1.5s")
+
+
 def test_whole_number_columns_are_moved_to_whole_numbers():
     rules = RuleSet(
         [Inequality("k", "<=", 3.5), Inequality("k", ">=", "m", offset=0.5)]

@@ -27,6 +27,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
+from .._datetime import parse_duration
 from ._categorical import FixedCombinations, Implies, StructuralZero
 from ._derived import Derived
 from ._expression import Expression
@@ -293,16 +294,16 @@ def ruleset_from_json(raw):
 
 def _duration(text):
     """An ``"offset"`` given as text: an ISO 8601 duration ("P1D", "PT12H")
-    or pandas' own form ("1 days"), refused without quoting anything else."""
-    try:
-        value = pd.Timedelta(text)
-    except (TypeError, ValueError):
+    or pandas' own form ("1 days"), refused without quoting anything else.
+    Read by :func:`~skdp_synth._datetime.parse_duration`: pandas alone read
+    "P1M" (a month) as a minute and "5" as five nanoseconds."""
+    value = parse_duration(text)
+    if value is None:
         raise ValueError(
             '"offset" must be a number, or between two date or duration columns '
-            'a duration, ISO 8601 ("P1D", "PT12H")'
-        ) from None
-    if pd.isna(value):
-        raise ValueError('"offset" must be a duration, not NaT')
+            'a duration, ISO 8601 ("P1D", "PT12H"; no months or years: they '
+            "have no fixed length)"
+        )
     return value
 
 

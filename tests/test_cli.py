@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -591,3 +592,104 @@ def test_the_root_end_advice_is_said_in_the_schema_terms():
         "that hold them, or rescale the columns (in thousands, millions)."
     )
     assert "=" not in text and 'Declare "bounds" that hold them' in text
+
+
+# ------------------------------------------------------------ durations
+def _waits(n=1500, seed=0):
+    """Waits of 5 minutes to 4 hours (a few missing) and a ward."""
+    rng = np.random.default_rng(seed)
+    waited = pd.Series(pd.to_timedelta(rng.integers(5, 240, n), unit="min"))
+    waited[:20] = pd.NaT
+    return pd.DataFrame({"waited": waited, "ward": rng.choice(["a", "b"], n)})
+
+
+#: Its types-only schema: waits counted in minutes, public bounds.
+WAITS = {
+    "columns": {
+        "waited": {"type": "duration", "unit": "min", "bounds": ["PT0S", "PT6H"]},
+        "ward": {"type": "categorical", "levels": ["a", "b"]},
+    }
+}
+
+
+def test_a_duration_type_in_the_schema():
+    """``"duration"``: a time span counted in whole ``"unit"``s, its
+    ``bounds``/``bin_edges`` durations as text, given to the encoder in ISO
+    8601. A number (its unit a guess), a month (no fixed length; pandas
+    reads "P1M" as a minute) and a time zone are refused."""
+    from skdp_synth.cli._schema import SchemaError, parse_schema
+
+    schema = parse_schema(WAITS)
+    assert schema.types == {"waited": "duration", "ward": "categorical"}
+    assert schema.encoder["datetime_unit"] == {"waited": "min"}
+    assert schema.encoder["bounds"] == {"waited": ["P0DT0H0M0S", "P0DT6H0M0S"]}
+    edges = parse_schema(
+        {"columns": {"w": {"type": "duration", "bin_edges": ["0 days", "P1D"]}}}
+    )
+    assert edges.encoder == {
+        "bin_edges": {"w": ["P0DT0H0M0S", "P1DT0H0M0S"]},
+        "datetime_unit": {"w": "s"},
+    }
+    for spec, message in [
+        ({"bounds": [0, 60]}, "increasing durations, ISO 8601"),
+        ({"bounds": ["P1M", "P1Y"]}, "increasing durations"),
+        ({"bin_edges": ["P1D", "PT1H"]}, "increasing durations"),
+        ({"unit": "ms"}, '"unit" must be one of'),
+        ({"timezone": "UTC"}, "unknown keys ['timezone']"),
+    ]:
+        with pytest.raises(SchemaError, match=re.escape(message)):
+            parse_schema({"columns": {"w": {"type": "duration", **spec}}})
+
+
+@pytest.mark.parametrize("out_of_core", [False, True])
+def test_durations_come_back_as_durations_through_synthesize_and_sample(
+    tmp_path, out_of_core
+):
+    """Declared ``numeric``, a duration column came back as float seconds,
+    and ``"duration"`` was an unknown type. Now the CSV cells as pandas
+    writes them are read as ``timedelta64``, the rows come back as
+    durations in whole minutes inside the bounds, and the written file --
+    ``synthesize``'s and ``sample``'s from the release -- reads back with
+    the same schema."""
+    if out_of_core:
+        pytest.importorskip("dask")
+    _waits().to_csv(tmp_path / "in.csv", index=False)
+    (tmp_path / "s.json").write_text(json.dumps(WAITS))
+    out, release = tmp_path / "o.csv", tmp_path / "r.npz"
+    sampled = tmp_path / "sampled.csv"
+    args = ["synthesize", str(tmp_path / "in.csv"), "--method", "gaussian-release"]
+    args += ["--epsilon", "1", "--delta", "1e-6", "--seed", "0"]
+    args += ["--schema", str(tmp_path / "s.json"), "-o", str(out)]
+    args += ["--release-out", str(release)]
+    assert cli.main([*args, *(["--out-of-core"] if out_of_core else [])]) == 0
+    sample = ["sample", str(release), "--rows", "300", "-o", str(sampled)]
+    assert cli.main(sample) == 0
+    written = [out, sampled]
+    for path in written:
+        back = _csv._read_csv(path, WAITS)
+        assert back["waited"].dtype == "timedelta64[ns]"
+        waited = back["waited"].dropna()
+        assert len(waited) > 0.9 * len(back)
+        assert (waited >= pd.Timedelta(0)).all()
+        assert (waited <= pd.Timedelta("6h")).all()
+        assert (waited == waited.dt.round("min")).all()
+
+
+@pytest.mark.parametrize("cell", ["5", "P1M", "P0.5D", "soon"])
+def test_a_duration_cell_that_is_not_one_is_refused_unshown(tmp_path, capsys, cell):
+    """A cell of a ``"duration"`` column that is not a duration is refused
+    as a ``"datetime"`` column's are: one error line naming the column, the
+    cell never shown. A bare number (pandas reads "5" as five nanoseconds)
+    and a month (pandas' "P1M" is a minute) are not read as pandas would."""
+    frame = _waits(200).astype({"waited": object})
+    frame.loc[7, "waited"] = cell
+    frame.to_csv(tmp_path / "in.csv", index=False)
+    (tmp_path / "s.json").write_text(json.dumps(WAITS))
+    out = tmp_path / "o.csv"
+    args = ["synthesize", str(tmp_path / "in.csv"), "--method", "gaussian-release"]
+    args += ["--epsilon", "1", "--delta", "1e-6", "--schema", str(tmp_path / "s.json")]
+    assert cli.main([*args, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("skdp-synth: error: ")
+    assert "column 'waited' is declared duration" in err and "not shown" in err
+    assert f'"{cell}"' not in err and f"'{cell}'" not in err and not out.exists()

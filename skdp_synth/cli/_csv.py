@@ -2,9 +2,10 @@
 
 The schema, not pandas, decides what a column is: declared levels are read
 as those levels, declared numbers as ``float64``/``Int64``, declared dates as
-``datetime64``; ragged rows are refused without showing them (rows are
-private). The out-of-core reader reuses the cell-level helpers here so that a
-chunk is read exactly as the whole file is.
+``datetime64``, declared durations as ``timedelta64``; ragged rows are
+refused without showing them (rows are private). The out-of-core reader
+reuses the cell-level helpers here so that a chunk is read exactly as the
+whole file is.
 """
 
 from __future__ import annotations
@@ -84,7 +85,8 @@ def _read_csv(path, schema=None, counts=None):
     as text (a missing marker, missing), a numeric one as numbers -- a cell
     that is not a number is an error naming the column, never the cell --
     and an ``integer`` one as ``Int64`` (integral values, missing allowed),
-    a ``datetime`` one as dates and times (ISO 8601). ``counts``: the
+    a ``datetime`` one as dates and times (ISO 8601), a ``duration`` one as
+    time spans (:func:`_as_durations`). ``counts``: the
     ``--counts`` column, which such a schema need not list (it is not a
     column of the records).
     """
@@ -155,6 +157,8 @@ def _read_csv(path, schema=None, counts=None):
             frame[col] = _as_datetimes(
                 frame[col], col, path, tz=schema.timezones.get(col)
             )
+        elif kind == "duration":
+            frame[col] = _as_durations(frame[col], col, path)
     return frame
 
 
@@ -182,10 +186,41 @@ def _warn_inferred_types(data, schema):
         )
 
 
-#: The resolution of a column declared ``datetime``, whatever pandas infers
-#: from the text (pandas 3 infers it per call, from the cells): the same
-#: dtype for the whole file in memory and for every chunk out of core.
+#: The resolution of a column declared ``datetime`` or ``duration``, whatever
+#: pandas infers from the text (pandas 3 infers it per call, from the cells)
+#: or a Parquet file declares: the same dtype for the whole file in memory
+#: and for every chunk out of core.
 DATETIME_UNIT = "ns"
+
+
+def _as_durations(values, col, path):
+    """A column declared ``duration``, as ``timedelta64``: text in pandas'
+    form (``"1 days 02:00:00"``, as the output is written) or ISO 8601
+    (``"PT30M"``), read by :func:`~skdp_synth._datetime.parse_durations`
+    (pandas alone reads ``"5"`` as five nanoseconds and ``"P1M"``, a month,
+    as a minute); a Parquet duration as it is. Always in
+    :data:`DATETIME_UNIT`. A cell that is none of these is refused, as a
+    datetime column's are: the column named, the cell never shown."""
+    import pandas as pd
+
+    from .._datetime import parse_durations
+
+    try:
+        # (pandas' overflow error quotes the value: caught, not shown)
+        if pd.api.types.is_timedelta64_dtype(values):
+            return values.dt.as_unit(DATETIME_UNIT)
+        spans = parse_durations(values)
+    except (TypeError, ValueError, OverflowError):
+        spans = None
+    if spans is None or (spans.isna() & values.notna()).any():
+        raise CLIError(
+            f"{path}: column {col!r} is declared duration in the schema but has "
+            "cells that are not durations within +-292 years (not shown: they "
+            'may be private); write them as pandas does ("1 days 02:00:00") or '
+            'in ISO 8601 ("P1DT2H", "PT30M"; no months or years: they have no '
+            "fixed length)"
+        )
+    return spans.dt.as_unit(DATETIME_UNIT)
 
 
 def _as_datetimes(values, col, path, tz=None, *, warn=True):

@@ -22,6 +22,7 @@ from .._io import write_atomically
 from ._console import CLIError, _bar, _cli_warnings, _privacy_spent, _progress
 from ._csv import (
     _as_datetimes,
+    _as_durations,
     _as_numbers,
     _as_schema,
     _check_delimiter,
@@ -73,11 +74,12 @@ def _read_chunked(path, schema, blocksize):
 
 
 def _chunk_types(schema, columns):
-    """``{column: "numeric" | "integer" | "datetime"}`` of a types-only schema."""
+    """``{column: "numeric" | "integer" | "datetime" | "duration"}`` of a
+    types-only schema."""
     return {
         c: t
         for c, t in (schema.types or {}).items()
-        if c in columns and t in ("numeric", "integer", "datetime")
+        if c in columns and t in ("numeric", "integer", "datetime", "duration")
     }
 
 
@@ -87,13 +89,13 @@ def _parquet_chunk(frame, types, where, zones, dtypes):
 
 
 def _with_types(frame, types, where, zones=None, dtypes=None):
-    """A chunk's numeric and datetime columns in the schema's dtypes
+    """A chunk's numeric, datetime and duration columns in the schema's dtypes
     (``float64``, ``Int64`` for ``integer``, ``datetime64[ns]`` -- with the
-    schema's ``"timezone"``), as :func:`_read_csv` reads them in memory
-    (not the dtypes pandas guesses: with those an ``integer`` column came
-    back as bin midpoints 0.5, 1.5). ``dtypes``: those of the first chunk
-    (the Dask meta), which every datetime column must have (None: this is
-    the first chunk)."""
+    schema's ``"timezone"`` --, ``timedelta64[ns]``), as :func:`_read_csv`
+    reads them in memory (not the dtypes pandas guesses: with those an
+    ``integer`` column came back as bin midpoints 0.5, 1.5). ``dtypes``:
+    those of the first chunk (the Dask meta), which every datetime column
+    must have (None: this is the first chunk)."""
     frame = frame.copy()
     for col, kind in types.items():
         if kind == "datetime":
@@ -104,6 +106,8 @@ def _with_types(frame, types, where, zones=None, dtypes=None):
                 (zones or {}).get(col),
                 None if dtypes is None else dtypes[col],
             )
+        elif kind == "duration":
+            frame[col] = _as_durations(frame[col], col, where)
         else:
             frame[col] = _as_numbers(frame[col], col, where, integer=kind == "integer")
     return frame

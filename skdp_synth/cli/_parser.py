@@ -85,8 +85,10 @@ categorical: its "levels" (null: it may be missing), or its frequent levels
 discovered privately (needs --delta; rare ones become "other"); ordinal:
 its "levels", in order; datetime: ISO 8601 dates or times as whole "unit"s
 ("D", "h", "min" or "s", the default), "bounds"/"bin_edges" as ISO strings;
-any column: "missing": true or false. A "rules" list beside "columns"
-declares public rules every row keeps, free in epsilon ("derived",
+duration: time spans ("1 days 02:00:00", or ISO 8601 "PT30M") as whole
+"unit"s, "bounds"/"bin_edges" as ISO 8601 durations ("P1D"); any column:
+"missing": true or false. A "rules" list beside "columns" declares public
+rules every row keeps, free in epsilon ("derived",
 "inequality", "implies", "structural_zero", "fixed_combinations":
 doc/user_guide/rules.md). The other
 form gives the full public domain as the arguments of

@@ -12,14 +12,17 @@ its type, with whatever public knowledge the user has::
         "education": {"type": "ordinal", "levels": ["none", "school", "degree"]},
         "sector":    "categorical",
         "region":    {"type": "categorical", "levels": ["N", "S", null]},
-        "hired":     {"type": "datetime", "unit": "D"}}}
+        "hired":     {"type": "datetime", "unit": "D"},
+        "waited":    {"type": "duration", "unit": "min"}}}
 
 A column given as a bare string is ``{"type": that string}``. Per column:
 
-* ``type`` (required): ``"numeric"``, ``"categorical"``, ``"ordinal"`` or
+* ``type`` (required): ``"numeric"``, ``"categorical"``, ``"ordinal"``,
   ``"datetime"`` (ISO 8601 dates and times: a numeric column of whole
   ``"unit"``s since 1970-01-01, ``"s"`` by default, ``"D"`` for dates;
-  ``bounds`` and ``bin_edges`` as ISO strings; out of core too).
+  ``bounds`` and ``bin_edges`` as ISO strings; out of core too) or
+  ``"duration"`` (time spans, ``timedelta64``: whole ``"unit"``s as for
+  dates; ``bounds`` and ``bin_edges`` as ISO 8601 durations, ``"PT30M"``).
 * ``levels``: the public levels of a categorical column (``null`` among them:
   the column can be missing); required for an ordinal column (their order).
   A categorical column without levels has its frequent levels discovered
@@ -79,7 +82,9 @@ from ..preprocessing._boolean_encoder import SCHEMA_KEYS
 __all__ = ["Schema", "load_schema", "parse_schema"]
 
 #: The column types of a types-only schema.
-TYPES = ("numeric", "categorical", "boolean", "ordinal", "datetime")
+TYPES = ("numeric", "categorical", "boolean", "ordinal", "datetime", "duration")
+#: The types as the messages offer them.
+TYPE_WORDS = '"numeric", "categorical", "boolean", "ordinal", "datetime" or "duration"'
 #: The keys a column of a types-only schema may have, by type.
 _COLUMN_KEYS = {
     "boolean": {"type", "missing"},
@@ -95,6 +100,7 @@ _COLUMN_KEYS = {
     "categorical": {"type", "levels", "missing"},
     "ordinal": {"type", "levels", "missing"},
     "datetime": {"type", "bounds", "bin_edges", "unit", "missing", "timezone"},
+    "duration": {"type", "bounds", "bin_edges", "unit", "missing"},
 }
 #: Domain keys that a types-only schema declares per column instead.
 _DOMAIN_KEYS = frozenset({"categories", "ordinal", "bin_edges", "bounds"})
@@ -113,7 +119,7 @@ class Schema:
         Keyword arguments of :class:`~skdp_synth.preprocessing.BooleanEncoder`.
     types : dict or None
         ``{column: "numeric" | "integer" | "categorical" | "ordinal" |
-        "datetime"}`` for a
+        "datetime" | "duration"}`` for a
         types-only schema (every column of the input must be listed); ``None``
         for a full-domain schema.
     """
@@ -152,8 +158,7 @@ class Schema:
         if missing:
             problems.append(
                 f'the schema\'s "columns" gives no type for the columns {missing} '
-                f'of {where}: list every column ("numeric", "categorical", '
-                '"boolean", "ordinal" or "datetime")'
+                f"of {where}: list every column ({TYPE_WORDS})"
             )
         if extra:
             problems.append(
@@ -239,8 +244,8 @@ def parse_schema(raw):
             spec = {"type": spec}
         if not isinstance(spec, dict) or "type" not in spec:
             raise SchemaError(
-                f'column {name!r}: give its type, as "numeric", "categorical", '
-                '"boolean", "ordinal" or "datetime", or as {"type": ..., ...}'
+                f"column {name!r}: give its type, as {TYPE_WORDS}, or as "
+                '{"type": ..., ...}'
             )
         kind = spec["type"]
         if kind not in TYPES:
@@ -282,6 +287,9 @@ def parse_schema(raw):
             _datetime(name, spec, bin_edges, bounds, units)
             if "timezone" in spec:
                 timezones[name] = _timezone(name, spec["timezone"])
+            continue
+        if kind == "duration":
+            _duration(name, spec, bin_edges, bounds, units)
             continue
         if kind == "boolean":
             # the levels are public by the type: true and false (in any
@@ -453,6 +461,35 @@ def _numeric(name, spec, bin_edges, bounds):
 def _datetime(name, spec, bin_edges, bounds, units):
     import pandas as pd
 
+    def parse(x):
+        try:
+            t = pd.Timestamp(x)
+        except (TypeError, ValueError):
+            return None
+        return None if pd.isna(t) else t
+
+    form = 'ISO dates, as "2020-01-31" or "2020-01-31T12:00"'
+    _time_column(name, spec, bin_edges, bounds, units, parse, form, keep=True)
+
+
+def _duration(name, spec, bin_edges, bounds, units):
+    """A duration column: as a datetime one, its ``bounds``/``bin_edges``
+    durations as text (ISO 8601 or pandas' form, read strictly:
+    :func:`~skdp_synth._datetime.parse_duration`), given to the encoder in
+    ISO 8601 -- a number is refused, as its unit would be a guess."""
+    from .._datetime import parse_duration
+
+    form = (
+        'durations, ISO 8601 as "PT30M" or "P1DT12H" (weeks, days, hours, '
+        'minutes, seconds) or as pandas writes them, "1 days 12:00:00"'
+    )
+    _time_column(name, spec, bin_edges, bounds, units, parse_duration, form)
+
+
+def _time_column(name, spec, bin_edges, bounds, units, parse, form, keep=False):
+    """A datetime or duration column's ``unit``, ``bounds`` and ``bin_edges``,
+    each point read by ``parse`` (``None``: not one); ``keep``: the points
+    go to the encoder as written, else as ``parse``'s values in ISO 8601."""
     from .._datetime import UNITS
 
     unit = spec.get("unit", "s")
@@ -471,25 +508,26 @@ def _datetime(name, spec, bin_edges, bounds, units):
             if isinstance(v, list)
             else None
         )
-        try:
-            stamps = [pd.Timestamp(x) for x in given] if given is not None else None
-        except (TypeError, ValueError):
-            stamps = None
+        points = [parse(x) for x in given] if given is not None else None
         if (
-            stamps is None
-            or not stamps
+            points is None
+            or not points
             or len(v) < least
             or (key == "bounds" and len(v) != 2)
-            or any(pd.isna(t) for t in stamps)
-            or any(a >= b for a, b in zip(stamps, stamps[1:]))
+            or any(t is None for t in points)
+            or any(a >= b for a, b in zip(points, points[1:]))
         ):
             raise SchemaError(
                 f'column {name!r}: "{key}" must be '
                 + ("[lo, hi]" if key == "bounds" else "at least two")
-                + ' increasing ISO dates, as "2020-01-31" or "2020-01-31T12:00"'
+                + f" increasing {form}"
                 + (" (null for a side learned privately)" if key == "bounds" else "")
             )
-        target[name] = list(v)
+        target[name] = (
+            list(v)
+            if keep
+            else [None if x is None else parse(x).isoformat() for x in v]
+        )
 
 
 def _is_number(v):

@@ -9,12 +9,13 @@ decide:
 * by default it reads **the header line only**: every column is listed
   with the type ``"?"``, which the schema loader refuses ("unknown type")
   until it is replaced by ``numeric``, ``categorical``, ``boolean``,
-  ``ordinal`` or ``datetime``;
+  ``ordinal``, ``datetime`` or ``duration``;
 * ``--guess-types`` also reads the first ``--guess-rows`` rows (1000) and
   fills in the type pandas infers from them (``numeric``, with
   ``"integer": true`` for whole numbers; ``boolean``; ``datetime`` for text
   that is all ISO 8601 dates or times, with ``"unit": "D"`` for dates;
-  ``categorical`` for other text). These are guesses
+  ``categorical`` for other text; durations are not guessed: text
+  ``"1 days 02:00:00"`` reads as ``categorical``). These are guesses
   from the data, said so on standard error, to be checked: codes read as
   numbers are categorical, and a numeric column with a stray marker in those
   rows reads as text.
@@ -40,7 +41,7 @@ __all__ = ["PLACEHOLDER", "cmd_schema", "draft_schema"]
 PLACEHOLDER = "?"
 
 #: The types a column can be given (the loader's, in the order offered).
-CHOICES = "numeric, categorical, boolean, ordinal or datetime"
+CHOICES = "numeric, categorical, boolean, ordinal, datetime or duration"
 
 
 def _header(path):
@@ -210,7 +211,8 @@ def draft_schema(path, guess_rows=None):
         "knowledge -- check each one: codes read as numbers (zip codes) are "
         '"categorical", a numeric column with a stray marker in those rows '
         'reads as "categorical", dates in another form than ISO 8601 are '
-        '"datetime". No value, level or bound was written; add what is public '
+        '"datetime", and durations ("1 days 02:00:00"), never guessed, are '
+        '"duration". No value, level or bound was written; add what is public '
         "(levels, bounds, "
         "bin_edges, missing; doc/user_guide/cli.md)"
     )

@@ -693,3 +693,58 @@ def test_a_duration_cell_that_is_not_one_is_refused_unshown(tmp_path, capsys, ce
     assert err.count("\n") == 1 and err.startswith("skdp-synth: error: ")
     assert "column 'waited' is declared duration" in err and "not shown" in err
     assert f'"{cell}"' not in err and f"'{cell}'" not in err and not out.exists()
+
+
+def test_a_parquet_duration_is_drafted_and_written_back_as_one(tmp_path, capsys):
+    """``schema`` drafted a Parquet ``duration`` column as ``"?"``; it now
+    drafts ``{"type": "duration", "unit": "s"}`` from the footer (no row
+    read), and the synthetic Parquet file keeps each column's own duration
+    type (pandas wrote ``duration[ns]``)."""
+    pytest.importorskip("dask")
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(0)
+    n = 2000
+    took = pd.to_timedelta(rng.integers(60, 86400, n), unit="s")
+    lag = pd.to_timedelta(rng.integers(0, 10**6, n), unit="ms")
+    table = pa.table(
+        {
+            "took": pa.array(took, type=pa.duration("s")),
+            "lag": pa.array(lag, type=pa.duration("ms")),
+            "x": rng.normal(size=n),
+        }
+    )
+    src, schema = tmp_path / "in.parquet", tmp_path / "s.json"
+    pq.write_table(table, src)
+    assert cli.main(["schema", str(src), "-o", str(schema)]) == 0
+    capsys.readouterr()
+    draft = json.loads(schema.read_text())
+    assert draft == {
+        "columns": {
+            "took": {"type": "duration", "unit": "s"},
+            "lag": {"type": "duration", "unit": "s"},
+            "x": "numeric",
+        }
+    }
+    # public bins: the private domains out of core are tested elsewhere
+    draft["columns"]["took"]["bin_edges"] = ["PT0S", "PT6H", "PT12H", "P1D"]
+    draft["columns"]["lag"]["bin_edges"] = ["PT0S", "PT5M", "PT10M", "PT17M"]
+    draft["columns"]["x"] = {"type": "numeric", "bin_edges": [-9, -1, 0, 1, 9]}
+    schema.write_text(json.dumps(draft))
+    out = tmp_path / "out.parquet"
+    args = ["synthesize", str(src), "--schema", str(schema), "--seed", "0"]
+    args += ["--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+    assert cli.main([*args, "-o", str(out)]) == 0
+    written = pq.read_schema(out)
+    assert written.field("took").type == pa.duration("s")
+    assert written.field("lag").type == pa.duration("ms")
+    took = pd.read_parquet(out)["took"].dropna()
+    assert took.between(pd.Timedelta(0), pd.Timedelta("1D")).all()
+    # a span beyond timedelta64[ns] was refused in pandas' words, quoting it
+    far = np.full(n, 60, dtype="timedelta64[s]")
+    far[5] = np.timedelta64(10**12, "s")
+    pq.write_table(table.set_column(0, "took", pa.array(far)), src)
+    capsys.readouterr()
+    assert cli.main([*args, "-o", str(tmp_path / "far.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "column 'took' is declared duration" in err and "1000000000000" not in err

@@ -359,6 +359,7 @@ def test_schema_of_a_parquet_file_reads_its_column_types_only(tmp_path, capsys):
             "took": pa.array(
                 pd.to_timedelta([61, 3601], unit="s"), type=pa.duration("s")
             ),
+            "tags": pa.array([[1], [2, 3]], type=pa.list_(pa.int8())),
         }
     )
     path = tmp_path / "people.parquet"
@@ -375,16 +376,17 @@ def test_schema_of_a_parquet_file_reads_its_column_types_only(tmp_path, capsys):
             "zip": "categorical",
             "hired": {"type": "datetime", "unit": "D"},
             "seen": {"type": "datetime", "timezone": "Europe/Paris"},
-            "took": "?",
+            "took": {"type": "duration", "unit": "s"},
+            "tags": "?",
         }
     }
-    assert "Parquet schema" in err and "no row" in err and "['took']" in err
+    assert "Parquet schema" in err and "no row" in err and "['tags']" in err
     text = out.read_text()
     for cell in ("31", "45", "52123", "02134", "10001", "2021", "3601"):
         assert cell not in text  # no value, level or bound written
     with pytest.raises(SchemaError, match="unknown type '\\?'"):
         load_schema(out)
-    draft["columns"]["took"] = "numeric"
+    draft["columns"]["tags"] = "categorical"
     out.write_text(json.dumps(draft))
     load_schema(out)
 

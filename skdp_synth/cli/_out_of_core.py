@@ -519,8 +519,10 @@ def _parquet_targets(path, schema):
     written Parquet columns are cast back to, where the cast cannot change
     a value -- a date column counted in days (midnights) to its
     ``date32``/``date64``, a timestamp (whole seconds or coarser) to its
-    resolution and zone, text to its dictionary or large string. Empty
-    where the input is not Parquet. From the file's schema only (public)."""
+    resolution and zone, a duration (whole seconds or coarser, unless the
+    schema declares it another type) to its resolution, text to its
+    dictionary or large string. Empty where the input is not Parquet. From
+    the file's schema only (public)."""
     if not _is_parquet(path):
         return {}
     import pyarrow as pa
@@ -531,6 +533,7 @@ def _parquet_targets(path, schema):
     except (OSError, ValueError, pa.ArrowException):  # pragma: no cover - read before
         return {}
     units = schema.encoder.get("datetime_unit", "s")
+    declared = schema.types or {}
     targets = {}
     for field in source:
         t = field.type
@@ -538,7 +541,13 @@ def _parquet_targets(path, schema):
         text = pa.types.is_large_string(t) or (
             pa.types.is_dictionary(t) and pa.types.is_string(t.value_type)
         )
+        # (a duration declared numeric is written as numbers)
+        duration = pa.types.is_duration(t) and (
+            declared.get(field.name, "duration") == "duration"
+        )
         if (pa.types.is_date(t) and unit == "D") or pa.types.is_timestamp(t) or text:
+            targets[field.name] = t
+        elif duration:
             targets[field.name] = t
     return targets
 

@@ -108,7 +108,9 @@ _PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 def _parquet_type(pa_type):
     """A Parquet column's type in the schema, from its Arrow type (the
     file's own declaration: public); :data:`PLACEHOLDER` where the schema
-    has no word for it."""
+    has no word for it. A duration is counted in seconds whatever its
+    resolution: ``"s"`` is the finest unit the schema has (a coarser one is
+    the user's to choose; the values, which would tell, are not read)."""
     import pyarrow as pa
 
     if pa.types.is_boolean(pa_type):
@@ -123,6 +125,8 @@ def _parquet_type(pa_type):
         if pa_type.tz is None:
             return "datetime"
         return {"type": "datetime", "timezone": pa_type.tz}
+    if pa.types.is_duration(pa_type):
+        return {"type": "duration", "unit": "s"}
     if pa.types.is_dictionary(pa_type) or pa.types.is_string(pa_type):
         return "categorical"
     if pa.types.is_large_string(pa_type):

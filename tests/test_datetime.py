@@ -179,6 +179,32 @@ def test_cli_datetime_type(tmp_path):
     assert not (tmp_path / "o4.csv").exists()
 
 
+def test_a_parquet_date_past_nanoseconds_is_refused_unquoted(tmp_path, capsys):
+    """A Parquet timestamp beyond ``datetime64[ns]`` (years 1677-2262) was
+    refused in pandas' words, "Out of bounds nanosecond timestamp:
+    9999-01-01 00:00:00": the private date. Now the column is named, the
+    date never shown, as for CSV text."""
+    pytest.importorskip("dask")
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from skdp_synth.cli import main
+
+    t = np.full(200, np.datetime64("2020-01-01", "s"))
+    t[5] = np.datetime64("9999-01-01", "s")
+    table = pa.table({"t": pa.array(t), "g": ["a", "b"] * 100})
+    pq.write_table(table, tmp_path / "in.parquet")
+    edges = ["2019-01-01", "2021-01-01"]
+    g = {"type": "categorical", "levels": ["a", "b"]}
+    schema = {"columns": {"t": {"type": "datetime", "bin_edges": edges}, "g": g}}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    args = ["synthesize", str(tmp_path / "in.parquet"), "--schema"]
+    args += [str(tmp_path / "s.json"), "--method", "gaussian-release"]
+    args += ["--epsilon", "1", "--delta", "1e-6", "-o", str(tmp_path / "o.csv")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "column 't' has dates outside" in err and "9999" not in err
+
+
 def test_cli_report_with_datetime_edges(tmp_path):
     rng = np.random.default_rng(1)
     n = 1500

@@ -151,7 +151,15 @@ def _chunk_datetimes(values, col, where, tz, dtype):
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
-        stamps = stamps.dt.as_unit(DATETIME_UNIT)
+        try:
+            stamps = stamps.dt.as_unit(DATETIME_UNIT)
+        except (OverflowError, ValueError):
+            # pandas' OutOfBoundsDatetime quotes the (private) date
+            raise CLIError(
+                f"{where}: column {col!r} has dates outside datetime64[ns]'s "
+                "years 1677-2262 (not shown: they may be private); clip or "
+                "drop them before synthesizing"
+            ) from None
     else:
         stamps = _as_datetimes(values, col, where, tz=tz, warn=first)
     if first or stamps.dtype == dtype:

@@ -748,3 +748,62 @@ def test_a_parquet_duration_is_drafted_and_written_back_as_one(tmp_path, capsys)
     assert cli.main([*args, "-o", str(tmp_path / "far.csv")]) == 2
     err = capsys.readouterr().err
     assert "column 'took' is declared duration" in err and "1000000000000" not in err
+
+
+def test_an_inequality_between_duration_or_date_columns_in_the_schema(tmp_path):
+    """``{"inequality": ["discharged", ">=", "admitted"], "offset": "P1D"}``
+    was refused by the schema ("column 'discharged' is datetime, not
+    numeric") though the rule holds dates and durations; every synthetic
+    row now keeps both rules below. A date compared with a number, or an
+    offset of the other kind, is refused before anything is read."""
+    from skdp_synth.cli._schema import SchemaError, parse_schema
+
+    rng = np.random.default_rng(0)
+    n = 1500
+    waited = pd.to_timedelta(rng.integers(5, 240, n), unit="min")
+    admitted = pd.Timestamp("2021-01-01") + pd.to_timedelta(
+        rng.integers(0, 365 * 86400, n), unit="s"
+    )
+    stay = pd.to_timedelta(rng.integers(86400, 19 * 86400, n), unit="s")
+    pd.DataFrame(
+        {
+            "waited": waited,
+            "stayed": waited + pd.to_timedelta(rng.integers(0, 600, n), unit="min"),
+            "admitted": admitted.strftime("%Y-%m-%dT%H:%M:%S"),
+            "discharged": (admitted + stay).strftime("%Y-%m-%dT%H:%M:%S"),
+        }
+    ).to_csv(tmp_path / "in.csv", index=False)
+    columns = {
+        "waited": {"type": "duration", "unit": "min"},
+        "stayed": {"type": "duration", "unit": "min"},
+        "admitted": {"type": "datetime", "bounds": ["2021-01-01", "2022-01-01"]},
+        "discharged": {"type": "datetime", "bounds": ["2021-01-01", "2022-02-01"]},
+    }
+    rules = [
+        {"inequality": ["waited", "<=", "stayed"]},
+        {"inequality": ["discharged", ">=", "admitted"], "offset": "P1D"},
+    ]
+    (tmp_path / "s.json").write_text(json.dumps({"columns": columns, "rules": rules}))
+    out = tmp_path / "o.csv"
+    args = ["synthesize", str(tmp_path / "in.csv"), "--method", "gaussian-release"]
+    args += ["--epsilon", "1", "--delta", "1e-6", "--seed", "0"]
+    assert cli.main([*args, "--schema", str(tmp_path / "s.json"), "-o", str(out)]) == 0
+    syn = _csv._read_csv(out, {"columns": columns})
+    # (a missing side breaks no rule)
+    assert not (syn["waited"] > syn["stayed"]).any()
+    assert not (syn["discharged"] - syn["admitted"] < pd.Timedelta("1D")).any()
+    assert syn.notna().all(axis=1).mean() > 0.9
+    for rule, message in [
+        ({"inequality": ["waited", "<=", "admitted"]}, "a duration column with a"),
+        ({"inequality": ["admitted", ">=", 5]}, "a datetime column with a number"),
+        ({"inequality": ["stayed", ">=", "waited"], "offset": 60}, "is a duration"),
+    ]:
+        with pytest.raises(SchemaError, match=message):
+            parse_schema({"columns": columns, "rules": [rule]})
+    with pytest.raises(SchemaError, match="is a number between numeric"):
+        parse_schema(
+            {
+                "columns": {"a": "numeric", "b": "numeric"},
+                "rules": [{"inequality": ["a", "<=", "b"], "offset": "P1D"}],
+            }
+        )

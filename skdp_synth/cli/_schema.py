@@ -341,7 +341,8 @@ def parse_rules(raw, columns=None):
     """The ``"rules"`` list as :mod:`skdp_synth.rules` objects, checked together.
 
     ``columns`` (a types-only schema's ``"columns"``) names the columns the
-    rules may name, and which are numeric (an inequality's). A derived
+    rules may name, and their types: an inequality compares numeric
+    columns, or two datetime or two duration columns. A derived
     column's expression is read by
     :class:`~skdp_synth.rules.Expression` (a closed vocabulary,
     never ``eval``).
@@ -354,6 +355,7 @@ def parse_rules(raw, columns=None):
 Inequality(left='weeks', op='<=', right=45, offset=0.0))
     """
     from ..rules import RULE_FORMS, RuleSet
+    from ..rules._inequality import is_timedelta
 
     if not isinstance(raw, list):
         raise SchemaError(f'"rules" must be a list of rules, e.g. [{RULE_FORMS}]')
@@ -366,14 +368,36 @@ Inequality(left='weeks', op='<=', right=45, offset=0.0))
         for i, rule in enumerate(rules):
             if rule.kind != "numeric":
                 continue
+            kinds = []
             for c in rule.columns:
                 spec = columns[c]
                 kind = spec if isinstance(spec, str) else spec.get("type")
-                if kind != "numeric":
+                if kind not in ("numeric", "datetime", "duration"):
                     raise SchemaError(
                         f'"rules"[{i}] (inequality): column {c!r} is {kind}, '
-                        "not numeric"
+                        "not numeric, datetime or duration"
                     )
+                kinds.append(kind)
+            # (the rule's own checks say these at the fit, after the read)
+            timed = set(kinds) - {"numeric"}
+            if timed and (len(set(kinds)) > 1 or len(kinds) < 2):
+                other = f"a {kinds[1]} column" if len(kinds) > 1 else "a number"
+                raise SchemaError(
+                    f'"rules"[{i}] (inequality): it compares a {kinds[0]} column '
+                    f"with {other}; a datetime or duration column is compared "
+                    'with another of its type only (with an ISO 8601 "offset", '
+                    '"P1D"); bound it with its "bounds"'
+                )
+            duration = is_timedelta(rule.offset)
+            if (duration and not timed) or (timed and not duration and rule.offset):
+                raise SchemaError(
+                    f'"rules"[{i}] (inequality): its "offset" is '
+                    + (
+                        'a duration between date or duration columns ("P1D")'
+                        if timed
+                        else "a number between numeric columns"
+                    )
+                )
     return ruleset.rules
 
 

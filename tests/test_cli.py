@@ -14,7 +14,7 @@ import pytest
 from skdp_synth.cli import _commands, _console, _csv, _parser
 from skdp_synth.cli import _main as cli
 from skdp_synth.cli import _registry as _registry
-from skdp_synth.exceptions import PrivacyLeakWarning
+from skdp_synth.exceptions import DegenerateColumnWarning, PrivacyLeakWarning
 
 
 def test_list(test_method, capsys):
@@ -807,3 +807,39 @@ def test_an_inequality_between_duration_or_date_columns_in_the_schema(tmp_path):
                 "rules": [{"inequality": ["a", "<=", "b"], "offset": "P1D"}],
             }
         )
+
+
+def test_a_parquet_time_column_declared_numeric_is_written_as_numbers(tmp_path):
+    """A Parquet timestamp declared ``numeric`` is synthesized as numbers,
+    and its output column was cast back to a timestamp: pyarrow's
+    ArrowNotImplementedError, a traceback after the budget was spent (and
+    numeric text stored as a large string came back as text). Declared
+    numeric, each is now written as numbers, a duration too."""
+    pytest.importorskip("dask")
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(0)
+    n = 500
+    at = pd.Timestamp("2021-01-01") + pd.to_timedelta(rng.integers(0, 10**7, n), "s")
+    took = pd.to_timedelta(rng.integers(0, 100, n), unit="s")
+    table = pa.table(
+        {
+            "at": pa.array(at, type=pa.timestamp("s")),
+            "took": pa.array(took, type=pa.duration("s")),
+            "v": pa.array(rng.normal(size=n).round(2).astype(str), pa.large_string()),
+        }
+    )
+    src, schema, out = tmp_path / "in.parquet", tmp_path / "s.json", tmp_path / "o.pq"
+    pq.write_table(table, src)
+    # public bins (in whatever unit the numbers are: nanoseconds here)
+    wide = {"type": "numeric", "bin_edges": [-1e19, 0, 1e19]}
+    v = {"type": "numeric", "bin_edges": [-9, 0, 9]}
+    columns = {"at": wide, "took": wide, "v": v}
+    schema.write_text(json.dumps({"columns": columns}))
+    args = ["synthesize", str(src), "--schema", str(schema), "--seed", "0"]
+    args += ["--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+    # (one wide public bin each: degenerate, and said so)
+    with pytest.warns(DegenerateColumnWarning, match="'at'"):
+        assert cli.main([*args, "-o", str(out)]) == 0
+    written = pq.read_schema(out)
+    assert [written.field(c).type for c in columns] == [pa.float64()] * 3

@@ -527,10 +527,13 @@ def _parquet_targets(path, schema):
     written Parquet columns are cast back to, where the cast cannot change
     a value -- a date column counted in days (midnights) to its
     ``date32``/``date64``, a timestamp (whole seconds or coarser) to its
-    resolution and zone, a duration (whole seconds or coarser, unless the
-    schema declares it another type) to its resolution, text to its
-    dictionary or large string. Empty where the input is not Parquet. From
-    the file's schema only (public)."""
+    resolution and zone, a duration (whole seconds or coarser) to its
+    resolution, text to its dictionary or large string. Only where a
+    types-only schema declares the column as that kind of type: declared
+    ``numeric``, a timestamp is written as numbers (a cast of them to a
+    timestamp raised pyarrow's ArrowNotImplementedError, after the fit).
+    Empty where the input is not Parquet. From the file's schema only
+    (public)."""
     if not _is_parquet(path):
         return {}
     import pyarrow as pa
@@ -546,16 +549,17 @@ def _parquet_targets(path, schema):
     for field in source:
         t = field.type
         unit = units.get(field.name, "s") if isinstance(units, dict) else units
+        # None: not declared (a full-domain schema), pandas' type is kept
+        kind = declared.get(field.name)
         text = pa.types.is_large_string(t) or (
             pa.types.is_dictionary(t) and pa.types.is_string(t.value_type)
         )
-        # (a duration declared numeric is written as numbers)
-        duration = pa.types.is_duration(t) and (
-            declared.get(field.name, "duration") == "duration"
-        )
-        if (pa.types.is_date(t) and unit == "D") or pa.types.is_timestamp(t) or text:
-            targets[field.name] = t
-        elif duration:
+        time = pa.types.is_timestamp(t) or (pa.types.is_date(t) and unit == "D")
+        if (
+            (time and kind in (None, "datetime"))
+            or (pa.types.is_duration(t) and kind in (None, "duration"))
+            or (text and kind in (None, "categorical", "ordinal"))
+        ):
             targets[field.name] = t
     return targets
 

@@ -843,3 +843,72 @@ def test_a_parquet_time_column_declared_numeric_is_written_as_numbers(tmp_path):
         assert cli.main([*args, "-o", str(out)]) == 0
     written = pq.read_schema(out)
     assert [written.field(c).type for c in columns] == [pa.float64()] * 3
+
+
+def test_narrow_parquet_numbers_are_written_back_in_their_types(tmp_path):
+    """Parquet ``int32``/``int16``/``uint8``/``float32`` columns came back
+    64-bit. They are written in the input's types (with public bins here, to
+    stay quick), a missing cell stays missing, and a column declared
+    ``numeric`` without ``integer`` (its rows have decimals) stays 64-bit in
+    every chunk."""
+    pytest.importorskip("dask")
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(0)
+    n = 2000
+    holes = np.where(rng.random(n) < 0.1, None, rng.integers(0, 50, n))
+    table = pa.table(
+        {
+            "i32": pa.array(rng.integers(0, 100, n), type=pa.int32()),
+            "i16": pa.array(holes, type=pa.int16()),
+            "u8": pa.array(rng.integers(0, 5, n), type=pa.uint8()),
+            "f32": pa.array(rng.normal(size=n).astype(np.float32)),
+            "dec": pa.array(rng.integers(0, 100, n), type=pa.int32()),
+        }
+    )
+    src, schema = tmp_path / "in.parquet", tmp_path / "s.json"
+    pq.write_table(table, src)
+    edges = [0, 10, 20, 50, 100]
+    columns = {
+        "i32": {"type": "numeric", "integer": True, "bin_edges": edges},
+        "i16": {
+            "type": "numeric",
+            "integer": True,
+            "bin_edges": edges,
+            "missing": True,
+        },
+        "u8": {"type": "numeric", "integer": True, "bin_edges": [0, 1, 2, 3, 4]},
+        "f32": {"type": "numeric", "bin_edges": [-9, -1, 0, 1, 9]},
+        "dec": {"type": "numeric", "bin_edges": edges},
+    }
+    schema.write_text(json.dumps({"columns": columns}))
+    out = tmp_path / "out.parquet"
+    args = ["synthesize", str(src), "--schema", str(schema), "--seed", "0"]
+    args += ["--method", "gaussian-release", "--epsilon", "1", "--delta", "1e-6"]
+    assert cli.main([*args, "--chunk-rows", "700", "-o", str(out)]) == 0
+    written = pq.read_schema(out)
+    assert written.field("i32").type == pa.int32()
+    assert written.field("i16").type == pa.int16()
+    assert written.field("u8").type == pa.uint8()
+    assert written.field("f32").type == pa.float32()
+    assert written.field("dec").type == pa.float64()
+    rows = pd.read_parquet(out)
+    assert 0.02 < rows["i16"].isna().mean() < 0.2
+    assert rows["i16"].dropna().between(0, 100).all()
+
+
+def test_a_narrow_integer_type_takes_clipped_whole_numbers_only():
+    """The cast behind the test above: whole numbers clipped to the type's
+    range (public: the type), missing cells kept; numbers with decimals are
+    left 64-bit."""
+    pa = pytest.importorskip("pyarrow")
+    from skdp_synth.cli._out_of_core import _cast_columns
+
+    table = pa.table(
+        {"a": pa.array([-5, 300, None, 7]), "b": pa.array([0.5, 1.0, None, 2.0])}
+    )
+    out = _cast_columns(table, {"a": pa.uint8(), "b": pa.int16()})
+    assert out.column("a").type == pa.uint8()
+    assert out.column("a").to_pylist() == [0, 255, None, 7]
+    assert out.column("b").type == pa.float64()
+    assert out.column("b").to_pylist() == [0.5, 1.0, None, 2.0]

@@ -528,7 +528,11 @@ def _parquet_targets(path, schema):
     a value -- a date column counted in days (midnights) to its
     ``date32``/``date64``, a timestamp (whole seconds or coarser) to its
     resolution and zone, a duration (whole seconds or coarser) to its
-    resolution, text to its dictionary or large string. Only where a
+    resolution, text to its dictionary or large string, a narrow integer
+    (``int8``-``int32``, unsigned) or ``float32`` column to its type (the
+    rows' whole numbers first clipped to what it holds, as the library
+    clips to a column's NumPy dtype: :func:`_cast_columns`; numbers with
+    decimals stay 64-bit). Only where a
     types-only schema declares the column as that kind of type: declared
     ``numeric``, a timestamp is written as numbers (a cast of them to a
     timestamp raised pyarrow's ArrowNotImplementedError, after the fit).
@@ -559,19 +563,47 @@ def _parquet_targets(path, schema):
             (time and kind in (None, "datetime"))
             or (pa.types.is_duration(t) and kind in (None, "duration"))
             or (text and kind in (None, "categorical", "ordinal"))
+            or (_narrow_number(t) and kind in (None, "numeric", "integer"))
         ):
             targets[field.name] = t
     return targets
 
 
+def _narrow_number(t):
+    """Whether Arrow type ``t`` is a number type narrower than the 64-bit
+    ones the written rows hold (``int8``-``int32``, any unsigned, or
+    ``float16``/``float32``)."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(t):
+        return t.bit_width < 64 or pa.types.is_unsigned_integer(t)
+    return pa.types.is_float16(t) or pa.types.is_float32(t)
+
+
 def _cast_columns(table, targets):
     """``table`` with the columns of ``targets`` cast to their types
-    (:func:`_parquet_targets`: exact by construction, so not checked)."""
+    (:func:`_parquet_targets`: exact by construction, so not checked). A
+    narrow integer type takes an integer column only, clipped to the type's
+    range first (public: the type), so that every chunk of the file gets the
+    same type whatever its values; a float column (numbers with decimals)
+    stays 64-bit."""
+    import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     columns = []
     for name, column in zip(table.column_names, table.columns):
         t = targets.get(name)
+        if t is not None and pa.types.is_integer(t):
+            if not pa.types.is_integer(column.type):
+                t = None  # decimals: not cast, in every chunk alike
+            elif column.type != t:
+                info = np.iinfo(t.to_pandas_dtype())
+                low = pa.scalar(max(int(info.min), -(2**63)), column.type)
+                high = pa.scalar(min(int(info.max), 2**63 - 1), column.type)
+                # a missing cell stays missing (skip_nulls=True made it low)
+                floor = pc.max_element_wise(column, low, skip_nulls=False)
+                column = pc.min_element_wise(floor, high, skip_nulls=False)
         if t is not None and column.type != t:
             if pa.types.is_date(t) and pa.types.is_timestamp(column.type):
                 # a zoned midnight is the zone's date: drop the zone first

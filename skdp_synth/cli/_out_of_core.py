@@ -572,12 +572,12 @@ def _parquet_targets(path, schema):
 def _narrow_number(t):
     """Whether Arrow type ``t`` is a number type narrower than the 64-bit
     ones the written rows hold (``int8``-``int32``, any unsigned, or
-    ``float16``/``float32``)."""
+    ``float32``; not ``float16``, which older pyarrow cannot cast to)."""
     import pyarrow as pa
 
     if pa.types.is_integer(t):
         return t.bit_width < 64 or pa.types.is_unsigned_integer(t)
-    return pa.types.is_float16(t) or pa.types.is_float32(t)
+    return pa.types.is_float32(t)
 
 
 def _cast_columns(table, targets):

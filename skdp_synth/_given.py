@@ -229,7 +229,7 @@ def _range_edges(spec):
     edges = np.asarray(spec.levels, dtype=np.float64)
     fine = getattr(spec, "fine", None)
     if spec.integer and fine is not None and edges.size > 1:
-        top = math.ceil(float(fine.bounds[1])) - 1.0
+        top = fine.last_integer
         if edges[-2] <= top < edges[-1]:
             edges = edges.copy()
             edges[-1] = top

@@ -317,12 +317,16 @@ def test_a_range_never_draws_an_integer_past_the_private_cap():
     the whole bin."""
     from types import SimpleNamespace
 
+    from _fine_hist import fine_hist
+
     from skdp_synth._given import _bin_share, _range_edges
 
+    # integers 0-9 in leaves up to [8, 11), an empty [11, 16): the cap's
+    # largest integer is 10, the split bins' edges go on to 11
+    fine = fine_hist(list(range(9)) + [11, 16], [200.0] * 8 + [400.0, 0.0])
+    assert fine.bounds == (0.0, 11.0) and fine.last_integer == 10.0
     spec = SimpleNamespace(
-        levels=[float(v) for v in range(12)],
-        integer=True,
-        fine=SimpleNamespace(bounds=(0.0, 11.0)),
+        levels=[float(v) for v in range(12)], integer=True, fine=fine
     )
     edges = _range_edges(spec)
     assert edges[-2:].tolist() == [10.0, 10.0]

@@ -184,7 +184,7 @@ def values_from_index(spec, index, miss, rng, numeric_value, within=None):
             if spec.fine is not None:
                 # a closed last bin [last, last + 1] ends past the cap
                 # (_coarse_bins._own_last_integers): not its top integer
-                hi_int = np.minimum(hi_int, np.ceil(spec.fine.bounds[1]) - 1.0)
+                hi_int = np.minimum(hi_int, spec.fine.last_integer)
             has_int = hi_int >= lo_int
             values = np.where(
                 has_int,

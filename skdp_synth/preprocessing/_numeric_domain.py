@@ -250,6 +250,12 @@ class FineHistogram:
         lo, hi = float(self.edges[pos[0]]), float(self.edges[pos[-1] + 1])
         return max(lo, self.cap[0]), min(hi, self.cap[1])
 
+    @property
+    def last_integer(self):
+        """An integer column's largest value inside :attr:`bounds` (whose
+        ``hi`` is exclusive): no decoded row passes it."""
+        return float(np.ceil(self.bounds[1])) - 1.0
+
 
 def privtree_histogram(
     values,

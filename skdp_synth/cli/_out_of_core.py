@@ -524,15 +524,17 @@ def _write_chunks(pipe, n_rows, args, schema):
 
 def _parquet_targets(path, schema):
     """``{column: Arrow type}``: the types of a Parquet input that the
-    written Parquet columns are cast back to, where the cast cannot change
-    a value -- a date column counted in days (midnights) to its
+    written Parquet columns are cast back to -- exactly, except that a
+    narrow number type holds what it holds (below) -- a date column counted
+    in days (midnights) to its
     ``date32``/``date64``, a timestamp (whole seconds or coarser) to its
     resolution and zone, a duration (whole seconds or coarser) to its
     resolution, text to its dictionary or large string, a narrow integer
     (``int8``-``int32``, unsigned) or ``float32`` column to its type (the
     rows' whole numbers first clipped to what it holds, as the library
-    clips to a column's NumPy dtype: :func:`_cast_columns`; numbers with
-    decimals stay 64-bit). Only where a
+    clips to a column's NumPy dtype: :func:`_cast_columns`; ``float32``
+    rounds, as the input's own values were; numbers with decimals in a
+    narrow integer column stay 64-bit). Only where a
     types-only schema declares the column as that kind of type: declared
     ``numeric``, a timestamp is written as numbers (a cast of them to a
     timestamp raised pyarrow's ArrowNotImplementedError, after the fit).
@@ -582,11 +584,12 @@ def _narrow_number(t):
 
 def _cast_columns(table, targets):
     """``table`` with the columns of ``targets`` cast to their types
-    (:func:`_parquet_targets`: exact by construction, so not checked). A
-    narrow integer type takes an integer column only, clipped to the type's
-    range first (public: the type), so that every chunk of the file gets the
-    same type whatever its values; a float column (numbers with decimals)
-    stays 64-bit."""
+    (:func:`_parquet_targets`: time and text casts exact by construction,
+    so not checked). A narrow integer type takes an integer column only,
+    clipped to the type's range first (public: the type), so that every
+    chunk of the file gets the same type whatever its values; a float
+    column (numbers with decimals) stays 64-bit there. A ``float32`` target
+    rounds each value to the nearest ``float32``."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc

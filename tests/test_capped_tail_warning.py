@@ -184,3 +184,81 @@ def test_a_pipeline_tests_the_domain_before_its_leaves_are_filled(monkeypatch):
     domain, filled = seen["x"]
     assert domain is not None
     np.testing.assert_allclose(2.0 * np.asarray(domain.counts), filled.counts)
+
+
+# loanapp's ``review`` (scores 0-15, 11 % of its rows at the code 999) at
+# ε = 1, seed 0 of ``python -m benchmarks.bench_suite --half tune --tables
+# loanapp``: the kept leaves up to the cap 8 (the last one, ``[4, 8)``,
+# reaching across the one-integer top bin's inner edge 7), the noisy counts
+# past the cap (the 999s in ``[512, 1025)``, 3.7 ``b``; the others made up
+# within the noise) and the release's estimates of the bins 0 .. [7, 8].
+REVIEW_EDGES = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1025, 2049]
+REVIEW_RAW = [150.8, 641.5, 692.5, 119.9, -20.0, 10.0, -30.0, 5.0, -15.0, 20.0]
+REVIEW_RAW += [178.9, -40.0]
+_SD = 64.5
+REVIEW_ESTIMATES = [(-9.2, _SD), (661.7, _SD), (417.6, _SD), (299.8, _SD)]
+REVIEW_ESTIMATES += [(107.2, _SD), (-23.7, _SD), (-20.7, _SD), (232.8, _SD)]
+
+
+def _review():
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    edges = np.asarray(REVIEW_EDGES, dtype=np.float64)
+    raw = np.asarray(REVIEW_RAW, dtype=np.float64)
+    counts = np.where(edges[1:] <= 8.0, raw, 0.0)
+    hist = FineHistogram(
+        edges, counts, 0.0, np.diff(edges) <= 1.0, True, (0.0, 8.0), True, 48.5
+    )
+    hist = replace(hist, raw=raw)
+    spec = SimpleNamespace(
+        kind="numeric", name="review", levels=[float(v) for v in range(9)],
+        n_levels=8, fine=hist, missing=False, time_unit=None,
+    )  # fmt: skip
+    return hist, spec
+
+
+def test_a_leaf_across_the_top_bins_inner_edge_counts_its_share(monkeypatch):
+    """The top bin ``[7, 8]`` holds the part of the leaf ``[4, 8)`` from 7
+    on, 0.20 of its width in ``t``, not the whole leaf: the release's 232.8
+    ± 64.5 rows there exceed that part (24.0) by 3.2 sds, and the column is
+    named. Read whole (119.9), the excess was 1.2 sds: the 999s came back
+    as 7, and no warning named the column. The placement past the cap reads
+    whole leaves (``_fences.SPLIT_STRADDLING_LEAVES``), so the rows stay
+    in the bin."""
+    import pytest
+
+    from skdp_synth.preprocessing import _fences
+    from skdp_synth.preprocessing._fences import top_bin_excess
+    from skdp_synth.preprocessing._tail_past_cap import place_capped_tail
+
+    hist, spec = _review()
+    share = (np.log2(9.0) - np.log2(8.0)) / (np.log2(9.0) - np.log2(5.0))
+    *_, kept, noise, excess = top_bin_excess(spec, REVIEW_ESTIMATES)
+    assert kept == pytest.approx(share * 119.9, rel=1e-12)
+    assert noise == pytest.approx(np.sqrt(64.5**2 + 2 * share**2 * 48.5**2), rel=1e-12)
+    assert excess / noise > CAPPED_TAIL_Z
+    assert "where its domain kept 24" in capped_tail_reason(spec, REVIEW_ESTIMATES)
+    reasons = degenerate_reasons(spec, REVIEW_ESTIMATES, 1591.0, None, False)
+    assert any("lie past the cap 8" in r for r in reasons)
+    assert place_capped_tail(hist, spec.levels, REVIEW_ESTIMATES) is hist
+    # the whole leaf read as the bin's (the rule before): silent
+    monkeypatch.setattr(_fences, "SPLIT_STRADDLING_LEAVES", False)
+    assert capped_tail_reason(spec, REVIEW_ESTIMATES) is None
+
+
+def test_a_leaf_past_the_cap_counts_whole():
+    """A leaf that the cap cuts (a fence inside it) counts whole in the top
+    bin, whose rows the encoder clips there from past the cap; only the
+    bin's inner edge cuts a leaf's share."""
+    from skdp_synth.preprocessing._fences import leaf_shares
+
+    edges = [0.0, 4.0, 16.0, 40.0]
+    assert np.array_equal(leaf_shares(edges, 16.0, 28.0), [0.0, 0.0, 1.0])
+    assert np.array_equal(leaf_shares(edges, 0.0, 28.0), [1.0, 1.0, 1.0])
+    part = leaf_shares(edges, 10.0, 28.0)
+    assert part[0] == 0.0 and part[2] == 1.0
+    assert (
+        abs(part[1] - (np.log2(17.0) - np.log2(11.0)) / (np.log2(17.0) - np.log2(5.0)))
+        < 1e-12
+    )

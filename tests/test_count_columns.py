@@ -2,6 +2,7 @@
 spread silently (``benchmarks/bench_count_columns.py``)."""
 
 import numpy as np
+import pytest
 
 from skdp_synth.preprocessing._decoding import _tail_models, decode_fine
 from skdp_synth.preprocessing._numeric_domain import FineHistogram
@@ -62,17 +63,31 @@ def _distance(integer=True, top=475.0, others=1.0):
 
 
 def test_a_count_tail_cut_at_the_cap_is_named():
-    """278 rows more in the top bin ``[9, 10]`` than the domain kept there
-    (3.9 sds at a release sd of 40, a quarter of the column's rows) but
-    under twice the kept 197: the capped-tail rule left it silent (std
-    ratio 0.44)."""
+    """278 rows more in the top bin ``[9, 10]`` than the domain kept in the
+    whole leaf ``[8, 11)`` (3.9 sds at a release sd of 40, a quarter of the
+    column's rows) but under twice its 197: the capped-tail rule, reading
+    the whole leaf, left it silent (std ratio 0.44), and the count-tail
+    rule names it. The bin holds the leaf's part from 9 on only, 0.63 of
+    its width in ``t`` (125 rows): read so, the capped-tail rule names it
+    too (350 rows, 6.4 sds, past twice 125). The count-tail rule reads
+    whole leaves (it has no ``2 K`` guard)."""
     from skdp_synth.preprocessing._count_tail import cut_count_tail_reason
     from skdp_synth.preprocessing._decoding import degenerate_reasons
-    from skdp_synth.preprocessing._fences import capped_tail_reason
+    from skdp_synth.preprocessing._fences import (
+        capped_tail_reason,
+        leaf_shares,
+        top_bin_excess,
+    )
 
     spec, ests = _distance()
-    assert capped_tail_reason(spec, ests) is None
+    share = leaf_shares(spec.fine.edges, 9.0, 11.0)
+    assert share[-1] == pytest.approx(
+        (np.log2(12.0) - np.log2(10.0)) / (np.log2(12.0) - np.log2(9.0))
+    )
+    assert np.array_equal(share[:-1], np.zeros(4))
+    assert "where its domain kept 125" in capped_tail_reason(spec, ests)
     assert "past the cap 10" in cut_count_tail_reason(spec, ests)
+    assert top_bin_excess(spec, ests, split=False)[4] == 197.0
     reasons = degenerate_reasons(spec, ests, 1129.0, None, False)
     assert any("past the cap" in r for r in reasons)
 

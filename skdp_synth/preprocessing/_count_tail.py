@@ -69,7 +69,8 @@ def cut_count_tail_reason(spec, estimates, domain=None):
     k = spec.n_levels
     if estimates is None or len(estimates) < k or any(v is None for v in estimates[:k]):
         return None
-    top = top_bin_excess(spec, estimates, domain)
+    # whole leaves: no 2 K guard here (``_fences.SPLIT_STRADDLING_LEAVES``)
+    top = top_bin_excess(spec, estimates, domain, split=False)
     if top is None:
         return None
     edges, k, est, sd, kept, noise, excess = top

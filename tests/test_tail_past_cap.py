@@ -398,12 +398,51 @@ def test_rows_clipped_up_to_a_natural_lower_limit_name_the_column():
     assert tpc.capped_floor_reason(spec, [(within, 77.0), est[1]]) is None
     assert tpc.capped_floor_reason(spec, [(within + 2.0, 77.0), est[1]])
     # a lower cap no kept point mass holds: the placement below it runs, and
-    # this reason stays silent
+    # this reason, read against the domain as released, stays silent (where
+    # none ran it names the column: test_rows_left_below_a_lower_cap_...)
     counts = np.asarray(spec.fine.counts, float).copy()
     counts[3] = 0.0
-    spec.fine = dataclasses.replace(spec.fine, counts=counts)
-    assert not tpc._at_lower_limit(spec.fine)
-    assert tpc.capped_floor_reason(spec, est) is None
+    released = dataclasses.replace(spec.fine, counts=counts)
+    assert not tpc._at_lower_limit(released)
+    spec.fine = tpc.place_capped_floor(released, spec.levels, est)
+    assert spec.fine.cap[0] < released.cap[0]
+    assert tpc.capped_floor_reason(spec, est, domain=released) is None
+
+
+def test_rows_left_below_a_lower_cap_name_the_column():
+    """A lower cap that is no natural limit, where nothing was placed below
+    it: the release's bottom bin ``[32, 34)`` (250 ± 20 rows) against the
+    kept leaf ``[32, 40)`` across its inner edge, counted by its part below
+    34 (0.27 of its width in ``t``: 40.7 of 150), is 8.3 sds and over twice
+    that part: the column is named (births' ``weeks`` at ε = 1: 94 of 1,000
+    rows under a cap of 35.49, none in the rows). Within the capped-tail
+    warning's 3 sds, or once rows were placed below the cap, it is not."""
+    from skdp_synth.preprocessing._fences import CAPPED_TAIL_Z, bottom_bin_excess
+    from skdp_synth.preprocessing._numeric_domain import FineHistogram
+
+    edges = np.array([0.0, 16.0, 32.0, 40.0, 48.0, 64.0])
+    counts = np.array([0.0, 0.0, 150.0, 600.0, 200.0])
+    hist = FineHistogram(
+        edges, counts, 0.0, np.zeros(5, bool), False, (32.0, 64.0), True, 40.0
+    )
+    hist = dataclasses.replace(hist, raw=np.array([10.0, -20.0, 150.0, 600.0, 200.0]))
+    spec = SimpleNamespace(
+        name="weeks", kind="numeric", levels=[32.0, 34.0, 40.0, 48.0, 64.0],
+        n_levels=4, fine=hist, missing=False, time_unit=None,
+    )  # fmt: skip
+    est = [(250.0, 20.0), (100.0, 20.0), (600.0, 20.0), (200.0, 20.0)]
+    share = (np.log2(35.0) - np.log2(33.0)) / (np.log2(41.0) - np.log2(33.0))
+    _, _, _, kept, noise, excess = bottom_bin_excess(spec, est)
+    assert kept == pytest.approx(share * 150.0, rel=1e-12)
+    assert noise == pytest.approx(np.sqrt(20.0**2 + 2 * share**2 * 40.0**2))
+    assert excess == pytest.approx(250.0 - share * 150.0, rel=1e-12)
+    reason = tpc.capped_floor_reason(spec, est)
+    assert "rows lie below the lower cap 32;" in reason and "bounds=" in reason
+    within = kept + CAPPED_TAIL_Z * noise - 1.0
+    assert tpc.capped_floor_reason(spec, [(within, 20.0), *est[1:]]) is None
+    placed = dataclasses.replace(hist, cap=(16.0, 64.0))
+    spec.fine = placed  # the pipeline placed rows below 32
+    assert tpc.capped_floor_reason(spec, est, domain=hist) is None
 
 
 def test_rows_far_past_the_noise_below_a_natural_limit_are_placed():

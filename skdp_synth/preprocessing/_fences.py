@@ -343,6 +343,34 @@ def top_bin_excess(spec, estimates, domain=None, split=True):
     return edges, k, est, sd, float(part.sum()), noise, est - float(part.sum())
 
 
+def bottom_bin_excess(spec, estimates, domain=None):
+    """``(edges, T̂, σ, K, noise, T̂ - K)`` of a numeric column's bottom
+    coarse bin, or ``None`` where it cannot be read: :func:`top_bin_excess`
+    mirrored. The encoder clips the rows below the lower cap up into the
+    bottom bin, so a leaf reaching past the cap counts whole, and one across
+    the bin's inner (upper) edge by the share of its width in ``t`` below
+    it (:func:`leaf_shares` on the mirrored edges; ``t`` is odd, so the
+    widths are the same). Released quantities only."""
+    hist = getattr(spec, "fine", None) if domain is None else domain
+    k = spec.n_levels
+    if hist is None or estimates is None or k < 2 or len(estimates) < k:
+        return None
+    if getattr(spec, "time_unit", None) is not None:
+        return None  # a date/time cap is kept in spans of time (as the top)
+    if estimates[0] is None or not np.isfinite(hist.scale):
+        return None
+    edges = np.asarray(spec.levels, dtype=np.float64)
+    fe = np.asarray(hist.edges, dtype=np.float64)
+    share = leaf_shares(-fe[::-1], -edges[1], -edges[0])[::-1]
+    counts = np.asarray(hist.counts, dtype=np.float64)
+    part = share * np.maximum(counts, 0.0)
+    kept = (counts > 0) & (share > 0)
+    m = float(np.sum(share[kept] ** 2)) if kept.any() else 1.0
+    est, sd = (float(v) for v in estimates[0])
+    noise = float(np.sqrt(sd**2 + 2.0 * m * float(hist.scale) ** 2))
+    return edges, est, sd, float(part.sum()), noise, est - float(part.sum())
+
+
 def capped_tail_reason(spec, estimates, domain=None):
     """Why a numeric column's rows will come back narrower than its data,
     from released quantities only, or ``None``: the rows past the upper cap

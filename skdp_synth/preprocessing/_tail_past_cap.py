@@ -601,8 +601,10 @@ def capped_floor_reason(spec, estimates, domain=None):
         return None
     if len(estimates) < k or estimates[0] is None or not np.isfinite(hist.scale):
         return None
-    if getattr(spec, "time_unit", None) is not None or not _at_lower_limit(hist):
+    if getattr(spec, "time_unit", None) is not None:
         return None
+    if not _at_lower_limit(hist):
+        return _below_cap_reason(spec, estimates, hist)
     a, b = (float(v) for v in spec.levels[:2])
     found, inside = _bottom_excess(hist, spec.levels, estimates[0])
     if found is None:
@@ -621,4 +623,36 @@ def capped_floor_reason(spec, estimates, domain=None):
         "as the column's lower limit, and come back inside the bin (declare "
         "bounds= with its lower bound, or give the domains a larger share: "
         "domain_share=0.7)"
+    )
+
+
+def _below_cap_reason(spec, estimates, hist):
+    """Why a numeric column's rows below a lower cap that is no natural
+    limit come back inside it, or ``None``: the capped-tail warning's test
+    (``_fences.capped_tail_reason``) on the bottom coarse bin
+    (``_fences.bottom_bin_excess``: the release's ``T̂ ± σ`` against the
+    domain's kept mass ``K`` in it, ``hist`` as the domain released it), an
+    excess over :data:`._fences.CAPPED_TAIL_Z` sds and over ``2 K``, where
+    :func:`place_capped_floor` placed no row below the cap (the decoded
+    histogram's lower cap, ``spec.fine``, is the domain's). Released
+    quantities only."""
+    from ._fences import CAPPED_TAIL_Z, bottom_bin_excess
+
+    found = bottom_bin_excess(spec, estimates, hist)
+    if found is None:
+        return None
+    edges, est, sd, kept, noise, excess = found
+    if not (excess > CAPPED_TAIL_Z * noise and excess > 2.0 * kept):
+        return None
+    decoded = getattr(spec, "fine", None)
+    if decoded is not None and float(decoded.cap[0]) < float(hist.cap[0]):
+        return None  # placed below the cap
+    a, b = float(edges[0]), float(edges[1])
+    return (
+        f"a released bottom bin [{a:.6g}, {b:.6g}) of {est:.3g} ± {sd:.3g} rows "
+        f"where its domain kept {kept:.3g}: about {excess:.3g} rows lie below "
+        f"the lower cap {a:.6g}; they come back below it only where the "
+        "domain's noisy counts there place them, else inside it, narrower "
+        "than the data (declare bounds= with its lower bound, or give the "
+        "domains a larger share: domain_share=0.7)"
     )

@@ -333,14 +333,8 @@ def top_bin_excess(spec, estimates, domain=None, split=True):
     share = leaf_shares(fe, edges[k - 1], right)
     if not split:
         share = (share > 0).astype(np.float64)
-    counts = np.asarray(hist.counts, dtype=np.float64)
-    part = share * np.maximum(counts, 0.0)
-    # each kept leaf's part carries its share of the leaf's Laplace noise
-    kept = (counts > 0) & (share > 0)
-    m = float(np.sum(share[kept] ** 2)) if kept.any() else 1.0
     est, sd = (float(v) for v in estimates[k - 1])
-    noise = float(np.sqrt(sd**2 + 2.0 * m * float(hist.scale) ** 2))
-    return edges, k, est, sd, float(part.sum()), noise, est - float(part.sum())
+    return edges, k, est, sd, *_kept_excess(hist, share, est, sd)
 
 
 def bottom_bin_excess(spec, estimates, domain=None):
@@ -362,13 +356,23 @@ def bottom_bin_excess(spec, estimates, domain=None):
     edges = np.asarray(spec.levels, dtype=np.float64)
     fe = np.asarray(hist.edges, dtype=np.float64)
     share = leaf_shares(-fe[::-1], -edges[1], -edges[0])[::-1]
-    counts = np.asarray(hist.counts, dtype=np.float64)
-    part = share * np.maximum(counts, 0.0)
-    kept = (counts > 0) & (share > 0)
-    m = float(np.sum(share[kept] ** 2)) if kept.any() else 1.0
     est, sd = (float(v) for v in estimates[0])
+    return edges, est, sd, *_kept_excess(hist, share, est, sd)
+
+
+def _kept_excess(hist, share, est, sd):
+    """``(K, noise, T̂ - K)`` of a coarse bin whose release estimate is
+    ``T̂ ± σ`` (``est``, ``sd``): ``K`` the domain's kept counts times each
+    leaf's ``share`` in the bin, ``noise`` the sd of the difference,
+    ``sqrt(σ² + 2 m b²)``, where each kept leaf's part carries its share of
+    the leaf's Laplace noise (``m = Σ s²`` over the kept leaves in the bin,
+    1 where none is)."""
+    counts = np.asarray(hist.counts, dtype=np.float64)
+    kept = float(np.sum(share * np.maximum(counts, 0.0)))
+    in_bin = (counts > 0) & (share > 0)
+    m = float(np.sum(share[in_bin] ** 2)) if in_bin.any() else 1.0
     noise = float(np.sqrt(sd**2 + 2.0 * m * float(hist.scale) ** 2))
-    return edges, est, sd, float(part.sum()), noise, est - float(part.sum())
+    return kept, noise, est - kept
 
 
 def capped_tail_reason(spec, estimates, domain=None):

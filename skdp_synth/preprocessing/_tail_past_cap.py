@@ -70,6 +70,7 @@ import math
 
 import numpy as np
 
+from ._fences import CAPPED_TAIL_Z, bottom_bin_excess
 from ._natural_limits import ATOM_CANDIDATES, NATURAL_LIMITS
 from ._numeric_domain import _t
 
@@ -636,8 +637,6 @@ def _below_cap_reason(spec, estimates, hist):
     :func:`place_capped_floor` placed no row below the cap (the decoded
     histogram's lower cap, ``spec.fine``, is the domain's). Released
     quantities only."""
-    from ._fences import CAPPED_TAIL_Z, bottom_bin_excess
-
     found = bottom_bin_excess(spec, estimates, hist)
     if found is None:
         return None

@@ -437,7 +437,7 @@ def test_rows_left_below_a_lower_cap_name_the_column():
     assert noise == pytest.approx(np.sqrt(20.0**2 + 2 * share**2 * 40.0**2))
     assert excess == pytest.approx(250.0 - share * 150.0, rel=1e-12)
     reason = tpc.capped_floor_reason(spec, est)
-    assert "rows lie below the lower cap 32;" in reason and "bounds=" in reason
+    assert "rows lie below the lower cap 32;" in reason and "bin_edges=" in reason
     within = kept + CAPPED_TAIL_Z * noise - 1.0
     assert tpc.capped_floor_reason(spec, [(within, 20.0), *est[1:]]) is None
     placed = dataclasses.replace(hist, cap=(16.0, 64.0))

@@ -652,6 +652,7 @@ def _below_cap_reason(spec, estimates, hist):
         f"where its domain kept {kept:.3g}: about {excess:.3g} rows lie below "
         f"the lower cap {a:.6g}; they come back below it only where the "
         "domain's noisy counts there place them, else inside it, narrower "
-        "than the data (declare bounds= with its lower bound, or give the "
-        "domains a larger share: domain_share=0.7)"
+        "than the data (declare public bins, bin_edges=: bounds= alone leaves "
+        "the cap inside them private; or give the domains a larger share: "
+        "domain_share=0.7)"
     )

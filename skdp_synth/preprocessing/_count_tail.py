@@ -82,8 +82,9 @@ def cut_count_tail_reason(spec, estimates, domain=None):
         f"± {sd:.3g} rows where its domain kept {kept:.3g}: about "
         f"{100 * excess / total:.2g} % of its rows lie past the cap "
         f"{edges[k]:.6g} and come back inside it, narrower than the data "
-        "(declare bounds= with its upper bound, or give the domains a larger "
-        "share: domain_share=0.7)"
+        "(declare public bins, bin_edges=: bounds= alone leaves the cap "
+        "inside them private; or give the domains a larger share: "
+        "domain_share=0.7)"
     )
 
 

@@ -411,6 +411,7 @@ def capped_tail_reason(spec, estimates, domain=None):
         f"± {sd:.3g} rows where its domain kept {kept:.3g}: about "
         f"{excess:.3g} rows lie past the cap {edges[k]:.6g}; they come back "
         "past it only where the domain's noisy counts there place them, else "
-        "inside it, narrower than the data (declare bounds= with its upper "
-        "bound, or give the domains a larger share: domain_share=0.7)"
+        "inside it, narrower than the data (declare public bins, bin_edges=: "
+        "bounds= alone leaves the cap inside them private; or give the "
+        "domains a larger share: domain_share=0.7)"
     )

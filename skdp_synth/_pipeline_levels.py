@@ -279,6 +279,7 @@ class PipelineLevelsMixin:
                 kept,
                 None if shares is None else shares[: spec.n_levels],
                 domain=(domains or {}).get(spec.name),
+                numeric_value=getattr(encoder, "numeric_value", "auto"),
             )
             if spec.name in getattr(self, "_refuted_far", ()):
                 # the drop fixed the far rows, not the noise that kept them

@@ -11,7 +11,7 @@ import pytest
 
 from skdp_synth.exceptions import WideBinWarning
 from skdp_synth.preprocessing import BooleanEncoder
-from skdp_synth.preprocessing._decoding import WIDE_BIN_RATIO
+from skdp_synth.preprocessing._declared_bins import WIDE_BIN_RATIO
 
 TAIL = [50.0, 180.0, 268.0, 356.0, 437.0, 522.0, 617.0, 712.0, 855.0, 1068.0, 18777.0]
 

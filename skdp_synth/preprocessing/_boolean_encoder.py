@@ -79,13 +79,13 @@ from ._column_domain import (
     _UndeclaredMissing,
 )
 from ._column_spec import _blocks
+from ._declared_bins import warn_wide_declared_bins
 from ._decoding import (
     copula_columns,
     decode_index,
     decoded_output,
     quantiles_in_bins,
     values_from_index,
-    warn_wide_declared_bins,
 )
 from ._encoding import encode_column
 from ._level_selection import LEVEL_SELECTIONS

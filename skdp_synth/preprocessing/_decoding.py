@@ -22,11 +22,16 @@ import pandas as pd
 
 from .._datetime import from_units
 from ._count_tail import cut_count_tail_reason, wide_outer_leaf_reason
+from ._declared_bins import (
+    DECODED_DRAWS,
+    bin_values,
+    declared_bin_moments,
+)
 from ._fences import capped_tail_reason
 from ._natural_limits import NATURAL_LIMITS
 from ._numeric_domain import GAP_T, INNER_SCALES, _t, _x
 from ._round_heaps import round_values
-from ._spread import spread_reasons, wide_parts_reason
+from ._spread import declared_spread_reasons, spread_reasons, wide_parts_reason
 from ._tail_past_cap import capped_floor_reason
 from ._tail_rates import (
     OUTER_FALL_T,
@@ -38,64 +43,6 @@ from ._tail_rates import (
     _is_hard_edge,
     _t_decay_values,
 )
-
-#: a declared numeric bin wider than this many times the median width of
-#: its column's bins warns (``WideBinWarning``). Public: the declared edges.
-#: Measured on the suite's public deciles (``benchmarks/bench_suite.py
-#: --methods auto-bins``, TUNE half; ``benchmarks/results/bench_tstr_ceiling.md``):
-#: the bins that broke train-on-synthetic are 187 (cps1988 ``wage``'s top
-#: decile [1068, 18777] decodes to 9,923: R² -9 to -11 against 0.32 with
-#: a private domain) and 28 times the median (acs12 ``income``: R² -0.5);
-#: at 25 the rule names 19 of the 63 numeric columns of credit, loans,
-#: attrition, acs12, hmda and cps1988 (none of attrition's, whose widest
-#: is 12.5 times).
-WIDE_BIN_RATIO = 25.0
-
-
-def wide_declared_bins(specs, bin_edges):
-    """``{column: (left, right, ratio)}``: the declared numeric bins wider than
-    ``WIDE_BIN_RATIO`` times their column's median bin width (columns of at
-    least three bins). Reads the declared edges only."""
-    out = {}
-    for spec in specs:
-        if spec.kind != "numeric" or spec.fine is not None:
-            continue
-        if spec.name not in (bin_edges or {}):
-            continue
-        edges = np.asarray(spec.levels, dtype=np.float64)
-        widths = np.diff(edges)
-        if widths.size < 3:
-            continue
-        median = float(np.median(widths))
-        k = int(np.argmax(widths))
-        if median > 0 and widths[k] > WIDE_BIN_RATIO * median:
-            out[spec.name] = (float(edges[k]), float(edges[k + 1]), widths[k] / median)
-    return out
-
-
-def warn_wide_declared_bins(specs, bin_edges, numeric_value):
-    """One ``WideBinWarning`` naming the columns of :func:`wide_declared_bins`."""
-    import warnings
-
-    from ..exceptions import WideBinWarning
-    from ..validation import user_stacklevel
-
-    wide = wide_declared_bins(specs, bin_edges)
-    if not wide:
-        return
-    how = "uniformly inside it" if numeric_value == "uniform" else "to its midpoint"
-    named = "; ".join(
-        f"{c!r}: [{lo:g}, {hi:g}], {r:.0f} times the median width"
-        for c, (lo, hi, r) in wide.items()
-    )
-    warnings.warn(
-        f"declared bin_edges with a bin far wider than the column's others ({named}):"
-        f" a value in such a bin decodes {how}, which for a long tail inflates the"
-        " column's mean and spread. Split the bin, or declare bounds= for a private"
-        " domain whose fine histogram decodes inside its bins.",
-        WideBinWarning,
-        stacklevel=user_stacklevel(),
-    )
 
 
 def copula_columns(specs):
@@ -172,26 +119,7 @@ def values_from_index(spec, index, miss, rng, numeric_value, within=None):
                 spec.fine, left, right, last, rng, u=within, first=index == 0
             )
             return _numeric_back(values, miss, spec)
-        if numeric_value == "uniform":
-            values = left + rng.random(len(index)) * (right - left)
-        else:
-            values = (left + right) / 2
-        if spec.integer:
-            # the nearest integer inside [left, right) (the last bin is closed)
-            last = index == len(edges) - 2
-            lo_int = np.ceil(left)
-            hi_int = np.where(last, np.floor(right), np.ceil(right) - 1)
-            if spec.fine is not None:
-                # a closed last bin [last, last + 1] ends past the cap
-                # (_coarse_bins._own_last_integers): not its top integer
-                hi_int = np.minimum(hi_int, spec.fine.last_integer)
-            has_int = hi_int >= lo_int
-            values = np.where(
-                has_int,
-                np.clip(np.rint(values), lo_int, np.maximum(hi_int, lo_int)),
-                np.rint(values),
-            )
-        return _numeric_back(values, miss, spec)
+        return _numeric_back(bin_values(spec, index, rng, numeric_value), miss, spec)
     levels = np.empty(len(spec.levels), dtype=object)
     levels[:] = spec.levels
     values = levels[index]
@@ -517,6 +445,7 @@ def degenerate_reasons(
     missing_kept,
     level_shares=None,
     domain=None,
+    numeric_value="auto",
 ):
     """Why column ``spec`` will come back degenerate, from released
     quantities only (an empty list: it will not).
@@ -546,6 +475,10 @@ def degenerate_reasons(
         before the release's estimates filled its emptied leaves
         (``_pipeline_levels._reconcile_leaves``), for
         :func:`._fences.capped_tail_reason`; ``None``: ``spec.fine``.
+    numeric_value : str, default="auto"
+        The encoder's ``numeric_value``: how a declared bin (no fine
+        histogram) decodes, for the rows' spread
+        (:func:`declared_bin_moments`).
 
     Every input is the released domain, the release's noisy answers and
     model rows, or a public scale: post-processing, no privacy cost. The
@@ -562,7 +495,8 @@ def degenerate_reasons(
     ``SPREAD_RATIO`` times from the released histogram's std
     (:func:`spread_ratio`); a numeric column whose rows' spread rests on
     outer leaves the release cannot tell from noise
-    (:func:`._spread.spread_reasons`), or whose rows sit on at most two
+    (:func:`._spread.spread_reasons`; with declared bins, outer bins only:
+    :func:`._spread.declared_spread_reasons`), or whose rows sit on at most two
     bins cut from one wide leaf (:func:`._spread.wide_parts_reason`); a
     column with a fifth of its rows past its cap
     (:func:`._count_tail.cut_count_tail_reason`), or whose rows' spread
@@ -599,6 +533,11 @@ def degenerate_reasons(
             wide = wide_outer_leaf_reason(spec, level_shares)
         if wide is not None:
             reasons.append(wide)
+    declared = []  # declared bins: an outer bin far past the data holds noise
+    if numeric and n_values >= 2 and level_shares is not None and not spec.fine:
+        released = None if estimates is None else estimates[:n_values]
+        moments = declared_bin_moments(spec, numeric_value)
+        declared = declared_spread_reasons(spec, level_shares, released, moments)
     capped = (
         capped_tail_reason(spec, estimates, domain) if numeric and spec.fine else None
     )
@@ -634,6 +573,7 @@ def degenerate_reasons(
                 f"{above} of its {n_values} bins above the release's noise "
                 f"(±{values[0][1]:.3g} rows): a support narrower than its noise"
             )
+            declared = []  # said: the rows' spread is the noise's
         if spec.missing and len(estimates) > n_values:
             est, sd = estimates[n_values]
             if not missing_kept and est >= DEGENERATE_Z * sd:
@@ -689,12 +629,7 @@ def degenerate_reasons(
                     "comes back entirely missing where the release puts "
                     f"{total:.3g} ± {spread:.3g} rows in its values"
                 )
-    return reasons
-
-
-#: Values drawn per bin by :func:`decoded_bin_moments`: a Monte Carlo error of a few
-#: percent of a bin's spread, well inside the warnings' factor 2 (``ISOLATED_RATIO``).
-DECODED_DRAWS = 2000
+    return reasons + declared
 
 
 def decoded_bin_moments(spec):
@@ -782,7 +717,7 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
                 q = rng.random(rows.size)
             else:  # increasing in u on either side (the copula's order)
                 q = u[rows] if side > 0 else 1.0 - u[rows]
-            out[rows] = _far_bin_values(hist, a, hi, side, q, cap_lo, cap_hi)
+            out[rows] = _farbin_values(hist, a, hi, side, q, cap_lo, cap_hi)
             continue
         j0 = max(int(np.searchsorted(e, a, "right")) - 1, 0)
         j1 = int(np.searchsorted(e, hi, "left"))
@@ -931,7 +866,7 @@ def _beyond_gap_weights(hist, j0, j1, mode, cap_lo, cap_hi):
     return w
 
 
-def _far_bin_values(hist, a, hi, side, q, cap_lo, cap_hi):
+def _farbin_values(hist, a, hi, side, q, cap_lo, cap_hi):
     """Values of a far tail bin ``[a, hi)`` (:func:`_far_side`) at the
     quantiles ``q``: a density decaying from the core's side, as
     :func:`_tail_models` models a tail leaf -- ``d0`` the density of the

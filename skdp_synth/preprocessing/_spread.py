@@ -550,13 +550,7 @@ def spread_reasons(spec, shares, estimates=None, moments=None):
         spec, shares, estimates, None if moments is None else once
     )
     if NAME_UNSUPPORTED_BINS and weak is not None and weak[0] > ISOLATED_RATIO:
-        ratio, lo, hi, est, sd = weak
-        return [
-            f"{ratio:.2g} times the spread (std) of its rows without its outer "
-            f"bin [{lo:.6g}, {hi:.6g}), which the release measured at {est:.3g} "
-            f"± {sd:.3g} rows, within its noise: whether that bin holds rows "
-            "or noise is not released"
-        ]
+        return [_unsupported_text(weak)]
     if NAME_UNRESOLVED_SPREAD:
         ratio = unresolved_spread(pieces, shares, once())
         if ratio > UNRESOLVED_SPREAD_RATIO:
@@ -567,6 +561,37 @@ def spread_reasons(spec, shares, estimates=None, moments=None):
                 "leaves the rows lie is not released, and they are drawn "
                 "over the leaves' width"
             ]
+    return []
+
+
+def _unsupported_text(weak):
+    """The reason :func:`unsupported_bins_spread`'s ``weak`` names."""
+    ratio, lo, hi, est, sd = weak
+    return (
+        f"{ratio:.2g} times the spread (std) of its rows without its outer "
+        f"bin [{lo:.6g}, {hi:.6g}), which the release measured at {est:.3g} "
+        f"± {sd:.3g} rows, within its noise: whether that bin holds rows "
+        "or noise is not released"
+    )
+
+
+def declared_spread_reasons(spec, shares, estimates, moments):
+    """:func:`spread_reasons` for a numeric column whose bins were declared
+    (``bin_edges=``: no fine histogram, each bin decoded at its midpoint or
+    uniformly inside it; ``moments``: each bin's decoded mean and mean
+    square, or a function returning them): the rule of
+    :func:`unsupported_bins_spread` alone, the only one that reads no
+    leaf. Declared bins far past the data hold none of its rows, and the
+    release's noise in them alone puts rows there: a body near 20 under
+    public bins doubling from 5 to 1,280 and 2,000 (1,500 rows, ε = 1,
+    seeds 0-5; ``tests/test_capped_tail_warning.py``) came back with 4-20
+    rows on ``[1280, 2000]``, where 0-1 lie, a std 1.75-2.98 times the
+    data's, and no warning. Post-processing of released quantities (the
+    release's estimates and their public sds, the model's shares) and the
+    public edges."""
+    weak = unsupported_bins_spread(spec, shares, estimates, moments)
+    if NAME_UNSUPPORTED_BINS and weak is not None and weak[0] > ISOLATED_RATIO:
+        return [_unsupported_text(weak)]
     return []
 
 

@@ -301,7 +301,7 @@ def test_the_advice_for_rows_past_the_cap_is_public_bins():
     df = _far_codes()
     real = int((df["tail"] > 500).sum())
     edges = [0, 5, 10, 20, 40, 80, 160, 320, 640, 1280, 2000]
-    past = {}
+    past, named = {}, {}
     for name, kw in (
         ("bounds", {"bounds": {"tail": (None, 2000)}}),
         ("bin_edges", {"bin_edges": {"tail": edges}}),
@@ -314,8 +314,77 @@ def test_the_advice_for_rows_past_the_cap_is_public_bins():
             warnings.simplefilter("ignore")
             pipe.fit(df)
         past[name] = int((pipe.sample(len(df), random_state=0)["tail"] > 500).sum())
+        named[name] = "tail" in pipe.degenerate_columns_
     assert real == 154
     assert past["bounds"] == 0  # the cap inside the bound held them back
+    # and said so: far past the cap (far_past_cap; silent before at 0-3)
+    assert named == {"bounds": True, "bin_edges": False}
     # the declared bins' counts are the release's (noise sd about 15 rows
     # per bin here): within 4 of those sds of the real rows past 500
     assert abs(past["bin_edges"] - real) < 4 * 2 * 15
+
+
+def _far_past(window_raw, top=196.4, levels=(16.0, 32.0, 44.0)):
+    """:func:`_far_codes` as at seed 1 with ``bounds={"tail": (None,
+    2000)}``: the top bin ``[32, 44]`` (one kept leaf ``[32, 45)``, ``top``
+    rows) measured at 404.8 ± 14.8 rows; ``window_raw``: the raw noisy
+    counts of the leaves ``[45, 66)``, ``[66, 128)``, ``[128, 256)`` past
+    the cap, each starting inside the window ``[45, 183)``; ``[716, 1197)``
+    at 38.1."""
+    from dataclasses import replace
+
+    edges = np.array([16.0, 32.0, 45.0, 66.0, 128.0, 256.0, 716.0, 1197.0, 2001.0])
+    raw = np.array([900.0, top, *window_raw, -5.0, 38.1, 20.0])
+    counts = np.where(edges[1:] <= 45.0, raw, 0.0)
+    hist = FineHistogram(
+        edges, counts, 0.0, np.zeros(8, bool), True, (16.0, 45.0), True, 16.67
+    )
+    spec = _ColumnSpec("tail", "numeric", list(levels), False, np.dtype(float))
+    spec.integer = True
+    spec.fine = replace(hist, raw=raw)
+    return spec, [(900.0, 14.8), (404.8, 14.8)]
+
+
+def test_rows_far_past_the_cap_are_named_under_twice_the_kept_mass():
+    """An excess past 3 sds but under twice the bin's kept rows (208.4
+    against 196.4) is named where it lies beyond the window of
+    ``FAR_PAST_CAP_T`` in ``t`` past the cap: the window's three leaves,
+    measured apart, hold 3, -10 and 0 noisy rows, and 208.4 less them
+    passes ``FAR_PAST_CAP_Z`` sds of ``sqrt(σ² + 2 b² + 2 m b²)`` (``m =
+    3``). Where the window's leaves hold the excess (a tail that continues
+    the body), it is not."""
+    from skdp_synth.preprocessing._fences import (
+        FAR_PAST_CAP_T,
+        FAR_PAST_CAP_Z,
+        far_past_cap,
+        top_bin_excess,
+    )
+
+    assert (FAR_PAST_CAP_T, FAR_PAST_CAP_Z) == (2.0, 3.5)
+    spec, est = _far_past([3.0, -10.0, 0.0])
+    *_, kept, noise, excess = top_bin_excess(spec, est)
+    assert kept == 196.4 and excess < 2 * kept and excess > CAPPED_TAIL_Z * noise
+    far = excess - (3.0 - 10.0)
+    assert far > FAR_PAST_CAP_Z * np.sqrt(noise**2 + 2 * 3 * 16.67**2)
+    assert far_past_cap(spec.fine, excess, noise)
+    assert "about 208 rows lie past the cap 44" in capped_tail_reason(spec, est)
+    near, _ = _far_past([150.0, 60.0, 0.0])  # the excess just past the cap
+    assert not far_past_cap(near.fine, excess, noise)
+    assert capped_tail_reason(near, est) is None
+
+
+def test_the_far_rule_reads_a_leaf_across_the_inner_edge_whole():
+    """The top bin ``[40, 44]`` under the leaf ``[32, 45)`` (600 noisy
+    rows): by its share of the leaf (0.34) the bin kept 204 and the excess
+    passes the far test, but a heap at the top of such a leaf holds more
+    than its share by width (credit's ``Time``: "977 rows past the cap
+    64", where 1 of 3,563 lies). Read whole, the excess is negative: not
+    named."""
+    from skdp_synth.preprocessing._fences import far_past_cap, top_bin_excess
+
+    spec, est = _far_past([3.0, -10.0, 0.0], top=600.0, levels=(16.0, 40.0, 44.0))
+    *_, kept, noise, excess = top_bin_excess(spec, est)
+    assert excess < 2 * kept and excess > CAPPED_TAIL_Z * noise
+    assert far_past_cap(spec.fine, excess, noise)  # by the leaf's share
+    assert top_bin_excess(spec, est, split=False)[6] < 0
+    assert capped_tail_reason(spec, est) is None

@@ -583,10 +583,11 @@ def declared_spread_reasons(spec, shares, estimates, moments):
     :func:`unsupported_bins_spread` alone, the only one that reads no
     leaf. Declared bins far past the data hold none of its rows, and the
     release's noise in them alone puts rows there: a body near 20 under
-    public bins doubling from 5 to 1,280 and 2,000 (1,500 rows, ε = 1,
-    seeds 0-5; ``tests/test_capped_tail_warning.py``) came back with 4-20
-    rows on ``[1280, 2000]``, where 0-1 lie, a std 1.75-2.98 times the
-    data's, and no warning. Post-processing of released quantities (the
+    public bins doubling from 5 to 1,280 and 2,000 (1,500 rows and two
+    other columns, ε = 1, seeds 0-5; ``tests/test_spread_warning.py`` fits
+    a two-column version) came back with 4-20 rows on ``[1280, 2000]``,
+    where 0-1 lie, a std 1.75-2.98 times the data's, and no warning; this
+    rule names 4 of the 6. Post-processing of released quantities (the
     release's estimates and their public sds, the model's shares) and the
     public edges."""
     weak = unsupported_bins_spread(spec, shares, estimates, moments)

@@ -564,10 +564,13 @@ def test_declared_bins_far_past_the_data_are_named():
     (1,500 rows, ε = 1): the release's noise puts rows in the outer bins
     where almost none lie, and the rows' std is many times the data's. The
     outer bins the release measures within its noise, dropped, leave a
-    std under half the rows': the column is named by the rule of
-    ``unsupported_bins_spread`` (before, declared bins were read by no
-    spread rule: std ratios 1.75-2.98 at seeds 0-5 of a 3-column version
-    of this table, none named; with the rule, 4 of the 6)."""
+    std under 1 / ``DECLARED_RATIO`` of the rows': the column is named by
+    the rule of ``unsupported_bins_spread`` (before, declared bins were read
+    by no spread rule: std ratios 1.75-2.98 at seeds 0-5 of a 3-column
+    version of this table, none named; with the rule, 3 of the 5 over 2)."""
+    from skdp_synth.preprocessing._spread import DECLARED_RATIO
+
+    assert DECLARED_RATIO == 2.5
     df = _skewed(0)
     pipe = make_synthesis_pipeline(
         BooleanEncoder(bin_edges={"tail": DOUBLING}),

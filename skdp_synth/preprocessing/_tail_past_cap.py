@@ -622,8 +622,8 @@ def capped_floor_reason(spec, estimates, domain=None):
         f"where its leaves' noisy counts hold {held:.3g}: about {excess:.3g} "
         f"rows lie below its lower cap {a:.6g}, a point mass the domain keeps "
         "as the column's lower limit, and come back inside the bin (declare "
-        "bounds= with its lower bound, or give the domains a larger share: "
-        "domain_share=0.7)"
+        "public bins, bin_edges=: bounds= alone leaves the cap inside them "
+        "private; or give the domains a larger share: domain_share=0.7)"
     )
 
 

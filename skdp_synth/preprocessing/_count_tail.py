@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._fences import top_bin_excess
+from ._fences import CAP_ADVICE, top_bin_excess
 
 #: A numeric column is named (:func:`cut_count_tail_reason`) where the
 #: release's excess over the domain's kept mass in its top coarse bin is
@@ -82,9 +82,7 @@ def cut_count_tail_reason(spec, estimates, domain=None):
         f"± {sd:.3g} rows where its domain kept {kept:.3g}: about "
         f"{100 * excess / total:.2g} % of its rows lie past the cap "
         f"{edges[k]:.6g} and come back inside it, narrower than the data "
-        "(declare public bins, bin_edges=: bounds= alone leaves the cap "
-        "inside them private; or give the domains a larger share: "
-        "domain_share=0.7)"
+        f"({CAP_ADVICE})"
     )
 
 

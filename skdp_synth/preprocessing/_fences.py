@@ -23,6 +23,16 @@ from __future__ import annotations
 import numpy as np
 from sklearn.isotonic import isotonic_regression
 
+#: What every warning of rows left past a cap advises: a declared ``bounds=``
+#: leaves the cap inside it private (``doc/user_guide/pipelines.md``, with
+#: the figures: a far cluster above 2,000 declared as ``bounds=(None,
+#: 2000)``, a uniform column 0-99 declared as ``(0, 99)``, a signed balance
+#: as ``(-5000, None)`` each still lost its rows past the cap; public bins
+#: brought them back).
+CAP_ADVICE = (
+    "declare public bins, bin_edges=: bounds= alone leaves the cap inside "
+    "them private; or give the domains a larger share: domain_share=0.7"
+)
 #: Tukey's fences: this many interquartile ranges beyond the quartiles, in
 #: the log coordinate ``t`` (:func:`fences_t`).
 FENCE_IQR = 1.5
@@ -39,6 +49,11 @@ def _t(x):
     private numeric domains' fine grid (``_numeric_domain`` imports it from
     here)."""
     return np.sign(x) * np.log2(1.0 + np.abs(x))
+
+
+def _x(t):
+    """The inverse of :func:`_t`: ``x(t) = sign(t) (2^|t| - 1)``."""
+    return np.sign(t) * (np.exp2(np.abs(t)) - 1.0)
 
 
 def quantile_t(edges, c, q):
@@ -416,8 +431,7 @@ def far_past_cap(hist, excess, noise):
     if not np.isfinite(cap):
         return False
     e = np.asarray(hist.edges, dtype=np.float64)
-    t_end = float(_t(cap)) + FAR_PAST_CAP_T
-    end = float(np.sign(t_end) * (np.exp2(abs(t_end)) - 1.0))
+    end = float(_x(_t(cap) + FAR_PAST_CAP_T))
     near = (e[:-1] >= cap) & (e[:-1] < end)
     m = int(near.sum())
     far = excess - float(np.asarray(raw, dtype=np.float64)[near].sum())
@@ -479,7 +493,5 @@ def capped_tail_reason(spec, estimates, domain=None):
         f"± {sd:.3g} rows where its domain kept {kept:.3g}: about "
         f"{excess:.3g} rows lie past the cap {edges[k]:.6g}; they come back "
         "past it only where the domain's noisy counts there place them, else "
-        "inside it, narrower than the data (declare public bins, bin_edges=: "
-        "bounds= alone leaves the cap inside them private; or give the "
-        "domains a larger share: domain_share=0.7)"
+        f"inside it, narrower than the data ({CAP_ADVICE})"
     )

@@ -70,7 +70,7 @@ import math
 
 import numpy as np
 
-from ._fences import CAPPED_TAIL_Z, bottom_bin_excess
+from ._fences import CAP_ADVICE, CAPPED_TAIL_Z, bottom_bin_excess
 from ._natural_limits import ATOM_CANDIDATES, NATURAL_LIMITS
 from ._numeric_domain import _t
 
@@ -621,9 +621,7 @@ def capped_floor_reason(spec, estimates, domain=None):
         f"a released bottom bin [{a:.6g}, {b:.6g}) of {est:.3g} ± {sd:.3g} rows "
         f"where its leaves' noisy counts hold {held:.3g}: about {excess:.3g} "
         f"rows lie below its lower cap {a:.6g}, a point mass the domain keeps "
-        "as the column's lower limit, and come back inside the bin (declare "
-        "public bins, bin_edges=: bounds= alone leaves the cap inside them "
-        "private; or give the domains a larger share: domain_share=0.7)"
+        f"as the column's lower limit, and come back inside the bin ({CAP_ADVICE})"
     )
 
 
@@ -652,7 +650,5 @@ def _below_cap_reason(spec, estimates, hist):
         f"where its domain kept {kept:.3g}: about {excess:.3g} rows lie below "
         f"the lower cap {a:.6g}; they come back below it only where the "
         "domain's noisy counts there place them, else inside it, narrower "
-        "than the data (declare public bins, bin_edges=: bounds= alone leaves "
-        "the cap inside them private; or give the domains a larger share: "
-        "domain_share=0.7)"
+        f"than the data ({CAP_ADVICE})"
     )

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from . import _natural_limits as nl
-from ._fences import _t
+from ._fences import _t, _x
 
 __all__ = ["FINEST_T", "MAX_DEPTH", "below_floor_leaves"]
 
@@ -31,10 +31,6 @@ MAX_DEPTH = 30
 #: of about 0.07 %) is "finest": it decodes to its edge nearer to 0 where
 #: that edge is a whole number (:func:`._decoding.decode_fine`).
 FINEST_T = 1e-3
-
-
-def _x(t):
-    return np.sign(t) * (np.exp2(np.abs(t)) - 1.0)
 
 
 def _split_point(lo, hi, integer):

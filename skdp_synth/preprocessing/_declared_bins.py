@@ -108,7 +108,7 @@ def bin_values(spec, index, rng, numeric_value):
 def declared_bin_moments(spec, numeric_value):
     """``(k, 2)``: each of numeric column ``spec``'s ``k`` bins' mean and
     mean square as ``sample`` decodes a bin without a fine histogram
-    (:func:`_bin_values`: its midpoint, or :data:`DECODED_DRAWS` uniform
+    (:func:`bin_values`: its midpoint, or :data:`DECODED_DRAWS` uniform
     draws from a fixed public seed), or ``None`` where the column has a
     fine histogram (``_decoding.decoded_bin_moments``). Public: the bin edges."""
     k = int(spec.n_levels)

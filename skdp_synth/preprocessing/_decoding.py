@@ -17,6 +17,8 @@ passes, in the caller's order.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -536,7 +538,8 @@ def degenerate_reasons(
     declared = []  # declared bins: an outer bin far past the data holds noise
     if numeric and n_values >= 2 and level_shares is not None and not spec.fine:
         released = None if estimates is None else estimates[:n_values]
-        moments = declared_bin_moments(spec, numeric_value)
+        # drawn only where an outer bin is under the support test
+        moments = functools.partial(declared_bin_moments, spec, numeric_value)
         declared = declared_spread_reasons(spec, level_shares, released, moments)
     capped = (
         capped_tail_reason(spec, estimates, domain) if numeric and spec.fine else None
@@ -717,7 +720,7 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
                 q = rng.random(rows.size)
             else:  # increasing in u on either side (the copula's order)
                 q = u[rows] if side > 0 else 1.0 - u[rows]
-            out[rows] = _farbin_values(hist, a, hi, side, q, cap_lo, cap_hi)
+            out[rows] = _far_bin_values(hist, a, hi, side, q, cap_lo, cap_hi)
             continue
         j0 = max(int(np.searchsorted(e, a, "right")) - 1, 0)
         j1 = int(np.searchsorted(e, hi, "left"))
@@ -866,7 +869,7 @@ def _beyond_gap_weights(hist, j0, j1, mode, cap_lo, cap_hi):
     return w
 
 
-def _farbin_values(hist, a, hi, side, q, cap_lo, cap_hi):
+def _far_bin_values(hist, a, hi, side, q, cap_lo, cap_hi):
     """Values of a far tail bin ``[a, hi)`` (:func:`_far_side`) at the
     quantiles ``q``: a density decaying from the core's side, as
     :func:`_tail_models` models a tail leaf -- ``d0`` the density of the

@@ -60,8 +60,7 @@ class _MarginalScorer:
         # float its own level made every table's TV about 1), dates as
         # numbers
         real = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
-        rows = Y if isinstance(Y, pd.DataFrame) else pd.DataFrame(np.asarray(Y))
-        rows.columns = real.columns
+        rows = _matched_columns(real, Y)
         # the held-out levels are not folded into a candidate's "other": a
         # candidate that found no level would score best; a release that
         # keeps more levels is the more faithful
@@ -69,6 +68,33 @@ class _MarginalScorer:
         cx, cy, sizes, _, _ = _discretize(real, rows, {})
         d = min(self.d, real.shape[1])
         return _average_tvs(cx, cy, sizes, (d,))[f"TV{d}"]
+
+
+def _matched_columns(real, Y):
+    """The sampled rows ``Y`` with ``real``'s columns, matched by name where
+    both have names (a held-out table with its columns in another order was
+    scored column against the wrong column, silently), else by position;
+    a column one has and the other lacks is refused by name."""
+    import pandas as pd
+
+    named = not isinstance(real.columns, pd.RangeIndex)
+    if isinstance(Y, pd.DataFrame) and named and list(Y.columns) != list(real.columns):
+        lost = [c for c in real.columns if c not in set(Y.columns)]
+        extra = [c for c in Y.columns if c not in set(real.columns)]
+        if lost or extra:
+            raise ValueError(
+                "the scored table's columns are not the fitted table's: "
+                f"not sampled {lost}, not in the scored table {extra}"
+            )
+        return Y[list(real.columns)]
+    rows = Y.copy() if isinstance(Y, pd.DataFrame) else pd.DataFrame(np.asarray(Y))
+    if rows.shape[1] != real.shape[1]:
+        raise ValueError(
+            f"the scored table has {real.shape[1]} columns and the sampled rows "
+            f"{rows.shape[1]}: score on a table of the fitted table's columns"
+        )
+    rows.columns = real.columns
+    return rows
 
 
 def _check_n_samples(n_samples):

@@ -1,7 +1,8 @@
 """Dates, times and durations as numbers of whole units.
 
 A ``datetime64`` column (naive, or with a time zone) is encoded as the
-number of whole ``unit``s since 1970-01-01 (UTC for a zoned column), a
+number of whole ``unit``s since 1970-01-01 (for a zoned column: in UTC, or
+days of its own calendar for ``"D"``), a
 ``timedelta64`` column as its length in ``unit``s. Both are then integer
 numeric columns -- with private bins when their domain is not declared, as
 any numeric column -- and are decoded back to whole units of the column's
@@ -49,6 +50,7 @@ __all__ = [
     "is_duration_dtype",
     "is_time_dtype",
     "keep_axis",
+    "local_days",
     "native_time_dtype",
     "parse_duration",
     "parse_durations",
@@ -168,6 +170,28 @@ def calendar_cuts(unit: str) -> tuple:
     return tuple(float(v) for v in cuts)
 
 
+def local_days(unit: str) -> bool:
+    """Whether a zoned column counted in ``unit`` counts its own calendar's
+    days (``"D"``: dates come back at local midnight) rather than UTC's
+    units (finer units: a local clock repeats an hour in autumn, so only
+    UTC gives each instant one count)."""
+    return unit == "D"
+
+
+def _wall_time(stamp, tz, local):
+    """A public scalar of a column in zone ``tz`` as the naive time its
+    count is read from: the zone's wall clock (``local``) or UTC. A naive
+    scalar is a time in ``tz``; one a clock change repeats is its first,
+    one it skips the first instant after it."""
+    if stamp is pd.NaT:
+        return stamp
+    if stamp.tzinfo is None:
+        if local:
+            return stamp
+        stamp = stamp.tz_localize(tz, ambiguous=True, nonexistent="shift_forward")
+    return stamp.tz_convert(tz if local else "UTC").tz_localize(None)
+
+
 def _tz(dtype):
     return getattr(native_time_dtype(dtype), "tz", None)
 
@@ -190,26 +214,24 @@ def to_units(values, dtype, unit: str) -> np.ndarray:
             pd.Series(values) if not isinstance(values, pd.Series) else values
         )
         return _in_units(td.to_numpy(), unit)
+    tz = _tz(dtype)
+    # days on a zoned column's own calendar (a local midnight is a whole day,
+    # where UTC's put New York's dates at 19:00 the day before); finer units
+    # in UTC, where every instant has one count (:func:`local_days`)
+    local = tz is not None and local_days(unit)
     if isinstance(values, pd.Series) and values.dtype == dtype:
         ts = values
+        if tz is not None:
+            ts = ts.dt.tz_convert(tz if local else "UTC").dt.tz_localize(None)
     else:
-        ts = pd.Series([pd.Timestamp(v) if v is not None else pd.NaT for v in values])
-        if _tz(dtype) is not None:
-            ts = pd.Series(
-                [
-                    v
-                    if v is pd.NaT or v.tzinfo is not None
-                    else v.tz_localize(_tz(dtype))
-                    for v in ts
-                ]
+        stamps = [pd.Timestamp(v) if v is not None else pd.NaT for v in values]
+        if tz is None and any(v is not pd.NaT and v.tzinfo is not None for v in stamps):
+            raise ValueError(
+                "a time zone was given for a column without one; pass naive dates"
             )
-        ts = pd.to_datetime(ts, utc=_tz(dtype) is not None)
-    if _tz(dtype) is not None:
-        ts = ts.dt.tz_convert("UTC").dt.tz_localize(None)
-    elif getattr(ts.dt, "tz", None) is not None:
-        raise ValueError(
-            "a time zone was given for a column without one; pass naive dates"
-        )
+        if tz is not None:
+            stamps = [_wall_time(v, tz, local) for v in stamps]
+        ts = pd.to_datetime(pd.Series(stamps))
     return _in_units(ts.to_numpy(), unit)
 
 
@@ -250,7 +272,15 @@ def from_units(values: np.ndarray, dtype, unit: str) -> pd.Series:
         out = pd.Series(counts)
     else:
         out = pd.Series(np.datetime64(0, "s") + counts)
-        if _tz(native) is not None:
+        if _tz(native) is not None and local_days(unit):
+            # a local midnight that occurs twice is its first; one that a
+            # clock change skips is the first instant after it
+            out = out.dt.tz_localize(
+                _tz(native),
+                ambiguous=np.ones(len(out), dtype=bool),
+                nonexistent="shift_forward",
+            )
+        elif _tz(native) is not None:
             out = out.dt.tz_localize("UTC").dt.tz_convert(_tz(native))
     out = out.astype(native)
     out[miss] = pd.NaT

@@ -47,6 +47,51 @@ def test_units_round_trip_exactly():
         assert back.equals(df[col].reset_index(drop=True))
 
 
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo", "Asia/Kolkata"])
+def test_a_zoned_column_of_dates_comes_back_at_local_midnight(zone):
+    """Days were counted in UTC, so a date column in New York came back at
+    19:00 (20:00 in summer) of the day before, in Tokyo at 09:00: every
+    value off its date or its midnight, without a word. ``"D"`` counts the
+    column's own calendar days; a local midnight is a whole number of them,
+    and the round trip is exact."""
+    rng = np.random.default_rng(0)
+    days = pd.date_range("2020-01-01", periods=400, freq="D", tz=zone)
+    df = pd.DataFrame({"day": days[rng.integers(0, 400, 3000)]})
+    df["g"] = rng.choice(["a", "b"], len(df))
+    v = to_units(df["day"], df["day"].dtype, "D")
+    np.testing.assert_array_equal(v, np.round(v))  # whole days
+    assert from_units(v, df["day"].dtype, "D").equals(df["day"])
+    # a naive public date of the zoned column is the same local day
+    assert (
+        to_units(["2020-03-08"], df["day"].dtype, "D")[0]
+        == v[np.flatnonzero(df["day"] == pd.Timestamp("2020-03-08", tz=zone))[0]]
+    )
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"g": ["a", "b"]}, datetime_unit="D", random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the domain learned from the data
+        out = pipe.fit(df).sample(1000, random_state=0)["day"].dropna()
+    assert str(out.dt.tz) == zone
+    assert (out == out.dt.normalize()).all()  # every value a local midnight
+
+
+def test_a_zoned_date_that_skips_or_repeats_midnight_decodes_to_one_instant():
+    """Santiago's clocks went from 00:00 to 01:00 on 2022-09-11: that day
+    has no midnight and decodes to its first instant; a day whose midnight
+    occurs twice (Havana, 2022-11-06 at 01:00 back to 00:00) to the first."""
+    for zone, day in (
+        ("America/Santiago", "2022-09-11"),
+        ("America/Havana", "2022-11-06"),
+    ):
+        dtype = pd.DatetimeTZDtype("ns", zone)
+        v = to_units([day], dtype, "D")
+        back = from_units(v, dtype, "D")
+        assert back[0].tz_localize(None).normalize() == pd.Timestamp(day)
+        assert not back.isna().any()
+
+
 def test_from_units_clips_to_what_the_dtype_holds():
     """A decoded count far in a noise leaf must not overflow into another
     date: datetime64[ns] holds 1677-2262."""

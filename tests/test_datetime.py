@@ -162,6 +162,26 @@ def test_bounds_and_edges_as_dates():
         enc.fit(df[["day"]])
 
 
+@pytest.mark.parametrize(
+    "declared",
+    [
+        {"bounds": {"took": (0, 3600)}},
+        {"bounds": {"day": (1546300800, None)}},
+        {"bin_edges": {"day": [1.0, 2.0]}},
+    ],
+)
+def test_a_number_declared_for_a_time_column_is_refused(declared):
+    """pandas reads a bare number as nanoseconds: ``bounds=(0, 3600)`` of a
+    duration clipped every row to 0 seconds (a CoarseDomainWarning blamed
+    the budget), epoch seconds as a date's bounds raised an IndexError deep
+    in the bins. A number has no unit: dates and durations are asked for."""
+    df = _table(300)
+    with pytest.raises(
+        ValueError, match="of time column '(took|day)' are .*not numbers"
+    ):
+        BooleanEncoder(epsilon=None, **declared).fit(df)
+
+
 def test_datetime_unit_is_checked_against_the_schema():
     df = _table(50)
     with pytest.raises(ValueError, match="'group', whose dtype object is not a date"):

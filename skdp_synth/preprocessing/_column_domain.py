@@ -43,6 +43,8 @@ share. What follows from those outputs (coarse bins, split heaps,
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
 
@@ -51,6 +53,7 @@ from .._datetime import (
     calendar_cuts,
     is_date_dtype,
     is_day_dtype,
+    is_duration_dtype,
     is_time_dtype,
     keep_axis,
     to_units,
@@ -164,6 +167,22 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
         unit = self._unit(col, dtype)
         if unit is None:
             return values
+        plain = [
+            v
+            for v in values
+            if isinstance(v, numbers.Number | np.number)
+            and not isinstance(v, np.datetime64 | np.timedelta64)
+        ]
+        if plain:
+            # pandas reads a bare number as nanoseconds: (0, 3600) as bounds
+            # of a duration clipped every row to 0 seconds, and epoch seconds
+            # of a date crashed deep in the bins
+            kind = "durations" if is_duration_dtype(dtype) else "dates"
+            example = "'90 min'" if kind == "durations" else "'2020-01-31'"
+            raise ValueError(
+                f"the declared bounds or bin edges of time column {col!r} are "
+                f"{kind} ({example}), not numbers: a bare number has no unit"
+            )
         return to_units(list(values), dtype, unit).tolist()
 
     # ------------------------- which columns are paid for, and how much

@@ -304,3 +304,25 @@ def test_the_numeric_estimators_read_polars_frames(which):
     assert np.asarray(out, dtype=float).shape[1] == 2
     if hasattr(out, "columns"):
         assert list(out.columns) == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "dtype, edge",
+    [("float16", 1e6), ("float32", 1e40), ("Float32", 1e40), ("Sparse[float32]", 1e40)],
+)
+def test_a_narrow_float_column_never_decodes_to_inf(dtype, edge):
+    """A declared bin's value past what the column's dtype holds came back as
+    inf (float16's 65,504: +-inf in every row of the outer bins, with a
+    RuntimeWarning from the cast); it is clipped to the dtype's largest
+    finite value, as an integer column's is to its range."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"v": pd.Series(rng.normal(0, 1, 500)).astype(dtype)})
+    enc = BooleanEncoder(
+        epsilon=None, bin_edges={"v": [-edge, 0.0, edge]}, numeric_value="midpoint"
+    ).fit(df)
+    out = enc.inverse_transform(enc.transform(df))["v"]
+    assert out.dtype == df["v"].dtype
+    values = np.asarray(out.astype(float))
+    assert np.isfinite(values).all()
+    big = float(np.finfo(np.float16 if dtype == "float16" else np.float32).max)
+    assert values.max() == big and values.min() == -big

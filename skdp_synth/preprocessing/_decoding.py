@@ -156,6 +156,13 @@ def _numeric_back(values, miss, spec):
         if hi > info.max:  # int64, uint64: the float rounds past the largest
             hi = float(np.nextafter(hi, -np.inf))
         values = np.clip(values, float(info.min), hi)
+    elif pd.api.types.is_float_dtype(spec.dtype):
+        # a float16 / float32 column likewise: a declared bin's value past
+        # float16's 65,504 came back as inf, which no row of the input holds
+        held = getattr(spec.dtype, "numpy_dtype", None)
+        held = getattr(spec.dtype, "subtype", None) if held is None else held
+        big = float(np.finfo(spec.dtype if held is None else held).max)
+        values = np.clip(values, -big, big)
     return _cast_back(pd.Series(values, dtype=np.float64), spec.dtype)
 
 

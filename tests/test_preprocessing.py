@@ -403,6 +403,38 @@ def test_public_bounds_warn_only_for_values_outside_them():
         enc.transform(pd.DataFrame({"wage": [2e6]}))
 
 
+@pytest.mark.parametrize("epsilon", [None, 1.0])
+@pytest.mark.parametrize(
+    "declared, match",
+    [
+        ({"bounds": {"code": (0, 5)}}, "'code', whose dtype object is not numeric"),
+        ({"bounds": {"flag": (0, 1)}}, "'flag', whose dtype bool is not numeric"),
+        (
+            {"categories": {"k": list(range(10))}, "bounds": {"k": (0, 9)}},
+            "'k' is declared in bounds= and categories=",
+        ),
+        (
+            {"bin_edges": {"k": [0, 5, 10]}, "bounds": {"k": (0, 9)}},
+            "'k' is declared in bounds= and bin_edges=",
+        ),
+    ],
+)
+def test_bounds_that_would_be_dropped_are_refused(declared, match, epsilon):
+    """bounds= on a text or bool column, or beside a declaration that fixes
+    the domain, was dropped without a word (categories= with bin_edges= was
+    already refused): refused from the schema, before a value is read."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "code": rng.choice(["1", "2", "3"], 300),
+            "k": rng.integers(0, 10, 300),
+            "flag": rng.random(300) < 0.5,
+        }
+    )
+    with pytest.raises(ValueError, match=match):
+        BooleanEncoder(epsilon=epsilon, **declared).fit(df)
+
+
 # ------------------------------- level lookup, once per distinct value
 def _category_index_by_row(spec, series, miss):
     """The row-by-row lookup that ``_category_index`` replaced (reference)."""

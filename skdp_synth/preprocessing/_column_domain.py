@@ -308,6 +308,34 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
                     f"but not present in X (columns: {list(columns)})"
                 )
         self._check_units(dtypes)
+        self._check_bounds_columns(dtypes)
+
+    def _check_bounds_columns(self, dtypes):
+        """``bounds=`` names numeric or time columns that no other domain
+        parameter declares: it was dropped without a word on a text, bool or
+        categorical column and beside ``categories=`` (the schema only)."""
+        for col in self.bounds or {}:
+            dtype = dtypes[col]
+            also = [
+                name
+                for name, d in (
+                    ("categories=", self.categories),
+                    ("ordinal=", self.ordinal),
+                    ("bin_edges=", self.bin_edges),
+                )
+                if col in (d or {})
+            ]
+            if also:
+                raise ValueError(
+                    f"column {col!r} is declared in bounds= and {also[0]}, which "
+                    "fixes its domain already: drop bounds= for it"
+                )
+            if not (_is_numeric_dtype(dtype) or is_time_dtype(dtype)):
+                raise ValueError(
+                    f"bounds= names column {col!r}, whose dtype {dtype} is not "
+                    "numeric: bounds are for numbers, dates and durations (a "
+                    "column of levels is declared in categories= or ordinal=)"
+                )
 
     def _check_point_masses(self, private, dtypes):
         """``point_masses=`` names numeric columns whose domains are learned
@@ -693,7 +721,10 @@ def _undeclared_missing_text(cols, numeric=False):
 
 
 def _is_numeric(series):
-    dt = series.dtype
+    return _is_numeric_dtype(series.dtype)
+
+
+def _is_numeric_dtype(dt):
     return pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
 
 

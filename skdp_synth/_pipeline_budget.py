@@ -291,11 +291,30 @@ class PipelineBudgetMixin:
                 PrivacyBudgetWarning,
                 stacklevel=user_stacklevel(),
             )
+        if g is not None:
+            g = self._with_inferred_domains(g)
         self._guarantee_record = {
             "privacy_guarantee_": g,
             "epsilon_": None if g is None else g.epsilon,
             "delta_": None if g is None else g.delta,
         }
+
+    def _with_inferred_domains(self, g):
+        """``g`` stating what it does not cover: the domains the steps
+        learned from the data without privacy (an encoder's ``inferred_``,
+        warned about at ``fit``), which the rows reveal (a level seen in one
+        row comes back) while the composed ``ε`` said nothing of them."""
+        import dataclasses
+
+        names = []
+        for _, step in self.steps:
+            names += [str(c) for c in getattr(step, "inferred_", None) or ()]
+        if not names:
+            return g
+        gaps = [f"the domain of column {c!r} (read from the data)" for c in names]
+        return dataclasses.replace(
+            g, not_covered=tuple(dict.fromkeys([*g.not_covered, *gaps]))
+        )
 
     def _refresh_guarantee(self):
         """Record the steps' guarantees again when the last step's changed

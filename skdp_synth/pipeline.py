@@ -835,7 +835,9 @@ class SynthesisPipeline(
         return Release(
             estimator=type(self).__name__,
             params=params,
-            guarantee=inner.guarantee,
+            # the domains learned without privacy are in the file, outside
+            # its guarantee, and it says so (``not_covered``)
+            guarantee=self._with_inferred_domains(inner.guarantee),
             arrays={**inner.arrays, **arrays},
             plan=plan,
         )

@@ -184,6 +184,13 @@ class PrivacyGuarantee:
     invariants : tuple of str, default=()
         What is published exactly (e.g. ``"total"``, ``"table region"``);
         non-empty exactly when ``kind="induced-subspace"``.
+    not_covered : tuple of str, default=()
+        What the output reveals that the guarantee does not bound, because
+        it was read from the data without privacy (a pipeline whose encoder
+        learned a column's domain from the data, with a
+        ``PrivacyLeakWarning`` at ``fit``: ``"the domain of column 'city'"``).
+        Empty for a guarantee of the whole output; a program checks it
+        before publishing.
 
     Examples
     --------
@@ -204,6 +211,7 @@ class PrivacyGuarantee:
     mechanism: str = field(default="")
     kind: str = field(default=DIFFERENTIAL_PRIVACY)
     invariants: tuple = field(default=())
+    not_covered: tuple = field(default=())
 
     def __post_init__(self):
         eps, delta = _check_epsilon_delta(
@@ -222,6 +230,9 @@ class PrivacyGuarantee:
             )
         invariants = tuple(str(v) for v in self.invariants)
         object.__setattr__(self, "invariants", invariants)
+        if isinstance(self.not_covered, str):
+            raise TypeError("not_covered must be a tuple of strings, not a string")
+        object.__setattr__(self, "not_covered", tuple(str(v) for v in self.not_covered))
         if bool(invariants) != (self.kind == INDUCED_SUBSPACE):
             raise ValueError(
                 "a guarantee with exact invariants is induced subspace DP "
@@ -235,6 +246,8 @@ class PrivacyGuarantee:
         )
         if self.kind != DIFFERENTIAL_PRIVACY:
             text += f", kind={self.kind!r}, invariants={self.invariants!r}"
+        if self.not_covered:
+            text += f", not_covered={self.not_covered!r}"
         return text + ")"
 
 
@@ -244,7 +257,8 @@ def compose(guarantees: Sequence[PrivacyGuarantee]) -> PrivacyGuarantee | None:
 
     Induced-subspace DP (:cite:`Gao2022`) in any part makes the whole
     induced-subspace, with every part's invariants: what is published
-    exactly stays so. ``None`` when the relations differ (they do not
+    exactly stays so; what any part does not cover (``not_covered``) the
+    whole does not either. ``None`` when the relations differ (they do not
     compose as written) or there is nothing to compose.
     """
     found = [g for g in guarantees if g is not None]
@@ -253,6 +267,7 @@ def compose(guarantees: Sequence[PrivacyGuarantee]) -> PrivacyGuarantee | None:
     if len(found) == 1:
         return found[0]
     invariants = tuple(dict.fromkeys(i for g in found for i in g.invariants))
+    not_covered = tuple(dict.fromkeys(i for g in found for i in g.not_covered))
     subspace = any(g.kind == INDUCED_SUBSPACE for g in found)
     return PrivacyGuarantee(
         sum(g.epsilon for g in found),
@@ -262,6 +277,7 @@ def compose(guarantees: Sequence[PrivacyGuarantee]) -> PrivacyGuarantee | None:
         + "; ".join(g.mechanism for g in found if g.mechanism),
         kind=INDUCED_SUBSPACE if subspace else DIFFERENTIAL_PRIVACY,
         invariants=invariants if subspace else (),
+        not_covered=not_covered,
     )
 
 

@@ -108,7 +108,8 @@ _ARRAY_PREFIX = "array_"
 _TOP_KEYS = {"format_version", "estimator", "params", "guarantee", "plan"}
 _GUARANTEE_KEYS = {"epsilon", "delta", "neighbouring", "mechanism"}
 #: written by releases with exact invariants; absent in older files
-_GUARANTEE_OPTIONAL_KEYS = {"kind", "invariants"}
+#: (``not_covered`` only where the guarantee leaves something out)
+_GUARANTEE_OPTIONAL_KEYS = {"kind", "invariants", "not_covered"}
 _SAMPLERS = {"rows", "weighted-points", "none"}
 #: The widest rows a release may hold: one chunk of a sample (at least 4,096
 #: rows, ``validation.sample_chunk_rows``) must fit in ``MAX_DENSE_BYTES``.
@@ -180,18 +181,21 @@ class Release:
     # ------------------------------------------------------------ export
     def _metadata(self):
         g = self.guarantee
+        guarantee = {
+            "epsilon": g.epsilon,
+            "delta": g.delta,
+            "neighbouring": g.neighbouring,
+            "mechanism": g.mechanism,
+            "kind": g.kind,
+            "invariants": list(g.invariants),
+        }
+        if g.not_covered:  # (a complete guarantee's file is as before)
+            guarantee["not_covered"] = list(g.not_covered)
         return {
             "format_version": int(self.format_version),
             "estimator": self.estimator,
             "params": self.params,
-            "guarantee": {
-                "epsilon": g.epsilon,
-                "delta": g.delta,
-                "neighbouring": g.neighbouring,
-                "mechanism": g.mechanism,
-                "kind": g.kind,
-                "invariants": list(g.invariants),
-            },
+            "guarantee": guarantee,
             "plan": self.plan,
         }
 
@@ -318,6 +322,7 @@ class Release:
                 # files written before the field existed hold plain DP only
                 kind=g.get("kind", DIFFERENTIAL_PRIVACY),
                 invariants=tuple(g.get("invariants", ())),
+                not_covered=tuple(g.get("not_covered", ())),
             ),
             arrays=arrays,
             plan=meta["plan"],
@@ -682,6 +687,8 @@ class Release:
         kind = ""
         if g.kind != DIFFERENTIAL_PRIVACY:
             kind = f"kind={g.kind!r}, invariants={list(g.invariants)!r}, "
+        if g.not_covered:
+            kind += f"not_covered={list(g.not_covered)!r}, "
         return (
             f"Release(estimator={self.estimator!r}, epsilon={g.epsilon:g}, "
             f"delta={g.delta:g}, neighbouring={g.neighbouring!r}, {kind}"
@@ -919,6 +926,11 @@ def _check_metadata(meta):
         raise _bad("guarantee.invariants must be a list of strings")
     if bool(invariants) != (kind == INDUCED_SUBSPACE):
         raise _bad("guarantee.invariants are given iff its kind is induced-subspace")
+    not_covered = g.get("not_covered", [])
+    if not (
+        isinstance(not_covered, list) and all(isinstance(v, str) for v in not_covered)
+    ):
+        raise _bad("guarantee.not_covered must be a list of strings")
     eps, delta = g["epsilon"], g["delta"]
     if not (_is_number(eps) and 0 <= eps < np.inf):
         raise _bad("guarantee.epsilon must be a finite number >= 0")

@@ -802,6 +802,51 @@ def test_the_pipelines_score_matches_columns_by_name():
         pipe.score(held.assign(extra=1))
 
 
+def test_a_domain_learned_without_privacy_is_outside_the_recorded_guarantee(tmp_path):
+    """A pipeline whose encoder learned a domain from the data (no budget for
+    it: the damped release has no δ to discover levels with) recorded
+    ``ε = 1`` as if it covered the rows, while a level seen in one row came
+    back in them; only the fit's warning said otherwise. The guarantee, and
+    the release file's, now name what they do not cover."""
+    from skdp_synth import DampedPrivateSynthesizer
+    from skdp_synth.release import Release
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(
+        {"city": rng.choice(list("abc"), 3000), "x": rng.integers(0, 5, 3000)}
+    )
+    X.loc[0, "city"] = "UNIQUE_CITY"
+    with pytest.warns(PrivacyLeakWarning, match="city"):
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(bin_edges={"x": [0, 2, 5]}),
+            DampedPrivateSynthesizer(epsilon=1.0, random_state=0),
+        ).fit(X)
+    gap = ("the domain of column 'city' (read from the data)",)
+    assert pipe.privacy_guarantee_.not_covered == gap
+    assert pipe.epsilon_ == 1.0  # what was spent, as before
+    # declared, nothing is left out
+    declared = make_synthesis_pipeline(
+        BooleanEncoder(
+            categories={"city": ["a", "b", "c", "UNIQUE_CITY"]},
+            bin_edges={"x": [0, 2, 5]},
+        ),
+        DampedPrivateSynthesizer(epsilon=1.0, random_state=0),
+    ).fit(X)
+    assert declared.privacy_guarantee_.not_covered == ()
+    release = make_synthesis_pipeline(
+        BooleanEncoder(bin_edges={"x": [0, 2, 5]}),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+        domain_share=None,
+    )
+    with pytest.warns(PrivacyLeakWarning):
+        release.fit(X)
+    with pytest.warns(PrivacyLeakWarning, match="not covered by its guarantee"):
+        saved = release.to_release()
+    assert saved.guarantee.not_covered == gap
+    saved.save(tmp_path / "release.npz")
+    assert Release.load(tmp_path / "release.npz").guarantee.not_covered == gap
+
+
 def test_an_undeclared_bool_column_is_public_in_a_pipeline():
     """With every other column declared the pipeline gives the encoder no
     budget, and a bool column was learned as a numeric range from the

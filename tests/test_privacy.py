@@ -90,6 +90,20 @@ def test_compose_adds_up_and_keeps_what_is_published_exactly():
     assert compose([a, PrivacyGuarantee(1.0, 0.0, "replace-one", "x")]) is None
 
 
+def test_what_a_part_does_not_cover_the_whole_does_not_either():
+    from skdp_synth.privacy import compose
+
+    a = PrivacyGuarantee(0.25, 0.0, "add-remove-one", "PrivTree")
+    b = PrivacyGuarantee(
+        0.75, 0.0, "add-remove-one", "Laplace", not_covered=("the domain of 'x'",)
+    )
+    assert compose([a, b]).not_covered == ("the domain of 'x'",)
+    assert compose([a, a]).not_covered == ()
+    assert "not_covered=" in repr(b) and "not_covered" not in repr(a)
+    with pytest.raises(TypeError, match="tuple of strings"):
+        PrivacyGuarantee(1.0, 0.0, "replace-one", "x", not_covered="the domain")
+
+
 def test_a_relation_mismatch_says_how_to_fix_it():
     """``BudgetAccountant()`` defaults to replace-one and the release to
     add/remove: the first fit was refused without saying what to change."""

@@ -32,7 +32,7 @@ from ._declared_bins import (
 from ._fences import capped_tail_reason
 from ._natural_limits import NATURAL_LIMITS
 from ._numeric_domain import GAP_T, INNER_SCALES, _t, _x
-from ._round_heaps import round_values
+from ._round_heaps import heap_draws, heap_shares, round_values
 from ._spread import declared_spread_reasons, spread_reasons, wide_parts_reason
 from ._tail_past_cap import capped_floor_reason
 from ._tail_rates import (
@@ -707,6 +707,7 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
     tails = _tail_models(hist, cap_lo, cap_hi)
     mode = _core_mode(hist)
     heaps = round_values(hist)
+    shares = heap_shares(hist, heaps)
     out = np.empty(left.shape, dtype=np.float64)
     first = np.zeros(left.shape, dtype=bool) if first is None else first
     groups = {(a, b, z, f) for a, b, z, f in zip(left, right, last, first)}
@@ -755,7 +756,17 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
             v = np.floor(_x(_t(lo_i) + q * (_t(hi_i) - _t(lo_i))))
             v = np.clip(v, lo_i, hi_i - 1.0)
         else:
-            v = np.clip(_x(_t(lo_j) + q * (_t(hi_j) - _t(lo_j))), lo_j, hi_j)
+            # a heap leaf's rows at its number, but for the share its
+            # neighbours' density puts around it (_round_heaps.heap_shares)
+            heap = np.isfinite(heaps[j])
+            t_lo, t_hi = _t(lo_j), _t(hi_j)
+            span = np.where(t_hi > t_lo, t_hi - t_lo, 1.0)
+            at_value = np.where(
+                heap, (_t(np.where(heap, heaps[j], lo_j)) - t_lo) / span, 0
+            )
+            p, on_heap = heap_draws(q, 1.0 - shares[j], at_value)
+            p, on_heap = np.where(heap, p, q), heap & on_heap
+            v = np.clip(_x(t_lo + p * (t_hi - t_lo)), lo_j, hi_j)
             near0 = np.where(np.abs(lo_j) <= np.abs(hi_j), lo_j, hi_j)
             # a declared point mass's leaf [v, v + w) is v, whatever its sign
             declared = np.isin(lo_j, getattr(hist, "point_masses", ()))
@@ -766,7 +777,7 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
             # 2016.6-2017.7: a few finest leaves) decoded every row at a
             # few leaf edges (KS .48 on hotel_rates' arrival_date_num)
             fin = hist.finest[j] & ((near0 == np.round(near0)) | declared)
-            v = np.where(fin, near0, np.where(np.isfinite(heaps[j]), heaps[j], v))
+            v = np.where(fin, near0, np.where(on_heap, heaps[j], v))
         for leaf, (inner, side, width, s, flat) in tails.items():
             sel = j == leaf
             if not sel.any():

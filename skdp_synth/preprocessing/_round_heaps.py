@@ -36,7 +36,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PEAK_RATIO", "RELATIVE_WIDTH", "SPACING_SHARE", "round_values", "roundest"]
+__all__ = [
+    "HEAP_BACKGROUND",
+    "PEAK_RATIO",
+    "RELATIVE_WIDTH",
+    "SPACING_SHARE",
+    "heap_draws",
+    "heap_shares",
+    "round_values",
+    "roundest",
+]
 
 #: A leaf is a heap where its density is at least this many times the mean
 #: of its neighbours' (:func:`round_values`). The value of
@@ -60,6 +69,9 @@ RELATIVE_WIDTH = 0.01
 SPACING_SHARE = 0.1
 #: The most decimals :func:`roundest` tries.
 MAX_DECIMALS = 6
+#: Whether a heap leaf keeps its neighbours' density spread over it
+#: (:func:`heap_shares`) instead of decoding every row at its number.
+HEAP_BACKGROUND = True
 
 
 def roundest(lo, hi):
@@ -83,21 +95,35 @@ def _spacing(value):
     return 10.0**-MAX_DECIMALS
 
 
+def _densities(hist):
+    """Each leaf's noisy count over its width (0 where the count is not
+    positive or the width is not finite and positive), and a mask of the
+    leaves where it is defined."""
+    e = np.asarray(hist.edges, dtype=np.float64)
+    c = np.asarray(hist.counts, dtype=np.float64)
+    width = np.diff(e)
+    ok = (c > 0) & (width > 0) & np.isfinite(width)
+    density = np.zeros(c.size)
+    with np.errstate(over="ignore"):  # a subnormal width: an infinite density
+        density[ok] = c[ok] / width[ok]
+    return density, ok
+
+
+def _beside(density, j):
+    """The densities of leaf ``j``'s two neighbours (0 past either end)."""
+    return [density[k] if 0 <= k < density.size else 0.0 for k in (j - 1, j + 1)]
+
+
 def round_values(hist):
     """For each leaf of float histogram ``hist``: the roundest number inside
     it (:func:`roundest`) where the leaf is a narrow heap (the module
     docstring's three tests), else NaN. Post-processing of the released
     edges and noisy counts."""
     e = np.asarray(hist.edges, dtype=np.float64)
-    c = np.asarray(hist.counts, dtype=np.float64)
-    out = np.full(c.size, np.nan)
+    out = np.full(e.size - 1, np.nan)
     if hist.integer:
         return out
-    width = np.diff(e)
-    ok = (c > 0) & (width > 0) & np.isfinite(width)
-    density = np.zeros(c.size)
-    with np.errstate(over="ignore"):  # a subnormal width: an infinite density
-        density[ok] = c[ok] / width[ok]
+    density, ok = _densities(hist)
     for j in np.flatnonzero(ok):
         lo, hi = float(e[j]), float(e[j + 1])
         value = roundest(lo, hi)
@@ -105,7 +131,52 @@ def round_values(hist):
             continue
         narrow = hi - lo <= RELATIVE_WIDTH * max(abs(value), 1.0)
         narrow = narrow and hi - lo <= SPACING_SHARE * _spacing(value)
-        beside = [density[k] if 0 <= k < c.size else 0.0 for k in (j - 1, j + 1)]
-        if narrow and density[j] >= PEAK_RATIO * 0.5 * sum(beside):
+        if narrow and density[j] >= PEAK_RATIO * 0.5 * sum(_beside(density, j)):
             out[j] = value
     return out
+
+
+def heap_shares(hist, values):
+    """For each heap leaf of ``hist`` (a finite entry of ``values``, from
+    :func:`round_values`): the share of its rows decoded at its number; the
+    rest are drawn over the leaf as its other rows are (uniform in ``t``).
+    1 elsewhere.
+
+    A heap leaf holds the heap and the values around it: benefits' ``rr``
+    (a replacement rate, 12 % of 3,901 rows exactly 0.5) kept ``[0.4935,
+    0.5016)`` with 730 rows, 481 of them at 0.5 and the rest spread, and
+    decoding all of them at 0.5 put 19 % of the rows there and none in
+    ``[0.4899, 0.5)`` (6.6 % of the real rows). The rows around the heap are
+    estimated at the mean density of the two neighbouring leaves (an emptied
+    one counts 0) over the leaf's width; the heap keeps the rest, at least
+    ``1 - 1 / PEAK_RATIO`` of the leaf since a heap's density is at least
+    ``PEAK_RATIO`` times that mean. Post-processing of the released counts."""
+    c = np.asarray(hist.counts, dtype=np.float64)
+    out = np.ones(c.size)
+    if not HEAP_BACKGROUND:
+        return out
+    density, _ = _densities(hist)
+    width = np.diff(np.asarray(hist.edges, dtype=np.float64))
+    for j in np.flatnonzero(np.isfinite(values)):
+        around = 0.5 * sum(_beside(density, j)) * width[j]
+        out[j] = float(np.clip(1.0 - around / c[j], 0.0, 1.0))
+    return out
+
+
+def heap_draws(q, background, position):
+    """Where inside a heap leaf each row falls, from its quantile ``q`` in
+    the leaf: the leaf's ``background`` share (``1 -`` :func:`heap_shares`)
+    is spread uniformly over the leaf's width in ``t`` and the rest sits at
+    its number, at ``position`` (its place in the leaf, in ``[0, 1]`` of
+    ``t``). Returns ``(p, at)``: each row's place in the leaf (in ``[0, 1]``
+    of ``t``) and whether it is at the number. The value grows with ``q``
+    (the copula's order); with ``q`` uniform, a share ``1 - background`` of
+    the rows is at the number."""
+    q = np.asarray(q, dtype=np.float64)
+    g = np.asarray(background, dtype=np.float64)
+    f = np.clip(np.asarray(position, dtype=np.float64), 0.0, 1.0)
+    below = q < g * f
+    at = ~below & ((q < g * f + (1.0 - g)) | (g <= 0.0))
+    safe = np.maximum(g, np.finfo(np.float64).tiny)
+    p = np.where(below, q / safe, (q - (1.0 - g)) / safe)
+    return np.where(at, f, np.clip(p, 0.0, 1.0)), at

@@ -671,7 +671,8 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
     proportional to its noisy count (uniformly among the bin's leaves if
     they are all 0), then a value inside it and inside the cap: uniform in
     ``t`` (an integer for integer columns); a finest leaf gives its edge
-    nearer to 0, a narrow float heap its roundest number (:mod:`._round_heaps`).
+    nearer to 0, a narrow float heap its roundest number, but for the share
+    its neighbours' density puts around it (:mod:`._round_heaps`).
     A kept leaf outwards of the densest one, touching its inner neighbour (no
     emptied leaf between), is a tail if its mean density is below the
     neighbour's ``d0`` by more than ``_numeric_domain.EDGE_Z`` noise sds

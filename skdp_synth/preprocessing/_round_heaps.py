@@ -13,7 +13,9 @@ rows (ε = 1, seed 0 of ``python -m benchmarks.bench_suite --half report
 
 :func:`round_values` gives each such leaf its roundest number (the fewest
 decimals, :func:`roundest`), at which :func:`._decoding.decode_fine` draws
-every row of the leaf. A leaf qualifies only where it is
+the leaf's rows but for the values around the heap, which its neighbours'
+density estimates (:func:`heap_shares`, :func:`heap_draws`). A leaf
+qualifies only where it is
 
 * **a heap**: its density (noisy count over width) at least
   :data:`PEAK_RATIO` times the mean of its two neighbouring leaves' (an

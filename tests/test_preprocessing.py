@@ -435,6 +435,26 @@ def test_bounds_that_would_be_dropped_are_refused(declared, match, epsilon):
         BooleanEncoder(epsilon=epsilon, **declared).fit(df)
 
 
+@pytest.mark.parametrize(
+    "declared",
+    [
+        {"bounds": {"id": (2**62, 2**62 + 1000)}},
+        {"bin_edges": {"id": [2**62, 2**62 + 500, 2**62 + 1000]}},
+        {"bounds": {"id": (np.int64(2**62), None)}},
+    ],
+)
+def test_whole_numbers_float64_cannot_hold_are_refused(declared):
+    """Bounds of ``(2**62, 2**62 + 1000)`` were one float64 value: every row
+    came back as ``2**62`` (a CoarseDomainWarning blamed the budget); the
+    same edges as ``bin_edges=`` were refused as not strictly increasing."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"id": 2**62 + rng.integers(0, 1000, 300)})
+    with pytest.raises(ValueError, match=r"'id' hold whole numbers past 2\*\*53"):
+        BooleanEncoder(epsilon=1.0, **declared).fit(df)
+    # 2**53 itself is exact, and a float is the number it says
+    BooleanEncoder(epsilon=None, bounds={"id": (0, 2**53)}).fit(df.assign(id=5))
+
+
 # ------------------------------- level lookup, once per distinct value
 def _category_index_by_row(spec, series, miss):
     """The row-by-row lookup that ``_category_index`` replaced (reference)."""

@@ -166,6 +166,7 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
         durations of a time column in its unit."""
         unit = self._unit(col, dtype)
         if unit is None:
+            _check_exact_in_float(col, values)
             return values
         plain = [
             v
@@ -763,6 +764,31 @@ def _check_bounds(col, bounds):
 
 def _one_sided(lo, hi):
     return not (np.isfinite(lo) and np.isfinite(hi))
+
+
+#: The largest whole number float64 holds exactly (and every one below it).
+EXACT_INTEGERS = 2**53
+
+
+def _check_exact_in_float(col, values):
+    """Declared whole numbers past ``2**53`` are refused: the encoder's
+    numbers are float64, which holds them only to a multiple of 2 or more,
+    so bounds ``(2**62, 2**62 + 1000)`` were one value (every row came back
+    as ``2**62``) and strictly increasing edges were not."""
+    big = [
+        v
+        for v in values
+        if isinstance(v, numbers.Integral)
+        and not isinstance(v, bool | np.bool_)
+        and abs(int(v)) > EXACT_INTEGERS
+    ]
+    if big:
+        raise ValueError(
+            f"the declared bounds or bin edges of column {col!r} hold whole "
+            "numbers past 2**53, which float64 (the encoder's numbers) does "
+            "not hold exactly: subtract an offset from the column first, or "
+            "declare an identifier categorical"
+        )
 
 
 def _check_edges(col, edges):

@@ -231,7 +231,17 @@ def to_units(values, dtype, unit: str) -> np.ndarray:
             )
         if tz is not None:
             stamps = [_wall_time(v, tz, local) for v in stamps]
-        ts = pd.to_datetime(pd.Series(stamps))
+        # each in its own resolution: a Series of them is nanoseconds, which
+        # refused a declared 2300-01-01 of a datetime64[s] column
+        return np.array(
+            [
+                np.nan
+                if v is pd.NaT
+                else _in_units(np.array([v.to_datetime64()]), unit)[0]
+                for v in stamps
+            ],
+            dtype=np.float64,
+        )
     return _in_units(ts.to_numpy(), unit)
 
 

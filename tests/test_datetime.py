@@ -182,6 +182,24 @@ def test_a_number_declared_for_a_time_column_is_refused(declared):
         BooleanEncoder(epsilon=None, **declared).fit(df)
 
 
+def test_declared_dates_past_nanoseconds_reach_are_read_in_the_columns_resolution():
+    """Public dates were read through a nanosecond Series: a declared
+    2300-01-01 of a datetime64[s] column (which holds it) raised pandas'
+    OutOfBoundsDatetime, naming neither the column nor the parameter. Each
+    date is read in its own resolution; a column of nanoseconds decodes a
+    bin past 2262 clipped to what it holds."""
+    rng = np.random.default_rng(0)
+    day = pd.Timestamp("2000-01-01") + pd.to_timedelta(rng.integers(0, 1000, 400), "D")
+    edges = {"d": ["1700-01-01", "2020-06-01", "2300-01-01"]}
+    for dtype in ("datetime64[s]", "datetime64[ns]"):
+        df = pd.DataFrame({"d": day.astype(dtype)})
+        enc = BooleanEncoder(epsilon=None, bin_edges=edges, datetime_unit="D").fit(df)
+        assert enc.get_feature_names_out().tolist() == ["d>=2020-06-01"]
+    took = pd.DataFrame({"t": pd.to_timedelta(rng.integers(0, 99, 400), "D")})
+    with pytest.raises(ValueError, match="of time column 't' reach past the dates"):
+        BooleanEncoder(epsilon=None, bounds={"t": ("0 days", "200000 days")}).fit(took)
+
+
 def test_datetime_unit_is_checked_against_the_schema():
     df = _table(50)
     with pytest.raises(ValueError, match="'group', whose dtype object is not a date"):

@@ -184,7 +184,13 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
                 f"the declared bounds or bin edges of time column {col!r} are "
                 f"{kind} ({example}), not numbers: a bare number has no unit"
             )
-        return to_units(list(values), dtype, unit).tolist()
+        try:
+            return to_units(list(values), dtype, unit).tolist()
+        except (pd.errors.OutOfBoundsDatetime, OverflowError):
+            raise ValueError(
+                f"the declared bounds or bin edges of time column {col!r} reach "
+                "past the dates and durations pandas holds; declare them inside"
+            ) from None
 
     # ------------------------- which columns are paid for, and how much
     def _private_columns(self, columns, dtypes):

@@ -351,3 +351,21 @@ def test_a_range_never_draws_an_integer_past_the_private_cap():
         pipe.sample(100, random_state=0, given={"k": (top - 0.5, None)})
     out = pipe.sample(200, random_state=0, given={"k": (top - 3.0, None)})
     assert out.k.between(top - 3.0, top - 1.0).all()
+
+
+def test_a_number_given_for_a_level_of_numbers_matches_it_by_value():
+    """A column declared with the levels 1, 2, 3 refused ``given={"c": 2.0}``
+    ("2.0 is not a level"), while the encoder reads a cell 2.0 as the level
+    2; a bool is not a number here (True is not the level 1)."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {"c": rng.choice([1, 2, 3], 2000), "g": rng.choice(["a", "b"], 2000)}
+    )
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"c": [1, 2, 3], "g": ["a", "b"]}, random_state=0),
+        ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
+    ).fit(df)
+    rows = pipe.sample(50, given={"c": 2.0}, random_state=0)
+    assert (rows["c"] == 2).all() and len(rows) == 50
+    with pytest.raises(ValueError, match="True is not a level of column 'c'"):
+        pipe.sample(5, given={"c": True})

@@ -699,10 +699,13 @@ def test_one_feature():
 
 @pytest.mark.parametrize("k", [0, -3, 401, True])
 def test_k_out_of_range_explains_what_k_means(k):
+    """... without the number of rows (it said "n_samples = 400" and a k
+    computed from it: no refusal carries a count of the data)."""
     with pytest.raises(
         ValueError, match="NUMBER OF GROUPS.*not the minimum group size"
-    ):
+    ) as refused:
         Est(k=k, domain="boolean").fit(boolean(n=400))
+    assert "400" not in str(refused.value) and "= 4" not in str(refused.value)
 
 
 @pytest.mark.parametrize(

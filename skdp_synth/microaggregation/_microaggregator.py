@@ -466,12 +466,13 @@ class CovarianceLossMicroaggregator(SynthesizerMixin, BaseEstimator):
         if k is None:
             return max(1, n // DEFAULT_GROUP_SIZE)
         if isinstance(k, bool) or not 1 <= k <= n:
+            # neither n nor a k computed from it: a refusal carries no count
+            # of the data
             raise ValueError(
                 f"k={k!r} is the NUMBER OF GROUPS (Boedihardjo2024), not the minimum "
-                f"group size of k-anonymity; it must satisfy 1 <= k <= n_samples = "
-                f"{n}. For groups of at least g rows pass k = n_samples // g "
-                f"(e.g. k={max(1, n // DEFAULT_GROUP_SIZE)} for groups of "
-                f"{DEFAULT_GROUP_SIZE})."
+                "group size of k-anonymity; it must satisfy 1 <= k <= n_samples. "
+                "For groups of at least g rows pass k = n_samples // g (or "
+                f"k=None: groups of about {DEFAULT_GROUP_SIZE})."
             )
         return int(k)
 

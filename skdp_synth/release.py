@@ -919,18 +919,12 @@ def _check_metadata(meta):
     kind = g.get("kind", DIFFERENTIAL_PRIVACY)
     if kind not in GUARANTEE_KINDS:
         raise _bad(f"guarantee.kind must be one of {GUARANTEE_KINDS}")
-    invariants = g.get("invariants", [])
-    if not (
-        isinstance(invariants, list) and all(isinstance(v, str) for v in invariants)
-    ):
-        raise _bad("guarantee.invariants must be a list of strings")
-    if bool(invariants) != (kind == INDUCED_SUBSPACE):
+    for key in ("invariants", "not_covered"):
+        listed = g.get(key, [])
+        if not (isinstance(listed, list) and all(isinstance(v, str) for v in listed)):
+            raise _bad(f"guarantee.{key} must be a list of strings")
+    if bool(g.get("invariants")) != (kind == INDUCED_SUBSPACE):
         raise _bad("guarantee.invariants are given iff its kind is induced-subspace")
-    not_covered = g.get("not_covered", [])
-    if not (
-        isinstance(not_covered, list) and all(isinstance(v, str) for v in not_covered)
-    ):
-        raise _bad("guarantee.not_covered must be a list of strings")
     eps, delta = g["epsilon"], g["delta"]
     if not (_is_number(eps) and 0 <= eps < np.inf):
         raise _bad("guarantee.epsilon must be a finite number >= 0")

@@ -170,12 +170,12 @@ def calendar_cuts(unit: str) -> tuple:
     return tuple(float(v) for v in cuts)
 
 
-def local_days(unit: str) -> bool:
-    """Whether a zoned column counted in ``unit`` counts its own calendar's
-    days (``"D"``: dates come back at local midnight) rather than UTC's
-    units (finer units: a local clock repeats an hour in autumn, so only
-    UTC gives each instant one count)."""
-    return unit == "D"
+def local_days(dtype, unit: str) -> bool:
+    """Whether a column of ``dtype`` counted in ``unit`` counts its own time
+    zone's calendar days (a zoned column in ``"D"``: dates come back at
+    local midnight) rather than UTC's units (finer units: a local clock
+    repeats an hour in autumn, so only UTC gives each instant one count)."""
+    return _tz(dtype) is not None and unit == "D"
 
 
 def _wall_time(stamp, tz, local):
@@ -218,7 +218,7 @@ def to_units(values, dtype, unit: str) -> np.ndarray:
     # days on a zoned column's own calendar (a local midnight is a whole day,
     # where UTC's put New York's dates at 19:00 the day before); finer units
     # in UTC, where every instant has one count (:func:`local_days`)
-    local = tz is not None and local_days(unit)
+    local = local_days(dtype, unit)
     if isinstance(values, pd.Series) and values.dtype == dtype:
         ts = values
         if tz is not None:
@@ -282,7 +282,7 @@ def from_units(values: np.ndarray, dtype, unit: str) -> pd.Series:
         out = pd.Series(counts)
     else:
         out = pd.Series(np.datetime64(0, "s") + counts)
-        if _tz(native) is not None and local_days(unit):
+        if local_days(native, unit):
             # a local midnight that occurs twice is its first; one that a
             # clock change skips is the first instant after it
             out = out.dt.tz_localize(

@@ -33,7 +33,6 @@ the decoder's public levels, never a count.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -43,6 +42,7 @@ import pandas as pd
 from ._datetime import from_units, to_units
 from .preprocessing._column_spec import _hashable, _is_missing_scalar
 from .preprocessing._decoding import decode_index
+from .preprocessing._encoding import numeric_level
 from .validation import sample_chunk_rows
 
 __all__ = ["ConditionalModel", "check_given", "draw_given"]
@@ -96,11 +96,6 @@ def _text(clause):
     return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in clause.items()) + "}"
 
 
-def _is_number(v):
-    """A real number that is not a bool (``True == 1``, but not a level 1)."""
-    return isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_)
-
-
 def _categorical(k, spec, name, want, text):
     values = list(want) if isinstance(want, (list, tuple, set, frozenset)) else [want]
     if not values:
@@ -121,10 +116,8 @@ def _categorical(k, spec, name, want, text):
         i = keys.get(_hashable(v))
         if i is None and len(by_text.get(str(v), ())) == 1:
             i = by_text[str(v)][0]  # '1' for the level 1 (a CLI's text)
-        if i is None and _is_number(v):
-            # 2.0 for the level 2, as the encoder reads a row's cell
-            equal = [j for j, x in enumerate(spec.levels) if _is_number(x) and x == v]
-            i = equal[0] if len(equal) == 1 else None
+        if i is None:  # 2.0 for the level 2, as the encoder reads a cell
+            i = numeric_level(spec.levels, v)
         if i is None:
             shown = [str(x) for x in spec.levels[:20]]
             more = ", ..." if len(spec.levels) > 20 else ""

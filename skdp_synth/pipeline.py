@@ -936,7 +936,7 @@ def _encoded_levels(specs, blocks):
     interval of each bin of a numeric one (outer bins open; a date or
     duration column's in seconds, the unit its inequalities compare in).
     Columns whose levels do not match their block one to one are left out."""
-    from ._datetime import SECONDS, from_units, to_units
+    from ._datetime import SECONDS, from_units, local_days, to_units
     from .rules import OTHER
 
     n_levels = dict(zip(blocks.names, (int(x) for x in blocks.n_levels)))
@@ -948,7 +948,7 @@ def _encoded_levels(specs, blocks):
         extra = 1 if spec.missing else 0
         if spec.kind == "numeric":
             e = np.asarray(spec.levels, dtype=np.float64)
-            if spec.time_unit is not None and _local_days(spec):
+            if spec.time_unit is not None and local_days(spec.dtype, spec.time_unit):
                 # a zoned column's local days, in the seconds since 1970 UTC
                 # that the other time columns' bins are in
                 e = to_units(from_units(e, spec.dtype, "D"), spec.dtype, "s")
@@ -969,15 +969,6 @@ def _encoded_levels(specs, blocks):
             reps.append([spec.missing_value])
         levels[spec.name] = reps
     return levels, bins
-
-
-def _local_days(spec):
-    """Whether the time column ``spec`` counts its own time zone's days
-    (:func:`skdp_synth._datetime.local_days`)."""
-    from ._datetime import local_days, native_time_dtype
-
-    zoned = getattr(native_time_dtype(spec.dtype), "tz", None) is not None
-    return zoned and local_days(spec.time_unit)
 
 
 def _rules_seed(random_state):

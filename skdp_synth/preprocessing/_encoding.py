@@ -163,20 +163,27 @@ def _category_index(spec, series, miss):
     return index
 
 
+def numeric_level(levels, v):
+    """The index of the first of ``levels`` numerically equal to ``v``, both
+    numbers and neither a bool (1 vs 1.0 vs np.int64, but True is not the
+    level 1), or ``None``."""
+    if not isinstance(v, numbers.Number) or _is_bool(v):
+        return None
+    return next(
+        (
+            k
+            for k, c in enumerate(levels)
+            if isinstance(c, numbers.Number) and not _is_bool(c) and c == v
+        ),
+        None,
+    )
+
+
 def _level_of(spec, lookup, v):
     """The index of value ``v`` among the levels, ``"other"``, or ``None``."""
     j = lookup.get(_hashable(v))
     if j is None:
-        # numbers may arrive as another numeric type (1 vs 1.0 vs np.int64)
-        if isinstance(v, numbers.Number) and not _is_bool(v):
-            j = next(
-                (
-                    k
-                    for k, c in enumerate(spec.levels)
-                    if isinstance(c, numbers.Number) and not _is_bool(c) and c == v
-                ),
-                None,
-            )
+        j = numeric_level(spec.levels, v)
     if j is None and spec.other:
         j = len(spec.levels) - 1
     return j

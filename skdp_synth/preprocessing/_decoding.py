@@ -146,12 +146,7 @@ def _numeric_back(values, miss, spec):
     if spec.time_unit is not None:
         return from_units(values, spec.dtype, spec.time_unit)
     if pd.api.types.is_integer_dtype(spec.dtype):
-        # pandas' nullable and pyarrow's integers name their NumPy dtype
-        # in ``numpy_dtype``, a sparse one in ``subtype`` (np.iinfo of the
-        # SparseDtype itself raised after the fit had spent its budget)
-        held = getattr(spec.dtype, "numpy_dtype", None)
-        held = getattr(spec.dtype, "subtype", None) if held is None else held
-        info = np.iinfo(spec.dtype if held is None else held)
+        info = np.iinfo(_held_dtype(spec.dtype))
         hi = float(info.max)
         if hi > info.max:  # int64, uint64: the float rounds past the largest
             hi = float(np.nextafter(hi, -np.inf))
@@ -159,11 +154,19 @@ def _numeric_back(values, miss, spec):
     elif pd.api.types.is_float_dtype(spec.dtype):
         # a float16 / float32 column likewise: a declared bin's value past
         # float16's 65,504 came back as inf, which no row of the input holds
-        held = getattr(spec.dtype, "numpy_dtype", None)
-        held = getattr(spec.dtype, "subtype", None) if held is None else held
-        big = float(np.finfo(spec.dtype if held is None else held).max)
+        big = float(np.finfo(_held_dtype(spec.dtype)).max)
         values = np.clip(values, -big, big)
     return _cast_back(pd.Series(values, dtype=np.float64), spec.dtype)
+
+
+def _held_dtype(dtype):
+    """The NumPy dtype that holds ``dtype``'s values: pandas' nullable and
+    pyarrow's name it in ``numpy_dtype``, a sparse one in ``subtype``
+    (``np.iinfo`` of the SparseDtype itself raised after the fit had spent
+    its budget)."""
+    held = getattr(dtype, "numpy_dtype", None)
+    held = getattr(dtype, "subtype", None) if held is None else held
+    return dtype if held is None else held
 
 
 def _decode_onehot(B, sample, rng):

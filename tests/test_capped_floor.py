@@ -20,10 +20,13 @@ from skdp_synth.preprocessing._numeric_domain import FineHistogram
 B = 40.0
 # a zero-inflated amount, shaped on credit_card's ``expenditure`` at ε = 1
 # (24 % exact zeros; ``python -m benchmarks.bench_suite --half tune --tables
-# credit_card --light``): the leaf at 0 drew 200, under the 5.99 b (240) a
-# candidate point mass needs, and no leaf under 32 was kept
+# credit_card --light``): the leaf at 0 drew 100 (2.5 b), under the 5.99 b
+# (240) a candidate point mass needs and under the 2 sqrt(2) b (113) at which
+# it confirms the bottom bin's excess on its own (``CANDIDATE_CONFIRMS``,
+# tested with the leaf at 200, ``HELD``), and no leaf under 32 was kept
 EDGES = [-1.0, 0.0, 2.0**-10, 1.0, 16.0, 32.0, 65.0, 129.0, 256.0, 1025.0]
-RAW = [-10.0, 200.0, 10.0, 60.0, 20.0, 100.0, 170.0, 230.0, 180.0]
+RAW = [-10.0, 100.0, 10.0, 60.0, 20.0, 100.0, 170.0, 230.0, 180.0]
+HELD = [-10.0, 200.0, *RAW[2:]]
 KEPT = [0.0, 0.0, 0.0, 0.0, 0.0, 100.0, 170.0, 230.0, 180.0]
 LEVELS = [32.0, 65.0, 129.0, 256.0, 1025.0]
 SD = 17.0
@@ -230,3 +233,48 @@ def test_the_part_of_a_leaf_the_cap_cut_does_not_confirm():
     # the whole leaf [1, 16) past the threshold with [2^-10, 1) confirms it
     strong = _hist(cap=(24.0, 1025.0), kept=kept, raw=[*raw[:3], 200.0, *raw[4:]])
     assert tpc.place_capped_floor(strong, levels, est).cap[0] < 24.0
+
+
+def test_a_point_mass_below_the_cap_confirms_an_excess_the_guard_refused():
+    """The leaf at 0 (a public point-mass candidate) drew 200, past ``2
+    sqrt(2) b`` (113) though under the 5.99 b a point mass needs: the bottom
+    bin's excess (190 rows, 3.2 sds, under twice the bin's 100 raw rows) is
+    placed, all of it (no ``FLOOR_MARGIN_Z``), and the leaf at 0 takes its
+    raw share. credit_card's ``expenditure`` at ε = 1, seed 0: 24 % zeros,
+    none in the rows before."""
+    assert tpc.CANDIDATE_CONFIRMS and tpc.FLOOR_CONFIRM_Z == 2.0
+    level = 2.0 * np.sqrt(2.0) * B
+    est = _estimates(100.0 + 190.0)
+    assert 190.0 > tpc.PAST_CAP_Z * np.sqrt(SD**2 + 2 * B**2)
+    assert RAW[1] < level < HELD[1]
+    plain = _hist()
+    assert tpc.place_capped_floor(plain, LEVELS, est) is plain
+    out = tpc.place_capped_floor(_hist(raw=HELD), LEVELS, est)
+    assert out.cap == (0.0, 1025.0)
+    below = np.asarray(out.edges[:-1]) < 32.0
+    assert np.sum(np.asarray(out.counts)[below]) == pytest.approx(190.0, rel=1e-12)
+    zero = int(np.flatnonzero(np.asarray(out.edges) == 0.0)[0])
+    share = HELD[1] / (HELD[1] + HELD[2] + HELD[3] + HELD[4])
+    assert out.counts[zero] == pytest.approx(share * 190.0, rel=1e-12)
+    # the level itself: just under it, nothing moves
+    under = _hist(raw=[-10.0, level - 1.0, *RAW[2:]])
+    assert tpc.place_capped_floor(under, LEVELS, est) is under
+    over = _hist(raw=[-10.0, level + 1.0, *RAW[2:]])
+    assert tpc.place_capped_floor(over, LEVELS, est) is not over
+
+
+def test_the_excess_goes_on_to_the_point_mass_past_a_nearer_leaf():
+    """``[1, 16)`` at 90 (past ``2 b``) would end the run that takes the
+    excess; the leaf at 0 that confirmed it is past it, and the run goes on
+    to it (credit_card's ``expenditure`` at seed 4: every placed row had
+    gone to 1-16, none to 0)."""
+    raw = [-10.0, 200.0, 10.0, 90.0, 20.0, *RAW[5:]]
+    out = tpc.place_capped_floor(_hist(raw=raw), LEVELS, _estimates(290.0))
+    zero = int(np.flatnonzero(np.asarray(out.edges) == 0.0)[0])
+    assert out.counts[zero] == pytest.approx(190.0 * 200.0 / 320.0, rel=1e-12)
+
+
+def test_off_only_the_nearest_leaves_confirm(monkeypatch):
+    monkeypatch.setattr(tpc, "CANDIDATE_CONFIRMS", False)
+    held = _hist(raw=HELD)
+    assert tpc.place_capped_floor(held, LEVELS, _estimates(290.0)) is held

@@ -36,9 +36,17 @@ def _release(estimates, sd=SD):
     )
 
 
-def _spec(split=range(8)):
+#: the released fine histogram's leaves (after the pipeline's reconcile):
+#: kept leaves on both sides of the hole
+FINE = ([4096, 5792, 16385, 23171, 65536], [0.0, 567.4, 537.9, 0.0])
+
+
+def _spec(split=range(8), fine=FINE, levels=LEVELS):
     return SimpleNamespace(
-        levels=[float(v) for v in LEVELS], split=list(split), n_levels=8
+        levels=[float(v) for v in levels],
+        split=list(split),
+        n_levels=len(levels) - 1,
+        fine=fine_hist(*fine, scale=111.1),
     )
 
 
@@ -78,6 +86,32 @@ def test_only_split_bins_are_tested():
     assert _interior_runs(_release(ESTIMATES), spec, 0, set(), set()) == {2, 3}
 
 
+def test_a_run_past_the_kept_leaves_is_no_hole():
+    """The same estimates where no kept leaf ends above the run (the
+    column's last kept leaf holds it, ``[5792, 16385)``): spread over such a
+    leaf, rows came back past the data's end (workinghours' ``education``,
+    std x9.4), so its bins keep their own tests, as ``_uncut_leaves``'
+    outer leaves do."""
+    fine = ([4096, 5792, 16385, 65536], [0.0, 567.4, 0.0])
+    spec = _spec(fine=fine)
+    assert _interior_runs(_release(ESTIMATES), spec, 0, set(), set()) == set()
+
+
+def test_one_integer_bins_alone_are_left_to_their_own_rule():
+    """A run of one-integer bins only (the empty integers between two heaps)
+    is ``_supported_runs``', which tests a single one alone: here the bin
+    ``[2, 3)`` at 0.75 σ between heaps at 1 and 3 stays to its own test."""
+    levels = [0, 1, 2, 3, 10]
+    fine = ([0, 1, 2, 3, 11], [500.0, 520.0, 30.0, 400.0])
+    est = [500.0, 520.0, 30.0, 400.0]
+    spec = _spec(split=[2], fine=fine, levels=levels)
+    assert 0.5 * 40.0 < 30.0 < 2.0 * 40.0
+    assert _interior_runs(_release(est, 40.0), spec, 0, set(), set()) == set()
+    # wider than one integer, the same bin is a hole: [2, 4) in 0, 1, 2, 4, 10
+    wide = _spec(split=[2], fine=([0, 1, 2, 4, 11], fine[1]), levels=[0, 1, 2, 4, 10])
+    assert _interior_runs(_release(est, 40.0), wide, 0, set(), set()) == {2}
+
+
 @pytest.mark.parametrize("flag", ["INTERIOR_RUNS", "RUN_SUPPORT_Z"])
 def test_the_rule_off(monkeypatch, flag):
     monkeypatch.setattr(_pipeline_levels, flag, None)
@@ -111,7 +145,7 @@ def test_the_pipeline_keeps_the_hole_and_drops_the_tails():
         kind="numeric",
         levels=[float(v) for v in LEVELS],
         n_levels=8,
-        fine=fine_hist(LEVELS, [30, 220, 170, 180, 530, 80, -90, -50], scale=111.1),
+        fine=fine_hist(LEVELS, [30, 220, 170, 180, 530, 80, 0, 0], scale=111.1),
         split=tuple(range(8)),
         missing=False,
         other=False,

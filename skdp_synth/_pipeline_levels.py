@@ -729,28 +729,39 @@ def _supported_runs(final, spec, j):
     rules = getattr(final, "_rules", None)
     z = float(getattr(rules, "level_support_z", 2.0))
     edges = [float(v) for v in spec.levels]
-    last = len(edges) - 2  # the closed last bin holds two integers at most
     fail = [
-        b
-        for b in split
-        if edges[b + 1] - edges[b] <= (2.0 if b == last else 1.0)
-        and found[b][0] < z * found[b][1]
+        b for b in split if _one_integer(edges, b) and found[b][0] < z * found[b][1]
     ]
+    whole = set()
+    for run in _consecutive(fail):
+        if len(run) >= 2 and _run_passes(found, run):
+            whole |= set(run)
+    return whole
+
+
+def _one_integer(edges, b):
+    """Whether bin ``b`` of the bin ``edges`` holds one integer (the closed
+    last bin: two at most)."""
+    return edges[b + 1] - edges[b] <= (2.0 if b == len(edges) - 2 else 1.0)
+
+
+def _consecutive(bins):
+    """The sorted ``bins`` in runs of consecutive indices."""
     runs = []
-    for b in fail:
+    for b in bins:
         if runs and b == runs[-1][-1] + 1:
             runs[-1].append(b)
         else:
             runs.append([b])
-    whole = set()
-    for run in runs:
-        if len(run) < 2:
-            continue
-        total = sum(found[b][0] for b in run)
-        noise = float(np.sqrt(sum(found[b][1] ** 2 for b in run)))
-        if total >= RUN_SUPPORT_Z * noise:
-            whole |= set(run)
-    return whole
+    return runs
+
+
+def _run_passes(found, run):
+    """Whether the release's estimates (``found``: ``{bin: (T̂, σ)}``) of
+    ``run``'s bins sum to :data:`RUN_SUPPORT_Z` of their noise."""
+    total = sum(found[b][0] for b in run)
+    noise = float(np.sqrt(sum(found[b][1] ** 2 for b in run)))
+    return total >= RUN_SUPPORT_Z * noise
 
 
 #: A run of consecutive split bins of a numeric column (a wide leaf's
@@ -814,31 +825,20 @@ def _interior_runs(final, spec, j, strict, whole):
         for b in split
         if found[b][0] < (TENTATIVE_SUPPORT_Z if b in strict else z) * found[b][1]
     ]
-    runs = []
-    for b in fail:
-        if runs and b == runs[-1][-1] + 1:
-            runs[-1].append(b)
-        else:
-            runs.append([b])
     kept, n = set(), int(spec.n_levels)
     edges = [float(v) for v in spec.levels]
-    last = len(edges) - 2  # an integer column's closed last bin: two integers
     integer = getattr(spec, "integer", True)
     e = np.asarray(hist.edges, dtype=np.float64)
     held = np.flatnonzero(np.asarray(hist.counts, dtype=np.float64) > 0)
-    for run in runs:
+    for run in _consecutive(fail):
         if run[0] == 0 or run[-1] == n - 1:
             continue  # an outer run: the column's tail, not a hole
-        if integer and all(
-            edges[b + 1] - edges[b] <= (2.0 if b == last else 1.0) for b in run
-        ):
+        if integer and all(_one_integer(edges, b) for b in run):
             continue  # one-integer bins alone: _supported_runs
         lo, hi = edges[run[0]], edges[run[-1] + 1]
         if not (held.size and e[held[0]] < lo and e[held[-1] + 1] > hi):
             continue  # past the kept leaves' range: a tail leaf, not a hole
-        total = sum(found[b][0] for b in run)
-        noise = float(np.sqrt(sum(found[b][1] ** 2 for b in run)))
-        if total >= RUN_SUPPORT_Z * noise:
+        if _run_passes(found, run):
             kept |= set(run)
     return kept
 

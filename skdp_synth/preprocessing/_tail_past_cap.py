@@ -250,7 +250,10 @@ def place_capped_tail(
     (:data:`FLOOR_STRONG_Z` below the lower cap); ``confirm`` (``None``:
     off): so is an excess that the leaves nearest past the cap confirm,
     from the ``confirm``-th leaf past it on (:func:`_confirmed_past_cap`,
-    below the lower cap; 1 skips the part of a leaf the cap cut)."""
+    below the lower cap; 1 skips the part of a leaf the cap cut), and, with
+    ``free``, one that a ``free`` leaf past the cap confirms
+    (:func:`_candidate_past_cap`, :data:`CANDIDATE_CONFIRMS`): that excess
+    is placed whole (no ``margin``) on a run reaching that leaf at least."""
     raw = getattr(hist, "raw", None)
     scale = float(getattr(hist, "scale", np.nan))
     edges = np.asarray(edges, dtype=np.float64)
@@ -289,9 +292,10 @@ def place_capped_tail(
     )
     # a public point mass past the cap measured apart from the bin
     held = None
-    if confirm is not None and free is not None:
+    if free is not None:
         free = np.asarray(free, dtype=bool)
-        held = _candidate_past_cap(e, raw, free, first, cap_hi, scale)
+        if confirm is not None:
+            held = _candidate_past_cap(e, raw, free, first, cap_hi, scale)
     # a confirmed excess waives the guard at any strength past PAST_CAP_Z
     strong = 0.0 if (confirmed or held is not None) else strong_z
     found = _excess(raw, inside, finest, estimates[k - 1], scale, strong)
@@ -304,7 +308,7 @@ def place_capped_tail(
     if not separate and _body_at_cap(estimates, k, edges, hist.integer):
         room = _room(e, first, excess)
         if free is not None:
-            room[np.asarray(free, dtype=bool)] = np.inf
+            room[free] = np.inf
     run = _past_run(e, np.minimum(raw, room), first, cap_hi, scale)
     if held is not None and held > run[-1]:  # on to the point mass
         run = np.arange(first, held + 1)
@@ -481,7 +485,9 @@ def place_capped_floor(hist, edges, estimates):
     is not bounded. Only the excess less :data:`FLOOR_MARGIN_Z` sds is
     placed; an excess past :data:`FLOOR_STRONG_Z` sds, or one that the
     leaves nearest below the cap confirm (:data:`FLOOR_CONFIRM_Z`), is
-    placed even where it is under twice the bin's raw rows. A column of one
+    placed even where it is under twice the bin's raw rows; one that a
+    candidate's leaf below the cap confirms (:data:`CANDIDATE_CONFIRMS`) is
+    placed whole, down to that leaf at least. A column of one
     bin is left as it is (its bin holds the rows clipped from above too).
     Where the lower cap is a natural lower limit held by a kept point mass
     (:func:`_at_lower_limit`), rows are placed below it only past

@@ -259,6 +259,7 @@ class PipelineLevelsMixin:
 
         rows = getattr(final, "_model_rows", None)
         n_hat = _released_n(final)
+        n_sd = _released_n_sd(final)
         self.degenerate_columns_ = {}
         for spec in encoder.specs_:
             estimates = rows_missing = shares = None
@@ -283,6 +284,7 @@ class PipelineLevelsMixin:
                 None if shares is None else shares[: spec.n_levels],
                 domain=(domains or {}).get(spec.name),
                 numeric_value=getattr(encoder, "numeric_value", "auto"),
+                n_sd=n_sd,
             )
             if spec.name in getattr(self, "_refuted_far", ()):
                 # the drop fixed the far rows, not the noise that kept them
@@ -864,6 +866,15 @@ def _tail_parts(spec):
     if getattr(spec, "kind", None) != "numeric" or hist is None:
         return set()
     return {int(k) for k in tail_part_bins(hist, spec.levels)}
+
+
+def _released_n_sd(final):
+    """The noise sd of :func:`_released_n`'s total: the Gaussian release's
+    (its plan's scale of the total, or of the inverse-variance mean with the
+    selection steps' noisy totals; 0 for a public total), else ``None``.
+    Public: a function of the plan."""
+    sd = getattr(final, "_n_estimate_sd", None)
+    return None if sd is None else float(sd)
 
 
 def _released_n(final):

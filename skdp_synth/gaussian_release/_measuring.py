@@ -281,6 +281,9 @@ def _measure_selected(U, staged, source):
         v = np.array([x for x, _ in allt])
         var = np.array([s for _, s in allt])
         released[()] = np.array([float(np.sum(v / var) / np.sum(1 / var))])
+        total_sd = float(np.sqrt(1.0 / np.sum(1.0 / var)))
+    else:
+        total_sd = 0.0
     shares["final"] = float(final_share)
     tau_f = scales / c  # noise c τ_f (share folded in)
     return Measurements(
@@ -292,6 +295,7 @@ def _measure_selected(U, staged, source):
         shares=shares,
         selection=res,
         dependence=dependence,
+        total_sd=total_sd,
     )
 
 

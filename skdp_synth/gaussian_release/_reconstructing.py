@@ -142,6 +142,12 @@ def _residual_tables(measured, staged, centre):
     fitted["_residuals"] = released
     fitted["released_"] = W.all_tables(released)
     n_estimate = fitted["n_estimate_"] = float(released[()][0])
+    # its noise sd (public: a function of the plan): the plan's scale of the
+    # total, or that of the mean with the selection steps' noisy totals
+    total_sd = measured.total_sd
+    if total_sd is None and () in W.subsets:
+        total_sd = float(c * tau[W.subsets.index(())])
+    fitted["_n_estimate_sd"] = total_sd
     measurements = list(measured.extra) + [
         Measurement(A, W.residual_matrix(A), released[A], c * tau[i])
         for i, A in enumerate(W.subsets)

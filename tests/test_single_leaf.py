@@ -152,3 +152,36 @@ def test_a_pipeline_names_the_column():
     )
     rows = pd.to_numeric(pipe.sample(n, random_state=0)["term"])
     assert rows.std() < 0.5 * X["term"].std()  # what the warning is about
+
+
+def _release_of(neighbouring, selection):
+    import pandas as pd
+
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({c: rng.choice(["a", "b", "c"], 2000) for c in "pqrs"})
+    enc = BooleanEncoder(categories={c: ["a", "b", "c"] for c in "pqrs"})
+    rel = ProjectedGaussianRelease(
+        epsilon=1.0, delta=1e-6, random_state=0, neighbouring=neighbouring,
+        selection=selection,
+    )  # fmt: skip
+    return make_synthesis_pipeline(enc, rel).fit(X)[-1]
+
+
+@pytest.mark.parametrize("selection", ["none", "mst"])
+def test_the_totals_noise_is_the_plans(selection):
+    """The noise sd the one-leaf rule reads for ``n̂``: the plan's scale of
+    the total where it alone gives ``n̂`` (every table), the inverse-variance
+    mean's ``1 / sqrt(Σ 1 / σ_i²)`` where the selection steps' noisy totals
+    are averaged in (MST), under it then; 0 for a public total
+    (replace-one)."""
+    rel = _release_of("add-remove-one", selection)
+    W = rel.workload_
+    final = float(rel.residual_scales_[W.subsets.index(())])
+    if selection == "none":
+        assert rel._n_estimate_sd == pytest.approx(final, rel=1e-12)
+    else:
+        assert 0.0 < rel._n_estimate_sd < final
+    assert _release_of("replace-one", selection)._n_estimate_sd == 0.0

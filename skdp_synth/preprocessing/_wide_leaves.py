@@ -323,8 +323,8 @@ def _cut_pair_tail(hist, j):
     if not INT_PAIR_TAIL_CUT:
         return False
     if hist.integer:
-        return _pair_in_run(hist, j, confirmed=True)
-    return _float_pair(hist, j, confirmed=True)
+        return _pair_in_run(hist, j, tail=True)
+    return _float_pair(hist, j, tail=True)
 
 
 def _confirmed_mass(hist):
@@ -353,14 +353,14 @@ def _sole(c, j, confirmed, share):
     return bool(confirmed > 0 and float(c[j]) > share * confirmed)
 
 
-def _wide_sole(hist, j, lo, hi, confirmed=False):
+def _wide_sole(hist, j, lo, hi, tail=False):
     """Whether integer leaf ``j`` (``[lo, hi)`` inside its coarse bin and
     the cap) is a sole leaf wider than :data:`SOLE_DEEP_T` in ``t``, at or
     above 0, cut by :data:`WIDE_SOLE_CUT` (whether or not the core is
     significant). Public: the released histogram."""
     if not WIDE_SOLE_CUT or lo < 0.0:
         return False
-    return bool(_t(hi) - _t(lo) > SOLE_DEEP_T and _sole_in_run(hist, j, confirmed))
+    return bool(_t(hi) - _t(lo) > SOLE_DEEP_T and _sole_in_run(hist, j, tail))
 
 
 def _geometric_parts(a, lo, hi, n, integer=True):
@@ -406,7 +406,7 @@ FLOAT_PAIR_CUT = True
 FLOAT_PAIR_PARTNER_Z = 2.0
 
 
-def _float_pair(hist, j, lo=None, confirmed=False):
+def _float_pair(hist, j, lo=None, tail=False):
     """Whether float leaf ``j`` of ``hist`` (its part inside the cap
     starting at ``lo``; the leaf's own edge where ``None``) is cut as one of
     a pair (:data:`FLOAT_PAIR_CUT`, :func:`_holds_pair`), at or above 0.
@@ -415,10 +415,10 @@ def _float_pair(hist, j, lo=None, confirmed=False):
     if not (FLOAT_PAIR_CUT and lo >= 0.0):
         return False
     partner = _confirm_floor(hist, FLOAT_PAIR_PARTNER_Z)
-    return _holds_pair(hist, j, partner, confirmed=confirmed)
+    return _holds_pair(hist, j, partner, tail=tail)
 
 
-def _sole_in_run(hist, j, confirmed=False):
+def _sole_in_run(hist, j, tail=False):
     """Whether kept leaf ``j`` of integer histogram ``hist`` holds more than
     :data:`INT_SOLE_SHARE` of the noisy counts of its run (the kept leaves
     touching it edge to edge, itself included), more than half of all kept
@@ -430,7 +430,7 @@ def _sole_in_run(hist, j, confirmed=False):
     neighbours under ``LEAF_CONFIRM_Z`` sds touch its heaviest leaf
     (credit's ``Age`` at ε = 0.3: ``[45, 54)`` 754 of a run 26-54 holding
     2,451). Also true of either leaf of a pair that holds the run between
-    them (:func:`_pair_in_run`, ``confirmed``: a tail leaf's test). Public:
+    them (:func:`_pair_in_run`; ``tail``: a tail leaf's test). Public:
     a function of the released histogram."""
     if INT_SOLE_SHARE is None:
         return False
@@ -442,7 +442,7 @@ def _sole_in_run(hist, j, confirmed=False):
     body = float(c[j]) > 0.5 * float(c[c > 0].sum())
     if body and float(c[j]) > INT_SOLE_SHARE * run:
         return True
-    return _pair_in_run(hist, j, confirmed)
+    return _pair_in_run(hist, j, tail)
 
 
 def _run_of(c, j):
@@ -456,11 +456,11 @@ def _run_of(c, j):
     return lo, hi
 
 
-def _pair_in_run(hist, j, confirmed=False):
+def _pair_in_run(hist, j, tail=False):
     """Whether kept leaf ``j`` of integer histogram ``hist`` holds a pair
-    (:func:`_holds_pair`, ``confirmed`` passed on) where :data:`INT_PAIR_CUT`
+    (:func:`_holds_pair`, ``tail`` passed on) where :data:`INT_PAIR_CUT`
     is on. Public: a function of the released histogram."""
-    return bool(INT_PAIR_CUT and _holds_pair(hist, j, confirmed=confirmed))
+    return bool(INT_PAIR_CUT and _holds_pair(hist, j, tail=tail))
 
 
 #: Whether a pair's tail leaf (:func:`._decoding._tail_models`) is tested
@@ -486,12 +486,12 @@ def _pair_in_run(hist, j, confirmed=False):
 PAIR_CONFIRMED_SHARES = True
 
 
-def _holds_pair(hist, j, partner=None, confirmed=False):
+def _holds_pair(hist, j, partner=None, tail=False):
     """Whether kept leaf ``j`` of ``hist`` is one of two touching leaves,
     each at least ``LEAF_CONFIRM_Z`` noise sds (the lighter one at least
     ``partner`` noisy rows where given, :data:`FLOAT_PAIR_PARTNER_Z`), that
     together hold more than :data:`INT_SOLE_SHARE` of the noisy counts of
-    their run and more than half of all kept leaves' (with ``confirmed``, a
+    their run and more than half of all kept leaves' (with ``tail``, a
     tail leaf's test, and :data:`PAIR_CONFIRMED_SHARES`: of those at least
     ``LEAF_CONFIRM_Z`` noise sds besides the pair's own; never where
     :data:`INT_SOLE_SHARE` is off). The test of :data:`INT_PAIR_CUT` and
@@ -506,7 +506,7 @@ def _holds_pair(hist, j, partner=None, confirmed=False):
         return False
     lo, hi = _run_of(c, j)
     # the shares of the leaves that surely hold rows (PAIR_CONFIRMED_SHARES)
-    counted = (c >= floor) if confirmed and PAIR_CONFIRMED_SHARES else (c > 0)
+    counted = (c >= floor) if tail and PAIR_CONFIRMED_SHARES else (c > 0)
     for k in (j - 1, j + 1):
         if not (lo <= k <= hi and float(c[k]) >= light):
             continue

@@ -791,8 +791,9 @@ def _kept_counts(
        it pool more than their noise, a tentative window past it
        (:func:`._fences.overflow_window`; not with ``near_zero``, not past
        a point mass at 100, nor for a date/time column: ``window=False``).
-    7. **Declared:** a declared point mass under its level but with a positive
-       count is kept as a tentative leaf (``nl._declared_tentative``).
+    7. **Candidates:** a declared point mass under its level but with a
+       positive count, and a leaf at 0 or 100 above ``3 b``, is kept as a
+       tentative leaf (``nl._declared_tentative``).
 
     Returns
     -------
@@ -957,7 +958,7 @@ def _kept_counts(
     if window and not near_zero and not limited:
         out, hi_x = overflow_window(out, counts, edges, atom, tentative, hi_x, scale)
         hi_x = float(math.ceil(hi_x)) if integer else hi_x
-    args = (out, counts, edges, finest, declared, tentative, (lo_x, hi_x))
+    args = (out, counts, edges, finest, declared, tentative, (lo_x, hi_x), scale)
     out, tentative, cap = nl._declared_tentative(*args)
     return out, cap, tentative
 

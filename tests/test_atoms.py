@@ -87,7 +87,7 @@ def test_no_zero_atom_where_there_are_no_zeros():
     and the near-zero prior of fits that found nothing.
 
     A leaf at 0 under the atom level but above ``b ln(K / (0.2 s)) = 3.0 b``
-    is kept as *tentative* (``_declared_tentative``), which a pipeline's
+    is kept as *tentative* (``_tentative_candidates``), which a pipeline's
     release keeps only past ``3 sigma`` of its own estimate: an empty one
     passes ``3 b`` with probability ``e^-3 / 2 = 2.49 %`` (measured: 31 of
     1,000; the bound 45 fails with probability under 0.01 % where the rate is

@@ -5,7 +5,7 @@ code) is public knowledge, as bounds are. Each declared value is cut out
 of PrivTree's released tree as a leaf of its own (``_natural_limits.
 _declared_cells``), is a candidate point mass at the candidates' level
 (``_atom_levels``, ``K`` counting it), is kept as a tentative leaf below
-that level where its noisy count is positive (``_declared_tentative``: the
+that level where its noisy count is positive (``_tentative_candidates``: the
 release then decides), and decodes exactly at ``v``. Without a declaration
 nothing changes (``benchmarks/behaviour_hashes.py``).
 """

@@ -151,9 +151,9 @@ def _cut_leaf(edges, finest, j, v, w):
 
 #: A public candidate's finest leaf (:data:`ATOM_CANDIDATES`: 0, 100) that
 #: the keep rules left out is kept as a tentative leaf where its noisy count
-#: passes ``b ln(K / (TENTATIVE_LEVEL s))`` (``K`` candidates, ``s =``
+#: passes ``b ln(K / (CANDIDATE_TENTATIVE_LEVEL s))`` (``K`` candidates, ``s =``
 #: :data:`ATOM_CANDIDATE_SHARE`; 3.0 b for 0 and 100), the candidates' share
-#: of a tentative run's false level (:func:`_declared_tentative`). An empty
+#: of a tentative run's false level (:func:`_tentative_candidates`). An empty
 #: candidate passes it with probability ``e^-3 / 2 = 2.5 %`` and its bin
 #: then the release's ``3 sigma`` test with ``Phi(-3) = 0.13 %``. Credit_card's
 #: ``expenditure`` (24 % of 1,055 rows at 0, ``b = 41.7`` at ε = 1) drew
@@ -166,7 +166,8 @@ def _candidate_tentative_levels(edges, finest, scale, declared=()):
     """Per leaf, the level a left-out candidate leaf must pass to be kept as
     tentative (:data:`CANDIDATE_TENTATIVE_LEVEL`): ``0`` for a declared
     point mass (the declaration says a heap is there: any positive count),
-    ``b ln(K / (TENTATIVE_LEVEL s))`` for 0 and 100, ``inf`` elsewhere.
+    ``b ln(K / (CANDIDATE_TENTATIVE_LEVEL s))`` for 0 and 100, ``inf``
+    elsewhere.
     Public: the tree, ``b``, constants and parameters."""
     edges = np.asarray(edges, dtype=np.float64)
     declared = [float(v) for v in declared]
@@ -177,7 +178,7 @@ def _candidate_tentative_levels(edges, finest, scale, declared=()):
     return np.where(np.asarray(finest, dtype=bool), level, np.inf)
 
 
-def _declared_tentative(out, counts, edges, finest, declared, tentative, cap, scale):
+def _tentative_candidates(out, counts, edges, finest, declared, tentative, cap, scale):
     """``(out, tentative, cap)`` with each point-mass candidate's leaf that
     the keep rules left out but whose noisy count passes its tentative level
     kept as a tentative leaf (its own coarse bin,
@@ -359,7 +360,7 @@ def _empty_limit_cells(out, edges, finest, atom, declared=()):
     3 of 40 fits; chile's ``statusquo``, a scale from -1.8 to 2.0 with 2 of
     2,146 training rows in ``[0, f)``, came back with 15-67 rows exactly at
     0 in 12 of 24 fits at ε = 1). A ``[0, f)`` cell past ``3 b`` is a
-    tentative one's for the release to test (:func:`_declared_tentative`).
+    tentative one's for the release to test (:func:`_tentative_candidates`).
     Post-processing."""
     at = np.asarray(finest, dtype=bool) & ~np.asarray(atom, dtype=bool)
     cells = list(ATOM_CANDIDATES) + [float(v) for v in declared]

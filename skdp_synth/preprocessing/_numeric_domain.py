@@ -793,7 +793,7 @@ def _kept_counts(
        a point mass at 100, nor for a date/time column: ``window=False``).
     7. **Candidates:** a declared point mass under its level but with a
        positive count, and a leaf at 0 or 100 above ``3 b``, is kept as a
-       tentative leaf (``nl._declared_tentative``).
+       tentative leaf (``nl._tentative_candidates``).
 
     Returns
     -------
@@ -959,7 +959,7 @@ def _kept_counts(
         out, hi_x = overflow_window(out, counts, edges, atom, tentative, hi_x, scale)
         hi_x = float(math.ceil(hi_x)) if integer else hi_x
     args = (out, counts, edges, finest, declared, tentative, (lo_x, hi_x), scale)
-    out, tentative, cap = nl._declared_tentative(*args)
+    out, tentative, cap = nl._tentative_candidates(*args)
     return out, cap, tentative
 
 

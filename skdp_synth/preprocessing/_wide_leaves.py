@@ -446,7 +446,7 @@ def _sole_in_run(hist, j, tail=False, confirmed=False):
     part = c[lo : hi + 1]
     if confirmed:  # the run's leaves that surely hold rows
         part = part[part >= _confirm_floor(hist)]
-    run = max(float(part.sum()), float(c[j]))
+    run = float(part.sum())  # j itself passed the floor above
     body = float(c[j]) > 0.5 * float(c[c > 0].sum())
     if body and float(c[j]) > INT_SOLE_SHARE * run:
         return True

@@ -171,7 +171,7 @@ def _candidate_tentative_levels(edges, finest, scale, declared=()):
     Public: the tree, ``b``, constants and parameters."""
     edges = np.asarray(edges, dtype=np.float64)
     declared = [float(v) for v in declared]
-    k = len(set(ATOM_CANDIDATES) | set(declared))
+    k = len(_candidates(declared))
     loose = scale * math.log(k / (CANDIDATE_TENTATIVE_LEVEL * ATOM_CANDIDATE_SHARE))
     level = np.where(np.isin(edges[:-1], ATOM_CANDIDATES), loose, np.inf)
     level = np.where(np.isin(edges[:-1], declared), 0.0, level)
@@ -314,6 +314,12 @@ ATOM_CANDIDATES = tuple(v for v, _ in NATURAL_LIMITS)
 ATOM_CANDIDATE_SHARE = 0.5
 
 
+def _candidates(declared=()):
+    """The point-mass candidates, sorted: :data:`ATOM_CANDIDATES` and the
+    column's declared point masses (public)."""
+    return sorted(set(ATOM_CANDIDATES) | {float(v) for v in declared})
+
+
 def _atom_levels(edges, finest, scale, declared=()):
     """Per leaf, the noisy count a finest leaf must pass to be kept as a
     point mass (an atom), from public quantities only: the ``K`` public
@@ -330,7 +336,7 @@ def _atom_levels(edges, finest, scale, declared=()):
     Post-processing: the tree, the public ``b``, constants and parameters."""
     edges = np.asarray(edges, dtype=np.float64)
     n = max(edges.size - 1, 1)
-    candidates = sorted(set(ATOM_CANDIDATES) | {float(v) for v in declared})
+    candidates = _candidates(declared)
     k = len(candidates)
     s = ATOM_CANDIDATE_SHARE
     public = scale * math.log(k / (ATOM_FALSE_LEVEL * s))

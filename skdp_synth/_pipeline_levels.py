@@ -320,10 +320,12 @@ def _empty_outer_bins(final, spec, j, drop, gone, refuted=None):
     support test (``drop``, the release's ``_drop_unsupported_level``: it
     moves no row, there being none), until the first bin that fails
     either; never every bin. A bin the rows use passes where it is a far
-    group of noise leaves the release refutes (:func:`_refuted_far_bin`):
-    the release moves its rows, and ``refuted`` (a set) gets the column's
-    name, which the degenerate-column warning then gives. Their leaves are
-    emptied
+    group of noise leaves the release refutes, or noise leaves it does not
+    see (:func:`_refuted_far_bin`): the release moves its rows, and where
+    refuted, ``refuted`` (a set) gets the column's name, which the
+    degenerate-column warning then gives (an unseen bin holds under one sd
+    of the release's rows: a real tail's last few rows, as often as noise).
+    Their leaves are emptied
     (:func:`.preprocessing._bin_mass.empty_outer_bins`), so the outermost
     kept leaf the rows use is the column's tail for decoding, as it would
     be had the noise leaves beyond it never been kept. Measured on
@@ -350,36 +352,44 @@ def _empty_outer_bins(final, spec, j, drop, gone, refuted=None):
                 continue
             if n - len(gone | set(out)) <= 1:
                 break
-            if used[b] and not _refuted_far_bin(final, spec, j, b, inwards):
+            why = _refuted_far_bin(final, spec, j, b, inwards) if used[b] else None
+            if used[b] and why is None:
                 break
             if not drop(j, b):
                 break
             out.append(b)
-            if used[b] and refuted is not None:
+            if why == "refuted" and refuted is not None:
                 refuted.add(spec.name)
     return sorted(out)
 
 
 #: An outer bin the model's rows use is emptied too where its kept leaves
 #: are one far group of noise leaves that the release's estimate of the
-#: bin refutes (:func:`.preprocessing._bin_mass.refuted_far_bin`) and the
-#: estimate is under the support test; the release moves its rows to the
-#: column's other bins. ``False``: an outer bin the rows use is kept.
+#: bin refutes (:func:`.preprocessing._bin_mass.refuted_far_bin`), or noise
+#: leaves the release does not see
+#: (:func:`.preprocessing._bin_mass.unseen_outer_bin`), and the estimate is
+#: under the support test; the release moves its rows to the column's other
+#: bins. ``False``: an outer bin the rows use is kept.
 REFUTED_FAR_BINS = True
 
 
 def _refuted_far_bin(final, spec, j, b, inwards):
     """Whether outer bin ``b`` of numeric column ``spec`` (attribute
     ``j``) is a far group of noise leaves the release refutes
-    (:data:`REFUTED_FAR_BINS`); public: the fine histogram and the
+    (``"refuted"``), or noise leaves it does not see (``"unseen"``), else
+    ``None`` (:data:`REFUTED_FAR_BINS`); public: the fine histogram and the
     release's estimate of the bin."""
-    from .preprocessing._bin_mass import refuted_far_bin
+    from .preprocessing._bin_mass import refuted_far_bin, unseen_outer_bin
 
     estimate = getattr(final, "_one_way_level_estimate", None)
     if not REFUTED_FAR_BINS or estimate is None:
-        return False
+        return None
     found = estimate(j, b)
-    return refuted_far_bin(spec.fine, spec.levels, b, found, inwards)
+    if refuted_far_bin(spec.fine, spec.levels, b, found, inwards):
+        return "refuted"
+    if unseen_outer_bin(spec.fine, spec.levels, b, found):
+        return "unseen"
+    return None
 
 
 def other_share_reason(spec, estimates, n_hat):

@@ -22,7 +22,10 @@ from skdp_synth.preprocessing._bin_mass import (
     FAR_EXCESS_Z,
     LEAFLESS_Z,
     REFUTED_Z,
+    UNSEEN_EXCESS_Z,
+    UNSEEN_OUTER_Z,
     refuted_far_bin,
+    unseen_outer_bin,
 )
 
 B = 16.7
@@ -104,6 +107,7 @@ def test_the_pipeline_drops_a_refuted_bin_the_rows_use():
     )
     assert final.dropped == [(0, 2)]
     assert pipe.outer_bins_dropped_ == {"flag": [2.0]}
+    assert pipe._refuted_far == {"flag"}
     np.testing.assert_allclose(spec.fine.counts[3:], 0.0)
     np.testing.assert_allclose(spec.fine.counts[:3], [0.0, 1403.0, 1544.0])
 
@@ -118,6 +122,81 @@ def test_a_real_far_group_the_release_sees_stays():
     rows = np.array([[0]] * 50 + [[1]] * 50 + [[2]] * 6)
     pipe, final = _run_levels(
         [spec], [[(1403.0, 30.0), (1544.0, 30.0), (170.0, 30.0)]], model_rows=rows
+    )
+    assert final.dropped == [] and pipe.outer_bins_dropped_ == {}
+
+
+#: a 0/1 column whose noise leaves touch its body: ``[2, 64)``, ``[64,
+#: 4096)`` and ``[4096, 8192)`` (6 leaves: a leaf is confirmed on its own
+#: count at ``b ln(6 / 0.01)`` = 106.8)
+TOUCH_EDGES = [-1.0, 0.0, 1.0, 2.0, 64.0, 4096.0, 8192.0]
+TOUCH_LEVELS = [0.0, 1.0, 2.0, 8192.0]
+TOUCH_SURE = B * np.log(6 / 0.01)
+
+
+def _touching(first=100.0):
+    return fine_hist(TOUCH_EDGES, [0.0, 1403.0, 1544.0, first, 39.0, 42.0], scale=B)
+
+
+def test_an_outer_bin_the_release_does_not_see():
+    """Noise leaves that touch the body are no far group (no emptied stretch
+    before them), so :func:`refuted_far_bin` never drops their bin
+    ``[2, 8192)`` (11.4 wide in ``t``); the release puts it under
+    ``UNSEEN_OUTER_Z`` of its sd, none of its leaves is confirmed on its
+    own count, and the leaves' 181 rows exceed the estimate by more than
+    ``UNSEEN_EXCESS_Z`` sds of the difference (or the estimate is at most
+    0): unseen. At the thresholds, with a confirmed leaf, on a bin no wider
+    than ``GAP_T`` in ``t`` or without an estimate, it is not."""
+    assert UNSEEN_OUTER_Z == 1.0 and UNSEEN_EXCESS_Z == 2.0
+    hist = _touching()
+    sd = 30.0
+    assert not refuted_far_bin(hist, TOUCH_LEVELS, 2, (-9.0, sd), -1)
+    assert unseen_outer_bin(hist, TOUCH_LEVELS, 2, (-9.0, sd))
+    # under one sd, and 2.98 sds of the difference under the leaves' claim
+    assert unseen_outer_bin(hist, TOUCH_LEVELS, 2, (UNSEEN_OUTER_Z * sd - 1e-6, sd))
+    assert not unseen_outer_bin(hist, TOUCH_LEVELS, 2, (UNSEEN_OUTER_Z * sd, sd))
+    # the excess at its threshold: 181 - T̂ against 2 sqrt(σ² + 2 m b²)
+    sd = 60.0
+    edge = 181.0 - UNSEEN_EXCESS_Z * np.sqrt(sd * sd + 2.0 * B * B * 3)
+    assert 0.0 < edge < sd
+    assert unseen_outer_bin(hist, TOUCH_LEVELS, 2, (edge - 1e-6, sd))
+    assert not unseen_outer_bin(hist, TOUCH_LEVELS, 2, (edge + 1e-6, sd))
+    # leaves claiming 101 rows, within 2 sds: unseen only where T̂ <= 0
+    weak = _touching(20.0)
+    assert unseen_outer_bin(weak, TOUCH_LEVELS, 2, (0.0, sd))
+    assert not unseen_outer_bin(weak, TOUCH_LEVELS, 2, (1e-6, sd))
+    sd = 30.0
+    assert unseen_outer_bin(_touching(TOUCH_SURE - 0.1), TOUCH_LEVELS, 2, (0.0, sd))
+    assert not unseen_outer_bin(_touching(TOUCH_SURE + 0.1), TOUCH_LEVELS, 2, (0.0, sd))
+    assert not unseen_outer_bin(hist, TOUCH_LEVELS, 2, None)
+    # a bin [2, 4) of the leaf [2, 4): 0.74 wide in t, under GAP_T
+    narrow = fine_hist(
+        [-1.0, 0.0, 1.0, 2.0, 4.0], [0.0, 1403.0, 1544.0, 100.0], scale=B
+    )
+    assert not unseen_outer_bin(narrow, [0.0, 1.0, 2.0, 3.0], 2, (-9.0, sd))
+
+
+def test_the_pipeline_drops_an_unseen_bin_the_rows_use():
+    """Through the pipeline's level rules: the model's rows use the top bin
+    (level 2), the release puts it at -9 ± 30; the bin is dropped and its
+    leaves emptied, so no row decodes at 2-8,191, and the column is not
+    named for it. On the parent it stayed
+    (no emptied stretch: not refuted), as ``workinghours``' ``age`` (18-64;
+    ε = 0.3, seed 0 of ``benchmarks/bench_suite.py``) kept ``[65, 8192)``
+    and came back up to 8,100. A bin the release puts at 1 sd stays."""
+    spec = _spec("age", TOUCH_LEVELS, _touching())
+    rows = np.array([[0]] * 50 + [[1]] * 50 + [[2]] * 2)
+    pipe, final = _run_levels(
+        [spec], [[(1403.0, 30.0), (1544.0, 30.0), (-9.0, 30.0)]], model_rows=rows
+    )
+    assert final.dropped == [(0, 2)]
+    assert pipe.outer_bins_dropped_ == {"age": [2.0]}
+    # not named: under one sd, a real tail's last rows as often as noise
+    assert pipe._refuted_far == set()
+    np.testing.assert_allclose(spec.fine.counts, [0.0, 1403.0, 1544.0, 0.0, 0.0, 0.0])
+    spec = _spec("age", TOUCH_LEVELS, _touching())
+    pipe, final = _run_levels(
+        [spec], [[(1403.0, 30.0), (1544.0, 30.0), (30.0, 30.0)]], model_rows=rows
     )
     assert final.dropped == [] and pipe.outer_bins_dropped_ == {}
 

@@ -387,7 +387,7 @@ def _refuted_far_bin(final, spec, j, b, inwards):
     found = estimate(j, b)
     if refuted_far_bin(spec.fine, spec.levels, b, found, inwards):
         return "refuted"
-    if unseen_outer_bin(spec.fine, spec.levels, b, found):
+    if unseen_outer_bin(spec.fine, spec.levels, b, found, inwards):
         return "unseen"
     return None
 

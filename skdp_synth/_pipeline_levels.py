@@ -323,7 +323,7 @@ def _empty_outer_bins(final, spec, j, drop, gone, refuted=None):
     group of noise leaves the release refutes, or noise leaves it does not
     see (:func:`_refuted_far_bin`): the release moves its rows, and where
     refuted, ``refuted`` (a set) gets the column's name, which the
-    degenerate-column warning then gives (an unseen bin holds under one sd
+    degenerate-column warning then gives (an unseen bin holds under two sds
     of the release's rows: a real tail's last few rows, as often as noise).
     Their leaves are emptied
     (:func:`.preprocessing._bin_mass.empty_outer_bins`), so the outermost

@@ -149,13 +149,13 @@ def test_an_outer_bin_the_release_does_not_see():
     0), and the bin is over ``UNSEEN_REACH`` times as wide as the bins
     inwards of it: unseen. At the thresholds, with a confirmed leaf, on a
     bin within that reach or without an estimate, it is not."""
-    assert UNSEEN_OUTER_Z == 1.0 and UNSEEN_EXCESS_Z == 2.0
+    assert UNSEEN_OUTER_Z == 2.0 and UNSEEN_EXCESS_Z == 2.0
     assert UNSEEN_REACH == 2.0
     hist = _touching()
     sd = 30.0
     assert not refuted_far_bin(hist, TOUCH_LEVELS, 2, (-9.0, sd), -1)
     assert unseen_outer_bin(hist, TOUCH_LEVELS, 2, (-9.0, sd), -1)
-    # under one sd, and 2.98 sds of the difference under the leaves' claim
+    # under two sds, and 2.4 sds of the difference under the leaves' claim
     assert unseen_outer_bin(hist, TOUCH_LEVELS, 2, (UNSEEN_OUTER_Z * sd - 1e-6, sd), -1)
     assert not unseen_outer_bin(hist, TOUCH_LEVELS, 2, (UNSEEN_OUTER_Z * sd, sd), -1)
     # the excess at its threshold: 181 - T̂ against 2 sqrt(σ² + 2 m b²)
@@ -200,7 +200,7 @@ def test_the_pipeline_drops_an_unseen_bin_the_rows_use():
     named for it. On the parent it stayed
     (no emptied stretch: not refuted), as ``workinghours``' ``age`` (18-64;
     ε = 0.3, seed 0 of ``benchmarks/bench_suite.py``) kept ``[65, 8192)``
-    and came back up to 8,100. A bin the release puts at 1 sd stays."""
+    and came back up to 8,100. A bin the release puts at 2 sds stays."""
     spec = _spec("age", TOUCH_LEVELS, _touching())
     rows = np.array([[0]] * 50 + [[1]] * 50 + [[2]] * 2)
     pipe, final = _run_levels(
@@ -208,12 +208,12 @@ def test_the_pipeline_drops_an_unseen_bin_the_rows_use():
     )
     assert final.dropped == [(0, 2)]
     assert pipe.outer_bins_dropped_ == {"age": [2.0]}
-    # not named: under one sd, a real tail's last rows as often as noise
+    # not named: under two sds, a real tail's last rows as often as noise
     assert pipe._refuted_far == set()
     np.testing.assert_allclose(spec.fine.counts, [0.0, 1403.0, 1544.0, 0.0, 0.0, 0.0])
     spec = _spec("age", TOUCH_LEVELS, _touching())
     pipe, final = _run_levels(
-        [spec], [[(1403.0, 30.0), (1544.0, 30.0), (30.0, 30.0)]], model_rows=rows
+        [spec], [[(1403.0, 30.0), (1544.0, 30.0), (60.0, 30.0)]], model_rows=rows
     )
     assert final.dropped == [] and pipe.outer_bins_dropped_ == {}
 

@@ -579,14 +579,17 @@ def refuted_far_bin(hist, edges, k, estimate, inwards):
 #: An outer bin the model's rows use is also dropped where the release puts
 #: it under this many of its sds, its kept leaves claim rows the release does
 #: not see and it reaches far past the other bins (:func:`unseen_outer_bin`);
-#: ``None``: off. :data:`LEAFLESS_Z`'s value, not searched. The three tests
-#: were set on the TUNE half of ``benchmarks/bench_suite.py`` (ε 0.3 and 1,
-#: 10 seeds; ``benchmarks/results/bench_suite.md``, "Outer bins of noise
-#: leaves the release does not see"): this one alone moved 158 of 380 fits
-#: and dropped real tails (mean KS +0.9 % at ε = 0.3); with the excess and
-#: the reach, 14 fits moved, five std ratios of 2.5-2,371 came back to
-#: 0.75-1.04, TV1 and mean KS within 0.1 %.
-UNSEEN_OUTER_Z = 1.0
+#: ``None``: off. The three tests were set on the TUNE half of
+#: ``benchmarks/bench_suite.py`` (ε 0.3 and 1, 10 seeds;
+#: ``benchmarks/results/bench_suite.md``, "Outer bins of noise leaves the
+#: release does not see"): this one alone at 1 sd moved 158 of 380 fits and
+#: dropped real tails (mean KS +0.9 % at ε = 0.3); with the excess and the
+#: reach, 14 fits moved, five std ratios of 2.5-2,371 came back to
+#: 0.75-1.04, TV1 and mean KS within 0.1 %. Then 1 -> 2, the release's own
+#: support test (``LEVEL_SUPPORT_Z``): 6 more fits moved, attrition's
+#: ``PercentSalaryHike`` (11-25; a noise leaf at -6.7e7, released at 114 ±
+#: 87) 2.9e6 -> 2.09, nothing else past 1 %.
+UNSEEN_OUTER_Z = 2.0
 #: ... where the kept leaves' noisy sum exceeds the release's estimate by
 #: more than this many sds of the difference (as :data:`REFUTED_Z`), or the
 #: estimate is at most 0. Two sds, not searched: the blow-ups measured there

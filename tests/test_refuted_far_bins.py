@@ -174,6 +174,12 @@ def test_an_outer_bin_the_release_does_not_see():
         _touching(TOUCH_SURE + 0.1), TOUCH_LEVELS, 2, (0.0, sd), -1
     )
     assert not unseen_outer_bin(hist, TOUCH_LEVELS, 2, None, -1)
+    # a histogram without a noise scale holds counts, not noise
+    exact = fine_hist(
+        TOUCH_EDGES, [0.0, 1403.0, 1544.0, 100.0, 39.0, 42.0], scale=np.nan
+    )
+    assert not np.isfinite(exact.scale)
+    assert not unseen_outer_bin(exact, TOUCH_LEVELS, 2, (-9.0, sd), -1)
     # a bin [2, 4) of the leaf [2, 4), beside the bins [0, 2): 2 wide
     # against 2, within the reach
     narrow = fine_hist([-1.0, 0.0, 1.0, 2.0, 4.0], [0.0, 1403.0, 1544.0, 60.0], scale=B)

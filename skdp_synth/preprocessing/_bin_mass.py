@@ -638,15 +638,15 @@ def unseen_outer_bin(hist, edges, k, estimate, inwards):
     leaves) and of the release's estimate and public sd."""
     from ._spread import _confirmed_count
 
-    if UNSEEN_OUTER_Z is None or estimate is None:
-        return False
+    scale = float(getattr(hist, "scale", np.nan))
+    if UNSEEN_OUTER_Z is None or estimate is None or not np.isfinite(scale):
+        return False  # no noise scale: the leaves' counts are not noise
     est, sd = (float(v) for v in estimate)
     if not est < UNSEEN_OUTER_Z * sd:
         return False
     edges = np.asarray(edges, dtype=np.float64)
     e = np.asarray(hist.edges, dtype=np.float64)
     counts = np.asarray(hist.counts, dtype=np.float64)
-    scale = float(hist.scale)
     cap_lo, cap_hi = (float(v) for v in hist.cap)
     a, b = _measured_range(hist, edges, k)
     a, b = max(a, cap_lo), min(b, cap_hi)

@@ -576,7 +576,7 @@ def test_declared_bins_far_past_the_data_are_named():
     assert DECLARED_RATIO == 2.5
     df = _skewed(0)
     pipe = make_synthesis_pipeline(
-        BooleanEncoder(bin_edges={"tail": DOUBLING}),
+        BooleanEncoder(bin_edges={"tail": DOUBLING}, random_state=0),
         ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=0),
     )
     with pytest.warns(Warning) as record:
@@ -597,7 +597,7 @@ def test_declared_bins_that_hold_the_data_are_not_named():
         df = _skewed(seed)
         df["tail"] = df["tail"].clip(upper=320)
         pipe = make_synthesis_pipeline(
-            BooleanEncoder(bin_edges={"tail": DOUBLING[:8]}),
+            BooleanEncoder(bin_edges={"tail": DOUBLING[:8]}, random_state=seed),
             ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed),
         )
         with warnings.catch_warnings():

@@ -539,14 +539,8 @@ def refuted_far_bin(hist, edges, k, estimate, inwards):
     if not np.isfinite(scale) or estimate is None:
         return False
     edges = np.asarray(edges, dtype=np.float64)
-    e = np.asarray(hist.edges, dtype=np.float64)
-    counts = np.asarray(hist.counts, dtype=np.float64)
-    cap_lo, cap_hi = (float(v) for v in hist.cap)
     a, b = _measured_range(hist, edges, k)
-    lo = np.maximum(e[:-1], cap_lo)
-    hi = np.minimum(e[1:], cap_hi)
-    held = (counts > 0) & (hi > lo)
-    inside = np.flatnonzero(held & (hi > a) & (lo < b))
+    counts, lo, hi, held, inside = _kept_in(hist, a, b)
     if not inside.size:
         # no kept leaf: the encoder's leaves there are all under its keep
         # rules, and the release puts the bin within LEAFLESS_Z sds of 0
@@ -570,10 +564,31 @@ def refuted_far_bin(hist, edges, k, estimate, inwards):
     span = float(_t(hi[every[-1]]) - _t(lo[every[0]]))
     if not stretch > group_gap(hist.integer, span):
         return False
-    est, sd = (float(v) for v in estimate)
-    excess = float(counts[inside].sum()) - est
-    noise = np.sqrt(sd * sd + 2.0 * scale * scale * inside.size)
+    excess, noise = _claim_excess(counts[inside], estimate, scale)
     return bool(excess > REFUTED_Z * noise)
+
+
+def _kept_in(hist, a, b):
+    """``(counts, lo, hi, held, inside)`` of ``hist``: its counts, its
+    leaves' ends cut at the cap, the mask of kept leaves inside the cap and
+    the indices of those that reach into ``[a, b)``."""
+    e = np.asarray(hist.edges, dtype=np.float64)
+    counts = np.asarray(hist.counts, dtype=np.float64)
+    cap_lo, cap_hi = (float(v) for v in hist.cap)
+    lo = np.maximum(e[:-1], cap_lo)
+    hi = np.minimum(e[1:], cap_hi)
+    held = (counts > 0) & (hi > lo)
+    return counts, lo, hi, held, np.flatnonzero(held & (hi > a) & (lo < b))
+
+
+def _claim_excess(claimed, estimate, scale):
+    """``(K - T̂, sqrt(σ² + 2 m b²))``: how far the ``m`` leaves' noisy
+    counts ``claimed`` (``Lap(b)`` each) exceed the release's estimate
+    ``(T̂, σ)`` of their bin, and the sd of that difference (two
+    independent noisy measurements of the same rows)."""
+    est, sd = (float(v) for v in estimate)
+    excess = float(np.sum(claimed)) - est
+    return excess, float(np.sqrt(sd * sd + 2.0 * scale * scale * len(claimed)))
 
 
 #: An outer bin the model's rows use is also dropped where the release puts
@@ -645,21 +660,16 @@ def unseen_outer_bin(hist, edges, k, estimate, inwards):
     if not est < UNSEEN_OUTER_Z * sd:
         return False
     edges = np.asarray(edges, dtype=np.float64)
-    e = np.asarray(hist.edges, dtype=np.float64)
-    counts = np.asarray(hist.counts, dtype=np.float64)
     cap_lo, cap_hi = (float(v) for v in hist.cap)
     a, b = _measured_range(hist, edges, k)
     a, b = max(a, cap_lo), min(b, cap_hi)
     rest = (a - edges[0]) if inwards < 0 else (edges[-1] - b)
     if not b - a > UNSEEN_REACH * max(float(rest), 0.0):
         return False
-    lo = np.maximum(e[:-1], cap_lo)
-    hi = np.minimum(e[1:], cap_hi)
-    inside = (counts > 0) & (hi > lo) & (hi > a) & (lo < b)
-    if not inside.any() or np.any(counts[inside] >= _confirmed_count(hist)):
+    counts, _, _, _, inside = _kept_in(hist, a, b)
+    if not inside.size or np.any(counts[inside] >= _confirmed_count(hist)):
         return False
     if not est > 0.0:
         return True  # the release sees no row there
-    excess = float(counts[inside].sum()) - est
-    noise = np.sqrt(sd * sd + 2.0 * scale * scale * int(inside.sum()))
+    excess, noise = _claim_excess(counts[inside], estimate, scale)
     return bool(excess > UNSEEN_EXCESS_Z * noise)

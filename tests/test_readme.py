@@ -7,19 +7,19 @@ works), the schema file it shows is the one shipped, and its command-line
 commands run as written from the repository's root.
 """
 
-import contextlib
 import doctest
 import json
 import pathlib
 import re
 import shlex
 import shutil
+import warnings
 
 import pytest
 from _pytest.doctest import _get_checker
 
 from skdp_synth.cli import main
-from skdp_synth.exceptions import PrivacyLeakWarning
+from skdp_synth.exceptions import DegenerateColumnWarning, PrivacyLeakWarning
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -110,13 +110,20 @@ def test_the_commands_run_as_written(page, tmp_path, monkeypatch, capsys):
         # the shipped full schema is the keyword form: it declares domains but
         # no column's type, and the command says the types were read
         warned = argv[0] == "synthesize" and SCHEMA.name in " ".join(argv)
-        shown = (
-            pytest.warns(PrivacyLeakWarning, match="were read from the data")
-            if warned
-            else contextlib.nullcontext()
-        )
-        with shown:
+        # The commands as written draw fresh (unseeded) noise, so in about
+        # 1 run of 40 the pipeline names a column its release says comes
+        # back degenerate (the people table's "wage" or "hours"): a true
+        # statement about that fit, not a failure of the command. Any other
+        # warning fails the test.
+        allowed = (DegenerateColumnWarning,) + ((PrivacyLeakWarning,) * warned)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             assert main(argv) == 0, argv
+        shown = [w for w in caught if not issubclass(w.category, allowed)]
+        assert not shown, [str(w.message) for w in shown]
+        if warned:
+            leaks = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+            assert any("were read from the data" in str(w.message) for w in leaks)
         assert (tmp_path / "synthetic.csv").stat().st_size > 0
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "NOT private" in page or "not private" in page

@@ -81,6 +81,40 @@ def test_within_bin_quantiles_match_a_gaussians_own(rho):
     assert np.corrcoef(U.T)[0, 1] == pytest.approx(want, abs=0.03)
 
 
+@pytest.mark.parametrize("rho", [0.98, 0.995])
+def test_strongly_coupled_columns_in_wide_bins_mix_within_the_sweeps(rho):
+    """Three columns at latent correlation ``rho`` cut in two bins each: a
+    row's box is an orthant, wide against the conditional sd
+    ``sqrt(1 - rho^2)`` (0.2, 0.1), so sweeps started at the middle of each
+    box, each column on its own, crawl along the ridge: after the default 4
+    sweeps the within-bin correlations were 0.59-0.60 (rho = 0.98) and
+    0.70-0.72 (0.995) against the Gaussian's own 0.68 and 0.82 (64 sweeps:
+    0.69, 0.81). Started from the sequential draw (``_sequential_start``)
+    the 4 sweeps reach what 64 do. 40,000 rows, fixed seeds; the sd of a
+    correlation is about 0.005, the bound 0.03 allows the copula's own fit
+    (its ``rho`` is read from two bins per column)."""
+    from scipy.stats import rankdata
+
+    k, bins = 3, 2
+    corr = np.full((k, k), rho)
+    np.fill_diagonal(corr, 1.0)
+    rng = np.random.default_rng(2)
+    z = rng.multivariate_normal(np.zeros(k), corr, 40_000)
+    idx = (z > np.median(z, axis=0)).astype(int)
+    true = np.empty_like(z)
+    for j in range(k):
+        for b in range(bins):
+            rows = idx[:, j] == b
+            true[rows, j] = (rankdata(z[rows, j]) - 0.5) / rows.sum()
+    none = np.zeros_like(idx, bool)
+    c = fit_copula(idx, none, [bins] * k, np.ones(len(idx)))
+    U = within_bin_quantiles(c, idx, none, np.random.default_rng(3))
+    pairs = np.triu_indices(k, 1)
+    want = np.corrcoef(true.T)[pairs]
+    got = np.corrcoef(U.T)[pairs]
+    assert np.all(np.abs(got - want) < 0.03), (got, want)
+
+
 def _pair_table(n=6000, seed=0):
     rng = np.random.default_rng(seed)
     x = rng.gamma(2.0, 10.0, n)

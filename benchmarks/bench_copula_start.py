@@ -1,5 +1,5 @@
 """Where the copula's Gibbs sweeps start: a sequential draw against the
-middle of each row's box (``skdp_synth.preprocessing._copula.GHK_START``).
+middle of each row's box (``skdp_synth.preprocessing._copula.SEQUENTIAL_START``).
 
 Per table, ε and seed, the ``auto`` pipeline of ``benchmarks/bench_suite.py``
 (``fit_ours``: the same encoder, release, seeds and held-out rows) is fitted
@@ -38,12 +38,12 @@ def start(sequential):
     """The copula's sweeps started sequentially or at the boxes' middles."""
     from skdp_synth.preprocessing import _copula
 
-    saved = _copula.GHK_START
-    _copula.GHK_START = sequential
+    saved = _copula.SEQUENTIAL_START
+    _copula.SEQUENTIAL_START = sequential
     try:
         yield
     finally:
-        _copula.GHK_START = saved
+        _copula.SEQUENTIAL_START = saved
 
 
 def pair_errors(syn, test, numeric):

@@ -189,7 +189,7 @@ def _truncated_normal(mu, sigma, lo, hi, v):
 #: middles, .893 after 4 from the start. Over the TUNE half the scores and
 #: the pairwise rank correlations moved within their noise, at 1.08 times
 #: the sampling time (``benchmarks/results/bench_copula_start.md``).
-GHK_START = True
+SEQUENTIAL_START = True
 
 
 def _sequential_start(corr, lo, hi, rng):
@@ -215,8 +215,8 @@ def within_bin_quantiles(copula, indices, missing, rng, sweeps=SWEEPS):
     """``(n, k)`` quantiles in ``[0, 1]`` at which each row's value is read
     inside its bin (NaN where missing): ``Z ~ N(0, R)`` restricted to the
     row's box of bins, by Gibbs sampling (started from
-    :func:`_sequential_start`, :data:`GHK_START`), then ``Φ(Z_j)`` located in bin
-    ``j``'s CDF interval. A missing column is unconstrained. Bins without
+    :func:`_sequential_start`, :data:`SEQUENTIAL_START`), then ``Φ(Z_j)``
+    located in bin ``j``'s CDF interval. A missing column is unconstrained. Bins without
     released mass (a decode outside the copula's support) get a uniform."""
     idx = np.asarray(indices)
     miss = np.asarray(missing, dtype=bool)
@@ -231,7 +231,7 @@ def within_bin_quantiles(copula, indices, missing, rng, sweeps=SWEEPS):
     lo, hi = np.where(empty, -np.inf, lo), np.where(empty, np.inf, hi)
     P = np.linalg.inv(copula.corr)
     sigma = 1.0 / np.sqrt(np.diag(P))
-    if GHK_START:
+    if SEQUENTIAL_START:
         z = _sequential_start(copula.corr, lo, hi, rng)
     else:
         z = np.clip(ndtri(np.clip((flo + fhi) / 2, 1e-12, 1 - 1e-12)), lo, hi)

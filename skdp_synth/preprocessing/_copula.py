@@ -187,8 +187,8 @@ def _truncated_normal(mu, sigma, lo, hi, v):
 #: ``benchmarks/bench_suite.py``); on the noise-free pipeline (ε = 1e6) the
 #: rows scored .807, .872 and .898 after 4, 16 and 64 sweeps from the
 #: middles, .893 after 4 from the start. Over the TUNE half the scores and
-#: the pairwise rank correlations moved within their noise, at 1.08 times
-#: the sampling time (``benchmarks/results/bench_copula_start.md``).
+#: the pairwise rank correlations moved within their noise, at 1.04-1.08
+#: times the sampling time (``benchmarks/results/bench_copula_start.md``).
 SEQUENTIAL_START = True
 
 
@@ -216,8 +216,9 @@ def within_bin_quantiles(copula, indices, missing, rng, sweeps=SWEEPS):
     inside its bin (NaN where missing): ``Z ~ N(0, R)`` restricted to the
     row's box of bins, by Gibbs sampling (started from
     :func:`_sequential_start`, :data:`SEQUENTIAL_START`), then ``Φ(Z_j)``
-    located in bin ``j``'s CDF interval. A missing column is unconstrained. Bins without
-    released mass (a decode outside the copula's support) get a uniform."""
+    located in bin ``j``'s CDF interval. A missing column is unconstrained.
+    Bins without released mass (a decode outside the copula's support) get
+    a uniform."""
     idx = np.asarray(indices)
     miss = np.asarray(missing, dtype=bool)
     n, k = idx.shape

@@ -115,6 +115,69 @@ def test_strongly_coupled_columns_in_wide_bins_mix_within_the_sweeps(rho):
     assert np.all(np.abs(got - want) < 0.03), (got, want)
 
 
+def test_single_value_bins_are_bins_of_one_value():
+    """Exact: an integer bin one integer wide holds one value (the last bin
+    is closed, so ``[7, 8]`` holds two); a float bin does where its only
+    kept leaf is a finest one (it decodes to one value)."""
+    from types import SimpleNamespace
+
+    from skdp_synth.preprocessing._copula import single_value_bins
+
+    got = single_value_bins([0, 1, 2, 5, 7, 8], integer=True)
+    assert got.tolist() == [True, True, False, False, False]
+    assert single_value_bins([0, 1, 3, 3], integer=True).tolist() == [
+        True,
+        False,
+        True,
+    ]
+    fine = SimpleNamespace(
+        edges=np.array([0.0, 2.0**-10, 0.5, 1.0, 2.0]),
+        counts=np.array([40.0, 0.0, 30.0, 20.0]),
+        finest=np.array([True, False, False, False]),
+    )
+    edges = [0.0, 0.5, 2.0]
+    assert single_value_bins(edges, False, fine).tolist() == [True, False]
+    assert single_value_bins(edges, False).tolist() == [False, False]
+
+
+def test_a_wide_single_value_bin_leaves_the_covariances_not_the_cdfs():
+    """Exact: the points of a one-value bin holding at least
+    ``WIDE_SINGLE_SHARE`` of its column's are left out of the latent
+    correlations (a column whose every point is in one is coupled to none),
+    never out of the CDFs; a narrower one-value bin stays in."""
+    from skdp_synth.preprocessing._copula import WIDE_SINGLE_SHARE
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    idx = rng.integers(0, 3, size=(n, 3))
+    idx[:, 1] = np.minimum(idx[:, 0] + rng.integers(0, 2, n), 2)
+    idx[:, 2] = np.where(rng.random(n) < 0.5, 0, idx[:, 0])  # bin 0: over half
+    none = np.zeros_like(idx, bool)
+    plain = fit_copula(idx, none, [3, 3, 3], np.ones(n))
+    wide = [np.zeros(3, bool), np.zeros(3, bool), np.array([True, False, False])]
+    out = fit_copula(idx, none, [3, 3, 3], np.ones(n), wide)
+    assert np.mean(idx[:, 2] == 0) >= WIDE_SINGLE_SHARE
+    for a, b in zip(plain.cdfs, out.cdfs):
+        assert np.array_equal(a, b)
+    assert out.corr[0, 1] == pytest.approx(plain.corr[0, 1], abs=1e-9)
+    assert abs(out.corr[0, 2] - plain.corr[0, 2]) > 0.05
+    # every point of column 2 in wide one-value bins (0 and 2, half each,
+    # tied to column 0): coupled to none
+    split = idx.copy()
+    coin = np.where(rng.random(n) < 0.5, 0, 2)
+    split[:, 2] = np.where(idx[:, 0] == 1, coin, idx[:, 0])
+    both = [np.zeros(3, bool), np.zeros(3, bool), np.ones(3, bool)]
+    tied = fit_copula(split, none, [3, 3, 3], np.ones(n))
+    out = fit_copula(split, none, [3, 3, 3], np.ones(n), both)
+    assert abs(tied.corr[0, 2]) > 0.5
+    assert out.corr[0, 2] == 0.0 and out.corr[1, 2] == 0.0
+    # a one-value bin under the share stays in
+    narrow = [np.zeros(3, bool), np.zeros(3, bool), np.array([False, False, True])]
+    assert np.mean(idx[:, 2] == 2) < WIDE_SINGLE_SHARE
+    out = fit_copula(idx, none, [3, 3, 3], np.ones(n), narrow)
+    assert np.array_equal(out.corr, plain.corr)
+
+
 def _pair_table(n=6000, seed=0):
     rng = np.random.default_rng(seed)
     x = rng.gamma(2.0, 10.0, n)

@@ -844,7 +844,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         the data -- ``points`` are rows of 0/1 bits, ``weights`` their
         weights; a pipeline passes its last step's released distribution).
         Sets ``copula_`` (``None`` with fewer than two such columns)."""
-        from ._copula import fit_copula
+        from ._copula import fit_copula, single_value_bins
 
         check_is_fitted(self)
         cols = copula_columns(self.specs_)
@@ -861,11 +861,18 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
             index, m = decode_index(spec, B, None, "argmax")
             idx.append(index)
             miss.append(m)
+        single = [
+            single_value_bins(
+                self.specs_[k].levels, self.specs_[k].integer, self.specs_[k].fine
+            )
+            for k in cols
+        ]
         self.copula_ = fit_copula(
             np.stack(idx, 1),
             np.stack(miss, 1),
             [self.specs_[k].n_levels for k in cols],
             w,
+            single,
         )
         self._copula_cols = cols
         return self

@@ -15,6 +15,15 @@ and the seconds ``sample`` took (the ratio ``seq / mid`` is printed).
     PYTHONPATH=. python -m benchmarks.bench_copula_start --half tune \\
         --eps 1,3 --seeds 3
 
+``--shares none,0.25,0.4``: instead of the two starts, the copula refitted
+from each fit's released distribution at each ``WIDE_SINGLE_SHARE`` (``none``:
+every one-value bin counts in the latent correlations), sampled with the
+same ``random_state``; train-on-synthetic per share (the table of
+``bench_copula_start.md``'s section on wide one-value bins):
+
+    PYTHONPATH=. python -m benchmarks.bench_copula_start --half tune \
+        --tables storms,cps1988 --eps 1,3 --seeds 2 --shares none,0.25,0.4
+
 Results: ``benchmarks/results/bench_copula_start.md``.
 """
 
@@ -87,6 +96,51 @@ def one(ctx, eps, seed):
     return out
 
 
+def by_share(ctx, eps, seed, shares):
+    """Train-on-synthetic of one fit with its copula refitted at each of
+    ``shares`` (``WIDE_SINGLE_SHARE`` values, ``None`` for every bin)."""
+    from benchmarks import bench_suite as bs
+    from skdp_synth.preprocessing import _copula
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, info = bs.fit_ours(
+            ctx["train"], ctx["cats"], ctx["options"], eps, seed, "auto",
+            keep_pipe=True,
+        )  # fmt: skip
+        pipe = info["pipe"]
+        released = pipe[-1]._synthetic_distribution()
+        saved, out = _copula.WIDE_SINGLE_SHARE, []
+        try:
+            for share in shares:
+                _copula.WIDE_SINGLE_SHARE = share
+                pipe[0].fit_copula(*released)
+                syn = pd.DataFrame(
+                    pipe.sample(len(ctx["train"]), random_state=seed + 1)
+                )
+                score = bs.tstr(syn, ctx["test"], ctx["train"], ctx["target"])
+                out.append(score[0] if score else float("nan"))
+        finally:
+            _copula.WIDE_SINGLE_SHARE = saved
+            pipe[0].fit_copula(*released)
+    return out
+
+
+def main_shares(names, eps_list, seeds, shares):
+    """The ``--shares`` table: mean train-on-synthetic per share."""
+    from benchmarks import bench_suite as bs
+
+    head = " / ".join("none" if s is None else f"{s:g}" for s in shares)
+    print(f"| table | ε | train-on-synthetic at share {head} |")
+    print("|---|---|---|")
+    for name in names:
+        ctx = bs.context(name)
+        for e in eps_list:
+            rows = np.asarray([by_share(ctx, e, s, shares) for s in range(seeds)])
+            means = " / ".join(f"{v:.3f}" for v in np.nanmean(rows, axis=0))
+            print(f"| {name} | {e:g} | {means} |", flush=True)
+
+
 def main(argv=None):
     from benchmarks import bench_suite as bs
 
@@ -95,11 +149,15 @@ def main(argv=None):
     ap.add_argument("--tables", help="comma-separated subset of the half")
     ap.add_argument("--eps", default="1,3")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--shares", help="compare WIDE_SINGLE_SHARE values (none: off)")
     args = ap.parse_args(argv)
     names = bs.TUNE if args.half == "tune" else bs.REPORT
     if args.tables:
         names = [t for t in args.tables.split(",")]
     eps_list = [float(e) for e in args.eps.split(",")]
+    if args.shares:
+        shares = [None if v == "none" else float(v) for v in args.shares.split(",")]
+        return main_shares(names, eps_list, args.seeds, shares)
     print(
         "| table | ε | numeric | pair error mid / seq | strong pairs mid / seq "
         "| train-on-synthetic mid / seq | sample s seq / mid |"

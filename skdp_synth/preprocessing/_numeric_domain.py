@@ -32,6 +32,7 @@ from .._datetime import time_cap, time_coordinate
 from . import _natural_limits as nl
 from ._fences import FENCE_IQR, _t, fences_t, overflow_window  # noqa: F401
 from ._fences import quantile_t as _quantile_t  # noqa: F401  (as before the move)
+from ._gap_jump import GAP_JUMP, within_reach
 from ._near_zero_core import NEAR_ZERO_T, near_zero_core  # noqa: F401
 from ._privtree_budget import TREE_SHARE, column_tree_share  # noqa: F401  (TREE_SHARE: as before the move)
 from ._tree_grid import (  # noqa: F401
@@ -771,7 +772,10 @@ def _kept_counts(
        piece passes the level on its own: nmes1988's ``novisits``, ε = 1,
        seed 3, jumped below its 0 to noise leaves of 3.5-7.5 ``b`` at
        -131,072 to -48,400 and came back with a std ratio of 6,522), and
-       growth goes on from there. Inside, leaves below ``b`` are set to 0.
+       growth goes on from there. From a range of more than point masses
+       (:data:`._gap_jump.GAP_JUMP`) the jump is tried at the strict level
+       only, and joins a run within the range's own reach (a column that
+       crosses 0: :mod:`._gap_jump`). Inside, leaves below ``b`` are set to 0.
     3. **Atoms:** finest leaves passing ``b ln(L / 0.01)`` (point masses),
        the level split between the public candidates (a leaf at 0 or 100)
        and the other leaves (:func:`_atom_levels`).
@@ -852,11 +856,11 @@ def _kept_counts(
                 rest = rest[edges[rest] >= 0.0] if step < 0 else rest[:0]
             if rest.size == 0:
                 break
-            if step in jumped or not _only_point_masses(
-                counts, atom, lo_i, hi_i, rest.size, scale
-            ):
+            masses = _only_point_masses(counts, atom, lo_i, hi_i, rest.size, scale)
+            if step in jumped or not (masses or (GAP_JUMP and not near_zero)):
                 # one jump a side: a second jump from a jumped run went to
-                # far noise leaves (credit's Debt, 1.3e7-1.7e7)
+                # far noise leaves (credit's Debt, 1.3e7-1.7e7); from more
+                # than point masses only to a run within the range's reach
                 break
             jumped.add(step)
             jump = scale * math.log(rest.size / JUMP_FALSE_LEVEL)
@@ -877,7 +881,7 @@ def _kept_counts(
             from_mass = not near_zero or bool((fin & heavy).any())
             mass = atom[span] | (fin & heavy & near_zero)
             past_limit = bool(np.any(mass & (edges[:-1][span] == limit)))
-            if z is None and not past_limit and from_mass:
+            if z is None and not past_limit and from_mass and masses:
                 # not significant at the jump's level: a run passing the
                 # looser TENTATIVE_LEVEL joins as tentative (its bins are
                 # kept by a pipeline only where the release supports them);
@@ -902,6 +906,8 @@ def _kept_counts(
             if step in tentative_from and not counts[run].sum() > need:
                 # no piece passes on its own: the run joins whole
                 near_end, far_end = _whole_run(counts, rest[: z + 1], scale)
+            if not (masses or within_reach(edges, lo_i, hi_i, far_end, step)):
+                break  # a far run, not a hole in the range (_gap_jump)
             lo_i = min(lo_i, near_end, far_end)
             hi_i = max(hi_i, near_end, far_end)
             gap, j, passed_over = 0.0, far_end + step, None

@@ -70,18 +70,28 @@ def pair_errors(syn, test, numeric):
     return float(err.mean()), float(strong.mean()) if strong.size else float("nan")
 
 
-def one(ctx, eps, seed):
-    """Both arms at one table, ε and seed: ``{arm: (all, strong, tstr, s)}``."""
+def _fitted(ctx, eps, seed):
+    """The suite's ``auto`` pipeline of one table, ε and seed (``fit_ours``),
+    its warnings muted."""
     from benchmarks import bench_suite as bs
 
-    numeric = [c for c in ctx["train"].columns if c not in ctx["cats"]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _, info = bs.fit_ours(
             ctx["train"], ctx["cats"], ctx["options"], eps, seed, "auto",
             keep_pipe=True,
         )  # fmt: skip
-        pipe = info["pipe"]
+    return info["pipe"]
+
+
+def one(ctx, eps, seed):
+    """Both arms at one table, ε and seed: ``{arm: (all, strong, tstr, s)}``."""
+    from benchmarks import bench_suite as bs
+
+    numeric = [c for c in ctx["train"].columns if c not in ctx["cats"]]
+    pipe = _fitted(ctx, eps, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         out = {}
         for arm, sequential in (("mid", False), ("seq", True)):
             with start(sequential):
@@ -102,13 +112,9 @@ def by_share(ctx, eps, seed, shares):
     from benchmarks import bench_suite as bs
     from skdp_synth.preprocessing import _copula
 
+    pipe = _fitted(ctx, eps, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _, info = bs.fit_ours(
-            ctx["train"], ctx["cats"], ctx["options"], eps, seed, "auto",
-            keep_pipe=True,
-        )  # fmt: skip
-        pipe = info["pipe"]
         released = pipe[-1]._synthetic_distribution()
         saved, out = _copula.WIDE_SINGLE_SHARE, []
         try:

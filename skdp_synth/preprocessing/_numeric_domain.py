@@ -102,7 +102,8 @@ WIDE_RATIO = 64.0
 GAP_SPAN = None
 #: A range of point masses only (a frequent 0) jumps to a run of ``m``
 #: leaves beyond whose noisy sum exceeds ``b ln(L / JUMP_FALSE_LEVEL) +
-#: JUMP_SCALES b sqrt(2 m)`` (:func:`kept_counts`). Looser rules keep a
+#: JUMP_SCALES b sqrt(2 m)`` (:func:`kept_counts`; any other range at this
+#: level too, to a run within its reach: :mod:`._gap_jump`). Looser rules keep a
 #: zero-inflated column's tail more often but invent far ranges in columns
 #: that have none, at the same rate at every ε (measured in
 #: ``benchmarks/bench_numeric_tails.py``: 0.1 and 1.5 kept

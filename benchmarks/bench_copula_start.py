@@ -100,9 +100,8 @@ def one(ctx, eps, seed):
                     pipe.sample(len(ctx["train"]), random_state=seed + 1)
                 )
                 secs = time.perf_counter() - t
-            score = bs.tstr(syn, ctx["test"], ctx["train"], ctx["target"])
             a, s = pair_errors(syn, ctx["test"], numeric)
-            out[arm] = (a, s, score[0] if score else float("nan"), secs)
+            out[arm] = (a, s, bs.tstr_or_nan(syn, ctx), secs)
     return out
 
 
@@ -124,8 +123,7 @@ def by_share(ctx, eps, seed, shares):
                 syn = pd.DataFrame(
                     pipe.sample(len(ctx["train"]), random_state=seed + 1)
                 )
-                score = bs.tstr(syn, ctx["test"], ctx["train"], ctx["target"])
-                out.append(score[0] if score else float("nan"))
+                out.append(bs.tstr_or_nan(syn, ctx))
         finally:
             _copula.WIDE_SINGLE_SHARE = saved
             pipe[0].fit_copula(*released)

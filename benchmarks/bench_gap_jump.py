@@ -58,10 +58,10 @@ def run(fit):
                     "auto",
                     keep_pipe=True,
                 )
-                score = bench_suite.tstr(syn, ctx["test"], ctx["train"], ctx["target"])
+                score = bench_suite.tstr_or_nan(syn, ctx)
         finally:
             nd.GAP_JUMP = saved
-        got[arm] = (_domains(info["pipe"]), score[0], info["chose"])
+        got[arm] = (_domains(info["pipe"]), score, info["chose"])
     (d0, s0, c0), (d1, s1, c1) = got["before"], got["after"]
     moved = [c for c in d0 if d0[c] != d1.get(c)]
     print(f"{fit}: train-on-synthetic {s0:.3f} ({c0}) -> {s1:.3f} ({c1})")

@@ -29,6 +29,7 @@ from ._declared_bins import (
     bin_values,
     declared_bin_moments,
 )
+from ._edge_gap import above_noise, kept_across_edge
 from ._fences import capped_tail_reason
 from ._natural_limits import NATURAL_LIMITS
 from ._numeric_domain import GAP_T, INNER_SCALES, _t, _x
@@ -875,7 +876,11 @@ def _beyond_gap_weights(hist, j0, j1, mode, cap_lo, cap_hi):
     --seeds 2``). Without the kept leaf inwards, credit's ``Debt`` (a point
     mass at 0, then emptied leaves, then its body in ``[1, 2049)``) moved
     its rows outwards: mean KS at eps = 1 +3 % on ``benchmarks.bench_suite
-    --light``. Post-processing of the noisy counts and the public ``b``."""
+    --light``. A kept leaf (not a point mass) across the bin's inner edge
+    starts the bin's rows too, and a leaf whose count passes its cap by more
+    than ``REAL_PAST_GAP_SCALES b`` keeps it and ends the cap: rows of its
+    own, a heap (:mod:`._edge_gap`). Post-processing of the noisy counts and
+    the public ``b``."""
     c, e = hist.counts, hist.edges
     w = np.asarray(c[j0:j1], dtype=np.float64).copy()
     scale = float(hist.scale)
@@ -884,14 +889,17 @@ def _beyond_gap_weights(hist, j0, j1, mode, cap_lo, cap_hi):
     lo = np.maximum(e[j0:j1], cap_lo)
     hi = np.minimum(e[j0 + 1 : j1 + 1], cap_hi)
     span = np.where(hi > lo, _t(hi) - _t(lo), 0.0)
-    if e[j0] >= e[mode + 1]:
+    upwards = bool(e[j0] >= e[mode + 1])
+    if upwards:
         order = range(w.size)  # outwards: upwards
     elif e[j1] <= e[mode]:
         order = range(w.size - 1, -1, -1)  # outwards: downwards
     else:
         return w
     limit = None  # INNER_SCALES b per unit of t, once past an emptied leaf
-    seen = False  # a kept leaf of the bin inwards: the bin's rows start there
+    # a kept leaf inwards (of the bin, or across its inner edge where
+    # EDGE_SEEN): the bin's rows start there
+    seen = kept_across_edge(hist, j0, j1, upwards)
     for i in order:
         if w[i] > 0 and limit is None:
             seen = True
@@ -899,7 +907,10 @@ def _beyond_gap_weights(hist, j0, j1, mode, cap_lo, cap_hi):
             if limit is None or INNER_SCALES * scale / span[i] < limit:
                 limit = INNER_SCALES * scale / span[i]
         elif w[i] > 0 and limit is not None and not hist.finest[j0 + i]:
-            w[i] = min(w[i], limit * span[i])
+            if above_noise(w[i], limit * span[i], scale):
+                limit = None  # rows of their own: the density rises again
+            else:
+                w[i] = min(w[i], limit * span[i])
     return w
 
 

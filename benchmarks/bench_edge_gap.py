@@ -21,9 +21,7 @@ Results: ``benchmarks/results/bench_edge_gap.md``.
 
 from __future__ import annotations
 
-import argparse
 import math
-import warnings
 
 
 def run(fit):
@@ -42,17 +40,7 @@ def run(fit):
         if scales is not None:
             _edge_gap.REAL_PAST_GAP_SCALES = scales
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                syn, info = bench_suite.fit_ours(
-                    ctx["train"],
-                    ctx["cats"],
-                    ctx["options"],
-                    float(eps),
-                    int(seed),
-                    "auto",
-                )
-                score = bench_suite.tstr_or_nan(syn, ctx)
+            syn, _, score = bench_suite.fit_scored(ctx, eps, seed)
         finally:
             _edge_gap.EDGE_SEEN, _edge_gap.REAL_PAST_GAP_SCALES = saved
         num = bench_suite.numeric_scores(syn, ctx["test"], ctx["cats"])
@@ -69,11 +57,9 @@ def run(fit):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("fits", nargs="+", help="table:eps:seed")
-    args = ap.parse_args(argv)
-    for fit in args.fits:
-        run(fit)
+    from benchmarks import bench_suite
+
+    bench_suite.fits_main(run, __doc__, argv)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,6 @@ Results: ``benchmarks/results/bench_gap_jump.md``.
 
 from __future__ import annotations
 
-import argparse
-import warnings
-
 import numpy as np
 
 
@@ -47,18 +44,7 @@ def run(fit):
         saved = nd.GAP_JUMP
         nd.GAP_JUMP = on
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                syn, info = bench_suite.fit_ours(
-                    ctx["train"],
-                    ctx["cats"],
-                    ctx["options"],
-                    float(eps),
-                    int(seed),
-                    "auto",
-                    keep_pipe=True,
-                )
-                score = bench_suite.tstr_or_nan(syn, ctx)
+            _, info, score = bench_suite.fit_scored(ctx, eps, seed, keep_pipe=True)
         finally:
             nd.GAP_JUMP = saved
         got[arm] = (_domains(info["pipe"]), score, info["chose"])
@@ -74,11 +60,9 @@ def run(fit):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("fits", nargs="+", help="table:eps:seed")
-    args = ap.parse_args(argv)
-    for fit in args.fits:
-        run(fit)
+    from benchmarks import bench_suite
+
+    bench_suite.fits_main(run, __doc__, argv)
 
 
 if __name__ == "__main__":

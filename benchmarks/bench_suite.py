@@ -344,6 +344,36 @@ def tstr_or_nan(syn, ctx):
         return float("nan")
 
 
+def fit_scored(ctx, eps, seed, keep_pipe=False):
+    """``(synthetic rows, info, train-on-synthetic)`` of the suite's ``auto``
+    pipeline on the table of ``ctx`` (:func:`context`) at ``eps`` and
+    ``seed`` (:func:`fit_ours`, its warnings silenced; :func:`tstr_or_nan`):
+    one arm of an A/B benchmark that refits named fits both ways."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        syn, info = fit_ours(
+            ctx["train"],
+            ctx["cats"],
+            ctx["options"],
+            float(eps),
+            int(seed),
+            "auto",
+            keep_pipe=keep_pipe,
+        )
+        return syn, info, tstr_or_nan(syn, ctx)
+
+
+def fits_main(run, doc, argv=None):
+    """The command line of an A/B benchmark over named fits: ``run(fit)``
+    for each ``table:eps:seed`` argument; ``doc``'s first line describes
+    it."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("fits", nargs="+", help="table:eps:seed")
+    args = ap.parse_args(argv)
+    for fit in args.fits:
+        run(fit)
+
+
 #: A synthetic numeric value is "out of range" past the held-out rows'
 #: range widened by this share of it on each side (:func:`numeric_scores`,
 #: :func:`out_of_range`): a year column learned privately came back with

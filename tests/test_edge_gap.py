@@ -65,3 +65,23 @@ def test_a_leaf_passes_as_rows_of_its_own_only_past_three_scales():
     assert REAL_PAST_GAP_SCALES == 3.0
     assert not above_noise(10.0 + 3.0 * B, 10.0, B)
     assert above_noise(np.nextafter(10.0 + 3.0 * B, np.inf), 10.0, B)
+
+
+def test_a_heap_past_an_emptied_leaf_of_its_bin_keeps_its_count():
+    """dplyr ``storms``' ``wind`` (5-knot steps; ε = 1, seed 5 of ``python -m
+    benchmarks.bench_suite --half tune --tables storms``): in the bin
+    ``[56, 67)`` above the core, ``[61, 65)`` was emptied between the heaps
+    at 60 and 65 (819 real rows, 816.3 noisy). The parent capped the heap at
+    what ``[61, 65)`` stayed under, 19.9; it passes that by more than
+    ``3 b`` and keeps its count. No kept leaf lies across the bin's edge
+    (``[31, 56)`` is emptied): this is the cap inside the bin alone."""
+    edges = np.array([30.0, 31.0, 56.0, 59.0, 60.0, 61.0, 65.0, 67.0])
+    counts = np.array([5000.0, 0.0, 196.4, 43.1, 716.6, 0.0, 816.3])
+    finest = np.array([True, False, False, True, True, False, False])
+    h = FineHistogram(
+        edges, counts, 0.0, finest, False, (30.0, 67.0), True, B, np.zeros(7, bool)
+    )
+    cap = INNER_SCALES * B / (_t(65.0) - _t(61.0)) * (_t(67.0) - _t(65.0))
+    assert 19.8 < cap < 20.0  # the parent's weight
+    w = _beyond_gap_weights(h, 2, 7, 0, 30.0, 67.0)
+    assert np.array_equal(w, counts[2:])

@@ -33,16 +33,10 @@ def run(fit):
     table, eps, seed = fit.split(":")
     ctx = bench_suite.context(table)
     got = {}
-    arms = (("before", False, math.inf), ("after", True, None))
-    for arm, seen, scales in arms:
-        saved = (_edge_gap.EDGE_SEEN, _edge_gap.REAL_PAST_GAP_SCALES)
-        _edge_gap.EDGE_SEEN = seen
-        if scales is not None:
-            _edge_gap.REAL_PAST_GAP_SCALES = scales
-        try:
+    parent = {"EDGE_SEEN": False, "REAL_PAST_GAP_SCALES": math.inf}
+    for arm, values in (("before", parent), ("after", {})):
+        with bench_suite.patched(_edge_gap, **values):
             syn, _, score = bench_suite.fit_scored(ctx, eps, seed)
-        finally:
-            _edge_gap.EDGE_SEEN, _edge_gap.REAL_PAST_GAP_SCALES = saved
         num = bench_suite.numeric_scores(syn, ctx["test"], ctx["cats"])
         got[arm] = (num["ks"], num["wiqr"], num["std"], score)
     (k0, w0, s0, t0), (k1, w1, s1, t1) = got["before"], got["after"]

@@ -41,12 +41,8 @@ def run(fit):
     ctx = bench_suite.context(table)
     got = {}
     for arm, on in (("before", False), ("after", True)):
-        saved = nd.GAP_JUMP
-        nd.GAP_JUMP = on
-        try:
+        with bench_suite.patched(nd, GAP_JUMP=on):
             _, info, score = bench_suite.fit_scored(ctx, eps, seed, keep_pipe=True)
-        finally:
-            nd.GAP_JUMP = saved
         got[arm] = (_domains(info["pipe"]), score, info["chose"])
     (d0, s0, c0), (d1, s1, c1) = got["before"], got["after"]
     moved = [c for c in d0 if d0[c] != d1.get(c)]

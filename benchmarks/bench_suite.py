@@ -363,6 +363,21 @@ def fit_scored(ctx, eps, seed, keep_pipe=False):
         return syn, info, tstr_or_nan(syn, ctx)
 
 
+@contextlib.contextmanager
+def patched(module, **values):
+    """Module constants set to ``values`` inside the block and restored
+    after it, whatever happens: one arm of an A/B benchmark that switches a
+    rule by its constant (``patched(_edge_gap, EDGE_SEEN=False)``)."""
+    saved = {name: getattr(module, name) for name in values}
+    for name, value in values.items():
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
+
+
 def fits_main(run, doc, argv=None):
     """The command line of an A/B benchmark over named fits: ``run(fit)``
     for each ``table:eps:seed`` argument; ``doc``'s first line describes

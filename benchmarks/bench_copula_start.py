@@ -30,7 +30,6 @@ Results: ``benchmarks/results/bench_copula_start.md``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import time
 import warnings
 
@@ -40,19 +39,6 @@ import pandas as pd
 #: A pair of numeric columns is strong where its held-out Spearman
 #: correlation is at least this in size.
 STRONG = 0.5
-
-
-@contextlib.contextmanager
-def start(sequential):
-    """The copula's sweeps started sequentially or at the boxes' middles."""
-    from skdp_synth.preprocessing import _copula
-
-    saved = _copula.SEQUENTIAL_START
-    _copula.SEQUENTIAL_START = sequential
-    try:
-        yield
-    finally:
-        _copula.SEQUENTIAL_START = saved
 
 
 def pair_errors(syn, test, numeric):
@@ -70,31 +56,18 @@ def pair_errors(syn, test, numeric):
     return float(err.mean()), float(strong.mean()) if strong.size else float("nan")
 
 
-def _fitted(ctx, eps, seed):
-    """The suite's ``auto`` pipeline of one table, ε and seed (``fit_ours``),
-    its warnings muted."""
-    from benchmarks import bench_suite as bs
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _, info = bs.fit_ours(
-            ctx["train"], ctx["cats"], ctx["options"], eps, seed, "auto",
-            keep_pipe=True,
-        )  # fmt: skip
-    return info["pipe"]
-
-
 def one(ctx, eps, seed):
     """Both arms at one table, ε and seed: ``{arm: (all, strong, tstr, s)}``."""
     from benchmarks import bench_suite as bs
+    from skdp_synth.preprocessing import _copula
 
     numeric = [c for c in ctx["train"].columns if c not in ctx["cats"]]
-    pipe = _fitted(ctx, eps, seed)
+    pipe = bs.fitted(ctx, eps, seed, keep_pipe=True)[1]["pipe"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = {}
         for arm, sequential in (("mid", False), ("seq", True)):
-            with start(sequential):
+            with bs.patched(_copula, SEQUENTIAL_START=sequential):
                 t = time.perf_counter()
                 syn = pd.DataFrame(
                     pipe.sample(len(ctx["train"]), random_state=seed + 1)
@@ -111,22 +84,21 @@ def by_share(ctx, eps, seed, shares):
     from benchmarks import bench_suite as bs
     from skdp_synth.preprocessing import _copula
 
-    pipe = _fitted(ctx, eps, seed)
+    pipe = bs.fitted(ctx, eps, seed, keep_pipe=True)[1]["pipe"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         released = pipe[-1]._synthetic_distribution()
-        saved, out = _copula.WIDE_SINGLE_SHARE, []
+        out = []
         try:
             for share in shares:
-                _copula.WIDE_SINGLE_SHARE = share
-                pipe[0].fit_copula(*released)
-                syn = pd.DataFrame(
-                    pipe.sample(len(ctx["train"]), random_state=seed + 1)
-                )
+                with bs.patched(_copula, WIDE_SINGLE_SHARE=share):
+                    pipe[0].fit_copula(*released)
+                    syn = pd.DataFrame(
+                        pipe.sample(len(ctx["train"]), random_state=seed + 1)
+                    )
                 out.append(bs.tstr_or_nan(syn, ctx))
         finally:
-            _copula.WIDE_SINGLE_SHARE = saved
-            pipe[0].fit_copula(*released)
+            pipe[0].fit_copula(*released)  # the library's own copula again
     return out
 
 

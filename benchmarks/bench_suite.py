@@ -344,14 +344,13 @@ def tstr_or_nan(syn, ctx):
         return float("nan")
 
 
-def fit_scored(ctx, eps, seed, keep_pipe=False):
-    """``(synthetic rows, info, train-on-synthetic)`` of the suite's ``auto``
-    pipeline on the table of ``ctx`` (:func:`context`) at ``eps`` and
-    ``seed`` (:func:`fit_ours`, its warnings silenced; :func:`tstr_or_nan`):
-    one arm of an A/B benchmark that refits named fits both ways."""
+def fitted(ctx, eps, seed, keep_pipe=False):
+    """``(synthetic rows, info)`` of the suite's ``auto`` pipeline on the
+    table of ``ctx`` (:func:`context`) at ``eps`` and ``seed``
+    (:func:`fit_ours`, its warnings silenced)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        syn, info = fit_ours(
+        return fit_ours(
             ctx["train"],
             ctx["cats"],
             ctx["options"],
@@ -360,6 +359,15 @@ def fit_scored(ctx, eps, seed, keep_pipe=False):
             "auto",
             keep_pipe=keep_pipe,
         )
+
+
+def fit_scored(ctx, eps, seed, keep_pipe=False):
+    """``(synthetic rows, info, train-on-synthetic)``: :func:`fitted` and
+    :func:`tstr_or_nan`, one arm of an A/B benchmark that refits named fits
+    both ways."""
+    syn, info = fitted(ctx, eps, seed, keep_pipe=keep_pipe)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         return syn, info, tstr_or_nan(syn, ctx)
 
 

@@ -191,6 +191,11 @@ class PipelineLevelsMixin:
             # most of them empty, where 2 sds kept one far from the rows in
             # 2.3 % of tests (FLOAT_PARTS of preprocessing._wide_leaves)
             strict, gone = _tentative_bins(spec) | _tail_parts(spec), []
+            # a floor cell's outer part (_floor_parts) is tested alone at
+            # TENTATIVE_SUPPORT_Z: a zero-inflated amount's holds no row,
+            # and kept as a run between its bins it drew rows under 0.001
+            floor = _floor_parts(spec)
+            strict |= floor
             whole = set()
             if not getattr(spec, "integer", True):
                 strict |= {int(b) for b in getattr(spec, "wide", ())}
@@ -202,7 +207,7 @@ class PipelineLevelsMixin:
                 whole = _supported_runs(final, spec, j)
                 if UNCUT_INTEGER_LEAVES:
                     whole |= _uncut_leaves(final, spec, j, inner_only=True)
-            whole |= _interior_runs(final, spec, j, strict, whole)
+            whole |= _interior_runs(final, spec, j, strict, whole | floor)
             for b in getattr(spec, "split", ()):
                 if int(b) in whole:
                     continue  # decoded as its whole leaf (_uncut_leaves)
@@ -864,6 +869,18 @@ def _tentative_bins(spec):
         return set()
     edges = [float(v) for v in spec.levels]
     return {int(k) for k in hist.tentative_bins(edges)}
+
+
+def _floor_parts(spec):
+    """The indices of numeric column ``spec``'s outer parts of a cut floor
+    cell (:func:`.preprocessing._floor_parts.floor_part_bins`; empty where
+    it has none): public, a function of the released domain."""
+    from .preprocessing._floor_parts import floor_part_bins
+
+    hist = getattr(spec, "fine", None)
+    if getattr(spec, "kind", None) != "numeric" or hist is None:
+        return set()
+    return {int(k) for k in floor_part_bins(hist, spec.levels)}
 
 
 def _tail_parts(spec):

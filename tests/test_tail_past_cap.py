@@ -498,8 +498,10 @@ def test_the_floor_reason_reaches_the_degenerate_warning():
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_signed_balance_keeps_its_negatives_or_is_named(seed, monkeypatch):
     """End to end (the docstring's balance, ε = 0.1): the domain kept no
-    leaf below the 0s, and the bottom bin measured 8.5 (seed 1) and 8.3
-    (seed 2) sds over the 0's leaf. Seed 2: the rows below are placed, a
+    leaf below the 0s, and the bottom bin measured 8.4 (seed 1) and 8.3
+    (seed 2) sds over the 0's leaf (8.5 at seed 1 before the 0s' floor
+    cell was cut at 2^-14, ``_floor_parts``: one more level redraws the
+    release). Seed 2: the rows below are placed, a
     share of negative rows near the real 30 % comes back, and no floor
     reason is given. Seed 1: the leaf just below the 0, ``[-0.001, 0)``,
     drew 3.2 ``b`` (no real row) and ends the run there, so no row comes
@@ -535,7 +537,7 @@ def test_a_signed_balance_keeps_its_negatives_or_is_named(seed, monkeypatch):
         warnings.simplefilter("always")
         pipe = make_synthesis_pipeline(enc, rel).fit(df)
     # the placement's test at the limit runs (no leaf below the 0s kept)
-    assert limit_z == [pytest.approx({1: 8.49, 2: 8.28}[seed], abs=0.05)]
+    assert limit_z == [pytest.approx({1: 8.39, 2: 8.28}[seed], abs=0.05)]
     named = [
         str(w.message)
         for w in caught

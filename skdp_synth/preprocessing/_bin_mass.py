@@ -154,7 +154,10 @@ def trim_dropped_bins(hist, edges, dropped):
     it no longer touched a kept leaf, so it decoded flat (acs12's ``age``
     up to 255, std x2.1, at ε = 1; ``python -m benchmarks.bench_suite --half
     tune --light``, mean KS of acs12 +6.9 %). Post-processing of the fine
-    histogram and of the pipeline's drops (released values)."""
+    histogram and of the pipeline's drops (released values). A finest
+    leaf's part that holds its point (its edge nearer 0) stays finest: a
+    floor cell ``[0, f)`` whose outer part the release dropped
+    (:mod:`._floor_parts`) still decodes its rows as exactly 0."""
     from ._numeric_domain import _t
 
     spans = [
@@ -204,10 +207,13 @@ def trim_dropped_bins(hist, edges, dropped):
             [0.0 if o else float(_t(q) - _t(p)) for (p, q), o in zip(parts, out)]
         )
         share = width / width.sum() if width.sum() > 0 else ~np.asarray(out) / sum(out)
-        for (_, q), s in zip(parts, share):
+        # a finest leaf's point (its edge nearer 0: a floor cell's 0) stays
+        # a point in the part that holds it (_floor_parts)
+        point = lo if abs(lo) <= abs(hi) else hi
+        for (p, q), s in zip(parts, share):
             new_e.append(q)
             new_c.append(counts[j] * float(s))
-            new_f.append(False)
+            new_f.append(bool(finest[j]) and (p == point or q == point))
             new_t.append(bool(tent[j]))
             new_r.append(raw[j] * float(s))
     if not cut:

@@ -72,6 +72,7 @@ from ._column_spec import (
     can_hold_missing,
 )
 from ._domain_warnings import _DomainWarningsMixin
+from ._floor_parts import cut_floor_cells
 from ._level_selection import (
     level_counts,
     select_column_levels,
@@ -673,6 +674,8 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
             hist, coarse_edges(hist, self.n_bins), self.n_bins
         )
         edges, split = cut_tail_leaves(hist, edges, split)
+        if unit is None:  # a date/time column's floor is its unit
+            edges, split = cut_floor_cells(hist, edges, split)
         before = edges
         edges, split = split_wide_leaves(hist, edges, split, self.n_bins)
         wide = cut_bins(before, edges)

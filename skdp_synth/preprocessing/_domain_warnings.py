@@ -19,6 +19,7 @@ import pandas as pd
 from ..exceptions import CoarseDomainWarning, NumbersAsTextWarning
 from ..validation import user_stacklevel
 from ._column_spec import OTHER_LABEL
+from ._floor_parts import FLOOR_PART
 from ._level_selection import gaussian_selection_params
 from ._natural_limits import RES_FLOOR
 from ._numeric_domain import ROOT
@@ -73,7 +74,8 @@ class _DomainWarningsMixin:
             "or rescale the columns (in thousands, millions).",
         )
         # a float column whose values live at the resolution floor's scale:
-        # its values under the floor come back as 0 (both sides of bounds=
+        # its values under a sixteenth of the floor come back as 0, the rest
+        # of the cell's as one bin (_floor_parts; both sides of bounds=
         # declared set a finer floor, and no cell is the 2^-10 one)
         tiny = _learned_numeric(specs, private, lost, _at_resolution_floor)
         _warn_if(
@@ -81,9 +83,11 @@ class _DomainWarningsMixin:
             f"the private domains of float columns {tiny} hold values at the "
             f"fine grid's resolution near 0 ({RES_FLOOR:.3g}, one cell on "
             "each side of 0): their values inside that cell come back as "
-            "exactly 0. Rescale the columns (in thousandths, millionths) "
-            "or declare both sides of bounds= (2^-20 of their width is "
-            "then the resolution).",
+            f"exactly 0 under {RES_FLOOR * FLOOR_PART:.2g} and, above it, "
+            "drawn evenly over the rest of the cell where the release "
+            "measures rows there; their shape inside it is lost. Rescale "
+            "the columns (in thousandths, millionths) or declare both sides "
+            "of bounds= (2^-20 of their width is then the resolution).",
         )
         # a numeric domain of one bin; discovered levels: only "other" left
         constant = [
@@ -441,7 +445,8 @@ def _at_resolution_floor(spec):
     narrower than :data:`NEAR_FLOOR_SPAN` floors on its far side, the floor
     cell holding at least :data:`FLOOR_MASS_SHARE` of the kept noisy mass.
     Then the values under the floor are not a point mass, yet come back as
-    exactly 0. Not integer or date/time columns (their floor is a unit).
+    exactly 0 under a sixteenth of it, the rest as one bin
+    (:mod:`._floor_parts`). Not integer or date/time columns (their floor is a unit).
     Reads the released leaves only."""
     hist = getattr(spec, "fine", None)
     if hist is None or spec.integer or getattr(spec, "time_unit", None) is not None:

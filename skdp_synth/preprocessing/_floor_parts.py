@@ -1,0 +1,120 @@
+"""The resolution floor's cell beside 0 cut in two, for the release to measure.
+
+A float column's fine grid has a public resolution floor near 0
+(:data:`._natural_limits.RES_FLOOR`, ``2^-10``): ``[0, RES_FLOOR)`` and
+``[-RES_FLOOR, 0)`` are finest leaves, decoded as exactly 0, so that a heap
+of exact zeros (an amount's, a count's) comes back exactly. A column whose
+values live partly under the floor loses them to 0: AER ``CreditCard``'s
+``share`` (expenditure over income, no zero) holds the non-card-holders'
+values at 0.0001-0.0008, 24 % of its rows, and a model trained on the rows
+read ``share == 0`` against held-out rows at 0.0005. Nothing in the fine
+histogram tells those rows from exact zeros (``expenditure``, 24 % exactly
+0, keeps the same heavy cell).
+
+:func:`cut_floor_cells` cuts a kept floor cell whose outer end is a
+coarse edge (the cell ends its bin: a heavy cell is a bin of its own,
+:func:`._coarse_bins.coarse_edges`) at :data:`FLOOR_PART` of its width:
+the release measures the outer part ``[f / 16, f)`` (``[-f, -f / 16)``
+below 0) as a level of the column, like the parts of a wide leaf
+(:mod:`._wide_leaves`), and the pipeline drops it where the release does
+not support it (``_pipeline_levels``, at ``TENTATIVE_SUPPORT_Z``:
+:func:`floor_part_bins`). The part at 0 decodes as 0 (its edge nearer 0 is
+the whole number 0; a dropped part's leaf keeps its point there,
+``_bin_mass.trim_dropped_bins``); the outer part, where kept, uniformly in
+``t`` over ``[f / 16, f)`` (``_decoding.decode_fine``).
+Post-processing of the released fine histogram: the bins are a public
+function of it, no budget, no new released quantity.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._natural_limits import RES_FLOOR
+
+__all__ = ["CUT_FLOOR_CELLS", "FLOOR_PART", "cut_floor_cells", "floor_part_bins"]
+
+#: Whether kept floor cells are cut (:func:`cut_floor_cells`). Measured on
+#: the TUNE half of ``benchmarks/bench_suite.py`` (``python -m
+#: benchmarks.bench_floor_parts`` and the suite's silent-fit and model
+#: runs; ``benchmarks/results/bench_floor_parts.md``). ``False``: the cells
+#: are left whole, every value under the floor decoded as 0.
+CUT_FLOOR_CELLS = True
+
+#: Where a floor cell is cut (:func:`cut_floor_cells`): at this share of its
+#: width from 0. Values under it (6.1e-5 at the default floor) still come
+#: back as exactly 0. Public, not searched: a sixteenth, as a float wide
+#: leaf's ``FLOAT_PARTS``.
+FLOOR_PART = 1.0 / 16.0
+
+
+def _floor_cuts(hist, edges):
+    """``[(cut, outer start), ...]``: for each kept floor cell of ``hist``
+    (a finest leaf ``[0, f)`` or ``[-f, 0)``, ``f <= RES_FLOOR``) whose
+    outer end (``f`` or ``-f``) is a coarse edge, the value that cuts it and
+    the start of its outer part (the one away from 0)."""
+    if hist.integer:
+        return []
+    e = np.asarray(hist.edges, dtype=np.float64)
+    c = np.asarray(hist.counts, dtype=np.float64)
+    finest = np.asarray(hist.finest, dtype=bool)
+    at = set(float(v) for v in edges)
+    out = []
+    for j in np.flatnonzero((c > 0) & finest):
+        lo, hi = float(e[j]), float(e[j + 1])
+        if lo == 0.0 and 0.0 < hi <= RES_FLOOR and hi in at:
+            cut = hi * FLOOR_PART
+            out.append((cut, cut))
+        elif hi == 0.0 and -RES_FLOOR <= lo < 0.0 and lo in at:
+            out.append((lo * FLOOR_PART, lo))
+    return out
+
+
+def cut_floor_cells(hist, edges, split):
+    """Coarse ``edges`` with each kept floor cell whose outer end is a
+    coarse edge cut at :data:`FLOOR_PART` of its width (module docstring), and ``split``
+    (bin indices the pipeline tests against its release) renumbered, with
+    each outer part added. ``(edges, split)`` unchanged where no cell is
+    cut."""
+    edges = [float(v) for v in edges]
+    cuts = _floor_cuts(hist, edges) if CUT_FLOOR_CELLS else []
+    if not cuts:
+        return edges, list(split)
+    out = sorted(set(edges) | {cut for cut, _ in cuts})
+    index = {v: i for i, v in enumerate(out)}
+    moved = {index[edges[int(k)]] for k in split}
+    moved |= {index[start] for _, start in cuts}
+    return out, sorted(moved)
+
+
+def floor_part_bins(hist, edges):
+    """The indices of the outer parts of ``edges``' cut floor cells
+    (:func:`cut_floor_cells`): a bin ``[f / 16, f)`` or ``[-f, -f / 16)``
+    beside a floor cell's part at 0 (a finest leaf from 0, whole or, where
+    the pipeline dropped the outer part, cut to ``[0, f / 16)``:
+    ``_bin_mass.trim_dropped_bins``). Public: a function of the released
+    histogram and edges."""
+    if hist is None or hist.integer:
+        return set()
+    e = np.asarray(hist.edges, dtype=np.float64)
+    finest = np.asarray(hist.finest, dtype=bool)
+    edges = [float(v) for v in edges]
+    at = {v: i for i, v in enumerate(edges[:-1])}
+    ends = set(edges)
+    out = set()
+    for j in np.flatnonzero(finest):
+        lo, hi = float(e[j]), float(e[j + 1])
+        if lo == 0.0 and 0.0 < hi <= RES_FLOOR:
+            # the whole cell [0, f), or its part at 0, [0, f / 16)
+            for f in (hi, hi / FLOOR_PART):
+                cut = f * FLOOR_PART
+                if f <= RES_FLOOR and cut in at and f in ends:
+                    out.add(at[cut])
+                    break
+        elif hi == 0.0 and -RES_FLOOR <= lo < 0.0:
+            for f in (lo, lo / FLOOR_PART):
+                cut = f * FLOOR_PART
+                if f >= -RES_FLOOR and f in at and cut in ends:
+                    out.add(at[f])
+                    break
+    return out

@@ -71,6 +71,12 @@ def test_a_cell_inside_a_wider_bin_an_empty_cell_or_an_integer_is_not_cut():
     assert cut_floor_cells(empty, [0.0, F, 1.0], [])[0] == [0.0, F, 1.0]
     coarse = _hist([0, F, 1.0], [900, 300], [False, False])
     assert cut_floor_cells(coarse, [0.0, F, 1.0], [])[0] == [0.0, F, 1.0]
+    # the cell ends the column: its outer part would be the top bin, which
+    # holds every row clipped past the cap (RAND's inpdol at ε = 0.3)
+    alone = _hist([0, F, 1.0], [900, 0], [True, False])
+    assert cut_floor_cells(alone, [0.0, F], []) == ([0.0, F], [])
+    below = _hist([-1.0, -F, 0.0, F], [300, 0, 900], [False, True, True])
+    assert cut_floor_cells(below, [-1.0, 0.0, F], [])[0] == [-1.0, 0.0, F]
     counts = _hist([0, 1, 5], [900, 300], [True, False], integer=True)
     assert cut_floor_cells(counts, [0.0, 1.0, 4.0], [])[0] == [0.0, 1.0, 4.0]
     assert floor_part_bins(counts, [0.0, 1.0, 4.0]) == set()

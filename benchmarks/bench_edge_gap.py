@@ -30,13 +30,10 @@ def run(fit):
     from benchmarks import bench_suite
     from skdp_synth.preprocessing import _edge_gap
 
-    table, eps, seed = fit.split(":")
-    ctx = bench_suite.context(table)
-    got = {}
     parent = {"EDGE_SEEN": False, "REAL_PAST_GAP_SCALES": math.inf}
-    for arm, values in (("before", parent), ("after", {})):
-        with bench_suite.patched(_edge_gap, **values):
-            syn, _, score = bench_suite.fit_scored(ctx, eps, seed)
+    ctx, arms = bench_suite.both_arms(fit, _edge_gap, parent)
+    got = {}
+    for arm, (syn, _, score) in arms.items():
         num = bench_suite.numeric_scores(syn, ctx["test"], ctx["cats"])
         got[arm] = (num["ks"], num["wiqr"], num["std"], score)
     (k0, w0, s0, t0), (k1, w1, s1, t1) = got["before"], got["after"]

@@ -42,12 +42,9 @@ def run(fit):
     from benchmarks import bench_suite
     from skdp_synth.preprocessing import _floor_parts
 
-    table, eps, seed = fit.split(":")
-    ctx = bench_suite.context(table)
+    ctx, arms = bench_suite.both_arms(fit, _floor_parts, {"CUT_FLOOR_CELLS": False})
     got = {}
-    for arm, values in (("before", {"CUT_FLOOR_CELLS": False}), ("after", {})):
-        with bench_suite.patched(_floor_parts, **values):
-            syn, _, score = bench_suite.fit_scored(ctx, eps, seed)
+    for arm, (syn, _, score) in arms.items():
         num = bench_suite.numeric_scores(syn, ctx["test"], ctx["cats"])
         got[arm] = (syn, num["ks"], score)
     (s0, k0, t0), (s1, k1, t1) = got["before"], got["after"]

@@ -37,13 +37,12 @@ def run(fit):
     from benchmarks import bench_suite
     from skdp_synth.preprocessing import _numeric_domain as nd
 
-    table, eps, seed = fit.split(":")
-    ctx = bench_suite.context(table)
-    got = {}
-    for arm, on in (("before", False), ("after", True)):
-        with bench_suite.patched(nd, GAP_JUMP=on):
-            _, info, score = bench_suite.fit_scored(ctx, eps, seed, keep_pipe=True)
-        got[arm] = (_domains(info["pipe"]), score, info["chose"])
+    # GAP_JUMP is on in the library: "after" is the rule on
+    _, arms = bench_suite.both_arms(fit, nd, {"GAP_JUMP": False}, keep_pipe=True)
+    got = {
+        arm: (_domains(info["pipe"]), score, info["chose"])
+        for arm, (_, info, score) in arms.items()
+    }
     (d0, s0, c0), (d1, s1, c1) = got["before"], got["after"]
     moved = [c for c in d0 if d0[c] != d1.get(c)]
     print(f"{fit}: train-on-synthetic {s0:.3f} ({c0}) -> {s1:.3f} ({c1})")

@@ -386,6 +386,21 @@ def patched(module, **values):
             setattr(module, name, value)
 
 
+def both_arms(fit, module, parent, keep_pipe=False):
+    """``(ctx, {"before": (rows, info, score), "after": ...})``: the suite's
+    ``auto`` pipeline on fit ``table:eps:seed`` (:func:`fit_scored`) with
+    ``module``'s constants set to ``parent`` (``before``, :func:`patched`)
+    and as the library has them (``after``): the two arms of an A/B
+    benchmark that switches a rule by its constants."""
+    table, eps, seed = fit.split(":")
+    ctx = context(table)
+    got = {}
+    for arm, values in (("before", parent), ("after", {})):
+        with patched(module, **values):
+            got[arm] = fit_scored(ctx, eps, seed, keep_pipe=keep_pipe)
+    return ctx, got
+
+
 def fits_main(run, doc, argv=None):
     """The command line of an A/B benchmark over named fits: ``run(fit)``
     for each ``table:eps:seed`` argument; ``doc``'s first line describes

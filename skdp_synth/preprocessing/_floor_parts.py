@@ -102,32 +102,23 @@ def cut_floor_cells(hist, edges, split):
 
 def floor_part_bins(hist, edges):
     """The indices of the outer parts of ``edges``' cut floor cells
-    (:func:`cut_floor_cells`): a bin ``[f / 16, f)`` or ``[-f, -f / 16)``
-    beside a floor cell's part at 0 (a finest leaf from 0, whole or, where
-    the pipeline dropped the outer part, cut to ``[0, f / 16)``:
-    ``_bin_mass.trim_dropped_bins``). Public: a function of the released
+    (:func:`cut_floor_cells`): a bin ``[f / 16, f)`` (``[-f, -f / 16)``), ``0 <
+    f <= RES_FLOOR``, beside a finest leaf from 0 (to 0) -- the cell, whole
+    or, where the pipeline dropped the part, cut to ``[0, f / 16)``
+    (``_bin_mass.trim_dropped_bins``). A floor cell never splits, so no
+    other coarse edge lies inside it. Public: a function of the released
     histogram and edges."""
     if hist is None or hist.integer:
         return set()
     e = np.asarray(hist.edges, dtype=np.float64)
     finest = np.asarray(hist.finest, dtype=bool)
+    up = bool(np.any(finest & (e[:-1] == 0.0)))  # a cell [0, ..)
+    down = bool(np.any(finest & (e[1:] == 0.0)))  # a cell [.., 0)
     edges = [float(v) for v in edges]
-    at = {v: i for i, v in enumerate(edges[:-1])}
-    ends = set(edges)
     out = set()
-    for j in np.flatnonzero(finest):
-        lo, hi = float(e[j]), float(e[j + 1])
-        if lo == 0.0 and 0.0 < hi <= RES_FLOOR:
-            # the whole cell [0, f), or its part at 0, [0, f / 16)
-            for f in (hi, hi / FLOOR_PART):
-                cut = f * FLOOR_PART
-                if f <= RES_FLOOR and cut in at and f in ends:
-                    out.add(at[cut])
-                    break
-        elif hi == 0.0 and -RES_FLOOR <= lo < 0.0:
-            for f in (lo, lo / FLOOR_PART):
-                cut = f * FLOOR_PART
-                if f >= -RES_FLOOR and f in at and cut in ends:
-                    out.add(at[f])
-                    break
+    for k, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
+        if up and 0.0 < b <= RES_FLOOR and a == b * FLOOR_PART:
+            out.add(k)
+        elif down and -RES_FLOOR <= a < 0.0 and b == a * FLOOR_PART:
+            out.add(k)
     return out

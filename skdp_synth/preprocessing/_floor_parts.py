@@ -55,48 +55,43 @@ FLOOR_PART = 1.0 / 16.0
 
 
 def _floor_cuts(hist, edges):
-    """``[(cut, outer start), ...]``: for each kept floor cell of ``hist``
-    (a finest leaf ``[0, f)`` or ``[-f, 0)``, ``f <= RES_FLOOR``) whose
-    outer end (``f`` or ``-f``) is an inner coarse edge, the value that cuts
-    it and the start of its outer part (the one away from 0). Not where the
-    cell ends the column: its outer part would be the end bin, holding
-    every row the encoder clipped past the cap, decoded inside the part
-    (RAND's ``inpdol`` at ε = 0.3 kept the cell ``[0, f)`` alone, 1,460
-    amounts past it: they came back under 0.001, std ratio 0.00, where one
-    bin had been named and its excess placed past the cap)."""
+    """The values that cut ``hist``'s kept floor cells (a finest leaf ``[0,
+    f)`` or ``[-f, 0)``, ``f <= RES_FLOOR``) whose outer end (``f`` or
+    ``-f``) is an inner coarse edge of ``edges``. Not where the cell ends the
+    column: its outer part would be the end bin, holding every row the
+    encoder clipped past the cap, decoded inside the part (RAND's ``inpdol``
+    at ε = 0.3 kept the cell ``[0, f)`` alone, 1,460 amounts past it: they
+    came back under 0.001, std ratio 0.00, where one bin had been named and
+    its excess placed past the cap)."""
     if hist.integer:
         return []
     e = np.asarray(hist.edges, dtype=np.float64)
     c = np.asarray(hist.counts, dtype=np.float64)
     finest = np.asarray(hist.finest, dtype=bool)
-    # an inner edge: an outer part at the column's end would be its end
-    # bin, which the encoder fills with every row clipped past the cap
-    at = set(float(v) for v in edges[1:-1])
+    inner = set(float(v) for v in edges[1:-1])
     out = []
     for j in np.flatnonzero((c > 0) & finest):
         lo, hi = float(e[j]), float(e[j + 1])
-        if lo == 0.0 and 0.0 < hi <= RES_FLOOR and hi in at:
-            cut = hi * FLOOR_PART
-            out.append((cut, cut))
-        elif hi == 0.0 and -RES_FLOOR <= lo < 0.0 and lo in at:
-            out.append((lo * FLOOR_PART, lo))
+        if lo == 0.0 and 0.0 < hi <= RES_FLOOR and hi in inner:
+            out.append(hi * FLOOR_PART)
+        elif hi == 0.0 and -RES_FLOOR <= lo < 0.0 and lo in inner:
+            out.append(lo * FLOOR_PART)
     return out
 
 
 def cut_floor_cells(hist, edges, split):
-    """Coarse ``edges`` with each kept floor cell whose outer end is a
-    coarse edge cut at :data:`FLOOR_PART` of its width (module docstring), and ``split``
-    (bin indices the pipeline tests against its release) renumbered, with
-    each outer part added. ``(edges, split)`` unchanged where no cell is
-    cut."""
+    """Coarse ``edges`` with each kept floor cell whose outer end is an
+    inner coarse edge cut at :data:`FLOOR_PART` of its width (module
+    docstring), and ``split`` (bin indices the pipeline tests against its
+    release) renumbered, with each outer part (:func:`floor_part_bins`)
+    added. ``(edges, split)`` unchanged where no cell is cut."""
     edges = [float(v) for v in edges]
     cuts = _floor_cuts(hist, edges) if CUT_FLOOR_CELLS else []
     if not cuts:
         return edges, list(split)
-    out = sorted(set(edges) | {cut for cut, _ in cuts})
+    out = sorted(set(edges) | set(cuts))
     index = {v: i for i, v in enumerate(out)}
-    moved = {index[edges[int(k)]] for k in split}
-    moved |= {index[start] for _, start in cuts}
+    moved = {index[edges[int(k)]] for k in split} | floor_part_bins(hist, out)
     return out, sorted(moved)
 
 

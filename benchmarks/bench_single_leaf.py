@@ -3,7 +3,8 @@
 On the fits of ``benchmarks/bench_suite.py``'s ``auto`` (TUNE half), per
 numeric column-fit: the domain's kept leaves (its fine histogram as
 released, before a pipeline reconciles it), the rows the release counts
-with a value (``n̂`` less the release's estimate of the missing level)
+with a value (``n̂`` less the release's estimate of the missing level where
+the rows keep it)
 less the kept leaves' noisy counts, in sds of
 ``sqrt(2 m b² + σ_miss² + σ_∅²)`` and as a share of those rows; whether
 :func:`skdp_synth.preprocessing._single_leaf.single_leaf_reason` names it
@@ -45,7 +46,10 @@ def columns(tables, eps_list, seeds, out):
             return reasons
         counts = np.asarray(h.counts, dtype=np.float64)
         kept = counts > 0
-        miss, miss_sd = estimates[spec.n_levels] if spec.missing else (0.0, 0.0)
+        # the missing level counts where the rows keep it (args: rows_missing,
+        # missing_kept, as single_leaf_reason reads it)
+        kept_missing = spec.missing and bool(args[1] if len(args) > 1 else True)
+        miss, miss_sd = estimates[spec.n_levels] if kept_missing else (0.0, 0.0)
         rows = float(n_estimate) - max(float(miss), 0.0)
         m = int(kept.sum())
         var = 2 * max(m, 1) * float(h.scale) ** 2 + float(miss_sd) ** 2

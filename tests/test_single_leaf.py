@@ -92,6 +92,30 @@ def test_the_missing_level_is_taken_off_with_its_noise():
     assert single_leaf_reason(spec, est, n_hat, N_SD, domain) is None
 
 
+def test_a_dropped_missing_level_adds_no_noise():
+    """Where the pipeline dropped the missing level, the rows hold no
+    missing value: every one of the ``n̂`` rows comes back with a value
+    inside the leaf, and the missing level's noise is not the difference's.
+    loanapp's ``term`` at ε = 1, seeds 2-5: 1.9-2.4 sds with ``σ_miss``,
+    2.6-3.5 without. A difference at 2.2 sds with it is named only where
+    the level is dropped (its estimate, 20 rows, under one sd), and by
+    ``degenerate_reasons`` as the pipeline calls it."""
+    sd_kept = _sd()
+    sd_dropped = math.sqrt(2 * B**2 + N_SD**2)
+    leaf = 1321.5
+    n_hat = leaf + 2.2 * sd_kept
+    assert (n_hat - leaf) / sd_dropped > SINGLE_LEAF_Z > 2.2
+    spec, est, _, domain = _term(leaf=leaf, n_hat=n_hat, missing=(20.0, MISS_SD))
+    # with the level kept its estimate is taken off: under SINGLE_LEAF_Z
+    assert single_leaf_reason(spec, est, n_hat, N_SD, domain) is None
+    dropped = single_leaf_reason(spec, est, n_hat, N_SD, domain, missing_kept=False)
+    assert dropped is not None and f"counts {n_hat:.3g} ± {sd_dropped:.3g}" in dropped
+    found = degenerate_reasons(spec, est, n_hat, None, False, domain=domain, n_sd=N_SD)
+    assert dropped in found
+    found = degenerate_reasons(spec, est, n_hat, None, True, domain=domain, n_sd=N_SD)
+    assert not any(r.startswith("one kept leaf") for r in found)
+
+
 def test_rows_placed_outside_the_leaf_are_not_lost():
     """Where a decoder rule drew the rows below the leaf, they come back
     outside it: 200 of the 280 placed leaves 80, under 2 sds."""

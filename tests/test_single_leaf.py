@@ -96,10 +96,10 @@ def test_a_dropped_missing_level_adds_no_noise():
     """Where the pipeline dropped the missing level, the rows hold no
     missing value: every one of the ``n̂`` rows comes back with a value
     inside the leaf, and the missing level's noise is not the difference's.
-    loanapp's ``term`` at ε = 1, seeds 2-5: 1.9-2.4 sds with ``σ_miss``,
-    2.6-3.5 without. A difference at 2.2 sds with it is named only where
-    the level is dropped (its estimate, 20 rows, under one sd), and by
-    ``degenerate_reasons`` as the pipeline calls it."""
+    loanapp's ``term`` at ε = 1, seed 4 (all its rows back at 358-362): 2.4
+    sds with ``σ_miss``, 2.9 without. A difference at 2.2 sds with it is
+    named only where the level is dropped (its estimate, 20 rows, under one
+    sd), and by ``degenerate_reasons`` as the pipeline calls it."""
     sd_kept = _sd()
     sd_dropped = math.sqrt(2 * B**2 + N_SD**2)
     leaf = 1321.5

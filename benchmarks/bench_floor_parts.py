@@ -42,13 +42,10 @@ def run(fit):
     from benchmarks import bench_suite
     from skdp_synth.preprocessing import _floor_parts
 
-    ctx, arms = bench_suite.both_arms(fit, _floor_parts, {"CUT_FLOOR_CELLS": False})
-    got = {}
-    for arm, (syn, _, score) in arms.items():
-        num = bench_suite.numeric_scores(syn, ctx["test"], ctx["cats"])
-        got[arm] = (syn, num["ks"], score)
-    (s0, k0, t0), (s1, k1, t1) = got["before"], got["after"]
-    print(f"{fit}: train-on-synthetic {t0:.3f} -> {t1:.3f}")
+    parent = {"CUT_FLOOR_CELLS": False}
+    ctx, arms = bench_suite.numeric_arms(fit, _floor_parts, parent)
+    (s0, num0, _), (s1, num1, _) = arms["before"], arms["after"]
+    k0, k1 = num0["ks"], num1["ks"]
     for c in k0:
         if not pd.api.types.is_float_dtype(ctx["train"][c]):
             continue  # an integer column's floor is 1: nothing is cut

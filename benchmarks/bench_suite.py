@@ -401,6 +401,20 @@ def both_arms(fit, module, parent, keep_pipe=False):
     return ctx, got
 
 
+def numeric_arms(fit, module, parent):
+    """``(ctx, {"before": (rows, scores, score), "after": ...})``:
+    :func:`both_arms` with each arm's :func:`numeric_scores` against the
+    held-out rows; prints the fit's train-on-synthetic, before -> after."""
+    ctx, arms = both_arms(fit, module, parent)
+    out = {
+        arm: (syn, numeric_scores(syn, ctx["test"], ctx["cats"]), score)
+        for arm, (syn, _, score) in arms.items()
+    }
+    t0, t1 = out["before"][2], out["after"][2]
+    print(f"{fit}: train-on-synthetic {t0:.3f} -> {t1:.3f}")
+    return ctx, out
+
+
 def fits_main(run, doc, argv=None):
     """The command line of an A/B benchmark over named fits: ``run(fit)``
     for each ``table:eps:seed`` argument; ``doc``'s first line describes

@@ -164,7 +164,7 @@ class PipelineLevelsMixin:
             j = names.index(str(spec.name))
             # the missing level is each block's last (Block docstring), kept
             # iff the release's estimate is MISSING_SUPPORT_Z of its noise
-            if spec.missing and self._drop_missing_level(final, j, drop):
+            if spec.missing and self._drop_missing_level(final, j, drop, spec):
                 self.missing_dropped_.append(spec.name)
             # a kept missing level keeps the share the model gave it when a
             # value level is dropped: the dropped level's rows go to the
@@ -225,15 +225,19 @@ class PipelineLevelsMixin:
             _reconcile_leaves(final, spec, j, gone, outer)
         self._warn_degenerate(final, encoder, names, domains)
 
-    def _drop_missing_level(self, final, j, drop):
+    def _drop_missing_level(self, final, j, drop, spec=None):
         """Drop column ``j``'s missing level iff the release's estimate of
         its count is below ``MISSING_SUPPORT_Z`` of its noise (lower than the
         other levels' ``LEVEL_SUPPORT_Z``: a missing share of ``3 σ`` was
-        lost in 16 % of fits); record the released share and its sd in
+        lost in 16 % of fits) -- where ``spec``'s fine histogram drew its
+        own noisy missing count, the two estimates' mean at the threshold of
+        :func:`.preprocessing._missing_support.missing_support` (a complete
+        column keeps a missing level less often, a missing count of at least
+        ``σ`` is lost no more often); record the released share and its sd in
         ``missing_shares_``: the release's ``_one_way_share_estimate`` where
         it has one (the total's noise included), else ``(T̂ / n̂, σ / n̂)``
         (``n`` public). Post-processing of released values."""
-        from .preprocessing._numeric_domain import MISSING_SUPPORT_Z
+        from .preprocessing._missing_support import missing_support
 
         level = int(final.blocks_.n_levels[j]) - 1
         found = final._one_way_level_estimate(j, level)
@@ -248,8 +252,12 @@ class PipelineLevelsMixin:
             self.missing_shares_[name] = share
         elif n_hat:
             self.missing_shares_[name] = (max(est, 0.0) / n_hat, sd / n_hat)
-        # est < z sd with z <= LEVEL_SUPPORT_Z: the release drops it too
-        return bool(est < MISSING_SUPPORT_Z * sd) and drop(j, level)
+        fine = getattr(spec, "fine", None)
+        raw = getattr(fine, "missing_raw", float("nan"))
+        value, threshold = missing_support(est, sd, raw, getattr(fine, "scale", np.nan))
+        # under the threshold (at most LEVEL_SUPPORT_Z sds): the release
+        # drops it too
+        return bool(value < threshold) and drop(j, level)
 
     def _warn_degenerate(self, final, encoder, names, domains=None):
         """Warn by name about the columns that the released domains and the

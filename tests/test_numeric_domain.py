@@ -883,10 +883,13 @@ def test_unsupported_missing_levels_are_dropped_after_the_fit():
     complete float column gets one with probability ``MISSING_FALSE_LEVEL``)
     or declared (``None`` among the categories) -- is kept iff the release's
     own estimate supports it: dropped iff ``T̂ < σ`` (``MISSING_SUPPORT_Z``;
+    a numeric column's with its fine histogram's own noisy count,
+    ``missing_support``;
     the other levels keep ``LEVEL_SUPPORT_Z = 2``), and a dropped column has
     no NaN in ``sample``. A column with 25 % missing keeps its level and its
     rate. Post-processing: the recorded ε does not change."""
     from skdp_synth.gaussian_release._release import LEVEL_SUPPORT_Z
+    from skdp_synth.preprocessing._missing_support import missing_support
     from skdp_synth.preprocessing._numeric_domain import MISSING_SUPPORT_Z
 
     assert LEVEL_SUPPORT_Z == 2.0 and MISSING_SUPPORT_Z == 1.0
@@ -904,8 +907,15 @@ def test_unsupported_missing_levels_are_dropped_after_the_fit():
                 continue
             j = names.index(spec.name)
             est, sd = rel._one_way_level_estimate(j, int(rel.blocks_.n_levels[j]) - 1)
+            fine = getattr(spec, "fine", None)
+            value, threshold = missing_support(
+                est,
+                sd,
+                getattr(fine, "missing_raw", np.nan),
+                getattr(fine, "scale", np.nan),
+            )
             assert (spec.name in pipe.missing_dropped_) == (
-                est < MISSING_SUPPORT_Z * sd
+                value < threshold and est < LEVEL_SUPPORT_Z * sd
             )
             if spec.name in pipe.missing_dropped_:
                 dropped_seen += 1

@@ -184,9 +184,12 @@ class FineHistogram:
         zeroed (post-processing).
     missing_count : float
         Noisy count of the missing values (0 if negative): a cell of the
-        same histogram, covered by its ``ε``. It decides nothing (a
-        column's missing level is public: its dtype or ``missing=``); it is
-        drawn so the other cells' noise, and the domains, stay as they were.
+        same histogram, covered by its ``ε``. The level is public (dtype or
+        ``missing=``); the count as drawn (``missing_raw``) helps decide
+        whether a pipeline keeps it (``_missing_support``).
+    missing_raw : float
+        The missing values' noisy count as drawn, before clipping at 0 (no
+        budget of its own; ``nan`` when restored from a stored decoder).
     finest : ndarray of bool, shape (L,)
         Leaves that could not be split further (maximum depth, or one
         integer wide): they decode to the edge nearer to 0, so an exact
@@ -222,6 +225,7 @@ class FineHistogram:
     tentative: object = None
     raw: object = None
     point_masses: tuple = ()
+    missing_raw: float = float("nan")
 
     def tentative_bins(self, edges):
         """Indices of the coarse bins ``edges`` (closed last bin for integer
@@ -546,7 +550,9 @@ def noisy_histogram(
         edges, kept, missing_count, finest, integer, cap, found, float(scale), tent
     )
     raw = np.array(counts, dtype=np.float64)
-    return replace(hist, raw=raw, point_masses=tuple(declared))
+    return replace(
+        hist, raw=raw, point_masses=tuple(declared), missing_raw=float(noisy[-1])
+    )
 
 
 def _merge_even_siblings(edges, finest, counts, scale, integer, cuts):

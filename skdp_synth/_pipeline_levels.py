@@ -229,15 +229,15 @@ class PipelineLevelsMixin:
         """Drop column ``j``'s missing level iff the release's estimate of
         its count is below ``MISSING_SUPPORT_Z`` of its noise (lower than the
         other levels' ``LEVEL_SUPPORT_Z``: a missing share of ``3 σ`` was
-        lost in 16 % of fits) -- where ``spec``'s fine histogram drew its
-        own noisy missing count, the two estimates' mean at the threshold of
+        lost in 16 % of fits) -- where the encoder drew its own noisy count
+        of ``spec``'s missing cells, the two estimates' mean at the threshold of
         :func:`.preprocessing._missing_support.missing_support` (a complete
         column keeps a missing level less often, a missing count of at least
         ``σ`` is lost no more often); record the released share and its sd in
         ``missing_shares_``: the release's ``_one_way_share_estimate`` where
         it has one (the total's noise included), else ``(T̂ / n̂, σ / n̂)``
         (``n`` public). Post-processing of released values."""
-        from .preprocessing._missing_support import missing_support
+        from .preprocessing._missing_support import missing_support, second_count
 
         level = int(final.blocks_.n_levels[j]) - 1
         found = final._one_way_level_estimate(j, level)
@@ -252,9 +252,8 @@ class PipelineLevelsMixin:
             self.missing_shares_[name] = share
         elif n_hat:
             self.missing_shares_[name] = (max(est, 0.0) / n_hat, sd / n_hat)
-        fine = getattr(spec, "fine", None)
-        raw = getattr(fine, "missing_raw", float("nan"))
-        value, threshold = missing_support(est, sd, raw, getattr(fine, "scale", np.nan))
+        raw, variance = second_count(spec)
+        value, threshold = missing_support(est, sd, raw, variance=variance)
         # under the threshold (at most LEVEL_SUPPORT_Z sds): the release
         # drops it too
         return bool(value < threshold) and drop(j, level)

@@ -65,14 +65,13 @@ def _degenerate_warnings(record):
 
 def _missing_dropped(spec, est, sd):
     """The pipeline's rule for a missing level: the release's estimate
-    ``est`` (sd ``sd``) with the fine histogram's own noisy count of the same
-    cells where there is one (``missing_support``), and never at ``2 σ`` or
+    ``est`` (sd ``sd``) with the encoder's own noisy count of the same cells
+    where there is one (``missing_support``), and never at ``2 σ`` or
     more of the release's (the release refuses that drop)."""
-    from skdp_synth.preprocessing._missing_support import missing_support
+    from skdp_synth.preprocessing._missing_support import missing_support, second_count
 
-    fine = getattr(spec, "fine", None)
-    raw = getattr(fine, "missing_raw", float("nan"))
-    value, threshold = missing_support(est, sd, raw, getattr(fine, "scale", np.nan))
+    raw, variance = second_count(spec)
+    value, threshold = missing_support(est, sd, raw, variance=variance)
     return bool(value < threshold and est < 2.0 * sd)
 
 

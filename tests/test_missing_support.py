@@ -131,3 +131,58 @@ def test_the_pipeline_decides_on_both_counts():
             decisions += (value < threshold) != (est < MISSING_SUPPORT_Z * sd)
     # the second count changed at least one decision of the 24
     assert decisions >= 1
+
+
+@pytest.mark.parametrize("selection", ["gaussian", "laplace"])
+def test_a_categorical_column_s_level_selection_count_is_the_second_count(selection):
+    """An undeclared text column's private level selection drew a noisy
+    count of its missing cells: the joint Gaussian selection's, variance
+    ``σ²`` of its public parameters, or a stable-levels histogram's
+    ``Lap(Δ/ε_c)``, variance ``2 (Δ/ε_c)²``. The spec keeps it
+    (``missing_noise``) and the pipeline's drop follows
+    :func:`missing_support` on it (seeds 0-11, a complete column and one
+    with 5 % missing)."""
+    from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+    from skdp_synth.preprocessing import BooleanEncoder
+    from skdp_synth.preprocessing._level_selection import gaussian_selection_params
+    from skdp_synth.preprocessing._missing_support import second_count
+
+    rng = np.random.default_rng(1)
+    n = 1500
+    df = pd.DataFrame(
+        {
+            "full": rng.choice(list("abcd"), n).astype(object),
+            "gaps": rng.choice(list("xyz"), n).astype(object),
+            "v": rng.normal(0.0, 1.0, n),
+        }
+    )
+    df.loc[rng.random(n) < 0.05, "gaps"] = None
+    for seed in range(12):
+        enc = BooleanEncoder(level_selection=selection, random_state=seed)
+        pipe = make_synthesis_pipeline(
+            enc, ProjectedGaussianRelease(epsilon=1.0, delta=1e-6, random_state=seed)
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # inferred domains: not the point
+            pipe.fit(df)
+        enc, rel = pipe[0], pipe[-1]
+        names = [str(x) for x in rel.blocks_.names]
+        for spec in enc.specs_:
+            if spec.kind == "numeric":
+                continue
+            raw, variance = second_count(spec)
+            assert spec.missing_noise == (raw, variance) and np.isfinite(raw)
+            # the encoder's share: three paid domains, two of them levels
+            eps_c = enc.epsilon_ / 3
+            if selection == "gaussian":
+                sigma = gaussian_selection_params(
+                    2 * eps_c, enc.delta_, 2, enc.neighbouring
+                )[0]
+                assert variance == pytest.approx(sigma**2, rel=1e-12)
+            else:
+                assert variance == pytest.approx(2.0 * (1.0 / eps_c) ** 2, rel=1e-12)
+            j = names.index(spec.name)
+            est, sd = rel._one_way_level_estimate(j, int(rel.blocks_.n_levels[j]) - 1)
+            value, threshold = missing_support(est, sd, raw, variance=variance)
+            dropped = spec.name in pipe.missing_dropped_
+            assert dropped == (value < threshold and est < 2.0 * sd)

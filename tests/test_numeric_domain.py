@@ -889,7 +889,7 @@ def test_unsupported_missing_levels_are_dropped_after_the_fit():
     no NaN in ``sample``. A column with 25 % missing keeps its level and its
     rate. Post-processing: the recorded ε does not change."""
     from skdp_synth.gaussian_release._release import LEVEL_SUPPORT_Z
-    from skdp_synth.preprocessing._missing_support import missing_support
+    from skdp_synth.preprocessing._missing_support import missing_support, second_count
     from skdp_synth.preprocessing._numeric_domain import MISSING_SUPPORT_Z
 
     assert LEVEL_SUPPORT_Z == 2.0 and MISSING_SUPPORT_Z == 1.0
@@ -907,13 +907,8 @@ def test_unsupported_missing_levels_are_dropped_after_the_fit():
                 continue
             j = names.index(spec.name)
             est, sd = rel._one_way_level_estimate(j, int(rel.blocks_.n_levels[j]) - 1)
-            fine = getattr(spec, "fine", None)
-            value, threshold = missing_support(
-                est,
-                sd,
-                getattr(fine, "missing_raw", np.nan),
-                getattr(fine, "scale", np.nan),
-            )
+            raw, variance = second_count(spec)
+            value, threshold = missing_support(est, sd, raw, variance=variance)
             assert (spec.name in pipe.missing_dropped_) == (
                 value < threshold and est < LEVEL_SUPPORT_Z * sd
             )

@@ -465,7 +465,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         try:
             # the joint level selection's noise first, columns in the
             # schema's order (doc/privacy/encoder.md); none with "laplace"
-            chosen = self._select_private_levels(df, private, source, weights)
+            chosen, noise = self._select_private_levels(df, private, source, weights)
             specs, inferred = [], []
             for col in df.columns:
                 if col in private:
@@ -479,6 +479,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
                         source,
                         weights,
                         levels=chosen.get(col),
+                        missing_noise=noise.get(col),
                     )
                 else:
                     spec, was_inferred = declared_specs[col]
@@ -654,7 +655,9 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
         try:
             # the joint level selection's noise first, as in memory
             # (``_select_private_levels``), on the merged chunk counts
-            chosen = self._select_levels_from_counts(stats, private, meta, source)
+            chosen, noise = self._select_levels_from_counts(
+                stats, private, meta, source
+            )
             specs = []
             for col in meta.columns:
                 how = private.get(col)
@@ -677,6 +680,7 @@ class BooleanEncoder(_ColumnDomainMixin, TransformerMixin, BaseEstimator):
                     weights,
                     levels=chosen.get(col),
                     histogram=histogram,
+                    missing_noise=noise.get(col),
                 )
                 specs.append(spec)
             validate_data(self, meta, reset=True, skip_check_array=True)

@@ -74,6 +74,7 @@ from ._column_spec import (
 from ._domain_warnings import _DomainWarningsMixin
 from ._floor_parts import cut_floor_cells
 from ._level_selection import (
+    gaussian_selection_params,
     level_counts,
     select_column_levels,
     select_levels,
@@ -295,12 +296,24 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
         its own stable levels in :meth:`_private_spec`)."""
         budget = self._levels_budget(private)
         if budget is None:
-            return {}
+            return {}, {}
         columns, eps, delta = budget
-        levels, _ = select_column_levels(
+        levels, missing = select_column_levels(
             [df[c] for c in columns], eps, delta, source, self.neighbouring, weights
         )
-        return dict(zip(columns, levels))
+        return dict(zip(columns, levels)), self._missing_noise(columns, missing, budget)
+
+    def _missing_noise(self, columns, missing, budget):
+        """``{column: (noisy missing count, its noise variance)}`` of a joint
+        level selection (``budget``: its columns, ε and δ): a cell of the
+        same Gaussian histogram, ``σ²`` from the public parameters. Released
+        with the levels; read by a pipeline's missing-level test
+        (``_missing_support``)."""
+        _, eps, delta = budget
+        sigma = gaussian_selection_params(eps, delta, len(columns), self.neighbouring)[
+            0
+        ]
+        return {c: (float(m), float(sigma) ** 2) for c, m in zip(columns, missing)}
 
     def _check_declared_columns(self, columns, dtypes):
         """Every column named in a parameter is in ``X``, and the time units
@@ -408,10 +421,10 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
         and the same released levels as in memory."""
         budget = self._levels_budget(private)
         if budget is None:
-            return {}
+            return {}, {}
         columns, eps, delta = budget
         counted = [level_counts(*stats.levels_table(c, meta[c].dtype)) for c in columns]
-        levels, _ = select_levels(
+        levels, missing = select_levels(
             [c for c, _ in counted],
             [m for _, m in counted],
             eps,
@@ -419,7 +432,7 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
             source,
             self.neighbouring,
         )
-        return dict(zip(columns, levels))
+        return dict(zip(columns, levels)), self._missing_noise(columns, missing, budget)
 
     # ----------------------------------------------------- declared domains
     def _column_spec(self, col, series):
@@ -582,11 +595,13 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
         weights=None,
         levels=None,
         histogram=None,
+        missing_noise=None,
     ):
         """The domain of one undeclared column, learned privately
         (``weights``: the counts of a table of counts, or ``None``;
         ``levels``: a level column's levels already released by the joint
-        selection, :meth:`_select_private_levels`, or ``None``;
+        selection, :meth:`_select_private_levels`, or ``None``, and
+        ``missing_noise`` its noisy missing count and that noise's variance;
         ``histogram``: what computes a numeric column's PrivTree histogram,
         called as :func:`privtree_histogram` -- the Dask fit passes one that
         reads merged chunk counts, ``_domain_stats.privtree_from_counts``).
@@ -622,9 +637,10 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
             return spec, False
         if how == "levels":
             if levels is None:
-                levels, _ = stable_levels(
+                levels, raw = stable_levels(
                     series, eps, delta, source, sensitivity=sens, weights=weights
                 )
+                missing_noise = (float(raw), 2.0 * (float(sens) / float(eps)) ** 2)
             other = OTHER_LABEL
             while other in levels:
                 other = f"<{other}>"
@@ -634,6 +650,7 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
             spec = _ColumnSpec(col, "nominal", levels, missing, dtype)
             spec.other = True
             spec.missing_learned = learned
+            spec.missing_noise = missing_noise if missing else None
             spec.bits = _bit_names(spec)
             return spec, False
         unit = self._unit(col, dtype)

@@ -79,6 +79,10 @@ class _ColumnSpec:
     filled: tuple = ()
     # a date/time or duration column counted in this unit (``_datetime``)
     time_unit: str | None = None
+    # a categorical column's noisy count of its missing cells drawn by its
+    # private level selection, and that noise's variance: ``(raw, var)``, or
+    # ``None`` (read by a pipeline's missing-level test, _missing_support)
+    missing_noise: tuple | None = None
     # what a missing level decodes to (a categorical column): ``None`` where
     # the declared levels hold ``None``, else NaN (pandas' object marker)
     missing_value: object = np.nan

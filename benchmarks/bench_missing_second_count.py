@@ -68,7 +68,7 @@ def decisions(df, eps, seed):
         j = names.index(spec.name)
         est, sd = rel._one_way_level_estimate(j, int(rel.blocks_.n_levels[j]) - 1)
         raw, variance = second_count(spec)
-        value, threshold = missing_support(est, sd, raw, variance=variance)
+        value, threshold = missing_support(est, sd, raw, variance)
         alone = not est < sd
         both = not (value < threshold and est < 2.0 * sd)
         out.append((spec.name, spec.kind, alone, both))

@@ -164,7 +164,7 @@ class PipelineLevelsMixin:
             j = names.index(str(spec.name))
             # the missing level is each block's last (Block docstring), kept
             # iff the release's estimate is MISSING_SUPPORT_Z of its noise
-            if spec.missing and self._drop_missing_level(final, j, drop, spec):
+            if spec.missing and self._drop_missing_level(final, spec, j, drop):
                 self.missing_dropped_.append(spec.name)
             # a kept missing level keeps the share the model gave it when a
             # value level is dropped: the dropped level's rows go to the
@@ -225,7 +225,7 @@ class PipelineLevelsMixin:
             _reconcile_leaves(final, spec, j, gone, outer)
         self._warn_degenerate(final, encoder, names, domains)
 
-    def _drop_missing_level(self, final, j, drop, spec=None):
+    def _drop_missing_level(self, final, spec, j, drop):
         """Drop column ``j``'s missing level iff the release's estimate of
         its count is below ``MISSING_SUPPORT_Z`` of its noise (lower than the
         other levels' ``LEVEL_SUPPORT_Z``: a missing share of ``3 σ`` was
@@ -253,9 +253,9 @@ class PipelineLevelsMixin:
         elif n_hat:
             self.missing_shares_[name] = (max(est, 0.0) / n_hat, sd / n_hat)
         raw, variance = second_count(spec)
-        value, threshold = missing_support(est, sd, raw, variance=variance)
-        # under the threshold (at most LEVEL_SUPPORT_Z sds): the release
-        # drops it too
+        value, threshold = missing_support(est, sd, raw, variance)
+        # the release drops it where its own estimate is under
+        # LEVEL_SUPPORT_Z sds (the threshold is at most one)
         return bool(value < threshold) and drop(j, level)
 
     def _warn_degenerate(self, final, encoder, names, domains=None):

@@ -71,7 +71,7 @@ def _missing_dropped(spec, est, sd):
     from skdp_synth.preprocessing._missing_support import missing_support, second_count
 
     raw, variance = second_count(spec)
-    value, threshold = missing_support(est, sd, raw, variance=variance)
+    value, threshold = missing_support(est, sd, raw, variance)
     return bool(value < threshold and est < 2.0 * sd)
 
 

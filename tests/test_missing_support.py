@@ -31,20 +31,20 @@ def test_without_a_second_count_the_release_s_estimate_decides_alone():
     """No fine histogram (a categorical column, a restored decoder): the
     estimate against ``MISSING_SUPPORT_Z σ``, as before."""
     assert missing_support(37.0, 40.0) == (37.0, 40.0)
-    assert missing_support(37.0, 40.0, raw=12.0) == (37.0, 40.0)  # no scale
-    assert missing_support(37.0, 40.0, raw=float("nan"), scale=50.0) == (37.0, 40.0)
+    assert missing_support(37.0, 40.0, raw=12.0) == (37.0, 40.0)  # no variance
+    assert missing_support(37.0, 40.0, float("nan"), 5000.0) == (37.0, 40.0)
 
 
 def test_the_two_counts_inverse_variance_mean_and_its_threshold():
     """``σ = 40``, ``b = 50`` (Laplace variance ``2 b² = 5000``): weights
     ``1/1600`` and ``1/5000``, ``σ_c = 34.8``; the threshold is ``σ`` (under
     ``2 σ_c``)."""
-    value, threshold = missing_support(37.0, 40.0, raw=-20.0, scale=50.0)
+    value, threshold = missing_support(37.0, 40.0, -20.0, 2.0 * 50.0**2)
     w1, w2 = 1.0 / 1600.0, 1.0 / 5000.0
     assert value == pytest.approx((w1 * 37.0 + w2 * -20.0) / (w1 + w2), rel=1e-12)
     assert threshold == pytest.approx(40.0, rel=1e-12)
     # a precise second count: the threshold is 2 sd of the mean, under sigma
-    value, threshold = missing_support(37.0, 40.0, raw=30.0, scale=5.0)
+    value, threshold = missing_support(37.0, 40.0, 30.0, 2.0 * 5.0**2)
     sd_c = 1.0 / math.sqrt(1.0 / 1600.0 + 1.0 / 50.0)
     assert threshold == pytest.approx(2.0 * sd_c, rel=1e-12) and threshold < 40.0
     assert value >= threshold  # 30 rows, 4.3 sd_c: kept (40 rows alone: 0.75 sd)
@@ -53,10 +53,9 @@ def test_the_two_counts_inverse_variance_mean_and_its_threshold():
 def _keep_rate(m, sigma, b, n, rng):
     est = m + sigma * rng.standard_normal(n)
     raw = m + rng.laplace(0.0, b, n)
-    kept = [
-        v >= t for v, t in (missing_support(e, sigma, r, b) for e, r in zip(est, raw))
-    ]
-    return float(np.mean(kept))
+    variance = 2.0 * b**2  # Lap(b)
+    found = (missing_support(e, sigma, r, variance) for e, r in zip(est, raw))
+    return float(np.mean([v >= t for v, t in found]))
 
 
 @pytest.mark.parametrize("b", [40.0, 60.0])
@@ -125,7 +124,9 @@ def test_the_pipeline_decides_on_both_counts():
             assert fine.missing_count == max(fine.missing_raw, 0.0)
             j = names.index(spec.name)
             est, sd = rel._one_way_level_estimate(j, int(rel.blocks_.n_levels[j]) - 1)
-            value, threshold = missing_support(est, sd, fine.missing_raw, fine.scale)
+            value, threshold = missing_support(
+                est, sd, fine.missing_raw, 2.0 * fine.scale**2
+            )
             dropped = spec.name in pipe.missing_dropped_
             assert dropped == (value < threshold and est < 2.0 * sd)
             decisions += (value < threshold) != (est < MISSING_SUPPORT_Z * sd)
@@ -183,6 +184,6 @@ def test_a_categorical_column_s_level_selection_count_is_the_second_count(select
                 assert variance == pytest.approx(2.0 * (1.0 / eps_c) ** 2, rel=1e-12)
             j = names.index(spec.name)
             est, sd = rel._one_way_level_estimate(j, int(rel.blocks_.n_levels[j]) - 1)
-            value, threshold = missing_support(est, sd, raw, variance=variance)
+            value, threshold = missing_support(est, sd, raw, variance)
             dropped = spec.name in pipe.missing_dropped_
             assert dropped == (value < threshold and est < 2.0 * sd)

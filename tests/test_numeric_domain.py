@@ -908,7 +908,7 @@ def test_unsupported_missing_levels_are_dropped_after_the_fit():
             j = names.index(spec.name)
             est, sd = rel._one_way_level_estimate(j, int(rel.blocks_.n_levels[j]) - 1)
             raw, variance = second_count(spec)
-            value, threshold = missing_support(est, sd, raw, variance=variance)
+            value, threshold = missing_support(est, sd, raw, variance)
             assert (spec.name in pipe.missing_dropped_) == (
                 value < threshold and est < LEVEL_SUPPORT_Z * sd
             )

@@ -310,9 +310,9 @@ class _ColumnDomainMixin(_DomainWarningsMixin):
         with the levels; read by a pipeline's missing-level test
         (``_missing_support``)."""
         _, eps, delta = budget
-        sigma = gaussian_selection_params(eps, delta, len(columns), self.neighbouring)[
-            0
-        ]
+        sigma, *_ = gaussian_selection_params(
+            eps, delta, len(columns), self.neighbouring
+        )
         return {c: (float(m), float(sigma) ** 2) for c, m in zip(columns, missing)}
 
     def _check_declared_columns(self, columns, dtypes):

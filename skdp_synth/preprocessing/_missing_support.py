@@ -34,21 +34,18 @@ __all__ = ["MISSING_COMBINED_Z", "missing_support", "second_count"]
 MISSING_COMBINED_Z = 2.0
 
 
-def missing_support(estimate, sd, raw=float("nan"), scale=float("nan"), variance=None):
+def missing_support(estimate, sd, raw=float("nan"), variance=float("nan")):
     """``(value, threshold)``: a pipeline keeps a column's missing level iff
     ``value >= threshold``. ``estimate`` and ``sd``: the release's estimate
-    of the missing count and its noise sd; ``raw``: the encoder's noisy
-    count of the same cells, as drawn, with its noise's ``variance`` (a
-    fine histogram's Laplace scale ``scale``: ``2 b²``; ``nan`` where there
-    is none: the release's estimate alone, at :data:`MISSING_SUPPORT_Z`
-    sds). With both: their inverse-variance mean against
-    ``min(MISSING_SUPPORT_Z sd, MISSING_COMBINED_Z σ_c)``
-    (:data:`MISSING_COMBINED_Z`). Post-processing of two released counts and
-    their public noise scales."""
-    estimate, sd, raw = float(estimate), float(sd), float(raw)
-    if variance is None:
-        variance = 2.0 * float(scale) ** 2
-    variance = float(variance)
+    of the missing count and its noise sd; ``raw`` and ``variance``: the
+    encoder's noisy count of the same cells, as drawn, and its noise's
+    variance (:func:`second_count`; ``nan`` where there is none: the
+    release's estimate alone, at :data:`MISSING_SUPPORT_Z` sds). With both:
+    their inverse-variance mean against ``min(MISSING_SUPPORT_Z sd,
+    MISSING_COMBINED_Z σ_c)`` (:data:`MISSING_COMBINED_Z`). Post-processing
+    of two released counts and their public noise scales."""
+    estimate, sd = float(estimate), float(sd)
+    raw, variance = float(raw), float(variance)
     if not (np.isfinite(raw) and np.isfinite(variance) and variance > 0 and sd > 0):
         return estimate, MISSING_SUPPORT_Z * sd
     w_release, w_encoder = 1.0 / sd**2, 1.0 / variance

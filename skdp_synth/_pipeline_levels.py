@@ -163,7 +163,8 @@ class PipelineLevelsMixin:
             domains[spec.name] = spec.fine
             j = names.index(str(spec.name))
             # the missing level is each block's last (Block docstring), kept
-            # iff the release's estimate is MISSING_SUPPORT_Z of its noise
+            # on the release's estimate and the encoder's own noisy count
+            # (_drop_missing_level, _missing_support)
             if spec.missing and self._drop_missing_level(final, spec, j, drop):
                 self.missing_dropped_.append(spec.name)
             # a kept missing level keeps the share the model gave it when a

@@ -166,8 +166,8 @@ TAIL_Z = 1.0
 #: ``Φ(-1) = 16 %`` of fits (a births table's 4.2 % of 1,000 rows, 1.8 σ_j:
 #: about half), although the noisy count said otherwise; at ``z = 1`` at most
 #: ``Φ(-2) = 2.3 %`` of such fits lose them, while a complete column keeps
-#: ``T̂ ~ N(0, σ_j²)`` missing rows (within its noise) in ``1 - Φ(1) = 16 %``
-#: of fits (``doc/privacy/encoder.md``).
+#: ``T̂ ~ N(0, σ_j²)`` missing rows in ``1 - Φ(1) = 16 %`` of fits (fewer
+#: with the encoder's own count: ``_missing_support``; doc/privacy/encoder.md).
 MISSING_SUPPORT_Z = 1.0
 
 

@@ -772,7 +772,9 @@ default=None
         release measured the same level again, with its own share of the
         budget (:meth:`_one_way_level_estimate`). When ``T̂_j[level] < z σ_j``
         (``z = ReleaseRules.level_support_z`` unless given) the model's rows
-        at that level move to levels of ``j`` drawn from the model's other rows, so
+        at that level move to levels of ``j`` that the model's other rows hold,
+        each taking the level of a row alike on ``j``'s neighbours in the plan
+        (:meth:`_model_neighbours`, ``ReleaseRules.moved_row_donors``), so
         ``sample`` never returns it. A function of released values and public
         scales only. Returns whether the level was dropped; nothing is done
         (and ``False`` returned) for bit-level workloads, invariants, or a
@@ -797,11 +799,38 @@ default=None
             zeros=getattr(self, "structural_zeros_", None),
             n_levels=self.blocks_.n_levels,
             keep=keep,
+            neighbours=self._model_neighbours(j),
         )
         if rows is None:
             return False
         self._model_rows = rows
         return True
+
+    def _model_neighbours(self, j):
+        """The attributes that share a measured table or a structural zero
+        with attribute ``j`` (public: the plan and the declared rules), in
+        index order, or ``None`` under ``ReleaseRules.moved_row_donors =
+        "any"``. Given them, ``j`` is independent of the rest of a model
+        row fitted to these tables: a row moved off ``j``'s level takes its
+        new level from rows alike on them (:func:`._generating.move_level`)."""
+        donors = self._rules.moved_row_donors
+        if donors not in ("neighbours", "any"):
+            raise ValueError(
+                f"moved_row_donors must be 'neighbours' or 'any', got {donors!r}"
+            )
+        if donors == "any":
+            return None
+        names = [str(name) for name in self.blocks_.names]
+        tied = set()
+        for table in getattr(self, "marginals_", None) or ():
+            idx = [names.index(str(a)) for a in table]
+            if j in idx:
+                tied.update(idx)
+        for attrs, _ in getattr(self, "structural_zeros_", None) or ():
+            if j in attrs:
+                tied.update(int(a) for a in attrs)
+        tied.discard(j)
+        return sorted(tied)
 
     # ---------------------------------------------------------- sampling
     def _sample_cube(self, n, source):

@@ -453,6 +453,17 @@ class ReleaseRules:
     #: z = 2.5 would lose real 2 % missing levels at 2,400 rows (σ ≈ 19 rows
     #: there).
     level_support_z: float = 2.0
+    #: Where the model's rows at a dropped level go
+    #: (:func:`~._generating.move_level`): ``"neighbours"`` -- each takes the
+    #: level of a row alike on the attributes the plan measured with it (a
+    #: hot-deck draw from the model's conditional), ``"any"`` -- a level
+    #: drawn from every other row (the column's marginal; the rows lose
+    #: their dependence on the rest of the row). Measured on the TUNE half
+    #: (``benchmarks/results/bench_suite.md``, "A dropped level's rows
+    #: matched on the plan's neighbours"): train-on-synthetic .4358 / .5879
+    #: -> .4377 / .5895 at ε = 0.3 / 1 (17 tables, 3 seeds; within 1.5
+    #: standard errors), TV1, TV2 and the silent fits unchanged (380 fits).
+    moved_row_donors: str = "neighbours"
 
 
 #: the rules every release uses unless a test or benchmark swaps in another

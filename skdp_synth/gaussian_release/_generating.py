@@ -219,7 +219,7 @@ def move_level(
     rows, j, level, make_rng, zeros=None, n_levels=None, keep=(), neighbours=None
 ):
     """``rows`` with the rows at ``level`` of attribute ``j`` moved to levels
-    of ``j`` drawn from the other rows (``make_rng()``'s generator, made only
+    of ``j`` that the other rows hold (``make_rng()``'s generator, made only
     when a row moves), or ``None`` when every row is at ``level`` (nothing
     to draw from). Post-processing.
 

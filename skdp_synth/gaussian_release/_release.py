@@ -810,9 +810,10 @@ default=None
         """The attributes that share a measured table or a structural zero
         with attribute ``j`` (public: the plan and the declared rules), in
         index order, or ``None`` under ``ReleaseRules.moved_row_donors =
-        "any"``. Given them, ``j`` is independent of the rest of a model
-        row fitted to these tables: a row moved off ``j``'s level takes its
-        new level from rows alike on them (:func:`._generating.move_level`)."""
+        "any"``. The model's rows are fitted to the measured tables alone, so
+        what they hold of ``j``'s dependence on the rest of the row runs
+        through these attributes: a row moved off ``j``'s level takes its new
+        level from rows alike on them (:func:`._generating.move_level`)."""
         donors = self._rules.moved_row_donors
         if donors not in ("neighbours", "any"):
             raise ValueError(

@@ -256,8 +256,8 @@ def move_level(
         if neighbours is None or not len(neighbours):
             pick = donors[rng.integers(0, donors.size, size=int(at.sum()))]
         else:
-            pick = _nearest_donor_levels(rows, np.flatnonzero(at), donors,
-                                         list(neighbours), rng)  # fmt: skip
+            moved = np.flatnonzero(at)
+            pick = _nearest_donor_levels(rows, moved, donors, list(neighbours), rng)
         rows[at, j] = rows[pick, j]
         if zeros:
             gone = np.zeros(int(n_levels[j]), dtype=bool)

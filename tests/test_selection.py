@@ -1311,8 +1311,9 @@ def _frame_loose(n=3000, seed=0):
 def test_auto_aim_joins_its_columns_and_spends_exactly_the_budget(
     monkeypatch, neighbouring
 ):
-    """auto's AIM (the rule forced to AIM) runs the paper's rounds, then
-    joins what they left apart: the chosen tables start with the rounds'
+    """auto's AIM (the rule forced to AIM, at the paper's penalty) runs
+    the paper's rounds, then joins what they left apart: the chosen
+    tables start with the rounds'
     own (the same draws as with ``aim_cover_share = 0``) and cover every
     column; the fit still spends exactly its budget (Σ μ² = 1/c²), the
     joins paid from the final share. ``selection="aim"`` is the paper's:
@@ -1324,6 +1325,9 @@ def test_auto_aim_joins_its_columns_and_spends_exactly_the_budget(
     # noisy total
     for site in (measuring, planning):
         monkeypatch.setattr(site, "auto_rule", lambda *a, **k: "aim")
+    # at the paper's penalty the rounds leave a loose column apart (at
+    # auto's smaller one they may measure every column themselves)
+    _set_rules(monkeypatch, aim_penalty_factor=1.0)
     df, cats = _frame_loose()
     c = analytic_gaussian_sigma(0.5, 1e-6)
     kw = dict(epsilon=0.5, neighbouring=neighbouring, random_state=0)

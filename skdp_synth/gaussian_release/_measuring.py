@@ -227,17 +227,18 @@ def _measure_selected(U, staged, source):
         select, step = (
             (select_mst, "select") if rule == "mst" else (select_aim, "rounds")
         )
-        # auto's AIM joins the columns its rounds leave in no pair (paid from
-        # the final share); selection="aim" is the paper's
-        cover = {}
-        if rule == "aim" and sel.get("auto") and rules.aim_cover_share > 0:
-            cover = {
-                "cover": (
+        # auto's AIM weighs a pair's noise as the generator's model keeps it
+        # and joins the columns its rounds leave in no pair (paid from the
+        # final share); selection="aim" is the paper's
+        auto_aim = {}
+        if rule == "aim" and sel.get("auto"):
+            auto_aim["penalty_factor"] = rules.aim_penalty_factor
+            if rules.aim_cover_share > 0:
+                auto_aim["cover"] = (
                     left * min(rules.aim_cover_share, split["final"]),
                     left * split["final"],
                     rules.auto_edge_threshold,
                 )
-            }
         with stage(f"selection ({rule})"):
             res = select(
                 tables,
@@ -251,7 +252,7 @@ def _measure_selected(U, staged, source):
                 neighbouring=spec.neighbouring,
                 source=source,
                 **{"share_" + step: left * split[step]},
-                **cover,
+                **auto_aim,
             )
     shares.update({"selection_" + k: float(v) for k, v in res.spent.items() if v > 0})
     final_share = left - sum(res.spent.values())

@@ -474,6 +474,7 @@ def select_aim(
     totals=(),
     max_rounds=None,
     cover=None,
+    penalty_factor=1.0,
 ):
     """AIM's adaptive rounds (:cite:`McKenna2022` Algorithm 1) with our generator.
 
@@ -497,6 +498,13 @@ def select_aim(
     in no chosen table to the rest after the rounds
     (:func:`_cover_attributes`), spending at most ``share``; what it does
     not spend is left to the caller's final measurement.
+    ``penalty_factor`` (``λ``; 1: the paper's) scales the expected noise
+    ``sqrt(2/π) σ_r n_r`` in both places it enters, the scores and the
+    annealing test: the noise a measurement leaves in the generator's
+    model, which fits every measured table at once and holds no negative
+    count, rather than in the noisy table itself. A public constant, so
+    the scores' sensitivity and every share spent are the same at any
+    ``λ`` (``ReleaseRules.aim_penalty_factor``).
 
     Returns
     -------
@@ -556,7 +564,7 @@ def select_aim(
         f_sel = AIM_SELECT_FRACTION * f_round
         f_meas = f_round - f_sel
         sigma_r = base / math.sqrt(f_meas)
-        penalty = math.sqrt(2.0 / math.pi) * sigma_r * cells
+        penalty = penalty_factor * math.sqrt(2.0 / math.pi) * sigma_r * cells
         scores = l1_scores(data, current, w, penalty)
         eps = pure_dp_of_gdp_mu(math.sqrt(f_sel) / c)
         k = exponential_mechanism(scores, eps, delta, source.rng)

@@ -1377,12 +1377,17 @@ def weight():
 
 
 def override_shares(
-    aim_one_way=None, mst_one_way=None, min_attributes=None, generator_one_way=None
+    aim_one_way=None,
+    mst_one_way=None,
+    min_attributes=None,
+    generator_one_way=None,
+    aim_penalty=None,
 ):
     """Swap the 1-way share of AIM's steps (``selection_shares["aim"]``) or of
     auto's MST (``auto_mst_shares``); the other steps keep their ratio. Or
     the generator's weight on the 1-way terms
-    (``ReleaseRules.generator_one_way_weight``)."""
+    (``ReleaseRules.generator_one_way_weight``), or auto's AIM's penalty
+    factor (``ReleaseRules.aim_penalty_factor``, recorded as ``aimpen=``)."""
     import dataclasses
     from types import MappingProxyType
 
@@ -1411,6 +1416,9 @@ def override_shares(
     if generator_one_way is not None:
         rules = dataclasses.replace(rules, generator_one_way_weight=generator_one_way)
         OVERRIDES["gen1w"] = generator_one_way
+    if aim_penalty is not None:
+        rules = dataclasses.replace(rules, aim_penalty_factor=aim_penalty)
+        OVERRIDES["aimpen"] = aim_penalty
     ProjectedGaussianRelease._rules = rules
 
 
@@ -2200,6 +2208,9 @@ def main(argv=None):
     ap.add_argument("--aim-one-way", type=float, help="AIM's 1-way share")
     ap.add_argument("--mst-one-way", type=float, help="auto's MST 1-way share")
     ap.add_argument(
+        "--aim-penalty", type=float, help="auto's AIM's penalty factor (lambda)"
+    )
+    ap.add_argument(
         "--grid-step", type=int, help="PrivTree's depth-0 cells (GRID_STEP)"
     )
     ap.add_argument(
@@ -2257,6 +2268,7 @@ def main(argv=None):
         args.mst_one_way,
         args.one_way_min_attributes,
         args.generator_one_way_weight,
+        args.aim_penalty,
     )
     set_domain_share(args.domain_per_column, args.domain_max, args.domain_min)
     if args.grid_step is not None:

@@ -25,6 +25,7 @@ three variants of auto's plan choice") has the figures.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 
 import numpy as np
@@ -96,7 +97,7 @@ def main(argv=None):
         def power(e, plan_errors, r, aim, p=p, kappa=kappa):
             e = dict(e)
             e["none"] = 0.1 * (e["none"] / 0.1) ** p
-            return plan_errors(e, B.dataclasses.replace(r, auto_none_factor=kappa), aim)
+            return plan_errors(e, dataclasses.replace(r, auto_none_factor=kappa), aim)
 
         _line(f"none-power kappa={kappa} p={p}", _scored(usable, with_errors(power)))
     for m in [0.0, 0.1, 0.2, 0.3]:

@@ -78,12 +78,23 @@ def _first_round_scores(monkeypatch, factor, n=4000, share=0.002):
 
 
 def test_the_penalty_is_the_papers_expected_noise_times_the_factor(monkeypatch):
-    """At ``λ`` the penalty is ``λ sqrt(2/π) σ_r n_r``: exactly the paper's
-    at 1, and λ times it otherwise (to rounding: one product reassociated)."""
-    _, (_, paper) = _first_round_scores(monkeypatch, 1.0)
+    """At ``λ`` the penalty is ``λ sqrt(2/π) σ_r n_r`` (:cite:`McKenna2022`
+    Algorithm 1): at 1 the paper's, recomputed here from the round's
+    measured share (one round of ``share``, 90 % of it measuring: ``σ_r``
+    the per-cell noise of ``r`` measured alone at ``0.9 share``), and λ
+    times it otherwise (to rounding: the products reassociated)."""
+    cand, (_, paper) = _first_round_scores(monkeypatch, 1.0)
     _, (_, quarter) = _first_round_scores(monkeypatch, 0.25)
+    _, levels = _strong_wide_pair()
+    c = analytic_gaussian_sigma(1.0, 1e-6)
+    expected = [
+        np.sqrt(2.0 / np.pi)
+        * sel._cell_std(levels, r, 0.9 * 0.002, c, "add-remove-one")
+        * np.prod(levels[list(r)])
+        for r in cand
+    ]
+    np.testing.assert_allclose(paper, expected, rtol=1e-12)
     np.testing.assert_allclose(quarter, 0.25 * paper, rtol=1e-12)
-    assert np.all(paper > 0)
 
 
 def test_a_smaller_factor_lets_a_strong_many_cell_pair_win(monkeypatch):
@@ -101,8 +112,8 @@ def test_a_smaller_factor_lets_a_strong_many_cell_pair_win(monkeypatch):
 @pytest.mark.parametrize("factor", [1.0, 0.25])
 def test_auto_aim_spends_exactly_its_budget_at_any_factor(monkeypatch, factor):
     """λ is public: auto's AIM (the rule forced to AIM) spends exactly its
-    budget (Σ μ² = 1/c², shares summing to 1) whatever λ, and records λ's
-    rounds' mechanisms among its ε's."""
+    budget (Σ μ² = 1/c², every round's exponential mechanism counted;
+    shares summing to 1) whatever λ, and records the same ``epsilon_``."""
     import skdp_synth.gaussian_release._measuring as measuring
     import skdp_synth.gaussian_release._planning as planning
 

@@ -354,25 +354,24 @@ class ReleaseRules:
     #: 0.05 and 0.2 within the noise of 0.1 (+0.007 / +0.027 and +0.018 /
     #: +0.035).
     aim_cover_share: float = 0.1
-    #: ``λ``: auto's AIM subtracts ``λ`` times a pair's expected noise
-    #: ``sqrt(2/π) σ_r n_r`` from its score and tests its budget annealing
-    #: against the same (:func:`~skdp_synth.gaussian_release._selection.
-    #: select_aim`; ``selection="aim"`` keeps the paper's 1). The generator
-    #: fits every measured table at once with no negative count, so a
-    #: measurement leaves less noise in its rows than the raw table holds;
-    #: at 1 the rounds passed over pairs of many cells with strong
-    #: dependence (ggplot2movies ``movies`` at ε = 0.3: ``rating`` in no pair
-    #: with the vote shares ``r1``-``r10``, train-on-synthetic R² .07
-    #: against .47 when every pair is measured). Chosen on the TUNE half of
-    #: ``benchmarks/bench_suite.py`` as the value of least mean TV2 where
-    #: auto's AIM runs (``--methods auto-aim``, the 12 TUNE tables of at
-    #: most 24 attributes, ε 0.3 and 1, 3 seeds, with models): mean TV2
-    #: (ε 0.3 / 1) .1829 / .1137 at 1, .1799 / .1100 at 0.7, .1779 / .1104
-    #: at 0.5, .1755 / .1103 at 0.25, .1799 / .1102 at 0.1, .1867 / .1166 at
-    #: 0; train-on-synthetic .4706 / .5613 -> .4978 / .5811 at 0.25 (.4874 /
-    #: .5915 at 0.1); CPU 1.65 times (more rounds before annealing; 4 times
-    #: at 0). ``benchmarks/results/bench_suite.md``, "auto's AIM weighs a
-    #: pair's noise as the generator keeps it".
+    #: ``λ``: auto's AIM subtracts ``λ`` times a pair's expected noise ``sqrt(2/π)
+    #: σ_r n_r`` from its score and tests its budget annealing against the same
+    #: (:func:`~skdp_synth.gaussian_release._selection. select_aim`;
+    #: ``selection="aim"`` keeps the paper's 1). The generator fits every measured
+    #: table at once with no negative count, so a measurement leaves less noise in
+    #: its rows than the raw table holds; at 1 the rounds passed over pairs of many
+    #: cells with strong dependence (ggplot2movies ``movies`` at ε = 0.3:
+    #: ``rating`` in no pair with the vote shares ``r1``-``r10``,
+    #: train-on-synthetic R² .07 against .47 when every pair is measured). Chosen
+    #: on the TUNE half of ``benchmarks/bench_suite.py`` as the value of least mean
+    #: TV2 (over the two ε; at ε = 1 alone 0.7 is .0003 lower) where auto's AIM
+    #: runs (``--methods auto-aim``, the 12 TUNE tables of at most 24 attributes, ε
+    #: 0.3 and 1, 3 seeds, with models): mean TV2 (ε 0.3 / 1) .1829 / .1137 at 1,
+    #: .1799 / .1100 at 0.7, .1779 / .1104 at 0.5, .1755 / .1103 at 0.25, .1799 /
+    #: .1102 at 0.1, .1867 / .1166 at 0; train-on-synthetic .4706 / .5613 -> .4978
+    #: / .5811 at 0.25 (.4874 / .5915 at 0.1); CPU 1.65 times (more rounds before
+    #: annealing; 4 times at 0). ``benchmarks/results/bench_suite.md``, "auto's AIM
+    #: weighs a pair's noise as the generator keeps it".
     aim_penalty_factor: float = 0.25
     #: ... on tables of at least this many attributes (measured on 10 and 12;
     #: on 3 columns the pairs' expected error rose 6 % and one example pair's

@@ -356,7 +356,7 @@ class ReleaseRules:
     aim_cover_share: float = 0.1
     #: ``λ``: auto's AIM subtracts ``λ`` times a pair's expected noise ``sqrt(2/π)
     #: σ_r n_r`` from its score and tests its budget annealing against the same
-    #: (:func:`~skdp_synth.gaussian_release._selection. select_aim`;
+    #: (:func:`~skdp_synth.gaussian_release._selection.select_aim`;
     #: ``selection="aim"`` keeps the paper's 1). The generator fits every measured
     #: table at once with no negative count, so a measurement leaves less noise in
     #: its rows than the raw table holds; at 1 the rounds passed over pairs of many

@@ -99,7 +99,9 @@ the estimates it compared and every plan it weighs (``none``, ``auto-aim``,
 the choice rules can be re-read on them (:func:`_plan_cells`) without 912
 fits, for as long as the plans' own code is unchanged (each fit of ours stores its
 commit, ``code``: :func:`code_version`; the summary counts the fits by
-code). A fit of ours is a function of the table, ε and seed: the same
+code). ``results/suite_tune_plans_2026-12-07.jsonl`` is the same for the
+library of d61c640 (21 TUNE tables, caravan and the wide ones without AIM:
+1,212 fits). A fit of ours is a function of the table, ε and seed: the same
 records under 1 or 2 BLAS threads, other processes' load, another fit order,
 the ``real`` record computed or read back; another OpenBLAS kernel moves
 released floats (``missing_shares``) and a few decoded float values in their

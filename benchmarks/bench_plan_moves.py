@@ -32,27 +32,13 @@ import numpy as np
 from benchmarks import bench_suite as B
 
 
-def pick(est, rules, tree_noise_factor=None):
-    """The plan :func:`~skdp_synth.gaussian_release._selection.plan_errors`
-    ranks least under ``rules``: :func:`benchmarks.bench_suite.choose`'s, or
-    with MST's tree noise term times ``tree_noise_factor`` where given."""
-    from skdp_synth.gaussian_release._selection import plan_errors, tree_signal_share
-
-    if tree_noise_factor is None:
-        return B.choose(est, rules.auto_tree_reach, rules)
-    q, D = est["q"], est.get("D", rules.auto_tv_threshold)
-    share = tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
-    reach = rules.auto_tree_reach * share
-    e = dict(est)
-    tree = tree_noise_factor * q * est["e_tree"]
-    e["mst"] = tree + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
-    if "aim_pairs" in est:
-        e["aim"] = B.aim_of(est, rules.auto_aim_one_way_share)
-    errors = plan_errors(e, rules, aim=B.aim_gate(e, rules))
-    return min(errors, key=errors.get)
+def pick(est, rules, tree_noise=1.0):
+    """The plan :func:`benchmarks.bench_suite.choose` picks under ``rules``,
+    MST's tree noise term times ``tree_noise``."""
+    return B.choose(est, rules.auto_tree_reach, rules, tree_noise=tree_noise)
 
 
-def compare(done, rules, changed, tree_noise_factor=None):
+def compare(done, rules, changed, tree_noise=1.0):
     """``{ε: (regret, TSTR, TV1) before, after}`` of the picks, printing each
     moved cell; ``rules`` the library's, ``changed`` the variant's."""
     usable = B._plan_cells(
@@ -60,7 +46,7 @@ def compare(done, rules, changed, tree_noise_factor=None):
     )
     per = {}
     for key, (est, recs) in sorted(usable.items()):
-        before, after = pick(est, rules), pick(est, changed, tree_noise_factor)
+        before, after = pick(est, rules), pick(est, changed, tree_noise)
         best = min(r["tv2"] for r in recs.values())
         for arm, p in ((0, before), (1, after)):
             r = recs[p]
@@ -98,7 +84,7 @@ def main(argv=None):
     ap.add_argument(
         "--aim-max-attributes", type=int, default=rules.auto_aim_max_attributes
     )
-    ap.add_argument("--tree-noise-factor", type=float)
+    ap.add_argument("--tree-noise-factor", type=float, default=1.0)
     args = ap.parse_args(argv)
     done = {}
     for path in args.cache.split(","):

@@ -578,7 +578,7 @@ def aim_gate(est, rules):
     return est["q"] >= 2 / rules.auto_aim_max_attributes - 1e-12
 
 
-def choose(est, rho, rules, phi=None, kappa=None, margin=0.0):
+def choose(est, rho, rules, phi=None, kappa=None, margin=0.0, tree_noise=1.0):
     """The rule :func:`auto_rule` picks at ``ρ = rho``, AIM's 1-way share
     ``φ = phi`` and the all-tables factor ``κ = kappa`` (defaults: ``rules``'
     own; recomputed from the recorded public parts, the reach ``ρ s`` with
@@ -588,7 +588,8 @@ def choose(est, rho, rules, phi=None, kappa=None, margin=0.0):
     without AIM's parts). ``margin``: on top of the library's
     ``ReleaseRules.auto_one_way_margin`` (already in ``plan_errors``), the
     1-way tables' estimate taken ``1 - margin`` times more (a negative
-    ``margin`` favours the other plans)."""
+    ``margin`` favours the other plans). ``tree_noise``: MST's estimate
+    with ``tree_noise q e_tree`` in place of its tree's noise ``q e_tree``."""
     from skdp_synth.gaussian_release._selection import plan_errors, tree_signal_share
 
     phi = rules.auto_aim_one_way_share if phi is None else phi
@@ -597,7 +598,8 @@ def choose(est, rho, rules, phi=None, kappa=None, margin=0.0):
     q, D = est["q"], est.get("D", rules.auto_tv_threshold)
     reach = rho * tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
     e = dict(est)
-    e["mst"] = q * est["e_tree"] + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
+    tree = tree_noise * q * est["e_tree"]
+    e["mst"] = tree + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
     if "one-way" not in est:  # recorded by every auto fit; not a grid's
         e["one-way"] = q * rules.auto_edge_threshold + (1 - q) * D + 2 * est["e1_one"]
     if "aim_pairs" in est:

@@ -41,9 +41,9 @@ def pick(est, rules, tree_noise=1.0):
 def compare(done, rules, changed, tree_noise=1.0):
     """``{ε: (regret, TSTR, TV1) before, after}`` of the picks, printing each
     moved cell; ``rules`` the library's, ``changed`` the variant's."""
-    usable = B._plan_cells(
-        done, set(B.TUNE), 4.0, changed, scored=("tv2", "tstr", "tv1")
-    )
+    # cells holding every plan either rule weighs (AIM's gate the wider)
+    wider = max(rules, changed, key=lambda r: r.auto_aim_max_attributes)
+    usable = B._plan_cells(done, set(B.TUNE), 4.0, wider, scored=("tv2", "tstr", "tv1"))
     per = {}
     for key, (est, recs) in sorted(usable.items()):
         before, after = pick(est, rules), pick(est, changed, tree_noise)

@@ -113,9 +113,7 @@ def main(argv=None):
     def tree_and_aim(est):
         """MST's and AIM's values as :func:`benchmarks.bench_suite.choose`
         recomputes them."""
-        q, D = est["q"], est.get("D", rules.auto_tv_threshold)
-        reach = rho * S.tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
-        mst = q * est["e_tree"] + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
+        mst = B.mst_value(est, rho, rules)
         return mst, B.aim_of(est, rules.auto_aim_one_way_share)
 
     for x in [0.0, 0.1, 0.2, 0.3, 0.5]:

@@ -578,6 +578,19 @@ def aim_gate(est, rules):
     return est["q"] >= 2 / rules.auto_aim_max_attributes - 1e-12
 
 
+def mst_value(est, rho, rules, tree_noise=1.0):
+    """MST's expected error as :func:`auto_rule` ranks it, recomputed from the
+    recorded public parts at ``ρ = rho`` (the reach ``ρ s``, ``s`` of
+    :func:`~skdp_synth.gaussian_release._selection.tree_signal_share`), its
+    tree's noise ``q e_tree`` times ``tree_noise``."""
+    from skdp_synth.gaussian_release._selection import tree_signal_share
+
+    q, D = est["q"], est.get("D", rules.auto_tv_threshold)
+    reach = rho * tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
+    tree = tree_noise * q * est["e_tree"]
+    return tree + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
+
+
 def choose(est, rho, rules, phi=None, kappa=None, margin=0.0, tree_noise=1.0):
     """The rule :func:`auto_rule` picks at ``ρ = rho``, AIM's 1-way share
     ``φ = phi`` and the all-tables factor ``κ = kappa`` (defaults: ``rules``'
@@ -590,16 +603,14 @@ def choose(est, rho, rules, phi=None, kappa=None, margin=0.0, tree_noise=1.0):
     1-way tables' estimate taken ``1 - margin`` times more (a negative
     ``margin`` favours the other plans). ``tree_noise``: MST's estimate
     with ``tree_noise q e_tree`` in place of its tree's noise ``q e_tree``."""
-    from skdp_synth.gaussian_release._selection import plan_errors, tree_signal_share
+    from skdp_synth.gaussian_release._selection import plan_errors
 
     phi = rules.auto_aim_one_way_share if phi is None else phi
     kappa = rules.auto_none_factor if kappa is None else kappa
     # ``D``: the pairs' measured dependence where the fit measured it
     q, D = est["q"], est.get("D", rules.auto_tv_threshold)
-    reach = rho * tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
     e = dict(est)
-    tree = tree_noise * q * est["e_tree"]
-    e["mst"] = tree + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
+    e["mst"] = mst_value(est, rho, rules, tree_noise)
     if "one-way" not in est:  # recorded by every auto fit; not a grid's
         e["one-way"] = q * rules.auto_edge_threshold + (1 - q) * D + 2 * est["e1_one"]
     if "aim_pairs" in est:

@@ -58,3 +58,15 @@ def test_a_larger_margin_only_leaves_the_one_way_tables(capsys):
     assert moved
     assert len(moved) == 29
     assert all(": one-way -> " in line for line in moved)
+
+
+def test_a_narrower_aim_limit_only_leaves_aim(capsys):
+    """A smaller ``auto_aim_max_attributes`` takes AIM away from the tables
+    past it and nothing else: the cells are read with the library's wider
+    gate (AIM's records are there for the library's pick), and every moved
+    cell leaves AIM."""
+    narrower = dataclasses.replace(DEFAULT_RULES, auto_aim_max_attributes=20)
+    pm.compare(_done(), DEFAULT_RULES, narrower)
+    moved = [line for line in capsys.readouterr().out.splitlines() if "seed=" in line]
+    assert moved
+    assert all(": aim -> " in line for line in moved)

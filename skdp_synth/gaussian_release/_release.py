@@ -247,13 +247,13 @@ default=None
         estimate is a smooth function of ``ε``, ``n`` and the levels
         (``gaussian_release._selection.auto_estimates``): no threshold on
         the noise (AIM's cap on the attributes is the only fixed boundary).
-        Where the choice could
-        depend on how strongly the columns depend on each other, ``"auto"``
-        first measures it (the mean pair's TV to the product of its
-        margins, ``ReleaseRules.auto_dependence_share`` = 2 % of the
-        budget, ``selection_shares_["dependence"]``; without ``target`` and
-        with a noisy total only; ``doc/privacy/gaussian_release.md``, "The
-        pairs' dependence"). ``"one-way"``
+        Where the choice could depend on how strongly the columns depend on
+        each other, ``"auto"`` first measures it (the mean pair's TV to the
+        product of its margins, ``ReleaseRules.auto_dependence_share`` = 2 %
+        of the budget, ``selection_shares_["dependence"]``; without
+        ``target`` and with a noisy total only;
+        ``doc/privacy/gaussian_release.md``, "The pairs' dependence").
+        ``"one-way"``
         (explicitly): the 1-way tables and, with ``target``, every pair
         with the target, on the whole budget, data-independently -- a
         naive-Bayes-like model for the target, which where the predictors

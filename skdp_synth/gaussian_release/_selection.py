@@ -406,20 +406,22 @@ def _pair_capacity(n_levels, pairs, share_final, c, neighbouring, n, threshold):
     noise ``e_r(K)`` of at most ``threshold`` (:func:`mst_edge_budget`;
     public)."""
     n = max(float(n), 1.0)
-    std_of = {}
-    k_max = np.empty(len(pairs))
-    for i, r in enumerate(pairs):
+    l1 = expected_l1_noise(n_levels, pairs, c, neighbouring)
+    # e_r(K) <= threshold  <=>  K <= f (2 n threshold / (k_r sqrt(2/π) σ_r(1)))²
+    return share_final * (2.0 * n * threshold / l1) ** 2
+
+
+def expected_l1_noise(n_levels, tables, c, neighbouring):
+    """Each table's expected ℓ1 noise measured alone at share 1, ``k_r
+    sqrt(2/π) σ_r(1)`` (``k_r`` cells, ``σ_r(1)`` the per-cell noise of
+    :func:`_cell_std`; the same for every table of one shape). Public."""
+    std_of, out = {}, np.empty(len(tables))
+    for i, r in enumerate(tables):
         shape = tuple(int(n_levels[j]) for j in r)
         if shape not in std_of:
             std_of[shape] = _cell_std(n_levels, r, 1.0, c, neighbouring)
-        cells = float(np.prod(shape))
-        # e_r(K) <= threshold  <=>  K <= f (2 n threshold / (k_r sqrt(2/π) σ_r(1)))²
-        k_max[i] = (
-            share_final
-            * (2.0 * n * threshold / (cells * math.sqrt(2.0 / math.pi) * std_of[shape]))
-            ** 2
-        )
-    return k_max
+        out[i] = float(np.prod(shape)) * math.sqrt(2.0 / math.pi) * std_of[shape]
+    return out
 
 
 class _Components:
@@ -883,14 +885,7 @@ def auto_estimates(
     K = a - 1
     q = min(1.0, K / (a * (a - 1) / 2.0))
     f = left * shares["final"]
-    std_of = {}
-    e = []
-    for r in pairs:
-        shape = tuple(int(levels[j]) for j in r)
-        if shape not in std_of:
-            std_of[shape] = _cell_std(levels, r, 1.0, c, neighbouring)
-        cells = float(np.prod(shape))
-        e.append(cells * math.sqrt(2.0 / math.pi) * std_of[shape])
+    e = expected_l1_noise(levels, pairs, c, neighbouring)
     # the mean pair's expected TV noise measured alone at the whole budget
     e_unit = float(np.mean(e)) / (2.0 * n)
     e_tree = e_unit * math.sqrt(K / f)

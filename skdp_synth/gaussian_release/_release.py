@@ -239,11 +239,12 @@ default=None
         its 1-way tables at a smaller share), ``"mst"``, or ``"one-way"``
         (the 1-way tables only; with ``target``, also the target's pairs
         worth their noise, chosen by their dependences on the target,
-        measured on ``ReleaseRules.auto_target_pair_share`` = 5 % of the
-        budget, ``selection_shares_["target_pairs"]``); with ``target``
-        the all-tables estimate is the smaller of the plan's and that of the
-        same release's all-pairs plan without the target (its 3-way tables'
-        cells would otherwise push the choice to MST's target star). Each
+        measured on ``ReleaseRules.auto_target_pair_share`` = 5 % of what
+        the noisy total left, ``selection_shares_["target_pairs"]``); with
+        ``target`` the all-tables estimate is the smaller of the plan's and
+        that of the same release's all-pairs plan without the target (its
+        3-way tables' cells would otherwise push the choice to MST's target
+        star). Each
         estimate is a smooth function of ``ε``, ``n`` and the levels
         (``gaussian_release._selection.auto_estimates``): no threshold on
         the noise (AIM's cap on the attributes is the only fixed boundary).

@@ -246,6 +246,7 @@ def _measure_selected(U, staged, source):
         auto_aim = {}
         if rule == "aim" and sel.get("auto"):
             auto_aim["penalty_factor"] = rules.aim_penalty_factor
+            auto_aim["refit_swap_sweeps"] = rules.aim_refit_swap_sweeps
             if rules.aim_cover_share > 0:
                 auto_aim["cover"] = (
                     left * min(rules.aim_cover_share, split["final"]),

@@ -419,6 +419,20 @@ class ReleaseRules:
     #: annealing; 4 times at 0). ``benchmarks/results/bench_suite.md``, "auto's AIM
     #: weighs a pair's noise as the generator keeps it".
     aim_penalty_factor: float = 0.25
+    #: The sweeps of swaps in each of auto's AIM rounds' refits (``None``: the
+    #: generator's full descent, swaps whenever single moves stall;
+    #: ``selection="aim"`` keeps it). A refit's rows only score the next
+    #: round's candidates and test its annealing, and the swaps' per-level
+    #: sorts were about 40 % of an AIM fit (baseball at ε = 1: 7.2 s of 10.6 s
+    #: in 42 refits). Measured on the TUNE half (``python -m
+    #: benchmarks.bench_suite --half tune --tables <the 17 model tables> --eps
+    #: 1,0.3 --seeds 3 --methods auto``, the 55 fits where auto runs AIM,
+    #: paired seeds; ``benchmarks/results/bench_suite.md``, "auto's AIM refits
+    #: with one sweep of swaps"): at 1, TV2 1.001 / 0.997 times (ε 0.3 / 1),
+    #: TV1 0.991 / 0.991, train-on-synthetic .536 / .514 -> .537 / .522, CPU
+    #: 0.65 / 0.71 times; at 0, TV2 1.011 / 1.011 times (baseball +5.7 % /
+    #: +5.4 %, movies +5.1 % / +3.0 %), CPU 0.48 times.
+    aim_refit_swap_sweeps: int | None = 1
     #: ... on tables of at least this many attributes (measured on 10 and 12;
     #: on 3 columns the pairs' expected error rose 6 % and one example pair's
     #: TV from 0.050 to 0.064, so narrow tables keep the pairs' optimum)

@@ -477,6 +477,7 @@ def select_aim(
     max_rounds=None,
     cover=None,
     penalty_factor=1.0,
+    refit_swap_sweeps=None,
 ):
     """AIM's adaptive rounds (:cite:`McKenna2022` Algorithm 1) with our generator.
 
@@ -507,6 +508,12 @@ def select_aim(
     count, rather than in the noisy table itself. A public constant, so
     the scores' sensitivity and every share spent are the same at any
     ``λ`` (``ReleaseRules.aim_penalty_factor``).
+    ``refit_swap_sweeps`` (``None``: the generator's full descent) caps the
+    sweeps of swaps in each round's refit (:func:`~skdp_synth.generator.fit_rows`'s
+    ``max_swap_sweeps``): the refit's rows are read only for the next
+    round's scores and annealing test, never released, so a looser fit
+    changes which tables are chosen but no share spent and no sensitivity
+    (``ReleaseRules.aim_refit_swap_sweeps``).
 
     Returns
     -------
@@ -553,7 +560,15 @@ def select_aim(
             Measurement(m.attributes, m.query, m.values * k, m.sigma * k)
             for m in result.measurements
         ]
-        res = fit_rows(ms, n_levels, N, rng=source.rng, init=init, warn=False)
+        res = fit_rows(
+            ms,
+            n_levels,
+            N,
+            rng=source.rng,
+            init=init,
+            warn=False,
+            max_swap_sweeps=refit_swap_sweeps,
+        )
         return res.rows
 
     rows = refit(None)

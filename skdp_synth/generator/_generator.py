@@ -181,6 +181,7 @@ def fit_rows(
     vectorised=None,
     check_agreement=True,
     zeros=None,
+    max_swap_sweeps=None,
 ):
     """The maximum-likelihood synthetic table of ``n_rows`` valid rows.
 
@@ -240,6 +241,14 @@ def fit_rows(
         cell: every returned row keeps them and the fitted tables put exactly
         0 on those cells. ``None`` or empty: the descent as before (the same
         steps, bit for bit).
+    max_swap_sweeps : int or None, default=None
+        At most this many sweeps of swaps in the whole fit; once they are
+        spent, the descent stops where single moves stall. ``None``: no
+        limit (a sweep of swaps whenever single moves stall, until one
+        gains nothing). A refit whose rows are read for a choice rather than
+        released (AIM's rounds, :func:`~skdp_synth.gaussian_release.select_aim`)
+        needs less than the last descent, and the swaps' per-level sorts
+        are most of its time.
 
     Returns
     -------
@@ -418,6 +427,7 @@ def fit_rows(
         return old_loss - new_loss
 
     stalled = [True]
+    swaps_left = [math.inf if max_swap_sweeps is None else int(max_swap_sweeps)]
 
     def descend(max_sweeps):
         swapping, done = False, 0
@@ -437,10 +447,11 @@ def fit_rows(
                 stalled[0] = True
                 break
             if improved_total <= max(_REL_TOL * current, _NOISE_TOL * n_measured):
-                if swapping:
+                if swapping or swaps_left[0] < 1:
                     stalled[0] = True
                     break
                 swapping = True  # single moves are stuck: exchange values between rows
+                swaps_left[0] -= 1
             elif swapping:
                 swapping = False  # a swap helped: single moves may have gains again
         return done

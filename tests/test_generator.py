@@ -888,3 +888,34 @@ def test_the_release_fits_its_rows_with_the_rules_one_way_weight(monkeypatch):
     est._rules = dataclasses.replace(DEFAULT_RULES, generator_one_way_weight=2.5)
     est.fit(bits.to_bits(_dependent_rows(600, 2)))
     assert seen == [2.5]
+
+
+def test_the_descent_runs_on_one_blas_thread_and_restores_the_limit(monkeypatch):
+    """``fit_rows`` runs with one BLAS thread (OpenBLAS's idle threads spin
+    on the other cores after each of its many small calls: CPU time spent for
+    no speed) and leaves the caller's limit as it found it. Read inside the
+    descent by a spy on the vectorised state's loss."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    before = blas_threads()
+    seen = []
+    original = generator._KronState.loss
+
+    def spy(self):
+        seen.append(blas_threads())
+        return original(self)
+
+    monkeypatch.setattr(generator._KronState, "loss", spy)
+    X = _dependent_rows(400, 0)
+    fit_rows(
+        _exact_measurements(X, LEVELS),
+        LEVELS,
+        400,
+        rng=np.random.default_rng(0),
+        warn=False,
+    )
+    assert seen and all(s <= {1} for s in seen)
+    assert blas_threads() == before

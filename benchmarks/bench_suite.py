@@ -1806,7 +1806,7 @@ def bounds_table(done, names, eps_list, oww):
         "| MST bounds | TSTR auto | MST deciles | MST bounds |"
     )
     rows = [head, "|" + "---|" * (head.count("|") - 1)]
-    tally = {k: [0, 0] for k in ("tv1", "tv2", "tstr")}
+    tally = {k: [0, 0] for k in ("tv1", "tv2", "tstr", "cpu")}
     for t in names:
         for e in eps_list:
             c = cell(done, t, e, oww)
@@ -1822,6 +1822,9 @@ def bounds_table(done, names, eps_list, oww):
                 if a["tstr"] is not None and bnd["tstr"] is not None:
                     tally["tstr"][0] += a["tstr"] >= bnd["tstr"] - 1e-12
                     tally["tstr"][1] += 1
+                if a["cpu"] is not None and bnd["cpu"]:
+                    tally["cpu"][0] += a["cpu"] <= 0.1 * bnd["cpu"]
+                    tally["cpu"][1] += 1
             rows.append(
                 f"| {t} | {e:g} | {_f(a['tv1'])} | {_f(_of(mst, 'tv1'))} "
                 f"| {_f(_of(bnd, 'tv1'))} | {_f(a['tv2'])} | {_f(_of(mst, 'tv2'))} "
@@ -1833,6 +1836,7 @@ def bounds_table(done, names, eps_list, oww):
         "TV2 <= 0.8x (eps >= 1) or 1.0x (eps < 1) MST's with public bounds:"
         " {}/{} pairs".format(*tally["tv2"]),
         "TSTR >= MST's with public bounds: {}/{} pairs".format(*tally["tstr"]),
+        "CPU <= 1/10 of MST's with public bounds: {}/{} pairs".format(*tally["cpu"]),
     ]
     return "\n".join(rows), lines
 

@@ -104,6 +104,21 @@ def test_one_swap_sweep_is_at_most_one(monkeypatch):
     assert one.loss < capped.loss
 
 
+@pytest.mark.parametrize("bad", [-1, 0.5, True, "1"])
+def test_a_cap_that_is_not_a_count_is_refused(bad):
+    """``max_swap_sweeps`` is ``None`` or a whole number of sweeps >= 0."""
+    ms, levels, start = _swap_only_gain()
+    with pytest.raises(ValueError, match="max_swap_sweeps"):
+        fit_rows(
+            ms,
+            levels,
+            len(start),
+            rng=np.random.default_rng(0),
+            init=start,
+            max_swap_sweeps=bad,
+        )
+
+
 def test_auto_aim_refits_read_the_rule_and_explicit_aim_does_not(monkeypatch):
     """auto's AIM hands ``aim_refit_swap_sweeps`` to every refit;
     ``selection="aim"`` refits with the full descent (``None``)."""

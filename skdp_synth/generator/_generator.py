@@ -283,6 +283,14 @@ def fit_rows(
     N = int(n_rows)
     if N < 1:
         raise ValueError("n_rows must be >= 1")
+    if max_swap_sweeps is not None and (
+        isinstance(max_swap_sweeps, bool)
+        or not isinstance(max_swap_sweeps, (int, np.integer))
+        or max_swap_sweeps < 0
+    ):
+        raise ValueError(
+            f"max_swap_sweeps must be None or an integer >= 0, got {max_swap_sweeps!r}"
+        )
     n_measured = int(sum(m.values.size for m in measurements if m.attributes))
     betas = _all_coefficients(measurements, n_levels)
     families = None

@@ -36,6 +36,20 @@ def _swap_only_gain(n=200):
     return ones + [pair], np.array([2, 2]), np.column_stack([a, b])
 
 
+def _fit(max_swap_sweeps=None, warn=False):
+    """:func:`fit_rows` on :func:`_swap_only_gain` from its start rows."""
+    ms, levels, start = _swap_only_gain()
+    return fit_rows(
+        ms,
+        levels,
+        len(start),
+        rng=np.random.default_rng(0),
+        init=start,
+        max_swap_sweeps=max_swap_sweeps,
+        warn=warn,
+    )
+
+
 def _count_swap_sweeps(monkeypatch):
     """Spy on the sweeps that swap: each call of the swap step with a new
     attribute order counts once per attribute; returns the list it fills."""
@@ -54,21 +68,10 @@ def test_no_swap_sweep_leaves_what_only_swaps_reach(monkeypatch):
     """``max_swap_sweeps=0``: the descent stops where single moves stall,
     no swap is examined, and the 2-way table only swaps reach stays off;
     ``None`` (the default) swaps it to the data's (loss far lower)."""
-    ms, levels, start = _swap_only_gain()
     calls = _count_swap_sweeps(monkeypatch)
-    capped = fit_rows(
-        ms,
-        levels,
-        len(start),
-        rng=np.random.default_rng(0),
-        init=start,
-        max_swap_sweeps=0,
-        warn=False,
-    )
+    capped = _fit(0)
     assert calls == []
-    full = fit_rows(
-        ms, levels, len(start), rng=np.random.default_rng(0), init=start, warn=False
-    )
+    full = _fit(None)
     assert calls  # the default descent swapped
     assert full.loss < capped.loss / 10.0
     # the capped fit's rows keep their exact 1-way tables (no single move
@@ -80,43 +83,19 @@ def test_no_swap_sweep_leaves_what_only_swaps_reach(monkeypatch):
 def test_one_swap_sweep_is_at_most_one(monkeypatch):
     """``max_swap_sweeps=1``: every swap examined belongs to one sweep (each
     attribute's swap step at most once), and its gains are kept."""
-    ms, levels, start = _swap_only_gain()
+    _, levels, _ = _swap_only_gain()
     calls = _count_swap_sweeps(monkeypatch)
-    one = fit_rows(
-        ms,
-        levels,
-        len(start),
-        rng=np.random.default_rng(0),
-        init=start,
-        max_swap_sweeps=1,
-        warn=False,
-    )
+    one = _fit(1)
     assert calls and len(calls) == len(set(calls)) <= len(levels)
-    capped = fit_rows(
-        ms,
-        levels,
-        len(start),
-        rng=np.random.default_rng(0),
-        init=start,
-        max_swap_sweeps=0,
-        warn=False,
-    )
+    capped = _fit(0)
     assert one.loss < capped.loss
 
 
 @pytest.mark.parametrize("bad", [-1, 0.5, True, "1"])
 def test_a_cap_that_is_not_a_count_is_refused(bad):
     """``max_swap_sweeps`` is ``None`` or a whole number of sweeps >= 0."""
-    ms, levels, start = _swap_only_gain()
     with pytest.raises(ValueError, match="max_swap_sweeps"):
-        fit_rows(
-            ms,
-            levels,
-            len(start),
-            rng=np.random.default_rng(0),
-            init=start,
-            max_swap_sweeps=bad,
-        )
+        _fit(bad, warn=True)
 
 
 def test_auto_aim_refits_read_the_rule_and_explicit_aim_does_not(monkeypatch):

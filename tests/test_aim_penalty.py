@@ -109,17 +109,17 @@ def test_a_smaller_factor_lets_a_strong_many_cell_pair_win(monkeypatch):
     assert int(np.argmax(quarter)) == wide
 
 
-@pytest.mark.parametrize("factor", [1.0, 0.25])
-def test_auto_aim_spends_exactly_its_budget_at_any_factor(monkeypatch, factor):
-    """λ is public: auto's AIM (the rule forced to AIM) spends exactly its
-    budget (Σ μ² = 1/c², every round's exponential mechanism counted;
-    shares summing to 1) whatever λ, and records the same ``epsilon_``."""
+def assert_auto_aim_spends_exactly_its_budget(monkeypatch, **rules):
+    """auto's AIM (the rule forced to AIM) under ``ReleaseRules`` changed by
+    ``rules`` spends exactly its budget (Σ μ² = 1/c², every round's
+    exponential mechanism counted; shares summing to 1) and records the
+    same ``epsilon_``."""
     import skdp_synth.gaussian_release._measuring as measuring
     import skdp_synth.gaussian_release._planning as planning
 
     for site in (measuring, planning):
         monkeypatch.setattr(site, "auto_rule", lambda *a, **k: "aim")
-    _set_rules(monkeypatch, aim_penalty_factor=factor)
+    _set_rules(monkeypatch, **rules)
     df, cats = _frame()
     c = analytic_gaussian_sigma(0.5, 1e-6)
     est = _pipe(cats, epsilon=0.5, selection="auto", random_state=0).fit(df)[-1]
@@ -127,6 +127,12 @@ def test_auto_aim_spends_exactly_its_budget_at_any_factor(monkeypatch, factor):
     assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
     assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
     assert est.epsilon_ == 0.5
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.25])
+def test_auto_aim_spends_exactly_its_budget_at_any_factor(monkeypatch, factor):
+    """λ is public: auto's AIM spends exactly its budget whatever λ."""
+    assert_auto_aim_spends_exactly_its_budget(monkeypatch, aim_penalty_factor=factor)
 
 
 def test_explicit_aim_keeps_the_papers_penalty(monkeypatch):

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_selection import _frame, _mu2, _pipe, _set_rules
+from test_aim_penalty import assert_auto_aim_spends_exactly_its_budget
+from test_selection import _frame, _pipe
 
 from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 from skdp_synth.generator import Measurement, fit_rows
 from skdp_synth.generator import _generator as gen
-from skdp_synth.mechanisms import analytic_gaussian_sigma
 
 
 def _swap_only_gain(n=200):
@@ -127,21 +127,8 @@ def test_auto_aim_refits_read_the_rule_and_explicit_aim_does_not(monkeypatch):
 @pytest.mark.parametrize("sweeps", [None, 0, 1])
 def test_auto_aim_spends_exactly_its_budget_at_any_cap(monkeypatch, sweeps):
     """The cap is public and the refits are never released: auto's AIM
-    spends exactly its budget (Σ μ² = 1/c², shares summing to 1) and
-    records the same ``epsilon_`` at any cap."""
-    import skdp_synth.gaussian_release._measuring as measuring
-    import skdp_synth.gaussian_release._planning as planning
-
-    for site in (measuring, planning):
-        monkeypatch.setattr(site, "auto_rule", lambda *a, **k: "aim")
-    _set_rules(monkeypatch, aim_refit_swap_sweeps=sweeps)
-    df, cats = _frame()
-    c = analytic_gaussian_sigma(0.5, 1e-6)
-    est = _pipe(cats, epsilon=0.5, selection="auto", random_state=0).fit(df)[-1]
-    assert est.selection_ == "aim"
-    assert _mu2(est) == pytest.approx(1.0 / c**2, rel=1e-9)
-    assert sum(est.selection_shares_.values()) == pytest.approx(1.0, rel=1e-12)
-    assert est.epsilon_ == 0.5
+    spends exactly its budget at any cap."""
+    assert_auto_aim_spends_exactly_its_budget(monkeypatch, aim_refit_swap_sweeps=sweeps)
 
 
 def test_the_default_cap_is_the_measured_one():

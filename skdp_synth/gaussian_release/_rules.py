@@ -422,9 +422,9 @@ class ReleaseRules:
     #: The sweeps of swaps in each of auto's AIM rounds' refits (``None``: the
     #: generator's full descent, swaps whenever single moves stall;
     #: ``selection="aim"`` keeps it). A refit's rows only score the next
-    #: round's candidates and test its annealing, and the swaps' per-level
-    #: sorts were about 40 % of an AIM fit (baseball at ε = 1: 7.2 s of 10.6 s
-    #: in 42 refits). Measured on the TUNE half (``python -m
+    #: round's candidates and test its annealing. The refits were 7.2 s of the
+    #: fit's 10.6 s of CPU on baseball at ε = 1 (42 refits), and the swap step
+    #: alone 30 % of a profiled fit. Measured on the TUNE half (``python -m
     #: benchmarks.bench_suite --half tune --tables <the 17 model tables> --eps
     #: 1,0.3 --seeds 3 --methods auto``, the 55 fits where auto runs AIM,
     #: paired seeds; ``benchmarks/results/bench_suite.md``, "auto's AIM refits

@@ -271,8 +271,8 @@ def fit_rows(
         limit (a sweep of swaps whenever single moves stall, until one
         gains nothing). A refit whose rows are read for a choice rather than
         released (AIM's rounds, :func:`~skdp_synth.gaussian_release.select_aim`)
-        needs less than the last descent, and the swaps' per-level sorts
-        are most of its time.
+        needs less than the last descent, and its swap sweeps (with the
+        single moves they set off) are about half of its time.
 
     Returns
     -------

@@ -34,7 +34,9 @@ Methods (``--methods``), per table, ε and seed:
   train-on-synthetic column; run only when named). ``auto-mst`` and
   ``auto-aim``: ``auto`` forced to its tree or to AIM, each with auto's own
   steps (run only when named; they stand for those plans in ``--tune``).
-  ``ceiling``,
+  ``auto-bins``, ``auto-bounds``, ``auto-minmax``, ``auto-minmax-wide``:
+  ``auto`` given public information on the numeric columns
+  (:data:`PUBLIC_INFO`; run only when named). ``ceiling``,
   ``ceiling-target``, ``ceiling-chose``: diagnostics, the same pipelines with
   the noise removed (ε = 1e6; :mod:`benchmarks._suite_ceiling`), printed
   beside ``auto``'s TSTR with the real rows' round trip through the encoder.
@@ -159,10 +161,16 @@ RULES = ("auto", "one-way", "mst", "none")
 #: paper's); ``auto-target``, ``auto`` with ``target=`` the table's model
 #: target (the train-on-synthetic column)
 EXTRA_RULES = ("aim", "auto-mst", "auto-aim", "auto-target")
-#: ``auto`` given the scores' bins as public ``bin_edges`` (mixed tables);
+#: ``auto`` given public information about the numeric columns (mixed
+#: tables): the scores' bins as ``bin_edges`` (``auto-bins``), the bins
+#: ``mbi-mst-bounds`` is given (``auto-bounds``), or only its bounds, the
+#: training rows' minimum and maximum, as ``bounds=`` (``auto-minmax``;
+#: ``auto-minmax-wide``: a quarter of the range wider each side, not below 0
+#: for a column that is not negative), the bins inside them learned privately
+PUBLIC_INFO = ("auto-bins", "auto-bounds", "auto-minmax", "auto-minmax-wide")
 #: the noise-free ceilings (:mod:`benchmarks._suite_ceiling`, run only when
 #: named: diagnostics beside ``auto``'s TSTR)
-OURS = (*RULES, *EXTRA_RULES, "auto-bins", "auto-bounds", *CEILING)
+OURS = (*RULES, *EXTRA_RULES, *PUBLIC_INFO, *CEILING)
 COMPARATORS = ("mbi-mst", "mbi-aim", "dpmm", "mbi-mst-bounds")
 TV3_TRIPLES = 300
 
@@ -1227,6 +1235,31 @@ def bounds_bins(train, bounds_coder):
     }
 
 
+#: ``auto-minmax-wide``: the declared bounds this share of the training
+#: rows' range wider on each side (a user's codebook range is seldom the
+#: data's own minimum and maximum)
+MINMAX_WIDEN = 0.25
+
+
+def minmax_bounds(train, bounds_coder, widen=0.0):
+    """``bounds=`` of ``auto-minmax``: every numeric column's training
+    minimum and maximum (``bounds_coder``'s, what ``mbi-mst-bounds`` is
+    given), ``widen`` times the range wider on each side, not below 0 where
+    the minimum is not negative, whole numbers outwards for an integer
+    column. The bins inside are learned privately, as ``auto``'s are."""
+    out = {}
+    for c, (lo, hi) in bounds_coder.bounds.items():
+        if not pd.api.types.is_numeric_dtype(train[c]):
+            continue
+        a, b = lo - widen * (hi - lo), hi + widen * (hi - lo)
+        if lo >= 0.0 > a:
+            a = 0.0
+        if pd.api.types.is_integer_dtype(train[c]):
+            a, b = math.floor(a), math.ceil(b)
+        out[c] = (float(a), float(b))
+    return {"bounds": out}
+
+
 def _bounds_coder(ctx):
     """The table's :class:`BoundsCoder`, built once (``mbi-mst-bounds`` and
     ``auto-bounds`` share its bins)."""
@@ -1258,7 +1291,10 @@ def fit_ours(
     from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
     from skdp_synth.preprocessing import BooleanEncoder
 
-    numeric = any(c not in cats for c in train.columns) and bins is None
+    # declared bounds leave the bins inside them to the private domain
+    numeric = any(c not in cats for c in train.columns) and "bin_edges" not in (
+        bins or {}
+    )
     enc = BooleanEncoder(
         categories=categories(train, cats),
         epsilon="auto" if numeric else None,
@@ -1652,7 +1688,7 @@ def run(
                     if not ours and seed >= comparator_seeds:
                         continue
                     if (
-                        method in ("dpmm", "auto-bins", "auto-bounds")
+                        method in ("dpmm", *PUBLIC_INFO)
                         and REGISTRY[_base(name)].kind != "mixed"
                     ):
                         continue
@@ -1719,11 +1755,14 @@ def _one(rec, ctx, name, cap):
             )
             rec.update(info)
             scored(rec, coder.codes(syn), syn, ctx)
-        elif method in ("auto-bins", "auto-bounds"):
+        elif method in PUBLIC_INFO:
             if method == "auto-bins":
                 bins = public_bins(ctx["df"], coder)
-            else:
+            elif method == "auto-bounds":
                 bins = bounds_bins(train, _bounds_coder(ctx))
+            else:
+                widen = MINMAX_WIDEN if method == "auto-minmax-wide" else 0.0
+                bins = minmax_bounds(train, _bounds_coder(ctx), widen)
             syn, info = fit_ours(
                 train, ctx["cats"], ctx["options"], eps, seed, "auto", bins
             )

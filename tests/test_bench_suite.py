@@ -629,6 +629,36 @@ def test_bounds_coder_cuts_equal_widths_and_decodes_inside_each_bin(mixed):
     np.testing.assert_array_equal(codes[:, :2], plain.codes(train)[:, :2])
 
 
+def test_minmax_arms_declare_the_bounds_coders_bounds(mixed):
+    """``auto-minmax`` declares ``mbi-mst-bounds``' bounds (the training
+    rows' min and max) as ``bounds=``; ``auto-minmax-wide`` a quarter of the
+    range wider each side, not below 0 for a column that is not negative;
+    the bins inside stay private (the encoder still learns them)."""
+    train = mixed.iloc[:200].copy()
+    train["k"] = np.arange(200, dtype="int64") % 7 + 3
+    bc = bs.BoundsCoder(train, train, ["a", "b"])
+    exact = bs.minmax_bounds(train, bc)["bounds"]
+    assert exact == {c: bc.bounds[c] for c in ("v", "w", "k")}
+    wide = bs.minmax_bounds(train, bc, bs.MINMAX_WIDEN)["bounds"]
+    lo, hi = bc.bounds["w"]
+    assert wide["w"] == pytest.approx((lo - 0.25 * (hi - lo), hi + 0.25 * (hi - lo)))
+    assert wide["v"][0] == 0.0  # lognormal: not negative, so never below 0
+    assert wide["k"] == (1.0, 11.0)  # 3-9 widened by 1.5, to whole numbers
+    assert set(bs.PUBLIC_INFO) <= set(bs.OURS)
+    _, info = bs.fit_ours(
+        train[["a", "b", "v"]],
+        ["a", "b"],
+        {},
+        1.0,
+        0,
+        "auto",
+        {"bounds": {"v": exact["v"]}},
+        keep_pipe=True,
+    )
+    spec = next(s for s in info["pipe"][0].specs_ if s.name == "v")
+    assert spec.bounds == exact["v"] and spec.fine is not None
+
+
 def test_a_table_cut_to_k_rows_is_read_as_its_suite_table(monkeypatch, mixed):
     """``T@k``: the suite table ``T`` sampled down to ``k`` rows before the
     split; the name's base is what the registry and the halves know."""

@@ -689,7 +689,8 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
     proportional to its noisy count (uniformly among the bin's leaves if
     they are all 0), then a value inside it and inside the cap: uniform in
     ``t`` (an integer for integer columns); a finest leaf gives its edge
-    nearer to 0, a narrow float heap its roundest number, but for the share
+    nearer to 0 (at an end of the root, a declared bound: that end,
+    :func:`_root_end`), a narrow float heap its roundest number, but for the share
     its neighbours' density puts around it (:mod:`._round_heaps`).
     A kept leaf outwards of the densest one, touching its inner neighbour (no
     emptied leaf between), is a tail if its mean density is below the

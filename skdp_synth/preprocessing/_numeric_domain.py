@@ -192,8 +192,8 @@ class FineHistogram:
         budget of its own; ``nan`` when restored from a stored decoder).
     finest : ndarray of bool, shape (L,)
         Leaves that could not be split further (maximum depth, or one
-        integer wide): they decode to the edge nearer to 0, so an exact
-        point mass at 0 (or at an integer) comes back exactly.
+        integer wide): they decode to the edge nearer to 0 (a float one
+        ending a declared bound: the bound), so a point mass comes back exact.
     integer : bool
         Whether the leaves are integer-aligned (integer columns).
     cap : (float, float)

@@ -29,7 +29,8 @@ __all__ = ["FINEST_T", "MAX_DEPTH", "below_floor_leaves"]
 MAX_DEPTH = 30
 #: A float leaf narrower than this in the log coordinate (a relative width
 #: of about 0.07 %) is "finest": it decodes to its edge nearer to 0 where
-#: that edge is a whole number (:func:`._decoding.decode_fine`).
+#: that edge is a whole number, and at a declared bound where it ends the
+#: root (:func:`._decoding.decode_fine`, ``_root_end``).
 FINEST_T = 1e-3
 
 

@@ -463,6 +463,16 @@ def trimmed_std(r, k):
     return float(np.std(r[far[: len(r) - k]]))
 
 
+def _seen_ratio(s_std, seen_std):
+    """The synthetic std over the held-out std without the unseen rows: +inf
+    where those rows are all one value (every row off the mode is unseen:
+    some fewer of them put any collapse in band), NaN where the synthetic
+    rows are one value too."""
+    if seen_std > 0:
+        return float(s_std / seen_std)
+    return math.inf if s_std > 0 else float("nan")
+
+
 def numeric_scores(syn, test, cats, scales=None, n_train=None):
     """Per numeric column: std ratio, KS, W/IQR; per column: missing share.
     With ``scales`` (each column's domain Laplace scale ``b``, in training
@@ -489,7 +499,7 @@ def numeric_scores(syn, test, cats, scales=None, n_train=None):
         b = (scales or {}).get(c)
         if b is not None and n_train:
             rs = trimmed_std(r, math.ceil(UNSEEN_SCALES * b * len(r) / n_train))
-            out["std_seen"][c] = float(s.std() / rs) if rs > 0 else float("nan")
+            out["std_seen"][c] = _seen_ratio(s.std(), rs)
         out["ks"][c] = float(ks_2samp(r, s).statistic)
         out["wiqr"][c] = float(wasserstein_distance(r, s) / _wasserstein_scale(r))
         # rows outside the held-out range, widened by OUT_MARGIN of it a side

@@ -5,6 +5,7 @@ Fast, no comparator environment and no real table needed.
 """
 
 import itertools
+import math
 import sys
 from pathlib import Path
 
@@ -154,6 +155,17 @@ def test_unseen_rows_explain_a_collapse_only_in_band():
     r = test["v"].to_numpy()
     assert sc["std_seen"]["v"] == np.std(syn["v"].to_numpy()) / bs.trimmed_std(r, 3)
     assert "v" not in bs.numeric_scores(syn, test, set())["std_seen"]
+    # a zero-inflated column whose every non-zero row is unseen: the held-out
+    # rows without them have std 0, and any collapse reaches the band
+    zeros = pd.DataFrame({"v": np.r_[np.zeros(98), [40.0, 90.0]]})
+    flat = pd.DataFrame({"v": np.r_[np.zeros(99), [0.5]]})
+    assert bs.numeric_scores(flat, zeros, set(), {"v": 10.0}, 1_000)["std_seen"] == {
+        "v": math.inf
+    }
+    one = pd.DataFrame({"v": np.zeros(100)})
+    assert np.isnan(
+        bs.numeric_scores(one, zeros, set(), {"v": 10.0}, 1_000)["std_seen"]["v"]
+    )
     done = _real(1_000, {"v": 0.0, "w": 0.0})
     cases = [
         ({"v": 0.3}, {"v": 0.6}),  # unseen
@@ -162,13 +174,15 @@ def test_unseen_rows_explain_a_collapse_only_in_band():
         ({"v": 3.0}, {"v": 3.5}),  # an explosion
         ({"v": 0.3, "w": 0.2}, {"v": 0.6, "w": 0.7}),  # both unseen
         ({"v": 0.3, "w": 3.0}, {"v": 0.6, "w": 3.1}),  # one not
+        ({"v": 0.01}, {"v": math.inf}),  # every row off the mode unseen
+        ({"v": 3.0}, {"v": math.inf}),  # an explosion all the same
     ]
     for seed, (std, seen) in enumerate(cases):
         r = _record(std, {c: 0.0 for c in std}, seed=seed)
         r["num"]["std_seen"] = seen
         done[bs.key_of(r)] = r
     lines, count, n, unseen = bs.silent(done, ["t"], eps_list=(1.0,), oww=4.0)
-    assert (count, n, unseen) == (6, 6, 3)
+    assert (count, n, unseen) == (8, 8, 4)
     assert lines[0] == "t eps=1 seed=0: v std ratio 0.30 (unseen rows out: 0.60)"
 
 

@@ -4,7 +4,7 @@ For one table of ``benchmarks/_suite_tables.py`` (the suite's 80 % training
 split, its categories declared, numeric domains learned privately; the
 default pipeline at ``EPS``, δ = 1e-6), per seed and numeric column: whether a
 ``DegenerateColumnWarning`` named the column for a far tail
-(``preprocessing._decoding.far_tail``), and whether the rows' std is outside
+(``preprocessing._far_tail.far_tail``), and whether the rows' std is outside
 [0.5, 2] of the real one without any ``DegenerateColumnWarning`` naming the
 column ("silent").
 

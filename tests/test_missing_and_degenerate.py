@@ -525,20 +525,18 @@ def test_a_tail_bin_placed_by_far_noise_leaves_is_named():
     [1, 2049), a real tail) does not, nor a bin the rows do not use.
     Released quantities only: the domain, its fine histogram and the
     model's bin shares."""
-    from skdp_synth.preprocessing._decoding import (
-        FAR_TAIL_T,
-        degenerate_reasons,
-        far_tail,
-    )
+    from skdp_synth.preprocessing._decoding import degenerate_reasons, far_tail
+    from skdp_synth.preprocessing._far_tail import FAR_TAIL_T
 
-    assert FAR_TAIL_T == 10.0
+    assert FAR_TAIL_T == 9.5
     spec = _spec([0.0, 1.0, 2.0, 3.0, 5.0, 4194304.0], True)
     spec.fine = _tail_hist(1482910.0, 4194305.0)
     shares = [0.35, 0.23, 0.34, 0.07, 0.017]
     got = far_tail(spec, shares)
     assert got == (0.017, 5.0, 4194305.0, 1482910.0)
     reasons = degenerate_reasons(spec, None, None, None, False, shares)
-    assert any("tail bin [5, 4.1943e+06)" in r for r in reasons)
+    named = [r for r in reasons if "tail bin [5, 4.1943e+06)" in r]
+    assert len(named) == 1 and "drawn next to its inner edge" in named[0]
     assert far_tail(spec, [0.35, 0.23, 0.34, 0.08, 0.0]) is None  # unused bin
     near = _spec([0.0, 1.0, 2.0, 3.0, 5.0, 2048.0], True)
     near.fine = _tail_hist(640.0, 2049.0)  # 7.3 in t past 5
@@ -611,6 +609,77 @@ def test_far_leaves_past_an_emptied_stretch_inside_a_tail_bin_are_not_drawn():
     spec.fine = hist
     got = far_tail(spec, [0.3, 0.15, 0.24, 0.15, 0.1, 0.06])
     assert got is not None and got[1:] == (6.0, 3.4359738368e10 + 1.0, 1.89813e8)
+
+
+def test_a_far_tail_ten_doublings_past_an_integer_bins_edge_is_far():
+    """AmesHousing's ``Second_Flr_SF`` (0-2,065; eps = 1, seed 9 of the
+    suite's silent-fit run): the tail bin [1025, 5931641] holds the real
+    rows over 1,025 (the release put it at 279 +- 66 rows), but its real
+    leaf [1025, 4096) was emptied and its only kept leaves were noise from
+    2^20 -- 9.997 in t past the bin's integer edge 2^10 + 1, under the
+    earlier 10. 266 of 2,344 rows came back past a million, no warning. It
+    is a far tail now: named, and its rows drawn next to 1,025."""
+    from skdp_synth.preprocessing._decoding import decode_fine, far_tail
+    from skdp_synth.preprocessing._numeric_domain import FineHistogram, _t
+
+    edges = np.array(
+        [0.0, 1.0, 256.0, 512.0, 724.0, 861.0, 1025.0, 4096.0, 1048576.0]
+        + [4194304.0, 4573920.0, 4776420.0, 4987900.0, 5931642.0]
+    )
+    counts = np.array(
+        [1332.0, 0.0, 148.4, 383.3, 187.3, 153.5, 0.0, 0.0]
+        + [128.4, 139.4, 0.0, 120.1, 149.6]
+    )
+    tentative = np.arange(counts.size) >= 6
+    finest = np.diff(edges) <= 1.0
+    hist = FineHistogram(
+        edges, counts, 0.0, finest, True, (0.0, 5931642.0), True, 30.3, tentative
+    )
+    assert 9.5 < _t(1048576.0) - _t(1025.0) < 10.0
+    spec = _spec([0.0, 1.0, 512.0, 724.0, 1025.0, 5931641.0], True)
+    spec.fine = hist
+    shares = [0.56, 0.03, 0.15, 0.15, 0.11]
+    assert far_tail(spec, shares) == (0.11, 1025.0, 5931642.0, 1048576.0)
+    n = 5000
+    v = decode_fine(
+        hist, np.full(n, 1025.0), np.full(n, 5931641.0), np.ones(n, dtype=bool),
+        np.random.default_rng(0),
+    )  # fmt: skip
+    assert v.min() >= 1025.0 and v.max() < 1048576.0
+
+
+def test_a_tail_bin_past_dropped_bins_is_named():
+    """modeldata's ``hotel_rates`` ``children`` (0-3; eps = 0.3, seed 6 of
+    the suite's silent-fit run): the pipeline dropped the tentative bins
+    [16, 4096) and [4096, 2.7e8) and kept [2.7e8, 6.9e10], noise leaves the
+    release supported at 3.08 sds; 2.4 % of the rows came back at
+    2.7e8-4.6e10 and no warning named the column, since the bin's kept
+    leaves start at its own inner edge. The emptied stretch is the dropped
+    bins: measured from the nearest bin the rows use (16), the bin is a far
+    tail and named. With the bins between used, it is not (they are the
+    column's own)."""
+    from skdp_synth.preprocessing._decoding import degenerate_reasons, far_tail
+    from skdp_synth.preprocessing._numeric_domain import FineHistogram
+
+    edges = np.array(
+        [0.0, 1.0, 16.0, 362.0, 512.0, 4096.0, 16385.0, 268435456.0]
+        + [4294967296.0, 68719476736.0]
+    )
+    counts = np.array([11406.9, 1044.4, 0.0, 115.8, 0.0, 475.0, 0.0, 183.1, 344.8])
+    tentative = np.arange(counts.size) >= 2
+    finest = np.diff(edges) <= 1.0
+    cap = (0.0, 68719476736.0)
+    hist = FineHistogram(edges, counts, 0.0, finest, True, cap, True, 111.1, tentative)
+    levels = [0.0, 1.0, 16.0, 4096.0, 268435456.0, 68719476735.0]
+    spec = _spec(levels, True)
+    spec.fine = hist
+    dropped = [0.895, 0.081, 0.0, 0.0, 0.024]
+    got = far_tail(spec, dropped)
+    assert got == (0.024, 268435456.0, 68719476736.0, 268435456.0)
+    reasons = degenerate_reasons(spec, None, None, None, False, dropped)
+    named = [r for r in reasons if "tail bin [2.68435e+08, 6.87195e+10)" in r]
+    assert len(named) == 1 and "drawn on those leaves" in named[0]
+    assert far_tail(spec, [0.88, 0.08, 0.01, 0.006, 0.024]) is None
 
 
 @pytest.mark.parametrize("selection", ["none", "one-way"])

@@ -317,7 +317,7 @@ def drop_unneeded_far_groups(hist, edges, estimates):
     estimates leave no room for emptied; ``hist`` itself where none is.
 
     Inside a coarse bin that lies wholly on one side of the core's densest
-    leaf (``_decoding._core_mode``), the kept leaves split into groups where
+    leaf (``_far_tail._core_mode``), the kept leaves split into groups where
     an emptied stretch wider than :data:`._numeric_domain.GAP_T` in ``t``
     lies between two of them (as ``_spread._groups``; a float column's also
     where it is wider than :data:`FLOAT_GAP_SHARE` of the span of all its
@@ -348,7 +348,7 @@ def drop_unneeded_far_groups(hist, edges, estimates):
     columns only (``benchmarks/bench_far_groups.py``). Post-processing of
     the fine histogram (its noisy counts, public ``b`` and number of leaves)
     and of the release's estimates and public noise sds."""
-    from ._decoding import _core_mode
+    from ._far_tail import _core_mode
     from ._numeric_domain import _t
     from ._spread import _confirmed_count
 

@@ -30,6 +30,7 @@ from ._declared_bins import (
     declared_bin_moments,
 )
 from ._edge_gap import above_noise, kept_across_edge
+from ._far_tail import _core_mode, _far_side, far_tail
 from ._fences import capped_tail_reason
 from ._natural_limits import NATURAL_LIMITS
 from ._numeric_domain import GAP_T, INNER_SCALES, _t, _x
@@ -356,101 +357,6 @@ def model_level_shares(final, rows, j, k, estimates):
     return None
 
 
-#: A tentative tail bin whose kept leaves start more than this far (in ``t``,
-#: a factor ``2^FAR_TAIL_T``) past its inner edge is named by
-#: :func:`far_tail`. Set between two measured cases (``python -m
-#: benchmarks.bench_far_tail TABLE 1 10``, eps = 1): credit's ``Debt`` (a real tail,
-#: kept leaves from 256 in a bin [1, 2049): 7) and hotel_rates'
-#: ``stays_in_weekend_nights`` (noise leaves from 1.5e6 in a bin [5, 4.2e6):
-#: 18). hotel_rates is in the REPORT half of ``benchmarks/bench_suite.py``:
-#: this value was not tuned blind.
-FAR_TAIL_T = 10.0
-
-
-def _core_mode(hist):
-    """The densest kept, non-tentative leaf of ``hist`` (its index), or
-    ``None``: where the core of the column is."""
-    tentative = getattr(hist, "tentative", None)
-    if tentative is None:
-        return None
-    tentative = np.asarray(tentative, dtype=bool)
-    e, c = hist.edges, hist.counts
-    solid = np.flatnonzero((c > 0) & ~tentative)
-    if solid.size == 0:
-        return None
-    dens = c[solid] / np.maximum(e[solid + 1] - e[solid], 1e-300)
-    return int(solid[int(np.argmax(dens))])
-
-
-def _far_side(hist, a, b, mode):
-    """``(side, start, near)`` when the bin ``[a, b)`` (``b`` exclusive) is a
-    far tail bin: its kept leaves are all tentative, and walking out from its
-    inner edge (the edge towards the core's densest leaf ``mode``) an
-    emptied stretch wider than :data:`FAR_TAIL_T` (in ``t``) comes before
-    some of them. ``side`` is ``+1`` above the core, ``-1`` below it,
-    ``start`` the edge where the far leaves begin, ``near`` whether kept
-    leaves lie before that stretch. ``(0, None, False)`` otherwise."""
-    tentative = getattr(hist, "tentative", None)
-    if mode is None or tentative is None:
-        return 0, None, False
-    e, c = hist.edges, hist.counts
-    inside = np.flatnonzero((c > 0) & (e[1:] > a) & (e[:-1] < b))
-    if inside.size == 0 or not np.all(np.asarray(tentative, dtype=bool)[inside]):
-        return 0, None, False
-    if a >= e[mode + 1]:
-        prev = a
-        for i, j in enumerate(inside):
-            lo = max(float(e[j]), a)
-            if _t(lo) - _t(prev) > FAR_TAIL_T:
-                return 1, lo, i > 0
-            prev = min(float(e[j + 1]), b)
-    elif b <= e[mode]:
-        prev = b
-        for i, j in enumerate(inside[::-1]):
-            hi = min(float(e[j + 1]), b)
-            if _t(prev) - _t(hi) > FAR_TAIL_T:
-                return -1, hi, i > 0
-            prev = max(float(e[j]), a)
-    return 0, None, False
-
-
-def far_tail(spec, level_shares):
-    """``(share, a, b, start)`` of the first tentative coarse bin ``[a, b)``
-    that the model's rows use (``level_shares``) and whose kept leaves start
-    more than :data:`FAR_TAIL_T` (in ``t``) past the bin's inner edge, ``start``
-    being the first kept leaf's edge; ``None`` if there is none.
-
-    Such a bin is kept because the release's estimate of its count passes
-    ``TENTATIVE_SUPPORT_Z`` (its rows are real), but the only place the fine
-    histogram gives them is a run of noise leaves far beyond the core --
-    the rows nearer the core were emptied (below ``INNER_SCALES``). Measured
-    on modeldata ``hotel_rates`` (``stays_in_weekend_nights``, real maximum
-    19, eps = 1, seed 1 of ``benchmarks/bench_suite.py``'s silent-fit run):
-    206 of 12,321 rows decoded between 1.5e6 and 4.2e6, no warning.
-    :func:`decode_fine` now draws such a bin's rows from a decaying tail at
-    its inner edge; the warning stays, since where in the bin they lie is
-    not released. Post-processing of the released domain and the model's
-    shares."""
-    hist = getattr(spec, "fine", None)
-    if hist is None or level_shares is None:
-        return None
-    mode = _core_mode(hist)
-    if mode is None:
-        return None
-    edges = [float(v) for v in spec.levels]
-    shares = np.asarray(level_shares, dtype=np.float64)
-    for k in hist.tentative_bins(edges):
-        if k >= shares.size or not shares[k] > 0:
-            continue
-        a, b = edges[k], edges[k + 1]
-        if hist.integer and k == len(edges) - 2:
-            b += 1.0
-        side, start, _ = _far_side(hist, a, b, mode)
-        if side:
-            return float(shares[k]), a, b, start
-    return None
-
-
 def degenerate_reasons(
     spec,
     estimates,
@@ -579,12 +485,20 @@ def degenerate_reasons(
     far = far_tail(spec, level_shares) if numeric else None
     if far is not None:
         share, a, b, start = far
+        # kept leaves from the bin's own edge: the stretch emptied is bins
+        # the pipeline dropped (_far_tail._past_unused_bins), and the rows
+        # are drawn on those leaves
+        drawn = (
+            "they are drawn on those leaves"
+            if start in (a, b)
+            else "they are drawn next to its inner edge"
+        )
         reasons.append(
             f"{100 * share:.2g} % of its rows in a tail bin [{a:.6g}, {b:.6g}) "
             "that the release confirms as a whole but whose only kept leaves "
             f"start at {start:.6g}, past an emptied stretch: where in the bin "
-            "those rows lie is not released, and they are drawn next to its "
-            "inner edge (declare bounds= with its natural limit)"
+            f"those rows lie is not released, and {drawn} (declare bounds= "
+            "with its natural limit)"
         )
     if estimates is not None:
         values = estimates[:n_values]
@@ -705,8 +619,8 @@ def decode_fine(hist, left, right, last, rng, u=None, first=None):
     or next to a one-integer leaf. Beside a point mass (a float column's
     whole-number finest leaf, an integer column's 0 or 100: :func:`_limit_mass`)
     a leaf decodes as an inner one. A far tail bin --
-    its kept leaves all tentative and starting more than :data:`FAR_TAIL_T`
-    past its inner edge (:func:`far_tail`) -- is drawn from such a decaying
+    its kept leaves all tentative and starting more than :data:`._far_tail.FAR_TAIL_T`
+    past its inner edge (:func:`._far_tail.far_tail`) -- is drawn from such a decaying
     tail at its inner edge instead of from its leaves
     (:func:`_far_bin_values`). Inside a bin
     outwards of the densest leaf, a kept leaf beyond a kept and then an
@@ -936,13 +850,13 @@ def _beyond_gap_weights(hist, j0, j1, mode, cap_lo, cap_hi):
 
 
 def _far_bin_values(hist, a, hi, side, q, cap_lo, cap_hi):
-    """Values of a far tail bin ``[a, hi)`` (:func:`_far_side`) at the
+    """Values of a far tail bin ``[a, hi)`` (:func:`._far_tail._far_side`) at the
     quantiles ``q``: a density decaying from the core's side, as
     :func:`_tail_models` models a tail leaf -- ``d0`` the density of the
     nearest kept leaf on the core's side, the bin's kept noisy mass filling
     ``s`` of it -- so the rows the release keeps in the bin lie next to the
     core instead of on noise leaves orders of magnitude beyond it
-    (:func:`far_tail`). Post-processing of the fine histogram."""
+    (:func:`._far_tail.far_tail`). Post-processing of the fine histogram."""
     e, c = hist.edges, hist.counts
     lo_b, hi_b = max(a, cap_lo), min(hi, cap_hi)
     width = max(hi_b - lo_b, 0.0)

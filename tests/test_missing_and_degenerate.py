@@ -515,6 +515,16 @@ def _tail_hist(tail_from, tail_to, tail_count=172.66, inner_empty_to=16.0):
     )
 
 
+def _far_tail_reason(spec, shares, label):
+    """The one degenerate-column reason naming the tail bin ``label``."""
+    from skdp_synth.preprocessing._decoding import degenerate_reasons
+
+    reasons = degenerate_reasons(spec, None, None, None, False, shares)
+    named = [r for r in reasons if f"tail bin {label}" in r]
+    assert len(named) == 1
+    return named[0]
+
+
 def test_a_tail_bin_placed_by_far_noise_leaves_is_named():
     """A tentative tail bin [5, 4.2e6) that the release keeps (its real rows
     are 5..19) but whose only kept leaves start at 1.5e6 past an emptied
@@ -525,7 +535,7 @@ def test_a_tail_bin_placed_by_far_noise_leaves_is_named():
     [1, 2049), a real tail) does not, nor a bin the rows do not use.
     Released quantities only: the domain, its fine histogram and the
     model's bin shares."""
-    from skdp_synth.preprocessing._decoding import degenerate_reasons, far_tail
+    from skdp_synth.preprocessing._decoding import far_tail
     from skdp_synth.preprocessing._far_tail import FAR_TAIL_T
 
     assert FAR_TAIL_T == 9.5
@@ -534,9 +544,8 @@ def test_a_tail_bin_placed_by_far_noise_leaves_is_named():
     shares = [0.35, 0.23, 0.34, 0.07, 0.017]
     got = far_tail(spec, shares)
     assert got == (0.017, 5.0, 4194305.0, 1482910.0)
-    reasons = degenerate_reasons(spec, None, None, None, False, shares)
-    named = [r for r in reasons if "tail bin [5, 4.1943e+06)" in r]
-    assert len(named) == 1 and "drawn next to its inner edge" in named[0]
+    named = _far_tail_reason(spec, shares, "[5, 4.1943e+06)")
+    assert "drawn next to its inner edge" in named
     assert far_tail(spec, [0.35, 0.23, 0.34, 0.08, 0.0]) is None  # unused bin
     near = _spec([0.0, 1.0, 2.0, 3.0, 5.0, 2048.0], True)
     near.fine = _tail_hist(640.0, 2049.0)  # 7.3 in t past 5
@@ -658,7 +667,7 @@ def test_a_tail_bin_past_dropped_bins_is_named():
     bins: measured from the nearest bin the rows use (16), the bin is a far
     tail and named. With the bins between used, it is not (they are the
     column's own)."""
-    from skdp_synth.preprocessing._decoding import degenerate_reasons, far_tail
+    from skdp_synth.preprocessing._decoding import far_tail
     from skdp_synth.preprocessing._numeric_domain import FineHistogram
 
     edges = np.array(
@@ -676,9 +685,8 @@ def test_a_tail_bin_past_dropped_bins_is_named():
     dropped = [0.895, 0.081, 0.0, 0.0, 0.024]
     got = far_tail(spec, dropped)
     assert got == (0.024, 268435456.0, 68719476736.0, 268435456.0)
-    reasons = degenerate_reasons(spec, None, None, None, False, dropped)
-    named = [r for r in reasons if "tail bin [2.68435e+08, 6.87195e+10)" in r]
-    assert len(named) == 1 and "drawn on those leaves" in named[0]
+    named = _far_tail_reason(spec, dropped, "[2.68435e+08, 6.87195e+10)")
+    assert "drawn on those leaves" in named
     assert far_tail(spec, [0.88, 0.08, 0.01, 0.006, 0.024]) is None
 
 

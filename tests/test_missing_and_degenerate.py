@@ -690,6 +690,34 @@ def test_a_tail_bin_past_dropped_bins_is_named():
     assert far_tail(spec, [0.88, 0.08, 0.01, 0.006, 0.024]) is None
 
 
+def test_a_tail_bin_below_dropped_bins_is_named():
+    """The mirror of hotel_rates' ``children`` below its core (a float
+    column): the bins [-2.7e8, -4096) and [-4096, -16) unused, a tentative
+    bin of noise leaves [-6.9e10, -2.7e8) used. Measured from the nearest
+    bin the rows use (-16) it is a far tail, named, and drawn on its leaves;
+    with the bins between used, it is not."""
+    from skdp_synth.preprocessing._decoding import far_tail
+    from skdp_synth.preprocessing._numeric_domain import FineHistogram
+
+    edges = np.array(
+        [-68719476736.0, -4294967296.0, -268435456.0, -16385.0, -4096.0]
+        + [-512.0, -362.0, -16.0, -1.0, 0.0]
+    )
+    counts = np.array([344.8, 183.1, 0.0, 475.0, 0.0, 115.8, 0.0, 1044.4, 11406.9])
+    tentative = np.arange(counts.size) < 7
+    finest = np.diff(edges) <= 1.0
+    cap = (-68719476736.0, 0.0)
+    hist = FineHistogram(edges, counts, 0.0, finest, False, cap, True, 111.1, tentative)
+    spec = _spec([-68719476736.0, -268435456.0, -4096.0, -16.0, -1.0, 0.0], True)
+    spec.fine = hist
+    dropped = [0.024, 0.0, 0.0, 0.081, 0.895]
+    got = far_tail(spec, dropped)
+    assert got == (0.024, -68719476736.0, -268435456.0, -268435456.0)
+    named = _far_tail_reason(spec, dropped, "[-6.87195e+10, -2.68435e+08)")
+    assert "drawn on those leaves" in named
+    assert far_tail(spec, [0.024, 0.006, 0.01, 0.08, 0.88]) is None
+
+
 @pytest.mark.parametrize("selection", ["none", "one-way"])
 def test_a_released_shares_sd_holds_the_totals_noise(selection):
     """``_one_way_share_estimate``: ``p̂ = T̂ / n̂`` with sd

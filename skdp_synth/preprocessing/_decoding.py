@@ -485,13 +485,12 @@ def degenerate_reasons(
     far = far_tail(spec, level_shares) if numeric else None
     if far is not None:
         share, a, b, start = far
-        # kept leaves from the bin's own edge: the stretch emptied is bins
-        # the pipeline dropped (_far_tail._past_unused_bins), and the rows
-        # are drawn on those leaves
+        # the decoder's own test: a bin named only past bins the pipeline
+        # dropped (_far_tail._past_unused_bins) is drawn on its leaves
         drawn = (
-            "they are drawn on those leaves"
-            if start in (a, b)
-            else "they are drawn next to its inner edge"
+            "they are drawn next to its inner edge"
+            if _far_side(spec.fine, a, b, _core_mode(spec.fine))[0]
+            else "they are drawn on those leaves"
         )
         reasons.append(
             f"{100 * share:.2g} % of its rows in a tail bin [{a:.6g}, {b:.6g}) "

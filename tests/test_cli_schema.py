@@ -585,9 +585,9 @@ def test_types_read_from_the_data_are_said(tmp_path, capsys):
 def test_a_missing_value_in_a_declared_column_is_explained_in_schema_terms(
     tmp_path, capsys
 ):
-    """A declared column's missing level is declared, not inferred (round
-    eighteen); the CLI's error says how in the schema file's terms, not
-    Python's (``missing={column: True}``)."""
+    """A declared column's missing level is declared, not inferred; the
+    CLI's error says how in the schema file's terms, not Python's
+    (``missing={column: True}``)."""
     (tmp_path / "m.csv").write_text("job,x\na,1\nb,2\n,3\nc,4\na,5\nb,6\n")
     schema = {
         "columns": {

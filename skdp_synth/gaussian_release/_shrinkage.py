@@ -136,8 +136,8 @@ def shrink_towards_rows(measurements, rows, workload, total, *, select):
     with the positive-part factor of :func:`james_stein_factor`. ``target=``
     adds the target's 3-way tables, whose residuals (what a triple holds
     beyond its pairs) are mostly noise at small budgets; fitted as measured
-    they replaced the 3-way structure the pairs imply by that noise (round
-    ten, diamonds at ε = 0.3: target-triple TV .055 -> .069 with the triples
+    they replaced the 3-way structure the pairs imply by that noise
+    (diamonds at ε = 0.3: target-triple TV .055 -> .069 with the triples
     at 1/50 of the weight). Centred at the rows of a generator fitted to the
     *other* measurements, only the part the pairs do not explain is weighed
     against the noise.

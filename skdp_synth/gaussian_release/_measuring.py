@@ -25,6 +25,7 @@ from .._stats import (
     workload_counts,
 )
 from ..workloads import AttributeMarginalWorkload
+from ._coarse_pairs import group_count, level_groups, measure_coarsened
 from ._dependence import (
     dependence_estimate,
     measures_dependence,
@@ -36,6 +37,7 @@ from ._dependence import (
 )
 from ._selection import (
     SelectionResult,
+    _total,
     auto_rule,
     mst_edge_budget,
     select_aim,
@@ -277,17 +279,44 @@ def _measure_selected(U, staged, source):
         for j in range(len(levels))
         if levels[j] >= 2 and not any(j in S for S in chosen)
     ]
-    Wf = AttributeMarginalWorkload(
-        levels,
-        max(len(S) for S in chosen),
-        tables=chosen,
-        weights=[weight.get(S, 1.0) for S in chosen],
-    )
-    if rule == "aim" and rules.aim_final_one_way_weight > 0:
-        Wf = with_one_way_tables(Wf, rules.aim_final_one_way_weight)
-    released, scales, _ = measure_tables(
-        tables, Wf, final_share, c, spec.neighbouring, source, public_n
-    )
+    groups = {}
+    if rule == "mst" and sel.get("auto") and rules.auto_mst_pair_kappa > 0:
+        # auto's tree: its pairs on coarsened levels of their ordinal
+        # columns, as many groups as the noise affords (_coarse_pairs)
+        g = group_count(
+            n_now if n_now is not None else _total(res, public_n),
+            c,
+            final_share,
+            len(chosen),
+            rules.auto_mst_pair_kappa,
+        )
+        groups = level_groups(spec.blocks, levels, res.probs, g)
+    coarse = []
+    if groups:
+        released, scales, Wf, coarse = measure_coarsened(
+            tables,
+            levels,
+            chosen,
+            weight,
+            final_share,
+            c,
+            spec.neighbouring,
+            source,
+            public_n,
+            groups,
+        )
+    else:
+        Wf = AttributeMarginalWorkload(
+            levels,
+            max(len(S) for S in chosen),
+            tables=chosen,
+            weights=[weight.get(S, 1.0) for S in chosen],
+        )
+        if rule == "aim" and rules.aim_final_one_way_weight > 0:
+            Wf = with_one_way_tables(Wf, rules.aim_final_one_way_weight)
+        released, scales, _ = measure_tables(
+            tables, Wf, final_share, c, spec.neighbouring, source, public_n
+        )
     del tables
     # ---- post-processing: the total from every noisy total released
     if public_n is None:
@@ -305,7 +334,7 @@ def _measure_selected(U, staged, source):
         released,
         Wf,
         tau_f,
-        res.measurements,
+        list(res.measurements) + coarse,
         rule,
         shares=shares,
         selection=res,

@@ -80,6 +80,21 @@ class ReleaseRules:
     #: (mean -0.5 %), TV1 -13 to +1.4 %. auto's choice changed in none of the
     #: 24 table/ε cells at ε = 0.1 and 3.
     auto_mst_shares: Mapping[str, float] = field(default_factory=_auto_mst_shares)
+    #: ``κ``: where auto runs MST's tree, its pairs are measured on groups of
+    #: adjacent levels of their ordinal columns, as many as keep a pair's
+    #: mean cell at ``κ`` noise sds (``n̂ / g² >= κ σ``), with each such
+    #: column's fine 1-way table beside them
+    #: (:mod:`~skdp_synth.gaussian_release._coarse_pairs`); ``0`` measures
+    #: the pairs on every level, as MST does. Set on the TUNE half of
+    #: ``benchmarks/bench_suite.py`` with the tree forced (``--methods
+    #: auto-mst``, the 17 model tables, ε 0.3 and 1, 3 seeds; ``results/
+    #: bench_suite.md``, "auto's tree measures its pairs on coarsened
+    #: levels"): TV1 / TV2 / train-on-synthetic at ε = 0.3 .0788 / .1686 /
+    #: .462 with every level, .0779 / .1663 / .477 at ``κ`` = 1, .0777 /
+    #: .1651 / .505 at 3; at ε = 1 .0405 / .1058 / .584, .0403 / .1047 /
+    #: .589 and .0402 / .1049 / .579. A fixed 6 groups: .0788 / .1676 / .484
+    #: and .0401 / .1059 / .582; 10: .0786 / .1677 / .441.
+    auto_mst_pair_kappa: float = 3.0
     #: ``D``: the TV a pair loses when no measured table holds it, a term of
     #: the selected plans' expected errors
     #: (:func:`~skdp_synth.gaussian_release._selection.auto_estimates`).

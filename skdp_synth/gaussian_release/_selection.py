@@ -249,6 +249,9 @@ class SelectionResult:
         Budget shares spent per step kind (``"measure"``, ``"select"``).
     epsilons : list of float
         The pure ε of each exponential mechanism run.
+    probs : dict
+        MST's released 1-way estimates ``{j: level shares}`` (clipped and
+        normalised; post-processing of its first measurement).
     """
 
     rule: str
@@ -257,6 +260,7 @@ class SelectionResult:
     totals: list = field(default_factory=list)
     spent: dict = field(default_factory=lambda: {"measure": 0.0, "select": 0.0})
     epsilons: list = field(default_factory=list)
+    probs: dict = field(default_factory=dict)
 
 
 def _one_ways(tables, n_levels, share, c, neighbouring, source, total, result):
@@ -332,6 +336,7 @@ def select_mst(
     probs = _one_ways(
         tables, n_levels, share_one, c, neighbouring, source, total, result
     )
+    result.probs = probs
     n_hat = _total(result, total)
     weight_of = {tuple(r): float(x) for r, x in zip(candidates, weights)}
     pairs = [tuple(r) for r in candidates if len(r) == 2]

@@ -1,0 +1,218 @@
+"""auto's tree measures its pairs on coarsened levels of their ordinal columns
+(:mod:`skdp_synth.gaussian_release._coarse_pairs`): the group rule, the
+measurement's exactness, its sensitivity, and the estimator's budget."""
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
+from skdp_synth.blocks import Blocks
+from skdp_synth.gaussian_release import _coarse_pairs as cp
+from skdp_synth.gaussian_release import _measuring
+from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+from skdp_synth.gaussian_release._selection import gdp_mu_of_pure_dp
+from skdp_synth.mechanisms import analytic_gaussian_sigma
+from skdp_synth.preprocessing import BooleanEncoder
+from skdp_synth.workloads import AttributeMarginalWorkload
+
+
+def test_the_rule_is_pinned():
+    """``κ`` = 3 is the value the TUNE half chose (``ReleaseRules``)."""
+    assert DEFAULT_RULES.auto_mst_pair_kappa == 3.0
+
+
+@pytest.mark.parametrize(
+    "n, c, f, K, kappa",
+    [
+        (3886, 20.956, 0.398, 24, 3.0),
+        (16992, 27.427, 0.391, 20, 1.0),
+        (50, 9.0, 0.4, 5, 3.0),
+    ],
+)
+def test_group_count_keeps_kappa_noise_sds_per_mean_cell(n, c, f, K, kappa):
+    """``g`` is the largest whole number with ``n / g² >= κ σ``, ``σ = c
+    sqrt(K / f)``, and never under 2."""
+    g = cp.group_count(n, c, f, K, kappa)
+    sigma = c * math.sqrt(K / f)
+    assert g >= 2
+    if g > 2:
+        assert n / g**2 >= kappa * sigma
+    assert n / (g + 1) ** 2 < kappa * sigma
+    # the fertil2 case of the module docstring (ε = 0.3): two groups
+    assert cp.group_count(3886, 20.956, 0.398, 24, 3.0) == 2
+
+
+def _blocks():
+    return Blocks.from_spec(
+        [
+            {"name": "x", "kind": "thermometer", "width": 8},  # 9 levels
+            {"name": "y", "kind": "thermometer", "width": 6, "missing": True},
+            {"name": "z", "kind": "onehot", "width": 7},
+            {"name": "w", "kind": "thermometer", "width": 2},  # 3 levels
+        ],
+        23,
+    )
+
+
+def test_level_groups_are_runs_of_ordinal_levels():
+    """Adjacent levels of about equal released mass; a heavy level alone; the
+    missing level its own group; one-hot and short columns untouched."""
+    blocks = _blocks()
+    levels = blocks.n_levels
+    probs = {
+        0: np.array([0.5, 0.05, 0.05, 0.05, 0.05, 0.1, 0.1, 0.05, 0.05]),
+        1: np.array([0.2, 0.2, 0.2, 0.1, 0.1, 0.1, 0.1]),
+        2: np.full(7, 1 / 7),
+        3: np.full(3, 1 / 3),
+    }
+    groups = cp.level_groups(blocks, levels, probs, 3)
+    assert sorted(groups) == [0, 1]
+    x = groups[0]
+    # mid-masses .25 .525 .575 .625 .675 .75 .85 .925 .975, times 3, floored
+    assert x.tolist() == [0, 1, 1, 1, 2, 2, 2, 2, 2]  # level 0 holds half
+    y = groups[1]
+    assert y[-1] == y[:-1].max() + 1  # the missing level alone
+    assert np.all(np.diff(y[:-1]) >= 0) and y[:-1].max() + 1 <= 3
+    assert len(y) == levels[1]
+
+
+def _exact_source():
+    class Exact:
+        """A noise source that adds nothing: the measurement's algebra alone."""
+
+        def gaussian(self, t, sigma):
+            return np.asarray(t, dtype=np.float64).copy()
+
+    return Exact()
+
+
+def test_coarse_measurements_are_exact_linear_maps_of_the_fine_tables():
+    """Without noise every measurement handed to the generator equals its
+    query applied to the fine table it names, and the fine workload's
+    residuals are the exact ones: the coarse copies are sums of fine cells,
+    nothing else."""
+    rng = np.random.default_rng(0)
+    levels = np.array([9, 4, 6])
+    rows = np.column_stack([rng.integers(0, k, 500) for k in levels])
+    W_all = AttributeMarginalWorkload(levels, 2)
+    tables = {S: W_all.table(rows, S) for S in W_all.tables}
+    tables.update({(j,): W_all.table(rows, (j,)) for j in range(3)})
+    groups = {0: np.array([0, 0, 0, 1, 1, 1, 2, 2, 2]), 2: np.array([0, 0, 1, 1, 2, 2])}
+    chosen = [(0, 1), (1, 2)]
+    released, scales, W, coarse = cp.measure_coarsened(
+        tables,
+        levels,
+        chosen,
+        {},
+        1.0,
+        1.0,
+        "add-remove-one",
+        _exact_source(),
+        None,
+        groups,
+    )
+    assert sorted(W.tables) == [(0,), (2,)]  # the coarsened columns' fine 1-ways
+    exact = W.residuals(tables)
+    for A in W.subsets:
+        np.testing.assert_allclose(released[A], exact[A], rtol=1e-12, atol=1e-9)
+    named = sorted(m.attributes for m in coarse)
+    assert named == [(0, 1), (1, 2)]
+    for m in coarse:
+        T = W_all.table(rows, m.attributes)
+        np.testing.assert_allclose(m.query @ T, m.values, rtol=1e-12, atol=1e-9)
+        # the residual of 3 groups by 4 levels (or 4 by 3): (3-1)(4-1) rows,
+        # where the fine pair's residual has (9-1)(4-1) or (4-1)(6-1)
+        assert (
+            m.query.shape == (2 * 3, T.size)
+            and T.size == levels[list(m.attributes)].prod()
+        )
+
+
+def test_the_extended_workload_has_whitened_sensitivity_one():
+    """Add/remove one row: over every row of a small domain, the whitened
+    change of the extended workload's residuals (a row counted in each fine
+    table and in its group's cell of each coarse one) has norm at most 1,
+    and 1 is reached -- the bound :func:`measure` calibrates to is the
+    exact sensitivity of the coarsened measurement."""
+    levels = np.array([5, 3, 4])
+    groups = {0: np.array([0, 0, 1, 1, 1]), 2: np.array([0, 1, 1, 1])}
+    ext_levels = np.array([5, 3, 4, 2, 2])  # copies 0' = 3, 2' = 4
+    tables = [(0,), (2,), (1, 3), (1, 4)]
+    W = AttributeMarginalWorkload(ext_levels, 2, tables=tables)
+    tau, _ = W.calibrated_scales("add-remove-one")
+    norms = []
+    for u in itertools.product(*[range(k) for k in levels]):
+        ext = np.array([u[0], u[1], u[2], groups[0][u[0]], groups[2][u[2]]])[None, :]
+        z = W.residuals({S: W.table(ext, S) for S in W.tables})
+        t = W.whiten(z, tau)
+        norms.append(float(np.linalg.norm(t)))
+    assert max(norms) == pytest.approx(1.0, rel=1e-9)
+
+
+def _numeric_frame(n=3000, seed=0):
+    """Two 0-16 integer columns, one a noisy copy of the other, and a
+    category that depends on the first."""
+    rng = np.random.default_rng(seed)
+    a = rng.binomial(16, 0.3, n)
+    b = np.clip(a + rng.integers(-1, 2, n), 0, 16)
+    c = np.where(a > 5, "hi", "lo")
+    return pd.DataFrame({"a": a.astype(float), "b": b.astype(float), "c": c})
+
+
+def _pipe(**kw):
+    enc = BooleanEncoder(
+        categories={"c": ["hi", "lo"]},
+        bin_edges={
+            "a": np.arange(0, 17.5, 1.0) - 0.5,
+            "b": np.arange(0, 17.5, 1.0) - 0.5,
+        },
+    )
+    return make_synthesis_pipeline(enc, ProjectedGaussianRelease(**kw))
+
+
+@pytest.mark.parametrize("kappa", [0.0, 3.0])
+def test_auto_tree_coarsens_its_pairs_and_spends_exactly_the_budget(monkeypatch, kappa):
+    """Where auto runs MST's tree the pairs of the two 17-level columns are
+    measured on fewer cells (the measurement is called with their groups),
+    and at ``κ = 0`` on every level; either way the fit is 1/c-GDP (Σ μ² =
+    1/c², the recorded steps). An explicit ``selection="mst"`` stays the
+    paper's: no groups."""
+    rules = dataclasses.replace(
+        ProjectedGaussianRelease._rules,
+        auto_none_factor=1e9,
+        auto_aim_max_attributes=0,
+        auto_edge_threshold=1e6,
+        auto_mst_pair_kappa=kappa,
+    )
+    monkeypatch.setattr(ProjectedGaussianRelease, "_rules", rules)
+    calls = []
+    real = _measuring.measure_coarsened
+
+    def spy(*args, **kwargs):
+        calls.append(args[-1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_measuring, "measure_coarsened", spy)
+    df = _numeric_frame()
+    est = _pipe(epsilon=0.3, random_state=0).fit(df)[-1]
+    assert est.selection_ == "mst"
+    if kappa == 0:
+        assert calls == []
+    else:
+        assert len(calls) == 1 and set(calls[0]) <= {0, 1}
+        assert all(g.max() + 1 < 17 for g in calls[0].values())
+    c = analytic_gaussian_sigma(0.3, est.delta_)
+    res = est._selection_result
+    shares = est.selection_shares_
+    gauss = sum(v for k, v in shares.items() if k != "selection_select")
+    mu2 = gauss / c**2 + sum(gdp_mu_of_pure_dp(e) ** 2 for e in res.epsilons)
+    assert est.plan_.noise_sigma == c
+    assert mu2 == pytest.approx(1.0 / c**2, rel=1e-9)
+    calls.clear()
+    _pipe(epsilon=0.3, selection="mst", random_state=0).fit(df)
+    assert calls == []

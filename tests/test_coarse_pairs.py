@@ -79,6 +79,8 @@ def test_level_groups_are_runs_of_ordinal_levels():
     assert y[-1] == y[:-1].max() + 1  # the missing level alone
     assert np.all(np.diff(y[:-1]) >= 0) and y[:-1].max() + 1 <= 3
     assert len(y) == levels[1]
+    # a named target keeps its levels
+    assert sorted(cp.level_groups(blocks, levels, probs, 3, keep=(0,))) == [1]
 
 
 def _exact_source():

@@ -8,7 +8,8 @@ small table at a small ``ε`` each cell's noise (about 160 rows on fertil2's
 pair's ordinal (thermometer) columns are measured on ``g`` groups of their
 adjacent levels instead, and the fine 1-way table of each such column is
 measured beside it, so the pair keeps its dependence at a resolution its
-noise affords while the column keeps its own shape.
+noise affords while the column keeps its own shape. A named ``target`` is
+never coarsened: the column a model will predict keeps its resolution.
 
 Why it is private
 -----------------
@@ -61,9 +62,10 @@ def group_count(n_hat, c, share, n_tables, kappa):
     return max(2, int(math.sqrt(max(float(n_hat), 1.0) / (float(kappa) * sigma))))
 
 
-def level_groups(blocks, n_levels, probs, g):
+def level_groups(blocks, n_levels, probs, g, keep=()):
     """``{j: group of each level}`` for the ordinal columns with more than
-    ``g`` ordinal levels.
+    ``g`` ordinal levels, but those in ``keep`` (the named ``target``: the
+    column a model will predict keeps its resolution in every pair).
 
     The groups are runs of adjacent levels of about equal mass under the
     released 1-way estimate ``probs[j]`` (a level whose mid-mass falls in
@@ -75,7 +77,7 @@ def level_groups(blocks, n_levels, probs, g):
     out = {}
     for j, block in enumerate(blocks.blocks):
         k = int(n_levels[j])
-        if block.kind != "thermometer":
+        if block.kind != "thermometer" or j in keep:
             continue
         m = k - 1 if block.missing else k  # the ordinal levels
         if m <= g:

@@ -290,7 +290,8 @@ def _measure_selected(U, staged, source):
             len(chosen),
             rules.auto_mst_pair_kappa,
         )
-        groups = level_groups(spec.blocks, levels, res.probs, g)
+        keep = () if spec.target is None else (staged.target_index,)
+        groups = level_groups(spec.blocks, levels, res.probs, g, keep=keep)
     coarse = []
     if groups:
         released, scales, Wf, coarse = measure_coarsened(

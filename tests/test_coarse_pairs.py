@@ -208,6 +208,11 @@ def test_auto_tree_coarsens_its_pairs_and_spends_exactly_the_budget(monkeypatch,
     else:
         assert len(calls) == 1 and set(calls[0]) <= {0, 1}
         assert all(g.max() + 1 < 17 for g in calls[0].values())
+    # every table measured at the end is listed, coarsened or not: the
+    # tree's pairs and the 1-way tables of columns in no pair
+    names = list(est.blocks_.names)
+    chosen = {tuple(names[j] for j in S) for S in est._selection_result.chosen}
+    assert chosen <= set(est.marginals_)
     c = analytic_gaussian_sigma(0.3, est.delta_)
     res = est._selection_result
     shares = est.selection_shares_

@@ -341,6 +341,7 @@ def _measure_selected(U, staged, source):
         selection=res,
         dependence=dependence,
         total_sd=total_sd,
+        coarsened=[S for S in chosen if len(S) >= 2 and any(j in groups for j in S)],
     )
 
 

@@ -125,7 +125,13 @@ def _residual_tables(measured, staged, centre):
     names = [str(x) for x in spec.blocks.names]
     fitted = {
         "selection_": rule,
-        "marginals_": [tuple(names[j] for j in S) for S in W.tables],
+        # the tables measured at the end: the workload's, and the pairs
+        # auto's tree measured on coarsened levels
+        "marginals_": [
+            tuple(names[j] for j in S)
+            for S in list(W.tables)
+            + [S for S in measured.coarsened if S not in W.tables]
+        ],
         "selection_shares_": measured.shares or {"final": 1.0},
         "workload_": W,
         "noise_model_": None,

@@ -434,7 +434,10 @@ default=None
         ``"auto"`` again, not ``selection_``.
     marginals_ : list of tuple of str
         The attribute tables measured with ResidualPlanner's noise at the end
-        (all tables of the workload for ``"none"``), by name.
+        (all tables of the workload for ``"none"``), by name. Where auto's
+        tree measured its pairs on groups of their columns' levels
+        (``ReleaseRules.auto_mst_pair_kappa``) those pairs are listed too,
+        but :meth:`marginal` answers only the tables ``workload_`` holds.
     selection_shares_ : dict
         Budget shares (of ``μ² = 1/c²``) spent by each step (``"count"``:
         ``"auto"``'s noisy total, ``"dependence"``: its measurement of the

@@ -199,7 +199,10 @@ class Measurements:
     (:mod:`~skdp_synth.gaussian_release._dependence`: the noisy mean, its
     noise scale and the ``D`` the choice used), or ``None``; ``total_sd``
     the noise sd of ``released[()]`` where it is the inverse-variance mean
-    of several noisy totals (``None``: the plan's own scale of the total).
+    of several noisy totals (``None``: the plan's own scale of the total);
+    ``coarsened`` the chosen tables measured on coarsened levels
+    (:mod:`~skdp_synth.gaussian_release._coarse_pairs`), which ``workload``
+    does not hold.
     """
 
     released: Any
@@ -212,6 +215,7 @@ class Measurements:
     selection: Any = None
     dependence: dict | None = None
     total_sd: float | None = None
+    coarsened: tuple | list = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -145,13 +145,20 @@ def measure_coarsened(
         + [[int(groups[j].max()) + 1] for j in sorted(groups)]
     )
     chosen = list(chosen) + [(j,) for j in sorted(groups) if (j,) not in chosen]
+    maps = {}  # (extended table, fine table) -> its aggregation matrix
+
+    def aggregation(E, S):
+        if (E, S) not in maps:
+            maps[E, S] = _aggregation(S, E, base, groups, n_levels, ext_levels)
+        return maps[E, S]
+
     counts, ext_tables, ext_weights, fine_tables, fine_weights = {}, [], [], [], []
     for S in chosen:
         w = weight.get(S, 1.0)
         T = table_counts(tables, S, n_levels)
         if len(S) >= 2 and any(j in groups for j in S):
             E = tuple(sorted(copy.get(j, j) for j in S))
-            counts[E] = _aggregation(S, E, base, groups, n_levels, ext_levels) @ T
+            counts[E] = aggregation(E, S) @ T
         else:
             E = tuple(S)
             counts[E] = T
@@ -183,7 +190,6 @@ def measure_coarsened(
         if len(A) < 2 or ext_scales[i] <= 0 or all(x < a for x in A):
             continue
         fine = tuple(sorted(base[x] for x in A))
-        M = _aggregation(fine, A, base, groups, n_levels, ext_levels)
-        Q = W_ext.residual_matrix(A) @ M
+        Q = W_ext.residual_matrix(A) @ aggregation(A, fine)
         coarse.append(Measurement(fine, Q, noisy[A], float(ext_scales[i])))
     return released, scales, W, coarse

@@ -213,6 +213,12 @@ def test_auto_tree_coarsens_its_pairs_and_spends_exactly_the_budget(monkeypatch,
     names = list(est.blocks_.names)
     chosen = {tuple(names[j] for j in S) for S in est._selection_result.chosen}
     assert chosen <= set(est.marginals_)
+    if kappa > 0:  # a coarsened pair is listed, and marginal_table says why it
+        # cannot answer it
+        with pytest.raises(ValueError, match="measured on groups of its columns"):
+            est.marginal_table(["a", "b"])
+    else:
+        assert est.marginal_table(["a", "b"]).size == 17 * 17
     c = analytic_gaussian_sigma(0.3, est.delta_)
     res = est._selection_result
     shares = est.selection_shares_

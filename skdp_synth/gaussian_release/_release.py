@@ -437,7 +437,7 @@ default=None
         (all tables of the workload for ``"none"``), by name. Where auto's
         tree measured its pairs on groups of their columns' levels
         (``ReleaseRules.auto_mst_pair_kappa``) those pairs are listed too,
-        but :meth:`marginal` answers only the tables ``workload_`` holds.
+        but :meth:`marginal_table` answers only the tables ``workload_`` holds.
     selection_shares_ : dict
         Budget shares (of ``μ² = 1/c²``) spent by each step (``"count"``:
         ``"auto"``'s noisy total, ``"dependence"``: its measurement of the
@@ -908,11 +908,22 @@ default=None
             for c in columns
         ]
         W = self.workload_
+        S = tuple(sorted(pos))
+        coarsened = {
+            tuple(sorted(names.index(str(a)) for a in T))
+            for T in getattr(self, "marginals_", None) or ()
+        } - set(W.tables)
+        if S in coarsened:
+            raise ValueError(
+                f"the table {[names[j] for j in S]} was measured on groups of its "
+                "columns' levels (auto's tree, ReleaseRules.auto_mst_pair_kappa); "
+                "marginal_table answers only the tables measured on every level: "
+                f"{[tuple(names[j] for j in T) for T in W.tables]}"
+            )
         if len(set(pos)) != len(pos) or not 1 <= len(pos) <= W.d:
             raise ValueError(
                 f"need 1 to {W.d} distinct attributes of {names}, got {list(columns)}"
             )
-        S = tuple(sorted(pos))
         if not any(set(S) <= set(T) for T in W.tables):
             raise ValueError(
                 f"the table {[names[j] for j in S]} was not measured (selection_="

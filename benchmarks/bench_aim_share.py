@@ -7,7 +7,7 @@ Run: ``python -m benchmarks.bench_aim_share --tables credit,acs12,hmda
 and final measurement scaled to keep their 2:1 ratio, as ``bench_suite
 --aim-one-way``); ``φ`` is ``ReleaseRules.auto_aim_one_way_share``, the
 1-way share ``auto``'s estimate of AIM's error charges
-(:func:`~skdp_synth.gaussian_release._selection.aim_estimate`). ``φ``
+(:func:`~skdp_synth.gaussian_release._plan_choice.aim_estimate`). ``φ``
 enters ``auto`` only through that estimate, and the estimate falls as
 ``φ`` grows, so on one table, ε and seed ``auto`` at ``(W, φ)`` either
 runs AIM's rounds at share ``W`` or the plan it picks without AIM (the

@@ -61,9 +61,9 @@ def table_dependence(name):
 def estimates_at(est, D, rules):
     """auto's estimates with ``D`` in place of the constant, rebuilt from the
     recorded public parts (``e_tree`` gives ``u = e_unit² / left``, which is
-    all :func:`~skdp_synth.gaussian_release._selection.aim_estimate` reads
+    all :func:`~skdp_synth.gaussian_release._plan_choice.aim_estimate` reads
     of the two; the candidate pairs taken as all ``a(a-1)/2``)."""
-    from skdp_synth.gaussian_release._selection import aim_estimate, tree_signal_share
+    from skdp_synth.gaussian_release._plan_choice import aim_estimate, tree_signal_share
 
     q, Dt = est["q"], rules.auto_edge_threshold
     a = round(2 / q)
@@ -78,7 +78,7 @@ def estimates_at(est, D, rules):
 
 
 def pick(est, D, rules):
-    from skdp_synth.gaussian_release._selection import plan_errors
+    from skdp_synth.gaussian_release._plan_choice import plan_errors
 
     e = estimates_at(est, D, rules)
     errors = plan_errors(e, rules, aim=bs.aim_gate(e, rules))

@@ -66,7 +66,7 @@ def _line(label, per):
 
 
 def main(argv=None):
-    import skdp_synth.gaussian_release._selection as S
+    import skdp_synth.gaussian_release._plan_choice as S
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -118,7 +118,10 @@ recomputed from the final noisy total). ``--tune-margin`` grids
 ``ReleaseRules.auto_one_way_margin`` the same way, on cells where every
 plan auto weighs ran with train-on-synthetic (``--methods
 auto,none,auto-aim,auto-mst,one-way`` without ``--tv-only``), and
-``--tune-tree-margin`` ``ReleaseRules.auto_tree_margin`` on the same cells.
+``--tune-tree-margin`` ``ReleaseRules.auto_tree_margin`` on the same cells;
+``--tune-tree-price`` re-reads the rule with the tree priced at every level
+or at its grouped levels (``ReleaseRules.auto_mst_price_grouped``), by tree
+margin, on records that hold both prices.
 ``--plan-tallies`` counts, per ε, the table/ε pairs where auto is within 5 %
 of the best plan's TV2 and never worse than the 1-way tables; ``--plan-ceiling``
 the tables where auto's picks, each plan, and an oracle of each fit reach
@@ -511,9 +514,9 @@ def numeric_scores(syn, test, cats, scales=None, n_train=None):
 @contextlib.contextmanager
 def decisions():
     """Record what ``selection="auto"`` decided inside the block: for each
-    call of :func:`~skdp_synth.gaussian_release._selection.auto_rule` (one
+    call of :func:`~skdp_synth.gaussian_release._plan_choice.auto_rule` (one
     per auto fit) the public estimates it compared (:func:`~skdp_synth.
-    gaussian_release._selection.auto_estimates` on the same arguments: the
+    gaussian_release._plan_choice.auto_estimates` on the same arguments: the
     all-tables plan, the public ``n`` or the first noisy total) and the plan
     it returned. The release's two call sites are wrapped for the block
     only; estimates recomputed after the fit would use the final noisy
@@ -522,7 +525,7 @@ def decisions():
     ``--tune`` on a cache written before)."""
     import skdp_synth.gaussian_release._measuring as measuring
     import skdp_synth.gaussian_release._planning as planning
-    from skdp_synth.gaussian_release import _selection
+    from skdp_synth.gaussian_release import _plan_choice
 
     seen = []
     sites = (measuring, planning)
@@ -530,7 +533,7 @@ def decisions():
 
     def wrap(rule_of):
         def wrapped(*args, **kwargs):
-            est = _selection.auto_estimates(*args, **kwargs)
+            est = _plan_choice.auto_estimates(*args, **kwargs)
             rule = rule_of(*args, **kwargs)
             seen.append(({k: float(v) for k, v in est.items()}, rule))
             return rule
@@ -550,7 +553,7 @@ def decisions():
 def _auto_picks(plan):
     """Inside the block ``selection="auto"`` runs ``plan`` whatever its
     estimates (both call sites of :func:`~skdp_synth.gaussian_release.
-    _selection.auto_rule`: at plan time with a public ``n``, else after the
+    _plan_choice.auto_rule`: at plan time with a public ``n``, else after the
     noisy total), with every step of auto's own (``auto-aim``)."""
     import skdp_synth.gaussian_release._measuring as measuring
     import skdp_synth.gaussian_release._planning as planning
@@ -583,7 +586,7 @@ def decision_mismatches(done, names, oww, rules):
 
 def aim_of(est, phi):
     """AIM's estimate at ``rules.auto_aim_one_way_share = phi`` from the
-    recorded parts (:func:`~skdp_synth.gaussian_release._selection.
+    recorded parts (:func:`~skdp_synth.gaussian_release._plan_choice.
     aim_estimate`: ``aim_pairs`` plus the 1-way tables' term)."""
     return est["aim_pairs"] + (1.0 - est["q_aim"]) * 2.0 * est["e1_one"] / math.sqrt(
         phi
@@ -596,39 +599,46 @@ def aim_gate(est, rules):
     return est["q"] >= 2 / rules.auto_aim_max_attributes - 1e-12
 
 
-def mst_value(est, rho, rules, tree_noise=1.0):
+def mst_value(est, rho, rules, tree_noise=1.0, price="e_tree"):
     """MST's expected error as :func:`auto_rule` ranks it, recomputed from the
     recorded public parts at ``ρ = rho`` (the reach ``ρ s``, ``s`` of
-    :func:`~skdp_synth.gaussian_release._selection.tree_signal_share`), its
-    tree's noise ``q e_tree`` times ``tree_noise``."""
-    from skdp_synth.gaussian_release._selection import tree_signal_share
+    :func:`~skdp_synth.gaussian_release._plan_choice.tree_signal_share`), its
+    tree's noise ``q e_tree`` times ``tree_noise``; ``price``: the recorded
+    tree noise to use (``"e_tree"``, as the fit priced it; ``"e_tree_fine"``
+    or ``"e_tree_grouped"``, :func:`~skdp_synth.gaussian_release.
+    _plan_choice.auto_estimates`, where recorded)."""
+    from skdp_synth.gaussian_release._plan_choice import tree_signal_share
 
     q, D = est["q"], est.get("D", rules.auto_tv_threshold)
-    reach = rho * tree_signal_share(est["e_tree"], rules.auto_edge_threshold)
-    tree = tree_noise * q * est["e_tree"]
+    e_tree = est.get(price, est["e_tree"])
+    reach = rho * tree_signal_share(e_tree, rules.auto_edge_threshold)
+    tree = tree_noise * q * e_tree
     return tree + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
 
 
-def choose(est, rho, rules, phi=None, kappa=None, margin=0.0, tree_noise=1.0):
+def choose(
+    est, rho, rules, phi=None, kappa=None, margin=0.0, tree_noise=1.0, price="e_tree"
+):
     """The rule :func:`auto_rule` picks at ``ρ = rho``, AIM's 1-way share
     ``φ = phi`` and the all-tables factor ``κ = kappa`` (defaults: ``rules``'
     own; recomputed from the recorded public parts, the reach ``ρ s`` with
-    ``s`` of :func:`~skdp_synth.gaussian_release._selection.
+    ``s`` of :func:`~skdp_synth.gaussian_release._plan_choice.
     tree_signal_share`, then :func:`~skdp_synth.gaussian_release.
-    _selection.plan_errors`; AIM at its recorded estimate on records
+    _plan_choice.plan_errors`; AIM at its recorded estimate on records
     without AIM's parts). ``margin``: on top of the library's
     ``ReleaseRules.auto_one_way_margin`` (already in ``plan_errors``), the
     1-way tables' estimate taken ``1 - margin`` times more (a negative
     ``margin`` favours the other plans). ``tree_noise``: MST's estimate
-    with ``tree_noise q e_tree`` in place of its tree's noise ``q e_tree``."""
-    from skdp_synth.gaussian_release._selection import plan_errors
+    with ``tree_noise q e_tree`` in place of its tree's noise ``q e_tree``;
+    ``price``: which recorded tree noise (:func:`mst_value`)."""
+    from skdp_synth.gaussian_release._plan_choice import plan_errors
 
     phi = rules.auto_aim_one_way_share if phi is None else phi
     kappa = rules.auto_none_factor if kappa is None else kappa
     # ``D``: the pairs' measured dependence where the fit measured it
     q, D = est["q"], est.get("D", rules.auto_tv_threshold)
     e = dict(est)
-    e["mst"] = mst_value(est, rho, rules, tree_noise)
+    e["mst"] = mst_value(est, rho, rules, tree_noise, price)
     if "one-way" not in est:  # recorded by every auto fit; not a grid's
         e["one-way"] = q * rules.auto_edge_threshold + (1 - q) * D + 2 * est["e1_one"]
     if "aim_pairs" in est:
@@ -1044,6 +1054,70 @@ def tune_tree_margin(done, names, oww, margins=(0.15, 0.2, 0.25, 0.3, 0.35)):
         )
     print(f"chosen: m_T = {choice:g} (regret rise under {TREE_MARGIN_REGRET_RISE:g})")
     return rows, choice
+
+
+def tune_tree_price(done, names, oww, margins=(0.0, 0.1, 0.15, 0.2, 0.25, 0.3)):
+    """The tree priced at every level or at its grouped levels
+    (``ReleaseRules.auto_mst_price_grouped``), each at a grid of ``m_T``
+    (``auto_tree_margin``), re-read on the recorded estimates
+    (``"e_tree_fine"`` and ``"e_tree_grouped"``) over the cells where auto
+    and every plan it weighs ran with train-on-synthetic: per arm the cells
+    whose pick moves against the library's rule (every level at the
+    library's ``m_T``), the tree picks, the mean TV2 regret against the best
+    plan, the mean TV1 and train-on-synthetic, in all and per ε. Returns the
+    rows ``(price, m_T, moved, tree picks, regret, TV1, TSTR, {ε: (regret,
+    TSTR)})``."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+
+    usable = _plan_cells(done, names, oww, rules, scored=("tv2", "tstr", "tv1"))
+    usable = {k: v for k, v in usable.items() if "e_tree_grouped" in v[0]}
+
+    def pick(est, price, m_tree):
+        at = dataclasses.replace(rules, auto_tree_margin=m_tree)
+        return choose(est, rules.auto_tree_reach, at, price=price)
+
+    rows = []
+    for price in ("e_tree_fine", "e_tree_grouped"):
+        for m_tree in margins:
+            moved = tree = 0
+            per, tv1 = {}, []
+            for (_, e, _), (est, recs) in usable.items():
+                p0 = pick(est, "e_tree_fine", rules.auto_tree_margin)
+                p = pick(est, price, m_tree)
+                moved += p != p0
+                tree += p == "mst"
+                best = min(r["tv2"] for r in recs.values())
+                per.setdefault(e, []).append(
+                    (recs[p]["tv2"] / best - 1, recs[p]["tstr"])
+                )
+                tv1.append(recs[p]["tv1"])
+            every = [x for v in per.values() for x in v]
+            rows.append(
+                (
+                    price,
+                    m_tree,
+                    moved,
+                    tree,
+                    float(np.mean([r for r, _ in every])),
+                    float(np.mean(tv1)),
+                    float(np.mean([t for _, t in every])),
+                    {
+                        e: (
+                            float(np.mean([r for r, _ in v])),
+                            float(np.mean([t for _, t in v])),
+                        )
+                        for e, v in sorted(per.items())
+                    },
+                )
+            )
+    print(f"tree price x tree margin over {len(usable)} table/eps/seed cells")
+    for price, m_tree, moved, tree, reg, tv1, ts, per in rows:
+        print(
+            f"{price} m_T={m_tree:g}: moved {moved}, tree picks {tree}, TV2 regret"
+            f" {reg:.4f}, TV1 {tv1:.4f}, TSTR {ts:.4f}; "
+            + "; ".join(f"eps {e:g} {r:.4f} / {t:.4f}" for e, (r, t) in per.items())
+        )
+    return rows
 
 
 def _picked_runs(done, names, oww, eps_list=None):
@@ -2246,6 +2320,12 @@ def main(argv=None):
         help="grid auto_tree_margin (needs every plan's fits with TSTR)",
     )
     ap.add_argument(
+        "--tune-tree-price",
+        action="store_true",
+        help="the tree priced at every level or at its grouped levels, by tree"
+        " margin (needs every plan's fits with TSTR and records of both prices)",
+    )
+    ap.add_argument(
         "--plan-tallies",
         action="store_true",
         help="auto within 5 %% of the best plan and never worse than the 1-way"
@@ -2392,6 +2472,8 @@ def main(argv=None):
         tune_margin(done, TUNE, oww)
     if args.tune_tree_margin:
         tune_tree_margin(done, TUNE, oww)
+    if args.tune_tree_price:
+        tune_tree_price(done, TUNE, oww)
     if args.plan_tallies:
         plan_tallies(done, names, oww, eps_list)
     if args.plan_ceiling:

@@ -70,16 +70,16 @@ def test_method(monkeypatch):
 @pytest.fixture
 def auto_estimates_calls(monkeypatch):
     """Every call of ``selection="auto"``'s expected errors
-    (``gaussian_release._selection.auto_estimates``), as ``(args, kwargs)``,
+    (``gaussian_release._plan_choice.auto_estimates``), as ``(args, kwargs)``,
     in order: what the choice was allowed to read."""
-    from skdp_synth.gaussian_release import _selection
+    from skdp_synth.gaussian_release import _plan_choice
 
     calls = []
-    original = _selection.auto_estimates
+    original = _plan_choice.auto_estimates
 
     def spy(*args, **kw):
         calls.append((args, kw))
         return original(*args, **kw)
 
-    monkeypatch.setattr(_selection, "auto_estimates", spy)
+    monkeypatch.setattr(_plan_choice, "auto_estimates", spy)
     return calls

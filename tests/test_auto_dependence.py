@@ -12,6 +12,7 @@ from scipy import stats
 
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.gaussian_release import _measuring
+from skdp_synth.gaussian_release._coarse_pairs import ordinal_levels
 from skdp_synth.gaussian_release._dependence import (
     dependence_estimate,
     dependence_sensitivity,
@@ -326,6 +327,10 @@ def test_the_choice_reads_the_measured_dependence_and_public_quantities(
         np.testing.assert_array_equal(tau, plan.residual_scales)
         assert r is rules and nb == "add-remove-one" and n_seen == n
         assert target is None and default_pairs is True
+    # the attributes' groupable ordinal levels: the encoder's blocks, public
+    want = ordinal_levels(est.blocks_, est.blocks_.n_levels)
+    for _, kw in calls:
+        np.testing.assert_array_equal(kw.pop("ordinal"), want)
     assert calls[0][1] == {"spent": f0, "D": 0.0}
     assert calls[1][1] == {"spent": f0 + f_dep, "D": dep["D"]}
     assert dep["noise_sd"] == noise_scale(c, f_dep, "add-remove-one")
@@ -339,7 +344,7 @@ def test_the_selected_plans_estimates_never_fall_as_d_grows(columns):
     over a grid of ``D``, ``n`` and ``ε``, the all-tables estimate does not
     hold ``D`` and every selected plan's estimate is non-decreasing in it,
     so the pick at ``D = 0`` being every table means it is at every ``D``."""
-    from skdp_synth.gaussian_release import _selection as sel
+    from skdp_synth.gaussian_release import _plan_choice as sel
 
     df, cats = _columns(500, False, a=columns)
     rules = ProjectedGaussianRelease._rules

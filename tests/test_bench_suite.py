@@ -218,6 +218,7 @@ def test_tune_replica_picks_what_auto_rule_picks(eps, n_attributes):
     estimates) picks what ``auto_rule`` picks at the release's own ``ρ`` and
     ``φ`` (12 attributes: the 1-way tables at ε = 0.1 and AIM at ε = 0.3,
     where AIM's thresholds hold)."""
+    from skdp_synth.gaussian_release import _plan_choice as choice
     from skdp_synth.gaussian_release import _selection as sel
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
     from skdp_synth.mechanisms import analytic_gaussian_sigma
@@ -231,8 +232,8 @@ def test_tune_replica_picks_what_auto_rule_picks(eps, n_attributes):
     tau, _ = sel.allocated_scales(W, plan_W, "add-remove-one")
     args = (W, tau, analytic_gaussian_sigma(eps, 1e-6), 3000, rules)
     args += ("add-remove-one", None, True)
-    est = sel.auto_estimates(*args)
-    assert bs.choose(est, rules.auto_tree_reach, rules) == sel.auto_rule(*args)
+    est = choice.auto_estimates(*args)
+    assert bs.choose(est, rules.auto_tree_reach, rules) == choice.auto_rule(*args)
 
 
 def test_tune_takes_the_middle_of_the_least_regret_values(capsys):
@@ -514,14 +515,14 @@ def test_auto_fits_record_the_estimates_their_decision_compared(rng, monkeypatch
     ran, and the release's call sites are restored after the fit."""
     import skdp_synth.gaussian_release._measuring as measuring
     import skdp_synth.gaussian_release._planning as planning
-    from skdp_synth.gaussian_release import _selection as sel
+    from skdp_synth.gaussian_release import _plan_choice as choice
     from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
 
     calls = []
 
     def spy(*args, **kwargs):
         calls.append((args, kwargs))
-        return sel.auto_rule(*args, **kwargs)
+        return choice.auto_rule(*args, **kwargs)
 
     monkeypatch.setattr(measuring, "auto_rule", spy)
     monkeypatch.setattr(planning, "auto_rule", spy)
@@ -530,7 +531,7 @@ def test_auto_fits_record_the_estimates_their_decision_compared(rng, monkeypatch
     assert info["chose"] == "one-way"
     assert len(calls) == 1
     args, kwargs = calls[0]
-    want = sel.auto_estimates(*args, **kwargs)
+    want = choice.auto_estimates(*args, **kwargs)
     assert info["est"] == pytest.approx({k: float(v) for k, v in want.items()})
     assert bs.choose(info["est"], rules.auto_tree_reach, rules) == info["chose"]
     assert measuring.auto_rule is spy and planning.auto_rule is spy

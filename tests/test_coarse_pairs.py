@@ -229,3 +229,66 @@ def test_auto_tree_coarsens_its_pairs_and_spends_exactly_the_budget(monkeypatch,
     calls.clear()
     _pipe(epsilon=0.3, selection="mst", random_state=0).fit(df)
     assert calls == []
+
+
+def test_coarse_levels_group_only_the_long_ordinal_columns():
+    """A column with more than ``g`` ordinal levels is priced at ``g`` plus
+    its missing level; shorter, one-hot (0) and kept columns at their own."""
+    blocks = _blocks()
+    levels = blocks.n_levels
+    ordinal = cp.ordinal_levels(blocks, levels)
+    assert ordinal.tolist() == [9, 6, 0, 3]
+    assert cp.ordinal_levels(blocks, levels, keep=(0,)).tolist() == [0, 6, 0, 3]
+    from skdp_synth.gaussian_release._plan_choice import coarse_levels
+
+    assert coarse_levels(levels, ordinal, 3).tolist() == [3, 4, 7, 3]
+    assert coarse_levels(levels, ordinal, 9).tolist() == levels.tolist()
+
+
+def _estimates(levels, ordinal, eps, n, **rules):
+    from skdp_synth.gaussian_release import _plan_choice as choice
+    from skdp_synth.gaussian_release import _selection as sel
+
+    at = dataclasses.replace(DEFAULT_RULES, **rules)
+    pairs = list(itertools.combinations(range(len(levels)), 2))
+    W = AttributeMarginalWorkload(levels, 2, tables=pairs)
+    tau, _ = sel.allocated_scales(W, W, "add-remove-one")
+    c = analytic_gaussian_sigma(eps, 1e-6)
+    args = (W, tau, c, n, at, "add-remove-one", None, True)
+    return choice.auto_estimates(*args, ordinal=ordinal), c
+
+
+def test_the_trees_grouped_price_is_its_pairs_at_the_grouped_levels():
+    """``e_tree_grouped`` is the mean pair's expected TV noise at the levels
+    :func:`coarse_levels` gives at ``g`` = :func:`group_count` (the tree's
+    ``K = a - 1`` tables at its final share), scaled as the fine price is;
+    the rule prices the tree at it only with ``auto_mst_price_grouped``."""
+    from skdp_synth.gaussian_release._plan_choice import coarse_levels
+    from skdp_synth.gaussian_release._selection import expected_l1_noise
+
+    levels = np.array([17, 17, 9, 3, 5, 2])
+    ordinal = np.array([17, 16, 9, 0, 5, 2])  # column 1 has a missing level
+    n, eps = 3500, 0.3
+    est, c = _estimates(levels, ordinal, eps, n)
+    a, K = 6, 5
+    f = DEFAULT_RULES.auto_mst_shares["final"]
+    g = cp.group_count(n, c, f, K, DEFAULT_RULES.auto_mst_pair_kappa)
+    assert est["g_tree"] == g and g < 9
+    pairs = list(itertools.combinations(range(a), 2))
+    grouped = coarse_levels(levels, ordinal, g)
+    for e_key, lv in (("e_tree_fine", levels), ("e_tree_grouped", grouped)):
+        e = expected_l1_noise(lv, pairs, c, "add-remove-one")
+        want = float(np.mean(e)) / (2.0 * n) * math.sqrt(K / f)
+        assert est[e_key] == pytest.approx(want, rel=1e-12)
+    assert est["e_tree_grouped"] < est["e_tree_fine"]
+    # off by default: the tree priced at every level, as without ``ordinal``
+    assert est["e_tree"] == est["e_tree_fine"]
+    plain, _ = _estimates(levels, None, eps, n)
+    assert plain["mst"] == est["mst"] and plain["g_tree"] == 0.0
+    on, _ = _estimates(levels, ordinal, eps, n, auto_mst_price_grouped=True)
+    assert on["e_tree"] == on["e_tree_grouped"] and on["mst"] < est["mst"]
+    # no grouping without kappa, or where every column is short enough
+    off, _ = _estimates(levels, ordinal, eps, n, auto_mst_pair_kappa=0.0)
+    assert off["g_tree"] == 0.0 and off["e_tree_grouped"] == off["e_tree_fine"]
+    big, _ = _estimates(levels, ordinal, eps, 10**9, auto_mst_price_grouped=True)
+    assert big["g_tree"] == 0.0 and big["e_tree"] == big["e_tree_fine"]

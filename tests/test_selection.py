@@ -12,6 +12,7 @@ from scipy.special import ndtr, ndtri
 from skdp_synth import ProjectedGaussianRelease, make_synthesis_pipeline
 from skdp_synth.audit import audit_epsilon
 from skdp_synth.exceptions import IndependentColumnsWarning
+from skdp_synth.gaussian_release import _plan_choice as choice
 from skdp_synth.gaussian_release import _selection as sel
 from skdp_synth.gaussian_release import (
     exponential_mechanism,
@@ -20,6 +21,7 @@ from skdp_synth.gaussian_release import (
     pure_dp_of_gdp_mu,
     score_sensitivity,
 )
+from skdp_synth.gaussian_release._coarse_pairs import ordinal_levels
 from skdp_synth.gaussian_release._dependence import target_pairs_by_worth
 from skdp_synth.gaussian_release._rules import DEFAULT_RULES
 from skdp_synth.mechanisms import NoiseSource, analytic_gaussian_sigma
@@ -673,7 +675,7 @@ def test_auto_measures_one_way_tables_on_a_wide_scarce_table(target, public_n):
     assert out.shape == (20, 44) and set(out.columns) == set(df.columns)
 
 
-#: the 1-way tables' estimate as :func:`sel.plan_errors` weighs it
+#: the 1-way tables' estimate as :func:`choice.plan_errors` weighs it
 _ONE_WAY = 1.0 + DEFAULT_RULES.auto_one_way_margin
 #: ... and against MST's tree
 _TREE = 1.0 + DEFAULT_RULES.auto_tree_margin
@@ -691,7 +693,7 @@ def _auto_at(levels, eps, n, rules=DEFAULT_RULES):
     tau, _ = sel.allocated_scales(W, plan_W, "add-remove-one")
     c = analytic_gaussian_sigma(eps, 1e-6)
     args = (W, tau, c, n, rules, "add-remove-one", None, True)
-    return sel.auto_estimates(*args), sel.auto_rule(*args)
+    return choice.auto_estimates(*args), choice.auto_rule(*args)
 
 
 #: the domain of Ecdat's Car survey as the release sees it (68 columns: the
@@ -873,6 +875,9 @@ def test_auto_rule_reads_only_public_quantities(auto_estimates_calls):
     np.testing.assert_array_equal(tau, plan.residual_scales)
     assert rules is ProjectedGaussianRelease._rules and nb == "add-remove-one"
     assert target is None and default_pairs is True
+    ordinal = kw.pop("ordinal")  # the encoder's blocks: public
+    want = ordinal_levels(est.blocks_, est.blocks_.n_levels)
+    np.testing.assert_array_equal(ordinal, want)
     assert kw == {"spent": plan.selection["count_share"], "D": None}
     assert n == est._selection_result.totals[0][0]  # the released noisy total
     other, _ = _wide(seed=1)
@@ -994,7 +999,7 @@ def test_auto_with_a_target_measures_every_table_when_the_pairs_would_be(
     _set_rules(monkeypatch, auto_tv_threshold=pairs / 2)
     assert _pipe(cats, target="a", **kw).fit(df)[-1].selection_ == "mst"
     # without a target the rule weighs the plan's own noise
-    e0 = sel.auto_estimates(
+    e0 = choice.auto_estimates(
         plain.workload_,
         plain.plan_.residual_scales,
         c,
@@ -1056,7 +1061,7 @@ def test_auto_rule_takes_the_least_expected_error_without_a_cliff():
     least = []
     for eps in grid:
         e, rule = _auto_at(_HMDA_LEVELS, float(eps), 1900)
-        errors = sel.plan_errors(e, DEFAULT_RULES)
+        errors = choice.plan_errors(e, DEFAULT_RULES)
         assert rule == min(errors, key=errors.get)
         least.append(min(errors.values()))
     steps = np.abs(np.diff(np.log(least)))
@@ -1080,7 +1085,7 @@ def test_the_one_way_tables_lose_to_a_tree_within_its_margin():
 
     def pick(mst, aim=None):
         est = {"none": 10.0, "mst": mst, "one-way": 1.0, "aim": aim}
-        errors = sel.plan_errors(est, DEFAULT_RULES, aim=aim is not None)
+        errors = choice.plan_errors(est, DEFAULT_RULES, aim=aim is not None)
         return min(errors, key=errors.get)
 
     assert pick(1.0 + 0.5 * m) == "mst"  # within both margins
@@ -1094,7 +1099,7 @@ def test_the_one_way_tables_lose_to_a_tree_within_its_margin():
     # the rule at the old margin alone (m_T = m) is the plain margin
     plain = dataclasses.replace(DEFAULT_RULES, auto_tree_margin=m)
     est = {"none": 10.0, "mst": 1.0 + 0.5 * (m + m_tree), "one-way": 1.0}
-    errors = sel.plan_errors(est, plain, aim=False)
+    errors = choice.plan_errors(est, plain, aim=False)
     assert min(errors, key=errors.get) == "one-way"
     assert errors["one-way"] == est["one-way"] * (1.0 + m)
 
@@ -1182,7 +1187,7 @@ def test_auto_with_a_target_runs_mst_where_it_would_run_aim():
     assert _pipe(cats, **kw).fit(df)[-1].selection_ == "aim"
     est = _pipe(cats, target="x3", **kw).fit(df)[-1]
     plan = est.plan_
-    e = sel.auto_estimates(
+    e = choice.auto_estimates(
         plan.workload,
         plan.residual_scales,
         plan.noise_sigma,

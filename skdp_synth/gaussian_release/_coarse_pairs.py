@@ -40,26 +40,14 @@ ReleaseRules.auto_mst_pair_kappa``.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..generator import Measurement
 from ..workloads import AttributeMarginalWorkload
+from ._plan_choice import group_count
 from ._selection import measure, table_counts
 
-__all__ = ["group_count", "level_groups", "measure_coarsened"]
-
-
-def group_count(n_hat, c, share, n_tables, kappa):
-    """``g``: the most groups per column with ``n̂ / g² >= κ σ`` (at least 2).
-
-    ``σ = c sqrt(K / f)``: the noise sd of a cell of one of ``K`` tables
-    measured at budget share ``f`` (ResidualPlanner's allocation puts about
-    that on each; public). Every input is public.
-    """
-    sigma = float(c) * math.sqrt(float(n_tables) / float(share))
-    return max(2, int(math.sqrt(max(float(n_hat), 1.0) / (float(kappa) * sigma))))
+__all__ = ["group_count", "level_groups", "measure_coarsened", "ordinal_levels"]
 
 
 def level_groups(blocks, n_levels, probs, g, keep=()):
@@ -92,6 +80,19 @@ def level_groups(blocks, n_levels, probs, g, keep=()):
             group = np.append(group, group.max() + 1)
         if group.max() + 1 < k:
             out[j] = group.astype(np.int64)
+    return out
+
+
+def ordinal_levels(blocks, n_levels, keep=()):
+    """Each attribute's ordinal levels where :func:`level_groups` may group
+    them, else 0: a thermometer column's levels less its missing level, 0 for
+    one-hot columns and those in ``keep`` (public: the encoder's blocks).
+    :func:`~._plan_choice.auto_estimates` prices the tree's pairs at the levels
+    the final measurement will use from these."""
+    out = np.zeros(len(n_levels), dtype=np.int64)
+    for j, block in enumerate(blocks.blocks):
+        if block.kind == "thermometer" and j not in keep:
+            out[j] = int(n_levels[j]) - (1 if block.missing else 0)
     return out
 
 

@@ -45,7 +45,8 @@ import math
 
 import numpy as np
 
-from ._selection import auto_rule, expected_l1_noise
+from ._plan_choice import auto_rule
+from ._selection import expected_l1_noise
 
 __all__ = [
     "dependence_estimate",
@@ -111,7 +112,7 @@ def dependence_sensitivity(neighbouring):
 
 
 def dependence_estimate(noisy_mean, n, noise_sd, rules):
-    """``D`` for :func:`~._selection.auto_estimates` from the noisy mean
+    """``D`` for :func:`~._plan_choice.auto_estimates` from the noisy mean
     (public: post-processing of the measurement, the noisy or public ``n``
     and the public noise scale).
 
@@ -221,9 +222,9 @@ def noise_scale(c, share, neighbouring):
 
 
 def none_wins_at_any_dependence(
-    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0
+    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0, ordinal=None
 ):
-    """Whether :func:`~._selection.auto_rule` takes every table whatever
+    """Whether :func:`~._plan_choice.auto_rule` takes every table whatever
     the pairs' dependence ``D`` (public).
 
     The selected plans' estimates never fall as ``D`` grows (each holds
@@ -236,13 +237,23 @@ def none_wins_at_any_dependence(
     if target is not None:
         return True
     rule = auto_rule(
-        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent, D=0.0
+        W,
+        tau,
+        c,
+        n,
+        rules,
+        neighbouring,
+        target,
+        default_pairs,
+        spent=spent,
+        D=0.0,
+        ordinal=ordinal,
     )
     return rule == "none"
 
 
 def measures_dependence(
-    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0
+    W, tau, c, n, rules, neighbouring, target, default_pairs, spent=0.0, ordinal=None
 ):
     """Whether ``selection="auto"`` measures the pairs' dependence (public:
     ``n`` the noisy or public total).
@@ -259,5 +270,14 @@ def measures_dependence(
     if measurement_weight(n, sd, rules) < rules.auto_dependence_min_weight:
         return False
     return not none_wins_at_any_dependence(
-        W, tau, c, n, rules, neighbouring, target, default_pairs, spent=spent
+        W,
+        tau,
+        c,
+        n,
+        rules,
+        neighbouring,
+        target,
+        default_pairs,
+        spent=spent,
+        ordinal=ordinal,
     )

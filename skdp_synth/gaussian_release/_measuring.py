@@ -25,7 +25,12 @@ from .._stats import (
     workload_counts,
 )
 from ..workloads import AttributeMarginalWorkload
-from ._coarse_pairs import group_count, level_groups, measure_coarsened
+from ._coarse_pairs import (
+    group_count,
+    level_groups,
+    measure_coarsened,
+    ordinal_levels,
+)
 from ._dependence import (
     dependence_estimate,
     measures_dependence,
@@ -35,10 +40,10 @@ from ._dependence import (
     target_pairs_by_worth,
     target_pairs_noise_scale,
 )
+from ._plan_choice import auto_rule
 from ._selection import (
     SelectionResult,
     _total,
-    auto_rule,
     mst_edge_budget,
     select_aim,
     select_mst,
@@ -154,6 +159,8 @@ def _measure_selected(U, staged, source):
     dependence = None  # what auto measured of the pairs' dependence
     shares = {}
     default_pairs = spec.workload is None and spec.d == 2
+    keep = () if spec.target is None else (staged.target_index,)
+    ordinal = ordinal_levels(spec.blocks, levels, keep=keep)
     if rule == "auto" and public_n is not None:
         # replace-one: n is public and the plan waited only for the pairs'
         # dependence (_planning.selection_plan made sure it is measured)
@@ -161,7 +168,9 @@ def _measure_selected(U, staged, source):
             tables, cand, levels, c, public_n, staged, source
         )
         public = (W, tau, c, public_n, rules, spec.neighbouring, spec.target)
-        rule = auto_rule(*public, default_pairs, spent=f_dep, D=dependence["D"])
+        rule = auto_rule(
+            *public, default_pairs, spent=f_dep, D=dependence["D"], ordinal=ordinal
+        )
         if rule == "none":
             return _all_tables_at(
                 tables, W, tau, c, f_dep, public_n, source, dependence
@@ -185,12 +194,12 @@ def _measure_selected(U, staged, source):
         # could change the choice and would carry weight in D: both
         # decided from public quantities and the noisy total
         f_dep, D = 0.0, None
-        if measures_dependence(*public, default_pairs, spent=f0):
+        if measures_dependence(*public, default_pairs, spent=f0, ordinal=ordinal):
             f_dep, dependence = _measure_dependence(
                 tables, cand, levels, c, n_noisy, staged, source
             )
             D = dependence["D"]
-        rule = auto_rule(*public, default_pairs, spent=f0 + f_dep, D=D)
+        rule = auto_rule(*public, default_pairs, spent=f0 + f_dep, D=D, ordinal=ordinal)
         if rule == "none":
             del tables, z, t
             if not f_dep:
@@ -290,7 +299,6 @@ def _measure_selected(U, staged, source):
             len(chosen),
             rules.auto_mst_pair_kappa,
         )
-        keep = () if spec.target is None else (staged.target_index,)
         groups = level_groups(spec.blocks, levels, res.probs, g, keep=keep)
     coarse = []
     if groups:

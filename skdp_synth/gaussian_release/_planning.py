@@ -50,12 +50,13 @@ from ..workloads import (
     ExplicitWorkload,
     MarginalWorkload,
 )
+from ._coarse_pairs import ordinal_levels
 from ._dependence import measures_dependence
 from ._invariants import AttributeInvariants, running_intersection_order
+from ._plan_choice import auto_rule
 from ._selection import (
     MAX_CANDIDATE_CELLS,
     allocated_scales,
-    auto_rule,
     candidate_tables,
     with_one_way_tables,
 )
@@ -590,6 +591,9 @@ def selection_plan(spec, rules, W, tau, c, n_samples, inv=None):
     auto = rule == "auto"
     public = (W, tau, c, public_n, rules, spec.neighbouring, spec.target)
     default_pairs = spec.workload is None and spec.d == 2
+    # the tree's pairs priced at the levels its final step measures them on
+    keep = () if spec.target is None else (spec.attribute_index(spec.target),)
+    ordinal = ordinal_levels(spec.blocks, levels, keep=keep)
     # a public n decides before the data is read, except where auto would
     # measure the pairs' dependence first (replace-one: n is the rows' own
     # count; n_rows under add/remove only bounds it, so the measured mean
@@ -597,10 +601,10 @@ def selection_plan(spec, rules, W, tau, c, n_samples, inv=None):
     dependence_first = (
         auto
         and spec.neighbouring == "replace-one"
-        and measures_dependence(*public, default_pairs)
+        and measures_dependence(*public, default_pairs, ordinal=ordinal)
     )
     if auto and public_n is not None and not dependence_first:
-        rule = auto_rule(*public, default_pairs)
+        rule = auto_rule(*public, default_pairs, ordinal=ordinal)
     if rule == "none":
         return {"rule": "none"}
     cand, cw = candidate_tables(levels, dict(zip(W.tables, W.weights)))

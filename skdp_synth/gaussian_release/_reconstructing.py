@@ -24,7 +24,7 @@ from ..generator import Measurement
 from ..geometry import nearest_in_symmetric_hull
 from ..mechanisms.additive import MaskWhitening
 from ..workloads import AttributeMarginalWorkload, MarginalWorkload
-from ._selection import noise_tv
+from ._plan_choice import noise_tv
 from ._shrinkage import shrink_interactions, shrink_towards_rows
 from ._values import Reconstruction
 

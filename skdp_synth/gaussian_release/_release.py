@@ -118,6 +118,7 @@ from ..workloads import (
 )
 from ._generating import fit_model, generate, hold_invariants, move_level
 from ._measuring import measure
+from ._plan_choice import noise_tv, untargeted_noise_tv
 from ._planning import make_plan, one_way_weighted, stage_plan
 from ._reconstructing import (
     one_way_level_estimate,
@@ -125,7 +126,6 @@ from ._reconstructing import (
     reconstruct,
 )
 from ._rules import DEFAULT_RULES
-from ._selection import noise_tv, untargeted_noise_tv
 from ._values import ReleaseSpec
 
 if TYPE_CHECKING:
@@ -230,7 +230,7 @@ default=None
         optimal noise. ``"auto"``: from public quantities only -- ``ε, δ``,
         the domain, and ``n`` (public under replace-one), ``n_rows``, or else
         the noisy total that every plan releases first -- the plan of least
-        expected 2-way TV error (``gaussian_release._selection.auto_rule``):
+        expected 2-way TV error (``gaussian_release._plan_choice.auto_rule``):
         ``"none"`` (every table; its expected noise per table times
         ``ReleaseRules.auto_none_factor``, 0.5, tuned on real tables,
         ``benchmarks/bench_suite.py --tune-none-models``), ``"aim"`` (on at most
@@ -246,7 +246,7 @@ default=None
         3-way tables' cells would otherwise push the choice to MST's target
         star). Each
         estimate is a smooth function of ``ε``, ``n`` and the levels
-        (``gaussian_release._selection.auto_estimates``): no threshold on
+        (``gaussian_release._plan_choice.auto_estimates``): no threshold on
         the noise (AIM's cap on the attributes is the only fixed boundary).
         Where the choice could depend on how strongly the columns depend on
         each other, ``"auto"`` first measures it (the mean pair's TV to the
@@ -650,7 +650,7 @@ default=None
         spec.zero_cells()  # refused before the data is read (public)
         return make_plan(spec, self._rules, n_samples, n_features)
 
-    #: expected TV noise per table of a plan (:func:`._selection.noise_tv`)
+    #: expected TV noise per table of a plan (:func:`._plan_choice.noise_tv`)
     _noise_tv = staticmethod(noise_tv)
 
     def _one_way_weighted(self, W, inv):
@@ -658,7 +658,7 @@ default=None
         return one_way_weighted(self._spec(), self._rules, W, inv)
 
     def _untargeted_noise_tv(self, W, c, n):
-        """:func:`._selection.untargeted_noise_tv` for these parameters."""
+        """:func:`._plan_choice.untargeted_noise_tv` for these parameters."""
         default_pairs = self.workload is None and self.d == 2
         return untargeted_noise_tv(
             W, c, n, self._rules, self.neighbouring, self.target, default_pairs

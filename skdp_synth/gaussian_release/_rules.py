@@ -100,9 +100,16 @@ class ReleaseRules:
     #: (fertil2 .830 -> .789, deliveries .735 -> .697): ``target=`` keeps
     #: the named column's levels.
     auto_mst_pair_kappa: float = 3.0
+    #: Whether auto's estimate of the tree's error prices its pairs at the
+    #: grouped levels its final measurement gives them (``auto_mst_pair_kappa``;
+    #: :func:`~skdp_synth.gaussian_release._plan_choice.auto_estimates`), or
+    #: at every level. The plan rule's margins were set on the price at every
+    #: level; the estimates record both (``"e_tree_fine"``,
+    #: ``"e_tree_grouped"``), so the rule can be re-read on either.
+    auto_mst_price_grouped: bool = False
     #: ``D``: the TV a pair loses when no measured table holds it, a term of
     #: the selected plans' expected errors
-    #: (:func:`~skdp_synth.gaussian_release._selection.auto_estimates`).
+    #: (:func:`~skdp_synth.gaussian_release._plan_choice.auto_estimates`).
     #: Measured as the all-tables plan's expected noise up to which every
     #: table won (``benchmarks/bench_selection.py``, 80/20 splits, one
     #: seed): all tables won at 0.018, 0.025, 0.029, 0.045 (mpls_stops, ε =
@@ -113,12 +120,12 @@ class ReleaseRules:
     auto_tv_threshold: float = 0.048
     #: Of MST's tree and the 1-way tables (the plans of wide tables) auto
     #: takes the one of least expected 2-way TV error
-    #: (:func:`~skdp_synth.gaussian_release._selection.auto_estimates`).
+    #: (:func:`~skdp_synth.gaussian_release._plan_choice.auto_estimates`).
     #: This is ``ρ``, the part of an unmeasured pair's dependence the rows
     #: recover through the tree's paths when its edges are exact; with edges
     #: measured at expected TV noise ``ē`` the reach is ``ρ s``, ``s =
     #: D_tree² / (D_tree² + ē²)``
-    #: (:func:`~skdp_synth.gaussian_release._selection.tree_signal_share`).
+    #: (:func:`~skdp_synth.gaussian_release._plan_choice.tree_signal_share`).
     #: Chosen on the TUNE half of ``benchmarks/bench_suite.py`` as the middle
     #: of the values of least mean TV2 lost against the better of auto's MST
     #: and the 1-way tables (``--half tune --tables caravan,loans,attrition
@@ -139,7 +146,7 @@ class ReleaseRules:
     auto_tree_reach: float = 0.75
     #: ``κ``: ``selection="auto"`` weighs the all-tables plan by its expected
     #: TV noise per table times this against the selected plans' expected
-    #: errors (:func:`~skdp_synth.gaussian_release._selection.plan_errors`;
+    #: errors (:func:`~skdp_synth.gaussian_release._plan_choice.plan_errors`;
     #: no threshold). A pair drowned in noise loses less than its expected
     #: noise in the generator's rows (they are a distribution), while the
     #: selected plans' estimates count dependence lost: ``κ`` puts the two
@@ -175,15 +182,16 @@ class ReleaseRules:
     auto_none_factor: float = 0.5
     #: ``m``: ``selection="auto"`` takes the 1-way tables only where their expected
     #: error times ``1 + m`` is still the least
-    #: (:func:`~skdp_synth.gaussian_release._selection.plan_errors`). Their rows keep no
-    #: dependence at all, so a model trained on them learns nothing (train-on-synthetic
-    #: at chance), a loss the mean 2-way TV of the estimates does not weigh; and the
-    #: estimates are 13-55 % off either way (``benchmarks/results/bench_suite.md``,
-    #: "auto's dependence probe"). Within that error a plan that keeps dependence is
-    #: taken. Chosen on the TUNE half of ``benchmarks/bench_suite.py`` (every plan auto
-    #: weighs fitted beside it, with train-on-synthetic: ``--half tune --eps 0.3,1
-    #: --methods auto,none,auto-aim,auto-mst,one-way``: the 21 TUNE tables at 2 seeds, 4
-    #: on the 14 where auto took the 1-way tables, and nine 1,000-row cuts at 4; 212
+    #: (:func:`~skdp_synth.gaussian_release._plan_choice.plan_errors`). Their rows keep
+    #: no dependence at all, so a model trained on them learns nothing
+    #: (train-on-synthetic at chance), a loss the mean 2-way TV of the estimates does
+    #: not weigh; and the estimates are 13-55 % off either way
+    #: (``benchmarks/results/bench_suite.md``, "auto's dependence probe"). Within that
+    #: error a plan that keeps dependence is taken. Chosen on the TUNE half of
+    #: ``benchmarks/bench_suite.py`` (every plan auto weighs fitted beside it, with
+    #: train-on-synthetic: ``--half tune --eps 0.3,1 --methods
+    #: auto,none,auto-aim,auto-mst,one-way``: the 21 TUNE tables at 2 seeds, 4 on the
+    #: 14 where auto took the 1-way tables, and nine 1,000-row cuts at 4; 212
     #: table/ε/seed cells; then ``--no-run --tune-margin``; ``bench_suite.md``, "auto's
     #: 1-way tables by a margin") as the largest of 0, 0.05, 0.1, 0.15, 0.2 whose mean
     #: TV2 regret against the best plan rises by less than 0.01: .0323 -> .0341 / .0387
@@ -193,13 +201,13 @@ class ReleaseRules:
     #: TV2 0.77 times, credit_card at ε = 1, seeds 0 and 1, AUC .57 -> .87), on the 11
     #: cuts 1.044 times and +0.02. Caravan at ε = 1 moves to the tree at no gain (TV2
     #: .0746 -> .0825, AUC .497 -> .495). With ``target=`` no margin: those rows keep
-    #: the target's pairs. Re-read on the fresh records of ``auto_none_factor``:
-    #: the procedure picks 0.2, whose gain sits at ε = 0.1 (train-on-synthetic
-    #: +.058 for TV2 regret .035 -> .071 and TV1 +5 %); kept.
+    #: the target's pairs. Re-read on the fresh records of ``auto_none_factor``: the
+    #: procedure picks 0.2, whose gain sits at ε = 0.1 (train-on-synthetic +.058 for
+    #: TV2 regret .035 -> .071 and TV1 +5 %); kept.
     auto_one_way_margin: float = 0.1
     #: ``m_T``: ... and where they would be, MST's tree instead if its expected
     #: error is within ``1 + m_T`` times theirs
-    #: (:func:`~skdp_synth.gaussian_release._selection.plan_errors`). On wide
+    #: (:func:`~skdp_synth.gaussian_release._plan_choice.plan_errors`). On wide
     #: tables the mean 2-way TV hardly tells the tree from the 1-way tables (most
     #: of the many pairs are near independence either way), while the tree's
     #: strongest edges are what a model trained on the rows needs (loans, 53
@@ -228,7 +236,7 @@ class ReleaseRules:
     #: vehicleSearch .947 -> .943; diamonds cut .644 -> .645, price .709 ->
     #: .710. With ``target=`` set the all-tables estimate is the smaller of the
     #: plan's own and that of the all-pairs plan without the target
-    #: (:func:`~skdp_synth.gaussian_release._selection.untargeted_noise_tv`):
+    #: (:func:`~skdp_synth.gaussian_release._plan_choice.untargeted_noise_tv`):
     #: the target's triples raise the plan's own noise where measuring every
     #: table still wins. Measured (2 seeds, MST's target star -> every
     #: table): diamonds ε = 0.3 price TSTR .710 -> .780, TV2 .096 -> .033, cut
@@ -241,8 +249,8 @@ class ReleaseRules:
     #: AIM's estimate's 1-way share. (Set under the earlier rule, where AIM's
     #: thresholds held auto ran AIM's rounds only when AIM's
     #: expected 2-way TV error was at most the 1-way tables' (both
-    #: :func:`~skdp_synth.gaussian_release._selection.auto_estimates`; AIM's
-    #: by :func:`~skdp_synth.gaussian_release._selection.aim_estimate`); else
+    #: :func:`~skdp_synth.gaussian_release._plan_choice.auto_estimates`; AIM's
+    #: by :func:`~skdp_synth.gaussian_release._plan_choice.aim_estimate`); else
     #: it measures the 1-way tables alone. AIM spends 0.1 of the budget on the
     #: 1-way tables by themselves, but its rounds' pairs and the final
     #: measurement (which holds every 1-way table no chosen pair covers) carry
@@ -490,7 +498,7 @@ class ReleaseRules:
     #: over 2 sds in 13 of 106 column-fits at 1, 2 at 2, none at 4 or 8.
     generator_one_way_weight: float = 4.0
     #: ``shrinkage="james-stein"`` applies while the all-tables plan's expected
-    #: TV noise per table (:func:`~skdp_synth.gaussian_release._selection.noise_tv`;
+    #: TV noise per table (:func:`~skdp_synth.gaussian_release._plan_choice.noise_tv`;
     #: public) is at most this; with ``target``, the mean over the tables
     #: without the target (its triples, many cells, had lifted the mean past
     #: 0.1 on diamonds at ε = 0.3 -- 0.100 and 0.127 against the pairs' 0.030

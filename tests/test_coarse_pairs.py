@@ -118,7 +118,10 @@ def test_coarse_measurements_are_exact_linear_maps_of_the_fine_tables():
         None,
         groups,
     )
-    assert sorted(W.tables) == [(0,), (2,)]  # the coarsened columns' fine 1-ways
+    # the coarsened columns' fine 1-ways, and column 1's: every table it is
+    # in holds a coarse copy, and its 1-way residual (measured inside them)
+    # must still reach the generator
+    assert sorted(W.tables) == [(0,), (1,), (2,)]
     exact = W.residuals(tables)
     for A in W.subsets:
         np.testing.assert_allclose(released[A], exact[A], rtol=1e-12, atol=1e-9)
@@ -314,3 +317,33 @@ def test_a_named_target_keeps_the_trees_price_at_every_level():
     est = choice.auto_estimates(*args, ordinal=ordinal)
     assert est["g_tree"] > 0 and est["e_tree_grouped"] < est["e_tree_fine"]
     assert est["e_tree"] == est["e_tree_fine"]
+
+
+def test_every_column_keeps_its_1_way_table_when_its_pairs_are_coarse():
+    """A column whose every tree pair has a coarsened partner still has its
+    own 1-way residual handed on: without noise, the released 1-way tables
+    equal the exact ones for every column."""
+    rng = np.random.default_rng(1)
+    levels = np.array([9, 3, 8, 2])
+    rows = np.column_stack([rng.integers(0, k, 800) for k in levels])
+    W_all = AttributeMarginalWorkload(levels, 2)
+    tables = {S: W_all.table(rows, S) for S in W_all.tables}
+    tables.update({(j,): W_all.table(rows, (j,)) for j in range(4)})
+    groups = {0: np.repeat(np.arange(3), 3), 2: np.repeat(np.arange(4), 2)}
+    chosen = [(0, 1), (1, 2), (2, 3)]  # 1 and 3 only beside coarsened columns
+    released, _, W, _ = cp.measure_coarsened(
+        tables,
+        levels,
+        chosen,
+        {},
+        1.0,
+        1.0,
+        "add-remove-one",
+        _exact_source(),
+        None,
+        groups,
+    )
+    exact = W.residuals(tables)
+    for j in range(4):
+        assert (j,) in W.subsets
+        np.testing.assert_allclose(released[(j,)], exact[(j,)], rtol=1e-12, atol=1e-9)

@@ -88,8 +88,8 @@ def test_a_missing_count_of_at_least_sigma_is_lost_no_more_often(m_in_sigma):
 
 
 def test_the_pipeline_decides_on_both_counts():
-    """A 1,200-row table with a complete float column, ε = 0.3: over seeds
-    0-11 the pipeline drops the missing level exactly where
+    """A 1,200-row table with a complete float column, ε = 0.3, AIM's
+    rounds: over seeds 0-11 the pipeline drops the missing level exactly where
     :func:`missing_support` says so (and the release's estimate is under
     its 2 σ, the release's own refusal), and the fine histogram keeps the
     count as drawn (``missing_raw``) beside the clipped one."""
@@ -109,7 +109,11 @@ def test_the_pipeline_decides_on_both_counts():
     for seed in range(12):
         pipe = make_synthesis_pipeline(
             BooleanEncoder(categories={"c": list("abc")}, random_state=seed),
-            ProjectedGaussianRelease(epsilon=0.3, delta=1e-6, random_state=seed),
+            # the plan is pinned: which seeds' noise flips a decision depends
+            # on the plan auto picks, and the plan is not what is tested here
+            ProjectedGaussianRelease(
+                epsilon=0.3, delta=1e-6, random_state=seed, selection="aim"
+            ),
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # inferred domains: not the point

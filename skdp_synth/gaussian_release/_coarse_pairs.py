@@ -167,6 +167,17 @@ def measure_coarsened(
             fine_weights.append(w)
         ext_tables.append(E)
         ext_weights.append(w)
+    # a column whose every chosen table holds a coarse copy of its partner
+    # has its 1-way residual measured inside those tables (the workload is
+    # downward closed) but in no fine table: hand it on with the 1-way tables,
+    # else its own shape would be released nowhere
+    covered = {j for S in fine_tables for j in S}
+    for E in ext_tables:
+        for x in E:
+            if x < a and x not in covered:
+                fine_tables.append((x,))
+                fine_weights.append(1.0)
+                covered.add(x)
     W_ext = AttributeMarginalWorkload(
         ext_levels,
         max(len(E) for E in ext_tables),

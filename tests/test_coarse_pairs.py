@@ -93,20 +93,19 @@ def _exact_source():
     return Exact()
 
 
-def test_coarse_measurements_are_exact_linear_maps_of_the_fine_tables():
-    """Without noise every measurement handed to the generator equals its
-    query applied to the fine table it names, and the fine workload's
-    residuals are the exact ones: the coarse copies are sums of fine cells,
-    nothing else."""
-    rng = np.random.default_rng(0)
-    levels = np.array([9, 4, 6])
-    rows = np.column_stack([rng.integers(0, k, 500) for k in levels])
+def _exact_tables(levels, n, seed):
+    """Random rows on ``levels`` and every 1- and 2-way table of them."""
+    rng = np.random.default_rng(seed)
+    rows = np.column_stack([rng.integers(0, k, n) for k in levels])
     W_all = AttributeMarginalWorkload(levels, 2)
     tables = {S: W_all.table(rows, S) for S in W_all.tables}
-    tables.update({(j,): W_all.table(rows, (j,)) for j in range(3)})
-    groups = {0: np.array([0, 0, 0, 1, 1, 1, 2, 2, 2]), 2: np.array([0, 0, 1, 1, 2, 2])}
-    chosen = [(0, 1), (1, 2)]
-    released, scales, W, coarse = cp.measure_coarsened(
+    tables.update({(j,): W_all.table(rows, (j,)) for j in range(len(levels))})
+    return rows, W_all, tables
+
+
+def _measure_exactly(tables, levels, chosen, groups):
+    """:func:`measure_coarsened` at share and ``c`` 1 without noise."""
+    return cp.measure_coarsened(
         tables,
         levels,
         chosen,
@@ -118,6 +117,18 @@ def test_coarse_measurements_are_exact_linear_maps_of_the_fine_tables():
         None,
         groups,
     )
+
+
+def test_coarse_measurements_are_exact_linear_maps_of_the_fine_tables():
+    """Without noise every measurement handed to the generator equals its
+    query applied to the fine table it names, and the fine workload's
+    residuals are the exact ones: the coarse copies are sums of fine cells,
+    nothing else."""
+    levels = np.array([9, 4, 6])
+    rows, W_all, tables = _exact_tables(levels, 500, 0)
+    groups = {0: np.array([0, 0, 0, 1, 1, 1, 2, 2, 2]), 2: np.array([0, 0, 1, 1, 2, 2])}
+    chosen = [(0, 1), (1, 2)]
+    released, scales, W, coarse = _measure_exactly(tables, levels, chosen, groups)
     # the coarsened columns' fine 1-ways, and column 1's: every table it is
     # in holds a coarse copy, and its 1-way residual (measured inside them)
     # must still reach the generator
@@ -301,26 +312,11 @@ def test_every_column_keeps_its_1_way_table_when_its_pairs_are_coarse():
     """A column whose every tree pair has a coarsened partner still has its
     own 1-way residual handed on: without noise, the released 1-way tables
     equal the exact ones for every column."""
-    rng = np.random.default_rng(1)
     levels = np.array([9, 3, 8, 2])
-    rows = np.column_stack([rng.integers(0, k, 800) for k in levels])
-    W_all = AttributeMarginalWorkload(levels, 2)
-    tables = {S: W_all.table(rows, S) for S in W_all.tables}
-    tables.update({(j,): W_all.table(rows, (j,)) for j in range(4)})
+    _, _, tables = _exact_tables(levels, 800, 1)
     groups = {0: np.repeat(np.arange(3), 3), 2: np.repeat(np.arange(4), 2)}
     chosen = [(0, 1), (1, 2), (2, 3)]  # 1 and 3 only beside coarsened columns
-    released, _, W, _ = cp.measure_coarsened(
-        tables,
-        levels,
-        chosen,
-        {},
-        1.0,
-        1.0,
-        "add-remove-one",
-        _exact_source(),
-        None,
-        groups,
-    )
+    released, _, W, _ = _measure_exactly(tables, levels, chosen, groups)
     exact = W.residuals(tables)
     for j in range(4):
         assert (j,) in W.subsets

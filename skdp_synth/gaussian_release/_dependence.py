@@ -236,19 +236,8 @@ def none_wins_at_any_dependence(
     """
     if target is not None:
         return True
-    rule = auto_rule(
-        W,
-        tau,
-        c,
-        n,
-        rules,
-        neighbouring,
-        target,
-        default_pairs,
-        spent=spent,
-        D=0.0,
-        ordinal=ordinal,
-    )
+    public = (W, tau, c, n, rules, neighbouring, target, default_pairs)
+    rule = auto_rule(*public, spent=spent, D=0.0, ordinal=ordinal)
     return rule == "none"
 
 
@@ -269,15 +258,5 @@ def measures_dependence(
     sd = noise_scale(c, share, neighbouring)
     if measurement_weight(n, sd, rules) < rules.auto_dependence_min_weight:
         return False
-    return not none_wins_at_any_dependence(
-        W,
-        tau,
-        c,
-        n,
-        rules,
-        neighbouring,
-        target,
-        default_pairs,
-        spent=spent,
-        ordinal=ordinal,
-    )
+    public = (W, tau, c, n, rules, neighbouring, target, default_pairs)
+    return not none_wins_at_any_dependence(*public, spent=spent, ordinal=ordinal)

@@ -423,19 +423,8 @@ def auto_rule(
     ``ordinal``: the attributes' groupable ordinal levels, with which the
     tree's pairs are priced at their grouped levels (:func:`auto_estimates`).
     """
-    est = auto_estimates(
-        W,
-        tau,
-        c,
-        n,
-        rules,
-        neighbouring,
-        target,
-        default_pairs,
-        spent=spent,
-        D=D,
-        ordinal=ordinal,
-    )
+    public = (W, tau, c, n, rules, neighbouring, target, default_pairs)
+    est = auto_estimates(*public, spent=spent, D=D, ordinal=ordinal)
     if target is not None:
         # ``κ`` was tuned on fits without a target (bench_suite's ``auto``);
         # with one, every table against MST's target star at its threshold:

@@ -364,6 +364,37 @@ def test_tune_tree_margin_takes_the_largest_margin_under_the_regret_rise(capsys)
     assert "chosen: m_T = 0.3" in capsys.readouterr().out
 
 
+def test_tune_tree_price_reads_the_rule_on_either_recorded_price(capsys):
+    """``--tune-tree-price``: the tree's estimate at every level (``e_tree_fine``
+    0.3: 1.5 times the 1-way tables') never takes it; at its grouped levels
+    it is 1.0 times theirs in one cell (taken within ``m`` alone) and 1.13
+    times in the other (taken from ``m_T`` = 0.15). The tree's fits are
+    better (TV2 0.09 against 0.10, TV1 0.02 against 0.03, a model 0.9
+    against 0.5)."""
+    base = {"q": 0.5, "D": 0.0, "one-way": 0.10, "q_aim": 0.0, "none": 10.0}
+    base.update(e_tree=0.3, e_tree_fine=0.3, e1_mst=0.0, e1_one=0.0, aim_pairs=10.0)
+    done = {}
+    for seed, grouped in enumerate([0.2, 0.226]):
+        _plan_cell(done, ("t", 1.0, seed), dict(base, e_tree_grouped=grouped))
+        for method, tv2, tv1, tstr in (
+            ("auto-mst", 0.09, 0.02, 0.9),
+            ("one-way", 0.10, 0.03, 0.5),
+            ("none", 1.0, 0.5, 0.0),
+            ("auto-aim", 1.0, 0.5, 0.0),
+        ):
+            done[("t", 1.0, seed, method, 4.0)] = {"tv2": tv2, "tv1": tv1, "tstr": tstr}
+    rows = bs.tune_tree_price(done, ["t"], 4.0)
+    by = {(r[0], r[1]): r for r in rows}
+    one_way = 0.10 / 0.09 - 1.0
+    for m_tree in (0.0, 0.1, 0.15, 0.3):
+        assert by["e_tree_fine", m_tree][2:4] == (0, 0)
+        assert by["e_tree_fine", m_tree][4] == pytest.approx(one_way, rel=1e-12)
+    assert by["e_tree_grouped", 0.1][2:4] == (1, 1)
+    assert by["e_tree_grouped", 0.1][4] == pytest.approx(one_way / 2, rel=1e-12)
+    assert by["e_tree_grouped", 0.15][2:7] == (2, 2, 0.0, 0.02, 0.9)
+    assert "tree price x tree margin over 2 " in capsys.readouterr().out
+
+
 def test_plan_tallies_count_within_5_percent_and_never_worse(capsys):
     """``--plan-tallies``: on table ``t`` the tree is within
     ``auto_tree_margin`` of the 1-way tables (1.18 times), auto takes it,

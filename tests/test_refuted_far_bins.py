@@ -87,6 +87,28 @@ def test_a_bin_without_a_kept_leaf():
     assert not refuted_far_bin(empty, LEVELS, 2, (LEAFLESS_Z * sd, sd), -1)
 
 
+def test_a_narrow_leafless_tail_bin_is_not_refuted():
+    """A leafless bin narrow beside the column's other bins holds a real
+    tail too thin for the encoder's keep rules, not far noise: it is
+    refuted only where it is wider than ``UNSEEN_REACH`` times their span.
+    The births-like table of ``tests/test_missing_and_degenerate.py`` (ε =
+    1, seed 1, the tree's plan): ``gained``'s bins ``[1, 4.83)`` and
+    ``[4.83, 8.96)`` kept no leaf (23 and 28 real rows), the release put the
+    second at 15.9 ± 20.7, and it was dropped with 2.8 % of the rows. On
+    the parent this returned True."""
+    edges = [1.0, 4.83, 8.96, 16.0, 19.14, 22.87, 32.52, 46.07]
+    hist = fine_hist(edges, [0.0, 0.0, 159.1, 118.3, 99.7, 249.7, 347.4], scale=41.7)
+    levels = [1.0, 4.83, 8.96, 16.0, 22.87, 32.52, 46.07]
+    assert not refuted_far_bin(hist, levels, 1, (15.9, 20.7), 1)
+    assert not refuted_far_bin(hist, levels, 0, (14.9, 20.7), 1)
+    # the same leafless bin reaching past twice the span above it is refuted
+    wide = [1.0 - 2.1 * 45.07, *levels[1:]]
+    far = fine_hist([wide[0], *edges[1:]], hist.counts, scale=41.7)
+    assert UNSEEN_REACH == 2.0
+    assert refuted_far_bin(far, wide, 0, (14.9, 20.7), 1)
+    assert not refuted_far_bin(far, wide, 0, (20.7, 20.7), 1)
+
+
 def test_the_bottom_bin_mirrored():
     edges = [-x for x in EDGES[::-1]]
     counts = [42.0, 39.0, 123.0, *EMPTY, 0.0, 1544.0, 1403.0, 0.0]

@@ -807,14 +807,20 @@ def test_plan_ceiling_counts_tables_at_the_comparators_model_score(capsys):
     MST there (unclipped it would not), as do every table (0.0) and the 1-way
     tables (0.5), which reach no other. A table without MST's records and a
     comparator fit that did not finish are not counted."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES as rules
+
     base = {"q": 0.0, "D": 0.0, "one-way": 0.10, "q_aim": 0.0, "none": 10.0}
     base.update(e_tree=1.0, e1_one=0.0, aim_pairs=10.0)
+    # the tree's estimate (2 e1_mst) between the 1-way tables' times 1 + m
+    # and times 1 + m_T: the tree in their place; 0.132 is past both
+    m, m_tree = rules.auto_one_way_margin, rules.auto_tree_margin
+    within = 0.05 * (1.0 + (m + m_tree) / 2.0)
     done = {}
     for table, e1_mst, mst in (
-        ("t", 0.059, (0.101, 0.9)),
+        ("t", within, (0.101, 0.9)),
         ("u", 0.066, (0.09, 0.9)),
-        ("v", 0.059, (0.101, -1.5)),
-        ("w", 0.059, (0.101, 0.9)),
+        ("v", within, (0.101, -1.5)),
+        ("w", within, (0.101, 0.9)),
     ):
         _plan_cell(done, (table, 1.0, 0), dict(base, e1_mst=e1_mst), mst=mst)
     theirs = {"t": [0.8], "u": [0.7], "v": [-1.0, -1.4]}

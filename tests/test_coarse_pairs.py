@@ -295,16 +295,18 @@ def test_the_trees_grouped_price_is_its_pairs_at_the_grouped_levels():
         want = float(np.mean(e)) / (2.0 * n) * math.sqrt(K / f)
         assert est[e_key] == pytest.approx(want, rel=1e-12)
     assert est["e_tree_grouped"] < est["e_tree_fine"]
-    # off by default: the tree priced at every level, as without ``ordinal``
-    assert est["e_tree"] == est["e_tree_fine"]
+    # the default prices the tree at its grouped levels; off, or without
+    # ``ordinal``, at every level
+    assert DEFAULT_RULES.auto_mst_price_grouped is True
+    assert est["e_tree"] == est["e_tree_grouped"]
+    off, _ = _estimates(levels, ordinal, eps, n, auto_mst_price_grouped=False)
+    assert off["e_tree"] == off["e_tree_fine"] and est["mst"] < off["mst"]
     plain, _ = _estimates(levels, None, eps, n)
-    assert plain["mst"] == est["mst"] and plain["g_tree"] == 0.0
-    on, _ = _estimates(levels, ordinal, eps, n, auto_mst_price_grouped=True)
-    assert on["e_tree"] == on["e_tree_grouped"] and on["mst"] < est["mst"]
+    assert plain["mst"] == off["mst"] and plain["g_tree"] == 0.0
     # no grouping without kappa, or where every column is short enough
     off, _ = _estimates(levels, ordinal, eps, n, auto_mst_pair_kappa=0.0)
     assert off["g_tree"] == 0.0 and off["e_tree_grouped"] == off["e_tree_fine"]
-    big, _ = _estimates(levels, ordinal, eps, 10**9, auto_mst_price_grouped=True)
+    big, _ = _estimates(levels, ordinal, eps, 10**9)
     assert big["g_tree"] == 0.0 and big["e_tree"] == big["e_tree_fine"]
 
 
@@ -321,3 +323,23 @@ def test_every_column_keeps_its_1_way_table_when_its_pairs_are_coarse():
     for j in range(4):
         assert (j,) in W.subsets
         np.testing.assert_allclose(released[(j,)], exact[(j,)], rtol=1e-12, atol=1e-9)
+
+
+def test_a_named_target_keeps_the_trees_price_at_every_level():
+    """With ``target=`` the rule compares the tree with the 1-way tables and
+    the target's pairs without a margin, a path the grouped price was not
+    measured on: it keeps the price at every level (the grouped one is
+    still recorded)."""
+    from skdp_synth.gaussian_release import _plan_choice as choice
+    from skdp_synth.gaussian_release import _selection as sel
+
+    levels = np.array([17, 17, 9, 3, 5, 2])
+    ordinal = np.array([0, 16, 9, 0, 5, 2])  # the target (0) is never grouped
+    pairs = list(itertools.combinations(range(len(levels)), 2))
+    W = AttributeMarginalWorkload(levels, 2, tables=pairs)
+    tau, _ = sel.allocated_scales(W, W, "add-remove-one")
+    c = analytic_gaussian_sigma(0.3, 1e-6)
+    args = (W, tau, c, 3500, DEFAULT_RULES, "add-remove-one", 0, True)
+    est = choice.auto_estimates(*args, ordinal=ordinal)
+    assert est["g_tree"] > 0 and est["e_tree_grouped"] < est["e_tree_fine"]
+    assert est["e_tree"] == est["e_tree_fine"]

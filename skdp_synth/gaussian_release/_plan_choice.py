@@ -188,7 +188,8 @@ def auto_estimates(
       (:func:`one_way_noise_tv`): ``q ē + (1 - q) ((1 - ρ s) D + 2 e_1^T)``.
       With ``ordinal`` (each attribute's groupable ordinal levels,
       :func:`~._coarse_pairs.ordinal_levels`),
-      ``rules.auto_mst_pair_kappa > 0`` and ``rules.auto_mst_price_grouped``,
+      ``rules.auto_mst_pair_kappa > 0``, ``rules.auto_mst_price_grouped``
+      and no ``target``,
       ``ē`` prices each pair at the levels the tree's final measurement
       gives it: ``g`` groups
       (:func:`group_count` at the tree's ``K`` tables and share ``f``) for
@@ -272,7 +273,7 @@ def auto_estimates(
             e_c = expected_l1_noise(coarse, pairs, c, neighbouring)
             out["e_tree_grouped"] = float(np.mean(e_c)) / (2.0 * n) * math.sqrt(K / f)
             out["g_tree"] = float(g)
-    if rules.auto_mst_price_grouped:
+    if rules.auto_mst_price_grouped and target is None:
         e_tree = out["e_tree_grouped"]
     reach = rules.auto_tree_reach * tree_signal_share(e_tree, D_tree)
     out["mst"] = q * e_tree + (1.0 - q) * ((1.0 - reach) * D + 2.0 * e1_mst)

@@ -103,18 +103,22 @@ class ReleaseRules:
     #: Whether auto's estimate of the tree's error prices its pairs at the
     #: grouped levels its final measurement gives them (``auto_mst_pair_kappa``;
     #: :func:`~skdp_synth.gaussian_release._plan_choice.auto_estimates`), or
-    #: at every level. The plan rule's margins were set on the price at every
-    #: level; the estimates record both (``"e_tree_fine"``,
-    #: ``"e_tree_grouped"``), so the rule can be re-read on either
-    #: (``benchmarks/bench_suite.py --no-run --tune-tree-price``). Measured,
-    #: not adopted (``results/bench_suite.md``, "Measured, not adopted:
-    #: auto's estimate prices the tree's pairs on their grouped levels"): on
-    #: the TUNE half with ``auto_tree_margin`` re-chosen at 0.15, TV2 regret
-    #: .0329 -> .0343 and train-on-synthetic .491 -> .503, but those tree
-    #: fits ran before ``_coarse_pairs`` handed on the 1-way residual of a
-    #: column whose every pair had a grouped partner; to be re-read on fits
-    #: with that fixed.
-    auto_mst_price_grouped: bool = False
+    #: at every level (``False``); without ``target=`` only (with one, the
+    #: rule was not re-read). The estimates record both prices
+    #: (``"e_tree_fine"``, ``"e_tree_grouped"``), so the rule is re-read on
+    #: either from one run. Chosen on the TUNE half of
+    #: ``benchmarks/bench_suite.py`` (every plan auto weighs fitted at
+    #: f4b1ba5 on the 17 model tables at ε 0.1 / 0.3 / 1 / 3, 3 seeds, 204
+    #: cells, records in ``results/suite_tune_plans_2026-12-08.jsonl``;
+    #: ``--no-run --tune-tree-price``; ``results/bench_suite.md``, "The
+    #: grouped tree price adopted"), with ``auto_tree_margin`` re-chosen on
+    #: the grouped price: mean TV2 regret against the best plan .0331 ->
+    #: .0342, train-on-synthetic .492 -> .501 (at ε = 0.3 .470 -> .503),
+    #: mean TV1 .0762 -> .0762. 50 of 204 cells move, most from AIM or the
+    #: 1-way tables to the tree; the losses are AIM's pairs given up at ε >=
+    #: 1 (the estimate does not count the dependence a grouped pair loses
+    #: inside its groups).
+    auto_mst_price_grouped: bool = True
     #: ``D``: the TV a pair loses when no measured table holds it, a term of
     #: the selected plans' expected errors
     #: (:func:`~skdp_synth.gaussian_release._plan_choice.auto_estimates`).
@@ -234,8 +238,15 @@ class ReleaseRules:
     #: 1 / 3 (the tree takes budget from the 1-way tables). On the REPORT half,
     #: run once, 9 of 372 fits move: TV2 1.009 times, train-on-synthetic +.139
     #: (ames at ε = 3, R² -.09 -> .41). Confirmed on the fresh records of
-    #: ``auto_none_factor``.
-    auto_tree_margin: float = 0.25
+    #: ``auto_none_factor``. Re-chosen by the same procedure when auto's
+    #: estimate began to price the tree at its grouped levels
+    #: (``auto_mst_price_grouped``; 17 model tables, ε 0.1-3, 3 seeds, 204
+    #: cells, ``--tune-tree-price`` on
+    #: ``results/suite_tune_plans_2026-12-08.jsonl``): regret .0306 at ``m``
+    #: alone, .0342 / .0370 / .0404 at 0.15 / 0.2 / 0.25, train-on-synthetic
+    #: .492 -> .501 / .498 / .483: 0.15 (it was 0.25). At 0.15 the trees of
+    #: loans and loanapp at ε = 1 are kept (TUNE silent-fit run, 10 seeds).
+    auto_tree_margin: float = 0.15
     #: AIM's rounds compete (with the same expected-error rule) on tables of
     #: at most ``auto_aim_max_attributes`` attributes and without ``target``.
     #: With ``target=`` set auto never picks AIM: train-on-synthetic

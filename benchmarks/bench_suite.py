@@ -610,7 +610,10 @@ def mst_value(est, rho, rules, tree_noise=1.0, price="e_tree"):
     from skdp_synth.gaussian_release._plan_choice import tree_signal_share
 
     q, D = est["q"], est.get("D", rules.auto_tv_threshold)
-    e_tree = est.get(price, est["e_tree"])
+    if price == "e_tree_grouped_loss":  # the grouped price and its lost dependence
+        e_tree = est["e_tree_grouped"] + est.get("tree_group_loss", 0.0)
+    else:
+        e_tree = est.get(price, est["e_tree"])
     reach = rho * tree_signal_share(e_tree, rules.auto_edge_threshold)
     tree = tree_noise * q * e_tree
     return tree + (1 - q) * ((1 - reach) * D + 2 * est["e1_mst"])
@@ -1060,9 +1063,11 @@ def tune_tree_price(done, names, oww, margins=(0.0, 0.1, 0.15, 0.2, 0.25, 0.3)):
     """The tree priced at every level or at its grouped levels
     (``ReleaseRules.auto_mst_price_grouped``), each at a grid of ``m_T``
     (``auto_tree_margin``), re-read on the recorded estimates
-    (``"e_tree_fine"`` and ``"e_tree_grouped"``) over the cells where auto
+    (``"e_tree_fine"`` and ``"e_tree_grouped"``; and, where every cell
+    records it, ``"e_tree_grouped_loss"``: the grouped price plus the
+    dependence the grouped pairs lose, ``"tree_group_loss"``) over the cells where auto
     and every plan it weighs ran with train-on-synthetic: per arm the cells
-    whose pick moves against the library's rule (every level at the
+    whose pick moves against the library's rule (its price at the
     library's ``m_T``), the tree picks, the mean TV2 regret against the best
     plan, the mean TV1 and train-on-synthetic, in all and per ε. Returns the
     rows ``(price, m_T, moved, tree picks, regret, TV1, TSTR, {ε: (regret,
@@ -1077,12 +1082,16 @@ def tune_tree_price(done, names, oww, margins=(0.0, 0.1, 0.15, 0.2, 0.25, 0.3)):
         return choose(est, rules.auto_tree_reach, at, price=price)
 
     rows = []
-    for price in ("e_tree_fine", "e_tree_grouped"):
+    library = "e_tree_grouped" if rules.auto_mst_price_grouped else "e_tree_fine"
+    prices = ("e_tree_fine", "e_tree_grouped")
+    if all("tree_group_loss" in est for est, _ in usable.values()):
+        prices += ("e_tree_grouped_loss",)
+    for price in prices:
         for m_tree in margins:
             moved = tree = 0
             per, tv1 = {}, []
             for (_, e, _), (est, recs) in usable.items():
-                p0 = pick(est, "e_tree_fine", rules.auto_tree_margin)
+                p0 = pick(est, library, rules.auto_tree_margin)
                 p = pick(est, price, m_tree)
                 moved += p != p0
                 tree += p == "mst"

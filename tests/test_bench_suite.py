@@ -368,14 +368,22 @@ def test_tune_tree_price_reads_the_rule_on_either_recorded_price(capsys):
     """``--tune-tree-price``: the tree's estimate at every level (``e_tree_fine``
     0.3: 1.5 times the 1-way tables') never takes it; at its grouped levels
     it is 1.0 times theirs in one cell (taken within ``m`` alone) and 1.13
-    times in the other (taken from ``m_T`` = 0.15). The tree's fits are
-    better (TV2 0.09 against 0.10, TV1 0.02 against 0.03, a model 0.9
-    against 0.5)."""
+    times in the other (taken from ``m_T`` = 0.15), so the library's rule
+    (grouped, 0.15) takes the tree in both and the moved cells are counted
+    against that. With the dependence the grouped pairs lose
+    (``tree_group_loss`` 0.02 in the second cell: 1.23 times) the tree is
+    taken there only from 0.25. The tree's fits are better (TV2 0.09
+    against 0.10, TV1 0.02 against 0.03, a model 0.9 against 0.5)."""
+    from skdp_synth.gaussian_release._rules import DEFAULT_RULES
+
+    assert DEFAULT_RULES.auto_mst_price_grouped
+    assert DEFAULT_RULES.auto_tree_margin == 0.15
     base = {"q": 0.5, "D": 0.0, "one-way": 0.10, "q_aim": 0.0, "none": 10.0}
     base.update(e_tree=0.3, e_tree_fine=0.3, e1_mst=0.0, e1_one=0.0, aim_pairs=10.0)
     done = {}
-    for seed, grouped in enumerate([0.2, 0.226]):
-        _plan_cell(done, ("t", 1.0, seed), dict(base, e_tree_grouped=grouped))
+    for seed, (grouped, loss) in enumerate([(0.2, 0.0), (0.226, 0.02)]):
+        est = dict(base, e_tree_grouped=grouped, tree_group_loss=loss)
+        _plan_cell(done, ("t", 1.0, seed), est)
         for method, tv2, tv1, tstr in (
             ("auto-mst", 0.09, 0.02, 0.9),
             ("one-way", 0.10, 0.03, 0.5),
@@ -387,11 +395,13 @@ def test_tune_tree_price_reads_the_rule_on_either_recorded_price(capsys):
     by = {(r[0], r[1]): r for r in rows}
     one_way = 0.10 / 0.09 - 1.0
     for m_tree in (0.0, 0.1, 0.15, 0.3):
-        assert by["e_tree_fine", m_tree][2:4] == (0, 0)
+        assert by["e_tree_fine", m_tree][2:4] == (2, 0)
         assert by["e_tree_fine", m_tree][4] == pytest.approx(one_way, rel=1e-12)
     assert by["e_tree_grouped", 0.1][2:4] == (1, 1)
     assert by["e_tree_grouped", 0.1][4] == pytest.approx(one_way / 2, rel=1e-12)
-    assert by["e_tree_grouped", 0.15][2:7] == (2, 2, 0.0, 0.02, 0.9)
+    assert by["e_tree_grouped", 0.15][2:7] == (0, 2, 0.0, 0.02, 0.9)
+    assert by["e_tree_grouped_loss", 0.15][2:4] == (1, 1)
+    assert by["e_tree_grouped_loss", 0.25][2:4] == (0, 2)
     assert "tree price x tree margin over 2 " in capsys.readouterr().out
 
 

@@ -308,6 +308,34 @@ def test_the_trees_grouped_price_is_its_pairs_at_the_grouped_levels():
     assert off["g_tree"] == 0.0 and off["e_tree_grouped"] == off["e_tree_fine"]
     big, _ = _estimates(levels, ordinal, eps, 10**9)
     assert big["g_tree"] == 0.0 and big["e_tree"] == big["e_tree_fine"]
+    assert big["tree_group_loss"] == 0.0
+
+
+def test_the_dependence_a_grouped_pair_loses():
+    """``tree_group_loss``: ``D_tree`` times the mean over the candidate
+    pairs of ``2 / (g + 0.5)`` with both columns grouped, 0.7 of that with
+    one, 0 with none (recorded; the rule does not rank on it)."""
+    from skdp_synth.gaussian_release import _plan_choice as choice
+
+    assert (choice.GROUP_LOSS_BOTH, choice.GROUP_LOSS_ONE) == (2.0, 0.7)
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    grouped = np.array([True, False, True])
+    both = 2.0 / 4.5
+    want = (0.7 * both + both + 0.7 * both) / 3.0
+    assert choice.group_loss(pairs, grouped, 4) == pytest.approx(want, rel=1e-15)
+    assert choice.group_loss(pairs, np.zeros(3, bool), 4) == 0.0
+    assert choice.group_loss([], grouped, 4) == 0.0
+    levels = np.array([17, 17, 9, 3, 5, 2])
+    ordinal = np.array([17, 16, 9, 0, 5, 2])
+    est, _ = _estimates(levels, ordinal, 0.3, 3500)
+    g = int(est["g_tree"])
+    flags = choice.coarse_levels(levels, ordinal, g) != levels
+    every = list(itertools.combinations(range(6), 2))
+    d_tree = DEFAULT_RULES.auto_edge_threshold
+    loss = d_tree * choice.group_loss(every, flags, g)
+    assert est["tree_group_loss"] == pytest.approx(loss, rel=1e-12) and loss > 0
+    # recorded, not ranked on: the tree's price is the grouped noise alone
+    assert est["e_tree"] == est["e_tree_grouped"]
 
 
 def test_every_column_keeps_its_1_way_table_when_its_pairs_are_coarse():

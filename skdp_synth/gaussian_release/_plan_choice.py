@@ -64,6 +64,34 @@ def coarse_levels(n_levels, ordinal, g):
     return np.where(m > g, g + (levels - m), levels)
 
 
+#: The share of a pair's dependence (its TV to the product of its margins,
+#: scored on 10 quantile bins per column) that measuring it on ``g`` groups
+#: of adjacent levels loses, the rows filling each group from the 1-way
+#: tables: ``GROUP_LOSS_BOTH / (g + 0.5)`` with both columns grouped, and
+#: :data:`GROUP_LOSS_ONE` of that with one. Read off a Gaussian copula at
+#: correlations 0.3, 0.6 and 0.9 (``g`` 2-8: both 0.82-0.19, one 0.66-0.12;
+#: ``benchmarks/results/bench_suite.md``, "The dependence a grouped pair
+#: loses"); recorded by :func:`auto_estimates`, not ranked on.
+GROUP_LOSS_BOTH = 2.0
+GROUP_LOSS_ONE = 0.7
+
+
+def group_loss(pairs, grouped, g):
+    """The mean over ``pairs`` of the share of a pair's dependence lost to
+    ``g`` groups (:data:`GROUP_LOSS_BOTH`, :data:`GROUP_LOSS_ONE`);
+    ``grouped``: which attributes the tree's pairs measure grouped. Public."""
+    if not pairs:
+        return 0.0
+    both = GROUP_LOSS_BOTH / (float(g) + 0.5)
+    per = [
+        both * (1.0 if grouped[i] and grouped[j] else GROUP_LOSS_ONE)
+        if grouped[i] or grouped[j]
+        else 0.0
+        for i, j in pairs
+    ]
+    return float(np.mean(per))
+
+
 def noise_tv(W, tau, c, n, without=None):
     """Expected TV noise per table of the all-tables plan at ``n`` rows.
 
@@ -253,6 +281,7 @@ def auto_estimates(
     if a < 2 or not pairs:
         out.update({"mst": math.inf, "one-way": math.inf, "q": 0.0, "e_tree": 0.0})
         out.update(e_tree_fine=0.0, e_tree_grouped=0.0, g_tree=0.0)
+        out["tree_group_loss"] = 0.0
         out.update(reach=0.0, aim=math.inf, k_aim=0.0, q_aim=0.0, e_aim=0.0)
         out["aim_pairs"] = math.inf
         return out
@@ -264,6 +293,7 @@ def auto_estimates(
     e_unit = float(np.mean(e)) / (2.0 * n)
     e_tree = e_unit * math.sqrt(K / f)
     out.update(e_tree_fine=e_tree, e_tree_grouped=e_tree, g_tree=0.0)
+    out["tree_group_loss"] = 0.0
     kappa = rules.auto_mst_pair_kappa
     if ordinal is not None and kappa > 0:
         # the pairs as the tree's final measurement groups them
@@ -273,6 +303,8 @@ def auto_estimates(
             e_c = expected_l1_noise(coarse, pairs, c, neighbouring)
             out["e_tree_grouped"] = float(np.mean(e_c)) / (2.0 * n) * math.sqrt(K / f)
             out["g_tree"] = float(g)
+            grouped = coarse != levels
+            out["tree_group_loss"] = D_tree * group_loss(pairs, grouped, g)
     if rules.auto_mst_price_grouped and target is None:
         e_tree = out["e_tree_grouped"]
     reach = rules.auto_tree_reach * tree_signal_share(e_tree, D_tree)

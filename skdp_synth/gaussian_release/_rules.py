@@ -117,7 +117,9 @@ class ReleaseRules:
     #: mean TV1 .0762 -> .0762. 50 of 204 cells move, most from AIM or the
     #: 1-way tables to the tree; the losses are AIM's pairs given up at ε >=
     #: 1 (the estimate does not count the dependence a grouped pair loses
-    #: inside its groups).
+    #: inside its groups; counting it, ``"tree_group_loss"``, was measured
+    #: and not adopted: ``results/bench_suite.md``, "The dependence a grouped
+    #: pair loses").
     auto_mst_price_grouped: bool = True
     #: ``D``: the TV a pair loses when no measured table holds it, a term of
     #: the selected plans' expected errors

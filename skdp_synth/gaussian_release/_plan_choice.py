@@ -82,14 +82,10 @@ def group_loss(pairs, grouped, g):
     ``grouped``: which attributes the tree's pairs measure grouped. Public."""
     if not pairs:
         return 0.0
-    both = GROUP_LOSS_BOTH / (float(g) + 0.5)
-    per = [
-        both * (1.0 if grouped[i] and grouped[j] else GROUP_LOSS_ONE)
-        if grouped[i] or grouped[j]
-        else 0.0
-        for i, j in pairs
-    ]
-    return float(np.mean(per))
+    # by how many of the pair's two columns are grouped: none, one, both
+    share = np.array([0.0, GROUP_LOSS_ONE, 1.0]) * GROUP_LOSS_BOTH / (float(g) + 0.5)
+    ends = [int(bool(grouped[i])) + int(bool(grouped[j])) for i, j in pairs]
+    return float(np.mean(share[ends]))
 
 
 def noise_tv(W, tau, c, n, without=None):
